@@ -1,0 +1,140 @@
+"""dtypes: thin named wrappers over numpy dtypes, and PyTorch's type-promotion rules."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type (``tinytorch.float32`` ...), backed by a numpy dtype."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category", "_legacy")
+
+    def __init__(self, name: str, np_dtype, category: int, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self._category = category  # 0 bool, 1 integer, 2 floating: promotion compares these
+        self.is_floating_point = category == 2
+        self.is_signed = name != "uint8" and name != "bool"
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy  # the old type name PyTorch prints in some errors
+
+    def __repr__(self) -> str:
+        return f"tinytorch.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # unpickles as the module-level singleton
+
+
+bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+int8 = dtype("int8", np.int8, 1, "CharTensor")
+int16 = dtype("int16", np.int16, 1, "ShortTensor")
+int32 = dtype("int32", np.int32, 1, "IntTensor")
+int64 = dtype("int64", np.int64, 1, "LongTensor")
+float16 = dtype("float16", np.float16, 2, "HalfTensor")
+float32 = dtype("float32", np.float32, 2, "FloatTensor")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+# numpy dtype -> tinytorch dtype
+FROM_NP = {d.np: d for d in ALL}
+BY_NAME = {d.name: d for d in ALL}
+BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32, short=int16)
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype Python floats become (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Make ``d`` (float32 or float64) the dtype of new floating tensors."""
+    global _default_float
+    if d not in (float16, float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def to_np(d) -> np.dtype:
+    """A numpy dtype for a tinytorch dtype, numpy dtype or Python type."""
+    if type(d) is dtype:
+        return d.np
+    if d is float:
+        return _default_float.np
+    if d is int:
+        return int64.np
+    if d is bool:
+        return bool_.np
+    nd = np.dtype(d)
+    if nd not in FROM_NP:
+        raise TypeError(f"unsupported dtype {d!r}; tinytorch supports {', '.join(x.name for x in ALL)}")
+    return nd
+
+
+def _promote_same_priority(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    if a._category == 2:
+        return a if a.itemsize >= b.itemsize else b
+    # integers: numpy's rule matches PyTorch's (uint8 + int8 -> int16)
+    return FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def _build_table():
+    return {(a.np, b.np): _promote_same_priority(a, b).np for a in ALL for b in ALL}
+
+
+# (numpy dtype, numpy dtype) -> numpy dtype, for operands of the same priority
+PROMOTE = _build_table()
+
+
+def result_np_dtype(a, b) -> np.dtype:
+    """PyTorch's result dtype for a binary op; operands are ndarrays or Python scalars.
+
+    Tensors with dimensions outrank 0-dim tensors, which outrank Python scalars: a lower-ranked
+    operand changes the result only when it is of a higher category (bool < int < float)."""
+    a_arr = type(a) is np.ndarray
+    b_arr = type(b) is np.ndarray
+    if a_arr and b_arr:
+        da, db = a.dtype, b.dtype
+        if da is db or da == db:
+            return da
+        a_dims, b_dims = a.ndim > 0, b.ndim > 0
+        if a_dims == b_dims:
+            return PROMOTE[da, db]
+        hi, lo = (da, db) if a_dims else (db, da)
+        if FROM_NP[lo]._category > FROM_NP[hi]._category:
+            return lo
+        return hi
+    if a_arr:
+        return _with_scalar(a.dtype, b)
+    if b_arr:
+        return _with_scalar(b.dtype, a)
+    return np.result_type(_scalar_np(a), _scalar_np(b))
+
+
+def _scalar_np(s) -> np.dtype:
+    if isinstance(s, bool):
+        return bool_.np
+    if isinstance(s, int):
+        return int64.np
+    if isinstance(s, float):
+        return _default_float.np
+    raise TypeError(f"unsupported operand type {type(s).__name__}")
+
+
+def _with_scalar(d: np.dtype, s) -> np.dtype:
+    cat = FROM_NP[d]._category
+    if isinstance(s, bool):
+        return d
+    if isinstance(s, int):
+        return d if cat >= 1 else int64.np
+    if isinstance(s, float):
+        return d if cat == 2 else _default_float.np
+    if isinstance(s, complex):
+        raise TypeError("complex numbers are not supported by tinytorch")
+    raise TypeError(f"unsupported operand type {type(s).__name__}")
