@@ -317,3 +317,9 @@ def test_parameter_repr(torch):
     assert parameter_repr(fake(a, requires_grad=True)) == expected
     frozen = torch.nn.Parameter(torch.from_numpy(a.copy()), requires_grad=False)
     assert parameter_repr(fake(a)) == repr(frozen)
+
+
+def test_non_contiguous_views(torch):
+    base = np.arange(60, dtype=np.float32).reshape(3, 4, 5) / 3
+    for view in [base.T, base[:, ::2], base[::-1, 1:, ::3], np.asfortranarray(base)]:
+        assert_same(torch, view)
