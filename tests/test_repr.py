@@ -323,3 +323,40 @@ def test_non_contiguous_views(torch):
     base = np.arange(60, dtype=np.float32).reshape(3, 4, 5) / 3
     for view in [base.T, base[:, ::2], base[::-1, 1:, ::3], np.asfortranarray(base)]:
         assert_same(torch, view)
+
+
+# ---------- real tinytorch tensors (once the package exports ``tensor``) ----------
+
+def _tinytorch():
+    import tinytorch
+
+    if not hasattr(tinytorch, "tensor"):
+        pytest.skip("tinytorch.tensor is not exported yet")
+    return tinytorch
+
+
+def _same_text(ours, theirs):
+    assert repr(ours) == repr(theirs).replace("torch.", "tinytorch.")
+    assert str(ours) == str(theirs).replace("torch.", "tinytorch.")
+
+
+def test_real_tensors_plain(torch):
+    tt = _tinytorch()
+    for values in [[1.5, -2.0, 3.25], [[1.0, 2.0], [3.0, 4.0]], 3.5, [1, 2, 3], [True, False], []]:
+        _same_text(tt.tensor(values), torch.tensor(values))
+    _same_text(tt.tensor([1, 2], dtype=tt.int32), torch.tensor([1, 2], dtype=torch.int32))
+    _same_text(tt.tensor([0.1, 1e-7], dtype=tt.float64), torch.tensor([0.1, 1e-7], dtype=torch.float64))
+
+
+def test_real_tensors_with_autograd(torch):
+    tt = _tinytorch()
+    values = [[1.5, -2.0, 3.25], [0.5, 4.0, -1.0]]
+    ours = tt.tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    _same_text(ours, theirs)  # leaf: requires_grad=True
+    _same_text(ours * 2, theirs * 2)  # non-leaf: grad_fn=<MulBackward0>
+    _same_text(ours + 1, theirs + 1)
+    _same_text((ours * ours).sum(), (theirs * theirs).sum())
+    _same_text(ours.detach(), theirs.detach())
+    with tt.no_grad(), torch.no_grad():
+        _same_text(ours * 2, theirs * 2)
