@@ -1,0 +1,170 @@
+"""``default_collate``: turn a list of samples into a batch, with PyTorch's rules and messages.
+
+Tensors, numpy arrays and PyTorch's own tensors are stacked along a new first dimension; Python
+floats become float64, ints int64 and bools bool; strings stay a list; dicts, namedtuples, tuples
+and lists are collated field by field (a tuple sample gives a *list* of fields, as in PyTorch)."""
+from __future__ import annotations
+
+import collections.abc
+import copy
+import re
+
+import numpy as np
+
+from .. import _dtype
+from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wrap
+
+__all__ = ["default_collate", "default_convert"]
+
+_ERR_FORMAT = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+               "found {}")
+# numpy dtype strings of bytes, unicode and object arrays: these cannot become tensors
+_NP_STR_OBJ = re.compile(r"[SaUO]")
+
+
+class _StackedSamples(list):
+    """A list of ``(image, target)`` samples that also carries the batch they collate to.
+
+    Custom ``collate_fn``s see an ordinary list of samples. ``default_collate`` returns the carried
+    batch at once instead of stacking the samples again. Any change to the list drops the carried
+    batch, so a modified list is collated from its (modified) samples."""
+
+    __slots__ = ("_collated",)
+
+    def __init__(self, samples, collated: tuple) -> None:
+        list.__init__(self, samples)
+        self._collated = collated
+
+    def __reduce_ex__(self, protocol):
+        # crossing a process boundary as a plain list keeps the message half the size
+        return (list, (list(self),))
+
+
+def _dropping_batch(name: str):
+    method = getattr(list, name)
+
+    def mutate(self, *args):
+        self._collated = None
+        return method(self, *args)
+
+    mutate.__name__ = name
+    return mutate
+
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert",
+              "pop", "remove", "sort", "reverse", "clear"):
+    setattr(_StackedSamples, _name, _dropping_batch(_name))
+
+
+def _stack_tensors(batch: list) -> Tensor:
+    if any(t.requires_grad for t in batch):
+        # only the core's stack records the graph
+        from .. import stack
+
+        return stack(batch, 0)
+    return wrap(stack_arrays([t._data for t in batch]))
+
+
+def _numbers_tensor(batch: list) -> Tensor:
+    """``tensor(batch)`` for Python numbers: all bools -> bool, all ints -> int64, else default float."""
+    if all(type(x) is bool for x in batch):
+        return wrap(np.array(batch, dtype=np.bool_))
+    if all(isinstance(x, int) for x in batch):
+        return wrap(np.array(batch, dtype=np.int64))
+    return wrap(np.array(batch, dtype=_dtype.get_default_dtype().np))
+
+
+def default_collate(batch):
+    """Collate a list of samples into a batch as ``torch.utils.data.default_collate`` does."""
+    if type(batch) is _StackedSamples and batch._collated is not None:
+        return list(batch._collated)
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return _stack_tensors(batch)
+    if is_torch_tensor(elem):
+        return wrap(stack_arrays([torch_to_numpy(t) for t in batch]))
+    if isinstance(elem, np.ndarray):
+        if _NP_STR_OBJ.search(elem.dtype.str) is not None:
+            raise TypeError(_ERR_FORMAT.format(elem.dtype))
+        return wrap(stack_arrays([np.asarray(b) for b in batch]))
+    if isinstance(elem, (np.bool_, np.number, np.object_)):
+        return wrap(np.array(batch))
+    if isinstance(elem, float):
+        return wrap(np.array(batch, dtype=np.float64))
+    if isinstance(elem, int):
+        return _numbers_tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        fields = {key: default_collate([d[key] for d in batch]) for key in elem}
+        try:
+            if isinstance(elem, collections.abc.MutableMapping):
+                # a mapping subclass may carry more than its items: keep it and replace the values
+                clone = copy.copy(elem)
+                clone.update(fields)
+                return clone
+            return type(elem)(fields)
+        except TypeError:
+            return fields
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
+        return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if any(len(e) != size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        columns = [default_collate(list(samples)) for samples in zip(*batch)]
+        if isinstance(elem, tuple):
+            return columns
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, column in enumerate(columns):
+                    clone[i] = column
+                return clone
+            return type(elem)(columns)
+        except TypeError:
+            return columns
+    raise TypeError(_ERR_FORMAT.format(type(elem)))
+
+
+def default_convert(data):
+    """Without batching: numpy arrays and numbers-of-numpy become tensors, containers are walked."""
+    if isinstance(data, Tensor):
+        return data
+    if is_torch_tensor(data):
+        return wrap(torch_to_numpy(data))
+    if isinstance(data, np.ndarray):
+        if _NP_STR_OBJ.search(data.dtype.str) is not None:
+            return data
+        return wrap(data)
+    if isinstance(data, (np.bool_, np.number)):
+        return wrap(np.asarray(data))
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        fields = {key: default_convert(data[key]) for key in data}
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update(fields)
+                return clone
+            return type(data)(fields)
+        except TypeError:
+            return fields
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence):
+        items = [default_convert(d) for d in data]
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, item in enumerate(items):
+                    clone[i] = item
+                return clone
+            return type(data)(items)
+        except TypeError:
+            return items
+    return data
+

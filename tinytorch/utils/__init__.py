@@ -1,0 +1,4 @@
+"""``tinytorch.utils``: the torch spelling ``tinytorch.utils.data`` for ``tinytorch.data``."""
+from . import data
+
+__all__ = ["data"]
