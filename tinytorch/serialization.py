@@ -1,0 +1,488 @@
+"""Checkpoints: ``save`` and ``load`` in the safetensors format, so loading a file never runs code.
+
+A checkpoint is a plain safetensors file. Every tensor is stored under its own key, named after its
+place in the saved object (``"fc.weight"``, ``"state.0.exp_avg"``), as raw little-endian bytes. The
+nested structure around the tensors (dicts with their key types and order, lists, tuples, ints of any
+size, floats bit for bit, strings, bools, None) is a JSON tree kept in the header's ``__metadata__``
+map under ``"tinytorch.structure"``; other tools see an ordinary safetensors file of named tensors.
+
+Reading trusts nothing: header size against the file size and a 100 MB cap before anything is
+allocated, strict JSON (UTF-8, no duplicate keys), known dtypes, sane shapes, contiguous offsets and no
+trailing bytes. Any malformed file raises ``SerializationError``.
+
+An object that is not made of those pieces (a whole ``nn.Module``, say) is saved as a pickle, as
+PyTorch does. Unpickling can run arbitrary code, so ``load`` refuses such files unless it is called
+with ``weights_only=False``, which is only for files from a source you trust."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import pickle
+import re
+import secrets
+import struct
+import warnings
+from collections import OrderedDict
+from typing import IO, Any, Union
+
+import numpy as np
+
+from .tensor import Tensor
+
+FileLike = Union[str, os.PathLike, IO[bytes]]
+
+
+class SerializationError(ValueError):
+    """A checkpoint that is malformed, truncated, or cannot be loaded safely."""
+
+
+MAX_HEADER_BYTES = 100_000_000  # the same cap the safetensors library applies
+_STRUCTURE_KEY = "tinytorch.structure"
+_VERSION_KEY = "tinytorch.version"
+_FORMAT_VERSION = "1"
+# the first 8 bytes read as a header length far beyond the cap, so this never passes as safetensors
+_PICKLE_MAGIC = b"tinytorch.pickle\n"
+_ZIP_MAGIC = b"PK\x03\x04"
+_MAX_NESTING = 200  # well inside what json.loads and Python recursion handle on load
+_MAX_DIMS = 32  # the fewest dims any supported numpy allows
+_INT64_MAX = (1 << 63) - 1
+_WRITE_BUFFER = 1 << 20
+
+_ST_DTYPES = {
+    "BOOL": np.dtype("?"), "U8": np.dtype("u1"), "I8": np.dtype("i1"), "I16": np.dtype("<i2"),
+    "I32": np.dtype("<i4"), "I64": np.dtype("<i8"), "F16": np.dtype("<f2"), "F32": np.dtype("<f4"),
+    "F64": np.dtype("<f8"),
+}
+_INT_HEX = re.compile(r"0|-?[1-9a-f][0-9a-f]*")
+_NAN_BITS = re.compile(r"nan:[0-9a-f]{16}")
+_SCALAR_KEY_TYPES = (str, int, bool, float, type(None))
+_UNSAFE = ("Re-running tinytorch.load with weights_only=False will unpickle it, which can run "
+           "arbitrary code: do it only if you got the file from a trusted source.")
+_CUDA_MESSAGE = ("Attempting to deserialize object on a CUDA device but tinytorch.cuda.is_available() "
+                 "is False. If you are running on a CPU-only machine, please use tinytorch.load with "
+                 "map_location=tinytorch.device('cpu') to map your storages to the CPU.")
+
+
+# ---------------------------------------------------------------------------------------- save
+
+def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+    """Write ``obj`` to a path (atomically) or a binary file object; pickles only non-tensor objects."""
+    try:
+        arrays, root = _encode(obj)
+    except _NotPlain:
+        def fill(out):
+            out.write(_PICKLE_MAGIC)
+            pickle_module.dump(obj, out, protocol=pickle_protocol)
+    else:
+        import safetensors.numpy
+
+        metadata = {_VERSION_KEY: _FORMAT_VERSION,
+                    _STRUCTURE_KEY: json.dumps(root, ensure_ascii=True, separators=(",", ":"))}
+        try:
+            blob = safetensors.numpy.save(arrays, metadata=metadata)
+        except Exception as e:  # the library's own error types are not part of our API
+            raise SerializationError(f"safetensors could not serialise the checkpoint: {e}") from e
+
+        def fill(out):
+            out.write(blob)
+
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(f, fill)
+    else:
+        fill(f)
+
+
+class _NotPlain(Exception):
+    """Raised while encoding: the object needs pickle."""
+
+
+def _encode(obj: Any) -> tuple[dict, list]:
+    """The tensors as contiguous arrays by name, and the JSON tree that places them."""
+    arrays: dict[str, np.ndarray] = {}
+    active: set[int] = set()  # containers on the current path, to catch cycles
+
+    def name_for(path: tuple) -> str:
+        base = ".".join(str(p) for p in path) or "tensor"
+        try:
+            base.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates cannot be a safetensors key
+            base = "tensor"
+        name, n = base, 0
+        while name in arrays or name == "__metadata__":
+            n += 1
+            name = f"{base}#{n}"
+        return name
+
+    def enc(x: Any, path: tuple, depth: int) -> Any:
+        t = type(x)
+        if x is None or t is bool or t is str:
+            return x
+        if t is int:  # beyond int64, hex: other JSON readers lose precision, str(int) has a digit cap
+            return x if -_INT64_MAX - 1 <= x <= _INT64_MAX else ["int", format(x, "x")]
+        if t is float:  # repr round-trips every float but a NaN, whose payload the bits keep
+            return ["float", "nan:" + struct.pack(">d", x).hex() if x != x else repr(x)]
+        if isinstance(x, Tensor):
+            name = name_for(path)
+            arrays[name] = _contiguous(x._data)
+            return ["tensor", name]
+        if t not in (list, tuple, dict, OrderedDict) or depth >= _MAX_NESTING or id(x) in active:
+            raise _NotPlain
+        active.add(id(x))
+        if t is list or t is tuple:
+            node = ["list" if t is list else "tuple"]
+            node.extend(enc(v, path + (i,), depth + 1) for i, v in enumerate(x))
+        else:
+            node = ["dict" if t is dict else "odict"]
+            for k, v in x.items():
+                if type(k) not in _SCALAR_KEY_TYPES:
+                    raise _NotPlain
+                node += [enc(k, (), depth + 1), enc(v, path + (k,), depth + 1)]
+        active.discard(id(x))
+        return node
+
+    root = enc(obj, (), 0)
+    return arrays, root
+
+
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    # the library copies ``nbytes`` from the data pointer, so strides must be C order;
+    # ascontiguousarray would turn a 0-d array into shape (1,)
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+class _FdWriter(io.RawIOBase):
+    """Raw writes straight to a descriptor through ``os.write`` (so a test can fail them)."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        return os.write(self._fd, b)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
+def _atomic_write(path: str | os.PathLike, fill) -> None:
+    """Temp file beside the target, fsync, rename over it, fsync the directory."""
+    given_parent = os.path.dirname(os.fspath(path))
+    if given_parent and not os.path.isdir(given_parent):
+        raise RuntimeError(f"Parent directory {given_parent} does not exist.")
+    target = os.path.realpath(path)  # write through a symlink rather than replacing it
+    parent = os.path.dirname(target)
+    tmp = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with io.BufferedWriter(_FdWriter(fd), _WRITE_BUFFER) as out:
+            fill(out)
+            out.flush()
+            os.fsync(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(parent)
+
+
+def _fsync_dir(parent: str) -> None:
+    # makes the rename itself durable; Windows cannot open a directory for fsync
+    if os.name == "nt":
+        return
+    dfd = os.open(parent or ".", os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+# ---------------------------------------------------------------------------------------- load
+
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+    """Read what ``save`` wrote (or any safetensors file); unpickles only with ``weights_only=False``."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if weights_only and pickle_load_args:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    _check_map_location(map_location)
+    unpickle = None if weights_only else (pickle_module or pickle, pickle_load_args)
+    if isinstance(f, (str, os.PathLike)):
+        # mmap=True is accepted; tensors are read into memory either way
+        with open(f, "rb") as fh:
+            return _load_stream(fh, unpickle)
+    if mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    return _load_stream(f, unpickle)
+
+
+def _check_map_location(map_location: Any) -> None:
+    # a callable remaps storages, and tinytorch has only CPU ones, so it has nothing to do
+    if map_location is None or callable(map_location):
+        return
+    targets = map_location.values() if isinstance(map_location, dict) else (map_location,)
+    for target in targets:
+        kind = str(target).split(":")[0]
+        if kind == "cuda":
+            raise RuntimeError(_CUDA_MESSAGE)
+        if kind != "cpu":
+            raise RuntimeError(f"don't know how to restore data location of tinytorch storage "
+                               f"(tagged with {target}); tinytorch has only the CPU")
+
+
+def _load_stream(fh: IO[bytes], unpickle) -> Any:
+    fh, size = _sized(fh)
+    if size < 8:
+        raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
+                                 f"8-byte header length every safetensors file starts with")
+    head = _read_exact(fh, 8, "the header length")
+    if head == _PICKLE_MAGIC[:8]:
+        return _load_own_pickle(fh, size, unpickle)
+    if head.startswith(_ZIP_MAGIC):
+        raise SerializationError(
+            "this is a PyTorch checkpoint (a zip archive of pickles), which tinytorch does not read: "
+            "unpickling it could run arbitrary code. Convert it with PyTorch, e.g. "
+            "safetensors.torch.save_file(torch.load(path, weights_only=True), 'model.safetensors'), "
+            "and load that file.")
+    header_len = struct.unpack("<Q", head)[0]
+    if header_len > MAX_HEADER_BYTES or header_len > size - 8:
+        if head[0] == 0x80 and 2 <= head[1] <= 5:
+            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; tinytorch.load "
+                                     "never unpickles files that tinytorch.save did not write")
+        limit = ("the 100 MB limit" if header_len > MAX_HEADER_BYTES
+                 else f"the {size - 8} bytes after it (truncated or not a safetensors file?)")
+        raise SerializationError(f"header length {header_len} bytes exceeds {limit}")
+    raw = _read_exact(fh, header_len, "the header")
+    if raw[:1] != b"{":
+        raise SerializationError("the header is not a JSON object: it does not start with '{'")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SerializationError(f"the header is not valid UTF-8: {e}") from None
+    header = _parse_json(text, "the header")
+    if type(header) is not dict:
+        raise SerializationError("the header is not a JSON object")
+    layout, metadata = _check_header(header, size - 8 - header_len)
+    tensors = _read_tensors(fh, layout)
+    return _rebuild(metadata, tensors)
+
+
+def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
+    """The stream and how many bytes are left in it; other streams are read into memory first."""
+    try:
+        if not hasattr(fh, "readinto"):
+            raise AttributeError
+        start = fh.tell()
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(start)
+        return fh, end - start
+    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
+        data = fh.read()
+        return io.BytesIO(data), len(data)
+
+
+def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
+    data = fh.read(n)
+    if len(data) != n:
+        raise SerializationError(f"the file ended while reading {what}: got {len(data)} of {n} bytes")
+    return data
+
+
+def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:
+    rest = len(_PICKLE_MAGIC) - 8
+    if size < len(_PICKLE_MAGIC) or fh.read(rest) != _PICKLE_MAGIC[8:]:
+        raise SerializationError("not a checkpoint: unknown file signature")
+    if unpickle is None:
+        raise SerializationError(
+            "Weights only load failed: this file holds a pickled Python object (tinytorch.save pickles "
+            "objects that are not only tensors, numbers, strings, bools, None, lists, tuples and dicts), "
+            "and tinytorch.load never unpickles with weights_only=True. " + _UNSAFE)
+    module, kwargs = unpickle
+    try:
+        return module.load(fh, **kwargs)
+    except (EOFError, pickle.UnpicklingError) as e:
+        raise SerializationError(f"the pickled object is truncated or corrupt: {e}") from e
+
+
+def _parse_json(text: str, what: str) -> Any:
+    def no_duplicates(pairs):
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen = set()
+            dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise SerializationError(f"{what} repeats the key {dup!r}")
+        return out
+
+    def no_constants(name):
+        raise SerializationError(f"{what} is not valid JSON: {name} is not a JSON value")
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constants)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, int digit limit, deep nesting
+        if isinstance(e, SerializationError):
+            raise
+        raise SerializationError(f"{what} is not valid JSON: {e}") from None
+
+
+def _check_header(header: dict, data_len: int) -> tuple[list, dict]:
+    """Validated (begin, end, name, dtype, shape) in offset order, and the metadata map."""
+    metadata = header.get("__metadata__", {})
+    if type(metadata) is not dict or any(type(v) is not str for v in metadata.values()):
+        raise SerializationError("__metadata__ must be a JSON object of strings")
+    layout = []
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if type(info) is not dict or info.keys() != {"dtype", "shape", "data_offsets"}:
+            raise SerializationError(f"tensor {name!r}: expected an object with exactly dtype, shape "
+                                     f"and data_offsets, got {info!r:.200}")
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if type(dtype) is not str or dtype not in _ST_DTYPES:
+            raise SerializationError(f"tensor {name!r}: unsupported dtype {dtype!r:.50}; tinytorch "
+                                     f"reads {', '.join(_ST_DTYPES)}")
+        np_dtype = _ST_DTYPES[dtype]
+        if (type(shape) is not list or len(shape) > _MAX_DIMS
+                or any(type(d) is not int for d in shape)):
+            raise SerializationError(f"tensor {name!r}: shape must be a list of at most {_MAX_DIMS} "
+                                     f"integers, got {shape!r:.200}")
+        if any(d < 0 for d in shape):
+            raise SerializationError(f"tensor {name!r}: negative dimension in shape {shape}")
+        # numpy refuses shapes whose nonzero dims overflow, even when another dim is 0
+        if math.prod(max(d, 1) for d in shape) * np_dtype.itemsize > _INT64_MAX:
+            raise SerializationError(f"tensor {name!r}: shape {shape} of {dtype} overflows int64")
+        nbytes = math.prod(shape) * np_dtype.itemsize
+        if (type(offsets) is not list or len(offsets) != 2
+                or any(type(o) is not int for o in offsets)):
+            raise SerializationError(f"tensor {name!r}: data_offsets must be two integers, "
+                                     f"got {offsets!r:.200}")
+        begin, end = offsets
+        if not 0 <= begin <= end:
+            raise SerializationError(f"tensor {name!r}: invalid data_offsets {offsets}")
+        if end > data_len:
+            raise SerializationError(f"tensor {name!r}: data_offsets {offsets} run past the "
+                                     f"{data_len} data bytes in the file (truncated?)")
+        if end - begin != nbytes:
+            raise SerializationError(f"tensor {name!r}: data_offsets {offsets} span {end - begin} "
+                                     f"bytes but shape {shape} of {dtype} needs {nbytes}")
+        layout.append((begin, end, name, np_dtype, tuple(shape)))
+    layout.sort(key=lambda e: (e[0], e[1]))
+    pos = 0
+    for begin, end, name, _, _ in layout:
+        if begin != pos:
+            kind = "a gap" if begin > pos else "an overlap"
+            raise SerializationError(f"tensor {name!r}: {kind} in the data: it starts at byte {begin} "
+                                     f"but the previous tensor ends at byte {pos}")
+        pos = end
+    if pos != data_len:
+        raise SerializationError(f"{data_len - pos} trailing byte(s) after the last tensor")
+    return layout, metadata
+
+
+def _read_tensors(fh: IO[bytes], layout: list) -> dict:
+    """Each tensor read straight into its own writable, aligned array; file order, by name."""
+    from . import tensor as tensor_module
+
+    # TODO(core): tinytorch.tensor.from_numpy is not written yet; _make wraps an array the same way
+    wrap = getattr(tensor_module, "from_numpy", None) or tensor_module._make
+    out = {}
+    for _, _, name, np_dtype, shape in layout:
+        arr = np.empty(shape, dtype=np_dtype)
+        flat = arr.reshape(-1).view(np.uint8)
+        if flat.size:
+            _readinto_exact(fh, flat, name)
+        if np_dtype.kind == "b" and (flat > 1).any():
+            raise SerializationError(f"tensor {name!r}: a BOOL byte is neither 0 nor 1")
+        if not np_dtype.isnative:  # big-endian machines
+            arr = arr.astype(np_dtype.newbyteorder("="))
+        out[name] = wrap(arr)
+    return out
+
+
+def _readinto_exact(fh: IO[bytes], buf: np.ndarray, name: str) -> None:
+    view = memoryview(buf)
+    got = 0
+    while got < len(view):
+        n = fh.readinto(view[got:])
+        if not n:
+            raise SerializationError(f"the file ended inside tensor {name!r}: got {got} of "
+                                     f"{len(view)} bytes")
+        got += n
+
+
+def _rebuild(metadata: dict, tensors: dict) -> Any:
+    if _STRUCTURE_KEY not in metadata:
+        return tensors  # a safetensors file from another tool: its tensors by name
+    version = metadata.get(_VERSION_KEY)
+    if version != _FORMAT_VERSION:
+        raise SerializationError(f"checkpoint format version {version!r:.20} is not one this "
+                                 f"tinytorch reads ({_FORMAT_VERSION!r})")
+    root = _parse_json(metadata[_STRUCTURE_KEY], "the structure")
+    unused = set(tensors)
+    try:
+        obj = _decode(root, tensors, unused, 0)
+    except RecursionError:
+        raise SerializationError("the structure is nested too deeply") from None
+    if unused:
+        raise SerializationError(f"the structure does not place the tensor(s) {sorted(unused)!r:.200}")
+    return obj
+
+
+def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
+    if type(node) is not list:
+        return _decode_scalar(node)
+    tag, args = (node[0], node[1:]) if node else (None, ())
+    if tag == "tensor" and len(args) == 1 and type(args[0]) is str:
+        if args[0] not in unused:
+            raise SerializationError(f"the structure refers to tensor {args[0]!r:.100}, which the "
+                                     f"file lacks or which it already used")
+        unused.discard(args[0])
+        return tensors[args[0]]
+    if tag not in ("list", "tuple", "dict", "odict"):
+        return _decode_scalar(node)
+    if depth >= _MAX_NESTING:
+        raise SerializationError("the structure is nested too deeply")
+    if tag == "list" or tag == "tuple":
+        items = [_decode(a, tensors, unused, depth + 1) for a in args]
+        return items if tag == "list" else tuple(items)
+    if len(args) % 2:
+        raise SerializationError("the structure has a dict with a key but no value")
+    out = {} if tag == "dict" else OrderedDict()
+    for key_node, value_node in zip(args[::2], args[1::2]):
+        key = _decode_scalar(key_node)
+        if key in out:
+            raise SerializationError(f"the structure repeats the dict key {key!r:.100}")
+        out[key] = _decode(value_node, tensors, unused, depth + 1)
+    return out
+
+
+def _decode_scalar(node: Any) -> Any:
+    """None, bool, str, int or float; anything else in the structure is malformed."""
+    if node is None or type(node) in (bool, str, int):
+        return node
+    if type(node) is list and len(node) == 2 and type(node[1]) is str:
+        tag, text = node
+        if tag == "int" and _INT_HEX.fullmatch(text):
+            value = int(text, 16)
+            if not -_INT64_MAX - 1 <= value <= _INT64_MAX:  # smaller ints are bare JSON numbers
+                return value
+        if tag == "float" and _NAN_BITS.fullmatch(text):
+            value = struct.unpack(">d", bytes.fromhex(text[4:]))[0]
+            if value != value:
+                return value
+        elif tag == "float":
+            with contextlib.suppress(ValueError):
+                value = float(text)
+                if repr(value) == text and value == value:  # one spelling per float
+                    return value
+    raise SerializationError(f"the structure has a malformed or unknown node {node!r:.100}")
