@@ -1,0 +1,48 @@
+"""Shared test set-up.
+
+PyTorch is the oracle: tests that compare with it call ``pytest.importorskip("torch")``, so a user
+without PyTorch still gets a green run. CI sets ``TINYTORCH_REQUIRE_TORCH=1``, and then such a skip
+becomes a failure, so the comparisons can never be skipped silently there."""
+import os
+
+import pytest
+
+_REQUIRE_TORCH = os.environ.get("TINYTORCH_REQUIRE_TORCH") == "1"
+
+
+def _is_torch_skip(report) -> bool:
+    if not report.skipped:
+        return False
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return "could not import 'torch'" in reason
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if _REQUIRE_TORCH and _is_torch_skip(report):
+        report.outcome = "failed"
+        report.longrepr = f"PyTorch oracle missing but TINYTORCH_REQUIRE_TORCH=1: {report.longrepr}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    if _REQUIRE_TORCH and _is_torch_skip(report):
+        report.outcome = "failed"
+        report.longrepr = f"PyTorch oracle missing but TINYTORCH_REQUIRE_TORCH=1: {report.longrepr}"
+
+
+@pytest.fixture
+def torch():
+    """The PyTorch module, or a skip (a failure under TINYTORCH_REQUIRE_TORCH=1)."""
+    return pytest.importorskip("torch")
+
+
+def data_root() -> str:
+    """Where the shared FashionMNIST subset lives (``../shared/datasets`` beside the checkout)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get("TINYTORCH_DATA_ROOT", os.path.join(here, "..", "..", "shared", "datasets"))

@@ -1,0 +1,76 @@
+"""tinytorch: PyTorch's API and autograd semantics on numpy.
+
+``import tinytorch as torch`` and the usual spellings work: ``torch.tensor``, ``torch.no_grad``,
+``torch.nn``, ``torch.optim``, ``torch.utils.data``, ``torch.save``/``torch.load``."""
+from __future__ import annotations
+
+from . import _methods  # noqa: F401  (binds the ops to Tensor)
+from . import autograd, random  # noqa: F401
+from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
+                     int64, set_default_dtype, uint8)
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
+from .factory import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
+                      linspace, multinomial, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                      randperm, tensor, zeros, zeros_like)
+from .ops.arith import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, floor_divide, ge, gt, le,  # noqa: F401
+                        logical_and, logical_not, logical_or, lt, maximum, minimum, mul, ne, pow, remainder, rsub,
+                        sub, where)
+from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
+from .ops.reduce import (all, amax, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
+                         std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, clone, concat, concatenate, flatten, gather, narrow,  # noqa: F401
+                        permute, reshape, select, split, squeeze, stack, t, transpose, unbind, unflatten, unsqueeze)
+from .ops.unary import (abs, ceil, clamp, cos, exp, expm1, floor, isfinite, isinf, isnan, log, log1p, log2,  # noqa: F401
+                        log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, square, tanh, trunc)
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
+                     set_rng_state)
+from .tensor import Size, Tensor, device  # noqa: F401
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+clip = clamp
+divide = true_divide = div
+multiply = mul
+subtract = sub
+negative = neg
+concat = cat
+swapaxes = swapdims = transpose
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """True for tinytorch tensors (and Parameters)."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and elements."""
+    return input.equal(other)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when all elements are close: |a - b| <= atol + rtol * |b|."""
+    return input.allclose(other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def set_num_threads(n: int) -> None:
+    """Accepted for compatibility; numpy's BLAS picks its own thread count."""
+
+
+def get_num_threads() -> int:
+    import os
+    return os.cpu_count() or 1

@@ -1,0 +1,186 @@
+"""Attach the ops to ``Tensor`` as methods and operators (``t.sum()``, ``a + b``, ``t[0] = 1``)."""
+from __future__ import annotations
+
+from . import _dtype
+from .ops import arith, index, inplace, linalg, reduce, shape, unary
+from .tensor import Tensor, _wrap_dim
+
+
+def _to(self, *args, **kwargs):
+    """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    device_arg = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a is not None:
+            device_arg = a
+    if device_arg is not None:
+        from .tensor import device
+        device(device_arg if not isinstance(device_arg, str) else device_arg)
+    if dtype is None:
+        return self.clone() if copy else self
+    return shape.to_dtype(self, dtype, copy=copy)
+
+
+def _reflect(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _max(self, dim=None, keepdim=False):
+    return reduce.max(self, dim, keepdim)
+
+
+def _min(self, dim=None, keepdim=False):
+    return reduce.min(self, dim, keepdim)
+
+
+def _nonzero(self, *, as_tuple=False):
+    from .tensor import _make
+    import numpy as np
+
+    nz = np.nonzero(self._data) if self._data.ndim else np.nonzero(self._data.reshape(1))
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+def _repeat(self, *sizes):
+    import numpy as np
+    from .tensor import _make
+
+    sizes = shape._shape_arg(sizes)
+    if len(sizes) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    x = self._data.reshape((1,) * (len(sizes) - self._data.ndim) + self._data.shape)
+    if not self._requires_grad:
+        return _make(np.tile(x, sizes))
+    # composed from expand + reshape, so the gradient is their gradient
+    lead = self.reshape(x.shape)
+    inter = []
+    for s, n in zip(x.shape, sizes):
+        inter += [n, s]
+    expanded = lead.reshape(tuple(v for s in x.shape for v in (1, s))).expand(tuple(inter))
+    return expanded.reshape(tuple(s * n for s, n in zip(x.shape, sizes)))
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from .factory import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_factory(name):
+    def fn(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        from . import factory
+        f = getattr(factory, name)
+        if name == "full":
+            return f(size[0], size[1], dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return f(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return fn
+
+
+def _bind() -> None:
+    T = Tensor
+    # arithmetic
+    T.__add__ = T.add = arith.add
+    T.__radd__ = _reflect(arith.add)
+    T.__sub__ = T.sub = arith.sub
+    T.__rsub__ = arith.rsub
+    T.__mul__ = T.mul = arith.mul
+    T.__rmul__ = _reflect(arith.mul)
+    T.__truediv__ = T.div = T.divide = T.true_divide = arith.div
+    T.__rtruediv__ = _reflect(arith.div)
+    T.__floordiv__ = T.floor_divide = arith.floor_divide
+    T.__rfloordiv__ = _reflect(arith.floor_divide)
+    T.__mod__ = T.remainder = arith.remainder
+    T.__pow__ = T.pow = arith.pow
+    T.__rpow__ = arith.rpow
+    T.__matmul__ = T.matmul = linalg.matmul
+    T.__rmatmul__ = _reflect(linalg.matmul)
+    T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
+    T.__neg__ = T.neg = T.negative = unary.neg
+    T.__pos__ = lambda self: self
+    T.__abs__ = T.abs = unary.abs
+    T.__invert__ = arith.invert
+    T.__and__ = T.bitwise_and = arith.bitwise_and
+    T.__or__ = T.bitwise_or = arith.bitwise_or
+    T.__xor__ = T.bitwise_xor = arith.bitwise_xor
+    T.__rand__ = _reflect(arith.bitwise_and)
+    T.__ror__ = _reflect(arith.bitwise_or)
+    T.logical_and, T.logical_or, T.logical_not = arith.logical_and, arith.logical_or, arith.logical_not
+    # comparisons
+    T.__eq__ = T.eq = arith.eq
+    T.__ne__ = T.ne = arith.ne
+    T.__lt__ = T.lt = T.less = arith.lt
+    T.__le__ = T.le = arith.le
+    T.__gt__ = T.gt = T.greater = arith.gt
+    T.__ge__ = T.ge = arith.ge
+    T.__hash__ = lambda self: id(self)
+    T.maximum, T.minimum = arith.maximum, arith.minimum
+    T.where = lambda self, condition, other: arith.where(condition, self, other)
+    # unary
+    for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "log1p", "expm1", "rsqrt",
+                 "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log2", "log10", "square", "isnan",
+                 "isinf", "isfinite", "clamp"):
+        setattr(T, name, getattr(unary, name))
+    T.clip = unary.clamp
+    # reductions
+    for name in ("sum", "mean", "var", "std", "argmax", "argmin", "all", "any", "logsumexp", "softmax",
+                 "log_softmax", "amax"):
+        setattr(T, name, getattr(reduce, name))
+    T.max, T.min = _max, _min
+    # shape
+    for name in ("view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
+                 "expand", "expand_as", "clone", "contiguous", "split", "chunk", "unbind", "select", "narrow",
+                 "gather", "broadcast_to"):
+        setattr(T, name, getattr(shape, name))
+    T.swapaxes = T.swapdims = shape.transpose
+    T.view_as = lambda self, other: shape.view(self, other._data.shape)
+    T.reshape_as = lambda self, other: shape.reshape(self, other._data.shape)
+    T.T = property(shape.T)
+    T.mT = property(shape.mT)
+    T.repeat = _repeat
+    T.nonzero = _nonzero
+    T.to = _to
+    T.float = lambda self: shape.to_dtype(self, _dtype.float32)
+    T.double = lambda self: shape.to_dtype(self, _dtype.float64)
+    T.half = lambda self: shape.to_dtype(self, _dtype.float16)
+    T.long = lambda self: shape.to_dtype(self, _dtype.int64)
+    T.int = lambda self: shape.to_dtype(self, _dtype.int32)
+    T.short = lambda self: shape.to_dtype(self, _dtype.int16)
+    T.byte = lambda self: shape.to_dtype(self, _dtype.uint8)
+    T.char = lambda self: shape.to_dtype(self, _dtype.int8)
+    T.bool = lambda self: shape.to_dtype(self, _dtype.bool_)
+    T.type_as = lambda self, other: shape.to_dtype(self, other.dtype)
+    # indexing
+    T.__getitem__ = index.getitem
+    T.__setitem__ = index.setitem
+    # in place
+    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_", "neg_",
+                 "abs_", "sigmoid_", "tanh_", "zero_", "fill_", "copy_", "uniform_", "normal_", "bernoulli_",
+                 "random_"):
+        setattr(T, name, getattr(inplace, name))
+    T.clip_ = inplace.clamp_
+    T.__iadd__ = inplace.add_
+    T.__isub__ = inplace.sub_
+    T.__imul__ = inplace.mul_
+    T.__itruediv__ = inplace.div_
+    T.__ipow__ = inplace.pow_
+    # constructors relative to an existing tensor
+    T.new_tensor = _new_tensor
+    for name in ("zeros", "ones", "empty", "full"):
+        setattr(T, "new_" + name, _new_factory(name))
+    T.size_dim = lambda self, d: self._data.shape[_wrap_dim(d, self._data.ndim)]
+    T.equal = lambda self, other: bool(self._data.shape == other._data.shape and (self._data == other._data).all())
+    T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: __import__("numpy").allclose(
+        self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+_bind()

@@ -1,0 +1,343 @@
+"""The backward engine: iterative, in topological order, one gradient buffer per node.
+
+``Tensor.backward``, ``autograd.backward`` and ``autograd.grad`` all run ``_execute``. It never
+recurses (a 150,000-op chain is fine), frees each buffered gradient as soon as it is used, and
+releases saved tensors after each node unless the graph is retained. Backward formulas run under
+``set_grad_enabled(create_graph)``: with create_graph they record a graph of their own, which is
+how second and third derivatives work."""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+
+from .grad_mode import _State
+from .node import AccumulateGrad, Node, _Anomaly, accumulator_of
+
+_getrefcount = sys.getrefcount
+
+
+def _make_grads(outputs, grad_outputs):
+    from ..tensor import Tensor, _make
+
+    grads = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            if out._requires_grad and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._data.dtype.kind != "f" and out._requires_grad:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            grads.append(_make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None)
+            continue
+        if not isinstance(g, Tensor):
+            g = _make(np.asarray(g, dtype=out._data.dtype))
+        if g._data.shape != out._data.shape:
+            from ..tensor import Size
+            i = len(grads)
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                               f"output[{i}] has a shape of {Size(out._data.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def _root_edges(outputs):
+    edges = []
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(t._edge())
+    return edges
+
+
+def _steal_or_copy(g):
+    """A gradient safe to keep as ``.grad``: the array itself when nothing else can see it."""
+    from ..tensor import _make
+
+    d = g._data
+    # references: g._data, the local above, and getrefcount's argument
+    if d.base is None and d.flags.writeable and _getrefcount(d) <= 3 and _getrefcount(g) <= 4:
+        return _make(d)
+    return _make(d.copy())
+
+
+def _accumulate(var, g, create_graph: bool) -> None:
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            new = hook(g)
+            if new is not None:
+                g = new
+    if g._data.dtype != var._data.dtype:
+        g = g.to(var.dtype)
+    old = var._grad
+    if old is None:
+        var._grad = g if create_graph else _steal_or_copy(g)
+    elif create_graph or old._requires_grad:
+        var._grad = old + g
+    else:
+        od = old._data
+        if od.flags.writeable and od.shape == g._data.shape:
+            od += g._data  # in place: the optimizer holds no copy of .grad, but users may (as in PyTorch)
+            old._vc[0] += 1
+        else:
+            var._grad = old + g
+    if var._post_acc_hooks:
+        for hook in list(var._post_acc_hooks.values()):
+            hook(var)
+
+
+def _collect(roots):
+    """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS."""
+    deps: dict = {}
+    seen = set()
+    stack = []
+    for n in roots:
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.append(n)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _needed(roots, seen, targets: set) -> set:
+    """Nodes from which some target node can be reached (only those run in ``autograd.grad``)."""
+    order = []
+    visited = set()
+    for root in roots:
+        if root is None or root in visited:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        visited.add(root)
+        while stack:
+            node, it = stack[-1]
+            advanced = False
+            for nxt, _ in it:
+                if nxt is not None and nxt not in visited:
+                    visited.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    advanced = True
+                    break
+            if not advanced:
+                stack.pop()
+                order.append(node)
+    needed = set()
+    for node in order:  # children before parents
+        if node in targets or any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+            needed.add(node)
+    return needed
+
+
+def _run_node(node: Node, grads: list):
+    """Apply pre-hooks, then the node's backward; returns one gradient per next_functions edge."""
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is not None:
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr]
+                if t._grad is None:
+                    t._grad = g if g._requires_grad else _make_detached_copy(g)
+                else:
+                    t._grad = t._grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    if node._n_outputs == 1:
+        out = node.backward(grads[0])
+    else:
+        out = node.backward(*grads)
+    if type(out) is not tuple:
+        out = (out,)
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            new = hook(out, tuple(grads))
+            if new is not None:
+                out = tuple(new)
+    return out
+
+
+def _make_detached_copy(g):
+    from ..tensor import _make
+
+    return _make(g._data.copy())
+
+
+def _check_anomaly(node: Node, out) -> None:
+    for i, g in enumerate(out):
+        if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
+            if node._trace:
+                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                              f"{node._trace}", UserWarning, stacklevel=3)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
+             accumulate: bool = True, restrict: set | None = None):
+    """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad."""
+    roots = [n for n, _ in root_edges]
+    deps, seen = _collect(roots)
+    needed = None
+    if capture is not None or restrict is not None:
+        targets = {n for n, _ in capture} if capture is not None else set()
+        if restrict is not None:
+            targets |= restrict
+        needed = _needed(roots, seen, targets)
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        if node is None or g is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    captured = {}
+    ready = [n for n in dict.fromkeys(roots) if n is not None and deps.get(n, 0) == 0]
+    prev_mode = _State.enabled
+    _State.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None)
+            run = grads is not None and any(g is not None for g in grads) and (needed is None or node in needed)
+            if capture is not None and grads is not None:
+                for nr in range(node._n_outputs):
+                    if (node, nr) in capture:
+                        captured[(node, nr)] = grads[nr]
+            out = ()
+            if run:
+                if type(node) is AccumulateGrad:
+                    if accumulate and (restrict is None or node in restrict):
+                        _accumulate(node.variable, grads[0], create_graph)
+                elif capture is not None and not any(nxt in needed for nxt, _ in node.next_functions
+                                                     if nxt is not None):
+                    pass  # a captured input's own node: nothing below it is wanted
+                else:
+                    out = _run_node(node, grads)
+                    if _Anomaly.enabled and _Anomaly.check_nan:
+                        _check_anomaly(node, out)
+                    if not retain_graph:
+                        node._release()
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = out[i] if i < len(out) else None
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._n_outputs
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    ready.append(nxt)
+    finally:
+        _State.enabled = prev_mode
+    return captured
+
+
+_warned_create_graph = False
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (or only into ``inputs``)."""
+    from ..tensor import Tensor
+
+    global _warned_create_graph
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors] * len(outputs) if grad_tensors is None else [grad_tensors]
+    grad_tensors = list(grad_tensors)
+    if len(grad_tensors) != len(outputs):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(outputs)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph and not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+            "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+            "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+            "to None after use to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    edges = _root_edges(outputs)
+    grads = _make_grads(outputs, grad_tensors)
+    restrict = None
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        restrict = set()
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if t.grad_fn is None:
+                restrict.add(accumulator_of(t))
+            else:
+                t.retain_grad()
+                restrict.add(t.grad_fn)
+    keep = [n for n, _ in edges]  # hold the leaves' accumulators alive for the run
+    _execute(edges, grads, retain_graph, create_graph, restrict=restrict)
+    del keep
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
+         materialize_grads: bool = False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated."""
+    from ..tensor import Tensor, _make
+
+    single_out = isinstance(outputs, Tensor)
+    outputs = [outputs] if single_out else list(outputs)
+    inputs_t = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs_t:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges = _root_edges(outputs)
+    grads = _make_grads(outputs, list(grad_outputs))
+    in_edges = [t._edge() for t in inputs_t]
+    capture = {e: i for i, e in enumerate(in_edges)}
+    captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+    result = []
+    for t, e in zip(inputs_t, in_edges):
+        g = captured.get(e)
+        if g is not None and t.grad_fn is None and t._hooks:
+            for hook in list(t._hooks.values()):
+                new = hook(g)
+                if new is not None:
+                    g = new
+        if g is None:
+            if materialize_grads:
+                g = _make(np.zeros(t._data.shape, dtype=t._data.dtype))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph and g._requires_grad:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

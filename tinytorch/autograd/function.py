@@ -1,0 +1,145 @@
+"""Custom differentiable functions: subclass ``Function`` with static ``forward`` and ``backward``.
+
+As in PyTorch, ``ctx`` is the graph node itself (its class is named ``<YourFunction>Backward``):
+``forward`` receives tensors, runs without recording, and ``backward`` gets one gradient per
+output and returns one per input, checked against the input's shape."""
+from __future__ import annotations
+
+from .grad_mode import _State, no_grad
+from .node import Node
+
+
+class BackwardCFunction(Node):
+    """The node of a custom Function; also the ``ctx`` its forward and backward receive."""
+
+    _forward_cls = None
+    _materialize = True
+    _non_differentiable = ()
+    _dirty = ()
+
+    def save_for_backward(self, *tensors) -> None:
+        Node.save_for_backward(self, *tensors)
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self._non_differentiable = tuple(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors) -> None:
+        self._dirty = tuple(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = bool(value)
+
+    def backward(self, *grads):
+        from ..tensor import _make
+        import numpy as np
+
+        if self._materialize:
+            grads = tuple(g if g is not None else _make(np.zeros(s, dtype=d))
+                          for g, (s, d) in zip(grads, self._out_meta))
+        out = self._forward_cls.backward(self, *grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        return self._validate(out)
+
+    def _validate(self, out):
+        from ..ops._util import sum_to
+        from ..tensor import Size, Tensor
+
+        n_in = len(self._in_meta)
+        if len(out) < n_in or (len(out) > n_in and any(g is not None for g in out[n_in:])):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(out)})")
+        fixed = []
+        for i, (g, m) in enumerate(zip(out, self._in_meta)):
+            if g is None or m is None:
+                fixed.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient that is not a Tensor at index {i}")
+            shape, dt = m
+            if g._data.shape != shape:
+                try:
+                    import numpy as np
+                    expandable = np.broadcast_shapes(shape, g._data.shape) == shape
+                except ValueError:
+                    expandable = False
+                if not expandable:
+                    got = "[" + ", ".join(map(str, g._data.shape)) + "]"
+                    want = "[" + ", ".join(map(str, shape)) + "]"
+                    raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                                       f"{got} but expected shape compatible with {want}")
+                g = sum_to(g, shape) if g._data.size != 1 or len(shape) else g.reshape(shape)
+                if g._data.shape != shape:
+                    g = g.expand(Size(shape))
+            if g._data.dtype != dt:
+                g = g.to(dt)
+            fixed.append(g)
+        return tuple(fixed)
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return self._needs_input_grad
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom autograd functions (``MyFn.apply(x)``)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and, when any input requires grad, record one node for the outputs."""
+        from ..tensor import Tensor, _make
+
+        is_tensor = [isinstance(a, Tensor) for a in args]
+        requires = tuple(t and a._requires_grad for a, t in zip(args, is_tensor))
+        record = _State.enabled and any(requires)
+        ctx = cls._backward_cls(tuple(a._edge() if t else (None, 0) for a, t in zip(args, is_tensor))
+                                if record else ())
+        ctx._needs_input_grad = requires
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        if not record:
+            return out
+        ctx._in_meta = [(a._data.shape, a._data.dtype) if r else None for a, r in zip(args, requires)]
+        ctx._n_outputs = len(outs)
+        ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None) for o in outs]
+        inputs = {id(a) for a, t in zip(args, is_tensor) if t}
+        wrapped = []
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor) or id(o) in ctx._non_differentiable or o._data.dtype.kind != "f":
+                wrapped.append(o)
+                continue
+            if id(o) in inputs and id(o) not in ctx._dirty:
+                # returning an input unchanged still gives a new node output, as a view of it
+                o2 = _make(o._data)
+                o2._vc = o._vc
+                o = o2
+            o.grad_fn = ctx
+            o._requires_grad = True
+            o._output_nr = i
+            wrapped.append(o)
+        return wrapped[0] if single else tuple(wrapped)
+
+
+class FunctionCtx(BackwardCFunction):
+    """The type of ``ctx`` (exported for annotations)."""
+
+
+class InplaceFunction(Function):
+    pass

@@ -1,0 +1,108 @@
+"""gradcheck / gradgradcheck: analytic gradients against central finite differences (float64)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .engine import grad as _grad
+from .grad_mode import no_grad
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when the analytic and numerical Jacobians differ."""
+
+
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
+
+
+def _diff_outputs(func, inputs):
+    from ..tensor import Tensor
+    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+
+
+def _numerical_jacobian(func, inputs, x, eps: float, n_out: list) -> list:
+    """Per output, a (x.numel, out.numel) matrix of central differences with respect to ``x``."""
+    flat = x._data.reshape(-1)  # a view: writing it perturbs x in place
+    cols = [np.zeros((x._data.size, n)) for n in n_out]
+    for k in range(flat.size):
+        orig = flat[k].item()
+        with no_grad():
+            flat[k] = orig + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _diff_outputs(func, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _diff_outputs(func, inputs)]
+            flat[k] = orig
+        for j, (p, m) in enumerate(zip(plus, minus)):
+            cols[j][k] = (p - m) / (2 * eps)
+    return cols
+
+
+def _analytical_jacobian(outputs, diff_inputs) -> list:
+    """jac[i][j]: (input_i.numel, output_j.numel), by one backward per output element."""
+    from ..tensor import _make
+    jac = [[np.zeros((x._data.size, o._data.size)) for o in outputs] for x in diff_inputs]
+    for j, o in enumerate(outputs):
+        if not o._requires_grad:
+            continue
+        for e in range(o._data.size):
+            seed = np.zeros(o._data.size, dtype=o._data.dtype)
+            seed[e] = 1
+            gs = _grad(o, diff_inputs, grad_outputs=_make(seed.reshape(o._data.shape)), retain_graph=True,
+                       allow_unused=True)
+            for i, g in enumerate(gs):
+                if g is not None:
+                    jac[i][j][:, e] = g._data.astype(np.float64).reshape(-1)
+    return jac
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False, fast_mode: bool = False,
+              masked=None) -> bool:
+    """True when autograd's Jacobian of ``func`` at ``inputs`` matches finite differences."""
+    from ..tensor import Tensor
+    inputs = _as_tuple(inputs)
+    diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    for i, x in enumerate(diff_inputs):
+        if x._data.dtype != np.float64:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. This check "
+                          "will likely fail if all the inputs are not of double precision floating point. ",
+                          UserWarning, stacklevel=2)
+    outputs = _diff_outputs(func, inputs)
+    analytic = _analytical_jacobian(outputs, diff_inputs)
+    for i, x in enumerate(diff_inputs):
+        numeric = _numerical_jacobian(func, inputs, x, eps, [o._data.size for o in outputs])
+        for j in range(len(outputs)):
+            a, n = analytic[i][j], numeric[j]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                                     f"numerical:{n}\nanalytical:{a}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, **kwargs) -> bool:
+    """gradcheck of the gradient itself: second derivatives against finite differences."""
+    from ..factory import randn
+    from ..tensor import Tensor
+    inputs = _as_tuple(inputs)
+    diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    outputs = _diff_outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = [randn(*o._data.shape, dtype=o.dtype, requires_grad=True) for o in outputs]
+    grad_outputs = list(_as_tuple(grad_outputs))
+    n_in = len(inputs)
+
+    def first_derivative(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _diff_outputs(func, ins)
+        dins = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]
+        gs = _grad(outs, dins, grad_outputs=list(gos), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,0 +1,172 @@
+"""Graph nodes: what ``grad_fn`` points at.
+
+A node is made by an op's forward. It holds ``next_functions`` (one ``(node, output_nr)`` edge per
+differentiable input, ``(None, 0)`` for the others) and whatever the op saved for its backward. Its
+class name is PyTorch's (``MulBackward0``), because people print and walk these objects."""
+from __future__ import annotations
+
+import itertools
+import traceback
+import weakref
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+_sequence = itertools.count()
+
+
+class _Anomaly:
+    enabled = False
+    check_nan = True
+
+
+class RemovableHandle:
+    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict: dict):
+        self.id = next(RemovableHandle._ids)
+        self._hooks_ref = weakref.ref(hooks_dict)
+
+    def remove(self) -> None:
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class Node:
+    """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
+
+    # class-level defaults keep node creation to the few attributes an op really sets
+    _saved = ()
+    _saved_versions = ()
+    _freed = False
+    _tensor_pre_hooks = None   # output_nr -> {id: hook} from Tensor.register_hook on non-leaves
+    _retained = None           # output_nr -> weakref of a tensor that called retain_grad()
+    _pre_hooks = None          # Node.register_prehook
+    _post_hooks = None         # Node.register_hook
+    _trace = None              # forward stack, recorded in anomaly mode
+    _n_outputs = 1
+    _metadata = None
+
+    def __init__(self, next_functions: tuple = ()):
+        self.next_functions = next_functions
+        if _Anomaly.enabled:
+            self._trace = "".join(traceback.format_stack()[:-2])
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    # -- saved tensors -------------------------------------------------------------------------
+    def save_for_backward(self, *tensors) -> None:
+        self._saved = tensors
+        self._saved_versions = tuple(None if t is None else t._vc[0] for t in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(_FREED_MSG)
+        saved = self._saved
+        for t, v in zip(saved, self._saved_versions):
+            if t is not None and t._vc[0] != v:
+                raise RuntimeError(_modified_msg(t, v))
+        return saved
+
+    def _release(self) -> None:
+        """Drop saved tensors after a backward that did not retain the graph."""
+        self._freed = True
+        self._saved = ()
+        self._release_extra()
+
+    def _release_extra(self) -> None:
+        """Subclasses that keep more than ``_saved`` drop it here."""
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def __call__(self, *grads):
+        """Run the backward formula directly, as ``y.grad_fn(g)`` does in PyTorch."""
+        out = self.backward(*grads)
+        return out if isinstance(out, tuple) else (out,)
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: sums incoming gradients into ``variable.grad``."""
+
+    def __init__(self, variable):
+        self.next_functions = ()
+        self.variable = variable
+
+    def backward(self, grad):
+        return ()
+
+
+def accumulator_of(t) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node, shared by every op that uses it while any graph holds it."""
+    ref = t._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        # weak from tensor to node: a strong one would make a cycle that outlives the graph
+        t._accumulator = weakref.ref(node)
+    return node
+
+
+def _type_name(t) -> str:
+    return f"tinytorch.{t.dtype._legacy}"
+
+
+def _modified_msg(t, expected: int) -> str:
+    shape = "[" + ", ".join(str(d) for d in t._data.shape) + "]"
+    where = ""
+    if t.grad_fn is not None:
+        where = f", which is output {t._output_nr} of {t.grad_fn.name()},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{_type_name(t)} {shape}]{where} is at version {t._vc[0]}; expected version "
+        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
+        "compute its gradient, with tinytorch.autograd.set_detect_anomaly(True).")

@@ -1,0 +1,270 @@
+"""Tensor creation: ``tensor``, ``from_numpy``, ``zeros``, ``arange``, ``randn``, ... and ``*_like``."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from .random import _np_rng
+from .tensor import Size, Tensor, _make
+
+
+def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    t = _make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _size(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers as the size, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _np_dtype(dtype, default=None) -> np.dtype:
+    if dtype is None:
+        return (default or _dtype.get_default_dtype()).np
+    return _dtype.to_np(dtype)
+
+
+def _unwrap(data):
+    """Nested lists/tuples that may hold tensors, as plain Python numbers."""
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _infer_array(data) -> np.ndarray:
+    if isinstance(data, np.ndarray):
+        if data.dtype not in _dtype.FROM_NP:
+            raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype}. The only supported types are: "
+                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+        return np.array(data, copy=True)
+    if isinstance(data, np.generic):
+        return np.array(data)
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+        data = _unwrap(data)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type 'str'")
+    arr = np.array(data)
+    kind = arr.dtype.kind
+    if kind == "f":
+        return arr.astype(_dtype.get_default_dtype().np, copy=False)
+    if kind in "iu":
+        if arr.dtype != np.int64:
+            try:
+                return arr.astype(np.int64)
+            except OverflowError:
+                raise RuntimeError("Overflow when unpacking long") from None
+        return arr
+    if kind == "b":
+        return arr
+    if kind == "O" and arr.size and all(isinstance(v, (int, float, bool)) for v in arr.reshape(-1)):
+        return arr.astype(np.float64 if any(isinstance(v, float) for v in arr.reshape(-1)) else np.int64)
+    if kind in "US":
+        raise TypeError(f"new(): invalid data type '{type(np.array(data).reshape(-1)[0].item()).__name__}'")
+    if kind == "c":
+        raise TypeError("complex tensors are not supported by tinytorch")
+    if kind == "O":
+        raise ValueError("expected sequence of equal-length sequences (a ragged nested list cannot become a tensor)")
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (floats → float32, ints → int64, bools → bool)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "tinytorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        arr = data._data.copy()
+    else:
+        arr = _infer_array(data)
+    if dtype is not None:
+        arr = arr.astype(_dtype.to_np(dtype), copy=False)
+    return _finish(arr, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Share memory with ``data`` when it already is a tensor or a numpy array of the right dtype."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and data.dtype in _dtype.FROM_NP:
+        t = _make(data)
+        return t if dtype is None else t.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``arr``."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    if arr.dtype not in _dtype.FROM_NP:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype}. The only supported types are: "
+                        "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+    return _make(arr)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """A tensor of zeros."""
+    return _finish(np.zeros(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones."""
+    return _finish(np.ones(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    """An uninitialised tensor (zero-filled here, for reproducibility)."""
+    return _finish(np.zeros(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+
+
+def _scalar_dtype(value):
+    if isinstance(value, bool):
+        return _dtype.bool_
+    if isinstance(value, int):
+        return _dtype.int64
+    return _dtype.get_default_dtype()
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (its dtype inferred from the value)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    npd = _np_dtype(dtype, _scalar_dtype(fill_value))
+    return _finish(np.full(_size((size,)), fill_value, dtype=npd), requires_grad)
+
+
+def _like(input: Tensor, dtype):
+    return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
+
+
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, npd = _like(input, dtype)
+    return _finish(np.zeros(shape, dtype=npd), requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, npd = _like(input, dtype)
+    return _finish(np.ones(shape, dtype=npd), requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    shape, npd = _like(input, dtype)
+    return _finish(np.full(shape, fill_value, dtype=npd), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    is_float = any(isinstance(v, float) for v in vals)
+    npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
+    n = int(np.ceil((end - start) / step))
+    arr = (start + np.arange(n, dtype=np.float64) * step) if is_float else np.arange(start, end, step)
+    return _finish(arr.astype(npd), requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    npd = _np_dtype(dtype)
+    if steps == 1:
+        arr = np.array([start], dtype=np.float64)
+    else:
+        # PyTorch fills the first half from start and the second half from end
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(i < half, start + i * step, end - (steps - 1 - i) * step)
+    return _finish(arr.astype(npd), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """The identity matrix (n x m)."""
+    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    npd = _np_dtype(dtype)
+    return _finish(_np_rng(generator).random(_size(size), dtype=np.float64).astype(npd), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples."""
+    npd = _np_dtype(dtype)
+    return _finish(_np_rng(generator).standard_normal(_size(size)).astype(npd), requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniformly from [low, high)."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    npd = _np_dtype(dtype, _dtype.int64)
+    return _finish(_np_rng(generator).integers(low, high, _size((size,))).astype(npd), requires_grad)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1."""
+    npd = _np_dtype(dtype, _dtype.int64)
+    return _finish(_np_rng(generator).permutation(n).astype(npd), requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False) -> Tensor:
+    shape, npd = _like(input, dtype)
+    return _finish(_np_rng(generator).random(shape).astype(npd), requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False) -> Tensor:
+    shape, npd = _like(input, dtype)
+    return _finish(_np_rng(generator).standard_normal(shape).astype(npd), requires_grad)
+
+
+def normal(mean: float, std: float, size, *, generator=None, dtype=None, requires_grad: bool = False) -> Tensor:
+    npd = _np_dtype(dtype)
+    return _finish(_np_rng(generator).normal(mean, std, _size((size,))).astype(npd), requires_grad)
+
+
+def bernoulli(input: Tensor, *, generator=None) -> Tensor:
+    """1 with probability ``input``, else 0 (same dtype as ``input``)."""
+    x = input._data
+    return _make((_np_rng(generator).random(x.shape) < x).astype(x.dtype))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
+    p = input._data.astype(np.float64)
+    rng = _np_rng(generator)
+    if p.ndim == 1:
+        return _make(rng.choice(p.shape[0], num_samples, replace=replacement, p=p / p.sum()).astype(np.int64))
+    rows = [rng.choice(p.shape[1], num_samples, replace=replacement, p=r / r.sum()) for r in p]
+    return _make(np.stack(rows).astype(np.int64))

@@ -1,0 +1,108 @@
+"""Shared machinery for ops: operand unpacking, dtype promotion, and gradient reduction.
+
+Broadcasting is handled here, in one place: binary ops remember an input's shape only when it
+differs from the result's, and ``fit_grad`` sums the gradient back to that shape (and casts it back
+to the input's dtype when promotion changed it)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import result_np_dtype
+from ..autograd.grad_mode import _State
+from ..tensor import Tensor, _make
+
+ndarray = np.ndarray
+_NONE_EDGE = (None, 0)
+
+
+def unpack(x):
+    """(tensor or None, array or Python scalar) for an op operand."""
+    if isinstance(x, Tensor):
+        return x, x._data
+    if isinstance(x, (bool, int, float)):
+        return None, x
+    if isinstance(x, np.ndarray):
+        t = _make(x)
+        return t, x
+    if isinstance(x, np.generic):
+        return None, x.item()
+    raise TypeError(f"unsupported operand type for a tinytorch op: '{type(x).__name__}'")
+
+
+def binary_operands(a, b):
+    """Unpack two operands and cast their arrays to PyTorch's result dtype."""
+    ta, ad = unpack(a)
+    tb, bd = unpack(b)
+    dt = result_np_dtype(ad, bd)
+    if type(ad) is ndarray:
+        if ad.dtype != dt:
+            ad = ad.astype(dt)
+    elif type(bd) is not ndarray:
+        ad = np.asarray(ad, dtype=dt)
+    if type(bd) is ndarray and bd.dtype != dt:
+        bd = bd.astype(dt)
+    return ta, tb, ad, bd
+
+
+def needs_grad(ta, tb=None) -> bool:
+    if not _State.enabled:
+        return False
+    return (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad)
+
+
+def edge(t):
+    return _NONE_EDGE if t is None else t._edge()
+
+
+def meta(t, out: ndarray):
+    """What ``fit_grad`` needs to map an output-shaped gradient back to input ``t``; None if nothing."""
+    if t is None or not t._requires_grad:
+        return None
+    d = t._data
+    if d.shape == out.shape and d.dtype == out.dtype:
+        return None
+    return (d.shape, d.dtype)
+
+
+def fit_grad(g: Tensor, m):
+    if m is None:
+        return g
+    shape, dt = m
+    if g._data.shape != shape:
+        g = sum_to(g, shape)
+    if g._data.dtype != dt:
+        g = g.to(dt)
+    return g
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """Sum a broadcast gradient back down to ``shape`` (differentiable)."""
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead or g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def as_array(x) -> ndarray:
+    return x if type(x) is ndarray else np.asarray(x)
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """A tuple of non-negative dims from an int, a sequence, or None (all dims)."""
+    from ..tensor import _wrap_dim
+
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        out = tuple(_wrap_dim(d, ndim) for d in dim)
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+        return out
+    return (_wrap_dim(dim, ndim),)

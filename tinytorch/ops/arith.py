@@ -1,0 +1,397 @@
+"""Binary arithmetic, comparisons and selection: each op's forward beside its node's backward."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import get_default_dtype
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._util import as_array, binary_operands, edge, fit_grad, meta, needs_grad, unpack
+
+
+class _BinaryNode(Node):
+    """Remembers each input's shape/dtype only when it differs from the result's."""
+
+    a_meta = None
+    b_meta = None
+
+    def _set_meta(self, ta, tb, out):
+        self.a_meta = meta(ta, out)
+        self.b_meta = meta(tb, out)
+
+
+# -- add / sub ------------------------------------------------------------------------------------
+class AddBackward0(_BinaryNode):
+    alpha = 1
+
+    def backward(self, g):
+        gb = g if self.alpha == 1 else g * self.alpha
+        return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
+
+
+def add(a, b, *, alpha=1) -> Tensor:
+    """a + alpha * b with broadcasting."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    out = ad + bd if alpha == 1 else ad + bd * alpha
+    out = as_array(out)
+    if needs_grad(ta, tb):
+        node = AddBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.alpha = alpha
+        return _make(out, node)
+    return _make(out)
+
+
+class SubBackward0(_BinaryNode):
+    alpha = 1
+
+    def backward(self, g):
+        gb = -g if self.alpha == 1 else g * (-self.alpha)
+        return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
+
+
+class RsubBackward1(Node):
+    def backward(self, g):
+        return -g, None
+
+
+def sub(a, b, *, alpha=1) -> Tensor:
+    """a - alpha * b with broadcasting."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    if ad.dtype == np.bool_ and type(bd) is np.ndarray and bd.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    out = as_array(ad - bd if alpha == 1 else ad - bd * alpha)
+    if needs_grad(ta, tb):
+        if ta is None and not isinstance(a, Tensor):
+            # scalar - tensor: PyTorch's RsubBackward1 with a single input edge
+            node = RsubBackward1((edge(tb), (None, 0)))
+            return _make(out, node)
+        node = SubBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.alpha = alpha
+        return _make(out, node)
+    return _make(out)
+
+
+def rsub(a, b) -> Tensor:
+    """b - a (what ``2 - t`` calls)."""
+    return sub(b, a)
+
+
+# -- mul / div ------------------------------------------------------------------------------------
+class MulBackward0(_BinaryNode):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
+        gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
+        return ga, gb
+
+
+def mul(a, b) -> Tensor:
+    """Elementwise product with broadcasting."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    out = as_array(ad * bd)
+    if needs_grad(ta, tb):
+        node = MulBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        need_a = node.need_a = ta is not None and ta._requires_grad
+        need_b = node.need_b = tb is not None and tb._requires_grad
+        # only what the other side's gradient needs is saved
+        node.save_for_backward(ta if need_b else None, tb if need_a else None)
+        if tb is None:
+            node.b_scalar = bd
+        if ta is None:
+            node.a_scalar = ad
+        return _make(out, node)
+    return _make(out)
+
+
+class DivBackward0(_BinaryNode):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        bv = b if b is not None else self.b_scalar
+        ga = fit_grad(g / bv, self.a_meta) if self.need_a else None
+        gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
+        return ga, gb
+
+
+class _ReciprocalMul(Node):
+    """scalar / tensor: PyTorch records it as ``reciprocal(t) * scalar``, a MulBackward0."""
+
+    def backward(self, g):
+        (b,) = self.saved_tensors
+        return (-g * self.a_scalar / (b * b),) if self.b_meta is None else (
+            fit_grad(-g * self.a_scalar / (b * b), self.b_meta),)
+
+
+_ReciprocalMul.__name__ = _ReciprocalMul.__qualname__ = "MulBackward0"
+
+
+def div(a, b, *, rounding_mode=None) -> Tensor:
+    """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
+    if rounding_mode is not None:
+        return _rounded_div(a, b, rounding_mode)
+    ta, tb, ad, bd = binary_operands(a, b)
+    kind = ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
+    if kind != "f":
+        fdt = get_default_dtype().np
+        ad = ad.astype(fdt) if type(ad) is np.ndarray else ad
+        bd = bd.astype(fdt) if type(bd) is np.ndarray else bd
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = as_array(ad / bd)
+    if needs_grad(ta, tb):
+        if ta is None and not isinstance(a, Tensor):
+            node = _ReciprocalMul((edge(tb), (None, 0)))
+            node.a_scalar = ad
+            node.b_meta = meta(tb, out)
+            node.save_for_backward(tb)
+            return _make(out, node)
+        node = DivBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.need_a = ta is not None and ta._requires_grad
+        node.need_b = tb is not None and tb._requires_grad
+        node.save_for_backward(ta if node.need_b else None, tb)
+        if tb is None:
+            node.b_scalar = bd
+        return _make(out, node)
+    return _make(out)
+
+
+def _rounded_div(a, b, mode: str) -> Tensor:
+    ta, tb, ad, bd = binary_operands(a, b)
+    if mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if np.asarray(ad).dtype.kind == "f":
+            q = ad / bd
+            out = np.floor(q) if mode == "floor" else np.trunc(q)
+        else:
+            if np.any(np.asarray(bd) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(np.true_divide(ad, bd)).astype(
+                np.result_type(ad, bd))
+    out = as_array(out)
+    if needs_grad(ta, tb):
+        node = _ZeroGrad((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        return _make(out, node)
+    return _make(out)
+
+
+class _ZeroGrad(_BinaryNode):
+    def backward(self, g):
+        z = g * 0
+        return fit_grad(z, self.a_meta), fit_grad(z, self.b_meta)
+
+
+_ZeroGrad.__name__ = _ZeroGrad.__qualname__ = "DivBackward1"
+
+
+def floor_divide(a, b) -> Tensor:
+    return _rounded_div(a, b, "floor")
+
+
+def remainder(a, b) -> Tensor:
+    """Python-style modulus (sign of the divisor)."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    out = as_array(np.mod(ad, bd))
+    if needs_grad(ta, tb):
+        node = RemainderBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        return _make(out, node)
+    return _make(out)
+
+
+class RemainderBackward0(_BinaryNode):
+    def backward(self, g):
+        return fit_grad(g, self.a_meta), None
+
+
+# -- pow ------------------------------------------------------------------------------------------
+class PowBackward0(Node):
+    """tensor ** scalar."""
+
+    def backward(self, g):
+        (a,) = self.saved_tensors
+        e = self.exponent
+        if e == 0:
+            return (g * 0,)
+        return (g * e * a ** (e - 1),)
+
+
+class PowBackward1(_BinaryNode):
+    """tensor ** tensor."""
+
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        ga = fit_grad(g * b * a ** (b - 1), self.a_meta) if self.need_a else None
+        gb = None
+        if self.need_b:
+            # d/db a^b = a^b log a; where a == 0 and b >= 0 PyTorch takes it as 0
+            loga = where(a == 0, 0.0, a).log() if a is not None else None
+            gb = fit_grad(g * where((a == 0) & (b >= 0), 0.0, out * loga), self.b_meta)
+        return ga, gb
+
+
+class PowBackward2(Node):
+    """scalar ** tensor."""
+
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        base = self.base
+        if base == 0:
+            return (fit_grad(g * 0.0, self.b_meta),)
+        return (fit_grad(g * out * float(np.log(base)), self.b_meta),)
+
+
+def pow(a, b) -> Tensor:
+    """a ** b with broadcasting (tensor or scalar on either side)."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    if type(ad) is np.ndarray and ad.dtype.kind in "iu" and type(bd) is np.ndarray and bd.dtype.kind in "iu":
+        if np.any(bd < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = as_array(np.power(ad, bd))
+    if needs_grad(ta, tb):
+        if tb is None:
+            node = PowBackward0((edge(ta),))
+            node.exponent = bd
+            node.save_for_backward(ta)
+            return _make(out, node)
+        if ta is None and not isinstance(a, Tensor):
+            node = PowBackward2((edge(tb),))
+            node.base = ad
+            node.b_meta = meta(tb, out)
+            res = _make(out, node)
+            node.save_for_backward(res)
+            return res
+        node = PowBackward1((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.need_a = ta._requires_grad
+        node.need_b = tb._requires_grad
+        res = _make(out, node)
+        node.save_for_backward(ta, tb, res if node.need_b else None)
+        return res
+    return _make(out)
+
+
+def rpow(a, b) -> Tensor:
+    return pow(b, a)
+
+
+# -- comparisons (no gradient) --------------------------------------------------------------------
+def _compare(ufunc):
+    def op(a, b) -> Tensor:
+        ta, tb, ad, bd = binary_operands(a, b)
+        return _make(as_array(ufunc(ad, bd)))
+    op.__name__ = ufunc.__name__
+    op.__doc__ = f"Elementwise {ufunc.__name__}, a bool tensor."
+    return op
+
+
+eq = _compare(np.equal)
+ne = _compare(np.not_equal)
+lt = _compare(np.less)
+le = _compare(np.less_equal)
+gt = _compare(np.greater)
+ge = _compare(np.greater_equal)
+
+
+def _logical(ufunc, name):
+    def op(a, b) -> Tensor:
+        ta, tb, ad, bd = binary_operands(a, b)
+        return _make(as_array(ufunc(ad, bd)))
+    op.__name__ = name
+    return op
+
+
+bitwise_and = _logical(np.bitwise_and, "bitwise_and")
+bitwise_or = _logical(np.bitwise_or, "bitwise_or")
+bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor")
+
+
+def logical_and(a, b) -> Tensor:
+    return _make(as_array(np.logical_and(unpack(a)[1], unpack(b)[1])))
+
+
+def logical_or(a, b) -> Tensor:
+    return _make(as_array(np.logical_or(unpack(a)[1], unpack(b)[1])))
+
+
+def logical_not(a) -> Tensor:
+    return _make(as_array(np.logical_not(a._data)))
+
+
+def invert(a) -> Tensor:
+    if a._data.dtype.kind == "f":
+        raise TypeError("ufunc 'invert' not supported for floating point tensors")
+    return _make(as_array(~a._data))
+
+
+# -- selection ------------------------------------------------------------------------------------
+class WhereBackward0(_BinaryNode):
+    def backward(self, g):
+        (cond,) = self.saved_tensors
+        zero = g * 0
+        ga = fit_grad(where(cond, g, zero), self.a_meta) if self.need_a else None
+        gb = fit_grad(where(cond, zero, g), self.b_meta) if self.need_b else None
+        return None, ga, gb
+
+
+def where(condition, input=None, other=None) -> Tensor:
+    """Pick ``input`` where ``condition`` holds, else ``other`` (broadcasting all three)."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    tc, cd = unpack(condition)
+    if cd.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{tc.dtype.name.capitalize()}")
+    ta, tb, ad, bd = binary_operands(input, other)
+    out = as_array(np.where(cd, ad, bd))
+    if needs_grad(ta, tb):
+        node = WhereBackward0(((None, 0), edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.need_a = ta is not None and ta._requires_grad
+        node.need_b = tb is not None and tb._requires_grad
+        node.save_for_backward(tc)
+        return _make(out, node)
+    return _make(out)
+
+
+class MaximumBackward0(_BinaryNode):
+    pick_a = staticmethod(np.greater)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        # ties split the gradient evenly, as PyTorch does
+        wa = (self.pick_a(a._data, b._data) + 0.5 * (a._data == b._data)).astype(g._data.dtype)
+        mask_a = _make(wa)
+        mask_b = _make((1 - wa).astype(g._data.dtype))
+        return fit_grad(g * mask_a, self.a_meta), fit_grad(g * mask_b, self.b_meta)
+
+
+class MinimumBackward0(MaximumBackward0):
+    pick_a = staticmethod(np.less)
+
+
+def _extremum(a, b, ufunc, node_cls) -> Tensor:
+    ta, tb, ad, bd = binary_operands(a, b)
+    out = as_array(ufunc(ad, bd))
+    if needs_grad(ta, tb):
+        node = node_cls((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.save_for_backward(ta if ta is not None else _make(as_array(ad)),
+                               tb if tb is not None else _make(as_array(bd)))
+        return _make(out, node)
+    return _make(out)
+
+
+def maximum(a, b) -> Tensor:
+    """Elementwise maximum (NaN propagates)."""
+    return _extremum(a, b, np.maximum, MaximumBackward0)
+
+
+def minimum(a, b) -> Tensor:
+    """Elementwise minimum (NaN propagates)."""
+    return _extremum(a, b, np.minimum, MinimumBackward0)

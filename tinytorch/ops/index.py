@@ -1,0 +1,157 @@
+"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make, _view_of
+from ._util import as_array, sum_to, unpack
+
+
+def _convert_key(key):
+    """Key with tensors/lists turned into numpy arrays; and whether it uses advanced indexing."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    advanced = False
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+            advanced = True
+        elif isinstance(k, (list, np.ndarray)):
+            k = np.asarray(k)
+            if k.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            advanced = True
+        elif isinstance(k, slice):
+            if k.step is not None and int(k.step) <= 0:
+                raise ValueError("step must be greater than zero")
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, np.integer))):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                "indices (got " + type(k).__name__ + ")")
+        if advanced and isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.dtype != np.intp:
+            k = k.astype(np.intp)
+        out.append(k)
+    return tuple(out), advanced
+
+
+def _node_name(key, advanced: bool) -> str:
+    if advanced:
+        return "IndexBackward0"
+    for k in reversed(key):
+        if isinstance(k, slice):
+            return "SliceBackward0"
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            return "SelectBackward0"
+        if k is None:
+            return "UnsqueezeBackward0"
+    return "AliasBackward0"
+
+
+class _IndexNode(Node):
+    def backward(self, g):
+        return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
+
+
+_INDEX_NODES = {name: type(name, (_IndexNode,), {}) for name in (
+    "IndexBackward0", "SliceBackward0", "SelectBackward0", "UnsqueezeBackward0", "AliasBackward0")}
+
+
+def _check_bounds(x: np.ndarray, key: tuple) -> None:
+    # numpy's IndexError text differs; PyTorch names the dim and size
+    if any(k is Ellipsis for k in key):
+        return
+    dim = 0
+    for k in key:
+        if k is None:
+            continue
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            if dim >= x.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+            size = x.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+        dim += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+
+
+def getitem(input: Tensor, key) -> Tensor:
+    """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
+    x = input._data
+    key, advanced = _convert_key(key)
+    _check_bounds(x, key)
+    try:
+        out = x[key]
+    except IndexError as e:
+        raise IndexError(str(e).replace("array", "tensor")) from None
+    out = as_array(out)
+    node = None
+    if _State.enabled and input._requires_grad:
+        node = _INDEX_NODES[_node_name(key, advanced)]((input._edge(),))
+        node.in_shape, node.key, node.advanced = x.shape, key, advanced
+    if advanced:
+        return _make(out, node)
+    return _view_of(input, out, node)
+
+
+class IndexPutBackward0(Node):
+    def backward(self, g):
+        return (g[self.key],)
+
+
+def index_zeros_put(shape: tuple, key: tuple, src: Tensor, accumulate: bool) -> Tensor:
+    """Zeros of ``shape`` with ``src`` added at ``key`` (the adjoint of indexing)."""
+    out = np.zeros(shape, dtype=src._data.dtype)
+    if accumulate:
+        np.add.at(out, key, src._data)
+    else:
+        out[key] = src._data
+    if _State.enabled and src._requires_grad:
+        node = IndexPutBackward0((src._edge(),))
+        node.key = key
+        return _make(out, node)
+    return _make(out)
+
+
+class CopySlices(Node):
+    """``t[key] = value`` on a tensor in the graph: the old values' gradient is cut at ``key``."""
+
+    def backward(self, g):
+        keep = np.ones(self.shape, dtype=g._data.dtype)
+        keep[self.key] = 0
+        g_self = g * _make(keep)
+        g_value = None
+        if self.value_shape is not None:
+            g_value = sum_to(g[self.key], self.value_shape) if g[self.key]._data.shape != self.value_shape \
+                else g[self.key]
+            if g_value._data.dtype != self.value_dtype:
+                g_value = g_value.to(self.value_dtype)
+        return g_self, g_value
+
+
+def setitem(input: Tensor, key, value) -> None:
+    """``input[key] = value`` in place; records a CopySlices node when autograd is involved."""
+    from .inplace import check_inplace, unsupported_view_inplace
+
+    tv, vd = unpack(value)
+    grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
+    check_inplace(input)
+    key, advanced = _convert_key(key)
+    _check_bounds(input._data, key)
+    x = input._data
+    if grad_needed and input._base is not None:
+        unsupported_view_inplace()
+    try:
+        x[key] = vd
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    if grad_needed:
+        node = CopySlices((input._edge(), (None, 0) if tv is None else tv._edge()))
+        node.shape, node.key = x.shape, key
+        node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
+        node.value_dtype = tv._data.dtype if tv is not None else None
+        input.grad_fn = node
+        input._output_nr = 0
+        input._requires_grad = True
+    input._vc[0] += 1

@@ -1,0 +1,174 @@
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting) and the fused ``linear``."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import FROM_NP
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._util import as_array, sum_to
+from .shape import TBackward0
+
+
+def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{FROM_NP[a.dtype].name.replace('float32', 'float').replace('float64', 'double')} != "
+                           f"{FROM_NP[b.dtype].name.replace('float32', 'float').replace('float64', 'double')}")
+
+
+def _shape_error(a: np.ndarray, b: np.ndarray):
+    if a.ndim == 1 and b.ndim == 1:
+        return RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+                            "respectively")
+    if a.ndim <= 2 and b.ndim <= 2:
+        if a.ndim == 2 and b.ndim == 1:
+            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                                f"vec ({b.shape[0]})")
+        ra = a.shape if a.ndim == 2 else (1, a.shape[0])
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
+                            f"{b.shape[0]}x{b.shape[1]})")
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                        f"[{b.shape[0] if b.ndim > 2 else 1}, {a.shape[-1]}] but got: "
+                        f"[{b.shape[0] if b.ndim > 2 else 1}, {b.shape[-2] if b.ndim > 1 else b.shape[0]}].")
+
+
+class MmBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = g.mm(b.t()) if self.need_a else None
+        gb = a.t().mm(g) if self.need_b else None
+        return ga, gb
+
+
+class _GeneralMatmul(Node):
+    """Any other matmul: 1-d operands are lifted to matrices, batch dims broadcast."""
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
+        if b.ndim == 1:
+            g2 = g2.unsqueeze(-1)
+        ga = gb = None
+        if self.need_a:
+            ga = sum_to(g2.matmul(b2.mT), a2._data.shape).reshape(a._data.shape)
+        if self.need_b:
+            gb = sum_to(a2.mT.matmul(g2), b2._data.shape).reshape(b._data.shape)
+        return ga, gb
+
+
+def _named(name):
+    return type(name, (_GeneralMatmul,), {})
+
+
+DotBackward0 = _named("DotBackward0")
+MvBackward0 = _named("MvBackward0")
+BmmBackward0 = _named("BmmBackward0")
+UnsafeViewBackward0 = _named("UnsafeViewBackward0")
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix product with NumPy/PyTorch matmul semantics."""
+    if not isinstance(b, Tensor) or not isinstance(a, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
+    ad, bd = a._data, b._data
+    if ad.ndim == 0 or bd.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and {bd.ndim}D")
+    _check_dtypes(ad, bd)
+    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+    if ad.shape[-1] != k_b:
+        raise _shape_error(ad, bd)
+    out = as_array(np.matmul(ad, bd))
+    if _State.enabled and (a._requires_grad or b._requires_grad):
+        if ad.ndim == 2 and bd.ndim == 2:
+            cls = MmBackward0
+        elif ad.ndim == 1 and bd.ndim == 1:
+            cls = DotBackward0
+        elif ad.ndim == 2 and bd.ndim == 1:
+            cls = MvBackward0
+        elif ad.ndim == 3 and bd.ndim == 3 and ad.shape[0] == bd.shape[0]:
+            cls = BmmBackward0
+        else:
+            cls = UnsafeViewBackward0
+        node = cls((a._edge(), b._edge()))
+        node.need_a, node.need_b = a._requires_grad, b._requires_grad
+        node.save_for_backward(a if b._requires_grad or cls is not MmBackward0 else None,
+                               b if a._requires_grad or cls is not MmBackward0 else None)
+        return _make(out, node)
+    return _make(out)
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """2-d matrix product."""
+    if a._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return matmul(a, b)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """Batched 3-d matrix product."""
+    if a._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return matmul(a, b)
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    return matmul(a, b)
+
+
+class AddmmBackward0(Node):
+    """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        gb = g.sum(0) if self.need_b else None
+        gx = g.mm(w) if self.need_x else None
+        gwt = x.t().mm(g) if self.need_w else None  # the gradient of W.t(); its TBackward0 flips it
+        return gb, gx, gwt
+
+
+class _LinearNoBias(AddmmBackward0):
+    def backward(self, g):
+        return super().backward(g)[1:]
+
+
+_LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias; one fused node for 2-d inputs."""
+    x, w = input._data, weight._data
+    if x.ndim != 2 or w.ndim != 2 or (bias is not None and bias._data.ndim != 1):
+        out = matmul(input, weight.t())
+        return out if bias is None else out + bias
+    if x.shape[1] != w.shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                           f"{w.shape[1]}x{w.shape[0]})")
+    _check_dtypes(x, w)
+    out = np.matmul(x, w.T)
+    if bias is not None:
+        out += bias._data  # in place: the product is a fresh array
+    rg_b = bias is not None and bias._requires_grad
+    rg_w = weight._requires_grad
+    if _State.enabled and (input._requires_grad or rg_w or rg_b):
+        w_edge = (TBackward0((weight._edge(),)), 0) if rg_w else (None, 0)
+        if bias is None:
+            node = _LinearNoBias((input._edge(), w_edge))
+        else:
+            node = AddmmBackward0((bias._edge(), input._edge(), w_edge))
+        node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
+        node.save_for_backward(input if rg_w else None, weight if input._requires_grad else None)
+        return _make(out, node)
+    return _make(out)

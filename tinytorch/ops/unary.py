@@ -1,0 +1,241 @@
+"""Elementwise functions of one tensor. Float results for int inputs, as PyTorch."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import get_default_dtype
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._util import as_array
+
+
+def _float_input(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.kind == "f" else x.astype(get_default_dtype().np)
+
+
+def _unary(node_cls, fn, save: str, floating: bool = True):
+    """Build ``op(t)``: forward ``fn`` on the array; the node saves the input ("in"), the result ("out") or nothing."""
+
+    def op(input: Tensor) -> Tensor:
+        x = input._data
+        if floating:
+            x = _float_input(x)
+        with np.errstate(all="ignore"):
+            out = as_array(fn(x))
+        if _State.enabled and input._requires_grad:
+            node = node_cls((input._edge(),))
+            res = _make(out, node)
+            if save == "in":
+                node.save_for_backward(input)
+            elif save == "out":
+                node.save_for_backward(res)
+            return res
+        return _make(out)
+
+    op.__name__ = node_cls.__name__[:-len("Backward0")].lower()
+    op.__doc__ = f"Elementwise {op.__name__}."
+    return op
+
+
+class NegBackward0(Node):
+    def backward(self, g):
+        return (-g,)
+
+
+class ExpBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * y,)
+
+
+class LogBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / x,)
+
+
+class SqrtBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g / (2 * y),)
+
+
+class SinBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * x.cos(),)
+
+
+class CosBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * -x.sin(),)
+
+
+class TanhBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * (1 - y * y),)
+
+
+class SigmoidBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * (y * (1 - y)),)
+
+
+class AbsBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * x.sign(),)
+
+
+class ReluBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * (y > 0),)
+
+
+class Log1pBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / (1 + x),)
+
+
+class Expm1Backward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * (y + 1),)
+
+
+class RsqrtBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * -0.5 * y * y * y,)
+
+
+class ReciprocalBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * -(y * y),)
+
+
+class SignBackward0(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+def _sigmoid(x):
+    # exp of a non-positive number never overflows
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _relu(x):
+    return np.maximum(x, 0) if x.dtype.kind != "b" else x.copy()
+
+
+def _neg(x):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x)
+
+
+neg = _unary(NegBackward0, _neg, "none", floating=False)
+exp = _unary(ExpBackward0, np.exp, "out")
+log = _unary(LogBackward0, np.log, "in")
+sqrt = _unary(SqrtBackward0, np.sqrt, "out")
+sin = _unary(SinBackward0, np.sin, "in")
+cos = _unary(CosBackward0, np.cos, "in")
+tanh = _unary(TanhBackward0, np.tanh, "out")
+sigmoid = _unary(SigmoidBackward0, _sigmoid, "out")
+abs = _unary(AbsBackward0, np.abs, "in", floating=False)
+relu = _unary(ReluBackward0, _relu, "out", floating=False)
+log1p = _unary(Log1pBackward0, np.log1p, "in")
+expm1 = _unary(Expm1Backward0, np.expm1, "out")
+rsqrt = _unary(RsqrtBackward0, lambda x: 1 / np.sqrt(x), "out")
+reciprocal = _unary(ReciprocalBackward0, lambda x: 1 / x, "out")
+sign = _unary(SignBackward0, np.sign, "none", floating=False)
+
+
+def _rounding(name, fn):
+    cls = type(f"{name.capitalize()}Backward0", (SignBackward0,), {})
+    op = _unary(cls, fn, "none", floating=False)
+    op.__name__ = name
+    return op
+
+
+floor = _rounding("floor", np.floor)
+ceil = _rounding("ceil", np.ceil)
+round = _rounding("round", np.round)
+trunc = _rounding("trunc", np.trunc)
+
+
+def log2(input: Tensor) -> Tensor:
+    return log(input) / float(np.log(2.0))
+
+
+def log10(input: Tensor) -> Tensor:
+    return log(input) / float(np.log(10.0))
+
+
+def square(input: Tensor) -> Tensor:
+    return input * input
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _make(as_array(np.isnan(input._data)))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return _make(as_array(np.isinf(input._data)))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _make(as_array(np.isfinite(input._data)))
+
+
+# -- clamp ----------------------------------------------------------------------------------------
+class ClampBackward1(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        d = x._data
+        keep = np.ones(d.shape, dtype=bool)
+        if self.lo is not None:
+            keep &= d >= self.lo
+        if self.hi is not None:
+            keep &= d <= self.hi
+        return (g * _make(keep),)
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
+    """Limit values to [min, max]; the gradient passes where the input was inside the range."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .arith import maximum, minimum
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    x = input._data
+    if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+        x = x.astype(get_default_dtype().np)
+    out = x
+    if min is not None:
+        out = np.maximum(out, np.asarray(min, dtype=x.dtype)) if x.dtype.kind == "f" else np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, np.asarray(max, dtype=x.dtype)) if x.dtype.kind == "f" else np.minimum(out, max)
+    if out is x:
+        out = x.copy()
+    out = as_array(out)
+    if _State.enabled and input._requires_grad:
+        node = ClampBackward1((input._edge(),))
+        node.lo, node.hi = min, max
+        node.save_for_backward(input)
+        return _make(out, node)
+    return _make(out)

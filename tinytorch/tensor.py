@@ -1,0 +1,485 @@
+"""The Tensor: a numpy array plus what autograd needs to know about it.
+
+Ops live in ``tinytorch/ops``; they are attached to Tensor as methods by ``tinytorch/_methods.py``.
+This file holds the state, the autograd-facing methods and the fast constructor ``_make``."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from .autograd.grad_mode import _State
+from .autograd.node import accumulator_of
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``tinytorch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"tinytorch.Size([{', '.join(str(d) for d in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class device:
+    """Only the CPU exists; ``device("cpu")`` and the string "cpu" are accepted wherever PyTorch takes one."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if type.split(":")[0] != "cpu":
+            raise RuntimeError(f"tinytorch runs on the CPU only; got device {type!r}")
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, device) or other == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+_CPU = device("cpu")
+_new = object.__new__
+
+
+def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
+    """Wrap a fresh result array; with ``grad_fn`` it is a non-leaf that requires grad."""
+    t = _new(Tensor)
+    t._data = data
+    t._vc = [0]
+    if grad_fn is not None:
+        t.grad_fn = grad_fn
+        t._requires_grad = True
+    return t
+
+
+def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
+    """A result sharing ``base``'s storage: same version counter, remembers its base."""
+    t = _new(Tensor)
+    t._data = data
+    t._vc = base._vc
+    t._base = base if base._base is None else base._base
+    if grad_fn is not None:
+        t.grad_fn = grad_fn
+        t._requires_grad = True
+    return t
+
+
+def _wrap_float_result(x):
+    """Numpy ufuncs return scalars for 0-d inputs; tensors always hold arrays."""
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+class Tensor:
+    """A multi-dimensional array that records the ops made from it when it requires grad."""
+
+    # defaults at class level: ``_make`` sets only what differs from them
+    _requires_grad = False
+    grad_fn = None
+    _grad = None
+    _output_nr = 0
+    _base = None
+    _retains_grad = False
+    _hooks = None            # leaf tensor hooks: {id: fn}
+    _post_acc_hooks = None   # {id: fn}
+    _accumulator = None      # weakref to the leaf's AccumulateGrad
+    __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
+
+    def __init__(self, *args, dtype=None, device=None):
+        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            arr = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
+                           dtype=(dtype or _dtype.get_default_dtype()).np)
+        else:
+            shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+            arr = np.empty(tuple(shape), dtype=(dtype or _dtype.get_default_dtype()).np)
+        self._data = arr
+        self._vc = [0]
+
+    # -- plain attributes ----------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape as a ``Size``, or one dimension's length."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.FROM_NP[self._data.dtype]
+
+    @property
+    def device(self) -> device:
+        return _CPU
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, like PyTorch's."""
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self) -> bool:
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def data_ptr(self) -> int:
+        """Address of the first element: equal for tensors that share storage."""
+        return self._data.__array_interface__["data"][0]
+
+    def get_device(self) -> int:
+        return -1
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    # -- requires_grad -------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set whether autograd records ops on this leaf; returns self."""
+        requires_grad = bool(requires_grad)
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = requires_grad
+        return self
+
+    # -- .grad ---------------------------------------------------------------------------------
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return  # leaves keep their grad anyway
+        if self._retains_grad:
+            return
+        import weakref
+
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+        from .autograd.node import RemovableHandle
+
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.node import RemovableHandle
+
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        handle = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[handle.id] = hook
+        return handle
+
+    # -- backward ------------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (or only into ``inputs``)."""
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- detaching -----------------------------------------------------------------------------
+    def detach(self) -> "Tensor":
+        """A tensor sharing storage and version counter, cut from the graph."""
+        t = _new(Tensor)
+        t._data = self._data
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> "Tensor":
+        """Cut this tensor from the graph in place; it becomes a leaf."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        t = _new(Tensor)
+        t._data = self._data
+        t._vc = [0]  # changes through .data are invisible to autograd, as in PyTorch
+        return t
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    # -- leaving tinytorch ---------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The array itself (shared memory); refuses while the tensor requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data if dtype is None else self._data.astype(dtype, copy=False)
+
+    def item(self):
+        """The single element as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, protocol):
+        # leaves only, as PyTorch: the graph never travels
+        if self.grad_fn is not None:
+            raise RuntimeError("Can't pickle a Tensor that is not a graph leaf; detach() it first")
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                               "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self).__new__(type(self))
+        new._data = self._data.copy()
+        new._vc = [0]
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        for k, v in self.__dict__.items():
+            if k not in ("_data", "_vc", "_requires_grad", "_grad", "_accumulator", "_hooks"):
+                import copy
+                setattr(new, k, copy.deepcopy(v, memo))
+        memo[id(self)] = new
+        return new
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args, **kwargs):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def pin_memory(self) -> "Tensor":
+        return self
+
+    def share_memory_(self) -> "Tensor":
+        return self
+
+    def is_shared(self) -> bool:
+        return False
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        """With no argument the legacy type name (``'tinytorch.FloatTensor'``); else a cast."""
+        if dtype is None:
+            return f"tinytorch.{self.dtype._legacy}"
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            match = [d for d in _dtype.ALL if d._legacy == name]
+            if not match:
+                raise ValueError(f"invalid type: {dtype!r}")
+            dtype = match[0]
+        return self.to(dtype)
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _edge(self):
+        """The graph edge an op using this tensor points at: (node, output_nr) or (None, 0)."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (accumulator_of(self), 0)
+        return (None, 0)
+
+
+def _rebuild(data, requires_grad):
+    t = _make(np.array(data, copy=True) if not data.flags.writeable else data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """Map a possibly negative dim to [0, ndim); PyTorch's IndexError text when out of range."""
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _grad_enabled() -> bool:
+    return _State.enabled
