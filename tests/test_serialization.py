@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tinytorch
-import tinytorch.tensor as tensor_module
 from tinytorch.serialization import MAX_HEADER_BYTES, SerializationError, load, save
 from tinytorch.tensor import Tensor
 
@@ -27,10 +26,7 @@ DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16,
 
 
 def T(arr) -> Tensor:
-    """A tinytorch tensor over ``arr`` (from_numpy once the core exports it)."""
-    arr = np.asarray(arr)
-    make = getattr(tinytorch, "from_numpy", None) or tensor_module._make
-    return make(arr)
+    return tinytorch.from_numpy(np.asarray(arr))
 
 
 def round_trip(obj, **load_kwargs):
@@ -464,9 +460,8 @@ def _old_checkpoint(tmp_path):
 CHILD = textwrap.dedent("""
     import os, sys, time
     import numpy as np
-    import tinytorch, tinytorch.tensor
+    import tinytorch
     from tinytorch.serialization import save
-    make = getattr(tinytorch, "from_numpy", None) or tinytorch.tensor._make
     real_write = os.write
     def write_half_then_stop(fd, data):
         real_write(fd, memoryview(data)[: len(data) // 2])
@@ -475,7 +470,7 @@ CHILD = textwrap.dedent("""
         real_write(1, b"ready\\n")
         time.sleep(60)
     os.write = write_half_then_stop
-    save({"new": make(np.ones(2_000_000))}, sys.argv[1])
+    save({"new": tinytorch.from_numpy(np.ones(2_000_000))}, sys.argv[1])
 """)
 
 

@@ -1,18 +1,18 @@
 """Checkpoints: ``save`` and ``load`` in the safetensors format, so loading a file never runs code.
 
 A checkpoint is a plain safetensors file. Every tensor is stored under its own key, named after its
-place in the saved object (``"fc.weight"``, ``"state.0.exp_avg"``), as raw little-endian bytes. The
-nested structure around the tensors (dicts with their key types and order, lists, tuples, ints of any
-size, floats bit for bit, strings, bools, None) is a JSON tree kept in the header's ``__metadata__``
-map under ``"tinytorch.structure"``; other tools see an ordinary safetensors file of named tensors.
+place in the saved object (``"fc.weight"``, ``"state.0.exp_avg"``), as raw little-endian bytes.
+The structure around the tensors (dicts with their key types and order, lists, tuples, ints of any
+size, floats bit for bit, strings, bools, None) is a JSON tree kept in the header's
+``__metadata__`` under ``"tinytorch.structure"``; other tools see ordinary named tensors.
 
-Reading trusts nothing: header size against the file size and a 100 MB cap before anything is
-allocated, strict JSON (UTF-8, no duplicate keys), known dtypes, sane shapes, contiguous offsets and no
-trailing bytes. Any malformed file raises ``SerializationError``.
+Reading trusts nothing: the header length is checked against the file size and a 100 MB cap before
+anything is allocated, then strict JSON (UTF-8, no duplicate keys), known dtypes, sane shapes,
+contiguous offsets and no trailing bytes. Any malformed file raises ``SerializationError``.
 
-An object that is not made of those pieces (a whole ``nn.Module``, say) is saved as a pickle, as
-PyTorch does. Unpickling can run arbitrary code, so ``load`` refuses such files unless it is called
-with ``weights_only=False``, which is only for files from a source you trust."""
+An object not made of those pieces (a whole ``nn.Module``, say) is saved as a pickle, as PyTorch
+does. Unpickling can run arbitrary code, so ``load`` refuses such files unless called with
+``weights_only=False``, which is only for files from a source you trust."""
 from __future__ import annotations
 
 import contextlib
@@ -30,6 +30,7 @@ from typing import IO, Any, Union
 
 import numpy as np
 
+from .factory import from_numpy
 from .tensor import Tensor
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
@@ -39,38 +40,38 @@ class SerializationError(ValueError):
     """A checkpoint that is malformed, truncated, or cannot be loaded safely."""
 
 
-MAX_HEADER_BYTES = 100_000_000  # the same cap the safetensors library applies
+MAX_HEADER_BYTES = 100_000_000  # the cap the safetensors library applies too
 _STRUCTURE_KEY = "tinytorch.structure"
 _VERSION_KEY = "tinytorch.version"
 _FORMAT_VERSION = "1"
-# the first 8 bytes read as a header length far beyond the cap, so this never passes as safetensors
+# read as a header length, its first 8 bytes are far past the cap: never mistaken for safetensors
 _PICKLE_MAGIC = b"tinytorch.pickle\n"
 _ZIP_MAGIC = b"PK\x03\x04"
 _MAX_NESTING = 200  # well inside what json.loads and Python recursion handle on load
 _MAX_DIMS = 32  # the fewest dims any supported numpy allows
-_INT64_MAX = (1 << 63) - 1
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _WRITE_BUFFER = 1 << 20
 
-_ST_DTYPES = {
-    "BOOL": np.dtype("?"), "U8": np.dtype("u1"), "I8": np.dtype("i1"), "I16": np.dtype("<i2"),
-    "I32": np.dtype("<i4"), "I64": np.dtype("<i8"), "F16": np.dtype("<f2"), "F32": np.dtype("<f4"),
-    "F64": np.dtype("<f8"),
-}
-_INT_HEX = re.compile(r"0|-?[1-9a-f][0-9a-f]*")
+_ST_DTYPES = {name: np.dtype(code) for name, code in (
+    ("BOOL", "?"), ("U8", "u1"), ("I8", "i1"), ("I16", "<i2"), ("I32", "<i4"), ("I64", "<i8"),
+    ("F16", "<f2"), ("F32", "<f4"), ("F64", "<f8"))}
+_INT_HEX = re.compile(r"-?[1-9a-f][0-9a-f]*")
 _NAN_BITS = re.compile(r"nan:[0-9a-f]{16}")
-_SCALAR_KEY_TYPES = (str, int, bool, float, type(None))
+_KEY_TYPES = (str, int, bool, float, type(None))
 _UNSAFE = ("Re-running tinytorch.load with weights_only=False will unpickle it, which can run "
            "arbitrary code: do it only if you got the file from a trusted source.")
-_CUDA_MESSAGE = ("Attempting to deserialize object on a CUDA device but tinytorch.cuda.is_available() "
-                 "is False. If you are running on a CPU-only machine, please use tinytorch.load with "
-                 "map_location=tinytorch.device('cpu') to map your storages to the CPU.")
+_CUDA_MESSAGE = ("Attempting to deserialize object on a CUDA device but "
+                 "tinytorch.cuda.is_available() is False. If you are running on a CPU-only "
+                 "machine, please use tinytorch.load with map_location=tinytorch.device('cpu') "
+                 "to map your storages to the CPU.")
 
 
 # ---------------------------------------------------------------------------------------- save
 
 def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = 2,
-         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
-    """Write ``obj`` to a path (atomically) or a binary file object; pickles only non-tensor objects."""
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Write ``obj`` to a path (atomically) or binary file; only non-tensor objects are pickled."""
     try:
         arrays, root = _encode(obj)
     except _NotPlain:
@@ -78,14 +79,14 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
             out.write(_PICKLE_MAGIC)
             pickle_module.dump(obj, out, protocol=pickle_protocol)
     else:
-        import safetensors.numpy
+        import safetensors.numpy  # only saving needs the library
 
         metadata = {_VERSION_KEY: _FORMAT_VERSION,
                     _STRUCTURE_KEY: json.dumps(root, ensure_ascii=True, separators=(",", ":"))}
         try:
             blob = safetensors.numpy.save(arrays, metadata=metadata)
-        except Exception as e:  # the library's own error types are not part of our API
-            raise SerializationError(f"safetensors could not serialise the checkpoint: {e}") from e
+        except Exception as e:  # the library's error types are not part of our API
+            raise SerializationError(f"safetensors could not write the checkpoint: {e}") from e
 
         def fill(out):
             out.write(blob)
@@ -97,11 +98,11 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
 
 
 class _NotPlain(Exception):
-    """Raised while encoding: the object needs pickle."""
+    """The object holds something only pickle can store."""
 
 
-def _encode(obj: Any) -> tuple[dict, list]:
-    """The tensors as contiguous arrays by name, and the JSON tree that places them."""
+def _encode(obj: Any) -> tuple[dict, Any]:
+    """The tensors as C-contiguous arrays by name, and the JSON tree that places them."""
     arrays: dict[str, np.ndarray] = {}
     active: set[int] = set()  # containers on the current path, to catch cycles
 
@@ -121,24 +122,26 @@ def _encode(obj: Any) -> tuple[dict, list]:
         t = type(x)
         if x is None or t is bool or t is str:
             return x
-        if t is int:  # beyond int64, hex: other JSON readers lose precision, str(int) has a digit cap
-            return x if -_INT64_MAX - 1 <= x <= _INT64_MAX else ["int", format(x, "x")]
+        if t is int:  # past int64 other JSON readers lose digits, and str(int) has a length cap
+            return x if _INT64_MIN <= x <= _INT64_MAX else ["int", format(x, "x")]
         if t is float:  # repr round-trips every float but a NaN, whose payload the bits keep
             return ["float", "nan:" + struct.pack(">d", x).hex() if x != x else repr(x)]
         if isinstance(x, Tensor):
             name = name_for(path)
-            arrays[name] = _contiguous(x._data)
+            # the library copies nbytes from the data pointer, so strides must be C order
+            # (not ascontiguousarray: it turns 0-d arrays into shape (1,))
+            arrays[name] = x._data if x._data.flags.c_contiguous else x._data.copy(order="C")
             return ["tensor", name]
         if t not in (list, tuple, dict, OrderedDict) or depth >= _MAX_NESTING or id(x) in active:
             raise _NotPlain
         active.add(id(x))
         if t is list or t is tuple:
             node = ["list" if t is list else "tuple"]
-            node.extend(enc(v, path + (i,), depth + 1) for i, v in enumerate(x))
+            node += [enc(v, path + (i,), depth + 1) for i, v in enumerate(x)]
         else:
             node = ["dict" if t is dict else "odict"]
             for k, v in x.items():
-                if type(k) not in _SCALAR_KEY_TYPES:
+                if type(k) not in _KEY_TYPES:
                     raise _NotPlain
                 node += [enc(k, (), depth + 1), enc(v, path + (k,), depth + 1)]
         active.discard(id(x))
@@ -148,14 +151,8 @@ def _encode(obj: Any) -> tuple[dict, list]:
     return arrays, root
 
 
-def _contiguous(a: np.ndarray) -> np.ndarray:
-    # the library copies ``nbytes`` from the data pointer, so strides must be C order;
-    # ascontiguousarray would turn a 0-d array into shape (1,)
-    return a if a.flags.c_contiguous else a.copy(order="C")
-
-
 class _FdWriter(io.RawIOBase):
-    """Raw writes straight to a descriptor through ``os.write`` (so a test can fail them)."""
+    """Raw writes to a descriptor through ``os.write`` (which lets a test fail them)."""
 
     def __init__(self, fd: int):
         self._fd = fd
@@ -177,9 +174,10 @@ def _atomic_write(path: str | os.PathLike, fill) -> None:
     given_parent = os.path.dirname(os.fspath(path))
     if given_parent and not os.path.isdir(given_parent):
         raise RuntimeError(f"Parent directory {given_parent} does not exist.")
-    target = os.path.realpath(path)  # write through a symlink rather than replacing it
+    target = os.path.realpath(path)  # write through a symlink, as open() would
     parent = os.path.dirname(target)
     tmp = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    # mode 0o666 minus the umask, as open() would give; mkstemp's 0o600 would stick to the result
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with io.BufferedWriter(_FdWriter(fd), _WRITE_BUFFER) as out:
@@ -187,29 +185,24 @@ def _atomic_write(path: str | os.PathLike, fill) -> None:
             out.flush()
             os.fsync(fd)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException:  # KeyboardInterrupt included: no half-written temp file left behind
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(parent)
-
-
-def _fsync_dir(parent: str) -> None:
-    # makes the rename itself durable; Windows cannot open a directory for fsync
-    if os.name == "nt":
-        return
-    dfd = os.open(parent or ".", os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+    if os.name != "nt":  # makes the rename durable; Windows cannot fsync a directory
+        dfd = os.open(parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
 
 
 # ---------------------------------------------------------------------------------------- load
 
 def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
-         weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
-    """Read what ``save`` wrote (or any safetensors file); unpickles only with ``weights_only=False``."""
+         weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Read what ``save`` wrote, or any safetensors file; unpickles only with weights_only=False."""
     if weights_only is None:
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
@@ -219,7 +212,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
     _check_map_location(map_location)
     unpickle = None if weights_only else (pickle_module or pickle, pickle_load_args)
     if isinstance(f, (str, os.PathLike)):
-        # mmap=True is accepted; tensors are read into memory either way
+        # mmap=True is accepted: tensors are read into memory either way
         with open(f, "rb") as fh:
             return _load_stream(fh, unpickle)
     if mmap:
@@ -228,7 +221,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
 
 
 def _check_map_location(map_location: Any) -> None:
-    # a callable remaps storages, and tinytorch has only CPU ones, so it has nothing to do
+    # a callable remaps storages; tinytorch has only CPU ones, so it has nothing to do
     if map_location is None or callable(map_location):
         return
     targets = map_location.values() if isinstance(map_location, dict) else (map_location,)
@@ -245,21 +238,22 @@ def _load_stream(fh: IO[bytes], unpickle) -> Any:
     fh, size = _sized(fh)
     if size < 8:
         raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
-                                 f"8-byte header length every safetensors file starts with")
+                                 f"8-byte header length a safetensors file starts with")
     head = _read_exact(fh, 8, "the header length")
     if head == _PICKLE_MAGIC[:8]:
         return _load_own_pickle(fh, size, unpickle)
     if head.startswith(_ZIP_MAGIC):
         raise SerializationError(
-            "this is a PyTorch checkpoint (a zip archive of pickles), which tinytorch does not read: "
-            "unpickling it could run arbitrary code. Convert it with PyTorch, e.g. "
-            "safetensors.torch.save_file(torch.load(path, weights_only=True), 'model.safetensors'), "
-            "and load that file.")
+            "this is a PyTorch checkpoint (a zip archive of pickles), which tinytorch does not "
+            "read: unpickling it could run arbitrary code. Convert it with PyTorch, e.g. "
+            "safetensors.torch.save_file(torch.load(path, weights_only=True), 'model.safetensors')"
+            ", and load that file.")
     header_len = struct.unpack("<Q", head)[0]
     if header_len > MAX_HEADER_BYTES or header_len > size - 8:
-        if head[0] == 0x80 and 2 <= head[1] <= 5:
-            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; tinytorch.load "
-                                     "never unpickles files that tinytorch.save did not write")
+        if head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode: pickle protocol 2 to 5
+            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; "
+                                     "tinytorch.load never unpickles a file tinytorch.save did "
+                                     "not write")
         limit = ("the 100 MB limit" if header_len > MAX_HEADER_BYTES
                  else f"the {size - 8} bytes after it (truncated or not a safetensors file?)")
         raise SerializationError(f"header length {header_len} bytes exceeds {limit}")
@@ -274,12 +268,11 @@ def _load_stream(fh: IO[bytes], unpickle) -> Any:
     if type(header) is not dict:
         raise SerializationError("the header is not a JSON object")
     layout, metadata = _check_header(header, size - 8 - header_len)
-    tensors = _read_tensors(fh, layout)
-    return _rebuild(metadata, tensors)
+    return _rebuild(metadata, _read_tensors(fh, layout))
 
 
 def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
-    """The stream and how many bytes are left in it; other streams are read into memory first."""
+    """The stream and the bytes left in it; a stream without seek or readinto is read first."""
     try:
         if not hasattr(fh, "readinto"):
             raise AttributeError
@@ -295,19 +288,19 @@ def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
 def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
     data = fh.read(n)
     if len(data) != n:
-        raise SerializationError(f"the file ended while reading {what}: got {len(data)} of {n} bytes")
+        raise SerializationError(f"the file ended inside {what}: got {len(data)} of {n} bytes")
     return data
 
 
 def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:
-    rest = len(_PICKLE_MAGIC) - 8
-    if size < len(_PICKLE_MAGIC) or fh.read(rest) != _PICKLE_MAGIC[8:]:
+    if size < len(_PICKLE_MAGIC) or fh.read(len(_PICKLE_MAGIC) - 8) != _PICKLE_MAGIC[8:]:
         raise SerializationError("not a checkpoint: unknown file signature")
     if unpickle is None:
         raise SerializationError(
-            "Weights only load failed: this file holds a pickled Python object (tinytorch.save pickles "
-            "objects that are not only tensors, numbers, strings, bools, None, lists, tuples and dicts), "
-            "and tinytorch.load never unpickles with weights_only=True. " + _UNSAFE)
+            "Weights only load failed: this file holds a pickled Python object (tinytorch.save "
+            "pickles objects that are not only tensors, numbers, strings, bools, None, lists, "
+            "tuples and dicts), and tinytorch.load never unpickles with weights_only=True. "
+            + _UNSAFE)
     module, kwargs = unpickle
     try:
         return module.load(fh, **kwargs)
@@ -319,19 +312,19 @@ def _parse_json(text: str, what: str) -> Any:
     def no_duplicates(pairs):
         out = dict(pairs)
         if len(out) != len(pairs):
-            seen = set()
+            seen: set = set()
             dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-            raise SerializationError(f"{what} repeats the key {dup!r}")
+            raise SerializationError(f"{what} repeats the key {dup!r:.100}")
         return out
 
-    def no_constants(name):
-        raise SerializationError(f"{what} is not valid JSON: {name} is not a JSON value")
+    def no_constants(word):
+        raise SerializationError(f"{what} is not valid JSON: {word} is not a JSON value")
 
     try:
         return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constants)
-    except (ValueError, RecursionError) as e:  # JSONDecodeError, int digit limit, deep nesting
-        if isinstance(e, SerializationError):
-            raise
+    except SerializationError:
+        raise
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, int digit cap, deep nesting
         raise SerializationError(f"{what} is not valid JSON: {e}") from None
 
 
@@ -342,82 +335,72 @@ def _check_header(header: dict, data_len: int) -> tuple[list, dict]:
         raise SerializationError("__metadata__ must be a JSON object of strings")
     layout = []
     for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if type(info) is not dict or info.keys() != {"dtype", "shape", "data_offsets"}:
-            raise SerializationError(f"tensor {name!r}: expected an object with exactly dtype, shape "
-                                     f"and data_offsets, got {info!r:.200}")
-        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if type(dtype) is not str or dtype not in _ST_DTYPES:
-            raise SerializationError(f"tensor {name!r}: unsupported dtype {dtype!r:.50}; tinytorch "
-                                     f"reads {', '.join(_ST_DTYPES)}")
-        np_dtype = _ST_DTYPES[dtype]
-        if (type(shape) is not list or len(shape) > _MAX_DIMS
-                or any(type(d) is not int for d in shape)):
-            raise SerializationError(f"tensor {name!r}: shape must be a list of at most {_MAX_DIMS} "
-                                     f"integers, got {shape!r:.200}")
-        if any(d < 0 for d in shape):
-            raise SerializationError(f"tensor {name!r}: negative dimension in shape {shape}")
-        # numpy refuses shapes whose nonzero dims overflow, even when another dim is 0
-        if math.prod(max(d, 1) for d in shape) * np_dtype.itemsize > _INT64_MAX:
-            raise SerializationError(f"tensor {name!r}: shape {shape} of {dtype} overflows int64")
-        nbytes = math.prod(shape) * np_dtype.itemsize
-        if (type(offsets) is not list or len(offsets) != 2
-                or any(type(o) is not int for o in offsets)):
-            raise SerializationError(f"tensor {name!r}: data_offsets must be two integers, "
-                                     f"got {offsets!r:.200}")
-        begin, end = offsets
-        if not 0 <= begin <= end:
-            raise SerializationError(f"tensor {name!r}: invalid data_offsets {offsets}")
-        if end > data_len:
-            raise SerializationError(f"tensor {name!r}: data_offsets {offsets} run past the "
-                                     f"{data_len} data bytes in the file (truncated?)")
-        if end - begin != nbytes:
-            raise SerializationError(f"tensor {name!r}: data_offsets {offsets} span {end - begin} "
-                                     f"bytes but shape {shape} of {dtype} needs {nbytes}")
-        layout.append((begin, end, name, np_dtype, tuple(shape)))
+        if name != "__metadata__":
+            layout.append(_check_entry(name, info, data_len))
     layout.sort(key=lambda e: (e[0], e[1]))
     pos = 0
     for begin, end, name, _, _ in layout:
         if begin != pos:
-            kind = "a gap" if begin > pos else "an overlap"
-            raise SerializationError(f"tensor {name!r}: {kind} in the data: it starts at byte {begin} "
-                                     f"but the previous tensor ends at byte {pos}")
+            raise SerializationError(
+                f"tensor {name!r}: {'a gap' if begin > pos else 'an overlap'} in the data: it "
+                f"starts at byte {begin} but the previous tensor ends at byte {pos}")
         pos = end
     if pos != data_len:
         raise SerializationError(f"{data_len - pos} trailing byte(s) after the last tensor")
     return layout, metadata
 
 
-def _read_tensors(fh: IO[bytes], layout: list) -> dict:
-    """Each tensor read straight into its own writable, aligned array; file order, by name."""
-    from . import tensor as tensor_module
+def _check_entry(name: str, info: Any, data_len: int) -> tuple:
+    def bad(msg: str) -> SerializationError:
+        return SerializationError(f"tensor {name!r:.100}: {msg}")
 
-    # TODO(core): tinytorch.tensor.from_numpy is not written yet; _make wraps an array the same way
-    wrap = getattr(tensor_module, "from_numpy", None) or tensor_module._make
+    if type(info) is not dict or info.keys() != {"dtype", "shape", "data_offsets"}:
+        raise bad(f"expected exactly dtype, shape and data_offsets, got {info!r:.200}")
+    dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    if type(dtype) is not str or dtype not in _ST_DTYPES:
+        raise bad(f"unsupported dtype {dtype!r:.50}; tinytorch reads {', '.join(_ST_DTYPES)}")
+    np_dtype = _ST_DTYPES[dtype]
+    if type(shape) is not list or len(shape) > _MAX_DIMS or any(type(d) is not int for d in shape):
+        raise bad(f"shape must be a list of at most {_MAX_DIMS} integers, got {shape!r:.200}")
+    if any(d < 0 for d in shape):
+        raise bad(f"negative dimension in shape {shape}")
+    # numpy refuses shapes whose nonzero dims overflow even when another dim is 0
+    if math.prod(max(d, 1) for d in shape) * np_dtype.itemsize > _INT64_MAX:
+        raise bad(f"shape {shape} of {dtype} overflows int64")
+    nbytes = math.prod(shape) * np_dtype.itemsize
+    if type(offsets) is not list or len(offsets) != 2 or any(type(o) is not int for o in offsets):
+        raise bad(f"data_offsets must be two integers, got {offsets!r:.200}")
+    begin, end = offsets
+    if not 0 <= begin <= end:
+        raise bad(f"invalid data_offsets {offsets}")
+    if end > data_len:
+        raise bad(f"data_offsets {offsets} run past the {data_len} data bytes (truncated?)")
+    if end - begin != nbytes:
+        raise bad(f"data_offsets {offsets} span {end - begin} bytes but shape {shape} of {dtype} "
+                  f"needs {nbytes}")
+    return begin, end, name, np_dtype, tuple(shape)
+
+
+def _read_tensors(fh: IO[bytes], layout: list) -> dict:
+    """Each tensor read straight into its own writable, aligned array, in file order, by name."""
     out = {}
     for _, _, name, np_dtype, shape in layout:
         arr = np.empty(shape, dtype=np_dtype)
-        flat = arr.reshape(-1).view(np.uint8)
-        if flat.size:
-            _readinto_exact(fh, flat, name)
-        if np_dtype.kind == "b" and (flat > 1).any():
-            raise SerializationError(f"tensor {name!r}: a BOOL byte is neither 0 nor 1")
+        raw = arr.reshape(-1).view(np.uint8)  # a view: reading into it fills arr
+        flat = memoryview(raw)
+        got = 0
+        while got < len(flat):
+            n = fh.readinto(flat[got:])
+            if not n:
+                raise SerializationError(f"the file ended inside tensor {name!r:.100}: got {got} "
+                                         f"of {len(flat)} bytes")
+            got += n
+        if np_dtype.kind == "b" and raw.max(initial=0) > 1:
+            raise SerializationError(f"tensor {name!r:.100}: a BOOL byte is neither 0 nor 1")
         if not np_dtype.isnative:  # big-endian machines
             arr = arr.astype(np_dtype.newbyteorder("="))
-        out[name] = wrap(arr)
+        out[name] = from_numpy(arr)
     return out
-
-
-def _readinto_exact(fh: IO[bytes], buf: np.ndarray, name: str) -> None:
-    view = memoryview(buf)
-    got = 0
-    while got < len(view):
-        n = fh.readinto(view[got:])
-        if not n:
-            raise SerializationError(f"the file ended inside tensor {name!r}: got {got} of "
-                                     f"{len(view)} bytes")
-        got += n
 
 
 def _rebuild(metadata: dict, tensors: dict) -> Any:
@@ -434,7 +417,7 @@ def _rebuild(metadata: dict, tensors: dict) -> Any:
     except RecursionError:
         raise SerializationError("the structure is nested too deeply") from None
     if unused:
-        raise SerializationError(f"the structure does not place the tensor(s) {sorted(unused)!r:.200}")
+        raise SerializationError(f"the structure leaves tensor(s) {sorted(unused)!r:.200} unused")
     return obj
 
 
@@ -456,7 +439,7 @@ def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
         items = [_decode(a, tensors, unused, depth + 1) for a in args]
         return items if tag == "list" else tuple(items)
     if len(args) % 2:
-        raise SerializationError("the structure has a dict with a key but no value")
+        raise SerializationError("the structure has a dict key without a value")
     out = {} if tag == "dict" else OrderedDict()
     for key_node, value_node in zip(args[::2], args[1::2]):
         key = _decode_scalar(key_node)
@@ -467,22 +450,22 @@ def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
 
 
 def _decode_scalar(node: Any) -> Any:
-    """None, bool, str, int or float; anything else in the structure is malformed."""
+    """None, bool, str, int or float, each in its one canonical spelling; else malformed."""
     if node is None or type(node) in (bool, str, int):
         return node
     if type(node) is list and len(node) == 2 and type(node[1]) is str:
         tag, text = node
         if tag == "int" and _INT_HEX.fullmatch(text):
             value = int(text, 16)
-            if not -_INT64_MAX - 1 <= value <= _INT64_MAX:  # smaller ints are bare JSON numbers
+            if not _INT64_MIN <= value <= _INT64_MAX:  # smaller ints are bare JSON numbers
                 return value
-        if tag == "float" and _NAN_BITS.fullmatch(text):
+        elif tag == "float" and _NAN_BITS.fullmatch(text):
             value = struct.unpack(">d", bytes.fromhex(text[4:]))[0]
             if value != value:
                 return value
         elif tag == "float":
             with contextlib.suppress(ValueError):
                 value = float(text)
-                if repr(value) == text and value == value:  # one spelling per float
+                if repr(value) == text and value == value:
                     return value
     raise SerializationError(f"the structure has a malformed or unknown node {node!r:.100}")
