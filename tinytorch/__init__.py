@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
-from . import autograd, random  # noqa: F401
+from . import accelerator, autograd, backends, cuda, random  # noqa: F401
+from . import data, utils  # noqa: F401
+from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
@@ -25,6 +27,7 @@ from .ops.unary import (abs, ceil, clamp, cos, exp, expm1, floor, isfinite, isin
                         log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, square, tanh, trunc)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
+from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 
 float = float32  # noqa: A001

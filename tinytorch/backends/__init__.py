@@ -1,0 +1,2 @@
+"""``tinytorch.backends``: only the CPU exists."""
+from . import mps  # noqa: F401
