@@ -269,10 +269,10 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
-        from .autograd.node import RemovableHandle
+        from .autograd.node import RemovableHandle, _HookDict
 
         if self._hooks is None:
-            self._hooks = {}
+            self._hooks = _HookDict()
         handle = RemovableHandle(self._hooks)
         self._hooks[handle.id] = hook
         return handle
@@ -283,10 +283,10 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.node import RemovableHandle
+        from .autograd.node import RemovableHandle, _HookDict
 
         if self._post_acc_hooks is None:
-            self._post_acc_hooks = {}
+            self._post_acc_hooks = _HookDict()
         handle = RemovableHandle(self._post_acc_hooks)
         self._post_acc_hooks[handle.id] = hook
         return handle

@@ -23,6 +23,12 @@ class _Anomaly:
     check_nan = True
 
 
+class _HookDict(dict):
+    """A hooks table; plain dicts cannot be weakly referenced, and a handle must not keep one alive."""
+
+    __slots__ = ("__weakref__",)
+
+
 class RemovableHandle:
     """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook."""
 
@@ -104,7 +110,7 @@ class Node:
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
         if self._post_hooks is None:
-            self._post_hooks = {}
+            self._post_hooks = _HookDict()
         handle = RemovableHandle(self._post_hooks)
         self._post_hooks[handle.id] = fn
         return handle
@@ -112,7 +118,7 @@ class Node:
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
         if self._pre_hooks is None:
-            self._pre_hooks = {}
+            self._pre_hooks = _HookDict()
         handle = RemovableHandle(self._pre_hooks)
         self._pre_hooks[handle.id] = fn
         return handle
@@ -120,7 +126,9 @@ class Node:
     def _add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        hooks = self._tensor_pre_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self._tensor_pre_hooks[output_nr] = _HookDict()
         handle = RemovableHandle(hooks)
         hooks[handle.id] = fn
         return handle
