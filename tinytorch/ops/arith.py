@@ -58,7 +58,7 @@ class RsubBackward1(Node):
 def sub(a, b, *, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
     ta, tb, ad, bd = binary_operands(a, b)
-    if ad.dtype == np.bool_ and type(bd) is np.ndarray and bd.dtype == np.bool_:
+    if type(ad) is np.ndarray and ad.dtype == np.bool_ and type(bd) is np.ndarray and bd.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     out = as_array(ad - bd if alpha == 1 else ad - bd * alpha)
