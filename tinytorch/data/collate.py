@@ -107,12 +107,12 @@ def default_collate(batch):
         except TypeError:
             return fields
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch)))
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [default_collate(list(samples)) for samples in zip(*batch)]
+        columns = [default_collate(samples) for samples in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
         try:

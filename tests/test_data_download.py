@@ -1,0 +1,147 @@
+"""Downloading against a local http.server: good files, bad MD5 then a good mirror, truncated bodies,
+HTML error pages, dead mirrors. Nothing here touches the network beyond 127.0.0.1."""
+import gzip
+import hashlib
+import http.server
+import os
+import socket
+import threading
+
+import numpy as np
+import pytest
+
+from tinytorch.data import datasets
+from tinytorch.data.datasets import FashionMNIST
+
+FILES = ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+         "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
+
+
+def _idx(array):
+    header = bytes([0, 0, 8, array.ndim]) + b"".join(d.to_bytes(4, "big") for d in array.shape)
+    return gzip.compress(header + array.tobytes(), mtime=0)
+
+
+def _good_files():
+    rng = np.random.default_rng(0)
+    out = {}
+    for prefix, n in (("train", 6), ("t10k", 3)):
+        out[f"{prefix}-images-idx3-ubyte.gz"] = _idx(rng.integers(0, 256, (n, 28, 28), dtype=np.uint8))
+        out[f"{prefix}-labels-idx1-ubyte.gz"] = _idx(rng.integers(0, 10, n, dtype=np.uint8))
+    return out
+
+
+GOOD = _good_files()
+HTML = b"<html><body><h1>503 Service Unavailable</h1></body></html>"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Serves ``server.routes[path] = (status, body, declared_length)``; unknown paths are 404."""
+
+    def do_GET(self):
+        self.server.requests.append(self.path)
+        status, body, length = self.server.routes.get(self.path, (404, b"not found", None))
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv.routes, srv.requests = {}, []
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture
+def local_mirrors(monkeypatch, server):
+    """Point FashionMNIST at mirrors /a/ and /b/ of the local server, with the good files' MD5s."""
+    monkeypatch.setattr(FashionMNIST, "mirrors", [f"{server.url}/a/", f"{server.url}/b/"])
+    monkeypatch.setattr(FashionMNIST, "resources", [(n, hashlib.md5(GOOD[n]).hexdigest()) for n in FILES])
+    return server
+
+
+def _serve(server, mirror, content_for=lambda name: (200, GOOD[name], None)):
+    for name in FILES:
+        server.routes[f"/{mirror}/{name}"] = content_for(name)
+
+
+def _leftovers(root):
+    raw = os.path.join(root, "FashionMNIST", "raw")
+    return sorted(os.listdir(raw)) if os.path.isdir(raw) else []
+
+
+def test_download_from_first_mirror(tmp_path, local_mirrors):
+    _serve(local_mirrors, "a")
+    ds = datasets.FashionMNIST(str(tmp_path), download=True)
+    assert len(ds) == 6 and _leftovers(str(tmp_path)) == sorted(FILES)
+    assert all(r.startswith("/a/") for r in local_mirrors.requests) and len(local_mirrors.requests) == 4
+    with gzip.open(tmp_path / "FashionMNIST" / "raw" / "train-labels-idx1-ubyte.gz") as f:
+        assert ds.targets.tolist() == list(f.read()[8:])
+
+
+def test_present_files_are_not_downloaded_again(tmp_path, local_mirrors):
+    _serve(local_mirrors, "a")
+    datasets.FashionMNIST(str(tmp_path), download=True)
+    local_mirrors.requests.clear()
+    assert len(datasets.FashionMNIST(str(tmp_path), train=False, download=True)) == 3
+    assert local_mirrors.requests == []
+
+
+def _bit_flip(name):
+    body = bytearray(GOOD[name])
+    body[len(body) // 2] ^= 0x10
+    return 200, bytes(body), None
+
+
+FIRST_MIRROR_FAULTS = {
+    "bad md5 (bit flip)": _bit_flip,
+    "truncated body": lambda name: (200, GOOD[name][: len(GOOD[name]) // 2], len(GOOD[name])),
+    "html error page": lambda name: (200, HTML, None),
+    "http 404": lambda name: (404, HTML, None),
+    "http 500": lambda name: (500, HTML, None),
+}
+
+
+@pytest.mark.parametrize("fault", list(FIRST_MIRROR_FAULTS))
+def test_bad_first_mirror_falls_through_to_the_good_one(tmp_path, local_mirrors, fault):
+    _serve(local_mirrors, "a", FIRST_MIRROR_FAULTS[fault])
+    _serve(local_mirrors, "b")
+    ds = datasets.FashionMNIST(str(tmp_path), download=True)
+    assert len(ds) == 6
+    for name in FILES:
+        assert (tmp_path / "FashionMNIST" / "raw" / name).read_bytes() == GOOD[name]
+    assert _leftovers(str(tmp_path)) == sorted(FILES)  # no temporary files left behind
+    assert f"/a/{FILES[0]}" in local_mirrors.requests and f"/b/{FILES[0]}" in local_mirrors.requests
+
+
+@pytest.mark.parametrize("fault", ["bad md5 (bit flip)", "truncated body", "html error page", "http 404"])
+def test_all_mirrors_failing(tmp_path, local_mirrors, fault):
+    _serve(local_mirrors, "a", FIRST_MIRROR_FAULTS[fault])
+    _serve(local_mirrors, "b", FIRST_MIRROR_FAULTS[fault])
+    with pytest.raises(RuntimeError) as info:
+        datasets.FashionMNIST(str(tmp_path), download=True)
+    assert str(info.value) == "Error downloading train-images-idx3-ubyte.gz"
+    assert _leftovers(str(tmp_path)) == []
+
+
+def test_unreachable_mirrors(tmp_path, monkeypatch):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(FashionMNIST, "mirrors", [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/x/"])
+    with pytest.raises(RuntimeError, match="^Error downloading train-images-idx3-ubyte.gz$") as info:
+        datasets.FashionMNIST(str(tmp_path), download=True)
+    assert isinstance(info.value.__cause__, OSError)
+    assert _leftovers(str(tmp_path)) == []
+
