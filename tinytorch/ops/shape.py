@@ -407,7 +407,8 @@ def unbind(input: Tensor, dim: int = 0):
     """All slices along ``dim``, each without that dim."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
-    arrays = [x[(slice(None),) * d + (i,)] for i in range(x.shape[d])]
+    # the trailing Ellipsis keeps 1-d inputs giving 0-d views, never numpy scalars
+    arrays = [x[(slice(None),) * d + (i, Ellipsis)] for i in range(x.shape[d])]
     return _multi_output(input, arrays, UnbindBackward0, d)
 
 
