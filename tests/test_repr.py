@@ -24,7 +24,7 @@ from tinytorch._tensor_str import (
 FLOAT_DTYPES = ["float16", "float32", "float64"]
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8"]
 DTYPES = FLOAT_DTYPES + INT_DTYPES + ["bool"]
-# the function-scoped ``torch`` fixture only hands back the module, so reusing it across examples is safe
+# the function-scoped ``torch`` fixture only hands back the module: safe to reuse across examples
 def fixture_ok(max_examples):
     return settings(
         suppress_health_check=[HealthCheck.function_scoped_fixture],
@@ -72,7 +72,7 @@ def assert_same(torch, arr, **kw):
 
 @pytest.fixture(autouse=True)
 def _default_print_options():
-    """Every test starts and ends with both libraries at default options and float32 default dtype."""
+    """Each test starts and ends with default print options and float32 as default dtype."""
     set_printoptions(profile="default")
     yield
     set_printoptions(profile="default")
@@ -244,7 +244,7 @@ def test_set_printoptions_resets_sci_mode_like_pytorch():
 def test_printoptions_context_restores_after_error():
     with pytest.raises(ZeroDivisionError):
         with printoptions(precision=1, linewidth=20):
-            1 / 0
+            raise ZeroDivisionError
     assert get_printoptions() == dict(
         precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None
     )
@@ -271,7 +271,7 @@ def arrays(draw):
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=6))
     if dtype in FLOAT_DTYPES:
         elements = _float_elements(dtype)
-        if draw(st.booleans()):  # all of one scale sometimes, so int mode and fixed mode both appear
+        if draw(st.booleans()):  # whole numbers of one scale, so int mode appears often
             elements = st.integers(-50, 50).map(float)
     elif dtype == "bool":
         elements = st.booleans()
@@ -345,7 +345,8 @@ def test_real_tensors_plain(torch):
     for values in [[1.5, -2.0, 3.25], [[1.0, 2.0], [3.0, 4.0]], 3.5, [1, 2, 3], [True, False], []]:
         _same_text(tt.tensor(values), torch.tensor(values))
     _same_text(tt.tensor([1, 2], dtype=tt.int32), torch.tensor([1, 2], dtype=torch.int32))
-    _same_text(tt.tensor([0.1, 1e-7], dtype=tt.float64), torch.tensor([0.1, 1e-7], dtype=torch.float64))
+    values = [0.1, 1e-7]
+    _same_text(tt.tensor(values, dtype=tt.float64), torch.tensor(values, dtype=torch.float64))
 
 
 def test_real_tensors_with_autograd(torch):

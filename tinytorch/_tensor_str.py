@@ -189,7 +189,7 @@ def tensor_body(a: np.ndarray, floating: bool, indent: int) -> str:
 
 
 def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
-    # PyTorch measures the last line as its length + 2 (an off-by-two kept here for identical wrapping).
+    # PyTorch counts the last line as its length + 2; the off-by-two is kept so lines break alike.
     last_line_len = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
@@ -211,7 +211,7 @@ def _grad_fn_name(grad_fn: Any) -> str:
 
 
 def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -> str:
-    """What PyTorch's ``repr(t)`` prints for the same values, with ``torch.`` spelt ``tinytorch.``."""
+    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.``."""
     a = t._data
     if indent is None:
         indent = len(prefix)
