@@ -37,7 +37,7 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor of 40 bytes."""
-        from .tensor import from_numpy
+        from .factory import from_numpy
 
         st = self._rng.bit_generator.state
         raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
