@@ -13,7 +13,9 @@ from .tensor import Size, Tensor, _make
 def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     t = _make(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        if arr.dtype.kind not in "fc":  # the factories' wording, not requires_grad_()'s
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
     return t
 
 
