@@ -196,6 +196,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
+        # PyTorch words the setter's refusals differently from requires_grad_()'s
+        if self.grad_fn is not None and flag:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if flag and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -209,7 +214,7 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
@@ -222,7 +227,7 @@ class Tensor:
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                 "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                 "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.",
+                "instead. See github.com/pytorch/pytorch/pull/30531 for more information.",
                 UserWarning, stacklevel=2)
         return self._grad
 
