@@ -41,6 +41,13 @@ def _make_grads(outputs, grad_outputs):
     return grads
 
 
+def _check_count(outputs: list, grads: list) -> list:
+    """PyTorch ignores surplus gradients and refuses missing ones."""
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads[:len(outputs)]
+
+
 def _root_edges(outputs):
     edges = []
     for i, t in enumerate(outputs):
@@ -61,6 +68,13 @@ def _steal_or_copy(g):
     return _make(d.copy())
 
 
+def _copy_in_graph(g):
+    """A copy recorded as PyTorch records it (CopyBackwards): never the caller's own tensor."""
+    from ..factory import empty_like
+
+    return empty_like(g).copy_(g)
+
+
 def _accumulate(var, g, create_graph: bool) -> None:
     if var._hooks:
         for hook in list(var._hooks.values()):
@@ -71,7 +85,7 @@ def _accumulate(var, g, create_graph: bool) -> None:
         g = g.to(var.dtype)
     old = var._grad
     if old is None:
-        var._grad = g if create_graph else _steal_or_copy(g)
+        var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g)
     elif create_graph or old._requires_grad:
         var._grad = old + g
     else:
@@ -265,9 +279,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         grad_tensors = grad_variables
     if grad_tensors is None or isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors] * len(outputs) if grad_tensors is None else [grad_tensors]
-    grad_tensors = list(grad_tensors)
-    if len(grad_tensors) != len(outputs):
-        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(outputs)} gradients")
+    grad_tensors = _check_count(outputs, list(grad_tensors))
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph and not _warned_create_graph:
@@ -315,16 +327,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
+    grad_outputs = _check_count(outputs, list(grad_outputs))
+    edges = _root_edges(outputs)
     for t in inputs_t:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges = _root_edges(outputs)
-    grads = _make_grads(outputs, list(grad_outputs))
+    grads = _make_grads(outputs, grad_outputs)
     in_edges = [t._edge() for t in inputs_t]
     capture = {e: i for i, e in enumerate(in_edges)}
     captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
-    for t, e in zip(inputs_t, in_edges):
+    for i, (t, e) in enumerate(zip(inputs_t, in_edges)):
         g = captured.get(e)
         if g is not None and t.grad_fn is None and t._hooks:
             for hook in list(t._hooks.values()):
@@ -335,8 +348,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
             if materialize_grads:
                 g = _make(np.zeros(t._data.shape, dtype=t._data.dtype))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         elif not create_graph and g._requires_grad:
             g = g.detach()
         result.append(g)
