@@ -58,13 +58,22 @@ def _root_edges(outputs):
 
 
 def _steal_or_copy(g):
-    """A gradient safe to keep as ``.grad``: the array itself when nothing else can see it."""
+    """A gradient safe to keep as ``.grad``: the array itself when nothing else can see its memory.
+
+    Reference counts tell (as in PyTorch's AccumulateGrad): g is held by the engine's buffer list,
+    _accumulate's argument, ours and getrefcount's; its array by g._data, the local and the argument.
+    A view (a weight gradient arrives transposed) qualifies when its base tensor is held by it alone."""
     from ..tensor import _make
 
     d = g._data
-    # references: g._data, the local above, and getrefcount's argument
-    if d.base is None and d.flags.writeable and _getrefcount(d) <= 3 and _getrefcount(g) <= 4:
-        return _make(d)
+    if d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
+        base = d.base
+        if base is None:
+            return _make(d)
+        owner = g._base
+        if (owner is not None and owner._data is base and base.base is None and type(base) is np.ndarray
+                and _getrefcount(owner) <= 3 and _getrefcount(base) <= 4):
+            return _make(d)
     return _make(d.copy())
 
 
@@ -260,6 +269,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                 deps[nxt] = left
                 if left == 0:
                     ready.append(nxt)
+            g = out = None  # drop our references, or the next AccumulateGrad would have to copy
     finally:
         _State.enabled = prev_mode
     return captured
