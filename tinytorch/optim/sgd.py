@@ -1,0 +1,138 @@
+"""Stochastic gradient descent, with momentum, Nesterov momentum, dampening and weight decay.
+
+``sgd`` does PyTorch's single-tensor update with the same float operations in the same order, on the
+numpy arrays in place: no Tensor is built per step except a new momentum buffer on the first one.
+PyTorch's CPU kernels fuse ``a + alpha * b`` into one rounding (FMA); numpy rounds the product and the
+sum separately, so a step may differ from PyTorch's in the last bit, never more."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum), PyTorch's ``torch.optim.SGD``."""
+
+    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    @_step_without_grad
+    def step(self, closure: Callable[[], Any] | None = None):
+        """One SGD update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        state = self.state
+        for group in self.param_groups:
+            params, grads, buffers = [], [], []
+            momentum = group["momentum"]
+            for p in group["params"]:
+                grad = p.grad
+                if grad is not None:
+                    params.append(p)
+                    grads.append(grad)
+                    if momentum != 0:
+                        buffers.append(state[p].get("momentum_buffer"))
+            if not params:
+                continue
+            sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum, lr=group["lr"],
+                dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+            if momentum != 0:
+                for p, buf in zip(params, buffers):
+                    state[p]["momentum_buffer"] = buf
+        return loss
+
+
+def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
+        has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
+        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *, weight_decay: float,
+        momentum: float, lr: float | Tensor, dampening: float, nesterov: bool, maximize: bool) -> None:
+    """The SGD update in place; fills ``None`` entries of ``momentum_buffer_list`` with new buffers."""
+    if grad_scale is not None or found_inf is not None:
+        raise NotImplementedError("tinytorch's sgd does not take grad_scale or found_inf")
+    lr = _to_scalar(lr)
+    weight_decay = _to_scalar(weight_decay)
+    momentum = float(momentum)
+    for i, param in enumerate(params):
+        buf = momentum_buffer_list[i] if momentum != 0 else None
+        new_buf = _sgd_one(param, d_p_list[i], buf, weight_decay, momentum, lr, float(dampening), nesterov,
+                           maximize)
+        if new_buf is not None:
+            momentum_buffer_list[i] = new_buf
+
+
+def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float, momentum: float, lr: float,
+             dampening: float, nesterov: bool, maximize: bool) -> Tensor | None:
+    """Update one parameter; returns the momentum buffer when it was created here."""
+    p = param._data
+    d = grad._data
+    owned = False  # whether ``d`` is a scratch array of ours, free to overwrite
+    if maximize:
+        d = np.negative(d)
+        owned = True
+    if weight_decay != 0:
+        decay = np.multiply(p, weight_decay)
+        d = np.add(d, decay, out=decay)
+        owned = True
+
+    new_buf = None
+    if momentum != 0:
+        if buf is None:
+            b = d if owned else d.copy()
+            new_buf = _wrap(b)
+            owned = False  # ``d`` is the buffer now
+        else:
+            b = buf._data
+            np.multiply(b, momentum, out=b)
+            if dampening == 0:
+                np.add(b, d, out=b)
+            else:
+                damped = np.multiply(d, 1 - dampening, out=d if owned else None)
+                np.add(b, damped, out=b)
+            buf._vc[0] += 2  # mul_ and add_, as PyTorch counts them
+        if nesterov:
+            ahead = np.multiply(b, momentum)
+            d = np.add(d, ahead, out=ahead)
+            owned = True
+        else:
+            d = b
+            owned = False
+
+    step = np.multiply(d, -lr, out=d if owned else None)
+    np.add(p, step, out=p)
+    param._vc[0] += 1
+    return new_buf
