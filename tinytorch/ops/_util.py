@@ -104,5 +104,7 @@ def normalize_dims(dim, ndim: int) -> tuple:
         out = tuple(_wrap_dim(d, ndim) for d in dim)
         if len(set(out)) != len(out):
             raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
-        return out
-    return (_wrap_dim(dim, ndim),)
+    else:
+        out = (_wrap_dim(dim, ndim),)
+    # a 0-d tensor accepts dim 0 / -1 (as PyTorch), but numpy has no axis to reduce
+    return out if ndim else ()
