@@ -365,9 +365,10 @@ class MaximumBackward0(_BinaryNode):
     def backward(self, g):
         a, b = self.saved_tensors
         # ties split the gradient evenly, as PyTorch does
-        wa = (self.pick_a(a._data, b._data) + 0.5 * (a._data == b._data)).astype(g._data.dtype)
+        # asarray: on 0-d inputs numpy returns scalars, and tensors hold arrays
+        wa = np.asarray(self.pick_a(a._data, b._data) + 0.5 * (a._data == b._data), dtype=g._data.dtype)
         mask_a = _make(wa)
-        mask_b = _make((1 - wa).astype(g._data.dtype))
+        mask_b = _make(np.asarray(1 - wa, dtype=g._data.dtype))
         return fit_grad(g * mask_a, self.a_meta), fit_grad(g * mask_b, self.b_meta)
 
 
