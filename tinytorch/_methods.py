@@ -1,6 +1,8 @@
 """Attach the ops to ``Tensor`` as methods and operators (``t.sum()``, ``a + b``, ``t[0] = 1``)."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import _dtype
 from .ops import arith, index, inplace, linalg, reduce, shape, unary
 from .tensor import Tensor, _wrap_dim
@@ -18,6 +20,8 @@ def _to(self, *args, **kwargs):
     for a in args:
         if isinstance(a, _dtype.dtype):
             dtype = a
+        elif isinstance(a, np.dtype):
+            dtype = _dtype.FROM_NP[a]  # backward formulas cast gradients back with the input's numpy dtype
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif a is not None:
