@@ -237,10 +237,17 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{_dims(value._data.shape)}' to a "
+                                   f"tensor of size '{_dims(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value._data.dtype.name]}' to a tensor "
+                    f"with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter
@@ -470,6 +477,15 @@ class Tensor:
         if self._requires_grad:
             return (accumulator_of(self), 0)
         return (None, 0)
+
+
+# the C++ type names PyTorch's grad-assignment error prints
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def _rebuild(data, requires_grad):
