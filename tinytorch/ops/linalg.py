@@ -7,7 +7,7 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._util import as_array, sum_to
+from ._util import as_array, broadcast_shapes, sum_to
 from .shape import TBackward0
 
 
@@ -51,10 +51,11 @@ class _GeneralMatmul(Node):
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g2 = g
-        if a.ndim == 1:
-            g2 = g2.unsqueeze(-2)
+        # b first: for 1-d @ 1-d the gradient is 0-d and becomes (1,) then (1, 1)
         if b.ndim == 1:
             g2 = g2.unsqueeze(-1)
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
         ga = gb = None
         if self.need_a:
             ga = sum_to(g2.matmul(b2.mT), a2._data.shape).reshape(a._data.shape)
@@ -71,10 +72,33 @@ DotBackward0 = _named("DotBackward0")
 MvBackward0 = _named("MvBackward0")
 BmmBackward0 = _named("BmmBackward0")
 UnsafeViewBackward0 = _named("UnsafeViewBackward0")
+SqueezeBackward4 = _named("SqueezeBackward4")
+CloneBackward0 = _named("CloneBackward0")
+TransposeBackward0 = _named("TransposeBackward0")
+
+
+def _node_cls(a: Tensor, b: Tensor):
+    """The node PyTorch's matmul ends with: its last step depends on the ranks and on who requires grad."""
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) <= 2 and len(sb) <= 2:
+        return {(1, 1): DotBackward0, (2, 1): MvBackward0, (1, 2): SqueezeBackward4,
+                (2, 2): MmBackward0}[len(sa), len(sb)]
+    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0] and sa[0] == 1 and a._requires_grad:
+        sa = sa[1:]  # PyTorch squeezes a batch of one that requires grad, then folds
+    if len(sa) == 2 and len(sb) >= 3 and a._requires_grad:
+        # folded as (b.mT @ a.t()).mT.contiguous(): a copy unless the transpose already is contiguous
+        if sa[0] <= 1 or sb[-1] <= 1 or int(np.prod(sb[:-2])) == 0:
+            return TransposeBackward0
+        return CloneBackward0
+    return UnsafeViewBackward0
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch matmul semantics."""
+    return _matmul(a, b, None)
+
+
+def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
     if not isinstance(b, Tensor) or not isinstance(a, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
     ad, bd = a._data, b._data
@@ -84,18 +108,12 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
     if ad.shape[-1] != k_b:
         raise _shape_error(ad, bd)
+    if ad.ndim > 2 or bd.ndim > 2:
+        broadcast_shapes(ad.shape[:-2], bd.shape[:-2])  # PyTorch's text for clashing batch dims
     out = as_array(np.matmul(ad, bd))
     if _State.enabled and (a._requires_grad or b._requires_grad):
-        if ad.ndim == 2 and bd.ndim == 2:
-            cls = MmBackward0
-        elif ad.ndim == 1 and bd.ndim == 1:
-            cls = DotBackward0
-        elif ad.ndim == 2 and bd.ndim == 1:
-            cls = MvBackward0
-        elif ad.ndim == 3 and bd.ndim == 3 and ad.shape[0] == bd.shape[0]:
-            cls = BmmBackward0
-        else:
-            cls = UnsafeViewBackward0
+        if cls is None:
+            cls = _node_cls(a, b)
         node = cls((a._edge(), b._edge()))
         node.need_a, node.need_b = a._requires_grad, b._requires_grad
         node.save_for_backward(a if b._requires_grad or cls is not MmBackward0 else None,
@@ -119,7 +137,7 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._data.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    return matmul(a, b)
+    return _matmul(a, b, BmmBackward0)
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
