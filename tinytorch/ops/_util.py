@@ -33,6 +33,8 @@ def binary_operands(a, b):
     """Unpack two operands and cast their arrays to PyTorch's result dtype."""
     ta, ad = unpack(a)
     tb, bd = unpack(b)
+    if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
+        broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
     if type(ad) is ndarray:
         if ad.dtype != dt:
@@ -42,6 +44,20 @@ def binary_operands(a, b):
     if type(bd) is ndarray and bd.dtype != dt:
         bd = bd.astype(dt)
     return ta, tb, ad, bd
+
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """The broadcast of two shapes; PyTorch's error (naming the rightmost clash) when there is none."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        x = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        y = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
 
 
 def needs_grad(ta, tb=None) -> bool:
