@@ -185,10 +185,8 @@ def t(input: Tensor) -> Tensor:
 
 
 def T(input: Tensor) -> Tensor:
-    x = input._data
-    if x.ndim == 2:
-        return t(input)
-    return permute(input, tuple(range(x.ndim - 1, -1, -1)))
+    # PyTorch records ``.T`` as a permute at every rank, matrices included
+    return permute(input, tuple(range(input._data.ndim - 1, -1, -1)))
 
 
 def mT(input: Tensor) -> Tensor:
@@ -354,6 +352,10 @@ class SplitBackward0(_MultiOutput):
         return (cat(self._filled(grads), self.dim),)
 
 
+class SplitWithSizesBackward0(SplitBackward0):
+    pass
+
+
 class UnbindBackward0(_MultiOutput):
     def backward(self, *grads):
         return (stack(self._filled(grads), self.dim),)
@@ -385,13 +387,15 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0):
         if size <= 0 and not (size == 0 and n == 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         bounds = list(range(size, n, size)) if size else []
+        node_cls = SplitBackward0
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
         bounds = list(np.cumsum(sizes)[:-1])
-    return _multi_output(input, np.split(x, bounds, axis=d), SplitBackward0, d)
+        node_cls = SplitWithSizesBackward0
+    return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0):
