@@ -1,4 +1,5 @@
-"""MNIST/FashionMNIST: the shared real subset, batched vs per-sample paths, strict IDX validation."""
+"""MNIST/FashionMNIST: the shared real subset, batched vs per-sample paths, strict IDX checks."""
+
 import gzip
 import os
 import struct
@@ -12,7 +13,9 @@ from tinytorch.data import DataLoader, datasets, default_collate, transforms
 from tinytorch.data.datasets import mnist as mnist_module
 
 RAW = os.path.join(data_root(), "FashionMNIST", "raw")
-needs_shared = pytest.mark.skipif(not os.path.isdir(RAW), reason="shared FashionMNIST subset missing")
+needs_shared = pytest.mark.skipif(
+    not os.path.isdir(RAW), reason="shared FashionMNIST subset missing"
+)
 
 
 def _read_gz(name, header):
@@ -89,11 +92,21 @@ def test_batched_path_equals_per_sample_path(monkeypatch, pil):
 def test_loader_batches_identical_with_and_without_batched_transform():
     fast = datasets.FashionMNIST(data_root(), transform=_normalized())
     # a Lambda makes the chain unbatchable: every sample goes through __getitem__
-    slow = datasets.FashionMNIST(data_root(), transform=transforms.Compose(
-        [transforms.ToTensor(), transforms.Lambda(lambda x: x), transforms.Normalize((0.2860,), (0.3530,))]))
+    slow = datasets.FashionMNIST(
+        data_root(),
+        transform=transforms.Compose(
+            [
+                transforms.ToTensor(),
+                transforms.Lambda(lambda x: x),
+                transforms.Normalize((0.2860,), (0.3530,)),
+            ]
+        ),
+    )
     assert type(slow.__getitems__([0, 1])) is list
-    loaders = [DataLoader(ds, batch_size=100, shuffle=True, generator=tinytorch.Generator().manual_seed(4))
-               for ds in (fast, slow)]
+    loaders = [
+        DataLoader(ds, batch_size=100, shuffle=True, generator=tinytorch.Generator().manual_seed(4))
+        for ds in (fast, slow)
+    ]
     for (x1, y1), (x2, y2) in zip(*loaders):
         np.testing.assert_array_equal(x1.numpy(), x2.numpy())
         np.testing.assert_array_equal(y1.numpy(), y2.numpy())
@@ -112,13 +125,19 @@ def test_custom_collate_sees_plain_samples_and_mutation_drops_the_stack():
     assert tuple(img.shape) == (1, 28, 28) and type(target) is int
     batch.pop()  # a changed list must collate from what it now holds
     out = default_collate(batch)
-    assert tuple(out[0].shape) == (3, 1, 28, 28) and out[1].tolist() == ds.targets.numpy()[:3].tolist()
+    assert (
+        tuple(out[0].shape) == (3, 1, 28, 28) and out[1].tolist() == ds.targets.numpy()[:3].tolist()
+    )
 
 
 @needs_shared
 def test_target_transform_and_repr():
-    ds = datasets.FashionMNIST(data_root(), train=False, transform=_normalized(),
-                               target_transform=transforms.Lambda(lambda t: t + 100))
+    ds = datasets.FashionMNIST(
+        data_root(),
+        train=False,
+        transform=_normalized(),
+        target_transform=transforms.Lambda(lambda t: t + 100),
+    )
     assert ds[0][1] == int(ds.targets[0]) + 100
     x, y = next(iter(DataLoader(ds, batch_size=3)))
     assert y.tolist() == [t + 100 for t in ds.targets.numpy()[:3].tolist()]
@@ -132,10 +151,13 @@ def test_target_transform_and_repr():
         "               ToTensor()\n"
         "               Normalize(mean=(0.286,), std=(0.353,))\n"
         "           )\n"
-        "Target transform: Lambda()")
+        "Target transform: Lambda()"
+    )
     plain = datasets.FashionMNIST(data_root())
-    assert repr(plain) == ("Dataset FashionMNIST\n    Number of datapoints: 8192\n"
-                           f"    Root location: {data_root()}\n    Split: Train")
+    assert repr(plain) == (
+        "Dataset FashionMNIST\n    Number of datapoints: 8192\n"
+        f"    Root location: {data_root()}\n    Split: Train"
+    )
 
 
 def test_missing_dataset(tmp_path):
@@ -146,10 +168,13 @@ def test_missing_dataset(tmp_path):
 
 # -- strict IDX validation on small generated files ----------------------------------------------
 
+
 def idx_bytes(array, code=0x08, ndim=None, dims=None):
     ndim = array.ndim if ndim is None else ndim
     dims = array.shape if dims is None else dims
-    return bytes([0, 0, code, ndim]) + b"".join(struct.pack(">i", d) for d in dims) + array.tobytes()
+    return (
+        bytes([0, 0, code, ndim]) + b"".join(struct.pack(">i", d) for d in dims) + array.tobytes()
+    )
 
 
 def make_mnist(root, images=None, labels=None, gz=True, cls="MNIST", prefix="train"):
@@ -159,8 +184,10 @@ def make_mnist(root, images=None, labels=None, gz=True, cls="MNIST", prefix="tra
     lab = np.array([3, 1, 4, 1, 5], dtype=np.uint8)
     raw = os.path.join(root, cls, "raw")
     os.makedirs(raw, exist_ok=True)
-    for name, content in ((f"{prefix}-images-idx3-ubyte", idx_bytes(arr) if images is None else images),
-                          (f"{prefix}-labels-idx1-ubyte", idx_bytes(lab) if labels is None else labels)):
+    for name, content in (
+        (f"{prefix}-images-idx3-ubyte", idx_bytes(arr) if images is None else images),
+        (f"{prefix}-labels-idx1-ubyte", idx_bytes(lab) if labels is None else labels),
+    ):
         path = os.path.join(raw, name)
         if gz:
             with gzip.open(path + ".gz", "wb") as f:
@@ -177,15 +204,26 @@ CORRUPT = {
     "bad magic": (dict(images=b"\x08\x03" + idx_bytes(IMG)[2:]), "images", "magic number"),
     "too short for magic": (dict(images=b"\x00\x00"), "images", "magic number"),
     "dtype code": (dict(images=idx_bytes(IMG, code=0x0C)), "images", "dtype code 0x0C"),
-    "image ndim": (dict(images=idx_bytes(IMG.reshape(5, 784))), "images", "number of dimensions is 2"),
-    "label ndim": (dict(labels=idx_bytes(LAB.reshape(5, 1))), "labels", "number of dimensions is 2"),
+    "image ndim": (
+        dict(images=idx_bytes(IMG.reshape(5, 784))),
+        "images",
+        "number of dimensions is 2",
+    ),
+    "label ndim": (
+        dict(labels=idx_bytes(LAB.reshape(5, 1))),
+        "labels",
+        "number of dimensions is 2",
+    ),
     "dims": (dict(images=idx_bytes(np.zeros((5, 27, 28), np.uint8))), "images", "dims are 27x28"),
     "header cut": (dict(images=idx_bytes(IMG)[:10]), "images", "header"),
     "short payload": (dict(images=idx_bytes(IMG)[:-1]), "images", "truncated"),
     "trailing bytes": (dict(images=idx_bytes(IMG) + b"\x00\x00"), "images", "2 trailing bytes"),
     "label count": (dict(labels=idx_bytes(np.zeros(4, np.uint8))), "labels", "label count 4"),
-    "label range": (dict(labels=idx_bytes(np.array([0, 1, 10, 2, 3], np.uint8))), "labels",
-                    "label value 10 at index 2"),
+    "label range": (
+        dict(labels=idx_bytes(np.array([0, 1, 10, 2, 3], np.uint8))),
+        "labels",
+        "label value 10 at index 2",
+    ),
 }
 
 
@@ -212,7 +250,9 @@ def test_corrupt_gzip_stream(tmp_path):
     make_mnist(str(tmp_path))
     path = tmp_path / "MNIST" / "raw" / "train-images-idx3-ubyte.gz"
     path.write_bytes(path.read_bytes()[:-30])
-    with pytest.raises(ValueError, match="train-images-idx3-ubyte.gz: gzip stream is corrupt or truncated"):
+    with pytest.raises(
+        ValueError, match="train-images-idx3-ubyte.gz: gzip stream is corrupt or truncated"
+    ):
         datasets.MNIST(str(tmp_path))
 
 

@@ -1,5 +1,6 @@
-"""Downloading against a local http.server: good files, bad MD5 then a good mirror, truncated bodies,
-HTML error pages, dead mirrors. Nothing here touches the network beyond 127.0.0.1."""
+"""Downloading from a local http.server: good files, bad MD5 then a good mirror, truncated
+bodies, HTML error pages, dead mirrors. Nothing here touches the network beyond 127.0.0.1."""
+
 import gzip
 import hashlib
 import http.server
@@ -13,8 +14,12 @@ import pytest
 from tinytorch.data import datasets
 from tinytorch.data.datasets import FashionMNIST
 
-FILES = ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
-         "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
+FILES = [
+    "train-images-idx3-ubyte.gz",
+    "train-labels-idx1-ubyte.gz",
+    "t10k-images-idx3-ubyte.gz",
+    "t10k-labels-idx1-ubyte.gz",
+]
 
 
 def _idx(array):
@@ -26,7 +31,9 @@ def _good_files():
     rng = np.random.default_rng(0)
     out = {}
     for prefix, n in (("train", 6), ("t10k", 3)):
-        out[f"{prefix}-images-idx3-ubyte.gz"] = _idx(rng.integers(0, 256, (n, 28, 28), dtype=np.uint8))
+        out[f"{prefix}-images-idx3-ubyte.gz"] = _idx(
+            rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        )
         out[f"{prefix}-labels-idx1-ubyte.gz"] = _idx(rng.integers(0, 10, n, dtype=np.uint8))
     return out
 
@@ -67,7 +74,9 @@ def server():
 def local_mirrors(monkeypatch, server):
     """Point FashionMNIST at mirrors /a/ and /b/ of the local server, with the good files' MD5s."""
     monkeypatch.setattr(FashionMNIST, "mirrors", [f"{server.url}/a/", f"{server.url}/b/"])
-    monkeypatch.setattr(FashionMNIST, "resources", [(n, hashlib.md5(GOOD[n]).hexdigest()) for n in FILES])
+    monkeypatch.setattr(
+        FashionMNIST, "resources", [(n, hashlib.md5(GOOD[n]).hexdigest()) for n in FILES]
+    )
     return server
 
 
@@ -85,7 +94,10 @@ def test_download_from_first_mirror(tmp_path, local_mirrors):
     _serve(local_mirrors, "a")
     ds = datasets.FashionMNIST(str(tmp_path), download=True)
     assert len(ds) == 6 and _leftovers(str(tmp_path)) == sorted(FILES)
-    assert all(r.startswith("/a/") for r in local_mirrors.requests) and len(local_mirrors.requests) == 4
+    assert (
+        all(r.startswith("/a/") for r in local_mirrors.requests)
+        and len(local_mirrors.requests) == 4
+    )
     with gzip.open(tmp_path / "FashionMNIST" / "raw" / "train-labels-idx1-ubyte.gz") as f:
         assert ds.targets.tolist() == list(f.read()[8:])
 
@@ -125,7 +137,9 @@ def test_bad_first_mirror_falls_through_to_the_good_one(tmp_path, local_mirrors,
     assert f"/a/{FILES[0]}" in local_mirrors.requests and f"/b/{FILES[0]}" in local_mirrors.requests
 
 
-@pytest.mark.parametrize("fault", ["bad md5 (bit flip)", "truncated body", "html error page", "http 404"])
+@pytest.mark.parametrize(
+    "fault", ["bad md5 (bit flip)", "truncated body", "html error page", "http 404"]
+)
 def test_all_mirrors_failing(tmp_path, local_mirrors, fault):
     _serve(local_mirrors, "a", FIRST_MIRROR_FAULTS[fault])
     _serve(local_mirrors, "b", FIRST_MIRROR_FAULTS[fault])
@@ -139,9 +153,12 @@ def test_unreachable_mirrors(tmp_path, monkeypatch):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(FashionMNIST, "mirrors", [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/x/"])
-    with pytest.raises(RuntimeError, match="^Error downloading train-images-idx3-ubyte.gz$") as info:
+    monkeypatch.setattr(
+        FashionMNIST, "mirrors", [f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/x/"]
+    )
+    with pytest.raises(
+        RuntimeError, match="^Error downloading train-images-idx3-ubyte.gz$"
+    ) as info:
         datasets.FashionMNIST(str(tmp_path), download=True)
     assert isinstance(info.value.__cause__, OSError)
     assert _leftovers(str(tmp_path)) == []
-

@@ -1,5 +1,8 @@
-"""DataLoader in one process: argument errors, batches, shuffling, and default_collate vs PyTorch."""
+"""DataLoader in one process: argument errors, batches, shuffling, default_collate vs PyTorch."""
+
 import collections
+import os
+import warnings
 
 import numpy as np
 import pytest
@@ -7,8 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tinytorch
-from tinytorch.data import (BatchSampler, DataLoader, Dataset, IterableDataset, SequentialSampler,
-                            default_collate)
+from tinytorch.data import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    SequentialSampler,
+    default_collate,
+)
 
 
 class Squares(Dataset):
@@ -37,13 +46,24 @@ def _indices(loader):
 
 
 ARG_CASES = [
-    dict(batch_size=0), dict(batch_size=-1), dict(batch_size=2.5), dict(batch_size=True),
-    dict(drop_last="yes"), dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2),
-    dict(persistent_workers=True), dict(sampler=[0, 1], shuffle=True),
-    dict(batch_sampler=[[0]], batch_size=2), dict(batch_sampler=[[0]], drop_last=True),
-    dict(batch_sampler=[[0]], shuffle=True), dict(batch_size=None, drop_last=True),
-    dict(multiprocessing_context="fork"), dict(num_workers=1, multiprocessing_context="nonsense"),
-    dict(num_workers=1, multiprocessing_context=3), dict(num_workers=1, prefetch_factor=-1),
+    dict(batch_size=0),
+    dict(batch_size=-1),
+    dict(batch_size=2.5),
+    dict(batch_size=True),
+    dict(drop_last="yes"),
+    dict(num_workers=-1),
+    dict(timeout=-1),
+    dict(prefetch_factor=2),
+    dict(persistent_workers=True),
+    dict(sampler=[0, 1], shuffle=True),
+    dict(batch_sampler=[[0]], batch_size=2),
+    dict(batch_sampler=[[0]], drop_last=True),
+    dict(batch_sampler=[[0]], shuffle=True),
+    dict(batch_size=None, drop_last=True),
+    dict(multiprocessing_context="fork"),
+    dict(num_workers=1, multiprocessing_context="nonsense"),
+    dict(num_workers=1, multiprocessing_context=3),
+    dict(num_workers=1, prefetch_factor=-1),
 ]
 
 
@@ -61,8 +81,9 @@ def test_batch_size_error_text():
     assert str(info.value) == "batch_size should be a positive integer value, but got batch_size=0"
 
 
-@pytest.mark.parametrize("attr", ["batch_size", "sampler", "batch_sampler", "drop_last", "dataset",
-                                  "persistent_workers"])
+@pytest.mark.parametrize(
+    "attr", ["batch_size", "sampler", "batch_sampler", "drop_last", "dataset", "persistent_workers"]
+)
 def test_setting_attributes_after_init_matches_torch(torch, attr):
     ours, theirs = DataLoader(Squares(3)), torch.utils.data.DataLoader(Squares(3))
     assert _error(lambda: setattr(ours, attr, None)) == _error(lambda: setattr(theirs, attr, None))
@@ -73,7 +94,10 @@ def test_public_attributes():
     loader = DataLoader(ds, batch_size=4, drop_last=True)
     assert loader.dataset is ds and loader.batch_size == 4 and loader.drop_last is True
     assert isinstance(loader.sampler, SequentialSampler)
-    assert isinstance(loader.batch_sampler, BatchSampler) and loader.batch_sampler.sampler is loader.sampler
+    assert (
+        isinstance(loader.batch_sampler, BatchSampler)
+        and loader.batch_sampler.sampler is loader.sampler
+    )
     assert len(loader) == 2
 
 
@@ -81,17 +105,32 @@ def test_empty_dataset(torch):
     loader = DataLoader(Squares(0), batch_size=3)
     assert list(loader) == [] and len(loader) == 0
     ours = _error(lambda: DataLoader(Squares(0), batch_size=3, shuffle=True))
-    assert ours == (ValueError, "num_samples should be a positive integer value, but got num_samples=0")
-    assert ours == _error(lambda: torch.utils.data.DataLoader(Squares(0), batch_size=3, shuffle=True))
+    assert ours == (
+        ValueError,
+        "num_samples should be a positive integer value, but got num_samples=0",
+    )
+    assert ours == _error(
+        lambda: torch.utils.data.DataLoader(Squares(0), batch_size=3, shuffle=True)
+    )
 
 
 @settings(max_examples=80, deadline=None)
-@given(n=st.integers(1, 50), batch_size=st.integers(1, 16), drop_last=st.booleans(), shuffle=st.booleans(),
-       seed=st.integers(0, 2**32))
+@given(
+    n=st.integers(1, 50),
+    batch_size=st.integers(1, 16),
+    drop_last=st.booleans(),
+    shuffle=st.booleans(),
+    seed=st.integers(0, 2**32),
+)
 def test_every_index_exactly_once_per_epoch(n, batch_size, drop_last, shuffle, seed):
     torch = pytest.importorskip("torch")
-    loader = DataLoader(Squares(n), batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
-                        generator=tinytorch.Generator().manual_seed(seed))
+    loader = DataLoader(
+        Squares(n),
+        batch_size=batch_size,
+        shuffle=shuffle,
+        drop_last=drop_last,
+        generator=tinytorch.Generator().manual_seed(seed),
+    )
     batches = _indices(loader)
     seen = [i for b in batches for i in b]
     kept = n - n % batch_size if drop_last else n
@@ -100,8 +139,11 @@ def test_every_index_exactly_once_per_epoch(n, batch_size, drop_last, shuffle, s
         assert sorted(seen) == list(range(n))
     assert all(len(b) == batch_size for b in batches[:-1])
     assert all(len(b) == batch_size for b in batches) or not drop_last
-    assert len(loader) == len(batches) == len(torch.utils.data.DataLoader(range(n), batch_size=batch_size,
-                                                                           drop_last=drop_last))
+    assert (
+        len(loader)
+        == len(batches)
+        == len(torch.utils.data.DataLoader(range(n), batch_size=batch_size, drop_last=drop_last))
+    )
     if not shuffle:
         assert seen == list(range(kept))
 
@@ -123,8 +165,12 @@ def test_seeded_shuffle_reproducible_and_epochs_differ():
 
 def test_explicit_generator_shuffle_reproducible_across_loaders():
     def run(seed):
-        loader = DataLoader(Squares(30), batch_size=7, shuffle=True,
-                            generator=tinytorch.Generator().manual_seed(seed))
+        loader = DataLoader(
+            Squares(30),
+            batch_size=7,
+            shuffle=True,
+            generator=tinytorch.Generator().manual_seed(seed),
+        )
         return _indices(loader), _indices(loader)
 
     assert run(11) == run(11)
@@ -177,7 +223,10 @@ class Stream(IterableDataset):
 
 def test_iterable_dataset_single_process():
     assert [b.tolist() for b in DataLoader(Stream(7), batch_size=3)] == [[0, 1, 2], [3, 4, 5], [6]]
-    assert [b.tolist() for b in DataLoader(Stream(7), batch_size=3, drop_last=True)] == [[0, 1, 2], [3, 4, 5]]
+    assert [b.tolist() for b in DataLoader(Stream(7), batch_size=3, drop_last=True)] == [
+        [0, 1, 2],
+        [3, 4, 5],
+    ]
     assert len(DataLoader(Stream(7), batch_size=3)) == 3
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         DataLoader(Stream(3), shuffle=True)
@@ -213,8 +262,10 @@ COLLATE_CASES = {
     "lists": [[1, 2], [3, 4]],
     "dicts": [{"a": 1, "b": [np.arange(3), 2.0]}, {"a": 2, "b": [np.arange(3) * 2, 3.0]}],
     "namedtuples": [Point(1, np.float32(2)), Point(3, np.float32(4))],
-    "nested": [{"img": np.eye(2), "meta": (Point(1, "x"), [True, 7])},
-               {"img": np.eye(2) * 3, "meta": (Point(2, "y"), [False, 8])}],
+    "nested": [
+        {"img": np.eye(2), "meta": (Point(1, "x"), [True, 7])},
+        {"img": np.eye(2) * 3, "meta": (Point(2, "y"), [False, 8])},
+    ],
 }
 
 
@@ -229,7 +280,9 @@ def test_default_collate_matches_torch(torch, name):
 def test_default_collate_of_tensors_matches_torch(torch):
     rows = [np.arange(6, dtype=np.float32).reshape(2, 3) + i for i in range(4)]
     ours = default_collate([(tinytorch.from_numpy(r), i) for i, r in enumerate(rows)])
-    theirs = torch.utils.data.default_collate([(torch.from_numpy(r), i) for i, r in enumerate(rows)])
+    theirs = torch.utils.data.default_collate(
+        [(torch.from_numpy(r), i) for i, r in enumerate(rows)]
+    )
     assert _plain(ours, tinytorch.Tensor) == _plain(theirs, torch.Tensor)
 
 
@@ -257,7 +310,10 @@ ERROR_CASES = {
 @pytest.mark.parametrize("name", list(ERROR_CASES))
 def test_default_collate_errors_match_torch(torch, name):
     batch = ERROR_CASES[name]
-    ours, theirs = _error(lambda: default_collate(batch)), _error(lambda: torch.utils.data.default_collate(batch))
+    ours, theirs = (
+        _error(lambda: default_collate(batch)),
+        _error(lambda: torch.utils.data.default_collate(batch)),
+    )
     assert ours is not None
     assert ours[0] is theirs[0]
     if name != "objects":  # the message names the type, printed with its module
@@ -265,8 +321,12 @@ def test_default_collate_errors_match_torch(torch, name):
 
 
 def test_default_collate_promotes_dtypes_like_torch_stack(torch):
-    ours = default_collate([tinytorch.from_numpy(np.array([1, 2])), tinytorch.from_numpy(np.array([0.5, 1.0],
-                                                                                                  np.float32))])
+    ours = default_collate(
+        [
+            tinytorch.from_numpy(np.array([1, 2])),
+            tinytorch.from_numpy(np.array([0.5, 1.0], np.float32)),
+        ]
+    )
     theirs = torch.utils.data.default_collate([torch.tensor([1, 2]), torch.tensor([0.5, 1.0])])
     assert _plain(ours, tinytorch.Tensor) == _plain(theirs, torch.Tensor)
 
@@ -278,3 +338,17 @@ def test_pil_images_are_not_collated_like_torch(torch):
     assert _error(lambda: torch.utils.data.default_collate(images))[0] is TypeError
     loader = DataLoader(images, batch_size=2, collate_fn=lambda batch: batch)
     assert next(iter(loader)) == images
+
+
+def test_too_many_workers_warning_matches_torch(torch):
+    many = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    ) + 1
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        DataLoader(Squares(3), num_workers=many)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        torch.utils.data.DataLoader(Squares(3), num_workers=many)
+    assert len(ours) == 1
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]

@@ -1,4 +1,5 @@
 """Samplers, BatchSampler, Subset/ConcatDataset/random_split: orders, lengths, PyTorch's errors."""
+
 import warnings
 
 import numpy as np
@@ -7,8 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tinytorch
-from tinytorch.data import (BatchSampler, ConcatDataset, RandomSampler, SequentialSampler, StackDataset,
-                            Subset, SubsetRandomSampler, TensorDataset, WeightedRandomSampler, random_split)
+from tinytorch.data import (
+    BatchSampler,
+    ConcatDataset,
+    RandomSampler,
+    SequentialSampler,
+    StackDataset,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    random_split,
+)
 
 
 def _error(fn):
@@ -47,7 +58,9 @@ def test_random_sampler_default_generator_seeded_reproducible_and_epochs_differ(
 
 
 def test_random_sampler_num_samples_beyond_length_repeats_whole_permutations():
-    sampler = RandomSampler(range(4), num_samples=10, generator=tinytorch.Generator().manual_seed(1))
+    sampler = RandomSampler(
+        range(4), num_samples=10, generator=tinytorch.Generator().manual_seed(1)
+    )
     got = list(sampler)
     assert len(got) == len(sampler) == 10
     assert sorted(got[:4]) == sorted(got[4:8]) == [0, 1, 2, 3]
@@ -55,22 +68,29 @@ def test_random_sampler_num_samples_beyond_length_repeats_whole_permutations():
 
 
 def test_random_sampler_with_replacement():
-    sampler = RandomSampler(range(3), replacement=True, num_samples=200,
-                            generator=tinytorch.Generator().manual_seed(2))
+    sampler = RandomSampler(
+        range(3), replacement=True, num_samples=200, generator=tinytorch.Generator().manual_seed(2)
+    )
     got = list(sampler)
     assert len(got) == 200 and set(got) == {0, 1, 2}
 
 
-@pytest.mark.parametrize("kwargs", [dict(replacement=1), dict(num_samples=0), dict(num_samples=-3),
-                                    dict(num_samples=2.5)])
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(replacement=1), dict(num_samples=0), dict(num_samples=-3), dict(num_samples=2.5)],
+)
 def test_random_sampler_errors_match_torch(torch, kwargs):
-    assert _error(lambda: RandomSampler(range(5), **kwargs)) == \
-        _error(lambda: torch.utils.data.RandomSampler(range(5), **kwargs))
+    assert _error(lambda: RandomSampler(range(5), **kwargs)) == _error(
+        lambda: torch.utils.data.RandomSampler(range(5), **kwargs)
+    )
 
 
 def test_random_sampler_on_empty_dataset_matches_torch(torch):
     err = _error(lambda: RandomSampler([]))
-    assert err == (ValueError, "num_samples should be a positive integer value, but got num_samples=0")
+    assert err == (
+        ValueError,
+        "num_samples should be a positive integer value, but got num_samples=0",
+    )
     assert err == _error(lambda: torch.utils.data.RandomSampler([]))
 
 
@@ -81,7 +101,11 @@ def test_subset_random_sampler_permutes_the_given_indices():
 
 
 def test_weighted_random_sampler_never_draws_zero_weight():
-    got = list(WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 300, generator=tinytorch.Generator().manual_seed(0)))
+    got = list(
+        WeightedRandomSampler(
+            [0.0, 1.0, 0.0, 3.0], 300, generator=tinytorch.Generator().manual_seed(0)
+        )
+    )
     assert set(got) == {1, 3}
     assert 150 < got.count(3) < 300  # 3:1 odds; a broken weighting lands far outside
 
@@ -91,13 +115,17 @@ def test_weighted_random_sampler_never_draws_zero_weight():
 def test_batch_sampler_equals_torch(n, batch_size, drop_last):
     torch = pytest.importorskip("torch")
     ours = BatchSampler(SequentialSampler(range(n)), batch_size, drop_last)
-    theirs = torch.utils.data.BatchSampler(torch.utils.data.SequentialSampler(range(n)), batch_size, drop_last)
+    theirs = torch.utils.data.BatchSampler(
+        torch.utils.data.SequentialSampler(range(n)), batch_size, drop_last
+    )
     assert list(ours) == list(theirs)
     assert len(ours) == len(theirs) == len(list(ours))
 
 
-@pytest.mark.parametrize("batch_size, drop_last", [(0, False), (-1, False), (2.5, False), (True, False),
-                                                   (2, "yes"), (2, 1)])
+@pytest.mark.parametrize(
+    "batch_size, drop_last",
+    [(0, False), (-1, False), (2.5, False), (True, False), (2, "yes"), (2, 1)],
+)
 def test_batch_sampler_errors_match_torch(torch, batch_size, drop_last):
     err = _error(lambda: BatchSampler(range(4), batch_size, drop_last))
     assert err is not None and err[0] is ValueError
@@ -170,7 +198,9 @@ def test_tensor_dataset_items():
 @pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.3, 0.3, 0.4], [0.5, 0.5], [1 / 3] * 3])
 def test_random_split_lengths_match_torch_and_partition(torch, lengths):
     ours = random_split(range(10), lengths, generator=tinytorch.Generator().manual_seed(0))
-    theirs = torch.utils.data.random_split(range(10), lengths, generator=torch.Generator().manual_seed(0))
+    theirs = torch.utils.data.random_split(
+        range(10), lengths, generator=torch.Generator().manual_seed(0)
+    )
     assert [len(s) for s in ours] == [len(s) for s in theirs]
     everything = sorted(i for s in ours for i in s.indices)
     assert everything == list(range(10))
@@ -184,10 +214,12 @@ def test_random_split_is_a_seeded_permutation():
 
 
 def test_random_split_errors_and_warning_match_torch(torch):
-    assert _error(lambda: random_split(range(10), [3, 8])) == \
-        _error(lambda: torch.utils.data.random_split(range(10), [3, 8]))
-    assert _error(lambda: random_split(range(10), [1.5, -0.5])) == \
-        _error(lambda: torch.utils.data.random_split(range(10), [1.5, -0.5]))
+    assert _error(lambda: random_split(range(10), [3, 8])) == _error(
+        lambda: torch.utils.data.random_split(range(10), [3, 8])
+    )
+    assert _error(lambda: random_split(range(10), [1.5, -0.5])) == _error(
+        lambda: torch.utils.data.random_split(range(10), [1.5, -0.5])
+    )
     with warnings.catch_warnings(record=True) as ours:
         warnings.simplefilter("always")
         random_split(range(1), [0.1, 0.9])

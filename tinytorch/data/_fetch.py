@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 def fetch_map(dataset, index, auto_collation: bool, collate_fn):
-    """A map-style batch: ``__getitems__`` in one call when the dataset has it, else one call per index."""
+    """A map-style batch: one ``__getitems__`` call if the dataset has one, else one per index."""
     if auto_collation:
         getitems = getattr(dataset, "__getitems__", None)
         if callable(getitems):
@@ -16,7 +16,7 @@ def fetch_map(dataset, index, auto_collation: bool, collate_fn):
 
 
 class IterableFetcher:
-    """Pulls the next batch from one pass over an iterable dataset; StopIteration when it runs dry."""
+    """The next batch of one pass over an iterable dataset; StopIteration when the pass ends."""
 
     def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool) -> None:
         self.iterator = iter(dataset)

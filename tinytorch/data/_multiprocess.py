@@ -53,9 +53,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 worker = ctx.Process(
                     target=worker_loop,
                     args=(self._dataset_kind == _DatasetKind.Iterable, self._dataset, index_queue,
-                          self._result_queue, self._auto_collation, self._collate_fn, self._drop_last,
-                          self._base_seed, loader.worker_init_fn, worker_id, self._num_workers,
-                          self._owner_pid),
+                          self._result_queue, self._auto_collation, self._collate_fn,
+                          self._drop_last, self._base_seed, loader.worker_init_fn, worker_id,
+                          self._num_workers, self._owner_pid),
                     daemon=True)
                 worker.start()
                 self._index_queues.append(index_queue)

@@ -20,7 +20,8 @@ def wrap(array: np.ndarray) -> Tensor:
 def is_torch_tensor(x) -> bool:
     """True for PyTorch's own tensors, recognised without importing torch."""
     cls = type(x)
-    return cls.__module__.partition(".")[0] == "torch" and hasattr(x, "detach") and hasattr(x, "numpy")
+    return (cls.__module__.partition(".")[0] == "torch" and hasattr(x, "detach")
+            and hasattr(x, "numpy"))
 
 
 def torch_to_numpy(x) -> np.ndarray:
@@ -29,13 +30,13 @@ def torch_to_numpy(x) -> np.ndarray:
 
 
 def stack_arrays(arrays: list) -> np.ndarray:
-    """``np.stack`` with PyTorch's ``stack`` rules: equal shapes required, dtypes promoted as torch does."""
+    """``np.stack`` under PyTorch's ``stack`` rules: equal shapes, dtypes promoted as torch does."""
     first = arrays[0]
     shape, dtype = first.shape, first.dtype
     for i, a in enumerate(arrays):
         if a.shape != shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at "
-                               f"entry 0 and {list(a.shape)} at entry {i}")
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} "
+                               f"at entry 0 and {list(a.shape)} at entry {i}")
         if a.dtype != dtype:
             dtype = PROMOTE.get((dtype, a.dtype)) or np.promote_types(dtype, a.dtype)
     return np.stack(arrays, dtype=dtype, casting="unsafe")

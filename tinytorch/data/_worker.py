@@ -29,7 +29,7 @@ POLL_INTERVAL_S = 0.1
 
 @dataclass(frozen=True, slots=True)
 class WorkerInfo:
-    """Who this worker is: its ``id`` among ``num_workers``, its ``seed``, and its copy of the dataset."""
+    """This worker's ``id`` among ``num_workers``, its ``seed``, and its copy of the dataset."""
 
     id: int
     num_workers: int
@@ -43,7 +43,7 @@ _worker_info: WorkerInfo | None = None
 
 
 def get_worker_info() -> WorkerInfo | None:
-    """The current worker's ``WorkerInfo`` inside a DataLoader worker; ``None`` in the main process."""
+    """The current worker's ``WorkerInfo`` inside a worker; ``None`` in the main process."""
     return _worker_info
 
 
@@ -54,7 +54,7 @@ class _KeyErrorMessage(str):
 
 
 class ExceptionWrapper:
-    """An exception caught in a worker, carried to the main process as its type and formatted traceback."""
+    """An exception caught in a worker, sent to the main process as type and formatted traceback."""
 
     def __init__(self, exc_info=None, where: str = "in background") -> None:
         exc_info = exc_info or sys.exc_info()
@@ -95,9 +95,9 @@ def _seed_everything(base_seed: int, worker_id: int) -> int:
     return seed
 
 
-def worker_loop(is_iterable: bool, dataset, index_queue, result_queue, auto_collation: bool, collate_fn,
-                drop_last: bool, base_seed: int, init_fn, worker_id: int, num_workers: int,
-                parent_pid: int) -> None:
+def worker_loop(is_iterable: bool, dataset, index_queue, result_queue, auto_collation: bool,
+                collate_fn, drop_last: bool, base_seed: int, init_fn, worker_id: int,
+                num_workers: int, parent_pid: int) -> None:
     """Serve batches until told to stop or until the main process disappears."""
     global _worker_info
     # Ctrl-C reaches the whole process group; the main process handles it and shuts workers down
@@ -130,8 +130,8 @@ def worker_loop(is_iterable: bool, dataset, index_queue, result_queue, auto_coll
             try:
                 if is_iterable:
                     if fetcher_epoch != epoch:
-                        fetcher, fetcher_epoch = IterableFetcher(dataset, auto_collation, collate_fn,
-                                                                 drop_last), epoch
+                        fetcher = IterableFetcher(dataset, auto_collation, collate_fn, drop_last)
+                        fetcher_epoch = epoch
                     try:
                         data = fetcher.fetch(index)
                     except StopIteration:

@@ -16,8 +16,8 @@ from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wra
 
 __all__ = ["default_collate", "default_convert"]
 
-_ERR_FORMAT = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-               "found {}")
+_ERR_FORMAT = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+               "lists; found {}")
 # numpy dtype strings of bytes, unicode and object arrays: these cannot become tensors
 _NP_STR_OBJ = re.compile(r"[SaUO]")
 
@@ -66,7 +66,7 @@ def _stack_tensors(batch: list) -> Tensor:
 
 
 def _numbers_tensor(batch: list) -> Tensor:
-    """``tensor(batch)`` for Python numbers: all bools -> bool, all ints -> int64, else default float."""
+    """``tensor(batch)`` for Python numbers: bools -> bool, ints -> int64, else default float."""
     if all(type(x) is bool for x in batch):
         return wrap(np.array(batch, dtype=np.bool_))
     if all(isinstance(x, int) for x in batch):

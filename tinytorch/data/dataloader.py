@@ -21,6 +21,11 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _d
 __all__ = ["DataLoader"]
 
 
+# PyTorch refuses to change these once the loader exists: its iterators have read them
+_FROZEN_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                      "persistent_workers")
+
+
 class _DatasetKind:
     Map = 0
     Iterable = 1
@@ -35,25 +40,28 @@ class _InfiniteConstantSampler(Sampler):
 
 
 class DataLoader:
-    """Iterate over ``dataset`` in batches, optionally shuffled, optionally loaded by worker processes."""
+    """Iterate over ``dataset`` in batches, optionally shuffled, optionally loaded by workers."""
 
     _initialized = False
 
     def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
-                 sampler: Sampler | Iterable | None = None, batch_sampler: Sampler | Iterable | None = None,
-                 num_workers: int = 0, collate_fn: Callable | None = None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable | None = None,
-                 multiprocessing_context=None, generator: Generator | None = None, *,
-                 prefetch_factor: int | None = None, persistent_workers: bool = False,
-                 pin_memory_device: str = "", in_order: bool = True) -> None:
+                 sampler: Sampler | Iterable | None = None,
+                 batch_sampler: Sampler | Iterable | None = None, num_workers: int = 0,
+                 collate_fn: Callable | None = None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable | None = None, multiprocessing_context=None,
+                 generator: Generator | None = None, *, prefetch_factor: int | None = None,
+                 persistent_workers: bool = False, pin_memory_device: str = "",
+                 in_order: bool = True) -> None:
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                             "disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
-                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
         elif prefetch_factor is not None and prefetch_factor < 0:
@@ -73,15 +81,14 @@ class DataLoader:
 
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = _DatasetKind.Iterable
+            head = "DataLoader with IterableDataset: expected unspecified"
             if shuffle not in {False, None}:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle option, "
-                                 f"but got shuffle={shuffle}")
+                raise ValueError(f"{head} shuffle option, but got shuffle={shuffle}")
             if sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler option, "
-                                 f"but got sampler={sampler}")
+                raise ValueError(f"{head} sampler option, but got sampler={sampler}")
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler "
-                                 f"option, but got batch_sampler={batch_sampler}")
+                raise ValueError(f"{head} batch_sampler option, but got "
+                                 f"batch_sampler={batch_sampler}")
         else:
             shuffle = bool(shuffle)
             self._dataset_kind = _DatasetKind.Map
@@ -90,13 +97,13 @@ class DataLoader:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
-                                 "sampler, and drop_last")
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
-                             "with drop_last")
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:
@@ -129,23 +136,26 @@ class DataLoader:
     def multiprocessing_context(self, context) -> None:
         if context is not None:
             if self.num_workers <= 0:
-                raise ValueError("multiprocessing_context can only be used with multi-process loading "
-                                 f"(num_workers > 0), but got num_workers={self.num_workers}")
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got "
+                                 f"num_workers={self.num_workers}")
             if isinstance(context, str):
                 methods = multiprocessing.get_all_start_methods()
                 if context not in methods:
-                    raise ValueError("multiprocessing_context option should specify a valid start method "
-                                     f"in {methods!r}, but got multiprocessing_context={context!r}")
+                    raise ValueError("multiprocessing_context option should specify a valid start "
+                                     f"method in {methods!r}, but got "
+                                     f"multiprocessing_context={context!r}")
                 context = multiprocessing.get_context(context)
             if not isinstance(context, multiprocessing.context.BaseContext):
-                raise TypeError("multiprocessing_context option should be a valid context object or a "
-                                f"string specifying the start method, but got multiprocessing_context={context}")
+                raise TypeError("multiprocessing_context option should be a valid context object "
+                                "or a string specifying the start method, but got "
+                                f"multiprocessing_context={context}")
         self._multiprocessing_context = context
 
     def __setattr__(self, attr, val) -> None:
-        if self._initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
-                                          "persistent_workers"):
-            raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is initialized")
+        if self._initialized and attr in _FROZEN_AFTER_INIT:
+            raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is "
+                             "initialized")
         super().__setattr__(attr, val)
 
     @property
@@ -178,7 +188,8 @@ class DataLoader:
         if self._dataset_kind == _DatasetKind.Iterable:
             length = len(self.dataset)
             if self.batch_size is not None:
-                length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
+                rounding = math.floor if self.drop_last else math.ceil
+                length = rounding(length / self.batch_size)
             return length
         return len(self._index_sampler)
 
@@ -193,16 +204,17 @@ class DataLoader:
         if suggest is not None and self.num_workers <= suggest:
             return
         if suggest is None:
-            suggestion = ("DataLoader is not able to compute a suggested max number of worker in current "
-                          "system.")
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker in "
+                          "current system.")
         else:
-            suggestion = (f"Our suggested max number of worker in current system is {suggest}"
-                          f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, which is "
-                          "smaller than what this DataLoader is going to create.")
+            caveat = "" if cpuset_checked else " (`cpuset` is not taken into account)"
+            suggestion = ("Our suggested max number of worker in current system is "
+                          f"{suggest}{caveat}, which is smaller than what this DataLoader is going "
+                          "to create.")
         warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. "
-                      f"{suggestion} Please be aware that excessive worker creation might get DataLoader "
-                      "running slow or even freeze, lower the worker number to avoid potential "
-                      "slowness/freeze if necessary.", stacklevel=2)
+                      f"{suggestion} Please be aware that excessive worker creation might get "
+                      "DataLoader running slow or even freeze, lower the worker number to avoid "
+                      "potential slowness/freeze if necessary.", stacklevel=2)
 
 
 class _BaseDataLoaderIter:

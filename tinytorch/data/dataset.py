@@ -1,4 +1,4 @@
-"""Datasets: map-style (``__getitem__`` + ``__len__``) and iterable-style, and ways to combine them."""
+"""Datasets: map-style (``__getitem__`` + ``__len__``), iterable-style, and ways to combine them."""
 from __future__ import annotations
 
 import bisect
@@ -15,7 +15,7 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
 
 
 class Dataset:
-    """A map from keys (usually 0..len-1) to samples. Subclasses define ``__getitem__`` and ``__len__``.
+    """A map from keys (usually 0..len-1) to samples; subclasses define ``__getitem__``/``__len__``.
 
     A subclass may also define ``__getitems__(indices)`` returning the list of samples for a whole
     batch in one call; the DataLoader then uses it instead of one ``__getitem__`` per sample."""
@@ -28,7 +28,7 @@ class Dataset:
 
 
 class IterableDataset(Dataset):
-    """A stream of samples: subclasses define ``__iter__``. Each DataLoader worker iterates its own copy."""
+    """A stream of samples: subclasses define ``__iter__``. Each worker iterates its own copy."""
 
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
@@ -55,8 +55,8 @@ class StackDataset(Dataset):
     def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
         if args:
             if kwargs:
-                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) "
-                                 "like input/output, but both types are given.")
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                                 "``kwargs``) like input/output, but both types are given.")
             self._length = len(args[0])
             if any(self._length != len(dataset) for dataset in args):
                 raise ValueError("Size mismatch between datasets")
@@ -145,8 +145,8 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
         lengths = counts
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                              stacklevel=2)
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
+                              "dataset.", stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = _randperm(sum(lengths), generator)

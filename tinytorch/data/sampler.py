@@ -1,4 +1,4 @@
-"""Samplers: which dataset indices an epoch visits, and in what order (PyTorch's classes and checks).
+"""Samplers: which dataset indices an epoch visits, in what order (PyTorch's classes and checks).
 
 Randomness comes from a ``tinytorch.Generator``. With none given, ``RandomSampler`` draws a fresh
 seed from the default generator at the start of each pass, as PyTorch does, so
@@ -19,7 +19,7 @@ _SEED_BOUND = 1 << 63  # PyTorch's seeds come from int64 random_(): [0, 2**63)
 
 
 def _draw_seed(generator: Generator | None) -> int:
-    """One seed from ``generator`` (the default one for None), as PyTorch's ``random_()`` draws it."""
+    """One seed from ``generator`` (the default one for None), drawn as PyTorch's ``random_()``."""
     return int(_np_rng(generator).integers(0, _SEED_BOUND))
 
 
@@ -50,14 +50,15 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """A random permutation of the indices, or ``num_samples`` draws with replacement."""
 
-    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
-                 generator: Generator | None = None) -> None:
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Generator | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
         if not isinstance(self.replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={self.replacement}")
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
@@ -104,9 +105,11 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Generator | None = None) -> None:
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
         if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
         weights_array = np.asarray(weights, dtype=np.float64)
         if weights_array.ndim != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "
@@ -118,7 +121,8 @@ class WeightedRandomSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         p = self.weights / self.weights.sum()
-        draws = _np_rng(self.generator).choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
+        draws = _np_rng(self.generator).choice(len(p), size=self.num_samples,
+                                               replace=self.replacement, p=p)
         yield from draws.tolist()
 
     def __len__(self) -> int:
@@ -130,7 +134,8 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler: Sampler | Iterable[int], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler

@@ -33,7 +33,8 @@ def _is_pil_image(x) -> bool:
 
 def _pil_to_hwc(pic) -> np.ndarray:
     # the numpy dtypes torchvision reads each PIL mode as; everything else is 8 bits per channel
-    wide = {"I": np.int32, "I;16": np.int16 if sys.byteorder == "little" else np.dtype(">i2"), "F": np.float32}
+    wide = {"I": np.int32, "F": np.float32,
+            "I;16": np.int16 if sys.byteorder == "little" else np.dtype(">i2")}
     arr = np.array(pic, dtype=wide.get(pic.mode, np.uint8), copy=True)
     if pic.mode == "1":
         arr = 255 * arr
@@ -45,7 +46,7 @@ def _bytes_to_float(chw: np.ndarray) -> np.ndarray:
 
 
 class ToTensor:
-    """PIL image or H x W (x C) array -> C x H x W tensor; uint8 is scaled to [0, 1] floats, others kept."""
+    """PIL image or H x W (x C) array -> C x H x W tensor; uint8 scaled to [0, 1], others kept."""
 
     def __call__(self, pic) -> Tensor:
         if not (_is_pil_image(pic) or isinstance(pic, np.ndarray)):
@@ -74,8 +75,8 @@ def _broadcast_error(a: tuple, b: tuple) -> RuntimeError:
     a_full, b_full = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
     for dim in range(n - 1, -1, -1):
         if a_full[dim] != b_full[dim] and 1 not in (a_full[dim], b_full[dim]):
-            return RuntimeError(f"The size of tensor a ({a_full[dim]}) must match the size of tensor b "
-                                f"({b_full[dim]}) at non-singleton dimension {dim}")
+            return RuntimeError(f"The size of tensor a ({a_full[dim]}) must match the size of "
+                                f"tensor b ({b_full[dim]}) at non-singleton dimension {dim}")
     return RuntimeError(f"shapes {list(a)} and {list(b)} do not broadcast")
 
 
@@ -99,8 +100,8 @@ class Normalize:
         mean = np.asarray(self.mean, dtype=x.dtype)
         std = np.asarray(self.std, dtype=x.dtype)
         if (std == 0).any():
-            raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading to "
-                             "division by zero.")
+            raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading "
+                             "to division by zero.")
         if mean.ndim == 1:
             mean = mean.reshape(-1, 1, 1)
         if std.ndim == 1:
@@ -111,8 +112,8 @@ class Normalize:
             except ValueError:
                 raise _broadcast_error(x.shape, stat.shape) from None
             if out_shape != x.shape:
-                raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
-                                   f"{list(out_shape)}")
+                raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
+                                   f"shape {list(out_shape)}")
         if self.inplace:
             np.subtract(x, mean, out=x)
             np.divide(x, std, out=x)
@@ -172,7 +173,7 @@ class Compose:
 
 
 def batch_transform(transform, images: ImageBatch):
-    """``transform`` applied to a whole batch at once, or NotImplemented when it has no batched form."""
+    """``transform`` applied to a whole batch at once; NotImplemented if it has no batched form."""
     if transform is None:
         return NotImplemented
     step = getattr(transform, "_batch", None)
@@ -184,6 +185,7 @@ def to_tensor(pic) -> Tensor:
     return ToTensor()(pic)
 
 
-def normalize(tensor: Tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False) -> Tensor:
+def normalize(tensor: Tensor, mean: Sequence[float], std: Sequence[float],
+              inplace: bool = False) -> Tensor:
     """Functional form of ``Normalize``."""
     return Normalize(mean, std, inplace)(tensor)

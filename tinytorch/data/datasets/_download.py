@@ -29,7 +29,8 @@ def _fetch(url: str, target: str, md5: str | None, timeout: float) -> None:
     try:
         digest = hashlib.md5()
         request = urllib.request.Request(url, headers={"User-Agent": "tinytorch"})
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request, timeout=timeout) as response:
+        with os.fdopen(fd, "wb") as out, \
+                urllib.request.urlopen(request, timeout=timeout) as response:
             while chunk := response.read(_CHUNK):
                 digest.update(chunk)
                 out.write(chunk)
@@ -48,7 +49,7 @@ def _fetch(url: str, target: str, md5: str | None, timeout: float) -> None:
 
 def download_from_mirrors(filename: str, md5: str | None, mirrors: list[str], folder: str,
                           timeout: float = _TIMEOUT_S) -> str:
-    """Download ``filename`` into ``folder`` from the first mirror that serves it intact; return its path.
+    """Download ``filename`` into ``folder`` from the first mirror with it intact; return its path.
 
     Raises RuntimeError "Error downloading <filename>" when every mirror fails; the last failure is
     chained as its cause."""

@@ -20,19 +20,20 @@ _CODE_NAMES = {0x08: "unsigned byte", 0x09: "signed byte", 0x0B: "int16", 0x0C: 
 
 
 def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.ndarray:
-    """The uint8 array in an IDX file's bytes, checked against ``ndim`` and per-item ``item_shape``."""
+    """The uint8 array in an IDX file's bytes, checked against ``ndim`` and ``item_shape``."""
     size = len(buf)
     if size < 4:
-        raise ValueError(f"{name}: magic number: the file is {size} bytes long, too short for the 4-byte "
-                         "IDX magic number")
+        raise ValueError(f"{name}: magic number: the file is {size} bytes long, too short for the "
+                         "4-byte IDX magic number")
     if buf[0] != 0 or buf[1] != 0:
-        raise ValueError(f"{name}: magic number 0x{int.from_bytes(buf[:4], 'big'):08X} is not an IDX magic "
-                         "number (its first two bytes must be zero)")
+        magic = int.from_bytes(buf[:4], "big")
+        raise ValueError(f"{name}: magic number 0x{magic:08X} is not an IDX magic number (its "
+                         "first two bytes must be zero)")
     code, file_ndim = buf[2], buf[3]
     if code != _UBYTE_CODE:
         kind = _CODE_NAMES.get(code, "unknown")
-        raise ValueError(f"{name}: dtype code 0x{code:02X} ({kind}) in the magic number; MNIST files hold "
-                         f"unsigned bytes (0x{_UBYTE_CODE:02X})")
+        raise ValueError(f"{name}: dtype code 0x{code:02X} ({kind}) in the magic number; MNIST "
+                         f"files hold unsigned bytes (0x{_UBYTE_CODE:02X})")
     if file_ndim != ndim:
         raise ValueError(f"{name}: number of dimensions is {file_ndim}; expected {ndim}")
     header = 4 + 4 * ndim
@@ -46,11 +47,11 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
     expected = int(np.prod(dims, dtype=np.int64))
     payload = size - header
     if payload < expected:
-        raise ValueError(f"{name}: payload is {payload} bytes but the header's dims {list(dims)} need "
-                         f"{expected}: the file is truncated")
+        raise ValueError(f"{name}: payload is {payload} bytes but the header's dims {list(dims)} "
+                         f"need {expected}: the file is truncated")
     if payload > expected:
-        raise ValueError(f"{name}: payload has {payload - expected} trailing bytes after the {expected} "
-                         f"that the header's dims {list(dims)} describe")
+        raise ValueError(f"{name}: payload has {payload - expected} trailing bytes after the "
+                         f"{expected} that the header's dims {list(dims)} describe")
     # a copy, so the dataset owns writable memory rather than a view of the file's bytes
     return np.frombuffer(buf, dtype=np.uint8, count=expected, offset=header).reshape(dims).copy()
 
@@ -66,8 +67,9 @@ def _read_bytes(path: str) -> bytes:
         raise ValueError(f"{path}: gzip stream is corrupt or truncated ({err})") from err
 
 
-def read_idx_file(folder: str, basename: str, ndim: int, item_shape: tuple = ()) -> tuple[np.ndarray, str]:
-    """Read ``basename`` from ``folder``, as the extracted raw file if present, else ``basename.gz``.
+def read_idx_file(folder: str, basename: str, ndim: int,
+                  item_shape: tuple = ()) -> tuple[np.ndarray, str]:
+    """Read ``basename`` from ``folder``: the extracted raw file if present, else ``basename.gz``.
 
     A raw file that fails validation while the .gz beside it is present is taken for an interrupted
     extraction and the .gz is read instead. Returns the array and the path actually read."""

@@ -89,8 +89,9 @@ class MNIST(Dataset):
         self.root = os.path.expanduser(root) if isinstance(root, str) else root
         self.transform = transform
         self.target_transform = target_transform
-        has_transforms = transform is not None or target_transform is not None
-        self.transforms = _StandardTransform(transform, target_transform) if has_transforms else None
+        self.transforms = None
+        if transform is not None or target_transform is not None:
+            self.transforms = _StandardTransform(transform, target_transform)
         self.train = train
         if download:
             self.download()
@@ -118,7 +119,7 @@ class MNIST(Dataset):
         return all(self._present(name) for name in self._split_files())
 
     def download(self) -> None:
-        """Fetch every resource not already present (as .gz or extracted) from the first good mirror."""
+        """Fetch each resource not present (as .gz or extracted) from the first good mirror."""
         for filename, md5 in self.resources:
             if not self._present(os.path.splitext(filename)[0]):
                 download_from_mirrors(filename, md5, self.mirrors, self.raw_folder)
@@ -128,13 +129,13 @@ class MNIST(Dataset):
         images, images_path = read_idx_file(self.raw_folder, images_name, 3, self.image_size)
         labels, labels_path = read_idx_file(self.raw_folder, labels_name, 1)
         if len(labels) != len(images):
-            raise ValueError(f"{labels_path}: label count {len(labels)} does not match the image count "
-                             f"{len(images)} of {images_path}")
+            raise ValueError(f"{labels_path}: label count {len(labels)} does not match the image "
+                             f"count {len(images)} of {images_path}")
         n_classes = len(self.classes)
         bad = np.flatnonzero(labels >= n_classes)
         if bad.size:
-            raise ValueError(f"{labels_path}: label value {labels[bad[0]]} at index {bad[0]} is outside "
-                             f"0-{n_classes - 1}")
+            raise ValueError(f"{labels_path}: label value {labels[bad[0]]} at index {bad[0]} is "
+                             f"outside 0-{n_classes - 1}")
         return wrap(images), wrap(labels.astype(np.int64))
 
     def _image(self, pixels: np.ndarray):
@@ -151,7 +152,7 @@ class MNIST(Dataset):
         return img, target
 
     def __getitems__(self, indices: list) -> list:
-        """The samples at ``indices``; with a batchable transform, also carrying their stacked batch."""
+        """The samples at ``indices``; with a batchable transform they carry their stacked batch."""
         if self.target_transform is None and self.transform is not None:
             images = batch_transform(self.transform, ImageBatch(_as_array(self.data)[indices]))
             if isinstance(images, Tensor):
@@ -175,7 +176,8 @@ class MNIST(Dataset):
         if self.transforms is not None:
             body.append(repr(self.transforms))
         # as torchvision: only each entry's first line is indented
-        return "\n".join([f"Dataset {type(self).__name__}"] + [" " * self._repr_indent + line for line in body])
+        indent = " " * self._repr_indent
+        return "\n".join([f"Dataset {type(self).__name__}"] + [indent + line for line in body])
 
 
 class FashionMNIST(MNIST):
@@ -188,5 +190,5 @@ class FashionMNIST(MNIST):
         ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
         ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
     ]
-    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-               "Ankle boot"]
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
+               "Bag", "Ankle boot"]
