@@ -216,6 +216,7 @@ CORRUPT = {
     ),
     "dims": (dict(images=idx_bytes(np.zeros((5, 27, 28), np.uint8))), "images", "dims are 27x28"),
     "header cut": (dict(images=idx_bytes(IMG)[:10]), "images", "header"),
+    "negative count": (dict(images=idx_bytes(IMG, dims=(-5, 28, 28))), "images", "count -5"),
     "short payload": (dict(images=idx_bytes(IMG)[:-1]), "images", "truncated"),
     "trailing bytes": (dict(images=idx_bytes(IMG) + b"\x00\x00"), "images", "2 trailing bytes"),
     "label count": (dict(labels=idx_bytes(np.zeros(4, np.uint8))), "labels", "label count 4"),

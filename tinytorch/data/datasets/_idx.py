@@ -44,6 +44,8 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
     if dims[1:] != tuple(item_shape):
         raise ValueError(f"{name}: dims are {'x'.join(map(str, dims[1:]))}; expected "
                          f"{'x'.join(map(str, item_shape))}")
+    if dims[0] < 0:
+        raise ValueError(f"{name}: dims: the item count {dims[0]} is negative")
     expected = int(np.prod(dims, dtype=np.int64))
     payload = size - header
     if payload < expected:
