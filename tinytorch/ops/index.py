@@ -37,17 +37,41 @@ def _convert_key(key):
     return tuple(out), advanced
 
 
-def _node_name(key, advanced: bool) -> str:
+def _basic_steps(key, shape: tuple):
+    """PyTorch's view-making steps for the basic items of ``key``: (item, is a no-op full slice)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif k is None:
+            yield k, False
+        elif isinstance(k, np.ndarray):
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        elif isinstance(k, slice):
+            yield k, (k.start in (None, 0) and k.step in (None, 1)
+                      and (k.stop is None or (dim < len(shape) and k.stop >= shape[dim])))
+            dim += 1
+        else:
+            yield k, False
+            dim += 1
+
+
+def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
+    """The node of PyTorch's last indexing step; in a tuple key, full slices (``x[1, :]``) are skipped."""
     if advanced:
         return "IndexBackward0"
-    for k in reversed(key):
-        if isinstance(k, slice):
-            return "SliceBackward0"
-        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            return "SelectBackward0"
+    name = "AliasBackward0"
+    for k, full in _basic_steps(key, shape):
         if k is None:
-            return "UnsqueezeBackward0"
-    return "AliasBackward0"
+            name = "UnsqueezeBackward0"
+        elif isinstance(k, slice):
+            if single or not full:
+                name = "SliceBackward0"
+        else:
+            name = "SelectBackward0"
+    return name
 
 
 class _IndexNode(Node):
@@ -79,6 +103,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
 def getitem(input: Tensor, key) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
     x = input._data
+    single = not isinstance(key, tuple)
     key, advanced = _convert_key(key)
     _check_bounds(x, key)
     try:
@@ -88,7 +113,7 @@ def getitem(input: Tensor, key) -> Tensor:
     out = as_array(out)
     node = None
     if _State.enabled and input._requires_grad:
-        node = _INDEX_NODES[_node_name(key, advanced)]((input._edge(),))
+        node = _INDEX_NODES[_node_name(key, advanced, x.shape, single)]((input._edge(),))
         node.in_shape, node.key, node.advanced = x.shape, key, advanced
     if advanced:
         return _make(out, node)
@@ -130,6 +155,21 @@ class CopySlices(Node):
         return g_self, g_value
 
 
+# PyTorch writes through a view only when the basic part of the key makes one (CopySlices); else it
+# calls index_put_, fill_ or copy_ on the tensor itself, and records their nodes instead
+_IndexPutSlices = type("IndexPutBackward0", (CopySlices,), {})
+_FillSlices = type("FillBackward3", (CopySlices,), {})
+_CopySlicesAll = type("CopyBackwards", (CopySlices,), {})
+
+
+def _setitem_node(key, advanced: bool, shape: tuple, value_t):
+    if any(not full for _, full in _basic_steps(key, shape)):
+        return CopySlices
+    if advanced:
+        return _IndexPutSlices
+    return _FillSlices if value_t is None or value_t._data.ndim == 0 else _CopySlicesAll
+
+
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place; records a CopySlices node when autograd is involved."""
     from .inplace import check_inplace, unsupported_view_inplace
@@ -147,7 +187,8 @@ def setitem(input: Tensor, key, value) -> None:
     except ValueError as e:
         raise RuntimeError(str(e)) from None
     if grad_needed:
-        node = CopySlices((input._edge(), (None, 0) if tv is None else tv._edge()))
+        node_cls = _setitem_node(key, advanced, x.shape, tv)
+        node = node_cls((input._edge(), (None, 0) if tv is None else tv._edge()))
         node.shape, node.key = x.shape, key
         node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
         node.value_dtype = tv._data.dtype if tv is not None else None
