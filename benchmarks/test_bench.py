@@ -1,0 +1,148 @@
+"""Checks of the benchmark's own machinery (no timings): ``pytest benchmarks``.
+
+The numpy floor must compute what the frameworks compute, or the comparison with it means nothing;
+the synthetic files must be valid IDX; the verdicts in the table must follow the figures."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _common  # noqa: E402
+import _numpy_mlp  # noqa: E402
+import _report  # noqa: E402
+
+
+def _reference_step(params, x, y, lr):
+    """One SGD step of the same MLP by PyTorch's autograd in float64: the reference."""
+    torch = pytest.importorskip("torch")
+    ts = [torch.tensor(p, dtype=torch.float64, requires_grad=True) for p in params]
+    h = torch.from_numpy(x.reshape(len(x), -1).astype(np.float64))
+    for i in range(0, 6, 2):
+        h = h @ ts[i].T + ts[i + 1]
+        if i < 4:
+            h = torch.relu(h)
+    loss = torch.nn.functional.cross_entropy(h, torch.from_numpy(y))
+    loss.backward()
+    return loss.item(), [(t - lr * t.grad).detach().numpy() for t in ts]
+
+
+def test_numpy_floor_step_matches_torch():
+    rng = np.random.default_rng(1)
+    x = rng.random((64, 1, 28, 28), dtype=np.float32)
+    y = rng.integers(0, 10, 64)
+    mlp = _numpy_mlp.NumpyMLP(seed=3)
+    before = [p.copy() for p in mlp.params]
+    expected_loss, expected_params = _reference_step(before, x, y, lr=0.5)
+    loss = mlp.step(x, y, lr=0.5)
+    assert loss.dtype == np.float32
+    np.testing.assert_allclose(float(loss), expected_loss, rtol=1e-5)
+    for got, want, old in zip(mlp.params, expected_params, before):
+        assert got.dtype == np.float32
+        assert np.abs(want - old).max() > 1e-4  # the step moved every parameter
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_flop_count_of_one_step():
+    # 3 forward matmuls, 3 weight gradients and 2 input gradients (none for the input images)
+    shapes = [(784, 512), (512, 512), (512, 10)]
+    forward = sum(2 * 64 * i * o for i, o in shapes)
+    expected = 3 * forward - 2 * 64 * 784 * 512
+    matmuls = _numpy_mlp._step_matmuls(np.random.default_rng(0))
+    assert len(matmuls) == 8
+    assert sum(flops for _, flops, _ in matmuls) == expected
+    for _, flops, thunk in matmuls:
+        out = thunk()
+        assert (
+            2 * out.size * (flops // (2 * out.size)) == flops
+        )  # flops = 2 * output size * inner size
+
+
+def test_synthetic_files_are_valid_idx(tmp_path):
+    _common.write_synthetic_dataset(str(tmp_path))
+    images, labels = _common.load_split(str(tmp_path), train=True)
+    assert images.shape == (_common.SYNTHETIC_TRAIN, 28, 28) and images.dtype == np.uint8
+    assert labels.shape == (_common.SYNTHETIC_TRAIN,) and set(np.unique(labels)) == set(range(10))
+    tiled, tiled_labels = _common.tiled_training_set(str(tmp_path), 20000)
+    assert np.array_equal(tiled[_common.SYNTHETIC_TRAIN + 5], images[5])
+    assert np.array_equal(tiled_labels[2 * _common.SYNTHETIC_TRAIN + 7], labels[7])
+    datasets = pytest.importorskip("tinytorch.data.datasets")
+    ds = datasets.FashionMNIST(str(tmp_path), train=False)
+    test_images, test_labels = _common.load_split(str(tmp_path), train=False)
+    assert np.array_equal(ds.data.numpy(), test_images)
+    assert np.array_equal(ds.targets.numpy(), test_labels)
+
+
+def test_batches_cover_the_epoch_once():
+    images = np.arange(130 * 28 * 28, dtype=np.uint32).reshape(130, 28, 28).astype(np.uint8)
+    labels = np.arange(130) % 10
+    batches = _common.shuffled_float_batches(images, labels, seed=0)
+    assert [len(y) for _, y in batches] == [64, 64, 2]
+    xs = np.concatenate([x for x, _ in batches])
+    ys = np.concatenate([y for _, y in batches])
+    assert xs.shape == (130, 1, 28, 28) and xs.dtype == np.float32
+    order = np.random.default_rng(0).permutation(130)
+    np.testing.assert_array_equal(xs[:, 0], images[order] / np.float32(255))
+    np.testing.assert_array_equal(ys, labels[order])
+
+
+def _summary(tt_step, torch_step, np_step, bound):
+    def micro(op_us, **extra):
+        return [dict({"op_us": op_us}, **extra)]
+
+    raw = {
+        "torch": {
+            "prebatched": [{"epoch_s": 1, "step_median_s": torch_step, "peak_rss_mib": 400}],
+            "micro": micro(
+                {"add": 3.0}, chain={"10000": {"backward_s": 1.0}, "20000": {"backward_s": 2.0}}
+            ),
+        },
+        "tinytorch": {
+            "prebatched": [
+                {"epoch_s": 1, "step_median_s": s, "peak_rss_mib": 100} for s in tt_step
+            ],
+            "micro": micro(
+                {"add": 6.5}, chain={"10000": {"backward_s": 1.0}, "20000": {"backward_s": 4.0}}
+            ),
+        },
+        "numpy": {
+            "prebatched": [{"epoch_s": 1, "step_median_s": np_step, "peak_rss_mib": 90}],
+            "micro": micro({"add": 3.0}, flop_bound={"step_s": bound, "step_flops": 1e9}),
+        },
+    }
+    return _report.summarize(raw)
+
+
+def _row(table: str, label: str) -> list:
+    line = next(line for line in table.splitlines() if line.startswith(f"| {label}"))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_table_verdicts_follow_the_figures():
+    s = _summary(tt_step=[0.004, 0.001, 0.002], torch_step=0.0025, np_step=0.0019, bound=0.0010)
+    assert s["tinytorch"]["prebatched_step_median_s"] == 0.002  # median over rounds
+    table = _report.main_table(s, 938)
+    assert _row(table, "pre-batched step, median")[4:] == ["0.80x PyTorch", "≤ 1.00x", "✓"]
+    assert _row(table, "pre-batched step vs numpy floor")[4:] == [
+        "1.05x numpy floor",
+        "≤ 1.08x",
+        "✓",
+    ]
+    assert _row(table, "pre-batched step vs FLOP bound")[4:] == ["2.00x FLOP bound", "≤ 1.25x", "✗"]
+    assert _row(table, "peak memory")[4:] == ["0.25x PyTorch", "≤ 0.50x", "✓"]
+    assert _row(table, "per-op overhead")[4:] == ["3.5 µs (add)", "≤ 3 µs", "✗"]
+    assert (
+        _row(table, "chain 20k / 10k")[1:3] == ["2.00", "4.00"]
+        and _row(table, "chain 20k / 10k")[-1] == "✗"
+    )
+    assert _row(table, "quickstart epoch")[-1] == "n/a"  # not measured: no verdict either way
+
+
+def test_failed_task_is_reported_not_hidden():
+    raw = {"tinytorch": {"prebatched": [{"error": "AttributeError: no nn"}]}, "numpy": {}}
+    s = _report.summarize(raw)
+    assert _report.error_notes(s) == ["- tinytorch prebatched failed: AttributeError: no nn"]
+    assert _row(_report.main_table(s, 938), "pre-batched step, median")[-1] == "n/a"
