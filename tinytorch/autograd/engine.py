@@ -57,16 +57,18 @@ def _root_edges(outputs):
     return edges
 
 
-def _steal_or_copy(g):
+def _steal_or_copy(g, like: np.ndarray):
     """A gradient safe to keep as ``.grad``: the array itself when nothing else can see its memory.
 
     Reference counts tell (as in PyTorch's AccumulateGrad): g is held by the engine's buffer list,
     _accumulate's argument, ours and getrefcount's; its array by g._data, the local and the argument.
-    A view (a weight gradient arrives transposed) qualifies when its base tensor is held by it alone."""
+    A view qualifies when its base tensor is held by it alone. Only an array laid out like the leaf is
+    kept (PyTorch's layout contract): a weight gradient arriving transposed is copied, or
+    ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
     from ..tensor import _make
 
     d = g._data
-    if d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
+    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
         base = d.base
         if base is None:
             return _make(d)
@@ -74,7 +76,9 @@ def _steal_or_copy(g):
         if (owner is not None and owner._data is base and base.base is None and type(base) is np.ndarray
                 and _getrefcount(owner) <= 3 and _getrefcount(base) <= 4):
             return _make(d)
-    return _make(d.copy())
+    out = np.empty_like(like)
+    np.copyto(out, d)
+    return _make(out)
 
 
 def _copy_in_graph(g):
@@ -94,7 +98,7 @@ def _accumulate(var, g, create_graph: bool) -> None:
         g = g.to(var.dtype)
     old = var._grad
     if old is None:
-        var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g)
+        var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
     elif create_graph or old._requires_grad:
         var._grad = old + g
     else:
