@@ -113,6 +113,29 @@ def _accumulate(var, g, create_graph: bool) -> None:
             hook(var)
 
 
+def _accumulate_hooked(node: AccumulateGrad, g, create_graph: bool) -> None:
+    """Accumulate with the node's own hooks too: tensor hooks, node prehooks, then node hooks after."""
+    var = node.variable
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            new = hook(g)
+            if new is not None:
+                g = new
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook((g,))
+            if new is not None:
+                g = new[0]
+    hooks, var._hooks = var._hooks, None
+    try:
+        _accumulate(var, g, create_graph)
+    finally:
+        var._hooks = hooks
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            hook((), (g,))
+
+
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS."""
     deps: dict = {}
@@ -250,7 +273,10 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
             if run:
                 if type(node) is AccumulateGrad:
                     if accumulate and (restrict is None or node in restrict):
-                        _accumulate(node.variable, grads[0], create_graph)
+                        if node._pre_hooks is None and node._post_hooks is None:
+                            _accumulate(node.variable, grads[0], create_graph)
+                        else:
+                            _accumulate_hooked(node, grads[0], create_graph)
                 elif capture is not None and not any(nxt in needed for nxt, _ in node.next_functions
                                                      if nxt is not None):
                     pass  # a captured input's own node: nothing below it is wanted
