@@ -85,15 +85,18 @@ def write_synthetic_dataset(root: str, seed: int = 0) -> None:
                 f.write(header + arr.tobytes())
 
 
-def shuffled_float_batches(images: np.ndarray, labels: np.ndarray, seed: int) -> list:
-    """(float32 B x 1 x 28 x 28, int64 B) numpy pairs in a seeded order, as one shuffled epoch."""
-    order = np.random.default_rng(seed).permutation(len(images))
-    x = images[order].astype(np.float32)[:, None, :, :]
-    x /= np.float32(
-        255
-    )  # in place: one float copy of the epoch, not two, in the peak-memory figure
+def shuffled_float_batches(images: np.ndarray, labels: np.ndarray, seed: int, samples=None) -> list:
+    """(float32 B x 1 x 28 x 28, int64 B) pairs: a seeded shuffle of ``samples`` tiled images."""
+    samples = len(images) if samples is None else samples
+    # the tiled epoch's i-th image is images[i % n]: index the stored images directly, so the only
+    # epoch-sized array is the float one and the peak-memory figure is mostly the library's
+    order = np.random.default_rng(seed).permutation(samples) % len(images)
+    x = np.empty((samples, 1, *IMAGE_SHAPE), np.float32)
+    for start in range(0, samples, 8192):
+        x[start : start + 8192, 0] = images[order[start : start + 8192]]
+    x /= np.float32(255)
     y = labels[order]
-    return [(x[i : i + BATCH_SIZE], y[i : i + BATCH_SIZE]) for i in range(0, len(x), BATCH_SIZE)]
+    return [(x[i : i + BATCH_SIZE], y[i : i + BATCH_SIZE]) for i in range(0, samples, BATCH_SIZE)]
 
 
 def quickstart_model(torch_like):

@@ -59,9 +59,8 @@ def _train_step(model, loss_fn, optimizer, x, y):
 
 def prebatched(impl: str, p: dict) -> dict:
     """One epoch over pre-made batches (no loader): per-step times, epoch time, peak memory."""
-    images, labels = common.tiled_training_set(p["root"], p["samples"])
-    batches = common.shuffled_float_batches(images, labels, p["seed"])
-    del images, labels
+    images, labels = common.load_split(p["root"], train=True)
+    batches = common.shuffled_float_batches(images, labels, p["seed"], p["samples"])
     if impl == "numpy":
         model = _numpy_mlp.NumpyMLP(p["seed"])
 

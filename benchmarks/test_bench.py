@@ -76,17 +76,19 @@ def test_synthetic_files_are_valid_idx(tmp_path):
     assert np.array_equal(ds.targets.numpy(), test_labels)
 
 
-def test_batches_cover_the_epoch_once():
+def test_batches_cover_the_tiled_epoch_once():
     images = np.arange(130 * 28 * 28, dtype=np.uint32).reshape(130, 28, 28).astype(np.uint8)
     labels = np.arange(130) % 10
-    batches = _common.shuffled_float_batches(images, labels, seed=0)
-    assert [len(y) for _, y in batches] == [64, 64, 2]
+    batches = _common.shuffled_float_batches(images, labels, seed=0, samples=300)
+    assert [len(y) for _, y in batches] == [64] * 4 + [44]
     xs = np.concatenate([x for x, _ in batches])
     ys = np.concatenate([y for _, y in batches])
-    assert xs.shape == (130, 1, 28, 28) and xs.dtype == np.float32
-    order = np.random.default_rng(0).permutation(130)
+    assert xs.shape == (300, 1, 28, 28) and xs.dtype == np.float32
+    tiled = np.arange(300) % 130
+    order = tiled[np.random.default_rng(0).permutation(300)]
     np.testing.assert_array_equal(xs[:, 0], images[order] / np.float32(255))
     np.testing.assert_array_equal(ys, labels[order])
+    assert np.bincount(order, minlength=130).tolist() == np.bincount(tiled, minlength=130).tolist()
 
 
 def _summary(tt_step, torch_step, np_step, bound):
