@@ -132,8 +132,12 @@ class ZeroBackward0(Node):
         return (g * 0,)
 
 
-class FillBackward0(ZeroBackward0):
-    pass
+class FillBackward2(ZeroBackward0):
+    """fill_ with a number."""
+
+
+class FillBackward3(ZeroBackward0):
+    """fill_ with a 0-d tensor: its gradient is the sum of the incoming one (see ``_FillFromTensor``)."""
 
 
 def _constant(self: Tensor, value, node_cls) -> Tensor:
@@ -147,8 +151,10 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
             unsupported_view_inplace()
         if tv is not None and tv._requires_grad:
             from .shape import expand
-            return copy_(self, expand(tv, self._data.shape))
+            return _copy(self, expand(tv, self._data.shape), _FillFromTensor)
         self._data[...] = vd
+        if tv is not None and node_cls is FillBackward2:
+            node_cls = FillBackward3
         self.grad_fn = node_cls((self._edge(),))
         self._output_nr = 0
         self._vc[0] += 1
@@ -163,7 +169,7 @@ def zero_(self):
 
 
 def fill_(self, value):
-    return _constant(self, value, FillBackward0)
+    return _constant(self, value, FillBackward2)
 
 
 class CopyBackwards(Node):
@@ -177,8 +183,15 @@ class CopyBackwards(Node):
         return g * 0, gsrc
 
 
+_FillFromTensor = type("FillBackward3", (CopyBackwards,), {})
+
+
 def copy_(self, src, non_blocking: bool = False):
     """Copy ``src``'s values into this tensor (broadcast and cast as needed); gradients flow to ``src``."""
+    return _copy(self, src, CopyBackwards)
+
+
+def _copy(self, src, node_cls):
     check_inplace(self)
     ts, sd = unpack(src)
     sd = np.asarray(sd)
@@ -191,7 +204,7 @@ def copy_(self, src, non_blocking: bool = False):
     np.copyto(self._data, sd, casting="unsafe")
     self._vc[0] += 1
     if grad_needed:
-        node = CopyBackwards((self._edge(), (None, 0) if ts is None else ts._edge()))
+        node = node_cls((self._edge(), (None, 0) if ts is None else ts._edge()))
         node.src_meta = (sd.shape, sd.dtype) if ts is not None and ts._requires_grad else None
         self.grad_fn = node
         self._output_nr = 0
