@@ -346,3 +346,9 @@ def test_fashion_mnist_in_workers_equals_single_process():
     for (x1, y1), (x2, y2) in zip(one, two):
         np.testing.assert_array_equal(x1.numpy(), x2.numpy())
         np.testing.assert_array_equal(y1.numpy(), y2.numpy())
+
+
+def test_spawn_context_works_too():
+    # the default on macOS and Windows: the dataset is pickled, the worker re-imports everything
+    loader = DataLoader(Jittery(6), batch_size=2, num_workers=2, multiprocessing_context="spawn")
+    assert [b[0].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]

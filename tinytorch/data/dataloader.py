@@ -170,6 +170,7 @@ class DataLoader:
     def _get_iterator(self):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         from ._multiprocess import _MultiProcessingDataLoaderIter
 
         return _MultiProcessingDataLoaderIter(self)
