@@ -17,6 +17,7 @@ from tinytorch.data import (
     IterableDataset,
     SequentialSampler,
     default_collate,
+    default_convert,
 )
 
 
@@ -352,3 +353,16 @@ def test_too_many_workers_warning_matches_torch(torch):
         torch.utils.data.DataLoader(Squares(3), num_workers=many)
     assert len(ours) == 1
     assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+
+
+def test_default_convert_matches_torch(torch):
+    data = {
+        "a": np.arange(3),
+        "b": (np.float32(2), "s", [np.ones(2), 5]),
+        "c": Point(np.int16(1), 2.5),
+        "d": np.array(["text"]),
+    }
+    ours = _plain(default_convert(data), tinytorch.Tensor)
+    theirs = _plain(torch.utils.data.default_convert(data), torch.Tensor)
+    ours["d"], theirs["d"] = ours["d"].tolist(), theirs["d"].tolist()  # both left as numpy arrays
+    assert ours == theirs

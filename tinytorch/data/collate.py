@@ -74,6 +74,32 @@ def _numbers_tensor(batch: list) -> Tensor:
     return wrap(np.array(batch, dtype=_dtype.get_default_dtype().np))
 
 
+def _same_mapping(like, fields: dict):
+    """``fields`` in a mapping of ``like``'s type where that type can be rebuilt, else a dict."""
+    try:
+        if isinstance(like, collections.abc.MutableMapping):
+            # a mapping subclass may carry more than its items: keep it and replace the values
+            clone = copy.copy(like)
+            clone.update(fields)
+            return clone
+        return type(like)(fields)
+    except TypeError:
+        return fields
+
+
+def _same_sequence(like, items: list):
+    """``items`` in a sequence of ``like``'s type where that type can be rebuilt, else a list."""
+    try:
+        if isinstance(like, collections.abc.MutableSequence):
+            clone = copy.copy(like)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(like)(items)
+    except TypeError:
+        return items
+
+
 def default_collate(batch):
     """Collate a list of samples into a batch as ``torch.utils.data.default_collate`` does."""
     if type(batch) is _StackedSamples and batch._collated is not None:
@@ -96,16 +122,7 @@ def default_collate(batch):
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
-        fields = {key: default_collate([d[key] for d in batch]) for key in elem}
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                # a mapping subclass may carry more than its items: keep it and replace the values
-                clone = copy.copy(elem)
-                clone.update(fields)
-                return clone
-            return type(elem)(fields)
-        except TypeError:
-            return fields
+        return _same_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
@@ -113,17 +130,7 @@ def default_collate(batch):
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         columns = [default_collate(samples) for samples in zip(*batch)]
-        if isinstance(elem, tuple):
-            return columns
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, column in enumerate(columns):
-                    clone[i] = column
-                return clone
-            return type(elem)(columns)
-        except TypeError:
-            return columns
+        return columns if isinstance(elem, tuple) else _same_sequence(elem, columns)
     raise TypeError(_ERR_FORMAT.format(type(elem)))
 
 
@@ -142,29 +149,12 @@ def default_convert(data):
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
-        fields = {key: default_convert(data[key]) for key in data}
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update(fields)
-                return clone
-            return type(data)(fields)
-        except TypeError:
-            return fields
+        return _same_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence):
-        items = [default_convert(d) for d in data]
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, item in enumerate(items):
-                    clone[i] = item
-                return clone
-            return type(data)(items)
-        except TypeError:
-            return items
+        return _same_sequence(data, [default_convert(d) for d in data])
     return data
 
