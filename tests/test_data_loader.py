@@ -366,3 +366,11 @@ def test_default_convert_matches_torch(torch):
     theirs = _plain(torch.utils.data.default_convert(data), torch.Tensor)
     ours["d"], theirs["d"] = ours["d"].tolist(), theirs["d"].tolist()  # both left as numpy arrays
     assert ours == theirs
+
+
+def test_torch_spelling_of_the_module():
+    import tinytorch.utils.data as utils_data
+    from tinytorch.utils.data import DataLoader as SpelledLikeTorch
+
+    assert SpelledLikeTorch is DataLoader
+    assert utils_data.default_collate is default_collate and utils_data.get_worker_info() is None
