@@ -6,6 +6,7 @@ class name is PyTorch's (``MulBackward0``), because people print and walk these 
 from __future__ import annotations
 
 import itertools
+import re
 import traceback
 import weakref
 
@@ -16,6 +17,9 @@ _FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 _sequence = itertools.count()
+# nodes PyTorch implements by hand in C++: their name() carries the namespace
+_CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 class _Anomaly:
@@ -71,7 +75,8 @@ class Node:
             self._trace = "".join(traceback.format_stack()[:-2])
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        return "torch::autograd::" + n if n in _CPP_NODES else n
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -94,7 +99,7 @@ class Node:
         saved = self._saved
         for t, v in zip(saved, self._saved_versions):
             if t is not None and t._vc[0] != v:
-                raise RuntimeError(_modified_msg(t, v))
+                raise RuntimeError(_modified_msg(t, v, self))
         return saved
 
     def _release(self) -> None:
@@ -168,13 +173,28 @@ def _type_name(t) -> str:
     return f"tinytorch.{t.dtype._legacy}"
 
 
-def _modified_msg(t, expected: int) -> str:
+def _producer(t, saver: Node):
+    """The node PyTorch names for a modified saved tensor: ``saver`` itself when ``t`` was its output.
+
+    An in-place op keeps the overwritten tensor's history as its node's first edge, so ``saver`` is
+    on that chain exactly when it produced ``t``; otherwise ``t``'s current node is named."""
+    node = t.grad_fn
+    while node is not None:
+        if node is saver:
+            return saver
+        node = node.next_functions[0][0] if node.next_functions else None
+    return t.grad_fn
+
+
+def _modified_msg(t, expected: int, saver: Node) -> str:
     shape = "[" + ", ".join(str(d) for d in t._data.shape) + "]"
     where = ""
-    if t.grad_fn is not None:
-        where = f", which is output {t._output_nr} of {t.grad_fn.name()},"
+    producer = _producer(t, saver) if t.grad_fn is not None else None
+    if producer is not None:
+        # PyTorch names the forward op here ("Mul"), not the node ("MulBackward0")
+        where = f", which is output {t._output_nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{_type_name(t)} {shape}]{where} is at version {t._vc[0]}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
-        "compute its gradient, with tinytorch.autograd.set_detect_anomaly(True).")
+        "compute its gradient, with tinytorch.autograd.set_detect_anomaly(True, check_nan=False).")
