@@ -1,0 +1,14 @@
+"""The layer classes of ``tinytorch.nn``."""
+from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softmin, Softplus, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .linear import Identity, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
+                   SmoothL1Loss)
+from .module import Module
+
+__all__ = ["Module", "Linear", "Identity", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "ELU",
+           "Softplus", "Softmax", "LogSoftmax", "Softmin", "Flatten", "Unflatten", "Sequential", "ModuleList",
+           "ModuleDict", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "BCEWithLogitsLoss"]

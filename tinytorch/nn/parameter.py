@@ -1,0 +1,80 @@
+"""``Parameter`` (a leaf tensor that a Module registers as learnable) and ``Buffer``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _new
+
+
+def _alias(cls, data: Tensor | None) -> Tensor:
+    """A new ``cls`` instance viewing ``data``'s storage and version counter, cut from any graph."""
+    t = _new(cls)
+    if data is None:
+        t._data = np.empty((0,), dtype=np.float32)
+        t._vc = [0]
+    else:
+        if not isinstance(data, Tensor):
+            raise TypeError(f"expected a Tensor as the data of a {cls.__name__}, got {type(data).__name__}")
+        t._data = data._data
+        t._vc = data._vc
+    return t
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter: a leaf sharing ``data``'s storage, requiring grad by default."""
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        p = _alias(cls, data)
+        if requires_grad and p._data.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        p._requires_grad = bool(requires_grad)
+        return p
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        # Tensor.__init__ is the legacy constructor; __new__ already did everything
+        pass
+
+    def __repr__(self) -> str:
+        from .._tensor_str import parameter_repr
+
+        return parameter_repr(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        # as PyTorch: the copy is a fresh parameter; its .grad is not copied
+        new = _new(type(self))
+        new._data = self._data.copy()
+        new._vc = [0]
+        new._requires_grad = self._requires_grad
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self._data, self._requires_grad))
+
+
+def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
+    p = _new(Parameter)
+    p._data = data if data.flags.writeable else data.copy()
+    p._vc = [0]
+    p._requires_grad = requires_grad
+    return p
+
+
+class _BufferMeta(type):
+    # tensors made by Buffer(...) are plain tensors carrying a mark, as in PyTorch
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """Marks a tensor as a buffer: assigning it to a Module attribute registers it with ``persistent``."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        t = _alias(Tensor, data)
+        t._is_buffer = True
+        t.persistent = persistent
+        return t

@@ -1,0 +1,97 @@
+"""Gradient clipping: ``clip_grad_norm_`` (with ``get_total_norm`` / ``clip_grads_with_norm_``) and
+``clip_grad_value_``. All of them modify ``.grad`` in place, under no_grad, with PyTorch's formulas."""
+from __future__ import annotations
+
+import types
+import warnings
+
+import numpy as np
+
+from ...autograd.grad_mode import no_grad
+from ...tensor import Tensor, _make
+
+
+def _as_list(tensors) -> list:
+    if isinstance(tensors, Tensor):
+        return [tensors]
+    return list(tensors)
+
+
+def _vector_norm(a: np.ndarray, p: float) -> np.ndarray:
+    """The p-norm of all elements of ``a`` (inf, -inf and 0 included), in a's dtype."""
+    a = np.abs(a)
+    if p == np.inf:
+        out = a.max() if a.size else np.zeros((), a.dtype)
+    elif p == -np.inf:
+        out = a.min() if a.size else np.full((), np.inf, a.dtype)
+    elif p == 0:
+        out = np.count_nonzero(a)
+    elif p == 1:
+        out = a.sum()
+    elif p == 2:
+        out = np.sqrt(np.square(a).sum())
+    else:
+        out = np.power(np.power(a, p).sum(), 1.0 / p)
+    return np.asarray(out, dtype=a.dtype)
+
+
+def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """The p-norm of the per-tensor p-norms: the norm of all elements as if concatenated into one vector."""
+    tensors = _as_list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return _make(np.asarray(0.0, dtype=np.float32))
+    norms = [_vector_norm(t._data, norm_type) for t in tensors]
+    dtype = np.result_type(*norms)
+    total = _vector_norm(np.stack([n.astype(dtype) for n in norms]), norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+                           "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+                           "anyway, set `error_if_nonfinite=False`")
+    return _make(total)
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+    """Scale every gradient by min(max_norm / (total_norm + 1e-6), 1), in place."""
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        return
+    coef = float(max_norm) / (total_norm._data + np.asarray(1e-6, dtype=total_norm._data.dtype))
+    # multiplying by a coefficient of exactly 1 changes nothing, and saves a branch (as PyTorch does)
+    coef = np.minimum(coef, np.asarray(1.0, dtype=coef.dtype))
+    with no_grad():
+        for g in grads:
+            g.mul_(_make(np.asarray(coef, dtype=g._data.dtype)))
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:
+    """Rescale the gradients so their total p-norm is at most ``max_norm``; returns the norm before clipping."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        was_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if was_generator and not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach=None) -> Tensor:
+    """Deprecated spelling of ``clip_grad_norm_``."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Clamp every gradient element into [-clip_value, clip_value], in place."""
+    clip_value = float(clip_value)
+    with no_grad():
+        for p in _as_list(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)
