@@ -49,6 +49,31 @@ def _unwrap(data):
     return data
 
 
+def _leaf_dtype(data):
+    """PyTorch's inferred dtype of a nested sequence holding tensors or numpy scalars: their dtypes promoted
+    with those of the Python numbers (bool, int64, the default float); None when there is nothing typed."""
+    found, typed, stack = None, False, [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, (list, tuple)):
+            stack.extend(d)
+            continue
+        if isinstance(d, Tensor):
+            dt, typed = d.dtype, True
+        elif isinstance(d, np.generic) and d.dtype in _dtype.FROM_NP:
+            dt, typed = _dtype.FROM_NP[d.dtype], True
+        elif isinstance(d, bool):
+            dt = _dtype.bool_
+        elif isinstance(d, int):
+            dt = _dtype.int64
+        elif isinstance(d, float):
+            dt = _dtype.get_default_dtype()
+        else:
+            return None
+        found = dt if found is None else _dtype.FROM_NP[_dtype.PROMOTE[found.np, dt.np]]
+    return found if typed else None
+
+
 def _infer_array(data) -> np.ndarray:
     if isinstance(data, np.ndarray):
         if data.dtype not in _dtype.FROM_NP:
@@ -57,8 +82,10 @@ def _infer_array(data) -> np.ndarray:
         return np.array(data, copy=True)
     if isinstance(data, np.generic):
         return np.array(data)
-    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
-        data = _unwrap(data)
+    if isinstance(data, (list, tuple)):
+        typed = _leaf_dtype(data)
+        if typed is not None:
+            return np.array(_unwrap(data), dtype=typed.np)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
     arr = np.array(data)
@@ -198,16 +225,40 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     if steps == 1:
         arr = np.array([start], dtype=np.float64)
     else:
-        # PyTorch fills the first half from start and the second half from end
-        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        # PyTorch's kernel: the first half counted from start, the second back from end, each value one
+        # fused multiply-add (emulated exactly below, so results are bit-identical); floating outputs
+        # round the step to their own dtype first, integer ones keep it in double
+        s, e = float(start), float(end)
+        if npd.kind == "f":
+            s, e = npd.type(s), npd.type(e)
+            step = np.float64((e - s) / npd.type(steps - 1))
+        else:
+            step = (e - s) / (steps - 1)
         i = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        arr = np.where(i < half, start + i * step, end - (steps - 1 - i) * step)
+        first = i < steps // 2
+        arr = _fma(np.where(first, step, -step), np.where(first, i, steps - 1 - i),
+                   np.where(first, np.float64(s), np.float64(e)))
     return _finish(arr.astype(npd), requires_grad)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c with one rounding: Dekker's exact product and Knuth's exact sum in float64."""
+    p = a * b
+    ca, cb = 134217729.0 * a, 134217729.0 * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    total = p + c
+    back = total - p
+    s_err = (p - (total - back)) + (c - back)
+    return total + (s_err + p_err)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
+    for k in (n, m):
+        if k is not None and k < 0:
+            raise RuntimeError(f"{'n' if k is n else 'm'} must be greater or equal to 0, got {k}")
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -238,6 +289,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0..n-1."""
+    _size((n,))
     npd = _np_dtype(dtype, _dtype.int64)
     return _finish(_np_rng(generator).permutation(n).astype(npd), requires_grad)
 
