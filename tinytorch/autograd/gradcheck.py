@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .engine import grad as _grad
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -98,10 +98,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     n_in = len(inputs)
 
     def first_derivative(*args):
-        ins, gos = args[:n_in], args[n_in:]
-        outs = _diff_outputs(func, ins)
-        dins = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]
-        gs = _grad(outs, dins, grad_outputs=list(gos), create_graph=True, allow_unused=True)
+        # gradcheck evaluates this under no_grad for its finite differences; the gradient needs a graph
+        with enable_grad():
+            ins, gos = args[:n_in], args[n_in:]
+            outs = _diff_outputs(func, ins)
+            dins = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]
+            gs = _grad(outs, dins, grad_outputs=list(gos), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
