@@ -145,3 +145,97 @@ class BackwardHook:
         self.n_outputs = len(args)
         res, self.output_index = self._wrap(args, on_node)
         return res[0] if single else res
+
+
+# -- Module methods (bound in Module's class body) ------------------------------------------------
+def _call_with_hooks(self, args: tuple, kwargs: dict):
+    """__call__ when hooks are registered: pre-hooks, backward-hook wrapping, forward, forward hooks."""
+    called = set()
+    result = None
+    try:
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {new}.")
+                    args, kwargs = new
+            else:
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                   list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
+        result = self.forward(*args, **kwargs)
+        for hook_id, hook in list(self._forward_hooks.items()):
+            called.add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs:
+                new = hook(self, args, kwargs, result)
+            else:
+                new = hook(self, args, result)
+            if new is not None:
+                result = new
+        if bw_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple "
+                              f"of Tensors but received {type(result)}", stacklevel=2)
+            result = bw_hook.setup_output_hook(result)
+        return result
+    except Exception:
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called and hook_id not in called:
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                                  f"silenced as another error was raised in forward: {e}", stacklevel=2)
+        raise
+
+
+def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+    """``hook(module, args)`` before forward; a returned value replaces the positional args."""
+    handle = add_hook(self._forward_pre_hooks, hook, prepend, self._forward_pre_hooks_with_kwargs)
+    if with_kwargs:
+        self._forward_pre_hooks_with_kwargs[handle.id] = True
+    return handle
+
+
+def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                          always_call: bool = False):
+    """``hook(module, args, output)`` after forward; a returned value replaces the output."""
+    handle = add_hook(self._forward_hooks, hook, prepend, self._forward_hooks_with_kwargs,
+                      self._forward_hooks_always_called)
+    if with_kwargs:
+        self._forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        self._forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_full_backward_hook(self, hook, prepend: bool = False):
+    """``hook(module, grad_input, grad_output)`` once the input gradients are known."""
+    return add_hook(self._backward_hooks, hook, prepend)
+
+
+def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+    """``hook(module, grad_output)`` before the module's gradients are computed; may replace grad_output."""
+    return add_hook(self._backward_pre_hooks, hook, prepend)
+
+
+def register_state_dict_post_hook(self, hook):
+    """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries are added."""
+    return add_hook(self._state_dict_hooks, hook, False)
+
+
+def register_load_state_dict_post_hook(self, hook):
+    """``hook(module, incompatible_keys)`` after ``load_state_dict``; may edit the key lists in place."""
+    return add_hook(self._load_state_dict_post_hooks, hook, False)
