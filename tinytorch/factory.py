@@ -208,13 +208,35 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in vals)
     npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
     n = int(np.ceil((end - start) / step))
-    arr = (start + np.arange(n, dtype=np.float64) * step) if is_float else np.arange(start, end, step)
+    if npd == np.float32 or npd == np.float64:
+        arr = _arange_like_pytorch(float(start), float(step), n, npd)
+    elif is_float:
+        arr = start + np.arange(n, dtype=np.float64) * step
+    else:
+        arr = np.arange(start, end, step)
     return _finish(arr.astype(npd), requires_grad)
+
+
+def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np.ndarray:
+    """PyTorch's CPU kernel, value for value: in blocks of two 32-byte vectors, each vector starts at
+    start + step * i (rounded to the dtype) and adds j * step; the leftover tail is start + step * i;
+    every product-and-sum is one fused multiply-add in double. Past 32768 elements PyTorch splits the
+    range between threads, which moves the blocks; this matches its single-threaded result."""
+    vec = 32 // npd.itemsize
+    i = np.arange(n, dtype=np.float64)
+    j = i % vec
+    base = _fma(np.full(n, step), i - j, np.full(n, start)).astype(npd).astype(np.float64)
+    out = _fma(j, np.full(n, step), base)
+    tail = n - n % (2 * vec)
+    out[tail:] = _fma(np.full(n - tail, step), i[tail:], np.full(n - tail, start))
+    return out
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
