@@ -153,7 +153,9 @@ class AddmmBackward0(Node):
         x, w = self.saved_tensors
         gb = g.sum(0) if self.need_b else None
         gx = g.mm(w) if self.need_x else None
-        gwt = x.t().mm(g) if self.need_w else None  # the gradient of W.t(); its TBackward0 flips it
+        # the gradient of W.t(), computed in W's own layout: its TBackward0 flips it back into a
+        # C-contiguous array the engine can keep as W.grad without a copy
+        gwt = g.t().mm(x).t() if self.need_w else None
         return gb, gx, gwt
 
 
