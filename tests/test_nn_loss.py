@@ -231,16 +231,15 @@ def test_regression_losses_match_torch(torch, reduction, name):
                 lambda: getattr(torch.nn.functional, name)(ta, tb, reduction=reduction), [(a, ta), (b, tb)])
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
-def test_weighted_regression_losses_match_torch(torch, name):
+def test_weighted_regression_losses_match_torch(torch, name, reduction):
     rng = _rng(8)
     x, y, w = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(3))
     (a, ta), (b, tb) = _pair(torch, x), _pair(torch, y)
-    for reduction in REDUCTIONS:
-        a.grad = b.grad = ta.grad = tb.grad = None
-        _check_loss(torch, lambda: getattr(F, name)(a, b, reduction=reduction, weight=tt.tensor(w)),
-                    lambda: getattr(torch.nn.functional, name)(ta, tb, reduction=reduction, weight=torch.tensor(w)),
-                    [(a, ta), (b, tb)])
+    _check_loss(torch, lambda: getattr(F, name)(a, b, reduction=reduction, weight=tt.tensor(w)),
+                lambda: getattr(torch.nn.functional, name)(ta, tb, reduction=reduction, weight=torch.tensor(w)),
+                [(a, ta), (b, tb)])
 
 
 def test_mse_broadcast_warns_like_torch(torch):

@@ -104,7 +104,7 @@ def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, s
             continue
         value = state_dict[key]
         if not isinstance(value, Tensor):
-            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+            error_msgs.append(f'While copying the parameter named "{key}", expected tinytorch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
             continue
         if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:

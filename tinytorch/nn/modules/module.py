@@ -102,7 +102,7 @@ class Module:
         if param is not None:
             if not isinstance(param, Parameter):
                 raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                                "(torch.nn.Parameter or None required)")
+                                "(tinytorch.nn.Parameter or None required)")
             if param.grad_fn is not None:
                 raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                                  f"created explicitly. To express '{name}' as a function of another Tensor, "
@@ -155,7 +155,7 @@ class Module:
         if params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                                "(tinytorch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
         modules = d.get("_modules")
@@ -168,14 +168,14 @@ class Module:
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
-                                "(torch.nn.Module or None expected)")
+                                "(tinytorch.nn.Module or None expected)")
             modules[name] = value
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+                                "(tinytorch.nn.Buffer, tinytorch.Tensor or None expected)")
             if isinstance(value, Buffer):
                 persistent = value.persistent
             else:

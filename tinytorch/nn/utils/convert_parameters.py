@@ -14,7 +14,7 @@ def parameters_to_vector(parameters) -> Tensor:
 def vector_to_parameters(vec: Tensor, parameters) -> None:
     """Make each parameter's data a slice of ``vec`` (the inverse of parameters_to_vector)."""
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
+        raise TypeError(f"expected tinytorch.Tensor, but got: {typename(vec)}")
     pointer = 0
     for param in parameters:
         n = param.numel()
