@@ -42,9 +42,9 @@ MODULES = {"torch": "torch", "tinytorch": "tinytorch", "numpy": "numpy"}
 # the import is timed before anything else is imported, in a process that does nothing else
 IMPORT_SNIPPET = (
     "import time\n"
-    "start = time.perf_counter()\n"
+    "start = time.{clock}()\n"
     "import {module}\n"
-    "elapsed = time.perf_counter() - start\n"
+    "elapsed = time.{clock}() - start\n"
     "import json, resource\n"
     "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
     "print({prefix!r} + json.dumps({{'import_s': elapsed, 'rss_mib': rss}}))\n"
@@ -54,6 +54,11 @@ TASKS_OF = {
     "tinytorch": ("import", "prebatched", "quickstart", "micro"),
     "numpy": ("import", "prebatched", "micro"),
 }
+CLOCK_WORDS = {
+    "cpu": "times are the worker process's CPU time (elapsed times are in --json)",
+    "wall": "times are elapsed (wall-clock) times",
+}
+CLOCK_FUNCTIONS = {"cpu": "process_time", "wall": "perf_counter"}
 ROUND_TASKS = ("import", "prebatched", "quickstart", "micro")
 
 
@@ -86,6 +91,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--skip-torch", action="store_true", help="leave PyTorch out")
     p.add_argument(
         "--json", metavar="PATH", help="write the raw per-round results and the summary here"
+    )
+    p.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="cpu (default): each worker's CPU time, robust to other load; wall: elapsed time",
     )
     p.add_argument(
         "--timeout", type=float, default=600, help="seconds before one worker process is abandoned"
@@ -132,7 +143,9 @@ def _run(cmd: list, timeout: float) -> dict:
 def run_task(task: str, impl: str, params: dict, timeout: float) -> dict:
     """One measurement in a fresh interpreter: its JSON result, or {"error": last stderr line}."""
     if task == "import":
-        snippet = IMPORT_SNIPPET.format(module=MODULES[impl], prefix=RESULT_PREFIX)
+        snippet = IMPORT_SNIPPET.format(
+            module=MODULES[impl], prefix=RESULT_PREFIX, clock=CLOCK_FUNCTIONS[params["clock"]]
+        )
         return _run([sys.executable, "-c", snippet], timeout)
     return _run(
         [sys.executable, os.path.join(HERE, "_workers.py"), task, impl, json.dumps(params)], timeout
@@ -171,6 +184,7 @@ def measure(args, root: str, impls: list, notes: list) -> dict:
         "matmul_repeats": 30 if args.quick else 200,
         "chain_lengths": [10000, 20000],
         "chain_repeats": 1 if args.quick else 3,
+        "clock": args.clock,
     }
     raw = {impl: {task: [] for task in TASKS_OF[impl]} for impl in impls}
     for r in range(args.rounds):
@@ -218,7 +232,8 @@ def render(args, summary: dict, meta: dict, notes: list) -> str:
         f"{load[0]:.2f} before, "
         f"{load[1]:.2f} after); Python {meta['python']}, numpy {meta['numpy']}, PyTorch "
         f"{meta.get('torch', 'not run')}; data: {meta['data']}; {args.samples} samples per epoch "
-        f"({steps} steps of batch 64); {args.rounds} round(s), medians over rounds.",
+        f"({steps} steps of batch 64); {args.rounds} round(s), medians over rounds; "
+        f"{CLOCK_WORDS[args.clock]}.",
         "",
         _report.main_table(summary, steps),
         "",
