@@ -84,20 +84,40 @@ _INDEX_NODES = {name: type(name, (_IndexNode,), {}) for name in (
 
 
 def _check_bounds(x: np.ndarray, key: tuple) -> None:
-    # numpy's IndexError text differs; PyTorch names the dim and size
-    if any(k is Ellipsis for k in key):
-        return
+    """PyTorch's IndexErrors, which name the dim and size (numpy's texts differ)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     dim = 0
-    for k in key:
+    advanced = 0  # PyTorch counts index tensors (a k-d mask is k of them) when it names their dim
+    for pos, k in enumerate(key):
         if k is None:
             continue
-        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            if dim >= x.ndim:
-                raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        if k is Ellipsis:
+            dim += x.ndim - consumed
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j in range(k.ndim):
+                if k.shape[j] != x.shape[dim + j]:
+                    raise IndexError(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does not "
+                                     f"match the shape of the indexed tensor [{', '.join(map(str, x.shape))}] "
+                                     f"at index {dim + j}")
+            dim += k.ndim
+            advanced += k.ndim
+        elif isinstance(k, np.ndarray):
             size = x.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-        dim += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+            bad = (k < -size) | (k >= size)
+            if bad.any():
+                raise IndexError(f"index {k[bad].flat[0]} is out of bounds for dimension {advanced} with size {size}")
+            dim += 1
+            advanced += 1
+        else:
+            if isinstance(k, (int, np.integer)):
+                size = x.shape[dim]
+                if not -size <= k < size:
+                    # PyTorch names the integer's position in the key, not the dim it indexes
+                    raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+            dim += 1
 
 
 def getitem(input: Tensor, key) -> Tensor:
