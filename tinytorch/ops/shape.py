@@ -204,19 +204,23 @@ def expand(input: Tensor, *sizes) -> Tensor:
     sizes = _shape_arg(sizes)
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, x.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+        raise RuntimeError(f"expand(tinytorch.{input.dtype._legacy}{{[{', '.join(map(str, x.shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({x.ndim})")
     target = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
     if target == x.shape:
         return _unary_result(input, x.view(), ExpandBackward0, True, in_shape=x.shape)
-    try:
-        out = np.broadcast_to(x, target)
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the existing size "
-                           f"({x.shape[-1] if x.ndim else 1}) at non-singleton dimension {len(target) - 1}.  "
-                           f"Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
-                           f"[{', '.join(map(str, x.shape))}]") from None
+    for i in range(len(sizes) - 1, -1, -1):  # PyTorch reports the rightmost bad dim
+        if i < lead:
+            if sizes[i] < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif x.shape[i - lead] != 1 and x.shape[i - lead] != target[i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                               f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
+    out = np.broadcast_to(x, target)
     return _unary_result(input, out, ExpandBackward0, True, in_shape=x.shape)
 
 
@@ -278,7 +282,9 @@ def _as_tensors(tensors, fn: str):
         raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{fn}(): expected a non-empty list of Tensors")
+        if fn == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"tinytorch.{fn}(): expected a non-empty list of Tensors")
     return tensors
 
 
@@ -450,8 +456,8 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     idx = index._data
-    if idx.dtype != np.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if idx.dtype != np.int64 and idx.dtype != np.int32:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     out = as_array(x[_full_index(idx, d)])
     if _State.enabled and input._requires_grad:
         node = GatherBackward0((input._edge(), (None, 0)))
