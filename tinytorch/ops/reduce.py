@@ -67,6 +67,11 @@ def _require_float(x: np.ndarray, what: str) -> None:
                            f"point or complex dtype. Got: {name}")
 
 
+def _require_var_float(x: np.ndarray) -> None:
+    if x.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Mean over ``dim`` (all dims when None); floating inputs only, as PyTorch."""
     x = input._data
@@ -118,7 +123,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     """Variance over ``dim`` with Bessel's correction by default."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = input._data
-    _require_float(x, "var")
+    _require_var_float(x)
     dims = normalize_dims(dim, x.ndim)
     c = _correction(unbiased, correction)
     n = 1
@@ -140,7 +145,7 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     """Standard deviation over ``dim`` with Bessel's correction by default."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = input._data
-    _require_float(x, "std")
+    _require_var_float(x)
     dims = normalize_dims(dim, x.ndim)
     c = _correction(unbiased, correction)
     n = 1
@@ -372,19 +377,20 @@ class LogSoftmaxBackward0(Node):
         return (g - y.exp() * g.sum(dim=self.dim, keepdim=True),)
 
 
-def _softmax_input(input: Tensor, dtype) -> np.ndarray:
+def _softmax_input(input: Tensor, dtype, name: str) -> np.ndarray:
     x = input._data
     if dtype is not None:
         from .._dtype import to_np
         x = x.astype(to_np(dtype))
     if x.dtype.kind != "f":
-        raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{input.dtype._legacy[:-6]}\'')
+        from .._dtype import FROM_NP
+        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{FROM_NP[x.dtype]._legacy[:-6]}\'')
     return x
 
 
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
-    x = _softmax_input(input, dtype)
+    x = _softmax_input(input, dtype, "softmax")
     d = _wrap_dim(dim, x.ndim)
     e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
     out = as_array(e / e.sum(axis=d, keepdims=True))
@@ -399,7 +405,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """x - logsumexp(x) along ``dim``."""
-    x = _softmax_input(input, dtype)
+    x = _softmax_input(input, dtype, "log_softmax")
     d = _wrap_dim(dim, x.ndim)
     out = as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x)
     if _State.enabled and input._requires_grad:
