@@ -248,11 +248,11 @@ class PowBackward2(Node):
 def pow(a, b) -> Tensor:
     """a ** b with broadcasting (tensor or scalar on either side)."""
     ta, tb, ad, bd = binary_operands(a, b)
-    if type(ad) is np.ndarray and ad.dtype.kind in "iu" and type(bd) is np.ndarray and bd.dtype.kind in "iu":
-        if np.any(bd < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = as_array(np.power(ad, bd))
+    if np.asarray(ad).dtype.kind in "iu" and np.asarray(bd).dtype.kind in "iu" and np.any(np.asarray(bd) < 0):
+        out = _int_pow_negative(a, ad, bd)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = as_array(np.power(ad, bd))
     if needs_grad(ta, tb):
         if tb is None:
             node = PowBackward0((edge(ta),))
@@ -274,6 +274,17 @@ def pow(a, b) -> Tensor:
         node.save_for_backward(ta, tb, res if node.need_b else None)
         return res
     return _make(out)
+
+
+def _int_pow_negative(a, ad, bd) -> np.ndarray:
+    """PyTorch's integer power with negative exponents: refused for a Python exponent; for a tensor
+    one, 1 ** -n = 1, (-1) ** -n = +-1 and every other base (0 included) gives 0."""
+    if not isinstance(bd, np.ndarray):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    neg = bd < 0
+    kept = np.power(ad, np.where(neg, 0, bd))
+    special = np.where(ad == 1, 1, np.where(ad == -1, np.where(bd % 2 != 0, -1, 1), 0))
+    return as_array(np.where(neg, special, kept).astype(kept.dtype, copy=False))
 
 
 def rpow(a, b) -> Tensor:
@@ -346,7 +357,7 @@ def where(condition, input=None, other=None) -> Tensor:
     tc, cd = unpack(condition)
     if cd.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{tc.dtype.name.capitalize()}")
+                           f"{tc.dtype._legacy[:-len('Tensor')]}")
     ta, tb, ad, bd = binary_operands(input, other)
     out = as_array(np.where(cd, ad, bd))
     if needs_grad(ta, tb):
