@@ -213,7 +213,7 @@ class ClampBackward1(Node):
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Limit values to [min, max]; the gradient passes where the input was inside the range."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("tinytorch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         from .arith import maximum, minimum
         out = input
