@@ -88,7 +88,11 @@ def _infer_array(data) -> np.ndarray:
             return np.array(_unwrap(data), dtype=typed.np)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
-    arr = np.array(data)
+    try:
+        arr = np.array(data)
+    except ValueError:
+        _explain_bad_data(data)
+        raise
     kind = arr.dtype.kind
     if kind == "f":
         return arr.astype(_dtype.get_default_dtype().np, copy=False)
@@ -107,9 +111,45 @@ def _infer_array(data) -> np.ndarray:
         raise TypeError(f"new(): invalid data type '{type(np.array(data).reshape(-1)[0].item()).__name__}'")
     if kind == "c":
         raise TypeError("complex tensors are not supported by tinytorch")
-    if kind == "O":
-        raise ValueError("expected sequence of equal-length sequences (a ragged nested list cannot become a tensor)")
+    _explain_bad_data(data)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _explain_bad_data(data) -> None:
+    """Raise PyTorch's error for data numpy could not make a regular array of: an unknown element,
+    a ragged nesting, or a sequence where a number belongs."""
+    leaves, stack = [], [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, (list, tuple)):
+            stack.extend(d)
+        elif isinstance(d, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif not isinstance(d, (bool, int, float, np.generic, Tensor)):
+            raise RuntimeError(f"Could not infer dtype of {type(d).__name__}")
+        else:
+            leaves.append(d)
+    sizes, seq = [], data
+    while isinstance(seq, (list, tuple)):
+        sizes.append(len(seq))
+        if not seq:
+            break
+        seq = seq[0]
+    floating = any(isinstance(v, float) for v in leaves)
+    stack = [(data, 0)]
+    while stack:
+        seq, dim = stack.pop()
+        if dim == len(sizes):
+            if isinstance(seq, (list, tuple)):
+                name = type(seq).__name__
+                raise TypeError(f"must be real number, not {name}" if floating
+                                else f"'{name}' object cannot be interpreted as an integer")
+            continue
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        stack.extend((s, dim + 1) for s in reversed(seq))
 
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
