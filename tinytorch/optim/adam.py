@@ -147,9 +147,10 @@ def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp
 def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, max_exp_avg_sq: Tensor | None,
               step_t: Tensor, beta1: float, beta2: float, lr: float, weight_decay: float, eps: float,
               maximize: bool, decoupled: bool) -> None:
+    # every result gets an explicit ``out`` array: numpy returns scalars, not arrays, for 0-d inputs
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
     if maximize:
-        g = np.negative(g)
+        g = np.negative(g, out=np.empty_like(g))
     s = step_t._data
     np.add(s, 1, out=s)
     step_t._vc[0] += 1
@@ -158,11 +159,11 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, 
             np.multiply(p, 1 - lr * weight_decay, out=p)
             param._vc[0] += 1
         else:
-            decay = np.multiply(p, weight_decay)
+            decay = np.multiply(p, weight_decay, out=np.empty_like(p))
             g = np.add(g, decay, out=decay)
 
     # first moment: m.lerp_(g, 1 - beta1), with lerp's two formulas split at weight 0.5
-    scratch = np.subtract(g, m)
+    scratch = np.subtract(g, m, out=np.empty_like(m))
     weight = np.float32(1 - beta1) if p.dtype == np.float32 else 1 - beta1
     if abs(weight) < 0.5:
         np.multiply(scratch, weight, out=scratch)
@@ -187,7 +188,7 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, 
         np.maximum(max_exp_avg_sq._data, v, out=max_exp_avg_sq._data)
         max_exp_avg_sq._vc[0] += 1
         v = max_exp_avg_sq._data
-    denom = np.sqrt(v)
+    denom = np.sqrt(v, out=np.empty_like(v))
     np.divide(denom, bias_correction2_sqrt, out=denom)
     np.add(denom, eps, out=denom)
 

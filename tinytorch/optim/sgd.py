@@ -100,12 +100,14 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
     """Update one parameter; returns the momentum buffer when it was created here."""
     p = param._data
     d = grad._data
-    owned = False  # whether ``d`` is a scratch array of ours, free to overwrite
+    # ``owned``: ``d`` is a scratch array of ours, free to overwrite. Every result gets an explicit
+    # ``out`` array because numpy returns scalars, not arrays, for 0-d inputs.
+    owned = False
     if maximize:
-        d = np.negative(d)
+        d = np.negative(d, out=np.empty_like(d))
         owned = True
     if weight_decay != 0:
-        decay = np.multiply(p, weight_decay)
+        decay = np.multiply(p, weight_decay, out=np.empty_like(p))
         d = np.add(d, decay, out=decay)
         owned = True
 
@@ -121,18 +123,18 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
             if dampening == 0:
                 np.add(b, d, out=b)
             else:
-                damped = np.multiply(d, 1 - dampening, out=d if owned else None)
+                damped = np.multiply(d, 1 - dampening, out=d if owned else np.empty_like(d))
                 np.add(b, damped, out=b)
             buf._vc[0] += 2  # mul_ and add_, as PyTorch counts them
         if nesterov:
-            ahead = np.multiply(b, momentum)
+            ahead = np.multiply(b, momentum, out=np.empty_like(b))
             d = np.add(d, ahead, out=ahead)
             owned = True
         else:
             d = b
             owned = False
 
-    step = np.multiply(d, -lr, out=d if owned else None)
+    step = np.multiply(d, -lr, out=d if owned else np.empty_like(d))
     np.add(p, step, out=p)
     param._vc[0] += 1
     return new_buf
