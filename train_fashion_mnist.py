@@ -1,0 +1,221 @@
+"""PyTorch's quickstart, trained for real with tinytorch: FashionMNIST, an MLP, SGD, batch 64.
+
+    python train_fashion_mnist.py                                  # downloads the data into ./data
+    python train_fashion_mnist.py --data-root ../shared/datasets --no-download
+
+The code below is the quickstart's, with ``import tinytorch as torch``; around it: options, progress
+bars, checkpoints that resume bit for bit, and a clean stop on Ctrl-C."""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+from tqdm import tqdm
+
+import tinytorch as torch
+from tinytorch import nn
+from tinytorch.data import DataLoader, datasets
+from tinytorch.data.transforms import ToTensor
+
+CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+           "Ankle boot"]
+EXIT_INTERRUPTED = 130
+
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(28 * 28, 512),
+            nn.ReLU(),
+            nn.Linear(512, 512),
+            nn.ReLU(),
+            nn.Linear(512, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data-root", default="data", help="folder holding FashionMNIST/raw/ (default: data)")
+    p.add_argument("--download", action=argparse.BooleanOptionalAction, default=True,
+                   help="download the dataset when it is missing (default: on)")
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--momentum", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=True,
+                   help="reshuffle the training set every epoch (the quickstart does not)")
+    p.add_argument("--num-workers", type=int, default=0)
+    p.add_argument("--save", default="model.pth", help="where the trained weights go (a state_dict)")
+    p.add_argument("--checkpoint", default="checkpoint.pth",
+                   help="training state written after every epoch and on Ctrl-C (for --resume)")
+    p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint written by this script")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="tqdm progress bars")
+    args = p.parse_args(argv)
+    for name in ("epochs", "batch_size"):
+        if getattr(args, name) <= 0:
+            p.error(f"--{name.replace('_', '-')} must be a positive integer")
+    return args
+
+
+def load_data(args):
+    try:
+        training_data = datasets.FashionMNIST(root=args.data_root, train=True, download=args.download,
+                                              transform=ToTensor())
+        test_data = datasets.FashionMNIST(root=args.data_root, train=False, download=args.download,
+                                          transform=ToTensor())
+    except (RuntimeError, OSError, ValueError) as e:
+        raw = os.path.join(args.data_root, "FashionMNIST", "raw")
+        sys.exit(f"Could not load FashionMNIST: {e}\n"
+                 f"Put train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and "
+                 f"t10k-labels-idx1-ubyte.gz into {raw}/ (or point --data-root at the folder that holds "
+                 f"FashionMNIST/raw/), or run with --download where the internet can be reached.")
+    return training_data, test_data
+
+
+class StopFlag:
+    """Ctrl-C sets a flag; the training loop stops at the next step boundary, never mid-update."""
+
+    def __init__(self):
+        self.requested = False
+
+    def __call__(self, signum, frame):
+        if self.requested:  # a second Ctrl-C: stop at once
+            raise KeyboardInterrupt
+        self.requested = True
+
+
+def epoch_order(n: int, seed: int, epoch: int, shuffle: bool) -> list:
+    """The sample order of one epoch: a function of (seed, epoch) alone, so a resumed run sees the same."""
+    if not shuffle:
+        return list(range(n))
+    gen = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+    return torch.randperm(n, generator=gen).tolist()
+
+
+def save_checkpoint(path, model, optimizer, epoch: int, step: int, args) -> None:
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step,
+                "rng_state": torch.get_rng_state(), "seed": args.seed, "batch_size": args.batch_size,
+                "shuffle": args.shuffle}, path)
+
+
+def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar):
+    """One (possibly partial) epoch; returns the number of batches done when it stops."""
+    size = len(dataloader.dataset)
+    model.train()
+    batch = first_batch
+    for X, y in dataloader:
+        pred = model(X)
+        loss = loss_fn(pred, y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        batch += 1
+        if bar is not None:
+            bar.update(1)
+        if batch % 100 == 0:
+            current = batch * dataloader.batch_size
+            tqdm.write(f"loss: {loss.item():>7f}  [{current:>5d}/{size:>5d}]")
+        if stop.requested:
+            break
+    return batch
+
+
+def test(dataloader, model, loss_fn, progress: bool):
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    model.eval()
+    test_loss, correct = 0, 0
+    with torch.no_grad():
+        for X, y in tqdm(dataloader, desc="test", leave=False, disable=not progress):
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+    test_loss /= num_batches
+    correct /= size
+    print(f"Test Error: \n Accuracy: {(100 * correct):>0.1f}%, Avg loss: {test_loss:>8f} \n")
+    return correct, test_loss
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    torch.manual_seed(args.seed)
+    device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+    print(f"Using {device} device")
+
+    training_data, test_data = load_data(args)
+    test_dataloader = DataLoader(test_data, batch_size=args.batch_size, num_workers=args.num_workers)
+
+    model = NeuralNetwork().to(device)
+    print(model)
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+
+    start_epoch, start_step = 0, 0
+    if args.resume:
+        ckpt = torch.load(args.resume)
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        torch.set_rng_state(ckpt["rng_state"])
+        start_epoch, start_step = ckpt["epoch"], ckpt["step"]
+        args.seed, args.batch_size, args.shuffle = ckpt["seed"], ckpt["batch_size"], ckpt["shuffle"]
+        print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")
+
+    stop = StopFlag()
+    previous_handler = signal.signal(signal.SIGINT, stop)
+    steps_per_epoch = -(-len(training_data) // args.batch_size)
+    try:
+        for epoch in range(start_epoch, args.epochs):
+            print(f"Epoch {epoch + 1}\n-------------------------------")
+            first = start_step if epoch == start_epoch else 0
+            order = epoch_order(len(training_data), args.seed, epoch, args.shuffle)
+            # resuming mid-epoch: skip the batches already trained on, without loading them
+            loader = DataLoader(training_data, batch_size=args.batch_size, sampler=order[first * args.batch_size:],
+                                num_workers=args.num_workers)
+            with tqdm(total=steps_per_epoch, initial=first, desc=f"epoch {epoch + 1}", leave=False,
+                      disable=not args.progress) as bar:
+                done = train(loader, model, loss_fn, optimizer, first, stop, bar)
+            if stop.requested and done < steps_per_epoch:
+                save_checkpoint(args.checkpoint, model, optimizer, epoch, done, args)
+                print(f"Interrupted: saved the training state after epoch {epoch + 1}, batch {done} to "
+                      f"{args.checkpoint}; continue with --resume {args.checkpoint}")
+                return EXIT_INTERRUPTED
+            save_checkpoint(args.checkpoint, model, optimizer, epoch + 1, 0, args)
+            test(test_dataloader, model, loss_fn, args.progress)
+            if stop.requested:
+                print(f"Interrupted after epoch {epoch + 1}; continue with --resume {args.checkpoint}")
+                return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print(f"Interrupted twice: stopped at once; the last checkpoint in {args.checkpoint} is intact")
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, previous_handler)
+    print("Done!")
+
+    torch.save(model.state_dict(), args.save)
+    print(f"Saved PyTorch Model State to {args.save}")
+
+    model = NeuralNetwork().to(device)
+    model.load_state_dict(torch.load(args.save, weights_only=True))
+
+    model.eval()
+    x, y = test_data[0][0], test_data[0][1]
+    with torch.no_grad():
+        x = x.to(device)
+        pred = model(x)
+        predicted, actual = CLASSES[pred[0].argmax(0)], CLASSES[y]
+        print(f'Predicted: "{predicted}", Actual: "{actual}"')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
