@@ -1,0 +1,102 @@
+"""Type promotion against PyTorch: every pair of dtypes, with and without dims, with Python scalars,
+and the in-place casting rule (RELIABILITY row 48)."""
+import itertools
+
+import numpy as np
+import pytest
+
+import tinytorch
+
+NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+SCALARS = [True, 3, 2.5]
+
+
+def _make(T, name: str, dims: bool):
+    data = [1, 0] if dims else 1
+    return T.tensor(data, dtype=getattr(T, name))
+
+
+def _dtype_name(t) -> str:
+    return str(t.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("a_dims, b_dims", [(True, True), (True, False), (False, True), (False, False)])
+def test_result_type_of_every_pair_matches_torch(a_dims, b_dims, torch):
+    mismatches = []
+    for a, b in itertools.product(NAMES, NAMES):
+        for op in ("add", "mul", "maximum"):
+            want = _dtype_name(getattr(torch, op)(_make(torch, a, a_dims), _make(torch, b, b_dims)))
+            got = _dtype_name(getattr(tinytorch, op)(_make(tinytorch, a, a_dims), _make(tinytorch, b, b_dims)))
+            if got != want:
+                mismatches.append((op, a, b, got, want))
+    assert mismatches == []
+
+
+@pytest.mark.parametrize("dims", [True, False])
+def test_tensor_with_python_scalar_matches_torch(dims, torch):
+    mismatches = []
+    for name, s in itertools.product(NAMES, SCALARS):
+        for expr in ("x + s", "s + x", "x * s", "s * x", "x / s", "x ** s" if name != "bool" else "x * s"):
+            got, want = (_dtype_name(eval(expr, {"x": _make(T, name, dims), "s": s}))
+                         for T in (tinytorch, torch))
+            if got != want:
+                mismatches.append((expr, name, s, got, want))
+    assert mismatches == []
+
+
+def test_reliability_row_48():
+    f32 = tinytorch.ones(3)
+    assert (f32 + 1.5).dtype == tinytorch.float32
+    assert (f32 + tinytorch.tensor(2.0, dtype=tinytorch.float64)).dtype == tinytorch.float32
+    assert (f32 + tinytorch.ones(3, dtype=tinytorch.float64)).dtype == tinytorch.float64
+    assert (tinytorch.tensor([1, 2]) / 2).dtype == tinytorch.float32
+    assert tinytorch.tensor([1.0]).dtype == tinytorch.float32
+    int_t = tinytorch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        int_t += 1.5
+    assert int_t.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("target, source", [("int64", "float32"), ("bool", "int64"), ("uint8", "float64"),
+                                            ("int32", "int64"), ("float32", "float64"), ("float16", "int8")])
+def test_inplace_cast_rule_matches_torch(target, source, torch):
+    outcome = []
+    for T in (torch, tinytorch):
+        x, y = _make(T, target, True), _make(T, source, True)
+        try:
+            x.add_(y)
+            outcome.append((_dtype_name(x), x.tolist()))
+        except RuntimeError as e:
+            outcome.append(str(e))
+    assert outcome[1] == outcome[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_objects(name, torch):
+    d = getattr(tinytorch, name)
+    td = getattr(torch, name)
+    assert repr(d) == repr(td).replace("torch.", "tinytorch.")
+    assert d.is_floating_point == td.is_floating_point and d.is_signed == td.is_signed
+    assert d.itemsize == td.itemsize
+    assert tinytorch.tensor([1], dtype=d).dtype is d
+    assert tinytorch.from_numpy(np.zeros(2, d.np)).dtype is d
+
+
+def test_dtype_aliases():
+    assert tinytorch.float is tinytorch.float32 and tinytorch.double is tinytorch.float64
+    assert tinytorch.long is tinytorch.int64 and tinytorch.int is tinytorch.int32
+    assert tinytorch.half is tinytorch.float16 and tinytorch.short is tinytorch.int16
+    assert tinytorch.get_default_dtype() is tinytorch.float32
+
+
+def test_default_dtype_is_restored_and_used():
+    try:
+        tinytorch.set_default_dtype(tinytorch.float64)
+        assert tinytorch.tensor([1.5]).dtype == tinytorch.float64
+        assert tinytorch.zeros(2).dtype == tinytorch.float64
+        assert (tinytorch.tensor([1, 2]) / 2).dtype == tinytorch.float64
+    finally:
+        tinytorch.set_default_dtype(tinytorch.float32)
+    assert tinytorch.tensor([1.5]).dtype == tinytorch.float32
+    with pytest.raises(TypeError):
+        tinytorch.set_default_dtype(tinytorch.int64)
