@@ -130,7 +130,9 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     for d in dims:
         n *= x.shape[d]
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = as_array(x.var(axis=dims, keepdims=keepdim, ddof=0) * (n / (n - c) if n != c else np.inf))
+        # in double, as PyTorch accumulates it: float32 results then round once, to PyTorch's value
+        out = as_array(x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0)
+                       * (n / (n - c) if n != c else np.inf))
         out = as_array(out.astype(x.dtype, copy=False))
     if _State.enabled and input._requires_grad:
         node = VarBackward0((input._edge(),))
@@ -152,7 +154,8 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     for d in dims:
         n *= x.shape[d]
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = x.var(axis=dims, keepdims=keepdim, ddof=0) * (n / (n - c) if n != c else np.inf)
+        v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
+            n / (n - c) if n != c else np.inf)  # double throughout, sqrt included, as PyTorch
         out = as_array(np.sqrt(v).astype(x.dtype, copy=False))
     if _State.enabled and input._requires_grad:
         node = StdBackward0((input._edge(),))
@@ -236,6 +239,7 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
             return res
         return _make(out)
     d = _wrap_dim(dim, x.ndim)
+    _nonempty_dim(x, d, np_fn.__name__)
     if x.ndim == 0:
         values, idx = x.copy(), np.zeros((), dtype=np.int64)
     else:
@@ -252,6 +256,25 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
         node.save_for_backward(idx_t)
         return result_cls(_make(values, node), idx_t)
     return result_cls(_make(values), idx_t)
+
+
+def _nonempty_dim(x: np.ndarray, d: int, name: str) -> None:
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _arg_extreme(input: Tensor, dim, keepdim: bool, fn, name: str) -> Tensor:
+    x = input._data
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        out = as_array(fn(x.reshape(-1), 0, False))
+        return _make(out.reshape((1,) * x.ndim) if keepdim else out)
+    d = _wrap_dim(dim, x.ndim)
+    _nonempty_dim(x, d, name)
+    if x.ndim == 0:
+        return _make(np.zeros((), dtype=np.int64))
+    return _make(as_array(fn(x, d, keepdim)).astype(np.int64, copy=False))
 
 
 def _nan_argmax(x, axis, keepdims):
@@ -304,20 +327,12 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
-    x = input._data
-    if dim is None:
-        out = as_array(_nan_argmax(x.reshape(-1), 0, False))
-        return _make(out.reshape((1,) * x.ndim) if keepdim else out)
-    return _make(as_array(_nan_argmax(x, _wrap_dim(dim, x.ndim), keepdim)).astype(np.int64, copy=False))
+    return _arg_extreme(input, dim, keepdim, _nan_argmax, "argmax")
 
 
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
-    x = input._data
-    if dim is None:
-        out = as_array(_nan_argmin(x.reshape(-1), 0, False))
-        return _make(out.reshape((1,) * x.ndim) if keepdim else out)
-    return _make(as_array(_nan_argmin(x, _wrap_dim(dim, x.ndim), keepdim)).astype(np.int64, copy=False))
+    return _arg_extreme(input, dim, keepdim, _nan_argmin, "argmin")
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
@@ -332,7 +347,7 @@ def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 
 # -- logsumexp, softmax, log_softmax ---------------------------------------------------------------
 def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
-    m = np.max(x, axis=dims, keepdims=True)
+    m = np.max(x, axis=dims, keepdims=True, initial=-np.inf)  # initial: empty dims give -inf
     m = np.where(np.isfinite(m), m, 0)  # all -inf rows give -inf, not NaN
     with np.errstate(divide="ignore"):
         return np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
@@ -392,7 +407,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
     x = _softmax_input(input, dtype, "softmax")
     d = _wrap_dim(dim, x.ndim)
-    e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
     out = as_array(e / e.sum(axis=d, keepdims=True))
     if _State.enabled and input._requires_grad:
         node = SoftmaxBackward0((input._edge(),))
