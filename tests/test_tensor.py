@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import tinytorch
 
@@ -15,7 +16,7 @@ import tinytorch
 def _describe(r, T):
     """A comparable summary of a result from either library (PyTorch's texts spelt as tinytorch's)."""
     if hasattr(r, "dtype") and hasattr(r, "tolist") and not isinstance(r, np.ndarray):
-        return ("tensor", str(r.dtype).split(".")[-1], tuple(r.shape), r.tolist(), r.requires_grad)
+        return ("tensor", str(r.dtype).split(".")[-1], tuple(r.shape), repr(r.tolist()), r.requires_grad)
     if isinstance(r, (tuple, list)):
         return type(r).__name__, [_describe(x, T) for x in r]
     return _tiny(repr(r)) if T is not tinytorch else repr(r)
@@ -168,6 +169,54 @@ def test_arange_and_linspace_bit_identical_to_torch(start, length, steps, dtype,
         ref = getattr(torch, fn)(*args, dtype=getattr(torch, dtype)).numpy()
         assert ours.shape == ref.shape and ours.dtype == ref.dtype
         np.testing.assert_array_equal(ours, ref)
+
+
+# -- special values, empty tensors and reductions: the exact values PyTorch gives ----------------
+SPECIAL = [
+    "T.tensor([0.0, -1.0, 1.0]).log()", "T.tensor([-1.0, 0.0]).sqrt()", "T.tensor([1.0, -1.0, 0.0]) / 0",
+    "T.tensor([100.0, -100.0]).exp()", "T.tensor([1e30, -1e30]).sigmoid()", "T.tensor([1e4, -1e4]).tanh()",
+    "T.tensor([[1000.0, 0.0], [-1e4, 1e4]]).softmax(1)", "T.tensor([[1000.0, 0.0], [-1e4, 1e4]]).log_softmax(1)",
+    "T.tensor([float('-inf'), float('-inf')]).logsumexp(0)", "T.tensor([float('inf'), 1.0]).logsumexp(0)",
+    "T.tensor([float('nan'), 1.0]).max()", "T.tensor([1.0, float('nan')]).argmax()",
+    "T.tensor([1.0, float('nan')]).min(0)", "T.tensor([float('nan')]).clamp(0, 1)",
+    "T.maximum(T.tensor([float('nan'), 1.0]), T.tensor([0.0, float('nan')]))", "T.tensor([-0.0]).abs()",
+    "T.tensor([float('inf')]) - float('inf')", "T.tensor([0.0]) * float('inf')", "T.tensor([5, -5]) // 2",
+    "T.tensor([5, -5]) % 3", "T.tensor([5.5, -5.5]) % 2", "T.tensor([5, -5]) / 2", "T.tensor([1.0, -1.0]) // 0",
+    "T.tensor([7, -7]).div(2, rounding_mode='trunc')", "T.tensor([7, -7]).div(2, rounding_mode='floor')",
+    "T.tensor([7.5, -7.5]).div(2, rounding_mode='trunc')", "T.tensor([2.5, 3.5, -2.5]).round()",
+    "T.tensor([1.7, -1.7]).long()", "T.tensor([1.5]).bool()", "T.tensor([True, False]).sum()",
+    "T.tensor([True, True]) + T.tensor([True, False])", "T.tensor([1, 2], dtype=T.uint8) - 3",
+    "T.tensor([127], dtype=T.int8) + 1", "T.ones(0).sum()", "T.ones(2, 0).sum(1)", "T.ones(0).mean()",
+    "T.ones(0, 3) @ T.ones(3, 2)", "T.ones(2, 0) @ T.ones(0, 3)", "T.ones(0).softmax(0)", "T.ones(2, 0).logsumexp(1)",
+    "T.cat([T.ones(0), T.ones(2)])", "T.ones(3)[T.tensor([False] * 3)]", "T.ones(2, 0).var(1)", "T.ones(1).var()",
+    "T.ones(1).std()", "T.ones(2, 0).max(1)", "T.ones(0, 3).max(1)", "T.ones(0).max()", "T.ones(2, 0).argmax(1)",
+    "T.ones(0).argmin()", "T.ones(3).sum(dtype=T.int64)", "T.arange(4).sum(0, keepdim=True)",
+    "T.arange(4.).reshape(2, 2).mean((0, 1))", "T.arange(6.).reshape(2, 3).var((0, 1), keepdim=True)",
+    "T.tensor(2.0).max(0)", "T.tensor(3.0).argmax(0)", "T.arange(6).reshape(2, 3).argmax(1, keepdim=True)",
+    "T.arange(6.).reshape(2, 3).amax((0, 1))", "T.arange(6.).reshape(2, 3).amax(1, keepdim=True)",
+    "T.tensor([1.0, 2.0]).mean(dtype=T.float64)", "T.arange(3).sum(dtype=T.float32)",
+    "T.tensor([[True, False]]).any(1)", "T.tensor([0, 1, -1, 2, -2, 3]) ** T.tensor([-1, -3, -3, -1, -1, 2])",
+    "T.tensor([1, 2]) ** -1", "T.arange(4).reshape(2, 2).float().std(0)",
+]
+
+
+@pytest.mark.parametrize("src", SPECIAL)
+def test_special_values_match_torch(src, torch):
+    _same_as_torch(src, torch)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), correction=st.sampled_from([0, 1]), keepdim=st.booleans())
+def test_var_std_match_torch(data, correction, keepdim, torch):
+    """Double accumulation, as PyTorch: equal to the last float32 bit on typical data; PyTorch's
+    Welford leaves ~1e-14 where the exact variance is 0, hence the absolute tolerance."""
+    x = data.draw(hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=6),
+                             elements=st.floats(-1e3, 1e3, width=32)))
+    dims = data.draw(st.lists(st.integers(0, x.ndim - 1), min_size=1, max_size=x.ndim, unique=True))
+    for name in ("var", "std"):
+        ours = getattr(tinytorch.tensor(x), name)(dims, correction=correction, keepdim=keepdim).numpy()
+        ref = getattr(torch.tensor(x), name)(dims, correction=correction, keepdim=keepdim).numpy()
+        np.testing.assert_allclose(ours, ref, rtol=2e-7, atol=2e-7 if name == "std" else 1e-12)
 
 
 # -- attributes ---------------------------------------------------------------------------------
