@@ -175,6 +175,23 @@ def _version(module: str) -> str:
     return proc.stdout.strip() or "?"
 
 
+def _git_commit() -> str:
+    """The measured checkout's commit, marked "+changes" when tracked files differ from it."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "tinytorch"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + (" +changes" if dirty else "")
+
+
 def measure(args, root: str, impls: list, notes: list) -> dict:
     """All rounds, interleaved: in each round every task runs once per implementation, in turn."""
     params = {
@@ -230,7 +247,8 @@ def render(args, summary: dict, meta: dict, notes: list) -> str:
         "",
         f"{meta['cpu']} ({meta['cpus']} cores, 1 thread used; 1-min load average "
         f"{load[0]:.2f} before, "
-        f"{load[1]:.2f} after); Python {meta['python']}, numpy {meta['numpy']}, PyTorch "
+        f"{load[1]:.2f} after); Python {meta['python']}, numpy {meta['numpy']}, tinytorch at "
+        f"{meta['tinytorch_commit']}, PyTorch "
         f"{meta.get('torch', 'not run')}; data: {meta['data']}; {args.samples} samples per epoch "
         f"({steps} steps of batch 64); {args.rounds} round(s), medians over rounds; "
         f"{CLOCK_WORDS[args.clock]}.",
@@ -240,6 +258,11 @@ def render(args, summary: dict, meta: dict, notes: list) -> str:
         _report.op_table(summary),
     ]
     extra = notes + _report.error_notes(summary)
+    for impl, name in (("torch", "PyTorch"), ("tinytorch", "tinytorch")):
+        runs = summary.get(impl, {}).get("accuracy_runs")
+        if runs:
+            per_seed = ", ".join(f"{100 * a:.2f}" for a in runs)
+            extra.append(f"{name} test accuracy (%) for seeds 0-{len(runs) - 1}: {per_seed}")
     if extra:
         lines += [""] + [n if n.startswith("- ") else f"- {n}" for n in extra]
     return "\n".join(lines)
@@ -282,6 +305,7 @@ def main(argv=None) -> int:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": _version("numpy"),
+        "tinytorch_commit": _git_commit(),
         "data": data,
         "load_average": [load_before, load_after],
     }
