@@ -5,6 +5,9 @@ As in PyTorch, ``ctx`` is the graph node itself (its class is named ``<YourFunct
 output and returns one per input, checked against the input's shape."""
 from __future__ import annotations
 
+import functools
+import warnings
+
 from .grad_mode import _State, no_grad
 from .node import Node
 
@@ -16,6 +19,7 @@ class BackwardCFunction(Node):
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
+    _tensor_pos = None  # positions of the tensor arguments, when some arguments are not tensors
 
     def save_for_backward(self, *tensors) -> None:
         Node.save_for_backward(self, *tensors)
@@ -39,11 +43,13 @@ class BackwardCFunction(Node):
         out = self._forward_cls.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
-        return self._validate(out)
+        fixed = self._validate(out)
+        # next_functions has an edge per tensor argument only (as PyTorch's), not per argument
+        return fixed if self._tensor_pos is None else tuple(fixed[i] for i in self._tensor_pos)
 
     def _validate(self, out):
         from ..ops._util import sum_to
-        from ..tensor import Size, Tensor
+        from ..tensor import Tensor
 
         n_in = len(self._in_meta)
         if len(out) < n_in or (len(out) > n_in and any(g is not None for g in out[n_in:])):
@@ -55,12 +61,13 @@ class BackwardCFunction(Node):
                 fixed.append(None)
                 continue
             if not isinstance(g, Tensor):
-                raise TypeError(f"function {self.name()} returned a gradient that is not a Tensor at index {i}")
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             shape, dt = m
             if g._data.shape != shape:
                 try:
                     import numpy as np
-                    expandable = np.broadcast_shapes(shape, g._data.shape) == shape
+                    # the input's shape must broadcast to the gradient's, which is then summed back
+                    expandable = np.broadcast_shapes(shape, g._data.shape) == g._data.shape
                 except ValueError:
                     expandable = False
                 if not expandable:
@@ -68,9 +75,7 @@ class BackwardCFunction(Node):
                     want = "[" + ", ".join(map(str, shape)) + "]"
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {i} - got "
                                        f"{got} but expected shape compatible with {want}")
-                g = sum_to(g, shape) if g._data.size != 1 or len(shape) else g.reshape(shape)
-                if g._data.shape != shape:
-                    g = g.expand(Size(shape))
+                g = sum_to(g, shape)
             if g._data.dtype != dt:
                 g = g.to(dt)
             fixed.append(g)
@@ -90,6 +95,16 @@ class _FunctionMeta(type):
 class Function(metaclass=_FunctionMeta):
     """Base class for custom autograd functions (``MyFn.apply(x)``)."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -102,13 +117,14 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and, when any input requires grad, record one node for the outputs."""
-        from ..tensor import Tensor, _make
+        from ..tensor import Tensor, _view_of
 
         is_tensor = [isinstance(a, Tensor) for a in args]
         requires = tuple(t and a._requires_grad for a, t in zip(args, is_tensor))
         record = _State.enabled and any(requires)
-        ctx = cls._backward_cls(tuple(a._edge() if t else (None, 0) for a, t in zip(args, is_tensor))
-                                if record else ())
+        ctx = cls._backward_cls(tuple(a._edge() for a, t in zip(args, is_tensor) if t) if record else ())
+        if record and not all(is_tensor):
+            ctx._tensor_pos = tuple(i for i, t in enumerate(is_tensor) if t)
         ctx._needs_input_grad = requires
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
@@ -127,9 +143,7 @@ class Function(metaclass=_FunctionMeta):
                 continue
             if id(o) in inputs and id(o) not in ctx._dirty:
                 # returning an input unchanged still gives a new node output, as a view of it
-                o2 = _make(o._data)
-                o2._vc = o._vc
-                o = o2
+                o = _view_of(o, o._data)
             o.grad_fn = ctx
             o._requires_grad = True
             o._output_nr = i
@@ -143,3 +157,41 @@ class FunctionCtx(BackwardCFunction):
 
 class InplaceFunction(Function):
     pass
+
+
+class Error(Node):
+    """Stands for a backward that must not be differentiated: running it raises."""
+
+    def backward(self, *grads):
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn):
+    """Decorate a custom ``backward`` that cannot itself be differentiated (it may use numpy).
+
+    It runs without recording; when its incoming gradients require grad, its results do too, through
+    an ``Error`` node that raises if a second derivative ever reaches it."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        from ..tensor import Tensor
+
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not (_State.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        edges = tuple(a._edge() for a in args if isinstance(a, Tensor) and a._requires_grad)
+        node = Error(edges)
+        node.msg = "trying to differentiate twice a function that was marked with @once_differentiable"
+        node._n_outputs = len(outs)
+        wrapped = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+                o = o.detach()
+                o.grad_fn, o._requires_grad, o._output_nr = node, True, i
+            wrapped.append(o)
+        return wrapped[0] if single else tuple(wrapped)
+
+    return wrapper
