@@ -137,7 +137,7 @@ def _bind() -> None:
     T.clip = unary.clamp
     # reductions
     for name in ("sum", "mean", "var", "std", "argmax", "argmin", "all", "any", "logsumexp", "softmax",
-                 "log_softmax", "amax"):
+                 "log_softmax", "amax", "amin"):
         setattr(T, name, getattr(reduce, name))
     T.max, T.min = _max, _min
     # shape

@@ -312,17 +312,46 @@ def min(input: Tensor, dim=None, keepdim: bool = False):
     return _extreme(input, dim, keepdim, np.min, _nan_argmin, MinBackward1, MinBackward0, min_result)
 
 
+class AmaxBackward0(_ReduceNode):
+    """The gradient is shared evenly among the elements equal to the extreme (unlike max(dim))."""
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        hit = x == _grad_back(y, self.in_shape, self.dims, self.keepdim)
+        share = _grad_back(g, self.in_shape, self.dims, self.keepdim) / hit.sum(self.dims, keepdim=True)
+        return (hit * share,)
+
+
+class AminBackward0(AmaxBackward0):
+    pass
+
+
+def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) -> Tensor:
+    x = input._data
+    if x.size == 0 and (dim is None or dim == ()):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    dims = normalize_dims(dim, x.ndim)
+    for d in dims:
+        _nonempty_dim(x, d, name)
+    out = as_array(np_fn(x, axis=dims, keepdims=keepdim))
+    if _State.enabled and input._requires_grad:
+        node = node_cls((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        res = _make(out, node)
+        node.save_for_backward(input, res)
+        return res
+    return _make(out)
+
+
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    dims = normalize_dims(dim, input._data.ndim)
-    m = max(input) if len(dims) == input._data.ndim and not keepdim else None
-    if m is not None:
-        return m
-    out = input
-    for d in sorted(dims, reverse=True):
-        out = max(out, d, keepdim=True)[0]
-    if not keepdim:
-        out = out.squeeze(tuple(dims)) if dims else out
-    return out
+    """Largest value over ``dim`` (all dims by default); ties share the gradient."""
+    return _amax_amin(input, dim, keepdim, np.max, AmaxBackward0, "amax")
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
+    return _amax_amin(input, dim, keepdim, np.min, AminBackward0, "amin")
 
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
