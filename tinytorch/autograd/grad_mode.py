@@ -70,7 +70,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _BareDecoratorContextManager(_DecoratorContextManager):
+    """Also usable without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecoratorContextManager):
     """Disable graph recording inside the block (``with tinytorch.no_grad():``)."""
 
     def __init__(self) -> None:
@@ -84,7 +93,7 @@ class no_grad(_DecoratorContextManager):
         _State.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_BareDecoratorContextManager):
     """Enable graph recording inside the block, even within ``no_grad``."""
 
     def __init__(self) -> None:
@@ -123,6 +132,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad`` (tinytorch keeps no separate inference tensors)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # used bare, as @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
