@@ -148,6 +148,8 @@ class Function(metaclass=_FunctionMeta):
             o._requires_grad = True
             o._output_nr = i
             wrapped.append(o)
+        if ctx._saved:
+            ctx._pack_outputs()  # outputs saved in forward had no grad_fn yet
         return wrapped[0] if single else tuple(wrapped)
 
 

@@ -54,6 +54,22 @@ class RemovableHandle:
         self.remove()
 
 
+class _SavedOutput:
+    """A node's saved output without its grad_fn; unpacking rebuilds it pointing at the node."""
+
+    __slots__ = ("data", "vc", "output_nr", "base")
+
+    def __init__(self, t) -> None:
+        self.data, self.vc, self.output_nr, self.base = t._data, t._vc, t._output_nr, t._base
+
+    def unpack(self, node):
+        from ..tensor import _make
+
+        t = _make(self.data, node)
+        t._vc, t._output_nr, t._base = self.vc, self.output_nr, self.base
+        return t
+
+
 class Node:
     """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
 
@@ -68,6 +84,7 @@ class Node:
     _trace = None              # forward stack, recorded in anomaly mode
     _n_outputs = 1
     _metadata = None
+    _packed = False            # some saved tensor is this node's own output (see _pack_outputs)
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
@@ -91,12 +108,25 @@ class Node:
     def save_for_backward(self, *tensors) -> None:
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._vc[0] for t in tensors)
+        self._pack_outputs()
+
+    def _pack_outputs(self) -> None:
+        """Hold this node's own outputs by their storage only: a strong output -> node -> output
+        cycle would leave every forward-only graph to the cyclic garbage collector."""
+        for t in self._saved:
+            if t is not None and t.grad_fn is self:
+                self._saved = tuple(_SavedOutput(t) if t is not None and t.grad_fn is self else t
+                                    for t in self._saved)
+                self._packed = True
+                return
 
     @property
     def saved_tensors(self) -> tuple:
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
+        if self._packed:
+            saved = tuple(t.unpack(self) if type(t) is _SavedOutput else t for t in saved)
         for t, v in zip(saved, self._saved_versions):
             if t is not None and t._vc[0] != v:
                 raise RuntimeError(_modified_msg(t, v, self))
