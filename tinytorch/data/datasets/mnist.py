@@ -153,7 +153,7 @@ class MNIST(Dataset):
 
     def __getitems__(self, indices: list) -> list:
         """The samples at ``indices``; with a batchable transform they carry their stacked batch."""
-        if self.target_transform is None and self.transform is not None:
+        if self.target_transform is None:
             images = batch_transform(self.transform, ImageBatch(_as_array(self.data)[indices]))
             if isinstance(images, Tensor):
                 targets = _as_array(self.targets)[indices].astype(np.int64)
