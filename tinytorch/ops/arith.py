@@ -158,14 +158,14 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     return _make(out)
 
 
-def _rounded_div(a, b, mode: str) -> Tensor:
+def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b)
     if mode not in ("floor", "trunc"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     with np.errstate(divide="ignore", invalid="ignore"):
         if np.asarray(ad).dtype.kind == "f":
-            q = ad / bd
-            out = np.floor(q) if mode == "floor" else np.trunc(q)
+            # numpy's floor_divide is Python's (and PyTorch's) divmod rule: 1.0 // 0.1 is 9, not floor(10.000001)
+            out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(ad / bd)
         else:
             if np.any(np.asarray(bd) == 0):
                 raise RuntimeError("ZeroDivisionError")
@@ -173,23 +173,33 @@ def _rounded_div(a, b, mode: str) -> Tensor:
                 np.result_type(ad, bd))
     out = as_array(out)
     if needs_grad(ta, tb):
-        node = _ZeroGrad((edge(ta), edge(tb)))
+        node = (node_cls or DivBackward2)((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
         return _make(out, node)
     return _make(out)
 
 
-class _ZeroGrad(_BinaryNode):
+class DivBackward2(_BinaryNode):
+    """Rounded division: a step function, so the gradient is zero."""
+
     def backward(self, g):
         z = g * 0
         return fit_grad(z, self.a_meta), fit_grad(z, self.b_meta)
 
 
-_ZeroGrad.__name__ = _ZeroGrad.__qualname__ = "DivBackward1"
+class _FloorDivideBackward(_BinaryNode):
+    """PyTorch records floor_divide with a node that refuses to differentiate."""
+
+    def backward(self, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_FloorDivideBackward.__name__ = _FloorDivideBackward.__qualname__ = "NotImplemented"
 
 
 def floor_divide(a, b) -> Tensor:
-    return _rounded_div(a, b, "floor")
+    """Division rounded down (``a // b``); like PyTorch it records no usable gradient."""
+    return _rounded_div(a, b, "floor", _FloorDivideBackward)
 
 
 def remainder(a, b) -> Tensor:
@@ -197,7 +207,11 @@ def remainder(a, b) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b)
     out = as_array(np.mod(ad, bd))
     if needs_grad(ta, tb):
-        node = RemainderBackward0((edge(ta), edge(tb)))
+        if tb is None:
+            node = RemainderBackward0((edge(ta), edge(tb)))
+        else:
+            node = RemainderBackward1((edge(ta), edge(tb)))
+            node.save_for_backward(ta if ta is not None else _make(as_array(ad)), tb)
         node._set_meta(ta, tb, out)
         return _make(out, node)
     return _make(out)
@@ -206,6 +220,14 @@ def remainder(a, b) -> Tensor:
 class RemainderBackward0(_BinaryNode):
     def backward(self, g):
         return fit_grad(g, self.a_meta), None
+
+
+class RemainderBackward1(_BinaryNode):
+    """a - b * floor(a / b): the divisor's gradient is -floor(a / b)."""
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
 
 
 # -- pow ------------------------------------------------------------------------------------------
