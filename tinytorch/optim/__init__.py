@@ -1,4 +1,4 @@
-"""tinytorch.optim: optimizers (SGD, Adam, AdamW) and learning-rate schedulers, as ``torch.optim``."""
+"""tinytorch.optim: optimizers (SGD, Adam, AdamW) and lr schedulers, as ``torch.optim``."""
 from . import lr_scheduler  # noqa: F401
 from .adam import Adam, AdamW
 from .optimizer import Optimizer

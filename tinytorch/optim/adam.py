@@ -1,9 +1,10 @@
 """Adam and AdamW (Adam with decoupled weight decay), optionally AMSGrad.
 
-``adam`` follows PyTorch's single-tensor implementation operation for operation on the numpy arrays
-in place (lerp for the first moment, multiply-then-add for the second, bias corrections in double
-precision from the float ``step`` counter). PyTorch fuses some of these into one rounding (FMA) and
-its ``sqrt`` may differ by one ulp, so a step matches PyTorch's to float32 rounding, not bit for bit."""
+``adam`` follows PyTorch's single-tensor implementation operation for operation on the numpy
+arrays in place (lerp for the first moment, multiply-then-add for the second, bias corrections in
+double precision from the float ``step`` counter). PyTorch fuses some of these into one rounding
+(FMA) and its ``sqrt`` may differ by one ulp, so a step matches PyTorch's to float32 rounding, not
+bit for bit."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -19,10 +20,11 @@ __all__ = ["Adam", "AdamW", "adam", "adamw"]
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), PyTorch's ``torch.optim.Adam``; ``decoupled_weight_decay=True`` makes it AdamW."""
+    """Adam (Kingma & Ba), as ``torch.optim.Adam``; ``decoupled_weight_decay=True`` gives AdamW."""
 
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
@@ -37,11 +39,13 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+        if not (all(isinstance(b, float) for b in betas)
+                or all(isinstance(b, Tensor) for b in betas)):
             raise ValueError("betas must be either both floats or both Tensors")
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
-                        fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach, capturable=capturable,
+                        differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
@@ -57,8 +61,8 @@ class Adam(Optimizer):
             group.setdefault("fused", None)
             group.setdefault("decoupled_weight_decay", False)
 
-    def _init_group(self, group: dict, params: list, grads: list, exp_avgs: list, exp_avg_sqs: list,
-                    max_exp_avg_sqs: list, state_steps: list) -> None:
+    def _init_group(self, group: dict, params: list, grads: list, exp_avgs: list,
+                    exp_avg_sqs: list, max_exp_avg_sqs: list, state_steps: list) -> None:
         """Collect the parameters that have a gradient, creating their state on first sight."""
         amsgrad = group["amsgrad"]
         for p in group["params"]:
@@ -69,9 +73,9 @@ class Adam(Optimizer):
             grads.append(grad)
             state = self.state[p]
             if len(state) == 0:
-                # the step counter is a float tensor, as in PyTorch, so checkpoints look the same
-                step_dtype = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
-                state["step"] = _wrap(np.zeros((), dtype=step_dtype))
+                # a float tensor counts the steps, as in PyTorch, so checkpoints look the same
+                wide = _dtype.get_default_dtype() is _dtype.float64
+                state["step"] = _wrap(np.zeros((), dtype=np.float64 if wide else np.float32))
                 state["exp_avg"] = _wrap(np.zeros_like(p._data))
                 state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
                 if amsgrad:
@@ -84,33 +88,35 @@ class Adam(Optimizer):
 
     @_step_without_grad
     def step(self, closure: Callable[[], Any] | None = None):
-        """One Adam update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        """One Adam update of each parameter that has a gradient; returns ``closure()``'s loss."""
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = [], [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps)
+            params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], [], [], []
+            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps)
             if not params:
                 continue
             beta1, beta2 = group["betas"]
-            adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=group["amsgrad"],
-                 beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
-                 maximize=group["maximize"], decoupled_weight_decay=group["decoupled_weight_decay"])
+            adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, amsgrad=group["amsgrad"],
+                 beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
+                 eps=group["eps"], maximize=group["maximize"],
+                 decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss
 
 
 class AdamW(Adam):
     """Adam with weight decay applied to the parameters, not the gradient (Loshchilov & Hutter)."""
 
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
-                 fused: bool | None = None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
+    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -119,34 +125,38 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
-         max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], foreach: bool | None = None,
-         capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
-         grad_scale: Tensor | None = None, found_inf: Tensor | None = None, has_complex: bool = False,
-         decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float, beta2: float, lr: float | Tensor,
-         weight_decay: float, eps: float, maximize: bool) -> None:
-    """The Adam update in place (AdamW's with ``decoupled_weight_decay=True``); advances each ``step``."""
+def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
+         exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor],
+         foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+         fused: bool | None = None, grad_scale: Tensor | None = None,
+         found_inf: Tensor | None = None, has_complex: bool = False,
+         decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float, beta2: float,
+         lr: float | Tensor, weight_decay: float, eps: float, maximize: bool) -> None:
+    """The Adam update in place (AdamW's with ``decoupled_weight_decay``); advances ``step``."""
     if grad_scale is not None or found_inf is not None:
         raise NotImplementedError("tinytorch's adam does not take grad_scale or found_inf")
     lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
     weight_decay, eps = _to_scalar(weight_decay), float(eps)
     for i, param in enumerate(params):
-        _adam_one(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sqs[i] if amsgrad else None,
-                  state_steps[i], beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay)
+        max_sq = max_exp_avg_sqs[i] if amsgrad else None
+        _adam_one(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_sq, state_steps[i], beta1,
+                  beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay)
 
 
-def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
-          max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], *, amsgrad: bool, beta1: float, beta2: float,
-          lr: float | Tensor, weight_decay: float, eps: float, maximize: bool, **kwargs: Any) -> None:
+def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
+          exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], *,
+          amsgrad: bool, beta1: float, beta2: float, lr: float | Tensor, weight_decay: float,
+          eps: float, maximize: bool, **kwargs: Any) -> None:
     """The AdamW update in place: ``adam`` with decoupled weight decay."""
-    adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, decoupled_weight_decay=True,
-         amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
-         **kwargs)
+    adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+         decoupled_weight_decay=True, amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr,
+         weight_decay=weight_decay, eps=eps, maximize=maximize, **kwargs)
 
 
-def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, max_exp_avg_sq: Tensor | None,
-              step_t: Tensor, beta1: float, beta2: float, lr: float, weight_decay: float, eps: float,
-              maximize: bool, decoupled: bool) -> None:
+def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
+              max_exp_avg_sq: Tensor | None, step_t: Tensor, beta1: float, beta2: float,
+              lr: float, weight_decay: float, eps: float, maximize: bool,
+              decoupled: bool) -> None:
     # every result gets an explicit ``out`` array: numpy returns scalars, not arrays, for 0-d inputs
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
     if maximize:

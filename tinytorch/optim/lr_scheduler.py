@@ -17,19 +17,21 @@ from typing import Any, Callable, Iterable
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-           "ExponentialLR", "CosineAnnealingLR"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "CosineAnnealingLR"]
 
 EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
-    "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from "
-    "None, the closed form is used instead of the new chainable form, where available. Please open an issue if "
-    "you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
+    "epoch is different from None, the closed form is used instead of the new chainable form, "
+    "where available. Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
 def _current_lrs(optimizer: Optimizer, key: str = "lr") -> list:
     """Each group's value, copied when it is a tensor so callers cannot alias it."""
-    return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
+    return [g[key].clone() if isinstance(g[key], Tensor) else g[key]
+            for g in optimizer.param_groups]
 
 
 def _set_lr(group: dict, value: Any) -> None:
@@ -40,7 +42,7 @@ def _set_lr(group: dict, value: Any) -> None:
 
 
 def _track_optimizer_steps(optimizer: Optimizer) -> None:
-    """Wrap ``optimizer.step`` once so the scheduler can tell whether it ran before ``scheduler.step()``."""
+    """Wrap ``optimizer.step`` once, so the scheduler can tell whether it ran before its own."""
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         return
     opt_ref = weakref.ref(optimizer)  # the bound wrapper lives on the optimizer: no strong cycle
@@ -57,7 +59,7 @@ def _track_optimizer_steps(optimizer: Optimizer) -> None:
 
 
 class LRScheduler:
-    """Base class: keeps ``base_lrs``, ``last_epoch`` and the last lrs; subclasses define ``get_lr``."""
+    """Base class: ``base_lrs``, ``last_epoch`` and the last lrs; subclasses define ``get_lr``."""
 
     _get_lr_called_within_step = False
     _is_initial = False
@@ -74,10 +76,11 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
-                        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
-                        "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
-                        "for a fresh training run (not recommended)")
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                        "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. You're "
+                        "trying to resume training from a checkpoint but haven't properly loaded "
+                        "the optimizer state\n2. You're using last_epoch >= 0 for a fresh training "
+                        "run (not recommended)")
         self.base_lrs: list = _current_lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _track_optimizer_steps(optimizer)
@@ -112,16 +115,18 @@ class LRScheduler:
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(
-                    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                    "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
-                    "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    "Seems like `optimizer.step()` has been overridden after learning rate "
+                    "scheduler initialization. Please, make sure to call `optimizer.step()` before "
+                    "`lr_scheduler.step()`. See more details at "
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                     UserWarning, stacklevel=2)
             elif not getattr(self.optimizer, "_opt_called", False):
                 warnings.warn(
-                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, "
-                    "you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  "
-                    "Failure to do this will result in PyTorch skipping the first value of the learning rate "
-                    "schedule. See more details at "
+                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
+                    "1.1.0 and later, you should call them in the opposite order: "
+                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                    "result in PyTorch skipping the first value of the learning rate schedule. "
+                    "See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                     UserWarning, stacklevel=2)
         self._step_count += 1
@@ -144,8 +149,8 @@ class LRScheduler:
 
     def _warn_outside_step(self) -> None:
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=3)
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=3)
 
 
 class _LRScheduler(LRScheduler):
@@ -156,22 +161,25 @@ def _lambdas_for(optimizer: Optimizer, lr_lambda) -> list:
     if not isinstance(lr_lambda, (list, tuple)):
         return [lr_lambda] * len(optimizer.param_groups)
     if len(lr_lambda) != len(optimizer.param_groups):
-        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                         f"{len(lr_lambda)}")
     return list(lr_lambda)
 
 
 class _LambdaState:
-    """state_dict support shared by the lambda schedulers: functions are not saved, callable objects' dicts are."""
+    """Lambda schedulers' state_dict: plain functions are not saved, callable objects' dicts are."""
 
     lr_lambdas: list
 
     def state_dict(self) -> dict[str, Any]:
+        """Every attribute except the optimizer; ``lr_lambdas`` as the callables' ``__dict__``s."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore ``state_dict()``'s output, updating callable objects in place."""
         lr_lambdas = state_dict.pop("lr_lambdas")
         self.__dict__.update(state_dict)
         state_dict["lr_lambdas"] = lr_lambdas  # the caller's dict is left as it was given
@@ -183,20 +191,23 @@ class _LambdaState:
 class LambdaLR(_LambdaState, LRScheduler):
     """lr = initial lr × ``lr_lambda(epoch)``."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
+                 last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
         self._warn_outside_step()
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [base_lr * fn(self.last_epoch)
+                for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
     """lr ← lr × ``lr_lambda(epoch)`` at every step after the first."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
+                 last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
@@ -208,13 +219,15 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         self._warn_outside_step()
         if self._is_initial:
             return _current_lrs(self.optimizer)
-        return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [g["lr"] * fn(self.last_epoch)
+                for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
     """lr ← lr × ``gamma`` every ``step_size`` epochs."""
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -226,7 +239,8 @@ class StepLR(LRScheduler):
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list:
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
+                for base_lr in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -242,11 +256,13 @@ class MultiStepLR(LRScheduler):
         self._warn_outside_step()
         if self.last_epoch not in self.milestones:
             return _current_lrs(self.optimizer)
-        return [g["lr"] * self.gamma ** self.milestones[self.last_epoch] for g in self.optimizer.param_groups]
+        return [g["lr"] * self.gamma ** self.milestones[self.last_epoch]
+                for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list:
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
+                for base_lr in self.base_lrs]
 
 
 class ConstantLR(LRScheduler):
@@ -274,12 +290,13 @@ class ConstantLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """The lr factor moves linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs."""
+    """The lr factor goes linearly from ``start_factor`` to ``end_factor`` in ``total_iters``."""
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
                  total_iters: int = 5, last_epoch: int = -1) -> None:
         if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
         self.start_factor = start_factor
@@ -299,7 +316,8 @@ class LinearLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list:
         span = self.end_factor - self.start_factor
-        return [base_lr * (self.start_factor + span * min(self.total_iters, self.last_epoch) / self.total_iters)
+        done = min(self.total_iters, self.last_epoch)
+        return [base_lr * (self.start_factor + span * done / self.total_iters)
                 for base_lr in self.base_lrs]
 
 
@@ -322,9 +340,10 @@ class ExponentialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """Cosine annealing from the initial lr down to ``eta_min`` over ``T_max`` epochs (SGDR without restarts)."""
+    """Cosine annealing from the initial lr to ``eta_min`` in ``T_max`` epochs, no restarts."""
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
@@ -337,14 +356,15 @@ class CosineAnnealingLR(LRScheduler):
             return _current_lrs(self.optimizer)
         if self._step_count == 1 and t > 0:
             # first step after resuming at epoch t: jump straight onto the curve
-            return [low + (base_lr - low) * (1 + math.cos(t * math.pi / T)) / 2 for base_lr in self.base_lrs]
+            return [low + (base_lr - low) * (1 + math.cos(t * math.pi / T)) / 2
+                    for base_lr in self.base_lrs]
         if (t - 1 - T) % (2 * T) == 0:
-            # at the trough the ratio below is 0/0; climb by the first half-step of the next period instead
+            # at the trough the ratio below is 0/0: climb by the first step of the next period
             return [g["lr"] + (base_lr - low) * (1 - math.cos(math.pi / T)) / 2
                     for base_lr, g in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T)) * (g["lr"] - low) + low
-                for g in groups]
+        return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
+                * (g["lr"] - low) + low for g in groups]
 
     def _get_closed_form_lr(self) -> list:
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base_lr in self.base_lrs]
+        low, phase = self.eta_min, math.pi * self.last_epoch / self.T_max
+        return [low + (base_lr - low) * (1 + math.cos(phase)) / 2 for base_lr in self.base_lrs]

@@ -1,7 +1,8 @@
 """The optimizer base class: parameter groups, per-parameter state, and checkpointing of both.
 
 Subclasses hold only bookkeeping; the arithmetic lives in a pure update function per algorithm
-(``sgd``, ``adam``) that works on the numpy arrays in place, as PyTorch splits ``SGD`` from ``sgd``."""
+(``sgd``, ``adam``) that works on the numpy arrays in place, as PyTorch splits ``SGD`` from
+``sgd``."""
 from __future__ import annotations
 
 import copy
@@ -30,7 +31,7 @@ required = _RequiredParameter()
 
 
 def _typename(obj: Any) -> str:
-    """The type name PyTorch's error messages use: ``tinytorch.FloatTensor``, ``int``, ``numpy.ndarray``."""
+    """The type name PyTorch's messages use: ``tinytorch.FloatTensor``, ``int``, ``list``."""
     if isinstance(obj, Tensor):
         return obj.type()
     module = getattr(obj, "__module__", "") or ""
@@ -42,7 +43,7 @@ def _typename(obj: Any) -> str:
 
 
 def _to_scalar(x: Any) -> float:
-    """A hyper-parameter as a Python float, so numpy rounds it to the parameter's dtype, never widens."""
+    """A hyper-parameter as a Python float: numpy rounds it to the array's dtype, never widens."""
     if isinstance(x, Tensor):
         if x.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
@@ -57,7 +58,8 @@ def _wrap(arr: np.ndarray) -> Tensor:
 
 def _copy_tensor(t: Tensor, dtype: np.dtype | None = None) -> Tensor:
     """A detached copy (optionally cast), sharing nothing with ``t``."""
-    data = t._data.astype(dtype) if dtype is not None and t._data.dtype != dtype else t._data.copy()
+    cast = dtype is not None and t._data.dtype != dtype
+    data = t._data.astype(dtype) if cast else t._data.copy()
     return _make(data)
 
 
@@ -88,17 +90,17 @@ def _step_without_grad(step: Callable) -> Callable:
 
 
 class Optimizer:
-    """Base class for all optimizers: ``param_groups``, ``state``, ``zero_grad`` and checkpointing."""
+    """Base class of all optimizers: ``param_groups``, ``state``, ``zero_grad``, checkpoints."""
 
     def __init__(self, params: Iterable, defaults: dict[str, Any]) -> None:
-        """Split ``params`` (tensors, or dicts of group options) into groups filled with ``defaults``."""
+        """Split ``params`` (tensors, or dicts of options) into groups; fill in ``defaults``."""
         self.defaults = defaults
         if defaults.get("differentiable", False):
             raise NotImplementedError("tinytorch optimizers update parameters outside autograd; "
                                       "differentiable=True is not supported")
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got " + _typename(params))
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + _typename(params))
         self.state: defaultdict[Tensor, Any] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         param_groups = list(params)
@@ -110,7 +112,8 @@ class Optimizer:
             self.add_param_group(group)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -133,8 +136,9 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
-                            "of tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                            "the ordering of tensors in sets will change between runs. Please use "
+                            "a list instead.")
         else:
             params = list(params)
         # PyTorch also accepts (name, tensor) pairs, as named_parameters() yields them
@@ -143,23 +147,27 @@ class Optimizer:
         param_group["params"] = params
         if names:
             if len(names) != len(params):
-                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
             param_group["param_names"] = names
 
         for param in params:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
 
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+                raise ValueError("parameter group didn't specify a value of required optimization "
+                                 f"parameter {name}")
             param_group.setdefault(name, default)
 
         if len(params) != len(set(params)):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
-                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
 
         seen: set[Tensor] = set()
@@ -196,7 +204,7 @@ class Optimizer:
 
     # -- checkpoints -------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``, all copies."""
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``, copies."""
         index_of: dict[int, int] = {}
         packed_groups = []
         start = 0
@@ -213,14 +221,14 @@ class Optimizer:
         return {"state": packed_state, "param_groups": packed_groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore ``state_dict()``'s output: options per group, and state copied and cast to each parameter."""
+        """Restore ``state_dict()``'s output: group options; state copied, cast per parameter."""
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the "
+                             "size of optimizer's group")
         param_of = dict(zip(chain.from_iterable(s["params"] for s in saved_groups),
                             chain.from_iterable(g["params"] for g in groups)))
 
@@ -228,7 +236,8 @@ class Optimizer:
         for key, value in state_dict["state"].items():
             if key in param_of:
                 param = param_of[key]
-                state[param] = _cast_state(param, value, None, self._keeps_step_dtype(key, saved_groups))
+                keep_step = self._keeps_step_dtype(key, saved_groups)
+                state[param] = _cast_state(param, value, None, keep_step)
             else:
                 state[key] = value
 
@@ -250,7 +259,7 @@ class Optimizer:
 
 
 def _cast_state(param: Tensor, value: Any, key: Any, keep_step: bool) -> Any:
-    """Copy a saved state entry for ``param``: float tensors take the parameter's dtype, ``step`` is kept."""
+    """Copy a saved state entry for ``param``: float tensors take its dtype, ``step`` is kept."""
     if isinstance(value, Tensor):
         if key == "step":
             return _copy_tensor(value, None if keep_step else np.dtype(np.float32))

@@ -1,9 +1,9 @@
 """Stochastic gradient descent, with momentum, Nesterov momentum, dampening and weight decay.
 
-``sgd`` does PyTorch's single-tensor update with the same float operations in the same order, on the
-numpy arrays in place: no Tensor is built per step except a new momentum buffer on the first one.
-PyTorch's CPU kernels fuse ``a + alpha * b`` into one rounding (FMA); numpy rounds the product and the
-sum separately, so a step may differ from PyTorch's in the last bit, never more."""
+``sgd`` does PyTorch's single-tensor update with the same float operations in the same order, on
+the numpy arrays in place: no Tensor is built per step except a new momentum buffer on the first
+one. PyTorch's CPU kernels fuse ``a + alpha * b`` into one rounding (FMA); numpy rounds the product
+and the sum separately, so a step may differ from PyTorch's in the last bit, never more."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -20,9 +20,10 @@ __all__ = ["SGD", "sgd"]
 class SGD(Optimizer):
     """Stochastic gradient descent (optionally with momentum), PyTorch's ``torch.optim.SGD``."""
 
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
@@ -32,8 +33,8 @@ class SGD(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
-                        fused=fused)
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         if fused and foreach:
@@ -51,7 +52,7 @@ class SGD(Optimizer):
 
     @_step_without_grad
     def step(self, closure: Callable[[], Any] | None = None):
-        """One SGD update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        """One SGD update of each parameter that has a gradient; returns ``closure()``'s loss."""
         loss = None
         if closure is not None:
             with enable_grad():
@@ -69,8 +70,9 @@ class SGD(Optimizer):
                         buffers.append(state[p].get("momentum_buffer"))
             if not params:
                 continue
-            sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum, lr=group["lr"],
-                dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+            sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum,
+                lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
+                maximize=group["maximize"])
             if momentum != 0:
                 for p, buf in zip(params, buffers):
                     state[p]["momentum_buffer"] = buf
@@ -79,9 +81,10 @@ class SGD(Optimizer):
 
 def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
         has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
-        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *, weight_decay: float,
-        momentum: float, lr: float | Tensor, dampening: float, nesterov: bool, maximize: bool) -> None:
-    """The SGD update in place; fills ``None`` entries of ``momentum_buffer_list`` with new buffers."""
+        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *,
+        weight_decay: float, momentum: float, lr: float | Tensor, dampening: float, nesterov: bool,
+        maximize: bool) -> None:
+    """The SGD update in place; fills ``None`` in ``momentum_buffer_list`` with new buffers."""
     if grad_scale is not None or found_inf is not None:
         raise NotImplementedError("tinytorch's sgd does not take grad_scale or found_inf")
     lr = _to_scalar(lr)
@@ -89,14 +92,15 @@ def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list
     momentum = float(momentum)
     for i, param in enumerate(params):
         buf = momentum_buffer_list[i] if momentum != 0 else None
-        new_buf = _sgd_one(param, d_p_list[i], buf, weight_decay, momentum, lr, float(dampening), nesterov,
-                           maximize)
+        new_buf = _sgd_one(param, d_p_list[i], buf, weight_decay, momentum, lr, float(dampening),
+                           nesterov, maximize)
         if new_buf is not None:
             momentum_buffer_list[i] = new_buf
 
 
-def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float, momentum: float, lr: float,
-             dampening: float, nesterov: bool, maximize: bool) -> Tensor | None:
+def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float,
+             momentum: float, lr: float, dampening: float, nesterov: bool,
+             maximize: bool) -> Tensor | None:
     """Update one parameter; returns the momentum buffer when it was created here."""
     p = param._data
     d = grad._data
