@@ -335,11 +335,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     if inputs is not None:
         inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         restrict = set()
         for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if not t._requires_grad:  # PyTorch retains the grad of every input, hence its wording
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             if t.grad_fn is None:
                 restrict.add(accumulator_of(t))
             else:
