@@ -366,9 +366,9 @@ def invert(a) -> Tensor:
 class WhereBackward0(_BinaryNode):
     def backward(self, g):
         (cond,) = self.saved_tensors
-        zero = g * 0
-        ga = fit_grad(where(cond, g, zero), self.a_meta) if self.need_a else None
-        gb = fit_grad(where(cond, zero, g), self.b_meta) if self.need_b else None
+        # a literal zero, not g * 0: an inf gradient must not turn the unselected side into NaN
+        ga = fit_grad(where(cond, g, 0.0), self.a_meta) if self.need_a else None
+        gb = fit_grad(where(cond, 0.0, g), self.b_meta) if self.need_b else None
         return None, ga, gb
 
 
