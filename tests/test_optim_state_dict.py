@@ -32,7 +32,8 @@ def _params(dtype=np.float32):
 
 
 def _make(name, kw, params):
-    return getattr(optim, name)([{"params": params[:2]}, {"params": params[2:], "lr": kw["lr"] / 2}], **kw)
+    groups = [{"params": params[:2]}, {"params": params[2:], "lr": kw["lr"] / 2}]
+    return getattr(optim, name)(groups, **kw)
 
 
 def _run(opt, params, grads):
@@ -83,8 +84,8 @@ def test_state_dict_layout_matches_pytorch(name, kw):
     tt_params = _params()
     th_params = [torch.tensor(a, requires_grad=True) for a in INIT]
     tt_opt = _make(name, kw, tt_params)
-    th_opt = getattr(torch.optim, name)([{"params": th_params[:2]}, {"params": th_params[2:], "lr": kw["lr"] / 2}],
-                                        **kw)
+    th_groups = [{"params": th_params[:2]}, {"params": th_params[2:], "lr": kw["lr"] / 2}]
+    th_opt = getattr(torch.optim, name)(th_groups, **kw)
     for step in grads:
         for a, b, g in zip(tt_params, th_params, step):
             a.grad, b.grad = tinytorch.tensor(g), torch.tensor(g)
@@ -127,8 +128,8 @@ def test_load_state_dict_copies_instead_of_aliasing():
     fresh = _params()
     opt2 = _make("SGD", dict(lr=0.1, momentum=0.9), fresh)
     opt2.load_state_dict(sd)
-    assert not np.shares_memory(opt2.state[fresh[0]]["momentum_buffer"].numpy(), sd["state"][0]["momentum_buffer"]
-                                .numpy())
+    loaded = opt2.state[fresh[0]]["momentum_buffer"]
+    assert not np.shares_memory(loaded.numpy(), sd["state"][0]["momentum_buffer"].numpy())
     _run(opt2, fresh, _grads(5, 2, SHAPES))
     np.testing.assert_array_equal(sd["state"][0]["momentum_buffer"].numpy(), saved)
     sd["param_groups"][0]["lr"] = 123.0
@@ -143,7 +144,8 @@ def test_load_state_dict_restores_hyper_parameters_and_keeps_the_parameters():
     opt.param_groups[0]["lr"] = 7.0
     opt.load_state_dict(sd)
     assert [g["lr"] for g in opt.param_groups] == [0.1, 0.005]
-    assert opt.param_groups[0]["params"][0] is params[0] and opt.param_groups[1]["params"] == [params[2]]
+    assert opt.param_groups[0]["params"][0] is params[0]
+    assert opt.param_groups[1]["params"][0] is params[2]
     assert len(opt.state) == 0  # no step was taken: nothing to restore
 
 
@@ -157,7 +159,8 @@ def test_loaded_state_is_cast_to_the_parameter_dtype_but_step_is_kept():
     opt32 = _make("Adam", dict(lr=0.01), params32)
     opt32.load_state_dict(sd)
     state = opt32.state[params32[0]]
-    assert state["exp_avg"].dtype is tinytorch.float32 and state["exp_avg_sq"].dtype is tinytorch.float32
+    assert state["exp_avg"].dtype is tinytorch.float32
+    assert state["exp_avg_sq"].dtype is tinytorch.float32
     assert state["step"].dtype is sd["state"][0]["step"].dtype and state["step"].item() == 2.0
 
     # PyTorch does the same
@@ -181,8 +184,9 @@ def test_a_pytorch_state_dict_continues_the_pytorch_trajectory():
             p.grad = torch.tensor(g)
         th_opt.step()
     th_sd = th_opt.state_dict()
-    converted = {"state": {i: {k: tinytorch.tensor(v.numpy()) for k, v in s.items()} for i, s in th_sd["state"].items()},
-                 "param_groups": th_sd["param_groups"]}
+    state = {i: {k: tinytorch.tensor(v.numpy()) for k, v in s.items()}
+             for i, s in th_sd["state"].items()}
+    converted = {"state": state, "param_groups": th_sd["param_groups"]}
     tt_params = [tinytorch.tensor(p.detach().numpy().copy(), requires_grad=True) for p in th_params]
     tt_opt = optim.Adam(tt_params, lr=0.5)
     tt_opt.load_state_dict(converted)
@@ -196,12 +200,13 @@ def test_a_pytorch_state_dict_continues_the_pytorch_trajectory():
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
 
 
-# -- row 33 --------------------------------------------------------------------------------------------
+# -- row 33 ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", ["fewer_groups", "more_groups", "group_size"])
 def test_row33_errors_match_pytorch(case):
     def attempt(lib, opt_mod):
         ps = [lib.tensor([float(i)], requires_grad=True) for i in range(3)]
-        source = {"fewer_groups": ps, "more_groups": [{"params": ps[:1]}, {"params": ps[1:2]}, {"params": ps[2:]}],
+        source = {"fewer_groups": ps,
+                  "more_groups": [{"params": ps[:1]}, {"params": ps[1:2]}, {"params": ps[2:]}],
                   "group_size": [{"params": ps[:1]}, {"params": ps[1:]}]}[case]
         target = [{"params": ps[:2]}, {"params": ps[2:]}]
         sd = opt_mod.SGD(source, lr=0.1).state_dict()
@@ -212,8 +217,8 @@ def test_row33_errors_match_pytorch(case):
     with pytest.raises(ValueError, match="^" + re.escape(str(th_err.value)) + "$"):
         attempt(tinytorch, optim)()
     assert str(th_err.value) in ("loaded state dict has a different number of parameter groups",
-                                 "loaded state dict contains a parameter group that doesn't match the size of "
-                                 "optimizer's group")
+                                 "loaded state dict contains a parameter group that doesn't match "
+                                 "the size of optimizer's group")
 
 
 def test_failed_load_leaves_the_optimizer_untouched():

@@ -37,7 +37,8 @@ def _torch_model():
 
 def _has_nn() -> bool:
     import tinytorch.nn as nn
-    return all(hasattr(nn, name) for name in ("Sequential", "Flatten", "Linear", "ReLU", "CrossEntropyLoss"))
+    needed = ("Sequential", "Flatten", "Linear", "ReLU", "CrossEntropyLoss")
+    return all(hasattr(nn, name) for name in needed)
 
 
 class _OpsMLP:
@@ -65,8 +66,8 @@ def _ops_cross_entropy(logits, target):
 def _tiny_model_and_loss(arrays):
     if _has_nn():
         nn = tinytorch.nn
-        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                              nn.Linear(512, 10))
+        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512),
+                              nn.ReLU(), nn.Linear(512, 10))
         with tinytorch.no_grad():
             for p, a in zip(model.parameters(), arrays):
                 p.copy_(tinytorch.from_numpy(a.copy()))
@@ -142,7 +143,7 @@ SMALL_CONFIGS = [
 
 @pytest.mark.parametrize("name, kw", SMALL_CONFIGS, ids=_ids(SMALL_CONFIGS))
 def test_mlp_training_float64_own_gradients(name, kw):
-    """Two independent runs, each on its own gradients, in float64 where rounding cannot flip a ReLU.
+    """Two independent runs, each on its own gradients, in float64: rounding cannot flip a ReLU.
 
     A narrower MLP (784-64-64-10) keeps float64 matrix products cheap."""
     rng = np.random.default_rng(1)
@@ -162,7 +163,8 @@ def test_mlp_training_float64_own_gradients(name, kw):
     for x, y in _batches(seed=2):
         x = x.astype(np.float64)
         th_opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(th_forward(torch.from_numpy(x)), torch.from_numpy(y))
+        logits = th_forward(torch.from_numpy(x))
+        loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y))
         loss.backward()
         th_opt.step()
         th_losses.append(loss.item())
