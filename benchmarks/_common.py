@@ -143,5 +143,18 @@ def per_call_us(fn, repeat: int, clock=time.perf_counter, target_s: float = 0.01
     return min(timer.repeat(repeat=repeat, number=number)) / number * 1e6
 
 
+def paired_per_call_us(fn_a, fn_b, repeat: int, clock=time.perf_counter, target_s: float = 0.01):
+    """µs per call of ``fn_a`` and ``fn_b``, timed alternately (same loop length), min of each."""
+    timer_a, timer_b = timeit.Timer(fn_a, timer=clock), timeit.Timer(fn_b, timer=clock)
+    number = 1
+    while timer_a.timeit(number) < target_s and number < 1 << 20:
+        number *= 4
+    best_a = best_b = float("inf")
+    for _ in range(repeat):
+        best_a = min(best_a, timer_a.timeit(number))
+        best_b = min(best_b, timer_b.timeit(number))
+    return best_a / number * 1e6, best_b / number * 1e6
+
+
 def median(values: list) -> float:
     return float(statistics.median(values))

@@ -97,13 +97,20 @@ def flop_bound(repeats: int) -> dict:
     return {"matmuls": rows, "step_s": total, "step_flops": sum(r["flops"] for r in rows)}
 
 
-def op_thunks() -> dict:
-    """The op-overhead calls on numpy arrays: name -> thunk (same shapes as the framework runs)."""
+def op_arrays() -> dict:
+    """The operands of the op-overhead calls: two (64, 512) arrays, a (512, 512) one, a (1,) one."""
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((64, 512), dtype=np.float32)
-    b = rng.standard_normal((64, 512), dtype=np.float32)
-    w = rng.standard_normal((512, 512), dtype=np.float32)
-    tiny = np.ones(1, np.float32)
+    return {
+        "a": rng.standard_normal((64, 512), dtype=np.float32),
+        "b": rng.standard_normal((64, 512), dtype=np.float32),
+        "w": rng.standard_normal((512, 512), dtype=np.float32),
+        "tiny": np.ones(1, np.float32),
+    }
+
+
+def op_thunks(arrays: dict) -> dict:
+    """The op-overhead calls on numpy arrays: name -> thunk (the frameworks run the same ops)."""
+    a, b, w, tiny = arrays["a"], arrays["b"], arrays["w"], arrays["tiny"]
     zero = np.float32(0)
     return {
         "add": lambda: a + b,

@@ -212,12 +212,8 @@ def quickstart(impl: str, p: dict) -> dict:
     }
 
 
-def _framework_op_thunks(lib) -> dict:
-    rng = np.random.default_rng(0)
-    a = lib.from_numpy(rng.standard_normal((64, 512), dtype=np.float32))
-    b = lib.from_numpy(rng.standard_normal((64, 512), dtype=np.float32))
-    w = lib.from_numpy(rng.standard_normal((512, 512), dtype=np.float32))
-    tiny = lib.ones(1)
+def _framework_op_thunks(lib, arrays: dict) -> dict:
+    a, b, w, tiny = (lib.from_numpy(arrays[k]) for k in ("a", "b", "w", "tiny"))
     return {
         "add": lambda: a + b,
         "mul": lambda: a * b,
@@ -248,22 +244,27 @@ def _chain(lib, n_ops: int, repeats: int, clock) -> dict:
 
 
 def micro(impl: str, p: dict) -> dict:
-    """Per-op overhead; the long-chain backward (frameworks); the matmul FLOP bound (numpy)."""
+    """Frameworks: per-op times and the long-chain backward; numpy: the matmul FLOP bound.
+
+    tinytorch's ops are timed in turn with the same numpy calls on the same arrays, in the same
+    process, so the difference is tinytorch's own overhead and not two moments of a busy machine."""
     repeats, clock = p["repeats"], common.CLOCKS[p["clock"]]
     if impl == "numpy":
-        thunks = _numpy_mlp.op_thunks()
+        return {"flop_bound": _numpy_mlp.flop_bound(p["matmul_repeats"])}
+    lib = _framework(impl)
+    arrays = _numpy_mlp.op_arrays()
+    thunks = _framework_op_thunks(lib, arrays)
+    result = {"op_us": {}}
+    if impl == "tinytorch":
+        result["numpy_op_us"] = {}
+        for name, np_thunk in _numpy_mlp.op_thunks(arrays).items():
+            us, np_us = common.paired_per_call_us(thunks[name], np_thunk, repeats, clock)
+            result["op_us"][name], result["numpy_op_us"][name] = us, np_us
     else:
-        thunks = _framework_op_thunks(_framework(impl))
-    result = {
-        "op_us": {name: common.per_call_us(fn, repeats, clock) for name, fn in thunks.items()}
-    }
-    if impl == "numpy":
-        result["flop_bound"] = _numpy_mlp.flop_bound(p["matmul_repeats"])
-    else:
-        lib = _framework(impl)
-        result["chain"] = {
-            str(n): _chain(lib, n, p["chain_repeats"], clock) for n in p["chain_lengths"]
-        }
+        for name, thunk in thunks.items():
+            result["op_us"][name] = common.per_call_us(thunk, repeats, clock)
+    lengths = p["chain_lengths"]
+    result["chain"] = {str(n): _chain(lib, n, p["chain_repeats"], clock) for n in lengths}
     return result
 
 

@@ -92,27 +92,37 @@ def test_batches_cover_the_tiled_epoch_once():
 
 
 def _summary(tt_step, torch_step, np_step, bound):
-    def micro(op_us, **extra):
-        return [dict({"op_us": op_us}, **extra)]
-
+    chain = {"10000": {"backward_s": 1.0}, "20000": {"backward_s": 2.0}}
     raw = {
         "torch": {
             "prebatched": [{"epoch_s": 1, "step_median_s": torch_step, "peak_rss_mib": 400}],
-            "micro": micro(
-                {"add": 3.0}, chain={"10000": {"backward_s": 1.0}, "20000": {"backward_s": 2.0}}
-            ),
+            "micro": [{"op_us": {"add": 3.0, "sum": 2.0}, "chain": chain}],
         },
         "tinytorch": {
             "prebatched": [
                 {"epoch_s": 1, "step_median_s": s, "peak_rss_mib": 100} for s in tt_step
             ],
-            "micro": micro(
-                {"add": 6.5}, chain={"10000": {"backward_s": 1.0}, "20000": {"backward_s": 4.0}}
-            ),
+            "micro": [  # overheads per round: add 3.5, 1.0, 4.0 (median 3.5); sum 1.0, 1.0, 1.0
+                {
+                    "op_us": {"add": 6.5, "sum": 4.0},
+                    "numpy_op_us": {"add": 3.0, "sum": 3.0},
+                    "chain": {"10000": {"backward_s": 1.0}, "20000": {"backward_s": 4.0}},
+                },
+                {
+                    "op_us": {"add": 9.0, "sum": 9.0},
+                    "numpy_op_us": {"add": 8.0, "sum": 8.0},
+                    "chain": chain,
+                },
+                {
+                    "op_us": {"add": 7.0, "sum": 4.5},
+                    "numpy_op_us": {"add": 3.0, "sum": 3.5},
+                    "chain": {"10000": {"backward_s": 1.0}, "20000": {"backward_s": 4.0}},
+                },
+            ],
         },
         "numpy": {
             "prebatched": [{"epoch_s": 1, "step_median_s": np_step, "peak_rss_mib": 90}],
-            "micro": micro({"add": 3.0}, flop_bound={"step_s": bound, "step_flops": 1e9}),
+            "micro": [{"flop_bound": {"step_s": bound, "step_flops": 1e9}}],
         },
     }
     return _report.summarize(raw)
@@ -136,6 +146,9 @@ def test_table_verdicts_follow_the_figures():
     assert _row(table, "pre-batched step vs FLOP bound")[4:] == ["2.00x FLOP bound", "≤ 1.25x", "✗"]
     assert _row(table, "peak memory")[4:] == ["0.25x PyTorch", "≤ 0.50x", "✓"]
     assert _row(table, "per-op overhead")[4:] == ["3.5 µs (add)", "≤ 3 µs", "✗"]
+    ops = _report.op_table(s)
+    assert _row(ops, "add")[1:] == ["3.0", "7.0", "3.0", "3.5", "✗"]
+    assert _row(ops, "sum")[1:] == ["3.5", "4.5", "2.0", "1.0", "✓"]
     assert (
         _row(table, "chain 20k / 10k")[1:3] == ["2.00", "4.00"]
         and _row(table, "chain 20k / 10k")[-1] == "✗"
