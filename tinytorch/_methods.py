@@ -56,25 +56,6 @@ def _nonzero(self, *, as_tuple=False):
     return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
-def _repeat(self, *sizes):
-    import numpy as np
-    from .tensor import _make
-
-    sizes = shape._shape_arg(sizes)
-    if len(sizes) < self._data.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
-    x = self._data.reshape((1,) * (len(sizes) - self._data.ndim) + self._data.shape)
-    if not self._requires_grad:
-        return _make(np.tile(x, sizes))
-    # composed from expand + reshape, so the gradient is their gradient
-    lead = self.reshape(x.shape)
-    inter = []
-    for s, n in zip(x.shape, sizes):
-        inter += [n, s]
-    expanded = lead.reshape(tuple(v for s in x.shape for v in (1, s))).expand(tuple(inter))
-    return expanded.reshape(tuple(s * n for s, n in zip(x.shape, sizes)))
-
-
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .factory import tensor
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -150,7 +131,7 @@ def _bind() -> None:
     T.reshape_as = lambda self, other: shape.reshape(self, other._data.shape)
     T.T = property(shape.T)
     T.mT = property(shape.mT)
-    T.repeat = _repeat
+    T.repeat = shape.repeat
     T.nonzero = _nonzero
     T.to = _to
     T.float = lambda self: shape.to_dtype(self, _dtype.float32)

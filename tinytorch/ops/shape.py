@@ -37,6 +37,10 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
+
+
 def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
@@ -75,12 +79,14 @@ def reshape(input: Tensor, *shape) -> Tensor:
     """New shape; a view when the strides allow, else a copy."""
     x = input._data
     shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
+    # PyTorch: a view of a contiguous tensor is ViewBackward0 (even when nothing changes), a view of
+    # a strided one ReshapeAliasBackward0, and a copy UnsafeViewBackward0
+    view_cls = ViewBackward0 if x.flags.c_contiguous else ReshapeAliasBackward0
     if shape == x.shape:
-        # PyTorch returns a view (ViewBackward0) even when nothing changes
-        return _unary_result(input, x.view(), ViewBackward0, True, in_shape=x.shape)
+        return _unary_result(input, x.view(), view_cls, True, in_shape=x.shape)
     out = x.reshape(shape)
     shares = out.base is not None and (out.base is x or out.base is x.base)
-    return _unary_result(input, out, ViewBackward0 if shares else UnsafeViewBackward0, shares, in_shape=x.shape)
+    return _unary_result(input, out, view_cls if shares else UnsafeViewBackward0, shares, in_shape=x.shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -222,6 +228,25 @@ def expand(input: Tensor, *sizes) -> Tensor:
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
     out = np.broadcast_to(x, target)
     return _unary_result(input, out, ExpandBackward0, True, in_shape=x.shape)
+
+
+class RepeatBackward0(Node):
+    def backward(self, g):
+        # each repeated dim splits into (copies, size); summing the copies undoes the tiling
+        split = tuple(v for n, s in zip(self.sizes, self.lifted) for v in (n, s))
+        copies = tuple(range(0, len(split), 2))
+        return (g.reshape(split).sum(copies).reshape(self.in_shape),)
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
+    x = input._data
+    sizes = _shape_arg(sizes)
+    if len(sizes) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    lifted = (1,) * (len(sizes) - x.ndim) + x.shape
+    return _unary_result(input, np.tile(x.reshape(lifted), sizes), RepeatBackward0, False, sizes=sizes,
+                         lifted=lifted, in_shape=x.shape)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
