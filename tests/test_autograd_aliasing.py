@@ -1,10 +1,12 @@
 """Gradient buffers never alias anything the user can still see.
 
-The engine may adopt a gradient's array as ``.grad`` without copying only when nothing else refers to
-it. Each test builds a situation where something else does (the user's gradient argument, a hook's
-stored tensor, another leaf's ``.grad``, a retained non-leaf grad, a numpy array) and checks that no two
-of them share memory and that later backward calls accumulate into each independently. Values are
-checked against PyTorch running the same steps."""
+The engine may adopt a gradient's array as ``.grad`` without copying only when nothing else
+refers to it. Each test builds a situation where something else does (the user's gradient argument,
+a hook's stored tensor, another leaf's ``.grad``, a retained non-leaf grad, a numpy array) and
+checks that no two of them share memory and that later backward calls accumulate into each
+independently. Values are checked against PyTorch running the same steps, except where PyTorch
+itself lets a gradient alias the user's tensor (numpy is the oracle there)."""
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,7 @@ def _shares(a, b) -> bool:
 
 def _pairwise_distinct(*tensors) -> None:
     for i, a in enumerate(tensors):
-        for b in tensors[i + 1:]:
+        for b in tensors[i + 1 :]:
             assert not _shares(a, b)
 
 
@@ -33,7 +35,7 @@ ROOTS = {
     "add_three": (lambda a, b: a + b + a, 2, 1),
     "mul_by_one": (lambda a, b: a * 1 + b, 1, 1),
     # PyTorch itself lets a.grad, b.grad and g share one storage here (the views are "stolen"), so a
-    # second backward writes 4*g into all three; tinytorch keeps them apart, hence numpy as the oracle
+    # second backward writes 4*g into all three; tinytorch keeps them apart: numpy is the oracle
     "view_sum": (lambda a, b: (a.view(2, 2) + b.view(2, 2)).view(4), 1, 1),
 }
 

@@ -1,5 +1,6 @@
 """Grad modes as context managers, functions and decorators (also on generators), and row 23:
 the previous mode is restored whatever happens inside. Compared with PyTorch."""
+
 import pytest
 
 import tinytorch
@@ -69,8 +70,15 @@ def test_decorators(torch):
         x = lib.ones(1, requires_grad=True)
         with lib.no_grad():
             inside_on = on(x).requires_grad
-        return (off(x).requires_grad, inside_on, set_off(x).requires_grad, infer(x).requires_grad,
-                _state(lib), off.__name__, off.__doc__)
+        return (
+            off(x).requires_grad,
+            inside_on,
+            set_off(x).requires_grad,
+            infer(x).requires_grad,
+            _state(lib),
+            off.__name__,
+            off.__doc__,
+        )
 
     assert_same(snippet, torch)
 
@@ -93,7 +101,14 @@ def test_decorators_without_parentheses(torch):
         with lib.no_grad():
             inside_on = on(x).requires_grad
         y, inferring = infer(x)
-        return off(x).requires_grad, inside_on, y.requires_grad, inferring, _state(lib), off.__name__
+        return (
+            off(x).requires_grad,
+            inside_on,
+            y.requires_grad,
+            inferring,
+            _state(lib),
+            off.__name__,
+        )
 
     assert_same(snippet, torch)
 
@@ -107,7 +122,14 @@ def test_inference_mode(torch):
         with lib.inference_mode(False):
             z = x * 2
             off = (_state(lib), lib.is_inference_mode_enabled())
-        return inner, off, y.requires_grad, y.grad_fn, z.requires_grad, lib.is_inference_mode_enabled()
+        return (
+            inner,
+            off,
+            y.requires_grad,
+            y.grad_fn,
+            z.requires_grad,
+            lib.is_inference_mode_enabled(),
+        )
 
     assert_same(snippet, torch)
 
@@ -116,7 +138,9 @@ def test_inference_mode(torch):
 def test_row23_exception_inside_a_block_restores_the_mode(mode, torch):
     def snippet(lib):
         def manager():
-            return lib.set_grad_enabled(False) if mode == "set_grad_enabled" else getattr(lib, mode)()
+            return (
+                lib.set_grad_enabled(False) if mode == "set_grad_enabled" else getattr(lib, mode)()
+            )
 
         seen = []
         for outer in (True, False):

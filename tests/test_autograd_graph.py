@@ -1,4 +1,6 @@
-"""The recorded graph: requires_grad propagation, leaves, grad_fn names and next_functions, against PyTorch."""
+"""The recorded graph: requires_grad propagation, leaves, grad_fn names and next_functions,
+against PyTorch."""
+
 import pytest
 
 import tinytorch
@@ -22,7 +24,7 @@ PROPAGATION = {
     "mul_scalar": lambda lib, x, y: x * 2,
     "div": lambda lib, x, y: x / y,
     "rdiv": lambda lib, x, y: 1 / x,
-    "pow": lambda lib, x, y: x ** 2,
+    "pow": lambda lib, x, y: x**2,
     "neg": lambda lib, x, y: -x,
     "exp": lambda lib, x, y: x.exp(),
     "sum": lambda lib, x, y: x.sum(),
@@ -95,14 +97,18 @@ GRAPHS = {
     "stack_with_constant": lambda lib, a, b: lib.stack([a, lib.zeros(2), b]),
     "view_chain": lambda lib, a, b: a.view(2, 1).t().reshape(-1).exp(),
     "unbind": lambda lib, a, b: a.unbind(0)[1] * b,
-    "mean_of_pow": lambda lib, a, b: (a ** 2).mean(),
+    "mean_of_pow": lambda lib, a, b: (a**2).mean(),
     "scalar_rdiv": lambda lib, a, b: 3 / a,
     "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=2),
 }
 
 
-# PyTorch records ``3 / a`` as MulBackward0 over ReciprocalBackward0; tinytorch fuses the two into one node
-_FUSED = {"scalar_rdiv": pytest.mark.xfail(strict=True, reason="ops/arith.py fuses reciprocal into MulBackward0")}
+# PyTorch records ``3 / a`` as MulBackward0 over ReciprocalBackward0; tinytorch fuses them
+_FUSED = {
+    "scalar_rdiv": pytest.mark.xfail(
+        strict=True, reason="ops/arith.py fuses reciprocal into MulBackward0"
+    )
+}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_FUSED.get(n, ())) for n in sorted(GRAPHS)])
@@ -129,7 +135,10 @@ def test_input_not_requiring_grad_gives_a_none_edge(torch):
     def snippet(lib):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
         c = lib.tensor([5.0, 6.0])
-        return [(type(n).__name__ if n is not None else None, nr) for n, nr in (c * a).grad_fn.next_functions]
+        return [
+            (type(n).__name__ if n is not None else None, nr)
+            for n, nr in (c * a).grad_fn.next_functions
+        ]
 
     got = assert_same(snippet, torch)
     assert got[0][1][0] == (None, 0)
@@ -140,7 +149,9 @@ def test_multi_output_edges_carry_the_output_number(torch):
         a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
         rows = a.unbind(0)
         s = rows[1] + rows[0]
-        return [(type(n).__name__, nr) for n, nr in s.grad_fn.next_functions], [r.output_nr for r in rows]
+        return [(type(n).__name__, nr) for n, nr in s.grad_fn.next_functions], [
+            r.output_nr for r in rows
+        ]
 
     assert_same(snippet, torch)
 

@@ -5,6 +5,7 @@ A snippet is a function of the library module (``lambda lib: ...``). Its outcome
 raised, plus every warning it emitted. "tinytorch." is spelt "torch." before comparing, and the
 "(Triggered internally at ...)" suffix PyTorch appends to C++ warnings is dropped. This module holds
 no tests; the test_autograd_* files import it."""
+
 from __future__ import annotations
 
 import re
@@ -38,11 +39,15 @@ class TensorView:
             return NotImplemented
         meta = (self.dtype, self.shape, self.requires_grad, self.is_leaf, self.grad_fn)
         other_meta = (other.dtype, other.shape, other.requires_grad, other.is_leaf, other.grad_fn)
-        return meta == other_meta and np.allclose(self.values, other.values, rtol=1e-5, atol=1e-6, equal_nan=True)
+        return meta == other_meta and np.allclose(
+            self.values, other.values, rtol=1e-5, atol=1e-6, equal_nan=True
+        )
 
     def __repr__(self) -> str:
-        return (f"TensorView({self.values.tolist()}, dtype={self.dtype}, shape={self.shape}, "
-                f"requires_grad={self.requires_grad}, is_leaf={self.is_leaf}, grad_fn={self.grad_fn})")
+        return (
+            f"TensorView({self.values.tolist()}, dtype={self.dtype}, shape={self.shape}, "
+            f"requires_grad={self.requires_grad}, is_leaf={self.is_leaf}, grad_fn={self.grad_fn})"
+        )
 
 
 def view(value, lib):
@@ -61,7 +66,7 @@ def view(value, lib):
 
 
 def observe(snippet, lib):
-    """(outcome, warnings) of ``snippet(lib)``; outcome is ('returned', value) or ('raised', type, text)."""
+    """(outcome, warnings) of ``snippet(lib)``: ('returned', value) or ('raised', type, text)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -73,7 +78,7 @@ def observe(snippet, lib):
 
 
 def assert_same(snippet, torch):
-    """``snippet`` behaves identically under PyTorch and tinytorch (and returns tinytorch's outcome)."""
+    """``snippet`` behaves identically under PyTorch and tinytorch; returns tinytorch's outcome."""
     expected = observe(snippet, torch)
     got = observe(snippet, tinytorch)
     assert got == expected, f"\ntinytorch: {got}\npytorch:   {expected}"

@@ -1,4 +1,5 @@
 """Saved tensors and graph retention (rows 3, 4), create_graph and higher derivatives (row 20)."""
+
 import warnings
 
 import numpy as np
@@ -8,10 +9,12 @@ import tinytorch
 from tinytorch.autograd import engine
 from test_autograd_helpers import assert_same, raises_same
 
-FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
-         "have already been freed). Saved intermediate values of the graph are freed when you call "
-         ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-         "graph a second time or if you need to access saved tensors after calling backward.")
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
 
 
 def test_row3_second_backward_through_freed_saved_tensors(torch):
@@ -66,7 +69,7 @@ def test_saved_tensors_are_released_after_backward():
     node = y.grad_fn
     y.sum().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-        node.saved_tensors
+        _ = node.saved_tensors
     assert node._saved == ()
 
 
@@ -78,12 +81,14 @@ def test_saved_tensors_kept_with_retain_graph():
     assert all(t is b for t in y.grad_fn.saved_tensors)
 
 
-# -- create_graph and higher derivatives ------------------------------------------------------------
+# -- create_graph and higher derivatives -----------------------------------------------------------
 FUNCTIONS = {
-    "cube": lambda lib, x: (x ** 3).sum(),
+    "cube": lambda lib, x: (x**3).sum(),
     "exp_sin": lambda lib, x: (x.exp() * x.sin()).sum(),
     "tanh_mean": lambda lib, x: x.tanh().mean(),
-    "log_softmax": lambda lib, x: (x.log_softmax(0) * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum(),
+    "log_softmax": lambda lib, x: (
+        x.log_softmax(0) * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+    ).sum(),
     "div_sqrt": lambda lib, x: (x / (x * x + 1).sqrt()).sum(),
     "sigmoid_times_x": lambda lib, x: (x.sigmoid() * x).sum(),
 }
@@ -120,7 +125,9 @@ def test_second_derivative_against_finite_differences():
 
 def test_hessian_vector_product(torch):
     def snippet(lib):
-        w = lib.tensor([[0.5, -1.0], [2.0, 0.25], [1.5, -0.5]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor(
+            [[0.5, -1.0], [2.0, 0.25], [1.5, -0.5]], dtype=lib.float64, requires_grad=True
+        )
         x = lib.tensor([[1.0, 2.0, -1.0]], dtype=lib.float64)
         loss = ((x @ w).tanh() ** 2).sum()
         (g,) = lib.autograd.grad(loss, w, create_graph=True)
@@ -134,7 +141,7 @@ def test_hessian_vector_product(torch):
 def test_backward_with_create_graph_gives_a_differentiable_grad(torch):
     def snippet(lib):
         x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
-        (x ** 3).sum().backward(create_graph=True)
+        (x**3).sum().backward(create_graph=True)
         first = x.grad
         g_node = type(first.grad_fn).__name__
         (second,) = lib.autograd.grad(first.sum(), x)
@@ -146,9 +153,9 @@ def test_backward_with_create_graph_gives_a_differentiable_grad(torch):
 def test_create_graph_accumulation_is_out_of_place(torch):
     def snippet(lib):
         x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
-        (x ** 2).sum().backward(create_graph=True)
+        (x**2).sum().backward(create_graph=True)
         first = x.grad
-        (x ** 3).sum().backward(create_graph=True)
+        (x**3).sum().backward(create_graph=True)
         return first, x.grad, first is x.grad
 
     assert_same(snippet, torch)
@@ -167,8 +174,10 @@ def test_row20_create_graph_warning_once(torch, monkeypatch):
         snippet(tinytorch)
     texts = [str(w.message) for w in caught]
     assert len(texts) == 1 and caught[0].category is UserWarning
-    assert texts[0].startswith("Using backward() with create_graph=True will create a reference cycle between "
-                               "the parameter and its gradient which can cause a memory leak.")
+    assert texts[0].startswith(
+        "Using backward() with create_graph=True will create a reference cycle between "
+        "the parameter and its gradient which can cause a memory leak."
+    )
     # PyTorch's text, word for word (PyTorch warns once per process: compare only its first warning)
     with warnings.catch_warnings(record=True) as caught_torch:
         warnings.simplefilter("always")
@@ -202,6 +211,6 @@ def test_grad_of_grad_through_broadcasting_and_matmul(torch):
         b = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
         y = ((a @ a + b) ** 2).sum()
         ga, gb = lib.autograd.grad(y, [a, b], create_graph=True)
-        return lib.autograd.grad((ga ** 2).sum() + (gb ** 3).sum(), [a, b])
+        return lib.autograd.grad((ga**2).sum() + (gb**3).sum(), [a, b])
 
     assert_same(snippet, torch)

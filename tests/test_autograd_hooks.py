@@ -1,4 +1,5 @@
 """Tensor hooks, post-accumulate-grad hooks and Node hooks/prehooks, against PyTorch."""
+
 import tinytorch
 from test_autograd_helpers import assert_same
 
@@ -227,7 +228,9 @@ def test_node_prehook_and_hook(torch):
             return (grad_outputs[0] * 2,)
 
         def hook(grad_inputs, grad_outputs):
-            seen.append(("post", [g.tolist() for g in grad_inputs], [g.tolist() for g in grad_outputs]))
+            seen.append(
+                ("post", [g.tolist() for g in grad_inputs], [g.tolist() for g in grad_outputs])
+            )
             return (grad_inputs[0] + 100, grad_inputs[1])
 
         z.grad_fn.register_prehook(prehook)
@@ -258,7 +261,9 @@ def test_accumulate_grad_node_prehook(torch):
         seen = []
         acc.register_prehook(lambda go: seen.append(("pre", go[0].tolist(), a.grad)))
         acc.register_prehook(lambda go: (go[0] * 2,))
-        acc.register_hook(lambda gi, go: seen.append(("post", len(gi), go[0].tolist(), a.grad.clone())))
+        acc.register_hook(
+            lambda gi, go: seen.append(("post", len(gi), go[0].tolist(), a.grad.clone()))
+        )
         z.sum().backward()
         return type(acc).__name__, seen, a.grad
 

@@ -1,5 +1,6 @@
 """Engine scale and memory (rows 21, 22): very deep graphs without recursion, and graphs freed by
 reference counting alone (no garbage collector pass) once backward has run and the user lets go."""
+
 import gc
 import os
 import subprocess
@@ -32,7 +33,9 @@ def test_row21_backward_and_del_of_a_150k_op_chain():
         print("ok")
     """)
     env = dict(os.environ, PYTHONPATH=_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=240
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
@@ -139,8 +142,8 @@ def test_row22_memory_stays_flat_over_1000_training_steps():
     gc.disable()  # whatever is freed must be freed by reference counting
     tracemalloc.start()
     try:
-        # interpreter free lists (tuples, floats, frames) fill up during the first few hundred steps and
-        # then stay allocated: measure after them
+        # interpreter free lists (tuples, floats, frames) fill up during the first few hundred
+        # steps and then stay allocated: measure after them
         first = _step(params, x, target)
         for _ in range(200):
             _step(params, x, target)
