@@ -18,6 +18,16 @@ def _is_torch_skip(report) -> bool:
     return "could not import 'torch'" in reason
 
 
+def pytest_configure(config):
+    # PyTorch's idle worker threads spin and starve numpy's BLAS on a small machine: one thread is
+    # plenty for the small tensors the tests compare
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
