@@ -237,11 +237,24 @@ def _check_anomaly(node: Node, out) -> None:
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
+def _apart_from_leaf_grads(root_grads: list, seen) -> list:
+    """Copy a caller's gradient that shares memory with some leaf's ``.grad`` (``backward(x.grad)``):
+    accumulating in place into that ``.grad`` would change the gradient still on its way elsewhere."""
+    held = [n.variable._grad._data for n in seen
+            if type(n) is AccumulateGrad and n.variable._grad is not None]
+    if not held:
+        return root_grads
+    return [g if g is None or not any(np.may_share_memory(g._data, h) for h in held) else g.clone()
+            for g in root_grads]
+
+
 def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
-             accumulate: bool = True, restrict: set | None = None):
+             accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
     """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad."""
     roots = [n for n, _ in root_edges]
     deps, seen = _collect(roots)
+    if user_grads and accumulate:
+        root_grads = _apart_from_leaf_grads(root_grads, seen)
     needed = None
     if capture is not None or restrict is not None:
         targets = {n for n, _ in capture} if capture is not None else set()
@@ -346,7 +359,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                 t.retain_grad()
                 restrict.add(t.grad_fn)
     keep = [n for n, _ in edges]  # hold the leaves' accumulators alive for the run
-    _execute(edges, grads, retain_graph, create_graph, restrict=restrict)
+    _execute(edges, grads, retain_graph, create_graph, restrict=restrict,
+             user_grads=any(g is not None for g in grad_tensors))
     del keep
 
 
