@@ -291,3 +291,18 @@ def test_shared_gradient_between_grad_of_two_parameters_after_zero(torch):
         return a.grad, b.grad
 
     assert_same(snippet, torch)
+
+
+@pytest.mark.parametrize("order", ["a_first", "b_first", "scaled"])
+def test_a_dot_grad_passed_back_as_the_gradient(order):
+    # the value passed is the value used, whatever order the leaves are reached in (PyTorch
+    # accumulates into a.grad in place first, so b sees the doubled value in one of the orders)
+    a = tinytorch.tensor([1.0, 2.0], requires_grad=True)
+    b = tinytorch.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).backward(tinytorch.tensor([1.0, 1.0]))
+    roots = {"a_first": lambda: a + b, "b_first": lambda: b + a, "scaled": lambda: a * 2 + b}
+    given = a.grad
+    roots[order]().backward(given)
+    assert a.grad.tolist() == ([3.0, 3.0] if order == "scaled" else [2.0, 2.0])
+    assert b.grad.tolist() == [2.0, 2.0]
+    assert not _shares(a.grad, b.grad)
