@@ -391,13 +391,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     capture = {e: i for i, e in enumerate(in_edges)}
     captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
+    hooked = set()  # a leaf listed twice runs its hooks once
     for i, (t, e) in enumerate(zip(inputs_t, in_edges)):
         g = captured.get(e)
-        if g is not None and t.grad_fn is None and t._hooks:
+        if g is not None and t.grad_fn is None and t._hooks and e not in hooked:
             for hook in list(t._hooks.values()):
                 new = hook(g)
                 if new is not None:
                     g = new
+            captured[e] = g
+            hooked.add(e)
         if g is None:
             if materialize_grads:
                 g = _make(np.zeros(t._data.shape, dtype=t._data.dtype))
