@@ -285,3 +285,36 @@ def test_hook_errors_propagate_and_leave_no_partial_grad():
         raise AssertionError("the hook's error was swallowed")
     assert x.grad is None
     assert tinytorch.is_grad_enabled()
+
+
+def test_leaf_listed_twice_in_autograd_grad_runs_its_hook_once(torch):
+    def snippet(lib):
+        x = _x(lib)
+        calls = []
+        x.register_hook(lambda g: calls.append(g.tolist()) or g * 2)
+        grads = lib.autograd.grad((x * x).sum(), [x, x])
+        return calls, grads
+
+    assert_same(snippet, torch)
+
+
+def test_non_leaf_hooks_and_node_prehooks_apply_to_captured_gradients(torch):
+    def snippet(lib):
+        x = _x(lib)
+        h = x * 2
+        k = x * 3
+        h.register_hook(lambda g: g * 10)
+        k.grad_fn.register_prehook(lambda go: (go[0] + 1,))
+        return lib.autograd.grad((h * k).sum(), [h, k, x])
+
+    assert_same(snippet, torch)
+
+
+def test_leaf_hook_under_create_graph_is_differentiated_through(torch):
+    def snippet(lib):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        x.register_hook(lambda g: g * g)
+        (g,) = lib.autograd.grad((x**3).sum(), x, create_graph=True)
+        return g.detach(), lib.autograd.grad(g.sum(), x)
+
+    assert_same(snippet, torch)
