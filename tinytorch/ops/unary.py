@@ -97,7 +97,7 @@ class ReluBackward0(Node):
         return (g * (y > 0),)
 
 
-class Log1pBackward0(Node):
+class Log1PBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g / (1 + x),)
@@ -153,7 +153,7 @@ tanh = _unary(TanhBackward0, np.tanh, "out")
 sigmoid = _unary(SigmoidBackward0, _sigmoid, "out")
 abs = _unary(AbsBackward0, np.abs, "in", floating=False)
 relu = _unary(ReluBackward0, _relu, "out", floating=False)
-log1p = _unary(Log1pBackward0, np.log1p, "in")
+log1p = _unary(Log1PBackward0, np.log1p, "in")
 expm1 = _unary(Expm1Backward0, np.expm1, "out")
 rsqrt = _unary(RsqrtBackward0, lambda x: 1 / np.sqrt(x), "out")
 reciprocal = _unary(ReciprocalBackward0, lambda x: 1 / x, "out")
@@ -173,16 +173,26 @@ round = _rounding("round", np.round)
 trunc = _rounding("trunc", np.trunc)
 
 
-def log2(input: Tensor) -> Tensor:
-    return log(input) / float(np.log(2.0))
+class Log2Backward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / (x * float(np.log(2.0))),)
 
 
-def log10(input: Tensor) -> Tensor:
-    return log(input) / float(np.log(10.0))
+class Log10Backward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / (x * float(np.log(10.0))),)
+
+
+log2 = _unary(Log2Backward0, np.log2, "in")
+log10 = _unary(Log10Backward0, np.log10, "in")
 
 
 def square(input: Tensor) -> Tensor:
-    return input * input
+    """input ** 2 (recorded as PowBackward0, as PyTorch does)."""
+    from .arith import pow
+    return pow(input, 2)
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -215,13 +225,11 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("tinytorch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from .arith import maximum, minimum
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+        # a 0-d tensor beside a number becomes a number, as PyTorch's overload resolution does
+        if min is not None and max is not None and not (isinstance(min, Tensor) and isinstance(max, Tensor)):
+            min, max = (b.item() if isinstance(b, Tensor) and b._data.ndim == 0 else b for b in (min, max))
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            return _clamp_tensors(input, min, max)
     x = input._data
     if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
         x = x.astype(get_default_dtype().np)
@@ -237,5 +245,54 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         node = ClampBackward1((input._edge(),))
         node.lo, node.hi = min, max
         node.save_for_backward(input)
+        return _make(out, node)
+    return _make(out)
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds: each element's gradient goes to whichever of input, min, max it equals."""
+
+    def backward(self, g):
+        x, lo, hi = self.saved_tensors
+        keep = x == x  # all True, shaped like x
+        g_lo = g_hi = None
+        if lo is not None:
+            keep = keep & (x >= lo)
+            below = x < lo if hi is None else (x < lo) & (lo < hi)
+            g_lo = _fit(g * below, self.lo_meta) if self.need_lo else None
+        if hi is not None:
+            keep = keep & (x <= hi)
+            above = x > hi if lo is None else (x > hi) | (hi < lo)
+            g_hi = _fit(g * above, self.hi_meta) if self.need_hi else None
+        return _fit(g * keep, self.x_meta), g_lo, g_hi
+
+
+def _fit(g: Tensor, m):
+    from ._util import fit_grad
+    return fit_grad(g, m)
+
+
+def _clamp_tensors(input: Tensor, min, max) -> Tensor:
+    from ._util import as_array as arr, binary_operands, edge, meta
+    lo_t, hi_t = (None if b is None else b if isinstance(b, Tensor) else _make(np.asarray(b)) for b in (min, max))
+    x = input
+    for b in (lo_t, hi_t):
+        if b is not None:
+            _, _, xd, _ = binary_operands(x, b)  # promotes and checks the shapes broadcast
+            x = _make(arr(xd)) if xd.dtype != x._data.dtype else x
+    dt = x._data.dtype
+    out = x._data
+    if lo_t is not None:
+        out = np.maximum(out, lo_t._data.astype(dt, copy=False))
+    if hi_t is not None:
+        out = np.minimum(out, hi_t._data.astype(dt, copy=False))
+    out = arr(out if out is not x._data else out.copy())
+    parts = (input, lo_t, hi_t)
+    if _State.enabled and any(p is not None and p._requires_grad for p in parts):
+        node = ClampBackward0(tuple(edge(p) for p in parts))
+        node.x_meta, node.lo_meta, node.hi_meta = (meta(p, out) for p in parts)
+        node.need_lo = lo_t is not None and lo_t._requires_grad
+        node.need_hi = hi_t is not None and hi_t._requires_grad
+        node.save_for_backward(input, lo_t, hi_t)
         return _make(out, node)
     return _make(out)
