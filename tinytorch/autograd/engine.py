@@ -228,13 +228,23 @@ def _make_detached_copy(g):
     return _make(g._data.copy())
 
 
-def _check_anomaly(node: Node, out) -> None:
-    for i, g in enumerate(out):
-        if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
-            if node._trace:
-                warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                              f"{node._trace}", UserWarning, stacklevel=3)
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+def _run_node_in_anomaly_mode(node: Node, grads: list):
+    """``_run_node`` plus the NaN check; any failure first warns with where the node was made."""
+    try:
+        out = _run_node(node, grads)
+        if _Anomaly.check_nan:
+            for i, g in enumerate(out):
+                if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception:
+        if node._trace:
+            where = f"Traceback of forward call that caused the error:\n{node._trace}"
+        else:
+            where = ("No forward pass information available. Enable detect anomaly during forward pass for "
+                     "more information.")
+        warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=4)
+        raise
+    return out
 
 
 def _apart_from_leaf_grads(root_grads: list, seen) -> list:
@@ -294,9 +304,10 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                                                      if nxt is not None):
                     pass  # a captured input's own node: nothing below it is wanted
                 else:
-                    out = _run_node(node, grads)
-                    if _Anomaly.enabled and _Anomaly.check_nan:
-                        _check_anomaly(node, out)
+                    if _Anomaly.enabled:
+                        out = _run_node_in_anomaly_mode(node, grads)
+                    else:
+                        out = _run_node(node, grads)
                     if not retain_graph:
                         node._release()
             for i, (nxt, nr) in enumerate(node.next_functions):
