@@ -194,3 +194,43 @@ def test_anomaly_mode_state_restored(torch):
 )
 def test_anomaly_query_at_top_level():
     assert tinytorch.is_anomaly_enabled() is False
+
+
+def test_any_backward_error_in_anomaly_mode_warns_where_the_node_was_made(torch):
+    def modified(lib):
+        with lib.autograd.detect_anomaly():
+            x = lib.tensor([1.0, 2.0])
+            w = lib.tensor([1.0, 2.0], requires_grad=True)
+            y = x * w
+            x.add_(1)
+            y.sum().backward()
+
+    assert _anomaly_outcome(modified, tinytorch)[1] == _anomaly_outcome(modified, torch)[1]
+
+    def failing_custom_backward(lib):
+        class Failing(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                raise RuntimeError("bad backward")
+
+        with lib.autograd.detect_anomaly():
+            Failing.apply(lib.ones(2, requires_grad=True)).sum().backward()
+
+    tiny = _anomaly_outcome(failing_custom_backward, tinytorch)
+    assert tiny == _anomaly_outcome(failing_custom_backward, torch)
+    assert "Error detected in FailingBackward. Traceback of forward call that caused the error:" in tiny[1]
+
+
+def test_anomaly_mode_only_during_backward_has_no_forward_trace(torch):
+    def snippet(lib):
+        _, loss = _nan_grad(lib)
+        with lib.autograd.detect_anomaly():
+            loss.backward()
+
+    tiny = _anomaly_outcome(snippet, tinytorch)
+    assert tiny == _anomaly_outcome(snippet, torch)
+    assert any("No forward pass information available" in w for w in tiny[1])
