@@ -158,7 +158,7 @@ def test_pickle_round_trip():
     assert i.tolist() == [1, 2] and i.dtype == tinytorch.int64
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=st.floats(-100, 100).map(lambda x: round(x, 2)), length=st.floats(0.01, 100),
        steps=st.integers(0, 300), dtype=st.sampled_from(["float32", "float64"]), down=st.booleans())
 def test_arange_and_linspace_bit_identical_to_torch(start, length, steps, dtype, down, torch):
@@ -205,18 +205,21 @@ def test_special_values_match_torch(src, torch):
     _same_as_torch(src, torch)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), correction=st.sampled_from([0, 1]), keepdim=st.booleans())
 def test_var_std_match_torch(data, correction, keepdim, torch):
     """Double accumulation, as PyTorch: equal to the last float32 bit on typical data; PyTorch's
-    Welford leaves ~1e-14 where the exact variance is 0, hence the absolute tolerance."""
+    Welford leaves a residue of ~1e-16 * x**2 where the exact variance is 0, hence the absolute
+    tolerance, scaled to the data."""
     x = data.draw(hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=6),
                              elements=st.floats(-1e3, 1e3, width=32)))
     dims = data.draw(st.lists(st.integers(0, x.ndim - 1), min_size=1, max_size=x.ndim, unique=True))
     for name in ("var", "std"):
         ours = getattr(tinytorch.tensor(x), name)(dims, correction=correction, keepdim=keepdim).numpy()
         ref = getattr(torch.tensor(x), name)(dims, correction=correction, keepdim=keepdim).numpy()
-        np.testing.assert_allclose(ours, ref, rtol=2e-7, atol=2e-7 if name == "std" else 1e-12)
+        scale = float(np.abs(x).max()) + 1
+        atol = 1e-7 * scale if name == "std" else 1e-14 * scale ** 2
+        np.testing.assert_allclose(ours, ref, rtol=2e-7, atol=atol)
 
 
 # -- attributes ---------------------------------------------------------------------------------
