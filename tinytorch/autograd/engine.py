@@ -200,7 +200,8 @@ def _run_node(node: Node, grads: list):
             if t is not None and grads[nr] is not None:
                 g = grads[nr]
                 if t._grad is None:
-                    t._grad = g if g._requires_grad else _make_detached_copy(g)
+                    # always a copy (recorded under create_graph, as PyTorch's CloneBackward0)
+                    t._grad = g.clone() if g._requires_grad else _make_detached_copy(g)
                 else:
                     t._grad = t._grad + g
     if node._pre_hooks:
