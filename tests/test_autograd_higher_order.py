@@ -214,3 +214,27 @@ def test_grad_of_grad_through_broadcasting_and_matmul(torch):
         return lib.autograd.grad((ga**2).sum() + (gb**3).sum(), [a, b])
 
     assert_same(snippet, torch)
+
+
+def test_retained_grad_under_create_graph_is_a_recorded_copy(torch):
+    def snippet(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 1
+        h.retain_grad()
+        g = lib.tensor([1.0, 3.0], requires_grad=True)
+        h.backward(g, create_graph=True)
+        return h.grad, h.grad is g, h.grad.data_ptr() == g.data_ptr(), x.grad
+
+    assert_same(snippet, torch)
+
+
+def test_create_graph_twice_accumulates(torch):
+    def snippet(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = x * x
+        h.retain_grad()
+        (h * h).sum().backward(create_graph=True)
+        (x * x * x).sum().backward(create_graph=True)
+        return x.grad, h.grad
+
+    assert_same(snippet, torch)
