@@ -30,6 +30,27 @@ import _common  # noqa: E402
 from _workers import _framework, _train_step  # noqa: E402
 
 WARMUP_STEPS = 20
+PHASES = ("forward", "loss", "backward", "optimizer.step", "zero_grad")
+
+
+def phase_medians(model, loss_fn, optimizer, batches, clock) -> dict:
+    """Median µs of each phase of the training step over ``batches``, no profiler attached."""
+    times = {name: [] for name in PHASES}
+    for x, y in batches:
+        t0 = clock()
+        pred = model(x)
+        t1 = clock()
+        loss = loss_fn(pred, y)
+        t2 = clock()
+        loss.backward()
+        t3 = clock()
+        optimizer.step()
+        t4 = clock()
+        optimizer.zero_grad()
+        t5 = clock()
+        for name, start, end in zip(PHASES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5)):
+            times[name].append(end - start)
+    return {name: _common.median(values) * 1e6 for name, values in times.items()}
 
 
 def main(argv=None) -> int:
@@ -61,6 +82,10 @@ def main(argv=None) -> int:
     for x, y in batches[:WARMUP_STEPS]:
         _train_step(model, loss_fn, optimizer, x, y)
     timer = time.process_time if args.timer == "cpu" else time.perf_counter
+    phases = phase_medians(model, loss_fn, optimizer, batches, timer)
+    print(f"{args.lib}: median µs per phase of a step ({args.timer} time, no profiler):")
+    print("  " + ", ".join(f"{name} {us:.0f}" for name, us in phases.items()))
+    print(f"  sum {sum(phases.values()):.0f}")
     profiler = cProfile.Profile(timer)
     profiler.enable()
     for x, y in batches:
