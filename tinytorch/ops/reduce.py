@@ -101,15 +101,18 @@ class VarBackward0(_ReduceNode):
     def backward(self, g):
         (x,) = self.saved_tensors
         centred = x - x.mean(dim=self.dims, keepdim=True)
-        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * (2.0 / self.denom),)
+        factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
+        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
 
 
 class StdBackward0(_ReduceNode):
     def backward(self, g):
         x, y = self.saved_tensors
+        from .arith import where
         centred = x - x.mean(dim=self.dims, keepdim=True)
-        scale = _grad_back(g / (y * self.denom), self.in_shape, self.dims, self.keepdim)
-        return (scale * centred,)
+        # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
+        share = where(y == 0, 0.0, g / (y * self.denom))
+        return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
 
 
 def _var_args(dim, unbiased, keepdim):
@@ -200,9 +203,10 @@ class MaxBackward1(Node):
     """Full reduction: the gradient is split evenly among the elements equal to the result."""
 
     def backward(self, g):
+        from .arith import where
         x, y = self.saved_tensors
-        mask = x == y
-        return (mask * (g / mask.sum()),)
+        mask = x.isnan() if y.isnan().item() else x == y  # a NaN result came from the NaN elements
+        return (where(mask, g / mask.sum(), 0.0),)
 
 
 class MinBackward1(MaxBackward1):
