@@ -393,20 +393,21 @@ def where(condition, input=None, other=None) -> Tensor:
 
 
 class MaximumBackward0(_BinaryNode):
-    pick_a = staticmethod(np.greater)
+    loses = staticmethod(np.less)
 
     def backward(self, g):
         a, b = self.saved_tensors
-        # ties split the gradient evenly, as PyTorch does
-        # asarray: on 0-d inputs numpy returns scalars, and tensors hold arrays
-        wa = np.asarray(self.pick_a(a._data, b._data) + 0.5 * (a._data == b._data), dtype=g._data.dtype)
-        mask_a = _make(wa)
-        mask_b = _make(np.asarray(1 - wa, dtype=g._data.dtype))
-        return fit_grad(g * mask_a, self.a_meta), fit_grad(g * mask_b, self.b_meta)
+        ad, bd = a._data, b._data
+        # PyTorch's rule: ties split the gradient, the losing side gets exactly 0 (a NaN gradient
+        # too), and a NaN input makes neither side lose; asarray because 0-d numpy gives scalars
+        half = g * _make(np.asarray(np.where(ad == bd, 0.5, 1.0), dtype=g._data.dtype))
+        ga = where(_make(np.asarray(self.loses(ad, bd))), 0.0, half)
+        gb = where(_make(np.asarray(self.loses(bd, ad))), 0.0, half)
+        return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
 
 
 class MinimumBackward0(MaximumBackward0):
-    pick_a = staticmethod(np.less)
+    loses = staticmethod(np.greater)
 
 
 def _extremum(a, b, ufunc, node_cls) -> Tensor:

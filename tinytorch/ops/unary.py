@@ -93,8 +93,9 @@ class AbsBackward0(Node):
 
 class ReluBackward0(Node):
     def backward(self, g):
+        from .arith import where
         (y,) = self.saved_tensors
-        return (g * (y > 0),)
+        return (where(y > 0, g, 0.0),)  # where, not a product: masked NaN/inf gradients become 0, as PyTorch
 
 
 class Log1PBackward0(Node):
@@ -217,7 +218,8 @@ class ClampBackward1(Node):
             keep &= d >= self.lo
         if self.hi is not None:
             keep &= d <= self.hi
-        return (g * _make(keep),)
+        from .arith import where
+        return (where(_make(keep), g, 0.0),)
 
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
@@ -253,18 +255,19 @@ class ClampBackward0(Node):
     """clamp with tensor bounds: each element's gradient goes to whichever of input, min, max it equals."""
 
     def backward(self, g):
+        from .arith import where
         x, lo, hi = self.saved_tensors
         keep = x == x  # all True, shaped like x
         g_lo = g_hi = None
         if lo is not None:
             keep = keep & (x >= lo)
             below = x < lo if hi is None else (x < lo) & (lo < hi)
-            g_lo = _fit(g * below, self.lo_meta) if self.need_lo else None
+            g_lo = _fit(where(below, g, 0.0), self.lo_meta) if self.need_lo else None
         if hi is not None:
             keep = keep & (x <= hi)
             above = x > hi if lo is None else (x > hi) | (hi < lo)
-            g_hi = _fit(g * above, self.hi_meta) if self.need_hi else None
-        return _fit(g * keep, self.x_meta), g_lo, g_hi
+            g_hi = _fit(where(above, g, 0.0), self.hi_meta) if self.need_hi else None
+        return _fit(where(keep, g, 0.0), self.x_meta), g_lo, g_hi
 
 
 def _fit(g: Tensor, m):
