@@ -189,9 +189,6 @@ def test_anomaly_mode_state_restored(torch):
     assert_same(snippet, torch)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="tinytorch/__init__.py does not export is_anomaly_enabled yet"
-)
 def test_anomaly_query_at_top_level():
     assert tinytorch.is_anomaly_enabled() is False
 

@@ -4,6 +4,12 @@
 ``torch.nn``, ``torch.optim``, ``torch.utils.data``, ``torch.save``/``torch.load``."""
 from __future__ import annotations
 
+import warnings as _warnings
+
+# numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
+# same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tinytorch(\.|$)")
+
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 from . import accelerator, autograd, backends, cuda, random  # noqa: F401
 from . import data, nn, optim, utils  # noqa: F401
@@ -11,6 +17,7 @@ from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from .factory import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                       linspace, multinomial, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,

@@ -167,11 +167,57 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     return _nll_nd(input, target._data, w, ignore_index, reduction, need)
 
 
+_ROWS: dict = {}
+
+
+def _rows(n: int) -> np.ndarray:
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = _ROWS[n] = np.arange(n)
+    return rows
+
+
+def _cross_entropy_common(input: Tensor, t: np.ndarray, reduction: str):
+    """The training case, (N, C) logits, in-range int64 targets, no weights, mean or sum: a few numpy
+    calls instead of the general path's masking. None when a row is not finite (the general path then
+    gives PyTorch's NaN/inf semantics)."""
+    x = input._data
+    m = x.max(axis=1, keepdims=True)
+    if not np.isfinite(m).all():
+        return None
+    logp = x - m
+    lse = np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    logp -= lse
+    n = t.shape[0]
+    rows = _rows(n)
+    total = -logp[rows, t].sum(dtype=x.dtype)
+    out = as_array(total / x.dtype.type(n) if reduction == "mean" else total)
+    if not (_State.enabled and input._requires_grad):
+        return _make(out)
+    lsm = LogSoftmaxBackward0((input._edge(),))
+    lsm.dim = 1
+    logp_t = _make(logp, lsm)
+    lsm.save_for_backward(logp_t)
+    coef = np.zeros_like(x)
+    coef[rows, t] = -1.0 / n if reduction == "mean" else -1.0
+    node = NllLossBackward0(((lsm, 0),))
+    node.unsqueeze_dim = None
+    node.save_for_backward(_make(coef))
+    return _make(out, node)
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean") -> Tensor:
     """Log-softmax over the class dim and NLL in one pass, for class-index targets."""
-    check_reduction(reduction)
     x = input._data
+    t = target._data
+    if (weight is None and reduction != "none" and x.ndim == 2 and t.ndim == 1 and t.dtype == np.int64
+            and x.dtype.kind == "f" and x.shape[0] == t.shape[0] and t.shape[0] and ignore_index < 0
+            and reduction in _REDUCTIONS and t.min() >= 0 and t.max() < x.shape[1]):
+        out = _cross_entropy_common(input, t, reduction)
+        if out is not None:
+            return out
+    check_reduction(reduction)
     if x.ndim and x.dtype.kind != "f":
         raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_legacy(x.dtype)}\'')
     w = _weight_array(weight, "nll_loss_forward")
