@@ -12,7 +12,7 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _new
-from ._util import sum_to, unpack
+from ._util import broadcast_shapes, sum_to, unpack
 
 
 def check_inplace(t: Tensor) -> None:
@@ -195,9 +195,10 @@ def _copy(self, src, node_cls):
     check_inplace(self)
     ts, sd = unpack(src)
     sd = np.asarray(sd)
-    if np.broadcast_shapes(sd.shape, self._data.shape) != self._data.shape:
+    full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
+    if full != self._data.shape:
         raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
-                           f"broadcast shape [{', '.join(map(str, np.broadcast_shapes(sd.shape, self._data.shape)))}]")
+                           f"broadcast shape [{', '.join(map(str, full))}]")
     grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
     if grad_needed and self._base is not None:
         unsupported_view_inplace()
