@@ -93,9 +93,30 @@ class AbsBackward0(Node):
 
 class ReluBackward0(Node):
     def backward(self, g):
-        from .arith import where
         (y,) = self.saved_tensors
-        return (where(y > 0, g, 0.0),)  # where, not a product: masked NaN/inf gradients become 0, as PyTorch
+        return (threshold_backward(g, y),)
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        (y,) = self.saved_tensors
+        return threshold_backward(gg, y), None
+
+
+def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
+    g = grad._data
+    mask = output._data > 0
+    out = np.multiply(g, mask, dtype=g.dtype)
+    if np.isnan(out.max()) if out.size else False:
+        # a masked inf/NaN gradient became NaN in the product; PyTorch selects, giving 0
+        out = np.where(mask, g, g.dtype.type(0))
+    out = as_array(out)
+    if _State.enabled and (grad._requires_grad or output._requires_grad):
+        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
+        node.save_for_backward(output)
+        return _make(out, node)
+    return _make(out)
 
 
 class Log1PBackward0(Node):
