@@ -98,6 +98,19 @@ def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list
             momentum_buffer_list[i] = new_buf
 
 
+_SCRATCH: dict = {}
+
+
+def _scratch_like(a: np.ndarray) -> np.ndarray:
+    """A reusable temporary of ``a``'s shape and dtype: a fresh array of a weight's size every step costs
+    page faults, which are most of the update's time."""
+    key = (a.shape, a.dtype)
+    buf = _SCRATCH.get(key)
+    if buf is None:
+        buf = _SCRATCH[key] = np.empty(a.shape, a.dtype)
+    return buf
+
+
 def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float,
              momentum: float, lr: float, dampening: float, nesterov: bool,
              maximize: bool) -> Tensor | None:
@@ -138,7 +151,7 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
             d = b
             owned = False
 
-    step = np.multiply(d, -lr, out=d if owned else np.empty_like(d))
+    step = np.multiply(d, -lr, out=d if owned else _scratch_like(d))
     np.add(p, step, out=p)
     param._vc[0] += 1
     return new_buf
