@@ -120,7 +120,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
             dim += 1
 
 
-def getitem(input: Tensor, key) -> Tensor:
+def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
     x = input._data
     single = not isinstance(key, tuple)
@@ -133,7 +133,7 @@ def getitem(input: Tensor, key) -> Tensor:
     out = as_array(out)
     node = None
     if _State.enabled and input._requires_grad:
-        node = _INDEX_NODES[_node_name(key, advanced, x.shape, single)]((input._edge(),))
+        node = _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)]((input._edge(),))
         node.in_shape, node.key, node.advanced = x.shape, key, advanced
     if advanced:
         return _make(out, node)

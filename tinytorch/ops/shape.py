@@ -454,8 +454,19 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
+    from .index import getitem
     d = _wrap_dim(dim, input._data.ndim)
-    return input[(slice(None),) * d + (slice(start, start + length),)]
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
+    return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
 
 
 # -- gather and its adjoint -----------------------------------------------------------------------
