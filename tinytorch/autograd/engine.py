@@ -137,24 +137,21 @@ def _accumulate_hooked(node: AccumulateGrad, g, create_graph: bool) -> None:
 
 
 def _collect(roots):
-    """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS."""
-    deps: dict = {}
-    seen = set()
-    stack = []
-    for n in roots:
-        if n is not None and n not in seen:
-            seen.add(n)
-            stack.append(n)
+    """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
+    Roots start at 0, so the keys are every node reached."""
+    deps = {n: 0 for n in roots if n is not None}
+    stack = list(deps)
+    get = deps.get
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps, seen
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = c + 1
+    return deps, deps
 
 
 def _needed(roots, seen, targets: set) -> set:
@@ -288,11 +285,18 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            run = grads is not None and any(g is not None for g in grads) and (needed is None or node in needed)
-            if capture is not None and grads is not None:
-                for nr in range(node._n_outputs):
-                    if (node, nr) in capture:
-                        captured[(node, nr)] = grads[nr]
+            if grads is None:
+                run = False
+            elif node._n_outputs == 1:
+                run = grads[0] is not None
+            else:
+                run = any(g is not None for g in grads)
+            if needed is not None:
+                run = run and node in needed
+                if capture is not None and grads is not None:
+                    for nr in range(node._n_outputs):
+                        if (node, nr) in capture:
+                            captured[(node, nr)] = grads[nr]
             out = ()
             if run:
                 if type(node) is AccumulateGrad:
@@ -307,19 +311,30 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                 else:
                     if _Anomaly.enabled:
                         out = _run_node_in_anomaly_mode(node, grads)
-                    else:
+                    elif (node._tensor_pre_hooks or node._retained or node._pre_hooks or node._post_hooks
+                          or node._n_outputs != 1):
                         out = _run_node(node, grads)
+                    else:
+                        out = node.backward(grads[0])
+                        if type(out) is not tuple:
+                            out = (out,)
                     if not retain_graph:
                         node._release()
+            grads = None
+            n_out = len(out)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
-                g = out[i] if i < len(out) else None
-                if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt._n_outputs
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                if i < n_out:
+                    g = out[i]
+                    if g is not None:
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._n_outputs
+                            buf[nr] = g
+                        else:
+                            prev = buf[nr]
+                            buf[nr] = g if prev is None else prev + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
