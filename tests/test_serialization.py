@@ -587,3 +587,16 @@ def test_mmap_argument(torch, tmp_path):
         with pytest.raises(ValueError) as e:
             fn(buf, mmap=True)
         assert str(e.value) == "f must be a file path in order to use the mmap argument"
+
+
+def test_counter_round_trips_as_a_counter(tmp_path):
+    # lr_scheduler.MultiStepLR keeps its milestones in a Counter; its state_dict must load by default
+    import collections
+
+    path = tmp_path / "sched.pth"
+    opt = tinytorch.optim.SGD([tinytorch.zeros(2, requires_grad=True)], lr=0.1)
+    sched = tinytorch.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4, 4])
+    tinytorch.save(sched.state_dict(), path)
+    loaded = tinytorch.load(path)
+    assert type(loaded["milestones"]) is collections.Counter
+    assert loaded["milestones"] == collections.Counter({2: 1, 4: 2})

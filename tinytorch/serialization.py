@@ -25,7 +25,7 @@ import re
 import secrets
 import struct
 import warnings
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import IO, Any, Union
 
 import numpy as np
@@ -101,6 +101,11 @@ class _NotPlain(Exception):
     """The object holds something only pickle can store."""
 
 
+# dict types kept as themselves (Counter: lr_scheduler.MultiStepLR's milestones)
+_DICT_TAGS = {dict: "dict", OrderedDict: "odict", Counter: "counter"}
+_DICT_TYPES = {tag: t for t, tag in _DICT_TAGS.items()}
+
+
 def _encode(obj: Any) -> tuple[dict, Any]:
     """The tensors as C-contiguous arrays by name, and the JSON tree that places them."""
     arrays: dict[str, np.ndarray] = {}
@@ -132,14 +137,14 @@ def _encode(obj: Any) -> tuple[dict, Any]:
             # (not ascontiguousarray: it turns 0-d arrays into shape (1,))
             arrays[name] = x._data if x._data.flags.c_contiguous else x._data.copy(order="C")
             return ["tensor", name]
-        if t not in (list, tuple, dict, OrderedDict) or depth >= _MAX_NESTING or id(x) in active:
+        if t not in _DICT_TAGS and t is not list and t is not tuple or depth >= _MAX_NESTING or id(x) in active:
             raise _NotPlain
         active.add(id(x))
         if t is list or t is tuple:
             node = ["list" if t is list else "tuple"]
             node += [enc(v, path + (i,), depth + 1) for i, v in enumerate(x)]
         else:
-            node = ["dict" if t is dict else "odict"]
+            node = [_DICT_TAGS[t]]
             for k, v in x.items():
                 if type(k) not in _KEY_TYPES:
                     raise _NotPlain
@@ -431,7 +436,7 @@ def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
                                      f"file lacks or which it already used")
         unused.discard(args[0])
         return tensors[args[0]]
-    if tag not in ("list", "tuple", "dict", "odict"):
+    if tag not in ("list", "tuple") and tag not in _DICT_TYPES:
         return _decode_scalar(node)
     if depth >= _MAX_NESTING:
         raise SerializationError("the structure is nested too deeply")
@@ -440,7 +445,7 @@ def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
         return items if tag == "list" else tuple(items)
     if len(args) % 2:
         raise SerializationError("the structure has a dict key without a value")
-    out = {} if tag == "dict" else OrderedDict()
+    out = _DICT_TYPES[tag]()
     for key_node, value_node in zip(args[::2], args[1::2]):
         key = _decode_scalar(key_node)
         if key in out:
