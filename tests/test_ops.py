@@ -398,6 +398,16 @@ TIES = [
     ("minimum_ties", lambda T, x, y: T.minimum(x, y), [1.0, 3.0, 3.0], [1.0, 2.0, 3.0]),
     ("kinks", lambda T, x, y: x.clamp(-1, 1) + 2 * x.relu() + 4 * x.abs() + 8 * x.clamp(min=0),
      [-1.0, 0.0, 1.0], [0.0, 0.0, 0.0]),
+    ("amax_ties", lambda T, x, y: x.amax() + x.amin(), [1.0, 3.0, 3.0], [0.0, 0.0, 0.0]),
+    ("clamp_tensor_ties", lambda T, x, y: x.clamp(y, y + 1), [1.0, 2.0, 3.0], [1.0, 1.0, 3.0]),
+    ("nan_inputs", lambda T, x, y: T.maximum(x, y) + T.minimum(x, y) + x.max(),
+     [1.0, float("nan"), 2.0], [1.0, 1.0, float("nan")]),
+    # where PyTorch masks an inf gradient it writes 0, not inf * 0 = NaN
+    ("masked_inf", lambda T, x, y: (x.relu() + x.clamp(0, 1.5) + x.clamp(y, y + 1) + T.maximum(x, y)
+                                     + x.max()) * float("inf"), [1.0, -1.0, 2.0], [0.0, 0.0, 3.0]),
+    ("std_of_constants", lambda T, x, y: x.std() + y.var(), [0.5, 0.5, 0.5], [2.0, 2.0, 2.0]),
+    ("var_without_dof", lambda T, x, y: x.reshape(1, 3).var(0) + x.reshape(1, 3).std(0), [1.0, 2.0, 3.0],
+     [0.0, 0.0, 0.0]),
 ]
 
 

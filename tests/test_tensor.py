@@ -197,6 +197,9 @@ SPECIAL = [
     "T.tensor([1.0, 2.0]).mean(dtype=T.float64)", "T.arange(3).sum(dtype=T.float32)",
     "T.tensor([[True, False]]).any(1)", "T.tensor([0, 1, -1, 2, -2, 3]) ** T.tensor([-1, -3, -3, -1, -1, 2])",
     "T.tensor([1, 2]) ** -1", "T.arange(4).reshape(2, 2).float().std(0)",
+    "T.arange(6.).reshape(2, 3).narrow(1, -1, 1)", "T.arange(6.).reshape(2, 3).narrow(1, 3, 0)",
+    "T.tensor([1.0, -1.0, 7.5]) // 0.1", "T.tensor([1.0, -1.0, 7.5]) % 0.1", "T.linspace(-1, 1, 7)",
+    "T.arange(-4.0, -18.0, -0.1)", "T.tensor([0.5, 2.0, 8.0]).log2()",
 ]
 
 
@@ -302,6 +305,11 @@ ERRORS = [
     "T.tensor([1, 2]) ** -1", "T.ones(2).max(2)", "T.ones(0).max()", "T.ones(2).gather(0, T.tensor([0.0]))",
     "T.ones(2, 3).index_select" if False else "T.ones(2).clamp()", "T.where(T.ones(2), T.ones(2), T.zeros(2))",
     "T.ones(3).add_(T.ones(2, 3))", "T.ones(2, dtype=T.int64).div_(2)", "T.ones(3)[T.tensor([True, False])]",
+    "T.ones(3, 2).copy_(T.ones(1, 4))", "T.ones(2, 3).narrow(1, 2, 2)", "T.ones(2, 3).narrow(1, -4, 1)",
+    "T.ones(2, 3).narrow(0, 0, -1)", "T.ones(2, 0).amax(1)", "T.ones(0).amax()", "T.ones(2, 3).repeat(2)",
+    "T.ones(2, 3)[..., 4]", "T.ones(2, 3)[:, T.tensor([3])]", "T.ones(2, 3)[T.tensor([0]), T.tensor([5])]",
+    "T.ones(2, 3)[:, T.tensor([True, False])]", "T.eye(-1)", "T.tensor([[1, 2], 3])", "T.tensor([1.5, [2, 3]])",
+    "(T.ones(2, requires_grad=True) // 2).sum().backward()",
 ]
 
 
