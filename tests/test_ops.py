@@ -335,7 +335,7 @@ def test_vs_torch(row, shapes, i, torch):
     for og, tg in zip(o_grads, t_grads):
         if tg is not None:
             assert og.dtype == tg.dtype
-            np.testing.assert_allclose(og, tg, rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(og, tg, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("row, shapes, i", GRADGRAD_CASES)
@@ -365,7 +365,7 @@ def test_double_backward_vs_torch(row, shapes, i, torch):
         if tg is None or og is None:
             assert (tg is None or not tg.any()) and (og is None or not og.any())
         else:
-            np.testing.assert_allclose(og, tg, rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(og, tg, rtol=1e-5, atol=1e-6)
 
 
 # -- comparisons --------------------------------------------------------------------------------
