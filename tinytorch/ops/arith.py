@@ -358,7 +358,7 @@ def logical_not(a) -> Tensor:
 
 def invert(a) -> Tensor:
     if a._data.dtype.kind == "f":
-        raise TypeError("ufunc 'invert' not supported for floating point tensors")
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return _make(as_array(~a._data))
 
 

@@ -196,6 +196,9 @@ def T(input: Tensor) -> Tensor:
 
 
 def mT(input: Tensor) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{input._data.ndim}-D tensor.")
     return transpose(input, -2, -1)
 
 
