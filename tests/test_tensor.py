@@ -309,7 +309,13 @@ ERRORS = [
     "T.ones(2, 3).narrow(0, 0, -1)", "T.ones(2, 0).amax(1)", "T.ones(0).amax()", "T.ones(2, 3).repeat(2)",
     "T.ones(2, 3)[..., 4]", "T.ones(2, 3)[:, T.tensor([3])]", "T.ones(2, 3)[T.tensor([0]), T.tensor([5])]",
     "T.ones(2, 3)[:, T.tensor([True, False])]", "T.eye(-1)", "T.tensor([[1, 2], 3])", "T.tensor([1.5, [2, 3]])",
-    "(T.ones(2, requires_grad=True) // 2).sum().backward()",
+    "(T.ones(2, requires_grad=True) // 2).sum().backward()", "T.ones(3).mT", "~T.tensor([1.5])",
+    *(pytest.param(src, marks=pytest.mark.xfail(strict=True, reason="tensor.py (the lead's): " + why)) for src, why in [
+        ("float(T.tensor([1.0, 2.0]))", "float()/int() of several elements: PyTorch raises ValueError 'only one "
+                                        "element tensors can be converted to Python scalars'"),
+        ("bool(T.tensor([]))", "bool() of an empty tensor: 'Boolean value of Tensor with no values is ambiguous'"),
+        ("(1,) + T.Size([2])", "Size lacks __radd__ (and __mul__): a plain tuple comes back"),
+    ]),
 ]
 
 
