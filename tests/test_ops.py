@@ -42,12 +42,8 @@ def _outs(o) -> list:
 
 
 def _float_outs(fn):
-    # enable_grad: gradgradcheck's finite differences call this under no_grad, and its first
-    # derivative then has no graph to differentiate (reported to the lead; harmless for gradcheck)
-    def wrapped(*xs):
-        with tinytorch.enable_grad():
-            return tuple(o for o in _outs(fn(*xs)) if o.is_floating_point())
-    return wrapped
+    """``fn`` with only its floating outputs (indices from max(dim) have no gradient to check)."""
+    return lambda *xs: tuple(o for o in _outs(fn(*xs)) if o.is_floating_point())
 
 
 def _np(t) -> np.ndarray:
