@@ -163,13 +163,18 @@ class CopySlices(Node):
     """``t[key] = value`` on a tensor in the graph: the old values' gradient is cut at ``key``."""
 
     def backward(self, g):
-        keep = np.ones(self.shape, dtype=g._data.dtype)
-        keep[self.key] = 0
-        g_self = g * _make(keep)
+        from .arith import where
+        keep = np.ones(self.shape, dtype=bool)
+        keep[self.key] = False
+        g_self = where(_make(keep), g, 0.0)  # overwritten elements get exactly 0, as PyTorch's zero_()
         g_value = None
         if self.value_shape is not None:
-            g_value = sum_to(g[self.key], self.value_shape) if g[self.key]._data.shape != self.value_shape \
-                else g[self.key]
+            g_value = g[self.key]
+            extra = len(self.value_shape) - g_value._data.ndim
+            if extra > 0:  # the value had leading ones that assignment dropped
+                g_value = g_value.reshape((1,) * extra + g_value._data.shape)
+            if g_value._data.shape != self.value_shape:
+                g_value = sum_to(g_value, self.value_shape)
             if g_value._data.dtype != self.value_dtype:
                 g_value = g_value.to(self.value_dtype)
         return g_self, g_value
@@ -190,10 +195,30 @@ def _setitem_node(key, advanced: bool, shape: tuple, value_t):
     return _FillSlices if value_t is None or value_t._data.ndim == 0 else _CopySlicesAll
 
 
+def _legacy(dt: np.dtype) -> str:
+    from .._dtype import FROM_NP
+    return FROM_NP[dt]._legacy[:-len("Tensor")]
+
+
+def _raise_shape_mismatch(x: np.ndarray, key: tuple, advanced: bool, v: np.ndarray) -> None:
+    """PyTorch's error for a value that does not fit ``x[key]`` (numpy's texts differ)."""
+    target = x[key].shape
+    if advanced:
+        raise RuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, v.shape))}] cannot be "
+                           f"broadcast to indexing result of shape [{', '.join(map(str, target))}]")
+    from .shape import expand
+    shape = v.shape
+    while shape and shape[0] == 1:  # PyTorch drops leading ones from the value first
+        shape = shape[1:]
+    expand(_make(np.broadcast_to(np.zeros((), v.dtype), shape)), target)  # raises expand's text
+
+
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place; records a CopySlices node when autograd is involved."""
     from .inplace import check_inplace, unsupported_view_inplace
 
+    if not isinstance(value, (Tensor, bool, int, float, np.ndarray, np.generic)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
     tv, vd = unpack(value)
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
     check_inplace(input)
@@ -202,10 +227,14 @@ def setitem(input: Tensor, key, value) -> None:
     x = input._data
     if grad_needed and input._base is not None:
         unsupported_view_inplace()
+    if advanced and tv is not None and tv._data.dtype != x.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
     try:
         x[key] = vd
-    except ValueError as e:
-        raise RuntimeError(str(e)) from None
+    except ValueError:
+        _raise_shape_mismatch(x, key, advanced, np.asarray(vd))
+        raise
     if grad_needed:
         node_cls = _setitem_node(key, advanced, x.shape, tv)
         node = node_cls((input._edge(), (None, 0) if tv is None else tv._edge()))
