@@ -242,6 +242,10 @@ ROWS = [
     Row("setitem_index", lambda T, a, v: _tt_setitem(T, a, T.tensor([2, 0]), v),
         lambda a, v: _np_setitem(a, [2, 0], v), [((3, 2), (2, 2)), ((3, 2), (2,))]),
     Row("setitem_scalar", lambda T, a: _tt_setitem(T, a, 1, 0.5), lambda a: _np_setitem(a, 1, 0.5), [((3, 2),)]),
+    Row("setitem_leading_ones", lambda T, a, v: _tt_setitem(T, a, 0, v), lambda a, v: _np_setitem(a, 0, v),
+        [((2, 3), (1, 1, 3))]),
+    Row("setitem_whole", lambda T, a, v: _tt_setitem(T, a, (slice(None), ...), v),
+        lambda a, v: _np_setitem(a, (slice(None), ...), v), [((2, 3), ()), ((2, 3), (3,))]),
     # joining and splitting
     Row("cat", lambda T, a, b: T.cat([a, b]), lambda a, b: np.concatenate([a, b]), [((2, 3), (1, 3)), ((2,), (3,))]),
     Row("cat_dim", lambda T, a, b: T.cat((a, b, a), dim=-1), lambda a, b: np.concatenate([a, b, a], -1),
