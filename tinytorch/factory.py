@@ -74,7 +74,9 @@ def _leaf_dtype(data):
     return found if typed else None
 
 
-def _infer_array(data) -> np.ndarray:
+def _infer_array(data, exact: bool = False) -> np.ndarray:
+    """``data`` as an array of PyTorch's inferred dtype; ``exact`` keeps Python floats in double, for
+    an explicit dtype to convert from (float64 data must not pass through float32)."""
     if isinstance(data, np.ndarray):
         if data.dtype not in _dtype.FROM_NP:
             raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype}. The only supported types are: "
@@ -85,7 +87,7 @@ def _infer_array(data) -> np.ndarray:
     if isinstance(data, (list, tuple)):
         typed = _leaf_dtype(data)
         if typed is not None:
-            return np.array(_unwrap(data), dtype=typed.np)
+            return np.array(_unwrap(data), dtype=None if exact and typed.is_floating_point else typed.np)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
     try:
@@ -95,7 +97,7 @@ def _infer_array(data) -> np.ndarray:
         raise
     kind = arr.dtype.kind
     if kind == "f":
-        return arr.astype(_dtype.get_default_dtype().np, copy=False)
+        return arr if exact else arr.astype(_dtype.get_default_dtype().np, copy=False)
     if kind in "iu":
         if arr.dtype != np.int64:
             try:
@@ -160,7 +162,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memor
                       "tinytorch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         arr = data._data.copy()
     else:
-        arr = _infer_array(data)
+        arr = _infer_array(data, exact=dtype is not None)
     if dtype is not None:
         arr = arr.astype(_dtype.to_np(dtype), copy=False)
     return _finish(arr, requires_grad)
