@@ -55,12 +55,22 @@ class RsubBackward1(Node):
         return -g, None
 
 
+def _is_bool(x) -> bool:
+    if isinstance(x, Tensor):
+        return x._data.dtype == np.bool_
+    return isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype == np.bool_)
+
+
 def sub(a, b, *, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
-    ta, tb, ad, bd = binary_operands(a, b)
-    if type(ad) is np.ndarray and ad.dtype == np.bool_ and type(bd) is np.ndarray and bd.dtype == np.bool_:
+    a_bool, b_bool = _is_bool(a), _is_bool(b)
+    if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    ta, tb, ad, bd = binary_operands(a, b)
     out = as_array(ad - bd if alpha == 1 else ad - bd * alpha)
     if needs_grad(ta, tb):
         if ta is None and not isinstance(a, Tensor):
