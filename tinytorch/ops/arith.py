@@ -344,6 +344,10 @@ ge = _compare(np.greater_equal)
 def _logical(ufunc, name):
     def op(a, b) -> Tensor:
         ta, tb, ad, bd = binary_operands(a, b)
+        dt = np.result_type(ad, bd)
+        if dt.kind == "f":
+            from .._dtype import FROM_NP
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[dt]._legacy[:-6]}\'')
         return _make(as_array(ufunc(ad, bd)))
     op.__name__ = name
     return op

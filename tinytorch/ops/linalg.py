@@ -11,11 +11,19 @@ from ._util import as_array, broadcast_shapes, sum_to
 from .shape import TBackward0
 
 
+# the C++ type names PyTorch's matmul errors print
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{FROM_NP[a.dtype].name.replace('float32', 'float').replace('float64', 'double')} != "
-                           f"{FROM_NP[b.dtype].name.replace('float32', 'float').replace('float64', 'double')}")
+        da, db = FROM_NP[a.dtype], FROM_NP[b.dtype]
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {da._legacy[:-6]} and "
+                               f"{db._legacy[:-6]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[da.name]} != "
+                           f"{_CPP_NAMES[db.name]}")
 
 
 def _shape_error(a: np.ndarray, b: np.ndarray):

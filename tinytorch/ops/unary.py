@@ -179,7 +179,7 @@ log1p = _unary(Log1PBackward0, np.log1p, "in")
 expm1 = _unary(Expm1Backward0, np.expm1, "out")
 rsqrt = _unary(RsqrtBackward0, lambda x: 1 / np.sqrt(x), "out")
 reciprocal = _unary(ReciprocalBackward0, lambda x: 1 / x, "out")
-sign = _unary(SignBackward0, np.sign, "none", floating=False)
+sign = _unary(SignBackward0, lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), "none", floating=False)
 
 
 def _rounding(name, fn):
