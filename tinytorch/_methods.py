@@ -85,6 +85,7 @@ def _bind() -> None:
     T.__floordiv__ = T.floor_divide = arith.floor_divide
     T.__rfloordiv__ = _reflect(arith.floor_divide)
     T.__mod__ = T.remainder = arith.remainder
+    T.__rmod__ = _reflect(arith.remainder)
     T.__pow__ = T.pow = arith.pow
     T.__rpow__ = arith.rpow
     T.__matmul__ = T.matmul = linalg.matmul

@@ -207,17 +207,38 @@ class _FloorDivideBackward(_BinaryNode):
 _FloorDivideBackward.__name__ = _FloorDivideBackward.__qualname__ = "NotImplemented"
 
 
+class _RemainderOfNumberBackward(_BinaryNode):
+    def backward(self, g):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+_RemainderOfNumberBackward.__name__ = _RemainderOfNumberBackward.__qualname__ = "NotImplemented"
+
+
 def floor_divide(a, b) -> Tensor:
     """Division rounded down (``a // b``); like PyTorch it records no usable gradient."""
     return _rounded_div(a, b, "floor", _FloorDivideBackward)
 
 
+def _mod(ad, bd) -> np.ndarray:
+    """PyTorch's remainder: fmod, moved by b when the signs differ (so 0 % -2 is +0, not numpy's -0)."""
+    if np.asarray(ad).dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.fmod(ad, bd)
+            return np.where((m != 0) & ((np.asarray(bd) < 0) != (m < 0)), m + bd, m).astype(m.dtype, copy=False)
+    if np.any(np.asarray(bd) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return np.mod(ad, bd)
+
+
 def remainder(a, b) -> Tensor:
     """Python-style modulus (sign of the divisor)."""
     ta, tb, ad, bd = binary_operands(a, b)
-    out = as_array(np.mod(ad, bd))
+    out = as_array(_mod(ad, bd))
     if needs_grad(ta, tb):
-        if tb is None:
+        if ta is None and not isinstance(a, Tensor):
+            node = _RemainderOfNumberBackward((edge(ta), edge(tb)))  # number % tensor: no derivative in PyTorch
+        elif tb is None:
             node = RemainderBackward0((edge(ta), edge(tb)))
         else:
             node = RemainderBackward1((edge(ta), edge(tb)))
