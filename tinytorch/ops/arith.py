@@ -172,6 +172,8 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b)
     if mode not in ("floor", "trunc"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    if np.asarray(ad).dtype == np.bool_:
+        raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
     with np.errstate(divide="ignore", invalid="ignore"):
         if np.asarray(ad).dtype.kind == "f":
             # numpy's floor_divide is Python's (and PyTorch's) divmod rule: 1.0 // 0.1 is 9, not floor(10.000001)
@@ -234,6 +236,8 @@ def _mod(ad, bd) -> np.ndarray:
 def remainder(a, b) -> Tensor:
     """Python-style modulus (sign of the divisor)."""
     ta, tb, ad, bd = binary_operands(a, b)
+    if np.asarray(ad).dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
     out = as_array(_mod(ad, bd))
     if needs_grad(ta, tb):
         if ta is None and not isinstance(a, Tensor):
