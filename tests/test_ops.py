@@ -15,6 +15,9 @@ from tinytorch.autograd import GradcheckError, gradcheck, gradgradcheck
 
 
 class Row:
+    """One op: ``fn(T, *xs)``, its numpy ``ref``, the input shapes to try, the input range, points to
+    keep away from (kinks), and whether gradients / second derivatives are checked."""
+
     def __init__(self, name, fn, ref, shapes, lo=-2.0, hi=2.0, avoid=(), grad=True, gradgrad=True):
         self.name, self.fn, self.ref, self.shapes = name, fn, ref, shapes
         self.lo, self.hi, self.avoid, self.grad, self.gradgrad = lo, hi, avoid, grad, gradgrad
@@ -59,10 +62,6 @@ un = [(s,) for s in UNARY]
 dims = [(s,) for s in DIMS]
 multi = [(s,) for s in MULTI]
 MASK = np.array([[True, False, True], [False, False, True]])
-
-
-def _sum_dims(a, dim):
-    return a.sum(axis=dim)
 
 
 def _np_softmax(a, d):
@@ -342,7 +341,6 @@ def test_vs_torch(row, shapes, i, torch):
 def test_double_backward_vs_torch(row, shapes, i, torch):
     """d/dx <v, d/dx <w, f(x)>> in float32 against PyTorch's."""
     arrays = _inputs(row, shapes, i)
-    rng = np.random.default_rng(100 + i)
     res = []
     for T in (torch, tinytorch):
         xs = [T.tensor(a.astype(np.float32), requires_grad=True) for a in arrays]
@@ -358,8 +356,8 @@ def test_double_backward_vs_torch(row, shapes, i, torch):
         g2 = T.autograd.grad(s, xs, allow_unused=True)
         res.append([None if g is None else _np(g) for g in g2])
     t_res, o_res = res
-    if t_res is None or o_res is None:
-        assert t_res is None and o_res is None or all(g is None or not g.any() for g in (t_res or o_res))
+    if t_res is None or o_res is None:  # a linear op: no second derivative on one side must mean zeros on the other
+        assert (t_res is None and o_res is None) or all(g is None or not g.any() for g in (t_res or o_res))
         return
     for og, tg in zip(o_res, t_res):
         if tg is None or og is None:
