@@ -20,10 +20,14 @@ pytestmark = pytest.mark.skipif(
     reason="the shared FashionMNIST subset is not there")
 
 
+# one BLAS thread: on a busy 2-core machine OpenBLAS's spinning threads slow a run many times over
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+
+
 def run_script(tmp_path, *args, timeout=300):
     cmd = [sys.executable, SCRIPT, "--data-root", data_root(), "--no-download", "--no-progress",
            "--save", str(tmp_path / "model.pth"), "--checkpoint", str(tmp_path / "ckpt.pth"), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp_path, env=ENV)
 
 
 def weights(path):
@@ -54,7 +58,7 @@ def test_quickstart_trains_saves_reloads_and_predicts(tmp_path):
 
 def test_offline_without_data_gives_a_clear_message(tmp_path):
     cmd = [sys.executable, SCRIPT, "--data-root", str(tmp_path / "nowhere"), "--no-download", "--epochs", "1"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "Dataset not found" in proc.stderr
@@ -89,7 +93,8 @@ def test_ctrl_c_stops_at_a_step_boundary_and_resume_neither_repeats_nor_skips(tm
 
     cmd = [sys.executable, "-u", SCRIPT, "--data-root", data_root(), "--no-download", "--no-progress",
            "--save", str(tmp_path / "b" / "model.pth"), "--checkpoint", str(tmp_path / "b" / "ckpt.pth"), *common]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path / "b")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path / "b",
+                            env=ENV)
     # wait until training has started, then interrupt in the middle of the epoch
     for line in proc.stdout:
         if line.startswith("loss:"):
