@@ -26,7 +26,7 @@ from .ops.arith import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, floo
                         logical_and, logical_not, logical_or, lt, maximum, minimum, mul, ne, pow, remainder, rsub,
                         sub, where)
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
-from .ops.reduce import (all, amax, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
+from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, clone, concat, concatenate, flatten, gather, narrow,  # noqa: F401
                         permute, reshape, select, split, squeeze, stack, t, transpose, unbind, unflatten, unsqueeze)

@@ -34,6 +34,14 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
 
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def __reduce__(self):
         return (Size, (tuple(self),))
 
@@ -113,6 +121,8 @@ class Tensor:
 
     def __init__(self, *args, dtype=None, device=None):
         """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
+        if not args:
+            args = (0,)  # Tensor() is an empty 1-d tensor
         if len(args) == 1 and not isinstance(args[0], int):
             arr = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
                            dtype=(dtype or _dtype.get_default_dtype()).np)
@@ -378,15 +388,22 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
+        if self._data.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
