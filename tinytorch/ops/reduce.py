@@ -122,32 +122,8 @@ def _var_args(dim, unbiased, keepdim):
     return dim, unbiased, keepdim
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """Variance over ``dim`` with Bessel's correction by default."""
-    dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
-    x = input._data
-    _require_var_float(x)
-    dims = normalize_dims(dim, x.ndim)
-    c = _correction(unbiased, correction)
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # in double, as PyTorch accumulates it: float32 results then round once, to PyTorch's value
-        out = as_array(x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0)
-                       * (n / (n - c) if n != c else np.inf))
-        out = as_array(out.astype(x.dtype, copy=False))
-    if _State.enabled and input._requires_grad:
-        node = VarBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
-        node.denom = n - c
-        node.save_for_backward(input)
-        return _make(out, node)
-    return _make(out)
-
-
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """Standard deviation over ``dim`` with Bessel's correction by default."""
+def _variance(input: Tensor, dim, unbiased, keepdim, correction):
+    """The corrected variance in float64 (PyTorch accumulates in double), with what backward needs."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = input._data
     _require_var_float(x)
@@ -158,12 +134,33 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         n *= x.shape[d]
     with np.errstate(divide="ignore", invalid="ignore"):
         v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
-            n / (n - c) if n != c else np.inf)  # double throughout, sqrt included, as PyTorch
-        out = as_array(np.sqrt(v).astype(x.dtype, copy=False))
+            n / (n - c) if n != c else np.inf)
+    return v, dims, keepdim, n - c
+
+
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Variance over ``dim`` with Bessel's correction by default."""
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction)
+    x = input._data
+    out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
+    if _State.enabled and input._requires_grad:
+        node = VarBackward0((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        node.denom = denom
+        node.save_for_backward(input)
+        return _make(out, node)
+    return _make(out)
+
+
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Standard deviation over ``dim`` with Bessel's correction by default."""
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction)
+    x = input._data
+    out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
     if _State.enabled and input._requires_grad:
         node = StdBackward0((input._edge(),))
         node._setup(x.shape, dims, keepdim)
-        node.denom = n - c
+        node.denom = denom
         res = _make(out, node)
         node.save_for_backward(input, res)
         return res
