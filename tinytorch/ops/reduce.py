@@ -122,7 +122,7 @@ def _var_args(dim, unbiased, keepdim):
     return dim, unbiased, keepdim
 
 
-def _variance(input: Tensor, dim, unbiased, keepdim, correction):
+def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
     """The corrected variance in float64 (PyTorch accumulates in double), with what backward needs."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = input._data
@@ -132,6 +132,10 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction):
     n = 1
     for d in dims:
         n *= x.shape[d]
+    if n - c <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
     with np.errstate(divide="ignore", invalid="ignore"):
         v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
             n / (n - c) if n != c else np.inf)
@@ -140,7 +144,7 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction):
 
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Variance over ``dim`` with Bessel's correction by default."""
-    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction)
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
     x = input._data
     out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
     if _State.enabled and input._requires_grad:
@@ -154,7 +158,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """Standard deviation over ``dim`` with Bessel's correction by default."""
-    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction)
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
     x = input._data
     out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
     if _State.enabled and input._requires_grad:
