@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-# numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
-# same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tinytorch(\.|$)")
-
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 from . import accelerator, autograd, backends, cuda, random  # noqa: F401
 from . import data, nn, optim, utils  # noqa: F401
@@ -48,10 +44,13 @@ divide = true_divide = div
 multiply = mul
 subtract = sub
 negative = neg
-concat = cat
 swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
+
+# numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
+# same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tinytorch(\.|$)")
 
 
 def is_tensor(obj) -> bool:

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _dtype
 from .ops import arith, index, inplace, linalg, reduce, shape, unary
-from .tensor import Tensor, _wrap_dim
+from .tensor import Tensor
 
 
 def _to(self, *args, **kwargs):
@@ -108,7 +108,6 @@ def _bind() -> None:
     T.__le__ = T.le = arith.le
     T.__gt__ = T.gt = T.greater = arith.gt
     T.__ge__ = T.ge = arith.ge
-    T.__hash__ = lambda self: id(self)
     T.maximum, T.minimum = arith.maximum, arith.minimum
     T.where = lambda self, condition, other: arith.where(condition, self, other)
     # unary
@@ -163,7 +162,6 @@ def _bind() -> None:
     T.new_tensor = _new_tensor
     for name in ("zeros", "ones", "empty", "full"):
         setattr(T, "new_" + name, _new_factory(name))
-    T.size_dim = lambda self, d: self._data.shape[_wrap_dim(d, self._data.ndim)]
     T.equal = lambda self, other: bool(self._data.shape == other._data.shape and (self._data == other._data).all())
     T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: __import__("numpy").allclose(
         self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)

@@ -89,7 +89,7 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
         if typed is not None:
             return np.array(_unwrap(data), dtype=None if exact and typed.is_floating_point else typed.np)
     if isinstance(data, str):
-        raise TypeError(f"new(): invalid data type 'str'")
+        raise TypeError("new(): invalid data type 'str'")
     try:
         arr = np.array(data)
     except ValueError:

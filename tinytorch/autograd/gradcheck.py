@@ -90,7 +90,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
     from ..factory import randn
     from ..tensor import Tensor
     inputs = _as_tuple(inputs)
-    diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
     outputs = _diff_outputs(func, inputs)
     if grad_outputs is None:
         grad_outputs = [randn(*o._data.shape, dtype=o.dtype, requires_grad=True) for o in outputs]

@@ -11,7 +11,7 @@ import numpy as np
 from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
-from ..tensor import Tensor, _make, _new
+from ..tensor import Tensor, _new
 from ._util import broadcast_shapes, sum_to, unpack
 
 
@@ -245,7 +245,3 @@ def random_(self, low: int = 0, high: int | None = None, *, generator=None):
     if high is None:
         low, high = 0, low if low else 2 ** 24
     return _random_fill(self, lambda s: rng.integers(low, high, s).astype(self._data.dtype))
-
-
-def _as_tensor_scalar(x):
-    return x if isinstance(x, Tensor) else _make(np.asarray(x))

@@ -433,7 +433,8 @@ def _softmax_input(input: Tensor, dtype, name: str) -> np.ndarray:
         x = x.astype(to_np(dtype))
     if x.dtype.kind != "f":
         from .._dtype import FROM_NP
-        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{FROM_NP[x.dtype]._legacy[:-6]}\'')
+        kind = FROM_NP[x.dtype]._legacy[:-6]
+        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{kind}\'')
     return x
 
 
