@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .grad_mode import _State
+from .. import tensor as _tensor
 from .node import AccumulateGrad, Node, _Anomaly, accumulator_of
 
 _getrefcount = sys.getrefcount
@@ -65,8 +66,7 @@ def _steal_or_copy(g, like: np.ndarray):
     A view qualifies when its base tensor is held by it alone. Only an array laid out like the leaf is
     kept (PyTorch's layout contract): a weight gradient arriving transposed is copied, or
     ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
-    from ..tensor import _make
-
+    _make = _tensor._make
     d = g._data
     if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
         base = d.base

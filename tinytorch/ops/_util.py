@@ -9,7 +9,7 @@ import numpy as np
 
 from .._dtype import result_np_dtype
 from ..autograd.grad_mode import _State
-from ..tensor import Tensor, _make
+from ..tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
 _NONE_EDGE = (None, 0)
@@ -110,8 +110,6 @@ def as_array(x) -> ndarray:
 
 def normalize_dims(dim, ndim: int) -> tuple:
     """A tuple of non-negative dims from an int, a sequence, or None (all dims)."""
-    from ..tensor import _wrap_dim
-
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
