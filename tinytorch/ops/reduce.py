@@ -282,23 +282,22 @@ def _arg_extreme(input: Tensor, dim, keepdim: bool, fn, name: str) -> Tensor:
     return _make(as_array(fn(x, d, keepdim)).astype(np.int64, copy=False))
 
 
-def _nan_argmax(x, axis, keepdims):
-    # PyTorch propagates NaN: a NaN wins the max
-    idx = np.argmax(x, axis=axis, keepdims=keepdims)
-    if x.dtype.kind == "f":
-        nan = np.isnan(x)
-        if nan.any():
-            idx = np.where(nan.any(axis=axis, keepdims=keepdims), np.argmax(nan, axis=axis, keepdims=keepdims), idx)
-    return idx
+def _nan_aware(arg_fn):
+    """np.argmax/np.argmin with PyTorch's NaN rule: the first NaN wins, as NaN propagates."""
+
+    def arg(x, axis, keepdims):
+        idx = arg_fn(x, axis=axis, keepdims=keepdims)
+        if x.dtype.kind == "f":
+            nan = np.isnan(x)
+            if nan.any():
+                idx = np.where(nan.any(axis=axis, keepdims=keepdims), np.argmax(nan, axis=axis, keepdims=keepdims),
+                               idx)
+        return idx
+    return arg
 
 
-def _nan_argmin(x, axis, keepdims):
-    idx = np.argmin(x, axis=axis, keepdims=keepdims)
-    if x.dtype.kind == "f":
-        nan = np.isnan(x)
-        if nan.any():
-            idx = np.where(nan.any(axis=axis, keepdims=keepdims), np.argmax(nan, axis=axis, keepdims=keepdims), idx)
-    return idx
+_nan_argmax = _nan_aware(np.argmax)
+_nan_argmin = _nan_aware(np.argmin)
 
 
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
