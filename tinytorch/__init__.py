@@ -24,8 +24,9 @@ from .ops.arith import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, floo
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
-from .ops.shape import (broadcast_to, cat, chunk, clone, concat, concatenate, flatten, gather, narrow,  # noqa: F401
-                        permute, reshape, select, split, squeeze, stack, t, transpose, unbind, unflatten, unsqueeze)
+from .ops.join import cat, chunk, concat, concatenate, gather, narrow, select, split, stack, unbind  # noqa: F401
+from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
+                        unflatten, unsqueeze)
 from .ops.unary import (abs, ceil, clamp, cos, exp, expm1, floor, isfinite, isinf, isnan, log, log1p, log2,  # noqa: F401
                         log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, square, tanh, trunc)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401

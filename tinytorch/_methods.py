@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from .ops import arith, index, inplace, linalg, reduce, shape, unary
+from .ops import arith, index, inplace, join, linalg, reduce, shape, unary
 from .tensor import Tensor
 
 
@@ -123,9 +123,10 @@ def _bind() -> None:
     T.max, T.min = _max, _min
     # shape
     for name in ("view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
-                 "expand", "expand_as", "clone", "contiguous", "split", "chunk", "unbind", "select", "narrow",
-                 "gather", "broadcast_to"):
+                 "expand", "expand_as", "clone", "contiguous", "broadcast_to"):
         setattr(T, name, getattr(shape, name))
+    for name in ("split", "chunk", "unbind", "select", "narrow", "gather"):
+        setattr(T, name, getattr(join, name))
     T.swapaxes = T.swapdims = shape.transpose
     T.view_as = lambda self, other: shape.view(self, other._data.shape)
     T.reshape_as = lambda self, other: shape.reshape(self, other._data.shape)

@@ -222,7 +222,7 @@ class MaxBackward0(Node):
         if not self.keepdim:
             g = g.unsqueeze(self.dim)
             idx = idx.unsqueeze(self.dim)
-        from .shape import zeros_scatter
+        from .join import zeros_scatter
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
 
 

@@ -1,0 +1,235 @@
+"""Joining and splitting (cat, stack, split, chunk, unbind, select, narrow) and gather with its adjoint."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make, _view_of, _wrap_dim
+from ._util import as_array
+
+
+# -- joining and splitting ------------------------------------------------------------------------
+class CatBackward0(Node):
+    def backward(self, g):
+        out = []
+        start = 0
+        for size, dt in self.pieces:
+            sl = (slice(None),) * self.dim + (slice(start, start + size),)
+            out.append(g[sl].to(dt) if dt != g._data.dtype else g[sl])
+            start += size
+        return tuple(out)
+
+
+def _as_tensors(tensors, fn: str):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        if fn == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"tinytorch.{fn}(): expected a non-empty list of Tensors")
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim (dtypes promoted)."""
+    tensors = _as_tensors(tensors, "cat")
+    ref = next((t for t in tensors if t._data.ndim > 0), tensors[0])
+    if ref._data.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, ref._data.ndim)
+    dt = tensors[0]._data.dtype
+    for t_ in tensors[1:]:
+        dt = _dtype.PROMOTE[dt, t_._data.dtype]
+    # PyTorch skips legacy empty 1-d tensors of shape (0,)
+    arrays = [t_._data for t_ in tensors if not (t_._data.ndim == 1 and t_._data.shape[0] == 0)] or [ref._data]
+    for i, a in enumerate(arrays):
+        if a.ndim != ref._data.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and {a.ndim}")
+        for k in range(a.ndim):
+            if k != d and a.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._data.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
+    out = np.concatenate(arrays, axis=d).astype(dt, copy=False)
+    if _State.enabled and any(t_._requires_grad for t_ in tensors):
+        node = CatBackward0(tuple(t_._edge() for t_ in tensors))
+        node.dim = d
+        node.pieces = [(t_._data.shape[d] if t_._data.ndim else 0, t_._data.dtype) for t_ in tensors]
+        return _make(out, node)
+    return _make(out)
+
+
+concat = concatenate = cat
+
+
+class StackBackward0(Node):
+    def backward(self, g):
+        return tuple(g.select(self.dim, i) for i in range(self.n))
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new dim."""
+    tensors = _as_tensors(tensors, "stack")
+    shape = tensors[0]._data.shape
+    for i, t_ in enumerate(tensors):
+        if t_._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, shape))}] "
+                               f"at entry 0 and [{', '.join(map(str, t_._data.shape))}] at entry {i}")
+    d = _wrap_dim(dim, len(shape) + 1)
+    dt = tensors[0]._data.dtype
+    for t_ in tensors[1:]:
+        dt = _dtype.PROMOTE[dt, t_._data.dtype]
+    out = np.stack([t_._data for t_ in tensors], axis=d).astype(dt, copy=False)
+    if _State.enabled and any(t_._requires_grad for t_ in tensors):
+        node = StackBackward0(tuple(t_._edge() for t_ in tensors))
+        node.dim, node.n = d, len(tensors)
+        return _make(out, node)
+    return _make(out)
+
+
+class _MultiOutput(Node):
+    """A node with several outputs: missing gradients are zeros of that output's shape."""
+
+    def _filled(self, grads):
+        from ..factory import zeros
+        return [g if g is not None else zeros(s, dtype=_dtype.FROM_NP[self.out_dtype])
+                for g, s in zip(grads, self.out_shapes)]
+
+
+class SplitBackward0(_MultiOutput):
+    def backward(self, *grads):
+        return (cat(self._filled(grads), self.dim),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    pass
+
+
+class UnbindBackward0(_MultiOutput):
+    def backward(self, *grads):
+        return (stack(self._filled(grads), self.dim),)
+
+
+def _multi_output(input: Tensor, arrays, node_cls, dim):
+    if not (_State.enabled and input._requires_grad):
+        return tuple(_view_of(input, a) for a in arrays)
+    node = node_cls((input._edge(),))
+    node._n_outputs = len(arrays)
+    node.dim = dim
+    node.out_shapes = [a.shape for a in arrays]
+    node.out_dtype = input._data.dtype
+    outs = []
+    for i, a in enumerate(arrays):
+        o = _view_of(input, a, node)
+        o._output_nr = i
+        outs.append(o)
+    return tuple(outs)
+
+
+def split(input: Tensor, split_size_or_sections, dim: int = 0):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and not (size == 0 and n == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        bounds = list(range(size, n, size)) if size else []
+        node_cls = SplitBackward0
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        bounds = list(np.cumsum(sizes)[:-1])
+        node_cls = SplitWithSizesBackward0
+    return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0):
+    """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    size = max(1, -(-n // chunks))
+    return split(input, size, dim)
+
+
+def unbind(input: Tensor, dim: int = 0):
+    """All slices along ``dim``, each without that dim."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    # the trailing Ellipsis keeps 1-d inputs giving 0-d views, never numpy scalars
+    arrays = [x[(slice(None),) * d + (i, Ellipsis)] for i in range(x.shape[d])]
+    return _multi_output(input, arrays, UnbindBackward0, d)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    return input[(slice(None),) * d + (index,)]
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
+    from .index import getitem
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
+    return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
+
+
+# -- gather and its adjoint -----------------------------------------------------------------------
+class GatherBackward0(Node):
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
+
+
+class ScatterAddBackward0(Node):
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        return (gather(g, self.dim, idx),)
+
+
+def _full_index(idx: np.ndarray, dim: int) -> tuple:
+    grids = np.indices(idx.shape, sparse=True)
+    return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """out[i][j] = input[i][index[i][j]] along ``dim``."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    idx = index._data
+    if idx.dtype != np.int64 and idx.dtype != np.int32:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    out = as_array(x[_full_index(idx, d)])
+    if _State.enabled and input._requires_grad:
+        node = GatherBackward0((input._edge(), (None, 0)))
+        node.dim, node.in_shape = d, x.shape
+        node.save_for_backward(index)
+        return _make(out, node)
+    return _make(out)
+
+
+def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
+    out = np.zeros(shape, dtype=src._data.dtype)
+    np.add.at(out, _full_index(index._data, dim), src._data)
+    if _State.enabled and src._requires_grad:
+        node = ScatterAddBackward0((src._edge(),))
+        node.dim = dim
+        node.save_for_backward(index)
+        return _make(out, node)
+    return _make(out)
