@@ -24,7 +24,8 @@ from .ops.arith import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, floo
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
-from .ops.join import cat, chunk, concat, concatenate, gather, narrow, select, split, stack, unbind  # noqa: F401
+from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter, select, split, stack,  # noqa: F401
+                       unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
                         unflatten, unsqueeze)
 from .ops.unary import (abs, ceil, clamp, cos, exp, expm1, floor, isfinite, isinf, isnan, log, log1p, log2,  # noqa: F401
@@ -48,6 +49,14 @@ negative = neg
 swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
+
+from ._out import with_out as _with_out  # noqa: E402
+
+for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "bmm", "dot", "maximum", "minimum", "where", "cat",
+              "stack", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "neg", "clamp", "sum", "mean",
+              "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"):
+    globals()[_name] = _with_out(globals()[_name])
+del _name
 
 # numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
 # same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.

@@ -125,7 +125,7 @@ def _bind() -> None:
     for name in ("view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
                  "expand", "expand_as", "clone", "contiguous", "broadcast_to"):
         setattr(T, name, getattr(shape, name))
-    for name in ("split", "chunk", "unbind", "select", "narrow", "gather"):
+    for name in ("split", "chunk", "unbind", "select", "narrow", "gather", "scatter"):
         setattr(T, name, getattr(join, name))
     T.swapaxes = T.swapdims = shape.transpose
     T.view_as = lambda self, other: shape.view(self, other._data.shape)
@@ -150,8 +150,8 @@ def _bind() -> None:
     T.__setitem__ = index.setitem
     # in place
     for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_", "neg_",
-                 "abs_", "sigmoid_", "tanh_", "zero_", "fill_", "copy_", "uniform_", "normal_", "bernoulli_",
-                 "random_"):
+                 "abs_", "sigmoid_", "tanh_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
+                 "bernoulli_", "random_"):
         setattr(T, name, getattr(inplace, name))
     T.clip_ = inplace.clamp_
     T.__iadd__ = inplace.add_

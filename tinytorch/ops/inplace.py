@@ -104,6 +104,11 @@ def pow_(self, exponent):
     return apply_inplace(self, pow, exponent)
 
 
+def scatter_(self, dim, index, src=None, *, value=None):
+    from .join import scatter
+    return apply_inplace(self, scatter, dim, index, src, value=value)
+
+
 def clamp_(self, min=None, max=None):
     from .unary import clamp
     return apply_inplace(self, clamp, min, max)

@@ -233,3 +233,58 @@ def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
         node.save_for_backward(index)
         return _make(out, node)
     return _make(out)
+
+
+class ScatterBackward0(Node):
+    """scatter with a src tensor: src's gradient is gathered back, the overwritten places get none."""
+
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        keep = np.ones(g._data.shape, dtype=g._data.dtype)
+        keep[_full_index(idx._data, self.dim)] = 0
+        g_src = None
+        if self.need_src:
+            g_src = gather(g, self.dim, idx)
+            if g_src._data.shape != self.src_shape:  # src may be larger than index: the rest gets 0
+                from .index import index_zeros_put
+                g_src = index_zeros_put(self.src_shape, tuple(slice(0, s) for s in idx._data.shape), g_src, False)
+        return g * _make(keep), None, g_src
+
+
+class ScatterBackward1(ScatterBackward0):
+    def backward(self, g):
+        return super().backward(g)[:1]
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
+    if (src is None) == (value is None):
+        raise TypeError("scatter() expected exactly one of 'src' or 'value'")
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    if idx.ndim == 0:
+        idx = idx.reshape((1,) * max(x.ndim, 1))
+    if idx.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    where = _full_index(idx, d)
+    out = x.copy()
+    if src is None:
+        out[where] = value
+    else:
+        out[where] = src._data[tuple(slice(0, s) for s in idx.shape)]
+    need_src = src is not None and src._requires_grad
+    if _State.enabled and (input._requires_grad or need_src):
+        if src is None:
+            node = ScatterBackward1((input._edge(),))
+        else:
+            node = ScatterBackward0((input._edge(), (None, 0), src._edge()))
+        node.dim, node.need_src = d, need_src
+        node.src_shape = None if src is None else src._data.shape
+        node.save_for_backward(_make(idx))
+        return _make(out, node)
+    return _make(out)
