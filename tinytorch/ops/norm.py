@@ -92,11 +92,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         n = x.size // c if c else 0
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    elif running_mean is None:
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    elif running_var is None:
+    if not training and running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, c) + (1,) * (x.ndim - 2)
@@ -194,6 +198,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {_dims(x.shape)} and num_groups={num_groups}")
+    spatial = math.prod(x.shape[2:])
+    if num_groups > 0 and (n * c // num_groups) * spatial == 1:
+        size = [n * c // num_groups, num_groups] + list(x.shape[2:])
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t._data.ndim != 1 or t._data.size != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
