@@ -179,7 +179,7 @@ def test_pad_modules_match_torch(torch, name, args):
     ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
     assert repr(ours) == repr(theirs)
     k = int(name[-2])
-    compare(torch, lambda lib, x: (ours if lib is tt else theirs)(x), [rand((2, 3, 4, 5, 6)[3 - k:], 0, np.float32)])
+    compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [rand((2, 3, 4, 5, 6)[3 - k:], 0, np.float32)])
 
 
 # -- channel dropout ------------------------------------------------------------------------------

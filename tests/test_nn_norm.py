@@ -156,7 +156,7 @@ def test_batchnorm_modules_over_steps_match_torch(torch, name, shape, kwargs):
     assert repr(ours) == repr(theirs)
     for step in range(3):
         x = rand(shape, step, np.float32) * (step + 1) + step
-        compare(torch, lambda lib, x: (ours if lib is tt else theirs)(x), [x])
+        compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [x])
     ours_sd, theirs_sd = ours.state_dict(), theirs.state_dict()
     assert list(ours_sd) == list(theirs_sd)
     for k in theirs_sd:
@@ -166,9 +166,9 @@ def test_batchnorm_modules_over_steps_match_torch(torch, name, shape, kwargs):
     theirs.eval()
     x = rand((1,) + shape[1:], 9, np.float32)  # batch of one is fine in eval mode
     if kwargs.get("track_running_stats", True):
-        compare(torch, lambda lib, x: (ours if lib is tt else theirs)(x), [x])
+        compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [x])
     else:
-        compare(torch, lambda lib, x: (ours if lib is tt else theirs)(x), [rand(shape, 9, np.float32)])
+        compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [rand(shape, 9, np.float32)])
 
 
 def test_batchnorm_cumulative_average_and_num_batches(torch):
@@ -221,6 +221,6 @@ def test_layer_and_group_norm_modules_match_torch(torch):
                               (_pair(torch, "GroupNorm", 2, 4), rand((2, 4, 3), 0, np.float32))]:
         for m in (ours, theirs):
             m.weight.data.mul_(1.5).add_(0.25)
-        compare(torch, lambda lib, x: (ours if lib is tt else theirs)(x), [x])
+        compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [x])
         assert np.allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-5, atol=1e-5)
         assert np.allclose(ours.bias.grad.numpy(), theirs.bias.grad.numpy(), rtol=1e-5, atol=1e-5)

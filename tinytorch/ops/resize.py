@@ -89,12 +89,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {want}D input")
     if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear") or k not in (1, 2, 3):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
-                                  f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-                                  f"(got {mode})")
+                                  f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
     for n_in, n_out in zip(spatial, out_size):
         if n_in <= 0 or n_out <= 0:
             raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                               f"({_dhw(spatial)}) and output ({_dhw(out_size)})")
+                               f"({_dhw(spatial)}) output ({_dhw(out_size)})")
     ft = np.float64 if x.dtype == np.float64 else np.float32
     maps = []
     for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
@@ -115,8 +115,14 @@ def _dhw(sizes) -> str:
 def _sizes(v, k: int, spatial, what: str) -> list:
     if isinstance(v, (list, tuple)):
         if len(v) != k:
-            raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(spatial)} and {what} of {list(v)}. Please provide input "
-                             f"tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format.")
+            if what == "output size":
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(spatial)} and output size of {v}. Please provide "
+                                 f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                                 f"format.")
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {v}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+                             f"...,sK) format.")
         return list(v)
     return [v] * k
