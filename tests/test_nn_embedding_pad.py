@@ -125,7 +125,7 @@ def test_pad_gradcheck_and_gradgradcheck(mode, pad):
 
 def test_pad_double_backward_node_names(torch):
     x = rand((1, 1, 3, 4))
-    for mode in ("reflect", "replicate", "constant"):
+    for mode in ("reflect", "replicate", "constant", "circular"):
         names = []
         for lib in (tt, torch):
             a = lib.tensor(x, requires_grad=True)

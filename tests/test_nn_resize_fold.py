@@ -154,3 +154,16 @@ def test_fold_unfold_modules_match_torch(torch):
                                   ((nn.Fold((4, 5), 2, padding=1), torch.nn.Fold((4, 5), 2, padding=1)), (2, 12, 30))]:
         assert repr(ours) == repr(theirs)
         compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [rand(shape, 0, np.float32)])
+
+
+@pytest.mark.parametrize("kwargs", [dict(scale_factor=2), dict(scale_factor=2, mode="bilinear"),
+                                    dict(size=5, mode="nearest-exact"), dict(size=7, mode="linear")])
+def test_interpolate_double_backward_node_names(torch, kwargs):
+    names = []
+    for lib in (tt, torch):
+        a = lib.ones(1, 2, 3, 4, requires_grad=True) if kwargs.get("mode") != "linear" else \
+            lib.ones(1, 2, 3, requires_grad=True)
+        y = lib.nn.functional.interpolate(a, **kwargs)
+        (g,) = lib.autograd.grad(y, a, lib.ones_like(y, requires_grad=True), create_graph=True)
+        names.append(g.grad_fn.name())
+    assert names[0] == names[1]

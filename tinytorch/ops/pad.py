@@ -58,10 +58,11 @@ def axis_map(input: Tensor, maps, transpose: bool, node_cls) -> Tensor:
     return _make(out, node)
 
 
-def map_node(name: str):
+def map_node(name: str, adjoint: str | None = None):
     """A node class named ``name`` whose double-backward node is PyTorch's ``...BackwardBackward0``."""
     fwd = type(name, (_AxisMapBackward,), {})
-    fwd.adjoint = type(name.replace("Backward0", "BackwardBackward0"), (_AxisMapBackward,), {"adjoint": fwd})
+    adjoint = adjoint or name.replace("Backward0", "BackwardBackward0")
+    fwd.adjoint = type(adjoint, (_AxisMapBackward,), {"adjoint": fwd})
     return fwd
 
 
@@ -109,7 +110,8 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
               "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-_CIRCULAR = map_node("CopySlices")
+# PyTorch's circular pad is slice assignments: CopySlices, whose gradient goes through a slice's backward
+_CIRCULAR = map_node("CopySlices", "SliceBackwardBackward0")
 _NODES = {(m, k): map_node(f"{m.capitalize()}Pad{k}DBackward0") for m in ("reflection", "replication")
           for k in (1, 2, 3)}
 
@@ -165,6 +167,5 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     maps = [(axis, _index(mode, x.shape[axis], before, after), x.shape[axis])
             for axis, before, after in _pad_pairs(pad, x.ndim)]
     if mode == "circular":
-        # PyTorch builds the circular pad by slice assignments, so its graph ends in CopySlices
         return axis_map(input, maps, False, _CIRCULAR)
     return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)])
