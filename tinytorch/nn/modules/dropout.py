@@ -22,8 +22,17 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class _DropoutNd(Dropout):
-    """Channel-wise dropout: shares Dropout's arguments and printing."""
+class _DropoutNd(Module):
+    """Channel-wise dropout's arguments and printing (not a Dropout subclass, as in PyTorch)."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    extra_repr = Dropout.extra_repr
 
 
 class Dropout1d(_DropoutNd):
