@@ -135,9 +135,12 @@ def test_norms_hypothesis_shapes(n, c, rest, seed):
     lambda lib: lib.nn.BatchNorm2d(3)(lib.ones(2, 3, 3)),
     lambda lib: lib.nn.BatchNorm2d(3)(lib.ones(2, 4, 3, 3)),
     lambda lib: lib.nn.GroupNorm(2, 3),
+    lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3, dtype=lib.long), (3,)),
+    lambda lib: lib.nn.functional.group_norm(lib.ones(2, 3, 2, dtype=lib.long), 3),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.long), None, None, training=True),
 ], ids=["bn_one_value", "bn_one_value_3d", "bn_eval_no_stats", "bn_stats_size", "bn_weight_size", "ln_shape",
         "ln_weight", "gn_groups", "gn_weight", "gn_1d", "gn_one_value", "bn_eps", "BN1d_one_value", "BN1d_dims", "BN2d_dims", "BN2d_channels",
-        "GN_ctor"])
+        "GN_ctor", "ln_long", "gn_long", "bn_long"])
 def test_norm_errors_match_torch(torch, fn):
     raises_like(torch, fn)
 

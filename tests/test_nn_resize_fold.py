@@ -69,8 +69,11 @@ def test_interpolate_hypothesis(h, w, oh, ow, mode, by_scale):
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4), scale_factor=2, mode="foo"),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4), scale_factor=0.1),
     lambda lib: lib.nn.functional.interpolate(lib.ones(3, 4), scale_factor=2),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4, dtype=lib.long), scale_factor=2),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4, dtype=lib.long), scale_factor=2, mode="bilinear"),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, dtype=lib.long), scale_factor=2, mode="linear"),
 ], ids=["none", "both", "size_len", "scale_len", "align_nearest", "linear_4d", "bilinear_3d", "mode", "zero_out",
-        "2d"])
+        "2d", "long_nearest", "long_bilinear", "long_linear"])
 def test_interpolate_errors_match_torch(torch, fn):
     raises_like(torch, fn)
 
@@ -142,8 +145,10 @@ def test_unfold_fold_hypothesis(h, w, k, d, p, s):
     lambda lib: lib.nn.functional.fold(lib.ones(2, 13, 20), (5, 6), 2),
     lambda lib: lib.nn.functional.fold(lib.ones(20), (5, 6), 2),
     lambda lib: lib.nn.functional.fold(lib.ones(2, 12, 20), (5, 6), (2, 2, 2)),
+    lambda lib: lib.nn.functional.unfold(lib.ones(2, 3, 5, 6, dtype=lib.long), 2),
+    lambda lib: lib.nn.functional.fold(lib.ones(2, 12, 20, dtype=lib.long), (5, 6), 2),
 ], ids=["unfold_2d", "kernel_too_big", "kernel_0", "stride_0", "pad_neg", "dilation_0", "fold_blocks", "fold_div",
-        "fold_1d", "fold_kernel_len"])
+        "fold_1d", "fold_kernel_len", "unfold_long", "fold_long"])
 def test_unfold_fold_errors_match_torch(torch, fn):
     raises_like(torch, fn)
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from .norm import _float_only
 
 
 def _pair(v, name: str) -> tuple:
@@ -98,6 +99,7 @@ def _dims(shape) -> str:
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding local blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
     x = input._data
+    _float_only(x, "im2col_out_cpu")
     if 0 < x.ndim < 3:  # PyTorch reads the spatial sizes before checking the rank
         raise IndexError(f"Dimension out of range (expected to be in range of [-{x.ndim}, {x.ndim - 1}], but got 2)")
     if x.ndim not in (3, 4) or any(s == 0 for s in x.shape[1 if x.ndim == 4 else 0:]):
@@ -141,6 +143,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                            f"stride=({stride[0]}, {stride[1]}), expected size of input's dimension 2 to match the "
                            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, "
                            f"but got input.size(2)={xb.shape[2]}.")
+    _float_only(x, "col2im_out_cpu")
     out = _col2im(xb, size, kernel, dilation, padding, stride, blocks)
     return _record(input, out, Col2ImBackward0, batched, kernel=kernel, dilation=dilation, padding=padding,
                    stride=stride)

@@ -10,10 +10,17 @@ import math
 
 import numpy as np
 
+from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._util import edge
+
+
+def _float_only(x, kernel: str) -> None:
+    """PyTorch's error for an integer or bool input to a floating-point kernel."""
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[x.dtype]._legacy[:-len("Tensor")]}\'')
 
 
 def _dims(shape) -> str:
@@ -87,6 +94,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
     x = input._data
+    _float_only(x, "batch_norm")
     c = x.shape[1] if x.ndim > 1 else 0
     if training:
         n = x.size // c if c else 0
@@ -154,6 +162,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(int(s) for s in normalized_shape)
     x = input._data
+    _float_only(x, "LayerNormKernelImpl")
     k = len(normalized_shape)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t._data.shape != normalized_shape:
@@ -192,6 +201,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
     x = input._data
+    _float_only(x, "GroupNormKernelImpl")
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
     n, c = x.shape[0], x.shape[1]

@@ -10,7 +10,9 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
+from .norm import _float_only
 from .pad import axis_map, map_node
+
 
 _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 _NODES = {}
@@ -95,6 +97,10 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if n_in <= 0 or n_out <= 0:
             raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                                f"({_dhw(spatial)}) output ({_dhw(out_size)})")
+    kind = "nearest" if mode.startswith("nearest") else "linear"
+    # PyTorch's 2-d kernels check the dtype in a channels-last path first, the others in the index setup
+    _float_only(x, f"upsample_{'nearest' if kind == 'nearest' else 'bilinear'}2d_channels_last" if k == 2
+                else f"compute_indices_weights_{kind}")
     ft = np.float64 if x.dtype == np.float64 else np.float32
     maps = []
     for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
