@@ -224,3 +224,20 @@ def test_channel_dropout_eval_inplace_and_edges(torch):
     raises_like(torch, lambda lib: lib.nn.functional.dropout1d(lib.ones(2, 3, 4, 5)))
     raises_like(torch, lambda lib: lib.nn.functional.dropout2d(lib.ones(2, 3, 4, 5), p=1.5))
     raises_like(torch, lambda lib: lib.nn.Dropout2d(p=-0.1))
+
+
+def test_pad_and_nearest_gradients_keep_inf_local(torch):
+    # the adjoint of a gather is a scatter-add, not a product with a 0/1 matrix (0 * inf would be NaN)
+    x = rand((1, 1, 3, 4))
+    for fn in (lambda lib, a: lib.nn.functional.pad(a, (2, 1, 1, 2), mode="reflect"),
+               lambda lib, a: lib.nn.functional.pad(a, (1, 1, 0, 2), mode="replicate"),
+               lambda lib, a: lib.nn.functional.interpolate(a, scale_factor=2)):
+        grads = []
+        for lib in (tt, torch):
+            a = lib.tensor(x, requires_grad=True)
+            y = fn(lib, a)
+            g = np.ones(tuple(y.shape))
+            g[0, 0, 0, 0] = np.inf
+            y.backward(lib.tensor(g))
+            grads.append(a.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])

@@ -16,26 +16,34 @@ from ..tensor import Tensor, _make
 
 
 # -- separable per-axis linear maps ---------------------------------------------------------------
-def _dense(m, n_in: int, dtype) -> np.ndarray:
-    """The (n_out, n_in) matrix of an axis map given as an index vector or as a matrix."""
-    if m.ndim == 2:
-        return m.astype(dtype, copy=False)
-    out = np.zeros((m.size, n_in), dtype=dtype)
-    out[np.arange(m.size), m] = 1
+def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
+    """The adjoint of ``np.take(., m, axis)``: slices of ``x`` summed into the positions ``m`` names.
+
+    Sorting ``m`` turns the scatter into one ``np.add.reduceat`` over runs of equal indices, which is
+    exact (no 0 * inf from a dense 0/1 matrix) and vectorised."""
+    order = np.argsort(m, kind="stable")
+    sorted_m = m[order]
+    starts = np.flatnonzero(np.r_[True, sorted_m[1:] != sorted_m[:-1]])
+    sums = np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
+    shape = list(x.shape)
+    shape[axis] = n_in
+    out = np.zeros(shape, dtype=x.dtype)
+    key = [slice(None)] * x.ndim
+    key[axis] = sorted_m[starts]
+    out[tuple(key)] = sums
     return out
 
 
 def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
-    """Apply each (axis, map, n_in) to ``x``; with ``transpose``, the adjoint maps in reverse order."""
+    """Apply each (axis, map, n_in) to ``x``; with ``transpose``, the adjoint maps in reverse order.
+
+    A map is an index vector (a gather along the axis) or an (n_out, n_in) weight matrix."""
     for axis, m, n_in in (reversed(maps) if transpose else maps):
-        if transpose:
-            mat = _dense(m, n_in, x.dtype).T
-        elif m.ndim == 1:
-            x = np.take(x, m, axis=axis)
+        if m.ndim == 1:
+            x = _scatter_add(x, m, n_in, axis) if transpose else np.take(x, m, axis=axis)
             continue
-        else:
-            mat = m.astype(x.dtype, copy=False)
-        x = np.moveaxis(np.moveaxis(x, axis, -1) @ mat.T, -1, axis)
+        mat = m.astype(x.dtype, copy=False)
+        x = np.moveaxis(np.moveaxis(x, axis, -1) @ (mat if transpose else mat.T), -1, axis)
     return np.ascontiguousarray(x)
 
 
