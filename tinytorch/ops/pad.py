@@ -19,8 +19,12 @@ from ..tensor import Tensor, _make
 def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
     """The adjoint of ``np.take(., m, axis)``: slices of ``x`` summed into the positions ``m`` names.
 
-    Sorting ``m`` turns the scatter into one ``np.add.reduceat`` over runs of equal indices, which is
-    exact (no 0 * inf from a dense 0/1 matrix) and vectorised."""
+    A product with the dense 0/1 matrix is fastest (BLAS), but 0 * inf would spread NaN across the
+    row; non-finite gradients take one ``np.add.reduceat`` over runs of equal (sorted) indices instead."""
+    if np.isfinite(x).all():
+        mat = np.zeros((m.size, n_in), dtype=x.dtype)
+        mat[np.arange(m.size), m] = 1
+        return np.moveaxis(np.moveaxis(x, axis, -1) @ mat, -1, axis)
     order = np.argsort(m, kind="stable")
     sorted_m = m[order]
     starts = np.flatnonzero(np.r_[True, sorted_m[1:] != sorted_m[:-1]])
