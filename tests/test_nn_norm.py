@@ -227,3 +227,29 @@ def test_layer_and_group_norm_modules_match_torch(torch):
         compare(torch, lambda lib, x, o=ours, t=theirs: (o if lib is tt else t)(x), [x])
         assert np.allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-5, atol=1e-5)
         assert np.allclose(ours.bias.grad.numpy(), theirs.bias.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_training_steps_with_norm_layers_match_torch(torch):
+    # Embedding -> LayerNorm -> Linear -> BatchNorm1d (cumulative average) -> Linear, SGD, same initial weights
+    def build(lib):
+        return lib.nn.Sequential(lib.nn.Embedding(7, 6, padding_idx=0), lib.nn.LayerNorm(6), lib.nn.Flatten(),
+                                 lib.nn.Linear(18, 5), lib.nn.BatchNorm1d(5, momentum=None), lib.nn.ReLU(),
+                                 lib.nn.Linear(5, 3))
+
+    ours, theirs = build(tt), build(torch)
+    ours.load_state_dict({k: tt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    opt = tt.optim.SGD(ours.parameters(), lr=0.1, momentum=0.9)
+    topt = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        idx, target = rng.integers(0, 7, (8, 3)), rng.integers(0, 3, 8)
+        losses = []
+        for lib, model, o in ((tt, ours, opt), (torch, theirs, topt)):
+            o.zero_grad()
+            loss = lib.nn.functional.cross_entropy(model(lib.tensor(idx)), lib.tensor(target))
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert abs(losses[0] - losses[1]) < 1e-5
+    for k, v in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5)
