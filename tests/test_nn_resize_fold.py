@@ -69,11 +69,12 @@ def test_interpolate_hypothesis(h, w, oh, ow, mode, by_scale):
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4), scale_factor=2, mode="foo"),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4), scale_factor=0.1),
     lambda lib: lib.nn.functional.interpolate(lib.ones(3, 4), scale_factor=2),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 2, 2), size=3, recompute_scale_factor=True),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4, dtype=lib.long), scale_factor=2),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, 4, dtype=lib.long), scale_factor=2, mode="bilinear"),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 3, dtype=lib.long), scale_factor=2, mode="linear"),
 ], ids=["none", "both", "size_len", "scale_len", "align_nearest", "linear_4d", "bilinear_3d", "mode", "zero_out",
-        "2d", "long_nearest", "long_bilinear", "long_linear"])
+        "2d", "recompute_with_size", "long_nearest", "long_bilinear", "long_linear"])
 def test_interpolate_errors_match_torch(torch, fn):
     raises_like(torch, fn)
 

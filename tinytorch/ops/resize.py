@@ -77,6 +77,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = x.shape[2:]
     if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
         out_size = _sizes(size, k, spatial, "output size")
         scales = [None] * k
     elif scale_factor is not None:
@@ -89,6 +91,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode in _LINEAR.values() and _LINEAR.get(x.ndim) != mode:
         want = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {want}D input")
+    if mode in ("bicubic", "area", "lanczos") and k in (1, 2, 3):
+        raise NotImplementedError(f"tinytorch's interpolate does not implement mode '{mode}' (it has nearest, "
+                                  "nearest-exact, linear, bilinear and trilinear)")
     if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear") or k not in (1, 2, 3):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
                                   f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
