@@ -40,18 +40,21 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _channel_mask(shape: tuple, p: float, dtype) -> Tensor:
+    """0 for a dropped channel, 1/(1-p) for a kept one; drawn as ``F.dropout`` draws its elements."""
+    if p == 1:
+        return _make(np.zeros(shape, dtype=dtype))
+    keep = _np_rng(None).random(shape, dtype=np.float32) >= p
+    return _make(keep.astype(dtype) / dtype.type(1 - p))
+
+
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     """Zero whole channels (dim 1 of a batched input) with probability p, scale the rest by 1/(1-p)."""
     if not training or p == 0:
         return input
     x = input._data
-    shape = x.shape[:2] + (1,) * (x.ndim - 2)
-    if p == 1:
-        mask = np.zeros(shape, dtype=x.dtype)
-    else:
-        keep = _np_rng(None).random(shape, dtype=np.float32) >= p
-        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
-    return input.mul_(_make(mask)) if inplace else input * _make(mask)
+    mask = _channel_mask(x.shape[:2] + (1,) * (x.ndim - 2), p, x.dtype)
+    return input.mul_(mask) if inplace else input * mask
 
 
 def _unbatched(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
@@ -61,12 +64,7 @@ def _unbatched(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor
     if not inplace:
         return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
     x = input._data
-    shape = (x.shape[0],) + (1,) * (x.ndim - 1)
-    if p == 1:
-        mask = np.zeros(shape, dtype=x.dtype)
-    else:
-        mask = (_np_rng(None).random(shape, dtype=np.float32) >= p).astype(x.dtype) / x.dtype.type(1 - p)
-    return input.mul_(_make(mask))
+    return input.mul_(_channel_mask((x.shape[0],) + (1,) * (x.ndim - 1), p, x.dtype))
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
