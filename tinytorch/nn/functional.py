@@ -299,3 +299,11 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is not None:
         return _weighted(errors, weight, input, reduction)
     return _reduce(errors, reduction)
+
+
+# -- normalisation, embedding, channel dropout, padding, resizing, fold/unfold --------------------
+from ._functional_layers import (batch_norm, dropout1d, dropout2d, dropout3d, embedding, fold,  # noqa: E402
+                                 group_norm, interpolate, layer_norm, pad, unfold, upsample)
+
+__all__ += ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d", "dropout3d", "pad",
+            "interpolate", "upsample", "unfold", "fold"]

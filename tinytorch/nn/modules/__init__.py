@@ -12,3 +12,20 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "ReLU6", "LeakyReLU", "Sigmoi
            "Softplus", "Softmax", "LogSoftmax", "Softmin", "Flatten", "Unflatten", "Sequential", "ModuleList",
            "ModuleDict", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss"]
+
+# -- normalisation, embedding, channel dropout, padding, resizing, fold/unfold --------------------
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: E402
+from .dropout import Dropout1d, Dropout2d, Dropout3d  # noqa: E402
+from .fold import Fold, Unfold  # noqa: E402
+from .normalization import GroupNorm, LayerNorm  # noqa: E402
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,  # noqa: E402
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                      ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .sparse import Embedding  # noqa: E402
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
+
+__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "Embedding", "Dropout1d",
+            "Dropout2d", "Dropout3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
+            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+            "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold", "Unfold"]

@@ -20,3 +20,37 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Module):
+    """Channel-wise dropout's arguments and printing (not a Dropout subclass, as in PyTorch)."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    extra_repr = Dropout.extra_repr
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) or (C, L) input with probability ``p`` while training."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of (N, C, H, W) input with probability ``p`` while training."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p`` while training."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

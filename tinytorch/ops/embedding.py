@@ -1,0 +1,84 @@
+"""Embedding lookup: rows of a weight matrix picked by integer indices.
+
+The forward is one numpy ``take``; ``EmbeddingBackward0`` scatters the gradient rows back into a zero
+matrix with a differentiable index-put, so second derivatives work. ``max_norm`` renormalises the
+looked-up rows of the weight in place first, outside autograd, as PyTorch's ``embedding_renorm_``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from .index import index_zeros_put
+
+
+class EmbeddingBackward0(Node):
+    def backward(self, g):
+        dim = g._data.shape[-1] if g._data.ndim else 1
+        rows = g.reshape(-1, dim)
+        if self.row_scale is not None:
+            rows = rows * _make(self.row_scale)
+        return (index_zeros_put(self.weight_shape, (self.indices,), rows, accumulate=True),)
+
+
+def _legacy_name(t: Tensor) -> str:
+    return t.dtype._legacy
+
+
+def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+    w = weight._data
+    rows = np.unique(idx)
+    sel = w[rows]
+    if norm_type == float("inf"):
+        norms = np.abs(sel).max(axis=1)
+    else:
+        norms = (np.abs(sel) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    if big.any():
+        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+        w[rows[big]] = sel[big] * scale[:, None]
+    weight._vc[0] += 1
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
+    idx = input._data
+    w = weight._data
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got tinytorch.{_legacy_name(input)} instead (while checking arguments "
+                           "for embedding)")
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    num = w.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= num:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -num:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = num + padding_idx
+    flat = idx.reshape(-1).astype(np.int64, copy=False)
+    if flat.size and (flat.min() < 0 or flat.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, flat, max_norm, norm_type)
+        w = weight._data
+    out = np.take(w, flat, axis=0).reshape(idx.shape + (w.shape[1],))
+    if not (_State.enabled and weight._requires_grad):
+        return _make(out)
+    row_scale = None
+    if scale_grad_by_freq or padding_idx is not None:
+        row_scale = np.ones(flat.shape, dtype=w.dtype)
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num)
+            row_scale = row_scale / counts[flat].astype(w.dtype)
+        if padding_idx is not None:
+            row_scale[flat == padding_idx] = 0
+        row_scale = row_scale[:, None]
+    node = EmbeddingBackward0((weight._edge(),))
+    node.weight_shape, node.indices, node.row_scale = w.shape, flat, row_scale
+    return _make(out, node)

@@ -1,0 +1,228 @@
+"""Normalisation primitives: batch_norm, layer_norm and group_norm.
+
+Each forward is one numpy pass over the input; each records PyTorch's node (``NativeBatchNormBackward0``,
+``NativeLayerNormBackward0``, ``NativeGroupNormBackward0``) with edges to input, weight and bias. The
+backward recomputes the normalised input from the saved input with tinytorch ops, so the gradient is a
+differentiable function of the input and second derivatives come out right."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._dtype import FROM_NP
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._util import edge
+
+
+def _float_only(x, kernel: str) -> None:
+    """PyTorch's error for an integer or bool input to a floating-point kernel."""
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[x.dtype]._legacy[:-len("Tensor")]}\'')
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _grad_input(g_hat: Tensor, xhat: Tensor, invstd: Tensor, axes: tuple) -> Tensor:
+    """d loss / d x of xhat = (x - mean(x)) * invstd, given d loss / d xhat (statistics over ``axes``)."""
+    return invstd * (g_hat - g_hat.mean(axes, keepdim=True) - xhat * (g_hat * xhat).mean(axes, keepdim=True))
+
+
+def _standardize(x: Tensor, axes: tuple, eps: float):
+    """(xhat, invstd) from the batch statistics of ``x``, in differentiable ops."""
+    xc = x - x.mean(axes, keepdim=True)
+    invstd = ((xc * xc).mean(axes, keepdim=True) + eps).rsqrt()
+    return xc * invstd, invstd
+
+
+def _np_stats(x: np.ndarray, axes: tuple, eps: float):
+    mean = x.mean(axis=axes, keepdims=True)
+    xc = x - mean
+    var = np.mean(xc * xc, axis=axes, keepdims=True)
+    invstd = (1 / np.sqrt(var + x.dtype.type(eps))).astype(x.dtype, copy=False)
+    return mean, var, xc, invstd
+
+
+def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
+    if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
+                           or (bias is not None and bias._requires_grad)):
+        node = node_cls((edge(input), edge(weight), edge(bias)))
+        node.__dict__.update(attrs)
+        node.save_for_backward(input, weight)
+        return _make(out, node)
+    return _make(out)
+
+
+def _maybe(flag: bool, fn):
+    return fn() if flag else None
+
+
+# -- batch_norm -----------------------------------------------------------------------------------
+class NativeBatchNormBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        axes, shape = self.axes, self.param_shape
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        if self.use_batch_stats:
+            xhat, invstd = _standardize(x, axes, self.eps)
+        else:
+            invstd = _make(self.invstd)
+            xhat = (x - _make(self.mean)) * invstd
+        g_hat = g if w is None else g * w.reshape(shape)
+        if not need_x:
+            gx = None
+        elif self.use_batch_stats:
+            gx = _grad_input(g_hat, xhat, invstd, axes)
+        else:
+            gx = g_hat * invstd
+        gw = _maybe(need_w, lambda: (g * xhat).sum(axes))
+        gb = _maybe(need_b, lambda: g.sum(axes))
+        return gx, gw, gb
+
+
+def _check_channels(name: str, t, c: int) -> None:
+    if t is not None and t._data.size != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    x = input._data
+    _float_only(x, "batch_norm")
+    c = x.shape[1] if x.ndim > 1 else 0
+    if training:
+        n = x.size // c if c else 0
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if not training and running_var is None:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_channels(name, t, c)
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if training:
+        mean, var, xc, invstd = _np_stats(x, axes, eps)
+        if momentum is None:
+            momentum = 0.0
+        if running_mean is not None:
+            rm = running_mean._data
+            rm *= rm.dtype.type(1 - momentum)
+            rm += (mean.reshape(c) * momentum).astype(rm.dtype, copy=False)
+            running_mean._vc[0] += 1
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = var.reshape(c) * (n / (n - 1))
+            rv *= rv.dtype.type(1 - momentum)
+            rv += (unbiased * momentum).astype(rv.dtype, copy=False)
+            running_var._vc[0] += 1
+        out = xc * invstd
+        attrs = {"use_batch_stats": True}
+    else:
+        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
+        invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
+        out = (x - mean) * invstd
+        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd}
+    if weight is not None:
+        out = out * weight._data.reshape(shape)
+    if bias is not None:
+        out = out + bias._data.reshape(shape)
+    return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
+                   param_shape=shape, eps=eps, **attrs)
+
+
+# -- layer_norm -----------------------------------------------------------------------------------
+class NativeLayerNormBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        axes, lead = self.axes, self.lead
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xhat, invstd = _standardize(x, axes, self.eps)
+        gx = _maybe(need_x, lambda: _grad_input(g if w is None else g * w, xhat, invstd, axes))
+        gw = _maybe(need_w, lambda: (g * xhat).sum(lead) if lead else g * xhat)
+        gb = _maybe(need_b, lambda: g.sum(lead) if lead else g)
+        return gx, gw, gb
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    x = input._data
+    _float_only(x, "LayerNormKernelImpl")
+    k = len(normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_dims(t._data.shape)} and normalized_shape = {_dims(normalized_shape)}")
+    if k == 0 or x.ndim < k or x.shape[x.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
+    axes = tuple(range(x.ndim - k, x.ndim))
+    _, _, xc, invstd = _np_stats(x, axes, eps)
+    out = xc * invstd
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        out = out + bias._data
+    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
+                   lead=tuple(range(x.ndim - k)), eps=eps)
+
+
+# -- group_norm -----------------------------------------------------------------------------------
+class NativeGroupNormBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        shape, grouped, pshape = self.shape, self.grouped, self.param_shape
+        axes = (0,) + tuple(range(2, len(shape)))
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xhat, invstd = _standardize(x.reshape(grouped), (2,), self.eps)
+        g_hat = g if w is None else g * w.reshape(pshape)
+        gx = _maybe(need_x, lambda: _grad_input(g_hat.reshape(grouped), xhat, invstd, (2,)).reshape(shape))
+        gw = _maybe(need_w, lambda: (g * xhat.reshape(shape)).sum(axes))
+        gb = _maybe(need_b, lambda: g.sum(axes))
+        return gx, gw, gb
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    x = input._data
+    _float_only(x, "GroupNormKernelImpl")
+    if x.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
+    n, c = x.shape[0], x.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_dims(x.shape)} and num_groups={num_groups}")
+    spatial = math.prod(x.shape[2:])
+    if num_groups > 0 and (n * c // num_groups) * spatial == 1:
+        size = [n * c // num_groups, num_groups] + list(x.shape[2:])
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
+    grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
+    _, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
+    out = (xc * invstd).reshape(x.shape)
+    pshape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * weight._data.reshape(pshape)
+    if bias is not None:
+        out = out + bias._data.reshape(pshape)
+    return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
+                   grouped=grouped, param_shape=pshape, eps=eps)
