@@ -29,3 +29,5 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+from . import functional  # noqa: F401,E402
