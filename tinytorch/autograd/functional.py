@@ -212,7 +212,7 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
                                   "implemented for `vectorize=True`.")
-    from ..factory import zeros, zeros_like
+    from ..factory import zeros
     from ..ops.join import stack
 
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")

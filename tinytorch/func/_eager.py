@@ -173,6 +173,9 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
 def _detach_tree(tree, own):
     leaves, spec = tree_flatten(tree)
     is_t = [isinstance(x, (Tensor, _batched_cls())) for x in leaves]
+    for x, t in zip(leaves, is_t):
+        if not t:
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
     done = iter(_finish([x for x, t in zip(leaves, is_t) if t], own))
     return tree_unflatten([next(done) if t else x for x, t in zip(leaves, is_t)], spec)
 
@@ -357,11 +360,12 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 # J[:, j] columns go last: out.shape + in.shape
                 return [c[i].reshape(tuple(po.shape[:lead]) + (-1,)) for c in cache[k]]
 
+            from ..ops.join import stack
+
             blocks = []
-            for i, po in enumerate(phys_out):
+            for po in phys_out:
                 row = []
                 for k, x in enumerate(inp.leaves):
-                    from ..ops.join import stack
                     cols = column_fn(po, k, x)
                     lshape = tuple(po.shape[lead:]) + tuple(x.shape[lead:])
                     if cols:

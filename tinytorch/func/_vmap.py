@@ -215,7 +215,7 @@ def _reduction(name):
     def rule(input, dim=None, keepdim=False, **kwargs):
         dims = _dims(input, dim)
         if dims == ():
-            return input._wrap(getattr(input._phys, "clone")())
+            return input._wrap(input._phys.clone())
         return input._wrap(getattr(input._phys, name)(dims, keepdim=keepdim, **kwargs))
     return rule
 
@@ -421,7 +421,7 @@ def _join(name):
             else:
                 parts.append(t.unsqueeze(0).expand((lead._bsz,) + tuple(t.shape)))
         nd = next(t.dim() for t in tensors) + (1 if name == "stack" else 0)
-        return lead._wrap(getattr(_orig("tinytorch", name), "__call__")(parts, _wrap_dim(dim, nd) + 1))
+        return lead._wrap(_orig("tinytorch", name)(parts, _wrap_dim(dim, nd) + 1))
     return rule
 
 
@@ -494,7 +494,7 @@ _BINARY_NAMES = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", 
 
 def _binary_fn(name):
     def rule(a, b, **kwargs):
-        return _elementwise(lambda x, y, **kw: getattr(_orig_or_method(x, y, name), "__call__")(x, y, **kw), a, b,
+        return _elementwise(lambda x, y, **kw: _orig_or_method(x, y, name)(x, y, **kw), a, b,
                             **kwargs)
     return rule
 
@@ -527,7 +527,7 @@ def _method_unary(name):
 
 def _like(name):
     def rule(input, *args, **kwargs):
-        return input._wrap(getattr(_orig("tinytorch", name), "__call__")(input._phys, *args, **kwargs))
+        return input._wrap(_orig("tinytorch", name)(input._phys, *args, **kwargs))
     return rule
 
 
@@ -603,16 +603,38 @@ def _dispatcher(module_name: str, name: str, orig, rule):
 
 
 def _rebind() -> dict:
+    """Point every tinytorch module's name for a tabled function at its batched dispatcher.
+
+    Modules import ops by name (``nn.Linear`` calls ``ops.linalg.linear`` directly), so the public
+    namespaces alone are not enough: every loaded ``tinytorch`` module's globals that are one of the
+    tabled functions (by identity) are rebound too, and all are restored when vmap returns."""
+    import sys
+
     import tinytorch
     from ..nn import functional as F
 
-    saved = {}
+    by_id = {}
     for mod, mod_name, rules in ((tinytorch, "tinytorch", _TT_RULES), (F, "tinytorch.nn.functional", _F_RULES)):
         for name, rule in rules.items():
-            if hasattr(mod, name):
-                orig = getattr(mod, name)
-                saved[(mod_name, name)] = (mod, orig)
-                setattr(mod, name, _dispatcher(mod_name, name, orig, rule))
+            orig = getattr(mod, name, None)
+            if orig is None:
+                continue
+            by_id.setdefault(id(orig), _dispatcher(mod_name, name, orig, rule))
+            # the undecorated op behind a public wrapper (``tinytorch.add`` wraps ``ops.arith.add`` for out=)
+            inner = getattr(orig, "__wrapped__", None)
+            if inner is not None:
+                by_id.setdefault(id(inner), _dispatcher(mod_name, name, inner, rule))
+    saved = {}
+    for mod_name, mod in list(sys.modules.items()):
+        if mod is None or not (mod_name == "tinytorch" or mod_name.startswith("tinytorch.")):
+            continue
+        if mod_name.startswith("tinytorch.func"):
+            continue
+        for name, obj in list(vars(mod).items()):
+            fn = by_id.get(id(obj))
+            if fn is not None and callable(obj):
+                saved[(mod_name, name)] = (mod, obj)
+                setattr(mod, name, fn)
     return saved
 
 
