@@ -31,3 +31,4 @@ class Variable(metaclass=_VariableMeta):
         return data
 
 from . import functional  # noqa: F401,E402
+from . import graph  # noqa: F401,E402
