@@ -128,3 +128,24 @@ def test_hooks_off_after_block_and_node_alias():
     y = x * x
     assert y.grad_fn._saved[0] is x  # nothing packed outside the block
     assert isinstance(y.grad_fn, tinytorch.autograd.graph.Node)
+
+
+def _walk(fn):
+    if fn is None:
+        return None
+    return (fn.name(), tuple(_walk(n) for n, _ in fn.next_functions))
+
+
+@pytest.mark.parametrize("scalar", [3, 2.5, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scalar_div_records_reciprocal_then_mul(scalar, dtype):
+    # scalar / t is reciprocal(t) * scalar in PyTorch: the graph and the rounding both follow from that
+    res = []
+    for L in (tinytorch, torch):
+        t = L.tensor(np.array([0.3, -7.0, 1e-3]), dtype=getattr(L, dtype), requires_grad=True)
+        y = scalar / t
+        (g,) = L.autograd.grad(y.sum(), t, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), t)
+        res.append((_walk(y.grad_fn), y.detach().numpy().tobytes(), g.detach().numpy().tolist(),
+                    gg.numpy().tolist(), (scalar / L.tensor([2, 4])).tolist()))
+    assert res[0] == res[1]
