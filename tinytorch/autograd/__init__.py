@@ -32,3 +32,4 @@ class Variable(metaclass=_VariableMeta):
 
 from . import functional  # noqa: F401,E402
 from . import graph  # noqa: F401,E402
+from . import forward_ad  # noqa: F401,E402
