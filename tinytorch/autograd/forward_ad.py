@@ -171,24 +171,46 @@ def _leaf_tangent(t):
     return None
 
 
+def _helper_leaf(t) -> bool:
+    return "_fw_tangent" in t.__dict__ or "_fw_aux" in t.__dict__
+
+
 def _forward_only(t) -> bool:
     """Is ``t`` recorded only because of forward AD (no leaf that really requires grad below it)?"""
     if not t.requires_grad:
         return False
     if t.grad_fn is None:
-        return "_fw_tangent" in t.__dict__ or "_fw_aux" in t.__dict__
-    stack, seen = [t.grad_fn], set()
+        return _helper_leaf(t)
+    return _forward_only_node(t.grad_fn)
+
+
+def _forward_only_node(root) -> bool:
+    """Memoised on the nodes (per level), so asking at every step of a long chain stays linear."""
+    gen = _Fw.generation
+    order, stack, seen = [], [(root, False)], set()
     while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node is None or id(node) in seen or isinstance(node, AccumulateGrad):
             continue
         seen.add(id(node))
-        if isinstance(node, AccumulateGrad):
-            if "_fw_tangent" not in node.variable.__dict__ and "_fw_aux" not in node.variable.__dict__:
-                return False
+        cached = node.__dict__.get("_fw_fo")
+        if cached is not None and cached[0] == gen:
             continue
-        stack.extend(n for n, _ in node.next_functions)
-    return True
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions)
+    for node in order:
+        only = True
+        for n, _ in node.next_functions:
+            if n is None:
+                continue
+            only = _helper_leaf(n.variable) if isinstance(n, AccumulateGrad) else n.__dict__["_fw_fo"][1]
+            if not only:
+                break
+        node._fw_fo = (gen, only)
+    return root.__dict__["_fw_fo"][1]
 
 
 def _tangent_of(t):
