@@ -608,8 +608,21 @@ def _rebind() -> dict:
     Modules import ops by name (``nn.Linear`` calls ``ops.linalg.linear`` directly), so the public
     namespaces alone are not enough: every loaded ``tinytorch`` module's globals that are one of the
     tabled functions (by identity) are rebound too, and all are restored when vmap returns."""
-    import sys
+    by_id = _dispatchers()
+    saved = {}
+    for mod_name, mod, name in _locations(by_id):
+        obj = vars(mod).get(name)
+        fn = by_id.get(id(obj))
+        if fn is not None:
+            saved[(mod_name, name)] = (mod, obj)
+            setattr(mod, name, fn)
+    return saved
 
+
+def _dispatchers() -> dict:
+    """id(original function) -> its dispatcher; built once (the originals are module constants)."""
+    if _SCAN["by_id"] is not None:
+        return _SCAN["by_id"]
     import tinytorch
     from ..nn import functional as F
 
@@ -624,18 +637,31 @@ def _rebind() -> dict:
             inner = getattr(orig, "__wrapped__", None)
             if inner is not None:
                 by_id.setdefault(id(inner), _dispatcher(mod_name, name, inner, rule))
-    saved = {}
-    for mod_name, mod in list(sys.modules.items()):
-        if mod is None or not (mod_name == "tinytorch" or mod_name.startswith("tinytorch.")):
-            continue
-        if mod_name.startswith("tinytorch.func"):
-            continue
-        for name, obj in list(vars(mod).items()):
-            fn = by_id.get(id(obj))
-            if fn is not None and callable(obj):
-                saved[(mod_name, name)] = (mod, obj)
-                setattr(mod, name, fn)
-    return saved
+    # the dispatchers keep their originals alive, so these ids stay valid
+    _SCAN["by_id"] = by_id
+    return by_id
+
+
+_SCAN = {"modules": None, "found": (), "by_id": None}
+
+
+def _locations(by_id):
+    """(module name, module, global name) of every tabled function; rescanned only when modules were added."""
+    import sys
+
+    n = len(sys.modules)
+    if _SCAN["modules"] != n:
+        found = []
+        for mod_name, mod in list(sys.modules.items()):
+            if mod is None or not (mod_name == "tinytorch" or mod_name.startswith("tinytorch.")):
+                continue
+            if mod_name.startswith("tinytorch.func"):
+                continue
+            for name, obj in list(vars(mod).items()):
+                if id(obj) in by_id and callable(obj):
+                    found.append((mod_name, mod, name))
+        _SCAN["modules"], _SCAN["found"] = n, tuple(found)
+    return _SCAN["found"]
 
 
 def _restore(saved: dict) -> None:
