@@ -60,6 +60,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="training state written after every epoch and on Ctrl-C (for --resume)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint written by this script")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="tqdm progress bars")
+    p.add_argument("--draw-graph", metavar="PATH",
+                   help="write the backward graph of one training batch's loss (DOT text; SVG/PNG by the suffix)")
     args = p.parse_args(argv)
     for name in ("epochs", "batch_size"):
         if getattr(args, name) <= 0:
@@ -146,6 +148,22 @@ def test(dataloader, model, loss_fn, progress: bool):
     return correct, test_loss
 
 
+def draw_graph(path, model, loss_fn, data, batch_size) -> None:
+    """Write the graph that loss.backward() walks for one batch (no RNG is drawn, training is unchanged)."""
+    from tinytorch.utils.viz import make_dot
+
+    # its own generator: the default one's state (saved in checkpoints) stays as training leaves it
+    X, y = next(iter(DataLoader(data, batch_size=batch_size, generator=torch.Generator())))
+    dot = make_dot(loss_fn(model(X), y), params=dict(model.named_parameters()))
+    try:
+        dot.save(path)
+    except RuntimeError as e:  # no graphviz to render with: the DOT text says the same
+        path = os.path.splitext(path)[0] + ".dot"
+        dot.save(path)
+        print(f"{e}; wrote the DOT text instead")
+    print(f"Wrote the backward graph to {path}")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     torch.manual_seed(args.seed)
@@ -159,6 +177,9 @@ def main(argv=None) -> int:
     print(model)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+
+    if args.draw_graph:
+        draw_graph(args.draw_graph, model, loss_fn, training_data, args.batch_size)
 
     start_epoch, start_step = 0, 0
     if args.resume:

@@ -103,15 +103,7 @@ GRAPHS = {
 }
 
 
-# PyTorch records ``3 / a`` as MulBackward0 over ReciprocalBackward0; tinytorch fuses them
-_FUSED = {
-    "scalar_rdiv": pytest.mark.xfail(
-        strict=True, reason="ops/arith.py fuses reciprocal into MulBackward0"
-    )
-}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_FUSED.get(n, ())) for n in sorted(GRAPHS)])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_grad_fn_names_and_next_functions(name, torch):
     def snippet(lib):
         a = lib.tensor([1.0, 2.0], requires_grad=True)

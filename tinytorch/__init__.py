@@ -93,3 +93,6 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     import os
     return os.cpu_count() or 1
+
+from . import func  # noqa: F401,E402
+vmap = func.vmap

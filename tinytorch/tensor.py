@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from .autograd.grad_mode import _State
+from .autograd.grad_mode import NO_VERSION, _State
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd.node import accumulator_of
 
@@ -22,7 +22,7 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     """Wrap a fresh result array; with ``grad_fn`` it is a non-leaf that requires grad."""
     t = _new(Tensor)
     t._data = data
-    t._vc = [0]
+    t._vc = NO_VERSION if _State.inference else [0]  # inference tensors count no versions
     if grad_fn is not None:
         t.grad_fn = grad_fn
         t._requires_grad = True
@@ -72,7 +72,7 @@ class Tensor:
             shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
             arr = np.empty(tuple(shape), dtype=(dtype or _dtype.get_default_dtype()).np)
         self._data = arr
-        self._vc = [0]
+        self._vc = NO_VERSION if _State.inference else [0]
 
     # -- plain attributes ----------------------------------------------------------------------
     @property
@@ -135,7 +135,13 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._vc is NO_VERSION:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """True for a tensor made inside ``inference_mode`` (or a view of one)."""
+        return self._vc is NO_VERSION
 
     @property
     def is_leaf(self) -> bool:
@@ -167,6 +173,8 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._vc is NO_VERSION and not _State.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = requires_grad
         return self
 
@@ -287,7 +295,8 @@ class Tensor:
     def data(self) -> "Tensor":
         t = _new(Tensor)
         t._data = self._data
-        t._vc = [0]  # changes through .data are invisible to autograd, as in PyTorch
+        # changes through .data are invisible to autograd, as in PyTorch (an inference tensor's stays one)
+        t._vc = NO_VERSION if self._vc is NO_VERSION else [0]
         return t
 
     @data.setter

@@ -29,3 +29,7 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+from . import functional  # noqa: F401,E402
+from . import graph  # noqa: F401,E402
+from . import forward_ad  # noqa: F401,E402

@@ -33,6 +33,19 @@ class BackwardCFunction(Node):
     def set_materialize_grads(self, value: bool) -> None:
         self._materialize = bool(value)
 
+    # forward AD: tensors the Function's jvp reads back through ctx.saved_tensors
+    _saved_fwd = None
+    _in_jvp = False
+
+    def save_for_forward(self, *tensors) -> None:
+        self._saved_fwd = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._in_jvp and self._saved_fwd is not None:
+            return self._saved_fwd
+        return Node.saved_tensors.fget(self)
+
     def backward(self, *grads):
         from ..tensor import _make
         import numpy as np
@@ -113,6 +126,11 @@ class Function(metaclass=_FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
 
     @classmethod
     def apply(cls, *args, **kwargs):

@@ -20,6 +20,7 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
     return _State.inference
 
 
@@ -130,8 +131,49 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+_SAVE_MSG = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+             "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+             "and use it in autograd, or use `tinytorch.no_grad()` instead of `tinytorch.inference_mode()`.")
+_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+                "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                "details.")
+
+
+class _NoVersion:
+    """The version counter of every inference tensor: it counts nothing.
+
+    Inside inference mode a bump (``t._vc[0] += 1``) reads 0 and writes nowhere, so in-place ops on
+    inference tensors do no version bookkeeping. Outside it, the only readers are autograd saving the
+    tensor for backward (``Node.save_for_backward`` records versions) and an in-place bump, which
+    ``check_inference_inplace`` refuses first: so reading raises PyTorch's save error with no check
+    on any normal tensor's path."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if _State.inference:
+            return 0
+        raise RuntimeError(_SAVE_MSG)
+
+    def __setitem__(self, i, value):
+        pass
+
+
+NO_VERSION = _NoVersion()
+
+
+def check_inference_inplace(t) -> None:
+    """PyTorch's refusal to modify an inference tensor outside inference mode."""
+    if t._vc is NO_VERSION and not _State.inference:
+        raise RuntimeError(_INPLACE_MSG)
+
+
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad`` (tinytorch keeps no separate inference tensors)."""
+    """No graph recording, and every tensor made inside is an inference tensor (``is_inference()``).
+
+    Cheaper than ``no_grad``: inference tensors carry no version counter. They may not be saved for
+    backward or modified in place outside inference mode. ``inference_mode(False)`` switches it off
+    inside an enclosing one (and, as PyTorch's guard does, switches grad mode on)."""
 
     def __new__(cls, mode=True):
         if callable(mode):  # used bare, as @inference_mode
@@ -144,9 +186,8 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_State.enabled, _State.inference)
-        if self.mode:
-            _State.enabled = False
-            _State.inference = True
+        _State.enabled = not self.mode
+        _State.inference = bool(self.mode)
 
     def __exit__(self, *exc) -> None:
         _State.enabled, _State.inference = self.prev

@@ -70,6 +70,31 @@ class _SavedOutput:
         return t
 
 
+class _SavedHooks:
+    # (pack, unpack) pairs from autograd.graph.saved_tensors_hooks, innermost last
+    stack = []
+    disabled = None  # the message of disable_saved_tensors_hooks, when in force
+
+
+class _Hooked:
+    """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor."""
+
+    __slots__ = ("packed", "unpack_hook")
+    grad_fn = None  # never a node's own output (see _pack_outputs)
+
+    def __init__(self, packed, unpack_hook) -> None:
+        self.packed, self.unpack_hook = packed, unpack_hook
+
+    def unpack(self, node):
+        from ..tensor import Tensor
+
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        return t
+
+
 class Node:
     """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
 
@@ -108,7 +133,18 @@ class Node:
     def save_for_backward(self, *tensors) -> None:
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._vc[0] for t in tensors)
+        if _SavedHooks.stack:
+            self._apply_pack_hooks()
+            return
         self._pack_outputs()
+
+    def _apply_pack_hooks(self) -> None:
+        """Hand each saved tensor to the innermost ``saved_tensors_hooks`` pack hook; versions are
+        then the hooks' business, as in PyTorch."""
+        pack, unpack = _SavedHooks.stack[-1]
+        self._saved = tuple(None if t is None else _Hooked(pack(t), unpack) for t in self._saved)
+        self._saved_versions = (None,) * len(self._saved)
+        self._packed = True
 
     def _pack_outputs(self) -> None:
         """Hold this node's own outputs by their storage only: a strong output -> node -> output
@@ -126,9 +162,9 @@ class Node:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
         if self._packed:
-            saved = tuple(t.unpack(self) if type(t) is _SavedOutput else t for t in saved)
+            saved = tuple(t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved)
         for t, v in zip(saved, self._saved_versions):
-            if t is not None and t._vc[0] != v:
+            if v is not None and t._vc[0] != v:
                 raise RuntimeError(_modified_msg(t, v, self))
         return saved
 

@@ -126,22 +126,15 @@ class DivBackward0(_BinaryNode):
         return ga, gb
 
 
-class _ReciprocalMul(Node):
-    """scalar / tensor: PyTorch records it as ``reciprocal(t) * scalar``, a MulBackward0."""
-
-    def backward(self, g):
-        (b,) = self.saved_tensors
-        return (-g * self.a_scalar / (b * b),) if self.b_meta is None else (
-            fit_grad(-g * self.a_scalar / (b * b), self.b_meta),)
-
-
-_ReciprocalMul.__name__ = _ReciprocalMul.__qualname__ = "MulBackward0"
-
-
 def div(a, b, *, rounding_mode=None) -> Tensor:
     """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
     if rounding_mode is not None:
         return _rounded_div(a, b, rounding_mode)
+    if isinstance(a, (bool, int, float)) and isinstance(b, Tensor):
+        # scalar / tensor is reciprocal(tensor) * scalar in PyTorch: MulBackward0 -> ReciprocalBackward0,
+        # and the same rounding
+        from .unary import reciprocal
+        return mul(reciprocal(b), a)
     ta, tb, ad, bd = binary_operands(a, b)
     kind = ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
     if kind != "f":
@@ -151,12 +144,6 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = as_array(ad / bd)
     if needs_grad(ta, tb):
-        if ta is None and not isinstance(a, Tensor):
-            node = _ReciprocalMul((edge(tb), (None, 0)))
-            node.a_scalar = ad
-            node.b_meta = meta(tb, out)
-            node.save_for_backward(tb)
-            return _make(out, node)
         node = DivBackward0((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
         node.need_a = ta is not None and ta._requires_grad

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import FROM_NP
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _new
 from ._util import broadcast_shapes, sum_to, unpack
@@ -17,6 +17,7 @@ from ._util import broadcast_shapes, sum_to, unpack
 
 def check_inplace(t: Tensor) -> None:
     """PyTorch's refusal to modify (a view of) a leaf that requires grad while recording."""
+    check_inference_inplace(t)
     if not _State.enabled:
         return
     if t._requires_grad and t.grad_fn is None:

@@ -2,3 +2,4 @@
 from . import data
 
 __all__ = ["data"]
+from . import viz  # noqa: F401,E402

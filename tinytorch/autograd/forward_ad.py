@@ -1,0 +1,410 @@
+"""Forward-mode AD: ``dual_level``, ``make_dual``, ``unpack_dual``.
+
+How it works. A dual tensor is a tensor that autograd records (a forward-only leaf when its primal
+does not require grad) and that carries a tangent. Ops run as usual and record their nodes; the
+tangent of a result is computed when ``unpack_dual`` asks for it, by pushing the tangents forward
+through the recorded nodes in topological order (inputs before outputs), each node applying its
+forward-derivative rule ``J @ tangent``. Results are cached on the nodes, so unpacking every step of a
+chain costs one rule per node. Nothing of this runs, or is checked, outside a dual level: the normal
+path pays nothing.
+
+Where a node's rule comes from, first match wins:
+  1. a ``jvp(self, *input_tangents)`` method on the node class (``None`` for an input without a
+     tangent; return one tangent per output, a tuple for several). A new op adds its rule here, next
+     to its ``backward``;
+  2. the table ``_RULES`` below (rules for the common primitives, kept here so op files stay small);
+  3. for custom ``autograd.Function`` nodes, the Function's ``jvp`` staticmethod when it defines one;
+  4. otherwise the node's own backward, by the double backward trick: ``u -> J^T u`` is linear, so the
+     derivative of ``<J^T u, t>`` with respect to ``u`` is ``J t``. That makes every op, present or
+     future, forward-differentiable, at the cost of two small backward passes per node.
+A rule's result is broadcast to the output's shape and cast to its dtype, so rules may ignore
+broadcasting and type promotion.
+
+Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
+grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
+primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
+``dual_level`` rebinds tinytorch's internal tensor constructor for its duration to note each
+result's shape, so it is not thread-safe."""
+from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any, NamedTuple
+
+from .grad_mode import enable_grad
+from .node import AccumulateGrad
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What ``unpack_dual`` returns: the primal and the tangent (None when there is none)."""
+
+    primal: Any
+    tangent: Any
+
+
+class _Fw:
+    level = None        # the active level (0), or None
+    generation = 0      # bumped on every exit: caches and tangents of older levels are stale
+    saved = None        # module globals rebound while a level is active
+
+
+# -- entering and leaving ----------------------------------------------------------------------------
+def enter_dual_level() -> int:
+    """Start a forward-AD level (only one at a time, as in PyTorch); returns its index."""
+    if _Fw.level is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _Fw.level = 0
+    _Fw.generation += 1
+    _Fw.saved = _rebind()
+    return 0
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """End the level: every dual tensor made in it loses its tangent."""
+    if _Fw.level is None:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This "
+                           "is not supported.")
+    _restore(_Fw.saved)
+    _Fw.saved = None
+    _Fw.level = None
+    _Fw.generation += 1
+
+
+class dual_level:
+    """Context manager for a forward-AD level: ``with dual_level(): ...``."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level()
+
+
+def _rebind() -> dict:
+    """Point every tinytorch module's ``_make``/``_view_of`` at versions that note the node's outputs."""
+    from ..tensor import _make as orig_make, _view_of as orig_view
+
+    def _make(data, grad_fn=None):
+        t = orig_make(data, grad_fn)
+        if grad_fn is not None:
+            _note(grad_fn, t)
+        return t
+
+    def _view_of(base, data, grad_fn=None):
+        t = orig_view(base, data, grad_fn)
+        if grad_fn is not None:
+            _note(grad_fn, t)
+        return t
+
+    swap = {id(orig_make): _make, id(orig_view): _view_of}
+    saved = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "tinytorch" or name.startswith("tinytorch.")):
+            continue
+        for attr in ("_make", "_view_of"):
+            obj = vars(mod).get(attr)
+            if obj is not None and id(obj) in swap:
+                saved.append((mod, attr, obj))
+                setattr(mod, attr, swap[id(obj)])
+    return saved
+
+
+def _restore(saved) -> None:
+    for mod, attr, obj in saved:
+        setattr(mod, attr, obj)
+
+
+def _note(node, t) -> None:
+    """Remember an output of ``node``: its shape and dtype (for the rule) and the tensor, weakly."""
+    outs = node.__dict__.get("_fw_outs")
+    if outs is None:
+        outs = node._fw_outs = []
+    outs.append((weakref.ref(t), t._data.shape, t._data.dtype))
+
+
+# -- making and unpacking ------------------------------------------------------------------------------
+def make_dual(tensor, tangent, *, level: int | None = None):
+    """A tensor with ``tensor``'s values that carries ``tangent`` as its forward gradient."""
+    from ..tensor import Tensor
+
+    if _Fw.level is None:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                           "enter_dual_level() first.")
+    if not isinstance(tangent, Tensor):
+        raise TypeError(f"Expected tangent to be a Tensor, got {type(tangent).__name__}")
+    if tangent.shape != tensor.shape:
+        def dims(s):
+            return "[" + ", ".join(str(d) for d in s) + "]"
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                           f"Tensor, this is not supported. Tensor is of size {dims(tensor.shape)} while the given "
+                           f"forward gradient is of size {dims(tangent.shape)}.")
+    if not tensor.is_floating_point():
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if tensor.requires_grad:
+        # a view, as PyTorch's make_dual returns: the tangent sits on its node
+        dual = tensor.view_as(tensor)
+        dual.grad_fn._fw_seed = (_Fw.generation, tangent)
+        return dual
+    dual = tensor.detach()
+    dual._requires_grad = True  # recorded, so the tangent can be pushed through the graph later
+    dual._fw_tangent = (_Fw.generation, tangent)
+    return dual
+
+
+def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """(primal, tangent) of ``tensor`` at the active level; the tangent is None when it has none."""
+    if _Fw.level is None:
+        return UnpackedDualTensor(tensor, None)
+    tangent = _tangent_of(tensor)
+    primal = tensor.detach() if _forward_only(tensor) else tensor.view_as(tensor)
+    if tangent is not None and _forward_only(tangent):
+        tangent = tangent.detach()  # its graph only holds forward-AD helpers
+    return UnpackedDualTensor(primal, tangent)
+
+
+def _leaf_tangent(t):
+    entry = t.__dict__.get("_fw_tangent")
+    if entry is not None and entry[0] == _Fw.generation:
+        return entry[1]
+    return None
+
+
+def _helper_leaf(t) -> bool:
+    return "_fw_tangent" in t.__dict__ or "_fw_aux" in t.__dict__
+
+
+def _forward_only(t) -> bool:
+    """Is ``t`` recorded only because of forward AD (no leaf that really requires grad below it)?"""
+    if not t.requires_grad:
+        return False
+    if t.grad_fn is None:
+        return _helper_leaf(t)
+    return _forward_only_node(t.grad_fn)
+
+
+def _forward_only_node(root) -> bool:
+    """Memoised on the nodes (per level), so asking at every step of a long chain stays linear."""
+    gen = _Fw.generation
+    order, stack, seen = [], [(root, False)], set()
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node is None or id(node) in seen or isinstance(node, AccumulateGrad):
+            continue
+        seen.add(id(node))
+        cached = node.__dict__.get("_fw_fo")
+        if cached is not None and cached[0] == gen:
+            continue
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions)
+    for node in order:
+        only = True
+        for n, _ in node.next_functions:
+            if n is None:
+                continue
+            only = _helper_leaf(n.variable) if isinstance(n, AccumulateGrad) else n.__dict__["_fw_fo"][1]
+            if not only:
+                break
+        node._fw_fo = (gen, only)
+    return root.__dict__["_fw_fo"][1]
+
+
+def _tangent_of(t):
+    if t.grad_fn is None:
+        return _leaf_tangent(t)
+    tangents = _node_tangents(t.grad_fn)
+    return tangents[t._output_nr] if tangents is not None else None
+
+
+def _edge_tangent(edge):
+    node, nr = edge
+    if node is None:
+        return None
+    if isinstance(node, AccumulateGrad):
+        return _leaf_tangent(node.variable)
+    cached = node.__dict__.get("_fw_cache")
+    tangents = cached[1] if cached is not None and cached[0] == _Fw.generation else None
+    return tangents[nr] if tangents is not None else None
+
+
+def _node_tangents(root):
+    """The tangents of ``root``'s outputs, computing every node below it first (iteratively)."""
+    gen = _Fw.generation
+    order, stack, seen = [], [(root, False)], set()
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node is None or id(node) in seen or isinstance(node, AccumulateGrad):
+            continue
+        seen.add(id(node))
+        cached = node.__dict__.get("_fw_cache")
+        if cached is not None and cached[0] == gen:
+            continue
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions)
+    for node in order:  # post-order: inputs before outputs
+        seed = node.__dict__.get("_fw_seed")
+        if seed is not None and seed[0] == gen:
+            result = (seed[1],)
+        else:
+            ins = [_edge_tangent(e) for e in node.next_functions]
+            result = None if all(x is None for x in ins) else _apply_rule(node, ins)
+        node._fw_cache = (gen, result)
+    cached = root.__dict__.get("_fw_cache")
+    return cached[1] if cached is not None else None
+
+
+# -- rules ---------------------------------------------------------------------------------------------
+def _out_meta(node):
+    """[(shape, dtype)] per output, in output order."""
+    outs = node.__dict__.get("_fw_outs") or []
+    meta = {}
+    for i, (ref, shape, dtype) in enumerate(outs):
+        t = ref()
+        nr = t._output_nr if t is not None and t.grad_fn is node else i
+        meta[nr] = (shape, dtype)
+    if not meta and getattr(node, "_out_meta", None):  # custom Function nodes keep their own
+        return [(s, d) for s, d in node._out_meta]
+    return [meta[i] for i in sorted(meta)]
+
+
+def _apply_rule(node, ins):
+    from .function import BackwardCFunction
+
+    with enable_grad():
+        rule = getattr(type(node), "jvp", None)
+        if rule is not None and not isinstance(node, BackwardCFunction):
+            out = rule(node, *ins)
+        elif type(node).__name__ in _RULES:
+            out = _RULES[type(node).__name__](node, *ins)
+        elif isinstance(node, BackwardCFunction) and _has_custom_jvp(node):
+            out = _custom_function_jvp(node, ins)
+        else:
+            out = _double_backward_rule(node, ins)
+    out = out if isinstance(out, tuple) else (out,)
+    return tuple(_fit(t, m) for t, m in zip(out, _out_meta(node) or [None] * len(out)))
+
+
+def _fit(t, meta):
+    if t is None or meta is None:
+        return t
+    shape, dtype = meta
+    if t._data.shape != shape:
+        t = t.expand(shape) if len(t._data.shape) <= len(shape) else t.reshape(shape)
+    if t._data.dtype != dtype and dtype.kind == "f":
+        t = t.to(dtype)
+    return t
+
+
+def _double_backward_rule(node, ins):
+    """J t from the node's backward: differentiate <J^T u, t> with respect to u."""
+    from ..factory import zeros
+    from .engine import grad
+    from .._dtype import FROM_NP
+
+    meta = _out_meta(node)
+    if not meta:
+        raise RuntimeError(f"forward AD: {node.name()} recorded no outputs during the dual level")
+    us = [zeros(tuple(s), dtype=FROM_NP[d]).requires_grad_(True) for s, d in meta]
+    for u in us:
+        u._fw_aux = True  # a helper leaf: results hanging on it alone are still forward-only
+    grads_in = node.backward(*us)
+    grads_in = grads_in if isinstance(grads_in, tuple) else (grads_in,)
+    total = None
+    for g, t in zip(grads_in, ins):
+        if g is None or t is None:
+            continue
+        term = (g * t.to(g.dtype)).sum()
+        total = term if total is None else total + term
+    if total is None or not total.requires_grad:
+        return tuple(zeros(tuple(s), dtype=FROM_NP[d]) for s, d in meta)
+    res = grad(total, us, allow_unused=True, create_graph=True)
+    return tuple(zeros(tuple(s), dtype=FROM_NP[d]) if r is None else r for r, (s, d) in zip(res, meta))
+
+
+def _has_custom_jvp(node) -> bool:
+    from .function import Function
+
+    return node._forward_cls.jvp is not Function.jvp
+
+
+def _custom_function_jvp(node, ins):
+    """Call the Function's ``jvp(ctx, *tangents)``: one tangent per forward argument (None for
+    non-tensors; zeros for tensors without one, as PyTorch passes them)."""
+    from ..factory import zeros
+
+    n_args = len(node._in_meta)
+    positions = node._tensor_pos if node._tensor_pos is not None else range(n_args)
+    full = [None] * n_args
+    for pos, t in zip(positions, ins):
+        full[pos] = t
+    for i, m in enumerate(node._in_meta):
+        if full[i] is None and m is not None:
+            full[i] = zeros(m[0], dtype=_dt(m[1]))
+    node._in_jvp = True
+    try:
+        return node._forward_cls.jvp(node, *full)
+    finally:
+        node._in_jvp = False
+
+
+def _dt(np_dtype):
+    from .._dtype import FROM_NP
+    return FROM_NP[np_dtype]
+
+
+def _unary(f):
+    """A rule for a one-input node from ``f(node, saved, tangent)``."""
+    def rule(node, t):
+        return None if t is None else f(node, node.saved_tensors, t)
+    return rule
+
+
+_RULES = {
+    "NegBackward0": lambda node, t: -t,
+    "ExpBackward0": _unary(lambda n, s, t: t * s[0]),
+    "LogBackward0": _unary(lambda n, s, t: t / s[0]),
+    "SqrtBackward0": _unary(lambda n, s, t: t / (2 * s[0])),
+    "SinBackward0": _unary(lambda n, s, t: t * s[0].cos()),
+    "CosBackward0": _unary(lambda n, s, t: -t * s[0].sin()),
+    "TanhBackward0": _unary(lambda n, s, t: t * (1 - s[0] * s[0])),
+    "SigmoidBackward0": _unary(lambda n, s, t: t * (s[0] * (1 - s[0]))),
+    "AbsBackward0": _unary(lambda n, s, t: t * s[0].sign()),
+    "AddBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (tb if node.alpha == 1 else tb * node.alpha)),
+    "SubBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (-tb if node.alpha == 1 else
+                                                                            tb * (-node.alpha))),
+    "MulBackward0": lambda node, ta, tb: _mul_rule(node, ta, tb),
+    "CloneBackward0": lambda node, t: t,
+    # nodes made without a result tensor of their own (an edge inside linear, an in-place write)
+    "TBackward0": lambda node, t: None if t is None else t.t(),
+    "CopySlices": lambda node, ts, tv: _copy_slices_rule(node, ts, tv),
+}
+
+
+def _copy_slices_rule(node, ts, tv):
+    """``t[key] = value``: the tangent is the old one with the value's tangent written at ``key``."""
+    from ..factory import zeros
+
+    ref = ts if ts is not None else tv
+    out = ts.clone() if ts is not None else zeros(node.shape, dtype=ref.dtype)
+    out[node.key] = tv.to(out.dtype) if tv is not None else 0.0
+    return out
+
+
+def _sum(a, b):
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def _mul_rule(node, ta, tb):
+    a, b = node.saved_tensors
+    left = None if ta is None else ta * (node.b_scalar if b is None else b)
+    right = None if tb is None else tb * (node.a_scalar if a is None else a)
+    return _sum(left, right)

@@ -1,0 +1,386 @@
+"""``tinytorch.autograd.functional``: Jacobians, Hessians and their products for functions of tensors.
+
+Everything is built on ``autograd.grad``. Forward-mode products (``jvp``, ``hvp``) use the double
+backward trick: the vector-Jacobian product ``u -> J^T u`` is linear in ``u``, so differentiating
+``<J^T u, v>`` with respect to ``u`` gives ``J v``. Inputs are always re-wrapped in fresh tensors so
+that the function's own captured tensors are never confused with the inputs (PyTorch does the same)."""
+from __future__ import annotations
+
+from .engine import grad as _grad
+from .grad_mode import _State, enable_grad
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    """(was it a tuple, the tuple); PyTorch's TypeError for anything that is not tensors."""
+    from ..tensor import Tensor
+
+    is_tuple = isinstance(inp, tuple)
+    tup = inp if is_tuple else (inp,)
+    if arg_name is not None:
+        for i, el in enumerate(tup):
+            if not isinstance(el, Tensor):
+                where = f"value at index {i}" if is_tuple else f"given {arg_name}"
+                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+                                f"but the {where} has type {_py_type(el)}.")
+    return is_tuple, tup
+
+
+def _py_type(x) -> str:
+    t = type(x)
+    if t.__module__.startswith("tinytorch"):
+        return f"<class 'tinytorch.{t.__name__}'>" if t.__name__ == "Tensor" else repr(t)
+    return repr(t)
+
+
+def _unpack(res, to_unpack):
+    """Invert ``_as_tuple`` on a result: one flag, or (outer, inner) flags for nested results."""
+    if isinstance(to_unpack, tuple):
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+        return res
+    return res if to_unpack else res[0]
+
+
+def _preprocess(inputs, create_graph: bool, need_graph: bool):
+    # a fresh tensor object per input; differentiable back to the caller's only with create_graph
+    return tuple(t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(need_graph)
+                 for t in inputs)
+
+
+def _postprocess(res, create_graph: bool):
+    from ..tensor import Tensor
+
+    if len(res) and isinstance(res[0], Tensor):
+        return res if create_graph else tuple(t.detach() for t in res)
+    return tuple(_postprocess(r, create_graph) for r in res)
+
+
+def _validate_v(v, other, is_other_tuple: bool) -> None:
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (a, b) in enumerate(zip(v, other)):
+        if a.size() != b.size():
+            pre = f"Entry {i} in " if is_other_tuple else ""
+            raise RuntimeError(f"{pre}v has invalid size: should be {b.size()} but got {a.size()}.")
+
+
+def _check_requires_grad(tensors, kind: str, strict: bool) -> None:
+    if not strict:
+        return
+    for i, t in enumerate(tensors):
+        if t is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
+                               "This is not allowed in strict mode.")
+        if t.requires_grad:
+            continue
+        if kind == "hessian":
+            raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is independent "
+                               "of the input. This is not allowed in strict mode. You should ensure that your "
+                               "function is thrice differentiable and that the hessian depends on the inputs.")
+        if kind == "jacobian":
+            raise RuntimeError("While computing the hessian, found that the jacobian of the user-provided function "
+                               f"with respect to input {i} is independent of the input. This is not allowed in strict "
+                               "mode. You should ensure that your function is twice differentiable and that the "
+                               "jacobian depends on the inputs (this would be violated by a linear function for "
+                               "example).")
+        if kind == "grad_inputs":
+            raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
+                               "user-provided function. This is not allowed in strict mode.")
+        raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs must "
+                           "be computed in a differentiable manner from the input when running in strict mode.")
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    """``autograd.grad`` that skips outputs not requiring grad (None for every input if none does)."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return _grad([o for o, _ in pairs], list(inputs), [g for _, g in pairs], allow_unused=True,
+                 create_graph=create_graph, retain_graph=retain_graph)
+
+
+_ZERO_MSG = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when using "
+                  "the double backward trick to compute forward mode gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
+                   "strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the grad_jacobian. "
+                         "This is not allowed in strict mode as it prevents from using the double backward trick to "
+                         "replace forward mode AD.",
+}
+
+
+def _fill_in_zeros(grads, refs, strict: bool, create_graph: bool, stage: str):
+    from ..factory import zeros_like
+
+    res = []
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_ZERO_MSG[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode when create_graph=True.")
+        res.append(g)
+    return tuple(res)
+
+
+def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), v^T J): the vector-Jacobian product at ``inputs``."""
+    with enable_grad():
+        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
+        _check_requires_grad(outputs, "outputs", strict)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "vjp")
+            v = _preprocess(v, create_graph, need_graph=False)
+            _validate_v(v, outputs, is_out_tuple)
+        elif len(outputs) != 1 or outputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
+                               "Tensor with a single element.")
+    with _grad_mode(create_graph):
+        grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        vj = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
+    return (_unpack(_postprocess(outputs, create_graph), is_out_tuple),
+            _unpack(_postprocess(vj, create_graph), is_in_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), J v): the Jacobian-vector product, by the double backward trick."""
+    from ..factory import zeros_like
+
+    with enable_grad():
+        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "jvp")
+            v = _preprocess(v, create_graph, need_graph=False)
+            _validate_v(v, inputs, is_in_tuple)
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                               "Tensor with a single element.")
+        outputs = func(*inputs)
+        is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        _check_requires_grad(outputs, "outputs", strict)
+        # u: a dummy cotangent; J^T u is linear in u, so its derivative along v is J v
+        grad_outputs = tuple(zeros_like(o, requires_grad=True) for o in outputs)
+        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    if create_graph:
+        with enable_grad():
+            grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=True)
+            jv = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    else:
+        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=False)
+        jv = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    return (_unpack(_postprocess(outputs, create_graph), is_out_tuple),
+            _unpack(_postprocess(jv, create_graph), is_out_tuple))
+
+
+class _grad_mode:
+    """Grad mode on when ``create_graph`` (so the result has a graph), else left as the caller had it."""
+
+    def __init__(self, create_graph: bool):
+        self.on = create_graph
+
+    def __enter__(self):
+        self.prev = _State.enabled
+        if self.on:
+            _State.enabled = True
+
+    def __exit__(self, *exc):
+        _State.enabled = self.prev
+
+
+def _jacfwd(func, inputs, strict: bool, vectorize: bool):
+    if strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
+                           "supported together (yet). Please either set `strict=False` or `strategy=\"reverse-mode\"`.")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
+                                  "implemented for `vectorize=True`.")
+    from ..factory import zeros
+    from ..ops.join import stack
+
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = tuple(t.detach() for t in inputs)
+    # one Jacobian column per input element, each a forward-mode product J e_j
+    columns = None
+    out_info = None
+    for k, inp in enumerate(inputs):
+        for j in range(inp.numel()):
+            basis = []
+            for m, other in enumerate(inputs):
+                tangent = zeros(other.shape, dtype=other.dtype)
+                if m == k:
+                    tangent.view(-1)[j] = 1
+                basis.append(tangent)
+            outs, jv = jvp(func, inputs, tuple(basis))
+            is_out_tuple = isinstance(outs, tuple)
+            outs, jv = (outs, jv) if is_out_tuple else ((outs,), (jv,))
+            if columns is None:
+                columns = [[] for _ in outs]
+                out_info = (is_out_tuple, list(outs))
+            for i, t in enumerate(jv):
+                columns[i].append(t)
+    is_out_tuple, primals = out_info
+    jac = []
+    for i, out in enumerate(primals):
+        row, start = [], 0
+        for inp in inputs:
+            n = inp.numel()
+            cols = columns[i][start:start + n]
+            start += n
+            # columns are d out / d inp_j: stacked last, then shaped out.shape + inp.shape
+            block = stack(cols, dim=-1) if cols else zeros(tuple(out.shape) + (0,), dtype=out.dtype)
+            row.append(block.reshape(tuple(out.shape) + tuple(inp.shape)))
+        jac.append(row)
+    # lists, not tuples, where nothing is unpacked: PyTorch's forward-mode result has this quirk
+    return _unpack(jac, (is_out_tuple, is_in_tuple))
+
+
+def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode"):
+    """The Jacobian of ``func`` at ``inputs``: shaped ``output.shape + input.shape`` per (output, input) pair.
+
+    ``vectorize`` is accepted; the reverse-mode rows are computed one ``grad`` call per output element
+    either way (tinytorch has no batched ``grad``), so it only changes speed in PyTorch, not results."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError("Expected strategy to be either \"forward-mode\" or \"reverse-mode\". Hint: If your "
+                             "function has more outputs than inputs, \"forward-mode\" tends to be more performant. "
+                             "Otherwise, prefer to use \"reverse-mode\".")
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                      "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
+                                      "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
+        return _jacfwd(func, inputs, strict, vectorize)
+    from ..factory import zeros_like
+    from ..ops.join import stack
+
+    with enable_grad():
+        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                               "supported together. Please either set `strict=False` or `vectorize=False`.")
+        jac = []
+        for i, out in enumerate(outputs):
+            rows = [[] for _ in inputs]
+            flat = out.reshape(-1)
+            for j in range(flat.numel()):
+                vj = _autograd_grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
+                for k, (g, inp) in enumerate(zip(vj, inputs)):
+                    if g is not None:
+                        if strict and create_graph and not g.requires_grad:
+                            raise RuntimeError(f"The jacobian of the user-provided function is independent of input "
+                                               f"{i}. This is not allowed in strict mode when create_graph=True.")
+                        rows[k].append(g)
+                    else:
+                        if strict:
+                            raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
+                                               f"{k}. This is not allowed in strict mode.")
+                        rows[k].append(zeros_like(inp))
+            jac.append(tuple(
+                (stack(r, dim=0) if r else zeros_like(inp).reshape((0,) + tuple(inp.shape))).view(
+                    tuple(out.shape) + tuple(inp.shape)) for r, inp in zip(rows, inputs)))
+        return _unpack(_postprocess(tuple(jac), create_graph), (is_out_tuple, is_in_tuple))
+
+
+def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode"):
+    """The Hessian of a scalar ``func``: a Tensor for one input, a tuple of tuples for several."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def single_output(*inp):
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict)
+        if is_out_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        return out.squeeze()
+
+    def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
+        jac = jacobian(single_output, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy=outer_jacobian_strategy)
+    return _unpack(res, (is_in_tuple, is_in_tuple))
+
+
+def _scalar_output(func, inputs, name: str, strict: bool):
+    outputs = func(*inputs)
+    is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
+    _check_requires_grad(outputs, "outputs", strict)
+    if is_out_tuple:
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should contain a single element")
+    return is_out_tuple, outputs
+
+
+def _hv_setup(func, inputs, v, create_graph, strict, name):
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _preprocess(inputs, create_graph, need_graph=True)
+    if v is not None:
+        _, v = _as_tuple(v, "v", name)
+        v = _preprocess(v, create_graph, need_graph=False)
+        _validate_v(v, inputs, is_in_tuple)
+    elif len(inputs) != 1 or inputs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                           "Tensor with a single element.")
+    is_out_tuple, outputs = _scalar_output(func, inputs, name, strict)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return is_in_tuple, inputs, v, is_out_tuple, outputs, jac
+
+
+def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), v^T H) for a scalar ``func``."""
+    with enable_grad():
+        is_in_tuple, inputs, v, is_out_tuple, outputs, jac = _hv_setup(func, inputs, v, create_graph, strict, "vhp")
+    with _grad_mode(create_graph):
+        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+    return (_unpack(_postprocess(outputs, create_graph), is_out_tuple),
+            _unpack(_postprocess(res, create_graph), is_in_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), H v) for a scalar ``func``, by the double backward trick."""
+    from ..factory import zeros_like
+
+    with enable_grad():
+        is_in_tuple, inputs, v, is_out_tuple, outputs, jac = _hv_setup(func, inputs, v, create_graph, strict, "hvp")
+        grad_jac = tuple(zeros_like(t, requires_grad=True) for t in inputs)
+        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict)
+    with _grad_mode(create_graph):
+        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+    return (_unpack(_postprocess(outputs, create_graph), is_out_tuple),
+            _unpack(_postprocess(res, create_graph), is_in_tuple))

@@ -1,0 +1,7 @@
+"""``tinytorch.func``: composable function transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap)
+and ``functional_call`` for modules."""
+from ._eager import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._functional_call import functional_call
+from ._vmap import vmap
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]

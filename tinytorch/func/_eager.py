@@ -1,0 +1,386 @@
+"""The function transforms built on the autograd engine: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian.
+
+Each transform runs the function on fresh leaves made from its inputs and differentiates with
+``create_graph=True``, so transforms nest (``jacfwd(jacrev(f))`` is the Hessian) and stay
+differentiable by ordinary autograd when a tensor from outside (a parameter that requires grad, or an
+outer transform's input) is involved. A result that depends on nothing outside is detached, so the
+top-level call returns plain tensors, as ``torch.func`` does.
+
+Inside ``vmap`` the transforms work on the physical arrays, batch dimension first: the samples of a
+batch are independent, so the gradient of the batch's sum with respect to a batched input holds every
+sample's own gradient. Unbatched inputs are expanded over the batch for that, which gives per-sample
+gradients of shared parameters."""
+from __future__ import annotations
+
+from ..autograd.engine import grad as _autograd_grad
+from ..autograd.grad_mode import enable_grad
+from ..autograd.node import AccumulateGrad
+from ..tensor import Tensor
+from ._pytree import tree_flatten, tree_unflatten
+
+
+def _batched_cls():
+    from ._vmap import BatchedTensor
+    return BatchedTensor
+
+
+class _Inputs:
+    """The differentiated arguments as fresh leaves (physical tensors) and as the function sees them."""
+
+    def __init__(self, args, argnums, fn_name: str):
+        BT = _batched_cls()
+        self.args = list(args)
+        self.single = isinstance(argnums, int)
+        nums = (argnums,) if self.single else tuple(argnums)
+        for a in nums:
+            if not isinstance(a, int):
+                raise RuntimeError(f"{fn_name}: argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+            if not -len(args) <= a < len(args):
+                raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
+        self.nums = tuple(a % len(args) for a in nums)
+        if len(set(self.nums)) != len(self.nums):
+            raise RuntimeError(f"{fn_name}: argnums must be unique, got {argnums}")
+        all_leaves = [x for a in args for x in tree_flatten(a)[0]]
+        sizes = {x.batch_size for x in all_leaves if isinstance(x, BT)}
+        self.batch = sizes.pop() if sizes else None
+        self.leaves, self.specs = [], []
+        for n in self.nums:
+            flat, spec = tree_flatten(args[n])
+            wrapped = []
+            for x in flat:
+                if not isinstance(x, Tensor) and not isinstance(x, BT):
+                    raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+                leaf = self._leaf(x, BT)
+                self.leaves.append(leaf)
+                wrapped.append(BT(leaf, self.batch) if self.batch is not None else leaf)
+            self.specs.append(spec)
+            self.args[n] = tree_unflatten(wrapped, spec)
+
+    def _leaf(self, x, BT):
+        if isinstance(x, BT):
+            phys = x._physical()
+        elif self.batch is not None:
+            phys = x.unsqueeze(0).expand(self.batch, *x.shape)
+        else:
+            phys = x
+        if isinstance(phys, BT):
+            raise RuntimeError("tinytorch.func: differentiating inside nested vmap is not supported")
+        # a view keeps the outer graph (an outer transform or a parameter); otherwise a new leaf
+        return phys.view_as(phys) if phys.requires_grad else phys.detach().requires_grad_(True)
+
+    def regroup(self, flat):
+        """Per-leaf results back into the argnums' structure."""
+        out, i = [], 0
+        for spec in self.specs:
+            n = len(tree_flatten(tree_unflatten([None] * _count(spec), spec))[0])
+            out.append(tree_unflatten(list(flat[i:i + n]), spec))
+            i += n
+        return out[0] if self.single else tuple(out)
+
+    def wrap(self, t):
+        return _batched_cls()(t, self.batch) if self.batch is not None else t
+
+
+def _count(spec) -> int:
+    if spec is None:
+        return 1
+    return sum(n for n, _ in spec[2])
+
+
+def _physical(t):
+    BT = _batched_cls()
+    return t._physical() if isinstance(t, BT) else t
+
+
+def _reaches_outside(tensors, own) -> bool:
+    """Does any of ``tensors`` have a graph path to a leaf that is not one of ``own``?"""
+    own_ids = {id(t) for t in own}
+    seen, stack = set(), [t.grad_fn for t in tensors if t is not None and t.grad_fn is not None]
+    for t in tensors:
+        if t is not None and t.grad_fn is None and t.requires_grad and id(t) not in own_ids:
+            return True
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            if id(node.variable) not in own_ids:
+                return True
+            continue
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return False
+
+
+def _finish(tensors, own):
+    """Detach results whose graph only leads back to this transform's own leaves."""
+    phys = [_physical(t) for t in tensors]
+    if _reaches_outside(phys, own):
+        return tensors
+    BT = _batched_cls()
+    return [t.detach() if isinstance(t, Tensor) else (BT(t._physical().detach(), t.batch_size)
+                                                        if isinstance(t, BT) else t) for t in tensors]
+
+
+def _grads(outputs, leaves, grad_outputs=None, retain_graph=True):
+    """autograd.grad with create_graph, zeros where an input is unused."""
+    from ..factory import zeros_like
+
+    outs = [o for o in outputs if o.requires_grad]
+    if not outs:
+        return [zeros_like(x) for x in leaves]
+    if grad_outputs is not None:
+        grad_outputs = [g for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    gs = _autograd_grad(outs, leaves, grad_outputs, retain_graph=retain_graph, create_graph=True, allow_unused=True)
+    return [zeros_like(x) if g is None else g for g, x in zip(gs, leaves)]
+
+
+def _split_aux(out, has_aux: bool, fn_name: str):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{fn_name}(f)(*args): output of function f should be a tuple: (output, aux) if has_aux "
+                           "is True")
+    return out
+
+
+def grad_and_value(func, argnums=0, has_aux: bool = False):
+    """A function returning (gradient of ``func`` w.r.t. ``argnums``, value of ``func``)."""
+
+    def wrapper(*args, **kwargs):
+        with enable_grad():
+            inp = _Inputs(args, argnums, "grad_and_value")
+            out = func(*inp.args, **kwargs)
+            out, aux = _split_aux(out, has_aux, "grad_and_value")
+            BT = _batched_cls()
+            if not isinstance(out, (Tensor, BT)):
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(out)}")
+            if out.dim() != 0:
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
+                                   f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            phys = _physical(out)
+            gs = _grads([phys.sum() if inp.batch is not None else phys], inp.leaves)
+            res = _finish([inp.wrap(g) for g in gs] + [out], inp.leaves)
+        value = res[-1]
+        grads = inp.regroup(res[:-1])
+        if has_aux:
+            return grads, (value, _detach_tree(aux, inp.leaves))
+        return grads, value
+
+    return wrapper
+
+
+def _detach_tree(tree, own):
+    leaves, spec = tree_flatten(tree)
+    is_t = [isinstance(x, (Tensor, _batched_cls())) for x in leaves]
+    for x, t in zip(leaves, is_t):
+        if not t:
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+    done = iter(_finish([x for x, t in zip(leaves, is_t) if t], own))
+    return tree_unflatten([next(done) if t else x for x, t in zip(leaves, is_t)], spec)
+
+
+def grad(func, argnums=0, has_aux: bool = False):
+    """A function returning the gradient of scalar ``func`` w.r.t. its ``argnums`` arguments."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(func, *primals, has_aux: bool = False):
+    """(func(*primals), vjp_fn[, aux]): ``vjp_fn(cotangents)`` gives one gradient per primal."""
+    with enable_grad():
+        inp = _Inputs(primals, tuple(range(len(primals))), "vjp")
+        out = func(*inp.args)
+        out, aux = _split_aux(out, has_aux, "vjp")
+    out_leaves, out_spec = tree_flatten(out)
+    own = inp.leaves
+
+    def vjp_fn(cotangents):
+        cot_leaves, _ = tree_flatten(cotangents)
+        if len(cot_leaves) != len(out_leaves):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
+                               "outputs to the function.")
+        with enable_grad():
+            gs = _grads([_physical(o) for o in out_leaves], own, [_physical(c) for c in cot_leaves])
+            res = _finish([inp.wrap(g) for g in gs], own)
+        r = inp.regroup(res)
+        return r if len(primals) != 1 else (r[0],) if isinstance(r, tuple) and len(r) == 1 else r
+
+    value = tree_unflatten(_finish(out_leaves, own), out_spec)
+    if has_aux:
+        return value, vjp_fn, _detach_tree(aux, own)
+    return value, vjp_fn
+
+
+def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+    """(func(*primals), J @ tangents), by differentiating a vector-Jacobian product along the tangents."""
+    from ..factory import zeros_like
+
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if len(primals) != len(tangents):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                           f"primals with structure {len(primals)} and tangents with structure {len(tangents)}")
+    with enable_grad():
+        inp = _Inputs(tuple(primals), tuple(range(len(primals))), "jvp")
+        out = func(*inp.args)
+        out, aux = _split_aux(out, has_aux, "jvp")
+        out_leaves, out_spec = tree_flatten(out)
+        phys_out = [_physical(o) for o in out_leaves]
+        tan = [_physical(t) if isinstance(t, _batched_cls()) else
+               (t.unsqueeze(0).expand(inp.batch, *t.shape) if inp.batch is not None else t)
+               for t in tree_flatten(list(tangents))[0]]
+        for t, x in zip(tan, inp.leaves):
+            if tuple(t.shape) != tuple(x.shape):
+                raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape")
+        # u is a dummy cotangent: J^T u is linear in u, so its derivative along the tangents is J t
+        us = [zeros_like(o).requires_grad_(True) for o in phys_out]
+        vjps = _grads(phys_out, inp.leaves, us)
+        pairs = [(v, t) for v, t in zip(vjps, tan) if v.requires_grad]
+        if pairs:
+            jv = _autograd_grad([v for v, _ in pairs], us, [t for _, t in pairs], retain_graph=True,
+                                create_graph=True, allow_unused=True)
+        else:
+            jv = [None] * len(us)
+        jv = [zeros_like(o) if g is None else g for g, o in zip(jv, phys_out)]
+        res = _finish([inp.wrap(p) for p in phys_out] + [inp.wrap(g) for g in jv], inp.leaves)
+    n = len(phys_out)
+    primal_out = tree_unflatten(res[:n], out_spec)
+    tangent_out = tree_unflatten(res[n:], out_spec)
+    if has_aux:
+        return primal_out, tangent_out, _detach_tree(aux, inp.leaves)
+    return primal_out, tangent_out
+
+
+def _per_output(out_leaves, inp, column_fn):
+    """For each output leaf and each differentiated leaf: the Jacobian block, batch dim first when batched."""
+    from ..ops.join import stack
+
+    blocks = []
+    lead = 1 if inp.batch is not None else 0
+    for o in out_leaves:
+        po = _physical(o)
+        row = []
+        for k, x in enumerate(inp.leaves):
+            cols = column_fn(po, k, x)
+            lshape = tuple(po.shape[lead:]) + tuple(x.shape[lead:])
+            if cols:
+                blk = stack(cols, dim=lead)
+            else:
+                from ..factory import zeros
+                blk = zeros(tuple(po.shape[:lead]) + (0,) + tuple(x.shape[lead:]), dtype=po.dtype)
+            row.append(blk.reshape(tuple(po.shape[:lead]) + lshape))
+        blocks.append(row)
+    return blocks
+
+
+def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False):
+    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``, one reverse pass per output element."""
+
+    def wrapper(*args, **kwargs):
+        with enable_grad():
+            inp = _Inputs(args, argnums, "jacrev")
+            out = func(*inp.args, **kwargs)
+            out, aux = _split_aux(out, has_aux, "jacrev")
+            out_leaves, out_spec = tree_flatten(out)
+            lead = 1 if inp.batch is not None else 0
+            cache = {}
+
+            def column_fn(po, k, x):
+                key = id(po)
+                if key not in cache:
+                    flat = po.reshape(tuple(po.shape[:lead]) + (-1,))
+                    rows = []
+                    for j in range(flat.shape[lead]):
+                        e = flat[:, j].sum() if lead else flat[j]
+                        rows.append(_grads([e], inp.leaves))
+                    cache[key] = rows
+                return [r[k] for r in cache[key]]
+
+            blocks = _per_output(out_leaves, inp, column_fn)
+            flat_res = _finish([inp.wrap(b) for row in blocks for b in row], inp.leaves)
+        return _assemble(flat_res, inp, out_spec, len(out_leaves), has_aux, aux)
+
+    return wrapper
+
+
+def _assemble(flat_res, inp, out_spec, n_out, has_aux, aux):
+    n_in = len(inp.leaves)
+    per_out = [inp.regroup(flat_res[i * n_in:(i + 1) * n_in]) for i in range(n_out)]
+    res = tree_unflatten(per_out, out_spec)
+    if has_aux:
+        return res, _detach_tree(aux, inp.leaves)
+    return res
+
+
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
+    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``, one forward product per input element."""
+
+    def wrapper(*args, **kwargs):
+        from ..factory import zeros_like
+
+        with enable_grad():
+            inp = _Inputs(args, argnums, "jacfwd")
+            out = func(*inp.args, **kwargs)
+            out, aux = _split_aux(out, has_aux, "jacfwd")
+            out_leaves, out_spec = tree_flatten(out)
+            phys_out = [_physical(o) for o in out_leaves]
+            lead = 1 if inp.batch is not None else 0
+            us = [zeros_like(o).requires_grad_(True) for o in phys_out]
+            vjps = _grads(phys_out, inp.leaves, us)
+            cache = {}
+
+            def column_fn(po, k, x):
+                i = next(n for n, p in enumerate(phys_out) if p is po)
+                if k not in cache:
+                    cols = []
+                    per = x[0].numel() if lead else x.numel()
+                    for j in range(per):
+                        basis = zeros_like(x)
+                        flat = basis.view(tuple(x.shape[:lead]) + (-1,))
+                        if lead:
+                            flat[:, j] = 1
+                        else:
+                            flat[j] = 1
+                        v = vjps[k]
+                        if v.requires_grad:
+                            jv = _autograd_grad([v], us, [basis], retain_graph=True, create_graph=True,
+                                                allow_unused=True)
+                        else:
+                            jv = [None] * len(us)
+                        cols.append([zeros_like(p) if g is None else g for g, p in zip(jv, phys_out)])
+                    cache[k] = cols
+                # J[:, j] columns go last: out.shape + in.shape
+                return [c[i].reshape(tuple(po.shape[:lead]) + (-1,)) for c in cache[k]]
+
+            from ..ops.join import stack
+
+            blocks = []
+            for po in phys_out:
+                row = []
+                for k, x in enumerate(inp.leaves):
+                    cols = column_fn(po, k, x)
+                    lshape = tuple(po.shape[lead:]) + tuple(x.shape[lead:])
+                    if cols:
+                        blk = stack(cols, dim=-1).reshape(tuple(po.shape[:lead]) + lshape)
+                    else:
+                        from ..factory import zeros
+                        blk = zeros(tuple(po.shape[:lead]) + lshape, dtype=po.dtype)
+                    row.append(blk)
+                blocks.append(row)
+            flat_res = _finish([inp.wrap(b) for row in blocks for b in row], inp.leaves)
+        return _assemble(flat_res, inp, out_spec, len(out_leaves), has_aux, aux)
+
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of scalar ``func``: forward-over-reverse, ``jacfwd(jacrev(func))``."""
+    return jacfwd(jacrev(func, argnums), argnums)
