@@ -368,3 +368,11 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self) -> list:
         low, phase = self.eta_min, math.pi * self.last_epoch / self.T_max
         return [low + (base_lr - low) * (1 + math.cos(phase)) / 2 for base_lr in self.base_lrs]
+
+
+# the schedulers of lr_scheduler_extra.py (they build on the classes above)
+from .lr_scheduler_extra import (ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
+                                 OneCycleLR, PolynomialLR, ReduceLROnPlateau, SequentialLR)
+
+__all__ += ["ReduceLROnPlateau", "CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts",
+            "PolynomialLR", "SequentialLR", "ChainedScheduler"]
