@@ -299,3 +299,24 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is not None:
         return _weighted(errors, weight, input, reduction)
     return _reduce(errors, reduction)
+
+
+# -- more activations and losses (functional_activation.py, functional_loss.py); hardtanh, relu6,
+# leaky_relu and elu are rebound to primitives that record PyTorch's nodes (HardtanhBackward0...)
+from .functional_activation import (celu, celu_, elu, elu_, glu, gumbel_softmax,  # noqa: E402,F811
+                                    hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_,
+                                    leaky_relu, leaky_relu_, logsigmoid, mish, normalize, prelu,
+                                    relu6, rrelu, rrelu_, selu, selu_, softshrink, softsign,
+                                    tanhshrink, threshold, threshold_)
+from .functional_loss import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+                              hinge_embedding_loss, kl_div, margin_ranking_loss,
+                              multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+                              soft_margin_loss, triplet_margin_loss)
+
+__all__ += ["celu", "celu_", "elu_", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid",
+            "hardswish", "hardtanh_", "leaky_relu_", "logsigmoid", "mish", "normalize", "prelu",
+            "rrelu", "rrelu_", "selu", "selu_", "softshrink", "softsign", "tanhshrink",
+            "threshold", "threshold_", "cosine_embedding_loss", "gaussian_nll_loss",
+            "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "multi_margin_loss",
+            "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss",
+            "triplet_margin_loss"]
