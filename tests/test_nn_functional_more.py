@@ -288,3 +288,81 @@ def test_integer_inputs_where_pytorch_allows_them():
                  lambda f, m: f.relu6(m.tensor([9, -2, 3]))):
         a, b = call(F, tinytorch), call(TF, torch)
         assert a.tolist() == b.tolist() and str(a.dtype)[10:] == str(b.dtype)[6:]
+
+
+# -- the modules ----------------------------------------------------------------------------------
+MODULES = [
+    ("PReLU", (), {}), ("PReLU", (3, 0.1), {}), ("Hardtanh", (), {}),
+    ("Hardtanh", (-2, 3.5, True), {}), ("Hardswish", (), {}), ("Hardswish", (True,), {}),
+    ("Hardsigmoid", (True,), {}), ("Mish", (), {}), ("Mish", (True,), {}), ("GLU", (), {}),
+    ("GLU", (0,), {}), ("CELU", (), {}), ("CELU", (2.0, True), {}), ("SELU", (), {}),
+    ("SELU", (True,), {}), ("LogSigmoid", (), {}), ("Softsign", (), {}), ("Tanhshrink", (), {}),
+    ("Softshrink", (), {}), ("Softshrink", (1,), {}), ("Hardshrink", (), {}),
+    ("Threshold", (0.1, 20), {}), ("Threshold", (0.1, 20, True), {}), ("RReLU", (), {}),
+    ("RReLU", (0.1, 0.3, True), {}),
+    ("KLDivLoss", (), {}), ("KLDivLoss", (), dict(reduction="batchmean", log_target=True)),
+    ("PoissonNLLLoss", (), dict(log_input=False, full=True)), ("MarginRankingLoss", (0.5,), {}),
+    ("HingeEmbeddingLoss", (), {}), ("TripletMarginLoss", (), dict(p=1.0, swap=True)),
+    ("CosineEmbeddingLoss", (), {}), ("SoftMarginLoss", (), dict(reduction="sum")),
+    ("MultiLabelSoftMarginLoss", (), {}), ("MultiMarginLoss", (), dict(p=2, margin=0.5)),
+    ("GaussianNLLLoss", (), dict(full=True, eps=1e-3)),
+]
+
+
+@pytest.mark.parametrize("name, args, kw", MODULES)
+def test_module_repr_state_and_attributes(name, args, kw):
+    a = getattr(tinytorch.nn, name)(*args, **kw)
+    b = getattr(torch.nn, name)(*args, **kw)
+    assert repr(a) == repr(b)
+    assert list(a.state_dict()) == list(b.state_dict())
+    for key, value in vars(b).items():
+        if not key.startswith("_"):
+            assert getattr(a, key) == value, key
+    for key, value in b.state_dict().items():
+        np.testing.assert_array_equal(a.state_dict()[key].numpy(), value.numpy())
+
+
+def test_modules_forward_like_pytorch():
+    x = _x(4, 6)
+    for name, args, call in [
+        ("PReLU", (6, 0.2), lambda m, t, u: m.double()(t)),
+        ("RReLU", (), lambda m, t, u: m.eval()(t)),
+        ("MultiMarginLoss", (), lambda m, t, u: m(t, u)),
+        ("MultiLabelSoftMarginLoss", (), lambda m, t, u: m(t, (t > 0).double())),
+        ("GaussianNLLLoss", (), lambda m, t, u: m(t, t * 0.5, 0.7)),
+        ("TripletMarginLoss", (), lambda m, t, u: m(t, t * 0.5, t * -1.0)),
+    ]:
+        ta, tb = tinytorch.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        ua, ub = tinytorch.tensor([0, 5, 2, 2]), torch.tensor([0, 5, 2, 2])
+        ya = call(getattr(tinytorch.nn, name)(*args), ta, ua)
+        yb = call(getattr(torch.nn, name)(*args), tb, ub)
+        np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=1e-12)
+        ya.sum().backward()
+        yb.sum().backward()
+        np.testing.assert_allclose(ta.grad.numpy(), tb.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_prelu_weight_learns_like_pytorch():
+    a, b = tinytorch.nn.PReLU(4), torch.nn.PReLU(4)
+    x = _x(3, 4, 5).astype(np.float32)
+    a(tinytorch.tensor(x)).pow(2).sum().backward()
+    b(torch.tensor(x)).pow(2).sum().backward()
+    assert a.weight.grad.shape == (4,)
+    np.testing.assert_allclose(a.weight.grad.numpy(), b.weight.grad.numpy(), rtol=1e-6)
+
+
+def test_module_errors():
+    for build in (lambda nn: nn.TripletMarginLoss(margin=0),
+                  lambda nn, m=None: nn.MultiMarginLoss(p=3)):
+        with pytest.raises(ValueError) as expected:
+            build(torch.nn)
+        with pytest.raises(ValueError) as got:
+            build(tinytorch.nn)
+        assert str(got.value) == str(expected.value)
+    with pytest.raises(ValueError) as expected:
+        torch.nn.MultiMarginLoss(weight=torch.ones(2, 2))
+    with pytest.raises(ValueError) as got:
+        tinytorch.nn.MultiMarginLoss(weight=tinytorch.ones(2, 2))
+    assert str(got.value) == str(expected.value)
+    with pytest.warns(FutureWarning, match="`min_value` is deprecated"):
+        assert tinytorch.nn.Hardtanh(min_value=-3.0).min_val == -3.0

@@ -12,3 +12,17 @@ __all__ = ["Module", "Linear", "Identity", "ReLU", "ReLU6", "LeakyReLU", "Sigmoi
            "Softplus", "Softmax", "LogSoftmax", "Softmin", "Flatten", "Unflatten", "Sequential", "ModuleList",
            "ModuleDict", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "BCEWithLogitsLoss"]
+
+# more activations and losses (activation_extra.py, loss_extra.py)
+from .activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: E402
+                               Hardtanh, LogSigmoid, Mish, PReLU, RReLU, Softshrink, Softsign,
+                               Tanhshrink, Threshold)
+from .loss_extra import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                         KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                         PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+
+__all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+            "LogSigmoid", "Mish", "PReLU", "RReLU", "Softshrink", "Softsign", "Tanhshrink",
+            "Threshold", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+            "KLDivLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]
