@@ -191,3 +191,78 @@ def test_adagrad_creates_state_up_front():
     b = torch.optim.Adagrad([q], initial_accumulator_value=0.5)
     assert sorted(a.state_dict()["state"][0]) == sorted(b.state_dict()["state"][0])
     np.testing.assert_array_equal(a.state[p]["sum"].numpy(), b.state[q]["sum"].numpy())
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe"),
+                                dict(lr=0.5, max_iter=7, history_size=3),
+                                dict(line_search_fn="strong_wolfe", history_size=2, max_iter=10,
+                                     tolerance_change=1e-12)])
+def test_lbfgs_matches_pytorch(kw):
+    results = []
+    for lib, mod in ((tinytorch, optim), (torch, torch.optim)):
+        params, loss_fn = _model(lib)
+        opt = mod.LBFGS(params, **kw)
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            return loss
+
+        losses = [opt.step(closure).item() for _ in range(6)]
+        results.append((params, losses, opt))
+    (pa, la, oa), (pb, lb, ob) = results
+    np.testing.assert_allclose(la, lb, rtol=1e-6, atol=1e-9)
+    for a, b in zip(pa, pb):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
+    sa, sb = oa.state_dict(), ob.state_dict()
+    assert sa["param_groups"] == sb["param_groups"]
+    assert sorted(sa["state"][0]) == sorted(sb["state"][0])
+    for key, value in sb["state"][0].items():
+        mine = sa["state"][0][key]
+        if isinstance(value, list):
+            assert len(mine) == len(value)
+            assert [type(v).__name__ for v in mine] == [type(v).__name__ for v in value]
+        else:
+            assert type(mine).__name__ == type(value).__name__, key
+
+
+def test_lbfgs_state_dict_round_trip_and_errors():
+    params, loss_fn = _model(tinytorch)
+    opt = optim.LBFGS(params, history_size=4)
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    th_params, th_loss = _model(torch)
+    for a, b in zip(params, th_params):
+        with torch.no_grad():
+            b.copy_(torch.tensor(a.detach().numpy()))
+    th_opt = torch.optim.LBFGS(th_params, history_size=4)
+    th_opt.load_state_dict(_to_torch(opt.state_dict()))
+
+    def th_closure():
+        th_opt.zero_grad()
+        loss = th_loss()
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        assert opt.step(closure).item() == pytest.approx(th_opt.step(th_closure).item(), rel=1e-6)
+    p = [tinytorch.zeros(2, requires_grad=True)]
+    q = [torch.zeros(2, requires_grad=True)]
+    for kw in (dict(lr=-1.0),):
+        with pytest.raises(ValueError) as expected:
+            torch.optim.LBFGS(q, **kw)
+        with pytest.raises(ValueError) as got:
+            optim.LBFGS(p, **kw)
+        assert str(got.value) == str(expected.value)
+    with pytest.raises(ValueError) as expected:
+        torch.optim.LBFGS([{"params": q}, {"params": [torch.ones(1, requires_grad=True)]}])
+    with pytest.raises(ValueError) as got:
+        optim.LBFGS([{"params": p}, {"params": [tinytorch.ones(1, requires_grad=True)]}])
+    assert str(got.value) == str(expected.value)

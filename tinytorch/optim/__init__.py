@@ -15,3 +15,6 @@ from .nadam import NAdam, RAdam  # noqa: E402
 from .rmsprop import RMSprop  # noqa: E402
 
 __all__ += ["Adadelta", "Adagrad", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop", "Rprop"]
+from .lbfgs import LBFGS  # noqa: E402
+
+__all__ += ["LBFGS"]
