@@ -216,3 +216,55 @@ def test_one_cycle_past_total_steps_and_cyclic_needs_momentum():
          lambda: torch.optim.lr_scheduler.SequentialLR(
              th_opt, [torch.optim.lr_scheduler.ReduceLROnPlateau(th_opt)], []))
     assert math.isfinite(tt.get_last_lr()[0])
+
+
+@pytest.mark.parametrize("kw", [dict(swa_lr=0.05), dict(swa_lr=[0.01, 0.2], anneal_epochs=4,
+                                                        anneal_strategy="linear"),
+                                dict(swa_lr=0.03, anneal_epochs=0)])
+def test_swalr_matches_pytorch(kw):
+    tt_opt, th_opt = _optimizers()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tt = optim.swa_utils.SWALR(tt_opt, **kw)
+        th = torch.optim.swa_utils.SWALR(th_opt, **kw)
+    assert _trace(tt_opt, tt, 20) == _trace(th_opt, th, 20)
+    assert tt.state_dict() == th.state_dict()
+
+
+@pytest.mark.parametrize("how", ["swa", "ema", "ema-multi", "buffers"])
+def test_averaged_model_matches_pytorch(how):
+    import numpy as np
+
+    def build(lib):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+        su = lib.optim.swa_utils
+        kw = {"swa": {}, "ema": dict(avg_fn=su.get_ema_avg_fn(0.9)),
+              "ema-multi": dict(multi_avg_fn=su.get_ema_multi_avg_fn(0.8)),
+              "buffers": dict(use_buffers=True)}[how]
+        return net, su.AveragedModel(net, **kw)
+
+    nets = [build(tinytorch), build(torch)]
+    # the same starting weights in both
+    for pa, pb in zip(nets[0][0].parameters(), nets[1][0].parameters()):
+        with torch.no_grad():
+            pb.copy_(torch.tensor(pa.detach().numpy()))
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        deltas = [rng.standard_normal(tuple(p.shape)).astype(np.float32)
+                  for p in nets[0][0].parameters()]
+        for (net, avg), lib in zip(nets, (tinytorch, torch)):
+            with lib.no_grad():
+                for p, dlt in zip(net.parameters(), deltas):
+                    p.add_(lib.tensor(dlt))
+            avg.update_parameters(net)
+    (_, a), (_, b) = nets
+    assert int(a.n_averaged) == int(b.n_averaged) == 5
+    assert list(a.state_dict()) == list(b.state_dict())
+    for key, value in b.state_dict().items():
+        np.testing.assert_allclose(a.state_dict()[key].numpy(), value.numpy(), rtol=1e-6,
+                                   atol=1e-6)
+    x = np.ones((2, 3), dtype=np.float32)
+    np.testing.assert_allclose(a(tinytorch.tensor(x)).detach().numpy(),
+                               b(torch.tensor(x)).detach().numpy(), rtol=1e-5)
+    assert repr(a) == repr(b)

@@ -18,3 +18,6 @@ __all__ += ["Adadelta", "Adagrad", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop"
 from .lbfgs import LBFGS  # noqa: E402
 
 __all__ += ["LBFGS"]
+from . import swa_utils  # noqa: E402,F401
+
+__all__ += ["swa_utils"]
