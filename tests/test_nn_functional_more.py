@@ -366,3 +366,37 @@ def test_module_errors():
     assert str(got.value) == str(expected.value)
     with pytest.warns(FutureWarning, match="`min_value` is deprecated"):
         assert tinytorch.nn.Hardtanh(min_value=-3.0).min_val == -3.0
+
+
+# -- generated inputs: shapes (scalar, size-1, empty), dtypes, values across the kinks ------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ELEMENTWISE = {
+    "hardtanh": lambda f, x: f.hardtanh(x, -0.7, 1.3), "relu6": lambda f, x: f.relu6(x),
+    "hardswish": lambda f, x: f.hardswish(x), "hardsigmoid": lambda f, x: f.hardsigmoid(x),
+    "mish": lambda f, x: f.mish(x), "celu": lambda f, x: f.celu(x, 1.3),
+    "selu": lambda f, x: f.selu(x), "elu": lambda f, x: f.elu(x, 0.5),
+    "logsigmoid": lambda f, x: f.logsigmoid(x), "softsign": lambda f, x: f.softsign(x),
+    "tanhshrink": lambda f, x: f.tanhshrink(x), "softshrink": lambda f, x: f.softshrink(x, 0.3),
+    "hardshrink": lambda f, x: f.hardshrink(x, 0.3), "threshold": lambda f, x: f.threshold(x, 0.2, -3.0),
+    "rrelu": lambda f, x: f.rrelu(x, 0.1, 0.2), "leaky_relu": lambda f, x: f.leaky_relu(x, 0.05),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(ELEMENTWISE)),
+       shape=st.sampled_from([(), (1,), (0,), (3,), (2, 1, 3)]),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**31 - 1),
+       scale=st.sampled_from([0.5, 3.0, 30.0]))
+def test_elementwise_activations_generated(name, shape, dtype, seed, scale):
+    x = (np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)
+    a, b = tinytorch.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ya, yb = ELEMENTWISE[name](F, a), ELEMENTWISE[name](TF, b)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=tol, atol=tol)
+    assert ya.shape == tuple(yb.shape) and str(ya.dtype)[10:] == str(yb.dtype)[6:]
+    assert ya.grad_fn.name() == yb.grad_fn.name()
+    ya.sum().backward()
+    yb.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=tol, atol=tol)
