@@ -203,7 +203,7 @@ def test_lbfgs_matches_pytorch(kw):
         params, loss_fn = _model(lib)
         opt = mod.LBFGS(params, **kw)
 
-        def closure():
+        def closure(opt=opt, loss_fn=loss_fn):
             opt.zero_grad()
             loss = loss_fn()
             loss.backward()

@@ -6,7 +6,7 @@ place (``a[...] = ...``, which also works for 0-d parameters) and the version co
 PyTorch's in-place ops would advance them."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 

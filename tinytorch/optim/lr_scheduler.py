@@ -370,9 +370,10 @@ class CosineAnnealingLR(LRScheduler):
         return [low + (base_lr - low) * (1 + math.cos(phase)) / 2 for base_lr in self.base_lrs]
 
 
-# the schedulers of lr_scheduler_extra.py (they build on the classes above)
-from .lr_scheduler_extra import (ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
-                                 OneCycleLR, PolynomialLR, ReduceLROnPlateau, SequentialLR)
+# the schedulers of lr_scheduler_extra.py and lr_scheduler_plateau.py (built on the classes above)
+from .lr_scheduler_extra import (CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR,  # noqa: E402
+                                 PolynomialLR)
+from .lr_scheduler_plateau import ChainedScheduler, ReduceLROnPlateau, SequentialLR  # noqa: E402
 
 __all__ += ["ReduceLROnPlateau", "CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts",
             "PolynomialLR", "SequentialLR", "ChainedScheduler"]
