@@ -400,3 +400,18 @@ def test_elementwise_activations_generated(name, shape, dtype, seed, scale):
     ya.sum().backward()
     yb.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name, kw", [("CosineSimilarity", {}), ("CosineSimilarity", dict(dim=0, eps=1e-6)),
+                                      ("PairwiseDistance", {}), ("PairwiseDistance", dict(p=1.0, keepdim=True))])
+def test_distance_modules(name, kw):
+    a, b = getattr(tinytorch.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    assert repr(a) == repr(b)
+    assert {k: getattr(a, k) for k in vars(b) if not k.startswith("_")} == \
+        {k: v for k, v in vars(b).items() if not k.startswith("_")}
+    fn = {"CosineSimilarity": "cosine_similarity", "PairwiseDistance": "pairwise_distance"}[name]
+    if not hasattr(F, fn):
+        pytest.skip(f"F.{fn} (the function these modules call) is not in this tree")
+    x, y = _x(4, 6), _x(4, 6)
+    np.testing.assert_allclose(a(tinytorch.tensor(x), tinytorch.tensor(y)).numpy(),
+                               b(torch.tensor(x), torch.tensor(y)).numpy(), rtol=1e-10)

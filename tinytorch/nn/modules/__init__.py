@@ -26,3 +26,6 @@ __all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Ha
             "Threshold", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
             "KLDivLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
