@@ -307,3 +307,23 @@ from ._functional_layers import (batch_norm, dropout1d, dropout2d, dropout3d, em
 
 __all__ += ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d", "dropout3d", "pad",
             "interpolate", "upsample", "unfold", "fold"]
+
+# -- more activations and losses (functional_activation.py, functional_loss.py); hardtanh, relu6,
+# leaky_relu and elu are rebound to primitives that record PyTorch's nodes (HardtanhBackward0...)
+from .functional_activation import (celu, celu_, elu, elu_, glu, gumbel_softmax,  # noqa: E402,F811
+                                    hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_,
+                                    leaky_relu, leaky_relu_, logsigmoid, mish, normalize, prelu,
+                                    relu6, rrelu, rrelu_, selu, selu_, softshrink, softsign,
+                                    tanhshrink, threshold, threshold_)
+from .functional_loss import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+                              hinge_embedding_loss, kl_div, margin_ranking_loss,
+                              multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+                              soft_margin_loss, triplet_margin_loss)
+
+__all__ += ["celu", "celu_", "elu_", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid",
+            "hardswish", "hardtanh_", "leaky_relu_", "logsigmoid", "mish", "normalize", "prelu",
+            "rrelu", "rrelu_", "selu", "selu_", "softshrink", "softsign", "tanhshrink",
+            "threshold", "threshold_", "cosine_embedding_loss", "gaussian_nll_loss",
+            "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "multi_margin_loss",
+            "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss",
+            "triplet_margin_loss"]

@@ -5,3 +5,19 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+
+# the other optimizers of torch.optim
+from .adadelta import Adadelta  # noqa: E402
+from .adagrad import Adagrad  # noqa: E402
+from .adamax import Adamax  # noqa: E402
+from .asgd import ASGD, Rprop  # noqa: E402
+from .nadam import NAdam, RAdam  # noqa: E402
+from .rmsprop import RMSprop  # noqa: E402
+
+__all__ += ["Adadelta", "Adagrad", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop", "Rprop"]
+from .lbfgs import LBFGS  # noqa: E402
+
+__all__ += ["LBFGS"]
+from . import swa_utils  # noqa: E402,F401
+
+__all__ += ["swa_utils"]

@@ -368,3 +368,12 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self) -> list:
         low, phase = self.eta_min, math.pi * self.last_epoch / self.T_max
         return [low + (base_lr - low) * (1 + math.cos(phase)) / 2 for base_lr in self.base_lrs]
+
+
+# the schedulers of lr_scheduler_extra.py and lr_scheduler_plateau.py (built on the classes above)
+from .lr_scheduler_extra import (CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR,  # noqa: E402
+                                 PolynomialLR)
+from .lr_scheduler_plateau import ChainedScheduler, ReduceLROnPlateau, SequentialLR  # noqa: E402
+
+__all__ += ["ReduceLROnPlateau", "CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts",
+            "PolynomialLR", "SequentialLR", "ChainedScheduler"]

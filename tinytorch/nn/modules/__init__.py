@@ -29,3 +29,20 @@ __all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm
             "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
             "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold", "Unfold"]
+
+# more activations and losses (activation_extra.py, loss_extra.py)
+from .activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: E402
+                               Hardtanh, LogSigmoid, Mish, PReLU, RReLU, Softshrink, Softsign,
+                               Tanhshrink, Threshold)
+from .loss_extra import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                         KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                         PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+
+__all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+            "LogSigmoid", "Mish", "PReLU", "RReLU", "Softshrink", "Softsign", "Tanhshrink",
+            "Threshold", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+            "KLDivLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
