@@ -113,19 +113,6 @@ def silu(input: Tensor) -> Tensor:
     return _record(input, as_array(out.astype(x.dtype, copy=False)), SiluBackward0)
 
 
-class EluBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (where(x > 0, g, g * x.exp() * self.alpha),)
-
-
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """x where x > 0, else alpha * (exp(x) - 1)."""
-    x = _float_array(input, "elu_cpu")
-    out = np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
-    return _record(input, as_array(out.astype(x.dtype, copy=False)), EluBackward0, alpha=alpha)
-
-
 class SoftplusBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors

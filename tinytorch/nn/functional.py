@@ -15,7 +15,6 @@ from ..ops.arith import where
 from ..ops.linalg import linear  # noqa: F401  (re-exported: F.linear)
 from ..ops.reduce import log_softmax as _log_softmax
 from ..ops.reduce import softmax as _softmax
-from ..ops.unary import clamp
 from ..ops.unary import relu as _relu
 from ..ops.unary import sigmoid, tanh  # noqa: F401  (re-exported: F.sigmoid, F.tanh)
 from ..random import _np_rng
@@ -44,11 +43,6 @@ def _maybe_inplace(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     return input.copy_(out) if inplace else out
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """x where x > 0, else negative_slope * x."""
-    return _maybe_inplace(input, _act.leaky_relu(input, negative_slope), inplace)
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: x * Phi(x), or its tanh approximation."""
     return _act.gelu(input, approximate)
@@ -59,24 +53,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, _act.silu(input), inplace)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x where x > 0, else alpha * (exp(x) - 1)."""
-    return _maybe_inplace(input, _act.elu(input, alpha), inplace)
-
-
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta."""
     return _act.softplus(input, beta, threshold)
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """x clamped to [min_val, max_val]."""
-    return input.clamp_(min_val, max_val) if inplace else clamp(input, min_val, max_val)
-
-
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """x clamped to [0, 6]."""
-    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -310,7 +289,7 @@ __all__ += ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", 
 
 # -- more activations and losses (functional_activation.py, functional_loss.py); hardtanh, relu6,
 # leaky_relu and elu are rebound to primitives that record PyTorch's nodes (HardtanhBackward0...)
-from .functional_activation import (celu, celu_, elu, elu_, glu, gumbel_softmax,  # noqa: E402,F811
+from .functional_activation import (celu, celu_, elu, elu_, glu, gumbel_softmax,  # noqa: E402
                                     hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_,
                                     leaky_relu, leaky_relu_, logsigmoid, mish, normalize, prelu,
                                     relu6, rrelu, rrelu_, selu, selu_, softshrink, softsign,
