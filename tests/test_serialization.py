@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+import time
 import tracemalloc
 from collections import OrderedDict
 
@@ -654,3 +655,96 @@ def test_counter_round_trips_as_a_counter(tmp_path):
     loaded = tinytorch.load(path)
     assert type(loaded["milestones"]) is collections.Counter
     assert loaded["milestones"] == collections.Counter({2: 1, 4: 2})
+
+
+# ------------------------------------------------------------- defects from the review (1, 2, 5)
+
+# a checkpoint written by tinytorch before the PyTorch format existed (safetensors, format 1)
+OLD_CHECKPOINT_HEX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                  "tinytorch_safetensors_v1.hex")
+
+
+def test_checkpoint_from_the_safetensors_only_version_still_loads():
+    with open(OLD_CHECKPOINT_HEX) as fh:
+        got = load(io.BytesIO(bytes.fromhex(fh.read().strip())))
+    assert type(got["model"]) is OrderedDict and list(got["model"]) == ["0.weight", "0.bias"]
+    assert float_bits(float(got["model"]["0.weight"]._data[0, 1])) == float_bits(-0.0)
+    assert got["optimizer"]["state"][0]["momentum_buffer"]._data.tolist() == [[0.25, 0.5]]
+    assert got["optimizer"]["param_groups"] == [{"lr": 0.1, "params": [0, 1], "nesterov": False}]
+    assert got["epoch"] == 3 and got["rng_state"]._data.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("structure", [[["list"], 1], ["list", [{"a": 1}]], [{"k": "v"}],
+                                       ["dict", "a", [[1], 2]], [["tensor", "a"]]])
+def test_structure_node_tag_that_is_not_a_string(structure):
+    # review defect 1: an unhashable tag raised TypeError instead of SerializationError
+    with pytest.raises(SerializationError):
+        load_bytes(with_structure(structure))
+
+
+def test_header_of_a_huge_number_of_empty_tensors_is_refused_cheaply():
+    # review defect 2: 1.65M empty tensors in a legal header took 28 s and 1.6 GB
+    from tinytorch.serialization import MAX_TENSORS
+
+    entry = '"t%d":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}'
+    body = ("{" + ",".join(entry % i for i in range(MAX_TENSORS + 2)) + "}").encode()
+    blob = craft(raw=body)
+    del body
+
+    def attempt():
+        with pytest.raises(SerializationError, match=f"more than the {MAX_TENSORS}"):
+            load_bytes(blob)
+
+    t0 = time.perf_counter()
+    peak = _peak_bytes_while(attempt)
+    assert time.perf_counter() - t0 < 2.0
+    assert peak < 2 * len(blob) + 1_000_000  # the header bytes themselves, not objects per entry
+
+
+def test_many_tensors_below_the_cap_still_load():
+    header = {f"t{i}": f32([4 * i, 4 * i + 4]) for i in range(2000)}
+    got = load_bytes(craft(header, bytes(8000)))
+    assert len(got) == 2000
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals and flock")
+def test_next_save_removes_temp_files_of_killed_saves(tmp_path):
+    # review defect 5: every SIGKILL mid-save left a temp file behind, for good
+    path, old = _old_checkpoint(tmp_path)
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(path), "sigkill"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout.readline() == b"ready\n"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    # each save removed the temp its killed predecessor left: one is left, not three
+    assert len(os.listdir(tmp_path)) == 2
+    other = tmp_path / ".other.pt.0123456789ab.tmp"  # another target's temp is not ours to take
+    other.write_bytes(b"x")
+    save({"new": T(np.ones(2))}, path)
+    assert sorted(os.listdir(tmp_path)) == sorted([path.name, other.name])
+    assert load(path)["new"]._data.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="flock")
+def test_temp_file_of_a_save_in_progress_is_left_alone(tmp_path):
+    import fcntl
+
+    path = tmp_path / "ckpt.pt"
+    busy = tmp_path / ".ckpt.pt.00112233aabb.tmp"
+    busy.write_bytes(b"half")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY);"
+         " fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)", str(busy)],
+        stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"locked\n"
+        save([1], path)
+        assert busy.exists()  # its writer is alive: the lock says so
+    finally:
+        holder.kill()
+        holder.wait()
+    save([2], path)
+    assert not busy.exists() and load(path) == [2]
+    del fcntl

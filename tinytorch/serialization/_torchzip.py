@@ -23,7 +23,7 @@ ARCHIVE = "archive"  # the top folder; torch.save names it after the file, any n
 _ALIGN = 64
 _VERSION = b"3\n"
 ZIP64_LIMIT = 0xFFFFFFFF  # a module constant so that tests can exercise the zip64 records
-MAX_RECORDS = 200_000  # as the safetensors reader's tensor cap
+MAX_RECORDS = 100_000  # as the safetensors reader's tensor cap
 _CRC_CHUNK = 1 << 24
 
 

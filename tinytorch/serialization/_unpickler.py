@@ -297,7 +297,7 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
 
     def make_tuple(items) -> tuple:
         t = tuple(items)
-        depth = 1 + max((tuple_depth.get(id(x), 0) for x in t if type(x) is tuple), default=0)
+        depth = 1 + max((tuple_depth.get(id(x), 1) for x in t if type(x) is tuple), default=0)
         if depth > _MAX_TUPLE_DEPTH:
             raise _bad(f"tuples nested deeper than {_MAX_TUPLE_DEPTH}")
         if depth > 1:
@@ -443,6 +443,16 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
             if type(args) is not tuple:
                 raise _bad(f"REDUCE needs a tuple of arguments, got {describe(args)}")
             stack.append(fn.build(*args))
+        elif op == 0x62:  # BUILD: only a state_dict's ``_metadata`` (module versions)
+            state = pop()
+            inst = top()
+            if (type(inst) is not OrderedDict or type(state) is not dict
+                    or set(state) - {"_metadata"}):
+                raise SerializationError(
+                    f"Weights only load failed: the checkpoint's pickle sets the state of a "
+                    f"{type(inst).__name__} to {describe(state)} (BUILD), which tinytorch.load "
+                    f"allows only for a state_dict's _metadata")
+            inst.__dict__.update(state)
         elif op == 0x51:  # BINPERSID
             stack.append(persistent_load(pop()))
         elif op in (0x68, 0x6A):  # BINGET, LONG_BINGET
