@@ -364,7 +364,8 @@ def test_refusal_names_the_global_and_imports_nothing(tmp_path):
 # ----------------------------------------------------------------------------------- fuzzing
 
 def sample_files(torch):
-    """Small checkpoints in PyTorch's format, written by tinytorch and by PyTorch."""
+    """Small checkpoints in PyTorch's format, written by tinytorch and by PyTorch, and one in
+    safetensors (whose reader is fuzzed here too)."""
     tinytorch.manual_seed(0)
     model = tinytorch.nn.Linear(3, 2)
     opt = tinytorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -376,6 +377,12 @@ def sample_files(torch):
     buf = io.BytesIO()
     save(obj, buf)
     files = {"tinytorch": buf.getvalue()}
+    st = io.BytesIO()
+    obj["views"][1] = obj["views"][1].contiguous()
+    obj["meta"] = OrderedDict(a=(1, 2.5), b=[None, True, "y"], d=2**70, e=float("nan"))
+    save(obj, st, format="safetensors")
+    assert st.getvalue()[:8] != b"tinytorc"  # a real safetensors file, not the pickle fallback
+    files["safetensors"] = st.getvalue()
     if torch is not None:
         th = io.BytesIO()
         torch.save({"w": torch.arange(4.0), "b": torch.tensor([True]), "sd": OrderedDict(
@@ -440,16 +447,48 @@ def _mutate_pickle(rng, blob: bytes) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("where", ["archive", "pickle"])
+def _mutate_structure(rng, blob: bytes) -> bytes:
+    """Replace one node of a safetensors file's structure tree (a valid header otherwise):
+    the review found its unchecked node tags this way."""
+    import json
+
+    n = struct.unpack("<Q", blob[:8])[0]
+    header = json.loads(blob[8:8 + n])
+    tree = json.loads(header["__metadata__"]["tinytorch.structure"])
+    nodes = [(None, None, tree)]
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, child in enumerate(node):
+                nodes.append((node, i, child))
+                stack.append(child)
+    parent, i, _ = rng.choice(nodes)
+    junk = rng.choice([[], [[]], [{}], [1], ["list", [[1]]], {"a": 1}, ["dict", [1], 2],
+                       ["tensor"], ["tensor", 1], ["tensor", "nope"], ["int", 5], ["float", 1],
+                       ["odict", "k"], None, -1, "tensor", 2**70, ["counter", ["list"], 1]])
+    if parent is None:
+        tree = junk
+    else:
+        parent[i] = junk
+    header["__metadata__"]["tinytorch.structure"] = json.dumps(tree)
+    raw = json.dumps(header).encode()
+    return struct.pack("<Q", len(raw)) + raw + blob[8 + n:]
+
+
+@pytest.mark.parametrize("where", ["archive", "pickle", "structure"])
 def test_random_mutations_load_or_raise_serialization_error(samples, where):
     rng = random.Random(1234)
-    deadline = time.monotonic() + 4.0  # a time budget, not a count: CI stays fast
+    deadline = time.monotonic() + 3.0  # a time budget, not a count: CI stays fast
     n, slowest = 0, 0.0
+    mutate = {"archive": _mutate, "pickle": _mutate_pickle, "structure": _mutate_structure}[where]
+    files = [blob for name, blob in samples.items()
+             if where == "archive" or (where == "structure") == (name == "safetensors")]
     tracemalloc.start()
     try:
         while time.monotonic() < deadline:
-            for blob in samples.values():
-                bad = _mutate(rng, blob) if where == "archive" else _mutate_pickle(rng, blob)
+            for blob in files:
+                bad = mutate(rng, blob)
                 t0 = time.perf_counter()
                 _load_or_refuse(bad)  # anything but SerializationError propagates and fails
                 slowest = max(slowest, time.perf_counter() - t0)

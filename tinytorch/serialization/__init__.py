@@ -20,7 +20,7 @@ import pickle
 import warnings
 from typing import IO, Any, Union
 
-from . import _safetensors, _torchzip
+from . import _safetensors
 from ._atomic import atomic_write
 from ._errors import CUDA_MESSAGE, SerializationError
 from ._safetensors import MAX_HEADER_BYTES, MAX_TENSORS, NotPlain
@@ -59,11 +59,12 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
             def fill(out):
                 out.write(blob)
         else:
-            buf = io.BytesIO()
-            _torchzip.write(obj, buf)  # NotPlain is raised before anything reaches ``f``
+            from . import _torchzip  # imported on first use: keeps `import tinytorch` quick
+
+            prepared = _torchzip.prepare(obj)  # NotPlain is raised before anything reaches ``f``
 
             def fill(out):
-                out.write(buf.getbuffer())
+                _torchzip.write(prepared, out)
     except NotPlain:
         def fill(out):
             out.write(_PICKLE_MAGIC)
@@ -123,6 +124,8 @@ def _load_stream(fh: IO[bytes], unpickle, map_location: Any) -> Any:
     if head == _PICKLE_MAGIC[:8]:
         return _load_own_pickle(fh, size, unpickle)
     if head.startswith(_ZIP_MAGIC):
+        from . import _torchzip
+
         fh.seek(start)
         return _torchzip.read(fh, size, map_location)
     if head == _LEGACY_MAGIC[:8]:

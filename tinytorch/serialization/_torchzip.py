@@ -44,9 +44,14 @@ def _crc(view: memoryview) -> int:
     return crc
 
 
-def write(obj: Any, out: IO[bytes]) -> None:
-    """Write ``obj`` as a PyTorch checkpoint; raises ``NotPlain`` before writing if it cannot be."""
-    pkl, arrays = dumps(obj)
+def prepare(obj: Any) -> tuple[bytes, list]:
+    """The pickle and storages of ``obj``; raises ``NotPlain`` when it needs a full pickle."""
+    return dumps(obj)
+
+
+def write(prepared: tuple[bytes, list], out: IO[bytes]) -> None:
+    """Write a prepared object as a PyTorch checkpoint, streaming each storage from memory."""
+    pkl, arrays = prepared
     records = [("data.pkl", pkl), (".format_version", b"1"), (".storage_alignment", b"64"),
                ("byteorder", b"little")]
     records += [(f"data/{i}", arr) for i, arr in enumerate(arrays)]
