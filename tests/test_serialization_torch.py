@@ -63,6 +63,9 @@ def test_tinytorch_checkpoint_opens_in_torch_load_with_defaults(torch, tmp_path)
     assert list(got) == list(obj)
     for k in obj:
         assert_torch_equal(obj[k], got[k], torch)
+    assert torch.serialization.get_unsafe_globals_in_checkpoint(path) == []
+    mapped = torch.load(path, mmap=True)  # needs PyTorch's 64-byte record alignment
+    assert bits(mapped["float64.strided"].numpy()) == bits(obj["float64.strided"]._data)
     # views of one base come back sharing one storage
     base_ptr = got["float32.c"].untyped_storage().data_ptr()
     for k in ("float32.t", "float32.strided", "float32.offset"):
