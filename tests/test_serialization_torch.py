@@ -575,3 +575,24 @@ def test_archive_level_defects_are_named():
         blob = bytearray(good)
         blob[blob.index(b"\x80\x02K\x07.") + 3] = 8
         load(io.BytesIO(bytes(blob)))
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_interpreter_agrees_with_pickle_on_plain_data(protocol):
+    # Python's own pickler exercises the opcodes torch.save never emits (SETITEM, APPEND, DICT,
+    # LIST, EMPTY_SET/ADDITEMS, BINBYTES, SHORT_BINUNICODE, MEMOIZE, FRAME, LONG4, DUP...)
+    shared = [1, 2]
+    obj = {"a": [1, -1, 255, 256, 65536, -(2**31), 2**31, 2**64, -(2**2100)],
+           "b": (1.5, -0.0, float("inf"), "ü\u2603", "", b"", b"\x00" * 300, None),
+           "c": OrderedDict(x=shared, y=shared), "d": {1, 2, (3, "x")}, "e": Counter("aab"),
+           ("t", 1): {"nested": [{"k": ()}, (1,), (1, 2), (1, 2, 3), (1, 2, 3, 4)]},
+           "single": {"k": 1}, "list1": [None], "long": "x" * 70000, True: False, 1.25: 3 + 4j}
+    blob = pickle.dumps(obj, protocol=protocol)
+    from tinytorch.serialization._unpickler import unpickle
+
+    got = unpickle(blob, lambda pid: pytest.fail("no persistent ids here"))
+    assert repr(got) == repr(obj)
+    assert got["c"]["x"] is got["c"]["y"]  # the memo keeps shared objects shared
+    for tiny in (b"\x80\x02}K\x01K\x02s.", b"\x80\x02]K\x01a.", b"\x80\x02(K\x01K\x02d.",
+                 b"\x80\x02(K\x01l.", b"\x80\x02K\x012\x86."):
+        assert unpickle(tiny, None) == pickle.loads(tiny)

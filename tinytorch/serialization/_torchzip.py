@@ -17,7 +17,8 @@ import numpy as np
 
 from ._errors import CUDA_MESSAGE, SerializationError, describe
 from ._pickler import dumps
-from ._unpickler import STORAGE_DTYPES, Storage, unpickle
+from ._allowlist import STORAGE_DTYPES, Storage
+from ._unpickler import unpickle
 
 ARCHIVE = "archive"  # the top folder; torch.save names it after the file, any name loads
 _ALIGN = 64
