@@ -208,20 +208,25 @@ def test_torch_optimizer_state_dict_loads_and_trains_on(torch, tmp_path, kind):
         np.testing.assert_allclose(tv._data, v.numpy(), rtol=1e-6, atol=1e-7, err_msg=k)
 
 
-def test_cuda_storage_needs_map_location(torch, tmp_path):
+def test_storage_saved_on_another_device_needs_map_location(torch, tmp_path):
     path = tmp_path / "th.pt"
     torch.save({"w": torch.ones(2)}, path)
-    blob = path.read_bytes()
-    # retag the storage as saved on cuda:0: same length, so the zip stays valid apart from data.pkl
-    data = zipfile.ZipFile(path).read("th/data.pkl").replace(b"X\x03\x00\x00\x00cpu",
-                                                              b"X\x03\x00\x00\x00cud")
-    assert b"cud" in data and blob
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("th/data.pkl", data)
-        z.writestr("th/data/0", torch.ones(2).numpy().tobytes())
-    with pytest.raises(SerializationError, match="device 'cud'"):
-        load(path)
-    assert load(path, map_location="cpu")["w"]._data.tolist() == [1.0, 1.0]
+    data = zipfile.ZipFile(path).read("th/data.pkl")
+    for tag, error in ((b"cuda:0", RuntimeError), (b"xpu", SerializationError)):
+        # retag the storage as saved on that device, as a GPU machine's torch.save would
+        retagged = data.replace(b"X\x03\x00\x00\x00cpu", b"X" + struct.pack("<I", len(tag)) + tag)
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("th/data.pkl", retagged)
+            z.writestr("th/data/0", torch.ones(2).numpy().tobytes())
+            z.writestr("th/version", b"3\n")
+        with pytest.raises(error) as got:
+            load(path)
+        if tag == b"cuda:0" and not torch.cuda.is_available():
+            with pytest.raises(RuntimeError) as expected:
+                torch.load(path)
+            assert str(got.value) == str(expected.value).replace("torch.", "tinytorch.")
+        for location in ("cpu", {"cuda:0": "cpu"}, lambda storage, loc: storage):
+            assert load(path, map_location=location)["w"]._data.tolist() == [1.0, 1.0]
 
 
 def test_legacy_format_gets_a_clear_error(torch, tmp_path):
