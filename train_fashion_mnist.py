@@ -66,7 +66,40 @@ def parse_args(argv=None) -> argparse.Namespace:
     for name in ("epochs", "batch_size"):
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer")
+    check_args(p, args)
     return args
+
+
+def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The other arguments' usage errors, before any data is loaded or any epoch is trained."""
+    if args.num_workers < 0:
+        p.error(f"--num-workers must be 0 or more, got {args.num_workers}")
+    for name in ("lr", "momentum"):
+        value = getattr(args, name)
+        if not value >= 0 or value == float("inf"):  # also NaN
+            p.error(f"--{name} must be a non-negative number, got {value}")
+    for name in ("save", "checkpoint"):
+        folder = os.path.dirname(os.path.abspath(getattr(args, name)))
+        if not os.path.isdir(folder):
+            p.error(f"--{name}: the folder {folder} does not exist")
+    if args.resume is not None and not os.path.isfile(args.resume):
+        p.error(f"--resume: {args.resume} is not a file")
+
+
+CHECKPOINT_KEYS = ("model", "optimizer", "epoch", "step")
+
+
+def read_checkpoint(path: str) -> dict:
+    """The training state in ``path``, or a one-line exit naming what is wrong with the file."""
+    try:
+        ckpt = torch.load(path)
+    except (OSError, ValueError) as e:  # SerializationError is a ValueError
+        sys.exit(f"Cannot resume from {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+    if not isinstance(ckpt, dict) or not all(k in ckpt for k in CHECKPOINT_KEYS):
+        kind = "a model's weights (a state_dict)" if isinstance(ckpt, dict) else type(ckpt).__name__
+        sys.exit(f"Cannot resume from {path}: it holds {kind}, not a training checkpoint written by "
+                 f"this script's --checkpoint")
+    return ckpt
 
 
 def load_data(args):
@@ -166,6 +199,7 @@ def draw_graph(path, model, loss_fn, data, batch_size) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    ckpt = read_checkpoint(args.resume) if args.resume else None
     torch.manual_seed(args.seed)
     device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
     print(f"Using {device} device")
@@ -183,12 +217,14 @@ def main(argv=None) -> int:
 
     start_epoch, start_step = 0, 0
     if args.resume:
-        ckpt = torch.load(args.resume)
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        torch.set_rng_state(ckpt["rng_state"])
-        start_epoch, start_step = ckpt["epoch"], ckpt["step"]
-        args.seed, args.batch_size, args.shuffle = ckpt["seed"], ckpt["batch_size"], ckpt["shuffle"]
+        try:
+            model.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+            torch.set_rng_state(ckpt["rng_state"])
+            start_epoch, start_step = ckpt["epoch"], ckpt["step"]
+            args.seed, args.batch_size, args.shuffle = ckpt["seed"], ckpt["batch_size"], ckpt["shuffle"]
+        except (RuntimeError, ValueError, KeyError, TypeError, AttributeError) as e:
+            sys.exit(f"Cannot resume from {args.resume}: {str(e).splitlines()[0] if str(e) else repr(e)}")
         print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")
 
     stop = StopFlag()

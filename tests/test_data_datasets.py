@@ -218,7 +218,8 @@ CORRUPT = {
     "header cut": (dict(images=idx_bytes(IMG)[:10]), "images", "header"),
     "negative count": (dict(images=idx_bytes(IMG, dims=(-5, 28, 28))), "images", "count -5"),
     "short payload": (dict(images=idx_bytes(IMG)[:-1]), "images", "truncated"),
-    "trailing bytes": (dict(images=idx_bytes(IMG) + b"\x00\x00"), "images", "2 trailing bytes"),
+    # a .gz stops inflating at the first byte past the header's size, so it cannot count them
+    "trailing bytes": (dict(images=idx_bytes(IMG) + b"\x00\x00"), "images", "trailing bytes"),
     "label count": (dict(labels=idx_bytes(np.zeros(4, np.uint8))), "labels", "label count 4"),
     "label range": (
         dict(labels=idx_bytes(np.array([0, 1, 10, 2, 3], np.uint8))),
@@ -266,3 +267,27 @@ def test_partial_extraction_falls_back_to_the_gz(tmp_path):
     (tmp_path / "MNIST" / "raw" / "train-images-idx3-ubyte.gz").unlink()
     with pytest.raises(ValueError, match="train-images-idx3-ubyte: payload is .* truncated"):
         datasets.MNIST(str(tmp_path))
+
+
+def test_gzip_bomb_stops_inflating_at_the_size_its_header_gives(tmp_path):
+    # review defect 3: a small .gz inflated to hundreds of MB before the size check failed
+    import gzip
+    import tracemalloc
+
+    make_mnist(str(tmp_path))
+    raw = os.path.join(str(tmp_path), "MNIST", "raw", "train-images-idx3-ubyte.gz")
+    header = idx_bytes(IMG)[:16]
+    with gzip.open(raw, "wb", compresslevel=9) as f:  # ~60 KB that inflates to 64 MB
+        f.write(header + bytes(5 * 28 * 28))
+        for _ in range(64):
+            f.write(bytes(1 << 20))
+    assert os.path.getsize(raw) < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as info:
+            datasets.MNIST(str(tmp_path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "train-images-idx3-ubyte.gz" in str(info.value) and "inflates past" in str(info.value)
+    assert peak < 5_000_000  # the header's 3936 bytes and one byte more, not 64 MB

@@ -7,6 +7,7 @@ import http.server
 import os
 import socket
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -162,3 +163,94 @@ def test_unreachable_mirrors(tmp_path, monkeypatch):
         datasets.FashionMNIST(str(tmp_path), download=True)
     assert isinstance(info.value.__cause__, OSError)
     assert _leftovers(str(tmp_path)) == []
+
+
+# ---------------------------------------------------- review defect 4: deadline and size cap
+
+class _DripHandler(http.server.BaseHTTPRequestHandler):
+    """/drip/*: one byte every 20 ms, forever; /huge/*: 64 MB where a small file belongs."""
+
+    def do_GET(self):
+        self.server.requests.append(self.path)
+        if self.path.startswith("/drip/"):
+            self.send_response(200)
+            self.send_header("Content-Length", str(10**9))
+            self.end_headers()
+            try:
+                for _ in range(3000):  # bounded: at most a minute even if the client stays
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.02)
+            except OSError:
+                pass
+        elif self.path.startswith("/huge/"):
+            self.send_response(200)  # no Content-Length: only counting the body can tell
+            self.end_headers()
+            sent = 0
+            try:
+                for _ in range(64):
+                    self.wfile.write(bytes(1 << 20))
+                    sent += 1 << 20
+            except OSError:
+                pass
+            self.server.sent.append(sent)
+        else:
+            name = self.path.rsplit("/", 1)[1]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(GOOD[name])))
+            self.end_headers()
+            self.wfile.write(GOOD[name])
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def bad_mirrors(monkeypatch):
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DripHandler)
+    srv.daemon_threads = True
+    srv.requests, srv.sent = [], []
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
+    monkeypatch.setattr(FashionMNIST, "resources", [(n, hashlib.md5(GOOD[n]).hexdigest()) for n in FILES])
+    monkeypatch.setattr(FashionMNIST, "known_sizes",
+                        {hashlib.md5(GOOD[n]).hexdigest(): len(GOOD[n]) for n in FILES})
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_dripping_mirror_is_abandoned_at_the_deadline(tmp_path, bad_mirrors, monkeypatch):
+    from tinytorch.data.datasets import _download
+
+    monkeypatch.setattr(_download, "_DEADLINE_S", 0.5)
+    monkeypatch.setattr(FashionMNIST, "mirrors", [f"{bad_mirrors.url}/drip/", f"{bad_mirrors.url}/ok/"])
+    t0 = time.monotonic()
+    ds = FashionMNIST(str(tmp_path), download=True)
+    # each file: half a second on the drip (every read returns a byte, so only the deadline helps)
+    assert time.monotonic() - t0 < 4 * 0.5 + 5
+    assert len(ds) == 6
+    assert sum(r.startswith("/drip/") for r in bad_mirrors.requests) == 4
+    assert [p for p in os.listdir(tmp_path / "FashionMNIST" / "raw") if p.endswith(".part")] == []
+
+
+def test_body_longer_than_the_known_size_stops_at_the_cap(tmp_path, bad_mirrors, monkeypatch):
+    monkeypatch.setattr(FashionMNIST, "mirrors", [f"{bad_mirrors.url}/huge/", f"{bad_mirrors.url}/ok/"])
+    raw = tmp_path / "FashionMNIST" / "raw"
+    ds = FashionMNIST(str(tmp_path), download=True)
+    assert len(ds) == 6
+    assert sum(r.startswith("/huge/") for r in bad_mirrors.requests) == 4
+    for _ in range(100):  # the server notices the closed connection a moment later
+        if len(bad_mirrors.sent) == 4:
+            break
+        time.sleep(0.05)
+    # the client hung up at the cap: only what the socket buffers held got out, never 64 MB
+    assert len(bad_mirrors.sent) == 4 and max(bad_mirrors.sent) < 16 << 20
+    assert sorted(os.listdir(raw)) == sorted(FILES)
+
+
+def test_known_sizes_are_the_official_files():
+    for cls in (datasets.MNIST, datasets.FashionMNIST):
+        assert set(cls.known_sizes) == {md5 for _, md5 in cls.resources}

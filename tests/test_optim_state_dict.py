@@ -234,3 +234,26 @@ def test_failed_load_leaves_the_optimizer_untouched():
     assert after["param_groups"] == before["param_groups"]
     np.testing.assert_array_equal(after["state"][0]["momentum_buffer"].numpy(),
                                   before["state"][0]["momentum_buffer"].numpy())
+
+
+# ------------------------------- review defect 8: a wrong-shaped state fails at step() as PyTorch
+
+@pytest.mark.parametrize("kind", ["sgd", "adam", "adamw_amsgrad"])
+@pytest.mark.parametrize("bad_shape", [(2,), (1,), (3, 1), (2, 3), ()])
+def test_wrong_shaped_state_fails_at_step_like_pytorch(torch, kind, bad_shape):
+    key = "momentum_buffer" if kind == "sgd" else "exp_avg"
+    errors = []
+    for lib in (torch, tinytorch):
+        p = lib.nn.Parameter(lib.ones(3))
+        opt = {"sgd": lambda: lib.optim.SGD([p], lr=0.1, momentum=0.9),
+               "adam": lambda: lib.optim.Adam([p]),
+               "adamw_amsgrad": lambda: lib.optim.AdamW([p], amsgrad=True)}[kind]()
+        p.grad = lib.ones(3)
+        opt.step()
+        sd = opt.state_dict()
+        sd["state"][0][key] = lib.ones(bad_shape)
+        opt.load_state_dict(sd)
+        with pytest.raises(RuntimeError) as e:
+            opt.step()
+        errors.append(str(e.value))
+    assert errors[1] == errors[0]

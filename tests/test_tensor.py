@@ -405,3 +405,29 @@ def test_inplace_on_leaf_and_views_of_leaf(torch):
         with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
             i += 1.5
         assert i.tolist() == [1, 2] and i._version == 0
+
+
+# ------------------------------------------- review defect 7: allocations that cannot fit
+
+_TOO_BIG = [
+    ("empty", lambda m: m.empty(2**62)),  # the byte count overflows int64
+    ("zeros_2d", lambda m: m.zeros(2**40, 2**30)),
+    ("empty_int64_max", lambda m: m.empty(2**63 - 1)),
+    ("ones_uint8", lambda m: m.ones(2**62, dtype=m.uint8)),  # fits int64, fits no machine
+    ("empty_pb", lambda m: m.empty(2**48)),
+    ("full", lambda m: m.full((2**48,), 1.0)),
+    ("zeros_like", lambda m: m.zeros_like(m.ones(1).expand(2**48))),
+    ("rand", lambda m: m.rand(2**48)),
+    ("randn", lambda m: m.randn(2**62)),
+    ("randint", lambda m: m.randint(0, 5, (2**48,))),
+]
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _TOO_BIG])
+def test_allocation_that_cannot_fit_raises_pytorchs_runtime_error(torch, name):
+    make = dict(_TOO_BIG)[name]
+    with pytest.raises(RuntimeError) as expected:
+        make(torch)
+    with pytest.raises(RuntimeError) as got:
+        make(tinytorch)
+    assert str(got.value) == str(expected.value)

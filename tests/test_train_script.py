@@ -111,3 +111,66 @@ def test_ctrl_c_stops_at_a_step_boundary_and_resume_neither_repeats_nor_skips(tm
     a, b = weights(tmp_path / "a" / "ckpt.pth"), weights(tmp_path / "b" / "ckpt.pth")
     for k in a:
         assert np.array_equal(a[k], b[k]) and a[k].tobytes() == b[k].tobytes(), k
+
+
+# ------------------------------------------- review defect 6: user errors, one line, no traceback
+
+def _one_line_error(proc):
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines, proc.stdout
+    return lines[-1]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--num-workers", "-1"], "--num-workers must be 0 or more, got -1"),
+    (["--lr", "-1"], "--lr must be a non-negative number, got -1.0"),
+    (["--momentum", "-1"], "--momentum must be a non-negative number, got -1.0"),
+    (["--lr", "nan"], "--lr must be a non-negative number, got nan"),
+    (["--resume", "missing.pth"], "--resume: missing.pth is not a file"),
+])
+def test_bad_arguments_are_usage_errors(tmp_path, args, message):
+    proc = run_script(tmp_path, "--epochs", "1", *args, timeout=60)
+    assert proc.returncode == 2 and "usage:" in proc.stderr
+    assert _one_line_error(proc).endswith(f"error: {message}")
+    assert "Epoch 1" not in proc.stdout
+
+
+def test_checkpoint_folder_is_checked_before_training(tmp_path):
+    cmd = [sys.executable, SCRIPT, "--data-root", data_root(), "--no-download", "--no-progress",
+           "--epochs", "1", "--checkpoint", str(tmp_path / "no" / "ckpt.pth")]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=ENV)
+    assert proc.returncode == 2 and "Epoch 1" not in proc.stdout
+    assert _one_line_error(proc).endswith(f"--checkpoint: the folder {tmp_path / 'no'} does not exist")
+    assert time.monotonic() - t0 < 30  # no epoch was trained first
+
+
+def _bad_resume_files(tmp_path):
+    good = {"model": {"w": tinytorch.ones(2)}, "optimizer": {}, "epoch": 1, "step": 0}
+    tinytorch.save(good, tmp_path / "full.pth")
+    blob = (tmp_path / "full.pth").read_bytes()
+    (tmp_path / "truncated.pth").write_bytes(blob[: len(blob) // 2])
+    (tmp_path / "junk.pth").write_bytes(b"this is not a checkpoint at all\n" * 4)
+    tinytorch.save(tinytorch.nn.Linear(784, 512).state_dict(), tmp_path / "model.pth")
+    # the right kind of file, for another model: its weights do not fit
+    tinytorch.save({"model": tinytorch.nn.Linear(3, 2).state_dict(), "optimizer": {}, "epoch": 1,
+                    "step": 0, "rng_state": tinytorch.get_rng_state(), "seed": 0, "batch_size": 64,
+                    "shuffle": True}, tmp_path / "other_model.pth")
+    return {"truncated.pth": "malformed PyTorch checkpoint",
+            "junk.pth": "header length",
+            "model.pth": "it holds a model's weights (a state_dict), not a training checkpoint",
+            "other_model.pth": "Error(s) in loading state_dict for NeuralNetwork:"}
+
+
+def test_bad_resume_files_give_one_line(tmp_path):
+    expected = _bad_resume_files(tmp_path)
+    for name, message in expected.items():
+        cmd = [sys.executable, SCRIPT, "--data-root", data_root(), "--no-download", "--no-progress",
+               "--epochs", "1", "--resume", name, "--checkpoint", "out.pth", "--save", "m.pth"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV)
+        line = _one_line_error(proc)
+        assert proc.returncode == 1, (name, proc.stderr)
+        assert line.startswith(f"Cannot resume from {name}: ") and message in line, (name, line)
+        assert "Epoch 1" not in proc.stdout

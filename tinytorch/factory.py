@@ -19,6 +19,31 @@ def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     return t
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
+def _alloc(thunk, shape: tuple, npd) -> np.ndarray:
+    """``thunk()``, the array of ``shape``; a size that cannot fit raises PyTorch's RuntimeError
+    instead of numpy's MemoryError / ValueError (the check costs nothing until numpy fails)."""
+    try:
+        return thunk()
+    except (MemoryError, ValueError) as e:
+        numel = 1
+        for n in shape:
+            numel *= n
+        nbytes = numel * np.dtype(npd).itemsize
+        if nbytes > _INT64_MAX:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}") from None
+        if numel == 0 and "Maximum allowed" in str(e):  # PyTorch holds these; numpy cannot
+            raise RuntimeError(f"tinytorch cannot create an empty tensor of size {list(shape)}: numpy "
+                               f"refuses a dimension that large") from None
+        if isinstance(e, MemoryError) or "too big" in str(e) or "Maximum allowed" in str(e):
+            raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                               f"allocate memory: you tried to allocate {nbytes} bytes. Error code 12 "
+                               f"(Cannot allocate memory)") from None
+        raise
+
+
 def _size(size) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
@@ -190,17 +215,20 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """A tensor of zeros."""
-    return _finish(np.zeros(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+    shape, npd = _size(size), _np_dtype(dtype)
+    return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
-    return _finish(np.ones(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+    shape, npd = _size(size), _np_dtype(dtype)
+    return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor (zero-filled here, for reproducibility)."""
-    return _finish(np.zeros(_size(size), dtype=_np_dtype(dtype)), requires_grad)
+    shape, npd = _size(size), _np_dtype(dtype)
+    return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def _scalar_dtype(value):
@@ -216,7 +244,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     npd = _np_dtype(dtype, _scalar_dtype(fill_value))
-    return _finish(np.full(_size((size,)), fill_value, dtype=npd), requires_grad)
+    shape = _size((size,))
+    return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
 
 
 def _like(input: Tensor, dtype):
@@ -225,12 +254,12 @@ def _like(input: Tensor, dtype):
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return _finish(np.zeros(shape, dtype=npd), requires_grad)
+    return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return _finish(np.ones(shape, dtype=npd), requires_grad)
+    return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
@@ -239,7 +268,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     shape, npd = _like(input, dtype)
-    return _finish(np.full(shape, fill_value, dtype=npd), requires_grad)
+    return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -328,14 +357,16 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
-    npd = _np_dtype(dtype)
-    return _finish(_np_rng(generator).random(_size(size), dtype=np.float64).astype(npd), requires_grad)
+    npd, shape = _np_dtype(dtype), _size(size)
+    return _finish(_alloc(lambda: _np_rng(generator).random(shape, dtype=np.float64).astype(npd), shape, npd),
+                   requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
-    npd = _np_dtype(dtype)
-    return _finish(_np_rng(generator).standard_normal(_size(size)).astype(npd), requires_grad)
+    npd, shape = _np_dtype(dtype), _size(size)
+    return _finish(_alloc(lambda: _np_rng(generator).standard_normal(shape).astype(npd), shape, npd),
+                   requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -348,7 +379,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     npd = _np_dtype(dtype, _dtype.int64)
-    return _finish(_np_rng(generator).integers(low, high, _size((size,))).astype(npd), requires_grad)
+    shape = _size((size,))
+    return _finish(_alloc(lambda: _np_rng(generator).integers(low, high, shape).astype(npd), shape, npd),
+                   requires_grad)
 
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -370,7 +403,9 @@ def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool
 
 def normal(mean: float, std: float, size, *, generator=None, dtype=None, requires_grad: bool = False) -> Tensor:
     npd = _np_dtype(dtype)
-    return _finish(_np_rng(generator).normal(mean, std, _size((size,))).astype(npd), requires_grad)
+    shape = _size((size,))
+    return _finish(_alloc(lambda: _np_rng(generator).normal(mean, std, shape).astype(npd), shape, npd),
+                   requires_grad)
 
 
 def bernoulli(input: Tensor, *, generator=None) -> Tensor:

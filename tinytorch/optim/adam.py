@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
+from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
 __all__ = ["Adam", "AdamW", "adam", "adamw"]
@@ -157,6 +158,9 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
               max_exp_avg_sq: Tensor | None, step_t: Tensor, beta1: float, beta2: float,
               lr: float, weight_decay: float, eps: float, maximize: bool,
               decoupled: bool) -> None:
+    for state in (exp_avg, exp_avg_sq, max_exp_avg_sq):
+        if state is not None:
+            check_state_shape(state, grad)
     # every result gets an explicit ``out`` array: numpy returns scalars, not arrays, for 0-d inputs
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
     if maximize:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
+from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
 __all__ = ["SGD", "sgd"]
@@ -115,6 +116,8 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
              momentum: float, lr: float, dampening: float, nesterov: bool,
              maximize: bool) -> Tensor | None:
     """Update one parameter; returns the momentum buffer when it was created here."""
+    if buf is not None:
+        check_state_shape(buf, grad)
     p = param._data
     d = grad._data
     # ``owned``: ``d`` is a scratch array of ours, free to overwrite. Every result gets an explicit

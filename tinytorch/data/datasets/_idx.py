@@ -58,15 +58,52 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
     return np.frombuffer(buf, dtype=np.uint8, count=expected, offset=header).reshape(dims).copy()
 
 
+_CHUNK = 1 << 20
+
+
 def _read_bytes(path: str) -> bytes:
     if not path.endswith(".gz"):
         with open(path, "rb") as f:
             return f.read()
     try:
         with gzip.open(path, "rb") as f:
-            return f.read()
+            return _inflate_bounded(f, path)
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"{path}: gzip stream is corrupt or truncated ({err})") from err
+
+
+def _inflate_bounded(f, path: str) -> bytes:
+    """The decompressed IDX file, never inflating past the size its own header describes.
+
+    The header (magic number and dims) comes first; the payload is then read in chunks up to that
+    size and one byte more, so a small ``.gz`` that inflates to gigabytes (a gzip bomb) is refused
+    as soon as its output passes the size, and truncation is left to ``parse_idx`` to report."""
+    head = f.read(4)
+    if len(head) < 4 or head[:2] != b"\0\0":
+        return head  # parse_idx names what is wrong with the magic number
+    head += f.read(4 * head[3])
+    if len(head) < 4 + 4 * head[3]:
+        return head
+    dims = [int.from_bytes(head[4 + 4 * i:8 + 4 * i], "big", signed=True) for i in range(head[3])]
+    if any(d < 0 for d in dims):
+        return head
+    itemsize = {0x08: 1, 0x09: 1, 0x0B: 2, 0x0C: 4, 0x0D: 4, 0x0E: 8}.get(head[2], 1)
+    expected = itemsize
+    for d in dims:
+        expected *= d
+    chunks, got = [head], 0
+    while got <= expected:
+        chunk = f.read(min(_CHUNK, expected + 1 - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    if got > expected:
+        raise ValueError(f"{path}: payload has trailing bytes after the {expected} that the "
+                         f"header's dims {dims} describe: the gzip stream inflates past the "
+                         f"{len(head) + expected} bytes of its IDX file, so decompression stopped "
+                         f"there")
+    return b"".join(chunks)
 
 
 def read_idx_file(folder: str, basename: str, ndim: int,

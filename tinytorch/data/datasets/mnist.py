@@ -79,6 +79,11 @@ class MNIST(Dataset):
         ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
         ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
     ]
+    # the files' sizes by MD5, so a download stops at the first byte a file cannot have
+    known_sizes = {
+        "f68b3c2dcbeaaa9fbdd348bbdeb94873": 9912422, "d53e105ee54ea40749a09fcbcd1e9432": 28881,
+        "9fb629c4189551a2d022fa330f9573f3": 1648877, "ec29112dd5afa0611ce80d1b7f02629c": 4542,
+    }
     classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six",
                "7 - seven", "8 - eight", "9 - nine"]
     image_size = (28, 28)
@@ -122,7 +127,10 @@ class MNIST(Dataset):
         """Fetch each resource not present (as .gz or extracted) from the first good mirror."""
         for filename, md5 in self.resources:
             if not self._present(os.path.splitext(filename)[0]):
-                download_from_mirrors(filename, md5, self.mirrors, self.raw_folder)
+                size = self.known_sizes.get(md5)
+                # a little slack: the MD5 decides; the cap only stops a body far too long
+                cap = None if size is None else size + size // 100 + 4096
+                download_from_mirrors(filename, md5, self.mirrors, self.raw_folder, max_bytes=cap)
 
     def _load_data(self) -> tuple[Tensor, Tensor]:
         images_name, labels_name = self._split_files()
@@ -190,5 +198,9 @@ class FashionMNIST(MNIST):
         ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
         ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
     ]
+    known_sizes = {
+        "8d4fb7e6c68d591d4c3dfef9ec88bf0d": 26421880, "25c81989df183df01b3e8a0aad5dffbe": 29515,
+        "bef4ecab320f06d8554ea6380940ec79": 4422102, "bb300cfdad3c16e7a12a480ee83cd310": 5148,
+    }
     classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
                "Bag", "Ankle boot"]

@@ -1,56 +1,42 @@
-"""Checkpoints: ``save`` and ``load`` in the safetensors format, so loading a file never runs code.
+"""The safetensors container: every tensor under its own name, the structure around them as JSON.
 
 A checkpoint is a plain safetensors file. Every tensor is stored under its own key, named after its
 place in the saved object (``"fc.weight"``, ``"state.0.exp_avg"``), as raw little-endian bytes.
 The structure around the tensors (dicts with their key types and order, lists, tuples, ints of any
-size, floats bit for bit, strings, bools, None) is a JSON tree kept in the header's
-``__metadata__`` under ``"tinytorch.structure"``; other tools see ordinary named tensors.
+size, floats bit for bit, strings, bools, None, which tensors require grad) is a JSON tree kept in
+the header's ``__metadata__`` under ``"tinytorch.structure"``; other tools see ordinary named tensors.
 
 Reading trusts nothing: the header length is checked against the file size and a 100 MB cap before
-anything is allocated, then strict JSON (UTF-8, no duplicate keys), known dtypes, sane shapes,
-contiguous offsets and no trailing bytes. Any malformed file raises ``SerializationError``.
-
-An object not made of those pieces (a whole ``nn.Module``, say) is saved as a pickle, as PyTorch
-does. Unpickling can run arbitrary code, so ``load`` refuses such files unless called with
-``weights_only=False``, which is only for files from a source you trust."""
+anything is allocated, the number of entries against a cap before the JSON is parsed, then strict
+JSON (UTF-8, no duplicate keys), known dtypes, sane shapes, contiguous offsets and no trailing
+bytes. Any malformed file raises ``SerializationError``."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import math
-import os
-import pickle
 import re
-import secrets
 import struct
-import warnings
 from collections import Counter, OrderedDict
-from typing import IO, Any, Union
+from typing import IO, Any
 
 import numpy as np
 
-from .factory import from_numpy
-from .tensor import Tensor
-
-FileLike = Union[str, os.PathLike, IO[bytes]]
-
-
-class SerializationError(ValueError):
-    """A checkpoint that is malformed, truncated, or cannot be loaded safely."""
-
+from ..factory import from_numpy
+from ..tensor import Tensor
+from ._errors import SerializationError
 
 MAX_HEADER_BYTES = 100_000_000  # the cap the safetensors library applies too
+# Entries per header. A header of 100 MB can name about 1.6 million empty tensors, and each
+# costs about a kilobyte of Python objects and 30 us while it is checked: the cap (real
+# checkpoints hold thousands of tensors) keeps any load to seconds, and is counted before parsing.
+MAX_TENSORS = 100_000
 _STRUCTURE_KEY = "tinytorch.structure"
 _VERSION_KEY = "tinytorch.version"
 _FORMAT_VERSION = "1"
-# read as a header length, its first 8 bytes are far past the cap: never mistaken for safetensors
-_PICKLE_MAGIC = b"tinytorch.pickle\n"
-_ZIP_MAGIC = b"PK\x03\x04"
 _MAX_NESTING = 200  # well inside what json.loads and Python recursion handle on load
 _MAX_DIMS = 32  # the fewest dims any supported numpy allows
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_WRITE_BUFFER = 1 << 20
 
 _ST_DTYPES = {name: np.dtype(code) for name, code in (
     ("BOOL", "?"), ("U8", "u1"), ("I8", "i1"), ("I16", "<i2"), ("I32", "<i4"), ("I64", "<i8"),
@@ -58,52 +44,59 @@ _ST_DTYPES = {name: np.dtype(code) for name, code in (
 _INT_HEX = re.compile(r"-?[1-9a-f][0-9a-f]*")
 _NAN_BITS = re.compile(r"nan:[0-9a-f]{16}")
 _KEY_TYPES = (str, int, bool, float, type(None))
-_UNSAFE = ("Re-running tinytorch.load with weights_only=False will unpickle it, which can run "
-           "arbitrary code: do it only if you got the file from a trusted source.")
-_CUDA_MESSAGE = ("Attempting to deserialize object on a CUDA device but "
-                 "tinytorch.cuda.is_available() is False. If you are running on a CPU-only "
-                 "machine, please use tinytorch.load with map_location=tinytorch.device('cpu') "
-                 "to map your storages to the CPU.")
 
 
-# ---------------------------------------------------------------------------------------- save
-
-def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = 2,
-         _use_new_zipfile_serialization: bool = True,
-         _disable_byteorder_record: bool = False) -> None:
-    """Write ``obj`` to a path (atomically) or binary file; only non-tensor objects are pickled."""
-    try:
-        arrays, root = _encode(obj)
-    except _NotPlain:
-        def fill(out):
-            out.write(_PICKLE_MAGIC)
-            pickle_module.dump(obj, out, protocol=pickle_protocol)
-    else:
-        import safetensors.numpy  # only saving needs the library
-
-        metadata = {_VERSION_KEY: _FORMAT_VERSION,
-                    _STRUCTURE_KEY: json.dumps(root, ensure_ascii=True, separators=(",", ":"))}
-        try:
-            blob = safetensors.numpy.save(arrays, metadata=metadata)
-        except Exception as e:  # the library's error types are not part of our API
-            raise SerializationError(f"safetensors could not write the checkpoint: {e}") from e
-
-        def fill(out):
-            out.write(blob)
-
-    if isinstance(f, (str, os.PathLike)):
-        _atomic_write(f, fill)
-    else:
-        fill(f)
-
-
-class _NotPlain(Exception):
+class NotPlain(Exception):
     """The object holds something only pickle can store."""
 
 
 # dict types kept as themselves (Counter: lr_scheduler.MultiStepLR's milestones)
 _DICT_TAGS = {dict: "dict", OrderedDict: "odict", Counter: "counter"}
 _DICT_TYPES = {tag: t for t, tag in _DICT_TAGS.items()}
+
+
+def write(obj: Any) -> bytes:
+    """The safetensors file for ``obj``; raises ``NotPlain`` when it needs pickle."""
+    arrays, root = _encode(obj)
+    import safetensors.numpy  # only saving needs the library
+
+    metadata = {_VERSION_KEY: _FORMAT_VERSION,
+                _STRUCTURE_KEY: json.dumps(root, ensure_ascii=True, separators=(",", ":"))}
+    try:
+        return safetensors.numpy.save(arrays, metadata=metadata)
+    except Exception as e:  # the library's error types are not part of our API
+        raise SerializationError(f"safetensors could not write the checkpoint: {e}") from e
+
+
+def read(fh: IO[bytes], size: int, head: bytes) -> Any:
+    """The object in a safetensors file whose first 8 bytes (``head``) were already read."""
+    header_len = struct.unpack("<Q", head)[0]
+    if header_len > MAX_HEADER_BYTES or header_len > size - 8:
+        if head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode: pickle protocol 2 to 5
+            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; "
+                                     "tinytorch.load never unpickles a file tinytorch.save did "
+                                     "not write")
+        limit = ("the 100 MB limit" if header_len > MAX_HEADER_BYTES
+                 else f"the {size - 8} bytes after it (truncated or not a safetensors file?)")
+        raise SerializationError(f"header length {header_len} bytes exceeds {limit}")
+    raw = _read_exact(fh, header_len, "the header")
+    if raw[:1] != b"{":
+        raise SerializationError("the header is not a JSON object: it does not start with '{'")
+    # each entry is a JSON object of its own, so counting braces bounds the number of entries
+    # (from above: escapes cannot hide one) before anything is built
+    objects = raw.count(b"{") - 1  # the header itself; __metadata__ may be one more
+    if objects > MAX_TENSORS + 1:
+        raise SerializationError(f"the header describes {objects} or so tensors, more than the "
+                                 f"{MAX_TENSORS} tinytorch.load accepts in one file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SerializationError(f"the header is not valid UTF-8: {e}") from None
+    header = _parse_json(text, "the header")
+    if type(header) is not dict:
+        raise SerializationError("the header is not a JSON object")
+    layout, metadata = _check_header(header, size - 8 - header_len)
+    return _rebuild(metadata, _read_tensors(fh, layout))
 
 
 def _encode(obj: Any) -> tuple[dict, Any]:
@@ -136,9 +129,9 @@ def _encode(obj: Any) -> tuple[dict, Any]:
             # the library copies nbytes from the data pointer, so strides must be C order
             # (not ascontiguousarray: it turns 0-d arrays into shape (1,))
             arrays[name] = x._data if x._data.flags.c_contiguous else x._data.copy(order="C")
-            return ["tensor", name]
+            return ["tensor", name, "requires_grad"] if x.requires_grad else ["tensor", name]
         if t not in _DICT_TAGS and t is not list and t is not tuple or depth >= _MAX_NESTING or id(x) in active:
-            raise _NotPlain
+            raise NotPlain
         active.add(id(x))
         if t is list or t is tuple:
             node = ["list" if t is list else "tuple"]
@@ -147,7 +140,7 @@ def _encode(obj: Any) -> tuple[dict, Any]:
             node = [_DICT_TAGS[t]]
             for k, v in x.items():
                 if type(k) not in _KEY_TYPES:
-                    raise _NotPlain
+                    raise NotPlain
                 node += [enc(k, (), depth + 1), enc(v, path + (k,), depth + 1)]
         active.discard(id(x))
         return node
@@ -156,161 +149,11 @@ def _encode(obj: Any) -> tuple[dict, Any]:
     return arrays, root
 
 
-class _FdWriter(io.RawIOBase):
-    """Raw writes to a descriptor through ``os.write`` (which lets a test fail them)."""
-
-    def __init__(self, fd: int):
-        self._fd = fd
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b) -> int:
-        return os.write(self._fd, b)
-
-    def close(self) -> None:
-        if not self.closed:
-            os.close(self._fd)
-        super().close()
-
-
-def _atomic_write(path: str | os.PathLike, fill) -> None:
-    """Temp file beside the target, fsync, rename over it, fsync the directory."""
-    given_parent = os.path.dirname(os.fspath(path))
-    if given_parent and not os.path.isdir(given_parent):
-        raise RuntimeError(f"Parent directory {given_parent} does not exist.")
-    target = os.path.realpath(path)  # write through a symlink, as open() would
-    parent = os.path.dirname(target)
-    tmp = os.path.join(parent, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
-    # mode 0o666 minus the umask, as open() would give; mkstemp's 0o600 would stick to the result
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with io.BufferedWriter(_FdWriter(fd), _WRITE_BUFFER) as out:
-            fill(out)
-            out.flush()
-            os.fsync(fd)
-        os.replace(tmp, target)
-    except BaseException:  # KeyboardInterrupt included: no half-written temp file left behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if os.name != "nt":  # makes the rename durable; Windows cannot fsync a directory
-        dfd = os.open(parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-
-
-# ---------------------------------------------------------------------------------------- load
-
-def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
-         weights_only: bool | None = None, mmap: bool | None = None,
-         **pickle_load_args: Any) -> Any:
-    """Read what ``save`` wrote, or any safetensors file; unpickles only with weights_only=False."""
-    if weights_only is None:
-        weights_only = pickle_module is None
-    if weights_only and pickle_module is not None:
-        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
-    if weights_only and pickle_load_args:
-        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
-    _check_map_location(map_location)
-    unpickle = None if weights_only else (pickle_module or pickle, pickle_load_args)
-    if isinstance(f, (str, os.PathLike)):
-        # mmap=True is accepted: tensors are read into memory either way
-        with open(f, "rb") as fh:
-            return _load_stream(fh, unpickle)
-    if mmap:
-        raise ValueError("f must be a file path in order to use the mmap argument")
-    return _load_stream(f, unpickle)
-
-
-def _check_map_location(map_location: Any) -> None:
-    # a callable remaps storages; tinytorch has only CPU ones, so it has nothing to do
-    if map_location is None or callable(map_location):
-        return
-    targets = map_location.values() if isinstance(map_location, dict) else (map_location,)
-    for target in targets:
-        kind = str(target).split(":")[0]
-        if kind == "cuda":
-            raise RuntimeError(_CUDA_MESSAGE)
-        if kind != "cpu":
-            raise RuntimeError(f"don't know how to restore data location of tinytorch storage "
-                               f"(tagged with {target}); tinytorch has only the CPU")
-
-
-def _load_stream(fh: IO[bytes], unpickle) -> Any:
-    fh, size = _sized(fh)
-    if size < 8:
-        raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
-                                 f"8-byte header length a safetensors file starts with")
-    head = _read_exact(fh, 8, "the header length")
-    if head == _PICKLE_MAGIC[:8]:
-        return _load_own_pickle(fh, size, unpickle)
-    if head.startswith(_ZIP_MAGIC):
-        raise SerializationError(
-            "this is a PyTorch checkpoint (a zip archive of pickles), which tinytorch does not "
-            "read: unpickling it could run arbitrary code. Convert it with PyTorch, e.g. "
-            "safetensors.torch.save_file(torch.load(path, weights_only=True), 'model.safetensors')"
-            ", and load that file.")
-    header_len = struct.unpack("<Q", head)[0]
-    if header_len > MAX_HEADER_BYTES or header_len > size - 8:
-        if head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode: pickle protocol 2 to 5
-            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; "
-                                     "tinytorch.load never unpickles a file tinytorch.save did "
-                                     "not write")
-        limit = ("the 100 MB limit" if header_len > MAX_HEADER_BYTES
-                 else f"the {size - 8} bytes after it (truncated or not a safetensors file?)")
-        raise SerializationError(f"header length {header_len} bytes exceeds {limit}")
-    raw = _read_exact(fh, header_len, "the header")
-    if raw[:1] != b"{":
-        raise SerializationError("the header is not a JSON object: it does not start with '{'")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SerializationError(f"the header is not valid UTF-8: {e}") from None
-    header = _parse_json(text, "the header")
-    if type(header) is not dict:
-        raise SerializationError("the header is not a JSON object")
-    layout, metadata = _check_header(header, size - 8 - header_len)
-    return _rebuild(metadata, _read_tensors(fh, layout))
-
-
-def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
-    """The stream and the bytes left in it; a stream without seek or readinto is read first."""
-    try:
-        if not hasattr(fh, "readinto"):
-            raise AttributeError
-        start = fh.tell()
-        end = fh.seek(0, os.SEEK_END)
-        fh.seek(start)
-        return fh, end - start
-    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
-        data = fh.read()
-        return io.BytesIO(data), len(data)
-
-
 def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
     data = fh.read(n)
     if len(data) != n:
         raise SerializationError(f"the file ended inside {what}: got {len(data)} of {n} bytes")
     return data
-
-
-def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:
-    if size < len(_PICKLE_MAGIC) or fh.read(len(_PICKLE_MAGIC) - 8) != _PICKLE_MAGIC[8:]:
-        raise SerializationError("not a checkpoint: unknown file signature")
-    if unpickle is None:
-        raise SerializationError(
-            "Weights only load failed: this file holds a pickled Python object (tinytorch.save "
-            "pickles objects that are not only tensors, numbers, strings, bools, None, lists, "
-            "tuples and dicts), and tinytorch.load never unpickles with weights_only=True. "
-            + _UNSAFE)
-    module, kwargs = unpickle
-    try:
-        return module.load(fh, **kwargs)
-    except (EOFError, pickle.UnpicklingError) as e:
-        raise SerializationError(f"the pickled object is truncated or corrupt: {e}") from e
 
 
 def _parse_json(text: str, what: str) -> Any:
@@ -430,12 +273,22 @@ def _decode(node: Any, tensors: dict, unused: set, depth: int) -> Any:
     if type(node) is not list:
         return _decode_scalar(node)
     tag, args = (node[0], node[1:]) if node else (None, ())
-    if tag == "tensor" and len(args) == 1 and type(args[0]) is str:
+    if type(tag) is not str:  # a list or dict here would be unhashable below
+        raise SerializationError(f"the structure has a node whose tag is not a string: "
+                                 f"{node!r:.100}")
+    if (tag == "tensor" and len(args) in (1, 2) and type(args[0]) is str
+            and args[1:] in ([], ["requires_grad"])):
         if args[0] not in unused:
             raise SerializationError(f"the structure refers to tensor {args[0]!r:.100}, which the "
                                      f"file lacks or which it already used")
         unused.discard(args[0])
-        return tensors[args[0]]
+        t = tensors[args[0]]
+        if len(args) == 2:
+            if t._data.dtype.kind != "f":
+                raise SerializationError(f"tensor {args[0]!r:.100} of dtype {t.dtype} cannot "
+                                         f"require grad")
+            t._requires_grad = True
+        return t
     if tag not in ("list", "tuple") and tag not in _DICT_TYPES:
         return _decode_scalar(node)
     if depth >= _MAX_NESTING:

@@ -1,0 +1,176 @@
+"""Checkpoints: ``save`` and ``load`` in PyTorch's zip format or safetensors, never running code.
+
+Formats (``_torchzip``, ``_safetensors``): ``save`` writes PyTorch's own zip format by default, so
+``torch.load(path)`` opens a tinytorch checkpoint with its defaults, and a safetensors file for a
+path ending in ``.safetensors`` or with ``format="safetensors"``. ``load`` tells the formats apart
+by their first bytes and reads both, and safetensors files written by earlier tinytorch versions.
+
+Safety: the pickle inside a PyTorch checkpoint is read by ``_unpickler``, an interpreter of the
+pickle opcodes that can build only tensors, storages and plain containers; a safetensors file is
+JSON plus raw bytes. Neither imports or calls anything named by the file, whatever
+``weights_only`` says. Only an object that is not plain data (a whole ``nn.Module``, say) is
+pickled with ``pickle``, under a tinytorch signature, and ``load`` unpickles it only with
+``weights_only=False``, which is for files from a source you trust. Every malformed file raises
+``SerializationError``, in time and memory proportional to the file."""
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import warnings
+from typing import IO, Any, Union
+
+from . import _safetensors
+from ._atomic import atomic_write
+from ._errors import CUDA_MESSAGE, SerializationError
+from ._safetensors import MAX_HEADER_BYTES, MAX_TENSORS, NotPlain
+
+__all__ = ["save", "load", "SerializationError", "MAX_HEADER_BYTES", "MAX_TENSORS"]
+
+FileLike = Union[str, os.PathLike, IO[bytes]]
+
+# read as a header length, its first 8 bytes are far past the cap: never mistaken for safetensors
+_PICKLE_MAGIC = b"tinytorch.pickle\n"
+_ZIP_MAGIC = b"PK\x03\x04"
+# what torch.save(..., _use_new_zipfile_serialization=False) starts with: PROTO 2, LONG1 magic
+_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"
+_FORMATS = ("pytorch", "safetensors")
+_UNSAFE = ("Re-running tinytorch.load with weights_only=False will unpickle it, which can run "
+           "arbitrary code: do it only if you got the file from a trusted source.")
+
+
+# ---------------------------------------------------------------------------------------- save
+
+def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False,
+         *, format: str | None = None) -> None:
+    """Write ``obj`` to a path (atomically) or binary file: PyTorch's zip format, or safetensors
+    for a ``.safetensors`` path or ``format="safetensors"``; only non-plain objects are pickled."""
+    if format is None:
+        is_path = isinstance(f, (str, os.PathLike))
+        format = ("safetensors" if is_path and os.fspath(f).endswith(".safetensors")
+                  else "pytorch")
+    if format not in _FORMATS:
+        raise ValueError(f"format must be one of {', '.join(map(repr, _FORMATS))}, got {format!r}")
+    try:
+        if format == "safetensors":
+            blob = _safetensors.write(obj)
+
+            def fill(out):
+                out.write(blob)
+        else:
+            from . import _torchzip  # imported on first use: keeps `import tinytorch` quick
+
+            prepared = _torchzip.prepare(obj)  # NotPlain is raised before anything reaches ``f``
+
+            def fill(out):
+                _torchzip.write(prepared, out)
+    except NotPlain:
+        def fill(out):
+            out.write(_PICKLE_MAGIC)
+            pickle_module.dump(obj, out, protocol=pickle_protocol)
+
+    if isinstance(f, (str, os.PathLike)):
+        atomic_write(f, fill)
+    else:
+        fill(f)
+
+
+# ---------------------------------------------------------------------------------------- load
+
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Read a PyTorch zip checkpoint or a safetensors file, building only tensors and plain data;
+    a pickle that tinytorch.save wrote is unpickled only with weights_only=False."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if weights_only and pickle_load_args:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    _check_map_location(map_location)
+    unpickle = None if weights_only else (pickle_module or pickle, pickle_load_args)
+    if isinstance(f, (str, os.PathLike)):
+        # mmap=True is accepted: tensors are read into memory either way
+        with open(f, "rb") as fh:
+            return _load_stream(fh, unpickle, map_location)
+    if mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    return _load_stream(f, unpickle, map_location)
+
+
+def _check_map_location(map_location: Any) -> None:
+    # a callable remaps storages; tinytorch has only CPU ones, so it has nothing to do
+    if map_location is None or callable(map_location):
+        return
+    targets = map_location.values() if isinstance(map_location, dict) else (map_location,)
+    for target in targets:
+        kind = str(target).split(":")[0]
+        if kind == "cuda":
+            raise RuntimeError(CUDA_MESSAGE)
+        if kind != "cpu":
+            raise RuntimeError(f"don't know how to restore data location of tinytorch storage "
+                               f"(tagged with {target}); tinytorch has only the CPU")
+
+
+def _load_stream(fh: IO[bytes], unpickle, map_location: Any) -> Any:
+    fh, size = _sized(fh)
+    if size < 8:
+        raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
+                                 f"8-byte header length a safetensors file starts with")
+    start = fh.tell()
+    head = _read_exact(fh, 8, "the header length")
+    if head == _PICKLE_MAGIC[:8]:
+        return _load_own_pickle(fh, size, unpickle)
+    if head.startswith(_ZIP_MAGIC):
+        from . import _torchzip
+
+        fh.seek(start)
+        return _torchzip.read(fh, size, map_location)
+    if head == _LEGACY_MAGIC[:8]:
+        raise SerializationError(
+            "this is a PyTorch checkpoint in the legacy format (torch.save with "
+            "_use_new_zipfile_serialization=False, or PyTorch before 1.6): a bare pickle "
+            "stream, which tinytorch does not read. Re-save it with a current torch.save, whose "
+            "zip format tinytorch.load reads without unpickling anything.")
+    return _safetensors.read(fh, size, head)
+
+
+def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
+    """The stream and the bytes left in it; a stream without seek or readinto is read first."""
+    try:
+        if not hasattr(fh, "readinto"):
+            raise AttributeError
+        start = fh.tell()
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(start)
+        return fh, end - start
+    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
+        data = fh.read()
+        return io.BytesIO(data), len(data)
+
+
+def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
+    data = fh.read(n)
+    if len(data) != n:
+        raise SerializationError(f"the file ended inside {what}: got {len(data)} of {n} bytes")
+    return data
+
+
+def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:
+    if size < len(_PICKLE_MAGIC) or fh.read(len(_PICKLE_MAGIC) - 8) != _PICKLE_MAGIC[8:]:
+        raise SerializationError("not a checkpoint: unknown file signature")
+    if unpickle is None:
+        raise SerializationError(
+            "Weights only load failed: this file holds a pickled Python object (tinytorch.save "
+            "pickles objects that are not only tensors, numbers, strings, bools, None, lists, "
+            "tuples, sets and dicts), and tinytorch.load never unpickles with weights_only=True. "
+            + _UNSAFE)
+    module, kwargs = unpickle
+    try:
+        return module.load(fh, **kwargs)
+    except (EOFError, pickle.UnpicklingError) as e:
+        raise SerializationError(f"the pickled object is truncated or corrupt: {e}") from e
+
+

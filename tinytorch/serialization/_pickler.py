@@ -1,0 +1,318 @@
+"""Writes the pickle inside a PyTorch checkpoint, opcode by opcode, naming PyTorch's globals.
+
+``torch.load(path)`` with its default ``weights_only=True`` accepts a pickle that names only its
+allowlist: ``torch._utils._rebuild_tensor_v2`` and ``_rebuild_parameter``, storage types such as
+``torch.FloatStorage``, ``collections.OrderedDict``, ``torch.Size``... This writer emits exactly
+those names for tinytorch's objects (protocol 2, as ``torch.save`` writes) without importing torch,
+and raises ``NotPlain`` for anything that only a full pickle could store.
+
+Tensors that view the same memory (views of one base) are written as views of one storage, so
+they load sharing it; each storage is the span of its base that the saved tensors cover."""
+from __future__ import annotations
+
+import pickle
+import struct
+from collections import Counter, OrderedDict
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from ..tensor import Size, Tensor, device
+from ._safetensors import NotPlain
+
+MAX_NESTING = 200
+_STORAGE_NAMES = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "DoubleStorage",
+                  np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
+                  np.dtype(np.int32): "IntStorage", np.dtype(np.int16): "ShortStorage",
+                  np.dtype(np.int8): "CharStorage", np.dtype(np.uint8): "ByteStorage",
+                  np.dtype(np.bool_): "BoolStorage"}
+_BATCH = 1000  # items per APPENDS / SETITEMS, as pickle does
+
+
+def _root(arr: np.ndarray):
+    """The object that owns ``arr``'s memory: views of one base share it."""
+    while isinstance(arr, np.ndarray) and arr.base is not None:
+        arr = arr.base
+    return arr
+
+
+def _address(arr: np.ndarray) -> int:
+    return arr.__array_interface__["data"][0]
+
+
+class _Storages:
+    """Groups the saved tensors' arrays into storages: one per base and dtype where it can."""
+
+    def __init__(self):
+        self.groups: dict = {}  # (id(root), dtype) -> [lo, hi, arrays]
+        self.order: list = []  # storage keys in first-use order
+        self.roots: list = []  # keeps roots and arrays alive while their ids are keys
+        self.key_of: dict = {}  # id(array) -> its storage key
+
+    def add(self, arr: np.ndarray) -> tuple:
+        """The storage key of ``arr`` (the same on every call for the same array)."""
+        key = self.key_of.get(id(arr))
+        if key is None:
+            key = self.key_of[id(arr)] = self._group(arr)
+            self.roots.append(arr)
+        return key
+
+    def _group(self, arr: np.ndarray) -> tuple:
+        item = arr.itemsize
+        lo = _address(arr)
+        shareable = (arr.size > 0 and all(s >= 0 and s % item == 0 for s in arr.strides)
+                     and lo % item == 0)
+        if not shareable:  # negative or odd strides: a contiguous copy of its own
+            key = ("own", len(self.order))
+            self.order.append(key)
+            self.groups[key] = [0, 0, np.ascontiguousarray(arr).reshape(-1)]
+            return key
+        hi = lo + item + sum((n - 1) * st for n, st in zip(arr.shape, arr.strides))
+        root = _root(arr)
+        key = (id(root), arr.dtype)
+        group = self.groups.get(key)
+        if group is None:
+            self.roots.append(root)
+            self.order.append(key)
+            self.groups[key] = [lo, hi, arr]
+        else:
+            if lo < group[0]:
+                group[0], group[2] = lo, arr
+            group[1] = max(group[1], hi)
+        return key
+
+    def finish(self) -> tuple[dict, list]:
+        """Storage key -> (name, array of the span); the arrays in name order."""
+        names, arrays = {}, []
+        for key in self.order:
+            lo, hi, arr = self.groups[key]
+            if key[0] == "own":
+                span = arr
+            else:
+                # ``arr`` starts at ``lo`` (its strides are non-negative); reach the whole span
+                span = np.lib.stride_tricks.as_strided(
+                    arr, shape=((hi - lo) // arr.itemsize,), strides=(arr.itemsize,),
+                    writeable=False)
+            names[key] = (str(len(arrays)), span, lo)
+            arrays.append(span)
+        return names, arrays
+
+
+class Pickler:
+    """Protocol-2 opcodes for plain objects; tensors refer to storages by persistent id."""
+
+    def __init__(self, layout: dict | None, storages: "_Storages | None" = None):
+        self.layout = layout  # None on the first pass
+        self.out = bytearray(b"\x80\x02")
+        self.memo: dict = {}  # id(obj) -> memo index
+        self.globals_memo: dict = {}
+        self.alive: list = []  # objects whose ids are memo keys
+        self.active: set = set()  # tuples being written, to refuse cycles through them
+        # the second pass sees the same arrays in the same order: it reuses the first's grouping
+        self.storages = storages if storages is not None else _Storages()
+
+    # -- low level ------------------------------------------------------------------------------
+    def put(self, obj) -> None:
+        idx = len(self.memo) + len(self.globals_memo)
+        self.memo[id(obj)] = idx
+        self.alive.append(obj)
+        self._put(idx)
+
+    def _put(self, idx: int) -> None:
+        self.out += b"q" + bytes([idx]) if idx < 256 else b"r" + struct.pack("<I", idx)
+
+    def get(self, idx: int) -> None:
+        self.out += b"h" + bytes([idx]) if idx < 256 else b"j" + struct.pack("<I", idx)
+
+    def global_(self, module: str, name: str) -> None:
+        key = (module, name)
+        if key in self.globals_memo:
+            self.get(self.globals_memo[key])
+            return
+        self.out += b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+        idx = len(self.memo) + len(self.globals_memo)
+        self.globals_memo[key] = idx
+        self._put(idx)
+
+    def string(self, s: str) -> None:
+        raw = s.encode("utf-8", "surrogatepass")
+        self.out += b"X" + struct.pack("<I", len(raw)) + raw
+
+    def integer(self, x: int) -> None:
+        if 0 <= x < 256:
+            self.out += b"K" + bytes([x])
+        elif 0 <= x < 65536:
+            self.out += b"M" + struct.pack("<H", x)
+        elif -(1 << 31) <= x < (1 << 31):
+            self.out += b"J" + struct.pack("<i", x)
+        else:
+            raw = pickle.encode_long(x)
+            if len(raw) < 256:
+                self.out += b"\x8a" + bytes([len(raw)]) + raw
+            else:
+                self.out += b"\x8b" + struct.pack("<i", len(raw)) + raw
+
+    def tuple_of(self, items, depth: int) -> None:
+        if not items:
+            self.out += b")"
+            return
+        if len(items) > 3:
+            self.out += b"("
+        for x in items:
+            self.save(x, depth)
+        self.out += b"t" if len(items) > 3 else b"\x84\x85\x86\x87"[len(items):len(items) + 1]
+
+    def items(self, pairs, depth: int) -> None:
+        """SETITEMS in batches onto the dict on top of the stack."""
+        pairs = list(pairs)
+        for i in range(0, len(pairs), _BATCH):
+            self.out += b"("
+            for k, v in pairs[i:i + _BATCH]:
+                self.save(k, depth)
+                self.save(v, depth)
+            self.out += b"u"
+
+    # -- objects --------------------------------------------------------------------------------
+    def save(self, x: Any, depth: int = 0) -> None:
+        t = type(x)
+        if x is None:
+            self.out += b"N"
+        elif t is bool:
+            self.out += b"\x88" if x else b"\x89"
+        elif t is int:
+            self.integer(x)
+        elif t is float:
+            self.out += b"G" + struct.pack(">d", x)  # big-endian bits: NaN payloads survive
+        elif t is str:
+            self.string(x)
+        elif depth >= MAX_NESTING:
+            raise NotPlain
+        elif id(x) in self.memo:
+            self.get(self.memo[id(x)])
+        elif isinstance(x, Tensor):
+            self.tensor(x, depth)
+        elif t is list:
+            self.out += b"]"
+            self.put(x)
+            for i in range(0, len(x), _BATCH):
+                self.out += b"("
+                for v in x[i:i + _BATCH]:
+                    self.save(v, depth + 1)
+                self.out += b"e"
+        elif t is dict:
+            self.out += b"}"
+            self.put(x)
+            self.items(x.items(), depth + 1)
+        elif t is OrderedDict:
+            self.global_("collections", "OrderedDict")
+            self.out += b")R"
+            self.put(x)
+            self.items(x.items(), depth + 1)
+        elif t is Counter:
+            self.global_("collections", "Counter")
+            self.out += b"}"
+            self.items(x.items(), depth + 1)
+            self.out += b"\x85R"
+            self.put(x)
+        elif t is tuple or t is Size:
+            if id(x) in self.active:
+                raise NotPlain  # a cycle through a tuple: pickle needs POP_MARK tricks
+            self.active.add(id(x))
+            if t is Size:
+                self.global_("torch", "Size")
+                self.tuple_of(tuple(x), depth + 1)
+                self.out += b"\x85R"
+            else:
+                self.tuple_of(x, depth + 1)
+            self.active.discard(id(x))
+        elif t is bytes:
+            self.global_("_codecs", "encode")
+            self.string(x.decode("latin1"))
+            self.string("latin1")
+            self.out += b"\x86R"
+        elif t is set:
+            self.global_("__builtin__", "set")
+            items = list(x)
+            try:  # a stable order: a set of strings iterates differently in each process
+                items.sort()
+            except TypeError:
+                pass
+            self.out += b"]("
+            for v in items:
+                self.save(v, depth + 1)
+            self.out += b"e\x85R"
+            self.put(x)
+        elif t is complex:
+            self.global_("__builtin__", "complex")
+            self.out += b"G" + struct.pack(">d", x.real) + b"G" + struct.pack(">d", x.imag)
+            self.out += b"\x86R"
+        elif t is _dtype.dtype:
+            self.global_("torch", x.name)
+        elif t is device and x.type == "cpu":
+            self.global_("torch", "device")
+            self.string(str(x))
+            self.out += b"\x85R"
+        else:
+            raise NotPlain
+
+    def tensor(self, x: Tensor, depth: int) -> None:
+        from ..nn.parameter import Parameter
+
+        if type(x) is Parameter:
+            self.global_("torch._utils", "_rebuild_parameter")
+        elif type(x) is not Tensor:
+            raise NotPlain  # a subclass: its Python state needs a full pickle
+        arr = x._data
+        key = self.storages.add(arr)
+        self.global_("torch._utils", "_rebuild_tensor_v2")
+        self.out += b"(("
+        if self.layout is None:  # the first pass only finds the storages
+            name, span, lo = "0", arr.reshape(-1)[:0], 0
+        else:
+            name, span, lo = self.layout[key]
+        self.string("storage")
+        self.global_("torch", _STORAGE_NAMES[arr.dtype.newbyteorder("=")])
+        self.string(name)
+        self.string("cpu")
+        self.integer(span.size)
+        self.out += b"tQ"
+        item = arr.itemsize
+        if key[0] == "own":
+            offset, strides = 0, _contiguous_strides(arr.shape)
+        else:
+            offset = (_address(arr) - lo) // item
+            strides = tuple(st // item for st in arr.strides)
+        self.integer(offset)
+        self.tuple_of(arr.shape, depth + 1)
+        self.tuple_of(strides, depth + 1)
+        # a Parameter's data tensor does not require grad; the Parameter carries the flag
+        self.out += b"\x88" if x.requires_grad and type(x) is Tensor else b"\x89"
+        self.global_("collections", "OrderedDict")
+        self.out += b")Rt" + b"R"
+        if type(x) is Parameter:
+            self.out += b"\x88" if x.requires_grad else b"\x89"
+            self.global_("collections", "OrderedDict")
+            self.out += b")R\x87R"
+        self.put(x)
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def dumps(obj: Any) -> tuple[bytes, list]:
+    """The pickle bytes for ``obj`` and its storages' arrays in record order (data/0, data/1...);
+    raises ``NotPlain`` when ``obj`` holds something only a full pickle can store."""
+    first = Pickler(None)
+    first.save(obj)
+    first.out += b"."
+    layout, arrays = first.storages.finish()
+    second = Pickler(layout, first.storages)
+    second.save(obj)
+    second.out += b"."
+    return bytes(second.out), arrays
