@@ -93,3 +93,48 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     import os
     return os.cpu_count() or 1
+
+
+# -- the rest of the tensor API: scans, sorting, masked/indexed ops, triangles, special functions,
+# products, norms, matrix functions (one block, see _methods._bind_more) -----------------------------
+from . import linalg  # noqa: E402,F401
+from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
+from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
+from .ops.masked import (index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,  # noqa: E402,F401
+                         masked_select, take, take_along_dim)
+from .ops.norm import norm  # noqa: E402,F401
+from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
+                           pairwise_distance, tensordot)
+from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
+from .ops.sort import (aminmax, argsort, bincount, count_nonzero, histc, kthvalue, median, mode, msort,  # noqa: E402,F401
+                       nanmedian, sort, topk, unique, unique_consecutive)
+from .ops.special import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift, bitwise_not,  # noqa: E402,F401,F811
+                          bitwise_right_shift, cosh, digamma, erf, erfc, erfinv, frac, hypot, isclose, lerp, lgamma,
+                          logaddexp, logaddexp2, logical_xor, logit, nan_to_num, polygamma, round, signbit, sinh,
+                          tan)
+from .ops.tri import (cartesian_prod, diag, diag_embed, diagonal, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
+                      repeat_interleave, roll, tile, trace, tril, triu)
+from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
+
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+moveaxis = movedim
+fix = trunc
+sgn = sign
+pinverse = _pinv
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
+    """Indices of the non-zero elements: an (n, ndim) tensor, or one index tensor per dim."""
+    return input.nonzero(as_tuple=as_tuple)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``: the indices of the non-zero elements, one row each."""
+    return input.nonzero()
+
+
+for _name in ("sum", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
+              "prod", "norm", "median", "nanmedian", "mode", "kthvalue"):
+    globals()[_name] = _keepdims_alias(globals()[_name])
+del _name

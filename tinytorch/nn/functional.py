@@ -299,3 +299,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is not None:
         return _weighted(errors, weight, input, reduction)
     return _reduce(errors, reduction)
+
+
+# -- distances (ops/products.py) ----------------------------------------------------------------------
+from ..ops.products import cosine_similarity, pairwise_distance  # noqa: E402,F401
