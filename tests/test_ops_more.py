@@ -15,9 +15,10 @@ from tinytorch.autograd import gradcheck, gradgradcheck
 
 
 class Row:
-    def __init__(self, name, fn, shapes, lo=-2.0, hi=2.0, avoid=(), grad=True, gradgrad=True, prep=None, tol=None):
+    def __init__(self, name, fn, shapes, lo=-2.0, hi=2.0, avoid=(), grad=True, gradgrad=True, prep=None, tol=None,
+                 names=True):
         self.name, self.fn, self.shapes, self.lo, self.hi, self.avoid = name, fn, shapes, lo, hi, avoid
-        self.grad, self.gradgrad, self.prep, self.tol = grad, gradgrad, prep, tol
+        self.grad, self.gradgrad, self.prep, self.tol, self.names = grad, gradgrad, prep, tol, names
 
 
 def _inputs(row, seed):
@@ -59,6 +60,7 @@ def _sym(a):
 M = np.array([[True, False, True], [False, False, True]])
 I2 = [[0, 2, 0], [1, 0, 1]]
 
+# einsum is one node here (EinsumBackward0); PyTorch records the permutes, bmm and views it lowers to
 ROWS = [
     # scans and products
     Row("cumsum", lambda T, a: a.cumsum(1), [(2, 3)]),
@@ -158,8 +160,9 @@ ROWS = [
     Row("lgamma_negative", lambda T, a: T.lgamma(a), [(6,)], lo=-3, hi=0, avoid=(-3, -2, -1, 0)),
     Row("digamma", lambda T, a: a.digamma(), [(9,)], lo=0.05, hi=20),
     Row("digamma_negative", lambda T, a: T.digamma(a), [(6,)], lo=-3, hi=0, avoid=(-3, -2, -1, 0)),
-    Row("polygamma1", lambda T, a: T.polygamma(1, a), [(6,)], lo=0.2, hi=12),
-    Row("polygamma3", lambda T, a: a.polygamma(3), [(6,)], lo=0.5, hi=12),
+    # PyTorch's float64 polygamma keeps about 1e-9 (a short asymptotic series from x = 6)
+    Row("polygamma1", lambda T, a: T.polygamma(1, a), [(6,)], lo=0.2, hi=12, tol=(1e-8, 1e-10)),
+    Row("polygamma3", lambda T, a: a.polygamma(3), [(6,)], lo=0.5, hi=12, tol=(1e-8, 1e-10)),
     Row("logit", lambda T, a: a.logit(), [(6,)], lo=0.05, hi=0.95),
     Row("logit_eps", lambda T, a: T.logit(a, eps=0.2), [(6,)], lo=0.02, hi=0.98, avoid=(0.2, 0.8)),
     Row("sinh", lambda T, a: a.sinh(), [(2, 3)]),
@@ -175,7 +178,10 @@ ROWS = [
     Row("round_decimals", lambda T, a: a.round(decimals=1), [(6,)], avoid=(-1.95, -1.85, -0.05, 0.05, 1.85, 1.95)),
     Row("round_neg_decimals", lambda T, a: T.round(a * 100, decimals=-1), [(6,)]),
     Row("frac", lambda T, a: a.frac(), [(6,)], avoid=(-2, -1, 0, 1, 2)),
-    Row("nan_to_num", lambda T, a: (a / a.round()).nan_to_num(posinf=9.0), [(6,)], avoid=(-1.5, -0.5, 0.5, 1.5)),
+    Row("nan_to_num", lambda T, a: (a * 1e308 * 1e10).nan_to_num(posinf=9.0, neginf=-9.0) + a.nan_to_num(), [(6,)],
+        avoid=(0,)),
+    Row("nan_to_num_values", lambda T, a: (a.round() / a.round().abs()).log().nan_to_num(nan=2.0, neginf=-3.0),
+        [(6,)], grad=False),
     Row("atan2", lambda T, a, b: T.atan2(a, b), [(2, 3), (3,)]),
     Row("hypot", lambda T, a, b: a.hypot(b), [(2, 3), (2, 1)]),
     Row("lerp", lambda T, a, b: T.lerp(a, b, 0.3), [(2, 3), (3,)]),
@@ -188,17 +194,17 @@ ROWS = [
     Row("kron_ranks", lambda T, a, b: a.kron(b), [(2,), (2, 3)]),
     Row("cross", lambda T, a, b: T.linalg.cross(a, b), [(2, 3), (2, 3)]),
     Row("cross_dim", lambda T, a, b: T.cross(a, b, dim=0), [(3, 2), (3, 1)]),
-    Row("einsum_mm", lambda T, a, b: T.einsum("ij,jk->ik", a, b), [(2, 3), (3, 2)]),
-    Row("einsum_trace", lambda T, a: T.einsum("ii", a), [(3, 3)]),
-    Row("einsum_diag", lambda T, a: T.einsum("ii->i", a), [(3, 3)]),
-    Row("einsum_sum", lambda T, a: T.einsum("ij->", a), [(2, 3)]),
-    Row("einsum_transpose", lambda T, a: T.einsum("ij->ji", a), [(2, 3)]),
-    Row("einsum_bmm", lambda T, a, b: T.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)]),
-    Row("einsum_outer", lambda T, a, b: T.einsum("i,j->ij", a, b), [(3,), (2,)]),
-    Row("einsum_ellipsis", lambda T, a, b: T.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)]),
-    Row("einsum_attention", lambda T, q, k: T.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 2), (1, 2, 2, 2)]),
-    Row("einsum_three", lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c), [(2, 3), (3, 2), (2,)]),
-    Row("einsum_list", lambda T, a, b: T.einsum("i,i->", [a, b]), [(3,), (3,)]),
+    Row("einsum_mm", lambda T, a, b: T.einsum("ij,jk->ik", a, b), [(2, 3), (3, 2)], names=False),
+    Row("einsum_trace", lambda T, a: T.einsum("ii", a), [(3, 3)], names=False),
+    Row("einsum_diag", lambda T, a: T.einsum("ii->i", a), [(3, 3)], names=False),
+    Row("einsum_sum", lambda T, a: T.einsum("ij->", a), [(2, 3)], names=False),
+    Row("einsum_transpose", lambda T, a: T.einsum("ij->ji", a), [(2, 3)], names=False),
+    Row("einsum_bmm", lambda T, a, b: T.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)], names=False),
+    Row("einsum_outer", lambda T, a, b: T.einsum("i,j->ij", a, b), [(3,), (2,)], names=False),
+    Row("einsum_ellipsis", lambda T, a, b: T.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], names=False),
+    Row("einsum_attention", lambda T, q, k: T.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 2), (1, 2, 2, 2)], names=False),
+    Row("einsum_three", lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c), [(2, 3), (3, 2), (2,)], names=False),
+    Row("einsum_list", lambda T, a, b: T.einsum("i,i->", [a, b]), [(3,), (3,)], names=False),
     Row("tensordot", lambda T, a, b: T.tensordot(a, b, dims=([1], [0])), [(2, 3), (3, 2)]),
     Row("tensordot_int", lambda T, a, b: T.tensordot(a, b, 2), [(2, 3, 2), (3, 2, 2)]),
     Row("tensordot_zero", lambda T, a, b: T.tensordot(a, b, 0), [(2,), (3,)]),
@@ -206,7 +212,8 @@ ROWS = [
     Row("addmm_default", lambda T, i, a, b: i.addmm(a, b), [(2, 3), (2, 4), (4, 3)]),
     Row("addmv", lambda T, i, a, v: T.addmv(i, a, v, alpha=-1), [(2,), (2, 3), (3,)]),
     Row("baddbmm", lambda T, i, a, b: T.baddbmm(i, a, b, beta=2), [(2, 1, 2), (2, 2, 3), (2, 3, 2)]),
-    Row("cdist", lambda T, a, b: T.cdist(a, b), [(3, 2), (2, 2)]),
+    # PyTorch has no second derivative of cdist: only tinytorch's gradgradcheck runs for these rows
+    Row("cdist", lambda T, a, b: T.cdist(a, b), [(3, 2), (2, 2)], names=True),
     Row("cdist_p1", lambda T, a, b: T.cdist(a, b, p=1), [(3, 2), (2, 2)], gradgrad=False),
     Row("cdist_p3_batched", lambda T, a, b: T.cdist(a, b, p=3), [(2, 2, 3), (2, 3, 3)]),
     Row("cosine_similarity", lambda T, a, b: T.cosine_similarity(a, b), [(2, 3), (2, 3)]),
@@ -219,7 +226,8 @@ ROWS = [
     Row("norm_p1_dim", lambda T, a: a.norm(1, dim=1), [(2, 3)], gradgrad=False),
     Row("norm_p3_keepdim", lambda T, a: T.norm(a, 3, dim=0, keepdim=True), [(2, 3)]),
     Row("norm_fro_dims", lambda T, a: a.norm("fro", dim=(0, 1)), [(2, 3)]),
-    Row("norm_keepdims_alias", lambda T, a: a.norm(dim=1, keepdims=True), [(2, 3)]),
+    Row("prod_keepdims_alias", lambda T, a: T.prod(a, 1, keepdims=True) + a.median(0, keepdims=True)[0], [(2, 3)],
+        gradgrad=False),
     Row("vector_norm", lambda T, a: T.linalg.vector_norm(a), [(2, 3)]),
     Row("vector_norm_inf", lambda T, a: T.linalg.vector_norm(a, float("inf"), dim=1), [(2, 3)], gradgrad=False),
     Row("vector_norm_neg_inf", lambda T, a: T.linalg.vector_norm(a, -float("inf")), [(2, 3)], gradgrad=False),
@@ -244,8 +252,8 @@ ROWS = [
     Row("logdet", lambda T, a: T.logdet(a), [(3, 3)], prep=_spd),
     Row("solve", lambda T, a, b: T.linalg.solve(a, b), [(3, 3), (3, 2)], prep=None),
     Row("solve_vector", lambda T, a, b: T.linalg.solve(a + 4 * T.eye(3, dtype=a.dtype), b), [(3, 3), (3,)]),
-    Row("cholesky", lambda T, a: T.linalg.cholesky(a), [(3, 3)], prep=_spd),
-    Row("cholesky_upper", lambda T, a: T.linalg.cholesky(a, upper=True), [(3, 3)], prep=_spd),
+    Row("cholesky", lambda T, a: T.linalg.cholesky(a @ a.mT + 3 * T.eye(3, dtype=a.dtype)), [(3, 3)]),
+    Row("cholesky_upper", lambda T, a: T.linalg.cholesky(a.mT @ a + T.eye(3, dtype=a.dtype), upper=True), [(3, 3)]),
     Row("qr", lambda T, a: T.linalg.qr(a), [(4, 3)]),
     Row("qr_square", lambda T, a: T.linalg.qr(a), [(3, 3)]),
     Row("svdvals", lambda T, a: T.linalg.svdvals(a), [(3, 2)]),
@@ -261,7 +269,7 @@ ROWS = [
 def _svd_invariant(T, a):
     """Outputs of svd that do not depend on the signs LAPACK picks for the singular vectors."""
     U, S, Vh = T.linalg.svd(a, full_matrices=False)
-    return S, U * U, (U * S.unsqueeze(-2)) @ Vh.abs(), Vh.mT.abs() @ U.mT
+    return S, U * U, Vh * Vh, (U * (S * S + 1).unsqueeze(-2)) @ Vh
 
 
 def _eigh_invariant(T, a):
@@ -280,6 +288,7 @@ for _r in ROWS:
 CASES = [pytest.param(r, id=r.name) for r in ROWS]
 GRAD = [c for c in CASES if c.values[0].grad]
 GRADGRAD = [c for c in GRAD if c.values[0].gradgrad]
+TORCH_GRADGRAD = [c for c in GRADGRAD if not c.values[0].name.startswith("cdist")]
 
 
 def _prep_inputs(row, seed, shift_square=False):
@@ -308,9 +317,10 @@ def test_vs_torch(row, dtype, torch):
     arrays = _prep_inputs(row, 0)
     t_outs, t_names, t_grads = _run(torch, row, arrays, getattr(torch, dtype))
     o_outs, o_names, o_grads = _run(tinytorch, row, arrays, getattr(tinytorch, dtype))
-    assert o_names == t_names
+    if row.names:
+        assert o_names == t_names
     rtol, atol = (1e-10, 1e-12) if dtype == "float64" else (2e-5, 2e-6)
-    if row.tol:
+    if row.tol and dtype == "float64":
         rtol, atol = row.tol
     assert len(o_outs) == len(t_outs)
     for o, t in zip(o_outs, t_outs):
@@ -325,7 +335,7 @@ def test_vs_torch(row, dtype, torch):
 
 
 def _float_outs(fn):
-    return lambda *xs: tuple(o for o in _outs(fn(*xs)) if o.is_floating_point() and o.requires_grad)
+    return lambda *xs: tuple(o for o in _outs(fn(*xs)) if o.is_floating_point())
 
 
 @pytest.mark.parametrize("row", GRAD)
@@ -341,7 +351,7 @@ def test_gradgradcheck(row):
     assert gradgradcheck(_float_outs(lambda *t: row.fn(tinytorch, *t)), xs)
 
 
-@pytest.mark.parametrize("row", GRADGRAD)
+@pytest.mark.parametrize("row", TORCH_GRADGRAD)
 def test_double_backward_vs_torch(row, torch):
     arrays = _prep_inputs(row, 3)
     res = []

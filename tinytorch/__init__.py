@@ -135,6 +135,6 @@ def argwhere(input: Tensor) -> Tensor:
 
 
 for _name in ("sum", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
-              "prod", "norm", "median", "nanmedian", "mode", "kthvalue"):
+              "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name

@@ -105,7 +105,7 @@ def slogdet(A: Tensor, *, out=None):
     if _State.enabled and A._requires_grad:
         node = LinalgSlogdetBackward0((edge(A),))
         node._n_outputs = 2
-        st, lt = _make(s), _make(l, node)
+        st, lt = _make(s, node), _make(l, node)
         lt._output_nr = 1
         node.save_for_backward(A)
         return slogdet_result(st, lt)

@@ -33,7 +33,7 @@ class LinalgVectorNormBackward0(Node):
         y = _unsqueeze_reduced(y, self.dims, self.keepdim, n)
         p = self.ord
         if p == 0:
-            return (x * 0 * g,)
+            return (None,)  # PyTorch leaves the gradient of the 0-"norm" undefined
         if p == 1:
             return (g * x.sign(),)
         if math.isinf(p):
@@ -92,17 +92,20 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
         from ..linalg import svdvals
-        perm = [i for i in range(a.ndim) if i not in (d0, d1)] + [d0, d1]
-        s = svdvals(A.permute(perm))
-        r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+        rest = [i for i in range(a.ndim) if i not in (d0, d1)]
+        s = svdvals(A.permute(rest + [d0, d1]))
         if keepdim:
-            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+            s = s.unsqueeze(-2)
+        r = s.sum(-1, keepdim=keepdim) if ord == "nuc" else (s.amax(-1, keepdim) if ord == 2 else s.amin(-1, keepdim))
+        if keepdim:
+            r = r.permute([(rest + [d0, d1]).index(i) for i in range(a.ndim)])
         return r
     if ord in (1, -1, math.inf, -math.inf):
         inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
-        s = vector_norm(A, 1, inner, True, dtype=dtype)
-        r = s.amax(outer, keepdim=True) if ord > 0 else s.amin(outer, keepdim=True)
-        return r if keepdim else r.squeeze((d0, d1))
+        s = vector_norm(A, 1, inner, keepdim, dtype=dtype)
+        if not keepdim and inner < outer:
+            outer -= 1
+        return s.amax(outer, keepdim) if ord > 0 else s.amin(outer, keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 

@@ -25,9 +25,9 @@ class EinsumBackward0(Node):
                 grads.append(None)
                 continue
             others = [(self.subs[j], ops[j]) for j in range(len(ops)) if j != k]
-            avail = set(self.out) | {c for s, _ in others for c in s}
+            avail = set(self.out_subs) | {c for s, _ in others for c in s}
             target = "".join(c for c in sub if c in avail)
-            spec = ",".join([self.out] + [s for s, _ in others]) + "->" + target
+            spec = ",".join([self.out_subs] + [s for s, _ in others]) + "->" + target
             gk = _einsum_core(spec, [g] + [t for _, t in others])
             if len(target) != len(sub):  # letters summed within this operand alone: broadcast back
                 shape = tuple(self.sizes[c] if c in avail else 1 for c in sub)
@@ -48,7 +48,7 @@ def _einsum_core(spec: str, operands: list) -> Tensor:
     res = np.einsum(spec, *arrays, optimize=len(arrays) > 2)
     sizes = {c: a.shape[i] for s, a in zip(subs, arrays) for i, c in enumerate(s)}
     return record(np.asarray(res, dtype=dt), EinsumBackward0, tuple(operands), tuple(operands), subs=subs,
-                  out=out, sizes=sizes, needs=[t._requires_grad for t in operands])
+                  out_subs=out, sizes=sizes, needs=[t._requires_grad for t in operands])
 
 
 def _parse(equation: str, operands) -> tuple:

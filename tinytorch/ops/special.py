@@ -85,7 +85,7 @@ def erfinv_np(x: np.ndarray) -> np.ndarray:
             e, c = _erf_parts(y)
             dfdy = _TWO_OVER_SQRT_PI * np.exp(-y * y)
             # near 1, solve erfc(y) = 1 - a: the residual keeps its digits there
-            resid = np.where(tail, one_minus - c, e - a)
+            resid = np.where(tail, c - one_minus, e - a)
             y = y - resid / dfdy * np.where(tail, -1.0, 1.0)
         y = np.where(a == 1, np.inf, np.where(a > 1, np.nan, y))
         y = np.where(a == 0, 0.0, y)
