@@ -97,7 +97,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     n = int(mb.sum())
     src = source._data.reshape(-1)
     if src.shape[0] < n:
-        raise RuntimeError("masked_scatter: expected source to have at least as many elements as the ones in mask")
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     if source._data.dtype != x.dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
                            f"{legacy_name(x.dtype)} and {legacy_name(source._data.dtype)}")
@@ -110,7 +110,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def _index_vector(index: Tensor, fn: str) -> np.ndarray:
     i = index._data if isinstance(index, Tensor) else np.asarray(index)
     if i.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"{fn}(): Expected dtype int32 or int64 for index")
     if i.ndim > 1:
         raise IndexError(f"{fn}(): Index is supposed to be a vector")
     return i.reshape(-1)

@@ -141,8 +141,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
             vals[..., k] = np.where(take, xm[..., k], vals[..., k - 1])
             idx[..., k] = np.where(take, k, idx[..., k - 1])
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
-    it = _make(np.ascontiguousarray(idx))
-    v = record(np.ascontiguousarray(vals), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
+    it = _make(np.array(idx, order="C"))
+    v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
     from .reduce import _return_type
     return _return_type(name)(v, it)
 

@@ -21,7 +21,7 @@ nanmedian_result = _return_type("nanmedian")
 mode_result = _return_type("mode")
 
 
-class aminmax_result(tuple):
+class _AminmaxResult(tuple):
     """``(min, max)`` with names, like ``torch.return_types.aminmax``."""
 
     def __new__(cls, min, max):
@@ -32,6 +32,9 @@ class aminmax_result(tuple):
 
     def __repr__(self) -> str:
         return f"tinytorch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+aminmax_result = type("aminmax", (_AminmaxResult,), {})
 
 
 class _SelectBackward(Node):
@@ -52,8 +55,8 @@ _NODES = {n: type(n, (_SelectBackward,), {}) for n in (
 
 
 def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str):
-    it = _make(np.ascontiguousarray(idx, dtype=np.int64))
-    v = record(np.ascontiguousarray(vals), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
+    it = _make(np.array(idx, dtype=np.int64, order="C"))
+    v = record(np.array(vals, order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
                in_shape=input._data.shape)
     return v, it
 

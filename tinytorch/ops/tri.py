@@ -131,7 +131,9 @@ def trace(input: Tensor) -> Tensor:
     x = input._data
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    dt = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    dt = np.int64 if x.dtype.kind in "iu" else x.dtype
     return record(np.asarray(np.trace(x, dtype=dt)), TraceBackward0, (input,), in_shape=x.shape)
 
 
@@ -216,9 +218,11 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     return input.permute(order) if n else input.permute(())
 
 
-def tile(input: Tensor, dims) -> Tensor:
+def tile(input: Tensor, *dims) -> Tensor:
     """Repeat the whole tensor ``dims`` times (missing leading counts are 1)."""
-    dims = tuple(dims) if not isinstance(dims, int) else (dims,)
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        dims = dims[0]
+    dims = tuple(int(d) for d in dims)
     n = input._data.ndim
     if len(dims) < n:
         dims = (1,) * (n - len(dims)) + dims
