@@ -134,7 +134,7 @@ def argwhere(input: Tensor) -> Tensor:
     return input.nonzero()
 
 
-for _name in ("sum", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
+for _name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
               "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name

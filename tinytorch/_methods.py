@@ -222,7 +222,7 @@ def _bind_more() -> None:
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     T.fix_ = inplace_of(unary.trunc)
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
-    for name in ("sum", "mean", "var", "std", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
+    for name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
                  "amin", "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
         setattr(T, name, keepdims_alias(getattr(T, name)))
 

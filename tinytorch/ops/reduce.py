@@ -142,8 +142,10 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
     return v, dims, keepdim, n - c
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
     """Variance over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:  # PyTorch's alias; taken here, not by a wrapper, so warnings point at the caller
+        keepdim = keepdims
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
     x = input._data
     out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
@@ -156,8 +158,10 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return _make(out)
 
 
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
     """Standard deviation over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:  # PyTorch's alias; taken here, not by a wrapper, so warnings point at the caller
+        keepdim = keepdims
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
     x = input._data
     out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
