@@ -154,6 +154,9 @@ VALUES = [
         T.tensor(B).flip(0)))),
     ("logical_and_or_not", lambda T: (T.logical_and(T.tensor(A), T.tensor(B)), T.logical_or(T.tensor(A), T.tensor(B)),
                                       T.logical_not(T.tensor(A)))),
+    ("inplace_logical_bitwise", lambda T: (T.tensor(A, dtype=T.float32).logical_and_(T.tensor(B)),
+                                           T.tensor(A).bitwise_xor_(T.tensor(A).flip(0)),
+                                           T.tensor([1, 2]).bitwise_left_shift_(2), T.tensor(B).logical_not_())),
     ("bitwise_and_or_xor", lambda T: (T.tensor(A) & 6, T.tensor(A) | T.tensor(A).flip(1), T.tensor(B) ^ True)),
     ("floor_ceil_int", lambda T: (T.floor(T.tensor(A)), T.tensor(A).ceil(), T.tensor([-1.5, 1.5]).floor())),
     ("broadcast_to", lambda T: T.broadcast_to(T.tensor([1, 2]), (3, 2))),
@@ -271,6 +274,8 @@ INPLACE = [
     ("atan2_", lambda T, x: x.atan2_(T.ones(3, dtype=x.dtype))),
     ("lerp_", lambda T, x: x.lerp_(T.zeros(2, 3, dtype=x.dtype), 0.25)),
     ("nan_to_num_", lambda T, x: x.nan_to_num_()),
+    ("addmm_", lambda T, x: x.addmm_(T.ones(2, 2, dtype=x.dtype), T.full((2, 3), 0.5, dtype=x.dtype), alpha=3)),
+    ("sign_", lambda T, x: x.sign_()),
 ]
 
 

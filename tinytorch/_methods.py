@@ -221,6 +221,10 @@ def _bind_more() -> None:
                unary.reciprocal, unary.square, unary.log2, unary.log10):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     T.fix_ = inplace_of(unary.trunc)
+    for fn in (products.addmm, products.addmv, products.baddbmm, arith.logical_and, arith.logical_or,
+               special.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
+               special.bitwise_left_shift, special.bitwise_right_shift):
+        setattr(T, fn.__name__ + "_", inplace_of(fn))
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
     for name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
                  "amin", "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
