@@ -234,6 +234,8 @@ ERRORS = [
     ("svd_int", lambda T: T.linalg.svd(T.ones(2, 3, dtype=T.int64))),
     ("device_bad", lambda T: T.device("foo")),
     ("device_bad_index", lambda T: T.device("cuda:x")),
+    ("device_negative_index", lambda T: T.device("cuda", -1)),
+    ("device_bare_index", lambda T: T.device(0)),
     ("to_cuda", lambda T: T.ones(2).to("cuda")),
     ("to_cuda_1", lambda T: T.ones(2).to(T.device("cuda:1"))),
     ("to_mps", lambda T: T.ones(2).to("mps")),
@@ -311,6 +313,8 @@ def test_devices_construct_as_in_torch(torch):
     assert tinytorch.device(tinytorch.device("cuda:1")) == tinytorch.device("cuda", 1)
     assert tinytorch.ones(2).to("cpu").device == tinytorch.device("cpu")
     assert tinytorch.zeros(2, device=tinytorch.device("cpu")).device.type == "cpu"
+    with tinytorch.device("cpu"):
+        assert tinytorch.ones(1).device == tinytorch.device("cpu")
 
 
 def test_device_selection_idiom_runs():

@@ -49,7 +49,7 @@ class device:
         if isinstance(type, device):
             type, index = type.type, type.index if index is None else index
         elif isinstance(type, int) and not isinstance(type, bool):
-            raise RuntimeError("tinytorch has no accelerator: a bare device index names none")
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         elif not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({_tname(type)})")
         else:
@@ -84,6 +84,14 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type, self.index))
+
+    def __enter__(self):
+        # tensors are made on the CPU anyway; another default device could never hold them (TT: raise early)
+        _require_cpu(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
 
 
 def _tname(x) -> str:
