@@ -108,10 +108,10 @@ from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cros
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
 from .ops.sort import (aminmax, argsort, bincount, count_nonzero, histc, kthvalue, median, mode, msort,  # noqa: E402,F401
                        nanmedian, sort, topk, unique, unique_consecutive)
-from .ops.special import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift, bitwise_not,  # noqa: E402,F401,F811
-                          bitwise_right_shift, cosh, digamma, erf, erfc, erfinv, frac, hypot, isclose, lerp, lgamma,
-                          logaddexp, logaddexp2, logical_xor, logit, nan_to_num, polygamma, round, signbit, sinh,
-                          tan)
+from .ops.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift,  # noqa: E402,F401,F811
+                              bitwise_not, bitwise_right_shift, cosh, frac, hypot, isclose, lerp, logaddexp,
+                              logaddexp2, logical_xor, nan_to_num, round, signbit, sinh, tan)
+from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
 from .ops.tri import (cartesian_prod, diag, diag_embed, diagonal, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402

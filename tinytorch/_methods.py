@@ -174,7 +174,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import linalg_ext, masked, norm, products, scan, sort, special, tri
+    from .ops import elementwise, linalg_ext, masked, norm, products, scan, sort, special, tri
     from .ops._record import keepdims_alias
 
     T = Tensor
@@ -193,37 +193,37 @@ def _bind_more() -> None:
                       "index_fill", "take", "take_along_dim")),
             (tri, ("tril", "triu", "diag", "diagonal", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
                    "movedim", "tile", "repeat_interleave")),
-            (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit", "sinh", "cosh", "asin", "acos", "atan",
-                       "tan", "asinh", "acosh", "atanh", "round", "frac", "nan_to_num", "signbit", "isclose",
-                       "allclose", "atan2", "hypot", "lerp", "logaddexp", "logaddexp2", "bitwise_not",
-                       "bitwise_left_shift", "bitwise_right_shift", "logical_xor")),
+            (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
+            (elementwise, ("sinh", "cosh", "asin", "acos", "atan", "tan", "asinh", "acosh", "atanh", "round", "frac",
+                           "nan_to_num", "signbit", "isclose", "allclose", "atan2", "hypot", "lerp", "logaddexp",
+                           "logaddexp2", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "logical_xor")),
             (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
             (norm, ("norm",))):
         for name in names:
             setattr(T, name, getattr(mod, name))
     T.polygamma = lambda self, n: special.polygamma(n, self)
     T.moveaxis = tri.movedim
-    T.arcsin, T.arccos, T.arctan, T.arctan2 = special.asin, special.acos, special.atan, special.atan2
-    T.arcsinh, T.arccosh, T.arctanh = special.asinh, special.acosh, special.atanh
+    T.arcsin, T.arccos, T.arctan, T.arctan2 = elementwise.asin, elementwise.acos, elementwise.atan, elementwise.atan2
+    T.arcsinh, T.arccosh, T.arctanh = elementwise.asinh, elementwise.acosh, elementwise.atanh
     T.fix = unary.trunc
     T.sgn = unary.sign
     T.argwhere = lambda self: self.nonzero()
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
-    T.__lshift__ = special.bitwise_left_shift
-    T.__rshift__ = special.bitwise_right_shift
+    T.__lshift__ = elementwise.bitwise_left_shift
+    T.__rshift__ = elementwise.bitwise_right_shift
+    E = elementwise
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
                tri.tril, tri.triu, scan.cumsum, scan.cumprod, special.erf, special.erfc, special.erfinv,
-               special.lgamma, special.digamma, special.logit, special.sinh, special.cosh, special.asin,
-               special.acos, special.atan, special.tan, special.round, special.frac, special.nan_to_num,
-               special.atan2, special.hypot, special.lerp, special.bitwise_not, unary.floor, unary.ceil,
+               special.lgamma, special.digamma, special.logit, E.sinh, E.cosh, E.asin, E.acos, E.atan, E.tan,
+               E.round, E.frac, E.nan_to_num, E.atan2, E.hypot, E.lerp, E.bitwise_not, unary.floor, unary.ceil,
                unary.trunc, unary.sign, unary.sin, unary.cos, unary.log1p, unary.expm1, unary.rsqrt,
                unary.reciprocal, unary.square, unary.log2, unary.log10):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     T.fix_ = inplace_of(unary.trunc)
     for fn in (products.addmm, products.addmv, products.baddbmm, arith.logical_and, arith.logical_or,
-               special.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
-               special.bitwise_left_shift, special.bitwise_right_shift):
+               elementwise.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
+               elementwise.bitwise_left_shift, elementwise.bitwise_right_shift):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
     for name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",

@@ -9,7 +9,6 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._record import OUT, legacy_name, record
-from .reduce import _ReturnTypes
 
 
 class LinAlgError(RuntimeError):
@@ -34,7 +33,6 @@ qr_result = _named("linalg_qr", ("Q", "R"))
 svd_result = _named("linalg_svd", ("U", "S", "Vh"))
 eigh_result = _named("linalg_eigh", ("eigenvalues", "eigenvectors"))
 slogdet_result = _named("linalg_slogdet", ("sign", "logabsdet"))
-_ = _ReturnTypes
 
 
 def _square(A: Tensor, fn: str, square: bool = True) -> np.ndarray:
@@ -211,12 +209,7 @@ class LinalgQrBackward0(Node):
         low = M.tril(-1)
         sym = low + _mT(low) + M * _eye_like(M._data.shape[-1], M)  # copyltu(M)
         rhs = gQ + Q.matmul(sym)
-        return (_mT(solve_triangular_upper(R, _mT(rhs))),)
-
-
-def solve_triangular_upper(R: Tensor, B: Tensor) -> Tensor:
-    """R X = B for an upper-triangular R (a general solve: R is square and invertible here)."""
-    return solve(R, B)
+        return (_mT(solve(R, _mT(rhs))),)  # rhs R^-T: R is square and invertible here
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out=None):

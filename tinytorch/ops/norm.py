@@ -13,15 +13,11 @@ from ._util import normalize_dims
 
 
 def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tensor:
+    """A reduced result with its reduced dims put back as size 1."""
     if keepdim or not dims:
         return t
-    return t.reshape(tuple(1 if i in dims else s for i, s in enumerate(self_shape(t, dims, ndim))))
-
-
-def self_shape(t, dims, ndim):
-    # the reduced result's shape with the reduced dims put back as ones
     it = iter(t._data.shape)
-    return tuple(1 if i in dims else next(it) for i in range(ndim))
+    return t.reshape(tuple(1 if i in dims else next(it) for i in range(ndim)))
 
 
 class LinalgVectorNormBackward0(Node):

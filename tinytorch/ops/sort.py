@@ -120,8 +120,8 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     if n == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     order = np.argsort(x, axis=d, kind="stable")
-    pos = pos_fn(n, d, x, order)
-    idx = np.take(order, [pos] if np.ndim(pos) == 0 else pos, axis=d) if np.ndim(pos) == 0 else pos
+    pos = pos_fn(n, d, x, order)  # a position in sorted order, or already the picked indices
+    idx = np.take(order, [pos], axis=d) if np.ndim(pos) == 0 else pos
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = idx.squeeze(d), vals.squeeze(d)
