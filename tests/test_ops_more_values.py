@@ -390,3 +390,46 @@ def test_special_function_edges(torch):
         np.testing.assert_allclose(o, t, rtol=1e-14, atol=0, err_msg=name)
     y = [-1.0, 1.0, 1.5, -1.5, 0.0, -0.0, float("nan")]
     np.testing.assert_array_equal(tinytorch.erfinv(tinytorch.tensor(y)).numpy(), torch.erfinv(torch.tensor(y)).numpy())
+
+
+# -- random shapes and dims (hypothesis): values and gradients against PyTorch ---------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+DIM_OPS = [
+    ("cumsum", lambda T, x, d: x.cumsum(d)),
+    ("cumprod", lambda T, x, d: x.cumprod(d)),
+    ("logcumsumexp", lambda T, x, d: x.logcumsumexp(d)),
+    ("prod", lambda T, x, d: x.prod(d)),
+    ("sort", lambda T, x, d: x.sort(d, descending=True)[0]),
+    ("flip", lambda T, x, d: x.flip(d)),
+    ("roll", lambda T, x, d: x.roll(2, d)),
+    ("index_select", lambda T, x, d: x.index_select(d, T.tensor([0, 0]))),
+    ("norm", lambda T, x, d: x.norm(3, dim=d, keepdim=True)),
+    ("repeat_interleave", lambda T, x, d: x.repeat_interleave(2, dim=d)),
+    ("movedim", lambda T, x, d: x.movedim(d, 0)),
+    ("diagonal", lambda T, x, d: x.diagonal(0, d, -1) if x.dim() > 1 and d % x.dim() != x.dim() - 1 else x * 1),
+    ("tril", lambda T, x, d: x.tril(d) if x.dim() >= 2 else x * 1),
+    ("masked_fill", lambda T, x, d: x.masked_fill(x > 0.5, -1.0)),
+]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(data=st.data(), op=st.sampled_from(DIM_OPS))
+def test_dim_ops_on_random_shapes(data, op):
+    torch = pytest.importorskip("torch")
+    name, fn = op
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    d = data.draw(st.integers(-len(shape), len(shape) - 1))
+    a = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(0.1, 2.0), unique=True))
+    res = []
+    for T in (torch, tinytorch):
+        x = T.tensor(a, requires_grad=True)
+        y = fn(T, x, d)
+        w = T.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+        (g,) = T.autograd.grad((y * w).sum(), x)
+        res.append((_np(y), _np(g), type(y.grad_fn).__name__))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-10, atol=1e-12)
+    assert res[1][2] == res[0][2]
