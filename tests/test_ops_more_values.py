@@ -83,6 +83,8 @@ VALUES = [
     ("nonzero", lambda T: T.nonzero(T.tensor(A))),
     ("nonzero_tuple", lambda T: T.nonzero(T.tensor(A), as_tuple=True)),
     ("argwhere", lambda T: T.argwhere(T.tensor(B))),
+    ("nonzero_scalar", lambda T: (T.nonzero(T.tensor(5)), T.tensor(0.0).nonzero(), T.tensor(2).nonzero(as_tuple=True),
+                                  T.zeros(2, 0).nonzero(), T.tensor(0).argwhere())),
     ("masked_fill_int", lambda T: T.tensor(A).masked_fill(T.tensor(B), 9)),
     ("masked_fill_int_float_value", lambda T: T.tensor(A).masked_fill(T.tensor(B), 2.7)),
     ("masked_fill_bool", lambda T: T.tensor(B).masked_fill(T.tensor(B), False)),

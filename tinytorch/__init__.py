@@ -106,8 +106,8 @@ from .ops.norm import norm  # noqa: E402,F401
 from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
                            pairwise_distance, tensordot)
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
-from .ops.sort import (aminmax, argsort, bincount, count_nonzero, histc, kthvalue, median, mode, msort,  # noqa: E402,F401
-                       nanmedian, sort, topk, unique, unique_consecutive)
+from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
+                       msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
 from .ops.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift,  # noqa: E402,F401,F811
                               bitwise_not, bitwise_right_shift, cosh, frac, hypot, isclose, lerp, logaddexp,
                               logaddexp2, logical_xor, nan_to_num, round, signbit, sinh, tan)
@@ -122,16 +122,6 @@ moveaxis = movedim
 fix = trunc
 sgn = sign
 pinverse = _pinv
-
-
-def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
-    """Indices of the non-zero elements: an (n, ndim) tensor, or one index tensor per dim."""
-    return input.nonzero(as_tuple=as_tuple)
-
-
-def argwhere(input: Tensor) -> Tensor:
-    """``nonzero(input)``: the indices of the non-zero elements, one row each."""
-    return input.nonzero()
 
 
 for _name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",

@@ -207,7 +207,7 @@ def _bind_more() -> None:
     T.arcsinh, T.arccosh, T.arctanh = elementwise.asinh, elementwise.acosh, elementwise.atanh
     T.fix = unary.trunc
     T.sgn = unary.sign
-    T.argwhere = lambda self: self.nonzero()
+    T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
     T.__lshift__ = elementwise.bitwise_left_shift

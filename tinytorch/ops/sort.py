@@ -353,3 +353,22 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
         raise RuntimeError("torch.histc: max must be larger than min")
     h, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
     return _make(h.astype(x.dtype))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
+    x = input._data
+    if x.ndim == 0:
+        n = int(x != 0)
+        if as_tuple:
+            return (_make(np.zeros(n, np.int64)),)
+        return _make(np.zeros((n, 0), np.int64))
+    nz = np.nonzero(x)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``."""
+    return nonzero(input)
