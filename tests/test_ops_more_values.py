@@ -359,7 +359,7 @@ def test_keepdims_alias_on_reductions(torch):
     assert tinytorch.aminmax(x, dim=1, keepdims=True)[0].shape == (2, 1)
     assert x.norm(dim=1, keepdims=True).shape == (2, 1)
     with pytest.raises(TypeError):
-        x.sum(1, keepdim=True, keepdims=True)
+        x.amax(1, keepdim=True, keepdims=True)
 
 
 # -- precision of the special functions on dense grids (float64 against PyTorch) -----------------------------

@@ -124,7 +124,7 @@ sgn = sign
 pinverse = _pinv
 
 
-for _name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
+for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
               "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name

@@ -226,7 +226,7 @@ def _bind_more() -> None:
                elementwise.bitwise_left_shift, elementwise.bitwise_right_shift):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
-    for name in ("sum", "mean", "max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
+    for name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
                  "amin", "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
         setattr(T, name, keepdims_alias(getattr(T, name)))
 
