@@ -256,6 +256,8 @@ ROWS = [
     Row("cholesky_upper", lambda T, a: T.linalg.cholesky(a.mT @ a + T.eye(3, dtype=a.dtype), upper=True), [(3, 3)]),
     Row("qr", lambda T, a: T.linalg.qr(a), [(4, 3)]),
     Row("qr_square", lambda T, a: T.linalg.qr(a), [(3, 3)]),
+    Row("qr_wide", lambda T, a: T.linalg.qr(a), [(2, 4)]),
+    Row("svd_full_invariant", lambda T, a: _svd_full_invariant(T, a), [(4, 2)]),
     Row("svdvals", lambda T, a: T.linalg.svdvals(a), [(3, 2)]),
     Row("svd_reduced_invariant", lambda T, a: _svd_invariant(T, a), [(4, 3)]),
     Row("svd_wide_invariant", lambda T, a: _svd_invariant(T, a), [(2, 3)]),
@@ -270,6 +272,12 @@ def _svd_invariant(T, a):
     """Outputs of svd that do not depend on the signs LAPACK picks for the singular vectors."""
     U, S, Vh = T.linalg.svd(a, full_matrices=False)
     return S, U * U, Vh * Vh, (U * (S * S + 1).unsqueeze(-2)) @ Vh
+
+
+def _svd_full_invariant(T, a):
+    U, S, Vh = T.linalg.svd(a)
+    k = S.shape[-1]
+    return S, U[:, :k] * U[:, :k], (U[:, :k] * (S * S + 1)) @ Vh[:k]
 
 
 def _eigh_invariant(T, a):

@@ -234,6 +234,8 @@ ERRORS = [
     ("cholesky_minor_2", lambda T: T.linalg.cholesky(T.tensor(E))),
     ("eigh_not_square", lambda T: T.linalg.eigh(T.ones(2, 3))),
     ("svd_int", lambda T: T.linalg.svd(T.ones(2, 3, dtype=T.int64))),
+    ("qr_complete_backward", lambda T: T.linalg.qr(T.ones(3, 2, requires_grad=True), mode="complete")[0].sum().backward()),
+    ("qr_r_backward", lambda T: T.linalg.qr(T.eye(2, requires_grad=True), mode="r")[1].sum().backward()),
     ("device_bad", lambda T: T.device("foo")),
     ("device_bad_index", lambda T: T.device("cuda:x")),
     ("device_negative_index", lambda T: T.device("cuda", -1)),

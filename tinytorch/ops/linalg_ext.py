@@ -201,15 +201,28 @@ class LinalgQrBackward0(Node):
                                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
                                "through linalg.qr.")
         m, n = self.shape
-        if m < n:
-            raise NotImplementedError("tinytorch: the derivative of linalg.qr is implemented for m >= n only")
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         gQ = Q * 0 if gQ is None else gQ
         gR = R * 0 if gR is None else gR
-        M = R.matmul(_mT(gR)) - _mT(gQ).matmul(Q)
-        low = M.tril(-1)
-        sym = low + _mT(low) + M * _eye_like(M._data.shape[-1], M)  # copyltu(M)
-        rhs = gQ + Q.matmul(sym)
-        return (_mT(solve(R, _mT(rhs))),)  # rhs R^-T: R is square and invertible here
+        if m >= n:
+            return (_qr_tall_backward(Q, R, gQ, gR),)
+        # a wide A = Q [R1 R2]: its first m columns X = Q R1 are a square QR; Y = Q R2 is linear in Q
+        R1, R2 = R[..., :, :m], R[..., :, m:]
+        gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+        Y = Q.matmul(R2)
+        from .join import cat
+        gX = _qr_tall_backward(Q, R1, gQ + Y.matmul(_mT(gR2)), gR1)
+        return (cat([gX, Q.matmul(gR2)], -1),)
+
+
+def _qr_tall_backward(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
+    """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (m >= n, reduced)."""
+    M = R.matmul(_mT(gR)) - _mT(gQ).matmul(Q)
+    low = M.tril(-1)
+    sym = low + _mT(low) + M * _eye_like(M._data.shape[-1], M)  # copyltu(M)
+    rhs = gQ + Q.matmul(sym)
+    return _mT(solve(R, _mT(rhs)))  # rhs R^-T: R is square and invertible here
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out=None):
@@ -237,11 +250,8 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
 class LinalgSvdBackward0(Node):
     def backward(self, gU, gS=None, gVh=None):
         U, S, Vh = self.saved_tensors
-        if self.full and self.shape[0] != self.shape[1] and (gU is not None or gVh is not None):
-            raise NotImplementedError("torch.linalg.svd: The derivative of linalg.svd is not implemented when "
-                                      "full_matrices=True. Please use full_matrices=False.")
         k = S._data.shape[-1]
-        if self.full:
+        if self.full:  # as PyTorch: the columns beyond k are an arbitrary basis, their gradient is ignored
             U, Vh = U[..., :, :k], Vh[..., :k, :]
             gU = None if gU is None else gU[..., :, :k]
             gVh = None if gVh is None else gVh[..., :k, :]
