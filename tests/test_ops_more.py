@@ -60,7 +60,6 @@ def _sym(a):
 M = np.array([[True, False, True], [False, False, True]])
 I2 = [[0, 2, 0], [1, 0, 1]]
 
-# einsum is one node here (EinsumBackward0); PyTorch records the permutes, bmm and views it lowers to
 ROWS = [
     # scans and products
     Row("cumsum", lambda T, a: a.cumsum(1), [(2, 3)]),
@@ -194,17 +193,22 @@ ROWS = [
     Row("kron_ranks", lambda T, a, b: a.kron(b), [(2,), (2, 3)]),
     Row("cross", lambda T, a, b: T.linalg.cross(a, b), [(2, 3), (2, 3)]),
     Row("cross_dim", lambda T, a, b: T.cross(a, b, dim=0), [(3, 2), (3, 1)]),
-    Row("einsum_mm", lambda T, a, b: T.einsum("ij,jk->ik", a, b), [(2, 3), (3, 2)], names=False),
-    Row("einsum_trace", lambda T, a: T.einsum("ii", a), [(3, 3)], names=False),
-    Row("einsum_diag", lambda T, a: T.einsum("ii->i", a), [(3, 3)], names=False),
-    Row("einsum_sum", lambda T, a: T.einsum("ij->", a), [(2, 3)], names=False),
-    Row("einsum_transpose", lambda T, a: T.einsum("ij->ji", a), [(2, 3)], names=False),
-    Row("einsum_bmm", lambda T, a, b: T.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)], names=False),
-    Row("einsum_outer", lambda T, a, b: T.einsum("i,j->ij", a, b), [(3,), (2,)], names=False),
-    Row("einsum_ellipsis", lambda T, a, b: T.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)], names=False),
-    Row("einsum_attention", lambda T, q, k: T.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 2), (1, 2, 2, 2)], names=False),
-    Row("einsum_three", lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c), [(2, 3), (3, 2), (2,)], names=False),
-    Row("einsum_list", lambda T, a, b: T.einsum("i,i->", [a, b]), [(3,), (3,)], names=False),
+    Row("einsum_mm", lambda T, a, b: T.einsum("ij,jk->ik", a, b), [(2, 3), (3, 2)]),
+    Row("einsum_trace", lambda T, a: T.einsum("ii", a), [(3, 3)]),
+    Row("einsum_diag", lambda T, a: T.einsum("ii->i", a), [(3, 3)]),
+    Row("einsum_sum", lambda T, a: T.einsum("ij->", a), [(2, 3)]),
+    Row("einsum_transpose", lambda T, a: T.einsum("ij->ji", a), [(2, 3)]),
+    Row("einsum_bmm", lambda T, a, b: T.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)]),
+    Row("einsum_outer", lambda T, a, b: T.einsum("i,j->ij", a, b), [(3,), (2,)]),
+    Row("einsum_ellipsis", lambda T, a, b: T.einsum("...ij,...jk", a, b), [(2, 2, 3), (3, 2)]),
+    Row("einsum_attention", lambda T, q, k: T.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 2), (1, 2, 2, 2)]),
+    Row("einsum_three", lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c), [(2, 3), (3, 2), (2,)]),
+    Row("einsum_list", lambda T, a, b: T.einsum("i,i->", [a, b]), [(3,), (3,)]),
+    Row("einsum_repeat_pair", lambda T, a, b: T.einsum("iij,jk->ik", a, b), [(2, 2, 3), (3, 2)]),
+    Row("einsum_broadcast", lambda T, a, b: T.einsum("...j,...j->...", a, b), [(2, 1, 3), (4, 3)]),
+    Row("einsum_upper", lambda T, a, b: T.einsum("Ab,bA->A", a, b), [(2, 3), (3, 2)]),
+    Row("einsum_summed_alone", lambda T, a, b: T.einsum("ij,kl->ik", a, b), [(2, 3), (2, 2)]),
+    Row("einsum_four", lambda T, a, b, c, d: T.einsum("ab,bc,cd,d->a", a, b, c, d), [(2, 2), (2, 3), (3, 2), (2,)]),
     Row("tensordot", lambda T, a, b: T.tensordot(a, b, dims=([1], [0])), [(2, 3), (3, 2)]),
     Row("tensordot_int", lambda T, a, b: T.tensordot(a, b, 2), [(2, 3, 2), (3, 2, 2)]),
     Row("tensordot_zero", lambda T, a, b: T.tensordot(a, b, 0), [(2,), (3,)]),

@@ -437,3 +437,28 @@ def test_dim_ops_on_random_shapes(data, op):
     np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-10, atol=1e-12)
     assert res[1][2] == res[0][2]
+
+
+def _graph_names(t) -> list:
+    """Node names of the graph under ``t``, depth first, as a nested walk prints them."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(type(node).__name__)
+        stack.extend(n for n, _ in reversed(node.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("eq, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]), ("ii->i", [(3, 3)]),
+    ("ij,kl->ik", [(2, 3), (2, 2)]), ("iij,jk->ik", [(2, 2, 3), (3, 2)]), ("ab,bc,cd,d->a", [(2, 2), (2, 3), (3, 2), (2,)]),
+    ("...j,...j->...", [(2, 1, 3), (4, 3)]), ("bhqd,bhkd->bhqk", [(1, 2, 3, 2), (1, 2, 2, 2)])])
+def test_einsum_records_pytorchs_graph(eq, shapes, torch):
+    names = []
+    for T in (torch, tinytorch):
+        xs = [T.ones(*s, requires_grad=True) for s in shapes]
+        names.append(_graph_names(T.einsum(eq, *xs)))
+    assert names[1] == names[0]
