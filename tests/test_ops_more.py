@@ -252,6 +252,7 @@ ROWS = [
     Row("inverse_batched", lambda T, a: T.inverse(a + 3 * T.eye(3, dtype=a.dtype)), [(2, 3, 3)]),
     Row("det", lambda T, a: T.linalg.det(a), [(3, 3)], prep=_spd),
     Row("det_method", lambda T, a: (a + 2 * T.eye(2, dtype=a.dtype)).det(), [(2, 2, 2)]),
+    Row("det_singular", lambda T, a, b: T.linalg.det(a @ b), [(3, 2), (2, 3)], gradgrad=False),
     Row("slogdet", lambda T, a: T.linalg.slogdet(a), [(3, 3)], prep=_spd),
     Row("logdet", lambda T, a: T.logdet(a), [(3, 3)], prep=_spd),
     Row("solve", lambda T, a, b: T.linalg.solve(a, b), [(3, 3), (3, 2)]),

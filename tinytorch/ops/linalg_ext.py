@@ -77,11 +77,19 @@ def inv(A: Tensor, *, out=None) -> Tensor:
 class LinalgDetBackward0(Node):
     def backward(self, g):
         A, d = self.saved_tensors
-        return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+        a = A._data
+        if np.all(np.linalg.matrix_rank(a) == a.shape[-1]) if a.size else True:
+            return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+        # a singular matrix has no inverse but still an adjugate: adj(A)^T = det(U) det(Vh) U diag(prod_{j!=i} s_j) Vh
+        from .scan import _others_product
+        U, S, Vh = svd(A, full_matrices=False)
+        sign = _make(np.asarray(np.linalg.det(U._data) * np.linalg.det(Vh._data), dtype=a.dtype))
+        adj_t = (U * _others_product(S, -1).unsqueeze(-2)).matmul(Vh) * sign.unsqueeze(-1).unsqueeze(-1)
+        return (g.unsqueeze(-1).unsqueeze(-1) * adj_t,)
 
 
 def det(A: Tensor, *, out=None) -> Tensor:
-    """Determinants of square matrices (batched). The gradient uses the inverse: NaN at singular A."""
+    """Determinants of square matrices (batched); the gradient is the adjugate, singular matrices included."""
     a = _square(A, "linalg.det")
     return record(np.asarray(np.linalg.det(a), dtype=a.dtype), LinalgDetBackward0, (A,), (A, OUT))
 
