@@ -96,3 +96,38 @@ def get_num_threads() -> int:
 
 from . import func  # noqa: F401,E402
 vmap = func.vmap
+
+
+# -- the rest of the tensor API: scans, sorting, masked/indexed ops, triangles, special functions,
+# products, norms, matrix functions (one block, see _methods._bind_more) -----------------------------
+from . import linalg  # noqa: E402,F401
+from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
+from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
+from .ops.masked import (index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,  # noqa: E402,F401
+                         masked_select, take, take_along_dim)
+from .ops.vector_norm import norm  # noqa: E402,F401
+from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
+                           pairwise_distance, tensordot)
+from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
+from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
+                       msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
+from .ops.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift,  # noqa: E402,F401,F811
+                              bitwise_not, bitwise_right_shift, cosh, frac, hypot, isclose, lerp, logaddexp,
+                              logaddexp2, logical_xor, nan_to_num, round, signbit, sinh, tan)
+from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
+from .ops.tri import (cartesian_prod, diag, diag_embed, diagonal, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
+                      repeat_interleave, roll, tile, trace, tril, triu)
+from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
+
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+moveaxis = movedim
+fix = trunc
+sgn = sign
+pinverse = _pinv
+
+
+for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
+              "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
+    globals()[_name] = _keepdims_alias(globals()[_name])
+del _name

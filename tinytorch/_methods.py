@@ -27,8 +27,8 @@ def _to(self, *args, **kwargs):
         elif a is not None:
             device_arg = a
     if device_arg is not None:
-        from .tensor import device
-        device(device_arg if not isinstance(device_arg, str) else device_arg)
+        from ._size import _require_cpu
+        _require_cpu(device_arg)
     if dtype is None:
         return self.clone() if copy else self
     return shape.to_dtype(self, dtype, copy=copy)
@@ -169,3 +169,67 @@ def _bind() -> None:
 
 
 _bind()
+
+
+# -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
+# products, norms, matrix functions), bound here as one block ---------------------------------------
+def _bind_more() -> None:
+    from .ops import elementwise, linalg_ext, masked, products, scan, sort, special, tri
+    from .ops import vector_norm as norm
+    from .ops._record import keepdims_alias
+
+    T = Tensor
+
+    def inplace_of(fn):
+        def method(self, *args, **kwargs):
+            return inplace.apply_inplace(self, fn, *args, **kwargs)
+        method.__name__ = fn.__name__ + "_"
+        return method
+
+    for mod, names in (
+            (scan, ("cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "prod")),
+            (sort, ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
+                    "unique_consecutive", "bincount", "histc", "count_nonzero", "aminmax")),
+            (masked, ("masked_fill", "masked_select", "masked_scatter", "index_select", "index_add", "index_copy",
+                      "index_fill", "take", "take_along_dim")),
+            (tri, ("tril", "triu", "diag", "diagonal", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
+                   "movedim", "tile", "repeat_interleave")),
+            (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
+            (elementwise, ("sinh", "cosh", "asin", "acos", "atan", "tan", "asinh", "acosh", "atanh", "round", "frac",
+                           "nan_to_num", "signbit", "isclose", "allclose", "atan2", "hypot", "lerp", "logaddexp",
+                           "logaddexp2", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "logical_xor")),
+            (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
+            (norm, ("norm",))):
+        for name in names:
+            setattr(T, name, getattr(mod, name))
+    T.polygamma = lambda self, n: special.polygamma(n, self)
+    T.moveaxis = tri.movedim
+    T.arcsin, T.arccos, T.arctan, T.arctan2 = elementwise.asin, elementwise.acos, elementwise.atan, elementwise.atan2
+    T.arcsinh, T.arccosh, T.arctanh = elementwise.asinh, elementwise.acosh, elementwise.atanh
+    T.fix = unary.trunc
+    T.sgn = unary.sign
+    T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
+    T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
+    T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
+    T.__lshift__ = elementwise.bitwise_left_shift
+    T.__rshift__ = elementwise.bitwise_right_shift
+    E = elementwise
+    for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
+               tri.tril, tri.triu, scan.cumsum, scan.cumprod, special.erf, special.erfc, special.erfinv,
+               special.lgamma, special.digamma, special.logit, E.sinh, E.cosh, E.asin, E.acos, E.atan, E.tan,
+               E.round, E.frac, E.nan_to_num, E.atan2, E.hypot, E.lerp, E.bitwise_not, unary.floor, unary.ceil,
+               unary.trunc, unary.sign, unary.sin, unary.cos, unary.log1p, unary.expm1, unary.rsqrt,
+               unary.reciprocal, unary.square, unary.log2, unary.log10):
+        setattr(T, fn.__name__ + "_", inplace_of(fn))
+    T.fix_ = inplace_of(unary.trunc)
+    for fn in (products.addmm, products.addmv, products.baddbmm, arith.logical_and, arith.logical_or,
+               elementwise.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
+               elementwise.bitwise_left_shift, elementwise.bitwise_right_shift):
+        setattr(T, fn.__name__ + "_", inplace_of(fn))
+    # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
+    for name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
+                 "amin", "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
+        setattr(T, name, keepdims_alias(getattr(T, name)))
+
+
+_bind_more()

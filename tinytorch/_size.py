@@ -1,4 +1,4 @@
-"""``Size`` (a shape that prints as PyTorch's) and ``device`` (only the CPU exists)."""
+"""``Size`` (a shape that prints as PyTorch's) and ``device`` (any name constructs; only the CPU holds tensors)."""
 from __future__ import annotations
 
 
@@ -35,27 +35,76 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
 class device:
-    """Only the CPU exists; ``device("cpu")`` and the string "cpu" are accepted wherever PyTorch takes one."""
+    """A device name. Any of PyTorch's device types constructs (no device is needed for that), but
+    tensors live on the CPU only: moving one elsewhere raises PyTorch's error (``_require_cpu``)."""
 
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
-            type, index = type.type, type.index
-        if type.split(":")[0] != "cpu":
-            raise RuntimeError(f"tinytorch runs on the CPU only; got device {type!r}")
-        self.type = "cpu"
+            type, index = type.type, type.index if index is None else index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_tname(type)})")
+        else:
+            name, sep, idx = type.partition(":")
+            if name not in _DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                                   f"string: {type}")
+            if sep:
+                if not idx.isdigit() or (len(idx) > 1 and idx[0] == "0") or index is not None:
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                index = int(idx)
+            type = name
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type = type
         self.index = index
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, device) or other == "cpu"
+        # as PyTorch: a device never equals a string, and "cpu" differs from "cpu:0"
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def __enter__(self):
+        # tensors are made on the CPU anyway; another default device could never hold them (TT: raise early)
+        _require_cpu(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _tname(x) -> str:
+    return type(x).__name__
+
+
+def _require_cpu(dev) -> None:
+    """Raise PyTorch's error (a CPU-only build's) unless ``dev`` names the CPU."""
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type == "mps":
+        raise RuntimeError("PyTorch is not linked with support for mps devices")
+    raise RuntimeError(f"tinytorch runs on the CPU only; got device '{d}'")

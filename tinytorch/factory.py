@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._size import _require_cpu
 from .random import _np_rng
 from .tensor import Size, Tensor, _make
 
@@ -181,6 +182,8 @@ def _explain_bad_data(data) -> None:
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (floats → float32, ints → int64, bools → bool)."""
+    if device is not None:
+        _require_cpu(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than "
@@ -195,6 +198,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memor
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with ``data`` when it already is a tensor or a numpy array of the right dtype."""
+    if device is not None:
+        _require_cpu(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and data.dtype in _dtype.FROM_NP:
@@ -215,18 +220,24 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """A tensor of zeros."""
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
     return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor (zero-filled here, for reproducibility)."""
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
@@ -241,6 +252,8 @@ def _scalar_dtype(value):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value)."""
+    if device is not None:
+        _require_cpu(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     npd = _np_dtype(dtype, _scalar_dtype(fill_value))
@@ -253,26 +266,36 @@ def _like(input: Tensor, dtype):
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _like(input, dtype)
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _like(input, dtype)
     return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    if device is not None:
+        _require_cpu(device)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if device is not None:
+        _require_cpu(device)
     shape, npd = _like(input, dtype)
     return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
+    if device is not None:
+        _require_cpu(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -312,6 +335,8 @@ def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if device is not None:
+        _require_cpu(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     npd = _np_dtype(dtype)
@@ -349,6 +374,8 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
+    if device is not None:
+        _require_cpu(device)
     for k in (n, m):
         if k is not None and k < 0:
             raise RuntimeError(f"{'n' if k is n else 'm'} must be greater or equal to 0, got {k}")
@@ -357,6 +384,8 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
+    if device is not None:
+        _require_cpu(device)
     npd, shape = _np_dtype(dtype), _size(size)
     return _finish(_alloc(lambda: _np_rng(generator).random(shape, dtype=np.float64).astype(npd), shape, npd),
                    requires_grad)
@@ -364,6 +393,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
+    if device is not None:
+        _require_cpu(device)
     npd, shape = _np_dtype(dtype), _size(size)
     return _finish(_alloc(lambda: _np_rng(generator).standard_normal(shape).astype(npd), shape, npd),
                    requires_grad)
@@ -372,6 +403,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Integers uniformly from [low, high)."""
+    if device is not None:
+        _require_cpu(device)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -386,6 +419,8 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0..n-1."""
+    if device is not None:
+        _require_cpu(device)
     _size((n,))
     npd = _np_dtype(dtype, _dtype.int64)
     return _finish(_np_rng(generator).permutation(n).astype(npd), requires_grad)

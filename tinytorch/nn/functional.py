@@ -306,3 +306,6 @@ __all__ += ["celu", "celu_", "elu_", "glu", "gumbel_softmax", "hardshrink", "har
             "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "multi_margin_loss",
             "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss",
             "triplet_margin_loss"]
+
+# -- distances (ops/products.py) ----------------------------------------------------------------------
+from ..ops.products import cosine_similarity, pairwise_distance  # noqa: E402,F401

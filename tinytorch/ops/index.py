@@ -19,8 +19,9 @@ def _convert_key(key):
         if isinstance(k, Tensor):
             k = k._data
             advanced = True
-        elif isinstance(k, (list, np.ndarray)):
-            k = np.asarray(k)
+        elif isinstance(k, (list, np.ndarray, range)):
+            # a range, and a list that may hold tensors or ints, index like an int tensor (as PyTorch)
+            k = np.asarray(k) if not isinstance(k, list) else np.asarray([_item_index(v) for v in k])
             if k.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             advanced = True
@@ -35,6 +36,10 @@ def _convert_key(key):
             k = k.astype(np.intp)
         out.append(k)
     return tuple(out), advanced
+
+
+def _item_index(v):
+    return v._data if isinstance(v, Tensor) else v
 
 
 def _basic_steps(key, shape: tuple):

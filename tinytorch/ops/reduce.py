@@ -38,8 +38,10 @@ def _sum_dtype(x: np.ndarray, dtype):
     return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Sum over ``dim`` (all dims when None); ints and bools sum to int64."""
+    if keepdims is not None:  # PyTorch's alias, taken here: sum is on the hot path, a wrapper would cost a call
+        keepdim = keepdims
     x = input._data
     dims = normalize_dims(dim, x.ndim)
     out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(x, dtype)))
@@ -72,8 +74,10 @@ def _require_var_float(x: np.ndarray) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Mean over ``dim`` (all dims when None); floating inputs only, as PyTorch."""
+    if keepdims is not None:
+        keepdim = keepdims
     x = input._data
     if dtype is not None:
         x = x.astype(_sum_dtype(x, dtype))
@@ -142,8 +146,10 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
     return v, dims, keepdim, n - c
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
     """Variance over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:  # PyTorch's alias; taken here, not by a wrapper, so warnings point at the caller
+        keepdim = keepdims
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
     x = input._data
     out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
@@ -156,8 +162,10 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return _make(out)
 
 
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
     """Standard deviation over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:  # PyTorch's alias; taken here, not by a wrapper, so warnings point at the caller
+        keepdim = keepdims
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
     x = input._data
     out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
+from ..._size import _require_cpu
 from ...tensor import Tensor, device as _device
 from ..parameter import Parameter
 
@@ -226,7 +227,7 @@ def _parse_to(args: tuple, kwargs: dict):
         elif a is not None and not isinstance(a, bool):
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     if dev is not None:
-        _device(dev)  # raises for anything but the CPU
+        _require_cpu(dev)  # raises for anything but the CPU
     return dtype
 
 

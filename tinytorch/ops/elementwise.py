@@ -1,0 +1,297 @@
+"""More elementwise functions: hyperbolic and inverse trigonometric functions, round(decimals), frac,
+nan_to_num, signbit, isclose/allclose; binary atan2, hypot, lerp, logaddexp(2); bitwise_not, the
+shifts and logical_xor."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._record import OUT, legacy_name, record
+from ._util import binary_operands, fit_grad, meta
+from .unary import _unary
+
+
+class SinhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * x.cosh(),)
+
+
+class CoshBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * x.sinh(),)
+
+
+class AsinBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (1 - x * x).rsqrt(),)
+
+
+class AcosBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * -(1 - x * x).rsqrt(),)
+
+
+class AtanBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / (1 + x * x),)
+
+
+class TanBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (g * (1 + y * y),)
+
+
+class AsinhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (x * x + 1).rsqrt(),)
+
+
+class AcoshBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (x * x - 1).rsqrt(),)
+
+
+class AtanhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g / (1 - x * x),)
+
+
+sinh = _unary(SinhBackward0, np.sinh, "in")
+cosh = _unary(CoshBackward0, np.cosh, "in")
+asin = _unary(AsinBackward0, np.arcsin, "in")
+acos = _unary(AcosBackward0, np.arccos, "in")
+atan = _unary(AtanBackward0, np.arctan, "in")
+tan = _unary(TanBackward0, np.tan, "out")
+asinh = _unary(AsinhBackward0, np.arcsinh, "in")
+acosh = _unary(AcoshBackward0, np.arccosh, "in")
+atanh = _unary(AtanhBackward0, np.arctanh, "in")
+
+
+class RoundBackward1(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:
+    """Round half to even; with ``decimals``, to that many decimal places (negative: tens, hundreds...)."""
+    from .unary import round as round0
+    if decimals == 0:
+        return round0(input)
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    p = x.dtype.type(10.0 ** abs(decimals))
+    r = np.rint(x * p) / p if decimals > 0 else np.rint(x / p) * p
+    return record(r.astype(x.dtype), RoundBackward1, (input,))
+
+
+class FracBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+
+def frac(input: Tensor, *, out=None) -> Tensor:
+    """x - trunc(x)."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    return record(x - np.trunc(x), FracBackward0, (input,))
+
+
+class NanToNumBackward0(Node):
+    def backward(self, g):
+        from .arith import where
+        (x,) = self.saved_tensors
+        return (where(x.isfinite(), g, 0.0),)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *,
+               out=None) -> Tensor:
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
+    x = input._data
+    if x.dtype.kind != "f":
+        return _make(x.copy())
+    fi = np.finfo(x.dtype)
+    r = np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
+                      neginf=fi.min if neginf is None else neginf)
+    return record(r, NanToNumBackward0, (input,), (input,))
+
+
+def signbit(input: Tensor, *, out=None) -> Tensor:
+    """True where the sign bit is set (-0.0 included)."""
+    return _make(np.asarray(np.signbit(input._data)))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """|input - other| <= atol + rtol * |other| elementwise (equal infinities count as close)."""
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{legacy_name(a.dtype)} did not match {legacy_name(b.dtype)}")
+    with np.errstate(all="ignore"):
+        if a.dtype.kind == "b":
+            return _make(np.asarray(a == b))
+        if a.dtype.kind != "f":
+            close = np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
+        else:
+            close = (a == b) | (np.isfinite(a) & np.isfinite(b) &
+                                (np.abs(a - b) <= a.dtype.type(atol) + a.dtype.type(rtol) * np.abs(b)))
+            if equal_nan:
+                close |= np.isnan(a) & np.isnan(b)
+    return _make(np.asarray(close))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when every pair of elements is close (``isclose``)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+# -- binary ----------------------------------------------------------------------------------------
+def _float_binary(a, b, name: str, allow_int: bool):
+    ta, tb, ad, bd = binary_operands(a, b)
+    if ad.dtype.kind != "f":
+        if not allow_int:
+            raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(ad.dtype)}'")
+        from .._dtype import get_default_dtype
+        ad, bd = ad.astype(get_default_dtype().np), bd.astype(get_default_dtype().np)
+    return ta, tb, ad, bd
+
+
+def _binary(node_cls, a, b, out, saved_fn):
+    ta, tb = (a if isinstance(a, Tensor) else None), (b if isinstance(b, Tensor) else None)
+    return record(out, node_cls, (ta, tb), saved_fn(ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out),
+                  need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
+
+
+def _pair(self, ga, gb):
+    return (fit_grad(ga, self.a_meta) if self.need_a else None,
+            fit_grad(gb, self.b_meta) if self.need_b else None)
+
+
+def _t(v, like: Tensor):
+    return v if isinstance(v, Tensor) else _make(np.asarray(v, dtype=like._data.dtype))
+
+
+class Atan2Backward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        d = a * a + b * b
+        return _pair(self, g * b / d, g * -a / d)
+
+
+def atan2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The angle of (other, input): atan(input / other) in the right quadrant."""
+    ta, tb, ad, bd = _float_binary(input, other, "atan2", True)
+    return _binary(Atan2Backward0, input, other, np.arctan2(ad, bd), lambda x, y: (x, y))
+
+
+class HypotBackward0(Node):
+    def backward(self, g):
+        a, b, y = self.saved_tensors
+        return _pair(self, g * a / y, g * b / y)
+
+
+def hypot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """sqrt(input^2 + other^2) without overflow."""
+    ta, tb, ad, bd = _float_binary(input, other, "hypot_cpu", False)
+    return _binary(HypotBackward0, input, other, np.hypot(ad, bd), lambda x, y: (x, y, OUT))
+
+
+class LogaddexpBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return _pair(self, g * (a - b).sigmoid(), g * (b - a).sigmoid())
+
+
+def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """log(exp(input) + exp(other)), computed stably."""
+    ta, tb, ad, bd = _float_binary(input, other, "logaddexp_cpu", False)
+    return _binary(LogaddexpBackward0, input, other, np.logaddexp(ad, bd), lambda x, y: (x, y))
+
+
+class Logaddexp2Backward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return _pair(self, g * ((a - b) * math.log(2)).sigmoid(), g * ((b - a) * math.log(2)).sigmoid())
+
+
+def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """log2(2^input + 2^other)."""
+    ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
+    return _binary(Logaddexp2Backward0, input, other, np.logaddexp2(ad, bd), lambda x, y: (x, y))
+
+
+class LerpBackward0(Node):
+    def backward(self, g):
+        return _pair(self, g * (1 - self.weight), g * self.weight)
+
+
+class LerpBackward1(Node):
+    def backward(self, g):
+        start, end, w = self.saved_tensors
+        ga = fit_grad(g * (1 - w), self.a_meta) if self.need_a else None
+        gb = fit_grad(g * w, self.b_meta) if self.need_b else None
+        gw = fit_grad(g * (end - start), self.w_meta) if self.need_w else None
+        return ga, gb, gw
+
+
+def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
+    """input + weight * (end - input)."""
+    if input._data.dtype.kind != "f":
+        name = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(input._data.dtype)}'")
+    if input._data.dtype != end._data.dtype:
+        raise RuntimeError(f"expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
+    ta, tb, ad, bd = binary_operands(input, end)
+    if not isinstance(weight, Tensor):
+        w = float(weight)
+        r = ad + w * (bd - ad)
+        r = np.asarray(r, dtype=ad.dtype)
+        return record(r, LerpBackward0, (input, end), weight=w, a_meta=meta(input, r), b_meta=meta(end, r),
+                      need_a=input._requires_grad, need_b=end._requires_grad)
+    wd = weight._data.astype(ad.dtype)
+    r = np.asarray(ad + wd * (bd - ad))
+    return record(r, LerpBackward1, (input, end, weight), (input, end, weight), a_meta=meta(input, r),
+                  b_meta=meta(end, r), w_meta=meta(weight, r), need_a=input._requires_grad,
+                  need_b=end._requires_grad, need_w=weight._requires_grad)
+
+
+# -- bitwise and logical -----------------------------------------------------------------------------
+def _int_only(x: np.ndarray, name: str) -> None:
+    if x.dtype.kind == "f":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(x.dtype)}'")
+
+
+def bitwise_not(input: Tensor, *, out=None) -> Tensor:
+    """~input for integer and bool tensors."""
+    _int_only(input._data, "bitwise_not_cpu")
+    return _make(np.asarray(~input._data))
+
+
+def bitwise_left_shift(input, other, *, out=None) -> Tensor:
+    _, _, a, b = binary_operands(input, other)
+    _int_only(a, "lshift_cpu")
+    return _make(np.asarray(np.left_shift(a, b)))
+
+
+def bitwise_right_shift(input, other, *, out=None) -> Tensor:
+    _, _, a, b = binary_operands(input, other)
+    _int_only(a, "rshift_cpu")
+    return _make(np.asarray(np.right_shift(a, b)))
+
+
+def logical_xor(input, other, *, out=None) -> Tensor:
+    a = input._data if isinstance(input, Tensor) else input
+    b = other._data if isinstance(other, Tensor) else other
+    return _make(np.asarray(np.logical_xor(a, b)))

@@ -1,0 +1,199 @@
+"""Scans along a dim (cumsum, cumprod, logcumsumexp, cummax, cummin) and the product reduction."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd.node import Node
+from ..tensor import Tensor, _make, _wrap_dim
+from ._record import OUT, record
+from ._util import normalize_dims
+
+
+def _scan_dtype(x: np.ndarray, dtype) -> np.dtype:
+    if dtype is not None:
+        return _dtype.to_np(dtype)
+    return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
+
+
+def _flipcumsum(g: Tensor, d: int) -> Tensor:
+    """sum over k >= i of g[k] (a reversed cumulative sum)."""
+    return g.flip(d).cumsum(d).flip(d)
+
+
+class CumsumBackward0(Node):
+    def backward(self, g):
+        return (_flipcumsum(g, self.dim).to(self.in_dtype),)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """Running sum along ``dim`` (ints and bools accumulate in int64)."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    dt = _scan_dtype(x, dtype)
+    r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype)
+
+
+class CumprodBackward0(Node):
+    def backward(self, g):
+        from .arith import where
+        x, y = self.saved_tensors
+        d = self.dim
+        if x._data.ndim == 0:
+            return (g,)
+        if not (x._data == 0).any():
+            return ((_flipcumsum(g * y, d) / x).to(self.in_dtype),)
+        # with zeros the division is undefined: d y_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j, built
+        # as an (i, k) table per line (quadratic in the length, only on this path)
+        n = x._data.shape[d]
+        xm = x.movedim(d, -1)
+        gm = g.movedim(d, -1)
+        i = np.arange(n)
+        later = _make(i[None, :] > i[:, None])                       # [i, j]: j > i
+        upper = _make(i[None, :] >= i[:, None])                      # [i, k]: k >= i
+        ones = xm[..., :1] * 0 + 1
+        left = _make_cat(ones, xm[..., :-1]).cumprod(-1)             # prod_{j<i} x_j
+        seg = where(later, xm.unsqueeze(-2), 1.0).cumprod(-1)        # prod_{i<j<=k} x_j
+        table = where(upper, left.unsqueeze(-1) * seg, 0.0)
+        gx = (table * gm.unsqueeze(-2)).sum(-1)
+        return (gx.movedim(-1, d).to(self.in_dtype),)
+
+
+def _make_cat(a: Tensor, b: Tensor) -> Tensor:
+    from .join import cat
+    return cat([a, b], -1)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """Running product along ``dim``."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    dt = _scan_dtype(x, dtype)
+    r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
+    return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype)
+
+
+class LogcumsumexpBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        if x._data.ndim == 0:
+            return (g,)
+        return (_lcse_grad(g, x, y, self.dim),)
+
+
+def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
+    """sum_{k>=i} g_k exp(x_i - y_k). y is non-decreasing along d, so shifting by its last value keeps
+    exp(x_i - m) finite; exp(m - y_k) too unless y spans ~700 along a line, where an exact (i, k)
+    table is used instead (quadratic in the length)."""
+    from .arith import where
+    yd = y._data
+    n = yd.shape[d]
+    if n == 0 or float(np.nanmax(yd.max(axis=d) - yd.min(axis=d))) < 600 or not np.isfinite(yd).all():
+        m = y.narrow(d, n - 1, 1).detach() if n else y
+        m = where(m.isinf(), 0.0, m)
+        return (x - m).exp() * _flipcumsum(g * (m - y).exp(), d)
+    xm, ym, gm = x.movedim(d, -1), y.movedim(d, -1), g.movedim(d, -1)
+    i = np.arange(n)
+    upper = _make(i[None, :] >= i[:, None])  # [i, k]: k >= i
+    table = where(upper, (xm.unsqueeze(-1) - ym.unsqueeze(-2)).exp(), 0.0)
+    return (table * gm.unsqueeze(-2)).sum(-1).movedim(-1, d)
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+    """log(cumsum(exp(input))) along ``dim``, computed stably."""
+    x = input._data
+    if x.dtype.kind != "f":
+        from .._dtype import get_default_dtype
+        x = x.astype(get_default_dtype().np)
+    d = _wrap_dim(dim, x.ndim)
+    r = np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy()
+    return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d)
+
+
+class _CumExtremeBackward(Node):
+    def backward(self, g):
+        from .join import zeros_scatter
+        (idx,) = self.saved_tensors
+        return (zeros_scatter(self.in_shape, self.dim, idx, g),)
+
+
+CummaxBackward0 = type("CummaxBackward0", (_CumExtremeBackward,), {})
+CumminBackward0 = type("CumminBackward0", (_CumExtremeBackward,), {})
+
+
+def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        xm = np.moveaxis(x, d, -1)
+        n = xm.shape[-1]
+        better = (lambda a, b: a >= b) if is_max else (lambda a, b: a <= b)
+        vals = xm.copy()
+        idx = np.zeros(xm.shape, np.int64)
+        for k in range(1, n):
+            # PyTorch takes the later index on ties and lets NaN win
+            take = better(xm[..., k], vals[..., k - 1]) | np.isnan(xm[..., k])
+            take &= ~np.isnan(vals[..., k - 1]) | np.isnan(xm[..., k])
+            vals[..., k] = np.where(take, xm[..., k], vals[..., k - 1])
+            idx[..., k] = np.where(take, k, idx[..., k - 1])
+        vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
+    it = _make(np.array(idx, order="C"))
+    v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
+    from .reduce import _return_type
+    return _return_type(name)(v, it)
+
+
+def cummax(input: Tensor, dim: int):
+    """Running maximum and where it was found."""
+    return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
+
+
+def cummin(input: Tensor, dim: int):
+    """Running minimum and where it was found."""
+    return _cum_extreme(input, dim, False, CumminBackward0, "cummin")
+
+
+class ProdBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        flat = x.reshape(-1)
+        return ((g * _others_product(flat, 0)).reshape(x._data.shape),)
+
+
+class ProdBackward1(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if not self.keepdim and x._data.ndim:
+            g = g.unsqueeze(self.dim)
+        return (g * _others_product(x, self.dim),)
+
+
+def _others_product(x: Tensor, d: int) -> Tensor:
+    """prod_{j != i} x_j along ``d``, without dividing (exact when some x_j are 0)."""
+    if x._data.ndim == 0:
+        return x * 0 + 1
+    from .join import cat
+    n = x._data.shape[d]
+    ones = x.narrow(d, 0, 1) * 0 + 1
+    left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
+    xr = x.flip(d)
+    right = cat([ones, xr.narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
+    return left * right
+
+
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
+    x = input._data
+    dt = _scan_dtype(x, dtype)
+    src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
+    if dim is None:
+        r = np.prod(x, dtype=dt)
+        return record(r, ProdBackward0, (input,), (src,))
+    d = normalize_dims(dim, x.ndim)
+    d = d[0] if d else 0
+    r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
+    return record(r, ProdBackward1, (input,), (src,), dim=d, keepdim=keepdim)

@@ -1,0 +1,374 @@
+"""Sorting and selection (sort, argsort, topk, kthvalue, median, mode, aminmax) and counting
+(unique, unique_consecutive, bincount, histc, count_nonzero).
+
+Every selected value is ``input`` gathered at an index, so one backward serves them all: the
+gradient is scattered back to where the value came from."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.node import Node
+from ..tensor import Tensor, _make, _wrap_dim
+from ._record import OUT, legacy_name, record
+from ._util import normalize_dims
+from .reduce import _return_type
+
+sort_result = _return_type("sort")
+topk_result = _return_type("topk")
+kthvalue_result = _return_type("kthvalue")
+median_result = _return_type("median")
+nanmedian_result = _return_type("nanmedian")
+mode_result = _return_type("mode")
+
+
+class _AminmaxResult(tuple):
+    """``(min, max)`` with names, like ``torch.return_types.aminmax``."""
+
+    def __new__(cls, min, max):
+        return tuple.__new__(cls, (min, max))
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])
+
+    def __repr__(self) -> str:
+        return f"tinytorch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+aminmax_result = type("aminmax", (_AminmaxResult,), {})
+
+
+class _SelectBackward(Node):
+    """Values picked at ``indices`` along ``dim``: their gradient goes back to those places."""
+
+    def backward(self, g):
+        from .join import zeros_scatter
+        (idx,) = self.saved_tensors
+        if len(self.in_shape) == 0:
+            return (g.reshape(()),)
+        if not self.keepdim:
+            g, idx = g.unsqueeze(self.dim), idx.unsqueeze(self.dim)
+        return (zeros_scatter(self.in_shape, self.dim, idx, g),)
+
+
+_NODES = {n: type(n, (_SelectBackward,), {}) for n in (
+    "SortBackward0", "TopkBackward0", "KthvalueBackward0", "MedianBackward1", "NanmedianBackward1", "ModeBackward0")}
+
+
+def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str):
+    it = _make(np.array(idx, dtype=np.int64, order="C"))
+    v = record(np.array(vals, order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
+               in_shape=input._data.shape)
+    return v, it
+
+
+def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    """Stable order along ``d``; NaN counts as the largest value, as in PyTorch."""
+    if not descending:
+        return np.argsort(x, axis=d, kind="stable")
+    n = x.shape[d]
+    rev = np.flip(x, d)
+    # sorting the reversed line ascending and reading it backwards keeps equal values in input order
+    return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
+    """(values, indices) sorted along ``dim``; equal values keep their order."""
+    x = input._data
+    if x.ndim == 0:
+        _wrap_dim(dim, 0)
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "SortBackward0")
+        return sort_result(v, i)
+    d = _wrap_dim(dim, x.ndim)
+    idx = _argsort(x, d, descending)
+    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "SortBackward0")
+    return sort_result(v, i)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim``."""
+    return sort(input.detach(), dim, descending)[1]
+
+
+def msort(input: Tensor) -> Tensor:
+    """``sort(input, dim=0).values``."""
+    return sort(input, 0)[0]
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0")
+        return topk_result(v, i)
+    idx = np.take(_argsort(x, d, largest), np.arange(k), axis=d)
+    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0")
+    return topk_result(v, i)
+
+
+def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result, name: str):
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        pos_fn(1, d)
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, node)
+        return result(v, i)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    order = np.argsort(x, axis=d, kind="stable")
+    pos = pos_fn(n, d, x, order)  # a position in sorted order, or already the picked indices
+    idx = np.take(order, [pos], axis=d) if np.ndim(pos) == 0 else pos
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    v, i = _picked(input, vals, idx, d, keepdim, node)
+    return result(v, i)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    def pos(n, d, *rest):
+        if not 1 <= k <= n:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+        return k - 1
+    return _pick_position(input, dim, keepdim, pos, "KthvalueBackward0", kthvalue_result, "kthvalue")
+
+
+def _median_pos(ignore_nan: bool):
+    def pos(n, d, x=None, order=None):
+        if x is None:
+            return 0
+        if not ignore_nan:
+            # a NaN in the line makes the median NaN: sorted last, the first NaN is picked
+            nans = np.isnan(x).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else 0
+            p = np.where(nans > 0, n - nans, (n - 1) // 2)
+        else:
+            valid = n - (np.isnan(x).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else 0)
+            p = np.where(valid > 0, (valid - 1) // 2, 0)
+        p = np.broadcast_to(p, tuple(1 if i == d else s for i, s in enumerate(x.shape)))
+        return np.take_along_axis(order, p.astype(np.int64), d)
+    return pos
+
+
+class MedianBackward0(Node):
+    """median() of all elements: the gradient is shared evenly by the elements equal to the result."""
+
+    def backward(self, g):
+        from .arith import where
+        x, y = self.saved_tensors
+        hit = (x == y) | (x.isnan() & y.isnan())
+        return (where(hit, g / hit.sum(), 0.0),)
+
+
+NanmedianBackward0 = type("NanmedianBackward0", (MedianBackward0,), {})
+
+
+def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
+    x = input._data.reshape(-1)
+    if x.size == 0:
+        return record(np.asarray(np.nan, dtype=x.dtype), MedianBackward0, (input,))
+    s = np.sort(x, kind="stable")
+    if ignore_nan:
+        valid = s[~np.isnan(s)] if s.dtype.kind == "f" else s
+        r = valid[(valid.size - 1) // 2] if valid.size else s[0]
+    else:
+        r = s[-1] if s.dtype.kind == "f" and np.isnan(s[-1]) else s[(s.size - 1) // 2]
+    cls = NanmedianBackward0 if ignore_nan else MedianBackward0
+    return record(np.asarray(r), cls, (input,), (input, OUT))
+
+
+def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
+    if dim is None:
+        return _median_all(input, False)
+    return _pick_position(input, dim, keepdim, _median_pos(False), "MedianBackward1", median_result, "median")
+
+
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    """median ignoring NaN."""
+    if dim is None:
+        return _median_all(input, True)
+    return _pick_position(input, dim, keepdim, _median_pos(True), "NanmedianBackward1", nanmedian_result,
+                          "nanmedian")
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last index."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "ModeBackward0")
+        return mode_result(v, i)
+    xm = np.moveaxis(x, d, -1)
+    lines = xm.reshape(-1, xm.shape[-1])
+    vals = np.empty(lines.shape[0], x.dtype)
+    idx = np.empty(lines.shape[0], np.int64)
+    for r, line in enumerate(lines):
+        u, counts = np.unique(line, return_counts=True)
+        best = u[np.argmax(counts)]
+        vals[r] = best
+        idx[r] = np.flatnonzero(line == best)[-1]
+    shape = xm.shape[:-1]
+    vals, idx = vals.reshape(shape), idx.reshape(shape)
+    if keepdim:
+        vals, idx = np.expand_dims(vals, d), np.expand_dims(idx, d)
+    v, i = _picked(input, vals, idx, d, keepdim, "ModeBackward0")
+    return mode_result(v, i)
+
+
+class AminmaxBackward0(Node):
+    def backward(self, g_min, g_max=None):
+        from .arith import where
+        x, lo, hi = self.saved_tensors
+        dims, keepdim = self.dims, self.keepdim
+        out = None
+        for g, y in ((g_min, lo), (g_max, hi)):
+            if g is None:
+                continue
+            if not keepdim and dims:
+                shape = tuple(1 if i in dims else s for i, s in enumerate(x._data.shape))
+                g, y = g.reshape(shape), y.reshape(shape)
+            hit = x == y
+            part = where(hit, g / hit.sum(dim=dims, keepdim=True), 0.0)
+            out = part if out is None else out + part
+        return (out,)
+
+
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+    """(amin, amax) in one call."""
+    x = input._data
+    dims = normalize_dims(dim, x.ndim)
+    if x.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    lo = np.asarray(x.min(axis=dims, keepdims=keepdim))
+    hi = np.asarray(x.max(axis=dims, keepdims=keepdim))
+    from ._record import _State, edge
+    if _State.enabled and input._requires_grad:
+        node = AminmaxBackward0((edge(input),))
+        node._n_outputs = 2
+        node.dims, node.keepdim = dims, keepdim
+        a, b = _make(lo, node), _make(hi, node)
+        b._output_nr = 1
+        node.save_for_backward(input, a, b)
+        return aminmax_result(a, b)
+    return aminmax_result(_make(lo), _make(hi))
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """How many elements are not zero (int64)."""
+    x = input._data
+    dims = normalize_dims(dim, x.ndim)
+    return _make(np.asarray((x != 0).sum(axis=dims), dtype=np.int64))
+
+
+class Unique2Backward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+class UniqueDimBackward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
+
+
+class UniqueConsecutiveBackward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+def _pack(values, inverse, counts, return_inverse, return_counts):
+    out = (values,)
+    if return_inverse:
+        out += (_make(np.asarray(inverse, dtype=np.int64)),)
+    if return_counts:
+        out += (_make(np.asarray(counts, dtype=np.int64)),)
+    return out[0] if len(out) == 1 else out
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim=None):
+    """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
+    x = input._data
+    if dim is None:
+        u, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        values = record(u, Unique2Backward0, (input,))
+        return _pack(values, inv.reshape(x.shape), cnt, return_inverse, return_counts)
+    d = _wrap_dim(dim, x.ndim)
+    u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True, axis=d)
+    values = record(u, UniqueDimBackward0, (input,))
+    return _pack(values, inv.reshape(-1), cnt, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """Collapse runs of equal consecutive values (slices along ``dim``)."""
+    x = input._data
+    if dim is None:
+        flat = x.reshape(-1)
+        new = np.ones(flat.shape[0], bool)
+        new[1:] = flat[1:] != flat[:-1]
+        values = flat[new]
+        inv = (np.cumsum(new) - 1).reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], -1)
+        new = np.ones(xm.shape[0], bool)
+        new[1:] = (xm[1:] != xm[:-1]).any(axis=1)
+        values = np.compress(new, x, axis=d)
+        inv = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, new.shape[0]))
+    return _pack(record(values, UniqueConsecutiveBackward0, (input,)), inv, counts, return_inverse, return_counts)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs (weighted sums with ``weights``)."""
+    x = input._data
+    if x.dtype.kind == "f":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    if x.ndim != 1 or (x.size and x.min() < 0) or x.dtype == np.bool_:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _make(np.bincount(x, minlength=minlength).astype(np.int64))
+    w = weights._data
+    dt = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
+    return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out=None) -> Tensor:
+    """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    h, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
+    return _make(h.astype(x.dtype))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
+    x = input._data
+    if x.ndim == 0:
+        n = int(x != 0)
+        if as_tuple:
+            return (_make(np.zeros(n, np.int64)),)
+        return _make(np.zeros((n, 0), np.int64))
+    nz = np.nonzero(x)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``."""
+    return nonzero(input)
