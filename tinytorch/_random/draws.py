@@ -1,0 +1,153 @@
+"""Every other distribution, drawn as PyTorch's CPU kernels draw it (element by element in fill
+order, each element taking the same 32- or 64-bit words), but vectorised."""
+from __future__ import annotations
+
+import numpy as np
+
+from .fpmath import F32, F64, U64, fma32, fma64, libm_log, libm_log1p
+
+_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+
+
+def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.ndarray:
+    """U(low, high): ``x * (to - from) + from`` with one rounding, ``from``/``to`` cast to the dtype."""
+    if npd == np.float64:
+        x = eng.float64_uniform(n)
+        lo, hi = F64(low), F64(high)
+        return x if (lo == 0 and hi == 1) else fma64(x, hi - lo, lo)
+    if npd == np.float32:
+        x = eng.float32_uniform(n)
+        lo, hi = F32(low), F32(high)
+        return x if (lo == 0 and hi == 1) else fma32(x, hi - lo, lo)
+    if npd == np.float16:
+        # 11-bit uniforms; the arithmetic runs in float (half's accumulation type), then rounds to half
+        x = (eng.u32(n) & U64(0x7FF)).astype(F32) * F32(2.0 ** -11)
+        lo, hi = np.float16(low).astype(F32), np.float16(high).astype(F32)
+        return fma32(x, hi - lo, lo).astype(np.float16)
+    raise RuntimeError(f'"uniform_kernel_cpu" not implemented for \'{_torch_name(npd)}\'')
+
+
+def double_uniform(eng, n: int) -> np.ndarray:
+    return eng.float64_uniform(n)
+
+
+def int_from_to(eng, n: int, npd: np.dtype, low: int, span: int) -> np.ndarray:
+    """``(word % span) + low`` per element: 64-bit words when the span needs them (and the dtype is
+    int64, float32 or float64), else 32-bit words."""
+    wide = span >= (1 << 32) and npd in (np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+    words = eng.u64(n) if wide else eng.u32(n)
+    vals = (words % U64(span)) + U64(low % (1 << 64))
+    return vals.view(np.int64).astype(npd)
+
+
+def int_full(eng, n: int, npd: np.dtype) -> np.ndarray:
+    """``random_()`` with no bounds: PyTorch's per-dtype range."""
+    if npd == np.bool_:
+        return (eng.u32(n) & U64(1)).astype(np.bool_)
+    if npd == np.int64:
+        return (eng.u64(n) % U64(1 << 63)).astype(np.int64)
+    if npd == np.float64:
+        return (eng.u64(n) % U64((1 << 53) + 1)).astype(F64)
+    if npd.kind == "f":
+        return (eng.u32(n) % U64((1 << _DIGITS[npd]) + 1)).astype(npd)
+    return (eng.u32(n) % U64(int(np.iinfo(npd).max) + 1)).astype(npd)
+
+
+def dtype_upper(npd: np.dtype) -> int:
+    """The largest value ``random_(from)`` may reach: 2**digits for floats, the maximum for integers."""
+    if npd.kind == "f":
+        return 1 << _DIGITS[npd]
+    if npd == np.bool_:
+        return 1
+    return int(np.iinfo(npd).max)
+
+
+def bernoulli_scalar(eng, n: int, p: float) -> np.ndarray:
+    """``u < p`` with a double uniform (one 64-bit draw) per element."""
+    return eng.float64_uniform(n) < p
+
+
+def bernoulli_tensor(eng, p: np.ndarray) -> np.ndarray:
+    """``u < p[i]``: a float uniform (one 32-bit draw) for float32 p, a double one for float64 p."""
+    if p.dtype == np.float64:
+        return eng.float64_uniform(p.size) < p.reshape(-1)
+    return eng.float32_uniform(p.size) < p.reshape(-1).astype(F32)
+
+
+def exponential_values(eng, n: int, lambd: float) -> np.ndarray:
+    """``(-1 / lambd) * log1p(-u)`` in double."""
+    return (-1.0 / lambd) * libm_log1p(-eng.float64_uniform(n))
+
+
+def geometric_values(eng, n: int, p: float) -> np.ndarray:
+    """``ceil(log(u) / log1p(-p))`` in double."""
+    return np.ceil(libm_log(eng.float64_uniform(n)) / libm_log1p(np.array([-p]))[0])
+
+
+def randperm_values(eng, n: int) -> np.ndarray:
+    """PyTorch's Fisher-Yates: for i in 0..n-2 swap r[i] with r[i + random() % (n - i)].
+
+    The n - 1 swaps are resolved without a loop over them: position i is final after step i, and
+    before that a position changes only as a swap target. So the value a step i moves into place
+    is the value its target held just before; that is its target's original index unless an earlier
+    step targeted the same position, in which case it is what that step's own position held before
+    its step, which follows the same rule, so chains of such steps are collapsed by pointer jumping."""
+    if n >= (1 << 32) // 20:
+        raise NotImplementedError("randperm for n >= 2**32 / 20 (PyTorch's inside-out variant) is not implemented")
+    if n <= 1:
+        return np.zeros(n, np.int64)
+    steps = n - 1
+    idx = np.arange(steps, dtype=np.int64)
+    target = idx + (eng.u32(steps) % np.arange(n, 1, -1, dtype=U64)).astype(np.int64)
+    order = np.argsort(target, kind="stable")
+    st = target[order]
+    same = st[1:] == st[:-1]
+    pred = np.full(steps, -1, np.int64)  # the previous step with the same target
+    pred[order[1:][same]] = order[:-1][same]
+    last = np.full(n, -1, np.int64)  # the last step targeting each position
+    ends = np.ones(steps, bool)
+    ends[:-1] = ~same
+    last[st[ends]] = order[ends]
+    # the step that last wrote position k before step k ran (k's own self-swap does not count)
+    parent = last.copy()
+    selfswap = last == np.arange(n)
+    parent[selfswap] = pred[last[selfswap]]
+    # held[k] = value at position k just before step k: the root of k's parent chain
+    root = np.where(parent < 0, np.arange(n), parent)
+    while True:
+        nxt = root[root]
+        if np.array_equal(nxt, root):
+            break
+        root = nxt
+    out = np.empty(n, np.int64)
+    has = pred >= 0
+    out[:steps] = np.where(has, root[np.where(has, pred, 0)], target)
+    out[steps] = root[steps]
+    return out
+
+
+def multinomial_values(eng, p: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
+    """Samples for each row of the 2-d ``p`` (rows x categories), PyTorch's two algorithms."""
+    rows, cats = p.shape
+    if not replacement or num_samples == 1:
+        # p / q with q ~ Exp(1) in p's dtype, then the largest num_samples (argmax for one)
+        q = exponential_values(eng, p.size, 1.0).astype(p.dtype).reshape(p.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            key = p / q
+        if num_samples == 1:
+            return np.argmax(key, axis=1)[:, None].astype(np.int64)
+        return np.argsort(-key, axis=1, kind="stable")[:, :num_samples].astype(np.int64)
+    cum = np.cumsum(p, axis=1, dtype=p.dtype)
+    total = cum[:, -1:].copy()
+    cum = cum / total
+    cum[:, -1] = 1
+    u = eng.float64_uniform(rows * num_samples).reshape(rows, num_samples)
+    out = np.empty((rows, num_samples), np.int64)
+    for r in range(rows):  # one searchsorted per distribution, vectorised over its samples
+        out[r] = np.searchsorted(cum[r].astype(F64), u[r], side="left")
+    return out
+
+
+def _torch_name(npd: np.dtype) -> str:
+    return {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+            "int64": "Long"}.get(npd.name, npd.name)
