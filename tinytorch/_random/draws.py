@@ -20,8 +20,8 @@ def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.nd
         lo, hi = F32(low), F32(high)
         return x if (lo == 0 and hi == 1) else fma32(x, hi - lo, lo)
     if npd == np.float16:
-        # 11-bit uniforms; the arithmetic runs in float (half's accumulation type), then rounds to half
-        x = (eng.u32(n) & U64(0x7FF)).astype(F32) * F32(2.0 ** -11)
+        # float uniforms; the arithmetic runs in float (half's accumulation type), then rounds to half
+        x = eng.float32_uniform(n)
         lo, hi = np.float16(low).astype(F32), np.float16(high).astype(F32)
         return fma32(x, hi - lo, lo).astype(np.float16)
     raise RuntimeError(f'"uniform_kernel_cpu" not implemented for \'{_torch_name(npd)}\'')
@@ -98,7 +98,7 @@ def randperm_values(eng, n: int) -> np.ndarray:
         return np.zeros(n, np.int64)
     steps = n - 1
     idx = np.arange(steps, dtype=np.int64)
-    target = idx + (eng.u32(steps) % np.arange(n, 1, -1, dtype=U64)).astype(np.int64)
+    target = idx + (eng.u32(steps) % np.arange(n, 1, -1, dtype=np.uint32)).astype(np.int64)
     order = np.argsort(target, kind="stable")
     st = target[order]
     same = st[1:] == st[:-1]

@@ -27,10 +27,13 @@ def _init_genrand(seed32: int) -> np.ndarray:
 class Engine:
     """MT19937 words and position, the seed, and the cached normals of one generator."""
 
-    __slots__ = ("seed", "bitgen", "fresh", "normal_y", "normal_valid", "float_normal", "float_valid")
+    __slots__ = ("seed", "bitgen", "gen", "fresh", "normal_y", "normal_valid", "float_normal", "float_valid")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         self.bitgen = np.random.MT19937()
+        # numpy's full-range integers are one 32-bit output (uint32) or two, first high (uint64):
+        # PyTorch's random() and random64(), without a pass to convert them
+        self.gen = np.random.Generator(self.bitgen)
         self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
@@ -45,23 +48,32 @@ class Engine:
 
     # -- raw draws ---------------------------------------------------------------------------------
     def u32(self, n: int) -> np.ndarray:
-        """``n`` 32-bit outputs (PyTorch's ``random()``), as uint64."""
+        """``n`` 32-bit outputs (PyTorch's ``random()``), as uint32."""
         if n:
             self.fresh = False
-        return self.bitgen.random_raw(n)
+        return self.gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
 
     def u64(self, n: int) -> np.ndarray:
         """``n`` 64-bit outputs (PyTorch's ``random64()``: first word high, second low)."""
-        raw = self.u32(2 * n).reshape(n, 2)
-        return (raw[:, 0] << np.uint64(32)) | raw[:, 1]
+        if n:
+            self.fresh = False
+        return self.gen.integers(0, (1 << 64) - 1, size=n, dtype=np.uint64, endpoint=True)
 
     def float32_uniform(self, n: int) -> np.ndarray:
         """``n`` float32 uniforms on [0, 1): the low 24 bits of one word times 2**-24."""
-        return (self.u32(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0 ** -24)
+        w = self.u32(n)
+        np.bitwise_and(w, np.uint32(0xFFFFFF), out=w)
+        out = w.view(np.int32).astype(np.float32)
+        out *= np.float32(2.0 ** -24)
+        return out
 
     def float64_uniform(self, n: int) -> np.ndarray:
         """``n`` float64 uniforms on [0, 1): the low 53 bits of one 64-bit draw times 2**-53."""
-        return (self.u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * (2.0 ** -53)
+        w = self.u64(n)
+        np.bitwise_and(w, np.uint64((1 << 53) - 1), out=w)
+        out = w.view(np.int64).astype(np.float64)
+        out *= 2.0 ** -53
+        return out
 
     # -- state in PyTorch's layout -----------------------------------------------------------------
     def get_state(self) -> np.ndarray:

@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from .fpmath import F32, F64, cephes_log, cephes_sincos, fma32, fma64, libm_cos, libm_log, libm_log1p, libm_sin
+from .avx2_normal import box_muller as _box_muller_f32
+from .fpmath import F32, F64, fma64, libm_cos, libm_log, libm_log1p, libm_sin
 
 _TWO_PI = 2.0 * math.pi
-_TWO_PI_F32 = F32(_TWO_PI)
 
 
 def normal_values(eng, n: int, npd: np.dtype, mean: float, std: float, contiguous: bool = True) -> np.ndarray:
@@ -63,20 +63,6 @@ def _fill_f32(eng, n: int, mean, std) -> np.ndarray:
     if n % 16:
         d[n - 16:] = _box_muller_f32(eng.float32_uniform(16).reshape(1, 2, 8), mean, std).reshape(-1)
     return d
-
-
-def _box_muller_f32(blocks: np.ndarray, mean, std) -> np.ndarray:
-    u1 = F32(1) - blocks[:, 0, :]
-    u2 = np.ascontiguousarray(blocks[:, 1, :])
-    radius = np.sqrt(F32(-2) * cephes_log(u1))
-    sin, cos = cephes_sincos(_TWO_PI_F32 * u2)
-    out = np.empty(blocks.shape, F32)
-    n1, n2 = radius * cos, radius * sin
-    if std == 1 and mean == 0:
-        out[:, 0, :], out[:, 1, :] = n1, n2
-    else:
-        out[:, 0, :], out[:, 1, :] = fma32(n1, std, mean), fma32(n2, std, mean)
-    return out
 
 
 def _fill_f64(eng, n: int, mean: float, std: float) -> np.ndarray:
