@@ -10,21 +10,29 @@ _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float
 
 
 def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.ndarray:
-    """U(low, high): ``x * (to - from) + from`` with one rounding, ``from``/``to`` cast to the dtype."""
+    """U(low, high): ``x * (to - from) + from`` with one rounding, ``from``/``to`` cast to the dtype; a
+    value that rounds up to ``to`` becomes ``from``, as in PyTorch, so the range stays half-open."""
     if npd == np.float64:
         x = eng.float64_uniform(n)
         lo, hi = F64(low), F64(high)
-        return x if (lo == 0 and hi == 1) else fma64(x, hi - lo, lo)
-    if npd == np.float32:
+        if lo == 0 and hi == 1:
+            return x
+        out = fma64(x, hi - lo, lo)
+    elif npd == np.float32:
         x = eng.float32_uniform(n)
         lo, hi = F32(low), F32(high)
-        return x if (lo == 0 and hi == 1) else fma32(x, hi - lo, lo)
-    if npd == np.float16:
-        # float uniforms; the arithmetic runs in float (half's accumulation type), then rounds to half
+        if lo == 0 and hi == 1:
+            return x
+        out = fma32(x, hi - lo, lo)
+    elif npd == np.float16:
+        # float uniforms and float bounds (half's accumulation type), rounded to half at the end
         x = eng.float32_uniform(n)
-        lo, hi = np.float16(low).astype(F32), np.float16(high).astype(F32)
-        return fma32(x, hi - lo, lo).astype(np.float16)
-    raise RuntimeError(f'"uniform_kernel_cpu" not implemented for \'{_torch_name(npd)}\'')
+        out = fma32(x, F32(high) - F32(low), F32(low)).astype(np.float16)
+        lo, hi = np.float16(low), np.float16(high)
+    else:
+        raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{_torch_name(npd)}\'')
+    out[out == hi] = lo
+    return out
 
 
 def double_uniform(eng, n: int) -> np.ndarray:

@@ -23,9 +23,10 @@ def normal_values(eng, n: int, npd: np.dtype, mean: float, std: float, contiguou
     """``n`` samples of N(mean, std**2) of dtype ``npd``, in fill order."""
     if n >= 16 and contiguous and npd == np.float64:
         return _fill_f64(eng, n, float(mean), float(std))
-    if n >= 16 and contiguous and npd != np.float64:
-        # float32's kernel; float16 goes through it too (PyTorch's half kernel differs: see README)
-        return _fill_f32(eng, n, F32(mean), F32(std)).astype(npd, copy=False)
+    if n >= 16 and contiguous and npd == np.float32:
+        return _fill_f32(eng, n, F32(mean), F32(std))
+    if n >= 16 and contiguous:
+        return _fill_f16(eng, n, F32(mean), F32(std)).astype(npd)
     z = scalar_normals(eng, n)
     if not (mean == 0.0 and std == 1.0):
         z = fma64(z, float(std), float(mean))
@@ -63,6 +64,19 @@ def _fill_f32(eng, n: int, mean, std) -> np.ndarray:
     if n % 16:
         d[n - 16:] = _box_muller_f32(eng.float32_uniform(16).reshape(1, 2, 8), mean, std).reshape(-1)
     return d
+
+
+def _fill_f16(eng, n: int, mean, std) -> np.ndarray:
+    """float16's kernel: the float32 blocks, but the last block of a ragged size starts from the
+    uniforms of the last n % 16 positions and draws only the 16 - n % 16 it lacks."""
+    d = eng.float32_uniform(n)
+    out = np.empty(n, F32)
+    full, rest = divmod(n, 16)
+    out[: 16 * full] = _box_muller_f32(d[: 16 * full].reshape(full, 2, 8), mean, std).reshape(-1)
+    if rest:
+        tail = np.concatenate([d[n - rest:], eng.float32_uniform(16 - rest)]).reshape(1, 2, 8)
+        out[n - 16:] = _box_muller_f32(tail, mean, std).reshape(-1)
+    return out
 
 
 def _fill_f64(eng, n: int, mean: float, std: float) -> np.ndarray:
