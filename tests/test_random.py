@@ -282,3 +282,28 @@ def test_uniform_never_returns_to(torch, dtype):
     """A value that rounds up to ``to`` is given ``from`` instead (narrow ranges make it common)."""
     for lo, hi in ((1, 1 + 2 ** -9), (-1, 2), (0.1, 0.3), (-0.37, 5.1), (-3.3, -3.2)):
         both(torch, 0, lambda m: m.empty(20000, dtype=getattr(m, dtype)).uniform_(lo, hi))
+
+
+def test_errors_match(torch):
+    cases = [lambda m: m.multinomial(m.tensor([1., 0, 0]), 2), lambda m: m.multinomial(m.tensor([1., 0, 0]), 4),
+             lambda m: m.multinomial(m.tensor([1., 0, 0]), 0), lambda m: m.multinomial(m.tensor([1., -1, 0]), 1),
+             lambda m: m.multinomial(m.tensor([0., 0, 0]), 1), lambda m: m.multinomial(m.tensor([1, 2]), 1),
+             lambda m: m.multinomial(m.ones(2, 2, 2), 1), lambda m: m.multinomial(m.tensor([1., float("inf")]), 1),
+             lambda m: m.randint(5, 5, (3,)), lambda m: m.rand(3, dtype=m.int64), lambda m: m.randn(3, dtype=m.int64),
+             lambda m: m.empty(3).uniform_(2, 1), lambda m: m.empty(3).uniform_(2.5, 1.5),
+             lambda m: m.empty(3).normal_(0, -1), lambda m: m.empty(3).normal_(0, -1.5),
+             lambda m: m.empty(3).bernoulli_(1.5), lambda m: m.empty(3).exponential_(-1),
+             lambda m: m.empty(3).geometric_(0), lambda m: m.randperm(-1),
+             lambda m: m.empty(3, dtype=m.int64).exponential_(), lambda m: m.bernoulli(m.tensor([0.5, 2.0])),
+             lambda m: m.normal(m.zeros(3), -1.0)]
+    for i, case in enumerate(cases):
+        outcome = []
+        for m in (tt, torch):
+            m.manual_seed(0)
+            try:
+                case(m)
+                outcome.append(None)
+            except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+                outcome.append((type(e).__name__, str(e)))
+        assert outcome[0] == outcome[1], i
+        same_state(torch)

@@ -36,7 +36,7 @@ def _contiguous(t: Tensor) -> bool:
 
 def _float_only(npd: np.dtype, kernel: str) -> None:
     if npd.kind != "f":
-        raise RuntimeError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
 
 
 _MISSING = object()
@@ -47,7 +47,7 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
     npd = self._data.dtype
     _float_only(npd, "check_uniform_bounds")
     if not a <= b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
     return _fill(self, draws.uniform_values(_engine(generator), self._data.size, npd, a, b))
 
 
@@ -55,7 +55,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     npd = self._data.dtype
     _float_only(npd, "normal_kernel_cpu")
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     vals = normal_values(_engine(generator), self._data.size, npd, mean, std, _contiguous(self))
     return _fill(self, vals)
 
@@ -96,24 +96,32 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     eng = _engine(generator)
     if isinstance(p, Tensor):
+        valid = ((p._data >= 0) & (p._data <= 1)).reshape(-1)
+        if not valid.all():
+            # PyTorch checks each p as it reaches it: the elements before the bad one have drawn
+            draws.bernoulli_tensor(eng, np.ascontiguousarray(p._data).reshape(-1)[: int(np.argmin(valid))])
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
         pd = np.broadcast_to(p._data, self._data.shape)
         return _fill(self, draws.bernoulli_tensor(eng, np.ascontiguousarray(pd)).astype(self._data.dtype))
     if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     return _fill(self, draws.bernoulli_scalar(eng, self._data.size, p).astype(self._data.dtype))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     npd = self._data.dtype
-    _float_only(npd, "exponential_cpu")
+    if npd.kind != "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_dtype.FROM_NP[npd]._legacy[:-6]}")
     if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     return _fill(self, draws.exponential_values(_engine(generator), self._data.size, lambd).astype(npd))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _fill(self, draws.geometric_values(_engine(generator), self._data.size, p).astype(self._data.dtype))
 
 
@@ -157,7 +165,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0..n-1 (PyTorch's Fisher-Yates)."""
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     _, npd = _shape_dtype((n,), dtype, _dtype.int64)
     vals = draws.randperm_values(_engine(generator), int(n))
     return _make(vals.astype(npd, copy=False)).requires_grad_(requires_grad)
@@ -201,7 +209,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if mt and not st:
         if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         out_t = _new_tensor(mean._data.shape, mean._data.dtype, False)
         normal_(out_t, 0.0, std, generator=generator)
         return _make(out_t._data + mean._data)
