@@ -2,6 +2,8 @@
 order, each element taking the same 32- or 64-bit words), but vectorised."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .fpmath import F32, F64, U64, fma32, fma64, libm_log, libm_log1p
@@ -19,11 +21,12 @@ def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.nd
             return x
         out = fma64(x, hi - lo, lo)
     elif npd == np.float32:
-        x = eng.float32_uniform(n)
         lo, hi = F32(low), F32(high)
         if lo == 0 and hi == 1:
-            return x
-        out = fma32(x, hi - lo, lo)
+            return eng.float32_uniform(n)
+        out = _uniform_f32(eng, n, lo, hi)
+        if _fma32_scalar(F32(1 - 2.0 ** -24), hi - lo, lo) < hi:
+            return out  # not even the largest uniform reaches `to`
     elif npd == np.float16:
         # float uniforms and float bounds (half's accumulation type), rounded to half at the end
         x = eng.float32_uniform(n)
@@ -33,6 +36,33 @@ def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.nd
         raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{_torch_name(npd)}\'')
     out[out == hi] = lo
     return out
+
+
+def _exponent(v) -> int:
+    return math.frexp(float(v))[1] if v else -10 ** 6
+
+
+def _fma32_scalar(x, r, lo):
+    return fma32(np.array([x], F32), r, lo)[0]
+
+
+def _uniform_f32(eng, n: int, lo, hi) -> np.ndarray:
+    """float32 ``fma(k * 2**-24, to - from, from)`` for 24-bit k. The product k * (r * 2**-24) is
+    exact in double; when the exponents of r and from are close (as for symmetric bounds) the
+    double sum is exact too and one rounding to float32 is the fused result, otherwise fma32's tie
+    check runs."""
+    r = hi - lo
+    k = eng.u32(n)
+    np.bitwise_and(k, np.uint32(0xFFFFFF), out=k)
+    ki = k.view(np.int32)
+    if lo == 0 or (r and max(_exponent(r), _exponent(lo)) - min(_exponent(r) - 48, _exponent(lo) - 24) <= 52):
+        p = np.multiply(ki, F64(r) * 2.0 ** -24, dtype=F64)
+        out = np.empty(n, F32)
+        np.add(p, F64(lo), out=out, casting="unsafe")
+        return out
+    x = ki.astype(F32)
+    x *= F32(2.0 ** -24)
+    return fma32(x, r, lo)
 
 
 def double_uniform(eng, n: int) -> np.ndarray:
@@ -105,23 +135,29 @@ def randperm_values(eng, n: int) -> np.ndarray:
     if n <= 1:
         return np.zeros(n, np.int64)
     steps = n - 1
-    idx = np.arange(steps, dtype=np.int64)
-    target = idx + (eng.u32(steps) % np.arange(n, 1, -1, dtype=np.uint32)).astype(np.int64)
-    order = np.argsort(target, kind="stable")
+    i32 = np.int32 if n < (1 << 31) else np.int64  # half the memory traffic of int64 indices
+    idx = np.arange(steps, dtype=i32)
+    target = idx + (eng.u32(steps) % np.arange(n, 1, -1, dtype=np.uint32)).astype(i32)
+    # steps grouped by target, in step order within a group (a radix sort when targets fit 16 bits)
+    if n <= 1 << 16:
+        order = np.argsort(target.astype(np.uint16), kind="stable").astype(i32)
+    else:
+        order = np.argsort(target.astype(np.int64) * steps + idx).astype(i32)
     st = target[order]
     same = st[1:] == st[:-1]
-    pred = np.full(steps, -1, np.int64)  # the previous step with the same target
+    pred = np.full(steps, -1, i32)  # the previous step with the same target
     pred[order[1:][same]] = order[:-1][same]
-    last = np.full(n, -1, np.int64)  # the last step targeting each position
+    last = np.full(n, -1, i32)  # the last step targeting each position
     ends = np.ones(steps, bool)
     ends[:-1] = ~same
     last[st[ends]] = order[ends]
     # the step that last wrote position k before step k ran (k's own self-swap does not count)
-    parent = last.copy()
-    selfswap = last == np.arange(n)
+    positions = np.arange(n, dtype=i32)
+    selfswap = last == positions
+    parent = last
     parent[selfswap] = pred[last[selfswap]]
     # held[k] = value at position k just before step k: the root of k's parent chain
-    root = np.where(parent < 0, np.arange(n), parent)
+    root = np.where(parent < 0, positions, parent)
     while True:
         nxt = root[root]
         if np.array_equal(nxt, root):

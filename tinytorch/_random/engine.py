@@ -63,8 +63,8 @@ class Engine:
         """``n`` float32 uniforms on [0, 1): the low 24 bits of one word times 2**-24."""
         w = self.u32(n)
         np.bitwise_and(w, np.uint32(0xFFFFFF), out=w)
-        out = w.view(np.int32).astype(np.float32)
-        out *= np.float32(2.0 ** -24)
+        out = np.empty(n, np.float32)
+        np.multiply(w.view(np.int32), np.float32(2.0 ** -24), out=out, dtype=np.float32, casting="unsafe")
         return out
 
     def float64_uniform(self, n: int) -> np.ndarray:
