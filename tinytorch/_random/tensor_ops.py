@@ -132,6 +132,15 @@ def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:
     return _finish(np.empty(shape, dtype=npd), requires_grad)
 
 
+def _grad(t: Tensor, requires_grad: bool) -> Tensor:
+    """The factories' requires_grad (and their wording for integer dtypes)."""
+    if requires_grad:
+        if t._data.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
 def _shape_dtype(size, dtype, default=None):
     from ..factory import _np_dtype, _size
 
@@ -141,13 +150,13 @@ def _shape_dtype(size, dtype, default=None):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Uniform samples on [0, 1)."""
     shape, npd = _shape_dtype(size, dtype)
-    return uniform_(_new_tensor(shape, npd, False), generator=generator).requires_grad_(requires_grad)
+    return _grad(uniform_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Standard normal samples."""
     shape, npd = _shape_dtype(size, dtype)
-    return normal_(_new_tensor(shape, npd, False), generator=generator).requires_grad_(requires_grad)
+    return _grad(normal_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -159,7 +168,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
         low, high = 0, low
     shape, npd = _shape_dtype((size,), dtype, _dtype.int64)
     t = _new_tensor(shape, npd, False)
-    return random_(t, int(low), int(high), generator=generator).requires_grad_(requires_grad)
+    return _grad(random_(t, int(low), int(high), generator=generator), requires_grad)
 
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -168,7 +177,7 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     _, npd = _shape_dtype((n,), dtype, _dtype.int64)
     vals = draws.randperm_values(_engine(generator), int(n))
-    return _make(vals.astype(npd, copy=False)).requires_grad_(requires_grad)
+    return _grad(_make(vals.astype(npd, copy=False)), requires_grad)
 
 
 def _like(input: Tensor, dtype):
@@ -178,13 +187,13 @@ def _like(input: Tensor, dtype):
 def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
               memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return uniform_(_new_tensor(shape, npd, False), generator=generator).requires_grad_(requires_grad)
+    return _grad(uniform_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
                memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return normal_(_new_tensor(shape, npd, False), generator=generator).requires_grad_(requires_grad)
+    return _grad(normal_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False,
@@ -192,7 +201,7 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
     if high is None:
         low, high = 0, low
     shape, npd = _like(input, dtype)
-    return random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator)
+    return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
@@ -204,7 +213,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         if size is None:
             raise TypeError("normal() missing required argument 'size'")
         shape, npd = _shape_dtype((size,), dtype)
-        return normal_(_new_tensor(shape, npd, False), mean, std, generator=generator).requires_grad_(requires_grad)
+        return _grad(normal_(_new_tensor(shape, npd, False), mean, std, generator=generator), requires_grad)
     if st and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if mt and not st:
