@@ -37,9 +37,9 @@ _CHUNK = 2048  # blocks of 16 per pass: 16384 lanes, about 2 MB of buffers in al
 class _Buffers:
     def __init__(self, k: int) -> None:
         shape = (k, 8)
-        for name in ("u1", "e", "m", "x", "z", "y", "t", "r", "th", "yf", "c", "s"):
+        for name in ("u1", "e", "x", "z", "y", "t", "r", "th", "c", "s"):
             setattr(self, name, np.empty(shape, F32))
-        for name in ("p", "q"):
+        for name in ("p", "q", "a64"):  # a64: a float64 copy of an operand used several times
             setattr(self, name, np.empty(shape, F64))
         self.i = np.empty(shape, np.int32)
         self.j = np.empty(shape, np.int32)
@@ -100,9 +100,11 @@ def _log(u1, out, bf: _Buffers) -> None:
     np.subtract(bf.e, bf.b, out=bf.e)
     x, y = bf.x, out
     np.multiply(x, x, out=bf.z)
-    _fma_exact(x, _LOG_P[0], _LOG_P[1], y, bf)
+    x64 = bf.a64
+    np.copyto(x64, x)
+    _fma_exact(x64, F64(_LOG_P[0]), _LOG_P[1], y, bf)
     for p in _LOG_P[2:]:
-        _fma_exact(y, x, p, y, bf)
+        _fma_exact(y, x64, p, y, bf)
     np.multiply(y, x, out=y)
     np.multiply(bf.e, _LOG_Q1, out=bf.t)
     _fma_exact(y, bf.z, bf.t, y, bf)
@@ -118,21 +120,24 @@ def _sincos(theta, sin, cos, bf: _Buffers) -> None:
     np.copyto(bf.j, bf.t, casting="unsafe")  # truncation, as cvttps
     np.add(bf.j, 1, out=bf.j)
     np.bitwise_and(bf.j, ~1, out=bf.j)
-    np.copyto(bf.yf, bf.j, casting="unsafe")
+    yf = bf.a64
+    np.copyto(yf, bf.j)
     x = bf.x
-    _fma_exact(bf.yf, _DP[0], theta, x, bf)
-    _fma_exact(bf.yf, _DP[1], x, x, bf)
-    _fma_exact(bf.yf, _DP[2], x, x, bf)
+    _fma_exact(yf, F64(_DP[0]), theta, x, bf)
+    _fma_exact(yf, F64(_DP[1]), x, x, bf)
+    _fma_exact(yf, F64(_DP[2]), x, x, bf)
     z, c, s = bf.z, bf.c, bf.s
     np.multiply(x, x, out=z)
-    _fma_exact(z, _COS_P[0], _COS_P[1], c, bf)
-    _fma_exact(c, z, _COS_P[2], c, bf)
+    z64 = bf.a64
+    np.copyto(z64, z)
+    _fma_exact(z64, F64(_COS_P[0]), _COS_P[1], c, bf)
+    _fma_exact(c, z64, _COS_P[2], c, bf)
     np.multiply(c, z, out=c)
     np.multiply(z, F32(-0.5), out=bf.t)
-    _fma_exact(c, z, bf.t, c, bf)
+    _fma_exact(c, z64, bf.t, c, bf)
     np.add(c, F32(1), out=c)
-    _fma_exact(z, _SIN_P[0], _SIN_P[1], s, bf)
-    _fma_exact(s, z, _SIN_P[2], s, bf)
+    _fma_exact(z64, F64(_SIN_P[0]), _SIN_P[1], s, bf)
+    _fma_exact(s, z64, _SIN_P[2], s, bf)
     np.multiply(s, z, out=s)
     _fma_exact(s, x, x, s, bf)
     # the kernel's bit operations: a polynomial-selection mask, then the sign bits xor-ed in

@@ -1,5 +1,5 @@
-"""Exact arithmetic the random kernels need and numpy lacks: fused multiply-adds, the float32
-Cephes log / sincos of PyTorch's AVX2 normal kernel, and glibc's double log / log1p.
+"""Exact arithmetic the random kernels need and numpy lacks: fused multiply-adds and glibc's
+double log / log1p / sin / cos (the float32 normal kernel has its own, in ``avx2_normal``).
 
 PyTorch's kernels were compiled with fused multiply-adds (some written out, some contracted by the
 compiler), so a plain ``a * b + c`` in numpy rounds twice where PyTorch rounds once and the bits
@@ -103,58 +103,3 @@ def libm_sin(x: np.ndarray) -> np.ndarray:
     if _numpy_trig_is_libm():
         return np.sin(x)
     return np.fromiter(map(math.sin, x.ravel().tolist()), F64, x.size).reshape(x.shape)
-
-
-# -- the float32 Cephes polynomials of PyTorch's AVX2 kernel, with the compiler's contractions ---------
-_LOG_P = [F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
-                           3.3333331174E-1)]
-_LOG_Q1, _LOG_Q2 = F32(-2.12194440e-4), F32(0.693359375)
-_SQRTHF = F32(0.707106781186547524)
-_DP = [F32(-0.78515625), F32(-2.4187564849853515625e-4), F32(-3.77489497744594108e-8)]
-_SIN_P = [F32(-1.9515295891E-4), F32(8.3321608736E-3), F32(-1.6666654611E-1)]
-_COS_P = [F32(2.443315711809948E-005), F32(-1.388731625493765E-003), F32(4.166664568298827E-002)]
-_FOPI = F32(1.27323954473516)
-
-
-def cephes_log(u: np.ndarray) -> np.ndarray:
-    """log of positive, normal float32 values, as ``log256_ps`` computes it."""
-    bits = u.view(np.int32)
-    e = ((bits >> 23) - 126).astype(F32)  # exponent + 1, as the kernel counts it
-    m = ((bits & np.int32(~0x7F800000)) | np.int32(0x3F000000)).view(F32)  # mantissa in [0.5, 1)
-    low = m < _SQRTHF
-    x = (m - F32(1)) + np.where(low, m, F32(0))
-    e = e - low.astype(F32)
-    z = x * x
-    y = fma32(_LOG_P[0], x, _LOG_P[1])
-    for p in _LOG_P[2:]:
-        y = fma32(y, x, p)
-    y = y * x
-    y = fma32(y, z, e * _LOG_Q1)
-    y = y - z * F32(0.5)
-    return fma32(e, _LOG_Q2, x + y)
-
-
-def cephes_sincos(theta: np.ndarray):
-    """(sin, cos) of non-negative float32 values, as ``sincos256_ps`` computes them."""
-    j = (theta * _FOPI).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(F32)
-    x = fma32(y, _DP[0], theta)
-    x = fma32(y, _DP[1], x)
-    x = fma32(y, _DP[2], x)
-    sin_neg = (j & 4) != 0
-    cos_neg = (~(j - 2) & 4) != 0
-    first = (j & 2) == 0
-    z = x * x
-    c = fma32(_COS_P[0], z, _COS_P[1])
-    c = fma32(c, z, _COS_P[2])
-    c = c * z
-    c = fma32(c, z, -(z * F32(0.5))) + F32(1)
-    s = fma32(_SIN_P[0], z, _SIN_P[1])
-    s = fma32(s, z, _SIN_P[2])
-    s = s * z
-    s = fma32(s, x, x)
-    sin = np.where(first, s, c)
-    cos = np.where(first, c, s)
-    return np.where(sin_neg, -sin, sin), np.where(cos_neg, -cos, cos)
