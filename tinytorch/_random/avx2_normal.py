@@ -163,10 +163,11 @@ def _sincos(theta, sin, cos, bf: _Buffers) -> None:
     np.bitwise_xor(cos_b, i, out=cos_b)
 
 
-def box_muller(blocks: np.ndarray, mean, std) -> np.ndarray:
-    """The normals of ``blocks`` (k x 2 x 8 float32 uniforms), as ``normal_fill_16_AVX2`` writes them."""
+def box_muller(blocks: np.ndarray, mean, std, out=None) -> np.ndarray:
+    """The normals of ``blocks`` (k x 2 x 8 float32 uniforms), as ``normal_fill_16_AVX2`` writes them;
+    ``out`` may be ``blocks`` itself (each chunk is read before it is written)."""
     k = blocks.shape[0]
-    out = np.empty(blocks.shape, F32)
+    out = np.empty(blocks.shape, F32) if out is None else out
     trivial = std == 1 and mean == 0
     for start in range(0, k, _CHUNK):
         stop = min(k, start + _CHUNK)

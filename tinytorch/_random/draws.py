@@ -46,23 +46,28 @@ def _fma32_scalar(x, r, lo):
     return fma32(np.array([x], F32), r, lo)[0]
 
 
+_CHUNK = 1 << 15  # elements per pass: the temporaries stay in cache and are reused, not faulted in
+
+
 def _uniform_f32(eng, n: int, lo, hi) -> np.ndarray:
     """float32 ``fma(k * 2**-24, to - from, from)`` for 24-bit k. The product k * (r * 2**-24) is
     exact in double; when the exponents of r and from are close (as for symmetric bounds) the
     double sum is exact too and one rounding to float32 is the fused result, otherwise fma32's tie
     check runs."""
     r = hi - lo
-    k = eng.u32(n)
-    np.bitwise_and(k, np.uint32(0xFFFFFF), out=k)
-    ki = k.view(np.int32)
-    if lo == 0 or (r and max(_exponent(r), _exponent(lo)) - min(_exponent(r) - 48, _exponent(lo) - 24) <= 52):
-        p = np.multiply(ki, F64(r) * 2.0 ** -24, dtype=F64)
-        out = np.empty(n, F32)
-        np.add(p, F64(lo), out=out, casting="unsafe")
-        return out
-    x = ki.astype(F32)
-    x *= F32(2.0 ** -24)
-    return fma32(x, r, lo)
+    if not (lo == 0 or (r and max(_exponent(r), _exponent(lo)) - min(_exponent(r) - 48, _exponent(lo) - 24) <= 52)):
+        x = eng.float32_uniform(n)
+        return fma32(x, r, lo)
+    out = np.empty(n, F32)
+    scale, shift = F64(r) * 2.0 ** -24, F64(lo)
+    p = np.empty(min(n, _CHUNK), F64)
+    for start in range(0, n, _CHUNK):
+        k = eng.u32(min(_CHUNK, n - start))
+        np.bitwise_and(k, np.uint32(0xFFFFFF), out=k)
+        q = p[: k.size]
+        np.multiply(k.view(np.int32), scale, out=q, dtype=F64)
+        np.add(q, shift, out=out[start:start + k.size], casting="unsafe")
+    return out
 
 
 def double_uniform(eng, n: int) -> np.ndarray:

@@ -12,6 +12,7 @@ import numpy as np
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports as its seed
 STATE_BYTES = 5056
 _N = 624  # Mersenne Twister state words
+_CHUNK = 1 << 15
 
 # offsets of PyTorch's CPUGeneratorImplState (little-endian, with its padding)
 _OFF_SEED, _OFF_LEFT, _OFF_SEEDED, _OFF_NEXT, _OFF_WORDS = 0, 8, 12, 16, 24
@@ -61,10 +62,12 @@ class Engine:
 
     def float32_uniform(self, n: int) -> np.ndarray:
         """``n`` float32 uniforms on [0, 1): the low 24 bits of one word times 2**-24."""
-        w = self.u32(n)
-        np.bitwise_and(w, np.uint32(0xFFFFFF), out=w)
         out = np.empty(n, np.float32)
-        np.multiply(w.view(np.int32), np.float32(2.0 ** -24), out=out, dtype=np.float32, casting="unsafe")
+        for start in range(0, n, _CHUNK):  # small temporaries, reused from the allocator's cache
+            w = self.u32(min(_CHUNK, n - start))
+            np.bitwise_and(w, np.uint32(0xFFFFFF), out=w)
+            np.multiply(w.view(np.int32), np.float32(2.0 ** -24), out=out[start:start + w.size],
+                        dtype=np.float32, casting="unsafe")
         return out
 
     def float64_uniform(self, n: int) -> np.ndarray:

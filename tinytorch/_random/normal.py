@@ -60,7 +60,8 @@ def _fill_f32(eng, n: int, mean, std) -> np.ndarray:
     d = eng.float32_uniform(n)
     full = n // 16
     if full:
-        d[: 16 * full] = _box_muller_f32(d[: 16 * full].reshape(full, 2, 8), mean, std).reshape(-1)
+        head = d[: 16 * full].reshape(full, 2, 8)
+        _box_muller_f32(head, mean, std, out=head)
     if n % 16:
         d[n - 16:] = _box_muller_f32(eng.float32_uniform(16).reshape(1, 2, 8), mean, std).reshape(-1)
     return d

@@ -43,21 +43,26 @@ _MISSING = object()
 
 
 # -- in place ----------------------------------------------------------------------------------------
-def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
-    npd = self._data.dtype
+def _uniform(npd: np.dtype, n: int, a, b, generator) -> np.ndarray:
     _float_only(npd, "check_uniform_bounds")
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
-    return _fill(self, draws.uniform_values(_engine(generator), self._data.size, npd, a, b))
+    return draws.uniform_values(_engine(generator), n, npd, a, b)
 
 
-def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    npd = self._data.dtype
+def _normal(npd: np.dtype, n: int, mean, std, generator, contiguous: bool = True) -> np.ndarray:
     _float_only(npd, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    vals = normal_values(_engine(generator), self._data.size, npd, mean, std, _contiguous(self))
-    return _fill(self, vals)
+    return normal_values(_engine(generator), n, npd, mean, std, contiguous)
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _uniform(self._data.dtype, self._data.size, a, b, generator))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _normal(self._data.dtype, self._data.size, mean, std, generator, _contiguous(self)))
 
 
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
@@ -150,13 +155,13 @@ def _shape_dtype(size, dtype, default=None):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Uniform samples on [0, 1)."""
     shape, npd = _shape_dtype(size, dtype)
-    return _grad(uniform_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
+    return _grad(_make(_uniform(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Standard normal samples."""
     shape, npd = _shape_dtype(size, dtype)
-    return _grad(normal_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
+    return _grad(_make(_normal(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -180,6 +185,10 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     return _grad(_make(vals.astype(npd, copy=False)), requires_grad)
 
 
+def _numel(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
 def _like(input: Tensor, dtype):
     return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
 
@@ -187,13 +196,13 @@ def _like(input: Tensor, dtype):
 def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
               memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return _grad(uniform_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
+    return _grad(_make(_uniform(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
                memory_format=None) -> Tensor:
     shape, npd = _like(input, dtype)
-    return _grad(normal_(_new_tensor(shape, npd, False), generator=generator), requires_grad)
+    return _grad(_make(_normal(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False,
