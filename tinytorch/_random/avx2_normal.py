@@ -168,6 +168,17 @@ def box_muller(blocks: np.ndarray, mean, std, out=None) -> np.ndarray:
     ``out`` may be ``blocks`` itself (each chunk is read before it is written)."""
     k = blocks.shape[0]
     out = np.empty(blocks.shape, F32) if out is None else out
+    # mixed float32/float64 ufuncs cast through numpy's buffers: one buffer per chunk is faster
+    old_bufsize = np.setbufsize(max(8192, 16 * min(k, _CHUNK)))
+    try:
+        _run(blocks, out, mean, std)
+    finally:
+        np.setbufsize(old_bufsize)
+    return out
+
+
+def _run(blocks, out, mean, std) -> None:
+    k = blocks.shape[0]
     trivial = std == 1 and mean == 0
     for start in range(0, k, _CHUNK):
         stop = min(k, start + _CHUNK)
@@ -190,4 +201,3 @@ def box_muller(blocks: np.ndarray, mean, std, out=None) -> np.ndarray:
             dst[:, 0, :] = bf.th
             _fma(sin, std, mean, bf.th, bf)
             dst[:, 1, :] = bf.th
-    return out
