@@ -62,6 +62,9 @@ def summarize(raw: dict) -> dict:
                 s["flop_bound_gflops"] = _agg(
                     micro, lambda r: r["flop_bound"]["step_flops"] / r["flop_bound"]["step_s"] / 1e9
                 )
+        rng = _ok(tasks.get("rng", []))
+        if rng:
+            s["rng_ms"] = {c: _agg(rng, lambda r, c=c: r["rng_ms"][c]) for c in rng[0]["rng_ms"]}
         acc = tasks.get("accuracy")
         if acc and "error" not in acc[0]:
             s["accuracy"] = acc[0]["mean_accuracy"]

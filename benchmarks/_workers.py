@@ -1,6 +1,6 @@
 """One measurement in one fresh process: ``python _workers.py TASK IMPL PARAMS_JSON``.
 
-TASK is prebatched, quickstart, micro or accuracy; IMPL is torch, tinytorch or numpy. The result
+TASK is prebatched, quickstart, micro, rng or accuracy; IMPL is torch, tinytorch or numpy. The result
 is one JSON line on stdout starting with ``BENCH_RESULT``. bench.py sets the thread variables in
 the environment; they are set again here, before numpy is imported, for runs by hand."""
 
@@ -301,7 +301,15 @@ def accuracy(impl: str, p: dict) -> dict:
     return {"runs": runs, "mean_accuracy": float(np.mean([r["accuracy"] for r in runs]))}
 
 
-TASKS = {"prebatched": prebatched, "quickstart": quickstart, "micro": micro, "accuracy": accuracy}
+def rng(impl: str, p: dict) -> dict:
+    """The random-number cases of ``_rng`` (the same bits from both libraries)."""
+    import _rng
+
+    return _rng.rng(_framework(impl), p)
+
+
+TASKS = {"prebatched": prebatched, "quickstart": quickstart, "micro": micro, "accuracy": accuracy,
+         "rng": rng}
 
 
 def main(argv: list) -> None:

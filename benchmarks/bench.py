@@ -29,6 +29,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import _report  # noqa: E402  (numpy-free: the parent process stays light)
+import _rng  # noqa: E402  (numpy-free too; its worker imports what it needs)
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -50,8 +51,8 @@ IMPORT_SNIPPET = (
     "print({prefix!r} + json.dumps({{'import_s': elapsed, 'rss_mib': rss}}))\n"
 )
 TASKS_OF = {
-    "torch": ("import", "prebatched", "quickstart", "micro"),
-    "tinytorch": ("import", "prebatched", "quickstart", "micro"),
+    "torch": ("import", "prebatched", "quickstart", "micro", "rng"),
+    "tinytorch": ("import", "prebatched", "quickstart", "micro", "rng"),
     "numpy": ("import", "prebatched", "micro"),
 }
 CLOCK_WORDS = {
@@ -59,7 +60,7 @@ CLOCK_WORDS = {
     "wall": "times are elapsed (wall-clock) times",
 }
 CLOCK_FUNCTIONS = {"cpu": "process_time", "wall": "perf_counter"}
-ROUND_TASKS = ("import", "prebatched", "quickstart", "micro")
+ROUND_TASKS = ("import", "prebatched", "quickstart", "micro", "rng")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -256,6 +257,8 @@ def render(args, summary: dict, meta: dict, notes: list) -> str:
         _report.main_table(summary, steps),
         "",
         _report.op_table(summary),
+        "",
+        _rng.rng_table(summary),
     ]
     extra = notes + _report.error_notes(summary)
     for impl, name in (("torch", "PyTorch"), ("tinytorch", "tinytorch")):

@@ -161,3 +161,19 @@ def test_failed_task_is_reported_not_hidden():
     s = _report.summarize(raw)
     assert _report.error_notes(s) == ["- tinytorch prebatched failed: AttributeError: no nn"]
     assert _row(_report.main_table(s, 938), "pre-batched step, median")[-1] == "n/a"
+
+
+def test_rng_table_verdicts_follow_the_figures():
+    import _rng
+
+    raw = {
+        "torch": {"rng": [{"rng_ms": {"randn_f32_1m": 2.0, "randperm_60k": 0.3, "linear_init": 1.0}}] * 3},
+        "tinytorch": {"rng": [{"rng_ms": {"randn_f32_1m": r, "randperm_60k": 4.0, "linear_init": 2.5}}
+                              for r in (9.0, 11.0, 12.0)]},
+    }
+    table = _rng.rng_table(_report.summarize(raw))
+    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ")}
+    assert "| 2.00 | 11.00 | 5.50x | ≤ 5x PyTorch | ✗ |" in rows["randn(1M) float32"]  # median of rounds
+    assert "≤ 5 ms | ✓" in rows["randperm(60000)"]
+    assert "| 2.50x | ≤ 2x PyTorch | ✗ |" in rows["nn.Linear(784, 512) init"]
+    assert rows["rand(1M) float32"].endswith("| — | — |  |")

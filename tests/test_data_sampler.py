@@ -35,10 +35,10 @@ def test_sequential_sampler_visits_in_order():
     assert len(SequentialSampler(range(7))) == 7
 
 
-def test_random_sampler_with_generator_is_the_pcg64_permutation():
-    # tinytorch.Generator is documented to be numpy's PCG64 seeded with the same seed
+def test_random_sampler_with_generator_is_pytorchs_permutation(torch):
+    # tinytorch.Generator draws PyTorch's streams: the same seed gives PyTorch's order
     got = list(RandomSampler(range(50), generator=tinytorch.Generator().manual_seed(123)))
-    expected = np.random.Generator(np.random.PCG64(123)).permutation(50).tolist()
+    expected = list(torch.utils.data.RandomSampler(range(50), generator=torch.Generator().manual_seed(123)))
     assert got == expected
 
 
@@ -206,9 +206,9 @@ def test_random_split_lengths_match_torch_and_partition(torch, lengths):
     assert everything == list(range(10))
 
 
-def test_random_split_is_a_seeded_permutation():
+def test_random_split_is_a_seeded_permutation(torch):
     parts = random_split(range(10), [4, 6], generator=tinytorch.Generator().manual_seed(7))
-    perm = np.random.Generator(np.random.PCG64(7)).permutation(10).tolist()
+    perm = torch.randperm(10, generator=torch.Generator().manual_seed(7)).tolist()
     assert parts[0].indices == perm[:4] and parts[1].indices == perm[4:]
     assert [parts[1][i] for i in range(6)] == perm[4:]
 

@@ -239,13 +239,14 @@ def _introspect(seed, **kwargs):
     ]
 
 
-def test_worker_info_and_seeding():
+def test_worker_info_and_seeding(torch):
     assert get_worker_info() is None
     samples = _introspect(7)
     first_by_worker = {s["id"]: s for s in samples[:2]}
     w0, w1 = first_by_worker[0], first_by_worker[1]
     # the base seed is the loader's first draw from the default generator, as in PyTorch
-    base = int(np.random.Generator(np.random.PCG64(7)).integers(0, 1 << 63))
+    torch.manual_seed(7)
+    base = int(torch.empty((), dtype=torch.int64).random_().item())
     assert (w0["seed"], w1["seed"]) == (base, base + 1)
     assert all(
         s["num_workers"] == 2 and s["is_own_copy"] and s["torch_seed"] == s["seed"] for s in samples

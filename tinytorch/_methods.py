@@ -166,6 +166,12 @@ def _bind() -> None:
     T.equal = lambda self, other: bool(self._data.shape == other._data.shape and (self._data == other._data).all())
     T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: __import__("numpy").allclose(
         self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    # random sampling (PyTorch's streams)
+    from ._random import tensor_ops as _rnd
+    T.exponential_ = _rnd.exponential_
+    T.geometric_ = _rnd.geometric_
+    T.bernoulli = lambda self, p=None, *, generator=None: _rnd.bernoulli(self, p, generator=generator)
+    T.multinomial = _rnd.multinomial
 
 
 _bind()

@@ -7,7 +7,6 @@ import numpy as np
 
 from . import _dtype
 from ._size import _require_cpu
-from .random import _np_rng
 from .tensor import Size, Tensor, _make
 
 
@@ -382,77 +381,6 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1)."""
-    if device is not None:
-        _require_cpu(device)
-    npd, shape = _np_dtype(dtype), _size(size)
-    return _finish(_alloc(lambda: _np_rng(generator).random(shape, dtype=np.float64).astype(npd), shape, npd),
-                   requires_grad)
-
-
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples."""
-    if device is not None:
-        _require_cpu(device)
-    npd, shape = _np_dtype(dtype), _size(size)
-    return _finish(_alloc(lambda: _np_rng(generator).standard_normal(shape).astype(npd), shape, npd),
-                   requires_grad)
-
-
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad: bool = False) -> Tensor:
-    """Integers uniformly from [low, high)."""
-    if device is not None:
-        _require_cpu(device)
-    if size is None:
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    npd = _np_dtype(dtype, _dtype.int64)
-    shape = _size((size,))
-    return _finish(_alloc(lambda: _np_rng(generator).integers(low, high, shape).astype(npd), shape, npd),
-                   requires_grad)
-
-
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of 0..n-1."""
-    if device is not None:
-        _require_cpu(device)
-    _size((n,))
-    npd = _np_dtype(dtype, _dtype.int64)
-    return _finish(_np_rng(generator).permutation(n).astype(npd), requires_grad)
-
-
-def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False) -> Tensor:
-    shape, npd = _like(input, dtype)
-    return _finish(_np_rng(generator).random(shape).astype(npd), requires_grad)
-
-
-def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False) -> Tensor:
-    shape, npd = _like(input, dtype)
-    return _finish(_np_rng(generator).standard_normal(shape).astype(npd), requires_grad)
-
-
-def normal(mean: float, std: float, size, *, generator=None, dtype=None, requires_grad: bool = False) -> Tensor:
-    npd = _np_dtype(dtype)
-    shape = _size((size,))
-    return _finish(_alloc(lambda: _np_rng(generator).normal(mean, std, shape).astype(npd), shape, npd),
-                   requires_grad)
-
-
-def bernoulli(input: Tensor, *, generator=None) -> Tensor:
-    """1 with probability ``input``, else 0 (same dtype as ``input``)."""
-    x = input._data
-    return _make((_np_rng(generator).random(x.shape) < x).astype(x.dtype))
-
-
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
-    p = input._data.astype(np.float64)
-    rng = _np_rng(generator)
-    if p.ndim == 1:
-        return _make(rng.choice(p.shape[0], num_samples, replace=replacement, p=p / p.sum()).astype(np.int64))
-    rows = [rng.choice(p.shape[1], num_samples, replace=replacement, p=r / r.sum()) for r in p]
-    return _make(np.stack(rows).astype(np.int64))
+# the random factories live with the generator that makes PyTorch's streams
+from ._random.tensor_ops import (bernoulli, multinomial, normal, rand, rand_like, randint, randint_like,  # noqa: E402,F401
+                                 randn, randn_like, randperm)

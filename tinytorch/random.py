@@ -1,77 +1,97 @@
-"""Random number generation: ``Generator``, the default generator and ``manual_seed``.
+"""Random number generation with PyTorch's CPU streams: ``Generator``, the default generator,
+``manual_seed``, ``seed``, ``initial_seed``, ``get_rng_state``, ``set_rng_state``, ``fork_rng``.
 
-A ``Generator`` wraps numpy's ``np.random.Generator`` (PCG64). Its state travels as a uint8 tensor,
-as PyTorch's does, so it can go into a checkpoint and be restored bit for bit. The streams are
-numpy's, not PyTorch's: the same seed gives different numbers than PyTorch."""
+The same seed gives the same numbers as PyTorch 2.13 on the CPU, bit for bit (the engine is in
+``tinytorch/_random``), and ``get_state`` is PyTorch's 5056-byte layout, so states move between
+the two libraries."""
 from __future__ import annotations
+
+import contextlib
+import os
 
 import numpy as np
 
-_STATE_BYTES = 40  # PCG64: 128-bit state, 128-bit increment, has_uint32 and uinteger
+from ._random.engine import DEFAULT_SEED, STATE_BYTES, Engine
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng"]
+
+_U64 = 1 << 64
+
+
+def _seed_value(seed) -> int:
+    """PyTorch's accepted seeds: any int in [-2**63, 2**64), negatives taken modulo 2**64."""
+    seed = int(seed)
+    if seed < -(1 << 63) or seed >= _U64:
+        raise ValueError("Overflow when unpacking long long")
+    return seed % _U64
 
 
 class Generator:
-    """A seeded source of random numbers, passed as ``generator=`` to samplers and random ops."""
+    """A seeded source of random numbers (PyTorch's CPU generator), passed as ``generator=``."""
 
-    def __init__(self, device="cpu"):
-        self.device = device
-        self._seed = 67280421310721  # PyTorch's default seed
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+    def __init__(self, device="cpu") -> None:
+        from .tensor import device as _device
 
-    def manual_seed(self, seed: int) -> "Generator":
+        self.device = _device(device)
+        self._engine = Engine(DEFAULT_SEED)
+
+    def manual_seed(self, seed) -> "Generator":
         """Reseed; returns the generator so calls can be chained."""
-        seed = int(seed)
-        self._seed = seed
-        # PyTorch accepts negative seeds (taken modulo 2**64); so does this
-        self._rng = np.random.Generator(np.random.PCG64(seed % (1 << 64)))
+        self._engine.reseed(_seed_value(seed))
         return self
 
     def seed(self) -> int:
         """Reseed from the operating system's entropy and return the new seed."""
-        new = int(np.random.SeedSequence().entropy % (1 << 63))
-        self.manual_seed(new)
+        new = int.from_bytes(os.urandom(8), "little")
+        self._engine.reseed(new)
         return new
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._engine.seed
 
     def get_state(self):
-        """The state as a uint8 tensor of 40 bytes."""
-        from .factory import from_numpy
+        """The state as a uint8 tensor of 5056 bytes, in PyTorch's layout."""
+        from .tensor import _make
 
-        st = self._rng.bit_generator.state
-        raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
-               + int(st["has_uint32"]).to_bytes(4, "little") + int(st["uinteger"]).to_bytes(4, "little"))
-        return from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
+        return _make(self._engine.get_state())
 
     def set_state(self, new_state) -> "Generator":
-        """Restore a state made by ``get_state``."""
-        raw = np.asarray(new_state.numpy() if hasattr(new_state, "numpy") else new_state)
-        if raw.dtype != np.uint8 or raw.shape != (_STATE_BYTES,):
-            raise RuntimeError(
-                f"Expected a uint8 tensor of {_STATE_BYTES} elements as the generator state, "
-                f"got dtype {raw.dtype} and shape {tuple(raw.shape)}")
-        b = raw.tobytes()
-        bg = np.random.PCG64()
-        bg.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(b[0:16], "little"), "inc": int.from_bytes(b[16:32], "little")},
-            "has_uint32": int.from_bytes(b[32:36], "little"),
-            "uinteger": int.from_bytes(b[36:40], "little"),
-        }
-        self._rng = np.random.Generator(bg)
+        """Restore a state made by ``get_state`` here or by PyTorch."""
+        from .tensor import Tensor
+
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = np.ascontiguousarray(new_state._data).reshape(-1)
+        if raw.size != STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input "
+                               f"RNG state size to be {raw.size}")
+        self._engine.set_state(raw)
         return self
+
+    def __repr__(self) -> str:
+        return f"<tinytorch.Generator object at {hex(id(self))}>"
 
 
 default_generator = Generator()
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (``tinytorch.manual_seed(0)``)."""
+def _engine(generator) -> Engine:
+    """The engine behind ``generator`` (the default generator's for None)."""
+    if generator is None:
+        return default_generator._engine
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a tinytorch.Generator, not {type(generator).__name__}")
+    return generator._engine
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator (``tinytorch.manual_seed(0)``); returns it."""
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
+    """Seed the default generator from the operating system's entropy; returns the seed."""
     return default_generator.seed()
 
 
@@ -80,6 +100,7 @@ def initial_seed() -> int:
 
 
 def get_rng_state():
+    """The default generator's state (uint8 tensor, 5056 bytes, PyTorch's layout)."""
     return default_generator.get_state()
 
 
@@ -87,10 +108,14 @@ def set_rng_state(new_state) -> None:
     default_generator.set_state(new_state)
 
 
-def _np_rng(generator: Generator | None) -> np.random.Generator:
-    """The numpy generator behind ``generator`` (the default one for None)."""
-    if generator is None:
-        return default_generator._rng
-    if not isinstance(generator, Generator):
-        raise TypeError(f"generator must be a tinytorch.Generator, not {type(generator).__name__}")
-    return generator._rng
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
+    """On exit, put the default generator back in the state it had on entry."""
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)

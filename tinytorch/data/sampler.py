@@ -1,7 +1,8 @@
 """Samplers: which dataset indices an epoch visits, in what order (PyTorch's classes and checks).
 
-Randomness comes from a ``tinytorch.Generator``. With none given, ``RandomSampler`` draws a fresh
-seed from the default generator at the start of each pass, as PyTorch does, so
+Randomness comes from a ``tinytorch.Generator``, drawn as PyTorch's samplers draw it, so a seed
+gives PyTorch's orders. With none given, ``RandomSampler`` draws a fresh seed from the default
+generator at the start of each pass (an int64 ``random_()``), as PyTorch does, so
 ``tinytorch.manual_seed`` fixes every epoch's order while consecutive epochs still differ."""
 from __future__ import annotations
 
@@ -10,21 +11,19 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 
 import numpy as np
 
-from ..random import Generator, _np_rng
+from .._random import draws
+from ..random import Generator, _engine
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
-_SEED_BOUND = 1 << 63  # PyTorch's seeds come from int64 random_(): [0, 2**63)
-
-
 def _draw_seed(generator: Generator | None) -> int:
-    """One seed from ``generator`` (the default one for None), drawn as PyTorch's ``random_()``."""
-    return int(_np_rng(generator).integers(0, _SEED_BOUND))
+    """One seed from ``generator`` (the default one for None): an int64 ``random_()``, [0, 2**63)."""
+    return int(draws.int_full(_engine(generator), 1, np.dtype(np.int64))[0])
 
 
 def _randperm(n: int, generator: Generator | None) -> list[int]:
-    return _np_rng(generator).permutation(n).tolist()
+    return draws.randperm_values(_engine(generator), n).tolist()
 
 
 class Sampler:
@@ -74,7 +73,9 @@ class RandomSampler(Sampler):
         if generator is None:
             generator = Generator().manual_seed(_draw_seed(None))
         if self.replacement:
-            yield from _np_rng(generator).integers(0, n, size=self.num_samples).tolist()
+            # randint(high=n) in chunks of 32, drawn as late as PyTorch draws them
+            for size in [32] * (self.num_samples // 32) + [self.num_samples % 32]:
+                yield from draws.int_from_to(_engine(generator), size, np.dtype(np.int64), 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _randperm(n, generator)
@@ -120,10 +121,11 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        p = self.weights / self.weights.sum()
-        draws = _np_rng(self.generator).choice(len(p), size=self.num_samples,
-                                               replace=self.replacement, p=p)
-        yield from draws.tolist()
+        from .._random.tensor_ops import multinomial
+        from ..tensor import _make
+
+        yield from multinomial(_make(self.weights), self.num_samples, self.replacement,
+                               generator=self.generator).tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -15,7 +15,7 @@ from ..ops._util import as_array, sum_to
 from ..ops.arith import where
 from ..ops.inplace import apply_inplace
 from ..ops.join import cat
-from ..random import _np_rng
+from ..random import _engine
 from ..tensor import Tensor, _make
 from ._activation_ops import _float_array
 
@@ -296,8 +296,13 @@ def rrelu(input: Tensor, lower: float, upper: float, training: bool,
     training, and is their mean otherwise."""
     x = _float_array(input, "rrelu_with_noise_out_cpu")
     if training:
-        slopes = _np_rng(None).uniform(lower, upper, x.shape).astype(x.dtype)
-        noise = np.where(x > 0, np.ones_like(x), slopes)
+        # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
+        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add)
+        noise = np.ones_like(x)
+        negative = ~(x > 0)
+        lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+        u = _engine(None).float64_uniform(int(negative.sum()))
+        noise[negative] = (u * (hi - lo) + lo).astype(x.dtype)
     else:
         noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
     out = x * noise

@@ -11,7 +11,8 @@ from ..ops import fold as _fold
 from ..ops import norm as _norm
 from ..ops import pad as _pad
 from ..ops import resize as _resize
-from ..random import _np_rng
+from .._random import draws as _draws
+from ..random import _engine
 from ..tensor import Tensor, _make
 
 batch_norm = _norm.batch_norm
@@ -44,7 +45,8 @@ def _channel_mask(shape: tuple, p: float, dtype) -> Tensor:
     """0 for a dropped channel, 1/(1-p) for a kept one; drawn as ``F.dropout`` draws its elements."""
     if p == 1:
         return _make(np.zeros(shape, dtype=dtype))
-    keep = _np_rng(None).random(shape, dtype=np.float32) >= p
+    # PyTorch: a noise tensor of shape (N, C, 1, ...) filled by bernoulli_(1 - p), divided by 1 - p
+    keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape)
     return _make(keep.astype(dtype) / dtype.type(1 - p))
 
 

@@ -17,7 +17,8 @@ from ..ops.reduce import log_softmax as _log_softmax
 from ..ops.reduce import softmax as _softmax
 from ..ops.unary import relu as _relu
 from ..ops.unary import sigmoid, tanh  # noqa: F401  (re-exported: F.sigmoid, F.tanh)
-from ..random import _np_rng
+from .._random import draws as _draws
+from ..random import _engine
 from ..tensor import Tensor, _make
 from . import _activation_ops as _act
 from ._reduction import resolve as _resolve_reduction
@@ -96,7 +97,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         mask = np.zeros(x.shape, dtype=x.dtype)
     else:
-        keep = _np_rng(None).random(x.shape, dtype=np.float32) >= p
+        # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
+        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p).reshape(x.shape)
         mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
     return input.mul_(_make(mask)) if inplace else input * _make(mask)
 

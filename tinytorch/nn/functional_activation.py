@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 
 from ..ops.reduce import softmax as _softmax
-from ..random import _np_rng
+from .._random import draws as _draws
+from ..random import _engine
 from ..tensor import Tensor, _make
 from . import _activation_ops as _act1
 from . import _activation_ops2 as _act
@@ -197,7 +198,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     x = logits._data
-    exp = _np_rng(None).exponential(size=x.shape).astype(x.dtype)
+    # PyTorch: -empty_like(logits).exponential_().log()
+    exp = _draws.exponential_values(_engine(None), x.size, 1.0).astype(x.dtype).reshape(x.shape)
     gumbels = -_make(np.asarray(exp)).log()
     gumbels = (logits + gumbels) / tau
     y_soft = _softmax(gumbels, dim)

@@ -1,8 +1,10 @@
-"""``tinytorch.nn.init``: PyTorch's weight initialisers (same formulas, draws from tinytorch's generators).
+"""``tinytorch.nn.init``: PyTorch's weight initialisers, composed as PyTorch composes them.
 
 Every initialiser fills the tensor in place under no_grad (so it works on parameters that
-require grad) and returns it. The random streams are numpy's: same distributions and bounds as
-PyTorch, different numbers."""
+require grad) and returns it. The draws are PyTorch's (``Tensor.uniform_`` / ``normal_`` with the
+same bounds computed in the same Python float arithmetic), so a seeded initialisation gives
+PyTorch's weights bit for bit; ``trunc_normal_`` and ``orthogonal_`` take PyTorch's draws but their
+final arithmetic (erfinv, QR) may differ in the last bits."""
 from __future__ import annotations
 
 import math
@@ -11,7 +13,9 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..random import _np_rng
+from .._random.draws import uniform_values
+from .._random.normal import normal_values
+from ..random import _engine
 from ..tensor import Tensor
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -74,20 +78,50 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Fill with N(mean, std^2) restricted to [a, b] (redrawing values that fall outside)."""
-    rng = _np_rng(generator)
-    x = tensor._data
-    lo, hi = (a - mean) / std, (b - mean) / std
-    # the chance of landing inside must not be negligible, or rejection would never finish
-    if not lo < hi:
-        raise ValueError(f"trunc_normal_ needs a < b, got a={a}, b={b}")
-    draw = rng.standard_normal(x.shape)
-    bad = (draw < lo) | (draw > hi)
-    while bad.any():
-        draw[bad] = rng.standard_normal(int(bad.sum()))
-        bad = (draw < lo) | (draw > hi)
+    """N(mean, std^2) restricted to [a, b], by rejection as PyTorch does it: when [a, b] holds more than
+    30% of the mass, whole-tensor ``normal_`` redraws replace the values outside; otherwise uniform
+    proposals on [a, b] are accepted with probability pdf / pdf(mode)."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        x[...] = np.clip(draw * std + mean, a, b)
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        x = tensor._data
+        # every temporary PyTorch makes has the tensor's memory layout: work in memory order
+        perm = sorted(range(x.ndim), key=lambda d: -abs(x.strides[d]) if x.shape[d] > 1 else 0)
+        contiguous = x.flags.c_contiguous
+        n, npd = x.size, x.dtype
+        eng = _engine(generator)
+        if p > 0.3:
+            lo, hi = float(npd.type(a)), float(npd.type(b))
+            tensor.normal_(mean, std, generator=generator)
+            res = x.transpose(perm).reshape(-1).copy()
+            while True:
+                mask = (res < lo) | (res > hi)
+                if not mask.any():
+                    break
+                res = np.where(mask, normal_values(eng, n, npd, mean, std, contiguous), res)
+        else:
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+            f = npd.type
+
+            def log_pdf(c):
+                c = (c - f(mean)) / f(std)
+                return (c * c) * f(-0.5) - f(log_peak)
+
+            res = uniform_values(eng, n, npd, a, b)
+            # float log of a uniform; PyTorch's vectorised log may differ in the last bit here
+            pending = np.log(uniform_values(eng, n, npd, 0.0, 1.0).astype(np.float64)).astype(npd) > log_pdf(res)
+            while pending.any():
+                cand = uniform_values(eng, n, npd, a, b)
+                res = np.where(pending, cand, res)
+                accept = np.log(uniform_values(eng, n, npd, 0.0, 1.0).astype(np.float64)).astype(npd) > log_pdf(cand)
+                pending = np.where(pending, accept, pending)
+        x.transpose(perm)[...] = res.reshape([x.shape[d] for d in perm])
         tensor._vc[0] += 1
     return tensor
 
@@ -168,7 +202,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _np_rng(generator).standard_normal((rows, cols))
+    # PyTorch's draws: a (rows, cols) normal_ of the tensor's dtype
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._data.astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

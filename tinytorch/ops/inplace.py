@@ -219,35 +219,6 @@ def _copy(self, src, node_cls):
     return self
 
 
-def _random_fill(self: Tensor, draw) -> Tensor:
-    """Fill with random numbers (init functions run these under no_grad)."""
-    check_inplace(self)
-    self._data[...] = draw(self._data.shape)
-    self._vc[0] += 1
-    return self
-
-
-def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None):
-    from ..random import _np_rng
-    rng = _np_rng(generator)
-    return _random_fill(self, lambda s: rng.uniform(a, b, s).astype(self._data.dtype))
-
-
-def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
-    from ..random import _np_rng
-    rng = _np_rng(generator)
-    return _random_fill(self, lambda s: rng.normal(mean, std, s).astype(self._data.dtype))
-
-
-def bernoulli_(self, p: float = 0.5, *, generator=None):
-    from ..random import _np_rng
-    rng = _np_rng(generator)
-    return _random_fill(self, lambda s: (rng.random(s) < p).astype(self._data.dtype))
-
-
-def random_(self, low: int = 0, high: int | None = None, *, generator=None):
-    from ..random import _np_rng
-    rng = _np_rng(generator)
-    if high is None:
-        low, high = 0, low if low else 2 ** 24
-    return _random_fill(self, lambda s: rng.integers(low, high, s).astype(self._data.dtype))
+# the random fills draw PyTorch's streams; they live with the generator
+from .._random.tensor_ops import (bernoulli_, exponential_, geometric_, normal_, random_,  # noqa: E402,F401
+                                  uniform_)

@@ -1,0 +1,3 @@
+"""PyTorch's CPU random streams in numpy: the engine and state (``engine``), exact fused
+multiply-adds and glibc's math (``fpmath``), the normal kernels (``normal``, ``avx2_normal``), the
+other distributions (``draws``) and the tensor functions built on them (``tensor_ops``)."""

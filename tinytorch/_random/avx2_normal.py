@@ -1,0 +1,203 @@
+"""PyTorch's AVX2 float32 Box-Muller kernel (``normal_fill_16_AVX2``), emulated exactly in numpy.
+
+Each block of 16 uniforms pairs lane j (u1 = 1 - u[j]) with lane j + 8 (u2):
+``radius = sqrt(-2 * log(u1))``, ``theta = 2pi * u2``, then ``radius * cos`` and ``radius * sin``.
+log and sincos are the float32 Cephes polynomials of ``avx_mathfun.h`` with the multiply-adds the
+compiler fused. A fused float32 multiply-add is computed as a float64 product (exact: 24 x 24
+bits) plus a float64 sum, rounded to float32. That second rounding is the fused result unless the
+float64 sum was inexact and landed exactly on a float32 tie. Every fused step of log and sincos
+is a function of one 24-bit uniform (u1 or u2), so all 2**24 inputs were run through each step:
+none ever hits such a tie (``tests/test_random_kernel.py`` re-checks it, exhaustively with
+``TINYTORCH_EXHAUSTIVE=1``), so the kernel rounds once more and checks nothing. Only the final
+``fma(n, std, mean)``, whose inputs are the caller's, goes through the checked version.
+The work runs in chunks with preallocated buffers, so the passes stay in cache and allocate
+nothing."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+F32, F64, U64 = np.float32, np.float64, np.uint64
+_TIE_MASK, _TIE = U64((1 << 29) - 1), U64(1 << 28)
+
+_LOG_P = [F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                           3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2 = F32(-2.12194440e-4), F32(0.693359375)
+_SQRTHF = F32(0.707106781186547524)
+_DP = [F32(-0.78515625), F32(-2.4187564849853515625e-4), F32(-3.77489497744594108e-8)]
+_SIN_P = [F32(-1.9515295891E-4), F32(8.3321608736E-3), F32(-1.6666654611E-1)]
+_COS_P = [F32(2.443315711809948E-005), F32(-1.388731625493765E-003), F32(4.166664568298827E-002)]
+_FOPI = F32(1.27323954473516)
+_TWO_PI = F32(2.0 * math.pi)
+_CHUNK = 2048  # blocks of 16 per pass: 16384 lanes, about 2 MB of buffers in all
+
+
+class _Buffers:
+    def __init__(self, k: int) -> None:
+        shape = (k, 8)
+        for name in ("u1", "e", "x", "z", "y", "t", "r", "th", "c", "s"):
+            setattr(self, name, np.empty(shape, F32))
+        for name in ("p", "q", "a64"):  # a64: a float64 copy of an operand used several times
+            setattr(self, name, np.empty(shape, F64))
+        self.i = np.empty(shape, np.int32)
+        self.j = np.empty(shape, np.int32)
+        self.m = np.empty(shape, np.int32)
+        self.w = np.empty(shape, U64)
+        self.b = np.empty(shape, bool)
+
+
+_BUFFERS: dict = {}
+
+
+def _buffers(k: int) -> _Buffers:
+    buf = _BUFFERS.get(k)
+    if buf is None:
+        if len(_BUFFERS) > 4:
+            _BUFFERS.clear()
+        buf = _BUFFERS[k] = _Buffers(k)
+    return buf
+
+
+def _fma_exact(a, b, c, out, bf: _Buffers) -> None:
+    """out = float32 fused a*b + c, where the float64 sum is known never to be an inexact tie."""
+    np.multiply(a, b, out=bf.p, dtype=F64)
+    np.add(bf.p, c, out=out, dtype=F64, casting="unsafe")
+
+
+def _fma(a, b, c, out, bf: _Buffers) -> None:
+    """out = float32 fused a*b + c (a or b may be a scalar, c a scalar or a buffer)."""
+    np.multiply(a, b, out=bf.p, dtype=F64)
+    np.add(bf.p, c, out=bf.q, dtype=F64)
+    np.copyto(out, bf.q, casting="unsafe")
+    np.bitwise_and(bf.q.view(U64), _TIE_MASK, out=bf.w)
+    np.equal(bf.w, _TIE, out=bf.b)
+    if bf.b.any():
+        idx = np.flatnonzero(bf.b)
+        p = bf.p.reshape(-1)[idx]
+        s = bf.q.reshape(-1)[idx]
+        cc = c.reshape(-1)[idx].astype(F64) if isinstance(c, np.ndarray) else F64(c)
+        back = s - p
+        err = (p - (s - back)) + (cc - back)
+        nudged = np.nextafter(s, np.where(err > 0, np.inf, -np.inf))
+        out.reshape(-1)[idx] = np.where(err != 0, nudged, s).astype(F32)
+
+
+def _log(u1, out, bf: _Buffers) -> None:
+    """out = log256_ps(u1) for u1 in (0, 1]."""
+    bits = u1.view(np.int32)
+    np.right_shift(bits, 23, out=bf.i)
+    np.subtract(bf.i, 126, out=bf.i)  # exponent + 1, as the kernel counts it
+    np.copyto(bf.e, bf.i, casting="unsafe")
+    np.bitwise_and(bits, np.int32(~0x7F800000), out=bf.i)
+    np.bitwise_or(bf.i, np.int32(0x3F000000), out=bf.i)  # mantissa in [0.5, 1)
+    m = bf.i.view(F32)
+    np.less(m, _SQRTHF, out=bf.b)
+    np.subtract(m, F32(1), out=bf.x)
+    np.multiply(m, bf.b, out=bf.t)
+    np.add(bf.x, bf.t, out=bf.x)
+    np.subtract(bf.e, bf.b, out=bf.e)
+    x, y = bf.x, out
+    np.multiply(x, x, out=bf.z)
+    x64 = bf.a64
+    np.copyto(x64, x)
+    _fma_exact(x64, F64(_LOG_P[0]), _LOG_P[1], y, bf)
+    for p in _LOG_P[2:]:
+        _fma_exact(y, x64, p, y, bf)
+    np.multiply(y, x, out=y)
+    np.multiply(bf.e, _LOG_Q1, out=bf.t)
+    _fma_exact(y, bf.z, bf.t, y, bf)
+    np.multiply(bf.z, F32(0.5), out=bf.t)
+    np.subtract(y, bf.t, out=y)
+    np.add(x, y, out=x)
+    _fma_exact(bf.e, _LOG_Q2, x, out, bf)
+
+
+def _sincos(theta, sin, cos, bf: _Buffers) -> None:
+    """sin, cos = sincos256_ps(theta) for theta >= 0."""
+    np.multiply(theta, _FOPI, out=bf.t)
+    np.copyto(bf.j, bf.t, casting="unsafe")  # truncation, as cvttps
+    np.add(bf.j, 1, out=bf.j)
+    np.bitwise_and(bf.j, ~1, out=bf.j)
+    yf = bf.a64
+    np.copyto(yf, bf.j)
+    x = bf.x
+    _fma_exact(yf, F64(_DP[0]), theta, x, bf)
+    _fma_exact(yf, F64(_DP[1]), x, x, bf)
+    _fma_exact(yf, F64(_DP[2]), x, x, bf)
+    z, c, s = bf.z, bf.c, bf.s
+    np.multiply(x, x, out=z)
+    z64 = bf.a64
+    np.copyto(z64, z)
+    _fma_exact(z64, F64(_COS_P[0]), _COS_P[1], c, bf)
+    _fma_exact(c, z64, _COS_P[2], c, bf)
+    np.multiply(c, z, out=c)
+    np.multiply(z, F32(-0.5), out=bf.t)
+    _fma_exact(c, z64, bf.t, c, bf)
+    np.add(c, F32(1), out=c)
+    _fma_exact(z64, F64(_SIN_P[0]), _SIN_P[1], s, bf)
+    _fma_exact(s, z64, _SIN_P[2], s, bf)
+    np.multiply(s, z, out=s)
+    _fma_exact(s, x, x, s, bf)
+    # the kernel's bit operations: a polynomial-selection mask, then the sign bits xor-ed in
+    j, i, m = bf.j, bf.i, bf.m
+    np.bitwise_and(j, 2, out=m)
+    np.right_shift(m, 1, out=m)
+    np.subtract(m, 1, out=m)  # all ones where the first polynomial gives the sine
+    cb, sb, sin_b, cos_b = c.view(np.int32), s.view(np.int32), sin.view(np.int32), cos.view(np.int32)
+    np.bitwise_and(sb, m, out=sin_b)
+    np.bitwise_and(cb, m, out=cos_b)
+    np.invert(m, out=m)
+    np.bitwise_and(cb, m, out=i)
+    np.bitwise_or(sin_b, i, out=sin_b)
+    np.bitwise_and(sb, m, out=i)
+    np.bitwise_or(cos_b, i, out=cos_b)
+    np.bitwise_and(j, 4, out=i)
+    np.left_shift(i, 29, out=i)
+    np.bitwise_xor(sin_b, i, out=sin_b)
+    np.subtract(j, 2, out=i)
+    np.invert(i, out=i)
+    np.bitwise_and(i, 4, out=i)
+    np.left_shift(i, 29, out=i)
+    np.bitwise_xor(cos_b, i, out=cos_b)
+
+
+def box_muller(blocks: np.ndarray, mean, std, out=None) -> np.ndarray:
+    """The normals of ``blocks`` (k x 2 x 8 float32 uniforms), as ``normal_fill_16_AVX2`` writes them;
+    ``out`` may be ``blocks`` itself (each chunk is read before it is written)."""
+    k = blocks.shape[0]
+    out = np.empty(blocks.shape, F32) if out is None else out
+    # mixed float32/float64 ufuncs cast through numpy's buffers: one buffer per chunk is faster
+    old_bufsize = np.setbufsize(max(8192, 16 * min(k, _CHUNK)))
+    try:
+        _run(blocks, out, mean, std)
+    finally:
+        np.setbufsize(old_bufsize)
+    return out
+
+
+def _run(blocks, out, mean, std) -> None:
+    k = blocks.shape[0]
+    trivial = std == 1 and mean == 0
+    for start in range(0, k, _CHUNK):
+        stop = min(k, start + _CHUNK)
+        bf = _buffers(stop - start)
+        blk, dst = blocks[start:stop], out[start:stop]
+        np.subtract(F32(1), blk[:, 0, :], out=bf.u1)
+        _log(bf.u1, bf.r, bf)
+        np.multiply(bf.r, F32(-2), out=bf.r)
+        np.sqrt(bf.r, out=bf.r)
+        np.multiply(blk[:, 1, :], _TWO_PI, out=bf.th)
+        sin, cos = bf.u1, bf.y  # free again: log is done with them
+        _sincos(bf.th, sin, cos, bf)
+        if trivial:
+            np.multiply(bf.r, cos, out=dst[:, 0, :])
+            np.multiply(bf.r, sin, out=dst[:, 1, :])
+        else:
+            np.multiply(bf.r, cos, out=cos)
+            np.multiply(bf.r, sin, out=sin)
+            _fma(cos, std, mean, bf.th, bf)
+            dst[:, 0, :] = bf.th
+            _fma(sin, std, mean, bf.th, bf)
+            dst[:, 1, :] = bf.th

@@ -1,0 +1,115 @@
+"""The engine behind ``tinytorch.Generator``: PyTorch's CPU generator state on numpy's MT19937.
+
+PyTorch's CPU generator is a 32-bit Mersenne Twister seeded by the classic ``init_genrand``
+recurrence from the low 32 bits of the seed, plus two cached normals. numpy's MT19937 produces the
+same 32-bit outputs once its key is set by that recurrence, so the twisting and tempering run in
+numpy's C code; this module keeps PyTorch's bookkeeping around it (the 64-bit seed, the "just
+seeded" position, the caches) and its 5056-byte ``get_state`` layout."""
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports as its seed
+STATE_BYTES = 5056
+_N = 624  # Mersenne Twister state words
+_CHUNK = 1 << 15
+
+# offsets of PyTorch's CPUGeneratorImplState (little-endian, with its padding)
+_OFF_SEED, _OFF_LEFT, _OFF_SEEDED, _OFF_NEXT, _OFF_WORDS = 0, 8, 12, 16, 24
+_OFF_NX, _OFF_NY, _OFF_NRHO, _OFF_NVALID, _OFF_FNORMAL, _OFF_FVALID = 5016, 5024, 5032, 5040, 5048, 5052
+
+
+def _init_genrand(seed32: int) -> np.ndarray:
+    """The 624-word key of the classic ``init_genrand(seed32)``, via numpy's legacy seeding, which is
+    that same recurrence (and runs in C)."""
+    return np.random.RandomState(seed32).get_state()[1]
+
+
+class Engine:
+    """MT19937 words and position, the seed, and the cached normals of one generator."""
+
+    __slots__ = ("seed", "bitgen", "gen", "fresh", "normal_y", "normal_valid", "float_normal", "float_valid")
+
+    def __init__(self, seed: int = DEFAULT_SEED) -> None:
+        self.bitgen = np.random.MT19937()
+        # numpy's full-range integers are one 32-bit output (uint32) or two, first high (uint64):
+        # PyTorch's random() and random64(), without a pass to convert them
+        self.gen = np.random.Generator(self.bitgen)
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        self.seed = seed % (1 << 64)
+        self.bitgen.state = {"bit_generator": "MT19937",
+                             "state": {"key": _init_genrand(self.seed & 0xFFFFFFFF), "pos": _N}}
+        # PyTorch writes left=1, next=0 here; numpy's pos=624 draws the same next word, but the
+        # state bytes differ, so remember that nothing was drawn since seeding
+        self.fresh = True
+        self.normal_y, self.normal_valid = 0.0, False
+        self.float_normal, self.float_valid = 0.0, False
+
+    # -- raw draws ---------------------------------------------------------------------------------
+    def u32(self, n: int) -> np.ndarray:
+        """``n`` 32-bit outputs (PyTorch's ``random()``), as uint32."""
+        if n:
+            self.fresh = False
+        return self.gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
+
+    def u64(self, n: int) -> np.ndarray:
+        """``n`` 64-bit outputs (PyTorch's ``random64()``: first word high, second low)."""
+        if n:
+            self.fresh = False
+        return self.gen.integers(0, (1 << 64) - 1, size=n, dtype=np.uint64, endpoint=True)
+
+    def float32_uniform(self, n: int) -> np.ndarray:
+        """``n`` float32 uniforms on [0, 1): the low 24 bits of one word times 2**-24."""
+        out = np.empty(n, np.float32)
+        for start in range(0, n, _CHUNK):  # small temporaries, reused from the allocator's cache
+            w = self.u32(min(_CHUNK, n - start))
+            np.bitwise_and(w, np.uint32(0xFFFFFF), out=w)
+            np.multiply(w.view(np.int32), np.float32(2.0 ** -24), out=out[start:start + w.size],
+                        dtype=np.float32, casting="unsafe")
+        return out
+
+    def float64_uniform(self, n: int) -> np.ndarray:
+        """``n`` float64 uniforms on [0, 1): the low 53 bits of one 64-bit draw times 2**-53."""
+        w = self.u64(n)
+        np.bitwise_and(w, np.uint64((1 << 53) - 1), out=w)
+        out = w.view(np.int64).astype(np.float64)
+        out *= 2.0 ** -53
+        return out
+
+    # -- state in PyTorch's layout -----------------------------------------------------------------
+    def get_state(self) -> np.ndarray:
+        st = self.bitgen.state["state"]
+        pos = int(st["pos"])
+        out = np.zeros(STATE_BYTES, dtype=np.uint8)
+        header = np.zeros(3, dtype=np.uint64)
+        header[0] = self.seed
+        left, nxt = (1, 0) if self.fresh else (_N + 1 - pos, pos)
+        out[_OFF_SEED:_OFF_SEED + 8] = header[:1].view(np.uint8)
+        out[_OFF_LEFT:_OFF_LEFT + 8] = np.array([left, 1], dtype="<i4").view(np.uint8)
+        out[_OFF_NEXT:_OFF_NEXT + 8] = np.array([nxt], dtype="<u8").view(np.uint8)
+        out[_OFF_WORDS:_OFF_NX] = np.asarray(st["key"], dtype="<u8").view(np.uint8)
+        out[_OFF_NY:_OFF_NY + 8] = np.array([self.normal_y], dtype="<f8").view(np.uint8)
+        out[_OFF_NVALID:_OFF_NVALID + 4] = np.array([int(self.normal_valid)], dtype="<i4").view(np.uint8)
+        out[_OFF_FNORMAL:_OFF_FNORMAL + 4] = np.array([self.float_normal], dtype="<f4").view(np.uint8)
+        out[_OFF_FVALID] = int(self.float_valid)
+        return out
+
+    def set_state(self, raw: np.ndarray) -> None:
+        b = raw.tobytes()
+        seed = int(np.frombuffer(b, "<u8", 1, _OFF_SEED)[0])
+        left = int(np.frombuffer(b, "<i4", 1, _OFF_LEFT)[0])
+        nxt = int(np.frombuffer(b, "<u8", 1, _OFF_NEXT)[0])
+        words = np.frombuffer(b, "<u8", _N, _OFF_WORDS)
+        if left < 1 or left > _N + 1 or nxt > _N:
+            raise RuntimeError("Invalid mt19937 state")
+        self.seed = seed
+        # left=1 means the next draw twists first, whatever next says: numpy's pos=624
+        self.bitgen.state = {"bit_generator": "MT19937",
+                             "state": {"key": (words & 0xFFFFFFFF).astype(np.uint32), "pos": _N + 1 - left}}
+        self.fresh = left == 1 and nxt == 0
+        self.normal_y = float(np.frombuffer(b, "<f8", 1, _OFF_NY)[0])
+        self.normal_valid = bool(np.frombuffer(b, "<i4", 1, _OFF_NVALID)[0])
+        self.float_normal = float(np.frombuffer(b, "<f4", 1, _OFF_FNORMAL)[0])
+        self.float_valid = bool(b[_OFF_FVALID])

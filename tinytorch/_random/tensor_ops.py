@@ -1,0 +1,296 @@
+"""The random functions on tensors: factories (``rand``, ``randn``, ``randint``, ``randperm``,
+``normal``, ``bernoulli``, ``multinomial`` and the ``*_like`` forms) and the in-place fills
+(``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..random import _engine
+from ..tensor import Tensor, _make
+from . import draws
+from .normal import normal_values
+
+
+# -- writing values in PyTorch's fill order --------------------------------------------------------
+def _fill(t: Tensor, values: np.ndarray) -> Tensor:
+    """Write ``values`` (in draw order) into ``t``: memory order, as PyTorch's TensorIterator walks a
+    tensor (outermost stride first), so a transposed view takes its draws as its base would."""
+    from ..ops.inplace import check_inplace
+
+    check_inplace(t)
+    arr = t._data
+    if arr.ndim == 0 or arr.flags.c_contiguous:
+        arr[...] = values.reshape(arr.shape)
+    else:
+        perm = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
+        view = arr.transpose(perm)
+        view[...] = values.reshape(view.shape)
+    t._vc[0] += 1
+    return t
+
+
+def _contiguous(t: Tensor) -> bool:
+    return t._data.flags.c_contiguous
+
+
+def _float_only(npd: np.dtype, kernel: str) -> None:
+    if npd.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
+
+
+_MISSING = object()
+
+
+# -- in place ----------------------------------------------------------------------------------------
+def _uniform(npd: np.dtype, n: int, a, b, generator) -> np.ndarray:
+    _float_only(npd, "check_uniform_bounds")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
+    return draws.uniform_values(_engine(generator), n, npd, a, b)
+
+
+def _normal(npd: np.dtype, n: int, mean, std, generator, contiguous: bool = True) -> np.ndarray:
+    _float_only(npd, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    return normal_values(_engine(generator), n, npd, mean, std, contiguous)
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _uniform(self._data.dtype, self._data.size, a, b, generator))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _normal(self._data.dtype, self._data.size, mean, std, generator, _contiguous(self)))
+
+
+def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
+    """``random_()``, ``random_(to)``, ``random_(from, to)`` (``to`` may be None: the dtype's top)."""
+    frm, to = kwargs.pop("from", None), kwargs.pop("to", _MISSING)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) > 2:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    full = not args and frm is None and to is _MISSING
+    if len(args) == 2:
+        frm, to = args
+    elif len(args) == 1 and frm is None and to is _MISSING:
+        to = args[0]  # random_(to)
+    elif len(args) == 1:
+        frm = args[0]
+    frm = 0 if frm is None else int(frm)
+    to = None if to is _MISSING else to
+    npd = self._data.dtype
+    eng, n = _engine(generator), self._data.size
+    if full:
+        return _fill(self, draws.int_full(eng, n, npd))
+    if to is None:
+        top = draws.dtype_upper(npd)
+        if frm > top:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                               f"casted to dtype, but got from={frm} > to_inc={top}")
+        span = top - frm + 1
+    else:
+        if frm >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        span = to - frm
+    return _fill(self, draws.int_from_to(eng, n, npd, int(frm), int(span)))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    eng = _engine(generator)
+    if isinstance(p, Tensor):
+        valid = ((p._data >= 0) & (p._data <= 1)).reshape(-1)
+        if not valid.all():
+            # PyTorch checks each p as it reaches it: the elements before the bad one have drawn
+            draws.bernoulli_tensor(eng, np.ascontiguousarray(p._data).reshape(-1)[: int(np.argmin(valid))])
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        pd = np.broadcast_to(p._data, self._data.shape)
+        return _fill(self, draws.bernoulli_tensor(eng, np.ascontiguousarray(pd)).astype(self._data.dtype))
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    return _fill(self, draws.bernoulli_scalar(eng, self._data.size, p).astype(self._data.dtype))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    npd = self._data.dtype
+    if npd.kind != "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_dtype.FROM_NP[npd]._legacy[:-6]}")
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _fill(self, draws.exponential_values(_engine(generator), self._data.size, lambd).astype(npd))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _fill(self, draws.geometric_values(_engine(generator), self._data.size, p).astype(self._data.dtype))
+
+
+# -- factories ---------------------------------------------------------------------------------------
+def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:
+    from ..factory import _alloc, _finish
+
+    return _finish(_alloc(lambda: np.empty(shape, dtype=npd), shape, npd), requires_grad)
+
+
+def _drawn(shape, npd, draw) -> Tensor:
+    """A fresh tensor of ``draw()``'s values; a size that cannot fit raises PyTorch's RuntimeError."""
+    from ..factory import _alloc
+
+    return _make(_alloc(lambda: draw().reshape(shape), shape, npd))
+
+
+def _on_cpu(device) -> None:
+    if device is not None:
+        from .._size import _require_cpu
+
+        _require_cpu(device)
+
+
+def _grad(t: Tensor, requires_grad: bool) -> Tensor:
+    """The factories' requires_grad (and their wording for integer dtypes)."""
+    if requires_grad:
+        if t._data.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def _shape_dtype(size, dtype, default=None):
+    from ..factory import _np_dtype, _size
+
+    return _size(size), _np_dtype(dtype, default)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """Uniform samples on [0, 1)."""
+    _on_cpu(device)
+    shape, npd = _shape_dtype(size, dtype)
+    return _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    """Standard normal samples."""
+    _on_cpu(device)
+    shape, npd = _shape_dtype(size, dtype)
+    return _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniformly from [low, high)."""
+    _on_cpu(device)
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    shape, npd = _shape_dtype((size,), dtype, _dtype.int64)
+    t = _new_tensor(shape, npd, False)
+    return _grad(random_(t, int(low), int(high), generator=generator), requires_grad)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1 (PyTorch's Fisher-Yates)."""
+    _on_cpu(device)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    _, npd = _shape_dtype((n,), dtype, _dtype.int64)
+    vals = draws.randperm_values(_engine(generator), int(n))
+    return _grad(_make(vals.astype(npd, copy=False)), requires_grad)
+
+
+def _numel(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _like(input: Tensor, dtype):
+    return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
+
+
+def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
+              memory_format=None) -> Tensor:
+    _on_cpu(device)
+    shape, npd = _like(input, dtype)
+    return _grad(_make(_uniform(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
+               memory_format=None) -> Tensor:
+    _on_cpu(device)
+    shape, npd = _like(input, dtype)
+    return _grad(_make(_normal(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
+
+
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False,
+                 device=None, memory_format=None) -> Tensor:
+    _on_cpu(device)
+    if high is None:
+        low, high = 0, low
+    shape, npd = _like(input, dtype)
+    return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
+           out=None) -> Tensor:
+    """``normal(mean, std, size)`` with floats, or with tensor mean and/or std (PyTorch's compositions:
+    N(0, std) plus mean for a tensor mean; N(0, 1) times std plus mean when std is a tensor)."""
+    _on_cpu(device)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() missing required argument 'size'")
+        shape, npd = _shape_dtype((size,), dtype)
+        return _grad(normal_(_new_tensor(shape, npd, False), mean, std, generator=generator), requires_grad)
+    if st and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if mt and not st:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        out_t = _new_tensor(mean._data.shape, mean._data.dtype, False)
+        normal_(out_t, 0.0, std, generator=generator)
+        return _make(out_t._data + mean._data)
+    ref = std if not mt else mean
+    shape = np.broadcast_shapes(std._data.shape, mean._data.shape if mt else ())
+    out_t = _new_tensor(shape, ref._data.dtype, False)
+    normal_(out_t, 0.0, 1.0, generator=generator)
+    scaled = out_t._data * std._data
+    return _make((scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False))
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
+    """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype."""
+    out = _new_tensor(input._data.shape, input._data.dtype, False)
+    if p is None:
+        if input._data.dtype.kind != "f":
+            raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                               f"'{_dtype.FROM_NP[input._data.dtype]._legacy[:-6]}'")
+        return bernoulli_(out, input, generator=generator)
+    return bernoulli_(out, p, generator=generator)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
+    """Indices sampled from the rows of ``input`` (probabilities up to a factor)."""
+    p = input._data
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if p.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_dtype.FROM_NP[p.dtype]._legacy[:-6]}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    cats = p.shape[-1]
+    if not replacement and num_samples > cats:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if cats > (1 << 24):
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    p2 = p.reshape(-1, cats)
+    if not (np.isfinite(p2).all() and (p2 >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (p2.sum(axis=1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = draws.multinomial_values(_engine(generator), p2, num_samples, replacement)
+    return _make(out.reshape(p.shape[:-1] + (num_samples,)))
