@@ -186,8 +186,8 @@ def test_init_of_empty_tensor_warns_and_draws_nothing(torch):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", [
     ("dropout1d", lambda F, x: F.dropout1d(x[:, :, 0, 0], 0.4)),
-    ("dropout2d", lambda F, x: F.dropout2d(x[:, :, :, 0], 0.3)),
-    ("dropout3d", lambda F, x: F.dropout3d(x, 0.5)),
+    ("dropout2d", lambda F, x: F.dropout2d(x, 0.3)),
+    ("dropout3d", lambda F, x: F.dropout3d(x[..., None], 0.5)),
     ("rrelu", lambda F, x: F.rrelu(x, training=True)),
     ("rrelu bounds", lambda F, x: F.rrelu(x, 0.1, 0.7, training=True)),
 ])
