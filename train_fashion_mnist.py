@@ -2,6 +2,7 @@
 
     python train_fashion_mnist.py                                  # downloads the data into ./data
     python train_fashion_mnist.py --data-root ../shared/datasets --no-download
+    mpiexec -n 2 python train_fashion_mnist.py ...                # data-parallel over MPI
 
 The code below is the quickstart's, with ``import tinytorch as torch``; around it: options, progress
 bars, checkpoints that resume bit for bit, and a clean stop on Ctrl-C."""
@@ -15,9 +16,11 @@ import sys
 from tqdm import tqdm
 
 import tinytorch as torch
+from tinytorch import distributed as dist
 from tinytorch import nn
 from tinytorch.data import DataLoader, datasets
 from tinytorch.data.transforms import ToTensor
+from tinytorch.nn.parallel import DistributedDataParallel
 
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
            "Ankle boot"]
@@ -67,6 +70,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer")
     check_args(p, args)
+    world = mpi_world_size()
+    if args.batch_size % world:
+        p.error(f"--batch-size {args.batch_size} is the global batch and must divide evenly among "
+                f"the {world} MPI processes")
     return args
 
 
@@ -117,11 +124,46 @@ def load_data(args):
     return training_data, test_data
 
 
+def mpi_world_size() -> int:
+    """How many processes ``mpiexec`` started with this one (1 when run plainly)."""
+    for var in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"):  # Open MPI, MPICH
+        if var in os.environ:
+            return int(os.environ[var])
+    return 1
+
+
+def rank_share(order: list, rank: int, world: int, batch_size: int) -> list:
+    """This rank's part of an epoch: its 1/world slice of every global batch of ``batch_size`` samples.
+
+    So N ranks take exactly the steps one process takes, on the same global batches (the averaged
+    gradient of equal slices is the whole batch's gradient). A short last batch is padded with the
+    epoch's first samples until it divides evenly, so every rank takes the same number of steps."""
+    short = len(order) % batch_size
+    if short:
+        order = order + order[:-(-short // world) * world - short]
+    share = []
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        part = len(chunk) // world
+        share += chunk[rank * part:(rank + 1) * part]
+    return share
+
+
 class StopFlag:
     """Ctrl-C sets a flag; the training loop stops at the next step boundary, never mid-update."""
 
-    def __init__(self):
+    def __init__(self, world: int = 1):
         self.requested = False
+        self.world = world
+
+    def agreed(self) -> bool:
+        """Whether any rank was asked to stop: all ranks must stop after the same step."""
+        if self.world == 1:
+            return self.requested
+        flag = torch.tensor([int(self.requested)])
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        self.requested = bool(flag.item())
+        return self.requested
 
     def __call__(self, signum, frame):
         if self.requested:  # a second Ctrl-C: stop at once
@@ -138,12 +180,14 @@ def epoch_order(n: int, seed: int, epoch: int, shuffle: bool) -> list:
 
 
 def save_checkpoint(path, model, optimizer, epoch: int, step: int, args) -> None:
+    if args.rank != 0:  # every rank holds the same weights: one writes them
+        return
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step,
                 "rng_state": torch.get_rng_state(), "seed": args.seed, "batch_size": args.batch_size,
-                "shuffle": args.shuffle}, path)
+                "shuffle": args.shuffle, "world_size": args.world_size}, path)
 
 
-def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar):
+def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar, world: int = 1):
     """One (possibly partial) epoch; returns the number of batches done when it stops."""
     size = len(dataloader.dataset)
     model.train()
@@ -158,9 +202,12 @@ def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFla
         if bar is not None:
             bar.update(1)
         if batch % 100 == 0:
-            current = batch * dataloader.batch_size
+            current = batch * dataloader.batch_size * world
+            if world > 1:  # report the global batch's loss: the mean of the ranks' equal slices
+                loss = loss.detach().clone()
+                dist.all_reduce(loss, op=dist.ReduceOp.AVG)
             tqdm.write(f"loss: {loss.item():>7f}  [{current:>5d}/{size:>5d}]")
-        if stop.requested:
+        if stop.agreed():
             break
     return batch
 
@@ -199,6 +246,14 @@ def draw_graph(path, model, loss_fn, data, batch_size) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    args.world_size = mpi_world_size()
+    args.rank = 0
+    if args.world_size > 1:
+        dist.init_process_group("mpi")
+        args.rank = dist.get_rank()
+        if args.rank != 0:  # rank 0 alone reports; the others train quietly (errors still reach stderr)
+            args.progress = False
+            sys.stdout = open(os.devnull, "w")
     ckpt = read_checkpoint(args.resume) if args.resume else None
     torch.manual_seed(args.seed)
     device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
@@ -209,14 +264,19 @@ def main(argv=None) -> int:
 
     model = NeuralNetwork().to(device)
     print(model)
+    # data-parallel: ``net`` is the model every rank trains; ``model`` stays the plain one that is saved
+    net = DistributedDataParallel(model) if args.world_size > 1 else model
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
 
-    if args.draw_graph:
+    if args.draw_graph and args.rank == 0:
         draw_graph(args.draw_graph, model, loss_fn, training_data, args.batch_size)
 
     start_epoch, start_step = 0, 0
     if args.resume:
+        if ckpt.get("world_size", 1) != args.world_size:
+            sys.exit(f"{args.resume} was written by a run of {ckpt.get('world_size', 1)} process(es); "
+                     f"resume it with the same number (this run has {args.world_size})")
         try:
             model.load_state_dict(ckpt["model"])
             optimizer.load_state_dict(ckpt["optimizer"])
@@ -227,27 +287,31 @@ def main(argv=None) -> int:
             sys.exit(f"Cannot resume from {args.resume}: {str(e).splitlines()[0] if str(e) else repr(e)}")
         print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")
 
-    stop = StopFlag()
+    stop = StopFlag(args.world_size)
     previous_handler = signal.signal(signal.SIGINT, stop)
     steps_per_epoch = -(-len(training_data) // args.batch_size)
+    rank_batch = args.batch_size // args.world_size  # --batch-size is the global batch
     try:
         for epoch in range(start_epoch, args.epochs):
             print(f"Epoch {epoch + 1}\n-------------------------------")
             first = start_step if epoch == start_epoch else 0
             order = epoch_order(len(training_data), args.seed, epoch, args.shuffle)
+            if args.world_size > 1:
+                order = rank_share(order, args.rank, args.world_size, args.batch_size)
             # resuming mid-epoch: skip the batches already trained on, without loading them
-            loader = DataLoader(training_data, batch_size=args.batch_size, sampler=order[first * args.batch_size:],
+            loader = DataLoader(training_data, batch_size=rank_batch, sampler=order[first * rank_batch:],
                                 num_workers=args.num_workers)
             with tqdm(total=steps_per_epoch, initial=first, desc=f"epoch {epoch + 1}", leave=False,
                       disable=not args.progress) as bar:
-                done = train(loader, model, loss_fn, optimizer, first, stop, bar)
+                done = train(loader, net, loss_fn, optimizer, first, stop, bar, args.world_size)
             if stop.requested and done < steps_per_epoch:
                 save_checkpoint(args.checkpoint, model, optimizer, epoch, done, args)
                 print(f"Interrupted: saved the training state after epoch {epoch + 1}, batch {done} to "
                       f"{args.checkpoint}; continue with --resume {args.checkpoint}")
                 return EXIT_INTERRUPTED
             save_checkpoint(args.checkpoint, model, optimizer, epoch + 1, 0, args)
-            test(test_dataloader, model, loss_fn, args.progress)
+            if args.rank == 0:
+                test(test_dataloader, model, loss_fn, args.progress)
             if stop.requested:
                 print(f"Interrupted after epoch {epoch + 1}; continue with --resume {args.checkpoint}")
                 return EXIT_INTERRUPTED
@@ -257,6 +321,8 @@ def main(argv=None) -> int:
     finally:
         signal.signal(signal.SIGINT, previous_handler)
     print("Done!")
+    if args.rank != 0:
+        return 0
 
     torch.save(model.state_dict(), args.save)
     print(f"Saved PyTorch Model State to {args.save}")

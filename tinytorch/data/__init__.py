@@ -8,6 +8,7 @@ from .dataset import (ConcatDataset, Dataset, IterableDataset, StackDataset, Sub
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
+from .distributed import DistributedSampler
 
 __all__ = [
     "DataLoader", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
@@ -15,5 +16,6 @@ __all__ = [
     "random_split",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
     "BatchSampler",
+    "DistributedSampler",
     "datasets", "transforms",
 ]
