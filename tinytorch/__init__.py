@@ -93,3 +93,7 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     import os
     return os.cpu_count() or 1
+
+# convolution and pooling in the torch namespace, as PyTorch exposes them
+from .ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
+from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  # noqa: E402,F401

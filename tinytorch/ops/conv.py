@@ -9,6 +9,8 @@ loop over the kernel's k*k offsets adding strided slices (col2im without ``np.ad
 convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch does."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -208,7 +210,7 @@ def _dims(shape) -> str:
 
 
 def _legacy(a: np.ndarray) -> str:
-    return f"torch.{FROM_NP[a.dtype]._legacy}"
+    return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
 
 
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
@@ -266,6 +268,8 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = [(0, 0)] * nd if padding == "valid" else _same_padding(weight.shape, dilation, nd)
         if any(lo != hi for lo, hi in pads):
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                          "copy of the input be created", stacklevel=3)
             from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
             flat = [v for lo, hi in reversed(pads) for v in (0, hi - lo)]
