@@ -21,13 +21,43 @@ from ..tensor import Tensor, _make
 
 
 class _Geometry:
-    """Kernel, stride, padding, dilation and groups of a 2-d convolution, and its input's H and W."""
+    """Kernel, stride, padding, dilation and groups of a 2-d convolution, and its input's H and W.
 
-    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d")
+    ``row`` is the length of one output row in the column layout: for stride 1 the padded input's
+    width ("wide rows": each kernel offset's columns are then one contiguous run of the flattened
+    input, and the extra kw-1 entries per row are discarded), otherwise the output width."""
+
+    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "wide", "pad_hw", "row")
 
     def __init__(self, k, s, p, d, groups, hw, one_d):
         self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
         self.out_hw = tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+        self.wide = s == (1, 1)
+        # tall and wide enough for every window, even where output_padding adds rows the input never had
+        self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)
+                            for i in range(2))
+        self.row = self.pad_hw[1] if self.wide else self.out_hw[1]
+
+
+class _Pool:
+    """Scratch arrays kept between calls: a fresh 40 MB array costs page faults on every step.
+
+    Only arrays that never escape into a tensor go back here (columns, padded copies)."""
+
+    def __init__(self):
+        self.free = {}
+
+    def get(self, tag: str, shape: tuple, dtype) -> np.ndarray:
+        spare = self.free.get((tag, shape, dtype))
+        return spare.pop() if spare else np.empty(shape, dtype)
+
+    def put(self, tag: str, a: np.ndarray) -> None:
+        spare = self.free.setdefault((tag, a.shape, a.dtype), [])
+        if len(spare) < 2:
+            spare.append(a)
+
+
+_pool = _Pool()
 
 
 def _as4(a: np.ndarray, one_d: bool) -> np.ndarray:
@@ -38,74 +68,128 @@ def _from4(a: np.ndarray, one_d: bool) -> np.ndarray:
     return a[:, :, 0, :] if one_d else a
 
 
-def _im2col(x: np.ndarray, geo: _Geometry) -> np.ndarray:
-    """(N, groups, C/groups*kh*kw, Ho*Wo) columns of x (N, C, H, W): one copy of a strided view."""
+def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """x (N, C, H, W) inside zeros of the padded size, plus one spare row for the wide layout."""
     n, c, h, w = x.shape
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.k, geo.s, geo.p, geo.d
+    (ph, pw), (hp, wp) = geo.p, geo.pad_hw
+    shape = (n, c, hp + geo.wide, wp)
+    if shape == x.shape:
+        return x
+    # a pooled buffer of this shape has zeros around the interior, which every call overwrites
+    xp = _pool.free.get(("xp", shape, x.dtype))
+    xp = xp.pop() if xp else np.zeros(shape, x.dtype)
+    xp[:, :, ph:ph + h, pw:pw + w] = x
+    return xp
+
+
+def _im2col(x: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """Columns (groups, C/groups*kh*kw, N*Ho*row) of x (N, C, H, W): one copy of a strided view."""
+    n, c = x.shape[:2]
+    (kh, kw), (sh, sw), (dh, dw) = geo.k, geo.s, geo.d
     ho, wo = geo.out_hw
-    if ph or pw:
-        xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
-        xp[:, :, ph:ph + h, pw:pw + w] = x
-    else:
-        xp = x
+    xp = _padded(x, geo)
     s0, s1, s2, s3 = xp.strides
-    win = as_strided(xp, (n, c, kh, kw, ho, wo), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw), writeable=False)
-    col = np.empty((n, c, kh, kw, ho, wo), x.dtype)
-    np.copyto(col, win)
+    if geo.wide:
+        shape, strides = (c, kh, kw, n, ho * geo.row), (s1, s2 * dh, s3 * dw, s0, s3)
+    else:
+        shape, strides = (c, kh, kw, n, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw)
+    col = _pool.get("col", shape, x.dtype)
+    np.copyto(col, as_strided(xp, shape, strides, writeable=False))
+    if xp is not x:
+        _pool.put("xp", xp)
     g = geo.groups
-    return col.reshape(n, g, c // g * kh * kw, ho * wo)
+    return col.reshape(g, c // g * kh * kw, n * ho * geo.row)
+
+
+def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """An (N, O, Ho, Wo) gradient as (O, N*Ho*row): channel-major, zero-padded to the row length."""
+    n, o, ho, wo = y.shape
+    out = _pool.get("rows", (o, n, ho, geo.row), y.dtype)
+    if geo.row != wo:
+        out[..., wo:] = 0
+    np.copyto(out[..., :wo], y.transpose(1, 0, 2, 3))
+    return out.reshape(o, n * ho * geo.row)
 
 
 def _col2im(col: np.ndarray, geo: _Geometry, n: int, c: int) -> np.ndarray:
-    """The adjoint of _im2col: (N, groups, Kg, L) columns summed back into an (N, C, H, W) array."""
+    """The adjoint of _im2col: columns summed back into an (N, C, H, W) array, one add per kernel offset."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.k, geo.s, geo.p, geo.d
-    (h, w), (ho, wo) = geo.hw, geo.out_hw
-    col = col.reshape(n, c, kh, kw, ho, wo)
-    # tall enough for every window, even where output_padding adds rows the input never had
-    hp, wp = max(h + 2 * ph, (ho - 1) * sh + (kh - 1) * dh + 1), max(w + 2 * pw, (wo - 1) * sw + (kw - 1) * dw + 1)
-    out = np.zeros((n, c, hp, wp), col.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, :, i, j]
-    if ph or pw or hp != h + 2 * ph or wp != w + 2 * pw:
-        out = np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
-    return out
+    (h, w), (ho, wo), (hp, wp) = geo.hw, geo.out_hw, geo.pad_hw
+    if geo.wide:
+        col = col.reshape(c, kh, kw, n, ho * wp)
+        buf = np.zeros((c, n, (hp + 1) * wp), col.dtype)
+        span = ho * wp
+        for i in range(kh):
+            for j in range(kw):
+                off = i * dh * wp + j * dw
+                buf[:, :, off:off + span] += col[:, i, j]
+        buf = buf[:, :, :hp * wp].reshape(c, n, hp, wp)
+    else:
+        col = col.reshape(c, kh, kw, n, ho, wo)
+        buf = np.zeros((c, n, hp, wp), col.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                buf[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, i, j]
+    return np.ascontiguousarray(buf[:, :, ph:ph + h, pw:pw + w].transpose(1, 0, 2, 3))
 
 
 def _conv_fwd(x, w, b, geo, col=None):
     """y (N, O, Ho, Wo) = w * x + b, and the columns it used."""
     x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, w4.shape[0]
+    (ho, wo), row = geo.out_hw, geo.row
     if col is None:
         col = _im2col(x4, geo)
     wm = w4.reshape(g, o // g, -1)
-    out = np.matmul(wm[0] if g == 1 else wm, col)  # per sample: (O/g, Kg) @ (Kg, Ho*Wo)
-    out = out.reshape(n, o, *geo.out_hw)
+    prod = wm[0] @ col[0] if g == 1 else np.matmul(wm, col)  # one GEMM over the whole batch
+    prod = prod.reshape(o, n, ho, row)[..., :wo].transpose(1, 0, 2, 3)
+    out = np.empty((n, o, ho, wo), x.dtype)
     if b is not None:
-        out += b[:, None, None]
+        np.add(prod, b[:, None, None], out=out)  # the bias rides along the copy into (N, O, Ho, Wo)
+    else:
+        np.copyto(out, prod)
     return _from4(out, geo.one_d), col
 
 
-def _conv_t_fwd(y, w, geo):
+def _conv_t_fwd(y, w, geo, rows=None):
     """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv."""
     y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
     n, g, o = y4.shape[0], geo.groups, w4.shape[0]
     wm = w4.reshape(g, o // g, -1).transpose(0, 2, 1)
-    ym = y4.reshape(n, g, o // g, -1)
-    col = np.matmul(wm, ym)  # (N, g, Kg, Ho*Wo)
+    own = rows is None
+    if own:
+        rows = _rows_of(y4, geo)
+    col = wm[0] @ rows if g == 1 else np.matmul(wm, rows.reshape(g, o // g, -1))  # (g, Kg, N*Ho*row)
+    if own:
+        _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     return _from4(_col2im(col, geo, n, w4.shape[1] * g), geo.one_d)
 
 
-def _conv_w_fwd(x, y, geo, col=None):
+def _conv_w_fwd(x, y, geo, col=None, rows=None):
     """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv."""
     x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, y4.shape[1]
     if col is None:
         col = _im2col(x4, geo)
-    ym = y4.reshape(n, g, o // g, -1)
-    gw = np.matmul(ym, col.transpose(0, 1, 3, 2)).sum(axis=0)  # (g, O/g, Kg)
+    own = rows is None
+    if own:
+        rows = _rows_of(y4, geo)
+    if g == 1:
+        gw = rows @ col[0].T
+    else:
+        gw = np.matmul(rows.reshape(g, o // g, -1), col.transpose(0, 2, 1))
+    if own:
+        _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
+    _pool.put("col", col.reshape(_col_shape(col, geo, n)))
     shape = (o, x4.shape[1] // g) + ((geo.k[1],) if geo.one_d else geo.k)
     return gw.reshape(shape)
+
+
+def _col_shape(col, geo, n):
+    c = col.shape[0] * col.shape[1] // (geo.k[0] * geo.k[1])
+    if geo.wide:
+        return (c, geo.k[0], geo.k[1], n, geo.out_hw[0] * geo.row)
+    return (c, geo.k[0], geo.k[1], n) + geo.out_hw
 
 
 # -- nodes ----------------------------------------------------------------------------------------
@@ -116,9 +200,14 @@ class ConvolutionBackward0(Node):
 
     def backward(self, g):
         x, w = self.saved_tensors
-        gx = _conv_t(g, w, self.geo) if self.need[0] else None
-        gw = _conv_w(x, g, self.geo, self._col) if self.need[1] else None
-        gb = g.sum((0, 2) if self.geo.one_d else (0, 2, 3)) if self.need[2] else None
+        geo = self.geo
+        # both gradients read g in the same channel-major layout: build it once
+        rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
+        gx = _conv_t(g, w, geo, rows=rows) if self.need[0] else None
+        gw = _conv_w(x, g, geo, self._col, rows=rows) if self.need[1] else None
+        gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
+        if rows is not None:
+            _pool.put("rows", rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
         self._col = None
         return gx, gw, gb
 
@@ -173,22 +262,23 @@ def _conv(x: Tensor, w: Tensor, b, geo, col=None) -> Tensor:
     out, col = _conv_fwd(x._data, w._data, None if b is None else b._data, geo, col)
     t, node = _record(out, ConvolutionBackward0, (x, w, b), geo, (x if w._requires_grad else None,
                                                                    w if x._requires_grad else None))
-    if node is not None:
-        if w._requires_grad:
-            node._col = col  # the weight gradient reuses the forward's columns
+    if node is not None and w._requires_grad:
+        node._col = col  # the weight gradient reuses the forward's columns
+    else:
+        _pool.put("col", col.reshape(_col_shape(col, geo, x._data.shape[0])))
     return t
 
 
-def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
-    out = _conv_t_fwd(y._data, w._data, geo)
+def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0, rows=None) -> Tensor:
+    out = _conv_t_fwd(y._data, w._data, geo, rows)
     if b is not None:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
     t, node = _record(out, cls, (y, w, b), geo, (y if w._requires_grad else None, w if y._requires_grad else None))
     return t
 
 
-def _conv_w(x: Tensor, y: Tensor, geo, col=None) -> Tensor:
-    t, node = _record(_conv_w_fwd(x._data, y._data, geo, col), _ConvWeightBackward, (x, y), geo, (x, y))
+def _conv_w(x: Tensor, y: Tensor, geo, col=None, rows=None) -> Tensor:
+    t, node = _record(_conv_w_fwd(x._data, y._data, geo, col, rows), _ConvWeightBackward, (x, y), geo, (x, y))
     return t
 
 

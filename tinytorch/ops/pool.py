@@ -124,22 +124,83 @@ class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     _scatter_name = "AdaptiveMaxPool2DBackwardBackward0"
 
 
-def _max_result(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, unique: bool, return_indices: bool):
-    """Wrap the values (and int64 indices into each H*W plane); the node keeps flat indices."""
+_BASES: dict = {}
+
+
+def _corner_index(shape4, w: int, s, p, plane: int) -> np.ndarray:
+    """int64 (N, C, Ho, Wo): the flat index of each window's top-left corner (cached per geometry)."""
+    key = (shape4, w, s, p, plane)
+    base = _BASES.get(key)
+    if base is None:
+        n, c, ho, wo = shape4
+        corner = (np.arange(ho, dtype=np.int64)[:, None] * s[0] - p[0]) * w + np.arange(wo) * s[1] - p[1]
+        base = (np.arange(n * c, dtype=np.int64) * plane).reshape(n, c, 1, 1) + corner
+        if len(_BASES) > 16:
+            _BASES.clear()
+        _BASES[key] = base
+    return base
+
+
+def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_cls, unique: bool,
+                return_indices: bool):
+    """Wrap the values (and int64 indices into each H*W plane); the node keeps flat indices.
+
+    ``local`` is each argmax's flat offset from its window's top-left corner."""
     x = input._data
     out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
-    vals = vals.reshape(out_shape)
-    idx = idx.reshape(out_shape)
+    plane = x.shape[-1] * x.shape[-2]
+    out = _make(vals.reshape(out_shape))
     if _State.enabled and input._requires_grad:
-        plane = x.shape[-1] * x.shape[-2]
-        planes = np.arange(idx.size // (idx.shape[-1] * idx.shape[-2]), dtype=np.int64) * plane
         node = node_cls((input._edge(),))
-        node.flat = (idx.reshape(planes.size, -1) + planes[:, None]).reshape(-1)
+        node.flat = (_corner_index(vals.shape, x.shape[-1], s, p, plane) + local).reshape(-1)
         node.in_shape, node.unique = x.shape, unique
-        out = _make(vals, node)
-    else:
-        out = _make(vals)
-    return (out, _make(idx)) if return_indices else out
+        out = _make(out._data, node)
+    if not return_indices:
+        return out
+    idx = _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
+    return out, _make(idx.reshape(out_shape))
+
+
+def _at(a: np.ndarray, shape4, offset: int, s, plane_hw) -> np.ndarray:
+    """The entries of flat ``a`` at every window's top-left corner (+ offset), as an (N, C, Ho, Wo) view."""
+    hp, wp = plane_hw
+    it = a.itemsize
+    return as_strided(a[offset:], shape4, (shape4[1] * hp * wp * it, hp * wp * it, s[0] * wp * it, s[1] * it),
+                      writeable=False)
+
+
+def _max_separable(xp: np.ndarray, k, s, d, out_hw):
+    """Window maxima and their first (row-major) argmax as two 1-d passes over the flattened input.
+
+    A pass along W takes the running max over the kw taps at every position, a pass along H does
+    the same over the kh rows of that; both are whole-array numpy ops, so the cost does not depend
+    on how short the rows are. NaN (where PyTorch's rule picks the NaN) goes the general way: None."""
+    n, c, hp, wp = xp.shape
+    flat = xp.reshape(-1)
+    passes = []
+    cur = flat
+    for taps, step in ((k[1], d[1]), (k[0], d[0] * wp)):
+        length = cur.size - (taps - 1) * step
+        m = cur[:length]
+        arg = None
+        for t in range(1, taps):
+            cand = cur[t * step:t * step + length]
+            gt = cand > m  # strict: ties keep the first tap
+            m = np.maximum(m, cand)
+            arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
+        if arg is None:
+            arg = np.zeros(length, np.int8)
+        passes.append(arg)
+        cur = m
+    shape4 = (n, c) + tuple(out_hw)
+    vals = np.ascontiguousarray(_at(cur, shape4, 0, s, (hp, wp)))
+    if np.isnan(vals).any():
+        return None
+    ii = _at(passes[1], shape4, 0, s, (hp, wp))
+    jj = _at(passes[0], shape4, 0, s, (hp, wp))
+    for i in range(1, k[0]):
+        jj = np.where(ii == i, _at(passes[0], shape4, i * d[0] * wp, s, (hp, wp)), jj)
+    return vals, ii, jj
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -158,14 +219,18 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
-    win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
-    a = win.argmax(axis=-1)
-    vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
-    rows = np.arange(out_hw[0])[:, None] * s[0] - p[0] + (a // k[1]) * d[0]
-    cols = np.arange(out_hw[1]) * s[1] - p[1] + (a % k[1]) * d[1]
-    idx = (rows * w + cols).astype(np.int64)
+    found = _max_separable(xp, k, s, d, out_hw) if x.dtype.kind == "f" else None
+    if found is None:
+        win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
+        a = win.argmax(axis=-1)
+        vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
+        ii, jj = a // k[1], a % k[1]
+    else:
+        vals, ii, jj = found
+    local = ii.astype(np.int64) * (d[0] * w)
+    local += jj * d[1]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
-    return _max_result(input, vals, idx, MaxPool2DWithIndicesBackward0, unique, return_indices)
+    return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -372,4 +437,5 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
             vals[:, :, i, j] = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
             idx[:, :, i, j] = (hs[i] + a // (we[j] - ws[j])) * w + ws[j] + a % (we[j] - ws[j])
     unique = h % oh == 0 and w % ow == 0
-    return _max_result(input, vals, idx, AdaptiveMaxPool2DBackward0, unique, return_indices)
+    # corners at 0: the local offsets are then the indices themselves
+    return _max_result(input, vals, idx, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, unique, return_indices)
