@@ -24,6 +24,8 @@ def _pair(v, name="kernel_size"):
 
 def _out_size(n: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
     """PyTorch's pooling_output_shape: the last window must start inside the input or left padding."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
     num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
     out = num // s + 1
     if ceil and (out - 1) * s >= n + p:
