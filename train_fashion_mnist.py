@@ -18,7 +18,7 @@ from tqdm import tqdm
 import tinytorch as torch
 from tinytorch import nn
 from tinytorch.nn import functional as F
-from tinytorch.data import DataLoader, datasets
+from tinytorch.data import DataLoader, Subset, datasets
 from tinytorch.data.transforms import ToTensor
 
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
@@ -103,12 +103,14 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="training state written after every epoch and on Ctrl-C (for --resume)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from a checkpoint written by this script")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="tqdm progress bars")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="train and test on the first N images of each split only (for quick checks)")
     args = p.parse_args(argv)
     if args.lr is None:
         args.lr = DEFAULT_LR[args.model]
     if args.momentum is None:
         args.momentum = DEFAULT_MOMENTUM[args.model]
-    for name in ("epochs", "batch_size"):
+    for name in ("epochs", "batch_size") + (("limit",) if args.limit is not None else ()):
         if getattr(args, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be a positive integer")
     return args
@@ -200,7 +202,11 @@ def main(argv=None) -> int:
     print(f"Using {device} device")
 
     training_data, test_data = load_data(args)
-    test_dataloader = DataLoader(test_data, batch_size=args.batch_size, num_workers=args.num_workers)
+    if args.limit is not None:
+        training_data = Subset(training_data, range(min(args.limit, len(training_data))))
+        test_data = Subset(test_data, range(min(args.limit, len(test_data))))
+    test_dataloader = DataLoader(test_data, batch_size=args.batch_size, num_workers=args.num_workers,
+                                 generator=torch.Generator().manual_seed(args.seed))
 
     model = MODELS[args.model]().to(device)
     print(model)
@@ -229,8 +235,10 @@ def main(argv=None) -> int:
             first = start_step if epoch == start_epoch else 0
             order = epoch_order(len(training_data), args.seed, epoch, args.shuffle)
             # resuming mid-epoch: skip the batches already trained on, without loading them
+            # the loader's own generator: drawing its base seed from the global one would shift the
+            # dropout masks of a resumed run against an uninterrupted one
             loader = DataLoader(training_data, batch_size=args.batch_size, sampler=order[first * args.batch_size:],
-                                num_workers=args.num_workers)
+                                num_workers=args.num_workers, generator=torch.Generator().manual_seed(args.seed))
             with tqdm(total=steps_per_epoch, initial=first, desc=f"epoch {epoch + 1}", leave=False,
                       disable=not args.progress) as bar:
                 done = train(loader, model, loss_fn, optimizer, first, stop, bar)
