@@ -82,23 +82,39 @@ def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
     return xp
 
 
-def _im2col(x: np.ndarray, geo: _Geometry) -> np.ndarray:
-    """Columns (groups, C/groups*kh*kw, N*Ho*row) of x (N, C, H, W): one copy of a strided view."""
-    n, c = x.shape[:2]
+def _release_padded(xp: np.ndarray, x: np.ndarray) -> None:
+    """Give a padded copy back to the pool; never the input itself (or a view of it)."""
+    if xp.base is None and xp is not x and xp.shape != x.shape:
+        _pool.put("xp", xp)
+
+
+_CHUNK_BYTES = 3 << 20  # columns of a few samples at a time stay in cache between the GEMM and its copy
+
+
+def _chunks(n: int, geo: _Geometry, k: int, itemsize: int):
+    """Sample ranges whose (k, samples*Ho*row) columns fit in about _CHUNK_BYTES."""
+    per = k * geo.out_hw[0] * geo.row * itemsize
+    nb = max(1, min(n, _CHUNK_BYTES // max(per, 1)))
+    return [(i, min(i + nb, n)) for i in range(0, n, nb)]
+
+
+def _im2col(xp: np.ndarray, geo: _Geometry, n0: int, n1: int) -> np.ndarray:
+    """Columns (groups, C/groups*kh*kw, nb*Ho*row) of samples n0:n1 of the padded input: one copy of a
+    strided view (for stride 1 each kernel offset is one contiguous run of a padded image)."""
+    c = xp.shape[1]
+    nb = n1 - n0
     (kh, kw), (sh, sw), (dh, dw) = geo.k, geo.s, geo.d
     ho, wo = geo.out_hw
-    xp = _padded(x, geo)
-    s0, s1, s2, s3 = xp.strides
+    src = xp[n0:n1]
+    s0, s1, s2, s3 = src.strides
     if geo.wide:
-        shape, strides = (c, kh, kw, n, ho * geo.row), (s1, s2 * dh, s3 * dw, s0, s3)
+        shape, strides = (c, kh, kw, nb, ho * geo.row), (s1, s2 * dh, s3 * dw, s0, s3)
     else:
-        shape, strides = (c, kh, kw, n, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw)
-    col = _pool.get("col", shape, x.dtype)
-    np.copyto(col, as_strided(xp, shape, strides, writeable=False))
-    if xp is not x:
-        _pool.put("xp", xp)
+        shape, strides = (c, kh, kw, nb, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw)
+    col = np.empty(shape, xp.dtype)
+    np.copyto(col, as_strided(src, shape, strides, writeable=False))
     g = geo.groups
-    return col.reshape(g, c // g * kh * kw, n * ho * geo.row)
+    return col.reshape(g, c // g * kh * kw, nb * ho * geo.row)
 
 
 def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
@@ -111,92 +127,102 @@ def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
     return out.reshape(o, n * ho * geo.row)
 
 
-def _col2im(col: np.ndarray, geo: _Geometry, n: int, c: int) -> np.ndarray:
-    """The adjoint of _im2col: columns summed back into an (N, C, H, W) array, one add per kernel offset."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = geo.k, geo.s, geo.p, geo.d
-    (h, w), (ho, wo), (hp, wp) = geo.hw, geo.out_hw, geo.pad_hw
+def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Geometry) -> None:
+    """Add columns (C*kh*kw, nb*Ho*row) into padded images buf (C, nb, ...): one add per kernel offset."""
+    (kh, kw), (sh, sw), (dh, dw) = geo.k, geo.s, geo.d
+    (ho, wo), wp = geo.out_hw, geo.pad_hw[1]
+    c, nb = buf.shape[:2]
     if geo.wide:
-        col = col.reshape(c, kh, kw, n, ho * wp)
-        buf = np.zeros((c, n, (hp + 1) * wp), col.dtype)
+        col = col.reshape(c, kh, kw, nb, ho * wp)
         span = ho * wp
         for i in range(kh):
             for j in range(kw):
                 off = i * dh * wp + j * dw
                 buf[:, :, off:off + span] += col[:, i, j]
-        buf = buf[:, :, :hp * wp].reshape(c, n, hp, wp)
     else:
-        col = col.reshape(c, kh, kw, n, ho, wo)
-        buf = np.zeros((c, n, hp, wp), col.dtype)
+        col = col.reshape(c, kh, kw, nb, ho, wo)
         for i in range(kh):
             for j in range(kw):
                 buf[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, i, j]
-    return np.ascontiguousarray(buf[:, :, ph:ph + h, pw:pw + w].transpose(1, 0, 2, 3))
 
 
-def _conv_fwd(x, w, b, geo, col=None):
-    """y (N, O, Ho, Wo) = w * x + b, and the columns it used."""
+def _conv_fwd(x, w, b, geo):
+    """y (N, O, Ho, Wo) = w * x + b, and the padded input the weight gradient will need."""
     x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, w4.shape[0]
     (ho, wo), row = geo.out_hw, geo.row
-    if col is None:
-        col = _im2col(x4, geo)
+    xp = _padded(x4, geo)
     wm = w4.reshape(g, o // g, -1)
-    prod = wm[0] @ col[0] if g == 1 else np.matmul(wm, col)  # one GEMM over the whole batch
-    prod = prod.reshape(o, n, ho, row)[..., :wo].transpose(1, 0, 2, 3)
     out = np.empty((n, o, ho, wo), x.dtype)
-    if b is not None:
-        np.add(prod, b[:, None, None], out=out)  # the bias rides along the copy into (N, O, Ho, Wo)
-    else:
-        np.copyto(out, prod)
-    return _from4(out, geo.one_d), col
+    bias = None if b is None else b[:, None, None]
+    for n0, n1 in _chunks(n, geo, wm.shape[2] * g, x.itemsize):
+        col = _im2col(xp, geo, n0, n1)
+        prod = wm[0] @ col[0] if g == 1 else np.matmul(wm, col)
+        prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
+        if bias is not None:
+            np.add(prod, bias, out=out[n0:n1])  # the bias rides along the copy into (N, O, Ho, Wo)
+        else:
+            out[n0:n1] = prod
+    return _from4(out, geo.one_d), xp
 
 
 def _conv_t_fwd(y, w, geo, rows=None):
     """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv."""
     y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
     n, g, o = y4.shape[0], geo.groups, w4.shape[0]
+    c = w4.shape[1] * g
     wm = w4.reshape(g, o // g, -1).transpose(0, 2, 1)
     own = rows is None
     if own:
         rows = _rows_of(y4, geo)
-    col = wm[0] @ rows if g == 1 else np.matmul(wm, rows.reshape(g, o // g, -1))  # (g, Kg, N*Ho*row)
+    (h, w), (ph, pw), (hp, wp) = geo.hw, geo.p, geo.pad_hw
+    buf = np.zeros((c, n, (hp + geo.wide) * wp), y.dtype)
+    per = geo.out_hw[0] * geo.row
+    for n0, n1 in _chunks(n, geo, wm.shape[1] * g, y.itemsize):
+        chunk = rows[:, n0 * per:n1 * per]
+        col = wm[0] @ chunk if g == 1 else np.matmul(wm, chunk.reshape(g, o // g, -1))
+        view = buf[:, n0:n1] if geo.wide else buf[:, n0:n1].reshape(c, n1 - n0, hp, wp)
+        _col2im_add(view, col, geo)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
-    return _from4(_col2im(col, geo, n, w4.shape[1] * g), geo.one_d)
+    img = buf[:, :, :hp * wp].reshape(c, n, hp, wp)[:, :, ph:ph + h, pw:pw + w]
+    return _from4(np.ascontiguousarray(img.transpose(1, 0, 2, 3)), geo.one_d)
 
 
-def _conv_w_fwd(x, y, geo, col=None, rows=None):
+def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv."""
     x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, y4.shape[1]
-    if col is None:
-        col = _im2col(x4, geo)
+    c = x4.shape[1]
+    own_xp = xp is None
+    if own_xp:
+        xp = _padded(x4, geo)
     own = rows is None
     if own:
         rows = _rows_of(y4, geo)
-    if g == 1:
-        gw = rows @ col[0].T
-    else:
-        gw = np.matmul(rows.reshape(g, o // g, -1), col.transpose(0, 2, 1))
+    kg = c // g * geo.k[0] * geo.k[1]
+    gw = np.zeros((g, o // g, kg), x.dtype)
+    per = geo.out_hw[0] * geo.row
+    for n0, n1 in _chunks(n, geo, kg * g, x.itemsize):
+        col = _im2col(xp, geo, n0, n1)
+        chunk = rows[:, n0 * per:n1 * per]
+        if g == 1:
+            gw[0] += chunk @ col[0].T
+        else:
+            gw += np.matmul(chunk.reshape(g, o // g, -1), col.transpose(0, 2, 1))
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
-    _pool.put("col", col.reshape(_col_shape(col, geo, n)))
-    shape = (o, x4.shape[1] // g) + ((geo.k[1],) if geo.one_d else geo.k)
+    if own_xp:
+        _release_padded(xp, x4)
+    shape = (o, c // g) + ((geo.k[1],) if geo.one_d else geo.k)
     return gw.reshape(shape)
-
-
-def _col_shape(col, geo, n):
-    c = col.shape[0] * col.shape[1] // (geo.k[0] * geo.k[1])
-    if geo.wide:
-        return (c, geo.k[0], geo.k[1], n, geo.out_hw[0] * geo.row)
-    return (c, geo.k[0], geo.k[1], n) + geo.out_hw
 
 
 # -- nodes ----------------------------------------------------------------------------------------
 class ConvolutionBackward0(Node):
     """y = conv(x, w) + b."""
 
-    _col = None
+    _xp = None  # the padded input, kept from the forward for the weight gradient
 
     def backward(self, g):
         x, w = self.saved_tensors
@@ -204,15 +230,17 @@ class ConvolutionBackward0(Node):
         # both gradients read g in the same channel-major layout: build it once
         rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
         gx = _conv_t(g, w, geo, rows=rows) if self.need[0] else None
-        gw = _conv_w(x, g, geo, self._col, rows=rows) if self.need[1] else None
+        gw = _conv_w(x, g, geo, self._xp, rows=rows) if self.need[1] else None
         gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
         if rows is not None:
             _pool.put("rows", rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
-        self._col = None
+        if self._xp is not None:
+            _release_padded(self._xp, _as4(x._data, geo.one_d))
+            self._xp = None
         return gx, gw, gb
 
     def _release_extra(self):
-        self._col = None
+        self._xp = None
 
 
 class _ConvTransposeNode(Node):
@@ -258,14 +286,14 @@ def _record(out, node_cls, inputs, geo, saved):
     return t, node
 
 
-def _conv(x: Tensor, w: Tensor, b, geo, col=None) -> Tensor:
-    out, col = _conv_fwd(x._data, w._data, None if b is None else b._data, geo, col)
+def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
+    out, xp = _conv_fwd(x._data, w._data, None if b is None else b._data, geo)
     t, node = _record(out, ConvolutionBackward0, (x, w, b), geo, (x if w._requires_grad else None,
                                                                    w if x._requires_grad else None))
     if node is not None and w._requires_grad:
-        node._col = col  # the weight gradient reuses the forward's columns
+        node._xp = xp  # the weight gradient reads the same padded copy
     else:
-        _pool.put("col", col.reshape(_col_shape(col, geo, x._data.shape[0])))
+        _release_padded(xp, _as4(x._data, geo.one_d))
     return t
 
 
@@ -277,8 +305,8 @@ def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0,
     return t
 
 
-def _conv_w(x: Tensor, y: Tensor, geo, col=None, rows=None) -> Tensor:
-    t, node = _record(_conv_w_fwd(x._data, y._data, geo, col, rows), _ConvWeightBackward, (x, y), geo, (x, y))
+def _conv_w(x: Tensor, y: Tensor, geo, xp=None, rows=None) -> Tensor:
+    t, node = _record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), geo, (x, y))
     return t
 
 
