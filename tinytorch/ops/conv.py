@@ -344,12 +344,12 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if w.ndim != nd + 2:
-        raise RuntimeError(f"weight should have at least three dimensions" if w.ndim < 3 else
+        raise RuntimeError("weight should have at least three dimensions" if w.ndim < 3 else
                            f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {_dims(w.shape)}, "
                            f"but got {x.ndim}-dimensional input of size {_dims(x.shape)} instead")
     c_w = w.shape[0] if transposed else w.shape[1] * groups
     if x.shape[1] != c_w:
-        head = f"Given transposed=1, weight of size" if transposed else f"Given groups={groups}, weight of size"
+        head = "Given transposed=1, weight of size" if transposed else f"Given groups={groups}, weight of size"
         raise RuntimeError(f"{head} {_dims(w.shape)}, expected input{_dims(x.shape)} to have {c_w} channels, but got "
                            f"{x.shape[1]} channels instead")
     out_c = w.shape[1] * groups if transposed else w.shape[0]

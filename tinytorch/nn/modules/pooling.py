@@ -35,16 +35,19 @@ class MaxPool2d(_MaxPoolNd):
                                 ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+def _single(v) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
 class AvgPool1d(Module):
     """Mean over windows of the last dim of (N, C, L) or (C, L)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
-        one = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,))
-        self.kernel_size = one(kernel_size)
-        self.stride = one(stride if stride is not None else kernel_size)
-        self.padding = one(padding)
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def extra_repr(self) -> str:
