@@ -91,7 +91,16 @@ def _chunks(n: int, geo: _Geometry, k: int, itemsize: int):
     return [(i, min(i + nb, n)) for i in range(0, n, nb)]
 
 
-def _im2col(xp: np.ndarray, geo: _Geometry, n0: int, n1: int) -> np.ndarray:
+def _scratch(n_elems: int, dtype) -> np.ndarray:
+    """A flat pooled array of at least ``n_elems``: chunk buffers are reused, not faulted in anew."""
+    return _pool.get("scratch", (n_elems,), np.dtype(dtype))
+
+
+def _view(flat: np.ndarray, shape: tuple) -> np.ndarray:
+    return flat[:int(np.prod(shape))].reshape(shape)
+
+
+def _im2col(xp: np.ndarray, geo: _Geometry, n0: int, n1: int, buf: np.ndarray | None = None) -> np.ndarray:
     """Columns (groups, C/groups*kh*kw, nb*Ho*row) of samples n0:n1 of the padded input: one copy of a
     strided view (for stride 1 each kernel offset is one contiguous run of a padded image)."""
     c = xp.shape[1]
@@ -104,7 +113,7 @@ def _im2col(xp: np.ndarray, geo: _Geometry, n0: int, n1: int) -> np.ndarray:
         shape, strides = (c, kh, kw, nb, ho * geo.row), (s1, s2 * dh, s3 * dw, s0, s3)
     else:
         shape, strides = (c, kh, kw, nb, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw)
-    col = np.empty(shape, xp.dtype)
+    col = np.empty(shape, xp.dtype) if buf is None else _view(buf, shape)
     np.copyto(col, as_strided(src, shape, strides, writeable=False))
     g = geo.groups
     return col.reshape(g, c // g * kh * kw, nb * ho * geo.row)
@@ -148,14 +157,20 @@ def _conv_fwd(x, w, b, geo):
     wm = w4.reshape(g, o // g, -1)
     out = np.empty((n, o, ho, wo), x.dtype)
     bias = None if b is None else b[:, None, None]
-    for n0, n1 in _chunks(n, geo, wm.shape[2] * g, x.itemsize):
-        col = _im2col(xp, geo, n0, n1)
-        prod = wm[0] @ col[0] if g == 1 else np.matmul(wm, col)
+    chunks = _chunks(n, geo, wm.shape[2] * g, x.itemsize)
+    most = (chunks[0][1] - chunks[0][0]) * ho * row
+    colbuf, prodbuf = _scratch(wm.shape[2] * g * most, x.dtype), _scratch(o * most, x.dtype)
+    for n0, n1 in chunks:
+        col = _im2col(xp, geo, n0, n1, colbuf)
+        prod = _view(prodbuf, (g, o // g, col.shape[2]))
+        np.matmul(wm, col, out=prod)
         prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
         if bias is not None:
             np.add(prod, bias, out=out[n0:n1])  # the bias rides along the copy into (N, O, Ho, Wo)
         else:
             out[n0:n1] = prod
+    _pool.put("scratch", colbuf)
+    _pool.put("scratch", prodbuf)
     return _from4(out, geo.one_d), xp
 
 
@@ -171,11 +186,18 @@ def _conv_t_fwd(y, w, geo, rows=None):
     (h, w), (ph, pw), (hp, wp) = geo.hw, geo.p, geo.pad_hw
     buf = np.zeros((c, n, (hp + geo.wide) * wp), y.dtype)
     per = geo.out_hw[0] * geo.row
-    for n0, n1 in _chunks(n, geo, wm.shape[1] * g, y.itemsize):
+    chunks = _chunks(n, geo, wm.shape[1] * g, y.itemsize)
+    colbuf = _scratch(wm.shape[1] * g * (chunks[0][1] - chunks[0][0]) * per, y.dtype)
+    for n0, n1 in chunks:
         chunk = rows[:, n0 * per:n1 * per]
-        col = wm[0] @ chunk if g == 1 else np.matmul(wm, chunk.reshape(g, o // g, -1))
+        col = _view(colbuf, (g, wm.shape[1], (n1 - n0) * per))
+        if g == 1:
+            np.matmul(wm[0], chunk, out=col[0])
+        else:
+            np.matmul(wm, chunk.reshape(g, o // g, -1), out=col)
         view = buf[:, n0:n1] if geo.wide else buf[:, n0:n1].reshape(c, n1 - n0, hp, wp)
         _col2im_add(view, col, geo)
+    _pool.put("scratch", colbuf)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     img = buf[:, :, :hp * wp].reshape(c, n, hp, wp)[:, :, ph:ph + h, pw:pw + w]
@@ -196,13 +218,16 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     kg = c // g * geo.k[0] * geo.k[1]
     gw = np.zeros((g, o // g, kg), x.dtype)
     per = geo.out_hw[0] * geo.row
-    for n0, n1 in _chunks(n, geo, kg * g, x.itemsize):
-        col = _im2col(xp, geo, n0, n1)
+    chunks = _chunks(n, geo, kg * g, x.itemsize)
+    colbuf = _scratch(kg * g * (chunks[0][1] - chunks[0][0]) * per, x.dtype)
+    for n0, n1 in chunks:
+        col = _im2col(xp, geo, n0, n1, colbuf)
         chunk = rows[:, n0 * per:n1 * per]
         if g == 1:
             gw[0] += chunk @ col[0].T
         else:
             gw += np.matmul(chunk.reshape(g, o // g, -1), col.transpose(0, 2, 1))
+    _pool.put("scratch", colbuf)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     if own_xp:
