@@ -254,6 +254,7 @@ ERRORS = [
     ("pool 2-d", lambda m, x: m.nn.functional.max_pool2d(x((8, 8)), 2)),
     ("avg too small", lambda m, x: m.nn.functional.avg_pool2d(x((2, 3, 8, 8)), 9)),
     ("avg pad", lambda m, x: m.nn.functional.avg_pool2d(x((2, 3, 8, 8)), 3, padding=2)),
+    ("avg divisor 0", lambda m, x: m.nn.functional.avg_pool2d(x((2, 3, 8, 8)), 2, divisor_override=0)),
     ("adaptive avg 1-d", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x((8,)), 2)),
     ("adaptive max 1-d", lambda m, x: m.nn.functional.adaptive_max_pool2d(x((8,)), 2)),
     ("max_pool1d 1-d", lambda m, x: m.nn.functional.max_pool1d(x((8,)), 2)),

@@ -328,7 +328,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     h, w = x.shape[-2:]
     out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
     _check_pool(x, k, s, p, (1, 1), out_hw)
-    if divisor_override:
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
         div = np.asarray(divisor_override, x.dtype)
     else:
         dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
