@@ -287,3 +287,10 @@ def test_errors_match_torch(torch, name, make):
     ours, theirs = run(tt), run(torch)
     assert theirs[0] is not None
     assert ours[0] is theirs[0] and canonical(ours[1].replace("tinytorch.", "torch.")) == canonical(theirs[1])
+
+
+def test_pooling_outputs_never_alias_their_input():
+    x = tt.tensor(np.arange(16.0).reshape(1, 1, 4, 4))
+    for y in (F.max_pool2d(x, 1), F.avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, 4), F.adaptive_max_pool2d(x, 4)):
+        y.add_(100.0)
+        np.testing.assert_array_equal(x.numpy(), np.arange(16.0).reshape(1, 1, 4, 4))

@@ -172,57 +172,38 @@ def _at(a: np.ndarray, shape4, offset: int, s, plane_hw) -> np.ndarray:
                       writeable=False)
 
 
-_scratch: dict = {}
-
-
-def _buffer(tag: str, n: int, dtype) -> np.ndarray:
-    """A reused flat scratch array: fresh multi-MB temporaries cost page faults on every call."""
-    key = (tag, n, np.dtype(dtype))
-    buf = _scratch.get(key)
-    if buf is None:
-        if len(_scratch) > 16:
-            _scratch.clear()
-        buf = _scratch[key] = np.empty(n, dtype)
-    return buf
-
-
-def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
-    """Window maxima and each argmax's offset from its window's top-left corner in the unpadded
-    (H, W) plane (first in row-major order, as PyTorch), from two 1-d passes over the flat input.
+def _max_separable(xp: np.ndarray, k, s, d, out_hw):
+    """Window maxima and their first (row-major) argmax as two 1-d passes over the flattened input.
 
     A pass along W takes the running max over the kw taps at every position, a pass along H does
     the same over the kh rows of that; both are whole-array numpy ops, so the cost does not depend
     on how short the rows are. NaN (where PyTorch's rule picks the NaN) goes the general way: None."""
     n, c, hp, wp = xp.shape
-    cur = xp.reshape(-1)
+    flat = xp.reshape(-1)
     passes = []
-    for stage, (taps, step) in enumerate(((k[1], d[1]), (k[0], d[0] * wp))):
+    cur = flat
+    for taps, step in ((k[1], d[1]), (k[0], d[0] * wp)):
         length = cur.size - (taps - 1) * step
         m = cur[:length]
         arg = None
         for t in range(1, taps):
             cand = cur[t * step:t * step + length]
-            gt = np.greater(cand, m, out=_buffer(f"gt{stage}{t}", length, bool))  # strict: ties keep the first
-            m = np.maximum(m, cand, out=_buffer(f"m{stage}{t}", length, xp.dtype))
+            gt = cand > m  # strict: ties keep the first tap
+            m = np.maximum(m, cand)
             arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
         if arg is None:
             arg = np.zeros(length, np.int8)
         passes.append(arg)
         cur = m
     shape4 = (n, c) + tuple(out_hw)
-    vals = _at(cur, shape4, 0, s, (hp, wp)).copy()  # never a view of the input or of a scratch buffer
+    vals = _at(cur, shape4, 0, s, (hp, wp)).copy()  # never a view of the input (kernel 1, stride 1)
     if np.isnan(vals).any():
         return None
     ii = _at(passes[1], shape4, 0, s, (hp, wp))
-    jj = _at(passes[0], shape4, 0, s, (hp, wp)).astype(np.int64)
+    jj = _at(passes[0], shape4, 0, s, (hp, wp))
     for i in range(1, k[0]):
-        # arithmetic rather than np.where, which is slow on these strided int8 views
-        jj += (ii == i) * (_at(passes[0], shape4, i * d[0] * wp, s, (hp, wp)) - jj)
-    local = ii.astype(np.int64) * (d[0] * w)
-    if d[1] != 1:
-        jj *= d[1]
-    local += jj
-    return vals, local
+        jj = np.where(ii == i, _at(passes[0], shape4, i * d[0] * wp, s, (hp, wp)), jj)
+    return vals, ii, jj
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -241,14 +222,16 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
-    found = _max_separable(xp, k, s, d, out_hw, w) if x.dtype.kind == "f" else None
+    found = _max_separable(xp, k, s, d, out_hw) if x.dtype.kind == "f" else None
     if found is None:
         win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
         a = win.argmax(axis=-1)
         vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
-        local = (a // k[1]) * (d[0] * w) + (a % k[1]) * d[1]
+        ii, jj = a // k[1], a % k[1]
     else:
-        vals, local = found
+        vals, ii, jj = found
+    local = ii.astype(np.int64) * (d[0] * w)
+    local += jj * d[1]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
 
