@@ -65,6 +65,14 @@ def summarize(raw: dict) -> dict:
         rng = _ok(tasks.get("rng", []))
         if rng:
             s["rng_ms"] = {c: _agg(rng, lambda r, c=c: r["rng_ms"][c]) for c in rng[0]["rng_ms"]}
+        cnn = _ok(tasks.get("cnn", []))
+        if cnn and "step_median_s" in cnn[0]:
+            s["cnn_step_s"] = _agg(cnn, "step_median_s")
+        if cnn and "gemm_floor" in cnn[0]:
+            s["cnn_step_s"] = _agg(cnn, lambda r: r["gemm_floor"]["step_s"])
+            s["cnn_gemm_gflops"] = _agg(
+                cnn, lambda r: r["gemm_floor"]["step_flops"] / r["gemm_floor"]["step_s"] / 1e9
+            )
         acc = tasks.get("accuracy")
         if acc and "error" not in acc[0]:
             s["accuracy"] = acc[0]["mean_accuracy"]
@@ -189,6 +197,23 @@ def main_table(s: dict, steps_per_epoch: int) -> str:
         "",
         "",
     )
+    if any(s.get(i, {}).get("cnn_step_s") for i in IMPLS):
+        _ratio_row(
+            t, "CNN step, MNIST net, median (ms)", s, "cnn_step_s", 1e3, 1, "torch", 1.0, "PyTorch"
+        )
+        _ratio_row(
+            t, "CNN step vs numpy GEMM floor", s, "cnn_step_s", 1e3, 1, "numpy", None, "GEMM floor",
+            values=False,
+        )
+        t.row(
+            "CNN GEMM floor: 11 products per step (ms)",
+            "",
+            "",
+            f"{_fmt(np_.get('cnn_step_s'), 1e3, 1)} ({_fmt(np_.get('cnn_gemm_gflops'), 1, 0)} GFLOP/s)",
+            "",
+            "",
+            "",
+        )
     imp = tt.get("import_s")
     t.row(
         "import time (s, min of rounds)",

@@ -25,6 +25,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import _cnn  # noqa: E402
 import _common as common  # noqa: E402
 import _numpy_mlp  # noqa: E402
 
@@ -308,8 +309,15 @@ def rng(impl: str, p: dict) -> dict:
     return _rng.rng(_framework(impl), p)
 
 
-TASKS = {"prebatched": prebatched, "quickstart": quickstart, "micro": micro, "accuracy": accuracy,
-         "rng": rng}
+def cnn(impl: str, p: dict) -> dict:
+    """pytorch/examples' MNIST CNN: the training step's time; numpy: the step's GEMM floor."""
+    if impl == "numpy":
+        return {"gemm_floor": _cnn.gemm_floor(p["matmul_repeats"] // 10 + 3, common.CLOCKS[p["clock"]])}
+    return _cnn.cnn_step(_framework(impl), p)
+
+
+TASKS = {"prebatched": prebatched, "quickstart": quickstart, "micro": micro, "accuracy": accuracy, "rng": rng,
+         "cnn": cnn}
 
 
 def main(argv: list) -> None:

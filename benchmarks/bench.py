@@ -51,16 +51,16 @@ IMPORT_SNIPPET = (
     "print({prefix!r} + json.dumps({{'import_s': elapsed, 'rss_mib': rss}}))\n"
 )
 TASKS_OF = {
-    "torch": ("import", "prebatched", "quickstart", "micro", "rng"),
-    "tinytorch": ("import", "prebatched", "quickstart", "micro", "rng"),
-    "numpy": ("import", "prebatched", "micro"),
+    "torch": ("import", "prebatched", "quickstart", "micro", "rng", "cnn"),
+    "tinytorch": ("import", "prebatched", "quickstart", "micro", "rng", "cnn"),
+    "numpy": ("import", "prebatched", "micro", "cnn"),
 }
 CLOCK_WORDS = {
     "cpu": "times are the worker process's CPU time (elapsed times are in --json)",
     "wall": "times are elapsed (wall-clock) times",
 }
 CLOCK_FUNCTIONS = {"cpu": "process_time", "wall": "perf_counter"}
-ROUND_TASKS = ("import", "prebatched", "quickstart", "micro", "rng")
+ROUND_TASKS = ("import", "prebatched", "quickstart", "micro", "rng", "cnn")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -102,7 +102,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--timeout", type=float, default=600, help="seconds before one worker process is abandoned"
     )
+    p.add_argument(
+        "--only",
+        metavar="TASKS",
+        help=f"comma-separated subset of {','.join(ROUND_TASKS)} (e.g. --only cnn)",
+    )
+    p.add_argument(
+        "--cnn-steps", type=int, default=None, help="CNN training steps per round (default 40; 8 with --quick)"
+    )
     args = p.parse_args(argv)
+    args.only = tuple(args.only.split(",")) if args.only else ROUND_TASKS
+    if any(t not in ROUND_TASKS for t in args.only):
+        p.error(f"--only takes tasks from {','.join(ROUND_TASKS)}")
+    args.cnn_steps = args.cnn_steps if args.cnn_steps is not None else (8 if args.quick else 40)
     args.rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
     args.samples = args.samples if args.samples is not None else (6400 if args.quick else 60000)
     if args.rounds < 1 or args.samples < 1:
@@ -203,10 +215,11 @@ def measure(args, root: str, impls: list, notes: list) -> dict:
         "chain_lengths": [10000, 20000],
         "chain_repeats": 1 if args.quick else 3,
         "clock": args.clock,
+        "cnn_steps": args.cnn_steps,
     }
     raw = {impl: {task: [] for task in TASKS_OF[impl]} for impl in impls}
     for r in range(args.rounds):
-        for task in ROUND_TASKS:
+        for task in args.only:
             for impl in list(impls):
                 if task not in TASKS_OF[impl]:
                     continue

@@ -177,3 +177,27 @@ def test_rng_table_verdicts_follow_the_figures():
     assert "≤ 5 ms | ✓" in rows["randperm(60000)"]
     assert "| 2.50x | ≤ 2x PyTorch | ✗ |" in rows["nn.Linear(784, 512) init"]
     assert rows["rand(1M) float32"].endswith("| — | — |  |")
+
+def test_cnn_gemm_floor_shapes_and_flops():
+    import _cnn
+
+    gemms = _cnn.step_gemms(np.random.default_rng(0), b=4)
+    assert len(gemms) == 11
+    for name, flops, thunk in gemms:
+        out = thunk()
+        assert out.dtype == np.float32
+        assert flops % (2 * out.size) == 0, name  # 2 * output size * inner size
+    # the conv2 products have the im2col shapes: 64 filters of 32*3*3 over 4 images of 24x24 positions
+    conv2 = {name: thunk() for name, _, thunk in gemms if name.startswith("conv2")}
+    assert conv2["conv2 forward"].shape == (64, 4 * 24 * 24)
+    assert conv2["conv2 weight grad"].shape == (64, 288)
+    assert conv2["conv2 input grad (columns)"].shape == (288, 4 * 24 * 24)
+
+
+def test_cnn_model_runs_under_tinytorch():
+    tinytorch = pytest.importorskip("tinytorch")
+    import _cnn
+
+    net = _cnn.cnn_model(tinytorch)
+    out = net(tinytorch.zeros(2, 1, 28, 28))
+    assert tuple(out.shape) == (2, 10)

@@ -2,7 +2,6 @@
 5056-byte generator state compared after every call (which proves both sides consumed the same
 words), over seeds, sizes around the 16-element normal blocks, both float dtypes and mixed call
 sequences that go through the cached normal."""
-import math
 
 import numpy as np
 import pytest

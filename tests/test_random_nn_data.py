@@ -24,7 +24,7 @@ def test_quickstart_model_weights_are_pytorchs(torch, seed):
     tt.manual_seed(seed)
     torch.manual_seed(seed)
     ours, theirs = _quickstart(tt), _quickstart(torch)
-    for (name, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters()):
+    for (_, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters()):
         same_bits(a.detach(), b.detach())
     same_state(torch)
 

@@ -174,3 +174,44 @@ def test_bad_resume_files_give_one_line(tmp_path):
         assert proc.returncode == 1, (name, proc.stderr)
         assert line.startswith(f"Cannot resume from {name}: ") and message in line, (name, line)
         assert "Epoch 1" not in proc.stdout
+
+CNN = ("--model", "cnn", "--limit", "256", "--batch-size", "32", "--seed", "2")
+
+
+def test_cnn_trains_saves_reloads_and_predicts(tmp_path):
+    proc = run_script(tmp_path, *CNN, "--epochs", "2")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "(conv1): Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))" in out
+    assert "(dropout2): Dropout(p=0.5, inplace=False)" in out
+    assert len(re.findall(r"Accuracy: ([\d.]+)%", out)) == 2
+    assert re.search(r'Predicted: "[^"]+", Actual: "Ankle boot"', out)
+    saved = weights(tmp_path / "model.pth")
+    assert {k: v.shape for k, v in saved.items()} == {
+        "conv1.weight": (32, 1, 3, 3), "conv1.bias": (32,), "conv2.weight": (64, 32, 3, 3), "conv2.bias": (64,),
+        "fc1.weight": (128, 9216), "fc1.bias": (128,), "fc2.weight": (10, 128), "fc2.bias": (10,)}
+    ckpt = tinytorch.load(tmp_path / "ckpt.pth")
+    assert ckpt["model_kind"] == "cnn"
+    # the CNN's defaults: SGD lr 0.05 with momentum 0.9
+    assert ckpt["optimizer"]["param_groups"][0]["lr"] == 0.05
+    assert ckpt["optimizer"]["param_groups"][0]["momentum"] == 0.9
+
+
+def test_cnn_resume_is_bit_identical_and_refuses_the_wrong_model(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    full = run_script(tmp_path / "a", *CNN, "--epochs", "2")
+    assert full.returncode == 0, full.stderr
+    first = run_script(tmp_path / "b", *CNN, "--epochs", "1")
+    assert first.returncode == 0, first.stderr
+    ckpt = str(tmp_path / "b" / "ckpt.pth")
+    wrong = run_script(tmp_path / "b", "--model", "mlp", "--epochs", "2", "--resume", ckpt)
+    assert wrong.returncode != 0
+    assert "Traceback" not in wrong.stderr
+    assert "holds a cnn model, but --model is mlp" in wrong.stderr
+    resumed = run_script(tmp_path / "b", *CNN, "--epochs", "2", "--resume", ckpt)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(tmp_path / "a" / "ckpt.pth"), weights(tmp_path / "b" / "ckpt.pth")
+    assert sorted(a) == sorted(b)
+    for k in a:
+        assert a[k].tobytes() == b[k].tobytes(), k

@@ -311,3 +311,30 @@ __all__ += ["celu", "celu_", "elu_", "glu", "gumbel_softmax", "hardshrink", "har
 
 # -- distances (ops/products.py) ----------------------------------------------------------------------
 from ..ops.products import cosine_similarity, pairwise_distance  # noqa: E402,F401
+
+# -- convolution and pooling ----------------------------------------------------------------------
+from ..ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
+from ..ops.pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool1d,  # noqa: E402,F401
+                        avg_pool2d, max_pool1d, max_pool2d)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool1d that also returns the argmax positions."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool2d that also returns the argmax positions."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """adaptive_max_pool2d that also returns the argmax positions."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+__all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_pool1d_with_indices",
+            "max_pool2d_with_indices", "adaptive_max_pool2d_with_indices"]

@@ -1,0 +1,158 @@
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``, with PyTorch's constructor
+arguments, attributes, default initialisation and ``extra_repr``."""
+from __future__ import annotations
+
+import math
+
+from ... import _dtype
+from ...factory import empty
+from ...ops import conv as _conv
+from ...ops._conv_pad import pad_for_conv
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+# sets, as PyTorch's messages print them (their order follows the string hashes of the process)
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+_PADDING_STRINGS = {"same", "valid"}
+
+
+def _ntuple(v, n: int) -> tuple:
+    if isinstance(v, (tuple, list)):
+        return tuple(v)
+    return (v,) * n
+
+
+class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
+                     "out_channels", "kernel_size"]
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+                 groups, bias, padding_mode, device=None, dtype=None, nd: int = 2) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in _PADDING_STRINGS:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.transposed, self.output_padding, self.groups, self.padding_mode = (transposed, output_padding, groups,
+                                                                              padding_mode)
+        if isinstance(padding, str):
+            # F.pad's order (last dim first) for the non-zeros padding modes; 'same' puts the odd one right
+            self._reversed_padding_repeated_twice = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    self._reversed_padding_repeated_twice[2 * i] = left
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
+        else:
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding) for _ in range(2))
+        dtype = dtype if dtype is not None else _dtype.get_default_dtype()
+        shape = ((in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups))
+        self.weight = Parameter(empty(shape + tuple(kernel_size), dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """kaiming_uniform_(a=sqrt(5)) for the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def _conv_forward(self, input, weight, bias, fn):
+        if self.padding_mode != "zeros":
+            padded = pad_for_conv(input, self._reversed_padding_repeated_twice, self.padding_mode)
+            return fn(padded, weight, bias, self.stride, (0,) * len(self.kernel_size), self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution over (N, C_in, L) or (C_in, L) inputs."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        padding = padding if isinstance(padding, str) else _ntuple(padding, 1)
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 1), _ntuple(stride, 1), padding,
+                         _ntuple(dilation, 1), False, (0,), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, _conv.conv1d)
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over (N, C_in, H, W) or (C_in, H, W) inputs."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        padding = padding if isinstance(padding, str) else _ntuple(padding, 2)
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2), padding,
+                         _ntuple(dilation, 2), False, (0, 0), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, _conv.conv2d)
+
+
+class ConvTranspose2d(_ConvNd):
+    """The adjoint of Conv2d (a "deconvolution"): weight (C_in, C_out/groups, kh, kw)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2), _ntuple(padding, 2),
+                         _ntuple(dilation, 2), True, _ntuple(output_padding, 2), groups, bias, padding_mode, device,
+                         dtype)
+
+    def _output_padding(self, input, output_size) -> tuple:
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)[-2:]
+        pads = []
+        for d in range(2):
+            least = ((input.shape[-2 + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            most = least + self.stride[d] - 1
+            if not least <= output_size[d] <= most:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"[{least}, {least}] to [{most}, {most}] (for an input of {list(input.shape[-2:])})")
+            pads.append(output_size[d] - least)
+        return tuple(pads)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return _conv.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                      self.groups, self.dilation)
