@@ -5,6 +5,7 @@ This file holds the state, the autograd-facing methods and the fast constructor 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -29,15 +30,45 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     return t
 
 
+class _Views(list):
+    """Weak references to the live views of one storage, kept as the second item of the version
+    counter that they share; dead ones are dropped whenever the list has doubled."""
+
+    __slots__ = ("limit",)
+
+
+_ref = weakref.ref
+
+
 def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
-    """A result sharing ``base``'s storage: same version counter, remembers its base."""
+    """A result sharing ``base``'s storage (``data`` must be a numpy view of ``base._data``): same version
+    counter, remembers the root base. Every view op ends here; see ``ops/views.py``."""
     t = _new(Tensor)
     t._data = data
-    t._vc = base._vc
-    t._base = base if base._base is None else base._base
+    vc = t._vc = base._vc
+    root = base._base
+    if root is None:
+        root = base
+    t._base = root
     if grad_fn is not None:
         t.grad_fn = grad_fn
         t._requires_grad = True
+    elif root._requires_grad:
+        t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
+    if not _State.enabled:
+        t._creation = "no_grad"
+    elif base._creation is not None:
+        t._creation = base._creation
+    if len(vc) == 1:
+        views = _Views()
+        views.limit = 8
+        vc.append(views)
+    else:
+        views = vc[1]
+    views.append(_ref(t))
+    if len(views) > views.limit:
+        views[:] = [r for r in views if r() is not None]
+        views.limit = max(8, 2 * len(views))
     return t
 
 
@@ -59,6 +90,9 @@ class Tensor:
     _hooks = None            # leaf tensor hooks: {id: fn}
     _post_acc_hooks = None   # {id: fn}
     _accumulator = None      # weakref to the leaf's AccumulateGrad
+    _creation = None         # views PyTorch forbids to modify in place: "no_grad", "multi", "custom"
+    _stale = None            # such a view after its base was modified: the error its next use raises
+    _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, device=None):
@@ -168,6 +202,10 @@ class Tensor:
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
+        if self._base is not None:
+            self._own_requires_grad = requires_grad
+        elif len(self._vc) > 1:
+            _views_follow(self)
         return self
 
     # -- .grad ---------------------------------------------------------------------------------
@@ -434,6 +472,11 @@ class Tensor:
         if self.grad_fn is not None:
             return (self.grad_fn, self._output_nr)
         if self._requires_grad:
+            if self._base is not None and not self._own_requires_grad:
+                # a view without history (made under no_grad) leads nowhere, as in PyTorch
+                if self._stale is not None:
+                    raise RuntimeError(self._stale)
+                return (None, 0)
             return (accumulator_of(self), 0)
         return (None, 0)
 
@@ -441,6 +484,14 @@ class Tensor:
 # the C++ type names PyTorch's grad-assignment error prints
 _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _views_follow(base: Tensor) -> None:
+    """Views without a history of their own require grad exactly when their base does (PyTorch)."""
+    for ref in base._vc[1]:
+        v = ref()
+        if v is not None and v._base is base and v.grad_fn is None and not v._own_requires_grad:
+            v._requires_grad = base._requires_grad
 
 
 def _dims(shape) -> str:
