@@ -169,3 +169,6 @@ def _bind() -> None:
 
 
 _bind()
+
+# views added with the view + in-place machinery (ops/views.py)
+Tensor.diagonal = shape.diagonal

@@ -245,6 +245,23 @@ def _split_key(key: tuple, shape: tuple):
     return tuple(basic), (tuple(adv) if has_adv else None)
 
 
+def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
+    """Where a setitem writes. PyTorch's index_put_ and masked_fill_ still write into an expanded
+    tensor, with a deprecation warning; other writes into one are refused."""
+    from .inplace import overlaps, writeable
+    if adv is None or not overlaps(dst):
+        return writeable(dst)
+    import warnings
+    warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+                  UserWarning, stacklevel=4)
+    if len(key) == 1 and key[0].dtype == np.bool_ and np.ndim(value) == 0:
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
+                      UserWarning, stacklevel=4)
+    return writeable(dst, allow_overlap=True)
+
+
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
     value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""
@@ -263,7 +280,7 @@ def setitem(input: Tensor, key, value) -> None:
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
     if not grad_needed:
         dst = x if basic is None else x[basic + (Ellipsis,)]
-        inplace._check_writeable(dst)
+        dst = _writeable_for_put(dst, adv, key, vd)
         try:
             if adv is None:
                 dst[...] = vd
@@ -304,7 +321,7 @@ def setitem(input: Tensor, key, value) -> None:
         inplace.copy_(dst, src)
         return
     views.check_inplace(dst, True)
-    inplace._check_writeable(d)
+    d = _writeable_for_put(d, adv, key, vd)
     try:
         d[adv] = vd
     except ValueError:

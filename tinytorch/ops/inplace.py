@@ -73,15 +73,29 @@ def _write(self: Tensor, data: np.ndarray) -> None:
             raise RuntimeError(f"output with shape [{', '.join(map(str, out.shape))}] doesn't match the broadcast "
                                f"shape [{', '.join(map(str, np.broadcast_shapes(data.shape, out.shape)))}]")
     _cast_check(data.dtype, out.dtype)
-    _check_writeable(out)
-    np.copyto(out, data, casting="unsafe")
+    np.copyto(writeable(out), data, casting="unsafe")
     self._vc[0] += 1
 
 
-def _check_writeable(out: np.ndarray) -> None:
-    if not out.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+def overlaps(out: np.ndarray) -> bool:
+    """Whether some element is reachable twice (an expanded dim): PyTorch's internal-overlap test."""
+    return any(n > 1 and s == 0 for n, s in zip(out.shape, out.strides))
+
+
+def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
+    """``out``, or a writeable alias of it: numpy marks every view of an expanded array read-only,
+    PyTorch refuses only writes where elements overlap."""
+    if out.flags.writeable:
+        return out
+    if not overlaps(out) or allow_overlap:
+        alias = out.view()
+        try:
+            alias.flags.writeable = True
+            return alias
+        except ValueError:
+            pass
+    raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                       "single memory location. Please clone() the tensor before performing the operation.")
 
 
 # -- the ops ------------------------------------------------------------------------------------
@@ -162,8 +176,7 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
     grad_needed = _State.enabled and self._requires_grad
     if grad_needed:
         _views.check_inplace(self, True)
-    _check_writeable(self._data)
-    self._data[...] = vd
+    writeable(self._data, allow_overlap=True)[...] = vd  # PyTorch fills expanded tensors too
     self._vc[0] += 1
     if grad_needed:
         if tv is not None and node_cls is FillBackward2:
@@ -222,8 +235,7 @@ def _copy(self, src, node_cls):
     grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
     if grad_needed:
         _views.check_inplace(self, True)
-    _check_writeable(self._data)
-    np.copyto(self._data, sd, casting="unsafe")
+    np.copyto(writeable(self._data), sd, casting="unsafe")
     self._vc[0] += 1
     if grad_needed:
         node = node_cls((self._edge(), (None, 0) if ts is None else ts._edge()))

@@ -118,6 +118,11 @@ class CopySlices(_Geometric):
     def backward(self, g):
         from .arith import where
         from .index import index_zeros_put
+        shape, strides = self.geom[3], self.geom[4]
+        if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
+            # PyTorch writes the op's gradient into that view of the base's gradient, and refuses
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
         pos = self._positions()
         base_shape = self.geom[0]
         flat = g.reshape(-1)
