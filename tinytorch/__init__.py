@@ -35,6 +35,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 from .ops.shape import diagonal  # noqa: F401
+from .ops.linalg import mv  # noqa: F401
 
 float = float32  # noqa: A001
 double = float64

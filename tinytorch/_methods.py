@@ -172,3 +172,4 @@ _bind()
 
 # views added with the view + in-place machinery (ops/views.py)
 Tensor.diagonal = shape.diagonal
+Tensor.mv = linalg.mv

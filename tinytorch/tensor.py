@@ -93,6 +93,7 @@ class Tensor:
     _creation = None         # views PyTorch forbids to modify in place: "no_grad", "multi", "custom"
     _stale = None            # such a view after its base was modified: the error its next use raises
     _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
+    _named_in_errors = None  # a saved result unpacked with another history: the node errors name
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, device=None):

@@ -61,8 +61,8 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
         if len(self._vc) > 1:
             _views.refresh(self._vc)
         return self
-    _views.redirect_saved_output(fn, res, self)
     _views.set_history(self, fn)
+    _views.redirect_saved_output(fn, res, self)
     return self
 
 

@@ -167,6 +167,13 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     return _matmul(a, b, BmmBackward0)
 
 
+def mv(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix @ vector."""
+    if a._data.ndim != 2 or b._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {b._data.ndim}")
+    return matmul(a, b)
+
+
 def dot(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")

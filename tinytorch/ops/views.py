@@ -19,6 +19,8 @@ What happens on an in-place op while autograd records (PyTorch's model):
   next used in a recorded op."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..autograd.node import Node, _BACKWARD_SUFFIX
@@ -229,5 +231,32 @@ def redirect_saved_output(fn, res, t) -> None:
         if type(s) is _SavedOutput and s.data is res._data:
             s.data, s.vc, s.base = t._data, t._vc, t._base
             versions[i] = t._vc[0]
+            if t._base is not None:
+                s.history = _ViewHistory(t)
     fn._saved = tuple(saved)
     fn._saved_versions = tuple(versions)
+
+
+class _ViewHistory:
+    """The history of a view's result saved by the in-place op ``fn`` on it. PyTorch keeps the
+    view's grad_fn of that moment (weakly) and falls back to ``fn`` once it is gone; here the
+    history always goes through the base's CopySlices (which calls ``fn``), so ``fn`` is never
+    run on its own beside it, and only the error text follows PyTorch's choice. Weak references:
+    the base's node holds ``fn``, which holds this."""
+
+    __slots__ = ("base_node", "view_node", "geom")
+
+    def __init__(self, t) -> None:
+        self.base_node = weakref.ref(t._base.grad_fn)
+        self.view_node = weakref.ref(t.grad_fn)
+        self.geom = geometry(t._base._data, t._data)
+
+    def __call__(self, fn):
+        """(the node to unpack the result with, the node errors name or None)."""
+        view_node = self.view_node()
+        base_node = self.base_node()
+        if base_node is None:
+            return fn, None
+        node = AsStridedBackward0(((base_node, 0),))
+        node.geom = self.geom
+        return node, (view_node if view_node is not None else fn)
