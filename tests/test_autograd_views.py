@@ -310,3 +310,21 @@ def test_diagonal(args, torch):
         return d, x.grad, d.stride(), d._base is x
 
     assert_same(snippet, torch)
+
+
+@pytest.mark.parametrize("returns", ["a_view", "its_input"])
+def test_in_place_on_a_custom_function_output_that_is_a_view(returns, torch):
+    def snippet(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x[:2] if returns == "a_view" else x
+
+            @staticmethod
+            def backward(ctx, g):
+                return lib.cat([g, g.new_zeros(1)]) if returns == "a_view" else g
+
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        F.apply(w * 1).mul_(2)
+
+    raises_same(snippet, torch)

@@ -30,13 +30,6 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     return t
 
 
-class _Views(list):
-    """Weak references to the live views of one storage, kept as the second item of the version
-    counter that they share; dead ones are dropped whenever the list has doubled."""
-
-    __slots__ = ("limit",)
-
-
 _ref = weakref.ref
 
 
@@ -57,18 +50,23 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
         t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
     if not _State.enabled:
         t._creation = "no_grad"
+        if not root._requires_grad:
+            # nothing to keep up to date (backward formulas, no_grad code): not registered. Departure:
+            # if such a base later gets a history from an in-place op, PyTorch refuses to use this
+            # view; here it stays a constant
+            return t
     elif base._creation is not None:
         t._creation = base._creation
+    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]
     if len(vc) == 1:
-        views = _Views()
-        views.limit = 8
-        vc.append(views)
+        vc.append([_ref(t)])
+        vc.append(8)
     else:
         views = vc[1]
-    views.append(_ref(t))
-    if len(views) > views.limit:
-        views[:] = [r for r in views if r() is not None]
-        views.limit = max(8, 2 * len(views))
+        views.append(_ref(t))
+        if len(views) > vc[2]:
+            views[:] = [r for r in views if r() is not None]
+            vc[2] = 2 * len(views) + 8
     return t
 
 

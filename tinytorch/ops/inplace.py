@@ -2,8 +2,10 @@
 
 With no graph involved the op writes straight into the storage. When autograd is involved, the op
 runs out of place on a copy of the old value and the result is written back: the tensor keeps its
-storage, its ``grad_fn`` becomes the new node, and its version counter moves on, so any backward
-that saved the old value fails loudly instead of computing a wrong gradient."""
+storage, its history becomes the op's node (or, for a view, its base's becomes CopySlices around
+that node: ``views.set_history``), the other views of the storage get their history regenerated,
+and the version counter moves on, so any backward that saved the old value fails loudly instead of
+computing a wrong gradient."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,9 @@
 """Shape ops: views (sharing storage and version counter with their input), copies and casts.
 
-Joining, splitting and gather live in ``join.py``."""
+A new view op computes a numpy view of ``input._data`` (never a copy: slicing, ``as_strided``,
+transposes, ``np.broadcast_to`` ...) and returns ``_unary_result(input, out, NodeCls, True, ...)``,
+which ends in ``tensor._view_of``; in-place ops on it and on its base then work as in PyTorch with
+nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``."""
 from __future__ import annotations
 
 import numpy as np

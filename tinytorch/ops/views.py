@@ -16,7 +16,18 @@ What happens on an in-place op while autograd records (PyTorch's model):
   views pays nothing.
 - views that PyTorch forbids to modify (made in no_grad mode, outputs of split/unbind/chunk, made in
   a custom Function) raise PyTorch's errors, directly or, when their base was modified, when they are
-  next used in a recorded op."""
+  next used in a recorded op.
+
+Defining an in-place op: either ``inplace.apply_inplace(self, out_of_place_op, *args)``, or, for an
+op with its own node ``fn`` (whose first edge is ``self._edge()``): ``check_inplace(self, True)``,
+write, ``self._vc[0] += 1``, ``set_history(self, fn)``; without autograd, write, bump and
+``refresh(self._vc)``.
+
+Where the eager update shows (PyTorch regenerates only what is looked at): a view's ``grad_fn``
+that PyTorch would regenerate on first use is already regenerated, so an in-place op on such a
+view before anything looked at it is accepted where PyTorch calls it a leaf; a forbidden view whose
+base was modified has ``grad_fn`` None instead of raising when ``.grad_fn`` is read (using it in an
+op raises PyTorch's error)."""
 from __future__ import annotations
 
 import weakref
