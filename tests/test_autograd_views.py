@@ -328,3 +328,28 @@ def test_in_place_on_a_custom_function_output_that_is_a_view(returns, torch):
         F.apply(w * 1).mul_(2)
 
     raises_same(snippet, torch)
+
+
+# -- mixed keys: PyTorch makes the view of the basic items first, then indexes it ---------------
+MIXED_KEYS = {
+    "int_slice_list": lambda lib: (0, slice(None), [0, 1]),
+    "slice_list": lambda lib: (slice(1, None), [0, 1]),
+    "list_int": lambda lib: ([0, 1], 0),
+    "none_list": lambda lib: (None, [0, 1]),
+    "int_mask": lambda lib: (1, lib.tensor([[True, False, True, False, True]] * 4)),
+    "lists_around_a_slice": lambda lib: ([0, 1], slice(None), [1, 2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_KEYS))
+def test_mixed_index_keys(name, torch):
+    def snippet(lib):
+        x = lib.arange(60.0).reshape(3, 4, 5).requires_grad_()
+        key = MIXED_KEYS[name](lib)
+        y = x[key]
+        (y * lib.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        z = (x * 1).detach()
+        z[key] = -lib.arange(float(y.numel())).reshape(y.shape)
+        return y, _names(y), x.grad, z
+
+    assert_same(snippet, torch)

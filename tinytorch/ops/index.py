@@ -127,6 +127,12 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     single = not isinstance(key, tuple)
     key, advanced = _convert_key(key)
     _check_bounds(x, key)
+    if advanced:
+        basic, adv = _split_key(key, x.shape)
+        if basic is not None:
+            # PyTorch first makes the view the ints, slices and None ask for, then indexes it (which
+            # also places the indexed dims as PyTorch does, not as numpy's mixed indexing would)
+            return getitem(getitem(input, basic), adv)
     try:
         # a trailing Ellipsis keeps an all-int key a 0-d view instead of a numpy scalar copy
         out = x[key] if advanced or any(k is Ellipsis for k in key) else x[key + (Ellipsis,)]
