@@ -151,7 +151,17 @@ REFUSED = {
     "split_output_after_base_modified": lambda lib, w: _modified_after(lib, w, lambda a: a.split(1)[0]),
     "expanded_in_place": lambda lib, w: (w * 1)[0].expand(2, 2).add_(1),
     "unbind_of_plain_with_grad_value": lambda lib, w: lib.zeros(2, 2).unbind()[0].mul_(w[0, 0]),
+    "found_setitem_number_into_expanded": lambda lib, w: (w * 1)[0].expand(2, 2).__setitem__(slice(None), 1.25),
+    "fill_tensor_into_expanded": lambda lib, w: (w * 1)[0].expand(2, 2).fill_(lib.tensor(1.0)),
+    "found_copy_slices_backward_of_expanded": lambda lib, w: _index_put_into_expanded(lib, w),
 }
+
+
+def _index_put_into_expanded(lib, w):
+    a = w * 1
+    e = a.unsqueeze(0).expand(2, 2, 2)
+    e[lib.tensor([0, 1])] = -0.5  # allowed (with a deprecation warning), but its backward is refused
+    a.sum().backward()
 
 
 def _no_grad_view(lib, t):
@@ -351,5 +361,19 @@ def test_mixed_index_keys(name, torch):
         z = (x * 1).detach()
         z[key] = -lib.arange(float(y.numel())).reshape(y.shape)
         return y, _names(y), x.grad, z
+
+    assert_same(snippet, torch)
+
+
+def test_number_fills_write_into_expanded_tensors(torch):
+    def snippet(lib):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = w * 1
+        e = a.unsqueeze(0).expand(3, 2)
+        e.zero_()
+        e.fill_(0.5)
+        e[1] = 2.0  # one row of an expanded tensor does not overlap itself
+        (a * lib.tensor([1.0, 3.0])).sum().backward()
+        return a, e, _names(a), _names(e), w.grad, a._version
 
     assert_same(snippet, torch)

@@ -178,7 +178,9 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
     grad_needed = _State.enabled and self._requires_grad
     if grad_needed:
         _views.check_inplace(self, True)
-    writeable(self._data, allow_overlap=True)[...] = vd  # PyTorch fills expanded tensors too
+    # PyTorch's fill_ with a number and zero_ write into expanded tensors too; a fill with a tensor
+    # (setitem wraps its number in one) refuses
+    writeable(self._data, allow_overlap=tv is None and node_cls is not FillBackward3)[...] = vd
     self._vc[0] += 1
     if grad_needed:
         if tv is not None and node_cls is FillBackward2:
