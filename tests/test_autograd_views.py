@@ -377,3 +377,19 @@ def test_number_fills_write_into_expanded_tensors(torch):
         return a, e, _names(a), _names(e), w.grad, a._version
 
     assert_same(snippet, torch)
+
+
+@pytest.mark.parametrize("hold_the_first_history", [False, True])
+def test_found_error_names_the_op_whose_saved_result_was_overwritten(hold_the_first_history, torch):
+    # found by the property test: the error names the view's history of the moment the result was
+    # saved while something still holds it, else the op that saved it
+    def snippet(lib):
+        w = lib.ones(2, 2, dtype=lib.float64, requires_grad=True)
+        x = w * 1
+        d = x.diagonal()
+        d.relu_()
+        held = d.grad_fn if hold_the_first_history else None  # noqa: F841
+        d.add_(0.5)
+        x.sum().backward()
+
+    raises_same(snippet, torch)

@@ -173,6 +173,8 @@ def set_history(t, fn) -> None:
     else:
         node = CopySlices((base._edge(),) + tuple(fn.next_functions[1:]))
         node.fn = fn
+        # fn now runs only inside CopySlices; as in PyTorch it no longer holds the view's old history
+        fn.next_functions = ((None, 0),) + tuple(fn.next_functions[1:])
         node.geom = geometry(base._data, t._data)
         _move_retained(base, base.grad_fn, base._output_nr, node)
         base.grad_fn = node
