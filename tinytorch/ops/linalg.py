@@ -129,7 +129,8 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
         saved_b = b if a._requires_grad else None
-        if saved_b is not None and bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0])):
+        folds_b = bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0]))
+        if saved_b is not None and folds_b:
             saved_b = _copy_keeping_history(b)  # PyTorch folds b into a matrix here, saving a copy
         node.save_for_backward(a if b._requires_grad else None, saved_b)
         return _make(out, node)
