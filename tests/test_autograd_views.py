@@ -393,3 +393,20 @@ def test_found_error_names_the_op_whose_saved_result_was_overwritten(hold_the_fi
         x.sum().backward()
 
     raises_same(snippet, torch)
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_found_zero_dim_mask_makes_a_view_first(mask, torch):
+    # found by the property test: a 0-d mask adds a dim (a view) before masking, so writing
+    # through it records CopySlices; the repr names the class (CopySlices, as PyTorch prints it)
+    def snippet(lib):
+        x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        s = (x * 1).sum(0).sum()
+        s[s.detach() > 0.5 if mask else s.detach() < 0.5] = 0.0
+        y = x[lib.tensor(mask)]
+        z = x * 1
+        z[lib.tensor(mask), 1] = 3.0
+        (z * z).sum().backward()
+        return s, repr(s), _names(s), y, _names(y), z, _names(z), x.grad
+
+    assert_same(snippet, torch)

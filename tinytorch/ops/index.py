@@ -229,6 +229,11 @@ def _split_key(key: tuple, shape: tuple):
             basic.append(None)
             adv.append(slice(None))
             makes_view = True
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a 0-d mask: PyTorch adds a dim (a view), then masks it
+            basic.append(None)
+            adv.append(k.reshape(1))
+            makes_view = has_adv = True
         elif isinstance(k, np.ndarray):
             n = k.ndim if k.dtype == np.bool_ else 1
             basic.extend([slice(None)] * n)
