@@ -157,6 +157,19 @@ REFUSED = {
 }
 
 
+def test_found_index_put_into_an_expanded_view_of_a_plain_tensor(torch):
+    # found by the property test: the overlap is refused only where the base needs a gradient
+    def snippet(lib):
+        c = lib.tensor(1.5, requires_grad=True)
+        p = lib.zeros(3, 4)
+        e = p.unsqueeze(0).expand(2, 3, 4)
+        e[lib.tensor([0, 1])] = c * 2
+        (e * lib.arange(24.0).reshape(2, 3, 4)).sum().backward()
+        return p, _names(p), _names(e), c.grad
+
+    assert_same(snippet, torch)
+
+
 def _index_put_into_expanded(lib, w):
     a = w * 1
     e = a.unsqueeze(0).expand(2, 2, 2)

@@ -132,7 +132,8 @@ class CopySlices(_Geometric):
         from .arith import where
         from .index import index_zeros_put
         shape, strides = self.geom[3], self.geom[4]
-        if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
+        base_needed = self.next_functions[0][0] is not None
+        if base_needed and any(n > 1 and s == 0 for n, s in zip(shape, strides)):
             # PyTorch writes the op's gradient into that view of the base's gradient, and refuses
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
@@ -140,6 +141,8 @@ class CopySlices(_Geometric):
         base_shape = self.geom[0]
         flat = g.reshape(-1)
         res = self.fn(flat[(pos,)])
+        if not base_needed:
+            return (None,) + tuple(res[1:])
         keep = np.ones(flat._data.shape, dtype=bool)
         keep[pos] = False
         g_base = where(_make(keep), flat, 0.0)
