@@ -170,6 +170,20 @@ def test_found_index_put_into_an_expanded_view_of_a_plain_tensor(torch):
     assert_same(snippet, torch)
 
 
+def test_found_an_empty_slice_of_an_expanded_view_can_be_written(torch):
+    # found by the property test: an empty view has no overlapping elements
+    def snippet(lib):
+        c = lib.tensor(1.5, requires_grad=True)
+        w = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        a = w * 1
+        e = a.unsqueeze(0).expand(2, 2, 2)
+        e[:, 2:] = c * 3
+        (a * a).sum().backward()
+        return a, _names(a), _names(e), w.grad, c.grad, a._version
+
+    assert_same(snippet, torch)
+
+
 def _index_put_into_expanded(lib, w):
     a = w * 1
     e = a.unsqueeze(0).expand(2, 2, 2)

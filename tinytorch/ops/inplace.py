@@ -81,7 +81,7 @@ def _write(self: Tensor, data: np.ndarray) -> None:
 
 def overlaps(out: np.ndarray) -> bool:
     """Whether some element is reachable twice (an expanded dim): PyTorch's internal-overlap test."""
-    return any(n > 1 and s == 0 for n, s in zip(out.shape, out.strides))
+    return out.size > 1 and any(n > 1 and s == 0 for n, s in zip(out.shape, out.strides))
 
 
 def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:

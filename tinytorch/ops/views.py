@@ -133,7 +133,7 @@ class CopySlices(_Geometric):
         from .index import index_zeros_put
         shape, strides = self.geom[3], self.geom[4]
         base_needed = self.next_functions[0][0] is not None
-        if base_needed and any(n > 1 and s == 0 for n, s in zip(shape, strides)):
+        if base_needed and 0 not in shape and any(n > 1 and s == 0 for n, s in zip(shape, strides)):
             # PyTorch writes the op's gradient into that view of the base's gradient, and refuses
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
