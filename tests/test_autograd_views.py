@@ -184,6 +184,19 @@ def test_found_an_empty_slice_of_an_expanded_view_can_be_written(torch):
     assert_same(snippet, torch)
 
 
+def test_found_in_place_on_a_diagonal_of_an_expanded_view(torch):
+    # found by the property test: that diagonal does not overlap itself, so the write goes through
+    def snippet(lib):
+        w = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        a = w * 1
+        d = a.unsqueeze(0).expand(2, 3, 4).diagonal(-1, 0, 1)
+        d.add_(0.5)
+        (a * a).sum().backward()
+        return a, _names(a), _names(d), d.stride(), w.grad, a._version
+
+    assert_same(snippet, torch)
+
+
 def _index_put_into_expanded(lib, w):
     a = w * 1
     e = a.unsqueeze(0).expand(2, 2, 2)

@@ -84,6 +84,27 @@ def overlaps(out: np.ndarray) -> bool:
     return out.size > 1 and any(n > 1 and s == 0 for n, s in zip(out.shape, out.strides))
 
 
+class _Interface:
+    """An ``__array_interface__`` holder, keeping the array that owns the memory alive."""
+
+    def __init__(self, interface: dict, base: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _writeable_alias(out: np.ndarray):
+    """A writeable array over ``out``'s elements when a writeable array owning that memory is found
+    down its ``base`` chain (numpy will not lift the read-only flag of views of broadcast arrays)."""
+    owner = out.base
+    while owner is not None and not (isinstance(owner, np.ndarray) and owner.flags.writeable):
+        owner = getattr(owner, "base", None)
+    if owner is None:
+        return None
+    interface = dict(out.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, owner))
+
+
 def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
     """``out``, or a writeable alias of it: numpy marks every view of an expanded array read-only,
     PyTorch refuses only writes where elements overlap."""
@@ -95,7 +116,9 @@ def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
             alias.flags.writeable = True
             return alias
         except ValueError:
-            pass
+            alias = _writeable_alias(out)
+            if alias is not None:
+                return alias
     raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                        "single memory location. Please clone() the tensor before performing the operation.")
 
