@@ -150,8 +150,17 @@ def run(lib, program) -> list:
             loss.backward()
             record.append(("grads", tuple(None if g is None else np.array(g.tolist()) for g in (w.grad, c.grad))))
     except Exception as exc:
-        record.append(("backward", _error(exc)))
+        kind, name, text = _error(exc)
+        if text.startswith(_MODIFIED):
+            # with several overwritten saved tensors in the graph, which one is named depends on the
+            # order the engine visits nodes, where tinytorch differs from PyTorch (the explicit rows
+            # in test_autograd_views.py compare the whole text)
+            text = _MODIFIED
+        record.append(("backward", (kind, name, text)))
     return record
+
+
+_MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
 def _same(x, y) -> bool:
@@ -173,8 +182,8 @@ def assert_same_program(program, torch):
 _step = st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 40), st.integers(0, 40), st.integers(0, 40))
 
 
-@settings(max_examples=700, deadline=None, derandomize=True)
-@given(program=st.lists(_step, min_size=1, max_size=8))
+@settings(max_examples=4000, deadline=None, derandomize=True)
+@given(program=st.lists(_step, min_size=1, max_size=10))
 def test_random_view_and_in_place_programs_match_pytorch(program):
     torch = pytest.importorskip("torch")
     assert_same_program(program, torch)
