@@ -134,8 +134,9 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
             # also places the indexed dims as PyTorch does, not as numpy's mixed indexing would)
             return getitem(getitem(input, basic), adv)
     try:
-        # a trailing Ellipsis keeps an all-int key a 0-d view instead of a numpy scalar copy
-        out = x[key] if advanced or any(k is Ellipsis for k in key) else x[key + (Ellipsis,)]
+        out = x[key]
+        if type(out) is not np.ndarray and not advanced:
+            out = x[key + (Ellipsis,)]  # an all-int key: a 0-d view, not a numpy scalar copy
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None
     out = as_array(out)
