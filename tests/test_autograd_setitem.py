@@ -55,15 +55,7 @@ def test_setitem_bumps_the_version_and_invalidates_saved_values(torch):
     raises_same(snippet, torch)
 
 
-# -- in-place on views of non-leaves: rewritten through the base in PyTorch ------------------------
-_VIEW_INPLACE = pytest.mark.xfail(
-    strict=True,
-    reason="ops/inplace.py refuses in-place ops on views while "
-    "recording (no view replay / CopySlices on the base)",
-)
-
-
-@_VIEW_INPLACE
+# -- in-place on views of non-leaves: CopySlices on the base -------------------------------------
 def test_in_place_on_a_view_of_a_non_leaf(torch):
     def snippet(lib):
         x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
@@ -75,7 +67,6 @@ def test_in_place_on_a_view_of_a_non_leaf(torch):
     assert_same(snippet, torch)
 
 
-@_VIEW_INPLACE
 def test_in_place_on_a_slice_of_a_non_leaf(torch):
     def snippet(lib):
         x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)

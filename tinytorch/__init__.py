@@ -37,6 +37,9 @@ from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 from .factory import randint_like  # noqa: F401
 
+from .ops.shape import diagonal  # noqa: F401
+from .ops.linalg import mv  # noqa: F401
+
 float = float32  # noqa: A001
 double = float64
 half = float16
@@ -117,7 +120,7 @@ from .ops.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, bitw
                               bitwise_not, bitwise_right_shift, cosh, frac, hypot, isclose, lerp, logaddexp,
                               logaddexp2, logical_xor, nan_to_num, round, signbit, sinh, tan)
 from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
-from .ops.tri import (cartesian_prod, diag, diag_embed, diagonal, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
+from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 

@@ -198,7 +198,7 @@ def _bind_more() -> None:
                     "unique_consecutive", "bincount", "histc", "count_nonzero", "aminmax")),
             (masked, ("masked_fill", "masked_select", "masked_scatter", "index_select", "index_add", "index_copy",
                       "index_fill", "take", "take_along_dim")),
-            (tri, ("tril", "triu", "diag", "diagonal", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
+            (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
                    "movedim", "tile", "repeat_interleave")),
             (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
             (elementwise, ("sinh", "cosh", "asin", "acos", "atan", "tan", "asinh", "acosh", "atanh", "round", "frac",
@@ -239,3 +239,7 @@ def _bind_more() -> None:
 
 
 _bind_more()
+
+# views added with the view + in-place machinery (ops/views.py)
+Tensor.diagonal = shape.diagonal
+Tensor.mv = linalg.mv

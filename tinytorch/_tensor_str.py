@@ -207,7 +207,8 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 def _grad_fn_name(grad_fn: Any) -> str:
     name = getattr(grad_fn, "name", None)
-    return name() if callable(name) else type(grad_fn).__name__
+    # the repr shows the class name: CopySlices, not name()'s torch::autograd::CopySlices
+    return name().rsplit("::", 1)[-1] if callable(name) else type(grad_fn).__name__
 
 
 def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -> str:

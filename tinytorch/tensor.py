@@ -5,6 +5,7 @@ This file holds the state, the autograd-facing methods and the fast constructor 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -29,15 +30,43 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     return t
 
 
+_ref = weakref.ref
+
+
 def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
-    """A result sharing ``base``'s storage: same version counter, remembers its base."""
+    """A result sharing ``base``'s storage (``data`` must be a numpy view of ``base._data``): same version
+    counter, remembers the root base. Every view op ends here; see ``ops/views.py``."""
     t = _new(Tensor)
     t._data = data
-    t._vc = base._vc
-    t._base = base if base._base is None else base._base
+    vc = t._vc = base._vc
+    root = base._base
+    if root is None:
+        root = base
+    t._base = root
     if grad_fn is not None:
         t.grad_fn = grad_fn
         t._requires_grad = True
+    elif root._requires_grad:
+        t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
+    if not _State.enabled:
+        t._creation = "no_grad"
+        if not root._requires_grad:
+            # nothing to keep up to date (backward formulas, no_grad code): not registered. Departure:
+            # if such a base later gets a history from an in-place op, PyTorch refuses to use this
+            # view; here it stays a constant
+            return t
+    elif base._creation is not None:
+        t._creation = base._creation
+    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]
+    if len(vc) == 1:
+        vc.append([_ref(t)])
+        vc.append(8)
+    else:
+        views = vc[1]
+        views.append(_ref(t))
+        if len(views) > vc[2]:
+            views[:] = [r for r in views if r() is not None]
+            vc[2] = 2 * len(views) + 8
     return t
 
 
@@ -59,6 +88,10 @@ class Tensor:
     _hooks = None            # leaf tensor hooks: {id: fn}
     _post_acc_hooks = None   # {id: fn}
     _accumulator = None      # weakref to the leaf's AccumulateGrad
+    _creation = None         # views PyTorch forbids to modify in place: "no_grad", "multi", "custom"
+    _stale = None            # such a view after its base was modified: the error its next use raises
+    _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
+    _named_in_errors = None  # a saved result unpacked with another history: the node errors name
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
     def __init__(self, *args, dtype=None, device=None):
@@ -176,6 +209,10 @@ class Tensor:
         if requires_grad and self._vc is NO_VERSION and not _State.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = requires_grad
+        if self._base is not None:
+            self._own_requires_grad = requires_grad
+        elif len(self._vc) > 1:
+            _views_follow(self)
         return self
 
     # -- .grad ---------------------------------------------------------------------------------
@@ -443,6 +480,11 @@ class Tensor:
         if self.grad_fn is not None:
             return (self.grad_fn, self._output_nr)
         if self._requires_grad:
+            if self._base is not None and not self._own_requires_grad:
+                # a view without history (made under no_grad) leads nowhere, as in PyTorch
+                if self._stale is not None:
+                    raise RuntimeError(self._stale)
+                return (None, 0)
             return (accumulator_of(self), 0)
         return (None, 0)
 
@@ -450,6 +492,14 @@ class Tensor:
 # the C++ type names PyTorch's grad-assignment error prints
 _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _views_follow(base: Tensor) -> None:
+    """Views without a history of their own require grad exactly when their base does (PyTorch)."""
+    for ref in base._vc[1]:
+        v = ref()
+        if v is not None and v._base is base and v.grad_fn is None and not v._own_requires_grad:
+            v._requires_grad = base._requires_grad
 
 
 def _dims(shape) -> str:

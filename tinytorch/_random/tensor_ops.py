@@ -27,6 +27,10 @@ def _fill(t: Tensor, values: np.ndarray) -> Tensor:
         view = arr.transpose(perm)
         view[...] = values.reshape(view.shape)
     t._vc[0] += 1
+    if len(t._vc) > 1:  # other live views of this storage take the new history
+        from ..ops.views import refresh
+
+        refresh(t._vc)
     return t
 
 

@@ -57,15 +57,21 @@ class RemovableHandle:
 class _SavedOutput:
     """A node's saved output without its grad_fn; unpacking rebuilds it pointing at the node."""
 
-    __slots__ = ("data", "vc", "output_nr", "base")
+    __slots__ = ("data", "vc", "output_nr", "base", "history")
 
     def __init__(self, t) -> None:
         self.data, self.vc, self.output_nr, self.base = t._data, t._vc, t._output_nr, t._base
+        self.history = None  # for an in-place op on a view: makes the view's history (see ops/views.py)
 
     def unpack(self, node):
         from ..tensor import _make
 
-        t = _make(self.data, node)
+        if self.history is None:
+            t = _make(self.data, node)
+        else:
+            view_node, named = self.history(node)
+            t = _make(self.data, view_node)
+            t._named_in_errors = named
         t._vc, t._output_nr, t._base = self.vc, self.output_nr, self.base
         return t
 
@@ -255,7 +261,7 @@ def _producer(t, saver: Node):
 def _modified_msg(t, expected: int, saver: Node) -> str:
     shape = "[" + ", ".join(str(d) for d in t._data.shape) + "]"
     where = ""
-    producer = _producer(t, saver) if t.grad_fn is not None else None
+    producer = t._named_in_errors or (_producer(t, saver) if t.grad_fn is not None else None)
     if producer is not None:
         # PyTorch names the forward op here ("Mul"), not the node ("MulBackward0")
         where = f", which is output {t._output_nr} of {_BACKWARD_SUFFIX.sub('', producer.name())},"

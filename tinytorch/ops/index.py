@@ -6,6 +6,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
+from . import views
 from ._util import as_array, sum_to, unpack
 
 
@@ -131,8 +132,16 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     single = not isinstance(key, tuple)
     key, advanced = _convert_key(key)
     _check_bounds(x, key)
+    if advanced:
+        basic, adv = _split_key(key, x.shape)
+        if basic is not None:
+            # PyTorch first makes the view the ints, slices and None ask for, then indexes it (which
+            # also places the indexed dims as PyTorch does, not as numpy's mixed indexing would)
+            return getitem(getitem(input, basic), adv)
     try:
         out = x[key]
+        if type(out) is not np.ndarray and not advanced:
+            out = x[key + (Ellipsis,)]  # an all-int key: a 0-d view, not a numpy scalar copy
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None
     out = as_array(out)
@@ -164,8 +173,9 @@ def index_zeros_put(shape: tuple, key: tuple, src: Tensor, accumulate: bool) -> 
     return _make(out)
 
 
-class CopySlices(Node):
-    """``t[key] = value`` on a tensor in the graph: the old values' gradient is cut at ``key``."""
+class _IndexPut(Node):
+    """``index_put_`` of ``value`` at ``key`` (PyTorch's IndexPutBackward0): the old values' gradient
+    is cut at ``key``, the value's is what arrives there."""
 
     def backward(self, g):
         from .arith import where
@@ -185,19 +195,7 @@ class CopySlices(Node):
         return g_self, g_value
 
 
-# PyTorch writes through a view only when the basic part of the key makes one (CopySlices); else it
-# calls index_put_, fill_ or copy_ on the tensor itself, and records their nodes instead
-_IndexPutSlices = type("IndexPutBackward0", (CopySlices,), {})
-_FillSlices = type("FillBackward3", (CopySlices,), {})
-_CopySlicesAll = type("CopyBackwards", (CopySlices,), {})
-
-
-def _setitem_node(key, advanced: bool, shape: tuple, value_t):
-    if any(not full for _, full in _basic_steps(key, shape)):
-        return CopySlices
-    if advanced:
-        return _IndexPutSlices
-    return _FillSlices if value_t is None or value_t._data.ndim == 0 else _CopySlicesAll
+_IndexPut.__name__ = _IndexPut.__qualname__ = "IndexPutBackward0"
 
 
 def _legacy(dt: np.dtype) -> str:
@@ -218,35 +216,137 @@ def _raise_shape_mismatch(x: np.ndarray, key: tuple, advanced: bool, v: np.ndarr
     expand(_make(np.broadcast_to(np.zeros((), v.dtype), shape)), target)  # raises expand's text
 
 
+def _split_key(key: tuple, shape: tuple):
+    """PyTorch's two steps for ``t[key] = value``: the basic items (ints, slices, None) make a view,
+    then the index tensors address that view's dims. Returns (basic key, or None when it would make no
+    view: full slices are skipped; advanced key over the view's dims, or None)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    basic, adv = [], []
+    makes_view = has_adv = False
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            n = len(shape) - consumed
+            basic.extend([slice(None)] * n)
+            adv.extend([slice(None)] * n)
+            dim += n
+        elif k is None:
+            basic.append(None)
+            adv.append(slice(None))
+            makes_view = True
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a 0-d mask: PyTorch adds a dim (a view), then masks it
+            basic.append(None)
+            adv.append(k.reshape(1))
+            makes_view = has_adv = True
+        elif isinstance(k, np.ndarray):
+            n = k.ndim if k.dtype == np.bool_ else 1
+            basic.extend([slice(None)] * n)
+            adv.append(k)
+            has_adv = True
+            dim += n
+        elif isinstance(k, slice):
+            basic.append(k)
+            adv.append(slice(None))
+            full = (k.start in (None, 0) and k.step in (None, 1)
+                    and (k.stop is None or (dim < len(shape) and k.stop >= shape[dim])))
+            makes_view = makes_view or not full
+            dim += 1
+        else:
+            basic.append(k)
+            makes_view = True
+            dim += 1
+    if not makes_view:
+        return None, (key if has_adv else None)
+    return tuple(basic), (tuple(adv) if has_adv else None)
+
+
+def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
+    """Where a setitem writes. PyTorch's index_put_ and masked_fill_ still write into an expanded
+    tensor, with a deprecation warning; other writes into one are refused."""
+    from .inplace import overlaps, writeable
+    if adv is None or not overlaps(dst):
+        return writeable(dst)
+    import warnings
+    warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+                  UserWarning, stacklevel=4)
+    if len(key) == 1 and key[0].dtype == np.bool_ and np.ndim(value) == 0:
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
+                      UserWarning, stacklevel=4)
+    return writeable(dst, allow_overlap=True)
+
+
 def setitem(input: Tensor, key, value) -> None:
-    """``input[key] = value`` in place; records a CopySlices node when autograd is involved."""
-    from .inplace import check_inplace, unsupported_view_inplace
+    """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
+    value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""
+    from . import inplace
 
     if not isinstance(value, (Tensor, bool, int, float, np.ndarray, np.generic)):
         raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
     tv, vd = unpack(value)
-    grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
-    check_inplace(input)
     key, advanced = _convert_key(key)
     _check_bounds(input._data, key)
+    basic, adv = _split_key(key, input._data.shape)
     x = input._data
-    if grad_needed and input._base is not None:
-        unsupported_view_inplace()
     if advanced and tv is not None and tv._data.dtype != x.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
+    grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
+    if not grad_needed:
+        dst = x if basic is None else x[basic + (Ellipsis,)]
+        dst = _writeable_for_put(dst, adv, key, vd)
+        try:
+            if adv is None:
+                dst[...] = vd
+            else:
+                dst[adv] = vd
+        except ValueError:
+            _raise_shape_mismatch(dst, adv if adv is not None else (Ellipsis,), adv is not None, np.asarray(vd))
+            raise
+        input._vc[0] += 1
+        if len(input._vc) > 1:
+            views.refresh(input._vc)
+        return
+    dst = input if basic is None else getitem(input, basic)
+    d = dst._data
+    if adv is None:
+        if tv is None:
+            inplace.fill_value(dst, vd)
+            return
+        if tv._data.shape == d.shape:
+            inplace.copy_(dst, tv)
+            return
+        if tv._data.ndim == 0:
+            inplace.fill_(dst, tv)
+            return
+        src_shape = tv._data.shape
+        while src_shape and src_shape[0] == 1:  # PyTorch views the value without leading ones, then expands
+            src_shape = src_shape[1:]
+        try:
+            np.broadcast_shapes(src_shape, d.shape)
+            ok = np.broadcast_shapes(src_shape, d.shape) == d.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            _raise_shape_mismatch(d, (Ellipsis,), False, tv._data)
+        src = tv if src_shape == tv._data.shape else tv.view(src_shape)
+        if src_shape != d.shape:
+            src = src.expand(d.shape)
+        inplace.copy_(dst, src)
+        return
+    views.check_inplace(dst, True)
+    d = _writeable_for_put(d, adv, key, vd)
     try:
-        x[key] = vd
+        d[adv] = vd
     except ValueError:
-        _raise_shape_mismatch(x, key, advanced, np.asarray(vd))
+        _raise_shape_mismatch(d, adv, True, np.asarray(vd))
         raise
-    if grad_needed:
-        node_cls = _setitem_node(key, advanced, x.shape, tv)
-        node = node_cls((input._edge(), (None, 0) if tv is None else tv._edge()))
-        node.shape, node.key = x.shape, key
-        node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
-        node.value_dtype = tv._data.dtype if tv is not None else None
-        input.grad_fn = node
-        input._output_nr = 0
-        input._requires_grad = True
-    input._vc[0] += 1
+    dst._vc[0] += 1
+    node = _IndexPut((dst._edge(), (None, 0) if tv is None else tv._edge()))
+    node.shape, node.key = d.shape, adv
+    node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
+    node.value_dtype = tv._data.dtype if tv is not None else None
+    views.set_history(dst, node)

@@ -2,8 +2,10 @@
 
 With no graph involved the op writes straight into the storage. When autograd is involved, the op
 runs out of place on a copy of the old value and the result is written back: the tensor keeps its
-storage, its ``grad_fn`` becomes the new node, and its version counter moves on, so any backward
-that saved the old value fails loudly instead of computing a wrong gradient."""
+storage, its history becomes the op's node (or, for a view, its base's becomes CopySlices around
+that node: ``views.set_history``), the other views of the storage get their history regenerated,
+and the version counter moves on, so any backward that saved the old value fails loudly instead of
+computing a wrong gradient."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,25 +14,17 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _new
+from . import views as _views
 from ._util import broadcast_shapes, sum_to, unpack
 
 
-def check_inplace(t: Tensor) -> None:
-    """PyTorch's refusal to modify (a view of) a leaf that requires grad while recording."""
+def check_inplace(t: Tensor, grad_needed: bool | None = None) -> None:
+    """PyTorch's refusals to modify (a view of) a leaf that requires grad, or a forbidden view, while
+    recording; ``grad_needed`` (default: whether ``t`` requires grad) says whether autograd records."""
     check_inference_inplace(t)
     if not _State.enabled:
         return
-    if t._requires_grad and t.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = t._base
-    if base is not None and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-def unsupported_view_inplace():
-    raise RuntimeError(
-        "tinytorch does not support in-place operations on a view of a tensor while autograd records "
-        "the graph; apply the operation to the base tensor, or use an out-of-place operation")
+    _views.check_inplace(t, t._requires_grad if grad_needed is None else grad_needed)
 
 
 def _cast_check(result_dtype: np.dtype, out_dtype: np.dtype) -> None:
@@ -39,29 +33,39 @@ def _cast_check(result_dtype: np.dtype, out_dtype: np.dtype) -> None:
                            f"output type {FROM_NP[out_dtype]._legacy[:-6]}")
 
 
-def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
-    """Run out-of-place ``op(self, *args)`` and store its result in ``self``'s storage."""
-    check_inplace(self)
-    grad_needed = _State.enabled and (self._requires_grad or any(
-        isinstance(a, Tensor) and a._requires_grad for a in args))
-    if not grad_needed:
-        res = op(self, *args, **kwargs)
-        _write(self, res._data)
-        return self
-    if self._base is not None:
-        unsupported_view_inplace()
+def _snapshot(self: Tensor) -> Tensor:
+    """``self``'s current value and history, detached from its storage: the out-of-place op's input."""
     old = _new(Tensor)
     old._data = self._data.copy()
     old._vc = [0]
     old.grad_fn = self.grad_fn
     old._output_nr = self._output_nr
     old._requires_grad = self._requires_grad
-    res = op(old, *args, **kwargs)
+    if self._base is not None and self.grad_fn is None:
+        old._requires_grad = False  # a view without history has no edge (see Tensor._edge)
+    return old
+
+
+def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
+    """Run out-of-place ``op(self, *args)`` and store its result in ``self``'s storage."""
+    grad_needed = _State.enabled and (self._requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in args))
+    if not grad_needed:
+        res = op(self, *args, **kwargs)
+        _write(self, res._data)
+        if len(self._vc) > 1:
+            _views.refresh(self._vc)
+        return self
+    _views.check_inplace(self, True)
+    res = op(_snapshot(self), *args, **kwargs)
     _write(self, res._data)
-    if res.grad_fn is not None:
-        self.grad_fn = res.grad_fn
-        self._output_nr = res._output_nr
-        self._requires_grad = True
+    fn = res.grad_fn
+    if fn is None:  # nothing differentiable after all (an integer result)
+        if len(self._vc) > 1:
+            _views.refresh(self._vc)
+        return self
+    _views.set_history(self, fn)
+    _views.redirect_saved_output(fn, res, self)
     return self
 
 
@@ -72,11 +76,52 @@ def _write(self: Tensor, data: np.ndarray) -> None:
             raise RuntimeError(f"output with shape [{', '.join(map(str, out.shape))}] doesn't match the broadcast "
                                f"shape [{', '.join(map(str, np.broadcast_shapes(data.shape, out.shape)))}]")
     _cast_check(data.dtype, out.dtype)
-    if not out.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    np.copyto(out, data, casting="unsafe")
+    np.copyto(writeable(out), data, casting="unsafe")
     self._vc[0] += 1
+
+
+def overlaps(out: np.ndarray) -> bool:
+    """Whether some element is reachable twice (an expanded dim): PyTorch's internal-overlap test."""
+    return out.size > 1 and any(n > 1 and s == 0 for n, s in zip(out.shape, out.strides))
+
+
+class _Interface:
+    """An ``__array_interface__`` holder, keeping the array that owns the memory alive."""
+
+    def __init__(self, interface: dict, base: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _writeable_alias(out: np.ndarray):
+    """A writeable array over ``out``'s elements when a writeable array owning that memory is found
+    down its ``base`` chain (numpy will not lift the read-only flag of views of broadcast arrays)."""
+    owner = out.base
+    while owner is not None and not (isinstance(owner, np.ndarray) and owner.flags.writeable):
+        owner = getattr(owner, "base", None)
+    if owner is None:
+        return None
+    interface = dict(out.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, owner))
+
+
+def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
+    """``out``, or a writeable alias of it: numpy marks every view of an expanded array read-only,
+    PyTorch refuses only writes where elements overlap."""
+    if out.flags.writeable:
+        return out
+    if not overlaps(out) or allow_overlap:
+        alias = out.view()
+        try:
+            alias.flags.writeable = True
+            return alias
+        except ValueError:
+            alias = _writeable_alias(out)
+            if alias is not None:
+                return alias
+    raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                       "single memory location. Please clone() the tensor before performing the operation.")
 
 
 # -- the ops ------------------------------------------------------------------------------------
@@ -135,38 +180,43 @@ tanh_ = _unary_inplace("tanh")
 
 class ZeroBackward0(Node):
     def backward(self, g):
-        return (g * 0,)
+        return (_zeros_like(g),)
 
 
 class FillBackward2(ZeroBackward0):
     """fill_ with a number."""
 
 
-class FillBackward3(ZeroBackward0):
-    """fill_ with a 0-d tensor: its gradient is the sum of the incoming one (see ``_FillFromTensor``)."""
+def _zeros_like(g: Tensor) -> Tensor:
+    from .. import factory
+    return factory.zeros_like(g)
 
 
 def _constant(self: Tensor, value, node_cls) -> Tensor:
-    check_inplace(self)
     tv, vd = unpack(value)
     if tv is not None and tv._data.ndim != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{tv._data.ndim} dimensions.")
-    if _State.enabled and (self._requires_grad or (tv is not None and tv._requires_grad)):
-        if self._base is not None:
-            unsupported_view_inplace()
-        if tv is not None and tv._requires_grad:
-            from .shape import expand
-            return _copy(self, expand(tv, self._data.shape), _FillFromTensor)
-        self._data[...] = vd
+    if tv is not None and tv._requires_grad and _State.enabled:
+        return _copy(self, tv, FillBackward3)
+    grad_needed = _State.enabled and self._requires_grad
+    if grad_needed:
+        _views.check_inplace(self, True)
+    # PyTorch's fill_ with a number and zero_ write into expanded tensors too; a fill with a tensor
+    # (setitem wraps its number in one) refuses
+    writeable(self._data, allow_overlap=tv is None and node_cls is not FillBackward3)[...] = vd
+    self._vc[0] += 1
+    if grad_needed:
         if tv is not None and node_cls is FillBackward2:
             node_cls = FillBackward3
-        self.grad_fn = node_cls((self._edge(),))
-        self._output_nr = 0
-        self._vc[0] += 1
-        return self
-    self._data[...] = vd
-    self._vc[0] += 1
+        if node_cls is FillBackward3:
+            node = node_cls((self._edge(), (None, 0)))
+            node.src_meta = None
+        else:
+            node = node_cls((self._edge(),))
+        _views.set_history(self, node)
+    elif len(self._vc) > 1:
+        _views.refresh(self._vc)
     return self
 
 
@@ -178,6 +228,11 @@ def fill_(self, value):
     return _constant(self, value, FillBackward2)
 
 
+def fill_value(self: Tensor, value) -> Tensor:
+    """``self[...] = value`` for a Python number: PyTorch fills with it as a 0-d tensor (FillBackward3)."""
+    return _constant(self, value, FillBackward3)
+
+
 class CopyBackwards(Node):
     def backward(self, g):
         gsrc = None
@@ -186,10 +241,11 @@ class CopyBackwards(Node):
             gsrc = sum_to(g, shape) if g._data.shape != shape else g
             if gsrc._data.dtype != dt:
                 gsrc = gsrc.to(dt)
-        return g * 0, gsrc
+        return _zeros_like(g), gsrc
 
 
-_FillFromTensor = type("FillBackward3", (CopyBackwards,), {})
+class FillBackward3(CopyBackwards):
+    """fill_ with a 0-d tensor: its gradient is the sum of the incoming one."""
 
 
 def copy_(self, src, non_blocking: bool = False):
@@ -198,7 +254,6 @@ def copy_(self, src, non_blocking: bool = False):
 
 
 def _copy(self, src, node_cls):
-    check_inplace(self)
     ts, sd = unpack(src)
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
@@ -206,16 +261,16 @@ def _copy(self, src, node_cls):
         raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                            f"broadcast shape [{', '.join(map(str, full))}]")
     grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
-    if grad_needed and self._base is not None:
-        unsupported_view_inplace()
-    np.copyto(self._data, sd, casting="unsafe")
+    if grad_needed:
+        _views.check_inplace(self, True)
+    np.copyto(writeable(self._data), sd, casting="unsafe")
     self._vc[0] += 1
     if grad_needed:
         node = node_cls((self._edge(), (None, 0) if ts is None else ts._edge()))
         node.src_meta = (sd.shape, sd.dtype) if ts is not None and ts._requires_grad else None
-        self.grad_fn = node
-        self._output_nr = 0
-        self._requires_grad = True
+        _views.set_history(self, node)
+    elif len(self._vc) > 1:
+        _views.refresh(self._vc)
     return self
 
 

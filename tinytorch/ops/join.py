@@ -114,7 +114,11 @@ class UnbindBackward0(_MultiOutput):
 
 def _multi_output(input: Tensor, arrays, node_cls, dim):
     if not (_State.enabled and input._requires_grad):
-        return tuple(_view_of(input, a) for a in arrays)
+        outs = tuple(_view_of(input, a) for a in arrays)
+        if _State.enabled:
+            for o in outs:
+                o._creation = "multi"  # PyTorch forbids in-place ops on these views (ops/views.py)
+        return outs
     node = node_cls((input._edge(),))
     node._n_outputs = len(arrays)
     node.dim = dim
@@ -124,6 +128,7 @@ def _multi_output(input: Tensor, arrays, node_cls, dim):
     for i, a in enumerate(arrays):
         o = _view_of(input, a, node)
         o._output_nr = i
+        o._creation = "multi"
         outs.append(o)
     return tuple(outs)
 

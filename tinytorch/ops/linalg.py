@@ -5,7 +5,7 @@ import numpy as np
 
 from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
-from ..autograd.node import Node
+from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor, _make
 from ._util import as_array, broadcast_shapes, sum_to
 from .shape import TBackward0
@@ -55,20 +55,21 @@ class _GeneralMatmul(Node):
     """Any other matmul: 1-d operands are lifted to matrices, batch dims broadcast."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        a, b = self.saved_tensors  # each saved only when the other operand needs a gradient
+        sa, sb = self.shapes
         g2 = g
         # b first: for 1-d @ 1-d the gradient is 0-d and becomes (1,) then (1, 1)
-        if b.ndim == 1:
+        if len(sb) == 1:
             g2 = g2.unsqueeze(-1)
-        if a.ndim == 1:
+        if len(sa) == 1:
             g2 = g2.unsqueeze(-2)
         ga = gb = None
         if self.need_a:
-            ga = sum_to(g2.matmul(b2.mT), a2._data.shape).reshape(a._data.shape)
+            b2 = b.unsqueeze(-1) if len(sb) == 1 else b
+            ga = sum_to(g2.matmul(b2.mT), (1,) + sa if len(sa) == 1 else sa).reshape(sa)
         if self.need_b:
-            gb = sum_to(a2.mT.matmul(g2), b2._data.shape).reshape(b._data.shape)
+            a2 = a.unsqueeze(0) if len(sa) == 1 else a
+            gb = sum_to(a2.mT.matmul(g2), sb + (1,) if len(sb) == 1 else sb).reshape(sb)
         return ga, gb
 
 
@@ -124,10 +125,29 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
             cls = _node_cls(a, b)
         node = cls((a._edge(), b._edge()))
         node.need_a, node.need_b = a._requires_grad, b._requires_grad
-        node.save_for_backward(a if b._requires_grad or cls is not MmBackward0 else None,
-                               b if a._requires_grad or cls is not MmBackward0 else None)
+        node.shapes = (ad.shape, bd.shape)
+        # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
+        # afterwards is no error when the other needs none
+        saved_b = b if a._requires_grad else None
+        folds_b = bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0]))
+        if saved_b is not None and folds_b:
+            saved_b = _copy_keeping_history(b)  # PyTorch folds b into a matrix here, saving a copy
+        node.save_for_backward(a if b._requires_grad else None, saved_b)
         return _make(out, node)
     return _make(out)
+
+
+def _copy_keeping_history(t: Tensor) -> Tensor:
+    """A copy of ``t``'s values that leads to the same graph edge as ``t``."""
+    import weakref
+    c = _make(t._data.copy())
+    node, nr = t._edge()
+    if type(node) is AccumulateGrad:
+        c._requires_grad = True
+        c._accumulator = weakref.ref(node)
+    elif node is not None:
+        c.grad_fn, c._output_nr, c._requires_grad = node, nr, True
+    return c
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -146,6 +166,13 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     if b._data.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     return _matmul(a, b, BmmBackward0)
+
+
+def mv(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix @ vector."""
+    if a._data.ndim != 2 or b._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {b._data.ndim}")
+    return matmul(a, b)
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:

@@ -1,6 +1,9 @@
 """Shape ops: views (sharing storage and version counter with their input), copies and casts.
 
-Joining, splitting and gather live in ``join.py``."""
+A new view op computes a numpy view of ``input._data`` (never a copy: slicing, ``as_strided``,
+transposes, ``np.broadcast_to`` ...) and returns ``_unary_result(input, out, NodeCls, True, ...)``,
+which ends in ``tensor._view_of``; in-place ops on it and on its base then work as in PyTorch with
+nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``."""
 from __future__ import annotations
 
 import numpy as np
@@ -88,7 +91,12 @@ def reshape(input: Tensor, *shape) -> Tensor:
         return _unary_result(input, x.view(), view_cls, True, in_shape=x.shape)
     out = x.reshape(shape)
     shares = out.base is not None and (out.base is x or out.base is x.base)
-    return _unary_result(input, out, view_cls if shares else UnsafeViewBackward0, shares, in_shape=x.shape)
+    if shares:
+        return _unary_result(input, out, view_cls, True, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:  # PyTorch records the copy: UnsafeViewBackward0 <- CloneBackward0
+        copied = _unary_result(input, np.ascontiguousarray(x), CloneBackward0, False)
+        return _unary_result(copied, out, UnsafeViewBackward0, False, in_shape=x.shape)
+    return _make(out)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -233,6 +241,38 @@ def expand(input: Tensor, *sizes) -> Tensor:
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
     out = np.broadcast_to(x, target)
     return _unary_result(input, out, ExpandBackward0, True, in_shape=x.shape)
+
+
+class DiagonalBackward0(Node):
+    def backward(self, g):
+        out = np.zeros(self.in_shape, dtype=g._data.dtype)
+        diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
+        return (_unary_result(g, out, DiagonalBackwardBackward0, False, offset=self.offset, dim1=self.dim1,
+                              dim2=self.dim2),)
+
+
+class DiagonalBackwardBackward0(Node):
+    def backward(self, gg):
+        return (diagonal(gg, self.offset, self.dim1, self.dim2),)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, as a view; its dim comes last."""
+    x = input._data
+    d1, d2 = _wrap_dim(dim1, x.ndim), _wrap_dim(dim2, x.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        length = max(0, min(x.shape[d1], x.shape[d2] - offset))
+        start = x[(slice(None),) * d2 + (slice(min(offset, x.shape[d2]), None),)]
+    else:
+        length = max(0, min(x.shape[d1] + offset, x.shape[d2]))
+        start = x[(slice(None),) * d1 + (slice(min(-offset, x.shape[d1]), None),)]
+    keep = [i for i in range(x.ndim) if i not in (d1, d2)]
+    shape = tuple(x.shape[i] for i in keep) + (length,)
+    strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
+    out = np.lib.stride_tricks.as_strided(start, shape, strides, writeable=x.flags.writeable)
+    return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2)
 
 
 class RepeatBackward0(Node):

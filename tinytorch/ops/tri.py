@@ -1,8 +1,7 @@
-"""Triangles and diagonals (tril, triu, diagonal, diag_embed, diag, trace) and rearrangements (flip,
-roll, movedim, tile, repeat_interleave, meshgrid, cartesian_prod).
+"""Triangles and diagonals (tril, triu, diag_embed, diag, trace) and rearrangements (flip, roll,
+movedim, tile, repeat_interleave, meshgrid, cartesian_prod).
 
-``diagonal`` is a view, as in PyTorch: a writable strided numpy view over the input's storage,
-registered through the same ``_view_of`` path as transpose and permute."""
+``diagonal`` itself is a view op and lives with the other views in ``ops/shape.py``."""
 from __future__ import annotations
 
 import warnings
@@ -83,14 +82,6 @@ def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -
     out = np.zeros(shape, src._data.dtype)
     _diag_view(out, offset, d1, d2)[...] = src._data
     return record(out, node_cls, (src,), offset=offset, d1=d1, d2=d2)
-
-
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal of the matrices in ``dim1``, ``dim2`` as the last dim (a view)."""
-    x = input._data
-    d1, d2 = _diag_dims(x.ndim, dim1, dim2)
-    return record(_diag_view(x, offset, d1, d2), DiagonalBackward0, (input,), view_of=input, in_shape=x.shape,
-                  offset=offset, d1=d1, d2=d2)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
