@@ -4,8 +4,9 @@
     python benchmarks/bench_scale.py --quick         # fewer steps and rounds
     python benchmarks/bench_scale.py --json out.json
 
-Times are CPU time of the one-thread worker (wall time for import). Each measurement runs in a fresh one-thread process (OMP/OPENBLAS/MKL_NUM_THREADS=1 before numpy or
-torch is imported), PyTorch and tinytorch taking turns round by round; figures are medians over
+Times are the one-thread worker's CPU time (wall time for import).
+Each measurement runs in a fresh process (OMP/OPENBLAS/MKL_NUM_THREADS=1 before numpy or torch is
+imported), PyTorch and tinytorch taking turns round by round; figures are medians over
 rounds of per-process medians (import: min over rounds). The training step is the quickstart MLP
 (784-512-512-10, CrossEntropyLoss) on fixed random float32 batches: forward, backward, step,
 zero_grad. Page faults are minor faults per step (``getrusage``), which count fresh memory taken
