@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings as _warnings
 
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
+from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, autograd, backends, cuda, random  # noqa: F401
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
@@ -66,6 +67,8 @@ del _name
 # numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
 # same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tinytorch(\.|$)")
+# fresh memory for every large temporary costs page faults on each step: keep freed blocks in the heap
+_tune_malloc()
 
 
 def is_tensor(obj) -> bool:
