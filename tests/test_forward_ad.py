@@ -71,7 +71,16 @@ OPS = {
     "bce": (lambda L, x: (F(L).binary_cross_entropy(x, L.tensor(PROB[::-1].copy())),
                           F(L).binary_cross_entropy_with_logits(x, L.tensor(PROB[::-1].copy()))), PROB),
     "setitem_on_result": (lambda L, x: _setitem(L, x), A),
+    "inplace_on_view_and_base": (lambda L, x: _inplace_views(x), A),
 }
+
+
+def _inplace_views(x):
+    y = x * 2
+    y[:, 1].mul_(x[:, 0])  # the base's history becomes CopySlices
+    v = y[1:]
+    y.relu_()  # the other view's history is regenerated through the in-place op
+    return y.sum(1), v * 1
 
 
 def _setitem(L, x):

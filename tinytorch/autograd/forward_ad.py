@@ -383,18 +383,7 @@ _RULES = {
     "CloneBackward0": lambda node, t: t,
     # nodes made without a result tensor of their own (an edge inside linear, an in-place write)
     "TBackward0": lambda node, t: None if t is None else t.t(),
-    "CopySlices": lambda node, ts, tv: _copy_slices_rule(node, ts, tv),
 }
-
-
-def _copy_slices_rule(node, ts, tv):
-    """``t[key] = value``: the tangent is the old one with the value's tangent written at ``key``."""
-    from ..factory import zeros
-
-    ref = ts if ts is not None else tv
-    out = ts.clone() if ts is not None else zeros(node.shape, dtype=ref.dtype)
-    out[node.key] = tv.to(out.dtype) if tv is not None else 0.0
-    return out
 
 
 def _sum(a, b):

@@ -34,6 +34,7 @@ import weakref
 
 import numpy as np
 
+from ..autograd import forward_ad as _forward_ad
 from ..autograd.node import Node, _BACKWARD_SUFFIX
 from ..tensor import _make
 
@@ -183,6 +184,9 @@ def set_history(t, fn) -> None:
         base.grad_fn = node
         base._output_nr = 0
         base._requires_grad = True
+    if _forward_ad._Fw.level is not None:  # forward AD pushes tangents through the new node's output
+        owner = t if base is None else base
+        _forward_ad._note(owner.grad_fn, owner)
     refresh(t._vc)
 
 
