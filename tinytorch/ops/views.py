@@ -186,6 +186,7 @@ def set_history(t, fn) -> None:
         base._requires_grad = True
     if _forward_ad._Fw.level is not None:  # forward AD pushes tangents through the new node's output
         owner = t if base is None else base
+        owner.grad_fn._fw_outs = []  # the in-place op's out-of-place result was a temporary
         _forward_ad._note(owner.grad_fn, owner)
     refresh(t._vc)
 
@@ -220,6 +221,8 @@ def refresh(vc: list) -> None:
         v.grad_fn = node
         v._output_nr = 0
         v._requires_grad = True
+        if _forward_ad._Fw.level is not None:
+            _forward_ad._note(node, v)
     views[:] = alive
 
 
