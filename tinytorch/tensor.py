@@ -58,6 +58,8 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     elif base._creation is not None:
         t._creation = base._creation
     # the storage's live views, weakly: [version, [weakref, ...], prune threshold]
+    if vc is NO_VERSION:  # inference tensors keep no view bookkeeping
+        return t
     if len(vc) == 1:
         vc.append([_ref(t)])
         vc.append(8)

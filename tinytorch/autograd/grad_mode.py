@@ -158,6 +158,9 @@ class _NoVersion:
     def __setitem__(self, i, value):
         pass
 
+    def __len__(self) -> int:
+        return 1  # a version and no list of live views: inference tensors do no view tracking
+
 
 NO_VERSION = _NoVersion()
 

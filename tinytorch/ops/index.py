@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
 from . import views
@@ -286,6 +286,7 @@ def setitem(input: Tensor, key, value) -> None:
 
     if not isinstance(value, (Tensor, bool, int, float, np.ndarray, np.generic)):
         raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
+    check_inference_inplace(input)
     tv, vd = unpack(value)
     key, advanced = _convert_key(key)
     _check_bounds(input._data, key)

@@ -48,6 +48,7 @@ def _snapshot(self: Tensor) -> Tensor:
 
 def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
     """Run out-of-place ``op(self, *args)`` and store its result in ``self``'s storage."""
+    check_inference_inplace(self)
     grad_needed = _State.enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if not grad_needed:
@@ -193,6 +194,7 @@ def _zeros_like(g: Tensor) -> Tensor:
 
 
 def _constant(self: Tensor, value, node_cls) -> Tensor:
+    check_inference_inplace(self)
     tv, vd = unpack(value)
     if tv is not None and tv._data.ndim != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -254,6 +256,7 @@ def copy_(self, src, non_blocking: bool = False):
 
 
 def _copy(self, src, node_cls):
+    check_inference_inplace(self)
     ts, sd = unpack(src)
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
