@@ -217,7 +217,14 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
 
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = tuple(t.detach() for t in inputs)
-    # one Jacobian column per input element, each a forward-mode product J e_j
+    with enable_grad():
+        outputs = func(*inputs)
+    is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+    blocks = _vectorized("fwd", func, inputs, outputs)
+    if blocks is not None:
+        # lists, not tuples, where nothing is unpacked: PyTorch's forward-mode result has this quirk
+        return _unpack(blocks, (is_out_tuple, is_in_tuple))
+    # a function using an op outside vmap's table: one Jacobian column per input element, each J e_j
     columns = None
     out_info = None
     for k, inp in enumerate(inputs):
@@ -252,12 +259,26 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     return _unpack(jac, (is_out_tuple, is_in_tuple))
 
 
+def _vectorized(mode, func, inputs, outputs):
+    """Jacobian blocks from tinytorch.func's vmap'ed vjp ("rev") or jvp ("fwd"); None where vmap lacks an op."""
+    from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
+
+    def fn_flat(xs):
+        return list(_as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")[1])
+
+    try:
+        return (jac_rows if mode == "rev" else jac_columns)(fn_flat, list(inputs), list(outputs))
+    except VmapUnsupported:
+        return None
+
+
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``: shaped ``output.shape + input.shape`` per (output, input) pair.
 
-    ``vectorize`` is accepted; the reverse-mode rows are computed one ``grad`` call per output element
-    either way (tinytorch has no batched ``grad``), so it only changes speed in PyTorch, not results."""
+    ``vectorize=True`` computes all rows in one vmap'ed vector-Jacobian product (one-hot cotangents), as
+    PyTorch does; without it, or where vmap lacks an op the function uses, one ``grad`` call per output
+    element. Forward mode is vmap over Jacobian-vector products with one-hot tangents."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError("Expected strategy to be either \"forward-mode\" or \"reverse-mode\". Hint: If your "
                              "function has more outputs than inputs, \"forward-mode\" tends to be more performant. "
@@ -280,6 +301,10 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                "supported together. Please either set `strict=False` or `vectorize=False`.")
+        blocks = _vectorized("rev", func, inputs, outputs) if vectorize else None
+        if blocks is not None:
+            return _unpack(_postprocess(tuple(tuple(r) for r in blocks), create_graph), (is_out_tuple, is_in_tuple))
+        # one grad call per output element (also where vmap lacks an op the function uses)
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
