@@ -267,6 +267,10 @@ class ThresholdBackward0(Node):
         (x,) = self.saved_tensors
         return (where(_mask(x._data <= self.threshold), 0.0, g),)
 
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return where(_mask(x._data <= self.threshold), 0.0, t)
+
 
 class ThresholdBackward1(ThresholdBackward0):
     pass

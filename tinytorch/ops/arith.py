@@ -125,6 +125,12 @@ class DivBackward0(_BinaryNode):
         gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
         return ga, gb
 
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        bv = b if b is not None else self.b_scalar
+        return _add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
+
 
 def div(a, b, *, rounding_mode=None) -> Tensor:
     """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
@@ -263,6 +269,11 @@ class PowBackward0(Node):
             return (g * 0,)
         return (g * e * a ** (e - 1),)
 
+    def jvp(self, t):
+        (a,) = self.saved_tensors
+        e = self.exponent
+        return t * 0 if e == 0 else t * e * a ** (e - 1)
+
 
 class PowBackward1(_BinaryNode):
     """tensor ** tensor."""
@@ -277,6 +288,15 @@ class PowBackward1(_BinaryNode):
             gb = fit_grad(g * where((a == 0) & (b >= 0), 0.0, out * loga), self.b_meta)
         return ga, gb
 
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b, out = self.saved_tensors
+        right = None
+        if tb is not None:
+            loga = where(a == 0, 0.0, a).log()
+            right = tb * where((a == 0) & (b >= 0), 0.0, out * loga)
+        return _add_terms(None if ta is None else ta * b * a ** (b - 1), right)
+
 
 class PowBackward2(Node):
     """scalar ** tensor."""
@@ -287,6 +307,10 @@ class PowBackward2(Node):
         if base == 0:
             return (fit_grad(g * 0.0, self.b_meta),)
         return (fit_grad(g * out * float(np.log(base)), self.b_meta),)
+
+    def jvp(self, t):
+        (out,) = self.saved_tensors
+        return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
 
 
 def pow(a, b) -> Tensor:
@@ -396,6 +420,12 @@ class WhereBackward0(_BinaryNode):
         ga = fit_grad(where(cond, g, 0.0), self.a_meta) if self.need_a else None
         gb = fit_grad(where(cond, 0.0, g), self.b_meta) if self.need_b else None
         return None, ga, gb
+
+    def jvp(self, _, ta, tb):
+        if ta is None and tb is None:
+            return None
+        (cond,) = self.saved_tensors
+        return where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb)
 
 
 def where(condition, input=None, other=None) -> Tensor:

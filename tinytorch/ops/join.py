@@ -21,6 +21,18 @@ class CatBackward0(Node):
             start += size
         return tuple(out)
 
+    def jvp(self, *ts):
+        from ..autograd.forward_ad import _out_shape
+        from ..factory import zeros
+        ref = next(t for t in ts if t is not None)
+        shape, parts = list(_out_shape(self)), []
+        for (size, _), t in zip(self.pieces, ts):
+            if t is None:
+                shape[self.dim] = size
+                t = zeros(tuple(shape), dtype=ref.dtype)
+            parts.append(t)
+        return cat(parts, self.dim)
+
 
 def _as_tensors(tensors, fn: str):
     if isinstance(tensors, Tensor):
@@ -67,6 +79,10 @@ concat = concatenate = cat
 class StackBackward0(Node):
     def backward(self, g):
         return tuple(g.select(self.dim, i) for i in range(self.n))
+
+    def jvp(self, *ts):
+        ref = next(t for t in ts if t is not None)
+        return stack([ref * 0 if t is None else t for t in ts], self.dim)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:

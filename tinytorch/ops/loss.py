@@ -60,6 +60,11 @@ class NllLossBackward0(Node):
             g = g.unsqueeze(self.unsqueeze_dim)
         return (coef * g,)
 
+    def jvp(self, t):
+        (coef,) = self.saved_tensors
+        prod = coef * t
+        return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
+
 
 class NllLoss2DBackward0(NllLossBackward0):
     pass

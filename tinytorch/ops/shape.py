@@ -34,6 +34,10 @@ class ViewBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.reshape(_out_shape(self))
+
 
 class UnsafeViewBackward0(ViewBackward0):
     pass
@@ -117,6 +121,10 @@ class SqueezeBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.reshape(_out_shape(self))
+
 
 class SqueezeBackward1(SqueezeBackward0):
     pass
@@ -150,6 +158,9 @@ class PermuteBackward0(Node):
     def backward(self, g):
         return (g.permute(self.inverse),)
 
+    def jvp(self, t):
+        return t.permute(tuple(int(i) for i in np.argsort(self.inverse)))
+
 
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
@@ -166,6 +177,9 @@ def permute(input: Tensor, *dims) -> Tensor:
 class TransposeBackward0(Node):
     def backward(self, g):
         return (g.transpose(self.d0, self.d1),)
+
+    def jvp(self, t):
+        return t.transpose(self.d0, self.d1)
 
 
 class TBackward0(Node):
@@ -207,6 +221,10 @@ def mT(input: Tensor) -> Tensor:
 class ExpandBackward0(Node):
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
+
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.expand(_out_shape(self))
 
 
 def expand(input: Tensor, *sizes) -> Tensor:

@@ -96,6 +96,9 @@ class ReluBackward0(Node):
         (y,) = self.saved_tensors
         return (threshold_backward(g, y),)
 
+    def jvp(self, t):
+        return threshold_backward(t, self.saved_tensors[0])
+
 
 class ThresholdBackwardBackward0(Node):
     def backward(self, gg):
@@ -124,11 +127,19 @@ class Log1PBackward0(Node):
         (x,) = self.saved_tensors
         return (g / (1 + x),)
 
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return t / (1 + x)
+
 
 class Expm1Backward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
         return (g * (y + 1),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t * (y + 1)
 
 
 class RsqrtBackward0(Node):
@@ -141,6 +152,10 @@ class ReciprocalBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
         return (g * -(y * y),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t * -(y * y)
 
 
 class SignBackward0(Node):
@@ -241,6 +256,17 @@ class ClampBackward1(Node):
             keep &= d <= self.hi
         from .arith import where
         return (where(_make(keep), g, 0.0),)
+
+    def jvp(self, t):
+        from .arith import where
+        (x,) = self.saved_tensors
+        d = x._data
+        keep = np.ones(d.shape, dtype=bool)
+        if self.lo is not None:
+            keep &= d >= self.lo
+        if self.hi is not None:
+            keep &= d <= self.hi
+        return where(_make(keep), t, 0.0)
 
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
