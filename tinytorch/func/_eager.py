@@ -13,7 +13,7 @@ gradients of shared parameters."""
 from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..autograd.node import AccumulateGrad
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
