@@ -137,3 +137,24 @@ def test_has_aux_and_float32():
     (j1, a1), (j2, a2) = run(tinytorch), run(torch)
     _close(j1, j2, 1e-6)
     _close(a1, a2, 1e-6)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 5, 7, 100])
+def test_jacrev_chunk_size(chunk_size, vmap_runs):
+    fn, arrays, _ = FNS["two_inputs"]
+    ours = tinytorch.func.jacrev(lambda *a: fn(tinytorch, *a), argnums=(0, 1), chunk_size=chunk_size)(
+        *_args(tinytorch, arrays))
+    theirs = torch.func.jacrev(lambda *a: fn(torch, *a), argnums=(0, 1), chunk_size=chunk_size)(*_args(torch, arrays))
+    _close(ours, theirs)
+    n_out = 12 + 3 + 5
+    assert len(vmap_runs) == -(-n_out // chunk_size)  # one batched pass per chunk of rows
+
+
+@pytest.mark.parametrize("chunk_size", [0, -1])
+def test_jacrev_chunk_size_error(chunk_size):
+    errors = []
+    for L in (tinytorch, torch):
+        with pytest.raises(ValueError) as e:
+            L.func.jacrev(lambda x: x.sin(), chunk_size=chunk_size)(L.ones(3))
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]

@@ -291,13 +291,16 @@ def _per_output(out_leaves, inp, column_fn):
 def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False):
     """A function returning the Jacobian of ``func`` w.r.t. ``argnums``: vmap over vjp with one-hot cotangents."""
 
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
     def wrapper(*args, **kwargs):
         with enable_grad():
             inp = _Inputs(args, argnums, "jacrev")
             out = func(*inp.args, **kwargs)
             out, aux = _split_aux(out, has_aux, "jacrev")
             out_leaves, out_spec = tree_flatten(out)
-            fast = _vectorized("rev", func, args, kwargs, inp, has_aux, out_leaves)
+            fast = _vectorized("rev", func, args, kwargs, inp, has_aux, out_leaves, chunk_size)
             if fast is not None:
                 return _assemble(fast, inp, out_spec, len(out_leaves), has_aux, aux)
             # the loop below serves calls inside vmap and functions using ops outside vmap's table
@@ -322,7 +325,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
     return wrapper
 
 
-def _vectorized(mode, func, args, kwargs, inp, has_aux, out_leaves):
+def _vectorized(mode, func, args, kwargs, inp, has_aux, out_leaves, chunk_size=None):
     """All Jacobian blocks (flat, output-major) from one vmap'ed vjp ("rev") or jvp ("fwd"); None when
     the call is itself inside vmap (no nested vmap here) or the function needs an op vmap lacks."""
     from ._vectorized import VmapUnsupported, jac_columns, jac_rows
@@ -344,7 +347,8 @@ def _vectorized(mode, func, args, kwargs, inp, has_aux, out_leaves):
         return tree_flatten(res[0] if has_aux else res)[0]
 
     try:
-        blocks = (jac_rows if mode == "rev" else jac_columns)(fn_flat, xs, out_leaves)
+        blocks = (jac_rows(fn_flat, xs, out_leaves, chunk_size) if mode == "rev" else
+                  jac_columns(fn_flat, xs, out_leaves))
     except VmapUnsupported:
         return None
     return [b for row in blocks for b in row]

@@ -57,10 +57,12 @@ def _usable(xs, outs, width: int) -> bool:
     return all(isinstance(t, Tensor) and t.is_floating_point() for t in list(xs) + list(outs)) and width > 1
 
 
-def jac_rows(fn_flat, xs, outs):
+def jac_rows(fn_flat, xs, outs, chunk_size=None):
     """Reverse mode: blocks[i][k] = d outs[i] / d xs[k], shaped outs[i].shape + xs[k].shape.
 
-    ``fn_flat(list_of_tensors) -> list_of_tensors``; ``outs`` are its outputs at ``xs`` (for the shapes)."""
+    ``fn_flat(list_of_tensors) -> list_of_tensors``; ``outs`` are its outputs at ``xs`` (for the shapes).
+    ``chunk_size`` rows per batched pass bounds memory: the forward runs on as many copies as rows."""
+    from ..ops.join import cat
     from ._eager import vjp
 
     widths = [o.numel() for o in outs]
@@ -74,7 +76,9 @@ def jac_rows(fn_flat, xs, outs):
         _, pull = vjp(lambda *p: tuple(fn_flat(list(p))), *a[:k])
         return pull(tuple(a[k:]))
 
-    rows = _run(row, *_copies(xs, n), *cots)
+    step = n if chunk_size is None else chunk_size
+    parts = [_run(row, *_copies(xs, min(step, n - s)), *[c[s:s + step] for c in cots]) for s in range(0, n, step)]
+    rows = parts[0] if len(parts) == 1 else [cat([p[j] for p in parts], 0) for j in range(len(xs))]
     blocks, start = [], 0
     for o, w in zip(outs, widths):
         blocks.append([r[start:start + w].reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, xs)])
