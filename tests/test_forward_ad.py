@@ -96,13 +96,18 @@ OPS.update({
                                x[:, None].expand(2, 5, 3, 4), x.reshape(4, -1), x.squeeze(0)), T3),
     "index_forms": (lambda L, x: (x[L.tensor([[0, 1], [2, 2]])], x[:, L.tensor([3, 0])], x[1:, ::2],
                                   x[x.abs() > 1], x[0, 1]), A),
+    "mse_forms": (lambda L, x: tuple(F(L).mse_loss(a, b, reduction=r) for r in ("none", "sum", "mean")
+                                     for a, b in ((x, L.tensor(B[:3])), (L.tensor(B[:3]), x), (x, x.exp())))
+                  + (x.var((0, 1)), x.std(0, keepdim=True)), A),
 })
 # entries built only from those primitives: their tangents never take the double-backward route
 EXPLICIT = ["neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "log1p", "expm1",
             "reciprocal", "square", "clamp", "add_scalar_alpha", "mul_broadcast", "div_both", "pow", "where",
             "sum_mean", "max_min", "logsumexp_softmax", "views", "indexing", "cat_stack", "matmul", "matmul_batched",
             "linear", "div_by_dual", "pow_forms", "matmul_one_side", "reductions_dims", "threshold_relu_clamp",
-            "softmax_3d", "cat_stack_mixed", "where_one_side", "nll_forms", "views_3d", "index_forms"]
+            "softmax_3d", "cat_stack_mixed", "where_one_side", "nll_forms", "views_3d", "index_forms",
+            "sign", "log2", "log10", "rsqrt", "sub_rsub", "clone_contiguous_to", "floor_ceil_round_trunc", "var_std",
+            "activations", "losses", "mse_forms"]
 
 
 def _setitem(L, x):

@@ -51,6 +51,9 @@ class HardtanhBackward0(Node):
         (x,) = self.saved_tensors
         return (where(_mask((x._data > self.lo) & (x._data < self.hi)), g, 0.0),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """x clamped to [min_val, max_val]; the gradient passes strictly inside."""
@@ -181,6 +184,9 @@ class EluBackward0(Node):
         (x,) = self.saved_tensors
         neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
         return (where(_mask(x._data > 0), g * self.scale, neg),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 class EluBackward1(EluBackward0):

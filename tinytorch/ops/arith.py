@@ -54,6 +54,9 @@ class RsubBackward1(Node):
     def backward(self, g):
         return -g, None
 
+    def jvp(self, t, *_):
+        return None if t is None else -t
+
 
 def _is_bool(x) -> bool:
     if isinstance(x, Tensor):

@@ -211,6 +211,10 @@ class GatherBackward0(Node):
         (idx,) = self.saved_tensors
         return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
 
+    def jvp(self, t, *_):
+        (idx,) = self.saved_tensors
+        return gather(t, self.dim, idx)
+
 
 class ScatterAddBackward0(Node):
     def backward(self, g):

@@ -248,6 +248,17 @@ class MseLossBackward0(Node):
         return (fit_grad(d, self.x_meta) if self.need_x else None,
                 fit_grad(-d, self.t_meta) if self.need_t else None)
 
+    def jvp(self, tx, tt):
+        from ..autograd.forward_ad import _add_terms
+        x, t = self.saved_tensors
+        d = _add_terms(tx, None if tt is None else -tt)
+        if d is None:
+            return None
+        d = (x - t) * 2 * d
+        if self.reduction == "none":
+            return d
+        return d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
+
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or summed) squared error; input and target broadcast."""

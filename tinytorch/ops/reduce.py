@@ -114,6 +114,12 @@ class VarBackward0(_ReduceNode):
         factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
 
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        factor = 2.0 / self.denom if self.denom else float("inf")
+        return (centred * t).sum(self.dims, keepdim=self.keepdim) * factor
+
 
 class StdBackward0(_ReduceNode):
     def backward(self, g):
@@ -123,6 +129,12 @@ class StdBackward0(_ReduceNode):
         # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
         share = where(y == 0, 0.0, g / (y * self.denom))
         return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
+
+    def jvp(self, t):
+        from .arith import where
+        x, y = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        return where(y == 0, 0.0, (centred * t).sum(self.dims, keepdim=self.keepdim) / (y * self.denom))
 
 
 def _var_args(dim, unbiased, keepdim):

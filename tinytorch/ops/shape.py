@@ -301,6 +301,9 @@ class ToCopyBackward0(Node):
     def backward(self, g):
         return (g.to(self.in_dtype),)
 
+    def jvp(self, t):
+        return t  # cast to the result's dtype by the caller
+
 
 def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
     npd = _dtype.to_np(dt)

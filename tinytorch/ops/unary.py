@@ -147,6 +147,9 @@ class RsqrtBackward0(Node):
         (y,) = self.saved_tensors
         return (g * -0.5 * y * y * y,)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 class ReciprocalBackward0(Node):
     def backward(self, g):
@@ -161,6 +164,9 @@ class ReciprocalBackward0(Node):
 class SignBackward0(Node):
     def backward(self, g):
         return (g * 0,)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 def _sigmoid(x):
@@ -215,11 +221,17 @@ class Log2Backward0(Node):
         (x,) = self.saved_tensors
         return (g / (x * float(np.log(2.0))),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 class Log10Backward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g / (x * float(np.log(10.0))),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 log2 = _unary(Log2Backward0, np.log2, "in")
