@@ -158,3 +158,13 @@ def test_jacrev_chunk_size_error(chunk_size):
             L.func.jacrev(lambda x: x.sin(), chunk_size=chunk_size)(L.ones(3))
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("outer,inner", [("jacrev", "jacrev"), ("jacfwd", "jacfwd"), ("jacrev", "jacfwd")])
+def test_nested_jacobians_and_per_sample_jacobians(outer, inner):
+    def run(L):
+        f = lambda x: (x @ L.tensor(W[:3]).t()).sin() * x[:3]  # noqa: E731  R^4 -> R^3
+        second = getattr(L.func, outer)(getattr(L.func, inner)(f))(L.tensor(Y))
+        per_sample = L.func.vmap(getattr(L.func, inner)(f))(L.tensor(X))  # inside vmap: the loop path
+        return second, per_sample
+    _close(run(tinytorch), run(torch), 1e-9)
