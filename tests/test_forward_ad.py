@@ -99,6 +99,11 @@ OPS.update({
     "mse_forms": (lambda L, x: tuple(F(L).mse_loss(a, b, reduction=r) for r in ("none", "sum", "mean")
                                      for a, b in ((x, L.tensor(B[:3])), (L.tensor(B[:3]), x), (x, x.exp())))
                   + (x.var((0, 1)), x.std(0, keepdim=True)), A),
+    "extremum_remainder_forms": (lambda L, x: (L.maximum(x, x), L.maximum(L.tensor(B[:3]), x), L.minimum(x, x.exp()),
+                                               L.minimum(L.tensor(B[:3]), x), L.remainder(L.tensor(B[:3]) * 3, x),
+                                               L.remainder(x * 5, x.exp())), A),
+    "split_repeat_forms": (lambda L, x: (x.split([1, 3], 1)[1], x.unbind(0)[2], x.repeat(2, 1, 2), x.chunk(2, 1)[0]),
+                           A),
 })
 # entries built only from those primitives: their tangents never take the double-backward route
 EXPLICIT = ["neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "log1p", "expm1",
@@ -107,7 +112,8 @@ EXPLICIT = ["neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"
             "linear", "div_by_dual", "pow_forms", "matmul_one_side", "reductions_dims", "threshold_relu_clamp",
             "softmax_3d", "cat_stack_mixed", "where_one_side", "nll_forms", "views_3d", "index_forms",
             "sign", "log2", "log10", "rsqrt", "sub_rsub", "clone_contiguous_to", "floor_ceil_round_trunc", "var_std",
-            "activations", "losses", "mse_forms"]
+            "activations", "losses", "mse_forms", "maximum_minimum", "remainder", "expand_repeat",
+            "split_chunk_unbind", "extremum_remainder_forms", "split_repeat_forms"]
 
 
 def _setitem(L, x):
@@ -271,3 +277,15 @@ def test_long_chain_unpacked_every_step_is_linear():
             z = z * 1.0001 + 0.001
             tan = fwAD.unpack_dual(z).tangent  # cached per node: no re-walk of the chain
     assert tan.item() == pytest.approx(1.0001 ** 2000, rel=1e-9)
+
+
+def test_maximum_minimum_ties_split_the_tangents_as_torch():
+    # at a tie PyTorch's forward rule averages the two tangents (no finite difference exists there)
+    res = []
+    for L, fw in ((tinytorch, fwAD), (torch, tfwAD)):
+        with fw.dual_level():
+            x = fw.make_dual(L.tensor(A), L.tensor(B[:3]))
+            outs = (L.maximum(x, L.tensor(A)), L.minimum(L.tensor(A), x), L.maximum(x, x * 1), L.minimum(x, x.exp()))
+            res.append([fw.unpack_dual(o).tangent.numpy() for o in outs])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -252,6 +252,9 @@ class RemainderBackward0(_BinaryNode):
     def backward(self, g):
         return fit_grad(g, self.a_meta), None
 
+    def jvp(self, ta, *_):
+        return ta
+
 
 class RemainderBackward1(_BinaryNode):
     """a - b * floor(a / b): the divisor's gradient is -floor(a / b)."""
@@ -259,6 +262,11 @@ class RemainderBackward1(_BinaryNode):
     def backward(self, g):
         a, b = self.saved_tensors
         return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
+
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        return _add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))
 
 
 # -- pow ------------------------------------------------------------------------------------------
@@ -463,6 +471,16 @@ class MaximumBackward0(_BinaryNode):
         ga = where(_make(np.asarray(self.loses(ad, bd))), 0.0, half)
         gb = where(_make(np.asarray(self.loses(bd, ad))), 0.0, half)
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
+
+    def jvp(self, ta, tb):
+        # PyTorch's forward rule: tb + w (ta - tb), w = 1 where a wins, 0 where it loses, 1/2 at ties
+        a, b = self.saved_tensors
+        ad, bd = a._data, b._data
+        w = _make(np.asarray(np.where(ad == bd, 0.5, self.loses(bd, ad)),
+                             dtype=ad.dtype if ad.dtype.kind == "f" else np.float64))
+        if tb is None:
+            return w * ta
+        return tb * (1 - w) if ta is None else tb + w * (ta - tb)
 
 
 class MinimumBackward0(MaximumBackward0):

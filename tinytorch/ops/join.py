@@ -118,6 +118,9 @@ class SplitBackward0(_MultiOutput):
     def backward(self, *grads):
         return (cat(self._filled(grads), self.dim),)
 
+    def jvp(self, t):
+        return tuple(t.split([s[self.dim] for s in self.out_shapes], self.dim))
+
 
 class SplitWithSizesBackward0(SplitBackward0):
     pass
@@ -126,6 +129,9 @@ class SplitWithSizesBackward0(SplitBackward0):
 class UnbindBackward0(_MultiOutput):
     def backward(self, *grads):
         return (stack(self._filled(grads), self.dim),)
+
+    def jvp(self, t):
+        return tuple(t.unbind(self.dim))
 
 
 def _multi_output(input: Tensor, arrays, node_cls, dim):

@@ -260,6 +260,9 @@ class RepeatBackward0(Node):
         copies = tuple(range(0, len(split), 2))
         return (g.reshape(split).sum(copies).reshape(self.in_shape),)
 
+    def jvp(self, t):
+        return t.repeat(self.sizes)
+
 
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
