@@ -71,6 +71,8 @@ def main() -> None:
         "func.hessian (of a scalar)": lambda: tinytorch.func.hessian(scalar)(x),
         "autograd.functional.jacobian(vectorize=True)":
             lambda: tinytorch.autograd.functional.jacobian(f, x, vectorize=True),
+        "autograd.functional.hessian(vectorize=True)":
+            lambda: tinytorch.autograd.functional.hessian(scalar, x, vectorize=True),
     }
     torch_calls = {}
     try:
@@ -85,6 +87,8 @@ def main() -> None:
             "func.hessian (of a scalar)": lambda: torch.func.hessian(tscalar)(tx),
             "autograd.functional.jacobian(vectorize=True)":
                 lambda: torch.autograd.functional.jacobian(tf, tx, vectorize=True),
+            "autograd.functional.hessian(vectorize=True)":
+                lambda: torch.autograd.functional.hessian(tscalar, tx, vectorize=True),
         }
     except ImportError:
         pass

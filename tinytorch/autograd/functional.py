@@ -352,9 +352,36 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
+    if vectorize and not strict and not (create_graph and outer_jacobian_strategy == "forward-mode"):
+        res = _hessian_vectorized(single_output, inputs, create_graph, outer_jacobian_strategy)
+        if res is not None:
+            return _unpack(res, (is_in_tuple, is_in_tuple))
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)
     return _unpack(res, (is_in_tuple, is_in_tuple))
+
+
+def _hessian_vectorized(single_output, inputs, create_graph: bool, strategy: str):
+    """The Jacobian of the gradient in one vmap'ed pass over the input elements (tinytorch.func's grad
+    differentiates inside vmap); None where vmap lacks an op the function uses."""
+    from ..func import grad as func_grad
+    from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
+
+    with enable_grad():
+        pre = _preprocess(inputs, create_graph, need_graph=True)
+        single_output(*pre)  # PyTorch's checks of the output, once, outside vmap
+    nums = tuple(range(len(pre)))
+
+    def grads(xs):
+        return list(func_grad(single_output, argnums=nums)(*xs))
+
+    try:
+        blocks = (jac_rows if strategy == "reverse-mode" else jac_columns)(grads, list(pre), list(pre))
+    except VmapUnsupported:
+        return None
+    if strategy == "forward-mode":
+        return [list(row) for row in blocks]  # lists, as PyTorch's forward-mode jacobian gives
+    return _postprocess(tuple(tuple(row) for row in blocks), create_graph)
 
 
 def _scalar_output(func, inputs, name: str, strict: bool):
