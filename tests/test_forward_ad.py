@@ -74,6 +74,48 @@ OPS = {
     "inplace_on_view_and_base": (lambda L, x: _inplace_views(x), A),
 }
 
+# the primitives with their own forward rule (a ``jvp`` method beside the backward), each form of them
+OPS.update({
+    "div_by_dual": (lambda L, x: (L.tensor(B[:3]) / x, x / L.tensor(B[:3]), x / x.exp()), A),
+    "pow_forms": (lambda L, x: (L.tensor(PROB) ** x, x ** L.tensor(B[:3]), 1.5 ** x, x ** 2.5, x ** 0, x ** x), POS),
+    "matmul_one_side": (lambda L, x: (L.tensor(B) @ x.t(), L.tensor(B[0]) @ x.t(), x @ L.tensor(B[0]),
+                                      F(L).linear(L.tensor(B[:2]), x), F(L).linear(x, L.tensor(B[:2]))), A),
+    "reductions_dims": (lambda L, x: (x.sum((0, 1)), x.sum(1, keepdim=True), x.mean((0,), keepdim=True),
+                                      x.amax((0, 1)), x.amin(0, keepdim=True), x.max(1, keepdim=True).values,
+                                      x.min(0).values, L.logsumexp(x, (0, 1)), L.logsumexp(x, 0, keepdim=True)), T3),
+    "threshold_relu_clamp": (lambda L, x: (F(L).threshold(x, 0.2, -1.0), F(L).relu(x), x.clamp(min=-0.5),
+                                           x.clamp(max=0.5), L.clamp(x, -0.5, 0.5)), A),
+    "softmax_3d": (lambda L, x: (x.softmax(0), x.log_softmax(-1), F(L).softmax(x, 1), F(L).log_softmax(x, 2)), T3),
+    "cat_stack_mixed": (lambda L, x: (L.cat([L.tensor(B[:1]), x, x[:1]], 0), L.stack([L.tensor(B[:3]), x], 2),
+                                      L.cat([x, L.tensor(B[:3])], 1), L.stack([x, x.exp()])), A),
+    "where_one_side": (lambda L, x: (L.where(x > 0, x, L.tensor(B[:3])), L.where(x > 0, 2.0, x)), A),
+    "nll_forms": (lambda L, x: (F(L).cross_entropy(x, L.tensor(IDX), reduction="none"),
+                                F(L).nll_loss(x.log_softmax(1), L.tensor(IDX), reduction="sum"),
+                                F(L).cross_entropy(x, L.tensor(IDX), reduction="sum"),
+                                F(L).cross_entropy(x.reshape(1, 3, 2, 2), L.tensor([[[0, 1], [2, 0]]]))), A),
+    "views_3d": (lambda L, x: (x[:1].squeeze(), x.unsqueeze(-1), x.view(6, 4), x.permute(2, 0, 1), x.transpose(0, 2),
+                               x[:, None].expand(2, 5, 3, 4), x.reshape(4, -1), x.squeeze(0)), T3),
+    "index_forms": (lambda L, x: (x[L.tensor([[0, 1], [2, 2]])], x[:, L.tensor([3, 0])], x[1:, ::2],
+                                  x[x.abs() > 1], x[0, 1]), A),
+    "mse_forms": (lambda L, x: tuple(F(L).mse_loss(a, b, reduction=r) for r in ("none", "sum", "mean")
+                                     for a, b in ((x, L.tensor(B[:3])), (L.tensor(B[:3]), x), (x, x.exp())))
+                  + (x.var((0, 1)), x.std(0, keepdim=True)), A),
+    "extremum_remainder_forms": (lambda L, x: (L.maximum(x, x), L.maximum(L.tensor(B[:3]), x), L.minimum(x, x.exp()),
+                                               L.minimum(L.tensor(B[:3]), x), L.remainder(L.tensor(B[:3]) * 3, x),
+                                               L.remainder(x * 5, x.exp())), A),
+    "split_repeat_forms": (lambda L, x: (x.split([1, 3], 1)[1], x.unbind(0)[2], x.repeat(2, 1, 2), x.chunk(2, 1)[0]),
+                           A),
+})
+# entries built only from those primitives: their tangents never take the double-backward route
+EXPLICIT = ["neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "log1p", "expm1",
+            "reciprocal", "square", "clamp", "add_scalar_alpha", "mul_broadcast", "div_both", "pow", "where",
+            "sum_mean", "max_min", "logsumexp_softmax", "views", "indexing", "cat_stack", "matmul", "matmul_batched",
+            "linear", "div_by_dual", "pow_forms", "matmul_one_side", "reductions_dims", "threshold_relu_clamp",
+            "softmax_3d", "cat_stack_mixed", "where_one_side", "nll_forms", "views_3d", "index_forms",
+            "sign", "log2", "log10", "rsqrt", "sub_rsub", "clone_contiguous_to", "floor_ceil_round_trunc", "var_std",
+            "activations", "losses", "mse_forms", "maximum_minimum", "remainder", "expand_repeat",
+            "split_chunk_unbind", "extremum_remainder_forms", "split_repeat_forms"]
+
 
 def _inplace_views(x):
     y = x * 2
@@ -129,6 +171,18 @@ def test_tangents_vs_torch_and_finite_differences(name):
         np.testing.assert_allclose(tan.numpy(), ttan.numpy(), rtol=1e-10, atol=1e-10)
         tol = 1e-5 if tan.dtype == tinytorch.float64 else 1e-2  # a float32 result rounds the differences
         np.testing.assert_allclose(tan.numpy(), d, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", EXPLICIT)
+def test_common_primitives_have_their_own_rule(name, monkeypatch):
+    from tinytorch.autograd import forward_ad as mod
+
+    def refuse(node, ins):
+        raise AssertionError(f"{node.name()} fell back to the double-backward rule")
+    monkeypatch.setattr(mod, "_double_backward_rule", refuse)
+    fn, x = OPS[name]
+    for _, tan in _tangents_tiny(fn, x, RNG.standard_normal(x.shape)):
+        assert tan is not None
 
 
 def test_explicit_rules_agree_with_the_generic_rule():
@@ -232,3 +286,15 @@ def test_long_chain_unpacked_every_step_is_linear():
             z = z * 1.0001 + 0.001
             tan = fwAD.unpack_dual(z).tangent  # cached per node: no re-walk of the chain
     assert tan.item() == pytest.approx(1.0001 ** 2000, rel=1e-9)
+
+
+def test_maximum_minimum_ties_split_the_tangents_as_torch():
+    # at a tie PyTorch's forward rule averages the two tangents (no finite difference exists there)
+    res = []
+    for L, fw in ((tinytorch, fwAD), (torch, tfwAD)):
+        with fw.dual_level():
+            x = fw.make_dual(L.tensor(A), L.tensor(B[:3]))
+            outs = (L.maximum(x, L.tensor(A)), L.minimum(L.tensor(A), x), L.maximum(x, x * 1), L.minimum(x, x.exp()))
+            res.append([fw.unpack_dual(o).tangent.numpy() for o in outs])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -126,3 +126,64 @@ def test_inference_tensors_skip_version_bookkeeping():
         n.add_(1)
         assert x.is_inference() and not n.is_inference()
     assert n._version == 1 and x.tolist() == [4.0, 4.0, 4.0]
+
+
+def _grad_mode_inside(L):
+    x = L.ones(2, requires_grad=True)
+    out = []
+    with L.inference_mode():
+        out.append(L.is_grad_enabled())
+        with L.enable_grad():  # grad mode on, as is_grad_enabled says, yet inference mode records nothing
+            y = (x * x).sum()
+            out += [L.is_grad_enabled(), y.requires_grad, y.is_inference()]
+        with L.set_grad_enabled(True):
+            out += [L.is_grad_enabled(), x.exp().requires_grad]
+        with L.no_grad():
+            with L.enable_grad():
+                out.append(L.is_grad_enabled())
+            out.append(L.is_grad_enabled())
+        L.set_grad_enabled(True)
+        out += [L.is_grad_enabled(), (x * 2).requires_grad]
+
+        @L.enable_grad()
+        def f(t):
+            return (t * 3).requires_grad, L.is_grad_enabled()
+        out.append(f(x))
+        with L.inference_mode(False):
+            with L.enable_grad():
+                z = x * 2
+                out += [z.requires_grad, type(z.grad_fn).__name__, z.is_inference()]
+        out.append(L.autograd.functional.jacobian(lambda t: t * t, L.ones(2)))  # no graph: zeros
+        out.append(L.func.grad(lambda t: (t * t).sum())(L.ones(2)))  # the transforms still differentiate
+    out += [L.is_grad_enabled(), (x * 2).requires_grad]
+    return out
+
+
+def _optimizer_on_inference_params(L):
+    with L.inference_mode():
+        model = L.nn.Linear(2, 2)
+    opt = L.optim.SGD(model.parameters(), lr=0.1)
+    model(L.ones(1, 2)).sum().backward()
+    before = model.weight.clone()
+    try:
+        opt.step()
+    finally:
+        assert L.equal(model.weight, before)  # refused before anything was written
+
+
+def _parameter_of_inference_tensor(L):
+    with L.inference_mode():
+        t = L.ones(3)
+    return L.nn.Parameter(t)
+
+
+def _parameter_inside_inference_mode(L):
+    with L.inference_mode():
+        p = L.nn.Parameter(L.ones(3))
+        return p.is_inference(), p.requires_grad
+
+
+@pytest.mark.parametrize("body", [_grad_mode_inside, _optimizer_on_inference_params, _parameter_of_inference_tensor,
+                                  _parameter_inside_inference_mode, lambda L: L.nn.Parameter(L.ones(2)) * 1])
+def test_grad_mode_parameters_and_optimizers_vs_torch(body):
+    _same(body)

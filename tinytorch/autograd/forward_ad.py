@@ -397,3 +397,16 @@ def _mul_rule(node, ta, tb):
     left = None if ta is None else ta * (node.b_scalar if b is None else b)
     right = None if tb is None else tb * (node.a_scalar if a is None else a)
     return _sum(left, right)
+
+
+def _out_shape(node, i: int = 0) -> tuple:
+    """The shape of ``node``'s ``i``-th output as noted during the dual level (for shape ops' rules)."""
+    return tuple(_out_meta(node)[i][0])
+
+
+def _add_terms(*terms):
+    """The sum of the tangent terms that exist (None where no input had a tangent)."""
+    total = None
+    for t in terms:
+        total = _sum(total, t)
+    return total

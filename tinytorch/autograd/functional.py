@@ -217,7 +217,14 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
 
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = tuple(t.detach() for t in inputs)
-    # one Jacobian column per input element, each a forward-mode product J e_j
+    with enable_grad():
+        outputs = func(*inputs)
+    is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+    blocks = _vectorized("fwd", func, inputs, outputs)
+    if blocks is not None:
+        # lists, not tuples, where nothing is unpacked: PyTorch's forward-mode result has this quirk
+        return _unpack(blocks, (is_out_tuple, is_in_tuple))
+    # a function using an op outside vmap's table: one Jacobian column per input element, each J e_j
     columns = None
     out_info = None
     for k, inp in enumerate(inputs):
@@ -252,12 +259,26 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
     return _unpack(jac, (is_out_tuple, is_in_tuple))
 
 
+def _vectorized(mode, func, inputs, outputs):
+    """Jacobian blocks from tinytorch.func's vmap'ed vjp ("rev") or jvp ("fwd"); None where vmap lacks an op."""
+    from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
+
+    def fn_flat(xs):
+        return list(_as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")[1])
+
+    try:
+        return (jac_rows if mode == "rev" else jac_columns)(fn_flat, list(inputs), list(outputs))
+    except VmapUnsupported:
+        return None
+
+
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``: shaped ``output.shape + input.shape`` per (output, input) pair.
 
-    ``vectorize`` is accepted; the reverse-mode rows are computed one ``grad`` call per output element
-    either way (tinytorch has no batched ``grad``), so it only changes speed in PyTorch, not results."""
+    ``vectorize=True`` computes all rows in one vmap'ed vector-Jacobian product (one-hot cotangents), as
+    PyTorch does; without it, or where vmap lacks an op the function uses, one ``grad`` call per output
+    element. Forward mode is vmap over Jacobian-vector products with one-hot tangents."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError("Expected strategy to be either \"forward-mode\" or \"reverse-mode\". Hint: If your "
                              "function has more outputs than inputs, \"forward-mode\" tends to be more performant. "
@@ -280,6 +301,10 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                "supported together. Please either set `strict=False` or `vectorize=False`.")
+        blocks = _vectorized("rev", func, inputs, outputs) if vectorize else None
+        if blocks is not None:
+            return _unpack(_postprocess(tuple(tuple(r) for r in blocks), create_graph), (is_out_tuple, is_in_tuple))
+        # one grad call per output element (also where vmap lacks an op the function uses)
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -327,9 +352,36 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
+    if vectorize and not strict and not (create_graph and outer_jacobian_strategy == "forward-mode"):
+        res = _hessian_vectorized(single_output, inputs, create_graph, outer_jacobian_strategy)
+        if res is not None:
+            return _unpack(res, (is_in_tuple, is_in_tuple))
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)
     return _unpack(res, (is_in_tuple, is_in_tuple))
+
+
+def _hessian_vectorized(single_output, inputs, create_graph: bool, strategy: str):
+    """The Jacobian of the gradient in one vmap'ed pass over the input elements (tinytorch.func's grad
+    differentiates inside vmap); None where vmap lacks an op the function uses."""
+    from ..func import grad as func_grad
+    from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
+
+    with enable_grad():
+        pre = _preprocess(inputs, create_graph, need_graph=True)
+        single_output(*pre)  # PyTorch's checks of the output, once, outside vmap
+    nums = tuple(range(len(pre)))
+
+    def grads(xs):
+        return list(func_grad(single_output, argnums=nums)(*xs))
+
+    try:
+        blocks = (jac_rows if strategy == "reverse-mode" else jac_columns)(grads, list(pre), list(pre))
+    except VmapUnsupported:
+        return None
+    if strategy == "forward-mode":
+        return [list(row) for row in blocks]  # lists, as PyTorch's forward-mode jacobian gives
+    return _postprocess(tuple(tuple(row) for row in blocks), create_graph)
 
 
 def _scalar_output(func, inputs, name: str, strict: bool):

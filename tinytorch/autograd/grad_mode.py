@@ -12,11 +12,14 @@ class _State:
     # a class attribute, read on every op: one attribute lookup, no function call
     enabled = True
     inference = False
+    # grad mode as enable_grad/set_grad_enabled asked for it inside inference mode, where PyTorch
+    # reports it (is_grad_enabled) but records nothing: ops only ever read ``enabled``
+    requested = False
 
 
 def is_grad_enabled() -> bool:
-    """True when ops record the graph for autograd."""
-    return _State.enabled
+    """True when ops record the graph for autograd (or would, but for an enclosing inference mode)."""
+    return _State.enabled or (_State.inference and _State.requested)
 
 
 def is_inference_mode_enabled() -> bool:
@@ -87,11 +90,11 @@ class no_grad(_BareDecoratorContextManager):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = _State.enabled
-        _State.enabled = False
+        self.prev = (_State.enabled, _State.requested)
+        _State.enabled = _State.requested = False
 
     def __exit__(self, *exc) -> None:
-        _State.enabled = self.prev
+        _State.enabled, _State.requested = self.prev
 
 
 class enable_grad(_BareDecoratorContextManager):
@@ -99,6 +102,26 @@ class enable_grad(_BareDecoratorContextManager):
 
     def __init__(self) -> None:
         self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = (_State.enabled, _State.requested)
+        _set_mode(True)
+
+    def __exit__(self, *exc) -> None:
+        _State.enabled, _State.requested = self.prev
+
+
+def _set_mode(mode: bool) -> None:
+    # inside inference mode grad mode changes only what is_grad_enabled reports: no op records
+    if _State.inference:
+        _State.requested = mode
+    else:
+        _State.enabled = mode
+
+
+class _recording:
+    """Graph recording on, inference mode or not: for the function transforms (tinytorch.func), which
+    differentiate inside inference mode as torch.func's own levels do."""
 
     def __enter__(self) -> None:
         self.prev = _State.enabled
@@ -112,19 +135,19 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode; takes effect at once (as a function) or for a block (as a context manager)."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = _State.enabled
+        self.prev = (_State.enabled, _State.requested)
         self.mode = bool(mode)
-        _State.enabled = self.mode
+        _set_mode(self.mode)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        _State.enabled = self.prev
+        _State.enabled, _State.requested = self.prev
 
     def __call__(self, func):
         # used as a decorator the constructor has already switched the mode: switch it back
-        _State.enabled = self.prev
+        _State.enabled, _State.requested = self.prev
         return super().__call__(func)
 
     def clone(self):
@@ -185,15 +208,16 @@ class inference_mode(_DecoratorContextManager):
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
-        self.prev = (True, False)
+        self.prev = (True, False, False)
 
     def __enter__(self) -> None:
-        self.prev = (_State.enabled, _State.inference)
+        self.prev = (_State.enabled, _State.inference, _State.requested)
         _State.enabled = not self.mode
         _State.inference = bool(self.mode)
+        _State.requested = False
 
     def __exit__(self, *exc) -> None:
-        _State.enabled, _State.inference = self.prev
+        _State.enabled, _State.inference, _State.requested = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

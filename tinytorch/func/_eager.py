@@ -13,7 +13,7 @@ gradients of shared parameters."""
 from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..autograd.node import AccumulateGrad
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
@@ -90,6 +90,13 @@ def _count(spec) -> int:
 def _physical(t):
     BT = _batched_cls()
     return t._physical() if isinstance(t, BT) else t
+
+
+def _batch_phys(t, inp):
+    """The physical tensor, batch first; a result that does not depend on the batch is repeated over it."""
+    if isinstance(t, _batched_cls()) or inp.batch is None or not isinstance(t, Tensor):
+        return _physical(t)
+    return t.unsqueeze(0).expand((inp.batch,) + tuple(t.shape))
 
 
 def _reaches_outside(tensors, own) -> bool:
@@ -206,7 +213,7 @@ def vjp(func, *primals, has_aux: bool = False):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                "outputs to the function.")
         with enable_grad():
-            gs = _grads([_physical(o) for o in out_leaves], own, [_physical(c) for c in cot_leaves])
+            gs = _grads([_batch_phys(o, inp) for o in out_leaves], own, [_physical(c) for c in cot_leaves])
             res = _finish([inp.wrap(g) for g in gs], own)
         r = inp.regroup(res)
         return r if len(primals) != 1 else (r[0],) if isinstance(r, tuple) and len(r) == 1 else r
@@ -233,7 +240,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         out = func(*inp.args)
         out, aux = _split_aux(out, has_aux, "jvp")
         out_leaves, out_spec = tree_flatten(out)
-        phys_out = [_physical(o) for o in out_leaves]
+        phys_out = [_batch_phys(o, inp) for o in out_leaves]
         tan = [_physical(t) if isinstance(t, _batched_cls()) else
                (t.unsqueeze(0).expand(inp.batch, *t.shape) if inp.batch is not None else t)
                for t in tree_flatten(list(tangents))[0]]
@@ -282,7 +289,10 @@ def _per_output(out_leaves, inp, column_fn):
 
 
 def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False):
-    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``, one reverse pass per output element."""
+    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``: vmap over vjp with one-hot cotangents."""
+
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     def wrapper(*args, **kwargs):
         with enable_grad():
@@ -290,6 +300,10 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
             out = func(*inp.args, **kwargs)
             out, aux = _split_aux(out, has_aux, "jacrev")
             out_leaves, out_spec = tree_flatten(out)
+            fast = _vectorized("rev", func, args, kwargs, inp, has_aux, out_leaves, chunk_size)
+            if fast is not None:
+                return _assemble(fast, inp, out_spec, len(out_leaves), has_aux, aux)
+            # the loop below serves calls inside vmap and functions using ops outside vmap's table
             lead = 1 if inp.batch is not None else 0
             cache = {}
 
@@ -311,6 +325,35 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
     return wrapper
 
 
+def _vectorized(mode, func, args, kwargs, inp, has_aux, out_leaves, chunk_size=None):
+    """All Jacobian blocks (flat, output-major) from one vmap'ed vjp ("rev") or jvp ("fwd"); None when
+    the call is itself inside vmap (no nested vmap here) or the function needs an op vmap lacks."""
+    from ._vectorized import VmapUnsupported, jac_columns, jac_rows
+
+    if inp.batch is not None or not all(isinstance(o, Tensor) for o in out_leaves):
+        return None
+    xs, counts = [], []
+    for n in inp.nums:
+        flat, _ = tree_flatten(args[n])
+        xs.extend(flat)
+        counts.append(len(flat))
+
+    def fn_flat(new):
+        a, i = list(args), 0
+        for n, spec, c in zip(inp.nums, inp.specs, counts):
+            a[n] = tree_unflatten(list(new[i:i + c]), spec)
+            i += c
+        res = func(*a, **kwargs)
+        return tree_flatten(res[0] if has_aux else res)[0]
+
+    try:
+        blocks = (jac_rows(fn_flat, xs, out_leaves, chunk_size) if mode == "rev" else
+                  jac_columns(fn_flat, xs, out_leaves))
+    except VmapUnsupported:
+        return None
+    return [b for row in blocks for b in row]
+
+
 def _assemble(flat_res, inp, out_spec, n_out, has_aux, aux):
     n_in = len(inp.leaves)
     per_out = [inp.regroup(flat_res[i * n_in:(i + 1) * n_in]) for i in range(n_out)]
@@ -321,7 +364,7 @@ def _assemble(flat_res, inp, out_spec, n_out, has_aux, aux):
 
 
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
-    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``, one forward product per input element."""
+    """A function returning the Jacobian of ``func`` w.r.t. ``argnums``: vmap over jvp with one-hot tangents."""
 
     def wrapper(*args, **kwargs):
         from ..factory import zeros_like
@@ -331,6 +374,10 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
             out = func(*inp.args, **kwargs)
             out, aux = _split_aux(out, has_aux, "jacfwd")
             out_leaves, out_spec = tree_flatten(out)
+            fast = _vectorized("fwd", func, args, kwargs, inp, has_aux, out_leaves)
+            if fast is not None:
+                return _assemble(fast, inp, out_spec, len(out_leaves), has_aux, aux)
+            # the loop below serves calls inside vmap and functions using ops outside vmap's table
             phys_out = [_physical(o) for o in out_leaves]
             lead = 1 if inp.batch is not None else 0
             us = [zeros_like(o).requires_grad_(True) for o in phys_out]

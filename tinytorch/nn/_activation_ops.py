@@ -56,6 +56,9 @@ class LeakyReluBackward0(Node):
         (x,) = self.saved_tensors
         return (where(x > 0, g, g * self.negative_slope),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """x where x > 0, else negative_slope * x."""
@@ -83,6 +86,9 @@ class GeluBackward0(Node):
         pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
         return (g * (cdf + x * pdf),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
@@ -104,6 +110,9 @@ class SiluBackward0(Node):
         s = x.sigmoid()
         return (g * s * (x * (1 - s) + 1),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 def silu(input: Tensor) -> Tensor:
     """x * sigmoid(x)."""
@@ -118,6 +127,9 @@ class SoftplusBackward0(Node):
         (x,) = self.saved_tensors
         bx = x * self.beta
         return (where(bx > self.threshold, g, g * bx.sigmoid()),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

@@ -51,6 +51,9 @@ class HardtanhBackward0(Node):
         (x,) = self.saved_tensors
         return (where(_mask((x._data > self.lo) & (x._data < self.hi)), g, 0.0),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """x clamped to [min_val, max_val]; the gradient passes strictly inside."""
@@ -182,6 +185,9 @@ class EluBackward0(Node):
         neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
         return (where(_mask(x._data > 0), g * self.scale, neg),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 class EluBackward1(EluBackward0):
     pass
@@ -266,6 +272,10 @@ class ThresholdBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         return (where(_mask(x._data <= self.threshold), 0.0, g),)
+
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return where(_mask(x._data <= self.threshold), 0.0, t)
 
 
 class ThresholdBackward1(ThresholdBackward0):

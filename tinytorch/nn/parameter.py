@@ -27,6 +27,11 @@ class Parameter(Tensor):
         p = _alias(cls, data)
         if requires_grad and p._data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad:
+            from ..autograd.grad_mode import NO_VERSION, _State
+            if p._vc is NO_VERSION and not _State.inference:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                                   "allowed.")
         p._requires_grad = bool(requires_grad)
         return p
 

@@ -54,6 +54,9 @@ class RsubBackward1(Node):
     def backward(self, g):
         return -g, None
 
+    def jvp(self, t, *_):
+        return None if t is None else -t
+
 
 def _is_bool(x) -> bool:
     if isinstance(x, Tensor):
@@ -124,6 +127,12 @@ class DivBackward0(_BinaryNode):
         ga = fit_grad(g / bv, self.a_meta) if self.need_a else None
         gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
         return ga, gb
+
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        bv = b if b is not None else self.b_scalar
+        return _add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
 
 
 def div(a, b, *, rounding_mode=None) -> Tensor:
@@ -243,6 +252,9 @@ class RemainderBackward0(_BinaryNode):
     def backward(self, g):
         return fit_grad(g, self.a_meta), None
 
+    def jvp(self, ta, *_):
+        return ta
+
 
 class RemainderBackward1(_BinaryNode):
     """a - b * floor(a / b): the divisor's gradient is -floor(a / b)."""
@@ -250,6 +262,11 @@ class RemainderBackward1(_BinaryNode):
     def backward(self, g):
         a, b = self.saved_tensors
         return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
+
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        return _add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))
 
 
 # -- pow ------------------------------------------------------------------------------------------
@@ -262,6 +279,11 @@ class PowBackward0(Node):
         if e == 0:
             return (g * 0,)
         return (g * e * a ** (e - 1),)
+
+    def jvp(self, t):
+        (a,) = self.saved_tensors
+        e = self.exponent
+        return t * 0 if e == 0 else t * e * a ** (e - 1)
 
 
 class PowBackward1(_BinaryNode):
@@ -277,6 +299,15 @@ class PowBackward1(_BinaryNode):
             gb = fit_grad(g * where((a == 0) & (b >= 0), 0.0, out * loga), self.b_meta)
         return ga, gb
 
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b, out = self.saved_tensors
+        right = None
+        if tb is not None:
+            loga = where(a == 0, 0.0, a).log()
+            right = tb * where((a == 0) & (b >= 0), 0.0, out * loga)
+        return _add_terms(None if ta is None else ta * b * a ** (b - 1), right)
+
 
 class PowBackward2(Node):
     """scalar ** tensor."""
@@ -287,6 +318,10 @@ class PowBackward2(Node):
         if base == 0:
             return (fit_grad(g * 0.0, self.b_meta),)
         return (fit_grad(g * out * float(np.log(base)), self.b_meta),)
+
+    def jvp(self, t):
+        (out,) = self.saved_tensors
+        return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
 
 
 def pow(a, b) -> Tensor:
@@ -397,6 +432,12 @@ class WhereBackward0(_BinaryNode):
         gb = fit_grad(where(cond, 0.0, g), self.b_meta) if self.need_b else None
         return None, ga, gb
 
+    def jvp(self, _, ta, tb):
+        if ta is None and tb is None:
+            return None
+        (cond,) = self.saved_tensors
+        return where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb)
+
 
 def where(condition, input=None, other=None) -> Tensor:
     """Pick ``input`` where ``condition`` holds, else ``other`` (broadcasting all three)."""
@@ -430,6 +471,16 @@ class MaximumBackward0(_BinaryNode):
         ga = where(_make(np.asarray(self.loses(ad, bd))), 0.0, half)
         gb = where(_make(np.asarray(self.loses(bd, ad))), 0.0, half)
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
+
+    def jvp(self, ta, tb):
+        # PyTorch's forward rule: tb + w (ta - tb), w = 1 where a wins, 0 where it loses, 1/2 at ties
+        a, b = self.saved_tensors
+        ad, bd = a._data, b._data
+        w = _make(np.asarray(np.where(ad == bd, 0.5, self.loses(bd, ad)),
+                             dtype=ad.dtype if ad.dtype.kind == "f" else np.float64))
+        if tb is None:
+            return w * ta
+        return tb * (1 - w) if ta is None else tb + w * (ta - tb)
 
 
 class MinimumBackward0(MaximumBackward0):

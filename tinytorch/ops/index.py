@@ -84,6 +84,9 @@ class _IndexNode(Node):
     def backward(self, g):
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
+    def jvp(self, t):
+        return getitem(t, self.key)
+
 
 _INDEX_NODES = {name: type(name, (_IndexNode,), {}) for name in (
     "IndexBackward0", "SliceBackward0", "SelectBackward0", "UnsqueezeBackward0", "AliasBackward0")}

@@ -21,6 +21,18 @@ class CatBackward0(Node):
             start += size
         return tuple(out)
 
+    def jvp(self, *ts):
+        from ..autograd.forward_ad import _out_shape
+        from ..factory import zeros
+        ref = next(t for t in ts if t is not None)
+        shape, parts = list(_out_shape(self)), []
+        for (size, _), t in zip(self.pieces, ts):
+            if t is None:
+                shape[self.dim] = size
+                t = zeros(tuple(shape), dtype=ref.dtype)
+            parts.append(t)
+        return cat(parts, self.dim)
+
 
 def _as_tensors(tensors, fn: str):
     if isinstance(tensors, Tensor):
@@ -68,6 +80,10 @@ class StackBackward0(Node):
     def backward(self, g):
         return tuple(g.select(self.dim, i) for i in range(self.n))
 
+    def jvp(self, *ts):
+        ref = next(t for t in ts if t is not None)
+        return stack([ref * 0 if t is None else t for t in ts], self.dim)
+
 
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim."""
@@ -102,6 +118,9 @@ class SplitBackward0(_MultiOutput):
     def backward(self, *grads):
         return (cat(self._filled(grads), self.dim),)
 
+    def jvp(self, t):
+        return tuple(t.split([s[self.dim] for s in self.out_shapes], self.dim))
+
 
 class SplitWithSizesBackward0(SplitBackward0):
     pass
@@ -110,6 +129,9 @@ class SplitWithSizesBackward0(SplitBackward0):
 class UnbindBackward0(_MultiOutput):
     def backward(self, *grads):
         return (stack(self._filled(grads), self.dim),)
+
+    def jvp(self, t):
+        return tuple(t.unbind(self.dim))
 
 
 def _multi_output(input: Tensor, arrays, node_cls, dim):
@@ -199,6 +221,10 @@ class GatherBackward0(Node):
     def backward(self, g):
         (idx,) = self.saved_tensors
         return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
+
+    def jvp(self, t, *_):
+        (idx,) = self.saved_tensors
+        return gather(t, self.dim, idx)
 
 
 class ScatterAddBackward0(Node):

@@ -50,6 +50,11 @@ class MmBackward0(Node):
         gb = a.t().mm(g) if self.need_b else None
         return ga, gb
 
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        return _add_terms(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
+
 
 class _GeneralMatmul(Node):
     """Any other matmul: 1-d operands are lifted to matrices, batch dims broadcast."""
@@ -71,6 +76,11 @@ class _GeneralMatmul(Node):
             a2 = a.unsqueeze(0) if len(sa) == 1 else a
             gb = sum_to(a2.mT.matmul(g2), sb + (1,) if len(sb) == 1 else sb).reshape(sb)
         return ga, gb
+
+    def jvp(self, ta, tb):
+        from ..autograd.forward_ad import _add_terms
+        a, b = self.saved_tensors
+        return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
 
 
 def _named(name):
@@ -204,10 +214,19 @@ class AddmmBackward0(Node):
         gwt = g.t().mm(x).t() if self.need_w else None
         return gb, gx, gwt
 
+    def jvp(self, tb, tx, twt):
+        # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
+        from ..autograd.forward_ad import _add_terms
+        x, w = self.saved_tensors
+        return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
+
 
 class _LinearNoBias(AddmmBackward0):
     def backward(self, g):
         return super().backward(g)[1:]
+
+    def jvp(self, tx, twt):
+        return super().jvp(None, tx, twt)
 
 
 _LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"

@@ -60,6 +60,11 @@ class NllLossBackward0(Node):
             g = g.unsqueeze(self.unsqueeze_dim)
         return (coef * g,)
 
+    def jvp(self, t):
+        (coef,) = self.saved_tensors
+        prod = coef * t
+        return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
+
 
 class NllLoss2DBackward0(NllLossBackward0):
     pass
@@ -242,6 +247,17 @@ class MseLossBackward0(Node):
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
         return (fit_grad(d, self.x_meta) if self.need_x else None,
                 fit_grad(-d, self.t_meta) if self.need_t else None)
+
+    def jvp(self, tx, tt):
+        from ..autograd.forward_ad import _add_terms
+        x, t = self.saved_tensors
+        d = _add_terms(tx, None if tt is None else -tt)
+        if d is None:
+            return None
+        d = (x - t) * 2 * d
+        if self.reduction == "none":
+            return d
+        return d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

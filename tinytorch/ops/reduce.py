@@ -26,6 +26,9 @@ class SumBackward0(_ReduceNode):
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim),)
 
+    def jvp(self, t):
+        return t.sum(self.dims, keepdim=self.keepdim) if self.dims else t
+
 
 class SumBackward1(SumBackward0):
     pass
@@ -55,6 +58,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
 class MeanBackward0(_ReduceNode):
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) / self.count,)
+
+    def jvp(self, t):
+        return (t.sum(self.dims, keepdim=self.keepdim) if self.dims else t) / self.count
 
 
 class MeanBackward1(MeanBackward0):
@@ -108,6 +114,12 @@ class VarBackward0(_ReduceNode):
         factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
 
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        factor = 2.0 / self.denom if self.denom else float("inf")
+        return (centred * t).sum(self.dims, keepdim=self.keepdim) * factor
+
 
 class StdBackward0(_ReduceNode):
     def backward(self, g):
@@ -117,6 +129,12 @@ class StdBackward0(_ReduceNode):
         # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
         share = where(y == 0, 0.0, g / (y * self.denom))
         return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
+
+    def jvp(self, t):
+        from .arith import where
+        x, y = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        return where(y == 0, 0.0, (centred * t).sum(self.dims, keepdim=self.keepdim) / (y * self.denom))
 
 
 def _var_args(dim, unbiased, keepdim):
@@ -217,6 +235,13 @@ class MaxBackward1(Node):
         mask = x.isnan() if y.isnan().item() else x == y  # a NaN result came from the NaN elements
         return (where(mask, g / mask.sum(), 0.0),)
 
+    def jvp(self, t):
+        # the tangent's mean over the elements that tie for the result, as the backward shares it
+        from .arith import where
+        x, y = self.saved_tensors
+        mask = x.isnan() if y.isnan().item() else x == y
+        return where(mask, t, 0.0).sum() / mask.sum()
+
 
 class MinBackward1(MaxBackward1):
     pass
@@ -232,6 +257,12 @@ class MaxBackward0(Node):
             idx = idx.unsqueeze(self.dim)
         from .join import zeros_scatter
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
+
+    def jvp(self, t):
+        (idx,) = self.saved_tensors
+        if self.keepdim:
+            return t.gather(self.dim, idx)
+        return t.gather(self.dim, idx.unsqueeze(self.dim)).squeeze(self.dim)
 
 
 class MinBackward0(MaxBackward0):
@@ -333,6 +364,11 @@ class AmaxBackward0(_ReduceNode):
         share = _grad_back(g, self.in_shape, self.dims, self.keepdim) / hit.sum(self.dims, keepdim=True)
         return (hit * share,)
 
+    def jvp(self, t):
+        x, y = self.saved_tensors
+        hit = x == _grad_back(y, self.in_shape, self.dims, self.keepdim)
+        return (hit * t).sum(self.dims, keepdim=self.keepdim) / hit.sum(self.dims, keepdim=self.keepdim)
+
 
 class AminBackward0(AmaxBackward0):
     pass
@@ -400,6 +436,11 @@ class LogsumexpBackward0(_ReduceNode):
         y = _grad_back(y, self.in_shape, self.dims, self.keepdim)
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * (x - y).exp(),)
 
+    def jvp(self, t):
+        x, y = self.saved_tensors
+        w = (x - _grad_back(y, self.in_shape, self.dims, self.keepdim)).exp()
+        return (w * t).sum(self.dims, keepdim=self.keepdim)
+
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) along ``dim``, computed without overflow."""
@@ -426,11 +467,19 @@ class SoftmaxBackward0(Node):
         gy = g * y
         return (gy - y * gy.sum(dim=self.dim, keepdim=True),)
 
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return y * (t - (y * t).sum(dim=self.dim, keepdim=True))
+
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
         return (g - y.exp() * g.sum(dim=self.dim, keepdim=True),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
 
 
 def _softmax_input(input: Tensor, dtype, name: str) -> np.ndarray:

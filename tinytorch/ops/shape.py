@@ -37,6 +37,10 @@ class ViewBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.reshape(_out_shape(self))
+
 
 class UnsafeViewBackward0(ViewBackward0):
     pass
@@ -125,6 +129,10 @@ class SqueezeBackward0(Node):
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.reshape(_out_shape(self))
+
 
 class SqueezeBackward1(SqueezeBackward0):
     pass
@@ -158,6 +166,9 @@ class PermuteBackward0(Node):
     def backward(self, g):
         return (g.permute(self.inverse),)
 
+    def jvp(self, t):
+        return t.permute(tuple(int(i) for i in np.argsort(self.inverse)))
+
 
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
@@ -174,6 +185,9 @@ def permute(input: Tensor, *dims) -> Tensor:
 class TransposeBackward0(Node):
     def backward(self, g):
         return (g.transpose(self.d0, self.d1),)
+
+    def jvp(self, t):
+        return t.transpose(self.d0, self.d1)
 
 
 class TBackward0(Node):
@@ -215,6 +229,10 @@ def mT(input: Tensor) -> Tensor:
 class ExpandBackward0(Node):
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
+
+    def jvp(self, t):
+        from ..autograd.forward_ad import _out_shape
+        return t.expand(_out_shape(self))
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
@@ -282,6 +300,9 @@ class RepeatBackward0(Node):
         copies = tuple(range(0, len(split), 2))
         return (g.reshape(split).sum(copies).reshape(self.in_shape),)
 
+    def jvp(self, t):
+        return t.repeat(self.sizes)
+
 
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
@@ -322,6 +343,9 @@ def contiguous(input: Tensor, memory_format=None) -> Tensor:
 class ToCopyBackward0(Node):
     def backward(self, g):
         return (g.to(self.in_dtype),)
+
+    def jvp(self, t):
+        return t  # cast to the result's dtype by the caller
 
 
 def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:

@@ -96,6 +96,9 @@ class ReluBackward0(Node):
         (y,) = self.saved_tensors
         return (threshold_backward(g, y),)
 
+    def jvp(self, t):
+        return threshold_backward(t, self.saved_tensors[0])
+
 
 class ThresholdBackwardBackward0(Node):
     def backward(self, gg):
@@ -124,11 +127,19 @@ class Log1PBackward0(Node):
         (x,) = self.saved_tensors
         return (g / (1 + x),)
 
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return t / (1 + x)
+
 
 class Expm1Backward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
         return (g * (y + 1),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t * (y + 1)
 
 
 class RsqrtBackward0(Node):
@@ -136,16 +147,26 @@ class RsqrtBackward0(Node):
         (y,) = self.saved_tensors
         return (g * -0.5 * y * y * y,)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 class ReciprocalBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
         return (g * -(y * y),)
 
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t * -(y * y)
+
 
 class SignBackward0(Node):
     def backward(self, g):
         return (g * 0,)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 def _sigmoid(x):
@@ -200,11 +221,17 @@ class Log2Backward0(Node):
         (x,) = self.saved_tensors
         return (g / (x * float(np.log(2.0))),)
 
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
 
 class Log10Backward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g / (x * float(np.log(10.0))),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 log2 = _unary(Log2Backward0, np.log2, "in")
@@ -241,6 +268,17 @@ class ClampBackward1(Node):
             keep &= d <= self.hi
         from .arith import where
         return (where(_make(keep), g, 0.0),)
+
+    def jvp(self, t):
+        from .arith import where
+        (x,) = self.saved_tensors
+        d = x._data
+        keep = np.ones(d.shape, dtype=bool)
+        if self.lo is not None:
+            keep &= d >= self.lo
+        if self.hi is not None:
+            keep &= d <= self.hi
+        return where(_make(keep), t, 0.0)
 
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:

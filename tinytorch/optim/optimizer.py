@@ -74,11 +74,24 @@ def _clone_state(value: Any) -> Any:
     return value
 
 
+def _refuse_inference_params(opt) -> None:
+    """PyTorch's error for updating an inference tensor in place outside inference mode, raised before
+    any parameter is written (the update kernels write numpy arrays before bumping versions)."""
+    from ..autograd.grad_mode import NO_VERSION, _INPLACE_MSG
+
+    for group in opt.param_groups:
+        for p in group["params"]:
+            if p._vc is NO_VERSION and p.grad is not None:
+                raise RuntimeError(_INPLACE_MSG)
+
+
 def _step_without_grad(step: Callable) -> Callable:
     """Run ``step`` with graph recording off, as PyTorch does for non-differentiable optimizers."""
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        if not _State.inference:
+            _refuse_inference_params(self)
         prev = _State.enabled
         _State.enabled = False
         try:
