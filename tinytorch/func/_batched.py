@@ -2,10 +2,7 @@
 helpers every batching rule uses to align operands behind that dimension."""
 from __future__ import annotations
 
-
 from ..tensor import Tensor, _wrap_dim
-
-
 
 
 def _unsupported(what: str):

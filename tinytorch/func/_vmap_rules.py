@@ -2,7 +2,6 @@
 op names to them is in ``_vmap.py``)."""
 from __future__ import annotations
 
-
 from ..tensor import Tensor, _wrap_dim
 from ._batched import (_align, _at, BatchedTensor, _binary_fn, _fmod, _level_of, _logical_ndim, _orig, _phys_of,
                        _unsupported)
