@@ -132,6 +132,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._advance(epoch)
+
+    def _advance(self, epoch: int | None = None) -> None:
+        """Advance (or set, with ``epoch``) ``last_epoch`` and write the new lrs into the groups;
+        ``step`` without its call-order warnings (SequentialLR restarts schedulers through this)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:

@@ -18,25 +18,6 @@ from .optimizer import Optimizer
 __all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts", "PolynomialLR"]
 
 
-def _update_lr(sched: LRScheduler, epoch: int | None = None) -> None:
-    """Advance (or set, with ``epoch``) ``last_epoch`` and write the new lrs, without the
-    step-order warnings: SequentialLR restarts a scheduler through this."""
-    sched._get_lr_called_within_step = True
-    try:
-        if epoch is None:
-            sched.last_epoch += 1
-            values = sched.get_lr()
-        else:
-            sched.last_epoch = epoch
-            closed_form = getattr(sched, "_get_closed_form_lr", None)
-            values = closed_form() if closed_form is not None else sched.get_lr()
-    finally:
-        sched._get_lr_called_within_step = False
-    for group, lr in zip(sched.optimizer.param_groups, values):
-        _set_lr(group, lr)
-    sched._last_lr = _current_lrs(sched.optimizer)
-
-
 def _format_param(name: str, optimizer: Optimizer, param: Any) -> list:
     """One value per parameter group (tensors cloned)."""
     if isinstance(param, (list, tuple)):

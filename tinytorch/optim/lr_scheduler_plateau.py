@@ -8,7 +8,7 @@ from bisect import bisect_right
 from typing import Any, Sequence
 
 from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _current_lrs, _set_lr
-from .lr_scheduler_extra import _check_optimizer, _update_lr
+from .lr_scheduler_extra import _check_optimizer
 from .optimizer import Optimizer
 
 __all__ = ["ReduceLROnPlateau", "SequentialLR", "ChainedScheduler"]
@@ -191,7 +191,7 @@ class SequentialLR(_Composite, LRScheduler):
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            _update_lr(scheduler, 0)
+            scheduler._advance(0)
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
-from ...factory import empty, ones, tensor, zeros
+from ...factory import ones, tensor, zeros
 from ..._dtype import int64
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _affine_parameters, _reset_affine
 
 
 class _NormBase(Module):
@@ -27,16 +26,8 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
+        _affine_parameters(self, num_features, affine, bias, dtype, device)
         dtype = dtype if dtype is not None else _dtype.get_default_dtype()
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
@@ -58,10 +49,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         """Running statistics reset; weight ones, bias zeros."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError

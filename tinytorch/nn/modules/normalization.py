@@ -11,6 +11,22 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype, device) -> None:
+    """The norms' ``weight`` and ``bias`` Parameters of ``shape`` (registered as None when absent)."""
+    dtype = dtype if dtype is not None else _dtype.get_default_dtype()
+    module.register_parameter("weight", Parameter(empty(shape, dtype=dtype, device=device)) if affine else None)
+    module.register_parameter("bias", Parameter(empty(shape, dtype=dtype, device=device)) if affine and bias else None)
+
+
+def _reset_affine(module: Module) -> None:
+    """Weight ones, bias zeros (PyTorch's norms draw no random numbers)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims; weight ones and bias zeros of that shape."""
 
@@ -22,24 +38,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        dtype = dtype if dtype is not None else _dtype.get_default_dtype()
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight ones, bias zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -61,24 +65,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        dtype = dtype if dtype is not None else _dtype.get_default_dtype()
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight ones, bias zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
