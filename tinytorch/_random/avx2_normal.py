@@ -62,8 +62,18 @@ def _buffers(k: int) -> _Buffers:
 
 def _fma_exact(a, b, c, out, bf: _Buffers) -> None:
     """out = float32 fused a*b + c, where the float64 sum is known never to be an inexact tie."""
-    np.multiply(a, b, out=bf.p, dtype=F64)
-    np.add(bf.p, c, out=out, dtype=F64, casting="unsafe")
+    # direct casts into float64 buffers, then float64 ufuncs: faster than mixed-type ufuncs,
+    # which cast through numpy's buffered iterator
+    np.multiply(_as64(a, bf.p), _as64(b, bf.q), out=bf.p)
+    np.add(bf.p, _as64(c, bf.q), out=bf.p)
+    np.copyto(out, bf.p, casting="unsafe")
+
+
+def _as64(v, buf):
+    if isinstance(v, np.ndarray) and v.dtype != F64:
+        np.copyto(buf, v)
+        return buf
+    return v
 
 
 def _fma(a, b, c, out, bf: _Buffers) -> None:
@@ -111,7 +121,9 @@ def _log(u1, out, bf: _Buffers) -> None:
     np.multiply(bf.z, F32(0.5), out=bf.t)
     np.subtract(y, bf.t, out=y)
     np.add(x, y, out=x)
-    _fma_exact(bf.e, _LOG_Q2, x, out, bf)
+    # e * Q2 is exact in float32 (|e| <= 25 times 9 significant bits): one float32 add rounds once
+    np.multiply(bf.e, _LOG_Q2, out=bf.t)
+    np.add(bf.t, x, out=out)
 
 
 def _sincos(theta, sin, cos, bf: _Buffers) -> None:
@@ -120,11 +132,15 @@ def _sincos(theta, sin, cos, bf: _Buffers) -> None:
     np.copyto(bf.j, bf.t, casting="unsafe")  # truncation, as cvttps
     np.add(bf.j, 1, out=bf.j)
     np.bitwise_and(bf.j, ~1, out=bf.j)
-    yf = bf.a64
+    yf = bf.e
     np.copyto(yf, bf.j)
     x = bf.x
-    _fma_exact(yf, F64(_DP[0]), theta, x, bf)
-    _fma_exact(yf, F64(_DP[1]), x, x, bf)
+    # j <= 8 times DP0 or DP1 (8 and 11 significant bits) is exact in float32, so those two fused
+    # steps are a float32 product and one rounding float32 add; DP2 has all 24 bits
+    np.multiply(yf, _DP[0], out=x)
+    np.add(x, theta, out=x)
+    np.multiply(yf, _DP[1], out=bf.z)
+    np.add(x, bf.z, out=x)
     _fma_exact(yf, F64(_DP[2]), x, x, bf)
     z, c, s = bf.z, bf.c, bf.s
     np.multiply(x, x, out=z)
