@@ -21,18 +21,28 @@ import numpy as np
 F32, F64, U64 = np.float32, np.float64, np.uint64
 _TIE_MASK, _TIE = U64((1 << 29) - 1), U64(1 << 28)
 
-_LOG_P = [F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
-                           3.3333331174E-1)]
-_LOG_Q1, _LOG_Q2 = F32(-2.12194440e-4), F32(0.693359375)
-_SQRTHF = F32(0.707106781186547524)
-_SQRTHF_BITS, _ONE_BITS = _SQRTHF.view(np.int32), F32(1).view(np.int32)
-_SIGN = np.int32(-(2 ** 31))
-_DP = [F32(-0.78515625), F32(-2.4187564849853515625e-4), F32(-3.77489497744594108e-8)]
-_SIN_P = [F32(-1.9515295891E-4), F32(8.3321608736E-3), F32(-1.6666654611E-1)]
-_COS_P = [F32(2.443315711809948E-005), F32(-1.388731625493765E-003), F32(4.166664568298827E-002)]
-_FOPI = F32(1.27323954473516)
-_TWO_PI = F32(2.0 * math.pi)
+# constants as 0-d arrays, which a ufunc takes faster than scalars; float64 twins for the constants
+# that meet float64 operands (a mixed-type ufunc is slow)
+def _c(v, dtype=F32):
+    return np.array(v, dtype)
+
+
+_LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                          3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2 = _c(-2.12194440e-4), _c(0.693359375)
+_SQRTHF = _c(0.707106781186547524)
+_SQRTHF_BITS, _ONE_BITS = _SQRTHF.view(np.int32), _c(1).view(np.int32)
+_SIGN = _c(-(2 ** 31), np.int32)
+_DP = [_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8)]
+_SIN_P = [_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1)]
+_COS_P = [_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002)]
+_FOPI = _c(1.27323954473516)
+_TWO_PI = _c(2.0 * math.pi)
+_ONE, _HALF_F, _MHALF, _MTWO = _c(1), _c(0.5), _c(-0.5), _c(-2)
+_I = {v: _c(v, np.int32) for v in (1, 2, 23, 29, 30, 31, 127, 0x7FFFFF, ~1)}
+_LOG_P64, _SIN_P64, _COS_P64 = ([v.astype(F64) for v in p] for p in (_LOG_P, _SIN_P, _COS_P))
+_DP2_64 = _DP[2].astype(F64)
 _CHUNK = 4096  # blocks of 16 per pass: 32768 lanes, under 3 MB of buffers in all (measured best)
 
 
@@ -72,7 +82,7 @@ def _fma_exact(a, b, c, out, bf: _Buffers) -> None:
 
 
 def _as64(v, buf):
-    if isinstance(v, np.ndarray) and v.dtype != F64:
+    if isinstance(v, np.ndarray) and v.ndim and v.dtype != F64:
         np.copyto(buf, v)
         return buf
     return v
@@ -105,23 +115,23 @@ def _log(u1, out, bf: _Buffers) -> None:
     # integer add gives both branches: the mantissa bits then rebuild m or 2m around SQRTHF.
     ix = bf.i
     np.add(bits, _ONE_BITS - _SQRTHF_BITS, out=ix)
-    np.right_shift(ix, 23, out=bf.m)
-    np.subtract(bf.m, 127, out=bf.m)
+    np.right_shift(ix, _I[23], out=bf.m)
+    np.subtract(bf.m, _I[127], out=bf.m)
     np.copyto(bf.e, bf.m, casting="unsafe")
-    np.bitwise_and(ix, np.int32(0x7FFFFF), out=ix)
+    np.bitwise_and(ix, _I[0x7FFFFF], out=ix)
     np.add(ix, _SQRTHF_BITS, out=ix)
-    np.subtract(ix.view(F32), F32(1), out=bf.x)
+    np.subtract(ix.view(F32), _ONE, out=bf.x)
     x, y = bf.x, out
     np.multiply(x, x, out=bf.z)
     x64 = bf.a64
     np.copyto(x64, x)
-    _fma_exact(x64, F64(_LOG_P[0]), _LOG_P[1], y, bf)
-    for p in _LOG_P[2:]:
+    _fma_exact(x64, _LOG_P64[0], _LOG_P64[1], y, bf)
+    for p in _LOG_P64[2:]:
         _fma_exact(y, x64, p, y, bf)
     np.multiply(y, x, out=y)
     np.multiply(bf.e, _LOG_Q1, out=bf.t)
     _fma_exact(y, bf.z, bf.t, y, bf)
-    np.multiply(bf.z, F32(0.5), out=bf.t)
+    np.multiply(bf.z, _HALF_F, out=bf.t)
     np.subtract(y, bf.t, out=y)
     np.add(x, y, out=x)
     # e * Q2 is exact in float32 (|e| <= 25 times 9 significant bits): one float32 add rounds once
@@ -133,8 +143,8 @@ def _sincos(theta, sin, cos, bf: _Buffers) -> None:
     """sin, cos = sincos256_ps(theta) for theta >= 0."""
     np.multiply(theta, _FOPI, out=bf.t)
     np.copyto(bf.j, bf.t, casting="unsafe")  # truncation, as cvttps
-    np.add(bf.j, 1, out=bf.j)
-    np.bitwise_and(bf.j, ~1, out=bf.j)
+    np.add(bf.j, _I[1], out=bf.j)
+    np.bitwise_and(bf.j, _I[~1], out=bf.j)
     yf = bf.e
     np.copyto(yf, bf.j)
     x = bf.x
@@ -144,36 +154,36 @@ def _sincos(theta, sin, cos, bf: _Buffers) -> None:
     np.add(x, theta, out=x)
     np.multiply(yf, _DP[1], out=bf.z)
     np.add(x, bf.z, out=x)
-    _fma_exact(yf, F64(_DP[2]), x, x, bf)
+    _fma_exact(yf, _DP2_64, x, x, bf)
     z, c, s = bf.z, bf.c, bf.s
     np.multiply(x, x, out=z)
     z64 = bf.a64
     np.copyto(z64, z)
-    _fma_exact(z64, F64(_COS_P[0]), _COS_P[1], c, bf)
-    _fma_exact(c, z64, _COS_P[2], c, bf)
+    _fma_exact(z64, _COS_P64[0], _COS_P64[1], c, bf)
+    _fma_exact(c, z64, _COS_P64[2], c, bf)
     np.multiply(c, z, out=c)
-    np.multiply(z, F32(-0.5), out=bf.t)
+    np.multiply(z, _MHALF, out=bf.t)
     _fma_exact(c, z64, bf.t, c, bf)
-    np.add(c, F32(1), out=c)
-    _fma_exact(z64, F64(_SIN_P[0]), _SIN_P[1], s, bf)
-    _fma_exact(s, z64, _SIN_P[2], s, bf)
+    np.add(c, _ONE, out=c)
+    _fma_exact(z64, _SIN_P64[0], _SIN_P64[1], s, bf)
+    _fma_exact(s, z64, _SIN_P64[2], s, bf)
     np.multiply(s, z, out=s)
     _fma_exact(s, x, x, s, bf)
     # the kernel's bit operations: where j & 2 the polynomials swap, then sign bits are xor-ed in
     # (j & 4 for the sine; ~(j - 2) & 4, which is (j + 2) & 4 for an even j, for the cosine)
     j, i, m = bf.j, bf.i, bf.m
-    np.left_shift(j, 30, out=m)
-    np.right_shift(m, 31, out=m)  # all ones where j & 2
+    np.left_shift(j, _I[30], out=m)
+    np.right_shift(m, _I[31], out=m)  # all ones where j & 2
     cb, sb, sin_b, cos_b = c.view(np.int32), s.view(np.int32), sin.view(np.int32), cos.view(np.int32)
     np.bitwise_xor(sb, cb, out=i)
     np.bitwise_and(i, m, out=i)
     np.bitwise_xor(sb, i, out=sin_b)
     np.bitwise_xor(cb, i, out=cos_b)
-    np.left_shift(j, 29, out=i)
+    np.left_shift(j, _I[29], out=i)
     np.bitwise_and(i, _SIGN, out=i)
     np.bitwise_xor(sin_b, i, out=sin_b)
-    np.add(j, 2, out=i)
-    np.left_shift(i, 29, out=i)
+    np.add(j, _I[2], out=i)
+    np.left_shift(i, _I[29], out=i)
     np.bitwise_and(i, _SIGN, out=i)
     np.bitwise_xor(cos_b, i, out=cos_b)
 
@@ -207,9 +217,9 @@ def _run(blocks, out, mean, std) -> None:
         bf = _buffers(stop - start)
         half = bf.u1.view(_HALF)[:, 0]
         np.copyto(half, src[start:stop, 0])
-        np.subtract(F32(1), bf.u1, out=bf.u1)
+        np.subtract(_ONE, bf.u1, out=bf.u1)
         _log(bf.u1, bf.r, bf)
-        np.multiply(bf.r, F32(-2), out=bf.r)
+        np.multiply(bf.r, _MTWO, out=bf.r)
         np.sqrt(bf.r, out=bf.r)
         np.copyto(bf.th.view(_HALF)[:, 0], src[start:stop, 1])
         np.multiply(bf.th, _TWO_PI, out=bf.th)
