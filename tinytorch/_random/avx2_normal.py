@@ -76,8 +76,9 @@ def _fma_exact(a, b, c, out, bf: _Buffers) -> None:
     """out = float32 fused a*b + c, where the float64 sum is known never to be an inexact tie."""
     # direct casts into float64 buffers, then float64 ufuncs: faster than mixed-type ufuncs,
     # which cast through numpy's buffered iterator
-    np.multiply(_as64(a, bf.p), _as64(b, bf.q), out=bf.p)
-    np.add(bf.p, _as64(c, bf.q), out=bf.p)
+    b64 = _as64(b, bf.q)
+    np.multiply(_as64(a, bf.p), b64, out=bf.p)
+    np.add(bf.p, b64 if c is b else _as64(c, bf.q), out=bf.p)  # sin's fma(s, x, x) reuses x's copy
     np.copyto(out, bf.p, casting="unsafe")
 
 
