@@ -83,3 +83,19 @@ def test_large_float64_normals(torch, seed):
 def test_float16_normals(torch):
     both(torch, 3, lambda m: m.randn(4099, dtype=m.float16))
     assert tt.randn(3).dtype == tt.float32
+
+
+def test_float32_kernel_cosine_half_square_is_exact():
+    # the kernel's -z/2 (z = x*x, x the reduced angle) enters a fused step in float64: exact in
+    # float32 too as long as z stays far from float32's subnormals (every 16th input here)
+    from tinytorch._random.fpmath import fma32
+    u = (np.arange(0, 1 << 24, 16, dtype=np.int64) * 2.0 ** -24).astype(np.float32)
+    theta = u * avx2_normal._TWO_PI
+    j = (((theta * avx2_normal._FOPI).astype(np.int32) + 1) & ~1).astype(np.float32)
+    x = theta
+    for dp in avx2_normal._DP:
+        x = fma32(j, dp, x)
+    z = x * x
+    assert z.dtype == np.float32
+    assert np.all((z == 0) | (z > 2.0 ** -100))
+    assert np.array_equal((z * np.float32(-0.5)).astype(np.float64), z.astype(np.float64) * -0.5)
