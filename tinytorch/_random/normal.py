@@ -84,19 +84,28 @@ def _fill_f64(eng, n: int, mean: float, std: float) -> np.ndarray:
     d = eng.float64_uniform(n)
     full = n // 16
     if full:
-        d[: 16 * full] = _box_muller_f64(d[: 16 * full].reshape(full, 2, 8), mean, std).reshape(-1)
+        head = d[: 16 * full].reshape(full, 2, 8)
+        # in chunks, so the temporaries stay in cache; each chunk is read before it is written
+        for start in range(0, full, _CHUNK64):
+            part = head[start:start + _CHUNK64]
+            part[...] = _box_muller_f64(part, mean, std)
     if n % 16:
         d[n - 16:] = _box_muller_f64(eng.float64_uniform(16).reshape(1, 2, 8), mean, std).reshape(-1)
     return d
 
 
+_CHUNK64 = 2048  # blocks of 16
+
+
 def _box_muller_f64(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
-    radius = np.sqrt(-2.0 * libm_log(1.0 - blocks[:, 0, :]))
-    theta = _TWO_PI * blocks[:, 1, :]
+    radius = libm_log(1.0 - blocks[:, 0, :])
+    radius *= -2.0
+    np.sqrt(radius, out=radius)
+    theta = blocks[:, 1, :] * _TWO_PI
     out = np.empty(blocks.shape, F64)
-    n1, n2 = radius * libm_cos(theta), radius * libm_sin(theta)
-    if std == 1.0 and mean == 0.0:
-        out[:, 0, :], out[:, 1, :] = n1, n2
-    else:
-        out[:, 0, :], out[:, 1, :] = fma64(n1, std, mean), fma64(n2, std, mean)
+    n1, n2 = out[:, 0, :], out[:, 1, :]
+    np.multiply(radius, libm_cos(theta), out=n1)
+    np.multiply(radius, libm_sin(theta), out=n2)
+    if not (std == 1.0 and mean == 0.0):
+        n1[...], n2[...] = fma64(n1, std, mean), fma64(n2, std, mean)
     return out
