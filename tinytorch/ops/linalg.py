@@ -223,7 +223,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
     _check_dtypes(x, w)
-    out = np.matmul(x, w.T)
+    if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
+        # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
+        # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
+        out = np.matmul(w, x.T).T.copy()
+    else:
+        out = np.matmul(x, w.T)
     if bias is not None:
         out += bias._data  # in place: the product is a fresh array
     rg_b = bias is not None and bias._requires_grad
