@@ -109,6 +109,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
     a batch of one is exactly this case)."""
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+            # einsum's outer-product loop is about twice as fast as a broadcast multiply here
+            return np.einsum("i,j->ij", a[:, 0], b[0])
         return np.multiply(a, b)
     return np.matmul(a, b)
 
