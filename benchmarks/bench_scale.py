@@ -4,7 +4,8 @@
     python benchmarks/bench_scale.py --quick         # fewer steps and rounds
     python benchmarks/bench_scale.py --json out.json
 
-Times are the one-thread worker's CPU time (wall time for import).
+Times are the one-thread worker's CPU time; import is shown as wall and CPU time over `python -c pass`,
+min of 5 runs per round, with bytecode cached as an installed package has it.
 Each measurement runs in a fresh process (OMP/OPENBLAS/MKL_NUM_THREADS=1 before numpy or torch is
 imported), PyTorch and tinytorch taking turns round by round; figures are medians over
 rounds of per-process medians (import: min over rounds). The training step is the quickstart MLP
