@@ -109,6 +109,10 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
         return np.array(data, copy=True)
     if isinstance(data, np.generic):
         return np.array(data)
+    if type(data) is list and data and type(data[0]) is float and all(type(v) is float for v in data):
+        # the common flat list of Python floats: numpy rounds each double straight to the default dtype,
+        # the same values as through float64, without the walk for typed leaves
+        return np.array(data, dtype=np.float64 if exact else _dtype.get_default_dtype().np)
     if isinstance(data, (list, tuple)):
         typed = _leaf_dtype(data)
         if typed is not None:

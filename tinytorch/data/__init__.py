@@ -1,7 +1,5 @@
 """Data loading: datasets, samplers, ``DataLoader`` and ``default_collate`` (``torch.utils.data``),
 plus torchvision-style ``datasets`` (MNIST, FashionMNIST) and ``transforms``."""
-from . import datasets, transforms
-from ._worker import WorkerInfo, get_worker_info
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
 from .dataset import (ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
@@ -19,3 +17,25 @@ __all__ = [
     "DistributedSampler",
     "datasets", "transforms",
 ]
+
+# Loaded on first use (PEP 562): downloads pull in http/ssl/email, workers pull in multiprocessing, and a
+# training step needs neither, so ``import tinytorch`` stays fast.
+_LAZY = {"datasets": (".datasets", None), "transforms": (".transforms", None),
+         "WorkerInfo": ("._worker", "WorkerInfo"), "get_worker_info": ("._worker", "get_worker_info")}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module, __name__)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -7,7 +7,6 @@ bookkeeping, and ``tinytorch.manual_seed`` makes a whole run reproducible."""
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import warnings
 from collections.abc import Callable, Iterable
@@ -140,12 +139,16 @@ class DataLoader:
                                  "loading (num_workers > 0), but got "
                                  f"num_workers={self.num_workers}")
             if isinstance(context, str):
+                import multiprocessing
+
                 methods = multiprocessing.get_all_start_methods()
                 if context not in methods:
                     raise ValueError("multiprocessing_context option should specify a valid start "
                                      f"method in {methods!r}, but got "
                                      f"multiprocessing_context={context!r}")
                 context = multiprocessing.get_context(context)
+            import multiprocessing.context
+
             if not isinstance(context, multiprocessing.context.BaseContext):
                 raise TypeError("multiprocessing_context option should be a valid context object "
                                 "or a string specifying the start method, but got "

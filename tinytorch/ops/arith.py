@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import get_default_dtype
+from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._util import as_array, binary_operands, edge, fit_grad, meta, needs_grad, unpack
+from ._util import _NONE_EDGE, as_array, binary_operands, edge, fit_grad, meta, needs_grad, unpack
 
 
 class _BinaryNode(Node):
@@ -29,8 +30,45 @@ class AddBackward0(_BinaryNode):
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
 
+def _same(a, b):
+    """The two arrays of tensor operands of one shape and dtype (the common case: no promotion, no
+    broadcast, nothing for the backward to fit), else None."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        ad, bd = a._data, b._data
+        if ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b":
+            return ad, bd
+    return None
+
+
+def _float_and_scalar(a, b):
+    """The array of a floating tensor ``a`` with a Python float or int ``b``: the result keeps ``a``'s
+    dtype and shape, so nothing is promoted or fitted (the common ``x * 0.5``, ``x + 1``), else None."""
+    if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
+        ad = a._data
+        if ad.dtype.kind == "f":
+            return ad
+    return None
+
+
 def add(a, b, *, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
+    if alpha == 1:
+        same = _same(a, b)
+        if same is not None:
+            out = same[0] + same[1]
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and (a._requires_grad or b._requires_grad):
+                return _make(out, AddBackward0((a._edge(), b._edge())))
+            return _make(out)
+        ad = _float_and_scalar(a, b)
+        if ad is not None:
+            out = ad + b
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and a._requires_grad:
+                return _make(out, AddBackward0((a._edge(), _NONE_EDGE)))
+            return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     out = ad + bd if alpha == 1 else ad + bd * alpha
     out = as_array(out)
@@ -66,6 +104,23 @@ def _is_bool(x) -> bool:
 
 def sub(a, b, *, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
+    if alpha == 1:
+        same = _same(a, b)
+        if same is not None:
+            out = same[0] - same[1]
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and (a._requires_grad or b._requires_grad):
+                return _make(out, SubBackward0((a._edge(), b._edge())))
+            return _make(out)
+        bd = _float_and_scalar(b, a)
+        if bd is not None:  # scalar - tensor (what ``1 - t`` calls)
+            out = a - bd
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and b._requires_grad:
+                return _make(out, RsubBackward1((b._edge(), _NONE_EDGE)))
+            return _make(out)
     a_bool, b_bool = _is_bool(a), _is_bool(b)
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -103,6 +158,30 @@ class MulBackward0(_BinaryNode):
 
 def mul(a, b) -> Tensor:
     """Elementwise product with broadcasting."""
+    same = _same(a, b)
+    if same is not None:
+        out = same[0] * same[1]
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and (a._requires_grad or b._requires_grad):
+            node = MulBackward0((a._edge(), b._edge()))
+            need_a = node.need_a = a._requires_grad
+            need_b = node.need_b = b._requires_grad
+            node._save_inputs(a if need_b else None, b if need_a else None)
+            return _make(out, node)
+        return _make(out)
+    ad = _float_and_scalar(a, b)
+    if ad is not None:
+        out = ad * b
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and a._requires_grad:
+            node = MulBackward0((a._edge(), _NONE_EDGE))
+            node.need_a, node.need_b = True, False
+            node._saved_versions = node._saved = (None, None)
+            node.b_scalar = b
+            return _make(out, node)
+        return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     out = as_array(ad * bd)
     if needs_grad(ta, tb):

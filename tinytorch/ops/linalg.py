@@ -119,6 +119,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
     a batch of one is exactly this case)."""
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+            # einsum's outer-product loop is about twice as fast as a broadcast multiply here
+            return np.einsum("i,j->ij", a[:, 0], b[0])
         return np.multiply(a, b)
     return np.matmul(a, b)
 
@@ -242,7 +245,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
     _check_dtypes(x, w)
-    out = np.matmul(x, w.T)
+    if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
+        # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
+        # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
+        out = np.matmul(w, x.T).T.copy()
+    else:
+        out = np.matmul(x, w.T)
     if bias is not None:
         out += bias._data  # in place: the product is a fresh array
     rg_b = bias is not None and bias._requires_grad

@@ -14,22 +14,30 @@ def _float_input(x: np.ndarray) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(get_default_dtype().np)
 
 
-def _unary(node_cls, fn, save: str, floating: bool = True):
-    """Build ``op(t)``: forward ``fn`` on the array; the node saves the input ("in"), the result ("out") or nothing."""
+def _unary(node_cls, fn, save: str, floating: bool = True, quiet: bool = False):
+    """Build ``op(t)``: forward ``fn`` on the array; the node saves the input ("in"), the result ("out") or nothing.
+
+    ``quiet``: ``fn`` can raise no floating-point warning (relu, abs, neg, tanh), so numpy's error
+    state is left alone: entering ``np.errstate`` costs about a microsecond, as much as a small op."""
 
     def op(input: Tensor) -> Tensor:
         x = input._data
-        if floating:
-            x = _float_input(x)
-        with np.errstate(all="ignore"):
-            out = as_array(fn(x))
+        if floating and x.dtype.kind != "f":
+            x = x.astype(get_default_dtype().np)
+        if quiet:
+            out = fn(x)
+        else:
+            with np.errstate(all="ignore"):
+                out = fn(x)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
         if _State.enabled and input._requires_grad:
             node = node_cls((input._edge(),))
             res = _make(out, node)
-            if save == "in":
+            if save == "out":
+                node._save_own_output(res)
+            elif save == "in":
                 node.save_for_backward(input)
-            elif save == "out":
-                node.save_for_backward(res)
             return res
         return _make(out)
 
@@ -175,8 +183,20 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
+_ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy a conversion per call
+
+
 def _relu(x):
-    return np.maximum(x, 0) if x.dtype.kind != "b" else x.copy()
+    zero = _ZERO.get(x.dtype)
+    if zero is None:
+        if x.dtype.kind == "b":
+            return x.copy()
+        if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
+            return np.where(x < 0, np.float16(0), x)
+        zero = np.zeros((), x.dtype)
+        zero.flags.writeable = False
+        _ZERO[x.dtype] = zero
+    return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
 
 
 def _neg(x):
@@ -186,16 +206,16 @@ def _neg(x):
     return np.negative(x)
 
 
-neg = _unary(NegBackward0, _neg, "none", floating=False)
+neg = _unary(NegBackward0, _neg, "none", floating=False, quiet=True)
 exp = _unary(ExpBackward0, np.exp, "out")
 log = _unary(LogBackward0, np.log, "in")
 sqrt = _unary(SqrtBackward0, np.sqrt, "out")
 sin = _unary(SinBackward0, np.sin, "in")
 cos = _unary(CosBackward0, np.cos, "in")
-tanh = _unary(TanhBackward0, np.tanh, "out")
+tanh = _unary(TanhBackward0, np.tanh, "out", quiet=True)
 sigmoid = _unary(SigmoidBackward0, _sigmoid, "out")
-abs = _unary(AbsBackward0, np.abs, "in", floating=False)
-relu = _unary(ReluBackward0, _relu, "out", floating=False)
+abs = _unary(AbsBackward0, np.abs, "in", floating=False, quiet=True)
+relu = _unary(ReluBackward0, _relu, "out", floating=False, quiet=True)
 log1p = _unary(Log1PBackward0, np.log1p, "in")
 expm1 = _unary(Expm1Backward0, np.expm1, "out")
 rsqrt = _unary(RsqrtBackward0, lambda x: 1 / np.sqrt(x), "out")

@@ -112,6 +112,43 @@ def _scratch_like(a: np.ndarray) -> np.ndarray:
     return buf
 
 
+# Elements per block of the updates below: 256 KiB of float32, so that a block's temporaries stay in
+# the cache between the passes of one update instead of going through memory once per pass.
+_BLOCK = 65536
+
+
+def _blockable(p: np.ndarray, *others: np.ndarray) -> bool:
+    return p.flags.c_contiguous and all(o.flags.c_contiguous and o.shape == p.shape and o.dtype == p.dtype
+                                        for o in others)
+
+
+def _axpy_blocked(p: np.ndarray, d: np.ndarray, alpha: float) -> None:
+    """p += alpha * d, block by block: the same float operations (product rounded, then the sum) as
+    the whole-array passes, at about one pass's memory traffic."""
+    pf, df = p.reshape(-1), d.reshape(-1)
+    n = pf.size
+    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)])
+    for i in range(0, n, _BLOCK):
+        j = min(i + _BLOCK, n)
+        t = tmp[:j - i]
+        np.multiply(df[i:j], alpha, out=t)
+        np.add(pf[i:j], t, out=pf[i:j])
+
+
+def _momentum_step_blocked(p: np.ndarray, d: np.ndarray, b: np.ndarray, momentum: float, lr: float) -> None:
+    """buf = buf * momentum + d; p += -lr * buf; block by block, in that order of operations."""
+    pf, df, bf = p.reshape(-1), d.reshape(-1), b.reshape(-1)
+    n = pf.size
+    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)])
+    for i in range(0, n, _BLOCK):
+        j = min(i + _BLOCK, n)
+        bb, t = bf[i:j], tmp[:j - i]
+        np.multiply(bb, momentum, out=bb)
+        np.add(bb, df[i:j], out=bb)
+        np.multiply(bb, -lr, out=t)
+        np.add(pf[i:j], t, out=pf[i:j])
+
+
 def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float,
              momentum: float, lr: float, dampening: float, nesterov: bool,
              maximize: bool) -> Tensor | None:
@@ -132,6 +169,16 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
         owned = True
 
     new_buf = None
+    if (momentum != 0 and buf is not None and dampening == 0 and not nesterov and not owned
+            and _blockable(p, d, buf._data)):
+        _momentum_step_blocked(p, d, buf._data, momentum, lr)
+        buf._vc[0] += 2  # mul_ and add_, as PyTorch counts them
+        param._vc[0] += 1
+        return None
+    if momentum == 0 and not owned and _blockable(p, d):
+        _axpy_blocked(p, d, -lr)
+        param._vc[0] += 1
+        return None
     if momentum != 0:
         if buf is None:
             b = d if owned else d.copy()

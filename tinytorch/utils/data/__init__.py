@@ -1,3 +1,18 @@
 """``tinytorch.utils.data``: the same objects as ``tinytorch.data``, under PyTorch's module path."""
-from ...data import *  # noqa: F401,F403
+from ... import data as _data
 from ...data import __all__  # noqa: F401
+
+# the eager names now; the lazy ones (datasets, transforms, worker info) on first use, as in tinytorch.data
+globals().update({_n: getattr(_data, _n) for _n in __all__ if _n not in _data._LAZY})
+
+
+def __getattr__(name):
+    if name in _data._LAZY:
+        value = getattr(_data, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_data._LAZY))

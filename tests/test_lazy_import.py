@@ -1,0 +1,33 @@
+"""``import tinytorch`` leaves out what a training step does not need, and every lazy name still resolves."""
+import subprocess
+import sys
+
+import pytest
+
+import tinytorch
+
+
+def test_import_leaves_out_downloads_and_workers():
+    code = ("import sys, tinytorch\n"
+            "print(sorted(m for m in ('http.client', 'ssl', 'email', 'multiprocessing', 'urllib.request',"
+            " 'tinytorch.data.datasets', 'tinytorch.data._worker') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", [tinytorch.data, tinytorch.utils.data])
+def test_lazy_names_resolve(module):
+    from tinytorch.data import _worker, datasets, transforms
+
+    assert module.datasets is datasets and module.transforms is transforms
+    assert module.WorkerInfo is _worker.WorkerInfo and module.get_worker_info is _worker.get_worker_info
+    assert {"datasets", "transforms", "WorkerInfo", "get_worker_info", "DataLoader"} <= set(dir(module))
+    assert datasets.MNIST.__name__ == "MNIST"
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        module.nope
+
+
+def test_star_import_gives_every_public_name():
+    ns = {}
+    exec("from tinytorch.utils.data import *", ns)
+    assert set(tinytorch.data.__all__) <= set(ns)
