@@ -24,7 +24,7 @@ def test_lazy_names_resolve(module):
     assert {"datasets", "transforms", "WorkerInfo", "get_worker_info", "DataLoader"} <= set(dir(module))
     assert datasets.MNIST.__name__ == "MNIST"
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        module.nope
+        _ = module.nope
 
 
 def test_star_import_gives_every_public_name():
