@@ -12,6 +12,7 @@ numpy, then again), so drift of the machine hits all of them alike. Figures are 
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import json
 import math
@@ -130,12 +131,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+# a bytecode cache of the run's own: where PYTHONDONTWRITEBYTECODE is set, every import would otherwise
+# recompile tinytorch from source while PyTorch's bytecode sits compiled in site-packages
+_PYCACHE = tempfile.mkdtemp(prefix="bench_pycache_")
+atexit.register(shutil.rmtree, _PYCACHE, True)
+
+
 def worker_env() -> dict:
-    """Every worker's environment: one thread everywhere, this checkout's tinytorch first."""
+    """Every worker's environment: one thread everywhere, this checkout's tinytorch first, bytecode kept."""
     env = dict(os.environ)
     for name in THREAD_VARS:
         env[name] = "1"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     return env
 
 
