@@ -184,8 +184,9 @@ def _forward_only(t) -> bool:
     return _forward_only_node(t.grad_fn)
 
 
-def _forward_only_node(root) -> bool:
-    """Memoised on the nodes (per level), so asking at every step of a long chain stays linear."""
+def _post_order(root, cache_attr: str) -> list:
+    """The nodes below ``root`` whose ``cache_attr`` is not of this level, inputs before outputs
+    (iterative, so long chains need no recursion)."""
     gen = _Fw.generation
     order, stack, seen = [], [(root, False)], set()
     while stack:
@@ -196,12 +197,18 @@ def _forward_only_node(root) -> bool:
         if node is None or id(node) in seen or isinstance(node, AccumulateGrad):
             continue
         seen.add(id(node))
-        cached = node.__dict__.get("_fw_fo")
+        cached = node.__dict__.get(cache_attr)
         if cached is not None and cached[0] == gen:
             continue
         stack.append((node, True))
         stack.extend((n, False) for n, _ in node.next_functions)
-    for node in order:
+    return order
+
+
+def _forward_only_node(root) -> bool:
+    """Memoised on the nodes (per level), so asking at every step of a long chain stays linear."""
+    gen = _Fw.generation
+    for node in _post_order(root, "_fw_fo"):
         only = True
         for n, _ in node.next_functions:
             if n is None:
@@ -234,21 +241,7 @@ def _edge_tangent(edge):
 def _node_tangents(root):
     """The tangents of ``root``'s outputs, computing every node below it first (iteratively)."""
     gen = _Fw.generation
-    order, stack, seen = [], [(root, False)], set()
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if node is None or id(node) in seen or isinstance(node, AccumulateGrad):
-            continue
-        seen.add(id(node))
-        cached = node.__dict__.get("_fw_cache")
-        if cached is not None and cached[0] == gen:
-            continue
-        stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions)
-    for node in order:  # post-order: inputs before outputs
+    for node in _post_order(root, "_fw_cache"):  # inputs before outputs
         seed = node.__dict__.get("_fw_seed")
         if seed is not None and seed[0] == gen:
             result = (seed[1],)
