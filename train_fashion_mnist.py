@@ -2,8 +2,8 @@
 
     python train_fashion_mnist.py                                  # downloads the data into ./data
     python train_fashion_mnist.py --data-root ../shared/datasets --no-download
-    mpiexec -n 2 python train_fashion_mnist.py ...                # data-parallel over MPI
     python train_fashion_mnist.py --model cnn --data-root ../shared/datasets --no-download
+    mpiexec -n 2 python train_fashion_mnist.py ...                # data-parallel over MPI
 
 The code below is the quickstart's, with ``import tinytorch as torch``; around it: options, progress
 bars, checkpoints that resume bit for bit, and a clean stop on Ctrl-C."""
