@@ -294,3 +294,16 @@ def test_pooling_outputs_never_alias_their_input():
     for y in (F.max_pool2d(x, 1), F.avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, 4), F.adaptive_max_pool2d(x, 4)):
         y.add_(100.0)
         np.testing.assert_array_equal(x.numpy(), np.arange(16.0).reshape(1, 1, 4, 4))
+
+
+def test_pooled_padded_buffers_keep_their_zeros_across_geometries():
+    """Two inputs whose padded copies have one shape but their interiors at other places, in turn
+    (hypothesis found the second reading the first's rows where its zeros should be)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    tall, short = rng.standard_normal((1, 2, 3, 9)), rng.standard_normal((1, 2, 1, 7))
+    w = rng.standard_normal((2, 1, 1, 1))
+    for x, p in [(tall, 0), (short, 1), (tall, 0), (short, 1)]:
+        got = F.conv2d(tt.tensor(x), tt.tensor(w), padding=p, groups=2)
+        want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=p, groups=2)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)

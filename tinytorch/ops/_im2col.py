@@ -68,17 +68,22 @@ def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
     shape = (n, c, hp + geo.wide, wp)
     if shape == x.shape:
         return x
-    # a pooled buffer of this shape has zeros around the interior, which every call overwrites
-    xp = _pool.free.get(("xp", shape, x.dtype))
-    xp = xp.pop() if xp else np.zeros(shape, x.dtype)
+    # a pooled buffer with this interior at this place has zeros around it, which every call
+    # overwrites: the key holds the placement, since other paddings of other inputs give the same shape
+    spare = _pool.free.get((_padded_tag(x, geo), shape, x.dtype))
+    xp = spare.pop() if spare else np.zeros(shape, x.dtype)
     xp[:, :, ph:ph + h, pw:pw + w] = x
     return xp
 
 
-def _release_padded(xp: np.ndarray, x: np.ndarray) -> None:
+def _padded_tag(x: np.ndarray, geo: _Geometry) -> tuple:
+    return ("xp",) + tuple(geo.p) + x.shape[2:]
+
+
+def _release_padded(xp: np.ndarray, x: np.ndarray, geo: _Geometry) -> None:
     """Give a padded copy back to the pool; never the input itself (or a view of it)."""
     if xp.base is None and xp is not x and xp.shape != x.shape:
-        _pool.put("xp", xp)
+        _pool.put(_padded_tag(x, geo), xp)
 
 
 _CHUNK_BYTES = 1 << 20  # columns of a few samples at a time stay in cache between the GEMM and its copy (1 MB
@@ -232,6 +237,6 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     if own_xp:
-        _release_padded(xp, x4)
+        _release_padded(xp, x4, geo)
     shape = (o, c // g) + ((geo.k[1],) if geo.one_d else geo.k)
     return gw.reshape(shape)

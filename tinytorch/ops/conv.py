@@ -38,7 +38,7 @@ class ConvolutionBackward0(Node):
         if rows is not None:
             _pool.put("rows", rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
         if self._xp is not None:
-            _release_padded(self._xp, _as4(x._data, geo.one_d))
+            _release_padded(self._xp, _as4(x._data, geo.one_d), geo)
             self._xp = None
         return gx, gw, gb
 
@@ -96,7 +96,7 @@ def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
     if node is not None and w._requires_grad:
         node._xp = xp  # the weight gradient reads the same padded copy
     else:
-        _release_padded(xp, _as4(x._data, geo.one_d))
+        _release_padded(xp, _as4(x._data, geo.one_d), geo)
     return t
 
 
