@@ -35,9 +35,11 @@ def test_batch_one_linear_gradients_match_pytorch(torch):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
 
 
-def test_tune_malloc_is_harmless():
+def test_tune_malloc_is_harmless(monkeypatch):
     assert tune_malloc() in (True, False)
     assert float(tinytorch.ones(1 << 20).sum()) == float(1 << 20)
+    monkeypatch.setenv("TINYTORCH_NO_MALLOPT", "1")
+    assert tune_malloc() is False  # the opt-out for programs that tune malloc themselves
 
 
 @pytest.mark.parametrize("shape_a,shape_b", [((4, 1), (1, 3)), ((1,), (1, 3)), ((4, 1), (1,)), ((2, 4, 1), (1, 3))])

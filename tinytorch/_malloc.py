@@ -8,6 +8,7 @@ threshold keeps freed blocks in the heap for the next step to reuse, as PyTorch'
 effectively does. Elsewhere than glibc this does nothing."""
 from __future__ import annotations
 
+import os
 import sys
 
 _M_TRIM_THRESHOLD = -1
@@ -16,8 +17,9 @@ _HEAP_LIMIT = 1 << 30  # blocks up to 1 GiB come from the heap and stay there on
 
 
 def tune_malloc() -> bool:
-    """Raise glibc's mmap and trim thresholds; False where that is not glibc (or not allowed)."""
-    if not sys.platform.startswith("linux"):
+    """Raise glibc's mmap and trim thresholds; False where that is not glibc, not allowed, or switched
+    off with ``TINYTORCH_NO_MALLOPT=1`` (the setting is the whole process's, not tinytorch's alone)."""
+    if not sys.platform.startswith("linux") or os.environ.get("TINYTORCH_NO_MALLOPT") == "1":
         return False
     try:
         import ctypes
