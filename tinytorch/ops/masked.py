@@ -162,6 +162,11 @@ def _index_write_checks(x: np.ndarray, d: int, i: np.ndarray, src: np.ndarray, f
                            f"shape: {list(expected)} and source slice shape: {list(src.shape)}")
 
 
+def _source_slices(src: np.ndarray, x: np.ndarray, d: int, n: int) -> np.ndarray:
+    """``source`` with ``dim`` moved first, its slices shaped as ``input``'s (n of them)."""
+    return np.moveaxis(src.reshape(tuple(n if k == d else s for k, s in enumerate(x.shape))), d, 0)
+
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of ``input`` with ``alpha * source``'s slices added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data
@@ -172,8 +177,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     i = _check_range(i, x.shape[d] if x.ndim else 1, "index_add")
     out = x.copy()
     if x.ndim:
-        xv = np.moveaxis(out, d, 0)
-        sv = np.moveaxis(src.reshape(tuple(i.shape[0] if k == d else s for k, s in enumerate(x.shape))), d, 0)
+        xv, sv = np.moveaxis(out, d, 0), _source_slices(src, x, d, i.shape[0])
     else:
         xv, sv = out.reshape(1), src.reshape(-1)
     np.add.at(xv, i, sv * alpha if alpha != 1 else sv)
@@ -198,8 +202,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     i = _check_range(i, x.shape[d] if x.ndim else 1, "index_copy")
     out = x.copy()
     if x.ndim:
-        np.moveaxis(out, d, 0)[i] = np.moveaxis(src.reshape(tuple(i.shape[0] if k == d else s
-                                                                  for k, s in enumerate(x.shape))), d, 0)
+        np.moveaxis(out, d, 0)[i] = _source_slices(src, x, d, i.shape[0])
     else:
         out[...] = src.reshape(-1)[-1] if src.size else out
     return record(out, IndexCopyBackward0, (input, None, source), (_make(i),), dim=d,
