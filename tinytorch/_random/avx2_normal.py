@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import threading
+
 import numpy as np
 
 F32, F64, U64 = np.float32, np.float64, np.uint64
@@ -60,15 +62,18 @@ class _Buffers:
         self.b = np.empty(shape, bool)
 
 
-_BUFFERS: dict = {}
+_PER_THREAD = threading.local()  # each thread's working arrays: two threads drawing at once must not share
 
 
 def _buffers(k: int) -> _Buffers:
-    buf = _BUFFERS.get(k)
+    cache = getattr(_PER_THREAD, "buffers", None)
+    if cache is None:
+        cache = _PER_THREAD.buffers = {}
+    buf = cache.get(k)
     if buf is None:
-        if len(_BUFFERS) > 4:
-            _BUFFERS.clear()
-        buf = _BUFFERS[k] = _Buffers(k)
+        if len(cache) > 4:
+            cache.clear()
+        buf = cache[k] = _Buffers(k)
     return buf
 
 

@@ -3,30 +3,36 @@ from __future__ import annotations
 
 import warnings
 
-from .node import _Anomaly
+from .grad_mode import _Active, _State
 
 
 def is_anomaly_enabled() -> bool:
-    return _Anomaly.enabled
+    return _State.anomaly
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return _Anomaly.check_nan
+    return _State.check_nan
+
+
+def _set(enabled: bool, check_nan: bool) -> None:
+    """Set this thread's anomaly mode, keeping the count of threads that have it on."""
+    if enabled != _State.anomaly:
+        _Active.count("anomaly", 1 if enabled else -1)
+    _State.anomaly, _State.check_nan = enabled, check_nan
 
 
 class set_detect_anomaly:
     """Turn anomaly detection on or off; also usable as a context manager."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = (_Anomaly.enabled, _Anomaly.check_nan)
-        _Anomaly.enabled = bool(mode)
-        _Anomaly.check_nan = bool(check_nan)
+        self.prev = (_State.anomaly, _State.check_nan)
+        _set(bool(mode), bool(check_nan))
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        _Anomaly.enabled, _Anomaly.check_nan = self.prev
+        _set(*self.prev)
 
 
 class detect_anomaly:
@@ -39,11 +45,11 @@ class detect_anomaly:
                       "enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self) -> None:
-        self.prev = (_Anomaly.enabled, _Anomaly.check_nan)
-        _Anomaly.enabled, _Anomaly.check_nan = True, self.check_nan
+        self.prev = (_State.anomaly, _State.check_nan)
+        _set(True, bool(self.check_nan))
 
     def __exit__(self, *exc) -> None:
-        _Anomaly.enabled, _Anomaly.check_nan = self.prev
+        _set(*self.prev)
 
     def __call__(self, fn):
         import functools

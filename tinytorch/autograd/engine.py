@@ -14,7 +14,7 @@ import numpy as np
 
 from .grad_mode import _State
 from .. import tensor as _tensor
-from .node import AccumulateGrad, Node, _Anomaly, accumulator_of
+from .node import AccumulateGrad, Node, accumulator_of
 
 _getrefcount = sys.getrefcount
 
@@ -230,7 +230,7 @@ def _run_node_in_anomaly_mode(node: Node, grads: list):
     """``_run_node`` plus the NaN check; any failure first warns with where the node was made."""
     try:
         out = _run_node(node, grads)
-        if _Anomaly.check_nan:
+        if _State.check_nan:
             for i, g in enumerate(out):
                 if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
@@ -309,7 +309,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                                                      if nxt is not None):
                     pass  # a captured input's own node: nothing below it is wanted
                 else:
-                    if _Anomaly.enabled:
+                    if _State.anomaly:
                         out = _run_node_in_anomaly_mode(node, grads)
                     elif (node._tensor_pre_hooks or node._retained or node._pre_hooks or node._post_hooks
                           or node._n_outputs != 1):

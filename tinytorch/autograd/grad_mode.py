@@ -1,20 +1,53 @@
-"""Grad mode: the one global flag that says whether ops record a graph.
+"""The modes of autograd, per thread: grad mode, inference mode, anomaly mode, saved-tensor hooks,
+and the levels of vmap and forward AD.
 
-Every context manager restores the previous value in ``finally``, so an exception (or a generator
-abandoned half-way) never leaves the mode switched."""
+PyTorch keeps these per thread, so ``no_grad()`` in one thread leaves every other thread recording,
+and a new thread starts with grad mode on. Every context manager restores the previous value in
+``finally``, so an exception (or a generator abandoned half-way) never leaves the mode switched."""
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 
-class _State:
-    # a class attribute, read on every op: one attribute lookup, no function call
+class _Modes(threading.local):
+    """One thread's modes. A class attribute is the value every new thread starts with; an assignment
+    changes the calling thread's copy only. Ops read ``_State.enabled`` on every call (one attribute
+    lookup, no function call)."""
+
     enabled = True
     inference = False
     # grad mode as enable_grad/set_grad_enabled asked for it inside inference mode, where PyTorch
     # reports it (is_grad_enabled) but records nothing: ops only ever read ``enabled``
     requested = False
+    anomaly = False
+    check_nan = True
+    saved_hooks = ()             # (pack, unpack) pairs of saved_tensors_hooks, innermost last
+    saved_hooks_disabled = None  # the message of disable_saved_tensors_hooks, while in force
+    vmap_depth = 0               # nested vmap calls in progress
+    fw_level = None              # the forward-AD level in progress (0), or None
+    fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
+
+
+_State = _Modes()
+
+
+class _Active:
+    """How many threads have each rarely used mode on, process-wide. The hot paths (making a node,
+    saving tensors, making a result, calling a public op) read one of these class attributes, and look
+    at the thread's own state only when some thread has that mode on."""
+
+    anomaly = 0
+    saved_hooks = 0
+    vmap = 0
+    fw = 0
+    _lock = threading.Lock()
+
+    @classmethod
+    def count(cls, mode: str, delta: int) -> None:
+        with cls._lock:
+            setattr(cls, mode, getattr(cls, mode) + delta)
 
 
 def is_grad_enabled() -> bool:

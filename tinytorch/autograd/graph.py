@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from .node import Node, RemovableHandle, _SavedHooks  # noqa: F401  (Node and RemovableHandle re-exported)
+from .grad_mode import _Active, _State
+from .node import Node, RemovableHandle  # noqa: F401  (re-exported)
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "increment_version"]
@@ -43,12 +44,16 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> None:
-        if _SavedHooks.disabled is not None:
-            raise RuntimeError(_SavedHooks.disabled)
-        _SavedHooks.stack.append((self.pack_hook, self.unpack_hook))
+        if _State.saved_hooks_disabled is not None:
+            raise RuntimeError(_State.saved_hooks_disabled)
+        if not _State.saved_hooks:
+            _Active.count("saved_hooks", 1)
+        _State.saved_hooks += ((self.pack_hook, self.unpack_hook),)
 
     def __exit__(self, *exc) -> None:
-        _SavedHooks.stack.pop()
+        _State.saved_hooks = _State.saved_hooks[:-1]
+        if not _State.saved_hooks:
+            _Active.count("saved_hooks", -1)
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -71,8 +76,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self) -> None:
-        self.prev = _SavedHooks.disabled
-        _SavedHooks.disabled = self.error_message
+        self.prev = _State.saved_hooks_disabled
+        _State.saved_hooks_disabled = self.error_message
 
     def __exit__(self, *exc) -> None:
-        _SavedHooks.disabled = self.prev
+        _State.saved_hooks_disabled = self.prev

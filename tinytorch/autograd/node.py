@@ -10,6 +10,8 @@ import re
 import traceback
 import weakref
 
+from .grad_mode import _Active, _State
+
 _FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
     "have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -20,11 +22,6 @@ _sequence = itertools.count()
 # nodes PyTorch implements by hand in C++: their name() carries the namespace
 _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
-
-
-class _Anomaly:
-    enabled = False
-    check_nan = True
 
 
 class _HookDict(dict):
@@ -76,12 +73,6 @@ class _SavedOutput:
         return t
 
 
-class _SavedHooks:
-    # (pack, unpack) pairs from autograd.graph.saved_tensors_hooks, innermost last
-    stack = []
-    disabled = None  # the message of disable_saved_tensors_hooks, when in force
-
-
 class _Hooked:
     """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor."""
 
@@ -119,7 +110,7 @@ class Node:
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
-        if _Anomaly.enabled:
+        if _Active.anomaly and _State.anomaly:
             self._trace = "".join(traceback.format_stack()[:-2])
 
     def name(self) -> str:
@@ -139,7 +130,7 @@ class Node:
     def save_for_backward(self, *tensors) -> None:
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._vc[0] for t in tensors)
-        if _SavedHooks.stack:
+        if _Active.saved_hooks and _State.saved_hooks:
             self._apply_pack_hooks()
             return
         self._pack_outputs()
@@ -147,7 +138,7 @@ class Node:
     def _save_own_output(self, t) -> None:
         """``save_for_backward(t)`` for this node's just-made output ``t``: the common case of one saved
         output, without the generic loops (one small op costs a few microseconds in all)."""
-        if _SavedHooks.stack:
+        if _Active.saved_hooks and _State.saved_hooks:
             self.save_for_backward(t)
             return
         self._saved = (_SavedOutput(t),)
@@ -157,7 +148,7 @@ class Node:
     def _save_inputs(self, *tensors) -> None:
         """``save_for_backward`` for tensors that are inputs of this node (None for nothing): none can be
         its own output, so nothing needs packing."""
-        if _SavedHooks.stack:
+        if _Active.saved_hooks and _State.saved_hooks:
             self.save_for_backward(*tensors)
             return
         self._saved = tensors
@@ -166,7 +157,7 @@ class Node:
     def _apply_pack_hooks(self) -> None:
         """Hand each saved tensor to the innermost ``saved_tensors_hooks`` pack hook; versions are
         then the hooks' business, as in PyTorch."""
-        pack, unpack = _SavedHooks.stack[-1]
+        pack, unpack = _State.saved_hooks[-1]
         self._saved = tuple(None if t is None else _Hooked(pack(t), unpack) for t in self._saved)
         self._saved_versions = (None,) * len(self._saved)
         self._packed = True

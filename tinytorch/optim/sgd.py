@@ -41,9 +41,12 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         super().__init__(params, defaults)
+        # this optimizer's own temporaries, reused from step to step (never shared with another one)
+        self._scratch: dict = {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        self._scratch = {}
         for group in self.param_groups:
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
@@ -71,9 +74,8 @@ class SGD(Optimizer):
                         buffers.append(state[p].get("momentum_buffer"))
             if not params:
                 continue
-            sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum,
-                lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
-                maximize=group["maximize"])
+            _sgd(params, grads, buffers, group["weight_decay"], momentum, group["lr"], group["dampening"],
+                 group["nesterov"], group["maximize"], self._scratch)
             if momentum != 0:
                 for p, buf in zip(params, buffers):
                     state[p]["momentum_buffer"] = buf
@@ -88,27 +90,31 @@ def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list
     """The SGD update in place; fills ``None`` in ``momentum_buffer_list`` with new buffers."""
     if grad_scale is not None or found_inf is not None:
         raise NotImplementedError("tinytorch's sgd does not take grad_scale or found_inf")
+    _sgd(params, d_p_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, None)
+
+
+def _sgd(params, d_p_list, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize,
+         scratch: dict | None) -> None:
     lr = _to_scalar(lr)
     weight_decay = _to_scalar(weight_decay)
     momentum = float(momentum)
     for i, param in enumerate(params):
         buf = momentum_buffer_list[i] if momentum != 0 else None
         new_buf = _sgd_one(param, d_p_list[i], buf, weight_decay, momentum, lr, float(dampening),
-                           nesterov, maximize)
+                           nesterov, maximize, scratch)
         if new_buf is not None:
             momentum_buffer_list[i] = new_buf
 
 
-_SCRATCH: dict = {}
-
-
-def _scratch_like(a: np.ndarray) -> np.ndarray:
-    """A reusable temporary of ``a``'s shape and dtype: a fresh array of a weight's size every step costs
-    page faults, which are most of the update's time."""
+def _scratch_like(a: np.ndarray, scratch: dict | None) -> np.ndarray:
+    """A temporary of ``a``'s shape and dtype, reused from the optimizer's ``scratch`` when it has one: a
+    fresh array of a weight's size every step costs page faults, which are most of the update's time."""
+    if scratch is None:
+        return np.empty(a.shape, a.dtype)
     key = (a.shape, a.dtype)
-    buf = _SCRATCH.get(key)
+    buf = scratch.get(key)
     if buf is None:
-        buf = _SCRATCH[key] = np.empty(a.shape, a.dtype)
+        buf = scratch[key] = np.empty(a.shape, a.dtype)
     return buf
 
 
@@ -122,12 +128,12 @@ def _blockable(p: np.ndarray, *others: np.ndarray) -> bool:
                                         for o in others)
 
 
-def _axpy_blocked(p: np.ndarray, d: np.ndarray, alpha: float) -> None:
+def _axpy_blocked(p: np.ndarray, d: np.ndarray, alpha: float, scratch: dict | None) -> None:
     """p += alpha * d, block by block: the same float operations (product rounded, then the sum) as
     the whole-array passes, at about one pass's memory traffic."""
     pf, df = p.reshape(-1), d.reshape(-1)
     n = pf.size
-    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)])
+    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)], scratch)
     for i in range(0, n, _BLOCK):
         j = min(i + _BLOCK, n)
         t = tmp[:j - i]
@@ -135,11 +141,12 @@ def _axpy_blocked(p: np.ndarray, d: np.ndarray, alpha: float) -> None:
         np.add(pf[i:j], t, out=pf[i:j])
 
 
-def _momentum_step_blocked(p: np.ndarray, d: np.ndarray, b: np.ndarray, momentum: float, lr: float) -> None:
+def _momentum_step_blocked(p: np.ndarray, d: np.ndarray, b: np.ndarray, momentum: float, lr: float,
+                           scratch: dict | None) -> None:
     """buf = buf * momentum + d; p += -lr * buf; block by block, in that order of operations."""
     pf, df, bf = p.reshape(-1), d.reshape(-1), b.reshape(-1)
     n = pf.size
-    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)])
+    tmp = _scratch_like(np.empty(0, p.dtype) if n == 0 else pf[:min(n, _BLOCK)], scratch)
     for i in range(0, n, _BLOCK):
         j = min(i + _BLOCK, n)
         bb, t = bf[i:j], tmp[:j - i]
@@ -151,7 +158,7 @@ def _momentum_step_blocked(p: np.ndarray, d: np.ndarray, b: np.ndarray, momentum
 
 def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: float,
              momentum: float, lr: float, dampening: float, nesterov: bool,
-             maximize: bool) -> Tensor | None:
+             maximize: bool, scratch: dict | None) -> Tensor | None:
     """Update one parameter; returns the momentum buffer when it was created here."""
     if buf is not None:
         check_state_shape(buf, grad)
@@ -171,12 +178,12 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
     new_buf = None
     if (momentum != 0 and buf is not None and dampening == 0 and not nesterov and not owned
             and _blockable(p, d, buf._data)):
-        _momentum_step_blocked(p, d, buf._data, momentum, lr)
+        _momentum_step_blocked(p, d, buf._data, momentum, lr, scratch)
         buf._vc[0] += 2  # mul_ and add_, as PyTorch counts them
         param._vc[0] += 1
         return None
     if momentum == 0 and not owned and _blockable(p, d):
-        _axpy_blocked(p, d, -lr)
+        _axpy_blocked(p, d, -lr, scratch)
         param._vc[0] += 1
         return None
     if momentum != 0:
@@ -201,7 +208,7 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
             d = b
             owned = False
 
-    step = np.multiply(d, -lr, out=d if owned else _scratch_like(d))
+    step = np.multiply(d, -lr, out=d if owned else _scratch_like(d, scratch))
     np.add(p, step, out=p)
     param._vc[0] += 1
     return new_buf

@@ -1,0 +1,187 @@
+"""Modes are per thread, as in PyTorch, and nothing is shared between instances across threads."""
+import threading
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+
+def _in_thread(fn):
+    """Run ``fn`` in a new thread; return its result or re-raise its exception."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            box["error"] = exc
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(timeout=60)
+    assert not t.is_alive(), "thread did not finish"
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def test_new_thread_starts_with_grad_enabled():
+    with tt.no_grad():
+        assert not tt.is_grad_enabled()
+        assert _in_thread(tt.is_grad_enabled) is True
+        x = tt.ones(2, requires_grad=True)
+        y = _in_thread(lambda: x * 2)
+        assert y.requires_grad and y.grad_fn is not None
+    assert tt.is_grad_enabled()
+
+
+def test_no_grad_in_one_thread_leaves_the_other_recording():
+    inside, checked = threading.Event(), threading.Event()
+
+    def worker():
+        with tt.no_grad():
+            inside.set()
+            assert checked.wait(30)
+            return tt.is_grad_enabled()
+
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault("worker", worker()))
+    t.start()
+    assert inside.wait(30)
+    x = tt.ones(2, requires_grad=True)
+    box["main_enabled"] = tt.is_grad_enabled()
+    box["main_records"] = (x * 3).grad_fn is not None
+    checked.set()
+    t.join(30)
+    assert box == {"worker": False, "main_enabled": True, "main_records": True}
+
+
+def test_backward_does_not_switch_grad_mode_in_other_threads():
+    in_backward, observed = threading.Event(), threading.Event()
+    seen = {}
+
+    def hook(g):
+        in_backward.set()
+        assert observed.wait(30)
+        return g
+
+    x = tt.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    y.register_hook(hook)
+
+    def watcher():
+        assert in_backward.wait(30)
+        seen["enabled"] = tt.is_grad_enabled()
+        seen["records"] = (x * 2).requires_grad
+        observed.set()
+
+    t = threading.Thread(target=watcher)
+    t.start()
+    y.backward()
+    t.join(30)
+    assert seen == {"enabled": True, "records": True}
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_inference_and_anomaly_modes_are_per_thread():
+    with tt.inference_mode():
+        assert _in_thread(tt.is_inference_mode_enabled) is False
+        assert _in_thread(lambda: tt.ones(1).is_inference()) is False
+    with tt.autograd.set_detect_anomaly(True):
+        assert tt.is_anomaly_enabled()
+        assert _in_thread(tt.is_anomaly_enabled) is False
+    assert not tt.is_anomaly_enabled()
+
+
+def test_saved_tensor_hooks_are_per_thread():
+    packed = []
+
+    def pack(t):
+        packed.append(threading.get_ident())
+        return t
+
+    with tt.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        x = tt.ones(2, requires_grad=True)
+        _in_thread(lambda: (x * x).sum())
+        assert packed == []  # the other thread saved without this thread's hooks
+        (x * x).sum()
+    assert packed == [threading.get_ident()] * 2
+
+
+def _train(seed: int, steps: int, barrier=None) -> list:
+    tt.manual_seed(seed)  # the generator is process-wide: draw the model before the threads race
+    model = tt.nn.Sequential(tt.nn.Linear(300, 200), tt.nn.ReLU(), tt.nn.Linear(200, 10))
+    data = tt.randn(64, 300)
+    target = tt.randint(0, 10, (64,))
+    opt = tt.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+    def run():
+        if barrier is not None:
+            barrier.wait(30)
+        for _ in range(steps):
+            opt.zero_grad()
+            tt.nn.functional.cross_entropy(model(data), target).backward()
+            opt.step()
+        return [p.detach().numpy().copy() for p in model.parameters()]
+    return run
+
+
+def test_two_sgd_momentum_models_in_two_threads_match_their_single_threaded_runs():
+    steps = 40
+    alone = [_train(seed, steps)() for seed in (1, 2)]
+    barrier = threading.Barrier(2)
+    runs = [_train(seed, steps, barrier) for seed in (1, 2)]
+    results = [None, None]
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, runs[i]())) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    for got, want in zip(results, alone):
+        assert got is not None
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+def test_optimizers_share_no_scratch(opt_name):
+    """Two optimizers over same-shaped parameters: stepping one never disturbs the other's update."""
+    def make():
+        p = tt.nn.Parameter(tt.ones(70000))
+        opt = getattr(tt.optim, opt_name)([p], lr=0.1, **({"momentum": 0.9} if opt_name == "SGD" else {}))
+        return p, opt
+    (p1, o1), (p2, o2) = make(), make()
+    for step in range(3):
+        p1.grad = tt.full((70000,), 0.5 + step)
+        p2.grad = tt.full((70000,), -1.0 - step)
+        o1.step()
+        o2.step()
+    (q1, r1), (q2, r2) = make(), make()
+    for step in range(3):
+        q1.grad = tt.full((70000,), 0.5 + step)
+        r1.step()
+    for step in range(3):
+        q2.grad = tt.full((70000,), -1.0 - step)
+        r2.step()
+    np.testing.assert_array_equal(p1.detach().numpy(), q1.detach().numpy())
+    np.testing.assert_array_equal(p2.detach().numpy(), q2.detach().numpy())
+
+
+def test_normal_draws_in_two_threads_match_sequential_draws():
+    def draw(seed, barrier=None):
+        g = tt.Generator().manual_seed(seed)
+        if barrier is not None:
+            barrier.wait(30)
+        return [tt.randn(50000, generator=g).numpy().copy() for _ in range(20)]
+    want = [draw(3), draw(4)]
+    barrier = threading.Barrier(2)
+    got = [None, None]
+    threads = [threading.Thread(target=lambda i=i: got.__setitem__(i, draw(3 + i, barrier))) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            np.testing.assert_array_equal(a, b)
