@@ -185,3 +185,57 @@ def test_normal_draws_in_two_threads_match_sequential_draws():
     for g, w in zip(got, want):
         for a, b in zip(g, w):
             np.testing.assert_array_equal(a, b)
+
+
+def _module_attributes() -> dict:
+    import sys
+    return {name: {k: id(v) for k, v in vars(mod).items()}
+            for name, mod in list(sys.modules.items())
+            if mod is not None and (name == "tinytorch" or name.startswith("tinytorch."))}
+
+
+def _same_modules(before: dict, during: dict) -> None:
+    for name, attrs in before.items():
+        assert during[name] == attrs, f"{name} changed while the transform was active"
+
+
+def test_dual_level_changes_no_module_attribute():
+    import tinytorch.autograd.forward_ad as fwAD
+    x0 = tt.ones(3)
+    before = _module_attributes()
+    with fwAD.dual_level():
+        x = fwAD.make_dual(x0, tt.ones(3))
+        y = (x.exp() * 2).sin()
+        during = _module_attributes()
+        tangent = fwAD.unpack_dual(y).tangent
+    _same_modules(before, during)
+    np.testing.assert_allclose(tangent.numpy(), (np.cos(2 * np.e) * 2 * np.e) * np.ones(3), rtol=1e-6)
+
+
+def test_dual_levels_in_two_threads_at_once():
+    import tinytorch.autograd.forward_ad as fwAD
+    barrier = threading.Barrier(2)
+
+    def run(scale):
+        with fwAD.dual_level():
+            barrier.wait(30)
+            x = fwAD.make_dual(tt.tensor([1.0, 2.0]), tt.tensor([scale, scale]))
+            y = x * x
+            barrier.wait(30)
+            return fwAD.unpack_dual(y).tangent.tolist()
+
+    got = [None, None]
+    threads = [threading.Thread(target=lambda i=i: got.__setitem__(i, run(float(i + 1)))) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert got == [[2.0, 4.0], [4.0, 8.0]]
+
+
+def test_dual_level_in_one_thread_leaves_the_other_alone():
+    import tinytorch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        assert _in_thread(lambda: fwAD.unpack_dual(tt.ones(2)).tangent) is None
+        y = _in_thread(lambda: tt.ones(2, requires_grad=True) * 2)
+        assert "_fw_outs" not in y.grad_fn.__dict__

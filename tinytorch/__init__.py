@@ -30,8 +30,7 @@ from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter,
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
                         unflatten, unsqueeze)
-from .ops.unary import (abs, ceil, clamp, cos, exp, expm1, floor, isfinite, isinf, isnan, log, log1p, log2,  # noqa: F401
-                        log10, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, square, tanh, trunc)
+from .ops.unary import clamp, relu  # noqa: F401
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
@@ -51,7 +50,6 @@ clip = clamp
 divide = true_divide = div
 multiply = mul
 subtract = sub
-negative = neg
 swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
@@ -59,7 +57,7 @@ __version__ = "0.1.0"
 from ._out import with_out as _with_out  # noqa: E402
 
 for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "bmm", "dot", "maximum", "minimum", "where", "cat",
-              "stack", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "neg", "clamp", "sum", "mean",
+              "stack", "clamp", "sum", "mean",
               "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
@@ -108,7 +106,7 @@ vmap = func.vmap
 
 # -- the rest of the tensor API: scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions (one block, see _methods._bind_more) -----------------------------
-from . import linalg  # noqa: E402,F401
+from . import linalg, special  # noqa: E402,F401
 from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
 from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
 from .ops.masked import (index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,  # noqa: E402,F401
@@ -119,19 +117,15 @@ from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cros
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
 from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
                        msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
-from .ops.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_left_shift,  # noqa: E402,F401,F811
-                              bitwise_not, bitwise_right_shift, cosh, frac, hypot, isclose, lerp, logaddexp,
-                              logaddexp2, logical_xor, nan_to_num, round, signbit, sinh, tan)
+from .ops.elementwise import (atan2, bitwise_left_shift, bitwise_not, bitwise_right_shift, hypot,  # noqa: E402,F401
+                              isclose, lerp, logaddexp, logaddexp2, logical_xor)
 from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
 from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 
-arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
-arcsinh, arccosh, arctanh = asinh, acosh, atanh
+arctan2 = atan2
 moveaxis = movedim
-fix = trunc
-sgn = sign
 pinverse = _pinv
 
 
@@ -143,3 +137,9 @@ del _name
 # convolution and pooling in the torch namespace, as PyTorch exposes them
 from .ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
 from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  # noqa: E402,F401
+
+# every declared op's torch-level spellings (tinytorch/ops/_registry.py); later declarations of a name
+# win over the imports above while the families move to declarations
+from .ops import _registry  # noqa: E402
+
+globals().update(_registry.namespace("torch"))

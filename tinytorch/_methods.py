@@ -91,9 +91,7 @@ def _bind() -> None:
     T.__matmul__ = T.matmul = linalg.matmul
     T.__rmatmul__ = _reflect(linalg.matmul)
     T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
-    T.__neg__ = T.neg = T.negative = unary.neg
     T.__pos__ = lambda self: self
-    T.__abs__ = T.abs = unary.abs
     T.__invert__ = arith.invert
     T.__and__ = T.bitwise_and = arith.bitwise_and
     T.__or__ = T.bitwise_or = arith.bitwise_or
@@ -111,9 +109,7 @@ def _bind() -> None:
     T.maximum, T.minimum = arith.maximum, arith.minimum
     T.where = lambda self, condition, other: arith.where(condition, self, other)
     # unary
-    for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "log1p", "expm1", "rsqrt",
-                 "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log2", "log10", "square", "isnan",
-                 "isinf", "isfinite", "clamp"):
+    for name in ("relu", "clamp"):
         setattr(T, name, getattr(unary, name))
     T.clip = unary.clamp
     # reductions
@@ -149,8 +145,7 @@ def _bind() -> None:
     T.__getitem__ = index.getitem
     T.__setitem__ = index.setitem
     # in place
-    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_", "neg_",
-                 "abs_", "sigmoid_", "tanh_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
+    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
                  "bernoulli_", "random_"):
         setattr(T, name, getattr(inplace, name))
     T.clip_ = inplace.clamp_
@@ -201,8 +196,7 @@ def _bind_more() -> None:
             (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
                    "movedim", "tile", "repeat_interleave")),
             (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
-            (elementwise, ("sinh", "cosh", "asin", "acos", "atan", "tan", "asinh", "acosh", "atanh", "round", "frac",
-                           "nan_to_num", "signbit", "isclose", "allclose", "atan2", "hypot", "lerp", "logaddexp",
+            (elementwise, ("isclose", "allclose", "atan2", "hypot", "lerp", "logaddexp",
                            "logaddexp2", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "logical_xor")),
             (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
             (norm, ("norm",))):
@@ -210,10 +204,7 @@ def _bind_more() -> None:
             setattr(T, name, getattr(mod, name))
     T.polygamma = lambda self, n: special.polygamma(n, self)
     T.moveaxis = tri.movedim
-    T.arcsin, T.arccos, T.arctan, T.arctan2 = elementwise.asin, elementwise.acos, elementwise.atan, elementwise.atan2
-    T.arcsinh, T.arccosh, T.arctanh = elementwise.asinh, elementwise.acosh, elementwise.atanh
-    T.fix = unary.trunc
-    T.sgn = unary.sign
+    T.arctan2 = elementwise.atan2
     T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
@@ -222,12 +213,8 @@ def _bind_more() -> None:
     E = elementwise
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
                tri.tril, tri.triu, scan.cumsum, scan.cumprod, special.erf, special.erfc, special.erfinv,
-               special.lgamma, special.digamma, special.logit, E.sinh, E.cosh, E.asin, E.acos, E.atan, E.tan,
-               E.round, E.frac, E.nan_to_num, E.atan2, E.hypot, E.lerp, E.bitwise_not, unary.floor, unary.ceil,
-               unary.trunc, unary.sign, unary.sin, unary.cos, unary.log1p, unary.expm1, unary.rsqrt,
-               unary.reciprocal, unary.square, unary.log2, unary.log10):
+               special.lgamma, special.digamma, special.logit, E.atan2, E.hypot, E.lerp, E.bitwise_not):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
-    T.fix_ = inplace_of(unary.trunc)
     for fn in (products.addmm, products.addmv, products.baddbmm, arith.logical_and, arith.logical_or,
                elementwise.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
                elementwise.bitwise_left_shift, elementwise.bitwise_right_shift):

@@ -10,9 +10,9 @@ import weakref
 import numpy as np
 
 from . import _dtype
-from .autograd.grad_mode import NO_VERSION, _State
+from .autograd.grad_mode import NO_VERSION, _Active, _State
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
-from .autograd.node import accumulator_of
+from .autograd.node import accumulator_of, note_output
 
 
 _CPU = device("cpu")
@@ -23,10 +23,13 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     """Wrap a fresh result array; with ``grad_fn`` it is a non-leaf that requires grad."""
     t = _new(Tensor)
     t._data = data
-    t._vc = NO_VERSION if _State.inference else [0]  # inference tensors count no versions
+    # inference tensors count no versions (the class counter spares every other thread its own lookup)
+    t._vc = NO_VERSION if _Active.inference and _State.inference else [0]
     if grad_fn is not None:
         t.grad_fn = grad_fn
         t._requires_grad = True
+        if _Active.fw and _State.fw_level is not None:
+            note_output(grad_fn, t)
     return t
 
 
@@ -46,6 +49,8 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     if grad_fn is not None:
         t.grad_fn = grad_fn
         t._requires_grad = True
+        if _Active.fw and _State.fw_level is not None:
+            note_output(grad_fn, t)
     elif root._requires_grad:
         t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
     if not _State.enabled:

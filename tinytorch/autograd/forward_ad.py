@@ -23,15 +23,15 @@ broadcasting and type promotion.
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
 primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
-``dual_level`` rebinds tinytorch's internal tensor constructor for its duration to note each
-result's shape, so it is not thread-safe."""
+The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
+notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
+untouched."""
 from __future__ import annotations
 
-import sys
-import weakref
+import itertools
 from typing import Any, NamedTuple
 
-from .grad_mode import enable_grad
+from .grad_mode import _Active, _State, enable_grad
 from .node import AccumulateGrad
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
@@ -44,32 +44,29 @@ class UnpackedDualTensor(NamedTuple):
     tangent: Any
 
 
-class _Fw:
-    level = None        # the active level (0), or None
-    generation = 0      # bumped on every exit: caches and tangents of older levels are stale
-    saved = None        # module globals rebound while a level is active
+# every level entered in any thread gets a new generation: caches and tangents of other levels are stale
+_generations = itertools.count(1)
 
 
 # -- entering and leaving ----------------------------------------------------------------------------
 def enter_dual_level() -> int:
-    """Start a forward-AD level (only one at a time, as in PyTorch); returns its index."""
-    if _Fw.level is not None:
+    """Start a forward-AD level in this thread (one at a time, as in PyTorch); returns its index."""
+    if _State.fw_level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    _Fw.level = 0
-    _Fw.generation += 1
-    _Fw.saved = _rebind()
+    _State.fw_level = 0
+    _State.fw_generation = next(_generations)
+    _Active.count("fw", 1)
     return 0
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
     """End the level: every dual tensor made in it loses its tangent."""
-    if _Fw.level is None:
+    if _State.fw_level is None:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This "
                            "is not supported.")
-    _restore(_Fw.saved)
-    _Fw.saved = None
-    _Fw.level = None
-    _Fw.generation += 1
+    _State.fw_level = None
+    _State.fw_generation = next(_generations)
+    _Active.count("fw", -1)
 
 
 class dual_level:
@@ -82,54 +79,12 @@ class dual_level:
         exit_dual_level()
 
 
-def _rebind() -> dict:
-    """Point every tinytorch module's ``_make``/``_view_of`` at versions that note the node's outputs."""
-    from ..tensor import _make as orig_make, _view_of as orig_view
-
-    def _make(data, grad_fn=None):
-        t = orig_make(data, grad_fn)
-        if grad_fn is not None:
-            _note(grad_fn, t)
-        return t
-
-    def _view_of(base, data, grad_fn=None):
-        t = orig_view(base, data, grad_fn)
-        if grad_fn is not None:
-            _note(grad_fn, t)
-        return t
-
-    swap = {id(orig_make): _make, id(orig_view): _view_of}
-    saved = []
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not (name == "tinytorch" or name.startswith("tinytorch.")):
-            continue
-        for attr in ("_make", "_view_of"):
-            obj = vars(mod).get(attr)
-            if obj is not None and id(obj) in swap:
-                saved.append((mod, attr, obj))
-                setattr(mod, attr, swap[id(obj)])
-    return saved
-
-
-def _restore(saved) -> None:
-    for mod, attr, obj in saved:
-        setattr(mod, attr, obj)
-
-
-def _note(node, t) -> None:
-    """Remember an output of ``node``: its shape and dtype (for the rule) and the tensor, weakly."""
-    outs = node.__dict__.get("_fw_outs")
-    if outs is None:
-        outs = node._fw_outs = []
-    outs.append((weakref.ref(t), t._data.shape, t._data.dtype))
-
-
 # -- making and unpacking ------------------------------------------------------------------------------
 def make_dual(tensor, tangent, *, level: int | None = None):
     """A tensor with ``tensor``'s values that carries ``tangent`` as its forward gradient."""
     from ..tensor import Tensor
 
-    if _Fw.level is None:
+    if _State.fw_level is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
     if not isinstance(tangent, Tensor):
@@ -145,17 +100,17 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     if tensor.requires_grad:
         # a view, as PyTorch's make_dual returns: the tangent sits on its node
         dual = tensor.view_as(tensor)
-        dual.grad_fn._fw_seed = (_Fw.generation, tangent)
+        dual.grad_fn._fw_seed = (_State.fw_generation, tangent)
         return dual
     dual = tensor.detach()
     dual._requires_grad = True  # recorded, so the tangent can be pushed through the graph later
-    dual._fw_tangent = (_Fw.generation, tangent)
+    dual._fw_tangent = (_State.fw_generation, tangent)
     return dual
 
 
 def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of ``tensor`` at the active level; the tangent is None when it has none."""
-    if _Fw.level is None:
+    if _State.fw_level is None:
         return UnpackedDualTensor(tensor, None)
     tangent = _tangent_of(tensor)
     primal = tensor.detach() if _forward_only(tensor) else tensor.view_as(tensor)
@@ -166,7 +121,7 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
 
 def _leaf_tangent(t):
     entry = t.__dict__.get("_fw_tangent")
-    if entry is not None and entry[0] == _Fw.generation:
+    if entry is not None and entry[0] == _State.fw_generation:
         return entry[1]
     return None
 
@@ -187,7 +142,7 @@ def _forward_only(t) -> bool:
 def _post_order(root, cache_attr: str) -> list:
     """The nodes below ``root`` whose ``cache_attr`` is not of this level, inputs before outputs
     (iterative, so long chains need no recursion)."""
-    gen = _Fw.generation
+    gen = _State.fw_generation
     order, stack, seen = [], [(root, False)], set()
     while stack:
         node, done = stack.pop()
@@ -207,7 +162,7 @@ def _post_order(root, cache_attr: str) -> list:
 
 def _forward_only_node(root) -> bool:
     """Memoised on the nodes (per level), so asking at every step of a long chain stays linear."""
-    gen = _Fw.generation
+    gen = _State.fw_generation
     for node in _post_order(root, "_fw_fo"):
         only = True
         for n, _ in node.next_functions:
@@ -234,13 +189,13 @@ def _edge_tangent(edge):
     if isinstance(node, AccumulateGrad):
         return _leaf_tangent(node.variable)
     cached = node.__dict__.get("_fw_cache")
-    tangents = cached[1] if cached is not None and cached[0] == _Fw.generation else None
+    tangents = cached[1] if cached is not None and cached[0] == _State.fw_generation else None
     return tangents[nr] if tangents is not None else None
 
 
 def _node_tangents(root):
     """The tangents of ``root``'s outputs, computing every node below it first (iteratively)."""
-    gen = _Fw.generation
+    gen = _State.fw_generation
     for node in _post_order(root, "_fw_cache"):  # inputs before outputs
         seed = node.__dict__.get("_fw_seed")
         if seed is not None and seed[0] == gen:
@@ -360,15 +315,6 @@ def _unary(f):
 
 
 _RULES = {
-    "NegBackward0": lambda node, t: -t,
-    "ExpBackward0": _unary(lambda n, s, t: t * s[0]),
-    "LogBackward0": _unary(lambda n, s, t: t / s[0]),
-    "SqrtBackward0": _unary(lambda n, s, t: t / (2 * s[0])),
-    "SinBackward0": _unary(lambda n, s, t: t * s[0].cos()),
-    "CosBackward0": _unary(lambda n, s, t: -t * s[0].sin()),
-    "TanhBackward0": _unary(lambda n, s, t: t * (1 - s[0] * s[0])),
-    "SigmoidBackward0": _unary(lambda n, s, t: t * (s[0] * (1 - s[0]))),
-    "AbsBackward0": _unary(lambda n, s, t: t * s[0].sign()),
     "AddBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (tb if node.alpha == 1 else tb * node.alpha)),
     "SubBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (-tb if node.alpha == 1 else
                                                                             tb * (-node.alpha))),

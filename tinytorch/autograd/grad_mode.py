@@ -25,7 +25,7 @@ class _Modes(threading.local):
     check_nan = True
     saved_hooks = ()             # (pack, unpack) pairs of saved_tensors_hooks, innermost last
     saved_hooks_disabled = None  # the message of disable_saved_tensors_hooks, while in force
-    vmap_depth = 0               # nested vmap calls in progress
+    transforms = 0               # vmap levels in progress (see ops/_batching.py)
     fw_level = None              # the forward-AD level in progress (0), or None
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
 
@@ -39,8 +39,9 @@ class _Active:
     at the thread's own state only when some thread has that mode on."""
 
     anomaly = 0
+    inference = 0
     saved_hooks = 0
-    vmap = 0
+    transforms = 0
     fw = 0
     _lock = threading.Lock()
 
@@ -227,6 +228,13 @@ def check_inference_inplace(t) -> None:
         raise RuntimeError(_INPLACE_MSG)
 
 
+def _set_inference(on: bool) -> None:
+    """Set this thread's inference mode, keeping the count of threads that have it on."""
+    if on != _State.inference:
+        _Active.count("inference", 1 if on else -1)
+    _State.inference = on
+
+
 class inference_mode(_DecoratorContextManager):
     """No graph recording, and every tensor made inside is an inference tensor (``is_inference()``).
 
@@ -245,11 +253,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_State.enabled, _State.inference, _State.requested)
+        _set_inference(bool(self.mode))
         _State.enabled = not self.mode
-        _State.inference = bool(self.mode)
         _State.requested = False
 
     def __exit__(self, *exc) -> None:
+        _set_inference(self.prev[1])
         _State.enabled, _State.inference, _State.requested = self.prev
 
     def clone(self):

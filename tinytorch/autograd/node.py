@@ -240,6 +240,15 @@ class AccumulateGrad(Node):
         return ()
 
 
+def note_output(node: Node, t) -> None:
+    """While a forward-AD level is active: remember an output of ``node`` (its shape and dtype, which
+    the tangent rules need, and the tensor, weakly). Called by every constructor of recorded results."""
+    outs = node.__dict__.get("_fw_outs")
+    if outs is None:
+        outs = node._fw_outs = []
+    outs.append((weakref.ref(t), t._data.shape, t._data.dtype))
+
+
 def accumulator_of(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad node, shared by every op that uses it while any graph holds it."""
     ref = t._accumulator

@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import operator
 
+from ..ops import _registry
+from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _fmod, _level_of, _Levels, _orig, _unsupported
@@ -157,8 +159,8 @@ def _dispatchers() -> dict:
     for mod, mod_name, rules in ((tinytorch, "tinytorch", _TT_RULES), (F, "tinytorch.nn.functional", _F_RULES)):
         for name, rule in rules.items():
             orig = getattr(mod, name, None)
-            if orig is None:
-                continue
+            if orig is None or hasattr(orig, "_decl"):
+                continue  # a declared op: its public function dispatches to vmap itself
             by_id.setdefault(id(orig), _dispatcher(mod_name, name, orig, rule))
             # the undecorated op behind a public wrapper (``tinytorch.add`` wraps ``ops.arith.add`` for out=)
             inner = getattr(orig, "__wrapped__", None)
@@ -198,7 +200,8 @@ def _restore(saved: dict) -> None:
 
 # -- methods and operators of BatchedTensor ---------------------------------------------------------
 def _install_methods() -> None:
-    B = BatchedTensor
+    """Batched methods of the ops not yet declared in the registry (declared ones get theirs there)."""
+    B = _Undeclared
     for name in _UNARY_NAMES:
         setattr(B, name, _method_unary(name))
     B.__neg__ = _method_unary("neg")
@@ -260,7 +263,20 @@ def _install_methods() -> None:
         setattr(B, name, _refuse(name))
 
 
+class _Undeclared:
+    """Collects the table's methods; those of declared ops are dropped before they reach BatchedTensor."""
+
+
 _install_methods()
+for _name, _fn in list(vars(_Undeclared).items()):
+    if not _name.startswith("__") or _name in ("__neg__", "__abs__", "__pos__", "__getitem__", "__setitem__",
+                                               "__iter__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+                                               "__ipow__", "__matmul__", "__rmatmul__") or _name[2:-2] in (
+            "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow and rand or ror xor "
+            "rxor eq ne lt le gt ge").split():
+        if _name in _registry._METHOD_OWNERS:
+            continue
+        setattr(BatchedTensor, _name, _fn)
 
 
 # -- vmap itself -----------------------------------------------------------------------------------
@@ -324,19 +340,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
                              f"{sizes} for the mapped dimension")
         bsz = sizes[0]
-        _Levels.depth += 1
-        level = _Levels.depth
-        if level == 1:
-            _Levels.saved = _rebind()
-        try:
-            batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
-                       for x, d in zip(leaves, dims)]
-            out = func(*tree_unflatten(batched, spec), **kwargs)
-        finally:
+        with _vmap_level() as level:
             if level == 1:
-                _restore(_Levels.saved)
-                _Levels.saved = None
-            _Levels.depth -= 1
+                _Levels.saved = _rebind()
+            try:
+                batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
+                           for x, d in zip(leaves, dims)]
+                out = func(*tree_unflatten(batched, spec), **kwargs)
+            finally:
+                if level == 1:
+                    _restore(_Levels.saved)
+                    _Levels.saved = None
         return _unbatch(out, out_dims, bsz, level, func)
 
     return wrapper

@@ -13,3 +13,9 @@ def inv_ex(A, *, check_errors: bool = False, out=None):
     from ..factory import zeros
     from .. import int32
     return inv(A), zeros(A.shape[:-2], dtype=int32)
+
+
+# every op declared in torch.linalg (tinytorch/ops/_registry.py)
+from ..ops import _registry  # noqa: E402
+
+globals().update(_registry.namespace("linalg"))

@@ -338,3 +338,8 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices:
 __all__ += ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_pool1d_with_indices",
             "max_pool2d_with_indices", "adaptive_max_pool2d_with_indices"]
+
+# every op declared with an nn.functional spelling (tinytorch/ops/_registry.py)
+from ..ops import _registry  # noqa: E402
+
+globals().update(_registry.namespace("nn.functional"))

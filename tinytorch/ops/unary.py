@@ -1,5 +1,11 @@
-"""Elementwise functions of one tensor. Float results for int inputs, as PyTorch."""
+"""Elementwise math of one tensor (PyTorch's UnaryOps): exp and log, powers and roots, trigonometric
+and hyperbolic functions, rounding, sign, and the float predicates. Float results for int inputs, as
+PyTorch. Each op is one declaration (see ``_pointwise.unary``): the numpy forward, the derivative as a
+tinytorch formula, and the spellings PyTorch has."""
 from __future__ import annotations
+
+import builtins
+import math
 
 import numpy as np
 
@@ -7,7 +13,12 @@ from .._dtype import get_default_dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._batching import pointwise
+from ._pointwise import node_class, unary, unary_function
+from ._registry import op
 from ._util import as_array
+
+_MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
 
 
 def _float_input(x: np.ndarray) -> np.ndarray:
@@ -15,166 +26,10 @@ def _float_input(x: np.ndarray) -> np.ndarray:
 
 
 def _unary(node_cls, fn, save: str, floating: bool = True, quiet: bool = False):
-    """Build ``op(t)``: forward ``fn`` on the array; the node saves the input ("in"), the result ("out") or nothing.
-
-    ``quiet``: ``fn`` can raise no floating-point warning (relu, abs, neg, tanh), so numpy's error
-    state is left alone: entering ``np.errstate`` costs about a microsecond, as much as a small op."""
-
-    def op(input: Tensor) -> Tensor:
-        x = input._data
-        if floating and x.dtype.kind != "f":
-            x = x.astype(get_default_dtype().np)
-        if quiet:
-            out = fn(x)
-        else:
-            with np.errstate(all="ignore"):
-                out = fn(x)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        if _State.enabled and input._requires_grad:
-            node = node_cls((input._edge(),))
-            res = _make(out, node)
-            if save == "out":
-                node._save_own_output(res)
-            elif save == "in":
-                node.save_for_backward(input)
-            return res
-        return _make(out)
-
-    op.__name__ = node_cls.__name__[:-len("Backward0")].lower()
-    op.__doc__ = f"Elementwise {op.__name__}."
-    return op
-
-
-class NegBackward0(Node):
-    def backward(self, g):
-        return (-g,)
-
-
-class ExpBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * y,)
-
-
-class LogBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g / x,)
-
-
-class SqrtBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g / (2 * y),)
-
-
-class SinBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * x.cos(),)
-
-
-class CosBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * -x.sin(),)
-
-
-class TanhBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * (1 - y * y),)
-
-
-class SigmoidBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * (y * (1 - y)),)
-
-
-class AbsBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * x.sign(),)
-
-
-class ReluBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (threshold_backward(g, y),)
-
-    def jvp(self, t):
-        return threshold_backward(t, self.saved_tensors[0])
-
-
-class ThresholdBackwardBackward0(Node):
-    def backward(self, gg):
-        (y,) = self.saved_tensors
-        return threshold_backward(gg, y), None
-
-
-def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
-    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
-    g = grad._data
-    mask = output._data > 0
-    out = np.multiply(g, mask, dtype=g.dtype)
-    if np.isnan(out.max()) if out.size else False:
-        # a masked inf/NaN gradient became NaN in the product; PyTorch selects, giving 0
-        out = np.where(mask, g, g.dtype.type(0))
-    out = as_array(out)
-    if _State.enabled and (grad._requires_grad or output._requires_grad):
-        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
-        node.save_for_backward(output)
-        return _make(out, node)
-    return _make(out)
-
-
-class Log1PBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g / (1 + x),)
-
-    def jvp(self, t):
-        (x,) = self.saved_tensors
-        return t / (1 + x)
-
-
-class Expm1Backward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * (y + 1),)
-
-    def jvp(self, t):
-        (y,) = self.saved_tensors
-        return t * (y + 1)
-
-
-class RsqrtBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * -0.5 * y * y * y,)
-
-    def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
-
-
-class ReciprocalBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * -(y * y),)
-
-    def jvp(self, t):
-        (y,) = self.saved_tensors
-        return t * -(y * y)
-
-
-class SignBackward0(Node):
-    def backward(self, g):
-        return (g * 0,)
-
-    def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+    """The function of an undeclared unary op (``save``: "in", "out" or "none"); for ops still being
+    moved to declarations."""
+    node_cls.saves = {"in": "input", "out": "result", "none": None}[save]
+    return unary_function(node_cls, fn, floating=floating, quiet=quiet)
 
 
 def _sigmoid(x):
@@ -206,74 +61,170 @@ def _neg(x):
     return np.negative(x)
 
 
-neg = _unary(NegBackward0, _neg, "none", floating=False, quiet=True)
-exp = _unary(ExpBackward0, np.exp, "out")
-log = _unary(LogBackward0, np.log, "in")
-sqrt = _unary(SqrtBackward0, np.sqrt, "out")
-sin = _unary(SinBackward0, np.sin, "in")
-cos = _unary(CosBackward0, np.cos, "in")
-tanh = _unary(TanhBackward0, np.tanh, "out", quiet=True)
-sigmoid = _unary(SigmoidBackward0, _sigmoid, "out")
-abs = _unary(AbsBackward0, np.abs, "in", floating=False, quiet=True)
-relu = _unary(ReluBackward0, _relu, "out", floating=False, quiet=True)
-log1p = _unary(Log1PBackward0, np.log1p, "in")
-expm1 = _unary(Expm1Backward0, np.expm1, "out")
-rsqrt = _unary(RsqrtBackward0, lambda x: 1 / np.sqrt(x), "out")
-reciprocal = _unary(ReciprocalBackward0, lambda x: 1 / x, "out")
-sign = _unary(SignBackward0, lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), "none", floating=False)
+
+# -- exp, log, powers ------------------------------------------------------------------------------
+exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", variants=_MATH)
+log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
+log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
+log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
+log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH)
+expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH)
+sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / (2 * y), saves="result", variants=_MATH)
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: g * -0.5 * y * y * y, saves="result",
+              variants=_MATH)
+reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: g * -(y * y), saves="result", variants=_MATH)
 
 
-def _rounding(name, fn):
-    cls = type(f"{name.capitalize()}Backward0", (SignBackward0,), {})
-    op = _unary(cls, fn, "none", floating=False)
-    op.__name__ = name
-    return op
-
-
-floor = _rounding("floor", np.floor)
-ceil = _rounding("ceil", np.ceil)
-round = _rounding("round", np.round)
-trunc = _rounding("trunc", np.trunc)
-
-
-class Log2Backward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g / (x * float(np.log(2.0))),)
-
-    def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
-
-
-class Log10Backward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g / (x * float(np.log(10.0))),)
-
-    def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
-
-
-log2 = _unary(Log2Backward0, np.log2, "in")
-log10 = _unary(Log10Backward0, np.log10, "in")
-
-
+@op(variants=_MATH, batch=pointwise)
 def square(input: Tensor) -> Tensor:
     """input ** 2 (recorded as PowBackward0, as PyTorch does)."""
-    from .arith import pow
-    return pow(input, 2)
+    return input.pow(2)
 
 
-def isnan(input: Tensor) -> Tensor:
-    return _make(as_array(np.isnan(input._data)))
+# -- trigonometric and hyperbolic ------------------------------------------------------------------
+sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH)
+cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH)
+tan = unary("tan", np.tan, lambda g, x, y: g * (1 + y * y), saves="result", variants=_MATH)
+asin = unary("asin", np.arcsin, lambda g, x, y: g * (1 - x * x).rsqrt(), variants=_MATH, aliases=("arcsin",))
+acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), variants=_MATH, aliases=("arccos",))
+atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
+sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
+cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
+tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True,
+             variants=_MATH + " functional")
+asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
+acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
+atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
+sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result",
+                variants=_MATH + " functional", extra=("special.expit",))
+
+# -- sign, magnitude, rounding: integers stay integers ---------------------------------------------
+_ZERO_GRAD = lambda g, x, y: g * 0  # noqa: E731  (step functions: a zero gradient, as PyTorch)
+
+neg = unary("neg", _neg, lambda g, x, y: -g, saves=None, floating=False, quiet=True, variants=_MATH,
+            aliases=("negative",), dunders=("__neg__",))
+abs = unary("abs", np.abs, lambda g, x, y: g * x.sign(), floating=False, quiet=True, variants=_MATH,
+            aliases=("absolute: function method inplace out",), dunders=("__abs__",))
+sign = unary("sign", lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), _ZERO_GRAD, saves=None,
+             floating=False, variants="function method inplace out", aliases=("sgn",))
+floor = unary("floor", np.floor, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+ceil = unary("ceil", np.ceil, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+trunc = unary("trunc", np.trunc, _ZERO_GRAD, saves=None, floating=False, variants=_MATH, aliases=("fix",))
+_round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
+                                  name="round")
 
 
-def isinf(input: Tensor) -> Tensor:
-    return _make(as_array(np.isinf(input._data)))
+class RoundBackward1(Node):
+    def backward(self, g):
+        return (g * 0,)
 
 
-def isfinite(input: Tensor) -> Tensor:
-    return _make(as_array(np.isfinite(input._data)))
+@op(variants=_MATH, batch=pointwise)
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even; with ``decimals``, to that many decimal places (negative: tens, hundreds...)."""
+    if decimals == 0:
+        return _round_half_even(input)
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+    p = x.dtype.type(10.0 ** builtins.abs(decimals))
+    r = np.rint(x * p) / p if decimals > 0 else np.rint(x / p) * p
+    out = r.astype(x.dtype)
+    if _State.enabled and input._requires_grad:
+        return _make(out, RoundBackward1((input._edge(),)))
+    return _make(out)
+
+
+def _frac(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_legacy(x.dtype)}'")
+    return x - np.trunc(x)
+
+
+frac = unary("frac", _frac, lambda g, x, y: g, saves=None, floating=False, variants=_MATH)
+
+
+def _legacy(dt: np.dtype) -> str:
+    from .._dtype import FROM_NP
+    return FROM_NP[dt]._legacy[:-len("Tensor")]
+
+
+# -- predicates and nan_to_num ---------------------------------------------------------------------
+def _predicate(name: str, fn):
+    def predicate(input: Tensor) -> Tensor:
+        return _make(as_array(fn(input._data)))
+    predicate.__name__ = predicate.__qualname__ = name
+    predicate.__doc__ = f"Elementwise {name} (a bool tensor; no gradient)."
+    return op(name, "function method", batch=pointwise)(predicate)
+
+
+isnan = _predicate("isnan", np.isnan)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
+
+
+@op(variants="function method out", batch=pointwise)
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set (-0.0 included)."""
+    return _make(as_array(np.signbit(input._data)))
+
+
+class NanToNumBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g.where(x.isfinite(), 0.0),)
+
+
+@op(variants=_MATH, batch=pointwise)
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
+    x = input._data
+    if x.dtype.kind != "f":
+        return _make(x.copy())
+    fi = np.finfo(x.dtype)
+    out = np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
+                        neginf=fi.min if neginf is None else neginf)
+    if _State.enabled and input._requires_grad:
+        node = NanToNumBackward0((input._edge(),))
+        node._save_inputs(input)
+        return _make(out, node)
+    return _make(out)
+
+
+# -- relu (the activation is declared with the others in nn; its graph pieces live here) ---------
+class ReluBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (threshold_backward(g, y),)
+
+    def jvp(self, t):
+        return threshold_backward(t, self.saved_tensors[0])
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        (y,) = self.saved_tensors
+        return threshold_backward(gg, y), None
+
+
+def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
+    g = grad._data
+    mask = output._data > 0
+    out = np.multiply(g, mask, dtype=g.dtype)
+    if np.isnan(out.max()) if out.size else False:
+        # a masked inf/NaN gradient became NaN in the product; PyTorch selects, giving 0
+        out = np.where(mask, g, g.dtype.type(0))
+    out = as_array(out)
+    if _State.enabled and (grad._requires_grad or output._requires_grad):
+        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
+        node.save_for_backward(output)
+        return _make(out, node)
+    return _make(out)
+
+
+
+relu = _unary(ReluBackward0, _relu, "out", floating=False, quiet=True)
 
 
 # -- clamp ----------------------------------------------------------------------------------------

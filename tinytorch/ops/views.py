@@ -34,8 +34,8 @@ import weakref
 
 import numpy as np
 
-from ..autograd import forward_ad as _forward_ad
-from ..autograd.node import Node, _BACKWARD_SUFFIX
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node, _BACKWARD_SUFFIX, note_output
 from ..tensor import _make
 
 # creation kinds (``Tensor._creation``) of views PyTorch forbids to modify in place
@@ -184,10 +184,10 @@ def set_history(t, fn) -> None:
         base.grad_fn = node
         base._output_nr = 0
         base._requires_grad = True
-    if _forward_ad._Fw.level is not None:  # forward AD pushes tangents through the new node's output
+    if _State.fw_level is not None:  # forward AD pushes tangents through the new node's output
         owner = t if base is None else base
         owner.grad_fn._fw_outs = []  # the in-place op's out-of-place result was a temporary
-        _forward_ad._note(owner.grad_fn, owner)
+        note_output(owner.grad_fn, owner)
     refresh(t._vc)
 
 
@@ -221,8 +221,8 @@ def refresh(vc: list) -> None:
         v.grad_fn = node
         v._output_nr = 0
         v._requires_grad = True
-        if _forward_ad._Fw.level is not None:
-            _forward_ad._note(node, v)
+        if _State.fw_level is not None:
+            note_output(node, v)
     views[:] = alive
 
 

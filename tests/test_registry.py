@@ -1,0 +1,88 @@
+"""The op registry: every declared op's spellings are exactly PyTorch's (none missing, none extra), and
+every spelling a declaration promises is really there."""
+import importlib
+
+import pytest
+
+import tinytorch as tt
+from tinytorch.ops._registry import REGISTRY
+
+from _torch_spellings import spellings as torch_spellings
+
+
+def _namespace_of(decl) -> str:
+    return decl.namespace if decl.namespace not in ("", "torch") else "torch"
+
+
+def _has(module_path: str, name: str) -> bool:
+    mod = importlib.import_module(module_path)
+    return callable(getattr(mod, name, None))
+
+
+def _observed(decl, name: str) -> set:
+    """The spellings tinytorch really has for ``name`` (out= as the declaration's public function takes it)."""
+    ns = _namespace_of(decl)
+    out = set()
+    prefix, module = ("torch", "tinytorch") if ns == "torch" else (f"torch.{ns}", f"tinytorch.{ns}")
+    if _has(module, name):
+        out.add(f"{prefix}.{name}")
+        fn = getattr(importlib.import_module(module), name)
+        d = getattr(fn, "_decl", None)
+        if d is not None and any("out" in w for n, w in d.variants.items() if n == name):
+            out.add(f"{prefix}.{name}(out=)")
+    if ns != "torch":
+        return out
+    if _has("tinytorch", name + "_"):
+        out.add(f"torch.{name}_")
+    if hasattr(tt.Tensor, name):
+        out.add(f"Tensor.{name}")
+    if hasattr(tt.Tensor, name + "_"):
+        out.add(f"Tensor.{name}_")
+    if _has("tinytorch.nn.functional", name):
+        out.add(f"torch.nn.functional.{name}")
+    return out
+
+
+_DECLS = sorted(REGISTRY.values(), key=lambda d: d.qualname if d.namespace else d.name)
+
+
+@pytest.mark.parametrize("decl", _DECLS, ids=lambda d: d.qualname if d.namespace else d.name)
+def test_declared_spellings_are_pytorchs(decl, torch):
+    ns = _namespace_of(decl)
+    ours = {s for s in decl.spellings() if not s.startswith("Tensor.__")}
+    theirs = set()
+    for name in decl.names():
+        theirs |= torch_spellings(torch, name, ns)
+    # spellings of other names (``extra``) are checked on their own
+    theirs |= {f"torch.{q}" for q in decl.extra if callable(_resolve(torch, q))}
+    assert ours == theirs, f"missing: {sorted(theirs - ours)}; extra: {sorted(ours - theirs)}"
+
+
+def _resolve(root, qualname: str):
+    obj = root
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+@pytest.mark.parametrize("decl", _DECLS, ids=lambda d: d.qualname if d.namespace else d.name)
+def test_declared_spellings_exist(decl):
+    observed = set()
+    for name in decl.names():
+        observed |= _observed(decl, name)
+    observed |= {f"torch.{q}" for q in decl.extra if callable(_resolve(tt, q))}
+    observed |= {f"Tensor.{d}" for d in decl.dunders + decl.rdunders if hasattr(tt.Tensor, d)}
+    assert observed == decl.spellings()
+
+
+def test_dunders_exist_in_pytorch(torch):
+    for decl in _DECLS:
+        for d in decl.dunders + decl.rdunders:
+            assert hasattr(torch.Tensor, d), d
+
+
+def test_declared_twice_is_refused():
+    from tinytorch.ops._registry import op
+
+    with pytest.raises(RuntimeError, match="declared twice"):
+        op("exp")(lambda input: input)

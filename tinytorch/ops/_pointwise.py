@@ -1,0 +1,96 @@
+"""Declaring an elementwise function of one tensor in one line, as ``derivatives.yaml`` does::
+
+    exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", method=True, inplace=True, out=True)
+
+The line gives the numpy forward, the derivative as a formula in tinytorch ops (``g`` the incoming
+gradient, ``x`` the input, ``y`` the result; the node saves only what ``saves`` names), and the
+spellings (as ``op`` takes them). From it come the graph node ``ExpBackward0`` (its backward is the
+formula; its forward-mode rule is the same formula applied to the tangent, because an elementwise
+op's Jacobian is diagonal), the function, and every spelling; vmap batches it pointwise."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import get_default_dtype
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._batching import pointwise
+from ._registry import op
+
+
+class UnaryNode(Node):
+    """The node of a declared unary op; ``formula(g, x, y)`` is set by ``unary``."""
+
+    saves = None
+    formula = None
+
+    def _operands(self):
+        saved = self.saved_tensors
+        if self.saves == "input":
+            return saved[0], None
+        if self.saves == "result":
+            return None, saved[0]
+        if self.saves == "both":
+            return saved
+        return None, None
+
+    def backward(self, g):
+        x, y = self._operands()
+        return (self.formula(g, x, y),)
+
+    def jvp(self, t):
+        x, y = self._operands()
+        return self.formula(t, x, y)
+
+
+def node_class(name: str, formula, saves: str | None, base=UnaryNode):
+    """A node class named as PyTorch names it, whose backward is ``formula``."""
+    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "__module__": base.__module__})
+
+
+def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
+    """``op(input)``: forward ``fn`` on the array, recording a ``node_cls`` node when grad is needed.
+
+    floating: integer and bool inputs compute in the default float dtype (exp, sin, ...), as PyTorch.
+    quiet: ``fn`` raises no floating-point warning (relu, abs, neg, tanh), so numpy's error state is
+    left alone: entering ``np.errstate`` costs about a microsecond, as much as a small op."""
+    saves = node_cls.saves
+
+    def unary_op(input: Tensor) -> Tensor:
+        x = input._data
+        if floating and x.dtype.kind != "f":
+            x = x.astype(get_default_dtype().np)
+        if quiet:
+            out = fn(x)
+        else:
+            with np.errstate(all="ignore"):
+                out = fn(x)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and input._requires_grad:
+            node = node_cls((input._edge(),))
+            res = _make(out, node)
+            if saves == "result":
+                node._save_own_output(res)
+            elif saves == "input":
+                node._save_inputs(input)
+            elif saves == "both":
+                node.save_for_backward(input, res)
+            return res
+        return _make(out)
+
+    unary_op.__name__ = unary_op.__qualname__ = name or node_cls.__name__[:-len("Backward0")].lower()
+    unary_op.__doc__ = f"Elementwise {unary_op.__name__}."
+    return unary_op
+
+
+def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
+          floating: bool = True, quiet: bool = False, batch=pointwise, **spellings):
+    """Declare an elementwise op of one tensor; returns its public function (see the module doc).
+
+    derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
+    node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
+    node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves)
+    impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)
+    return op(name, batch=batch, **spellings)(impl)
