@@ -49,8 +49,8 @@ _DECLS = sorted(REGISTRY.values(), key=lambda d: d.qualname if d.namespace else 
 @pytest.mark.parametrize("decl", _DECLS, ids=lambda d: d.qualname if d.namespace else d.name)
 def test_declared_spellings_are_pytorchs(decl, torch):
     ns = _namespace_of(decl)
-    ours = {s for s in decl.spellings() if not s.startswith("Tensor.__")}
-    theirs = set()
+    ours = decl.spellings()
+    theirs = {f"Tensor.{d}" for d in decl.dunders + decl.rdunders + decl.idunders if hasattr(torch.Tensor, d)}
     for name in decl.names():
         theirs |= torch_spellings(torch, name, ns)
     # spellings of other names (``extra``) are checked on their own
@@ -71,13 +71,13 @@ def test_declared_spellings_exist(decl):
     for name in decl.names():
         observed |= _observed(decl, name)
     observed |= {f"torch.{q}" for q in decl.extra if callable(_resolve(tt, q))}
-    observed |= {f"Tensor.{d}" for d in decl.dunders + decl.rdunders if hasattr(tt.Tensor, d)}
+    observed |= {f"Tensor.{d}" for d in decl.dunders + decl.rdunders + decl.idunders if hasattr(tt.Tensor, d)}
     assert observed == decl.spellings()
 
 
 def test_dunders_exist_in_pytorch(torch):
     for decl in _DECLS:
-        for d in decl.dunders + decl.rdunders:
+        for d in decl.dunders + decl.rdunders + decl.idunders:
             assert hasattr(torch.Tensor, d), d
 
 

@@ -20,9 +20,6 @@ from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from .factory import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                       linspace, multinomial, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                       randperm, tensor, zeros, zeros_like)
-from .ops.arith import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, floor_divide, ge, gt, le,  # noqa: F401
-                        logical_and, logical_not, logical_or, lt, maximum, minimum, mul, ne, pow, remainder, rsub,
-                        sub, where)
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
@@ -47,18 +44,13 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 clip = clamp
-divide = true_divide = div
-multiply = mul
-subtract = sub
 swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
 
 from ._out import with_out as _with_out  # noqa: E402
 
-for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "bmm", "dot", "maximum", "minimum", "where", "cat",
-              "stack", "clamp", "sum", "mean",
-              "remainder", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"):
+for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack", "clamp", "sum", "mean"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
 
@@ -117,14 +109,12 @@ from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cros
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
 from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
                        msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
-from .ops.elementwise import (atan2, bitwise_left_shift, bitwise_not, bitwise_right_shift, hypot,  # noqa: E402,F401
-                              isclose, lerp, logaddexp, logaddexp2, logical_xor)
+
 from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
 from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 
-arctan2 = atan2
 moveaxis = movedim
 pinverse = _pinv
 

@@ -73,41 +73,11 @@ def _new_factory(name):
 
 def _bind() -> None:
     T = Tensor
-    # arithmetic
-    T.__add__ = T.add = arith.add
-    T.__radd__ = _reflect(arith.add)
-    T.__sub__ = T.sub = arith.sub
-    T.__rsub__ = arith.rsub
-    T.__mul__ = T.mul = arith.mul
-    T.__rmul__ = _reflect(arith.mul)
-    T.__truediv__ = T.div = T.divide = T.true_divide = arith.div
-    T.__rtruediv__ = _reflect(arith.div)
-    T.__floordiv__ = T.floor_divide = arith.floor_divide
-    T.__rfloordiv__ = _reflect(arith.floor_divide)
-    T.__mod__ = T.remainder = arith.remainder
-    T.__rmod__ = _reflect(arith.remainder)
-    T.__pow__ = T.pow = arith.pow
-    T.__rpow__ = arith.rpow
+    # arithmetic, comparisons, logical and bitwise ops: declared in ops/arith.py, power.py, compare.py
     T.__matmul__ = T.matmul = linalg.matmul
     T.__rmatmul__ = _reflect(linalg.matmul)
     T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
     T.__pos__ = lambda self: self
-    T.__invert__ = arith.invert
-    T.__and__ = T.bitwise_and = arith.bitwise_and
-    T.__or__ = T.bitwise_or = arith.bitwise_or
-    T.__xor__ = T.bitwise_xor = arith.bitwise_xor
-    T.__rand__ = _reflect(arith.bitwise_and)
-    T.__ror__ = _reflect(arith.bitwise_or)
-    T.logical_and, T.logical_or, T.logical_not = arith.logical_and, arith.logical_or, arith.logical_not
-    # comparisons
-    T.__eq__ = T.eq = arith.eq
-    T.__ne__ = T.ne = arith.ne
-    T.__lt__ = T.lt = T.less = arith.lt
-    T.__le__ = T.le = arith.le
-    T.__gt__ = T.gt = T.greater = arith.gt
-    T.__ge__ = T.ge = arith.ge
-    T.maximum, T.minimum = arith.maximum, arith.minimum
-    T.where = lambda self, condition, other: arith.where(condition, self, other)
     # unary
     for name in ("relu", "clamp"):
         setattr(T, name, getattr(unary, name))
@@ -145,15 +115,10 @@ def _bind() -> None:
     T.__getitem__ = index.getitem
     T.__setitem__ = index.setitem
     # in place
-    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
+    for name in ("clamp_", "relu_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
                  "bernoulli_", "random_"):
         setattr(T, name, getattr(inplace, name))
     T.clip_ = inplace.clamp_
-    T.__iadd__ = inplace.add_
-    T.__isub__ = inplace.sub_
-    T.__imul__ = inplace.mul_
-    T.__itruediv__ = inplace.div_
-    T.__ipow__ = inplace.pow_
     # constructors relative to an existing tensor
     T.new_tensor = _new_tensor
     for name in ("zeros", "ones", "empty", "full"):
@@ -175,7 +140,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import elementwise, linalg_ext, masked, products, scan, sort, special, tri
+    from .ops import linalg_ext, masked, products, scan, sort, special, tri
     from .ops import vector_norm as norm
     from .ops._record import keepdims_alias
 
@@ -196,28 +161,20 @@ def _bind_more() -> None:
             (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
                    "movedim", "tile", "repeat_interleave")),
             (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
-            (elementwise, ("isclose", "allclose", "atan2", "hypot", "lerp", "logaddexp",
-                           "logaddexp2", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "logical_xor")),
             (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
             (norm, ("norm",))):
         for name in names:
             setattr(T, name, getattr(mod, name))
     T.polygamma = lambda self, n: special.polygamma(n, self)
     T.moveaxis = tri.movedim
-    T.arctan2 = elementwise.atan2
     T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
-    T.__lshift__ = elementwise.bitwise_left_shift
-    T.__rshift__ = elementwise.bitwise_right_shift
-    E = elementwise
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
                tri.tril, tri.triu, scan.cumsum, scan.cumprod, special.erf, special.erfc, special.erfinv,
-               special.lgamma, special.digamma, special.logit, E.atan2, E.hypot, E.lerp, E.bitwise_not):
+               special.lgamma, special.digamma, special.logit):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
-    for fn in (products.addmm, products.addmv, products.baddbmm, arith.logical_and, arith.logical_or,
-               elementwise.logical_xor, arith.logical_not, arith.bitwise_and, arith.bitwise_or, arith.bitwise_xor,
-               elementwise.bitwise_left_shift, elementwise.bitwise_right_shift):
+    for fn in (products.addmm, products.addmv, products.baddbmm):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
     for name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ops import loss as _loss
 from ..ops._util import broadcast_shapes
-from ..ops.arith import where
+from ..ops.compare import where as _where
 from ..ops.linalg import linear  # noqa: F401  (re-exported: F.linear)
 from ..ops.reduce import log_softmax as _log_softmax
 from ..ops.reduce import softmax as _softmax
@@ -159,7 +159,7 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight, ignore_index:
         smooth = -(logp * weight.view(_class_shape(input.ndim, n_classes, class_dim))).sum(class_dim)
     else:
         smooth = -logp.sum(class_dim)
-    smooth = where(_make(ignored), 0.0, smooth)
+    smooth = _where(_make(ignored), 0.0, smooth)
     if reduction == "mean":
         if weight is not None:
             denom = np.asarray(weight._data[target._data[~ignored]].sum())
@@ -268,7 +268,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
-    return _reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    return _reduce(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -276,7 +276,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = x - y)."""
     _check_sizes(input, target)
     d = (input - target).abs()
-    errors = where(d <= delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    errors = _where(d <= delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     if weight is not None:
         return _weighted(errors, weight, input, reduction)
     return _reduce(errors, reduction)

@@ -58,13 +58,13 @@ class OpDecl:
     """One op's declaration: what ``op(...)`` was told, plus the functions made from it."""
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
-                 "dunders", "rdunders", "batch", "no_batch", "extra", "__weakref__")
+                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "__weakref__")
 
-    def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, batch,
-                 no_batch, extra):
+    def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
+                 batch, no_batch, extra):
         self.name, self.namespace, self.impl, self.variants = name, namespace, impl, variants
         self.method, self.inplace, self.functional = method, inplace, functional
-        self.dunders, self.rdunders = dunders, rdunders
+        self.dunders, self.rdunders, self.idunders = dunders, rdunders, idunders
         self.batch, self.no_batch, self.extra = batch, no_batch, extra
         self.public = None
 
@@ -93,13 +93,13 @@ class OpDecl:
             if "functional" in words:
                 out.add(f"torch.nn.functional.{n}")
         out.update(f"torch.{q}" for q in self.extra)
-        out.update(f"Tensor.{d}" for d in self.dunders + self.rdunders)
+        out.update(f"Tensor.{d}" for d in self.dunders + self.rdunders + self.idunders)
         return out
 
 
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
-       aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), batch=None, no_batch: str | None = None,
-       extra: tuple = ()):
+       aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
+       no_batch: str | None = None, extra: tuple = ()):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -113,7 +113,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     functional  ``nn.functional.X`` when its signature differs from ``torch.X`` (``F.relu(inplace=)``).
     aliases     other names: ``"subtract"`` with the same variants, ``"absolute: function method
                 inplace out"`` with its own.
-    dunders / rdunders  ``Tensor.__add__`` (the function) / ``Tensor.__radd__`` (arguments swapped).
+    dunders / rdunders / idunders  ``Tensor.__add__`` (the function) / ``Tensor.__radd__`` (arguments
+                swapped) / ``Tensor.__iadd__`` (the in-place method).
     batch       the vmap rule ``rule(op, *args, **kwargs)`` (``_batching.pointwise`` and friends);
                 None runs the op once per sample (PyTorch's fallback).
     no_batch    instead of a rule: why vmap cannot batch this op (its error says so).
@@ -131,7 +132,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         elif namespace == "":
             namespace = "torch"
         decl = OpDecl(short, namespace, fn, table, method, inplace, functional, tuple(dunders), tuple(rdunders),
-                      batch, no_batch, tuple(extra))
+                      tuple(idunders), batch, no_batch, tuple(extra))
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:
             raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
@@ -259,6 +260,8 @@ def method_table(decl: OpDecl) -> dict:
         table[d] = impl
     for d in decl.rdunders:
         table[d] = _reflected(impl)
+    for d in decl.idunders:
+        table[d] = decl.inplace or _inplace_of(impl, decl.name)
     return table
 
 

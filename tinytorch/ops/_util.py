@@ -104,6 +104,15 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     return g
 
 
+def add_terms(*terms):
+    """The sum of the tangent (or gradient) terms that exist; None where every term is None."""
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
 def as_array(x) -> ndarray:
     return x if type(x) is ndarray else np.asarray(x)
 

@@ -9,7 +9,11 @@ from .._dtype import get_default_dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._util import _NONE_EDGE, as_array, binary_operands, edge, fit_grad, meta, needs_grad
+from ._batching import pointwise
+from ._registry import op
+from ._util import _NONE_EDGE, add_terms, as_array, binary_operands, edge, fit_grad, meta, needs_grad
+
+_ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 
 
 class _BinaryNode(Node):
@@ -30,6 +34,9 @@ class AddBackward0(_BinaryNode):
     def backward(self, g):
         gb = g if self.alpha == 1 else g * self.alpha
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
+
+    def jvp(self, ta, tb):
+        return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else tb * self.alpha))
 
 
 def _same(a, b):
@@ -52,6 +59,7 @@ def _float_and_scalar(a, b):
     return None
 
 
+@op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
 def add(a, b, *, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
     if alpha == 1:
@@ -89,6 +97,9 @@ class SubBackward0(_BinaryNode):
         gb = -g if self.alpha == 1 else g * (-self.alpha)
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
+    def jvp(self, ta, tb):
+        return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else tb * (-self.alpha)))
+
 
 class RsubBackward1(Node):
     def backward(self, g):
@@ -104,6 +115,7 @@ def _is_bool(x) -> bool:
     return isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype == np.bool_)
 
 
+@op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
 def sub(a, b, *, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
     if alpha == 1:
@@ -144,9 +156,10 @@ def sub(a, b, *, alpha=1) -> Tensor:
     return _make(out)
 
 
-def rsub(a, b) -> Tensor:
-    """b - a (what ``2 - t`` calls)."""
-    return sub(b, a)
+@op(dunders=("__rsub__",), batch=pointwise)
+def rsub(a, b, *, alpha=1) -> Tensor:
+    """b - alpha * a (what ``2 - t`` calls)."""
+    return sub.__wrapped__(b, a, alpha=alpha)
 
 
 # -- mul / div ------------------------------------------------------------------------------------
@@ -157,7 +170,14 @@ class MulBackward0(_BinaryNode):
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
         return ga, gb
 
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        return add_terms(None if ta is None else ta * (self.b_scalar if b is None else b),
+                         None if tb is None else tb * (self.a_scalar if a is None else a))
 
+
+@op(variants=_ARITH, aliases=("multiply",), dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",),
+    batch=pointwise)
 def mul(a, b) -> Tensor:
     """Elementwise product with broadcasting."""
     same = _same(a, b)
@@ -210,12 +230,13 @@ class DivBackward0(_BinaryNode):
         return ga, gb
 
     def jvp(self, ta, tb):
-        from ..autograd.forward_ad import _add_terms
         a, b = self.saved_tensors
         bv = b if b is not None else self.b_scalar
-        return _add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
+        return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
 
 
+@op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__",), rdunders=("__rtruediv__",),
+    idunders=("__itruediv__",), batch=pointwise)
 def div(a, b, *, rounding_mode=None) -> Tensor:
     """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
     if rounding_mode is not None:
@@ -223,8 +244,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     if isinstance(a, (bool, int, float)) and isinstance(b, Tensor):
         # scalar / tensor is reciprocal(tensor) * scalar in PyTorch: MulBackward0 -> ReciprocalBackward0,
         # and the same rounding
-        from .unary import reciprocal
-        return mul(reciprocal(b), a)
+        return b.reciprocal() * a
     ta, tb, ad, bd = binary_operands(a, b)
     kind = ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
     if kind != "f":
@@ -294,6 +314,8 @@ class _RemainderOfNumberBackward(_BinaryNode):
 _RemainderOfNumberBackward.__name__ = _RemainderOfNumberBackward.__qualname__ = "NotImplemented"
 
 
+@op(variants=_ARITH, dunders=("__floordiv__",), rdunders=("__rfloordiv__",), idunders=("__ifloordiv__",),
+    batch=pointwise)
 def floor_divide(a, b) -> Tensor:
     """Division rounded down (``a // b``); like PyTorch it records no usable gradient."""
     return _rounded_div(a, b, "floor", _FloorDivideBackward)
@@ -310,6 +332,7 @@ def _mod(ad, bd) -> np.ndarray:
     return np.mod(ad, bd)
 
 
+@op(variants=_ARITH, dunders=("__mod__",), rdunders=("__rmod__",), idunders=("__imod__",), batch=pointwise)
 def remainder(a, b) -> Tensor:
     """Python-style modulus (sign of the divisor)."""
     ta, tb, ad, bd = binary_operands(a, b)
@@ -345,12 +368,11 @@ class RemainderBackward1(_BinaryNode):
         return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
 
     def jvp(self, ta, tb):
-        from ..autograd.forward_ad import _add_terms
         a, b = self.saved_tensors
-        return _add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))
+        return add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))
 
 
 # the other binary families, under the names the rest of the package imports from here
-from .compare import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, invert, le, logical_and,  # noqa: E402,F401
+from .compare import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, logical_and,  # noqa: E402,F401
                       logical_not, logical_or, lt, maximum, minimum, ne, where)
-from .power import pow, rpow  # noqa: E402,F401
+from .power import pow  # noqa: E402,F401

@@ -4,59 +4,74 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FROM_NP
 from ..tensor import Tensor, _make
+from ._batching import pointwise
+from ._registry import op
 from ._util import as_array, binary_operands, edge, fit_grad, needs_grad, unpack
 from .arith import _BinaryNode
 
+_COMPARE = "function method inplace out"  # comparisons write 0/1 into self's dtype in place
+
 
 # -- comparisons (no gradient) --------------------------------------------------------------------
-def _compare(ufunc):
-    def op(a, b) -> Tensor:
+def _compare(ufunc, name: str, alias: str, dunder: str):
+    def compare(a, b) -> Tensor:
         ta, tb, ad, bd = binary_operands(a, b)
         return _make(as_array(ufunc(ad, bd)))
-    op.__name__ = ufunc.__name__
-    op.__doc__ = f"Elementwise {ufunc.__name__}, a bool tensor."
-    return op
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"Elementwise {ufunc.__name__}, a bool tensor (no gradient)."
+    return op(name, _COMPARE, aliases=(alias,) if alias else (), dunders=(dunder,), batch=pointwise)(compare)
 
 
-eq = _compare(np.equal)
-ne = _compare(np.not_equal)
-lt = _compare(np.less)
-le = _compare(np.less_equal)
-gt = _compare(np.greater)
-ge = _compare(np.greater_equal)
+eq = _compare(np.equal, "eq", "", "__eq__")
+ne = _compare(np.not_equal, "ne", "not_equal", "__ne__")
+lt = _compare(np.less, "lt", "less", "__lt__")
+le = _compare(np.less_equal, "le", "less_equal", "__le__")
+gt = _compare(np.greater, "gt", "greater", "__gt__")
+ge = _compare(np.greater_equal, "ge", "greater_equal", "__ge__")
 
 
-def _logical(ufunc, name):
-    def op(a, b) -> Tensor:
+def _bitwise(ufunc, name: str, dunder: str):
+    def bitwise(a, b) -> Tensor:
         ta, tb, ad, bd = binary_operands(a, b)
         dt = np.result_type(ad, bd)
         if dt.kind == "f":
-            from .._dtype import FROM_NP
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[dt]._legacy[:-6]}\'')
         return _make(as_array(ufunc(ad, bd)))
-    op.__name__ = name
-    return op
+    bitwise.__name__ = bitwise.__qualname__ = name
+    bitwise.__doc__ = f"Elementwise {name} of integer or bool tensors."
+    return op(name, _COMPARE, dunders=(f"__{dunder}__",), rdunders=(f"__r{dunder}__",), idunders=(f"__i{dunder}__",),
+              batch=pointwise)(bitwise)
 
 
-bitwise_and = _logical(np.bitwise_and, "bitwise_and")
-bitwise_or = _logical(np.bitwise_or, "bitwise_or")
-bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor")
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "xor")
 
 
-def logical_and(a, b) -> Tensor:
-    return _make(as_array(np.logical_and(unpack(a)[1], unpack(b)[1])))
+def _logical(ufunc, name: str):
+    def logical(a, b) -> Tensor:
+        return _make(as_array(ufunc(unpack(a)[1], unpack(b)[1])))
+    logical.__name__ = logical.__qualname__ = name
+    logical.__doc__ = f"Elementwise {name} of the inputs' truth values, a bool tensor."
+    return op(name, _COMPARE, batch=pointwise)(logical)
 
 
-def logical_or(a, b) -> Tensor:
-    return _make(as_array(np.logical_or(unpack(a)[1], unpack(b)[1])))
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
+@op(variants=_COMPARE, batch=pointwise)
 def logical_not(a) -> Tensor:
+    """Elementwise not of the input's truth values, a bool tensor."""
     return _make(as_array(np.logical_not(a._data)))
 
 
+@op("__invert__", "method", batch=pointwise)
 def invert(a) -> Tensor:
+    """``~t``: bitwise not of an integer or bool tensor."""
     if a._data.dtype.kind == "f":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return _make(as_array(~a._data))
@@ -78,6 +93,11 @@ class WhereBackward0(_BinaryNode):
         return where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb)
 
 
+def _where_method(self, condition, other):
+    return where(condition, self, other)
+
+
+@op(variants="function method out", method=_where_method, batch=pointwise)
 def where(condition, input=None, other=None) -> Tensor:
     """Pick ``input`` where ``condition`` holds, else ``other`` (broadcasting all three)."""
     if input is None and other is None:
@@ -138,11 +158,13 @@ def _extremum(a, b, ufunc, node_cls) -> Tensor:
     return _make(out)
 
 
+@op(variants="function method out", batch=pointwise)
 def maximum(a, b) -> Tensor:
     """Elementwise maximum (NaN propagates)."""
     return _extremum(a, b, np.maximum, MaximumBackward0)
 
 
+@op(variants="function method out", batch=pointwise)
 def minimum(a, b) -> Tensor:
     """Elementwise minimum (NaN propagates)."""
     return _extremum(a, b, np.minimum, MinimumBackward0)

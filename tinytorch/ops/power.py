@@ -6,7 +6,9 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._util import as_array, binary_operands, edge, fit_grad, meta, needs_grad
+from ._batching import pointwise
+from ._registry import op
+from ._util import add_terms, as_array, binary_operands, edge, fit_grad, meta, needs_grad
 from .arith import _BinaryNode
 from .compare import where
 
@@ -42,13 +44,12 @@ class PowBackward1(_BinaryNode):
         return ga, gb
 
     def jvp(self, ta, tb):
-        from ..autograd.forward_ad import _add_terms
         a, b, out = self.saved_tensors
         right = None
         if tb is not None:
             loga = where(a == 0, 0.0, a).log()
             right = tb * where((a == 0) & (b >= 0), 0.0, out * loga)
-        return _add_terms(None if ta is None else ta * b * a ** (b - 1), right)
+        return add_terms(None if ta is None else ta * b * a ** (b - 1), right)
 
 
 class PowBackward2(Node):
@@ -66,6 +67,8 @@ class PowBackward2(Node):
         return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
 
 
+@op(variants="function method inplace out", dunders=("__pow__",), rdunders=("__rpow__",), idunders=("__ipow__",),
+    batch=pointwise)
 def pow(a, b) -> Tensor:
     """a ** b with broadcasting (tensor or scalar on either side)."""
     ta, tb, ad, bd = binary_operands(a, b)
@@ -107,6 +110,3 @@ def _int_pow_negative(a, ad, bd) -> np.ndarray:
     special = np.where(ad == 1, 1, np.where(ad == -1, np.where(bd % 2 != 0, -1, 1), 0))
     return as_array(np.where(neg, special, kept).astype(kept.dtype, copy=False))
 
-
-def rpow(a, b) -> Tensor:
-    return pow(b, a)

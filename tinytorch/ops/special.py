@@ -1,5 +1,5 @@
 """Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, logit (the other extra
-elementwise functions are in ``elementwise.py``).
+elementwise functions are in ``unary.py``).
 
 numpy has no erf or gamma functions, so they are computed here, vectorised, in float64:
 - erf/erfc: Cephes' rational approximations (erf below 1, erfc on [1, 8) and beyond); relative error

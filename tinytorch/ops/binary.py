@@ -1,5 +1,5 @@
-"""More elementwise functions: isclose/allclose; binary atan2, hypot, lerp, logaddexp(2); bitwise_not, the
-shifts and logical_xor."""
+"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), lerp,
+isclose/allclose, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
 import math
@@ -9,10 +9,14 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._record import OUT, legacy_name, record
+from ._batching import pointwise
+from ._registry import op
 from ._util import binary_operands, fit_grad, meta
-from .unary import _unary
+
+_BINARY = "function method inplace out"
 
 
+@op(variants="function method", batch=pointwise)
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other| elementwise (equal infinities count as close)."""
     a, b = input._data, other._data
@@ -31,6 +35,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _make(np.asarray(close))
 
 
+@op(variants="function method", no_batch="it returns a Python bool, not a tensor")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """True when every pair of elements is close (``isclose``)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
@@ -69,7 +74,8 @@ class Atan2Backward0(Node):
         return _pair(self, g * b / d, g * -a / d)
 
 
-def atan2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+@op(variants=_BINARY, aliases=("arctan2",), batch=pointwise)
+def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of (other, input): atan(input / other) in the right quadrant."""
     ta, tb, ad, bd = _float_binary(input, other, "atan2", True)
     return _binary(Atan2Backward0, input, other, np.arctan2(ad, bd), lambda x, y: (x, y))
@@ -81,7 +87,8 @@ class HypotBackward0(Node):
         return _pair(self, g * a / y, g * b / y)
 
 
-def hypot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+@op(variants=_BINARY, batch=pointwise)
+def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input^2 + other^2) without overflow."""
     ta, tb, ad, bd = _float_binary(input, other, "hypot_cpu", False)
     return _binary(HypotBackward0, input, other, np.hypot(ad, bd), lambda x, y: (x, y, OUT))
@@ -93,7 +100,8 @@ class LogaddexpBackward0(Node):
         return _pair(self, g * (a - b).sigmoid(), g * (b - a).sigmoid())
 
 
-def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out", batch=pointwise)
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """log(exp(input) + exp(other)), computed stably."""
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp_cpu", False)
     return _binary(LogaddexpBackward0, input, other, np.logaddexp(ad, bd), lambda x, y: (x, y))
@@ -105,7 +113,8 @@ class Logaddexp2Backward0(Node):
         return _pair(self, g * ((a - b) * math.log(2)).sigmoid(), g * ((b - a) * math.log(2)).sigmoid())
 
 
-def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out", batch=pointwise)
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^input + 2^other)."""
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
     return _binary(Logaddexp2Backward0, input, other, np.logaddexp2(ad, bd), lambda x, y: (x, y))
@@ -125,7 +134,8 @@ class LerpBackward1(Node):
         return ga, gb, gw
 
 
-def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
+@op(variants=_BINARY, batch=pointwise)
+def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """input + weight * (end - input)."""
     if input._data.dtype.kind != "f":
         name = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
@@ -152,25 +162,26 @@ def _int_only(x: np.ndarray, name: str) -> None:
         raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(x.dtype)}'")
 
 
-def bitwise_not(input: Tensor, *, out=None) -> Tensor:
+@op(variants=_BINARY, batch=pointwise)
+def bitwise_not(input: Tensor) -> Tensor:
     """~input for integer and bool tensors."""
     _int_only(input._data, "bitwise_not_cpu")
     return _make(np.asarray(~input._data))
 
 
-def bitwise_left_shift(input, other, *, out=None) -> Tensor:
+@op(variants=_BINARY, dunders=("__lshift__",), rdunders=("__rlshift__",), idunders=("__ilshift__",),
+    batch=pointwise)
+def bitwise_left_shift(input, other) -> Tensor:
+    """input << other for integer tensors."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "lshift_cpu")
     return _make(np.asarray(np.left_shift(a, b)))
 
 
-def bitwise_right_shift(input, other, *, out=None) -> Tensor:
+@op(variants=_BINARY, dunders=("__rshift__",), rdunders=("__rrshift__",), idunders=("__irshift__",),
+    batch=pointwise)
+def bitwise_right_shift(input, other) -> Tensor:
+    """input >> other for integer tensors (arithmetic shift)."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "rshift_cpu")
     return _make(np.asarray(np.right_shift(a, b)))
-
-
-def logical_xor(input, other, *, out=None) -> Tensor:
-    a = input._data if isinstance(input, Tensor) else input
-    b = other._data if isinstance(other, Tensor) else other
-    return _make(np.asarray(np.logical_xor(a, b)))
