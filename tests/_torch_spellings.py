@@ -49,7 +49,7 @@ def accepts_out(fn, torch=None) -> bool:
             if "argument 'out' must be" in text:
                 return True
             if "but expected one of" in text:
-                return "out = None" in text or "Tensor out" in text
+                return re.search(r"\bout = None|\bTensor out\b|\bTensors out\b", text) is not None
             m = _MISSING.search(text)
             if m:
                 args += [_by_name(torch, n.strip().strip('"')) for n in m.group(1).split(",")]

@@ -17,9 +17,8 @@ from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_defaul
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
-from .factory import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
-                      linspace, multinomial, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                      randperm, tensor, zeros, zeros_like)
+from . import factory as _factory  # noqa: F401  (declares the factories)
+from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
@@ -32,7 +31,6 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
-from .factory import randint_like  # noqa: F401
 
 from .ops.shape import diagonal  # noqa: F401
 from .ops.linalg import mv  # noqa: F401
@@ -110,7 +108,6 @@ from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noq
 from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
                        msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
 
-from .ops.special import digamma, erf, erfc, erfinv, lgamma, logit, polygamma  # noqa: E402,F401
 from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402

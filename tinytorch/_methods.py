@@ -115,8 +115,7 @@ def _bind() -> None:
     T.__getitem__ = index.getitem
     T.__setitem__ = index.setitem
     # in place
-    for name in ("clamp_", "relu_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
-                 "bernoulli_", "random_"):
+    for name in ("clamp_", "relu_", "scatter_"):
         setattr(T, name, getattr(inplace, name))
     T.clip_ = inplace.clamp_
     # constructors relative to an existing tensor
@@ -126,12 +125,6 @@ def _bind() -> None:
     T.equal = lambda self, other: bool(self._data.shape == other._data.shape and (self._data == other._data).all())
     T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: __import__("numpy").allclose(
         self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    # random sampling (PyTorch's streams)
-    from ._random import tensor_ops as _rnd
-    T.exponential_ = _rnd.exponential_
-    T.geometric_ = _rnd.geometric_
-    T.bernoulli = lambda self, p=None, *, generator=None: _rnd.bernoulli(self, p, generator=generator)
-    T.multinomial = _rnd.multinomial
 
 
 _bind()
@@ -160,19 +153,16 @@ def _bind_more() -> None:
                       "index_fill", "take", "take_along_dim")),
             (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
                    "movedim", "tile", "repeat_interleave")),
-            (special, ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit")),
             (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
             (norm, ("norm",))):
         for name in names:
             setattr(T, name, getattr(mod, name))
-    T.polygamma = lambda self, n: special.polygamma(n, self)
     T.moveaxis = tri.movedim
     T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
-               tri.tril, tri.triu, scan.cumsum, scan.cumprod, special.erf, special.erfc, special.erfinv,
-               special.lgamma, special.digamma, special.logit):
+               tri.tril, tri.triu, scan.cumsum, scan.cumprod):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     for fn in (products.addmm, products.addmv, products.baddbmm):
         setattr(T, fn.__name__ + "_", inplace_of(fn))

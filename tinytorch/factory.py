@@ -1,13 +1,36 @@
 """Tensor creation: ``tensor``, ``from_numpy``, ``zeros``, ``arange``, ``randn``, ... and ``*_like``."""
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 
 from . import _dtype
 from ._size import _require_cpu
+from .ops._batching import first_only
+from .ops._registry import op
 from .tensor import Size, Tensor, _make
+
+
+def into_out(res: Tensor, out: Tensor | None) -> Tensor:
+    """A factory's result written into ``out`` (resized to the result's shape, as PyTorch's factories
+    resize their ``out``), or the result itself."""
+    if out is None:
+        return res
+    if out._data.shape != res._data.shape:
+        out._data = np.empty(res._data.shape, dtype=out._data.dtype)
+    np.copyto(out._data, res._data, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+def _with_out(factory):
+    """``factory`` that also takes ``out=`` (see ``into_out``)."""
+    @functools.wraps(factory)
+    def with_out(*args, out=None, **kwargs):
+        return into_out(factory(*args, **kwargs), out)
+    return with_out
 
 
 def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
@@ -183,6 +206,7 @@ def _explain_bad_data(data) -> None:
         stack.extend((s, dim + 1) for s in reversed(seq))
 
 
+@op(variants="function")
 def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (floats → float32, ints → int64, bools → bool)."""
     if device is not None:
@@ -199,6 +223,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memor
     return _finish(arr, requires_grad)
 
 
+@op(variants="function")
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with ``data`` when it already is a tensor or a numpy array of the right dtype."""
     if device is not None:
@@ -211,6 +236,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype)
 
 
+@op(variants="function")
 def from_numpy(arr: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``arr``."""
     if not isinstance(arr, np.ndarray):
@@ -221,7 +247,9 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return _make(arr)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+@op(variants="function out", own_out=True)
+@_with_out
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros."""
     if device is not None:
         _require_cpu(device)
@@ -229,6 +257,8 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None)
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
     if device is not None:
@@ -237,6 +267,8 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor (zero-filled here, for reproducibility)."""
     if device is not None:
@@ -253,6 +285,8 @@ def _scalar_dtype(value):
     return _dtype.get_default_dtype()
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value)."""
     if device is not None:
@@ -268,6 +302,7 @@ def _like(input: Tensor, dtype):
     return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
 
 
+@op(variants="function", batch=first_only)
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     if device is not None:
         _require_cpu(device)
@@ -275,6 +310,7 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
+@op(variants="function", batch=first_only)
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     if device is not None:
         _require_cpu(device)
@@ -282,12 +318,14 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
     return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
 
 
+@op(variants="function", batch=first_only)
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     if device is not None:
         _require_cpu(device)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
+@op(variants="function", batch=first_only)
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if device is not None:
         _require_cpu(device)
@@ -295,6 +333,8 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
     return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
     if device is not None:
@@ -336,6 +376,8 @@ def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np
     return out
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if device is not None:
@@ -375,6 +417,8 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return total + (s_err + p_err)
 
 
+@op(variants="function out", own_out=True)
+@_with_out
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
     if device is not None:
@@ -384,7 +428,3 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
             raise RuntimeError(f"{'n' if k is n else 'm'} must be greater or equal to 0, got {k}")
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
-
-# the random factories live with the generator that makes PyTorch's streams
-from ._random.tensor_ops import (bernoulli, multinomial, normal, rand, rand_like, randint, randint_like,  # noqa: E402,F401
-                                 randn, randn_like, randperm)

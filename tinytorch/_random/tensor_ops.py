@@ -6,10 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..factory import _np_dtype, _size, into_out
+from ..ops._registry import op
 from ..random import _engine
 from ..tensor import Tensor, _make
 from . import draws
 from .normal import normal_values
+
+_RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
 
 
 # -- writing values in PyTorch's fill order --------------------------------------------------------
@@ -61,14 +65,17 @@ def _normal(npd: np.dtype, n: int, mean, std, generator, contiguous: bool = True
     return normal_values(_engine(generator), n, npd, mean, std, contiguous)
 
 
+@op(variants="method", no_batch=_RANDOM)
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     return _fill(self, _uniform(self._data.dtype, self._data.size, a, b, generator))
 
 
+@op(variants="method", no_batch=_RANDOM)
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     return _fill(self, _normal(self._data.dtype, self._data.size, mean, std, generator, _contiguous(self)))
 
 
+@op(variants="method", no_batch=_RANDOM)
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     """``random_()``, ``random_(to)``, ``random_(from, to)`` (``to`` may be None: the dtype's top)."""
     frm, to = kwargs.pop("from", None), kwargs.pop("to", _MISSING)
@@ -118,6 +125,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     return _fill(self, draws.bernoulli_scalar(eng, self._data.size, p).astype(self._data.dtype))
 
 
+@op(variants="method", no_batch=_RANDOM)
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     npd = self._data.dtype
     if npd.kind != "f":
@@ -128,6 +136,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     return _fill(self, draws.exponential_values(_engine(generator), self._data.size, lambd).astype(npd))
 
 
+@op(variants="method", no_batch=_RANDOM)
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
@@ -165,27 +174,31 @@ def _grad(t: Tensor, requires_grad: bool) -> Tensor:
 
 
 def _shape_dtype(size, dtype, default=None):
-    from ..factory import _np_dtype, _size
-
     return _size(size), _np_dtype(dtype, default)
 
 
+
+@op(variants="function out", own_out=True, no_batch=_RANDOM)
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Uniform samples on [0, 1)."""
     _on_cpu(device)
     shape, npd = _shape_dtype(size, dtype)
-    return _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    res = _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    return into_out(res, out)
 
 
+@op(variants="function out", own_out=True, no_batch=_RANDOM)
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """Standard normal samples."""
     _on_cpu(device)
     shape, npd = _shape_dtype(size, dtype)
-    return _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    res = _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    return into_out(res, out)
 
 
+@op(variants="function out", own_out=True, no_batch=_RANDOM)
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad: bool = False) -> Tensor:
+            requires_grad: bool = False, out=None) -> Tensor:
     """Integers uniformly from [low, high)."""
     _on_cpu(device)
     if size is None:
@@ -194,17 +207,18 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
         low, high = 0, low
     shape, npd = _shape_dtype((size,), dtype, _dtype.int64)
     t = _new_tensor(shape, npd, False)
-    return _grad(random_(t, int(low), int(high), generator=generator), requires_grad)
+    return into_out(_grad(random_(t, int(low), int(high), generator=generator), requires_grad), out)
 
 
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+@op(variants="function out", own_out=True, no_batch=_RANDOM)
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     """A random permutation of 0..n-1 (PyTorch's Fisher-Yates)."""
     _on_cpu(device)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     _, npd = _shape_dtype((n,), dtype, _dtype.int64)
     vals = draws.randperm_values(_engine(generator), int(n))
-    return _grad(_make(vals.astype(npd, copy=False)), requires_grad)
+    return into_out(_grad(_make(vals.astype(npd, copy=False)), requires_grad), out)
 
 
 def _numel(shape) -> int:
@@ -215,6 +229,7 @@ def _like(input: Tensor, dtype):
     return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
 
 
+@op(no_batch=_RANDOM)
 def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
               memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -222,6 +237,7 @@ def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool 
     return _grad(_make(_uniform(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
+@op(no_batch=_RANDOM)
 def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
                memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -229,6 +245,7 @@ def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool
     return _grad(_make(_normal(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
 
 
+@op(no_batch=_RANDOM)
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False,
                  device=None, memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -238,10 +255,15 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
     return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
 
 
+@op(variants="function out", own_out=True, no_batch=_RANDOM)
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
            out=None) -> Tensor:
     """``normal(mean, std, size)`` with floats, or with tensor mean and/or std (PyTorch's compositions:
     N(0, std) plus mean for a tensor mean; N(0, 1) times std plus mean when std is a tensor)."""
+    return into_out(_normal_of(mean, std, size, generator, dtype, device, requires_grad), out)
+
+
+def _normal_of(mean, std, size, generator, dtype, device, requires_grad) -> Tensor:
     _on_cpu(device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
@@ -265,18 +287,20 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     return _make((scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False))
 
 
-def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
+@op(variants="function method inplace out", own_out=True, inplace=bernoulli_, no_batch=_RANDOM)
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype."""
-    out = _new_tensor(input._data.shape, input._data.dtype, False)
+    res = _new_tensor(input._data.shape, input._data.dtype, False)
     if p is None:
         if input._data.dtype.kind != "f":
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                f"'{_dtype.FROM_NP[input._data.dtype]._legacy[:-6]}'")
-        return bernoulli_(out, input, generator=generator)
-    return bernoulli_(out, p, generator=generator)
+        return into_out(bernoulli_(res, input, generator=generator), out)
+    return into_out(bernoulli_(res, p, generator=generator), out)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
+@op(variants="function method out", own_out=True, no_batch=_RANDOM)
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (probabilities up to a factor)."""
     p = input._data
     if p.ndim not in (1, 2):
@@ -296,5 +320,5 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (p2.sum(axis=1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    out = draws.multinomial_values(_engine(generator), p2, num_samples, replacement)
-    return _make(out.reshape(p.shape[:-1] + (num_samples,)))
+    values = draws.multinomial_values(_engine(generator), p2, num_samples, replacement)
+    return into_out(_make(values.reshape(p.shape[:-1] + (num_samples,))), out)

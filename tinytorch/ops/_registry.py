@@ -58,7 +58,7 @@ class OpDecl:
     """One op's declaration: what ``op(...)`` was told, plus the functions made from it."""
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
-                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "__weakref__")
+                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra):
@@ -99,7 +99,7 @@ class OpDecl:
 
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
-       no_batch: str | None = None, extra: tuple = ()):
+       no_batch: str | None = None, extra: tuple = (), own_out: bool = False):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -118,7 +118,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     batch       the vmap rule ``rule(op, *args, **kwargs)`` (``_batching.pointwise`` and friends);
                 None runs the op once per sample (PyTorch's fallback).
     no_batch    instead of a rule: why vmap cannot batch this op (its error says so).
-    extra       more qualified names for the same public function (``"special.expit"``)."""
+    extra       more qualified names for the same public function (``"special.expit"``).
+    own_out     the function takes ``out=`` itself (factories, which resize ``out`` their own way)."""
     def declare(fn):
         qual = name or fn.__name__
         namespace, _, short = qual.rpartition(".")
@@ -133,6 +134,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
             namespace = "torch"
         decl = OpDecl(short, namespace, fn, table, method, inplace, functional, tuple(dunders), tuple(rdunders),
                       tuple(idunders), batch, no_batch, tuple(extra))
+        decl.own_out = own_out
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:
             raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
@@ -152,7 +154,7 @@ def _public_function(decl: OpDecl):
     impl = decl.impl
     dispatch_key = decl
 
-    if any("out" in words for words in decl.variants.values()):
+    if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         def public(*args, out=None, **kwargs):
             if _Active.transforms and _State.transforms:
                 return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)

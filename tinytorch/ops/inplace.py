@@ -15,6 +15,7 @@ from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _new
 from . import views as _views
+from ._registry import op
 from ._util import broadcast_shapes, sum_to, unpack
 
 
@@ -222,11 +223,18 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
     return self
 
 
+_WRITES = "it writes into its argument in place"
+
+
+@op(variants="function method", no_batch=_WRITES)
 def zero_(self):
+    """Fill with zeros in place."""
     return _constant(self, 0, ZeroBackward0)
 
 
+@op(variants="function method", no_batch=_WRITES)
 def fill_(self, value):
+    """Fill with ``value`` (a number or a 0-d tensor) in place."""
     return _constant(self, value, FillBackward2)
 
 
@@ -250,6 +258,7 @@ class FillBackward3(CopyBackwards):
     """fill_ with a 0-d tensor: its gradient is the sum of the incoming one."""
 
 
+@op(variants="method", no_batch=_WRITES)
 def copy_(self, src, non_blocking: bool = False):
     """Copy ``src``'s values into this tensor (broadcast and cast as needed); gradients flow to ``src``."""
     return _copy(self, src, CopyBackwards)

@@ -17,8 +17,14 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor
+from ._batching import pointwise
+from ._pointwise import unary
 from ._record import float_dtype, record
-from .unary import _unary
+from ._registry import op
+from .compare import where
+from .inplace import apply_inplace
+
+_MATH = "function method inplace torch_inplace out"
 
 _SQRT_PI = math.sqrt(math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / _SQRT_PI
@@ -194,35 +200,17 @@ def _in64(fn):
     return run
 
 
-# -- nodes and ops ---------------------------------------------------------------------------------
-class ErfBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * _TWO_OVER_SQRT_PI * (-(x * x)).exp(),)
-
-
-class ErfcBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(),)
-
-
-class ErfinvBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (g * (_SQRT_PI / 2) * (y * y).exp(),)
-
-
-class LgammaBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * x.digamma(),)
-
-
-class DigammaBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return (g * polygamma(1, x),)
+# -- the ops ---------------------------------------------------------------------------------------
+erf = unary("erf", _in64(erf_np), lambda g, x, y: g * _TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
+            extra=("special.erf",))
+erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
+             extra=("special.erfc",))
+erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: g * (_SQRT_PI / 2) * (y * y).exp(), saves="result",
+               variants="function method inplace out", extra=("special.erfinv",))
+lgamma = unary("lgamma", _in64(lgamma_np), lambda g, x, y: g * x.digamma(), variants="function method inplace out",
+               extra=("special.gammaln",))
+digamma = unary("digamma", _in64(digamma_np), lambda g, x, y: g * polygamma(1, x),
+                variants="function method inplace out", extra=("special.digamma", "special.psi"))
 
 
 class PolygammaBackward0(Node):
@@ -231,13 +219,20 @@ class PolygammaBackward0(Node):
         return (g * polygamma(self.n + 1, x),)
 
 
-erf = _unary(ErfBackward0, _in64(erf_np), "in")
-erfc = _unary(ErfcBackward0, _in64(erfc_np), "in")
-erfinv = _unary(ErfinvBackward0, _in64(erfinv_np), "out")
-lgamma = _unary(LgammaBackward0, _in64(lgamma_np), "in")
-digamma = _unary(DigammaBackward0, _in64(digamma_np), "in")
+def _polygamma_method(self, n):
+    return polygamma(n, self)
 
 
+def _polygamma_(self, n):
+    return apply_inplace(self, _polygamma_method, n)
+
+
+def _polygamma_rule(op, n, input):
+    return pointwise(lambda x: op(n, x), input)
+
+
+@op(variants="function method inplace out", method=_polygamma_method, inplace=_polygamma_, batch=_polygamma_rule,
+    extra=("special.polygamma",))
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of digamma."""
     if n < 0:
@@ -249,7 +244,6 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 class LogitBackward0(Node):
     def backward(self, g):
-        from .arith import where
         (x,) = self.saved_tensors
         grad = g / (x * (1 - x))
         if self.eps is None:
@@ -257,6 +251,7 @@ class LogitBackward0(Node):
         return (where((x < self.eps) | (x > 1 - self.eps), 0.0, grad),)
 
 
+@op(variants=_MATH, batch=pointwise, extra=("special.logit",))
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(p / (1 - p)); with ``eps``, p is first clamped to [eps, 1 - eps]."""
     x = float_dtype(input._data)

@@ -67,8 +67,12 @@ exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", variants=_MATH
 log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
 log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
 log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
-log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH)
-expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH)
+log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH,
+              extra=("special.log1p",))
+expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH,
+              extra=("special.expm1",))
+exp2 = unary("exp2", np.exp2, lambda g, x, y: g * y * math.log(2.0), saves="result", variants=_MATH,
+             extra=("special.exp2",))
 sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / (2 * y), saves="result", variants=_MATH)
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: g * -0.5 * y * y * y, saves="result",
               variants=_MATH)
@@ -119,7 +123,7 @@ class RoundBackward1(Node):
         return (g * 0,)
 
 
-@op(variants=_MATH, batch=pointwise)
+@op(variants=_MATH, batch=pointwise, extra=("special.round",))
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even; with ``decimals``, to that many decimal places (negative: tens, hundreds...)."""
     if decimals == 0:
