@@ -26,7 +26,7 @@ from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter,
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
                         unflatten, unsqueeze)
-from .ops.unary import clamp, relu  # noqa: F401
+from .ops.unary import relu  # noqa: F401
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
@@ -41,14 +41,13 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 short = int16
-clip = clamp
 swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
 
 from ._out import with_out as _with_out  # noqa: E402
 
-for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack", "clamp", "sum", "mean"):
+for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack", "sum", "mean"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
 

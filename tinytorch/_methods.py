@@ -79,9 +79,7 @@ def _bind() -> None:
     T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
     T.__pos__ = lambda self: self
     # unary
-    for name in ("relu", "clamp"):
-        setattr(T, name, getattr(unary, name))
-    T.clip = unary.clamp
+    T.relu = unary.relu
     # reductions
     for name in ("sum", "mean", "var", "std", "argmax", "argmin", "all", "any", "logsumexp", "softmax",
                  "log_softmax", "amax", "amin"):
@@ -115,9 +113,8 @@ def _bind() -> None:
     T.__getitem__ = index.getitem
     T.__setitem__ = index.setitem
     # in place
-    for name in ("clamp_", "relu_", "scatter_"):
+    for name in ("relu_", "scatter_"):
         setattr(T, name, getattr(inplace, name))
-    T.clip_ = inplace.clamp_
     # constructors relative to an existing tensor
     T.new_tensor = _new_tensor
     for name in ("zeros", "ones", "empty", "full"):

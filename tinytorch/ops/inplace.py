@@ -157,11 +157,6 @@ def scatter_(self, dim, index, src=None, *, value=None):
     return apply_inplace(self, scatter, dim, index, src, value=value)
 
 
-def clamp_(self, min=None, max=None):
-    from .unary import clamp
-    return apply_inplace(self, clamp, min, max)
-
-
 def _unary_inplace(name):
     def op_(self):
         from . import unary
