@@ -1,0 +1,299 @@
+"""Running PyTorch's own op test data (``op_db``'s OpInfos) against tinytorch, sample by sample.
+
+For each OpInfo this finds tinytorch's counterpart of the op (by its qualified name, its builtin, or, for
+a lambda written in PyTorch's test file, the same lambda with ``torch`` bound to ``tinytorch``),
+converts every sample of ``sample_inputs`` (float32, float64, int64, bool where PyTorch supports the
+dtype) to tinytorch tensors, and compares: forward values, dtypes and shapes with
+``torch.testing.assert_close``'s default tolerances; input gradients for one random cotangent. The
+comparison of one sample gives ``"ok"`` or a short reason, which the tests check against the known
+differences in ``opinfo_known.py``."""
+from __future__ import annotations
+
+import contextlib
+import re
+import types
+import warnings
+
+import numpy as np
+
+import tinytorch as tt
+
+DTYPES = ("float32", "float64", "int64", "bool")
+_MISSING_NAME = re.compile(r"^(module 'tinytorch[\w.]*'|'Tensor' object|type object 'Tensor') has no attribute")
+FLOAT = ("float32", "float64")
+
+
+def _resolve_path(root, dotted: str):
+    obj = root
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def tinytorch_op(opinfo, torch):
+    """tinytorch's callable for ``opinfo``, or None when tinytorch has none."""
+    op = opinfo.op
+    name = opinfo.name
+    if isinstance(op, (types.MethodDescriptorType, types.WrapperDescriptorType)):
+        method = getattr(tt.Tensor, op.__name__, None)
+        return None if method is None else (lambda self, *a, **k: method(self, *a, **k))
+    if isinstance(op, types.BuiltinFunctionType):
+        if "." in name:
+            return _resolve_path(tt, name)
+        return getattr(tt, op.__name__, None)
+    if isinstance(op, types.FunctionType):
+        module = getattr(op, "__module__", "") or ""
+        if module.startswith("torch.") and not module.startswith("torch.testing"):
+            # one of PyTorch's own Python functions: the same name in tinytorch
+            return _resolve_path(tt, name) if "." in name else getattr(tt, op.__name__, None)
+        return _rebound(op)
+    return None
+
+
+def _rebound(fn):
+    """``fn`` (a helper from PyTorch's test file) with its global ``torch`` bound to tinytorch."""
+    if fn.__closure__ and any(isinstance(c.cell_contents, types.ModuleType) for c in fn.__closure__
+                              if _filled(c)):
+        return None
+    glb = dict(fn.__globals__)
+    glb["torch"] = tt
+    glb["F"] = tt.nn.functional
+    new = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+# -- converting samples and results ------------------------------------------------------------------
+class Unsupported(Exception):
+    """The sample holds something tinytorch has no counterpart for (complex, a generator, ...)."""
+
+
+def to_tt(x, torch, leaves: dict):
+    """A torch value as tinytorch's; a torch leaf that requires grad maps to one tinytorch leaf."""
+    if isinstance(x, torch.Tensor):
+        if x.is_complex() or x.dtype not in _TORCH_DTYPES(torch):
+            raise Unsupported(f"dtype {x.dtype}")
+        if x.layout != torch.strided:
+            raise Unsupported("sparse layout")
+        key = id(x)
+        if key in leaves:
+            return leaves[key][1]
+        t = tt.from_numpy(x.detach().numpy().copy())
+        if x.requires_grad:
+            t.requires_grad_(True)
+            leaves[key] = (x, t)
+        return t
+    if isinstance(x, torch.dtype):
+        name = str(x).split(".")[1]
+        if not hasattr(tt, name):
+            raise Unsupported(f"dtype {name}")
+        return getattr(tt, name)
+    if isinstance(x, torch.Size):
+        return tuple(x)
+    if isinstance(x, torch.device):
+        return "cpu"
+    if isinstance(x, torch.Generator):
+        raise Unsupported("generator")
+    if isinstance(x, torch.memory_format):
+        return getattr(tt, str(x).split(".")[1], None)
+    if isinstance(x, (list, tuple)):
+        items = [to_tt(v, torch, leaves) for v in x]
+        return type(x)(items) if not hasattr(x, "_fields") else type(x)(*items)
+    if isinstance(x, dict):
+        return {k: to_tt(v, torch, leaves) for k, v in x.items()}
+    if isinstance(x, slice):
+        return slice(to_tt(x.start, torch, leaves), to_tt(x.stop, torch, leaves), to_tt(x.step, torch, leaves))
+    return x
+
+
+def _TORCH_DTYPES(torch):
+    return (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.int16, torch.int8,
+            torch.uint8, torch.bool)
+
+
+def to_torch(x, torch):
+    """A tinytorch result as torch's, for assert_close."""
+    if isinstance(x, tt.Tensor):
+        return torch.from_numpy(np.array(x.detach().numpy(), copy=True))
+    if isinstance(x, tt.Size):
+        return torch.Size(tuple(x))
+    if isinstance(x, tt.dtype):
+        return getattr(torch, str(x).split(".")[1])
+    if isinstance(x, (list, tuple)):
+        return [to_torch(v, torch) for v in x]
+    return x
+
+
+def _flat_tensors(x, torch, cls):
+    if isinstance(x, cls):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            out.extend(_flat_tensors(v, torch, cls))
+        return out
+    return []
+
+
+# -- one sample --------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            yield
+
+
+def compare_sample(opinfo, tt_op, sample, torch, backward: bool) -> tuple[str, str | None]:
+    """(forward verdict, backward verdict): "ok", "skip" or a reason; backward None when not checked."""
+    try:
+        leaves = {}
+        args = to_tt((sample.input,) + tuple(sample.args), torch, leaves)
+        kwargs = to_tt(dict(sample.kwargs), torch, leaves)
+    except Unsupported as e:
+        return "skip", None
+    with _quiet():
+        try:
+            torch.manual_seed(1234)  # random ops draw the same streams in both libraries
+            expected = opinfo.op(sample.input, *sample.args, **sample.kwargs)
+        except Exception:  # noqa: BLE001 - PyTorch refuses the sample: nothing to compare
+            return "skip", None
+        try:
+            tt.manual_seed(1234)
+            got = tt_op(*args, **kwargs)
+        except AttributeError as e:
+            if _MISSING_NAME.search(str(e)):
+                return "absent", None  # a name tinytorch lacks (in PyTorch's helper lambda): not a wrong value
+            return f"raises AttributeError: {str(e)[:120]}", None
+        except Exception as e:  # noqa: BLE001 - reported as the verdict
+            return f"raises {type(e).__name__}: {str(e)[:120]}", None
+    if opinfo.name in UNINITIALIZED:
+        expected, got = _blank(expected, torch), _blank(got, tt)
+    verdict = _same(expected, got, torch)
+    if verdict != "ok" or not backward:
+        return verdict, None
+    return verdict, _compare_backward(opinfo, sample, expected, got, leaves, torch)
+
+
+# ops whose values are whatever memory held: only shapes and dtypes are compared
+UNINITIALIZED = frozenset({"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided",
+                           "empty_permuted"})
+
+
+def _blank(x, lib):
+    if isinstance(x, lib.Tensor):
+        return lib.zeros(tuple(x.shape), dtype=x.dtype)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_blank(v, lib) for v in x)
+    return x
+
+
+def _same(expected, got, torch) -> str:
+    try:
+        if isinstance(expected, torch.Tensor):
+            if not isinstance(got, tt.Tensor):
+                return f"returns {type(got).__name__}, not a tensor"
+            torch.testing.assert_close(to_torch(got, torch), expected.detach(), equal_nan=True)
+            return "ok"
+        if isinstance(expected, (list, tuple)):
+            if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+                return "returns another structure"
+            for e, g in zip(expected, got):
+                v = _same(e, g, torch)
+                if v != "ok":
+                    return v
+            return "ok"
+        if isinstance(expected, torch.Size):
+            return "ok" if tuple(got) == tuple(expected) else "wrong size"
+        if isinstance(expected, torch.dtype):
+            return "ok" if str(got).split(".")[-1] == str(expected).split(".")[-1] else "wrong dtype"
+        torch.testing.assert_close(to_torch(got, torch), expected, equal_nan=True)
+        return "ok"
+    except AssertionError as e:
+        return "values differ: " + str(e).strip().splitlines()[0][:120]
+    except Exception as e:  # noqa: BLE001
+        return f"compare failed: {type(e).__name__}: {str(e)[:100]}"
+
+
+def _compare_backward(opinfo, sample, expected, got, leaves, torch) -> str | None:
+    if not leaves:
+        return None
+    out_t = [t for t in _flat_tensors(sample.output_process_fn_grad(expected), torch, torch.Tensor)
+             if t.requires_grad and t.dtype.is_floating_point]
+    out_tt = [t for t in _flat_tensors(sample.output_process_fn_grad(got), torch, tt.Tensor)
+              if t.requires_grad and t.is_floating_point()]
+    if not out_t:
+        return None
+    if len(out_tt) != len(out_t):
+        return f"{len(out_tt)} differentiable outputs, PyTorch {len(out_t)}"
+    gen = np.random.default_rng(0)
+    cot_t = [torch.from_numpy(gen.standard_normal(tuple(t.shape)).astype(np.float64)).to(t.dtype) for t in out_t]
+    cot_tt = [tt.from_numpy(c.numpy().copy()) for c in cot_t]
+    ins_t = [pair[0] for pair in leaves.values()]
+    ins_tt = [pair[1] for pair in leaves.values()]
+    with _quiet():
+        try:
+            g_t = torch.autograd.grad(out_t, ins_t, cot_t, allow_unused=True)
+        except Exception:  # noqa: BLE001 - PyTorch cannot differentiate this sample
+            return None
+        try:
+            g_tt = tt.autograd.grad(out_tt, ins_tt, cot_tt, allow_unused=True)
+        except Exception as e:  # noqa: BLE001
+            return f"backward raises {type(e).__name__}: {str(e)[:100]}"
+    for a, b, x in zip(g_t, g_tt, ins_t):
+        a = torch.zeros_like(x) if a is None else a
+        b_t = torch.zeros_like(x) if b is None else to_torch(b, torch)
+        try:
+            torch.testing.assert_close(b_t, a, equal_nan=True)
+        except AssertionError as e:
+            return "gradients differ: " + str(e).strip().splitlines()[0][:120]
+    return "ok"
+
+
+def samples(opinfo, torch, dtype_name: str, limit: int | None):
+    dtype = getattr(torch, dtype_name)
+    if dtype not in opinfo.supported_dtypes("cpu"):
+        return []
+    grad = dtype_name in FLOAT and opinfo.supports_autograd
+    out = []
+    with _quiet():
+        try:
+            for i, s in enumerate(opinfo.sample_inputs("cpu", dtype, requires_grad=grad)):
+                if limit is not None and i >= limit:
+                    break
+                out.append(s)
+        except Exception:  # noqa: BLE001 - a sample generator that needs what this machine lacks
+            return []
+    return out
+
+
+def entry_id(opinfo) -> str:
+    return opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
+
+
+def walk_entry(opinfo, torch, limit: int | None = None) -> dict:
+    """{"present": bool, "results": [(dtype, index, forward verdict, backward verdict)]}: present when
+    tinytorch has the op and it ran on some sample without lacking a name."""
+    tt_op = tinytorch_op(opinfo, torch)
+    if tt_op is None:
+        return {"present": False, "results": []}
+    results = []
+    for dt in DTYPES:
+        torch.manual_seed(0)
+        for i, s in enumerate(samples(opinfo, torch, dt, limit)):
+            fwd, bwd = compare_sample(opinfo, tt_op, s, torch, backward=dt in FLOAT and opinfo.supports_autograd)
+            results.append((dt, i, fwd, bwd))
+    ran = [r for r in results if r[2] != "absent"]
+    if results and not ran:
+        return {"present": False, "results": []}
+    return {"present": True, "results": ran}
