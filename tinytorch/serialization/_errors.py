@@ -1,6 +1,15 @@
 """The one error every malformed or unsafe checkpoint raises."""
 from __future__ import annotations
 
+import reprlib
+
+# a few items per level and a few levels: the repr of a DAG of shared lists stays small (plain repr
+# of a 24-level DAG of pairs is 2**24 copies of its leaves)
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxtuple = _SHORT.maxlist = _SHORT.maxdict = _SHORT.maxset = _SHORT.maxfrozenset = 4
+_SHORT.maxstring, _SHORT.maxlong, _SHORT.maxother = 60, 40, 40
+
 
 class SerializationError(ValueError):
     """A checkpoint that is malformed, truncated, or cannot be loaded safely."""
@@ -11,7 +20,7 @@ def describe(x, limit: int = 80) -> str:
     if type(x) is int and x.bit_length() > 64:
         return f"<an int of {x.bit_length()} bits>"
     try:
-        text = repr(x)
+        text = _SHORT.repr(x)
     except Exception:  # a deeply nested or otherwise unprintable value
         text = f"<a {type(x).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."

@@ -17,6 +17,9 @@ from ._allowlist import Global, Storage, as_key, bad, resolve_global
 from ._errors import SerializationError, describe
 
 _MAX_TUPLE_DEPTH = 100  # hashing a tuple recurses in C without a guard
+# hashing or comparing a tuple visits every path through shared sub-tuples: a 64-level DAG of pairs
+# is 2**64 visits from a few hundred bytes. Bound the size of the tuple *as a tree*.
+_MAX_TUPLE_TREE = 1_000_000
 
 
 def _ascii_line(data: bytes, pos: int, what: str) -> tuple[str, int]:
@@ -46,6 +49,7 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
     marks: list = []  # stacks saved by MARK
     memo: dict = {}
     tuple_depth: dict = {}  # id -> nesting depth of the tuples built here (kept alive in memo/stack)
+    tuple_tree: dict = {}  # id -> number of items of that tuple counted as a tree (shared parts repeated)
     keep: list = []  # the tuples whose ids tuple_depth holds
     pos = 0
 
@@ -81,7 +85,12 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
         if depth > _MAX_TUPLE_DEPTH:
             raise bad(f"tuples nested deeper than {_MAX_TUPLE_DEPTH}")
         if depth > 1:
+            tree = len(t) + sum(tuple_tree.get(id(x), len(x)) for x in t if type(x) is tuple)
+            if tree > _MAX_TUPLE_TREE:
+                raise bad(f"a tuple of shared sub-tuples with more than {_MAX_TUPLE_TREE} items as a "
+                          f"tree (hashing it would take as long)")
             tuple_depth[id(t)] = depth
+            tuple_tree[id(t)] = tree
             keep.append(t)
         return t
 
