@@ -5,6 +5,7 @@ Every test runs under an alarm, so a hang fails the test instead of stalling the
 import gc
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -353,3 +354,35 @@ def test_spawn_context_works_too():
     # the default on macOS and Windows: the dataset is pickled, the worker re-imports everything
     loader = DataLoader(Jittery(6), batch_size=2, num_workers=2, multiprocessing_context="spawn")
     assert [b[0].tolist() for b in loader] == [[0, 1], [2, 3], [4, 5]]
+
+
+MID_SEND = '''
+import os, struct, sys
+from tinytorch.data import DataLoader
+
+def half_a_message(batch):
+    # in the worker: begin a 50 MB reply on the result pipe, send 4 kB of it, and die
+    frame = sys._getframe()
+    while frame is not None and "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    queue = frame.f_locals["result_queue"]
+    os.write(queue._writer.fileno(), struct.pack("!i", 50_000_000) + bytes(4096))
+    os._exit(3)
+
+try:
+    for _ in DataLoader(list(range(4)), batch_size=2, num_workers=1, collate_fn=half_a_message):
+        pass
+except RuntimeError as e:
+    print(e)
+'''
+
+
+def test_worker_dying_mid_send_is_an_error_not_a_hang():
+    import subprocess
+    import sys as _sys
+
+    start = time.monotonic()
+    done = subprocess.run([_sys.executable, "-c", MID_SEND], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly\n", done.stdout), done.stdout
+    assert time.monotonic() - start < 30

@@ -12,6 +12,8 @@ import multiprocessing
 import os
 import pickle
 import queue
+import select
+import struct
 import sys
 import time
 
@@ -28,6 +30,32 @@ def default_context():
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+def _read_exact(fd: int, n: int, check) -> bytes:
+    """``n`` bytes from the pipe ``fd``, calling ``check`` (which raises to give up) after every
+    ``POLL_INTERVAL_S`` without data."""
+    chunks = []
+    while n:
+        ready, _, _ = select.select([fd], [], [], POLL_INTERVAL_S)
+        if not ready:
+            check()
+            continue
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise RuntimeError("DataLoader's result pipe was closed by every worker")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_message(fd: int, check) -> bytes:
+    """One message as ``multiprocessing.Connection.send_bytes`` frames it: a big-endian int32 length
+    (-1, then a uint64 length, for messages of 2 GiB and more), then the bytes."""
+    (size,) = struct.unpack("!i", _read_exact(fd, 4, check))
+    if size == -1:
+        (size,) = struct.unpack("!Q", _read_exact(fd, 8, check))
+    return _read_exact(fd, size, check)
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -121,11 +149,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _get_reply(self):
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
-        while True:
-            try:
-                return pickle.loads(self._result_queue.get(timeout=POLL_INTERVAL_S))
-            except queue.Empty:
-                pass
+
+        def check():
             dead = [w for w in self._workers if not w.is_alive()]
             if dead:
                 pids = ", ".join(str(w.pid) for w in dead)
@@ -133,6 +158,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly")
             if deadline is not None and time.monotonic() >= deadline:
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+
+        if os.name == "posix":
+            # read the queue's pipe here, a bounded wait at a time: Queue.get, once a message has begun,
+            # blocks until its last byte, which never comes from a worker that died mid-send
+            return pickle.loads(pickle.loads(_read_message(self._result_queue._reader.fileno(), check)))
+        while True:
+            try:
+                return pickle.loads(self._result_queue.get(timeout=POLL_INTERVAL_S))
+            except queue.Empty:
+                pass
+            check()
 
     def __next__(self):
         try:
