@@ -61,18 +61,27 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
 _CHUNK = 1 << 20
 
 
-def _read_bytes(path: str) -> bytes:
+def _check_count(path: str, count: int, max_items, what: str) -> None:
+    if max_items is not None and count > max_items:
+        raise ValueError(f"{path}: the header claims {count} items; {what} has at most {max_items}, so "
+                         f"the file is not what it should be (it was not read further)")
+
+
+def _read_bytes(path: str, max_items=None, what: str = "") -> bytes:
     if not path.endswith(".gz"):
         with open(path, "rb") as f:
-            return f.read()
+            head = f.read(8)
+            if len(head) == 8 and head[:2] == b"\0\0" and head[3] >= 1:
+                _check_count(path, int.from_bytes(head[4:8], "big", signed=True), max_items, what)
+            return head + f.read()
     try:
         with gzip.open(path, "rb") as f:
-            return _inflate_bounded(f, path)
+            return _inflate_bounded(f, path, max_items, what)
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"{path}: gzip stream is corrupt or truncated ({err})") from err
 
 
-def _inflate_bounded(f, path: str) -> bytes:
+def _inflate_bounded(f, path: str, max_items=None, what: str = "") -> bytes:
     """The decompressed IDX file, never inflating past the size its own header describes.
 
     The header (magic number and dims) comes first; the payload is then read in chunks up to that
@@ -87,6 +96,8 @@ def _inflate_bounded(f, path: str) -> bytes:
     dims = [int.from_bytes(head[4 + 4 * i:8 + 4 * i], "big", signed=True) for i in range(head[3])]
     if any(d < 0 for d in dims):
         return head
+    if dims:  # before inflating anything: a header's count is checked against what the split can hold
+        _check_count(path, dims[0], max_items, what)
     itemsize = {0x08: 1, 0x09: 1, 0x0B: 2, 0x0C: 4, 0x0D: 4, 0x0E: 8}.get(head[2], 1)
     expected = itemsize
     for d in dims:
@@ -106,18 +117,20 @@ def _inflate_bounded(f, path: str) -> bytes:
     return b"".join(chunks)
 
 
-def read_idx_file(folder: str, basename: str, ndim: int,
-                  item_shape: tuple = ()) -> tuple[np.ndarray, str]:
+def read_idx_file(folder: str, basename: str, ndim: int, item_shape: tuple = (), max_items=None,
+                  what: str = "") -> tuple[np.ndarray, str]:
     """Read ``basename`` from ``folder``: the extracted raw file if present, else ``basename.gz``.
 
     A raw file that fails validation while the .gz beside it is present is taken for an interrupted
-    extraction and the .gz is read instead. Returns the array and the path actually read."""
+    extraction and the .gz is read instead. A header claiming more than ``max_items`` items (``what``
+    says whose bound it is) is refused before the payload is read. Returns the array and the path
+    actually read."""
     raw_path = os.path.join(folder, basename)
     gz_path = raw_path + ".gz"
     if os.path.exists(raw_path):
         try:
-            return parse_idx(_read_bytes(raw_path), raw_path, ndim, item_shape), raw_path
+            return parse_idx(_read_bytes(raw_path, max_items, what), raw_path, ndim, item_shape), raw_path
         except ValueError:
             if not os.path.exists(gz_path):
                 raise
-    return parse_idx(_read_bytes(gz_path), gz_path, ndim, item_shape), gz_path
+    return parse_idx(_read_bytes(gz_path, max_items, what), gz_path, ndim, item_shape), gz_path

@@ -87,6 +87,7 @@ class MNIST(Dataset):
     classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six",
                "7 - seven", "8 - eight", "9 - nine"]
     image_size = (28, 28)
+    split_sizes = {True: 60000, False: 10000}  # train, test: a file claiming more is refused unread
     _repr_indent = 4
 
     def __init__(self, root, train: bool = True, transform=None, target_transform=None,
@@ -134,8 +135,12 @@ class MNIST(Dataset):
 
     def _load_data(self) -> tuple[Tensor, Tensor]:
         images_name, labels_name = self._split_files()
-        images, images_path = read_idx_file(self.raw_folder, images_name, 3, self.image_size)
-        labels, labels_path = read_idx_file(self.raw_folder, labels_name, 1)
+        split = "train" if self.train else "test"
+        images, images_path = read_idx_file(self.raw_folder, images_name, 3, self.image_size,
+                                            self.split_sizes[self.train],
+                                            f"{type(self).__name__}'s {split} split")
+        labels, labels_path = read_idx_file(self.raw_folder, labels_name, 1, (), len(images),
+                                            f"the images file beside it ({len(images)} images)")
         if len(labels) != len(images):
             raise ValueError(f"{labels_path}: label count {len(labels)} does not match the image "
                              f"count {len(images)} of {images_path}")
