@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .._oom import reraise_as_runtime_error
 from .grad_mode import _State
 from .. import tensor as _tensor
 from .node import AccumulateGrad, Node, accumulator_of
@@ -386,8 +387,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                 t.retain_grad()
                 restrict.add(t.grad_fn)
     keep = [n for n, _ in edges]  # hold the leaves' accumulators alive for the run
-    _execute(edges, grads, retain_graph, create_graph, restrict=restrict,
-             user_grads=any(g is not None for g in grad_tensors))
+    try:
+        _execute(edges, grads, retain_graph, create_graph, restrict=restrict,
+                 user_grads=any(g is not None for g in grad_tensors))
+    except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
+        reraise_as_runtime_error(e)
     del keep
 
 
@@ -416,7 +420,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     grads = _make_grads(outputs, grad_outputs)
     in_edges = [t._edge() for t in inputs_t]
     capture = {e: i for i, e in enumerate(in_edges)}
-    captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+    try:
+        captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+    except MemoryError as e:
+        reraise_as_runtime_error(e)
     result = []
     hooked = set()  # a leaf listed twice runs its hooks once
     for i, (t, e) in enumerate(zip(inputs_t, in_edges)):

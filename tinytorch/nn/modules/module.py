@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterator
 
+from ..._oom import reraise_as_runtime_error
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._module_state import _IncompatibleKeys, typename  # noqa: F401  (re-exported, as in torch.nn.modules.module)
@@ -56,9 +57,12 @@ class Module:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
-            return self._call_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)
+        try:
+            if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)
+        except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
+            reraise_as_runtime_error(e)
 
     # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402

@@ -1,0 +1,56 @@
+"""A failed allocation is PyTorch's RuntimeError naming the bytes, not numpy's MemoryError.
+
+Each case runs under an address-space cap in a child process, so nothing here can take the machine's
+memory (an allocation past the cap fails at once)."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+resource = pytest.importorskip("resource")
+
+CHILD = textwrap.dedent('''
+    import resource, sys
+    import tinytorch as torch
+    from tinytorch import nn
+
+    x = torch.ones(100_000, requires_grad=True)
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    case = sys.argv[1]
+    try:
+        if case == "module":
+            class Outer(nn.Module):
+                def forward(self, v):
+                    return v[:, None] * v[None, :]  # 100000 x 100000 float32: 40 GB
+            Outer()(x)
+        elif case == "backward":
+            class Widen(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, v):
+                    return v * 1
+
+                @staticmethod
+                def backward(ctx, g):
+                    return (g.expand(60_000, 100_000) * 2).sum(0)  # 60000 x 100000 float32: 24 GB
+            Widen.apply(x).sum().backward()
+        elif case == "factory":
+            torch.zeros(10**12)
+    except RuntimeError as e:
+        print(e)
+''')
+
+EXPECTED = {
+    "module": 40_000_000_000,
+    "backward": 24_000_000_000,
+    "factory": 4_000_000_000_000,
+}
+
+
+@pytest.mark.parametrize("case", list(EXPECTED))
+def test_failed_allocation_is_pytorchs_runtime_error(case):
+    done = subprocess.run([sys.executable, "-c", CHILD, case], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == (
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried "
+        f"to allocate {EXPECTED[case]} bytes. Error code 12 (Cannot allocate memory)")
