@@ -601,3 +601,16 @@ def test_interpreter_agrees_with_pickle_on_plain_data(protocol):
     for tiny in (b"\x80\x02}K\x01K\x02s.", b"\x80\x02]K\x01a.", b"\x80\x02(K\x01K\x02d.",
                  b"\x80\x02(K\x01l.", b"\x80\x02K\x012\x86."):
         assert unpickle(tiny, None) == pickle.loads(tiny)
+
+
+def test_state_dict_metadata_survives_both_ways(tmp_path):
+    torch = pytest.importorskip("torch")
+    model = tinytorch.nn.Sequential(tinytorch.nn.Linear(2, 3), tinytorch.nn.BatchNorm1d(3))
+    sd = model.state_dict()
+    path = str(tmp_path / "m.pt")
+    save(sd, path)
+    expected = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3)).state_dict()._metadata
+    assert load(path)._metadata == sd._metadata == expected
+    assert torch.load(path)._metadata == expected
+    torch.save(torch.nn.BatchNorm1d(3).state_dict(), path)
+    assert load(path)._metadata == OrderedDict([("", {"version": 2})])

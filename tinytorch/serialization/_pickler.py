@@ -209,6 +209,13 @@ class Pickler:
             self.out += b")R"
             self.put(x)
             self.items(x.items(), depth + 1)
+            state = vars(x)
+            if state:  # a state_dict's ``_metadata`` (module versions), set by BUILD as pickle does
+                if set(state) != {"_metadata"}:
+                    raise NotPlain
+                self.out += b"}"
+                self.items(state.items(), depth + 1)
+                self.out += b"b"
         elif t is Counter:
             self.global_("collections", "Counter")
             self.out += b"}"
