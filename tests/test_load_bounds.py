@@ -50,3 +50,20 @@ def test_shared_structure_fails_fast(case):
     length, message = done.stdout.split(" ", 1)
     assert int(length) < 400, message
     assert "Weights only load failed" in message or "malformed pickle" in message
+
+
+def test_a_global_inside_a_tuple_never_reaches_the_loaded_object():
+    import io
+    import zipfile
+
+    import tinytorch
+
+    # [ (collections.OrderedDict,) ]: the global's stand-in is only valid as a call's argument
+    data = b"\x80\x02]ccollections\nOrderedDict\n\x85a."
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("archive/data.pkl", data)
+        z.writestr("archive/version", "3\n")
+    buf.seek(0)
+    with pytest.raises(tinytorch.SerializationError, match="a tuple holding a global or a storage is used as a value"):
+        tinytorch.load(buf)

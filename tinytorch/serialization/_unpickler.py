@@ -51,6 +51,7 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
     tuple_depth: dict = {}  # id -> nesting depth of the tuples built here (kept alive in memo/stack)
     tuple_tree: dict = {}  # id -> number of items of that tuple counted as a tree (shared parts repeated)
     keep: list = []  # the tuples whose ids tuple_depth holds
+    holds_stand_in: set = set()  # ids of tuples holding a Global or Storage stand-in (at any depth)
     pos = 0
 
     def take(k: int) -> bytes:
@@ -81,6 +82,11 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
 
     def make_tuple(items) -> tuple:
         t = tuple(items)
+        for x in t:  # a tuple holding a stand-in is only an argument list: never a value
+            if type(x) is Global or type(x) is Storage or (type(x) is tuple and id(x) in holds_stand_in):
+                holds_stand_in.add(id(t))
+                keep.append(t)
+                break
         depth = 1 + max((tuple_depth.get(id(x), 1) for x in t if type(x) is tuple), default=0)
         if depth > _MAX_TUPLE_DEPTH:
             raise bad(f"tuples nested deeper than {_MAX_TUPLE_DEPTH}")
@@ -106,6 +112,8 @@ def _run(data: bytes, persistent_load) -> Any:  # noqa: C901 (one loop over the 
             if type(x) is Global or type(x) is Storage:
                 raise bad(f"{describe(x.name if type(x) is Global else 'a storage')} is used as "
                            f"a value")
+            if type(x) is tuple and id(x) in holds_stand_in:
+                raise bad("a tuple holding a global or a storage is used as a value")
         return items
 
     def set_items(items: list) -> None:
