@@ -199,6 +199,22 @@ def raises(rank: int, world: int) -> list:
     return ["rank 0 passed the barrier"]
 
 
+def exits(rank: int, world: int) -> list:
+    """Rank 1 leaves through sys.exit(3) while rank 0 waits in a barrier: the job ends in seconds."""
+    if rank == 1:
+        sys.exit(3)
+    dist.barrier()
+    return ["rank 0 passed the barrier"]
+
+
+def returns(rank: int, world: int) -> list:
+    """Rank 1 returns early (its script ends normally) while rank 0 waits in an all_reduce."""
+    if rank == 0:
+        dist.all_reduce(torch.ones(3))
+        return ["rank 0's all_reduce finished without rank 1"]
+    return []
+
+
 if __name__ == "__main__":
     name, out_dir = sys.argv[1], sys.argv[2]
     dist.init_process_group(backend="mpi")

@@ -147,6 +147,20 @@ def test_a_dying_rank_stops_the_job_and_is_named(tmp_path, scenario, needle):
 
 
 @needs_mpi
+@pytest.mark.parametrize("scenario,needle", [
+    ("exits", "[Rank 0] barrier: rank 1 (exit status 3) left the job"),
+    ("returns", "[Rank 0] all_reduce: rank 1 (exit status 0) left the job"),
+])
+def test_a_rank_that_leaves_ends_the_job_in_seconds_and_is_named(tmp_path, scenario, needle):
+    start = time.monotonic()
+    proc = _launch([str(HERE / "_mpi_scenarios.py"), scenario, str(tmp_path)], timeout=60)
+    assert proc.returncode != 0
+    assert time.monotonic() - start < 30
+    assert needle in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert not (tmp_path / f"{scenario}.0.json").exists()
+
+
+@needs_mpi
 def test_training_script_two_ranks_matches_one_process_and_resumes(tmp_path):
     if not (Path(data_root()) / "FashionMNIST" / "raw").is_dir():
         pytest.skip(f"no FashionMNIST subset under {data_root()}")

@@ -6,11 +6,14 @@ Every wait polls the request against the group's timeout, so a peer that stopped
 an error naming the operation and this rank instead of a hang."""
 from __future__ import annotations
 
+import atexit
 import datetime
 import enum
 import importlib.util
 import sys
 import time
+
+from ._leaving import Departures
 
 
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # PyTorch's default for CPU backends
@@ -112,6 +115,8 @@ def _wait_all(requests, group_: ProcessGroup, name: str, timeout=None) -> None:
         if not pending:
             return
         waited = time.monotonic() - start
+        if waited > 0.05 and _world.departures is not None:
+            _world.departures.check(name, f"the other ranks of {group_.ranks}")
         if waited > limit:
             raise RuntimeError(
                 f"[Rank {_world.rank}] {name} timed out after {limit:g} s waiting for the other ranks of "
@@ -127,6 +132,7 @@ class _World:
     pg: ProcessGroup | None = None
     rank = -1
     MPI = None
+    departures: Departures | None = None
 
 
 _world = _World()
@@ -187,6 +193,29 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     _world.pg = ProcessGroup(comm, list(range(comm.Get_size())), timeout or _DEFAULT_TIMEOUT)
     GroupMember.WORLD = _world.pg
     sys.excepthook = _abort_on_uncaught(sys.excepthook)
+    if comm.Get_size() > 1 and _world.departures is None:
+        _world.departures = Departures(comm)
+        _remember_exit_status(_world.departures)
+        atexit.register(_leave, (timeout or _DEFAULT_TIMEOUT).total_seconds())
+
+
+def _remember_exit_status(departures: Departures) -> None:
+    """Wrap ``sys.exit`` so the exit announcement can tell the other ranks this rank's status."""
+    previous = sys.exit
+
+    def exit(status=None):
+        departures.exit_status = status
+        previous(status)
+
+    exit.__doc__ = previous.__doc__
+    sys.exit = exit
+
+
+def _leave(timeout_s: float) -> None:
+    MPI = _world.MPI
+    if _world.departures is None or MPI.Is_finalized():
+        return
+    _world.departures.leave(timeout_s)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
