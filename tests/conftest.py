@@ -53,6 +53,16 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"PyTorch oracle missing but TINYTORCH_REQUIRE_TORCH=1: {report.longrepr}"
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Say it in one line when tests skipped because PyTorch is missing: those are the comparisons."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    needing = sum(1 for r in skipped if _is_torch_skip(r))
+    if needing:
+        terminalreporter.write_line(
+            f"{needing} tests compare with PyTorch and were skipped because it is not installed; "
+            f"install the pinned CPU build with: pip install torch==2.13.0 expecttest", yellow=True)
+
+
 @pytest.fixture
 def torch():
     """The PyTorch module, or a skip (a failure under TINYTORCH_REQUIRE_TORCH=1)."""
