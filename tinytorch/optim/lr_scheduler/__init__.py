@@ -18,6 +18,17 @@ __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR"
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau",
            "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"]
 
+
+
+def _claim(cls: type) -> None:
+    """Give ``cls`` and the functions of its body this module's name, as pickle looks them up."""
+    for attr in vars(cls).values():
+        fn = getattr(attr, "__func__", attr)  # staticmethod and classmethod hold a function
+        if getattr(fn, "__module__", None) == cls.__module__ and hasattr(fn, "__qualname__"):
+            fn.__module__ = __name__
+    cls.__module__ = __name__
+
+
 for _name in [*__all__, "_LRScheduler"]:
-    globals()[_name].__module__ = __name__
+    _claim(globals()[_name])
 del _name
