@@ -91,6 +91,17 @@ def test_one_optimizer_per_file_as_pytorch(name):
         assert getattr(ours, public).__module__ == ours.__name__
 
 
+@pytest.mark.parametrize("package", ["nn.modules", "optim"])
+def test_public_files_are_pytorch_modules(package):
+    # a file without a leading underscore is one of PyTorch's modules; helpers are private
+    folder = PACKAGE.joinpath(*package.split("."))
+    public = [p.stem for p in folder.iterdir() if p.suffix == ".py" and not p.stem.startswith("_")]
+    public += [p.name for p in folder.iterdir() if (p / "__init__.py").exists()]
+    assert len(public) >= 10
+    for name in public:
+        importlib.import_module(f"torch.{package}.{name}")
+
+
 def test_no_history_named_files():
     pattern = re.compile(r"(^|_)(extra|more|new|old|misc|other)$|\d$")
     found = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if pattern.search(p.stem)}
