@@ -1,4 +1,4 @@
-"""Adam and AdamW (Adam with decoupled weight decay), optionally AMSGrad.
+"""Adam, optionally AMSGrad, as ``torch.optim.Adam`` (``adamw.py`` builds AdamW on it).
 
 ``adam`` follows PyTorch's single-tensor implementation operation for operation on the numpy
 arrays in place (lerp for the first moment, multiply-then-add for the second, bias corrections in
@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
-__all__ = ["Adam", "AdamW", "adam", "adamw"]
+__all__ = ["Adam", "adam"]
 
 
 class Adam(Optimizer):
@@ -107,25 +107,6 @@ class Adam(Optimizer):
         return loss
 
 
-class AdamW(Adam):
-    """Adam with weight decay applied to the parameters, not the gradient (Loshchilov & Hutter)."""
-
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, capturable: bool = False,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable, differentiable=differentiable,
-                         fused=fused, decoupled_weight_decay=True)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        # a state dict saved by Adam must not turn AdamW back into Adam
-        for group in self.param_groups:
-            group["decoupled_weight_decay"] = True
-
-
 def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
          exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor],
          foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
@@ -142,16 +123,6 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
         max_sq = max_exp_avg_sqs[i] if amsgrad else None
         _adam_one(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_sq, state_steps[i], beta1,
                   beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay)
-
-
-def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
-          exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], *,
-          amsgrad: bool, beta1: float, beta2: float, lr: float | Tensor, weight_decay: float,
-          eps: float, maximize: bool, **kwargs: Any) -> None:
-    """The AdamW update in place: ``adam`` with decoupled weight decay."""
-    adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-         decoupled_weight_decay=True, amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr,
-         weight_decay=weight_decay, eps=eps, maximize=maximize, **kwargs)
 
 
 def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,

@@ -1,15 +1,12 @@
-"""Averaged SGD (Polyak & Juditsky) and Rprop (resilient backpropagation), as ``torch.optim.ASGD``
-and ``torch.optim.Rprop``."""
+"""Averaged SGD (Polyak & Juditsky), as ``torch.optim.ASGD``."""
 from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
-
 from ..tensor import Tensor
 from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _scalar_state, _to_scalar, _zeros_like
 
-__all__ = ["ASGD", "Rprop", "asgd", "rprop"]
+__all__ = ["ASGD", "asgd"]
 
 
 class ASGD(_GroupOptimizer):
@@ -74,64 +71,3 @@ def asgd(params: list[Tensor], grads: list[Tensor], axs: list[Tensor], mus: list
         mu._data[...] = 1 / max(1, step - t0)
         _bump(eta)
         _bump(mu)
-
-
-class Rprop(_GroupOptimizer):
-    """Per-coordinate step sizes grown while the gradient keeps its sign, shrunk when it flips."""
-
-    _group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
-    _sparse_name = "Rprop"
-
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-2,
-                 etas: tuple[float, float] = (0.5, 1.2),
-                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
-                 foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False) -> None:
-        _check_lr(lr)
-        if not 0.0 < etas[0] < 1.0 < etas[1]:
-            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
-        super().__init__(params, defaults)
-
-    def _init_state(self, group, p, state):
-        state["step"] = _scalar_state(0.0)
-        state["prev"] = _zeros_like(p)
-        state["step_size"] = _wrap_full(p.grad, _to_scalar(group["lr"]))
-
-    def _update_group(self, group, params):
-        st = [self.state[p] for p in params]
-        etaminus, etaplus = group["etas"]
-        step_size_min, step_size_max = group["step_sizes"]
-        rprop(params, [p.grad for p in params], [s["prev"] for s in st],
-              [s["step_size"] for s in st], [s["step"] for s in st],
-              step_size_min=step_size_min, step_size_max=step_size_max, etaminus=etaminus,
-              etaplus=etaplus, maximize=group["maximize"])
-
-
-def _wrap_full(like: Tensor, value: float) -> Tensor:
-    return _zeros_like(like, value)
-
-
-def rprop(params: list[Tensor], grads: list[Tensor], prevs: list[Tensor],
-          step_sizes: list[Tensor], state_steps: list[Tensor], foreach: bool | None = None,
-          capturable: bool = False, maximize: bool = False, differentiable: bool = False,
-          has_complex: bool = False, *, step_size_min: float, step_size_max: float,
-          etaminus: float, etaplus: float) -> None:
-    """The Rprop update in place; advances ``step``."""
-    for param, grad, prev, step_size, step_t in zip(params, grads, prevs, step_sizes,
-                                                    state_steps):
-        p = param._data
-        g = _grad_of(grad, maximize)
-        step_t._data[...] += 1
-        _bump(step_t)
-        sign = np.sign(g * prev._data)
-        factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1)).astype(g.dtype)
-        s = step_size._data
-        s[...] = np.clip(s * factor, step_size_min, step_size_max)
-        _bump(step_size, 2)
-        g = np.where(factor == g.dtype.type(etaminus), 0, g).astype(g.dtype)
-        p[...] = p + (-1) * np.sign(g) * s
-        _bump(param)
-        prev._data[...] = g
-        _bump(prev)

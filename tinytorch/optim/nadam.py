@@ -1,5 +1,4 @@
-"""NAdam (Adam with Nesterov momentum, Dozat) and RAdam (rectified Adam, Liu et al.), as
-``torch.optim.NAdam`` and ``torch.optim.RAdam``."""
+"""NAdam (Adam with Nesterov momentum, Dozat), as ``torch.optim.NAdam``."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -11,7 +10,7 @@ from ._base import (_bump, _check_lr, _grad_of, _GroupOptimizer, _lerp, _scalar_
                     _zeros_like)
 from .adamax import _check_betas
 
-__all__ = ["NAdam", "RAdam", "nadam", "radam"]
+__all__ = ["NAdam", "nadam"]
 
 
 class NAdam(_GroupOptimizer):
@@ -98,83 +97,3 @@ def nadam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
         p[...] = p + (-lr * (1.0 - mu) / (1.0 - mu_prod)) * (g / denom)
         p[...] = p + ((-lr * mu_next) / (1.0 - mu_product_next)) * (exp_avg._data / denom)
         _bump(param, 2)
-
-
-class RAdam(_GroupOptimizer):
-    """Adam whose adaptive step is switched on only once the variance estimate is tractable."""
-
-    _group_defaults = dict(foreach=None, maximize=False, differentiable=False,
-                           decoupled_weight_decay=False, capturable=False)
-    _sparse_name = "RAdam"
-
-    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False) -> None:
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable,
-                        decoupled_weight_decay=decoupled_weight_decay,
-                        differentiable=differentiable)
-        super().__init__(params, defaults)
-
-    def _init_state(self, group, p, state):
-        state["step"] = _scalar_state(0.0)
-        state["exp_avg"] = _zeros_like(p)
-        state["exp_avg_sq"] = _zeros_like(p)
-
-    def _update_group(self, group, params):
-        st = [self.state[p] for p in params]
-        beta1, beta2 = group["betas"]
-        radam(params, [p.grad for p in params], [s["exp_avg"] for s in st],
-              [s["exp_avg_sq"] for s in st], [s["step"] for s in st], beta1=beta1, beta2=beta2,
-              lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
-              decoupled_weight_decay=group["decoupled_weight_decay"],
-              maximize=group["maximize"])
-
-
-def radam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
-          exp_avg_sqs: list[Tensor], state_steps: list[Tensor],
-          decoupled_weight_decay: bool = False, foreach: bool | None = None,
-          differentiable: bool = False, capturable: bool = False, has_complex: bool = False,
-          maximize: bool = False, *, beta1: float, beta2: float, lr: float, weight_decay: float,
-          eps: float) -> None:
-    """The RAdam update in place; advances ``step``."""
-    lr = _to_scalar(lr)
-    for i, param in enumerate(params):
-        p = param._data
-        g = _grad_of(grads[i], maximize)
-        exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        step_t._data[...] += 1
-        _bump(step_t)
-        step = float(step_t._data)
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p[...] = p * (1 - lr * weight_decay)
-                _bump(param)
-            else:
-                g = g + weight_decay * p
-        _lerp(exp_avg._data, g, 1 - beta1)
-        _bump(exp_avg)
-        v = exp_avg_sq._data
-        v[...] = v * beta2 + (1 - beta2) * g * g
-        _bump(exp_avg_sq, 2)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        corrected = exp_avg._data / bias_correction1
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            adaptive = (bias_correction2 ** 0.5) / (np.sqrt(v) + eps)
-            p[...] = p - corrected * lr * adaptive * rect
-        else:
-            p[...] = p - corrected * lr
-        _bump(param)

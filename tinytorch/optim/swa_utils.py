@@ -15,7 +15,7 @@ from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from .lr_scheduler import LRScheduler
-from .lr_scheduler_extra import _format_param
+from .lr_scheduler._base import _format_param
 from .optimizer import Optimizer
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",

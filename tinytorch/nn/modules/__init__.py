@@ -30,13 +30,13 @@ __all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm
             "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold", "Unfold"]
 
-# more activations and losses (activation_extra.py, loss_extra.py)
-from .activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: E402
-                               Hardtanh, LogSigmoid, Mish, PReLU, RReLU, Softshrink, Softsign,
-                               Tanhshrink, Threshold)
-from .loss_extra import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
-                         KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
-                         PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+# more activations and losses
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: E402
+                         Hardtanh, LogSigmoid, Mish, PReLU, RReLU, Softshrink, Softsign,
+                         Tanhshrink, Threshold)
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                   KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                   PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 
 __all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
             "LogSigmoid", "Mish", "PReLU", "RReLU", "Softshrink", "Softsign", "Tanhshrink",

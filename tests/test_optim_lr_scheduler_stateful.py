@@ -1,6 +1,6 @@
-"""ReduceLROnPlateau, OneCycleLR, CyclicLR, CosineAnnealingWarmRestarts, PolynomialLR,
-SequentialLR and ChainedScheduler against PyTorch: lr (and momentum) sequences, state_dicts,
-errors."""
+"""The schedulers that keep state beyond the epoch (ReduceLROnPlateau, OneCycleLR, CyclicLR,
+CosineAnnealingWarmRestarts, SequentialLR, ChainedScheduler), PolynomialLR, and swa_utils' SWALR and
+AveragedModel against PyTorch: lr (and momentum) sequences, state_dicts, errors."""
 import math
 import warnings
 

@@ -1,9 +1,7 @@
-"""The schedulers beyond the simple decays: CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts
-and PolynomialLR (ReduceLROnPlateau, SequentialLR and ChainedScheduler are in
-``lr_scheduler_plateau.py``).
+"""Schedulers stepped every batch that cycle the lr (and the momentum): CyclicLR and OneCycleLR.
 
-Re-exported by ``tinytorch.optim.lr_scheduler``. The formulas follow PyTorch's expression by
-expression (same operands, same order), so the float lr sequences are PyTorch's exactly."""
+The formulas follow PyTorch's expression by expression (same operands, same order), so the float lr
+sequences are PyTorch's exactly."""
 from __future__ import annotations
 
 import math
@@ -11,28 +9,10 @@ import types
 from functools import partial
 from typing import Any, Callable
 
-from ..tensor import Tensor
-from .lr_scheduler import LRScheduler, _current_lrs, _set_lr
-from .optimizer import Optimizer
+from ..optimizer import Optimizer
+from ._base import LRScheduler, _check_optimizer, _format_param, _set_lr
 
-__all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts", "PolynomialLR"]
-
-
-def _format_param(name: str, optimizer: Optimizer, param: Any) -> list:
-    """One value per parameter group (tensors cloned)."""
-    if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
-                             f"{name} has {len(param)} values, param_groups has "
-                             f"{len(optimizer.param_groups)}.")
-    else:
-        param = [param] * len(optimizer.param_groups)
-    return [p.clone() if isinstance(p, Tensor) else p for p in param]
-
-
-def _check_optimizer(optimizer: Any) -> None:
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+__all__ = ["CyclicLR", "OneCycleLR"]
 
 
 def _init_momentum(sched: Any, optimizer: Optimizer, base_momentum, max_momentum,
@@ -57,87 +37,6 @@ def _set_momentum(sched: Any, group: dict, value: float) -> None:
         group["betas"] = (value, *group["betas"][1:])
     else:
         group["momentum"] = value
-
-
-class PolynomialLR(LRScheduler):
-    """lr decays as ``(1 - epoch / total_iters) ** power`` to 0 at ``total_iters``."""
-
-    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
-                 last_epoch: int = -1) -> None:
-        self.total_iters = total_iters
-        self.power = power
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list:
-        self._warn_outside_step()
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return _current_lrs(self.optimizer)
-        factor = ((1.0 - self.last_epoch / self.total_iters)
-                  / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [g["lr"] * factor for g in self.optimizer.param_groups]
-
-    def _get_closed_form_lr(self) -> list:
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power for base_lr in self.base_lrs]
-
-
-class CosineAnnealingWarmRestarts(LRScheduler):
-    """Cosine annealing restarted every ``T_i`` epochs, ``T_i`` growing by ``T_mult``."""
-
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
-        if T_0 <= 0 or not isinstance(T_0, int):
-            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if T_mult < 1 or not isinstance(T_mult, int):
-            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
-        if not isinstance(eta_min, (float, int)):
-            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
-                             f"{type(eta_min)}")
-        self.T_0 = T_0
-        self.T_i = T_0
-        self.T_mult = T_mult
-        self.eta_min = eta_min
-        self.T_cur = last_epoch
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list:
-        self._warn_outside_step()
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for base_lr in self.base_lrs]
-
-    def step(self, epoch: float | None = None) -> None:
-        """Advance one epoch, or jump to a (possibly fractional) ``epoch``."""
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
-        if epoch is None:
-            epoch = self.last_epoch + 1
-            self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
-        else:
-            if epoch < 0:
-                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
-            if epoch >= self.T_0:
-                if self.T_mult == 1:
-                    self.T_cur = epoch % self.T_0
-                else:
-                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
-            else:
-                self.T_i = self.T_0
-                self.T_cur = epoch
-        self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set_lr(group, lr)
-        self._last_lr = _current_lrs(self.optimizer)
 
 
 class CyclicLR(LRScheduler):
