@@ -231,14 +231,14 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     need = tuple(t is not None and t._requires_grad for t in tensors)
     record = _State.enabled and any(need)
     arrays = [None if t is None else t._data for t in tensors]
-    out, h, c, cache = _layer_forward(mode, x2, bs, *arrays[1:], reverse, record)
-    out = out.reshape(x.shape[:-1] + (out.shape[-1],))
+    out2, h, c, cache = _layer_forward(mode, x2, bs, *arrays[1:], reverse, record)
+    out = out2.reshape(x.shape[:-1] + (out2.shape[-1],))
     if not record:
         return _make(out), _make(h), None if c is None else _make(c)
     node = _node_class(node_name)(tuple((None, 0) if t is None else t._edge() for t in tensors))
     node.mode, node.bs, node.reverse, node.need, node.cache = mode, bs, reverse, need, cache
     node._n_outputs = 3 if mode == "LSTM" else 2
-    node.out_data = out if mode in ("RNN_TANH", "RNN_RELU") else None
+    node.out_data = out2 if mode in ("RNN_TANH", "RNN_RELU") else None
     o, ht = _make(out, node), _make(h, node)
     ht._output_nr = 1
     ct = None

@@ -27,7 +27,7 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 class TransposeBackward1(TransposeBackward0):
-    """PyTorch's composite RNN/GRU path transposes its batch-first output in place (``transpose_``)."""
+    """PyTorch's RNN/GRU path transposes its batch-first output in place (``transpose_``); LSTM's does not."""
 
 
 def _batch_first_out(out, in_place_name: bool):
@@ -209,7 +209,7 @@ class RNNBase(Module):
             layer_in = outs[0] if directions == 1 else cat(outs, -1)
         output = layer_in
         if self.batch_first and not packed:
-            output = _batch_first_out(output, not onednn)
+            output = _batch_first_out(output, self.mode != "LSTM")
         return output, stack(hs, 0), (None if cx is None else stack(cs, 0))
 
     def _prepare(self, input, hx, name: str):
