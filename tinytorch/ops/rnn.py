@@ -44,6 +44,13 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
         if mode != "GRU":
             xw += b_hh
     whh_t = np.ascontiguousarray(w_hh.T)
+    if mode == "LSTM":
+        lstm_a = np.full(4 * hidden, 0.5, x.dtype)
+        lstm_a[2 * hidden:3 * hidden] = 1
+        lstm_b = np.full(4 * hidden, 0.5, x.dtype)
+        lstm_b[2 * hidden:3 * hidden] = 0
+        xw *= lstm_a
+        whh_t = whh_t * lstm_a  # a new array: ascontiguousarray may have returned the weight itself
     whr_t = None if w_hr is None else np.ascontiguousarray(w_hr.T)
     n_rows, dt = x.shape[0], x.dtype
     out = np.empty((n_rows, h0.shape[1]), dt)
@@ -63,17 +70,20 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
             h_prev[s:s + n] = hp
         g = xw[s:s + n]
         if mode == "LSTM":
+            # sigmoid(a) = 0.5 tanh(a / 2) + 0.5: the halving is folded into xw and whh_t, so one tanh
+            # and one multiply-add over the four gates activate them all
             g += hp @ whh_t
-            _sigmoid_(g[:, :2 * hidden])
-            np.tanh(g[:, 2 * hidden:3 * hidden], out=g[:, 2 * hidden:3 * hidden])
-            _sigmoid_(g[:, 3 * hidden:])
+            np.tanh(g, out=g)
+            g *= lstm_a
+            g += lstm_b
             i, f, gg, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
             cp = c[:n]
             if keep:
                 c_prev[s:s + n] = cp
-            cn = f * cp + i * gg
+            cn = f * cp
+            cn += i * gg
             c[:n] = cn
-            tc = np.tanh(cn)
+            tc = np.tanh(cn, out=cn)
             m = o * tc
             if keep:
                 tanh_c[s:s + n] = tc
@@ -123,6 +133,14 @@ def _layer_backward(mode, node, g_out, g_h, g_c):
         dc = np.zeros_like(c0) if g_c is None else g_c.astype(c0.dtype, copy=True)
         c_prev, tanh_c, m_all = cache["c_prev"], cache["tanh_c"], cache["m"]
         d_h_all = np.empty((n_rows, dh.shape[1]), x.dtype) if w_hr is not None else None
+        # every factor that does not depend on the incoming gradient, for all steps at once
+        i, f, gg, o = (acts[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        dc_from_h = o * (1 - tanh_c * tanh_c)          # dc/dh through h = o tanh(c)
+        do_from_h = tanh_c * o * (1 - o)               # d(o's pre-activation)/dh
+        from_c = np.empty((n_rows, 3, hidden), x.dtype)  # d(i, f, g pre-activations)/dc
+        np.multiply(gg * i, 1 - i, out=from_c[:, 0])
+        np.multiply(c_prev * f, 1 - f, out=from_c[:, 1])
+        np.multiply(i, 1 - gg * gg, out=from_c[:, 2])
     out = node.out_data
     for s, n in reversed(_steps(bs, node.reverse)):
         dht = dh[:n] if go is None else dh[:n] + go[s:s + n]
@@ -132,14 +150,11 @@ def _layer_backward(mode, node, g_out, g_h, g_c):
             if d_h_all is not None:
                 d_h_all[s:s + n] = dht
                 dht = dht @ w_hr
-            i, f, gg, o = (a[:, k * hidden:(k + 1) * hidden] for k in range(4))
-            tc = tanh_c[s:s + n]
-            dct = dc[:n] + dht * o * (1 - tc * tc)
-            dg[:, :hidden] = dct * gg * i * (1 - i)
-            dg[:, hidden:2 * hidden] = dct * c_prev[s:s + n] * f * (1 - f)
-            dg[:, 2 * hidden:3 * hidden] = dct * i * (1 - gg * gg)
-            dg[:, 3 * hidden:] = dht * tc * o * (1 - o)
-            dc[:n] = dct * f
+            dct = dht * dc_from_h[s:s + n]
+            dct += dc[:n]
+            np.multiply(dct[:, None, :], from_c[s:s + n], out=dg.reshape(n, 4, hidden)[:, :3])
+            np.multiply(dht, do_from_h[s:s + n], out=dg[:, 3 * hidden:])
+            np.multiply(dct, acts[s:s + n, hidden:2 * hidden], out=dc[:n])
             dh[:n] = dg @ w_hh
         elif mode == "GRU":
             r, z, nn_ = a[:, :hidden], a[:, hidden:2 * hidden], a[:, 2 * hidden:]
