@@ -259,3 +259,33 @@ def test_gradcheck_and_gradgradcheck(name, kw):
     k = names.index("weight_hh_l0")
     rest = [p.detach() for p in ps]
     assert gradgradcheck(lambda x, h0, c0, w: f(x, h0, c0, *rest[:k], w, *rest[k + 1:]), (x, h0, c0, ps[k]))
+
+
+def test_output_edited_in_place_then_backward():
+    """PyTorch's RNN output is a fresh stack of the steps: editing it in place leaves the gradient intact."""
+    m, tm = _pair("RNN", input_size=2, hidden_size=3)
+    x = np.random.default_rng(0).standard_normal((4, 2, 2)).astype(np.float32)
+    grads = []
+    for lib, mod in ((tt, m), (torch, tm)):
+        xt = lib.tensor(x, requires_grad=True)
+        out, h = mod(xt)
+        out.mul_(2)
+        (out.sum() + h.sum()).backward()
+        grads.append(xt.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], **TOL[np.float32])
+
+
+def test_forward_mode_tangent_matches_pytorch():
+    import tinytorch.autograd.forward_ad as fw
+    import torch.autograd.forward_ad as tfw
+    m, tm = _pair("LSTM", input_size=2, hidden_size=3, double=True, num_layers=2)
+    rng = np.random.default_rng(1)
+    x, v = rng.standard_normal((3, 2, 2)), rng.standard_normal((3, 2, 2))
+    with fw.dual_level():
+        o, (h, c) = m(fw.make_dual(tt.tensor(x), tt.tensor(v)))
+        got = [fw.unpack_dual(t).tangent.detach().numpy() for t in (o, h, c)]
+    with tfw.dual_level():
+        o, (h, c) = tm(tfw.make_dual(torch.tensor(x), torch.tensor(v)))
+        want = [tfw.unpack_dual(t).tangent.detach().numpy() for t in (o, h, c)]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, **TOL[np.float64])

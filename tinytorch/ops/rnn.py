@@ -119,7 +119,8 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
 
 def _layer_backward(mode, node, g_out, g_h, g_c):
     """BPTT on arrays: gradients for (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)."""
-    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = (None if t is None else t._data for t in node.saved_tensors)
+    saved = node.saved_tensors
+    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = (None if t is None else t._data for t in saved)
     cache, bs = node.cache, node.bs
     acts, h_prev = cache["acts"], cache["h_prev"]
     x2 = x.reshape(-1, x.shape[-1])
@@ -141,7 +142,6 @@ def _layer_backward(mode, node, g_out, g_h, g_c):
         np.multiply(gg * i, 1 - i, out=from_c[:, 0])
         np.multiply(c_prev * f, 1 - f, out=from_c[:, 1])
         np.multiply(i, 1 - gg * gg, out=from_c[:, 2])
-    out = node.out_data
     for s, n in reversed(_steps(bs, node.reverse)):
         dht = dh[:n] if go is None else dh[:n] + go[s:s + n]
         a = acts[s:s + n]
@@ -169,7 +169,7 @@ def _layer_backward(mode, node, g_out, g_h, g_c):
             dgh[:, 2 * hidden:] = dnp * r
             dh[:n] = dht * z + dgh @ w_hh
         else:
-            hn = out[s:s + n]
+            hn = a  # the activated step, kept in acts (not the output, which callers may edit in place)
             dg[...] = dht * (1 - hn * hn) if mode == "RNN_TANH" else dht * (hn > 0)
             dh[:n] = dg @ w_hh
     need = node.need
@@ -190,7 +190,6 @@ class _RnnLayerNode(Node):
     """One recurrent layer in one direction. Outputs: the sequence, the last h (and the last c)."""
 
     cache = None
-    out_data = None
 
     def backward(self, g_out, g_h=None, g_c=None):
         if not _State.enabled:
@@ -214,7 +213,6 @@ class _RnnLayerNode(Node):
 
     def _release_extra(self):
         self.cache = None
-        self.out_data = None
 
 
 _NODE_CLASSES = {}
@@ -253,7 +251,6 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     node = _node_class(node_name)(tuple((None, 0) if t is None else t._edge() for t in tensors))
     node.mode, node.bs, node.reverse, node.need, node.cache = mode, bs, reverse, need, cache
     node._n_outputs = 3 if mode == "LSTM" else 2
-    node.out_data = out2 if mode in ("RNN_TANH", "RNN_RELU") else None
     o, ht = _make(out, node), _make(h, node)
     ht._output_nr = 1
     ct = None
