@@ -80,15 +80,13 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
             cp = c[:n]
             if keep:
                 c_prev[s:s + n] = cp
-            cn = f * cp
-            cn += i * gg
-            c[:n] = cn
-            tc = np.tanh(cn, out=cn)
-            m = o * tc
-            if keep:
-                tanh_c[s:s + n] = tc
-                if m_all is not None:
-                    m_all[s:s + n] = m
+            np.multiply(f, cp, out=cp)  # c = f c + i g, in the running state itself
+            cp += i * gg
+            tc = np.tanh(cp, out=tanh_c[s:s + n] if keep else None)
+            if whr_t is None:
+                m = np.multiply(o, tc, out=out[s:s + n])
+            else:
+                m = np.multiply(o, tc, out=m_all[s:s + n] if keep else None)
             hn = m if whr_t is None else m @ whr_t
         elif mode == "GRU":
             gh = hp @ whh_t
@@ -106,7 +104,8 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
         else:
             g += hp @ whh_t
             hn = np.tanh(g, out=g) if mode == "RNN_TANH" else np.maximum(g, 0, out=g)
-        out[s:s + n] = hn
+        if hn.base is not out:  # the LSTM without projection wrote its step into out already
+            out[s:s + n] = hn
         h[:n] = hn
     if keep:
         cache = {"acts": xw, "h_prev": h_prev}
