@@ -60,6 +60,7 @@ def test_pack_pad_round_trip(lengths, enforce, batch_first):
     assert [tuple(s.shape) for s in ur.unpack_sequence(p)] == [tuple(s.shape) for s in tur.unpack_sequence(tp)]
     for s, ts in zip(ur.unpack_sequence(p), tur.unpack_sequence(tp)):
         _eq(s, ts)
+        assert type(s.grad_fn).__name__ == type(ts.grad_fn).__name__
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
@@ -81,6 +82,7 @@ def test_pad_sequence_and_unpad(batch_first, side):
         for s, ts in zip(ur.unpad_sequence(out, tt.tensor(lens), batch_first),
                          tur.unpad_sequence(tout, torch.tensor(lens), batch_first)):
             _eq(s, ts)
+            assert type(s.grad_fn).__name__ == type(ts.grad_fn).__name__
     _eq(ur.pad_sequence(tt.ones(2, 3)), tur.pad_sequence(torch.ones(2, 3)))
 
 

@@ -260,4 +260,6 @@ def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
 def unpack_sequence(packed_sequences: PackedSequence) -> list:
     """The list of sequences a PackedSequence holds, in their original order."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
-    return [x[:length] for x, length in zip(padded, lengths)]
+    # a slice bounded by a 0-d tensor indexes in PyTorch (IndexBackward0): a mask gives the same node
+    steps = np.arange(padded.shape[1])
+    return [x[_make(steps < int(length))] for x, length in zip(padded, lengths)]
