@@ -1,0 +1,291 @@
+"""nn.RNN / LSTM / GRU and their cells against PyTorch: init streams, outputs, states, every gradient,
+grad_fn names, dropout streams, state_dict round trips, reprs, errors, and gradcheck/gradgradcheck.
+
+grad_fn names: PyTorch's CPU build ends a float32 LSTM's padded output in oneDNN's layer node
+(``MkldnnRnnLayerBackward0``, batch-first: ``TransposeBackward0``) and every other configuration in
+the ``StackBackward0`` of its composite path (batch-first RNN/GRU: an in-place ``TransposeBackward1``);
+tinytorch's fused layer nodes carry those names, so the names compared here are equal."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from tinytorch.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch")
+
+TOL = {np.float32: dict(rtol=1e-4, atol=2e-5), np.float64: dict(rtol=1e-10, atol=1e-11)}
+
+
+def _pair(name, seed=0, double=False, **kw):
+    """The same module in both libraries from the same seed; parameters must agree bit for bit."""
+    torch.manual_seed(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tm = getattr(torch.nn, name)(**kw)
+        tt.manual_seed(seed)
+        m = getattr(tt.nn, name)(**kw)
+    if double:
+        tm, m = tm.double(), m.double()
+    names = [n for n, _ in tm.named_parameters()]
+    assert [n for n, _ in m.named_parameters()] == names
+    for (n, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
+        assert p.dtype.__repr__().replace("tinytorch", "torch") == repr(tp.dtype)
+        np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy(), err_msg=n)
+    return m, tm
+
+
+def _name(t):
+    return type(t.grad_fn).__name__
+
+
+def _flat(out):
+    """Output tensors of a module call in order: output, then the states."""
+    o, h = out
+    return [o] + (list(h) if isinstance(h, tuple) else [h])
+
+
+def _run_both(m, tm, arrays, dtype, seed=3, train_seed=None):
+    """Forward both with the same inputs (and the same dropout seed); compare values, names, gradients."""
+    tol = TOL[dtype]
+    xs = [tt.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    txs = [torch.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+
+    def call(mod, lib, ins):
+        if train_seed is not None:
+            lib.manual_seed(train_seed)
+        if len(ins) == 1:
+            return mod(ins[0])
+        if len(ins) == 2:
+            return mod(ins[0], ins[1])
+        return mod(ins[0], (ins[1], ins[2]))
+
+    outs, touts = _flat(call(m, tt, xs)), _flat(call(tm, torch, txs))
+    rng = np.random.default_rng(seed)
+    loss, tloss = 0, 0
+    for o, to in zip(outs, touts):
+        assert tuple(o.shape) == tuple(to.shape)
+        np.testing.assert_allclose(o.detach().numpy(), to.detach().numpy(), **tol)
+        assert _name(o) == _name(to)
+        g = rng.standard_normal(tuple(to.shape)).astype(dtype)
+        loss = loss + (o * tt.tensor(g)).sum()
+        tloss = tloss + (to * torch.tensor(g)).sum()
+    loss.backward()
+    tloss.backward()
+    for x, tx in zip(xs, txs):
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), **tol)
+    for (n, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), err_msg=n, **tol)
+
+
+CONFIGS = [
+    ("RNN", {}),
+    ("RNN", dict(nonlinearity="relu", num_layers=2)),
+    ("RNN", dict(bidirectional=True, batch_first=True)),
+    ("GRU", {}),
+    ("GRU", dict(num_layers=2, bidirectional=True)),
+    ("GRU", dict(bias=False, batch_first=True)),
+    ("LSTM", {}),
+    ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ("LSTM", dict(proj_size=2)),
+    ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True, bias=False)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,kw", CONFIGS)
+def test_modules_match_pytorch(name, kw, dtype):
+    m, tm = _pair(name, input_size=3, hidden_size=5, double=dtype == np.float64, **kw)
+    rng = np.random.default_rng(1)
+    T, B = 4, 3
+    x = rng.standard_normal((B, T, 3) if kw.get("batch_first") else (T, B, 3))
+    _run_both(m, tm, [x], dtype)
+    # explicit initial states
+    m.zero_grad(), tm.zero_grad()
+    layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    h0 = rng.standard_normal((layers, B, kw.get("proj_size") or 5))
+    states = [h0, rng.standard_normal((layers, B, 5))] if name == "LSTM" else [h0]
+    _run_both(m, tm, [x] + states, dtype)
+    # unbatched input
+    m.zero_grad(), tm.zero_grad()
+    _run_both(m, tm, [x[0] if kw.get("batch_first") else x[:, 0]] + [s[:, 0] for s in states], dtype)
+
+
+@pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
+def test_dropout_between_layers_same_stream(name):
+    m, tm = _pair(name, input_size=3, hidden_size=6, num_layers=3, dropout=0.4, bidirectional=True)
+    x = np.random.default_rng(2).standard_normal((5, 4, 3))
+    _run_both(m, tm, [x], np.float32, train_seed=11)
+    m.eval(), tm.eval()
+    m.zero_grad(), tm.zero_grad()
+    _run_both(m, tm, [x], np.float32)
+
+
+@pytest.mark.parametrize("name,kw", [("RNNCell", {}), ("RNNCell", dict(nonlinearity="relu", bias=False)),
+                                     ("LSTMCell", {}), ("GRUCell", {}), ("GRUCell", dict(bias=False))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cells_match_pytorch(name, kw, dtype):
+    m, tm = _pair(name, input_size=3, hidden_size=4, double=dtype == np.float64, **kw)
+    rng = np.random.default_rng(0)
+    x, h, c = rng.standard_normal((2, 3)), rng.standard_normal((2, 4)), rng.standard_normal((2, 4))
+    for ins in ([x], [x, h] + ([c] if name == "LSTMCell" else []), [x[0], h[0]] + ([c[0]] if name == "LSTMCell" else [])):
+        m.zero_grad(), tm.zero_grad()
+        xs = [tt.tensor(a.astype(dtype), requires_grad=True) for a in ins]
+        txs = [torch.tensor(a.astype(dtype), requires_grad=True) for a in ins]
+        if name == "LSTMCell":
+            out = m(xs[0], None if len(xs) == 1 else (xs[1], xs[2]))
+            tout = tm(txs[0], None if len(txs) == 1 else (txs[1], txs[2]))
+        else:
+            out, tout = m(*xs), tm(*txs)
+        out = list(out) if isinstance(out, tuple) else [out]
+        tout = list(tout) if isinstance(tout, tuple) else [tout]
+        loss, tloss = 0, 0
+        for k, (o, to) in enumerate(zip(out, tout)):
+            np.testing.assert_allclose(o.detach().numpy(), to.detach().numpy(), **TOL[dtype])
+            assert _name(o) == _name(to)
+            loss, tloss = loss + (o * (k + 1.5)).sum(), tloss + (to * (k + 1.5)).sum()
+        loss.backward(), tloss.backward()
+        for a, ta in zip(xs, txs):
+            np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), **TOL[dtype])
+        for (n, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), err_msg=n, **TOL[dtype])
+
+
+def test_parameter_bookkeeping_and_repr():
+    kw = dict(input_size=3, hidden_size=4, num_layers=2, bidirectional=True, proj_size=2)
+    m, tm = _pair("LSTM", **kw)
+    assert m._flat_weights_names == tm._flat_weights_names
+    assert [[tuple(w.shape) for w in ws] for ws in m.all_weights] == [[tuple(w.shape) for w in ws]
+                                                                     for ws in tm.all_weights]
+    assert all(a is b for a, b in zip(m._flat_weights, m.parameters()))
+    m.flatten_parameters()
+    for name, kwargs in [("LSTM", dict(input_size=3, hidden_size=4, num_layers=2, dropout=0.5, bidirectional=True,
+                                       proj_size=2, batch_first=True, bias=False)),
+                         ("RNN", dict(input_size=3, hidden_size=4, nonlinearity="relu")), ("GRU", {"input_size": 2,
+                                                                                                   "hidden_size": 3}),
+                         ("LSTMCell", dict(input_size=3, hidden_size=4, bias=False)),
+                         ("RNNCell", dict(input_size=3, hidden_size=4, nonlinearity="relu")),
+                         ("GRUCell", dict(input_size=2, hidden_size=3))]:
+        a, b = _pair(name, **kwargs)
+        assert repr(a) == repr(b)
+    seq = tt.nn.Sequential(tt.nn.GRU(2, 3))
+    assert repr(seq) == repr(torch.nn.Sequential(torch.nn.GRU(2, 3)))
+
+
+@pytest.mark.parametrize("name,kw", [("LSTM", dict(proj_size=2, num_layers=2, bidirectional=True)),
+                                     ("GRU", dict(bias=False)), ("RNNCell", {})])
+def test_state_dict_round_trips(name, kw):
+    m, tm = _pair(name, input_size=3, hidden_size=4, **kw)
+    tm2 = getattr(torch.nn, name)(input_size=3, hidden_size=4, **kw)
+    tm2.load_state_dict({k: torch.tensor(v.numpy()) for k, v in m.state_dict().items()})
+    m2 = getattr(tt.nn, name)(input_size=3, hidden_size=4, **kw)
+    m2.load_state_dict({k: tt.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    assert list(m2.state_dict()) == list(tm.state_dict())
+    for k, v in tm2.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), tm.state_dict()[k].numpy())
+        np.testing.assert_array_equal(m2.state_dict()[k].numpy(), v.numpy())
+
+
+ERROR_CASES = [
+    ("RNN", {}, lambda lib, m: m(lib.randn(4, 2, 3, 1))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(4))),
+    ("GRU", {}, lambda lib, m: m(lib.randn(4, 2, 5))),
+    ("GRU", {}, lambda lib, m: m(lib.randn(4, 2, 3).double())),
+    ("RNN", {}, lambda lib, m: m(lib.randn(4, 2, 3), lib.randn(1, 3, 4))),
+    ("RNN", {}, lambda lib, m: m(lib.randn(4, 3), lib.randn(1, 1, 4))),
+    ("GRU", {}, lambda lib, m: m(lib.randn(4, 2, 3), lib.randn(2, 4))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(4, 2, 3), (lib.randn(1, 2, 4), lib.randn(1, 2, 5)))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(4, 2, 3), (lib.randn(1, 3, 4), lib.randn(1, 2, 4)))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(4, 3), (lib.randn(1, 2, 4), lib.randn(1, 2, 4)))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(4, 2, 3), (lib.randn(2, 4), lib.randn(2, 4)))),
+    ("RNNCell", {}, lambda lib, m: m(lib.randn(2, 5))),
+    ("RNNCell", {}, lambda lib, m: m(lib.randn(2, 3), lib.randn(3, 4))),
+    ("GRUCell", {}, lambda lib, m: m(lib.randn(2, 3), lib.randn(2, 5))),
+    ("GRUCell", {}, lambda lib, m: m(lib.randn(2, 2, 3))),
+    ("LSTMCell", {}, lambda lib, m: m(lib.randn(2, 3), (lib.randn(2, 4), lib.randn(2, 5)))),
+    ("LSTMCell", {}, lambda lib, m: m(lib.randn(2, 3), (lib.randn(2, 4), lib.randn(1, 2, 4)))),
+]
+
+
+def _same_error(fn):
+    try:
+        fn(torch)
+    except Exception as e:  # noqa: BLE001
+        expected = e
+    else:
+        raise AssertionError("PyTorch did not raise")
+    with pytest.raises(type(expected)) as got:
+        fn(tt)
+    assert str(got.value).replace("tinytorch", "torch") == str(expected)
+
+
+@pytest.mark.parametrize("i", range(len(ERROR_CASES)))
+def test_errors_match(i):
+    name, kw, call = ERROR_CASES[i]
+    _same_error(lambda lib: call(lib, getattr(lib.nn, name)(3, 4, **kw)))
+
+
+@pytest.mark.parametrize("args", [dict(dropout=1.5), dict(num_layers=0), dict(proj_size=4), dict(proj_size=-1),
+                                  dict(bias=1), dict(batch_first=None)])
+def test_constructor_errors(args):
+    _same_error(lambda lib: lib.nn.LSTM(3, 4, **args))
+    _same_error(lambda lib: lib.nn.GRU(3, 4, proj_size=2))
+    _same_error(lambda lib: lib.nn.RNN(3, 4, nonlinearity="sigmoid"))
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        tt.nn.GRU(3, 4, dropout=0.5)
+
+
+@pytest.mark.parametrize("name,kw", [("RNN", dict(bidirectional=True)), ("RNN", dict(nonlinearity="relu")),
+                                     ("GRU", dict(num_layers=2)), ("LSTM", dict(proj_size=1, bidirectional=True))])
+def test_gradcheck_and_gradgradcheck(name, kw):
+    """First and second derivatives of the fused layers (the second through the op-composed recompute),
+    for the input, the initial states and every parameter (second: the recurrent weight)."""
+    tt.manual_seed(0)
+    m = getattr(tt.nn, name)(2, 2, **kw).double()
+    names = [n for n, _ in m.named_parameters()]
+    layers = m.num_layers * (2 if m.bidirectional else 1)
+    x = tt.randn(2, 1, 2, dtype=tt.float64, requires_grad=True)
+    h0 = tt.randn(layers, 1, m.proj_size or m.hidden_size, dtype=tt.float64, requires_grad=True)
+    c0 = tt.randn(layers, 1, m.hidden_size, dtype=tt.float64, requires_grad=True)
+    ps = [p.detach().clone().requires_grad_() for p in m.parameters()]
+
+    def f(x, h0, c0, *ps):
+        hx = (h0, c0) if name == "LSTM" else h0
+        o, h = tt.func.functional_call(m, dict(zip(names, ps)), (x, hx))
+        return (o, h) if not isinstance(h, tuple) else (o, h[0], h[1])
+
+    assert gradcheck(f, (x, h0, c0, *ps))
+    k = names.index("weight_hh_l0")
+    rest = [p.detach() for p in ps]
+    assert gradgradcheck(lambda x, h0, c0, w: f(x, h0, c0, *rest[:k], w, *rest[k + 1:]), (x, h0, c0, ps[k]))
+
+
+def test_output_edited_in_place_then_backward():
+    """PyTorch's RNN output is a fresh stack of the steps: editing it in place leaves the gradient intact."""
+    m, tm = _pair("RNN", input_size=2, hidden_size=3)
+    x = np.random.default_rng(0).standard_normal((4, 2, 2)).astype(np.float32)
+    grads = []
+    for lib, mod in ((tt, m), (torch, tm)):
+        xt = lib.tensor(x, requires_grad=True)
+        out, h = mod(xt)
+        out.mul_(2)
+        (out.sum() + h.sum()).backward()
+        grads.append(xt.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], **TOL[np.float32])
+
+
+def test_forward_mode_tangent_matches_pytorch():
+    import tinytorch.autograd.forward_ad as fw
+    import torch.autograd.forward_ad as tfw
+    m, tm = _pair("LSTM", input_size=2, hidden_size=3, double=True, num_layers=2)
+    rng = np.random.default_rng(1)
+    x, v = rng.standard_normal((3, 2, 2)), rng.standard_normal((3, 2, 2))
+    with fw.dual_level():
+        o, (h, c) = m(fw.make_dual(tt.tensor(x), tt.tensor(v)))
+        got = [fw.unpack_dual(t).tangent.detach().numpy() for t in (o, h, c)]
+    with tfw.dual_level():
+        o, (h, c) = tm(tfw.make_dual(torch.tensor(x), torch.tensor(v)))
+        want = [tfw.unpack_dual(t).tangent.detach().numpy() for t in (o, h, c)]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, **TOL[np.float64])
