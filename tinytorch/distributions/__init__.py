@@ -2,14 +2,27 @@
 ``torch.distributions``' API, values and random streams."""
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli, Geometric
+from .binomial import Binomial, Multinomial
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .poisson import Poisson
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403  (PyTorch exports the transforms here too)
 from .uniform import Uniform

@@ -118,3 +118,12 @@ def vec_to_tril_matrix(vec, diag: int = 0):
 
 def _scatter(flat, index, vec):
     return flat.scatter(-1, index.expand(tuple(vec.shape)), vec)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (gradients as ``torch.xlogy``'s: none through x == 0)."""
+    if not isinstance(x, torch.Tensor):
+        x = torch.tensor(x, dtype=y.dtype)
+    zero = x == 0
+    safe_y = torch.where(zero, torch.ones_like(y), y)
+    return torch.where(zero & ~torch.isnan(y), torch.zeros_like(x * safe_y), x * torch.log(safe_y))
