@@ -89,6 +89,27 @@ CASES = {
     "Pareto": ({"scale": pos(3), "alpha": pos(3, lo=2.5, hi=4)}, lambda M, p: M.Pareto(p["scale"], p["alpha"])),
     "ContinuousBernoulli": ({"probs": np.array([0.2, 0.4995, 0.8], F32)},
                             lambda M, p: M.ContinuousBernoulli(probs=p["probs"])),
+    "MixtureSameFamily": ({"w": simplex(2, 3), "loc": real(2, 3), "scale": pos(2, 3)},
+                          lambda M, p: M.MixtureSameFamily(M.Categorical(probs=p["w"]),
+                                                           M.Normal(p["loc"], p["scale"]))),
+    "MixtureOfMVN": ({"w": simplex(3), "loc": real(3, 2)},
+                     lambda M, p: M.MixtureSameFamily(M.Categorical(logits=p["w"]),
+                                                      M.Independent(M.Normal(p["loc"], 1.0), 1))),
+    "RelaxedBernoulli": ({"t": np.array(0.7, F32), "probs": unit(3)},
+                         lambda M, p: M.RelaxedBernoulli(p["t"].detach(), probs=p["probs"])),
+    "RelaxedOneHotCategorical": ({"t": np.array(0.5, F32), "logits": real(2, 3)},
+                                 lambda M, p: M.RelaxedOneHotCategorical(p["t"].detach(), logits=p["logits"])),
+    "Weibull": ({"scale": pos(3), "c": pos(3, lo=1.2, hi=3)}, lambda M, p: M.Weibull(p["scale"], p["c"])),
+    "NegativeBinomial": ({"n": pos(3, lo=1, hi=6), "probs": unit(3)},
+                         lambda M, p: M.NegativeBinomial(p["n"], probs=p["probs"])),
+    "Kumaraswamy": ({"a": pos(3, lo=1.2, hi=3), "b": pos(3, lo=1.2, hi=3)},
+                    lambda M, p: M.Kumaraswamy(p["a"], p["b"])),
+    "FisherSnedecor": ({"d1": pos(3, lo=3, hi=8), "d2": pos(3, lo=5, hi=9)},
+                       lambda M, p: M.FisherSnedecor(p["d1"], p["d2"])),
+    "InverseGamma": ({"c": pos(3, lo=2.5, hi=5), "r": pos(3)}, lambda M, p: M.InverseGamma(p["c"], p["r"])),
+    "LogisticNormal": ({"loc": real(2, 3), "scale": pos(2, 3)}, lambda M, p: M.LogisticNormal(p["loc"], p["scale"])),
+    "GeneralizedPareto": ({"loc": real(3), "scale": pos(3), "c": np.array([-0.2, 0.0, 0.3], F32)},
+                          lambda M, p: M.GeneralizedPareto(p["loc"], p["scale"], p["c"])),
     "Transformed": ({"loc": real(3), "scale": pos(3)},
                     lambda M, p: M.TransformedDistribution(
                         M.Normal(p["loc"], p["scale"]),
@@ -200,7 +221,8 @@ def test_log_prob_and_gradients(name):
 
 
 CDF_CASES = ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "HalfNormal", "HalfCauchy", "LogNormal",
-             "Gumbel", "Pareto", "ContinuousBernoulli", "Transformed"]
+             "Gumbel", "Pareto", "ContinuousBernoulli", "Transformed", "MixtureSameFamily", "Kumaraswamy",
+             "Weibull", "GeneralizedPareto"]
 
 
 @pytest.mark.parametrize("name", CDF_CASES)
