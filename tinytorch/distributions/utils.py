@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from numbers import Number
 
 import numpy as np
@@ -127,3 +128,9 @@ def xlogy(x, y):
     zero = x == 0
     safe_y = torch.where(zero, torch.ones_like(y), y)
     return torch.where(zero & ~torch.isnan(y), torch.zeros_like(x * safe_y), x * torch.log(safe_y))
+
+
+def _mvlgamma(a, p: int):
+    """log of the multivariate gamma function Gamma_p(a) (``torch.mvlgamma``)."""
+    terms = sum(torch.lgamma(a - 0.5 * i) for i in range(p))
+    return terms + p * (p - 1) / 4 * math.log(math.pi)
