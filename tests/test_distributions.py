@@ -74,6 +74,10 @@ CASES = {
     "Chi2": ({"df": pos(3, lo=1, hi=5)}, lambda M, p: M.Chi2(p["df"])),
     "Beta": ({"a": pos(3), "b": pos(3)}, lambda M, p: M.Beta(p["a"], p["b"])),
     "Dirichlet": ({"c": pos(2, 3)}, lambda M, p: M.Dirichlet(p["c"])),
+    "DirichletWide": ({"c": np.array([[0.3, 9.0, 12.0, 0.7], [7.0, 8.0, 0.2, 30.0]], F32)},
+                      lambda M, p: M.Dirichlet(p["c"])),
+    "Beta64": ({"a": pos(5, lo=0.2, hi=15, dtype=np.float64), "b": pos(5, lo=0.2, hi=15, dtype=np.float64)},
+               lambda M, p: M.Beta(p["a"], p["b"])),
     "Poisson": ({"rate": np.array([0.5, 3.0, 15.0, 40.0], F32)}, lambda M, p: M.Poisson(p["rate"])),
     "Binomial": ({"n": np.array([5.0, 30.0, 100.0], F32), "probs": np.array([0.3, 0.5, 0.9], F32)},
                  lambda M, p: M.Binomial(p["n"].detach(), probs=p["probs"])),
@@ -205,12 +209,6 @@ def test_rsample_values_and_gradients(name):
     torch.manual_seed(3)
     ts, ps = t.rsample((4,)), p.rsample((4,))
     _close(ts, ps, rtol=1e-5, atol=1e-6)
-    if name in ("Dirichlet", "Beta"):
-        # Dirichlet draws normalise gammas: tinytorch differentiates through the gammas'
-        # implicit gradients, PyTorch uses a fitted conditional-beta approximation
-        # (_dirichlet_grad); both are unbiased pathwise estimators, compared in expectation
-        # in test_distributions_gamma.py
-        return
     if name.startswith("Wishart"):
         # PyTorch's Wishart.rsample writes the redrawn samples in place into a tensor its graph
         # needs, so its backward raises; tinytorch's differentiates

@@ -174,7 +174,8 @@ def standard_gamma_grad(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 class _Dirichlet(torch.autograd.Function):
-    """Dirichlet draws as normalised double-precision gammas (PyTorch's ``_sample_dirichlet``)."""
+    """Dirichlet draws as normalised double-precision gammas (PyTorch's ``_sample_dirichlet``),
+    differentiated as PyTorch's ``_Dirichlet`` (through ``_dirichlet_grad``)."""
 
     @staticmethod
     def forward(ctx, concentration):
@@ -182,20 +183,21 @@ class _Dirichlet(torch.autograd.Function):
         a = _values(concentration)
         g = np.array([_gamma_one(eng, float(v), False) for v in a.ravel().tolist()], np.float64)
         g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
-        total = g.sum(-1, keepdims=True)
-        x = (g / total).astype(a.dtype)
+        x = (g / g.sum(-1, keepdims=True)).astype(a.dtype)
         x = np.minimum(np.nextafter(a.dtype.type(1), a.dtype.type(0)), np.maximum(np.finfo(a.dtype).tiny, x))
-        # d x / d alpha through the gammas (see test_distributions_gamma for how PyTorch differs)
-        ctx.gamma_grad = standard_gamma_grad(a.astype(np.float64), g) / total
         result = torch.from_numpy(x)
-        ctx.save_for_backward(result)
+        ctx.save_for_backward(result, concentration)
         return result
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        dg = torch.from_numpy(ctx.gamma_grad.astype(_values(x).dtype))
-        return dg * (grad - (x * grad).sum(-1, keepdim=True))
+        from ._beta_grad import dirichlet_grad
+
+        x, concentration = ctx.saved_tensors
+        a = _values(concentration)
+        total = np.broadcast_to(a.sum(-1, keepdims=True), a.shape)
+        dx = torch.from_numpy(dirichlet_grad(_values(x), a, total))
+        return dx * (grad - (x * grad).sum(-1, keepdim=True))
 
 
 def sample_dirichlet(concentration):
