@@ -7,6 +7,7 @@ import tinytorch as torch
 
 from . import constraints
 from ._draws import standard_gamma
+from ._gammainc import gammainc
 from .distribution import _expanded
 from .exp_family import ExponentialFamily
 from .utils import _tiny, broadcast_all, xlogy
@@ -60,6 +61,11 @@ class Gamma(ExponentialFamily):
     def entropy(self):
         return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
                 + (1.0 - self.concentration) * torch.digamma(self.concentration))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
 
     @property
     def _natural_params(self):
