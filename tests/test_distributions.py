@@ -200,6 +200,9 @@ def test_same_seed_same_samples(name):
     _close(ts, ps, rtol=1e-5, atol=1e-6)
     ts, ps = t.sample(), p.sample()  # the stream continues identically
     _close(ts, ps, rtol=1e-5, atol=1e-6)
+    shape = (2,) + tuple(p.batch_shape)
+    # (LKJCholesky's last diagonal entry is sqrt(1 - sum of squares): rounding shows at 1e-6)
+    _close(t.expand(shape).sample((2,)), p.expand(shape).sample((2,)), rtol=1e-5, atol=5e-6)
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if CASES[n][1](D, _params(torch, CASES[n][0])).has_rsample])
