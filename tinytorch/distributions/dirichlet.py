@@ -10,7 +10,7 @@ from . import constraints
 from ._draws import sample_dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, xlogy
+from .utils import broadcast_all
 
 __all__ = ["Dirichlet", "Beta"]
 
@@ -43,7 +43,7 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (xlogy(self.concentration - 1.0, value).sum(-1) + torch.lgamma(self.concentration.sum(-1))
+        return (torch.xlogy(self.concentration - 1.0, value).sum(-1) + torch.lgamma(self.concentration.sum(-1))
                 - torch.lgamma(self.concentration).sum(-1))
 
     @property

@@ -10,7 +10,7 @@ from ._draws import standard_gamma
 from ._gammainc import gammainc
 from .distribution import _expanded
 from .exp_family import ExponentialFamily
-from .utils import _tiny, broadcast_all, xlogy
+from .utils import _tiny, broadcast_all
 
 __all__ = ["Gamma", "Chi2"]
 
@@ -55,7 +55,7 @@ class Gamma(ExponentialFamily):
         value = torch.as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
-        return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
+        return (torch.xlogy(self.concentration, self.rate) + torch.xlogy(self.concentration - 1, value)
                 - self.rate * value - torch.lgamma(self.concentration))
 
     def entropy(self):

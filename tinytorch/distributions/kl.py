@@ -32,7 +32,7 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, broadcast_shapes, xlogy
+from .utils import _sum_rightmost, broadcast_shapes
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -98,7 +98,7 @@ def _inf_where(mask, value):
 
 
 def _x_log_x(tensor):
-    return xlogy(tensor, tensor)
+    return torch.xlogy(tensor, tensor)
 
 
 def _batch_trace_XXT(bmat):

@@ -9,7 +9,7 @@ from . import constraints
 from ._draws import poisson
 from .distribution import _expanded
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, xlogy
+from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -49,7 +49,7 @@ class Poisson(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return xlogy(value, rate) - rate - (value + 1).lgamma()
+        return torch.xlogy(value, rate) - rate - (value + 1).lgamma()
 
     @property
     def _natural_params(self):

@@ -121,15 +121,6 @@ def _scatter(flat, index, vec):
     return flat.scatter(-1, index.expand(tuple(vec.shape)), vec)
 
 
-def xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` (gradients as ``torch.xlogy``'s: none through x == 0)."""
-    if not isinstance(x, torch.Tensor):
-        x = torch.tensor(x, dtype=y.dtype)
-    zero = x == 0
-    safe_y = torch.where(zero, torch.ones_like(y), y)
-    return torch.where(zero & ~torch.isnan(y), torch.zeros_like(x * safe_y), x * torch.log(safe_y))
-
-
 def _mvlgamma(a, p: int):
     """log of the multivariate gamma function Gamma_p(a) (``torch.mvlgamma``)."""
     terms = sum(torch.lgamma(a - 0.5 * i) for i in range(p))

@@ -1,4 +1,4 @@
-"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), lerp,
+"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, lerp,
 isclose/allclose, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def _float_binary(a, b, name: str, allow_int: bool):
         if not allow_int:
             raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(ad.dtype)}'")
         from .._dtype import get_default_dtype
-        ad, bd = ad.astype(get_default_dtype().np), bd.astype(get_default_dtype().np)
+        dt = get_default_dtype().np
+        ad, bd = (v.astype(dt) if isinstance(v, np.ndarray) else dt.type(v) for v in (ad, bd))
     return ta, tb, ad, bd
 
 
@@ -118,6 +119,39 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^input + 2^other)."""
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
     return _binary(Logaddexp2Backward0, input, other, np.logaddexp2(ad, bd), lambda x, y: (x, y))
+
+
+class XlogyBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        # PyTorch's formulas: d/da = log(b) (0 where a == 0 and b <= 0), d/db = a / b
+        ga = xlogy(g, b).masked_fill((a == 0) & (b <= 0), 0.0) if self.need_a else None
+        return _pair(self, ga, g * a / b if self.need_b else None)
+
+
+class XlogyBackward1(XlogyBackward0):  # a Python number for input
+    pass
+
+
+class XlogyBackward2(XlogyBackward0):  # a Python number for other
+    pass
+
+
+@op(variants=_BINARY + " torch_inplace", extra=("special.xlogy",), batch=pointwise)
+def xlogy(input: Tensor, other: Tensor) -> Tensor:
+    """input * log(other), 0 where input == 0 (unless other is NaN)."""
+    ta, tb, ad, bd = binary_operands(input, other)
+    dt = (ad if isinstance(ad, np.ndarray) else bd).dtype
+    if dt.kind != "f":  # integers and bools compute in the default float dtype
+        from .._dtype import get_default_dtype
+        dt = get_default_dtype().np
+    ad, bd = np.asarray(ad, dtype=dt), np.asarray(bd, dtype=dt)
+    with np.errstate(all="ignore"):
+        out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
+    # a Python number operand is saved as a tensor: both formulas need both values
+    node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
+    return _binary(node, input, other, np.asarray(out, dtype=ad.dtype),
+                   lambda x, y: (x if x is not None else _t(input, y), y if y is not None else _t(other, x)))
 
 
 class LerpBackward0(Node):
