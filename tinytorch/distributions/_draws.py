@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 import tinytorch as torch
-from tinytorch._random.normal import scalar_normals
 from tinytorch.random import _engine
 
 __all__ = ["cauchy_", "standard_gamma", "sample_dirichlet", "poisson", "binomial"]
@@ -20,12 +19,55 @@ _ONE_THIRD_F = float(_F32(1.0) / _F32(3.0))  # the float literal 1.0f / 3.0f
 _C0331_F = float(_F32(0.0331))
 
 
-def _uniform(eng) -> float:
-    return float(eng.float64_uniform(1)[0])
+class _Stream:
+    """The generator's 64-bit words read one by one from a pre-drawn block (scalar draws through
+    numpy cost microseconds each). ``close`` rewinds the generator and advances it by exactly the
+    words used, and hands back the cached normal, so the generator ends where PyTorch's would."""
+
+    _BLOCK = 4096
+
+    def __init__(self, eng):
+        self.eng = eng
+        self.start, self.fresh = eng.bitgen.state, eng.fresh
+        self.words, self.pos, self.used = [], 0, 0
+        self.cached, self.cached_valid = eng.normal_y, eng.normal_valid
+
+    def uniform(self) -> float:
+        """``uniform_real_distribution<double>(0, 1)``: the low 53 bits of a word times 2**-53."""
+        if self.pos == len(self.words):
+            block = self.eng.u64(self._BLOCK) & np.uint64((1 << 53) - 1)
+            self.words, self.pos = (block.astype(np.float64) * 2.0 ** -53).tolist(), 0
+        self.pos += 1
+        self.used += 1
+        return self.words[self.pos - 1]
+
+    def normal(self) -> float:
+        """``normal_distribution<double>``: Box-Muller on two uniforms, the sine half cached."""
+        if self.cached_valid:
+            self.cached_valid = False
+            return self.cached
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.cached, self.cached_valid = r * math.sin(theta), True
+        return r * math.cos(theta)
+
+    def close(self) -> None:
+        eng = self.eng
+        eng.bitgen.state = self.start
+        eng.fresh = self.fresh
+        if self.used:
+            eng.u64(self.used)
+        eng.normal_y, eng.normal_valid = (self.cached, True) if self.cached_valid else (0.0, False)
 
 
-def _normal(eng) -> float:
-    return float(scalar_normals(eng, 1)[0])
+def _each(draw, values, *extra) -> np.ndarray:
+    """``draw(stream, value, *extra)`` for each value in order, from one stream of the default generator."""
+    st = _Stream(_engine(None))
+    try:
+        return np.array([draw(st, v, *extra) for v in values], np.float64)
+    finally:
+        st.close()
 
 
 def _values(t):
@@ -42,7 +84,7 @@ def cauchy_(t, median: float = 0.0, sigma: float = 1.0):
     return t
 
 
-def _gamma_one(eng, alpha: float, single: bool) -> float:
+def _gamma_one(st, alpha: float, single: bool) -> float:
     """Marsaglia-Tsang with the boost for alpha < 1; ``single`` does the float arithmetic of a
     float32 alpha (the kernel's ``scalar_t``) where the kernel does it."""
     scale = 1.0
@@ -50,18 +92,18 @@ def _gamma_one(eng, alpha: float, single: bool) -> float:
         if alpha == 0.0:
             return 0.0
         inv = float(_F32(1.0) / _F32(alpha)) if single else 1.0 / alpha
-        scale *= math.pow(1 - _uniform(eng), inv)
+        scale *= math.pow(1 - st.uniform(), inv)
         alpha = float(_F32(alpha) + _F32(1.0)) if single else alpha + 1.0
     d = float(_F32(alpha) - _F32(_ONE_THIRD_F)) if single else alpha - _ONE_THIRD_F
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
         while True:
-            x = _normal(eng)
+            x = st.normal()
             y = 1.0 + c * x
             if y > 0:
                 break
         v = y * y * y
-        u = 1 - _uniform(eng)
+        u = 1 - st.uniform()
         xx = x * x
         if u < 1.0 - _C0331_F * xx * xx:
             return scale * d * v
@@ -72,11 +114,9 @@ def _gamma_one(eng, alpha: float, single: bool) -> float:
 class _StandardGamma(torch.autograd.Function):
     @staticmethod
     def forward(ctx, alpha):
-        eng = _engine(None)
         a = _values(alpha)
-        single = a.dtype == np.float32
         tiny = np.finfo(a.dtype).tiny
-        out = np.array([_gamma_one(eng, float(v), single) for v in a.ravel().tolist()], np.float64)
+        out = _each(_gamma_one, a.astype(np.float64).ravel().tolist(), a.dtype == np.float32)
         out = np.maximum(out.astype(a.dtype), tiny).reshape(a.shape)
         result = torch.from_numpy(out)
         ctx.save_for_backward(alpha, result)
@@ -179,9 +219,8 @@ class _Dirichlet(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, concentration):
-        eng = _engine(None)
         a = _values(concentration)
-        g = np.array([_gamma_one(eng, float(v), False) for v in a.ravel().tolist()], np.float64)
+        g = _each(_gamma_one, a.astype(np.float64).ravel().tolist(), False)
         g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
         x = (g / g.sum(-1, keepdims=True)).astype(a.dtype)
         x = np.minimum(np.nextafter(a.dtype.type(1), a.dtype.type(0)), np.maximum(np.finfo(a.dtype).tiny, x))
@@ -204,7 +243,7 @@ def sample_dirichlet(concentration):
     return _Dirichlet.apply(concentration)
 
 
-def _poisson_one(eng, lam: float) -> int:
+def _poisson_one(st, lam: float) -> int:
     if lam >= 10:
         # transformed rejection (Hoermann, 1993)
         slam, loglam = math.sqrt(lam), math.log(lam)
@@ -213,8 +252,8 @@ def _poisson_one(eng, lam: float) -> int:
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            u = _uniform(eng) - 0.5
-            v = _uniform(eng)
+            u = st.uniform() - 0.5
+            v = st.uniform()
             us = 0.5 - abs(u)
             k = math.floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
@@ -228,7 +267,7 @@ def _poisson_one(eng, lam: float) -> int:
         return 0
     x, prod, enlam = 0, 1.0, math.exp(-lam)
     while True:
-        prod *= _uniform(eng)
+        prod *= st.uniform()
         if prod > enlam:
             x += 1
         else:
@@ -239,9 +278,8 @@ def poisson(rates):
     """``torch.poisson``: one draw per element (no gradient)."""
     if bool((rates < 0).any()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    eng = _engine(None)
     r = _values(rates)
-    out = np.array([_poisson_one(eng, v) for v in r.astype(np.float64).ravel().tolist()], np.float64)
+    out = _each(_poisson_one, r.astype(np.float64).ravel().tolist())
     return torch.from_numpy(out.astype(r.dtype).reshape(r.shape))
 
 
@@ -257,18 +295,18 @@ def _stirling_tail(k: float) -> float:
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
-def _inversion(eng, count, prob, s) -> float:
+def _inversion(st, count, prob, s) -> float:
     geom_sum, num_geom = 0.0, 0
     logprob = s(math.log1p(-prob))
     while True:
-        geom = math.ceil(math.log(_uniform(eng)) / logprob)
+        geom = math.ceil(math.log(st.uniform()) / logprob)
         geom_sum += geom
         if geom_sum > count:
             return num_geom
         num_geom += 1
 
 
-def _btrs(eng, count, prob, s) -> float:
+def _btrs(st, count, prob, s) -> float:
     """Hoermann's BTRS, with the kernel's float (``s``) and double arithmetic."""
     stddev = s(math.sqrt(s(s(count * prob) * s(1 - prob))))
     b = 1.15 + 2.53 * stddev
@@ -279,8 +317,8 @@ def _btrs(eng, count, prob, s) -> float:
     alpha = (2.83 + 5.1 / b) * stddev
     m = math.floor(s(s(count + 1) * prob))
     while True:
-        u = _uniform(eng) - 0.5
-        v = _uniform(eng)
+        u = st.uniform() - 0.5
+        v = st.uniform()
         us = 0.5 - abs(u)
         k = s(math.floor((2 * a / us + b) * u + c))
         if k < 0 or k > count:
@@ -298,28 +336,26 @@ def _btrs(eng, count, prob, s) -> float:
             return k
 
 
-def _binomial_one(eng, count, prob, s) -> float:
+def _binomial_one(st, count, prob, s) -> float:
     if count <= 0.0 or prob <= 0.0:
         return 0.0
     if prob >= 1.0:
         return count
     if prob <= 0.5:
         if s(count * prob) >= 10.0:
-            return _btrs(eng, count, prob, s)
-        return _inversion(eng, count, prob, s)
+            return _btrs(st, count, prob, s)
+        return _inversion(st, count, prob, s)
     if prob > 0.5:
         q = s(1.0 - prob)
         if s(count * q) >= 10.0:
-            return s(count - _btrs(eng, count, q, s))
-        return s(count - _inversion(eng, count, q, s))
+            return s(count - _btrs(st, count, q, s))
+        return s(count - _inversion(st, count, q, s))
     return math.nan
 
 
 def binomial(count, prob):
     """``torch.binomial``: one draw per element (no gradient)."""
-    eng = _engine(None)
     c, p = np.broadcast_arrays(_values(count), _values(prob))
     s = (lambda v: float(_F32(v))) if c.dtype == np.float32 else float
-    out = np.array([_binomial_one(eng, s(n), s(q), s) for n, q in zip(c.ravel().tolist(), p.ravel().tolist())],
-                   np.float64)
+    out = _each(lambda st, nq: _binomial_one(st, s(nq[0]), s(nq[1]), s), list(zip(c.ravel().tolist(), p.ravel().tolist())))
     return torch.from_numpy(out.astype(c.dtype).reshape(c.shape))
