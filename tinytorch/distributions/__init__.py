@@ -34,12 +34,31 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .pareto import Pareto
 from .poisson import Poisson
-from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
-from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import *  # noqa: F403  (PyTorch exports the transforms here too)
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                         PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
+                         SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform,
+                         Transform, identity_transform)
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
 from .wishart import Wishart
+
+__all__ = [
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
+    "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
+    "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+    "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
+    "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
+    "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints",
+    "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms",
+]

@@ -357,5 +357,6 @@ def binomial(count, prob):
     """``torch.binomial``: one draw per element (no gradient)."""
     c, p = np.broadcast_arrays(_values(count), _values(prob))
     s = (lambda v: float(_F32(v))) if c.dtype == np.float32 else float
-    out = _each(lambda st, nq: _binomial_one(st, s(nq[0]), s(nq[1]), s), list(zip(c.ravel().tolist(), p.ravel().tolist())))
+    pairs = list(zip(c.ravel().tolist(), p.ravel().tolist()))
+    out = _each(lambda st, nq: _binomial_one(st, s(nq[0]), s(nq[1]), s), pairs)
     return torch.from_numpy(out.astype(c.dtype).reshape(c.shape))

@@ -75,7 +75,7 @@ class Bernoulli(ExponentialFamily):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))
@@ -146,7 +146,7 @@ class Geometric(Distribution):
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         tiny = _tiny(self.probs.dtype)
         with torch.no_grad():

@@ -81,7 +81,7 @@ class Binomial(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return binomial(self.total_count.expand(shape), self.probs.expand(shape))
@@ -164,7 +164,7 @@ class Multinomial(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         sample_shape = torch.Size(sample_shape)
         samples = self._categorical.sample(torch.Size((self.total_count,) + tuple(sample_shape)))
         # (total_count, sample, batch) -> (sample, batch, total_count), then count per category

@@ -82,7 +82,7 @@ class Categorical(Distribution):
     def variance(self):
         return torch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         sample_shape = torch.Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         with torch.no_grad():
@@ -163,7 +163,7 @@ class OneHotCategorical(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         probs = self._categorical.probs
         indices = self._categorical.sample(torch.Size(sample_shape))
         return F.one_hot(indices, self._categorical._num_events).to(probs.dtype)
@@ -191,7 +191,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
     has_rsample = True
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())

@@ -41,7 +41,7 @@ class Cauchy(Distribution):
     def variance(self):
         return torch.full(self._extended_shape(), float("inf"), dtype=self.loc.dtype)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = cauchy_(torch.empty(shape, dtype=self.loc.dtype))
         return self.loc + eps * self.scale

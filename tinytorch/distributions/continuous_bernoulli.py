@@ -103,12 +103,12 @@ class ContinuousBernoulli(ExponentialFamily):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         u = torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
         with torch.no_grad():
             return self.icdf(u)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         return self.icdf(torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype))
 
     def log_prob(self, value):

@@ -25,7 +25,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=torch.Size(), event_shape=torch.Size(), validate_args=None):
+    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self._batch_shape = torch.Size(batch_shape)
         self._event_shape = torch.Size(event_shape)
         if validate_args is not None:
@@ -88,15 +88,15 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         raise NotImplementedError
 
     def sample_n(self, n: int):
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
+        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2)
         return self.sample(torch.Size((n,)))
 
     def log_prob(self, value):
@@ -117,7 +117,7 @@ class Distribution:
     def perplexity(self):
         return torch.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=torch.Size()) -> torch.Size:
+    def _extended_shape(self, sample_shape=()) -> torch.Size:
         if not isinstance(sample_shape, torch.Size):
             sample_shape = torch.Size(sample_shape)
         return torch.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))

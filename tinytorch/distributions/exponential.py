@@ -45,7 +45,7 @@ class Exponential(ExponentialFamily):
     def variance(self):
         return self.rate.pow(-2)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         return torch.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
 

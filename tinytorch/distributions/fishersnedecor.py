@@ -54,7 +54,7 @@ class FisherSnedecor(Distribution):
         df2 = torch.where(self.df2 <= 4, torch.full_like(self.df2, math.nan), self.df2)
         return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
 
-    def rsample(self, sample_shape=torch.Size(())):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         x1 = self._gamma1.rsample(sample_shape).view(shape)
         x2 = self._gamma2.rsample(sample_shape).view(shape)

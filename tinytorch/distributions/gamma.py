@@ -7,7 +7,6 @@ import tinytorch as torch
 
 from . import constraints
 from ._draws import standard_gamma
-from ._gammainc import gammainc
 from .distribution import _expanded
 from .exp_family import ExponentialFamily
 from .utils import _tiny, broadcast_all
@@ -44,7 +43,7 @@ class Gamma(ExponentialFamily):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         with torch.no_grad():  # keep draws positive without recording it
@@ -65,7 +64,7 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return gammainc(self.concentration, self.rate * value)
+        return torch.special.gammainc(self.concentration, self.rate * value)
 
     @property
     def _natural_params(self):

@@ -27,7 +27,7 @@ class GeneralizedPareto(Distribution):
     def expand(self, batch_shape, _instance=None):
         return _expanded(self, GeneralizedPareto, batch_shape, ("loc", "scale", "concentration"), _instance)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         return self.icdf(torch.rand(self._extended_shape(sample_shape), dtype=self.loc.dtype))
 
     def _safe(self):

@@ -43,7 +43,7 @@ class Laplace(Distribution):
     def stddev(self):
         return (2 ** 0.5) * self.scale
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         # u on [eps - 1, 1) keeps log1p(-|u|) finite
         u = torch.empty(shape, dtype=self.loc.dtype).uniform_(_eps(self.loc.dtype) - 1, 1)

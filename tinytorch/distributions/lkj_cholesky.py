@@ -8,7 +8,7 @@ import tinytorch as torch
 from . import constraints
 from .dirichlet import Beta
 from .distribution import Distribution
-from .utils import _mvlgamma, _tiny, broadcast_all
+from .utils import _tiny, broadcast_all
 
 __all__ = ["LKJCholesky"]
 
@@ -41,7 +41,7 @@ class LKJCholesky(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         y = self._beta.sample(sample_shape).unsqueeze(-1)
         u_normal = torch.randn(self._extended_shape(sample_shape), dtype=y.dtype).tril(-1)
         u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
@@ -62,6 +62,6 @@ class LKJCholesky(Distribution):
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1
         denominator = torch.lgamma(alpha) * dm1
-        numerator = _mvlgamma(alpha - 0.5, dm1)
+        numerator = torch.mvlgamma(alpha - 0.5, dm1)
         pi_constant = 0.5 * dm1 * math.log(math.pi)
         return unnormalized_log_pdf - (pi_constant + numerator - denominator)

@@ -111,7 +111,7 @@ class LowRankMultivariateNormal(Distribution):
         A = _solve_lower(self._capacitance_tril, Wt_Dinv)
         return (torch.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A).expand(self._matrix_shape())
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps_W = _standard_normal(tuple(shape[:-1]) + tuple(self.cov_factor.shape[-1:]), dtype=self.loc.dtype)
         eps_D = _standard_normal(shape, dtype=self.loc.dtype)

@@ -89,7 +89,7 @@ class MixtureSameFamily(Distribution):
         log_mix_prob = torch.log_softmax(self.mixture_distribution.logits, dim=-1)
         return torch.logsumexp(log_prob_x + log_mix_prob, dim=-1)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             gather_dim = len(sample_shape) + len(self.batch_shape)
             es = tuple(self.event_shape)

@@ -112,7 +112,7 @@ class MultivariateNormal(Distribution):
     def variance(self):
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)

@@ -74,7 +74,7 @@ class NegativeBinomial(Distribution):
     def _gamma(self):
         return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits), validate_args=False)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             return poisson(self._gamma.sample(sample_shape=sample_shape))
 

@@ -46,12 +46,12 @@ class Normal(ExponentialFamily):
     def variance(self):
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype)
         return self.loc + eps * self.scale

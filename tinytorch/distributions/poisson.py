@@ -40,7 +40,7 @@ class Poisson(ExponentialFamily):
     def variance(self):
         return self.rate
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return poisson(self.rate.expand(shape))

@@ -51,7 +51,7 @@ class StudentT(Distribution):
         m = torch.where((self.df <= 2) & (self.df > 1), torch.full_like(m, math.inf), m)
         return torch.where(self.df <= 1, torch.full_like(m, math.nan), m)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         x = _standard_normal(shape, dtype=self.df.dtype)
         z = self._chi2.rsample(sample_shape)

@@ -36,7 +36,8 @@ class TransformedDistribution(Distribution):
         forward_shape = torch.Size(transform.forward_shape(base_shape))
         expanded_base_shape = torch.Size(transform.inverse_shape(forward_shape))
         if base_shape != expanded_base_shape:
-            base_distribution = base_distribution.expand(expanded_base_shape[: len(expanded_base_shape) - base_event_dim])
+            base_batch_shape = expanded_base_shape[: len(expanded_base_shape) - base_event_dim]
+            base_distribution = base_distribution.expand(base_batch_shape)
         reinterpreted_batch_ndims = transform.domain.event_dim - base_event_dim
         if reinterpreted_batch_ndims > 0:
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
@@ -71,14 +72,14 @@ class TransformedDistribution(Distribution):
     def has_rsample(self):
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)
             return x
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         x = self.base_dist.rsample(sample_shape)
         for transform in self.transforms:
             x = transform(x)

@@ -49,7 +49,7 @@ class Uniform(Distribution):
     def variance(self):
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         rand = torch.rand(shape, dtype=self.low.dtype)
         return self.low + rand * (self.high - self.low)

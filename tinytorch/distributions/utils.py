@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import math
 from numbers import Number
 
 import numpy as np
@@ -120,8 +119,3 @@ def vec_to_tril_matrix(vec, diag: int = 0):
 def _scatter(flat, index, vec):
     return flat.scatter(-1, index.expand(tuple(vec.shape)), vec)
 
-
-def _mvlgamma(a, p: int):
-    """log of the multivariate gamma function Gamma_p(a) (``torch.mvlgamma``)."""
-    terms = sum(torch.lgamma(a - 0.5 * i) for i in range(p))
-    return terms + p * (p - 1) / 4 * math.log(math.pi)

@@ -89,7 +89,7 @@ class VonMises(Distribution):
         rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
         return torch.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho ** 2) / (2 * rho))
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=()):
         with torch.no_grad():
             x = torch.empty(self._extended_shape(sample_shape), dtype=self._loc.dtype)
             return _rejection_sample(self._loc, self._concentration, self._proposal_r, x).to(self.loc.dtype)

@@ -12,7 +12,7 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import _eps, _mvlgamma, broadcast_shapes, lazy_property, vec_to_tril_matrix
+from .utils import _eps, broadcast_shapes, lazy_property, vec_to_tril_matrix
 
 __all__ = ["Wishart"]
 
@@ -22,14 +22,16 @@ _log_2 = math.log(2)
 def _mvdigamma(x, p: int):
     if not bool(x.gt((p - 1) / 2).all()):
         raise AssertionError("Wrong domain for multivariate digamma function.")
-    return torch.digamma(x.unsqueeze(-1) - torch.arange(p, dtype=x.dtype).div(2).expand(tuple(x.shape) + (-1,))).sum(-1)
+    halves = torch.arange(p, dtype=x.dtype).div(2).expand(tuple(x.shape) + (-1,))
+    return torch.digamma(x.unsqueeze(-1) - halves).sum(-1)
 
 
 def _cholesky_solve(B, L):
     # (L L^T)^-1 B; the whole of L gets gradient, as from torch.cholesky_solve
     A = L @ L.mT
     shape = broadcast_shapes(A.shape[:-2], B.shape[:-2])
-    return torch.linalg.solve(A.expand(tuple(shape) + tuple(A.shape[-2:])), B.expand(tuple(shape) + tuple(B.shape[-2:])))
+    return torch.linalg.solve(A.expand(tuple(shape) + tuple(A.shape[-2:])),
+                              B.expand(tuple(shape) + tuple(B.shape[-2:])))
 
 
 class Wishart(ExponentialFamily):
@@ -64,8 +66,8 @@ class Wishart(ExponentialFamily):
                 "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
         setattr(self, name, param.expand(tuple(batch_shape) + (-1, -1)))
         if bool(self.df.lt(event_shape[-1]).any()):
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
-                          stacklevel=2)
+            warnings.warn("Low df values detected. Singular samples are highly likely to occur for "
+                          "ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:
@@ -134,7 +136,7 @@ class Wishart(ExponentialFamily):
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix() * (V.pow(2) + torch.einsum("...i,...j->...ij", diag_V, diag_V))
 
-    def _bartlett_sampling(self, sample_shape=torch.Size()):
+    def _bartlett_sampling(self, sample_shape=()):
         p = self._event_shape[-1]
         diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=_eps(self.df.dtype))
         below = torch.randn(tuple(sample_shape) + tuple(self._batch_shape) + (p * (p - 1) // 2,), dtype=diag.dtype)
@@ -142,7 +144,7 @@ class Wishart(ExponentialFamily):
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 
-    def rsample(self, sample_shape=torch.Size(), max_try_correction=None):
+    def rsample(self, sample_shape=(), max_try_correction=None):
         max_try_correction = 10 if max_try_correction is None else max_try_correction
         sample_shape = torch.Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
@@ -174,13 +176,13 @@ class Wishart(ExponentialFamily):
         nu = self.df
         p = self._event_shape[-1]
         trace = _cholesky_solve(value, self._unbroadcasted_scale_tril).diagonal(dim1=-2, dim2=-1).sum(dim=-1)
-        return (-nu * (p * _log_2 / 2 + self._half_log_det()) - _mvlgamma(nu / 2, p)
+        return (-nu * (p * _log_2 / 2 + self._half_log_det()) - torch.mvlgamma(nu / 2, p)
                 + (nu - p - 1) / 2 * torch.linalg.slogdet(value)[1] - trace / 2)
 
     def entropy(self):
         nu = self.df
         p = self._event_shape[-1]
-        return ((p + 1) * (p * _log_2 / 2 + self._half_log_det()) + _mvlgamma(nu / 2, p)
+        return ((p + 1) * (p * _log_2 / 2 + self._half_log_det()) + torch.mvlgamma(nu / 2, p)
                 - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p) + nu * p / 2)
 
     @property
@@ -189,4 +191,4 @@ class Wishart(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         p = self._event_shape[-1]
-        return (y + (p + 1) / 2) * (-torch.linalg.slogdet(-2 * x)[1] + _log_2 * p) + _mvlgamma(y + (p + 1) / 2, p)
+        return (y + (p + 1) / 2) * (-torch.linalg.slogdet(-2 * x)[1] + _log_2 * p) + torch.mvlgamma(y + (p + 1) / 2, p)

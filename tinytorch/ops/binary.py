@@ -1,4 +1,4 @@
-"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, lerp,
+"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, igamma, lerp,
 isclose/allclose, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
@@ -152,6 +152,26 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
     node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
     return _binary(node, input, other, np.asarray(out, dtype=ad.dtype),
                    lambda x, y: (x if x is not None else _t(input, y), y if y is not None else _t(other, x)))
+
+
+class IgammaBackward0(Node):
+    def backward(self, g):
+        a, x = self.saved_tensors
+        if self.need_a:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        # d/dx P(a, x) is the gamma density
+        return _pair(self, None, g * ((a - 1) * x.log() - x - a.lgamma()).exp())
+
+
+@op(variants="function method inplace out", extra=("special.gammainc",), batch=pointwise)
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other)."""
+    from .special import gammainc_np
+
+    ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
+    a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
+    out = gammainc_np(a, x).astype(ad.dtype)
+    return _binary(IgammaBackward0, input, other, out, lambda p, q: (p, q))
 
 
 class LerpBackward0(Node):
