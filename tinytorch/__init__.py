@@ -129,5 +129,3 @@ from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  #
 from .ops import _registry  # noqa: E402
 
 globals().update(_registry.namespace("torch"))
-
-from . import distributions  # noqa: E402,F401  (last: its modules use the names above at import)

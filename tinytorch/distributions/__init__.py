@@ -21,6 +21,7 @@ from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
+from . import kl_cross  # noqa: F401  (registers the cross-family KL pairs)
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace

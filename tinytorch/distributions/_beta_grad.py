@@ -7,9 +7,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._draws import _digamma
-
 __all__ = ["dirichlet_grad"]
+
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    """Cephes' digamma for positive x (recurrence up to 10, then the asymptotic series)."""
+    x = x.astype(np.float64).copy()
+    result = np.zeros_like(x)
+    small = x < 10
+    while small.any():
+        result[small] -= 1 / x[small]
+        x[small] += 1
+        small = x < 10
+    z = 1.0 / (x * x)
+    coef = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+            -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+            8.33333333333333333333E-2]
+    poly = np.zeros_like(z)
+    for c in coef:
+        poly = poly * z + c
+    y = np.where(x < 1.0e17, z * poly, 0.0)
+    psi10 = 2.25175258906672110764
+    return np.where(x == 10, result + psi10, result + np.log(x) - 0.5 / x - y)
 
 
 def _alpha_small(x, alpha, beta):

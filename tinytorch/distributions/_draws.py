@@ -12,6 +12,8 @@ import numpy as np
 import tinytorch as torch
 from tinytorch.random import _engine
 
+from ._beta_grad import _digamma, dirichlet_grad
+
 __all__ = ["cauchy_", "standard_gamma", "sample_dirichlet", "poisson", "binomial"]
 
 _F32 = np.float32
@@ -134,27 +136,6 @@ def standard_gamma(alpha):
     return _StandardGamma.apply(alpha)
 
 
-def _digamma(x: np.ndarray) -> np.ndarray:
-    """Cephes' digamma for positive x (recurrence up to 10, then the asymptotic series)."""
-    x = x.astype(np.float64).copy()
-    result = np.zeros_like(x)
-    small = x < 10
-    while small.any():
-        result[small] -= 1 / x[small]
-        x[small] += 1
-        small = x < 10
-    z = 1.0 / (x * x)
-    coef = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
-            -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
-            8.33333333333333333333E-2]
-    poly = np.zeros_like(z)
-    for c in coef:
-        poly = poly * z + c
-    y = np.where(x < 1.0e17, z * poly, 0.0)
-    psi10 = 2.25175258906672110764
-    return np.where(x == 10, result + psi10, result + np.log(x) - 0.5 / x - y)
-
-
 # the bivariate rational approximation of d x / d alpha in (log(x / alpha), log(alpha)) (PyTorch's fit)
 _GAMMA_GRAD_COEF = np.array([
     [0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084],
@@ -230,8 +211,6 @@ class _Dirichlet(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ._beta_grad import dirichlet_grad
-
         x, concentration = ctx.saved_tensors
         a = _values(concentration)
         total = np.broadcast_to(a.sum(-1, keepdims=True), a.shape)

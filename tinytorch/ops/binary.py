@@ -8,10 +8,11 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, legacy_name, record
+from ._record import OUT, float_dtype, legacy_name, record
 from ._batching import pointwise
 from ._registry import op
 from ._util import binary_operands, fit_grad, meta
+from .special import gammainc_np
 
 _BINARY = "function method inplace out"
 
@@ -143,8 +144,7 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
     ta, tb, ad, bd = binary_operands(input, other)
     dt = (ad if isinstance(ad, np.ndarray) else bd).dtype
     if dt.kind != "f":  # integers and bools compute in the default float dtype
-        from .._dtype import get_default_dtype
-        dt = get_default_dtype().np
+        dt = float_dtype(np.zeros(0, dt)).dtype
     ad, bd = np.asarray(ad, dtype=dt), np.asarray(bd, dtype=dt)
     with np.errstate(all="ignore"):
         out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
@@ -166,8 +166,6 @@ class IgammaBackward0(Node):
 @op(variants="function method inplace out", extra=("special.gammainc",), batch=pointwise)
 def igamma(input: Tensor, other: Tensor) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other)."""
-    from .special import gammainc_np
-
     ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
     a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
     out = gammainc_np(a, x).astype(ad.dtype)
