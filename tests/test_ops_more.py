@@ -187,6 +187,11 @@ ROWS = [
     Row("lerp_tensor", lambda T, a, b, w: a.lerp(b, w), [(2, 3), (2, 3), (3,)]),
     Row("logaddexp", lambda T, a, b: T.logaddexp(a, b), [(2, 3), (3,)]),
     Row("logaddexp2", lambda T, a, b: T.logaddexp2(a, b), [(2, 3), (2, 3)]),
+    Row("xlogy", lambda T, a, b: T.xlogy(a, b), [(2, 3), (3,)], lo=0.2, hi=3.0),
+    Row("igamma_value", lambda T, x: T.special.gammainc(T.full_like(x, 2.5), x) + T.full_like(x, 0.7).igamma(x), [(2, 3)],
+        lo=0.2, hi=6.0),
+    Row("mvlgamma", lambda T, a: a.mvlgamma(3) + T.special.multigammaln(a, 1), [(5,)], lo=1.2, hi=4.0),
+    Row("xlogy_numbers", lambda T, a: T.special.xlogy(a, 2.5) + T.xlogy(1.5, a), [(4,)], lo=0.2, hi=3.0),
     # products
     Row("outer", lambda T, a, b: T.outer(a, b), [(3,), (2,)]),
     Row("kron", lambda T, a, b: T.kron(a, b), [(2, 2), (2, 3)]),

@@ -146,6 +146,12 @@ VALUES = [
     ("logit_edges", lambda T: (T.logit(T.tensor([0.0, 0.5, 1.0])), T.tensor([0.0, 1.0]).logit(0.1))),
     ("erf_int", lambda T: T.tensor(A).erf()),
     ("atan2_int", lambda T: T.atan2(T.tensor([1, -1]), T.tensor([2, 0]))),
+    ("igamma_edges", lambda T: T.igamma(
+        T.tensor([0.0, 0.0, 1.0, -1.0, float("inf"), 2.0, 0.5, 3.0, 4.0], dtype=T.float64),
+        T.tensor([0.0, 1.0, 0.0, 1.0, 3.0, float("inf"), 1e-3, 80.0, 9.0], dtype=T.float64))),
+    ("mvlgamma_int", lambda T: T.mvlgamma(T.tensor([3, 5]), 2)),
+    ("xlogy_zeros_nan_int", lambda T: T.xlogy(T.tensor([0.0, 0.0, 1.0, 2.0]), T.tensor([0.0, float("nan"), 0.0, -1.0]))
+     + T.xlogy(T.tensor([0, 3, 1, 2]), 2)),
     ("lerp_scalar", lambda T: T.lerp(T.tensor([1.0, 2.0]), T.tensor([3.0, 6.0]), 0.25)),
     ("hypot", lambda T: T.hypot(T.tensor([3.0, 1e300], dtype=T.float64), T.tensor([4.0, 1e300], dtype=T.float64))),
     ("logaddexp_inf", lambda T: T.logaddexp(T.tensor([-float("inf"), 1000.0]), T.tensor([-float("inf"), 1000.0]))),

@@ -1,4 +1,4 @@
-"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), lerp,
+"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, igamma, lerp,
 isclose/allclose, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, legacy_name, record
+from ._record import OUT, float_dtype, legacy_name, record
 from ._batching import pointwise
 from ._registry import op
 from ._util import binary_operands, fit_grad, meta
+from .special import gammainc_np
 
 _BINARY = "function method inplace out"
 
@@ -48,7 +49,8 @@ def _float_binary(a, b, name: str, allow_int: bool):
         if not allow_int:
             raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(ad.dtype)}'")
         from .._dtype import get_default_dtype
-        ad, bd = ad.astype(get_default_dtype().np), bd.astype(get_default_dtype().np)
+        dt = get_default_dtype().np
+        ad, bd = (v.astype(dt) if isinstance(v, np.ndarray) else dt.type(v) for v in (ad, bd))
     return ta, tb, ad, bd
 
 
@@ -118,6 +120,56 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^input + 2^other)."""
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
     return _binary(Logaddexp2Backward0, input, other, np.logaddexp2(ad, bd), lambda x, y: (x, y))
+
+
+class XlogyBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        # PyTorch's formulas: d/da = log(b) (0 where a == 0 and b <= 0), d/db = a / b
+        ga = xlogy(g, b).masked_fill((a == 0) & (b <= 0), 0.0) if self.need_a else None
+        return _pair(self, ga, g * a / b if self.need_b else None)
+
+
+class XlogyBackward1(XlogyBackward0):  # a Python number for input
+    pass
+
+
+class XlogyBackward2(XlogyBackward0):  # a Python number for other
+    pass
+
+
+@op(variants=_BINARY + " torch_inplace", extra=("special.xlogy",), batch=pointwise)
+def xlogy(input: Tensor, other: Tensor) -> Tensor:
+    """input * log(other), 0 where input == 0 (unless other is NaN)."""
+    ta, tb, ad, bd = binary_operands(input, other)
+    dt = (ad if isinstance(ad, np.ndarray) else bd).dtype
+    if dt.kind != "f":  # integers and bools compute in the default float dtype
+        dt = float_dtype(np.zeros(0, dt)).dtype
+    ad, bd = np.asarray(ad, dtype=dt), np.asarray(bd, dtype=dt)
+    with np.errstate(all="ignore"):
+        out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
+    # a Python number operand is saved as a tensor: both formulas need both values
+    node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
+    return _binary(node, input, other, np.asarray(out, dtype=ad.dtype),
+                   lambda x, y: (x if x is not None else _t(input, y), y if y is not None else _t(other, x)))
+
+
+class IgammaBackward0(Node):
+    def backward(self, g):
+        a, x = self.saved_tensors
+        if self.need_a:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        # d/dx P(a, x) is the gamma density
+        return _pair(self, None, g * ((a - 1) * x.log() - x - a.lgamma()).exp())
+
+
+@op(variants="function method inplace out", extra=("special.gammainc",), batch=pointwise)
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other)."""
+    ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
+    a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
+    out = gammainc_np(a, x).astype(ad.dtype)
+    return _binary(IgammaBackward0, input, other, out, lambda p, q: (p, q))
 
 
 class LerpBackward0(Node):
