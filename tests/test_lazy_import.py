@@ -10,7 +10,8 @@ import tinytorch
 def test_import_leaves_out_downloads_and_workers():
     code = ("import sys, tinytorch\n"
             "print(sorted(m for m in ('http.client', 'ssl', 'email', 'multiprocessing', 'urllib.request',"
-            " 'tinytorch.data.datasets', 'tinytorch.data._worker') if m in sys.modules))")
+            " 'tinytorch.data.datasets', 'tinytorch.data._worker', 'tinytorch.distributions')"
+            " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -31,3 +32,12 @@ def test_star_import_gives_every_public_name():
     ns = {}
     exec("from tinytorch.utils.data import *", ns)
     assert set(tinytorch.data.__all__) <= set(ns)
+
+
+def test_distributions_load_on_first_use():
+    code = ("import sys, tinytorch\n"
+            "print(tinytorch.distributions.Normal(0.0, 1.0), 'tinytorch.distributions' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "Normal(loc: 0.0, scale: 1.0) True"
+    with pytest.raises(AttributeError, match="^module 'tinytorch' has no attribute 'nope'$"):
+        _ = tinytorch.nope

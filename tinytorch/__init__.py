@@ -129,3 +129,15 @@ from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  #
 from .ops import _registry  # noqa: E402
 
 globals().update(_registry.namespace("torch"))
+
+# submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
+# as in PyTorch): they cost nothing until touched and stay out of the package's import graph
+_LAZY_SUBMODULES = frozenset({"distributions"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'tinytorch' has no attribute '{name}'")
