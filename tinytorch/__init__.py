@@ -26,7 +26,6 @@ from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter,
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
                         unflatten, unsqueeze)
-from .ops.unary import relu  # noqa: F401
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401

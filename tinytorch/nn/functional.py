@@ -14,13 +14,8 @@ from ..ops._util import broadcast_shapes
 from ..ops.compare import where as _where
 from ..ops.linalg import linear  # noqa: F401  (re-exported: F.linear)
 from ..ops.reduce import log_softmax as _log_softmax
-from ..ops.reduce import softmax as _softmax
-from ..ops.unary import relu as _relu
-from ..ops.unary import sigmoid, tanh  # noqa: F401  (re-exported: F.sigmoid, F.tanh)
-from .._random import draws as _draws
-from ..random import _engine
+from ..ops.activation_smooth import log_softmax, softmax  # noqa: F401  (not yet declared: reduce.py's ops)
 from ..tensor import Tensor, _make
-from . import _activation_ops as _act
 from ._reduction import resolve as _resolve_reduction
 
 __all__ = ["linear", "relu", "relu_", "relu6", "leaky_relu", "gelu", "silu", "elu", "softplus", "hardtanh",
@@ -29,80 +24,7 @@ __all__ = ["linear", "relu", "relu_", "relu6", "leaky_relu", "gelu", "silu", "el
            "binary_cross_entropy_with_logits"]
 
 
-# -- activations ----------------------------------------------------------------------------------
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0) elementwise."""
-    return input.relu_() if inplace else _relu(input)
-
-
-def relu_(input: Tensor) -> Tensor:
-    """In-place relu."""
-    return input.relu_()
-
-
-def _maybe_inplace(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
-    return input.copy_(out) if inplace else out
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """Gaussian error linear unit: x * Phi(x), or its tanh approximation."""
-    return _act.gelu(input, approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x)."""
-    return _maybe_inplace(input, _act.silu(input), inplace)
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + exp(beta x)) / beta."""
-    return _act.softplus(input, beta, threshold)
-
-
-def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  "as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``dim``."""
-    if dim is None:
-        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
-    return _softmax(input, dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """log(softmax(x)) along ``dim``, computed stably."""
-    if dim is None:
-        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
-    return _log_softmax(input, dim, dtype)
-
-
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """softmax(-x) along ``dim``."""
-    if dim is None:
-        dim = _implicit_dim("softmin", input.ndim, _stacklevel)
-    return _softmax(-input, dim, dtype)
-
-
-# -- dropout and one_hot --------------------------------------------------------------------------
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability p and scale the rest by 1/(1-p); the identity unless training."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return input
-    x = input._data
-    if p == 1:
-        mask = np.zeros(x.shape, dtype=x.dtype)
-    else:
-        # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
-        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p).reshape(x.shape)
-        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)
-    return input.mul_(_make(mask)) if inplace else input * _make(mask)
-
-
+# -- one_hot ----------------------------------------------------------------------------------------
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (inferred when -1)."""
     t = tensor._data
@@ -283,28 +205,19 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 
 # -- normalisation, embedding, channel dropout, padding, resizing, fold/unfold --------------------
-from ._functional_layers import (batch_norm, dropout1d, dropout2d, dropout3d, embedding, fold,  # noqa: E402
+from ._functional_layers import (batch_norm, embedding, fold,  # noqa: E402
                                  group_norm, interpolate, layer_norm, pad, unfold, upsample)
 
 __all__ += ["batch_norm", "layer_norm", "group_norm", "embedding", "dropout1d", "dropout2d", "dropout3d", "pad",
             "interpolate", "upsample", "unfold", "fold"]
 
-# -- more activations and losses (functional_activation.py, functional_loss.py); hardtanh, relu6,
-# leaky_relu and elu are rebound to primitives that record PyTorch's nodes (HardtanhBackward0...)
-from .functional_activation import (celu, celu_, elu, elu_, glu, gumbel_softmax,  # noqa: E402
-                                    hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_,
-                                    leaky_relu, leaky_relu_, logsigmoid, mish, normalize, prelu,
-                                    relu6, rrelu, rrelu_, selu, selu_, softshrink, softsign,
-                                    tanhshrink, threshold, threshold_)
-from .functional_loss import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+# -- more losses (functional_loss.py)
+from ..ops.loss_functional import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
                               hinge_embedding_loss, kl_div, margin_ranking_loss,
                               multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
                               soft_margin_loss, triplet_margin_loss)
 
-__all__ += ["celu", "celu_", "elu_", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid",
-            "hardswish", "hardtanh_", "leaky_relu_", "logsigmoid", "mish", "normalize", "prelu",
-            "rrelu", "rrelu_", "selu", "selu_", "softshrink", "softsign", "tanhshrink",
-            "threshold", "threshold_", "cosine_embedding_loss", "gaussian_nll_loss",
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss",
             "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "multi_margin_loss",
             "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss",
             "triplet_margin_loss"]

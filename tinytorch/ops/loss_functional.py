@@ -14,12 +14,12 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..ops.arith import where
+from ..nn._reduction import legacy_get_string
 from ..tensor import Tensor, _make
-from . import _activation_ops2 as _act
-from . import _loss_ops
-from ._reduction import legacy_get_string
-from .functional_activation import logsigmoid
+from . import loss_margin as _loss_ops
+from . import normalize as _act
+from .activation_smooth import logsigmoid
+from .arith import where
 
 __all__ = ["kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "triplet_margin_loss", "cosine_embedding_loss",

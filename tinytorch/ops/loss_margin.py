@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.node import Node
-from ..ops._util import as_array
+from ._util import as_array
 from ..tensor import Tensor, _make
-from ._activation_ops2 import _record
+from .activation import record as _record
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
