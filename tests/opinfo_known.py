@@ -1220,9 +1220,7 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                        'float64:9:fwd': "raises NotImplementedError: tinytorch's interpolate does "
                                                         "not implement mode 'bicubic' (it has nearest, "
                                                         'nearest-exact, linear, bilinear and trilinear'},
- 'nn.functional.normalize': {'float32:4:fwd': 'raises ZeroDivisionError: float division by zero',
-                             'float32:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0',
-                             'float64:4:fwd': 'raises ZeroDivisionError: float division by zero',
+ 'nn.functional.normalize': {'float32:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0',
                              'float64:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0'},
  'nn.functional.prelu': {'float32:7:fwd': "values differ: The values for attribute 'shape' do not match: "
                                           'torch.Size([1]) != torch.Size([]).',

@@ -33,8 +33,8 @@ from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _class_loss, _dims, _dot, _expand, _flatten, _getitem, _join, _linear,
-                          _matmul, _max_min, _mm, _permute, _pointwise_loss, _reduction, _softmax_like, _squeeze, _t,
+from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _expand, _flatten, _getitem, _join, _linear,
+                          _matmul, _max_min, _mm, _permute, _reduction, _softmax_like, _squeeze, _t,
                           _transpose, _unflatten, _unsqueeze, _var_like, _view_like)
 
 
@@ -98,11 +98,6 @@ _TT_RULES.update({
 })
 _F_RULES.update({
     "linear": _linear, "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
-    "mse_loss": _pointwise_loss("mse_loss"), "l1_loss": _pointwise_loss("l1_loss"),
-    "smooth_l1_loss": _pointwise_loss("smooth_l1_loss"), "huber_loss": _pointwise_loss("huber_loss"),
-    "binary_cross_entropy": _pointwise_loss("binary_cross_entropy"),
-    "binary_cross_entropy_with_logits": _pointwise_loss("binary_cross_entropy_with_logits"),
-    "cross_entropy": _class_loss("cross_entropy"), "nll_loss": _class_loss("nll_loss"),
 })
 
 
