@@ -119,10 +119,6 @@ for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name
 
-# convolution and pooling in the torch namespace, as PyTorch exposes them
-from .ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
-from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  # noqa: E402,F401
-
 # every declared op's torch-level spellings (tinytorch/ops/_registry.py); later declarations of a name
 # win over the imports above while the families move to declarations
 from .ops import _registry  # noqa: E402

@@ -33,7 +33,7 @@ from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _expand, _flatten, _getitem, _join, _linear,
+from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _expand, _flatten, _getitem, _join,
                           _matmul, _max_min, _mm, _permute, _reduction, _softmax_like, _squeeze, _t,
                           _transpose, _unflatten, _unsqueeze, _var_like, _view_like)
 
@@ -97,7 +97,7 @@ _TT_RULES.update({
     "broadcast_to": lambda x, size: _expand(x, size),
 })
 _F_RULES.update({
-    "linear": _linear, "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
+    "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
 })
 
 

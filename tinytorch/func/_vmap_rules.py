@@ -3,7 +3,7 @@ op names to them is in ``_vmap.py``)."""
 from __future__ import annotations
 
 from ..tensor import Tensor, _wrap_dim
-from ._batched import _at, BatchedTensor, _binary_fn, _level_of, _orig, _phys_of, _unsupported
+from ._batched import _at, _binary_fn, _level_of, _orig, _phys_of, _unsupported
 
 
 # -- reductions ------------------------------------------------------------------------------------
@@ -203,17 +203,6 @@ def _mm(a, b):
 
 def _bmm(a, b):
     return _matmul(a, b)
-
-
-def _linear(input, weight, bias=None):
-    out = _matmul_any(input, weight.t() if not isinstance(weight, BatchedTensor) else _t(weight))
-    return out if bias is None else out + bias
-
-
-def _matmul_any(a, b):
-    if isinstance(a, BatchedTensor) or isinstance(b, BatchedTensor):
-        return _matmul(a, b)
-    return a @ b
 
 
 # -- joining ---------------------------------------------------------------------------------------

@@ -6,10 +6,12 @@ and weights follow PyTorch's CPU kernels, computed in float32 for float32 input 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..tensor import Tensor
+from ._registry import op
 from .norm import _float_only
 from .pad import axis_map, map_node
 
@@ -60,6 +62,7 @@ def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.
     return m
 
 
+@op(variants="functional")
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial dims (all dims after the first two) to ``size`` or by ``scale_factor``."""
@@ -137,3 +140,10 @@ def _sizes(v, k: int, spatial, what: str) -> list:
                              f"...,sK) format.")
         return list(v)
     return [v] * k
+
+
+@op(variants="functional")
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None):
+    """Deprecated alias of ``interpolate``."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+    return interpolate(input, size, scale_factor, mode, align_corners)
