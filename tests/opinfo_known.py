@@ -880,54 +880,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:4:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:5:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:6:fwd': 'values differ: Tensor-likes are not equal!'},
- 'nn.functional.avg_pool1d': {'int64:0:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:1:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:2:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:3:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:4:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:5:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:6:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:7:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:8:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'"},
- 'nn.functional.avg_pool2d': {'int64:0:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:1:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:2:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:3:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:4:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:5:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
-                              'int64:6:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
-                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'"},
- 'nn.functional.batch_norm': {'float32:3:fwd': 'raises ValueError: Expected more than 1 value per channel when '
-                                               'training, got input size tinytorch.Size([0])',
-                              'float32:4:fwd': "values differ: The values for attribute 'shape' do not match: "
-                                               'torch.Size([1, 0]) != torch.Size([0]).',
-                              'float64:3:fwd': 'raises ValueError: Expected more than 1 value per channel when '
-                                               'training, got input size tinytorch.Size([0])',
-                              'float64:4:fwd': "values differ: The values for attribute 'shape' do not match: "
-                                               'torch.Size([1, 0]) != torch.Size([0]).'},
- 'nn.functional.conv_transpose2d': {'float32:2:bwd': "gradients differ: The values for attribute 'shape' do not "
-                                                     'match: torch.Size([2, 2, 4, 5]) != torch.Size([2, 2, 4, 4]).',
-                                    'float32:3:bwd': "backward raises RuntimeError: shape '[2, 4, 4]' is invalid for "
-                                                     'input of size 40',
-                                    'float64:2:bwd': "gradients differ: The values for attribute 'shape' do not "
-                                                     'match: torch.Size([2, 2, 4, 5]) != torch.Size([2, 2, 4, 4]).',
-                                    'float64:3:bwd': "backward raises RuntimeError: shape '[2, 4, 4]' is invalid for "
-                                                     'input of size 40'},
  'nn.functional.dropout': {'float32:2:fwd': 'values differ: Tensor-likes are not close!',
                            'float32:8:fwd': 'values differ: Tensor-likes are not close!',
                            'float64:2:fwd': 'values differ: Tensor-likes are not close!',
@@ -1222,10 +1174,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                                         'nearest-exact, linear, bilinear and trilinear'},
  'nn.functional.normalize': {'float32:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0',
                              'float64:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0'},
- 'nn.functional.prelu': {'float32:7:fwd': "values differ: The values for attribute 'shape' do not match: "
-                                          'torch.Size([1]) != torch.Size([]).',
-                         'float64:7:fwd': "values differ: The values for attribute 'shape' do not match: "
-                                          'torch.Size([1]) != torch.Size([]).'},
  'nn.functional.rrelu': {'float32:0:fwd': 'values differ: Tensor-likes are not close!',
                          'float32:2:fwd': 'values differ: Scalars are not close!',
                          'float64:0:fwd': 'values differ: Tensor-likes are not close!',

@@ -1,5 +1,5 @@
 """The piecewise-linear activations (PyTorch's Activation kernels): relu, relu6, leaky_relu, hardtanh,
-threshold, rrelu, prelu, hardshrink, softshrink, hardsigmoid, hardswish. Forward in numpy, backward in
+threshold, rrelu, prelu, hardshrink, softshrink. Forward in numpy, backward in
 tinytorch ops, nodes named as PyTorch's.
 
 An op PyTorch also offers in place (``elu_``, ``threshold_``...) records ``...Backward1`` there;
@@ -20,9 +20,6 @@ from ._registry import op
 from ._util import as_array, sum_to
 from .arith import where
 from .inplace import apply_inplace
-
-_SIXTH_F32 = float(np.float32(1.0 / 6.0))
-
 
 # -- shared by the activation files --------------------------------------------------------------
 def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:
@@ -333,6 +330,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if x.ndim >= 2:
         # PyTorch views the weight as (1, C, 1, ...) first: its graph has that ViewBackward0
         weight = weight.view(tuple(w.size if i == 1 else 1 for i in range(x.ndim)))
+    elif x.ndim == 0 and w.ndim:
+        weight = weight.view(())  # a 0-d input keeps its shape
     w = weight._data
     out = np.where(x > 0, x, w * x)
     return record((input, weight), cast(out, x), PreluKernelBackward0, (input, weight))
@@ -368,43 +367,3 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     x = float_array(input, "hardshrink_cpu")
     out = np.where((x >= -lambd) & (x <= lambd), 0, x)
     return record((input,), cast(out, x), HardshrinkBackward0, (input,), lambd=lambd)
-
-
-# -- hardswish, hardsigmoid ------------------------------------------------------------------------
-class HardswishBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        xd = x._data
-        inner = g * (x / 3.0 + 0.5)
-        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
-
-
-def _hardswish(input: Tensor) -> Tensor:
-    x = float_array(input, "hardswish_cpu")
-    out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
-    return record((input,), cast(out, x), HardswishBackward0, (input,))
-
-
-@op(variants="functional", batch=elementwise)
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * relu6(x + 3) / 6."""
-    return apply_inplace(input, _hardswish) if inplace else _hardswish(input)
-
-
-class HardsigmoidBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
-        return (where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0),)
-
-
-def _hardsigmoid(input: Tensor) -> Tensor:
-    x = float_array(input, "hardsigmoid_cpu")
-    out = np.minimum(np.maximum(x + 3, 0), 6) / 6
-    return record((input,), cast(out, x), HardsigmoidBackward0, (input,))
-
-
-@op(variants="functional", batch=elementwise)
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    """relu6(x + 3) / 6."""
-    return apply_inplace(input, _hardsigmoid) if inplace else _hardsigmoid(input)

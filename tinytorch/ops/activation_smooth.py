@@ -1,5 +1,5 @@
-"""The smooth activations: gelu, silu, mish, softplus, elu/selu/celu, logsigmoid, softsign,
-tanhshrink, glu, and softmin (with nn.functional's softmax and log_softmax spellings). Forward in
+"""The smooth and the hard-sigmoid activations: gelu, silu, mish, softplus, elu/selu/celu, logsigmoid,
+softsign, tanhshrink, glu, hardsigmoid, hardswish, and softmin (with nn.functional's softmax and log_softmax spellings). Forward in
 numpy, backward from differentiable tinytorch ops (so second derivatives work), nodes named as
 PyTorch's (``GeluBackward0``, ``EluBackward1`` when run in place, ...)."""
 from __future__ import annotations
@@ -25,6 +25,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
+_SIXTH_F32 = float(np.float32(1.0 / 6.0))
 _erf_elementwise = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -280,7 +281,12 @@ class GluBackward0(Node):
         return (cat([g * s, g * a * s * (1 - s)], self.dim),)
 
 
-@op(variants="functional")
+def _batch_glu(op, input, dim=-1):
+    """vmap: halve along the logical dim's physical place."""
+    return input._wrap(op(input._phys, input._ld(dim)))
+
+
+@op(variants="functional", batch=_batch_glu)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
     x = input._data
@@ -297,6 +303,46 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     a, b = np.split(x, 2, axis=d)
     out = a / (1 + np.exp(-b))
     return _one_input(input, cast(out, x), GluBackward0, dim=d)
+
+
+# -- hardswish, hardsigmoid ------------------------------------------------------------------------
+class HardswishBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xd = x._data
+        inner = g * (x / 3.0 + 0.5)
+        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
+
+
+def _hardswish(input: Tensor) -> Tensor:
+    x = float_array(input, "hardswish_cpu")
+    out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardswishBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardswish) if inplace else _hardswish(input)
+
+
+class HardsigmoidBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
+        return (where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0),)
+
+
+def _hardsigmoid(input: Tensor) -> Tensor:
+    x = float_array(input, "hardsigmoid_cpu")
+    out = np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardsigmoidBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardsigmoid) if inplace else _hardsigmoid(input)
 
 
 # -- softmin, and nn.functional's spellings of softmax and log_softmax ----------------------------

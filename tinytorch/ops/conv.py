@@ -245,7 +245,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if any(s <= 0 for s in hw):
         raise RuntimeError(f"Given input size per channel: ({x.shape[2]} x {x.shape[3]}). Calculated output size per "
                            f"channel: ({hw[0]} x {hw[1]}). Output size is too small")
-    geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False)
+    geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False, tuple(x.shape[2:]))
     return _conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed)
 
 

@@ -1,5 +1,5 @@
 """The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
-logits), kl_div, poisson_nll and gaussian_nll. mse and the binary cross-entropies are fused kernels here
+logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies are fused kernels here
 as there (forward in numpy in one pass, backward from tinytorch ops so grad-of-grad works); the others
 are composed from tensor ops in PyTorch's order, so they record the same graph. The ``torch.X``
 spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .._dtype import FROM_NP
-from ..autograd.grad_mode import _State, no_grad
+from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ._reduction import legacy_get_string
 from ._reduction import resolve as _resolve_reduction
@@ -338,13 +338,13 @@ def _kl_div_functional(input: Tensor, target: Tensor, size_average=None, reduce=
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if reduction == "batchmean":
-        summed = kl_div(input, target, "sum", log_target)
+        summed = kl_div(input, target, "sum", log_target=log_target)
         return summed / input.shape[0] if input.ndim != 0 else summed
-    return kl_div(input, target, reduction, log_target)
+    return kl_div(input, target, reduction, log_target=log_target)
 
 
 @op(variants="function functional", functional=_kl_div_functional)
-def kl_div(input: Tensor, target: Tensor, reduction=1, log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
     if log_target:
         loss = target.exp() * (target - input)
@@ -375,34 +375,3 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
         stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
         loss = loss + _where(_make(np.asarray(target._data <= 1)), 0.0, stirling)
     return apply_reduction(loss, reduction)
-
-
-@op(variants="functional")
-def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
-                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input``, variance ``var``."""
-    if isinstance(var, float):
-        if var < 0:
-            raise ValueError("var has negative entry/entries")
-        var = var * _make(np.ones_like(input._data))
-    elif bool((var._data < 0).any()):
-        raise ValueError("var has negative entry/entries")
-    if var.shape != input.shape:
-        if input.shape[:-1] == var.shape:
-            var = var.unsqueeze(-1)
-        elif input.ndim == var.ndim and sum(
-                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
-            pass  # one dimension of var is 1 (heteroscedastic across it): broadcasting does it
-        else:
-            raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not valid")
-    var = var.clone()
-    with no_grad():
-        var.clamp_(min=eps)  # the clamp must not stop gradients flowing to var
-    loss = (var.log() + (input - target) ** 2 / var) * 0.5
-    if full:
-        loss = loss + 0.5 * math.log(2 * math.pi)
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss

@@ -1,4 +1,5 @@
-"""The negative log-likelihood losses: ``nll_loss`` and ``cross_entropy`` (PyTorch's LossNLL kernels).
+"""The negative log-likelihood losses: ``nll_loss`` and ``cross_entropy`` (PyTorch's LossNLL kernels),
+and ``gaussian_nll_loss`` (composed, as in PyTorch).
 
 ``cross_entropy`` with class-index targets computes the log-softmax and the negative log-likelihood
 together and records the same two nodes PyTorch does: ``NllLossBackward0`` whose edge leads to a
@@ -7,9 +8,11 @@ in PyTorch's order, so they record the same graph. Argument checks raise PyTorch
 and texts."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _State, no_grad
 from ..autograd.node import Node
 from ._reduction import resolve as _resolve_reduction
 from ..tensor import Tensor, _make
@@ -312,3 +315,34 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if label_smoothing > 0.0:
         return _cross_entropy_smoothed(input, target, weight, ignore_index, reduction, label_smoothing)
     return _cross_entropy(input, target, weight, ignore_index, reduction)
+
+
+@op(variants="functional")
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input``, variance ``var``."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _make(np.ones_like(input._data))
+    elif bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass  # one dimension of var is 1 (heteroscedastic across it): broadcasting does it
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)  # the clamp must not stop gradients flowing to var
+    loss = (var.log() + (input - target) ** 2 / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss

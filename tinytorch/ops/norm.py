@@ -96,11 +96,15 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
     x = input._data
     _float_only(x, "batch_norm")
+    if x.size == 0:
+        # ATen's empty-input path: a copy (not a view, to keep the graph), scaled by the first weight and bias
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     c = x.shape[1] if x.ndim > 1 else 0
     if training:
         n = x.size // c if c else 0
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
@@ -234,6 +238,13 @@ def _batch_norm_functional(input: Tensor, running_mean: Tensor | None, running_v
                            weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                            momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    if training:
+        size = input.shape
+        values = size[0] if len(size) else 1
+        for d in size[2:]:
+            values *= d
+        if values == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 

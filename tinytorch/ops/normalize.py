@@ -70,7 +70,14 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
     return record((input,), out, NormBackward1, (input,), p=p, dims=dims, keepdim=keepdim)
 
 
-@op(variants="functional")
+def _batch_normalize(op, input, p=2.0, dim=1, eps=1e-12, out=None):
+    """vmap: the norm along the logical dim's physical place."""
+    if out is not None:
+        raise RuntimeError("vmap: normalize(out=) is not supported inside tinytorch.func.vmap")
+    return input._wrap(op(input._phys, p, input._ld(dim), eps))
+
+
+@op(variants="functional", batch=_batch_normalize)
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """input / max(||input||_p, eps) along ``dim``."""

@@ -292,7 +292,11 @@ def _avg_pool(input: Tensor, cfg) -> Tensor:
     for i in range(k[0]):
         for j in range(k[1]):
             acc += xp[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]]
-    acc /= div
+    if acc.dtype.kind in "iu":
+        # integer pooling divides as C++ does: the quotient truncated toward zero
+        acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
+    else:
+        acc /= div
     out = acc if x.ndim == 4 else acc[0]
     if not (_State.enabled and input._requires_grad):
         return _make(out)
