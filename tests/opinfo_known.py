@@ -819,20 +819,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:96:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:97:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:98:fwd': 'values differ: Tensor-likes are not equal!'},
- 'log_softmax.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.',
-                            'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                             'torch.float64 != torch.float32.'},
  'logcumsumexp': {'float32:0:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:1:bwd': 'gradients differ: Tensor-likes are not close!'},
  'long': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
@@ -1178,20 +1164,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                          'float32:2:fwd': 'values differ: Scalars are not close!',
                          'float64:0:fwd': 'values differ: Tensor-likes are not close!',
                          'float64:2:fwd': 'values differ: Scalars are not close!'},
- 'nn.functional.softmin.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.'},
  'nn.functional.unfold': {'bool:0:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:100:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:101:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
@@ -1553,20 +1525,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                           "'memory_format'",
            'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
                           "'memory_format'"},
- 'softmax.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.',
-                        'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
-                                         'torch.float64 != torch.float32.'},
  'sort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'},
  'special.polygamma.special_polygamma_n_0': {'float32:0:fwd': 'values differ: Tensor-likes are not close!'},
  'tensordot': {'float32:2:fwd': 'raises RuntimeError: contracted dimensions need to match, but first has size 1 in '

@@ -202,3 +202,20 @@ def test_vmap_refuses_random_and_inplace_activations():
                lambda x: F.elu(x, inplace=True)):
         with pytest.raises(RuntimeError, match="vmap"):
             tinytorch.vmap(fn)(xs)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_family_with_dtype_gives_gradients_in_the_inputs_dtype(name):
+    x0 = RNG.standard_normal((3, 4)).astype(np.float32)
+    results = []
+    for lib in (torch, tinytorch):
+        x = lib.tensor(x0, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(x * 2, 1, dtype=lib.float64)
+        (g,) = lib.autograd.grad(y[0].sum() + y[1, 2], x)
+        results.append((str(g.dtype).split(".")[-1], g.numpy(), type(y.grad_fn.next_functions[0][0]).__name__))
+        if name == "softmax":  # torch.softmax(dtype=) too: the engine casts each input's gradient
+            (g2,) = lib.autograd.grad(lib.softmax(x, 1, dtype=lib.float64)[0, 0], x)
+            assert str(g2.dtype).endswith("float32")
+    assert results[0][0] == results[1][0] == "float32"
+    assert results[0][2] == results[1][2] == "ToCopyBackward0"
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-7)

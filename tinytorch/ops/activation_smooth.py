@@ -357,18 +357,19 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """softmax(-x) along ``dim``."""
     if dim is None:
         dim = _implicit_dim("softmin", input.ndim, _stacklevel + 1)  # + the public function's frame
-    return _softmax(-input, dim, dtype)
+    neg = -input
+    return _softmax(neg if dtype is None else neg.to(dtype), dim)  # the cast recorded, as PyTorch's graph
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim`` (nn.functional's spelling of the reduction-family op)."""
     if dim is None:
         dim = _implicit_dim("softmax", input.ndim, _stacklevel)
-    return _softmax(input, dim, dtype)
+    return _softmax(input if dtype is None else input.to(dtype), dim)  # the cast recorded, as PyTorch's graph
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(x)) along ``dim``, computed stably (nn.functional's spelling)."""
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
-    return _log_softmax(input, dim, dtype)
+    return _log_softmax(input if dtype is None else input.to(dtype), dim)
