@@ -219,3 +219,15 @@ def test_softmax_family_with_dtype_gives_gradients_in_the_inputs_dtype(name):
     assert results[0][0] == results[1][0] == "float32"
     assert results[0][2] == results[1][2] == "ToCopyBackward0"
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape,kwargs", [
+    ((2, 3, 5, 7), dict(size=(8, 4), mode="bicubic")),
+    ((1, 2, 4, 4), dict(scale_factor=1.7, mode="bicubic", align_corners=True)),
+    ((1, 2, 4, 6), dict(scale_factor=(0.6, 2.3), mode="bicubic")),
+    ((2, 3, 7), dict(size=3, mode="area")),
+    ((2, 3, 5, 7), dict(size=(2, 3), mode="area")),
+    ((1, 2, 5, 6, 7), dict(size=(3, 4, 2), mode="area")),
+])
+def test_interpolate_bicubic_and_area(shape, kwargs):
+    _check(lambda T, x: T.nn.functional.interpolate(x, **kwargs), RNG.standard_normal(shape))
