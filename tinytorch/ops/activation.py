@@ -47,6 +47,14 @@ def cast(out, x: np.ndarray) -> np.ndarray:
     return np.asarray(out).astype(x.dtype, copy=False)
 
 
+def functional_spelling(name: str):
+    """Name an ``nn.functional`` adapter as PyTorch's function is named (``F.relu.__name__ == "relu"``)."""
+    def named(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+    return named
+
+
 def elementwise(op, input, *args, **kwargs):
     """vmap's rule for an activation of ``input`` whose other arguments are numbers: one call on the
     physical batch; ``inplace=True`` is refused (the sample's storage is not its own)."""
@@ -105,6 +113,7 @@ def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
     return _make(out)
 
 
+@functional_spelling("relu")
 def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise."""
     return relu_(input) if inplace else relu(input)
@@ -229,6 +238,7 @@ def _threshold(input: Tensor, threshold: float, value: float, _node=ThresholdBac
     return record((input,), cast(out, x), _node, (input,), threshold=threshold)
 
 
+@functional_spelling("threshold")
 def _threshold_functional(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     if inplace:
@@ -275,6 +285,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     return record((input,), cast(out, x), _node, (input, _make(as_array(noise))))
 
 
+@functional_spelling("rrelu")
 def _rrelu_functional(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
                       inplace: bool = False) -> Tensor:
     """Randomized leaky relu: random negative slopes in [lower, upper] while training."""

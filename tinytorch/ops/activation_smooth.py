@@ -1,7 +1,7 @@
 """The smooth and the hard-sigmoid activations: gelu, silu, mish, softplus, elu/selu/celu, logsigmoid,
-softsign, tanhshrink, glu, hardsigmoid, hardswish, and softmin (with nn.functional's softmax and log_softmax spellings). Forward in
-numpy, backward from differentiable tinytorch ops (so second derivatives work), nodes named as
-PyTorch's (``GeluBackward0``, ``EluBackward1`` when run in place, ...)."""
+softsign, tanhshrink, glu, hardsigmoid, hardswish, and softmin (with nn.functional's softmax and
+log_softmax spellings). Forward in numpy, backward from differentiable tinytorch ops (so second
+derivatives work), nodes named as PyTorch's (``GeluBackward0``, ``EluBackward1`` when run in place, ...)."""
 from __future__ import annotations
 
 import math
@@ -13,7 +13,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor
 from ._batching import composite
 from ._registry import op
-from .activation import cast, elementwise, float_array, mask, record
+from .activation import functional_spelling, cast, elementwise, float_array, mask, record
 from .arith import where
 from .inplace import apply_inplace
 from .join import cat
@@ -191,6 +191,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return elu(input, alpha, True)
 
 
+@functional_spelling("selu")
 def _selu_functional(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
     return selu_(input) if inplace else selu(input)
@@ -228,6 +229,7 @@ def _celu(input: Tensor, alpha: float = 1.0, _node=CeluBackward0) -> Tensor:
     return _one_input(input, cast(out, x), _node, alpha=alpha)
 
 
+@functional_spelling("celu")
 def _celu_functional(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     return celu_(input, alpha) if inplace else celu(input, alpha)

@@ -12,6 +12,7 @@ from ..random import _engine
 from ..tensor import Tensor, _make
 from ._batching import unsupported
 from ._registry import op
+from .activation import functional_spelling
 
 
 def _check_p(p: float) -> None:
@@ -40,6 +41,7 @@ def _batch_dropout(op, input, p=0.5, training=True, inplace=False, train=None):
     return input
 
 
+@functional_spelling("dropout")
 def _dropout_functional(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1/(1-p); the identity unless training."""
     _check_p(p)

@@ -11,6 +11,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._registry import op
+from .activation import functional_spelling
 from .index import index_zeros_put
 
 
@@ -42,6 +43,7 @@ def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float)
     weight._vc[0] += 1
 
 
+@functional_spelling("embedding")
 def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None = None,
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:

@@ -1,6 +1,6 @@
 """The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
-logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies are fused kernels here
-as there (forward in numpy in one pass, backward from tinytorch ops so grad-of-grad works); the others
+logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies
+are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so grad-of-grad works); the others
 are composed from tensor ops in PyTorch's order, so they record the same graph. The ``torch.X``
 spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ._reduction import resolve as _resolve_reduction
 from ..tensor import Size, Tensor, _make
 from ._batching import expanded, level_of, logical_ndim
 from ._registry import op
+from .activation import functional_spelling
 from ._util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
 from .compare import where as _where
 
@@ -190,6 +191,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return gx, gt
 
 
+@functional_spelling("binary_cross_entropy_with_logits")
 def _bce_with_logits_functional(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                 size_average=None, reduce=None, reduction: str = "mean",
                                 pos_weight: Tensor | None = None) -> Tensor:
@@ -324,6 +326,7 @@ def _xlogy(x: Tensor) -> Tensor:
     return _where(zero, 0.0, x * _where(zero, 1.0, x).log())
 
 
+@functional_spelling("kl_div")
 def _kl_div_functional(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                        log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
@@ -353,6 +356,7 @@ def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = Fal
     return apply_reduction(loss, reduction_name(reduction))
 
 
+@functional_spelling("poisson_nll_loss")
 def _poisson_nll_functional(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                             size_average=None, eps: float = 1e-8, reduce=None,
                             reduction: str = "mean") -> Tensor:

@@ -14,7 +14,7 @@ from ._reduction import resolve as _legacy
 from ..tensor import Tensor, _make
 from ._registry import op
 from ._util import as_array
-from .activation import record as _record
+from .activation import functional_spelling, record as _record
 from .activation_smooth import logsigmoid
 from .arith import where
 from .loss import apply_reduction, check_reduction, reduction_name
@@ -99,6 +99,7 @@ def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,
                    margin=margin, reduction=reduction)
 
 
+@functional_spelling("margin_ranking_loss")
 def _margin_ranking_functional(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                                size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -y (x1 - x2) + margin)."""
@@ -120,6 +121,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return apply_reduction(out, reduction)
 
 
+@functional_spelling("hinge_embedding_loss")
 def _hinge_embedding_functional(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                                 reduce=None, reduction: str = "mean") -> Tensor:
     """x where y == 1, max(0, margin - x) where y == -1."""
@@ -148,6 +150,7 @@ def _pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6
         (x1 - x2 + eps).abs()
 
 
+@functional_spelling("triplet_margin_loss")
 def _triplet_margin_functional(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                                p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
                                reduce=None, reduction: str = "mean") -> Tensor:
@@ -178,6 +181,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return apply_reduction(out, reduction)
 
 
+@functional_spelling("cosine_embedding_loss")
 def _cosine_embedding_functional(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                                  size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1."""

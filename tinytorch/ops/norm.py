@@ -15,6 +15,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._registry import op
+from .activation import functional_spelling
 from ._util import edge
 
 
@@ -234,6 +235,7 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
 
 
 # -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------
+@functional_spelling("batch_norm")
 def _batch_norm_functional(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                            weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                            momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
@@ -256,6 +258,7 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+@functional_spelling("layer_norm")
 def _layer_norm_functional(input: Tensor, normalized_shape, weight: Tensor | None = None,
                            bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
@@ -269,6 +272,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     return _layer_norm(input, normalized_shape, weight, bias, eps)
 
 
+@functional_spelling("group_norm")
 def _group_norm_functional(input: Tensor, num_groups: int, weight: Tensor | None = None,
                            bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
