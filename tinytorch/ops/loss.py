@@ -1,8 +1,8 @@
 """The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
 logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies
-are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so grad-of-grad works); the others
-are composed from tensor ops in PyTorch's order, so they record the same graph. The ``torch.X``
-spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
+are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so
+grad-of-grad works); the others are composed from tensor ops in PyTorch's order, so they record the
+same graph. The ``torch.X`` spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
 from __future__ import annotations
 
 import inspect
