@@ -231,3 +231,13 @@ def test_softmax_family_with_dtype_gives_gradients_in_the_inputs_dtype(name):
 ])
 def test_interpolate_bicubic_and_area(shape, kwargs):
     _check(lambda T, x: T.nn.functional.interpolate(x, **kwargs), RNG.standard_normal(shape))
+
+
+@pytest.mark.parametrize("name,kwargs", [("upsample_nearest", dict(scale_factor=2)),
+                                         ("upsample_bilinear", dict(size=(5, 3)))])
+def test_deprecated_upsample_spellings(name, kwargs):
+    for lib in (torch, tinytorch):
+        with pytest.warns(UserWarning, match=f"nn.functional.{name}` is deprecated"):
+            getattr(lib.nn.functional, name)(lib.ones(1, 1, 2, 2), **kwargs)
+    with pytest.warns(UserWarning):
+        _check(lambda T, x: getattr(T.nn.functional, name)(x, **kwargs), RNG.standard_normal((1, 2, 3, 4)))

@@ -9,10 +9,12 @@ from __future__ import annotations
 from ..ops.activation_smooth import log_softmax, softmax  # noqa: F401
 from ..ops.fold import unfold  # noqa: F401
 from ..ops.products import cosine_similarity, pairwise_distance  # noqa: F401
+from ..tensor import Tensor  # noqa: F401  (PyTorch's nn.functional has it too)
 
 # every op declared with an nn.functional spelling (tinytorch/ops/_registry.py)
 from ..ops import _registry  # noqa: E402
 
 globals().update(_registry.namespace("nn.functional"))
 
-__all__ = sorted(n for n, v in globals().items() if not n.startswith("_") and callable(v) and n != "annotations")
+__all__ = sorted(n for n, v in globals().items()
+                 if not n.startswith("_") and callable(v) and n not in ("annotations", "Tensor"))

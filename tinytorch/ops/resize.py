@@ -207,3 +207,19 @@ def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
     """Deprecated alias of ``interpolate``."""
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+@op(variants="functional")
+def upsample_nearest(input: Tensor, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="nearest")``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=3)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+@op(variants="functional")
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="bilinear", align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=3)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
