@@ -26,7 +26,6 @@ from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter,
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
                         unflatten, unsqueeze)
-from .ops.unary import relu  # noqa: F401
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
@@ -119,10 +118,6 @@ for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax
               "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name
-
-# convolution and pooling in the torch namespace, as PyTorch exposes them
-from .ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
-from .ops.pool import adaptive_avg_pool1d, avg_pool1d, max_pool1d, max_pool2d  # noqa: E402,F401
 
 # every declared op's torch-level spellings (tinytorch/ops/_registry.py); later declarations of a name
 # win over the imports above while the families move to declarations

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from .ops import arith, index, inplace, join, linalg, reduce, shape, unary
+from .ops import arith, index, inplace, join, linalg, reduce, shape
 from .tensor import Tensor
 
 
@@ -78,8 +78,6 @@ def _bind() -> None:
     T.__rmatmul__ = _reflect(linalg.matmul)
     T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
     T.__pos__ = lambda self: self
-    # unary
-    T.relu = unary.relu
     # reductions
     for name in ("sum", "mean", "var", "std", "argmax", "argmin", "all", "any", "logsumexp", "softmax",
                  "log_softmax", "amax", "amin"):
@@ -113,7 +111,7 @@ def _bind() -> None:
     T.__getitem__ = index.getitem
     T.__setitem__ = index.setitem
     # in place
-    for name in ("relu_", "scatter_"):
+    for name in ("scatter_",):
         setattr(T, name, getattr(inplace, name))
     # constructors relative to an existing tensor
     T.new_tensor = _new_tensor

@@ -441,7 +441,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph and g._requires_grad:
-            g = g.detach()
+        else:
+            if g._data.dtype != t._data.dtype:
+                g = g.to(t.dtype)  # as PyTorch's validate_outputs: each input's gradient in its own dtype
+            if not create_graph and g._requires_grad:
+                g = g.detach()
         result.append(g)
     return tuple(result)

@@ -32,9 +32,9 @@ from ..ops import _registry
 from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
-from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _fmod, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _class_loss, _dims, _dot, _expand, _flatten, _getitem, _join, _linear,
-                          _matmul, _max_min, _mm, _permute, _pointwise_loss, _reduction, _softmax_like, _squeeze, _t,
+from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _level_of, _Levels, _orig, _unsupported
+from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _expand, _flatten, _getitem, _join,
+                          _matmul, _max_min, _mm, _permute, _reduction, _softmax_like, _squeeze, _t,
                           _transpose, _unflatten, _unsqueeze, _var_like, _view_like)
 
 
@@ -75,15 +75,6 @@ def _like(name):
     return rule
 
 
-def _f_elementwise(name):
-    def rule(input, *args, **kwargs):
-        if kwargs.get("inplace") or (name == "dropout" and (kwargs.get("training", True) if len(args) < 2 else
-                                                            args[1])):
-            raise _unsupported(f"nn.functional.{name} with inplace=True or in training mode")
-        return input._wrap(getattr(_fmod(), name)(input._phys, *args, **kwargs))
-    return rule
-
-
 _TT_RULES: dict = {}
 _F_RULES: dict = {}
 for _n in _UNARY_NAMES[:29]:
@@ -105,18 +96,8 @@ _TT_RULES.update({
     "full_like": _like("full_like"), "empty_like": _like("empty_like"), "rand_like": None, "randn_like": None,
     "broadcast_to": lambda x, size: _expand(x, size),
 })
-_F_NAMES = ("relu", "relu6", "leaky_relu", "gelu", "silu", "elu", "softplus", "hardtanh", "sigmoid", "tanh",
-            "dropout")
-for _n in _F_NAMES:
-    _F_RULES[_n] = _f_elementwise(_n)
 _F_RULES.update({
-    "linear": _linear, "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
-    "softmin": lambda x, dim=None, *a, **k: _softmax_like("softmax")(-x, dim),
-    "mse_loss": _pointwise_loss("mse_loss"), "l1_loss": _pointwise_loss("l1_loss"),
-    "smooth_l1_loss": _pointwise_loss("smooth_l1_loss"), "huber_loss": _pointwise_loss("huber_loss"),
-    "binary_cross_entropy": _pointwise_loss("binary_cross_entropy"),
-    "binary_cross_entropy_with_logits": _pointwise_loss("binary_cross_entropy_with_logits"),
-    "cross_entropy": _class_loss("cross_entropy"), "nll_loss": _class_loss("nll_loss"),
+    "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
 })
 
 

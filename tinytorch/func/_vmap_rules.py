@@ -3,8 +3,7 @@ op names to them is in ``_vmap.py``)."""
 from __future__ import annotations
 
 from ..tensor import Tensor, _wrap_dim
-from ._batched import (_align, _at, BatchedTensor, _binary_fn, _fmod, _level_of, _logical_ndim, _orig, _phys_of,
-                       _unsupported)
+from ._batched import _at, _binary_fn, _level_of, _orig, _phys_of, _unsupported
 
 
 # -- reductions ------------------------------------------------------------------------------------
@@ -206,17 +205,6 @@ def _bmm(a, b):
     return _matmul(a, b)
 
 
-def _linear(input, weight, bias=None):
-    out = _matmul_any(input, weight.t() if not isinstance(weight, BatchedTensor) else _t(weight))
-    return out if bias is None else out + bias
-
-
-def _matmul_any(a, b):
-    if isinstance(a, BatchedTensor) or isinstance(b, BatchedTensor):
-        return _matmul(a, b)
-    return a @ b
-
-
 # -- joining ---------------------------------------------------------------------------------------
 def _join(name):
     def rule(tensors, dim=0, **kwargs):
@@ -229,61 +217,4 @@ def _join(name):
                 parts.append(t.unsqueeze(0).expand((lead._bsz,) + tuple(t.shape)))
         nd = next(t.dim() for t in tensors) + (1 if name == "stack" else 0)
         return lead._wrap(_orig("tinytorch", name)(parts, _wrap_dim(dim, nd) + 1))
-    return rule
-
-
-# -- losses ----------------------------------------------------------------------------------------
-def _reduce_loss(lead, errors, reduction):
-    if reduction == "none":
-        return errors
-    if errors.dim() == 0:
-        return errors
-    return errors.mean() if reduction == "mean" else errors.sum()
-
-
-def _pointwise_loss(name):
-    def rule(input, target, size_average=None, reduce=None, reduction="mean", **kwargs):
-        lead = _level_of((input, target))
-        F = _fmod()
-        n = max(_logical_ndim(input, lead), _logical_ndim(target, lead))
-        errs = getattr(F, name)(_bcast(input, lead, n), _bcast(target, lead, n), reduction="none", **kwargs)
-        return _reduce_loss(lead, lead._wrap(errs), reduction)
-    return rule
-
-
-def _bcast(x, lead, n):
-    """A full physical batch for x (expanded when x is not batched at this level)."""
-    if _at(x, lead):
-        return _align(x, lead, n)
-    return x.unsqueeze(0).expand((lead._bsz,) + tuple(x.shape)) if isinstance(x, Tensor) else x
-
-
-def _class_loss(name):
-    def rule(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-             label_smoothing=0.0):
-        if weight is not None:
-            raise _unsupported(f"nn.functional.{name} with weight")
-        lead = _level_of((input, target))
-        F = _fmod()
-        x = _bcast(input, lead, input.dim())
-        t = _bcast(target, lead, target.dim())
-        B = lead._bsz
-        logical_x = tuple(input.shape)
-        if len(logical_x) == 1:      # one sample of C classes: the batch becomes the loss's N
-            kw = {"label_smoothing": label_smoothing} if name == "cross_entropy" else {}
-            errs = getattr(F, name)(x, t, ignore_index=ignore_index, reduction="none", **kw)
-            return lead._wrap(errs)
-        # (N, C, ...) per sample: fold the batch into N, then mean per sample over non-ignored targets
-        xs = x.reshape((B * logical_x[0],) + logical_x[1:])
-        ts = t.reshape((B * logical_x[0],) + tuple(target.shape)[1:])
-        kw = {"label_smoothing": label_smoothing} if name == "cross_entropy" else {}
-        errs = getattr(F, name)(xs, ts, ignore_index=ignore_index, reduction="none", **kw)
-        errs = errs.reshape((B,) + tuple(target.shape))
-        if reduction == "none":
-            return lead._wrap(errs)
-        total = errs.reshape(B, -1).sum(1)
-        if reduction == "sum":
-            return lead._wrap(total)
-        count = (t != ignore_index).reshape(B, -1).sum(1).to(errs.dtype)
-        return lead._wrap(total / count)
     return rule

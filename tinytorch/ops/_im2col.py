@@ -20,9 +20,11 @@ class _Geometry:
 
     __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "wide", "pad_hw", "row")
 
-    def __init__(self, k, s, p, d, groups, hw, one_d):
+    def __init__(self, k, s, p, d, groups, hw, one_d, out_hw=None):
         self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
-        self.out_hw = tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+        # a transposed convolution names its input's size: with output_padding >= stride (legal below the
+        # dilation) the formula would count one more window than that input has
+        self.out_hw = out_hw or tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
         self.wide = s == (1, 1)
         # tall and wide enough for every window, even where output_padding adds rows the input never had
         self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)

@@ -11,6 +11,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
 from .pool import AdaptiveMaxPool2DBackward0, _as4, _max_result, _pair
 
 
@@ -71,6 +72,7 @@ def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
     return _make(out, node)
 
 
+@op(variants="functional")
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Mean over the windows that split (H, W) into ``output_size`` cells as evenly as possible."""
     if input.ndim not in (3, 4):
@@ -81,6 +83,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input, out_hw)
 
 
+@op(variants="function functional")
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """adaptive_avg_pool2d over the last dim of (N, C, L) or (C, L)."""
     if input.ndim not in (2, 3):
@@ -89,6 +92,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return _adaptive_avg(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+@op(variants="functional")
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """Max over the windows that split (H, W) into ``output_size`` cells as evenly as possible."""
     x = input._data
@@ -109,3 +113,9 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     unique = h % oh == 0 and w % ow == 0
     # corners at 0: the local offsets are then the indices themselves
     return _max_result(input, vals, idx, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, unique, return_indices)
+
+
+@op(variants="functional")
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """adaptive_max_pool2d that also returns the argmax positions."""
+    return adaptive_max_pool2d(input, output_size, True)

@@ -17,6 +17,7 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
 from ._im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,
                       _rows_of)
 
@@ -206,18 +207,21 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     return _conv(input, weight, bias, geo)
 
 
+@op(variants="function functional")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """1-d cross-correlation of (N, C, L) with weight (O, C/groups, k)."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
+@op(variants="function functional")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """2-d cross-correlation of (N, C, H, W) with weight (O, C/groups, kh, kw)."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+@op(variants="function functional")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv2d: (N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw)."""
@@ -241,7 +245,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if any(s <= 0 for s in hw):
         raise RuntimeError(f"Given input size per channel: ({x.shape[2]} x {x.shape[3]}). Calculated output size per "
                            f"channel: ({hw[0]} x {hw[1]}). Output size is too small")
-    geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False)
+    geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False, tuple(x.shape[2:]))
     return _conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed)
 
 

@@ -10,6 +10,8 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
+from .activation import functional_spelling
 from .index import index_zeros_put
 
 
@@ -41,8 +43,10 @@ def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float)
     weight._vc[0] += 1
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+@functional_spelling("embedding")
+def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+                          max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                          sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
     idx = input._data
     w = weight._data
@@ -82,3 +86,28 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     node = EmbeddingBackward0((weight._edge(),))
     node.weight_shape, node.indices, node.row_scale = w.shape, flat, row_scale
     return _make(out, node)
+
+
+@op(variants="function functional", functional=_embedding_functional)
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer ``indices`` (ATen's order; -1: no padding row)."""
+    return _embedding_functional(indices, weight, None if padding_idx == -1 else padding_idx, None, 2.0,
+                                 scale_grad_by_freq, sparse)
+
+
+@op(variants="functional")
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding with a new last dim of size ``num_classes`` (inferred when -1)."""
+    t = tensor._data
+    if t.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if t.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(t.max()) + 1
+    if t.size and t.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if t.size and t.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _make((t[..., None] == np.arange(num_classes)).astype(np.int64))

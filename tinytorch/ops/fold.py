@@ -11,6 +11,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
 from .norm import _float_only
 
 
@@ -122,6 +123,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
                    padding=padding, stride=stride)
 
 
+@op(variants="functional")
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns (N, C*kh*kw, L) back into an image (N, C, H, W): the adjoint of ``unfold``."""
     x = input._data

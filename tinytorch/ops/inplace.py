@@ -165,7 +165,6 @@ def _unary_inplace(name):
     return op_
 
 
-relu_ = _unary_inplace("relu")
 exp_ = _unary_inplace("exp")
 log_ = _unary_inplace("log")
 sqrt_ = _unary_inplace("sqrt")

@@ -8,7 +8,6 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor, _make
 from ._util import as_array, broadcast_shapes, sum_to
-from .shape import TBackward0
 
 
 # the C++ type names PyTorch's matmul errors print
@@ -224,44 +223,4 @@ class AddmmBackward0(Node):
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
 
 
-class _LinearNoBias(AddmmBackward0):
-    def backward(self, g):
-        return super().backward(g)[1:]
-
-    def jvp(self, tx, twt):
-        return super().jvp(None, tx, twt)
-
-
-_LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"
-
-
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weight.T + bias; one fused node for 2-d inputs."""
-    x, w = input._data, weight._data
-    if x.ndim != 2 or w.ndim != 2 or (bias is not None and bias._data.ndim != 1):
-        out = matmul(input, weight.t())
-        return out if bias is None else out + bias
-    if x.shape[1] != w.shape[1]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                           f"{w.shape[1]}x{w.shape[0]})")
-    _check_dtypes(x, w)
-    if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
-        # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
-        # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
-        out = np.matmul(w, x.T).T.copy()
-    else:
-        out = np.matmul(x, w.T)
-    if bias is not None:
-        out += bias._data  # in place: the product is a fresh array
-    rg_b = bias is not None and bias._requires_grad
-    rg_w = weight._requires_grad
-    if _State.enabled and (input._requires_grad or rg_w or rg_b):
-        w_edge = (TBackward0((weight._edge(),)), 0) if rg_w else (None, 0)
-        if bias is None:
-            node = _LinearNoBias((input._edge(), w_edge))
-        else:
-            node = AddmmBackward0((bias._edge(), input._edge(), w_edge))
-        node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
-        node.save_for_backward(input if rg_w else None, weight if input._requires_grad else None)
-        return _make(out, node)
-    return _make(out)
+from .linear import linear  # noqa: E402,F401  (declared in ops/linear.py; nn.Linear imports it from here)

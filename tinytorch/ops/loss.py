@@ -1,18 +1,27 @@
-"""Fused loss kernels: forward in numpy in one pass, backward from tinytorch ops (so grad-of-grad works).
-
-``cross_entropy`` (class-index targets) computes the log-softmax and the negative log-likelihood
-together and records the same two nodes PyTorch does: ``NllLossBackward0`` whose edge leads to a
-``LogSoftmaxBackward0``. Argument checks raise PyTorch's exception types and texts."""
+"""The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
+logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies
+are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so
+grad-of-grad works); the others are composed from tensor ops in PyTorch's order, so they record the
+same graph. The ``torch.X`` spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
 from __future__ import annotations
+
+import inspect
+import math
+import warnings
 
 import numpy as np
 
 from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
+from ._reduction import legacy_get_string
+from ._reduction import resolve as _resolve_reduction
 from ..tensor import Size, Tensor, _make
-from ._util import as_array, binary_operands, edge, fit_grad, meta
-from .reduce import LogSoftmaxBackward0
+from ._batching import expanded, level_of, logical_ndim
+from ._registry import op
+from .activation import functional_spelling
+from ._util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
+from .compare import where as _where
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -20,6 +29,21 @@ _REDUCTIONS = ("none", "mean", "sum")
 def check_reduction(reduction: str) -> None:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+_REDUCTION_ENUM = ("none", "mean", "sum")
+
+
+def reduction_name(reduction) -> str:
+    """'none'/'mean'/'sum' from a name or from PyTorch's enum (the torch.X spellings take the enum)."""
+    return _REDUCTION_ENUM[reduction] if isinstance(reduction, int) else reduction
+
+
+def apply_reduction(loss: Tensor, reduction: str) -> Tensor:
+    check_reduction(reduction)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
 
 
 def _legacy(dt: np.dtype) -> str:
@@ -41,118 +65,6 @@ def _scale_grad(g: Tensor, reduction: str, n: int) -> Tensor:
     return g / n if reduction == "mean" and n else g
 
 
-def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    m = np.max(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)  # rows of -inf stay -inf instead of turning NaN
-    shifted = x - m
-    with np.errstate(divide="ignore"):
-        return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-
-
-# -- negative log-likelihood ----------------------------------------------------------------------
-class NllLossBackward0(Node):
-    """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
-    class, zero elsewhere) times the upstream gradient."""
-
-    def backward(self, g):
-        (coef,) = self.saved_tensors
-        if self.unsqueeze_dim is not None:
-            g = g.unsqueeze(self.unsqueeze_dim)
-        return (coef * g,)
-
-    def jvp(self, t):
-        (coef,) = self.saved_tensors
-        prod = coef * t
-        return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
-
-
-class NllLoss2DBackward0(NllLossBackward0):
-    pass
-
-
-def check_nll(x: np.ndarray, t: np.ndarray, w: np.ndarray | None, ignore_index: int) -> None:
-    """PyTorch's argument checks for nll_loss (and cross_entropy with class indices), in its order."""
-    nd = x.ndim
-    if nd < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and x.shape[0] != (t.shape[0] if t.ndim else 0):
-        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
-                         f"({t.shape[0] if t.ndim else 0}).")
-    n_classes = x.shape[0] if nd == 1 else x.shape[1]
-    if nd <= 2:
-        if t.ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if nd == 1 and t.ndim == 1 and t.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
-        if w is not None and (w.ndim != 1 or w.size != n_classes):
-            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
-                               f"but got weight tensor of shape: {_dims(w.shape)}")
-    else:
-        if nd != 4 and t.shape[1:] != x.shape[2:]:
-            raise RuntimeError(f"Expected target size {_dims((x.shape[0],) + x.shape[2:])}, got {_dims(t.shape)}")
-        if nd == 4 and t.ndim != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
-                               f"dimension: {t.ndim}")
-        if nd == 4 and (x.shape[0] != t.shape[0] or x.shape[2:] != t.shape[1:]):
-            raise RuntimeError(f"size mismatch (got input: {_dims(x.shape)} , target: {_dims(t.shape)}")
-        if w is not None and w.size != n_classes:
-            raise RuntimeError("weight tensor should be defined either for all or no classes")
-    if t.dtype != np.int64 and t.dtype != np.uint8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(t.dtype)}")
-    if w is not None and w.dtype != x.dtype:
-        raise RuntimeError(f"expected scalar type {_legacy(x.dtype)} but found {_legacy(w.dtype)}")
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"Target {t.reshape(-1)[np.flatnonzero(bad)[0]]} is out of bounds.")
-
-
-def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray | None, ignore_index: int,
-         reduction: str) -> Tensor:
-    """NLL over checked arguments; ``logp_t`` (the graph's log-prob tensor) is None when no grad is wanted."""
-    nd = logp.ndim
-    if nd == 1:
-        x2, t2 = logp.reshape(1, -1), t.reshape(1)
-    else:
-        x2, t2 = logp, t
-    t2 = t2.astype(np.int64, copy=False)
-    ignored = t2 == ignore_index
-    safe = np.where(ignored, 0, t2)
-    picked = np.take_along_axis(x2, safe[:, None], axis=1)[:, 0]
-    wt = np.ones(t2.shape, dtype=x2.dtype) if w is None else w[safe]
-    wt = np.where(ignored, 0, wt).astype(x2.dtype, copy=False)
-    losses = np.where(ignored, 0, -wt * picked).astype(x2.dtype, copy=False)
-    denom = None
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if reduction == "none":
-            out = losses.reshape(()) if nd == 1 else losses
-        elif reduction == "sum":
-            out = as_array(losses.sum())
-        else:
-            denom = wt.sum()
-            out = as_array(losses.sum() / denom)
-        out = as_array(out.astype(x2.dtype, copy=False))
-        if logp_t is None:
-            return _make(out)
-        scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
-    coef = np.zeros_like(x2)
-    np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
-    node = (NllLoss2DBackward0 if nd > 2 else NllLossBackward0)((logp_t._edge(),))
-    node.unsqueeze_dim = 1 if reduction == "none" and nd > 1 else None
-    node.save_for_backward(_make(coef.reshape(logp.shape)))
-    return _make(out, node)
-
-
-def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
-    """PyTorch's nll_loss_nd: inputs of 3 or 5+ dims go through a 4-d view, as its graph shows."""
-    x = logp_t._data
-    if x.ndim <= 2 or x.ndim == 4:
-        return _nll(x, logp_t if need_grad else None, t, w, ignore_index, reduction)
-    n, c = x.shape[0], x.shape[1]
-    view = logp_t.view(n, c, 1, -1) if need_grad else _make(x.reshape(n, c, 1, -1))
-    out = _nll(view._data, view if need_grad else None, t.reshape(n, 1, -1), w, ignore_index, reduction)
-    return out.view(t.shape) if reduction == "none" else out
-
-
 def _weight_array(weight: Tensor | None, fn: str) -> np.ndarray | None:
     if weight is None:
         return None
@@ -162,82 +74,18 @@ def _weight_array(weight: Tensor | None, fn: str) -> np.ndarray | None:
     return weight._data
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``."""
-    check_reduction(reduction)
-    w = _weight_array(weight, "nll_loss_forward")
-    check_nll(input._data, target._data, w, ignore_index)
-    need = _State.enabled and input._requires_grad
-    return _nll_nd(input, target._data, w, ignore_index, reduction, need)
-
-
-_ROWS: dict = {}
-
-
-def _rows(n: int) -> np.ndarray:
-    rows = _ROWS.get(n)
-    if rows is None:
-        rows = _ROWS[n] = np.arange(n)
-    return rows
-
-
-def _cross_entropy_common(input: Tensor, t: np.ndarray, reduction: str):
-    """The training case, (N, C) logits, in-range int64 targets, no weights, mean or sum: a few numpy
-    calls instead of the general path's masking. None when a row is not finite (the general path then
-    gives PyTorch's NaN/inf semantics)."""
-    x = input._data
-    m = x.max(axis=1, keepdims=True)
-    if not np.isfinite(m).all():
-        return None
-    logp = x - m
-    lse = np.log(np.exp(logp).sum(axis=1, keepdims=True))
-    logp -= lse
-    n = t.shape[0]
-    rows = _rows(n)
-    total = -logp[rows, t].sum(dtype=x.dtype)
-    out = as_array(total / x.dtype.type(n) if reduction == "mean" else total)
-    if not (_State.enabled and input._requires_grad):
-        return _make(out)
-    lsm = LogSoftmaxBackward0((input._edge(),))
-    lsm.dim = 1
-    logp_t = _make(logp, lsm)
-    lsm.save_for_backward(logp_t)
-    coef = np.zeros_like(x)
-    coef[rows, t] = -1.0 / n if reduction == "mean" else -1.0
-    node = NllLossBackward0(((lsm, 0),))
-    node.unsqueeze_dim = None
-    node.save_for_backward(_make(coef))
-    return _make(out, node)
-
-
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-                  reduction: str = "mean") -> Tensor:
-    """Log-softmax over the class dim and NLL in one pass, for class-index targets."""
-    x = input._data
-    t = target._data
-    if (weight is None and reduction != "none" and x.ndim == 2 and t.ndim == 1 and t.dtype == np.int64
-            and x.dtype.kind == "f" and x.shape[0] == t.shape[0] and t.shape[0] and ignore_index < 0
-            and reduction in _REDUCTIONS and t.min() >= 0 and t.max() < x.shape[1]):
-        out = _cross_entropy_common(input, t, reduction)
-        if out is not None:
-            return out
-    check_reduction(reduction)
-    if x.ndim and x.dtype.kind != "f":
-        raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_legacy(x.dtype)}\'')
-    w = _weight_array(weight, "nll_loss_forward")
-    check_nll(x, target._data, w, ignore_index)
-    class_dim = 0 if x.ndim == 1 else 1
-    logp = _stable_log_softmax(x, class_dim)
-    need = _State.enabled and input._requires_grad
-    if need:
-        node = LogSoftmaxBackward0((input._edge(),))
-        node.dim = class_dim
-        logp_t = _make(logp, node)
-        node.save_for_backward(logp_t)
-    else:
-        logp_t = _make(logp)
-    return _nll_nd(logp_t, target._data, w, ignore_index, reduction, need)
+def _pointwise_loss(op, input, target, *args, **kwargs):
+    """vmap: the unreduced loss on the physical batch in one call, then each sample's reduction."""
+    params = dict(inspect.signature(op).bind(input, target, *args, **kwargs).arguments)
+    del params["input"], params["target"]
+    reduction = _resolve_reduction(params.pop("size_average", None), params.pop("reduce", None),
+                                   reduction_name(params.pop("reduction", "mean")))
+    lead = level_of((input, target))
+    n = max(logical_ndim(input, lead), logical_ndim(target, lead))
+    errors = lead._wrap(op(expanded(input, lead, n), expanded(target, lead, n), reduction="none", **params))
+    if reduction == "none" or errors.dim() == 0:
+        return errors
+    return errors.mean() if reduction == "mean" else errors.sum()
 
 
 # -- regression and binary losses -----------------------------------------------------------------
@@ -260,7 +108,7 @@ class MseLossBackward0(Node):
         return d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or summed) squared error; input and target broadcast."""
     check_reduction(reduction)
     ti, tt, xd, td = binary_operands(input, target)
@@ -291,8 +139,8 @@ class BinaryCrossEntropyBackward0(Node):
         return gx, gt
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         reduction: str = "mean") -> Tensor:
+def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                          reduction: str = "mean") -> Tensor:
     """-w [t log x + (1 - t) log(1 - x)] with each log clamped at -100, as PyTorch."""
     check_reduction(reduction)
     x, t = input._data, target._data
@@ -343,9 +191,21 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return gx, gt
 
 
+@functional_spelling("binary_cross_entropy_with_logits")
+def _bce_with_logits_functional(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average=None, reduce=None, reduction: str = "mean",
+                                pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy of logits ``input`` (sigmoid applied inside, stably) against ``target``."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    return binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+@op(variants="function functional", functional=_bce_with_logits_functional, batch=_pointwise_loss)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+                                     pos_weight: Tensor | None = None, reduction=1) -> Tensor:
     """Sigmoid + binary cross-entropy in one stable formula: (1 - t) x - (1 + (pw - 1) t) log sigmoid(x)."""
+    reduction = reduction_name(reduction)
     check_reduction(reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(f"Target size ({Size(target._data.shape)}) must be the same as input size "
@@ -372,3 +232,150 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         node.save_for_backward(input, target, weight, pos_weight)
         return _make(out, node)
     return _make(out)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` against ``target`` (same shape)."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    return _binary_cross_entropy(input, target, weight, reduction)
+
+
+# -- regression losses ----------------------------------------------------------------------------
+def _check_sizes(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+    broadcast_shapes(input._data.shape, target._data.shape)
+
+
+def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _reduce_errors(errors: Tensor, reduction: str) -> Tensor:
+    check_reduction(reduction)
+    if reduction == "mean":
+        return errors.mean()
+    return errors.sum() if reduction == "sum" else errors
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Squared error (x - y)^2, averaged, summed or per element."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target) ** 2, weight, input, reduction)
+    return _mse_loss(input, target, reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Absolute error |x - y|, averaged, summed or per element."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, input, reduction)
+    return _reduce_errors((input - target).abs(), reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y)."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce_errors(d, reduction)
+    return _reduce_errors(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = x - y)."""
+    _check_sizes(input, target)
+    d = (input - target).abs()
+    errors = _where(d <= delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted(errors, weight, input, reduction)
+    return _reduce_errors(errors, reduction)
+
+
+def _xlogy(x: Tensor) -> Tensor:
+    """x * log(x), 0 where x == 0."""
+    zero = _make(np.asarray(x._data == 0))
+    return _where(zero, 0.0, x * _where(zero, 1.0, x).log())
+
+
+@functional_spelling("kl_div")
+def _kl_div_functional(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                       log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
+    legacy = size_average is not None or reduce is not None
+    if legacy:
+        reduction = legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "batchmean":
+        summed = kl_div(input, target, "sum", log_target=log_target)
+        return summed / input.shape[0] if input.ndim != 0 else summed
+    return kl_div(input, target, reduction, log_target=log_target)
+
+
+@op(variants="function functional", functional=_kl_div_functional)
+def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy(target) - target * input
+    return apply_reduction(loss, reduction_name(reduction))
+
+
+@functional_spelling("poisson_nll_loss")
+def _poisson_nll_functional(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                            size_average=None, eps: float = 1e-8, reduce=None,
+                            reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Poisson of rate exp(input) (or input)."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    return poisson_nll_loss(input, target, log_input, full, eps, reduction)
+
+
+@op(variants="function functional", functional=_poisson_nll_functional)
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction) -> Tensor:
+    """Negative log-likelihood of ``target`` under a Poisson of rate exp(input) (or input)."""
+    reduction = reduction_name(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + _where(_make(np.asarray(target._data <= 1)), 0.0, stirling)
+    return apply_reduction(loss, reduction)

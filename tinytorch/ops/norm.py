@@ -14,6 +14,8 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
+from .activation import functional_spelling
 from ._util import edge
 
 
@@ -89,17 +91,21 @@ def _check_channels(name: str, t, c: int) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
-               bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
-               eps: float = 1e-5) -> Tensor:
+def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+                bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
+                eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
     x = input._data
     _float_only(x, "batch_norm")
+    if x.size == 0:
+        # ATen's empty-input path: a copy (not a view, to keep the graph), scaled by the first weight and bias
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     c = x.shape[1] if x.ndim > 1 else 0
     if training:
         n = x.size // c if c else 0
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
@@ -155,8 +161,8 @@ class NativeLayerNormBackward0(Node):
         return gx, gw, gb
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+                eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -197,8 +203,8 @@ class NativeGroupNormBackward0(Node):
         return gx, gw, gb
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+                eps: float = 1e-5) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
     x = input._data
     _float_only(x, "GroupNormKernelImpl")
@@ -226,3 +232,55 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         out = out + bias._data.reshape(pshape)
     return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
                    grouped=grouped, param_shape=pshape, eps=eps)
+
+
+# -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------
+@functional_spelling("batch_norm")
+def _batch_norm_functional(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                           weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+                           momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    if training:
+        size = input.shape
+        values = size[0] if len(size) else 1
+        for d in size[2:]:
+            values *= d
+        if values == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+@op(variants="function functional", functional=_batch_norm_functional)
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+               running_var: Tensor | None, training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+@functional_spelling("layer_norm")
+def _layer_norm_functional(input: Tensor, normalized_shape, weight: Tensor | None = None,
+                           bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@op(variants="function functional", functional=_layer_norm_functional)
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    return _layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@functional_spelling("group_norm")
+def _group_norm_functional(input: Tensor, num_groups: int, weight: Tensor | None = None,
+                           bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@op(variants="function functional", functional=_group_norm_functional)
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    return _group_norm(input, num_groups, weight, bias, eps)

@@ -13,6 +13,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
 
 
 # -- separable per-axis linear maps ---------------------------------------------------------------
@@ -89,6 +90,7 @@ def _pad_pairs(pad, ndim: int):
     return [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
 
 
+@op(variants="function")
 def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
     """Pad (or crop, for negative amounts) the trailing dims with ``value``."""
     x = input._data
@@ -165,6 +167,7 @@ def _check_nonconstant(x: np.ndarray, pad, mode: str) -> int:
     return k
 
 
+@op(variants="functional")
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the trailing dims: ``pad`` = (left, right) for the last dim, then the one before, ..."""
     pad = tuple(int(p) for p in pad)

@@ -14,6 +14,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from ._registry import op
 
 
 def _pair(v, name="kernel_size"):
@@ -206,6 +207,7 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw):
     return vals, ii, jj
 
 
+@op(variants="function functional")
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over (kh, kw) windows of (N, C, H, W) or (C, H, W); with the argmax positions on request."""
@@ -236,6 +238,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
 
 
+@op(variants="function functional")
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over windows of the last dim of (N, C, L) or (C, L)."""
@@ -289,7 +292,11 @@ def _avg_pool(input: Tensor, cfg) -> Tensor:
     for i in range(k[0]):
         for j in range(k[1]):
             acc += xp[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]]
-    acc /= div
+    if acc.dtype.kind in "iu":
+        # integer pooling divides as C++ does: the quotient truncated toward zero
+        acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
+    else:
+        acc /= div
     out = acc if x.ndim == 4 else acc[0]
     if not (_State.enabled and input._requires_grad):
         return _make(out)
@@ -316,6 +323,7 @@ def _avg_spread(g: Tensor, cfg, in_shape) -> Tensor:
     return _make(out, node)
 
 
+@op(variants="functional")
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None) -> Tensor:
     """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W)."""
@@ -339,6 +347,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return _avg_pool(input, (k, s, p, out_hw, div))
 
 
+@op(variants="function functional")
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last dim of (N, C, L) or (C, L)."""
@@ -348,5 +357,19 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return avg_pool2d(x, one(kernel_size), s, (0, one(padding)[1]), ceil_mode, count_include_pad).squeeze(-2)
 
 
-# adaptive pooling lives beside, in its own file; its public names are part of this module too
+@op(variants="function functional")
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool1d that also returns the argmax positions."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+@op(variants="functional")
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool2d that also returns the argmax positions."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+# adaptive pooling lives beside, in its own file; nn's pooling modules find it through this module too
 from .adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d  # noqa: E402,F401

@@ -25,33 +25,10 @@ def _float_input(x: np.ndarray) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(get_default_dtype().np)
 
 
-def _unary(node_cls, fn, save: str, floating: bool = True, quiet: bool = False):
-    """The function of an undeclared unary op (``save``: "in", "out" or "none"); for ops still being
-    moved to declarations."""
-    node_cls.saves = {"in": "input", "out": "result", "none": None}[save]
-    return unary_function(node_cls, fn, floating=floating, quiet=quiet)
-
-
 def _sigmoid(x):
     # exp of a non-positive number never overflows
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-
-
-_ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy a conversion per call
-
-
-def _relu(x):
-    zero = _ZERO.get(x.dtype)
-    if zero is None:
-        if x.dtype.kind == "b":
-            return x.copy()
-        if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
-            return np.where(x < 0, np.float16(0), x)
-        zero = np.zeros((), x.dtype)
-        zero.flags.writeable = False
-        _ZERO[x.dtype] = zero
-    return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
 
 
 def _neg(x):
@@ -195,37 +172,4 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     return _make(out)
 
 
-# -- relu (the activation is declared with the others in nn; its graph pieces live here) ---------
-class ReluBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return (threshold_backward(g, y),)
-
-    def jvp(self, t):
-        return threshold_backward(t, self.saved_tensors[0])
-
-
-class ThresholdBackwardBackward0(Node):
-    def backward(self, gg):
-        (y,) = self.saved_tensors
-        return threshold_backward(gg, y), None
-
-
-def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
-    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
-    g = grad._data
-    mask = output._data > 0
-    out = np.multiply(g, mask, dtype=g.dtype)
-    if np.isnan(out.max()) if out.size else False:
-        # a masked inf/NaN gradient became NaN in the product; PyTorch selects, giving 0
-        out = np.where(mask, g, g.dtype.type(0))
-    out = as_array(out)
-    if _State.enabled and (grad._requires_grad or output._requires_grad):
-        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
-        node.save_for_backward(output)
-        return _make(out, node)
-    return _make(out)
-
-
-
-relu = _unary(ReluBackward0, _relu, "out", floating=False, quiet=True)
+from .activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)

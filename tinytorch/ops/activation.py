@@ -1,0 +1,380 @@
+"""The piecewise-linear activations (PyTorch's Activation kernels): relu, relu6, leaky_relu, hardtanh,
+threshold, rrelu, prelu, hardshrink, softshrink. Forward in numpy, backward in
+tinytorch ops, nodes named as PyTorch's.
+
+An op PyTorch also offers in place (``elu_``, ``threshold_``...) records ``...Backward1`` there;
+``apply_inplace`` runs the out-of-place op on a copy of the old value and writes the result back (see
+``ops/inplace.py``), with the in-place node class. ``F.X(inplace=True)`` goes to the in-place op."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..autograd.grad_mode import _State
+from ..autograd.node import Node
+from ..random import _engine
+from ..tensor import Tensor, _make
+from ._batching import first_only, pointwise, unsupported
+from ._registry import op
+from ._util import as_array, sum_to
+from .arith import where
+from .inplace import apply_inplace
+
+# -- shared by the activation files --------------------------------------------------------------
+def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:
+    """The result tensor, with a ``node_cls`` node (``attrs`` set on it) when grad is wanted."""
+    if _State.enabled and any(t is not None and t._requires_grad for t in inputs):
+        node = node_cls(tuple(t._edge() if t is not None else (None, 0) for t in inputs))
+        node.__dict__.update(attrs)
+        node.save_for_backward(*saved)
+        return _make(as_array(out), node)
+    return _make(as_array(out))
+
+
+def float_array(input: Tensor, name: str) -> np.ndarray:
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype._legacy[:-6]}\'')
+    return x
+
+
+def mask(cond: np.ndarray) -> Tensor:
+    return _make(as_array(cond))
+
+
+def cast(out, x: np.ndarray) -> np.ndarray:
+    return np.asarray(out).astype(x.dtype, copy=False)
+
+
+def functional_spelling(name: str):
+    """Name an ``nn.functional`` adapter as PyTorch's function is named (``F.relu.__name__ == "relu"``)."""
+    def named(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+    return named
+
+
+def elementwise(op, input, *args, **kwargs):
+    """vmap's rule for an activation of ``input`` whose other arguments are numbers: one call on the
+    physical batch; ``inplace=True`` is refused (the sample's storage is not its own)."""
+    if args or "inplace" in kwargs:
+        params = inspect.signature(op).bind(input, *args, **kwargs).arguments
+        if params.get("inplace"):
+            raise unsupported(f"nn.functional.{op.__name__} with inplace=True")
+    return first_only(op, input, *args, **kwargs)
+
+
+# -- relu ------------------------------------------------------------------------------------------
+_ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy a conversion per call
+
+
+def _relu(x):
+    zero = _ZERO.get(x.dtype)
+    if zero is None:
+        if x.dtype.kind == "b":
+            return x.copy()
+        if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
+            return np.where(x < 0, np.float16(0), x)
+        zero = np.zeros((), x.dtype)
+        zero.flags.writeable = False
+        _ZERO[x.dtype] = zero
+    return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
+
+
+class ReluBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (threshold_backward(g, y),)
+
+    def jvp(self, t):
+        return threshold_backward(t, self.saved_tensors[0])
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        (y,) = self.saved_tensors
+        return threshold_backward(gg, y), None
+
+
+def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
+    g = grad._data
+    keep = output._data > 0
+    out = np.multiply(g, keep, dtype=g.dtype)
+    if np.isnan(out.max()) if out.size else False:
+        # a masked inf/NaN gradient became NaN in the product; PyTorch selects, giving 0
+        out = np.where(keep, g, g.dtype.type(0))
+    out = as_array(out)
+    if _State.enabled and (grad._requires_grad or output._requires_grad):
+        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
+        node.save_for_backward(output)
+        return _make(out, node)
+    return _make(out)
+
+
+@functional_spelling("relu")
+def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise."""
+    return relu_(input) if inplace else relu(input)
+
+
+@op(variants="function method functional", functional=_relu_functional, batch=pointwise)
+def relu(input: Tensor) -> Tensor:
+    """max(x, 0) elementwise."""
+    out = _relu(input._data)
+    if type(out) is not np.ndarray:  # a 0-d input gives a numpy scalar
+        out = np.asarray(out)
+    if _State.enabled and input._requires_grad:
+        node = ReluBackward0((input._edge(),))
+        res = _make(out, node)
+        node._save_own_output(res)
+        return res
+    return _make(out)
+
+
+_relu_impl = relu.__wrapped__
+
+
+@op(variants="function method functional", no_batch="an in-place op")
+def relu_(input: Tensor) -> Tensor:
+    """In-place relu."""
+    return apply_inplace(input, _relu_impl)
+
+
+# -- hardtanh, relu6 -------------------------------------------------------------------------------
+class HardtanhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (where(mask((x._data > self.lo) & (x._data < self.hi)), g, 0.0),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
+    out = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)),
+                     np.asarray(max_val).astype(x.dtype))
+    return record((input,), cast(out, x), HardtanhBackward0, (input,), lo=min_val, hi=max_val)
+
+
+@op(variants="functional", batch=elementwise)
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]; the gradient passes strictly inside."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return apply_inplace(input, _hardtanh, min_val, max_val)
+    return _hardtanh(input, min_val, max_val)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place hardtanh."""
+    return hardtanh(input, min_val, max_val, True)
+
+
+@op(variants="functional", batch=elementwise)
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """x clamped to [0, 6] (a hardtanh, as in PyTorch)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# -- leaky_relu ------------------------------------------------------------------------------------
+class LeakyReluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (where(x > 0, g, g * self.negative_slope),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    pass
+
+
+def _leaky_relu(input: Tensor, negative_slope: float = 0.01, _node=LeakyReluBackward0) -> Tensor:
+    x = float_array(input, "leaky_relu_cpu")
+    out = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype))
+    return record((input,), out, _node, (input,), negative_slope=negative_slope)
+
+
+@op(variants="functional", batch=elementwise)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    if inplace:
+        return apply_inplace(input, _leaky_relu, negative_slope, _node=LeakyReluBackward1)
+    return _leaky_relu(input, negative_slope)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place leaky_relu."""
+    return leaky_relu(input, negative_slope, True)
+
+
+# -- threshold -------------------------------------------------------------------------------------
+class ThresholdBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (where(mask(x._data <= self.threshold), 0.0, g),)
+
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return where(mask(x._data <= self.threshold), 0.0, t)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    pass
+
+
+def _threshold(input: Tensor, threshold: float, value: float, _node=ThresholdBackward0) -> Tensor:
+    x = input._data
+    out = np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)
+    return record((input,), cast(out, x), _node, (input,), threshold=threshold)
+
+
+@functional_spelling("threshold")
+def _threshold_functional(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else value."""
+    if inplace:
+        return threshold_(input, threshold, value)
+    return globals()["threshold"](input, threshold, value)
+
+
+@op(variants="function out functional", functional=_threshold_functional, batch=first_only)
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """x where x > threshold, else value."""
+    return _threshold(input, threshold, value)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold."""
+    return apply_inplace(input, _threshold, threshold, value, _node=ThresholdBackward1)
+
+
+# -- rrelu -----------------------------------------------------------------------------------------
+class RreluWithNoiseBackward0(Node):
+    def backward(self, g):
+        (x, noise) = self.saved_tensors
+        return (where(mask(x._data > 0), g, g * noise),)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    pass
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=RreluWithNoiseBackward0) -> Tensor:
+    x = float_array(input, "rrelu_with_noise_out_cpu")
+    if training:
+        # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
+        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add)
+        noise = np.ones_like(x)
+        negative = ~(x > 0)
+        lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+        u = _engine(None).float64_uniform(int(negative.sum()))
+        noise[negative] = (u * (hi - lo) + lo).astype(x.dtype)
+    else:
+        noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
+    out = x * noise
+    return record((input,), cast(out, x), _node, (input, _make(as_array(noise))))
+
+
+@functional_spelling("rrelu")
+def _rrelu_functional(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+                      inplace: bool = False) -> Tensor:
+    """Randomized leaky relu: random negative slopes in [lower, upper] while training."""
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    return rrelu(input, lower, upper, training)
+
+
+@op(variants="function functional", functional=_rrelu_functional, no_batch="randomness")
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator=None) -> Tensor:
+    """Leaky relu whose negative slope is drawn uniformly from [lower, upper] per element while
+    training, and is their mean otherwise."""
+    return _rrelu(input, lower, upper, training)
+
+
+@op(variants="function functional", no_batch="randomness")
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    """In-place rrelu."""
+    return apply_inplace(input, _rrelu, lower, upper, training, _node=RreluWithNoiseBackward1)
+
+
+# -- prelu -----------------------------------------------------------------------------------------
+class PreluKernelBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        pos = mask(x._data > 0)
+        gx = where(pos, g, w * g)
+        gw = sum_to(where(pos, 0.0, x * g), w.shape)
+        return (gx, gw)
+
+
+@op(variants="function method functional")
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x, the weight shared or per channel (dim 1)."""
+    x, w = input._data, weight._data
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy[:-6]} "
+                           f"and {weight.dtype._legacy[:-6]}")
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {w.ndim}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+    if w.size != 1:
+        if x.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.ndim >= 2 else 1
+        if channels != w.size:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {w.size} and channel size = {channels}.")
+    if x.ndim >= 2:
+        # PyTorch views the weight as (1, C, 1, ...) first: its graph has that ViewBackward0
+        weight = weight.view(tuple(w.size if i == 1 else 1 for i in range(x.ndim)))
+    elif x.ndim == 0 and w.ndim:
+        weight = weight.view(())  # a 0-d input keeps its shape
+    w = weight._data
+    out = np.where(x > 0, x, w * x)
+    return record((input, weight), cast(out, x), PreluKernelBackward0, (input, weight))
+
+
+# -- shrinks ---------------------------------------------------------------------------------------
+class SoftshrinkBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (where(mask(np.abs(x._data) > self.lambd), g, 0.0),)
+
+
+@op(variants="functional", batch=first_only)
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    x = float_array(input, "softshrink_cpu")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
+                           f"{input.dtype._legacy[:-6]}, but found {lambd:g}")
+    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    return record((input,), cast(out, x), SoftshrinkBackward0, (input,), lambd=lambd)
+
+
+class HardshrinkBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (where(mask((x._data >= -self.lambd) & (x._data <= self.lambd)), 0.0, g),)
+
+
+@op(variants="function method out functional", batch=first_only)
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    x = float_array(input, "hardshrink_cpu")
+    out = np.where((x >= -lambd) & (x <= lambd), 0, x)
+    return record((input,), cast(out, x), HardshrinkBackward0, (input,), lambd=lambd)

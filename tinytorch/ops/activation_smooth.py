@@ -1,0 +1,377 @@
+"""The smooth and the hard-sigmoid activations: gelu, silu, mish, softplus, elu/selu/celu, logsigmoid,
+softsign, tanhshrink, glu, hardsigmoid, hardswish, and softmin (with nn.functional's softmax and
+log_softmax spellings). Forward in numpy, backward from differentiable tinytorch ops (so second
+derivatives work), nodes named as PyTorch's (``GeluBackward0``, ``EluBackward1`` when run in place, ...)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..autograd.node import Node
+from ..tensor import Tensor
+from ._batching import composite
+from ._registry import op
+from .activation import functional_spelling, cast, elementwise, float_array, mask, record
+from .arith import where
+from .inplace import apply_inplace
+from .join import cat
+from .reduce import log_softmax as _log_softmax
+from .reduce import softmax as _softmax
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SIXTH_F32 = float(np.float32(1.0 / 6.0))
+_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
+
+
+def _one_input(input: Tensor, out: np.ndarray, node_cls, **attrs) -> Tensor:
+    return record((input,), out, node_cls, (input,), **attrs)
+
+
+# -- erf (the exact GELU and its derivatives need it; math.erf per element: exact, not fast) ------
+class ErfBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (2.0 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
+
+
+def _erf_array(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erf_elementwise(x), dtype=x.dtype)  # a 0-d input gives a Python float
+
+
+def _erf(input: Tensor) -> Tensor:
+    x = float_array(input, "erf_vml_cpu")
+    return _one_input(input, _erf_array(x), ErfBackward0)
+
+
+# -- gelu ------------------------------------------------------------------------------------------
+def _gelu_tanh_parts(x):
+    """inner = sqrt(2/pi) (x + 0.044715 x^3) and its derivative; works on arrays and Tensors alike."""
+    inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
+    d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
+    return inner, d_inner
+
+
+class GeluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if self.approximate == "tanh":
+            inner, d_inner = _gelu_tanh_parts(x)
+            th = inner.tanh()
+            return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
+        cdf = (_erf(x / _SQRT_2) + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+        return (g * (cdf + x * pdf),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+@op(variants="functional", batch=elementwise)
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    x = float_array(input, "GeluKernelImpl")
+    if approximate == "tanh":
+        inner, _ = _gelu_tanh_parts(x)
+        out = 0.5 * x * (1 + np.tanh(inner))
+    else:
+        out = 0.5 * x * (1 + _erf_array(x / _SQRT_2))
+    return _one_input(input, cast(out, x), GeluBackward0, approximate=approximate)
+
+
+# -- silu, mish, softplus --------------------------------------------------------------------------
+class SiluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        s = x.sigmoid()
+        return (g * s * (x * (1 - s) + 1),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _silu(input: Tensor) -> Tensor:
+    x = float_array(input, "silu_cpu")
+    with np.errstate(over="ignore"):
+        out = x / (1 + np.exp(-x))
+    return _one_input(input, cast(out, x), SiluBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    return apply_inplace(input, _silu) if inplace else _silu(input)
+
+
+def _softplus_t(x: Tensor) -> Tensor:
+    """log(1 + exp(x)), stable, from differentiable ops."""
+    return x.clamp(min=0) + ((-x.abs()).exp()).log1p()
+
+
+class MishBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        t = _softplus_t(x).tanh()
+        return (g * (t + x * x.sigmoid() * (1 - t * t)),)
+
+
+def _mish(input: Tensor) -> Tensor:
+    x = float_array(input, "mish_cpu")
+    out = x * np.tanh(np.logaddexp(0, x))
+    return _one_input(input, cast(out, x), MishBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return apply_inplace(input, _mish) if inplace else _mish(input)
+
+
+class SoftplusBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        bx = x * self.beta
+        return (where(bx > self.threshold, g, g * bx.sigmoid()),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+@op(variants="functional", batch=elementwise)
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    x = float_array(input, "softplus_cpu")
+    bx = x * beta
+    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+    return _one_input(input, cast(out, x), SoftplusBackward0, beta=beta, threshold=threshold)
+
+
+# -- elu (with PyTorch's scale and input_scale, so selu shares it), selu, celu ----------------------
+class EluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
+        return (where(mask(x._data > 0), g * self.scale, neg),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+class EluBackward1(EluBackward0):
+    pass
+
+
+def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
+         _node=EluBackward0) -> Tensor:
+    """scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    x = float_array(input, "elu_cpu")
+    neg = np.expm1(np.minimum(x, 0) * input_scale) * alpha
+    out = np.where(x > 0, x, neg) * scale if scale != 1.0 else np.where(x > 0, x, neg)
+    return _one_input(input, cast(out, x), _node, alpha=alpha, scale=scale, input_scale=input_scale)
+
+
+@op(variants="functional", batch=elementwise)
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    if inplace:
+        return apply_inplace(input, _elu, alpha, _node=EluBackward1)
+    return _elu(input, alpha)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu."""
+    return elu(input, alpha, True)
+
+
+@functional_spelling("selu")
+def _selu_functional(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return selu_(input) if inplace else selu(input)
+
+
+@op(variants="function functional", functional=_selu_functional, batch=elementwise)
+def selu(input: Tensor) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
+    return apply_inplace(input, _elu, _SELU_ALPHA, _SELU_SCALE, 1.0, _node=EluBackward1)
+
+
+class CeluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        # PyTorch's derivative takes 1/alpha from alpha rounded to float
+        s = 1.0 / float(np.float32(self.alpha))
+        return (where(mask(x._data > 0), g, g * (x * s).exp() * (self.alpha * s)),)
+
+
+class CeluBackward1(CeluBackward0):
+    pass
+
+
+def _celu(input: Tensor, alpha: float = 1.0, _node=CeluBackward0) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    x = float_array(input, "elu_cpu")
+    out = np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha)
+    return _one_input(input, cast(out, x), _node, alpha=alpha)
+
+
+@functional_spelling("celu")
+def _celu_functional(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return celu_(input, alpha) if inplace else celu(input, alpha)
+
+
+@op(variants="function functional", functional=_celu_functional, batch=elementwise)
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return _celu(input, alpha)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place celu."""
+    return apply_inplace(input, _celu, alpha, _node=CeluBackward1)
+
+
+# -- logsigmoid, softsign, tanhshrink --------------------------------------------------------------
+class LogSigmoidBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (-x).sigmoid(),)
+
+
+@op(variants="functional", batch=elementwise)
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), computed stably."""
+    x = float_array(input, "log_sigmoid_cpu")
+    out = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    return _one_input(input, cast(out, x), LogSigmoidBackward0)
+
+
+@op(variants="functional", batch=composite)
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1)
+
+
+@op(variants="functional", batch=composite)
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+# -- glu -------------------------------------------------------------------------------------------
+class GluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a, b = x.chunk(2, self.dim)
+        s = b.sigmoid()
+        return (cat([g * s, g * a * s * (1 - s)], self.dim),)
+
+
+def _batch_glu(op, input, dim=-1):
+    """vmap: halve along the logical dim's physical place."""
+    return input._wrap(op(input._phys, input._ld(dim)))
+
+
+@op(variants="functional", batch=_batch_glu)
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + x.ndim if dim < 0 else dim
+    if not 0 <= d < x.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, "
+                         f"{x.ndim - 1}], but got {dim})")
+    n = x.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    x = float_array(input, "glu_cpu")
+    a, b = np.split(x, 2, axis=d)
+    out = a / (1 + np.exp(-b))
+    return _one_input(input, cast(out, x), GluBackward0, dim=d)
+
+
+# -- hardswish, hardsigmoid ------------------------------------------------------------------------
+class HardswishBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xd = x._data
+        inner = g * (x / 3.0 + 0.5)
+        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
+
+
+def _hardswish(input: Tensor) -> Tensor:
+    x = float_array(input, "hardswish_cpu")
+    out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardswishBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardswish) if inplace else _hardswish(input)
+
+
+class HardsigmoidBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
+        return (where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0),)
+
+
+def _hardsigmoid(input: Tensor) -> Tensor:
+    x = float_array(input, "hardsigmoid_cpu")
+    out = np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardsigmoidBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardsigmoid) if inplace else _hardsigmoid(input)
+
+
+# -- softmin, and nn.functional's spellings of softmax and log_softmax ----------------------------
+def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@op(variants="functional", batch=composite)
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """softmax(-x) along ``dim``."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel + 1)  # + the public function's frame
+    neg = -input
+    return _softmax(neg if dtype is None else neg.to(dtype), dim)  # the cast recorded, as PyTorch's graph
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim`` (nn.functional's spelling of the reduction-family op)."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return _softmax(input if dtype is None else input.to(dtype), dim)  # the cast recorded, as PyTorch's graph
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``, computed stably (nn.functional's spelling)."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return _log_softmax(input if dtype is None else input.to(dtype), dim)
