@@ -25,9 +25,7 @@ PACKAGE = pathlib.Path(tinytorch.__file__).parent
 OPTIMIZERS_NOT_YET = {"SparseAdam", "Adafactor", "Muon"}
 
 # history-named files other branches are moving away (delete a line once its branch is merged)
-HISTORY_NAMES_BEING_MOVED = {
-    "nn/_activation_ops2.py",  # moves to tinytorch/ops/ (the ops helper's branch)
-}
+HISTORY_NAMES_BEING_MOVED: set = set()
 
 
 def _classes(module):
