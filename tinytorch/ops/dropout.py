@@ -13,6 +13,7 @@ from ..tensor import Tensor, _make
 from ._batching import unsupported
 from ._registry import op
 from .activation import functional_spelling
+from .reduce import softmax
 
 
 def _check_p(p: float) -> None:
@@ -147,7 +148,6 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
                    dim: int = -1) -> Tensor:
     """Samples from the Gumbel-softmax distribution; ``hard`` gives one-hot samples whose gradient
     is the soft sample's (straight-through)."""
-    from .reduce import softmax
 
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
