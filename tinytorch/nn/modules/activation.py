@@ -170,3 +170,4 @@ class Softmin(_SoftmaxBase):
 
     def forward(self, input):
         return softmax(-input, self._dim_for(input))
+from ._multihead_attention import MultiheadAttention  # noqa: E402,F401  (PyTorch's home for it)
