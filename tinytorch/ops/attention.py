@@ -27,8 +27,14 @@ from ._util import sum_to
 _MASKED = -np.inf
 
 
+# the C++ names PyTorch's error messages print for a dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def _dtype_name(a: np.ndarray) -> str:
-    return str(FROM_NP[a.dtype]).replace("tinytorch.", "")
+    name = str(FROM_NP[a.dtype]).replace("tinytorch.", "")
+    return _CPP_NAMES.get(name, name)
 
 
 def _mT(a):
