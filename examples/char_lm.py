@@ -47,10 +47,10 @@ class Names:
             ix = [self.stoi[c] for c in w][:block_size - 1]
             x = [0] + ix
             y = ix + [0]
-            xs.append(x + [0] * (block_size - len(x)))
-            ys.append(y + [-1] * (block_size - len(y)))
-        self.x = torch.tensor(xs, dtype=torch.long)
-        self.y = torch.tensor(ys, dtype=torch.long)
+            xs += x + [0] * (block_size - len(x))
+            ys += y + [-1] * (block_size - len(y))
+        self.x = torch.tensor(xs, dtype=torch.long).view(-1, block_size)
+        self.y = torch.tensor(ys, dtype=torch.long).view(-1, block_size)
 
     def __len__(self):
         return self.x.shape[0]
