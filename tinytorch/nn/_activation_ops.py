@@ -84,6 +84,10 @@ class GeluBackward0(Node):
             inner, d_inner = _gelu_tanh_parts(x)
             th = inner.tanh()
             return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
+        if not _State.enabled:  # no graph of the gradient: numpy, reusing the forward's Phi(x)
+            xd = x._data
+            pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
+            return (_make((g._data * (self.cdf + xd * pdf)).astype(xd.dtype, copy=False)),)
         cdf = (erf(x / _SQRT_2) + 1) * 0.5
         pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
         return (g * (cdf + x * pdf),)
@@ -101,7 +105,10 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         inner, _ = _gelu_tanh_parts(x)
         out = 0.5 * x * (1 + np.tanh(inner))
     else:
-        out = 0.5 * x * (1 + _erf_elementwise(x / _SQRT_2).astype(x.dtype))
+        cdf = (0.5 * (1 + _erf_elementwise(x / _SQRT_2))).astype(x.dtype)
+        out = x * cdf
+        return _record(input, as_array(out.astype(x.dtype, copy=False)), GeluBackward0, approximate=approximate,
+                       cdf=cdf)
     return _record(input, as_array(out.astype(x.dtype, copy=False)), GeluBackward0, approximate=approximate)
 
 
