@@ -41,10 +41,14 @@ def _mT(a):
     return a.swapaxes(-1, -2)
 
 
-def _safe_softmax(s: np.ndarray) -> np.ndarray:
+def _safe_softmax(s: np.ndarray, masked: bool) -> np.ndarray:
     """softmax over the last dim, with rows that mask out every key giving zeros (PyTorch's
     ``_safe_softmax``) instead of NaN."""
     m = np.max(s, axis=-1, keepdims=True)
+    if not masked:  # no -inf anywhere: the plain softmax
+        e = np.exp(s - m, out=s)
+        e /= e.sum(axis=-1, keepdims=True)
+        return e
     m = np.where(np.isfinite(m), m, 0)
     e = np.exp(s - m)
     den = e.sum(axis=-1, keepdims=True)
@@ -86,15 +90,13 @@ class _AttentionBackward(Node):
             return self._graph_backward(g, q, k, v, mask, need)
         return self._array_backward(g._data, q._data, k._data, v._data, mask, need)
 
+    def _release_extra(self) -> None:
+        self.probs = self.keep = None
+
     def _array_backward(self, g, q, k, v, mask, need):
         rep, scale, keep = self.rep, self.scale, self.keep
         kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
-        s = np.matmul(q, _mT(kr)) * q.dtype.type(scale)
-        if mask is not None:
-            s = s + mask._data
-        if self.bias is not None:
-            s = s + self.bias
-        p = _safe_softmax(s)
+        p = self.probs  # the forward's attention weights (before dropout)
         pd = p if keep is None else p * keep
         dv = _fold_heads(np.matmul(_mT(pd), g), rep, v.shape) if need[2] else None
         dp = np.matmul(g, _mT(vr))
@@ -203,7 +205,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         s = s + float_mask._data
     if bias is not None:
         s = s + bias
-    p = _safe_softmax(s)
+    masked = float_mask is not None or bias is not None
+    dead = np.isneginf(s).all(axis=-1, keepdims=True) if masked else None
+    p = _safe_softmax(s, masked)
+    probs = p
     keep = None
     if dropout_p > 0:
         if dropout_p >= 1:
@@ -222,9 +227,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if float_mask is not None:
         edges += (float_mask._edge(),)
     node = cls(edges)
-    node.rep, node.scale, node.keep, node.bias = rep, scale, keep, bias
+    node.rep, node.scale, node.keep, node.bias, node.probs = rep, scale, keep, bias, probs
     node.dead = None
-    if np.isneginf(s).all(axis=-1, keepdims=True).any():
-        node.dead = np.broadcast_to(np.isneginf(s).all(axis=-1, keepdims=True), s.shape)
+    if dead is not None and dead.any():
+        node.dead = np.broadcast_to(dead, probs.shape)
     node.save_for_backward(query, key, value, float_mask)
     return _make(out, node)
