@@ -153,6 +153,8 @@ def test_sdpa_errors(torch):
                                                                    lib.tensor(q)),
         lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.tensor(q), lib.tensor(q), lib.tensor(q),
                                                                    attn_mask=lib.ones(3, 3, dtype=lib.int64)),
+        lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.zeros(1, 4, 3, 4), lib.zeros(1, 3, 3, 4),
+                                                                   lib.zeros(1, 3, 3, 4)),
     ]
     for case in cases:
         with pytest.raises(RuntimeError) as theirs:

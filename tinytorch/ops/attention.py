@@ -22,7 +22,7 @@ from ..autograd.node import Node
 from ..random import _engine
 from ..tensor import Tensor, _make
 from ._registry import op
-from ._util import sum_to
+from ._util import broadcast_shapes, sum_to
 
 _MASKED = -np.inf
 
@@ -200,6 +200,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if allowed is not None:
         bias = np.where(allowed, q.dtype.type(0), q.dtype.type(_MASKED))
     kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
+    broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
     s = np.matmul(q, _mT(kr)) * q.dtype.type(scale)
     if float_mask is not None:
         s = s + float_mask._data
