@@ -233,3 +233,23 @@ def test_module_homes():
     assert tt.nn.TransformerEncoderLayer.__module__ == "tinytorch.nn.modules.transformer"
     from tinytorch.nn.modules import normalization
     assert normalization.RMSNorm is tt.nn.RMSNorm
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(activation="gelu_str", norm_first=True), dict(bias=False)])
+def test_encoder_layer_eval_rows_that_see_nothing(torch, kw):
+    """Eval without gradients: PyTorch's fused encoder layer gives NaN at a query that every mask hides
+    (a fully padded sequence, a fully masked row), its composite path (bias=False here) gives numbers."""
+    x = rand((3, 5, D), 1, np.float32)
+    pad = np.zeros((3, 5), dtype=bool)
+    pad[1, -2:] = True
+    pad[2] = True
+    rows = np.zeros((5, 5), dtype=bool)
+    rows[3] = True
+    outs = []
+    for lib in (tt, torch):
+        layer = _build(lib, "encoder_layer", batch_first=True, **kw).eval()
+        with lib.no_grad():
+            outs.append(_np(layer(lib.tensor(x), src_mask=lib.tensor(rows), src_key_padding_mask=lib.tensor(pad))))
+    assert np.array_equal(np.isnan(outs[0]), np.isnan(outs[1]))
+    assert np.isnan(outs[1]).any() == (kw.get("bias", True))
+    np.testing.assert_allclose(np.nan_to_num(outs[0]), np.nan_to_num(outs[1]), **TOL[np.float32])

@@ -94,3 +94,31 @@ def packs_nested(encoder, src, mask, src_key_padding_mask) -> bool:
               first.linear2.weight, first.linear2.bias):
         params.append(t)
     return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in [src] + params))
+
+
+def fast_path_dead_rows(layer, src, src_mask, src_key_padding_mask):
+    """Where PyTorch's fused eval-mode encoder layer (``_transformer_encoder_layer_fwd``) gives NaN: the
+    query positions whose merged mask hides every key. None when that path would not run, or no row is dead.
+
+    Its conditions are PyTorch's: eval, batched, batch_first, packed projections with biases, ReLU/GELU,
+    equal norm eps, an even head count, no hooks, and no gradient wanted."""
+    attn = layer.self_attn
+    if (layer.training or src.dim() != 3 or not attn.batch_first or attn.in_proj_bias is None
+            or not attn._qkv_same_embed_dim or not layer.activation_relu_or_gelu or layer.norm1.eps != layer.norm2.eps
+            or attn.num_heads % 2 == 1 or (src_mask is None and src_key_padding_mask is None)):
+        return None
+    if any(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in layer.modules()):
+        return None
+    params = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias, layer.norm1.weight,
+              layer.norm1.bias, layer.norm2.weight, layer.norm2.bias, layer.linear1.weight, layer.linear1.bias,
+              layer.linear2.weight, layer.linear2.bias)
+    if is_grad_enabled() and any(t is not None and t.requires_grad for t in params):
+        return None
+    n, length = src.shape[0], src.shape[1]
+    merged = np.zeros((n, length, length))
+    if src_mask is not None:
+        merged = merged + np.broadcast_to(src_mask._data, (n,) + tuple(src_mask.shape[-2:]))
+    if src_key_padding_mask is not None:
+        merged = merged + src_key_padding_mask._data[:, None, :]
+    dead = np.isneginf(merged).all(axis=-1)
+    return dead if dead.any() else None

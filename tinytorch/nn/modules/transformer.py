@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import warnings
 
+from ...factory import tensor
 from ...ops.multihead_attention import canonical_mask
 from .. import functional as F
 from .. import init
 from ._multihead_attention import MultiheadAttention
-from ._transformer_helpers import (detect_is_causal_mask, generate_square_subsequent_mask, get_activation_fn,
-                                   get_clones, get_seq_len, packs_nested, why_no_nested_tensor)
+from ._transformer_helpers import (detect_is_causal_mask, fast_path_dead_rows, generate_square_subsequent_mask,
+                                   get_activation_fn, get_clones, get_seq_len, packs_nested, why_no_nested_tensor)
 from .activation import GELU, ReLU
 from .dropout import Dropout
 from .linear import Linear
@@ -190,6 +191,9 @@ class TransformerEncoderLayer(Module):
         else:
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
             x = self.norm2(x + self._ff_block(x))
+        dead = fast_path_dead_rows(self, src, src_mask, src_key_padding_mask)
+        if dead is not None:  # PyTorch's fused eval path: NaN where a query sees no key
+            x = x.masked_fill(tensor(dead).unsqueeze(-1), float("nan"))
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
