@@ -819,6 +819,20 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:96:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:97:fwd': 'values differ: Tensor-likes are not equal!',
                               'int64:98:fwd': 'values differ: Tensor-likes are not equal!'},
+ 'log_softmax.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.',
+                            'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                             'torch.float64 != torch.float32.'},
  'logcumsumexp': {'float32:0:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:1:bwd': 'gradients differ: Tensor-likes are not close!'},
  'long': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
@@ -866,6 +880,54 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:4:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:5:fwd': 'values differ: Tensor-likes are not equal!',
                  'float64:6:fwd': 'values differ: Tensor-likes are not equal!'},
+ 'nn.functional.avg_pool1d': {'int64:0:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:1:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:2:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:3:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:4:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:5:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:6:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:7:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:8:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'"},
+ 'nn.functional.avg_pool2d': {'int64:0:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:1:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:2:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:3:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:4:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:5:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'",
+                              'int64:6:fwd': "raises UFuncTypeError: Cannot cast ufunc 'divide' output from "
+                                             "dtype('float64') to dtype('int64') with casting rule 'same_kind'"},
+ 'nn.functional.batch_norm': {'float32:3:fwd': 'raises ValueError: Expected more than 1 value per channel when '
+                                               'training, got input size tinytorch.Size([0])',
+                              'float32:4:fwd': "values differ: The values for attribute 'shape' do not match: "
+                                               'torch.Size([1, 0]) != torch.Size([0]).',
+                              'float64:3:fwd': 'raises ValueError: Expected more than 1 value per channel when '
+                                               'training, got input size tinytorch.Size([0])',
+                              'float64:4:fwd': "values differ: The values for attribute 'shape' do not match: "
+                                               'torch.Size([1, 0]) != torch.Size([0]).'},
+ 'nn.functional.conv_transpose2d': {'float32:2:bwd': "gradients differ: The values for attribute 'shape' do not "
+                                                     'match: torch.Size([2, 2, 4, 5]) != torch.Size([2, 2, 4, 4]).',
+                                    'float32:3:bwd': "backward raises RuntimeError: shape '[2, 4, 4]' is invalid for "
+                                                     'input of size 40',
+                                    'float64:2:bwd': "gradients differ: The values for attribute 'shape' do not "
+                                                     'match: torch.Size([2, 2, 4, 5]) != torch.Size([2, 2, 4, 4]).',
+                                    'float64:3:bwd': "backward raises RuntimeError: shape '[2, 4, 4]' is invalid for "
+                                                     'input of size 40'},
  'nn.functional.dropout': {'float32:2:fwd': 'values differ: Tensor-likes are not close!',
                            'float32:8:fwd': 'values differ: Tensor-likes are not close!',
                            'float64:2:fwd': 'values differ: Tensor-likes are not close!',
@@ -882,12 +944,440 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                              'float64:12:fwd': 'values differ: Tensor-likes are not close!',
                              'float64:2:fwd': 'values differ: Tensor-likes are not close!',
                              'float64:8:fwd': 'values differ: Tensor-likes are not close!'},
- 'nn.functional.normalize': {'float32:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0',
+ 'nn.functional.interpolate.area': {'float32:0:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:10:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:11:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:12:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:13:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:14:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:15:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:16:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:17:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:18:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:19:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:1:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:20:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:21:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float32:2:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:3:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:4:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:5:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:6:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:7:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:8:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float32:9:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:0:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:10:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:11:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:12:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:13:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:14:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:15:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:16:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:17:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:18:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:19:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:1:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:20:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:21:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                      "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                      'bilinear and trilinear)',
+                                    'float64:2:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:3:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:4:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:5:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:6:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:7:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:8:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)',
+                                    'float64:9:fwd': "raises NotImplementedError: tinytorch's interpolate does not "
+                                                     "implement mode 'area' (it has nearest, nearest-exact, linear, "
+                                                     'bilinear and trilinear)'},
+ 'nn.functional.interpolate.bicubic': {'float32:0:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:10:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:11:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:12:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:13:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:14:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:15:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:16:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:17:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:18:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:19:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:1:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:20:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:21:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:22:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:23:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:2:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:3:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:4:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:5:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:6:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:7:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:8:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float32:9:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:0:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:10:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:11:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:12:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:13:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:14:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:15:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:16:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:17:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:18:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:19:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:1:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:20:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:21:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:22:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:23:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                         "not implement mode 'bicubic' (it has nearest, "
+                                                         'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:2:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:3:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:4:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:5:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:6:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:7:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:8:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear',
+                                       'float64:9:fwd': "raises NotImplementedError: tinytorch's interpolate does "
+                                                        "not implement mode 'bicubic' (it has nearest, "
+                                                        'nearest-exact, linear, bilinear and trilinear'},
+ 'nn.functional.multi_head_attention_forward': {'float32:0:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float64:0:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)'},
+ 'nn.functional.normalize': {'float32:4:fwd': 'raises ZeroDivisionError: float division by zero',
+                             'float32:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0',
+                             'float64:4:fwd': 'raises ZeroDivisionError: float division by zero',
                              'float64:5:fwd': 'raises AxisError: axis 0 is out of bounds for array of dimension 0'},
+ 'nn.functional.prelu': {'float32:7:fwd': "values differ: The values for attribute 'shape' do not match: "
+                                          'torch.Size([1]) != torch.Size([]).',
+                         'float64:7:fwd': "values differ: The values for attribute 'shape' do not match: "
+                                          'torch.Size([1]) != torch.Size([]).'},
  'nn.functional.rrelu': {'float32:0:fwd': 'values differ: Tensor-likes are not close!',
                          'float32:2:fwd': 'values differ: Scalars are not close!',
                          'float64:0:fwd': 'values differ: Tensor-likes are not close!',
                          'float64:2:fwd': 'values differ: Scalars are not close!'},
+ 'nn.functional.scaled_dot_product_attention': {'float32:10:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:11:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:12:bwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                  "one-hot weights whose gradients PyTorch's flash "
+                                                                  'kernel gets to ~3e-5 (a float64 computation '
+                                                                  'differs from it as much)',
+                                                'float32:13:fwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                  "one-hot weights whose gradients PyTorch's flash "
+                                                                  'kernel gets to ~3e-5 (a float64 computation '
+                                                                  'differs from it as much)',
+                                                'float32:14:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:15:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:18:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:19:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:20:fwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                  "one-hot weights whose gradients PyTorch's flash "
+                                                                  'kernel gets to ~3e-5 (a float64 computation '
+                                                                  'differs from it as much)',
+                                                'float32:21:bwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                  "one-hot weights whose gradients PyTorch's flash "
+                                                                  'kernel gets to ~3e-5 (a float64 computation '
+                                                                  'differs from it as much)',
+                                                'float32:22:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:23:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float32:24:bwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                  "one-hot weights whose gradients PyTorch's flash "
+                                                                  'kernel gets to ~3e-5 (a float64 computation '
+                                                                  'differs from it as much)',
+                                                'float32:2:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float32:3:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float32:6:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float32:7:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float32:8:bwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                 "one-hot weights whose gradients PyTorch's flash "
+                                                                 'kernel gets to ~3e-5 (a float64 computation '
+                                                                 'differs from it as much)',
+                                                'float32:9:bwd': 'float32 rounding: samples in [-9, 9] make near '
+                                                                 "one-hot weights whose gradients PyTorch's flash "
+                                                                 'kernel gets to ~3e-5 (a float64 computation '
+                                                                 'differs from it as much)',
+                                                'float64:10:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:11:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:14:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:15:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:18:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:19:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:22:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:23:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                  'generator only, so the dropout masks differ (the '
+                                                                  'same stream when both are seeded: '
+                                                                  'tests/test_nn_attention.py)',
+                                                'float64:2:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float64:3:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float64:6:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)',
+                                                'float64:7:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
+                                                                 'generator only, so the dropout masks differ (the '
+                                                                 'same stream when both are seeded: '
+                                                                 'tests/test_nn_attention.py)'},
+ 'nn.functional.softmin.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.',
+                                      'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not "
+                                                       'match: torch.float64 != torch.float32.'},
  'nn.functional.unfold': {'bool:0:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:100:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:101:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
@@ -1249,6 +1739,20 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                           "'memory_format'",
            'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
                           "'memory_format'"},
+ 'softmax.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.',
+                        'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
+                                         'torch.float64 != torch.float32.'},
  'sort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'},
  'special.polygamma.special_polygamma_n_0': {'float32:0:fwd': 'values differ: Tensor-likes are not close!'},
  'tensordot': {'float32:2:fwd': 'raises RuntimeError: contracted dimensions need to match, but first has size 1 in '

@@ -136,6 +136,8 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
         # the common flat list of Python floats: numpy rounds each double straight to the default dtype,
         # the same values as through float64, without the walk for typed leaves
         return np.array(data, dtype=np.float64 if exact else _dtype.get_default_dtype().np)
+    if type(data) is list and data and type(data[0]) is int and all(type(v) is int for v in data):
+        return np.array(data, dtype=np.int64)  # the flat list of Python ints (token ids): no walk either
     if isinstance(data, (list, tuple)):
         typed = _leaf_dtype(data)
         if typed is not None:

@@ -29,8 +29,12 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
         keep_scaled = np.zeros(x.shape, dtype=x.dtype)
     else:
         # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
-        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p).reshape(x.shape)
-        keep_scaled = keep.astype(x.dtype) / x.dtype.type(1 - p)
+        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p)
+        # drawn in memory order: PyTorch's mask is empty_like(input), which keeps a dense view's strides
+        order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
+        if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
+            keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
+        keep_scaled = keep.reshape(x.shape).astype(x.dtype) / x.dtype.type(1 - p)
     return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
 
 

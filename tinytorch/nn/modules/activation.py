@@ -381,3 +381,6 @@ class Threshold(Module):
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}{_inplace_str(self.inplace)}"
+
+
+from ._multihead_attention import MultiheadAttention  # noqa: E402,F401  (PyTorch's home for it)

@@ -49,3 +49,7 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that PyTorch's dynamic quantization leaves alone (``MultiheadAttention.out_proj``)."""

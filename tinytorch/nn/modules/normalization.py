@@ -78,3 +78,4 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+from ._rms_norm import RMSNorm  # noqa: E402,F401  (PyTorch's home for it)

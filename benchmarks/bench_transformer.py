@@ -1,0 +1,97 @@
+"""One GPT-style training step, tinytorch against PyTorch (one thread each), timed interleaved.
+
+    python benchmarks/bench_transformer.py [--rounds 7] [--steps 5]
+
+The model: token + position embeddings, 4 pre-norm causal TransformerEncoderLayers (d_model 64, 4 heads,
+GELU feed-forward of 256), a final LayerNorm and a linear head over 65 symbols; batch 16 x 32 tokens,
+cross-entropy, AdamW. Both libraries build it from the same seed (the same parameters bit for bit) and
+train on the same batches; rounds alternate between them so that a busy machine slows both alike.
+Printed: median milliseconds per step of each, their ratio, and the first losses of both."""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tinytorch  # noqa: E402
+
+B, T, C, LAYERS, HEADS, VOCAB = 16, 32, 64, 4, 4, 65
+
+
+def build(lib):
+    nn = lib.nn
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(VOCAB, C)
+            self.pos = nn.Embedding(T, C)
+            layer = nn.TransformerEncoderLayer(C, HEADS, 4 * C, dropout=0.0, activation="gelu", batch_first=True,
+                                               norm_first=True)
+            self.blocks = nn.TransformerEncoder(layer, LAYERS, norm=nn.LayerNorm(C), enable_nested_tensor=False)
+            self.head = nn.Linear(C, VOCAB)
+            self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(T))
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
+            return self.head(self.blocks(x, mask=self.mask, is_causal=True))
+
+    lib.manual_seed(0)
+    model = GPT()
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    return model, opt
+
+
+def make_step(lib, model, opt, batches):
+    F = lib.nn.functional
+    data = [(lib.tensor(x), lib.tensor(y)) for x, y in batches]
+    state = {"i": 0}
+
+    def step():
+        x, y = data[state["i"] % len(data)]
+        state["i"] += 1
+        logits = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, VOCAB), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--steps", type=int, default=5, help="steps per library per round")
+    args = p.parse_args()
+    import torch
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    batches = [(rng.integers(0, VOCAB, (B, T)), rng.integers(0, VOCAB, (B, T))) for _ in range(8)]
+    libs = {"tinytorch": tinytorch, "torch": torch}
+    steps = {name: make_step(lib, *build(lib), batches) for name, lib in libs.items()}
+    first = {name: [fn() for _ in range(3)] for name, fn in steps.items()}  # warm-up, and the first losses
+    times = {name: [] for name in libs}
+    for _ in range(args.rounds):
+        for name, fn in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(args.steps):
+                fn()
+            times[name].append((time.perf_counter() - t0) / args.steps * 1e3)
+    ms = {name: statistics.median(v) for name, v in times.items()}
+    print(f"GPT step B{B} T{T} C{C}, {LAYERS} layers, {HEADS} heads, GELU FFN, AdamW (1 thread)")
+    for name in libs:
+        print(f"  {name:9s} {ms[name]:8.2f} ms/step   first losses {', '.join(f'{v:.4f}' for v in first[name])}")
+    print(f"  ratio tinytorch/torch: {ms['tinytorch'] / ms['torch']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
