@@ -1,4 +1,7 @@
-"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``."""
+"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``.
+
+Both are declared as the operators ``Tensor.__getitem__`` / ``Tensor.__setitem__`` alone (PyTorch has
+no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +9,9 @@ import numpy as np
 from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
+from . import _shape_batching as rules
 from . import views
+from ._registry import op
 from ._util import as_array, sum_to, unpack
 
 
@@ -129,6 +134,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
             dim += 1
 
 
+@op(variants="", dunders=("__getitem__",), batch=rules.getitem)
 def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
     x = input._data
@@ -282,6 +288,7 @@ def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
     return writeable(dst, allow_overlap=True)
 
 
+@op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
     value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""

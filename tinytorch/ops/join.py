@@ -7,6 +7,8 @@ from .. import _dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
+from . import _shape_batching as rules
+from ._registry import op
 from ._util import as_array
 
 
@@ -45,6 +47,7 @@ def _as_tensors(tensors, fn: str):
     return tensors
 
 
+@op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (dtypes promoted)."""
     tensors = _as_tensors(tensors, "cat")
@@ -73,9 +76,6 @@ def cat(tensors, dim: int = 0) -> Tensor:
     return _make(out)
 
 
-concat = concatenate = cat
-
-
 class StackBackward0(Node):
     def backward(self, g):
         return tuple(g.select(self.dim, i) for i in range(self.n))
@@ -85,6 +85,7 @@ class StackBackward0(Node):
         return stack([ref * 0 if t is None else t for t in ts], self.dim)
 
 
+@op(variants="function out", batch=rules.join)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim."""
     tensors = _as_tensors(tensors, "stack")
@@ -155,6 +156,7 @@ def _multi_output(input: Tensor, arrays, node_cls, dim):
     return tuple(outs)
 
 
+@op(variants="function method", batch=rules.split)
 def split(input: Tensor, split_size_or_sections, dim: int = 0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     x = input._data
@@ -176,6 +178,7 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0):
     return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
 
 
+@op(variants="function method", batch=rules.chunk)
 def chunk(input: Tensor, chunks: int, dim: int = 0):
     """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
     if chunks <= 0:
@@ -185,6 +188,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     return split(input, size, dim)
 
 
+@op(variants="function method", batch=rules.unbind)
 def unbind(input: Tensor, dim: int = 0):
     """All slices along ``dim``, each without that dim."""
     x = input._data
@@ -194,12 +198,14 @@ def unbind(input: Tensor, dim: int = 0):
     return _multi_output(input, arrays, UnbindBackward0, d)
 
 
+@op(variants="function method", batch=rules.select)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     return input[(slice(None),) * d + (index,)]
 
 
+@op(variants="function method", batch=rules.narrow)
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
     from .index import getitem
@@ -238,6 +244,7 @@ def _full_index(idx: np.ndarray, dim: int) -> tuple:
     return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
 
 
+@op(variants="function method out", batch=rules.gather)
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """out[i][j] = input[i][index[i][j]] along ``dim``."""
     x = input._data
@@ -287,6 +294,7 @@ class ScatterBackward1(ScatterBackward0):
         return super().backward(g)[:1]
 
 
+@op(variants="function method inplace out", batch=rules.scatter)
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
     if src is not None and not isinstance(src, Tensor):

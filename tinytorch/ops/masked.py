@@ -1,6 +1,7 @@
 """Masked and indexed reads and writes: masked_fill, masked_select, masked_scatter, index_select,
 index_add, index_copy, index_fill, take, take_along_dim. Each op's backward is another op of this
-family (masked_select <-> masked_scatter, index_select <-> index_add), so every order differentiates."""
+family (masked_select <-> masked_scatter, index_select <-> index_add), so every order differentiates.
+Under vmap they run once per sample (no batching rules of their own yet)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,7 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
 from ._record import legacy_name, record
+from ._registry import op
 from ._util import broadcast_shapes, sum_to
 
 
@@ -39,6 +41,7 @@ class MaskedFillBackward1(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gv
 
 
+@op(variants="function method inplace")
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
     m = _mask_array(mask, "masked_fill_")
@@ -64,7 +67,8 @@ class MaskedSelectBackward0(Node):
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
 
-def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out")
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast with ``input``) is True, as a 1-d tensor."""
     m = _mask_array(mask, "masked_select")
     x = input._data
@@ -88,6 +92,7 @@ class MaskedScatterBackward0(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gs
 
 
+@op(variants="function method inplace")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` whose masked places take ``source``'s elements in order."""
     m = _mask_array(mask, "masked_scatter_")
@@ -130,7 +135,8 @@ class IndexSelectBackward0(Node):
         return (z.index_add(self.dim, idx, g),)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out")
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices at ``index`` along ``dim``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -167,6 +173,7 @@ def _source_slices(src: np.ndarray, x: np.ndarray, d: int, n: int) -> np.ndarray
     return np.moveaxis(src.reshape(tuple(n if k == d else s for k, s in enumerate(x.shape))), d, 0)
 
 
+@op(variants="function method inplace out")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of ``input`` with ``alpha * source``'s slices added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data
@@ -192,6 +199,7 @@ class IndexCopyBackward0(Node):
         return g.index_fill(self.dim, idx, 0), None, gs
 
 
+@op(variants="function method inplace out")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with ``source``'s slices written at ``index`` along ``dim``."""
     x = input._data
@@ -222,6 +230,7 @@ class IndexFillBackward1(Node):
         return g.index_fill(self.dim, idx, 0), None, gv
 
 
+@op(variants="function method inplace")
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
     x = input._data
@@ -248,6 +257,7 @@ class TakeBackward0(Node):
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 
 
+@op(variants="function method out")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-d at ``index`` (the result has ``index``'s shape)."""
     x = input._data
@@ -262,7 +272,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return record(x.reshape(-1)[i], TakeBackward0, (input,), (_make(i),), numel=n, in_shape=x.shape)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
+@op(variants="function method out")
+def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """``gather`` with the two tensors broadcast against each other outside ``dim`` (flattened when None)."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
