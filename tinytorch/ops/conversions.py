@@ -146,31 +146,52 @@ def _to_rule(op, input, *args, **kwargs):
     return first_only(op, input, *args, **kwargs)
 
 
-@op(variants="method", batch=_to_rule)
-def to(input: Tensor, *args, **kwargs) -> Tensor:
-    """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
+def _to_args(args: tuple, kwargs: dict):
+    """(device, dtype, copy, memory_format) from PyTorch's three signatures of ``to``:
+    (dtype, non_blocking, copy), (device, dtype, non_blocking, copy) and (other, non_blocking, copy)."""
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     fmt = kwargs.pop("memory_format", None)
-    device_arg = kwargs.pop("device", None)
+    device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, np.dtype):
-            dtype = _dtype.FROM_NP[a]  # backward formulas cast gradients back with the input's numpy dtype
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a is not None:
-            device_arg = a
-    if device_arg is not None:
+    rest = list(args)
+    if rest and isinstance(rest[0], _dtype.dtype):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], np.dtype):
+        dtype = _dtype.FROM_NP[rest.pop(0)]  # backward formulas cast gradients back with numpy dtypes
+    elif rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], (_dtype.dtype, np.dtype))):
+            d = rest.pop(0)
+            dtype = _dtype.FROM_NP[d] if isinstance(d, np.dtype) else d if d is not None else dtype
+    if len(rest) > 2 or not all(isinstance(b, bool) for b in rest):
+        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(args)}")
+    if len(rest) == 2:
+        copy = rest[1]
+    return device, dtype, copy, fmt
+
+
+@op(variants="method", batch=_to_rule)
+def to(input: Tensor, *args, **kwargs) -> Tensor:
+    """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
+    device, dtype, copy, fmt = _to_args(args, kwargs)
+    if device is not None:
         from .._size import _require_cpu
-        _require_cpu(device_arg)
-    if dtype is None:
-        return clone(input, memory_format=fmt) if copy else input
-    return to_dtype(input, dtype, copy=copy)
+        _require_cpu(device)
+    if dtype is not None and (_dtype.to_np(dtype) != input._data.dtype or copy):
+        out = to_dtype(input, dtype, copy=copy)
+        if fmt is not None and fmt is not preserve_format and out is not input:
+            out._data = _copy_as(out._data, fmt)  # a fresh result: lay it out as asked
+        return out
+    if copy:
+        return clone(input, memory_format=fmt)
+    if fmt is not None and fmt is not preserve_format:
+        return contiguous(input, memory_format=fmt)
+    return input
 
 
 def _cast(name: str, dt):

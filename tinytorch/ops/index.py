@@ -25,6 +25,13 @@ def _convert_key(key):
         if isinstance(k, Tensor):
             k = k._data
             advanced = True
+            if k.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype == np.uint8:  # a byte tensor is a mask, as PyTorch still reads it
+                import warnings
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                k = k.astype(np.bool_)
         elif isinstance(k, (list, np.ndarray, range)):
             # a range, and a list that may hold tensors or ints, index like an int tensor (as PyTorch)
             k = np.asarray(k) if not isinstance(k, list) else np.asarray([_item_index(v) for v in k])
@@ -298,6 +305,9 @@ def setitem(input: Tensor, key, value) -> None:
         raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
     check_inference_inplace(input)
     tv, vd = unpack(value)
+    if np.ndim(vd) == 0 and any(isinstance(k, Tensor) and k._data.dtype == np.uint8
+                                for k in (key if isinstance(key, tuple) else (key,))):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     key, advanced = _convert_key(key)
     _check_bounds(input._data, key)
     basic, adv = _split_key(key, input._data.shape)

@@ -18,6 +18,9 @@ class CatBackward0(Node):
         out = []
         start = 0
         for size, dt in self.pieces:
+            if size is None:  # a legacy empty (0,) input, left out of the result
+                out.append(_make(np.zeros(0, dtype=dt)))
+                continue
             sl = (slice(None),) * self.dim + (slice(start, start + size),)
             out.append(g[sl].to(dt) if dt != g._data.dtype else g[sl])
             start += size
@@ -29,6 +32,8 @@ class CatBackward0(Node):
         ref = next(t for t in ts if t is not None)
         shape, parts = list(_out_shape(self)), []
         for (size, _), t in zip(self.pieces, ts):
+            if size is None:
+                continue
             if t is None:
                 shape[self.dim] = size
                 t = zeros(tuple(shape), dtype=ref.dtype)
@@ -47,19 +52,24 @@ def _as_tensors(tensors, fn: str):
     return tensors
 
 
+def _legacy_empty(a: np.ndarray) -> bool:
+    return a.ndim == 1 and a.shape[0] == 0
+
+
 @op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (dtypes promoted)."""
     tensors = _as_tensors(tensors, "cat")
-    ref = next((t for t in tensors if t._data.ndim > 0), tensors[0])
+    # PyTorch skips legacy empty 1-d tensors of shape (0,): the others say the dims
+    ref = next((t for t in tensors if t._data.ndim > 0 and not _legacy_empty(t._data)),
+               next((t for t in tensors if t._data.ndim > 0), tensors[0]))
     if ref._data.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, ref._data.ndim)
     dt = tensors[0]._data.dtype
     for t_ in tensors[1:]:
         dt = _dtype.PROMOTE[dt, t_._data.dtype]
-    # PyTorch skips legacy empty 1-d tensors of shape (0,)
-    arrays = [t_._data for t_ in tensors if not (t_._data.ndim == 1 and t_._data.shape[0] == 0)] or [ref._data]
+    arrays = [t_._data for t_ in tensors if not _legacy_empty(t_._data)] or [ref._data]
     for i, a in enumerate(arrays):
         if a.ndim != ref._data.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and {a.ndim}")
@@ -71,7 +81,8 @@ def cat(tensors, dim: int = 0) -> Tensor:
     if _State.enabled and any(t_._requires_grad for t_ in tensors):
         node = CatBackward0(tuple(t_._edge() for t_ in tensors))
         node.dim = d
-        node.pieces = [(t_._data.shape[d] if t_._data.ndim else 0, t_._data.dtype) for t_ in tensors]
+        node.pieces = [(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
+                        t_._data.dtype) for t_ in tensors]
         return _make(out, node)
     return _make(out)
 
@@ -244,18 +255,38 @@ def _full_index(idx: np.ndarray, dim: int) -> tuple:
     return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
 
 
+def _at_least_1d(a: np.ndarray) -> np.ndarray:
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _index_array(index: Tensor, fn: str) -> np.ndarray:
+    """gather's and scatter's index: int64 or int32 (an empty one of any dtype), 0-d read as 1-d."""
+    idx = index._data
+    if idx.dtype != np.int64 and idx.dtype != np.int32 and idx.size:
+        raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index")
+    return _at_least_1d(idx)
+
+
+def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
+    if idx.size:
+        bad = (idx < 0) | (idx >= x.shape[d])
+        if bad.any():
+            raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {d} with size {x.shape[d]}")
+
+
 @op(variants="function method out", batch=rules.gather)
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """out[i][j] = input[i][index[i][j]] along ``dim``."""
-    x = input._data
+    """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
+    x = _at_least_1d(input._data)
     d = _wrap_dim(dim, x.ndim)
-    idx = index._data
-    if idx.dtype != np.int64 and idx.dtype != np.int32:
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    out = as_array(x[_full_index(idx, d)])
+    idx = _index_array(index, "gather")
+    if idx.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    _check_index(idx, x, d)
+    out = as_array(x[_full_index(idx, d)]).reshape(index._data.shape)
     if _State.enabled and input._requires_grad:
         node = GatherBackward0((input._edge(), (None, 0)))
-        node.dim, node.in_shape = d, x.shape
+        node.dim, node.in_shape = d, input._data.shape
         node.save_for_backward(index)
         return _make(out, node)
     return _make(out)
@@ -264,7 +295,8 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
     out = np.zeros(shape, dtype=src._data.dtype)
-    np.add.at(out, _full_index(index._data, dim), src._data)
+    idx = _at_least_1d(index._data)
+    np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
     if _State.enabled and src._requires_grad:
         node = ScatterAddBackward0((src._edge(),))
         node.dim = dim
@@ -279,10 +311,12 @@ class ScatterBackward0(Node):
     def backward(self, g):
         (idx,) = self.saved_tensors
         keep = np.ones(g._data.shape, dtype=g._data.dtype)
-        keep[_full_index(idx._data, self.dim)] = 0
+        _at_least_1d(keep)[_full_index(idx._data, self.dim)] = 0
         g_src = None
         if self.need_src:
             g_src = gather(g, self.dim, idx)
+            if g_src._data.ndim > len(self.src_shape):  # a 0-d src was read as 1-d
+                g_src = g_src.reshape(self.src_shape)
             if g_src._data.shape != self.src_shape:  # src may be larger than index: the rest gets 0
                 from .index import index_zeros_put
                 g_src = index_zeros_put(self.src_shape, tuple(slice(0, s) for s in idx._data.shape), g_src, False)
@@ -294,30 +328,58 @@ class ScatterBackward1(ScatterBackward0):
         return super().backward(g)[:1]
 
 
+class NotImplementedBackward(Node):
+    """PyTorch's node for a result it cannot differentiate (``scatter(reduce=)``): backward raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self.op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"  # PyTorch's repr
+_REDUCE = {"add": np.add, "multiply": np.multiply}
+
+
 @op(variants="function method inplace out", batch=rules.scatter)
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
-    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
+    ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
     if (src is None) == (value is None):
         raise TypeError("scatter() expected exactly one of 'src' or 'value'")
     x = input._data
-    d = _wrap_dim(dim, x.ndim)
-    idx = index._data
-    if idx.dtype != np.int64:
-        raise RuntimeError("scatter(): Expected dtype int64 for index")
-    if idx.ndim == 0:
-        idx = idx.reshape((1,) * max(x.ndim, 1))
-    if idx.ndim != x.ndim:
+    x1 = _at_least_1d(x)
+    d = _wrap_dim(dim, x1.ndim)
+    idx = _index_array(index, "scatter")
+    if idx.ndim != x1.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    _check_index(idx, x1, d)
+    if src is not None and src._data.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     where = _full_index(idx, d)
     out = x.copy()
-    if src is None:
-        out[where] = value
+    vals = value if src is None else _at_least_1d(src._data)[tuple(slice(0, s) for s in idx.shape)]
+    if reduce is None:
+        _at_least_1d(out)[where] = vals
     else:
-        out[where] = src._data[tuple(slice(0, s) for s in idx.shape)]
+        if reduce not in _REDUCE:
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if src is not None:
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                          "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+        ufunc = np.logical_or if reduce == "add" and x.dtype == np.bool_ else _REDUCE[reduce]
+        ufunc.at(_at_least_1d(out), where, np.broadcast_to(np.asarray(vals, dtype=x.dtype), idx.shape))
     need_src = src is not None and src._requires_grad
     if _State.enabled and (input._requires_grad or need_src):
+        if reduce is not None:
+            node = NotImplementedBackward((input._edge(),) + ((src._edge(),) if src is not None else ()))
+            node.op = "aten::scatter"
+            return _make(out, node)
         if src is None:
             node = ScatterBackward1((input._edge(),))
         else:

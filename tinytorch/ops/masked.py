@@ -204,6 +204,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """A copy of ``input`` with ``source``'s slices written at ``index`` along ``dim``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {legacy_name(index._data.dtype)}")
     i = _index_vector(index, "index_copy")
     src = source._data
     _index_write_checks(x, d, i, src, "index_copy")
@@ -226,7 +228,8 @@ class IndexFillBackward0(Node):
 class IndexFillBackward1(Node):
     def backward(self, g):
         (idx,) = self.saved_tensors
-        gv = g.index_select(self.dim, idx).sum() if self.need_value else None
+        # each filled slice counts once, however often the index repeats it
+        gv = g.index_select(self.dim, _make(np.unique(idx._data))).sum() if self.need_value else None
         return g.index_fill(self.dim, idx, 0), None, gv
 
 
@@ -235,6 +238,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     i = _index_vector(index, "index_fill")
     i = _check_range(i, x.shape[d] if x.ndim else 1, "index_fill")
     out = x.copy()
@@ -275,6 +280,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 @op(variants="function method out")
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """``gather`` with the two tensors broadcast against each other outside ``dim`` (flattened when None)."""
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{legacy_name(indices._data.dtype)}")
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     x, i = input._data, indices._data
