@@ -307,3 +307,18 @@ def test_forward_ad_clone_and_t():
             y = x.clone().t() * 3
             got.append(F.unpack_dual(y).tangent.tolist())
     assert got[0] == got[1]
+
+
+def test_scatter_add_and_split_with_sizes():
+    got = []
+    for L in LIBS:
+        x = L.ones(3, 4, requires_grad=True)
+        s = L.arange(8.0).reshape(2, 4).requires_grad_()
+        r = x.scatter_add(0, L.tensor([[0, 1, 2, 0], [0, 0, 0, 0]]), s)
+        (r * L.arange(12.0).reshape(3, 4)).sum().backward()
+        parts = L.split_with_sizes(x, [1, 2])
+        got.append((r.grad_fn.name(), len(r.grad_fn.next_functions), r.tolist(), x.grad.tolist(), s.grad.tolist(),
+                    [tuple(p.shape) for p in parts], parts[0].grad_fn.name(),
+                    L.tensor(1.0).scatter_add(0, L.tensor(0), L.tensor(2.0)).item(),
+                    L.tensor([True, False]).scatter_add(0, L.tensor([1, 1]), L.tensor([True, False])).tolist()))
+    assert got[0] == got[1]

@@ -41,7 +41,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import linalg_ext, products, scan, sort
+    from .ops import linalg_ext, products, scan, sort, special  # noqa: F401  (declares the special functions)
     from .ops import vector_norm as norm
     from .ops._record import keepdims_alias
 

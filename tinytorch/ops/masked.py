@@ -277,6 +277,14 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return record(x.reshape(-1)[i], TakeBackward0, (input,), (_make(i),), numel=n, in_shape=x.shape)
 
 
+def _wrapped(indices: Tensor, size: int) -> Tensor:
+    """Negative indices counted from the end (take_along_dim takes them; gather does not)."""
+    i = indices._data
+    if i.size and i.min() < 0:
+        return _make(np.where(i < 0, i + size, i))
+    return indices
+
+
 @op(variants="function method out")
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """``gather`` with the two tensors broadcast against each other outside ``dim`` (flattened when None)."""
@@ -284,9 +292,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{legacy_name(indices._data.dtype)}")
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+        return input.reshape(-1).gather(0, _wrapped(indices, input._data.size).reshape(-1))
     x, i = input._data, indices._data
     d = _wrap_dim(dim, x.ndim)
+    indices = _wrapped(indices, x.shape[d])
     if i.ndim != x.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {x.ndim} dimensions for input, and {i.ndim} dimensions for "
