@@ -606,14 +606,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                              'torch.float64 != torch.float32.'},
  'logcumsumexp': {'float32:0:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:1:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'max.reduction_with_dim': {'float32:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed',
-                            'float64:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed'},
- 'min.reduction_with_dim': {'float32:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed',
-                            'float64:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed'},
  'mode': {'bool:6:fwd': 'values differ: Scalars are not equal!',
           'int64:6:fwd': 'values differ: Scalars are not equal!'},
  'multinomial': {'float32:1:fwd': 'values differ: Tensor-likes are not equal!',

@@ -82,7 +82,7 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
 
 
 @op(variants="method", batch=first_only)
-def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
+def contiguous(input: Tensor, *, memory_format=contiguous_format) -> Tensor:
     """Self when already laid out as ``memory_format``, else a copy that is."""
     x = input._data
     if memory_format is contiguous_format or memory_format is None:
