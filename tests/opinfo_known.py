@@ -96,58 +96,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                'float64:1:fwd': 'values differ: Scalars are not close!',
                'float64:2:bwd': '0 differentiable outputs, PyTorch 1',
                'float64:3:fwd': 'values differ: Tensor-likes are not close!'},
- 'bool': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'"},
- 'byte': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'"},
- 'cat': {'bool:5:fwd': 'raises IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
-         'float32:5:fwd': 'raises IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
-         'float64:5:fwd': 'raises IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
-         'int64:5:fwd': 'raises IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)'},
  'cdist': {'float32:105:bwd': "gradients differ: The values for attribute 'shape' do not match: torch.Size([0, 3, "
                               '5]) != torch.Size([3, 5]).',
            'float32:106:bwd': "gradients differ: The values for attribute 'shape' do not match: torch.Size([0, 4, "
@@ -533,140 +481,13 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                              '2]) != torch.Size([1, 1, 2]).',
            'float64:9:bwd': "gradients differ: The values for attribute 'shape' do not match: torch.Size([0, 3, 5]) "
                             '!= torch.Size([3, 5]).'},
- 'char': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'"},
  'digamma': {'float32:0:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'double': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-            'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-            'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-            'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                             "'memory_format'",
-            'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-            'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-            'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'"},
  'exponential': {'float32:0:fwd': 'values differ: Tensor-likes are not close!',
                  'float32:1:fwd': 'values differ: Tensor-likes are not close!',
                  'float32:2:fwd': 'values differ: Tensor-likes are not close!',
                  'float64:0:fwd': 'values differ: Tensor-likes are not close!',
                  'float64:1:fwd': 'values differ: Tensor-likes are not close!',
                  'float64:2:fwd': 'values differ: Tensor-likes are not close!'},
- 'flip': {'bool:0:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:1:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:2:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:3:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:4:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:5:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:6:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:7:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:8:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'bool:9:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:0:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:1:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:2:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:3:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:4:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:5:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:6:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:7:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:8:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float32:9:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:0:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:1:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:2:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:3:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:4:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:5:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:6:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:7:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:8:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'float64:9:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:0:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:1:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:2:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:3:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:4:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:5:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:6:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:7:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:8:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'",
-          'int64:9:fwd': "raises TypeError: flip() got an unexpected keyword argument 'dims'"},
- 'float': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-           'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-           'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'"},
- 'gather': {'bool:3:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'bool:4:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'bool:5:fwd': 'raises IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed',
-            'float32:3:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'float32:4:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'float32:5:fwd': 'raises IndexError: too many indices for array: array is 0-dimensional, but 1 were '
-                             'indexed',
-            'float64:3:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'float64:4:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'float64:5:fwd': 'raises IndexError: too many indices for array: array is 0-dimensional, but 1 were '
-                             'indexed',
-            'int64:3:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'int64:4:fwd': 'raises RuntimeError: gather(): Expected dtype int32/int64 for index',
-            'int64:5:fwd': 'raises IndexError: too many indices for array: array is 0-dimensional, but 1 were '
-                           'indexed'},
  'geometric': {'float32:0:fwd': 'values differ: Tensor-likes are not close!',
                'float32:1:fwd': 'values differ: Tensor-likes are not close!',
                'float32:2:fwd': 'values differ: Tensor-likes are not close!',
@@ -676,56 +497,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                'int64:0:fwd': 'values differ: Tensor-likes are not equal!',
                'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                'int64:2:fwd': 'values differ: Tensor-likes are not equal!'},
- 'half': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'"},
- 'index_fill': {'float32:5:bwd': 'gradients differ: Scalars are not close!',
-                'float64:5:bwd': 'gradients differ: Scalars are not close!'},
- 'int': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                       "'memory_format'",
-         'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                       "'memory_format'",
-         'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                       "'memory_format'",
-         'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-         'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-         'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-         'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'"},
  'kthvalue': {'int64:0:fwd': 'values differ: Tensor-likes are not equal!',
               'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
               'int64:2:fwd': 'values differ: Tensor-likes are not equal!',
@@ -835,38 +606,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                              'torch.float64 != torch.float32.'},
  'logcumsumexp': {'float32:0:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:1:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'long': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                        "'memory_format'",
-          'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                           "'memory_format'",
-          'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-          'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'"},
- 'max.reduction_with_dim': {'float32:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed',
-                            'float64:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed'},
- 'min.reduction_with_dim': {'float32:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed',
-                            'float64:2:bwd': 'backward raises IndexError: too many indices for array: array is '
-                                             '0-dimensional, but 1 were indexed'},
  'mode': {'bool:6:fwd': 'values differ: Scalars are not equal!',
           'int64:6:fwd': 'values differ: Scalars are not equal!'},
  'multinomial': {'float32:1:fwd': 'values differ: Tensor-likes are not equal!',
@@ -1677,68 +1416,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                 'float64:4:fwd': 'values differ: Tensor-likes are not close!',
                 'float64:5:fwd': 'values differ: Tensor-likes are not close!',
                 'float64:6:fwd': 'values differ: Tensor-likes are not close!'},
- 'scatter': {'bool:11:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:13:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:14:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                            'tensor',
-             'bool:15:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:16:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                            'tensor',
-             'bool:17:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:1:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:2:fwd': 'raises RuntimeError: scatter(): Expected dtype int64 for index',
-             'bool:3:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:5:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:7:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'bool:9:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'float32:1:fwd': 'raises RuntimeError: scatter(): Expected dtype int64 for index',
-             'float32:7:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                              'tensor',
-             'float32:8:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                              'tensor',
-             'float64:1:fwd': 'raises RuntimeError: scatter(): Expected dtype int64 for index',
-             'float64:7:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                              'tensor',
-             'float64:8:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                              'tensor',
-             'int64:11:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:13:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:14:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                             'tensor',
-             'int64:15:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:16:fwd': 'raises RuntimeError: Index tensor must have the same number of dimensions as self '
-                             'tensor',
-             'int64:17:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:1:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:2:fwd': 'raises RuntimeError: scatter(): Expected dtype int64 for index',
-             'int64:3:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:5:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:7:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'",
-             'int64:9:fwd': "raises TypeError: scatter() got an unexpected keyword argument 'reduce'"},
- 'short': {'bool:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'bool:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'bool:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                         "'memory_format'",
-           'float32:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float32:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float32:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'float64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                            "'memory_format'",
-           'int64:1:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-           'int64:3:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'",
-           'int64:4:fwd': 'raises TypeError: _bind.<locals>.<lambda>() got an unexpected keyword argument '
-                          "'memory_format'"},
  'softmax.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
                                          'torch.float64 != torch.float32.',
                         'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not match: "
@@ -1761,102 +1438,6 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                 'dim 0 and second has size 2 in dim 2',
                'int64:2:fwd': 'raises RuntimeError: contracted dimensions need to match, but first has size 1 in dim '
                               '0 and second has size 2 in dim 2'},
- 'to': {'bool:0:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:10:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:11:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:12:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:13:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:14:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:15:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:16:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:17:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:18:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:19:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:1:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:20:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:21:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:22:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:23:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:2:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:3:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:4:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:5:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:6:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:7:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:8:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'bool:9:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:0:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:10:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:11:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:12:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:13:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:14:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:15:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:16:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:17:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:18:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:19:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:1:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:20:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:21:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:22:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:23:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:2:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:3:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:4:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:5:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:6:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:7:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:8:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float32:9:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:0:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:10:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:11:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:12:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:13:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:14:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:15:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:16:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:17:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:18:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:19:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:1:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:20:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:21:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:22:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:23:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:2:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:3:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:4:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:5:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:6:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:7:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:8:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'float64:9:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:0:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:10:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:11:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:12:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:13:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:14:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:15:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:16:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:17:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:18:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:19:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:1:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:20:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:21:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:22:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:23:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:2:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:3:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:4:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:5:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:6:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:7:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:8:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)',
-        'int64:9:fwd': 'raises TypeError: device() received an invalid combination of arguments - got (bool)'},
  'topk': {'int64:0:fwd': 'values differ: Tensor-likes are not equal!',
           'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
           'int64:2:fwd': 'values differ: Tensor-likes are not equal!',

@@ -22,16 +22,11 @@ from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the rand
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
                          std, sum, var)
-from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter, select, split, stack,  # noqa: F401
-                       unbind)
-from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
-                        unflatten, unsqueeze)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
-
-from .ops.shape import diagonal  # noqa: F401
+from .ops.conversions import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E501
 from .ops.linalg import mv  # noqa: F401
 
 float = float32  # noqa: A001
@@ -40,13 +35,12 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 short = int16
-swapaxes = swapdims = transpose
 
 __version__ = "0.1.0"
 
 from ._out import with_out as _with_out  # noqa: E402
 
-for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack", "sum", "mean"):
+for _name in ("matmul", "mm", "bmm", "dot", "sum", "mean"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
 
@@ -64,16 +58,6 @@ def is_tensor(obj) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
-
-
-def equal(input: Tensor, other: Tensor) -> bool:
-    """True when both tensors have the same shape and elements."""
-    return input.equal(other)
-
-
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-    """True when all elements are close: |a - b| <= atol + rtol * |b|."""
-    return input.allclose(other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def is_floating_point(input: Tensor) -> bool:
@@ -97,20 +81,14 @@ vmap = func.vmap
 from . import linalg, special  # noqa: E402,F401
 from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
 from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
-from .ops.masked import (index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,  # noqa: E402,F401
-                         masked_select, take, take_along_dim)
 from .ops.vector_norm import norm  # noqa: E402,F401
 from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
                            pairwise_distance, tensordot)
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
 from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
                        msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
-
-from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
-                      repeat_interleave, roll, tile, trace, tril, triu)
 from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 
-moveaxis = movedim
 pinverse = _pinv
 
 

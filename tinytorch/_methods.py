@@ -1,37 +1,9 @@
 """Attach the ops to ``Tensor`` as methods and operators (``t.sum()``, ``a + b``, ``t[0] = 1``)."""
 from __future__ import annotations
 
-import numpy as np
 
-from . import _dtype
-from .ops import arith, index, inplace, join, linalg, reduce, shape
+from .ops import inplace, linalg, reduce
 from .tensor import Tensor
-
-
-def _to(self, *args, **kwargs):
-    """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    device_arg = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, np.dtype):
-            dtype = _dtype.FROM_NP[a]  # backward formulas cast gradients back with the input's numpy dtype
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a is not None:
-            device_arg = a
-    if device_arg is not None:
-        from ._size import _require_cpu
-        _require_cpu(device_arg)
-    if dtype is None:
-        return self.clone() if copy else self
-    return shape.to_dtype(self, dtype, copy=copy)
 
 
 def _reflect(fn):
@@ -46,31 +18,6 @@ def _min(self, dim=None, keepdim=False):
     return reduce.min(self, dim, keepdim)
 
 
-def _nonzero(self, *, as_tuple=False):
-    from .tensor import _make
-    import numpy as np
-
-    nz = np.nonzero(self._data) if self._data.ndim else np.nonzero(self._data.reshape(1))
-    if as_tuple:
-        return tuple(_make(a.astype(np.int64)) for a in nz)
-    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
-
-
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from .factory import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-
-def _new_factory(name):
-    def fn(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
-        from . import factory
-        f = getattr(factory, name)
-        if name == "full":
-            return f(size[0], size[1], dtype=dtype or self.dtype, requires_grad=requires_grad)
-        return f(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-    return fn
-
-
 def _bind() -> None:
     T = Tensor
     # arithmetic, comparisons, logical and bitwise ops: declared in ops/arith.py, power.py, compare.py
@@ -83,43 +30,7 @@ def _bind() -> None:
                  "log_softmax", "amax", "amin"):
         setattr(T, name, getattr(reduce, name))
     T.max, T.min = _max, _min
-    # shape
-    for name in ("view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
-                 "expand", "expand_as", "clone", "contiguous", "broadcast_to"):
-        setattr(T, name, getattr(shape, name))
-    for name in ("split", "chunk", "unbind", "select", "narrow", "gather", "scatter"):
-        setattr(T, name, getattr(join, name))
-    T.swapaxes = T.swapdims = shape.transpose
-    T.view_as = lambda self, other: shape.view(self, other._data.shape)
-    T.reshape_as = lambda self, other: shape.reshape(self, other._data.shape)
-    T.T = property(shape.T)
-    T.mT = property(shape.mT)
-    T.repeat = shape.repeat
-    T.nonzero = _nonzero
-    T.to = _to
-    T.float = lambda self: shape.to_dtype(self, _dtype.float32)
-    T.double = lambda self: shape.to_dtype(self, _dtype.float64)
-    T.half = lambda self: shape.to_dtype(self, _dtype.float16)
-    T.long = lambda self: shape.to_dtype(self, _dtype.int64)
-    T.int = lambda self: shape.to_dtype(self, _dtype.int32)
-    T.short = lambda self: shape.to_dtype(self, _dtype.int16)
-    T.byte = lambda self: shape.to_dtype(self, _dtype.uint8)
-    T.char = lambda self: shape.to_dtype(self, _dtype.int8)
-    T.bool = lambda self: shape.to_dtype(self, _dtype.bool_)
-    T.type_as = lambda self, other: shape.to_dtype(self, other.dtype)
-    # indexing
-    T.__getitem__ = index.getitem
-    T.__setitem__ = index.setitem
     # in place
-    for name in ("scatter_",):
-        setattr(T, name, getattr(inplace, name))
-    # constructors relative to an existing tensor
-    T.new_tensor = _new_tensor
-    for name in ("zeros", "ones", "empty", "full"):
-        setattr(T, "new_" + name, _new_factory(name))
-    T.equal = lambda self, other: bool(self._data.shape == other._data.shape and (self._data == other._data).all())
-    T.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: __import__("numpy").allclose(
-        self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 _bind()
@@ -128,7 +39,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import linalg_ext, masked, products, scan, sort, special, tri
+    from .ops import linalg_ext, products, scan, sort, special  # noqa: F401  (declares the special functions)
     from .ops import vector_norm as norm
     from .ops._record import keepdims_alias
 
@@ -144,20 +55,14 @@ def _bind_more() -> None:
             (scan, ("cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "prod")),
             (sort, ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
                     "unique_consecutive", "bincount", "histc", "count_nonzero", "aminmax")),
-            (masked, ("masked_fill", "masked_select", "masked_scatter", "index_select", "index_add", "index_copy",
-                      "index_fill", "take", "take_along_dim")),
-            (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
-                   "movedim", "tile", "repeat_interleave")),
             (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
             (norm, ("norm",))):
         for name in names:
             setattr(T, name, getattr(mod, name))
-    T.moveaxis = tri.movedim
     T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
-    for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
-               tri.tril, tri.triu, scan.cumsum, scan.cumprod):
+    for fn in (scan.cumsum, scan.cumprod):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     for fn in (products.addmm, products.addmv, products.baddbmm):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
@@ -170,5 +75,4 @@ def _bind_more() -> None:
 _bind_more()
 
 # views added with the view + in-place machinery (ops/views.py)
-Tensor.diagonal = shape.diagonal
 Tensor.mv = linalg.mv

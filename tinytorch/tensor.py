@@ -314,26 +314,7 @@ class Tensor:
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # -- detaching -----------------------------------------------------------------------------
-    def detach(self) -> "Tensor":
-        """A tensor sharing storage and version counter, cut from the graph."""
-        t = _new(Tensor)
-        t._data = self._data
-        t._vc = self._vc
-        return t
-
-    def detach_(self) -> "Tensor":
-        """Cut this tensor from the graph in place; it becomes a leaf."""
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
-                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
-                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-        self.grad_fn = None
-        self._requires_grad = False
-        self._output_nr = 0
-        return self
+    # detach / detach_ are declared in ops/conversions.py
 
     @property
     def data(self) -> "Tensor":

@@ -319,9 +319,6 @@ _RULES = {
     "SubBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (-tb if node.alpha == 1 else
                                                                             tb * (-node.alpha))),
     "MulBackward0": lambda node, ta, tb: _mul_rule(node, ta, tb),
-    "CloneBackward0": lambda node, t: t,
-    # nodes made without a result tensor of their own (an edge inside linear, an in-place write)
-    "TBackward0": lambda node, t: None if t is None else t.t(),
 }
 
 

@@ -33,16 +33,13 @@ from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _expand, _flatten, _getitem, _join,
-                          _matmul, _max_min, _mm, _permute, _reduction, _softmax_like, _squeeze, _t,
-                          _transpose, _unflatten, _unsqueeze, _var_like, _view_like)
+from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _matmul, _max_min, _mm, _reduction, _softmax_like, _var_like)
 
 
 # -- the tables ------------------------------------------------------------------------------------
 _UNARY_NAMES = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "log1p", "expm1", "rsqrt",
                 "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log2", "log10", "square", "isnan",
-                "isinf", "isfinite", "clamp", "clip", "abs", "neg", "negative", "contiguous", "clone", "detach",
-                "float", "double", "half", "long", "int", "bool", "to", "type_as", "requires_grad_")
+                "isinf", "isfinite", "clamp", "clip", "abs", "neg", "negative", "requires_grad_")
 _BINARY_NAMES = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
                  "remainder", "floor_divide", "subtract", "multiply", "divide", "true_divide", "logical_and",
                  "logical_or")
@@ -77,7 +74,7 @@ def _like(name):
 
 _TT_RULES: dict = {}
 _F_RULES: dict = {}
-for _n in _UNARY_NAMES[:29]:
+for _n in _UNARY_NAMES[:-1]:
     _TT_RULES[_n] = functools.partial(lambda name, x, *a, **k: _method_unary(name)(x, *a, **k), _n)
 for _n in _BINARY_NAMES:
     _TT_RULES[_n] = _binary_fn(_n)
@@ -88,13 +85,9 @@ _TT_RULES.update({
     "all": _reduction("all"), "any": _reduction("any"), "var": _var_like("var"), "std": _var_like("std"),
     "max": _max_min("max"), "min": _max_min("min"), "argmax": _arg_extreme("argmax"),
     "argmin": _arg_extreme("argmin"), "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
-    "reshape": lambda x, shape: _view_like("reshape")(x, shape), "flatten": _flatten, "unflatten": _unflatten,
-    "squeeze": _squeeze, "unsqueeze": _unsqueeze, "transpose": _transpose, "swapaxes": _transpose,
-    "swapdims": _transpose, "permute": lambda x, dims: _permute(x, dims), "t": _t, "matmul": _matmul, "mm": _mm,
-    "bmm": _bmm, "dot": _dot, "cat": _join("cat"), "concat": _join("cat"), "concatenate": _join("cat"),
-    "stack": _join("stack"), "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
+    "matmul": _matmul, "mm": _mm,
+    "bmm": _bmm, "dot": _dot, "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
     "full_like": _like("full_like"), "empty_like": _like("empty_like"), "rand_like": None, "randn_like": None,
-    "broadcast_to": lambda x, size: _expand(x, size),
 })
 _F_RULES.update({
     "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
@@ -213,34 +206,17 @@ def _install_methods() -> None:
     B.max, B.min = _max_min("max"), _max_min("min")
     B.argmax, B.argmin = _arg_extreme("argmax"), _arg_extreme("argmin")
     B.softmax, B.log_softmax = _softmax_like("softmax"), _softmax_like("log_softmax")
-    B.view, B.reshape = _view_like("reshape"), _view_like("reshape")
-    B.view_as = lambda self, other: _view_like("reshape")(self, tuple(other.shape))
-    B.reshape_as = B.view_as
-    B.expand = _expand
-    B.expand_as = lambda self, other: _expand(self, tuple(other.shape))
-    B.broadcast_to = lambda self, size: _expand(self, size)
-    B.flatten, B.unflatten = _flatten, _unflatten
-    B.squeeze, B.unsqueeze = _squeeze, _unsqueeze
-    B.transpose = B.swapaxes = B.swapdims = _transpose
-    B.permute = _permute
-    B.t = _t
-    B.T = property(lambda self: self._wrap(self._phys.permute((0,) + tuple(range(self.dim(), 0, -1)))))
-    B.mT = property(lambda self: _transpose(self, -2, -1))
-    B.__getitem__ = _getitem
-    B.new_zeros = lambda self, *size, **kw: self._phys.new_zeros(*size, **kw)
-    B.new_ones = lambda self, *size, **kw: self._phys.new_ones(*size, **kw)
-    B.new_tensor = lambda self, data, **kw: self._phys.new_tensor(data, **kw)
 
     def _refuse(name):
         def fn(self, *args, **kwargs):
             raise _unsupported(f"Tensor.{name}")
         return fn
 
-    for name in ("__setitem__", "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_",
-                 "neg_", "abs_", "sigmoid_", "tanh_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
+    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_",
+                 "neg_", "abs_", "sigmoid_", "tanh_", "zero_", "fill_", "copy_", "uniform_", "normal_",
                  "bernoulli_", "random_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__",
-                 "backward", "gather", "scatter", "split", "chunk", "unbind", "select", "narrow", "nonzero",
-                 "repeat", "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
+                 "backward", "nonzero",
+                 "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
         setattr(B, name, _refuse(name))
 
 
@@ -250,9 +226,9 @@ class _Undeclared:
 
 _install_methods()
 for _name, _fn in list(vars(_Undeclared).items()):
-    if not _name.startswith("__") or _name in ("__neg__", "__abs__", "__pos__", "__getitem__", "__setitem__",
-                                               "__iter__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-                                               "__ipow__", "__matmul__", "__rmatmul__") or _name[2:-2] in (
+    if not _name.startswith("__") or _name in ("__neg__", "__abs__", "__pos__", "__iter__", "__iadd__", "__isub__",
+                                               "__imul__", "__itruediv__", "__ipow__", "__matmul__",
+                                               "__rmatmul__") or _name[2:-2] in (
             "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow and rand or ror xor "
             "rxor eq ne lt le gt ge").split():
         if _name in _registry._METHOD_OWNERS:

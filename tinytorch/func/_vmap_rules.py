@@ -2,8 +2,9 @@
 op names to them is in ``_vmap.py``)."""
 from __future__ import annotations
 
-from ..tensor import Tensor, _wrap_dim
-from ._batched import _at, _binary_fn, _level_of, _orig, _phys_of, _unsupported
+from ..tensor import Tensor
+from ._batched import (_at, _binary_fn, _level_of, _phys_of,
+                       _unsupported)
 
 
 # -- reductions ------------------------------------------------------------------------------------
@@ -70,75 +71,15 @@ def _softmax_like(name):
     return rule
 
 
-# -- shapes ----------------------------------------------------------------------------------------
-def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
-
-
-def _view_like(name):
-    def rule(input, *shape):
-        return input._wrap(getattr(input._phys, name)((input._bsz,) + _shape_arg(shape)))
-    return rule
-
-
-def _flatten(input, start_dim=0, end_dim=-1):
-    n = input.dim()
-    if n == 0:
-        return input._wrap(input._phys.reshape(input._bsz, 1))
-    return input._wrap(input._phys.flatten(input._ld(start_dim), input._ld(end_dim)))
-
-
-def _unflatten(input, dim, sizes):
-    return input._wrap(input._phys.unflatten(input._ld(dim), sizes))
-
-
-def _unsqueeze(input, dim):
-    return input._wrap(input._phys.unsqueeze(_wrap_dim(dim, input.dim() + 1) + 1))
-
-
-def _squeeze(input, dim=None):
-    if dim is None:
-        dims = tuple(i + 1 for i, s in enumerate(input.shape) if s == 1)
-        return input._wrap(input._phys.reshape((input._bsz,) + tuple(s for s in input.shape if s != 1))) \
-            if dims else input._wrap(input._phys)
-    if isinstance(dim, (tuple, list)):
-        return input._wrap(input._phys.squeeze(tuple(input._ld(d) for d in dim)))
-    return input._wrap(input._phys.squeeze(input._ld(dim)))
-
-
+# -- shapes (the shape ops' own rules are on their declarations: ops/_shape_batching.py) -----------
 def _transpose(input, dim0, dim1):
     return input._wrap(input._phys.transpose(input._ld(dim0), input._ld(dim1)))
-
-
-def _permute(input, *dims):
-    dims = _shape_arg(dims)
-    return input._wrap(input._phys.permute((0,) + tuple(input._ld(d) for d in dims)))
 
 
 def _t(input):
     if input.dim() < 2:
         return input._wrap(input._phys)
     return _transpose(input, 0, 1)
-
-
-def _expand(input, *sizes):
-    sizes = _shape_arg(sizes)
-    k = input.dim()
-    p = input._phys
-    if len(sizes) > k:
-        p = p.reshape((input._bsz,) + (1,) * (len(sizes) - k) + tuple(input.shape))
-    return input._wrap(p.expand((input._bsz,) + sizes))
-
-
-def _getitem(input, idx):
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    for i in idx:
-        if isinstance(i, Tensor) or isinstance(i, (list,)):
-            raise _unsupported("indexing with tensors or lists")
-    return input._wrap(input._phys[(slice(None),) + idx])
 
 
 # -- matmul ----------------------------------------------------------------------------------------
@@ -204,17 +145,3 @@ def _mm(a, b):
 def _bmm(a, b):
     return _matmul(a, b)
 
-
-# -- joining ---------------------------------------------------------------------------------------
-def _join(name):
-    def rule(tensors, dim=0, **kwargs):
-        lead = _level_of(tuple(tensors))
-        parts = []
-        for t in tensors:
-            if _at(t, lead):
-                parts.append(t._phys)
-            else:
-                parts.append(t.unsqueeze(0).expand((lead._bsz,) + tuple(t.shape)))
-        nd = next(t.dim() for t in tensors) + (1 if name == "stack" else 0)
-        return lead._wrap(_orig("tinytorch", name)(parts, _wrap_dim(dim, nd) + 1))
-    return rule

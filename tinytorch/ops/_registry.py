@@ -70,6 +70,9 @@ class OpDecl:
 
     @property
     def qualname(self) -> str:
+        if self.namespace == "":  # no torch.X: a method or operator, or an nn.functional op
+            functional = any("functional" in words for words in self.variants.values())
+            return ("nn.functional." if functional else "Tensor.") + (self.dunders or (self.name,))[0]
         return self.name if self.namespace == "torch" else f"{self.namespace}.{self.name}"
 
     def names(self) -> tuple:

@@ -1,5 +1,5 @@
 """Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, igamma, lerp,
-isclose/allclose, and the integer bit ops bitwise_not and the shifts."""
+isclose/allclose/equal, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
 import math
@@ -40,6 +40,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """True when every pair of elements is close (``isclose``)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@op(variants="function method", no_batch="it returns a Python bool, not a tensor")
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and elements (NaN equals nothing)."""
+    a, b = input._data, other._data
+    return bool(a.shape == b.shape and (a == b).all())
 
 
 # -- binary ----------------------------------------------------------------------------------------

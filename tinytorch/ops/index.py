@@ -1,4 +1,7 @@
-"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``."""
+"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``.
+
+Both are declared as the operators ``Tensor.__getitem__`` / ``Tensor.__setitem__`` alone (PyTorch has
+no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +9,9 @@ import numpy as np
 from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
+from . import _shape_batching as rules
 from . import views
+from ._registry import op
 from ._util import as_array, sum_to, unpack
 
 
@@ -20,6 +25,13 @@ def _convert_key(key):
         if isinstance(k, Tensor):
             k = k._data
             advanced = True
+            if k.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype == np.uint8:  # a byte tensor is a mask, as PyTorch still reads it
+                import warnings
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                k = k.astype(np.bool_)
         elif isinstance(k, (list, np.ndarray, range)):
             # a range, and a list that may hold tensors or ints, index like an int tensor (as PyTorch)
             k = np.asarray(k) if not isinstance(k, list) else np.asarray([_item_index(v) for v in k])
@@ -129,6 +141,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
             dim += 1
 
 
+@op(variants="", dunders=("__getitem__",), batch=rules.getitem)
 def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
     x = input._data
@@ -282,6 +295,7 @@ def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
     return writeable(dst, allow_overlap=True)
 
 
+@op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
     value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""
@@ -291,6 +305,9 @@ def setitem(input: Tensor, key, value) -> None:
         raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
     check_inference_inplace(input)
     tv, vd = unpack(value)
+    if np.ndim(vd) == 0 and any(isinstance(k, Tensor) and k._data.dtype == np.uint8
+                                for k in (key if isinstance(key, tuple) else (key,))):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     key, advanced = _convert_key(key)
     _check_bounds(input._data, key)
     basic, adv = _split_key(key, input._data.shape)

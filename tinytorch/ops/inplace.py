@@ -127,36 +127,6 @@ def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
 
 
 # -- the ops ------------------------------------------------------------------------------------
-def add_(self, other, *, alpha=1):
-    from .arith import add
-    return apply_inplace(self, add, other, alpha=alpha)
-
-
-def sub_(self, other, *, alpha=1):
-    from .arith import sub
-    return apply_inplace(self, sub, other, alpha=alpha)
-
-
-def mul_(self, other):
-    from .arith import mul
-    return apply_inplace(self, mul, other)
-
-
-def div_(self, other, *, rounding_mode=None):
-    from .arith import div
-    return apply_inplace(self, div, other, rounding_mode=rounding_mode)
-
-
-def pow_(self, exponent):
-    from .arith import pow
-    return apply_inplace(self, pow, exponent)
-
-
-def scatter_(self, dim, index, src=None, *, value=None):
-    from .join import scatter
-    return apply_inplace(self, scatter, dim, index, src, value=value)
-
-
 def _unary_inplace(name):
     def op_(self):
         from . import unary
@@ -165,13 +135,6 @@ def _unary_inplace(name):
     return op_
 
 
-exp_ = _unary_inplace("exp")
-log_ = _unary_inplace("log")
-sqrt_ = _unary_inplace("sqrt")
-neg_ = _unary_inplace("neg")
-abs_ = _unary_inplace("abs")
-sigmoid_ = _unary_inplace("sigmoid")
-tanh_ = _unary_inplace("tanh")
 
 
 class ZeroBackward0(Node):

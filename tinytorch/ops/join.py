@@ -1,4 +1,5 @@
-"""Joining and splitting (cat, stack, split, chunk, unbind, select, narrow) and gather with its adjoint."""
+"""Joining and splitting: cat, stack, split, split_with_sizes, chunk, unbind, select, narrow (gather and
+scatter are in ``scatter_gather.py``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,8 @@ from .. import _dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
-from ._util import as_array
+from . import _shape_batching as rules
+from ._registry import op
 
 
 # -- joining and splitting ------------------------------------------------------------------------
@@ -16,6 +18,9 @@ class CatBackward0(Node):
         out = []
         start = 0
         for size, dt in self.pieces:
+            if size is None:  # a legacy empty (0,) input, left out of the result
+                out.append(_make(np.zeros(0, dtype=dt)))
+                continue
             sl = (slice(None),) * self.dim + (slice(start, start + size),)
             out.append(g[sl].to(dt) if dt != g._data.dtype else g[sl])
             start += size
@@ -27,6 +32,8 @@ class CatBackward0(Node):
         ref = next(t for t in ts if t is not None)
         shape, parts = list(_out_shape(self)), []
         for (size, _), t in zip(self.pieces, ts):
+            if size is None:
+                continue
             if t is None:
                 shape[self.dim] = size
                 t = zeros(tuple(shape), dtype=ref.dtype)
@@ -45,18 +52,30 @@ def _as_tensors(tensors, fn: str):
     return tensors
 
 
+@op(variants="function method", batch=rules.split)
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
+    """Pieces of the listed sizes along ``dim``."""
+    return split(input, list(split_sizes), dim)
+
+
+def _legacy_empty(a: np.ndarray) -> bool:
+    return a.ndim == 1 and a.shape[0] == 0
+
+
+@op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join)
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (dtypes promoted)."""
     tensors = _as_tensors(tensors, "cat")
-    ref = next((t for t in tensors if t._data.ndim > 0), tensors[0])
+    # PyTorch skips legacy empty 1-d tensors of shape (0,): the others say the dims
+    ref = next((t for t in tensors if t._data.ndim > 0 and not _legacy_empty(t._data)),
+               next((t for t in tensors if t._data.ndim > 0), tensors[0]))
     if ref._data.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, ref._data.ndim)
     dt = tensors[0]._data.dtype
     for t_ in tensors[1:]:
         dt = _dtype.PROMOTE[dt, t_._data.dtype]
-    # PyTorch skips legacy empty 1-d tensors of shape (0,)
-    arrays = [t_._data for t_ in tensors if not (t_._data.ndim == 1 and t_._data.shape[0] == 0)] or [ref._data]
+    arrays = [t_._data for t_ in tensors if not _legacy_empty(t_._data)] or [ref._data]
     for i, a in enumerate(arrays):
         if a.ndim != ref._data.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and {a.ndim}")
@@ -68,12 +87,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
     if _State.enabled and any(t_._requires_grad for t_ in tensors):
         node = CatBackward0(tuple(t_._edge() for t_ in tensors))
         node.dim = d
-        node.pieces = [(t_._data.shape[d] if t_._data.ndim else 0, t_._data.dtype) for t_ in tensors]
+        node.pieces = [(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
+                        t_._data.dtype) for t_ in tensors]
         return _make(out, node)
     return _make(out)
-
-
-concat = concatenate = cat
 
 
 class StackBackward0(Node):
@@ -85,6 +102,7 @@ class StackBackward0(Node):
         return stack([ref * 0 if t is None else t for t in ts], self.dim)
 
 
+@op(variants="function out", batch=rules.join)
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim."""
     tensors = _as_tensors(tensors, "stack")
@@ -155,6 +173,7 @@ def _multi_output(input: Tensor, arrays, node_cls, dim):
     return tuple(outs)
 
 
+@op(variants="function method", batch=rules.split)
 def split(input: Tensor, split_size_or_sections, dim: int = 0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     x = input._data
@@ -176,6 +195,7 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0):
     return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
 
 
+@op(variants="function method", batch=rules.chunk)
 def chunk(input: Tensor, chunks: int, dim: int = 0):
     """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
     if chunks <= 0:
@@ -185,6 +205,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     return split(input, size, dim)
 
 
+@op(variants="function method", batch=rules.unbind)
 def unbind(input: Tensor, dim: int = 0):
     """All slices along ``dim``, each without that dim."""
     x = input._data
@@ -194,12 +215,14 @@ def unbind(input: Tensor, dim: int = 0):
     return _multi_output(input, arrays, UnbindBackward0, d)
 
 
+@op(variants="function method", batch=rules.select)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     return input[(slice(None),) * d + (index,)]
 
 
+@op(variants="function method", batch=rules.narrow)
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
     from .index import getitem
@@ -216,106 +239,5 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
 
 
-# -- gather and its adjoint -----------------------------------------------------------------------
-class GatherBackward0(Node):
-    def backward(self, g):
-        (idx,) = self.saved_tensors
-        return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
-
-    def jvp(self, t, *_):
-        (idx,) = self.saved_tensors
-        return gather(t, self.dim, idx)
-
-
-class ScatterAddBackward0(Node):
-    def backward(self, g):
-        (idx,) = self.saved_tensors
-        return (gather(g, self.dim, idx),)
-
-
-def _full_index(idx: np.ndarray, dim: int) -> tuple:
-    grids = np.indices(idx.shape, sparse=True)
-    return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
-
-
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """out[i][j] = input[i][index[i][j]] along ``dim``."""
-    x = input._data
-    d = _wrap_dim(dim, x.ndim)
-    idx = index._data
-    if idx.dtype != np.int64 and idx.dtype != np.int32:
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    out = as_array(x[_full_index(idx, d)])
-    if _State.enabled and input._requires_grad:
-        node = GatherBackward0((input._edge(), (None, 0)))
-        node.dim, node.in_shape = d, x.shape
-        node.save_for_backward(index)
-        return _make(out, node)
-    return _make(out)
-
-
-def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
-    out = np.zeros(shape, dtype=src._data.dtype)
-    np.add.at(out, _full_index(index._data, dim), src._data)
-    if _State.enabled and src._requires_grad:
-        node = ScatterAddBackward0((src._edge(),))
-        node.dim = dim
-        node.save_for_backward(index)
-        return _make(out, node)
-    return _make(out)
-
-
-class ScatterBackward0(Node):
-    """scatter with a src tensor: src's gradient is gathered back, the overwritten places get none."""
-
-    def backward(self, g):
-        (idx,) = self.saved_tensors
-        keep = np.ones(g._data.shape, dtype=g._data.dtype)
-        keep[_full_index(idx._data, self.dim)] = 0
-        g_src = None
-        if self.need_src:
-            g_src = gather(g, self.dim, idx)
-            if g_src._data.shape != self.src_shape:  # src may be larger than index: the rest gets 0
-                from .index import index_zeros_put
-                g_src = index_zeros_put(self.src_shape, tuple(slice(0, s) for s in idx._data.shape), g_src, False)
-        return g * _make(keep), None, g_src
-
-
-class ScatterBackward1(ScatterBackward0):
-    def backward(self, g):
-        return super().backward(g)[:1]
-
-
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
-    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
-    if src is not None and not isinstance(src, Tensor):
-        src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
-    if (src is None) == (value is None):
-        raise TypeError("scatter() expected exactly one of 'src' or 'value'")
-    x = input._data
-    d = _wrap_dim(dim, x.ndim)
-    idx = index._data
-    if idx.dtype != np.int64:
-        raise RuntimeError("scatter(): Expected dtype int64 for index")
-    if idx.ndim == 0:
-        idx = idx.reshape((1,) * max(x.ndim, 1))
-    if idx.ndim != x.ndim:
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    where = _full_index(idx, d)
-    out = x.copy()
-    if src is None:
-        out[where] = value
-    else:
-        out[where] = src._data[tuple(slice(0, s) for s in idx.shape)]
-    need_src = src is not None and src._requires_grad
-    if _State.enabled and (input._requires_grad or need_src):
-        if src is None:
-            node = ScatterBackward1((input._edge(),))
-        else:
-            node = ScatterBackward0((input._edge(), (None, 0), src._edge()))
-        node.dim, node.need_src = d, need_src
-        node.src_shape = None if src is None else src._data.shape
-        node.save_for_backward(_make(idx))
-        return _make(out, node)
-    return _make(out)
+# gather, scatter and scatter_add live in scatter_gather.py; their names stay importable from here
+from .scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401

@@ -1,6 +1,7 @@
 """Masked and indexed reads and writes: masked_fill, masked_select, masked_scatter, index_select,
 index_add, index_copy, index_fill, take, take_along_dim. Each op's backward is another op of this
-family (masked_select <-> masked_scatter, index_select <-> index_add), so every order differentiates."""
+family (masked_select <-> masked_scatter, index_select <-> index_add), so every order differentiates.
+Under vmap they run once per sample (no batching rules of their own yet)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,7 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
 from ._record import legacy_name, record
+from ._registry import op
 from ._util import broadcast_shapes, sum_to
 
 
@@ -39,6 +41,7 @@ class MaskedFillBackward1(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gv
 
 
+@op(variants="function method inplace")
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
     m = _mask_array(mask, "masked_fill_")
@@ -64,7 +67,8 @@ class MaskedSelectBackward0(Node):
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
 
-def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out")
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast with ``input``) is True, as a 1-d tensor."""
     m = _mask_array(mask, "masked_select")
     x = input._data
@@ -88,6 +92,7 @@ class MaskedScatterBackward0(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gs
 
 
+@op(variants="function method inplace")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` whose masked places take ``source``'s elements in order."""
     m = _mask_array(mask, "masked_scatter_")
@@ -130,7 +135,8 @@ class IndexSelectBackward0(Node):
         return (z.index_add(self.dim, idx, g),)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+@op(variants="function method out")
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices at ``index`` along ``dim``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -167,6 +173,7 @@ def _source_slices(src: np.ndarray, x: np.ndarray, d: int, n: int) -> np.ndarray
     return np.moveaxis(src.reshape(tuple(n if k == d else s for k, s in enumerate(x.shape))), d, 0)
 
 
+@op(variants="function method inplace out")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of ``input`` with ``alpha * source``'s slices added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data
@@ -192,10 +199,13 @@ class IndexCopyBackward0(Node):
         return g.index_fill(self.dim, idx, 0), None, gs
 
 
+@op(variants="function method inplace out")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with ``source``'s slices written at ``index`` along ``dim``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {legacy_name(index._data.dtype)}")
     i = _index_vector(index, "index_copy")
     src = source._data
     _index_write_checks(x, d, i, src, "index_copy")
@@ -218,14 +228,18 @@ class IndexFillBackward0(Node):
 class IndexFillBackward1(Node):
     def backward(self, g):
         (idx,) = self.saved_tensors
-        gv = g.index_select(self.dim, idx).sum() if self.need_value else None
+        # each filled slice counts once, however often the index repeats it
+        gv = g.index_select(self.dim, _make(np.unique(idx._data))).sum() if self.need_value else None
         return g.index_fill(self.dim, idx, 0), None, gv
 
 
+@op(variants="function method inplace")
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     i = _index_vector(index, "index_fill")
     i = _check_range(i, x.shape[d] if x.ndim else 1, "index_fill")
     out = x.copy()
@@ -248,6 +262,7 @@ class TakeBackward0(Node):
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 
 
+@op(variants="function method out")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-d at ``index`` (the result has ``index``'s shape)."""
     x = input._data
@@ -262,12 +277,25 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return record(x.reshape(-1)[i], TakeBackward0, (input,), (_make(i),), numel=n, in_shape=x.shape)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
+def _wrapped(indices: Tensor, size: int) -> Tensor:
+    """Negative indices counted from the end (take_along_dim takes them; gather does not)."""
+    i = indices._data
+    if i.size and i.min() < 0:
+        return _make(np.where(i < 0, i + size, i))
+    return indices
+
+
+@op(variants="function method out")
+def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """``gather`` with the two tensors broadcast against each other outside ``dim`` (flattened when None)."""
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{legacy_name(indices._data.dtype)}")
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+        return input.reshape(-1).gather(0, _wrapped(indices, input._data.size).reshape(-1))
     x, i = input._data, indices._data
     d = _wrap_dim(dim, x.ndim)
+    indices = _wrapped(indices, x.shape[d])
     if i.ndim != x.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {x.ndim} dimensions for input, and {i.ndim} dimensions for "

@@ -90,7 +90,15 @@ def _pad_pairs(pad, ndim: int):
     return [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
 
 
-@op(variants="function")
+def _pad_last(op, input, pad, *args, **kwargs):
+    # the padded dims are the last ones, never the batch dim
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    return input._wrap(op(input._phys, pad, *args, **kwargs))
+
+
+@op(variants="function", batch=_pad_last)
 def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
     """Pad (or crop, for negative amounts) the trailing dims with ``value``."""
     x = input._data

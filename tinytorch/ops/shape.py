@@ -1,17 +1,22 @@
-"""Shape ops: views (sharing storage and version counter with their input), copies and casts.
+"""Shape ops: views sharing storage and version counter with their input (view, reshape, squeeze,
+permute, transpose, expand, diagonal, ...), their in-place forms (``squeeze_``, ``t_``, ...) and repeat.
 
 A new view op computes a numpy view of ``input._data`` (never a copy: slicing, ``as_strided``,
 transposes, ``np.broadcast_to`` ...) and returns ``_unary_result(input, out, NodeCls, True, ...)``,
 which ends in ``tensor._view_of``; in-place ops on it and on its base then work as in PyTorch with
-nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``."""
+nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``; clone,
+contiguous and the dtype casts in ``conversions.py``."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _dtype
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _State, check_inference_inplace
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
+from . import _shape_batching as rules
+from . import views as _views
+from ._registry import op
 from ._util import sum_to
 
 
@@ -69,6 +74,7 @@ def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
     return shape
 
 
+@op(variants="method", batch=rules.reshape)
 def view(input: Tensor, *shape) -> Tensor:
     """Same storage, new shape; fails where strides make that impossible (use reshape)."""
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
@@ -84,6 +90,7 @@ def view(input: Tensor, *shape) -> Tensor:
     return _unary_result(input, out, ViewBackward0, True, in_shape=x.shape)
 
 
+@op(variants="function method", batch=rules.reshape)
 def reshape(input: Tensor, *shape) -> Tensor:
     """New shape; a view when the strides allow, else a copy."""
     x = input._data
@@ -98,11 +105,23 @@ def reshape(input: Tensor, *shape) -> Tensor:
     if shares:
         return _unary_result(input, out, view_cls, True, in_shape=x.shape)
     if _State.enabled and input._requires_grad:  # PyTorch records the copy: UnsafeViewBackward0 <- CloneBackward0
+        from .conversions import CloneBackward0
         copied = _unary_result(input, np.ascontiguousarray(x), CloneBackward0, False)
         return _unary_result(copied, out, UnsafeViewBackward0, False, in_shape=x.shape)
     return _make(out)
 
 
+@op(variants="method", batch=rules.reshape_as)
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other.shape)
+
+
+@op(variants="method", batch=rules.reshape_as)
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other.shape)
+
+
+@op(variants="function method", batch=rules.flatten)
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one."""
     x = input._data
@@ -119,6 +138,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
 
 
+@op(variants="function method", batch=rules.unflatten)
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -134,14 +154,37 @@ class SqueezeBackward0(Node):
         return t.reshape(_out_shape(self))
 
 
-class SqueezeBackward1(SqueezeBackward0):
-    pass
+# 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
+SqueezeBackward1, SqueezeBackward2, SqueezeBackward3, SqueezeBackward4, SqueezeBackward5, UnsqueezeBackward0, \
+    UnsqueezeBackward1 = (type(n, (SqueezeBackward0,), {}) for n in (
+        "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3", "SqueezeBackward4", "SqueezeBackward5",
+        "UnsqueezeBackward0", "UnsqueezeBackward1"))
 
 
-class UnsqueezeBackward0(SqueezeBackward0):
-    pass
+def _inplace_view(self: Tensor, view_op, node_cls, *args) -> Tensor:
+    """``self`` becomes ``view_op(self, *args)`` in place (squeeze_, t_, ...): it keeps its storage
+    and version counter (bumped, as PyTorch does), and its history becomes the view's node, named as
+    PyTorch names the in-place form (``node_cls``, a subclass of the view's node)."""
+    check_inference_inplace(self)
+    if _State.enabled:
+        _views.check_inplace(self, self._requires_grad)
+    res = view_op(self, *args)
+    self._data = res._data
+    self._vc[0] += 1
+    fn = res.grad_fn
+    if fn is not None:
+        fn.__class__ = node_cls  # same backward, PyTorch's name for the in-place form
+        self.grad_fn, self._output_nr = fn, 0
+    return self
 
 
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    cls = SqueezeBackward3 if dim is None else SqueezeBackward5 if isinstance(dim, (tuple, list)) else \
+        SqueezeBackward4
+    return _inplace_view(self, squeeze, cls, dim)
+
+
+@op(variants="function method inplace", inplace=squeeze_, batch=rules.squeeze)
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Drop size-1 dims (only ``dim`` when given; other sizes are left alone, as PyTorch)."""
     x = input._data
@@ -149,12 +192,18 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
         cls = SqueezeBackward0
     else:
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        listed = isinstance(dim, (tuple, list))
+        dims = dim if listed else (dim,)
         axes = tuple(d for d in (_wrap_dim(d, x.ndim) for d in dims) if x.ndim and x.shape[d] == 1)
-        cls = SqueezeBackward1
+        cls = SqueezeBackward2 if listed else SqueezeBackward1
     return _unary_result(input, x.squeeze(axes) if axes else x.view(), cls, True, in_shape=x.shape)
 
 
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _inplace_view(self, unsqueeze, UnsqueezeBackward1, dim)
+
+
+@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze)
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dim at ``dim``."""
     x = input._data
@@ -170,6 +219,7 @@ class PermuteBackward0(Node):
         return t.permute(tuple(int(i) for i in np.argsort(self.inverse)))
 
 
+@op(variants="function method", batch=rules.permute)
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
@@ -190,11 +240,27 @@ class TransposeBackward0(Node):
         return t.transpose(self.d0, self.d1)
 
 
+class TransposeBackward1(TransposeBackward0):
+    """transpose_ (and swapaxes_, swapdims_)."""
+
+
 class TBackward0(Node):
     def backward(self, g):
         return (g.t(),)
 
+    def jvp(self, t):
+        return None if t is None else t.t()
 
+
+class TBackward1(TBackward0):
+    """t_."""
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _inplace_view(self, transpose, TransposeBackward1, dim0, dim1)
+
+
+@op(variants="function method inplace", inplace=transpose_, aliases=("swapaxes", "swapdims"), batch=rules.transpose)
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dims (a view)."""
     x = input._data
@@ -206,6 +272,11 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _unary_result(input, x.swapaxes(d0, d1), TransposeBackward0, True, d0=d0, d1=d1)
 
 
+def t_(self: Tensor) -> Tensor:
+    return _inplace_view(self, t, TBackward1)
+
+
+@op(variants="function method inplace", inplace=t_, batch=rules.t)
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix (0-d and 1-d tensors come back as they are)."""
     x = input._data
@@ -216,14 +287,19 @@ def t(input: Tensor) -> Tensor:
 
 def T(input: Tensor) -> Tensor:
     # PyTorch records ``.T`` as a permute at every rank, matrices included
-    return permute(input, tuple(range(input._data.ndim - 1, -1, -1)))
+    return permute(input, tuple(range(input.dim() - 1, -1, -1)))
 
 
 def mT(input: Tensor) -> Tensor:
-    if input._data.ndim < 2:
+    if input.dim() < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
-                           f"{input._data.ndim}-D tensor.")
+                           f"{input.dim()}-D tensor.")
     return transpose(input, -2, -1)
+
+
+# properties, not ops (PyTorch has no torch.T); under vmap they reach permute's and transpose's rules
+Tensor.T = property(T)
+Tensor.mT = property(mT)
 
 
 class ExpandBackward0(Node):
@@ -235,6 +311,7 @@ class ExpandBackward0(Node):
         return t.expand(_out_shape(self))
 
 
+@op(variants="method", batch=rules.expand)
 def expand(input: Tensor, *sizes) -> Tensor:
     """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
     x = input._data
@@ -274,6 +351,7 @@ class DiagonalBackwardBackward0(Node):
         return (diagonal(gg, self.offset, self.dim1, self.dim2),)
 
 
+@op(variants="function method", batch=rules.diagonal)
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as a view; its dim comes last."""
     x = input._data
@@ -304,6 +382,7 @@ class RepeatBackward0(Node):
         return t.repeat(self.sizes)
 
 
+@op(variants="method", batch=rules.repeat)
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
     x = input._data
@@ -315,45 +394,11 @@ def repeat(input: Tensor, *sizes) -> Tensor:
                          lifted=lifted, in_shape=x.shape)
 
 
+@op(variants="method", batch=rules.expand_as)
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other._data.shape)
 
 
-def broadcast_to(input: Tensor, shape) -> Tensor:
-    return expand(input, tuple(shape))
-
-
-class CloneBackward0(Node):
-    def backward(self, g):
-        return (g,)
-
-
-def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    """A copy with its own storage; gradients flow through."""
-    return _unary_result(input, input._data.copy(), CloneBackward0, False)
-
-
-def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    """Self when already C-contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
-        return input
-    return _unary_result(input, np.ascontiguousarray(input._data), CloneBackward0, False)
-
-
-class ToCopyBackward0(Node):
-    def backward(self, g):
-        return (g.to(self.in_dtype),)
-
-    def jvp(self, t):
-        return t  # cast to the result's dtype by the caller
-
-
-def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
-    npd = _dtype.to_np(dt)
-    x = input._data
-    if npd == x.dtype and not copy:
-        return input
-    out = x.astype(npd)
-    if npd.kind != "f" and input._requires_grad:
-        return _make(out)  # integer results never require grad
-    return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
+@op(variants="function method", batch=rules.expand)
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, tuple(size))

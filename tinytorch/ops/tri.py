@@ -10,7 +10,10 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
+from . import _shape_batching as rules
+from ._batching import composite
 from ._record import record
+from ._registry import op
 
 
 def _need_matrix(x: np.ndarray, fn: str) -> None:
@@ -28,14 +31,16 @@ class TriuBackward0(Node):
         return (g.triu(self.k),)
 
 
-def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+@op(variants="function method inplace out", batch=rules.last_two)
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "tril")
     return record(np.tril(x, diagonal), TrilBackward0, (input,), k=diagonal)
 
 
-def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+@op(variants="function method inplace out", batch=rules.last_two)
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "triu")
@@ -84,6 +89,7 @@ def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -
     return record(out, node_cls, (src,), offset=offset, d1=d1, d2=d2)
 
 
+@op(variants="function method")
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices in ``dim1``, ``dim2`` whose diagonal is ``input``'s last dim."""
     x = input._data
@@ -100,7 +106,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 DiagonalBackward0_copy = type("DiagonalBackward0_copy", (DiagonalBackward0,), {})
 
 
-def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+@op(variants="function method out")
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor becomes a diagonal matrix; a matrix gives its diagonal (a copy)."""
     x = input._data
     if x.ndim == 1:
@@ -117,6 +124,7 @@ class TraceBackward0(Node):
         return (_embed(g.expand(n), self.in_shape, 0, 0, 1, DiagonalBackwardBackward0),)
 
 
+@op(variants="function method")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (ints sum to int64)."""
     x = input._data
@@ -144,8 +152,15 @@ class FlipBackward0(Node):
         return (g.flip(self.dims),)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
-    """Reverse the order along ``dims`` (a copy)."""
+@op(variants="function method", batch=rules.flip)
+def flip(input: Tensor, *args, dims=None) -> Tensor:
+    """Reverse the order along ``dims`` (a copy); ``x.flip(0, 1)``, ``flip(x, (0, 1))``, ``flip(x, dims=0)``."""
+    if dims is None:
+        dims = args
+    elif args:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    else:
+        dims = (dims,)
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     x = input._data
@@ -153,14 +168,16 @@ def flip(input: Tensor, *dims) -> Tensor:
     return record(np.flip(x, ds).copy() if ds else x.copy(), FlipBackward0, (input,), dims=ds)
 
 
+@op(variants="function method", batch=composite)
 def fliplr(input: Tensor) -> Tensor:
-    if input._data.ndim < 2:
+    if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@op(variants="function method", batch=composite)
 def flipud(input: Tensor) -> Tensor:
-    if input._data.ndim < 1:
+    if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
@@ -170,6 +187,7 @@ class RollBackward0(Node):
         return (g.roll(tuple(-s for s in self.shifts), self.dims),)
 
 
+@op(variants="function method")
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Shift elements cyclically along ``dims`` (over the flattened tensor when None)."""
     x = input._data
@@ -187,9 +205,10 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     return record(out, RollBackward0, (input,), shifts=shifts, dims=ds)
 
 
+@op(variants="function method", aliases=("moveaxis",), batch=composite)
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Move dims ``source`` to positions ``destination`` (a permute: a view)."""
-    n = input._data.ndim
+    n = input.dim()
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
@@ -209,17 +228,19 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     return input.permute(order) if n else input.permute(())
 
 
+@op(variants="function method", batch=composite)
 def tile(input: Tensor, *dims) -> Tensor:
     """Repeat the whole tensor ``dims`` times (missing leading counts are 1)."""
     if len(dims) == 1 and not isinstance(dims[0], int):
         dims = dims[0]
     dims = tuple(int(d) for d in dims)
-    n = input._data.ndim
+    n = input.dim()
     if len(dims) < n:
         dims = (1,) * (n - len(dims)) + dims
     return input.repeat(dims)
 
 
+@op(variants="function method")
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (or slice along ``dim``) ``repeats`` times in place."""
     if repeats is None:  # torch.repeat_interleave(counts): indices repeated by counts
@@ -252,6 +273,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
     return input.unsqueeze(d + 1).expand(shape).clone().reshape(out_shape)
 
 
+@op(variants="function", batch=composite)
 def meshgrid(*tensors, indexing: str | None = None):
     """Coordinate grids from 1-d tensors ('ij': matrix indexing, 'xy': Cartesian)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -263,13 +285,13 @@ def meshgrid(*tensors, indexing: str | None = None):
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     for t in tensors:
-        if t._data.ndim > 1:
+        if t.dim() > 1:
             raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list")
     ts = list(tensors)
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
-    sizes = tuple(t._data.size for t in ts)
+    sizes = tuple(t.numel() for t in ts)
     out = []
     for i, t in enumerate(ts):
         shape = tuple(-1 if j == i else 1 for j in range(len(ts)))
@@ -279,6 +301,7 @@ def meshgrid(*tensors, indexing: str | None = None):
     return tuple(out)
 
 
+@op(variants="function", batch=composite)
 def cartesian_prod(*tensors) -> Tensor:
     """All combinations of the 1-d tensors' elements, one per row."""
     if len(tensors) == 1:

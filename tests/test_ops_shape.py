@@ -1,0 +1,324 @@
+"""The shape, joining, indexing and conversion families against PyTorch: the in-place view ops
+(squeeze_, unsqueeze_, transpose_, swapaxes_, swapdims_, t_), detach as a function, memory formats,
+``to``'s positional signatures, scatter's ``reduce=``, gather/scatter on 0-d tensors and int32 indices,
+legacy empty tensors in cat, ``flip(dims=)``, index_fill's value gradient with repeated indices, byte
+masks, and the batching rules of these ops under vmap."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch
+
+torch = pytest.importorskip("torch")
+LIBS = (tinytorch, torch)
+
+
+def _np(x):
+    if isinstance(x, (tuple, list)):
+        return [_np(v) for v in x]
+    if hasattr(x, "detach"):
+        return x.detach().numpy()
+    return x
+
+
+def _both(fn):
+    out = []
+    for L in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out.append(("ok", fn(L)))
+            except Exception as e:  # noqa: BLE001  the error itself is compared
+                out.append((type(e).__name__, str(e)))
+    return out
+
+
+def _same(fn):
+    (k0, a), (k1, b) = _both(fn)
+    assert k0 == k1, (a, b)
+    if k0 != "ok":
+        assert a == b
+        return
+    a, b = _np(a), _np(b)
+    if isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y)
+    else:
+        np.testing.assert_allclose(a, b)
+
+
+INPLACE_VIEWS = [
+    ("squeeze_", ()), ("squeeze_", (1,)), ("squeeze_", ((1,),)), ("unsqueeze_", (0,)), ("transpose_", (0, 2)),
+    ("swapaxes_", (0, 2)), ("swapdims_", (2, 0)),
+]
+
+
+@pytest.mark.parametrize("name,args", INPLACE_VIEWS, ids=[f"{n}{a}" for n, a in INPLACE_VIEWS])
+@pytest.mark.parametrize("on_view", [False, True])
+def test_inplace_view_ops(name, args, on_view):
+    got = []
+    for L in LIBS:
+        a = L.tensor(np.arange(6.0).reshape(2, 1, 3), requires_grad=True)
+        b = a * 2
+        x = b[1:] if on_view else b
+        v = x._version
+        res = getattr(x, name)(*args)
+        assert res is x
+        (x * L.arange(float(x.numel())).reshape(x.shape)).sum().backward()
+        got.append((tuple(x.shape), x.grad_fn.name(), x._version - v, x._base is b, a.grad.numpy().copy()))
+    assert got[0][:4] == got[1][:4]
+    np.testing.assert_allclose(got[0][4], got[1][4])
+
+
+def test_t_inplace_and_leaf_refusal():
+    got = []
+    for L in LIBS:
+        m = L.ones(2, 3, requires_grad=True) * 1
+        m.t_()
+        leaf = L.ones(2, 1, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            leaf.squeeze_()
+        got.append((tuple(m.shape), m.grad_fn.name(), str(e.value), tuple(L.ones(3).t_().shape)))
+    assert got[0] == got[1]
+
+
+def test_detach_functions():
+    for L in LIBS:
+        a = L.ones(2, requires_grad=True)
+        b = a * 2
+        assert not L.detach(b).requires_grad
+        assert L.detach_(b) is b and not b.requires_grad and b.grad_fn is None
+
+
+@pytest.mark.parametrize("fmt", ["contiguous_format", "channels_last", "preserve_format"])
+def test_memory_formats(fmt):
+    got = []
+    for L in LIBS:
+        x = L.tensor(np.arange(24.0).reshape(1, 2, 3, 4))
+        f = getattr(L, fmt)
+        c = x.clone(memory_format=f)
+        entry = [c.stride(), c.numpy().tolist(), x.to(L.float64, memory_format=f).stride()]
+        if fmt != "preserve_format":
+            entry.append(x.contiguous(memory_format=f).stride())
+            entry.append(x.contiguous(memory_format=f).contiguous(memory_format=f).stride())
+        got.append(entry)
+    assert got[0] == got[1]
+
+
+def test_memory_format_errors():
+    _same(lambda L: L.ones(2, 3).contiguous(memory_format=L.channels_last))
+    _same(lambda L: L.ones(2, 3).clone(memory_format=L.channels_last_3d))
+
+
+TO_CALLS = [
+    (lambda L, x: x.to("cpu", L.float64, True, True), "device_dtype_nonblocking_copy"),
+    (lambda L, x: x.to(L.float64, True, False), "dtype_positional"),
+    (lambda L, x: x.to(L.ones(1, dtype=L.int64), False, True), "other"),
+    (lambda L, x: x.to(dtype=L.int32, copy=True), "keywords"),
+    (lambda L, x: x.to("cpu"), "device_only"),
+]
+
+
+@pytest.mark.parametrize("call", [c for c, _ in TO_CALLS], ids=[i for _, i in TO_CALLS])
+def test_to_signatures(call):
+    got = []
+    for L in LIBS:
+        x = L.tensor([[1.5, -2.0]])
+        r = call(L, x)
+        got.append((str(r.dtype).split(".")[-1], r.tolist(), r is x))
+    assert got[0] == got[1]
+
+
+def test_casts_take_memory_format():
+    got = []
+    for L in LIBS:
+        x = L.tensor([1.5, -2.0])
+        got.append([getattr(x, n)(memory_format=L.preserve_format).tolist() for n in
+                    ("float", "double", "half", "long", "int", "short", "byte", "char", "bool")])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_scatter_reduce(reduce, dtype):
+    idx = [[0, 1, 2, 0], [0, 0, 0, 0]]
+
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(np.arange(12).reshape(3, 4) % 2 + 1).to(dt)
+        src = L.tensor(np.arange(8).reshape(2, 4) % 3 + 1).to(dt)
+        return x.scatter(0, L.tensor(idx), src, reduce=reduce), x.scatter(0, L.tensor(idx), 2, reduce=reduce)
+    _same(run)
+
+
+def test_scatter_reduce_has_no_derivative():
+    got = []
+    for L in LIBS:
+        x = L.zeros(3, requires_grad=True)
+        r = x.scatter(0, L.tensor([0, 0]), 1.0, reduce="add")
+        with pytest.raises(RuntimeError) as e:
+            r.sum().backward()
+        got.append((r.grad_fn.name(), str(e.value)))
+    assert got[0] == got[1]
+    _same(lambda L: L.zeros(3).scatter(0, L.tensor([0]), 1.0, reduce="mean"))
+
+
+ZERO_D = [
+    (lambda L: L.tensor(2.0).scatter(0, L.tensor([0]), L.tensor([5.0])), "scatter_0d_self"),
+    (lambda L: L.zeros(3).scatter(0, L.tensor(1), L.tensor(5.0)), "scatter_0d_index"),
+    (lambda L: L.tensor(1.0).scatter(0, L.tensor(0), 2.5), "scatter_0d_value"),
+    (lambda L: L.zeros(4, 2).scatter(0, L.tensor([[1, 0]], dtype=L.int32), L.ones(1, 2)), "scatter_int32"),
+    (lambda L: L.zeros(3).scatter(0, L.tensor([0], dtype=L.int16), 1.0), "scatter_int16"),
+    (lambda L: L.zeros(3).scatter(0, L.tensor([3]), 1.0), "scatter_out_of_range"),
+    (lambda L: L.zeros(3).scatter(0, L.tensor([0]), L.ones(1, dtype=L.float64)), "scatter_src_dtype"),
+    (lambda L: L.gather(L.tensor(3.0), 0, L.zeros(2, dtype=L.int64)), "gather_0d_input"),
+    (lambda L: L.gather(L.arange(5.0), 0, L.zeros(0, dtype=L.uint8)), "gather_empty_byte_index"),
+    (lambda L: L.gather(L.arange(5.0), 0, L.ones(2, dtype=L.uint8)), "gather_byte_index"),
+    (lambda L: L.gather(L.arange(5.0), 0, L.tensor([4, 1], dtype=L.int32)), "gather_int32"),
+    (lambda L: L.gather(L.arange(5.0), 0, L.tensor([-1])), "gather_negative"),
+    (lambda L: L.gather(L.arange(5.0), 0, L.tensor([[0]])), "gather_ndim"),
+]
+
+
+@pytest.mark.parametrize("call", [c for c, _ in ZERO_D], ids=[i for _, i in ZERO_D])
+def test_gather_scatter_edges(call):
+    _same(call)
+
+
+def test_gather_scatter_0d_gradients():
+    got = []
+    for L in LIBS:
+        x = L.tensor(3.0, requires_grad=True)
+        L.gather(x, 0, L.zeros(2, dtype=L.int64)).sum().backward()
+        s = L.tensor(2.0, requires_grad=True)
+        L.zeros(3).scatter(0, L.tensor(1), s).sum().backward()
+        got.append((x.grad.item(), s.grad.item()))
+    assert got[0] == got[1]
+
+
+def test_cat_skips_legacy_empty():
+    got = []
+    for L in LIBS:
+        a = L.zeros(0, requires_grad=True)
+        b = L.ones(2, 3, requires_grad=True)
+        r = L.cat([a, b, a], dim=1)
+        (r * L.arange(6.0).reshape(2, 3)).sum().backward()
+        got.append((tuple(r.shape), tuple(a.grad.shape), b.grad.tolist()))
+    assert got[0] == got[1]
+
+
+def test_flip_spellings():
+    for call in (lambda L: L.flip(L.arange(6.0).reshape(2, 3), dims=(0,)),
+                 lambda L: L.arange(6.0).reshape(2, 3).flip(0, 1),
+                 lambda L: L.arange(6.0).reshape(2, 3).flip(dims=[1]),
+                 lambda L: L.flip(L.arange(6.0).reshape(2, 3), [0, 1])):
+        _same(call)
+
+
+def test_index_fill_value_gradient_counts_each_slice_once():
+    got = []
+    for L in LIBS:
+        x = L.ones(4, 5, requires_grad=True)
+        v = L.tensor(2.0, requires_grad=True)
+        x.index_fill(-1, L.tensor([0, 0, 1, 2, 2]), v).sum().backward()
+        got.append((v.grad.item(), x.grad.tolist()))
+    assert got[0] == got[1]
+
+
+INDEX_DTYPES = [
+    (lambda L: L.arange(6.0).reshape(2, 3)[L.tensor([1, 0], dtype=L.uint8)], "getitem_byte_mask"),
+    (lambda L: L.arange(6.0).reshape(2, 3)[L.tensor([1, 0], dtype=L.int32)], "getitem_int32"),
+    (lambda L: L.arange(6.0).reshape(2, 3)[L.tensor([1.0])], "getitem_float"),
+    (lambda L: L.arange(6.0).reshape(2, 3).__setitem__(L.tensor([1, 0], dtype=L.uint8), 7.0), "setitem_byte"),
+    (lambda L: L.arange(6.0).reshape(2, 3).index_fill(0, L.tensor([1], dtype=L.int32), 1.0), "index_fill_int32"),
+    (lambda L: L.arange(6.0).reshape(2, 3).index_copy(0, L.tensor([1], dtype=L.int32), L.ones(1, 3)),
+     "index_copy_int32"),
+    (lambda L: L.arange(6.0).reshape(2, 3).index_add(0, L.tensor([1], dtype=L.int32), L.ones(1, 3)),
+     "index_add_int32"),
+    (lambda L: L.take_along_dim(L.arange(6.0).reshape(2, 3), L.tensor([[1]], dtype=L.int32), 1),
+     "take_along_dim_int32"),
+    (lambda L: L.arange(6.0).take(L.tensor([1], dtype=L.int32)), "take_int32"),
+]
+
+
+@pytest.mark.parametrize("call", [c for c, _ in INDEX_DTYPES], ids=[i for _, i in INDEX_DTYPES])
+def test_index_dtypes(call):
+    _same(call)
+
+
+def test_equal_and_new_factories():
+    got = []
+    for L in LIBS:
+        x = L.ones(2)
+        got.append((L.equal(x, L.ones(2, dtype=L.int64)), x.equal(L.ones(3)), L.equal(x, x * float("nan")),
+                    x.new_full((2, 3), 1.5).tolist(), str(x.new_zeros(2).dtype).split(".")[-1],
+                    x.new_tensor([1, 2]).tolist(), tuple(x.new_empty(3, 1).shape), x.new_ones([2]).tolist()))
+    assert got[0] == got[1]
+
+
+VMAPPED = [
+    (lambda L, a: a.view(3, 2).t().reshape(-1), "view_t_reshape"),
+    (lambda L, a: (a.unsqueeze(0).squeeze(0).transpose(0, 1).flatten(), a.T, a.mT), "squeeze_transpose"),
+    (lambda L, a: a.repeat(2, 1, 1), "repeat"),
+    (lambda L, a: a.diagonal() + L.diagonal(a, 1), "diagonal"),
+    (lambda L, a: (a.select(1, 0), a.narrow(0, 1, 1), a.split(1, 1), a.chunk(2, 0), a.unbind(1)), "splits"),
+    (lambda L, a: (L.cat([a, a], 1), L.stack([a, a], -1), L.cat([a, L.ones(2, 3)], 0)), "join"),
+    (lambda L, a: (a.gather(1, L.tensor([[0, 2], [1, 1]])), a.scatter(1, L.tensor([[0], [2]]), 9.0)), "gather"),
+    (lambda L, a: (a.flip(0), a.tril(), a.triu(1), L.fliplr(a), L.movedim(a, 0, 1), a.tile(2)), "tri"),
+    (lambda L, a: (a[0], a[:, 1:], a[..., None]), "getitem"),
+    (lambda L, a: (a.clone(), a.contiguous(), a.float(), a.double(), a.to(L.float64), a.type_as(a)), "casts"),
+    (lambda L, a: (a.expand(2, 2, 3), a.expand_as(L.ones(2, 2, 3)), a.broadcast_to((2, 2, 3))), "expand"),
+    (lambda L, a: L.constant_pad_nd(a, [1, 1]), "constant_pad_nd"),
+    (lambda L, a: a.index_select(1, L.tensor([2, 0])), "per_sample_fallback"),
+]
+
+
+@pytest.mark.parametrize("fn", [f for f, _ in VMAPPED], ids=[i for _, i in VMAPPED])
+def test_vmap_rules(fn):
+    x = np.arange(24.0).reshape(4, 2, 3)
+    got = [L.func.vmap(lambda a, L=L: fn(L, a))(L.tensor(x)) for L in LIBS]
+    a, b = _np(got[0]), _np(got[1])
+    flat_a = a if isinstance(a, list) else [a]
+    flat_b = b if isinstance(b, list) else [b]
+
+    def flatten(xs):
+        out = []
+        for v in xs:
+            out.extend(flatten(v) if isinstance(v, list) else [v])
+        return out
+    for p, q in zip(flatten(flat_a), flatten(flat_b), strict=True):
+        np.testing.assert_allclose(p, q)
+
+
+def test_vmap_refuses_setitem():
+    with pytest.raises(RuntimeError, match="vmap"):
+        tinytorch.func.vmap(lambda a: a.__setitem__(0, 1.0))(tinytorch.ones(2, 3))
+
+
+def test_forward_ad_clone_and_t():
+    import tinytorch.autograd.forward_ad as tfw
+    import torch.autograd.forward_ad as fw
+    got = []
+    for L, F in ((tinytorch, tfw), (torch, fw)):
+        with F.dual_level():
+            x = F.make_dual(L.tensor([[1.0, 2.0], [3.0, 4.0]]), L.tensor([[1.0, 0.0], [0.5, 2.0]]))
+            y = x.clone().t() * 3
+            got.append(F.unpack_dual(y).tangent.tolist())
+    assert got[0] == got[1]
+
+
+def test_scatter_add_and_split_with_sizes():
+    got = []
+    for L in LIBS:
+        x = L.ones(3, 4, requires_grad=True)
+        s = L.arange(8.0).reshape(2, 4).requires_grad_()
+        r = x.scatter_add(0, L.tensor([[0, 1, 2, 0], [0, 0, 0, 0]]), s)
+        (r * L.arange(12.0).reshape(3, 4)).sum().backward()
+        parts = L.split_with_sizes(x, [1, 2])
+        got.append((r.grad_fn.name(), len(r.grad_fn.next_functions), r.tolist(), x.grad.tolist(), s.grad.tolist(),
+                    [tuple(p.shape) for p in parts], parts[0].grad_fn.name(),
+                    L.tensor(1.0).scatter_add(0, L.tensor(0), L.tensor(2.0)).item(),
+                    L.tensor([True, False]).scatter_add(0, L.tensor([1, 1]), L.tensor([True, False])).tolist()))
+    assert got[0] == got[1]
