@@ -20,8 +20,6 @@ from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from . import factory as _factory  # noqa: F401  (declares the factories)
 from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
 from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
-from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
-                         std, sum, var)
 from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter, select, split, stack,  # noqa: F401
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
@@ -47,7 +45,7 @@ __version__ = "0.1.0"
 
 from ._out import with_out as _with_out  # noqa: E402
 
-for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack", "sum", "mean"):
+for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
 
@@ -103,9 +101,6 @@ from .ops.masked import (index_add, index_copy, index_fill, index_select, masked
 from .ops.vector_norm import norm  # noqa: E402,F401
 from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
                            pairwise_distance, tensordot)
-from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
-from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
-                       msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
 
 from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
@@ -115,8 +110,7 @@ moveaxis = movedim
 pinverse = _pinv
 
 
-for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
-              "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
+for _name in ("norm",):
     globals()[_name] = _keepdims_alias(globals()[_name])
 del _name
 

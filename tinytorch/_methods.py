@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from .ops import arith, index, inplace, join, linalg, reduce, shape, unary
+from .ops import arith, index, inplace, join, linalg, shape, unary
 from .tensor import Tensor
 
 
@@ -38,24 +38,6 @@ def _reflect(fn):
     return lambda self, other: fn(other, self)
 
 
-def _max(self, dim=None, keepdim=False):
-    return reduce.max(self, dim, keepdim)
-
-
-def _min(self, dim=None, keepdim=False):
-    return reduce.min(self, dim, keepdim)
-
-
-def _nonzero(self, *, as_tuple=False):
-    from .tensor import _make
-    import numpy as np
-
-    nz = np.nonzero(self._data) if self._data.ndim else np.nonzero(self._data.reshape(1))
-    if as_tuple:
-        return tuple(_make(a.astype(np.int64)) for a in nz)
-    return _make(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
-
-
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .factory import tensor
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -80,11 +62,6 @@ def _bind() -> None:
     T.__pos__ = lambda self: self
     # unary
     T.relu = unary.relu
-    # reductions
-    for name in ("sum", "mean", "var", "std", "argmax", "argmin", "all", "any", "logsumexp", "softmax",
-                 "log_softmax", "amax", "amin"):
-        setattr(T, name, getattr(reduce, name))
-    T.max, T.min = _max, _min
     # shape
     for name in ("view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t",
                  "expand", "expand_as", "clone", "contiguous", "broadcast_to"):
@@ -97,7 +74,6 @@ def _bind() -> None:
     T.T = property(shape.T)
     T.mT = property(shape.mT)
     T.repeat = shape.repeat
-    T.nonzero = _nonzero
     T.to = _to
     T.float = lambda self: shape.to_dtype(self, _dtype.float32)
     T.double = lambda self: shape.to_dtype(self, _dtype.float64)
@@ -130,7 +106,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import linalg_ext, masked, products, scan, sort, special, tri
+    from .ops import linalg_ext, masked, products, special, tri
     from .ops import vector_norm as norm
     from .ops._record import keepdims_alias
 
@@ -143,9 +119,6 @@ def _bind_more() -> None:
         return method
 
     for mod, names in (
-            (scan, ("cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "prod")),
-            (sort, ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
-                    "unique_consecutive", "bincount", "histc", "count_nonzero", "aminmax")),
             (masked, ("masked_fill", "masked_select", "masked_scatter", "index_select", "index_add", "index_copy",
                       "index_fill", "take", "take_along_dim")),
             (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
@@ -155,17 +128,15 @@ def _bind_more() -> None:
         for name in names:
             setattr(T, name, getattr(mod, name))
     T.moveaxis = tri.movedim
-    T.nonzero, T.argwhere = sort.nonzero, sort.argwhere
     T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
     T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
-               tri.tril, tri.triu, scan.cumsum, scan.cumprod):
+               tri.tril, tri.triu):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     for fn in (products.addmm, products.addmv, products.baddbmm):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
     # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
-    for name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax",
-                 "amin", "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
+    for name in ("norm",):
         setattr(T, name, keepdims_alias(getattr(T, name)))
 
 

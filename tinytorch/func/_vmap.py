@@ -33,9 +33,9 @@ from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _fmod, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _class_loss, _dims, _dot, _expand, _flatten, _getitem, _join, _linear,
-                          _matmul, _max_min, _mm, _permute, _pointwise_loss, _reduction, _softmax_like, _squeeze, _t,
-                          _transpose, _unflatten, _unsqueeze, _var_like, _view_like)
+from ._vmap_rules import (_bmm, _class_loss, _dot, _expand, _flatten, _getitem, _join, _linear,
+                          _matmul, _mm, _permute, _pointwise_loss, _softmax_like, _squeeze, _t,
+                          _transpose, _unflatten, _unsqueeze, _view_like)
 
 
 # -- the tables ------------------------------------------------------------------------------------
@@ -91,12 +91,7 @@ for _n in _UNARY_NAMES[:29]:
 for _n in _BINARY_NAMES:
     _TT_RULES[_n] = _binary_fn(_n)
 _TT_RULES.update({
-    "where": _where, "sum": _reduction("sum"), "mean": _reduction("mean"), "amax": _reduction("amax"),
-    "amin": _reduction("amin"), "logsumexp": lambda x, dim, keepdim=False: x._wrap(
-        x._phys.logsumexp(_dims(x, dim), keepdim=keepdim)),
-    "all": _reduction("all"), "any": _reduction("any"), "var": _var_like("var"), "std": _var_like("std"),
-    "max": _max_min("max"), "min": _max_min("min"), "argmax": _arg_extreme("argmax"),
-    "argmin": _arg_extreme("argmin"), "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
+    "where": _where,
     "reshape": lambda x, shape: _view_like("reshape")(x, shape), "flatten": _flatten, "unflatten": _unflatten,
     "squeeze": _squeeze, "unsqueeze": _unsqueeze, "transpose": _transpose, "swapaxes": _transpose,
     "swapdims": _transpose, "permute": lambda x, dims: _permute(x, dims), "t": _t, "matmul": _matmul, "mm": _mm,
@@ -110,7 +105,7 @@ _F_NAMES = ("relu", "relu6", "leaky_relu", "gelu", "silu", "elu", "softplus", "h
 for _n in _F_NAMES:
     _F_RULES[_n] = _f_elementwise(_n)
 _F_RULES.update({
-    "linear": _linear, "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
+    "linear": _linear,
     "softmin": lambda x, dim=None, *a, **k: _softmax_like("softmax")(-x, dim),
     "mse_loss": _pointwise_loss("mse_loss"), "l1_loss": _pointwise_loss("l1_loss"),
     "smooth_l1_loss": _pointwise_loss("smooth_l1_loss"), "huber_loss": _pointwise_loss("huber_loss"),
@@ -225,13 +220,6 @@ def _install_methods() -> None:
     B.__rmatmul__ = lambda self, other: _matmul(other, self)
     B.mm, B.bmm, B.dot = _mm, _bmm, _dot
     B.where = lambda self, condition, other: _where(condition, self, other)
-    for name in ("sum", "mean", "amax", "amin", "all", "any"):
-        setattr(B, name, _reduction(name))
-    B.logsumexp = _TT_RULES["logsumexp"]
-    B.var, B.std = _var_like("var"), _var_like("std")
-    B.max, B.min = _max_min("max"), _max_min("min")
-    B.argmax, B.argmin = _arg_extreme("argmax"), _arg_extreme("argmin")
-    B.softmax, B.log_softmax = _softmax_like("softmax"), _softmax_like("log_softmax")
     B.view, B.reshape = _view_like("reshape"), _view_like("reshape")
     B.view_as = lambda self, other: _view_like("reshape")(self, tuple(other.shape))
     B.reshape_as = B.view_as
@@ -258,7 +246,7 @@ def _install_methods() -> None:
     for name in ("__setitem__", "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_",
                  "neg_", "abs_", "sigmoid_", "tanh_", "zero_", "scatter_", "fill_", "copy_", "uniform_", "normal_",
                  "bernoulli_", "random_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__",
-                 "backward", "gather", "scatter", "split", "chunk", "unbind", "select", "narrow", "nonzero",
+                 "backward", "gather", "scatter", "split", "chunk", "unbind", "select", "narrow",
                  "repeat", "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
         setattr(B, name, _refuse(name))
 

@@ -7,61 +7,7 @@ from ._batched import (_align, _at, BatchedTensor, _binary_fn, _fmod, _level_of,
                        _unsupported)
 
 
-# -- reductions ------------------------------------------------------------------------------------
-def _dims(x, dim):
-    """Physical dims for a logical ``dim`` argument (None or () means all logical dims)."""
-    n = x.dim()
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return tuple(range(1, n + 1))
-    if isinstance(dim, (tuple, list)):
-        return tuple(x._ld(d) for d in dim)
-    return x._ld(dim)
-
-
-def _reduction(name):
-    def rule(input, dim=None, keepdim=False, **kwargs):
-        dims = _dims(input, dim)
-        if dims == ():
-            return input._wrap(input._phys.clone())
-        return input._wrap(getattr(input._phys, name)(dims, keepdim=keepdim, **kwargs))
-    return rule
-
-
-def _var_like(name):
-    def rule(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        if isinstance(dim, bool):  # var(unbiased) spelling
-            dim, unbiased = None, dim
-        kw = {"keepdim": keepdim}
-        if unbiased is not None:
-            kw["unbiased"] = unbiased
-        if correction is not None:
-            kw["correction"] = correction
-        return input._wrap(getattr(input._phys, name)(_dims(input, dim), **kw))
-    return rule
-
-
-def _max_min(name):
-    def rule(input, dim=None, keepdim=False, **kwargs):
-        if "other" in kwargs or isinstance(dim, Tensor):
-            other = kwargs.get("other", dim)
-            return _binary_fn("maximum" if name == "max" else "minimum")(input, other)
-        if dim is None:
-            return input._wrap(getattr(input._phys, "amax" if name == "max" else "amin")(_dims(input, None)))
-        res = getattr(input._phys, name)(input._ld(dim), keepdim)
-        from ..ops.reduce import _return_type
-        return _return_type(name)(input._wrap(res.values), input._wrap(res.indices))
-    return rule
-
-
-def _arg_extreme(name):
-    def rule(input, dim=None, keepdim=False):
-        if dim is None:
-            flat = input._phys.reshape(input._bsz, -1)
-            return input._wrap(getattr(flat, name)(1))
-        return input._wrap(getattr(input._phys, name)(input._ld(dim), keepdim))
-    return rule
-
-
+# -- softmin (nn.functional) --------------------------------------------------------------------
 def _softmax_like(name):
     def rule(input, dim=None, *args, **kwargs):
         if dim is None:

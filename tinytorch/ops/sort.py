@@ -9,9 +9,16 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
+from ._batching import composite, logical_dims
 from ._record import OUT, legacy_name, record
+from ._registry import op
 from ._util import normalize_dims
-from .reduce import _return_type
+from .minmax import _return_type
+from .reduce import _keepdim
+from .scan import batch_along_dim
+
+_SORT = "function method out"
+_DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
 
 sort_result = _return_type("sort")
 topk_result = _return_type("topk")
@@ -71,7 +78,8 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
     x = input._data
     if x.ndim == 0:
@@ -84,17 +92,20 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return sort_result(v, i)
 
 
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     return sort(input.detach(), dim, descending)[1]
 
 
+@op(variants=_SORT, batch=composite)
 def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``."""
     return sort(input, 0)[0]
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(2, -1))
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -129,8 +140,12 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     return result(v, i)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(2, -1))
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "kthvalue")
+
     def pos(n, d, *rest):
         if not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -181,23 +196,38 @@ def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
     return record(np.asarray(r), cls, (input,), (input, OUT))
 
 
-def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+def _batch_median(op, input, dim=None, keepdim=False, *, keepdims=None):
+    if dim is None:  # the median of the flattened sample
+        return input._wrap(op(input._phys.reshape(input._bsz, -1), 1)[0])
+    return batch_along_dim(1)(op, input, dim, _keepdim(keepdim, keepdims, op.__name__))
+
+
+@op(variants=_SORT, batch=_batch_median)
+def median(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
     """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "median")
     if dim is None:
         return _median_all(input, False)
     return _pick_position(input, dim, keepdim, _median_pos(False), "MedianBackward1", median_result, "median")
 
 
-def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=_batch_median)
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
     """median ignoring NaN."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "nanmedian")
     if dim is None:
         return _median_all(input, True)
     return _pick_position(input, dim, keepdim, _median_pos(True), "NanmedianBackward1", nanmedian_result,
                           "nanmedian")
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last index."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "mode")
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
@@ -238,8 +268,20 @@ class AminmaxBackward0(Node):
         return (out,)
 
 
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+def _batch_aminmax(op, input, *, dim=None, keepdim=False, keepdims=None):
+    keepdim = _keepdim(keepdim, keepdims, op.__name__)
+    if dim is not None:
+        return batch_along_dim(1)(op, input, dim=dim, keepdim=keepdim)
+    lo, hi = op(input._phys.reshape(input._bsz, -1), dim=1)
+    shape = (input._bsz,) + (1,) * input.dim() if keepdim else (input._bsz,)
+    return aminmax_result(input._wrap(lo.reshape(shape)), input._wrap(hi.reshape(shape)))
+
+
+@op(variants=_SORT, batch=_batch_aminmax)
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     """(amin, amax) in one call."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "aminmax")
     x = input._data
     dims = normalize_dims(dim, x.ndim)
     if x.size == 0:
@@ -259,6 +301,12 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     return aminmax_result(_make(lo), _make(hi))
 
 
+def _batch_count_nonzero(op, input, dim=None):
+    dims = logical_dims(input, dim)
+    return input._wrap(op(input._phys.unsqueeze(1), 1) if dims == () else op(input._phys, dims))
+
+
+@op(variants="function method", batch=_batch_count_nonzero)
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements are not zero (int64)."""
     x = input._data
@@ -290,6 +338,7 @@ def _pack(values, inverse, counts, return_inverse, return_counts):
     return out[0] if len(out) == 1 else out
 
 
+@op(variants="function method", no_batch=_DYNAMIC)
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
@@ -304,6 +353,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return _pack(values, inv.reshape(-1), cnt, return_inverse, return_counts)
 
 
+@op(variants="function method", no_batch=_DYNAMIC)
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive values (slices along ``dim``)."""
     x = input._data
@@ -325,6 +375,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _pack(record(values, UniqueConsecutiveBackward0, (input,)), inv, counts, return_inverse, return_counts)
 
 
+@op(variants="function method", no_batch=_DYNAMIC)
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs (weighted sums with ``weights``)."""
     x = input._data
@@ -339,7 +390,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out=None) -> Tensor:
+@op(variants=_SORT)
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
     x = input._data
     if x.dtype.kind != "f":
@@ -355,7 +407,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
     return _make(h.astype(x.dtype))
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
+@op(variants=_SORT, no_batch=_DYNAMIC)
+def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
     x = input._data
     if x.ndim == 0:
@@ -369,6 +422,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
     return _make(np.stack(nz, axis=1).astype(np.int64))
 
 
+@op(variants="function method", no_batch=_DYNAMIC)
 def argwhere(input: Tensor) -> Tensor:
     """``nonzero(input)``."""
     return nonzero(input)
