@@ -19,7 +19,6 @@ from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from . import factory as _factory  # noqa: F401  (declares the factories)
 from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
-from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
 from .ops.join import (cat, chunk, concat, concatenate, gather, narrow, scatter, select, split, stack,  # noqa: F401
                        unbind)
 from .ops.shape import (broadcast_to, clone, flatten, permute, reshape, squeeze, t, transpose,  # noqa: F401
@@ -31,7 +30,6 @@ from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 
 from .ops.shape import diagonal  # noqa: F401
-from .ops.linalg import mv  # noqa: F401
 
 float = float32  # noqa: A001
 double = float64
@@ -45,7 +43,7 @@ __version__ = "0.1.0"
 
 from ._out import with_out as _with_out  # noqa: E402
 
-for _name in ("matmul", "mm", "bmm", "dot", "cat", "stack"):
+for _name in ("cat", "stack"):
     globals()[_name] = _with_out(globals()[_name])
 del _name
 
@@ -94,25 +92,13 @@ vmap = func.vmap
 # -- the rest of the tensor API: scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions (one block, see _methods._bind_more) -----------------------------
 from . import linalg, special  # noqa: E402,F401
-from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
-from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
 from .ops.masked import (index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,  # noqa: E402,F401
                          masked_select, take, take_along_dim)
-from .ops.vector_norm import norm  # noqa: E402,F401
-from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
-                           pairwise_distance, tensordot)
 
 from .ops.tri import (cartesian_prod, diag, diag_embed, flip, fliplr, flipud, meshgrid, movedim,  # noqa: E402,F401
                       repeat_interleave, roll, tile, trace, tril, triu)
-from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 
 moveaxis = movedim
-pinverse = _pinv
-
-
-for _name in ("norm",):
-    globals()[_name] = _keepdims_alias(globals()[_name])
-del _name
 
 # convolution and pooling in the torch namespace, as PyTorch exposes them
 from .ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from .ops import arith, index, inplace, join, linalg, shape, unary
+from .ops import arith, index, inplace, join, shape, unary  # noqa: F401  (arith: declares the operators)
 from .tensor import Tensor
 
 
@@ -34,10 +34,6 @@ def _to(self, *args, **kwargs):
     return shape.to_dtype(self, dtype, copy=copy)
 
 
-def _reflect(fn):
-    return lambda self, other: fn(other, self)
-
-
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .factory import tensor
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -56,9 +52,6 @@ def _new_factory(name):
 def _bind() -> None:
     T = Tensor
     # arithmetic, comparisons, logical and bitwise ops: declared in ops/arith.py, power.py, compare.py
-    T.__matmul__ = T.matmul = linalg.matmul
-    T.__rmatmul__ = _reflect(linalg.matmul)
-    T.mm, T.bmm, T.dot = linalg.mm, linalg.bmm, linalg.dot
     T.__pos__ = lambda self: self
     # unary
     T.relu = unary.relu
@@ -106,9 +99,7 @@ _bind()
 # -- the rest of the tensor API (scans, sorting, masked/indexed ops, triangles, special functions,
 # products, norms, matrix functions), bound here as one block ---------------------------------------
 def _bind_more() -> None:
-    from .ops import linalg_ext, masked, products, special, tri
-    from .ops import vector_norm as norm
-    from .ops._record import keepdims_alias
+    from .ops import masked, special, tri
 
     T = Tensor
 
@@ -122,26 +113,16 @@ def _bind_more() -> None:
             (masked, ("masked_fill", "masked_select", "masked_scatter", "index_select", "index_add", "index_copy",
                       "index_fill", "take", "take_along_dim")),
             (tri, ("tril", "triu", "diag", "diag_embed", "trace", "flip", "fliplr", "flipud", "roll",
-                   "movedim", "tile", "repeat_interleave")),
-            (products, ("outer", "ger", "kron", "cross", "addmm", "addmv", "baddbmm")),
-            (norm, ("norm",))):
+                   "movedim", "tile", "repeat_interleave"))):
         for name in names:
             setattr(T, name, getattr(mod, name))
     T.moveaxis = tri.movedim
-    T.inverse, T.det, T.logdet, T.slogdet = linalg_ext.inv, linalg_ext.det, linalg_ext.logdet, linalg_ext.slogdet
-    T.pinverse = lambda self, rcond=1e-15: linalg_ext.pinv(self, rtol=rcond)
     for fn in (masked.masked_fill, masked.masked_scatter, masked.index_add, masked.index_copy, masked.index_fill,
                tri.tril, tri.triu):
         setattr(T, fn.__name__ + "_", inplace_of(fn))
-    for fn in (products.addmm, products.addmv, products.baddbmm):
-        setattr(T, fn.__name__ + "_", inplace_of(fn))
-    # ``keepdims=`` is accepted as an alias of ``keepdim=`` on every reduction, as in PyTorch
-    for name in ("norm",):
-        setattr(T, name, keepdims_alias(getattr(T, name)))
 
 
 _bind_more()
 
 # views added with the view + in-place machinery (ops/views.py)
 Tensor.diagonal = shape.diagonal
-Tensor.mv = linalg.mv

@@ -33,8 +33,8 @@ from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _fmod, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_bmm, _class_loss, _dot, _expand, _flatten, _getitem, _join, _linear,
-                          _matmul, _mm, _permute, _pointwise_loss, _softmax_like, _squeeze, _t,
+from ._vmap_rules import (_class_loss, _expand, _flatten, _getitem, _join, _linear,
+                          _permute, _pointwise_loss, _softmax_like, _squeeze, _t,
                           _transpose, _unflatten, _unsqueeze, _view_like)
 
 
@@ -94,8 +94,8 @@ _TT_RULES.update({
     "where": _where,
     "reshape": lambda x, shape: _view_like("reshape")(x, shape), "flatten": _flatten, "unflatten": _unflatten,
     "squeeze": _squeeze, "unsqueeze": _unsqueeze, "transpose": _transpose, "swapaxes": _transpose,
-    "swapdims": _transpose, "permute": lambda x, dims: _permute(x, dims), "t": _t, "matmul": _matmul, "mm": _mm,
-    "bmm": _bmm, "dot": _dot, "cat": _join("cat"), "concat": _join("cat"), "concatenate": _join("cat"),
+    "swapdims": _transpose, "permute": lambda x, dims: _permute(x, dims), "t": _t,
+    "cat": _join("cat"), "concat": _join("cat"), "concatenate": _join("cat"),
     "stack": _join("stack"), "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
     "full_like": _like("full_like"), "empty_like": _like("empty_like"), "rand_like": None, "randn_like": None,
     "broadcast_to": lambda x, size: _expand(x, size),
@@ -216,9 +216,6 @@ def _install_methods() -> None:
     for name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "floor_divide",
                  "subtract", "multiply", "divide", "true_divide", "logical_and", "logical_or"):
         setattr(B, name, _binary_fn(name))
-    B.__matmul__ = B.matmul = _matmul
-    B.__rmatmul__ = lambda self, other: _matmul(other, self)
-    B.mm, B.bmm, B.dot = _mm, _bmm, _dot
     B.where = lambda self, condition, other: _where(condition, self, other)
     B.view, B.reshape = _view_like("reshape"), _view_like("reshape")
     B.view_as = lambda self, other: _view_like("reshape")(self, tuple(other.shape))

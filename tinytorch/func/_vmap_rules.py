@@ -3,8 +3,7 @@ op names to them is in ``_vmap.py``)."""
 from __future__ import annotations
 
 from ..tensor import Tensor, _wrap_dim
-from ._batched import (_align, _at, BatchedTensor, _binary_fn, _fmod, _level_of, _logical_ndim, _orig, _phys_of,
-                       _unsupported)
+from ._batched import _align, _at, BatchedTensor, _fmod, _level_of, _logical_ndim, _orig, _unsupported
 
 
 # -- softmin (nn.functional) --------------------------------------------------------------------
@@ -88,68 +87,10 @@ def _getitem(input, idx):
     return input._wrap(input._phys[(slice(None),) + idx])
 
 
-# -- matmul ----------------------------------------------------------------------------------------
+# -- matmul (its rule is on its declaration, ops/linalg.py) ----------------------------------------
 def _matmul(a, b):
-    lead = _level_of((a, b))
-    ba, bb = _at(a, lead), _at(b, lead)
-    na, nb = a.dim(), b.dim()
-    pa, pb = _phys_of(a, lead), _phys_of(b, lead)
-    if na == 0 or nb == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
-    if ba and bb:
-        if na == 1 and nb == 1:
-            return lead._wrap((pa * pb).sum(-1))
-        if na == 1:
-            return lead._wrap((pa.unsqueeze(-2) @ _pad_batch(pb, nb, 2)).squeeze(-2).reshape(
-                _mm_shape(a, b, lead)))
-        if nb == 1:
-            return lead._wrap((pa @ pb.unsqueeze(-1)).squeeze(-1))
-        n = max(na, nb)
-        return lead._wrap(_pad_batch(pa, na, n) @ _pad_batch(pb, nb, n))
-    if ba:  # batched @ plain
-        if nb == 1 or na >= 2 or nb == 2:
-            if na == 1 and nb >= 3:
-                return lead._wrap((pa.reshape((lead._bsz,) + (1,) * (nb - 2) + (1, a.shape[0])) @ pb).squeeze(-2))
-            if na >= 2 and nb > na:
-                return lead._wrap(_pad_batch(pa, na, nb) @ pb)
-            return lead._wrap(pa @ pb)
-    # plain @ batched
-    if nb == 1:
-        if na == 1:
-            return lead._wrap(pb @ pa)
-        # (.., k, n) @ (B, n) -> (B, .., k): put the batch in the columns
-        return lead._wrap((pa @ pb.t()).permute((pa.dim() - 1,) + tuple(range(pa.dim() - 1))))
-    n = max(na, nb)
-    if na == 1:
-        return lead._wrap((pa.unsqueeze(0) @ pb).squeeze(-2))
-    return lead._wrap(pa @ pb if na <= nb else pa @ _pad_batch(pb, nb, n))
-
-
-def _pad_batch(p, k: int, n: int):
-    """Insert size-1 logical dims after the batch so a k-dim logical operand has n dims."""
-    if k >= n:
-        return p
-    s = tuple(p.shape)
-    return p.reshape(s[:1] + (1,) * (n - k) + s[1:])
-
-
-def _mm_shape(a, b, lead):
-    import numpy as np
-    return (lead._bsz,) + tuple(np.broadcast_shapes(tuple(b.shape[:-2]))) + (b.shape[-1],)
-
-
-def _dot(a, b):
-    return _matmul(a, b)
-
-
-def _mm(a, b):
-    if a.dim() != 2 or b.dim() != 2:
-        raise RuntimeError("self must be a matrix" if a.dim() != 2 else "mat2 must be a matrix")
-    return _matmul(a, b)
-
-
-def _bmm(a, b):
-    return _matmul(a, b)
+    from ..ops.linalg import matmul
+    return matmul(a, b)
 
 
 def _linear(input, weight, bias=None):
