@@ -210,7 +210,13 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
     for x, y in zip(da, db):
-        if a._data.shape[x] != b._data.shape[y]:
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        if sx != sy and 1 in (sx, sy):  # a size-1 contracted dim broadcasts, as in PyTorch
+            if sx == 1:
+                a = a.expand(tuple(sy if i == x else s for i, s in enumerate(a._data.shape)))
+            else:
+                b = b.expand(tuple(sx if i == y else s for i, s in enumerate(b._data.shape)))
+        elif sx != sy:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
                                f"{x} and second has size {b._data.shape[y]} in dim {y}")
     fa = [d for d in range(na) if d not in da]

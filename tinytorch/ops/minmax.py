@@ -68,6 +68,8 @@ class MaxBackward0(Node):
 
     def backward(self, g):
         (idx,) = self.saved_tensors
+        if not self.in_shape:  # a 0-d input: the value was the input itself
+            return (g.reshape(()),)
         if not self.keepdim:
             g = g.unsqueeze(self.dim)
             idx = idx.unsqueeze(self.dim)
@@ -227,13 +229,17 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
-    return _amax_amin(input, dim, _keepdim(keepdim, keepdims, "amax"), np.max, AmaxBackward0, "amax")
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "amax")
+    return _amax_amin(input, dim, keepdim, np.max, AmaxBackward0, "amax")
 
 
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
-    return _amax_amin(input, dim, _keepdim(keepdim, keepdims, "amin"), np.min, AminBackward0, "amin")
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "amin")
+    return _amax_amin(input, dim, keepdim, np.min, AminBackward0, "amin")
 
 
 def _batch_arg_extreme(op, input, dim=None, keepdim=False, *, keepdims=None):
@@ -247,11 +253,15 @@ def _batch_arg_extreme(op, input, dim=None, keepdim=False, *, keepdims=None):
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
-    return _arg_extreme(input, dim, _keepdim(keepdim, keepdims, "argmax"), _nan_argmax, "argmax")
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "argmax")
+    return _arg_extreme(input, dim, keepdim, _nan_argmax, "argmax")
 
 
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmin(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
-    return _arg_extreme(input, dim, _keepdim(keepdim, keepdims, "argmin"), _nan_argmin, "argmin")
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "argmin")
+    return _arg_extreme(input, dim, keepdim, _nan_argmin, "argmin")
 

@@ -123,6 +123,8 @@ class BaddbmmBackward0(Node):
 def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
     x = input._data
     dt = prod.dtype
+    if dt.kind in "iu":  # integer tensors take the scalars as integers (0.6 -> 0), as PyTorch does
+        beta, alpha = int(beta), int(alpha)
     shape = broadcast_shapes(x.shape, prod.shape)
     if shape != prod.shape:
         raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
@@ -187,8 +189,9 @@ class CdistBackward0(Node):
         else:
             w = where(d == 0, 0.0, g / d ** (p - 1)).unsqueeze(-1)
             t = diff * diff.abs() ** (p - 2) * w if p != 2 else diff * w
-        g1 = t.sum(-2) if self.need[0] else None
-        g2 = -t.sum(-3) if self.need[1] else None
+        # batch dims broadcast between x1 and x2 are summed back to each input's shape
+        g1 = _fit(t.sum(-2), x1._data.shape) if self.need[0] else None
+        g2 = _fit(-t.sum(-3), x2._data.shape) if self.need[1] else None
         return g1, g2
 
 

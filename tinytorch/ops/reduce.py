@@ -239,20 +239,32 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 
 def _all_any(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
-    return _make(as_array(fn(input._data, axis=None if dim is None else _wrap_dim(dim, input.ndim),
-                             keepdims=keepdim)))
+    x = input._data
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_wrap_dim(d, x.ndim) for d in dim)
+        # an empty dim list reduces nothing (unlike sum's): each element is tested alone
+        out = (x != 0) if not dims else fn(x, axis=dims if x.ndim else None, keepdims=keepdim)
+    else:
+        out = fn(x, axis=None if dim is None or not x.ndim else _wrap_dim(dim, x.ndim), keepdims=keepdim)
+    out = as_array(out)
+    # uint8 in, uint8 out, as PyTorch keeps for the old byte masks
+    return _make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
 @op(variants=_REDUCTION, batch=batch_reduction)
 def all(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """True where every element over ``dim`` is nonzero."""
-    return _all_any(input, dim, _keepdim(keepdim, keepdims, "all"), np.all)
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "all")
+    return _all_any(input, dim, keepdim, np.all)
 
 
 @op(variants=_REDUCTION, batch=batch_reduction)
 def any(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """True where some element over ``dim`` is nonzero."""
-    return _all_any(input, dim, _keepdim(keepdim, keepdims, "any"), np.any)
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "any")
+    return _all_any(input, dim, keepdim, np.any)
 
 
 # the extremes and the softmaxes, where other modules import them from

@@ -219,6 +219,8 @@ def _others_product(x: Tensor, d: int) -> Tensor:
         return x * 0 + 1
     from .join import cat
     n = x._data.shape[d]
+    if n == 0:  # no elements: an empty gradient
+        return x * 0
     ones = x.narrow(d, 0, 1) * 0 + 1
     left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
     xr = x.flip(d)

@@ -81,16 +81,17 @@ class LogSoftmaxBackward0(Node):
         return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
 
 
-def _softmax_input(input: Tensor, dtype, name: str) -> np.ndarray:
-    x = input._data
+def _softmax_input(input: Tensor, dtype, name: str):
+    """(input, array): with ``dtype`` the input is cast first, a recorded op (the gradient comes back
+    in the input's dtype through its ToCopyBackward0, as in PyTorch)."""
     if dtype is not None:
-        from .._dtype import to_np
-        x = x.astype(to_np(dtype))
+        input = input.to(dtype)
+    x = input._data
     if x.dtype.kind != "f":
         from .._dtype import FROM_NP
         kind = FROM_NP[x.dtype]._legacy[:-6]
         raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{kind}\'')
-    return x
+    return input, x
 
 
 def _batch_softmax(op, input, dim=None, dtype=None, **kwargs):
@@ -126,7 +127,7 @@ _functional_log_softmax.__name__ = "log_softmax"
 @op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
-    x = _softmax_input(input, dtype, "softmax")
+    input, x = _softmax_input(input, dtype, "softmax")
     d = _wrap_dim(dim, x.ndim)
     e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
     out = as_array(e / e.sum(axis=d, keepdims=True))
@@ -142,7 +143,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 @op(variants="function method out functional", functional=_functional_log_softmax, batch=_batch_softmax)
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """x - logsumexp(x) along ``dim``."""
-    x = _softmax_input(input, dtype, "log_softmax")
+    input, x = _softmax_input(input, dtype, "log_softmax")
     d = _wrap_dim(dim, x.ndim)
     out = as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x)
     if _State.enabled and input._requires_grad:

@@ -284,9 +284,12 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
         keepdim = _keepdim(keepdim, keepdims, "aminmax")
     x = input._data
     dims = normalize_dims(dim, x.ndim)
-    if x.size == 0:
+    if dim is None and x.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     lo = np.asarray(x.min(axis=dims, keepdims=keepdim))
     hi = np.asarray(x.max(axis=dims, keepdims=keepdim))
     from ._record import _State, edge
@@ -365,7 +368,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inv = (np.cumsum(new) - 1).reshape(x.shape)
     else:
         d = _wrap_dim(dim, x.ndim)
-        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], -1)
+        if x.size == 0 and x.shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], x.size // x.shape[d] if x.shape[d] else 0)
         new = np.ones(xm.shape[0], bool)
         new[1:] = (xm[1:] != xm[:-1]).any(axis=1)
         values = np.compress(new, x, axis=d)

@@ -49,7 +49,8 @@ class LinalgVectorNormBackward0(Node):
         if p == 2:
             return (where(y == 0, 0.0, g * x / y),)
         scale = where(y == 0, 0.0, g / y ** (p - 1))
-        return (x * x.abs() ** (p - 2) * scale,)
+        # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf)
+        return (where(x == 0, 0.0, x * x.abs() ** (p - 2) * scale),)
 
 
 @op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)
