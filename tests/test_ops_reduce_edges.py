@@ -141,5 +141,6 @@ def test_vmap_vs_torch(name, fn):
     a = RNG.standard_normal((5, 3, 4))
     ours = tinytorch.func.vmap(lambda x: fn(tinytorch, x))(tinytorch.tensor(a))
     theirs = torch.func.vmap(lambda x: fn(torch, x))(torch.tensor(a))
+    assert type(ours).__name__ == type(theirs).__name__  # (values, indices) stay named tuples
     for x, y in zip(_leaves(ours), _leaves(theirs)):
         np.testing.assert_allclose(_np(x), _np(y), rtol=1e-10, atol=1e-12)

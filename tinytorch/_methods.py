@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
-from .ops import arith, index, inplace, join, shape, unary  # noqa: F401  (arith: declares the operators)
+from .ops import arith, index, inplace, join, shape, unary
 from .tensor import Tensor
 
 

@@ -18,6 +18,7 @@ class _ReturnTypes(tuple):
     """``(values, indices)`` with names, like ``torch.return_types.max``."""
 
     _name = "max"
+    _fields = ("values", "indices")  # as a named tuple's: out=(v, i) returns this type again
 
     def __new__(cls, values, indices):
         return tuple.__new__(cls, (values, indices))

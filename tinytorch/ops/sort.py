@@ -31,6 +31,8 @@ mode_result = _return_type("mode")
 class _AminmaxResult(tuple):
     """``(min, max)`` with names, like ``torch.return_types.aminmax``."""
 
+    _fields = ("min", "max")
+
     def __new__(cls, min, max):
         return tuple.__new__(cls, (min, max))
 
