@@ -736,20 +736,6 @@ KNOWN = {'arange': {'int64:10:fwd': "values differ: The values for attribute 'sh
                          'float32:2:fwd': 'values differ: Scalars are not close!',
                          'float64:0:fwd': 'values differ: Tensor-likes are not close!',
                          'float64:2:fwd': 'values differ: Scalars are not close!'},
- 'nn.functional.softmin.with_dtype': {'float32:0:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:1:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:2:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:3:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:4:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:5:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.',
-                                      'float32:6:bwd': "gradients differ: The values for attribute 'dtype' do not "
-                                                       'match: torch.float64 != torch.float32.'},
  'nn.functional.unfold': {'bool:0:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:100:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
                           'bool:101:fwd': 'raises NotImplementedError: "im2col_out_cpu" not implemented for \'Bool\'',
