@@ -111,6 +111,7 @@ def test_keepdims_alias_on_more_reductions():
 
 VMAPPED = [
     ("sum_dims", lambda L, x: x.sum((0, 1))),
+    ("any_dim", lambda L, x: (x > 1).any(1, keepdim=True)),
     ("var_unbiased", lambda L, x: L.var(x, 1, keepdim=True)),
     ("max_dim", lambda L, x: x.max(0)),
     ("argmax_flat", lambda L, x: x.argmax()),

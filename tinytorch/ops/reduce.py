@@ -251,7 +251,13 @@ def _all_any(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
     return _make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 
 
-@op(variants=_REDUCTION, batch=batch_reduction)
+def _batch_all_any(op, input, dim=None, keepdim=False, *, keepdims=None):
+    if isinstance(dim, (tuple, list)) and not dim:  # an empty dim list tests each element alone
+        return input._wrap(op(input._phys, dim=()))
+    return batch_reduction(op, input, dim, keepdim, keepdims=keepdims)
+
+
+@op(variants=_REDUCTION, batch=_batch_all_any)
 def all(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """True where every element over ``dim`` is nonzero."""
     if keepdims is not None:
@@ -259,7 +265,7 @@ def all(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Ten
     return _all_any(input, dim, keepdim, np.all)
 
 
-@op(variants=_REDUCTION, batch=batch_reduction)
+@op(variants=_REDUCTION, batch=_batch_all_any)
 def any(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """True where some element over ``dim`` is nonzero."""
     if keepdims is not None:
