@@ -29,13 +29,15 @@ FNS = {
     "two_inputs": (lambda L, x, y: (x * y, (x @ y).exp(), x.reshape(-1)[:5] - y.sum()), (X, Y), True),
     "views": (lambda L, x: L.cat([x.t(), x[:2].t()], 1).unsqueeze(0) * x.sum(), (X,), True),
     "unused_input": (lambda L, x, y: x * 3, (X, Y), True),
-    "cumsum_fallback": (lambda L, x: x.cumsum(1) * x, (X,), False),
+    "scans": (lambda L, x: (x.cumsum(1) * x, x.cumprod(0), x.prod(1)), (X,), True),
+    # masked_fill has no batching rule of its own: vmap runs it per sample (PyTorch's fallback), in the same pass
+    "masked_fill_per_sample": (lambda L, x: x.masked_fill(x > 0, 0.5) * x, (X,), True),
 }
 SCALARS = {
     "poly": (lambda L, x: (x ** 3 * x.sin()).sum(), True),
     "mlp_loss": (lambda L, x: F(L).cross_entropy((x @ L.tensor(W).t()).tanh(), L.tensor([0, 3, 1])), True),
     "logsumexp": (lambda L, x: L.logsumexp(x * x, 1).mean(), True),
-    "cumsum_fallback": (lambda L, x: (x.cumsum(1) * x.sin()).sum() ** 2, False),
+    "masked_fill_per_sample": (lambda L, x: (x.masked_fill(x > 0, 0.5) * x.sin()).sum() ** 2, True),
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import _methods  # noqa: F401  (binds the ops to Tensor)
+from . import ops as _ops  # noqa: F401  (the op families declare themselves: torch.X, Tensor.X, ...)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, autograd, backends, cuda, random  # noqa: F401
 from . import data, nn, optim, utils  # noqa: F401
@@ -19,15 +19,11 @@ from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from . import factory as _factory  # noqa: F401  (declares the factories)
 from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
-from .ops.linalg import bmm, dot, matmul, mm  # noqa: F401
-from .ops.reduce import (all, amax, amin, any, argmax, argmin, logsumexp, log_softmax, max, mean, min, softmax,  # noqa: F401
-                         std, sum, var)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 from .ops.conversions import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E501
-from .ops.linalg import mv  # noqa: F401
 
 float = float32  # noqa: A001
 double = float64
@@ -37,12 +33,6 @@ int = int32  # noqa: A001
 short = int16
 
 __version__ = "0.1.0"
-
-from ._out import with_out as _with_out  # noqa: E402
-
-for _name in ("matmul", "mm", "bmm", "dot", "sum", "mean"):
-    globals()[_name] = _with_out(globals()[_name])
-del _name
 
 # numpy reports inf/nan arithmetic (0 * inf, log(0), ...) as RuntimeWarnings; PyTorch computes the
 # same values silently. Silence them for tinytorch's own frames only, not for the user's numpy code.
@@ -76,29 +66,9 @@ from . import func  # noqa: F401,E402
 vmap = func.vmap
 
 
-# -- the rest of the tensor API: scans, sorting, masked/indexed ops, triangles, special functions,
-# products, norms, matrix functions (one block, see _methods._bind_more) -----------------------------
 from . import linalg, special  # noqa: E402,F401
-from .ops.linalg_ext import det, logdet, pinv as _pinv, slogdet  # noqa: E402,F401
-from .ops.linalg_ext import inv as inverse  # noqa: E402,F401
-from .ops.vector_norm import norm  # noqa: E402,F401
-from .ops.products import (addmm, addmv, baddbmm, cdist, cosine_similarity, cross, einsum, ger, kron, outer,  # noqa: E402,F401
-                           pairwise_distance, tensordot)
-from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp, prod  # noqa: E402,F401
-from .ops.sort import (aminmax, argsort, argwhere, bincount, count_nonzero, histc, kthvalue, median, mode,  # noqa: E402,F401
-                       msort, nanmedian, nonzero, sort, topk, unique, unique_consecutive)
-from .ops._record import keepdims_alias as _keepdims_alias  # noqa: E402
 
-pinverse = _pinv
-
-
-for _name in ("max", "min", "argmax", "argmin", "all", "any", "logsumexp", "amax", "amin",
-              "prod", "norm", "median", "nanmedian", "mode", "kthvalue", "aminmax"):
-    globals()[_name] = _keepdims_alias(globals()[_name])
-del _name
-
-# every declared op's torch-level spellings (tinytorch/ops/_registry.py); later declarations of a name
-# win over the imports above while the families move to declarations
+# every declared op's torch-level spellings (tinytorch/ops/_registry.py)
 from .ops import _registry  # noqa: E402
 
 globals().update(_registry.namespace("torch"))

@@ -12,9 +12,8 @@ Where a node's rule comes from, first match wins:
   1. a ``jvp(self, *input_tangents)`` method on the node class (``None`` for an input without a
      tangent; return one tangent per output, a tuple for several). A new op adds its rule here, next
      to its ``backward``;
-  2. the table ``_RULES`` below (rules for the common primitives, kept here so op files stay small);
-  3. for custom ``autograd.Function`` nodes, the Function's ``jvp`` staticmethod when it defines one;
-  4. otherwise the node's own backward, by the double backward trick: ``u -> J^T u`` is linear, so the
+  2. for custom ``autograd.Function`` nodes, the Function's ``jvp`` staticmethod when it defines one;
+  3. otherwise the node's own backward, by the double backward trick: ``u -> J^T u`` is linear, so the
      derivative of ``<J^T u, t>`` with respect to ``u`` is ``J t``. That makes every op, present or
      future, forward-differentiable, at the cost of two small backward passes per node.
 A rule's result is broadcast to the output's shape and cast to its dtype, so rules may ignore
@@ -229,8 +228,6 @@ def _apply_rule(node, ins):
         rule = getattr(type(node), "jvp", None)
         if rule is not None and not isinstance(node, BackwardCFunction):
             out = rule(node, *ins)
-        elif type(node).__name__ in _RULES:
-            out = _RULES[type(node).__name__](node, *ins)
         elif isinstance(node, BackwardCFunction) and _has_custom_jvp(node):
             out = _custom_function_jvp(node, ins)
         else:
@@ -307,32 +304,10 @@ def _dt(np_dtype):
     return FROM_NP[np_dtype]
 
 
-def _unary(f):
-    """A rule for a one-input node from ``f(node, saved, tangent)``."""
-    def rule(node, t):
-        return None if t is None else f(node, node.saved_tensors, t)
-    return rule
-
-
-_RULES = {
-    "AddBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (tb if node.alpha == 1 else tb * node.alpha)),
-    "SubBackward0": lambda node, ta, tb: _sum(ta, None if tb is None else (-tb if node.alpha == 1 else
-                                                                            tb * (-node.alpha))),
-    "MulBackward0": lambda node, ta, tb: _mul_rule(node, ta, tb),
-}
-
-
 def _sum(a, b):
     if a is None:
         return b
     return a if b is None else a + b
-
-
-def _mul_rule(node, ta, tb):
-    a, b = node.saved_tensors
-    left = None if ta is None else ta * (node.b_scalar if b is None else b)
-    right = None if tb is None else tb * (node.a_scalar if a is None else a)
-    return _sum(left, right)
 
 
 def _out_shape(node, i: int = 0) -> tuple:

@@ -32,7 +32,11 @@ def tree_unflatten(leaves, spec):
         i += n
     if kind is dict:
         return dict(zip(keys, out))
-    return tuple(out) if kind is tuple else out
+    if kind is tuple:
+        return tuple(out)
+    if hasattr(kind, "_fields"):  # a named tuple (max's (values, indices), ...) keeps its type
+        return kind(*out)
+    return out
 
 
 def tree_map(fn, tree):

@@ -1,239 +1,38 @@
 """``vmap``: run a function written for one sample once on a whole batch, vectorised in numpy.
 
-The batched arguments become ``BatchedTensor``s: a tensor whose physical data carries the batch as
-dimension 0 while it reports the logical (per-sample) shape. Each op in the table below knows that
-dimension: elementwise ops align their operands' logical dimensions behind it, reductions and shape
-ops shift their ``dim`` arguments past it, matmul puts the batch where numpy's broadcasting keeps it.
-The op then runs once on the physical arrays; there is no loop over the samples. Ops outside the
-table raise a RuntimeError naming vmap rather than silently mixing samples (a BatchedTensor's raw
-``_data`` is never reachable).
+The batched arguments become ``BatchedTensor``s (``ops/_batching.py``): a tensor whose physical data
+carries the batch as dimension 0 while it reports the logical (per-sample) shape. Every declared op
+carries its batching rule (``op(..., batch=rule)``): elementwise ops align their operands' logical
+dimensions behind the batch, reductions and shape ops shift their ``dim`` arguments past it, matmul
+puts the batch where numpy's broadcasting keeps it; the op then runs once on the physical arrays.
+An op without a rule runs once per sample and stacks the results (PyTorch's fallback); an op that
+cannot be batched (random ops, in-place writes into an unbatched tensor) raises vmap's error naming
+it. A BatchedTensor's raw ``_data`` is never reachable.
 
-Covered: operators ``+ - * / ** @ // %``, unary ``-``, ``abs()``, comparisons; elementwise methods and
-``tinytorch.*`` functions (exp log sin cos tanh sigmoid relu sqrt ... clamp pow maximum minimum
-where); reductions with ``dim``/``keepdim`` (sum mean var std amax amin max min argmax argmin
-logsumexp softmax log_softmax all any); shape ops (view reshape flatten unflatten squeeze unsqueeze
-transpose permute t T mT expand contiguous clone detach to/float/double, ``x[...]`` with basic
-indices); matmul/mm/bmm/dot; cat and stack; ``zeros_like``/``ones_like``/``*_like``; and
-``nn.functional`` linear, the activations, softmax/log_softmax/softmin, mse_loss, l1_loss,
-smooth_l1_loss, huber_loss, cross_entropy and nll_loss (class-index targets, no weights),
-binary_cross_entropy(_with_logits) without weights. The func transforms (grad, vjp, jvp, jacrev,
-jacfwd) work inside vmap, which gives per-sample gradients.
-
-Function-style calls (``tinytorch.exp(x)``, ``F.relu(x)``) find the batched rules because vmap
-rebinds those names in ``tinytorch`` and ``tinytorch.nn.functional`` for the duration of the call
-(restored afterwards); a function imported by name before the call (``from tinytorch import exp``)
-bypasses that and raises the vmap error. vmap is therefore not thread-safe."""
+The levels live in this thread's mode state: a call finds vmap through the op's own public function
+or method, so no module attribute changes while vmap runs and two threads can vmap at once. The
+func transforms (grad, vjp, jvp, jacrev, jacfwd) work inside vmap, which gives per-sample gradients."""
 from __future__ import annotations
 
 import functools
-import operator
 
-from ..ops import _registry
 from ..ops._batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
-from ._batched import _at, BatchedTensor, _binary_fn, _elementwise, _level_of, _Levels, _orig, _unsupported
-from ._vmap_rules import (_arg_extreme, _bmm, _dims, _dot, _matmul, _max_min, _mm, _reduction, _softmax_like, _var_like)
+from ..ops._batching import BatchedTensor, unsupported as _unsupported
 
 
-# -- the tables ------------------------------------------------------------------------------------
-_UNARY_NAMES = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "log1p", "expm1", "rsqrt",
-                "reciprocal", "sign", "floor", "ceil", "round", "trunc", "log2", "log10", "square", "isnan",
-                "isinf", "isfinite", "clamp", "clip", "abs", "neg", "negative", "requires_grad_")
-_BINARY_NAMES = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-                 "remainder", "floor_divide", "subtract", "multiply", "divide", "true_divide", "logical_and",
-                 "logical_or")
-
-
-def _where(cond, a, b=None):
-    if b is None:
-        raise _unsupported("where(condition) with one argument")
-    import tinytorch
-    return _elementwise(lambda c, x, y: tinytorch.where(c, x, y), cond, a, b)
-
-
-def _method_unary(name):
-    def rule(self, *args, **kwargs):
-        import tinytorch
-        args = tuple(a._phys if _at(a, self) else a for a in args)
-        if name in ("to", "type_as") and args and isinstance(args[0], BatchedTensor):
-            args = (args[0].dtype,) + args[1:]
-        if name in ("float", "double", "half", "long", "int", "bool", "detach", "contiguous", "clone", "to",
-                    "type_as", "requires_grad_"):
-            res = getattr(self._phys, name)(*args, **kwargs)
-            return self if name == "requires_grad_" else self._wrap(res)
-        return self._wrap(getattr(tinytorch, name)(self._phys, *args, **kwargs))
-    return rule
-
-
-def _like(name):
-    def rule(input, *args, **kwargs):
-        return input._wrap(_orig("tinytorch", name)(input._phys, *args, **kwargs))
-    return rule
-
-
-_TT_RULES: dict = {}
-_F_RULES: dict = {}
-for _n in _UNARY_NAMES[:-1]:
-    _TT_RULES[_n] = functools.partial(lambda name, x, *a, **k: _method_unary(name)(x, *a, **k), _n)
-for _n in _BINARY_NAMES:
-    _TT_RULES[_n] = _binary_fn(_n)
-_TT_RULES.update({
-    "where": _where, "sum": _reduction("sum"), "mean": _reduction("mean"), "amax": _reduction("amax"),
-    "amin": _reduction("amin"), "logsumexp": lambda x, dim, keepdim=False: x._wrap(
-        x._phys.logsumexp(_dims(x, dim), keepdim=keepdim)),
-    "all": _reduction("all"), "any": _reduction("any"), "var": _var_like("var"), "std": _var_like("std"),
-    "max": _max_min("max"), "min": _max_min("min"), "argmax": _arg_extreme("argmax"),
-    "argmin": _arg_extreme("argmin"), "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
-    "matmul": _matmul, "mm": _mm,
-    "bmm": _bmm, "dot": _dot, "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
-    "full_like": _like("full_like"), "empty_like": _like("empty_like"), "rand_like": None, "randn_like": None,
-})
-_F_RULES.update({
-    "softmax": _softmax_like("softmax"), "log_softmax": _softmax_like("log_softmax"),
-})
-
-
-def _dispatcher(module_name: str, name: str, orig, rule):
-    @functools.wraps(orig)
-    def fn(*args, **kwargs):
-        if _level_of(args) is None and _level_of(tuple(kwargs.values())) is None:
-            return orig(*args, **kwargs)
-        if rule is None:
-            raise _unsupported(f"{module_name}.{name} (randomness)")
-        return rule(*args, **kwargs)
+# -- the methods of BatchedTensor no op declares -----------------------------------------------------
+def _refuse(name):
+    def fn(self, *args, **kwargs):
+        raise _unsupported(f"Tensor.{name}")
     return fn
 
 
-def _rebind() -> dict:
-    """Point every tinytorch module's name for a tabled function at its batched dispatcher.
-
-    Modules import ops by name (``nn.Linear`` calls ``ops.linalg.linear`` directly), so the public
-    namespaces alone are not enough: every loaded ``tinytorch`` module's globals that are one of the
-    tabled functions (by identity) are rebound too, and all are restored when vmap returns."""
-    by_id = _dispatchers()
-    saved = {}
-    for mod_name, mod, name in _locations(by_id):
-        obj = vars(mod).get(name)
-        fn = by_id.get(id(obj))
-        if fn is not None:
-            saved[(mod_name, name)] = (mod, obj)
-            setattr(mod, name, fn)
-    return saved
-
-
-def _dispatchers() -> dict:
-    """id(original function) -> its dispatcher; built once (the originals are module constants)."""
-    if _SCAN["by_id"] is not None:
-        return _SCAN["by_id"]
-    import tinytorch
-    from ..nn import functional as F
-
-    by_id = {}
-    for mod, mod_name, rules in ((tinytorch, "tinytorch", _TT_RULES), (F, "tinytorch.nn.functional", _F_RULES)):
-        for name, rule in rules.items():
-            orig = getattr(mod, name, None)
-            if orig is None or hasattr(orig, "_decl"):
-                continue  # a declared op: its public function dispatches to vmap itself
-            by_id.setdefault(id(orig), _dispatcher(mod_name, name, orig, rule))
-            # the undecorated op behind a public wrapper (``tinytorch.add`` wraps ``ops.arith.add`` for out=)
-            inner = getattr(orig, "__wrapped__", None)
-            if inner is not None:
-                by_id.setdefault(id(inner), _dispatcher(mod_name, name, inner, rule))
-    # the dispatchers keep their originals alive, so these ids stay valid
-    _SCAN["by_id"] = by_id
-    return by_id
-
-
-_SCAN = {"modules": None, "found": (), "by_id": None}
-
-
-def _locations(by_id):
-    """(module name, module, global name) of every tabled function; rescanned only when modules were added."""
-    import sys
-
-    n = len(sys.modules)
-    if _SCAN["modules"] != n:
-        found = []
-        for mod_name, mod in list(sys.modules.items()):
-            if mod is None or not (mod_name == "tinytorch" or mod_name.startswith("tinytorch.")):
-                continue
-            if mod_name.startswith("tinytorch.func"):
-                continue
-            for name, obj in list(vars(mod).items()):
-                if id(obj) in by_id and callable(obj):
-                    found.append((mod_name, mod, name))
-        _SCAN["modules"], _SCAN["found"] = n, tuple(found)
-    return _SCAN["found"]
-
-
-def _restore(saved: dict) -> None:
-    for (_, name), (mod, orig) in saved.items():
-        setattr(mod, name, orig)
-
-
-# -- methods and operators of BatchedTensor ---------------------------------------------------------
-def _install_methods() -> None:
-    """Batched methods of the ops not yet declared in the registry (declared ones get theirs there)."""
-    B = _Undeclared
-    for name in _UNARY_NAMES:
-        setattr(B, name, _method_unary(name))
-    B.__neg__ = _method_unary("neg")
-    B.__abs__ = _method_unary("abs")
-    B.__pos__ = lambda self: self
-    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-           "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
-           "or": operator.or_, "xor": operator.xor}
-    for name, op in ops.items():
-        setattr(B, f"__{name}__", functools.partialmethod(lambda self, other, op: _elementwise(op, self, other), op=op))
-        setattr(B, f"__r{name}__", functools.partialmethod(lambda self, other, op: _elementwise(
-            lambda x, y: op(y, x), self, other), op=op))
-    for name, op in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-                     "gt": operator.gt, "ge": operator.ge}.items():
-        setattr(B, f"__{name}__", functools.partialmethod(lambda self, other, op: _elementwise(op, self, other), op=op))
-        setattr(B, name, getattr(B, f"__{name}__"))
-    for name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "floor_divide",
-                 "subtract", "multiply", "divide", "true_divide", "logical_and", "logical_or"):
-        setattr(B, name, _binary_fn(name))
-    B.__matmul__ = B.matmul = _matmul
-    B.__rmatmul__ = lambda self, other: _matmul(other, self)
-    B.mm, B.bmm, B.dot = _mm, _bmm, _dot
-    B.where = lambda self, condition, other: _where(condition, self, other)
-    for name in ("sum", "mean", "amax", "amin", "all", "any"):
-        setattr(B, name, _reduction(name))
-    B.logsumexp = _TT_RULES["logsumexp"]
-    B.var, B.std = _var_like("var"), _var_like("std")
-    B.max, B.min = _max_min("max"), _max_min("min")
-    B.argmax, B.argmin = _arg_extreme("argmax"), _arg_extreme("argmin")
-    B.softmax, B.log_softmax = _softmax_like("softmax"), _softmax_like("log_softmax")
-
-    def _refuse(name):
-        def fn(self, *args, **kwargs):
-            raise _unsupported(f"Tensor.{name}")
-        return fn
-
-    for name in ("add_", "sub_", "mul_", "div_", "pow_", "clamp_", "relu_", "exp_", "log_", "sqrt_",
-                 "neg_", "abs_", "sigmoid_", "tanh_", "zero_", "fill_", "copy_", "uniform_", "normal_",
-                 "bernoulli_", "random_", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__",
-                 "backward", "nonzero",
-                 "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
-        setattr(B, name, _refuse(name))
-
-
-class _Undeclared:
-    """Collects the table's methods; those of declared ops are dropped before they reach BatchedTensor."""
-
-
-_install_methods()
-for _name, _fn in list(vars(_Undeclared).items()):
-    if not _name.startswith("__") or _name in ("__neg__", "__abs__", "__pos__", "__iter__", "__iadd__", "__isub__",
-                                               "__imul__", "__itruediv__", "__ipow__", "__matmul__",
-                                               "__rmatmul__") or _name[2:-2] in (
-            "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow and rand or ror xor "
-            "rxor eq ne lt le gt ge").split():
-        if _name in _registry._METHOD_OWNERS:
-            continue
-        setattr(BatchedTensor, _name, _fn)
+BatchedTensor.requires_grad_ = lambda self, requires_grad=True: (self._phys.requires_grad_(requires_grad), self)[1]
+for _name in ("backward", "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
+    setattr(BatchedTensor, _name, _refuse(_name))
+del _name
 
 
 # -- vmap itself -----------------------------------------------------------------------------------
@@ -298,16 +97,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                              f"{sizes} for the mapped dimension")
         bsz = sizes[0]
         with _vmap_level() as level:
-            if level == 1:
-                _Levels.saved = _rebind()
-            try:
-                batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
-                           for x, d in zip(leaves, dims)]
-                out = func(*tree_unflatten(batched, spec), **kwargs)
-            finally:
-                if level == 1:
-                    _restore(_Levels.saved)
-                    _Levels.saved = None
+            batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
+                       for x, d in zip(leaves, dims)]
+            out = func(*tree_unflatten(batched, spec), **kwargs)
         return _unbatch(out, out_dims, bsz, level, func)
 
     return wrapper

@@ -1,7 +1,8 @@
 """Primitive ops: each forward (numpy) beside its node's backward (tinytorch ops only)."""
 from . import attention, multihead_attention, rms_norm  # noqa: F401
 from . import arith, binary, clamp, compare, conversions, index, inplace, join, linalg, power, reduce, shape, unary  # noqa: F401,E501
-from . import masked, tri  # noqa: F401
+from . import counting, einsum, linalg_ext, minmax, products, scan, softmax, sort, vector_norm  # noqa: F401  (after reduce)
+from . import masked, special, tri  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
 from . import (activation, activation_smooth, conv, dropout, embedding, fold, linear, loss, loss_margin,  # noqa: F401
                loss_nll, norm, normalize, pad, pool, adaptive_pool, resize)

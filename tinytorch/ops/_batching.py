@@ -230,7 +230,7 @@ def per_sample(op, lead: BatchedTensor, args, kwargs):
         outs.append(op(*a, **k))
     flat0, out_spec = tree_flatten(outs[0])
     columns = [tree_flatten(o)[0] for o in outs]
-    stack = _registry.REGISTRY["stack"].public
+    from .join import stack  # the public op once declared, so nested levels dispatch
     result = []
     for j, first in enumerate(flat0):
         if isinstance(first, Tensor):

@@ -40,14 +40,3 @@ def legacy_name(dt: np.dtype) -> str:
     from .._dtype import FROM_NP
     return FROM_NP[dt]._legacy[:-len("Tensor")]
 
-
-def keepdims_alias(fn):
-    """Accept ``keepdims=`` as an alias of ``keepdim=`` (as PyTorch's argument parser does)."""
-    def wrapper(*args, **kwargs):
-        if "keepdims" in kwargs:
-            if "keepdim" in kwargs:
-                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument 'keepdims'")
-            kwargs["keepdim"] = kwargs.pop("keepdims")
-        return fn(*args, **kwargs)
-    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn
-    return wrapper

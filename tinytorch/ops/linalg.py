@@ -1,4 +1,5 @@
-"""Matrix products: matmul (1-d, 2-d, batched with broadcasting) and the fused ``linear``."""
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting; also ``torch.linalg.matmul`` and the
+``@`` operator), mm, bmm, mv, dot, with vmap's rule for them, and the fused ``linear``."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,11 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor, _make
+from ._batching import at, level_of, phys_of
+from ._registry import op
 from ._util import as_array, broadcast_shapes, sum_to
+
+_PRODUCT = "function method out"
 
 
 # the C++ type names PyTorch's matmul errors print
@@ -125,9 +130,63 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+# -- vmap: the batch dim goes where numpy's broadcasting keeps it ----------------------------------
+def _pad_batch(p, k: int, n: int):
+    """Insert size-1 logical dims after the batch so a k-dim logical operand has n dims."""
+    if k >= n:
+        return p
+    s = tuple(p.shape)
+    return p.reshape(s[:1] + (1,) * (n - k) + s[1:])
+
+
+def batch_matmul(op, a, b):
+    """vmap's rule for matmul (and mm, bmm, dot, mv, whose checks the logical shapes pass first)."""
+    lead = level_of((a, b))
+    ba, bb = at(a, lead), at(b, lead)
+    na, nb = a.dim(), b.dim()
+    pa, pb = phys_of(a, lead), phys_of(b, lead)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if ba and bb:
+        if na == 1 and nb == 1:
+            return lead._wrap((pa * pb).sum(-1))
+        if na == 1:
+            shape = (lead._bsz,) + tuple(b.shape[:-2]) + (b.shape[-1],)
+            return lead._wrap((pa.unsqueeze(-2) @ _pad_batch(pb, nb, 2)).squeeze(-2).reshape(shape))
+        if nb == 1:
+            return lead._wrap((pa @ pb.unsqueeze(-1)).squeeze(-1))
+        n = max(na, nb)
+        return lead._wrap(_pad_batch(pa, na, n) @ _pad_batch(pb, nb, n))
+    if ba:  # batched @ plain
+        if na == 1 and nb >= 3:
+            return lead._wrap((pa.reshape((lead._bsz,) + (1,) * (nb - 2) + (1, a.shape[0])) @ pb).squeeze(-2))
+        if na >= 2 and nb > na:
+            return lead._wrap(_pad_batch(pa, na, nb) @ pb)
+        return lead._wrap(pa @ pb)
+    # plain @ batched
+    if nb == 1:
+        if na == 1:
+            return lead._wrap(pb @ pa)
+        # (.., k, n) @ (B, n) -> (B, .., k): put the batch in the columns
+        return lead._wrap((pa @ pb.t()).permute((pa.dim() - 1,) + tuple(range(pa.dim() - 1))))
+    if na == 1:
+        return lead._wrap((pa.unsqueeze(0) @ pb).squeeze(-2))
+    return lead._wrap(pa @ pb if na <= nb else pa @ _pad_batch(pb, nb, max(na, nb)))
+
+
+def _batch_checked(check):
+    """The rule of an op that only adds shape checks to matmul: check the logical shapes, then matmul's rule."""
+    def rule(op, a, b):
+        check(a.dim(), b.dim())
+        return batch_matmul(op, a, b)
+    return rule
+
+
+@op(variants=_PRODUCT, dunders=("__matmul__",), rdunders=("__rmatmul__",), extra=("linalg.matmul",),
+    batch=batch_matmul)
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch matmul semantics."""
-    return _matmul(a, b, None)
+    return _matmul(input, other, None)
 
 
 def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
@@ -173,35 +232,56 @@ def _copy_keeping_history(t: Tensor) -> Tensor:
     return c
 
 
-def mm(a: Tensor, b: Tensor) -> Tensor:
-    """2-d matrix product."""
-    if a._data.ndim != 2:
+def _mm_check(na: int, nb: int) -> None:
+    if na != 2:
         raise RuntimeError("self must be a matrix")
-    if b._data.ndim != 2:
+    if nb != 2:
         raise RuntimeError("mat2 must be a matrix")
-    return matmul(a, b)
 
 
-def bmm(a: Tensor, b: Tensor) -> Tensor:
-    """Batched 3-d matrix product."""
-    if a._data.ndim != 3:
+def _bmm_check(na: int, nb: int) -> None:
+    if na != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if b._data.ndim != 3:
+    if nb != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    return _matmul(a, b, BmmBackward0)
 
 
-def mv(a: Tensor, b: Tensor) -> Tensor:
+def _mv_check(na: int, nb: int) -> None:
+    if na != 2 or nb != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {na}, {nb}")
+
+
+def _dot_check(na: int, nb: int) -> None:
+    if na != 1 or nb != 1:
+        raise RuntimeError(f"1D tensors expected, but got {na}D and {nb}D tensors")
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_mm_check))
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """2-d matrix product."""
+    _mm_check(input._data.ndim, mat2._data.ndim)
+    return _matmul(input, mat2, None)
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_bmm_check))
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched 3-d matrix product."""
+    _bmm_check(input._data.ndim, mat2._data.ndim)
+    return _matmul(input, mat2, BmmBackward0)
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_mv_check))
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix @ vector."""
-    if a._data.ndim != 2 or b._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._data.ndim}, {b._data.ndim}")
-    return matmul(a, b)
+    _mv_check(input._data.ndim, vec._data.ndim)
+    return _matmul(input, vec, None)
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
-    if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
-    return matmul(a, b)
+@op(variants=_PRODUCT, batch=_batch_checked(_dot_check))
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The inner product of two 1-d tensors."""
+    _dot_check(input._data.ndim, tensor._data.ndim)
+    return _matmul(input, tensor, None)
 
 
 class AddmmBackward0(Node):

@@ -1,4 +1,5 @@
-"""Scans along a dim (cumsum, cumprod, logcumsumexp, cummax, cummin) and the product reduction."""
+"""Scans along a dim (cumsum, cumprod, logcumsumexp, cummax, cummin) and the product reduction; vmap's
+rule for ops along one dim (``batch_along_dim``, also used by the sorting ops)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,44 @@ import numpy as np
 from .. import _dtype
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
+from ._batching import level_of, unsupported
 from ._record import OUT, record
+from ._registry import op
 from ._util import normalize_dims
+from .minmax import _return_type
+from .reduce import _keepdim
+
+_SCAN = "function method out"
+
+
+def batch_along_dim(position: int, default=None):
+    """vmap's rule for an op over one ``dim`` (argument ``position``, the input being 0; ``default``
+    when not given): the dim shifted past the batch dim, one call on the whole batch. 0-d samples
+    get a size-1 dim to work on. Results (one tensor or a tuple of them) are wrapped back."""
+    def rule(op, input, *args, **kwargs):
+        if level_of(args) is not None or level_of(tuple(kwargs.values())) is not None:
+            raise unsupported(f"{op.__name__} with a batched argument other than the first")
+        args = list(args)
+        if len(args) >= position:
+            dim = args[position - 1]
+        else:
+            dim = kwargs.get("dim", default)
+        phys, scalar = input._phys, input.dim() == 0
+        if scalar:
+            _wrap_dim(dim, 0)  # PyTorch's error for a bad dim
+            phys, d = phys.unsqueeze(1), 1
+        else:
+            d = input._ld(dim)
+        if len(args) >= position:
+            args[position - 1] = d
+        else:
+            kwargs["dim"] = d
+        res = op(phys, *args, **kwargs)
+
+        def wrap(t):
+            return input._wrap(t.reshape(input._bsz) if scalar else t)
+        return type(res)(*map(wrap, res)) if isinstance(res, tuple) else wrap(res)
+    return rule
 
 
 def _scan_dtype(x: np.ndarray, dtype) -> np.dtype:
@@ -26,7 +63,8 @@ class CumsumBackward0(Node):
         return (_flipcumsum(g, self.dim).to(self.in_dtype),)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (ints and bools accumulate in int64)."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -65,7 +103,8 @@ def _make_cat(a: Tensor, b: Tensor) -> Tensor:
     return cat([a, b], -1)
 
 
-def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running product along ``dim``."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -101,7 +140,8 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     return (table * gm.unsqueeze(-2)).sum(-1).movedim(-1, d)
 
 
-def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+@op(variants=_SCAN, batch=batch_along_dim(1))
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
     x = input._data
     if x.dtype.kind != "f":
@@ -143,15 +183,16 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
     it = _make(np.array(idx, order="C"))
     v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
-    from .reduce import _return_type
     return _return_type(name)(v, it)
 
 
+@op(variants=_SCAN, batch=batch_along_dim(1))
 def cummax(input: Tensor, dim: int):
     """Running maximum and where it was found."""
     return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
 
 
+@op(variants=_SCAN, batch=batch_along_dim(1))
 def cummin(input: Tensor, dim: int):
     """Running minimum and where it was found."""
     return _cum_extreme(input, dim, False, CumminBackward0, "cummin")
@@ -178,6 +219,8 @@ def _others_product(x: Tensor, d: int) -> Tensor:
         return x * 0 + 1
     from .join import cat
     n = x._data.shape[d]
+    if n == 0:  # no elements: an empty gradient
+        return x * 0
     ones = x.narrow(d, 0, 1) * 0 + 1
     left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
     xr = x.flip(d)
@@ -185,8 +228,17 @@ def _others_product(x: Tensor, d: int) -> Tensor:
     return left * right
 
 
-def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+    if dim is None:  # over the flattened sample
+        return input._wrap(op(input._phys.reshape(input._bsz, -1), 1, dtype=dtype))
+    return batch_along_dim(1)(op, input, dim, _keepdim(keepdim, keepdims, op.__name__), dtype=dtype)
+
+
+@op(variants=_SCAN, batch=_batch_prod)
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "prod")
     x = input._data
     dt = _scan_dtype(x, dtype)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])

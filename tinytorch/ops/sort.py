@@ -1,5 +1,5 @@
-"""Sorting and selection (sort, argsort, topk, kthvalue, median, mode, aminmax) and counting
-(unique, unique_consecutive, bincount, histc, count_nonzero).
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, aminmax
+(the counting ops are in ``counting.py``).
 
 Every selected value is ``input`` gathered at an index, so one backward serves them all: the
 gradient is scattered back to where the value came from."""
@@ -9,9 +9,15 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._record import OUT, legacy_name, record
+from ._batching import composite
+from ._record import OUT, record
+from ._registry import op
 from ._util import normalize_dims
-from .reduce import _return_type
+from .minmax import _return_type
+from .reduce import _keepdim
+from .scan import batch_along_dim
+
+_SORT = "function method out"
 
 sort_result = _return_type("sort")
 topk_result = _return_type("topk")
@@ -23,6 +29,8 @@ mode_result = _return_type("mode")
 
 class _AminmaxResult(tuple):
     """``(min, max)`` with names, like ``torch.return_types.aminmax``."""
+
+    _fields = ("min", "max")
 
     def __new__(cls, min, max):
         return tuple.__new__(cls, (min, max))
@@ -71,7 +79,8 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
     x = input._data
     if x.ndim == 0:
@@ -84,17 +93,20 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return sort_result(v, i)
 
 
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     return sort(input.detach(), dim, descending)[1]
 
 
+@op(variants=_SORT, batch=composite)
 def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``."""
     return sort(input, 0)[0]
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(2, -1))
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -129,8 +141,12 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     return result(v, i)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(2, -1))
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "kthvalue")
+
     def pos(n, d, *rest):
         if not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -181,23 +197,38 @@ def _median_all(input: Tensor, ignore_nan: bool) -> Tensor:
     return record(np.asarray(r), cls, (input,), (input, OUT))
 
 
-def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+def _batch_median(op, input, dim=None, keepdim=False, *, keepdims=None):
+    if dim is None:  # the median of the flattened sample
+        return input._wrap(op(input._phys.reshape(input._bsz, -1), 1)[0])
+    return batch_along_dim(1)(op, input, dim, _keepdim(keepdim, keepdims, op.__name__))
+
+
+@op(variants=_SORT, batch=_batch_median)
+def median(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
     """The lower median of all elements, or (values, indices) along ``dim``; NaN propagates."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "median")
     if dim is None:
         return _median_all(input, False)
     return _pick_position(input, dim, keepdim, _median_pos(False), "MedianBackward1", median_result, "median")
 
 
-def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=_batch_median)
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
     """median ignoring NaN."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "nanmedian")
     if dim is None:
         return _median_all(input, True)
     return _pick_position(input, dim, keepdim, _median_pos(True), "NanmedianBackward1", nanmedian_result,
                           "nanmedian")
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+@op(variants=_SORT, batch=batch_along_dim(1, -1))
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last index."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "mode")
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
@@ -238,13 +269,28 @@ class AminmaxBackward0(Node):
         return (out,)
 
 
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+def _batch_aminmax(op, input, *, dim=None, keepdim=False, keepdims=None):
+    keepdim = _keepdim(keepdim, keepdims, op.__name__)
+    if dim is not None:
+        return batch_along_dim(1)(op, input, dim=dim, keepdim=keepdim)
+    lo, hi = op(input._phys.reshape(input._bsz, -1), dim=1)
+    shape = (input._bsz,) + (1,) * input.dim() if keepdim else (input._bsz,)
+    return aminmax_result(input._wrap(lo.reshape(shape)), input._wrap(hi.reshape(shape)))
+
+
+@op(variants=_SORT, batch=_batch_aminmax)
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     """(amin, amax) in one call."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "aminmax")
     x = input._data
     dims = normalize_dims(dim, x.ndim)
-    if x.size == 0:
+    if dim is None and x.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     lo = np.asarray(x.min(axis=dims, keepdims=keepdim))
     hi = np.asarray(x.max(axis=dims, keepdims=keepdim))
     from ._record import _State, edge
@@ -257,118 +303,3 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
         node.save_for_backward(input, a, b)
         return aminmax_result(a, b)
     return aminmax_result(_make(lo), _make(hi))
-
-
-def count_nonzero(input: Tensor, dim=None) -> Tensor:
-    """How many elements are not zero (int64)."""
-    x = input._data
-    dims = normalize_dims(dim, x.ndim)
-    return _make(np.asarray((x != 0).sum(axis=dims), dtype=np.int64))
-
-
-class Unique2Backward0(Node):
-    def backward(self, g):
-        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
-
-
-class UniqueDimBackward0(Node):
-    def backward(self, g):
-        raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
-
-
-class UniqueConsecutiveBackward0(Node):
-    def backward(self, g):
-        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
-
-
-def _pack(values, inverse, counts, return_inverse, return_counts):
-    out = (values,)
-    if return_inverse:
-        out += (_make(np.asarray(inverse, dtype=np.int64)),)
-    if return_counts:
-        out += (_make(np.asarray(counts, dtype=np.int64)),)
-    return out[0] if len(out) == 1 else out
-
-
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
-           dim=None):
-    """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
-    x = input._data
-    if dim is None:
-        u, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
-        values = record(u, Unique2Backward0, (input,))
-        return _pack(values, inv.reshape(x.shape), cnt, return_inverse, return_counts)
-    d = _wrap_dim(dim, x.ndim)
-    u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True, axis=d)
-    values = record(u, UniqueDimBackward0, (input,))
-    return _pack(values, inv.reshape(-1), cnt, return_inverse, return_counts)
-
-
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
-    """Collapse runs of equal consecutive values (slices along ``dim``)."""
-    x = input._data
-    if dim is None:
-        flat = x.reshape(-1)
-        new = np.ones(flat.shape[0], bool)
-        new[1:] = flat[1:] != flat[:-1]
-        values = flat[new]
-        inv = (np.cumsum(new) - 1).reshape(x.shape)
-    else:
-        d = _wrap_dim(dim, x.ndim)
-        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], -1)
-        new = np.ones(xm.shape[0], bool)
-        new[1:] = (xm[1:] != xm[:-1]).any(axis=1)
-        values = np.compress(new, x, axis=d)
-        inv = np.cumsum(new) - 1
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, new.shape[0]))
-    return _pack(record(values, UniqueConsecutiveBackward0, (input,)), inv, counts, return_inverse, return_counts)
-
-
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """How often each non-negative integer occurs (weighted sums with ``weights``)."""
-    x = input._data
-    if x.dtype.kind == "f":
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{legacy_name(x.dtype)}'")
-    if x.ndim != 1 or (x.size and x.min() < 0) or x.dtype == np.bool_:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is None:
-        return _make(np.bincount(x, minlength=minlength).astype(np.int64))
-    w = weights._data
-    dt = w.dtype if w.dtype.kind == "f" else np.dtype(np.float64)
-    return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
-
-
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out=None) -> Tensor:
-    """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
-    x = input._data
-    if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{legacy_name(x.dtype)}'")
-    lo, hi = float(min), float(max)
-    if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    h, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
-    return _make(h.astype(x.dtype))
-
-
-def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
-    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
-    x = input._data
-    if x.ndim == 0:
-        n = int(x != 0)
-        if as_tuple:
-            return (_make(np.zeros(n, np.int64)),)
-        return _make(np.zeros((n, 0), np.int64))
-    nz = np.nonzero(x)
-    if as_tuple:
-        return tuple(_make(a.astype(np.int64)) for a in nz)
-    return _make(np.stack(nz, axis=1).astype(np.int64))
-
-
-def argwhere(input: Tensor) -> Tensor:
-    """``nonzero(input)``."""
-    return nonzero(input)

@@ -172,4 +172,12 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     return _make(out)
 
 
+@op(variants="function method", dunders=("__pos__",), batch=pointwise)
+def positive(input: Tensor) -> Tensor:
+    """``+x``: the tensor itself (no copy, no graph node), as PyTorch returns it; refused for bool."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
 from .activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)

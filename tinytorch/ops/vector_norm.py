@@ -8,8 +8,18 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor
+from ._batching import logical_dims, per_sample
 from ._record import OUT, legacy_name, record
+from ._registry import op
 from ._util import normalize_dims
+from .reduce import _keepdim
+
+
+def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):
+    dims = logical_dims(x, dim)
+    if dims == ():  # 0-d samples: a size-1 dim after the batch instead
+        return x._wrap(op(x._phys.unsqueeze(1), ord, 1, False, dtype=dtype, **kwargs))
+    return x._wrap(op(x._phys, ord, dims, keepdim, dtype=dtype, **kwargs))
 
 
 def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tensor:
@@ -39,11 +49,12 @@ class LinalgVectorNormBackward0(Node):
         if p == 2:
             return (where(y == 0, 0.0, g * x / y),)
         scale = where(y == 0, 0.0, g / y ** (p - 1))
-        return (x * x.abs() ** (p - 2) * scale,)
+        # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf)
+        return (where(x == 0, 0.0, x * x.abs() ** (p - 2) * scale),)
 
 
-def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None,
-                _node=None) -> Tensor:
+@op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, _node=None) -> Tensor:
     """(sum |x|^ord)^(1/ord) over ``dim`` (all dims when None); ord inf/-inf take max/min |x|, 0 counts."""
     a = x._data
     if dtype is not None:
@@ -75,6 +86,13 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                   dims=dims, keepdim=keepdim, ord=p)
 
 
+def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if A.dim() < 2:  # the op's own error, from one sample
+        return per_sample(op, A, (A, ord, dim, keepdim), {"dtype": dtype})
+    return A._wrap(op(A._phys, ord, tuple(A._ld(d) for d in dim), keepdim, dtype=dtype))
+
+
+@op("linalg.matrix_norm", variants="function out", batch=_batch_matrix_norm)
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """Frobenius, nuclear, 1, -1, 2, -2, inf, -inf norms of the matrices in ``dim``."""
     a = A._data
@@ -87,7 +105,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
-        from ..linalg import svdvals
+        from .decompositions import svdvals
         rest = [i for i in range(a.ndim) if i not in (d0, d1)]
         s = svdvals(A.permute(rest + [d0, d1]))
         if keepdim:
@@ -105,7 +123,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
-def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+@op("linalg.norm", variants="function out")
+def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """A vector norm or a matrix norm, as ``ord`` and ``dim`` say (torch.linalg.norm)."""
     n = A._data.ndim
     if dim is not None and not isinstance(dim, (tuple, list)):
@@ -126,8 +145,18 @@ def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, out=None) -> Tensor:
+def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keepdims=None):
+    keepdim = _keepdim(keepdim, keepdims, "norm")
+    if p == "nuc" or input.dim() == 0:
+        return per_sample(op, input, (input, p, dim, keepdim, dtype), {})
+    return input._wrap(op(input._phys, p, logical_dims(input, dim), keepdim, dtype))
+
+
+@op(variants="function method out", batch=_batch_norm)
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
     """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "norm")
     if isinstance(dim, int):
         dim = (dim,)
     if p == "nuc":
