@@ -239,3 +239,45 @@ def test_dual_level_in_one_thread_leaves_the_other_alone():
         assert _in_thread(lambda: fwAD.unpack_dual(tt.ones(2)).tangent) is None
         y = _in_thread(lambda: tt.ones(2, requires_grad=True) * 2)
         assert "_fw_outs" not in y.grad_fn.__dict__
+
+
+def test_vmap_changes_no_module_attribute():
+    import tinytorch.nn.functional as F
+    before = _module_attributes()
+    seen = {}
+
+    def per_sample(x):
+        y = F.relu(tt.exp(x) - 2).sum() + tt.sum(x * x)
+        seen["during"] = _module_attributes()
+        return y
+
+    out = tt.vmap(per_sample)(tt.arange(6.0).reshape(3, 2))
+    _same_modules(before, seen["during"])
+    x = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(out.numpy(), (np.maximum(np.exp(x) - 2, 0) + x * x).sum(1), rtol=1e-6)
+
+
+def test_two_threads_in_vmap_at_once():
+    # each thread's levels are its own: both run their batched ops while the other is inside vmap
+    barrier = threading.Barrier(2)
+
+    def run(scale):
+        def per_sample(x):
+            barrier.wait(30)
+            y = tt.exp(x * scale).sum() + x.max()
+            barrier.wait(30)
+            return y
+        return tt.vmap(per_sample)(tt.arange(6.0).reshape(3, 2)).tolist()
+
+    got = [None, None]
+    threads = [threading.Thread(target=lambda i=i: got.__setitem__(i, run(float(i + 1)))) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    x = np.arange(6.0).reshape(3, 2)
+    for i in range(2):
+        np.testing.assert_allclose(got[i], np.exp(x * (i + 1)).sum(1) + x.max(1), rtol=1e-6)
+    # and a plain call in another thread while this one is inside vmap sees no batch
+    inside = tt.vmap(lambda x: x * _in_thread(lambda: tt.ones(2).sum()))(tt.ones(3, 2))
+    assert inside.tolist() == [[2.0, 2.0]] * 3
