@@ -10,7 +10,7 @@ from . import _methods  # noqa: F401  (binds the ops to Tensor)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, autograd, backends, cuda, random  # noqa: F401
 from . import data, nn, optim, utils  # noqa: F401
-from . import distributed  # noqa: F401
+from . import distributed, onnx  # noqa: F401  (onnx: the package is imported only by export)
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
