@@ -12,6 +12,7 @@ from typing import Iterator
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._module_state import _IncompatibleKeys, typename  # noqa: F401  (re-exported, as in torch.nn.modules.module)
+from ._hooks import _foreign_input
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -56,9 +57,15 @@ class Module:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
-            return self._call_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)
+        try:
+            if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)
+        except AttributeError as e:  # a numpy array or a PyTorch tensor where a tensor belongs?
+            error = _foreign_input(self, args, e)
+            if error is e:
+                raise
+            raise error from None
 
     # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402
