@@ -305,12 +305,15 @@ def draw_graph(path, model, loss_fn, data, batch_size) -> None:
     # its own generator: the default one's state (saved in checkpoints) stays as training leaves it
     X, y = next(iter(DataLoader(data, batch_size=batch_size, generator=torch.Generator())))
     dot = make_dot(loss_fn(model(X), y), params=dict(model.named_parameters()))
-    try:
+    if os.path.splitext(path)[1].lower() in (".dot", ".gv", ""):
         dot.save(path)
-    except RuntimeError as e:  # no graphviz to render with: the DOT text says the same
-        path = os.path.splitext(path)[0] + ".dot"
-        dot.save(path)
-        print(f"{e}; wrote the DOT text instead")
+    else:
+        try:  # rendered by Graphviz's dot program, the format from the suffix
+            dot.render(outfile=path, cleanup=True)
+        except (RuntimeError, OSError) as e:  # no graphviz to render with: the DOT text says the same
+            path = os.path.splitext(path)[0] + ".dot"
+            dot.save(path)
+            print(f"{str(e).splitlines()[0]}; wrote the DOT text instead")
     print(f"Wrote the backward graph to {path}")
 
 
