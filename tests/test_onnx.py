@@ -162,3 +162,30 @@ def test_constants_made_in_forward_are_folded_and_returns_proto():
     assert isinstance(proto, onnx.ModelProto) and proto.graph.input[0].name == "x"
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     np.testing.assert_allclose(sess.run(None, {"x": x.numpy()})[0], (x * tinytorch.arange(4.0) + 1).numpy())
+
+
+def test_residual_shared_module_two_outputs_and_a_new_batch():
+    class Residual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.out = nn.Linear(8, 8), nn.Linear(8, 2)
+
+        def forward(self, x):
+            h = x.view(x.size(0), -1)          # the batch size read in forward stays dynamic
+            h = h + self.fc(h).relu()
+            h = self.fc(h) * h                 # one module called twice
+            return self.out(h), h.mean()
+
+    tinytorch.manual_seed(3)
+    model = Residual()
+    proto = tinytorch.onnx.export(model, (tinytorch.randn(3, 2, 4),), None, output_names=["y", "m"],
+                                  dynamic_axes={"x": [0], "y": [0]})
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "x_dynamic_axes_1"
+    sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = tinytorch.randn(6, 2, 4)
+    with tinytorch.no_grad():
+        want = model(x)
+    for got, w in zip(sess.run(None, {"x": x.numpy()}), want):
+        np.testing.assert_allclose(got, w.numpy(), rtol=1e-5, atol=1e-6)
+    assert sum(n.op_type == "Gemm" for n in proto.graph.node) == 3
+    assert tinytorch.onnx.is_in_onnx_export() is False

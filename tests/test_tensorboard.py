@@ -3,6 +3,7 @@ compared with what PyTorch's own SummaryWriter writes for the same calls, and se
 import glob
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -203,12 +204,16 @@ def test_tensorboard_serves_the_run(tmp_path):
         for step in range(3):
             w.add_scalar("train/loss", 3.0 - step, step)
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tensorboard.main", "--logdir", str(tmp_path), "--port", str(port),
-                             "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    exe = shutil.which("tensorboard")
+    cmd = ([exe] if exe else [sys.executable, "-m", "tensorboard.main"]) + [
+        "--logdir", str(tmp_path), "--port", str(port), "--host", "127.0.0.1"]
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline, body = time.monotonic() + 30, None
         url = f"http://127.0.0.1:{port}/data/plugin/scalars/scalars?run=myrun&tag=train%2Floss"
         while time.monotonic() < deadline and body is None:
+            assert proc.poll() is None, (tmp_path / "server.log").read_text()
             try:
                 with urllib.request.urlopen(url, timeout=5) as r:
                     body = json.loads(r.read())
@@ -222,3 +227,4 @@ def test_tensorboard_serves_the_run(tmp_path):
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        log.close()

@@ -55,7 +55,7 @@ def _module_converters():
     }
     for bn in (nn.BatchNorm1d, nn.BatchNorm2d):
         table[bn] = lambda tr, m, out, x: O.batch_norm(
-            tr, out, x, m.running_mean, m.running_var, m.weight, m.bias, m.training and True, 0.1, m.eps)
+            tr, out, x, m.running_mean, m.running_var, m.weight, m.bias, m.training, 0.1, m.eps)
     return table
 
 
