@@ -111,8 +111,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="tqdm progress bars")
     p.add_argument("--draw-graph", metavar="PATH",
                    help="write the backward graph of one training batch's loss (DOT text; SVG/PNG by the suffix)")
-    p.add_argument("--metrics", default="metrics.csv", metavar="FILE",
-                   help="one CSV row per epoch: epoch, step, loss (training mean), accuracy (test), lr, seconds")
+    p.add_argument("--metrics", metavar="FILE",
+                   help="one CSV row per epoch: epoch, step, loss (training mean), accuracy (test), lr, seconds "
+                        "(default: metrics.csv beside --checkpoint)")
     p.add_argument("--tensorboard", metavar="DIR",
                    help="TensorBoard logs: loss, accuracy, learning rate, weight histograms (needs tensorboard)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the loss and accuracy curves (needs matplotlib)")
@@ -142,6 +143,8 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if not value >= 0 or value == float("inf"):  # also NaN
             p.error(f"--{name} must be a non-negative number, got {value}")
+    if args.metrics is None:
+        args.metrics = os.path.join(os.path.dirname(args.checkpoint), "metrics.csv")
     for name, package in (("tensorboard", "tensorboard"), ("plot", "matplotlib")):
         if getattr(args, name) is not None:
             try:

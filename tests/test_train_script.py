@@ -249,9 +249,14 @@ def test_metrics_csv_tensorboard_and_plot(tmp_path):
 
 
 def test_default_metrics_file_and_missing_matplotlib(tmp_path):
-    proc = run_script(tmp_path, "--limit", "64", "--epochs", "1")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "run").mkdir()
+    proc = run_script(tmp_path / "run", "--limit", "64", "--epochs", "1", "--checkpoint", str(tmp_path / "out" / "c.pth"))
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "metrics.csv").read_text().splitlines()[0] == "epoch,step,loss,accuracy,lr,seconds"
+    # beside the checkpoint, the run's other output
+    lines = (tmp_path / "out" / "metrics.csv").read_text().splitlines()
+    assert lines[0] == "epoch,step,loss,accuracy,lr,seconds" and lines[1].startswith("1,1,")
+    assert not (tmp_path / "run" / "metrics.csv").exists()
     code = ("import runpy, sys; sys.modules['matplotlib'] = None; sys.argv = sys.argv[1:]; "
             "runpy.run_path(sys.argv[0], run_name='__main__')")
     cmd = [sys.executable, "-c", code, SCRIPT, "--data-root", data_root(), "--no-download", "--plot", "x.png"]
