@@ -4,15 +4,18 @@
     python train_fashion_mnist.py --data-root ../shared/datasets --no-download
     python train_fashion_mnist.py --model cnn --data-root ../shared/datasets --no-download
     mpiexec -n 2 python train_fashion_mnist.py ...                # data-parallel over MPI
+    python train_fashion_mnist.py --tensorboard runs/mlp --plot curves.png   # logs and curves
 
 The code below is the quickstart's, with ``import tinytorch as torch``; around it: options, progress
 bars, checkpoints that resume bit for bit, and a clean stop on Ctrl-C."""
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import signal
 import sys
+import time
 
 from tqdm import tqdm
 
@@ -108,6 +111,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="tqdm progress bars")
     p.add_argument("--draw-graph", metavar="PATH",
                    help="write the backward graph of one training batch's loss (DOT text; SVG/PNG by the suffix)")
+    p.add_argument("--metrics", metavar="FILE",
+                   help="one CSV row per epoch: epoch, step, loss (training mean), accuracy (test), lr, seconds "
+                        "(default: metrics.csv beside --checkpoint)")
+    p.add_argument("--tensorboard", metavar="DIR",
+                   help="TensorBoard logs: loss, accuracy, learning rate, weight histograms (needs tensorboard)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the loss and accuracy curves (needs matplotlib)")
     p.add_argument("--limit", type=int, metavar="N",
                    help="train and test on the first N images of each split only (for quick checks)")
     args = p.parse_args(argv)
@@ -134,7 +143,15 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if not value >= 0 or value == float("inf"):  # also NaN
             p.error(f"--{name} must be a non-negative number, got {value}")
-    for name in ("save", "checkpoint"):
+    if args.metrics is None:
+        args.metrics = os.path.join(os.path.dirname(args.checkpoint), "metrics.csv")
+    for name, package in (("tensorboard", "tensorboard"), ("plot", "matplotlib")):
+        if getattr(args, name) is not None:
+            try:
+                __import__(package)
+            except ImportError:
+                p.error(f"--{name} needs the {package} package: pip install {package}")
+    for name in ("save", "checkpoint", "metrics") + (("plot",) if args.plot else ()):
         folder = os.path.dirname(os.path.abspath(getattr(args, name)))
         if not os.path.isdir(folder):
             p.error(f"--{name}: the folder {folder} does not exist")
@@ -236,11 +253,14 @@ def save_checkpoint(path, model, optimizer, epoch: int, step: int, args) -> None
                 "shuffle": args.shuffle, "world_size": args.world_size, "model_kind": args.model}, path)
 
 
-def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar, world: int = 1):
-    """One (possibly partial) epoch; returns the number of batches done when it stops."""
+def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar, world: int = 1,
+          log=None):
+    """One (possibly partial) epoch; returns the number of batches done when it stops and the mean loss
+    of this rank's batches. ``log(batch, loss)`` is called every 100 batches."""
     size = len(dataloader.dataset)
     model.train()
     batch = first_batch
+    loss_sum, count = 0.0, 0
     for X, y in dataloader:
         pred = model(X)
         loss = loss_fn(pred, y)
@@ -248,6 +268,8 @@ def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFla
         optimizer.step()
         optimizer.zero_grad()
         batch += 1
+        loss_sum += loss.item()
+        count += 1
         if bar is not None:
             bar.update(1)
         if batch % 100 == 0:
@@ -256,9 +278,11 @@ def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFla
                 loss = loss.detach().clone()
                 dist.all_reduce(loss, op=dist.ReduceOp.AVG)
             tqdm.write(f"loss: {loss.item():>7f}  [{current:>5d}/{size:>5d}]")
+            if log is not None:
+                log(batch, loss.item())
         if stop.agreed():
             break
-    return batch
+    return batch, (loss_sum / count if count else float("nan"))
 
 
 def test(dataloader, model, loss_fn, progress: bool):
@@ -284,13 +308,89 @@ def draw_graph(path, model, loss_fn, data, batch_size) -> None:
     # its own generator: the default one's state (saved in checkpoints) stays as training leaves it
     X, y = next(iter(DataLoader(data, batch_size=batch_size, generator=torch.Generator())))
     dot = make_dot(loss_fn(model(X), y), params=dict(model.named_parameters()))
-    try:
+    if os.path.splitext(path)[1].lower() in (".dot", ".gv", ""):
         dot.save(path)
-    except RuntimeError as e:  # no graphviz to render with: the DOT text says the same
-        path = os.path.splitext(path)[0] + ".dot"
-        dot.save(path)
-        print(f"{e}; wrote the DOT text instead")
+    else:
+        try:  # rendered by Graphviz's dot program, the format from the suffix
+            dot.render(outfile=path, cleanup=True)
+        except (RuntimeError, OSError) as e:  # no graphviz to render with: the DOT text says the same
+            path = os.path.splitext(path)[0] + ".dot"
+            dot.save(path)
+            print(f"{str(e).splitlines()[0]}; wrote the DOT text instead")
     print(f"Wrote the backward graph to {path}")
+
+
+class MetricsLogger:
+    """metrics.csv (a row per epoch) and, with --tensorboard, TensorBoard scalars and weight histograms.
+
+    Only rank 0 writes. A resumed run appends to the CSV its first run wrote."""
+
+    FIELDS = ("epoch", "step", "loss", "accuracy", "lr", "seconds")
+
+    def __init__(self, args, optimizer, appending: bool) -> None:
+        self.optimizer, self.t0 = optimizer, time.monotonic()
+        self.writer, self.csv = None, None
+        if args.rank != 0:
+            return
+        fresh = not (appending and os.path.isfile(args.metrics))
+        self.csv = open(args.metrics, "w" if fresh else "a", newline="")
+        self.rows = csv.writer(self.csv)
+        if fresh:
+            self.rows.writerow(self.FIELDS)
+        if args.tensorboard:
+            from tinytorch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(args.tensorboard)
+
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    def step_logger(self, epoch: int, steps_per_epoch: int):
+        if self.writer is None:
+            return None
+        return lambda batch, loss: self.writer.add_scalar("Loss/train", loss, epoch * steps_per_epoch + batch)
+
+    def epoch_end(self, epoch, step, train_loss, accuracy, test_loss, model) -> None:
+        if self.csv is None:
+            return
+        seconds = time.monotonic() - self.t0
+        self.rows.writerow([epoch + 1, step, f"{train_loss:.6f}", f"{accuracy:.6f}", self.lr(), f"{seconds:.2f}"])
+        self.csv.flush()
+        if self.writer is not None:
+            w = self.writer
+            w.add_scalar("Loss/epoch_train", train_loss, epoch + 1)
+            w.add_scalar("Loss/test", test_loss, epoch + 1)
+            w.add_scalar("Accuracy/test", accuracy, epoch + 1)
+            w.add_scalar("LearningRate", self.lr(), epoch + 1)
+            for name, p in model.named_parameters():
+                w.add_histogram(name, p.detach(), epoch + 1)
+            w.flush()
+
+    def close(self) -> None:
+        if self.csv is not None:
+            self.csv.close()
+        if self.writer is not None:
+            self.writer.close()
+
+
+def plot_metrics(metrics_path: str, out_path: str) -> None:
+    """The loss and accuracy curves of metrics.csv side by side in one PNG (matplotlib, no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(metrics_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    epochs = [int(r["epoch"]) for r in rows]
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    ax_loss.plot(epochs, [float(r["loss"]) for r in rows], marker="o")
+    ax_loss.set(title="Training loss", xlabel="epoch", ylabel="loss")
+    ax_acc.plot(epochs, [100 * float(r["accuracy"]) for r in rows], marker="o", color="tab:green")
+    ax_acc.set(title="Test accuracy", xlabel="epoch", ylabel="accuracy (%)")
+    fig.tight_layout()
+    fig.savefig(out_path)
+    plt.close(fig)
 
 
 def main(argv=None) -> int:
@@ -343,6 +443,7 @@ def main(argv=None) -> int:
             sys.exit(f"Cannot resume from {args.resume}: {str(e).splitlines()[0] if str(e) else repr(e)}")
         print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")
 
+    logger = MetricsLogger(args, optimizer, appending=args.resume is not None)
     stop = StopFlag(args.world_size)
     previous_handler = signal.signal(signal.SIGINT, stop)
     steps_per_epoch = -(-len(training_data) // args.batch_size)
@@ -361,7 +462,8 @@ def main(argv=None) -> int:
                                 num_workers=args.num_workers, generator=torch.Generator().manual_seed(args.seed))
             with tqdm(total=steps_per_epoch, initial=first, desc=f"epoch {epoch + 1}", leave=False,
                       disable=not args.progress) as bar:
-                done = train(loader, net, loss_fn, optimizer, first, stop, bar, args.world_size)
+                done, train_loss = train(loader, net, loss_fn, optimizer, first, stop, bar, args.world_size,
+                                         log=logger.step_logger(epoch, steps_per_epoch))
             if stop.requested and done < steps_per_epoch:
                 save_checkpoint(args.checkpoint, model, optimizer, epoch, done, args)
                 print(f"Interrupted: saved the training state after epoch {epoch + 1}, batch {done} to "
@@ -369,7 +471,8 @@ def main(argv=None) -> int:
                 return EXIT_INTERRUPTED
             save_checkpoint(args.checkpoint, model, optimizer, epoch + 1, 0, args)
             if args.rank == 0:
-                test(test_dataloader, model, loss_fn, args.progress)
+                accuracy, test_loss = test(test_dataloader, model, loss_fn, args.progress)
+                logger.epoch_end(epoch, (epoch + 1) * steps_per_epoch, train_loss, accuracy, test_loss, model)
             if stop.requested:
                 print(f"Interrupted after epoch {epoch + 1}; continue with --resume {args.checkpoint}")
                 return EXIT_INTERRUPTED
@@ -378,12 +481,16 @@ def main(argv=None) -> int:
         return EXIT_INTERRUPTED
     finally:
         signal.signal(signal.SIGINT, previous_handler)
+        logger.close()
     print("Done!")
     if args.rank != 0:
         return 0
 
     torch.save(model.state_dict(), args.save)
     print(f"Saved PyTorch Model State to {args.save}")
+    if args.plot:
+        plot_metrics(args.metrics, args.plot)
+        print(f"Wrote the loss and accuracy curves to {args.plot}")
 
     model = MODELS[args.model]().to(device)
     model.load_state_dict(torch.load(args.save, weights_only=True))

@@ -215,3 +215,51 @@ def test_cnn_resume_is_bit_identical_and_refuses_the_wrong_model(tmp_path):
     assert sorted(a) == sorted(b)
     for k in a:
         assert a[k].tobytes() == b[k].tobytes(), k
+
+
+# ------------------------------------------- issue 23: metrics.csv, TensorBoard logs, curves
+
+def test_metrics_csv_tensorboard_and_plot(tmp_path):
+    pytest.importorskip("tensorboard")
+    pytest.importorskip("matplotlib")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    proc = run_script(tmp_path, "--limit", "512", "--batch-size", "4", "--epochs", "2", "--lr", "0.05",
+                      "--tensorboard", str(tmp_path / "tb"), "--plot", str(tmp_path / "curves.png"),
+                      "--metrics", str(tmp_path / "m.csv"))
+    assert proc.returncode == 0, proc.stderr
+    import csv
+    rows = list(csv.DictReader(open(tmp_path / "m.csv")))
+    assert list(rows[0]) == ["epoch", "step", "loss", "accuracy", "lr", "seconds"]
+    assert [(r["epoch"], r["step"], r["lr"]) for r in rows] == [("1", "128", "0.05"), ("2", "256", "0.05")]
+    accuracies = [float(a) / 100 for a in re.findall(r"Accuracy: ([\d.]+)%", proc.stdout)]
+    assert [float(r["accuracy"]) for r in rows] == pytest.approx(accuracies, abs=1e-3)
+    assert float(rows[1]["loss"]) < float(rows[0]["loss"]) and float(rows[1]["seconds"]) > 0
+    acc = EventAccumulator(str(tmp_path / "tb"), size_guidance={"scalars": 0, "histograms": 0})
+    acc.Reload()
+    logged = re.findall(r"^loss: +(\d+\.\d+)", proc.stdout, re.M)
+    train_loss = acc.Scalars("Loss/train")
+    assert [e.step for e in train_loss] == [100, 228]
+    assert [e.value for e in train_loss] == pytest.approx([float(v) for v in logged], abs=1e-5)
+    assert [e.value for e in acc.Scalars("Accuracy/test")] == pytest.approx(accuracies, abs=1e-3)
+    assert [e.value for e in acc.Scalars("LearningRate")] == pytest.approx([0.05, 0.05])
+    assert "linear_relu_stack.0.weight" in acc.Tags()["histograms"]
+    assert (tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert "Wrote the loss and accuracy curves to" in proc.stdout
+
+
+def test_default_metrics_file_and_missing_matplotlib(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "run").mkdir()
+    proc = run_script(tmp_path / "run", "--limit", "64", "--epochs", "1", "--checkpoint", str(tmp_path / "out" / "c.pth"))
+    assert proc.returncode == 0, proc.stderr
+    # beside the checkpoint, the run's other output
+    lines = (tmp_path / "out" / "metrics.csv").read_text().splitlines()
+    assert lines[0] == "epoch,step,loss,accuracy,lr,seconds" and lines[1].startswith("1,1,")
+    assert not (tmp_path / "run" / "metrics.csv").exists()
+    code = ("import runpy, sys; sys.modules['matplotlib'] = None; sys.argv = sys.argv[1:]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__')")
+    cmd = [sys.executable, "-c", code, SCRIPT, "--data-root", data_root(), "--no-download", "--plot", "x.png"]
+    bad = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=ENV)
+    assert bad.returncode == 2
+    assert _one_line_error(bad).endswith("error: --plot needs the matplotlib package: pip install matplotlib")

@@ -24,6 +24,7 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
 from .ops.conversions import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E501
+from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 
 float = float32  # noqa: A001
 double = float64
@@ -75,7 +76,7 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions"})
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx"})
 
 
 def __getattr__(name: str):

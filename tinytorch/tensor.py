@@ -339,10 +339,15 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """numpy's view of the tensor: the same memory unless ``dtype`` or ``copy=True`` needs another."""
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
-        return self._data if dtype is None else self._data.astype(dtype, copy=False)
+        if copy or (dtype is not None and np.dtype(dtype) != self._data.dtype):
+            if copy is False:  # numpy's own wording for a copy it was told not to make
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return np.array(self._data, dtype=dtype, copy=True)
+        return self._data
 
     def item(self):
         """The single element as a Python number."""

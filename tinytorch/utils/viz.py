@@ -1,16 +1,20 @@
-"""A picture of the backward graph: ``make_dot(output)`` as torchviz draws it, in Graphviz DOT.
+"""A picture of the backward graph: ``make_dot(output)`` as torchviz draws it, a ``graphviz.Digraph``.
 
 The walk follows ``grad_fn`` and ``next_functions`` from the output back to the leaves: one box per
 node with PyTorch's name (``AddmmBackward0``), a blue box per leaf that requires grad (labelled with
 its parameter name when ``params`` names it, and its shape), green boxes for the outputs, orange ones
-for saved tensors when ``show_saved`` is on. The DOT text needs nothing; rendering it to SVG or PNG
-needs the optional ``graphviz`` Python package and Graphviz's ``dot`` program
-(``pip install "tinytorch[viz]"`` and e.g. ``apt-get install graphviz``), imported only when asked."""
+for saved tensors when ``show_saved`` is on. The result is torchviz's: a ``graphviz.Digraph`` whose
+``.source`` is the DOT text (no Graphviz program needed) and whose ``.render()``/``.view()``/``.pipe()``
+run Graphviz's ``dot``. Without the graphviz Python package (``pip install graphviz``) an object with
+the same ``source``/``save``/``render`` face is returned; rendering then explains what to install."""
 from __future__ import annotations
 
 import os
+import re
+from ..autograd.node import AccumulateGrad
+from ..tensor import Tensor
 
-__all__ = ["make_dot", "Dot"]
+__all__ = ["make_dot", "Dot"]  # Dot: the stand-in used without the graphviz package
 
 _GRAPH_ATTRS = {"size": "12,12"}
 _NODE_ATTRS = {"style": "filled", "shape": "box", "align": "left", "fontsize": "10", "ranksep": "0.1",
@@ -20,8 +24,15 @@ _INSTALL = ('rendering the graph needs the graphviz Python package and the Graph
             "(apt-get install graphviz, brew install graphviz, or https://graphviz.org/download/)")
 
 
+_ID = re.compile(r"^([a-zA-Z_\x80-\U0010ffff][a-zA-Z0-9_\x80-\U0010ffff]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$")
+_KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+
+
 def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT ID as the graphviz package writes it: bare when it can be, else double-quoted."""
+    if _ID.match(s) and s.lower() not in _KEYWORDS:
+        return s
+    return '"' + re.sub(r'(?<!\\)"', '\\"', s) + '"'
 
 
 def _attrs(d: dict) -> str:
@@ -33,29 +44,32 @@ def _size_to_str(size) -> str:
 
 
 class Dot:
-    """The drawing: ``.source`` is the DOT text; ``render``/``pipe``/``save`` go through graphviz."""
+    """The drawing when the graphviz package is missing: ``graphviz.Digraph``'s face (``source``,
+    ``node``, ``edge``, ``save``, ``render``, ``pipe``, ``view``); rendering says what to install."""
 
-    def __init__(self, name: str = "G") -> None:
+    def __init__(self, name: str | None = None, format: str = "pdf") -> None:
         self.name = name
-        self._nodes: list[str] = []
-        self._edges: list[str] = []
+        self.format = format
+        self.body: list[str] = []  # node and edge statements in call order, as graphviz keeps them
         self._seen: set = set()
 
-    def node(self, ident: str, label: str, **attrs) -> None:
+    def node(self, ident: str, label: str | None = None, **attrs) -> None:
         if ident in self._seen:
             return
         self._seen.add(ident)
+        label = ident if label is None else label
         extra = (" " + _attrs(attrs)) if attrs else ""
-        self._nodes.append(f"\t{_quote(ident)} [label={_quote(label)}{extra}]")
+        self.body.append(f"\t{_quote(ident)} [label={_quote(label)}{extra}]")
 
     def edge(self, tail: str, head: str, **attrs) -> None:
         extra = (" [" + _attrs(attrs) + "]") if attrs else ""
-        self._edges.append(f"\t{_quote(tail)} -> {_quote(head)}{extra}")
+        self.body.append(f"\t{_quote(tail)} -> {_quote(head)}{extra}")
 
     @property
     def source(self) -> str:
-        lines = [f"digraph {self.name} {{", f"\tgraph [{_attrs(_GRAPH_ATTRS)}]", f"\tnode [{_attrs(_NODE_ATTRS)}]"]
-        return "\n".join(lines + self._nodes + self._edges) + "\n}\n"
+        head = f"digraph {_quote(self.name)} {{" if self.name else "digraph {"
+        lines = [head, f"\tgraph [{_attrs(_GRAPH_ATTRS)}]", f"\tnode [{_attrs(dict(sorted(_NODE_ATTRS.items())))}]"]
+        return "\n".join(lines + self.body) + "\n}\n"
 
     def __str__(self) -> str:
         return self.source
@@ -79,23 +93,30 @@ class Dot:
         except graphviz.ExecutableNotFound as e:
             raise RuntimeError(_INSTALL) from e
 
-    def render(self, filename: str = "graph", format: str = "svg") -> str:
-        """Write ``filename.format`` (rendered) and return its path."""
-        path = f"{filename}.{format}"
+    def render(self, filename=None, directory=None, view: bool = False, cleanup: bool = False, format=None,
+               outfile=None, **kwargs) -> str:
+        """Write the rendered graph (``outfile``, or ``filename.format``) and return its path."""
+        if outfile is not None:
+            path = str(outfile)
+            format = format or os.path.splitext(path)[1].lstrip(".") or self.format
+        else:
+            path = f"{filename or (self.name or 'Digraph') + '.gv'}.{format or self.format}"
+            if directory:
+                path = os.path.join(directory, path)
         with open(path, "wb") as f:
-            f.write(self.pipe(format))
+            f.write(self.pipe(format or self.format))
         return path
 
-    def save(self, path: str) -> str:
-        """Write the drawing to ``path``: rendered for .svg/.png/.pdf, else the DOT text."""
-        ext = os.path.splitext(path)[1].lower().lstrip(".")
-        if ext in ("svg", "png", "pdf", "jpg", "jpeg"):
-            data = self.pipe("jpg" if ext == "jpeg" else ext)
-            with open(path, "wb") as f:
-                f.write(data)
-        else:
-            with open(path, "w") as f:
-                f.write(self.source)
+    def view(self, *args, **kwargs):
+        return self.render(*args, view=True, **kwargs)
+
+    def save(self, filename=None, directory=None, **kwargs) -> str:
+        """Write the DOT text to ``filename`` (as ``graphviz.Digraph.save``) and return its path."""
+        path = filename or (self.name or "Digraph") + ".gv"
+        if directory:
+            path = os.path.join(directory, path)
+        with open(path, "w") as f:
+            f.write(self.source)
         return path
 
     # -- Jupyter shows the SVG inline, or the DOT text when graphviz is missing ---------------
@@ -142,13 +163,21 @@ def _saved_of(fn) -> list:
     return [(f"saved[{i}]", t) for i, t in enumerate(saved) if t is not None]
 
 
-def make_dot(var, params=None, show_attrs: bool = False, show_saved: bool = False, max_attr_chars: int = 50) -> Dot:
-    """Draw the backward graph of ``var`` (a tensor or a tuple of them) as torchviz does.
+def _new_graph():
+    """torchviz's ``Digraph`` (box nodes, monospace, 12x12 inches), or the stand-in without graphviz."""
+    try:
+        from graphviz import Digraph
+    except ImportError:
+        return Dot()
+    return Digraph(node_attr=dict(_NODE_ATTRS), graph_attr=dict(_GRAPH_ATTRS))
+
+
+def make_dot(var, params=None, show_attrs: bool = False, show_saved: bool = False, max_attr_chars: int = 50):
+    """Draw the backward graph of ``var`` (a tensor or a tuple of them) as torchviz does: a
+    ``graphviz.Digraph`` (``.source``, ``.render()``, ``.view()``, ``.format``).
 
     ``params`` maps names to the leaves that should be labelled with them, e.g.
     ``dict(model.named_parameters())``."""
-    from ..autograd.node import AccumulateGrad
-    from ..tensor import Tensor
 
     param_map = {}
     if params is not None:
@@ -157,7 +186,14 @@ def make_dot(var, params=None, show_attrs: bool = False, show_saved: bool = Fals
                 raise TypeError(f"params must map names to Tensors, got {type(v).__name__} for {k!r}")
             param_map[id(v)] = k
 
-    dot = Dot()
+    dot = _new_graph()
+    seen: set = set()  # graphviz adds a node statement per call: each node once
+    visited: set = set()  # the grad_fns walked (shared by the outputs and their views' bases)
+
+    def node(ident: str, label: str, **attrs) -> None:
+        if ident not in seen:
+            seen.add(ident)
+            dot.node(ident, label, **attrs)
 
     def var_name(t, name=None) -> str:
         if name is None:
@@ -165,35 +201,35 @@ def make_dot(var, params=None, show_attrs: bool = False, show_saved: bool = Fals
         return f"{name}\n {_size_to_str(t.shape)}"
 
     def add_nodes(root) -> None:
-        stack, seen = [root], set()
+        stack = [root]
         while stack:  # iterative: graphs of any depth
             fn = stack.pop()
-            if id(fn) in seen:
+            if id(fn) in visited:
                 continue
-            seen.add(id(fn))
+            visited.add(id(fn))
             if show_saved:
                 for i, (label, t) in enumerate(_saved_of(fn)):
                     # one box per saved slot: a saved parameter keeps its own blue box, and a node's
                     # saved output (rebuilt on every unpack) is not a stable object to key on
                     ident = f"{id(fn)}_saved{i}"
                     dot.edge(str(id(fn)), ident, dir="none")
-                    dot.node(ident, var_name(t, label), fillcolor="orange")
+                    node(ident, var_name(t, label), fillcolor="orange")
             if isinstance(fn, AccumulateGrad):
                 u = fn.variable
-                dot.node(str(id(u)), var_name(u), fillcolor="lightblue")
-                dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
+                node(str(id(u)), var_name(u), fillcolor="lightblue")
+                node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
                 dot.edge(str(id(u)), str(id(fn)))
             else:
-                dot.node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
+                node(str(id(fn)), _fn_label(fn, show_attrs, max_attr_chars))
             for nxt, _ in fn.next_functions:
                 if nxt is not None:
                     dot.edge(str(id(nxt)), str(id(fn)))
                     stack.append(nxt)
 
     def add_base_tensor(t, color: str = "darkolivegreen1") -> None:
-        if str(id(t)) in dot._seen:
+        if str(id(t)) in seen:
             return
-        dot.node(str(id(t)), var_name(t), fillcolor=color)
+        node(str(id(t)), var_name(t), fillcolor=color)
         if t.grad_fn is not None:
             add_nodes(t.grad_fn)
             dot.edge(str(id(t.grad_fn)), str(id(t)))

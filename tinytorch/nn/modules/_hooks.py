@@ -239,3 +239,43 @@ def register_state_dict_post_hook(self, hook):
 def register_load_state_dict_post_hook(self, hook):
     """``hook(module, incompatible_keys)`` after ``load_state_dict``; may edit the key lists in place."""
     return add_hook(self._load_state_dict_post_hooks, hook, False)
+
+
+# -- a module given something that is not a tinytorch tensor -----------------------------------
+# the function PyTorch's error names, where it is not the class name in snake case
+_OP_NAMES = {"ReLU": "relu", "ReLU6": "hardtanh", "GELU": "gelu", "SiLU": "silu", "ELU": "elu", "SELU": "selu",
+             "CELU": "celu", "PReLU": "prelu", "LeakyReLU": "leaky_relu", "Dropout1d": "dropout1d",
+             "Dropout2d": "dropout2d", "Dropout3d": "dropout3d"}
+
+
+def _snake(name: str) -> str:
+    import re
+
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _foreign_input(module, args: tuple, error: AttributeError) -> Exception:
+    """PyTorch's TypeError for a numpy array (a PyTorch tensor, a list...) passed where a tensor belongs,
+    in place of the AttributeError its missing ``_data`` raised; any other AttributeError is kept."""
+    import inspect
+
+
+    if "'_data'" not in str(error):
+        return error
+    bad = next(((i, a) for i, a in enumerate(args) if not isinstance(a, Tensor)), None)
+    if bad is None:
+        return error
+    position, value = bad
+    cls = type(module).__name__
+    op = _OP_NAMES.get(cls) or _snake(cls)
+    if cls == "Embedding":  # F.embedding(input, weight): the indices come second
+        arg, position = "indices", 1
+    else:
+        try:
+            names = [p for p in inspect.signature(module.forward).parameters]
+        except (TypeError, ValueError):
+            names = []
+        arg = names[position] if position < len(names) else "input"
+    kind = type(value)
+    kind_name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+    return TypeError(f"{op}(): argument '{arg}' (position {position + 1}) must be Tensor, not {kind_name}")

@@ -13,6 +13,7 @@ from ..._oom import reraise_as_runtime_error
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._module_state import _IncompatibleKeys, typename  # noqa: F401  (re-exported, as in torch.nn.modules.module)
+from ._hooks import _foreign_input
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -63,6 +64,11 @@ class Module:
             return self.forward(*args, **kwargs)
         except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
             reraise_as_runtime_error(e)
+        except AttributeError as e:  # a numpy array or a PyTorch tensor where a tensor belongs?
+            error = _foreign_input(self, args, e)
+            if error is e:
+                raise
+            raise error from None
 
     # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402

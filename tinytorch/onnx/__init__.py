@@ -1,0 +1,42 @@
+"""``tinytorch.onnx.export``: a model's forward recorded as it runs and written as an ONNX graph, built
+with the ``onnx`` package (``pip install onnx``), imported only when ``export`` is called.
+
+What is recorded: the standard ``nn`` modules (Linear, Conv1d/2d, the activations, Flatten, the
+poolings, BatchNorm and LayerNorm, Dropout, Embedding, containers) and the tensor ops forward code
+uses between them (arithmetic, matmul, reshape/view/flatten, transpose/permute, cat, mean/sum,
+softmax, ``F.relu``/``F.max_pool2d``/... and their ``torch.`` and method spellings). Weights become
+initializers named as in the ``state_dict``. The model runs in eval mode, as PyTorch exports.
+Not covered: recurrent and transformer layers, in-place ops, indexing, control flow that depends on
+the values (the graph is what one run took)."""
+from __future__ import annotations
+
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError"]
+
+DEFAULT_OPSET = 20  # PyTorch 2.13's default opset_version
+
+
+class OnnxExporterError(RuntimeError):
+    """The model uses something this exporter cannot write as ONNX."""
+
+
+def is_in_onnx_export() -> bool:
+    """Whether an ``export`` is tracing a forward right now."""
+
+    return _trace.active() is not None
+
+
+def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None, output_names=None,
+           opset_version=None, dynamic_axes=None, export_params: bool = True, keep_initializers_as_inputs: bool = False,
+           do_constant_folding: bool = True, **unused):
+    """Write ``model`` run on ``args`` as an ONNX model to ``f`` (a path or a binary file).
+
+    ``dynamic_axes`` names axes that may change size: ``{"input": {0: "batch"}, "output": [0]}``.
+    Returns the ``onnx.ModelProto`` when ``f`` is None."""
+
+    return _export_model(model, args, f, kwargs=kwargs, verbose=verbose, input_names=input_names,
+                   output_names=output_names, opset_version=opset_version or DEFAULT_OPSET,
+                   dynamic_axes=dynamic_axes, export_params=export_params,
+                   keep_initializers_as_inputs=keep_initializers_as_inputs)
+
+from . import _trace  # noqa: E402
+from ._export import export as _export_model  # noqa: E402

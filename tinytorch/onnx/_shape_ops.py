@@ -1,0 +1,81 @@
+"""ONNX nodes for the shape, joining and reduction ops forward code uses between modules."""
+from __future__ import annotations
+
+
+def _shape_args(shape) -> list:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return [int(s) for s in shape]
+
+
+def _reshape(tr, out, input, target) -> None:
+    # a size equal to the input's at the same place is copied (0) rather than baked in, so a
+    # dynamic batch axis stays dynamic through x.view(x.size(0), -1)
+    sizes = [0 if i < input.dim() and s == input.shape[i] and s != 0 else s for i, s in enumerate(target)]
+    tr.node("Reshape", [tr.value(input), tr.ints(sizes)], out)
+
+
+def view(tr, out, input, *shape):
+    _reshape(tr, out, input, _shape_args(shape))
+
+
+def flatten(tr, out, input, start_dim=0, end_dim=-1):
+    n = input.dim()
+    if n == 0:
+        tr.node("Reshape", [tr.value(input), tr.ints([1])], out)
+        return
+    start, end = start_dim % n, end_dim % n
+    target = [0] * start + [-1] + [int(s) for s in input.shape[end + 1:]]
+    tr.node("Reshape", [tr.value(input), tr.ints(target)], out)
+
+
+def transpose(tr, out, input, dim0, dim1):
+    perm = list(range(input.dim()))
+    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+    tr.node("Transpose", [tr.value(input)], out, perm=perm)
+
+
+def t(tr, out, input):
+    if input.dim() < 2:
+        tr.node("Identity", [tr.value(input)], out)
+    else:
+        tr.node("Transpose", [tr.value(input)], out, perm=[1, 0])
+
+
+def permute(tr, out, input, *dims):
+    dims = _shape_args(dims)
+    tr.node("Transpose", [tr.value(input)], out, perm=[d % input.dim() for d in dims])
+
+
+def unsqueeze(tr, out, input, dim):
+    tr.node("Unsqueeze", [tr.value(input), tr.ints([dim % (input.dim() + 1)])], out)
+
+
+def squeeze(tr, out, input, dim=None):
+    if dim is None:
+        tr.node("Squeeze", [tr.value(input)], out)
+        return
+    dims = [d % max(input.dim(), 1) for d in (dim if isinstance(dim, (tuple, list)) else [dim])]
+    dims = [d for d in dims if input.dim() and input.shape[d] == 1]
+    tr.node("Squeeze" if dims else "Identity", [tr.value(input)] + ([tr.ints(dims)] if dims else []), out)
+
+
+def cat(tr, out, tensors, dim=0):
+    tr.node("Concat", [tr.value(x) for x in tensors], out, axis=int(dim))
+
+
+def reduce(op_type: str):
+    def convert(tr, out, input, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+        keep = int(bool(keepdims if keepdims is not None else keepdim))
+        inputs = [tr.value(input)]
+        if dim is not None:
+            axes = [d % max(input.dim(), 1) for d in (dim if isinstance(dim, (tuple, list)) else [dim])]
+            axes_as_input = op_type == "ReduceSum" or tr.opset >= 18
+            if axes_as_input:
+                inputs.append(tr.ints(axes))
+                tr.node(op_type, inputs, out, keepdims=keep)
+                return
+            tr.node(op_type, inputs, out, keepdims=keep, axes=axes)
+            return
+        tr.node(op_type, inputs, out, keepdims=keep)
+    return convert
