@@ -44,6 +44,8 @@ sinc = unary("sinc", lambda x: np.sinc(x).astype(x.dtype), _sinc_grad, variants=
 
 def _float_pair(input, other):
     ta, tb, a, b = binary_operands(input, other)
+    dt = (a if isinstance(a, np.ndarray) else b).dtype
+    a, b = np.asarray(a, dtype=dt), np.asarray(b, dtype=dt)
     if a.dtype.kind != "f":
         from .._dtype import get_default_dtype
         a, b = a.astype(get_default_dtype().np), b.astype(get_default_dtype().np)
