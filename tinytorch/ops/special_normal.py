@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..tensor import Tensor
 from ._pointwise import unary
 from ._registry import op
 from ._batching import pointwise
 from ._scipy import special_kernel
-from .special import erf
+from .special import erf, erfc_np
 
 _SPECIAL = "function out"
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -22,7 +24,21 @@ erfcx = unary("special.erfcx", special_kernel("erfcx"),
               variants=_SPECIAL)
 ndtri = unary("special.ndtri", special_kernel("ndtri"), lambda g, x, y: g * _SQRT_2PI * (y * y / 2.0).exp(),
               saves="result", node="SpecialNdtriBackward0", variants=_SPECIAL)
-log_ndtr = unary("special.log_ndtr", special_kernel("log_ndtr"),
+def _log_ndtr(x: np.ndarray) -> np.ndarray:
+    """PyTorch's formula, rounded where its float32 kernel rounds (the gradient exp(-result - x^2/2)
+    cancels digits at very negative x, so the forward has to be PyTorch's to the ulp):
+    with z = x / sqrt 2: log(erfcx(-z) / 2) - z^2 below -1, log1p(-erfc(z) / 2) above."""
+    dt = x.dtype
+    z = (x * dt.type(math.sqrt(0.5))).astype(dt)
+    low = special_kernel("erfcx")(-z)
+    high = erfc_np(z.astype(np.float64)).astype(dt)
+    with np.errstate(all="ignore"):
+        lo = np.log(low / dt.type(2)) - z * z
+        hi = np.log1p(-high / dt.type(2))
+    return np.where(x < -1, lo, hi).astype(dt)
+
+
+log_ndtr = unary("special.log_ndtr", _log_ndtr,
                  lambda g, x, y: g / _SQRT_2PI * (-(y + x * x / 2.0)).exp(), saves="both",
                  node="SpecialLogNdtrBackward0", variants=_SPECIAL)
 
