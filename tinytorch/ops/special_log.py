@@ -77,7 +77,7 @@ def _record_binary(out, classes, ta, tb, a, b):
 
 class _XlogyNode(Node):
     def backward(self, g):
-        return _grads(self, lambda a, b: g * xlogy((a != 0).to(a.dtype), b), lambda a, b: g * a / b)
+        return _grads(self, lambda a, b: where((a == 0) & (b <= 0), 0.0, xlogy(g, b)), lambda a, b: g * a / b)
 
 
 class _Xlog1pyNode(Node):

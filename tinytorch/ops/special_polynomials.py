@@ -49,9 +49,11 @@ _BASE = {
 }
 
 
-def _trig(kind, x, n):
-    """The Chebyshev closed forms at x = cos(t), t in (0, pi)."""
-    t = np.arccos(np.clip(x, -1.0, 1.0))
+def _trig(kind, x, n, dtype):
+    """The Chebyshev closed forms at x = cos(t), t in (0, pi), in the input's dtype as PyTorch's."""
+    x = x.astype(dtype)
+    n = n.astype(dtype)
+    t = np.arccos(np.clip(x, -1, 1))
     if kind == "t":
         return np.cos(n * t)
     if kind == "u":
@@ -90,7 +92,7 @@ def _evaluate(kind, x, n):
         if kind in ("t", "u", "v", "w"):
             inside = (np.abs(x) < 1) & (n > (6 if kind == "t" else 8))
             if inside.any():
-                out = np.where(inside, _trig(kind, x, n), out)
+                out = np.where(inside, _trig(kind, x, n, dtype).astype(np.float64), out)
         out = _edges(kind, x, n, out)
     return np.where(n < 0, 0.0, out)
 
