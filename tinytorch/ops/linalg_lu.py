@@ -55,6 +55,8 @@ def _getrf(a: np.ndarray):
 def _permutation(piv: np.ndarray, m: int, dtype) -> np.ndarray:
     """P with A = P L U, from LAPACK's row swaps."""
     batch = piv.shape[:-1]
+    if piv.size == 0 or m == 0:
+        return np.broadcast_to(np.eye(m, dtype=dtype), batch + (m, m)).copy()
     perm = np.broadcast_to(np.arange(m), batch + (m,)).copy()
     flat_perm = perm.reshape(-1, m)
     flat_piv = piv.reshape(-1, piv.shape[-1]) - 1

@@ -76,8 +76,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if n == 0:
-        return _make(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
+    if n == 0:   # the identity, still an output of input (with a zero gradient), as PyTorch's copy
+        return _make(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()) + input * 0
     base = inv(input) if n < 0 else input
     n = abs(n)
     result = None
@@ -183,6 +183,8 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         v = (A[..., :, i] * below + unit).unsqueeze(-1)               # (..., m, 1)
         t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
         Q = Q - t * v.matmul(_mT(v).matmul(Q))
+    if k == 0:   # no reflector: the identity's columns, still an output of A (with a zero gradient)
+        Q = Q + A * 0
     return Q
 
 
@@ -226,7 +228,9 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix: x[..., i] ** j for j < N (N = x.shape[-1] by default)."""
     if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+        if N is None:
+            raise RuntimeError("N must be greater than 1.")
+        x = x.unsqueeze(0)
     n = x._data.shape[-1] if N is None else N
     if n <= 1:
         if n < 1:

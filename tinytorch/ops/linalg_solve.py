@@ -2,9 +2,10 @@
 ``triangular_solve``, ``cholesky_solve``, ``cholesky_inverse``, ``linalg.solve_ex``,
 ``linalg.cholesky_ex``, ``linalg.lstsq``.
 
-solve_triangular is the primitive (numpy's solve on the named triangle; its backward is two more
-triangular solves, so double backward works); the others are composed of it and of the matrix
-functions of ``linalg_ext.py``, so their gradients come from those."""
+solve_triangular is the primitive (substitution on the named triangle, in float64; its backward is
+two more triangular solves, so double backward works). cholesky_solve/cholesky_inverse are solve/inv
+of the factor's Gram matrix L L^T, whose gradients are PyTorch's for the factor (full, not masked to
+the triangle); the rest compose the matrix functions of ``linalg_ext.py``."""
 from __future__ import annotations
 
 import numpy as np
@@ -105,20 +106,23 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     return triangular_solve_result(x, A.clone())
 
 
+def _gram(factor: Tensor, upper: bool) -> Tensor:
+    """L L^T (U^T U when ``upper``) of the whole factor: PyTorch's gradients for the factor are
+    those of this product (full matrices, not masked to the triangle)."""
+    return _mT(factor).matmul(factor) if upper else factor.matmul(_mT(factor))
+
+
 @op(variants="function method out")
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """X with (L L^T) X = input for the Cholesky factor L = input2 (U^T U when ``upper``)."""
-    L = _mT(input2) if upper else input2
-    y = solve_triangular(L, input, upper=False)
-    return solve_triangular(_mT(L), y, upper=True)
+    return solve(_gram(input2, upper), input)
 
 
 @op(variants="function method out")
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """(L L^T)^-1 from the Cholesky factor L (U^T U when ``upper``)."""
-    n = input._data.shape[-1]
-    eye = _make(np.broadcast_to(np.eye(n, dtype=input._data.dtype), input._data.shape).copy())
-    return cholesky_solve(eye, input, upper)
+    from .linalg_ext import inv
+    return inv(_gram(input, upper))
 
 
 def _int32_zeros(shape) -> Tensor:
@@ -137,8 +141,9 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     (then L is nan there unless ``check_errors``, which raises)."""
     a = A._data
     batch = a.shape[:-2]
-    flat = a.reshape((-1,) + a.shape[-2:]) if a.ndim >= 2 else a
-    info = np.zeros(int(np.prod(batch, dtype=np.int64)), dtype=np.int32)
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = a.reshape((count,) + a.shape[-2:])
+    info = np.zeros(count, dtype=np.int32)
     from .linalg_ext import _failing_minor
     for i in range(len(info)):
         try:
