@@ -3,8 +3,7 @@
 
 The factorization is LAPACK's getrf done in numpy (row swaps chosen by the largest magnitude in the
 column, the first one on ties; pivots 1-based int32, as LAPACK and PyTorch give them), batched.
-Gradients: lu/lu_factor have PyTorch's formula for square matrices,
-  gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T,
+Gradients: lu/lu_factor have PyTorch's formulas (square, wide and tall; see ``_lu_backward``),
 written with triangular solves; lu_unpack and lu_solve are composed of tril/triu and triangular
 solves, so their gradients (and double backward) come from those ops."""
 from __future__ import annotations
@@ -79,26 +78,45 @@ def _check(A: Tensor, fn: str) -> np.ndarray:
 
 
 def _lu_backward(A_shape, P, L, U, gL, gU):
-    """PyTorch's square-case formula, in tinytorch ops (so it can be differentiated again)."""
+    """PyTorch's formulas, in tinytorch ops (so they can be differentiated again). With k = min(m, n):
+    square  gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T
+    wide    gA = P L^-T [triu(gU1) + tril(L^T gL - triu(gU) U^T, -1) U1^-T | gU2]   (U = [U1 | U2])
+    tall    gA = P [tril(gL1, -1) + L1^-T triu(gU U^T - L^T tril(gL, -1)) ; gL2] U^-T   (L = [L1 ; L2])"""
+    from .join import cat
     m, n = A_shape[-2:]
-    if m != n:
-        raise NotImplementedError("tinytorch: the derivative of lu for non-square matrices is not implemented")
-    phi = None
-    if gL is not None:
-        phi = _mT(L).matmul(gL).tril(-1)
-    if gU is not None:
-        t = gU.matmul(_mT(U)).triu()
-        phi = t if phi is None else phi + t
-    x = solve_triangular(_mT(L), phi, upper=True, unitriangular=True)
-    x = solve_triangular(_mT(U), x, upper=False, left=False)
-    return P.matmul(x)
+    k = min(m, n)
+    if m == n:
+        phi = None
+        if gL is not None:
+            phi = _mT(L).matmul(gL).tril(-1)
+        if gU is not None:
+            t = gU.matmul(_mT(U)).triu()
+            phi = t if phi is None else phi + t
+        x = solve_triangular(_mT(L), phi, upper=True, unitriangular=True)
+        return P.matmul(solve_triangular(_mT(U), x, upper=False, left=False))
+    zero_L, zero_U = L * 0, U * 0
+    gL = zero_L if gL is None else gL
+    gU = zero_U if gU is None else gU
+    if m < n:
+        U1 = U[..., :, :k]
+        inner = (_mT(L).matmul(gL) - gU.triu().matmul(_mT(U))).tril(-1)
+        x = solve_triangular(_mT(U1), inner, upper=False, left=False) + gU[..., :, :k].triu()
+        x = cat([x, gU[..., :, k:]], -1)
+        return P.matmul(solve_triangular(_mT(L), x, upper=True, unitriangular=True))
+    L1 = L[..., :k, :]
+    inner = (gU.matmul(_mT(U)) - _mT(L).matmul(gL.tril(-1))).triu()
+    x = solve_triangular(_mT(L1), inner, upper=True, unitriangular=True) + gL[..., :k, :].tril(-1)
+    x = cat([x, gL[..., k:, :]], -2)
+    return P.matmul(solve_triangular(_mT(U), x, upper=False, left=False))
 
 
 class LinalgLuFactorExBackward0(Node):
     def backward(self, gLU, *rest):
         LU, = self.saved_tensors
         L, U = _unpack_lu(LU)
-        return (_lu_backward(LU._data.shape, _make(self.P), L, U, gLU.tril(-1), gLU.triu()),)
+        k = min(LU._data.shape[-2:])
+        gL, gU = gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu()
+        return (_lu_backward(LU._data.shape, _make(self.P), L, U, gL, gU),)
 
 
 class LinalgLuBackward0(Node):
