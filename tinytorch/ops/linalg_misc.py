@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, legacy_name, record
+from ._record import legacy_name, record
 from ._registry import op
 from .linalg_ext import _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm

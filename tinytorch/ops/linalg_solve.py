@@ -15,7 +15,7 @@ from ..tensor import Tensor, _make
 from ._record import OUT, legacy_name, record
 from ._registry import op
 from ._util import sum_to
-from .linalg_ext import LinAlgError, _mT, _named, cholesky, pinv, solve
+from .linalg_ext import _mT, _named, cholesky, pinv, solve
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
 solve_ex_result = _named("linalg_solve_ex", ("result", "info"))
@@ -165,7 +165,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     values (gelsd/gelss)."""
     drivers = ("gels", "gelsy", "gelsd", "gelss")
     if driver is not None and driver not in drivers:
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"
     a, b = A._data, B._data
     if a.dtype != b.dtype:

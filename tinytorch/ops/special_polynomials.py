@@ -6,7 +6,8 @@ As PyTorch: the three-term recurrence, the closed forms at x = +-1 (and x = 0 fo
 Chebyshev polynomials of high degree inside (-1, 1) the trigonometric form (T_n(cos t) = cos(n t),
 ...), which keeps its digits where the recurrence loses them. Each step of the recurrence is
 computed in float64 and rounded to the input's dtype, as PyTorch's fused multiply-adds do: a float32
-recurrence loses digits at high degree, and PyTorch's values are those, not float64's rounded. PyTorch does not differentiate them: the result never requires grad."""
+recurrence loses digits at high degree, and PyTorch's values are those, not float64's rounded.
+PyTorch does not differentiate them: the result never requires grad."""
 from __future__ import annotations
 
 import numpy as np
