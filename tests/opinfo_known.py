@@ -744,324 +744,46 @@ KNOWN = {'addmv': {'int64:1:fwd': 'values differ: Tensor-likes are not equal!',
                                 'float32:7:bwd': 'float32 rounding: ill-conditioned sample matrices; the triangular '
                                                  'solves run in float64 and round (float64 matches) (gradients '
                                                  'differ: Tensor-likes are not close!)'},
- 'linalg.lstsq': {'float32:0:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:10:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:11:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:12:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:13:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:14:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:15:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:16:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:17:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:18:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:19:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:1:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:20:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:21:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:22:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:23:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:24:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:25:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:26:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:27:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:28:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:29:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:30:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:31:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:32:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:33:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:34:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:35:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                    'close!)',
-                  'float32:3:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:4:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:5:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:6:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:7:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float32:8:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (gradients differ: Tensor-likes are not '
-                                   'close!)',
-                  'float32:9:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:0:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:10:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:12:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:13:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:15:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:16:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:17:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:18:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:19:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:1:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:21:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:22:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:24:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:25:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:27:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:28:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:29:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:30:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:31:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:33:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:34:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                    'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:3:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:4:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:5:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:6:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:7:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)',
-                  'float64:9:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); float32: solution "
-                                   'via the pseudo-inverse in float32 (1 differentiable outputs, PyTorch 2)'},
- 'linalg.lstsq.grad_oriented': {'float32:0:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:10:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:11:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+ 'linalg.lstsq': {'float32:11:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:14:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:20:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:23:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:26:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:32:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:35:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its "
+                                    'own solve); rounding differs (gradients differ: Tensor-likes are not close!)',
+                  'float32:8:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's through its own "
+                                   'solve); rounding differs (gradients differ: Tensor-likes are not close!)'},
+ 'linalg.lstsq.grad_oriented': {'float32:11:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:12:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:13:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:14:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:14:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:15:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:16:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:17:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:18:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:19:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:1:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:20:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:20:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:21:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:22:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:23:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:23:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:24:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:25:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:26:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:26:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:27:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:28:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:29:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:30:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:31:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:32:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:32:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:33:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:34:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float32:35:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (gradients differ: '
+                                'float32:35:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                  'through its own solve); rounding differs (gradients differ: '
                                                   'Tensor-likes are not close!)',
-                                'float32:3:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:4:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:5:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:6:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:7:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float32:8:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (gradients differ: '
-                                                 'Tensor-likes are not close!)',
-                                'float32:9:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:0:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:10:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:12:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:13:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:15:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:16:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:17:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:18:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:19:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:1:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:21:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:22:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:24:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:25:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:27:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:28:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:29:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:30:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:31:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:33:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:34:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                  'float32: solution via the pseudo-inverse (1 differentiable '
-                                                  'outputs, PyTorch 2)',
-                                'float64:3:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:4:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:5:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:6:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:7:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)',
-                                'float64:9:bwd': "residuals is not differentiable in tinytorch (PyTorch's is); "
-                                                 'float32: solution via the pseudo-inverse (1 differentiable '
-                                                 'outputs, PyTorch 2)'},
+                                'float32:8:bwd': "float32: the gradient goes through the pseudo-inverse (PyTorch's "
+                                                 'through its own solve); rounding differs (gradients differ: '
+                                                 'Tensor-likes are not close!)'},
  'linalg.multi_dot': {'float32:6:bwd': 'float32 rounding: ill-conditioned sample matrices; the triangular solves run '
                                        'in float64 and round (float64 matches) (gradients differ: Tensor-likes are '
                                        'not close!)'},

@@ -182,8 +182,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     if m > n and driver != "gelsy" and bool(np.all(rank == n)):
         r = A.matmul(X) - Bm
         residuals = (r * r).sum(-2)
-    else:
-        residuals = _make(np.zeros((0,), dtype=a.dtype))
+    else:   # empty, but an output of the graph as PyTorch's (its gradient is nothing)
+        residuals = X.reshape(-1)[:0] if X._requires_grad else _make(np.zeros((0,), dtype=a.dtype))
     if vector:
         X = X.squeeze(-1)
     rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), dtype=np.int64))
