@@ -26,6 +26,7 @@ CASES = {
     "cholesky_inverse": lambda T, a, b: T.cholesky_inverse(T.tensor(L.astype(a.numpy().dtype))),
     "cholesky_ex": lambda T, a, b: T.linalg.cholesky_ex(T.tensor((L @ np.swapaxes(L, -1, -2)).astype(a.numpy().dtype))),
     "solve_ex": lambda T, a, b: T.linalg.solve_ex(a, b),
+    "inv_ex": lambda T, a, b: [T.linalg.inv_ex(a), T.linalg.inv_ex(a * 0)[1]],
     "lstsq": lambda T, a, b: T.linalg.lstsq(a, b)[:3],
     "lstsq_tall_gelsd": lambda T, a, b: T.linalg.lstsq(b, a, driver="gelsd"),
     "lu_factor": lambda T, a, b: T.linalg.lu_factor(a),

@@ -18,6 +18,7 @@ from ._util import sum_to
 from .linalg_ext import _mT, _named, cholesky, pinv, solve
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
+inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
 solve_ex_result = _named("linalg_solve_ex", ("result", "info"))
 cholesky_ex_result = _named("linalg_cholesky_ex", ("L", "info"))
 lstsq_result = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
@@ -133,6 +134,22 @@ def _int32_zeros(shape) -> Tensor:
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
     """(X, info): info 0 where the solve succeeded (a singular matrix raises here)."""
     return solve_ex_result(solve(A, B, left=left), _int32_zeros(A._data.shape[:-2]))
+
+
+@op("linalg.inv_ex", variants="function out")
+def inv_ex(A: Tensor, *, check_errors: bool = False):
+    """(inverse, info): info 0, or (for a singular matrix) the 1-based index of LU's first zero pivot,
+    with a nan inverse there (``check_errors`` raises linalg.inv's error instead)."""
+    from .linalg_ext import inv
+    from .linalg_lu import _getrf
+    a = A._data
+    if a.ndim >= 2 and a.shape[-1] == a.shape[-2] and a.dtype.kind == "f":
+        info = _getrf(a)[2]
+        if info.any():
+            if check_errors:
+                inv(A)
+            return inv_ex_result(_make(np.full(a.shape, np.nan, dtype=a.dtype)), _make(info))
+    return inv_ex_result(inv(A), _int32_zeros(a.shape[:-2]))
 
 
 @op("linalg.cholesky_ex", variants="function out")
