@@ -15,6 +15,7 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._record import legacy_name, record
+from ._batching import composite
 from ._registry import op
 from .linalg_ext import _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
@@ -157,7 +158,7 @@ def cond(A: Tensor, p=None) -> Tensor:
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-@op("linalg.vecdot", variants="function out")
+@op("linalg.vecdot", variants="function out", batch=composite)
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """sum(x * y) along ``dim`` (x conjugated for complex tensors, which tinytorch lacks)."""
     return (x * y).sum(dim)
