@@ -6,3 +6,4 @@ from . import masked, special, tri  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
 from . import (activation, activation_smooth, conv, dropout, embedding, fold, linear, loss, loss_margin,  # noqa: F401
                loss_nll, norm, normalize, pad, pool, adaptive_pool, resize)
+from . import special_normal, special_log, special_bessel, special_gamma, special_polynomials, linalg_solve, linalg_lu, linalg_misc  # noqa: F401,E501

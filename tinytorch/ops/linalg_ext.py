@@ -37,7 +37,6 @@ qr_result = _named("linalg_qr", ("Q", "R"))
 svd_result = _named("linalg_svd", ("U", "S", "Vh"))
 eigh_result = _named("linalg_eigh", ("eigenvalues", "eigenvectors"))
 slogdet_result = _named("linalg_slogdet", ("sign", "logabsdet"))
-inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
 
 
 def batch_matrices(op, A, *args, **kwargs):
@@ -86,13 +85,6 @@ def inv(A: Tensor) -> Tensor:
         raise LinAlgError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
                           "because the input matrix is singular.") from None
     return record(r.astype(a.dtype), LinalgInvExBackward0, (A,), (OUT,))
-
-
-@op("linalg.inv_ex", variants="function out", batch=batch_matrices)
-def inv_ex(A: Tensor, *, check_errors: bool = False):
-    """(inverse, info): info is 0 (a singular matrix raises instead)."""
-    res = inv(A)
-    return inv_ex_result(res, _make(np.zeros(A._data.shape[:-2], np.int32)))
 
 
 @op(variants="function method out", batch=batch_matrices)

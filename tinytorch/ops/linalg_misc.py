@@ -1,0 +1,249 @@
+"""The rest of ``torch.linalg``: matrix_exp (+ torch.matrix_exp), matrix_power (+ torch.matrix_power),
+multi_dot (+ torch.chain_matmul), matrix_rank, cond, vecdot, householder_product (+ orgqr), tensorinv,
+tensorsolve, vander, diagonal.
+
+matrix_exp is a primitive: scaling and squaring of its Taylor series in float64; its backward is
+PyTorch's block formula, exp([[A^T, G], [0, A^T]]) read in the upper-right block, so it is itself
+differentiable. The others are compositions of tinytorch ops (matmul, inv, svdvals, ...), which give
+their gradients and double backward."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.node import Node
+from ..tensor import Tensor, _make
+from ._record import legacy_name, record
+from ._batching import composite
+from ._registry import op
+from .linalg_ext import _mT, inv, solve, svdvals
+from .vector_norm import matrix_norm
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    """exp of a batch of square matrices: A / 2^s has 1-norm <= 1/2, then Taylor to degree 18 (error
+    below 2^-19 / 19!), then s squarings."""
+    a64 = a.astype(np.float64)
+    n = a.shape[-1]
+    if a.size == 0:
+        return a64
+    norm = np.abs(a64).sum(-2).max(-1).max(initial=0.0)
+    s = 0 if not np.isfinite(norm) or norm <= 0.5 else int(math.ceil(math.log2(norm / 0.5)))
+    x = a64 / 2.0 ** s
+    eye = np.broadcast_to(np.eye(n), a.shape)
+    term = eye.copy()
+    out = eye.copy()
+    for k in range(1, 19):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+class LinalgMatrixExpBackward0(Node):
+    def backward(self, g):
+        (A,) = self.saved_tensors
+        n = A._data.shape[-1]
+        from .join import cat
+        At = _mT(A)
+        top = cat([At, g], -1)
+        bottom = cat([g * 0, At], -1)
+        big = matrix_exp(cat([top, bottom], -2))
+        return (big[..., :n, n:],)
+
+
+def _matrix_exp(A: Tensor) -> Tensor:
+    a = A._data
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they are "
+                           + (f"{a.shape[-2]} by {a.shape[-1]} matrices" if a.ndim >= 2 else "not matrices"))
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"\"linalg_matrix_exp\" not implemented for '{legacy_name(a.dtype)}'")
+    with np.errstate(all="ignore"):
+        out = _expm(a).astype(a.dtype)
+    return record(out, LinalgMatrixExpBackward0, (A,), (A,))
+
+
+matrix_exp = op("matrix_exp", variants="function method")(_matrix_exp)
+linalg_matrix_exp = op("linalg.matrix_exp")(lambda A: matrix_exp(A))
+
+
+@op(variants="function method out")
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """input^n by repeated squaring (n < 0: the inverse's power; n = 0: the identity)."""
+    a = input._data
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if n == 0:   # the identity, still an output of input (with a zero gradient), as PyTorch's copy
+        return _make(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()) + input * 0
+    base = inv(input) if n < 0 else input
+    n = abs(n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
+linalg_matrix_power = op("linalg.matrix_power", variants="function out")(
+    lambda A, n: matrix_power(A, n))
+
+
+@op("linalg.multi_dot", variants="function out")
+def multi_dot(tensors) -> Tensor:
+    """The product of the matrices (the first may be a row vector, the last a column vector)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first, last = tensors[0], tensors[-1]
+    mats = [first.unsqueeze(0) if first.dim() == 1 else first] + tensors[1:-1] + \
+        [last.unsqueeze(-1) if last.dim() == 1 else last]
+    for i, t in enumerate(mats):
+        if t.dim() != 2:
+            which = "first" if i == 0 else "last" if i == len(mats) - 1 else None
+            if which:
+                raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {tensors[i].dim()}D")
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+    out = mats[0]
+    for t in mats[1:]:
+        out = out.matmul(t)
+    if first.dim() == 1:
+        out = out.squeeze(0)
+    if last.dim() == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+@op(variants="function out")
+def chain_matmul(*matrices) -> Tensor:
+    """The deprecated torch.chain_matmul: linalg.multi_dot of 2-D matrices."""
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(list(matrices))
+
+
+@op("linalg.matrix_rank", variants="function out")
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
+    """The number of singular values above max(atol, rtol * largest) (rtol eps * max(m, n) by default)."""
+    a = A._data
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"linalg.matrix_rank: Expected a floating point or complex tensor as input. "
+                           f"Got {legacy_name(a.dtype)}")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    smax = s.max(-1, initial=0.0) if s.shape[-1] else np.zeros(s.shape[:-1])
+    at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
+    if rtol is None:
+        rt = np.finfo(a.dtype).eps * max(a.shape[-2:]) if atol is None or np.all(np.asarray(at) <= 0) else 0.0
+    else:
+        rt = rtol._data if isinstance(rtol, Tensor) else rtol
+    tol_ = np.maximum(at, rt * smax)
+    return _make(np.asarray((s > np.asarray(tol_)[..., None]).sum(-1), dtype=np.int64))
+
+
+@op("linalg.cond", variants="function out")
+def cond(A: Tensor, p=None) -> Tensor:
+    """The condition number in the norm ``p`` (2 by default: largest / smallest singular value)."""
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        return big / small if p != -2 else small / big
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+@op("linalg.vecdot", variants="function out", batch=composite)
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """sum(x * y) along ``dim`` (x conjugated for complex tensors, which tinytorch lacks)."""
+    return (x * y).sum(dim)
+
+
+@op("linalg.householder_product", variants="function out")
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i = (0, ..., 1, A[i+1:, i])."""
+    a = A._data
+    m, n = a.shape[-2:]
+    k = tau._data.shape[-1]
+    if n > m:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    rows = np.arange(m)
+    Q = _make(np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape[:-2] + (m, n)).copy())
+    for i in range(k - 1, -1, -1):   # Q = H_i Q, from the last reflector to the first
+        below = _make((rows > i).astype(a.dtype))
+        unit = _make((rows == i).astype(a.dtype))
+        v = (A[..., :, i] * below + unit).unsqueeze(-1)               # (..., m, 1)
+        t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+        Q = Q - t * v.matmul(_mT(v).matmul(Q))
+    if k == 0:   # no reflector: the identity's columns, still an output of A (with a zero gradient)
+        Q = Q + A * 0
+    return Q
+
+
+@op(variants="function method out")
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """linalg.householder_product(input, input2)."""
+    return householder_product(input, input2)
+
+
+@op("linalg.tensorinv", variants="function out")
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The tensor X with tensordot(A, X, ind) the identity: inv of A as a prod(shape[:ind]) square matrix."""
+    shape = tuple(A._data.shape)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+
+
+@op("linalg.tensorsolve", variants="function out")
+def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B."""
+    if dims is not None:
+        nd = A.dim()
+        dims = [d % nd for d in dims]
+        order = [d for d in range(nd) if d not in dims] + dims
+        A = A.permute(*order)
+    rest = tuple(A._data.shape[B.dim():])
+    rows = B.numel()
+    cols = math.prod(rest)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(rest)
+
+
+@op("linalg.vander")
+def vander(x: Tensor, *, N=None) -> Tensor:
+    """The Vandermonde matrix: x[..., i] ** j for j < N (N = x.shape[-1] by default)."""
+    if x.dim() < 1:
+        if N is None:
+            raise RuntimeError("N must be greater than 1.")
+        x = x.unsqueeze(0)
+    n = x._data.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 1:
+            raise RuntimeError("N must be greater than 1.")
+        return x.unsqueeze(-1) ** 0
+    from .join import cat
+    ones = (x.unsqueeze(-1) * 0 + 1)
+    powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
+    return cat([ones, powers], -1)
+
+
+@op("linalg.diagonal")
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A.diagonal(offset, dim1, dim2)."""
+    return A.diagonal(offset, dim1, dim2)
