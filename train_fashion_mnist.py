@@ -90,20 +90,22 @@ def make_loss(kind: str):
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data-root", default="data", help="folder holding FashionMNIST/raw/ (default: data)")
+    # every option's default is shown by --help
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data-root", default="data", help="folder holding FashionMNIST/raw/")
     p.add_argument("--download", action=argparse.BooleanOptionalAction, default=True,
-                   help="download the dataset when it is missing (default: on)")
+                   help="download the dataset when it is missing")
     p.add_argument("--model", choices=sorted(MODELS), default="mlp",
-                   help="mlp: the quickstart's network (default); cnn: pytorch/examples' MNIST CNN")
-    p.add_argument("--epochs", type=int, default=5)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--lr", type=float, default=None, help="default: 1e-3 for mlp, 0.05 for cnn")
-    p.add_argument("--momentum", type=float, default=None, help="default: 0 for mlp, 0.9 for cnn")
-    p.add_argument("--seed", type=int, default=0)
+                   help="mlp: the quickstart's network; cnn: pytorch/examples' MNIST CNN")
+    p.add_argument("--epochs", type=int, default=5, help="passes over the training set")
+    p.add_argument("--batch-size", type=int, default=64, help="the global batch (split among MPI processes)")
+    p.add_argument("--lr", type=float, default=None, help="None means 1e-3 for mlp, 0.05 for cnn")
+    p.add_argument("--momentum", type=float, default=None, help="None means 0 for mlp, 0.9 for cnn")
+    p.add_argument("--seed", type=int, default=0, help="seeds the weights, the shuffle and dropout")
     p.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=True,
                    help="reshuffle the training set every epoch (the quickstart does not)")
-    p.add_argument("--num-workers", type=int, default=0)
+    p.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--save", default="model.pth", help="where the trained weights go (a state_dict)")
     p.add_argument("--checkpoint", default="checkpoint.pth",
                    help="training state written after every epoch and on Ctrl-C (for --resume)")
@@ -125,8 +127,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.momentum is None:
         args.momentum = DEFAULT_MOMENTUM[args.model]
     for name in ("epochs", "batch_size") + (("limit",) if args.limit is not None else ()):
-        if getattr(args, name) <= 0:
-            p.error(f"--{name.replace('_', '-')} must be a positive integer")
+        if not 0 < getattr(args, name) <= sys.maxsize:
+            p.error(f"--{name.replace('_', '-')} must be a positive integer of at most {sys.maxsize}")
     check_args(p, args)
     world = mpi_world_size()
     if args.batch_size % world:
@@ -151,10 +153,14 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 __import__(package)
             except ImportError:
                 p.error(f"--{name} needs the {package} package: pip install {package}")
-    for name in ("save", "checkpoint", "metrics") + (("plot",) if args.plot else ()):
-        folder = os.path.dirname(os.path.abspath(getattr(args, name)))
+    for name in ("save", "checkpoint", "metrics") + tuple(n for n in ("plot", "draw_graph") if getattr(args, n)):
+        path = getattr(args, name)
+        flag = "--" + name.replace("_", "-")
+        folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
-            p.error(f"--{name}: the folder {folder} does not exist")
+            p.error(f"{flag}: the folder {folder} does not exist")
+        if os.path.isdir(path):
+            p.error(f"{flag}: {path} is a folder; give a file name (for example {os.path.join(path, 'x')})")
     if args.resume is not None and not os.path.isfile(args.resume):
         p.error(f"--resume: {args.resume} is not a file")
 
@@ -165,13 +171,22 @@ CHECKPOINT_KEYS = ("model", "optimizer", "epoch", "step")
 def read_checkpoint(path: str) -> dict:
     """The training state in ``path``, or a one-line exit naming what is wrong with the file."""
     try:
-        ckpt = torch.load(path)
+        ckpt = torch.load(path, map_location="cpu")  # a GPU machine's checkpoint loads onto the CPU
     except (OSError, ValueError) as e:  # SerializationError is a ValueError
         sys.exit(f"Cannot resume from {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
     if not isinstance(ckpt, dict) or not all(k in ckpt for k in CHECKPOINT_KEYS):
         kind = "a model's weights (a state_dict)" if isinstance(ckpt, dict) else type(ckpt).__name__
         sys.exit(f"Cannot resume from {path}: it holds {kind}, not a training checkpoint written by "
                  f"this script's --checkpoint")
+    for key, kind, low in (("epoch", int, 0), ("step", int, 0), ("seed", int, None), ("batch_size", int, 1),
+                           ("shuffle", bool, None)):
+        value = ckpt.get(key)
+        if key not in ckpt and key in ("seed", "batch_size", "shuffle"):
+            continue  # checkpoints from before these were stored keep the command line's
+        ok = type(value) is kind and (low is None or value >= low)
+        if not ok:
+            need = "true or false" if kind is bool else f"an integer >= {low}" if low is not None else "an integer"
+            sys.exit(f"Cannot resume from {path}: its {key} is {value!r}; it must be {need}")
     return ckpt
 
 
@@ -438,7 +453,11 @@ def main(argv=None) -> int:
             optimizer.load_state_dict(ckpt["optimizer"])
             torch.set_rng_state(ckpt["rng_state"])
             start_epoch, start_step = ckpt["epoch"], ckpt["step"]
-            args.seed, args.batch_size, args.shuffle = ckpt["seed"], ckpt["batch_size"], ckpt["shuffle"]
+            for key in ("seed", "batch_size", "shuffle"):  # the run continues as it started
+                if key in ckpt and ckpt[key] != getattr(args, key):
+                    print(f"--{key.replace('_', '-')} {getattr(args, key)} ignored: the checkpoint's "
+                          f"{ckpt[key]} continues the run")
+                    setattr(args, key, ckpt[key])
         except (RuntimeError, ValueError, KeyError, TypeError, AttributeError) as e:
             sys.exit(f"Cannot resume from {args.resume}: {str(e).splitlines()[0] if str(e) else repr(e)}")
         print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")

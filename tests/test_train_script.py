@@ -129,11 +129,16 @@ def _one_line_error(proc):
     (["--momentum", "-1"], "--momentum must be a non-negative number, got -1.0"),
     (["--lr", "nan"], "--lr must be a non-negative number, got nan"),
     (["--resume", "missing.pth"], "--resume: missing.pth is not a file"),
+    (["--batch-size", str(10**20)], "--batch-size must be a positive integer of at most 9223372036854775807"),
+    (["--save", "."], "--save: . is a folder; give a file name (for example ./x)"),
+    (["--checkpoint", "."], "--checkpoint: . is a folder; give a file name (for example ./x)"),
+    (["--draw-graph", "nowhere/g.dot"], "--draw-graph: the folder"),
 ])
 def test_bad_arguments_are_usage_errors(tmp_path, args, message):
     proc = run_script(tmp_path, "--epochs", "1", *args, timeout=60)
     assert proc.returncode == 2 and "usage:" in proc.stderr
-    assert _one_line_error(proc).endswith(f"error: {message}")
+    line = _one_line_error(proc)
+    assert line.endswith(f"error: {message}") or f"error: {message}" in line
     assert "Epoch 1" not in proc.stdout
 
 
@@ -162,6 +167,25 @@ def _bad_resume_files(tmp_path):
             "junk.pth": "header length",
             "model.pth": "it holds a model's weights (a state_dict), not a training checkpoint",
             "other_model.pth": "Error(s) in loading state_dict for NeuralNetwork:"}
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("epoch", "x", "its epoch is 'x'; it must be an integer >= 0"),
+    ("epoch", 1.5, "its epoch is 1.5; it must be an integer >= 0"),
+    ("epoch", -1, "its epoch is -1; it must be an integer >= 0"),
+    ("step", -3, "its step is -3; it must be an integer >= 0"),
+    ("batch_size", "64", "its batch_size is '64'; it must be an integer >= 1"),
+    ("batch_size", 0, "its batch_size is 0; it must be an integer >= 1"),
+    ("shuffle", 1, "its shuffle is 1; it must be true or false"),
+])
+def test_corrupt_resume_fields_give_one_line(tmp_path, key, value, message):
+    ckpt = {"model": {"w": tinytorch.ones(2)}, "optimizer": {}, "epoch": 1, "step": 0, "seed": 0, "batch_size": 64,
+            "shuffle": True}
+    ckpt[key] = value
+    tinytorch.save(ckpt, tmp_path / "bad.pth")
+    proc = run_script(tmp_path, "--epochs", "2", "--resume", "bad.pth", timeout=120)
+    assert proc.returncode == 1 and "Epoch" not in proc.stdout
+    assert _one_line_error(proc) == f"Cannot resume from bad.pth: {message}"
 
 
 def test_bad_resume_files_give_one_line(tmp_path):
@@ -263,3 +287,24 @@ def test_default_metrics_file_and_missing_matplotlib(tmp_path):
     bad = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=ENV)
     assert bad.returncode == 2
     assert _one_line_error(bad).endswith("error: --plot needs the matplotlib package: pip install matplotlib")
+
+
+def test_a_gpu_machines_checkpoint_resumes_on_the_cpu(tmp_path):
+    import zipfile
+
+    proc = run_script(tmp_path, "--epochs", "1", "--limit", "64", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path / "ckpt.pth"
+    with zipfile.ZipFile(path) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    pkl = next(name for name in files if name.endswith("data.pkl"))
+    # every storage tagged as saved on a GPU, as torch.save on a CUDA machine writes it
+    retagged = files[pkl].replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+    assert retagged != files[pkl]
+    files[pkl] = retagged
+    with zipfile.ZipFile(tmp_path / "gpu.pth", "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    proc = run_script(tmp_path, "--epochs", "2", "--limit", "64", "--resume", "gpu.pth", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Resumed from gpu.pth: epoch 2, batch 0" in proc.stdout
