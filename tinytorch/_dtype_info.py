@@ -24,6 +24,9 @@ class finfo:
         self.resolution = 10.0 ** -info.precision
         self.dtype = d.name
 
+    def __getattr__(self, name):
+        raise AttributeError(f"'tinytorch.finfo' object has no attribute '{name}'")
+
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
@@ -33,6 +36,8 @@ class iinfo:
     """Machine limits of an integer dtype: bits, min, max."""
 
     def __init__(self, type):  # noqa: A002
+        if type is _dtype.bool_:
+            raise TypeError("tinytorch.bool is not supported by tinytorch.iinfo")
         if not isinstance(type, _dtype.dtype) or type._category != 1:
             raise TypeError("tinytorch.iinfo() requires an integer input type. Use tinytorch.finfo to handle "
                             "'tinytorch.iinfo'")
@@ -41,6 +46,9 @@ class iinfo:
         self.max = int(info.max)
         self.min = int(info.min)
         self.dtype = type.name
+
+    def __getattr__(self, name):
+        raise AttributeError(f"'tinytorch.iinfo' object has no attribute '{name}'")
 
     def __repr__(self) -> str:
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -81,8 +81,6 @@ def dtype_of(t) -> _dtype.dtype:
     if isinstance(t, str):
         module, _, name = t.rpartition(".")
         if module not in ("torch", "tinytorch") or name not in BY_LEGACY:
-            if module and module not in ("torch", "tinytorch"):
-                raise ModuleNotFoundError(f"No module named '{module}'")
             raise ValueError(f"invalid type: {t!r}")
         return BY_LEGACY[name].dtype
     raise TypeError(f"invalid type: {t!r}")
@@ -93,8 +91,8 @@ def set_default_tensor_type(t) -> None:
     warnings.warn("tinytorch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "tinytorch.set_default_dtype() and tinytorch.set_default_device() as alternatives.",
                   UserWarning, stacklevel=2)
-    if isinstance(t, str) and "." not in t:
-        raise ModuleNotFoundError(f"No module named '{t}'")
+    if isinstance(t, str) and t.rpartition(".")[0] not in ("torch", "tinytorch"):
+        raise ModuleNotFoundError(f"No module named '{t.rpartition('.')[0] or t}'")
     d = dtype_of(t)
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
