@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from .tensor import Tensor
 
 
 class finfo:
@@ -61,8 +62,6 @@ def promote_types(type1: _dtype.dtype, type2: _dtype.dtype) -> _dtype.dtype:
 
 def result_type(tensor1, tensor2) -> _dtype.dtype:
     """The dtype an arithmetic op on the two operands (tensors or Python numbers) produces."""
-    from .tensor import Tensor
-
     def operand(x):
         return x._data if isinstance(x, Tensor) else x
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+from ._size import device
+
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "default_device": None}
 
 
@@ -54,5 +56,4 @@ def set_default_device(device) -> None:
 
 
 def get_default_device():
-    from .tensor import device
     return device("cpu")

@@ -473,9 +473,14 @@ class Tensor:
         """With no argument the legacy type name (``'tinytorch.FloatTensor'``); else a cast."""
         if dtype is None:
             return f"tinytorch.{self.dtype._legacy}"
-        if type(dtype) is not _dtype.dtype:
-            from ._legacy import dtype_of  # strings and legacy classes (tinytorch.DoubleTensor)
-            dtype = dtype_of(dtype)
+        if isinstance(dtype, str):
+            module, _, name = dtype.rpartition(".")
+            match = [d for d in _dtype.ALL if d._legacy == name and module in ("torch", "tinytorch")]
+            if not match:
+                raise ValueError(f"invalid type: {dtype!r}")
+            dtype = match[0]
+        elif type(dtype) is not _dtype.dtype:
+            dtype = dtype.dtype  # a legacy type (tinytorch.DoubleTensor) carries its dtype
         return self.to(dtype)
 
     def _is_view(self) -> bool:

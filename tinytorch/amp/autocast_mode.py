@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from .. import cuda as _cuda
+from .. import _dtype, cuda as _cuda
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                  "meta, hpu, mtia, privateuseone")
@@ -33,7 +33,6 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 
 def get_autocast_dtype(device_type: str):
-    from .. import _dtype
     return _CPU_DEFAULT if device_type == "cpu" else _dtype.float16
 
 

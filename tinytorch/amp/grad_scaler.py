@@ -13,6 +13,7 @@ from enum import Enum
 import numpy as np
 
 from .. import cuda as _cuda
+from ..tensor import Tensor, _make
 
 
 class OptState(Enum):
@@ -59,7 +60,6 @@ class GradScaler:
         """``outputs`` (a tensor, or nested lists/tuples of them) times the current scale."""
         if not self._enabled:
             return outputs
-        from ..tensor import Tensor, _make
         if self._scale is None:
             self._scale = float(np.float32(self._init_scale))
             self._growth_tracker = self._init_growth_tracker
@@ -125,7 +125,6 @@ class GradScaler:
             return
         self._check_scale_growth_tracker("update")
         if new_scale is not None:
-            from ..tensor import Tensor
             if isinstance(new_scale, float):
                 self._scale = float(np.float32(new_scale))
             else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import _dtype
 from . import autocast_mode, grad_scaler
 
 
@@ -19,7 +20,6 @@ class CudaAutocast(autocast_mode.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True):
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        from .. import _dtype
         super().__init__("cuda", dtype=_dtype.float16 if dtype is None else dtype, enabled=enabled,
                          cache_enabled=cache_enabled)
 
