@@ -11,37 +11,39 @@ from ._registry import op
 from .join import cat
 
 
-def _atleast(tensors, ndim: int, shape_of):
-    """One tensor or a tuple of them, each raised to ``ndim`` dims by ``shape_of``."""
+def _atleast(tensors, ndim: int, raise_dims):
+    """One tensor or a tuple of them, each raised to ``ndim`` dims by ``raise_dims``."""
     if len(tensors) == 1:
         tensors = tensors[0]  # one tensor, or one list/tuple of them
         if isinstance(tensors, Tensor):
-            return tensors if tensors.dim() >= ndim else tensors.reshape(shape_of(tensors))
-    return tuple(t if t.dim() >= ndim else t.reshape(shape_of(t)) for t in tensors)
+            return tensors if tensors.dim() >= ndim else raise_dims(tensors)
+    return tuple(t if t.dim() >= ndim else raise_dims(t) for t in tensors)
 
 
 @op(variants="function", batch=composite)
 def atleast_1d(*tensors):
-    """Each input viewed with at least one dimension (a 0-d tensor becomes shape (1,))."""
-    return _atleast(tensors, 1, lambda t: (1,))
+    """Each input with at least one dimension (a 0-d tensor becomes shape (1,))."""
+    return _atleast(tensors, 1, lambda t: t.reshape(1))
 
 
 @op(variants="function", batch=composite)
 def atleast_2d(*tensors):
-    """Each input viewed with at least two dimensions: (n,) becomes (1, n)."""
-    return _atleast(tensors, 2, lambda t: (1, 1) if t.dim() == 0 else (1, t.shape[0]))
+    """Each input with at least two dimensions: () -> (1, 1), (n,) -> (1, n)."""
+    return _atleast(tensors, 2, lambda t: t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0))
+
+
+def _to_3d(t: Tensor) -> Tensor:
+    if t.dim() == 0:
+        return t.reshape(1, 1, 1)
+    if t.dim() == 1:
+        return t.unsqueeze(0).unsqueeze(-1)
+    return t.unsqueeze(-1)
 
 
 @op(variants="function", batch=composite)
 def atleast_3d(*tensors):
-    """Each input viewed with at least three dimensions: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
-    def shape_of(t):
-        if t.dim() == 0:
-            return (1, 1, 1)
-        if t.dim() == 1:
-            return (1, t.shape[0], 1)
-        return (t.shape[0], t.shape[1], 1)
-    return _atleast(tensors, 3, shape_of)
+    """Each input with at least three dimensions: () -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return _atleast(tensors, 3, _to_3d)
 
 
 def _check_sequence(name: str, tensors):
@@ -93,8 +95,8 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
     if isinstance(indices_or_sections, Tensor):
         t = indices_or_sections
         if t.dtype.name != "int64":
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have integer dtype, but got "
-                               f"{t.dtype}")
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{t.dtype._legacy[:-6]}")
         if t.dim() > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {t.dim()} dims")
