@@ -15,7 +15,7 @@ def _triangle(row: int, col: int, offset: int, dtype, device, lower: bool) -> Te
         _require_cpu(device)
     d = _dtype.int64 if dtype is None else dtype
     if d not in (_dtype.int32, _dtype.int64):
-        raise RuntimeError(f"\"{'tril' if lower else 'triu'}_indices\" not implemented for "
+        raise NotImplementedError(f"\"{'tril' if lower else 'triu'}_indices\" not implemented for "
                            f"'{d._legacy[:-6]}'")
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")

@@ -1,0 +1,68 @@
+"""broadcast_shapes/broadcast_tensors, diff, tril_indices/triu_indices and unravel_index against
+PyTorch: values, dtypes, gradients, grad_fn names and error texts."""
+import numpy as np
+import pytest
+
+import tinytorch
+
+
+def _describe(T, r):
+    if isinstance(r, T.Tensor):
+        return ("tensor", r.dtype.name if T is tinytorch else str(r.dtype)[6:], tuple(r.shape), r.tolist(),
+                type(r.grad_fn).__name__ if r.grad_fn is not None else None)
+    if isinstance(r, tuple):
+        return tuple(_describe(T, x) for x in r)
+    return tuple(r) if isinstance(r, (list, tinytorch.Size)) or type(r).__name__ == "Size" else r
+
+
+def _outcome(T, src):
+    rng = np.random.default_rng(0)
+    env = {"T": T, "x": T.tensor(rng.standard_normal((3, 4)), requires_grad=True),
+           "v": T.tensor(rng.standard_normal(4), requires_grad=True)}
+    try:
+        return _describe(T, eval(src, env))
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raise", type(e).__name__, str(e).replace("tinytorch.", "torch."))
+
+
+CASES = [
+    "T.broadcast_shapes((2, 1), (3,))", "T.broadcast_shapes(3, (2, 1))", "T.broadcast_shapes()",
+    "T.broadcast_shapes((2, 1, 4), (5, 1), ())", "T.broadcast_shapes((2,), (3,))",
+    "T.broadcast_shapes((2, 4), (1, 3), (4,))", "T.broadcast_shapes((-1,), (2,))",
+    "T.broadcast_tensors(x, v)", "T.broadcast_tensors(x[:, :1], v, T.tensor(2.0))", "T.broadcast_tensors(x)",
+    "T.broadcast_tensors(T.ones(2), T.ones(3))",
+    "T.diff(x)", "T.diff(x, dim=0)", "x.diff(n=2)", "T.diff(x, n=5, dim=0)", "T.diff(v, prepend=v[:2], append=v[:1])",
+    "T.diff(x, append=T.zeros(3, 1, dtype=T.float64))", "T.diff(T.tensor([True, False, False]))",
+    "T.diff(T.tensor([1, 5, 2]))", "T.diff(T.tensor([1, 5, 2]), n=2)", "T.diff(T.tensor(1.0))",
+    "T.diff(T.ones(3), n=-1)", "T.diff(T.ones(3, 2), prepend=T.ones(3))",
+    "T.tril_indices(3, 4, 1)", "T.tril_indices(3, 3)", "T.tril_indices(4, 3, -2)", "T.tril_indices(0, 3)",
+    "T.triu_indices(3, 3, -1, dtype=T.int32)", "T.triu_indices(3, 5, 2)", "T.triu_indices(2, 2, 5)",
+    "T.tril_indices(3, 3, dtype=T.float32)",
+    "T.unravel_index(T.tensor([4, 1]), (2, 3))", "T.unravel_index(T.tensor(4), (2, 3))",
+    "T.unravel_index(T.tensor([[5, 0], [23, 7]]), (2, 3, 4))", "T.unravel_index(T.tensor([7, -1]), (2, 3))",
+    "T.unravel_index(T.tensor([3]), 5)", "T.unravel_index(T.tensor([1.0]), (2,))",
+]
+
+
+@pytest.mark.parametrize("src", CASES)
+def test_matches_torch(src, torch):
+    assert _outcome(tinytorch, src) == _outcome(torch, src)
+
+
+GRADS = [
+    lambda T, x, v: sum((t * t).sum() for t in T.broadcast_tensors(x, v)),
+    lambda T, x, v: (T.diff(x, n=2) ** 2).sum() + T.diff(v, prepend=v[:2]).pow(3).sum(),
+    lambda T, x, v: T.diff(x, dim=0, append=x[:1]).exp().sum() + T.diff(v, n=3).sum(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(GRADS)))
+def test_gradients_match_torch(i, torch):
+    def grads(T):
+        rng = np.random.default_rng(1)
+        x = T.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+        v = T.tensor(rng.standard_normal(4), requires_grad=True)
+        GRADS[i](T, x, v).backward()
+        return x.grad.numpy(), v.grad.numpy()
+    for a, b in zip(grads(tinytorch), grads(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
