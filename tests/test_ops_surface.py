@@ -33,7 +33,7 @@ CASES = [
     "T.broadcast_tensors(T.ones(2), T.ones(3))",
     "T.diff(x)", "T.diff(x, dim=0)", "x.diff(n=2)", "T.diff(x, n=5, dim=0)", "T.diff(v, prepend=v[:2], append=v[:1])",
     "T.diff(x, append=T.zeros(3, 1, dtype=T.float64))", "T.diff(T.tensor([True, False, False]))",
-    "T.diff(T.tensor([1, 5, 2]))", "T.diff(T.tensor([1, 5, 2]), n=2)", "T.diff(T.tensor(1.0))",
+    "T.diff(T.tensor([1, 5, 2]))", "T.diff(v, n=0, prepend=v).tolist()", "T.diff(T.tensor([1, 5, 2]), n=2)", "T.diff(T.tensor(1.0))",
     "T.diff(T.ones(3), n=-1)", "T.diff(T.ones(3, 2), prepend=T.ones(3))",
     "T.tril_indices(3, 4, 1)", "T.tril_indices(3, 3)", "T.tril_indices(4, 3, -2)", "T.tril_indices(0, 3)",
     "T.triu_indices(3, 3, -1, dtype=T.int32)", "T.triu_indices(3, 5, 2)", "T.triu_indices(2, 2, 5)",

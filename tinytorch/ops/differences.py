@@ -19,10 +19,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     for extra in (prepend, append):
         if extra is not None and extra.dim() != input.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:
+        return input.clone()  # a copy, with prepend/append ignored, as PyTorch's
     if prepend is not None or append is not None:
         input = cat([t for t in (prepend, input, append) if t is not None], dim)
-    if n == 0:
-        return input
     d = dim + input.dim() if dim < 0 else dim
     out = input
     for _ in range(n):
