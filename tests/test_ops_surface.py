@@ -66,3 +66,23 @@ def test_gradients_match_torch(i, torch):
         return x.grad.numpy(), v.grad.numpy()
     for a, b in zip(grads(tinytorch), grads(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+# -- deg2rad, rad2deg, sinc: values, first and second derivatives, grad_fn names -----------------------
+@pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "sinc"])
+def test_trig_matches_torch(name, torch):
+    def run(T):
+        x = T.tensor([0.0, 0.5, 1.3, -2.0, 1e-3, 7.25], dtype=T.float64, requires_grad=True)
+        y = getattr(T, name)(x)
+        (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x, allow_unused=True)
+        ints = getattr(T, name)(T.tensor([0, 90, 180]))
+        z = T.tensor([0.25, 2.0])
+        getattr(z, name + "_")()
+        return (y.detach().numpy(), type(y.grad_fn).__name__, g.detach().numpy(),
+                None if gg is None else gg.numpy(), ints.numpy(), str(ints.dtype)[-7:], z.numpy())
+    for a, b in zip(run(tinytorch), run(torch)):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-12)
+        else:
+            assert a == b
