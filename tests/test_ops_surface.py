@@ -86,3 +86,62 @@ def test_trig_matches_torch(name, torch):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-12)
         else:
             assert a == b
+
+
+# -- fmod, copysign, fmax, fmin, float_power --------------------------------------------------------------
+BINARY_SRC = [
+    "T.fmod(a, b)", "T.fmod(a, 1.5)", "a.fmod(-2)", "T.fmod(T.tensor([-7, 7, 5]), 3)", "T.fmod(T.tensor([-7, 7]), T.tensor([2, -3]))",
+    "T.copysign(a, b)", "T.copysign(a, -1.0)", "a.copysign(T.tensor([0.0, -0.0, 1.0, -1.0]))", "T.copysign(T.tensor([1, -2]), 1)",
+    "T.fmax(a, b)", "T.fmin(a, b)", "a.fmax(T.tensor([float('nan'), 1.0, 0.0, 9.0], dtype=T.float64))",
+    "T.fmin(T.tensor([1, 5]), T.tensor([3, 2]))",
+    "T.float_power(a, b)", "T.float_power(a, 2)", "a.float_power(0.5)", "T.float_power(T.tensor([2, 3]), 3)",
+    "T.float_power(2, T.tensor([1.0, 2.0]))",
+]
+
+
+def _binary_outcome(T, src):
+    a = T.tensor([-3.0, 2.5, 0.5, 4.0], dtype=T.float64, requires_grad=True)
+    b = T.tensor([2.0, -1.5, 1.25, float("nan")], dtype=T.float64, requires_grad=True)
+    try:
+        y = eval(src, {"T": T, "a": a, "b": b})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raise", type(e).__name__, str(e))
+    grads = ()
+    if y.requires_grad:
+        gs = T.autograd.grad((y * y).sum(), [a, b], allow_unused=True)
+        grads = tuple(None if g is None else np.nan_to_num(g.numpy(), nan=123.0).tolist() for g in gs)
+    return (np.nan_to_num(y.detach().numpy(), nan=123.0).tolist(), str(y.dtype)[-7:],
+            type(y.grad_fn).__name__ if y.grad_fn is not None else None, grads)
+
+
+@pytest.mark.parametrize("src", BINARY_SRC)
+def test_floating_binary_matches_torch(src, torch):
+    ours, theirs = _binary_outcome(tinytorch, src), _binary_outcome(torch, src)
+    assert ours[1:3] == theirs[1:3]
+    np.testing.assert_allclose(np.array(ours[0], dtype=float), np.array(theirs[0], dtype=float), rtol=1e-12)
+    assert len(ours[3]) == len(theirs[3])
+    for g1, g2 in zip(ours[3], theirs[3]):
+        assert (g1 is None) == (g2 is None)
+        if g1 is not None:
+            np.testing.assert_allclose(g1, g2, rtol=1e-12)
+
+
+def test_floating_binary_inplace_and_out(torch):
+    for T in (tinytorch, torch):
+        x = T.tensor([5.0, -5.0])
+        x.fmod_(3)
+        assert x.tolist() == [2.0, -2.0]
+        x.copysign_(T.tensor([-1.0, 1.0]))
+        assert x.tolist() == [-2.0, 2.0]
+        d = T.tensor([2.0, 3.0], dtype=T.float64)
+        d.float_power_(2)
+        assert d.tolist() == [4.0, 9.0]
+        out = T.empty(2)
+        assert T.fmax(T.tensor([1.0, float("nan")]), T.tensor([0.0, 2.0]), out=out) is out
+        assert out.tolist() == [1.0, 2.0]
+    msgs = []
+    for T in (tinytorch, torch):
+        with pytest.raises(RuntimeError) as info:
+            T.tensor([1.0]).float_power_(2)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -39,6 +39,10 @@ class FmodBackward0(Node):
         return _pair(self, g, -g * a.div(b, rounding_mode="trunc") if self.need_b else None)
 
 
+class FmodBackward1(FmodBackward0):
+    """fmod with a tensor divisor (PyTorch's second overload)."""
+
+
 @op(variants="function method inplace out", batch=pointwise)
 def fmod(input: Tensor, other) -> Tensor:
     """The C ``fmod``: input - trunc(input / other) * other, with the sign of ``input``."""
@@ -47,7 +51,8 @@ def fmod(input: Tensor, other) -> Tensor:
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
         out = np.asarray(np.fmod(ad, bd))
-    return _record_binary(FmodBackward0, input, other, out, ad, bd)
+    node_cls = FmodBackward1 if isinstance(other, Tensor) else FmodBackward0
+    return _record_binary(node_cls, input, other, out, ad, bd)
 
 
 class CopysignBackward0(Node):
@@ -59,6 +64,10 @@ class CopysignBackward0(Node):
         return _pair(self, ga, g * 0 if self.need_b else None)
 
 
+class CopysignBackward1(CopysignBackward0):
+    """copysign with a Python-number ``other`` (PyTorch's Scalar overload)."""
+
+
 @op(variants="function method inplace out", batch=pointwise)
 def copysign(input: Tensor, other) -> Tensor:
     """|input| with the sign (bit) of ``other``; integer inputs compute in the default float dtype."""
@@ -68,7 +77,8 @@ def copysign(input: Tensor, other) -> Tensor:
     out = np.asarray(np.copysign(ad, bd)).astype(ad.dtype, copy=False)
     ta_ = input if isinstance(input, Tensor) else None
     tb_ = other if isinstance(other, Tensor) else None
-    res = record(out, CopysignBackward0, (ta_, tb_), (), a_meta=meta(ta_, out), b_meta=meta(tb_, out),
+    node_cls = CopysignBackward0 if tb_ is not None else CopysignBackward1
+    res = record(out, node_cls, (ta_, tb_), (), a_meta=meta(ta_, out), b_meta=meta(tb_, out),
                  need_a=ta_ is not None and ta_._requires_grad, need_b=tb_ is not None and tb_._requires_grad)
     if res.grad_fn is not None:
         res.grad_fn.save_for_backward(_as_tensor(input, ad), _as_tensor(other, ad), res)
