@@ -145,3 +145,51 @@ def test_floating_binary_inplace_and_out(torch):
             T.tensor([1.0]).float_power_(2)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+# -- addcmul, addcdiv ------------------------------------------------------------------------------------
+TERNARY_SRC = [
+    "T.addcmul(a, b, c)", "T.addcmul(a, b, c, value=0.5)", "a.addcmul(b[:1], c, value=-2)", "T.addcmul(a[0], b, c)",
+    "T.addcdiv(a, b, c)", "T.addcdiv(a, b, c, value=0.5)", "a.addcdiv(b, c[:, :1], value=3)",
+    "T.addcmul(T.tensor([1]), T.tensor([1]), T.tensor([2]), value=3)", "T.addcmul(T.tensor([1]), T.tensor([1.0]), T.tensor([2]))",
+    "T.addcdiv(T.tensor([1]), T.tensor([1]), T.tensor([2]))", "T.addcdiv(T.tensor([1.0]), T.tensor([3]), T.tensor([2]))",
+    "T.addcmul(a.float(), b, c)",
+]
+
+
+def _ternary_outcome(T, src):
+    rng = np.random.default_rng(3)
+    a, b, c = (T.tensor(rng.standard_normal((2, 3)) + 2, dtype=T.float64, requires_grad=True) for _ in range(3))
+    try:
+        y = eval(src, {"T": T, "a": a, "b": b, "c": c})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raise", type(e).__name__, str(e)), ()
+    first = second = ()
+    if y.requires_grad:
+        gs = T.autograd.grad((y * y).sum(), [a, b, c], create_graph=True)
+        first = [g.detach().numpy() for g in gs]
+        second = [g.numpy() for g in T.autograd.grad(sum(g.sum() for g in gs), [a, b, c], allow_unused=True)]
+    return (y.detach().numpy().tolist(), str(y.dtype)[-7:],
+            type(y.grad_fn).__name__ if y.grad_fn is not None else None), (first, second)
+
+
+@pytest.mark.parametrize("src", TERNARY_SRC)
+def test_addcmul_addcdiv_match_torch(src, torch):
+    (ours, og), (theirs, tg) = _ternary_outcome(tinytorch, src), _ternary_outcome(torch, src)
+    if ours[0] == "raise" or theirs[0] == "raise":
+        assert ours == theirs
+        return
+    assert ours[1:] == theirs[1:]
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    for xs, ys in zip(og, tg):
+        for x, y in zip(xs, ys):
+            np.testing.assert_allclose(x, y, rtol=1e-6)
+
+
+def test_addcmul_inplace_and_out(torch):
+    for T in (tinytorch, torch):
+        x = T.ones(2)
+        x.addcmul_(T.tensor([2.0, 3.0]), T.tensor([4.0, 5.0]), value=0.5).addcdiv_(T.ones(2), T.tensor([2.0, 4.0]))
+        assert x.tolist() == [5.5, 8.75]
+        out = T.empty(2)
+        assert T.addcdiv(T.ones(2), T.ones(2), T.full((2,), 4.0), out=out) is out and out.tolist() == [1.25, 1.25]
