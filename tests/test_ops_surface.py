@@ -193,3 +193,42 @@ def test_addcmul_inplace_and_out(torch):
         assert x.tolist() == [5.5, 8.75]
         out = T.empty(2)
         assert T.addcdiv(T.ones(2), T.ones(2), T.full((2,), 4.0), out=out) is out and out.tolist() == [1.25, 1.25]
+
+
+# -- nansum, nanmean -----------------------------------------------------------------------------------
+NAN_SRC = [
+    "T.nansum(x)", "T.nansum(x, 1)", "x.nansum(dim=(0, 2), keepdim=True)", "T.nansum(x, -1, dtype=T.float32)",
+    "T.nanmean(x)", "T.nanmean(x, 0)", "x.nanmean(dim=[1, 2], keepdim=True)", "T.nanmean(x[:1, :1, :1] * float('nan'))",
+    "T.nansum(T.tensor([[1, 2], [3, 4]]), 0)", "T.nansum(T.tensor([True, True]))", "T.nanmean(T.tensor([1, 2]))",
+    "T.nansum(T.tensor(float('nan'), dtype=T.float64))",
+]
+
+
+def _nan_outcome(T, src):
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((2, 3, 4))
+    data[0, 1, 2] = data[1, 0, 0] = data[1, 2, 3] = np.nan
+    x = T.tensor(data, requires_grad=True)
+    try:
+        y = eval(src, {"T": T, "x": x})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raise", type(e).__name__, str(e)), None
+    grad = None
+    if y.requires_grad:
+        (grad,) = T.autograd.grad((y * y).nansum(), [x])
+        grad = np.nan_to_num(grad.numpy(), nan=123.0)
+    return (np.nan_to_num(y.detach().numpy(), nan=123.0).tolist(), str(y.dtype)[-7:],
+            type(y.grad_fn).__name__ if y.grad_fn is not None else None), grad
+
+
+@pytest.mark.parametrize("src", NAN_SRC)
+def test_nan_reductions_match_torch(src, torch):
+    (ours, og), (theirs, tg) = _nan_outcome(tinytorch, src), _nan_outcome(torch, src)
+    if ours[0] == "raise" or theirs[0] == "raise":
+        assert ours == theirs
+        return
+    assert ours[1:] == theirs[1:]
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    assert (og is None) == (tg is None)
+    if og is not None:
+        np.testing.assert_allclose(og, tg, rtol=1e-6)
