@@ -232,3 +232,28 @@ def test_nan_reductions_match_torch(src, torch):
     assert (og is None) == (tg is None)
     if og is not None:
         np.testing.assert_allclose(og, tg, rtol=1e-6)
+
+
+# -- searchsorted, bucketize, isin -----------------------------------------------------------------------
+SEARCH_SRC = [
+    "T.searchsorted(T.tensor([1, 3, 5, 7]), T.tensor([[3, 6], [0, 9]]))",
+    "T.searchsorted(T.tensor([1, 3, 5, 7]), T.tensor([3, 5]), right=True)",
+    "T.searchsorted(T.tensor([1.0, 3.0]), T.tensor([3.0]), side='right', out_int32=True)",
+    "T.searchsorted(T.tensor([[1, 3, 5], [2, 4, 6]]), T.tensor([[3, 6], [1, 7]]))",
+    "T.searchsorted(T.tensor([1, 3, 5]), 3)", "T.searchsorted(T.tensor([1, 3, 5]), 3, right=True)",
+    "T.searchsorted(T.tensor([3.0, 1.0, 2.0]), T.tensor([2.5, 0.0]), sorter=T.tensor([1, 2, 0]))",
+    "T.searchsorted(T.tensor([1, 3]), T.tensor([1]), side='right', right=False)",
+    "T.searchsorted(T.tensor([1, 3]), T.tensor([1]), side='left', right=True)",
+    "T.searchsorted(T.tensor([1, 3]), T.tensor([1]), side='foo')",
+    "T.searchsorted(T.tensor([[1, 3, 5], [2, 4, 6]]), T.tensor([1, 2]))",
+    "T.bucketize(T.tensor([1, 5, 9, 0]), T.tensor([1, 5]))", "T.bucketize(T.tensor([[1.0, 5.5]]), T.tensor([1.0, 5.0]), right=True)",
+    "T.bucketize(3, T.tensor([1, 5]))", "T.bucketize(T.tensor([1]), T.tensor([1, 2]), out_int32=True)",
+    "T.bucketize(T.tensor([1]), T.ones(2, 2))",
+    "T.isin(T.tensor([1, 2, 3]), T.tensor([2, 9]))", "T.isin(2, T.tensor([2]))",
+    "T.isin(T.tensor([1.0, 2.0]), 2, invert=True)", "T.isin(T.tensor([[1, 2], [3, 4]]), T.tensor([4, 1]), assume_unique=True)",
+]
+
+
+@pytest.mark.parametrize("src", SEARCH_SRC)
+def test_search_and_membership_match_torch(src, torch):
+    assert _outcome(tinytorch, src) == _outcome(torch, src)
