@@ -16,7 +16,10 @@ def _search(seq: np.ndarray, values: np.ndarray, right: bool, sorter) -> np.ndar
     side = "right" if right else "left"
     if seq.ndim <= 1:
         return np.searchsorted(seq, values, side=side, sorter=sorter)
-    flat_seq = seq.reshape(-1, seq.shape[-1])
+    rows = int(np.prod(seq.shape[:-1]))
+    if rows == 0 or values.size == 0:
+        return np.zeros(values.shape, dtype=np.int64)
+    flat_seq = seq.reshape(rows, seq.shape[-1])
     flat_val = values.reshape(flat_seq.shape[0], -1)
     flat_sorter = None if sorter is None else sorter.reshape(flat_seq.shape[0], -1)
     rows = [np.searchsorted(s, v, side=side, sorter=None if flat_sorter is None else flat_sorter[i])
