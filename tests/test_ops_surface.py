@@ -257,3 +257,39 @@ SEARCH_SRC = [
 @pytest.mark.parametrize("src", SEARCH_SRC)
 def test_search_and_membership_match_torch(src, torch):
     assert _outcome(tinytorch, src) == _outcome(torch, src)
+
+
+# -- var_mean, std_mean ----------------------------------------------------------------------------------
+MOMENT_SRC = [
+    "T.var_mean(x)", "T.std_mean(x)", "T.var_mean(x, 1)", "T.std_mean(x, (0, 2), keepdim=True)",
+    "T.var_mean(x, dim=-1, correction=0)", "T.std_mean(x, 1, False)", "T.var_mean(x, False)",
+    "T.var_mean(x, [0, 1], True, True)", "T.std_mean(x[:1, :1, :1], correction=0)", "T.var_mean(x[0, 0, 0])",
+    "T.var_mean(T.tensor([1, 2]))",
+]
+
+
+def _moment_outcome(T, src, which):
+    x = T.tensor(np.random.default_rng(5).standard_normal((2, 3, 4)), requires_grad=True)
+    try:
+        first, mean = eval(src, {"T": T, "x": x})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raise", type(e).__name__, str(e)), None
+    loss = (first * first).sum() * (which != 1) + (mean * mean * 3).sum() * (which != 0)
+    (g,) = T.autograd.grad(loss, [x], create_graph=True)
+    (gg,) = T.autograd.grad(g.pow(2).sum(), [x])
+    return ([np.nan_to_num(t.detach().numpy(), nan=123.0).tolist() for t in (first, mean)],
+            type(first.grad_fn).__name__, mean.grad_fn is first.grad_fn), \
+        (np.nan_to_num(g.detach().numpy(), nan=123.0), np.nan_to_num(gg.numpy(), nan=123.0))
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+@pytest.mark.parametrize("src", MOMENT_SRC)
+def test_var_mean_std_mean_match_torch(src, which, torch):
+    (ours, og), (theirs, tg) = _moment_outcome(tinytorch, src, which), _moment_outcome(torch, src, which)
+    if ours[0] == "raise" or theirs[0] == "raise":
+        assert ours == theirs
+        return
+    assert ours[1:] == theirs[1:]
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10)
+    for a, b in zip(og, tg):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
