@@ -293,3 +293,22 @@ def test_var_mean_std_mean_match_torch(src, which, torch):
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10)
     for a, b in zip(og, tg):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
+
+
+# -- rot90 -----------------------------------------------------------------------------------------------
+ROT_SRC = ["T.rot90(x)", "T.rot90(x, 2)", "x.rot90(-1, [1, 2])", "T.rot90(x, 5, (2, 0))", "T.rot90(x, 0)",
+           "T.rot90(x, 3, (-1, -3))", "T.rot90(x, 1, (0, 0))", "T.rot90(x, 1, (0, 1, 2))", "T.rot90(x[0, 0])"]
+
+
+@pytest.mark.parametrize("src", ROT_SRC)
+def test_rot90_matches_torch(src, torch):
+    def run(T):
+        x = T.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+        try:
+            y = eval(src, {"T": T, "x": x})
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return ("raise", type(e).__name__, str(e))
+        w = T.tensor(np.random.default_rng(6).standard_normal(tuple(y.shape)))
+        (g,) = T.autograd.grad((y * w).sum(), [x])
+        return y.tolist(), tuple(y.shape), type(y.grad_fn).__name__, g.tolist()
+    assert run(tinytorch) == run(torch)
