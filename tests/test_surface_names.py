@@ -116,12 +116,13 @@ def test_switch_state_round_trips(torch):
         T.set_default_device("cpu")
         T.set_default_device(None)
         assert str(T.get_default_device()) == "cpu"
-        T.backends.cudnn.benchmark = True
-        assert T.backends.cudnn.benchmark
-        T.backends.cudnn.benchmark = False
-        T.backends.cuda.matmul.allow_tf32 = True
-        assert T.backends.cuda.matmul.allow_tf32
-        T.backends.cuda.matmul.allow_tf32 = False
+    # PyTorch's own test helpers (loaded by the OpInfo walk) freeze its cudnn flags: set only ours
+    tinytorch.backends.cudnn.benchmark = True
+    assert tinytorch.backends.cudnn.benchmark
+    tinytorch.backends.cudnn.benchmark = False
+    tinytorch.backends.cuda.matmul.allow_tf32 = True
+    assert tinytorch.backends.cuda.matmul.allow_tf32
+    tinytorch.backends.cuda.matmul.allow_tf32 = False
     with pytest.raises(RuntimeError, match="only the CPU"):
         tinytorch.set_default_device("cuda")
 
