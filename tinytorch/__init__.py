@@ -85,3 +85,17 @@ def __getattr__(name: str):
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'tinytorch' has no attribute '{name}'")
+
+# -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----
+from . import amp, cpu  # noqa: E402,F401
+from ._legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
+                      IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
+from ._switches import (are_deterministic_algorithms_enabled, compile, get_default_device,  # noqa: E402,F401
+                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
+                        set_default_device, set_float32_matmul_precision, use_deterministic_algorithms)
+from ._dtype_info import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402,F401
+from .amp.autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+import math as _math  # noqa: E402
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None

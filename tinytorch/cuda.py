@@ -1,4 +1,5 @@
 """``tinytorch.cuda``: there is no GPU backend, so device-selection code falls through to the CPU."""
+from . import _cuda_amp as amp  # noqa: F401
 
 
 def is_available() -> bool:
@@ -16,5 +17,29 @@ def manual_seed(seed: int) -> None:
 manual_seed_all = manual_seed
 
 
+def seed() -> None:
+    """Accepted and ignored, as PyTorch does without CUDA."""
+
+
+seed_all = seed
+
+
+def is_initialized() -> bool:
+    return False
+
+
+def empty_cache() -> None:
+    """Nothing cached: there is no CUDA memory."""
+
+
 def synchronize(device=None) -> None:
-    """Nothing runs asynchronously on the CPU."""
+    """PyTorch raises here without CUDA (it needs a device to wait for)."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def current_device() -> int:
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def get_device_name(device=None) -> str:
+    raise AssertionError("Torch not compiled with CUDA enabled")

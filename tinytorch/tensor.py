@@ -134,6 +134,9 @@ class Tensor:
         return _CPU
 
     is_cuda = False
+    is_cpu = True
+    is_xpu = False
+    is_mps = False
     is_sparse = False
     is_quantized = False
     is_meta = False
@@ -440,8 +443,11 @@ class Tensor:
     def cuda(self, *args, **kwargs):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
-    def pin_memory(self) -> "Tensor":
-        return self
+    def pin_memory(self, device=None) -> "Tensor":
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def is_pinned(self, device=None) -> bool:
+        return False
 
     def share_memory_(self) -> "Tensor":
         return self
@@ -454,11 +460,13 @@ class Tensor:
         if dtype is None:
             return f"tinytorch.{self.dtype._legacy}"
         if isinstance(dtype, str):
-            name = dtype.rsplit(".", 1)[-1]
-            match = [d for d in _dtype.ALL if d._legacy == name]
+            module, _, name = dtype.rpartition(".")
+            match = [d for d in _dtype.ALL if d._legacy == name and module in ("torch", "tinytorch")]
             if not match:
                 raise ValueError(f"invalid type: {dtype!r}")
             dtype = match[0]
+        elif type(dtype) is not _dtype.dtype:
+            dtype = dtype.dtype  # a legacy type (tinytorch.DoubleTensor) carries its dtype
         return self.to(dtype)
 
     def _is_view(self) -> bool:

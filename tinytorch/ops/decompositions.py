@@ -10,6 +10,8 @@ from ._record import OUT, record
 from ._registry import op
 from .linalg_ext import (LinAlgError, _eye_like, _mT, _square, batch_matrices, eigh_result, inv, qr_result, solve,
                          svd_result)
+from .join import cat
+from ._record import _State, edge
 
 
 def _phi(x: Tensor) -> Tensor:
@@ -70,7 +72,6 @@ class LinalgQrBackward0(Node):
         R1, R2 = R[..., :, :m], R[..., :, m:]
         gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
         Y = Q.matmul(R2)
-        from .join import cat
         gX = _qr_tall_backward(Q, R1, gQ + Y.matmul(_mT(gR2)), gR1)
         return (cat([gX, Q.matmul(gR2)], -1),)
 
@@ -95,7 +96,6 @@ def qr(A: Tensor, mode: str = "reduced"):
     q, r = q.astype(a.dtype), r.astype(a.dtype)
     if mode == "r":
         q = np.zeros((0,), a.dtype)
-    from ._record import _State, edge
     if _State.enabled and A._requires_grad:
         node = LinalgQrBackward0((edge(A),))
         node._n_outputs = 2
@@ -151,7 +151,6 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     a = _square(A, "linalg.svd", square=False)
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     u, s, vh = u.astype(a.dtype), s.astype(a.dtype), vh.astype(a.dtype)
-    from ._record import _State, edge
     if _State.enabled and A._requires_grad:
         node = LinalgSvdBackward0((edge(A),))
         node._n_outputs = 3
@@ -194,7 +193,6 @@ def eigh(A: Tensor, UPLO: str = "L"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     w, v = w.astype(a.dtype), v.astype(a.dtype)
-    from ._record import _State, edge
     if _State.enabled and A._requires_grad:
         node = LinalgEighBackward0((edge(A),))
         node._n_outputs = 2

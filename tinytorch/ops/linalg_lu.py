@@ -16,6 +16,9 @@ from ._record import legacy_name
 from ._registry import op
 from .linalg_ext import LinAlgError, _mT, _named
 from .linalg_solve import solve_triangular
+from .join import cat
+from ..autograd.grad_mode import _State
+from ._util import edge
 
 lu_factor_result = _named("linalg_lu_factor", ("LU", "pivots"))
 lu_factor_ex_result = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -82,7 +85,6 @@ def _lu_backward(A_shape, P, L, U, gL, gU):
     square  gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T
     wide    gA = P L^-T [triu(gU1) + tril(L^T gL - triu(gU) U^T, -1) U1^-T | gU2]   (U = [U1 | U2])
     tall    gA = P [tril(gL1, -1) + L1^-T triu(gU U^T - L^T tril(gL, -1)) ; gL2] U^-T   (L = [L1 ; L2])"""
-    from .join import cat
     m, n = A_shape[-2:]
     k = min(m, n)
     if m == n:
@@ -142,8 +144,6 @@ def _factor(A: Tensor, fn: str, pivot: bool):
 
 
 def _multi(node_cls, A, outs, n_out, saved, **attrs):
-    from ..autograd.grad_mode import _State
-    from ._util import edge
     if not (_State.enabled and A._requires_grad):
         return [_make(o) for o in outs]
     node = node_cls((edge(A),))

@@ -19,6 +19,7 @@ from ._batching import composite
 from ._registry import op
 from .linalg_ext import _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
+from .join import cat
 
 
 def _expm(a: np.ndarray) -> np.ndarray:
@@ -46,7 +47,6 @@ class LinalgMatrixExpBackward0(Node):
     def backward(self, g):
         (A,) = self.saved_tensors
         n = A._data.shape[-1]
-        from .join import cat
         At = _mT(A)
         top = cat([At, g], -1)
         bottom = cat([g * 0, At], -1)
@@ -237,7 +237,6 @@ def vander(x: Tensor, *, N=None) -> Tensor:
         if n < 1:
             raise RuntimeError("N must be greater than 1.")
         return x.unsqueeze(-1) ** 0
-    from .join import cat
     ones = (x.unsqueeze(-1) * 0 + 1)
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
     return cat([ones, powers], -1)

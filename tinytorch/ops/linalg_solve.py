@@ -16,6 +16,8 @@ from ._record import OUT, legacy_name, record
 from ._registry import op
 from ._util import sum_to
 from .linalg_ext import _mT, _named, batch_matrices, cholesky, pinv, solve
+from .linalg_ext import inv
+from .decompositions import _failing_minor
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
 inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
@@ -122,7 +124,6 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
 @op(variants="function method out")
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """(L L^T)^-1 from the Cholesky factor L (U^T U when ``upper``)."""
-    from .linalg_ext import inv
     return inv(_gram(input, upper))
 
 
@@ -140,10 +141,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 def inv_ex(A: Tensor, *, check_errors: bool = False):
     """(inverse, info): info 0, or (for a singular matrix) the 1-based index of LU's first zero pivot,
     with a nan inverse there (``check_errors`` raises linalg.inv's error instead)."""
-    from .linalg_ext import inv
-    from .linalg_lu import _getrf
     a = A._data
     if a.ndim >= 2 and a.shape[-1] == a.shape[-2] and a.dtype.kind == "f":
+        from .linalg_lu import _getrf  # linalg_lu imports this module's solve_triangular
         info = _getrf(a)[2]
         if info.any():
             if check_errors:
@@ -161,7 +161,6 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     count = int(np.prod(batch, dtype=np.int64))
     flat = a.reshape((count,) + a.shape[-2:])
     info = np.zeros(count, dtype=np.int32)
-    from .decompositions import _failing_minor
     for i in range(len(info)):
         try:
             np.linalg.cholesky(flat[i])

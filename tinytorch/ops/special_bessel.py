@@ -15,6 +15,7 @@ from ._record import float_dtype
 from ._registry import op
 from ._scipy import special_kernel
 from .compare import where
+from ._scipy import scipy_special
 
 _SPECIAL = "function out"
 
@@ -45,7 +46,6 @@ i1e = unary("special.i1e", special_kernel("i1e"), _i1e_grad, saves="both", node=
 
 
 def _airy_ai(x: np.ndarray) -> np.ndarray:
-    from ._scipy import scipy_special
     return scipy_special().airy(x)[0]
 
 

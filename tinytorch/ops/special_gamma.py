@@ -16,6 +16,8 @@ from ._registry import op
 from ._scipy import scipy_special
 from ._util import fit_grad
 from .special_log import _float_pair, _record_binary
+from ._record import legacy_name
+from ._util import binary_operands
 
 
 def _not_implemented(what: str):
@@ -53,8 +55,6 @@ _ZETA = _classes("SpecialZeta", _ZetaNode)
 
 def _scipy_binary(fname, classes, input, other, int_error=None):
     if int_error is not None:
-        from ._record import legacy_name
-        from ._util import binary_operands
         dt = binary_operands(input, other)[2].dtype
         if dt.kind != "f":
             raise RuntimeError(f"\"{int_error}\" not implemented for '{legacy_name(dt)}'")

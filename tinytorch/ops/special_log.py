@@ -19,6 +19,8 @@ from ._registry import op
 from ._util import binary_operands, fit_grad, meta
 from .compare import where
 from .reduce import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
+from .._dtype import get_default_dtype
+from ..tensor import _make
 
 _MATH = "function method inplace torch_inplace out"
 
@@ -47,7 +49,6 @@ def _float_pair(input, other):
     dt = (a if isinstance(a, np.ndarray) else b).dtype
     a, b = np.asarray(a, dtype=dt), np.asarray(b, dtype=dt)
     if a.dtype.kind != "f":
-        from .._dtype import get_default_dtype
         a, b = a.astype(get_default_dtype().np), b.astype(get_default_dtype().np)
     return ta, tb, a, b
 
@@ -64,7 +65,6 @@ def _grads(self, ga_fn, gb_fn):
 
 
 def _saved(t, v, dt):
-    from ..tensor import _make
     return t if t is not None else _make(np.asarray(v, dtype=dt))
 
 

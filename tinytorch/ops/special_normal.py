@@ -14,6 +14,7 @@ from ._registry import op
 from ._batching import pointwise
 from ._scipy import special_kernel
 from .special import erf, erfc_np
+from .._dtype import get_default_dtype
 
 _SPECIAL = "function out"
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -51,5 +52,4 @@ def ndtr(input: Tensor) -> Tensor:
 
 
 def _default_float():
-    from .._dtype import get_default_dtype
     return get_default_dtype()

@@ -13,6 +13,7 @@ from ._record import OUT, legacy_name, record
 from ._registry import op
 from ._util import normalize_dims
 from .reduce import _keepdim
+from .decompositions import svdvals
 
 
 def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):
@@ -105,7 +106,6 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
-        from .decompositions import svdvals
         rest = [i for i in range(a.ndim) if i not in (d0, d1)]
         s = svdvals(A.permute(rest + [d0, d1]))
         if keepdim:

@@ -1,0 +1,77 @@
+"""Pointwise ops of three tensors: ``addcmul`` (input + value * t1 * t2) and ``addcdiv``
+(input + value * t1 / t2), the optimizers' update steps."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import result_np_dtype
+from ..autograd.node import Node
+from ..tensor import Tensor
+from ._batching import pointwise
+from ._record import record
+from ._registry import op
+from ._util import fit_grad, meta
+
+
+def _operands(input: Tensor, tensor1: Tensor, tensor2: Tensor):
+    a, b, c = input._data, tensor1._data, tensor2._data
+    inner = result_np_dtype(b, c)
+    inner_like = np.empty((1,) * max(b.ndim, c.ndim), dtype=inner)
+    dt = result_np_dtype(a, inner_like)
+    return a.astype(dt, copy=False), b.astype(dt, copy=False), c.astype(dt, copy=False)
+
+
+def _record3(node_cls, out, input, tensor1, tensor2, value):
+    return record(out, node_cls, (input, tensor1, tensor2), (tensor1, tensor2), value=value,
+                  metas=(meta(input, out), meta(tensor1, out), meta(tensor2, out)),
+                  needs=(input._requires_grad, tensor1._requires_grad, tensor2._requires_grad))
+
+
+class _TernaryNode(Node):
+    def _fit(self, grads):
+        return tuple(fit_grad(g, m) if need and g is not None else None
+                     for g, m, need in zip(grads, self.metas, self.needs))
+
+
+class AddcmulBackward0(_TernaryNode):
+    """d/dinput = 1, d/dt1 = value * t2, d/dt2 = value * t1."""
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        return self._fit((g, g * t2 * v if self.needs[1] else None, g * t1 * v if self.needs[2] else None))
+
+
+class AddcdivBackward0(_TernaryNode):
+    """d/dinput = 1, d/dt1 = value / t2, d/dt2 = -value * t1 / t2^2."""
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        return self._fit((g, g * v / t2 if self.needs[1] else None,
+                          -g * v * t1 / (t2 * t2) if self.needs[2] else None))
+
+
+@op(variants="function method inplace out", batch=pointwise)
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """input + value * tensor1 * tensor2, broadcast and type-promoted."""
+    a, b, c = _operands(input, tensor1, tensor2)
+    with np.errstate(all="ignore"):
+        out = np.asarray(a + a.dtype.type(value) * (b * c)) if value != 1 else np.asarray(a + b * c)
+    return _record3(AddcmulBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)
+
+
+@op(variants="function method inplace out", batch=pointwise)
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """input + value * tensor1 / tensor2 (true division; integer tensors are refused, as PyTorch's)."""
+    if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    a, b, c = _operands(input, tensor1, tensor2)
+    with np.errstate(all="ignore"):
+        out = np.asarray(a + a.dtype.type(value) * (b / c))
+    return _record3(AddcdivBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)
