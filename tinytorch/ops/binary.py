@@ -63,7 +63,10 @@ def _float_binary(a, b, name: str, allow_int: bool):
 
 def _binary(node_cls, a, b, out, saved_fn):
     ta, tb = (a if isinstance(a, Tensor) else None), (b if isinstance(b, Tensor) else None)
-    return record(out, node_cls, (ta, tb), saved_fn(ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out),
+    # a Python number operand is saved as a constant tensor: the other input's gradient formula needs it
+    sa = ta if ta is not None else _t(a, tb)
+    sb = tb if tb is not None else _t(b, ta)
+    return record(out, node_cls, (ta, tb), saved_fn(sa, sb), a_meta=meta(ta, out), b_meta=meta(tb, out),
                   need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
 
 
