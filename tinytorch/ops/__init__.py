@@ -9,4 +9,4 @@ from . import (broadcast, bucketize, differences, floating_binary, indices, nan_
 from . import (activation, activation_smooth, conv, dropout, embedding, fold, linear, loss, loss_margin,  # noqa: F401
                loss_nll, norm, normalize, pad, pool, adaptive_pool, resize)
 from . import (special_normal, special_log, special_bessel, special_gamma, special_polynomials,  # noqa: F401
-               linalg_solve, linalg_lu, linalg_misc)
+               linalg_solve, linalg_lu, linalg_functions)
