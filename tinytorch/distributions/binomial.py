@@ -20,6 +20,35 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
+
+def _init_count_and_probs(dist, total_count, probs, logits) -> None:
+    """total_count with probs or logits, broadcast together (Binomial and NegativeBinomial)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        dist.total_count, dist.probs = broadcast_all(total_count, probs)
+        dist.total_count = dist.total_count.type_as(dist.probs)
+    else:
+        dist.total_count, dist.logits = broadcast_all(total_count, logits)
+        dist.total_count = dist.total_count.type_as(dist.logits)
+    dist._param = dist.probs if probs is not None else dist.logits
+
+
+def _expand_count_and_probs(dist, new, batch_shape):
+    """``new`` (an instance of dist's class) with dist's parameters expanded to ``batch_shape``."""
+    batch_shape = torch.Size(batch_shape)
+    new.total_count = dist.total_count.expand(batch_shape)
+    if "probs" in dist.__dict__:
+        new.probs = dist.probs.expand(batch_shape)
+        new._param = new.probs
+    if "logits" in dist.__dict__:
+        new.logits = dist.logits.expand(batch_shape)
+        new._param = new.logits
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = dist._validate_args
+    return new
+
+
 class Binomial(Distribution):
     """Binomial(total_count, probs=p) or (total_count, logits=...): successes in n trials."""
 
@@ -28,30 +57,11 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _init_count_and_probs(self, total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expand_count_and_probs(self, self._get_checked_instance(Binomial, _instance), batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
