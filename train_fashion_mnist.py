@@ -198,7 +198,8 @@ def load_data(args):
                                           transform=ToTensor())
     except (RuntimeError, OSError, ValueError) as e:
         raw = os.path.join(args.data_root, "FashionMNIST", "raw")
-        sys.exit(f"Could not load FashionMNIST: {e}\n"
+        cause = f" ({type(e.__cause__).__name__}: {e.__cause__})" if e.__cause__ is not None else ""
+        sys.exit(f"Could not load FashionMNIST: {e}{cause}\n"
                  f"Put train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and "
                  f"t10k-labels-idx1-ubyte.gz into {raw}/ (or point --data-root at the folder that holds "
                  f"FashionMNIST/raw/), or run with --download where the internet can be reached.")

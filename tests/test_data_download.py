@@ -254,3 +254,18 @@ def test_body_longer_than_the_known_size_stops_at_the_cap(tmp_path, bad_mirrors,
 def test_known_sizes_are_the_official_files():
     for cls in (datasets.MNIST, datasets.FashionMNIST):
         assert set(cls.known_sizes) == {md5 for _, md5 in cls.resources}
+
+
+def test_failed_download_leaves_no_empty_folder(tmp_path, monkeypatch):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(FashionMNIST, "mirrors", [f"http://127.0.0.1:{port}/"])
+    root = tmp_path / "data"
+    with pytest.raises(RuntimeError, match="^Error downloading train-images-idx3-ubyte.gz$"):
+        datasets.FashionMNIST(str(root), download=True)
+    assert not root.exists()  # data/FashionMNIST/raw was made for the download and removed with it
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(RuntimeError):
+        datasets.FashionMNIST(str(tmp_path / "kept"), download=True)
+    assert (tmp_path / "kept").is_dir()  # a folder the user had stays

@@ -79,6 +79,7 @@ def download_from_mirrors(filename: str, md5: str | None, mirrors: list[str], fo
 
     Raises RuntimeError "Error downloading <filename>" when every mirror fails; the last failure is
     chained as its cause."""
+    created = _missing_folders(folder)
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, filename)
     last_error = None
@@ -89,4 +90,22 @@ def download_from_mirrors(filename: str, md5: str | None, mirrors: list[str], fo
             return target
         except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
             last_error = err
+    for path in created:  # a failed download leaves no empty folders behind
+        try:
+            os.rmdir(path)
+        except OSError:
+            break  # not empty (another file arrived): keep it and its parents
     raise RuntimeError(f"Error downloading {filename}") from last_error
+
+
+def _missing_folders(folder: str) -> list:
+    """The folders ``os.makedirs(folder)`` would create, deepest first."""
+    out = []
+    path = os.path.abspath(folder)
+    while not os.path.exists(path):
+        out.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return out
