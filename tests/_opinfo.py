@@ -160,7 +160,7 @@ def compare_sample(opinfo, tt_op, sample, torch, backward: bool) -> tuple[str, s
         leaves = {}
         args = to_tt((sample.input,) + tuple(sample.args), torch, leaves)
         kwargs = to_tt(dict(sample.kwargs), torch, leaves)
-    except Unsupported as e:
+    except Unsupported:
         return "skip", None
     with _quiet():
         try:

@@ -29,7 +29,12 @@ def _refuse(name):
     return fn
 
 
-BatchedTensor.requires_grad_ = lambda self, requires_grad=True: (self._phys.requires_grad_(requires_grad), self)[1]
+def _requires_grad_(self, requires_grad=True):
+    self._phys.requires_grad_(requires_grad)
+    return self
+
+
+BatchedTensor.requires_grad_ = _requires_grad_
 for _name in ("backward", "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
     setattr(BatchedTensor, _name, _refuse(_name))
 del _name

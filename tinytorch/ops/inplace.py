@@ -127,16 +127,6 @@ def writeable(out: np.ndarray, allow_overlap: bool = False) -> np.ndarray:
 
 
 # -- the ops ------------------------------------------------------------------------------------
-def _unary_inplace(name):
-    def op_(self):
-        from . import unary
-        return apply_inplace(self, getattr(unary, name))
-    op_.__name__ = name + "_"
-    return op_
-
-
-
-
 class ZeroBackward0(Node):
     def backward(self, g):
         return (_zeros_like(g),)
