@@ -9,7 +9,7 @@ from . import autograd  # noqa: F401
 from . import ops as _ops  # noqa: F401  (the op families declare themselves: torch.X, Tensor.X, ...)
 from .autograd import functional as _autograd_functional  # noqa: F401  (built on the ops and on func)
 from ._malloc import tune_malloc as _tune_malloc
-from . import accelerator, autograd, backends, cuda, random  # noqa: F401
+from . import accelerator, backends, cuda, random  # noqa: F401
 from . import _cuda_amp  # noqa: F401  (tinytorch.cuda.amp: attaches itself to cuda)
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401

@@ -92,6 +92,13 @@ def _copy_in_graph(g):
     return _empty_like(g).copy_(g)
 
 
+def _in_dtype_of(g, t):
+    """``g`` cast to ``t``'s dtype; a complex gradient of a real tensor keeps its real part (PyTorch)."""
+    if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+        g = g.real
+    return g.to(t.dtype)
+
+
 def _accumulate(var, g, create_graph: bool) -> None:
     if var._hooks:
         for hook in list(var._hooks.values()):
@@ -99,7 +106,7 @@ def _accumulate(var, g, create_graph: bool) -> None:
             if new is not None:
                 g = new
     if g._data.dtype != var._data.dtype:
-        g = (g.real if g._data.dtype.kind == "c" and var._data.dtype.kind != "c" else g).to(var.dtype)
+        g = _in_dtype_of(g, var)
     old = var._grad
     if old is None:
         var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
@@ -502,7 +509,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                                    "graph. Set allow_unused=True if this is the desired behavior.")
         else:
             if g._data.dtype != t._data.dtype:
-                g = (g.real if g._data.dtype.kind == "c" and t._data.dtype.kind != "c" else g).to(t.dtype)  # as PyTorch's validate_outputs: each input's gradient in its own dtype
+                g = _in_dtype_of(g, t)  # as PyTorch's validate_outputs: each input's gradient in its own dtype
             if not create_graph and g._requires_grad:
                 g = g.detach()
         result.append(g)

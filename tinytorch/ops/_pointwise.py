@@ -17,6 +17,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._batching import pointwise
 from ._registry import op
+from .._quiet_fp import cast
 
 
 class UnaryNode(Node):
@@ -79,7 +80,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         if type(out) is not np.ndarray:
             out = np.asarray(out)
         if storage in LOWP_NP and out.dtype == np.float32:
-            out = out.astype(storage)
+            out = cast(out, storage)
         if _State.enabled and input._requires_grad:
             node = node_cls((input._edge(),))
             res = _make(out, node)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._dtype import FLOATING_NP, LOWP_NP, get_default_dtype
 from ..autograd.grad_mode import _State
-from .._quiet_fp import loud, quiet
+from .._quiet_fp import cast, loud, quiet
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._batching import pointwise
@@ -282,7 +282,7 @@ def mul(a, b) -> Tensor:
     if type(bd) is np.float32 or type(ad) is np.float32:  # binary_operands' float32 scalar: maybe half/bf16
         lowp = _lowp(ad, bd)
         if lowp is not None and out.dtype != lowp:
-            out = out.astype(lowp)  # computed in float32 with the scalar unrounded
+            out = cast(out, lowp)  # computed in float32 with the scalar unrounded
     if needs_grad(ta, tb):
         node = MulBackward0((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
@@ -333,7 +333,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = as_array(ad / bd)
     if lowp is not None and out.dtype != lowp:
-        out = out.astype(lowp)
+        out = cast(out, lowp)
     if needs_grad(ta, tb):
         node = DivBackward0((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
 from ._batching import at, level_of
 from ._registry import op
+from .._quiet_fp import cast
 from .linalg import AddmmBackward0, _check_dtypes, _np_matmul, matmul
 from .shape import TBackward0, UnsafeViewBackward0, _unary_result, reshape, view
 
@@ -38,7 +39,9 @@ class _LinearAddmm(AddmmBackward0):
         gd = g._data
         gb = _make(gd.sum(0)) if self.need_b else None
         gx = _make(_np_matmul(gd, w._data)) if self.need_x else None
-        gwt = _make(_np_matmul(gd.T, x._data).T) if self.need_w else None
+        # W.t()'s gradient as a view of W-shaped rows (as the formula's g.t().mm(x).t()): its TBackward0
+        # flips it back to a view of that array, which the engine keeps as W.grad without a copy
+        gwt = _make(_np_matmul(gd.T, x._data)).t() if self.need_w else None
         return gb, gx, gwt
 
 
@@ -94,7 +97,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         out += bias._data  # in place: the product is a fresh array
     if lowp:
-        out = out.astype(storage)
+        out = cast(out, storage)
     rg_b = bias is not None and bias._requires_grad
     rg_w = weight._requires_grad
     if _State.enabled and (input._requires_grad or rg_w or rg_b):
