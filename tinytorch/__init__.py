@@ -101,3 +101,4 @@ import math as _math  # noqa: E402
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
+from . import testing  # noqa: E402,F401
