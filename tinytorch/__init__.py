@@ -102,3 +102,5 @@ import math as _math  # noqa: E402
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
 from . import testing  # noqa: E402,F401
+from ._tensor_surface import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
+from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401

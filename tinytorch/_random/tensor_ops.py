@@ -1,6 +1,7 @@
 """The random functions on tensors: factories (``rand``, ``randn``, ``randint``, ``randperm``,
 ``normal``, ``bernoulli``, ``multinomial`` and the ``*_like`` forms) and the in-place fills
-(``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``)."""
+(``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``,
+``cauchy_``, ``log_normal_``)."""
 from __future__ import annotations
 
 import math
@@ -15,9 +16,10 @@ from ..ops.inplace import check_inplace, writeable
 from ..ops.views import refresh
 from ..ops._registry import op
 from ..random import _engine
-from ..tensor import Tensor, _make
+from ..tensor import _CPP_NAMES, Tensor, _make
 from . import draws
-from .normal import normal_values
+from .fpmath import fma64
+from .normal import normal_values, scalar_normals
 
 _RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
 
@@ -150,6 +152,31 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _fill(self, draws.geometric_values(_engine(generator), self._data.size, p).astype(self._data.dtype))
 
+
+
+@op(variants="method", no_batch=_RANDOM)
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """``median + sigma * tan(pi * (u - 0.5))`` with one double uniform per element, as PyTorch's CPU kernel."""
+    npd = self._data.dtype
+    if npd not in FLOATING_NP:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_CPP_NAMES.get(npd.name, npd.name)}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    u = _engine(generator).float64_uniform(self._data.size)
+    # PyTorch's compiler contracts median + sigma * t into one fused multiply-add: the same rounding here
+    return _fill(self, fma64(sigma, np.tan(math.pi * (u - 0.5)), median).astype(npd))
+
+
+@op(variants="method", no_batch=_RANDOM)
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """``exp(mean + std * z)`` with ``z`` from PyTorch's double normal (Box-Muller, its sine half cached)."""
+    npd = self._data.dtype
+    _float_only(npd, "log_normal_cpu")
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    z = scalar_normals(_engine(generator), self._data.size)
+    return _fill(self, np.exp(fma64(z, std, mean)).astype(npd))  # z * std + mean fused, as PyTorch's
 
 # -- factories ---------------------------------------------------------------------------------------
 def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:

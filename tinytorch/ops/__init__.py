@@ -28,3 +28,4 @@ from . import linalg_legacy  # noqa: F401
 from . import linalg_eig  # noqa: F401
 from . import signal_windows  # noqa: F401
 from . import masked_reductions  # noqa: F401
+from . import tensor_surface  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
