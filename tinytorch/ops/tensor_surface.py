@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._random.scalar_draws import _each, _poisson_one
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._registry import op
@@ -56,11 +57,11 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     npd = input._data.dtype
     if npd not in _dtype.FLOATING_NP:
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
-    if generator is not None:
-        raise NotImplementedError("tinytorch.poisson draws from the default generator only")
-    # the sampler lives with the distributions (loaded on first use, as tinytorch.distributions is)
-    from ..distributions._draws import poisson as draw
-    out = draw(input.detach())._data.astype(npd)
+    rates = np.ascontiguousarray(input._data)
+    if (rates < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    out = _each(_poisson_one, rates.astype(np.float64).ravel().tolist(), generator=generator)
+    out = out.astype(npd).reshape(rates.shape)
     if input._requires_grad:
         return _make(out, PoissonBackward0((input._edge(),)))
     return _make(out)
