@@ -179,7 +179,9 @@ def test_namespaces_honest_on_cpu():
     assert tt.compiler.is_compiling() is torch.compiler.is_compiling() is False
     fn = lambda x: x * 2  # noqa: E731
     assert tt.compiler.disable(fn) is fn and tt.compiler.reset() is None
-    assert tt.jit.script(fn) is fn and tt.jit.trace(fn, (tt.ones(1),)) is fn
+    for name, args in (("script", ()), ("trace", ((tt.ones(1),),))):
+        with pytest.warns(DeprecationWarning, match=f"torch.jit.{name}` is deprecated"):
+            assert getattr(tt.jit, name)(fn, *args) is fn
 
     @tt.jit.script
     def scripted(x):

@@ -5,6 +5,7 @@ raise."""
 from __future__ import annotations
 
 import builtins
+import warnings
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "interface", "Final", "annotate", "fork", "wait", "freeze", "optimize_for_inference", "save", "load",
@@ -22,7 +23,9 @@ class ScriptFunction:
 
 
 def script(obj=None, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
-    """Returns ``obj`` unchanged (it runs eagerly)."""
+    """Returns ``obj`` unchanged (it runs eagerly); warns as PyTorch 2.13 does."""
+    warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning, stacklevel=2)
     return obj
 
 
@@ -30,6 +33,8 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
           check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
           _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
     """Returns ``func`` unchanged: no graph is recorded, so data-dependent control flow keeps working."""
+    warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning, stacklevel=2)
     return func
 
 
