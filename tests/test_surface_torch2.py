@@ -81,7 +81,8 @@ def test_as_subclass_and_torch_function():
     mb, ma = b.as_subclass(MineT), a.as_subclass(MineTT)
     assert type(ma) is MineTT and ma.data_ptr() == a.data_ptr()
     assert type(ma.grad_fn).__name__ == type(mb.grad_fn).__name__ == "AliasBackward0"
-    for op in (lambda m: m + 1, lambda m: m.sum(), lambda m: m[0], lambda m: m.detach(), lambda m: m * m):
+    for op in (lambda m: m + 1, lambda m: m.sum(), lambda m: m[0], lambda m: m.detach(), lambda m: m * m,
+               lambda m: m.T, lambda m: m.data, lambda m: m.real, lambda m: m.tolist()):
         assert (type(op(ma)) is MineTT) == (type(op(mb)) is MineT)
     (ma * 3).sum().backward()
     (mb * 3).sum().backward()

@@ -98,7 +98,23 @@ def _prepare_subclass(cls: type) -> None:
         if callable(value) and not isinstance(value, (type, staticmethod, classmethod)) and name not in _NOT_WRAPPED \
                 and name not in cls.__dict__:
             setattr(cls, name, _method_for(name, cls))
+    for name in _ROUTED_PROPERTIES:
+        prop = vars(Tensor).get(name)
+        if isinstance(prop, property) and name not in cls.__dict__:
+            setattr(cls, name, _property_for(prop))
     cls._tinytorch_routed = True
+
+
+# tensor-valued properties that PyTorch also routes through __torch_function__
+_ROUTED_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag", "data")
+
+
+def _property_for(prop: property) -> property:
+    def get(self):
+        if _subclass_depth[0]:
+            return prop.fget(self)
+        return type(self).__torch_function__(prop.fget, (type(self),), (self,), {})
+    return property(get, prop.fset, prop.fdel, prop.__doc__)
 
 
 def _convert(ret, cls):
