@@ -215,6 +215,23 @@ def test_profiler_records_ranges():
         assert rows["step"].cpu_time_total >= rows["inner"].cpu_time_total
         table = prof.key_averages().table(sort_by="cpu_time_total", row_limit=5)
         assert "step" in table and "# of Calls" in table
+    assert tt.Tensor.__add__.__name__ == "add" and not hasattr(tt.Tensor.__add__, "_timed")  # put back
+
+
+def test_profiler_op_rows_are_pytorchs():
+    def program(L):
+        a, b = L.ones(3, 3), L.ones(3, 3)
+        y = (a + 1).sum() + L.mm(a, b).mean()
+        a.add_(1)
+        return L.nn.functional.relu(a @ b), L.linalg.norm(a), a * y
+    keys = []
+    for L in (tt, torch):
+        with L.profiler.profile() as prof:
+            program(L)
+        keys.append({e.key for e in prof.key_averages()})
+    assert keys[0] and keys[0] <= keys[1], keys[0] - keys[1]
+    assert {"aten::add", "aten::add_", "aten::sum", "aten::mm", "aten::matmul", "aten::relu",
+            "aten::linalg_norm", "aten::mul"} <= keys[0]
 
 
 def test_functionalize_and_linearize():

@@ -1,11 +1,13 @@
 """``tinytorch.profiler``: ``profile`` records the wall-clock and CPU ranges of ``record_function``
-blocks (user-labelled; individual tinytorch ops are not instrumented, so no ``aten::`` rows appear) and
-summarises them with ``key_averages().table()``; ``export_chrome_trace`` writes them as a Chrome trace."""
+blocks and of the ops called through their public spellings (``aten::add`` for ``x + y``; see ``_ops``),
+and summarises them with ``key_averages().table()``; ``export_chrome_trace`` writes a Chrome trace."""
 from __future__ import annotations
 
 import enum
 import json
 import time
+
+from . import _ops
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "schedule", "ProfilerAction",
            "tensorboard_trace_handler"]
@@ -111,9 +113,9 @@ class EventList(list):
         line = "-" * (sum(widths) + 2 * (len(widths) - 1))
 
         def fmt(cells):
-            return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+            return "  ".join(c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
-        out = [line, fmt(heads), line]
+        out = [line, fmt(heads), line]  # names right-aligned, as PyTorch's table
         for e in rows:
             out.append(fmt([e.key[:width], f"{100 * e.self_cpu_time_total / total_self:.2f}%",
                             _fmt_us(e.self_cpu_time_total), f"{100 * e.cpu_time_total / total_self:.2f}%",
@@ -137,11 +139,14 @@ class profile:
         if self.enabled:
             self._t0 = time.perf_counter()
             _active.append(self)
+            _ops.instrument(record_function)
         return self
 
     def __exit__(self, *exc):
         if self.enabled and self in _active:
             _active.remove(self)
+            if not _active:
+                _ops.restore()
             if self.on_trace_ready is not None:
                 self.on_trace_ready(self)
         return False
