@@ -1,5 +1,5 @@
-"""The samplers PyTorch's distributions reach through native kernels (``cauchy_``,
-``_standard_gamma``, ``_sample_dirichlet``, ``poisson``, ``binomial``), run as PyTorch's CPU kernels
+"""The samplers PyTorch's distributions reach through native kernels (``_standard_gamma``,
+``_sample_dirichlet``, ``binomial``; ``Tensor.cauchy_`` and ``tinytorch.poisson`` are ops), run as PyTorch's CPU kernels
 run them: element by element in memory order, each element drawing 53-bit uniforms and cached
 Box-Muller normals from the generator, with the same rejection loops, so a seed gives PyTorch's
 values. The loops are scalar Python (``math`` is the C library's libm, as in the kernels)."""
@@ -12,10 +12,10 @@ import numpy as np
 import tinytorch as torch
 from tinytorch.random import _engine
 
-from .._random.scalar_draws import _each, _poisson_one, _Stream  # noqa: F401
+from .._random.scalar_draws import _each, _Stream  # noqa: F401
 from ._beta_grad import _digamma, dirichlet_grad
 
-__all__ = ["cauchy_", "standard_gamma", "sample_dirichlet", "poisson", "binomial"]
+__all__ = ["standard_gamma", "sample_dirichlet", "binomial"]
 
 _F32 = np.float32
 _ONE_THIRD_F = float(_F32(1.0) / _F32(3.0))  # the float literal 1.0f / 3.0f
@@ -24,16 +24,6 @@ _C0331_F = float(_F32(0.0331))
 
 def _values(t):
     return np.ascontiguousarray(t.detach().numpy())
-
-
-def cauchy_(t, median: float = 0.0, sigma: float = 1.0):
-    """``Tensor.cauchy_``: ``median + sigma * tan(pi * (u - 1/2))`` from one double uniform each."""
-    eng = _engine(None)
-    u = eng.float64_uniform(t.numel())
-    vals = np.fromiter((median + sigma * math.tan(math.pi * (x - 0.5)) for x in u.tolist()), np.float64, u.size)
-    with torch.no_grad():
-        t.copy_(torch.from_numpy(vals.reshape(tuple(t.shape))))
-    return t
 
 
 def _gamma_one(st, alpha: float, single: bool) -> float:
@@ -170,15 +160,6 @@ class _Dirichlet(torch.autograd.Function):
 
 def sample_dirichlet(concentration):
     return _Dirichlet.apply(concentration)
-
-
-def poisson(rates):
-    """``torch.poisson``: one draw per element (no gradient)."""
-    if bool((rates < 0).any()):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    r = _values(rates)
-    out = _each(_poisson_one, r.astype(np.float64).ravel().tolist())
-    return torch.from_numpy(out.astype(r.dtype).reshape(r.shape))
 
 
 _TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
