@@ -67,6 +67,16 @@ CASES = [
     ("msg", lambda L: (L.tensor([1.]), L.tensor([1.1])), dict(msg="custom")),
     ("msg callable", lambda L: ([L.tensor([1.])], [L.tensor([1.1])]), dict(msg=lambda m: "Header\n\n" + m)),
     ("msg not for origination", lambda L: ([1, 2], [1]), dict(msg="custom")),
+    ("bfloat16", lambda L: (L.tensor([1., 2.], dtype=L.bfloat16), L.tensor([1., 2.1], dtype=L.bfloat16)), {}),
+    ("complex128", lambda L: (L.tensor([1 + 1j], dtype=L.complex128), L.tensor([1 + 1.001j], dtype=L.complex128)),
+     {}),
+    ("int vs bool", lambda L: (L.tensor([1, 0]), L.tensor([True, True])), dict(check_dtype=False)),
+    ("subclass allowed", lambda L: (L.nn.Parameter(L.ones(2)), L.ones(2)), {}),
+    ("subclass refused", lambda L: (L.nn.Parameter(L.ones(2)), L.ones(2)), dict(allow_subclasses=False)),
+    ("tuple of 0-d", lambda L: ((L.tensor(1), L.tensor(2.)), (L.tensor(1), L.tensor(2.5))), {}),
+    ("mapping of lists", lambda L: ({"x": [1.0, 2.0]}, {"x": [1.0, 2.0 + 1e-6]}), {}),
+    ("max index tie", lambda L: (L.tensor([1., 2., 3., 4.]), L.tensor([2., 3., 4., 5.])), {}),
+    ("empty", lambda L: (L.ones(0, 3), L.ones(0, 3)), {}),
 ]
 
 
@@ -95,15 +105,17 @@ def test_default_tolerances():
         assert default_tolerances(getattr(tt, name)) == torch_default(getattr(torch, name))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8", "bool", "complex64", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool", "complex64",
+                                   "complex128", "float16", "bfloat16"])
 def test_make_tensor_same_values_as_pytorch(dtype):
-    for kwargs in ({}, dict(low=-2, high=3), dict(noncontiguous=True), dict(exclude_zero=True)):
+    for kwargs in ({}, dict(low=-2, high=3), dict(noncontiguous=True), dict(exclude_zero=True), dict(low=0.5)):
         torch.manual_seed(3)
         tt.manual_seed(3)
         want = torch.testing.make_tensor((3, 4), dtype=getattr(torch, dtype), device="cpu", **kwargs)
         got = tt.testing.make_tensor((3, 4), dtype=getattr(tt, dtype), device="cpu", **kwargs)
         assert got.dtype == getattr(tt, dtype) and got.stride() == want.stride()
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(got.double().numpy() if dtype == "bfloat16" else got.numpy(),
+                                      want.double().numpy() if dtype == "bfloat16" else want.numpy())
 
 
 def test_make_tensor_errors_and_grad():
@@ -118,3 +130,22 @@ def test_make_tensor_errors_and_grad():
         warnings.simplefilter("always")
         tt.testing.make_tensor(2, dtype=tt.float32, device="cpu", low=1, high=1)
     assert [w.category for w in caught] == [FutureWarning]
+
+
+def test_assert_allclose_deprecated():
+    for lib in (tt, torch):
+        with pytest.warns(FutureWarning, match="assert_allclose"):
+            lib.testing.assert_allclose(lib.tensor([1.0, 2.0]), [1.0, 2.00001])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _outcome_allclose(tt, tt.tensor([1.0, float("nan")]), [1.01, float("nan")])
+        want = _outcome_allclose(torch, torch.tensor([1.0, float("nan")]), [1.01, float("nan")])
+    assert got == want and got is not None
+
+
+def _outcome_allclose(lib, actual, expected):
+    try:
+        lib.testing.assert_allclose(actual, expected)
+    except AssertionError as error:
+        return str(error)
+    return None

@@ -5,12 +5,13 @@ from __future__ import annotations
 import cmath
 import collections.abc
 import contextlib
+import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._dtype_info import promote_types
-from ..factory import as_tensor
+from ..factory import as_tensor, tensor
 from ..tensor import Tensor
 
 # {dtype: (rtol, atol)}: PyTorch's defaults; every other dtype (integers, bool) compares exactly
@@ -283,3 +284,20 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol=None, 
             pair.compare()
         except _Failure as failure:
             raise failure.to_error(msg) from None
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan: bool = True, msg: str = "") -> None:
+    """Deprecated since PyTorch 1.12 (FutureWarning): ``assert_close`` with looser defaults (float32:
+    rtol 1e-4, atol 1e-5; float64: 1e-5, 1e-8), NaNs equal and dtypes not checked."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        rtol, atol = default_tolerances(actual, expected, dtype_precisions={
+            _dtype.float16: (1e-3, 1e-3), _dtype.float32: (1e-4, 1e-5), _dtype.float64: (1e-5, 1e-8)})
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
+                 check_stride=False, msg=msg or None)
