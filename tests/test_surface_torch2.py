@@ -297,3 +297,30 @@ def test_chain_dataset():
     bad_p = torch.utils.data.ChainDataset([torch.utils.data.TensorDataset(torch.ones(2))])
     assert _err(lambda: list(bad_t)) == _err(lambda: list(bad_p))
     assert _err(lambda: len(bad_t)) == _err(lambda: len(bad_p))
+
+
+def test_interchange_and_shared_files():
+    x = tt.arange(4.)
+    assert np.from_dlpack(x).tolist() == x.tolist() and tt.from_dlpack(np.arange(3.)).tolist() == [0.0, 1.0, 2.0]
+    with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+        np.arange(4, dtype=np.float32).tofile(f.name)
+        shared = tt.from_file(f.name, shared=True, size=4)
+        shared.mul_(2)
+        assert np.fromfile(f.name, dtype=np.float32).tolist() == [0.0, 2.0, 4.0, 6.0]
+        private = tt.from_file(f.name, shared=False, size=4)
+        private.add_(1)
+        assert np.fromfile(f.name, dtype=np.float32).tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_storage_warns_once_and_layout_pickles():
+    import pickle
+
+    import tinytorch.storage as storage_module
+    storage_module._warned[0] = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tt.ones(2).storage()
+        tt.ones(2).storage()
+    assert [str(w.message)[:24] for w in caught] == ["TypedStorage is deprecat"]
+    assert pickle.loads(pickle.dumps(tt.strided)) is tt.strided
+    assert type(tt.strided) is tt.layout and tt.ones(1).layout == tt.strided != tt.sparse_coo
