@@ -81,9 +81,11 @@ def test_as_subclass_and_torch_function():
     mb, ma = b.as_subclass(MineT), a.as_subclass(MineTT)
     assert type(ma) is MineTT and ma.data_ptr() == a.data_ptr()
     assert type(ma.grad_fn).__name__ == type(mb.grad_fn).__name__ == "AliasBackward0"
-    for op in (lambda m: m + 1, lambda m: m.sum(), lambda m: m[0], lambda m: m.detach(), lambda m: m * m,
-               lambda m: m.T, lambda m: m.data, lambda m: m.real, lambda m: m.tolist()):
-        assert (type(op(ma)) is MineTT) == (type(op(mb)) is MineT)
+    for op in (lambda L, m: m + 1, lambda L, m: m.sum(), lambda L, m: m[0], lambda L, m: m.detach(),
+               lambda L, m: m * m, lambda L, m: m.T, lambda L, m: m.data, lambda L, m: m.real,
+               lambda L, m: m.tolist(), lambda L, m: L.add(m, 1), lambda L, m: L.nn.functional.relu(m),
+               lambda L, m: L.stack([m, m]), lambda L, m: L.add(L.ones(2), 1), lambda L, m: m.unbind(0)[1]):
+        assert (type(op(tt, ma)) is MineTT) == (type(op(torch, mb)) is MineT)
     (ma * 3).sum().backward()
     (mb * 3).sum().backward()
     assert a.grad.tolist() == b.grad.tolist()

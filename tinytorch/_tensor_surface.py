@@ -3,10 +3,13 @@
 ``__torch_function__`` hook) and legacy ``__setstate__``."""
 from __future__ import annotations
 
+import functools
 import numbers
+import sys
 
 from . import storage as _storage
 from .autograd.node import Node
+from .ops._registry import namespace
 from .ops.shape import _unary_result
 from .tensor import Tensor
 
@@ -103,6 +106,42 @@ def _prepare_subclass(cls: type) -> None:
         if isinstance(prop, property) and name not in cls.__dict__:
             setattr(cls, name, _property_for(prop))
     cls._tinytorch_routed = True
+    _routed.add(cls)
+    _route_functions()
+
+
+_routed: set = set()  # the subclasses prepared so far
+_functions_routed = [False]
+
+
+def _function_for(fn):
+    def function(*args, **kwargs):
+        if not _subclass_depth[0]:
+            for a in args:
+                if type(a) in _routed:
+                    return type(a).__torch_function__(fn, (type(a),), args, kwargs)
+                if type(a) in (list, tuple):  # torch.stack([m, m]), torch.cat((m, t)): one level, as PyTorch looks
+                    for b in a:
+                        if type(b) in _routed:
+                            return type(b).__torch_function__(fn, (type(b),), args, kwargs)
+        return fn(*args, **kwargs)
+
+    return functools.update_wrapper(function, fn)  # keeps the op's attributes (its declaration) too
+
+
+def _route_functions() -> None:
+    """Once a subclass exists, ``torch.X(...)`` and ``nn.functional.X(...)`` with one of its instances
+    among the positional arguments go through its ``__torch_function__`` too. Installed on first use, so
+    programs without subclasses keep calling the plain functions."""
+    if _functions_routed[0]:
+        return
+    _functions_routed[0] = True
+    package = __name__.split(".")[0]
+    for module_name, which in ((package, "torch"), (f"{package}.nn.functional", "nn.functional")):
+        module = sys.modules.get(module_name)
+        for name, fn in namespace(which).items():
+            if module is not None and getattr(module, name, None) is fn:
+                setattr(module, name, _function_for(fn))
 
 
 # tensor-valued properties that PyTorch also routes through __torch_function__
