@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import numbers
 import sys
+import threading
 
 from . import storage as _storage
 from .autograd.node import Node
@@ -64,7 +65,11 @@ class AliasBackward0(Node):
 
 
 # -- subclasses ------------------------------------------------------------------------------------------
-_subclass_depth = [0]  # > 0 inside a __torch_function__ call: methods run as plain Tensor's
+class _Dispatch(threading.local):
+    depth = 0  # > 0 inside a __torch_function__ call (in this thread): methods run as plain Tensor's
+
+
+_dispatch = _Dispatch()
 # protocol methods that return no tensor (or must not be re-dispatched): left as Tensor's
 _NOT_WRAPPED = frozenset({
     "__init__", "__new__", "__init_subclass__", "__torch_function__", "__reduce_ex__", "__reduce__",
@@ -79,15 +84,14 @@ _NOT_WRAPPED = frozenset({
 
 
 def _method_for(name: str, cls: type):
-    plain = getattr(Tensor, name)
-
     def method(self, *args, **kwargs):
-        if _subclass_depth[0]:
+        plain = getattr(Tensor, name)  # looked up per call: autocast and the profiler swap Tensor's methods
+        if _dispatch.depth:
             return plain(self, *args, **kwargs)
         return type(self).__torch_function__(plain, (type(self),), (self, *args), kwargs)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = plain.__doc__
+    method.__doc__ = getattr(Tensor, name).__doc__
     return method
 
 
@@ -116,7 +120,7 @@ _functions_routed = [False]
 
 def _function_for(fn):
     def function(*args, **kwargs):
-        if not _subclass_depth[0]:
+        if not _dispatch.depth:
             for a in args:
                 if type(a) in _routed:
                     return type(a).__torch_function__(fn, (type(a),), args, kwargs)
@@ -150,7 +154,7 @@ _ROUTED_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag", "data")
 
 def _property_for(prop: property) -> property:
     def get(self):
-        if _subclass_depth[0]:
+        if _dispatch.depth:
             return prop.fget(self)
         return type(self).__torch_function__(prop.fget, (type(self),), (self,), {})
     return property(get, prop.fset, prop.fdel, prop.__doc__)
@@ -174,11 +178,11 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
         kwargs = {}
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
-    _subclass_depth[0] += 1
+    _dispatch.depth += 1
     try:
         ret = func(*args, **kwargs)
     finally:
-        _subclass_depth[0] -= 1
+        _dispatch.depth -= 1
     return _convert(ret, cls)
 
 
