@@ -102,9 +102,7 @@ class EventList(list):
     def table(self, sort_by=None, row_limit: int = 100, max_name_column_width: int = 55, **_unused) -> str:
         rows = list(self)
         if sort_by is not None:
-            key = sort_by.replace("cpu_time_total", "cpu_time_total").replace("self_cpu_time_total",
-                                                                             "self_cpu_time_total")
-            rows.sort(key=lambda e: getattr(e, key, 0.0), reverse=True)
+            rows.sort(key=lambda e: getattr(e, sort_by, 0.0), reverse=True)  # "cpu_time_total", "count", ...
         rows = rows[:row_limit] if row_limit and row_limit > 0 else rows
         total_self = sum(e.self_cpu_time_total for e in self) or 1.0
         width = min(max([len("Name"), *(len(e.key) for e in rows)]), max_name_column_width)
