@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 import tinytorch as torch
-from tinytorch.random import _engine
 
 from .._random.scalar_draws import _each, _Stream  # noqa: F401
 from ._beta_grad import _digamma, dirichlet_grad
