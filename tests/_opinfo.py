@@ -61,9 +61,24 @@ def _rebound(fn):
     glb = dict(fn.__globals__)
     glb["torch"] = tt
     glb["F"] = tt.nn.functional
+    if "wrapper_set_seed" in glb:
+        glb["wrapper_set_seed"] = _tt_wrapper_set_seed
     new = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     return new
+
+
+def _tt_wrapper_set_seed(op, *args, **kwargs):
+    """op_db's ``wrapper_set_seed`` for tinytorch: PyTorch's seeds PyTorch's generator with 42 around
+    the call of a random op (dropout, randint, ...), so the rebound lambda, which would call PyTorch's
+    wrapper and leave tinytorch's generator at the walk's 1234, seeds tinytorch's the same way; the
+    two streams are meant to agree bit for bit, so what then differs is a real difference."""
+    state = tt.get_rng_state()
+    try:
+        tt.manual_seed(42)
+        return op(*args, **kwargs)
+    finally:
+        tt.set_rng_state(state)
 
 
 def _filled(cell) -> bool:
