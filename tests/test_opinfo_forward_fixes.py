@@ -38,3 +38,65 @@ def test_fold_integer_raises(fn, args, shape):
     with pytest.raises(NotImplementedError) as got:
         getattr(tt.nn.functional, fn)(_tt(x), *args)
     assert str(got.value) == str(want.value)
+
+
+# -- random ops: the same seed gives PyTorch's draws (what op_db's wrapper_set_seed compares) -----------
+_RANDOM_CASES = {
+    "randint": lambda lib, x: lib.randint(3, 10, (4, 5)),
+    "randint_like": lambda lib, x: lib.randint_like(x, 2, 7),
+    "rand_like": lambda lib, x: lib.rand_like(x),
+    "randn_like": lambda lib, x: lib.randn_like(x),
+    "normal": lambda lib, x: lib.normal(x, x.abs()),
+    "multinomial": lambda lib, x: lib.multinomial(x[0].abs() + 0.1, 3, replacement=True),
+    "bernoulli": lambda lib, x: lib.bernoulli(x.sigmoid()),
+    "geometric_": lambda lib, x: x.clone().geometric_(0.3),
+    "exponential_": lambda lib, x: x.clone().exponential_(2.0),
+    "dropout": lambda lib, x: lib.nn.functional.dropout(x, 0.4),
+    "dropout2d": lambda lib, x: lib.nn.functional.dropout2d(x[None], 0.5),
+    "alpha_dropout": lambda lib, x: lib.nn.functional.alpha_dropout(x, 0.3, training=True),
+    "rrelu": lambda lib, x: lib.nn.functional.rrelu(x, training=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_RANDOM_CASES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_random_streams_match(name, dtype):
+    x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(3)).to(getattr(torch, dtype))
+    fn = _RANDOM_CASES[name]
+    torch.manual_seed(42)
+    want = fn(torch, x)
+    tt.manual_seed(42)
+    got = fn(tt, _tt(x))
+    _same(got, want)
+
+
+# -- bernoulli(p) and normal(mean, std) are in the graph with zero gradients, as in PyTorch ---------------
+_PARAM_CASES = {
+    "bernoulli": lambda lib, a, b: lib.bernoulli(a.sigmoid()),
+    "normal_tensor_tensor": lambda lib, a, b: lib.normal(a, b.abs()),
+    "normal_tensor_float": lambda lib, a, b: lib.normal(a, 2.0),
+    "normal_float_tensor": lambda lib, a, b: lib.normal(1.5, b.abs()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PARAM_CASES))
+def test_random_parameter_gradients(name):
+    gen = torch.Generator().manual_seed(5)
+    a, b = torch.randn(2, 3, generator=gen, dtype=torch.float64), torch.randn(2, 1, generator=gen)
+    ta, tb = _tt(a).requires_grad_(True), _tt(b).requires_grad_(True)
+    a.requires_grad_(True), b.requires_grad_(True)
+    fn = _PARAM_CASES[name]
+    torch.manual_seed(0)
+    want = fn(torch, a, b)
+    tt.manual_seed(0)
+    got = fn(tt, ta, tb)
+    _same(got, want)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    leaves_t, leaves_tt = (a, b), (ta, tb)
+    cot = torch.randn(want.shape, generator=gen, dtype=want.dtype)
+    g_t = torch.autograd.grad(want, leaves_t, cot, allow_unused=True)
+    g_tt = tt.autograd.grad(got, leaves_tt, _tt(cot), allow_unused=True)
+    for w, g, x in zip(g_t, g_tt, leaves_t):
+        w = torch.zeros_like(x) if w is None else w
+        g = torch.zeros_like(x) if g is None else torch.from_numpy(np.array(g.numpy(), copy=True))
+        torch.testing.assert_close(g, w)
