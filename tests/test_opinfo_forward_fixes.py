@@ -100,3 +100,35 @@ def test_random_parameter_gradients(name):
         w = torch.zeros_like(x) if w is None else w
         g = torch.zeros_like(x) if g is None else torch.from_numpy(np.array(g.numpy(), copy=True))
         torch.testing.assert_close(g, w)
+
+
+# -- a product with an inner dimension of 1 is row-major, as PyTorch's GEMM result: a dropout drawn on
+# it (multi_head_attention_forward with head_dim 1) then takes PyTorch's mask --------------------------
+@pytest.mark.parametrize("fn", ["bmm", "matmul"])
+def test_inner_one_product_layout_and_dropout(fn):
+    gen = torch.Generator().manual_seed(2)
+    q = torch.randn(3, 4, 1, generator=gen, dtype=torch.float64)
+    k = torch.randn(4, 4, 1, generator=gen, dtype=torch.float64)
+    want = getattr(torch, fn)(q.transpose(0, 1), k.transpose(0, 1).transpose(-2, -1))
+    got = getattr(tt, fn)(_tt(q).transpose(0, 1), _tt(k).transpose(0, 1).transpose(-2, -1))
+    assert tuple(got.stride()) == tuple(want.stride())
+    torch.manual_seed(42)
+    want_d = torch.nn.functional.dropout(want.softmax(-1), 0.5)
+    tt.manual_seed(42)
+    _same(tt.nn.functional.dropout(got.softmax(-1), 0.5), want_d)
+
+
+def test_multi_head_attention_dropout_head_dim_one():
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(3, 2, 2, generator=gen, dtype=torch.float64)
+    w_in, b_in = torch.randn(6, 2, generator=gen, dtype=torch.float64), torch.randn(6, generator=gen, dtype=torch.float64)
+    w_out, b_out = torch.randn(2, 2, generator=gen, dtype=torch.float64), torch.randn(2, generator=gen, dtype=torch.float64)
+    args = (2, 2, w_in, b_in, None, None, False, 0.5, w_out, b_out)
+    torch.manual_seed(42)
+    want = torch.nn.functional.multi_head_attention_forward(x, x, x, *args, training=True)
+    tt.manual_seed(42)
+    got = tt.nn.functional.multi_head_attention_forward(_tt(x), _tt(x), _tt(x),
+                                                        *[_tt(a) if isinstance(a, torch.Tensor) else a for a in args],
+                                                        training=True)
+    _same(got[0], want[0])
+    _same(got[1], want[1])
