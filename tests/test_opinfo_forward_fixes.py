@@ -132,3 +132,59 @@ def test_multi_head_attention_dropout_head_dim_one():
                                                         training=True)
     _same(got[0], want[0])
     _same(got[1], want[1])
+
+
+# -- integer arange / linspace from float bounds: PyTorch truncates the bounds (and arange's step) -------
+def _outcome(fn):
+    try:
+        return fn().tolist()
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return type(e).__name__, str(e)
+
+
+_ARANGE = [(0.5, 0.7, 1.0), (0.9, 0.2, -0.5), (3.1,), (0.2, 3.9, 0.9), (2.1, -2.9, -1.0), (0.1, -7.9, -4.0),
+           (1.0, 5.000001, 2.0), (-0.9, 2.1, 2.0), (5, 0, -1.5), (0, 3, 0.5), (-3.5, 3.5, 0.9), (3,)]
+
+
+@pytest.mark.parametrize("args", _ARANGE)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_integer_arange(args, dtype):
+    want = _outcome(lambda: torch.arange(*args, dtype=getattr(torch, dtype)))
+    assert _outcome(lambda: tt.arange(*args, dtype=getattr(tt, dtype))) == want
+
+
+@pytest.mark.parametrize("bounds", [(4.3, 0), (4.3, 50), (4.3, -3), (-3.7, 2.0), (0.5, -0.5), (7.9, -2.9)])
+@pytest.mark.parametrize("steps", [1, 2, 7, 50, 51])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_integer_linspace(bounds, steps, dtype):
+    want = _outcome(lambda: torch.linspace(*bounds, steps, dtype=getattr(torch, dtype)))
+    assert _outcome(lambda: tt.linspace(*bounds, steps, dtype=getattr(tt, dtype))) == want
+
+
+def test_integer_linspace_tensor_bounds():
+    want = torch.linspace(torch.tensor(4.3), torch.tensor(1), 50, dtype=torch.int64)
+    _same(tt.linspace(tt.tensor(4.3), tt.tensor(1), 50, dtype=tt.int64), want)
+
+
+# -- normalize of a 0-d tensor: dim 0 / -1 is its one element -------------------------------------------
+@pytest.mark.parametrize("p", [1.2, 2.0, 1.0, 0.0])
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_normalize_zero_dim(p, dim):
+    x = torch.tensor(-0.9, dtype=torch.float64, requires_grad=True)
+    tx = tt.tensor(-0.9, dtype=tt.float64, requires_grad=True)
+    try:
+        want = torch.nn.functional.normalize(x, p=p, dim=dim)
+    except IndexError as e:
+        with pytest.raises(IndexError, match=__import__("re").escape(str(e))):
+            tt.nn.functional.normalize(tx, p=p, dim=dim)
+        return
+    got = tt.nn.functional.normalize(tx, p=p, dim=dim)
+    _same(got, want)
+    _same(tt.autograd.grad(got, tx)[0], torch.autograd.grad(want, x)[0])
+
+
+def test_normal_takes_layout():
+    torch.manual_seed(3)
+    want = torch.normal(0.3, 1.6, [2, 2], layout=torch.strided, pin_memory=False)
+    tt.manual_seed(3)
+    _same(tt.normal(0.3, 1.6, [2, 2], layout=None, pin_memory=False), want)

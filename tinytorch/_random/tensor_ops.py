@@ -291,8 +291,8 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
-           out=None) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+           requires_grad: bool = False, out=None) -> Tensor:
     """``normal(mean, std, size)`` with floats, or with tensor mean and/or std (PyTorch's compositions:
     N(0, std) plus mean for a tensor mean; N(0, 1) times std plus mean when std is a tensor)."""
     return into_out(_normal_of(mean, std, size, generator, dtype, device, requires_grad), out)
