@@ -104,7 +104,9 @@ def to_tt(x, torch, leaves: dict):
         key = id(x)
         if key in leaves:
             return leaves[key][1]
-        t = tt.from_numpy(x.detach().resolve_conj().resolve_neg().numpy().copy())
+        t = _storage_view(x, torch) if STORAGE_VIEWS[0] else None
+        if t is None:
+            t = tt.from_numpy(x.detach().resolve_conj().resolve_neg().numpy().copy())
         if x.requires_grad:
             t.requires_grad_(True)
             leaves[key] = (x, t)
@@ -130,6 +132,24 @@ def to_tt(x, torch, leaves: dict):
     if isinstance(x, slice):
         return slice(to_tt(x.start, torch, leaves), to_tt(x.stop, torch, leaves), to_tt(x.step, torch, leaves))
     return x
+
+
+# set while converting the samples of an op that addresses its input's storage (as_strided and its
+# family: their sizes, strides and storage offset count from the storage's start, not the tensor's);
+# op_db hands those ops views into a larger storage (base[5:15]), so tinytorch gets the same storage
+# and the same view of it, where every other op gets a plain copy of the values
+STORAGE_VIEWS = [False]
+STORAGE_OPS = frozenset({"as_strided", "as_strided_scatter", "as_strided_copy"})
+
+
+def _storage_view(x, torch):
+    """tinytorch's view of a copy of ``x``'s whole storage with ``x``'s sizes, strides and offset;
+    None when ``x`` is no view into a larger storage."""
+    numel = x.untyped_storage().nbytes() // x.element_size()
+    if x.storage_offset() == 0 and numel == x.numel():
+        return None
+    whole = torch.as_strided(x.detach(), (numel,), (1,), 0).resolve_conj().resolve_neg()
+    return tt.from_numpy(whole.numpy().copy()).as_strided(tuple(x.shape), x.stride(), x.storage_offset())
 
 
 def _TORCH_DTYPES(torch):
@@ -187,10 +207,13 @@ def compare_sample(opinfo, tt_op, sample, torch, backward: bool) -> tuple[str, s
     """(forward verdict, backward verdict): "ok", "skip" or a reason; backward None when not checked."""
     try:
         leaves = {}
+        STORAGE_VIEWS[0] = opinfo.name in STORAGE_OPS
         args = to_tt((sample.input,) + tuple(sample.args), torch, leaves)
         kwargs = to_tt(dict(sample.kwargs), torch, leaves)
     except Unsupported:
         return "skip", None
+    finally:
+        STORAGE_VIEWS[0] = False
     with _quiet():
         try:
             torch.manual_seed(1234)  # random ops draw the same streams in both libraries
