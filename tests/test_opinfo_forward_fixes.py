@@ -12,7 +12,7 @@ def _tt(x):
 
 
 def _same(got, expected):
-    torch.testing.assert_close(torch.from_numpy(np.array(got.detach().numpy(), copy=True)), expected)
+    torch.testing.assert_close(torch.from_numpy(np.array(got.detach().numpy(), copy=True)), expected, equal_nan=True)
 
 
 # -- unfold / fold: PyTorch's im2col and col2im take bool, integers raise ------------------------------
@@ -188,3 +188,30 @@ def test_normal_takes_layout():
     want = torch.normal(0.3, 1.6, [2, 2], layout=torch.strided, pin_memory=False)
     tt.manual_seed(3)
     _same(tt.normal(0.3, 1.6, [2, 2], layout=None, pin_memory=False), want)
+
+
+# -- kthvalue's index among equal values: PyTorch's quickselect, not a stable sort -----------------------
+@pytest.mark.parametrize("seed", range(6))
+def test_kthvalue_tie_index(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        shape = tuple(int(v) for v in rng.integers(1, 9, size=rng.integers(1, 4)))
+        x = rng.integers(-3, 4, size=shape)
+        if seed % 3 == 1:
+            x = x.astype(np.float64)
+            x[rng.random(shape) < 0.2] = np.nan
+        elif seed % 3 == 2:
+            x = x.astype(np.float32)
+        d = int(rng.integers(0, len(shape)))
+        k = int(rng.integers(1, shape[d] + 1))
+        want = torch.kthvalue(torch.from_numpy(x), k, d, keepdim=bool(seed % 2))
+        got = tt.kthvalue(tt.from_numpy(x), k, d, keepdim=bool(seed % 2))
+        _same(got.values, want.values)
+        _same(got.indices, want.indices)
+
+
+def test_kthvalue_long_tied_line():
+    x = torch.ones(1050, dtype=torch.float64)
+    x[::7] = 0.0
+    for k in (1, 150, 151, 500, 1050):
+        _same(tt.kthvalue(_tt(x), k).indices, torch.kthvalue(x, k).indices)

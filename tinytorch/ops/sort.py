@@ -14,6 +14,7 @@ from ._batching import composite
 from ._record import OUT, _State, edge, record
 from ._registry import op
 from ._util import normalize_dims
+from ._select import kth_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
@@ -149,10 +150,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, kee
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "kthvalue")
 
-    def pos(n, d, *rest):
+    def pos(n, d, x=None, order=None):
         if not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-        return k - 1
+        return k - 1 if x is None else kth_indices(x, order, k - 1, d)  # PyTorch's index among ties
     return _pick_position(input, dim, keepdim, pos, "KthvalueBackward0", kthvalue_result, "kthvalue")
 
 
