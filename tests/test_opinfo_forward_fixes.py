@@ -215,3 +215,28 @@ def test_kthvalue_long_tied_line():
     x[::7] = 0.0
     for k in (1, 150, 151, 500, 1050):
         _same(tt.kthvalue(_tt(x), k).indices, torch.kthvalue(x, k).indices)
+
+
+# -- topk's indices among equal values: libstdc++'s nth_element + sort, or partial_sort when k * 64 <= n --
+@pytest.mark.parametrize("n, k", [(10, 3), (5, 5), (40, 20), (40, 17), (200, 3), (128, 2), (300, 30), (70, 1)])
+def test_topk_tie_indices(n, k):
+    rng = np.random.default_rng(n * 100 + k)
+    for t in range(12):
+        x = rng.integers(-3, 4, size=(3, n))
+        if t % 3 == 0:
+            x = x.astype(np.float64)
+            x[rng.random(x.shape) < 0.1] = np.nan
+        elif t % 3 == 1:
+            x = x > 0
+        if x.dtype == np.bool_:
+            with pytest.raises(RuntimeError, match="topk does not support bool dtypes on CPU"):
+                torch.topk(torch.from_numpy(x), k, 1)
+            with pytest.raises(RuntimeError, match="topk does not support bool dtypes on CPU"):
+                tt.topk(tt.from_numpy(x), k, 1)
+            continue
+        for largest in (True, False):
+            for srt in (True, False):
+                want = torch.topk(torch.from_numpy(x), k, 1, largest, srt)
+                got = tt.topk(tt.from_numpy(x), k, 1, largest, srt)
+                _same(got.indices, want.indices)
+                _same(got.values, want.values)

@@ -14,7 +14,7 @@ from ._batching import composite
 from ._record import OUT, _State, edge, record
 from ._registry import op
 from ._util import normalize_dims
-from ._select import kth_indices
+from ._select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
@@ -116,10 +116,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if x.ndim == 0:
         v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0")
         return topk_result(v, i)
-    idx = np.take(_argsort(x, d, largest), np.arange(k), axis=d)
+    idx = topk_indices(x, _argsort(x, d, largest), k, d, largest, sorted)  # PyTorch's order among ties
     v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0")
     return topk_result(v, i)
 
