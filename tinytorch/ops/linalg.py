@@ -131,7 +131,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
             # einsum's outer-product loop is about twice as fast as a broadcast multiply here
             return np.einsum("i,j->ij", a[:, 0], b[0])
-        return np.multiply(a, b)
+        # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
+        # layout decides the order in which a later random fill, e.g. dropout's, draws)
+        return np.multiply(a, b, order="C")
     return np.matmul(a, b)
 
 
