@@ -37,21 +37,28 @@ _EXP_POLY = (_bits(0x3C07CFCE), _bits(0x3D2B9D0D), _bits(0x3E2AAD40), _bits(0x3E
 _ONE, _HALF, _TWO = _F32(1), _F32(0.5), _F32(2)
 
 
-def _exp_nonpositive(z: np.ndarray) -> np.ndarray:
-    """oneDNN's float32 exp for z <= 0 (z is overwritten): 2 * 2^(n-1) * poly(r), n = floor(z log2 e + 1/2),
-    r = z - n ln 2; 0 below ln(FLT_MIN)."""
-    under = z < _LN_FLT_MIN
-    np.maximum(z, _LN_FLT_MIN, out=z)
-    n = z * _LOG2E
+def _exp_nonpositive_(z: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """oneDNN's float32 exp for z <= 0, in place in ``z`` (``work``: a scratch array of z's shape):
+    2 * 2^(n-1) * poly(r), n = floor(z log2 e + 1/2), r = z - n ln 2; 0 below ln(FLT_MIN). In-place
+    passes throughout: a fresh array costs about as much as two passes over one."""
+    under = None
+    if z.size and z.min() < _LN_FLT_MIN:
+        under = z < _LN_FLT_MIN
+        np.maximum(z, _LN_FLT_MIN, out=z)
+    n = work
+    np.multiply(z, _LOG2E, out=n)
     n += _HALF
     np.floor(n, out=n)
-    r = n * _LN2
-    np.subtract(z, r, out=r)
     scale = n.astype(np.int32)
     scale += 126  # the biased exponent of 2^(n-1)
     scale <<= 23
-    scale[under] = 0
-    y = r * _EXP_POLY[0]
+    if under is not None:
+        scale[under] = 0
+    r = n
+    r *= _LN2
+    np.subtract(z, r, out=r)
+    y = z
+    np.multiply(r, _EXP_POLY[0], out=y)
     y += _EXP_POLY[1]
     for c in _EXP_POLY[2:]:
         y *= r
@@ -68,10 +75,11 @@ def _erf_parts(s: np.ndarray):
     t *= _AS_P
     t += _ONE
     np.divide(_ONE, t, out=t)
-    z = x * x
-    np.negative(z, out=z)
-    q = _exp_nonpositive(z)
-    poly = t * _AS_POLY[0]
+    q = np.multiply(x, x)
+    np.negative(q, out=q)
+    poly = np.empty_like(t)
+    _exp_nonpositive_(q, poly)
+    np.multiply(t, _AS_POLY[0], out=poly)
     poly += _AS_POLY[1]
     for c in _AS_POLY[2:]:
         poly *= t
@@ -86,10 +94,10 @@ def _erf_parts(s: np.ndarray):
 def gelu_forward(s: np.ndarray):
     """(gelu(s), erf(s / sqrt 2), exp(-s^2 / 2)) for a float32 array; the last two serve the backward."""
     erf, q = _erf_parts(s)
-    half_s = (s * _HALF).astype(np.float64)
     out = erf.astype(np.float64)
     out += 1.0
-    out *= half_s  # S (1 + erf) = S + S erf, rounded once as the kernel's fused multiply-add
+    out *= s
+    out *= 0.5  # S (1 + erf), S = s / 2: S + S erf rounded once, as the kernel's fused multiply-add
     return out.astype(_F32), erf, q
 
 
