@@ -49,7 +49,8 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
         m = np.max(s, axis=-1, keepdims=True)
     if not masked or np.isfinite(m).all():
         # no -inf anywhere, or every row's maximum finite (so every denominator >= 1): the plain softmax
-        e = np.exp(s - m, out=s)
+        np.subtract(s, m, out=s)  # in place: a fresh (B, H, L, S) array costs about two passes over one
+        e = np.exp(s, out=s)
         e /= e.sum(axis=-1, keepdims=True)
         return e
     m = np.where(np.isfinite(m), m, 0)
