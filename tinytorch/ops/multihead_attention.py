@@ -76,8 +76,11 @@ def _in_projection_packed(q, k, v, w, b):
     from ..nn.functional import linear
     E = q.shape[-1]
     if k is v and q is k:
+        # PyTorch's steps: one contiguous (3, L, N, E) copy, so that each of Q, K, V is contiguous and the
+        # head split after it is a view (slices of the projection would be copied once per tensor there)
         proj = linear(q, w, b)
-        return proj[..., :E], proj[..., E:2 * E], proj[..., 2 * E:]
+        proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return proj[0], proj[1], proj[2]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
