@@ -129,3 +129,56 @@ def test_layer_norm_and_gelu_double_backward_match_pytorch():
         results.append((gx.detach().numpy(), ggx.numpy()))
     for a, c in zip(*results):
         np.testing.assert_allclose(a, c, rtol=1e-10, atol=1e-12)
+
+
+def _graph_levels(fn, depth=14):
+    """grad_fn names reachable from ``fn``, level by level (each level sorted)."""
+    levels, frontier, seen = [], [fn], set()
+    for _ in range(depth):
+        names, nxt = [], []
+        for f in frontier:
+            if f is None or id(f) in seen:
+                continue
+            seen.add(id(f))
+            names.append(type(f).__name__)
+            nxt += [g for g, _ in f.next_functions if g is not None and type(g).__name__ != "AccumulateGrad"]
+        levels.append(sorted(names))
+        frontier = nxt
+    return levels
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_self_attention_graph_and_values_match_pytorch(batch_first):
+    """MultiheadAttention's self-attention takes PyTorch's steps: one contiguous copy of the packed
+    projection, views for the head split, the flash output laid out as the query (so the merge is a
+    view): the whole graph matches PyTorch's, level by level, and the values and gradients."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 6, 16)).astype(np.float32)
+    g = rng.standard_normal((4, 6, 16)).astype(np.float32)
+    mask = np.triu(np.full((6, 6), -np.inf, np.float32), 1)
+    runs = []
+    for lib in (tt, torch):
+        lib.manual_seed(0)
+        m = lib.nn.MultiheadAttention(16, 4, batch_first=batch_first)
+        xx = lib.tensor(x, requires_grad=True)
+        out = m(xx, xx, xx, need_weights=False, attn_mask=lib.tensor(mask), is_causal=True)[0]
+        out.backward(lib.tensor(g))
+        runs.append((_graph_levels(out.grad_fn), out.detach().numpy(), xx.grad.numpy(), m.in_proj_weight.grad.numpy()))
+    assert runs[0][0] == runs[1][0]
+    for a, c in zip(runs[0][1:], runs[1][1:]):
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+
+
+def test_flash_attention_output_strides_follow_the_query():
+    rng = np.random.default_rng(6)
+    base = rng.standard_normal((32, 16, 64)).astype(np.float32)
+    kv = rng.standard_normal((16, 4, 32, 16)).astype(np.float32)
+    for lib in (tt, torch):
+        q = lib.tensor(base).view(32, 64, 16).transpose(0, 1).view(16, 4, 32, 16)
+        out = lib.nn.functional.scaled_dot_product_attention(q, lib.tensor(kv), lib.tensor(kv), is_causal=True)
+        if lib is tt:
+            got = (tuple(out.stride()), out.is_contiguous(), out.numpy())
+        else:
+            want = (tuple(out.stride()), out.is_contiguous(), out.numpy())
+    assert got[:2] == want[:2]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-5, atol=1e-6)

@@ -235,7 +235,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             drawn = _draws.bernoulli_scalar(_engine(None), p.size, 1 - dropout_p).reshape(p.shape)
             keep = drawn.astype(q.dtype) / q.dtype.type(1 - dropout_p)
         p = p * keep
-    out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
+    if flash and q.ndim == 4 and not q.flags.c_contiguous:
+        # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
+        # permute of it is then contiguous, and its reshape a view)
+        out = np.empty_like(q)
+        np.copyto(out, np.matmul(p, vr), casting="unsafe")
+    else:
+        out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
     if not grad:
         return _make(out)
     cls = ScaledDotProductFlashAttentionForCpuBackward0 if flash else (MmBackward0 if out.ndim == 2

@@ -194,9 +194,10 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    # views, as PyTorch's code takes them (ViewBackward0 in its graph): splitting dim 0 always is one
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
