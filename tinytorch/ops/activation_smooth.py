@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from . import _gelu_f32
+from . import _gelu_onednn
 from ._batching import composite
 from ._registry import op
 from ._util import opmath
@@ -73,7 +73,7 @@ class GeluBackward0(Node):
         if not _State.enabled:  # no graph of the gradient: the same formula on arrays
             xd = x._data
             if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
-                return (_make(_gelu_f32.gelu_backward(g._data, xd, self.erf, self.exp_half_sq)),)
+                return (_make(_gelu_onednn.gelu_backward(g._data, xd, self.erf, self.exp_half_sq)),)
             erf = self.erf if self.erf is not None else _erf_array(xd / xd.dtype.type(_SQRT_2))
             cdf = (erf + 1) * xd.dtype.type(0.5)
             pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
@@ -99,7 +99,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         out = 0.5 * x * (1 + np.tanh(inner))
     elif storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
         # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
-        out, erf, exp_half_sq = _gelu_f32.gelu_forward(storage)
+        out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
         return _one_input(input, out, GeluBackward0, approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
     else:
         erf = _erf_array(x / _SQRT_2)
