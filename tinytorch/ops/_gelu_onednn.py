@@ -4,10 +4,11 @@ PyTorch hands a contiguous float32 GELU (``approximate="none"``, more than one e
 ``eltwise_gelu_erf``, whose AVX2 kernel evaluates erf by Abramowitz and Stegun's formula 7.1.26
 (erf(a) = 1 - t (p1 + p2 t + ... + p5 t^4) exp(-a^2), t = 1 / (1 + p a)) with its own float32 exp
 (a degree-5 polynomial after the reduction by ln 2). The functions here follow those steps with the
-same float32 constants, one float32 numpy pass each, so they cost a fraction of the float64 erf they
-replace (~4x less on the GPT block's (16, 32, 256)) and land on PyTorch's float32 values far more
-often: 80% bit for bit and 93% within one ulp on N(0, 4) inputs, where the float64 erf rounded to
-float32 gives 30% and 58%. The kernel's fused multiply-adds are single float32 roundings here except
+same float32 constants, one in-place float32 numpy pass each. On a (16, 32, 256) input that costs
+0.85 ms whatever the values, where the float64 erf they replace took 1.1 ms for N(0, 1/4) inputs,
+1.4 ms for N(0, 1) and 3.3 ms for N(0, 4) (its erfc branch); and the results land on PyTorch's float32
+values far more often: 80% bit for bit and 93% within one ulp on N(0, 4) inputs, where the float64 erf
+rounded to float32 gives 30% and 58%. The kernel's fused multiply-adds are single float32 roundings here except
 the last one (S + S erf, computed in float64 and rounded once), where the cancellation for negative
 inputs would otherwise cost many ulps.
 
