@@ -109,3 +109,6 @@ __all__ += ["CrossMapLRN2d"]
 from .loss import MultiLabelMarginLoss  # noqa: E402
 
 __all__ += ["MultiLabelMarginLoss"]
+from .container import ParameterDict, ParameterList  # noqa: E402
+
+__all__ += ["ParameterList", "ParameterDict"]

@@ -285,3 +285,7 @@ class ModuleDict(Module):
             if len(pair) != 2:
                 raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
             self[pair[0]] = pair[1]
+
+
+# PyTorch's container.py holds the parameter containers too (here in their own file, for length)
+from ._parameter_containers import ParameterDict, ParameterList  # noqa: E402,F401
