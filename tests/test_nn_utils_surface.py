@@ -1,0 +1,177 @@
+"""nn.utils against PyTorch: hooks-based weight_norm/spectral_norm (and their removal, warnings,
+errors), conv/linear + batch-norm fusion, skip_init, stateless.functional_call."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+torch = pytest.importorskip("torch")
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+def _load(dst, src):
+    """Copy PyTorch module ``src``'s parameters and buffers into tinytorch module ``dst``."""
+    dst.load_state_dict({k: tt.tensor(v.numpy()) for k, v in src.state_dict().items()})
+
+
+def _raises_same(fn_torch, fn_tt):
+    with pytest.raises(Exception) as expected:
+        fn_torch()
+    with pytest.raises(type(expected.value)) as got:
+        fn_tt()
+    assert str(got.value).replace("tinytorch", "torch") == str(expected.value)
+
+
+def _warning(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, None])
+def test_weight_norm_hooks(dim):
+    torch.manual_seed(0)
+    tt.manual_seed(0)
+    a, wa = _warning(lambda: torch.nn.utils.weight_norm(torch.nn.Conv2d(3, 4, 3), dim=dim))
+    b, wb = _warning(lambda: tt.nn.utils.weight_norm(tt.nn.Conv2d(3, 4, 3), dim=dim))
+    assert wa == wb
+    assert list(a.state_dict()) == list(b.state_dict())
+    for k, v in a.state_dict().items():  # same seed, same init; g is a norm (summation order differs)
+        np.testing.assert_allclose(b.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=0)
+    np.testing.assert_allclose(_np(b.weight), _np(a.weight), rtol=1e-6, atol=1e-7)
+    x = torch.randn(2, 3, 6, 6)
+    ya, yb = a(x), b(tt.tensor(x.numpy()))
+    np.testing.assert_allclose(_np(yb), _np(ya), rtol=1e-5, atol=1e-6)
+    ya.square().sum().backward()
+    yb.square().sum().backward()
+    for n in ("weight_g", "weight_v", "bias"):
+        np.testing.assert_allclose(getattr(b, n).grad.numpy(), getattr(a, n).grad.numpy(), rtol=1e-4, atol=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        _raises_same(lambda: torch.nn.utils.weight_norm(a, dim=dim), lambda: tt.nn.utils.weight_norm(b, dim=dim))
+    torch.nn.utils.remove_weight_norm(a)
+    tt.nn.utils.remove_weight_norm(b)
+    assert list(a.state_dict()) == list(b.state_dict())
+    assert type(b.weight) is tt.nn.Parameter and not b._forward_pre_hooks
+    np.testing.assert_allclose(_np(b.weight), _np(a.weight), rtol=1e-6, atol=1e-7)
+    _raises_same(lambda: torch.nn.utils.remove_weight_norm(a), lambda: tt.nn.utils.remove_weight_norm(b))
+
+
+@pytest.mark.parametrize("make, kw", [("Linear", dict(in_features=5, out_features=3)),
+                                      ("Conv2d", dict(in_channels=2, out_channels=4, kernel_size=3)),
+                                      ("ConvTranspose2d", dict(in_channels=2, out_channels=4, kernel_size=3))])
+def test_spectral_norm_hooks(make, kw):
+    torch.manual_seed(1)
+    tt.manual_seed(1)
+    a, wa = _warning(lambda: torch.nn.utils.spectral_norm(getattr(torch.nn, make)(**kw), n_power_iterations=2))
+    b, wb = _warning(lambda: tt.nn.utils.spectral_norm(getattr(tt.nn, make)(**kw), n_power_iterations=2))
+    assert wa == wb == []
+    assert list(a.state_dict()) == list(b.state_dict())
+    for k, v in a.state_dict().items():  # the random u, v drawn from the same stream
+        np.testing.assert_allclose(b.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=1e-7)
+    shape = (2, 5) if make == "Linear" else (2, 2, 5, 5)
+    for step in range(3):
+        if step == 2:
+            a.eval()
+            b.eval()
+        x = torch.randn(*shape)
+        ya, yb = a(x), b(tt.tensor(x.numpy()))
+        np.testing.assert_allclose(_np(yb), _np(ya), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(b.weight_u.numpy(), a.weight_u.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.weight_v.numpy(), a.weight_v.numpy(), rtol=1e-5, atol=1e-6)
+    ya.square().sum().backward()
+    yb.square().sum().backward()
+    np.testing.assert_allclose(b.weight_orig.grad.numpy(), a.weight_orig.grad.numpy(), rtol=1e-4, atol=1e-5)
+    _raises_same(lambda: torch.nn.utils.spectral_norm(a), lambda: tt.nn.utils.spectral_norm(b))
+    torch.nn.utils.remove_spectral_norm(a)
+    tt.nn.utils.remove_spectral_norm(b)
+    assert list(a.state_dict()) == list(b.state_dict())
+    np.testing.assert_allclose(_np(b.weight), _np(a.weight), rtol=1e-5, atol=1e-6)
+    _raises_same(lambda: torch.nn.utils.remove_spectral_norm(a), lambda: tt.nn.utils.remove_spectral_norm(b))
+
+
+def test_spectral_norm_errors():
+    _raises_same(lambda: torch.nn.utils.spectral_norm(torch.nn.Linear(2, 2), n_power_iterations=0),
+                 lambda: tt.nn.utils.spectral_norm(tt.nn.Linear(2, 2), n_power_iterations=0))
+    _raises_same(lambda: torch.nn.utils.spectral_norm(torch.nn.Linear(2, 2, bias=False), name="bias"),
+                 lambda: tt.nn.utils.spectral_norm(tt.nn.Linear(2, 2, bias=False), name="bias"))
+
+
+def _bn(lib, n, seed):
+    lib.manual_seed(seed)
+    bn = lib.nn.BatchNorm2d(n) if lib is torch else tt.nn.BatchNorm2d(n)
+    with lib.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-1, 1)
+    return bn.eval()
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_fuse_conv_bn_eval(transpose):
+    results = []
+    for lib in (torch, tt):
+        lib.manual_seed(3)
+        conv = (lib.nn.ConvTranspose2d(3, 4, 3) if transpose else lib.nn.Conv2d(3, 4, 3)).eval()
+        bn = _bn(lib, 4, 4)
+        fused = lib.nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        assert fused is not conv and type(fused.weight).__name__ == "Parameter"
+        results.append((_np(fused.weight), _np(fused.bias), fused.weight.requires_grad))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+    assert results[0][2] == results[1][2]
+
+
+def test_fuse_linear_bn_and_weights():
+    out = []
+    for lib in (torch, tt):
+        lib.manual_seed(5)
+        lin = lib.nn.Linear(3, 4, bias=False).eval()
+        bn = lib.nn.BatchNorm1d(4).eval()
+        with lib.no_grad():
+            bn.running_var.uniform_(0.5, 2)
+            bn.running_mean.uniform_(-1, 1)
+        fused = lib.nn.utils.fuse_linear_bn_eval(lin, bn)
+        w, b = lib.nn.utils.fuse_conv_bn_weights(lin.weight, None, bn.running_mean, bn.running_var, 1e-3, None, None)
+        out.append([_np(fused.weight), _np(fused.bias), _np(w), _np(b), b.requires_grad])
+    for x, y in zip(out[0], out[1]):
+        np.testing.assert_array_equal(y, x)
+    _raises_same(lambda: torch.nn.utils.fuse_linear_bn_eval(torch.nn.Linear(2, 3).eval(), torch.nn.BatchNorm1d(2)),
+                 lambda: tt.nn.utils.fuse_linear_bn_eval(tt.nn.Linear(2, 3).eval(), tt.nn.BatchNorm1d(2)))
+    _raises_same(lambda: torch.nn.utils.fuse_linear_bn_eval(torch.nn.Linear(2, 3).eval(),
+                                                            torch.nn.BatchNorm1d(2).eval()),
+                 lambda: tt.nn.utils.fuse_linear_bn_eval(tt.nn.Linear(2, 3).eval(), tt.nn.BatchNorm1d(2).eval()))
+
+
+def test_skip_init():
+    torch.manual_seed(7)
+    tt.manual_seed(7)
+    a = torch.nn.utils.skip_init(torch.nn.Linear, 4, out_features=3)
+    b = tt.nn.utils.skip_init(tt.nn.Linear, 4, out_features=3)
+    assert repr(a) == repr(b) and list(a.state_dict()) == list(b.state_dict())
+    assert type(b.weight) is tt.nn.Parameter and b.weight.shape == (3, 4)
+    # nothing was drawn from the random stream
+    np.testing.assert_array_equal(tt.randn(5).numpy(), torch.randn(5).numpy())
+    _raises_same(lambda: torch.nn.utils.skip_init(int), lambda: tt.nn.utils.skip_init(int))
+    _raises_same(lambda: torch.nn.utils.skip_init(torch.nn.ReLU), lambda: tt.nn.utils.skip_init(tt.nn.ReLU))
+
+
+def test_stateless_functional_call():
+    torch.manual_seed(8)
+    tt.manual_seed(8)
+    a, b = torch.nn.Linear(3, 2), tt.nn.Linear(3, 2)
+    w = torch.randn(2, 3)
+    x = torch.randn(4, 3)
+    ya, wa = _warning(lambda: torch.nn.utils.stateless.functional_call(a, {"weight": w}, (x,)))
+    yb, wb = _warning(lambda: tt.nn.utils.stateless.functional_call(b, {"weight": tt.tensor(w.numpy())},
+                                                                     (tt.tensor(x.numpy()),)))
+    assert wa == wb
+    np.testing.assert_allclose(_np(yb), _np(ya), rtol=1e-6)
+    np.testing.assert_array_equal(_np(b.weight), _np(a.weight))  # the module's own weight is back
