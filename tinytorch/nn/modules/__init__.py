@@ -112,3 +112,6 @@ __all__ += ["MultiLabelMarginLoss"]
 from .container import ParameterDict, ParameterList  # noqa: E402
 
 __all__ += ["ParameterList", "ParameterDict"]
+from .loss import TripletMarginWithDistanceLoss  # noqa: E402
+
+__all__ += ["TripletMarginWithDistanceLoss"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...tensor import Tensor
 from .. import functional as F
 from .._reduction import legacy_get_string
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -190,6 +191,26 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), ``d`` any distance function
+    (a ``PairwiseDistance`` module by default)."""
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
