@@ -4,5 +4,6 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from . import parallel  # noqa: F401,E402
+from .parallel import DataParallel  # noqa: E402
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils"] + _modules_all
+__all__ = ["DataParallel", "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils"] + _modules_all

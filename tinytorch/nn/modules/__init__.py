@@ -115,3 +115,6 @@ __all__ += ["ParameterList", "ParameterDict"]
 from .loss import TripletMarginWithDistanceLoss  # noqa: E402
 
 __all__ += ["TripletMarginWithDistanceLoss"]
+from .batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["SyncBatchNorm"]
