@@ -121,3 +121,6 @@ __all__ += ["SyncBatchNorm"]
 from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
