@@ -99,3 +99,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+# PyTorch's parametrizations.py holds orthogonal too (here in its own file, for length)
+from ._orthogonal import orthogonal  # noqa: E402
+
+__all__ += ["orthogonal"]
