@@ -73,6 +73,7 @@ def test_spectral_norm_hooks(make, kw):
     b, wb = _warning(lambda: tt.nn.utils.spectral_norm(getattr(tt.nn, make)(**kw), n_power_iterations=2))
     assert wa == wb == []
     assert list(a.state_dict()) == list(b.state_dict())
+    assert dict(a.state_dict()._metadata) == dict(b.state_dict()._metadata)  # {"spectral_norm": {...: 1}}
     for k, v in a.state_dict().items():  # the random u, v drawn from the same stream
         np.testing.assert_allclose(b.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=1e-7)
     shape = (2, 5) if make == "Linear" else (2, 2, 5, 5)
@@ -92,6 +93,7 @@ def test_spectral_norm_hooks(make, kw):
     torch.nn.utils.remove_spectral_norm(a)
     tt.nn.utils.remove_spectral_norm(b)
     assert list(a.state_dict()) == list(b.state_dict())
+    assert dict(a.state_dict()._metadata) == dict(b.state_dict()._metadata)
     np.testing.assert_allclose(_np(b.weight), _np(a.weight), rtol=1e-5, atol=1e-6)
     _raises_same(lambda: torch.nn.utils.remove_spectral_norm(a), lambda: tt.nn.utils.remove_spectral_norm(b))
 

@@ -3,17 +3,19 @@
 sets ``<name> = <name>_orig / sigma``, with one power-iteration step (v, then u) per training call.
 ``parametrizations.spectral_norm`` is the newer spelling.
 
-Not done: PyTorch's state_dict metadata ("spectral_norm" version) and the loading of version-0
-state_dicts (which held ``<name>`` instead of ``<name>_v``)."""
+The state_dict's metadata records ``{"spectral_norm": {"<name>.version": 1}}`` as PyTorch's does. Not
+done: loading version-0 state_dicts (PyTorch < 1.1, which held ``<name>`` instead of ``<name>_v``):
+tinytorch modules have no load_state_dict pre-hooks."""
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from ..modules._hooks import add_hook
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 
-__all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormStateDictHook", "spectral_norm", "remove_spectral_norm"]
 
 
 class SpectralNorm:
@@ -90,7 +92,22 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        add_hook(module._state_dict_hooks, SpectralNormStateDictHook(fn), False)
         return fn
+
+
+class SpectralNormStateDictHook:
+    """Writes the spectral-norm version into the module's state_dict metadata."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata) -> None:
+        versions = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
 
 
 def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12,
@@ -111,4 +128,8 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
             break
     else:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    for key, hook in module._state_dict_hooks.items():
+        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
+            del module._state_dict_hooks[key]
+            break
     return module
