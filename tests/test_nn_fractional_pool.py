@@ -133,3 +133,28 @@ def test_errors():
         for kw in (dict(), dict(output_size=3, output_ratio=0.5), dict(output_ratio=1.5), dict(output_ratio=0)):
             _raises_same(lambda: getattr(torch.nn, f"FractionalMaxPool{nd}d")(2, **kw),
                          lambda: getattr(tt.nn, f"FractionalMaxPool{nd}d")(2, **kw))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision(dtype):
+    # the window sequence is computed in the input's dtype, as PyTorch's kernel does
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 70, 90).to(getattr(torch, dtype))
+    torch.manual_seed(6)
+    tt.manual_seed(6)
+    xa = x.clone().requires_grad_()
+    xb = tt.tensor(x.float().numpy()).to(getattr(tt, dtype)).requires_grad_()
+    ya, ia = torch.nn.functional.fractional_max_pool2d(xa, 2, output_size=(50, 61), return_indices=True)
+    yb, ib = tt.nn.functional.fractional_max_pool2d(xb, 2, output_size=(50, 61), return_indices=True)
+    np.testing.assert_array_equal(ib.numpy(), ia.numpy())
+    np.testing.assert_array_equal(yb.detach().float().numpy(), ya.detach().float().numpy())
+    ya.float().sum().backward()
+    yb.float().sum().backward()
+    np.testing.assert_array_equal(xb.grad.float().numpy(), xa.grad.float().numpy())
+
+
+def test_empty_batch():
+    x = torch.randn(0, 1, 4, 5, 4)
+    ya = torch.nn.functional.fractional_max_pool3d(x, (2, 2, 1), output_size=2)
+    yb = tt.nn.functional.fractional_max_pool3d(tt.tensor(x.numpy()), (2, 2, 1), output_size=2)
+    assert yb.shape == tuple(ya.shape)

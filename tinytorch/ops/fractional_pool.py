@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_NP
 from .._random import draws as _draws
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
@@ -118,7 +119,7 @@ def _fractional_max_pool(input: Tensor, kernel_size, output_size, samples, nd: i
         shape = [n, c] + [1] * nd
         shape[2 + d] = out[d]
         corner = corner + starts[d].reshape(shape) * strides[d]
-    planes = xb.reshape(n * c, -1)
+    planes = xb.reshape(n * c, int(np.prod(size)))
     row = np.arange(n * c, dtype=np.int64).reshape((n, c) + (1,) * nd)
     best = np.full(corner.shape, -np.inf, dtype=x.dtype)
     best_idx = corner.copy()
@@ -157,7 +158,7 @@ def _samples(input: Tensor, samples, nd: int):
     n_batch = 1 if input.dim() == nd + 1 else input.size(0)
     shape = (n_batch, input.size(-nd - 1), nd)
     npd = input._data.dtype
-    if npd.kind != "f":
+    if npd not in FLOATING_NP:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_torch_name(npd)}'")
     return _make(_draws.uniform_values(_engine(None), int(np.prod(shape)), npd, 0.0, 1.0).reshape(shape))
 
