@@ -34,7 +34,7 @@ def _warning(fn):
     return out, [(w.category, str(w.message)) for w in caught]
 
 
-@pytest.mark.parametrize("dim", [0, 1, -1, None])
+@pytest.mark.parametrize("dim", [0, 1, 3, -1, None])
 def test_weight_norm_hooks(dim):
     torch.manual_seed(0)
     tt.manual_seed(0)
@@ -45,6 +45,7 @@ def test_weight_norm_hooks(dim):
     for k, v in a.state_dict().items():  # same seed, same init; g is a norm (summation order differs)
         np.testing.assert_allclose(b.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=0)
     np.testing.assert_allclose(_np(b.weight), _np(a.weight), rtol=1e-6, atol=1e-7)
+    assert type(b.weight.grad_fn).__name__ == type(a.weight.grad_fn).__name__  # the fused node for dim 0/last
     x = torch.randn(2, 3, 6, 6)
     ya, yb = a(x), b(tt.tensor(x.numpy()))
     np.testing.assert_allclose(_np(yb), _np(ya), rtol=1e-5, atol=1e-6)
@@ -177,3 +178,28 @@ def test_stateless_functional_call():
     assert wa == wb
     np.testing.assert_allclose(_np(yb), _np(ya), rtol=1e-6)
     np.testing.assert_array_equal(_np(b.weight), _np(a.weight))  # the module's own weight is back
+
+
+@pytest.mark.parametrize("shape, dim", [((4, 3, 2, 2), 0), ((4, 3, 2, 2), 3), ((4, 3, 2, 2), 1),
+                                        ((4, 3, 2, 2), -1), ((5,), 0), ((3, 4), 1)])
+def test_weight_norm_primitive(shape, dim):
+    """torch._weight_norm and torch.norm_except_dim: values, grad_fn, first and second derivatives."""
+    torch.manual_seed(0)
+    v = torch.randn(*shape, dtype=torch.float64)
+    g = torch.norm_except_dim(v, 2, dim) * 1.3
+    np.testing.assert_allclose(tt.norm_except_dim(tt.tensor(v.numpy()), 2, dim).numpy(), (g / 1.3).numpy(),
+                               rtol=1e-14)
+    va, ga = v.clone().requires_grad_(), g.clone().requires_grad_()
+    vb, gb = tt.tensor(v.numpy(), requires_grad=True), tt.tensor(g.numpy(), requires_grad=True)
+    wa, wb = torch._weight_norm(va, ga, dim), tt._weight_norm(vb, gb, dim)
+    assert type(wb.grad_fn).__name__ == type(wa.grad_fn).__name__
+    np.testing.assert_allclose(_np(wb), _np(wa), rtol=1e-13, atol=1e-14)
+    c = torch.randn(wa.shape, dtype=torch.float64)
+    ha = torch.autograd.grad((wa * c).sum(), (va, ga), create_graph=True)
+    hb = tt.autograd.grad((wb * tt.tensor(c.numpy())).sum(), (vb, gb), create_graph=True)
+    for x, y in zip(ha, hb):
+        np.testing.assert_allclose(_np(y), _np(x), rtol=1e-12, atol=1e-13)
+    sa = torch.autograd.grad(sum((h * h).sum() for h in ha), (va, ga))
+    sb = tt.autograd.grad(sum((h * h).sum() for h in hb), (vb, gb))
+    for x, y in zip(sa, sb):
+        np.testing.assert_allclose(_np(y), _np(x), rtol=1e-11, atol=1e-12)

@@ -8,7 +8,7 @@ import warnings
 
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
-from .parametrizations import _norm_except_dim
+from ...ops.weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -28,7 +28,7 @@ class WeightNorm:
     def compute_weight(self, module: Module):
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
-        return v * (g / _norm_except_dim(v, self.dim))
+        return _weight_norm(v, g, self.dim)
 
     @staticmethod
     def apply(module: Module, name: str, dim: int) -> WeightNorm:
@@ -43,7 +43,7 @@ class WeightNorm:
             raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to "
                              "run the dummy forward before applying weight normalization")
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, fn.dim).data))
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
