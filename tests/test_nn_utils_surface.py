@@ -203,3 +203,24 @@ def test_weight_norm_primitive(shape, dim):
     sb = tt.autograd.grad(sum((h * h).sum() for h in hb), (vb, gb))
     for x, y in zip(sa, sb):
         np.testing.assert_allclose(_np(y), _np(x), rtol=1e-11, atol=1e-12)
+
+
+def test_utils_names_are_pytorchs():
+    assert sorted(tt.nn.utils.__all__) == sorted(torch.nn.utils.__all__)
+
+
+def test_convert_weight_memory_format():
+    out = []
+    for lib in (torch, tt):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.Sequential(lib.nn.ConvTranspose2d(4, 2, 2)),
+                              lib.nn.Conv3d(2, 3, 2), lib.nn.Linear(2, 2))
+        before = [p.detach().numpy().copy() for p in m.parameters()]
+        weight = m[0].weight
+        assert lib.nn.utils.convert_conv2d_weight_memory_format(m, lib.channels_last) is m
+        lib.nn.utils.convert_conv3d_weight_memory_format(m, lib.channels_last_3d)
+        assert m[0].weight is weight  # the same Parameter, relaid
+        for b, p in zip(before, m.parameters()):
+            np.testing.assert_array_equal(p.detach().numpy(), b)
+        out.append([p.stride() for p in m.parameters()])
+    assert [tuple(s) for s in out[1]] == [tuple(s) for s in out[0]]
