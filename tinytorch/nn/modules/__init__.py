@@ -124,3 +124,7 @@ __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+from .loss import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
