@@ -1,5 +1,6 @@
 """ParameterList and ParameterDict against PyTorch's: registration, state_dict keys, wrapping of
 tensors, indexing and the dict methods, repr, and error messages."""
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -139,3 +140,24 @@ def test_state_dict_round_trip():
         sd[k] = sd[k] + 1
     b.load_state_dict(sd)
     np.testing.assert_array_equal(b.pd["y"].detach().numpy(), a.pd["y"].detach().numpy() + 1)
+
+
+def test_deprecated_container_and_nllloss2d():
+    for name, args, kwargs in [("Container", (), dict(a=None)), ("NLLLoss2d", (), dict(ignore_index=2))]:
+        with warnings.catch_warnings(record=True) as wa:
+            warnings.simplefilter("always")
+            a = getattr(torch.nn, name)(*args, **kwargs)
+        with warnings.catch_warnings(record=True) as wb:
+            warnings.simplefilter("always")
+            b = getattr(tt.nn, name)(*args, **kwargs)
+        assert [(w.category, str(w.message)) for w in wb] == [(w.category, str(w.message)) for w in wa]
+        assert repr(b) == repr(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        ca, cb = torch.nn.Container(lin=torch.nn.Linear(2, 3)), tt.nn.Container(lin=tt.nn.Linear(2, 3))
+        assert list(cb.state_dict()) == list(ca.state_dict()) and repr(cb) == repr(ca)
+        x = torch.randn(2, 3, 4, 4).log_softmax(1)
+        t = torch.randint(0, 3, (2, 4, 4))
+        la = torch.nn.NLLLoss2d()(x, t)
+        lb = tt.nn.NLLLoss2d()(tt.tensor(x.numpy()), tt.tensor(t.numpy()))
+        np.testing.assert_allclose(lb.item(), la.item(), rtol=1e-6)

@@ -128,3 +128,7 @@ from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E40
 from .loss import LinearCrossEntropyLoss  # noqa: E402
 
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+from .container import Container  # noqa: E402
+from .loss import NLLLoss2d  # noqa: E402
+
+__all__ += ["Container", "NLLLoss2d"]

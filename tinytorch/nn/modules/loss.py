@@ -3,6 +3,7 @@ computation in ``nn.functional``."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from ...tensor import Tensor
 from .. import functional as F
@@ -250,6 +251,17 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
                 f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
                 f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+class NLLLoss2d(NLLLoss):
+    """The old name of NLLLoss for (N, C, H, W) input (deprecated in PyTorch, with a FutureWarning)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and "
+                      "see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
