@@ -87,3 +87,36 @@ def test_convert_sync_batchnorm():
     assert type(cb[2][1]) is tt.nn.SyncBatchNorm and cb[2][1].weight is None
     bn = tt.nn.BatchNorm1d(2)
     assert type(tt.nn.SyncBatchNorm.convert_sync_batchnorm(bn)) is tt.nn.SyncBatchNorm
+
+
+_SYNC_SCRIPT = r"""
+import sys, tempfile, os
+import torch, tinytorch as tt
+lib = torch if sys.argv[1] == "torch" else tt
+if lib is torch:
+    path = os.path.join(tempfile.mkdtemp(), "init")
+    torch.distributed.init_process_group("gloo", init_method="file://" + path, rank=0, world_size=1)
+else:
+    tt.distributed.init_process_group("mpi")
+bn = lib.nn.SyncBatchNorm(3)
+try:
+    bn(lib.randn(4, 3))
+    print("no error")
+except Exception as e:
+    print(type(e).__name__, e)
+bn.eval()
+print(tuple(bn(lib.randn(4, 3)).shape))
+lib.distributed.destroy_process_group()
+"""
+
+
+def test_sync_batch_norm_with_process_group_refuses_cpu_training():
+    # with an initialised process group, PyTorch's synchronised path accepts accelerator tensors only
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    outs = [subprocess.run([sys.executable, "-c", _SYNC_SCRIPT, which], capture_output=True, text=True, env=env,
+                           timeout=120).stdout for which in ("torch", "tinytorch")]
+    assert outs[0].startswith("ValueError SyncBatchNorm expected input tensor"), outs[0]
+    assert outs[1] == outs[0]
