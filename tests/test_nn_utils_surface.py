@@ -224,3 +224,22 @@ def test_convert_weight_memory_format():
             np.testing.assert_array_equal(p.detach().numpy(), b)
         out.append([p.stride() for p in m.parameters()])
     assert [tuple(s) for s in out[1]] == [tuple(s) for s in out[0]]
+
+
+def test_module_set_submodule_and_to_empty():
+    built = []
+    for lib in (torch, tt):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Sequential(lib.nn.ReLU()))
+        m.set_submodule("1.0", lib.nn.Tanh())
+        m.set_submodule("2", lib.nn.Identity())
+        m.set_submodule("1.0", lib.nn.Sigmoid(), strict=True)
+        built.append(m)
+    assert repr(built[1]) == repr(built[0])
+    a, b = built
+    for args in [("", "ReLU"), ("1.0", None), ("1.x", "ReLU", True), ("0.weight", "ReLU"), ("5.a", "ReLU")]:
+        target, cls, *strict = args
+        _raises_same(lambda: a.set_submodule(target, getattr(torch.nn, cls)() if cls else 3, *strict),
+                     lambda: b.set_submodule(target, getattr(tt.nn, cls)() if cls else 3, *strict))
+    weight = b[0].weight
+    assert b.to_empty(device="cpu") is b
+    assert b[0].weight is weight and b[0].weight.shape == (2, 2) and type(b[0].weight) is tt.nn.Parameter

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
+from ...factory import empty_like
 from ..._size import _require_cpu
 from ...tensor import Tensor, device as _device
 from ..parameter import Parameter
@@ -207,6 +208,11 @@ def _apply(self, fn, recurse: bool = True):
             if buf is not None:
                 self._buffers[key] = fn(buf)
     return self
+
+
+def to_empty(self, *, device=None, recurse: bool = True):
+    """Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype."""
+    return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
 
 def _parse_to(args: tuple, kwargs: dict):

@@ -244,6 +244,20 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist; ``strict``: so must the name)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        *path, name = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self.get_submodule(".".join(path))
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
@@ -377,7 +391,7 @@ class Module:
     # state_dict / load_state_dict and dtype conversion live in _module_state.py (file length);
     # importing them in the class body makes them ordinary methods
     from ._module_state import (_apply, _load_from_state_dict, _save_to_state_dict, cpu, cuda,  # noqa: E402
-                                load_state_dict, share_memory, state_dict, to)
+                                load_state_dict, share_memory, state_dict, to, to_empty)
     from ._module_state import to_double as double, to_float as float, to_half as half, to_type as type  # noqa
     from ._module_state import to_bfloat16 as bfloat16  # noqa
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import inspect
 
 from ... import random as _random
-from ...factory import empty_like
 from ..modules.module import Module
 
 __all__ = ["skip_init"]
@@ -20,7 +19,7 @@ def skip_init(module_cls, *args, **kwargs):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    kwargs.setdefault("device", "cpu")
+    final_device = kwargs.pop("device", "cpu")
     with _random.fork_rng():
-        module = module_cls(*args, **kwargs)
-    return module._apply(empty_like)
+        module = module_cls(*args, device=final_device, **kwargs)
+    return module.to_empty(device=final_device)
