@@ -243,3 +243,25 @@ def test_module_set_submodule_and_to_empty():
     weight = b[0].weight
     assert b.to_empty(device="cpu") is b
     assert b[0].weight is weight and b[0].weight.shape == (2, 2) and type(b[0].weight) is tt.nn.Parameter
+
+
+def test_state_dict_pre_hooks():
+    logs = []
+    for lib in (torch, tt):
+        log = []
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2))
+        m[0].register_state_dict_pre_hook(lambda mod, prefix, keep: log.append(("pre", type(mod).__name__, prefix,
+                                                                                keep)))
+        handle = m[0].register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, md, strict, mk, uk, em: log.append(("load", type(mod).__name__, prefix,
+                                                                        sorted(sd), strict, sorted(md))))
+        m[0]._register_load_state_dict_pre_hook(
+            lambda sd, prefix, md, strict, mk, uk, em: sd.__setitem__(prefix + "bias", sd[prefix + "bias"] + 1))
+        sd = m.state_dict(keep_vars=True)
+        m.load_state_dict({k: v.detach().clone() for k, v in sd.items()})
+        handle.remove()
+        m.load_state_dict({k: v.detach().clone() for k, v in m.state_dict().items()}, strict=False)
+        log.append(m[0].bias.detach().numpy().round(6).tolist())
+        logs.append(log)
+    assert logs[1] == logs[0]

@@ -75,6 +75,8 @@ def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool 
         destination = given.get("destination", destination)
         prefix = given.get("prefix", prefix)
         keep_vars = given.get("keep_vars", keep_vars)
+    for hook in self._state_dict_pre_hooks.values():
+        hook(self, prefix, keep_vars)
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()
@@ -94,6 +96,8 @@ def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool 
 # -- loading --------------------------------------------------------------------------------------
 def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, strict: bool,
                           missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+    for hook in self._load_state_dict_pre_hooks.values():
+        hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
     assign = local_metadata.get("assign_to_params_buffers", False)
     local_state = {k: v for k, v in self._parameters.items() if v is not None}
     local_state.update((k, v) for k, v in self._buffers.items()

@@ -53,6 +53,8 @@ class Module:
         setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -74,7 +76,9 @@ class Module:
     # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402
                          register_full_backward_hook, register_full_backward_pre_hook,
-                         register_load_state_dict_post_hook, register_state_dict_post_hook)
+                         register_load_state_dict_post_hook, register_state_dict_post_hook,
+                         _register_load_state_dict_pre_hook, register_load_state_dict_pre_hook,
+                         register_state_dict_pre_hook)
 
     # -- registration ----------------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -226,6 +230,8 @@ class Module:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        for hooks in ("_state_dict_pre_hooks", "_load_state_dict_pre_hooks"):  # pickles from before they existed
+            self.__dict__.setdefault(hooks, OrderedDict())
 
     # -- lookup by dotted name -------------------------------------------------------------------
     def _get_name(self) -> str:
