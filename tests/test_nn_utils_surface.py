@@ -265,3 +265,27 @@ def test_state_dict_pre_hooks():
         log.append(m[0].bias.detach().numpy().round(6).tolist())
         logs.append(log)
     assert logs[1] == logs[0]
+
+
+def test_spectral_norm_loads_version_0_state_dicts():
+    # PyTorch < 1.1 saved <name> and no <name>_v; both libraries solve for v (a tall weight: W^T W invertible)
+    from collections import OrderedDict
+    torch.manual_seed(0)
+    a = torch.nn.utils.spectral_norm(torch.nn.Linear(3, 5).double())
+    a(torch.randn(2, 3, dtype=torch.float64))
+    old = OrderedDict((k, v) for k, v in a.state_dict().items() if k != "weight_v")
+    old["weight"] = a.weight.detach().clone()
+    old._metadata = OrderedDict({"": {"version": 1}})
+    b = torch.nn.utils.spectral_norm(torch.nn.Linear(3, 5).double())
+    b.load_state_dict(old)
+    c = tt.nn.utils.spectral_norm(tt.nn.Linear(3, 5).double())
+    converted = OrderedDict((k, tt.tensor(v.numpy())) for k, v in old.items())
+    converted._metadata = old._metadata
+    c.load_state_dict(converted)
+    np.testing.assert_allclose(c.weight_v.numpy(), b.weight_v.numpy(), rtol=1e-10, atol=1e-12)
+    # a current state_dict that lost its metadata loads as it is
+    current = OrderedDict((k, tt.tensor(v.numpy())) for k, v in a.state_dict().items())
+    c.load_state_dict(current)
+    np.testing.assert_array_equal(c.weight_v.numpy(), a.weight_v.numpy())
+    tt.nn.utils.remove_spectral_norm(c)
+    assert not c._load_state_dict_pre_hooks and not c._state_dict_hooks

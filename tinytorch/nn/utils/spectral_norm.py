@@ -3,11 +3,12 @@
 sets ``<name> = <name>_orig / sigma``, with one power-iteration step (v, then u) per training call.
 ``parametrizations.spectral_norm`` is the newer spelling.
 
-The state_dict's metadata records ``{"spectral_norm": {"<name>.version": 1}}`` as PyTorch's does. Not
-done: loading version-0 state_dicts (PyTorch < 1.1, which held ``<name>`` instead of ``<name>_v``):
-tinytorch modules have no load_state_dict pre-hooks."""
+The state_dict's metadata records ``{"spectral_norm": {"<name>.version": 1}}`` as PyTorch's does, and a
+load pre-hook converts version-0 state_dicts (PyTorch < 1.1: ``<name>`` instead of ``<name>_v``) by
+solving for the v that reproduces the saved weight."""
 from __future__ import annotations
 
+from ... import linalg
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -15,7 +16,8 @@ from ..modules._hooks import add_hook
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 
-__all__ = ["SpectralNorm", "SpectralNormStateDictHook", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormStateDictHook", "SpectralNormLoadStateDictPreHook", "spectral_norm",
+           "remove_spectral_norm"]
 
 
 class SpectralNorm:
@@ -57,6 +59,11 @@ class SpectralNorm:
         sigma = u.dot(weight_mat.mv(v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        """A v with normalize(W v) = u and u W v = target_sigma (pinv, in case W^T W is singular)."""
+        v = linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
+        return v.mul_(target_sigma / u.dot(weight_mat.mv(v)))
+
     def remove(self, module: Module) -> None:
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
@@ -93,7 +100,37 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
         add_hook(module._state_dict_hooks, SpectralNormStateDictHook(fn), False)
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Converts a version-0 state_dict (``<name>``, ``<name>_orig``, ``<name>_u``) to the current layout."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs) -> None:
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is not None and version >= 1:
+            return
+        weight_key = prefix + fn.name
+        if (version is None and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))
+                and weight_key not in state_dict):
+            return  # a current state_dict whose metadata was lost
+        missing = [weight_key + s for s in ("_orig", "", "_u") if weight_key + s not in state_dict]
+        if missing:
+            if strict:
+                missing_keys.extend(missing)
+            return
+        with no_grad():
+            weight_orig = state_dict[weight_key + "_orig"]
+            weight = state_dict.pop(weight_key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, state_dict[weight_key + "_u"], sigma)
 
 
 class SpectralNormStateDictHook:
@@ -131,5 +168,9 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     for key, hook in module._state_dict_hooks.items():
         if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
             del module._state_dict_hooks[key]
+            break
+    for key, hook in module._load_state_dict_pre_hooks.items():
+        if isinstance(hook, SpectralNormLoadStateDictPreHook) and hook.fn.name == name:
+            del module._load_state_dict_pre_hooks[key]
             break
     return module
