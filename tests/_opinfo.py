@@ -131,7 +131,25 @@ def to_tt(x, torch, leaves: dict):
         return {k: to_tt(v, torch, leaves) for k, v in x.items()}
     if isinstance(x, slice):
         return slice(to_tt(x.start, torch, leaves), to_tt(x.stop, torch, leaves), to_tt(x.step, torch, leaves))
+    if isinstance(x, torch.nn.Module):
+        return _module_to_tt(x, torch)
     return x
+
+
+def _module_to_tt(module, torch):
+    """A stateless torch module passed as an argument (triplet_margin_with_distance_loss's
+    distance_function=nn.PairwiseDistance()) as tinytorch's module of the same class and settings."""
+    if list(module.parameters()) or list(module.buffers()):
+        raise Unsupported(f"module argument with state: {type(module).__name__}")
+    cls = getattr(tt.nn, type(module).__name__, None)
+    if cls is None:
+        raise Unsupported(f"module {type(module).__name__}")
+    new = cls.__new__(cls)
+    tt.nn.Module.__init__(new)
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            setattr(new, name, value)
+    return new
 
 
 # set while converting the samples of an op that addresses its input's storage (as_strided and its
