@@ -50,7 +50,7 @@ def _identity(kind: str, input: Tensor, ord=None):
         return float("nan")
     if kind == "norm":
         return float("inf") if ord == float("-inf") else 0
-    if dt.kind == "f":
+    if dt in _dtype.FLOATING_NP:
         return float("-inf") if kind == "max" else float("inf")
     if dt.kind == "b":
         return kind != "max"
