@@ -108,5 +108,6 @@ def isneginf(input: Tensor) -> Tensor:
 
 @op(variants="function method", batch=pointwise)
 def isreal(input: Tensor) -> Tensor:
-    """True everywhere for a real tensor (the imaginary part is 0)."""
-    return _make(np.ones(input._data.shape, np.bool_))
+    """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    x = input._data
+    return _make(np.asarray(x.imag == 0) if x.dtype.kind == "c" else np.ones(x.shape, np.bool_))

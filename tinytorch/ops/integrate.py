@@ -197,7 +197,7 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1):
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         input = input.to(get_default_dtype())
     return tuple(_gradient_along(input, d, h.item() if isinstance(h, Tensor) and h.dim() == 0 else h, edge_order)
                  for d, h in zip(dims, steps))
