@@ -61,9 +61,21 @@ def _rebound(fn):
     glb = dict(fn.__globals__)
     glb["torch"] = tt
     glb["F"] = tt.nn.functional
+    if "wrapper_set_seed" in glb:  # PyTorch's helper seeds PyTorch's generator: seed tinytorch's alike
+        glb["wrapper_set_seed"] = _tt_wrapper_set_seed
     new = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     return new
+
+
+def _tt_wrapper_set_seed(op, *args, **kwargs):
+    """op under seed 42 with the generator's state put back afterwards, as PyTorch's wrapper_set_seed."""
+    state = tt.get_rng_state()
+    try:
+        tt.manual_seed(42)
+        return op(*args, **kwargs)
+    finally:
+        tt.set_rng_state(state)
 
 
 def _filled(cell) -> bool:
