@@ -11,6 +11,8 @@ from .._dtype import FLOATING_NP
 from .. import _dtype
 from .._size import _require_cpu
 from ..factory import _alloc, _finish, _np_dtype, _size, into_out
+from ..autograd.node import Node
+from ..ops._record import record
 from ..ops.inplace import check_inplace, writeable
 from ..ops.views import refresh
 from ..ops._registry import op
@@ -257,6 +259,29 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
     return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
 
 
+class _ZeroGradients(Node):
+    """PyTorch's gradients of normal(tensor mean/std) and bernoulli(p): zeros in each input's shape (the
+    draws are not reparameterised)."""
+
+    def backward(self, g):
+        return tuple(None if m is None else _make(np.zeros(m[0], m[1])) for m in self.metas)
+
+
+def _zero_grad_node(name: str):
+    return type(name, (_ZeroGradients,), {"__qualname__": name})
+
+
+_NORMAL_NODES = {(True, False): _zero_grad_node("NormalBackward1"), (False, True): _zero_grad_node("NormalBackward2"),
+                 (True, True): _zero_grad_node("NormalBackward3")}
+BernoulliBackward0 = _zero_grad_node("BernoulliBackward0")
+
+
+def _with_zero_grads(out: Tensor, node_cls, inputs) -> Tensor:
+    """``out`` recorded as a node whose gradients are zeros, when an input requires grad."""
+    metas = tuple(None if t is None else (t._data.shape, t._data.dtype) for t in inputs)
+    return record(out._data, node_cls, inputs, metas=metas)
+
+
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
            out=None) -> Tensor:
@@ -280,13 +305,14 @@ def _normal_of(mean, std, size, generator, dtype, device, requires_grad) -> Tens
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         out_t = _new_tensor(mean._data.shape, mean._data.dtype, False)
         normal_(out_t, 0.0, std, generator=generator)
-        return _make(out_t._data + mean._data)
+        return _with_zero_grads(_make(out_t._data + mean._data), _NORMAL_NODES[True, False], (mean, None))
     ref = std if not mt else mean
     shape = np.broadcast_shapes(std._data.shape, mean._data.shape if mt else ())
     out_t = _new_tensor(shape, ref._data.dtype, False)
     normal_(out_t, 0.0, 1.0, generator=generator)
     scaled = out_t._data * std._data
-    return _make((scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False))
+    out = _make((scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False))
+    return _with_zero_grads(out, _NORMAL_NODES[mt, True], (mean if mt else None, std))
 
 
 @op(variants="function method inplace out", own_out=True, inplace=bernoulli_, no_batch=_RANDOM)
@@ -297,7 +323,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         if input._data.dtype not in FLOATING_NP:
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                f"'{_dtype.FROM_NP[input._data.dtype]._legacy[:-6]}'")
-        return into_out(bernoulli_(res, input, generator=generator), out)
+        return into_out(_with_zero_grads(bernoulli_(res, input, generator=generator), BernoulliBackward0, (input,)),
+                        out)
     return into_out(bernoulli_(res, p, generator=generator), out)
 
 
