@@ -92,3 +92,16 @@ def test_isreal():
     x = np.array([1 + 0j, 2 - 1j, -0.0 + 0j, np.nan + 0j, 1 + np.nan * 1j], np.complex64)
     np.testing.assert_array_equal(tt.isreal(tt.tensor(x)).numpy(), torch.isreal(torch.tensor(x)).numpy())
     assert tt.isreal(tt.tensor(2.5)).item() is torch.isreal(torch.tensor(2.5)).item()
+
+
+def test_vdot_conjugates_its_first_argument():
+    # tinytorch's vdot is conj(input).dot(other) (DotBackward0, not VdotBackward0): values and gradients
+    _differential(lambda T, a, b: T.vdot(a, b), [_c(5), _c(5)], same_node=False)
+
+
+@pytest.mark.parametrize("value", [2.0 - 1j, -3.0 + 0j])
+@pytest.mark.parametrize("p", [1.2, 2.0])
+def test_normalize_of_a_scalar(value, p):
+    _differential(lambda T, x: T.nn.functional.normalize(x, p=p, dim=0), [np.array(value, np.complex64)])
+    _differential(lambda T, x: T.nn.functional.normalize(x, p=p, dim=-1), [np.array(value.real, np.float32)],
+                  grads=False)

@@ -58,7 +58,8 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype._legacy[:-6]}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(sorted(d + x.ndim if d < 0 else d for d in dims))
+    # a 0-d input: dim 0 (or -1) is the element itself, as PyTorch wraps dims of a scalar
+    dims = () if x.ndim == 0 else tuple(sorted(d + x.ndim if d < 0 else d for d in dims))
     if p == 2:
         out = np.sqrt(np.sum(x * x, axis=dims, keepdims=True))
     elif p == 1:

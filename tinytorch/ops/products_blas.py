@@ -40,7 +40,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
                            f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
                            "elements respectively")
-    return input.dot(other)
+    return (input.conj() if input.is_complex() else input).dot(other)
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta, alpha) -> Tensor:
