@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._dtype import FLOATING_NP
+from ._dtype import FLOATING_NP, LOWP_NP
 from ._quiet_fp import cast
 from . import _dtype
 from ._size import _require_cpu
@@ -427,6 +427,14 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
         # fused multiply-add (emulated exactly below, so results are bit-identical); floating outputs
         # round the step to their own dtype first, integer ones keep it in double
         s, e = float(start), float(end)
+        if npd in LOWP_NP:
+            # half and bfloat16: PyTorch's loop computes in the output dtype, rounding after each operation
+            s, e = npd.type(s), npd.type(e)
+            step = npd.type(npd.type(e - s) / npd.type(steps - 1))
+            i = np.arange(steps)
+            k = np.where(i < steps // 2, i, steps - 1 - i).astype(npd)
+            arr = np.where(i < steps // 2, s + step * k, e - step * k)
+            return _finish(arr.astype(npd), requires_grad)
         if npd in FLOATING_NP:
             s, e = npd.type(s), npd.type(e)
             step = np.float64((e - s) / npd.type(steps - 1))

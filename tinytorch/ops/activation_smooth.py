@@ -15,7 +15,7 @@ from ..tensor import Tensor, _make
 from . import _gelu_onednn
 from ._batching import composite
 from ._registry import op
-from ._util import opmath
+from ._util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
 from .arith import where
 from .inplace import apply_inplace
@@ -121,7 +121,13 @@ class SiluBackward0(Node):
 
 
 def _silu(input: Tensor) -> Tensor:
-    x = float_array(input, "silu_cpu")
+    # complex too (PyTorch's silu has a complex kernel, but no complex gradient); other dtypes get its refusal
+    if input._data.dtype.kind == "c":
+        if _State.enabled and input._requires_grad:
+            raise complex_grad_error("silu")
+        x = input._data
+    else:
+        x = float_array(input, "silu_cpu")
     with np.errstate(over="ignore"):
         out = x / (1 + np.exp(-x))
     return _one_input(input, cast(out, x), SiluBackward0)
