@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, INEXACT_NP
+from .._dtype import INEXACT_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._record import legacy_name, record
