@@ -33,8 +33,14 @@ def _resolve_path(root, dotted: str):
     return obj
 
 
+# entries whose tinytorch spelling exists only to refuse (no sparse tensors): not counted as present
+REFUSED = {"to_sparse"}
+
+
 def tinytorch_op(opinfo, torch):
     """tinytorch's callable for ``opinfo``, or None when tinytorch has none."""
+    if opinfo.name in REFUSED:
+        return None
     op = opinfo.op
     name = opinfo.name
     if isinstance(op, (types.MethodDescriptorType, types.WrapperDescriptorType)):
