@@ -61,12 +61,18 @@ def _lowp(ad, bd):
     return None
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _float_and_scalar(a, b):
-    """The array of a floating tensor ``a`` with a Python float or int ``b``: the result keeps ``a``'s
-    dtype and shape, so nothing is promoted or fitted (the common ``x * 0.5``, ``x + 1``), else None."""
+    """The array of a floating tensor ``a`` with a Python float or int ``b`` (or an int64 tensor with a
+    Python int): the result keeps ``a``'s dtype and shape, so nothing is promoted or fitted (the common
+    ``x * 0.5``, ``x + 1``), else None."""
     if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
         ad = a._data
         if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
+            return ad
+        if type(b) is int and ad.dtype == _INT64:  # a counter's ``add_(1)``: binary_operands leaves both as they are
             return ad
     return None
 
