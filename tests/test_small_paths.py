@@ -137,3 +137,21 @@ def test_activation_grads_match_pytorch(op):
         grads.append(xx.grad.numpy())
     # float32 tanh/sigmoid results differ from PyTorch's by an ulp or two; 1 - y*y magnifies that near |y| = 1
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("with_view", [False, True])
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batchnorm_counter_value_version_and_views_follow_pytorch(momentum, with_view):
+    x = np.random.default_rng(8).standard_normal((6, 3)).astype(np.float32)
+    seen = []
+    for lib in (tt, torch):
+        m = lib.nn.BatchNorm1d(3, momentum=momentum)
+        view = m.num_batches_tracked.view(1) if with_view else None  # a view sees every increment
+        v0 = m.num_batches_tracked._version
+        for _ in range(3):
+            m(lib.tensor(x))
+        seen.append((int(m.num_batches_tracked), m.num_batches_tracked._version - v0,
+                     int(view[0]) if with_view else None,
+                     m.running_mean.detach().numpy().copy()))
+    assert seen[0][:3] == seen[1][:3]
+    np.testing.assert_allclose(seen[0][3], seen[1][3], rtol=1e-6)
