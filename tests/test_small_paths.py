@@ -155,3 +155,39 @@ def test_batchnorm_counter_value_version_and_views_follow_pytorch(momentum, with
                      m.running_mean.detach().numpy().copy()))
     assert seen[0][:3] == seen[1][:3]
     np.testing.assert_allclose(seen[0][3], seen[1][3], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["mean", "sum", "none", "weight", "ignore", "spatial", "log_softmax"])
+def test_cross_entropy_array_backward_is_the_create_graph_formula(case, dtype):
+    rng = np.random.default_rng(len(case))
+    shape = (6, 5, 3) if case == "spatial" else (6, 5)
+    x = tt.tensor((rng.standard_normal(shape) * 3).astype(dtype), requires_grad=True)
+    target = tt.tensor(rng.integers(0, 5, (6, 3) if case == "spatial" else 6))
+    kwargs = {"reduction": case} if case in ("mean", "sum", "none") else {}
+    if case == "weight":
+        kwargs["weight"] = tt.tensor(rng.random(5).astype(dtype))
+    if case == "ignore":
+        target[2] = 1
+        kwargs["ignore_index"] = 1
+    if case == "log_softmax":
+        def fn(x):
+            return tt.log_softmax(x, 1)
+    else:
+        def fn(x):
+            return tt.nn.functional.cross_entropy(x, target, **kwargs)
+    out = fn(x)
+    g = tt.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype))
+    fast = tt.autograd.grad(out, [x], g)
+    slow = tt.autograd.grad(fn(x), [x], g, create_graph=True)
+    _same_bits(fast, slow)
+    px = torch.tensor(x.detach().numpy(), requires_grad=True)
+    if case == "log_softmax":
+        pout = torch.log_softmax(px, 1)
+    else:
+        pkw = dict(kwargs)
+        if "weight" in pkw:
+            pkw["weight"] = torch.tensor(pkw["weight"].numpy())
+        pout = torch.nn.functional.cross_entropy(px, torch.tensor(target.numpy()), **pkw)
+    pout.backward(torch.tensor(g.numpy()))
+    np.testing.assert_allclose(fast[0].numpy(), px.grad.numpy(), rtol=1e-5, atol=1e-6)
