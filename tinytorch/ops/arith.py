@@ -218,13 +218,12 @@ def _times(gd: np.ndarray, v):
 
 
 class MulBackward0(_BinaryNode):
-    @holomorphic_backward
     def backward(self, g):
-        if not _State.enabled and self.a_meta is None and self.b_meta is None:
+        gd = g._data
+        if not _State.enabled and self.a_meta is None and self.b_meta is None and gd.dtype.kind != "c":
             # nothing recorded and nothing to fit: the products straight on the arrays
             saved = self._saved_arrays()
             if saved is not None:
-                gd = g._data
                 ga = gb = None
                 if self.need_a:
                     ga = _times(gd, self.b_scalar if saved[1] is None else saved[1])
@@ -232,6 +231,10 @@ class MulBackward0(_BinaryNode):
                     gb = _times(gd, self.a_scalar if saved[0] is None else saved[0])
                 if (ga is not None or not self.need_a) and (gb is not None or not self.need_b):
                     return (None if ga is None else _make(ga)), (None if gb is None else _make(gb))
+        return self._backward_ops(g)
+
+    @holomorphic_backward
+    def _backward_ops(self, g):
         a, b = self.saved_tensors
         ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
