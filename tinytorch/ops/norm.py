@@ -78,7 +78,7 @@ def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> 
                            or (bias is not None and bias._requires_grad)):
         node = node_cls((edge(input), edge(weight), edge(bias)))
         node.__dict__.update(attrs)
-        node.save_for_backward(input, weight)
+        node._save_inputs(input, weight)  # inputs of the node: never its own output
         return _make(out, node)
     return _make(out)
 
