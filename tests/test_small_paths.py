@@ -191,3 +191,14 @@ def test_cross_entropy_array_backward_is_the_create_graph_formula(case, dtype):
         pout = torch.nn.functional.cross_entropy(px, torch.tensor(target.numpy()), **pkw)
     pout.backward(torch.tensor(g.numpy()))
     np.testing.assert_allclose(fast[0].numpy(), px.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_norm_batch_mean_is_numpys_mean(dtype):
+    from tinytorch.ops.norm import _mean_np
+    rng = np.random.default_rng(12)
+    for shape, axes in [((32, 100), (0,)), ((7, 3, 5), (0, 2)), ((3, 9), (1,)), ((2, 4, 3, 3), (0, 2, 3))]:
+        x = (rng.standard_normal(shape) * 10 ** rng.uniform(-3, 3)).astype(dtype)
+        got = _mean_np(x, axes)
+        want = x.mean(axis=axes, keepdims=True)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
