@@ -105,6 +105,18 @@ def add(a, b, *, alpha=1) -> Tensor:
             if _State.enabled and a._requires_grad:
                 return _make(out, AddBackward0((a._edge(), _NONE_EDGE)))
             return _make(out)
+        bd = _float_and_scalar(b, a)
+        if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
+            fp = quiet()
+            try:
+                out = a + bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and b._requires_grad:
+                return _make(out, AddBackward0((_NONE_EDGE, b._edge())))
+            return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     fp = quiet()
     try:
@@ -280,6 +292,22 @@ def mul(a, b) -> Tensor:
             node.need_a, node.need_b = True, False
             node._saved_versions = node._saved = (None, None)
             node.b_scalar = b
+            return _make(out, node)
+        return _make(out)
+    bd = _float_and_scalar(b, a)
+    if bd is not None:  # scalar * tensor (``0.5 * t``)
+        fp = quiet()
+        try:
+            out = a * bd
+        finally:
+            loud(fp)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and b._requires_grad:  # the node binary_operands' path records
+            node = MulBackward0((_NONE_EDGE, b._edge()))
+            node.need_a, node.need_b = False, True
+            node._saved_versions = node._saved = (None, None)
+            node.a_scalar = a
             return _make(out, node)
         return _make(out)
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
