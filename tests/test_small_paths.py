@@ -202,3 +202,23 @@ def test_norm_batch_mean_is_numpys_mean(dtype):
         got = _mean_np(x, axes)
         want = x.mean(axis=axes, keepdims=True)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("shape", [(), (3, 2)])
+def test_scalar_first_arithmetic_matches_pytorch(dtype, shape):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal(shape) * 5).astype(dtype)
+    results = []
+    for lib in (tt, torch):
+        grad = dtype != "int64"
+        x = lib.tensor(a, requires_grad=grad)
+        outs = [0.5 * x, 3 * x, 1 + x, 2.5 + x, sum([x, x], 1), 7 - x, x - 2, lib.mul(2.0, x), lib.add(1, x)]
+        vals = [(str(o.dtype).split(".")[-1], o.detach().numpy().copy()) for o in outs]
+        if grad:
+            sum(o.sum() for o in outs).backward()
+            vals.append(("grad", x.grad.numpy().copy()))
+        results.append(vals)
+    for (dt, v), (pdt, pv) in zip(*results):
+        assert dt == pdt
+        np.testing.assert_array_equal(v, pv)
