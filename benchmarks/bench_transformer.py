@@ -76,6 +76,8 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--steps", type=int, default=5, help="steps per library per round")
     p.add_argument("--config", choices=sorted(CONFIGS), default="small")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="cpu: process time, steadier than wall time on a shared machine")
     args = p.parse_args()
     global T, C, DROPOUT
     T, C, DROPOUT = CONFIGS[args.config]
@@ -87,14 +89,15 @@ def main() -> None:
     steps = {name: make_step(lib, *build(lib), batches) for name, lib in libs.items()}
     first = {name: [fn() for _ in range(3)] for name, fn in steps.items()}  # warm-up, and the first losses
     times = {name: [] for name in libs}
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     for _ in range(args.rounds):
         for name, fn in steps.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(args.steps):
                 fn()
-            times[name].append((time.perf_counter() - t0) / args.steps * 1e3)
+            times[name].append((clock() - t0) / args.steps * 1e3)
     ms = {name: statistics.median(v) for name, v in times.items()}
-    print(f"GPT step B{B} T{T} C{C}, {LAYERS} layers, {HEADS} heads, GELU FFN, dropout {DROPOUT}, AdamW (1 thread)")
+    print(f"GPT step B{B} T{T} C{C}, {LAYERS} layers, {HEADS} heads, GELU FFN, dropout {DROPOUT}, AdamW (1 thread, {args.clock} time)")
     for name in libs:
         print(f"  {name:9s} {ms[name]:8.2f} ms/step   first losses {', '.join(f'{v:.4f}' for v in first[name])}")
     print(f"  ratio tinytorch/torch: {ms['tinytorch'] / ms['torch']:.2f}x")

@@ -19,7 +19,7 @@ from moduleinfo_known import KNOWN  # noqa: E402
 _CACHE: dict = {}
 
 # raised as coverage grows, never lowered
-PRESENT_FLOOR = 111
+PRESENT_FLOOR = 114
 MATCH_FLOOR = 0.99
 
 

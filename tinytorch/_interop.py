@@ -3,6 +3,7 @@
 own DLPack support carries it to and from numpy, PyTorch, JAX, CuPy (CPU) and anything else that speaks it."""
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ from . import _dtype
 from .tensor import Tensor, _make
 from .factory import tensor as _tensor
 
-__all__ = ["asarray", "from_dlpack", "frombuffer"]
+__all__ = ["asarray", "from_dlpack", "frombuffer", "from_file", "to_dlpack"]
 
 
 def _wrap(arr: np.ndarray) -> Tensor:
@@ -140,3 +141,24 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+def to_dlpack(tensor: Tensor):
+    """A DLPack capsule sharing ``tensor``'s memory (numpy's exporter; a capsule can be consumed once)."""
+    return tensor.__dlpack__()
+
+
+def from_file(filename, shared=None, size: int = 0, *, dtype=None, layout=None, device=None,
+              pin_memory: bool = False) -> Tensor:
+    """``size`` elements of ``dtype`` (default dtype if None) read from the start of ``filename``.
+    ``shared=True`` maps the file, so writes to the tensor reach it; otherwise a private copy."""
+    dt = dtype or _dtype.get_default_dtype()
+    need = size * dt.itemsize
+    have = os.path.getsize(filename)
+    if have < need:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>")
+    if size == 0:
+        return _make(np.empty(0, dt.np))
+    if shared:
+        return _make(np.memmap(filename, dtype=dt.np, mode="r+", shape=(size,)))
+    return _make(np.fromfile(filename, dtype=dt.np, count=size))

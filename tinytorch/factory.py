@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._dtype import FLOATING_NP
+from ._dtype import FLOATING_NP, LOWP_NP
 from ._quiet_fp import cast
 from . import _dtype
 from ._size import _require_cpu
@@ -361,6 +361,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in vals)
     npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
+    if npd == np.bool_:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+    if npd.kind in "iu" and is_float:
+        arr = _integer_arange(start, end, step, npd)
+        return _finish(arr.astype(npd), requires_grad)
     n = int(np.ceil((end - start) / step))
     if npd == np.float32 or npd == np.float64:
         arr = _arange_like_pytorch(float(start), float(step), n, npd)
@@ -369,6 +374,22 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     else:
         arr = np.arange(start, end, step)
     return _finish(arr.astype(npd), requires_grad)
+
+
+def _integer_arange(start: float, end: float, step: float, npd: np.dtype) -> np.ndarray:
+    """An integer arange from float bounds, as PyTorch computes it: the values are trunc(start) +
+    i * trunc(step) in int64 (so a step under 1 repeats start); int64 also counts them in integers
+    from the truncated bounds (a truncated step of 0 is then its ValueError), the other integer
+    dtypes count ceil((end - start) / step) in double from the bounds as given."""
+    xs, xe, xst = int(start), int(end), int(step)  # C++'s double -> int64 conversion truncates
+    if npd == np.int64:
+        if xst == 0:
+            raise ValueError("step must be nonzero")
+        num = xe - xs + xst - (1 if xst > 0 else -1)
+        n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)  # C++'s truncating division
+    else:
+        n = int(np.ceil((end - start) / step))
+    return xs + np.arange(max(n, 0), dtype=np.int64) * xst
 
 
 def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np.ndarray:
@@ -395,6 +416,10 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     npd = _np_dtype(dtype)
+    if npd == np.bool_ and steps > 1:  # one step is a fill, no kernel
+        raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
+    if npd.kind in "iu":  # an integer linspace starts from the bounds converted (truncated) to integers
+        start, end = int(float(start)), int(float(end))
     if steps == 1:
         arr = np.array([start], dtype=np.float64)
     else:
@@ -402,6 +427,14 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
         # fused multiply-add (emulated exactly below, so results are bit-identical); floating outputs
         # round the step to their own dtype first, integer ones keep it in double
         s, e = float(start), float(end)
+        if npd in LOWP_NP:
+            # half and bfloat16: PyTorch's loop computes in the output dtype, rounding after each operation
+            s, e = npd.type(s), npd.type(e)
+            step = npd.type(npd.type(e - s) / npd.type(steps - 1))
+            i = np.arange(steps)
+            k = np.where(i < steps // 2, i, steps - 1 - i).astype(npd)
+            arr = np.where(i < steps // 2, s + step * k, e - step * k)
+            return _finish(arr.astype(npd), requires_grad)
         if npd in FLOATING_NP:
             s, e = npd.type(s), npd.type(e)
             step = np.float64((e - s) / npd.type(steps - 1))

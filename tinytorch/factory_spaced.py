@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._dtype import FLOATING_NP, LOWP_NP
 from ._size import _require_cpu
 from .factory import _finish, _np_dtype, _with_out
 from .ops._registry import op
@@ -14,6 +15,15 @@ _strided = np.lib.stride_tricks.as_strided
 
 def _number(v):
     return v.item() if isinstance(v, Tensor) else v
+
+
+def _complex_power(base: float, z: complex) -> complex:
+    """A real base to a complex power as C++'s std::pow(double, complex) computes it: polar form for a
+    positive base (its signed zeros included)."""
+    if base > 0:
+        rho, theta = base ** z.real, z.imag * np.log(base)
+        return complex(rho * np.cos(theta), rho * np.sin(theta))
+    return complex(np.power(np.complex128(base), np.complex128(z)))
 
 
 @op(variants="function out", own_out=True)
@@ -27,20 +37,29 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
         raise RuntimeError("number of steps must be non-negative")
     start, end, base = _number(start), _number(end), _number(base)
     npd = _np_dtype(dtype)
-    # PyTorch's kernel: the first half counted up from start, the second down from end, in double
-    # for integer outputs and in the output dtype for floating ones
-    work = npd if npd.kind == "f" else np.dtype(np.float64)
-    if npd.kind != "f":  # start and end are first cast to the integer dtype (the base is not)
-        start, end = int(start), int(end)
-    i = np.arange(steps, dtype=np.float64)
-    if steps == 1:
-        exps = np.array([start], dtype=np.float64)
-    else:
-        step = (float(end) - float(start)) / (steps - 1) if steps > 1 else 0.0
-        half = steps // 2
-        exps = np.where(i < half, float(start) + step * i, float(end) - step * (steps - 1 - i))
+    i = np.arange(steps)
+    first = i < steps // 2
     with np.errstate(all="ignore"):
-        arr = np.power(work.type(base), exps.astype(work))
+        if steps == 1:  # PyTorch: base ** start in double (complex double), before any cast
+            arr = np.full(1, _complex_power(float(base), complex(start)) if npd.kind == "c" else
+                          np.power(float(base), float(start)))
+        elif npd.kind == "c":
+            # PyTorch's complex kernel works in the output dtype throughout: the step, each exponent
+            # (counted up from start for the first half, down from end for the second) and the power
+            c = npd.type
+            s, e = c(start), c(end)
+            step = (e - s) / c(steps - 1)
+            k = i.astype(npd)
+            arr = np.exp(np.where(first, s + step * k, e - step * (c(steps - 1) - k)) * np.log(c(base)))
+        else:
+            # PyTorch's real kernel: start and end are cast to the output dtype and subtracted there; the
+            # step, the exponents and the power are double (half and bfloat16 round through float)
+            s, e = np.array([start, end]).astype(npd) if npd in FLOATING_NP else \
+                np.array([int(start), int(end)]).astype(npd)
+            step = float(npd.type(e - s)) / (steps - 1)
+            arr = np.power(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
+            if npd in LOWP_NP:
+                arr = arr.astype(np.float32)
     return _finish(arr.astype(npd), requires_grad)
 
 

@@ -1,6 +1,7 @@
 """The random functions on tensors: factories (``rand``, ``randn``, ``randint``, ``randperm``,
 ``normal``, ``bernoulli``, ``multinomial`` and the ``*_like`` forms) and the in-place fills
-(``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``)."""
+(``uniform_``, ``normal_``, ``random_``, ``bernoulli_``, ``exponential_``, ``geometric_``,
+``cauchy_``, ``log_normal_``)."""
 from __future__ import annotations
 
 import math
@@ -13,13 +14,47 @@ from .._size import _require_cpu
 from ..factory import _alloc, _finish, _np_dtype, _size, into_out
 from ..ops.inplace import check_inplace, writeable
 from ..ops.views import refresh
+from ..autograd.node import Node
+from ..ops._record import record
 from ..ops._registry import op
 from ..random import _engine
-from ..tensor import Tensor, _make
+from ..tensor import _CPP_NAMES, Tensor, _make
 from . import draws
-from .normal import normal_values
+from .fpmath import fma64
+from .normal import normal_values, scalar_normals
 
 _RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
+
+
+# -- draws as functions of their parameters: constants, zero gradients ------------------------------
+class _ZeroGradient(Node):
+    """PyTorch records bernoulli(p) and normal(mean, std) with tensor parameters in the graph, with
+    zero gradients for the parameters (a draw is piecewise constant in them)."""
+
+    def backward(self, g):
+        return tuple(g.new_zeros(shape, dtype=dt) for shape, dt in self.params)
+
+
+class BernoulliBackward0(_ZeroGradient):
+    pass
+
+
+class NormalBackward1(_ZeroGradient):  # normal(Tensor mean, float std)
+    pass
+
+
+class NormalBackward2(_ZeroGradient):  # normal(float mean, Tensor std)
+    pass
+
+
+class NormalBackward3(_ZeroGradient):  # normal(Tensor mean, Tensor std)
+    pass
+
+
+def _with_params(values: np.ndarray, node_cls, params) -> Tensor:
+    """``values`` as a tensor; a zero-gradient node over the tensor parameters ``params`` when one of
+    them requires grad."""
+    return record(values, node_cls, params, params=tuple((tuple(t.shape), t.dtype) for t in params))
 
 
 # -- writing values in PyTorch's fill order --------------------------------------------------------
@@ -151,6 +186,31 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     return _fill(self, draws.geometric_values(_engine(generator), self._data.size, p).astype(self._data.dtype))
 
 
+
+@op(variants="method", no_batch=_RANDOM)
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """``median + sigma * tan(pi * (u - 0.5))`` with one double uniform per element, as PyTorch's CPU kernel."""
+    npd = self._data.dtype
+    if npd not in FLOATING_NP:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_CPP_NAMES.get(npd.name, npd.name)}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    u = _engine(generator).float64_uniform(self._data.size)
+    # PyTorch's compiler contracts median + sigma * t into one fused multiply-add: the same rounding here
+    return _fill(self, fma64(sigma, np.tan(math.pi * (u - 0.5)), median).astype(npd))
+
+
+@op(variants="method", no_batch=_RANDOM)
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """``exp(mean + std * z)`` with ``z`` from PyTorch's double normal (Box-Muller, its sine half cached)."""
+    npd = self._data.dtype
+    _float_only(npd, "log_normal_cpu")
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    z = scalar_normals(_engine(generator), self._data.size)
+    return _fill(self, np.exp(fma64(z, std, mean)).astype(npd))  # z * std + mean fused, as PyTorch's
+
 # -- factories ---------------------------------------------------------------------------------------
 def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:
     return _finish(_alloc(lambda: np.empty(shape, dtype=npd), shape, npd), requires_grad)
@@ -258,8 +318,8 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad: bool = False,
-           out=None) -> Tensor:
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+           requires_grad: bool = False, out=None) -> Tensor:
     """``normal(mean, std, size)`` with floats, or with tensor mean and/or std (PyTorch's compositions:
     N(0, std) plus mean for a tensor mean; N(0, 1) times std plus mean when std is a tensor)."""
     return into_out(_normal_of(mean, std, size, generator, dtype, device, requires_grad), out)
@@ -280,13 +340,16 @@ def _normal_of(mean, std, size, generator, dtype, device, requires_grad) -> Tens
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         out_t = _new_tensor(mean._data.shape, mean._data.dtype, False)
         normal_(out_t, 0.0, std, generator=generator)
-        return _make(out_t._data + mean._data)
+        return _with_params(out_t._data + mean._data, NormalBackward1, (mean,))
     ref = std if not mt else mean
     shape = np.broadcast_shapes(std._data.shape, mean._data.shape if mt else ())
     out_t = _new_tensor(shape, ref._data.dtype, False)
     normal_(out_t, 0.0, 1.0, generator=generator)
     scaled = out_t._data * std._data
-    return _make((scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False))
+    values = (scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False)
+    if mt:
+        return _with_params(values, NormalBackward3, (mean, std))
+    return _with_params(values, NormalBackward2, (std,))
 
 
 @op(variants="function method inplace out", own_out=True, inplace=bernoulli_, no_batch=_RANDOM)
@@ -297,7 +360,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         if input._data.dtype not in FLOATING_NP:
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                f"'{_dtype.FROM_NP[input._data.dtype]._legacy[:-6]}'")
-        return into_out(bernoulli_(res, input, generator=generator), out)
+        drawn = _with_params(bernoulli_(res, input, generator=generator)._data, BernoulliBackward0, (input,))
+        return into_out(drawn, out)
     return into_out(bernoulli_(res, p, generator=generator), out)
 
 

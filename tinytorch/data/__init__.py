@@ -2,7 +2,7 @@
 plus torchvision-style ``datasets`` (MNIST, FashionMNIST) and ``transforms``."""
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
-from .dataset import (ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
@@ -10,7 +10,7 @@ from .distributed import DistributedSampler
 
 __all__ = [
     "DataLoader", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
-    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "Subset",
+    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
     "random_split",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
     "BatchSampler",

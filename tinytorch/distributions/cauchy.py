@@ -7,7 +7,6 @@ from numbers import Number
 import tinytorch as torch
 
 from . import constraints
-from ._draws import cauchy_
 from .distribution import Distribution, _expanded
 from .utils import broadcast_all
 
@@ -43,7 +42,7 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = cauchy_(torch.empty(shape, dtype=self.loc.dtype))
+        eps = torch.empty(shape, dtype=self.loc.dtype).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value):

@@ -5,7 +5,6 @@ import tinytorch as torch
 import tinytorch.nn.functional as F
 
 from . import constraints
-from ._draws import poisson
 from .binomial import _expand_count_and_probs, _init_count_and_probs
 from .distribution import Distribution
 from .gamma import Gamma
@@ -58,7 +57,7 @@ class NegativeBinomial(Distribution):
 
     def sample(self, sample_shape=()):
         with torch.no_grad():
-            return poisson(self._gamma.sample(sample_shape=sample_shape))
+            return torch.poisson(self._gamma.sample(sample_shape=sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -6,7 +6,6 @@ from numbers import Number
 import tinytorch as torch
 
 from . import constraints
-from ._draws import poisson
 from .distribution import _expanded
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -43,7 +42,7 @@ class Poisson(ExponentialFamily):
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
-            return poisson(self.rate.expand(shape))
+            return torch.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

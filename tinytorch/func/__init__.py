@@ -2,6 +2,8 @@
 and ``functional_call`` for modules."""
 from ._eager import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from ._functional_call import functional_call
+from ._linearize import functionalize, linearize, stack_module_state
 from ._vmap import vmap
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call", "functionalize",
+           "linearize", "stack_module_state"]

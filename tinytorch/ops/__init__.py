@@ -12,6 +12,7 @@ from . import (activation, activation_smooth, conv, dropout, embedding, fold, li
 # issue 20's nn ops, composed of the kernels above
 from . import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample, instance_norm, lrn,  # noqa: F401
                multilabel_margin, pixel_shuffle, pool3d, unpool)
+from . import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
 from . import (special_normal, special_log, special_bessel, special_gamma, special_polynomials,  # noqa: F401
                linalg_solve, linalg_lu, linalg_functions)
 from . import copies, strided  # noqa: F401  (after shape, join and fold)
@@ -28,3 +29,4 @@ from . import linalg_legacy  # noqa: F401
 from . import linalg_eig  # noqa: F401
 from . import signal_windows  # noqa: F401
 from . import masked_reductions  # noqa: F401
+from . import tensor_surface  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)

@@ -119,6 +119,11 @@ def holomorphic_backward(backward):
     return complex_aware
 
 
+def complex_grad_error(name: str) -> RuntimeError:
+    """PyTorch's refusal to record an op whose derivative it defines for real numbers only."""
+    return RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+
+
 def add_terms(*terms):
     """The sum of the tangent (or gradient) terms that exist; None where every term is None."""
     total = None

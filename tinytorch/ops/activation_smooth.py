@@ -12,9 +12,10 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
+from . import _gelu_onednn
 from ._batching import composite
 from ._registry import op
-from ._util import opmath
+from ._util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
 from .arith import where
 from .inplace import apply_inplace
@@ -61,6 +62,7 @@ def _gelu_tanh_parts(x):
 
 class GeluBackward0(Node):
     erf = None  # erf(x / sqrt 2) from the forward, when it computed one
+    exp_half_sq = None  # exp(-x^2 / 2) from the forward, when it took the float32 kernel's steps
 
     def backward(self, g):
         (x,) = self.saved_tensors
@@ -70,6 +72,8 @@ class GeluBackward0(Node):
             return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
         if not _State.enabled:  # no graph of the gradient: the same formula on arrays
             xd = x._data
+            if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
+                return (_make(_gelu_onednn.gelu_backward(g._data, xd, self.erf, self.exp_half_sq)),)
             erf = self.erf if self.erf is not None else _erf_array(xd / xd.dtype.type(_SQRT_2))
             cdf = (erf + 1) * xd.dtype.type(0.5)
             pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
@@ -93,6 +97,10 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "tanh":
         inner, _ = _gelu_tanh_parts(x)
         out = 0.5 * x * (1 + np.tanh(inner))
+    elif storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
+        # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
+        out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
+        return _one_input(input, out, GeluBackward0, approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
     else:
         erf = _erf_array(x / _SQRT_2)
         out = 0.5 * x * (1 + erf)
@@ -113,7 +121,13 @@ class SiluBackward0(Node):
 
 
 def _silu(input: Tensor) -> Tensor:
-    x = float_array(input, "silu_cpu")
+    # complex too (PyTorch's silu has a complex kernel, but no complex gradient); other dtypes get its refusal
+    if input._data.dtype.kind == "c":
+        if _State.enabled and input._requires_grad:
+            raise complex_grad_error("silu")
+        x = input._data
+    else:
+        x = float_array(input, "silu_cpu")
     with np.errstate(over="ignore"):
         out = x / (1 + np.exp(-x))
     return _one_input(input, cast(out, x), SiluBackward0)

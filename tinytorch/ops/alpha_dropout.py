@@ -13,6 +13,7 @@ from ..random import _engine
 from ..tensor import Tensor, _make
 from ._registry import op
 from .activation import functional_spelling
+from .dropout import refuse_complex_draw
 
 _ALPHA = 1.7580993408473766  # -SELU's scale * alpha: the value a dropped unit takes before the affine fix
 
@@ -30,6 +31,7 @@ def _alpha(input: Tensor, p: float, train: bool, feature: bool, inplace: bool) -
         shape = x.shape[:2] + (1,) * (x.ndim - 2)
     else:
         shape = x.shape
+    refuse_complex_draw(x)
     keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape).astype(x.dtype)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     dt = x.dtype.type

@@ -49,7 +49,8 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
         m = np.max(s, axis=-1, keepdims=True)
     if not masked or np.isfinite(m).all():
         # no -inf anywhere, or every row's maximum finite (so every denominator >= 1): the plain softmax
-        e = np.exp(s - m, out=s)
+        np.subtract(s, m, out=s)  # in place: a fresh (B, H, L, S) array costs about two passes over one
+        e = np.exp(s, out=s)
         e /= e.sum(axis=-1, keepdims=True)
         return e
     m = np.where(np.isfinite(m), m, 0)
@@ -234,7 +235,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             drawn = _draws.bernoulli_scalar(_engine(None), p.size, 1 - dropout_p).reshape(p.shape)
             keep = drawn.astype(q.dtype) / q.dtype.type(1 - dropout_p)
         p = p * keep
-    out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
+    if flash and q.ndim == 4 and not q.flags.c_contiguous:
+        # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
+        # permute of it is then contiguous, and its reshape a view)
+        out = np.empty_like(q)
+        np.copyto(out, np.matmul(p, vr), casting="unsafe")
+    else:
+        out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
     if not grad:
         return _make(out)
     cls = ScaledDotProductFlashAttentionForCpuBackward0 if flash else (MmBackward0 if out.ndim == 2

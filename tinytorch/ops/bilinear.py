@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._registry import op
+from ._util import complex_grad_error
 from .einsum import einsum
 
 
@@ -25,4 +26,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
                            f"{weight.shape[0]}")
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    if out._requires_grad and out._data.dtype.kind == "c":  # PyTorch's _trilinear has real gradients only
+        raise complex_grad_error("_trilinear")
     return out if bias is None else out + bias

@@ -110,15 +110,37 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LogaddexpBackward0(Node):
+    @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
+        if a.is_complex() or b.is_complex():  # 1 / (1 + e^(b - a)): PyTorch's formula, written for complex too
+            return _pair(self, g / ((b - a).exp() + 1), g / ((a - b).exp() + 1))
         return _pair(self, g * (a - b).sigmoid(), g * (b - a).sigmoid())
+
+
+def _complex_logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """PyTorch's complex logaddexp: the operand of larger real part is factored out (a NaN operand wins),
+    max + log1p(exp(min - max)); where both real parts are the same infinity, log(exp(a) + exp(b))."""
+    a, b = np.broadcast_arrays(a, b)
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    a_max = nan_a & ~nan_b | ~nan_b & (a.real >= b.real)
+    hi, lo = np.where(a_max, a, b), np.where(a_max, b, a)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(lo - hi)) + hi
+        same_inf = np.isinf(lo.real) & (lo.real == hi.real)
+        if same_inf.any():
+            out = np.where(same_inf, np.log(np.exp(lo) + np.exp(hi)), out)
+    return out
 
 
 @op(variants="function method out", batch=pointwise)
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """log(exp(input) + exp(other)), computed stably."""
     require_tensors("logaddexp", input, other)
+    ta, tb, ad, bd = binary_operands(input, other)
+    if getattr(ad, "dtype", None) is not None and ad.dtype.kind == "c":
+        out = _complex_logaddexp(ad, np.asarray(bd, ad.dtype)).astype(ad.dtype, copy=False)
+        return _binary(LogaddexpBackward0, input, other, out, lambda x, y: (x, y))
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp_cpu", False)
     return _binary(LogaddexpBackward0, input, other, np.logaddexp(ad, bd), lambda x, y: (x, y))
 

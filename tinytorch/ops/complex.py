@@ -185,8 +185,8 @@ def view_as_real(input: Tensor) -> Tensor:
 def view_as_complex(input: Tensor) -> Tensor:
     """A complex view of a real tensor whose last dimension holds (real, imaginary) pairs."""
     a = input._data
-    if a.dtype not in _dtype.TO_COMPLEX or a.dtype.kind != "f":
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor "
+    if a.dtype not in _dtype.TO_COMPLEX or a.dtype.kind != "f":  # bfloat16 (kind "V") is refused here too
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
                            f"of scalar type: {_legacy(input)}")
     if a.dtype == np.float16:
         raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor "
@@ -227,7 +227,7 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
             raise TypeError(f"{name}(): argument '{'real' if t is a else 'imag'}' (position {1 if t is a else 2}) "
                             f"must be Tensor, not {type(t).__name__}")
     da, db = a._data.dtype, b._data.dtype
-    if da.kind != "f" or db.kind != "f":
+    if da.kind != "f" or db.kind != "f":  # bfloat16's numpy kind is "V": refused, as PyTorch does
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_legacy(a)} and "
                            f"{_legacy(b)}")
     if da != db:
@@ -249,12 +249,19 @@ def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=()):
     return _make(out)
 
 
+def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndarray:
+    """The complex array with these (broadcast) parts, set directly: ``re + 1j * im`` would turn an
+    infinite imaginary part into a NaN real part (1j * inf = nan + inf j)."""
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _dtype.TO_COMPLEX[real_dtype])
+    out.real, out.imag = re, im
+    return out
+
+
 @op(variants="function out", batch=pointwise)
 def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """real + i imag, elementwise (the parts broadcast; both of one floating dtype)."""
     _check_parts("complex", real, imag)
-    out = as_array(real._data + 1j * imag._data.astype(_dtype.TO_COMPLEX[imag._data.dtype]))
-    out = out.astype(_dtype.TO_COMPLEX[real._data.dtype], copy=False)
+    out = _from_parts(real._data, imag._data, real._data.dtype)
     return _record(ComplexBackward0, real, imag, out)
 
 
@@ -263,8 +270,8 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)
     r, theta = abs._data, angle._data
-    out = as_array(r * np.cos(theta) + 1j * (r * np.sin(theta)))
-    out = out.astype(_dtype.TO_COMPLEX[r.dtype], copy=False)
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
+        out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
     return _record(PolarBackward0, abs, angle, out, save=(abs, angle))
 
 

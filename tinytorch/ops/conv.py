@@ -18,6 +18,8 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._registry import op
+from .complex import view_as_real
+from .linalg import _CPP_NAMES
 from ._im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,
                       _rows_of)
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
@@ -133,13 +135,22 @@ def _dims(shape) -> str:
 
 
 def _legacy(a: np.ndarray) -> str:
+    if a.dtype.kind == "c":  # PyTorch names complex tensor types by their dispatch key
+        return f"CPU{FROM_NP[a.dtype]._legacy[:-6]}Type"
     return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
 
 
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
     if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same or input "
-                           "should be a MKLDNN tensor and weight is a dense tensor")
+        if x.shape[0] == 1 and x.dtype.kind != "c":  # PyTorch's CPU kernel for a batch of one checks first
+            raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._legacy[:-6]} but found "
+                               f"{FROM_NP[w.dtype]._legacy[:-6]}")
+        # PyTorch's complex input path tests the weight's type before its MKLDNN alternative
+        tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
+        raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({_CPP_NAMES[FROM_NP[x.dtype].name]}) and bias type "
+                           f"({_CPP_NAMES[FROM_NP[b.dtype].name]}) should be the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
@@ -168,6 +179,27 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
             raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, sizes))}). Kernel "
                                f"size: ({' x '.join(map(str, ks))}). Kernel size can't be greater than actual input "
                                "size")
+
+
+def _real_parts(t: Tensor):
+    pair = view_as_real(t)
+    return pair.select(-1, 0), pair.select(-1, 1)
+
+
+def complex_conv(conv, input: Tensor, weight: Tensor, bias) -> Tensor:
+    """A complex convolution as three real ones (Karatsuba, as PyTorch's CPU kernels compute it), so that
+    its values round alike and its gradients follow PyTorch's convention through view_as_real:
+    a = conv(xr, wr) + br, b = conv(xi, wi), c = conv(xr + xi, wr + wi) + br + bi;
+    out = (a - b) + i (c - a - b). ``conv(x, w, b)`` is the real convolution with the geometry bound."""
+    xr, xi = _real_parts(input)
+    wr, wi = _real_parts(weight)
+    br = bi = None
+    if bias is not None:
+        br, bi = _real_parts(bias)
+    a = conv(xr, wr, br)
+    b = conv(xi, wi, None)
+    c = conv(xr + xi, wr + wi, None if bias is None else br + bi)
+    return (a - b) + ((c - a) - b) * 1j
 
 
 def _same_padding(w_shape, dilation, nd: int):
@@ -204,6 +236,8 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     geo = _Geometry(((1,) if one else ()) + tuple(w.shape[2:]), ((1,) if one else ()) + stride,
                     ((0,) if one else ()) + padding, ((1,) if one else ()) + dilation, groups,
                     ((1,) if one else ()) + tuple(x.shape[2:]), one)
+    if x.dtype.kind == "c":
+        return complex_conv(lambda xs, ws, bs: _conv(xs, ws, bs, geo), input, weight, bias)
     return _conv(input, weight, bias, geo)
 
 
@@ -246,6 +280,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         raise RuntimeError(f"Given input size per channel: ({x.shape[2]} x {x.shape[3]}). Calculated output size per "
                            f"channel: ({hw[0]} x {hw[1]}). Output size is too small")
     geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False, tuple(x.shape[2:]))
+    if x.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: _conv_t(ys, ws, geo, bs, ConvolutionBackward0Transposed), input,
+                            weight, bias)
     return _conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor, _make
 from ._registry import op
-from .conv import _check, _dims, _tuple, conv2d, conv_transpose2d
+from .conv import _check, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
 from .join import cat
 from .pad import constant_pad_nd
 
@@ -51,6 +51,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     padding = _tuple(padding, 3, "padding")
     _check(input._data, weight._data, None if bias is None else bias._data, stride, padding, dilation, groups,
            False, 3)
+    if input._data.dtype.kind == "c":
+        return complex_conv(lambda xs, ws, bs: conv3d(xs, ws, bs, stride, padding, dilation, groups), input, weight,
+                            bias)
     x = _depth_pad(input, padding[0], padding[0])
     n, kd = x.shape[0], weight.shape[2]
     sd, dd = stride[0], dilation[0]
@@ -90,6 +93,9 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     dilation, output_padding = _tuple(dilation, 1, "dilation"), _tuple(output_padding, 1, "output_padding")
     _check(input._data, weight._data, None if bias is None else bias._data, stride, padding, dilation, groups,
            True, 1)
+    if input._data.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: conv_transpose1d(ys, ws, bs, stride, padding, output_padding, groups,
+                                                                dilation), input, weight, bias)
     out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
                            (0,) + output_padding, groups, (1,) + dilation)
     return out.squeeze(2)
@@ -139,6 +145,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
         raise RuntimeError(f"Given input size per channel: ({' x '.join(str(s) for s in input.shape[2:])}). "
                            f"Calculated output size per channel: ({' x '.join(map(str, sizes))}). Output size is "
                            "too small")
+    if input._data.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: conv_transpose3d(ys, ws, bs, stride, padding, output_padding, groups,
+                                                                dilation), input, weight, bias)
     flat = input.permute(0, 2, 1, 3, 4).reshape(n * d_in, input.shape[1], input.shape[3], input.shape[4])
     spread_len = (d_in - 1) * sd + 1
     full = spread_len + dd * (kd - 1) + od

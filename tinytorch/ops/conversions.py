@@ -206,7 +206,8 @@ def _cast(name: str, dt):
 # Tensor.float(), .double(), ...: declared only (module names would shadow the builtins)
 for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16), ("bfloat16", _dtype.bfloat16),
                    ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16), ("byte", _dtype.uint8),
-                   ("char", _dtype.int8), ("bool", _dtype.bool_)):
+                   ("char", _dtype.int8), ("bool", _dtype.bool_),
+                   ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):
     _cast(_name, _dt)
 del _name, _dt
 

@@ -21,6 +21,13 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def refuse_complex_draw(x: np.ndarray) -> None:
+    """PyTorch draws dropout's keep mask with bernoulli_ in the input's dtype, which has no complex kernel."""
+    if x.dtype.kind == "c":
+        name = "ComplexFloat" if x.dtype == np.complex64 else "ComplexDouble"
+        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for \'{name}\'')
+
+
 def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     if not training or p == 0:
         return input
@@ -28,6 +35,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     if p == 1:
         keep_scaled = np.zeros(x.shape, dtype=x.dtype)
     else:
+        refuse_complex_draw(x)
         # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
         keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p)
         # drawn in memory order: PyTorch's mask is empty_like(input), which keeps a dense view's strides
@@ -72,6 +80,7 @@ def _channel_mask(shape: tuple, p: float, dtype) -> Tensor:
     """0 for a dropped channel, 1/(1-p) for a kept one; drawn as ``F.dropout`` draws its elements."""
     if p == 1:
         return _make(np.zeros(shape, dtype=dtype))
+    refuse_complex_draw(np.empty(0, dtype))
     # PyTorch: a noise tensor of shape (N, C, 1, ...) filled by bernoulli_(1 - p), divided by 1 - p
     keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape)
     return _make(keep.astype(dtype) / dtype.type(1 - p))

@@ -12,6 +12,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._registry import op
 from .activation import functional_spelling
+from ._util import complex_grad_error
 from .index import index_zeros_put
 
 
@@ -74,6 +75,8 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
     out = np.take(w, flat, axis=0).reshape(idx.shape + (w.shape[1],))
     if not (_State.enabled and weight._requires_grad):
         return _make(out)
+    if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
+        raise complex_grad_error("embedding")
     row_scale = None
     if scale_grad_by_freq or padding_idx is not None:
         row_scale = np.ones(flat.shape, dtype=w.dtype)

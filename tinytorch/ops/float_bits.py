@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_NP, LOWP_NP
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
@@ -64,9 +65,10 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 def frexp(input: Tensor):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) (0, inf and
     NaN keep themselves with exponent 0); the exponent is int32."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype not in FLOATING_NP:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    _, exponent = np.frexp(input._data)
+    # numpy's frexp has no bfloat16 loop; float32 holds half and bfloat16 exactly, so the exponent is the same
+    _, exponent = np.frexp(input._data.astype(np.float32) if input._data.dtype in LOWP_NP else input._data)
     exponent = _make(exponent.astype(np.int32))
     with no_grad():
         scale = _make(np.ldexp(np.ones((), input._data.dtype), -exponent._data).astype(input._data.dtype))
@@ -95,16 +97,17 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
 @op(variants="function method out", batch=pointwise)
 def isposinf(input: Tensor) -> Tensor:
     x = input._data
-    return _make(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, np.bool_))
+    return _make(np.isposinf(x) if x.dtype in FLOATING_NP else np.zeros(x.shape, np.bool_))
 
 
 @op(variants="function method out", batch=pointwise)
 def isneginf(input: Tensor) -> Tensor:
     x = input._data
-    return _make(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, np.bool_))
+    return _make(np.isneginf(x) if x.dtype in FLOATING_NP else np.zeros(x.shape, np.bool_))
 
 
 @op(variants="function method", batch=pointwise)
 def isreal(input: Tensor) -> Tensor:
-    """True everywhere for a real tensor (the imaginary part is 0)."""
-    return _make(np.ones(input._data.shape, np.bool_))
+    """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    x = input._data
+    return _make(np.asarray(x.imag == 0) if x.dtype.kind == "c" else np.ones(x.shape, np.bool_))

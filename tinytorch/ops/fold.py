@@ -93,6 +93,13 @@ def _record(input: Tensor, out: np.ndarray, node_cls, batched: bool, **attrs) ->
     return _make(out)
 
 
+def _check_dtype(x: np.ndarray, kernel: str) -> None:
+    """PyTorch's im2col/col2im kernels take floating, complex and bool (copied, or OR-ed where blocks
+    overlap) input; integers raise its NotImplementedError."""
+    if x.dtype != np.bool_:
+        _float_only(x, kernel)
+
+
 def _dims(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -100,7 +107,7 @@ def _dims(shape) -> str:
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding local blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
     x = input._data
-    _float_only(x, "im2col_out_cpu")
+    _check_dtype(x, "im2col_out_cpu")
     if 0 < x.ndim < 3:  # PyTorch reads the spatial sizes before checking the rank
         raise IndexError(f"Dimension out of range (expected to be in range of [-{x.ndim}, {x.ndim - 1}], but got 2)")
     if x.ndim not in (3, 4) or any(s == 0 for s in x.shape[1 if x.ndim == 4 else 0:]):
@@ -145,7 +152,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                            f"stride=({stride[0]}, {stride[1]}), expected size of input's dimension 2 to match the "
                            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, "
                            f"but got input.size(2)={xb.shape[2]}.")
-    _float_only(x, "col2im_out_cpu")
+    _check_dtype(x, "col2im_out_cpu")
     out = _col2im(xb, size, kernel, dilation, padding, stride, blocks)
     return _record(input, out, Col2ImBackward0, batched, kernel=kernel, dilation=dilation, padding=padding,
                    stride=stride)

@@ -43,7 +43,7 @@ def _edges(points: np.ndarray, bins, rng, dtype, fn: str) -> list:
             lo, hi = float(rng[2 * k]), float(rng[2 * k + 1])
         else:
             col = points[:, k]
-            col = col[~np.isnan(col)] if col.dtype.kind == "f" else col
+            col = col[~np.isnan(col)]  # the input is float or double (``_check``)
             lo, hi = (float(col.min()), float(col.max())) if col.size else (0.0, 1.0)
         if lo > hi:
             raise RuntimeError(f"{fn}(): max must be larger than min")
@@ -83,8 +83,10 @@ def _count(points: np.ndarray, edges: list, weight, density: bool) -> np.ndarray
 
 
 def _check(input: Tensor, weight, fn: str) -> None:
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(f"\"{fn}\" not implemented for '{input.dtype._legacy}'")
+    if input._data.dtype.kind != "f" or input._data.dtype == np.float16:
+        # PyTorch's histogram kernels take float and double only (bfloat16's numpy kind is "V"); both
+        # functions' refusals name the histogramdd kernel
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype._legacy[:-6]}'")
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"{fn}: if weight tensor is provided it should have the same dtype as the input tensor")
 

@@ -10,6 +10,7 @@ import numpy as np
 from .._dtype import get_default_dtype
 from ..tensor import Tensor, _wrap_dim
 from ._batching import composite
+from .complex import complex
 from ._record import legacy_name
 from ._registry import op
 from .join import cat
@@ -74,7 +75,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.dim()} dimensions")
     x = input.reshape(1, -1) if input.dim() < 2 else input
-    if not x.is_floating_point():
+    if not (x.is_floating_point() or x.is_complex()):
         x = x.to(get_default_dtype())
     n_obs = x.shape[1]
     w = None
@@ -112,7 +113,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
                       "observations.", UserWarning, stacklevel=3)
         norm = norm * 0 if isinstance(norm, Tensor) else 0
     xc = x - avg.unsqueeze(1)
-    c = xc.matmul((xc if w is None else xc * w).t())
+    c = xc.matmul((xc if w is None else xc * w).t().conj())  # complex variables: the Hermitian form
     with np.errstate(divide="ignore", invalid="ignore"):
         return (c / norm).squeeze()
 
@@ -123,8 +124,11 @@ def corrcoef(input: Tensor) -> Tensor:
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    sd = c.diagonal().sqrt()
+    d = c.diagonal()
+    sd = (d.real if d.is_complex() else d).sqrt()
     c = c / sd.unsqueeze(1) / sd.unsqueeze(0)
+    if c.is_complex():  # each part clipped to [-1, 1], as PyTorch does
+        return complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 
@@ -193,7 +197,7 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1):
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
-    if not input.is_floating_point():
+    if not (input.is_floating_point() or input.is_complex()):
         input = input.to(get_default_dtype())
     return tuple(_gradient_along(input, d, h.item() if isinstance(h, Tensor) and h.dim() == 0 else h, edge_order)
                  for d, h in zip(dims, steps))

@@ -19,7 +19,8 @@ _PRODUCT = "function method out"
 
 # the C++ type names PyTorch's matmul errors print
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
@@ -131,7 +132,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
             # einsum's outer-product loop is about twice as fast as a broadcast multiply here
             return np.einsum("i,j->ij", a[:, 0], b[0])
-        return np.multiply(a, b)
+        # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
+        # layout decides the order in which a later random fill, e.g. dropout's, draws)
+        return np.multiply(a, b, order="C")
     return np.matmul(a, b)
 
 
@@ -292,6 +295,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 class AddmmBackward0(Node):
     """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
 
+    @holomorphic_backward
     def backward(self, g):
         x, w = self.saved_tensors
         gb = g.sum(0) if self.need_b else None

@@ -12,12 +12,13 @@ import math
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, INEXACT_NP
+from .._dtype import INEXACT_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._record import legacy_name, record
 from ._batching import composite
 from ._registry import op
+from ._util import holomorphic_backward
 from .linalg_ext import _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
 from .join import cat
@@ -26,14 +27,14 @@ from .join import cat
 def _expm(a: np.ndarray) -> np.ndarray:
     """exp of a batch of square matrices: A / 2^s has 1-norm <= 1/2, then Taylor to degree 18 (error
     below 2^-19 / 19!), then s squarings."""
-    a64 = a.astype(np.float64)
+    a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     n = a.shape[-1]
     if a.size == 0:
         return a64
     norm = np.abs(a64).sum(-2).max(-1).max(initial=0.0)
     s = 0 if not np.isfinite(norm) or norm <= 0.5 else int(math.ceil(math.log2(norm / 0.5)))
     x = a64 / 2.0 ** s
-    eye = np.broadcast_to(np.eye(n), a.shape)
+    eye = np.broadcast_to(np.eye(n, dtype=a64.dtype), a.shape)
     term = eye.copy()
     out = eye.copy()
     for k in range(1, 19):
@@ -45,6 +46,7 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 
 class LinalgMatrixExpBackward0(Node):
+    @holomorphic_backward  # complex: the same block formula with A^H (conj of the real-written one)
     def backward(self, g):
         (A,) = self.saved_tensors
         n = A._data.shape[-1]
@@ -60,7 +62,7 @@ def _matrix_exp(A: Tensor) -> Tensor:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they are "
                            + (f"{a.shape[-2]} by {a.shape[-1]} matrices" if a.ndim >= 2 else "not matrices"))
-    if a.dtype not in FLOATING_NP:
+    if a.dtype not in INEXACT_NP:
         raise RuntimeError(f"\"linalg_matrix_exp\" not implemented for '{legacy_name(a.dtype)}'")
     with np.errstate(all="ignore"):
         out = _expm(a).astype(a.dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import LOWP_NP
+from .._dtype import FROM_NP, LOWP_NP, complex64, complex128
 from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
 from ._batching import at, level_of
@@ -31,9 +31,14 @@ def _batch_linear(op, input, weight, bias=None):
     return out if bias is None else out + bias
 
 
+# gradients the array fast path leaves to the op formula: half/bfloat16 widen their products to float32
+# there, and complex ones take conjugates (PyTorch's convention, ``holomorphic_backward``); one set test
+_FORMULA_GRAD_NP = LOWP_NP | {complex64.np, complex128.np}
+
+
 class _LinearAddmm(AddmmBackward0):
     def backward(self, g):
-        if _State.enabled or g._data.dtype in LOWP_NP:  # half/bfloat16: the products widen to float32 there
+        if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
         x, w = self.saved_tensors
         gd = g._data
@@ -84,6 +89,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
     _check_dtypes(x, w)
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._legacy[:-6]} "
+                           f"and {FROM_NP[x.dtype]._legacy[:-6]}")
     storage = x.dtype
     lowp = storage in LOWP_NP
     if lowp:  # float32 products, sums and bias, rounded once (PyTorch's CPU addmm for half and bfloat16)

@@ -19,6 +19,7 @@ from .activation_smooth import logsigmoid
 from .arith import where
 from .loss import apply_reduction, check_reduction, reduction_name
 from .normalize import clamp_min, vector_norm
+from . import products as _products
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "none":
@@ -258,3 +259,31 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
     return _multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(a, p) - d(a, n)) with any distance ``d`` (default: pairwise_distance).
+
+    Not a declared op: it takes a Python callable, so it is PyTorch's composite, op by op."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a, q, n = anchor.ndim, positive.ndim, negative.ndim
+    if not (a == q == n):
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {a}D, positive {q}D, and "
+                           f"negative {n}D inputs")
+    distance = _products.pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    loss = clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss

@@ -50,8 +50,10 @@ def _identity(kind: str, input: Tensor, ord=None):
         return float("nan")
     if kind == "norm":
         return float("inf") if ord == float("-inf") else 0
-    if dt.kind == "f":
+    if dt in _dtype.FLOATING_NP:
         return float("-inf") if kind == "max" else float("inf")
+    if dt.kind == "c":  # logsumexp's identity (its shift takes the largest real part)
+        return complex(float("-inf"), 0.0)
     if dt.kind == "b":
         return kind != "max"
     info = np.iinfo(dt)
@@ -121,7 +123,7 @@ def mean(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask: Te
     """The mean of the masked-in elements (NaN where there are none)."""
     source = "Optional" if dtype is not None else "Input"
     dtype = dtype or input.dtype
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise ValueError(f"mean(): Could not infer output dtype. {source} dtype must be either a floating point or "
                          f"complex dtype. Got: torch.{dtype.name}")
     total = sum(input, dim, keepdim=keepdim, dtype=dtype, mask=mask)
@@ -156,16 +158,17 @@ def _std_var(input: Tensor, dim, unbiased, correction, keepdim, dtype, mask, tak
     if correction is not None:
         c = float(correction)
     if dtype is None:
-        dtype = input.dtype if input.is_floating_point() else _dtype.float32
-    compute = dtype if dtype.is_floating_point else _dtype.float32
+        dtype = input.dtype if input.is_floating_point() or input.is_complex() else _dtype.float32
+    compute = dtype if dtype.is_floating_point or dtype.is_complex else _dtype.float32
     count = _count(input, dim, True, mask)
     sample_mean = sum(input, dim, keepdim=True, dtype=dtype, mask=mask) / count
     x = input - sample_mean
-    total = sum(x * x, dim, keepdim=bool(keepdim), dtype=compute, mask=mask)
+    total = sum(x * x.conj(), dim, keepdim=bool(keepdim), dtype=compute, mask=mask)
     if not keepdim:
         count = count.reshape(tuple(total.shape))
     if c != 0:
-        count = (count.to(compute) - c).clamp(min=0)
+        real = _dtype.FROM_NP[_dtype.TO_REAL[compute.np]] if compute.is_complex else compute
+        count = (count.to(real) - c).clamp(min=0)
     out = (total / count).to(dtype)
     return out.sqrt() if take_sqrt else out
 

@@ -76,8 +76,11 @@ def _in_projection_packed(q, k, v, w, b):
     from ..nn.functional import linear
     E = q.shape[-1]
     if k is v and q is k:
+        # PyTorch's steps: one contiguous (3, L, N, E) copy, so that each of Q, K, V is contiguous and the
+        # head split after it is a view (slices of the projection would be copied once per tensor there)
         proj = linear(q, w, b)
-        return proj[..., :E], proj[..., E:2 * E], proj[..., 2 * E:]
+        proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return proj[0], proj[1], proj[2]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
@@ -191,9 +194,10 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
             attn_mask = attn_mask.unsqueeze(0)
         else:
             attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    # views, as PyTorch's code takes them (ViewBackward0 in its graph): splitting dim 0 always is one
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)

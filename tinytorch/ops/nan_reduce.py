@@ -125,6 +125,8 @@ def _moments(input: Tensor, dims, c, keepdim, node_cls):
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """(variance, mean) over ``dim`` in one pass; ``correction`` (default 1) is subtracted from N."""
     if input._data.dtype.kind == "c":
+        if isinstance(dim, bool):  # the (var_mean(input, unbiased)) overload
+            dim, unbiased = None, dim
         return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "var_mean")
     return _moments(input, dims, c, keepdim, VarMeanBackward0)
@@ -134,6 +136,8 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """(standard deviation, mean) over ``dim`` in one pass; ``correction`` (default 1) is subtracted from N."""
     if input._data.dtype.kind == "c":
+        if isinstance(dim, bool):  # the (std_mean(input, unbiased)) overload
+            dim, unbiased = None, dim
         return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "std_mean")
     return _moments(input, dims, c, keepdim, StdMeanBackward0)

@@ -58,7 +58,11 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype._legacy[:-6]}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(sorted(d + x.ndim if d < 0 else d for d in dims))
+    rank = max(x.ndim, 1)  # a 0-d tensor takes dim 0 / -1, meaning its one element
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
+    dims = () if x.ndim == 0 else tuple(sorted(d + x.ndim if d < 0 else d for d in dims))
     if p == 2:
         out = np.sqrt(np.sum(x * x, axis=dims, keepdims=True))
     elif p == 1:

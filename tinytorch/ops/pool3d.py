@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_NP
 from ..tensor import Tensor, _make
 from ._registry import op
 from .activation import relu
@@ -75,7 +76,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     _check3(x, k, s, p, d, out)
     x5 = x if x.ndim == 5 else x[None]
     need = [max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1) for i in range(3)]
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = np.full(x5.shape[:2] + tuple(need), fill, x.dtype)
     xp[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1], p[2]:p[2] + size[2]] = x5
     best = np.full(x5.shape[:2] + out, fill, x.dtype)

@@ -57,12 +57,14 @@ class PowBackward1(_BinaryNode):
 class PowBackward2(Node):
     """scalar ** tensor."""
 
+    @holomorphic_backward  # a complex exponent: g * conj(base^b log base), as PyTorch
     def backward(self, g):
         (out,) = self.saved_tensors
         base = self.base
         if base == 0:
             return (fit_grad(g * 0.0, self.b_meta),)
-        return (fit_grad(g * out * float(np.log(base)), self.b_meta),)
+        log_base = complex(np.log(complex(base))) if isinstance(base, complex) else float(np.log(base))
+        return (fit_grad(g * out * log_base, self.b_meta),)
 
     def jvp(self, t):
         (out,) = self.saved_tensors

@@ -264,3 +264,52 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     if n == 0:
         return diff.abs()
     return vector_norm(diff, p, -1, keepdim, _node=NormBackward1)
+
+
+class PdistBackward0(Node):
+    """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j;
+    zero where the distance (or, for p < 1, the coordinate difference) is zero, as PyTorch."""
+
+    def backward(self, g):
+        x, d = self.saved_tensors
+        rows, cols = (_make(np.asarray(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
+        diff = x[rows] - x[cols]
+        p, gd, dd = self.p, g.unsqueeze(-1), d.unsqueeze(-1)
+        if p == 0:
+            t = diff * 0
+        elif p == 1:
+            t = diff.sign() * gd
+        elif p == float("inf"):
+            t = diff.sign() * (diff.abs() == dd) * gd
+        elif p == 2:
+            t = where(dd == 0, 0.0, diff * gd / dd)
+        else:
+            zero = (dd == 0) | ((diff == 0) & (p < 1))
+            t = where(zero, 0.0, diff.sign() * diff.abs() ** (p - 1) * gd / dd ** (p - 1))
+        return (x * 0).index_add(0, rows, t).index_add(0, cols, -t)
+
+
+@op(variants="function functional")
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of a 2-d tensor, pairs (i, j) with i < j in row-major order."""
+    a = input._data
+    if a.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
+    if a.dtype not in FLOATING_NP:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(a.shape[0], 1)
+    diff = np.abs(a[rows] - a[cols])
+    p = float(p)
+    if p == 0:
+        r = (diff != 0).sum(-1).astype(a.dtype)
+    elif p == float("inf"):
+        r = diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], a.dtype)
+    elif p == 1:
+        r = diff.sum(-1)
+    elif p == 2:
+        r = np.sqrt((diff * diff).sum(-1))
+    else:
+        r = (diff ** p).sum(-1) ** (1 / p)
+    return record(np.asarray(r, dtype=a.dtype), PdistBackward0, (input,), (input, OUT), p=p)

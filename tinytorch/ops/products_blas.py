@@ -40,7 +40,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
                            f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
                            "elements respectively")
-    return input.dot(other)
+    return (input.conj() if input.is_complex() else input).dot(other)
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta, alpha) -> Tensor:
@@ -83,7 +83,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
                            f"{batch2.shape[0]}")
-    if not batch1.is_floating_point():
+    if not (batch1.is_floating_point() or batch1.is_complex()):
         beta, alpha = int(beta), int(alpha)  # addbmm casts them to the integer dtype, without a word
     # one product over the batch and inner dimensions together: a single sum per element
     b, n, m = batch1.shape

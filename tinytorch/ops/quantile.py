@@ -14,8 +14,8 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, fn: str) -> Tensor:
     x = input._data
-    if x.dtype.kind != "f":
-        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    if x.dtype.kind != "f" or x.dtype == np.float16:  # bfloat16 (numpy kind "V") is refused too
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if x.size == 0:
         raise RuntimeError(f"{fn}() input tensor must be non-empty")
     if isinstance(q, Tensor):

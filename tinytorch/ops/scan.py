@@ -14,6 +14,7 @@ from ._util import holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
 from .arith import where
+from .binary import _complex_logaddexp
 from .join import cat, zeros_scatter
 from .._dtype import FLOATING_NP, get_default_dtype
 
@@ -117,6 +118,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 class LogcumsumexpBackward0(Node):
+    @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
         if x._data.ndim == 0:
@@ -130,7 +132,10 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     table is used instead (quadratic in the length)."""
     yd = y._data
     n = yd.shape[d]
-    if n == 0 or float(np.nanmax(yd.max(axis=d) - yd.min(axis=d))) < 600 or not np.isfinite(yd).all():
+    # complex y has no order to shift by: the exact table (PyTorch's complex formula, a reversed
+    # logcumsumexp of log(g) - y, loses digits in float32 where the exponents span thousands)
+    if yd.dtype.kind != "c" and (n == 0 or float(np.nanmax(yd.max(axis=d) - yd.min(axis=d))) < 600
+                                 or not np.isfinite(yd).all()):
         m = y.narrow(d, n - 1, 1).detach() if n else y
         m = where(m.isinf(), 0.0, m)
         return (x - m).exp() * _flipcumsum(g * (m - y).exp(), d)
@@ -145,10 +150,16 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
     x = input._data
-    if x.dtype not in FLOATING_NP:
+    if x.dtype not in FLOATING_NP and x.dtype.kind != "c":
         x = x.astype(get_default_dtype().np)
     d = _wrap_dim(dim, x.ndim)
-    r = np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy()
+    if x.dtype.kind == "c" and x.ndim:  # PyTorch's complex logaddexp, one step at a time
+        r = np.moveaxis(x.copy(), d, 0)
+        for k in range(1, r.shape[0]):
+            r[k] = _complex_logaddexp(r[k - 1], r[k])
+        r = np.ascontiguousarray(np.moveaxis(r, 0, d))
+    else:
+        r = np.logaddexp.accumulate(x, axis=d) if x.ndim else x.copy()
     return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import FLOATING_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
@@ -26,7 +27,7 @@ def _identity(reduce: str, dtype: np.dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if dtype in FLOATING_NP:
         return -np.inf if reduce == "amax" else np.inf
     if dtype.kind == "b":
         return reduce == "amin"
@@ -58,7 +59,7 @@ def _reduce_array(x: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, reduc
         if include_self:
             count += 1
         count = np.maximum(count, 1)
-        if out.dtype.kind == "f":
+        if out.dtype in FLOATING_NP:
             out1[...] = out1 / count
         elif out.dtype.kind != "b":
             out1[...] = np.floor_divide(out1, count)

@@ -11,20 +11,22 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
 from ._batching import logical_dims, unsupported
 from ._registry import op
-from ._util import as_array, lowp_round, normalize_dims, opmath
+from ._util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
 from .reduce import _ReduceNode, _grad_back, _keepdim
-from .._dtype import FLOATING_NP, FROM_NP
+from .._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from .._quiet_fp import loud, quiet
 
 
 def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
-    m = np.max(x, axis=dims, keepdims=True, initial=-np.inf)  # initial: empty dims give -inf
+    # complex: shifted by the largest real part (PyTorch's kernel), which bounds every |exp|
+    m = np.max(x.real if x.dtype.kind == "c" else x, axis=dims, keepdims=True, initial=-np.inf)  # empty: -inf
     m = np.where(np.isfinite(m), m, 0)  # all -inf rows give -inf, not NaN
     with np.errstate(divide="ignore"):
         return np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
 
 
 class LogsumexpBackward0(_ReduceNode):
+    @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
         y = _grad_back(y, self.in_shape, self.dims, self.keepdim)
@@ -46,7 +48,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "logsumexp")
     x = input._data
-    if x.dtype not in FLOATING_NP:
+    if x.dtype not in INEXACT_NP:
         x = x.astype(np.float32)
     dims = normalize_dims(dim, x.ndim)
     out = _stable_lse(x, dims)

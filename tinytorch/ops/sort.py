@@ -14,6 +14,7 @@ from ._batching import composite
 from ._record import OUT, _State, edge, record
 from ._registry import op
 from ._util import normalize_dims
+from ._select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
@@ -115,10 +116,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if x.ndim == 0:
         v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0")
         return topk_result(v, i)
-    idx = np.take(_argsort(x, d, largest), np.arange(k), axis=d)
+    idx = topk_indices(x, _argsort(x, d, largest), k, d, largest, sorted)  # PyTorch's order among ties
     v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0")
     return topk_result(v, i)
 
@@ -149,10 +152,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, kee
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "kthvalue")
 
-    def pos(n, d, *rest):
+    def pos(n, d, x=None, order=None):
         if not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-        return k - 1
+        return k - 1 if x is None else kth_indices(x, order, k - 1, d)  # PyTorch's index among ties
     return _pick_position(input, dim, keepdim, pos, "KthvalueBackward0", kthvalue_result, "kthvalue")
 
 

@@ -109,3 +109,26 @@ __all__ += ["CrossMapLRN2d"]
 from .loss import MultiLabelMarginLoss  # noqa: E402
 
 __all__ += ["MultiLabelMarginLoss"]
+from .container import ParameterDict, ParameterList  # noqa: E402
+
+__all__ += ["ParameterList", "ParameterDict"]
+from .loss import TripletMarginWithDistanceLoss  # noqa: E402
+
+__all__ += ["TripletMarginWithDistanceLoss"]
+from .batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["SyncBatchNorm"]
+from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+from .loss import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
+from .container import Container  # noqa: E402
+from .loss import NLLLoss2d  # noqa: E402
+
+__all__ += ["Container", "NLLLoss2d"]

@@ -236,6 +236,23 @@ def register_state_dict_post_hook(self, hook):
     return add_hook(self._state_dict_hooks, hook, False)
 
 
+def register_state_dict_pre_hook(self, hook):
+    """``hook(module, prefix, keep_vars)`` before this module's ``state_dict`` entries are gathered."""
+    return add_hook(self._state_dict_pre_hooks, hook, False)
+
+
+def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+    """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``
+    (the module first when ``with_module``) before this module's entries are loaded; may edit state_dict."""
+    wrapped = (lambda *args: hook(self, *args)) if with_module else hook
+    return add_hook(self._load_state_dict_pre_hooks, wrapped, False)
+
+
+def register_load_state_dict_pre_hook(self, hook):
+    """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``."""
+    return _register_load_state_dict_pre_hook(self, hook, with_module=True)
+
+
 def register_load_state_dict_post_hook(self, hook):
     """``hook(module, incompatible_keys)`` after ``load_state_dict``; may edit the key lists in place."""
     return add_hook(self._load_state_dict_post_hooks, hook, False)

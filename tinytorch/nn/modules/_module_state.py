@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
+from ...factory import empty_like
 from ..._size import _require_cpu
 from ...tensor import Tensor, device as _device
 from ..parameter import Parameter
@@ -74,6 +75,8 @@ def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool 
         destination = given.get("destination", destination)
         prefix = given.get("prefix", prefix)
         keep_vars = given.get("keep_vars", keep_vars)
+    for hook in self._state_dict_pre_hooks.values():
+        hook(self, prefix, keep_vars)
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()
@@ -93,6 +96,8 @@ def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool 
 # -- loading --------------------------------------------------------------------------------------
 def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, strict: bool,
                           missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+    for hook in self._load_state_dict_pre_hooks.values():
+        hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
     assign = local_metadata.get("assign_to_params_buffers", False)
     local_state = {k: v for k, v in self._parameters.items() if v is not None}
     local_state.update((k, v) for k, v in self._buffers.items()
@@ -207,6 +212,11 @@ def _apply(self, fn, recurse: bool = True):
             if buf is not None:
                 self._buffers[key] = fn(buf)
     return self
+
+
+def to_empty(self, *, device=None, recurse: bool = True):
+    """Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype."""
+    return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
 
 def _parse_to(args: tuple, kwargs: dict):

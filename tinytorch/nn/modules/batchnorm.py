@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ... import distributed as _dist
 from ...autograd.grad_mode import NO_VERSION, _Active, no_grad
 from ...tensor import Tensor
 from ...factory import ones, tensor, zeros
@@ -186,3 +187,53 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose training statistics would be computed over every process of
+    ``process_group``. As in PyTorch on CPU: without an initialised process group (or in eval) it is
+    a plain batch norm over any (N, C, ...) input; with one, training on a CPU tensor is refused."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input) -> None:
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        if self.training and _dist.is_available() and _dist.is_initialized():
+            # PyTorch's synchronised kernel exists for accelerators only; tinytorch's tensors are on the CPU
+            raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """``module`` with every batch-norm layer (at any depth) replaced by a SyncBatchNorm sharing its
+        parameters and running statistics."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                      module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    converted.weight = module.weight
+                    converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted

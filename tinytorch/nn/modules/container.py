@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import chain
@@ -25,6 +26,17 @@ def _absolute_index(idx, size: int) -> int:
 
 def _without_digits(keys: list) -> list:
     return [k for k in keys if not k.isdigit()]
+
+
+class Container(Module):
+    """The pre-Module container (deprecated in PyTorch, with a FutureWarning): children from keywords."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):
@@ -285,3 +297,7 @@ class ModuleDict(Module):
             if len(pair) != 2:
                 raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
             self[pair[0]] = pair[1]
+
+
+# PyTorch's container.py holds the parameter containers too (here in their own file, for length)
+from ._parameter_containers import ParameterDict, ParameterList  # noqa: E402,F401

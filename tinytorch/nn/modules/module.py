@@ -53,6 +53,8 @@ class Module:
         setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -74,7 +76,9 @@ class Module:
     # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402
                          register_full_backward_hook, register_full_backward_pre_hook,
-                         register_load_state_dict_post_hook, register_state_dict_post_hook)
+                         register_load_state_dict_post_hook, register_state_dict_post_hook,
+                         _register_load_state_dict_pre_hook, register_load_state_dict_pre_hook,
+                         register_state_dict_pre_hook)
 
     # -- registration ----------------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -226,6 +230,8 @@ class Module:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        for hooks in ("_state_dict_pre_hooks", "_load_state_dict_pre_hooks"):  # pickles from before they existed
+            self.__dict__.setdefault(hooks, OrderedDict())
 
     # -- lookup by dotted name -------------------------------------------------------------------
     def _get_name(self) -> str:
@@ -243,6 +249,20 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist; ``strict``: so must the name)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        *path, name = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self.get_submodule(".".join(path))
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path ``target``."""
@@ -377,7 +397,7 @@ class Module:
     # state_dict / load_state_dict and dtype conversion live in _module_state.py (file length);
     # importing them in the class body makes them ordinary methods
     from ._module_state import (_apply, _load_from_state_dict, _save_to_state_dict, cpu, cuda,  # noqa: E402
-                                load_state_dict, share_memory, state_dict, to)
+                                load_state_dict, share_memory, state_dict, to, to_empty)
     from ._module_state import to_double as double, to_float as float, to_half as half, to_type as type  # noqa
     from ._module_state import to_bfloat16 as bfloat16  # noqa
 

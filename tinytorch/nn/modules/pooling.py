@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...ops import pool as _pool
 from ...ops import pool3d as _pool3d
+from ...ops import fractional_pool as _fractional
 from ...ops import unpool as _unpool
 from .module import Module
 
@@ -220,3 +221,47 @@ class LPPool3d(_LPPoolNd):
     """(sum of x^p over each (kd, kh, kw) window)^(1/p)."""
 
     _nd = 3
+
+
+def _ntuple_or_none(v, n: int):
+    if v is None:
+        return None
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _FractionalMaxPoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None) -> None:
+        super().__init__()
+        n, cls_name = self._dims, type(self).__name__
+        self.kernel_size = _ntuple_or_none(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple_or_none(output_size, n)
+        self.output_ratio = _ntuple_or_none(output_ratio, n)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{cls_name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = (_fractional.fractional_max_pool2d if self._dims == 2 else _fractional.fractional_max_pool3d)
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                    _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over windows at pseudo-random positions giving ``output_size`` (or ``output_ratio``
+    of the input size); the positions come from the random stream unless ``_random_samples`` is given."""
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """The 3-d (T, H, W) fractional max pooling."""
+
+    _dims = 3

@@ -1,4 +1,6 @@
-"""``tinytorch.nn.parallel``: ``DistributedDataParallel`` over ``tinytorch.distributed``."""
+"""``tinytorch.nn.parallel``: ``DistributedDataParallel`` over ``tinytorch.distributed``, and
+``DataParallel`` (which, with no accelerators, calls its module)."""
+from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["data_parallel", "DataParallel", "DistributedDataParallel"]

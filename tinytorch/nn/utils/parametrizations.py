@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
 from ...ops import reduce as _reduce  # noqa: F401  (Tensor.norm and friends are declared there)
+from ...ops.weight_norm import _weight_norm, norm_except_dim
 from ...tensor import Tensor
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -12,14 +13,6 @@ from ..modules.module import Module
 from . import parametrize
 
 __all__ = ["weight_norm", "spectral_norm"]
-
-
-def _norm_except_dim(v, dim: int | None):
-    if dim is None or dim == -1:  # PyTorch's norm_except_dim: -1 means the norm of the whole tensor
-        return v.norm()
-    dim = dim % v.ndim
-    axes = tuple(i for i in range(v.ndim) if i != dim)
-    return (v * v).sum(axes, keepdim=True).sqrt()
 
 
 class _WeightNorm(Module):
@@ -30,10 +23,10 @@ class _WeightNorm(Module):
         self.dim = dim
 
     def forward(self, weight_g, weight_v):
-        return weight_v * (weight_g / _norm_except_dim(weight_v, self.dim))
+        return _weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight):
-        return _norm_except_dim(weight, self.dim), weight
+        return norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
@@ -99,3 +92,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+# PyTorch's parametrizations.py holds orthogonal too (here in its own file, for length)
+from ._orthogonal import orthogonal  # noqa: E402
+
+__all__ += ["orthogonal"]

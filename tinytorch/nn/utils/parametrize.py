@@ -47,7 +47,10 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for module in reversed(self):
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:
+                        pass  # as PyTorch: a right_inverse that cannot invert is taken as the identity
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:

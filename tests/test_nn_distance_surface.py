@@ -1,0 +1,93 @@
+"""torch.pdist / F.pdist and the triplet loss with a distance function, against PyTorch: values,
+gradients, grad_fn names, errors."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+torch = pytest.importorskip("torch")
+
+
+def _raises_same(fn_torch, fn_tt):
+    with pytest.raises(Exception) as expected:
+        fn_torch()
+    with pytest.raises(type(expected.value)) as got:
+        fn_tt()
+    assert str(got.value).replace("tinytorch", "torch") == str(expected.value)
+
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 1.5, 2, 3, float("inf")])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pdist(p, dtype):
+    torch.manual_seed(0)
+    x = torch.randn(6, 4, dtype=getattr(torch, dtype))
+    x[3] = x[1]          # a zero distance
+    x[4, 0] = x[0, 0]    # a zero coordinate difference
+    xa = x.clone().requires_grad_()
+    xb = tt.tensor(x.numpy(), requires_grad=True)
+    ya, yb = torch.pdist(xa, p), tt.nn.functional.pdist(xb, p)
+    assert yb.dtype.__repr__().replace("tinytorch", "torch") == repr(ya.dtype)
+    assert type(yb.grad_fn).__name__ == type(ya.grad_fn).__name__
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(yb.detach().numpy(), ya.detach().numpy(), **tol)
+    g = torch.randn(ya.shape, dtype=x.dtype)
+    ya.backward(g)
+    yb.backward(tt.tensor(g.numpy()))
+    np.testing.assert_allclose(xb.grad.numpy(), xa.grad.numpy(), **tol)
+
+
+def test_pdist_edges_and_errors():
+    for shape in [(1, 3), (0, 3), (3, 0)]:
+        a, b = torch.pdist(torch.ones(shape)), tt.pdist(tt.ones(shape))
+        assert tuple(a.shape) == b.shape
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+    x = torch.randn(3, 4)
+    np.testing.assert_allclose(tt.pdist(tt.tensor(x.numpy()).t()).numpy(), torch.pdist(x.t()).numpy(), rtol=1e-6)
+    _raises_same(lambda: torch.pdist(torch.ones(2, 2, 2)), lambda: tt.pdist(tt.ones(2, 2, 2)))
+    _raises_same(lambda: torch.pdist(torch.ones(2, 2, dtype=torch.long)),
+                 lambda: tt.pdist(tt.ones(2, 2, dtype=tt.long)))
+    _raises_same(lambda: torch.pdist(torch.ones(2, 2), -1), lambda: tt.pdist(tt.ones(2, 2), -1))
+
+
+def _triplets(seed, shape=(5, 4)):
+    torch.manual_seed(seed)
+    data = [torch.randn(*shape, dtype=torch.float64) for _ in range(3)]
+    return ([d.clone().requires_grad_() for d in data],
+            [tt.tensor(d.numpy(), requires_grad=True) for d in data])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("distance", [None, "cosine", "l1"])
+def test_triplet_margin_with_distance_loss(reduction, swap, distance):
+    fns = {None: (None, None),
+           "cosine": (lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b),
+                      lambda a, b: 1 - tt.nn.functional.cosine_similarity(a, b)),
+           "l1": (torch.nn.PairwiseDistance(p=1), tt.nn.PairwiseDistance(p=1))}[distance]
+    ta, tb = _triplets(1)
+    la = torch.nn.TripletMarginWithDistanceLoss(distance_function=fns[0], margin=0.7, swap=swap,
+                                                reduction=reduction)
+    lb = tt.nn.TripletMarginWithDistanceLoss(distance_function=fns[1], margin=0.7, swap=swap, reduction=reduction)
+    assert repr(lb) == repr(la)
+    ya, yb = la(*ta), lb(*tb)
+    np.testing.assert_allclose(yb.detach().numpy(), ya.detach().numpy(), rtol=1e-12, atol=1e-12)
+    ya.sum().backward()
+    yb.sum().backward()
+    for a, b in zip(ta, tb):
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-12, atol=1e-12)
+    fa = torch.nn.functional.triplet_margin_with_distance_loss(*ta, distance_function=fns[0], swap=swap)
+    fb = tt.nn.functional.triplet_margin_with_distance_loss(*tb, distance_function=fns[1], swap=swap)
+    np.testing.assert_allclose(fb.detach().numpy(), fa.detach().numpy(), rtol=1e-12)
+
+
+def test_triplet_margin_with_distance_loss_errors():
+    ta, tb = _triplets(2)
+    Fa, Fb = torch.nn.functional, tt.nn.functional
+    _raises_same(lambda: torch.nn.TripletMarginWithDistanceLoss(margin=0),
+                 lambda: tt.nn.TripletMarginWithDistanceLoss(margin=0))
+    _raises_same(lambda: Fa.triplet_margin_with_distance_loss(*ta, margin=-1),
+                 lambda: Fb.triplet_margin_with_distance_loss(*tb, margin=-1))
+    _raises_same(lambda: Fa.triplet_margin_with_distance_loss(*ta, reduction="avg"),
+                 lambda: Fb.triplet_margin_with_distance_loss(*tb, reduction="avg"))
+    _raises_same(lambda: Fa.triplet_margin_with_distance_loss(ta[0], ta[1], ta[2][0]),
+                 lambda: Fb.triplet_margin_with_distance_loss(tb[0], tb[1], tb[2][0]))

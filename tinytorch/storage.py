@@ -1,0 +1,141 @@
+"""``Tensor.storage()`` / ``untyped_storage()``: the flat memory a tensor and its views share.
+
+A tinytorch tensor is a numpy array; its storage is the array of its root base (the tensor views were
+made from). When that array is C-contiguous the storage objects here alias it (writes through them are
+seen by every view); otherwise they hold a C-order copy of the tensor's elements, and say so through
+``_is_copy``."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._size import device
+
+_warned = [False]
+
+
+def _root_array(t) -> tuple[np.ndarray, bool]:
+    """(the storage as a flat array of the tensor's dtype, whether it is a copy)."""
+    root = t if t._base is None else t._base
+    data = root._data
+    if data.flags.c_contiguous and data.dtype == t._data.dtype:
+        return data.reshape(-1), False
+    return np.ascontiguousarray(t._data).reshape(-1), True
+
+
+def storage_offset(t) -> int:
+    """Elements between the storage's start and the tensor's first element."""
+    flat, copied = _root_array(t)
+    if copied or flat.size == 0:
+        return 0
+    return (t._data.__array_interface__["data"][0] - flat.__array_interface__["data"][0]) // flat.itemsize
+
+
+class UntypedStorage:
+    """The storage's bytes: ``s[i]`` is the byte at offset ``i`` (an int), ``size()`` the byte count."""
+
+    def __init__(self, array: np.ndarray, is_copy: bool = False):
+        self._array, self._is_copy = array, is_copy
+        self._bytes = array.view(np.uint8) if array.size else np.zeros(0, np.uint8)
+
+    device = property(lambda self: _cpu())
+    is_cuda = False
+
+    def size(self) -> int:
+        return self._bytes.size
+
+    nbytes = size
+    __len__ = size
+
+    def element_size(self) -> int:
+        return 1
+
+    def data_ptr(self) -> int:
+        return self._array.__array_interface__["data"][0]
+
+    def __getitem__(self, idx):
+        return int(self._bytes[idx]) if isinstance(idx, int) else self._bytes[idx].tolist()
+
+    def __setitem__(self, idx, value) -> None:
+        self._bytes[idx] = value
+
+    def tolist(self) -> list:
+        return self._bytes.tolist()
+
+    def cpu(self):
+        return self
+
+    def is_shared(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        body = "\n".join(f" {v}" for v in self._bytes.tolist())
+        return f"{body}\n[tinytorch.storage.UntypedStorage(device=cpu) of size {self.size()}]".lstrip("\n")
+
+
+class TypedStorage:
+    """The storage as elements of the tensor's dtype (PyTorch's deprecated ``Tensor.storage()``)."""
+
+    def __init__(self, array: np.ndarray, is_copy: bool = False):
+        self._array, self._is_copy = array, is_copy
+
+    dtype = property(lambda self: _dtype.FROM_NP[self._array.dtype])
+    device = property(lambda self: _cpu())
+    is_cuda = False
+
+    def size(self) -> int:
+        return self._array.size
+
+    __len__ = size
+
+    def nbytes(self) -> int:
+        return self._array.nbytes
+
+    def element_size(self) -> int:
+        return self._array.itemsize
+
+    def data_ptr(self) -> int:
+        return self._array.__array_interface__["data"][0]
+
+    def untyped(self) -> UntypedStorage:
+        return UntypedStorage(self._array, self._is_copy)
+
+    def __getitem__(self, idx):
+        return self._array[idx].tolist()
+
+    def __setitem__(self, idx, value) -> None:
+        self._array[idx] = value
+
+    def tolist(self) -> list:
+        return self._array.tolist()
+
+    def cpu(self):
+        return self
+
+    def is_shared(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        body = "\n".join(f" {v}" for v in self._array.tolist())
+        head = f"[tinytorch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+        return f"{body}\n{head}" if body else head
+
+
+def _cpu():
+    return device("cpu")
+
+
+def typed_storage(t) -> TypedStorage:
+    if not _warned[0]:  # PyTorch warns once per process
+        _warned[0] = True
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+                      "only storage class. This should only matter to you if you are using storages directly.  To "
+                      "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=2)
+    return TypedStorage(*_root_array(t))
+
+
+def untyped_storage(t) -> UntypedStorage:
+    return UntypedStorage(*_root_array(t))
