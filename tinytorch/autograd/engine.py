@@ -147,6 +147,16 @@ def _accumulate_hooked(node: AccumulateGrad, g, create_graph: bool) -> None:
             hook((), (g,))
 
 
+def _sum_arrays(prev, g):
+    """``prev + g`` for two gradients of one output when no graph is recorded: the same numpy sum as
+    the add op's, without its dispatch (a leaf used by many ops gets one such sum per use)."""
+    pd, gd = prev._data, g._data
+    if pd.shape == gd.shape and pd.dtype == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
+        out = pd + gd
+        return _make(out if type(out) is np.ndarray else np.asarray(out))
+    return prev + g
+
+
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
     Roots start at 0, so the keys are every node reached."""
@@ -408,7 +418,12 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                     buf[nr] = g
                 else:
                     prev = buf[nr]
-                    buf[nr] = g if prev is None else prev + g
+                    if prev is None:
+                        buf[nr] = g
+                    elif create_graph:
+                        buf[nr] = prev + g
+                    else:
+                        buf[nr] = _sum_arrays(prev, g)
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:

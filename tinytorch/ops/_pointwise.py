@@ -25,6 +25,7 @@ class UnaryNode(Node):
 
     saves = None
     formula = None
+    on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
 
     def _operands(self):
         saved = self.saved_tensors
@@ -37,6 +38,10 @@ class UnaryNode(Node):
         return None, None
 
     def backward(self, g):
+        if self.on_arrays and not _State.enabled:
+            out = self._backward_arrays(g._data)
+            if out is not None:
+                return (_make(out),)
         x, y = self._operands()
         if g._data.dtype.kind == "c":
             # a holomorphic f: PyTorch's gradient is g * conj(f'(z)) = conj(formula(conj(g)))
@@ -47,14 +52,35 @@ class UnaryNode(Node):
             return (wide.to(g.dtype) if wide.dtype is float32 else wide,)
         return (self.formula(g, x, y),)
 
+    def _backward_arrays(self, gd):
+        """The formula applied to the arrays (float32/float64, one shape: the same floats as the
+        tinytorch ops give), or None where it does not apply."""
+        if gd.dtype not in _EXACT:
+            return None
+        saved = self._saved_arrays()  # None when saved through pack hooks: their unpack must run
+        if saved is None:
+            return None
+        for a in saved:
+            if a.dtype != gd.dtype or a.shape != gd.shape:
+                return None
+        saves = self.saves
+        x = saved[0] if saves == "input" or saves == "both" else None
+        y = saved[0] if saves == "result" else (saved[1] if saves == "both" else None)
+        out = self.formula(gd, x, y)
+        return out if type(out) is np.ndarray else np.asarray(out)
+
     def jvp(self, t):
         x, y = self._operands()
         return self.formula(t, x, y)
 
 
-def node_class(name: str, formula, saves: str | None, base=UnaryNode):
+_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays: bool = False):
     """A node class named as PyTorch names it, whose backward is ``formula``."""
-    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "__module__": base.__module__})
+    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": on_arrays,
+                                "__module__": base.__module__})
 
 
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
@@ -99,11 +125,13 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
 
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
-          floating: bool = True, quiet: bool = False, batch=pointwise, **spellings):
+          floating: bool = True, quiet: bool = False, on_arrays: bool = False, batch=pointwise, **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
+    on_arrays   the derivative is arithmetic with Python numbers only (``g * (1 - y * y)``), so without
+                create_graph the backward applies it to the float32/float64 arrays directly.
     node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
-    node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves)
+    node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)
     return op(name, batch=batch, **spellings)(impl)

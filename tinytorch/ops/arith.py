@@ -61,12 +61,18 @@ def _lowp(ad, bd):
     return None
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _float_and_scalar(a, b):
-    """The array of a floating tensor ``a`` with a Python float or int ``b``: the result keeps ``a``'s
-    dtype and shape, so nothing is promoted or fitted (the common ``x * 0.5``, ``x + 1``), else None."""
+    """The array of a floating tensor ``a`` with a Python float or int ``b`` (or an int64 tensor with a
+    Python int): the result keeps ``a``'s dtype and shape, so nothing is promoted or fitted (the common
+    ``x * 0.5``, ``x + 1``), else None."""
     if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
         ad = a._data
         if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
+            return ad
+        if type(b) is int and ad.dtype == _INT64:  # a counter's ``add_(1)``: binary_operands leaves both as they are
             return ad
     return None
 
@@ -98,6 +104,18 @@ def add(a, b, *, alpha=1) -> Tensor:
                 out = np.asarray(out)
             if _State.enabled and a._requires_grad:
                 return _make(out, AddBackward0((a._edge(), _NONE_EDGE)))
+            return _make(out)
+        bd = _float_and_scalar(b, a)
+        if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
+            fp = quiet()
+            try:
+                out = a + bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and b._requires_grad:
+                return _make(out, AddBackward0((_NONE_EDGE, b._edge())))
             return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     fp = quiet()
@@ -212,13 +230,12 @@ def _times(gd: np.ndarray, v):
 
 
 class MulBackward0(_BinaryNode):
-    @holomorphic_backward
     def backward(self, g):
-        if not _State.enabled and self.a_meta is None and self.b_meta is None:
+        gd = g._data
+        if not _State.enabled and self.a_meta is None and self.b_meta is None and gd.dtype.kind != "c":
             # nothing recorded and nothing to fit: the products straight on the arrays
             saved = self._saved_arrays()
             if saved is not None:
-                gd = g._data
                 ga = gb = None
                 if self.need_a:
                     ga = _times(gd, self.b_scalar if saved[1] is None else saved[1])
@@ -226,6 +243,10 @@ class MulBackward0(_BinaryNode):
                     gb = _times(gd, self.a_scalar if saved[0] is None else saved[0])
                 if (ga is not None or not self.need_a) and (gb is not None or not self.need_b):
                     return (None if ga is None else _make(ga)), (None if gb is None else _make(gb))
+        return self._backward_ops(g)
+
+    @holomorphic_backward
+    def _backward_ops(self, g):
         a, b = self.saved_tensors
         ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
@@ -271,6 +292,22 @@ def mul(a, b) -> Tensor:
             node.need_a, node.need_b = True, False
             node._saved_versions = node._saved = (None, None)
             node.b_scalar = b
+            return _make(out, node)
+        return _make(out)
+    bd = _float_and_scalar(b, a)
+    if bd is not None:  # scalar * tensor (``0.5 * t``)
+        fp = quiet()
+        try:
+            out = a * bd
+        finally:
+            loud(fp)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and b._requires_grad:  # the node binary_operands' path records
+            node = MulBackward0((_NONE_EDGE, b._edge()))
+            node.need_a, node.need_b = False, True
+            node._saved_versions = node._saved = (None, None)
+            node.a_scalar = a
             return _make(out, node)
         return _make(out)
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)

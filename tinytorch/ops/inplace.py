@@ -116,6 +116,10 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
 
 def _write(self: Tensor, data: np.ndarray, op=None) -> None:
     out = self._data
+    if data.dtype == out.dtype and data.shape == out.shape and out.flags.writeable:
+        np.copyto(out, data)  # the common case: nothing to broadcast, cast, refuse or warn about
+        self._vc[0] += 1
+        return
     if data.shape != out.shape:
         if np.broadcast_shapes(data.shape, out.shape) != out.shape:
             raise RuntimeError(f"output with shape [{', '.join(map(str, out.shape))}] doesn't match the broadcast "

@@ -35,11 +35,21 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 # -- negative log-likelihood ----------------------------------------------------------------------
+_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
     class, zero elsewhere) times the upstream gradient."""
 
     def backward(self, g):
+        gd = g._data
+        if not _State.enabled and gd.dtype in _EXACT:
+            saved = self._saved_arrays()  # no graph of the gradient: the same product on the arrays
+            if saved is not None and saved[0].dtype == gd.dtype:
+                if self.unsqueeze_dim is not None:
+                    gd = np.expand_dims(gd, self.unsqueeze_dim)
+                return (_make(as_array(saved[0] * gd)),)
         (coef,) = self.saved_tensors
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)

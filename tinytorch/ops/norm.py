@@ -42,12 +42,35 @@ def _standardize(x: Tensor, axes: tuple, eps: float):
     return xc * invstd, invstd
 
 
+_EXACT_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _mean_np(x: np.ndarray, axes: tuple) -> np.ndarray:
+    """``x.mean(axis=axes, keepdims=True)``; for float32/float64 as numpy computes it (a sum, then one
+    division by the count, in place) without the Python layers of ``ndarray.mean``."""
+    if x.dtype not in _EXACT_MEAN:
+        return x.mean(axis=axes, keepdims=True)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    out = np.add.reduce(x, axis=axes, keepdims=True)
+    out /= count
+    return out
+
+
 def _np_stats(x: np.ndarray, axes: tuple, eps: float):
-    mean = x.mean(axis=axes, keepdims=True)
+    mean = _mean_np(x, axes)
     xc = x - mean
-    var = np.mean(xc * xc, axis=axes, keepdims=True)
+    var = _mean_np(xc * xc, axes)
     invstd = (1 / np.sqrt(var + x.dtype.type(eps))).astype(x.dtype, copy=False)
     return mean, var, xc, invstd
+
+
+def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes: tuple) -> np.ndarray:
+    """``_grad_input`` on arrays: the same operations in the same order."""
+    inner = g_hat - _mean_np(g_hat, axes)
+    inner -= xhat * _mean_np(g_hat * xhat, axes)
+    return invstd * inner
 
 
 def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
@@ -55,7 +78,7 @@ def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> 
                            or (bias is not None and bias._requires_grad)):
         node = node_cls((edge(input), edge(weight), edge(bias)))
         node.__dict__.update(attrs)
-        node.save_for_backward(input, weight)
+        node._save_inputs(input, weight)  # inputs of the node: never its own output
         return _make(out, node)
     return _make(out)
 
@@ -66,7 +89,32 @@ def _maybe(flag: bool, fn):
 
 # -- batch_norm -----------------------------------------------------------------------------------
 class NativeBatchNormBackward0(Node):
+    xhat = None  # the forward's normalised input (float32/float64 only), for the backward on arrays
+
+    def _release_extra(self) -> None:
+        self.xhat = self.invstd = None
+
+    def _backward_arrays(self, gd: np.ndarray, wd):
+        """The backward formula on arrays, the same operations in the same order as the tinytorch one
+        (with the forward's normalised input, which ``_standardize`` would recompute bit for bit)."""
+        axes, shape = self.axes, self.param_shape
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xhat, invstd = self.xhat, self.invstd
+        g_hat = gd if wd is None else gd * wd.reshape(shape)
+        gx = gw = gb = None
+        if need_x:
+            gx = _make(_grad_input_np(g_hat, xhat, invstd, axes) if self.use_batch_stats else g_hat * invstd)
+        if need_w:
+            gw = _make((gd * xhat).sum(axis=axes, dtype=gd.dtype))
+        if need_b:
+            gb = _make(gd.sum(axis=axes, dtype=gd.dtype))
+        return gx, gw, gb
+
     def backward(self, g):
+        if not _State.enabled and self.xhat is not None and g._data.dtype == self.xhat.dtype:
+            saved = self._saved_arrays()  # None when saved through pack hooks: their unpack runs below
+            if saved is not None and (saved[1] is None or saved[1].dtype == saved[0].dtype):
+                return self._backward_arrays(g._data, saved[1])
         x, w = self.saved_tensors
         axes, shape = self.axes, self.param_shape
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
@@ -136,27 +184,26 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             running_var._vc[0] += 1
         out = xc * invstd
         attrs = {"use_batch_stats": True}
+        if x.dtype in _EXACT_MEAN:
+            attrs["xhat"], attrs["invstd"] = out, invstd
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
         out = (x - mean) * invstd
         attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd}
+        if x.dtype in _EXACT_MEAN and invstd.dtype == x.dtype:
+            attrs["xhat"] = out
     if weight is not None:
         out = out * weight._data.reshape(shape)
     if bias is not None:
         out = out + bias._data.reshape(shape)
+    if out is attrs.get("xhat"):
+        out = out.copy()  # the result may be modified in place; the backward's xhat must not be
     return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
                    param_shape=shape, eps=eps, **attrs)
 
 
 # -- layer_norm -----------------------------------------------------------------------------------
-def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes: tuple) -> np.ndarray:
-    """``_grad_input`` on arrays: the same operations in the same order."""
-    inner = g_hat - g_hat.mean(axis=axes, keepdims=True)
-    inner -= xhat * (g_hat * xhat).mean(axis=axes, keepdims=True)
-    return invstd * inner
-
-
 class NativeLayerNormBackward0(Node):
     def backward(self, g):
         x, w = self.saved_tensors
@@ -204,6 +251,8 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         out = out * weight._data
     if bias is not None:
         out = out + bias._data
+    if out is xhat:
+        out = out.copy()  # the result may be modified in place; the backward's xhat must not be
     return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
                    lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
 

@@ -42,7 +42,7 @@ def _neg(x):
 
 
 # -- exp, log, powers ------------------------------------------------------------------------------
-exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", variants=_MATH)
+exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH)
 log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
 log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
 log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
@@ -73,12 +73,12 @@ acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), varian
 atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
 sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
-tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True,
+tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
              variants=_MATH + " functional")
 asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
 acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
 atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
-sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result",
+sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
                 variants=_MATH + " functional", extra=("special.expit",))
 
 # -- sign, magnitude, rounding: integers stay integers ---------------------------------------------

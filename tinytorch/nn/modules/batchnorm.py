@@ -4,9 +4,12 @@ They keep ``running_mean``/``running_var`` buffers (updated in training, used in
 ``num_batches_tracked`` that drives the cumulative moving average when ``momentum`` is None."""
 from __future__ import annotations
 
+import numpy as np
+
 from ... import _dtype
 from ... import distributed as _dist
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import NO_VERSION, _Active, no_grad
+from ...tensor import Tensor
 from ...factory import ones, tensor, zeros
 from ..._dtype import int64
 from .. import functional as F
@@ -14,6 +17,8 @@ from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 from .normalization import _affine_parameters, _reset_affine
+
+_INT64 = np.dtype(np.int64)
 
 
 class _NormBase(Module):
@@ -73,18 +78,38 @@ class _NormBase(Module):
                                       error_msgs)
 
 
+def _count_batch(counter) -> None:
+    """``counter.add_(1)`` under no_grad, as PyTorch's forward does it; on the array directly when the
+    counter is a plain int64 tensor owning its storage with no views (the op's checks have nothing to
+    find there, and the op costs as much as the rest of a small BatchNorm's forward)."""
+    d = counter._data
+    vc = counter._vc
+    if (type(counter) is Tensor and type(d) is np.ndarray and d.dtype == _INT64 and len(vc) == 1
+            and vc is not NO_VERSION and counter._base is None and d.flags.writeable
+            and not (_Active.transforms or _Active.inference)):
+        np.add(d, 1, out=d)
+        vc[0] += 1
+        return
+    with no_grad():
+        counter.add_(1)
+
+
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        momentum = self.momentum
+        factor = 0.0 if momentum is None else momentum
+        training = self.training
+        if training and self.track_running_stats:
+            counter = self.num_batches_tracked
+            if counter is not None:
+                _count_batch(counter)
+                factor = 1.0 / float(counter) if momentum is None else momentum
+        running_mean, running_var = self.running_mean, self.running_var
         # batch statistics in training, and in eval too when there are no running ones to use
-        batch_stats = self.training or (self.running_mean is None and self.running_var is None)
-        track = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
+        batch_stats = training or (running_mean is None and running_var is None)
+        track = not training or self.track_running_stats
+        return F.batch_norm(input, running_mean if track else None, running_var if track else None,
                             self.weight, self.bias, batch_stats, factor, self.eps)
 
 
