@@ -41,22 +41,27 @@ class _TorchRefused(Exception):
     """PyTorch itself raised for the sample (an error-input sample): nothing to compare."""
 
 
-def to_tt(v, torch):
+def to_tt(v, torch, memo=None):
+    """``v`` as tinytorch's; one torch tensor passed twice (KLDivLoss's scalar samples use the same
+    tensor as input and target) becomes one tinytorch tensor, so its gradient sums both uses."""
+    memo = {} if memo is None else memo
     if isinstance(v, torch.Tensor):
         if v.layout != torch.strided or v.is_complex() or v.is_nested:
             raise _Unconvertible(f"a {v.layout} / {v.dtype} tensor")
-        t = tt.tensor(v.detach().cpu().numpy())
-        return t.requires_grad_() if v.requires_grad else t
+        if id(v) not in memo:
+            t = tt.tensor(v.detach().cpu().numpy())
+            memo[id(v)] = t.requires_grad_() if v.requires_grad else t
+        return memo[id(v)]
     if isinstance(v, torch.nn.utils.rnn.PackedSequence):
         raise _Unconvertible("a PackedSequence")
     if isinstance(v, torch.dtype):
         return getattr(tt, str(v).split(".")[-1])
     if isinstance(v, tuple):
-        return tuple(to_tt(x, torch) for x in v)
+        return tuple(to_tt(x, torch, memo) for x in v)
     if isinstance(v, list):
-        return [to_tt(x, torch) for x in v]
+        return [to_tt(x, torch, memo) for x in v]
     if isinstance(v, dict):
-        return {k: to_tt(x, torch) for k, x in v.items()}
+        return {k: to_tt(x, torch, memo) for k, x in v.items()}
     if isinstance(v, (torch.nn.TransformerEncoderLayer, torch.nn.TransformerDecoderLayer)):
         return _layer(v, torch)
     if callable(v) and getattr(v, "__name__", None) in ("relu", "gelu") and not isinstance(v, torch.nn.Module):
@@ -114,7 +119,8 @@ def run_sample(info, sample, torch) -> tuple:
     ci, fi = sample.constructor_input, sample.forward_input
     try:
         cargs, ckw = to_tt(ci.args, torch), to_tt(ci.kwargs, torch)
-        fargs, fkw = to_tt(fi.args, torch), to_tt(fi.kwargs, torch)
+        memo: dict = {}
+        fargs, fkw = to_tt(fi.args, torch, memo), to_tt(fi.kwargs, torch, memo)
     except _Unconvertible as e:
         return f"skip: {e}", "skip", None
     torch.manual_seed(0)
