@@ -19,7 +19,7 @@ from ._record import legacy_name, record
 from ._batching import composite
 from ._registry import op
 from ._util import holomorphic_backward
-from .linalg_ext import _mT, inv, solve, svdvals
+from .linalg_ext import _mH, _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
 from .join import cat
 
@@ -168,12 +168,60 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return (x.conj() * y).sum(dim)
 
 
+class LinalgHouseholderProductBackward0(Node):
+    """The gradient of Q = H_0 ... H_(k-1) E (E the first n columns of I): with M_i = R_i G^H L_i,
+    L_i = H_0 ... H_(i-1), R_i = H_(i+1) ... H_(k-1) E, reflector i gets v_i: -conj(t_i) M_i^H v_i -
+    t_i M_i v_i (below the diagonal) and tau_i: -conj(v_i^H M_i v_i), PyTorch's
+    householder_product_backward. PyTorch reaches M_i by applying inverse reflectors H(tau)^-1 to
+    Q G^H, which loses digits when a reflector is nearly singular (op_db's random tau); the products
+    are formed directly here (same values, fewer lost digits). In tinytorch ops: differentiates again."""
+
+    def backward(self, g):
+        A, tau = self.saved_tensors
+        m, n = A._data.shape[-2:]
+        k = tau._data.shape[-1]
+        if k == 0:
+            return A * 0, tau * 0
+        dtype = A._data.dtype
+        rows = np.arange(m)
+        vs, ts = [], []
+        for i in range(k):
+            v = (A[..., :, i] * _make((rows > i).astype(dtype)) + _make((rows == i).astype(dtype))).unsqueeze(-1)
+            vs.append(v)
+            ts.append(tau[..., i].unsqueeze(-1).unsqueeze(-1))
+        R = [None] * k
+        R[k - 1] = _make(np.eye(m, n, dtype=dtype))
+        for i in range(k - 1, 0, -1):
+            R[i - 1] = R[i] - ts[i] * vs[i].matmul(_mH(vs[i]).matmul(R[i]))
+        gH = _mH(g)
+        L = None   # the identity
+        cols, tau_grads = [], []
+        for i in range(k):
+            v, t = vs[i], ts[i]
+            vHM = _mH(v).matmul(R[i]).matmul(gH)                  # (..., 1, m)
+            Lv = v
+            if L is not None:
+                vHM, Lv = vHM.matmul(L), L.matmul(v)
+            Mv = R[i].matmul(gH.matmul(Lv))                      # (..., m, 1)
+            gv = (-t * vHM).conj().squeeze(-2) - (t * Mv).squeeze(-1)
+            cols.append(gv * _make((rows > i).astype(dtype)))
+            tau_grads.append(-(vHM.matmul(v)).conj().squeeze(-1).squeeze(-1))
+            step = t * Lv.matmul(_mH(v))
+            L = (_make(np.eye(m, dtype=dtype)) - step) if L is None else L - step
+        cols += [A[..., :, 0] * 0] * (n - k)
+        return stack_cols(cols), stack_cols(tau_grads)
+
+
+def stack_cols(cols: list) -> Tensor:
+    return cat([c.unsqueeze(-1) for c in cols], -1)
+
+
 @op("linalg.householder_product", variants="function out")
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i = (0, ..., 1, A[i+1:, i])."""
-    a = A._data
+    a, ta = A._data, tau._data
     m, n = a.shape[-2:]
-    k = tau._data.shape[-1]
+    k = ta.shape[-1]
     if n > m:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
@@ -181,16 +229,12 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
     rows = np.arange(m)
-    Q = _make(np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape[:-2] + (m, n)).copy())
+    q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape[:-2] + (m, n)).copy()
     for i in range(k - 1, -1, -1):   # Q = H_i Q, from the last reflector to the first
-        below = _make((rows > i).astype(a.dtype))
-        unit = _make((rows == i).astype(a.dtype))
-        v = (A[..., :, i] * below + unit).unsqueeze(-1)               # (..., m, 1)
-        t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
-        Q = Q - t * v.matmul(v.mH.matmul(Q))
-    if k == 0:   # no reflector: the identity's columns, still an output of A (with a zero gradient)
-        Q = Q + A * 0
-    return Q
+        v = np.where(rows > i, a[..., :, i], (rows == i).astype(a.dtype))[..., :, None]
+        t = ta[..., i][..., None, None]
+        q = q - t * np.matmul(v, np.matmul(np.swapaxes(v, -1, -2).conj(), q))
+    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau))
 
 
 @op(variants="function method out")
