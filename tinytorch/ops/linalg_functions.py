@@ -15,7 +15,7 @@ import numpy as np
 from .._dtype import INEXACT_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import legacy_name, record
+from ._record import OUT, legacy_name, record
 from ._batching import composite
 from ._registry import op
 from ._util import holomorphic_backward
@@ -169,45 +169,36 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 
 
 class LinalgHouseholderProductBackward0(Node):
-    """The gradient of Q = H_0 ... H_(k-1) E (E the first n columns of I): with M_i = R_i G^H L_i,
-    L_i = H_0 ... H_(i-1), R_i = H_(i+1) ... H_(k-1) E, reflector i gets v_i: -conj(t_i) M_i^H v_i -
-    t_i M_i v_i (below the diagonal) and tau_i: -conj(v_i^H M_i v_i), PyTorch's
-    householder_product_backward. PyTorch reaches M_i by applying inverse reflectors H(tau)^-1 to
-    Q G^H, which loses digits when a reflector is nearly singular (op_db's random tau); the products
-    are formed directly here (same values, fewer lost digits). In tinytorch ops: differentiates again."""
+    """PyTorch's householder_product_backward: with K = Q G^H, reflector i's gradient reads
+    K_i = H_i^-1 ... H_0^-1 K H_0 ... H_(i-1) (H(tau)^-1 = H(sigma), sigma = tau / (tau |v|^2 - 1));
+    v_i gets -conj(t_i) K_i^H v_i - t_i K_i v_i below the diagonal, tau_i gets -conj(v_i^H K_i v_i).
+    The same recurrence as PyTorch's: a nearly singular reflector (op_db's random tau) loses digits
+    in both alike. (Forming the products H_0 ... H_(i-1) directly loses fewer, but matched one op_db
+    float32 sample fewer: the walk compares with PyTorch, not with the exact gradient.) In tinytorch
+    ops: differentiates again."""
 
     def backward(self, g):
-        A, tau = self.saved_tensors
+        A, tau, Q = self.saved_tensors
         m, n = A._data.shape[-2:]
         k = tau._data.shape[-1]
         if k == 0:   # as PyTorch: no gradient at all (autograd.grad reports the inputs unused)
             return None, None
         dtype = A._data.dtype
         rows = np.arange(m)
-        vs, ts = [], []
-        for i in range(k):
-            v = (A[..., :, i] * _make((rows > i).astype(dtype)) + _make((rows == i).astype(dtype))).unsqueeze(-1)
-            vs.append(v)
-            ts.append(tau[..., i].unsqueeze(-1).unsqueeze(-1))
-        R = [None] * k
-        R[k - 1] = _make(np.eye(m, n, dtype=dtype))
-        for i in range(k - 1, 0, -1):
-            R[i - 1] = R[i] - ts[i] * vs[i].matmul(_mH(vs[i]).matmul(R[i]))
-        gH = _mH(g)
-        L = None   # the identity
+        K = Q.matmul(_mH(g))
         cols, tau_grads = [], []
         for i in range(k):
-            v, t = vs[i], ts[i]
-            vHM = _mH(v).matmul(R[i]).matmul(gH)                  # (..., 1, m)
-            Lv = v
-            if L is not None:
-                vHM, Lv = vHM.matmul(L), L.matmul(v)
-            Mv = R[i].matmul(gH.matmul(Lv))                      # (..., m, 1)
-            gv = (-t * vHM).conj().squeeze(-2) - (t * Mv).squeeze(-1)
-            cols.append(gv * _make((rows > i).astype(dtype)))
-            tau_grads.append(-(vHM.matmul(v)).conj().squeeze(-1).squeeze(-1))
-            step = t * Lv.matmul(_mH(v))
-            L = (_make(np.eye(m, dtype=dtype)) - step) if L is None else L - step
+            below = _make((rows > i).astype(dtype))
+            v = (A[..., :, i] * below + _make((rows == i).astype(dtype))).unsqueeze(-1)     # (..., m, 1)
+            t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+            sigma = t / (t * (v * v.conj()).sum(-2, keepdim=True) - 1)
+            K = K - sigma * v.matmul(_mH(v).matmul(K))          # H(sigma_i) K = H_i^-1 K
+            vHK = _mH(v).matmul(K)                               # (..., 1, m)
+            Kv = K.matmul(v)                                     # (..., m, 1)
+            gv = (-t * vHK).conj().squeeze(-2) - (t * Kv).squeeze(-1)
+            cols.append(gv * below)
+            tau_grads.append(-(vHK.matmul(v)).conj().squeeze(-1).squeeze(-1))
+            K = K - t * Kv.matmul(_mH(v))                        # K H_i
         cols += [A[..., :, 0] * 0] * (n - k)
         return stack_cols(cols), stack_cols(tau_grads)
 
@@ -234,7 +225,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         v = np.where(rows > i, a[..., :, i], (rows == i).astype(a.dtype))[..., :, None]
         t = ta[..., i][..., None, None]
         q = q - t * np.matmul(v, np.matmul(np.swapaxes(v, -1, -2).conj(), q))
-    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau))
+    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
 
 
 @op(variants="function method out")
