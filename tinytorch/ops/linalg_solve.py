@@ -12,11 +12,12 @@ import numpy as np
 
 from .._dtype import FLOATING_NP, INEXACT_NP
 from ..autograd.node import Node
+from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
 from ._record import OUT, legacy_name, record
 from ._registry import op
-from ._util import sum_to
-from .linalg_ext import _mH, _mT, _named, batch_matrices, cholesky, pinv, solve
+from ._util import edge, sum_to
+from .linalg_ext import _mH, _mT, _named, batch_matrices, cholesky, pinv, pinv_backward, solve
 from .linalg_ext import inv
 from .decompositions import _failing_minor
 
@@ -176,11 +177,37 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     return cholesky_ex_result(_make(np.full(a.shape, np.nan, dtype=a.dtype)), _make(info))
 
 
+class LinalgLstsqBackward0(Node):
+    """PyTorch's linalg_lstsq_backward: the solution's gradient through pinv(A) B (pinv recomputed with
+    its default tolerance, as PyTorch), the residuals' directly (at the least-squares optimum the path
+    through the solution contributes nothing: PyTorch leaves it out, and so does this)."""
+
+    def backward(self, gX, gL=None):
+        A, B, X = self.saved_tensors
+        if self.vector:
+            B, X = B.unsqueeze(-1), X.unsqueeze(-1)
+            gX = None if gX is None else gX.unsqueeze(-1)
+        gA = gB = None
+        if gX is not None:
+            P = pinv(A)
+            gA = pinv_backward(gX.matmul(_mH(B)), P, A)
+            gB = _mH(P).matmul(gX)
+        if gL is not None and gL._data.size:
+            r = A.matmul(X) - B
+            rg = r * gL.unsqueeze(-2)
+            gA_L, gB_L = 2 * rg.matmul(_mH(X)), -2 * rg
+            gA = gA_L if gA is None else gA + gA_L
+            gB = gB_L if gB is None else gB + gB_L
+        if gB is not None and self.vector:
+            gB = gB.squeeze(-1)
+        return gA, gB
+
+
 @op("linalg.lstsq", variants="function out")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
-    """The least-squares solution of A X = B (via the pseudo-inverse, differentiable), with the
-    residuals (m > n and full rank, as PyTorch), the rank (drivers gelsy/gelsd/gelss) and the singular
-    values (gelsd/gelss)."""
+    """The least-squares solution of A X = B (via the pseudo-inverse), with the residuals (m > n and
+    full rank, as PyTorch), the rank (drivers gelsy/gelsd/gelss) and the singular values
+    (gelsd/gelss); solution and residuals differentiate as PyTorch's ``LinalgLstsqBackward0``."""
     drivers = ("gels", "gelsy", "gelsd", "gelss")
     if driver is not None and driver not in drivers:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -190,23 +217,31 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A.dtype} and other's dtype {B.dtype}")
     vector = b.ndim == a.ndim - 1
-    Bm = B.unsqueeze(-1) if vector else B
+    bm = b[..., None] if vector else b
     m, n = a.shape[-2:]
     s = np.linalg.svd(a, compute_uv=False)
     eps = np.finfo(a.dtype).eps
     tol = (eps * max(m, n) if rcond is None else rcond) * s[..., :1]
     rank = (s > tol).sum(-1).astype(np.int64)
-    X = pinv(A, rtol=(eps * max(m, n) if rcond is None else rcond)).matmul(Bm)
-    if m > n and driver != "gelsy" and bool(np.all(rank == n)):
-        r = A.matmul(X) - Bm
-        residuals = (r * r).sum(-2) if a.dtype.kind == "f" else (r.abs() ** 2).sum(-2)
-    else:   # empty, but an output of the graph as PyTorch's (its gradient is nothing)
-        empty = X.reshape(-1)[:0]
-        empty = empty.abs() if a.dtype.kind == "c" else empty  # real, as the residuals are
-        residuals = empty if X._requires_grad else _make(np.zeros((0,), dtype=a.real.dtype))
-    if vector:
-        X = X.squeeze(-1)
-    rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), dtype=np.int64))
+    p = pinv(A.detach(), rtol=(eps * max(m, n) if rcond is None else rcond))._data
+    x = np.matmul(p, bm)
     real = a.real.dtype
+    if m > n and driver != "gelsy" and bool(np.all(rank == n)):
+        r = np.matmul(a, x) - bm
+        residuals = (np.abs(r) ** 2).sum(-2).astype(real)
+    else:   # empty, but an output of the graph as PyTorch's (its gradient is nothing)
+        residuals = np.zeros((0,), dtype=real)
+    if vector:
+        x = x[..., 0]
+    x = x.astype(a.dtype)
+    rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), dtype=np.int64))
     sv = _make(s.astype(real)) if driver in ("gelsd", "gelss") else _make(np.zeros((0,), dtype=real))
-    return lstsq_result(X, residuals, rank_t, sv)
+    if _State.enabled and (A._requires_grad or B._requires_grad):
+        node = LinalgLstsqBackward0((edge(A), edge(B)))
+        node._n_outputs = 2
+        node.vector = vector
+        Xt, Lt = _make(x, node), _make(residuals, node)
+        Lt._output_nr = 1
+        node.save_for_backward(A, B, Xt)
+        return lstsq_result(Xt, Lt, rank_t, sv)
+    return lstsq_result(_make(x), _make(residuals), rank_t, sv)
