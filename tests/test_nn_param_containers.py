@@ -10,17 +10,11 @@ import tinytorch as tt
 
 torch = pytest.importorskip("torch")
 
+from _raises_same import raises_same as _raises_same  # noqa: E402
+
 
 def _repr(lib_obj):
     return repr(lib_obj).replace("tinytorch.", "torch.")
-
-
-def _raises_same(fn_torch, fn_tt):
-    with pytest.raises(Exception) as expected:
-        fn_torch()
-    with pytest.raises(type(expected.value)) as got:
-        fn_tt()
-    assert str(got.value).replace("tinytorch", "torch") == str(expected.value)
 
 
 def _build_list(lib):

@@ -9,6 +9,8 @@ import tinytorch as tt
 
 torch = pytest.importorskip("torch")
 
+from _raises_same import raises_same as _raises_same  # noqa: E402
+
 
 def _np(t):
     return t.detach().numpy()
@@ -17,14 +19,6 @@ def _np(t):
 def _load(dst, src):
     """Copy PyTorch module ``src``'s parameters and buffers into tinytorch module ``dst``."""
     dst.load_state_dict({k: tt.tensor(v.numpy()) for k, v in src.state_dict().items()})
-
-
-def _raises_same(fn_torch, fn_tt):
-    with pytest.raises(Exception) as expected:
-        fn_torch()
-    with pytest.raises(type(expected.value)) as got:
-        fn_tt()
-    assert str(got.value).replace("tinytorch", "torch") == str(expected.value)
 
 
 def _warning(fn):
