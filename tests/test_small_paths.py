@@ -222,3 +222,131 @@ def test_scalar_first_arithmetic_matches_pytorch(dtype, shape):
     for (dt, v), (pdt, pv) in zip(*results):
         assert dt == pdt
         np.testing.assert_array_equal(v, pv)
+
+
+# -- cross_entropy's one-pass training case ------------------------------------------------------
+def _ce_logits(shape, dtype, rng, kind):
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    if kind == "large":
+        x *= dtype(3000)          # exp underflows to 0 for most classes: log-probs of -1e4 and exact 0
+    elif kind == "tie":
+        x[:] = 1.5                # every row uniform
+    elif kind == "one_class":
+        x = x[:, :1].copy()       # C = 1: every log-prob is 0, the loss +0 (not -0), as PyTorch's
+    elif kind == "neg_inf":
+        x[:, 0] = -np.inf         # a class never possible; the targets avoid it
+    return x
+
+
+def _ce_run(lib, x, t, dtype, reduction, **kw):
+    """Loss, first-order gradient, the gradient of a weighted sum of it (double backward), graph."""
+    xt = lib.tensor(x, requires_grad=True)
+    loss = lib.nn.functional.cross_entropy(xt, lib.tensor(t), reduction=reduction, **kw)
+    (gx,) = lib.autograd.grad(loss, [xt], create_graph=True)
+    v = lib.tensor(np.random.default_rng(5).standard_normal(x.shape).astype(dtype))
+    (ggx,) = lib.autograd.grad((gx * v).sum(), [xt])
+    node = loss.grad_fn
+    graph = (type(node).__name__, [type(n).__name__ for n, _ in node.next_functions],
+             [[type(m).__name__ for m, _ in n.next_functions] for n, _ in node.next_functions])
+    (plain,) = lib.autograd.grad(lib.nn.functional.cross_entropy(xt, lib.tensor(t), reduction=reduction, **kw),
+                                 [xt])
+    return [a.detach().numpy() for a in (loss, gx, ggx, plain)], graph
+
+
+_CE_CASES = [((32, 27), "normal"), ((1, 1), "one_class"), ((4, 1), "one_class"), ((5, 7), "large"),
+             ((6, 4), "tie"), ((300, 50), "normal"), ((8, 5), "neg_inf")]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,kind", _CE_CASES)
+def test_cross_entropy_one_pass_is_the_general_path_bit_for_bit(shape, kind, dtype, reduction, monkeypatch):
+    from tinytorch.ops import loss_nll
+    rng = np.random.default_rng(shape[0] * 31 + shape[1])
+    x = _ce_logits(shape, dtype, rng, kind)
+    c = x.shape[1]
+    t = rng.integers(1 if kind == "neg_inf" else 0, c, x.shape[0])
+    general_calls = []
+    real_general = loss_nll._cross_entropy
+
+    def spy(*args, **kwargs):
+        general_calls.append(1)
+        return real_general(*args, **kwargs)
+    monkeypatch.setattr(loss_nll, "_cross_entropy", spy)
+    fast, fast_graph = _ce_run(tt, x, t, dtype, reduction)
+    assert not general_calls, "the one-pass path was not taken"
+    monkeypatch.setattr(loss_nll, "_cross_entropy_common", lambda *a: None)
+    slow, slow_graph = _ce_run(tt, x, t, dtype, reduction)
+    assert general_calls
+    assert fast_graph == slow_graph == ("NllLossBackward0", ["LogSoftmaxBackward0"], [["AccumulateGrad"]])
+    for a, b in zip(fast, slow):
+        assert a.dtype == b.dtype == dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()  # bits, signed zeros included
+    with tt.no_grad():
+        assert tt.nn.functional.cross_entropy(tt.tensor(x), tt.tensor(t), reduction=reduction).numpy().tobytes() \
+            == slow[0].tobytes()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,kind", _CE_CASES)
+def test_cross_entropy_one_pass_matches_pytorch(shape, kind, dtype, reduction):
+    rng = np.random.default_rng(shape[0] * 7 + shape[1])
+    x = _ce_logits(shape, dtype, rng, kind)
+    t = rng.integers(1 if kind == "neg_inf" else 0, x.shape[1], x.shape[0])
+    mine, my_graph = _ce_run(tt, x, t, dtype, reduction)
+    ref, ref_graph = _ce_run(torch, x, t, dtype, reduction)
+    assert my_graph == ref_graph
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for a, b in zip(mine, ref):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol * 10)
+    assert np.signbit(mine[0]) == np.signbit(ref[0])
+
+
+@pytest.mark.parametrize("case", ["ignore_hit", "ignore_unhit", "noncontiguous", "nonfinite", "nan_row", "f16"])
+def test_cross_entropy_cases_beside_the_one_pass_match_pytorch(case):
+    rng = np.random.default_rng(len(case))
+    x = (rng.standard_normal((6, 5)) * 2).astype(np.float32)
+    t = rng.integers(0, 5, 6)
+    kw = {}
+    if case == "ignore_hit":
+        kw["ignore_index"] = int(t[0])
+    elif case == "ignore_unhit":
+        kw["ignore_index"] = 7
+    elif case == "noncontiguous":
+        x = np.asfortranarray(x)
+    elif case == "nonfinite":
+        x[2, t[2]] = -np.inf
+    elif case == "nan_row":
+        x[1, 3] = np.nan
+    elif case == "f16":
+        x = x.astype(np.float16)
+    for reduction in ("mean", "sum"):
+        got, want = [], []
+        for lib, out in ((tt, got), (torch, want)):
+            xt = lib.tensor(x, requires_grad=True)
+            loss = lib.nn.functional.cross_entropy(xt, lib.tensor(t), reduction=reduction, **kw)
+            loss.backward()
+            out += [loss.detach().numpy(), xt.grad.numpy(), type(loss.grad_fn).__name__]
+        assert got[2] == want[2]
+        tol = 2e-3 if case == "f16" else 1e-5
+        np.testing.assert_allclose(got[0], want[0], rtol=tol)
+        np.testing.assert_allclose(got[1], want[1], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("bad", [27, -1, -100])
+def test_cross_entropy_out_of_range_targets_raise_as_pytorch(bad):
+    x = np.random.default_rng(0).standard_normal((4, 27)).astype(np.float32)
+    t = np.array([0, 3, bad, 1])
+    errs = []
+    for lib in (tt, torch):
+        try:
+            lib.nn.functional.cross_entropy(lib.tensor(x), lib.tensor(t))
+            errs.append(None)
+        except Exception as e:  # noqa: BLE001 -- the type and text are what is compared
+            errs.append((type(e).__name__, str(e).split("\n")[0]))
+    if bad == -100:  # the default ignore_index: skipped, not an error, in both
+        assert errs == [None, None]
+    else:
+        assert errs[0] == errs[1]

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._dtype import FLOATING_NP
+from .._quiet_fp import loud, quiet
 from ..autograd.grad_mode import _State, no_grad
 from ..autograd.node import Node
 from ._reduction import resolve as _resolve_reduction
@@ -41,6 +42,8 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
     class, zero elsewhere) times the upstream gradient."""
+
+    unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
 
     def backward(self, g):
         gd = g._data
@@ -158,56 +161,64 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
     return _nll_nd(input, target._data, w, ignore_index, reduction, need)
 
 
-_ROWS: dict = {}
+_FLAT_ROWS: dict = {}
 
 
-def _rows(n: int) -> np.ndarray:
-    rows = _ROWS.get(n)
+def _flat_rows(n: int, c: int) -> np.ndarray:
+    """Row offsets ``arange(n) * c`` into a flattened (n, c) array, kept per shape."""
+    rows = _FLAT_ROWS.get((n, c))
     if rows is None:
-        rows = _ROWS[n] = np.arange(n)
+        if len(_FLAT_ROWS) > 64:
+            _FLAT_ROWS.clear()
+        rows = _FLAT_ROWS[(n, c)] = np.arange(n) * c
     return rows
 
 
-def _cross_entropy_common(input: Tensor, t: np.ndarray, reduction: str):
-    """The training case, (N, C) logits, in-range int64 targets, no weights, mean or sum: a few numpy
-    calls instead of the general path's masking. None when a row is not finite (the general path then
-    gives PyTorch's NaN/inf semantics)."""
+def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
+    """The training case in one pass over arrays: C-contiguous float32/float64 (N, C) logits, in-range
+    int64 targets, no weight, ignore_index never hit, mean or sum. The same numpy operations as the
+    general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the same two nodes;
+    None for anything else, and for a non-finite loss (the general path then gives PyTorch's
+    NaN/inf semantics: a non-finite row max always makes the loss non-finite)."""
     x = input._data
-    m = x.max(axis=1, keepdims=True)
-    if not np.isfinite(m).all():
+    t = target._data
+    if (x.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or x.dtype not in _EXACT
+            or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
         return None
-    logp = x - m
-    lse = np.log(np.exp(logp).sum(axis=1, keepdims=True))
-    logp -= lse
-    n = t.shape[0]
-    rows = _rows(n)
-    total = -logp[rows, t].sum(dtype=x.dtype)
-    out = as_array(total / x.dtype.type(n) if reduction == "mean" else total)
+    n, c = x.shape
+    # a negative target reads as a huge unsigned one: one reduction checks both bounds
+    if n != t.shape[0] or not n or 0 <= ignore_index < c or np.maximum.reduce(t.view(np.uint64)) >= c:
+        return None
+    token = quiet()
+    try:
+        # the ufuncs' reduce methods directly: ndarray.max/.sum add a Python frame each
+        logp = x - np.maximum.reduce(x, 1, None, None, True)
+        logp -= np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
+        idx = _flat_rows(n, c) + t
+        total = np.add.reduce(np.negative(logp.ravel().take(idx)))  # -(sum) would turn a 0 into -0
+    finally:
+        loud(token)
+    if not math.isfinite(total):
+        return None
+    dt = x.dtype.type
+    mean = reduction == "mean"
+    out = as_array(total / dt(n) if mean else total)
     if not (_State.enabled and input._requires_grad):
         return _make(out)
     lsm = LogSoftmaxBackward0((input._edge(),))
     lsm.dim = 1
-    logp_t = _make(logp, lsm)
-    lsm.save_for_backward(logp_t)
-    coef = np.zeros_like(x)
-    coef[rows, t] = -1.0 / n if reduction == "mean" else -1.0
+    lsm._save_own_output(_make(logp, lsm))
+    coef = np.zeros((n, c), x.dtype)
+    coef.ravel()[idx] = -dt(1) / dt(n) if mean else dt(-1)
     node = NllLossBackward0(((lsm, 0),))
-    node.unsqueeze_dim = None
-    node.save_for_backward(_make(coef))
+    node._save_inputs(_make(coef))
     return _make(out, node)
 
 
 def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                    reduction: str = "mean") -> Tensor:
-    """Log-softmax over the class dim and NLL in one pass, for class-index targets."""
+    """Log-softmax over the class dim and NLL, for class-index targets."""
     x = input._data
-    t = target._data
-    if (weight is None and reduction != "none" and x.ndim == 2 and t.ndim == 1 and t.dtype == np.int64
-            and x.dtype in FLOATING_NP and x.shape[0] == t.shape[0] and t.shape[0] and ignore_index < 0
-            and reduction in _REDUCTIONS and t.min() >= 0 and t.max() < x.shape[1]):
-        out = _cross_entropy_common(input, t, reduction)
-        if out is not None:
-            return out
     check_reduction(reduction)
     if x.ndim and x.dtype not in FLOATING_NP:
         raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_legacy(x.dtype)}\'')
@@ -312,6 +323,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of logits ``input`` against class indices or class probabilities ``target``."""
+    if weight is None and size_average is None and reduce is None and label_smoothing == 0.0:
+        out = _cross_entropy_common(input, target, ignore_index, reduction)
+        if out is not None:
+            return out
     reduction = _resolve_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
     if label_smoothing > 1.0:
