@@ -175,14 +175,15 @@ def _flat_rows(n: int, c: int) -> np.ndarray:
 
 
 def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
-    """The training case in one pass over arrays: C-contiguous float32/float64 (N, C) logits, in-range
-    int64 targets, no weight, ignore_index never hit, mean or sum. The same numpy operations as the
-    general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the same two nodes;
-    None for anything else, and for a non-finite loss (the general path then gives PyTorch's
-    NaN/inf semantics: a non-finite row max always makes the loss non-finite)."""
+    """The training case in one pass over arrays: C-contiguous floating (N, C) logits, in-range int64
+    targets, no weight, ignore_index never hit, mean or sum. For float32/float64 the same numpy
+    operations as the general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the
+    same two nodes. None for anything else, and for a row whose max is not finite (the general path
+    then gives PyTorch's NaN/inf semantics); such a row always makes the loss non-finite, so the row
+    maxima are only looked at then."""
     x = input._data
     t = target._data
-    if (x.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or x.dtype not in _EXACT
+    if (x.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or x.dtype not in FLOATING_NP
             or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
         return None
     n, c = x.shape
@@ -192,13 +193,14 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     token = quiet()
     try:
         # the ufuncs' reduce methods directly: ndarray.max/.sum add a Python frame each
-        logp = x - np.maximum.reduce(x, 1, None, None, True)
+        m = np.maximum.reduce(x, 1, None, None, True)
+        logp = x - m
         logp -= np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
         idx = _flat_rows(n, c) + t
         total = np.add.reduce(np.negative(logp.ravel().take(idx)))  # -(sum) would turn a 0 into -0
     finally:
         loud(token)
-    if not math.isfinite(total):
+    if not math.isfinite(total) and not np.isfinite(m).all():
         return None
     dt = x.dtype.type
     mean = reduction == "mean"
@@ -209,7 +211,7 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     lsm.dim = 1
     lsm._save_own_output(_make(logp, lsm))
     coef = np.zeros((n, c), x.dtype)
-    coef.ravel()[idx] = -dt(1) / dt(n) if mean else dt(-1)
+    coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
     node = NllLossBackward0(((lsm, 0),))
     node._save_inputs(_make(coef))
     return _make(out, node)
