@@ -1,7 +1,8 @@
 """The array backward paths of the small-op workloads (issue 21): batch_norm's backward on arrays and the
 elementwise activations' (tanh, sigmoid) give the same bits as their create_graph=True formula in
 tinytorch ops, and PyTorch's values; a normalisation's result modified in place leaves its backward
-alone, as in PyTorch."""
+alone, as in PyTorch; cross_entropy's one-pass training case gives the general path's bits (loss,
+gradient, double backward) and PyTorch's graph and values."""
 import numpy as np
 import pytest
 
