@@ -22,7 +22,7 @@ from ._batching import expanded, level_of, unsupported
 from ._registry import op
 from ._util import as_array
 from .compare import where as _where
-from .loss import _REDUCTIONS, _dims, _legacy, _weight_array, check_reduction
+from .loss import _dims, _legacy, _weight_array, check_reduction
 from .reduce import LogSoftmaxBackward0
 from .reduce import log_softmax as _log_softmax
 
