@@ -351,3 +351,22 @@ def test_cross_entropy_out_of_range_targets_raise_as_pytorch(bad):
         assert errs == [None, None]
     else:
         assert errs[0] == errs[1]
+
+
+@pytest.mark.parametrize("functional", [False, True])
+def test_batch_norm_leaves_the_running_statistics_versions_as_pytorch(functional):
+    torch = pytest.importorskip("torch")
+
+    def versions(lib):
+        lib.manual_seed(0)
+        x = lib.randn(4, 3)
+        if functional:
+            rm, rv = lib.zeros(3), lib.ones(3)
+            lib.nn.functional.batch_norm(x, rm, rv, training=True)
+            return rm._version, rv._version
+        bn = lib.nn.BatchNorm1d(3)
+        bn(x)
+        bn(x)
+        return bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version
+
+    assert versions(tt) == versions(torch)

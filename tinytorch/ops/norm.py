@@ -168,6 +168,8 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, c) + (1,) * (x.ndim - 2)
     if training:
+        # the running statistics are updated in place without a version bump: PyTorch's kernel writes
+        # them behind autograd's back too (F.batch_norm leaves running_mean._version unchanged)
         mean, var, xc, invstd = _np_stats(x, axes, eps)
         if momentum is None:
             momentum = 0.0
@@ -175,13 +177,11 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             rm = running_mean._data
             rm *= rm.dtype.type(1 - momentum)
             rm += (mean.reshape(c) * momentum).astype(rm.dtype, copy=False)
-            running_mean._vc[0] += 1
         if running_var is not None:
             rv = running_var._data
             unbiased = var.reshape(c) * (n / (n - 1))
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
-            running_var._vc[0] += 1
         out = xc * invstd
         attrs = {"use_batch_stats": True}
         if x.dtype in _EXACT_MEAN:
