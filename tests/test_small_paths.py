@@ -370,3 +370,32 @@ def test_batch_norm_leaves_the_running_statistics_versions_as_pytorch(functional
         return bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version
 
     assert versions(tt) == versions(torch)
+
+
+def _edge_names(t):
+    return [None if f is None else type(f).__name__ for f, _ in t.grad_fn.next_functions]
+
+
+@pytest.mark.parametrize("expr", ["0.5 * t", "1 + t", "1 - t", "2.0 - t * t", "3 * (t + 1)", "t * 2 + 1"])
+def test_scalar_first_graphs_as_pytorch(expr):
+    torch = pytest.importorskip("torch")
+
+    def graph(lib):
+        t = lib.tensor([1.0, 2.0], requires_grad=True)
+        out = eval(expr, {"t": t})
+        return type(out.grad_fn).__name__, _edge_names(out), out.detach().tolist()
+
+    assert graph(tt) == graph(torch)
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.complex128(1j), np.float32(2.5), np.int64(2)])
+@pytest.mark.parametrize("op", ["t * s", "s * t", "ti + s", "s - t", "t / s", "ti * s"])
+def test_numpy_scalars_promote_as_pytorch(scalar, op):
+    torch = pytest.importorskip("torch")
+
+    def result(lib):
+        t, ti = lib.ones(2), lib.ones(2, dtype=lib.int64)
+        out = eval(op, {"t": t, "ti": ti, "s": scalar})
+        return str(out.dtype).split(".")[-1], out.tolist()
+
+    assert result(tt) == result(torch)

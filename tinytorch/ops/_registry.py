@@ -246,6 +246,9 @@ def _inplace_of(impl, name: str):
     return method
 
 
+_COMMUTATIVE = frozenset({"add", "mul"})
+
+
 def _reflected(fn):
     def method(self, other):
         return fn(other, self)
@@ -272,7 +275,8 @@ def method_table(decl: OpDecl) -> dict:
     for d in decl.dunders:
         table[d] = impl
     for d in decl.rdunders:
-        table[d] = _reflected(impl)
+        # 2 * t is t.__rmul__(2): PyTorch calls mul(t, 2), so the graph's edges come in (t, scalar) order
+        table[d] = impl if decl.name in _COMMUTATIVE else _reflected(impl)
     for d in decl.idunders:
         table[d] = decl.inplace or _inplace_of(impl, decl.name)
     return table

@@ -24,7 +24,9 @@ def unpack(x):
     if isinstance(x, Tensor):
         return x, x._data
     if isinstance(x, (bool, int, float, complex)):
-        return None, x
+        # numpy's float64/complex128 scalars are float/complex subclasses: PyTorch reads them as Python
+        # numbers (t * np.float64(2) stays float32), so they must not carry their numpy dtype along
+        return None, x if type(x) in (bool, int, float, complex) else x.item()
     if isinstance(x, np.ndarray):
         t = _make(x)
         return t, x

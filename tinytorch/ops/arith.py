@@ -145,7 +145,7 @@ class SubBackward0(_BinaryNode):
 
 class RsubBackward1(Node):
     def backward(self, g):
-        return -g, None
+        return (-g,)
 
     def jvp(self, t, *_):
         return None if t is None else -t
@@ -183,7 +183,7 @@ def sub(a, b, *, alpha=1) -> Tensor:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
             if _State.enabled and b._requires_grad:
-                return _make(out, RsubBackward1((b._edge(), _NONE_EDGE)))
+                return _make(out, RsubBackward1((b._edge(),)))
             return _make(out)
     a_bool, b_bool = _is_bool(a), _is_bool(b)
     if a_bool and b_bool:
@@ -201,7 +201,7 @@ def sub(a, b, *, alpha=1) -> Tensor:
     if needs_grad(ta, tb):
         if ta is None and not isinstance(a, Tensor):
             # scalar - tensor: PyTorch's RsubBackward1 with a single input edge
-            node = RsubBackward1((edge(tb), (None, 0)))
+            node = RsubBackward1((edge(tb),))
             return _make(out, node)
         node = SubBackward0((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
