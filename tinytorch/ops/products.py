@@ -189,6 +189,19 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 
 
 # -- distances -----------------------------------------------------------------------------------------
+def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
+    """The p-norms of ``diff``'s last axis (absolute differences): cdist's and pdist's distances."""
+    if p == 0:
+        return (diff != 0).sum(-1).astype(diff.dtype)
+    if p == float("inf"):
+        return diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], diff.dtype)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return np.sqrt((diff * diff).sum(-1))
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
 class CdistBackward0(Node):
     def backward(self, g):
         x1, x2, d = self.saved_tensors
@@ -223,18 +236,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {legacy_name(a.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
     p = float(p)
-    if p == 0:
-        r = (diff != 0).sum(-1).astype(a.dtype)
-    elif p == float("inf"):
-        r = diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], a.dtype)
-    elif p == 1:
-        r = diff.sum(-1)
-    elif p == 2:
-        r = np.sqrt((diff * diff).sum(-1))
-    else:
-        r = (diff ** p).sum(-1) ** (1 / p)
+    r = _p_norms(np.abs(a[..., :, None, :] - b[..., None, :, :]), p)
     return record(np.asarray(r, dtype=a.dtype), CdistBackward0, (x1, x2), (x1, x2, OUT), p=p,
                   need=(x1._requires_grad, x2._requires_grad))
 
@@ -300,16 +303,6 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     rows, cols = np.triu_indices(a.shape[0], 1)
-    diff = np.abs(a[rows] - a[cols])
     p = float(p)
-    if p == 0:
-        r = (diff != 0).sum(-1).astype(a.dtype)
-    elif p == float("inf"):
-        r = diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], a.dtype)
-    elif p == 1:
-        r = diff.sum(-1)
-    elif p == 2:
-        r = np.sqrt((diff * diff).sum(-1))
-    else:
-        r = (diff ** p).sum(-1) ** (1 / p)
+    r = _p_norms(np.abs(a[rows] - a[cols]), p)
     return record(np.asarray(r, dtype=a.dtype), PdistBackward0, (input,), (input, OUT), p=p)
