@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
+
+import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor
+from ..autograd.grad_mode import _State
+from ..tensor import Tensor, _make
 from ._registry import op
 from ..factory import zeros
+from .index import _SELECT
 from .join import cat
 from .masked import masked_fill
 
@@ -71,6 +76,56 @@ def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads: int)
                          "tensor")
 
 
+class _PackedSplit:
+    """What the three selects of one packed projection share during a backward: the gradient array of
+    the projection they are filling (weakly: the engine holds it until the projection's node runs),
+    and which of them have written their slice into it."""
+
+    __slots__ = ("held", "filled")
+
+    def __init__(self) -> None:
+        self.held = None
+        self.filled = [False, False, False]
+
+
+class _PackedSelectBackward(_SELECT):
+    """``proj[i]`` of the packed (3, L, N, E) projection: PyTorch's SelectBackward0, whose gradient is
+    zeros with ``g`` at slot i. Without a graph of the gradient the three selects fill ONE array: the
+    first to run returns it to the engine (zeros, its slice written), the others write their slice
+    into it and return nothing, so the engine has no three zero arrays to build and sum. Each slice is
+    written as ``g + 0``, the value the sum of the zero-padded arrays had (-0.0 becomes +0.0)."""
+
+    def backward(self, g):
+        if _State.enabled:  # a differentiable gradient: the zero-padded one
+            return super().backward(g)
+        split, i, gd = self.split, self.key[0], g._data
+        held = split.held() if split.held is not None else None
+        if held is None or split.filled[i]:  # the first of this backward's selects
+            buf = np.zeros(self.in_shape, dtype=gd.dtype)
+            np.add(gd, gd.dtype.type(0), out=buf[i])
+            held = _make(buf)
+            split.held, split.filled = weakref.ref(held), [False, False, False]
+            split.filled[i] = True
+            return (held,)
+        np.add(gd, gd.dtype.type(0), out=held._data[i])
+        split.filled[i] = True
+        return (None,)
+
+
+_PackedSelectBackward.__name__ = _PackedSelectBackward.__qualname__ = "SelectBackward0"
+
+
+def _split_packed(proj):
+    """proj[0], proj[1], proj[2], their nodes sharing one gradient array (see _PackedSelectBackward)."""
+    parts = proj[0], proj[1], proj[2]
+    if all(type(t.grad_fn) is _SELECT for t in parts) and proj._data.shape[0] == 3:
+        split = _PackedSplit()
+        for t in parts:
+            t.grad_fn.__class__ = _PackedSelectBackward
+            t.grad_fn.split = split
+    return parts
+
+
 def _in_projection_packed(q, k, v, w, b):
     """Q, K, V from one (3E, E) weight; one GEMM when query, key and value are the same tensor."""
     from ..nn.functional import linear
@@ -80,7 +135,7 @@ def _in_projection_packed(q, k, v, w, b):
         # head split after it is a view (slices of the projection would be copied once per tensor there)
         proj = linear(q, w, b)
         proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
-        return proj[0], proj[1], proj[2]
+        return _split_packed(proj)
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
