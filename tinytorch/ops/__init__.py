@@ -7,8 +7,8 @@ from . import complex, fft, spectral, windows  # noqa: F401
 from . import (broadcast, bucketize, differences, floating_binary, indices, nan_reduce,  # noqa: F401
                pointwise_ternary, rotate, stacking, trig)
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
-from . import (activation, activation_smooth, conv, dropout, embedding, fold, linear, loss, loss_margin,  # noqa: F401
-               loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool, resize)
+from . import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
+               loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool, resize)
 # issue 20's nn ops, composed of the kernels above
 from . import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample, instance_norm, lrn,  # noqa: F401
                multilabel_margin, pixel_shuffle, pool3d, unpool)
