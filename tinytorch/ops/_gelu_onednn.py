@@ -96,7 +96,7 @@ def _erf_parts(s: np.ndarray):
         poly += c
     t *= q  # exp(-x^2) t, rounded, as the kernel's product before the fused multiply-add
     wide = t.astype(np.float64)
-    wide *= poly  # exact: two float32 factors
+    wide *= poly.astype(np.float64)  # exact: two float32 factors (both widened first: numpy's mixed loop is slower)
     erf = t
     np.subtract(1.0, wide, out=erf, casting="same_kind")  # one rounding, the kernel's fused multiply-add
     sign = np.bitwise_and(s.view(np.int32), _SIGN_BIT, out=work.view(np.int32))

@@ -107,10 +107,11 @@ class NativeLayerNormBackward0(Node):
             gx = gw = gb = None
             if need_x:
                 gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
+            # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
             if need_w:
-                gw = _make(np.asarray((gd * xhat).sum(axis=lead, dtype=gd.dtype) if lead else gd * xhat))
+                gw = _make(np.asarray(np.add.reduce(gd * xhat, axis=lead, dtype=gd.dtype) if lead else gd * xhat))
             if need_b:
-                gb = _make(np.asarray(gd.sum(axis=lead, dtype=gd.dtype)) if lead else gd)
+                gb = _make(np.asarray(np.add.reduce(gd, axis=lead, dtype=gd.dtype)) if lead else gd)
             return gx, gw, gb
         xhat, invstd = _standardize(x, axes, self.eps)
         gx = _maybe(need_x, lambda: _grad_input(g if w is None else g * w, xhat, invstd, axes))
