@@ -72,22 +72,38 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     whh_t = w_hh.T  # the product with the transposed view rounds as with a contiguous copy
     whr_t = None if w_hr is None else w_hr.T
     n_rows, dt, batch = x.shape[0], x.dtype, h0.shape[0]
+    order = steps(bs, reverse)
+    # padded input kept for the backward: each step reads its states from, and writes its new states to,
+    # the kept per-step states (h_prev, c_prev) themselves: no running state and no copies into the cache
+    slots = keep and len(bs) > 0 and all(n == batch for n in bs)
     out = np.empty((n_rows, h0.shape[1]), dt)
-    h, c = h0.copy(), c0.copy()
+    h, c = (np.empty_like(h0), np.empty_like(c0)) if slots else (h0.copy(), c0.copy())
     # the activated gates, gate-major (i, f, o, g): all steps' when kept for the backward, else one step's
     acts = np.empty((4, n_rows if keep else batch, hidden), dt)
     h_prev = np.empty_like(out) if keep else None
     c_prev = np.empty((n_rows, hidden), dt) if keep else None
+    if slots:
+        first = order[0][0]
+        h_prev[first:first + batch], c_prev[first:first + batch] = h0, c0
     tanh_c = np.empty((n_rows, hidden), dt) if keep else np.empty((batch, hidden), dt)
     m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
     ig = np.empty((batch, hidden), dt)
+    scratch = {}  # rows -> the onednn sigmoid's (work, positive) views
     if onednn:
         work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
-    for s, n in steps(bs, reverse):
-        hp = h[:n]
+    for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
-        if keep:
-            h_prev[s:s + n] = hp
+        if slots:
+            hp, cp = h_prev[s:s + n], c_prev[s:s + n]
+            nxt = order[k + 1][0] if k + 1 < len(order) else None
+            h_new = h if nxt is None else h_prev[nxt:nxt + n]
+            c_new = c if nxt is None else c_prev[nxt:nxt + n]
+        else:
+            hp = h_new = h[:n]
+            cp = c_new = c[:n]  # c = f c + i g, in the running state itself
+            if keep:
+                h_prev[s:s + n] = hp
+                c_prev[s:s + n] = cp
         g = xw[s:s + n]
         if onednn:
             g += hp @ whh_t
@@ -103,23 +119,30 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
         i, f, o, gg = a
         np.tanh(gt[2], out=gg)
         if onednn:
-            size = 3 * n * hidden
-            _sigmoid_gates_onednn(gt, a[:3], work[:size].reshape(3, n, hidden),
-                                  positive[:size].reshape(3, n, hidden))
+            views = scratch.get(n)
+            if views is None:
+                size = 3 * n * hidden
+                views = scratch[n] = (work[:size].reshape(3, n, hidden), positive[:size].reshape(3, n, hidden))
+            _sigmoid_gates_onednn(gt, a[:3], *views)
         else:
             _sigmoid_gates(gt, a[:3])
-        cp = c[:n]
-        if keep:
-            c_prev[s:s + n] = cp
-        np.multiply(f, cp, out=cp)  # c = f c + i g, in the running state itself
-        cp += np.multiply(i, gg, out=ig[:n])
-        tc = np.tanh(cp, out=tanh_c[rows])
+        np.multiply(f, cp, out=c_new)
+        c_new += np.multiply(i, gg, out=ig[:n])
+        tc = np.tanh(c_new, out=tanh_c[rows])
         if whr_t is None:
-            hn = np.multiply(o, tc, out=out[s:s + n])
+            hn = np.multiply(o, tc, out=h_new if slots else out[s:s + n])
         else:
             m = np.multiply(o, tc, out=m_all[s:s + n] if keep else ig[:n])
-            hn = out[s:s + n] = m @ whr_t
-        h[:n] = hn
+            hn = np.matmul(m, whr_t, out=h_new if slots else out[s:s + n])
+        if not slots:
+            h_new[...] = hn
+    if slots:  # each step's output is the next step's kept h: copy them out at once
+        last = order[-1][0]
+        if reverse:
+            out[batch:] = h_prev[:n_rows - batch]
+        else:
+            out[:n_rows - batch] = h_prev[batch:]
+        out[last:last + batch] = h
     cache = None
     if keep:
         cache = {"acts": acts, "h_prev": h_prev, "c_prev": c_prev, "tanh_c": tanh_c, "m": m_all}
