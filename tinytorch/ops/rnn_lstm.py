@@ -33,17 +33,17 @@ def _sigmoid_gates(gt: np.ndarray, out: np.ndarray) -> None:
     np.divide(1, out, out=out)
 
 
-def _sigmoid_gates_onednn(gt: np.ndarray, out: np.ndarray, work: np.ndarray, positive: np.ndarray) -> None:
+def _sigmoid_gates_onednn(gt: np.ndarray, out: np.ndarray, work: np.ndarray, bits: np.ndarray,
+                          positive: np.ndarray) -> None:
     """``_sigmoid_gates`` in the steps of oneDNN's LSTM cell (the kernel of PyTorch's float32 CPU LSTM):
     e = exp(-|a|), y = e / (e + 1), and 1 - y where a's sign bit is clear, here |s - y| with s = 1 there
     and 0 elsewhere (one rounding, as the kernel's 1 - y; np.where would cost ten passes). ``work`` and
-    ``positive`` are contiguous float32 scratch of out's shape. With numpy's exp in place of oneDNN's
+    ``positive`` are contiguous float32 scratch of out's shape, ``bits`` work's int32 view. With numpy's exp in place of oneDNN's
     polynomial, 69% of the results are oneDNN's floats (0.5 tanh(a / 2) + 0.5: 54%; 1 / (1 + exp(-a)):
     46%), all within 3 ulp."""
     np.copyto(work[:2], gt[:2])  # the three gates side by side: every pass below runs contiguous
     np.copyto(work[2], gt[3])
     np.greater(work, 0, out=positive)  # +0 counts as negative: both ways give 0.5
-    bits = work.view(np.int32)
     np.bitwise_or(bits, _SIGN, out=bits)  # -|a|
     np.exp(work, out=work)
     np.add(work, 1, out=out)
@@ -87,7 +87,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
         h_prev[first:first + batch], c_prev[first:first + batch] = h0, c0
     tanh_c = np.empty((n_rows, hidden), dt) if keep else np.empty((batch, hidden), dt)
     m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
-    ig = np.empty((batch, hidden), dt)
+    ig, prod = np.empty((batch, hidden), dt), np.empty((batch, 4 * hidden), dt)
     scratch = {}  # rows -> the onednn sigmoid's (work, positive) views
     if onednn:
         work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
@@ -106,7 +106,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
         if onednn:
-            g += hp @ whh_t
+            g += np.matmul(hp, whh_t, out=prod[:n])
             if b_step is not None:
                 g += b_step
         else:
@@ -122,7 +122,8 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
             views = scratch.get(n)
             if views is None:
                 size = 3 * n * hidden
-                views = scratch[n] = (work[:size].reshape(3, n, hidden), positive[:size].reshape(3, n, hidden))
+                w3 = work[:size].reshape(3, n, hidden)
+                views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
             _sigmoid_gates_onednn(gt, a[:3], *views)
         else:
             _sigmoid_gates(gt, a[:3])
@@ -173,18 +174,20 @@ def lstm_backward(node, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c):
     np.multiply(i, np.subtract(1, np.multiply(gg, gg, out=work), out=work), out=from_c[2])
     batch = h0.shape[0]
     dht_buf, dct_buf = np.empty((batch, dh.shape[1]), dt), np.empty((batch, hidden), dt)
+    d_ifg = d_gates.reshape(n_rows, 4, hidden)[:, :3].transpose(1, 0, 2)  # (3, N, H) view
+    d_o = d_gates[:, 3 * hidden:]
     for s, n in reversed(steps(node.bs, node.reverse)):
-        dht = dh[:n] if go is None else np.add(dh[:n], go[s:s + n], out=dht_buf[:n])
-        dg = d_gates[s:s + n]
+        dh_n, dc_n = (dh, dc) if n == batch else (dh[:n], dc[:n])
+        dht = dh_n if go is None else np.add(dh_n, go[s:s + n], out=dht_buf[:n])
         if d_h_all is not None:
             d_h_all[s:s + n] = dht
             dht = dht @ w_hr
         dct = np.multiply(dht, dc_from_h[s:s + n], out=dct_buf[:n])
-        dct += dc[:n]
-        np.multiply(dct, from_c[:, s:s + n], out=dg.reshape(n, 4, hidden)[:, :3].transpose(1, 0, 2))
-        np.multiply(dht, do_from_h[s:s + n], out=dg[:, 3 * hidden:])
-        np.multiply(dct, f[s:s + n], out=dc[:n])
-        np.matmul(dg, w_hh, out=dh[:n])
+        dct += dc_n
+        np.multiply(dct, from_c[:, s:s + n], out=d_ifg[:, s:s + n])
+        np.multiply(dht, do_from_h[s:s + n], out=d_o[s:s + n])
+        np.multiply(dct, f[s:s + n], out=dc_n)
+        np.matmul(d_gates[s:s + n], w_hh, out=dh_n)
     gx = (d_gates @ w_ih).reshape(x.shape) if need[0] else None
     gw_ih = d_gates.T @ x2 if need[3] else None
     gw_hh = d_gates.T @ h_prev if need[4] else None
