@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-_SIGN = np.int32(-2 ** 31)
+# 0-d arrays: numpy resolves them faster than scalars (the onednn path is float32 throughout)
+_SIGN, _ONE, _ZERO = np.array(-2 ** 31, np.int32), np.array(1, np.float32), np.array(0, np.float32)
 
 
 def steps(bs, reverse: bool):
@@ -43,10 +44,10 @@ def _sigmoid_gates_onednn(gt: np.ndarray, out: np.ndarray, work: np.ndarray, bit
     46%), all within 3 ulp."""
     np.copyto(work[:2], gt[:2])  # the three gates side by side: every pass below runs contiguous
     np.copyto(work[2], gt[3])
-    np.greater(work, 0, out=positive)  # +0 counts as negative: both ways give 0.5
+    np.greater(work, _ZERO, out=positive)  # +0 counts as negative: both ways give 0.5
     np.bitwise_or(bits, _SIGN, out=bits)  # -|a|
     np.exp(work, out=work)
-    np.add(work, 1, out=out)
+    np.add(work, _ONE, out=out)
     np.divide(work, out, out=out)
     np.subtract(positive, out, out=out)
     np.abs(out, out=out)
