@@ -1,8 +1,8 @@
 """The LSTM layer's time loops (ops/rnn_lstm.py) against PyTorch and against each other.
 
-A padded input kept for the backward runs its states through the kept per-step arrays; packed input
-and forward-only calls run a running state. Both must give the same floats where PyTorch's kernels
-do the same arithmetic, and PyTorch's values, gradients and grad_fn names everywhere."""
+Equal lengths kept for the backward run their states through the kept per-step arrays; unequal
+lengths and forward-only calls run a running state. All must give the same floats for the same
+arithmetic, and PyTorch's values, gradients and grad_fn names."""
 import warnings
 
 import numpy as np
@@ -70,19 +70,20 @@ def test_matches_pytorch_with_states_and_grads(kw, dtype):
 
 
 @pytest.mark.parametrize("kw", [dict(bidirectional=True), dict(proj_size=2)])
-def test_padded_and_equal_length_packed_give_the_same_floats(kw):
-    # float64 runs PyTorch's composite cell order on both inputs: the per-step state arrays (padded,
-    # kept for the backward) and the running state (packed) must agree bit for bit
-    m, tm = _pair(np.float64, 4, 6, **kw)
-    xs = np.random.default_rng(2).standard_normal((5, 3, 4))
-    outs_p, grads_p = _step(tt, m, tt.tensor(xs, requires_grad=True))
-    m.zero_grad()
-    outs_k, grads_k = _step(tt, m, tt.tensor(xs, requires_grad=True), packed=[5, 5, 5])
-    for a, b in zip(_arrays(outs_p) + _arrays(grads_p), _arrays(outs_k) + _arrays(grads_k)):
-        np.testing.assert_array_equal(a.reshape(b.shape), b)
-    touts, tgrads = _step(torch, tm, torch.tensor(xs, requires_grad=True))
-    for a, b in zip(_arrays(outs_p) + _arrays(grads_p), _arrays(touts) + _arrays(tgrads)):
-        np.testing.assert_allclose(a, b, **TOL[np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_packed_recorded_and_forward_only_give_the_same_floats(kw, dtype):
+    # unequal lengths: both run the running state, one keeping every step for the backward
+    m, tm = _pair(dtype, 4, 6, **kw)
+    xs = np.random.default_rng(2).standard_normal((5, 3, 4)).astype(dtype)
+    lengths = [5, 3, 2]
+    outs, grads = _step(tt, m, tt.tensor(xs, requires_grad=True), packed=lengths)
+    with tt.no_grad():
+        out0, (h0, c0) = m(ur.pack_padded_sequence(tt.tensor(xs), lengths))
+    for a, b in zip(_arrays(outs), _arrays([out0.data, h0, c0])):
+        np.testing.assert_array_equal(a, b)
+    touts, tgrads = _step(torch, tm, torch.tensor(xs, requires_grad=True), packed=lengths)
+    for a, b in zip(_arrays(outs) + _arrays(grads), _arrays(touts) + _arrays(tgrads)):
+        np.testing.assert_allclose(a, b, **TOL[dtype])
 
 
 @pytest.mark.parametrize("kw", [{}, dict(bidirectional=True), dict(proj_size=2)])
