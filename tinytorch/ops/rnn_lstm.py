@@ -2,7 +2,8 @@
 
 Per time step the forward makes one GEMM, gathers the three sigmoid gates' pre-activations side by
 side (one contiguous block: the sigmoid's passes skip the g gate) and writes the activations straight
-into the kept ones, stored gate-major in the order (i, f, o, g) (no copy of the step's gates). The
+into the kept ones, stored gate-major in the order (i, f, o, g) (no copy of the step's gates); on
+padded input kept for the backward it reads and writes h and c in the kept per-step states. The
 backward precomputes every factor that does not depend on the incoming gradient for all steps at once
 over contiguous gate blocks, then runs the recurrence. Both give the floats of the loops they replaced
 (``ops/rnn.py`` before the split) bit for bit."""
@@ -39,9 +40,9 @@ def _sigmoid_gates_onednn(gt: np.ndarray, out: np.ndarray, work: np.ndarray, bit
     """``_sigmoid_gates`` in the steps of oneDNN's LSTM cell (the kernel of PyTorch's float32 CPU LSTM):
     e = exp(-|a|), y = e / (e + 1), and 1 - y where a's sign bit is clear, here |s - y| with s = 1 there
     and 0 elsewhere (one rounding, as the kernel's 1 - y; np.where would cost ten passes). ``work`` and
-    ``positive`` are contiguous float32 scratch of out's shape, ``bits`` work's int32 view. With numpy's exp in place of oneDNN's
-    polynomial, 69% of the results are oneDNN's floats (0.5 tanh(a / 2) + 0.5: 54%; 1 / (1 + exp(-a)):
-    46%), all within 3 ulp."""
+    ``positive`` are contiguous float32 scratch of out's shape, ``bits`` work's int32 view. With numpy's
+    exp in place of oneDNN's polynomial, 69% of the results are oneDNN's floats (0.5 tanh(a / 2) + 0.5:
+    54%; 1 / (1 + exp(-a)): 46%), all within 3 ulp."""
     np.copyto(work[:2], gt[:2])  # the three gates side by side: every pass below runs contiguous
     np.copyto(work[2], gt[3])
     np.greater(work, _ZERO, out=positive)  # +0 counts as negative: both ways give 0.5
@@ -89,7 +90,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     tanh_c = np.empty((n_rows, hidden), dt) if keep else np.empty((batch, hidden), dt)
     m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
     ig, prod = np.empty((batch, hidden), dt), np.empty((batch, 4 * hidden), dt)
-    scratch = {}  # rows -> the onednn sigmoid's (work, positive) views
+    scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
     if onednn:
         work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
     for k, (s, n) in enumerate(order):
