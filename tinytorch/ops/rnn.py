@@ -18,6 +18,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .rnn_cells import layer_by_ops
+from .rnn_lstm import lstm_backward, lstm_forward, steps
 from ..autograd.engine import grad
 
 
@@ -30,25 +31,6 @@ def _sigmoid_(a: np.ndarray) -> np.ndarray:
     return np.divide(1, a, out=a)
 
 
-_SIGN = np.int32(-2 ** 31)
-
-
-def _logistic_onednn_(a: np.ndarray, work: np.ndarray, positive: np.ndarray) -> np.ndarray:
-    """In place sigmoid of a float32 block in the steps of oneDNN's LSTM cell (the kernel of PyTorch's
-    CPU LSTM): e = exp(-|a|), y = e / (e + 1), and 1 - y where a's sign bit is clear, here |s - y| with
-    s = 1 there and 0 elsewhere (one rounding, as the kernel's 1 - y; np.where would cost ten passes).
-    ``work`` and ``positive`` are float32 scratch of a's shape. With numpy's exp in place of oneDNN's
-    polynomial, 69% of the results are oneDNN's floats (0.5 tanh(a / 2) + 0.5: 54%; 1 / (1 + exp(-a)):
-    46%), all within 3 ulp."""
-    np.greater(a, 0, out=positive)  # +0 counts as negative: both ways give 0.5
-    np.bitwise_or(a.view(np.int32), _SIGN, out=work.view(np.int32))  # -|a|
-    np.exp(work, out=work)
-    np.add(work, 1, out=a)
-    np.divide(work, a, out=a)
-    np.subtract(positive, a, out=a)
-    return np.abs(a, out=a)
-
-
 def _recurrent(h: np.ndarray, whh_t: np.ndarray, b_hh) -> np.ndarray:
     """h W_hh^T + b_hh, a new array."""
     m = h @ whh_t
@@ -57,90 +39,26 @@ def _recurrent(h: np.ndarray, whh_t: np.ndarray, b_hh) -> np.ndarray:
     return m
 
 
-def _steps(bs, reverse: bool):
-    """(offset, rows) per time step in the order the layer visits them."""
-    pairs, off = [], 0
-    for n in bs:  # plain Python: numpy's cumsum of a short list costs more than the loop
-        pairs.append((off, n))
-        off += n
-    return pairs[::-1] if reverse else pairs
-
-
-def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, onednn=False):
-    """Arrays in, arrays out: (out (N, Hr), h_n, c_n, cache for the backward or None).
-
-    The biases are added in the order PyTorch's kernels add them: ``onednn`` (a float32 LSTM without
-    projection, which PyTorch hands to oneDNN; its packed runs of equal lengths give the same floats)
-    (x W_ih + h W_hh) + (b_ih + b_hh), one bias after both products; its composite cells (x W_ih + b_ih)
-    + (h W_hh + b_hh). On products that round exactly, that puts h and c on PyTorch's floats 1 to 5
-    points more often than ((x W_ih + b_ih) + b_hh) + h W_hh did."""
-    hidden = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
+def _layer_forward(mode, x, bs, h0, w_ih, w_hh, b_ih, b_hh, reverse, keep):
+    """RNN/GRU, arrays in, arrays out: (out (N, H), h_n, cache for the backward or None). The biases are
+    added as PyTorch's composite cells add them, (x W_ih + b_ih) + (h W_hh + b_hh)."""
+    hidden = w_hh.shape[0] // (3 if mode == "GRU" else 1)
     xw = x @ w_ih.T
-    b_step = None  # the bias each step adds: b_ih + b_hh after both products, or b_hh to h W_hh
     if b_ih is not None:
-        if onednn:
-            b_step = b_ih + b_hh
-        else:
-            xw += b_ih
-            b_step = b_hh
+        xw += b_ih
     whh_t = w_hh.T  # the product with the transposed view rounds as with a contiguous copy
-    whr_t = None if w_hr is None else w_hr.T
     n_rows, dt = x.shape[0], x.dtype
     out = np.empty((n_rows, h0.shape[1]), dt)
     h = h0.copy()
-    c = None if c0 is None else c0.copy()
     h_prev = np.empty_like(out) if keep else None
-    cache = {}
-    if mode == "LSTM":
-        c_prev = np.empty((n_rows, hidden), dt) if keep else None
-        tanh_c = np.empty((n_rows, hidden), dt) if keep else None
-        m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
-        batch = h0.shape[0]
-        ig, tanh_g = np.empty((batch, hidden), dt), np.empty((batch, hidden), dt)
-        if onednn:
-            work, positive = np.empty((batch, 4 * hidden), dt), np.empty((batch, 4 * hidden), dt)
-        acts = np.empty((4, n_rows, hidden), dt) if keep else None  # (i, f, g, o), each (N, H)
-    elif mode == "GRU":
-        gh_n = np.empty((n_rows, hidden), dt) if keep else None
-    for s, n in _steps(bs, reverse):
+    gh_n = np.empty((n_rows, hidden), dt) if keep and mode == "GRU" else None
+    for s, n in steps(bs, reverse):
         hp = h[:n]
         if keep:
             h_prev[s:s + n] = hp
         g = xw[s:s + n]
-        if mode == "LSTM":
-            if onednn:
-                g += hp @ whh_t
-                if b_step is not None:
-                    g += b_step
-            else:
-                g += _recurrent(hp, whh_t, b_step)
-            # the sigmoid over all four gates' contiguous block (the g gate's tanh is set aside and put
-            # back): fewer passes than over the three sigmoid gates' column blocks, one per row each
-            gate_g = g[:, 2 * hidden:3 * hidden]
-            np.tanh(gate_g, out=tanh_g[:n])
-            if onednn:
-                _logistic_onednn_(g, work[:n], positive[:n])
-            else:
-                _sigmoid_(g)
-            gate_g[...] = tanh_g[:n]
-            if keep:  # the gates one after another (one copy): contiguous operands here and in the backward
-                i, f, gg, o = gates = acts[:, s:s + n]
-                np.copyto(gates, g.reshape(n, 4, hidden).transpose(1, 0, 2))
-            else:
-                i, f, gg, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
-            cp = c[:n]
-            if keep:
-                c_prev[s:s + n] = cp
-            np.multiply(f, cp, out=cp)  # c = f c + i g, in the running state itself
-            cp += np.multiply(i, gg, out=ig[:n])
-            tc = np.tanh(cp, out=tanh_c[s:s + n] if keep else None)
-            if whr_t is None:
-                m = np.multiply(o, tc, out=out[s:s + n])
-            else:
-                m = np.multiply(o, tc, out=m_all[s:s + n] if keep else None)
-            hn = m if whr_t is None else m @ whr_t
-        elif mode == "GRU":
-            gh = _recurrent(hp, whh_t, b_step)
+        if mode == "GRU":
+            gh = _recurrent(hp, whh_t, b_hh)
             g[:, :2 * hidden] += gh[:, :2 * hidden]
             _sigmoid_(g[:, :2 * hidden])
             r, z = g[:, :hidden], g[:, hidden:2 * hidden]
@@ -151,61 +69,33 @@ def _layer_forward(mode, x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, k
                 gh_n[s:s + n] = gh[:, 2 * hidden:]
             hn = nn_ + z * (hp - nn_)
         else:
-            g += _recurrent(hp, whh_t, b_step)
+            g += _recurrent(hp, whh_t, b_hh)
             hn = np.tanh(g, out=g) if mode == "RNN_TANH" else np.maximum(g, 0, out=g)
-        if hn.base is not out:  # the LSTM without projection wrote its step into out already
-            out[s:s + n] = hn
+        out[s:s + n] = hn
         h[:n] = hn
-    if keep:
-        cache = {"acts": acts if mode == "LSTM" else xw, "h_prev": h_prev}
-        if mode == "LSTM":
-            cache.update(c_prev=c_prev, tanh_c=tanh_c, m=m_all)
-        elif mode == "GRU":
-            cache["gh_n"] = gh_n
-    return out, h, c, (cache if keep else None)
+    cache = None
+    if keep:  # xw holds the activated steps (not the output, which callers may edit in place)
+        cache = {"acts": xw, "h_prev": h_prev, "gh_n": gh_n}
+    return out, h, cache
 
 
-def _layer_backward(mode, node, g_out, g_h, g_c):
-    """BPTT on arrays: gradients for (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)."""
-    saved = node.saved_tensors
-    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = (None if t is None else t._data for t in saved)
-    cache, bs = node.cache, node.bs
+def _layer_backward(mode, node, g_out, g_h):
+    """BPTT on arrays (RNN/GRU): gradients for (x, h0, None, w_ih, w_hh, b_ih, b_hh, None)."""
+    x, h0, _, w_ih, w_hh = (None if t is None else t._data for t in node.saved_tensors[:5])
+    cache = node.cache
     acts, h_prev = cache["acts"], cache["h_prev"]
     x2 = x.reshape(-1, x.shape[-1])
-    hidden = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    hidden = w_hh.shape[0] // (3 if mode == "GRU" else 1)
     n_rows = x2.shape[0]
     go = None if g_out is None else g_out.reshape(n_rows, -1)
     dh = np.zeros_like(h0) if g_h is None else g_h.astype(h0.dtype, copy=True)
-    d_gates = np.empty((n_rows, acts.shape[0] * hidden if mode == "LSTM" else acts.shape[1]), acts.dtype)
+    d_gates = np.empty((n_rows, acts.shape[1]), acts.dtype)
     d_gh = np.empty_like(acts) if mode == "GRU" else d_gates
-    if mode == "LSTM":
-        dc = np.zeros_like(c0) if g_c is None else g_c.astype(c0.dtype, copy=True)
-        c_prev, tanh_c, m_all = cache["c_prev"], cache["tanh_c"], cache["m"]
-        d_h_all = np.empty((n_rows, dh.shape[1]), x.dtype) if w_hr is not None else None
-        # every factor that does not depend on the incoming gradient, for all steps at once
-        i, f, gg, o = acts  # gate-major, so that the fifteen passes below run over contiguous blocks
-        dc_from_h = o * (1 - tanh_c * tanh_c)          # dc/dh through h = o tanh(c)
-        do_from_h = tanh_c * o * (1 - o)               # d(o's pre-activation)/dh
-        from_c = np.empty((3, n_rows, hidden), x.dtype)  # d(i, f, g pre-activations)/dc
-        one_minus, work = np.empty_like(i), np.empty_like(i)
-        np.multiply(np.multiply(gg, i, out=work), np.subtract(1, i, out=one_minus), out=from_c[0])
-        np.multiply(np.multiply(c_prev, f, out=work), np.subtract(1, f, out=one_minus), out=from_c[1])
-        np.multiply(i, np.subtract(1, np.multiply(gg, gg, out=work), out=work), out=from_c[2])
-    for s, n in reversed(_steps(bs, node.reverse)):
+    for s, n in reversed(steps(node.bs, node.reverse)):
         dht = dh[:n] if go is None else dh[:n] + go[s:s + n]
         a = acts[s:s + n]
         dg = d_gates[s:s + n]
-        if mode == "LSTM":
-            if d_h_all is not None:
-                d_h_all[s:s + n] = dht
-                dht = dht @ w_hr
-            dct = dht * dc_from_h[s:s + n]
-            dct += dc[:n]
-            np.multiply(dct, from_c[:, s:s + n], out=dg.reshape(n, 4, hidden)[:, :3].transpose(1, 0, 2))
-            np.multiply(dht, do_from_h[s:s + n], out=dg[:, 3 * hidden:])
-            np.multiply(dct, f[s:s + n], out=dc[:n])
-            np.matmul(dg, w_hh, out=dh[:n])
-        elif mode == "GRU":
+        if mode == "GRU":
             r, z, nn_ = a[:, :hidden], a[:, hidden:2 * hidden], a[:, 2 * hidden:]
             dnp = dht * (1 - z) * (1 - nn_ * nn_)
             dz = dht * (h_prev[s:s + n] - nn_) * z * (1 - z)
@@ -229,12 +119,7 @@ def _layer_backward(mode, node, g_out, g_h, g_c):
     gb_hh = None
     if need[6]:
         gb_hh = gb_ih.copy() if d_gh is d_gates and gb_ih is not None else d_gh.sum(0)
-    gw_hr = None
-    if need[7]:
-        gw_hr = d_h_all.T @ m_all
-    grads = (gx, dh if need[1] else None, dc if mode == "LSTM" and need[2] else None, gw_ih, gw_hh,
-             gb_ih, gb_hh, gw_hr)
-    return tuple(None if g is None else _make(g) for g in grads)
+    return gx, dh if need[1] else None, None, gw_ih, gw_hh, gb_ih, gb_hh, None
 
 
 class _RnnLayerNode(Node):
@@ -244,8 +129,13 @@ class _RnnLayerNode(Node):
 
     def backward(self, g_out, g_h=None, g_c=None):
         if not _State.enabled:
-            arrays = [None if g is None else g._data for g in (g_out, g_h, g_c)]
-            return _layer_backward(self.mode, self, *arrays)
+            g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
+            if self.mode == "LSTM":
+                x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self.saved_tensors)
+                grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
+            else:
+                grads = _layer_backward(self.mode, self, g_out, g_h)
+            return tuple(None if g is None else _make(g) for g in grads)
         return self._backward_by_ops(g_out, g_h, g_c)
 
     def _backward_by_ops(self, g_out, g_h, g_c):
@@ -296,8 +186,13 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     arrays = [None if t is None else t._data for t in tensors]
     token = quiet()  # 1 / (1 + exp(-a)): the exp may overflow to inf, whose reciprocal is the right 0
     try:
-        out2, h, c, cache = _layer_forward(mode, x2, bs, *arrays[1:], reverse, record,
-                                           mode == "LSTM" and w_hr is None and x.dtype == np.float32)
+        if mode == "LSTM":
+            out2, h, c, cache = lstm_forward(x2, bs, *arrays[1:], reverse, record,
+                                             w_hr is None and x.dtype == np.float32)
+        else:
+            _, h0, _, w_ih_a, w_hh_a, b_ih_a, b_hh_a, _ = arrays
+            out2, h, cache = _layer_forward(mode, x2, bs, h0, w_ih_a, w_hh_a, b_ih_a, b_hh_a, reverse, record)
+            c = None
     finally:
         loud(token)
     out = out2.reshape(x.shape[:-1] + (out2.shape[-1],))
