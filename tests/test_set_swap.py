@@ -240,6 +240,18 @@ def _swap_view(lib):
     return a, v, b, v._base is None, b._base is a
 
 
+def _swap_view_then_modify_base(lib):
+    # the object now holding the view is the one whose history an in-place op on the base rewrites
+    a = lib.ones(4, requires_grad=True)
+    base = a * 1
+    v = base[1:3]
+    b = lib.zeros(2)
+    lib.utils.swap_tensors(v, b)
+    base.mul_(3)
+    b.sum().backward()
+    return b.grad_fn, v.grad_fn, b._base is base, a.grad
+
+
 def _swap_hooks(lib):
     a, b = lib.ones(2, requires_grad=True), lib.zeros(2, requires_grad=True)
     a.register_hook(lambda g: g * 100)
@@ -284,7 +296,7 @@ def _swap_retained(lib):
 
 
 @pytest.mark.parametrize("fn", [_swap_basic, _swap_autograd_state, _swap_classes, _swap_in_module, _swap_graph_freed,
-                                _swap_non_leaf, _swap_view, _swap_hooks, _swap_itself], ids=lambda f: f.__name__)
+                                _swap_non_leaf, _swap_view, _swap_view_then_modify_base, _swap_hooks, _swap_itself], ids=lambda f: f.__name__)
 def test_swap_tensors_matches_pytorch(fn):
     assert _same(fn)[0] == "ok"
 
