@@ -25,8 +25,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-
-from .._random.fpmath import fma64_into
+from .._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
 
 __all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 
