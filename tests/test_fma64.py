@@ -154,3 +154,10 @@ def test_fma64_broadcasts_like_numpy(shapes):
     xb, yb, cb = (np.broadcast_to(v, want_shape).reshape(-1) for v in (x, y, c))
     for g, xi, yi, ci in zip(np.reshape(got, -1), xb, yb, cb):
         assert _same(g, _exact(float(xi), float(yi), float(ci)))
+
+
+def test_zero_dim_arrays_through_muladd():
+    # addcmul/lerp on 0-dim float64 tensors reach the kernel with 0-d arrays
+    a, b = np.array(2.0 ** -200), np.array(1 + 2.0 ** -30)
+    got = muladd(a, b, 1 + 2.0 ** -23, np.dtype(np.float64))
+    assert got.shape == () and _same(float(got), _exact(1 + 2.0 ** -30, 1 + 2.0 ** -23, 2.0 ** -200))

@@ -61,7 +61,7 @@ def _bool_over(x: np.ndarray) -> np.ndarray | None:
 
 def fma64_into(out: np.ndarray, x: np.ndarray, y, c: np.ndarray, t: list) -> None:
     """``out[...] = x*y + c`` in float64 with a single rounding, in place: ``x`` and ``c`` float64
-    arrays broadcastable to ``out`` (at least 1-d), ``y`` a float or such an array, ``t`` five
+    arrays broadcastable to ``out``, ``y`` a float or such an array, ``t`` five
     C-contiguous float64 scratch arrays of ``out``'s shape (blocks small enough to stay in the cache
     between the passes are fastest); ``out`` must not share memory with the inputs. Run it under
     ``np.errstate(all="ignore")``: the splits of huge values overflow on the way to their fallback.
@@ -74,6 +74,9 @@ def fma64_into(out: np.ndarray, x: np.ndarray, y, c: np.ndarray, t: list) -> Non
     that go through Boldo and Melquiond's round-to-odd emulation instead. Correctly rounded except
     where the product's error is not representable (products below about 2**-969). Non-finite or huge
     (above 2**996) operands, whose splits overflow, go through ``_fma64_outside``."""
+    if out.ndim == 0:  # the steps below keep their masks in 1-d arrays
+        fma64_into(out.reshape(1), x, y, c, [v.reshape(1) for v in t])
+        return
     uh, hi, lo, s, e = t
     np.multiply(x, y, out=uh)
     # x = hi + lo exactly
@@ -182,13 +185,10 @@ def fma64(a, b, c) -> np.ndarray:
     if a.ndim == 0 and b.ndim:
         a, b = b, a
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-    if not shape:  # the kernel works on arrays, not 0-d ones
-        a, c = a.reshape(1), c.reshape(1)
-    work = shape or (1,)
-    out = np.empty(work, F64)
+    out = np.empty(shape, F64)
     with np.errstate(all="ignore"):
-        fma64_into(out, a, b if b.ndim else float(b), c, [np.empty(work, F64) for _ in range(5)])
-    return out if shape else out[0]
+        fma64_into(out, a, b if b.ndim else float(b), c, [np.empty(shape, F64) for _ in range(5)])
+    return out if shape else out[()]
 
 
 # -- glibc's double log and log1p ---------------------------------------------------------------------
