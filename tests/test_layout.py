@@ -183,3 +183,19 @@ def test_optimizer_and_scheduler_pickles_name_pytorch_paths(index):
     tt_optim = {(m.replace("tinytorch", "torch", 1), n) for m, n in tt_names if m.startswith("tinytorch.optim")}
     torch_optim = {(m, n) for m, n in torch_names if m.startswith("torch.optim")}
     assert tt_optim == torch_optim and len(tt_optim) >= 2
+
+
+def test_constraint_classes_live_at_pytorch_paths():
+    # constraints.py defines some classes in helper modules (file length); they still carry PyTorch's
+    # module name, so reprs of the classes and pickles of constraint objects name the same place
+    import tinytorch.distributions.constraints as tt_constraints
+    import torch.distributions.constraints as torch_constraints
+    shared = [(n, c) for n, c in vars(torch_constraints).items()
+              if inspect.isclass(c) and c.__module__ == torch_constraints.__name__ and hasattr(tt_constraints, n)]
+    assert len(shared) >= 20
+    for name, torch_cls in shared:
+        _assert_at_pytorch_path(name, torch_cls, getattr(tt_constraints, name))
+    for name in ("positive_definite", "lower_cholesky", "symmetric", "real", "simplex"):
+        _, tt_names = _globals(pickle.dumps(getattr(tt_constraints, name)))
+        _, torch_names = _globals(pickle.dumps(getattr(torch_constraints, name)))
+        assert {(m.replace("tinytorch", "torch", 1), n) for m, n in tt_names} == set(torch_names), name

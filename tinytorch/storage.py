@@ -19,10 +19,29 @@ _warned = [False]
 def _root_array(t) -> tuple[np.ndarray, bool]:
     """(the storage as a flat array of the tensor's dtype, whether it is a copy)."""
     root = t if t._base is None else t._base
+    home = root.__dict__.get("_set_storage")  # the storage Tensor.set_ pointed it at, while it still holds it
+    if home is not None and home.dtype == t._data.dtype and _inside(t._data, home):
+        return home, False
     data = root._data
     if data.flags.c_contiguous and data.dtype == t._data.dtype:
         return data.reshape(-1), False
     return np.ascontiguousarray(t._data).reshape(-1), True
+
+
+def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    start = a.__array_interface__["data"][0]
+    if a.size == 0:
+        return start, start
+    low = sum(min(0, (n - 1) * st) for n, st in zip(a.shape, a.strides))
+    high = sum(max(0, (n - 1) * st) for n, st in zip(a.shape, a.strides))
+    return start + low, start + high + a.itemsize
+
+
+def _inside(a: np.ndarray, home: np.ndarray) -> bool:
+    """Do ``a``'s elements lie in ``home``'s memory?"""
+    lo, hi = _byte_bounds(a)
+    home_lo, home_hi = _byte_bounds(home)
+    return home_lo <= lo and hi <= home_hi
 
 
 def storage_offset(t) -> int:

@@ -8,7 +8,9 @@ differ. Both FMAs below are exact:
 - float32: a float32 product is exact in float64, so ``a*b + c`` in float64 rounds once; the second
   rounding to float32 can only go wrong when that float64 sum lands exactly on a float32 tie,
   which is detected from its bits and resolved with the exact error of the sum.
-- float64: Boldo and Melquiond's emulation (exact product, exact sums, one round-to-odd addition)."""
+- float64: exact product and sums (Dekker, TwoSum) in place on caller-given scratch (``fma64_into``,
+  which ``ops/_muladd.py`` uses block by block), with Boldo and Melquiond's round-to-odd emulation
+  for the rare results where the last rounding is a tie."""
 from __future__ import annotations
 
 import math
@@ -41,31 +43,152 @@ def _two_sum_err(a, b, s):
     return (a - (s - bb)) + (b - bb)
 
 
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's constant: x = hi + lo, each with at most 26 significant bits
+_SPLIT_LIMIT = 2.0 ** 996  # above this, _SPLIT * x may overflow
+
+
 def _split(a):
-    t = 134217729.0 * a
+    t = _SPLIT * a
     hi = t - (t - a)
     return hi, a - hi
 
 
-def fma64(a, b, c) -> np.ndarray:
-    """float64 ``a*b + c`` with a single rounding (Boldo-Melquiond)."""
-    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
-    uh = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
+def _bool_over(x: np.ndarray) -> np.ndarray | None:
+    """A bool array over the first bytes of 1-d float64 scratch ``x`` (free by then); None (numpy
+    allocates one) for other shapes."""
+    return x.view(np.bool_)[:x.size] if x.ndim == 1 else None
+
+
+def fma64_into(out: np.ndarray, x: np.ndarray, y, c: np.ndarray, t: list) -> None:
+    """``out[...] = x*y + c`` in float64 with a single rounding, in place: ``x`` and ``c`` float64
+    arrays broadcastable to ``out``, ``y`` a float or such an array, ``t`` five
+    C-contiguous float64 scratch arrays of ``out``'s shape (blocks small enough to stay in the cache
+    between the passes are fastest); ``out`` must not share memory with the inputs. Run it under
+    ``np.errstate(all="ignore")``: the splits of huge values overflow on the way to their fallback.
+
+    The product is split into its rounded value ``uh`` and exact error ``ul`` (Veltkamp/Dekker), the sum
+    ``c + uh`` into ``s`` and its exact error (Knuth's TwoSum), and ``s + (error + ul)`` rounded. The
+    inner addition's rounding can only matter where the outer one is a tie (when ``c + uh`` is inexact,
+    ``|error + ul|`` is at most 1.5 ulp of ``s``, and rounding is monotone, so the inner rounding never
+    crosses a midpoint, only lands on one); so a tie's residual, a power of two, marks the few results
+    that go through Boldo and Melquiond's round-to-odd emulation instead. Correctly rounded except
+    where the product's error is not representable (products below about 2**-969). Non-finite or huge
+    (above 2**996) operands, whose splits overflow, go through ``_fma64_outside``."""
+    if out.ndim == 0:  # the steps below keep their masks in 1-d arrays
+        fma64_into(out.reshape(1), x, y, c, [v.reshape(1) for v in t])
+        return
+    uh, hi, lo, s, e = t
+    np.multiply(x, y, out=uh)
+    # x = hi + lo exactly
+    np.multiply(x, _SPLIT, out=hi)
+    np.subtract(hi, x, out=lo)
+    np.subtract(hi, lo, out=hi)
+    np.subtract(x, hi, out=lo)
+    yh, yl = _split(y if type(y) is np.ndarray else float(y))
+    # ul = x*y - uh exactly: ((yh*hi - uh) + yh*lo + yl*hi) + yl*lo
+    np.multiply(hi, yh, out=e)
+    np.subtract(e, uh, out=e)
+    np.multiply(lo, yh, out=s)
+    np.add(e, s, out=e)
+    np.multiply(hi, yl, out=s)
+    np.add(e, s, out=e)
+    np.multiply(lo, yl, out=s)
+    np.add(e, s, out=lo)  # lo: ul
+    # c + uh = s + error exactly (TwoSum)
+    np.add(c, uh, out=s)
+    np.subtract(s, c, out=hi)  # bb = s - c
+    np.subtract(s, hi, out=e)
+    np.subtract(c, e, out=e)  # c - (s - bb)
+    np.subtract(uh, hi, out=hi)  # uh - bb
+    np.add(e, hi, out=e)
+    np.add(e, lo, out=e)  # error + ul, rounded
+    np.add(s, e, out=out)
+    # an exact sum keeps its sign (-0.0 + -0.0 is -0.0; adding a +0.0 error would make it +0.0)
+    np.copyto(out, s, where=np.equal(e, 0.0, out=_bool_over(hi)))
+    # the outer addition's residual, exact (Fast2Sum: |s| >= |e| or e is exact): a tie leaves a power of two
+    np.subtract(out, s, out=uh)
+    np.subtract(e, uh, out=uh)
+    bits = lo.view(np.int64)
+    np.bitwise_and(uh.view(np.int64), _SIGNIFICAND, out=bits)
+    tie = np.equal(bits, 0, out=_bool_over(hi))
+    np.logical_and(tie, np.not_equal(uh, 0.0, out=_bool_over(e)), out=tie)
+    shape = out.shape
+    if tie.any():
+        idx = np.flatnonzero(tie)
+        out.reshape(-1)[idx] = _fma64_odd(_take(x, shape, idx), _take(y, shape, idx), _take(c, shape, idx))
+    big = np.abs(x) > _SPLIT_LIMIT
+    if type(y) is np.ndarray:
+        big = big | (np.abs(y) > _SPLIT_LIMIT)
+    if not np.isfinite(out).all() or big.any():
+        idx = np.flatnonzero(~np.isfinite(out) | big)
+        out.reshape(-1)[idx] = _fma64_outside(_take(x, shape, idx), _take(y, shape, idx), _take(c, shape, idx))
+
+
+_SIGNIFICAND = np.int64((1 << 52) - 1)
+
+
+def _take(v, shape: tuple, idx: np.ndarray) -> np.ndarray:
+    """Elements ``idx`` (flat, C order) of ``v`` broadcast to ``shape`` (a float: itself)."""
+    if type(v) is not np.ndarray:
+        return np.full(idx.size, v, F64)
+    return np.broadcast_to(v, shape).reshape(-1)[idx] if v.shape != shape else v.reshape(-1)[idx]
+
+
+def _fma64_odd(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """x*y + c rounded once, for 1-d arrays of in-range operands: Boldo and Melquiond's emulation (exact
+    product, exact sums, the two small errors added rounding to odd so that the last addition's
+    rounding is the exact sum's)."""
+    uh = x * y
+    xh, xl = _split(x)
+    yh, yl = _split(y)
+    ul = ((xh * yh - uh) + xh * yl + xl * yh) + xl * yl
     th = c + ul
     tl = _two_sum_err(c, ul, th)
     vh = uh + th
     vl = _two_sum_err(uh, th, vh)
-    # vl + tl rounded to odd: a sticky last bit, so the final rounding is the correct one
     z = vl + tl
     zerr = _two_sum_err(vl, tl, z)
-    even = (z.view(U64) & U64(1)) == 0
-    fix = even & (zerr != 0)
-    if fix.any():
-        z = np.where(fix, np.nextafter(z, np.where(zerr > 0, np.inf, -np.inf)), z)
-    return vh + z
+    fix = ((z.view(U64) & U64(1)) == 0) & (zerr != 0)
+    z = np.where(fix, np.nextafter(z, np.where(zerr > 0, np.inf, -np.inf)), z)
+    out = vh + z
+    # an exact zero takes the IEEE sum's sign (a zero sum of nonzero terms needs a representable product)
+    return np.where(out == 0, uh + c, out)
+
+
+def _fma64_outside(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``fma64_into`` where a split or the rounded product overflows. For finite nonzero factors, powers
+    of two move from the larger to the smaller (exact; the product and ``c`` are unchanged), and a
+    product still near the top of the range is fused scaled down with ``c`` and scaled back (exact but
+    for an addend whose low bits then fall below 2**-1074, where only a tie could depend on them); a
+    result that overflows there is the two-rounding infinity. With an inf or nan operand, or a zero
+    factor, the two-rounding value is the FMA's, except that an infinite ``c`` wins over a finite
+    product that overflowed."""
+    out = np.where(np.isinf(c) & np.isfinite(x) & np.isfinite(y), c, x * y + c)
+    fuse = np.isfinite(x) & np.isfinite(y) & np.isfinite(c) & (x != 0) & (y != 0)
+    if fuse.any():
+        xs, ys, cs = x[fuse], y[fuse], c[fuse]
+        ex, ey = np.frexp(xs)[1], np.frexp(ys)[1]
+        k = (ex - ey) // 2
+        xs, ys = np.ldexp(xs, -k), np.ldexp(ys, k)
+        scale = np.maximum(ex + ey - 1000, 0)
+        xs, cs = np.ldexp(xs, -scale), np.ldexp(cs, -scale)
+        r = _fma64_odd(xs, ys, cs)
+        r = np.where(np.isfinite(r), r, xs * ys + cs)
+        out[fuse] = np.ldexp(r, scale)
+    return out
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """float64 ``a*b + c`` with a single rounding (``fma64_into`` on new arrays); a numpy scalar when
+    all three are scalars."""
+    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
+    if a.ndim == 0 and b.ndim:
+        a, b = b, a
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    out = np.empty(shape, F64)
+    with np.errstate(all="ignore"):
+        fma64_into(out, a, b if b.ndim else float(b), c, [np.empty(shape, F64) for _ in range(5)])
+    return out if shape else out[()]
 
 
 # -- glibc's double log and log1p ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..factory import eye
 from ..ops.join import cat
 from ..tensor import Tensor
-from . import _eager  # vjp/jvp, looked up when called: _eager imports this module (func/__init__ loads _eager first)
+from . import _eager  # vjp/jvp, looked up when called
 from ._vmap import vmap
 
 

@@ -10,10 +10,9 @@ float64 and rounded to float32 is PyTorch's value, except where the float64 sum'
 exactly on a float32 halfway point (double rounding: none in 2e8 random SGD-like updates, but easy to
 construct, e.g. -1 + 2.5 * -1e30); such sums are found by their bits and nudged.
 
-float64: the product is split into its rounded value and exact error (Veltkamp/Dekker), the sum with
-``a`` likewise (Knuth's TwoSum), and the errors added back: the correctly rounded result except in
-rare halfway cases and for products in the subnormal range; a non-finite or huge intermediate falls
-back to the two-rounding value.
+float64: ``_random/fpmath.py``'s ``fma64_into`` (Veltkamp/Dekker product, TwoSum, round-to-odd): the
+correctly rounded result, halfway cases included, except for products in the subnormal range; a
+non-finite or huge intermediate falls back to the two-rounding value.
 
 Both take several numpy passes per element. Where numpy ships OpenBLAS, its ``saxpy``/``daxpy``
 (called through ctypes) does the same in one pass with FMA, but only in its vector body: its tail
@@ -26,6 +25,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from .._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
 
 __all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 
@@ -33,8 +33,6 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _INF = float("inf")
 # elements per block: the float64 temporaries of one block stay in the cache between the passes
 _BLOCK = 16384
-_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's constant for float64
-_SPLIT_LIMIT = 2.0 ** 996  # above this, _SPLIT * x may overflow: fall back to the plain value
 
 
 def _scratch(n: int, dtype, scratch: dict | None, slot: int = 0) -> np.ndarray:
@@ -47,59 +45,11 @@ def _scratch(n: int, dtype, scratch: dict | None, slot: int = 0) -> np.ndarray:
     return buf[:n]
 
 
-def _split_scalar(x: float) -> tuple[float, float]:
-    c = _SPLIT * x
-    hi = c - (c - x)
-    return hi, x - hi
-
-
 def _f64_block(a: np.ndarray, b: np.ndarray, alpha, out: np.ndarray, t: list) -> None:
     """out = fl(a + alpha * b) for float64 arrays broadcast to ``out`` (``alpha`` a float or another
-    array); ``t``: five scratch arrays of ``out``'s shape."""
-    ph, bh, bl, s, e = t
-    np.multiply(b, alpha, out=ph)
-    # b = bh + bl exactly, each half with at most 26 significant bits
-    np.multiply(b, _SPLIT, out=bh)
-    np.subtract(bh, b, out=bl)
-    np.subtract(bh, bl, out=bh)
-    np.subtract(b, bh, out=bl)
-    ah, al = _split_scalar(alpha)
-    # pl = alpha * b - ph exactly: ((ah*bh - ph) + ah*bl + al*bh) + al*bl
-    np.multiply(bh, ah, out=e)
-    np.subtract(e, ph, out=e)
-    np.multiply(bl, ah, out=s)
-    np.add(e, s, out=e)
-    np.multiply(bh, al, out=s)
-    np.add(e, s, out=e)
-    np.multiply(bl, al, out=s)
-    np.add(e, s, out=bl)  # bl: pl
-    # a + ph = s + e exactly (TwoSum)
-    np.add(a, ph, out=s)
-    np.subtract(s, a, out=bh)  # bb = s - a
-    np.subtract(s, bh, out=e)  # s - bb
-    np.subtract(a, e, out=e)  # a - (s - bb)
-    np.subtract(ph, bh, out=bh)  # ph - bb
-    np.add(e, bh, out=e)
-    np.add(e, bl, out=e)  # both errors
-    np.add(s, e, out=out)
-    # an exact sum keeps its sign (-0.0 + -0.0 is -0.0; adding a +0.0 error would make it +0.0)
-    np.copyto(out, s, where=np.equal(e, 0.0, out=_bool(bh)))
-    # the splits overflow (inf - inf = nan) for huge values, and inf/nan inputs have no error terms:
-    # there, the plain value (which is also what FMA gives for inf and nan), or ``a`` where it is
-    # infinite and only the rounded product overflowed
-    big = np.abs(b) > _SPLIT_LIMIT
-    if type(alpha) is np.ndarray:
-        big = big | (np.abs(alpha) > _SPLIT_LIMIT)
-    if not np.isfinite(out).all() or big.any():
-        bad = ~np.isfinite(out) | big
-        np.copyto(out, s, where=bad)
-        np.copyto(out, a, where=bad & np.isinf(a) & np.isfinite(b) & np.isfinite(alpha))
-
-
-def _bool(x: np.ndarray) -> np.ndarray:
-    """A bool array over the first bytes of 1-d float64 scratch ``x`` (free by then); None (numpy
-    allocates one) for other shapes."""
-    return x.view(np.bool_)[:x.size] if x.ndim == 1 else None
+    array); ``t``: five scratch arrays of ``out``'s shape. The emulated FMA is fpmath's, shared with
+    the random kernels and arange/linspace."""
+    fma64_into(out, b, alpha, a, t)
 
 
 _MIDPOINT = np.iinfo(np.int64).min  # a float64 halfway between two float32s: its low 29 bits are 1 << 28

@@ -8,13 +8,13 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, float_dtype, legacy_name, record
+from ._record import OUT, cpp_name, float_dtype, legacy_name, record
 from ._batching import pointwise
 from ._muladd import addcmul_into
 from ._registry import op
 from ._util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .special import gammainc_np
-from .._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, get_default_dtype
+from .._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
 _BINARY = "function method inplace out"
 
@@ -252,14 +252,41 @@ class LerpBackward1(Node):
         return ga, gb, gw
 
 
+def _lerp_promoted(dt: np.dtype, weight_dt: np.dtype) -> np.dtype:
+    """The dtype lerp computes in when the weight is a 0-dim tensor: PyTorch's type promotion, where a
+    0-dim operand only counts when its category (bool < integer < floating < complex) is higher."""
+    cat = _category(dt)
+    weight_cat = _category(weight_dt)
+    if weight_cat <= cat:
+        return dt
+    if weight_cat == 3 and cat == 2:  # a real float start: its complex counterpart
+        if dt == np.float16:
+            raise NotImplementedError("\"lerp_kernel_tensor\" not implemented for 'ComplexHalf'")
+        return np.dtype(np.complex128 if dt == np.float64 else np.complex64)
+    return weight_dt
+
+
+def _category(dt: np.dtype) -> int:
+    return 3 if dt.kind == "c" else 2 if dt in FLOATING_NP else 0 if dt.kind == "b" else 1
+
+
 @op(variants=_BINARY, batch=pointwise)
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     """input + weight * (end - input)."""
-    if input._data.dtype not in INEXACT_NP:
+    dt = input._data.dtype
+    # PyTorch checks the dtypes (in its C++ names) before the kernel's; a 0-dim weight may differ
+    if end._data.dtype != dt:
+        raise RuntimeError(f"expected dtype {cpp_name(dt)} for `end` but got dtype {cpp_name(end._data.dtype)}")
+    if isinstance(weight, Tensor) and weight.dim() and weight._data.dtype != dt:
+        raise RuntimeError(f"expected dtype {cpp_name(dt)} for `weight` but got dtype {cpp_name(weight._data.dtype)}")
+    if isinstance(weight, Tensor) and not weight.dim():
+        promoted = _lerp_promoted(dt, weight._data.dtype)
+        if promoted != dt:
+            to = FROM_NP[promoted]
+            return lerp(input.to(to), end.to(to), weight)
+    if dt not in INEXACT_NP:
         name = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
-        raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(input._data.dtype)}'")
-    if input._data.dtype != end._data.dtype:
-        raise RuntimeError(f"expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{legacy_name(dt)}'")
     ta, tb, ad, bd = binary_operands(input, end)
     if not isinstance(weight, Tensor):
         w = weight if isinstance(weight, complex) else float(weight)

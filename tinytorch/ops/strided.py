@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State, version_counter
+from .. import storage as storage_mod
+from ..autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
+from . import views as _views
+from ._record import cpp_name, legacy_name
 from ._registry import op
+from ._util import edge
 from .fold import unfold as im2col
 from .index import index_zeros_put
+from .scatter_gather import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided
 
@@ -55,6 +60,9 @@ def _storage(input: Tensor):
     elements, copied in C order."""
     root = input if input._base is None else input._base
     data = root._data
+    home = root.__dict__.get("_set_storage")  # the storage Tensor.set_ pointed it at
+    if home is not None and home.dtype == input._data.dtype and storage_mod._inside(input._data, home):
+        data = home
     if data.flags.c_contiguous and data.size:
         item = data.itemsize
         off = (input._data.__array_interface__["data"][0] - data.__array_interface__["data"][0]) // item
@@ -170,3 +178,106 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
     """``input`` resized in place to ``the_template``'s shape."""
     return resize_(input, tuple(the_template.shape))
+
+
+# -- set_: point a tensor at another storage ----------------------------------------------------------
+_SET_SIGNATURES = ("()", "(torch.Storage source)",
+                   "(torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+                   "(Tensor source)",
+                   "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)")
+
+
+def _set_signature_error(args: tuple) -> TypeError:
+    """PyTorch's text for arguments no set_ overload takes (one argument of a wrong type: each
+    one-argument overload says why it did not match)."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    lines = []
+    for sig in _SET_SIGNATURES:
+        lines.append(f" * {sig}")
+        if len(args) == 1 and "," not in sig:
+            lines.append(f"      didn't match because some of the arguments have invalid types: (!{got}!)")
+    return TypeError(f"set_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + "\n".join(lines) + "\n")
+
+
+def _storage_elements(self: Tensor, source) -> np.ndarray:
+    """The storage's memory as a flat array of ``self``'s dtype (an UntypedStorage's bytes are
+    reinterpreted; a TypedStorage must hold ``self``'s dtype)."""
+    dt = self._data.dtype
+    if isinstance(source, storage_mod.TypedStorage):
+        if source._array.dtype != dt:
+            raise RuntimeError(f"Expected a Storage of type {cpp_name(dt)} or an UntypedStorage, but got type "
+                               f"{legacy_name(source._array.dtype)} for argument 1 'storage'")
+        return source._array
+    raw = source._bytes
+    return raw[:raw.size - raw.size % dt.itemsize].view(dt)
+
+
+def _strided_into(home: np.ndarray, offset, size, stride) -> np.ndarray:
+    """``size``/``stride`` elements of ``home`` from ``offset`` on, sharing its memory."""
+    offset = int(offset)
+    shape = tuple(int(n) for n in size)
+    strides = tuple(int(n) for n in stride) if stride is not None else None
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if strides is None or not strides and shape:
+        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape)))
+    if len(strides) != len(shape):
+        raise RuntimeError(f"unequal size length ({len(shape)}) and stride length ({len(strides)})")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"[{', '.join(map(str, shape))}]")
+    needed = offset + (1 + sum((n - 1) * st for n, st in zip(shape, strides)) if all(shape) else 0)
+    if needed > home.size:
+        # PyTorch would grow the storage; memory tinytorch's arrays share cannot grow
+        raise RuntimeError("Trying to resize storage that is not resizable")
+    if not all(shape):
+        return np.empty(shape, dtype=home.dtype)
+    return _strided(home[offset:], shape, tuple(st * home.itemsize for st in strides), writeable=True)
+
+
+@op("set_", variants="method", no_batch="it points its argument at another storage")
+def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None) -> Tensor:
+    """``self`` pointed at ``source``'s memory: a tensor's (its elements, shape and strides), a storage
+    (all of it, or ``size``/``stride`` from ``storage_offset``), or a new empty storage. Writes
+    through either are seen by both; ``self`` keeps its identity and version counter."""
+    given = tuple(a for a in (source, storage_offset, size, stride) if a is not None)
+    is_storage = isinstance(source, (storage_mod.UntypedStorage, storage_mod.TypedStorage))
+    if source is not None and not (isinstance(source, Tensor) or is_storage):
+        raise _set_signature_error(given)
+    if storage_offset is None and (size is not None or stride is not None) or \
+            storage_offset is not None and size is None:
+        raise _set_signature_error(given)
+    dt = self._data.dtype
+    if isinstance(source, Tensor) and source._data.dtype != dt:
+        raise RuntimeError(f"Could not set tensor of type {cpp_name(source._data.dtype)} to a tensor of type "
+                           f"{cpp_name(dt)}")
+    check_inference_inplace(self)
+    recording = _State.enabled and (self._requires_grad or isinstance(source, Tensor) and source._requires_grad)
+    if recording:
+        _views.check_inplace(self, True)
+    if source is None:
+        data, home = np.empty((0,), dtype=dt), None
+    elif storage_offset is None and isinstance(source, Tensor):
+        data = source._data
+        flat, copied = storage_mod._root_array(source)
+        home = None if copied else flat
+    else:
+        flat = storage_mod._root_array(source)[0] if isinstance(source, Tensor) else None
+        home = flat if flat is not None else _storage_elements(self, source)
+        if storage_offset is None:
+            data = home
+        else:
+            data = _strided_into(home, storage_offset, size, stride)
+    if self._base is not None:
+        # no longer a view of its base's memory: a counter and a history of its own
+        self._base = None
+        self._vc = [self._vc[0]]
+    self._data = data
+    self.__dict__["_set_storage"] = home  # what untyped_storage()/storage_offset() now report
+    version_counter(self)[0] += 1
+    if recording:
+        node = NotImplementedBackward((edge(self), edge(source if isinstance(source, Tensor) else None)))
+        node.op = "set_"
+        self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    return self

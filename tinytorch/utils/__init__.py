@@ -1,5 +1,9 @@
-"""``tinytorch.utils``: the torch spelling ``tinytorch.utils.data`` for ``tinytorch.data``."""
+"""``tinytorch.utils``: the torch spelling ``tinytorch.utils.data`` for ``tinytorch.data``, and
+``swap_tensors``."""
 from . import data
+from ._swap import swap_tensors
 
-__all__ = ["data"]
+swap_tensors.__module__ = __name__  # PyTorch's place for it
+
+__all__ = ["data", "swap_tensors"]
 from . import viz  # noqa: F401,E402
