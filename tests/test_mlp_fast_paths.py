@@ -32,6 +32,20 @@ for dtype in ("float32", "float64"):
             got = tt.tensor(a.copy())
             got.add_(tt.tensor(b), alpha=alpha)
             out["same"].append(bool(np.array_equal(got.numpy().view(np.uint8), want.view(np.uint8))))
+# SGD over many small parameters: their tails share padded BLAS calls, one here
+shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41)] * 6
+init = [rng.standard_normal(sh).astype("float32") for sh in shapes]
+grads = [rng.standard_normal(sh).astype("float32") for sh in shapes]
+ours = [tt.tensor(a, requires_grad=True) for a in init]
+theirs = [torch.tensor(a, requires_grad=True) for a in init]
+o1, o2 = tt.optim.SGD(ours, lr=0.37), torch.optim.SGD(theirs, lr=0.37)
+for _ in range(2):
+    for x, t, g in zip(ours, theirs, grads):
+        x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+    o1.step()
+    o2.step()
+for x, t in zip(ours, theirs):
+    out["same"].append(bool(np.array_equal(x.detach().numpy().reshape(-1).view(np.uint8), t.detach().numpy().reshape(-1).view(np.uint8))))
 out["threads"] = _muladd._threads()
 out["blas"] = sorted(str(k) for k in _muladd._axpy)
 print(json.dumps(out))
@@ -64,3 +78,40 @@ def test_sgd_large_weights_bits_in_this_process():
         o2.step()
     for x, t in zip(ours, theirs):
         np.testing.assert_array_equal(x.detach().numpy().view(np.uint32), t.detach().numpy().view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+def test_sgd_many_small_parameters_bits(dtype):
+    """Plain SGD updates every parameter at once, the sub-block tails of all of them gathered into
+    shared padded BLAS calls (here more than one call's worth): PyTorch's bits, PyTorch's version
+    counts; a gradient that is a parameter's memory, a non-contiguous gradient and a float16 parameter
+    take the one-by-one path."""
+    rng = np.random.default_rng(6)
+    shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41), (5, 3)] * 5
+    dtypes = [dtype] * len(shapes) + ["float16"]
+    shapes = shapes + [(9,)]
+    init = [rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes)]
+    ours = [tt.tensor(a, requires_grad=True) for a in init]
+    theirs = [torch.tensor(a, requires_grad=True) for a in init]
+    o1, o2 = tt.optim.SGD(ours, lr=0.05), torch.optim.SGD(theirs, lr=0.05)
+    for step in range(3):
+        for j, (x, t) in enumerate(zip(ours, theirs)):
+            g = rng.standard_normal(x.shape).astype(dtypes[j])
+            if j == 5:  # a transposed (non-contiguous) gradient
+                x.grad, t.grad = tt.tensor(g.T.copy()).t(), torch.tensor(g.T.copy()).t()
+            else:
+                x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+        o1.step()
+        o2.step()
+        for x, t in zip(ours, theirs):
+            a, b = x.detach().numpy(), t.detach().numpy()
+            np.testing.assert_array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
+            assert x._version == t._version
+    # a gradient living in another parameter's memory: the updates run in order, as PyTorch's loop
+    p1, p2 = tt.tensor(init[0].copy(), requires_grad=True), tt.tensor(init[1][:1000].copy(), requires_grad=True)
+    q1, q2 = torch.tensor(init[0].copy(), requires_grad=True), torch.tensor(init[1][:1000].copy(), requires_grad=True)
+    p1.grad, q1.grad = tt.tensor(init[2].reshape(-1).repeat(48)[:1000]), torch.tensor(init[2].reshape(-1).repeat(48)[:1000])
+    p2.grad, q2.grad = p1.detach(), q1.detach()
+    tt.optim.SGD([p1, p2], lr=0.5).step()
+    torch.optim.SGD([q1, q2], lr=0.5).step()
+    np.testing.assert_array_equal(p2.detach().numpy(), q2.detach().numpy())

@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-__all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
+__all__ = ["add_scaled_many", "addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _INF = float("inf")
@@ -280,6 +280,53 @@ def _blas_axpy(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict | N
     m = _blas_body(y, x, alpha, fn)
     if m < y.size:
         _blas_padded(y[m:], x[m:], alpha, fn, scratch)
+
+
+def add_scaled_many(ys: list, xs: list, alpha: float, scratch: dict) -> list:
+    """``y += alpha * x`` in place for each pair, as ``muladd_into(y, y, x, alpha)`` gives it, with one
+    BLAS call per array body and ONE for every array's sub-block tail together (gathered into a padded
+    buffer and scattered back): an optimizer's many small parameters (biases, norm weights) then cost
+    a copy each rather than a BLAS call and three copies each. Returns the indices of the pairs it left
+    alone (not both contiguous float32/float64 of one shape and dtype, or no checked BLAS): the caller
+    updates those its own way. ``ys`` must be distinct arrays, none overlapping an ``x``."""
+    axpy = _axpy if _axpy is not None else _checked_axpy()
+    left, tails = [], {}
+    if not (alpha != 0 and -_INF < alpha < _INF):
+        return list(range(len(ys)))
+    for i, (y, x) in enumerate(zip(ys, xs)):
+        dt = y.dtype
+        fn = axpy.get(dt)
+        if (fn is None or x.dtype != dt or x.shape != y.shape or not y.flags.c_contiguous
+                or not x.flags.c_contiguous or not y.flags.writeable):
+            left.append(i)
+            continue
+        n = y.size
+        m = n - n % _BLAS_UNIT
+        if m:
+            _blas_body(y, x, alpha, fn)
+        if m < n:
+            if y.ndim != 1:
+                y, x = y.reshape(-1), x.reshape(-1)
+            tails.setdefault(dt, []).append((y[m:], x[m:]) if m else (y, x))
+    for dt, pairs in tails.items():
+        total = sum(y.size for y, _ in pairs)
+        size = total + (-total) % _BLAS_UNIT
+        key = ("muladd-gather", dt)
+        bufs = scratch.get(key)
+        if bufs is None or bufs[0].size < size:
+            bufs = scratch[key] = (np.zeros(size, dt), np.zeros(size, dt))
+        py, px = bufs[0][:size], bufs[1][:size]
+        np.concatenate([y for y, _ in pairs], out=py[:total])
+        np.concatenate([x for _, x in pairs], out=px[:total])
+        # the padding past ``total`` holds earlier steps' values: finite (each a result of this update)
+        # or not, it is only ever written by this call and never read back
+        _blas_body(py, px, alpha, axpy[dt])
+        at = 0
+        for y, _ in pairs:
+            k = y.size
+            np.copyto(y, py[at:at + k])
+            at += k
+    return left
 
 
 def _checked_axpy() -> dict:
