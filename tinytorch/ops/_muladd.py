@@ -283,16 +283,17 @@ def _blas_axpy(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict | N
 
 
 def add_scaled_many(ys: list, xs: list, alpha: float, scratch: dict) -> list:
-    """``y += alpha * x`` in place for each pair, as ``muladd_into(y, y, x, alpha)`` gives it, with one
-    BLAS call per array body and ONE for every array's sub-block tail together (gathered into a padded
-    buffer and scattered back): an optimizer's many small parameters (biases, norm weights) then cost
-    a copy each rather than a BLAS call and three copies each. Returns the indices of the pairs it left
-    alone (not both contiguous float32/float64 of one shape and dtype, or no checked BLAS): the caller
-    updates those its own way. ``ys`` must be distinct arrays, none overlapping an ``x``."""
+    """``y += alpha * x`` in place for each pair, as ``muladd_into(y, y, x, alpha)`` gives it: a large
+    array's whole blocks by one BLAS call each, and every small array and every large one's sub-block
+    tail together, gathered into one padded buffer for one BLAS call and scattered back (an optimizer's
+    many small parameters then cost a copy each, not a BLAS call and three copies). Returns the indices
+    of the pairs it left alone (not both contiguous float32/float64 of one shape and dtype, or no
+    checked BLAS): the caller updates those its own way. ``ys`` must be distinct arrays, none sharing
+    memory with an ``x``."""
     axpy = _axpy if _axpy is not None else _checked_axpy()
-    left, tails = [], {}
     if not (alpha != 0 and -_INF < alpha < _INF):
         return list(range(len(ys)))
+    left, gathered = [], {}
     for i, (y, x) in enumerate(zip(ys, xs)):
         dt = y.dtype
         fn = axpy.get(dt)
@@ -301,32 +302,38 @@ def add_scaled_many(ys: list, xs: list, alpha: float, scratch: dict) -> list:
             left.append(i)
             continue
         n = y.size
-        m = n - n % _BLAS_UNIT
+        m = n - n % _BLAS_UNIT if n >= _GATHER_BELOW else 0
         if m:
             _blas_body(y, x, alpha, fn)
         if m < n:
             if y.ndim != 1:
                 y, x = y.reshape(-1), x.reshape(-1)
-            tails.setdefault(dt, []).append((y[m:], x[m:]) if m else (y, x))
-    for dt, pairs in tails.items():
-        total = sum(y.size for y, _ in pairs)
+            pairs = gathered.get(dt)
+            if pairs is None:
+                pairs = gathered[dt] = ([], [])
+            pairs[0].append(y[m:] if m else y)
+            pairs[1].append(x[m:] if m else x)
+    for dt, (tys, txs) in gathered.items():
+        total = sum(y.size for y in tys)
         size = total + (-total) % _BLAS_UNIT
         key = ("muladd-gather", dt)
         bufs = scratch.get(key)
         if bufs is None or bufs[0].size < size:
             bufs = scratch[key] = (np.zeros(size, dt), np.zeros(size, dt))
         py, px = bufs[0][:size], bufs[1][:size]
-        np.concatenate([y for y, _ in pairs], out=py[:total])
-        np.concatenate([x for _, x in pairs], out=px[:total])
-        # the padding past ``total`` holds earlier steps' values: finite (each a result of this update)
-        # or not, it is only ever written by this call and never read back
+        np.concatenate(tys, out=py[:total])
+        np.concatenate(txs, out=px[:total])
+        # past ``total``: earlier steps' values, updated by this call and never read back
         _blas_body(py, px, alpha, axpy[dt])
         at = 0
-        for y, _ in pairs:
+        for y in tys:
             k = y.size
             np.copyto(y, py[at:at + k])
             at += k
     return left
+
+
+_GATHER_BELOW = 16384  # arrays of fewer elements go whole through the gathered call
 
 
 def _checked_axpy() -> dict:

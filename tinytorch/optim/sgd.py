@@ -122,17 +122,21 @@ def _sgd(params, d_p_list, momentum_buffer_list, weight_decay, momentum, lr, dam
             momentum_buffer_list[i] = new_buf
 
 
-def _root(a) -> int:
-    """The identity of the object owning an array's memory."""
-    while isinstance(a, np.ndarray) and a.base is not None:
-        a = a.base
-    return id(a)
-
-
 def _aliased(ys: list, xs: list) -> bool:
     """Whether any array of ``xs`` shares its owner with an array of ``ys``, or two of ``ys`` do."""
-    owners = {_root(y) for y in ys}
-    return len(owners) < len(ys) or any(_root(x) in owners for x in xs)
+    owners = set()
+    for y in ys:
+        while y.base is not None and type(y.base) is np.ndarray:
+            y = y.base
+        owners.add(id(y if y.base is None else y.base))
+    if len(owners) < len(ys):
+        return True
+    for x in xs:
+        while x.base is not None and type(x.base) is np.ndarray:
+            x = x.base
+        if id(x if x.base is None else x.base) in owners:
+            return True
+    return False
 
 
 def _scratch_like(a: np.ndarray, scratch: dict | None) -> np.ndarray:
