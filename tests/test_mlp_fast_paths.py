@@ -115,3 +115,78 @@ def test_sgd_many_small_parameters_bits(dtype):
     tt.optim.SGD([p1, p2], lr=0.5).step()
     torch.optim.SGD([q1, q2], lr=0.5).step()
     np.testing.assert_array_equal(p2.detach().numpy(), q2.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("shape", [(32, 100), (8, 6, 5), (4, 3, 2, 5)])
+def test_batchnorm_layer_training_fast_path(dtype, shape, monkeypatch):
+    """A BatchNorm layer in training takes batch_norm_training (skipping F.batch_norm's layers): the
+    bits of F.batch_norm's path (output, running statistics, gradients), PyTorch's values, grad_fn
+    and counter."""
+    rng = np.random.default_rng(len(shape))
+    cls = {2: "BatchNorm1d", 3: "BatchNorm1d", 4: "BatchNorm2d"}[len(shape)]
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 2 + 0.5).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    ours = getattr(tt.nn, cls)(c, dtype=getattr(tt, dtype))
+    theirs = getattr(torch.nn, cls)(c, dtype=getattr(torch, dtype))
+    with tt.no_grad():
+        ours.weight.uniform_(0.5, 1.5)
+        ours.bias.uniform_(-0.5, 0.5)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(ours.weight.detach().numpy()))
+        theirs.bias.copy_(torch.from_numpy(ours.bias.detach().numpy()))
+    rm, rv = tt.zeros(c, dtype=getattr(tt, dtype)), tt.ones(c, dtype=getattr(tt, dtype))
+    import tinytorch.nn.modules.batchnorm as bn_module
+    taken = []
+    fast = bn_module.batch_norm_training
+    monkeypatch.setattr(bn_module, "batch_norm_training", lambda *a: taken.append(1) or fast(*a))
+    w, b = ours.weight.detach().clone().requires_grad_(), ours.bias.detach().clone().requires_grad_()
+    for _ in range(2):
+        X, Xf, T = tt.tensor(x, requires_grad=True), tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        out = ours(X)
+        ref = tt.nn.functional.batch_norm(Xf, rm, rv, w, b, True, 0.1, 1e-5)  # the general path
+        want = theirs(T)
+        assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__ == "NativeBatchNormBackward0"
+        out.backward(tt.tensor(g))
+        ref.backward(tt.tensor(g))
+        want.backward(torch.tensor(g))
+        pairs = [(out, ref, want), (X.grad, Xf.grad, T.grad), (ours.running_mean, rm, theirs.running_mean),
+                 (ours.running_var, rv, theirs.running_var)]
+        for a, r, e in pairs:
+            np.testing.assert_array_equal(a.detach().numpy(), r.detach().numpy())
+            np.testing.assert_allclose(a.detach().numpy(), e.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(ours.weight.grad.numpy(), w.grad.numpy())
+        np.testing.assert_array_equal(ours.bias.grad.numpy(), b.grad.numpy())
+    assert int(ours.num_batches_tracked) == int(theirs.num_batches_tracked) == 2
+    assert taken == [1, 1]
+
+
+def test_batchnorm_layer_training_falls_back_as_pytorch():
+    """What the fast path does not take still behaves as PyTorch: one value per channel, running
+    statistics that require grad, a replaced F.batch_norm, momentum None (cumulative average)."""
+    for lib in (tt, torch):
+        with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+            lib.nn.BatchNorm1d(3)(lib.ones(1, 3))
+    msgs = []
+    for lib in (tt, torch):
+        bn = lib.nn.BatchNorm1d(3)
+        bn.running_mean.requires_grad_()
+        with pytest.raises(RuntimeError) as info:
+            bn(lib.ones(4, 3))
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+    calls = []
+    original = tt.nn.functional.batch_norm
+    try:
+        tt.nn.functional.batch_norm = lambda *a, **k: calls.append(1) or original(*a, **k)
+        tt.nn.BatchNorm1d(3)(tt.ones(4, 3))
+    finally:
+        tt.nn.functional.batch_norm = original
+    assert calls == [1]
+    x = np.random.default_rng(0).standard_normal((6, 4)).astype("float32")
+    ours, theirs = tt.nn.BatchNorm1d(4, momentum=None), torch.nn.BatchNorm1d(4, momentum=None)
+    for _ in range(3):
+        ours(tt.tensor(x))
+        theirs(torch.tensor(x))
+    np.testing.assert_allclose(ours.running_var.numpy(), theirs.running_var.numpy(), rtol=1e-6)
