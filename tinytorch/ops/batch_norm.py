@@ -58,14 +58,15 @@ class NativeBatchNormBackward0(Node):
         # per-channel sums as (C,) arrays of their own: the engine keeps such a gradient as .grad
         # without a copy (a reshaped view would be copied)
         total = np.add.reduce(gd, axis=axes) if need_x or need_b else None
-        dotp = np.add.reduce(np.multiply(xc, gd), axis=axes) if need_x or need_w else None
+        prod = np.multiply(xc, gd) if need_x or need_w else None
+        dotp = np.add.reduce(prod, axis=axes) if prod is not None else None
         gx = gw = gb = None
         if need_x:
             k = dotp.reshape(shape) * invstd
             k *= invstd
             k /= n
             gx = gd - total.reshape(shape) / n
-            gx -= np.multiply(xc, k)
+            gx -= np.multiply(xc, k, out=prod)  # the product's array is ours and free again
             gx *= invstd
             if wd is not None:
                 gx *= wd.reshape(shape)
