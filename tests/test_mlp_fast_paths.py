@@ -190,3 +190,28 @@ def test_batchnorm_layer_training_falls_back_as_pytorch():
         ours(tt.tensor(x))
         theirs(torch.tensor(x))
     np.testing.assert_allclose(ours.running_var.numpy(), theirs.running_var.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("sizes", [(784, 512), (512, 10), (3, 5), (300, 400)])
+def test_batch_one_weight_gradient_bits(dtype, sizes):
+    """The weight gradient of a batch of one is an outer product: PyTorch's plain products, zeros of
+    both signs included (-1 * 0 is -0.0), by the BLAS's rank-1 update on large ones, numpy's multiply
+    on small ones."""
+    from tinytorch.ops import _blas_outer
+
+    rng = np.random.default_rng(sizes[0])
+    fan_in, fan_out = sizes
+    x = rng.standard_normal((1, fan_in)).astype(dtype)
+    g = rng.standard_normal((1, fan_out)).astype(dtype)
+    x[0, ::4], x[0, 1::9], g[0, ::3], g[0, 2::7] = 0.0, -0.0, 0.0, -0.0
+    w0 = rng.standard_normal((fan_out, fan_in)).astype(dtype)
+    results = []
+    for lib in (tt, torch):
+        w = lib.tensor(w0, requires_grad=True)
+        b = lib.zeros(fan_out, dtype=getattr(lib, dtype), requires_grad=True)
+        lib.nn.functional.linear(lib.tensor(x), w, b).backward(lib.tensor(g))
+        results.append(w.grad.numpy())
+        assert w.grad.is_contiguous()
+    np.testing.assert_array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
+    assert np.dtype(dtype) in _blas_outer._checked_ger()  # the BLAS passed its self-check here
