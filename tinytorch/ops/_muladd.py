@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-__all__ = ["add_scaled_many", "addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
+__all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _INF = float("inf")
@@ -280,60 +280,6 @@ def _blas_axpy(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict | N
     m = _blas_body(y, x, alpha, fn)
     if m < y.size:
         _blas_padded(y[m:], x[m:], alpha, fn, scratch)
-
-
-def add_scaled_many(ys: list, xs: list, alpha: float, scratch: dict) -> list:
-    """``y += alpha * x`` in place for each pair, as ``muladd_into(y, y, x, alpha)`` gives it: a large
-    array's whole blocks by one BLAS call each, and every small array and every large one's sub-block
-    tail together, gathered into one padded buffer for one BLAS call and scattered back (an optimizer's
-    many small parameters then cost a copy each, not a BLAS call and three copies). Returns the indices
-    of the pairs it left alone (not both contiguous float32/float64 of one shape and dtype, or no
-    checked BLAS): the caller updates those its own way. ``ys`` must be distinct arrays, none sharing
-    memory with an ``x``."""
-    axpy = _axpy if _axpy is not None else _checked_axpy()
-    if not (alpha != 0 and -_INF < alpha < _INF):
-        return list(range(len(ys)))
-    left, gathered = [], {}
-    for i, (y, x) in enumerate(zip(ys, xs)):
-        dt = y.dtype
-        fn = axpy.get(dt)
-        if (fn is None or x.dtype != dt or x.shape != y.shape or not y.flags.c_contiguous
-                or not x.flags.c_contiguous or not y.flags.writeable):
-            left.append(i)
-            continue
-        n = y.size
-        m = n - n % _BLAS_UNIT if n >= _GATHER_BELOW else 0
-        if m:
-            _blas_body(y, x, alpha, fn)
-        if m < n:
-            if y.ndim != 1:
-                y, x = y.reshape(-1), x.reshape(-1)
-            pairs = gathered.get(dt)
-            if pairs is None:
-                pairs = gathered[dt] = ([], [])
-            pairs[0].append(y[m:] if m else y)
-            pairs[1].append(x[m:] if m else x)
-    for dt, (tys, txs) in gathered.items():
-        total = sum(y.size for y in tys)
-        size = total + (-total) % _BLAS_UNIT
-        key = ("muladd-gather", dt)
-        bufs = scratch.get(key)
-        if bufs is None or bufs[0].size < size:
-            bufs = scratch[key] = (np.zeros(size, dt), np.zeros(size, dt))
-        py, px = bufs[0][:size], bufs[1][:size]
-        np.concatenate(tys, out=py[:total])
-        np.concatenate(txs, out=px[:total])
-        # past ``total``: earlier steps' values, updated by this call and never read back
-        _blas_body(py, px, alpha, axpy[dt])
-        at = 0
-        for y in tys:
-            k = y.size
-            np.copyto(y, py[at:at + k])
-            at += k
-    return left
-
-
-_GATHER_BELOW = 16384  # arrays of fewer elements go whole through the gathered call
 
 
 def _checked_axpy() -> dict:

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
-from ..ops._muladd import add_scaled_many, plus_scaled_into
+from ..ops._axpy_many import add_scaled_many
+from ..ops._muladd import plus_scaled_into
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
