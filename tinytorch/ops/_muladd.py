@@ -19,7 +19,8 @@ Both take several numpy passes per element. Where numpy ships OpenBLAS, its ``sa
 (``n % 32`` float32 elements on Haswell) and its kernels for CPUs without FMA round twice. So it is used
 only after a self-check against the numpy computation above passes, only on stretches of whole
 1024-element blocks, and at most 8192 elements a call (OpenBLAS splits longer vectors between threads,
-each part with its own tail); the rest of each array goes through numpy."""
+each part with its own tail; one call when OpenBLAS runs one thread); the rest of each array goes
+through numpy."""
 from __future__ import annotations
 
 import os
@@ -139,7 +140,7 @@ _axpy: dict | None = None  # dtype -> the checked ctypes function, filled on fir
 
 def _find_axpy() -> dict:
     """numpy's bundled OpenBLAS ``?axpy`` functions, by dtype (empty where there is none)."""
-    global _addressof, _c_char
+    global _addressof, _c_char, _threads
     import ctypes  # here, not at import: only the first float32/float64 add with alpha pays for it
     import glob
 
@@ -158,6 +159,13 @@ def _find_axpy() -> dict:
                         found.setdefault(dt, fn)
                         break
             if found:
+                for symbol in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                               "openblas_get_num_threads64_", "openblas_get_num_threads"):
+                    threads = getattr(lib, symbol, None)
+                    if threads is not None:
+                        threads.restype, threads.argtypes = ctypes.c_int, []
+                        _threads = threads
+                        break
                 break
     except (OSError, AttributeError, TypeError):
         return {}
@@ -176,10 +184,21 @@ def _address(a: np.ndarray) -> int:
 _addressof = _c_char = None  # ctypes.addressof and ctypes.c_char, set by _find_axpy
 
 
+def _threads() -> int:
+    """OpenBLAS's thread count (replaced by its ``get_num_threads`` when _find_axpy finds one; without
+    it, assume several)."""
+    return 2
+
+
 def _blas_body(y: np.ndarray, x: np.ndarray, alpha: float, fn) -> int:
     """y[:m] += alpha * x[:m] by ``fn`` for the longest whole-block prefix ``m``; returns ``m``."""
     m = y.size - y.size % _BLAS_UNIT
-    if m:
+    if m <= _BLAS_CALL or _threads() == 1:
+        # one thread runs the whole stretch as one vector body (the common case: every ctypes call
+        # costs a microsecond or two, 49 of them for a 784x512 weight)
+        if m:
+            fn(m, alpha, _address(x), 1, _address(y), 1)
+    else:
         py, px, step = _address(y), _address(x), y.itemsize * _BLAS_CALL
         for i in range(0, m, _BLAS_CALL):
             fn(min(_BLAS_CALL, m - i), alpha, px, 1, py, 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _Active, _State
 from ..autograd.node import Node
 from .._dtype import LOWP_NP
 from ..tensor import Size, Tensor, _make
@@ -58,14 +58,15 @@ class NativeBatchNormBackward0(Node):
         # per-channel sums as (C,) arrays of their own: the engine keeps such a gradient as .grad
         # without a copy (a reshaped view would be copied)
         total = np.add.reduce(gd, axis=axes) if need_x or need_b else None
-        dotp = np.add.reduce(np.multiply(xc, gd), axis=axes) if need_x or need_w else None
+        prod = np.multiply(xc, gd) if need_x or need_w else None
+        dotp = np.add.reduce(prod, axis=axes) if prod is not None else None
         gx = gw = gb = None
         if need_x:
             k = dotp.reshape(shape) * invstd
             k *= invstd
             k /= n
             gx = gd - total.reshape(shape) / n
-            gx -= np.multiply(xc, k)
+            gx -= np.multiply(xc, k, out=prod)  # the product's array is ours and free again
             gx *= invstd
             if wd is not None:
                 gx *= wd.reshape(shape)
@@ -179,6 +180,35 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
         out = out.astype(dt)
     return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
                    use_batch_stats=True, xc=xc, invstd=invstd)
+
+
+def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
+                        bias: Tensor | None, momentum: float, eps: float) -> Tensor | None:
+    """``F.batch_norm(input, running_mean, running_var, weight, bias, True, momentum, eps)`` for what a
+    BatchNorm layer in training mostly sees: a plain float32/float64 Tensor of 2+ dims, more than one
+    value per channel, running statistics and the parameters given as that dtype's tensors of its
+    channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
+    three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
+    the caller then goes through F.batch_norm."""
+    x = input._data
+    dt = x.dtype
+    if (type(input) is not Tensor or (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size
+            or not eps > 0.0 or _Active.transforms):
+        return None
+    c = x.shape[1]
+    for t in (running_mean, running_var, weight, bias):
+        if t is not None and (t._data.size != c or t._data.dtype != dt):
+            return None
+    if _State.enabled and (running_mean._requires_grad or running_var._requires_grad):
+        return None  # refused with PyTorch's message there
+    n = x.size // c
+    if n < 2:
+        return None
+    if x.ndim == 2:
+        return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, (0,), (1, c), n)
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
 
 
 def _check_channels(name: str, t, c: int) -> None:

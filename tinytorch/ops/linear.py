@@ -115,6 +115,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         else:
             node = _LinearAddmm((bias._edge(), input._edge(), w_edge))
         node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
-        node.save_for_backward(input if rg_w else None, weight if input._requires_grad else None)
+        node._save_inputs(input if rg_w else None, weight if input._requires_grad else None)  # inputs: nothing to pack
         return _make(out, node)
     return _make(out)

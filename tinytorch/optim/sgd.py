@@ -13,6 +13,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
+from ..ops._axpy_many import add_scaled_many
 from ..ops._muladd import plus_scaled_into
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
@@ -100,12 +101,43 @@ def _sgd(params, d_p_list, momentum_buffer_list, weight_decay, momentum, lr, dam
     lr = _to_scalar(lr)
     weight_decay = _to_scalar(weight_decay)
     momentum = float(momentum)
+    if momentum == 0 and weight_decay == 0 and not maximize and scratch is not None and len(params) > 1:
+        # plain SGD, each update ``param.add_(grad, alpha=-lr)``: all of them at once (the same floats;
+        # the small parameters share one BLAS call), unless a gradient lives in a parameter's memory
+        # (then the order of the updates matters, as in PyTorch's loop)
+        ys = [p._data for p in params]
+        xs = [g._data for g in d_p_list]
+        if not _aliased(ys, xs):
+            left = set(add_scaled_many(ys, xs, -lr, scratch))
+            for i, p in enumerate(params):
+                if i in left:
+                    _sgd_one(p, d_p_list[i], None, 0.0, 0.0, lr, 0.0, False, False, scratch)
+                else:
+                    version_counter(p)[0] += 1
+            return
     for i, param in enumerate(params):
         buf = momentum_buffer_list[i] if momentum != 0 else None
         new_buf = _sgd_one(param, d_p_list[i], buf, weight_decay, momentum, lr, float(dampening),
                            nesterov, maximize, scratch)
         if new_buf is not None:
             momentum_buffer_list[i] = new_buf
+
+
+def _aliased(ys: list, xs: list) -> bool:
+    """Whether any array of ``xs`` shares its owner with an array of ``ys``, or two of ``ys`` do."""
+    owners = set()
+    for y in ys:
+        while y.base is not None and type(y.base) is np.ndarray:
+            y = y.base
+        owners.add(id(y if y.base is None else y.base))
+    if len(owners) < len(ys):
+        return True
+    for x in xs:
+        while x.base is not None and type(x.base) is np.ndarray:
+            x = x.base
+        if id(x if x.base is None else x.base) in owners:
+            return True
+    return False
 
 
 def _scratch_like(a: np.ndarray, scratch: dict | None) -> np.ndarray:
