@@ -20,7 +20,7 @@ from ._reduction import resolve as _resolve_reduction
 from ..tensor import Tensor, _make
 from ._batching import expanded, level_of, unsupported
 from ._registry import op
-from ._util import as_array, last_axis_max, row_starts
+from ._util import as_array, row_starts
 from .compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from .reduce import LogSoftmaxBackward0
@@ -161,37 +161,55 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
     return _nll_nd(input, target._data, w, ignore_index, reduction, need)
 
 
+_INT64 = np.dtype(np.int64)
+_ROWS: dict = {}  # n -> (arange(n), the same ones as row_starts(n, 1)), read-only, kept per batch size
+
+
 def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
     """The training case in one pass over arrays: C-contiguous floating (N, C) logits, in-range int64
     targets, no weight, ignore_index never hit, mean or sum. For float32/float64 the same numpy
     operations as the general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the
     same two nodes. None for anything else, and for a row whose max is not finite (the general path
     then gives PyTorch's NaN/inf semantics); such a row always makes the loss non-finite, so the row
-    maxima are only looked at then."""
+    maxima are only looked at then. Each numpy call costs about a microsecond at these sizes, so the
+    steps below are the fewest calls that give those bits."""
     x = input._data
     t = target._data
-    if (x.ndim != 2 or t.ndim != 1 or t.dtype != np.int64 or x.dtype not in FLOATING_NP
+    if (x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in FLOATING_NP
             or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
         return None
     n, c = x.shape
-    # a negative target reads as a huge unsigned one: one reduction checks both bounds
-    if n != t.shape[0] or not n or 0 <= ignore_index < c or np.maximum.reduce(t.view(np.uint64)) >= c:
+    if n != t.shape[0] or not n or 0 <= ignore_index < c:
         return None
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = row_starts(n, 1)
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        _ROWS[n] = rows
+    try:  # the flat index of each target, refused (ValueError) for one outside [0, c): both bounds at once
+        idx = np.ravel_multi_index((rows, t), x.shape)
+    except ValueError:
+        return None  # the general path raises PyTorch's error
     token = quiet()
     try:
-        # the ufuncs' reduce methods directly: ndarray.max/.sum add a Python frame each
-        m = last_axis_max(x)
+        # the row maxima (as np.max(x, 1, keepdims=True): a maximum does not depend on the order of its
+        # comparisons, NaN propagates alike) by maximum.reduceat over the flat rows, the fastest call
+        m = np.maximum.reduceat(x.ravel(), row_starts(n, c)).reshape(n, 1)
         logp = x - m
-        logp -= np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
-        idx = row_starts(n, c) + t
-        total = np.add.reduce(np.negative(logp.ravel().take(idx)))  # -(sum) would turn a 0 into -0
+        lse = np.add.reduce(np.exp(logp), 1, None, None, True)
+        logp -= np.log(lse, out=lse)
+        picked = logp.ravel().take(idx)
+        total = np.add.reduce(picked)
+        # the log-probs are <= 0 (or NaN, which a non-finite max makes), so the sum of their negatives is
+        # exactly minus their sum, but for the sign of a zero sum: then the sum of the negatives itself
+        total = -total if total else np.add.reduce(np.negative(picked))
     finally:
         loud(token)
     if not math.isfinite(total) and not np.isfinite(m).all():
         return None
-    dt = x.dtype.type
     mean = reduction == "mean"
-    out = as_array(total / dt(n) if mean else total)
+    out = np.asarray(total / x.dtype.type(n) if mean else total)
     if not (_State.enabled and input._requires_grad):
         return _make(out)
     lsm = LogSoftmaxBackward0((input._edge(),))

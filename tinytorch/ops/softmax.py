@@ -84,9 +84,12 @@ class LogSoftmaxBackward0(Node):
         if not _State.enabled and gd.dtype in _EXACT:
             # no graph of the gradient: the formula below on the arrays (the same numpy operations)
             saved = self._saved_arrays()
-            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
-                out = gd - np.exp(saved[0]) * gd.sum(axis=self.dim, keepdims=True, dtype=gd.dtype)
-                return (_make(as_array(out)),)
+            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape and gd.ndim:
+                # in one buffer: each step as the formula below computes it (so the same floats), with
+                # the ufuncs called directly (ndarray.sum adds a Python frame)
+                p = np.exp(saved[0])
+                p *= np.add.reduce(gd, self.dim, gd.dtype, None, True)
+                return (_make(np.subtract(gd, p, out=p)),)
         (y,) = self.saved_tensors
         return (g - y.exp() * g.sum(dim=self.dim, keepdim=True),)
 
