@@ -31,7 +31,7 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     m = np.max(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # rows of -inf stay -inf instead of turning NaN
     shifted = x - m
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # a row of -inf gives NaN silently, as PyTorch
         return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
 
@@ -197,9 +197,14 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
         # comparisons, NaN propagates alike) by maximum.reduceat over the flat rows, the fastest call
         m = np.maximum.reduceat(x.ravel(), row_starts(n, c)).reshape(n, 1)
         logp = x - m
-        lse = np.add.reduce(np.exp(logp), 1, None, None, True)
-        logp -= np.log(lse, out=lse)
-        picked = logp.ravel().take(idx)
+        lse = np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
+        need = _State.enabled and input._requires_grad
+        if need:  # the whole log-softmax is saved for the backward
+            logp -= lse
+            picked = logp.ravel().take(idx)
+        else:  # only the targets' entries, each computed as above
+            picked = logp.ravel().take(idx)
+            picked -= lse.ravel()
         total = np.add.reduce(picked)
         # the log-probs are <= 0 (or NaN, which a non-finite max makes), so the sum of their negatives is
         # exactly minus their sum, but for the sign of a zero sum: then the sum of the negatives itself
@@ -210,7 +215,7 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
         return None
     mean = reduction == "mean"
     out = np.asarray(total / x.dtype.type(n) if mean else total)
-    if not (_State.enabled and input._requires_grad):
+    if not need:
         return _make(out)
     lsm = LogSoftmaxBackward0((input._edge(),))
     lsm.dim = 1
