@@ -162,7 +162,7 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
 
 
 _INT64 = np.dtype(np.int64)
-_ROWS: dict = {}  # n -> (arange(n), the same ones as row_starts(n, 1)), read-only, kept per batch size
+_ROWS: dict = {}  # n -> arange(n) (row_starts(n, 1): read-only), kept per batch size
 
 
 def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
@@ -214,7 +214,9 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     if not math.isfinite(total) and not np.isfinite(m).all():
         return None
     mean = reduction == "mean"
-    out = np.asarray(total / x.dtype.type(n) if mean else total)
+    if mean:  # a Python int n converts as dtype(n) does (NEP 50), so the same quotient, without making dtype(n)
+        total = total / n if x.dtype in _EXACT else total / x.dtype.type(n)
+    out = np.asarray(total)
     if not need:
         return _make(out)
     lsm = LogSoftmaxBackward0((input._edge(),))
