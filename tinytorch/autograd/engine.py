@@ -21,6 +21,9 @@ from .node import AccumulateGrad, Node, accumulator_of
 from ._accumulate import _accumulate, _accumulate_hooked, _in_dtype_of, _sum_arrays
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32_MAX = float(np.finfo(np.float32).max)
+
 
 def _make_grads(outputs, grad_outputs):
     grads = []
@@ -328,7 +331,10 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         out = (out,)
                     if not retain_graph:
                         node._freed = True
-                        node._saved = ()
+                        if node._saves_pair:  # the _saved property's setter, inline
+                            node._sa = node._sb = None
+                        else:
+                            node._saved = ()
                         if node._release_extra is not None:
                             node._release_extra()
         # an EdgePair's edges, read from its attributes (the property would cost a call)
@@ -347,13 +353,23 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         buffers[nxt] = prev + g
                     else:
                         pd, gd = prev._data, g._data
-                        if (pd.shape == gd.shape and pd.dtype == gd.dtype and type(prev) is Tensor
-                                and type(g) is Tensor):
-                            prev = add(pd, gd, out=_ARRAY_OUT)
-                            buffers[nxt] = _make(prev if type(prev) is ndarray else np.asarray(prev))
+                        dt = pd.dtype
+                        if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
+                            prev = None
+                            if not pd.ndim and (dt is _F32 or dt is _F64):
+                                # as Python floats, as ops/arith.py adds 0-d operands (see _F32_MAX there)
+                                r = float(pd) + float(gd)
+                                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                                    prev = pd.copy()
+                                    prev[()] = r
+                            if prev is None:
+                                prev = add(pd, gd, out=_ARRAY_OUT)
+                                if type(prev) is not ndarray:
+                                    prev = np.asarray(prev)
+                            buffers[nxt] = _make(prev)
                         else:
                             buffers[nxt] = prev + g
-                        prev = None
+                        prev = pd = gd = None
                 else:
                     buf = find(nxt)
                     if buf is None:

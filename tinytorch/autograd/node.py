@@ -133,6 +133,7 @@ class Node:
     # backward loop then takes the general path; one flag to read per node instead of four
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
+    _saves_pair = False        # a SavedPair node: its saved tensors are attributes (see _pair.py)
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions

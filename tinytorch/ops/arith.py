@@ -8,7 +8,7 @@ import numpy as np
 from .._dtype import FLOATING_NP, LOWP_NP
 from ..autograd.grad_mode import _State
 from .._quiet_fp import ARRAY_OUT, cast, loud, quiet
-from ..autograd._pair import EdgePair, binary_node
+from ..autograd._pair import EdgePair, SavedPair, binary_node
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._batching import pointwise
@@ -21,6 +21,12 @@ from ._util import (add_terms, as_array, binary_operands, edge, fit_grad, holomo
 # n-d operand about 0.1 us, so those take the operator)
 _add, _multiply = np.add, np.multiply
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added and multiplied as
+# Python floats, a third of numpy's cost for a 0-d ufunc (and no error-state switch: Python's float
+# arithmetic never warns). The same values: a double holds the exact product of two float32 values,
+# and a sum rounded to double and then to float32 rounds as once to float32 (53 >= 2 * 24 + 2 bits);
+# a float32 result beyond this (overflow, inf, nan) takes numpy's path, whose cast would warn.
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 # -- add / sub ------------------------------------------------------------------------------------
@@ -107,13 +113,22 @@ def add(a, b, *, alpha=1) -> Tensor:
         else:
             same = False
         if same:
-            fp = quiet()
-            try:
-                out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+            out = None
+            if not ad.ndim:
+                dt = ad.dtype
+                if dt is _F32 or dt is _F64:  # Python floats (see _F32_MAX)
+                    r = float(ad) + float(bd)
+                    if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                        out = ad.copy()
+                        out[()] = r
+            if out is None:
+                fp = quiet()
+                try:
+                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
             if _State.enabled and (a._requires_grad or b._requires_grad):
                 return _make(out, binary_node(AddBackward0, a, b, None, None))
             return _make(out)
@@ -258,22 +273,29 @@ def _times(gd: np.ndarray, v):
     if type(v) is np.ndarray:
         if v.dtype != gd.dtype or v.shape != gd.shape:
             return None
+        if not gd.ndim:
+            dt = gd.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _F32_MAX)
+                r = float(gd) * float(v)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = gd.copy()
+                    out[()] = r
+                    return out
     elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
         return None
     out = _multiply(gd, v, out=ARRAY_OUT) if not gd.ndim else gd * v
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
-class MulBackward0(_BinaryNode, EdgePair):
+class MulBackward0(_BinaryNode, SavedPair):
     def backward(self, g):
         gd = g._data
         if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
                 and not self._freed and gd.dtype.kind != "c"):
             # nothing recorded and nothing to fit: the products straight on the arrays, once the
             # versions of the saved inputs are checked (saved_tensors raises the error otherwise)
-            sa, sb = self._saved
-            va, vb = self._saved_versions
-            if (sa is None or sa._vc[0] == va) and (sb is None or sb._vc[0] == vb):
+            sa, sb = self._sa, self._sb
+            if (sa is None or sa._vc[0] == self._va) and (sb is None or sb._vc[0] == self._vb):
                 ga = gb = None
                 if self.need_a:
                     ga = _times(gd, self.b_scalar if sb is None else sb._data)
@@ -311,13 +333,22 @@ def mul(a, b) -> Tensor:
     else:
         same = False
     if same:
-        fp = quiet()
-        try:
-            out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
-        finally:
-            loud(fp)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
+        out = None
+        if not ad.ndim:
+            dt = ad.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _F32_MAX)
+                r = float(ad) * float(bd)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = ad.copy()
+                    out[()] = r
+        if out is None:
+            fp = quiet()
+            try:
+                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
         if _State.enabled:
             need_a, need_b = a._requires_grad, b._requires_grad
             if need_a or need_b:
@@ -337,7 +368,6 @@ def mul(a, b) -> Tensor:
         if _State.enabled and a._requires_grad:
             node = binary_node(MulBackward0, a, None, None, None)
             node.need_a, node.need_b = True, False
-            node._saved_versions = node._saved = (None, None)
             node.b_scalar = b
             return _make(out, node)
         return _make(out)
@@ -353,7 +383,6 @@ def mul(a, b) -> Tensor:
         if _State.enabled and b._requires_grad:  # the node binary_operands' path records
             node = binary_node(MulBackward0, None, b, None, None)
             node.need_a, node.need_b = False, True
-            node._saved_versions = node._saved = (None, None)
             node.a_scalar = a
             return _make(out, node)
         return _make(out)

@@ -1,0 +1,98 @@
+"""0-d float32/float64 add, sub and mul (a scalar graph's every op, computed as Python floats on the fast
+path) against PyTorch bit for bit: forward values, mul's backward products, the engine's gradient sums,
+edge values (overflow at float32's limit, inf, nan, -0.0, subnormals) with no numpy warning, and mul's
+saved inputs (version checks, pack hooks, release) as PyTorch treats them."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+torch = pytest.importorskip("torch")
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_SPECIAL = [0.0, -0.0, 1.0, -1.5, 1e-45, -1e-45, 1e-40, 1e-38, 3e38, -3e38, _F32_MAX, 1.8e19, 1e30,
+            float("inf"), float("-inf"), float("nan"), 1e-300, 1e300, 0.1, 1 / 3]
+
+
+def _values(dtype):
+    rng = np.random.default_rng(0 if dtype == "float32" else 1)
+    exps = rng.integers(-45 if dtype == "float32" else -300, 39 if dtype == "float32" else 300, 150)
+    rand = (rng.standard_normal(150) * 10.0 ** exps).astype(dtype).tolist()
+    return _SPECIAL + rand
+
+
+def _bits(t):
+    return t.detach().numpy().tobytes() if isinstance(t, torch.Tensor) else t.detach().numpy().tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_zero_dim_forward_bit_for_bit(dtype, op):
+    vals = _values(dtype)
+    rng = np.random.default_rng(2)
+    pairs = [(a, b) for a in _SPECIAL for b in _SPECIAL] + [tuple(rng.choice(vals, 2)) for _ in range(400)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's overflow/invalid warnings must stay silent, as in PyTorch
+        for a, b in pairs:
+            for rg in (False, True):
+                ta = tt.tensor(a, dtype=getattr(tt, dtype), requires_grad=rg)
+                tb = tt.tensor(b, dtype=getattr(tt, dtype))
+                pa = torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=rg)
+                pb = torch.tensor(b, dtype=getattr(torch, dtype))
+                got, want = getattr(ta, op)(tb), getattr(pa, op)(pb)
+                assert got.dtype.__repr__().split(".")[-1] == str(want.dtype).split(".")[-1]
+                assert _bits(got) == _bits(want) or (np.isnan(got.item()) and np.isnan(want.item())), (op, a, b)
+                assert (got.grad_fn is None) == (want.grad_fn is None)
+                if rg:
+                    assert got.grad_fn.name() == want.grad_fn.name()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_dim_backward_products_and_sums_bit_for_bit(dtype):
+    """x*w summed over a shared w and x: mul's products and the engine's buffer sums, on edge values."""
+    vals = _values(dtype)
+    rng = np.random.default_rng(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(60):
+            xs, ws = rng.choice(vals, 3).tolist(), rng.choice(vals, 3).tolist()
+            grads = []
+            for lib in (tt, torch):
+                dt = getattr(lib, dtype)
+                x = [lib.tensor(v, dtype=dt, requires_grad=True) for v in xs]
+                w = [lib.tensor(v, dtype=dt, requires_grad=True) for v in ws]
+                h = x[0] * w[0] + x[1] * w[1]
+                y = h * w[2] + h * x[2] + (x[0] * x[0]) * w[1]
+                y.backward()
+                grads.append([_bits(t.grad) for t in x + w] + [_bits(y)])
+            assert grads[0] == grads[1], (xs, ws)
+
+
+def test_mul_saved_inputs_are_checked_hooked_and_released_as_pytorch():
+    def run(lib):
+        out = []
+        a = lib.tensor(1.5, requires_grad=True)
+        b = lib.tensor(2.5, requires_grad=True)
+        y = a * b
+        out.append([type(t).__name__ for t in y.grad_fn.next_functions[0]][:1])
+        b.detach().add_(1)  # a saved input modified: backward refuses
+        with pytest.raises(RuntimeError) as err:
+            y.backward()
+        out.append(str(err.value).split(";")[0].split("]")[1])
+        packed = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.item()) or t * 2, lambda t: t):
+            z = a * b
+        z.backward(retain_graph=True)
+        out.append((sorted(packed), a.grad.item(), b.grad.item()))
+        z.backward()
+        with pytest.raises(RuntimeError) as err:
+            z.backward()
+        out.append(str(err.value)[:40])
+        w = lib.tensor(3.0, requires_grad=True)
+        c = w * lib.tensor(4.0)  # only the other input is saved
+        c.backward()
+        out.append(w.grad.item())
+        return out
+    assert run(tt) == run(torch)
