@@ -96,3 +96,22 @@ def test_mul_saved_inputs_are_checked_hooked_and_released_as_pytorch():
         out.append(w.grad.item())
         return out
     assert run(tt) == run(torch)
+
+
+def test_graph_objects_share_their_class_key_tables():
+    """Nodes and results made after many instances still keep their attributes in the key table their
+    class shares (no dict of their own: one more object for the garbage collector, slower reads),
+    also for attributes a class sets on some instances only (a mul's second edge and saved input)."""
+    import gc
+    import platform
+
+    if platform.python_implementation() != "CPython":
+        pytest.skip("CPython's shared key tables")
+    x = tt.tensor(0.5)
+    ws = [tt.tensor(0.1 * i, requires_grad=True) for i in range(200)]
+    first = [w * x for w in ws]                   # one edge, the other input saved
+    h = first[0] + first[1]
+    late = [h * w for w in ws] + [w * 2.0 for w in ws] + [h + w for w in ws]  # both edges, both saved
+    for t in first + late:
+        for obj in (t, t.grad_fn):
+            assert not any(type(r) is dict for r in gc.get_referents(obj)), type(obj).__name__

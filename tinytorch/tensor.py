@@ -14,7 +14,7 @@ from . import _dtype
 from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
-from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output
+from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
 from ._tensor_placement import _TensorPlacement
 from ._tensor_str import tensor_repr
 
@@ -476,4 +476,10 @@ def _grad_enabled() -> bool:
     return _State.enabled
 
 
+# a tensor's instance attributes (the class defaults above, set where they differ): entered in the key
+# table its instances share before any is made, so that none needs a dict of its own (see
+# share_instance_keys; a result sets grad_fn long after the first leaves were made)
+share_instance_keys(Tensor, ("_data", "_vc", "grad_fn", "_requires_grad", "_base", "_output_nr", "_grad",
+                             "_accumulator", "_retains_grad", "_creation", "_hooks", "_post_acc_hooks", "_stale",
+                             "_own_requires_grad", "_named_in_errors"))
 _node.bind_tensor(Tensor, _make)

@@ -20,6 +20,7 @@ class EdgePair(Node):
     _pair = True
     _na = _nb = None
     _nra = _nrb = 0
+    _instance_attrs = ("_na", "_nra", "_nb", "_nrb")
 
     @property
     def next_functions(self) -> tuple:
@@ -45,6 +46,7 @@ class SavedPair(EdgePair):
 
     _sa = _sb = _va = _vb = None
     _saves_pair = True
+    _instance_attrs = ("_sa", "_va", "_sb", "_vb")
 
     @property
     def _saved(self) -> tuple:

@@ -17,6 +17,7 @@ class _BinaryNode(Node):
 
     a_meta = None
     b_meta = None
+    _instance_attrs = ("a_meta", "b_meta", "alpha")
 
     def _set_meta(self, ta, tb, out):
         self.a_meta = meta(ta, out)

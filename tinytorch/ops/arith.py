@@ -21,12 +21,23 @@ from ._util import (add_terms, as_array, binary_operands, edge, fit_grad, holomo
 # n-d operand about 0.1 us, so those take the operator)
 _add, _multiply = np.add, np.multiply
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added and multiplied as
-# Python floats, a third of numpy's cost for a 0-d ufunc (and no error-state switch: Python's float
-# arithmetic never warns). The same values: a double holds the exact product of two float32 values,
-# and a sum rounded to double and then to float32 rounds as once to float32 (53 >= 2 * 24 + 2 bits);
-# a float32 result beyond this (overflow, inf, nan) takes numpy's path, whose cast would warn.
+# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added, subtracted and
+# multiplied as Python floats: a third of numpy's cost for a 0-d ufunc, and no error-state switch
+# (Python's float arithmetic never warns). The same values: a double holds the exact product of two
+# float32 values, and a sum rounded to double and then to float32 rounds as once to float32
+# (53 >= 2 * 24 + 2 bits); a float32 result beyond this (overflow, inf, nan) takes numpy's path,
+# whose cast would warn.
 _F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _zero_dim(like: np.ndarray, r: float):
+    """A fresh 0-d array of ``like``'s dtype (float32 or float64) holding ``r``, else None where
+    float32 cannot hold it without numpy's cast warning (add and mul inline this)."""
+    if like.dtype is _F64 or -_F32_MAX <= r <= _F32_MAX:
+        out = like.copy()
+        out[()] = r
+        return out
+    return None
 
 
 # -- add / sub ------------------------------------------------------------------------------------
@@ -205,13 +216,18 @@ def sub(a, b, *, alpha=1) -> Tensor:
     if alpha == 1 and alpha is not True:
         same = _same(a, b)
         if same is not None:
-            fp = quiet()
-            try:
-                out = same[0] - same[1]
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+            ad, bd = same
+            out = None
+            if not ad.ndim and (ad.dtype is _F32 or ad.dtype is _F64):
+                out = _zero_dim(ad, float(ad) - float(bd))
+            if out is None:
+                fp = quiet()
+                try:
+                    out = ad - bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
             if _State.enabled and (a._requires_grad or b._requires_grad):
                 return _make(out, SubBackward0((a._edge(), b._edge())))
             return _make(out)
@@ -288,6 +304,8 @@ def _times(gd: np.ndarray, v):
 
 
 class MulBackward0(_BinaryNode, SavedPair):
+    _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
+
     def backward(self, g):
         gd = g._data
         if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
