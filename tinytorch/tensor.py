@@ -51,7 +51,10 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     counter, remembers the root base. Every view op ends here; see ``ops/views.py``."""
     t = _new(Tensor)
     t._data = data
-    vc = t._vc = version_counter(base)
+    vc = base._vc
+    if type(vc) is tuple:  # version_counter(base), inline
+        vc = base._vc = [0]
+    t._vc = vc
     root = base._base
     if root is None:
         root = base

@@ -157,14 +157,16 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     kind = type(key)
     if (kind is int or (kind is slice and key.step is None)) and x.ndim:
         if kind is int:
-            n = x.shape[0]
-            if not -n <= key < n:
-                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
-            out = x[key, ...]
+            try:  # numpy checks the bound (-n <= key < n); its error is reworded as PyTorch's
+                out = x[key] if x.ndim > 1 else x[key, ...]  # a 1-d array's x[key] is a scalar
+            except (IndexError, OverflowError):
+                if not -2**63 <= key < 2**63:
+                    raise ValueError("Overflow when unpacking long long") from None
+                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {x.shape[0]}") from None
         else:
             out = x[key]
         node = None
-        if _State.enabled and input._requires_grad:
+        if input._requires_grad and _State.enabled:
             node = (_SELECT if kind is int else _SLICE)((input._edge(),))
             node.in_shape, node.key, node.advanced = x.shape, (key,), False
         return _view_of(input, out, node)

@@ -1,7 +1,8 @@
-"""0-d float32/float64 add, sub and mul (a scalar graph's every op, computed as Python floats on the fast
-path) against PyTorch bit for bit: forward values, mul's backward products, the engine's gradient sums,
-edge values (overflow at float32's limit, inf, nan, -0.0, subnormals) with no numpy warning, and mul's
-saved inputs (version checks, pack hooks, release) as PyTorch treats them."""
+"""The paths a scalar graph (micrograd) and ``x[k]`` take (issue 21), against PyTorch: 0-d float32/float64
+add, sub and mul (computed as Python floats) bit for bit (forward values, mul's backward products, the
+engine's gradient sums; edge values: overflow at float32's limit, inf, nan, -0.0, subnormals; no numpy
+warning), mul's saved inputs (version checks, pack hooks, release), graph objects keeping their class's
+shared key table, and the int-key indexing fast path (views, versions, errors)."""
 import warnings
 
 import numpy as np
@@ -115,3 +116,25 @@ def test_graph_objects_share_their_class_key_tables():
     for t in first + late:
         for obj in (t, t.grad_fn):
             assert not any(type(r) is dict for r in gc.get_referents(obj)), type(obj).__name__
+
+
+@pytest.mark.parametrize("shape", [(8, 16), (5,), (3, 2, 2)])
+def test_int_index_fast_path_values_views_and_errors_as_pytorch(shape):
+    """``x[k]`` for an int ``k`` (the indexing fast path): the same view (storage, version, grad) and, for
+    out-of-range keys, PyTorch's IndexError, or its ValueError beyond int64."""
+    def run(lib):
+        out = []
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        w = x.clone().requires_grad_()
+        for k in (0, 2, -1, -shape[0], shape[0], -shape[0] - 1, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 2**70):
+            try:
+                v = x[k]
+                v2 = w[k]
+                out.append((v.tolist(), v._version, v._base is x, v2.grad_fn.name(), v2.requires_grad))
+            except Exception as e:  # noqa: BLE001 (the error itself is compared)
+                out.append((type(e).__name__, str(e)))
+        v = x[1]
+        x.add_(1)
+        out.append((v.tolist() if v.dim() else v.item(), v._version, x._version))
+        return out
+    assert run(tt) == run(torch)
