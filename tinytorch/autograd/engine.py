@@ -67,15 +67,33 @@ def _collect(roots):
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
     get = deps.get
+    push = stack.append
     while stack:
         node = stack.pop()
-        # an EdgePair's edges from its attributes (three short-lived tuples, no property call)
-        for nxt, _ in (((node._na, 0), (node._nb, 0)) if node._pair else node.next_functions):
+        if node._pair:  # an EdgePair's two edges, read from its attributes (no tuples, no property call)
+            nxt = node._na
             if nxt is not None:
                 c = get(nxt)
                 if c is None:
                     deps[nxt] = 1
-                    stack.append(nxt)
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            nxt = node._nb
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
                 else:
                     deps[nxt] = c + 1
     return deps, deps
