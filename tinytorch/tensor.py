@@ -75,18 +75,20 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
             return t
     elif base._creation is not None:
         t._creation = base._creation
-    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]
+    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]. Dead references are
+    # pruned once they may outnumber the live ones by 32: views made and dropped in a loop (``x[3]``)
+    # then pay for one list rebuild every 32 views
     if vc is NO_VERSION:  # inference tensors keep no view bookkeeping
         return t
     if len(vc) == 1:
         vc.append([_ref(t)])
-        vc.append(8)
+        vc.append(32)
     else:
         views = vc[1]
         views.append(_ref(t))
         if len(views) > vc[2]:
             views[:] = [r for r in views if r() is not None]
-            vc[2] = 2 * len(views) + 8
+            vc[2] = 2 * len(views) + 32
     return t
 
 

@@ -158,7 +158,7 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     if (kind is int or (kind is slice and key.step is None)) and x.ndim:
         if kind is int:
             try:  # numpy checks the bound (-n <= key < n); its error is reworded as PyTorch's
-                out = x[key] if x.ndim > 1 else x[key, ...]  # a 1-d array's x[key] is a scalar
+                out = x[key] if x.ndim != 1 else x[key, ...]  # a 1-d array's x[key] is a scalar
             except (IndexError, OverflowError):
                 if not -2**63 <= key < 2**63:
                     raise ValueError("Overflow when unpacking long long") from None
