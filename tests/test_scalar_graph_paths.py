@@ -116,6 +116,10 @@ def test_graph_objects_share_their_class_key_tables():
     for t in first + late:
         for obj in (t, t.grad_fn):
             assert not any(type(r) is dict for r in gc.get_referents(obj)), type(obj).__name__
+    params = [tt.nn.Parameter(tt.rand(3)) for _ in range(100)]
+    for p in params:  # a parameter's _grad and _accumulator are first set by its first backward
+        (p * 2).sum().backward()
+    assert not any(type(r) is dict for p in params for r in gc.get_referents(p))
 
 
 @pytest.mark.parametrize("shape", [(8, 16), (5,), (3, 2, 2)])

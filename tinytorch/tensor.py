@@ -25,6 +25,13 @@ _run_backward = None
 
 _CPU = device("cpu")
 _new = object.__new__
+# a tensor's instance attributes (Tensor's class defaults, set where they differ): entered in the key
+# table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so that
+# none needs a dict of its own (see share_instance_keys: a result sets grad_fn, a parameter its
+# _accumulator, long after the first instances were made)
+_TENSOR_ATTRS = ("_data", "_vc", "grad_fn", "_requires_grad", "_base", "_output_nr", "_grad", "_accumulator",
+                 "_retains_grad", "_creation", "_hooks", "_post_acc_hooks", "_stale", "_own_requires_grad",
+                 "_named_in_errors")
 
 
 def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
@@ -116,6 +123,11 @@ class Tensor(_TensorPlacement):
     _named_in_errors = None  # a saved result unpacked with another history: the node errors name
     _vc = FRESH_VERSION      # the version counter: see autograd.grad_mode.version_counter
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("tinytorch."):  # Parameter...: a user's class may define __del__
+            share_instance_keys(cls, _TENSOR_ATTRS)
 
     def __init__(self, *args, dtype=None, device=None):
         """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
@@ -481,10 +493,5 @@ def _grad_enabled() -> bool:
     return _State.enabled
 
 
-# a tensor's instance attributes (the class defaults above, set where they differ): entered in the key
-# table its instances share before any is made, so that none needs a dict of its own (see
-# share_instance_keys; a result sets grad_fn long after the first leaves were made)
-share_instance_keys(Tensor, ("_data", "_vc", "grad_fn", "_requires_grad", "_base", "_output_nr", "_grad",
-                             "_accumulator", "_retains_grad", "_creation", "_hooks", "_post_acc_hooks", "_stale",
-                             "_own_requires_grad", "_named_in_errors"))
+share_instance_keys(Tensor, _TENSOR_ATTRS)
 _node.bind_tensor(Tensor, _make)
