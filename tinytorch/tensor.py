@@ -11,7 +11,7 @@ import numpy as np
 
 from ._dtype import FLOATING_NP
 from . import _dtype
-from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
+from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
 from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
