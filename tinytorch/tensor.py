@@ -25,13 +25,13 @@ _run_backward = None
 
 _CPU = device("cpu")
 _new = object.__new__
-# a tensor's instance attributes (Tensor's class defaults, set where they differ): entered in the key
-# table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so that
-# none needs a dict of its own (see share_instance_keys: a result sets grad_fn, a parameter its
-# _accumulator, long after the first instances were made)
+# the instance attributes most tensors set (Tensor's class defaults, set where they differ): entered in
+# the key table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so
+# that none needs a dict of its own (see share_instance_keys: a result sets grad_fn, a parameter its
+# _accumulator, long after the first instances were made). The rarer ones (hooks, retain_grad, stale
+# views) are left out: each entered name makes every instance's value array one slot longer
 _TENSOR_ATTRS = ("_data", "_vc", "grad_fn", "_requires_grad", "_base", "_output_nr", "_grad", "_accumulator",
-                 "_retains_grad", "_creation", "_hooks", "_post_acc_hooks", "_stale", "_own_requires_grad",
-                 "_named_in_errors")
+                 "_creation")
 
 
 def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
