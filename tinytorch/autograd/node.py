@@ -159,10 +159,13 @@ class Node:
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
     _saves_pair = False        # a SavedPair node: its saved tensors are attributes (see _pair.py)
 
-    # instance attributes a subclass sets on some of its instances only (see share_instance_keys);
-    # each class in the MRO names its own, and Node's below are entered for every node class
+    # instance attributes a subclass sets on some of its instances only, or late (see
+    # share_instance_keys); each class in the MRO names its own, and Node's below are entered for
+    # every node class: _freed is set on every node by the backward that releases it, long after the
+    # forward made thousands (an attribute every instance sets as it is made needs no entry; each
+    # entered name lengthens every instance's value array)
     _instance_attrs = ()
-    _NODE_ATTRS = ("next_functions", "_saved", "_saved_versions", "_packed", "_freed")
+    _NODE_ATTRS = ("_freed", "_packed")
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
