@@ -11,10 +11,10 @@ import numpy as np
 
 from ._dtype import FLOATING_NP
 from . import _dtype
-from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
+from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
-from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output
+from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
 from ._tensor_placement import _TensorPlacement
 from ._tensor_str import tensor_repr
 
@@ -25,6 +25,13 @@ _run_backward = None
 
 _CPU = device("cpu")
 _new = object.__new__
+# the instance attributes most tensors set (Tensor's class defaults, set where they differ): entered in
+# the key table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so
+# that none needs a dict of its own (see share_instance_keys: a result sets grad_fn, a parameter its
+# _accumulator, long after the first instances were made). The rarer ones (hooks, retain_grad, stale
+# views) are left out: each entered name makes every instance's value array one slot longer
+_TENSOR_ATTRS = ("_data", "_vc", "grad_fn", "_requires_grad", "_base", "_output_nr", "_grad", "_accumulator",
+                 "_creation")
 
 
 def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
@@ -51,7 +58,10 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     counter, remembers the root base. Every view op ends here; see ``ops/views.py``."""
     t = _new(Tensor)
     t._data = data
-    vc = t._vc = version_counter(base)
+    vc = base._vc
+    if type(vc) is tuple:  # version_counter(base), inline
+        vc = base._vc = [0]
+    t._vc = vc
     root = base._base
     if root is None:
         root = base
@@ -72,18 +82,20 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
             return t
     elif base._creation is not None:
         t._creation = base._creation
-    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]
+    # the storage's live views, weakly: [version, [weakref, ...], prune threshold]. Dead references are
+    # pruned once they may outnumber the live ones by 32: views made and dropped in a loop (``x[3]``)
+    # then pay for one list rebuild every 32 views
     if vc is NO_VERSION:  # inference tensors keep no view bookkeeping
         return t
     if len(vc) == 1:
         vc.append([_ref(t)])
-        vc.append(8)
+        vc.append(32)
     else:
         views = vc[1]
         views.append(_ref(t))
         if len(views) > vc[2]:
             views[:] = [r for r in views if r() is not None]
-            vc[2] = 2 * len(views) + 8
+            vc[2] = 2 * len(views) + 32
     return t
 
 
@@ -111,6 +123,11 @@ class Tensor(_TensorPlacement):
     _named_in_errors = None  # a saved result unpacked with another history: the node errors name
     _vc = FRESH_VERSION      # the version counter: see autograd.grad_mode.version_counter
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("tinytorch."):  # Parameter...: a user's class may define __del__
+            share_instance_keys(cls, _TENSOR_ATTRS)
 
     def __init__(self, *args, dtype=None, device=None):
         """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
@@ -476,4 +493,5 @@ def _grad_enabled() -> bool:
     return _State.enabled
 
 
+share_instance_keys(Tensor, _TENSOR_ATTRS)
 _node.bind_tensor(Tensor, _make)

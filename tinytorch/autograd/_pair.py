@@ -7,7 +7,7 @@ without the generic constructor's calls."""
 from __future__ import annotations
 
 from .grad_mode import _Active
-from .node import _MAX_SHARED_VERSIONS, _SHARED_VERSIONS, Node
+from .node import Node
 
 
 class EdgePair(Node):
@@ -20,6 +20,7 @@ class EdgePair(Node):
     _pair = True
     _na = _nb = None
     _nra = _nrb = 0
+    _instance_attrs = ("_na", "_nra", "_nb", "_nrb")
 
     @property
     def next_functions(self) -> tuple:
@@ -35,6 +36,35 @@ class EdgePair(Node):
             self._nrb = nrb
 
 
+class SavedPair(EdgePair):
+    """An ``EdgePair`` that saves up to two of its inputs (mul), each with its version, as four
+    attributes (``_sa, _sb, _va, _vb``) instead of two tuples: one fewer object per node for the
+    garbage collector. ``_saved`` and ``_saved_versions`` read and write them as the tuples every
+    other node keeps, so the generic machinery (``saved_tensors``, pack hooks, release) works
+    unchanged; the hot paths (``binary_node``, the node's backward, the engine's release) use the
+    attributes."""
+
+    _sa = _sb = _va = _vb = None
+    _saves_pair = True
+    _instance_attrs = ("_sa", "_va", "_sb", "_vb")
+
+    @property
+    def _saved(self) -> tuple:
+        return () if self._freed else (self._sa, self._sb)
+
+    @_saved.setter
+    def _saved(self, saved) -> None:
+        self._sa, self._sb = saved if saved else (None, None)
+
+    @property
+    def _saved_versions(self) -> tuple:
+        return (self._va, self._vb)
+
+    @_saved_versions.setter
+    def _saved_versions(self, versions) -> None:
+        self._va, self._vb = versions if versions else (None, None)
+
+
 _new = object.__new__
 
 
@@ -43,7 +73,8 @@ _NO_EDGE = (None, 0)
 
 def binary_node(cls, a, b, save_a, save_b):
     """``cls((a._edge(), b._edge()))`` for an ``EdgePair`` class (``a`` or ``b`` None for a number),
-    saving ``save_a``/``save_b`` (each an input or None) as ``_save_inputs`` does, with fewer calls: the
+    saving ``save_a``/``save_b`` (each an input or None; a ``SavedPair`` class when any is given) as
+    ``_save_inputs`` does, with fewer calls: the
     forward of a small op (``x * y`` on 0-d tensors) costs a few microseconds in all, and building its
     node was a third of that."""
     if _Active.anomaly or _Active.saved_hooks:
@@ -79,13 +110,11 @@ def binary_node(cls, a, b, save_a, save_b):
                 node._nb = fn
             else:
                 node._nb, nr = b._edge()
-    if save_a is not None or save_b is not None:
-        node._saved = (save_a, save_b)
-        versions = (None if save_a is None else save_a._vc[0], None if save_b is None else save_b._vc[0])
-        shared = _SHARED_VERSIONS.get(versions)  # _shared_versions, inline
-        if shared is None:
-            if len(_SHARED_VERSIONS) < _MAX_SHARED_VERSIONS:
-                _SHARED_VERSIONS[versions] = versions
-            shared = versions
-        node._saved_versions = shared
+    # a SavedPair's saves as its attributes (each a tensor's version counter is read once)
+    if save_a is not None:
+        node._sa = save_a
+        node._va = save_a._vc[0]
+    if save_b is not None:
+        node._sb = save_b
+        node._vb = save_b._vc[0]
     return node

@@ -16,94 +16,16 @@ from .._oom import reraise_as_runtime_error
 from .._quiet_fp import loud, quiet
 from .grad_mode import _State
 from .. import tensor as _tensor
-from ..tensor import Size, Tensor, _make
+from ..tensor import Tensor, _make
 from .node import AccumulateGrad, Node, accumulator_of
 from ._accumulate import _accumulate, _accumulate_hooked, _in_dtype_of, _sum_arrays
+from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edges
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 
-
-def _make_grads(outputs, grad_outputs):
-    grads = []
-    for out, g in zip(outputs, grad_outputs):
-        if g is None:
-            if out._requires_grad and out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._data.dtype not in FLOATING_NP and out._requires_grad:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            grads.append(_make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None)
-            continue
-        if not isinstance(g, Tensor):
-            g = _make(np.asarray(g, dtype=out._data.dtype))
-        if g._data.shape != out._data.shape:
-            i = len(grads)
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
-                               f"output[{i}] has a shape of {Size(out._data.shape)}.")
-        grads.append(g)
-    return grads
-
-
-def _check_count(outputs: list, grads: list) -> list:
-    """PyTorch ignores surplus gradients and refuses missing ones."""
-    if len(grads) < len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-    return grads[:len(outputs)]
-
-
-def _root_edges(outputs):
-    edges = []
-    for i, t in enumerate(outputs):
-        if not t._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(t._edge())
-    return edges
-
-
-def _collect(roots):
-    """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
-    Roots start at 0, so the keys are every node reached."""
-    deps = {n: 0 for n in roots if n is not None}
-    stack = list(deps)
-    get = deps.get
-    while stack:
-        node = stack.pop()
-        # an EdgePair's edges from its attributes (three short-lived tuples, no property call)
-        for nxt, _ in (((node._na, 0), (node._nb, 0)) if node._pair else node.next_functions):
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    stack.append(nxt)
-                else:
-                    deps[nxt] = c + 1
-    return deps, deps
-
-
-def _needed(roots, seen, targets: set) -> set:
-    """Nodes from which some target node can be reached (only those run in ``autograd.grad``)."""
-    order = []
-    visited = set()
-    for root in roots:
-        if root is None or root in visited:
-            continue
-        stack = [(root, iter(root.next_functions))]
-        visited.add(root)
-        while stack:
-            node, it = stack[-1]
-            advanced = False
-            for nxt, _ in it:
-                if nxt is not None and nxt not in visited:
-                    visited.add(nxt)
-                    stack.append((nxt, iter(nxt.next_functions)))
-                    advanced = True
-                    break
-            if not advanced:
-                stack.pop()
-                order.append(node)
-    needed = set()
-    for node in order:  # children before parents
-        if node in targets or any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
-            needed.add(node)
-    return needed
+# 0-d float32/float64 gradient sums as Python floats: the same bits as numpy's (ops/_binary_base.py
+# says why), where float32 holds the sum without numpy's cast warning
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 def _run_node(node: Node, grads: list):
@@ -328,7 +250,10 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         out = (out,)
                     if not retain_graph:
                         node._freed = True
-                        node._saved = ()
+                        if node._saves_pair:  # the _saved property's setter, inline
+                            node._sa = node._sb = None
+                        else:
+                            node._saved = ()
                         if node._release_extra is not None:
                             node._release_extra()
         # an EdgePair's edges, read from its attributes (the property would cost a call)
@@ -347,13 +272,23 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         buffers[nxt] = prev + g
                     else:
                         pd, gd = prev._data, g._data
-                        if (pd.shape == gd.shape and pd.dtype == gd.dtype and type(prev) is Tensor
-                                and type(g) is Tensor):
-                            prev = add(pd, gd, out=_ARRAY_OUT)
-                            buffers[nxt] = _make(prev if type(prev) is ndarray else np.asarray(prev))
+                        dt = pd.dtype
+                        if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
+                            prev = None
+                            if not pd.ndim and (dt is _F32 or dt is _F64):
+                                # as Python floats, as ops/arith.py adds 0-d operands (see ops/_binary_base._F32_MAX)
+                                r = float(pd) + float(gd)
+                                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                                    prev = pd.copy()
+                                    prev[()] = r
+                            if prev is None:
+                                prev = add(pd, gd, out=_ARRAY_OUT)
+                                if type(prev) is not ndarray:
+                                    prev = np.asarray(prev)
+                            buffers[nxt] = _make(prev)
                         else:
                             buffers[nxt] = prev + g
-                        prev = None
+                        prev = pd = gd = None
                 else:
                     buf = find(nxt)
                     if buf is None:

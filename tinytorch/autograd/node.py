@@ -49,6 +49,30 @@ _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
+def share_instance_keys(cls, names) -> None:
+    """Enter ``names`` in the key table CPython shares among ``cls``'s instances, by setting them on a
+    throw-away instance as the class is made.
+
+    CPython (3.11) keeps a class's instance attributes in one key table shared by all its instances,
+    each instance holding only the values; but every instance made shrinks the room left for new
+    keys, so after a few dozen instances a name met for the first time no longer fits, and every
+    instance that sets it gets a dict of its own: one more object for the garbage collector and
+    slower attribute reads. A graph node sets some attributes only for some inputs (a mul's second
+    edge when both inputs require grad), and a tensor its grad_fn only when it is a result, often
+    long after the first instances were made. Names that are data descriptors on ``cls`` (properties)
+    are left out: they store elsewhere."""
+    probe = object.__new__(cls)
+    for name in names:
+        static = None
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                static = klass.__dict__[name]
+                break
+        if hasattr(type(static), "__set__"):
+            continue
+        object.__setattr__(probe, name, None)
+
+
 class _HookDict(dict):
     """A hooks table; plain dicts cannot be weakly referenced, and a handle must not keep one alive."""
 
@@ -133,6 +157,22 @@ class Node:
     # backward loop then takes the general path; one flag to read per node instead of four
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
+    _saves_pair = False        # a SavedPair node: its saved tensors are attributes (see _pair.py)
+
+    # instance attributes a subclass sets on some of its instances only, or late (see
+    # share_instance_keys); each class in the MRO names its own, and Node's below are entered for
+    # every node class: _freed is set on every node by the backward that releases it, long after the
+    # forward made thousands (an attribute every instance sets as it is made needs no entry; each
+    # entered name lengthens every instance's value array)
+    _instance_attrs = ()
+    _NODE_ATTRS = ("_freed", "_packed")
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        names = list(Node._NODE_ATTRS)
+        for klass in cls.__mro__:
+            names.extend(klass.__dict__.get("_instance_attrs", ()))
+        share_instance_keys(cls, dict.fromkeys(names))
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions

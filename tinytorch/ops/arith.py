@@ -1,26 +1,25 @@
 """Binary arithmetic (add, sub, mul): each op's forward beside its node's backward. Division (div,
 floor_divide, remainder) is in ``division.py``, ``pow`` in ``power.py``; comparisons, logical ops and
-selection in ``compare.py``; all are re-exported here."""
+selection in ``compare.py``; all are re-exported here. The operand helpers of the fast paths (0-d floats
+as Python floats among them) are in ``_binary_base.py``."""
 from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, LOWP_NP
 from ..autograd.grad_mode import _State
 from .._quiet_fp import ARRAY_OUT, cast, loud, quiet
-from ..autograd._pair import EdgePair, binary_node
+from ..autograd._pair import EdgePair, SavedPair, binary_node
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._batching import pointwise
-from ._binary_base import _ARITH, _BinaryNode, _lowp
-from ._muladd import muladd
+from ._binary_base import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
+                           _plus_scaled, _same, _zero_dim)
 from ._registry import op
 from ._util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad)
 
 # called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
 # n-d operand about 0.1 us, so those take the operator)
 _add, _multiply = np.add, np.multiply
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 # -- add / sub ------------------------------------------------------------------------------------
@@ -37,66 +36,6 @@ class AddBackward0(_BinaryNode, EdgePair):
         return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else tb * self.alpha))
 
 
-def _same(a, b):
-    """The two arrays of tensor operands of one shape and dtype (the common case: no promotion, no
-    broadcast, nothing for the backward to fit), else None."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        ad, bd = a._data, b._data
-        if ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b":
-            return ad, bd
-    return None
-
-
-_INT64 = np.dtype(np.int64)
-
-
-def _float_and_scalar(a, b):
-    """The array of a floating tensor ``a`` with a Python float or int ``b`` (or an int64 tensor with a
-    Python int): the result keeps ``a``'s dtype and shape, so nothing is promoted or fitted (the common
-    ``x * 0.5``, ``x + 1``), else None."""
-    if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
-        ad = a._data
-        if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
-            return ad
-        if type(b) is int and ad.dtype == _INT64:  # a counter's ``add_(1)``: binary_operands leaves both as they are
-            return ad
-    return None
-
-
-def _checked_alpha(ad, bd, alpha):
-    """alpha as PyTorch's alpha_check admits it for the result dtype (its errors otherwise); a bool
-    result reads alpha as a bool (a + b or a, PyTorch's bool kernel)."""
-    if isinstance(alpha, (Tensor, np.generic)):  # a Python number, as PyTorch's Scalar reads it
-        alpha = alpha.item()
-    dt = ad.dtype if type(ad) is np.ndarray else np.asarray(bd).dtype
-    kind = dt.kind
-    if kind == "b":
-        return bool(alpha)
-    if isinstance(alpha, bool):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if kind in "iu" and isinstance(alpha, (float, complex)):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if kind != "c" and isinstance(alpha, complex):
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    return alpha
-
-
-def _plus_scaled(ad, bd, alpha):
-    """ad + alpha * bd (operands already in the result dtype): PyTorch's CPU kernel fuses it into one
-    rounding (FMA) for float32 and float64, which ``muladd`` reproduces; other dtypes round as numpy does."""
-    if type(alpha) is float or type(alpha) is int:
-        dt = ad.dtype if type(ad) is np.ndarray else getattr(bd, "dtype", None)
-        if dt is not None and (dt == _F32 or dt == _F64):
-            return muladd(ad, bd, alpha, dt)
-        if dt is not None and dt in LOWP_NP:
-            # half/bfloat16: PyTorch's vector kernel rounds alpha to the dtype, computes in float32
-            # (the product of two such values is exact there) and rounds the sum to the dtype once
-            al = np.float32(dt.type(alpha))
-            out = np.asarray(ad, dtype=_F32) + np.asarray(bd, dtype=_F32) * al
-            return out.astype(dt)
-    return ad + bd * alpha
-
-
 @op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
 def add(a, b, *, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
@@ -107,13 +46,22 @@ def add(a, b, *, alpha=1) -> Tensor:
         else:
             same = False
         if same:
-            fp = quiet()
-            try:
-                out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+            out = None
+            if not ad.ndim:
+                dt = ad.dtype
+                if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                    r = float(ad) + float(bd)
+                    if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                        out = ad.copy()
+                        out[()] = r
+            if out is None:
+                fp = quiet()
+                try:
+                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
             if _State.enabled and (a._requires_grad or b._requires_grad):
                 return _make(out, binary_node(AddBackward0, a, b, None, None))
             return _make(out)
@@ -190,13 +138,18 @@ def sub(a, b, *, alpha=1) -> Tensor:
     if alpha == 1 and alpha is not True:
         same = _same(a, b)
         if same is not None:
-            fp = quiet()
-            try:
-                out = same[0] - same[1]
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+            ad, bd = same
+            out = None
+            if not ad.ndim and (ad.dtype is _F32 or ad.dtype is _F64):
+                out = _zero_dim(ad, float(ad) - float(bd))
+            if out is None:
+                fp = quiet()
+                try:
+                    out = ad - bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
             if _State.enabled and (a._requires_grad or b._requires_grad):
                 return _make(out, SubBackward0((a._edge(), b._edge())))
             return _make(out)
@@ -258,22 +211,31 @@ def _times(gd: np.ndarray, v):
     if type(v) is np.ndarray:
         if v.dtype != gd.dtype or v.shape != gd.shape:
             return None
+        if not gd.ndim:
+            dt = gd.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                r = float(gd) * float(v)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = gd.copy()
+                    out[()] = r
+                    return out
     elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
         return None
     out = _multiply(gd, v, out=ARRAY_OUT) if not gd.ndim else gd * v
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
-class MulBackward0(_BinaryNode, EdgePair):
+class MulBackward0(_BinaryNode, SavedPair):
+    _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
+
     def backward(self, g):
         gd = g._data
         if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
                 and not self._freed and gd.dtype.kind != "c"):
             # nothing recorded and nothing to fit: the products straight on the arrays, once the
             # versions of the saved inputs are checked (saved_tensors raises the error otherwise)
-            sa, sb = self._saved
-            va, vb = self._saved_versions
-            if (sa is None or sa._vc[0] == va) and (sb is None or sb._vc[0] == vb):
+            sa, sb = self._sa, self._sb
+            if (sa is None or sa._vc[0] == self._va) and (sb is None or sb._vc[0] == self._vb):
                 ga = gb = None
                 if self.need_a:
                     ga = _times(gd, self.b_scalar if sb is None else sb._data)
@@ -311,13 +273,22 @@ def mul(a, b) -> Tensor:
     else:
         same = False
     if same:
-        fp = quiet()
-        try:
-            out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
-        finally:
-            loud(fp)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
+        out = None
+        if not ad.ndim:
+            dt = ad.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                r = float(ad) * float(bd)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = ad.copy()
+                    out[()] = r
+        if out is None:
+            fp = quiet()
+            try:
+                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
         if _State.enabled:
             need_a, need_b = a._requires_grad, b._requires_grad
             if need_a or need_b:
@@ -337,7 +308,6 @@ def mul(a, b) -> Tensor:
         if _State.enabled and a._requires_grad:
             node = binary_node(MulBackward0, a, None, None, None)
             node.need_a, node.need_b = True, False
-            node._saved_versions = node._saved = (None, None)
             node.b_scalar = b
             return _make(out, node)
         return _make(out)
@@ -353,7 +323,6 @@ def mul(a, b) -> Tensor:
         if _State.enabled and b._requires_grad:  # the node binary_operands' path records
             node = binary_node(MulBackward0, None, b, None, None)
             node.need_a, node.need_b = False, True
-            node._saved_versions = node._saved = (None, None)
             node.a_scalar = a
             return _make(out, node)
         return _make(out)

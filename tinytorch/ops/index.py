@@ -4,8 +4,6 @@ Both are declared as the operators ``Tensor.__getitem__`` / ``Tensor.__setitem__
 no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._dtype import FLOATING_NP, FROM_NP
@@ -19,6 +17,8 @@ from .inplace import overlaps, writeable
 from .shape import expand
 from ._registry import op
 from ._util import as_array, sum_to, unpack
+# the adjoint of indexing, under the names the rest of the package imports from here
+from ._index_adjoint import IndexPutBackward0, _add_rows_at, _is_row_index, index_zeros_put  # noqa: F401
 
 
 def _convert_key(key):
@@ -157,14 +157,16 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     kind = type(key)
     if (kind is int or (kind is slice and key.step is None)) and x.ndim:
         if kind is int:
-            n = x.shape[0]
-            if not -n <= key < n:
-                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
-            out = x[key, ...]
+            try:  # numpy checks the bound (-n <= key < n); its error is reworded as PyTorch's
+                out = x[key] if x.ndim != 1 else x[key, ...]  # a 1-d array's x[key] is a scalar
+            except (IndexError, OverflowError):
+                if not -2**63 <= key < 2**63:
+                    raise ValueError("Overflow when unpacking long long") from None
+                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {x.shape[0]}") from None
         else:
             out = x[key]
         node = None
-        if _State.enabled and input._requires_grad:
+        if input._requires_grad and _State.enabled:
             node = (_SELECT if kind is int else _SLICE)((input._edge(),))
             node.in_shape, node.key, node.advanced = x.shape, (key,), False
         return _view_of(input, out, node)
@@ -191,66 +193,6 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     if advanced:
         return _make(out, node)
     return _view_of(input, out, node)
-
-
-class IndexPutBackward0(Node):
-    def backward(self, g):
-        return (g[self.key],)
-
-
-def _is_row_index(idx, src: np.ndarray, shape: tuple) -> bool:
-    """Whether ``idx`` is one 1-d integer array picking whole rows of ``shape`` for floating ``src`` (an
-    embedding's gradient); bool and integer sums keep add.at (a reduction would widen them), and so do
-    rows of one element (the reduction's axis would then be the inner one, summed pairwise)."""
-    return (isinstance(idx, np.ndarray) and idx.ndim == 1 and idx.dtype.kind in "iu" and idx.size > 1
-            and src.dtype.kind in "fc" and src.shape == idx.shape + tuple(shape[1:]) and len(shape) >= 2
-            and shape[0] > 0 and math.prod(shape[1:]) > 1)
-
-
-def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
-    """``np.add.at(out, (idx,), rows)`` for zeros ``out``, with the same floats: each output row is
-    0 + rows[i0] + rows[i1] + ... in the order of the indices (PyTorch's CPU embedding backward adds
-    them so too). The repeats of each index (a stable sort groups them) are laid out zero-padded along
-    a middle axis, and a reduction over a non-inner axis adds its slices one after the other, so the
-    order is kept; ``add.at``'s unbuffered element-by-element loop costs 3-5x more at an embedding's
-    sizes. False (nothing written) where a few indices repeat far more than the rest: the padded
-    layout would then be many times the rows' size, and for a few thousand elements or fewer, where
-    ``add.at`` costs less than the sort (makemore's 96 rows of 10: 14 us against 42)."""
-    if rows.size < 4096:
-        return False
-    if idx.min() < 0:
-        idx = np.where(idx < 0, idx + out.shape[0], idx)
-    order = np.argsort(idx, kind="stable")
-    sorted_idx = idx[order]
-    first = np.empty(sorted_idx.shape, dtype=bool)
-    first[0] = True
-    np.not_equal(sorted_idx[1:], sorted_idx[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    group = np.cumsum(first) - 1
-    rank = np.arange(sorted_idx.size) - starts[group]
-    width = int(rank.max()) + 1
-    if starts.size * width > 4 * sorted_idx.size + 64:
-        return False
-    padded = np.zeros((starts.size, width) + rows.shape[1:], dtype=rows.dtype)
-    padded[group, rank] = rows[order]
-    out[sorted_idx[starts]] += np.add.reduce(padded, axis=1)  # 0 + the sum, as add.at starts from 0
-    return True
-
-
-def index_zeros_put(shape: tuple, key: tuple, src: Tensor, accumulate: bool) -> Tensor:
-    """Zeros of ``shape`` with ``src`` added at ``key`` (the adjoint of indexing)."""
-    out = np.zeros(shape, dtype=src._data.dtype)
-    if accumulate:
-        whole_rows = len(key) == 1 and _is_row_index(key[0], src._data, shape)
-        if not (whole_rows and _add_rows_at(out, key[0], src._data)):
-            np.add.at(out, key, src._data)
-    else:
-        out[key] = src._data
-    if _State.enabled and src._requires_grad:
-        node = IndexPutBackward0((src._edge(),))
-        node.key = key
-        return _make(out, node)
-    return _make(out)
 
 
 class _IndexPut(Node):
