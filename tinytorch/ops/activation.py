@@ -26,7 +26,8 @@ def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> T
     """The result tensor, with a ``node_cls`` node (``attrs`` set on it) when grad is wanted."""
     if _State.enabled and any(t is not None and t._requires_grad for t in inputs):
         node = node_cls(tuple(t._edge() if t is not None else (None, 0) for t in inputs))
-        node.__dict__.update(attrs)
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
         node.save_for_backward(*saved)
         return _make(as_array(out), node)
     return _make(as_array(out))

@@ -69,7 +69,8 @@ class FftC2RBackward0(Node):
 def _record(node_cls, input: Tensor, out: np.ndarray, **attrs) -> Tensor:
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
-        node.__dict__.update(attrs)
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
         return _make(out, node)
     return _make(out)
 

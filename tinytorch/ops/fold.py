@@ -88,7 +88,8 @@ def _record(input: Tensor, out: np.ndarray, node_cls, batched: bool, **attrs) ->
         out = out[0]
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
-        node.__dict__.update(attrs)
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
         return _make(out, node)
     return _make(out)
 

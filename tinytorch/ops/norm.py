@@ -84,7 +84,8 @@ def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> 
     if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                            or (bias is not None and bias._requires_grad)):
         node = node_cls((edge(input), edge(weight), edge(bias)))
-        node.__dict__.update(attrs)
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
         node._save_inputs(input, weight)  # inputs of the node: never its own output
         return _make(out, node)
     return _make(out)
