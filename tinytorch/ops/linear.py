@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import FROM_NP, LOWP_NP, complex64, complex128
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _Active, _State
 from ..tensor import Tensor, _make
 from ._batching import at, level_of
 from ._registry import op
 from .._quiet_fp import cast
 from .linalg import AddmmBackward0, _check_dtypes, _np_matmul, matmul
-from .shape import TBackward0, UnsafeViewBackward0, _unary_result, reshape, view
+from .shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view
 
 
 def _batch_linear(op, input, weight, bias=None):
@@ -70,7 +70,18 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x, w = input._data, weight._data
     if x.ndim != 2 and w.ndim == 2 and x.flags.c_contiguous and (bias is None or bias._data.ndim == 1) and (
             x.ndim >= 3 or (x.ndim == 1 and bias is not None)):
-        rows = linear(view(input, -1, x.shape[-1]), weight, bias)
+        n_in = x.shape[-1]
+        if n_in and not (_Active.transforms and _State.transforms):
+            # view's own steps without its public layer (shape inference, transform dispatch): the input
+            # is contiguous, so both reshapes are views (the same nodes, ~4 us less a call)
+            rows = linear(_unary_result(input, x.reshape(-1, n_in), ViewBackward0, True, in_shape=x.shape),
+                          weight, bias)
+            if bias is not None:
+                r = rows._data
+                return _unary_result(rows, r.reshape(x.shape[:-1] + (w.shape[0],)), ViewBackward0, True,
+                                     in_shape=r.shape)
+        else:
+            rows = linear(view(input, -1, n_in), weight, bias)
         shape = x.shape[:-1] + (w.shape[0],)
         if bias is not None:
             return view(rows, shape)
