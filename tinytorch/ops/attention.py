@@ -282,7 +282,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if allowed is not None:
             bias = np.where(allowed, q.dtype.type(0), q.dtype.type(_MASKED))
     kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
-    broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
+    if q.shape[:-2] != kr.shape[:-2]:
+        broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
     s = np.matmul(q, _mT(kr))
     s *= q.dtype.type(scale)
     if float_mask is not None:
