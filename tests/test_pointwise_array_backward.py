@@ -74,3 +74,17 @@ def test_pack_hooks_still_see_the_saved_output():
     y.sum().backward()
     assert seen == ["pack", "unpack"]
     np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.detach().numpy()) ** 2, rtol=1e-6)
+
+
+def test_first_gradient_of_a_leaf_with_post_accumulate_hook_as_pytorch():
+    """The engine's inline first accumulation still runs post-accumulate hooks once, after .grad is set."""
+    got = {}
+    for lib in (tt, torch):
+        x = lib.ones(2, 3, requires_grad=True)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda p: calls.append(p.grad.clone()))
+        (lib.tanh(x) * 2).sum().backward()
+        got[lib.__name__] = (len(calls), calls[0].numpy().tolist(), x.grad.numpy().tolist())
+    assert got["tinytorch"][0] == got["torch"][0] == 1
+    np.testing.assert_allclose(got["tinytorch"][1], got["torch"][1], rtol=1e-6)
+    np.testing.assert_allclose(got["tinytorch"][2], got["torch"][2], rtol=1e-6)

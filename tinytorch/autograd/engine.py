@@ -7,6 +7,7 @@ releases saved tensors after each node unless the graph is retained. Backward fo
 how second and third derivatives work."""
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -26,6 +27,7 @@ from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 # says why), where float32 holds the sum without numpy's cast warning
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _F32_MAX = float(np.finfo(np.float32).max)
+_getrefcount = sys.getrefcount
 
 
 def _run_node(node: Node, grads: list):
@@ -217,6 +219,21 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
         if type(node) is AccumulateGrad:  # no next_functions
             g = take(node, None)
             if g is not None and accumulate and (restrict is None or node in restrict):
+                var = node.variable
+                if (var._grad is None and not create_graph and not var._hooks and node._pre_hooks is None
+                        and node._post_hooks is None):
+                    # _accumulate's first gradient, inline: kept without a copy when only ``g`` holds it
+                    # (and ``d``, ``g._data`` and getrefcount's argument its array; _steal_or_copy says why)
+                    d, like = g._data, var._data
+                    if (d.base is None and d.dtype == like.dtype and d.strides == like.strides and d.flags.writeable
+                            and _getrefcount(g) <= 2 and _getrefcount(d) <= 3):
+                        var._grad = _make(d)
+                        g = d = like = None
+                        if var._post_acc_hooks:
+                            for hook in list(var._post_acc_hooks.values()):
+                                hook(var)
+                        continue
+                    d = like = None
                 # held by a one-element list, as in _execute: _steal_or_copy's reference count expects it
                 grads = [g]
                 g = None
