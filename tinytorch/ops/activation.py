@@ -80,7 +80,19 @@ def _relu(x):
         zero = np.zeros((), x.dtype)
         zero.flags.writeable = False
         _ZERO[x.dtype] = zero
+    if x.dtype is _F32 and _clip is not None:
+        return _clip(x, zero, _F32_INF)  # the same bits as the maximum below, about 3x faster on float32
     return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
+
+
+# numpy's clip ufunc (what np.clip calls, without its Python layer): its float32 loop is vectorised
+# where maximum's is not, and it gives maximum(0, x)'s bits (NaN payloads and -0.0 kept;
+# tests/test_relu_clip.py checks)
+_clip = getattr(getattr(np, "_core", None), "umath", None)
+_clip = getattr(_clip, "clip", None)
+_F32 = np.dtype(np.float32)
+_F32_INF = np.array(np.inf, np.float32)
+_F32_INF.flags.writeable = False
 
 
 class ReluBackward0(Node):
@@ -147,20 +159,21 @@ ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0")
 
 
 def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``g`` where ``y > 0``, else 0: a select, as PyTorch's kernel (a masked inf/NaN gradient gives 0,
-    where a product would give NaN and numpy's RuntimeWarning; a masked negative one gives +0.0)."""
+    """0 where ``y <= 0``, else ``g``: a select, as PyTorch's kernel (a masked inf/NaN gradient gives 0,
+    where a product would give NaN and numpy's RuntimeWarning; a masked negative one gives +0.0; a
+    NaN ``y`` passes its gradient, as PyTorch's ``x <= threshold ? 0 : grad`` does)."""
     if g.ndim == 0 and y.ndim == 0:  # a scalar graph's step: numpy's 0-d select costs more than this
-        return g.copy() if y > 0 else np.zeros((), g.dtype)
+        return np.zeros((), g.dtype) if y <= 0 else g.copy()
     same_ints = _SAME_SIZE_INT.get(g.dtype)
     if same_ints is not None and g.shape == y.shape:
         # the select as bits: g AND an all-ones/all-zeros mask (+0.0 where masked), ~5x faster than np.where
-        mask = (y > 0).view(np.uint8).astype(same_ints)
-        np.negative(mask, out=mask)
-        return np.bitwise_and(g.view(same_ints), mask).view(g.dtype)
+        mask = (y <= 0).view(np.uint8).astype(same_ints)
+        mask -= 1
+        return np.bitwise_and(g.view(same_ints), mask, out=mask).view(g.dtype)
     zero = _ZERO.get(g.dtype)
     if zero is None:
         zero = g.dtype.type(0)
-    out = np.where(y > 0, g, zero)
+    out = np.where(y <= 0, zero, g)
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
@@ -168,7 +181,7 @@ _SAME_SIZE_INT = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64)
 
 
 def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
-    """``grad`` where ``output > 0``, else exactly 0 (ReLU's backward as one primitive)."""
+    """Exactly 0 where ``output <= 0``, else ``grad`` (ReLU's backward as one primitive)."""
     out = _threshold_backward_array(grad._data, output._data)
     if _State.enabled and (grad._requires_grad or output._requires_grad):
         node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
