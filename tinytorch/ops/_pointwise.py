@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dtype import INEXACT_NP, LOWP_NP, float32, get_default_dtype
 from ..autograd.grad_mode import _State
-from ..autograd.node import _FREED_MSG, Node, _Hooked, _SavedOutput
+from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from ._batching import pointwise
 from ._registry import op
@@ -60,21 +60,10 @@ class UnaryNode(Node):
         tinytorch ops give), or None where it does not apply."""
         if gd.dtype not in _EXACT:
             return None
-        saved = self._saved
-        if len(saved) == 1:  # one saved tensor (tanh's output...): the checks of _saved_arrays, inline
-            if self._freed:
-                raise RuntimeError(_FREED_MSG)
-            t = saved[0]
-            kind = type(t)
-            if kind is _SavedOutput:
-                a, vc = t.data, t.vc
-            elif kind is _Hooked:
-                return None  # its unpack hook must see it: the formula on tensors
-            else:
-                a, vc = t._data, t._vc
-            v = self._saved_versions[0]
-            if v is not None and vc[0] != v:
-                self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
+        if len(self._saved) == 1:  # one saved tensor (tanh's output...)
+            a = self._one_saved_array()
+            if a is None:
+                return None  # through a pack hook: its unpack hook must see it (the formula on tensors)
             if a.dtype != gd.dtype or a.shape != gd.shape:
                 return None
             if gd.ndim and self.array_formula is not None:
