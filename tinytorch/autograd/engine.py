@@ -7,86 +7,27 @@ releases saved tensors after each node unless the graph is retained. Backward fo
 how second and third derivatives work."""
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
 from .._oom import reraise_as_runtime_error
 from .._quiet_fp import loud, quiet
 from .grad_mode import _State
 from .. import tensor as _tensor
 from ..tensor import Tensor, _make
-from .node import AccumulateGrad, Node, accumulator_of
+from .node import AccumulateGrad, accumulator_of
 from ._accumulate import _accumulate, _accumulate_hooked, _in_dtype_of, _sum_arrays
 from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edges
+from ._run_node import _run_node, _run_node_in_anomaly_mode
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 
 # 0-d float32/float64 gradient sums as Python floats: the same bits as numpy's (ops/_binary_base.py
 # says why), where float32 holds the sum without numpy's cast warning
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _F32_MAX = float(np.finfo(np.float32).max)
-
-
-def _run_node(node: Node, grads: list):
-    """Apply pre-hooks, then the node's backward; returns one gradient per next_functions edge."""
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
-            for hook in list(hooks.values()):
-                if grads[nr] is not None:
-                    new = hook(grads[nr])
-                    if new is not None:
-                        grads[nr] = new
-    if node._retained:
-        for nr, ref in node._retained.items():
-            t = ref()
-            if t is not None and grads[nr] is not None:
-                g = grads[nr]
-                if t._grad is None:
-                    # always a copy (recorded under create_graph, as PyTorch's CloneBackward0)
-                    t._grad = g.clone() if g._requires_grad else _make_detached_copy(g)
-                else:
-                    t._grad = t._grad + g
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
-    if node._n_outputs == 1:
-        out = node.backward(grads[0])
-    else:
-        out = node.backward(*grads)
-    if type(out) is not tuple:
-        out = (out,)
-    if node._post_hooks:
-        for hook in list(node._post_hooks.values()):
-            new = hook(out, tuple(grads))
-            if new is not None:
-                out = tuple(new)
-    return out
-
-
-def _make_detached_copy(g):
-    return _make(g._data.copy())
-
-
-def _run_node_in_anomaly_mode(node: Node, grads: list):
-    """``_run_node`` plus the NaN check; any failure first warns with where the node was made."""
-    try:
-        out = _run_node(node, grads)
-        if _State.check_nan:
-            for i, g in enumerate(out):
-                if g is not None and g._data.dtype in FLOATING_NP and np.isnan(g._data).any():
-                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
-    except Exception:
-        if node._trace:
-            where = f"Traceback of forward call that caused the error:\n{node._trace}"
-        else:
-            where = ("No forward pass information available. Enable detect anomaly during forward pass for "
-                     "more information.")
-        warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=4)
-        raise
-    return out
+_getrefcount = sys.getrefcount
 
 
 def _apart_from_leaf_grads(root_grads: list, seen) -> list:
@@ -217,6 +158,21 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
         if type(node) is AccumulateGrad:  # no next_functions
             g = take(node, None)
             if g is not None and accumulate and (restrict is None or node in restrict):
+                var = node.variable
+                if (var._grad is None and not create_graph and not var._hooks and node._pre_hooks is None
+                        and node._post_hooks is None):
+                    # _accumulate's first gradient, inline: kept without a copy when only ``g`` holds it
+                    # (and ``d``, ``g._data`` and getrefcount's argument its array; _steal_or_copy says why)
+                    d, like = g._data, var._data
+                    if (d.base is None and d.dtype == like.dtype and d.strides == like.strides and d.flags.writeable
+                            and _getrefcount(g) <= 2 and _getrefcount(d) <= 3):
+                        var._grad = _make(d)
+                        g = d = like = None
+                        if var._post_acc_hooks:
+                            for hook in list(var._post_acc_hooks.values()):
+                                hook(var)
+                        continue
+                    d = like = None
                 # held by a one-element list, as in _execute: _steal_or_copy's reference count expects it
                 grads = [g]
                 g = None

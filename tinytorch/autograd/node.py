@@ -272,6 +272,24 @@ class Node:
             out.append(t.data if kind is _SavedOutput else t._data)
         return out
 
+    def _one_saved_array(self):
+        """``_saved_arrays()[0]`` for a node that saved one tensor (relu, tanh...), without the loop and
+        the list: a small backward's whole cost is a few microseconds."""
+        if self._freed:
+            raise RuntimeError(_FREED_MSG)
+        t = self._saved[0]
+        kind = type(t)
+        if kind is _SavedOutput:
+            a, vc = t.data, t.vc
+        elif kind is _Hooked:
+            return None
+        else:
+            a, vc = t._data, t._vc
+        v = self._saved_versions[0]
+        if v is not None and vc[0] != v:
+            self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
+        return a
+
     def _release(self) -> None:
         """Drop saved tensors after a backward that did not retain the graph."""
         self._freed = True

@@ -26,6 +26,9 @@ class UnaryNode(Node):
     saves = None
     formula = None
     on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
+    # ``(g, saved) -> array``: the formula on arrays of at least one dimension, its temporaries reused
+    # (the same floats, fewer allocations); for a node that saves one tensor
+    array_formula = None
 
     def _operands(self):
         saved = self.saved_tensors
@@ -57,6 +60,16 @@ class UnaryNode(Node):
         tinytorch ops give), or None where it does not apply."""
         if gd.dtype not in _EXACT:
             return None
+        if len(self._saved) == 1:  # one saved tensor (tanh's output...)
+            a = self._one_saved_array()
+            if a is None:
+                return None  # through a pack hook: its unpack hook must see it (the formula on tensors)
+            if a.dtype != gd.dtype or a.shape != gd.shape:
+                return None
+            if gd.ndim and self.array_formula is not None:
+                return self.array_formula(gd, a)
+            out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
+            return out if type(out) is np.ndarray else np.asarray(out)
         saved = self._saved_arrays()  # None when saved through pack hooks: their unpack must run
         if saved is None:
             return None
@@ -77,10 +90,11 @@ class UnaryNode(Node):
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays: bool = False):
+def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=False):
     """A node class named as PyTorch names it, whose backward is ``formula``."""
-    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": on_arrays,
-                                "__module__": base.__module__})
+    fast = None if on_arrays is True or on_arrays is False else staticmethod(on_arrays)
+    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": bool(on_arrays),
+                                "array_formula": fast, "__module__": base.__module__})
 
 
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
@@ -125,12 +139,14 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
 
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
-          floating: bool = True, quiet: bool = False, on_arrays: bool = False, batch=pointwise, **spellings):
+          floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
     on_arrays   the derivative is arithmetic with Python numbers only (``g * (1 - y * y)``), so without
-                create_graph the backward applies it to the float32/float64 arrays directly.
+                create_graph the backward applies it to the float32/float64 arrays directly; or
+                ``(g, saved) -> array``, the same formula on the arrays computed in place in its own
+                temporaries (the same floats: numpy's in-place ufuncs round as the others do).
     node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)

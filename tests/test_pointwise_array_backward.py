@@ -1,0 +1,90 @@
+"""The array paths of pointwise backwards (tanh's and sigmoid's formulas computed in place in one
+temporary, without create_graph) against PyTorch: the same bits, the same errors."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+torch = pytest.importorskip("torch")
+
+OPS = ["tanh", "sigmoid", "exp"]
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (1,), (32, 100), (3, 4, 5)])
+def test_gradient_bits_match_pytorch(name, dtype, shape):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    a = tt.tensor(x, requires_grad=True)
+    b = torch.tensor(x, requires_grad=True)
+    ya, yb = getattr(tt, name)(a), getattr(torch, name)(b)
+    assert ya.grad_fn.name() == yb.grad_fn.name()
+    ya.backward(tt.tensor(g))
+    yb.backward(torch.tensor(g))
+    assert str(a.grad.dtype) == str(b.grad.dtype).replace("torch", "tinytorch")
+    # the forwards (numpy's tanh/exp against PyTorch's kernels) may differ by an ulp
+    tol = 1e-6 if dtype == "float32" else 1e-14
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=tol, atol=tol)
+    # and the gradient is the formula's floats on tinytorch's own result, unchanged
+    y = ya.detach().numpy()
+    want = {"tanh": lambda: g * (1 - y * y), "sigmoid": lambda: g * (y * (1 - y)), "exp": lambda: g * y}[name]()
+    np.testing.assert_array_equal(a.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_array_path_matches_tensor_formula(name):
+    """Without create_graph (array path) and with it (tinytorch's ops): the same floats."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((17, 9)).astype(np.float32)
+    g = rng.standard_normal((17, 9)).astype(np.float32)
+    a1, a2 = tt.tensor(x, requires_grad=True), tt.tensor(x, requires_grad=True)
+    getattr(tt, name)(a1).backward(tt.tensor(g))
+    (g2,) = tt.autograd.grad(getattr(tt, name)(a2), a2, tt.tensor(g), create_graph=True)
+    np.testing.assert_array_equal(a1.grad.numpy(), g2.detach().numpy())
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_modified_output_and_second_backward_raise_as_pytorch(name):
+    for lib in (tt, torch):
+        x = lib.ones(3, 2, requires_grad=True)
+        y = getattr(lib, name)(x * 1)
+        y.add_(1)
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        assert "modified by an inplace operation" in str(info.value)
+    msgs = []
+    for lib in (tt, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = getattr(lib, name)(x).sum()
+        y.backward(retain_graph=False)
+        with pytest.raises(RuntimeError) as info:
+            y.backward()
+        msgs.append(str(info.value).replace("torch", "tinytorch").replace("tinytinytorch", "tinytorch"))
+    assert msgs[0].split(".")[0] == msgs[1].split(".")[0]
+
+
+def test_pack_hooks_still_see_the_saved_output():
+    seen = []
+    x = tt.randn(4, 3, requires_grad=True)
+    with tt.autograd.graph.saved_tensors_hooks(lambda t: (seen.append("pack"), t)[1],
+                                              lambda t: (seen.append("unpack"), t)[1]):
+        y = tt.tanh(x)
+    y.sum().backward()
+    assert seen == ["pack", "unpack"]
+    np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.detach().numpy()) ** 2, rtol=1e-6)
+
+
+def test_first_gradient_of_a_leaf_with_post_accumulate_hook_as_pytorch():
+    """The engine's inline first accumulation still runs post-accumulate hooks once, after .grad is set."""
+    got = {}
+    for lib in (tt, torch):
+        x = lib.ones(2, 3, requires_grad=True)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda p: calls.append(p.grad.clone()))
+        (lib.tanh(x) * 2).sum().backward()
+        got[lib.__name__] = (len(calls), calls[0].numpy().tolist(), x.grad.numpy().tolist())
+    assert got["tinytorch"][0] == got["torch"][0] == 1
+    np.testing.assert_allclose(got["tinytorch"][1], got["torch"][1], rtol=1e-6)
+    np.testing.assert_allclose(got["tinytorch"][2], got["torch"][2], rtol=1e-6)
