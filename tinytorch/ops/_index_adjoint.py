@@ -39,7 +39,8 @@ def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
         return False
     if idx.min() < 0:
         idx = np.where(idx < 0, idx + out.shape[0], idx)
-    order = np.argsort(idx, kind="stable")
+    # a stable sort's permutation is unique: 16-bit keys (numpy radix-sorts them) give it 3x faster
+    order = np.argsort(idx.astype(np.int16) if out.shape[0] <= 32767 else idx, kind="stable")
     sorted_idx = idx[order]
     first = np.empty(sorted_idx.shape, dtype=bool)
     first[0] = True
