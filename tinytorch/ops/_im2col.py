@@ -174,10 +174,9 @@ def _conv_fwd(x, w, b, geo):
         prod = _view(prodbuf, (g, o // g, col.shape[2]))
         np.matmul(wm, col, out=prod)
         prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
-        if bias is not None:
-            np.add(prod, bias, out=out[n0:n1])  # the bias rides along the copy into (N, O, Ho, Wo)
-        else:
-            out[n0:n1] = prod
+        np.copyto(out[n0:n1], prod)
+        if bias is not None:  # added after the copy, on contiguous rows: numpy adds strided views slowly
+            np.add(out[n0:n1], bias, out=out[n0:n1])
     _pool.put("scratch", colbuf)
     _pool.put("scratch", prodbuf)
     return _from4(out, geo.one_d), xp
