@@ -34,3 +34,14 @@ def test_max_pool2d_ties_match_torch(k, s, p, d, dtype):
         ty.backward(torch.tensor(gy))
         # overlapping windows sum several gradients into one input: their order may round differently
         np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6 * np.abs(gy).max())
+
+
+@pytest.mark.parametrize("k,d", [((2, 3), (1, 2)), ((1, 3), (1, 15000)), ((2, 1), (1, 1))])
+def test_max_pool2d_indices_of_very_wide_inputs_match_torch(k, d):
+    """Offsets past 2**15 (the window's reach, or a row's length times the dilation) need wider integers."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((1, 1, 2, 40000)).astype(np.float32)
+    y, i = F.max_pool2d(tt.tensor(x), k, stride=1, dilation=d, return_indices=True)
+    ty, ti = torch.nn.functional.max_pool2d(torch.tensor(x), k, stride=1, dilation=d, return_indices=True)
+    np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())

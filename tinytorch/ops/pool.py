@@ -222,9 +222,11 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
     for i in range(1, k[0]):  # a select by arithmetic: np.where's branch on a random mask costs ~4 ns an entry
         cand = passes[0][i * d[0] * wp:i * d[0] * wp + length]
         jj = jj + (ii == i).view(np.int8) * (cand - jj)
-    local = ii.astype(np.int32)
+    # the narrowest integers that hold the largest offset: these passes run over the whole input
+    reach = max(k[0] - 1, 1) * d[0] * w + max(k[1] - 1, 1) * d[1]  # the multipliers must fit too
+    local = ii.astype(np.int16 if reach < 2 ** 15 else np.int32)
     local *= d[0] * w
-    local += jj if d[1] == 1 else jj.astype(np.int32) * d[1]
+    local += jj if d[1] == 1 else jj.astype(local.dtype) * d[1]
     return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
 
 
