@@ -3,8 +3,8 @@
 Columns are channel-major, (C*kh*kw, samples*Ho*row), so a convolution is one GEMM over a chunk
 of samples; chunks of a few samples keep the columns in cache between the copy that builds them
 and the product that reads them. For stride 1 the rows are "wide" (see ``_Geometry``): every
-kernel offset's columns are then one contiguous run of the padded image, and so are the adds of
-col2im (a loop over the k*k offsets, not ``np.add.at``)."""
+kernel offset's columns are then one contiguous run of the padded image, and col2im is one
+contiguous whole-array add per kernel offset (a loop over the k*k offsets, not ``np.add.at``)."""
 from __future__ import annotations
 
 import math
@@ -145,22 +145,15 @@ def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
 
 
 def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Geometry) -> None:
-    """Add columns (C*kh*kw, nb*Ho*row) into padded images buf (C, nb, ...): one add per kernel offset."""
+    """Add columns (C*kh*kw, nb*Ho*Wo) into padded images buf (C, nb, Hp, Wp): one strided add per kernel
+    offset (the wide layout of stride 1 goes through ``_col2im_wide``)."""
     (kh, kw), (sh, sw), (dh, dw) = geo.k, geo.s, geo.d
-    (ho, wo), wp = geo.out_hw, geo.pad_hw[1]
+    (ho, wo) = geo.out_hw
     c, nb = buf.shape[:2]
-    if geo.wide:
-        col = col.reshape(c, kh, kw, nb, ho * wp)
-        span = ho * wp
-        for i in range(kh):
-            for j in range(kw):
-                off = i * dh * wp + j * dw
-                buf[:, :, off:off + span] += col[:, i, j]
-    else:
-        col = col.reshape(c, kh, kw, nb, ho, wo)
-        for i in range(kh):
-            for j in range(kw):
-                buf[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, i, j]
+    col = col.reshape(c, kh, kw, nb, ho, wo)
+    for i in range(kh):
+        for j in range(kw):
+            buf[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, i, j]
 
 
 def _conv_fwd(x, w, b, geo):
@@ -181,17 +174,51 @@ def _conv_fwd(x, w, b, geo):
         prod = _view(prodbuf, (g, o // g, col.shape[2]))
         np.matmul(wm, col, out=prod)
         prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
-        if bias is not None:
-            np.add(prod, bias, out=out[n0:n1])  # the bias rides along the copy into (N, O, Ho, Wo)
-        else:
-            out[n0:n1] = prod
+        np.copyto(out[n0:n1], prod)
+        if bias is not None:  # added after the copy, on contiguous rows: numpy adds strided views slowly
+            np.add(out[n0:n1], bias, out=out[n0:n1])
     _pool.put("scratch", colbuf)
     _pool.put("scratch", prodbuf)
     return _from4(out, geo.one_d), xp
 
 
+def _minus_zero_slabs(geo: _Geometry, shape: tuple, dtype) -> list:
+    """Per kernel offset, a pooled (C, nb, plane) array holding -0.0 outside the plane range that the
+    offset's columns land on: x + (-0.0) is x for every x (+0.0, -0.0, inf and NaN included), so adding
+    the whole slab adds only its window, as one contiguous add. Give them back with ``_put_slabs``."""
+    slabs = []
+    for window in _slab_windows(geo):
+        spare = _pool.free.get((("slab",) + window, shape, np.dtype(dtype)))
+        slabs.append(spare.pop() if spare else np.full(shape, -0.0, dtype))
+    return slabs
+
+
+def _slab_windows(geo: _Geometry) -> list:
+    (kh, kw), (dh, dw), wp = geo.k, geo.d, geo.pad_hw[1]
+    span = geo.out_hw[0] * wp
+    return [(i * dh * wp + j * dw, i * dh * wp + j * dw + span) for i in range(kh) for j in range(kw)]
+
+
+def _put_slabs(geo: _Geometry, slabs: list) -> None:
+    for window, slab in zip(_slab_windows(geo), slabs):
+        _pool.put(("slab",) + window, slab)
+
+
+def _col2im_wide(acc: np.ndarray, col: np.ndarray, geo: _Geometry, slabs: list) -> None:
+    """``_col2im_add`` for the wide layout with the same adds in the same order, each one whole-array:
+    numpy adds a strided (C, nb, span) view at a quarter of its contiguous speed, but copies it fast."""
+    c, nb = acc.shape[:2]
+    col = col.reshape(c, len(slabs), nb, -1)
+    for t, ((lo, hi), slab) in enumerate(zip(_slab_windows(geo), slabs)):
+        np.copyto(slab[:, :, lo:hi], col[:, t])
+        np.add(acc, slab, out=acc)
+
+
 def _conv_t_fwd(y, w, geo, rows=None):
-    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv."""
+    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv.
+
+    Per chunk of samples: columns = w^T rows (one GEMM), then col2im into a zeroed (C, nb, plane)
+    scratch, whose interior is copied into the output."""
     y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
     n, g, o = y4.shape[0], geo.groups, w4.shape[0]
     c = w4.shape[1] * g
@@ -200,10 +227,13 @@ def _conv_t_fwd(y, w, geo, rows=None):
     if own:
         rows = _rows_of(y4, geo)
     (h, w), (ph, pw), (hp, wp) = geo.hw, geo.p, geo.pad_hw
-    buf = np.zeros((c, n, (hp + geo.wide) * wp), y.dtype)
+    plane = (hp + geo.wide) * wp
+    out = np.empty((n, c, h, w), y.dtype)
     per = geo.out_hw[0] * geo.row
     chunks = _chunks(n, geo, wm.shape[1] * g, y.itemsize)
-    colbuf = _scratch(wm.shape[1] * g * (chunks[0][1] - chunks[0][0]) * per, y.dtype)
+    most = chunks[0][1] - chunks[0][0]
+    colbuf, accbuf = _scratch(wm.shape[1] * g * most * per, y.dtype), _scratch(c * most * plane, y.dtype)
+    slabs = _minus_zero_slabs(geo, (c, most, plane), y.dtype) if geo.wide else None
     for n0, n1 in chunks:
         chunk = rows[:, n0 * per:n1 * per]
         col = _view(colbuf, (g, wm.shape[1], (n1 - n0) * per))
@@ -211,13 +241,23 @@ def _conv_t_fwd(y, w, geo, rows=None):
             np.matmul(wm[0], chunk, out=col[0])
         else:
             np.matmul(wm, chunk.reshape(g, o // g, -1), out=col)
-        view = buf[:, n0:n1] if geo.wide else buf[:, n0:n1].reshape(c, n1 - n0, hp, wp)
-        _col2im_add(view, col, geo)
+        acc = _view(accbuf, (c, n1 - n0, plane))
+        acc.fill(0)
+        if geo.wide and n1 - n0 == most:
+            _col2im_wide(acc, col, geo, slabs)
+        elif geo.wide:  # the last, shorter chunk: its slabs are views of the first ones' start
+            _col2im_wide(acc, col, geo, [_view(slab.reshape(-1), acc.shape) for slab in slabs])
+        else:
+            _col2im_add(acc.reshape(c, n1 - n0, hp, wp), col, geo)
+        img = acc[:, :, :hp * wp].reshape(c, n1 - n0, hp, wp)[:, :, ph:ph + h, pw:pw + w]
+        np.copyto(out[n0:n1], img.transpose(1, 0, 2, 3))
     _pool.put("scratch", colbuf)
+    _pool.put("scratch", accbuf)
+    if slabs is not None:
+        _put_slabs(geo, slabs)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
-    img = buf[:, :, :hp * wp].reshape(c, n, hp, wp)[:, :, ph:ph + h, pw:pw + w]
-    return _from4(np.ascontiguousarray(img.transpose(1, 0, 2, 3)), geo.one_d)
+    return _from4(out, geo.one_d)
 
 
 def _conv_w_fwd(x, y, geo, xp=None, rows=None):

@@ -30,8 +30,8 @@ def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
     """``np.add.at(out, (idx,), rows)`` for zeros ``out``, with the same floats: each output row is
     0 + rows[i0] + rows[i1] + ... in the order of the indices (PyTorch's CPU embedding backward adds
     them so too). The repeats of each index (a stable sort groups them) are laid out zero-padded along
-    a middle axis, and a reduction over a non-inner axis adds its slices one after the other, so the
-    order is kept; ``add.at``'s unbuffered element-by-element loop costs 3-5x more at an embedding's
+    a leading rank axis, and a reduction over it adds its slices one after the other, so the order is
+    kept; ``add.at``'s unbuffered element-by-element loop costs 3-5x more at an embedding's
     sizes. False (nothing written) where a few indices repeat far more than the rest: the padded
     layout would then be many times the rows' size, and for a few thousand elements or fewer, where
     ``add.at`` costs less than the sort (makemore's 96 rows of 10: 14 us against 42)."""
@@ -39,7 +39,8 @@ def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
         return False
     if idx.min() < 0:
         idx = np.where(idx < 0, idx + out.shape[0], idx)
-    order = np.argsort(idx, kind="stable")
+    # a stable sort's permutation is unique: 16-bit keys (numpy radix-sorts them) give it 3x faster
+    order = np.argsort(idx.astype(np.int16) if out.shape[0] <= 32767 else idx, kind="stable")
     sorted_idx = idx[order]
     first = np.empty(sorted_idx.shape, dtype=bool)
     first[0] = True
@@ -50,9 +51,14 @@ def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
     width = int(rank.max()) + 1
     if starts.size * width > 4 * sorted_idx.size + 64:
         return False
-    padded = np.zeros((starts.size, width) + rows.shape[1:], dtype=rows.dtype)
-    padded[group, rank] = rows[order]
-    out[sorted_idx[starts]] += np.add.reduce(padded, axis=1)  # 0 + the sum, as add.at starts from 0
+    # rank-major (width, groups, ...): the reduction adds whole contiguous (groups, ...) slabs one after
+    # the other, and each row goes to its place in one scatter (no gather through the sort order)
+    padded = np.zeros((width * starts.size,) + rows.shape[1:], dtype=rows.dtype)
+    place = np.empty_like(rank)
+    place[order] = rank * starts.size + group
+    padded[place] = rows
+    padded = padded.reshape((width, starts.size) + rows.shape[1:])
+    out[sorted_idx[starts]] += np.add.reduce(padded, axis=0)  # 0 + the sum, as add.at starts from 0
     return True
 
 

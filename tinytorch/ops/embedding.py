@@ -90,7 +90,7 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = num + padding_idx
     flat = idx.reshape(-1).astype(np.int64, copy=False)
-    if flat.size and (flat.min() < 0 or flat.max() >= num):
+    if flat.size and flat.view(np.uint64).max() >= num:  # one pass: a negative index reads as >= 2**63
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, flat, max_norm, norm_type)

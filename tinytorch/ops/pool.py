@@ -187,8 +187,9 @@ def _at(a: np.ndarray, shape4, offset: int, s, plane_hw) -> np.ndarray:
                       writeable=False)
 
 
-def _max_separable(xp: np.ndarray, k, s, d, out_hw):
-    """Window maxima and their first (row-major) argmax as two 1-d passes over the flattened input.
+def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
+    """Window maxima and their first (row-major) argmax's offset from the window's corner in an input
+    ``w`` wide (int64), as two 1-d passes over the flattened input.
 
     A pass along W takes the running max over the kw taps at every position, a pass along H does
     the same over the kh rows of that; both are whole-array numpy ops, so the cost does not depend
@@ -204,7 +205,7 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw):
         for t in range(1, taps):
             cand = cur[t * step:t * step + length]
             gt = cand > m  # strict: ties keep the first tap
-            m = np.maximum(m, cand)
+            m = np.maximum(cand, m)  # on ties numpy returns its second operand: the earlier tap, as PyTorch (-0.0 vs 0.0)
             arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
         if arg is None:
             arg = np.zeros(length, np.int8)
@@ -214,11 +215,19 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw):
     vals = _at(cur, shape4, 0, s, (hp, wp)).copy()  # never a view of the input (kernel 1, stride 1)
     if np.isnan(vals).any():
         return None
-    ii = _at(passes[1], shape4, 0, s, (hp, wp))
-    jj = _at(passes[0], shape4, 0, s, (hp, wp))
-    for i in range(1, k[0]):
-        jj = np.where(ii == i, _at(passes[0], shape4, i * d[0] * wp, s, (hp, wp)), jj)
-    return vals, ii, jj
+    # the window offsets at every position first (contiguous whole-array ops), then one strided read of
+    # the corners: per-corner strided views cost numpy an inner loop per output row
+    ii, length = passes[1], passes[1].size
+    jj = passes[0][:length]
+    for i in range(1, k[0]):  # a select by arithmetic: np.where's branch on a random mask costs ~4 ns an entry
+        cand = passes[0][i * d[0] * wp:i * d[0] * wp + length]
+        jj = jj + (ii == i).view(np.int8) * (cand - jj)
+    # the narrowest integers that hold the largest offset: these passes run over the whole input
+    reach = max(k[0] - 1, 1) * d[0] * w + max(k[1] - 1, 1) * d[1]  # the multipliers must fit too
+    local = ii.astype(np.int16 if reach < 2 ** 15 else np.int32)
+    local *= d[0] * w
+    local += jj if d[1] == 1 else jj.astype(local.dtype) * d[1]
+    return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
 
 
 @op(variants="function functional")
@@ -238,16 +247,15 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
-    found = _max_separable(xp, k, s, d, out_hw) if x.dtype in FLOATING_NP else None
+    found = _max_separable(xp, k, s, d, out_hw, w) if x.dtype in FLOATING_NP else None
     if found is None:
         win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
         a = win.argmax(axis=-1)
         vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
-        ii, jj = a // k[1], a % k[1]
+        local = (a // k[1]) * (d[0] * w)
+        local += (a % k[1]) * d[1]
     else:
-        vals, ii, jj = found
-    local = ii.astype(np.int64) * (d[0] * w)
-    local += jj * d[1]
+        vals, local = found
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
 
