@@ -1,0 +1,77 @@
+"""Tensor methods that hand a tensor's values to Python and numpy: ``numpy()``, numpy's ``__array__``
+protocol, ``item``/``tolist``, ``len``/``iter``/``bool`` and the number conversions (``float``, ``int``,
+``index``, ``complex``, ``format``), with PyTorch's refusals. Tensor (tensor.py) inherits them."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class _TensorConversion:
+    # -- leaving tinytorch ---------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The array itself (shared memory); refuses while the tensor requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        """numpy's view of the tensor: the same memory unless ``dtype`` or ``copy=True`` needs another."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        if copy or (dtype is not None and np.dtype(dtype) != self._data.dtype):
+            if copy is False:  # numpy's own wording for a copy it was told not to make
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return np.array(self._data, dtype=dtype, copy=True)
+        return self._data
+
+    def item(self):
+        """The single element as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
