@@ -11,9 +11,9 @@ each product exact before its one rounding, fused or not. It is used only after 
 numpy's products passes (bit for bit, zeros of both signs, on a threaded size too)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from ._openblas import openblas_routines
 
 __all__ = ["blas_outer"]
 
@@ -23,28 +23,11 @@ _ger: dict | None = None  # dtype -> the checked ctypes ?ger, filled on first us
 
 
 def _find_ger() -> dict:
-    import ctypes  # here, not at import: only the first large batch-1 weight gradient pays for it
-    import glob
+    import ctypes  # loaded already by openblas_routines
 
-    found = {}
-    try:
-        here = os.path.dirname(os.path.dirname(np.__file__))
-        for path in sorted(glob.glob(os.path.join(here, "numpy.libs", "libscipy_openblas*.so*"))):
-            lib = ctypes.CDLL(path)
-            for dt, name, real in ((_F32, "sger", ctypes.c_float), (_F64, "dger", ctypes.c_double)):
-                for symbol, index in ((f"scipy_cblas_{name}64_", ctypes.c_int64), (f"scipy_cblas_{name}", ctypes.c_int)):
-                    fn = getattr(lib, symbol, None)
-                    if fn is not None:
-                        fn.restype = None
-                        fn.argtypes = [ctypes.c_int, index, index, real, ctypes.c_void_p, index, ctypes.c_void_p,
-                                       index, ctypes.c_void_p, index]
-                        found.setdefault(dt, fn)
-                        break
-            if found:
-                break
-    except (OSError, AttributeError, TypeError):
-        return {}
-    return found
+    return openblas_routines("sger", "dger", lambda index, real: [ctypes.c_int, index, index, real, ctypes.c_void_p,
+                                                                  index, ctypes.c_void_p, index, ctypes.c_void_p,
+                                                                  index])
 
 
 def _outer(u: np.ndarray, v: np.ndarray, fn) -> np.ndarray:

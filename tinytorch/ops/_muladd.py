@@ -23,10 +23,10 @@ each part with its own tail; one call when OpenBLAS runs one thread); the rest o
 through numpy."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
 from .._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
+from ._openblas import openblas_library, openblas_routines
 
 __all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 
@@ -139,36 +139,23 @@ _axpy: dict | None = None  # dtype -> the checked ctypes function, filled on fir
 
 
 def _find_axpy() -> dict:
-    """numpy's bundled OpenBLAS ``?axpy`` functions, by dtype (empty where there is none)."""
+    """numpy's bundled OpenBLAS ``?axpy`` functions, by dtype (empty where there is none), and its thread
+    count query."""
     global _addressof, _c_char, _threads
     import ctypes  # here, not at import: only the first float32/float64 add with alpha pays for it
-    import glob
 
     _addressof, _c_char = ctypes.addressof, ctypes.c_char
-    found = {}
-    try:
-        here = os.path.dirname(os.path.dirname(np.__file__))
-        for path in sorted(glob.glob(os.path.join(here, "numpy.libs", "libscipy_openblas*.so*"))):
-            lib = ctypes.CDLL(path)
-            for dt, name, real in ((_F32, "saxpy", ctypes.c_float), (_F64, "daxpy", ctypes.c_double)):
-                for symbol, index in ((f"scipy_cblas_{name}64_", ctypes.c_int64), (f"scipy_cblas_{name}", ctypes.c_int)):
-                    fn = getattr(lib, symbol, None)
-                    if fn is not None:
-                        fn.restype = None
-                        fn.argtypes = [index, real, ctypes.c_void_p, index, ctypes.c_void_p, index]
-                        found.setdefault(dt, fn)
-                        break
-            if found:
-                for symbol in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
-                               "openblas_get_num_threads64_", "openblas_get_num_threads"):
-                    threads = getattr(lib, symbol, None)
-                    if threads is not None:
-                        threads.restype, threads.argtypes = ctypes.c_int, []
-                        _threads = threads
-                        break
+    found = openblas_routines("saxpy", "daxpy",
+                              lambda index, real: [index, real, ctypes.c_void_p, index, ctypes.c_void_p, index])
+    if found:
+        lib = openblas_library()
+        for symbol in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                       "openblas_get_num_threads64_", "openblas_get_num_threads"):
+            threads = getattr(lib, symbol, None)
+            if threads is not None:
+                threads.restype, threads.argtypes = ctypes.c_int, []
+                _threads = threads
                 break
-    except (OSError, AttributeError, TypeError):
-        return {}
     return found
 
 

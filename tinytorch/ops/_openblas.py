@@ -1,0 +1,54 @@
+"""numpy's bundled OpenBLAS (``numpy.libs/libscipy_openblas*.so``), reached through ctypes for the few
+BLAS routines numpy does not expose (``?axpy`` for the fused multiply-add updates, ``?ger`` for batch-1
+outer products). ctypes is imported on first use, not with tinytorch; each caller checks the routine it
+gets against an exact computation before trusting it."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = ["openblas_library", "openblas_routines"]
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_library = False  # not looked for yet; then the ctypes handle, or None
+
+
+def openblas_library():
+    """The ctypes handle of numpy's bundled OpenBLAS, or None where numpy ships none (another BLAS, or a
+    layout without ``numpy.libs``). Looked for once."""
+    global _library
+    if _library is False:
+        import ctypes  # here, not at import: only the first caller pays for it
+        import glob
+
+        _library = None
+        here = os.path.dirname(os.path.dirname(np.__file__))
+        for path in sorted(glob.glob(os.path.join(here, "numpy.libs", "libscipy_openblas*.so*"))):
+            try:
+                _library = ctypes.CDLL(path)
+                break
+            except OSError:
+                continue
+    return _library
+
+
+def openblas_routines(single: str, double: str, argtypes) -> dict:
+    """{float32 dtype: the ``single`` routine, float64 dtype: the ``double`` one} as ctypes functions of the
+    bundled OpenBLAS's CBLAS interface (its 64-bit-index build preferred), with ``argtypes(index, real)``
+    giving each one's argument types; empty where the library or the symbols are missing."""
+    import ctypes
+
+    lib = openblas_library()
+    found = {}
+    if lib is None:
+        return found
+    for dt, name, real in ((_F32, single, ctypes.c_float), (_F64, double, ctypes.c_double)):
+        for symbol, index in ((f"scipy_cblas_{name}64_", ctypes.c_int64), (f"scipy_cblas_{name}", ctypes.c_int)):
+            fn = getattr(lib, symbol, None)
+            if fn is not None:
+                fn.restype = None
+                fn.argtypes = argtypes(index, real)
+                found[dt] = fn
+                break
+    return found
