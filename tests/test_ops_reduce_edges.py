@@ -145,3 +145,17 @@ def test_vmap_vs_torch(name, fn):
     assert type(ours).__name__ == type(theirs).__name__  # (values, indices) stay named tuples
     for x, y in zip(_leaves(ours), _leaves(theirs)):
         np.testing.assert_allclose(_np(x), _np(y), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "nansum", "nanmean", "cumsum", "cumprod", "prod"])
+def test_reductions_of_opposite_infinities_are_quiet_nan(name):
+    """inf + -inf and inf * 0 inside a reduction: PyTorch gives NaN silently; numpy's RuntimeWarning must
+    not leak out of tinytorch (the pooling gradient of a padded -inf window met it first)."""
+    import warnings
+    x = np.array([[np.inf, -np.inf, 1.0], [np.inf, 0.0, 2.0]], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for dim_args in ((1,),) if name in ("cumsum", "cumprod") else ((), (1,)):
+            ours = getattr(tinytorch.tensor(x), name)(*dim_args)
+            theirs = getattr(torch.tensor(x), name)(*dim_args)
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -45,3 +45,25 @@ def test_max_pool2d_indices_of_very_wide_inputs_match_torch(k, d):
     ty, ti = torch.nn.functional.max_pool2d(torch.tensor(x), k, stride=1, dilation=d, return_indices=True)
     np.testing.assert_array_equal(y.numpy(), ty.numpy())
     np.testing.assert_array_equal(i.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize("k,s,p,d,ceil", [(2, 1, 1, 1, False), (3, 2, 1, 1, True), (3, 1, (1, 0), (2, 1), False),
+                                          ((2, 3), (1, 2), (1, 1), 1, True), (5, 2, 2, 1, False)])
+def test_max_pool2d_all_lowest_windows_point_inside(k, s, p, d, ceil):
+    """A padded window whose values are all -inf: PyTorch's argmax stays on the window's first tap inside
+    the input (it starts there), so indices and gradients never point at the padding."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    for trial in range(5):
+        x = rng.standard_normal((2, 2, int(rng.integers(4, 9)), int(rng.integers(4, 9)))).astype(np.float32)
+        x[rng.random(x.shape) < 0.8] = -np.inf
+        kw = dict(kernel_size=k, stride=s, padding=p, dilation=d, ceil_mode=ceil, return_indices=True)
+        xt, xo = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (y, i), (ty, ti) = F.max_pool2d(xt, **kw), torch.nn.functional.max_pool2d(xo, **kw)
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        assert y.detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+        g = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+        (y * tt.tensor(g)).sum().backward()
+        (ty * torch.tensor(g)).sum().backward()
+        # where windows overlap, a cell's gradients are summed in another order than PyTorch's (1-ulp noise)
+        np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._dtype import FLOATING_NP
 from .. import _dtype
+from .._quiet_fp import loud, quiet
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
@@ -34,8 +35,12 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
         acc = _dtype.to_np(dtype)
     else:
         acc = x.dtype if x.dtype in FLOATING_NP else np.dtype(np.int64)
-    out = as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=acc) if x.dtype in FLOATING_NP
-                   else x.sum(axis=dims, keepdims=keepdim, dtype=acc))
+    fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
+    try:
+        out = as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=acc) if x.dtype in FLOATING_NP
+                       else x.sum(axis=dims, keepdims=keepdim, dtype=acc))
+    finally:
+        loud(fp)
     if _State.enabled and input._requires_grad:
         node = NansumBackward0((input._edge(),))
         node.dims, node.keepdim = dims, keepdim

@@ -256,8 +256,21 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         local += (a % k[1]) * d[1]
     else:
         vals, local = found
+    if p[0] or p[1]:
+        lowest = vals == fill  # only there can a padding tap be the (first) maximum
+        if lowest.any():
+            local = np.where(lowest, _first_inside(out_hw, s, p, d, w), local)
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
+
+
+def _first_inside(out_hw, s, p, d, w: int) -> np.ndarray:
+    """(Ho, Wo): each window's first tap inside the input, as an offset from its corner. PyTorch's kernel
+    starts every window's argmax there, so a window whose values are all the lowest (-inf) points at it,
+    never at the padding."""
+    skip = [np.maximum(p[i] - np.arange(out_hw[i]) * s[i], 0) for i in range(2)]  # padding before the input
+    rows, cols = ((skip[i] + d[i] - 1) // d[i] * d[i] for i in range(2))  # whole dilation steps past it
+    return rows[:, None] * w + cols
 
 
 @op(variants="function functional")

@@ -14,6 +14,7 @@ from ._batching import logical_dims
 from ._registry import op
 from ._util import as_array, lowp_round, normalize_dims, opmath
 from .._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
+from .._quiet_fp import loud, quiet
 from .arith import where
 
 _REDUCTION = "function method out"
@@ -77,10 +78,14 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     x = input._data
     dims = normalize_dims(dim, x.ndim)
     sdt = _sum_dtype(x, dtype)
-    if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
-        out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
-    else:
-        out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=sdt))
+    fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
+    try:
+        if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+            out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
+        else:
+            out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=sdt))
+    finally:
+        loud(fp)
     if _State.enabled and input._requires_grad:
         node = (SumBackward0 if dim is None else SumBackward1)((input._edge(),))
         node._setup(x.shape, dims, keepdim)
@@ -122,7 +127,11 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         x = x.astype(_sum_dtype(x, dtype))
     _require_float(x, "mean")
     dims = normalize_dims(dim, x.ndim)
-    out = as_array(lowp_round(np.asarray(opmath(x).mean(axis=dims, keepdims=keepdim)), x.dtype))
+    fp = quiet()
+    try:
+        out = as_array(lowp_round(np.asarray(opmath(x).mean(axis=dims, keepdims=keepdim)), x.dtype))
+    finally:
+        loud(fp)
     if _State.enabled and input._requires_grad:
         node = (MeanBackward0 if dim is None else MeanBackward1)((input._edge(),))
         node._setup(x.shape, dims, keepdim)

@@ -18,6 +18,7 @@ from .binary import _complex_logaddexp
 from .join import cat, zeros_scatter
 from .._dtype import BF16_NP, FLOATING_NP
 from .._dtype_info import finfo
+from .._quiet_fp import loud, quiet
 
 _SCAN = "function method out"
 _ACC = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128),
@@ -78,7 +79,11 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     dt = _scan_dtype(x, dtype)
-    r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
+    try:
+        r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
     return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype)
 
 
@@ -117,7 +122,11 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     dt = _scan_dtype(x, dtype)
-    r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
+    try:
+        r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
     return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype)
 
@@ -262,10 +271,16 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     x = input._data
     dt = _scan_dtype(x, dtype)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
+    fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
+    try:
+        if dim is None:
+            r = np.prod(x, dtype=dt)
+        else:
+            d = normalize_dims(dim, x.ndim)
+            d = d[0] if d else 0
+            r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
     if dim is None:
-        r = np.prod(x, dtype=dt)
         return record(r, ProdBackward0, (input,), (src,))
-    d = normalize_dims(dim, x.ndim)
-    d = d[0] if d else 0
-    r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
     return record(r, ProdBackward1, (input,), (src,), dim=d, keepdim=keepdim)
