@@ -20,7 +20,7 @@ from ._reduction import resolve as _resolve_reduction
 from ..tensor import Tensor, _make
 from ._batching import expanded, level_of, unsupported
 from ._registry import op
-from ._util import as_array, row_starts
+from ._util import as_array, last_axis_max, row_starts
 from .compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from .reduce import LogSoftmaxBackward0
@@ -162,7 +162,6 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
 
 
 _INT64 = np.dtype(np.int64)
-_ROWS: dict = {}  # n -> arange(n) (row_starts(n, 1): read-only), kept per batch size
 
 
 def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
@@ -181,21 +180,13 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     n, c = x.shape
     if n != t.shape[0] or not n or 0 <= ignore_index < c:
         return None
-    rows = _ROWS.get(n)
-    if rows is None:
-        rows = row_starts(n, 1)
-        if len(_ROWS) > 64:
-            _ROWS.clear()
-        _ROWS[n] = rows
     try:  # the flat index of each target, refused (ValueError) for one outside [0, c): both bounds at once
-        idx = np.ravel_multi_index((rows, t), x.shape)
+        idx = np.ravel_multi_index((row_starts(n, 1), t), x.shape)
     except ValueError:
         return None  # the general path raises PyTorch's error
     token = quiet()
     try:
-        # the row maxima (as np.max(x, 1, keepdims=True): a maximum does not depend on the order of its
-        # comparisons, NaN propagates alike) by maximum.reduceat over the flat rows, the fastest call
-        m = np.maximum.reduceat(x.ravel(), row_starts(n, c)).reshape(n, 1)
+        m = last_axis_max(x)  # the row maxima (as np.max(x, 1, keepdims=True)), the fastest call
         logp = x - m
         lse = np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
         need = _State.enabled and input._requires_grad
@@ -214,8 +205,8 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     if not math.isfinite(total) and not np.isfinite(m).all():
         return None
     mean = reduction == "mean"
-    if mean:  # a Python int n converts as dtype(n) does (NEP 50), so the same quotient, without making dtype(n)
-        total = total / n if x.dtype in _EXACT else total / x.dtype.type(n)
+    if mean:  # divided by dtype(n): numpy 1.x would promote a float32 scalar over a Python int to float64
+        total = total / x.dtype.type(n)
     out = np.asarray(total)
     if not need:
         return _make(out)

@@ -55,9 +55,12 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        # this optimizer's own temporaries for the exact multiply-adds, reused from step to step (as SGD's)
+        self._scratch: dict = {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        self._scratch = {}
         for group in self.param_groups:
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
@@ -108,7 +111,7 @@ class Adam(Optimizer):
             adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, amsgrad=group["amsgrad"],
                  beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
                  eps=group["eps"], maximize=group["maximize"],
-                 decoupled_weight_decay=group["decoupled_weight_decay"])
+                 decoupled_weight_decay=group["decoupled_weight_decay"], _scratch=self._scratch)
         return loss
 
 
@@ -118,8 +121,9 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
          fused: bool | None = None, grad_scale: Tensor | None = None,
          found_inf: Tensor | None = None, has_complex: bool = False,
          decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float, beta2: float,
-         lr: float | Tensor, weight_decay: float, eps: float, maximize: bool) -> None:
-    """The Adam update in place (AdamW's with ``decoupled_weight_decay``); advances ``step``."""
+         lr: float | Tensor, weight_decay: float, eps: float, maximize: bool, _scratch: dict | None = None) -> None:
+    """The Adam update in place (AdamW's with ``decoupled_weight_decay``); advances ``step``. ``_scratch``
+    (tinytorch's own): the optimizer's reusable temporaries."""
     if grad_scale is not None or found_inf is not None:
         raise NotImplementedError("tinytorch's adam does not take grad_scale or found_inf")
     lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
@@ -127,13 +131,13 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
     for i, param in enumerate(params):
         max_sq = max_exp_avg_sqs[i] if amsgrad else None
         _adam_one(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_sq, state_steps[i], beta1,
-                  beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay)
+                  beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay, _scratch)
 
 
 def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
               max_exp_avg_sq: Tensor | None, step_t: Tensor, beta1: float, beta2: float,
               lr: float, weight_decay: float, eps: float, maximize: bool,
-              decoupled: bool) -> None:
+              decoupled: bool, scratch: dict | None = None) -> None:
     for state in (exp_avg, exp_avg_sq, max_exp_avg_sq):
         if state is not None:
             check_state_shape(state, grad)
@@ -149,7 +153,7 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
             np.multiply(p, 1 - lr * weight_decay, out=p)
             version_counter(param)[0] += 1
         else:  # grad.add(param, alpha=weight_decay)
-            g = plus_scaled_into(np.empty_like(g), g, p, weight_decay)
+            g = plus_scaled_into(np.empty_like(g), g, p, weight_decay, scratch)
 
     # first moment: m.lerp_(g, 1 - beta1); PyTorch's lerp is one FMA either side of weight 0.5:
     # m + w * (g - m) below, g - (g - m) * (1 - w) from there, w and 1 - w in the dtype's precision
@@ -161,9 +165,9 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
         weight = 1 - beta1
         rest = 1 - weight
     if abs(weight) < 0.5:
-        plus_scaled_into(m, m, diff, float(weight))
+        plus_scaled_into(m, m, diff, float(weight), scratch)
     else:
-        plus_scaled_into(m, g, diff, -float(rest))
+        plus_scaled_into(m, g, diff, -float(rest), scratch)
     version_counter(exp_avg)[0] += 1
 
     # second moment: v.mul_(beta2).addcmul_(g, g, value=1 - beta2), the addcmul in two roundings
