@@ -14,7 +14,7 @@ from .._dtype import LOWP_NP
 from ..tensor import Size, Tensor, _make
 from ._registry import op
 from .activation import functional_spelling
-from .norm import _EXACT_MEAN, _float_only, _grad_input, _grad_input_np, _maybe, _np_stats, _record, _standardize
+from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _record, _standardize
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -39,7 +39,7 @@ class NativeBatchNormBackward0(Node):
         g_hat = gd if wd is None else gd * wd.reshape(shape)
         gx = gw = gb = None
         if need_x:
-            gx = _make(_grad_input_np(g_hat, xhat, invstd, axes) if self.use_batch_stats else g_hat * invstd)
+            gx = _make(g_hat * invstd)  # xhat is kept in eval only (training keeps xc: _backward_centred)
         if need_w:
             gw = _make((gd * xhat).sum(axis=axes, dtype=gd.dtype))
         if need_b:
@@ -204,11 +204,15 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     n = x.size // c
     if n < 2:
         return None
-    if x.ndim == 2:
-        return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, (0,), (1, c), n)
-    axes = (0,) + tuple(range(2, x.ndim))
-    shape = (1, c) + (1,) * (x.ndim - 2)
+    axes, shape = _channel_axes(x.ndim, c)
     return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
+
+
+def _channel_axes(ndim: int, c: int) -> tuple:
+    """The axes a channel's statistics reduce over, and the shape that broadcasts one value per channel."""
+    if ndim == 2:
+        return (0,), (1, c)
+    return (0,) + tuple(range(2, ndim)), (1, c) + (1,) * (ndim - 2)
 
 
 def _check_channels(name: str, t, c: int) -> None:
@@ -258,14 +262,9 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
                 raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to "
                                    f"argument '{name}'. This input cannot have requires_grad True.")
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and t._data.size != c:
-            _check_channels(name, t, c)
+        _check_channels(name, t, c)
     _check_mixed_dtype(x.dtype, weight, bias, running_mean, running_var)
-    if x.ndim == 2:
-        axes, shape = (0,), (1, c)
-    else:
-        axes = (0,) + tuple(range(2, x.ndim))
-        shape = (1, c) + (1,) * (x.ndim - 2)
+    axes, shape = _channel_axes(x.ndim, c)
     if training:
         # the running statistics are updated in place without a version bump: PyTorch's kernel writes
         # them behind autograd's back too (F.batch_norm leaves running_mean._version unchanged)

@@ -123,21 +123,17 @@ def _sgd(params, d_p_list, momentum_buffer_list, weight_decay, momentum, lr, dam
             momentum_buffer_list[i] = new_buf
 
 
+def _owner(a: np.ndarray) -> int:
+    """The id of the array that owns ``a``'s memory (``a`` itself, or the end of its chain of numpy bases)."""
+    while a.base is not None and type(a.base) is np.ndarray:
+        a = a.base
+    return id(a if a.base is None else a.base)
+
+
 def _aliased(ys: list, xs: list) -> bool:
     """Whether any array of ``xs`` shares its owner with an array of ``ys``, or two of ``ys`` do."""
-    owners = set()
-    for y in ys:
-        while y.base is not None and type(y.base) is np.ndarray:
-            y = y.base
-        owners.add(id(y if y.base is None else y.base))
-    if len(owners) < len(ys):
-        return True
-    for x in xs:
-        while x.base is not None and type(x.base) is np.ndarray:
-            x = x.base
-        if id(x if x.base is None else x.base) in owners:
-            return True
-    return False
+    owners = {_owner(y) for y in ys}
+    return len(owners) < len(ys) or any(_owner(x) in owners for x in xs)
 
 
 def _scratch_like(a: np.ndarray, scratch: dict | None) -> np.ndarray:
