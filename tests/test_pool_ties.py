@@ -67,3 +67,22 @@ def test_max_pool2d_all_lowest_windows_point_inside(k, s, p, d, ceil):
         (ty * torch.tensor(g)).sum().backward()
         # where windows overlap, a cell's gradients are summed in another order than PyTorch's (1-ulp noise)
         np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("k,s,p,d", [(3, 2, 1, 1), (2, 1, 1, 1), ((3, 2, 3), (1, 2, 1), (1, 1, 0), (1, 1, 2))])
+def test_max_pool3d_all_lowest_windows_point_inside(k, s, p, d):
+    """max_pool3d's padded windows of all -inf point at their first tap inside the input, as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    for trial in range(4):
+        x = rng.standard_normal((1, 2, 5, 4, 6)).astype(np.float32)
+        x[rng.random(x.shape) < 0.85] = -np.inf
+        kw = dict(kernel_size=k, stride=s, padding=p, dilation=d, return_indices=True)
+        xt, xo = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (y, i), (ty, ti) = F.max_pool3d(xt, **kw), torch.nn.functional.max_pool3d(xo, **kw)
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        assert y.detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+        g = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+        (y * tt.tensor(g)).sum().backward()
+        (ty * torch.tensor(g)).sum().backward()
+        np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)

@@ -95,8 +95,11 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                 first = False
                 best = np.where(take, v, best)
                 idx = np.where(take, here, idx)
-    # a window's first in-bounds element stands in for windows that saw only padding (never chosen)
-    idx = np.clip(idx, 0, size[0] * size[1] * size[2] - 1)
+    lowest = best == fill  # only there can a padding tap be the (first) maximum
+    if lowest.any():  # PyTorch's kernel starts each argmax at the window's first tap inside the input
+        start = [pos[i] + (np.maximum(-pos[i], 0) + d[i] - 1) // d[i] * d[i] for i in range(3)]
+        inside = (start[0][:, None, None] * size[1] + start[1][None, :, None]) * size[2] + start[2][None, None, :]
+        idx = np.where(lowest, inside, idx)
     vals = _gather_flat(_as5(input), idx)
     return _finish(vals, idx, x.ndim == 5, return_indices)
 
