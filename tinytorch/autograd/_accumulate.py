@@ -9,7 +9,6 @@ import sys
 
 import numpy as np
 
-from .. import tensor as _tensor
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 from ..tensor import Tensor, _make
 from .grad_mode import version_counter
@@ -26,7 +25,6 @@ def _steal_or_copy(g, like: np.ndarray):
     A view qualifies when its base tensor is held by it alone. Only an array laid out like the leaf is
     kept (PyTorch's layout contract): a weight gradient arriving transposed is copied, or
     ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
-    _make = _tensor._make
     d = g._data
     if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
         base = d.base

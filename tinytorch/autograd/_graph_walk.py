@@ -80,10 +80,10 @@ def _collect(roots):
                     push(nxt)
                 else:
                     deps[nxt] = c + 1
-    return deps, deps
+    return deps
 
 
-def _needed(roots, seen, targets: set) -> set:
+def _needed(roots, targets: set) -> set:
     """Nodes from which some target node can be reached (only those run in ``autograd.grad``)."""
     order = []
     visited = set()

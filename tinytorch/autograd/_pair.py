@@ -96,7 +96,7 @@ def binary_node(cls, a, b, save_a, save_b):
             if fn is not None:
                 node._na = fn
             else:
-                node._na, nr = a._edge()
+                node._na = a._edge()[0]
     if b is not None:
         fn = b.grad_fn
         if fn is not None:
@@ -109,7 +109,7 @@ def binary_node(cls, a, b, save_a, save_b):
             if fn is not None:
                 node._nb = fn
             else:
-                node._nb, nr = b._edge()
+                node._nb = b._edge()[0]
     # a SavedPair's saves as its attributes (each a tensor's version counter is read once)
     if save_a is not None:
         node._sa = save_a

@@ -45,15 +45,15 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
              accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
     """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad."""
     roots = [n for n, _ in root_edges]
-    deps, seen = _collect(roots)
+    deps = _collect(roots)
     if user_grads and accumulate:
-        root_grads = _apart_from_leaf_grads(root_grads, seen)
+        root_grads = _apart_from_leaf_grads(root_grads, deps)
     needed = None
     if capture is not None or restrict is not None:
         targets = {n for n, _ in capture} if capture is not None else set()
         if restrict is not None:
             targets |= restrict
-        needed = _needed(roots, seen, targets)
+        needed = _needed(roots, targets)
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
         if node is None or g is None:
