@@ -1,2 +1,2 @@
 """``tinytorch.backends``: only the CPU exists; cudnn/cuda/mps hold the switches scripts set."""
-from . import cuda, cudnn, mps  # noqa: F401
+from . import cpu, cuda, cudnn, mps  # noqa: F401

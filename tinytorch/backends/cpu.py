@@ -1,0 +1,86 @@
+"""``tinytorch.backends.cpu``: which CPU kernels this process runs.
+
+PyTorch picks one of its CPU paths at start (``torch.backends.cpu.get_cpu_capability()``: DEFAULT, AVX2,
+AVX512, ...); tinytorch's arrays go through numpy, which picks its own SIMD kernels per CPU, and through the
+BLAS numpy was built with, which picks its own kernel per CPU too. Floats can move by an ulp between any of
+these, so every figure a benchmark or a training run prints names the kernels it ran on (``describe()``).
+Nothing here is imported by ``import tinytorch`` beyond this module's own names; ctypes is loaded on the
+first call that needs it."""
+from __future__ import annotations
+
+import glob
+import os
+
+import numpy as np
+
+__all__ = ["get_cpu_capability", "kernels", "describe"]
+
+
+def _numpy_targets() -> list:
+    """numpy's SIMD dispatch targets that run here: those it was built with, less those the CPU lacks or
+    ``NPY_DISABLE_CPU_FEATURES`` turned off."""
+    try:  # numpy 2
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    found = getattr(umath, "__cpu_features__", {})
+    return [t for t in getattr(umath, "__cpu_dispatch__", []) if found.get(t)]
+
+
+def get_cpu_capability() -> str:
+    """The widest x86 vector level numpy's own kernels run at here, in PyTorch's words: "AVX512", "AVX2" or
+    "DEFAULT" (other CPUs, or features disabled with ``NPY_DISABLE_CPU_FEATURES``). It tells which numpy
+    kernels tinytorch runs; PyTorch's own choice is ``torch.backends.cpu.get_cpu_capability()``."""
+    targets = _numpy_targets()
+    if any(t.startswith("AVX512") or t == "X86_V4" for t in targets):
+        return "AVX512"
+    if any(t in ("AVX2", "X86_V3") for t in targets):
+        return "AVX2"
+    return "DEFAULT"
+
+
+def _blas() -> str:
+    """numpy's bundled OpenBLAS: version, the kernel it chose for this CPU, and its thread count (read from
+    the library itself); or what numpy's build says where it bundles another BLAS."""
+    import ctypes
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "*openblas*.so*"))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        calls = {}
+        for what in ("get_config", "get_corename", "get_num_threads"):
+            for prefix in ("scipy_openblas_", "openblas_"):
+                fn = next((getattr(lib, prefix + what + suffix, None) for suffix in ("64_", "")
+                           if getattr(lib, prefix + what + suffix, None) is not None), None)
+                if fn is not None:
+                    fn.restype = ctypes.c_char_p if what != "get_num_threads" else ctypes.c_int
+                    fn.argtypes = []
+                    calls[what] = fn
+                    break
+        if "get_corename" in calls:
+            config = calls["get_config"]().decode() if "get_config" in calls else "OpenBLAS"
+            version = config.split()[1] if config.startswith("OpenBLAS ") and len(config.split()) > 1 else "?"
+            threads = calls["get_num_threads"]() if "get_num_threads" in calls else "?"
+            return f"OpenBLAS {version} ({calls['get_corename']().decode()} kernel, {threads} thread{'' if threads == 1 else 's'})"
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]  # numpy >= 1.26
+        return f"{blas.get('name', 'unknown BLAS')} {blas.get('version', '')}".strip()
+    except Exception:  # older numpy prints its configuration instead of returning it
+        return "unknown BLAS"
+
+
+def kernels() -> dict:
+    """{"numpy": version, "simd": numpy's dispatch targets this CPU runs, "capability": get_cpu_capability(),
+    "blas": numpy's BLAS with its kernel and threads}."""
+    return {"numpy": np.__version__, "simd": _numpy_targets(),
+            "capability": get_cpu_capability(), "blas": _blas()}
+
+
+def describe() -> str:
+    """One line naming the kernels tinytorch's arrays run on, e.g.
+    ``numpy 2.4.6 (SIMD AVX512: X86_V3 X86_V4 AVX512_ICL), BLAS OpenBLAS 0.3.31 (Zen kernel, 2 threads)``."""
+    k = kernels()
+    return f"numpy {k['numpy']} (SIMD {k['capability']}: {' '.join(k['simd']) or 'baseline only'}), BLAS {k['blas']}"
