@@ -245,6 +245,8 @@ def main(argv=None) -> int:
     torch.manual_seed(args.seed)
     device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
     print(f"Using {device} device")
+    if args.rank == 0:  # stderr, beside the progress bars: stdout stays the quickstart's own lines
+        print(f"Kernels: {torch.backends.cpu.describe()}", file=sys.stderr)
 
     training_data, test_data = load_data(args)
     if args.limit is not None:

@@ -158,3 +158,4 @@ def paired_per_call_us(fn_a, fn_b, repeat: int, clock=time.perf_counter, target_
 
 def median(values: list) -> float:
     return float(statistics.median(values))
+

@@ -31,6 +31,7 @@ sys.path.insert(0, HERE)
 
 import _report  # noqa: E402  (numpy-free: the parent process stays light)
 import _rng  # noqa: E402  (numpy-free too; its worker imports what it needs)
+from _machine import kernels_line  # noqa: E402  (numpy-free: asks a fresh process)
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -275,6 +276,7 @@ def render(args, summary: dict, meta: dict, notes: list) -> str:
         f"{meta.get('torch', 'not run')}; data: {meta['data']}; {args.samples} samples per epoch "
         f"({steps} steps of batch 64); {args.rounds} round(s), medians over rounds; "
         f"{CLOCK_WORDS[args.clock]}.",
+        f"Kernels: {meta.get('kernels', 'unknown')}.",
         "",
         _report.main_table(summary, steps),
         "",
@@ -333,6 +335,7 @@ def main(argv=None) -> int:
         "tinytorch_commit": _git_commit(),
         "data": data,
         "load_average": [load_before, load_after],
+        "kernels": kernels_line(),
     }
     if "torch" in impls:
         meta["torch"] = _version("torch")

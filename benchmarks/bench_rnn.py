@@ -91,6 +91,8 @@ def main(argv=None) -> None:
     for lib, v in med.items():
         print(f"| {lib} | {v * 1e3:.2f} |")
     print(f"| ratio tinytorch / PyTorch | {med['tinytorch'] / med['torch']:.2f}x |")
+    from _machine import kernels_line  # the kernels these figures ran on
+    print(f"Kernels: {kernels_line()}")
 
 
 if __name__ == "__main__":

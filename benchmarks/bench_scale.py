@@ -206,6 +206,8 @@ def main() -> None:
         print(f"| import (over `python -c pass`), {what} | {it:.3f} s | {itt:.3f} s | | tinytorch ≤ 0.2 s"
               f"{' ✓' if itt <= 0.2 else ' ✗'} | |")
     print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; {rounds} interleaved rounds.")
+    from _machine import kernels_line  # the kernels these figures ran on
+    print(f"Kernels: {kernels_line()}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": summary, "results": results, "imports": imports}, f, indent=1)

@@ -213,6 +213,8 @@ def main() -> None:
         t, tt = statistics.median(results[n]["torch"]), statistics.median(results[n]["tinytorch"])
         print(f"| {ROWS[n][2]} | {t * 1e3:.3g} ms | {tt * 1e3:.3g} ms | {tt / t:.2f}x |")
     print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; {args.rounds} interleaved rounds.")
+    from _machine import kernels_line  # the kernels these figures ran on
+    print(f"Kernels: {kernels_line()}")
 
 
 if __name__ == "__main__":

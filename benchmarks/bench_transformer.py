@@ -101,6 +101,8 @@ def main() -> None:
     for name in libs:
         print(f"  {name:9s} {ms[name]:8.2f} ms/step   first losses {', '.join(f'{v:.4f}' for v in first[name])}")
     print(f"  ratio tinytorch/torch: {ms['tinytorch'] / ms['torch']:.2f}x")
+    from _machine import kernels_line  # the kernels these figures ran on
+    print(f"Kernels: {kernels_line()}")
 
 
 if __name__ == "__main__":
