@@ -71,8 +71,8 @@ vmap = func.vmap
 
 from . import fft, linalg, masked, signal, special  # noqa: E402,F401
 
-# every declared op's torch-level spellings (tinytorch/ops/_registry.py)
-from .ops import _registry  # noqa: E402
+# every declared op's torch-level spellings (tinytorch/_ops/_core/registry.py)
+from ._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("torch"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..ops.linalg_ext import LinAlgError  # noqa: F401
 
 
-# every op declared in torch.linalg (tinytorch/ops/_registry.py)
-from ..ops import _registry  # noqa: E402
+# every op declared in torch.linalg (tinytorch/_ops/_core/registry.py)
+from .._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("linalg"))

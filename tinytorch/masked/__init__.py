@@ -2,6 +2,6 @@
 with a boolean mask), declared with their ops in ``ops/masked_reductions.py``."""
 from __future__ import annotations
 
-from ..ops import _registry
+from .._ops._core import registry as _registry
 
 globals().update(_registry.namespace("masked"))

@@ -12,8 +12,8 @@ from ..ops.products import cosine_similarity, pairwise_distance  # noqa: F401
 from ..ops.loss_margin import triplet_margin_with_distance_loss  # noqa: F401  (takes a callable: not an op)
 from ..tensor import Tensor  # noqa: F401  (PyTorch's nn.functional has it too)
 
-# every op declared with an nn.functional spelling (tinytorch/ops/_registry.py)
-from ..ops import _registry  # noqa: E402
+# every op declared with an nn.functional spelling (tinytorch/_ops/_core/registry.py)
+from .._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("nn.functional"))
 

@@ -5,7 +5,7 @@ first (see ``_batching.py``)."""
 from __future__ import annotations
 
 from ..tensor import Tensor, _wrap_dim
-from ._batching import expanded, level_of, unsupported
+from .._ops._core.batching import expanded, level_of, unsupported
 
 
 def shape_arg(shape) -> tuple:

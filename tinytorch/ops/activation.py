@@ -15,9 +15,9 @@ from .._dtype import FLOATING_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import first_only, pointwise, unsupported
-from ._registry import op
-from ._util import as_array
+from .._ops._core.batching import first_only, pointwise, unsupported
+from .._ops._core.registry import op
+from .._ops._core.util import as_array
 from .arith import where
 from .inplace import apply_inplace
 

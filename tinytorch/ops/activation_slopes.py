@@ -10,8 +10,8 @@ from ..autograd.grad_mode import _State, no_grad
 from ..autograd.node import Node
 from ..random import _engine
 from ..tensor import Tensor, _make
-from ._registry import op
-from ._util import as_array, sum_to
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, sum_to
 from .activation import cast, float_array, functional_spelling, mask, record
 from .arith import where
 from .inplace import apply_inplace

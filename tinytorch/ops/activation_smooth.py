@@ -13,9 +13,9 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from . import _gelu_onednn
-from ._batching import composite
-from ._registry import op
-from ._util import complex_grad_error, opmath
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
+from .._ops._core.util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
 from .arith import where
 from .inplace import apply_inplace

@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .pool import AdaptiveMaxPool2DBackward0, _as4, _max_result, _pair
 
 

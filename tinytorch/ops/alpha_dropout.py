@@ -11,7 +11,7 @@ import numpy as np
 from .._random import draws as _draws
 from ..random import _engine
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
 from .dropout import refuse_complex_draw
 

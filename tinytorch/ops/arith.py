@@ -11,11 +11,11 @@ from .._quiet_fp import ARRAY_OUT, cast, loud, quiet
 from ..autograd._pair import EdgePair, SavedPair, binary_node
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._binary_base import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
-                           _plus_scaled, _same, _zero_dim)
-from ._registry import op
-from ._util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad)
+from .._ops._core.batching import pointwise
+from .._ops._core.binary import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
+                                 _plus_scaled, _same, _zero_dim)
+from .._ops._core.registry import op
+from .._ops._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
 # called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
 # n-d operand about 0.1 us, so those take the operator)

@@ -10,9 +10,9 @@ import numpy as np
 
 from .._dtype_info import promote_types
 from ..tensor import Tensor, _make
-from ._batching import composite
-from ._registry import op
-from ._util import sum_to
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
+from .._ops._core.util import sum_to
 from .counting import nonzero
 from .join import cat, chunk, split
 from .tri import diag

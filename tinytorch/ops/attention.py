@@ -21,8 +21,8 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..random import _engine
 from ..tensor import Tensor, _make
-from ._registry import op
-from ._util import broadcast_shapes, last_axis_max, sum_to
+from .._ops._core.registry import op
+from .._ops._core.util import broadcast_shapes, last_axis_max, sum_to
 
 _MASKED = -np.inf
 

@@ -12,7 +12,7 @@ from ..autograd.grad_mode import _Active, _State
 from ..autograd.node import Node
 from .._dtype import LOWP_NP
 from ..tensor import Size, Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _record, _standardize
 

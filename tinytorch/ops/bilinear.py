@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._registry import op
-from ._util import complex_grad_error
+from .._ops._core.registry import op
+from .._ops._core.util import complex_grad_error
 from .einsum import einsum
 
 

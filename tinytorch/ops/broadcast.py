@@ -3,8 +3,8 @@ each tensor expanded to the common shape (composites of ``expand``, as in PyTorc
 from __future__ import annotations
 
 from .._size import Size
-from ._batching import composite
-from ._registry import op
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
 
 
 @op(variants="function", batch=composite)

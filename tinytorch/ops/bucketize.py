@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 
 def _values(v):

@@ -9,9 +9,9 @@ from .._dtype import FLOATING_NP, get_default_dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._registry import op
-from ._util import as_array, binary_operands, edge, fit_grad, meta
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, binary_operands, edge, fit_grad, meta
 from .compare import where
 
 _CLAMP = "function method inplace torch_inplace out"

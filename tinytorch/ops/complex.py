@@ -15,9 +15,9 @@ from .. import _dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
-from ._batching import pointwise
-from ._registry import op
-from ._util import as_array, fit_grad
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, fit_grad
 
 _as_strided = np.lib.stride_tricks.as_strided
 

@@ -17,7 +17,7 @@ from .._dtype import FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .complex import view_as_real
 from .linalg import _CPP_NAMES
 from ._im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,

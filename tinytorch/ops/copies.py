@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._batching import composite
-from ._registry import op
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
 from .join import narrow, split, unbind
 from .shape import diagonal, permute, squeeze, t, transpose, unsqueeze
 from .strided import as_strided, unfold

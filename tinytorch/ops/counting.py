@@ -7,10 +7,10 @@ import numpy as np
 from .._dtype import FLOATING_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import logical_dims
-from ._record import legacy_name, record
-from ._registry import op
-from ._util import normalize_dims
+from .._ops._core.batching import logical_dims
+from .._ops._core.record import legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import normalize_dims
 
 _DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
 

@@ -10,8 +10,8 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import legacy_name
-from ._registry import op
+from .._ops._core.record import legacy_name
+from .._ops._core.registry import op
 
 _NEG = -np.inf
 

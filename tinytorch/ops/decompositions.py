@@ -6,13 +6,13 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, record
-from ._registry import op
+from .._ops._core.record import OUT, record
+from .._ops._core.registry import op
 from .complex import real
 from .linalg_ext import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
                          svd_result)
 from .join import cat
-from ._record import _State, edge
+from .._ops._core.record import _State, edge
 
 
 def _phi(x: Tensor) -> Tensor:

@@ -3,8 +3,8 @@ composite of ``narrow`` and subtraction in PyTorch too (its graph ends in SubBac
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._batching import composite
-from ._registry import op
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
 from .join import cat
 
 

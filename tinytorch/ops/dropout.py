@@ -10,8 +10,8 @@ import numpy as np
 from .._random import draws as _draws
 from ..random import _engine
 from ..tensor import Tensor, _make
-from ._batching import unsupported
-from ._registry import op
+from .._ops._core.batching import unsupported
+from .._ops._core.registry import op
 from .activation import functional_spelling
 from .reduce import softmax
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _wrap_dim
-from . import _registry
+from .._ops._core import registry as _registry
 
 
 # -- einsum ----------------------------------------------------------------------------------------

@@ -10,10 +10,10 @@ import numpy as np
 from ..autograd.grad_mode import _State, version_counter
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
-from ._util import complex_grad_error
-from ._record import record
+from .._ops._core.util import complex_grad_error
+from .._ops._core.record import record
 from .index import _add_rows_at, _is_row_index
 
 

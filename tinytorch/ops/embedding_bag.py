@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
 from .embedding import _renorm_
 from .join import stack

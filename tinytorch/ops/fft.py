@@ -18,7 +18,7 @@ from .. import _dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._registry import op
+from .._ops._core.registry import op
 from .join import cat
 
 _FN = "function out"

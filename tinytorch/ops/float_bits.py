@@ -10,11 +10,11 @@ from .._dtype import FLOATING_NP, LOWP_NP
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import composite, pointwise
+from .._ops._core.batching import composite, pointwise
 from .linalg_ext import _named
-from ._record import legacy_name, record
-from ._registry import op
-from ._util import binary_operands, fit_grad, meta, require_tensors
+from .._ops._core.record import legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import binary_operands, fit_grad, meta, require_tensors
 from .scatter_gather import NotImplementedBackward
 
 

@@ -8,11 +8,11 @@ from .. import _dtype
 from .._dtype import FLOATING_NP, get_default_dtype
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import composite, pointwise
+from .._ops._core.batching import composite, pointwise
 from .power import pow as _pow
-from ._record import record
-from ._registry import op
-from ._util import binary_operands, fit_grad, meta, require_tensors
+from .._ops._core.record import record
+from .._ops._core.registry import op
+from .._ops._core.util import binary_operands, fit_grad, meta, require_tensors
 
 
 def _as_tensor(v, like: np.ndarray) -> Tensor:

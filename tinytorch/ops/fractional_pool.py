@@ -17,7 +17,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..random import _engine
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .pool import _SCATTER_NODES, _named
 
 _SPATIAL_NAMES = ("time", "height", "width")

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "

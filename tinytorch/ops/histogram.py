@@ -9,7 +9,7 @@ import numpy as np
 
 from ..factory_spaced import linspace
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .linalg_ext import _named
 
 histogram_result = _named("histogram", ("hist", "bin_edges"))

@@ -15,8 +15,8 @@ from . import inplace, views
 from .arith import where
 from .inplace import overlaps, writeable
 from .shape import expand
-from ._registry import op
-from ._util import as_array, sum_to, unpack
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, sum_to, unpack
 # the adjoint of indexing, under the names the rest of the package imports from here
 from ._index_adjoint import IndexPutBackward0, _add_rows_at, _is_row_index, index_zeros_put  # noqa: F401
 

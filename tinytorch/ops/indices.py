@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype
 from .._size import _require_cpu
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 
 def _triangle(row: int, col: int, offset: int, dtype, device, lower: bool) -> Tensor:

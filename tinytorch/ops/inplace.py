@@ -17,9 +17,9 @@ from ..autograd.grad_mode import _State, check_inference_inplace, version_counte
 from ..autograd.node import Node
 from ..tensor import Tensor, _new
 from . import views as _views
-from . import _registry
-from ._registry import _cast_check, op
-from ._util import broadcast_shapes, sum_to, unpack
+from .._ops._core import registry as _registry
+from .._ops._core.registry import _cast_check, op
+from .._ops._core.util import broadcast_shapes, sum_to, unpack
 
 
 def check_inplace(t: Tensor, grad_needed: bool | None = None) -> None:

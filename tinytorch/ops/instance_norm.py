@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
 from .batch_norm import batch_norm
 

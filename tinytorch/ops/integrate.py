@@ -9,10 +9,10 @@ import numpy as np
 
 from .._dtype import get_default_dtype
 from ..tensor import Tensor, _wrap_dim
-from ._batching import composite
+from .._ops._core.batching import composite
 from .complex import complex
-from ._record import legacy_name
-from ._registry import op
+from .._ops._core.record import legacy_name
+from .._ops._core.registry import op
 from .join import cat
 
 

@@ -11,7 +11,7 @@ from ..tensor import Tensor, _make, _view_of, _wrap_dim
 from ..factory import zeros
 from . import _shape_batching as rules
 from .index import getitem
-from ._registry import op
+from .._ops._core.registry import op
 from .._quiet_fp import cast
 from ..autograd.forward_ad import _out_shape
 

@@ -8,11 +8,11 @@ from .._dtype import FROM_NP, LOWP_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor, _make
-from ._batching import at, level_of, phys_of
+from .._ops._core.batching import at, level_of, phys_of
 from ._blas_outer import blas_outer
-from ._registry import op
+from .._ops._core.registry import op
 from .._quiet_fp import cast
-from ._util import as_array, broadcast_shapes, holomorphic_backward, sum_to
+from .._ops._core.util import as_array, broadcast_shapes, holomorphic_backward, sum_to
 from ..autograd.forward_ad import _add_terms
 
 _PRODUCT = "function method out"

@@ -11,13 +11,13 @@ import numpy as np
 from .._dtype import INEXACT_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import per_sample
-from ._record import OUT, _State, edge, legacy_name, record
-from ._registry import op
+from .._ops._core.batching import per_sample
+from .._ops._core.record import OUT, _State, edge, legacy_name, record
+from .._ops._core.registry import op
 from .scan import _others_product
 from .compare import where
 from .complex import conj, imag
-from ._util import sum_to
+from .._ops._core.util import sum_to
 
 
 class LinAlgError(RuntimeError):

@@ -15,10 +15,10 @@ import numpy as np
 from .._dtype import INEXACT_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import OUT, legacy_name, record
-from ._batching import composite
-from ._registry import op
-from ._util import holomorphic_backward
+from .._ops._core.record import OUT, legacy_name, record
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
+from .._ops._core.util import holomorphic_backward
 from .linalg import _CPP_NAMES
 from .linalg_ext import _mH, _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm

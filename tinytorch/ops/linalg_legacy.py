@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .decompositions import cholesky as linalg_cholesky
 from .decompositions import qr as linalg_qr
 from .decompositions import svd as linalg_svd

@@ -14,9 +14,9 @@ from .._dtype import FLOATING_NP, INEXACT_NP
 from ..autograd.node import Node
 from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
-from ._record import OUT, legacy_name, record
-from ._registry import op
-from ._util import edge, sum_to
+from .._ops._core.record import OUT, legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import edge, sum_to
 from .linalg_ext import _mH, _mT, _named, batch_matrices, cholesky, pinv, pinv_backward, solve
 from .linalg_ext import inv
 from .decompositions import _failing_minor

@@ -14,8 +14,8 @@ import numpy as np
 from .._dtype import FROM_NP, LOWP_NP, complex64, complex128
 from ..autograd.grad_mode import _Active, _State
 from ..tensor import Tensor, _make
-from ._batching import at, level_of
-from ._registry import op
+from .._ops._core.batching import at, level_of
+from .._ops._core.registry import op
 from .._quiet_fp import cast
 from .linalg import AddmmBackward0, _check_dtypes, _np_matmul, matmul
 from .shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view

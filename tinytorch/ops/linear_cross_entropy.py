@@ -9,7 +9,7 @@ import warnings
 
 from .._dtype import int64
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 from .linear import linear
 from .loss_nll import cross_entropy
 

@@ -17,10 +17,10 @@ from ..autograd.node import Node
 from ._reduction import legacy_get_string
 from ._reduction import resolve as _resolve_reduction
 from ..tensor import Size, Tensor, _make
-from ._batching import expanded, level_of, logical_ndim
-from ._registry import op
+from .._ops._core.batching import expanded, level_of, logical_ndim
+from .._ops._core.registry import op
 from .activation import functional_spelling
-from ._util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
+from .._ops._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
 from .compare import where as _where
 from ..autograd.forward_ad import _add_terms
 

@@ -12,8 +12,8 @@ import numpy as np
 from ..autograd.node import Node
 from ._reduction import resolve as _legacy
 from ..tensor import Tensor, _make
-from ._registry import op
-from ._util import as_array
+from .._ops._core.registry import op
+from .._ops._core.util import as_array
 from .activation import functional_spelling, record as _record
 from .activation_smooth import logsigmoid
 from .arith import where

@@ -18,9 +18,9 @@ from ..autograd.grad_mode import _State, no_grad
 from ..autograd.node import Node
 from ._reduction import resolve as _resolve_reduction
 from ..tensor import Tensor, _make
-from ._batching import expanded, level_of, unsupported
-from ._registry import op
-from ._util import as_array, last_axis_max, row_starts
+from .._ops._core.batching import expanded, level_of, unsupported
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, last_axis_max, row_starts
 from .compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from .reduce import LogSoftmaxBackward0

@@ -7,7 +7,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .pad import constant_pad_nd
 from .pool import avg_pool2d
 from .pool3d import avg_pool3d

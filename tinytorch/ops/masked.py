@@ -8,9 +8,9 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
-from ._record import legacy_name, record
-from ._registry import op
-from ._util import broadcast_shapes, sum_to
+from .._ops._core.record import legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import broadcast_shapes, sum_to
 from .arith import where
 from .join import cat
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .arith import where
 from .vector_norm import vector_norm
 

@@ -9,9 +9,9 @@ from .._dtype import FLOATING_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import pointwise
-from ._registry import op
-from ._util import as_array, normalize_dims
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, normalize_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from .compare import maximum, minimum, where
 from .join import zeros_scatter

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from ..factory import zeros
 from .index import _SELECT
 from .join import cat

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling, relu
 from ._reduction import resolve as _resolve_reduction
 from .loss import check_reduction

@@ -11,9 +11,9 @@ from .._quiet_fp import loud, quiet
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import composite
-from ._registry import op
-from ._util import as_array, normalize_dims
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, normalize_dims
 
 
 class NansumBackward0(Node):

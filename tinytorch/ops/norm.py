@@ -16,9 +16,9 @@ from .._dtype import FLOATING_NP, FROM_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import functional_spelling
-from ._util import edge
+from .._ops._core.util import edge
 
 
 def _float_only(x, kernel: str) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 from .._dtype import FLOATING_NP
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import cast, mask, record
 from .arith import where
 

@@ -3,7 +3,7 @@ channel_shuffle: reshapes and permutations, so their gradients are the inverse r
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 
 
 @op(variants="function functional")

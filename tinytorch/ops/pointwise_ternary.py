@@ -7,12 +7,12 @@ import numpy as np
 from .._dtype import LOWP_NP, result_np_dtype
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._batching import pointwise
+from .._ops._core.batching import pointwise
 from ._muladd import addcmul_into
-from ._record import record
-from ._registry import op
+from .._ops._core.record import record
+from .._ops._core.registry import op
 from .._quiet_fp import cast
-from ._util import broadcast_shapes, fit_grad, holomorphic_backward, meta
+from .._ops._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
 
 _FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # where PyTorch's CPU kernels fuse (FMA)
 

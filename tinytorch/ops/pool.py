@@ -15,7 +15,7 @@ from .._dtype import FLOATING_NP
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 
 def _pair(v, name="kernel_size"):

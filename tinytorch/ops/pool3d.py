@@ -12,7 +12,7 @@ import numpy as np
 
 from .._dtype import FLOATING_NP
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 from .activation import relu
 from .adaptive_pool import _bounds, adaptive_max_pool2d
 from .einsum import einsum

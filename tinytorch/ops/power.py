@@ -6,10 +6,11 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._registry import op
-from ._util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad
-from ._binary_base import _BinaryNode
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
+from .._ops._core.util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta,
+                               needs_grad)
+from .._ops._core.binary import _BinaryNode
 from .compare import where
 
 

@@ -10,9 +10,9 @@ import numpy as np
 from .._dtype import FLOATING_NP, LOWP_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._record import OUT, legacy_name, record
-from ._registry import op
-from ._util import broadcast_shapes, holomorphic_backward, sum_to
+from .._ops._core.record import OUT, legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import broadcast_shapes, holomorphic_backward, sum_to
 from .vector_norm import LinalgVectorNormBackward0, vector_norm
 from .shape import UnsafeViewBackward0, _unary_result
 from .arith import where

@@ -4,10 +4,10 @@ gradients (and second derivatives) are those ops'."""
 from __future__ import annotations
 
 from ..tensor import Tensor, _wrap_dim
-from ._batching import composite
-from ._record import legacy_name
-from ._registry import op
-from ._util import broadcast_shapes
+from .._ops._core.batching import composite
+from .._ops._core.record import legacy_name
+from .._ops._core.registry import op
+from .._ops._core.util import broadcast_shapes
 from .vector_norm import vector_norm
 
 

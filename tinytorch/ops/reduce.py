@@ -10,9 +10,9 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import logical_dims
-from ._registry import op
-from ._util import as_array, lowp_round, normalize_dims, opmath
+from .._ops._core.batching import logical_dims
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, lowp_round, normalize_dims, opmath
 from .._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
 from .._quiet_fp import loud, quiet
 from .arith import where

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 from .adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
 from .pad import axis_map, map_node

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dtype import FLOATING_NP
 from ..tensor import Tensor
-from ._registry import op
+from .._ops._core.registry import op
 
 
 def _dims(shape) -> str:

@@ -5,8 +5,8 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor, _wrap_dim
-from ._record import record
-from ._registry import op
+from .._ops._core.record import record
+from .._ops._core.registry import op
 
 
 class Rot90Backward0(Node):

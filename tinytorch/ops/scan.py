@@ -7,10 +7,10 @@ import numpy as np
 from .. import _dtype
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import level_of, unsupported
-from ._record import OUT, legacy_name, record
-from ._registry import op
-from ._util import holomorphic_backward, normalize_dims
+from .._ops._core.batching import level_of, unsupported
+from .._ops._core.record import OUT, legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
 from .arith import where

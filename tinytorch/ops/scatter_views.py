@@ -9,8 +9,8 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._record import record
-from ._registry import op
+from .._ops._core.record import record
+from .._ops._core.registry import op
 from .join import select
 from .shape import diagonal
 from .strided import _offsets, _storage, as_strided

@@ -16,8 +16,8 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
 from . import _shape_batching as rules
 from . import views as _views
-from ._registry import op
-from ._util import sum_to
+from .._ops._core.registry import op
+from .._ops._core.util import sum_to
 from ..autograd.forward_ad import _out_shape
 
 

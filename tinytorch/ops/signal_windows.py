@@ -13,7 +13,7 @@ from .. import _dtype
 from ..factory import ones
 from ..factory_spaced import arange, linspace
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 
 def _check(name: str, M: int, dtype) -> None:

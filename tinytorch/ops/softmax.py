@@ -9,9 +9,9 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import logical_dims, unsupported
-from ._registry import op
-from ._util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
+from .._ops._core.batching import logical_dims, unsupported
+from .._ops._core.registry import op
+from .._ops._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from .._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from .._quiet_fp import loud, quiet

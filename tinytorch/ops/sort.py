@@ -10,10 +10,10 @@ import numpy as np
 from .._dtype import FLOATING_NP
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
-from ._batching import composite
-from ._record import OUT, _State, edge, record
-from ._registry import op
-from ._util import normalize_dims
+from .._ops._core.batching import composite
+from .._ops._core.record import OUT, _State, edge, record
+from .._ops._core.registry import op
+from .._ops._core.util import normalize_dims
 from ._select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim

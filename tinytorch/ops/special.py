@@ -20,10 +20,10 @@ import numpy as np
 from .._quiet_fp import cast
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._batching import pointwise
-from ._pointwise import unary
-from ._record import float_dtype, record
-from ._registry import op
+from .._ops._core.batching import pointwise
+from .._ops._core.pointwise import unary
+from .._ops._core.record import float_dtype, record
+from .._ops._core.registry import op
 from .compare import where
 from .inplace import apply_inplace
 

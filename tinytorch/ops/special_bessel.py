@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._pointwise import unary
-from ._record import float_dtype
-from ._registry import op
-from ._scipy import special_kernel
+from .._ops._core.batching import pointwise
+from .._ops._core.pointwise import unary
+from .._ops._core.record import float_dtype
+from .._ops._core.registry import op
+from .._ops._core.lazy_scipy import special_kernel
 from .compare import where
-from ._scipy import scipy_special
+from .._ops._core.lazy_scipy import scipy_special
 
 _SPECIAL = "function out"
 

@@ -12,13 +12,13 @@ import numpy as np
 from .._dtype import FLOATING_NP
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._batching import pointwise
-from ._registry import op
-from ._scipy import scipy_special
-from ._util import fit_grad, require_tensors
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
+from .._ops._core.lazy_scipy import scipy_special
+from .._ops._core.util import fit_grad, require_tensors
 from .special_log import _float_pair, _record_binary
-from ._record import legacy_name
-from ._util import binary_operands
+from .._ops._core.record import legacy_name
+from .._ops._core.util import binary_operands
 
 
 def _not_implemented(what: str):

@@ -12,11 +12,11 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._batching import pointwise
-from ._pointwise import unary
-from ._record import record
-from ._registry import op
-from ._util import binary_operands, fit_grad, meta
+from .._ops._core.batching import pointwise
+from .._ops._core.pointwise import unary
+from .._ops._core.record import record
+from .._ops._core.registry import op
+from .._ops._core.util import binary_operands, fit_grad, meta
 from .compare import where
 from .reduce import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
 from .._dtype import FLOATING_NP, get_default_dtype

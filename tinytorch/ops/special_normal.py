@@ -9,10 +9,10 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from ._pointwise import unary
-from ._registry import op
-from ._batching import pointwise
-from ._scipy import special_kernel
+from .._ops._core.pointwise import unary
+from .._ops._core.registry import op
+from .._ops._core.batching import pointwise
+from .._ops._core.lazy_scipy import special_kernel
 from .special import erf, erfc_np
 from .._dtype import FLOATING_NP, get_default_dtype
 

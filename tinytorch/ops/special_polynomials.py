@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import _make
-from ._batching import pointwise
-from ._registry import op
+from .._ops._core.batching import pointwise
+from .._ops._core.registry import op
 from .special_log import _float_pair
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor, _make
 from . import fft as _fft
-from ._registry import op
+from .._ops._core.registry import op
 from .complex import view_as_real
 from .pad import pad as _pad
 

@@ -6,8 +6,8 @@ their graphs are made of the inner ops' nodes (CatBackward0, SliceBackward0, Vie
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._batching import composite
-from ._registry import op
+from .._ops._core.batching import composite
+from .._ops._core.registry import op
 from .join import cat
 
 

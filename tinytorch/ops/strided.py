@@ -15,9 +15,9 @@ from ..autograd.grad_mode import _State, check_inference_inplace, version_counte
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of, _wrap_dim
 from . import views as _views
-from ._record import cpp_name, legacy_name
-from ._registry import op
-from ._util import edge
+from .._ops._core.record import cpp_name, legacy_name
+from .._ops._core.registry import op
+from .._ops._core.util import edge
 from .fold import unfold as im2col
 from .index import index_zeros_put
 from .scatter_gather import NotImplementedBackward

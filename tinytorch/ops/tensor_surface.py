@@ -7,7 +7,7 @@ from .. import _dtype
 from .._random.scalar_draws import _each, _poisson_one
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 
 @op(variants="function method")

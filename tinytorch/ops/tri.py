@@ -11,9 +11,9 @@ import numpy as np
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
 from . import _shape_batching as rules
-from ._batching import composite
-from ._record import record
-from ._registry import op
+from .._ops._core.batching import composite
+from .._ops._core.record import record
+from .._ops._core.registry import op
 from .join import stack
 
 

@@ -13,10 +13,10 @@ from .._dtype import FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._pointwise import node_class, unary, unary_function
-from ._registry import op
-from ._util import as_array
+from .._ops._core.batching import pointwise
+from .._ops._core.pointwise import node_class, unary, unary_function
+from .._ops._core.registry import op
+from .._ops._core.util import as_array
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
 

@@ -8,10 +8,10 @@ import numpy as np
 
 from ..autograd.node import Node
 from ..tensor import Tensor
-from ._batching import logical_dims, per_sample
-from ._record import OUT, legacy_name, record
-from ._registry import op
-from ._util import normalize_dims
+from .._ops._core.batching import logical_dims, per_sample
+from .._ops._core.record import OUT, legacy_name, record
+from .._ops._core.registry import op
+from .._ops._core.util import normalize_dims
 from .reduce import _keepdim
 from .decompositions import svdvals
 from .arith import where

@@ -37,7 +37,7 @@ import numpy as np
 from ..autograd.grad_mode import _State, version_counter
 from ..autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ..tensor import _make
-from ._registry import REGISTRY
+from .._ops._core.registry import REGISTRY
 
 # index.py, built on this module, hands over its scatter of a gradient into zeros of the base's shape
 # (the backward of a regenerated view) when it loads

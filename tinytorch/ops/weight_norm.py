@@ -10,8 +10,8 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from ._registry import op
-from ._util import sum_to
+from .._ops._core.registry import op
+from .._ops._core.util import sum_to
 
 
 @op(variants="function")

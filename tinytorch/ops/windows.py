@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import _CPP_NAMES, Tensor, _make
-from ._registry import op
+from .._ops._core.registry import op
 
 _FACTORY = "a factory"
 

@@ -2,6 +2,6 @@
 ``ops/signal_windows.py``."""
 from __future__ import annotations
 
-from ...ops import _registry
+from ..._ops._core import registry as _registry
 
 globals().update(_registry.namespace("signal.windows"))

@@ -9,11 +9,11 @@ import functools
 
 import numpy as np
 
-from .._dtype import LOWP_NP, result_np_dtype
-from .._quiet_fp import cast
-from ..autograd.grad_mode import _State
-from ..autograd.node import sum_to  # noqa: F401  (the ops import it from here)
-from ..tensor import Tensor, _make, _wrap_dim
+from ..._dtype import LOWP_NP, result_np_dtype
+from ..._quiet_fp import cast
+from ...autograd.grad_mode import _State
+from ...autograd.node import sum_to  # noqa: F401  (the ops import it from here)
+from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
 _NONE_EDGE = (None, 0)

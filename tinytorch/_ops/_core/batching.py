@@ -14,10 +14,10 @@ declared without a rule runs once per sample and the results are stacked (PyTorc
 an op declared with ``no_batch=reason`` raises vmap's error with that reason."""
 from __future__ import annotations
 
-from ..autograd.grad_mode import _Active, _State, version_counter
-from .._size import Size
-from ..tensor import Tensor, _wrap_dim
-from . import _registry
+from ...autograd.grad_mode import _Active, _State, version_counter
+from ..._size import Size
+from ...tensor import Tensor, _wrap_dim
+from . import registry as _registry
 
 
 def unsupported(what: str) -> RuntimeError:
@@ -218,7 +218,7 @@ def composite(op, *args, **kwargs):
 
 def per_sample(op, lead: BatchedTensor, args, kwargs):
     """PyTorch's fallback for an op without a rule: the op once per sample, results stacked."""
-    from ..func._pytree import tree_flatten, tree_unflatten
+    from ...func._pytree import tree_flatten, tree_unflatten
 
     def pick(x, i):
         return x._phys[i] if at(x, lead) else x

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import INEXACT_NP, LOWP_NP, float32, get_default_dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from ._batching import pointwise
-from ._registry import op
-from .._quiet_fp import cast
+from ..._dtype import INEXACT_NP, LOWP_NP, float32, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .batching import pointwise
+from .registry import op
+from ..._quiet_fp import cast
 
 
 class UnaryNode(Node):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from ..tensor import Tensor, _make, _view_of
-from ._util import edge
-from .._dtype import FLOATING_NP, FROM_NP, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...tensor import Tensor, _make, _view_of
+from .util import edge
+from ..._dtype import FLOATING_NP, FROM_NP, get_default_dtype
 
 OUT = object()  # stands for the op's own result in ``saved``
 

@@ -31,9 +31,9 @@ import warnings
 
 import numpy as np
 
-from .._dtype import FROM_NP
-from ..autograd.grad_mode import _Active, _State, no_grad, version_counter
-from ..tensor import Tensor
+from ..._dtype import FROM_NP
+from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
+from ...tensor import Tensor
 
 __all__ = ["op", "OpDecl", "REGISTRY", "namespace"]
 

@@ -1,0 +1,1 @@
+"""The op families, one subpackage each (see __init__'s list)."""
