@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
-from . import _gelu_onednn
+from .._ops._kernels import gelu_onednn as _gelu_onednn
 from .._ops._core.batching import composite
 from .._ops._core.registry import op
 from .._ops._core.util import complex_grad_error, opmath

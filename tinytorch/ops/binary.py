@@ -10,7 +10,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .._ops._core.record import OUT, cpp_name, float_dtype, legacy_name, record
 from .._ops._core.batching import pointwise
-from ._muladd import addcmul_into
+from .._ops._kernels.muladd import addcmul_into
 from .._ops._core.registry import op
 from .._ops._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .special import gammainc_np

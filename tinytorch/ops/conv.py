@@ -20,8 +20,8 @@ from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from .complex import view_as_real
 from .linalg import _CPP_NAMES
-from ._im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,
-                      _rows_of)
+from .._ops._kernels.im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,
+                                    _rows_of)
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
 

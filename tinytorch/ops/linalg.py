@@ -9,7 +9,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor, _make
 from .._ops._core.batching import at, level_of, phys_of
-from ._blas_outer import blas_outer
+from .._ops._kernels.blas_outer import blas_outer
 from .._ops._core.registry import op
 from .._quiet_fp import cast
 from .._ops._core.util import as_array, broadcast_shapes, holomorphic_backward, sum_to

@@ -8,7 +8,7 @@ from .._dtype import LOWP_NP, result_np_dtype
 from ..autograd.node import Node
 from ..tensor import Tensor
 from .._ops._core.batching import pointwise
-from ._muladd import addcmul_into
+from .._ops._kernels.muladd import addcmul_into
 from .._ops._core.record import record
 from .._ops._core.registry import op
 from .._quiet_fp import cast

@@ -18,7 +18,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .rnn_cells import layer_by_ops
-from .rnn_lstm import lstm_backward, lstm_forward, steps
+from .._ops._kernels.lstm import lstm_backward, lstm_forward, steps
 from ..autograd.engine import grad
 
 

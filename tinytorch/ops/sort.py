@@ -14,7 +14,7 @@ from .._ops._core.batching import composite
 from .._ops._core.record import OUT, _State, edge, record
 from .._ops._core.registry import op
 from .._ops._core.util import normalize_dims
-from ._select import kth_indices, topk_indices
+from .._ops._kernels.select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim

@@ -11,7 +11,7 @@ import numpy as np
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.node import Node
 from ...tensor import Tensor
-from ...ops._muladd import muladd
+from .._kernels.muladd import muladd
 from .util import meta
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
-from ._openblas import openblas_library, openblas_routines
+from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
+from .openblas import openblas_library, openblas_routines
 
 __all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
 

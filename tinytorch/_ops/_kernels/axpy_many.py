@@ -1,11 +1,11 @@
 """``y += alpha * x`` for many array pairs at once (an optimizer's parameters and gradients), with
-``ops._muladd``'s checked OpenBLAS axpy: the same floats as ``muladd_into(y, y, x, alpha)`` pair by
+``_ops._kernels.muladd``'s checked OpenBLAS axpy: the same floats as ``muladd_into(y, y, x, alpha)`` pair by
 pair (PyTorch's fused ``add_(x, alpha=)``), in as few BLAS calls as possible."""
 from __future__ import annotations
 
 import numpy as np
 
-from . import _muladd as _m
+from . import muladd as _m
 
 __all__ = ["add_scaled_many"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._quiet_fp import loud, quiet
+from ..._quiet_fp import loud, quiet
 
 _F32 = np.float32
 
