@@ -1,11 +1,13 @@
 """Primitive ops: each forward (numpy) beside its node's backward (tinytorch ops only)."""
 from . import attention, multihead_attention, rms_norm  # noqa: F401
-from . import arith, binary, clamp, compare, conversions, index, inplace, join, linalg, power, reduce, shape, unary  # noqa: F401,E501
+from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
+from . import conversions, index, join, linalg, reduce, shape  # noqa: F401,E501
 from . import counting, einsum, linalg_ext, minmax, products, scan, softmax, sort, vector_norm  # noqa: F401  (after reduce)
 from . import masked, special, tri  # noqa: F401
-from . import complex, fft, spectral, windows  # noqa: F401
-from . import (broadcast, bucketize, differences, floating_binary, indices, nan_reduce,  # noqa: F401
-               pointwise_ternary, rotate, stacking, trig)
+from .._ops.pointwise import complex  # noqa: F401
+from . import fft, spectral, windows  # noqa: F401
+from . import broadcast, bucketize, differences, indices, nan_reduce, rotate, stacking  # noqa: F401
+from .._ops.pointwise import floating_binary, ternary as pointwise_ternary, trig  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
 from . import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
                loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool, resize)
@@ -19,7 +21,7 @@ from . import copies, strided  # noqa: F401  (after shape, join and fold)
 from . import scatter_reduce  # noqa: F401
 from . import scatter_views  # noqa: F401
 from . import index_put  # noqa: F401
-from . import float_bits  # noqa: F401
+from .._ops.pointwise import float_bits  # noqa: F401
 from . import assemble  # noqa: F401
 from . import integrate  # noqa: F401
 from . import products_blas  # noqa: F401

@@ -4,7 +4,7 @@ activation files share. Forward in numpy, backward in tinytorch ops, nodes named
 
 An op PyTorch also offers in place (``elu_``, ``threshold_``...) records ``...Backward1`` there;
 ``apply_inplace`` runs the out-of-place op on a copy of the old value and writes the result back (see
-``ops/inplace.py``), with the in-place node class. ``F.X(inplace=True)`` goes to the in-place op."""
+``_ops/pointwise/inplace.py``), with the in-place node class. ``F.X(inplace=True)`` goes to the in-place op."""
 from __future__ import annotations
 
 import inspect
@@ -18,8 +18,8 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import first_only, pointwise, unsupported
 from .._ops._core.registry import op
 from .._ops._core.util import as_array
-from .arith import where
-from .inplace import apply_inplace
+from .._ops.pointwise.arith import where
+from .._ops.pointwise.inplace import apply_inplace
 
 # -- shared by the activation files --------------------------------------------------------------
 def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:

@@ -13,8 +13,8 @@ from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from .._ops._core.util import as_array, sum_to
 from .activation import cast, float_array, functional_spelling, mask, record
-from .arith import where
-from .inplace import apply_inplace
+from .._ops.pointwise.arith import where
+from .._ops.pointwise.inplace import apply_inplace
 
 # -- rrelu -----------------------------------------------------------------------------------------
 class RreluWithNoiseBackward0(Node):

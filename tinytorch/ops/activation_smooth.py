@@ -17,8 +17,8 @@ from .._ops._core.batching import composite
 from .._ops._core.registry import op
 from .._ops._core.util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
-from .arith import where
-from .inplace import apply_inplace
+from .._ops.pointwise.arith import where
+from .._ops.pointwise.inplace import apply_inplace
 from .join import cat
 from .reduce import log_softmax as _log_softmax
 from .reduce import softmax as _softmax

@@ -8,7 +8,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .._ops._core.record import OUT, record
 from .._ops._core.registry import op
-from .complex import real
+from .._ops.pointwise.complex import real
 from .linalg_ext import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
                          svd_result)
 from .join import cat

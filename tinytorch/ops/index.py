@@ -11,9 +11,10 @@ from ..autograd.grad_mode import _State, check_inference_inplace, version_counte
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
 from . import _shape_batching as rules
-from . import inplace, views
-from .arith import where
-from .inplace import overlaps, writeable
+from .._ops.pointwise import inplace
+from . import views
+from .._ops.pointwise.arith import where
+from .._ops.pointwise.inplace import overlaps, writeable
 from .shape import expand
 from .._ops._core.registry import op
 from .._ops._core.util import as_array, sum_to, unpack

@@ -10,7 +10,7 @@ import numpy as np
 from .._dtype import get_default_dtype
 from ..tensor import Tensor, _wrap_dim
 from .._ops._core.batching import composite
-from .complex import complex
+from .._ops.pointwise.complex import complex
 from .._ops._core.record import legacy_name
 from .._ops._core.registry import op
 from .join import cat

@@ -14,7 +14,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .._ops._core.record import _State, edge, legacy_name
 from .._ops._core.registry import op
-from .complex import conj, real
+from .._ops.pointwise.complex import conj, real
 from .linalg_ext import _eye_like, _named, _square, batch_matrices, solve
 from .shape import transpose
 

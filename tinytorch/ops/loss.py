@@ -21,7 +21,7 @@ from .._ops._core.batching import expanded, level_of, logical_ndim
 from .._ops._core.registry import op
 from .activation import functional_spelling
 from .._ops._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
-from .compare import where as _where
+from .._ops.pointwise.compare import where as _where
 from ..autograd.forward_ad import _add_terms
 
 _REDUCTIONS = ("none", "mean", "sum")

@@ -21,7 +21,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import expanded, level_of, unsupported
 from .._ops._core.registry import op
 from .._ops._core.util import as_array, last_axis_max, row_starts
-from .compare import where as _where
+from .._ops.pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from .reduce import LogSoftmaxBackward0
 from .reduce import log_softmax as _log_softmax

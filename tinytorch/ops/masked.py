@@ -11,7 +11,7 @@ from ..tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
 from .._ops._core.record import legacy_name, record
 from .._ops._core.registry import op
 from .._ops._core.util import broadcast_shapes, sum_to
-from .arith import where
+from .._ops.pointwise.arith import where
 from .join import cat
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Tensor, _make
 from .._ops._core.registry import op
-from .arith import where
+from .._ops.pointwise.arith import where
 from .vector_norm import vector_norm
 
 _SMALL_INTS = ("uint8", "bool", "int8", "int16", "int32")

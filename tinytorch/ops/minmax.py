@@ -13,7 +13,7 @@ from .._ops._core.batching import pointwise
 from .._ops._core.registry import op
 from .._ops._core.util import as_array, normalize_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
-from .compare import maximum, minimum, where
+from .._ops.pointwise.compare import maximum, minimum, where
 from .join import zeros_scatter
 
 

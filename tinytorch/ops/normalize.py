@@ -10,7 +10,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor
 from .._ops._core.registry import op
 from .activation import cast, mask, record
-from .arith import where
+from .._ops.pointwise.arith import where
 
 
 # -- clamp_min (the node PyTorch's losses and normalize record) ------------------------------------

@@ -15,7 +15,7 @@ from .._ops._core.registry import op
 from .._ops._core.util import as_array, lowp_round, normalize_dims, opmath
 from .._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
 from .._quiet_fp import loud, quiet
-from .arith import where
+from .._ops.pointwise.arith import where
 
 _REDUCTION = "function method out"
 

@@ -13,8 +13,8 @@ from .._ops._core.registry import op
 from .._ops._core.util import holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
-from .arith import where
-from .binary import _complex_logaddexp
+from .._ops.pointwise.arith import where
+from .._ops.pointwise.binary import _complex_logaddexp
 from .join import cat, zeros_scatter
 from .._dtype import BF16_NP, FLOATING_NP
 from .._dtype_info import finfo

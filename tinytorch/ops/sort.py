@@ -19,7 +19,7 @@ from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
 from .join import zeros_scatter
-from .arith import where
+from .._ops.pointwise.arith import where
 
 _SORT = "function method out"
 

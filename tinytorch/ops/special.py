@@ -24,8 +24,8 @@ from .._ops._core.batching import pointwise
 from .._ops._core.pointwise import unary
 from .._ops._core.record import float_dtype, record
 from .._ops._core.registry import op
-from .compare import where
-from .inplace import apply_inplace
+from .._ops.pointwise.compare import where
+from .._ops.pointwise.inplace import apply_inplace
 
 _MATH = "function method inplace torch_inplace out"
 

@@ -14,7 +14,7 @@ from .._ops._core.pointwise import unary
 from .._ops._core.record import float_dtype
 from .._ops._core.registry import op
 from .._ops._core.lazy_scipy import special_kernel
-from .compare import where
+from .._ops.pointwise.compare import where
 from .._ops._core.lazy_scipy import scipy_special
 
 _SPECIAL = "function out"

@@ -9,7 +9,7 @@ import numpy as np
 from ..tensor import Tensor, _make
 from . import fft as _fft
 from .._ops._core.registry import op
-from .complex import view_as_real
+from .._ops.pointwise.complex import view_as_real
 from .pad import pad as _pad
 
 

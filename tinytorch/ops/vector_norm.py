@@ -14,7 +14,7 @@ from .._ops._core.registry import op
 from .._ops._core.util import normalize_dims
 from .reduce import _keepdim
 from .decompositions import svdvals
-from .arith import where
+from .._ops.pointwise.arith import where
 from .._dtype import FLOATING_NP, INEXACT_NP, to_np
 
 

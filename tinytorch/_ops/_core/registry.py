@@ -44,7 +44,7 @@ _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one ow
 _transform_hooks = {"dispatch": None, "bind_batched": None}
 # set by inplace.py, which needs this module: how ``Tensor.X_`` writes the op's result into ``self``
 _apply_inplace = None
-# ops.inplace's check that an out= array may be written (an expanded one may not), set when it loads
+# _ops.pointwise.inplace's check that an out= array may be written (an expanded one may not), set when it loads
 _writeable = None
 
 

@@ -112,7 +112,7 @@ def fit_grad(g: Tensor, m):
 def holomorphic_backward(backward):
     """A node's ``backward(self, g)`` written for real numbers, made right for a complex ``g`` too:
     conj(backward(conj(g))) turns each ``g * f'(z)`` into PyTorch's ``g * conj(f'(z))`` (see
-    ``ops/complex.py``); a real ``g`` pays one dtype test."""
+    ``_ops/pointwise/complex.py``); a real ``g`` pays one dtype test."""
     @functools.wraps(backward)
     def complex_aware(self, g):
         if g._data.dtype.kind != "c":

@@ -16,7 +16,7 @@ from ..._dtype_info import finfo
 from ...autograd.grad_mode import no_grad
 from ...factory import eye, zeros_like
 from ..._ops._core.lazy_scipy import scipy_linalg
-from ...ops.binary import allclose
+from ..._ops.pointwise.binary import allclose
 from ...ops.join import cat
 from ...ops.linalg_functions import matrix_exp
 from ...tensor import Tensor, _make

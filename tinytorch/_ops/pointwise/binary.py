@@ -6,15 +6,15 @@ import math
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import OUT, cpp_name, float_dtype, legacy_name, record
-from .._ops._core.batching import pointwise
-from .._ops._kernels.muladd import addcmul_into
-from .._ops._core.registry import op
-from .._ops._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
-from .special import gammainc_np
-from .._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import OUT, cpp_name, float_dtype, legacy_name, record
+from .._core.batching import pointwise
+from .._kernels.muladd import addcmul_into
+from .._core.registry import op
+from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
+from ...ops.special import gammainc_np
+from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
 _BINARY = "function method inplace out"
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta,
-                               needs_grad)
-from .._ops._core.binary import _BinaryNode
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad
+from .._core.binary import _BinaryNode
 from .compare import where
 
 

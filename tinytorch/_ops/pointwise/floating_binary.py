@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._dtype import FLOATING_NP, get_default_dtype
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import composite, pointwise
+from ... import _dtype
+from ..._dtype import FLOATING_NP, get_default_dtype
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import composite, pointwise
 from .power import pow as _pow
-from .._ops._core.record import record
-from .._ops._core.registry import op
-from .._ops._core.util import binary_operands, fit_grad, meta, require_tensors
+from .._core.record import record
+from .._core.registry import op
+from .._core.util import binary_operands, fit_grad, meta, require_tensors
 
 
 def _as_tensor(v, like: np.ndarray) -> Tensor:

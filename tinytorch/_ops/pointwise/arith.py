@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from .._quiet_fp import ARRAY_OUT, cast, loud, quiet
-from ..autograd._pair import EdgePair, SavedPair, binary_node
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.binary import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
-                                 _plus_scaled, _same, _zero_dim)
-from .._ops._core.registry import op
-from .._ops._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+from ...autograd.grad_mode import _State
+from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
+from ...autograd._pair import EdgePair, SavedPair, binary_node
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.binary import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
+                            _plus_scaled, _same, _zero_dim)
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
 # called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
 # n-d operand about 0.1 us, so those take the operator)
@@ -352,7 +352,7 @@ def mul(a, b) -> Tensor:
 
 
 # the other binary families, under the names the rest of the package imports from here
-from .compare import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, logical_and,  # noqa: E402,F401
-                      logical_not, logical_or, lt, maximum, minimum, ne, where)
+from .compare import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, logical_and, logical_not,  # noqa: E402,F401
+                      logical_or, lt, maximum, minimum, ne, where)
 from .power import pow  # noqa: E402,F401
 from .division import div, floor_divide, remainder  # noqa: E402,F401

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, LOWP_NP
-from ..autograd.grad_mode import no_grad
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import composite, pointwise
-from .linalg_ext import _named
-from .._ops._core.record import legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import binary_operands, fit_grad, meta, require_tensors
-from .scatter_gather import NotImplementedBackward
+from ..._dtype import FLOATING_NP, LOWP_NP
+from ...autograd.grad_mode import no_grad
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import composite, pointwise
+from ...ops.linalg_ext import _named
+from .._core.record import legacy_name, record
+from .._core.registry import op
+from .._core.util import binary_operands, fit_grad, meta, require_tensors
+from ...ops.scatter_gather import NotImplementedBackward
 
 
 frexp_result = _named("frexp", ("mantissa", "exponent"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .._ops._core.pointwise import unary
+from .._core.pointwise import unary
 
 _MATH = "function method inplace torch_inplace out"
 _TO_RAD = math.pi / 180.0

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, FROM_NP
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, binary_operands, edge, fit_grad, needs_grad, require_tensors, unpack
-from .._ops._core.binary import _BinaryNode
+from ..._dtype import FLOATING_NP, FROM_NP
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import as_array, binary_operands, edge, fit_grad, needs_grad, require_tensors, unpack
+from .._core.binary import _BinaryNode
 
 _COMPARE = "function method inplace out"  # comparisons write 0/1 into self's dtype in place
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import LOWP_NP, result_np_dtype
-from ..autograd.node import Node
-from ..tensor import Tensor
-from .._ops._core.batching import pointwise
-from .._ops._kernels.muladd import addcmul_into
-from .._ops._core.record import record
-from .._ops._core.registry import op
-from .._quiet_fp import cast
-from .._ops._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
+from ..._dtype import LOWP_NP, result_np_dtype
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._kernels.muladd import addcmul_into
+from .._core.record import record
+from .._core.registry import op
+from ..._quiet_fp import cast
+from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
 
 _FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # where PyTorch's CPU kernels fuse (FMA)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _view_of
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, fit_grad
+from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import as_array, fit_grad
 
 _as_strided = np.lib.stride_tricks.as_strided
 

@@ -9,14 +9,14 @@ import math
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.pointwise import node_class, unary, unary_function
-from .._ops._core.registry import op
-from .._ops._core.util import as_array
+from ..._dtype import FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.pointwise import node_class, unary, unary_function
+from .._core.registry import op
+from .._core.util import as_array
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
 
@@ -202,4 +202,4 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-from .activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)
+from ...ops.activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)

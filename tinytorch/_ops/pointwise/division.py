@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, get_default_dtype
-from .._quiet_fp import cast
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
-from .._ops._core.binary import _ARITH, _BinaryNode, _lowp
+from ..._dtype import FLOATING_NP, get_default_dtype
+from ..._quiet_fp import cast
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+from .._core.binary import _ARITH, _BinaryNode, _lowp
 
 class DivBackward0(_BinaryNode):
     @holomorphic_backward

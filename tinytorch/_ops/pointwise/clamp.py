@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, get_default_dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, binary_operands, edge, fit_grad, meta
+from ..._dtype import FLOATING_NP, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import as_array, binary_operands, edge, fit_grad, meta
 from .compare import where
 
 _CLAMP = "function method inplace torch_inplace out"
