@@ -1,12 +1,15 @@
 """Primitive ops: each forward (numpy) beside its node's backward (tinytorch ops only)."""
 from . import attention, multihead_attention, rms_norm  # noqa: F401
 from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
-from . import conversions, index, join, linalg, reduce, shape  # noqa: F401,E501
-from . import counting, einsum, linalg_ext, minmax, products, scan, softmax, sort, vector_norm  # noqa: F401  (after reduce)
+from . import conversions, index, join, linalg, shape  # noqa: F401,E501
+from .._ops.reduce import reduce  # noqa: F401,E501
+from .._ops.reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
+from . import einsum, linalg_ext, products, vector_norm  # noqa: F401  (after reduce)
 from . import masked, special, tri  # noqa: F401
 from .._ops.pointwise import complex  # noqa: F401
 from . import fft, spectral, windows  # noqa: F401
-from . import broadcast, bucketize, differences, indices, nan_reduce, rotate, stacking  # noqa: F401
+from . import broadcast, indices, rotate, stacking  # noqa: F401
+from .._ops.reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .._ops.pointwise import floating_binary, ternary as pointwise_ternary, trig  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
 from . import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
@@ -23,12 +26,12 @@ from . import scatter_views  # noqa: F401
 from . import index_put  # noqa: F401
 from .._ops.pointwise import float_bits  # noqa: F401
 from . import assemble  # noqa: F401
-from . import integrate  # noqa: F401
+from .._ops.reduce import integrate  # noqa: F401
 from . import products_blas  # noqa: F401
-from . import quantile  # noqa: F401
-from . import histogram  # noqa: F401
+from .._ops.reduce import quantile  # noqa: F401
+from .._ops.reduce import histogram  # noqa: F401
 from . import linalg_legacy  # noqa: F401
 from . import linalg_eig  # noqa: F401
 from . import signal_windows  # noqa: F401
-from . import masked_reductions  # noqa: F401
+from .._ops.reduce import masked as masked_reductions  # noqa: F401
 from . import tensor_surface  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)

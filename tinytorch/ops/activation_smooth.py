@@ -20,8 +20,8 @@ from .activation import functional_spelling, cast, elementwise, float_array, mas
 from .._ops.pointwise.arith import where
 from .._ops.pointwise.inplace import apply_inplace
 from .join import cat
-from .reduce import log_softmax as _log_softmax
-from .reduce import softmax as _softmax
+from .._ops.reduce.reduce import log_softmax as _log_softmax
+from .._ops.reduce.reduce import softmax as _softmax
 from .special import erf_np
 
 _SQRT_2 = math.sqrt(2.0)

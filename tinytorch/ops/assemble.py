@@ -13,7 +13,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import composite
 from .._ops._core.registry import op
 from .._ops._core.util import sum_to
-from .counting import nonzero
+from .._ops.reduce.counting import nonzero
 from .join import cat, chunk, split
 from .tri import diag
 

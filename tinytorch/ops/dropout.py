@@ -13,7 +13,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import unsupported
 from .._ops._core.registry import op
 from .activation import functional_spelling
-from .reduce import softmax
+from .._ops.reduce.reduce import softmax
 
 
 def _check_p(p: float) -> None:

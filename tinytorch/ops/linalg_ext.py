@@ -14,7 +14,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import per_sample
 from .._ops._core.record import OUT, _State, edge, legacy_name, record
 from .._ops._core.registry import op
-from .scan import _others_product
+from .._ops.reduce.scan import _others_product
 from .._ops.pointwise.compare import where
 from .._ops.pointwise.complex import conj, imag
 from .._ops._core.util import sum_to

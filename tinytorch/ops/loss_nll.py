@@ -23,8 +23,8 @@ from .._ops._core.registry import op
 from .._ops._core.util import as_array, last_axis_max, row_starts
 from .._ops.pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
-from .reduce import LogSoftmaxBackward0
-from .reduce import log_softmax as _log_softmax
+from .._ops.reduce.reduce import LogSoftmaxBackward0
+from .._ops.reduce.reduce import log_softmax as _log_softmax
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:

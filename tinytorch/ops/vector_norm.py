@@ -12,7 +12,7 @@ from .._ops._core.batching import logical_dims, per_sample
 from .._ops._core.record import OUT, legacy_name, record
 from .._ops._core.registry import op
 from .._ops._core.util import normalize_dims
-from .reduce import _keepdim
+from .._ops.reduce.reduce import _keepdim
 from .decompositions import svdvals
 from .._ops.pointwise.arith import where
 from .._dtype import FLOATING_NP, INEXACT_NP, to_np

@@ -6,7 +6,7 @@ import warnings
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.reduce import log_softmax, softmax
+from ..._ops.reduce.reduce import log_softmax, softmax
 from ..._ops.pointwise.unary import relu, sigmoid, tanh
 from ...tensor import Tensor
 from .. import functional as F

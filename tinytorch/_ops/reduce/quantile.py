@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.registry import op
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.registry import op
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 

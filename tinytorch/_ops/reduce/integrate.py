@@ -7,13 +7,13 @@ import warnings
 
 import numpy as np
 
-from .._dtype import get_default_dtype
-from ..tensor import Tensor, _wrap_dim
-from .._ops._core.batching import composite
-from .._ops.pointwise.complex import complex
-from .._ops._core.record import legacy_name
-from .._ops._core.registry import op
-from .join import cat
+from ..._dtype import get_default_dtype
+from ...tensor import Tensor, _wrap_dim
+from .._core.batching import composite
+from ..pointwise.complex import complex
+from .._core.record import legacy_name
+from .._core.registry import op
+from ...ops.join import cat
 
 
 def _spacing(y: Tensor, x, dx, d: int):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import logical_dims
-from .._ops._core.record import legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import normalize_dims
+from ..._dtype import FLOATING_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims
+from .._core.record import legacy_name, record
+from .._core.registry import op
+from .._core.util import normalize_dims
 
 _DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
 

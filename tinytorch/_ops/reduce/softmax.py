@@ -6,15 +6,15 @@ import warnings
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import logical_dims, unsupported
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims, unsupported
+from .._core.registry import op
+from .._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
 from .reduce import _ReduceNode, _grad_back, _keepdim
-from .._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
-from .._quiet_fp import loud, quiet
+from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
+from ..._quiet_fp import loud, quiet
 
 
 def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import level_of, unsupported
-from .._ops._core.record import OUT, legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import holomorphic_backward, normalize_dims
+from ... import _dtype
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import level_of, unsupported
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
-from .._ops.pointwise.arith import where
-from .._ops.pointwise.binary import _complex_logaddexp
-from .join import cat, zeros_scatter
-from .._dtype import BF16_NP, FLOATING_NP
-from .._dtype_info import finfo
-from .._quiet_fp import loud, quiet
+from ..pointwise.arith import where
+from ..pointwise.binary import _complex_logaddexp
+from ...ops.join import cat, zeros_scatter
+from ..._dtype import BF16_NP, FLOATING_NP
+from ..._dtype_info import finfo
+from ..._quiet_fp import loud, quiet
 
 _SCAN = "function method out"
 _ACC = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128),

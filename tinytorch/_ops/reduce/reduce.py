@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import logical_dims
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, lowp_round, normalize_dims, opmath
-from .._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
-from .._quiet_fp import loud, quiet
-from .._ops.pointwise.arith import where
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims
+from .._core.registry import op
+from .._core.util import as_array, lowp_round, normalize_dims, opmath
+from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
+from ..._quiet_fp import loud, quiet
+from ..pointwise.arith import where
 
 _REDUCTION = "function method out"
 

@@ -2,10 +2,10 @@
 composite of ``narrow`` and subtraction in PyTorch too (its graph ends in SubBackward0)."""
 from __future__ import annotations
 
-from ..tensor import Tensor
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
-from .join import cat
+from ...tensor import Tensor
+from .._core.batching import composite
+from .._core.registry import op
+from ...ops.join import cat
 
 
 @op(variants="function method out", batch=composite)

@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import composite
-from .._ops._core.record import OUT, _State, edge, record
-from .._ops._core.registry import op
-from .._ops._core.util import normalize_dims
-from .._ops._kernels.select import kth_indices, topk_indices
+from ..._dtype import FLOATING_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import composite
+from .._core.record import OUT, _State, edge, record
+from .._core.registry import op
+from .._core.util import normalize_dims
+from .._kernels.select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
-from .join import zeros_scatter
-from .._ops.pointwise.arith import where
+from ...ops.join import zeros_scatter
+from ..pointwise.arith import where
 
 _SORT = "function method out"
 

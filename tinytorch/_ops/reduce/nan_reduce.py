@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from .. import _dtype
-from .._quiet_fp import loud, quiet
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, normalize_dims
+from ..._dtype import FLOATING_NP
+from ... import _dtype
+from ..._quiet_fp import loud, quiet
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import composite
+from .._core.registry import op
+from .._core.util import as_array, normalize_dims
 
 
 class NansumBackward0(Node):

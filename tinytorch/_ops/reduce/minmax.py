@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, normalize_dims
+from ..._dtype import FLOATING_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import as_array, normalize_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
-from .._ops.pointwise.compare import maximum, minimum, where
-from .join import zeros_scatter
+from ..pointwise.compare import maximum, minimum, where
+from ...ops.join import zeros_scatter
 
 
 class _ReturnTypes(tuple):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, _make
-from .._ops._core.registry import op
+from ...tensor import Tensor, _make
+from .._core.registry import op
 
 
 def _values(v):
