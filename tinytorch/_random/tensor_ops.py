@@ -14,7 +14,7 @@ from ..autograd.grad_mode import version_counter
 from .._size import _require_cpu
 from ..factory import _alloc, _finish, _np_dtype, _size, into_out
 from .._ops.pointwise.inplace import check_inplace, writeable
-from ..ops.views import refresh
+from .._ops.shape.views import refresh
 from ..autograd.node import Node
 from .._ops._core.record import record
 from .._ops._core.registry import op

@@ -1,14 +1,16 @@
 """Primitive ops: each forward (numpy) beside its node's backward (tinytorch ops only)."""
 from . import attention, multihead_attention, rms_norm  # noqa: F401
 from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
-from . import conversions, index, join, linalg, shape  # noqa: F401,E501
+from .._ops.shape import conversions, join, shape  # noqa: F401,E501
+from . import index, linalg  # noqa: F401,E501
 from .._ops.reduce import reduce  # noqa: F401,E501
 from .._ops.reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
 from . import einsum, linalg_ext, products, vector_norm  # noqa: F401  (after reduce)
-from . import masked, special, tri  # noqa: F401
+from . import masked, special  # noqa: F401
+from .._ops.shape import tri  # noqa: F401
 from .._ops.pointwise import complex  # noqa: F401
 from . import fft, spectral, windows  # noqa: F401
-from . import broadcast, indices, rotate, stacking  # noqa: F401
+from .._ops.shape import broadcast, indices, rotate, stacking  # noqa: F401
 from .._ops.reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .._ops.pointwise import floating_binary, ternary as pointwise_ternary, trig  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
@@ -20,12 +22,12 @@ from . import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sa
 from . import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
 from . import (special_normal, special_log, special_bessel, special_gamma, special_polynomials,  # noqa: F401
                linalg_solve, linalg_lu, linalg_functions)
-from . import copies, strided  # noqa: F401  (after shape, join and fold)
+from .._ops.shape import copies, strided  # noqa: F401  (after shape, join and fold)
 from . import scatter_reduce  # noqa: F401
 from . import scatter_views  # noqa: F401
 from . import index_put  # noqa: F401
 from .._ops.pointwise import float_bits  # noqa: F401
-from . import assemble  # noqa: F401
+from .._ops.shape import assemble  # noqa: F401
 from .._ops.reduce import integrate  # noqa: F401
 from . import products_blas  # noqa: F401
 from .._ops.reduce import quantile  # noqa: F401
@@ -34,4 +36,4 @@ from . import linalg_legacy  # noqa: F401
 from . import linalg_eig  # noqa: F401
 from . import signal_windows  # noqa: F401
 from .._ops.reduce import masked as masked_reductions  # noqa: F401
-from . import tensor_surface  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
+from .._ops.shape import (tensor_ops as tensor_surface)  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)

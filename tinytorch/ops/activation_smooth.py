@@ -19,7 +19,7 @@ from .._ops._core.util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
 from .._ops.pointwise.arith import where
 from .._ops.pointwise.inplace import apply_inplace
-from .join import cat
+from .._ops.shape.join import cat
 from .._ops.reduce.reduce import log_softmax as _log_softmax
 from .._ops.reduce.reduce import softmax as _softmax
 from .special import erf_np

@@ -11,7 +11,7 @@ import numpy as np
 from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from .conv import _check, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
-from .join import cat
+from .._ops.shape.join import cat
 from .pad import constant_pad_nd
 
 

@@ -11,7 +11,7 @@ from .._ops._core.registry import op
 from .._ops.pointwise.complex import real
 from .linalg_ext import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
                          svd_result)
-from .join import cat
+from .._ops.shape.join import cat
 from .._ops._core.record import _State, edge
 
 

@@ -11,7 +11,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from .activation import functional_spelling
 from .embedding import _renorm_
-from .join import stack
+from .._ops.shape.join import stack
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 

@@ -19,7 +19,7 @@ from ..autograd.grad_mode import _State
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _wrap_dim
 from .._ops._core.registry import op
-from .join import cat
+from .._ops.shape.join import cat
 
 _FN = "function out"
 

@@ -10,12 +10,12 @@ from .._dtype import FLOATING_NP, FROM_NP
 from ..autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ..autograd.node import Node
 from ..tensor import Tensor, _make, _view_of
-from . import _shape_batching as rules
+from .._ops.shape import _batching as rules
 from .._ops.pointwise import inplace
-from . import views
+from .._ops.shape import views
 from .._ops.pointwise.arith import where
 from .._ops.pointwise.inplace import overlaps, writeable
-from .shape import expand
+from .._ops.shape.shape import expand
 from .._ops._core.registry import op
 from .._ops._core.util import as_array, sum_to, unpack
 # the adjoint of indexing, under the names the rest of the package imports from here

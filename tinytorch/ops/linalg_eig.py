@@ -16,7 +16,7 @@ from .._ops._core.record import _State, edge, legacy_name
 from .._ops._core.registry import op
 from .._ops.pointwise.complex import conj, real
 from .linalg_ext import _eye_like, _named, _square, batch_matrices, solve
-from .shape import transpose
+from .._ops.shape.shape import transpose
 
 eig_result = _named("linalg_eig", ("eigenvalues", "eigenvectors"))
 

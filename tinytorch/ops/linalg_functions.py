@@ -22,7 +22,7 @@ from .._ops._core.util import holomorphic_backward
 from .linalg import _CPP_NAMES
 from .linalg_ext import _mH, _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
-from .join import cat
+from .._ops.shape.join import cat
 
 
 def _expm(a: np.ndarray) -> np.ndarray:

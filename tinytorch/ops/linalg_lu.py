@@ -17,7 +17,7 @@ from .._ops._core.record import legacy_name
 from .._ops._core.registry import op
 from .linalg_ext import LinAlgError, _mH, _named
 from .linalg_solve import solve_triangular
-from .join import cat
+from .._ops.shape.join import cat
 from ..autograd.grad_mode import _State
 from .._ops._core.util import edge
 

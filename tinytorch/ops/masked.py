@@ -12,7 +12,7 @@ from .._ops._core.record import legacy_name, record
 from .._ops._core.registry import op
 from .._ops._core.util import broadcast_shapes, sum_to
 from .._ops.pointwise.arith import where
-from .join import cat
+from .._ops.shape.join import cat
 
 
 def _mask_array(mask, fn: str) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from ..factory import zeros
 from .index import _SELECT
-from .join import cat
+from .._ops.shape.join import cat
 from .masked import masked_fill
 
 

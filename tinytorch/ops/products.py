@@ -14,7 +14,7 @@ from .._ops._core.record import OUT, legacy_name, record
 from .._ops._core.registry import op
 from .._ops._core.util import broadcast_shapes, holomorphic_backward, sum_to
 from .vector_norm import LinalgVectorNormBackward0, vector_norm
-from .shape import UnsafeViewBackward0, _unary_result
+from .._ops.shape.shape import UnsafeViewBackward0, _unary_result
 from .._ops.pointwise.arith import where
 from .linalg import _check_dtypes, _np_matmul
 

@@ -11,9 +11,9 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .._ops._core.record import record
 from .._ops._core.registry import op
-from .join import select
-from .shape import diagonal
-from .strided import _offsets, _storage, as_strided
+from .._ops.shape.join import select
+from .._ops.shape.shape import diagonal
+from .._ops.shape.strided import _offsets, _storage, as_strided
 
 
 def _fill_view(out: Tensor, view: Tensor, src: Tensor) -> Tensor:

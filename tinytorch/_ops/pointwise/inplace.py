@@ -16,7 +16,7 @@ from ... import factory
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node
 from ...tensor import Tensor, _new
-from ...ops import views as _views
+from ..shape import views as _views
 from .._core import registry as _registry
 from .._core.registry import _cast_check, op
 from .._core.util import broadcast_shapes, sum_to, unpack

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...tensor import Tensor
 from .._core.batching import composite
 from .._core.registry import op
-from ...ops.join import cat
+from ..shape.join import cat
 
 
 @op(variants="function method out", batch=composite)

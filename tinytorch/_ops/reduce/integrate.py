@@ -13,7 +13,7 @@ from .._core.batching import composite
 from ..pointwise.complex import complex
 from .._core.record import legacy_name
 from .._core.registry import op
-from ...ops.join import cat
+from ..shape.join import cat
 
 
 def _spacing(y: Tensor, x, dx, d: int):

@@ -15,7 +15,7 @@ from .minmax import _return_type
 from .reduce import _keepdim
 from ..pointwise.arith import where
 from ..pointwise.binary import _complex_logaddexp
-from ...ops.join import cat, zeros_scatter
+from ..shape.join import cat, zeros_scatter
 from ..._dtype import BF16_NP, FLOATING_NP
 from ..._dtype_info import finfo
 from ..._quiet_fp import loud, quiet

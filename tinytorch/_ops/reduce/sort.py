@@ -18,7 +18,7 @@ from .._kernels.select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
-from ...ops.join import zeros_scatter
+from ..shape.join import zeros_scatter
 from ..pointwise.arith import where
 
 _SORT = "function method out"

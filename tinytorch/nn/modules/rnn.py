@@ -11,9 +11,9 @@ import warnings
 
 from ... import _dtype
 from ...factory import empty, zeros
-from ...ops.join import cat, stack
+from ..._ops.shape.join import cat, stack
 from ...ops.rnn import rnn_layer
-from ...ops.shape import TransposeBackward0, _unary_result
+from ..._ops.shape.shape import TransposeBackward0, _unary_result
 from .. import init
 from ..functional import dropout as _dropout
 from ..parameter import Parameter

@@ -17,7 +17,7 @@ from ...autograd.grad_mode import no_grad
 from ...factory import eye, zeros_like
 from ..._ops._core.lazy_scipy import scipy_linalg
 from ..._ops.pointwise.binary import allclose
-from ...ops.join import cat
+from ..._ops.shape.join import cat
 from ...ops.linalg_functions import matrix_exp
 from ...tensor import Tensor, _make
 from ..._random.tensor_ops import randn

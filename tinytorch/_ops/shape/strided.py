@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import storage as storage_mod
-from ..autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _view_of, _wrap_dim
+from ... import storage as storage_mod
+from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from . import views as _views
-from .._ops._core.record import cpp_name, legacy_name
-from .._ops._core.registry import op
-from .._ops._core.util import edge
-from .fold import unfold as im2col
-from .index import index_zeros_put
-from .scatter_gather import NotImplementedBackward
+from .._core.record import cpp_name, legacy_name
+from .._core.registry import op
+from .._core.util import edge
+from ...ops.fold import unfold as im2col
+from ...ops.index import index_zeros_put
+from ...ops.scatter_gather import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._random.scalar_draws import _each, _poisson_one
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.registry import op
+from ... import _dtype
+from ..._random.scalar_draws import _each, _poisson_one
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
 
 
 @op(variants="function method")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _wrap_dim
-from .._ops._core.record import record
-from .._ops._core.registry import op
+from ...autograd.node import Node
+from ...tensor import Tensor, _wrap_dim
+from .._core.record import record
+from .._core.registry import op
 
 
 class Rot90Backward0(Node):

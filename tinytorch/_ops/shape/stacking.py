@@ -5,9 +5,9 @@ All are composites in PyTorch too (``cat`` of reshaped inputs, ``narrow`` slices
 their graphs are made of the inner ops' nodes (CatBackward0, SliceBackward0, ViewBackward0 ...)."""
 from __future__ import annotations
 
-from ..tensor import Tensor
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
+from ...tensor import Tensor
+from .._core.batching import composite
+from .._core.registry import op
 from .join import cat
 
 

@@ -34,10 +34,10 @@ import weakref
 
 import numpy as np
 
-from ..autograd.grad_mode import _State, version_counter
-from ..autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
-from ..tensor import _make
-from .._ops._core.registry import REGISTRY
+from ...autograd.grad_mode import _State, version_counter
+from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
+from ...tensor import _make
+from .._core.registry import REGISTRY
 
 # index.py, built on this module, hands over its scatter of a gradient into zeros of the base's shape
 # (the backward of a regenerated view) when it loads

@@ -1,19 +1,19 @@
 """Triangles and diagonals (tril, triu, diag_embed, diag, trace) and rearrangements (flip, roll,
 movedim, tile, repeat_interleave, meshgrid, cartesian_prod).
 
-``diagonal`` itself is a view op and lives with the other views in ``ops/shape.py``."""
+``diagonal`` itself is a view op and lives with the other views in ``_ops/shape/shape.py``."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from . import _shape_batching as rules
-from .._ops._core.batching import composite
-from .._ops._core.record import record
-from .._ops._core.registry import op
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from . import _batching as rules
+from .._core.batching import composite
+from .._core.record import record
+from .._core.registry import op
 from .join import stack
 
 

@@ -3,9 +3,9 @@
 ``clone``, so the gradient is the view's, through the same tinytorch ops."""
 from __future__ import annotations
 
-from ..tensor import Tensor
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
+from ...tensor import Tensor
+from .._core.batching import composite
+from .._core.registry import op
 from .join import narrow, split, unbind
 from .shape import diagonal, permute, squeeze, t, transpose, unsqueeze
 from .strided import as_strided, unfold

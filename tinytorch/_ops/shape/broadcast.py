@@ -2,9 +2,9 @@
 each tensor expanded to the common shape (composites of ``expand``, as in PyTorch)."""
 from __future__ import annotations
 
-from .._size import Size
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
+from ..._size import Size
+from .._core.batching import composite
+from .._core.registry import op
 
 
 @op(variants="function", batch=composite)

@@ -6,15 +6,15 @@ import warnings
 
 import numpy as np
 
-from .._dtype import INEXACT_NP
-from .. import _dtype
-from ..autograd.node import Node
-from ..autograd.grad_mode import version_counter
-from ..tensor import Tensor, _make, _new
-from .._ops._core.batching import first_only, level_of
-from .._ops._core.registry import op
-from .. import factory
-from .._size import _require_cpu
+from ..._dtype import INEXACT_NP
+from ... import _dtype
+from ...autograd.node import Node
+from ...autograd.grad_mode import version_counter
+from ...tensor import Tensor, _make, _new
+from .._core.batching import first_only, level_of
+from .._core.registry import op
+from ... import factory
+from ..._size import _require_cpu
 from .shape import CloneBackward0, _unary_result
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _view_of, _wrap_dim
-from ..factory import zeros
-from . import _shape_batching as rules
-from .index import getitem
-from .._ops._core.registry import op
-from .._quiet_fp import cast
-from ..autograd.forward_ad import _out_shape
+from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from ...factory import zeros
+from . import _batching as rules
+from ...ops.index import getitem
+from .._core.registry import op
+from ..._quiet_fp import cast
+from ...autograd.forward_ad import _out_shape
 
 
 # -- joining and splitting ------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def _multi_output(input: Tensor, arrays, node_cls, dim):
         outs = tuple(_view_of(input, a) for a in arrays)
         if _State.enabled:
             for o in outs:
-                o._creation = "multi"  # PyTorch forbids in-place ops on these views (ops/views.py)
+                o._creation = "multi"  # PyTorch forbids in-place ops on these views (_ops/shape/views.py)
         return outs
     node = node_cls((input._edge(),))
     node._n_outputs = len(arrays)
@@ -240,4 +240,4 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 # gather, scatter and scatter_add live in scatter_gather.py; their names stay importable from here
-from .scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401
+from ...ops.scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _view_of, _wrap_dim
-from . import _shape_batching as rules
+from ... import _dtype
+from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from . import _batching as rules
 from . import views as _views
-from .._ops._core.registry import op
-from .._ops._core.util import sum_to
-from ..autograd.forward_ad import _out_shape
+from .._core.registry import op
+from .._core.util import sum_to
+from ...autograd.forward_ad import _out_shape
 
 
 class CloneBackward0(Node):

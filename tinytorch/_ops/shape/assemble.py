@@ -8,12 +8,12 @@ import itertools
 
 import numpy as np
 
-from .._dtype_info import promote_types
-from ..tensor import Tensor, _make
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
-from .._ops._core.util import sum_to
-from .._ops.reduce.counting import nonzero
+from ..._dtype_info import promote_types
+from ...tensor import Tensor, _make
+from .._core.batching import composite
+from .._core.registry import op
+from .._core.util import sum_to
+from ..reduce.counting import nonzero
 from .join import cat, chunk, split
 from .tri import diag
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._size import _require_cpu
-from ..tensor import Tensor, _make
-from .._ops._core.registry import op
+from ... import _dtype
+from ..._size import _require_cpu
+from ...tensor import Tensor, _make
+from .._core.registry import op
 
 
 def _triangle(row: int, col: int, offset: int, dtype, device, lower: bool) -> Tensor:

@@ -4,8 +4,8 @@ and runs the op once on the physical tensors. A rule has the op's signature with
 first (see ``_batching.py``)."""
 from __future__ import annotations
 
-from ..tensor import Tensor, _wrap_dim
-from .._ops._core.batching import expanded, level_of, unsupported
+from ...tensor import Tensor, _wrap_dim
+from .._core.batching import expanded, level_of, unsupported
 
 
 def shape_arg(shape) -> tuple:
