@@ -2,11 +2,13 @@
 from . import attention, multihead_attention, rms_norm  # noqa: F401
 from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
 from .._ops.shape import conversions, join, shape  # noqa: F401,E501
-from . import index, linalg  # noqa: F401,E501
+from .._ops.index import index  # noqa: F401,E501
+from . import linalg  # noqa: F401,E501
 from .._ops.reduce import reduce  # noqa: F401,E501
 from .._ops.reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
 from . import einsum, linalg_ext, products, vector_norm  # noqa: F401  (after reduce)
-from . import masked, special  # noqa: F401
+from .._ops.index import masked  # noqa: F401
+from . import special  # noqa: F401
 from .._ops.shape import tri  # noqa: F401
 from .._ops.pointwise import complex  # noqa: F401
 from . import fft, spectral, windows  # noqa: F401
@@ -23,9 +25,9 @@ from . import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E
 from . import (special_normal, special_log, special_bessel, special_gamma, special_polynomials,  # noqa: F401
                linalg_solve, linalg_lu, linalg_functions)
 from .._ops.shape import copies, strided  # noqa: F401  (after shape, join and fold)
-from . import scatter_reduce  # noqa: F401
-from . import scatter_views  # noqa: F401
-from . import index_put  # noqa: F401
+from .._ops.index import scatter_reduce  # noqa: F401
+from .._ops.index import scatter_views  # noqa: F401
+from .._ops.index import index_put  # noqa: F401
 from .._ops.pointwise import float_bits  # noqa: F401
 from .._ops.shape import assemble  # noqa: F401
 from .._ops.reduce import integrate  # noqa: F401

@@ -14,7 +14,7 @@ from .._ops._core.registry import op
 from .activation import functional_spelling
 from .._ops._core.util import complex_grad_error
 from .._ops._core.record import record
-from .index import _add_rows_at, _is_row_index
+from .._ops.index.index import _add_rows_at, _is_row_index
 
 
 class EmbeddingBackward0(Node):

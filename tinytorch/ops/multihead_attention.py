@@ -19,9 +19,9 @@ from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from ..factory import zeros
-from .index import _SELECT
+from .._ops.index.index import _SELECT
 from .._ops.shape.join import cat
-from .masked import masked_fill
+from .._ops.index.masked import masked_fill
 
 
 def _size(shape) -> str:

@@ -10,7 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from ...factory import zeros
 from . import _batching as rules
-from ...ops.index import getitem
+from ..index.index import getitem
 from .._core.registry import op
 from ..._quiet_fp import cast
 from ...autograd.forward_ad import _out_shape
@@ -240,4 +240,4 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 # gather, scatter and scatter_add live in scatter_gather.py; their names stay importable from here
-from ...ops.scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401
+from ..index.scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401

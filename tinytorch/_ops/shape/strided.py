@@ -19,8 +19,8 @@ from .._core.record import cpp_name, legacy_name
 from .._core.registry import op
 from .._core.util import edge
 from ...ops.fold import unfold as im2col
-from ...ops.index import index_zeros_put
-from ...ops.scatter_gather import NotImplementedBackward
+from ..index.index import index_zeros_put
+from ..index.scatter_gather import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops.shape import _batching as rules
-from .._ops._core.registry import op
-from .._ops._core.util import as_array
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from ..shape import _batching as rules
+from .._core.registry import op
+from .._core.util import as_array
 from .index import index_zeros_put
 
 

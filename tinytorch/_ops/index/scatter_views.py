@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import record
-from .._ops._core.registry import op
-from .._ops.shape.join import select
-from .._ops.shape.shape import diagonal
-from .._ops.shape.strided import _offsets, _storage, as_strided
+from ...autograd.grad_mode import no_grad
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import record
+from .._core.registry import op
+from ..shape.join import select
+from ..shape.shape import diagonal
+from ..shape.strided import _offsets, _storage, as_strided
 
 
 def _fill_view(out: Tensor, view: Tensor, src: Tensor) -> Tensor:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, _make
-from .._ops._core.record import legacy_name
-from .._ops._core.registry import op
+from ...tensor import Tensor, _make
+from .._core.record import legacy_name
+from .._core.registry import op
 from .index import _check_bounds, _convert_key, index_zeros_put
 
 

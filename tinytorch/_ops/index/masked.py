@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
-from .._ops._core.record import legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import broadcast_shapes, sum_to
-from .._ops.pointwise.arith import where
-from .._ops.shape.join import cat
+from ...autograd.node import Node
+from ...tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
+from .._core.record import legacy_name, record
+from .._core.registry import op
+from .._core.util import broadcast_shapes, sum_to
+from ..pointwise.arith import where
+from ..shape.join import cat
 
 
 def _mask_array(mask, fn: str) -> np.ndarray:

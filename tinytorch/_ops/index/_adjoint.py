@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
 
 
 class IndexPutBackward0(Node):

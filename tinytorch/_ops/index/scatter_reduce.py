@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.registry import op
+from ..._dtype import FLOATING_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.registry import op
 from .index import index_zeros_put
 from .scatter_gather import _at_least_1d, _check_index, _full_index, _index_array, gather, scatter, scatter_add
 

@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, FROM_NP
-from ..autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _view_of
-from .._ops.shape import _batching as rules
-from .._ops.pointwise import inplace
-from .._ops.shape import views
-from .._ops.pointwise.arith import where
-from .._ops.pointwise.inplace import overlaps, writeable
-from .._ops.shape.shape import expand
-from .._ops._core.registry import op
-from .._ops._core.util import as_array, sum_to, unpack
+from ..._dtype import FLOATING_NP, FROM_NP
+from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of
+from ..shape import _batching as rules
+from ..pointwise import inplace
+from ..shape import views
+from ..pointwise.arith import where
+from ..pointwise.inplace import overlaps, writeable
+from ..shape.shape import expand
+from .._core.registry import op
+from .._core.util import as_array, sum_to, unpack
 # the adjoint of indexing, under the names the rest of the package imports from here
-from ._index_adjoint import IndexPutBackward0, _add_rows_at, _is_row_index, index_zeros_put  # noqa: F401
+from ._adjoint import IndexPutBackward0, _add_rows_at, _is_row_index, index_zeros_put  # noqa: F401
 
 
 def _convert_key(key):
