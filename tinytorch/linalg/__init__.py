@@ -1,7 +1,7 @@
 """``tinytorch.linalg``: norms, inverses, determinants, solves and factorizations, as ``torch.linalg``."""
 from __future__ import annotations
 
-from ..ops.linalg_ext import LinAlgError  # noqa: F401
+from .._ops.linalg.solve import LinAlgError  # noqa: F401
 
 
 # every op declared in torch.linalg (tinytorch/_ops/_core/registry.py)

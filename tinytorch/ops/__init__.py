@@ -3,10 +3,10 @@ from . import attention, multihead_attention, rms_norm  # noqa: F401
 from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
 from .._ops.shape import conversions, join, shape  # noqa: F401,E501
 from .._ops.index import index  # noqa: F401,E501
-from . import linalg  # noqa: F401,E501
+from .._ops.linalg import matmul as linalg  # noqa: F401,E501
 from .._ops.reduce import reduce  # noqa: F401,E501
 from .._ops.reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
-from . import einsum, linalg_ext, products, vector_norm  # noqa: F401  (after reduce)
+from .._ops.linalg import einsum, solve as linalg_ext, products, norms as vector_norm  # noqa: F401  (after reduce)
 from .._ops.index import masked  # noqa: F401
 from . import special  # noqa: F401
 from .._ops.shape import tri  # noqa: F401
@@ -22,8 +22,8 @@ from . import (activation, activation_slopes, activation_smooth, conv, dropout, 
 from . import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample, instance_norm, lrn,  # noqa: F401
                multilabel_margin, pixel_shuffle, pool3d, unpool)
 from . import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
-from . import (special_normal, special_log, special_bessel, special_gamma, special_polynomials,  # noqa: F401
-               linalg_solve, linalg_lu, linalg_functions)
+from . import special_normal, special_log, special_bessel, special_gamma, special_polynomials  # noqa: F401
+from .._ops.linalg import triangular as linalg_solve, lu as linalg_lu, functions as linalg_functions  # noqa: F401
 from .._ops.shape import copies, strided  # noqa: F401  (after shape, join and fold)
 from .._ops.index import scatter_reduce  # noqa: F401
 from .._ops.index import scatter_views  # noqa: F401
@@ -31,11 +31,11 @@ from .._ops.index import index_put  # noqa: F401
 from .._ops.pointwise import float_bits  # noqa: F401
 from .._ops.shape import assemble  # noqa: F401
 from .._ops.reduce import integrate  # noqa: F401
-from . import products_blas  # noqa: F401
+from .._ops.linalg import products_blas  # noqa: F401
 from .._ops.reduce import quantile  # noqa: F401
 from .._ops.reduce import histogram  # noqa: F401
-from . import linalg_legacy  # noqa: F401
-from . import linalg_eig  # noqa: F401
+from .._ops.linalg import legacy as linalg_legacy  # noqa: F401
+from .._ops.linalg import eig as linalg_eig  # noqa: F401
 from . import signal_windows  # noqa: F401
 from .._ops.reduce import masked as masked_reductions  # noqa: F401
 from .._ops.shape import (tensor_ops as tensor_surface)  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)

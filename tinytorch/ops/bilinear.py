@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from .._ops._core.registry import op
 from .._ops._core.util import complex_grad_error
-from .einsum import einsum
+from .._ops.linalg.einsum import einsum
 
 
 @op(variants="function functional")

@@ -19,7 +19,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor, _make
 from .._ops._core.registry import op
 from .._ops.pointwise.complex import view_as_real
-from .linalg import _CPP_NAMES
+from .._ops.linalg.matmul import _CPP_NAMES
 from .._ops._kernels.im2col import (_Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded,
                                     _rows_of)
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first

@@ -17,7 +17,7 @@ from ..tensor import Tensor, _make
 from .._ops._core.batching import at, level_of
 from .._ops._core.registry import op
 from .._quiet_fp import cast
-from .linalg import AddmmBackward0, _check_dtypes, _np_matmul, matmul
+from .._ops.linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, matmul
 from .._ops.shape.shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view
 
 

@@ -19,7 +19,7 @@ from .activation_smooth import logsigmoid
 from .._ops.pointwise.arith import where
 from .loss import apply_reduction, check_reduction, reduction_name
 from .normalize import clamp_min, vector_norm
-from . import products as _products
+from .._ops.linalg import products as _products
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
     if reduction == "none":

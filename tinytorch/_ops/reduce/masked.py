@@ -11,7 +11,7 @@ from ... import _dtype
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from ..pointwise.arith import where
-from ...ops.vector_norm import vector_norm
+from ..linalg.norms import vector_norm
 
 _SMALL_INTS = ("uint8", "bool", "int8", "int16", "int32")
 

@@ -6,7 +6,7 @@ import math
 from ... import _dtype
 from ...factory import empty
 from ...ops.bilinear import bilinear
-from ...ops.linalg import linear
+from ..._ops.linalg.matmul import linear
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin

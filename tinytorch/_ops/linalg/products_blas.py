@@ -3,12 +3,12 @@ and the norms ``dist`` and ``renorm``. Written with matmul, broadcasting and vec
 gradients (and second derivatives) are those ops'."""
 from __future__ import annotations
 
-from ..tensor import Tensor, _wrap_dim
-from .._ops._core.batching import composite
-from .._ops._core.record import legacy_name
-from .._ops._core.registry import op
-from .._ops._core.util import broadcast_shapes
-from .vector_norm import vector_norm
+from ...tensor import Tensor, _wrap_dim
+from .._core.batching import composite
+from .._core.record import legacy_name
+from .._core.registry import op
+from .._core.util import broadcast_shapes
+from .norms import vector_norm
 
 
 def _shape(t: Tensor) -> str:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import INEXACT_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import legacy_name
-from .._ops._core.registry import op
-from .linalg_ext import LinAlgError, _mH, _named
-from .linalg_solve import solve_triangular
-from .._ops.shape.join import cat
-from ..autograd.grad_mode import _State
-from .._ops._core.util import edge
+from ..._dtype import INEXACT_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import legacy_name
+from .._core.registry import op
+from .solve import LinAlgError, _mH, _named
+from .triangular import solve_triangular
+from ..shape.join import cat
+from ...autograd.grad_mode import _State
+from .._core.util import edge
 
 lu_factor_result = _named("linalg_lu_factor", ("LU", "pivots"))
 lu_factor_ex_result = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"))

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import OUT, record
-from .._ops._core.registry import op
-from .._ops.pointwise.complex import real
-from .linalg_ext import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
-                         svd_result)
-from .._ops.shape.join import cat
-from .._ops._core.record import _State, edge
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import OUT, record
+from .._core.registry import op
+from ..pointwise.complex import real
+from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
+from ..shape.join import cat
+from .._core.record import _State, edge
 
 
 def _phi(x: Tensor) -> Tensor:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import _State, edge, legacy_name
-from .._ops._core.registry import op
-from .._ops.pointwise.complex import conj, real
-from .linalg_ext import _eye_like, _named, _square, batch_matrices, solve
-from .._ops.shape.shape import transpose
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import _State, edge, legacy_name
+from .._core.registry import op
+from ..pointwise.complex import conj, real
+from .solve import _eye_like, _named, _square, batch_matrices, solve
+from ..shape.shape import transpose
 
 eig_result = _named("linalg_eig", ("eigenvalues", "eigenvectors"))
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import INEXACT_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import per_sample
-from .._ops._core.record import OUT, _State, edge, legacy_name, record
-from .._ops._core.registry import op
-from .._ops.reduce.scan import _others_product
-from .._ops.pointwise.compare import where
-from .._ops.pointwise.complex import conj, imag
-from .._ops._core.util import sum_to
+from ..._dtype import INEXACT_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import per_sample
+from .._core.record import OUT, _State, edge, legacy_name, record
+from .._core.registry import op
+from ..reduce.scan import _others_product
+from ..pointwise.compare import where
+from ..pointwise.complex import conj, imag
+from .._core.util import sum_to
 
 
 class LinAlgError(RuntimeError):
@@ -254,5 +254,4 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 
 # the factorizations, where this module's backwards and tinytorch.linalg import them
-from .decompositions import (LinalgCholeskyExBackward0, cholesky, eigh, eigvalsh, qr, svd,  # noqa: E402,F401
-                             svdvals)
+from .decompositions import LinalgCholeskyExBackward0, cholesky, eigh, eigvalsh, qr, svd, svdvals  # noqa: E402,F401

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, INEXACT_NP
-from ..autograd.node import Node
-from ..autograd.grad_mode import _State
-from ..tensor import Tensor, _make
-from .._ops._core.record import OUT, legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import edge, sum_to
-from .linalg_ext import _mH, _mT, _named, batch_matrices, cholesky, pinv, pinv_backward, solve
-from .linalg_ext import inv
+from ..._dtype import FLOATING_NP, INEXACT_NP
+from ...autograd.node import Node
+from ...autograd.grad_mode import _State
+from ...tensor import Tensor, _make
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import edge, sum_to
+from .solve import _mH, _mT, _named, batch_matrices, cholesky, pinv, pinv_backward, solve
+from .solve import inv
 from .decompositions import _failing_minor
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
@@ -146,7 +146,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
     with a nan inverse there (``check_errors`` raises linalg.inv's error instead)."""
     a = A._data
     if a.ndim >= 2 and a.shape[-1] == a.shape[-2] and a.dtype in FLOATING_NP:
-        from .linalg_lu import _getrf  # linalg_lu imports this module's solve_triangular
+        from .lu import _getrf  # linalg_lu imports this module's solve_triangular
         info = _getrf(a)[2]
         if info.any():
             if check_errors:

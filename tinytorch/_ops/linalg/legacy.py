@@ -7,14 +7,14 @@ import warnings
 
 import numpy as np
 
-from ..tensor import Tensor, _make
-from .._ops._core.registry import op
+from ...tensor import Tensor, _make
+from .._core.registry import op
 from .decompositions import cholesky as linalg_cholesky
 from .decompositions import qr as linalg_qr
 from .decompositions import svd as linalg_svd
-from .linalg_eig import mH
-from .linalg_ext import _named
-from .linalg_lu import lu_factor_ex
+from .eig import mH
+from .solve import _named
+from .lu import lu_factor_ex
 
 qr_result = _named("qr", ("Q", "R"))
 lu_result = _named("_lu_with_info", ("LU", "pivots", "info"))

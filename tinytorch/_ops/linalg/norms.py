@@ -6,16 +6,16 @@ import math
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor
-from .._ops._core.batching import logical_dims, per_sample
-from .._ops._core.record import OUT, legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import normalize_dims
-from .._ops.reduce.reduce import _keepdim
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import logical_dims, per_sample
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import normalize_dims
+from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
-from .._ops.pointwise.arith import where
-from .._dtype import FLOATING_NP, INEXACT_NP, to_np
+from ..pointwise.arith import where
+from ..._dtype import FLOATING_NP, INEXACT_NP, to_np
 
 
 def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):

@@ -12,17 +12,17 @@ import math
 
 import numpy as np
 
-from .._dtype import INEXACT_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make
-from .._ops._core.record import OUT, legacy_name, record
-from .._ops._core.batching import composite
-from .._ops._core.registry import op
-from .._ops._core.util import holomorphic_backward
-from .linalg import _CPP_NAMES
-from .linalg_ext import _mH, _mT, inv, solve, svdvals
-from .vector_norm import matrix_norm
-from .._ops.shape.join import cat
+from ..._dtype import INEXACT_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import OUT, legacy_name, record
+from .._core.batching import composite
+from .._core.registry import op
+from .._core.util import holomorphic_backward
+from .matmul import _CPP_NAMES
+from .solve import _mH, _mT, inv, solve, svdvals
+from .norms import matrix_norm
+from ..shape.join import cat
 
 
 def _expm(a: np.ndarray) -> np.ndarray:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FROM_NP, LOWP_NP
-from ..autograd.grad_mode import _State
-from ..autograd.node import AccumulateGrad, Node
-from ..tensor import Tensor, _make
-from .._ops._core.batching import at, level_of, phys_of
-from .._ops._kernels.blas_outer import blas_outer
-from .._ops._core.registry import op
-from .._quiet_fp import cast
-from .._ops._core.util import as_array, broadcast_shapes, holomorphic_backward, sum_to
-from ..autograd.forward_ad import _add_terms
+from ..._dtype import FROM_NP, LOWP_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import AccumulateGrad, Node
+from ...tensor import Tensor, _make
+from .._core.batching import at, level_of, phys_of
+from .._kernels.blas_outer import blas_outer
+from .._core.registry import op
+from ..._quiet_fp import cast
+from .._core.util import as_array, broadcast_shapes, holomorphic_backward, sum_to
+from ...autograd.forward_ad import _add_terms
 
 _PRODUCT = "function method out"
 
@@ -318,4 +318,4 @@ class AddmmBackward0(Node):
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
 
 
-from .linear import linear  # noqa: E402,F401  (declared in ops/linear.py; nn.Linear imports it from here)
+from ...ops.linear import linear  # noqa: E402,F401  (declared in ops/linear.py; nn.Linear imports it from here)

@@ -7,16 +7,16 @@ import warnings
 
 import numpy as np
 
-from .._dtype import FLOATING_NP, LOWP_NP
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.record import OUT, legacy_name, record
-from .._ops._core.registry import op
-from .._ops._core.util import broadcast_shapes, holomorphic_backward, sum_to
-from .vector_norm import LinalgVectorNormBackward0, vector_norm
-from .._ops.shape.shape import UnsafeViewBackward0, _unary_result
-from .._ops.pointwise.arith import where
-from .linalg import _check_dtypes, _np_matmul
+from ..._dtype import FLOATING_NP, LOWP_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import broadcast_shapes, holomorphic_backward, sum_to
+from .norms import LinalgVectorNormBackward0, vector_norm
+from ..shape.shape import UnsafeViewBackward0, _unary_result
+from ..pointwise.arith import where
+from .matmul import _check_dtypes, _np_matmul
 
 
 # -- outer, kron -------------------------------------------------------------------------------------

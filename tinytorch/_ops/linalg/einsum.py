@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, _wrap_dim
-from .._ops._core import registry as _registry
+from ...tensor import Tensor, _wrap_dim
+from .._core import registry as _registry
 
 
 # -- einsum ----------------------------------------------------------------------------------------
