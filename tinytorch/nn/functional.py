@@ -6,10 +6,10 @@ from __future__ import annotations
 
 # softmax and log_softmax are reduce.py's ops (declared with the reductions); unfold shares its name
 # with the Tensor.unfold view; the distances live with the products
-from ..ops.activation_smooth import log_softmax, softmax  # noqa: F401
-from ..ops.fold import unfold  # noqa: F401
+from .._ops.nn.activation_smooth import log_softmax, softmax  # noqa: F401
+from .._ops.nn.fold import unfold  # noqa: F401
 from .._ops.linalg.products import cosine_similarity, pairwise_distance  # noqa: F401
-from ..ops.loss_margin import triplet_margin_with_distance_loss  # noqa: F401  (takes a callable: not an op)
+from .._ops.nn.loss_margin import triplet_margin_with_distance_loss  # noqa: F401  (takes a callable: not an op)
 from ..tensor import Tensor  # noqa: F401  (PyTorch's nn.functional has it too)
 
 # every op declared with an nn.functional spelling (tinytorch/_ops/_core/registry.py)

@@ -1,5 +1,5 @@
 """Primitive ops: each forward (numpy) beside its node's backward (tinytorch ops only)."""
-from . import attention, multihead_attention, rms_norm  # noqa: F401
+from .._ops.nn import attention, multihead_attention, rms_norm  # noqa: F401
 from .._ops.pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401,E501
 from .._ops.shape import conversions, join, shape  # noqa: F401,E501
 from .._ops.index import index  # noqa: F401,E501
@@ -16,12 +16,13 @@ from .._ops.shape import broadcast, indices, rotate, stacking  # noqa: F401
 from .._ops.reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .._ops.pointwise import floating_binary, ternary as pointwise_ternary, trig  # noqa: F401
 # nn.functional's ops (pool before adaptive_pool: each imports the other)
-from . import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
-               loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool, resize)
+from .._ops.nn import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold,  # noqa: F401
+                       linear, loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool,
+                       resize)
 # issue 20's nn ops, composed of the kernels above
-from . import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample, instance_norm, lrn,  # noqa: F401
-               multilabel_margin, pixel_shuffle, pool3d, unpool)
-from . import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
+from .._ops.nn import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample,  # noqa: F401
+                       instance_norm, lrn, multilabel_margin, pixel_shuffle, pool3d, unpool)
+from .._ops.nn import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
 from . import special_normal, special_log, special_bessel, special_gamma, special_polynomials  # noqa: F401
 from .._ops.linalg import triangular as linalg_solve, lu as linalg_lu, functions as linalg_functions  # noqa: F401
 from .._ops.shape import copies, strided  # noqa: F401  (after shape, join and fold)

@@ -10,7 +10,7 @@ from ..tensor import Tensor, _make
 from . import fft as _fft
 from .._ops._core.registry import op
 from .._ops.pointwise.complex import view_as_real
-from .pad import pad as _pad
+from .._ops.nn.pad import pad as _pad
 
 
 def _describe(t: Tensor | None) -> str:

@@ -1,4 +1,4 @@
-"""The LSTM layer's time loops on arrays (forward and BPTT), for the fused layer node of ``ops/rnn.py``.
+"""The LSTM layer's time loops on arrays (forward and BPTT), for the fused layer node of ``_ops/nn/rnn.py``.
 
 Per time step the forward makes one GEMM, gathers the three sigmoid gates' pre-activations side by
 side (one contiguous block: the sigmoid's passes skip the g gate) and writes the activations straight
@@ -6,7 +6,7 @@ into the kept ones, stored gate-major in the order (i, f, o, g) (no copy of the 
 padded input kept for the backward it reads and writes h and c in the kept per-step states. The
 backward precomputes every factor that does not depend on the incoming gradient for all steps at once
 over contiguous gate blocks, then runs the recurrence. Both give the floats of the loops they replaced
-(``ops/rnn.py`` before the split) bit for bit."""
+(``_ops/nn/rnn.py`` before the split) bit for bit."""
 from __future__ import annotations
 
 import numpy as np

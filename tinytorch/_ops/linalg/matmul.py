@@ -318,4 +318,4 @@ class AddmmBackward0(Node):
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
 
 
-from ...ops.linear import linear  # noqa: E402,F401  (declared in ops/linear.py; nn.Linear imports it from here)
+from ..nn.linear import linear  # noqa: E402,F401  (declared in _ops/nn/linear.py; nn.Linear imports it from here)

@@ -202,4 +202,4 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-from ...ops.activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)
+from ..nn.activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)

@@ -18,7 +18,7 @@ from . import views as _views
 from .._core.record import cpp_name, legacy_name
 from .._core.registry import op
 from .._core.util import edge
-from ...ops.fold import unfold as im2col
+from ..nn.fold import unfold as im2col
 from ..index.index import index_zeros_put
 from ..index.scatter_gather import NotImplementedBackward
 

@@ -5,7 +5,7 @@ import math
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.bilinear import bilinear
+from ..._ops.nn.bilinear import bilinear
 from ..._ops.linalg.matmul import linear
 from .. import init
 from ..parameter import Parameter, UninitializedParameter

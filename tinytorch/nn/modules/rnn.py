@@ -1,8 +1,8 @@
 """Recurrent layers: ``RNN`` (tanh/relu), ``LSTM`` (with projections), ``GRU`` and their one-step cells.
 
 Parameters, their names and order, initialisation, reprs and argument checks are PyTorch's. Each
-layer and direction runs as one fused graph node (``ops/rnn.py``); the cells are composed of
-tinytorch ops (``ops/rnn_cells.py``). Every multi-step module accepts a ``PackedSequence``."""
+layer and direction runs as one fused graph node (``_ops/nn/rnn.py``); the cells are composed of
+tinytorch ops (``_ops/nn/rnn_cells.py``). Every multi-step module accepts a ``PackedSequence``."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ import warnings
 from ... import _dtype
 from ...factory import empty, zeros
 from ..._ops.shape.join import cat, stack
-from ...ops.rnn import rnn_layer
+from ..._ops.nn.rnn import rnn_layer
 from ..._ops.shape.shape import TransposeBackward0, _unary_result
 from .. import init
 from ..functional import dropout as _dropout
