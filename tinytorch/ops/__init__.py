@@ -8,7 +8,7 @@ from .._ops.reduce import reduce  # noqa: F401,E501
 from .._ops.reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
 from .._ops.linalg import einsum, solve as linalg_ext, products, norms as vector_norm  # noqa: F401  (after reduce)
 from .._ops.index import masked  # noqa: F401
-from . import special  # noqa: F401
+from .._ops.special import erf_gamma as special  # noqa: F401
 from .._ops.shape import tri  # noqa: F401
 from .._ops.pointwise import complex  # noqa: F401
 from . import fft, spectral, windows  # noqa: F401
@@ -23,7 +23,8 @@ from .._ops.nn import (activation, activation_slopes, activation_smooth, conv, d
 from .._ops.nn import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample,  # noqa: F401
                        instance_norm, lrn, multilabel_margin, pixel_shuffle, pool3d, unpool)
 from .._ops.nn import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401,E402
-from . import special_normal, special_log, special_bessel, special_gamma, special_polynomials  # noqa: F401
+from .._ops.special import (normal as special_normal, xlogy as special_log, bessel as special_bessel,  # noqa: F401
+                            gamma as special_gamma, polynomials as special_polynomials)
 from .._ops.linalg import triangular as linalg_solve, lu as linalg_lu, functions as linalg_functions  # noqa: F401
 from .._ops.shape import copies, strided  # noqa: F401  (after shape, join and fold)
 from .._ops.index import scatter_reduce  # noqa: F401

@@ -22,7 +22,7 @@ from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
 from ..reduce.reduce import log_softmax as _log_softmax
 from ..reduce.reduce import softmax as _softmax
-from ...ops.special import erf_np
+from ..special.erf_gamma import erf_np
 
 _SQRT_2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

@@ -13,7 +13,7 @@ from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
-from ...ops.special import gammainc_np
+from ..special.erf_gamma import gammainc_np
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
 _BINARY = "function method inplace out"

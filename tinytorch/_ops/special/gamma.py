@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from ..autograd.node import Node
-from ..tensor import Tensor
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .._ops._core.lazy_scipy import scipy_special
-from .._ops._core.util import fit_grad, require_tensors
-from .special_log import _float_pair, _record_binary
-from .._ops._core.record import legacy_name
-from .._ops._core.util import binary_operands
+from ..._dtype import FLOATING_NP
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.lazy_scipy import scipy_special
+from .._core.util import fit_grad, require_tensors
+from .xlogy import _float_pair, _record_binary
+from .._core.record import legacy_name
+from .._core.util import binary_operands
 
 
 def _not_implemented(what: str):

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, _make
-from .._ops._core.batching import pointwise
-from .._ops._core.pointwise import unary
-from .._ops._core.record import float_dtype
-from .._ops._core.registry import op
-from .._ops._core.lazy_scipy import special_kernel
-from .._ops.pointwise.compare import where
-from .._ops._core.lazy_scipy import scipy_special
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.pointwise import unary
+from .._core.record import float_dtype
+from .._core.registry import op
+from .._core.lazy_scipy import special_kernel
+from ..pointwise.compare import where
+from .._core.lazy_scipy import scipy_special
 
 _SPECIAL = "function out"
 

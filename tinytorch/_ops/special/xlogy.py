@@ -10,17 +10,17 @@ import math
 
 import numpy as np
 
-from ..autograd.node import Node
-from ..tensor import Tensor
-from .._ops._core.batching import pointwise
-from .._ops._core.pointwise import unary
-from .._ops._core.record import record
-from .._ops._core.registry import op
-from .._ops._core.util import binary_operands, fit_grad, meta
-from .._ops.pointwise.compare import where
-from .._ops.reduce.reduce import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
-from .._dtype import FLOATING_NP, get_default_dtype
-from ..tensor import _make
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._core.pointwise import unary
+from .._core.record import record
+from .._core.registry import op
+from .._core.util import binary_operands, fit_grad, meta
+from ..pointwise.compare import where
+from ..reduce.reduce import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
+from ..._dtype import FLOATING_NP, get_default_dtype
+from ...tensor import _make
 
 _MATH = "function method inplace torch_inplace out"
 

@@ -17,15 +17,15 @@ import math
 
 import numpy as np
 
-from .._quiet_fp import cast
-from ..autograd.node import Node
-from ..tensor import Tensor
-from .._ops._core.batching import pointwise
-from .._ops._core.pointwise import unary
-from .._ops._core.record import float_dtype, record
-from .._ops._core.registry import op
-from .._ops.pointwise.compare import where
-from .._ops.pointwise.inplace import apply_inplace
+from ..._quiet_fp import cast
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._core.pointwise import unary
+from .._core.record import float_dtype, record
+from .._core.registry import op
+from ..pointwise.compare import where
+from ..pointwise.inplace import apply_inplace
 
 _MATH = "function method inplace torch_inplace out"
 

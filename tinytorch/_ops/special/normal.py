@@ -8,13 +8,13 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
-from .._ops._core.pointwise import unary
-from .._ops._core.registry import op
-from .._ops._core.batching import pointwise
-from .._ops._core.lazy_scipy import special_kernel
-from .special import erf, erfc_np
-from .._dtype import FLOATING_NP, get_default_dtype
+from ...tensor import Tensor
+from .._core.pointwise import unary
+from .._core.registry import op
+from .._core.batching import pointwise
+from .._core.lazy_scipy import special_kernel
+from .erf_gamma import erf, erfc_np
+from ..._dtype import FLOATING_NP, get_default_dtype
 
 _SPECIAL = "function out"
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _make
-from .._ops._core.batching import pointwise
-from .._ops._core.registry import op
-from .special_log import _float_pair
+from ...tensor import _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .xlogy import _float_pair
 
 
 def _recurrence(x, n, p0, p1, step, dtype):
