@@ -11,7 +11,7 @@ from .._ops.index import masked  # noqa: F401
 from .._ops.special import erf_gamma as special  # noqa: F401
 from .._ops.shape import tri  # noqa: F401
 from .._ops.pointwise import complex  # noqa: F401
-from . import fft, spectral, windows  # noqa: F401
+from .._ops.fft import fft, spectral, windows  # noqa: F401
 from .._ops.shape import broadcast, indices, rotate, stacking  # noqa: F401
 from .._ops.reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .._ops.pointwise import floating_binary, ternary as pointwise_ternary, trig  # noqa: F401
@@ -38,6 +38,6 @@ from .._ops.reduce import quantile  # noqa: F401
 from .._ops.reduce import histogram  # noqa: F401
 from .._ops.linalg import legacy as linalg_legacy  # noqa: F401
 from .._ops.linalg import eig as linalg_eig  # noqa: F401
-from . import signal_windows  # noqa: F401
+from .._ops.fft import signal_windows  # noqa: F401
 from .._ops.reduce import masked as masked_reductions  # noqa: F401
 from .._ops.shape import (tensor_ops as tensor_surface)  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)

@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from ..factory import ones
-from ..factory_spaced import arange, linspace
-from ..tensor import Tensor, _make
-from .._ops._core.registry import op
+from ... import _dtype
+from ...factory import ones
+from ...factory_spaced import arange, linspace
+from ...tensor import Tensor, _make
+from .._core.registry import op
 
 
 def _check(name: str, M: int, dtype) -> None:

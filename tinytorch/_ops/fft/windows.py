@@ -1,5 +1,5 @@
 """Window functions: ``torch.hann_window`` and its kin (``periodic=``); ``torch.signal.windows``' forms
-(``sym=``) are in ``ops/signal_windows.py``. Each is a formula in float64 numpy, cast to the requested dtype
+(``sym=``) are in ``_ops/fft/signal_windows.py``. Each is a formula in float64 numpy, cast to the requested dtype
 (PyTorch computes in that dtype: the two agree to its rounding)."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from ..tensor import _CPP_NAMES, Tensor, _make
-from .._ops._core.registry import op
+from ... import _dtype
+from ...tensor import _CPP_NAMES, Tensor, _make
+from .._core.registry import op
 
 _FACTORY = "a factory"
 

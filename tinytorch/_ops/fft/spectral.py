@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 
-from ..tensor import Tensor, _make
+from ...tensor import Tensor, _make
 from . import fft as _fft
-from .._ops._core.registry import op
-from .._ops.pointwise.complex import view_as_real
-from .._ops.nn.pad import pad as _pad
+from .._core.registry import op
+from ..pointwise.complex import view_as_real
+from ..nn.pad import pad as _pad
 
 
 def _describe(t: Tensor | None) -> str:

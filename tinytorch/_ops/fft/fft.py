@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.grad_mode import _State
-from ..autograd.node import Node
-from ..tensor import Tensor, _make, _wrap_dim
-from .._ops._core.registry import op
-from .._ops.shape.join import cat
+from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.registry import op
+from ..shape.join import cat
 
 _FN = "function out"
 
