@@ -19,7 +19,7 @@ import json
 import numpy as np
 import torch
 import tinytorch as tt
-from tinytorch.ops import _muladd
+from tinytorch._ops._kernels import muladd as _muladd
 
 rng = np.random.default_rng(3)
 out = {"threads": None, "same": []}

@@ -1,6 +1,6 @@
 """The Tensor: a numpy array plus what autograd needs to know about it.
 
-Ops live in ``tinytorch/ops``; each declaration there attaches its methods to Tensor (``_ops/_core/registry.py``).
+Ops live in ``tinytorch/_ops``; each declaration there attaches its methods to Tensor (``_ops/_core/registry.py``).
 This file holds the state, the autograd-facing methods and the fast constructor ``_make``."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``tinytorch.nn.functional``: a namespace filled from the op registry (every op declared with an
-``nn.functional`` spelling in ``tinytorch/ops/``: activations, dropout, losses, linear, convolution,
+``nn.functional`` spelling in ``tinytorch/_ops/``: activations, dropout, losses, linear, convolution,
 pooling, normalisation, padding, resizing, fold, embedding, ...), plus the spellings that are not
 declared ops (yet)."""
 from __future__ import annotations
