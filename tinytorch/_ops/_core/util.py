@@ -12,7 +12,7 @@ import numpy as np
 from ..._dtype import LOWP_NP, result_np_dtype
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
-from ...autograd.node import sum_to  # noqa: F401  (the ops import it from here)
+from ...autograd.node import sum_to
 from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray

@@ -13,13 +13,14 @@ from ...tensor import Tensor, _make, _view_of
 from ..shape import _batching as rules
 from ..pointwise import inplace
 from ..shape import views
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..pointwise.inplace import overlaps, writeable
 from ..shape.shape import expand
 from .._core.registry import op
-from .._core.util import as_array, sum_to, unpack
+from .._core.util import as_array, unpack
+from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
-from ._adjoint import IndexPutBackward0, _add_rows_at, _is_row_index, index_zeros_put  # noqa: F401
+from ._adjoint import index_zeros_put
 
 
 def _convert_key(key):

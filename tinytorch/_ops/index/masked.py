@@ -10,8 +10,9 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
 from .._core.record import legacy_name, record
 from .._core.registry import op
-from .._core.util import broadcast_shapes, sum_to
-from ..pointwise.arith import where
+from .._core.util import broadcast_shapes
+from ...autograd.node import sum_to
+from ..pointwise.compare import where
 from ..shape.join import cat
 
 

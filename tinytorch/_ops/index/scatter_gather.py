@@ -11,7 +11,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
 from .._core.registry import op
 from .._core.util import as_array
-from .index import index_zeros_put
+from ._adjoint import index_zeros_put
 
 
 # -- gather and its adjoint -----------------------------------------------------------------------

@@ -11,7 +11,8 @@ from .._core.registry import op
 from ..pointwise.complex import real
 from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
 from ..shape.join import cat
-from .._core.record import _State, edge
+from ...autograd.grad_mode import _State
+from .._core.util import edge
 
 
 def _phi(x: Tensor) -> Tensor:

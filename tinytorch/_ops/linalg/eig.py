@@ -12,7 +12,9 @@ import numpy as np
 
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.record import _State, edge, legacy_name
+from ...autograd.grad_mode import _State
+from .._core.util import edge
+from .._core.record import legacy_name
 from .._core.registry import op
 from ..pointwise.complex import conj, real
 from .solve import _eye_like, _named, _square, batch_matrices, solve

@@ -20,7 +20,8 @@ from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import holomorphic_backward
 from .matmul import _CPP_NAMES
-from .solve import _mH, _mT, inv, solve, svdvals
+from .solve import _mH, _mT, inv, solve
+from .decompositions import svdvals
 from .norms import matrix_norm
 from ..shape.join import cat
 

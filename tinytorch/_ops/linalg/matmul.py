@@ -12,7 +12,8 @@ from .._core.batching import at, level_of, phys_of
 from .._kernels.blas_outer import blas_outer
 from .._core.registry import op
 from ..._quiet_fp import cast
-from .._core.util import as_array, broadcast_shapes, holomorphic_backward, sum_to
+from .._core.util import as_array, broadcast_shapes, holomorphic_backward
+from ...autograd.node import sum_to
 from ...autograd.forward_ad import _add_terms
 
 _PRODUCT = "function method out"
@@ -316,6 +317,3 @@ class AddmmBackward0(Node):
         # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
         x, w = self.saved_tensors
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
-
-
-from ..nn.linear import linear  # noqa: E402,F401  (declared in _ops/nn/linear.py; nn.Linear imports it from here)

@@ -14,7 +14,7 @@ from .._core.registry import op
 from .._core.util import normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..._dtype import FLOATING_NP, INEXACT_NP, to_np
 
 

@@ -12,10 +12,11 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import broadcast_shapes, holomorphic_backward, sum_to
+from .._core.util import broadcast_shapes, holomorphic_backward
+from ...autograd.node import sum_to
 from .norms import LinalgVectorNormBackward0, vector_norm
 from ..shape.shape import UnsafeViewBackward0, _unary_result
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
 
 

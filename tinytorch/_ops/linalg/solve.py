@@ -12,12 +12,14 @@ from ..._dtype import INEXACT_NP
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import per_sample
-from .._core.record import OUT, _State, edge, legacy_name, record
+from .._core.record import OUT, legacy_name, record
+from ...autograd.grad_mode import _State
+from .._core.util import edge
 from .._core.registry import op
 from ..reduce.scan import _others_product
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
-from .._core.util import sum_to
+from ...autograd.node import sum_to
 
 
 class LinAlgError(RuntimeError):
@@ -253,5 +255,6 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
-# the factorizations, where this module's backwards and tinytorch.linalg import them
-from .decompositions import LinalgCholeskyExBackward0, cholesky, eigh, eigvalsh, qr, svd, svdvals  # noqa: E402,F401
+# det's backward takes the SVD of a singular matrix; decompositions.py builds on this module's helpers,
+# so it is imported once they exist (an import circle of two)
+from .decompositions import svd  # noqa: E402

@@ -16,8 +16,10 @@ from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import edge, sum_to
-from .solve import _mH, _mT, _named, batch_matrices, cholesky, pinv, pinv_backward, solve
+from .._core.util import edge
+from ...autograd.node import sum_to
+from .solve import _mH, _mT, _named, batch_matrices, pinv, pinv_backward, solve
+from .decompositions import cholesky
 from .solve import inv
 from .decompositions import _failing_minor
 

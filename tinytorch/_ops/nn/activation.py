@@ -18,7 +18,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.registry import op
 from .._core.util import as_array
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 
 # -- shared by the activation files --------------------------------------------------------------

@@ -11,9 +11,10 @@ from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import as_array, sum_to
+from .._core.util import as_array
+from ...autograd.node import sum_to
 from .activation import cast, float_array, functional_spelling, mask, record
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 
 # -- rrelu -----------------------------------------------------------------------------------------

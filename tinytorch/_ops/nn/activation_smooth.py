@@ -17,11 +17,11 @@ from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import complex_grad_error, opmath
 from .activation import functional_spelling, cast, elementwise, float_array, mask, record
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
-from ..reduce.reduce import log_softmax as _log_softmax
-from ..reduce.reduce import softmax as _softmax
+from ..reduce.softmax import log_softmax as _log_softmax
+from ..reduce.softmax import softmax as _softmax
 from ..special.erf_gamma import erf_np
 
 _SQRT_2 = math.sqrt(2.0)

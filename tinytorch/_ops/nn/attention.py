@@ -22,7 +22,8 @@ from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import broadcast_shapes, last_axis_max, sum_to
+from .._core.util import broadcast_shapes, last_axis_max
+from ...autograd.node import sum_to
 
 _MASKED = -np.inf
 

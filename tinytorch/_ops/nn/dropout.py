@@ -13,7 +13,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import unsupported
 from .._core.registry import op
 from .activation import functional_spelling
-from ..reduce.reduce import softmax
+from ..reduce.softmax import softmax
 
 
 def _check_p(p: float) -> None:

@@ -16,7 +16,7 @@ from .._core.registry import op
 from .._core.util import as_array
 from .activation import functional_spelling, record as _record
 from .activation_smooth import logsigmoid
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from .loss import apply_reduction, check_reduction, reduction_name
 from .normalize import clamp_min, vector_norm
 from ..linalg import products as _products

@@ -23,8 +23,8 @@ from .._core.registry import op
 from .._core.util import as_array, last_axis_max, row_starts
 from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
-from ..reduce.reduce import LogSoftmaxBackward0
-from ..reduce.reduce import log_softmax as _log_softmax
+from ..reduce.softmax import LogSoftmaxBackward0
+from ..reduce.softmax import log_softmax as _log_softmax
 
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:

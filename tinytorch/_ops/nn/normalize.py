@@ -10,7 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.registry import op
 from .activation import cast, mask, record
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 
 
 # -- clamp_min (the node PyTorch's losses and normalize record) ------------------------------------

@@ -405,7 +405,3 @@ def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
                             return_indices: bool = True):
     """max_pool2d that also returns the argmax positions."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-# adaptive pooling lives beside, in its own file; nn's pooling modules find it through this module too
-from .adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d  # noqa: E402,F401

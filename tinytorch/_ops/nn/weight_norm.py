@@ -11,7 +11,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import sum_to
+from ...autograd.node import sum_to
 
 
 @op(variants="function")

@@ -349,10 +349,3 @@ def mul(a, b) -> Tensor:
             node.a_scalar = ad
         return _make(out, node)
     return _make(out)
-
-
-# the other binary families, under the names the rest of the package imports from here
-from .compare import (bitwise_and, bitwise_or, bitwise_xor, eq, ge, gt, le, logical_and, logical_not,  # noqa: E402,F401
-                      logical_or, lt, maximum, minimum, ne, where)
-from .power import pow  # noqa: E402,F401
-from .division import div, floor_divide, remainder  # noqa: E402,F401

@@ -19,7 +19,8 @@ from ...tensor import Tensor, _new
 from ..shape import views as _views
 from .._core import registry as _registry
 from .._core.registry import _cast_check, op
-from .._core.util import broadcast_shapes, sum_to, unpack
+from .._core.util import broadcast_shapes, unpack
+from ...autograd.node import sum_to
 
 
 def check_inplace(t: Tensor, grad_needed: bool | None = None) -> None:

@@ -200,6 +200,3 @@ def positive(input: Tensor) -> Tensor:
     if input._data.dtype == np.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
-
-
-from ..nn.activation import relu  # noqa: E402,F401  (declared with the activations; imported from here)

@@ -10,7 +10,7 @@ import numpy as np
 from ... import _dtype
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..linalg.norms import vector_norm
 
 _SMALL_INTS = ("uint8", "bool", "int8", "int16", "int32")

@@ -14,7 +14,7 @@ from .._core.registry import op
 from .._core.util import as_array, normalize_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from ..pointwise.compare import maximum, minimum, where
-from ..shape.join import zeros_scatter
+from ..index.scatter_gather import zeros_scatter
 
 
 class _ReturnTypes(tuple):

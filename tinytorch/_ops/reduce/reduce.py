@@ -15,7 +15,7 @@ from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, opmath
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
 from ..._quiet_fp import loud, quiet
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 
 _REDUCTION = "function method out"
 
@@ -292,8 +292,3 @@ def any(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Ten
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "any")
     return _all_any(input, dim, keepdim, np.any)
-
-
-# the extremes and the softmaxes, where other modules import them from
-from .minmax import _return_type, argmax, argmin, amax, amin, max, min  # noqa: E402,F401
-from .softmax import LogSoftmaxBackward0, log_softmax, logsumexp, softmax  # noqa: E402,F401

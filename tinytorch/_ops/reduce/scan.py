@@ -13,9 +13,10 @@ from .._core.registry import op
 from .._core.util import holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
-from ..pointwise.arith import where
+from ..pointwise.compare import where
 from ..pointwise.binary import _complex_logaddexp
-from ..shape.join import cat, zeros_scatter
+from ..shape.join import cat
+from ..index.scatter_gather import zeros_scatter
 from ..._dtype import BF16_NP, FLOATING_NP
 from ..._dtype_info import finfo
 from ..._quiet_fp import loud, quiet

@@ -11,15 +11,17 @@ from ..._dtype import FLOATING_NP
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import composite
-from .._core.record import OUT, _State, edge, record
+from .._core.record import OUT, record
+from ...autograd.grad_mode import _State
+from .._core.util import edge
 from .._core.registry import op
 from .._core.util import normalize_dims
 from .._kernels.select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
-from ..shape.join import zeros_scatter
-from ..pointwise.arith import where
+from ..index.scatter_gather import zeros_scatter
+from ..pointwise.compare import where
 
 _SORT = "function method out"
 

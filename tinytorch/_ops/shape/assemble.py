@@ -12,7 +12,7 @@ from ..._dtype_info import promote_types
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import op
-from .._core.util import sum_to
+from ...autograd.node import sum_to
 from ..reduce.counting import nonzero
 from .join import cat, chunk, split
 from .tri import diag

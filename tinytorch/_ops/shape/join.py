@@ -237,7 +237,3 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
     return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
-
-
-# gather, scatter and scatter_add live in scatter_gather.py; their names stay importable from here
-from ..index.scatter_gather import gather, scatter, scatter_add, zeros_scatter  # noqa: E402,F401

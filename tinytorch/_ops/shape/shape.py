@@ -17,7 +17,7 @@ from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from . import _batching as rules
 from . import views as _views
 from .._core.registry import op
-from .._core.util import sum_to
+from ...autograd.node import sum_to
 from ...autograd.forward_ad import _out_shape
 
 

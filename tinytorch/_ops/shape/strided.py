@@ -19,7 +19,7 @@ from .._core.record import cpp_name, legacy_name
 from .._core.registry import op
 from .._core.util import edge
 from ..nn.fold import unfold as im2col
-from ..index.index import index_zeros_put
+from ..index._adjoint import index_zeros_put
 from ..index.scatter_gather import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided

@@ -18,7 +18,7 @@ from .._core.record import record
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, meta
 from ..pointwise.compare import where
-from ..reduce.reduce import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
+from ..reduce.softmax import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
 from ..._dtype import FLOATING_NP, get_default_dtype
 from ...tensor import _make
 

@@ -6,7 +6,7 @@ import math
 from ... import _dtype
 from ...factory import empty
 from ..._ops.nn.bilinear import bilinear
-from ..._ops.linalg.matmul import linear
+from ..._ops.nn.linear import linear
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
