@@ -6,7 +6,7 @@ PyTorch's exact floats.
 Importing a family module declares its ops; the list below imports them all. Its order matters
 where one module's import-time declarations read another's (noted beside those lines)."""
 from .nn import attention, multihead_attention, rms_norm  # noqa: F401
-from .pointwise import arith, binary, clamp, compare, inplace, power, unary  # noqa: F401
+from .pointwise import arith, binary, clamp, compare, division, inplace, power, unary  # noqa: F401
 from .shape import conversions, join, shape  # noqa: F401
 from .index import index  # noqa: F401
 from .linalg import matmul  # noqa: F401
