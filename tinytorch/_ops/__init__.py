@@ -21,9 +21,9 @@ from .fft import fft, spectral, windows  # noqa: F401
 from .shape import broadcast, indices, rotate, stacking  # noqa: F401
 from .reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .pointwise import floating_binary, ternary, trig  # noqa: F401
-# nn.functional's ops (pool before adaptive_pool: each imports the other)
-from .nn import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold,  # noqa: F401
-                 linear, loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, adaptive_pool, resize)
+# nn.functional's ops
+from .nn import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
+                 loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, resize)
 from .nn import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample,  # noqa: F401
                  instance_norm, lrn, multilabel_margin, pixel_shuffle, pool3d, unpool)
 from .nn import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401

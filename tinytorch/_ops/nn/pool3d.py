@@ -14,7 +14,7 @@ from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
-from .adaptive_pool import _bounds, adaptive_max_pool2d
+from .pool import _bounds, adaptive_max_pool2d
 from ..linalg.einsum import einsum
 from .pad import constant_pad_nd
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from .._core.registry import op
-from .adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
 from .pad import axis_map, map_node
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..._ops.nn import pool as _pool
-from ..._ops.nn import adaptive_pool as _adaptive_pool
 from ..._ops.nn import pool3d as _pool3d
 from ..._ops.nn import fractional_pool as _fractional
 from ..._ops.nn import unpool as _unpool
@@ -95,14 +94,14 @@ class AdaptiveAvgPool1d(_AdaptivePoolNd):
     """Mean over ``output_size`` near-equal windows of the last dim."""
 
     def forward(self, input):
-        return _adaptive_pool.adaptive_avg_pool1d(input, self.output_size)
+        return _pool.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptivePoolNd):
     """Mean over an ``output_size`` grid of near-equal windows of (H, W)."""
 
     def forward(self, input):
-        return _adaptive_pool.adaptive_avg_pool2d(input, self.output_size)
+        return _pool.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(_AdaptivePoolNd):
@@ -113,7 +112,7 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
         self.return_indices = return_indices
 
     def forward(self, input):
-        return _adaptive_pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        return _pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
