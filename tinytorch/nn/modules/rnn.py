@@ -13,7 +13,7 @@ from ... import _dtype
 from ...factory import empty, zeros
 from ..._ops.shape.join import cat, stack
 from ..._ops.nn.rnn import rnn_layer
-from ..._ops.shape.shape import TransposeBackward0, _unary_result
+from ..._ops.shape.shape import TransposeBackward1, _unary_result
 from .. import init
 from ..functional import dropout as _dropout
 from ..parameter import Parameter
@@ -25,11 +25,8 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-class TransposeBackward1(TransposeBackward0):
-    """PyTorch's RNN/GRU path transposes its batch-first output in place (``transpose_``); LSTM's does not."""
-
-
 def _batch_first_out(out, in_place_name: bool):
+    # PyTorch's RNN/GRU path transposes its batch-first output in place (transpose_'s node); LSTM's does not
     if in_place_name:
         return _unary_result(out, out._data.swapaxes(0, 1), TransposeBackward1, True, d0=0, d1=1)
     return out.transpose(0, 1)
