@@ -1,4 +1,5 @@
-"""Convolution: conv1d, conv2d and conv_transpose2d as im2col + BLAS (kernels in ``_im2col.py``).
+"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + BLAS (kernels in
+``_kernels/im2col.py``).
 
 Three primitives share one geometry (kernel, stride, padding, dilation, groups, the size of the
 convolution's input): the convolution ``y = conv(x, w)``, its input gradient ``x = conv_t(y, w)``
@@ -290,3 +291,33 @@ class ConvolutionBackward0Transposed(_ConvTransposeNode):
 
 
 ConvolutionBackward0Transposed.__name__ = ConvolutionBackward0Transposed.__qualname__ = "ConvolutionBackward0"
+
+
+def _check_output_padding(output_padding, stride, dilation, names):
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        parts = [f"output_padding_{n}: {o}" for n, o in zip(names, output_padding)]
+        parts += [f"stride_{n}: {s}" for n, s in zip(names, stride)]
+        parts += [f"dilation_{n}: {d}" for n, d in zip(names, dilation)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+@op(variants="function functional")
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv1d: (N, C_in, L) with weight (C_in, C_out/groups, k), as a 2-d one of height 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {_dims(input.shape)}")
+    if input.ndim == 2:
+        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    stride, padding = _tuple(stride, 1, "stride"), _tuple(padding, 1, "padding")
+    dilation, output_padding = _tuple(dilation, 1, "dilation"), _tuple(output_padding, 1, "output_padding")
+    _check(input._data, weight._data, None if bias is None else bias._data, stride, padding, dilation, groups,
+           True, 1)
+    if input._data.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: conv_transpose1d(ys, ws, bs, stride, padding, output_padding, groups,
+                                                                dilation), input, weight, bias)
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
+                           (0,) + output_padding, groups, (1,) + dilation)
+    return out.squeeze(2)

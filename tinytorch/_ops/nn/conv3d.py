@@ -1,4 +1,4 @@
-"""3-d convolution and the 1-d / 3-d transposed convolutions, composed of the 2-d kernels of
+"""3-d convolution and the 3-d transposed convolution, composed of the 2-d kernels of
 ``conv.py``: a 3-d convolution is a sum over the kernel's depth offsets of 2-d convolutions of
 the input's depth slices (taken as a batch), and its adjoint places each 2-d transposed
 convolution at its depth offset. Every piece is a tinytorch op, so gradients of any order follow."""
@@ -10,7 +10,7 @@ import numpy as np
 
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .conv import _check, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
+from .conv import _check, _check_output_padding, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
 from ..shape.join import cat
 from .pad import constant_pad_nd
 
@@ -69,36 +69,6 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
     return out.contiguous()
-
-
-def _check_output_padding(output_padding, stride, dilation, names):
-    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
-        parts = [f"output_padding_{n}: {o}" for n, o in zip(names, output_padding)]
-        parts += [f"stride_{n}: {s}" for n, s in zip(names, stride)]
-        parts += [f"dilation_{n}: {d}" for n, d in zip(names, dilation)]
-        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
-
-
-@op(variants="function functional")
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
-    """The adjoint of conv1d: (N, C_in, L) with weight (C_in, C_out/groups, k), as a 2-d one of height 1."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
-                           f"size: {_dims(input.shape)}")
-    if input.ndim == 2:
-        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
-                                dilation).squeeze(0)
-    stride, padding = _tuple(stride, 1, "stride"), _tuple(padding, 1, "padding")
-    dilation, output_padding = _tuple(dilation, 1, "dilation"), _tuple(output_padding, 1, "output_padding")
-    _check(input._data, weight._data, None if bias is None else bias._data, stride, padding, dilation, groups,
-           True, 1)
-    if input._data.dtype.kind == "c":
-        return complex_conv(lambda ys, ws, bs: conv_transpose1d(ys, ws, bs, stride, padding, output_padding, groups,
-                                                                dilation), input, weight, bias)
-    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
-                           (0,) + output_padding, groups, (1,) + dilation)
-    return out.squeeze(2)
 
 
 def _spread_depth(y: Tensor, stride: int) -> Tensor:

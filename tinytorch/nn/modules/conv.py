@@ -184,7 +184,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     """The adjoint of Conv1d: weight (C_in, C_out/groups, k)."""
 
     _nd = 1
-    _transposed = staticmethod(_conv3d.conv_transpose1d)
+    _transposed = staticmethod(_conv.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
