@@ -232,7 +232,8 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
                             prev = None
                             if not pd.ndim and (dt is _F32 or dt is _F64):
-                                # as Python floats, as _ops/pointwise/arith.py adds 0-d operands (see ops/_binary_base._F32_MAX)
+                                # as Python floats, as _ops/pointwise/arith.py adds 0-d operands
+                                # (see _ops/_core/binary._F32_MAX)
                                 r = float(pd) + float(gd)
                                 if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
                                     prev = pd.copy()

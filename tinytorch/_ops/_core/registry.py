@@ -21,7 +21,7 @@ What the declaration produces:
     takes ``out=`` when PyTorch does, and hands the call to vmap when a vmap level of this thread has
     a batched argument. The decorator returns this function, so library code calling an op by name
     is vmapped too.
-  - ``BatchedTensor.X``: the batching rule (see ``_batching.py``).
+  - ``BatchedTensor.X``: the batching rule (see ``_core/batching.py``).
 The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, and
 ``tests/test_registry.py`` compares every declared spelling with PyTorch's own namespaces."""
 from __future__ import annotations

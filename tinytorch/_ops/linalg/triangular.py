@@ -5,7 +5,7 @@
 solve_triangular is the primitive (substitution on the named triangle, in float64; its backward is
 two more triangular solves, so double backward works). cholesky_solve/cholesky_inverse are solve/inv
 of the factor's Gram matrix L L^T, whose gradients are PyTorch's for the factor (full, not masked to
-the triangle); the rest compose the matrix functions of ``linalg_ext.py``."""
+the triangle); the rest compose the matrix functions of ``solve.py``."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Binary arithmetic (add, sub, mul): each op's forward beside its node's backward. Division (div,
 floor_divide, remainder) is in ``division.py``, ``pow`` in ``power.py``; comparisons, logical ops and
-selection in ``compare.py``; all are re-exported here. The operand helpers of the fast paths (0-d floats
-as Python floats among them) are in ``_binary_base.py``."""
+selection in ``compare.py``. The operand helpers of the fast paths (0-d floats as Python floats among
+them) are in ``_core/binary.py``."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,7 +1,7 @@
 """vmap's rules for the shape, joining and indexing ops (``shape.py``, ``join.py``, ``index.py``,
 ``masked.py``, ``tri.py``): each shifts the op's dim arguments past the batch dim (physical dim 0)
 and runs the op once on the physical tensors. A rule has the op's signature with the public function
-first (see ``_batching.py``)."""
+first (see ``_core/batching.py``)."""
 from __future__ import annotations
 
 from ...tensor import Tensor, _wrap_dim

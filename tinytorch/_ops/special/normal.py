@@ -1,7 +1,7 @@
 """The normal distribution's functions of ``torch.special``: erfcx, ndtr, ndtri, log_ndtr.
 
 ndtr is PyTorch's composite (1 + erf(x / sqrt 2)) / 2, so its values and its graph (MulBackward1) are
-PyTorch's; the others are SciPy's kernels (``_scipy.py``: optional, imported when first called)."""
+PyTorch's; the others are SciPy's kernels (``_core/lazy_scipy.py``: optional, imported when first called)."""
 from __future__ import annotations
 
 import math
