@@ -137,7 +137,7 @@ def run(lib, program) -> list:
         if out is not t:
             env.append(out)
         # every tensor is looked at after every step: PyTorch regenerates a view's grad_fn when it is
-        # looked at, tinytorch at once (see ops/views.py), and looking makes the two agree
+        # looked at, tinytorch at once (see _ops/shape/views.py), and looking makes the two agree
         record.append((name, [_observe(t) for t in env]))
     try:
         loss = None

@@ -92,7 +92,7 @@ def test_tinytorch_whole_model_round_trips_and_opens_in_pytorch(name):
     opened = torch.load(io.BytesIO(blob), weights_only=False)
     with pytest.raises(pickle.UnpicklingError, match="GLOBAL tinytorch.nn.modules"):
         torch.load(io.BytesIO(blob))  # PyTorch's own weights-only load names our class
-    # PyTorch keys a safe global by its __module__: F.relu is made in tinytorch.ops, so it is
+    # PyTorch keys a safe global by its __module__: F.relu is made in tinytorch._ops, so it is
     # named by the path the file uses
     relu = (tt.nn.functional.relu, "tinytorch.nn.functional.relu")
     with torch.serialization.safe_globals(classes(ours) + [relu]):

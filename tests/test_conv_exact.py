@@ -7,7 +7,7 @@ import pytest
 
 import tinytorch as tt
 import tinytorch.nn.functional as F
-from tinytorch.ops import _im2col
+from tinytorch._ops._kernels import im2col as _im2col
 
 
 def _ints(rng, shape, dtype):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch.ops import loss_nll
+from tinytorch._ops.nn import loss_nll
 
 torch = pytest.importorskip("torch")
 

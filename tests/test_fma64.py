@@ -1,5 +1,5 @@
 """The float64 fused multiply-add emulation (``_random/fpmath.py``'s ``fma64_into``, used by the random
-kernels, arange/linspace and ``ops/_muladd.py``'s add(alpha=)/addcmul) against an exact reference:
+kernels, arange/linspace and ``_ops/_kernels/muladd.py``'s add(alpha=)/addcmul) against an exact reference:
 ``Fraction`` arithmetic rounded once (Python 3.11 has no ``math.fma``). Correct rounding is claimed
 where the product's error is representable (|x*y| >= 2**-960); non-finite and huge operands get
 PyTorch's (FMA's) inf/nan; and the add(alpha=) results match PyTorch's CPU kernel bit for bit."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tinytorch._random.fpmath import fma64, fma64_into
-from tinytorch.ops._muladd import muladd
+from tinytorch._ops._kernels.muladd import muladd
 
 EXACT_RANGE = 2.0 ** -960
 
@@ -100,7 +100,7 @@ def test_fma64_into_on_blocks_matches_element_by_element(rows, y_kind):
         return
     yy = y if y_kind == "array" else float(y[0])
     out = np.empty_like(x)
-    # scratch slices of larger buffers, as ops/_muladd.py passes them
+    # scratch slices of larger buffers, as _ops/_kernels/muladd.py passes them
     with np.errstate(all="ignore"):  # as its callers run it: overflowing splits are expected
         fma64_into(out, x, yy, c, [np.empty(x.size + 7)[:x.size] for _ in range(5)])
     ys = y if y_kind == "array" else np.full(x.size, yy)

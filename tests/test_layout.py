@@ -101,9 +101,22 @@ def test_public_files_are_pytorch_modules(package):
 
 
 def test_no_history_named_files():
-    pattern = re.compile(r"(^|_)(extra|more|new|old|misc|other)$|\d$")
+    # files and packages alike, at every depth (the op families under _ops/ included)
+    pattern = re.compile(r"(^|_)(extra|more|new|old|misc|other|rest|ext)$|\d$")
     found = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if pattern.search(p.stem)}
+    found |= {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*") if p.is_dir() and pattern.search(p.name)}
     assert found - HISTORY_NAMES_BEING_MOVED == set()
+
+
+def test_ops_are_families():
+    # tinytorch.ops is left for PyTorch's op namespace; the ops live in private family packages,
+    # with no op module at _ops/'s top level
+    ops = PACKAGE / "_ops"
+    assert not (PACKAGE / "ops").exists()
+    assert [p.name for p in ops.iterdir() if p.suffix == ".py"] == ["__init__.py"]
+    families = {p.name for p in ops.iterdir() if (p / "__init__.py").exists()}
+    assert families == {"_core", "_kernels", "pointwise", "reduce", "shape", "index", "linalg", "nn", "special",
+                        "fft"}
 
 
 def _model(nn, lib):

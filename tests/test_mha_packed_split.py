@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch.ops.multihead_attention import _split_packed
+from tinytorch._ops.nn.multihead_attention import _split_packed
 
 torch = pytest.importorskip("torch")
 

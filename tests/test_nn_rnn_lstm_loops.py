@@ -1,4 +1,4 @@
-"""The LSTM layer's time loops (ops/rnn_lstm.py) against PyTorch and against each other.
+"""The LSTM layer's time loops (_ops/_kernels/lstm.py) against PyTorch and against each other.
 
 Equal lengths kept for the backward run their states through the kept per-step arrays; unequal
 lengths and forward-only calls run a running state. All must give the same floats for the same

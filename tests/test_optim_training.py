@@ -51,7 +51,7 @@ class _OpsMLP:
         return list(self.params)
 
     def __call__(self, x):
-        from tinytorch.ops.linalg import linear
+        from tinytorch._ops.nn.linear import linear
         w1, b1, w2, b2, w3, b3 = self.params
         h = x.reshape(x.shape[0], -1)
         h = tinytorch.relu(linear(h, w1, b1))

@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 import tinytorch as tt
-from tinytorch.ops._registry import REGISTRY
+from tinytorch._ops._core.registry import REGISTRY
 
 from _torch_spellings import spellings as torch_spellings
 
@@ -89,7 +89,7 @@ def test_dunders_exist_in_pytorch(torch):
 
 
 def test_declared_twice_is_refused():
-    from tinytorch.ops._registry import op
+    from tinytorch._ops._core.registry import op
 
     with pytest.raises(RuntimeError, match="declared twice"):
         op("exp")(lambda input: input)

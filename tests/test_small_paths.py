@@ -196,7 +196,7 @@ def test_cross_entropy_array_backward_is_the_create_graph_formula(case, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_norm_batch_mean_is_numpys_mean(dtype):
-    from tinytorch.ops.norm import _mean_np
+    from tinytorch._ops.nn.norm import _mean_np
     rng = np.random.default_rng(12)
     for shape, axes in [((32, 100), (0,)), ((7, 3, 5), (0, 2)), ((3, 9), (1,)), ((2, 4, 3, 3), (0, 2, 3))]:
         x = (rng.standard_normal(shape) * 10 ** rng.uniform(-3, 3)).astype(dtype)
@@ -262,7 +262,7 @@ _CE_CASES = [((32, 27), "normal"), ((1, 1), "one_class"), ((4, 1), "one_class"),
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape,kind", _CE_CASES)
 def test_cross_entropy_one_pass_is_the_general_path_bit_for_bit(shape, kind, dtype, reduction, monkeypatch):
-    from tinytorch.ops import loss_nll
+    from tinytorch._ops.nn import loss_nll
     rng = np.random.default_rng(shape[0] * 31 + shape[1])
     x = _ce_logits(shape, dtype, rng, kind)
     c = x.shape[1]

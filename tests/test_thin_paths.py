@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import tinytorch
 from tinytorch._malloc import tune_malloc
-from tinytorch.ops.linalg import _np_matmul
+from tinytorch._ops.linalg.matmul import _np_matmul
 
 
 @settings(max_examples=40, deadline=None)

@@ -83,7 +83,7 @@ def test_dropout_masks_are_pytorchs_stream(p):
 def test_last_axis_max_is_numpys_max():
     """The reduceat row max behind attention's and cross_entropy's softmax gives np.max's values
     (NaN, infinities, signed zeros; float16/32/64; empty and strided arrays take np.max itself)."""
-    from tinytorch.ops._util import last_axis_max
+    from tinytorch._ops._core.util import last_axis_max
 
     rng = np.random.default_rng(4)
     for dtype in (np.float16, np.float32, np.float64):

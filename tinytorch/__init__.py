@@ -6,7 +6,7 @@ from __future__ import annotations
 
 # first: tensor.py builds on autograd's core (grad_mode, node), and autograd's engine on tensor.py
 from . import autograd  # noqa: F401
-from . import ops as _ops  # noqa: F401  (the op families declare themselves: torch.X, Tensor.X, ...)
+from . import _ops  # noqa: F401  (the op families declare themselves: torch.X, Tensor.X, ...)
 from .autograd import functional as _autograd_functional  # noqa: F401  (built on the ops and on func)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, backends, cuda, random  # noqa: F401
@@ -26,7 +26,8 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
-from .ops.conversions import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E501
+from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
+                                     memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 
 float = float32  # noqa: A001
@@ -71,8 +72,8 @@ vmap = func.vmap
 
 from . import fft, linalg, masked, signal, special  # noqa: E402,F401
 
-# every declared op's torch-level spellings (tinytorch/ops/_registry.py)
-from .ops import _registry  # noqa: E402
+# every declared op's torch-level spellings (tinytorch/_ops/_core/registry.py)
+from ._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("torch"))
 

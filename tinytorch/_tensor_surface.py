@@ -10,8 +10,8 @@ import threading
 
 from . import storage as _storage
 from .autograd.node import Node
-from .ops._registry import namespace
-from .ops.shape import _unary_result
+from ._ops._core.registry import namespace
+from ._ops.shape.shape import _unary_result
 from .tensor import Tensor
 
 

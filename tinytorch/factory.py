@@ -12,8 +12,8 @@ from . import _dtype
 from ._size import _require_cpu
 from .autograd import _accumulate, forward_ad as _forward_ad
 from .autograd.grad_mode import version_counter
-from .ops._batching import first_only
-from .ops._registry import op
+from ._ops._core.batching import first_only
+from ._ops._core.registry import op
 from .tensor import Size, Tensor, _make
 
 

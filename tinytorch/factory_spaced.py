@@ -9,7 +9,7 @@ from ._dtype import FLOATING_NP, LOWP_NP
 from ._size import _require_cpu
 from ._random.fpmath import fma64 as _fma  # a * b + c with one rounding, as the kernels' FMA
 from .factory import _finish, _np_dtype, _with_out
-from .ops._registry import op
+from ._ops._core.registry import op
 from .tensor import Tensor
 
 _strided = np.lib.stride_tricks.as_strided

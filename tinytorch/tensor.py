@@ -1,6 +1,6 @@
 """The Tensor: a numpy array plus what autograd needs to know about it.
 
-Ops live in ``tinytorch/ops``; each declaration there attaches its methods to Tensor (``ops/_registry.py``).
+Ops live in ``tinytorch/_ops``; each declaration there attaches its methods to Tensor (``_ops/_core/registry.py``).
 This file holds the state, the autograd-facing methods and the fast constructor ``_make``."""
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ _ref = weakref.ref
 
 def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     """A result sharing ``base``'s storage (``data`` must be a numpy view of ``base._data``): same version
-    counter, remembers the root base. Every view op ends here; see ``ops/views.py``."""
+    counter, remembers the root base. Every view op ends here; see ``_ops/shape/views.py``."""
     t = _new(Tensor)
     t._data = data
     vc = base._vc
@@ -341,7 +341,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (or only into ``inputs``)."""
         _run_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # detach / detach_ are declared in ops/conversions.py
+    # detach / detach_ are declared in _ops/shape/conversions.py
 
     @property
     def data(self) -> "Tensor":

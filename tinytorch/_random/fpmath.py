@@ -9,7 +9,7 @@ differ. Both FMAs below are exact:
   rounding to float32 can only go wrong when that float64 sum lands exactly on a float32 tie,
   which is detected from its bits and resolved with the exact error of the sum.
 - float64: exact product and sums (Dekker, TwoSum) in place on caller-given scratch (``fma64_into``,
-  which ``ops/_muladd.py`` uses block by block), with Boldo and Melquiond's round-to-odd emulation
+  which ``_ops/_kernels/muladd.py`` uses block by block), with Boldo and Melquiond's round-to-odd emulation
   for the rare results where the last rounding is a tie."""
 from __future__ import annotations
 

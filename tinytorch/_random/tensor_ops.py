@@ -13,11 +13,11 @@ from .. import _dtype
 from ..autograd.grad_mode import version_counter
 from .._size import _require_cpu
 from ..factory import _alloc, _finish, _np_dtype, _size, into_out
-from ..ops.inplace import check_inplace, writeable
-from ..ops.views import refresh
+from .._ops.pointwise.inplace import check_inplace, writeable
+from .._ops.shape.views import refresh
 from ..autograd.node import Node
-from ..ops._record import record
-from ..ops._registry import op
+from .._ops._core.record import record
+from .._ops._core.registry import op
 from ..random import _engine
 from ..tensor import _CPP_NAMES, Tensor, _make
 from . import draws

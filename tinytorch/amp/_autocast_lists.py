@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 from .. import _dtype
-from ..ops._registry import REGISTRY
+from .._ops._core.registry import REGISTRY
 from ..tensor import Tensor
 
 # registry names (a name PyTorch lists that tinytorch lacks is simply not there)

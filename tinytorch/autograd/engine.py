@@ -23,7 +23,7 @@ from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edg
 from ._run_node import _run_node, _run_node_in_anomaly_mode
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
 
-# 0-d float32/float64 gradient sums as Python floats: the same bits as numpy's (ops/_binary_base.py
+# 0-d float32/float64 gradient sums as Python floats: the same bits as numpy's (_ops/_core/binary.py
 # says why), where float32 holds the sum without numpy's cast warning
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -232,7 +232,8 @@ def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, creat
                         if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
                             prev = None
                             if not pd.ndim and (dt is _F32 or dt is _F64):
-                                # as Python floats, as ops/arith.py adds 0-d operands (see ops/_binary_base._F32_MAX)
+                                # as Python floats, as _ops/pointwise/arith.py adds 0-d operands
+                                # (see _ops/_core/binary._F32_MAX)
                                 r = float(pd) + float(gd)
                                 if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
                                     prev = pd.copy()

@@ -163,7 +163,7 @@ class Function(metaclass=_FunctionMeta):
             o._requires_grad = True
             o._output_nr = i
             if o._base is not None:
-                o._creation = "custom"  # PyTorch forbids in-place ops on it (ops/views.py)
+                o._creation = "custom"  # PyTorch forbids in-place ops on it (_ops/shape/views.py)
             wrapped.append(o)
         if ctx._saved:
             ctx._pack_outputs()  # outputs saved in forward had no grad_fn yet

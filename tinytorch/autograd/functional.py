@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..factory import zeros, zeros_like
 from ..func import grad as func_grad
 from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
-from ..ops.join import stack
+from .._ops.shape.join import stack
 from ._functional_utils import (_as_tuple, _autograd_grad, _check_requires_grad, _fill_in_zeros, _grad_mode,
                                 _postprocess, _preprocess, _unpack, _validate_v)
 from .grad_mode import enable_grad

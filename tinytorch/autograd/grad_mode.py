@@ -25,7 +25,7 @@ class _Modes(threading.local):
     check_nan = True
     saved_hooks = ()             # (pack, unpack) pairs of saved_tensors_hooks, innermost last
     saved_hooks_disabled = None  # the message of disable_saved_tensors_hooks, while in force
-    transforms = 0               # vmap levels and ONNX exports in progress (see ops/_batching.py)
+    transforms = 0               # vmap levels and ONNX exports in progress (see _ops/_core/batching.py)
     tracer = None                # the ONNX export recording this thread's op calls (see onnx/_trace.py)
     fw_level = None              # the forward-AD level in progress (0), or None
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)

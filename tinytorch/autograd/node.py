@@ -108,7 +108,7 @@ class _SavedOutput:
     def __init__(self, t) -> None:
         # the counter itself, made now if need be: a later bump of ``t`` must show here
         self.data, self.vc, self.output_nr, self.base = t._data, version_counter(t), t._output_nr, t._base
-        self.history = None  # for an in-place op on a view: makes the view's history (see ops/views.py)
+        self.history = None  # for an in-place op on a view: makes the view's history (see _ops/shape/views.py)
 
     def unpack(self, node):
         if self.history is None:

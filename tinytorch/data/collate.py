@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from .. import _dtype
-from ..ops.join import stack
+from .._ops.shape.join import stack
 from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wrap
 
 __all__ = ["default_collate", "default_convert"]

@@ -1,6 +1,6 @@
-"""``tinytorch.fft``: the discrete Fourier transforms of ``torch.fft``, declared in ``ops/fft.py``."""
+"""``tinytorch.fft``: the discrete Fourier transforms of ``torch.fft``, declared in ``_ops/fft/fft.py``."""
 from __future__ import annotations
 
-from ..ops import _registry
+from .._ops._core import registry as _registry
 
 globals().update(_registry.namespace("fft"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..factory import zeros, zeros_like
-from ..ops.join import stack
+from .._ops.shape.join import stack
 from ..tensor import Tensor
 from ._eager import _Inputs, _detach_tree, _finish, _grads, _physical, _split_aux
 from ._pytree import tree_flatten, tree_unflatten

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from ..ops.join import stack
+from .._ops.shape.join import stack
 from ._eager import jvp
 from ._pytree import tree_flatten
 

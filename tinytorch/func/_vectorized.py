@@ -13,7 +13,7 @@ function still gets its Jacobian, just without the speed-up."""
 from __future__ import annotations
 
 from ..factory import eye
-from ..ops.join import cat
+from .._ops.shape.join import cat
 from ..tensor import Tensor
 from . import _eager  # vjp/jvp, looked up when called
 from ._vmap import vmap

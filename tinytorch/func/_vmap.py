@@ -1,6 +1,6 @@
 """``vmap``: run a function written for one sample once on a whole batch, vectorised in numpy.
 
-The batched arguments become ``BatchedTensor``s (``ops/_batching.py``): a tensor whose physical data
+The batched arguments become ``BatchedTensor``s (``_ops/_core/batching.py``): a tensor whose physical data
 carries the batch as dimension 0 while it reports the logical (per-sample) shape. Every declared op
 carries its batching rule (``op(..., batch=rule)``): elementwise ops align their operands' logical
 dimensions behind the batch, reductions and shape ops shift their ``dim`` arguments past it, matmul
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import functools
 
-from ..ops._batching import level as _vmap_level
+from .._ops._core.batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
-from ..ops._batching import BatchedTensor, unsupported as _unsupported
+from .._ops._core.batching import BatchedTensor, unsupported as _unsupported
 
 
 # -- the methods of BatchedTensor no op declares -----------------------------------------------------

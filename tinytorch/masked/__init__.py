@@ -1,7 +1,7 @@
 """``tinytorch.masked``: the masked reductions and normalizations of ``torch.masked`` (strided tensors
-with a boolean mask), declared with their ops in ``ops/masked_reductions.py``."""
+with a boolean mask), declared with their ops in ``_ops/reduce/masked.py``."""
 from __future__ import annotations
 
-from ..ops import _registry
+from .._ops._core import registry as _registry
 
 globals().update(_registry.namespace("masked"))

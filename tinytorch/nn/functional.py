@@ -1,19 +1,19 @@
 """``tinytorch.nn.functional``: a namespace filled from the op registry (every op declared with an
-``nn.functional`` spelling in ``tinytorch/ops/``: activations, dropout, losses, linear, convolution,
+``nn.functional`` spelling in ``tinytorch/_ops/``: activations, dropout, losses, linear, convolution,
 pooling, normalisation, padding, resizing, fold, embedding, ...), plus the spellings that are not
 declared ops (yet)."""
 from __future__ import annotations
 
 # softmax and log_softmax are reduce.py's ops (declared with the reductions); unfold shares its name
 # with the Tensor.unfold view; the distances live with the products
-from ..ops.activation_smooth import log_softmax, softmax  # noqa: F401
-from ..ops.fold import unfold  # noqa: F401
-from ..ops.products import cosine_similarity, pairwise_distance  # noqa: F401
-from ..ops.loss_margin import triplet_margin_with_distance_loss  # noqa: F401  (takes a callable: not an op)
+from .._ops.nn.activation_smooth import log_softmax, softmax  # noqa: F401
+from .._ops.nn.fold import unfold  # noqa: F401
+from .._ops.linalg.products import cosine_similarity, pairwise_distance  # noqa: F401
+from .._ops.nn.loss_margin import triplet_margin_with_distance_loss  # noqa: F401  (takes a callable: not an op)
 from ..tensor import Tensor  # noqa: F401  (PyTorch's nn.functional has it too)
 
-# every op declared with an nn.functional spelling (tinytorch/ops/_registry.py)
-from ..ops import _registry  # noqa: E402
+# every op declared with an nn.functional spelling (tinytorch/_ops/_core/registry.py)
+from .._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("nn.functional"))
 

@@ -14,8 +14,8 @@ import tinytorch
 from ..tensor import Tensor
 from ..autograd import enable_grad
 from ..autograd.grad_mode import _State
-from ..ops._batching import level
-from ..ops._registry import REGISTRY
+from .._ops._core.batching import level
+from .._ops._core.registry import REGISTRY
 
 
 def _onnx():

@@ -14,7 +14,7 @@ import numpy as np
 from ._errors import OnnxExporterError
 from ..autograd.grad_mode import _State, version_counter
 from ..nn.parameter import Parameter
-from ..ops import _batching, _registry
+from .._ops._core import batching as _batching, registry as _registry
 from ..tensor import Tensor, _new
 
 

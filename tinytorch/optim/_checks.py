@@ -6,7 +6,7 @@ are numpy calls with ``out=``, which would fail with numpy's ValueError, or wors
 silently; this gives PyTorch's error first."""
 from __future__ import annotations
 
-from ..ops._util import broadcast_shapes
+from .._ops._core.util import broadcast_shapes
 
 
 def check_state_shape(state, grad) -> None:

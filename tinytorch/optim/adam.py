@@ -3,7 +3,7 @@
 ``adam`` follows PyTorch's single-tensor implementation operation for operation on the numpy
 arrays in place (lerp for the first moment, multiply-then-add for the second, bias corrections in
 double precision from the float ``step`` counter). PyTorch's CPU kernels fuse the weight decay's
-``add(alpha=)``, ``lerp`` and ``addcmul`` into one rounding (FMA). ``ops._muladd`` reproduces the
+``add(alpha=)``, ``lerp`` and ``addcmul`` into one rounding (FMA). ``_ops._kernels.muladd`` reproduces the
 first two (BLAS axpy, about the cost of the unfused passes), so the first moment matches PyTorch's bit
 for bit. The second moment's ``addcmul`` keeps two roundings: its exact emulation (float64 scratch)
 made AdamW's step 1.7x dearer (+1.6 ms on the GPT benchmark's 28 ms step), and the parameters differ
@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd.grad_mode import enable_grad, version_counter
-from ..ops._muladd import plus_scaled_into
+from .._ops._kernels.muladd import plus_scaled_into
 from ..tensor import Tensor
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap

@@ -2,7 +2,7 @@
 
 ``sgd`` does PyTorch's single-tensor update with the same float operations in the same order, on
 the numpy arrays in place: no Tensor is built per step except a new momentum buffer on the first
-one. PyTorch's CPU kernels fuse each ``add(a, b, alpha=)`` into one rounding (FMA); ``ops._muladd``
+one. PyTorch's CPU kernels fuse each ``add(a, b, alpha=)`` into one rounding (FMA); ``_ops._kernels.muladd``
 gives the same float32/float64 values (other dtypes: numpy's two roundings, which may differ from
 PyTorch's in the last bit)."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
-from ..ops._axpy_many import add_scaled_many
-from ..ops._muladd import plus_scaled_into
+from .._ops._kernels.axpy_many import add_scaled_many
+from .._ops._kernels.muladd import plus_scaled_into
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from ..ops._registry import REGISTRY, method_table
+from .._ops._core.registry import REGISTRY, method_table
 from ..tensor import Tensor
 
 _saved: list = []  # (owner, attribute, original) while instrumented

@@ -69,7 +69,7 @@ def allowed() -> dict:
 def lookup(full_path: str, table: dict) -> Any:
     """The allowed object a checkpoint's global names, or None. ``torch.X`` finds tinytorch.X;
     a path under tinytorch (or torch) that leads, through modules already imported, to an allowed
-    object finds it too: ``F.relu`` is made in ``tinytorch.ops`` and published in
+    object finds it too: ``F.relu`` is made in ``tinytorch._ops`` and published in
     ``tinytorch.nn.functional``, where checkpoints name it. Nothing is imported."""
     if full_path in table:
         return table[full_path]

@@ -1,6 +1,6 @@
 """``tinytorch.special``: the special functions of ``torch.special``, declared with their ops."""
 from __future__ import annotations
 
-from ..ops import _registry
+from .._ops._core import registry as _registry
 
 globals().update(_registry.namespace("special"))

@@ -11,7 +11,7 @@ import warnings
 from .. import _dtype
 from .._dtype_info import finfo, iinfo
 from ..factory import empty
-from ..ops.complex import view_as_real
+from .._ops.pointwise.complex import view_as_real
 from .._random.tensor_ops import randint
 
 _INTEGRAL = (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)

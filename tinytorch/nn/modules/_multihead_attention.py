@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.multihead_attention import canonical_mask, multi_head_attention_forward
+from ..._ops.nn.multihead_attention import canonical_mask, multi_head_attention_forward
 from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear

@@ -5,7 +5,7 @@ import numbers
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.rms_norm import rms_norm
+from ..._ops.nn.rms_norm import rms_norm
 from .. import init
 from ..parameter import Parameter
 from .module import Module

@@ -1,5 +1,5 @@
 """The one-step cells ``RNNCell``, ``LSTMCell`` and ``GRUCell`` (part of ``nn.modules.rnn``, as in PyTorch;
-kept apart for size). They are composed of tinytorch ops (``ops/rnn_cells.py``), so their ``grad_fn``
+kept apart for size). They are composed of tinytorch ops (``_ops/nn/rnn_cells.py``), so their ``grad_fn``
 names are those of PyTorch's composite cells."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 from ... import _dtype
 from ...factory import empty, zeros
-from ...ops.rnn_cells import gru_cell, lstm_cell, rnn_cell
+from ..._ops.nn.rnn_cells import gru_cell, lstm_cell, rnn_cell
 from .. import init
 from ..parameter import Parameter
 from .module import Module

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...autograd.grad_mode import is_grad_enabled
 from ...factory import full
-from ...ops.tri import triu
+from ..._ops.shape.tri import triu
 from .. import functional as F
 from .container import ModuleList
 

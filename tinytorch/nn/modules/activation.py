@@ -6,8 +6,9 @@ import warnings
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.reduce import log_softmax, softmax
-from ...ops.unary import relu, sigmoid, tanh
+from ..._ops.reduce.softmax import log_softmax, softmax
+from ..._ops.nn.activation import relu
+from ..._ops.pointwise.unary import sigmoid, tanh
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init

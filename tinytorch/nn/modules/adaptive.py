@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ...ops.minmax import argmax
+from ..._ops.reduce.minmax import argmax
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear

@@ -11,7 +11,7 @@ from ... import distributed as _dist
 from ...autograd.grad_mode import NO_VERSION, _Active, no_grad, version_counter
 from ...tensor import Tensor
 from ...factory import ones, tensor, zeros
-from ...ops.batch_norm import batch_norm_training
+from ..._ops.nn.batch_norm import batch_norm_training
 from ..._dtype import int64
 from .. import functional as F
 from ..parameter import UninitializedBuffer, UninitializedParameter

@@ -1,7 +1,7 @@
 """``ChannelShuffle``: interleave the channels of its groups (ShuffleNet)."""
 from __future__ import annotations
 
-from ...ops import pixel_shuffle as _ps
+from ..._ops.nn import pixel_shuffle as _ps
 from .module import Module
 
 

@@ -6,9 +6,9 @@ import math
 
 from ... import _dtype
 from ...factory import empty
-from ...ops import conv as _conv
-from ...ops import conv3d as _conv3d
-from ...ops._conv_pad import pad_for_conv
+from ..._ops.nn import conv as _conv
+from ..._ops.nn import conv3d as _conv3d
+from ..._ops.nn._conv_pad import pad_for_conv
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
@@ -184,7 +184,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     """The adjoint of Conv1d: weight (C_in, C_out/groups, k)."""
 
     _nd = 1
-    _transposed = staticmethod(_conv3d.conv_transpose1d)
+    _transposed = staticmethod(_conv.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):

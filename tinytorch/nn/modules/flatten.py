@@ -1,7 +1,7 @@
 """``Flatten`` and ``Unflatten``: reshape a range of dims into one, and one dim into several."""
 from __future__ import annotations
 
-from ...ops.shape import flatten, unflatten
+from ..._ops.shape.shape import flatten, unflatten
 from .module import Module
 
 

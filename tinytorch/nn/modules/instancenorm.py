@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops import instance_norm as _inorm
+from ..._ops.nn import instance_norm as _inorm
 from .batchnorm import _LazyNormBase, _NormBase
 
 

@@ -5,8 +5,8 @@ import math
 
 from ... import _dtype
 from ...factory import empty
-from ...ops.bilinear import bilinear
-from ...ops.linalg import linear
+from ..._ops.nn.bilinear import bilinear
+from ..._ops.nn.linear import linear
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin

@@ -5,7 +5,7 @@ import numbers
 
 from ... import _dtype
 from ...factory import empty
-from ...ops import lrn as _lrn
+from ..._ops.nn import lrn as _lrn
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

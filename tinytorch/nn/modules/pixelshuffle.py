@@ -1,7 +1,7 @@
 """``PixelShuffle`` and ``PixelUnshuffle``: sub-pixel rearrangement between channels and space."""
 from __future__ import annotations
 
-from ...ops import pixel_shuffle as _ps
+from ..._ops.nn import pixel_shuffle as _ps
 from .module import Module
 
 

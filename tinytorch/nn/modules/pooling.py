@@ -2,10 +2,10 @@
 ``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d`` and ``LPPool1d/2d/3d``."""
 from __future__ import annotations
 
-from ...ops import pool as _pool
-from ...ops import pool3d as _pool3d
-from ...ops import fractional_pool as _fractional
-from ...ops import unpool as _unpool
+from ..._ops.nn import pool as _pool
+from ..._ops.nn import pool3d as _pool3d
+from ..._ops.nn import fractional_pool as _fractional
+from ..._ops.nn import unpool as _unpool
 from .module import Module
 
 

@@ -1,8 +1,8 @@
 """Recurrent layers: ``RNN`` (tanh/relu), ``LSTM`` (with projections), ``GRU`` and their one-step cells.
 
 Parameters, their names and order, initialisation, reprs and argument checks are PyTorch's. Each
-layer and direction runs as one fused graph node (``ops/rnn.py``); the cells are composed of
-tinytorch ops (``ops/rnn_cells.py``). Every multi-step module accepts a ``PackedSequence``."""
+layer and direction runs as one fused graph node (``_ops/nn/rnn.py``); the cells are composed of
+tinytorch ops (``_ops/nn/rnn_cells.py``). Every multi-step module accepts a ``PackedSequence``."""
 from __future__ import annotations
 
 import math
@@ -11,9 +11,9 @@ import warnings
 
 from ... import _dtype
 from ...factory import empty, zeros
-from ...ops.join import cat, stack
-from ...ops.rnn import rnn_layer
-from ...ops.shape import TransposeBackward0, _unary_result
+from ..._ops.shape.join import cat, stack
+from ..._ops.nn.rnn import rnn_layer
+from ..._ops.shape.shape import TransposeBackward1, _unary_result
 from .. import init
 from ..functional import dropout as _dropout
 from ..parameter import Parameter
@@ -25,11 +25,8 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-class TransposeBackward1(TransposeBackward0):
-    """PyTorch's RNN/GRU path transposes its batch-first output in place (``transpose_``); LSTM's does not."""
-
-
 def _batch_first_out(out, in_place_name: bool):
+    # PyTorch's RNN/GRU path transposes its batch-first output in place (transpose_'s node); LSTM's does not
     if in_place_name:
         return _unary_result(out, out._data.swapaxes(0, 1), TransposeBackward1, True, d0=0, d1=1)
     return out.transpose(0, 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ...factory import tensor
-from ...ops.multihead_attention import canonical_mask
+from ..._ops.nn.multihead_attention import canonical_mask
 from .. import functional as F
 from .. import init
 from ._multihead_attention import MultiheadAttention

@@ -15,10 +15,10 @@ from ... import linalg
 from ..._dtype_info import finfo
 from ...autograd.grad_mode import no_grad
 from ...factory import eye, zeros_like
-from ...ops._scipy import scipy_linalg
-from ...ops.binary import allclose
-from ...ops.join import cat
-from ...ops.linalg_functions import matrix_exp
+from ..._ops._core.lazy_scipy import scipy_linalg
+from ..._ops.pointwise.binary import allclose
+from ..._ops.shape.join import cat
+from ..._ops.linalg.functions import matrix_exp
 from ...tensor import Tensor, _make
 from ..._random.tensor_ops import randn
 from ..modules.module import Module

@@ -1,7 +1,7 @@
 """Flatten parameters into one vector and back."""
 from __future__ import annotations
 
-from ...ops.join import cat
+from ..._ops.shape.join import cat
 from ...tensor import Tensor
 from ..modules.module import typename
 

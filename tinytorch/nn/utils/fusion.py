@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from ...factory import ones_like, zeros_like
-from ...ops.unary import rsqrt
+from ..._ops.pointwise.unary import rsqrt
 from ..parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]

@@ -4,8 +4,8 @@ power iteration from PyTorch's random start, one step per training call)."""
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
-from ...ops import reduce as _reduce  # noqa: F401  (Tensor.norm and friends are declared there)
-from ...ops.weight_norm import _weight_norm, norm_except_dim
+from ..._ops.reduce import reduce as _reduce  # noqa: F401  (Tensor.norm and friends are declared there)
+from ..._ops.nn.weight_norm import _weight_norm, norm_except_dim
 from ...tensor import Tensor
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

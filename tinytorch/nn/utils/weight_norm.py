@@ -8,7 +8,7 @@ import warnings
 
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
-from ...ops.weight_norm import _weight_norm, norm_except_dim
+from ..._ops.nn.weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 

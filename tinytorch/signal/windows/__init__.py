@@ -1,7 +1,7 @@
 """``tinytorch.signal.windows``: the window functions, declared with their ops in
-``ops/signal_windows.py``."""
+``_ops/fft/signal_windows.py``."""
 from __future__ import annotations
 
-from ...ops import _registry
+from ..._ops._core import registry as _registry
 
 globals().update(_registry.namespace("signal.windows"))

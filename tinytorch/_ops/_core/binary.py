@@ -1,0 +1,118 @@
+"""What the binary arithmetic families (arith.py, division.py, power.py, compare.py) share: the node
+base that remembers each input's shape and dtype, the spellings they are declared under, and the
+half/bfloat16 operand check. A module of its own so that those families need not import each other.
+Also add/sub/mul's operand helpers: the common cases their fast paths recognise (same shape and dtype,
+a float tensor with a Python number, 0-d floats computed as Python floats) and alpha's check and
+fused product."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, LOWP_NP
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._kernels.muladd import muladd
+from .util import meta
+
+_ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
+
+
+class _BinaryNode(Node):
+    """Remembers each input's shape/dtype only when it differs from the result's."""
+
+    a_meta = None
+    b_meta = None
+    _instance_attrs = ("a_meta", "b_meta", "alpha")
+
+    def _set_meta(self, ta, tb, out):
+        self.a_meta = meta(ta, out)
+        self.b_meta = meta(tb, out)
+
+
+def _lowp(ad, bd):
+    """The half/bfloat16 dtype of an operand array (after binary_operands), else None."""
+    for x in (ad, bd):
+        if type(x) is np.ndarray and x.itemsize == 2 and x.dtype in LOWP_NP:  # itemsize first: cheap
+            return x.dtype
+    return None
+
+
+# -- add / sub / mul's operands -------------------------------------------------------------------
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added, subtracted and
+# multiplied as Python floats: a third of numpy's cost for a 0-d ufunc, and no error-state switch
+# (Python's float arithmetic never warns). The same values: a double holds the exact product of two
+# float32 values, and a sum rounded to double and then to float32 rounds as once to float32
+# (53 >= 2 * 24 + 2 bits); a float32 result beyond this (overflow, inf, nan) takes numpy's path,
+# whose cast would warn.
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _zero_dim(like: np.ndarray, r: float):
+    """A fresh 0-d array of ``like``'s dtype (float32 or float64) holding ``r``, else None where
+    float32 cannot hold it without numpy's cast warning (add and mul inline this)."""
+    if like.dtype is _F64 or -_F32_MAX <= r <= _F32_MAX:
+        out = like.copy()
+        out[()] = r
+        return out
+    return None
+
+
+def _same(a, b):
+    """The two arrays of tensor operands of one shape and dtype (the common case: no promotion, no
+    broadcast, nothing for the backward to fit), else None."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        ad, bd = a._data, b._data
+        if ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b":
+            return ad, bd
+    return None
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _float_and_scalar(a, b):
+    """The array of a floating tensor ``a`` with a Python float or int ``b`` (or an int64 tensor with a
+    Python int): the result keeps ``a``'s dtype and shape, so nothing is promoted or fitted (the common
+    ``x * 0.5``, ``x + 1``), else None."""
+    if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
+        ad = a._data
+        if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
+            return ad
+        if type(b) is int and ad.dtype == _INT64:  # a counter's ``add_(1)``: binary_operands leaves both as they are
+            return ad
+    return None
+
+
+def _checked_alpha(ad, bd, alpha):
+    """alpha as PyTorch's alpha_check admits it for the result dtype (its errors otherwise); a bool
+    result reads alpha as a bool (a + b or a, PyTorch's bool kernel)."""
+    if isinstance(alpha, (Tensor, np.generic)):  # a Python number, as PyTorch's Scalar reads it
+        alpha = alpha.item()
+    dt = ad.dtype if type(ad) is np.ndarray else np.asarray(bd).dtype
+    kind = dt.kind
+    if kind == "b":
+        return bool(alpha)
+    if isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if kind in "iu" and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    return alpha
+
+
+def _plus_scaled(ad, bd, alpha):
+    """ad + alpha * bd (operands already in the result dtype): PyTorch's CPU kernel fuses it into one
+    rounding (FMA) for float32 and float64, which ``muladd`` reproduces; other dtypes round as numpy does."""
+    if type(alpha) is float or type(alpha) is int:
+        dt = ad.dtype if type(ad) is np.ndarray else getattr(bd, "dtype", None)
+        if dt is not None and (dt == _F32 or dt == _F64):
+            return muladd(ad, bd, alpha, dt)
+        if dt is not None and dt in LOWP_NP:
+            # half/bfloat16: PyTorch's vector kernel rounds alpha to the dtype, computes in float32
+            # (the product of two such values is exact there) and rounds the sum to the dtype once
+            al = np.float32(dt.type(alpha))
+            out = np.asarray(ad, dtype=_F32) + np.asarray(bd, dtype=_F32) * al
+            return out.astype(dt)
+    return ad + bd * alpha

@@ -1,0 +1,153 @@
+"""Declaring an elementwise function of one tensor in one line, as ``derivatives.yaml`` does::
+
+    exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", method=True, inplace=True, out=True)
+
+The line gives the numpy forward, the derivative as a formula in tinytorch ops (``g`` the incoming
+gradient, ``x`` the input, ``y`` the result; the node saves only what ``saves`` names), and the
+spellings (as ``op`` takes them). From it come the graph node ``ExpBackward0`` (its backward is the
+formula; its forward-mode rule is the same formula applied to the tangent, because an elementwise
+op's Jacobian is diagonal), the function, and every spelling; vmap batches it pointwise."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import INEXACT_NP, LOWP_NP, float32, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .batching import pointwise
+from .registry import op
+from ..._quiet_fp import cast
+
+
+class UnaryNode(Node):
+    """The node of a declared unary op; ``formula(g, x, y)`` is set by ``unary``."""
+
+    saves = None
+    formula = None
+    on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
+    # ``(g, saved) -> array``: the formula on arrays of at least one dimension, its temporaries reused
+    # (the same floats, fewer allocations); for a node that saves one tensor
+    array_formula = None
+
+    def _operands(self):
+        saved = self.saved_tensors
+        if self.saves == "input":
+            return saved[0], None
+        if self.saves == "result":
+            return None, saved[0]
+        if self.saves == "both":
+            return saved
+        return None, None
+
+    def backward(self, g):
+        if self.on_arrays and not _State.enabled:
+            out = self._backward_arrays(g._data)
+            if out is not None:
+                return (_make(out),)
+        x, y = self._operands()
+        if g._data.dtype.kind == "c":
+            # a holomorphic f: PyTorch's gradient is g * conj(f'(z)) = conj(formula(conj(g)))
+            return (self.formula(g.conj_physical(), x, y).conj_physical(),)
+        if g._data.dtype in LOWP_NP:
+            # PyTorch's backward kernels (tanh_backward, ...) compute the formula in float and round once
+            wide = self.formula(g.float(), None if x is None else x.float(), None if y is None else y.float())
+            return (wide.to(g.dtype) if wide.dtype is float32 else wide,)
+        return (self.formula(g, x, y),)
+
+    def _backward_arrays(self, gd):
+        """The formula applied to the arrays (float32/float64, one shape: the same floats as the
+        tinytorch ops give), or None where it does not apply."""
+        if gd.dtype not in _EXACT:
+            return None
+        if len(self._saved) == 1:  # one saved tensor (tanh's output...)
+            a = self._one_saved_array()
+            if a is None:
+                return None  # through a pack hook: its unpack hook must see it (the formula on tensors)
+            if a.dtype != gd.dtype or a.shape != gd.shape:
+                return None
+            if gd.ndim and self.array_formula is not None:
+                return self.array_formula(gd, a)
+            out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
+            return out if type(out) is np.ndarray else np.asarray(out)
+        saved = self._saved_arrays()  # None when saved through pack hooks: their unpack must run
+        if saved is None:
+            return None
+        for a in saved:
+            if a.dtype != gd.dtype or a.shape != gd.shape:
+                return None
+        saves = self.saves
+        x = saved[0] if saves == "input" or saves == "both" else None
+        y = saved[0] if saves == "result" else (saved[1] if saves == "both" else None)
+        out = self.formula(gd, x, y)
+        return out if type(out) is np.ndarray else np.asarray(out)
+
+    def jvp(self, t):
+        x, y = self._operands()
+        return self.formula(t, x, y)
+
+
+_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=False):
+    """A node class named as PyTorch names it, whose backward is ``formula``."""
+    fast = None if on_arrays is True or on_arrays is False else staticmethod(on_arrays)
+    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": bool(on_arrays),
+                                "array_formula": fast, "__module__": base.__module__})
+
+
+def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
+    """``op(input)``: forward ``fn`` on the array, recording a ``node_cls`` node when grad is needed.
+
+    floating: integer and bool inputs compute in the default float dtype (exp, sin, ...), as PyTorch.
+    quiet: ``fn`` raises no floating-point warning (relu, abs, neg, tanh), so numpy's error state is
+    left alone: entering ``np.errstate`` costs about a microsecond, as much as a small op."""
+    saves = node_cls.saves
+
+    def unary_op(input: Tensor) -> Tensor:
+        x = input._data
+        if floating and x.dtype not in INEXACT_NP:
+            x = x.astype(get_default_dtype().np)
+        storage = x.dtype
+        if storage in LOWP_NP:
+            x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
+        if quiet:
+            out = fn(x)
+        else:
+            with np.errstate(all="ignore"):
+                out = fn(x)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if storage in LOWP_NP and out.dtype == np.float32:
+            out = cast(out, storage)
+        if _State.enabled and input._requires_grad:
+            node = node_cls((input._edge(),))
+            res = _make(out, node)
+            if saves == "result":
+                node._save_own_output(res)
+            elif saves == "input":
+                node._save_inputs(input)
+            elif saves == "both":
+                node.save_for_backward(input, res)
+            return res
+        return _make(out)
+
+    unary_op.__name__ = unary_op.__qualname__ = name or node_cls.__name__[:-len("Backward0")].lower()
+    unary_op.__doc__ = f"Elementwise {unary_op.__name__}."
+    return unary_op
+
+
+def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
+          floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, **spellings):
+    """Declare an elementwise op of one tensor; returns its public function (see the module doc).
+
+    derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
+    on_arrays   the derivative is arithmetic with Python numbers only (``g * (1 - y * y)``), so without
+                create_graph the backward applies it to the float32/float64 arrays directly; or
+                ``(g, saved) -> array``, the same formula on the arrays computed in place in its own
+                temporaries (the same floats: numpy's in-place ufuncs round as the others do).
+    node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
+    node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
+    impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)
+    return op(name, batch=batch, **spellings)(impl)

@@ -1,0 +1,315 @@
+"""The op registry: every op is declared once, and all its spellings come from that declaration.
+
+PyTorch writes an op's schema once (``native_functions.yaml``) and generates from it the function
+``torch.X``, the method ``Tensor.X``, the in-place ``Tensor.X_`` and the ``out=`` overload; JAX
+registers a primitive's batching and jvp rules beside its implementation. Here a decorator does the
+same at import time::
+
+    @op(method=True, inplace=True, out=True, aliases=("arctan",), batch=pointwise)
+    def atan(input: Tensor) -> Tensor:
+        ...                                   # the numpy forward, recording AtanBackward0
+
+The declaration names the op (``"linalg.norm"`` for a name outside ``torch``), which spellings PyTorch
+has, the aliases, and the batching rule vmap uses (or the reason there is none). The backward formula
+per input and the forward-mode rule (``jvp``) live on the op's graph node class, beside the forward.
+
+What the declaration produces:
+  - ``Tensor.X``: the implementation itself (no wrapper: methods and operators are the hot path);
+  - ``Tensor.X_`` (and ``torch.X_``): the out-of-place op written back into ``self`` by
+    ``inplace.apply_inplace``, unless the declaration gives its own in-place function;
+  - ``torch.X`` / ``torch.nn.functional.X`` / ``torch.<namespace>.X``: a thin public function that
+    takes ``out=`` when PyTorch does, and hands the call to vmap when a vmap level of this thread has
+    a batched argument. The decorator returns this function, so library code calling an op by name
+    is vmapped too.
+  - ``BatchedTensor.X``: the batching rule (see ``_core/batching.py``).
+The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, and
+``tests/test_registry.py`` compares every declared spelling with PyTorch's own namespaces."""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+
+from ..._dtype import FROM_NP
+from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
+from ...tensor import Tensor
+
+__all__ = ["op", "OpDecl", "REGISTRY", "namespace"]
+
+REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
+_METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
+
+# set by _batching.py, which needs this module: what a call with an active transform goes to
+_transform_hooks = {"dispatch": None, "bind_batched": None}
+# set by inplace.py, which needs this module: how ``Tensor.X_`` writes the op's result into ``self``
+_apply_inplace = None
+# _ops.pointwise.inplace's check that an out= array may be written (an expanded one may not), set when it loads
+_writeable = None
+
+
+_WORDS = frozenset({"function", "method", "inplace", "torch_inplace", "out", "functional"})
+
+
+def _variants(text: str) -> frozenset:
+    words = frozenset(text.replace(",", " ").split())
+    unknown = words - _WORDS
+    if unknown:
+        raise ValueError(f"unknown variants {sorted(unknown)}; known: {sorted(_WORDS)}")
+    return words
+
+
+class OpDecl:
+    """One op's declaration: what ``op(...)`` was told, plus the functions made from it."""
+
+    __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
+                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "__weakref__")
+
+    def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
+                 batch, no_batch, extra):
+        self.name, self.namespace, self.impl, self.variants = name, namespace, impl, variants
+        self.method, self.inplace, self.functional = method, inplace, functional
+        self.dunders, self.rdunders, self.idunders = dunders, rdunders, idunders
+        self.batch, self.no_batch, self.extra = batch, no_batch, extra
+        self.public = None
+
+    @property
+    def qualname(self) -> str:
+        if self.namespace == "":  # no torch.X: a method or operator, or an nn.functional op
+            functional = any("functional" in words for words in self.variants.values())
+            return ("nn.functional." if functional else "Tensor.") + (self.dunders or (self.name,))[0]
+        return self.name if self.namespace == "torch" else f"{self.namespace}.{self.name}"
+
+    def names(self) -> tuple:
+        return tuple(self.variants)
+
+    def spellings(self) -> set:
+        """Every public spelling this declaration produces, as PyTorch would write it."""
+        out = set()
+        ns = "torch" if self.namespace in ("torch", "") else f"torch.{self.namespace}"
+        for n, words in self.variants.items():
+            if "function" in words:
+                out.add(f"{ns}.{n}")
+            if "out" in words:
+                out.add(f"{ns}.{n}(out=)")
+            if "torch_inplace" in words:
+                out.add(f"torch.{n}_")
+            if "method" in words:
+                out.add(f"Tensor.{n}")
+            if "inplace" in words:
+                out.add(f"Tensor.{n}_")
+            if "functional" in words:
+                out.add(f"torch.nn.functional.{n}")
+        out.update(f"torch.{q}" for q in self.extra)
+        out.update(f"Tensor.{d}" for d in self.dunders + self.rdunders + self.idunders)
+        return out
+
+
+def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
+       aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
+       no_batch: str | None = None, extra: tuple = (), own_out: bool = False):
+    """Declare the decorated function as an op and bind every spelling PyTorch has for it.
+
+    name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
+                function's name.
+    variants    which spellings PyTorch has, as in ``native_functions.yaml``: "function" (``torch.X``),
+                "method" (``Tensor.X``), "inplace" (``Tensor.X_``), "torch_inplace" (``torch.X_``),
+                "out" (``torch.X(..., out=t)``), "functional" (``torch.nn.functional.X``).
+    method      an adapter bound as ``Tensor.X`` instead of the function (arguments in another order,
+                e.g. ``Tensor.where(condition, other)``); it must call the op by its public name.
+    inplace     the in-place function ``Tensor.X_``; by default ``apply_inplace`` derives it.
+    functional  ``nn.functional.X`` when its signature differs from ``torch.X`` (``F.relu(inplace=)``).
+    aliases     other names: ``"subtract"`` with the same variants, ``"absolute: function method
+                inplace out"`` with its own.
+    dunders / rdunders / idunders  ``Tensor.__add__`` (the function) / ``Tensor.__radd__`` (arguments
+                swapped) / ``Tensor.__iadd__`` (the in-place method).
+    batch       the vmap rule ``rule(op, *args, **kwargs)`` (``_batching.pointwise`` and friends);
+                None runs the op once per sample (PyTorch's fallback).
+    no_batch    instead of a rule: why vmap cannot batch this op (its error says so).
+    extra       more qualified names for the same public function (``"special.expit"``).
+    own_out     the function takes ``out=`` itself (factories, which resize ``out`` their own way)."""
+    def declare(fn):
+        qual = name or fn.__name__
+        namespace, _, short = qual.rpartition(".")
+        words = _variants(variants)
+        table = {short: words}
+        for a in aliases:
+            alias, _, own = a.partition(":")
+            table[alias.strip()] = _variants(own) if own else words
+        if namespace == "" and "function" not in words:
+            namespace = ""  # no torch.X: a method-only or nn.functional-only op
+        elif namespace == "":
+            namespace = "torch"
+        decl = OpDecl(short, namespace, fn, table, method, inplace, functional, tuple(dunders), tuple(rdunders),
+                      tuple(idunders), batch, no_batch, tuple(extra))
+        decl.own_out = own_out
+        key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
+        if key in REGISTRY:
+            raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
+                               f"{fn.__module__})")
+        REGISTRY[key] = decl
+        decl.public = _public_function(decl)
+        _bind_methods(decl)
+        bind = _transform_hooks["bind_batched"]
+        if bind is not None:
+            bind(decl)
+        return decl.public
+    return declare
+
+
+# -- the public function ---------------------------------------------------------------------------
+def _public_function(decl: OpDecl):
+    impl = decl.impl
+    dispatch_key = decl
+
+    if any("out" in words for words in decl.variants.values()) and not decl.own_out:
+        def public(*args, out=None, **kwargs):
+            if _Active.transforms and _State.transforms:
+                return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)
+            if out is None:
+                return impl(*args, **kwargs)
+            return write_out(impl, out, args, kwargs)
+    else:
+        def public(*args, **kwargs):
+            if _Active.transforms and _State.transforms:
+                return _transform_hooks["dispatch"](dispatch_key, args, kwargs, None)
+            return impl(*args, **kwargs)
+    functools.update_wrapper(public, impl)
+    public.__wrapped__ = impl
+    public._decl = decl
+    return public
+
+
+def _any_requires_grad(args) -> bool:
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+        if isinstance(a, (list, tuple)) and _any_requires_grad(a):
+            return True
+    return False
+
+
+def write_out(impl, out, args, kwargs):
+    """``impl(*args, **kwargs)`` written into ``out`` (resized with PyTorch's warning when it has
+    another shape); refused when autograd would have to see through it, as PyTorch refuses."""
+    if isinstance(out, (tuple, list)):
+        return _write_many(impl, out, args, kwargs)
+    if _State.enabled and (_any_requires_grad(args) or _any_requires_grad(kwargs.values()) or out._requires_grad):
+        raise RuntimeError(f"{impl.__name__}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    with no_grad():
+        res = impl(*args, **kwargs)
+    _copy_into(out, res._data)
+    return out
+
+
+def _write_many(impl, outs, args, kwargs):
+    """``out=(values, indices)`` for the ops that return several tensors (max(dim), sort, ...)."""
+    if _State.enabled and (_any_requires_grad(args) or _any_requires_grad(kwargs.values())):
+        raise RuntimeError(f"{impl.__name__}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    with no_grad():
+        res = impl(*args, **kwargs)
+    for o, r in zip(outs, res):
+        _copy_into(o, r._data)
+    return type(res)(*outs) if hasattr(res, "_fields") else tuple(outs)
+
+
+def _cast_check(result_dtype: np.dtype, out_dtype: np.dtype) -> None:
+    if FROM_NP[result_dtype]._category > FROM_NP[out_dtype]._category:
+        raise RuntimeError(f"result type {FROM_NP[result_dtype]._legacy[:-6]} can't be cast to the desired "
+                           f"output type {FROM_NP[out_dtype]._legacy[:-6]}")
+
+
+def _copy_into(out: Tensor, data: np.ndarray) -> None:
+    _cast_check(data.dtype, out._data.dtype)
+    if out._data.shape != data.shape:
+        if out._data.size:
+            old = ", ".join(map(str, out._data.shape))
+            new = ", ".join(map(str, data.shape))
+            warnings.warn(f"An output with one or more elements was resized since it had shape [{old}], which does "
+                          f"not match the required output shape [{new}]. This behavior is deprecated, and in a "
+                          "future PyTorch release outputs will not be resized unless they have zero elements. You "
+                          "can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                          "t.resize_(0).", UserWarning, stacklevel=4)
+        out._data = np.empty(data.shape, dtype=out._data.dtype)
+    np.copyto(_writeable(out._data), data, casting="unsafe")  # an expanded out= is refused as PyTorch does
+    version_counter(out)[0] += 1
+
+
+# -- methods ---------------------------------------------------------------------------------------
+def _inplace_of(impl, name: str):
+    def method(self, *args, **kwargs):
+        return _apply_inplace(self, impl, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`{name}`."
+    return method
+
+
+_COMMUTATIVE = frozenset({"add", "mul"})
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(other, self)
+    return method
+
+
+def _claim(attr: str, decl: OpDecl) -> None:
+    owner = _METHOD_OWNERS.get(attr)
+    if owner is not None and owner is not decl:
+        raise RuntimeError(f"Tensor.{attr} is declared by both {owner.qualname} and {decl.qualname}")
+    _METHOD_OWNERS[attr] = decl
+
+
+def method_table(decl: OpDecl) -> dict:
+    """{Tensor attribute name: function} for every method spelling of ``decl``."""
+    table = {}
+    impl = decl.impl
+    method = decl.method or impl
+    for n, words in decl.variants.items():
+        if "method" in words:
+            table[n] = method
+        if "inplace" in words or "torch_inplace" in words:
+            table[n + "_"] = decl.inplace or _inplace_of(impl, n)
+    for d in decl.dunders:
+        table[d] = impl
+    for d in decl.rdunders:
+        # 2 * t is t.__rmul__(2): PyTorch calls mul(t, 2), so the graph's edges come in (t, scalar) order
+        table[d] = impl if decl.name in _COMMUTATIVE else _reflected(impl)
+    for d in decl.idunders:
+        table[d] = decl.inplace or _inplace_of(impl, decl.name)
+    return table
+
+
+def _bind_methods(decl: OpDecl) -> None:
+    methods = method_table(decl)
+    for n, words in decl.variants.items():
+        if "torch_inplace" in words and "inplace" not in words:
+            del methods[n + "_"]  # only the function spelling torch.X_
+    for attr, fn in methods.items():
+        _claim(attr, decl)
+        setattr(Tensor, attr, fn)
+
+
+# -- namespaces ------------------------------------------------------------------------------------
+def namespace(which: str) -> dict:
+    """{name: public function} of every op in ``which``: "torch", "nn.functional", "linalg", ..."""
+    table = {}
+    for decl in REGISTRY.values():
+        inplace = None
+        for n, words in decl.variants.items():
+            if which == "nn.functional":
+                if "functional" in words:
+                    table[n] = decl.functional or decl.public
+            elif decl.namespace == which and "function" in words:
+                table[n] = decl.public
+            if which == "torch" and "torch_inplace" in words:
+                if inplace is None:
+                    inplace = method_table(decl)
+                table[n + "_"] = inplace[n + "_"]
+        for q in decl.extra:
+            ns, _, n = q.rpartition(".")
+            if ns == which:
+                table[n] = decl.public
+    return table

@@ -1,0 +1,203 @@
+"""Shared machinery for ops: operand unpacking, dtype promotion, and gradient reduction.
+
+Broadcasting is handled here, in one place: binary ops remember an input's shape only when it
+differs from the result's, and ``fit_grad`` sums the gradient back to that shape (and casts it back
+to the input's dtype when promotion changed it)."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..._dtype import LOWP_NP, result_np_dtype
+from ..._quiet_fp import cast
+from ...autograd.grad_mode import _State
+from ...autograd.node import sum_to
+from ...tensor import Tensor, _make, _wrap_dim
+
+ndarray = np.ndarray
+_NONE_EDGE = (None, 0)
+
+
+def unpack(x):
+    """(tensor or None, array or Python scalar) for an op operand."""
+    if isinstance(x, Tensor):
+        return x, x._data
+    if isinstance(x, (bool, int, float, complex)):
+        # numpy's float64/complex128 scalars are float/complex subclasses: PyTorch reads them as Python
+        # numbers (t * np.float64(2) stays float32), so they must not carry their numpy dtype along
+        return None, x if type(x) in (bool, int, float, complex) else x.item()
+    if isinstance(x, np.ndarray):
+        t = _make(x)
+        return t, x
+    if isinstance(x, np.generic):
+        # PyTorch reads a numpy bool scalar as a floating number (int64 tensor * np.bool_(True) is float32)
+        return None, float(x) if type(x) is np.bool_ else x.item()
+    raise TypeError(f"unsupported operand type for a tinytorch op: '{type(x).__name__}'")
+
+
+def binary_operands(a, b, scalar_in_float: bool = False):
+    """Unpack two operands and cast their arrays to PyTorch's result dtype.
+
+    A Python scalar beside a half or bfloat16 tensor is rounded to that dtype first (PyTorch's add and sub), or
+    with ``scalar_in_float`` kept in float32, the op's compute type (mul and div; the caller rounds)."""
+    ta, ad = unpack(a)
+    tb, bd = unpack(b)
+    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray:
+        bd = np.float32(bd) if scalar_in_float else ad.dtype.type(bd)
+        return ta, tb, ad, bd
+    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray:
+        ad = np.float32(ad) if scalar_in_float else bd.dtype.type(ad)
+        return ta, tb, ad, bd
+    if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
+        broadcast_shapes(ad.shape, bd.shape)
+    dt = result_np_dtype(ad, bd)
+    if type(ad) is ndarray:
+        if ad.dtype != dt:
+            ad = cast(ad, dt)
+    elif type(bd) is not ndarray:
+        ad = np.asarray(ad, dtype=dt)
+    if type(bd) is ndarray and bd.dtype != dt:
+        bd = cast(bd, dt)
+    return ta, tb, ad, bd
+
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """The broadcast of two shapes; PyTorch's error (naming the rightmost clash) when there is none."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        x = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        y = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def needs_grad(ta, tb=None) -> bool:
+    if not _State.enabled:
+        return False
+    return (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad)
+
+
+def edge(t):
+    return _NONE_EDGE if t is None else t._edge()
+
+
+def meta(t, out: ndarray):
+    """What ``fit_grad`` needs to map an output-shaped gradient back to input ``t``; None if nothing."""
+    if t is None or not t._requires_grad:
+        return None
+    d = t._data
+    if d.shape == out.shape and d.dtype == out.dtype:
+        return None
+    return (d.shape, d.dtype)
+
+
+def fit_grad(g: Tensor, m):
+    if m is None:
+        return g
+    shape, dt = m
+    if g._data.shape != shape:
+        g = sum_to(g, shape)
+    if g._data.dtype != dt:
+        if g._data.dtype.kind == "c" and dt.kind != "c":
+            g = g.real  # a real input of a complex result: the real part of its gradient (PyTorch)
+        g = g.to(dt)
+    return g
+
+
+def holomorphic_backward(backward):
+    """A node's ``backward(self, g)`` written for real numbers, made right for a complex ``g`` too:
+    conj(backward(conj(g))) turns each ``g * f'(z)`` into PyTorch's ``g * conj(f'(z))`` (see
+    ``_ops/pointwise/complex.py``); a real ``g`` pays one dtype test."""
+    @functools.wraps(backward)
+    def complex_aware(self, g):
+        if g._data.dtype.kind != "c":
+            return backward(self, g)
+        grads = backward(self, g.conj_physical())
+        return tuple(None if x is None else x.conj_physical() for x in grads)
+    return complex_aware
+
+
+def complex_grad_error(name: str) -> RuntimeError:
+    """PyTorch's refusal to record an op whose derivative it defines for real numbers only."""
+    return RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
+
+
+def add_terms(*terms):
+    """The sum of the tangent (or gradient) terms that exist; None where every term is None."""
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
+def opmath(x: ndarray) -> ndarray:
+    """The array an op computes on: bfloat16 widened to float32 (PyTorch's CPU kernels compute reduced
+    precision in float and round the result once per op; ``lowp_round`` rounds it back); half too."""
+    return x.astype(np.float32) if x.dtype in LOWP_NP else x
+
+
+def lowp_round(out: ndarray, storage: np.dtype) -> ndarray:
+    """``out`` rounded to the half/bfloat16 ``storage`` it was widened from (unchanged otherwise)."""
+    return cast(out, storage) if storage in LOWP_NP and out.dtype != storage else out
+
+
+def as_array(x) -> ndarray:
+    return x if type(x) is ndarray else np.asarray(x)
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """A tuple of non-negative dims from an int, a sequence, or None (all dims)."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        out = tuple(_wrap_dim(d, ndim) for d in dim)
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    else:
+        out = (_wrap_dim(dim, ndim),)
+    # a 0-d tensor accepts dim 0 / -1 (as PyTorch), but numpy has no axis to reduce
+    return out if ndim else ()
+
+
+def require_tensors(name: str, input, other, other_name: str = "other") -> None:
+    """PyTorch's TypeError for the binary ops whose schema takes only tensors (atan2, hypot,
+    logaddexp, maximum, ...): a Python number is refused, not wrapped."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return  # the common case, checked first: this runs on every call of those ops
+    for pos, (arg, v) in enumerate((("input", input), (other_name, other)), 1):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
+
+
+_ROW_STARTS: dict = {}
+
+
+def row_starts(rows: int, width: int) -> ndarray:
+    """The flat offsets ``arange(rows) * width`` of the rows of a C-contiguous (rows, width) array, kept
+    per shape (read-only: a training loop asks for the same ones every step)."""
+    starts = _ROW_STARTS.get((rows, width))
+    if starts is None:
+        if len(_ROW_STARTS) > 64:
+            _ROW_STARTS.clear()
+        starts = _ROW_STARTS[(rows, width)] = np.arange(rows) * width
+        starts.flags.writeable = False
+    return starts
+
+
+def last_axis_max(x: ndarray) -> ndarray:
+    """``np.max(x, axis=-1, keepdims=True)`` for a C-contiguous real array: the same values (a maximum
+    does not depend on the order of its comparisons; NaN propagates alike), by ``maximum.reduceat``
+    over the flat rows, about twice as fast for rows of tens of elements (the softmax of attention
+    and of cross_entropy). Empty rows (reduceat would return an element) take np.max."""
+    n = x.shape[-1] if x.ndim else 0
+    if not n or not x.size or not x.flags.c_contiguous or x.dtype.kind != "f":
+        return np.max(x, axis=-1, keepdims=True)
+    return np.maximum.reduceat(x.reshape(-1), row_starts(x.size // n, n)).reshape(x.shape[:-1] + (1,))

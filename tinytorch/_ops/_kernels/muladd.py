@@ -1,0 +1,331 @@
+"""``a + alpha * b`` with one rounding, as PyTorch's CPU ``add(a, b, alpha=)`` computes it.
+
+PyTorch's CPU add kernel evaluates ``a + alpha * b`` as a fused multiply-add (vector ``fmadd``, and
+its scalar tail compiled to FMA too), ``alpha`` first cast to the tensors' dtype. numpy has no FMA
+ufunc; rounding the product and then the sum disagrees with PyTorch in the last bit on a large share
+of elements (about a quarter of float32 values when ``alpha * b`` is comparable to ``a``).
+
+float32: the product of two float32 values is exact in float64, so ``a + alpha * b`` computed in
+float64 and rounded to float32 is PyTorch's value, except where the float64 sum's own rounding lands
+exactly on a float32 halfway point (double rounding: none in 2e8 random SGD-like updates, but easy to
+construct, e.g. -1 + 2.5 * -1e30); such sums are found by their bits and nudged.
+
+float64: ``_random/fpmath.py``'s ``fma64_into`` (Veltkamp/Dekker product, TwoSum, round-to-odd): the
+correctly rounded result, halfway cases included, except for products in the subnormal range; a
+non-finite or huge intermediate falls back to the two-rounding value.
+
+Both take several numpy passes per element. Where numpy ships OpenBLAS, its ``saxpy``/``daxpy``
+(called through ctypes) does the same in one pass with FMA, but only in its vector body: its tail
+(``n % 32`` float32 elements on Haswell) and its kernels for CPUs without FMA round twice. So it is used
+only after a self-check against the numpy computation above passes, only on stretches of whole
+1024-element blocks, and at most 8192 elements a call (OpenBLAS splits longer vectors between threads,
+each part with its own tail; one call when OpenBLAS runs one thread); the rest of each array goes
+through numpy."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
+from .openblas import openblas_library, openblas_routines
+
+__all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_INF = float("inf")
+# elements per block: the float64 temporaries of one block stay in the cache between the passes
+_BLOCK = 16384
+
+
+def _scratch(n: int, dtype, scratch: dict | None, slot: int = 0) -> np.ndarray:
+    if scratch is None:
+        return np.empty(n, dtype)
+    key = ("muladd", slot, dtype)
+    buf = scratch.get(key)
+    if buf is None or buf.size < n:
+        buf = scratch[key] = np.empty(max(n, 1), dtype)
+    return buf[:n]
+
+
+def _f64_block(a: np.ndarray, b: np.ndarray, alpha, out: np.ndarray, t: list) -> None:
+    """out = fl(a + alpha * b) for float64 arrays broadcast to ``out`` (``alpha`` a float or another
+    array); ``t``: five scratch arrays of ``out``'s shape. The emulated FMA is fpmath's, shared with
+    the random kernels and arange/linspace."""
+    fma64_into(out, b, alpha, a, t)
+
+
+_MIDPOINT = np.iinfo(np.int64).min  # a float64 halfway between two float32s: its low 29 bits are 1 << 28
+
+
+def _fix_midpoints(r: np.ndarray, a: np.ndarray, exact_product, tmp: np.ndarray) -> None:
+    """Undo double rounding in ``r = fl64(a + p)`` (float32 ``a``, ``p`` a product of two float32s, exact
+    in float64): where ``r`` lies exactly halfway between two float32s but the exact sum does not, move
+    ``r`` one float64 step towards the exact sum, so that rounding to float32 goes the way a single
+    rounding would. ``exact_product(idx)``: ``p`` at those indices; ``tmp``: float64 scratch of ``r``'s
+    length. (Results in float32's subnormal range are not checked.)"""
+    bits = tmp.view(np.int64)
+    np.left_shift(r.view(np.int64), 35, out=bits)
+    # shifted left by 35, a midpoint's bits are 1 followed by zeros: the least int64 there is
+    if bits.min() != _MIDPOINT:
+        return
+    idx = np.flatnonzero(bits == _MIDPOINT)
+    prod = exact_product(idx)
+    aa = a[idx].astype(np.float64)
+    s = r[idx]
+    # the exact error of s = fl(aa + prod) (TwoSum)
+    bv = s - aa
+    err = (aa - (s - bv)) + (prod - bv)
+    inexact = err != 0
+    r[idx[inexact]] = np.nextafter(s[inexact], np.where(err[inexact] > 0, np.inf, -np.inf))
+
+
+def _addcmul_f32_blocked(of: np.ndarray, af: np.ndarray, bf: np.ndarray, cf: np.ndarray, value: float,
+                         scratch: dict | None) -> None:
+    """addcmul_into for 1-d float32 arrays of one length, block by block in float64 scratch."""
+    n = of.size
+    m = min(n, _BLOCK)
+    v32 = np.float32(value)
+    t, u = _scratch(m, _F64, scratch), _scratch(m, _F64, scratch, 1)
+    w = _scratch(m, _F32, scratch, 2)
+    for i in range(0, n, _BLOCK):
+        j = min(i + _BLOCK, n)
+        tb, ub, wb, ab, cb = t[:j - i], u[:j - i], w[:j - i], af[i:j], cf[i:j]
+        np.multiply(bf[i:j], v32, out=wb)  # value * t1, rounded as PyTorch does
+        np.copyto(tb, wb)
+        np.copyto(ub, cb)
+        np.multiply(tb, ub, out=tb)  # exact
+        np.copyto(ub, ab)
+        np.add(tb, ub, out=tb)
+        _fix_midpoints(tb, ab, lambda idx: wb[idx].astype(np.float64) * cb[idx], ub)
+        np.copyto(of[i:j], tb, casting="same_kind")
+
+
+def addcmul_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, value: float,
+                 scratch: dict | None = None) -> None:
+    """``out[...] = a + (value * b) * c`` as PyTorch's CPU ``addcmul`` (``value * b`` rounded in the
+    dtype, then one fused rounding), for float32 or float64 arrays broadcast to ``out``; other dtypes
+    round each step."""
+    dt = out.dtype
+    if (dt != _F32 and dt != _F64) or a.dtype != dt or b.dtype != dt or c.dtype != dt:
+        t = np.multiply(b, value, out=np.empty(out.shape, out.dtype))
+        np.multiply(t, c, out=t)
+        np.add(a, t, out=out)
+        return
+    shape = out.shape
+    if dt == _F64:
+        with np.errstate(all="ignore"):
+            bv = np.multiply(b, float(value), out=np.empty(shape, _F64))
+            r = np.empty(shape, _F64)
+            _f64_block(a, bv, np.broadcast_to(c, shape), r, [np.empty(shape, _F64) for _ in range(5)])
+        out[...] = r
+        return
+    if (a.shape == shape and b.shape == shape and c.shape == shape and out.flags.c_contiguous
+            and a.flags.c_contiguous and b.flags.c_contiguous and c.flags.c_contiguous):
+        with np.errstate(all="ignore"):
+            _addcmul_f32_blocked(out.reshape(-1), a.reshape(-1), b.reshape(-1), c.reshape(-1), value, scratch)
+        return
+    with np.errstate(all="ignore"):
+        bv = np.multiply(b, np.float32(value), out=np.empty(shape, _F32))
+        r = np.multiply(bv, c, out=np.empty(shape, _F64), dtype=_F64)  # exact
+        np.add(r, a, out=r)
+        af, bvf, cf = (np.broadcast_to(x, shape).reshape(-1) for x in (a, bv, c))
+        _fix_midpoints(r.reshape(-1), af, lambda idx: bvf[idx].astype(np.float64) * cf[idx], np.empty(r.size, _F64))
+        np.copyto(out, r, casting="same_kind")
+
+
+# -- OpenBLAS axpy ------------------------------------------------------------------------------------
+_BLAS_UNIT = 1024  # the BLAS calls cover whole multiples of this; every kernel's unroll divides it
+_BLAS_CALL = 8192  # at most this many elements a call: single-threaded (OpenBLAS threads above 10000)
+_axpy: dict | None = None  # dtype -> the checked ctypes function, filled on first use
+
+
+def _find_axpy() -> dict:
+    """numpy's bundled OpenBLAS ``?axpy`` functions, by dtype (empty where there is none), and its thread
+    count query."""
+    global _addressof, _c_char, _threads
+    import ctypes  # here, not at import: only the first float32/float64 add with alpha pays for it
+
+    _addressof, _c_char = ctypes.addressof, ctypes.c_char
+    found = openblas_routines("saxpy", "daxpy",
+                              lambda index, real: [index, real, ctypes.c_void_p, index, ctypes.c_void_p, index])
+    if found:
+        lib = openblas_library()
+        for symbol in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                       "openblas_get_num_threads64_", "openblas_get_num_threads"):
+            threads = getattr(lib, symbol, None)
+            if threads is not None:
+                threads.restype, threads.argtypes = ctypes.c_int, []
+                _threads = threads
+                break
+    return found
+
+
+def _address(a: np.ndarray) -> int:
+    """The address of a contiguous array's first element (``from_buffer``: a third of ``.ctypes.data``'s
+    cost, but only for writable arrays)."""
+    try:
+        return _addressof(_c_char.from_buffer(a))
+    except (TypeError, ValueError, BufferError):
+        return a.ctypes.data
+
+
+_addressof = _c_char = None  # ctypes.addressof and ctypes.c_char, set by _find_axpy
+
+
+def _threads() -> int:
+    """OpenBLAS's thread count (replaced by its ``get_num_threads`` when _find_axpy finds one; without
+    it, assume several)."""
+    return 2
+
+
+def _blas_body(y: np.ndarray, x: np.ndarray, alpha: float, fn) -> int:
+    """y[:m] += alpha * x[:m] by ``fn`` for the longest whole-block prefix ``m``; returns ``m``."""
+    m = y.size - y.size % _BLAS_UNIT
+    if m <= _BLAS_CALL or _threads() == 1:
+        # one thread runs the whole stretch as one vector body (the common case: every ctypes call
+        # costs a microsecond or two, 49 of them for a 784x512 weight)
+        if m:
+            fn(m, alpha, _address(x), 1, _address(y), 1)
+    else:
+        py, px, step = _address(y), _address(x), y.itemsize * _BLAS_CALL
+        for i in range(0, m, _BLAS_CALL):
+            fn(min(_BLAS_CALL, m - i), alpha, px, 1, py, 1)
+            px += step
+            py += step
+    return m
+
+
+def _blas_padded(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict | None) -> None:
+    """y += alpha * x for fewer than _BLAS_UNIT elements, through zero-padded block-sized copies (the
+    BLAS's own tail would round twice)."""
+    key = ("muladd-pad", y.dtype)
+    pads = scratch.get(key) if scratch is not None else None
+    if pads is None:
+        py, px = np.zeros(_BLAS_UNIT, y.dtype), np.zeros(_BLAS_UNIT, y.dtype)
+        pads = (py, px, py.ctypes.data, px.ctypes.data)
+        if scratch is not None:
+            scratch[key] = pads
+    py, px, ptr_y, ptr_x = pads
+    n = y.size
+    py[:n] = y
+    px[:n] = x
+    fn(_BLAS_UNIT, alpha, ptr_x, 1, ptr_y, 1)
+    y[...] = py[:n]
+
+
+def _blas_axpy(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict | None) -> None:
+    """y += alpha * x (1-d, one length and dtype) by ``fn``: whole blocks in place, the rest padded."""
+    m = _blas_body(y, x, alpha, fn)
+    if m < y.size:
+        _blas_padded(y[m:], x[m:], alpha, fn, scratch)
+
+
+def _checked_axpy() -> dict:
+    """The ``?axpy`` functions whose results on a test of random values (aligned and not, FMA and
+    two roundings disagreeing on about a quarter of them) equal the numpy computation's bit for bit."""
+    global _axpy
+    if _axpy is None:
+        good = {}
+        rng = np.random.default_rng(0)
+        for dt, fn in _find_axpy().items():
+            ok = True
+            for offset, n in ((0, 37), (1, _BLAS_UNIT + 5), (3, 3 * _BLAS_CALL + _BLAS_UNIT + 37), (0, _BLAS_CALL)):
+                a = rng.standard_normal(n + offset).astype(dt)[offset:]
+                b = rng.standard_normal(n + offset).astype(dt)[offset:]
+                for alpha in (-0.37, 1.7e-3):
+                    want = np.empty_like(a)
+                    with np.errstate(all="ignore"):
+                        _blocked(want, a, b, alpha, None)
+                    got = a.copy()
+                    _blas_axpy(got, b, alpha, fn, None)
+                    ok = ok and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+            if ok:
+                good[dt] = fn
+        _axpy = good
+    return _axpy
+
+
+def muladd_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float,
+                scratch: dict | None = None) -> bool:
+    """``out[...] = a + alpha * b`` with one rounding, ``alpha`` first rounded to the arrays' dtype, for
+    float32/float64 arrays of one dtype, ``a`` and ``b`` broadcastable to ``out`` (``out`` may be ``a``
+    or ``b``). Returns False, writing nothing, for any other dtype (the caller rounds its own way)."""
+    dt = out.dtype
+    if dt != _F32 and dt != _F64 or a.dtype != dt or b.dtype != dt:
+        return False
+    whole = (a.shape == out.shape and b.shape == out.shape and out.flags.c_contiguous
+             and a.flags.c_contiguous and b.flags.c_contiguous)
+    # the BLAS skips alpha == 0, which must still give a + 0 * b (nan for an infinite b)
+    if whole and alpha != 0 and -_INF < alpha < _INF:
+        fn = (_axpy if _axpy is not None else _checked_axpy()).get(dt)
+        if fn is not None and (out is a or not np.may_share_memory(out, b)):
+            if out is not a:
+                np.copyto(out, a)
+            _blas_axpy(out.reshape(-1), b.reshape(-1), alpha, fn, scratch)
+            return True
+    with np.errstate(all="ignore"):
+        if whole:
+            _blocked(out.reshape(-1), a.reshape(-1), b.reshape(-1), alpha, scratch)
+        elif dt == _F32:
+            shape = out.shape
+            alpha64 = np.float64(np.float32(alpha))
+            r = np.add(a, np.multiply(b, alpha64, dtype=_F64), dtype=_F64)
+            bf = np.broadcast_to(b, shape).reshape(-1)
+            _fix_midpoints(r.reshape(-1), np.broadcast_to(a, shape).reshape(-1),
+                           lambda idx: bf[idx].astype(np.float64) * alpha64, np.empty(r.size, _F64))
+            np.copyto(out, r, casting="same_kind")
+        else:
+            shape = out.shape
+            r = np.empty(shape, _F64)
+            _f64_block(a, b, float(alpha), r, [np.empty(shape, _F64) for _ in range(5)])
+            out[...] = r
+    return True
+
+
+def _blocked(of: np.ndarray, af: np.ndarray, bf: np.ndarray, alpha: float, scratch: dict | None) -> None:
+    """muladd_into by numpy's passes for 1-d arrays of one length, block by block."""
+    n = of.size
+    m = min(n, _BLOCK)
+    if of.dtype == _F32:
+        # explicit casts into float64 scratch: numpy's mixed-dtype loops (buffered casts) cost more
+        alpha64 = np.float64(np.float32(alpha))
+        t, u = _scratch(m, _F64, scratch), _scratch(m, _F64, scratch, 1)
+        for i in range(0, n, _BLOCK):
+            j = min(i + _BLOCK, n)
+            tb, ub = t[:j - i], u[:j - i]
+            np.copyto(tb, bf[i:j])
+            np.multiply(tb, alpha64, out=tb)  # exact: 24-bit by 24-bit significands
+            np.copyto(ub, af[i:j])
+            np.add(tb, ub, out=tb)
+            _fix_midpoints(tb, af[i:j], lambda idx: bf[i:j][idx].astype(np.float64) * alpha64, ub)
+            np.copyto(of[i:j], tb, casting="same_kind")
+    else:
+        alpha = float(alpha)
+        ts = [_scratch(m, _F64, scratch, k) for k in range(1, 6)]
+        r = _scratch(m, _F64, scratch, 6)
+        for i in range(0, n, _BLOCK):
+            j = min(i + _BLOCK, n)
+            k = j - i
+            rr = r[:k]
+            _f64_block(af[i:j], bf[i:j], alpha, rr, [x[:k] for x in ts])
+            of[i:j] = rr
+
+
+def muladd(a, b, alpha: float, dtype: np.dtype):
+    """A new array ``a + alpha * b`` (broadcast, in ``dtype``) with one rounding where ``dtype`` is
+    float32 or float64; None for other dtypes. ``a`` and ``b``: arrays (or scalars) of ``dtype``."""
+    if dtype != _F32 and dtype != _F64:
+        return None
+    a = np.asarray(a, dtype)
+    b = np.asarray(b, dtype)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype)
+    muladd_into(out, a, b, alpha)
+    return out
+
+
+def plus_scaled_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float,
+                     scratch: dict | None = None) -> np.ndarray:
+    """``out[...] = a + alpha * b`` as PyTorch's CPU ``add(a, b, alpha=)``: ``muladd_into`` for
+    float32/float64, numpy's product then sum for other dtypes; returns ``out``."""
+    if not muladd_into(out, a, b, alpha, scratch):
+        np.add(a, np.multiply(b, alpha, out=np.empty_like(b)), out=out)
+    return out

@@ -1,0 +1,1 @@
+"""torch.fft's transforms, stft/istft and the window functions (torch.hann_window ..., torch.signal.windows)."""

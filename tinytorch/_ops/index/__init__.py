@@ -1,0 +1,1 @@
+"""Indexing, masked and indexed reads and writes, gather and scatter."""

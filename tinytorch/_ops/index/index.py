@@ -1,0 +1,378 @@
+"""Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``.
+
+Both are declared as the operators ``Tensor.__getitem__`` / ``Tensor.__setitem__`` alone (PyTorch has
+no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, FROM_NP
+from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of
+from ..shape import _batching as rules
+from ..pointwise import inplace
+from ..shape import views
+from ..pointwise.compare import where
+from ..pointwise.inplace import overlaps, writeable
+from ..shape.shape import expand
+from .._core.registry import op
+from .._core.util import as_array, unpack
+from ...autograd.node import sum_to
+# the adjoint of indexing, under the names the rest of the package imports from here
+from ._adjoint import index_zeros_put
+
+
+def _convert_key(key):
+    """Key with tensors/lists turned into numpy arrays; and whether it uses advanced indexing."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    advanced = False
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+            advanced = True
+            if k.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype == np.uint8:  # a byte tensor is a mask, as PyTorch still reads it
+                import warnings
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                k = k.astype(np.bool_)
+        elif isinstance(k, (list, np.ndarray, range)):
+            # a range, and a list that may hold tensors or ints, index like an int tensor (as PyTorch)
+            k = np.asarray(k) if not isinstance(k, list) else np.asarray([_item_index(v) for v in k])
+            if k.dtype in FLOATING_NP:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            advanced = True
+        elif isinstance(k, slice):
+            if k.step is not None and int(k.step) <= 0:
+                raise ValueError("step must be greater than zero")
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, np.integer))):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                "indices (got " + type(k).__name__ + ")")
+        if advanced and isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.dtype != np.intp:
+            k = k.astype(np.intp)
+        out.append(k)
+    return tuple(out), advanced
+
+
+def _item_index(v):
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _basic_steps(key, shape: tuple):
+    """PyTorch's view-making steps for the basic items of ``key``: (item, is a no-op full slice)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif k is None:
+            yield k, False
+        elif isinstance(k, np.ndarray):
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        elif isinstance(k, slice):
+            yield k, (k.start in (None, 0) and k.step in (None, 1)
+                      and (k.stop is None or (dim < len(shape) and k.stop >= shape[dim])))
+            dim += 1
+        else:
+            yield k, False
+            dim += 1
+
+
+def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
+    """The node of PyTorch's last indexing step; in a tuple key, full slices (``x[1, :]``) are skipped."""
+    if advanced:
+        return "IndexBackward0"
+    name = "AliasBackward0"
+    for k, full in _basic_steps(key, shape):
+        if k is None:
+            name = "UnsqueezeBackward0"
+        elif isinstance(k, slice):
+            if single or not full:
+                name = "SliceBackward0"
+        else:
+            name = "SelectBackward0"
+    return name
+
+
+class _IndexNode(Node):
+    def backward(self, g):
+        return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
+
+    def jvp(self, t):
+        return getitem(t, self.key)
+
+
+_INDEX_NODES = {name: type(name, (_IndexNode,), {}) for name in (
+    "IndexBackward0", "SliceBackward0", "SelectBackward0", "UnsqueezeBackward0", "AliasBackward0")}
+_SELECT, _SLICE = _INDEX_NODES["SelectBackward0"], _INDEX_NODES["SliceBackward0"]
+
+
+def _check_bounds(x: np.ndarray, key: tuple) -> None:
+    """PyTorch's IndexErrors, which name the dim and size (numpy's texts differ)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    dim = 0
+    advanced = 0  # PyTorch counts index tensors (a k-d mask is k of them) when it names their dim
+    for pos, k in enumerate(key):
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim += x.ndim - consumed
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j in range(k.ndim):
+                if k.shape[j] != x.shape[dim + j]:
+                    raise IndexError(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does not "
+                                     f"match the shape of the indexed tensor [{', '.join(map(str, x.shape))}] "
+                                     f"at index {dim + j}")
+            dim += k.ndim
+            advanced += k.ndim
+        elif isinstance(k, np.ndarray):
+            size = x.shape[dim]
+            bad = (k < -size) | (k >= size)
+            if bad.any():
+                raise IndexError(f"index {k[bad].flat[0]} is out of bounds for dimension {advanced} with size {size}")
+            dim += 1
+            advanced += 1
+        else:
+            if isinstance(k, (int, np.integer)):
+                size = x.shape[dim]
+                if not -size <= k < size:
+                    # PyTorch names the integer's position in the key, not the dim it indexes
+                    raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+            dim += 1
+
+
+@op(variants="", dunders=("__getitem__",), batch=rules.getitem)
+def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
+    """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
+    x = input._data
+    # the common ``x[3]`` and ``x[1:3]`` first: a view of the first dim, the checks below reduced to
+    # the one that can fail (the general path gives the same view and node)
+    kind = type(key)
+    if (kind is int or (kind is slice and key.step is None)) and x.ndim:
+        if kind is int:
+            try:  # numpy checks the bound (-n <= key < n); its error is reworded as PyTorch's
+                out = x[key] if x.ndim != 1 else x[key, ...]  # a 1-d array's x[key] is a scalar
+            except (IndexError, OverflowError):
+                if not -2**63 <= key < 2**63:
+                    raise ValueError("Overflow when unpacking long long") from None
+                raise IndexError(f"index {key} is out of bounds for dimension 0 with size {x.shape[0]}") from None
+        else:
+            out = x[key]
+        node = None
+        if input._requires_grad and _State.enabled:
+            node = (_SELECT if kind is int else _SLICE)((input._edge(),))
+            node.in_shape, node.key, node.advanced = x.shape, (key,), False
+        return _view_of(input, out, node)
+    single = not isinstance(key, tuple)
+    key, advanced = _convert_key(key)
+    _check_bounds(x, key)
+    if advanced:
+        basic, adv = _split_key(key, x.shape)
+        if basic is not None:
+            # PyTorch first makes the view the ints, slices and None ask for, then indexes it (which
+            # also places the indexed dims as PyTorch does, not as numpy's mixed indexing would)
+            return getitem(getitem(input, basic), adv)
+    try:
+        out = x[key]
+        if type(out) is not np.ndarray and not advanced:
+            out = x[key + (Ellipsis,)]  # an all-int key: a 0-d view, not a numpy scalar copy
+    except IndexError as e:
+        raise IndexError(str(e).replace("array", "tensor")) from None
+    out = as_array(out)
+    node = None
+    if _State.enabled and input._requires_grad:
+        node = _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)]((input._edge(),))
+        node.in_shape, node.key, node.advanced = x.shape, key, advanced
+    if advanced:
+        return _make(out, node)
+    return _view_of(input, out, node)
+
+
+class _IndexPut(Node):
+    """``index_put_`` of ``value`` at ``key`` (PyTorch's IndexPutBackward0): the old values' gradient
+    is cut at ``key``, the value's is what arrives there."""
+
+    def backward(self, g):
+        keep = np.ones(self.shape, dtype=bool)
+        keep[self.key] = False
+        g_self = where(_make(keep), g, 0.0)  # overwritten elements get exactly 0, as PyTorch's zero_()
+        g_value = None
+        if self.value_shape is not None:
+            g_value = g[self.key]
+            extra = len(self.value_shape) - g_value._data.ndim
+            if extra > 0:  # the value had leading ones that assignment dropped
+                g_value = g_value.reshape((1,) * extra + g_value._data.shape)
+            if g_value._data.shape != self.value_shape:
+                g_value = sum_to(g_value, self.value_shape)
+            if g_value._data.dtype != self.value_dtype:
+                g_value = g_value.to(self.value_dtype)
+        return g_self, g_value
+
+
+_IndexPut.__name__ = _IndexPut.__qualname__ = "IndexPutBackward0"
+
+
+def _legacy(dt: np.dtype) -> str:
+    return FROM_NP[dt]._legacy[:-len("Tensor")]
+
+
+def _raise_shape_mismatch(x: np.ndarray, key: tuple, advanced: bool, v: np.ndarray) -> None:
+    """PyTorch's error for a value that does not fit ``x[key]`` (numpy's texts differ)."""
+    target = x[key].shape
+    if advanced:
+        raise RuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, v.shape))}] cannot be "
+                           f"broadcast to indexing result of shape [{', '.join(map(str, target))}]")
+    shape = v.shape
+    while shape and shape[0] == 1:  # PyTorch drops leading ones from the value first
+        shape = shape[1:]
+    expand(_make(np.broadcast_to(np.zeros((), v.dtype), shape)), target)  # raises expand's text
+
+
+def _split_key(key: tuple, shape: tuple):
+    """PyTorch's two steps for ``t[key] = value``: the basic items (ints, slices, None) make a view,
+    then the index tensors address that view's dims. Returns (basic key, or None when it would make no
+    view: full slices are skipped; advanced key over the view's dims, or None)."""
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    basic, adv = [], []
+    makes_view = has_adv = False
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            n = len(shape) - consumed
+            basic.extend([slice(None)] * n)
+            adv.extend([slice(None)] * n)
+            dim += n
+        elif k is None:
+            basic.append(None)
+            adv.append(slice(None))
+            makes_view = True
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a 0-d mask: PyTorch adds a dim (a view), then masks it
+            basic.append(None)
+            adv.append(k.reshape(1))
+            makes_view = has_adv = True
+        elif isinstance(k, np.ndarray):
+            n = k.ndim if k.dtype == np.bool_ else 1
+            basic.extend([slice(None)] * n)
+            adv.append(k)
+            has_adv = True
+            dim += n
+        elif isinstance(k, slice):
+            basic.append(k)
+            adv.append(slice(None))
+            full = (k.start in (None, 0) and k.step in (None, 1)
+                    and (k.stop is None or (dim < len(shape) and k.stop >= shape[dim])))
+            makes_view = makes_view or not full
+            dim += 1
+        else:
+            basic.append(k)
+            makes_view = True
+            dim += 1
+    if not makes_view:
+        return None, (key if has_adv else None)
+    return tuple(basic), (tuple(adv) if has_adv else None)
+
+
+def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
+    """Where a setitem writes. PyTorch's index_put_ and masked_fill_ still write into an expanded
+    tensor, with a deprecation warning; other writes into one are refused."""
+    if adv is None or not overlaps(dst):
+        return writeable(dst)
+    import warnings
+    warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+                  UserWarning, stacklevel=4)
+    if len(key) == 1 and key[0].dtype == np.bool_ and np.ndim(value) == 0:
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
+                      UserWarning, stacklevel=4)
+    return writeable(dst, allow_overlap=True)
+
+
+@op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
+def setitem(input: Tensor, key, value) -> None:
+    """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
+    value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""
+    if not isinstance(value, (Tensor, bool, int, float, np.ndarray, np.generic)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a tinytorch.{input.dtype._legacy}")
+    check_inference_inplace(input)
+    tv, vd = unpack(value)
+    if np.ndim(vd) == 0 and any(isinstance(k, Tensor) and k._data.dtype == np.uint8
+                                for k in (key if isinstance(key, tuple) else (key,))):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    key, advanced = _convert_key(key)
+    _check_bounds(input._data, key)
+    basic, adv = _split_key(key, input._data.shape)
+    x = input._data
+    if advanced and tv is not None and tv._data.dtype != x.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
+    grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
+    if not grad_needed:
+        dst = x if basic is None else x[basic + (Ellipsis,)]
+        dst = _writeable_for_put(dst, adv, key, vd)
+        try:
+            if adv is None:
+                dst[...] = vd
+            else:
+                dst[adv] = vd
+        except ValueError:
+            _raise_shape_mismatch(dst, adv if adv is not None else (Ellipsis,), adv is not None, np.asarray(vd))
+            raise
+        version_counter(input)[0] += 1
+        if len(input._vc) > 1:
+            views.refresh(input._vc)
+        return
+    dst = input if basic is None else getitem(input, basic)
+    d = dst._data
+    if adv is None:
+        if tv is None:
+            inplace.fill_value(dst, vd)
+            return
+        if tv._data.shape == d.shape:
+            inplace.copy_(dst, tv)
+            return
+        if tv._data.ndim == 0:
+            inplace.fill_(dst, tv)
+            return
+        src_shape = tv._data.shape
+        while src_shape and src_shape[0] == 1:  # PyTorch views the value without leading ones, then expands
+            src_shape = src_shape[1:]
+        try:
+            np.broadcast_shapes(src_shape, d.shape)
+            ok = np.broadcast_shapes(src_shape, d.shape) == d.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            _raise_shape_mismatch(d, (Ellipsis,), False, tv._data)
+        src = tv if src_shape == tv._data.shape else tv.view(src_shape)
+        if src_shape != d.shape:
+            src = src.expand(d.shape)
+        inplace.copy_(dst, src)
+        return
+    views.check_inplace(dst, True)
+    d = _writeable_for_put(d, adv, key, vd)
+    try:
+        d[adv] = vd
+    except ValueError:
+        _raise_shape_mismatch(d, adv, True, np.asarray(vd))
+        raise
+    version_counter(dst)[0] += 1
+    node = _IndexPut((dst._edge(), (None, 0) if tv is None else tv._edge()))
+    node.shape, node.key = d.shape, adv
+    node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
+    node.value_dtype = tv._data.dtype if tv is not None else None
+    views.set_history(dst, node)
+
+
+views.index_zeros_put = index_zeros_put  # the backward of a regenerated view (see views.py)

@@ -1,0 +1,212 @@
+"""gather, scatter and scatter_add (PyTorch's ScatterGatherKernel), and ``zeros_scatter``, gather's
+adjoint that the index-returning reductions (max(dim), sort, cummax, ...) use for their backward.
+0-d tensors are read as 1-d, as PyTorch does; indices are int64 or int32 and never negative."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from ..shape import _batching as rules
+from .._core.registry import op
+from .._core.util import as_array
+from ._adjoint import index_zeros_put
+
+
+# -- gather and its adjoint -----------------------------------------------------------------------
+class GatherBackward0(Node):
+    # saves self as PyTorch's node does (its formula reads only self's shape): modifying the input in
+    # place afterwards makes backward raise, as in PyTorch
+    def backward(self, g):
+        idx, _ = self.saved_tensors
+        return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
+
+    def jvp(self, t, *_):
+        idx, _ = self.saved_tensors
+        return gather(t, self.dim, idx)
+
+
+class ScatterAddBackward0(Node):
+    """scatter_add: self's gradient passes, src's is gathered back at index (0 where src is larger
+    than index). Also the adjoint of gather (``zeros_scatter``), whose only input is src."""
+
+    with_self = False
+
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        g_src = gather(g, self.dim, idx)
+        if g_src._data.shape != self.src_shape:
+            if g_src._data.size == int(np.prod(self.src_shape)):  # a 0-d src read as 1-d
+                g_src = g_src.reshape(self.src_shape)
+            else:
+                g_src = index_zeros_put(self.src_shape, tuple(slice(0, s) for s in idx._data.shape), g_src, False)
+        return (g, g_src) if self.with_self else (g_src,)
+
+
+def _full_index(idx: np.ndarray, dim: int) -> tuple:
+    grids = np.indices(idx.shape, sparse=True)
+    return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
+
+
+def _at_least_1d(a: np.ndarray) -> np.ndarray:
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _index_array(index: Tensor, fn: str) -> np.ndarray:
+    """gather's and scatter's index: int64 or int32 (an empty one of any dtype), 0-d read as 1-d."""
+    idx = index._data
+    if idx.dtype != np.int64 and idx.dtype != np.int32 and idx.size:
+        raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index")
+    return _at_least_1d(idx)
+
+
+def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
+    if idx.size:
+        bad = (idx < 0) | (idx >= x.shape[d])
+        if bad.any():
+            raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {d} with size {x.shape[d]}")
+
+
+@op(variants="function method out", batch=rules.gather)
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
+    x = _at_least_1d(input._data)
+    d = _wrap_dim(dim, x.ndim)
+    idx = _index_array(index, "gather")
+    if idx.ndim != x.ndim and idx.size:  # an empty index is not checked, as in PyTorch
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    _check_index(idx, x, d)
+    out = as_array(x[_full_index(idx, d)]).reshape(index._data.shape) if idx.size else \
+        np.empty(index._data.shape, x.dtype)
+    if _State.enabled and input._requires_grad:
+        node = GatherBackward0((input._edge(), (None, 0)))
+        node.dim, node.in_shape = d, input._data.shape
+        node.save_for_backward(index, input)
+        return _make(out, node)
+    return _make(out)
+
+
+def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
+    out = np.zeros(shape, dtype=src._data.dtype)
+    idx = _at_least_1d(index._data)
+    if idx.size:
+        np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
+    if _State.enabled and src._requires_grad:
+        node = ScatterAddBackward0((src._edge(),))
+        node.dim, node.src_shape = dim, src._data.shape
+        node.save_for_backward(index)
+        return _make(out, node)
+    return _make(out)
+
+
+class ScatterBackward0(Node):
+    """scatter with a src tensor: src's gradient is gathered back, the overwritten places get none."""
+
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        keep = np.ones(g._data.shape, dtype=g._data.dtype)
+        _at_least_1d(keep)[_full_index(idx._data, self.dim)] = 0
+        g_src = None
+        if self.need_src:
+            g_src = gather(g, self.dim, idx)
+            if g_src._data.ndim > len(self.src_shape):  # a 0-d src was read as 1-d
+                g_src = g_src.reshape(self.src_shape)
+            if g_src._data.shape != self.src_shape:  # src may be larger than index: the rest gets 0
+                g_src = index_zeros_put(self.src_shape, tuple(slice(0, s) for s in idx._data.shape), g_src, False)
+        return g * _make(keep), None, g_src
+
+
+class ScatterBackward1(ScatterBackward0):
+    def backward(self, g):
+        return super().backward(g)[:1]
+
+
+class NotImplementedBackward(Node):
+    """PyTorch's node for a result it cannot differentiate (``scatter(reduce=)``): backward raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self.op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"  # PyTorch's repr
+_REDUCE = {"add": np.add, "multiply": np.multiply}
+
+
+@op(variants="function method inplace out", batch=rules.scatter)
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
+    ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
+    if (src is None) == (value is None):
+        raise TypeError("scatter() expected exactly one of 'src' or 'value'")
+    x = input._data
+    x1 = _at_least_1d(x)
+    d = _wrap_dim(dim, x1.ndim)
+    idx = _index_array(index, "scatter")
+    if idx.ndim != x1.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and max(src._data.ndim, 1) != idx.ndim:  # a 0-d src counts as 1-d, as in PyTorch
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    _check_index(idx, x1, d)
+    if src is not None and src._data.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    where = _full_index(idx, d)
+    out = x.copy()
+    vals = value if src is None else _at_least_1d(src._data)[tuple(slice(0, s) for s in idx.shape)]
+    if reduce is None:
+        _at_least_1d(out)[where] = vals
+    else:
+        if reduce not in _REDUCE:
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if src is not None:
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                          "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+        ufunc = np.logical_or if reduce == "add" and x.dtype == np.bool_ else _REDUCE[reduce]
+        ufunc.at(_at_least_1d(out), where, np.broadcast_to(np.asarray(vals, dtype=x.dtype), idx.shape))
+    need_src = src is not None and src._requires_grad
+    if _State.enabled and (input._requires_grad or need_src):
+        if reduce is not None:
+            node = NotImplementedBackward((input._edge(),) + ((src._edge(),) if src is not None else ()))
+            node.op = "aten::scatter"
+            return _make(out, node)
+        if src is None:
+            node = ScatterBackward1((input._edge(),))
+        else:
+            node = ScatterBackward0((input._edge(), (None, 0), src._edge()))
+        node.dim, node.need_src = d, need_src
+        node.src_shape = None if src is None else src._data.shape
+        node.save_for_backward(_make(idx))
+        return _make(out, node)
+    return _make(out)
+
+
+@op(variants="function method inplace out", batch=rules.scatter)
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src``'s elements added at ``index`` along ``dim`` (repeats add up)."""
+    x = input._data
+    x1 = _at_least_1d(x)
+    d = _wrap_dim(dim, x1.ndim)
+    idx = _index_array(index, "scatter")
+    if idx.ndim != x1.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    _check_index(idx, x1, d)
+    if src._data.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    out = x.copy()
+    if idx.size:
+        vals = _at_least_1d(src._data)[tuple(slice(0, s) for s in idx.shape)]
+        (np.logical_or if x.dtype == np.bool_ else np.add).at(_at_least_1d(out), _full_index(idx, d), vals)
+    if _State.enabled and (input._requires_grad or src._requires_grad):
+        node = ScatterAddBackward0((input._edge(), src._edge()))
+        node.with_self, node.dim, node.src_shape = True, d, src._data.shape
+        node.save_for_backward(_make(idx))
+        return _make(out, node)
+    return _make(out)

@@ -1,0 +1,1 @@
+"""Matrix products, decompositions, solves, eigenproblems and norms (torch.linalg and its torch spellings)."""

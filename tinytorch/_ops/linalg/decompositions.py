@@ -1,0 +1,228 @@
+"""Matrix factorizations: linalg.cholesky, qr, svd, svdvals, eigh, eigvalsh (numpy.linalg forwards,
+matrix-calculus backwards in tinytorch ops)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.record import OUT, record
+from .._core.registry import op
+from ..pointwise.complex import real
+from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
+from ..shape.join import cat
+from ...autograd.grad_mode import _State
+from .._core.util import edge
+
+
+def _phi(x: Tensor) -> Tensor:
+    """The lower triangle with the diagonal halved."""
+    return x.tril() - 0.5 * x.tril() * _eye_like(x._data.shape[-1], x)
+
+
+class LinalgCholeskyExBackward0(Node):
+    def backward(self, g):
+        (L,) = self.saved_tensors
+        if self.upper:
+            L, g = _mH(L), _mH(g)
+        Linv = inv(L)
+        # L^-H X L^-1 with X = (T + tril(T, -1)^H) / 2, T = tril(L^H g): PyTorch's, whose diagonal keeps
+        # T's imaginary part for complex input
+        T = _mH(L).matmul(g).tril()
+        X = 0.5 * (T + _mH(T.tril(-1)))
+        return (_mH(Linv).matmul(X).matmul(Linv),)
+
+
+@op("linalg.cholesky", variants="function out", batch=batch_matrices)
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """L with A = L L^T (lower), or U with A = U^T U."""
+    a = _square(A, "linalg.cholesky")
+    try:
+        L = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        order = _failing_minor(a)
+        raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {order} is not positive-definite).") from None
+    r = np.swapaxes(L, -1, -2).conj() if upper else L
+    return record(r.astype(a.dtype), LinalgCholeskyExBackward0, (A,), (OUT,), upper=upper)
+
+
+def _failing_minor(a: np.ndarray) -> int:
+    m = a.reshape(-1, a.shape[-2], a.shape[-1])
+    for mat in m:
+        for k in range(1, mat.shape[0] + 1):
+            try:
+                np.linalg.cholesky(mat[:k, :k])
+            except np.linalg.LinAlgError:
+                return k
+    return 1
+
+
+class LinalgQrBackward0(Node):
+    def backward(self, gQ, gR=None):
+        Q, R = self.saved_tensors
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                               "through linalg.qr.")
+        m, n = self.shape
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        gQ = Q * 0 if gQ is None else gQ
+        gR = R * 0 if gR is None else gR
+        if m >= n:
+            return (_qr_tall_backward(Q, R, gQ, gR),)
+        # a wide A = Q [R1 R2]: its first m columns X = Q R1 are a square QR; Y = Q R2 is linear in Q
+        R1, R2 = R[..., :, :m], R[..., :, m:]
+        gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+        Y = Q.matmul(R2)
+        gX = _qr_tall_backward(Q, R1, gQ + Y.matmul(_mH(gR2)), gR1)
+        return (cat([gX, Q.matmul(gR2)], -1),)
+
+
+def _qr_tall_backward(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
+    """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (m >= n, reduced)."""
+    M = R.matmul(_mH(gR)) - _mH(gQ).matmul(Q)
+    low = M.tril(-1)
+    sym = low + _mH(low) + real(M) * _eye_like(M._data.shape[-1], M)  # copyltu(M)
+    rhs = gQ + Q.matmul(sym)
+    return _mH(solve(R, _mH(rhs)))  # rhs R^-H: R is square and invertible here
+
+
+@op("linalg.qr", variants="function out", batch=batch_matrices)
+def qr(A: Tensor, mode: str = "reduced"):
+    """Q (orthonormal columns) and R (upper triangular) with A = Q R."""
+    a = _square(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           f"or 'complete'")
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    q, r = q.astype(a.dtype), r.astype(a.dtype)
+    if mode == "r":
+        q = np.zeros((0,), a.dtype)
+    if _State.enabled and A._requires_grad:
+        node = LinalgQrBackward0((edge(A),))
+        node._n_outputs = 2
+        node.mode, node.shape = mode, a.shape[-2:]
+        qt, rt = _make(q, node), _make(r, node)
+        rt._output_nr = 1
+        node.save_for_backward(qt, rt)
+        return qr_result(qt, rt)
+    return qr_result(_make(q), _make(r))
+
+
+class LinalgSvdBackward0(Node):
+    def backward(self, gU, gS=None, gVh=None):
+        U, S, Vh = self.saved_tensors
+        k = S._data.shape[-1]
+        if self.full:  # as PyTorch: the columns beyond k are an arbitrary basis, their gradient is ignored
+            U, Vh = U[..., :, :k], Vh[..., :k, :]
+            gU = None if gU is None else gU[..., :, :k]
+            gVh = None if gVh is None else gVh[..., :k, :]
+        gA = None
+        if gS is not None:
+            gA = (U * gS.unsqueeze(-2)).matmul(Vh)
+        if gU is None and gVh is None:
+            return (gA if gA is not None else U.matmul(Vh) * 0,)
+        V = _mH(Vh)
+        eye = _eye_like(k, S)
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye  # E_ij = S_j^2 - S_i^2, 1 on the diagonal
+        skew_u = skew_v = inner = None
+        if gU is not None:
+            UgU = _mH(U).matmul(gU)
+            skew_u = UgU - _mH(UgU)
+            inner = skew_u * S.unsqueeze(-2) / E  # its diagonal: 0 (real), ~0 by the phase check
+        if gVh is not None:
+            gV = _mH(gVh)
+            VgV = _mH(V).matmul(gV)
+            skew_v = VgV - _mH(VgV)
+            part = S.unsqueeze(-1) * skew_v / E
+            inner = part if inner is None else inner + part
+        if U._data.dtype.kind == "c":
+            # a loss reading the singular vectors' common phase (U e^{i phi}, V e^{i phi}) has no gradient
+            def imdiag(x):
+                return 0 if x is None else np.imag(np.diagonal(x._data, 0, -2, -1))
+            if not np.allclose(imdiag(skew_u), -imdiag(skew_v), rtol=1e-2, atol=1e-2):
+                raise RuntimeError("svd_backward: The singular vectors in the complex case are specified up to "
+                                   "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                                   "term, making it ill-defined.")
+            if skew_u is not None and skew_v is not None:
+                inner = inner + (skew_u * eye).sum(-1).div(2 * S).unsqueeze(-2) * eye
+        term = U.matmul(inner).matmul(Vh)
+        m, n = self.shape
+        if gU is not None and m > k:
+            term = term + ((gU - U.matmul(_mH(U).matmul(gU))) / S.unsqueeze(-2)).matmul(Vh)
+        if gVh is not None and n > k:
+            gV = _mH(gVh)
+            term = term + U.matmul(_mH((gV - V.matmul(_mH(V).matmul(gV))) / S.unsqueeze(-2)))
+        return (term if gA is None else gA + term,)
+
+
+@op("linalg.svd", variants="function out", batch=batch_matrices)
+def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
+    """U, S, Vh with A = U diag(S) Vh (S descending)."""
+    a = _square(A, "linalg.svd", square=False)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = u.astype(a.dtype), s.astype(a.real.dtype), vh.astype(a.dtype)
+    if _State.enabled and A._requires_grad:
+        node = LinalgSvdBackward0((edge(A),))
+        node._n_outputs = 3
+        node.full, node.shape = full_matrices, a.shape[-2:]
+        outs = [_make(u, node), _make(s, node), _make(vh, node)]
+        for i, t in enumerate(outs):
+            t._output_nr = i
+        node.save_for_backward(*outs)
+        return svd_result(*outs)
+    return svd_result(_make(u), _make(s), _make(vh))
+
+
+@op("linalg.svdvals", variants="function out", batch=batch_matrices)
+def svdvals(A: Tensor, *, driver=None) -> Tensor:
+    """The singular values, descending."""
+    return svd(A, full_matrices=False)[1]
+
+
+class LinalgEighBackward0(Node):
+    def backward(self, gw, gV=None):
+        w, V = self.saved_tensors
+        n = w._data.shape[-1]
+        eye = _eye_like(n, w)
+        inner = None
+        if gV is not None:
+            VgV = _mH(V).matmul(gV)
+            if V._data.dtype.kind == "c" and not np.allclose(np.imag(np.diagonal(VgV._data, 0, -2, -1)), 0,
+                                                             rtol=1e-2, atol=1e-2):
+                raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+                                   "multiplication by e^{i phi}. The specified loss function depends on this "
+                                   "quantity, so it is ill-defined.")
+            E = w.unsqueeze(-2) - w.unsqueeze(-1) + eye  # E_ij = w_j - w_i
+            inner = 0.5 * (VgV - _mH(VgV)) / E * (1 - eye)
+        if gw is not None:
+            d = gw.unsqueeze(-2) * eye
+            inner = d if inner is None else inner + d
+        return (V.matmul(inner.to(V.dtype)).matmul(_mH(V)),)
+
+
+@op("linalg.eigh", variants="function out", batch=batch_matrices)
+def eigh(A: Tensor, UPLO: str = "L"):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (one triangle read)."""
+    a = _square(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    w, v = w.astype(a.real.dtype), v.astype(a.dtype)
+    if _State.enabled and A._requires_grad:
+        node = LinalgEighBackward0((edge(A),))
+        node._n_outputs = 2
+        wt, vt = _make(w, node), _make(v, node)
+        vt._output_nr = 1
+        node.save_for_backward(wt, vt)
+        return eigh_result(wt, vt)
+    return eigh_result(_make(w), _make(v))
+
+
+@op("linalg.eigvalsh", variants="function out", batch=batch_matrices)
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of symmetric matrices."""
+    return eigh(A, UPLO)[0]

@@ -1,0 +1,319 @@
+"""Matrix products: matmul (1-d, 2-d, batched with broadcasting; also ``torch.linalg.matmul`` and the
+``@`` operator), mm, bmm, mv, dot, with vmap's rule for them, and the fused ``linear``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FROM_NP, LOWP_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import AccumulateGrad, Node
+from ...tensor import Tensor, _make
+from .._core.batching import at, level_of, phys_of
+from .._kernels.blas_outer import blas_outer
+from .._core.registry import op
+from ..._quiet_fp import cast
+from .._core.util import as_array, broadcast_shapes, holomorphic_backward
+from ...autograd.node import sum_to
+from ...autograd.forward_ad import _add_terms
+
+_PRODUCT = "function method out"
+
+
+# the C++ type names PyTorch's matmul errors print
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
+    if a.dtype != b.dtype:
+        da, db = FROM_NP[a.dtype], FROM_NP[b.dtype]
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {da._legacy[:-6]} and "
+                               f"{db._legacy[:-6]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[da.name]} != "
+                           f"{_CPP_NAMES[db.name]}")
+
+
+def _shape_error(a: np.ndarray, b: np.ndarray):
+    if a.ndim == 1 and b.ndim == 1:
+        return RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+                            "respectively")
+    if a.ndim <= 2 and b.ndim <= 2:
+        if a.ndim == 2 and b.ndim == 1:
+            return RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                                f"vec ({b.shape[0]})")
+        ra = a.shape if a.ndim == 2 else (1, a.shape[0])
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
+                            f"{b.shape[0]}x{b.shape[1]})")
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                        f"[{b.shape[0] if b.ndim > 2 else 1}, {a.shape[-1]}] but got: "
+                        f"[{b.shape[0] if b.ndim > 2 else 1}, {b.shape[-2] if b.ndim > 1 else b.shape[0]}].")
+
+
+class MmBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = g.mm(b.t()) if self.need_a else None
+        gb = a.t().mm(g) if self.need_b else None
+        return ga, gb
+
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        return _add_terms(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
+
+
+class _GeneralMatmul(Node):
+    """Any other matmul: 1-d operands are lifted to matrices, batch dims broadcast."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        a, b = self.saved_tensors  # each saved only when the other operand needs a gradient
+        sa, sb = self.shapes
+        g2 = g
+        # b first: for 1-d @ 1-d the gradient is 0-d and becomes (1,) then (1, 1)
+        if len(sb) == 1:
+            g2 = g2.unsqueeze(-1)
+        if len(sa) == 1:
+            g2 = g2.unsqueeze(-2)
+        ga = gb = None
+        if self.need_a:
+            b2 = b.unsqueeze(-1) if len(sb) == 1 else b
+            ga = sum_to(g2.matmul(b2.mT), (1,) + sa if len(sa) == 1 else sa).reshape(sa)
+        if self.need_b:
+            a2 = a.unsqueeze(0) if len(sa) == 1 else a
+            gb = sum_to(a2.mT.matmul(g2), sb + (1,) if len(sb) == 1 else sb).reshape(sb)
+        return ga, gb
+
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
+
+
+def _named(name):
+    return type(name, (_GeneralMatmul,), {})
+
+
+DotBackward0 = _named("DotBackward0")
+MvBackward0 = _named("MvBackward0")
+BmmBackward0 = _named("BmmBackward0")
+UnsafeViewBackward0 = _named("UnsafeViewBackward0")
+SqueezeBackward4 = _named("SqueezeBackward4")
+CloneBackward0 = _named("CloneBackward0")
+TransposeBackward0 = _named("TransposeBackward0")
+
+
+def _node_cls(a: Tensor, b: Tensor):
+    """The node PyTorch's matmul ends with: its last step depends on the ranks and on who requires grad."""
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) <= 2 and len(sb) <= 2:
+        return {(1, 1): DotBackward0, (2, 1): MvBackward0, (1, 2): SqueezeBackward4,
+                (2, 2): MmBackward0}[len(sa), len(sb)]
+    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0] and sa[0] == 1 and a._requires_grad:
+        sa = sa[1:]  # PyTorch squeezes a batch of one that requires grad, then folds
+    if len(sa) == 2 and len(sb) >= 3 and a._requires_grad:
+        # folded as (b.mT @ a.t()).mT.contiguous(): a copy unless the transpose already is contiguous
+        if sa[0] <= 1 or sb[-1] <= 1 or int(np.prod(sb[:-2])) == 0:
+            return TransposeBackward0
+        return CloneBackward0
+    return UnsafeViewBackward0
+
+
+_BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
+
+
+def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.matmul, except that an inner dimension of 1 is computed as the outer product it is.
+
+    Each element is then one product and no sum, so the values are PyTorch's (signed zeros too); but
+    OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
+    a batch of one is exactly this case). half and bfloat16 accumulate in float32 and round once, as
+    PyTorch's CPU GEMM does."""
+    if a.dtype in LOWP_NP:
+        return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:
+            # numpy's broadcast multiply runs its inner loop per row without SIMD: the BLAS's rank-1
+            # update is 1.7x faster (einsum, faster too, turns -0.0 products into +0.0)
+            out = blas_outer(a[:, 0], b[0])
+            if out is not None:
+                return out
+        # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
+        # layout decides the order in which a later random fill, e.g. dropout's, draws)
+        return np.multiply(a, b, order="C")
+    return np.matmul(a, b)
+
+
+# -- vmap: the batch dim goes where numpy's broadcasting keeps it ----------------------------------
+def _pad_batch(p, k: int, n: int):
+    """Insert size-1 logical dims after the batch so a k-dim logical operand has n dims."""
+    if k >= n:
+        return p
+    s = tuple(p.shape)
+    return p.reshape(s[:1] + (1,) * (n - k) + s[1:])
+
+
+def batch_matmul(op, a, b):
+    """vmap's rule for matmul (and mm, bmm, dot, mv, whose checks the logical shapes pass first)."""
+    lead = level_of((a, b))
+    ba, bb = at(a, lead), at(b, lead)
+    na, nb = a.dim(), b.dim()
+    pa, pb = phys_of(a, lead), phys_of(b, lead)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if ba and bb:
+        if na == 1 and nb == 1:
+            return lead._wrap((pa * pb).sum(-1))
+        if na == 1:
+            shape = (lead._bsz,) + tuple(b.shape[:-2]) + (b.shape[-1],)
+            return lead._wrap((pa.unsqueeze(-2) @ _pad_batch(pb, nb, 2)).squeeze(-2).reshape(shape))
+        if nb == 1:
+            return lead._wrap((pa @ pb.unsqueeze(-1)).squeeze(-1))
+        n = max(na, nb)
+        return lead._wrap(_pad_batch(pa, na, n) @ _pad_batch(pb, nb, n))
+    if ba:  # batched @ plain
+        if na == 1 and nb >= 3:
+            return lead._wrap((pa.reshape((lead._bsz,) + (1,) * (nb - 2) + (1, a.shape[0])) @ pb).squeeze(-2))
+        if na >= 2 and nb > na:
+            return lead._wrap(_pad_batch(pa, na, nb) @ pb)
+        return lead._wrap(pa @ pb)
+    # plain @ batched
+    if nb == 1:
+        if na == 1:
+            return lead._wrap(pb @ pa)
+        # (.., k, n) @ (B, n) -> (B, .., k): put the batch in the columns
+        return lead._wrap((pa @ pb.t()).permute((pa.dim() - 1,) + tuple(range(pa.dim() - 1))))
+    if na == 1:
+        return lead._wrap((pa.unsqueeze(0) @ pb).squeeze(-2))
+    return lead._wrap(pa @ pb if na <= nb else pa @ _pad_batch(pb, nb, max(na, nb)))
+
+
+def _batch_checked(check):
+    """The rule of an op that only adds shape checks to matmul: check the logical shapes, then matmul's rule."""
+    def rule(op, a, b):
+        check(a.dim(), b.dim())
+        return batch_matmul(op, a, b)
+    return rule
+
+
+@op(variants=_PRODUCT, dunders=("__matmul__",), rdunders=("__rmatmul__",), extra=("linalg.matmul",),
+    batch=batch_matmul)
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy/PyTorch matmul semantics."""
+    return _matmul(input, other, None)
+
+
+def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
+    if not isinstance(b, Tensor) or not isinstance(a, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
+    ad, bd = a._data, b._data
+    if ad.ndim == 0 or bd.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and {bd.ndim}D")
+    _check_dtypes(ad, bd)
+    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+    if ad.shape[-1] != k_b:
+        raise _shape_error(ad, bd)
+    if ad.ndim > 2 or bd.ndim > 2:
+        broadcast_shapes(ad.shape[:-2], bd.shape[:-2])  # PyTorch's text for clashing batch dims
+    out = as_array(_np_matmul(ad, bd))
+    if _State.enabled and (a._requires_grad or b._requires_grad):
+        if cls is None:
+            cls = _node_cls(a, b)
+        node = cls((a._edge(), b._edge()))
+        node.need_a, node.need_b = a._requires_grad, b._requires_grad
+        node.shapes = (ad.shape, bd.shape)
+        # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
+        # afterwards is no error when the other needs none
+        saved_b = b if a._requires_grad else None
+        folds_b = bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0]))
+        if saved_b is not None and folds_b:
+            saved_b = _copy_keeping_history(b)  # PyTorch folds b into a matrix here, saving a copy
+        node.save_for_backward(a if b._requires_grad else None, saved_b)
+        return _make(out, node)
+    return _make(out)
+
+
+def _copy_keeping_history(t: Tensor) -> Tensor:
+    """A copy of ``t``'s values that leads to the same graph edge as ``t``."""
+    import weakref
+    c = _make(t._data.copy())
+    node, nr = t._edge()
+    if type(node) is AccumulateGrad:
+        c._requires_grad = True
+        c._accumulator = weakref.ref(node)
+    elif node is not None:
+        c.grad_fn, c._output_nr, c._requires_grad = node, nr, True
+    return c
+
+
+def _mm_check(na: int, nb: int) -> None:
+    if na != 2:
+        raise RuntimeError("self must be a matrix")
+    if nb != 2:
+        raise RuntimeError("mat2 must be a matrix")
+
+
+def _bmm_check(na: int, nb: int) -> None:
+    if na != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if nb != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def _mv_check(na: int, nb: int) -> None:
+    if na != 2 or nb != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {na}, {nb}")
+
+
+def _dot_check(na: int, nb: int) -> None:
+    if na != 1 or nb != 1:
+        raise RuntimeError(f"1D tensors expected, but got {na}D and {nb}D tensors")
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_mm_check))
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """2-d matrix product."""
+    _mm_check(input._data.ndim, mat2._data.ndim)
+    return _matmul(input, mat2, None)
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_bmm_check))
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched 3-d matrix product."""
+    _bmm_check(input._data.ndim, mat2._data.ndim)
+    return _matmul(input, mat2, BmmBackward0)
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_mv_check))
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix @ vector."""
+    _mv_check(input._data.ndim, vec._data.ndim)
+    return _matmul(input, vec, None)
+
+
+@op(variants=_PRODUCT, batch=_batch_checked(_dot_check))
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The inner product of two 1-d tensors."""
+    _dot_check(input._data.ndim, tensor._data.ndim)
+    return _matmul(input, tensor, None)
+
+
+class AddmmBackward0(Node):
+    """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        x, w = self.saved_tensors
+        gb = g.sum(0) if self.need_b else None
+        gx = g.mm(w) if self.need_x else None
+        # the gradient of W.t(), computed in W's own layout: its TBackward0 flips it back into a
+        # C-contiguous array the engine can keep as W.grad without a copy
+        gwt = g.t().mm(x).t() if self.need_w else None
+        return gb, gx, gwt
+
+    def jvp(self, tb, tx, twt):
+        # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
+        x, w = self.saved_tensors
+        return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)

@@ -1,0 +1,177 @@
+"""Vector and matrix norms: ``linalg.vector_norm`` (the one primitive, LinalgVectorNormBackward0),
+``Tensor.norm`` / ``torch.norm`` / ``linalg.norm`` / ``linalg.matrix_norm`` built on it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import logical_dims, per_sample
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import normalize_dims
+from ..reduce.reduce import _keepdim
+from .decompositions import svdvals
+from ..pointwise.compare import where
+from ..._dtype import FLOATING_NP, INEXACT_NP, to_np
+
+
+def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):
+    dims = logical_dims(x, dim)
+    if dims == ():  # 0-d samples: a size-1 dim after the batch instead
+        return x._wrap(op(x._phys.unsqueeze(1), ord, 1, False, dtype=dtype, **kwargs))
+    return x._wrap(op(x._phys, ord, dims, keepdim, dtype=dtype, **kwargs))
+
+
+def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tensor:
+    """A reduced result with its reduced dims put back as size 1."""
+    if keepdim or not dims:
+        return t
+    it = iter(t._data.shape)
+    return t.reshape(tuple(1 if i in dims else next(it) for i in range(ndim)))
+
+
+class LinalgVectorNormBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        n = x._data.ndim
+        g = _unsqueeze_reduced(g, self.dims, self.keepdim, n)
+        y = _unsqueeze_reduced(y, self.dims, self.keepdim, n)
+        p = self.ord
+        if p == 0:
+            return (None,)  # PyTorch leaves the gradient of the 0-"norm" undefined
+        if p == 1:
+            return (g * x.sign(),)
+        if math.isinf(p):
+            hit = (x.abs() == y)
+            count = hit.sum(dim=self.dims, keepdim=True) if self.dims else hit.sum()
+            return (where(hit, g * x.sign() / count, 0.0),)
+        if p == 2:
+            return (where(y == 0, 0.0, g * x / y),)
+        scale = where(y == 0, 0.0, g / y ** (p - 1))
+        # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf)
+        return (where(x == 0, 0.0, x * x.abs() ** (p - 2) * scale),)
+
+
+@op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, _node=None) -> Tensor:
+    """(sum |x|^ord)^(1/ord) over ``dim`` (all dims when None); ord inf/-inf take max/min |x|, 0 counts."""
+    a = x._data
+    if dtype is not None and (a.dtype.kind == "c") != dtype.is_complex and (a.dtype.kind == "c" or a.dtype in FLOATING_NP):
+        kind = "complex for complex" if a.dtype.kind == "c" else "real for real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype._legacy[:-6]}")
+    if a.dtype.kind == "c" and dtype is not None:  # the norm of the input cast to that complex dtype: real
+        return vector_norm(x.to(dtype), ord, dim, keepdim, _node=_node)
+    if a.dtype.kind == "c" and dtype is None:
+        # the norm of the magnitudes: |z|'s gradient (sgn) gives PyTorch's complex gradient
+        return vector_norm(x.abs(), ord, dim, keepdim, _node=_node)
+    if dtype is not None:
+        a = a.astype(to_np(dtype))
+    if a.dtype not in FLOATING_NP:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{legacy_name(a.dtype)}")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    p = float(ord)
+    dims = normalize_dims(dim, a.ndim)
+    ab = np.abs(a)
+    with np.errstate(all="ignore"):
+        if p == math.inf:
+            r = ab.max(axis=dims, keepdims=keepdim) if ab.size else np.zeros(())
+        elif p == -math.inf:
+            r = ab.min(axis=dims, keepdims=keepdim)
+        elif p == 0:
+            r = (ab != 0).sum(axis=dims, keepdims=keepdim).astype(a.dtype)
+        elif p == 1:
+            r = ab.sum(axis=dims, keepdims=keepdim)
+        elif p == 2:
+            r = np.sqrt((ab * ab).sum(axis=dims, keepdims=keepdim))
+        else:
+            r = (ab ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    src = x if dtype is None else x.to(dtype)
+    return record(np.asarray(r, dtype=a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
+                  dims=dims, keepdim=keepdim, ord=p)
+
+
+def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if A.dim() < 2:  # the op's own error, from one sample
+        return per_sample(op, A, (A, ord, dim, keepdim), {"dtype": dtype})
+    return A._wrap(op(A._phys, ord, tuple(A._ld(d) for d in dim), keepdim, dtype=dtype))
+
+
+@op("linalg.matrix_norm", variants="function out", batch=_batch_matrix_norm)
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Frobenius, nuclear, 1, -1, 2, -2, inf, -inf norms of the matrices in ``dim``."""
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if a.dtype not in INEXACT_NP and dtype is None:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{legacy_name(a.dtype)}")
+    d0, d1 = normalize_dims(tuple(dim), a.ndim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    if ord == "nuc" or ord in (2, -2):
+        rest = [i for i in range(a.ndim) if i not in (d0, d1)]
+        s = svdvals(A.permute(rest + [d0, d1]))
+        if keepdim:
+            s = s.unsqueeze(-2)
+        r = s.sum(-1, keepdim=keepdim) if ord == "nuc" else (s.amax(-1, keepdim) if ord == 2 else s.amin(-1, keepdim))
+        if keepdim:
+            r = r.permute([(rest + [d0, d1]).index(i) for i in range(a.ndim)])
+        return r
+    if ord in (1, -1, math.inf, -math.inf):
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        s = vector_norm(A, 1, inner, keepdim, dtype=dtype)
+        if not keepdim and inner < outer:
+            outer -= 1
+        return s.amax(outer, keepdim) if ord > 0 else s.amin(outer, keepdim)
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+@op("linalg.norm", variants="function out")
+def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """A vector norm or a matrix norm, as ``ord`` and ``dim`` say (torch.linalg.norm)."""
+    n = A._data.ndim
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if n not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {n}D.")
+        dim = tuple(range(n))
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keepdims=None):
+    keepdim = _keepdim(keepdim, keepdims, "norm")
+    if p == "nuc" or input.dim() == 0:
+        return per_sample(op, input, (input, p, dim, keepdim, dtype), {})
+    return input._wrap(op(input._phys, p, logical_dims(input, dim), keepdim, dtype))
+
+
+@op(variants="function method out", batch=_batch_norm)
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
+    """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "norm")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "nuc":
+        return matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    if p == "fro" or p is None:
+        p = 2
+    if input._data.dtype not in INEXACT_NP and dtype is None:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{legacy_name(input._data.dtype)}")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)

@@ -1,0 +1,472 @@
+"""Products beyond matmul: outer (ger), kron, cross (and linalg.cross), addmm / addmv / baddbmm, and
+the distances cdist, cosine_similarity, pairwise_distance (einsum and tensordot are in einsum.py).
+vmap runs these once per sample (no batching rule of their own yet).
+
+PyTorch's Blas/LinearAlgebra composites ``inner``, ``vdot``, ``addr``, ``addbmm`` and the norms
+``dist`` and ``renorm`` are written with matmul, broadcasting and vector_norm, so their gradients
+(and second derivatives) are those ops'."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, LOWP_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import broadcast_shapes, holomorphic_backward
+from ...autograd.node import sum_to
+from .norms import LinalgVectorNormBackward0, vector_norm
+from ..shape.shape import UnsafeViewBackward0, _unary_result
+from ..pointwise.compare import where
+from .matmul import _check_dtypes, _np_matmul
+from .._core.batching import composite
+
+
+# -- outer, kron -------------------------------------------------------------------------------------
+@op(variants="function method out", aliases=("ger",))
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """input[i] * vec2[j] (1-d tensors)."""
+    if input._data.ndim != 1 or vec2._data.ndim != 1:
+        raise RuntimeError("outer: Expected 1-D argument self, but got "
+                           f"{input._data.ndim}-D" if input._data.ndim != 1 else
+                           f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+ger = outer
+
+
+@op(variants="function method out")
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole ``other``."""
+    n = max(input._data.ndim, other._data.ndim)
+    sa = (1,) * (n - input._data.ndim) + input._data.shape
+    sb = (1,) * (n - other._data.ndim) + other._data.shape
+    a = input.reshape(tuple(v for s in sa for v in (s, 1)))
+    b = other.reshape(tuple(v for s in sb for v in (1, s)))
+    prod = a * b
+    shape = tuple(x * y for x, y in zip(sa, sb))
+    return _unary_result(prod, np.ascontiguousarray(prod._data).reshape(shape), UnsafeViewBackward0, False,
+                         in_shape=prod._data.shape)
+
+
+# -- cross -------------------------------------------------------------------------------------------
+class LinalgCrossBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = _fit(_cross(b, g, self.dim), self.a_shape) if self.need_a else None
+        gb = _fit(_cross(g, a, self.dim), self.b_shape) if self.need_b else None
+        return ga, gb
+
+
+def _fit(g: Tensor, shape: tuple) -> Tensor:
+    return g if g._data.shape == shape else sum_to(g, shape)
+
+
+def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
+    x, y = a._data, b._data
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.cross: expected both inputs to have the same dtype, but got "
+                           f"{legacy_name(x.dtype)} and {legacy_name(y.dtype)}")
+    shape = broadcast_shapes(x.shape, y.shape)
+    d = _wrap_dim(dim, len(shape))
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if shape[d] != 3 or x.shape[d] != 3 or y.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
+                           f"{y.shape[d]}")
+    r = np.cross(np.broadcast_to(x, shape), np.broadcast_to(y, shape), axis=d)
+    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, a_shape=x.shape,
+                  b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
+
+
+@op("linalg.cross", variants="function out")
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The 3-vector cross product along ``dim``."""
+    return _cross(input, other, dim)
+
+
+@op(variants="function method out")
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
+    """torch.cross: along ``dim``, or (deprecated) the first dim of size 3 when ``dim`` is None."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = broadcast_shapes(input._data.shape, other._data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _cross(input, other, dim)
+
+
+# -- addmm, addmv, baddbmm ----------------------------------------------------------------------------
+class AddmmBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        m1, m2 = self.saved_tensors
+        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
+        g1 = g.mm(m2.t()) * self.alpha if self.need[1] else None
+        g2 = m1.t().mm(g) * self.alpha if self.need[2] else None
+        return gi, g1, g2
+
+
+class AddmvBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        m, v = self.saved_tensors
+        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
+        gm = g.unsqueeze(1) * v * self.alpha if self.need[1] else None
+        gv = m.t().matmul(g) * self.alpha if self.need[2] else None
+        return gi, gm, gv
+
+
+class BaddbmmBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        b1, b2 = self.saved_tensors
+        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
+        g1 = g.bmm(b2.transpose(1, 2)) * self.alpha if self.need[1] else None
+        g2 = b1.transpose(1, 2).bmm(g) * self.alpha if self.need[2] else None
+        return gi, g1, g2
+
+
+def _lowp_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b``; half and bfloat16 multiply and accumulate in float32 (the float32 result is kept)."""
+    if a.dtype in LOWP_NP:
+        return a.astype(np.float32) @ b.astype(np.float32)
+    return a @ b
+
+
+def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
+    x = input._data
+    dt = prod.dtype
+    if m1._data.dtype in LOWP_NP:  # products, sums and scaling in float32, rounded once (PyTorch's CPU GEMM)
+        dt = m1._data.dtype
+        prod, x = prod.astype(np.float32), x.astype(np.float32)
+    if dt.kind in "iu":  # integer tensors take the scalars as integers (0.6 -> 0), as PyTorch does
+        beta, alpha = int(beta), int(alpha)
+    shape = broadcast_shapes(x.shape, prod.shape)
+    if shape != prod.shape:
+        raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
+                           f"({x.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
+    base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
+    r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
+    return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
+                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad))
+
+
+@op(variants="function method inplace out")
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2)."""
+    a, b = mat1._data, mat2._data
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"{'mat1' if a.ndim != 2 else 'mat2'} must be a matrix, got "
+                           f"{a.ndim if a.ndim != 2 else b.ndim}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    return _addmul(AddmmBackward0, input, mat1, mat2, _lowp_matmul(a, b), beta, alpha)
+
+
+@op(variants="function method inplace torch_inplace out")
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    a, v = mat._data, vec._data
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), mat "
+                           f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    return _addmul(AddmvBackward0, input, mat, vec, _lowp_matmul(a, v), beta, alpha)
+
+
+@op(variants="function method inplace out")
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    a, b = batch1._data, batch2._data
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    return _addmul(BaddbmmBackward0, input, batch1, batch2, _lowp_matmul(a, b), beta, alpha)
+
+
+# -- distances -----------------------------------------------------------------------------------------
+def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
+    """The p-norms of ``diff``'s last axis (absolute differences): cdist's and pdist's distances."""
+    if p == 0:
+        return (diff != 0).sum(-1).astype(diff.dtype)
+    if p == float("inf"):
+        return diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], diff.dtype)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return np.sqrt((diff * diff).sum(-1))
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+class CdistBackward0(Node):
+    def backward(self, g):
+        x1, x2, d = self.saved_tensors
+        p = self.p
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        if p == 0:
+            t = diff * 0 * g.unsqueeze(-1)
+        elif p == 1:
+            t = diff.sign() * g.unsqueeze(-1)
+        elif p == float("inf"):
+            hit = diff.abs() == d.unsqueeze(-1)
+            t = where(hit, diff.sign() * (g.unsqueeze(-1) / hit.sum(-1, keepdim=True)), 0.0)
+        else:
+            w = where(d == 0, 0.0, g / d ** (p - 1)).unsqueeze(-1)
+            t = diff * diff.abs() ** (p - 2) * w if p != 2 else diff * w
+        # batch dims broadcast between x1 and x2 are summed back to each input's shape
+        g1 = _fit(t.sum(-2), x1._data.shape) if self.need[0] else None
+        g2 = _fit(-t.sum(-3), x2._data.shape) if self.need[1] else None
+        return g1, g2
+
+
+class EuclideanDistBackward0(Node):
+    """PyTorch's _euclidean_dist_backward: with r = g / d (0 where d is 0), x1 gets
+    x1 * sum_j r - r @ x2 and x2 gets x2 * sum_i r - r^T @ x1."""
+
+    def backward(self, g):
+        x1, x2, d = self.saved_tensors
+        zero = d == 0
+        ratio = where(zero, 0.0, g / where(zero, 1.0, d))
+        g1 = _fit(x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2), x1._data.shape) if self.need[0] else None
+        g2 = (_fit(x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1), x2._data.shape)
+              if self.need[1] else None)
+        return g1, g2
+
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """PyTorch's matrix-product form of the 2-norm distances: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T,
+    clamped at 0, square-rooted (fast, and it loses digits where points nearly coincide)."""
+    a, b = x1._data, x2._data
+    acc = np.float32 if a.dtype in LOWP_NP else a.dtype  # half types: sums in float32, rounded once
+    n1 = (a * a).sum(-1, keepdims=True, dtype=acc).astype(a.dtype)
+    n2 = (b * b).sum(-1, keepdims=True, dtype=acc).astype(a.dtype)
+    left = np.concatenate([a * a.dtype.type(-2), n1, np.ones_like(n1)], -1)
+    right = np.concatenate([b, np.ones_like(n2), n2], -1)
+    r = np.sqrt(np.maximum(_np_matmul(left, np.swapaxes(right, -1, -2)), a.dtype.type(0)))
+    return record(r, EuclideanDistBackward0, (x1, x2), (x1, x2, OUT), need=(x1._requires_grad, x2._requires_grad))
+
+
+# torch.cdist's compute_mode, as the number its kernel receives
+_CDIST_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+@op()
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+    """p-norm distances between each row of ``x1`` and each row of ``x2`` (batched over leading dims)."""
+    a, b = x1._data, x2._data
+    if a.ndim < 2 or b.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if a.ndim < 2 else 2} got: "
+                           f"{a.ndim if a.ndim < 2 else b.ndim}D")
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}")
+    if a.dtype not in FLOATING_NP:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {legacy_name(a.dtype)}")
+    if b.dtype not in FLOATING_NP:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {legacy_name(b.dtype)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    p = float(p)
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _CDIST_MODES[compute_mode]
+    r1, r2, batch = a.shape[-2], b.shape[-2], broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    use_mm = (p == 2 and a.size and b.size and a.shape[-1] and int(np.prod(batch)) and
+              (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))))
+    if a.dtype != b.dtype:  # the message of the kernel each path reaches first
+        if use_mm:
+            _check_dtypes(a, b)
+        raise RuntimeError(f"expected scalar type {legacy_name(a.dtype)} but found {legacy_name(b.dtype)}")
+    if not use_mm and a.dtype in LOWP_NP:  # PyTorch's element-wise kernel has no half types (its mm has)
+        raise NotImplementedError(f"\"cdist\" not implemented for '{legacy_name(a.dtype)}'")
+    if use_mm:
+        # PyTorch's cdist takes the matrix-product path here, a graph of _euclidean_dist and a view
+        if int(np.prod(batch)) == 1:
+            dist = _euclidean_dist(x1, x2)
+        else:
+            n = int(np.prod(batch))
+            dist = _euclidean_dist(x1.expand(batch + a.shape[-2:]).contiguous().view(n, r1, a.shape[-1]),
+                                   x2.expand(batch + b.shape[-2:]).contiguous().view(n, r2, b.shape[-1]))
+        return dist.view(batch + (r1, r2))
+    r = _p_norms(np.abs(a[..., :, None, :] - b[..., None, :, :]), p)
+    return record(np.asarray(r, dtype=a.dtype), CdistBackward0, (x1, x2), (x1, x2, OUT), p=p,
+                  need=(x1._requires_grad, x2._requires_grad))
+
+
+@op(variants="function functional")
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along ``dim``."""
+    shape = broadcast_shapes(x1._data.shape, x2._data.shape)
+    a = x1.expand(shape) if x1._data.shape != shape else x1
+    b = x2.expand(shape) if x2._data.shape != shape else x2
+    n1 = vector_norm(a, 2, dim, True)
+    n2 = vector_norm(b, 2, dim, True)
+    # PyTorch clamps the norms in place under no_grad: the clamp is invisible to the gradient
+    n1 = n1 + _make(np.maximum(n1._data, eps) - n1._data)
+    n2 = n2 + _make(np.maximum(n2._data, eps) - n2._data)
+    return ((a / n1) * (b / n2)).sum(dim)
+
+
+NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {})
+
+
+@op(variants="function functional")
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p along the last dim."""
+    n = max(x1._data.ndim, x2._data.ndim)
+    diff = x1 - x2 + eps
+    if n == 0:
+        return diff.abs()
+    return vector_norm(diff, p, -1, keepdim, _node=NormBackward1)
+
+
+class PdistBackward0(Node):
+    """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j;
+    zero where the distance (or, for p < 1, the coordinate difference) is zero, as PyTorch."""
+
+    def backward(self, g):
+        x, d = self.saved_tensors
+        rows, cols = (_make(np.asarray(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
+        diff = x[rows] - x[cols]
+        p, gd, dd = self.p, g.unsqueeze(-1), d.unsqueeze(-1)
+        if p == 0:
+            t = diff * 0
+        elif p == 1:
+            t = diff.sign() * gd
+        elif p == float("inf"):
+            t = diff.sign() * (diff.abs() == dd) * gd
+        elif p == 2:
+            t = where(dd == 0, 0.0, diff * gd / dd)
+        else:
+            zero = (dd == 0) | ((diff == 0) & (p < 1))
+            t = where(zero, 0.0, diff.sign() * diff.abs() ** (p - 1) * gd / dd ** (p - 1))
+        return (x * 0).index_add(0, rows, t).index_add(0, cols, -t)
+
+
+@op(variants="function functional")
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of a 2-d tensor, pairs (i, j) with i < j in row-major order."""
+    a = input._data
+    if a.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
+    if a.dtype not in FLOATING_NP:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(a.shape[0], 1)
+    p = float(p)
+    r = _p_norms(np.abs(a[rows] - a[cols]), p)
+    return record(np.asarray(r, dtype=a.dtype), PdistBackward0, (input,), (input, OUT), p=p)
+
+
+def _shape(t: Tensor) -> str:
+    return "[" + ", ".join(map(str, t.shape)) + "]"
+
+
+@op(variants="function method out", batch=composite)
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum over the last dimensions of both: out[i..., j...] = sum_k input[i..., k] * other[j..., k]."""
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    k = input.shape[-1]
+    if other.shape[-1] != k:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{_shape(input)} and {_shape(other)}")
+    out = input.reshape(-1, k).matmul(other.reshape(-1, k).t())
+    return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+@op(variants="function method out", batch=composite)
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-d tensors (the first conjugated: nothing to do for real ones)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+                           f"{legacy_name(input._data.dtype)} and {legacy_name(other._data.dtype)}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
+                           "elements respectively")
+    return (input.conj() if input.is_complex() else input).dot(other)
+
+
+def _scaled_sum(input: Tensor, product: Tensor, beta, alpha) -> Tensor:
+    """beta * input + alpha * product, with input ignored (NaN included) when beta is 0."""
+    if input.dtype.name == "bool" and product.dtype.name == "bool":
+        prod = product if alpha else product & False
+        return prod if not beta else (input | prod)
+    scaled = product if alpha == 1 else product * alpha
+    if scaled.dtype != product.dtype and not product.is_floating_point():
+        scaled = scaled.to(product.dtype)  # an integer op keeps its dtype: alpha is cast to it
+    if beta == 0:
+        return scaled.expand(_broadcast(input, scaled))
+    return (input if beta == 1 else input * beta) + scaled
+
+
+def _broadcast(a: Tensor, b: Tensor) -> tuple:
+    return broadcast_shapes(tuple(a.shape), tuple(b.shape))
+
+
+@op(variants="function method inplace out", batch=composite)
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (the outer product of vec1 and vec2)."""
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    if not input.is_floating_point() and input.dtype.name != "bool":
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    outer = vec1.unsqueeze(1) & vec2.unsqueeze(0) if vec1.dtype.name == "bool" == vec2.dtype.name else \
+        vec1.unsqueeze(1) * vec2.unsqueeze(0)
+    return _scaled_sum(input, outer, beta, alpha)
+
+
+@op(variants="function method inplace out", batch=composite)
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    if not (batch1.is_floating_point() or batch1.is_complex()):
+        beta, alpha = int(beta), int(alpha)  # addbmm casts them to the integer dtype, without a word
+    # one product over the batch and inner dimensions together: a single sum per element
+    b, n, m = batch1.shape
+    total = batch1.permute(1, 0, 2).reshape(n, b * m).matmul(batch2.reshape(b * m, batch2.shape[2]))
+    return _scaled_sum(input, total, beta, alpha)
+
+
+@op(variants="function method", batch=composite)
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The p-norm of input - other."""
+    return vector_norm(input - other, p)
+
+
+@op(variants="function method inplace out", batch=composite)
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to it."""
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _wrap_dim(dim, input.dim())
+    others = tuple(i for i in range(input.dim()) if i != d)
+    norm = vector_norm(input, p, others, keepdim=True)
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, norm * 0 + 1)
+    return input * factor

@@ -1,0 +1,2 @@
+"""The ops of nn.functional: activations, convolution, pooling, normalisation, losses, dropout,
+embeddings, attention, recurrent layers, padding and resizing."""

@@ -1,0 +1,82 @@
+"""The padding convolution modules need: zeros, reflect, replicate and circular over the last dims.
+
+Private to conv: the public ``F.pad`` lives elsewhere. The non-constant modes are an index map per
+padded dim (the same map ``np.pad`` would build); their gradient sums the padded gradient back
+through the map's one-hot matrix, and that sum's own gradient is the padding again."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+
+_NP_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _maps(shape, pad, mode):
+    """{axis: (padded -> source index map)} for the dims ``pad`` (F.pad order: last dim first) covers."""
+    out = {}
+    for i in range(len(pad) // 2):
+        ax = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo or hi:
+            out[ax] = np.pad(np.arange(shape[ax]), (lo, hi), mode=_NP_MODE[mode])
+    return out
+
+
+def _gather(x: np.ndarray, maps: dict) -> np.ndarray:
+    for ax, m in maps.items():
+        x = np.take(x, m, axis=ax)
+    return x
+
+
+def _scatter(g: np.ndarray, maps: dict, shape) -> np.ndarray:
+    for ax, m in maps.items():
+        onehot = np.zeros((m.size, shape[ax]), g.dtype)
+        onehot[np.arange(m.size), m] = 1
+        g = np.moveaxis(np.moveaxis(g, ax, -1) @ onehot, -1, ax)
+    return np.ascontiguousarray(g)
+
+
+class _PadNode(Node):
+    def backward(self, g):
+        return (_apply(g, self.maps, self.in_shape, _UnpadNode, scatter=True),)
+
+
+class _UnpadNode(Node):
+    def backward(self, g):
+        return (_apply(g, self.maps, None, _PadNode, scatter=False),)
+
+
+def _apply(t: Tensor, maps, shape, node_cls, scatter: bool, name=None) -> Tensor:
+    out = _scatter(t._data, maps, shape) if scatter else np.ascontiguousarray(_gather(t._data, maps))
+    if not (_State.enabled and t._requires_grad):
+        return _make(out)
+    cls = node_cls if name is None else type(name, (node_cls,), {})
+    node = cls((t._edge(),))
+    node.maps, node.in_shape = maps, t._data.shape
+    return _make(out, node)
+
+
+class ConstantPadNdBackward0(Node):
+    def backward(self, g):
+        return (g[self.index],)
+
+
+def pad_for_conv(input: Tensor, pad, mode: str) -> Tensor:
+    """``input`` padded as F.pad(input, pad, mode) would (mode 'constant' pads zeros)."""
+    x = input._data
+    n = len(pad) // 2
+    if mode == "constant":
+        widths = [(0, 0)] * (x.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+        out = np.pad(x, widths)
+        if not (_State.enabled and input._requires_grad):
+            return _make(out)
+        node = ConstantPadNdBackward0((input._edge(),))
+        node.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
+        return _make(out, node)
+    dims = f"{n}D" if n in (1, 2, 3) else "Nd"
+    name = {"reflect": f"ReflectionPad{dims}Backward0", "replicate": f"ReplicationPad{dims}Backward0",
+            "circular": "CopySlices"}[mode]
+    return _apply(input, _maps(x.shape, pad, mode), x.shape, _PadNode, scatter=False, name=name)

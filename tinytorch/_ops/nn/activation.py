@@ -1,0 +1,374 @@
+"""The piecewise-linear activations (PyTorch's Activation kernels): relu, relu6, leaky_relu, hardtanh,
+threshold, hardshrink, softshrink (rrelu and prelu in ``activation_slopes.py``), and the helpers the
+activation files share. Forward in numpy, backward in tinytorch ops, nodes named as PyTorch's.
+
+An op PyTorch also offers in place (``elu_``, ``threshold_``...) records ``...Backward1`` there;
+``apply_inplace`` runs the out-of-place op on a copy of the old value and writes the result back (see
+``_ops/pointwise/inplace.py``), with the in-place node class. ``F.X(inplace=True)`` goes to the in-place op."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import first_only, pointwise, unsupported
+from .._core.registry import op
+from .._core.util import as_array
+from ..pointwise.compare import where
+from ..pointwise.inplace import apply_inplace
+
+# -- shared by the activation files --------------------------------------------------------------
+def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:
+    """The result tensor, with a ``node_cls`` node (``attrs`` set on it) when grad is wanted."""
+    if _State.enabled and any(t is not None and t._requires_grad for t in inputs):
+        node = node_cls(tuple(t._edge() if t is not None else (None, 0) for t in inputs))
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
+        node.save_for_backward(*saved)
+        return _make(as_array(out), node)
+    return _make(as_array(out))
+
+
+def float_array(input: Tensor, name: str) -> np.ndarray:
+    x = input._data
+    if x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype._legacy[:-6]}\'')
+    return x
+
+
+def mask(cond: np.ndarray) -> Tensor:
+    return _make(as_array(cond))
+
+
+def cast(out, x: np.ndarray) -> np.ndarray:
+    return np.asarray(out).astype(x.dtype, copy=False)
+
+
+def functional_spelling(name: str):
+    """Name an ``nn.functional`` adapter as PyTorch's function is named (``F.relu.__name__ == "relu"``)."""
+    def named(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+    return named
+
+
+def elementwise(op, input, *args, **kwargs):
+    """vmap's rule for an activation of ``input`` whose other arguments are numbers: one call on the
+    physical batch; ``inplace=True`` is refused (the sample's storage is not its own)."""
+    if args or "inplace" in kwargs:
+        params = inspect.signature(op).bind(input, *args, **kwargs).arguments
+        if params.get("inplace"):
+            raise unsupported(f"nn.functional.{op.__name__} with inplace=True")
+    return first_only(op, input, *args, **kwargs)
+
+
+# -- relu ------------------------------------------------------------------------------------------
+_ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy a conversion per call
+
+
+def _relu(x):
+    zero = _ZERO.get(x.dtype)
+    if zero is None:
+        if x.dtype.kind == "b":
+            return x.copy()
+        if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
+            return np.where(x < 0, np.float16(0), x)
+        zero = np.zeros((), x.dtype)
+        zero.flags.writeable = False
+        _ZERO[x.dtype] = zero
+    if x.dtype is _F32 and _clip is not None:
+        return _clip(x, zero, _F32_INF)  # the same bits as the maximum below, about 3x faster on float32
+    return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
+
+
+# numpy's clip ufunc (what np.clip calls, without its Python layer): its float32 loop is vectorised
+# where maximum's is not, and it gives maximum(0, x)'s bits (NaN payloads and -0.0 kept;
+# tests/test_relu_clip.py checks)
+_clip = getattr(getattr(np, "_core", None), "umath", None)
+_clip = getattr(_clip, "clip", None)
+_F32 = np.dtype(np.float32)
+_F32_INF = np.array(np.inf, np.float32)
+_F32_INF.flags.writeable = False
+
+
+class ReluBackward0(Node):
+    def backward(self, g):
+        if not _State.enabled:  # nothing recorded: straight on the arrays
+            y = self._one_saved_array()
+            if y is not None:
+                return (_make(_threshold_backward_array(g._data, y)),)
+        (y,) = self.saved_tensors
+        return (threshold_backward(g, y),)
+
+    def jvp(self, t):
+        return threshold_backward(t, self.saved_tensors[0])
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        (y,) = self.saved_tensors
+        # PyTorch's formula for the saved tensor is zeros_like(grad): a real zero, so a second
+        # derivative through relu is 0 rather than "not used in the graph"
+        return threshold_backward(gg, y), (_make(np.zeros_like(gg._data)) if self.next_functions[1][0] else None)
+
+
+class _PiecewiseBackward(Node):
+    """The backward of a piecewise-linear op, ``grad * slope(x)``, as one primitive (PyTorch's
+    ``leaky_relu_backward``, ``hardtanh_backward``...): linear in ``grad`` with the same slopes, and
+    zero (not absent) with respect to ``x``, as PyTorch's ``self: zeros_like(grad)``."""
+
+    def backward(self, gg):
+        (x,) = self.saved_tensors
+        return (piecewise_grad(gg, x, self.slope, type(self)),
+                _make(np.zeros_like(gg._data)) if self.next_functions[1][0] else None)
+
+
+def piecewise_grad(grad: Tensor, x: Tensor, slope, node_cls) -> Tensor:
+    """``grad * slope`` elementwise (``slope`` a bool mask or an array of slopes, from ``x``), exactly 0
+    where the slope is 0 (PyTorch selects there, so an inf gradient gives 0, not NaN)."""
+    g = grad._data
+    if slope.dtype == np.bool_:
+        out = np.where(slope, g, g.dtype.type(0))
+    else:
+        out = np.where(slope == 0, g.dtype.type(0), g * slope.astype(g.dtype, copy=False))
+    out = as_array(out.astype(g.dtype, copy=False))
+    if _State.enabled and (grad._requires_grad or x._requires_grad):
+        node = node_cls((grad._edge(), x._edge()))
+        node.slope = slope
+        node.save_for_backward(x)
+        return _make(out, node)
+    return _make(out)
+
+
+def _piecewise_node(name: str):
+    cls = type(name, (_PiecewiseBackward,), {})
+    cls.__module__ = __name__
+    return cls
+
+
+HardtanhBackwardBackward0 = _piecewise_node("HardtanhBackwardBackward0")
+LeakyReluBackwardBackward0 = _piecewise_node("LeakyReluBackwardBackward0")
+SoftshrinkBackwardBackward0 = _piecewise_node("SoftshrinkBackwardBackward0")
+HardshrinkBackwardBackward0 = _piecewise_node("HardshrinkBackwardBackward0")
+# F.threshold's backward is PyTorch's threshold_backward too (relu's is on its output, above)
+ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0")
+
+
+def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """0 where ``y <= 0``, else ``g``: a select, as PyTorch's kernel (a masked inf/NaN gradient gives 0,
+    where a product would give NaN and numpy's RuntimeWarning; a masked negative one gives +0.0; a
+    NaN ``y`` passes its gradient, as PyTorch's ``x <= threshold ? 0 : grad`` does)."""
+    if g.ndim == 0 and y.ndim == 0:  # a scalar graph's step: numpy's 0-d select costs more than this
+        return np.zeros((), g.dtype) if y <= 0 else g.copy()
+    same_ints = _SAME_SIZE_INT.get(g.dtype)
+    if same_ints is not None and g.shape == y.shape:
+        # the select as bits: g AND an all-ones/all-zeros mask (+0.0 where masked), ~5x faster than np.where
+        zero = _ZERO.get(y.dtype)  # a 0-d array: a Python 0 or 1 costs numpy a conversion per call
+        mask = np.less_equal(y, 0 if zero is None else zero).view(np.uint8).astype(same_ints)
+        np.subtract(mask, _ONE[same_ints], out=mask)
+        return np.bitwise_and(g.view(same_ints), mask, out=mask).view(g.dtype)
+    zero = _ZERO.get(g.dtype)
+    if zero is None:
+        zero = g.dtype.type(0)
+    out = np.where(y <= 0, zero, g)
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
+_SAME_SIZE_INT = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64)}
+_ONE = {dt: np.ones((), dt) for dt in _SAME_SIZE_INT.values()}
+for _one in _ONE.values():
+    _one.flags.writeable = False
+
+
+def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """Exactly 0 where ``output <= 0``, else ``grad`` (ReLU's backward as one primitive)."""
+    out = _threshold_backward_array(grad._data, output._data)
+    if _State.enabled and (grad._requires_grad or output._requires_grad):
+        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
+        node.save_for_backward(output)
+        return _make(out, node)
+    return _make(out)
+
+
+@functional_spelling("relu")
+def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise."""
+    return relu_(input) if inplace else relu(input)
+
+
+@op(variants="function method functional", functional=_relu_functional, batch=pointwise)
+def relu(input: Tensor) -> Tensor:
+    """max(x, 0) elementwise."""
+    out = _relu(input._data)
+    if type(out) is not np.ndarray:  # a 0-d input gives a numpy scalar
+        out = np.asarray(out)
+    if _State.enabled and input._requires_grad:
+        node = ReluBackward0((input._edge(),))
+        res = _make(out, node)
+        node._save_own_output(res)
+        return res
+    return _make(out)
+
+
+_relu_impl = relu.__wrapped__
+
+
+@op(variants="function method functional", no_batch="an in-place op")
+def relu_(input: Tensor) -> Tensor:
+    """In-place relu."""
+    return apply_inplace(input, _relu_impl)
+
+
+# -- hardtanh, relu6 -------------------------------------------------------------------------------
+class HardtanhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (piecewise_grad(g, x, (x._data > self.lo) & (x._data < self.hi), HardtanhBackwardBackward0),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
+    out = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)),
+                     np.asarray(max_val).astype(x.dtype))
+    return record((input,), cast(out, x), HardtanhBackward0, (input,), lo=min_val, hi=max_val)
+
+
+@op(variants="functional", batch=elementwise)
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]; the gradient passes strictly inside."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return apply_inplace(input, _hardtanh, min_val, max_val)
+    return _hardtanh(input, min_val, max_val)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place hardtanh."""
+    return hardtanh(input, min_val, max_val, True)
+
+
+@op(variants="functional", batch=elementwise)
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """x clamped to [0, 6] (a hardtanh, as in PyTorch)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# -- leaky_relu ------------------------------------------------------------------------------------
+class LeakyReluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xd = x._data
+        slope = np.where(xd > 0, xd.dtype.type(1), np.asarray(self.negative_slope, dtype=xd.dtype))
+        return (piecewise_grad(g, x, slope, LeakyReluBackwardBackward0),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+class LeakyReluBackward1(LeakyReluBackward0):
+    pass
+
+
+def _leaky_relu(input: Tensor, negative_slope: float = 0.01, _node=LeakyReluBackward0) -> Tensor:
+    x = float_array(input, "leaky_relu_cpu")
+    out = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype))
+    return record((input,), out, _node, (input,), negative_slope=negative_slope)
+
+
+@op(variants="functional", batch=elementwise)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    if inplace:
+        return apply_inplace(input, _leaky_relu, negative_slope, _node=LeakyReluBackward1)
+    return _leaky_relu(input, negative_slope)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place leaky_relu."""
+    return leaky_relu(input, negative_slope, True)
+
+
+# -- threshold -------------------------------------------------------------------------------------
+class ThresholdBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (piecewise_grad(g, x, ~(x._data <= self.threshold), ThresholdBackwardBackward1),)
+
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        return where(mask(x._data <= self.threshold), 0.0, t)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    pass
+
+
+def _threshold(input: Tensor, threshold: float, value: float, _node=ThresholdBackward0) -> Tensor:
+    x = input._data
+    out = np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)
+    return record((input,), cast(out, x), _node, (input,), threshold=threshold)
+
+
+@functional_spelling("threshold")
+def _threshold_functional(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else value."""
+    if inplace:
+        return threshold_(input, threshold, value)
+    return globals()["threshold"](input, threshold, value)
+
+
+@op(variants="function out functional", functional=_threshold_functional, batch=first_only)
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """x where x > threshold, else value."""
+    return _threshold(input, threshold, value)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold."""
+    return apply_inplace(input, _threshold, threshold, value, _node=ThresholdBackward1)
+
+
+# -- shrinks ---------------------------------------------------------------------------------------
+class SoftshrinkBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (piecewise_grad(g, x, np.abs(x._data) > self.lambd, SoftshrinkBackwardBackward0),)
+
+
+@op(variants="functional", batch=first_only)
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    x = float_array(input, "softshrink_cpu")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
+                           f"{input.dtype._legacy[:-6]}, but found {lambd:g}")
+    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    return record((input,), cast(out, x), SoftshrinkBackward0, (input,), lambd=lambd)
+
+
+class HardshrinkBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (piecewise_grad(g, x, ~((x._data >= -self.lambd) & (x._data <= self.lambd)),
+                               HardshrinkBackwardBackward0),)
+
+
+@op(variants="function method out functional", batch=first_only)
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    x = float_array(input, "hardshrink_cpu")
+    out = np.where((x >= -lambd) & (x <= lambd), 0, x)
+    return record((input,), cast(out, x), HardshrinkBackward0, (input,), lambd=lambd)

@@ -1,0 +1,418 @@
+"""The smooth and the hard-sigmoid activations: gelu, silu, mish, softplus, elu/selu/celu, logsigmoid,
+softsign, tanhshrink, glu, hardsigmoid, hardswish, and softmin (with nn.functional's softmax and
+log_softmax spellings). Forward in numpy, backward from differentiable tinytorch ops (so second
+derivatives work), nodes named as PyTorch's (``GeluBackward0``, ``EluBackward1`` when run in place, ...)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._kernels import gelu_onednn as _gelu_onednn
+from .._core.batching import composite
+from .._core.registry import op
+from .._core.util import complex_grad_error, opmath
+from .activation import functional_spelling, cast, elementwise, float_array, mask, record
+from ..pointwise.compare import where
+from ..pointwise.inplace import apply_inplace
+from ..shape.join import cat
+from ..reduce.softmax import log_softmax as _log_softmax
+from ..reduce.softmax import softmax as _softmax
+from ..special.erf_gamma import erf_np
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SIXTH_F32 = float(np.float32(1.0 / 6.0))
+
+
+def _one_input(input: Tensor, out: np.ndarray, node_cls, **attrs) -> Tensor:
+    return record((input,), out, node_cls, (input,), **attrs)
+
+
+# -- erf (the exact GELU and its derivatives need it; special.py's vectorised float64 erf) ---------
+class ErfBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (2.0 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
+
+
+def _erf_array(x: np.ndarray) -> np.ndarray:
+    return np.asarray(erf_np(np.asarray(x, dtype=np.float64)), dtype=x.dtype)
+
+
+def _erf(input: Tensor) -> Tensor:
+    x = float_array(input, "erf_vml_cpu")
+    return _one_input(input, _erf_array(x), ErfBackward0)
+
+
+# -- gelu ------------------------------------------------------------------------------------------
+def _gelu_tanh_parts(x):
+    """inner = sqrt(2/pi) (x + 0.044715 x^3) and its derivative; works on arrays and Tensors alike."""
+    inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
+    d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
+    return inner, d_inner
+
+
+class GeluBackward0(Node):
+    erf = None  # erf(x / sqrt 2) from the forward, when it computed one
+    exp_half_sq = None  # exp(-x^2 / 2) from the forward, when it took the float32 kernel's steps
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if self.approximate == "tanh":
+            inner, d_inner = _gelu_tanh_parts(x)
+            th = inner.tanh()
+            return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
+        if not _State.enabled:  # no graph of the gradient: the same formula on arrays
+            xd = x._data
+            if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
+                return (_make(_gelu_onednn.gelu_backward(g._data, xd, self.erf, self.exp_half_sq)),)
+            erf = self.erf if self.erf is not None else _erf_array(xd / xd.dtype.type(_SQRT_2))
+            cdf = (erf + 1) * xd.dtype.type(0.5)
+            pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
+            return (_make(np.asarray(g._data * (cdf + xd * pdf), dtype=xd.dtype)),)
+        cdf = (_erf(x / _SQRT_2) + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+        return (g * (cdf + x * pdf),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+@op(variants="functional", batch=elementwise)
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    storage = float_array(input, "GeluKernelImpl")
+    x = opmath(storage)
+    erf = None
+    if approximate == "tanh":
+        inner, _ = _gelu_tanh_parts(x)
+        out = 0.5 * x * (1 + np.tanh(inner))
+    elif storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
+        # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
+        out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
+        return _one_input(input, out, GeluBackward0, approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
+    else:
+        erf = _erf_array(x / _SQRT_2)
+        out = 0.5 * x * (1 + erf)
+    # the node keeps erf(x / sqrt 2) for the backward's array path (not for half/bfloat16, widened here)
+    return _one_input(input, cast(out, storage), GeluBackward0, approximate=approximate,
+                      erf=erf if x is storage else None)
+
+
+# -- silu, mish, softplus --------------------------------------------------------------------------
+class SiluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        s = x.sigmoid()
+        return (g * s * (x * (1 - s) + 1),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _silu(input: Tensor) -> Tensor:
+    # complex too (PyTorch's silu has a complex kernel, but no complex gradient); other dtypes get its refusal
+    if input._data.dtype.kind == "c":
+        if _State.enabled and input._requires_grad:
+            raise complex_grad_error("silu")
+        x = input._data
+    else:
+        x = float_array(input, "silu_cpu")
+    with np.errstate(over="ignore"):
+        out = x / (1 + np.exp(-x))
+    return _one_input(input, cast(out, x), SiluBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    return apply_inplace(input, _silu) if inplace else _silu(input)
+
+
+def _softplus_t(x: Tensor) -> Tensor:
+    """log(1 + exp(x)), stable, from differentiable ops."""
+    return x.clamp(min=0) + ((-x.abs()).exp()).log1p()
+
+
+class MishBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        t = _softplus_t(x).tanh()
+        return (g * (t + x * x.sigmoid() * (1 - t * t)),)
+
+
+def _mish(input: Tensor) -> Tensor:
+    x = float_array(input, "mish_cpu")
+    out = x * np.tanh(np.logaddexp(0, x))
+    return _one_input(input, cast(out, x), MishBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return apply_inplace(input, _mish) if inplace else _mish(input)
+
+
+class SoftplusBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        bx = x * self.beta
+        return (where(bx > self.threshold, g, g * bx.sigmoid()),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+@op(variants="functional", batch=elementwise)
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    x = float_array(input, "softplus_cpu")
+    bx = x * beta
+    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+    return _one_input(input, cast(out, x), SoftplusBackward0, beta=beta, threshold=threshold)
+
+
+# -- elu (with PyTorch's scale and input_scale, so selu shares it), selu, celu ----------------------
+class EluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
+        return (where(mask(x._data > 0), g * self.scale, neg),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+class EluBackward1(EluBackward0):
+    pass
+
+
+def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
+         _node=EluBackward0) -> Tensor:
+    """scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    x = float_array(input, "elu_cpu")
+    neg = np.expm1(np.minimum(x, 0) * input_scale) * alpha
+    out = np.where(x > 0, x, neg) * scale if scale != 1.0 else np.where(x > 0, x, neg)
+    return _one_input(input, cast(out, x), _node, alpha=alpha, scale=scale, input_scale=input_scale)
+
+
+@op(variants="functional", batch=elementwise)
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    if inplace:
+        return apply_inplace(input, _elu, alpha, _node=EluBackward1)
+    return _elu(input, alpha)
+
+
+@op(variants="functional", no_batch="an in-place op")
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu."""
+    return elu(input, alpha, True)
+
+
+@functional_spelling("selu")
+def _selu_functional(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return selu_(input) if inplace else selu(input)
+
+
+@op(variants="function functional", functional=_selu_functional, batch=elementwise)
+def selu(input: Tensor) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
+    return apply_inplace(input, _elu, _SELU_ALPHA, _SELU_SCALE, 1.0, _node=EluBackward1)
+
+
+class CeluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        # PyTorch's derivative takes 1/alpha from alpha rounded to float
+        s = 1.0 / float(np.float32(self.alpha))
+        return (where(mask(x._data > 0), g, g * (x * s).exp() * (self.alpha * s)),)
+
+
+class CeluBackward1(CeluBackward0):
+    pass
+
+
+def _celu(input: Tensor, alpha: float = 1.0, _node=CeluBackward0) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    x = float_array(input, "elu_cpu")
+    out = np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha)
+    return _one_input(input, cast(out, x), _node, alpha=alpha)
+
+
+@functional_spelling("celu")
+def _celu_functional(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return celu_(input, alpha) if inplace else celu(input, alpha)
+
+
+@op(variants="function functional", functional=_celu_functional, batch=elementwise)
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return _celu(input, alpha)
+
+
+@op(variants="function functional", no_batch="an in-place op")
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place celu."""
+    return apply_inplace(input, _celu, alpha, _node=CeluBackward1)
+
+
+# -- logsigmoid, softsign, tanhshrink --------------------------------------------------------------
+class LogSigmoidBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (-x).sigmoid(),)
+
+
+@op(variants="functional", batch=elementwise)
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), computed stably."""
+    x = float_array(input, "log_sigmoid_cpu")
+    out = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    return _one_input(input, cast(out, x), LogSigmoidBackward0)
+
+
+@op(variants="functional", batch=composite)
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1)
+
+
+@op(variants="functional", batch=composite)
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+# -- glu -------------------------------------------------------------------------------------------
+class GluBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        a, b = x.chunk(2, self.dim)
+        s = b.sigmoid()
+        return (cat([g * s, g * a * s * (1 - s)], self.dim),)
+
+
+def _batch_glu(op, input, dim=-1):
+    """vmap: halve along the logical dim's physical place."""
+    return input._wrap(op(input._phys, input._ld(dim)))
+
+
+@op(variants="functional", batch=_batch_glu)
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + x.ndim if dim < 0 else dim
+    if not 0 <= d < x.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, "
+                         f"{x.ndim - 1}], but got {dim})")
+    n = x.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    x = float_array(input, "glu_cpu")
+    a, b = np.split(x, 2, axis=d)
+    out = a / (1 + np.exp(-b))
+    return _one_input(input, cast(out, x), GluBackward0, dim=d)
+
+
+# -- hardswish, hardsigmoid ------------------------------------------------------------------------
+class HardswishBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        xd = x._data
+        inner = g * (x / 3.0 + 0.5)
+        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
+
+
+def _hardswish(input: Tensor) -> Tensor:
+    x = float_array(input, "hardswish_cpu")
+    out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardswishBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardswish) if inplace else _hardswish(input)
+
+
+class HardsigmoidBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
+        out = where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
+        if _State.enabled and (g._requires_grad or x._requires_grad):
+            # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
+            return (_make(out._data, _HardsigmoidBackwardBackward((g._edge(), x._edge()))),)
+        return (out,)
+
+
+class _HardsigmoidBackwardBackward(Node):
+    def backward(self, gg):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+_HardsigmoidBackwardBackward.__name__ = _HardsigmoidBackwardBackward.__qualname__ = "NotImplemented"
+
+
+def _hardsigmoid(input: Tensor) -> Tensor:
+    x = float_array(input, "hardsigmoid_cpu")
+    out = np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return _one_input(input, cast(out, x), HardsigmoidBackward0)
+
+
+@op(variants="functional", batch=elementwise)
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return apply_inplace(input, _hardsigmoid) if inplace else _hardsigmoid(input)
+
+
+# -- softmin, and nn.functional's spellings of softmax and log_softmax ----------------------------
+def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@op(variants="functional", batch=composite)
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """softmax(-x) along ``dim``."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel + 1)  # + the public function's frame
+    neg = -input
+    return _softmax(neg if dtype is None else neg.to(dtype), dim)  # the cast recorded, as PyTorch's graph
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim`` (nn.functional's spelling of the reduction-family op)."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return _softmax(input if dtype is None else input.to(dtype), dim)  # the cast recorded, as PyTorch's graph
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``, computed stably (nn.functional's spelling)."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return _log_softmax(input if dtype is None else input.to(dtype), dim)

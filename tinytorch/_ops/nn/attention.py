@@ -1,0 +1,352 @@
+"""scaled_dot_product_attention: softmax(Q Kᵀ · scale + mask) · V as one graph node.
+
+The forward is a few numpy GEMMs; the node's backward is the fused attention gradient. When no graph
+of the gradient is wanted it runs in numpy on the saved arrays; under ``create_graph=True`` it
+recomputes the attention weights from the saved tensors with tinytorch ops, so every term of the
+gradient is itself differentiable and double backward works.
+
+PyTorch's CPU build picks a kernel and the node is named after it: 4-d inputs of one head size, no
+dropout under autograd and no mask that requires grad go to the flash kernel
+(``ScaledDotProductFlashAttentionForCpuBackward0``); anything else runs the math composite, whose last
+node is the matmul's (``UnsafeViewBackward0``, ``MmBackward0`` for 2-d inputs)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._dtype import FROM_NP
+from ..._random import draws as _draws
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...random import _engine
+from ...tensor import Tensor, _make
+from .._core.registry import op
+from .._core.util import broadcast_shapes, last_axis_max
+from ...autograd.node import sum_to
+
+_MASKED = -np.inf
+
+
+# the C++ names PyTorch's error messages print for a dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _dtype_name(a: np.ndarray) -> str:
+    name = str(FROM_NP[a.dtype]).replace("tinytorch.", "")
+    return _CPP_NAMES.get(name, name)
+
+
+def _mT(a):
+    return a.swapaxes(-1, -2)
+
+
+def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> np.ndarray:
+    """softmax over the last dim, with rows that mask out every key giving zeros (PyTorch's
+    ``_safe_softmax``) instead of NaN. ``m``: the row maxima, when the caller has them; ``s`` may be
+    overwritten."""
+    if not s.shape[-1]:  # no keys: no weights (the maximum of an empty row is undefined)
+        return s
+    if m is None:
+        m = last_axis_max(s)
+    if not masked or np.isfinite(m).all():
+        # no -inf anywhere, or every row's maximum finite (so every denominator >= 1): the plain softmax
+        np.subtract(s, m, out=s)  # in place: a fresh (B, H, L, S) array costs about two passes over one
+        e = np.exp(s, out=s)
+        e /= e.sum(axis=-1, keepdims=True)
+        return e
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(s - m)
+    den = e.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, e / den, 0).astype(s.dtype, copy=False)
+
+
+_BLAS_SUM = (np.dtype(np.float32), np.dtype(np.float64))
+_ONES: dict = {}
+
+
+def _row_sums(e: np.ndarray) -> np.ndarray:
+    """The sums over the last dim of a C-contiguous float32/float64 array, keepdims, as one BLAS
+    matrix-vector product with a ones vector: the lanes-then-tree order of a vectorised row sum, which
+    gives PyTorch's flash-kernel denominators more often than numpy's pairwise sum, and without numpy's
+    per-row cost on short rows."""
+    n = e.shape[-1]
+    if n == 0 or e.size == 0:  # no keys (or no rows): empty sums, which a (-1, 0) reshape can't give
+        return e.sum(axis=-1, keepdims=True)
+    key = (n, e.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) > 32:
+            _ONES.clear()
+        ones = _ONES[key] = np.ones(n, dtype=e.dtype)
+    return np.matmul(e.reshape(-1, n), ones).reshape(e.shape[:-1] + (1,))
+
+
+def _flash_softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray):
+    """softmax(s) · v in the order of PyTorch's CPU flash kernel: the exponentials exp(s - max) times v,
+    then each row scaled by the reciprocal of its sum (closer to its floats than normalising the weights
+    first, and the (L, S) division becomes an (L, E) product). Returns (out, exps, row sums); ``s`` is
+    overwritten by the exponentials. Rows with a finite maximum only."""
+    e = np.exp(np.subtract(s, m, out=s), out=s)
+    sums = _row_sums(e)
+    ev = np.matmul(e, v)
+    recip = np.divide(sums.dtype.type(1), sums)
+    if q.ndim == 4 and not q.flags.c_contiguous:
+        # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
+        # permute of it is then contiguous, and its reshape a view)
+        return np.multiply(ev, recip, out=np.empty_like(q)), e, sums
+    return np.multiply(ev, recip, out=ev), e, sums
+
+
+_CAUSAL_BIASES: dict = {}
+
+
+def _causal_bias(L: int, S: int, dtype: np.dtype) -> np.ndarray:
+    """is_causal's additive (L, S) mask (0 on and below the diagonal, -inf above), read-only, kept per
+    shape and dtype: a training loop asks for the same one every step."""
+    key = (L, S, dtype)
+    bias = _CAUSAL_BIASES.get(key)
+    if bias is None:
+        if len(_CAUSAL_BIASES) > 32:
+            _CAUSAL_BIASES.clear()
+        bias = np.where(np.tril(np.ones((L, S), dtype=bool)), dtype.type(0), dtype.type(_MASKED))
+        bias.flags.writeable = False
+        _CAUSAL_BIASES[key] = bias
+    return bias
+
+
+def _expand_heads(a, rep: int):
+    """Key/value heads repeated ``rep`` times along dim -3 (head i of the query uses head i // rep)."""
+    if rep == 1:
+        return a
+    if isinstance(a, np.ndarray):
+        return np.repeat(a, rep, axis=-3)
+    shape = tuple(a.shape)
+    wide = shape[:-3] + (shape[-3], rep) + shape[-2:]
+    return a.unsqueeze(-3).expand(*wide).reshape(*(shape[:-3] + (shape[-3] * rep,) + shape[-2:]))
+
+
+def _fold_heads(g, rep: int, shape: tuple):
+    """The gradient of ``_expand_heads``: the repeats summed, then reduced to the input's shape."""
+    if rep > 1:
+        gs = tuple(g.shape)
+        wide = gs[:-3] + (gs[-3] // rep, rep) + gs[-2:]
+        g = g.reshape(wide).sum(-3) if isinstance(g, np.ndarray) else g.reshape(*wide).sum(-3)
+    if isinstance(g, np.ndarray):
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g
+    return sum_to(g, shape) if tuple(g.shape) != shape else g
+
+
+class _AttentionBackward(Node):
+    """d out / d (query, key, value, attn_mask) of out = dropout(softmax(s)) · V, s = Q Kᵀ · scale + mask."""
+
+    def backward(self, g):
+        q, k, v, mask = self.saved_tensors
+        need = [e[0] is not None for e in self.next_functions]
+        if _State.enabled:
+            return self._graph_backward(g, q, k, v, mask, need)
+        return self._array_backward(g._data, q._data, k._data, v._data, mask, need)
+
+    sums = None  # set: ``probs`` holds the flash forward's exp(s - max), to be divided by these row sums
+
+    def _release_extra(self) -> None:
+        self.probs = self.keep = self.sums = None
+
+    def _array_backward(self, g, q, k, v, mask, need):
+        rep, scale, keep = self.rep, self.scale, self.keep
+        kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
+        if self.sums is not None:  # the flash forward's exponentials: normalised once, in place
+            np.divide(self.probs, self.sums, out=self.probs)
+            self.sums = None
+        p = self.probs  # the forward's attention weights (before dropout)
+        pd = p if keep is None else p * keep
+        dv = _fold_heads(np.matmul(_mT(pd), g), rep, v.shape) if need[2] else None
+        dp = np.matmul(g, _mT(vr))  # a fresh array: the steps below run in place on it
+        if keep is not None:
+            dp *= keep
+        # the row sums by one BLAS product (numpy's pairwise sums cost ~30 ns a short row); the flash
+        # kernel's g · out over the head dim is closer to PyTorch on average but moves op_db's sample 9
+        # (near one-hot weights, gradients ~40) past assert_close's tolerance
+        rows = _row_sums(dp * p)
+        ds = np.subtract(dp, rows, out=dp)
+        ds *= p  # p (dp - rows)
+        scale = q.dtype.type(scale)
+        dq = None
+        if need[0]:
+            dq = np.matmul(ds, kr)
+            dq *= scale
+            dq = dq.astype(q.dtype, copy=False)
+            if dq.shape != q.shape:
+                dq = _fold_heads(dq, 1, q.shape)
+        dk = None
+        if need[1]:
+            dk = np.matmul(_mT(ds), q)
+            dk *= scale
+            dk = _fold_heads(dk, rep, k.shape)
+        dm = _fold_heads(ds, 1, mask._data.shape) if len(need) > 3 and need[3] else None
+        out = tuple(None if a is None else _make(np.ascontiguousarray(a, dtype=q.dtype)) for a in (dq, dk, dv))
+        return out + ((None if dm is None else _make(np.ascontiguousarray(dm, dtype=q.dtype))),)
+
+    def _graph_backward(self, g, q, k, v, mask, need):
+        rep, scale = self.rep, self.scale
+        kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
+        s = q.matmul(kr.mT) * scale
+        if mask is not None:
+            s = s + mask
+        if self.bias is not None:
+            s = s + _make(self.bias)
+        if self.dead is not None:  # rows that attend to nothing: finite scores, then zero weights
+            dead = _make(self.dead)
+            p = s.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+        else:
+            p = s.softmax(-1)
+        keep = None if self.keep is None else _make(self.keep)
+        pd = p if keep is None else p * keep
+        dv = _fold_heads(pd.mT.matmul(g), rep, tuple(v.shape)) if need[2] else None
+        dp = g.matmul(vr.mT)
+        if keep is not None:
+            dp = dp * keep
+        ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+        dq = _fold_heads(ds.matmul(kr) * scale, 1, tuple(q.shape)) if need[0] else None
+        dk = _fold_heads(ds.mT.matmul(q) * scale, rep, tuple(k.shape)) if need[1] else None
+        dm = _fold_heads(ds, 1, tuple(mask.shape)) if len(need) > 3 and need[3] else None
+        return dq, dk, dv, dm
+
+
+ScaledDotProductFlashAttentionForCpuBackward0 = type("ScaledDotProductFlashAttentionForCpuBackward0",
+                                                     (_AttentionBackward,), {})
+UnsafeViewBackward0 = type("UnsafeViewBackward0", (_AttentionBackward,), {})
+MmBackward0 = type("MmBackward0", (_AttentionBackward,), {})
+
+
+def _check(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask) -> None:
+    if not (q.dtype == k.dtype == v.dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_dtype_name(q)} key.dtype: {_dtype_name(k)} and value.dtype: {_dtype_name(v)} "
+                           "instead.")
+    if mask is not None and mask._data.dtype != np.bool_ and mask._data.dtype != q.dtype:
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_dtype_name(mask._data)} and  query.dtype: {_dtype_name(q)} "
+                           "instead.")
+
+
+def _flash_eligible(q, k, v, mask, dropout_p: float, grad: bool) -> bool:
+    """Would PyTorch's CPU dispatcher pick the flash kernel for these arguments?"""
+    if not (q.ndim == k.ndim == v.ndim == 4) or not (q.shape[-1] == k.shape[-1] == v.shape[-1]):
+        return False
+    if q.shape[0] != k.shape[0] or k.shape[:2] != v.shape[:2]:
+        return False
+    if mask is not None and grad and mask._requires_grad:
+        return False
+    return not (dropout_p > 0 and grad)
+
+
+@op(variants="functional")
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(query keyᵀ · scale + attn_mask) · value; ``attn_mask`` bool (True = attend) or additive
+    float, ``is_causal`` a lower-triangular mask, ``enable_gqa`` key/value heads shared by groups of
+    query heads, ``dropout_p`` dropout on the attention weights (PyTorch's random stream)."""
+    q, k, v = query._data, key._data, value._data
+    _check(q, k, v, attn_mask)
+    grad = _State.enabled and (query._requires_grad or key._requires_grad or value._requires_grad
+                               or (attn_mask is not None and attn_mask._requires_grad))
+    flash = _flash_eligible(q, k, v, attn_mask, dropout_p, grad)
+    if is_causal and attn_mask is not None and not flash:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    rep = 1
+    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        hq, hk = q.shape[-3], k.shape[-3]
+        if hk == 0 or hq % hk or v.shape[-3] != hk:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+        rep = hq // hk
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    L, S = q.shape[-2], k.shape[-2]
+    bias = None       # the additive mask from a bool mask and/or is_causal (a constant)
+    float_mask = None  # a float attn_mask: added as is, and differentiated when it requires grad
+    allowed = None
+    if attn_mask is None and is_causal:
+        bias = _causal_bias(L, S, q.dtype)
+    else:
+        if is_causal:
+            allowed = np.tril(np.ones((L, S), dtype=bool))
+        if attn_mask is not None:
+            if attn_mask._data.dtype == np.bool_:
+                allowed = attn_mask._data if allowed is None else (allowed & attn_mask._data)
+            else:
+                float_mask = attn_mask
+        if allowed is not None:
+            bias = np.where(allowed, q.dtype.type(0), q.dtype.type(_MASKED))
+    kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
+    if q.shape[:-2] != kr.shape[:-2]:
+        broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
+    s = np.matmul(q, _mT(kr))
+    s *= q.dtype.type(scale)
+    if float_mask is not None:
+        s = s + float_mask._data
+    if bias is not None:
+        if bias.ndim <= s.ndim and bias.shape == s.shape[s.ndim - bias.ndim:]:
+            s += bias
+        else:
+            s = s + bias
+    masked = float_mask is not None or bias is not None
+    m = None
+    dead = None
+    if masked:
+        if s.shape[-1]:
+            # a row is dead (every key masked) exactly where its maximum is -inf
+            m = last_axis_max(s)
+            dead = m == _MASKED
+        else:
+            dead = np.isneginf(s).all(axis=-1, keepdims=True)
+    if flash and dropout_p == 0 and s.dtype in _BLAS_SUM and s.shape[-1] and s.size:
+        if m is None:
+            m = last_axis_max(s)
+        if not masked or np.isfinite(m).all():  # the rows _safe_softmax normalises without its dead-row case
+            out, exps, sums = _flash_softmax_matmul(s, m, vr, q)
+            if not grad:
+                return _make(out)
+            return _record(query, key, value, float_mask, out, flash, rep, scale, bias, None, None, exps, sums)
+    p = _safe_softmax(s, masked, m)
+    probs = p
+    keep = None
+    if dropout_p > 0:
+        if dropout_p >= 1:
+            keep = np.zeros(p.shape, dtype=q.dtype)
+        else:
+            # the math path's F.dropout on the weights: bernoulli_(1 - p) per element, / (1 - p)
+            drawn = _draws.bernoulli_scalar(_engine(None), p.size, 1 - dropout_p).reshape(p.shape)
+            keep = drawn.astype(q.dtype)
+            keep /= q.dtype.type(1 - dropout_p)
+        p = p * keep
+    if flash and q.ndim == 4 and not q.flags.c_contiguous:
+        # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
+        # permute of it is then contiguous, and its reshape a view)
+        out = np.empty_like(q)
+        np.copyto(out, np.matmul(p, vr), casting="unsafe")
+    else:
+        out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
+    if not grad:
+        return _make(out)
+    return _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)
+
+
+def _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, sums) -> Tensor:
+    """The output with its node; ``sums`` given: ``probs`` holds the unnormalised exponentials."""
+    cls = ScaledDotProductFlashAttentionForCpuBackward0 if flash else (MmBackward0 if out.ndim == 2
+                                                                        else UnsafeViewBackward0)
+    edges = (query._edge(), key._edge(), value._edge())
+    if float_mask is not None:
+        edges += (float_mask._edge(),)
+    node = cls(edges)
+    node.rep, node.scale, node.keep, node.bias, node.probs, node.sums = rep, scale, keep, bias, probs, sums
+    node.dead = None
+    if dead is not None and dead.any():
+        node.dead = np.broadcast_to(dead, probs.shape)
+    node.save_for_backward(query, key, value, float_mask)
+    return _make(out, node)

@@ -1,0 +1,328 @@
+"""batch_norm: per-channel normalisation by the batch's statistics (training) or the running ones.
+
+Training on float32/float64 follows PyTorch's CPU kernel's order and precision (``_batch_norm_train``),
+keeping the centred input for a backward in the kernel's order too (``_backward_centred``, and its
+tinytorch-op twin for create_graph); other dtypes and eval mode keep the numpy-order formulas of
+norm.py (the normalised input, ``_grad_input``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _Active, _State
+from ...autograd.node import Node
+from ..._dtype import LOWP_NP
+from ...tensor import Size, Tensor, _make
+from .._core.registry import op
+from .activation import functional_spelling
+from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _record, _standardize
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+# -- batch_norm -----------------------------------------------------------------------------------
+class NativeBatchNormBackward0(Node):
+    xhat = None  # the forward's normalised input (float32/float64 only), for the backward on arrays
+    xc = None  # or the training forward's centred input, xhat being xc * invstd
+
+    def _release_extra(self) -> None:
+        self.xhat = self.xc = self.invstd = None
+
+    def _backward_arrays(self, gd: np.ndarray, wd):
+        """The backward formula on arrays, the same operations in the same order as the tinytorch one
+        (with the forward's normalised input, which ``_standardize`` would recompute bit for bit)."""
+        axes, shape = self.axes, self.param_shape
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xhat, invstd = self.xhat, self.invstd
+        if xhat is None:
+            return self._backward_centred(gd, wd)
+        g_hat = gd if wd is None else gd * wd.reshape(shape)
+        gx = gw = gb = None
+        if need_x:
+            gx = _make(g_hat * invstd)  # xhat is kept in eval only (training keeps xc: _backward_centred)
+        if need_w:
+            gw = _make((gd * xhat).sum(axis=axes, dtype=gd.dtype))
+        if need_b:
+            gb = _make(gd.sum(axis=axes, dtype=gd.dtype))
+        return gx, gw, gb
+
+    def _backward_centred(self, gd: np.ndarray, wd):
+        """The training backward on arrays in the order of PyTorch's CPU kernel, from the forward's
+        centred input xc: sum = sum of g, dotp = sum of xc * g (per channel), grad_input = (g - sum / n -
+        xc * (dotp * invstd * invstd / n)) * invstd * weight, grad_weight = dotp * invstd, grad_bias =
+        sum."""
+        axes = self.axes
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xc, invstd, shape = self.xc, self.invstd, self.param_shape
+        n = gd.size // invstd.size
+        # per-channel sums as (C,) arrays of their own: the engine keeps such a gradient as .grad
+        # without a copy (a reshaped view would be copied)
+        total = np.add.reduce(gd, axis=axes) if need_x or need_b else None
+        prod = np.multiply(xc, gd) if need_x or need_w else None
+        dotp = np.add.reduce(prod, axis=axes) if prod is not None else None
+        gx = gw = gb = None
+        if need_x:
+            k = dotp.reshape(shape) * invstd
+            k *= invstd
+            k /= n
+            gx = gd - total.reshape(shape) / n
+            gx -= np.multiply(xc, k, out=prod)  # the product's array is ours and free again
+            gx *= invstd
+            if wd is not None:
+                gx *= wd.reshape(shape)
+            gx = _make(gx)
+        if need_w:
+            gw = _make(dotp * invstd.reshape(dotp.shape))
+        if need_b:
+            gb = _make(total)
+        return gx, gw, gb
+
+    def _backward_centred_graph(self, x: Tensor, w, g: Tensor, need_x: bool, need_w: bool, need_b: bool):
+        """``_backward_centred`` in tinytorch ops from the saved input (the same operations in the same
+        order, so the same floats), differentiable in x, weight and g."""
+        axes, eps = self.axes, self.eps
+        n = x._data.size // self.param_shape[1]
+        xc = x - x.mean(axes, keepdim=True)
+        invstd = ((xc * xc).mean(axes, keepdim=True).double() + eps).rsqrt().to(x.dtype)
+        total = g.sum(axes, keepdim=True)
+        dotp = (xc * g).sum(axes, keepdim=True)
+        gx = gw = gb = None
+        if need_x:
+            gx = (g - total / n - xc * (dotp * invstd * invstd / n)) * invstd
+            if w is not None:
+                gx = gx * w.reshape(self.param_shape)
+        if need_w:
+            gw = (dotp * invstd).reshape(-1)
+        if need_b:
+            gb = total.reshape(-1)
+        return gx, gw, gb
+
+    def backward(self, g):
+        kept = self.xhat if self.xc is None else self.xc
+        if not _State.enabled and kept is not None and g._data.dtype == kept.dtype:
+            saved = self._saved_arrays()  # None when saved through pack hooks: their unpack runs below
+            if saved is not None and (saved[1] is None or saved[1].dtype == saved[0].dtype):
+                return self._backward_arrays(g._data, saved[1])
+        x, w = self.saved_tensors
+        axes, shape = self.axes, self.param_shape
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        if self.use_batch_stats and self.xc is not None:
+            return self._backward_centred_graph(x, w, g, need_x, need_w, need_b)
+        if self.use_batch_stats:
+            xhat, invstd = _standardize(x, axes, self.eps)
+        else:
+            invstd = _make(self.invstd)
+            xhat = (x - _make(self.mean)) * invstd
+        g_hat = g if w is None else g * w.reshape(shape)
+        if not need_x:
+            gx = None
+        elif self.use_batch_stats:
+            gx = _grad_input(g_hat, xhat, invstd, axes)
+        else:
+            gx = g_hat * invstd
+        gw = _maybe(need_w, lambda: (g * xhat).sum(axes))
+        gb = _maybe(need_b, lambda: g.sum(axes))
+        return gx, gw, gb
+
+
+def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,
+                      eps: float, axes: tuple, shape: tuple, n: int) -> Tensor:
+    """Training batch_norm of a float32/float64 array, in the order and precision of PyTorch's CPU
+    kernel: mean = sum / n; var_sum = sum of (x - mean)^2; invstd = 1 / sqrt(var_sum / n + eps) in
+    float64, rounded once; output x * alpha + beta with alpha = invstd * weight and beta = bias - mean *
+    alpha, the last two each one fused multiply-add in PyTorch (here in float64, where the float32
+    products are exact); running_mean = m * mean + (1 - m) * running_mean and running_var = m *
+    (var_sum / (n - 1)) + (1 - m) * running_var, the latter summed in float64. Only the variance sum
+    differs: PyTorch accumulates it with fused multiply-adds, numpy squares then adds."""
+    # (a ufunc given two dtypes, or a dtype= argument, costs 2 us at these sizes: every mixed-precision
+    # step below is an astype and then a ufunc of one dtype, with Python floats and ints)
+    dt = x.dtype
+    mean = np.add.reduce(x, axis=axes, keepdims=True)
+    mean /= n
+    xc = x - mean
+    var_sum = np.add.reduce(np.multiply(xc, xc), axis=axes, keepdims=True)
+    wide = (var_sum / n).astype(_F64)
+    wide += eps
+    np.sqrt(wide, out=wide)
+    np.divide(1.0, wide, out=wide)
+    invstd = wide.astype(dt, copy=False)
+    if running_mean is not None:
+        rm = running_mean._data
+        m = rm.dtype.type(momentum)
+        update = mean.reshape(rm.shape) * m
+        rm *= 1 - m
+        rm += update
+    if running_var is not None:
+        rv = running_var._data
+        m = rv.dtype.type(momentum)
+        if n > 1:
+            wide = (var_sum.reshape(rv.shape) / (n - 1)).astype(_F64)
+        else:  # one value per channel: PyTorch's 0 / 0
+            wide = np.full(rv.shape, np.nan)
+        wide *= float(m)
+        wide += (rv * (1 - m)).astype(_F64, copy=False)
+        np.copyto(rv, wide, casting="same_kind")
+    alpha = invstd if weight is None else invstd * weight._data.reshape(shape)
+    if dt == _F32:
+        # float64 arithmetic stands in for PyTorch's fused multiply-add (the float32 product is exact)
+        wide = mean.astype(_F64)
+        wide *= alpha.astype(_F64)
+        if bias is None:
+            np.negative(wide, out=wide)
+        else:
+            np.subtract(bias._data.reshape(shape).astype(_F64), wide, out=wide)
+        beta = wide.astype(dt)
+    else:
+        beta = -(mean * alpha) if bias is None else bias._data.reshape(shape) - mean * alpha
+    out = x * alpha
+    out += beta
+    if out.dtype != dt:  # parameters of another dtype
+        out = out.astype(dt)
+    return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
+                   use_batch_stats=True, xc=xc, invstd=invstd)
+
+
+def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
+                        bias: Tensor | None, momentum: float, eps: float) -> Tensor | None:
+    """``F.batch_norm(input, running_mean, running_var, weight, bias, True, momentum, eps)`` for what a
+    BatchNorm layer in training mostly sees: a plain float32/float64 Tensor of 2+ dims, more than one
+    value per channel, running statistics and the parameters given as that dtype's tensors of its
+    channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
+    three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
+    the caller then goes through F.batch_norm."""
+    x = input._data
+    dt = x.dtype
+    if (type(input) is not Tensor or (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size
+            or not eps > 0.0 or _Active.transforms):
+        return None
+    c = x.shape[1]
+    for t in (running_mean, running_var, weight, bias):
+        if t is not None and (t._data.size != c or t._data.dtype != dt):
+            return None
+    if _State.enabled and (running_mean._requires_grad or running_var._requires_grad):
+        return None  # refused with PyTorch's message there
+    n = x.size // c
+    if n < 2:
+        return None
+    axes, shape = _channel_axes(x.ndim, c)
+    return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
+
+
+def _channel_axes(ndim: int, c: int) -> tuple:
+    """The axes a channel's statistics reduce over, and the shape that broadcasts one value per channel."""
+    if ndim == 2:
+        return (0,), (1, c)
+    return (0,) + tuple(range(2, ndim)), (1, c) + (1,) * (ndim - 2)
+
+
+def _check_channels(name: str, t, c: int) -> None:
+    if t is not None and t._data.size != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+
+
+def _check_mixed_dtype(dt, *params) -> None:
+    """PyTorch's CPU rule (its mixed_type.h): the first given parameter of another dtype than the input
+    makes the call mixed, allowed only with every parameter float32 and a float16/bfloat16 input."""
+    first = next((t for t in params if t is not None), None)
+    if first is None or first._data.dtype == dt:
+        return
+    for t in params:
+        if t is not None and t._data.dtype != _F32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if dt not in LOWP_NP:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+                bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
+                eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    x = input._data
+    _float_only(x, "batch_norm")
+    if x.size == 0:
+        # ATen's empty-input path: a copy (not a view, to keep the graph), scaled by the first weight and bias
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
+    c = x.shape[1] if x.ndim > 1 else 0
+    if training:
+        n = x.size // c if c else 0
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if not training and running_var is None:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    if _State.enabled:  # autograd's check on native_batch_norm's inputs, before its kernel's
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and t._requires_grad:
+                raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to "
+                                   f"argument '{name}'. This input cannot have requires_grad True.")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_channels(name, t, c)
+    _check_mixed_dtype(x.dtype, weight, bias, running_mean, running_var)
+    axes, shape = _channel_axes(x.ndim, c)
+    if training:
+        # the running statistics are updated in place without a version bump: PyTorch's kernel writes
+        # them behind autograd's back too (F.batch_norm leaves running_mean._version unchanged)
+        if momentum is None:
+            momentum = 0.0
+        if x.ndim == 1:  # no channel dim: PyTorch's size(1) fails
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+        if x.dtype in _EXACT_MEAN:
+            return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
+        mean, var, xc, invstd = _np_stats(x, axes, eps)
+        if running_mean is not None:
+            rm = running_mean._data
+            rm *= rm.dtype.type(1 - momentum)
+            rm += (mean.reshape(c) * momentum).astype(rm.dtype, copy=False)
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = var.reshape(c) * (n / (n - 1))
+            rv *= rv.dtype.type(1 - momentum)
+            rv += (unbiased * momentum).astype(rv.dtype, copy=False)
+        out = xc * invstd
+        attrs = {"use_batch_stats": True}
+    else:
+        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
+        invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
+        out = (x - mean) * invstd
+        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd}
+        if x.dtype in _EXACT_MEAN and invstd.dtype == x.dtype:
+            attrs["xhat"] = out
+    if weight is not None:
+        out = out * weight._data.reshape(shape)
+    if bias is not None:
+        out = out + bias._data.reshape(shape)
+    if out is attrs.get("xhat"):
+        out = out.copy()  # the result may be modified in place; the backward's xhat must not be
+    return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
+                   param_shape=shape, eps=eps, **attrs)
+
+
+
+@functional_spelling("batch_norm")
+def _batch_norm_functional(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                           weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+                           momentum: float | None = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    if training:
+        # the array's shape (a Size costs more than the rest of this check); vmap's tensors have no array
+        size = input._data.shape if type(input) is Tensor else input.shape
+        values = size[0] if len(size) else 1
+        for d in size[2:]:
+            values *= d
+        if values == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(size)}")
+    return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+@op(variants="function functional", functional=_batch_norm_functional)
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+               running_var: Tensor | None, training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)

@@ -1,0 +1,323 @@
+"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + BLAS (kernels in
+``_kernels/im2col.py``).
+
+Three primitives share one geometry (kernel, stride, padding, dilation, groups, the size of the
+convolution's input): the convolution ``y = conv(x, w)``, its input gradient ``x = conv_t(y, w)``
+and its weight gradient ``w = conv_w(x, y)``. Each is bilinear, and the backward of each is made of
+the other two, so gradients of any order are tinytorch ops. Forwards are numpy: the input's
+windows as a strided view copied into columns, a matmul, and for the transposed direction a loop
+over the kernel's k*k offsets adding strided slices (col2im without ``np.add.at``). 1-d
+convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch does."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..._dtype import FROM_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
+from ..pointwise.complex import view_as_real
+from ..linalg.matmul import _CPP_NAMES
+from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded, _rows_of
+from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
+
+
+# -- nodes ----------------------------------------------------------------------------------------
+class ConvolutionBackward0(Node):
+    """y = conv(x, w) + b."""
+
+    _xp = None  # the padded input, kept from the forward for the weight gradient
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        geo = self.geo
+        # both gradients read g in the same channel-major layout: build it once
+        rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
+        gx = _conv_t(g, w, geo, rows=rows) if self.need[0] else None
+        gw = _conv_w(x, g, geo, self._xp, rows=rows) if self.need[1] else None
+        gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
+        if rows is not None:
+            _pool.put("rows", rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
+        if self._xp is not None:
+            _release_padded(self._xp, _as4(x._data, geo.one_d), geo)
+            self._xp = None
+        return gx, gw, gb
+
+    def _release_extra(self):
+        self._xp = None
+
+
+class _ConvTransposeNode(Node):
+    """x = conv_t(y, w) (+ b for the public conv_transpose2d)."""
+
+    def backward(self, h):
+        y, w = self.saved_tensors
+        gy = _conv(h, w, None, self.geo) if self.need[0] else None
+        gw = _conv_w(h, y, self.geo) if self.need[1] else None
+        gb = h.sum((0, 2) if self.geo.one_d else (0, 2, 3)) if self.need[2] else None
+        return gy, gw, gb
+
+
+class _ConvWeightNode(Node):
+    """w = conv_w(x, y)."""
+
+    def backward(self, v):
+        x, y = self.saved_tensors
+        gx = _conv_t(y, v, self.geo) if self.need[0] else None
+        gy = _conv(x, v, None, self.geo) if self.need[1] else None
+        return gx, gy
+
+
+class ConvolutionBackwardBackward0(_ConvTransposeNode):
+    pass
+
+
+class _ConvWeightBackward(_ConvWeightNode):
+    pass
+
+
+_ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBackwardBackward0"
+
+
+def _record(out, node_cls, inputs, geo, saved):
+    need = tuple(t is not None and t._requires_grad for t in inputs)
+    if not (_State.enabled and any(need)):
+        return _make(out), None
+    node = node_cls(tuple((None, 0) if t is None else t._edge() for t in inputs))
+    node.geo, node.need = geo, need
+    t = _make(out, node)
+    node.save_for_backward(*saved)
+    return t, node
+
+
+def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
+    out, xp = _conv_fwd(x._data, w._data, None if b is None else b._data, geo)
+    t, node = _record(out, ConvolutionBackward0, (x, w, b), geo, (x if w._requires_grad else None,
+                                                                   w if x._requires_grad else None))
+    if node is not None and w._requires_grad:
+        node._xp = xp  # the weight gradient reads the same padded copy
+    else:
+        _release_padded(xp, _as4(x._data, geo.one_d), geo)
+    return t
+
+
+def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0, rows=None) -> Tensor:
+    out = _conv_t_fwd(y._data, w._data, geo, rows)
+    if b is not None:
+        out += b._data[:, None] if geo.one_d else b._data[:, None, None]
+    t, node = _record(out, cls, (y, w, b), geo, (y if w._requires_grad else None, w if y._requires_grad else None))
+    return t
+
+
+def _conv_w(x: Tensor, y: Tensor, geo, xp=None, rows=None) -> Tensor:
+    t, node = _record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), geo, (x, y))
+    return t
+
+
+# -- argument checks and the public functions ---------------------------------------------------
+def _tuple(v, n: int, name: str) -> tuple:
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
+                           f"convolution dimensions, but got {name}={list(v)}")
+    return v
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _legacy(a: np.ndarray) -> str:
+    if a.dtype.kind == "c":  # PyTorch names complex tensor types by their dispatch key
+        return f"CPU{FROM_NP[a.dtype]._legacy[:-6]}Type"
+    return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
+
+
+def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
+    if x.dtype != w.dtype:
+        if x.shape[0] == 1 and x.dtype.kind != "c":  # PyTorch's CPU kernel for a batch of one checks first
+            raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._legacy[:-6]} but found "
+                               f"{FROM_NP[w.dtype]._legacy[:-6]}")
+        # PyTorch's complex input path tests the weight's type before its MKLDNN alternative
+        tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
+        raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({_CPP_NAMES[FROM_NP[x.dtype].name]}) and bias type "
+                           f"({_CPP_NAMES[FROM_NP[b.dtype].name]}) should be the same")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if w.ndim != nd + 2:
+        raise RuntimeError("weight should have at least three dimensions" if w.ndim < 3 else
+                           f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {_dims(w.shape)}, "
+                           f"but got {x.ndim}-dimensional input of size {_dims(x.shape)} instead")
+    c_w = w.shape[0] if transposed else w.shape[1] * groups
+    if x.shape[1] != c_w:
+        head = "Given transposed=1, weight of size" if transposed else f"Given groups={groups}, weight of size"
+        raise RuntimeError(f"{head} {_dims(w.shape)}, expected input{_dims(x.shape)} to have {c_w} channels, but got "
+                           f"{x.shape[1]} channels instead")
+    out_c = w.shape[1] * groups if transposed else w.shape[0]
+    if b is not None and (b.ndim != 1 or b.shape[0] != out_c):
+        raise RuntimeError(f"Given weight of size {_dims(w.shape)}, expected bias to be 1-dimensional with {out_c} "
+                           f"elements, but got bias of size {_dims(b.shape)} instead")
+    if not transposed:
+        sizes = [x.shape[2 + i] + 2 * padding[i] for i in range(nd)]
+        ks = [dilation[i] * (w.shape[2 + i] - 1) + 1 for i in range(nd)]
+        if any(s < k for s, k in zip(sizes, ks)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, sizes))}). Kernel "
+                               f"size: ({' x '.join(map(str, ks))}). Kernel size can't be greater than actual input "
+                               "size")
+
+
+def _real_parts(t: Tensor):
+    pair = view_as_real(t)
+    return pair.select(-1, 0), pair.select(-1, 1)
+
+
+def complex_conv(conv, input: Tensor, weight: Tensor, bias) -> Tensor:
+    """A complex convolution as three real ones (Karatsuba, as PyTorch's CPU kernels compute it), so that
+    its values round alike and its gradients follow PyTorch's convention through view_as_real:
+    a = conv(xr, wr) + br, b = conv(xi, wi), c = conv(xr + xi, wr + wi) + br + bi;
+    out = (a - b) + i (c - a - b). ``conv(x, w, b)`` is the real convolution with the geometry bound."""
+    xr, xi = _real_parts(input)
+    wr, wi = _real_parts(weight)
+    br = bi = None
+    if bias is not None:
+        br, bi = _real_parts(bias)
+    a = conv(xr, wr, br)
+    b = conv(xi, wi, None)
+    c = conv(xr + xi, wr + wi, None if bias is None else br + bi)
+    return (a - b) + ((c - a) - b) * 1j
+
+
+def _same_padding(w_shape, dilation, nd: int):
+    """Per dim (left, right) zeros that keep the size; the right side gets the odd one."""
+    total = [dilation[i] * (w_shape[2 + i] - 1) for i in range(nd)]
+    return [(t // 2, t - t // 2) for t in total]
+
+
+def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups, nd: int) -> Tensor:
+    name = f"conv{nd}d"
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input of "
+                           f"size: {_dims(input.shape)}")
+    if input.ndim == nd + 1:
+        return _convnd(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, nd).squeeze(0)
+    stride, dilation = _tuple(stride, nd, "stride"), _tuple(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = [(0, 0)] * nd if padding == "valid" else _same_padding(weight.shape, dilation, nd)
+        if any(lo != hi for lo, hi in pads):
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                          "copy of the input be created", stacklevel=3)
+
+            flat = [v for lo, hi in reversed(pads) for v in (0, hi - lo)]
+            input = _pad(input, flat, "constant")
+        padding = tuple(lo for lo, _ in pads)
+    padding = _tuple(padding, nd, "padding")
+    x, w = input._data, weight._data
+    _check(x, w, None if bias is None else bias._data, stride, padding, dilation, groups, False, nd)
+    one = nd == 1
+    geo = _Geometry(((1,) if one else ()) + tuple(w.shape[2:]), ((1,) if one else ()) + stride,
+                    ((0,) if one else ()) + padding, ((1,) if one else ()) + dilation, groups,
+                    ((1,) if one else ()) + tuple(x.shape[2:]), one)
+    if x.dtype.kind == "c":
+        return complex_conv(lambda xs, ws, bs: _conv(xs, ws, bs, geo), input, weight, bias)
+    return _conv(input, weight, bias, geo)
+
+
+@op(variants="function functional")
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """1-d cross-correlation of (N, C, L) with weight (O, C/groups, k)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+@op(variants="function functional")
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """2-d cross-correlation of (N, C, H, W) with weight (O, C/groups, kh, kw)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+@op(variants="function functional")
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv2d: (N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
+                           f"size: {_dims(input.shape)}")
+    if input.ndim == 3:
+        return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    stride, padding = _tuple(stride, 2, "stride"), _tuple(padding, 2, "padding")
+    dilation, output_padding = _tuple(dilation, 2, "dilation"), _tuple(output_padding, 2, "output_padding")
+    x, w = input._data, weight._data
+    _check(x, w, None if bias is None else bias._data, stride, padding, dilation, groups, True, 2)
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_height: {output_padding[0]} output_padding_width: {output_padding[1]} "
+                           f"stride_height: {stride[0]} stride_width: {stride[1]} dilation_height: {dilation[0]} "
+                           f"dilation_width: {dilation[1]}")
+    hw = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w.shape[2 + i] - 1)
+               + output_padding[i] + 1 for i in range(2))
+    if any(s <= 0 for s in hw):
+        raise RuntimeError(f"Given input size per channel: ({x.shape[2]} x {x.shape[3]}). Calculated output size per "
+                           f"channel: ({hw[0]} x {hw[1]}). Output size is too small")
+    geo = _Geometry(tuple(w.shape[2:]), stride, padding, dilation, groups, hw, False, tuple(x.shape[2:]))
+    if x.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: _conv_t(ys, ws, geo, bs, ConvolutionBackward0Transposed), input,
+                            weight, bias)
+    return _conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed)
+
+
+class ConvolutionBackward0Transposed(_ConvTransposeNode):
+    pass
+
+
+ConvolutionBackward0Transposed.__name__ = ConvolutionBackward0Transposed.__qualname__ = "ConvolutionBackward0"
+
+
+def _check_output_padding(output_padding, stride, dilation, names):
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        parts = [f"output_padding_{n}: {o}" for n, o in zip(names, output_padding)]
+        parts += [f"stride_{n}: {s}" for n, s in zip(names, stride)]
+        parts += [f"dilation_{n}: {d}" for n, d in zip(names, dilation)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+@op(variants="function functional")
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv1d: (N, C_in, L) with weight (C_in, C_out/groups, k), as a 2-d one of height 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {_dims(input.shape)}")
+    if input.ndim == 2:
+        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    stride, padding = _tuple(stride, 1, "stride"), _tuple(padding, 1, "padding")
+    dilation, output_padding = _tuple(dilation, 1, "dilation"), _tuple(output_padding, 1, "output_padding")
+    _check(input._data, weight._data, None if bias is None else bias._data, stride, padding, dilation, groups,
+           True, 1)
+    if input._data.dtype.kind == "c":
+        return complex_conv(lambda ys, ws, bs: conv_transpose1d(ys, ws, bs, stride, padding, output_padding, groups,
+                                                                dilation), input, weight, bias)
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
+                           (0,) + output_padding, groups, (1,) + dilation)
+    return out.squeeze(2)

@@ -1,0 +1,180 @@
+"""Dropout (PyTorch's Dropout kernels): elementwise ``dropout``, the channel-wise ``dropout1d/2d/3d``,
+and ``gumbel_softmax``. Their draws follow PyTorch's CPU streams (``bernoulli_(1 - p)`` per element or
+channel), so a seeded run drops the same elements. vmap refuses them while they draw (randomness)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..._random import draws as _draws
+from ...random import _engine
+from ...tensor import Tensor, _make
+from .._core.batching import unsupported
+from .._core.registry import op
+from .activation import functional_spelling
+from ..reduce.softmax import softmax
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def refuse_complex_draw(x: np.ndarray) -> None:
+    """PyTorch draws dropout's keep mask with bernoulli_ in the input's dtype, which has no complex kernel."""
+    if x.dtype.kind == "c":
+        name = "ComplexFloat" if x.dtype == np.complex64 else "ComplexDouble"
+        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for \'{name}\'')
+
+
+def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    if not training or p == 0:
+        return input
+    x = input._data
+    if p == 1:
+        keep_scaled = np.zeros(x.shape, dtype=x.dtype)
+    else:
+        refuse_complex_draw(x)
+        # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
+        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p)
+        # drawn in memory order: PyTorch's mask is empty_like(input), which keeps a dense view's strides
+        order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
+        if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
+            keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
+        keep_scaled = keep.reshape(x.shape).astype(x.dtype)
+        keep_scaled /= x.dtype.type(1 - p)
+    return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
+
+
+def _batch_dropout(op, input, p=0.5, training=True, inplace=False, train=None):
+    """vmap: the identity outside training; drawing per sample is refused (randomness)."""
+    training = training if train is None else train
+    if inplace or (training and p):
+        raise unsupported(f"nn.functional.{op.__name__} with inplace=True or in training mode")
+    return input
+
+
+@functional_spelling("dropout")
+def _dropout_functional(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p); the identity unless training."""
+    _check_p(p)
+    if inplace:
+        return dropout_(input, p, training)
+    return dropout(input, p, training)
+
+
+@op(variants="function functional", functional=_dropout_functional, batch=_batch_dropout)
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p); the identity unless ``train``."""
+    return _dropout(input, p, train, False)
+
+
+@op(variants="function", no_batch="randomness")
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place dropout."""
+    return _dropout(input, p, train, True)
+
+
+# -- channel-wise dropout --------------------------------------------------------------------------
+def _channel_mask(shape: tuple, p: float, dtype) -> Tensor:
+    """0 for a dropped channel, 1/(1-p) for a kept one; drawn as ``F.dropout`` draws its elements."""
+    if p == 1:
+        return _make(np.zeros(shape, dtype=dtype))
+    refuse_complex_draw(np.empty(0, dtype))
+    # PyTorch: a noise tensor of shape (N, C, 1, ...) filled by bernoulli_(1 - p), divided by 1 - p
+    keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape)
+    return _make(keep.astype(dtype) / dtype.type(1 - p))
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """Zero whole channels (dim 1 of a batched input) with probability p, scale the rest by 1/(1-p)."""
+    if not training or p == 0:
+        return input
+    x = input._data
+    keep = _channel_mask(x.shape[:2] + (1,) * (x.ndim - 2), p, x.dtype)
+    return input.mul_(keep) if inplace else input * keep
+
+
+def _unbatched(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """Channel dropout of an input without a batch dim, through a batch of one as PyTorch records it."""
+    if not training or p == 0:
+        return input
+    if not inplace:
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+    x = input._data
+    return input.mul_(_channel_mask((x.shape[0],) + (1,) * (x.ndim - 1), p, x.dtype))
+
+
+@op(variants="functional", batch=_batch_dropout)
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) input with probability p."""
+    _check_p(p)
+    nd = input.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
+                           "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if nd == 2:
+        return _unbatched(input, p, training, inplace)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _deprecated_dims(name: str, nd: int, k: int) -> None:
+    warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an error in a "
+                  f"future release. To retain the behavior and silence this warning, please use dropout instead. "
+                  f"Note that {name} exists to provide channel-wise dropout on inputs with {k} spatial dimensions, a "
+                  f"channel dimension, and an optional batch dimension (i.e. {k + 1}D or {k + 2}D inputs).",
+                  stacklevel=4)
+
+
+@op(variants="functional", batch=_batch_dropout)
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, H, W) input with probability p (3-d input: PyTorch's (N, C, L) reading)."""
+    _check_p(p)
+    nd = input.ndim
+    if nd not in (3, 4):
+        _deprecated_dims("dropout2d", nd, 2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This "
+                      "behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=3)
+    return _feature_dropout(input, p, training, inplace)
+
+
+@op(variants="functional", batch=_batch_dropout)
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p."""
+    _check_p(p)
+    nd = input.ndim
+    if nd not in (4, 5):
+        _deprecated_dims("dropout3d", nd, 3)
+    if nd != 5:
+        return _unbatched(input, p, training, inplace)
+    return _feature_dropout(input, p, training, inplace)
+
+
+# -- gumbel_softmax --------------------------------------------------------------------------------
+@op(variants="functional", no_batch="randomness")
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """Samples from the Gumbel-softmax distribution; ``hard`` gives one-hot samples whose gradient
+    is the soft sample's (straight-through)."""
+
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
+    x = logits._data
+    # PyTorch: -empty_like(logits).exponential_().log()
+    exp = _draws.exponential_values(_engine(None), x.size, 1.0).astype(x.dtype).reshape(x.shape)
+    gumbels = -_make(np.asarray(exp)).log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = softmax(gumbels, dim)
+    if not hard:
+        return y_soft
+    d = dim + x.ndim if dim < 0 else dim
+    index = np.expand_dims(np.argmax(y_soft._data, axis=d), d)
+    hot = np.zeros_like(x)
+    np.put_along_axis(hot, index, 1.0, axis=d)
+    return _make(hot) - y_soft.detach() + y_soft

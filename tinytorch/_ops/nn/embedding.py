@@ -1,0 +1,139 @@
+"""Embedding lookup: rows of a weight matrix picked by integer indices.
+
+The forward is one numpy ``take``; ``EmbeddingBackward0`` adds the gradient rows into a zero matrix in
+index order, recorded as PyTorch's EmbeddingDenseBackwardBackward0 so second derivatives work. ``max_norm`` renormalises the
+looked-up rows of the weight in place first, outside autograd, as PyTorch's ``embedding_renorm_``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
+from .activation import functional_spelling
+from .._core.util import complex_grad_error
+from .._core.record import record
+from ..index._adjoint import _add_rows_at, _is_row_index
+
+
+class EmbeddingBackward0(Node):
+    def backward(self, g):
+        return (_dense_backward(g, self.indices, self.weight_shape, self.row_scale, self.padding_idx),)
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """The gradient of embedding's weight gradient with respect to the incoming gradient: the rows read
+    back at the indices, zero at the padding row. PyTorch's formula (embedding_dense_double_backward)
+    leaves out scale_grad_by_freq's scale, and so does this one."""
+
+    def backward(self, gg):
+        rows = gg.index_select(0, _make(self.indices))
+        if self.padding_idx is not None:
+            rows = rows.masked_fill(_make((self.indices == self.padding_idx)[:, None]), 0)
+        return (rows.reshape(self.grad_shape),)
+
+
+def _dense_backward(g: Tensor, indices: np.ndarray, weight_shape: tuple, row_scale, padding_idx) -> Tensor:
+    """embedding_dense_backward: zeros of the weight's shape with each gradient row (times its scale)
+    added at its index, in index order as PyTorch's CPU kernel adds them; differentiable in ``g``."""
+    dim = g._data.shape[-1] if g._data.ndim else 1
+    rows = g._data.reshape(-1, dim)
+    if row_scale is not None:
+        rows = rows * row_scale
+    out = np.zeros(weight_shape, dtype=rows.dtype)
+    if not (_is_row_index(indices, rows, weight_shape) and _add_rows_at(out, indices, rows)):
+        np.add.at(out, (indices,), rows)
+    return record(out, EmbeddingDenseBackwardBackward0, (g,), indices=indices, padding_idx=padding_idx,
+                  grad_shape=g._data.shape)
+
+
+def _legacy_name(t: Tensor) -> str:
+    return t.dtype._legacy
+
+
+def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+    w = weight._data
+    rows = np.unique(idx)
+    sel = w[rows]
+    if norm_type == float("inf"):
+        norms = np.abs(sel).max(axis=1)
+    else:
+        norms = (np.abs(sel) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    if big.any():
+        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+        w[rows[big]] = sel[big] * scale[:, None]
+    version_counter(weight)[0] += 1
+
+
+@functional_spelling("embedding")
+def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+                          max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                          sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
+    idx = input._data
+    w = weight._data
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got tinytorch.{_legacy_name(input)} instead (while checking arguments "
+                           "for embedding)")
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    num = w.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= num:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -num:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = num + padding_idx
+    flat = idx.reshape(-1).astype(np.int64, copy=False)
+    if flat.size and flat.view(np.uint64).max() >= num:  # one pass: a negative index reads as >= 2**63
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, flat, max_norm, norm_type)
+        w = weight._data
+    out = np.take(w, flat, axis=0).reshape(idx.shape + (w.shape[1],))
+    if not (_State.enabled and weight._requires_grad):
+        return _make(out)
+    if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
+        raise complex_grad_error("embedding")
+    row_scale = None
+    if scale_grad_by_freq or padding_idx is not None:
+        row_scale = np.ones(flat.shape, dtype=w.dtype)
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num)
+            row_scale = row_scale / counts[flat].astype(w.dtype)
+        if padding_idx is not None:
+            row_scale[flat == padding_idx] = 0
+        row_scale = row_scale[:, None]
+    node = EmbeddingBackward0((weight._edge(),))
+    node.weight_shape, node.indices, node.row_scale, node.padding_idx = w.shape, flat, row_scale, padding_idx
+    return _make(out, node)
+
+
+@op(variants="function functional", functional=_embedding_functional)
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` at the integer ``indices`` (ATen's order; -1: no padding row)."""
+    return _embedding_functional(indices, weight, None if padding_idx == -1 else padding_idx, None, 2.0,
+                                 scale_grad_by_freq, sparse)
+
+
+@op(variants="functional")
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding with a new last dim of size ``num_classes`` (inferred when -1)."""
+    t = tensor._data
+    if t.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if t.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(t.max()) + 1
+    if t.size and t.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if t.size and t.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _make((t[..., None] == np.arange(num_classes)).astype(np.int64))

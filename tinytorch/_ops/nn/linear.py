@@ -1,0 +1,131 @@
+"""``nn.functional.linear``: x W^T + b, one fused node for 2-d inputs as PyTorch records it
+(``AddmmBackward0``, or ``MmBackward0`` without a bias, with W's ``TBackward0``). A contiguous input of
+other rank is flattened to rows and the result viewed back, as PyTorch does (``ViewBackward0`` around
+``AddmmBackward0``; ``UnsafeViewBackward0`` around ``MmBackward0`` without a bias), and a strided one
+copied to rows when W requires grad, as PyTorch's matmul folds it: one 2-d GEMM for the forward and for
+each gradient.
+
+The backward of the fused node computes on arrays when no graph of the gradient is wanted (the same
+products in the same order as its tinytorch-op formula, which ``create_graph=True`` runs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FROM_NP, LOWP_NP, complex64, complex128
+from ...autograd.grad_mode import _Active, _State
+from ...tensor import Tensor, _make
+from .._core.batching import at, level_of
+from .._core.registry import op
+from ..._quiet_fp import cast
+from ..linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, matmul
+from ..shape.shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view
+
+
+def _batch_linear(op, input, weight, bias=None):
+    """vmap: a batched input with shared parameters is one call (linear takes leading dims); a batched
+    weight or bias goes through the batched matmul and add."""
+    lead = level_of((input, weight, bias))
+    if at(input, lead) and not at(weight, lead) and not at(bias, lead):
+        return input._wrap(op(input._phys, weight, bias))
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+# gradients the array fast path leaves to the op formula: half/bfloat16 widen their products to float32
+# there, and complex ones take conjugates (PyTorch's convention, ``holomorphic_backward``); one set test
+_FORMULA_GRAD_NP = LOWP_NP | {complex64.np, complex128.np}
+
+
+class _LinearAddmm(AddmmBackward0):
+    def backward(self, g):
+        if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
+            return super().backward(g)
+        x, w = self.saved_tensors
+        gd = g._data
+        gb = _make(gd.sum(0)) if self.need_b else None
+        gx = _make(_np_matmul(gd, w._data)) if self.need_x else None
+        # W.t()'s gradient as a view of W-shaped rows (as the formula's g.t().mm(x).t()): its TBackward0
+        # flips it back to a view of that array, which the engine keeps as W.grad without a copy
+        gwt = _make(_np_matmul(gd.T, x._data)).t() if self.need_w else None
+        return gb, gx, gwt
+
+
+_LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
+
+
+class _LinearNoBias(_LinearAddmm):
+    def backward(self, g):
+        return super().backward(g)[1:]
+
+    def jvp(self, tx, twt):
+        return super().jvp(None, tx, twt)
+
+
+_LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"
+
+
+@op(variants="functional", batch=_batch_linear)
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias; one fused node for 2-d inputs."""
+    x, w = input._data, weight._data
+    if x.ndim != 2 and w.ndim == 2 and x.flags.c_contiguous and (bias is None or bias._data.ndim == 1) and (
+            x.ndim >= 3 or (x.ndim == 1 and bias is not None)):
+        n_in = x.shape[-1]
+        if n_in and not (_Active.transforms and _State.transforms):
+            # view's own steps without its public layer (shape inference, transform dispatch): the input
+            # is contiguous, so both reshapes are views (the same nodes, ~4 us less a call)
+            rows = linear(_unary_result(input, x.reshape(-1, n_in), ViewBackward0, True, in_shape=x.shape),
+                          weight, bias)
+            if bias is not None:
+                r = rows._data
+                return _unary_result(rows, r.reshape(x.shape[:-1] + (w.shape[0],)), ViewBackward0, True,
+                                     in_shape=r.shape)
+        else:
+            rows = linear(view(input, -1, n_in), weight, bias)
+        shape = x.shape[:-1] + (w.shape[0],)
+        if bias is not None:
+            return view(rows, shape)
+        return _unary_result(rows, rows._data.reshape(shape), UnsafeViewBackward0, False, in_shape=rows._data.shape)
+    if x.ndim >= 3 and w.ndim == 2 and weight._requires_grad and (bias is None or bias._data.ndim == 1):
+        # PyTorch's matmul folds a strided input into rows when W requires grad (a copy: UnsafeViewBackward0
+        # <- CloneBackward0), runs one mm and adds the bias afterwards
+        prod = linear(reshape(input, -1, x.shape[-1]), weight)
+        shape = x.shape[:-1] + (w.shape[0],)
+        out = _unary_result(prod, prod._data.reshape(shape), UnsafeViewBackward0, False, in_shape=prod._data.shape)
+        return out if bias is None else out + bias
+    if x.ndim != 2 or w.ndim != 2 or (bias is not None and bias._data.ndim != 1):
+        out = matmul(input, weight.t())
+        return out if bias is None else out + bias
+    if x.shape[1] != w.shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                           f"{w.shape[1]}x{w.shape[0]})")
+    _check_dtypes(x, w)
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._legacy[:-6]} "
+                           f"and {FROM_NP[x.dtype]._legacy[:-6]}")
+    storage = x.dtype
+    lowp = storage in LOWP_NP
+    if lowp:  # float32 products, sums and bias, rounded once (PyTorch's CPU addmm for half and bfloat16)
+        x, w = x.astype(np.float32), w.astype(np.float32)
+    if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
+        # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
+        # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
+        out = np.matmul(w, x.T).T.copy()
+    else:
+        out = np.matmul(x, w.T)
+    if bias is not None:
+        out += bias._data  # in place: the product is a fresh array
+    if lowp:
+        out = cast(out, storage)
+    rg_b = bias is not None and bias._requires_grad
+    rg_w = weight._requires_grad
+    if _State.enabled and (input._requires_grad or rg_w or rg_b):
+        w_edge = (TBackward0((weight._edge(),)), 0) if rg_w else (None, 0)
+        if bias is None:
+            node = _LinearNoBias((input._edge(), w_edge))
+        else:
+            node = _LinearAddmm((bias._edge(), input._edge(), w_edge))
+        node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
+        node._save_inputs(input if rg_w else None, weight if input._requires_grad else None)  # inputs: nothing to pack
+        return _make(out, node)
+    return _make(out)

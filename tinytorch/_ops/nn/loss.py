@@ -1,0 +1,381 @@
+"""The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
+logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies
+are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so
+grad-of-grad works); the others are composed from tensor ops in PyTorch's order, so they record the
+same graph. The ``torch.X`` spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+
+import numpy as np
+
+from ..._dtype import FROM_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ._reduction import legacy_get_string
+from ._reduction import resolve as _resolve_reduction
+from ...tensor import Size, Tensor, _make
+from .._core.batching import expanded, level_of, logical_ndim
+from .._core.registry import op
+from .activation import functional_spelling
+from .._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
+from ..pointwise.compare import where as _where
+from ...autograd.forward_ad import _add_terms
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+_REDUCTION_ENUM = ("none", "mean", "sum")
+
+
+def reduction_name(reduction) -> str:
+    """'none'/'mean'/'sum' from a name or from PyTorch's enum (the torch.X spellings take the enum)."""
+    return _REDUCTION_ENUM[reduction] if isinstance(reduction, int) else reduction
+
+
+def apply_reduction(loss: Tensor, reduction: str) -> Tensor:
+    check_reduction(reduction)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _legacy(dt: np.dtype) -> str:
+    return FROM_NP[dt]._legacy[:-len("Tensor")]
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return losses
+    return as_array(losses.mean() if reduction == "mean" else losses.sum())
+
+
+def _scale_grad(g: Tensor, reduction: str, n: int) -> Tensor:
+    """The upstream gradient as seen by each element: g, or g / n for a mean."""
+    return g / n if reduction == "mean" and n else g
+
+
+def _weight_array(weight: Tensor | None, fn: str) -> np.ndarray | None:
+    if weight is None:
+        return None
+    if _State.enabled and weight._requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'weight'. This "
+                           "input cannot have requires_grad True.")
+    return weight._data
+
+
+def _pointwise_loss(op, input, target, *args, **kwargs):
+    """vmap: the unreduced loss on the physical batch in one call, then each sample's reduction."""
+    params = dict(inspect.signature(op).bind(input, target, *args, **kwargs).arguments)
+    del params["input"], params["target"]
+    reduction = _resolve_reduction(params.pop("size_average", None), params.pop("reduce", None),
+                                   reduction_name(params.pop("reduction", "mean")))
+    lead = level_of((input, target))
+    n = max(logical_ndim(input, lead), logical_ndim(target, lead))
+    errors = lead._wrap(op(expanded(input, lead, n), expanded(target, lead, n), reduction="none", **params))
+    if reduction == "none" or errors.dim() == 0:
+        return errors
+    return errors.mean() if reduction == "mean" else errors.sum()
+
+
+# -- regression and binary losses -----------------------------------------------------------------
+class MseLossBackward0(Node):
+    def backward(self, g):
+        x, t = self.saved_tensors
+        d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
+        return (fit_grad(d, self.x_meta) if self.need_x else None,
+                fit_grad(-d, self.t_meta) if self.need_t else None)
+
+    def jvp(self, tx, tt):
+        x, t = self.saved_tensors
+        d = _add_terms(tx, None if tt is None else -tt)
+        if d is None:
+            return None
+        d = (x - t) * 2 * d
+        if self.reduction == "none":
+            return d
+        return d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
+
+
+def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean (or summed) squared error; input and target broadcast."""
+    check_reduction(reduction)
+    ti, tt, xd, td = binary_operands(input, target)
+    diff = xd - td
+    out = _reduce(as_array(diff * diff), reduction)
+    need_x = ti is not None and ti._requires_grad
+    need_t = tt is not None and tt._requires_grad
+    if _State.enabled and (need_x or need_t):
+        node = MseLossBackward0((edge(ti), edge(tt)))
+        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, diff.size
+        node.x_meta, node.t_meta = meta(ti, diff), meta(tt, diff)
+        node.save_for_backward(ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
+        return _make(out, node)
+    return _make(out)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    def backward(self, g):
+        x, t, w = self.saved_tensors
+        g = _scale_grad(g, self.reduction, self.n)
+        if w is not None:
+            g = g * w
+        gx = gt = None
+        if self.need_x:
+            gx = g * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+        if self.need_t:
+            gt = g * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return gx, gt
+
+
+def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                          reduction: str = "mean") -> Tensor:
+    """-w [t log x + (1 - t) log(1 - x)] with each log clamped at -100, as PyTorch."""
+    check_reduction(reduction)
+    x, t = input._data, target._data
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {_legacy(t.dtype)} but expected {_legacy(x.dtype)}")
+    if not ((x >= 0) & (x <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    w = _weight_array(weight, "binary_cross_entropy")
+    with np.errstate(divide="ignore"):
+        losses = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    if w is not None:
+        if np.broadcast_shapes(w.shape, losses.shape) != losses.shape:
+            raise RuntimeError(f"output with shape {_dims(losses.shape)} doesn't match the broadcast shape "
+                               f"{_dims(np.broadcast_shapes(w.shape, losses.shape))}")
+        losses = losses * w
+    out = _reduce(as_array(losses.astype(x.dtype, copy=False)), reduction)
+    need_x, need_t = input._requires_grad, target._requires_grad
+    if _State.enabled and (need_x or need_t):
+        node = BinaryCrossEntropyBackward0((input._edge(), target._edge()))
+        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, x.size
+        node.save_for_backward(input, target, weight)
+        return _make(out, node)
+    return _make(out)
+
+
+def _log_sigmoid(x: Tensor) -> Tensor:
+    # min(x, 0) - log1p(exp(-|x|)): no overflow for any x
+    return x.clamp(max=0) - (-x.abs()).exp().log1p()
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    def backward(self, g):
+        x, t, w, pw = self.saved_tensors
+        g = _scale_grad(g, self.reduction, self.n)
+        if w is not None:
+            g = g * w
+        gx = gt = None
+        if self.need_x:
+            if pw is None:
+                gx = g * (x.sigmoid() - t)
+            else:
+                pt = pw * t
+                gx = g * ((pt + 1 - t) * x.sigmoid() - pt)
+            gx = fit_grad(gx, self.x_meta)
+        if self.need_t:
+            gt = g * -x if pw is None else g * (-x - (pw - 1) * _log_sigmoid(x))
+            gt = fit_grad(gt, self.t_meta)
+        return gx, gt
+
+
+@functional_spelling("binary_cross_entropy_with_logits")
+def _bce_with_logits_functional(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average=None, reduce=None, reduction: str = "mean",
+                                pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross-entropy of logits ``input`` (sigmoid applied inside, stably) against ``target``."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    return binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+@op(variants="function functional", functional=_bce_with_logits_functional, batch=_pointwise_loss)
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction=1) -> Tensor:
+    """Sigmoid + binary cross-entropy in one stable formula: (1 - t) x - (1 + (pw - 1) t) log sigmoid(x)."""
+    reduction = reduction_name(reduction)
+    check_reduction(reduction)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Target size ({Size(target._data.shape)}) must be the same as input size "
+                         f"({Size(input._data.shape)})")
+    w = _weight_array(weight, "binary_cross_entropy_with_logits")
+    if pos_weight is not None and _State.enabled and pos_weight._requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
+                           "argument 'pos_weight'. This input cannot have requires_grad True.")
+    _, _, x, t = binary_operands(input, target)
+    log_sig = -np.logaddexp(0, -x)
+    if pos_weight is None:
+        losses = (1 - t) * x - log_sig
+    else:
+        losses = (1 - t) * x - ((pos_weight._data - 1) * t + 1) * log_sig
+    if w is not None:
+        losses = losses * w
+    losses = as_array(losses.astype(x.dtype, copy=False))
+    out = _reduce(losses, reduction)
+    need_x, need_t = input._requires_grad, target._requires_grad
+    if _State.enabled and (need_x or need_t):
+        node = BinaryCrossEntropyWithLogitsBackward0((input._edge(), target._edge()))
+        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, losses.size
+        node.x_meta, node.t_meta = meta(input, losses), meta(target, losses)
+        node.save_for_backward(input, target, weight, pos_weight)
+        return _make(out, node)
+    return _make(out)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` against ``target`` (same shape)."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    return _binary_cross_entropy(input, target, weight, reduction)
+
+
+# -- regression losses ----------------------------------------------------------------------------
+def _check_sizes(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+    broadcast_shapes(input._data.shape, target._data.shape)
+
+
+def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _reduce_errors(errors: Tensor, reduction: str) -> Tensor:
+    check_reduction(reduction)
+    if reduction == "mean":
+        return errors.mean()
+    return errors.sum() if reduction == "sum" else errors
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Squared error (x - y)^2, averaged, summed or per element."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target) ** 2, weight, input, reduction)
+    return _mse_loss(input, target, reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Absolute error |x - y|, averaged, summed or per element."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, input, reduction)
+    return _reduce_errors((input - target).abs(), reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y)."""
+    _check_sizes(input, target)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce_errors(d, reduction)
+    return _reduce_errors(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+@op(variants="functional", batch=_pointwise_loss)
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = x - y)."""
+    _check_sizes(input, target)
+    d = (input - target).abs()
+    errors = _where(d <= delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted(errors, weight, input, reduction)
+    return _reduce_errors(errors, reduction)
+
+
+def _xlogy(x: Tensor) -> Tensor:
+    """x * log(x), 0 where x == 0."""
+    zero = _make(np.asarray(x._data == 0))
+    return _where(zero, 0.0, x * _where(zero, 1.0, x).log())
+
+
+@functional_spelling("kl_div")
+def _kl_div_functional(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                       log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
+    legacy = size_average is not None or reduce is not None
+    if legacy:
+        reduction = legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "batchmean":
+        summed = kl_div(input, target, "sum", log_target=log_target)
+        return summed / input.shape[0] if input.ndim != 0 else summed
+    return kl_div(input, target, reduction, log_target=log_target)
+
+
+@op(variants="function functional", functional=_kl_div_functional)
+def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy(target) - target * input
+    return apply_reduction(loss, reduction_name(reduction))
+
+
+@functional_spelling("poisson_nll_loss")
+def _poisson_nll_functional(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                            size_average=None, eps: float = 1e-8, reduce=None,
+                            reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Poisson of rate exp(input) (or input)."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    return poisson_nll_loss(input, target, log_input, full, eps, reduction)
+
+
+@op(variants="function functional", functional=_poisson_nll_functional)
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction) -> Tensor:
+    """Negative log-likelihood of ``target`` under a Poisson of rate exp(input) (or input)."""
+    reduction = reduction_name(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + _where(_make(np.asarray(target._data <= 1)), 0.0, stirling)
+    return apply_reduction(loss, reduction)

@@ -1,0 +1,379 @@
+"""The negative log-likelihood losses: ``nll_loss`` and ``cross_entropy`` (PyTorch's LossNLL kernels),
+and ``gaussian_nll_loss`` (composed, as in PyTorch).
+
+``cross_entropy`` with class-index targets computes the log-softmax and the negative log-likelihood
+together and records the same two nodes PyTorch does: ``NllLossBackward0`` whose edge leads to a
+``LogSoftmaxBackward0``. The probability-target and label-smoothing forms are composed from tensor ops
+in PyTorch's order, so they record the same graph. Argument checks raise PyTorch's exception types
+and texts."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ..._quiet_fp import loud, quiet
+from ...autograd.grad_mode import _State, no_grad
+from ...autograd.node import Node
+from ._reduction import resolve as _resolve_reduction
+from ...tensor import Tensor, _make
+from .._core.batching import expanded, level_of, unsupported
+from .._core.registry import op
+from .._core.util import as_array, last_axis_max, row_starts
+from ..pointwise.compare import where as _where
+from .loss import _dims, _legacy, _weight_array, check_reduction
+from ..reduce.softmax import LogSoftmaxBackward0
+from ..reduce.softmax import log_softmax as _log_softmax
+
+
+def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)  # rows of -inf stay -inf instead of turning NaN
+    shifted = x - m
+    with np.errstate(divide="ignore", invalid="ignore"):  # a row of -inf gives NaN silently, as PyTorch
+        return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+
+# -- negative log-likelihood ----------------------------------------------------------------------
+_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class NllLossBackward0(Node):
+    """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
+    class, zero elsewhere) times the upstream gradient."""
+
+    unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
+
+    def backward(self, g):
+        gd = g._data
+        if not _State.enabled and gd.dtype in _EXACT:
+            saved = self._saved_arrays()  # no graph of the gradient: the same product on the arrays
+            if saved is not None and saved[0].dtype == gd.dtype:
+                if self.unsqueeze_dim is not None:
+                    gd = np.expand_dims(gd, self.unsqueeze_dim)
+                return (_make(as_array(saved[0] * gd)),)
+        (coef,) = self.saved_tensors
+        if self.unsqueeze_dim is not None:
+            g = g.unsqueeze(self.unsqueeze_dim)
+        return (coef * g,)
+
+    def jvp(self, t):
+        (coef,) = self.saved_tensors
+        prod = coef * t
+        return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    pass
+
+
+def check_nll(x: np.ndarray, t: np.ndarray, w: np.ndarray | None, ignore_index: int) -> None:
+    """PyTorch's argument checks for nll_loss (and cross_entropy with class indices), in its order."""
+    nd = x.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and x.shape[0] != (t.shape[0] if t.ndim else 0):
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({t.shape[0] if t.ndim else 0}).")
+    n_classes = x.shape[0] if nd == 1 else x.shape[1]
+    if nd <= 2:
+        if t.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 1 and t.ndim == 1 and t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+        if w is not None and (w.ndim != 1 or w.size != n_classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                               f"but got weight tensor of shape: {_dims(w.shape)}")
+    else:
+        if nd != 4 and t.shape[1:] != x.shape[2:]:
+            raise RuntimeError(f"Expected target size {_dims((x.shape[0],) + x.shape[2:])}, got {_dims(t.shape)}")
+        if nd == 4 and t.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {t.ndim}")
+        if nd == 4 and (x.shape[0] != t.shape[0] or x.shape[2:] != t.shape[1:]):
+            raise RuntimeError(f"size mismatch (got input: {_dims(x.shape)} , target: {_dims(t.shape)}")
+        if w is not None and w.size != n_classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if t.dtype != np.int64 and t.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(t.dtype)}")
+    if w is not None and w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {_legacy(x.dtype)} but found {_legacy(w.dtype)}")
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {t.reshape(-1)[np.flatnonzero(bad)[0]]} is out of bounds.")
+
+
+def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray | None, ignore_index: int,
+         reduction: str) -> Tensor:
+    """NLL over checked arguments; ``logp_t`` (the graph's log-prob tensor) is None when no grad is wanted."""
+    nd = logp.ndim
+    if nd == 1:
+        x2, t2 = logp.reshape(1, -1), t.reshape(1)
+    else:
+        x2, t2 = logp, t
+    t2 = t2.astype(np.int64, copy=False)
+    ignored = t2 == ignore_index
+    safe = np.where(ignored, 0, t2)
+    picked = np.take_along_axis(x2, safe[:, None], axis=1)[:, 0]
+    wt = np.ones(t2.shape, dtype=x2.dtype) if w is None else w[safe]
+    wt = np.where(ignored, 0, wt).astype(x2.dtype, copy=False)
+    losses = np.where(ignored, 0, -wt * picked).astype(x2.dtype, copy=False)
+    denom = None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if reduction == "none":
+            out = losses.reshape(()) if nd == 1 else losses
+        elif reduction == "sum":
+            out = as_array(losses.sum())
+        else:
+            denom = wt.sum()
+            out = as_array(losses.sum() / denom)
+        out = as_array(out.astype(x2.dtype, copy=False))
+        if logp_t is None:
+            return _make(out)
+        scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
+    coef = np.zeros_like(x2)
+    np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+    node = (NllLoss2DBackward0 if nd > 2 else NllLossBackward0)((logp_t._edge(),))
+    node.unsqueeze_dim = 1 if reduction == "none" and nd > 1 else None
+    node.save_for_backward(_make(coef.reshape(logp.shape)))
+    return _make(out, node)
+
+
+def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
+    """PyTorch's nll_loss_nd: inputs of 3 or 5+ dims go through a 4-d view, as its graph shows."""
+    x = logp_t._data
+    if x.ndim <= 2 or x.ndim == 4:
+        return _nll(x, logp_t if need_grad else None, t, w, ignore_index, reduction)
+    n, c = x.shape[0], x.shape[1]
+    view = logp_t.view(n, c, 1, -1) if need_grad else _make(x.reshape(n, c, 1, -1))
+    out = _nll(view._data, view if need_grad else None, t.reshape(n, 1, -1), w, ignore_index, reduction)
+    return out.view(t.shape) if reduction == "none" else out
+
+
+def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+              reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``."""
+    check_reduction(reduction)
+    w = _weight_array(weight, "nll_loss_forward")
+    check_nll(input._data, target._data, w, ignore_index)
+    need = _State.enabled and input._requires_grad
+    return _nll_nd(input, target._data, w, ignore_index, reduction, need)
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
+    """The training case in one pass over arrays: C-contiguous floating (N, C) logits, in-range int64
+    targets, no weight, ignore_index never hit, mean or sum. For float32/float64 the same numpy
+    operations as the general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the
+    same two nodes. None for anything else, and for a row whose max is not finite (the general path
+    then gives PyTorch's NaN/inf semantics); such a row always makes the loss non-finite, so the row
+    maxima are only looked at then. Each numpy call costs about a microsecond at these sizes, so the
+    steps below are the fewest calls that give those bits."""
+    x = input._data
+    t = target._data
+    if (x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in FLOATING_NP
+            or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
+        return None
+    n, c = x.shape
+    if n != t.shape[0] or not n or 0 <= ignore_index < c:
+        return None
+    try:  # the flat index of each target, refused (ValueError) for one outside [0, c): both bounds at once
+        idx = np.ravel_multi_index((row_starts(n, 1), t), x.shape)
+    except ValueError:
+        return None  # the general path raises PyTorch's error
+    token = quiet()
+    try:
+        m = last_axis_max(x)  # the row maxima (as np.max(x, 1, keepdims=True)), the fastest call
+        logp = x - m
+        lse = np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
+        need = _State.enabled and input._requires_grad
+        if need:  # the whole log-softmax is saved for the backward
+            logp -= lse
+            picked = logp.ravel().take(idx)
+        else:  # only the targets' entries, each computed as above
+            picked = logp.ravel().take(idx)
+            picked -= lse.ravel()
+        total = np.add.reduce(picked)
+        # the log-probs are <= 0 (or NaN, which a non-finite max makes), so the sum of their negatives is
+        # exactly minus their sum, but for the sign of a zero sum: then the sum of the negatives itself
+        total = -total if total else np.add.reduce(np.negative(picked))
+    finally:
+        loud(token)
+    if not math.isfinite(total) and not np.isfinite(m).all():
+        return None
+    mean = reduction == "mean"
+    if mean:  # divided by dtype(n): numpy 1.x would promote a float32 scalar over a Python int to float64
+        total = total / x.dtype.type(n)
+    out = np.asarray(total)
+    if not need:
+        return _make(out)
+    lsm = LogSoftmaxBackward0((input._edge(),))
+    lsm.dim = 1
+    lsm._save_own_output(_make(logp, lsm))
+    coef = np.zeros((n, c), x.dtype)
+    coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
+    node = NllLossBackward0(((lsm, 0),))
+    node._save_inputs(_make(coef))
+    return _make(out, node)
+
+
+def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                   reduction: str = "mean") -> Tensor:
+    """Log-softmax over the class dim and NLL, for class-index targets."""
+    x = input._data
+    check_reduction(reduction)
+    if x.ndim and x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_legacy(x.dtype)}\'')
+    w = _weight_array(weight, "nll_loss_forward")
+    check_nll(x, target._data, w, ignore_index)
+    class_dim = 0 if x.ndim == 1 else 1
+    logp = _stable_log_softmax(x, class_dim)
+    need = _State.enabled and input._requires_grad
+    if need:
+        node = LogSoftmaxBackward0((input._edge(),))
+        node.dim = class_dim
+        logp_t = _make(logp, node)
+        node.save_for_backward(logp_t)
+    else:
+        logp_t = _make(logp)
+    return _nll_nd(logp_t, target._data, w, ignore_index, reduction, need)
+
+
+def _class_loss(op, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                reduction="mean", label_smoothing=0.0):
+    """vmap: fold the batch into the loss's N, then reduce per sample over the non-ignored targets."""
+    if weight is not None:
+        raise unsupported(f"nn.functional.{op.__name__} with weight")
+    lead = level_of((input, target))
+    x = expanded(input, lead, input.dim())
+    t = expanded(target, lead, target.dim())
+    B = lead._bsz
+    logical_x = tuple(input.shape)
+    kw = {"label_smoothing": label_smoothing} if op.__name__ == "cross_entropy" else {}
+    if len(logical_x) == 1:      # one sample of C classes: the batch becomes the loss's N
+        return lead._wrap(op(x, t, ignore_index=ignore_index, reduction="none", **kw))
+    xs = x.reshape((B * logical_x[0],) + logical_x[1:])
+    ts = t.reshape((B * logical_x[0],) + tuple(target.shape)[1:])
+    errs = op(xs, ts, ignore_index=ignore_index, reduction="none", **kw)
+    errs = errs.reshape((B,) + tuple(target.shape))
+    if reduction == "none":
+        return lead._wrap(errs)
+    total = errs.reshape(B, -1).sum(1)
+    if reduction == "sum":
+        return lead._wrap(total)
+    count = (t != ignore_index).reshape(B, -1).sum(1).to(errs.dtype)
+    return lead._wrap(total / count)
+
+
+# -- classification losses ------------------------------------------------------------------------
+@op(variants="functional", batch=_class_loss)
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices under log-probabilities ``input`` (classes on dim 1)."""
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    return _nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def _class_shape(ndim: int, n_classes: int, class_dim: int) -> tuple:
+    """The shape that broadcasts a per-class vector along ``class_dim``."""
+    return tuple(n_classes if d == class_dim else 1 for d in range(ndim))
+
+
+def _cross_entropy_probs(input: Tensor, target: Tensor, weight, reduction: str, label_smoothing: float):
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = _log_softmax(input, class_dim)
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * weight.view(_class_shape(input.ndim, n_classes, class_dim))
+    if reduction == "mean":
+        return -prod.sum() / (input.numel() / n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight, ignore_index: int, reduction: str,
+                            label_smoothing: float):
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = _log_softmax(input, class_dim)
+    nll = _nll_loss(logp, target, weight, ignore_index, reduction)
+    ignored = target._data == ignore_index
+    if weight is not None:
+        smooth = -(logp * weight.view(_class_shape(input.ndim, n_classes, class_dim))).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = _where(_make(ignored), 0.0, smooth)
+    if reduction == "mean":
+        if weight is not None:
+            denom = np.asarray(weight._data[target._data[~ignored]].sum())
+        else:
+            denom = np.asarray((~ignored).sum())
+        smoothed = smooth.sum() / _make(denom)
+    elif reduction == "sum":
+        smoothed = smooth.sum()
+    else:
+        smoothed = smooth
+    return (1 - label_smoothing) * nll + smoothed * (label_smoothing / n_classes)
+
+
+@op(variants="functional", batch=_class_loss)
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy of logits ``input`` against class indices or class probabilities ``target``."""
+    if weight is None and size_average is None and reduce is None and label_smoothing == 0.0:
+        out = _cross_entropy_common(input, target, ignore_index, reduction)
+        if out is not None:
+            return out
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if input._data.shape == target._data.shape:
+        if target._data.dtype not in FLOATING_NP:
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype._legacy[:-6]}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        return _cross_entropy_smoothed(input, target, weight, ignore_index, reduction, label_smoothing)
+    return _cross_entropy(input, target, weight, ignore_index, reduction)
+
+
+@op(variants="functional")
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input``, variance ``var``."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _make(np.ones_like(input._data))
+    elif bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass  # one dimension of var is 1 (heteroscedastic across it): broadcasting does it
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)  # the clamp must not stop gradients flowing to var
+    loss = (var.log() + (input - target) ** 2 / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss

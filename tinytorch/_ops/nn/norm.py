@@ -1,0 +1,228 @@
+"""Normalisation primitives: layer_norm and group_norm (batch_norm in batch_norm.py), and the helpers the
+three share.
+
+Each forward is one numpy pass over the input; each records PyTorch's node (``NativeLayerNormBackward0``,
+``NativeGroupNormBackward0``, ``NativeBatchNormBackward0``) with edges to input, weight and bias. The
+backward recomputes the normalised input from the saved input with tinytorch ops, so the gradient is a
+differentiable function of the input and second derivatives come out right. Without create_graph,
+layer_norm's backward runs the same formula on arrays, with the forward's normalised input."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, FROM_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
+from .activation import functional_spelling
+from .._core.util import edge
+
+
+def _float_only(x, kernel: str) -> None:
+    """PyTorch's error for an integer or bool input to a floating-point kernel."""
+    if (x.dtype not in FLOATING_NP and x.dtype.kind != "c"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[x.dtype]._legacy[:-len("Tensor")]}\'')
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _grad_input(g_hat: Tensor, xhat: Tensor, invstd: Tensor, axes: tuple) -> Tensor:
+    """d loss / d x of xhat = (x - mean(x)) * invstd, given d loss / d xhat (statistics over ``axes``)."""
+    return invstd * (g_hat - g_hat.mean(axes, keepdim=True) - xhat * (g_hat * xhat).mean(axes, keepdim=True))
+
+
+def _standardize(x: Tensor, axes: tuple, eps: float):
+    """(xhat, invstd) from the batch statistics of ``x``, in differentiable ops."""
+    xc = x - x.mean(axes, keepdim=True)
+    invstd = ((xc * xc).mean(axes, keepdim=True) + eps).rsqrt()
+    return xc * invstd, invstd
+
+
+_EXACT_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _mean_np(x: np.ndarray, axes: tuple) -> np.ndarray:
+    """``x.mean(axis=axes, keepdims=True)``; for float32/float64 as numpy computes it (a sum, then one
+    division by the count, in place) without the Python layers of ``ndarray.mean``."""
+    if x.dtype not in _EXACT_MEAN:
+        return x.mean(axis=axes, keepdims=True)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    out = np.add.reduce(x, axis=axes, keepdims=True)
+    out /= count
+    return out
+
+
+def _np_stats(x: np.ndarray, axes: tuple, eps: float):
+    mean = _mean_np(x, axes)
+    xc = x - mean
+    var = _mean_np(xc * xc, axes)
+    invstd = (1 / np.sqrt(var + x.dtype.type(eps))).astype(x.dtype, copy=False)
+    return mean, var, xc, invstd
+
+
+def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes: tuple) -> np.ndarray:
+    """``_grad_input`` on arrays: the same operations in the same order (products commuted, which
+    changes no float), in place on two temporaries."""
+    prod = g_hat * xhat
+    projection = np.multiply(xhat, _mean_np(prod, axes), out=prod)
+    inner = g_hat - _mean_np(g_hat, axes)
+    inner -= projection
+    if invstd.dtype != inner.dtype:
+        return invstd * inner
+    inner *= invstd
+    return inner
+
+
+def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
+    if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
+                           or (bias is not None and bias._requires_grad)):
+        node = node_cls((edge(input), edge(weight), edge(bias)))
+        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, name, value)
+        node._save_inputs(input, weight)  # inputs of the node: never its own output
+        return _make(out, node)
+    return _make(out)
+
+
+def _maybe(flag: bool, fn):
+    return fn() if flag else None
+
+
+# -- layer_norm -----------------------------------------------------------------------------------
+class NativeLayerNormBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        axes, lead = self.axes, self.lead
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        if not _State.enabled:
+            # no graph of the gradient: on arrays, with the forward's xhat and invstd (computed by
+            # the same operations as ``_standardize``)
+            gd, xhat, invstd = g._data, self.xhat, self.invstd
+            gx = gw = gb = None
+            if need_x:
+                gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
+            # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
+            if need_w:
+                gw = _make(np.asarray(np.add.reduce(gd * xhat, axis=lead, dtype=gd.dtype) if lead else gd * xhat))
+            if need_b:
+                gb = _make(np.asarray(np.add.reduce(gd, axis=lead, dtype=gd.dtype)) if lead else gd)
+            return gx, gw, gb
+        xhat, invstd = _standardize(x, axes, self.eps)
+        gx = _maybe(need_x, lambda: _grad_input(g if w is None else g * w, xhat, invstd, axes))
+        gw = _maybe(need_w, lambda: (g * xhat).sum(lead) if lead else g * xhat)
+        gb = _maybe(need_b, lambda: g.sum(lead) if lead else g)
+        return gx, gw, gb
+
+
+def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+                eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    x = input._data
+    _float_only(x, "LayerNormKernelImpl")
+    k = len(normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_dims(t._data.shape)} and normalized_shape = {_dims(normalized_shape)}")
+    if k == 0 or x.ndim < k or x.shape[x.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
+    axes = tuple(range(x.ndim - k, x.ndim))
+    _, _, xc, invstd = _np_stats(x, axes, eps)
+    xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        if out is xhat:
+            out = out + bias._data
+        else:
+            out += bias._data  # the result may be modified in place; the backward's xhat must not be
+    if out is xhat:
+        out = out.copy()
+    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
+                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
+
+
+# -- group_norm -----------------------------------------------------------------------------------
+class NativeGroupNormBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        shape, grouped, pshape = self.shape, self.grouped, self.param_shape
+        axes = (0,) + tuple(range(2, len(shape)))
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        xhat, invstd = _standardize(x.reshape(grouped), (2,), self.eps)
+        g_hat = g if w is None else g * w.reshape(pshape)
+        gx = _maybe(need_x, lambda: _grad_input(g_hat.reshape(grouped), xhat, invstd, (2,)).reshape(shape))
+        gw = _maybe(need_w, lambda: (g * xhat.reshape(shape)).sum(axes))
+        gb = _maybe(need_b, lambda: g.sum(axes))
+        return gx, gw, gb
+
+
+def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+                eps: float = 1e-5) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    x = input._data
+    _float_only(x, "GroupNormKernelImpl")
+    if x.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
+    n, c = x.shape[0], x.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_dims(x.shape)} and num_groups={num_groups}")
+    spatial = math.prod(x.shape[2:])
+    if num_groups > 0 and (n * c // num_groups) * spatial == 1:
+        size = [n * c // num_groups, num_groups] + list(x.shape[2:])
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
+    grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
+    _, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
+    out = (xc * invstd).reshape(x.shape)
+    pshape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * weight._data.reshape(pshape)
+    if bias is not None:
+        out = out + bias._data.reshape(pshape)
+    return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
+                   grouped=grouped, param_shape=pshape, eps=eps)
+
+
+# -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------
+@functional_spelling("layer_norm")
+def _layer_norm_functional(input: Tensor, normalized_shape, weight: Tensor | None = None,
+                           bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@op(variants="function functional", functional=_layer_norm_functional)
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
+    return _layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@functional_spelling("group_norm")
+def _group_norm_functional(input: Tensor, num_groups: int, weight: Tensor | None = None,
+                           bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@op(variants="function functional", functional=_group_norm_functional)
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """Normalise each group of channels of each sample, then scale and shift per channel."""
+    return _group_norm(input, num_groups, weight, bias, eps)

@@ -1,0 +1,194 @@
+"""Padding: ``pad`` in its constant, reflect, replicate and circular modes, and the per-axis linear maps
+that reflect/replicate padding and ``interpolate`` share.
+
+Reflect and replicate padding, nearest and (bi/tri)linear resizing are all separable linear maps: along
+each spatial axis, every output position is an index into the input (a gather) or a weighted sum of a
+few inputs (a small dense matrix). ``axis_map`` applies such per-axis maps in numpy; its node's backward
+applies the transposed maps with the same machinery, whose backward applies the maps again, so
+derivatives of every order are exact."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
+
+
+# -- separable per-axis linear maps ---------------------------------------------------------------
+def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
+    """The adjoint of ``np.take(., m, axis)``: slices of ``x`` summed into the positions ``m`` names.
+
+    A product with the dense 0/1 matrix is fastest (BLAS), but 0 * inf would spread NaN across the
+    row; non-finite gradients take one ``np.add.reduceat`` over runs of equal (sorted) indices instead."""
+    if np.isfinite(x).all():
+        mat = np.zeros((m.size, n_in), dtype=x.dtype)
+        mat[np.arange(m.size), m] = 1
+        return np.moveaxis(np.moveaxis(x, axis, -1) @ mat, -1, axis)
+    order = np.argsort(m, kind="stable")
+    sorted_m = m[order]
+    starts = np.flatnonzero(np.r_[True, sorted_m[1:] != sorted_m[:-1]])
+    sums = np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
+    shape = list(x.shape)
+    shape[axis] = n_in
+    out = np.zeros(shape, dtype=x.dtype)
+    key = [slice(None)] * x.ndim
+    key[axis] = sorted_m[starts]
+    out[tuple(key)] = sums
+    return out
+
+
+def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
+    """Apply each (axis, map, n_in) to ``x``; with ``transpose``, the adjoint maps in reverse order.
+
+    A map is an index vector (a gather along the axis) or an (n_out, n_in) weight matrix."""
+    for axis, m, n_in in (reversed(maps) if transpose else maps):
+        if m.ndim == 1:
+            x = _scatter_add(x, m, n_in, axis) if transpose else np.take(x, m, axis=axis)
+            continue
+        mat = m.astype(x.dtype, copy=False)
+        x = np.moveaxis(np.moveaxis(x, axis, -1) @ (mat if transpose else mat.T), -1, axis)
+    return np.ascontiguousarray(x)
+
+
+class _AxisMapBackward(Node):
+    """A node of an axis map; its gradient is the adjoint map, recorded as ``adjoint`` (and back)."""
+
+    adjoint = None
+
+    def backward(self, g):
+        return (axis_map(g, self.maps, not self.transpose, self.adjoint),)
+
+
+def axis_map(input: Tensor, maps, transpose: bool, node_cls) -> Tensor:
+    """``input`` with the separable maps applied (or their adjoints), recording ``node_cls``."""
+    out = _apply(input._data, maps, transpose)
+    if not (_State.enabled and input._requires_grad):
+        return _make(out)
+    node = node_cls((input._edge(),))
+    node.maps, node.transpose = maps, transpose
+    return _make(out, node)
+
+
+def map_node(name: str, adjoint: str | None = None):
+    """A node class named ``name`` whose double-backward node is PyTorch's ``...BackwardBackward0``."""
+    fwd = type(name, (_AxisMapBackward,), {})
+    adjoint = adjoint or name.replace("Backward0", "BackwardBackward0")
+    fwd.adjoint = type(adjoint, (_AxisMapBackward,), {"adjoint": fwd})
+    return fwd
+
+
+# -- constant padding -----------------------------------------------------------------------------
+class ConstantPadNdBackward0(Node):
+    def backward(self, g):
+        return (constant_pad_nd(g, [-p for p in self.pad], 0),)
+
+
+def _pad_pairs(pad, ndim: int):
+    """[(axis, before, after)] for PyTorch's pad list (last dim first)."""
+    return [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
+
+
+def _pad_last(op, input, pad, *args, **kwargs):
+    # the padded dims are the last ones, never the batch dim
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    return input._wrap(op(input._phys, pad, *args, **kwargs))
+
+
+@op(variants="function", batch=_pad_last)
+def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
+    """Pad (or crop, for negative amounts) the trailing dims with ``value``."""
+    x = input._data
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > x.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.ndim}")
+    shape = list(x.shape)
+    src = [slice(None)] * x.ndim
+    dst = [slice(None)] * x.ndim
+    for axis, before, after in _pad_pairs(pad, x.ndim):
+        n = x.shape[axis]
+        new = n + before + after
+        if new < 0 or n + min(before, 0) < 0 or n + min(after, 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        shape[axis] = new
+        src[axis] = slice(max(-before, 0), n - max(-after, 0))
+        dst[axis] = slice(max(before, 0), new - max(after, 0))
+    out = np.full(shape, value, dtype=x.dtype) if x.dtype != np.bool_ else np.full(shape, bool(value))
+    out[tuple(dst)] = x[tuple(src)]
+    if _State.enabled and input._requires_grad:
+        node = ConstantPadNdBackward0((input._edge(),))
+        node.pad = tuple(pad)
+        return _make(out, node)
+    return _make(out)
+
+
+# -- reflect / replicate / circular ---------------------------------------------------------------
+_SUPPORTED = ("Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+# PyTorch's circular pad is slice assignments: CopySlices, whose gradient goes through a slice's backward
+_CIRCULAR = map_node("CopySlices", "SliceBackwardBackward0")
+_NODES = {(m, k): map_node(f"{m.capitalize()}Pad{k}DBackward0") for m in ("reflection", "replication")
+          for k in (1, 2, 3)}
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _index(mode: str, n: int, before: int, after: int) -> np.ndarray:
+    j = np.arange(-before, n + after)
+    if mode == "replicate":
+        return np.clip(j, 0, n - 1)
+    if mode == "circular":
+        # negative amounts crop first; positive ones then wrap around what is left
+        lo, m = max(-before, 0), n - max(-before, 0) - max(-after, 0)
+        return lo + np.arange(-max(before, 0), m + max(after, 0)) % m
+    j = np.abs(j)
+    return (n - 1) - np.abs((n - 1) - j)
+
+
+def _check_nonconstant(x: np.ndarray, pad, mode: str) -> int:
+    k = len(pad) // 2
+    if len(pad) % 2 or k not in (1, 2, 3) or x.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {x.ndim}D input tensor.\n{_SUPPORTED}")
+    batch_ok = all(s != 0 for s in x.shape[x.ndim - k - 1:])
+    if not batch_ok and mode != "circular":
+        kinds = {1: "2D or 3D", 2: "3D or 4D", 3: "4D or 5D"}[k]
+        raise RuntimeError(f"Expected {kinds} (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {_dims(x.shape)}")
+    for axis, before, after in _pad_pairs(pad, x.ndim):
+        n = x.shape[axis]
+        if mode == "reflect" and (before >= n or after >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({before}, {after}) at dimension {axis} of input {_dims(x.shape)}")
+        if mode == "circular" and (before > n or after > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if n + before + after < 0 or (mode == "replicate" and n + before + after < 1):
+            raise RuntimeError(f"input (D: ..., W: {n}) is too small. Calculated output W: {n + before + after}")
+    return k
+
+
+@op(variants="functional")
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the trailing dims: ``pad`` = (left, right) for the last dim, then the one before, ..."""
+    pad = tuple(int(p) for p in pad)
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    x = input._data
+    k = _check_nonconstant(x, pad, mode)
+    maps = [(axis, _index(mode, x.shape[axis], before, after), x.shape[axis])
+            for axis, before, after in _pad_pairs(pad, x.ndim)]
+    if mode == "circular":
+        return axis_map(input, maps, False, _CIRCULAR)
+    return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)])

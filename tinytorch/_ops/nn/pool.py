@@ -1,0 +1,517 @@
+"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, adaptive_max_pool2d.
+
+Forwards are numpy over strided window views (no loop over pixels). Each backward is a primitive
+whose own backward is again a pooling op, so gradients of any order are tinytorch ops: max pooling
+scatters the gradient to the recorded argmax positions (its adjoint gathers from them), average
+pooling spreads it over each window (its adjoint is the average pooling itself). The 1-d forms run
+the 2-d ones on an unsqueezed height of 1, which is also what PyTorch records.
+
+Adaptive pooling: output cell i of n covers input rows floor(i*H/n) to ceil((i+1)*H/n), as in
+PyTorch. Average pooling sums windows from an integral image and spreads gradients back with a 2-d
+difference array (both vectorised); max pooling loops over the output cells (windows differ in
+size), and shares max pooling's scatter/gather backward."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..._dtype import FLOATING_NP
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.registry import op
+
+
+def _pair(v, name="kernel_size"):
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(v)
+    return v * 2 if len(v) == 1 else v
+
+
+def _out_size(n: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
+    """PyTorch's pooling_output_shape: the last window must start inside the input or left padding."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+    out = num // s + 1
+    if ceil and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _as4(x: np.ndarray) -> np.ndarray:
+    return x if x.ndim == 4 else x[None]
+
+
+def _padded(x4: np.ndarray, p, need_hw, fill) -> np.ndarray:
+    """x4 with ``p`` rows/cols of ``fill`` before and as many after as the windows reach."""
+    n, c, h, w = x4.shape
+    hp, wp = max(h + 2 * p[0], need_hw[0]), max(w + 2 * p[1], need_hw[1])
+    if (hp, wp) == (h, w):
+        return x4
+    out = np.full((n, c, hp, wp), fill, x4.dtype)
+    out[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x4
+    return out
+
+
+def _windows(xp: np.ndarray, k, s, d, out_hw) -> np.ndarray:
+    n, c = xp.shape[:2]
+    s0, s1, s2, s3 = xp.strides
+    return as_strided(xp, (n, c, out_hw[0], out_hw[1], k[0], k[1]),
+                      (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
+
+
+def _check_pool(x: np.ndarray, k, s, p, d, out_hw, dilation_text=True):
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if any(pi > ((ki - 1) * di + 1) // 2 for pi, ki, di in zip(p, k, d)):
+        pi, ki, di = next((pi, ki, di) for pi, ki, di in zip(p, k, d) if pi > ((ki - 1) * di + 1) // 2)
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} "
+                           f"and dilation={di}")
+    if any(o < 1 for o in out_hw):
+        c, h, w = x.shape[-3:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out_hw[0]}x{out_hw[1]}). "
+                           "Output size is too small")
+
+
+# -- max pooling ----------------------------------------------------------------------------------
+class _MaxScatter(Node):
+    """grad_input = the gradient scattered to the argmax positions; its own gradient gathers."""
+
+    def backward(self, h):
+        return _gather(h, self.flat, self.out_shape), _zeros_for_input(self, h)
+
+
+def _zeros_for_input(node, h: Tensor):
+    """PyTorch's pooling backward kernels take the pooled input too, with derivative zeros_like(self):
+    a second derivative through a pooling is 0 for the input, not "not used in the graph"."""
+    if len(node.next_functions) < 2 or node.next_functions[1][0] is None:
+        return None
+    return _make(np.zeros(node.in_shape, h._data.dtype))
+
+
+def _input_edge(x_edge):
+    return x_edge if x_edge is not None and x_edge[0] is not None else None
+
+
+class _MaxGather(Node):
+    def backward(self, g):
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self.scatter_name),)
+
+
+def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
+    out = t._data.reshape(-1)[flat].reshape(out_shape)
+    if not (_State.enabled and t._requires_grad):
+        return _make(out)
+    node = _MaxGather((t._edge(),))
+    node.flat, node.in_shape, node.unique, node.scatter_name = flat, t._data.shape, True, "_MaxScatter"
+    return _make(out, node)
+
+
+def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x_edge=None) -> Tensor:
+    gd = g._data.reshape(-1)
+    size = int(np.prod(in_shape))
+    if unique:
+        out = np.zeros(size, gd.dtype)
+        out[flat] = gd
+    else:
+        out = np.bincount(flat, weights=gd, minlength=size).astype(gd.dtype, copy=False)
+    out = out.reshape(in_shape)
+    x_edge = _input_edge(x_edge)
+    if not (_State.enabled and (g._requires_grad or x_edge is not None)):
+        return _make(out)
+    node = _SCATTER_NODES[name]((g._edge(),) + ((x_edge,) if x_edge is not None else ()))
+    node.flat, node.out_shape, node.in_shape = flat, g._data.shape, tuple(in_shape)
+    return _make(out, node)
+
+
+def _named(name, base):
+    cls = type(name, (base,), {})
+    return cls
+
+
+_SCATTER_NODES = {n: _named(n, _MaxScatter) for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0",
+                                                       "AdaptiveMaxPool2DBackwardBackward0")}
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    _scatter_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    def backward(self, g):
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, self.next_functions[0]),)
+
+
+class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    _scatter_name = "AdaptiveMaxPool2DBackwardBackward0"
+
+
+_BASES: dict = {}
+
+
+def _corner_index(shape4, w: int, s, p, plane: int) -> np.ndarray:
+    """int64 (N, C, Ho, Wo): the flat index of each window's top-left corner (cached per geometry)."""
+    key = (shape4, w, s, p, plane)
+    base = _BASES.get(key)
+    if base is None:
+        n, c, ho, wo = shape4
+        corner = (np.arange(ho, dtype=np.int64)[:, None] * s[0] - p[0]) * w + np.arange(wo) * s[1] - p[1]
+        base = (np.arange(n * c, dtype=np.int64) * plane).reshape(n, c, 1, 1) + corner
+        if len(_BASES) > 16:
+            _BASES.clear()
+        _BASES[key] = base
+    return base
+
+
+def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_cls, unique: bool,
+                return_indices: bool):
+    """Wrap the values (and int64 indices into each H*W plane); the node keeps flat indices.
+
+    ``local`` is each argmax's flat offset from its window's top-left corner."""
+    x = input._data
+    out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
+    plane = x.shape[-1] * x.shape[-2]
+    out = _make(vals.reshape(out_shape))
+    if _State.enabled and input._requires_grad:
+        node = node_cls((input._edge(),))
+        node.flat = (_corner_index(vals.shape, x.shape[-1], s, p, plane) + local).reshape(-1)
+        node.in_shape, node.unique = x.shape, unique
+        out = _make(out._data, node)
+    if not return_indices:
+        return out
+    idx = _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
+    return out, _make(idx.reshape(out_shape))
+
+
+def _at(a: np.ndarray, shape4, offset: int, s, plane_hw) -> np.ndarray:
+    """The entries of flat ``a`` at every window's top-left corner (+ offset), as an (N, C, Ho, Wo) view."""
+    hp, wp = plane_hw
+    it = a.itemsize
+    return as_strided(a[offset:], shape4, (shape4[1] * hp * wp * it, hp * wp * it, s[0] * wp * it, s[1] * it),
+                      writeable=False)
+
+
+def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
+    """Window maxima and their first (row-major) argmax's offset from the window's corner in an input
+    ``w`` wide (int64), as two 1-d passes over the flattened input.
+
+    A pass along W takes the running max over the kw taps at every position, a pass along H does
+    the same over the kh rows of that; both are whole-array numpy ops, so the cost does not depend
+    on how short the rows are. NaN (where PyTorch's rule picks the NaN) goes the general way: None."""
+    n, c, hp, wp = xp.shape
+    flat = xp.reshape(-1)
+    passes = []
+    cur = flat
+    for taps, step in ((k[1], d[1]), (k[0], d[0] * wp)):
+        length = cur.size - (taps - 1) * step
+        m = cur[:length]
+        arg = None
+        for t in range(1, taps):
+            cand = cur[t * step:t * step + length]
+            gt = cand > m  # strict: ties keep the first tap
+            m = np.maximum(cand, m)  # on ties numpy returns its second operand: the earlier tap, as PyTorch (-0.0 vs 0.0)
+            arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
+        if arg is None:
+            arg = np.zeros(length, np.int8)
+        passes.append(arg)
+        cur = m
+    shape4 = (n, c) + tuple(out_hw)
+    vals = _at(cur, shape4, 0, s, (hp, wp)).copy()  # never a view of the input (kernel 1, stride 1)
+    if np.isnan(vals).any():
+        return None
+    # the window offsets at every position first (contiguous whole-array ops), then one strided read of
+    # the corners: per-corner strided views cost numpy an inner loop per output row
+    ii, length = passes[1], passes[1].size
+    jj = passes[0][:length]
+    for i in range(1, k[0]):  # a select by arithmetic: np.where's branch on a random mask costs ~4 ns an entry
+        cand = passes[0][i * d[0] * wp:i * d[0] * wp + length]
+        jj = jj + (ii == i).view(np.int8) * (cand - jj)
+    # the narrowest integers that hold the largest offset: these passes run over the whole input
+    reach = max(k[0] - 1, 1) * d[0] * w + max(k[1] - 1, 1) * d[1]  # the multipliers must fit too
+    local = ii.astype(np.int16 if reach < 2 ** 15 else np.int32)
+    local *= d[0] * w
+    local += jj if d[1] == 1 else jj.astype(local.dtype) * d[1]
+    return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
+
+
+@op(variants="function functional")
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Max over (kh, kw) windows of (N, C, H, W) or (C, H, W); with the argmax positions on request."""
+    x = input._data
+    if x.ndim not in (3, 4) or x.size == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _pair(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    h, w = x.shape[-2:]
+    out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
+    _check_pool(x, k, s, p, d, out_hw)
+    x4 = _as4(x)
+    need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
+    fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
+    xp = _padded(x4, p, need, fill)
+    found = _max_separable(xp, k, s, d, out_hw, w) if x.dtype in FLOATING_NP else None
+    if found is None:
+        win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
+        a = win.argmax(axis=-1)
+        vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
+        local = (a // k[1]) * (d[0] * w)
+        local += (a % k[1]) * d[1]
+    else:
+        vals, local = found
+    if p[0] or p[1]:
+        lowest = vals == fill  # only there can a padding tap be the (first) maximum
+        if lowest.any():
+            local = np.where(lowest, _first_inside(out_hw, s, p, d, w), local)
+    unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
+    return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
+
+
+def _first_inside(out_hw, s, p, d, w: int) -> np.ndarray:
+    """(Ho, Wo): each window's first tap inside the input, as an offset from its corner. PyTorch's kernel
+    starts every window's argmax there, so a window whose values are all the lowest (-inf) points at it,
+    never at the padding."""
+    skip = [np.maximum(p[i] - np.arange(out_hw[i]) * s[i], 0) for i in range(2)]  # padding before the input
+    rows, cols = ((skip[i] + d[i] - 1) // d[i] * d[i] for i in range(2))  # whole dilation steps past it
+    return rows[:, None] * w + cols
+
+
+@op(variants="function functional")
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Max over windows of the last dim of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
+    s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride)
+    if not return_indices:
+        k, pp, dd = one(kernel_size)[1], one(padding)[1], one(dilation)[1]
+        n = _out_size(input.shape[-1], k, k if s is None else s[1], pp, dd, ceil_mode)
+        if n < 1:
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {n}")
+    out = max_pool2d(input.unsqueeze(-2), one(kernel_size), s if s is not None else one(kernel_size),
+                     (0, one(padding)[1]), one(dilation), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+# -- average pooling ------------------------------------------------------------------------------
+def _divisor(n, k, s, p, out, count_include_pad):
+    """Per output position along one dim: the window length counted by the mean."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    size = end - start
+    if not count_include_pad:
+        size = np.minimum(end, n) - np.maximum(start, 0)
+    return size
+
+
+class AvgPool2DBackward0(Node):
+    _spread_cls = "AvgPool2DBackwardBackward0"
+
+    def backward(self, g):
+        return (_avg_spread(g, self.cfg, self.in_shape, self.next_functions[0]),)
+
+
+class AvgPool2DBackwardBackward0(Node):
+    def backward(self, h):
+        return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
+
+
+def _avg_pool(input: Tensor, cfg) -> Tensor:
+    k, s, p, out_hw, div = cfg
+    x = input._data
+    x4 = _as4(x)
+    need = tuple((out_hw[i] - 1) * s[i] + k[i] for i in range(2))
+    xp = _padded(x4, p, need, 0)
+    acc = np.zeros((*x4.shape[:2], *out_hw), x.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            acc += xp[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]]
+    if acc.dtype.kind in "iu":
+        # integer pooling divides as C++ does: the quotient truncated toward zero
+        acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
+    else:
+        acc /= div
+    out = acc if x.ndim == 4 else acc[0]
+    if not (_State.enabled and input._requires_grad):
+        return _make(out)
+    node = AvgPool2DBackward0((input._edge(),))
+    node.cfg, node.in_shape = cfg, x.shape
+    return _make(out, node)
+
+
+def _avg_spread(g: Tensor, cfg, in_shape, x_edge=None) -> Tensor:
+    k, s, p, out_hw, div = cfg
+    gd = _as4(g._data) / div
+    h, w = in_shape[-2:]
+    hp = max(h + 2 * p[0], (out_hw[0] - 1) * s[0] + k[0])
+    wp = max(w + 2 * p[1], (out_hw[1] - 1) * s[1] + k[1])
+    acc = np.zeros((*gd.shape[:2], hp, wp), gd.dtype)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            acc[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]] += gd
+    out = np.ascontiguousarray(acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w]).reshape(in_shape)
+    x_edge = _input_edge(x_edge)
+    if not (_State.enabled and (g._requires_grad or x_edge is not None)):
+        return _make(out)
+    node = AvgPool2DBackwardBackward0((g._edge(),) + ((x_edge,) if x_edge is not None else ()))
+    node.cfg, node.in_shape = cfg, tuple(in_shape)
+    return _make(out, node)
+
+
+@op(variants="functional")
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W)."""
+    x = input._data
+    if x.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _pair(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    p = _pair(padding)
+    h, w = x.shape[-2:]
+    out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
+    _check_pool(x, k, s, p, (1, 1), out_hw)
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+        div = np.asarray(divisor_override, x.dtype)
+    else:
+        dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
+        dw = _divisor(w, k[1], s[1], p[1], out_hw[1], count_include_pad)
+        div = (dh[:, None] * dw[None, :]).astype(x.dtype)
+    return _avg_pool(input, (k, s, p, out_hw, div))
+
+
+@op(variants="function functional")
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over windows of the last dim of (N, C, L) or (C, L)."""
+    one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
+    s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride)
+    x = input.unsqueeze(-2)
+    return avg_pool2d(x, one(kernel_size), s, (0, one(padding)[1]), ceil_mode, count_include_pad).squeeze(-2)
+
+
+@op(variants="function functional")
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool1d that also returns the argmax positions."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+@op(variants="functional")
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """max_pool2d that also returns the argmax positions."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _adaptive_size(output_size, hw):
+    o = _pair(output_size) if output_size is not None else (None, None)
+    return tuple(hw[i] if o[i] is None else int(o[i]) for i in range(2))
+
+
+def _bounds(n: int, out: int):
+    i = np.arange(out)
+    return (i * n) // out, -((-(i + 1) * n) // out)
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    def backward(self, g):
+        return (_adaptive_spread(g, self.in_shape),)
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    def backward(self, h):
+        return (_adaptive_avg(h, self.out_hw),)
+
+
+def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
+    x = input._data
+    x4 = _as4(x)
+    h, w = x.shape[-2:]
+    (hs, he), (ws, we) = _bounds(h, out_hw[0]), _bounds(w, out_hw[1])
+    # sums over windows from an integral image (float64 keeps the differences exact enough)
+    ii = np.zeros((*x4.shape[:2], h + 1, w + 1), np.float64)
+    np.cumsum(np.cumsum(x4, axis=2, dtype=np.float64), axis=3, out=ii[:, :, 1:, 1:])
+    tot = ii[:, :, he[:, None], we] - ii[:, :, hs[:, None], we] - ii[:, :, he[:, None], ws] + ii[:, :, hs[:, None], ws]
+    area = (he - hs)[:, None] * (we - ws)[None, :]
+    out = (tot / area).astype(x.dtype).reshape(x.shape[:-2] + tuple(out_hw))
+    if not (_State.enabled and input._requires_grad):
+        return _make(out)
+    node = AdaptiveAvgPool2DBackward0((input._edge(),))
+    node.in_shape = x.shape
+    return _make(out, node)
+
+
+def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
+    gd = _as4(g._data)
+    h, w = in_shape[-2:]
+    oh, ow = gd.shape[-2:]
+    (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
+    v = gd / ((he - hs)[:, None] * (we - ws)[None, :])
+    # a 2-d difference array: +v at each window's corner, cumulative sums spread it over the window
+    diff = np.zeros((*gd.shape[:2], h + 1, w + 1), np.float64)
+    for a, b, sign in ((hs, ws, 1), (hs, we, -1), (he, ws, -1), (he, we, 1)):
+        for i in range(oh):  # windows overlap: accumulate row by row of the output
+            np.add.at(diff, (slice(None), slice(None), a[i], b), sign * v[:, :, i, :])
+    out = np.cumsum(np.cumsum(diff, axis=2), axis=3)[:, :, :h, :w].astype(gd.dtype).reshape(in_shape)
+    if not (_State.enabled and g._requires_grad):
+        return _make(out)
+    node = AdaptiveAvgPool2DBackwardBackward0((g._edge(),))
+    node.out_hw = (oh, ow)
+    return _make(out, node)
+
+
+@op(variants="functional")
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Mean over the windows that split (H, W) into ``output_size`` cells as evenly as possible."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    out_hw = _adaptive_size(output_size, input.shape[-2:])
+    if out_hw == (1, 1):
+        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
+    return _adaptive_avg(input, out_hw)
+
+
+@op(variants="function functional")
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """adaptive_avg_pool2d over the last dim of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    o = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    return _adaptive_avg(input.unsqueeze(-2), (1, o)).squeeze(-2)
+
+
+@op(variants="functional")
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Max over the windows that split (H, W) into ``output_size`` cells as evenly as possible."""
+    x = input._data
+    if x.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x.shape)}")
+    h, w = x.shape[-2:]
+    oh, ow = _adaptive_size(output_size, (h, w))
+    x4 = _as4(x)
+    (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
+    vals = np.empty((*x4.shape[:2], oh, ow), x.dtype)
+    idx = np.empty((*x4.shape[:2], oh, ow), np.int64)
+    for i in range(oh):  # one loop per output cell: adaptive windows differ in size
+        for j in range(ow):
+            win = x4[:, :, hs[i]:he[i], ws[j]:we[j]].reshape(*x4.shape[:2], -1)
+            a = win.argmax(axis=-1)
+            vals[:, :, i, j] = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
+            idx[:, :, i, j] = (hs[i] + a // (we[j] - ws[j])) * w + ws[j] + a % (we[j] - ws[j])
+    unique = h % oh == 0 and w % ow == 0
+    # corners at 0: the local offsets are then the indices themselves
+    return _max_result(input, vals, idx, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, unique, return_indices)
+
+
+@op(variants="functional")
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """adaptive_max_pool2d that also returns the argmax positions."""
+    return adaptive_max_pool2d(input, output_size, True)

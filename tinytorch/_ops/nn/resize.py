@@ -1,0 +1,225 @@
+"""``interpolate``: nearest, nearest-exact, (bi/tri)linear, bicubic and area resizing of the spatial dims.
+
+Every mode here is separable, so each spatial axis gets its own map (an index vector for the nearest
+modes, a two-tap weight matrix for the linear ones, four taps for bicubic) and ``pad.axis_map`` applies
+them; source indices and weights follow PyTorch's CPU kernels, computed in float32 for float32 input as
+PyTorch does. ``area`` is adaptive average pooling, as in PyTorch."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ...tensor import Tensor
+from .._core.registry import op
+from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .norm import _float_only
+from .pad import axis_map, map_node
+
+
+_LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
+_NODES = {}
+
+
+def _node_for(mode: str, k: int):
+    name = {"nearest": f"UpsampleNearest{k}DBackward0", "nearest-exact": f"UpsampleNearestExact{k}DBackward0",
+            "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+            "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
+            "area": "AdaptiveAvgPool3DBackward0"}[mode]
+    if name not in _NODES:
+        _NODES[name] = map_node(name)
+    return _NODES[name]
+
+
+def _nearest_index(n_in: int, n_out: int, scale, exact: bool, ft) -> np.ndarray:
+    s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(n_in) / ft(n_out)
+    j = np.arange(n_out, dtype=ft)
+    if exact:
+        src = np.floor((j + ft(0.5)) * s)
+    elif n_out == n_in:
+        return np.arange(n_out)
+    elif n_out == 2 * n_in:
+        return np.arange(n_out) >> 1
+    else:
+        src = np.floor(j * s)
+    return np.minimum(src.astype(np.int64), n_in - 1)
+
+
+def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.ndarray:
+    if n_in == n_out:
+        return np.eye(n_out, dtype=ft)
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(n_in) / ft(n_out)
+    j = np.arange(n_out, dtype=ft)
+    src = j * s if align_corners else np.maximum(s * (j + ft(0.5)) - ft(0.5), ft(0))
+    i0 = src.astype(np.int64)
+    i1 = i0 + (i0 < n_in - 1)
+    l1 = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
+    m = np.zeros((n_out, n_in), dtype=ft)
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), ft(1) - l1)
+    np.add.at(m, (rows, i1), l1)
+    return m
+
+
+_CUBIC_A = -0.75  # PyTorch's bicubic kernel constant
+
+
+def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.ndarray:
+    """Four taps per output (Keys' cubic convolution, A = -0.75), source indices clamped to the edge."""
+    if n_in == n_out:
+        return np.eye(n_out, dtype=ft)
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(n_in) / ft(n_out)
+    j = np.arange(n_out, dtype=ft)
+    src = j * s if align_corners else s * (j + ft(0.5)) - ft(0.5)  # not clamped at 0 for cubic
+    i0 = np.floor(src)
+    t = (src - i0).astype(ft)
+    a = ft(_CUBIC_A)
+
+    def near(x):   # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):    # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    coeffs = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    m = np.zeros((n_out, n_in), dtype=ft)
+    rows = np.arange(n_out)
+    base = i0.astype(np.int64) - 1
+    for k, c in enumerate(coeffs):
+        np.add.at(m, (rows, np.clip(base + k, 0, n_in - 1)), c.astype(ft))
+    return m
+
+
+def _area_matrix(n_in: int, n_out: int, ft) -> np.ndarray:
+    """Adaptive average pooling along one axis: output i averages [floor(i n/o), ceil((i+1) n/o))."""
+    m = np.zeros((n_out, n_in), dtype=ft)
+    for i in range(n_out):
+        lo, hi = (i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)
+        m[i, lo:hi] = ft(1) / ft(hi - lo)
+    return m
+
+
+@op(variants="functional")
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resize the spatial dims (all dims after the first two) to ``size`` or by ``scale_factor``."""
+    x = input._data
+    k = x.ndim - 2
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("antialias is not supported by tinytorch's interpolate")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    spatial = x.shape[2:]
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        out_size = _sizes(size, k, spatial, "output size")
+        scales = [None] * k
+    elif scale_factor is not None:
+        scales = _sizes(scale_factor, k, spatial, "scale_factor")
+        out_size = [int(math.floor(float(n) * float(s))) for n, s in zip(spatial, scales)]
+        if recompute_scale_factor:
+            scales = [None] * k
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if mode in _LINEAR.values() and _LINEAR.get(x.ndim) != mode:
+        want = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
+        raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {want}D input")
+    if mode == "bicubic" and x.ndim != 4:
+        raise NotImplementedError(f"Got {x.ndim}D input, but bicubic mode needs 4D input")
+    if mode == "lanczos" and k in (1, 2, 3):
+        raise NotImplementedError("tinytorch's interpolate does not implement mode 'lanczos'")
+    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area") or \
+            k not in (1, 2, 3):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
+                                  f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+    for n_in, n_out in zip(spatial, out_size):
+        if n_in <= 0 or n_out <= 0:
+            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                               f"({_dhw(spatial)}) output ({_dhw(out_size)})")
+    if mode == "area":
+        if k == 1:
+            return adaptive_avg_pool1d(input, out_size)
+        if k == 2:
+            return adaptive_avg_pool2d(input, out_size)
+    kind = "nearest" if mode.startswith("nearest") else "linear"
+    # PyTorch's 2-d kernels check the dtype in a channels-last path first, the others in the index setup
+    if mode == "bicubic":
+        _float_only(x, "upsample_bicubic2d_channels_last")
+    elif mode == "area":
+        _float_only(x, "adaptive_avg_pool3d_cpu")
+    else:
+        _float_only(x, f"upsample_{'nearest' if kind == 'nearest' else 'bilinear'}2d_channels_last" if k == 2
+                    else f"compute_indices_weights_{kind}")
+    ft = np.float64 if x.dtype == np.float64 else np.float32
+    maps = []
+    for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
+        if mode.startswith("nearest"):
+            m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
+        elif mode == "bicubic":
+            m = _cubic_matrix(n_in, n_out, s, align_corners, ft)
+        elif mode == "area":
+            m = _area_matrix(n_in, n_out, ft)
+        else:
+            m = _linear_matrix(n_in, n_out, s, align_corners, ft)
+        maps.append((2 + i, m, n_in))
+    # PyTorch's kernels interpolate along the last dim first
+    return axis_map(input, maps[::-1], False, _node_for(mode, k))
+
+
+def _dhw(sizes) -> str:
+    names = ["D", "H", "W"][3 - len(sizes):]
+    return ", ".join(f"{n}: {s}" for n, s in zip(names, sizes))
+
+
+def _sizes(v, k: int, spatial, what: str) -> list:
+    if isinstance(v, (list, tuple)):
+        if len(v) != k:
+            if what == "output size":
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(spatial)} and output size of {v}. Please provide "
+                                 f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                                 f"format.")
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {v}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+                             f"...,sK) format.")
+        return list(v)
+    return [v] * k
+
+
+@op(variants="functional")
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None):
+    """Deprecated alias of ``interpolate``."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+@op(variants="functional")
+def upsample_nearest(input: Tensor, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="nearest")``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=3)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+@op(variants="functional")
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode="bilinear", align_corners=True)``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=3)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

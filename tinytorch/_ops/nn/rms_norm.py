@@ -1,0 +1,41 @@
+"""rms_norm: x / sqrt(mean(x², trailing dims) + eps) · weight.
+
+PyTorch's CPU build computes it as a composite of pointwise ops and a mean (its graph ends in
+``MulBackward0``), so it is written here with tinytorch ops: the same nodes, and gradients of any order."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ...tensor import Tensor
+from .._core.registry import op
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+@op(variants="function functional")
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims by their root mean square; ``eps`` defaults to
+    the machine epsilon of the input's dtype."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    norm = tuple(int(s) for s in normalized_shape)
+    shape = tuple(input.shape)
+    if weight is not None and tuple(weight.shape) != norm:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{_dims(weight.shape)} and normalized_shape = {_dims(norm)}")
+    if len(shape) < len(norm) or shape[len(shape) - len(norm):] != norm:
+        raise RuntimeError(f"Given normalized_shape={_dims(norm)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in norm)}], but got input of size{_dims(shape)}")
+    x = input._data
+    if eps is None:
+        eps = float(np.finfo(x.dtype).eps) if x.dtype in FLOATING_NP else float(np.finfo(np.float32).eps)
+    dims = tuple(range(len(shape) - len(norm), len(shape)))
+    compute = input.float() if x.dtype in (np.float16,) else input  # half is computed in float, as PyTorch
+    out = compute * (compute.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = out.type_as(input) if compute is not input else out
+    return out * weight if weight is not None else out

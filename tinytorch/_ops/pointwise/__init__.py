@@ -1,0 +1,1 @@
+"""Elementwise ops (PyTorch's UnaryOps, BinaryOps, TensorCompare, ...) and the in-place forms."""

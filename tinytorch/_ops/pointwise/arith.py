@@ -1,0 +1,351 @@
+"""Binary arithmetic (add, sub, mul): each op's forward beside its node's backward. Division (div,
+floor_divide, remainder) is in ``division.py``, ``pow`` in ``power.py``; comparisons, logical ops and
+selection in ``compare.py``. The operand helpers of the fast paths (0-d floats as Python floats among
+them) are in ``_core/binary.py``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
+from ...autograd._pair import EdgePair, SavedPair, binary_node
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.binary import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
+                            _plus_scaled, _same, _zero_dim)
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+
+# called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
+# n-d operand about 0.1 us, so those take the operator)
+_add, _multiply = np.add, np.multiply
+
+
+# -- add / sub ------------------------------------------------------------------------------------
+class AddBackward0(_BinaryNode, EdgePair):
+    alpha = 1
+
+    def backward(self, g):
+        if self.alpha == 1 and self.a_meta is None and self.b_meta is None:
+            return g, g  # what fit_grad gives when both inputs had the result's shape and dtype
+        gb = g if self.alpha == 1 else g * self.alpha
+        return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
+
+    def jvp(self, ta, tb):
+        return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else tb * self.alpha))
+
+
+@op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
+def add(a, b, *, alpha=1) -> Tensor:
+    """a + alpha * b with broadcasting."""
+    if alpha == 1 and alpha is not True:
+        if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
+            ad, bd = a._data, b._data
+            same = ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b"
+        else:
+            same = False
+        if same:
+            out = None
+            if not ad.ndim:
+                dt = ad.dtype
+                if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                    r = float(ad) + float(bd)
+                    if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                        out = ad.copy()
+                        out[()] = r
+            if out is None:
+                fp = quiet()
+                try:
+                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
+            if _State.enabled and (a._requires_grad or b._requires_grad):
+                return _make(out, binary_node(AddBackward0, a, b, None, None))
+            return _make(out)
+        ad = _float_and_scalar(a, b)
+        if ad is not None:
+            fp = quiet()
+            try:
+                out = _add(ad, b, out=ARRAY_OUT) if not ad.ndim else ad + b
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and a._requires_grad:
+                return _make(out, binary_node(AddBackward0, a, None, None, None))
+            return _make(out)
+        bd = _float_and_scalar(b, a)
+        if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
+            fp = quiet()
+            try:
+                out = a + bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and b._requires_grad:
+                return _make(out, binary_node(AddBackward0, None, b, None, None))
+            return _make(out)
+    ta, tb, ad, bd = binary_operands(a, b)
+    if alpha != 1 or alpha is True:
+        alpha = _checked_alpha(ad, bd, alpha)
+    fp = quiet()
+    try:
+        out = ad + bd if alpha == 1 else _plus_scaled(ad, bd, alpha)
+    finally:
+        loud(fp)
+    out = as_array(out)
+    if needs_grad(ta, tb):
+        node = AddBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.alpha = alpha
+        return _make(out, node)
+    return _make(out)
+
+
+class SubBackward0(_BinaryNode, EdgePair):
+    alpha = 1
+
+    def backward(self, g):
+        gb = -g if self.alpha == 1 else g * (-self.alpha)
+        return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
+
+    def jvp(self, ta, tb):
+        return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else tb * (-self.alpha)))
+
+
+class RsubBackward1(Node):
+    def backward(self, g):
+        return (-g,)
+
+    def jvp(self, t, *_):
+        return None if t is None else -t
+
+
+def _is_bool(x) -> bool:
+    if isinstance(x, Tensor):
+        return x._data.dtype == np.bool_
+    # a numpy bool scalar is a number to PyTorch (read as a float), so it subtracts
+    return isinstance(x, bool) or (isinstance(x, np.ndarray) and x.dtype == np.bool_)
+
+
+@op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
+def sub(a, b, *, alpha=1) -> Tensor:
+    """a - alpha * b with broadcasting."""
+    if alpha == 1 and alpha is not True:
+        same = _same(a, b)
+        if same is not None:
+            ad, bd = same
+            out = None
+            if not ad.ndim and (ad.dtype is _F32 or ad.dtype is _F64):
+                out = _zero_dim(ad, float(ad) - float(bd))
+            if out is None:
+                fp = quiet()
+                try:
+                    out = ad - bd
+                finally:
+                    loud(fp)
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
+            if _State.enabled and (a._requires_grad or b._requires_grad):
+                return _make(out, SubBackward0((a._edge(), b._edge())))
+            return _make(out)
+        bd = _float_and_scalar(b, a)
+        if bd is not None:  # scalar - tensor (what ``1 - t`` calls)
+            fp = quiet()
+            try:
+                out = a - bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if _State.enabled and b._requires_grad:
+                return _make(out, RsubBackward1((b._edge(),)))
+            return _make(out)
+    a_bool, b_bool = _is_bool(a), _is_bool(b)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    ta, tb, ad, bd = binary_operands(a, b)
+    if alpha != 1 or alpha is True:
+        alpha = _checked_alpha(ad, bd, alpha)
+    fp = quiet()
+    try:
+        if alpha == 1:
+            out = ad - bd
+        elif type(alpha) is int and np.result_type(ad, bd).kind in "iu":  # -alpha may not fit an unsigned dtype
+            out = ad - bd * alpha
+        else:
+            out = _plus_scaled(ad, bd, -alpha)
+        out = as_array(out)
+    finally:
+        loud(fp)
+    if needs_grad(ta, tb):
+        if ta is None and not isinstance(a, Tensor):
+            # scalar - tensor: PyTorch's RsubBackward1 with a single input edge
+            node = RsubBackward1((edge(tb),))
+            return _make(out, node)
+        node = SubBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.alpha = alpha
+        return _make(out, node)
+    return _make(out)
+
+
+@op(dunders=("__rsub__",), batch=pointwise)
+def rsub(a, b, *, alpha=1) -> Tensor:
+    """b - alpha * a (what ``2 - t`` calls)."""
+    return sub.__wrapped__(b, a, alpha=alpha)
+
+
+# -- mul / div ------------------------------------------------------------------------------------
+def _times(gd: np.ndarray, v):
+    """``gd * v`` as an array when the Tensor product would compute exactly that (``v`` an array of
+    ``gd``'s shape and dtype, or a Python number with a floating ``gd``), else None."""
+    if type(v) is np.ndarray:
+        if v.dtype != gd.dtype or v.shape != gd.shape:
+            return None
+        if not gd.ndim:
+            dt = gd.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                r = float(gd) * float(v)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = gd.copy()
+                    out[()] = r
+                    return out
+    elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
+        return None
+    out = _multiply(gd, v, out=ARRAY_OUT) if not gd.ndim else gd * v
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
+class MulBackward0(_BinaryNode, SavedPair):
+    _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
+
+    def backward(self, g):
+        gd = g._data
+        if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
+                and not self._freed and gd.dtype.kind != "c"):
+            # nothing recorded and nothing to fit: the products straight on the arrays, once the
+            # versions of the saved inputs are checked (saved_tensors raises the error otherwise)
+            sa, sb = self._sa, self._sb
+            if (sa is None or sa._vc[0] == self._va) and (sb is None or sb._vc[0] == self._vb):
+                ga = gb = None
+                if self.need_a:
+                    ga = _times(gd, self.b_scalar if sb is None else sb._data)
+                    if ga is None:
+                        return self._backward_ops(g)
+                    ga = _make(ga)
+                if self.need_b:
+                    gb = _times(gd, self.a_scalar if sa is None else sa._data)
+                    if gb is None:
+                        return self._backward_ops(g)
+                    gb = _make(gb)
+                return ga, gb
+        return self._backward_ops(g)
+
+    @holomorphic_backward
+    def _backward_ops(self, g):
+        a, b = self.saved_tensors
+        ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
+        gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
+        return ga, gb
+
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        return add_terms(None if ta is None else ta * (self.b_scalar if b is None else b),
+                         None if tb is None else tb * (self.a_scalar if a is None else a))
+
+
+@op(variants=_ARITH, aliases=("multiply",), dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",),
+    batch=pointwise)
+def mul(a, b) -> Tensor:
+    """Elementwise product with broadcasting."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
+        ad, bd = a._data, b._data
+        same = ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b"
+    else:
+        same = False
+    if same:
+        out = None
+        if not ad.ndim:
+            dt = ad.dtype
+            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                r = float(ad) * float(bd)
+                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                    out = ad.copy()
+                    out[()] = r
+        if out is None:
+            fp = quiet()
+            try:
+                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
+            finally:
+                loud(fp)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+        if _State.enabled:
+            need_a, need_b = a._requires_grad, b._requires_grad
+            if need_a or need_b:
+                node = binary_node(MulBackward0, a, b, a if need_b else None, b if need_a else None)
+                node.need_a, node.need_b = need_a, need_b
+                return _make(out, node)
+        return _make(out)
+    ad = _float_and_scalar(a, b)
+    if ad is not None:
+        fp = quiet()
+        try:
+            out = _multiply(ad, b, out=ARRAY_OUT) if not ad.ndim else ad * b
+        finally:
+            loud(fp)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and a._requires_grad:
+            node = binary_node(MulBackward0, a, None, None, None)
+            node.need_a, node.need_b = True, False
+            node.b_scalar = b
+            return _make(out, node)
+        return _make(out)
+    bd = _float_and_scalar(b, a)
+    if bd is not None:  # scalar * tensor (``0.5 * t``)
+        fp = quiet()
+        try:
+            out = a * bd
+        finally:
+            loud(fp)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _State.enabled and b._requires_grad:  # the node binary_operands' path records
+            node = binary_node(MulBackward0, None, b, None, None)
+            node.need_a, node.need_b = False, True
+            node.a_scalar = a
+            return _make(out, node)
+        return _make(out)
+    ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
+    fp = quiet()
+    try:
+        out = as_array(ad * bd)
+    finally:
+        loud(fp)
+    if type(bd) is np.float32 or type(ad) is np.float32:  # binary_operands' float32 scalar: maybe half/bf16
+        lowp = _lowp(ad, bd)
+        if lowp is not None and out.dtype != lowp:
+            out = cast(out, lowp)  # computed in float32 with the scalar unrounded
+    if needs_grad(ta, tb):
+        node = MulBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        need_a = node.need_a = ta is not None and ta._requires_grad
+        need_b = node.need_b = tb is not None and tb._requires_grad
+        # only what the other side's gradient needs is saved
+        node.save_for_backward(ta if need_b else None, tb if need_a else None)
+        if tb is None:
+            node.b_scalar = bd
+        if ta is None:
+            node.a_scalar = ad
+        return _make(out, node)
+    return _make(out)

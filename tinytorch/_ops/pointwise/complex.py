@@ -1,0 +1,340 @@
+"""Complex tensors: building them (``complex``, ``polar``, ``view_as_complex``), taking them apart
+(``real``, ``imag``, ``view_as_real``, ``angle``, ``sgn``) and conjugating (``conj``, ``conj_physical``).
+
+Gradients follow PyTorch's convention for complex numbers: a node receives ``g`` = the conjugate
+Wirtinger derivative of the (real) loss with respect to its output, times 2, and returns the same for
+its inputs. For a holomorphic f that is ``g * conj(f'(z))``, which is why nodes written for real
+numbers (mul, div, matmul, the unary functions) conjugate around their real formula
+(``_util.holomorphic_backward``); a real input of a complex result keeps the real part of its gradient
+(``_util.fit_grad``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import as_array, fit_grad
+
+_as_strided = np.lib.stride_tricks.as_strided
+
+
+def _legacy(t: Tensor) -> str:
+    return t.dtype._legacy[:-len("Tensor")]
+
+
+# -- conjugation -------------------------------------------------------------------------------------
+class ConjBackward0(Node):
+    def backward(self, g):
+        return (conj_physical(g),)
+
+    def jvp(self, t):
+        return conj_physical(t)
+
+
+class ConjPhysicalBackward0(ConjBackward0):
+    pass
+
+
+def _conjugated(input: Tensor, node_cls) -> Tensor:
+    out = np.conjugate(input._data)
+    if _State.enabled and input._requires_grad:
+        return _make(out, node_cls((input._edge(),)))
+    return _make(out)
+
+
+@op(variants="function method inplace torch_inplace out", batch=pointwise)
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate, computed (a real tensor is returned as is)."""
+    if input._data.dtype.kind != "c":
+        return input
+    return _conjugated(input, ConjPhysicalBackward0)
+
+
+@op(variants="function method", batch=pointwise)
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate. PyTorch returns a lazily conjugated view; here it is a copy marked
+    ``is_conj()`` (the values, dtype and gradient are the same; writes to it do not reach ``input``)."""
+    if input._data.dtype.kind != "c":
+        return input
+    out = _conjugated(input, ConjBackward0)
+    out._is_conj = True
+    return out
+
+
+@op(variants="function method", batch=pointwise)
+def resolve_conj(input: Tensor) -> Tensor:
+    """A tensor whose conjugate bit is not set: a copy of a conjugated one, else ``input``."""
+    if not getattr(input, "_is_conj", False):
+        return input
+    return input.clone()
+
+
+@op(variants="function method", batch=pointwise)
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input``: tinytorch has no lazily negated tensors."""
+    return input
+
+
+@op(variants="function method", no_batch="a predicate")
+def is_conj(input: Tensor) -> bool:
+    return bool(getattr(input, "_is_conj", False))
+
+
+@op(variants="function method", no_batch="a predicate")
+def is_neg(input: Tensor) -> bool:
+    return False
+
+
+@op(variants="function method", no_batch="a predicate")
+def is_complex(input: Tensor) -> bool:
+    return input._data.dtype.kind == "c"
+
+
+# -- real and imaginary parts (views) ----------------------------------------------------------------
+class RealBackward0(Node):
+    def backward(self, g):
+        return (complex(g, g.new_zeros(())),)  # the upstream gradient is real: it lands on the real part
+
+    def jvp(self, t):
+        return real(t)
+
+
+class ImagBackward0(Node):
+    def backward(self, g):
+        return (complex(g.new_zeros(()), g),)
+
+    def jvp(self, t):
+        return imag(t)
+
+
+@op(variants="function method", batch=pointwise)  # Tensor.real is made a property below
+def real(input: Tensor) -> Tensor:
+    """The real part, a view sharing memory (``input`` itself when it is real)."""
+    if input._data.dtype.kind != "c":
+        return input
+    if _State.enabled and input._requires_grad:
+        return _view_of(input, input._data.real, RealBackward0((input._edge(),)))
+    return _view_of(input, input._data.real)
+
+
+@op(variants="function method", batch=pointwise)
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part, a view sharing memory."""
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if _State.enabled and input._requires_grad:
+        return _view_of(input, input._data.imag, ImagBackward0((input._edge(),)))
+    return _view_of(input, input._data.imag)
+
+
+def _get_real(self: Tensor) -> Tensor:
+    return real(self)
+
+
+def _get_imag(self: Tensor) -> Tensor:
+    return imag(self)
+
+
+def _copy_into(view: Tensor, value) -> None:
+    if isinstance(value, Tensor):
+        view.copy_(value)
+    else:
+        view.fill_(value)
+
+
+Tensor.real = property(_get_real, lambda self, value: _copy_into(real(self), value),
+                       doc="The real part: a view (the tensor itself when real); assigning writes it.")
+Tensor.imag = property(_get_imag, lambda self, value: _copy_into(imag(self), value),
+                       doc="The imaginary part: a view of a complex tensor; assigning writes it.")
+
+
+class ViewAsRealBackward0(Node):
+    def backward(self, g):
+        return (view_as_complex(g.contiguous()),)
+
+    def jvp(self, t):
+        return view_as_real(t)
+
+
+class ViewAsComplexBackward0(Node):
+    def backward(self, g):
+        return (view_as_real(g),)
+
+    def jvp(self, t):
+        return view_as_complex(t.contiguous())
+
+
+@op(variants="function", batch=pointwise)
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor with a last dimension of 2 (real, imaginary)."""
+    a = input._data
+    if a.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    parts = a.real  # a view with the same strides, in the real dtype
+    out = _as_strided(parts, shape=a.shape + (2,), strides=a.strides + (parts.itemsize,))
+    if _State.enabled and input._requires_grad:
+        return _view_of(input, out, ViewAsRealBackward0((input._edge(),)))
+    return _view_of(input, out)
+
+
+@op(variants="function", batch=None)
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a real tensor whose last dimension holds (real, imaginary) pairs."""
+    a = input._data
+    if a.dtype not in _dtype.TO_COMPLEX or a.dtype.kind != "f":  # bfloat16 (kind "V") is refused here too
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {_legacy(input)}")
+    if a.dtype == np.float16:
+        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor "
+                           "of scalar type: Half")
+    if a.ndim == 0 or a.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    size = a.itemsize
+    if a.strides[-1] != size:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % (2 * size) for s, n in zip(a.strides[:-1], a.shape[:-1]) if n > 1):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    out = a.view(_dtype.TO_COMPLEX[a.dtype])[..., 0]  # numpy pairs the contiguous last axis
+    if _State.enabled and input._requires_grad:
+        return _view_of(input, out, ViewAsComplexBackward0((input._edge(),)))
+    return _view_of(input, out)
+
+
+# -- building complex tensors ------------------------------------------------------------------------
+class ComplexBackward0(Node):
+    def backward(self, g):
+        return fit_grad(real(g), self.a_meta), fit_grad(imag(g), self.b_meta)
+
+
+class PolarBackward0(Node):
+    """z = r e^{i theta}: dL/dr = Re(g conj(e^{i theta})), dL/dtheta = Im(g conj(z))."""
+
+    def backward(self, g):
+        r, theta, z = self.saved_tensors
+        unit = polar(theta.new_ones(()), theta)
+        gr = real(g * unit.conj()) if self.needs_input_grad[0] else None
+        gt = imag(g * conj_physical(z)) if self.needs_input_grad[1] else None
+        return fit_grad(gr, self.a_meta), fit_grad(gt, self.b_meta)
+
+
+def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{'real' if t is a else 'imag'}' (position {1 if t is a else 2}) "
+                            f"must be Tensor, not {type(t).__name__}")
+    da, db = a._data.dtype, b._data.dtype
+    if da.kind != "f" or db.kind != "f":  # bfloat16's numpy kind is "V": refused, as PyTorch does
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_legacy(a)} and "
+                           f"{_legacy(b)}")
+    if da != db:
+        raise RuntimeError(f"Expected object of scalar type {_legacy(a)} but got scalar type {_legacy(b)} for "
+                           "second argument")
+
+
+def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=()):
+    if _State.enabled and (a._requires_grad or b._requires_grad):
+        node = node_cls((a._edge(), b._edge()))
+        node.needs_input_grad = (a._requires_grad, b._requires_grad)
+        # the gradient comes back in the parts' (real) dtype, summed over broadcast dims
+        node.a_meta = (a._data.shape, a._data.dtype) if a._requires_grad else None
+        node.b_meta = (b._data.shape, b._data.dtype) if b._requires_grad else None
+        res = _make(out, node)
+        if save:
+            node.save_for_backward(*save, res)
+        return res
+    return _make(out)
+
+
+def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndarray:
+    """The complex array with these (broadcast) parts, set directly: ``re + 1j * im`` would turn an
+    infinite imaginary part into a NaN real part (1j * inf = nan + inf j)."""
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _dtype.TO_COMPLEX[real_dtype])
+    out.real, out.imag = re, im
+    return out
+
+
+@op(variants="function out", batch=pointwise)
+def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
+    """real + i imag, elementwise (the parts broadcast; both of one floating dtype)."""
+    _check_parts("complex", real, imag)
+    out = _from_parts(real._data, imag._data, real._data.dtype)
+    return _record(ComplexBackward0, real, imag, out)
+
+
+@op(variants="function out", batch=pointwise)
+def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
+    """abs * (cos(angle) + i sin(angle))."""
+    _check_parts("polar", abs, angle)
+    r, theta = abs._data, angle._data
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
+        out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
+    return _record(PolarBackward0, abs, angle, out, save=(abs, angle))
+
+
+# -- angle and sgn -----------------------------------------------------------------------------------
+class AngleBackward0(Node):
+    def backward(self, g):
+        (z,) = self.saved_tensors
+        if z._data.dtype.kind != "c":
+            return (g * 0,)
+        # d angle: i z / |z|^2 times the real upstream gradient; 0 at the origin, as PyTorch
+        grad = g * z / (z.abs() ** 2) * 1j
+        return (grad.masked_fill(z == 0, 0),)
+
+
+def _angle(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "biu":
+        x = x.astype(_dtype.get_default_dtype().np)
+    if x.dtype.kind == "c":
+        return np.angle(x).astype(_dtype.TO_REAL[x.dtype], copy=False)
+    # a real number's angle: pi for negatives, 0 otherwise, nan kept
+    return np.where(x < 0, np.asarray(np.pi, x.dtype), np.where(np.isnan(x), x, 0)).astype(x.dtype, copy=False)
+
+
+@op(variants="function method out", batch=pointwise)
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
+    out = as_array(_angle(input._data))
+    if _State.enabled and input._requires_grad:
+        node = AngleBackward0((input._edge(),))
+        node._save_inputs(input)
+        return _make(out, node)
+    return _make(out)
+
+
+class SgnBackward0(Node):
+    def backward(self, g):
+        (z, s) = self.saved_tensors
+        if z._data.dtype.kind != "c":
+            return (g * 0,)
+        # s = z/|z| moves only along the circle: the gradient's component along s is dropped
+        grad = (g - s * real(g * s.conj())) / z.abs()
+        return (grad.masked_fill(z == 0, 0),)
+
+
+def _sgn(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind != "c":
+        return x.copy() if x.dtype == np.bool_ else np.sign(x)
+    mag = np.abs(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype, copy=False)
+
+
+@op(variants="function method inplace out", batch=pointwise)
+def sgn(input: Tensor) -> Tensor:
+    """z / |z| (0 at 0); the sign for real numbers."""
+    out = as_array(_sgn(input._data))
+    if _State.enabled and input._requires_grad:
+        node = SgnBackward0((input._edge(),))
+        res = _make(out, node)
+        node.save_for_backward(input, res)
+        return res
+    return _make(out)
+
+
+__all__ = ["conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "real", "imag",
+           "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn"]

@@ -1,0 +1,167 @@
+"""Division: ``div`` (true, trunc and floor rounding modes), ``floor_divide`` and ``remainder``, each
+forward beside its node's backward (PyTorch's DivBackward0/2 and RemainderBackward0/1)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, get_default_dtype
+from ..._quiet_fp import cast
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+from .._core.binary import _ARITH, _BinaryNode, _lowp
+
+class DivBackward0(_BinaryNode):
+    @holomorphic_backward
+    def backward(self, g):
+        a, b = self.saved_tensors
+        bv = b if b is not None else self.b_scalar
+        ga = fit_grad(g / bv, self.a_meta) if self.need_a else None
+        gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
+        return ga, gb
+
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        bv = b if b is not None else self.b_scalar
+        return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
+
+
+@op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__",), rdunders=("__rtruediv__",),
+    idunders=("__itruediv__",), batch=pointwise)
+def div(a, b, *, rounding_mode=None) -> Tensor:
+    """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
+    if rounding_mode is not None:
+        return _rounded_div(a, b, rounding_mode)
+    if isinstance(a, (bool, int, float)) and isinstance(b, Tensor):
+        # scalar / tensor is reciprocal(tensor) * scalar in PyTorch: MulBackward0 -> ReciprocalBackward0,
+        # and the same rounding
+        return b.reciprocal() * a
+    ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
+    lowp = _lowp(ad, bd) if ad.dtype.itemsize == 2 or getattr(bd, "itemsize", 0) == 2 else None
+    kind = "f" if lowp is not None else ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
+    if kind not in "fc":
+        fdt = get_default_dtype().np
+        ad = ad.astype(fdt) if type(ad) is np.ndarray else ad
+        bd = bd.astype(fdt) if type(bd) is np.ndarray else bd
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = as_array(ad / bd)
+    if lowp is not None and out.dtype != lowp:
+        out = cast(out, lowp)
+    if needs_grad(ta, tb):
+        node = DivBackward0((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.need_a = ta is not None and ta._requires_grad
+        node.need_b = tb is not None and tb._requires_grad
+        node.save_for_backward(ta if node.need_b else None, tb)
+        if tb is None:
+            node.b_scalar = bd
+        return _make(out, node)
+    return _make(out)
+
+
+def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
+    ta, tb, ad, bd = binary_operands(a, b)
+    if mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    if np.asarray(ad).dtype == np.bool_:
+        raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if np.asarray(ad).dtype in FLOATING_NP:
+            # numpy's floor_divide is Python's (and PyTorch's) divmod rule: 1.0 // 0.1 is 9, not floor(10.000001)
+            out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(ad / bd)
+        else:
+            if np.any(np.asarray(bd) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(np.true_divide(ad, bd)).astype(
+                np.result_type(ad, bd))
+    out = as_array(out)
+    if needs_grad(ta, tb):
+        node = (node_cls or DivBackward2)((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        return _make(out, node)
+    return _make(out)
+
+
+class DivBackward2(_BinaryNode):
+    """Rounded division: a step function, so the gradient is zero."""
+
+    def backward(self, g):
+        z = g * 0
+        return fit_grad(z, self.a_meta), fit_grad(z, self.b_meta)
+
+
+class _FloorDivideBackward(_BinaryNode):
+    """PyTorch records floor_divide with a node that refuses to differentiate."""
+
+    def backward(self, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_FloorDivideBackward.__name__ = _FloorDivideBackward.__qualname__ = "NotImplemented"
+
+
+class _RemainderOfNumberBackward(_BinaryNode):
+    def backward(self, g):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+_RemainderOfNumberBackward.__name__ = _RemainderOfNumberBackward.__qualname__ = "NotImplemented"
+
+
+@op(variants=_ARITH, dunders=("__floordiv__",), rdunders=("__rfloordiv__",), idunders=("__ifloordiv__",),
+    batch=pointwise)
+def floor_divide(a, b) -> Tensor:
+    """Division rounded down (``a // b``); like PyTorch it records no usable gradient."""
+    return _rounded_div(a, b, "floor", _FloorDivideBackward)
+
+
+def _mod(ad, bd) -> np.ndarray:
+    """PyTorch's remainder: fmod, moved by b when the signs differ (so 0 % -2 is +0, not numpy's -0)."""
+    if np.asarray(ad).dtype in FLOATING_NP:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.fmod(ad, bd)
+            return np.where((m != 0) & ((np.asarray(bd) < 0) != (m < 0)), m + bd, m).astype(m.dtype, copy=False)
+    if np.any(np.asarray(bd) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return np.mod(ad, bd)
+
+
+@op(variants=_ARITH, dunders=("__mod__",), rdunders=("__rmod__",), idunders=("__imod__",), batch=pointwise)
+def remainder(a, b) -> Tensor:
+    """Python-style modulus (sign of the divisor)."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    if np.asarray(ad).dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
+    out = as_array(_mod(ad, bd))
+    if needs_grad(ta, tb):
+        if ta is None and not isinstance(a, Tensor):
+            node = _RemainderOfNumberBackward((edge(ta), edge(tb)))  # number % tensor: no derivative in PyTorch
+        elif tb is None:
+            node = RemainderBackward0((edge(ta), edge(tb)))
+        else:
+            node = RemainderBackward1((edge(ta), edge(tb)))
+            node.save_for_backward(ta if ta is not None else _make(as_array(ad)), tb)
+        node._set_meta(ta, tb, out)
+        return _make(out, node)
+    return _make(out)
+
+
+class RemainderBackward0(_BinaryNode):
+    def backward(self, g):
+        return fit_grad(g, self.a_meta), None
+
+    def jvp(self, ta, *_):
+        return ta
+
+
+class RemainderBackward1(_BinaryNode):
+    """a - b * floor(a / b): the divisor's gradient is -floor(a / b)."""
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
+
+    def jvp(self, ta, tb):
+        a, b = self.saved_tensors
+        return add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))

@@ -1,0 +1,116 @@
+"""``pow`` in its three forms (tensor ** number, tensor ** tensor, number ** tensor), each beside
+its node."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad
+from .._core.binary import _BinaryNode
+from .compare import where
+
+
+# -- pow ------------------------------------------------------------------------------------------
+class PowBackward0(Node):
+    """tensor ** scalar."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        (a,) = self.saved_tensors
+        e = self.exponent
+        if e == 0:
+            return (g * 0,)
+        return (g * e * a ** (e - 1),)
+
+    def jvp(self, t):
+        (a,) = self.saved_tensors
+        e = self.exponent
+        return t * 0 if e == 0 else t * e * a ** (e - 1)
+
+
+class PowBackward1(_BinaryNode):
+    """tensor ** tensor."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        ga = fit_grad(g * b * a ** (b - 1), self.a_meta) if self.need_a else None
+        gb = None
+        if self.need_b:
+            # d/db a^b = a^b log a; where a == 0 and b >= 0 PyTorch takes it as 0
+            loga = where(a == 0, 0.0, a).log() if a is not None else None
+            gb = fit_grad(g * where((a == 0) & (b.real >= 0), 0.0, out * loga), self.b_meta)
+        return ga, gb
+
+    def jvp(self, ta, tb):
+        a, b, out = self.saved_tensors
+        right = None
+        if tb is not None:
+            loga = where(a == 0, 0.0, a).log()
+            right = tb * where((a == 0) & (b.real >= 0), 0.0, out * loga)
+        return add_terms(None if ta is None else ta * b * a ** (b - 1), right)
+
+
+class PowBackward2(Node):
+    """scalar ** tensor."""
+
+    @holomorphic_backward  # a complex exponent: g * conj(base^b log base), as PyTorch
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        base = self.base
+        if base == 0:
+            return (fit_grad(g * 0.0, self.b_meta),)
+        log_base = complex(np.log(complex(base))) if isinstance(base, complex) else float(np.log(base))
+        return (fit_grad(g * out * log_base, self.b_meta),)
+
+    def jvp(self, t):
+        (out,) = self.saved_tensors
+        return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
+
+
+@op(variants="function method inplace out", dunders=("__pow__",), rdunders=("__rpow__",), idunders=("__ipow__",),
+    batch=pointwise)
+def pow(a, b) -> Tensor:
+    """a ** b with broadcasting (tensor or scalar on either side)."""
+    ta, tb, ad, bd = binary_operands(a, b)
+    if np.asarray(ad).dtype.kind in "iu" and np.asarray(bd).dtype.kind in "iu" and np.any(np.asarray(bd) < 0):
+        out = _int_pow_negative(a, ad, bd)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = as_array(np.power(ad, bd))
+    if needs_grad(ta, tb):
+        if tb is None:
+            node = PowBackward0((edge(ta),))
+            node.exponent = bd
+            node.save_for_backward(ta)
+            return _make(out, node)
+        if ta is None and not isinstance(a, Tensor):
+            node = PowBackward2((edge(tb),))
+            node.base = ad
+            node.b_meta = meta(tb, out)
+            res = _make(out, node)
+            node.save_for_backward(res)
+            return res
+        node = PowBackward1((edge(ta), edge(tb)))
+        node._set_meta(ta, tb, out)
+        node.need_a = ta._requires_grad
+        node.need_b = tb._requires_grad
+        res = _make(out, node)
+        node.save_for_backward(ta, tb, res if node.need_b else None)
+        return res
+    return _make(out)
+
+
+def _int_pow_negative(a, ad, bd) -> np.ndarray:
+    """PyTorch's integer power with negative exponents: refused for a Python exponent; for a tensor
+    one, 1 ** -n = 1, (-1) ** -n = +-1 and every other base (0 included) gives 0."""
+    if not isinstance(bd, np.ndarray):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    neg = bd < 0
+    kept = np.power(ad, np.where(neg, 0, bd))
+    special = np.where(ad == 1, 1, np.where(ad == -1, np.where(bd % 2 != 0, -1, 1), 0))
+    return as_array(np.where(neg, special, kept).astype(kept.dtype, copy=False))
+

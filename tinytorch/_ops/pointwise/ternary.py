@@ -1,0 +1,119 @@
+"""Pointwise ops of three tensors: ``addcmul`` (input + value * t1 * t2) and ``addcdiv``
+(input + value * t1 / t2), the optimizers' update steps."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import LOWP_NP, result_np_dtype
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._kernels.muladd import addcmul_into
+from .._core.record import record
+from .._core.registry import op
+from ..._quiet_fp import cast
+from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
+
+_FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # where PyTorch's CPU kernels fuse (FMA)
+
+
+def _operands(input: Tensor, tensor1: Tensor, tensor2: Tensor):
+    a, b, c = input._data, tensor1._data, tensor2._data
+    broadcast_shapes(broadcast_shapes(a.shape, b.shape), c.shape)  # PyTorch's error, not numpy's
+    inner = result_np_dtype(b, c)
+    inner_like = np.empty((1,) * max(b.ndim, c.ndim), dtype=inner)
+    dt = result_np_dtype(a, inner_like)
+    return cast(a, dt, copy=False), cast(b, dt, copy=False), cast(c, dt, copy=False)
+
+
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+                 "bool": "bool"}
+
+
+def _real_value(value, dt: np.dtype):
+    """A complex value for a real result: its real part when the imaginary one is 0, else PyTorch's
+    Scalar conversion error."""
+    if isinstance(value, complex) and dt.kind != "c":
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES.get(dt.name, dt.name)} "
+                               "without overflow")
+        return value.real
+    return value
+
+
+def _record3(node_cls, out, input, tensor1, tensor2, value):
+    return record(out, node_cls, (input, tensor1, tensor2), (tensor1, tensor2), value=value,
+                  metas=(meta(input, out), meta(tensor1, out), meta(tensor2, out)),
+                  needs=(input._requires_grad, tensor1._requires_grad, tensor2._requires_grad))
+
+
+class _TernaryNode(Node):
+    def _fit(self, grads):
+        return tuple(fit_grad(g, m) if need and g is not None else None
+                     for g, m, need in zip(grads, self.metas, self.needs))
+
+
+class AddcmulBackward0(_TernaryNode):
+    """d/dinput = 1, d/dt1 = value * t2, d/dt2 = value * t1."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        return self._fit((g, g * t2 * v if self.needs[1] else None, g * t1 * v if self.needs[2] else None))
+
+
+class AddcdivBackward0(_TernaryNode):
+    """d/dinput = 1, d/dt1 = value / t2, d/dt2 = -value * t1 / t2^2."""
+
+    @holomorphic_backward
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        v = self.value
+        return self._fit((g, g * v / t2 if self.needs[1] else None,
+                          -g * v * t1 / (t2 * t2) if self.needs[2] else None))
+
+
+@op(variants="function method inplace out", batch=pointwise)
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """input + value * tensor1 * tensor2, broadcast and type-promoted."""
+    a, b, c = _operands(input, tensor1, tensor2)
+    value = _real_value(value, a.dtype)
+    if a.dtype in _FMA_DTYPES and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
+        # PyTorch's kernel: (value * tensor1) rounded, then times tensor2 plus input in one FMA
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), a.dtype)
+        addcmul_into(out, a, b, c, value)
+        return _record3(AddcmulBackward0, out, input, tensor1, tensor2, value)
+    if a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
+        # half/bfloat16: the float32 kernel's roundings on the widened operands, rounded once to the dtype
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), np.float32)
+        addcmul_into(out, a.astype(np.float32), b.astype(np.float32), c.astype(np.float32), value)
+        return _record3(AddcmulBackward0, out.astype(a.dtype), input, tensor1, tensor2, value)
+    with np.errstate(all="ignore"):
+        out = np.asarray(a + a.dtype.type(value) * (b * c)) if value != 1 else np.asarray(a + b * c)
+    return _record3(AddcmulBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)
+
+
+@op(variants="function method inplace out", batch=pointwise)
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """input + value * tensor1 / tensor2 (true division; integer tensors are refused, as PyTorch's)."""
+    if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    a, b, c = _operands(input, tensor1, tensor2)
+    value = _real_value(value, a.dtype)
+    with np.errstate(all="ignore"):
+        if a.dtype in _FMA_DTYPES:  # PyTorch's kernel: input + (value * tensor1) / tensor2, three roundings
+            out = np.asarray(a + (a.dtype.type(value) * b) / c)
+        elif a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
+            # half/bfloat16: the same order in float32, rounded once to the dtype
+            f32 = np.float32
+            out = (a.astype(f32) + (f32(value) * b.astype(f32)) / c.astype(f32)).astype(a.dtype)
+        else:
+            out = np.asarray(a + a.dtype.type(value) * (b / c))
+    return _record3(AddcdivBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)

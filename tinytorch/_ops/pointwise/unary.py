@@ -1,0 +1,202 @@
+"""Elementwise math of one tensor (PyTorch's UnaryOps): exp and log, powers and roots, trigonometric
+and hyperbolic functions, rounding, sign, and the float predicates. Float results for int inputs, as
+PyTorch. Each op is one declaration (see ``_pointwise.unary``): the numpy forward, the derivative as a
+tinytorch formula, and the spellings PyTorch has."""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.pointwise import node_class, unary, unary_function
+from .._core.registry import op
+from .._core.util import as_array
+
+_MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
+
+
+def _float_input(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype in INEXACT_NP else x.astype(get_default_dtype().np)
+
+
+def _sigmoid(x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
+    # exp of a non-positive number never overflows
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _neg(x):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x)
+
+
+
+# -- exp, log, powers ------------------------------------------------------------------------------
+exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH)
+log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
+log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
+log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
+log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH,
+              extra=("special.log1p",))
+expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH,
+              extra=("special.expm1",))
+exp2 = unary("exp2", np.exp2, lambda g, x, y: g * y * math.log(2.0), saves="result", variants=_MATH,
+             extra=("special.exp2",))
+sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / (2 * y), saves="result", variants=_MATH)
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: g * -0.5 * y * y * y, saves="result",
+              variants=_MATH)
+reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: g * -(y * y), saves="result", variants=_MATH)
+
+
+@op(variants=_MATH, batch=pointwise)
+def square(input: Tensor) -> Tensor:
+    """input ** 2 (recorded as PowBackward0, as PyTorch does)."""
+    return input.pow(2)
+
+
+# -- trigonometric and hyperbolic ------------------------------------------------------------------
+sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH)
+cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH)
+tan = unary("tan", np.tan, lambda g, x, y: g * (1 + y * y), saves="result", variants=_MATH)
+asin = unary("asin", np.arcsin, lambda g, x, y: g * (1 - x * x).rsqrt(), variants=_MATH, aliases=("arcsin",))
+acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), variants=_MATH, aliases=("arccos",))
+atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
+sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
+cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
+def _tanh_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``g * (1 - y * y)`` in one temporary."""
+    t = y * y
+    np.subtract(1, t, out=t)
+    return np.multiply(g, t, out=t)
+
+
+def _sigmoid_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``g * (y * (1 - y))`` in one temporary."""
+    t = np.subtract(1, y)
+    np.multiply(y, t, out=t)
+    return np.multiply(g, t, out=t)
+
+
+tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=_tanh_grad,
+             variants=_MATH + " functional")
+asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
+acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
+atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
+sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=_sigmoid_grad,
+                variants=_MATH + " functional", extra=("special.expit",))
+
+# -- sign, magnitude, rounding: integers stay integers ---------------------------------------------
+_ZERO_GRAD = lambda g, x, y: g * 0  # noqa: E731  (step functions: a zero gradient, as PyTorch)
+
+neg = unary("neg", _neg, lambda g, x, y: -g, saves=None, floating=False, quiet=True, variants=_MATH,
+            aliases=("negative",), dunders=("__neg__",))
+abs = unary("abs", np.abs, lambda g, x, y: g * x.sgn(), floating=False, quiet=True, variants=_MATH,
+            aliases=("absolute: function method inplace out",), dunders=("__abs__",))
+def _sign(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, tinytorch.sign is not intended to support complex numbers. Please use "
+                                  "tinytorch.sgn instead.")
+    return x.copy() if x.dtype == np.bool_ else np.sign(x)
+
+
+sign = unary("sign", _sign, _ZERO_GRAD, saves=None,
+             floating=False, variants="function method inplace out")
+floor = unary("floor", np.floor, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+ceil = unary("ceil", np.ceil, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+trunc = unary("trunc", np.trunc, _ZERO_GRAD, saves=None, floating=False, variants=_MATH, aliases=("fix",))
+_round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
+                                  name="round")
+
+
+class RoundBackward1(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+@op(variants=_MATH, batch=pointwise, extra=("special.round",))
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even; with ``decimals``, to that many decimal places (negative: tens, hundreds...)."""
+    if decimals == 0:
+        return _round_half_even(input)
+    x = input._data
+    if x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+    p = x.dtype.type(10.0 ** builtins.abs(decimals))
+    r = np.rint(x * p) / p if decimals > 0 else np.rint(x / p) * p
+    out = r.astype(x.dtype)
+    if _State.enabled and input._requires_grad:
+        return _make(out, RoundBackward1((input._edge(),)))
+    return _make(out)
+
+
+def _frac(x: np.ndarray) -> np.ndarray:
+    if x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_legacy(x.dtype)}'")
+    return x - np.trunc(x)
+
+
+frac = unary("frac", _frac, lambda g, x, y: g, saves=None, floating=False, variants=_MATH)
+
+
+def _legacy(dt: np.dtype) -> str:
+    return FROM_NP[dt]._legacy[:-len("Tensor")]
+
+
+# -- predicates and nan_to_num ---------------------------------------------------------------------
+def _predicate(name: str, fn):
+    def predicate(input: Tensor) -> Tensor:
+        return _make(as_array(fn(input._data)))
+    predicate.__name__ = predicate.__qualname__ = name
+    predicate.__doc__ = f"Elementwise {name} (a bool tensor; no gradient)."
+    return op(name, "function method", batch=pointwise)(predicate)
+
+
+isnan = _predicate("isnan", np.isnan)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
+
+
+@op(variants="function method out", batch=pointwise)
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set (-0.0 included)."""
+    return _make(as_array(np.signbit(input._data)))
+
+
+class NanToNumBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g.where(x.isfinite(), 0.0),)
+
+
+@op(variants=_MATH, batch=pointwise)
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
+    x = input._data
+    if x.dtype not in FLOATING_NP:
+        return _make(x.copy())
+    fi = np.finfo(x.dtype)
+    out = np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
+                        neginf=fi.min if neginf is None else neginf)
+    if _State.enabled and input._requires_grad:
+        node = NanToNumBackward0((input._edge(),))
+        node._save_inputs(input)
+        return _make(out, node)
+    return _make(out)
+
+
+@op(variants="function method", dunders=("__pos__",), batch=pointwise)
+def positive(input: Tensor) -> Tensor:
+    """``+x``: the tensor itself (no copy, no graph node), as PyTorch returns it; refused for bool."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

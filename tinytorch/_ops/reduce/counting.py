@@ -1,0 +1,144 @@
+"""Counting and finding: unique, unique_consecutive, bincount, histc, count_nonzero, nonzero,
+argwhere. Most have an output whose shape depends on the values, which vmap cannot batch."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims
+from .._core.record import legacy_name, record
+from .._core.registry import op
+from .._core.util import normalize_dims
+
+_DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
+
+
+def _batch_count_nonzero(op, input, dim=None):
+    dims = logical_dims(input, dim)
+    return input._wrap(op(input._phys.unsqueeze(1), 1) if dims == () else op(input._phys, dims))
+
+
+@op(variants="function method", batch=_batch_count_nonzero)
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """How many elements are not zero (int64)."""
+    x = input._data
+    dims = normalize_dims(dim, x.ndim)
+    return _make(np.asarray((x != 0).sum(axis=dims), dtype=np.int64))
+
+
+class Unique2Backward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+class UniqueDimBackward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
+
+
+class UniqueConsecutiveBackward0(Node):
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+def _pack(values, inverse, counts, return_inverse, return_counts):
+    out = (values,)
+    if return_inverse:
+        out += (_make(np.asarray(inverse, dtype=np.int64)),)
+    if return_counts:
+        out += (_make(np.asarray(counts, dtype=np.int64)),)
+    return out[0] if len(out) == 1 else out
+
+
+@op(variants="function method", no_batch=_DYNAMIC)
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim=None):
+    """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
+    x = input._data
+    if dim is None:
+        u, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        values = record(u, Unique2Backward0, (input,))
+        return _pack(values, inv.reshape(x.shape), cnt, return_inverse, return_counts)
+    d = _wrap_dim(dim, x.ndim)
+    u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True, axis=d)
+    values = record(u, UniqueDimBackward0, (input,))
+    return _pack(values, inv.reshape(-1), cnt, return_inverse, return_counts)
+
+
+@op(variants="function method", no_batch=_DYNAMIC)
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """Collapse runs of equal consecutive values (slices along ``dim``)."""
+    x = input._data
+    if dim is None:
+        flat = x.reshape(-1)
+        new = np.ones(flat.shape[0], bool)
+        new[1:] = flat[1:] != flat[:-1]
+        values = flat[new]
+        inv = (np.cumsum(new) - 1).reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        if x.size == 0 and x.shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], x.size // x.shape[d] if x.shape[d] else 0)
+        new = np.ones(xm.shape[0], bool)
+        new[1:] = (xm[1:] != xm[:-1]).any(axis=1)
+        values = np.compress(new, x, axis=d)
+        inv = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, new.shape[0]))
+    return _pack(record(values, UniqueConsecutiveBackward0, (input,)), inv, counts, return_inverse, return_counts)
+
+
+@op(variants="function method", no_batch=_DYNAMIC)
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs (weighted sums with ``weights``)."""
+    x = input._data
+    if x.dtype in FLOATING_NP:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    if x.ndim != 1 or (x.size and x.min() < 0) or x.dtype == np.bool_:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _make(np.bincount(x, minlength=minlength).astype(np.int64))
+    w = weights._data
+    dt = w.dtype if w.dtype in FLOATING_NP else np.dtype(np.float64)
+    return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
+
+
+@op(variants="function method out")
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    x = input._data
+    if x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    h, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
+    return _make(h.astype(x.dtype))
+
+
+@op(variants="function method out", no_batch=_DYNAMIC)
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
+    x = input._data
+    if x.ndim == 0:
+        n = int(x != 0)
+        if as_tuple:
+            return (_make(np.zeros(n, np.int64)),)
+        return _make(np.zeros((n, 0), np.int64))
+    nz = np.nonzero(x)
+    if as_tuple:
+        return tuple(_make(a.astype(np.int64)) for a in nz)
+    return _make(np.stack(nz, axis=1).astype(np.int64))
+
+
+@op(variants="function method", no_batch=_DYNAMIC)
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``."""
+    return nonzero(input)

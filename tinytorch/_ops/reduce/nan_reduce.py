@@ -1,0 +1,148 @@
+"""Reductions that skip NaN: ``nansum`` (NaN counts as zero) and ``nanmean`` (the mean of the non-NaN
+elements, a composite of ``nansum`` and a count as in PyTorch); and the two-result moments
+``var_mean``/``std_mean`` (one graph node with two outputs, as PyTorch's)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ... import _dtype
+from ..._quiet_fp import loud, quiet
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make
+from .._core.batching import composite
+from .._core.registry import op
+from .._core.util import as_array, normalize_dims
+
+
+class NansumBackward0(Node):
+    """The gradient spread back over the reduced dims, zero where the input was NaN."""
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if not self.keepdim and self.dims:
+            g = g.reshape(tuple(1 if i in self.dims else s for i, s in enumerate(x.shape)))
+        return (g.expand(tuple(x.shape)) * (~x.isnan()),)
+
+
+@op(variants="function method out")
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Sum over ``dim`` (all dims when None) treating NaN as zero; ints and bools sum to int64."""
+    x = input._data
+    dims = normalize_dims(dim, x.ndim)
+    if dtype is not None:
+        acc = _dtype.to_np(dtype)
+    else:
+        acc = x.dtype if x.dtype in FLOATING_NP else np.dtype(np.int64)
+    fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
+    try:
+        out = as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=acc) if x.dtype in FLOATING_NP
+                       else x.sum(axis=dims, keepdims=keepdim, dtype=acc))
+    finally:
+        loud(fp)
+    if _State.enabled and input._requires_grad:
+        node = NansumBackward0((input._edge(),))
+        node.dims, node.keepdim = dims, keepdim
+        node.save_for_backward(input)
+        return _make(out, node)
+    return _make(out)
+
+
+@op(variants="function method out", batch=composite)
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The mean over ``dim`` of the elements that are not NaN (NaN where all are)."""
+    if not input.is_floating_point():
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input.dtype._legacy[:-6]}")
+    count = (~input.isnan()).sum(dim, keepdim=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _moment_args(input: Tensor, dim, unbiased, keepdim, correction, name: str):
+    if isinstance(dim, bool):  # var_mean(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}: can't specify both unbiased and correction")
+    c = 1 if correction is None and unbiased is None else (correction if correction is not None else int(unbiased))
+    if not input.is_floating_point():
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return normalize_dims(dim, input.dim()), c, keepdim
+
+
+def _spread(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    if not keepdim and dims:
+        g = g.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
+    return g.expand(shape)
+
+
+class _MomentNode(Node):
+    """Both outputs' gradients: var' = 2 (x - mean) / (N - c), mean' = 1 / N, spread over the reduced dims."""
+    is_std = False
+
+    def backward(self, g_first, g_mean=None):
+        x, first, mean = self.saved_tensors
+        shape = tuple(x.shape)
+        total = None
+        if g_first is not None:
+            g_var = g_first
+            if self.is_std:
+                g_var = (g_first / (first * 2)).masked_fill(first == 0, 0.0)
+            centred = x - _spread(mean, shape, self.dims, self.keepdim)
+            total = _spread(g_var, shape, self.dims, self.keepdim) * centred * (2.0 / (self.count - self.c) if self.count > self.c else float("inf"))
+        if g_mean is not None:
+            part = _spread(g_mean, shape, self.dims, self.keepdim) / self.count
+            total = part if total is None else total + part
+        return (total,)
+
+
+class VarMeanBackward0(_MomentNode):
+    is_std = False
+
+
+class StdMeanBackward0(_MomentNode):
+    is_std = True
+
+
+def _moments(input: Tensor, dims, c, keepdim, node_cls):
+    x = input._data
+    count = int(np.prod([x.shape[d] for d in dims])) if x.ndim else 1
+    axes = dims if x.ndim else None
+    mean = as_array(x.mean(axis=axes, keepdims=keepdim))
+    with np.errstate(all="ignore"):
+        first = as_array(x.var(axis=axes, ddof=c, keepdims=keepdim)) if count - c > 0 else \
+            as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
+        if node_cls.is_std:
+            first = as_array(np.sqrt(first))
+    first, mean = first.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False)
+    if _State.enabled and input._requires_grad:
+        node = node_cls((input._edge(),))
+        node._n_outputs = 2
+        node.dims, node.keepdim, node.count, node.c = dims, keepdim, count, c
+        a, b = _make(first, node), _make(mean, node)
+        b._output_nr = 1
+        node.save_for_backward(input, a, b)
+        return a, b
+    return _make(first), _make(mean)
+
+
+@op(variants="function")
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """(variance, mean) over ``dim`` in one pass; ``correction`` (default 1) is subtracted from N."""
+    if input._data.dtype.kind == "c":
+        if isinstance(dim, bool):  # the (var_mean(input, unbiased)) overload
+            dim, unbiased = None, dim
+        return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "var_mean")
+    return _moments(input, dims, c, keepdim, VarMeanBackward0)
+
+
+@op(variants="function")
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """(standard deviation, mean) over ``dim`` in one pass; ``correction`` (default 1) is subtracted from N."""
+    if input._data.dtype.kind == "c":
+        if isinstance(dim, bool):  # the (std_mean(input, unbiased)) overload
+            dim, unbiased = None, dim
+        return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "std_mean")
+    return _moments(input, dims, c, keepdim, StdMeanBackward0)

@@ -1,0 +1,294 @@
+"""Reductions over dims (PyTorch's ReduceOps): sum, mean, var, std, all, any. The extremes (max,
+min, amax, amin, argmax, argmin) are in ``minmax.py``, logsumexp and the softmaxes in ``softmax.py``.
+
+Every reduction takes PyTorch's ``keepdims=`` keyword alias of ``keepdim`` in its own signature (a
+wrapper would cost the hot path a call)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims
+from .._core.registry import op
+from .._core.util import as_array, lowp_round, normalize_dims, opmath
+from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
+from ..._quiet_fp import loud, quiet
+from ..pointwise.compare import where
+
+_REDUCTION = "function method out"
+
+
+def _keepdim(keepdim: bool, keepdims, name: str) -> bool:
+    """``keepdims=`` is PyTorch's keyword alias of ``keepdim=`` (refused beside a true ``keepdim``)."""
+    if keepdims is None:
+        return keepdim
+    if keepdim is not False:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'keepdims'")
+    return keepdims
+
+
+def batch_reduction(op, input, dim=None, keepdim=False, *args, keepdims=None, **kwargs):
+    """vmap's rule for a reduction over ``dim`` (None or () meaning every dim): the logical dims
+    shifted past the batch dim, one call on the whole batch."""
+    keepdim = _keepdim(keepdim, keepdims, op.__name__)
+    dims = logical_dims(input, dim)
+    if dims == ():  # 0-d samples: reduce a size-1 dim after the batch instead (the result keeps op's dtype)
+        return input._wrap(op(input._phys.unsqueeze(1), 1, False, *args, **kwargs))
+    return input._wrap(op(input._phys, dims, keepdim, *args, **kwargs))
+
+
+def _grad_back(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    """Broadcast a reduced gradient back over the reduced dims (differentiable)."""
+    if not keepdim and dims:
+        kept = tuple(1 if i in dims else s for i, s in enumerate(in_shape))
+        g = g.reshape(kept)
+    return g.expand(in_shape)
+
+
+class _ReduceNode(Node):
+    def _setup(self, shape, dims, keepdim):
+        self.in_shape, self.dims, self.keepdim = shape, dims, keepdim
+
+
+class SumBackward0(_ReduceNode):
+    def backward(self, g):
+        return (_grad_back(g, self.in_shape, self.dims, self.keepdim),)
+
+    def jvp(self, t):
+        return t.sum(self.dims, keepdim=self.keepdim) if self.dims else t
+
+
+class SumBackward1(SumBackward0):
+    pass
+
+
+def _sum_dtype(x: np.ndarray, dtype):
+    if dtype is not None:
+        return to_np(dtype)
+    return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
+
+
+@op(variants=_REDUCTION, batch=batch_reduction)
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
+    """Sum over ``dim`` (all dims when None); ints and bools sum to int64."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "sum")
+    x = input._data
+    dims = normalize_dims(dim, x.ndim)
+    sdt = _sum_dtype(x, dtype)
+    fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
+    try:
+        if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+            out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
+        else:
+            out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=sdt))
+    finally:
+        loud(fp)
+    if _State.enabled and input._requires_grad:
+        node = (SumBackward0 if dim is None else SumBackward1)((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        return _make(out, node)
+    return _make(out)
+
+
+class MeanBackward0(_ReduceNode):
+    def backward(self, g):
+        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) / self.count,)
+
+    def jvp(self, t):
+        return (t.sum(self.dims, keepdim=self.keepdim) if self.dims else t) / self.count
+
+
+class MeanBackward1(MeanBackward0):
+    pass
+
+
+def _require_float(x: np.ndarray, what: str) -> None:
+    if x.dtype not in INEXACT_NP:
+        name = FROM_NP[x.dtype]._legacy[:-len("Tensor")]
+        raise RuntimeError(f"{what}(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {name}")
+
+
+def _require_var_float(x: np.ndarray) -> None:
+    if x.dtype not in FLOATING_NP:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
+@op(variants=_REDUCTION, batch=batch_reduction)
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
+    """Mean over ``dim`` (all dims when None); floating inputs only, as PyTorch."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "mean")
+    x = input._data
+    if dtype is not None:
+        x = x.astype(_sum_dtype(x, dtype))
+    _require_float(x, "mean")
+    dims = normalize_dims(dim, x.ndim)
+    fp = quiet()
+    try:
+        out = as_array(lowp_round(np.asarray(opmath(x).mean(axis=dims, keepdims=keepdim)), x.dtype))
+    finally:
+        loud(fp)
+    if _State.enabled and input._requires_grad:
+        node = (MeanBackward0 if dim is None else MeanBackward1)((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        count = 1
+        for d in dims:
+            count *= x.shape[d]
+        node.count = count
+        return _make(out, node)
+    return _make(out)
+
+
+def _correction(unbiased, correction) -> float:
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+class VarBackward0(_ReduceNode):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
+        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
+
+    def jvp(self, t):
+        (x,) = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        factor = 2.0 / self.denom if self.denom else float("inf")
+        return (centred * t).sum(self.dims, keepdim=self.keepdim) * factor
+
+
+class StdBackward0(_ReduceNode):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
+        share = where(y == 0, 0.0, g / (y * self.denom))
+        return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
+
+    def jvp(self, t):
+        x, y = self.saved_tensors
+        centred = x - x.mean(dim=self.dims, keepdim=True)
+        return where(y == 0, 0.0, (centred * t).sum(self.dims, keepdim=self.keepdim) / (y * self.denom))
+
+
+def _var_args(dim, unbiased, keepdim):
+    # var(x, 0) and var(x, True) are both legal: a bool second argument is ``unbiased``
+    if isinstance(dim, bool):
+        return None, dim, keepdim
+    return dim, unbiased, keepdim
+
+
+def _batch_var(op, input, dim=None, unbiased=None, keepdim=False, *, correction=None, keepdims=None):
+    dim, unbiased, keepdim = _var_args(dim, unbiased, _keepdim(keepdim, keepdims, op.__name__))
+    dims = logical_dims(input, dim)
+    if dims == ():  # 0-d samples
+        return input._wrap(op(input._phys.unsqueeze(1), 1, unbiased, False, correction=correction))
+    return input._wrap(op(input._phys, dims, unbiased, keepdim, correction=correction))
+
+
+def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
+    """The corrected variance in float64 (PyTorch accumulates in double), with what backward needs."""
+    dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
+    x = input._data
+    _require_var_float(x)
+    dims = normalize_dims(dim, x.ndim)
+    c = _correction(unbiased, correction)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    if n - c <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
+            n / (n - c) if n != c else np.inf)
+    return v, dims, keepdim, n - c
+
+
+def _complex_variance(input: Tensor, dim, unbiased, keepdim, correction) -> Tensor:
+    """A complex tensor's variance, E|z - E z|^2: the real part's plus the imaginary part's (real)."""
+    return (var(input.real, dim, unbiased, keepdim, correction=correction)
+            + var(input.imag, dim, unbiased, keepdim, correction=correction))
+
+
+@op(variants=_REDUCTION, batch=_batch_var)
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
+    """Variance over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "var")
+    if input._data.dtype.kind == "c":
+        return _complex_variance(input, dim, unbiased, keepdim, correction)
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
+    x = input._data
+    out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
+    if _State.enabled and input._requires_grad:
+        node = VarBackward0((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        node.denom = denom
+        node.save_for_backward(input)
+        return _make(out, node)
+    return _make(out)
+
+
+@op(variants=_REDUCTION, batch=_batch_var)
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
+    """Standard deviation over ``dim`` with Bessel's correction by default."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "std")
+    if input._data.dtype.kind == "c":
+        return _complex_variance(input, dim, unbiased, keepdim, correction).sqrt()
+    v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
+    x = input._data
+    out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
+    if _State.enabled and input._requires_grad:
+        node = StdBackward0((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        node.denom = denom
+        res = _make(out, node)
+        node.save_for_backward(input, res)
+        return res
+    return _make(out)
+
+
+
+
+def _all_any(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
+    x = input._data
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_wrap_dim(d, x.ndim) for d in dim)
+        # an empty dim list reduces nothing (unlike sum's): each element is tested alone
+        out = (x != 0) if not dims else fn(x, axis=dims if x.ndim else None, keepdims=keepdim)
+    else:
+        out = fn(x, axis=None if dim is None or not x.ndim else _wrap_dim(dim, x.ndim), keepdims=keepdim)
+    out = as_array(out)
+    # uint8 in, uint8 out, as PyTorch keeps for the old byte masks
+    return _make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
+
+
+def _batch_all_any(op, input, dim=None, keepdim=False, *, keepdims=None):
+    if isinstance(dim, (tuple, list)) and not dim:  # an empty dim list tests each element alone
+        return input._wrap(op(input._phys, dim=()))
+    return batch_reduction(op, input, dim, keepdim, keepdims=keepdims)
+
+
+@op(variants=_REDUCTION, batch=_batch_all_any)
+def all(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
+    """True where every element over ``dim`` is nonzero."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "all")
+    return _all_any(input, dim, keepdim, np.all)
+
+
+@op(variants=_REDUCTION, batch=_batch_all_any)
+def any(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
+    """True where some element over ``dim`` is nonzero."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "any")
+    return _all_any(input, dim, keepdim, np.any)

@@ -1,0 +1,287 @@
+"""Scans along a dim (cumsum, cumprod, logcumsumexp, cummax, cummin) and the product reduction; vmap's
+rule for ops along one dim (``batch_along_dim``, also used by the sorting ops)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import level_of, unsupported
+from .._core.record import OUT, legacy_name, record
+from .._core.registry import op
+from .._core.util import holomorphic_backward, normalize_dims
+from .minmax import _return_type
+from .reduce import _keepdim
+from ..pointwise.compare import where
+from ..pointwise.binary import _complex_logaddexp
+from ..shape.join import cat
+from ..index.scatter_gather import zeros_scatter
+from ..._dtype import BF16_NP, FLOATING_NP
+from ..._dtype_info import finfo
+from ..._quiet_fp import loud, quiet
+
+_SCAN = "function method out"
+_ACC = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128),
+        np.dtype(np.float16): np.dtype(np.float32)}
+if BF16_NP is not None:
+    _ACC[np.dtype(BF16_NP)] = np.dtype(np.float32)
+
+
+def batch_along_dim(position: int, default=None):
+    """vmap's rule for an op over one ``dim`` (argument ``position``, the input being 0; ``default``
+    when not given): the dim shifted past the batch dim, one call on the whole batch. 0-d samples
+    get a size-1 dim to work on. Results (one tensor or a tuple of them) are wrapped back."""
+    def rule(op, input, *args, **kwargs):
+        if level_of(args) is not None or level_of(tuple(kwargs.values())) is not None:
+            raise unsupported(f"{op.__name__} with a batched argument other than the first")
+        args = list(args)
+        if len(args) >= position:
+            dim = args[position - 1]
+        else:
+            dim = kwargs.get("dim", default)
+        phys, scalar = input._phys, input.dim() == 0
+        if scalar:
+            _wrap_dim(dim, 0)  # PyTorch's error for a bad dim
+            phys, d = phys.unsqueeze(1), 1
+        else:
+            d = input._ld(dim)
+        if len(args) >= position:
+            args[position - 1] = d
+        else:
+            kwargs["dim"] = d
+        res = op(phys, *args, **kwargs)
+
+        def wrap(t):
+            return input._wrap(t.reshape(input._bsz) if scalar else t)
+        return type(res)(*map(wrap, res)) if isinstance(res, tuple) else wrap(res)
+    return rule
+
+
+def _scan_dtype(x: np.ndarray, dtype) -> np.dtype:
+    if dtype is not None:
+        return _dtype.to_np(dtype)
+    return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
+
+
+def _flipcumsum(g: Tensor, d: int) -> Tensor:
+    """sum over k >= i of g[k] (a reversed cumulative sum)."""
+    return g.flip(d).cumsum(d).flip(d)
+
+
+class CumsumBackward0(Node):
+    def backward(self, g):
+        return (_flipcumsum(g, self.dim).to(self.in_dtype),)
+
+
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running sum along ``dim`` (ints and bools accumulate in int64)."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    dt = _scan_dtype(x, dtype)
+    fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
+    try:
+        r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
+    return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype)
+
+
+class CumprodBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        x, y = self.saved_tensors
+        d = self.dim
+        if x._data.ndim == 0:
+            return (g,)
+        if not (x._data == 0).any():
+            return ((_flipcumsum(g * y, d) / x).to(self.in_dtype),)
+        # with zeros the division is undefined: d y_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j, built
+        # as an (i, k) table per line (quadratic in the length, only on this path)
+        n = x._data.shape[d]
+        xm = x.movedim(d, -1)
+        gm = g.movedim(d, -1)
+        i = np.arange(n)
+        later = _make(i[None, :] > i[:, None])                       # [i, j]: j > i
+        upper = _make(i[None, :] >= i[:, None])                      # [i, k]: k >= i
+        ones = xm[..., :1] * 0 + 1
+        left = _make_cat(ones, xm[..., :-1]).cumprod(-1)             # prod_{j<i} x_j
+        seg = where(later, xm.unsqueeze(-2), 1.0).cumprod(-1)        # prod_{i<j<=k} x_j
+        table = where(upper, left.unsqueeze(-1) * seg, 0.0)
+        gx = (table * gm.unsqueeze(-2)).sum(-1)
+        return (gx.movedim(-1, d).to(self.in_dtype),)
+
+
+def _make_cat(a: Tensor, b: Tensor) -> Tensor:
+    return cat([a, b], -1)
+
+
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Running product along ``dim``."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    dt = _scan_dtype(x, dtype)
+    fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
+    try:
+        r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
+    src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
+    return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype)
+
+
+class LogcumsumexpBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        x, y = self.saved_tensors
+        if x._data.ndim == 0:
+            return (g,)
+        return (_lcse_grad(g, x, y, self.dim),)
+
+
+def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
+    """sum_{k>=i} g_k exp(x_i - y_k), as PyTorch's logcumsumexp_backward computes it: in log space, a
+    reversed logcumsumexp of log|g| - y, with the positive and the negative parts of a real ``g`` run
+    apart and subtracted (``g`` arrives conjugated for complex input, where log(g) carries the sign).
+    In float32 the subtraction loses digits where the two parts nearly cancel; PyTorch's values are
+    the spec, so they are lost the same way."""
+    if g.numel() == 0:
+        return g
+
+    def reversed_lcse(t):
+        return logcumsumexp(t.flip(d), d).flip(d)
+
+    if g._data.dtype.kind == "c":
+        return (reversed_lcse(g.log() - y) + x).exp()
+    lowest = finfo(g.dtype).min  # tinytorch's finfo: numpy's has no bfloat16
+    log_abs = g.abs().log()
+    positive = (reversed_lcse(where(g > 0, log_abs, lowest) - y) + x).exp()
+    negative = (reversed_lcse(where(g < 0, log_abs, lowest) - y) + x).exp()
+    return positive - negative
+
+
+@op(variants=_SCAN, batch=batch_along_dim(1))
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """log(cumsum(exp(input))) along ``dim``, computed stably."""
+    x = input._data
+    if x.dtype not in FLOATING_NP and x.dtype.kind != "c":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    # PyTorch's CPU scan accumulates in its accumulation type (double for float and complex<float>),
+    # rounding each output to the input's dtype
+    acc = _ACC.get(x.dtype, x.dtype)
+    if x.dtype.kind == "c" and x.ndim:  # PyTorch's complex logaddexp, one step at a time
+        r = np.moveaxis(x.astype(acc), d, 0)
+        for k in range(1, r.shape[0]):
+            r[k] = _complex_logaddexp(r[k - 1], r[k])
+        r = np.ascontiguousarray(np.moveaxis(r, 0, d)).astype(x.dtype)
+    else:
+        r = np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype) if x.ndim else x.copy()
+    return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d)
+
+
+class _CumExtremeBackward(Node):
+    def backward(self, g):
+        (idx,) = self.saved_tensors
+        return (zeros_scatter(self.in_shape, self.dim, idx, g),)
+
+
+CummaxBackward0 = type("CummaxBackward0", (_CumExtremeBackward,), {})
+CumminBackward0 = type("CumminBackward0", (_CumExtremeBackward,), {})
+
+
+def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        vals, idx = x.copy(), np.zeros((), np.int64)
+    else:
+        xm = np.moveaxis(x, d, -1)
+        n = xm.shape[-1]
+        better = (lambda a, b: a >= b) if is_max else (lambda a, b: a <= b)
+        vals = xm.copy()
+        idx = np.zeros(xm.shape, np.int64)
+        for k in range(1, n):
+            # PyTorch takes the later index on ties and lets NaN win
+            take = better(xm[..., k], vals[..., k - 1]) | np.isnan(xm[..., k])
+            take &= ~np.isnan(vals[..., k - 1]) | np.isnan(xm[..., k])
+            vals[..., k] = np.where(take, xm[..., k], vals[..., k - 1])
+            idx[..., k] = np.where(take, k, idx[..., k - 1])
+        vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
+    it = _make(np.array(idx, order="C"))
+    v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
+    return _return_type(name)(v, it)
+
+
+@op(variants=_SCAN, batch=batch_along_dim(1))
+def cummax(input: Tensor, dim: int):
+    """Running maximum and where it was found."""
+    return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
+
+
+@op(variants=_SCAN, batch=batch_along_dim(1))
+def cummin(input: Tensor, dim: int):
+    """Running minimum and where it was found."""
+    return _cum_extreme(input, dim, False, CumminBackward0, "cummin")
+
+
+class ProdBackward0(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        flat = x.reshape(-1)
+        return ((g * _others_product(flat, 0)).reshape(x._data.shape),)
+
+
+class ProdBackward1(Node):
+    @holomorphic_backward
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if not self.keepdim and x._data.ndim:
+            g = g.unsqueeze(self.dim)
+        return (g * _others_product(x, self.dim),)
+
+
+def _others_product(x: Tensor, d: int) -> Tensor:
+    """prod_{j != i} x_j along ``d``, without dividing (exact when some x_j are 0)."""
+    if x._data.ndim == 0:
+        return x * 0 + 1
+    n = x._data.shape[d]
+    if n == 0:  # no elements: an empty gradient
+        return x * 0
+    ones = x.narrow(d, 0, 1) * 0 + 1
+    left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
+    xr = x.flip(d)
+    right = cat([ones, xr.narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
+    return left * right
+
+
+def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+    if dim is None:  # over the flattened sample
+        return input._wrap(op(input._phys.reshape(input._bsz, -1), 1, dtype=dtype))
+    return batch_along_dim(1)(op, input, dim, _keepdim(keepdim, keepdims, op.__name__), dtype=dtype)
+
+
+@op(variants=_SCAN, batch=_batch_prod)
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
+    """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "prod")
+    x = input._data
+    dt = _scan_dtype(x, dtype)
+    src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
+    fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
+    try:
+        if dim is None:
+            r = np.prod(x, dtype=dt)
+        else:
+            d = normalize_dims(dim, x.ndim)
+            d = d[0] if d else 0
+            r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
+    finally:
+        loud(fp)
+    if dim is None:
+        return record(r, ProdBackward0, (input,), (src,))
+    return record(r, ProdBackward1, (input,), (src,), dim=d, keepdim=keepdim)

@@ -1,0 +1,181 @@
+"""logsumexp, softmax and log_softmax (PyTorch's SoftMax and ReduceOps kernels): exp-normalisations
+along a dim, each shifted by the max so that nothing overflows."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from .._core.batching import logical_dims, unsupported
+from .._core.registry import op
+from .._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
+from .reduce import _ReduceNode, _grad_back, _keepdim
+from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
+from ..._quiet_fp import loud, quiet
+
+
+def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
+    # complex: shifted by the largest real part (PyTorch's kernel), which bounds every |exp|
+    m = np.max(x.real if x.dtype.kind == "c" else x, axis=dims, keepdims=True, initial=-np.inf)  # empty: -inf
+    m = np.where(np.isfinite(m), m, 0)  # all -inf rows give -inf, not NaN
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
+
+
+class LogsumexpBackward0(_ReduceNode):
+    @holomorphic_backward
+    def backward(self, g):
+        x, y = self.saved_tensors
+        y = _grad_back(y, self.in_shape, self.dims, self.keepdim)
+        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * (x - y).exp(),)
+
+    def jvp(self, t):
+        x, y = self.saved_tensors
+        w = (x - _grad_back(y, self.in_shape, self.dims, self.keepdim)).exp()
+        return (w * t).sum(self.dims, keepdim=self.keepdim)
+
+
+def _batch_logsumexp(op, input, dim, keepdim=False, *, keepdims=None):
+    return input._wrap(op(input._phys, logical_dims(input, dim), _keepdim(keepdim, keepdims, op.__name__)))
+
+
+@op(variants="function method out", batch=_batch_logsumexp)
+def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Tensor:
+    """log(sum(exp(x))) along ``dim``, computed without overflow."""
+    if keepdims is not None:
+        keepdim = _keepdim(keepdim, keepdims, "logsumexp")
+    x = input._data
+    if x.dtype not in INEXACT_NP:
+        x = x.astype(np.float32)
+    dims = normalize_dims(dim, x.ndim)
+    out = _stable_lse(x, dims)
+    if not keepdim:
+        out = out.squeeze(dims)
+    out = as_array(out)
+    if _State.enabled and input._requires_grad:
+        node = LogsumexpBackward0((input._edge(),))
+        node._setup(x.shape, dims, keepdim)
+        res = _make(out, node)
+        node.save_for_backward(input, res)
+        return res
+    return _make(out)
+
+
+class SoftmaxBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        gy = g * y
+        return (gy - y * gy.sum(dim=self.dim, keepdim=True),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return y * (t - (y * t).sum(dim=self.dim, keepdim=True))
+
+
+_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class LogSoftmaxBackward0(Node):
+    def backward(self, g):
+        gd = g._data
+        if not _State.enabled and gd.dtype in _EXACT:
+            # no graph of the gradient: the formula below on the arrays (the same numpy operations)
+            saved = self._saved_arrays()
+            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape and gd.ndim:
+                # in one buffer: each step as the formula below computes it (so the same floats), with
+                # the ufuncs called directly (ndarray.sum adds a Python frame)
+                p = np.exp(saved[0])
+                p *= np.add.reduce(gd, self.dim, gd.dtype, None, True)
+                return (_make(np.subtract(gd, p, out=p)),)
+        (y,) = self.saved_tensors
+        return (g - y.exp() * g.sum(dim=self.dim, keepdim=True),)
+
+    def jvp(self, t):
+        (y,) = self.saved_tensors
+        return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
+
+
+def _softmax_input(input: Tensor, dtype, name: str):
+    """(input, array): with ``dtype`` the input is cast first, a recorded op (the gradient comes back
+    in the input's dtype through its ToCopyBackward0, as in PyTorch)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    x = input._data
+    if x.dtype not in FLOATING_NP:
+        kind = FROM_NP[x.dtype]._legacy[:-6]
+        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{kind}\'')
+    return input, x
+
+
+def _batch_softmax(op, input, dim=None, dtype=None, **kwargs):
+    if dim is None:
+        raise unsupported(f"{op.__name__} without an explicit dim")
+    return input._wrap(op(input._phys, input._ld(dim), dtype))
+
+
+def _implicit_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _functional_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim`` (nn.functional's signature: the dim may be implied)."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return softmax(input, dim, dtype)
+
+
+def _functional_log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``, computed stably (nn.functional's signature)."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return log_softmax(input, dim, dtype)
+
+
+_functional_softmax.__name__ = "softmax"
+_functional_log_softmax.__name__ = "log_softmax"
+
+
+@op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
+    input, x = _softmax_input(input, dtype, "softmax")
+    storage, x = x.dtype, opmath(x)
+    d = _wrap_dim(dim, x.ndim)
+    token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
+    try:
+        e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
+        out = lowp_round(as_array(e / e.sum(axis=d, keepdims=True)), storage)
+    finally:
+        loud(token)
+    if _State.enabled and input._requires_grad:
+        node = SoftmaxBackward0((input._edge(),))
+        node.dim = d
+        res = _make(out, node)
+        node.save_for_backward(res)
+        return res
+    return _make(out)
+
+
+@op(variants="function method out functional", functional=_functional_log_softmax, batch=_batch_softmax)
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """x - logsumexp(x) along ``dim``."""
+    input, x = _softmax_input(input, dtype, "log_softmax")
+    storage, x = x.dtype, opmath(x)
+    d = _wrap_dim(dim, x.ndim)
+    token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
+    try:
+        out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+    finally:
+        loud(token)
+    if _State.enabled and input._requires_grad:
+        node = LogSoftmaxBackward0((input._edge(),))
+        node.dim = d
+        res = _make(out, node)
+        node.save_for_backward(res)
+        return res
+    return _make(out)

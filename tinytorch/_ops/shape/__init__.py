@@ -1,0 +1,1 @@
+"""Views, reshapes, joins and copies: ops that rearrange elements without computing new values."""

@@ -1,0 +1,250 @@
+"""Copies and casts (PyTorch's TensorConversions): clone, contiguous, detach, ``to`` and the dtype
+shorthands (``float()``, ``long()``, ...), ``type_as``; and the memory formats clone/contiguous take."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..._dtype import INEXACT_NP
+from ... import _dtype
+from ...autograd.node import Node
+from ...autograd.grad_mode import version_counter
+from ...tensor import Tensor, _make, _new
+from .._core.batching import first_only, level_of
+from .._core.registry import op
+from ... import factory
+from ..._size import _require_cpu
+from .shape import CloneBackward0, _unary_result
+
+
+class memory_format:
+    """A memory layout (``tinytorch.contiguous_format``, ``channels_last``, ...): how clone and
+    contiguous order a copy's elements in storage; the values never change."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"tinytorch.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+_CHANNELS_LAST_RANK = {channels_last: 4, channels_last_3d: 5}
+
+
+def _copy_as(x: np.ndarray, fmt) -> np.ndarray:
+    """A copy of ``x`` laid out as ``fmt`` asks (preserve_format keeps a dense layout's strides)."""
+    if fmt is None or fmt is preserve_format:
+        if x.flags.c_contiguous or not (x.flags.f_contiguous or _dense(x)):
+            return x.copy()
+        return x.copy(order="K")
+    if fmt is contiguous_format:
+        return np.ascontiguousarray(x) if not x.flags.c_contiguous else x.copy()
+    rank = _CHANNELS_LAST_RANK.get(fmt)
+    if rank is None:
+        raise TypeError(f"memory_format must be tinytorch.memory_format, not {type(fmt).__name__}")
+    if x.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    order = (0,) + tuple(range(2, rank)) + (1,)  # channels last in storage, the logical order kept
+    back = tuple(int(i) for i in np.argsort(order))
+    return np.ascontiguousarray(x.transpose(order)).transpose(back)
+
+
+def _channels_last_strides(shape: tuple, itemsize: int) -> tuple:
+    strides = [0] * len(shape)
+    step = itemsize
+    for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _dense(x: np.ndarray) -> bool:
+    """No gaps and no overlaps: some permutation of ``x`` is C-contiguous."""
+    order = np.argsort([-abs(s) for s in x.strides], kind="stable")
+    return x.transpose(order).flags.c_contiguous and all(s > 0 for s in x.strides)
+
+
+@op(variants="function method", batch=first_only)
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy with its own storage; gradients flow through."""
+    return _unary_result(input, _copy_as(input._data, memory_format), CloneBackward0, False)
+
+
+@op(variants="method", batch=first_only)
+def contiguous(input: Tensor, *, memory_format=contiguous_format) -> Tensor:
+    """Self when already laid out as ``memory_format``, else a copy that is."""
+    x = input._data
+    if memory_format is contiguous_format or memory_format is None:
+        if x.flags.c_contiguous:
+            return input
+    elif memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    else:
+        _copy_as(x[(slice(0, 0),) * x.ndim], memory_format)  # the format's own checks (rank)
+        if x.strides == _channels_last_strides(x.shape, x.itemsize):
+            return input
+    return _unary_result(input, _copy_as(x, memory_format), CloneBackward0, False)
+
+
+def detach_(self: Tensor) -> Tensor:
+    """Cut this tensor from the graph in place; it becomes a leaf."""
+    if self._base is not None and self._base._requires_grad:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+            "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+            "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+            "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+    self.grad_fn = None
+    self._requires_grad = False
+    self._output_nr = 0
+    return self
+
+
+@op(variants="function method inplace torch_inplace", inplace=detach_, batch=first_only)
+def detach(input: Tensor) -> Tensor:
+    """A tensor sharing storage and version counter, cut from the graph."""
+    t = _new(Tensor)
+    t._data = input._data
+    t._vc = version_counter(input)
+    return t
+
+
+# -- casts ------------------------------------------------------------------------------------------
+class ToCopyBackward0(Node):
+    def backward(self, g):
+        if g._data.dtype.kind == "c" and self.in_dtype.kind != "c":
+            g = g.real  # a real input's gradient is the real part (PyTorch)
+        return (g.to(self.in_dtype),)
+
+    def jvp(self, t):
+        return t  # cast to the result's dtype by the caller
+
+
+def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
+    npd = _dtype.to_np(dt)
+    x = input._data
+    if npd == x.dtype and not copy:
+        return input
+    if x.dtype.kind == "c" and npd.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        x = x.real
+    out = x.astype(npd)
+    if npd not in INEXACT_NP and input._requires_grad:
+        return _make(out)  # integer results never require grad
+    return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
+
+
+def _to_rule(op, input, *args, **kwargs):
+    # ``to(other)`` takes only other's dtype, so a batched ``other`` is as good as its dtype
+    args = tuple(a.dtype if isinstance(a, Tensor) else a for a in args)
+    return first_only(op, input, *args, **kwargs)
+
+
+def _to_args(args: tuple, kwargs: dict):
+    """(device, dtype, copy, memory_format) from PyTorch's three signatures of ``to``:
+    (dtype, non_blocking, copy), (device, dtype, non_blocking, copy) and (other, non_blocking, copy)."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    fmt = kwargs.pop("memory_format", None)
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], _dtype.dtype):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], np.dtype):
+        dtype = _dtype.FROM_NP[rest.pop(0)]  # backward formulas cast gradients back with numpy dtypes
+    elif rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], (_dtype.dtype, np.dtype))):
+            d = rest.pop(0)
+            dtype = _dtype.FROM_NP[d] if isinstance(d, np.dtype) else d if d is not None else dtype
+    if len(rest) > 2 or not all(isinstance(b, bool) for b in rest):
+        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(args)}")
+    if len(rest) == 2:
+        copy = rest[1]
+    return device, dtype, copy, fmt
+
+
+@op(variants="method", batch=_to_rule)
+def to(input: Tensor, *args, **kwargs) -> Tensor:
+    """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
+    device, dtype, copy, fmt = _to_args(args, kwargs)
+    if device is not None:
+        _require_cpu(device)
+    if dtype is not None and (_dtype.to_np(dtype) != input._data.dtype or copy):
+        out = to_dtype(input, dtype, copy=copy)
+        if fmt is not None and fmt is not preserve_format and out is not input:
+            out._data = _copy_as(out._data, fmt)  # a fresh result: lay it out as asked
+        return out
+    if copy:
+        return clone(input, memory_format=fmt)
+    if fmt is not None and fmt is not preserve_format:
+        return contiguous(input, memory_format=fmt)
+    return input
+
+
+def _cast(name: str, dt):
+    def cast(input: Tensor, memory_format=preserve_format) -> Tensor:
+        return to_dtype(input, dt)
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"``self.to({dt})``."
+    return op(name, variants="method", batch=first_only)(cast)
+
+
+# Tensor.float(), .double(), ...: declared only (module names would shadow the builtins)
+for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16), ("bfloat16", _dtype.bfloat16),
+                   ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16), ("byte", _dtype.uint8),
+                   ("char", _dtype.int8), ("bool", _dtype.bool_),
+                   ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):
+    _cast(_name, _dt)
+del _name, _dt
+
+
+def _type_as_rule(op, input, other):
+    if level_of((input,)) is None:  # only ``other`` is batched: its dtype is all that is read
+        return op.__wrapped__(input, other)
+    return input._wrap(to_dtype(input._phys, other.dtype))
+
+
+@op(variants="method", batch=_type_as_rule)
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """``self.to(other.dtype)``."""
+    return to_dtype(input, other.dtype)
+
+
+# -- constructors relative to an existing tensor (its dtype by default) -------------------------------
+def _unbatched(op, input, *args, **kwargs):
+    # the result depends on the batched tensor's dtype alone: one plain tensor for every sample
+    return op(input._phys, *args, **kwargs)
+
+
+@op(variants="method", batch=_unbatched)
+def new_tensor(input: Tensor, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return factory.tensor(data, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_factory(name: str):
+    def new(input: Tensor, *size, dtype=None, device=None, requires_grad: bool = False, **kwargs) -> Tensor:
+        return getattr(factory, name)(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    new.__name__ = new.__qualname__ = "new_" + name
+    new.__doc__ = f"``tinytorch.{name}(...)`` with this tensor's dtype unless another is given."
+    return op("new_" + name, variants="method", batch=_unbatched)(new)
+
+
+new_zeros = _new_factory("zeros")
+new_ones = _new_factory("ones")
+new_empty = _new_factory("empty")
+new_full = _new_factory("full")

@@ -1,0 +1,239 @@
+"""Joining and splitting: cat, stack, split, split_with_sizes, chunk, unbind, select, narrow (gather and
+scatter are in ``scatter_gather.py``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from ...factory import zeros
+from . import _batching as rules
+from ..index.index import getitem
+from .._core.registry import op
+from ..._quiet_fp import cast
+from ...autograd.forward_ad import _out_shape
+
+
+# -- joining and splitting ------------------------------------------------------------------------
+class CatBackward0(Node):
+    def backward(self, g):
+        out = []
+        start = 0
+        for size, dt in self.pieces:
+            if size is None:  # a legacy empty (0,) input, left out of the result
+                out.append(_make(np.zeros(0, dtype=dt)))
+                continue
+            sl = (slice(None),) * self.dim + (slice(start, start + size),)
+            out.append(g[sl].to(dt) if dt != g._data.dtype else g[sl])
+            start += size
+        return tuple(out)
+
+    def jvp(self, *ts):
+        ref = next(t for t in ts if t is not None)
+        shape, parts = list(_out_shape(self)), []
+        for (size, _), t in zip(self.pieces, ts):
+            if size is None:
+                continue
+            if t is None:
+                shape[self.dim] = size
+                t = zeros(tuple(shape), dtype=ref.dtype)
+            parts.append(t)
+        return cat(parts, self.dim)
+
+
+def _as_tensors(tensors, fn: str):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        if fn == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"tinytorch.{fn}(): expected a non-empty list of Tensors")
+    return tensors
+
+
+@op(variants="function method", batch=rules.split)
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
+    """Pieces of the listed sizes along ``dim``."""
+    return split(input, list(split_sizes), dim)
+
+
+def _legacy_empty(a: np.ndarray) -> bool:
+    return a.ndim == 1 and a.shape[0] == 0
+
+
+@op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join)
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim (dtypes promoted)."""
+    tensors = _as_tensors(tensors, "cat")
+    # PyTorch skips legacy empty 1-d tensors of shape (0,): the others say the dims
+    ref = next((t for t in tensors if t._data.ndim > 0 and not _legacy_empty(t._data)),
+               next((t for t in tensors if t._data.ndim > 0), tensors[0]))
+    if ref._data.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, ref._data.ndim)
+    dt = tensors[0]._data.dtype
+    for t_ in tensors[1:]:
+        dt = _dtype.PROMOTE[dt, t_._data.dtype]
+    arrays = [t_._data for t_ in tensors if not _legacy_empty(t_._data)] or [ref._data]
+    for i, a in enumerate(arrays):
+        if a.ndim != ref._data.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and {a.ndim}")
+        for k in range(a.ndim):
+            if k != d and a.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._data.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
+    out = cast(np.concatenate(arrays, axis=d), dt, copy=False)
+    if _State.enabled and any(t_._requires_grad for t_ in tensors):
+        node = CatBackward0(tuple(t_._edge() for t_ in tensors))
+        node.dim = d
+        node.pieces = [(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
+                        t_._data.dtype) for t_ in tensors]
+        return _make(out, node)
+    return _make(out)
+
+
+class StackBackward0(Node):
+    def backward(self, g):
+        return tuple(g.select(self.dim, i) for i in range(self.n))
+
+    def jvp(self, *ts):
+        ref = next(t for t in ts if t is not None)
+        return stack([ref * 0 if t is None else t for t in ts], self.dim)
+
+
+@op(variants="function out", batch=rules.join)
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new dim."""
+    tensors = _as_tensors(tensors, "stack")
+    shape = tensors[0]._data.shape
+    for i, t_ in enumerate(tensors):
+        if t_._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, shape))}] "
+                               f"at entry 0 and [{', '.join(map(str, t_._data.shape))}] at entry {i}")
+    d = _wrap_dim(dim, len(shape) + 1)
+    dt = tensors[0]._data.dtype
+    for t_ in tensors[1:]:
+        dt = _dtype.PROMOTE[dt, t_._data.dtype]
+    out = cast(np.stack([t_._data for t_ in tensors], axis=d), dt, copy=False)
+    if _State.enabled and any(t_._requires_grad for t_ in tensors):
+        node = StackBackward0(tuple(t_._edge() for t_ in tensors))
+        node.dim, node.n = d, len(tensors)
+        return _make(out, node)
+    return _make(out)
+
+
+class _MultiOutput(Node):
+    """A node with several outputs: missing gradients are zeros of that output's shape."""
+
+    def _filled(self, grads):
+        return [g if g is not None else zeros(s, dtype=_dtype.FROM_NP[self.out_dtype])
+                for g, s in zip(grads, self.out_shapes)]
+
+
+class SplitBackward0(_MultiOutput):
+    def backward(self, *grads):
+        return (cat(self._filled(grads), self.dim),)
+
+    def jvp(self, t):
+        return tuple(t.split([s[self.dim] for s in self.out_shapes], self.dim))
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    pass
+
+
+class UnbindBackward0(_MultiOutput):
+    def backward(self, *grads):
+        return (stack(self._filled(grads), self.dim),)
+
+    def jvp(self, t):
+        return tuple(t.unbind(self.dim))
+
+
+def _multi_output(input: Tensor, arrays, node_cls, dim):
+    if not (_State.enabled and input._requires_grad):
+        outs = tuple(_view_of(input, a) for a in arrays)
+        if _State.enabled:
+            for o in outs:
+                o._creation = "multi"  # PyTorch forbids in-place ops on these views (_ops/shape/views.py)
+        return outs
+    node = node_cls((input._edge(),))
+    node._n_outputs = len(arrays)
+    node.dim = dim
+    node.out_shapes = [a.shape for a in arrays]
+    node.out_dtype = input._data.dtype
+    outs = []
+    for i, a in enumerate(arrays):
+        o = _view_of(input, a, node)
+        o._output_nr = i
+        o._creation = "multi"
+        outs.append(o)
+    return tuple(outs)
+
+
+@op(variants="function method", batch=rules.split)
+def split(input: Tensor, split_size_or_sections, dim: int = 0):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and not (size == 0 and n == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        bounds = list(range(size, n, size)) if size else []
+        node_cls = SplitBackward0
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        bounds = list(np.cumsum(sizes)[:-1])
+        node_cls = SplitWithSizesBackward0
+    return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
+
+
+@op(variants="function method", batch=rules.chunk)
+def chunk(input: Tensor, chunks: int, dim: int = 0):
+    """Split into ``chunks`` pieces of equal size (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    size = max(1, -(-n // chunks))
+    return split(input, size, dim)
+
+
+@op(variants="function method", batch=rules.unbind)
+def unbind(input: Tensor, dim: int = 0):
+    """All slices along ``dim``, each without that dim."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    # the trailing Ellipsis keeps 1-d inputs giving 0-d views, never numpy scalars
+    arrays = [x[(slice(None),) * d + (i, Ellipsis)] for i in range(x.shape[d])]
+    return _multi_output(input, arrays, UnbindBackward0, d)
+
+
+@op(variants="function method", batch=rules.select)
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    return input[(slice(None),) * d + (index,)]
+
+
+@op(variants="function method", batch=rules.narrow)
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
+    return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")

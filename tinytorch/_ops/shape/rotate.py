@@ -1,0 +1,31 @@
+"""``rot90``: rotate a tensor by 90 degrees ``k`` times in the plane of two dims (a copy, as PyTorch's)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.node import Node
+from ...tensor import Tensor, _wrap_dim
+from .._core.record import record
+from .._core.registry import op
+
+
+class Rot90Backward0(Node):
+    """The rotation undone: rot90 of the gradient by -k in the same plane."""
+
+    def backward(self, g):
+        return (rot90(g, -self.k, self.rot_dims),)
+
+
+@op(variants="function method")
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times, from the first of ``dims`` towards the second."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = _wrap_dim(dims[0], input.dim()), _wrap_dim(dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    out = np.ascontiguousarray(np.rot90(input._data, k, axes=(d0, d1)))
+    return record(out, Rot90Backward0, (input,), k=k, rot_dims=dims)

@@ -1,0 +1,423 @@
+"""Shape ops: views sharing storage and version counter with their input (view, reshape, squeeze,
+permute, transpose, expand, diagonal, ...), their in-place forms (``squeeze_``, ``t_``, ...) and repeat.
+
+A new view op computes a numpy view of ``input._data`` (never a copy: slicing, ``as_strided``,
+transposes, ``np.broadcast_to`` ...) and returns ``_unary_result(input, out, NodeCls, True, ...)``,
+which ends in ``tensor._view_of``; in-place ops on it and on its base then work as in PyTorch with
+nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``; clone,
+contiguous and the dtype casts in ``conversions.py``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from . import _batching as rules
+from . import views as _views
+from .._core.registry import op
+from ...autograd.node import sum_to
+from ...autograd.forward_ad import _out_shape
+
+
+class CloneBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return t
+
+
+def _unary_result(input: Tensor, out: np.ndarray, node_cls, is_view: bool, **attrs):
+    """Wrap ``out``; views share storage bookkeeping; with grad, attach a ``node_cls`` node."""
+    node = None
+    if _State.enabled and input._requires_grad:
+        node = node_cls((input._edge(),))
+        for k, v in attrs.items():
+            setattr(node, k, v)
+    if is_view:
+        return _view_of(input, out, node)
+    return _make(out, node)
+
+
+def _shape_arg(shape) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+class ViewBackward0(Node):
+    def backward(self, g):
+        return (g.reshape(self.in_shape),)
+
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    pass
+
+
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
+
+
+def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+@op(variants="method", batch=rules.reshape)
+def view(input: Tensor, *shape) -> Tensor:
+    """Same storage, new shape; fails where strides make that impossible (use reshape)."""
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        raise NotImplementedError("view(dtype) is not supported by tinytorch")
+    x = input._data
+    shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
+    out = x.view()
+    try:
+        out.shape = shape
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return _unary_result(input, out, ViewBackward0, True, in_shape=x.shape)
+
+
+@op(variants="function method", batch=rules.reshape)
+def reshape(input: Tensor, *shape) -> Tensor:
+    """New shape; a view when the strides allow, else a copy."""
+    x = input._data
+    shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
+    # PyTorch: a view of a contiguous tensor is ViewBackward0 (even when nothing changes), a view of
+    # a strided one ReshapeAliasBackward0, and a copy UnsafeViewBackward0
+    view_cls = ViewBackward0 if x.flags.c_contiguous else ReshapeAliasBackward0
+    if shape == x.shape:
+        return _unary_result(input, x.view(), view_cls, True, in_shape=x.shape)
+    out = x.reshape(shape)
+    shares = out.base is not None and (out.base is x or out.base is x.base)
+    if shares:
+        return _unary_result(input, out, view_cls, True, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:  # PyTorch records the copy: UnsafeViewBackward0 <- CloneBackward0
+        copied = _unary_result(input, np.ascontiguousarray(x), CloneBackward0, False)
+        return _unary_result(copied, out, UnsafeViewBackward0, False, in_shape=x.shape)
+    return _make(out)
+
+
+@op(variants="method", batch=rules.reshape_as)
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other.shape)
+
+
+@op(variants="method", batch=rules.reshape_as)
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other.shape)
+
+
+@op(variants="function method", batch=rules.flatten)
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims ``start_dim..end_dim`` into one."""
+    x = input._data
+    if x.ndim == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    n = 1
+    for d in x.shape[s:e + 1]:
+        n *= d
+    return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
+
+
+@op(variants="function method", batch=rules.unflatten)
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    return reshape(input, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
+
+
+class SqueezeBackward0(Node):
+    def backward(self, g):
+        return (g.reshape(self.in_shape),)
+
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
+
+
+# 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
+SqueezeBackward1, SqueezeBackward2, SqueezeBackward3, SqueezeBackward4, SqueezeBackward5, UnsqueezeBackward0, \
+    UnsqueezeBackward1 = (type(n, (SqueezeBackward0,), {}) for n in (
+        "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3", "SqueezeBackward4", "SqueezeBackward5",
+        "UnsqueezeBackward0", "UnsqueezeBackward1"))
+
+
+def _inplace_view(self: Tensor, view_op, node_cls, *args) -> Tensor:
+    """``self`` becomes ``view_op(self, *args)`` in place (squeeze_, t_, ...): it keeps its storage
+    and version counter (bumped, as PyTorch does), and its history becomes the view's node, named as
+    PyTorch names the in-place form (``node_cls``, a subclass of the view's node)."""
+    check_inference_inplace(self)
+    if _State.enabled:
+        _views.check_inplace(self, self._requires_grad)
+    res = view_op(self, *args)
+    self._data = res._data
+    version_counter(self)[0] += 1
+    fn = res.grad_fn
+    if fn is not None:
+        fn.__class__ = node_cls  # same backward, PyTorch's name for the in-place form
+        self.grad_fn, self._output_nr = fn, 0
+    # the bumped version makes PyTorch regenerate the storage's other views (and forbid the
+    # split/unbind ones) when they are next used
+    _views.refresh(self._vc)
+    if fn is not None and self._base is not None:
+        self.grad_fn, self._output_nr = fn, 0  # its own history is the view op's node
+    return self
+
+
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    cls = SqueezeBackward3 if dim is None else SqueezeBackward5 if isinstance(dim, (tuple, list)) else \
+        SqueezeBackward4
+    return _inplace_view(self, squeeze, cls, dim)
+
+
+@op(variants="function method inplace", inplace=squeeze_, batch=rules.squeeze)
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Drop size-1 dims (only ``dim`` when given; other sizes are left alone, as PyTorch)."""
+    x = input._data
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
+        cls = SqueezeBackward0
+    else:
+        listed = isinstance(dim, (tuple, list))
+        dims = dim if listed else (dim,)
+        axes = tuple(d for d in (_wrap_dim(d, x.ndim) for d in dims) if x.ndim and x.shape[d] == 1)
+        cls = SqueezeBackward2 if listed else SqueezeBackward1
+    return _unary_result(input, x.squeeze(axes) if axes else x.view(), cls, True, in_shape=x.shape)
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _inplace_view(self, unsqueeze, UnsqueezeBackward1, dim)
+
+
+@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze)
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dim at ``dim``."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim + 1)
+    # np.expand_dims's reshape (a view), without its Python layers
+    y = x.reshape(x.shape[:d] + (1,) + x.shape[d:])
+    # PyTorch keeps every stride and gives the new dim the next dim's extent (size * stride), 1 at the
+    # end; numpy's reshape may pick others for size-1 dims
+    strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
+    if y.strides != strides:
+        y = np.lib.stride_tricks.as_strided(y, strides=strides, writeable=y.flags.writeable)
+    return _unary_result(input, y, UnsqueezeBackward0, True, in_shape=x.shape)
+
+
+class PermuteBackward0(Node):
+    def backward(self, g):
+        return (g.permute(self.inverse),)
+
+    def jvp(self, t):
+        return t.permute(tuple(int(i) for i in np.argsort(self.inverse)))
+
+
+@op(variants="function method", batch=rules.permute)
+def permute(input: Tensor, *dims) -> Tensor:
+    """Reorder dims (a view)."""
+    x = input._data
+    dims = tuple(_wrap_dim(d, x.ndim) for d in _shape_arg(dims))
+    if sorted(dims) != list(range(x.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
+                           f"equal to len(dims) = {len(dims)}")
+    inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return _unary_result(input, x.transpose(dims), PermuteBackward0, True, inverse=tuple(inverse))
+
+
+class TransposeBackward0(Node):
+    def backward(self, g):
+        return (g.transpose(self.d0, self.d1),)
+
+    def jvp(self, t):
+        return t.transpose(self.d0, self.d1)
+
+
+class TransposeBackward1(TransposeBackward0):
+    """transpose_ (and swapaxes_, swapdims_)."""
+
+
+class TBackward0(Node):
+    def backward(self, g):
+        return (g.t(),)
+
+    def jvp(self, t):
+        return None if t is None else t.t()
+
+
+class TBackward1(TBackward0):
+    """t_."""
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _inplace_view(self, transpose, TransposeBackward1, dim0, dim1)
+
+
+@op(variants="function method inplace", inplace=transpose_, aliases=("swapaxes", "swapdims"), batch=rules.transpose)
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dims (a view)."""
+    x = input._data
+    n = x.ndim
+    if n == 0:
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
+        return _unary_result(input, x.view(), TransposeBackward0, True, d0=0, d1=0)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    return _unary_result(input, x.swapaxes(d0, d1), TransposeBackward0, True, d0=d0, d1=d1)
+
+
+def t_(self: Tensor) -> Tensor:
+    return _inplace_view(self, t, TBackward1)
+
+
+@op(variants="function method inplace", inplace=t_, batch=rules.t)
+def t(input: Tensor) -> Tensor:
+    """Transpose a matrix (0-d and 1-d tensors come back as they are)."""
+    x = input._data
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return _unary_result(input, x.T, TBackward0, True)
+
+
+def T(input: Tensor) -> Tensor:
+    # PyTorch records ``.T`` as a permute at every rank, matrices included
+    return permute(input, tuple(range(input.dim() - 1, -1, -1)))
+
+
+def mT(input: Tensor) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{input.dim()}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+# properties, not ops (PyTorch has no torch.T); under vmap they reach permute's and transpose's rules
+Tensor.T = property(T)
+Tensor.mT = property(mT)
+
+
+class ExpandBackward0(Node):
+    def backward(self, g):
+        return (sum_to(g, self.in_shape),)
+
+    def jvp(self, t):
+        return t.expand(_out_shape(self))
+
+
+@op(variants="method", batch=rules.expand)
+def expand(input: Tensor, *sizes) -> Tensor:
+    """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
+    x = input._data
+    sizes = _shape_arg(sizes)
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand(tinytorch.{input.dtype._legacy}{{[{', '.join(map(str, x.shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({x.ndim})")
+    target = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if target == x.shape:
+        return _unary_result(input, x.view(), ExpandBackward0, True, in_shape=x.shape)
+    for i in range(len(sizes) - 1, -1, -1):  # PyTorch reports the rightmost bad dim
+        if i < lead:
+            if sizes[i] < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif x.shape[i - lead] != 1 and x.shape[i - lead] != target[i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                               f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
+    out = np.broadcast_to(x, target)
+    return _unary_result(input, out, ExpandBackward0, True, in_shape=x.shape)
+
+
+class DiagonalBackward0(Node):
+    def backward(self, g):
+        out = np.zeros(self.in_shape, dtype=g._data.dtype)
+        diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
+        return (_unary_result(g, out, DiagonalBackwardBackward0, False, offset=self.offset, dim1=self.dim1,
+                              dim2=self.dim2),)
+
+
+class DiagonalBackwardBackward0(Node):
+    def backward(self, gg):
+        return (diagonal(gg, self.offset, self.dim1, self.dim2),)
+
+
+@op(variants="function method", batch=rules.diagonal)
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, as a view; its dim comes last."""
+    x = input._data
+    d1, d2 = _wrap_dim(dim1, x.ndim), _wrap_dim(dim2, x.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        length = max(0, min(x.shape[d1], x.shape[d2] - offset))
+        start = x[(slice(None),) * d2 + (slice(min(offset, x.shape[d2]), None),)]
+    else:
+        length = max(0, min(x.shape[d1] + offset, x.shape[d2]))
+        start = x[(slice(None),) * d1 + (slice(min(-offset, x.shape[d1]), None),)]
+    keep = [i for i in range(x.ndim) if i not in (d1, d2)]
+    shape = tuple(x.shape[i] for i in keep) + (length,)
+    strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
+    out = np.lib.stride_tricks.as_strided(start, shape, strides, writeable=x.flags.writeable)
+    return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2)
+
+
+class RepeatBackward0(Node):
+    def backward(self, g):
+        # each repeated dim splits into (copies, size); summing the copies undoes the tiling
+        split = tuple(v for n, s in zip(self.sizes, self.lifted) for v in (n, s))
+        copies = tuple(range(0, len(split), 2))
+        return (g.reshape(split).sum(copies).reshape(self.in_shape),)
+
+    def jvp(self, t):
+        return t.repeat(self.sizes)
+
+
+@op(variants="method", batch=rules.repeat)
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
+    x = input._data
+    sizes = _shape_arg(sizes)
+    if len(sizes) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    lifted = (1,) * (len(sizes) - x.ndim) + x.shape
+    return _unary_result(input, np.tile(x.reshape(lifted), sizes), RepeatBackward0, False, sizes=sizes,
+                         lifted=lifted, in_shape=x.shape)
+
+
+@op(variants="method", batch=rules.expand_as)
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other._data.shape)
+
+
+@op(variants="function method", batch=rules.expand)
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, tuple(size))

@@ -1,0 +1,1 @@
+"""The special functions of torch.special."""

@@ -1,0 +1,87 @@
+"""Bessel functions of ``torch.special``: i0, i0e, i1, i1e (differentiable, as in PyTorch) and the
+``bessel_*``, ``modified_bessel_*``, ``scaled_modified_bessel_*``, ``spherical_bessel_j0`` and
+``airy_ai`` functions, which PyTorch does not differentiate (their results never require grad).
+
+Kernels: SciPy's Cephes/AMOS ports (optional; imported when first called), computed in float64;
+torch.i0 uses numpy's own ``np.i0`` so that it works without SciPy."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...tensor import Tensor, _make
+from .._core.batching import pointwise
+from .._core.pointwise import unary
+from .._core.record import float_dtype
+from .._core.registry import op
+from .._core.lazy_scipy import special_kernel
+from ..pointwise.compare import where
+from .._core.lazy_scipy import scipy_special
+
+_SPECIAL = "function out"
+
+
+def _i0_np(x: np.ndarray) -> np.ndarray:
+    return np.i0(x.astype(np.float64)).astype(x.dtype)
+
+
+i0 = unary("i0", _i0_np, lambda g, x, y: g * i1(x), variants="function method inplace torch_inplace out",
+           extra=("special.i0",))
+i0e = unary("special.i0e", special_kernel("i0e"), lambda g, x, y: g * (i1e(x) - x.sgn() * y), saves="both",
+            node="SpecialI0EBackward0", variants=_SPECIAL)
+
+
+def _i1_grad(g, x, y):
+    safe = where(x == 0, 1.0, x)
+    return g * where(x == 0, 0.5, i0(x) - y / safe)
+
+
+def _i1e_grad(g, x, y):
+    safe = where(x == 0, 1.0, x)
+    return g * where(x == 0, 0.5, i0e(x) - y * (x.sgn() + 1 / safe))
+
+
+i1 = unary("special.i1", special_kernel("i1"), _i1_grad, saves="both", node="SpecialI1Backward0", variants=_SPECIAL)
+i1e = unary("special.i1e", special_kernel("i1e"), _i1e_grad, saves="both", node="SpecialI1EBackward0",
+            variants=_SPECIAL)
+
+
+def _airy_ai(x: np.ndarray) -> np.ndarray:
+    return scipy_special().airy(x)[0]
+
+
+def _spherical_j0(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        out = np.where(x == 0, 1.0, np.sin(x) / np.where(x == 0, 1.0, x))
+    return np.where(np.isinf(x), 0.0, out)
+
+
+def _non_differentiable(name: str, kernel):
+    """``torch.special.<name>``: the kernel on the float64 values; the result does not require grad."""
+    def fn(input: Tensor) -> Tensor:
+        x = float_dtype(input._data)
+        with np.errstate(all="ignore"):
+            out = np.asarray(kernel(x.astype(np.float64))).astype(x.dtype)
+        return _make(out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.special.{name} (not differentiable, as in PyTorch)."
+    return op(f"special.{name}", variants=_SPECIAL, batch=pointwise)(fn)
+
+
+def _sc(fname: str):
+    def kernel(x):
+        return special_kernel(fname)(x)
+    return kernel
+
+
+bessel_j0 = _non_differentiable("bessel_j0", _sc("j0"))
+bessel_j1 = _non_differentiable("bessel_j1", _sc("j1"))
+bessel_y0 = _non_differentiable("bessel_y0", _sc("y0"))
+bessel_y1 = _non_differentiable("bessel_y1", _sc("y1"))
+modified_bessel_i0 = _non_differentiable("modified_bessel_i0", _sc("i0"))
+modified_bessel_i1 = _non_differentiable("modified_bessel_i1", _sc("i1"))
+modified_bessel_k0 = _non_differentiable("modified_bessel_k0", _sc("k0"))
+modified_bessel_k1 = _non_differentiable("modified_bessel_k1", _sc("k1"))
+scaled_modified_bessel_k0 = _non_differentiable("scaled_modified_bessel_k0", _sc("k0e"))
+scaled_modified_bessel_k1 = _non_differentiable("scaled_modified_bessel_k1", _sc("k1e"))
+spherical_bessel_j0 = _non_differentiable("spherical_bessel_j0", _spherical_j0)
+airy_ai = _non_differentiable("airy_ai", _airy_ai)

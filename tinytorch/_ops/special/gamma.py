@@ -1,0 +1,83 @@
+"""Incomplete gamma, Hurwitz zeta and the multivariate log-gamma: ``igamma``/``special.gammainc``,
+``igammac``/``special.gammaincc``, ``special.zeta``, ``mvlgamma``/``special.multigammaln``.
+
+igamma and zeta use SciPy's Cephes kernels (optional; imported when first called), in float64.
+PyTorch differentiates them only in their second argument; asking for the other derivative raises
+PyTorch's NotImplementedError when backward reaches it."""
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..._dtype import FLOATING_NP
+from ...autograd.node import Node
+from ...tensor import Tensor
+from .._core.batching import pointwise
+from .._core.registry import op
+from .._core.lazy_scipy import scipy_special
+from .._core.util import fit_grad, require_tensors
+from .xlogy import _float_pair, _record_binary
+from .._core.record import legacy_name
+from .._core.util import binary_operands
+
+
+def _not_implemented(what: str):
+    raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+
+
+class _IncompleteGammaNode(Node):
+    what = ""
+    sign = 1.0
+
+    def backward(self, g):
+        a, x = self.saved_tensors
+        if self.need_a:
+            _not_implemented(self.what)
+        gx = g * self.sign * ((a - 1) * x.log() - x - a.lgamma()).exp()
+        return None, fit_grad(gx, self.b_meta)
+
+
+class _ZetaNode(Node):
+    def backward(self, g):
+        x, q = self.saved_tensors
+        if self.need_a:
+            _not_implemented("zeta")
+        return None, fit_grad(g * -x * zeta(x + 1.0, q), self.b_meta)
+
+
+def _classes(stem, base, **attrs):
+    return {k: type(f"{stem}Backward{k}", (base,), {"__module__": base.__module__, **attrs}) for k in "012"}
+
+
+_IGAMMA = _classes("Igamma", _IncompleteGammaNode, what="igamma: input", sign=1.0)
+_IGAMMAC = _classes("Igammac", _IncompleteGammaNode, what="igammac: input", sign=-1.0)
+_ZETA = _classes("SpecialZeta", _ZetaNode)
+
+
+def _scipy_binary(fname, classes, input, other, int_error=None):
+    if int_error is not None:
+        dt = binary_operands(input, other)[2].dtype
+        if dt not in FLOATING_NP:
+            raise RuntimeError(f"\"{int_error}\" not implemented for '{legacy_name(dt)}'")
+    ta, tb, a, b = _float_pair(input, other)
+    fn = getattr(scipy_special(), fname)
+    dt = np.result_type(a, b)
+    with np.errstate(all="ignore"):
+        out = np.asarray(fn(a.astype(np.float64), b.astype(np.float64))).astype(dt)
+    return _record_binary(out, classes, ta, tb, a, b)
+
+
+@op(variants="function method inplace out", batch=pointwise, extra=("special.gammaincc",))
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P."""
+    require_tensors("igammac", input, other)
+    return _scipy_binary("gammaincc", _IGAMMAC, input, other, "igammac_cpu")
+
+
+@op("special.zeta", variants="function out", batch=pointwise)
+def zeta(input, other) -> Tensor:
+    """The Hurwitz zeta function sum_k (k + other)^-input."""
+    return _scipy_binary("zeta", _ZETA, input, other)
+
+# igamma (torch.special.gammainc) and mvlgamma (multigammaln) are declared with the numpy-only kernels
+# in binary.py and special.py, which the distributions use without SciPy
