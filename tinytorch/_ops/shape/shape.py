@@ -82,6 +82,18 @@ def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
     return shape
 
 
+if np.lib.NumpyVersion(np.__version__) >= "2.1.0":
+    def _view_as(x: np.ndarray, shape: tuple) -> np.ndarray:
+        """x's memory under a new shape, never a copy: ValueError where the strides cannot express it."""
+        return x.reshape(shape, copy=False)
+else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5) is the no-copy spelling there
+    def _view_as(x: np.ndarray, shape: tuple) -> np.ndarray:
+        """x's memory under a new shape, never a copy: AttributeError where the strides cannot express it."""
+        out = x.view()
+        out.shape = shape
+        return out
+
+
 @op(variants="method", batch=rules.reshape)
 def view(input: Tensor, *shape) -> Tensor:
     """Same storage, new shape; fails where strides make that impossible (use reshape)."""
@@ -89,10 +101,9 @@ def view(input: Tensor, *shape) -> Tensor:
         raise NotImplementedError("view(dtype) is not supported by tinytorch")
     x = input._data
     shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
-    out = x.view()
     try:
-        out.shape = shape
-    except AttributeError:
+        out = _view_as(x, shape)
+    except (AttributeError, ValueError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
     return _unary_result(input, out, ViewBackward0, True, in_shape=x.shape)
