@@ -304,11 +304,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
             return
         import weakref
 
-        node = self.grad_fn
-        if node._retained is None:
-            node._retained = {}
-            node._hooked = True
-        node._retained[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain(self._output_nr, weakref.ref(self))
         self._retains_grad = True
 
     # -- hooks ---------------------------------------------------------------------------------

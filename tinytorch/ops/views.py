@@ -171,10 +171,7 @@ def _move_retained(t, old_fn, old_nr: int, new_fn) -> None:
     if t._retains_grad and old_fn is not None and old_fn._retained:
         ref = old_fn._retained.pop(old_nr, None)
         if ref is not None:
-            if new_fn._retained is None:
-                new_fn._retained = {}
-                new_fn._hooked = True
-            new_fn._retained[0] = ref
+            new_fn._retain(0, ref)
 
 
 def set_history(t, fn) -> None:
