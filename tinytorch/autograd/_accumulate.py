@@ -38,9 +38,14 @@ def _steal_or_copy(g, like: np.ndarray):
     return _make(out)
 
 
-# factory.empty_like: factories are ops, which build on this module; tinytorch.factory hands it over
-# when it loads
+# factory.empty_like: factories are ops, which build on this module; tinytorch.factory registers it when
+# it loads (``bind_empty_like``)
 _empty_like = None
+
+
+def bind_empty_like(empty_like) -> None:
+    global _empty_like
+    _empty_like = empty_like
 
 
 def _copy_in_graph(g):

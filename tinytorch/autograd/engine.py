@@ -282,4 +282,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     return tuple(result)
 
 
-_tensor._run_backward = backward
+_tensor.bind_backward(backward)

@@ -38,10 +38,8 @@ from ..autograd.grad_mode import _State, version_counter
 from ..autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ..tensor import _make
 from ._registry import REGISTRY
+from ._index_adjoint import index_zeros_put  # the backward of a regenerated view
 
-# index.py, built on this module, hands over its scatter of a gradient into zeros of the base's shape
-# (the backward of a regenerated view) when it loads
-index_zeros_put = None
 
 # creation kinds (``Tensor._creation``) of views PyTorch forbids to modify in place
 NO_GRAD = "no_grad"
