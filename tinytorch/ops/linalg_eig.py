@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.node import Node
-from ..tensor import Tensor, _make
+from ..tensor import Tensor, _make, register_attribute
 from ._record import _State, edge, legacy_name
 from ._registry import op
 from .complex import conj, real
@@ -116,5 +116,5 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 # properties, not ops (as ``Tensor.mT``)
-Tensor.mH = property(mH)
-Tensor.H = property(H)
+register_attribute("mH", property(mH))
+register_attribute("H", property(H))
