@@ -90,6 +90,8 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                     # handed over straight from the buffer: no reference held here (accumulate_grad's
                     # reference count decides whether the gradient can become .grad without a copy)
                     accumulate_grad(node, take(node), create_graph)
+                else:
+                    take(node, None)
                 continue
             grads = take(node, None)  # the node's InputBuffer
             if grads is None:
