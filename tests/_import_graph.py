@@ -1,8 +1,11 @@
 """tinytorch's own import graph, read from the source: which module imports which, at module level
-or inside functions, the largest cycle, and the imports written inside functions.
+or inside functions, the largest cycle, the imports written inside functions, and the writes a module
+makes into another module's attributes while it loads (an import cycle in disguise: the lower module
+then depends on the upper one having loaded, and no import line says so).
 
-``python tests/_import_graph.py [-v]`` prints the figures (``-v``: the cycle's modules and every
-function-level import); ``tests/test_import_graph.py`` holds them to their ceilings."""
+``python tests/_import_graph.py [-v]`` prints the figures (``-v``: the cycle's modules, every
+function-level import and every import-time write); ``tests/test_import_graph.py`` holds them to their
+ceilings."""
 from __future__ import annotations
 
 import ast
@@ -121,18 +124,100 @@ def strongly_connected(edges: dict) -> list:
     return sorted(comps, key=len, reverse=True)
 
 
+def _root(target):
+    """The name an assignment target or setattr object starts from (``a`` of ``a.b.c`` or ``a.b[k]``)."""
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _writes_in(node, foreign: set) -> list:
+    """(line, text) of each write under ``node`` into an object named by ``foreign``: an assignment to
+    ``name.attr``/``name.attr[k]``/``name[k]``, or ``setattr(name, ...)``/``delattr``."""
+    found = []
+    for sub in _walk_load_time(node):
+        targets = []
+        if isinstance(sub, ast.Assign):
+            targets = sub.targets
+        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+            targets = [sub.target]
+        elif isinstance(sub, ast.Delete):
+            targets = sub.targets
+        for t in targets:
+            for leaf in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                if isinstance(leaf, (ast.Attribute, ast.Subscript)) and _root(leaf) in foreign:
+                    found.append((sub.lineno, ast.unparse(leaf)))
+        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("setattr", "delattr")
+                and sub.args and _root(sub.args[0]) in foreign):
+            found.append((sub.lineno, ast.unparse(sub)[:80]))
+    return found
+
+
+def _walk_load_time(node):
+    """``ast.walk`` below ``node`` without entering the bodies of functions defined there."""
+    todo = [node]
+    while todo:
+        sub = todo.pop()
+        yield sub
+        todo.extend(c for c in ast.iter_child_nodes(sub)
+                    if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+
+def _load_time(body: list):
+    """The statements of a module body that run when it loads: not those inside function bodies."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        yield stmt
+
+
+def import_writes() -> list:
+    """(module, line, what) for each write a module makes, while it loads, into an attribute of an
+    object it imported (another module, or a class or table of another module): at module level, in a
+    class body, or in a function of its own that its module level calls. A registration function of
+    the lower module (``tensor.register_method``, ``_registry.bind_inplace``...) is the way instead: the
+    lower module owns the hook point, and the call is an ordinary dependency on it."""
+    out = []
+    for module, path in _modules().items():
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        imported, functions = set(), {}
+        for stmt in _walk_load_time(tree):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for alias in stmt.names:
+                    imported.add(alias.asname or alias.name.split(".")[0])
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions[stmt.name] = stmt
+        found = []
+        for stmt in _load_time(tree.body):
+            found += _writes_in(stmt, imported)
+            called = {c.func.id for c in _walk_load_time(stmt)
+                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+            for name in called & set(functions):
+                fn = functions[name]
+                params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+                for sub in fn.body:
+                    found += _writes_in(sub, imported - params)
+        out += [(module, line, what) for line, what in sorted(set(found))]
+    return out
+
+
 def figures() -> dict:
     edges, local = graph()
     comps = strongly_connected(edges)
+    writes = import_writes()
     return {"largest_cycle": len(comps[0]) if comps else 0, "cycle": comps[0] if comps else [],
-            "local_imports": len(local), "local": local}
+            "local_imports": len(local), "local": local, "import_writes": len(writes), "writes": writes}
 
 
 if __name__ == "__main__":
     f = figures()
     print(f"largest import cycle: {f['largest_cycle']} modules; imports of tinytorch modules inside "
-          f"functions: {f['local_imports']}")
+          f"functions: {f['local_imports']}; writes into other modules at import: {f['import_writes']}")
     if "-v" in sys.argv:
         print("cycle:", ", ".join(f["cycle"]))
         for module, line, target in f["local"]:
             print(f"  {module}:{line} -> {target}")
+        print("import-time writes:")
+        for module, line, what in f["writes"]:
+            print(f"  {module}:{line}: {what}")

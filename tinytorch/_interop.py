@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from .tensor import Tensor, _make
+from .tensor import Tensor, _make, register_attribute
 from .factory import tensor as _tensor
 
 __all__ = ["asarray", "from_dlpack", "frombuffer", "from_file", "to_dlpack"]
@@ -65,8 +65,8 @@ def _dlpack_device(self):
     return self._data.__dlpack_device__()
 
 
-Tensor.__dlpack__ = _dlpack
-Tensor.__dlpack_device__ = _dlpack_device
+register_attribute("__dlpack__", _dlpack)
+register_attribute("__dlpack_device__", _dlpack_device)
 
 
 def _cast(t: Tensor, dtype, copy) -> Tensor:

@@ -43,3 +43,24 @@ def cast(a: np.ndarray, dtype, copy: bool = True) -> np.ndarray:
         return a.astype(dtype, copy=copy)
     finally:
         loud(token)
+
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added, subtracted and
+# multiplied as Python floats: a third of numpy's cost for a 0-d ufunc, and no error-state switch
+# (Python's float arithmetic never warns). The same values: a double holds the exact product of two
+# float32 values, and a sum rounded to double and then to float32 rounds as once to float32
+# (53 >= 2 * 24 + 2 bits); a float32 result beyond this (overflow, inf, nan) takes numpy's path,
+# whose cast would warn. The add/sub/mul ops (_ops/_core/binary.py) and the backward engine's
+# gradient sums (autograd/_accumulate.py) share these.
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def zero_dim(like: np.ndarray, r: float):
+    """A fresh 0-d array of ``like``'s dtype (float32 or float64) holding ``r``, else None where
+    float32 cannot hold it without numpy's cast warning (add and mul inline this)."""
+    if like.dtype is F64 or -F32_MAX <= r <= F32_MAX:
+        out = like.copy()
+        out[()] = r
+        return out
+    return None

@@ -12,7 +12,7 @@ from . import storage as _storage
 from .autograd.node import Node
 from ._ops._core.registry import namespace
 from ._ops.shape.shape import _unary_result
-from .tensor import Tensor
+from .tensor import Tensor, register_attribute
 
 
 class layout:
@@ -211,15 +211,15 @@ def _setstate(self: Tensor, state) -> None:
     self.requires_grad, _, _ = state
 
 
-Tensor.storage_offset = _storage.storage_offset
-Tensor.storage = _storage.typed_storage
-Tensor.untyped_storage = _storage.untyped_storage
-Tensor.layout = property(lambda self: strided, doc="Always ``tinytorch.strided``: tensors are dense.")
-Tensor.itemsize = property(lambda self: self._data.itemsize, doc="Bytes per element.")
-Tensor.nbytes = property(lambda self: self._data.size * self._data.itemsize, doc="Bytes of the elements.")
-Tensor.__contains__ = _contains
-Tensor.to_dense = _to_dense
-Tensor.to_sparse = _to_sparse
-Tensor.as_subclass = as_subclass
-Tensor.__torch_function__ = classmethod(_torch_function)
-Tensor.__setstate__ = _setstate
+register_attribute("storage_offset", _storage.storage_offset)
+register_attribute("storage", _storage.typed_storage)
+register_attribute("untyped_storage", _storage.untyped_storage)
+register_attribute("layout", property(lambda self: strided, doc="Always ``tinytorch.strided``: tensors are dense."))
+register_attribute("itemsize", property(lambda self: self._data.itemsize, doc="Bytes per element."))
+register_attribute("nbytes", property(lambda self: self._data.size * self._data.itemsize, doc="Bytes of the elements."))
+register_attribute("__contains__", _contains)
+register_attribute("to_dense", _to_dense)
+register_attribute("to_sparse", _to_sparse)
+register_attribute("as_subclass", as_subclass)
+register_attribute("__torch_function__", classmethod(_torch_function))
+register_attribute("__setstate__", _setstate)

@@ -356,5 +356,5 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
 
-_accumulate._empty_like = empty_like  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
-_forward_ad.zeros = zeros  # the tangent rules' zeros
+_accumulate.bind_empty_like(empty_like)  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
+_forward_ad.bind_zeros(zeros)  # the tangent rules' zeros

@@ -19,9 +19,22 @@ from ._tensor_placement import _TensorPlacement
 from ._tensor_conversion import _TensorConversion
 from ._tensor_str import tensor_repr
 
-# autograd/engine.py runs backward; it builds on this module, so it hands its entry point over when
-# it loads (``Tensor.backward`` calls it)
+# autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
+# loads (``bind_backward``); ``Tensor.backward`` calls it
 _run_backward = None
+
+
+def bind_backward(run_backward) -> None:
+    """Where autograd/engine.py registers ``backward``, the function behind ``Tensor.backward``."""
+    global _run_backward
+    _run_backward = run_backward
+
+
+def register_attribute(name: str, value) -> None:
+    """Where the modules built on this one add a method or property to Tensor (the ops' spellings,
+    through ``_ops/_core/registry.py``; ``T``, ``real``, ``__dlpack__``...): the one way a module outside this
+    file adds to the class (tests/_import_graph.py counts any other)."""
+    setattr(Tensor, name, value)
 
 
 _CPU = device("cpu")
@@ -304,11 +317,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
             return
         import weakref
 
-        node = self.grad_fn
-        if node._retained is None:
-            node._retained = {}
-            node._hooked = True
-        node._retained[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain(self._output_nr, weakref.ref(self))
         self._retains_grad = True
 
     # -- hooks ---------------------------------------------------------------------------------

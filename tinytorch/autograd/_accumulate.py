@@ -9,8 +9,7 @@ import sys
 
 import numpy as np
 
-from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
-from ..tensor import Tensor, _make
+from ..tensor import _make
 from .grad_mode import version_counter
 from .node import AccumulateGrad
 
@@ -20,13 +19,13 @@ _getrefcount = sys.getrefcount
 def _steal_or_copy(g, like: np.ndarray):
     """A gradient safe to keep as ``.grad``: the array itself when nothing else can see its memory.
 
-    Reference counts tell (as in PyTorch's AccumulateGrad): g is held by the engine's buffer list,
-    _accumulate's argument, ours and getrefcount's; its array by g._data, the local and the argument.
-    A view qualifies when its base tensor is held by it alone. Only an array laid out like the leaf is
-    kept (PyTorch's layout contract): a weight gradient arriving transposed is copied, or
-    ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
+    Reference counts tell, as in PyTorch's AccumulateGrad (whose engine hands the gradient over and
+    keeps none): g is held by accumulate_grad's local, our argument and getrefcount's; its array by
+    g._data, the local and the argument. A view qualifies when its base tensor is held by it alone.
+    Only an array laid out like the leaf is kept (PyTorch's layout contract): a weight gradient
+    arriving transposed is copied, or ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
     d = g._data
-    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 4 and _getrefcount(d) <= 3:
+    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 3 and _getrefcount(d) <= 3:
         base = d.base
         if base is None:
             return _make(d)
@@ -39,9 +38,14 @@ def _steal_or_copy(g, like: np.ndarray):
     return _make(out)
 
 
-# factory.empty_like: factories are ops, which build on this module; tinytorch.factory hands it over
-# when it loads
+# factory.empty_like: factories are ops, which build on this module; tinytorch.factory registers it when
+# it loads (``bind_empty_like``)
 _empty_like = None
+
+
+def bind_empty_like(empty_like) -> None:
+    global _empty_like
+    _empty_like = empty_like
 
 
 def _copy_in_graph(g):
@@ -56,12 +60,28 @@ def _in_dtype_of(g, t):
     return g.to(t.dtype)
 
 
-def _accumulate(var, g, create_graph: bool) -> None:
+def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
+    """AccumulateGrad's apply: ``g`` into ``node.variable.grad``, with the leaf's tensor hooks, then the
+    node's pre-hooks, the sum, the post-accumulate hooks and the node's hooks (PyTorch's order).
+
+    The engine hands ``g`` over without keeping a reference, so that ``_steal_or_copy`` can tell from
+    reference counts whether it may become ``.grad`` as it is."""
+    var = node.variable
     if var._hooks:
         for hook in list(var._hooks.values()):
             new = hook(g)
             if new is not None:
                 g = new
+        new = None
+    if node._hooked and node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook((g,))
+            if new is not None:
+                g = new[0]
+        new = None
+    # what the node's post-hooks are shown, as it arrived (held only when there are such hooks: a
+    # reference kept here would make _steal_or_copy copy)
+    arrived = (g,) if node._hooked and node._post_hooks else None
     if g._data.dtype != var._data.dtype:
         g = _in_dtype_of(g, var)
     old = var._grad
@@ -79,36 +99,6 @@ def _accumulate(var, g, create_graph: bool) -> None:
     if var._post_acc_hooks:
         for hook in list(var._post_acc_hooks.values()):
             hook(var)
-
-
-def _accumulate_hooked(node: AccumulateGrad, g, create_graph: bool) -> None:
-    """Accumulate with the node's own hooks too: tensor hooks, node prehooks, then node hooks after."""
-    var = node.variable
-    if var._hooks:
-        for hook in list(var._hooks.values()):
-            new = hook(g)
-            if new is not None:
-                g = new
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            new = hook((g,))
-            if new is not None:
-                g = new[0]
-    hooks, var._hooks = var._hooks, None
-    try:
-        _accumulate(var, g, create_graph)
-    finally:
-        var._hooks = hooks
-    if node._post_hooks:
+    if arrived is not None:
         for hook in list(node._post_hooks.values()):
-            hook((), (g,))
-
-
-def _sum_arrays(prev, g):
-    """``prev + g`` for two gradients of one output when no graph is recorded: the same numpy sum as
-    the add op's, without its dispatch (a leaf used by many ops gets one such sum per use)."""
-    pd, gd = prev._data, g._data
-    if pd.shape == gd.shape and pd.dtype == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
-        out = np.add(pd, gd, out=_ARRAY_OUT)
-        return _make(out if type(out) is np.ndarray else np.asarray(out))
-    return prev + g
+            hook((), arrived)

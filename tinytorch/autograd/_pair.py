@@ -60,6 +60,13 @@ class SavedPair(EdgePair):
     def _saved_versions(self) -> tuple:
         return (self._va, self._vb)
 
+    def _release(self) -> None:
+        """``Node._release`` with the attributes written directly (the property would cost a call)."""
+        self._freed = True
+        self._sa = self._sb = None
+        if self._release_extra is not None:
+            self._release_extra()
+
     @_saved_versions.setter
     def _saved_versions(self, versions) -> None:
         self._va, self._vb = versions if versions else (None, None)

@@ -7,27 +7,19 @@ releases saved tensors after each node unless the graph is retained. Backward fo
 how second and third derivatives work."""
 from __future__ import annotations
 
-import sys
 import warnings
 
 import numpy as np
 
 from .._oom import reraise_as_runtime_error
-from .._quiet_fp import loud, quiet
+from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT, F32, F32_MAX, F64, loud, quiet
 from .grad_mode import _State
 from .. import tensor as _tensor
 from ..tensor import Tensor, _make
 from .node import AccumulateGrad, accumulator_of
-from ._accumulate import _accumulate, _accumulate_hooked, _in_dtype_of, _sum_arrays
+from ._accumulate import _in_dtype_of, accumulate_grad
 from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edges
 from ._run_node import _run_node, _run_node_in_anomaly_mode
-from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT
-
-# 0-d float32/float64 gradient sums as Python floats: the same bits as numpy's (_ops/_core/binary.py
-# says why), where float32 holds the sum without numpy's cast warning
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_F32_MAX = float(np.finfo(np.float32).max)
-_getrefcount = sys.getrefcount
 
 
 def _apart_from_leaf_grads(root_grads: list, seen) -> list:
@@ -43,7 +35,18 @@ def _apart_from_leaf_grads(root_grads: list, seen) -> list:
 
 def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
              accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
-    """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad."""
+    """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad.
+
+    PyTorch's engine in one loop: ``compute_dependencies`` (``_collect``: edges into each node), then
+    nodes taken from ``ready`` once their count falls to zero, each given its summed gradient from
+    ``buffers`` (PyTorch's ``InputBuffer``: the tensor itself for a node with one output, a list of
+    ``_n_outputs`` slots for the others), each result added into its next node's buffer. Leaves'
+    ``AccumulateGrad`` nodes hand their gradient to ``_accumulate.accumulate_grad``.
+
+    A micrograd-style graph runs the loop thousands of times a step, so a node with no hooks, one
+    output and nothing to check (no ``autograd.grad`` filter, no anomaly mode) runs its backward
+    inline; the others go through ``_step``. Gradients are never held in a local longer than needed,
+    so that AccumulateGrad can take them over without a copy."""
     roots = [n for n, _ in root_edges]
     deps = _collect(roots)
     if user_grads and accumulate:
@@ -58,78 +61,98 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     for (node, nr), g in zip(root_edges, root_grads):
         if node is None or g is None:
             continue
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._n_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if node._n_outputs == 1:
+            prev = buffers.get(node)
+            buffers[node] = g if prev is None else prev + g
+        else:
+            buf = buffers.get(node)
+            if buf is None:
+                buf = buffers[node] = [None] * node._n_outputs
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+    prev = g = None
     captured = {}
     ready = [n for n in dict.fromkeys(roots) if n is not None and deps.get(n, 0) == 0]
+    # one per-run flag: autograd.grad's filter or anomaly mode sends every node through _step
+    checked = needed is not None or _State.anomaly
+    pop, push, take, find = ready.pop, ready.append, buffers.pop, buffers.get
     prev_mode = _State.enabled
     _State.enabled = create_graph
     # numpy's inf/nan warnings off for the whole pass (PyTorch's formulas compute those values silently):
     # one switch per backward instead of one per formula
     fp_state = quiet()
     try:
-        if needed is None and not _State.anomaly:
-            _run_plain(ready, buffers, deps, retain_graph, create_graph, accumulate, restrict)
-            ready = ()
         while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            if grads is None:
-                run = False
-            elif node._n_outputs == 1:
-                run = grads[0] is not None
-            else:
-                run = any(g is not None for g in grads)
-            if needed is not None:
-                run = run and node in needed
-                if capture is not None and grads is not None:
-                    for nr in range(node._n_outputs):
-                        if (node, nr) in capture:
-                            captured[(node, nr)] = grads[nr]
-            out = ()
-            if run:
-                if type(node) is AccumulateGrad:
-                    if accumulate and (restrict is None or node in restrict):
-                        if node._pre_hooks is None and node._post_hooks is None:
-                            _accumulate(node.variable, grads[0], create_graph)
-                        else:
-                            _accumulate_hooked(node, grads[0], create_graph)
-                elif capture is not None and not any(nxt in needed for nxt, _ in node.next_functions
-                                                     if nxt is not None):
-                    pass  # a captured input's own node: nothing below it is wanted
+            node = pop()
+            if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
+                if capture is not None and node in buffers:
+                    _capture(node, [find(node)], capture, captured)
+                if accumulate and node in buffers and (restrict is None or node in restrict):
+                    # handed over straight from the buffer: no reference held here (accumulate_grad's
+                    # reference count decides whether the gradient can become .grad without a copy)
+                    accumulate_grad(node, take(node), create_graph)
                 else:
-                    if _State.anomaly:
-                        out = _run_node_in_anomaly_mode(node, grads)
-                    elif (node._tensor_pre_hooks or node._retained or node._pre_hooks or node._post_hooks
-                          or node._n_outputs != 1):
-                        out = _run_node(node, grads)
-                    else:
-                        out = node.backward(grads[0])
-                        if type(out) is not tuple:
-                            out = (out,)
-                    if not retain_graph:
-                        node._release()
+                    take(node, None)
+                continue
+            grads = take(node, None)  # the node's InputBuffer
+            if grads is None:
+                out = ()
+            elif checked or node._hooked or node._n_outputs != 1:
+                out = _step(node, grads, retain_graph, needed, capture, captured)
+            else:
+                out = node.backward(grads)
+                if type(out) is not tuple:
+                    out = (out,)
+                if not retain_graph:
+                    node._release()
             grads = None
-            n_out = len(out)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            # an EdgePair's edges, read from its attributes (the property would cost a call)
+            edges = ((node._na, node._nra), (node._nb, node._nrb)) if node._pair else node.next_functions
+            if len(out) != len(edges):
+                out = (tuple(out) + (None,) * len(edges))[:len(edges)]
+            for (nxt, nr), g in zip(edges, out):
                 if nxt is None:
                     continue
-                if i < n_out:
-                    g = out[i]
-                    if g is not None:
-                        buf = buffers.get(nxt)
+                if g is not None:  # into nxt's InputBuffer
+                    if nxt._n_outputs == 1:
+                        buf, prev = None, find(nxt)
+                    else:
+                        buf = find(nxt)
                         if buf is None:
                             buf = buffers[nxt] = [None] * nxt._n_outputs
-                            buf[nr] = g
+                        prev = buf[nr]
+                    if prev is not None:  # InputBuffer::accumulate
+                        if create_graph:
+                            g = prev + g
                         else:
-                            prev = buf[nr]
-                            buf[nr] = g if prev is None else prev + g
+                            # the add op's sum without its dispatch (a value used by many ops gets one
+                            # sum per use): 0-d floats as Python floats, as the add op sums them
+                            pd, gd = prev._data, g._data
+                            dt = pd.dtype
+                            if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
+                                prev = None
+                                if not pd.ndim and (dt is F32 or dt is F64):
+                                    r = float(pd) + float(gd)
+                                    if dt is F64 or -F32_MAX <= r <= F32_MAX:  # _quiet_fp.zero_dim, inline
+                                        prev = pd.copy()
+                                        prev[()] = r
+                                if prev is None:
+                                    prev = np.add(pd, gd, out=_ARRAY_OUT)
+                                    if type(prev) is not np.ndarray:
+                                        prev = np.asarray(prev)
+                                g = _make(prev)
+                            else:
+                                g = prev + g
+                            pd = gd = None
+                        prev = None
+                    if buf is None:
+                        buffers[nxt] = g
+                    else:
+                        buf[nr] = g
+                        buf = None
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    ready.append(nxt)
+                    push(nxt)
             g = out = None  # drop our references, or the next AccumulateGrad would have to copy
     finally:
         loud(fp_state)
@@ -137,134 +160,28 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     return captured
 
 
-def _run_plain(ready: list, buffers: dict, deps: dict, retain_graph: bool, create_graph: bool, accumulate: bool,
-               restrict) -> None:
-    """``_execute``'s loop for ``backward()`` outside anomaly mode (no capture, every node wanted): the
-    same steps, with the checks those cases need left out.
+def _capture(node, grads: list, capture: dict, captured: dict) -> None:
+    """autograd.grad: keep the gradients flowing into the wanted inputs' edges."""
+    for nr in range(node._n_outputs):
+        if (node, nr) in capture:
+            captured[(node, nr)] = grads[nr]
 
-    A micrograd-style graph runs this loop thousands of times a step, so the common case is spelled
-    out inline: one node flag for hooks, the release of saved tensors, the sum of two gradients of one
-    shape and dtype (the numpy sum ``_sum_arrays`` computes), and a single-output node's gradient held
-    in ``buffers`` itself rather than in a one-element list. Gradients are never held in a local
-    longer than needed, so that AccumulateGrad can still take them over without a copy."""
-    for node, buf in buffers.items():  # the roots' buffers, made by _execute as lists
-        if node._n_outputs == 1:
-            buffers[node] = buf[0]
-    pop, push, take, find = ready.pop, ready.append, buffers.pop, buffers.get
-    ndarray = np.ndarray
-    add = np.add
-    while ready:
-        node = pop()
-        if type(node) is AccumulateGrad:  # no next_functions
-            g = take(node, None)
-            if g is not None and accumulate and (restrict is None or node in restrict):
-                var = node.variable
-                if (var._grad is None and not create_graph and not var._hooks and node._pre_hooks is None
-                        and node._post_hooks is None):
-                    # _accumulate's first gradient, inline: kept without a copy when only ``g`` holds it
-                    # (and ``d``, ``g._data`` and getrefcount's argument its array; _steal_or_copy says why)
-                    d, like = g._data, var._data
-                    if (d.base is None and d.dtype == like.dtype and d.strides == like.strides and d.flags.writeable
-                            and _getrefcount(g) <= 2 and _getrefcount(d) <= 3):
-                        var._grad = _make(d)
-                        g = d = like = None
-                        if var._post_acc_hooks:
-                            for hook in list(var._post_acc_hooks.values()):
-                                hook(var)
-                        continue
-                    d = like = None
-                # held by a one-element list, as in _execute: _steal_or_copy's reference count expects it
-                grads = [g]
-                g = None
-                if node._pre_hooks is None and node._post_hooks is None:
-                    _accumulate(node.variable, grads[0], create_graph)
-                else:
-                    _accumulate_hooked(node, grads[0], create_graph)
-                grads = None
-            g = None
-            continue
-        out = ()
-        if node._n_outputs != 1:
-            grads = take(node, None)
-            if grads is not None and any(g is not None for g in grads):
-                out = _run_node(node, grads)
-                if not retain_graph:
-                    node._release()
-            grads = None
-        else:
-            g = take(node, None)
-            if g is not None:
-                if node._hooked:
-                    out = _run_node(node, [g])
-                    g = None
-                    if not retain_graph:
-                        node._release()
-                else:
-                    out = node.backward(g)
-                    g = None
-                    if type(out) is not tuple:
-                        out = (out,)
-                    if not retain_graph:
-                        node._freed = True
-                        if node._saves_pair:  # the _saved property's setter, inline
-                            node._sa = node._sb = None
-                        else:
-                            node._saved = ()
-                        if node._release_extra is not None:
-                            node._release_extra()
-        # an EdgePair's edges, read from its attributes (the property would cost a call)
-        edges = ((node._na, node._nra), (node._nb, node._nrb)) if node._pair else node.next_functions
-        if len(out) != len(edges):
-            out = (tuple(out) + (None,) * len(edges))[:len(edges)]
-        for (nxt, nr), g in zip(edges, out):
-            if nxt is None:
-                continue
-            if g is not None:
-                if nxt._n_outputs == 1:
-                    prev = find(nxt)
-                    if prev is None:
-                        buffers[nxt] = g
-                    elif create_graph:
-                        buffers[nxt] = prev + g
-                    else:
-                        pd, gd = prev._data, g._data
-                        dt = pd.dtype
-                        if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
-                            prev = None
-                            if not pd.ndim and (dt is _F32 or dt is _F64):
-                                # as Python floats, as _ops/pointwise/arith.py adds 0-d operands
-                                # (see _ops/_core/binary._F32_MAX)
-                                r = float(pd) + float(gd)
-                                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
-                                    prev = pd.copy()
-                                    prev[()] = r
-                            if prev is None:
-                                prev = add(pd, gd, out=_ARRAY_OUT)
-                                if type(prev) is not ndarray:
-                                    prev = np.asarray(prev)
-                            buffers[nxt] = _make(prev)
-                        else:
-                            buffers[nxt] = prev + g
-                        prev = pd = gd = None
-                else:
-                    buf = find(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt._n_outputs
-                        buf[nr] = g
-                    else:
-                        prev = buf[nr]
-                        if prev is None:
-                            buf[nr] = g
-                        elif create_graph:
-                            buf[nr] = prev + g
-                        else:
-                            buf[nr] = _sum_arrays(prev, g)
-                        prev = None
-            left = deps[nxt] - 1
-            deps[nxt] = left
-            if left == 0:
-                push(nxt)
-        g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+
+def _step(node, grads, retain_graph: bool, needed, capture, captured) -> tuple:
+    """One node's backward where something needs checking: hooks, retained gradients, several outputs,
+    ``autograd.grad``'s filter (``needed``, ``capture``) or anomaly mode."""
+    grads = [grads] if node._n_outputs == 1 else grads
+    if needed is not None:
+        if capture is not None:
+            _capture(node, grads, capture, captured)
+        if node not in needed:
+            return ()
+        if capture is not None and not any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+            return ()  # a captured input's own node: nothing below it is wanted
+    out = _run_node_in_anomaly_mode(node, grads) if _State.anomaly else _run_node(node, grads)
+    if not retain_graph:
+        node._release()
+    return out
 
 
 _warned_create_graph = False
@@ -367,4 +284,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     return tuple(result)
 
 
-_tensor._run_backward = backward
+_tensor.bind_backward(backward)

@@ -37,9 +37,14 @@ from .function import BackwardCFunction, Function
 from .grad_mode import _Active, _State, enable_grad
 from .node import AccumulateGrad
 
-# factory.zeros: factories are ops, which build on this module; tinytorch.factory hands it over when it
-# loads (the tangent rules run long after)
+# factory.zeros: factories are ops, which build on this module; tinytorch.factory registers it when it
+# loads (``bind_zeros``; the tangent rules run long after)
 zeros = None
+
+
+def bind_zeros(fn) -> None:
+    global zeros
+    zeros = fn
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 

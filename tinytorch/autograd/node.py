@@ -302,34 +302,42 @@ class Node:
     _release_extra = None
 
     # -- hooks ---------------------------------------------------------------------------------
+    def _table(self, attr: str) -> dict:
+        """The hooks table ``attr`` (one of the four above), made on first use: the one place that sets
+        ``_hooked``, which sends the node through the engine's checked step."""
+        table = getattr(self, attr)
+        if table is None:
+            table = _HookDict()
+            setattr(self, attr, table)
+            self._hooked = True
+        return table
+
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = _HookDict()
-        self._hooked = True
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks[handle.id] = fn
+        hooks = self._table("_post_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
         return handle
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = _HookDict()
-        self._hooked = True
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = fn
-        return handle
-
-    def _add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-            self._hooked = True
-        hooks = self._tensor_pre_hooks.get(output_nr)
-        if hooks is None:
-            hooks = self._tensor_pre_hooks[output_nr] = _HookDict()
+        hooks = self._table("_pre_hooks")
         handle = RemovableHandle(hooks)
         hooks[handle.id] = fn
         return handle
+
+    def _add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
+        per_output = self._table("_tensor_pre_hooks")
+        hooks = per_output.get(output_nr)
+        if hooks is None:
+            hooks = per_output[output_nr] = _HookDict()
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def _retain(self, output_nr: int, ref) -> None:
+        """Keep output ``output_nr``'s gradient in the tensor ``ref`` (a weak reference) points at."""
+        self._table("_retained")[output_nr] = ref
 
     def __call__(self, *grads):
         """Run the backward formula directly, as ``y.grad_fn(g)`` does in PyTorch."""

@@ -19,25 +19,7 @@ import functools
 from .._ops._core.batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
-from .._ops._core.batching import BatchedTensor, unsupported as _unsupported
-
-
-# -- the methods of BatchedTensor no op declares -----------------------------------------------------
-def _refuse(name):
-    def fn(self, *args, **kwargs):
-        raise _unsupported(f"Tensor.{name}")
-    return fn
-
-
-def _requires_grad_(self, requires_grad=True):
-    self._phys.requires_grad_(requires_grad)
-    return self
-
-
-BatchedTensor.requires_grad_ = _requires_grad_
-for _name in ("backward", "register_hook", "retain_grad", "stride", "data_ptr", "__iter__"):
-    setattr(BatchedTensor, _name, _refuse(_name))
-del _name
+from .._ops._core.batching import BatchedTensor
 
 
 # -- vmap itself -----------------------------------------------------------------------------------

@@ -3,7 +3,5 @@
 from . import data
 from ._swap import swap_tensors
 
-swap_tensors.__module__ = __name__  # PyTorch's place for it
-
 __all__ = ["data", "swap_tensors"]
 from . import viz  # noqa: F401,E402

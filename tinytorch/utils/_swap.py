@@ -95,3 +95,6 @@ def swap_tensors(t1, t2):
     # a view's registry entry names the object that now holds the view
     for refs in {id(r): r for r in (_view_refs(t1), _view_refs(t2))}.values():
         refs[:] = [weakref.ref(t2) if r() is t1 else weakref.ref(t1) if r() is t2 else r for r in refs]
+
+
+swap_tensors.__module__ = "tinytorch.utils"  # PyTorch's place for it (tinytorch.utils re-exports it)

@@ -67,6 +67,20 @@ class BatchedTensor(Tensor):
     def _edge(self):
         raise unsupported("this op")
 
+    # the methods no op declares
+    def requires_grad_(self, requires_grad=True):
+        self._phys.requires_grad_(requires_grad)
+        return self
+
+    def _refuse(name):
+        def fn(self, *args, **kwargs):
+            raise unsupported(f"Tensor.{name}")
+        return fn
+
+    backward, register_hook, retain_grad = _refuse("backward"), _refuse("register_hook"), _refuse("retain_grad")
+    stride, data_ptr, __iter__ = _refuse("stride"), _refuse("data_ptr"), _refuse("__iter__")
+    del _refuse
+
     def __repr__(self) -> str:
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._phys!r}\n)"
 
@@ -292,8 +306,7 @@ def bind_batched(decl) -> None:
         setattr(BatchedTensor, name, _batched_method(decl, name, fn))
 
 
-_registry._transform_hooks["dispatch"] = dispatch
-_registry._transform_hooks["bind_batched"] = bind_batched
+_registry.bind_transform(dispatch, bind_batched)
 for _decl in list(_registry.REGISTRY.values()):  # ops declared before this module was imported
     bind_batched(_decl)
 

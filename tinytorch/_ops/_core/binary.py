@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
+from ..._quiet_fp import F32 as _F32, F64 as _F64
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._kernels.muladd import muladd
@@ -37,27 +38,7 @@ def _lowp(ad, bd):
     return None
 
 
-# -- add / sub / mul's operands -------------------------------------------------------------------
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-# 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added, subtracted and
-# multiplied as Python floats: a third of numpy's cost for a 0-d ufunc, and no error-state switch
-# (Python's float arithmetic never warns). The same values: a double holds the exact product of two
-# float32 values, and a sum rounded to double and then to float32 rounds as once to float32
-# (53 >= 2 * 24 + 2 bits); a float32 result beyond this (overflow, inf, nan) takes numpy's path,
-# whose cast would warn.
-_F32_MAX = float(np.finfo(np.float32).max)
-
-
-def _zero_dim(like: np.ndarray, r: float):
-    """A fresh 0-d array of ``like``'s dtype (float32 or float64) holding ``r``, else None where
-    float32 cannot hold it without numpy's cast warning (add and mul inline this)."""
-    if like.dtype is _F64 or -_F32_MAX <= r <= _F32_MAX:
-        out = like.copy()
-        out[()] = r
-        return out
-    return None
-
-
+# -- add / sub / mul's operands (0-d floats as Python floats: _quiet_fp.F32_MAX says why) ---------
 def _same(a, b):
     """The two arrays of tensor operands of one shape and dtype (the common case: no promotion, no
     broadcast, nothing for the backward to fit), else None."""

@@ -33,19 +33,30 @@ import numpy as np
 
 from ..._dtype import FROM_NP
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
-from ...tensor import Tensor
+from ...tensor import Tensor, register_attribute
 
 __all__ = ["op", "OpDecl", "REGISTRY", "namespace"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
 
-# set by _batching.py, which needs this module: what a call with an active transform goes to
+# registered by _batching.py, which needs this module (``bind_transform``): what a call with an active
+# transform goes to, and how a new declaration's methods reach BatchedTensor
 _transform_hooks = {"dispatch": None, "bind_batched": None}
-# set by inplace.py, which needs this module: how ``Tensor.X_`` writes the op's result into ``self``
+# registered by inplace.py, which needs this module (``bind_inplace``): how ``Tensor.X_`` writes the op's
+# result into ``self``, and the check that an out= array may be written (an expanded one may not)
 _apply_inplace = None
-# _ops.pointwise.inplace's check that an out= array may be written (an expanded one may not), set when it loads
 _writeable = None
+
+
+def bind_transform(dispatch, bind_batched) -> None:
+    _transform_hooks["dispatch"] = dispatch
+    _transform_hooks["bind_batched"] = bind_batched
+
+
+def bind_inplace(apply_inplace, writeable) -> None:
+    global _apply_inplace, _writeable
+    _apply_inplace, _writeable = apply_inplace, writeable
 
 
 _WORDS = frozenset({"function", "method", "inplace", "torch_inplace", "out", "functional"})
@@ -289,7 +300,7 @@ def _bind_methods(decl: OpDecl) -> None:
             del methods[n + "_"]  # only the function spelling torch.X_
     for attr, fn in methods.items():
         _claim(attr, decl)
-        setattr(Tensor, attr, fn)
+        register_attribute(attr, fn)
 
 
 # -- namespaces ------------------------------------------------------------------------------------

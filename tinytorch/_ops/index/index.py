@@ -374,5 +374,3 @@ def setitem(input: Tensor, key, value) -> None:
     node.value_dtype = tv._data.dtype if tv is not None else None
     views.set_history(dst, node)
 
-
-views.index_zeros_put = index_zeros_put  # the backward of a regenerated view (see views.py)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor, _make, register_attribute
 from ...autograd.grad_mode import _State
 from .._core.util import edge
 from .._core.record import legacy_name
@@ -118,5 +118,5 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 # properties, not ops (as ``Tensor.mT``)
-Tensor.mH = property(mH)
-Tensor.H = property(H)
+register_attribute("mH", property(mH))
+register_attribute("H", property(H))

@@ -18,7 +18,7 @@ from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .pool import _SCATTER_NODES, _named
+from .pool import _SCATTER_NODES as _POOL_SCATTER_NODES, _named
 
 _SPATIAL_NAMES = ("time", "height", "width")
 
@@ -49,8 +49,9 @@ class FractionalMaxPool3DBackward0(_FractionalBackward):
     _scatter_name = "FractionalMaxPool3DBackwardBackward0"
 
 
-for _name in ("FractionalMaxPool2DBackwardBackward0", "FractionalMaxPool3DBackwardBackward0"):
-    _SCATTER_NODES[_name] = _named(_name, _SCATTER_NODES["_MaxScatter"])
+# pool.py's gather node under this file's names (a table of its own: pool.py's is pool.py's)
+_SCATTER_NODES = {n: _named(n, _POOL_SCATTER_NODES["_MaxScatter"])
+                  for n in ("FractionalMaxPool2DBackwardBackward0", "FractionalMaxPool3DBackwardBackward0")}
 
 
 def _starts(samples: np.ndarray, size: int, out: int, k: int) -> np.ndarray:

@@ -12,8 +12,8 @@ from ...autograd._pair import EdgePair, SavedPair, binary_node
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from .._core.binary import (_ARITH, _F32, _F32_MAX, _F64, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp,
-                            _plus_scaled, _same, _zero_dim)
+from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
@@ -49,7 +49,7 @@ def add(a, b, *, alpha=1) -> Tensor:
             out = None
             if not ad.ndim:
                 dt = ad.dtype
-                if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+                if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
                     r = float(ad) + float(bd)
                     if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
                         out = ad.copy()
@@ -213,7 +213,7 @@ def _times(gd: np.ndarray, v):
             return None
         if not gd.ndim:
             dt = gd.dtype
-            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+            if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
                 r = float(gd) * float(v)
                 if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
                     out = gd.copy()
@@ -276,7 +276,7 @@ def mul(a, b) -> Tensor:
         out = None
         if not ad.ndim:
             dt = ad.dtype
-            if dt is _F32 or dt is _F64:  # Python floats (see _binary_base._F32_MAX)
+            if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
                 r = float(ad) * float(bd)
                 if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
                     out = ad.copy()

@@ -14,7 +14,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make, _view_of
+from ...tensor import Tensor, _make, _view_of, register_attribute
 from .._core.batching import pointwise
 from .._core.registry import op
 from .._core.util import as_array, fit_grad
@@ -146,10 +146,10 @@ def _copy_into(view: Tensor, value) -> None:
         view.fill_(value)
 
 
-Tensor.real = property(_get_real, lambda self, value: _copy_into(real(self), value),
-                       doc="The real part: a view (the tensor itself when real); assigning writes it.")
-Tensor.imag = property(_get_imag, lambda self, value: _copy_into(imag(self), value),
-                       doc="The imaginary part: a view of a complex tensor; assigning writes it.")
+register_attribute("real", property(_get_real, lambda self, value: _copy_into(real(self), value),
+                                    doc="The real part: a view (the tensor itself when real); assigning writes it."))
+register_attribute("imag", property(_get_imag, lambda self, value: _copy_into(imag(self), value),
+                                    doc="The imaginary part: a view of a complex tensor; assigning writes it."))
 
 
 class ViewAsRealBackward0(Node):

@@ -286,5 +286,4 @@ def _copy(self, src, node_cls):
     return self
 
 
-_registry._apply_inplace = apply_inplace
-_registry._writeable = writeable
+_registry.bind_inplace(apply_inplace, writeable)

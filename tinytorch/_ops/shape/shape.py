@@ -13,7 +13,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node
-from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
 from .._core.registry import op
@@ -329,8 +329,8 @@ def mT(input: Tensor) -> Tensor:
 
 
 # properties, not ops (PyTorch has no torch.T); under vmap they reach permute's and transpose's rules
-Tensor.T = property(T)
-Tensor.mT = property(mT)
+register_attribute("T", property(T))
+register_attribute("mT", property(mT))
 
 
 class ExpandBackward0(Node):

@@ -38,10 +38,8 @@ from ...autograd.grad_mode import _State, version_counter
 from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ...tensor import _make
 from .._core.registry import REGISTRY
+from ..index._adjoint import index_zeros_put  # the backward of a regenerated view
 
-# index.py, built on this module, hands over its scatter of a gradient into zeros of the base's shape
-# (the backward of a regenerated view) when it loads
-index_zeros_put = None
 
 # creation kinds (``Tensor._creation``) of views PyTorch forbids to modify in place
 NO_GRAD = "no_grad"
@@ -171,10 +169,7 @@ def _move_retained(t, old_fn, old_nr: int, new_fn) -> None:
     if t._retains_grad and old_fn is not None and old_fn._retained:
         ref = old_fn._retained.pop(old_nr, None)
         if ref is not None:
-            if new_fn._retained is None:
-                new_fn._retained = {}
-                new_fn._hooked = True
-            new_fn._retained[0] = ref
+            new_fn._retain(0, ref)
 
 
 def set_history(t, fn) -> None:
