@@ -45,8 +45,10 @@ def binary(op_type: str, reflected: bool = False):
     return convert
 
 
-for _key, _op_type in (("add", "Add"), ("sub", "Sub"), ("mul", "Mul"), ("div", "Div")):
-    export_rule(_key)(binary(_op_type))
+export_rule("add")(binary("Add"))
+export_rule("sub")(binary("Sub"))
+export_rule("mul")(binary("Mul"))
+export_rule("div")(binary("Div"))
 
 
 def unary(op_type: str, **attrs):
@@ -55,9 +57,14 @@ def unary(op_type: str, **attrs):
     return convert
 
 
-for _key, _op_type in (("relu", "Relu"), ("sigmoid", "Sigmoid"), ("tanh", "Tanh"), ("exp", "Exp"), ("log", "Log"),
-                      ("sqrt", "Sqrt"), ("abs", "Abs"), ("neg", "Neg")):
-    export_rule(_key)(unary(_op_type))
+export_rule("relu")(unary("Relu"))
+export_rule("sigmoid")(unary("Sigmoid"))
+export_rule("tanh")(unary("Tanh"))
+export_rule("exp")(unary("Exp"))
+export_rule("log")(unary("Log"))
+export_rule("sqrt")(unary("Sqrt"))
+export_rule("abs")(unary("Abs"))
+export_rule("neg")(unary("Neg"))
 
 
 @export_rule("F.leaky_relu")
