@@ -55,15 +55,15 @@ def _has_float32(x) -> bool:
     return False
 
 
-def _casting(impl, policy):
-    target = _dtype.float32 if policy == "fp32" else None
+def _casting(impl, kind):
+    target = _dtype.float32 if kind == "fp32" else None
 
     def autocast_op(*args, **kwargs):
         on = getattr(_local, "dtype", None)
         if on is None:  # another thread's autocast installed the wrapper
             return impl(*args, **kwargs)
         dt = on if target is None else target
-        if policy == "promote" and (_has_float32(args) or _has_float32(tuple(kwargs.values()))):
+        if kind == "promote" and (_has_float32(args) or _has_float32(tuple(kwargs.values()))):
             dt = _dtype.float32
         args = tuple(_cast_arg(a, dt) for a in args)
         kwargs = {k: _cast_arg(v, dt) for k, v in kwargs.items()}
