@@ -1,5 +1,6 @@
-"""CPU autocast's op lists (PyTorch's ``autocast_mode.cpp``, CPU: ``lower_precision_fp`` and ``fp32``)
-and the switch that applies them.
+"""CPU autocast's op lists (PyTorch's ``autocast_mode.cpp``, CPU: ``lower_precision_fp``, ``fp32`` and
+``promote``) and the switch that applies them. Each op's policy is a field of its declaration
+(``@op(..., autocast="lower" | "fp32" | "promote")``); ``policy`` reads the lists from ``REGISTRY``.
 
 Autocast is per thread, as in PyTorch. Nothing is paid while no thread has it on: the first thread to
 enter CPU autocast swaps the declared ops' implementations
@@ -7,7 +8,8 @@ enter CPU autocast swaps the declared ops' implementations
 implementations themselves) for casting wrappers, the last to leave puts them back, and a wrapper called from a thread without
 autocast calls straight through. A wrapper casts the
 floating tensors among the arguments that are not float64 (PyTorch's "eligible" tensors), as recorded
-casts, so gradients reach float32 leaves in float32."""
+casts, so gradients reach float32 leaves in float32. A "promote" op casts them to the widest of their
+types instead (float32 when any is float32, else the autocast dtype)."""
 from __future__ import annotations
 
 import threading
@@ -16,15 +18,12 @@ from .. import _dtype
 from .._ops._core.registry import REGISTRY
 from ..tensor import Tensor
 
-# registry names (a name PyTorch lists that tinytorch lacks is simply not there)
-LOWER_PRECISION = ("F.linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "conv1d", "conv2d", "conv3d",
-                   "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu", "linalg.vecdot",
-                   "F.scaled_dot_product_attention")
-FP32 = ("F.mse_loss", "F.cross_entropy", "F.nll_loss", "F.l1_loss", "F.smooth_l1_loss", "F.huber_loss",
-        "F.binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
-        "F.soft_margin_loss", "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss",
-        "F.multi_margin_loss", "F.multilabel_soft_margin_loss", "triplet_margin_loss", "prod", "cdist", "trace",
-        "linalg.cholesky", "quantile", "nanquantile", "avg_pool3d", "grid_sample")
+
+def policy(which: str) -> tuple:
+    """The registry keys of the ops whose declaration says ``autocast=which`` ("lower", "fp32",
+    "promote"): the lists are read from the declarations, each op's policy is written beside it."""
+    return tuple(key for key, decl in REGISTRY.items() if decl.autocast == which)
+
 
 # autocast is per thread, as in PyTorch: each thread's dtype (None: off). The casting wrappers are installed
 # while at least one thread has autocast on, and a thread with it off calls straight through them.
@@ -48,12 +47,24 @@ def _cast_arg(a, dt):
     return a
 
 
-def _casting(impl, target):
+def _has_float32(x) -> bool:
+    if isinstance(x, Tensor):
+        return x.dtype is _dtype.float32
+    if isinstance(x, (list, tuple)):
+        return any(_has_float32(i) for i in x)
+    return False
+
+
+def _casting(impl, kind):
+    target = _dtype.float32 if kind == "fp32" else None
+
     def autocast_op(*args, **kwargs):
         on = getattr(_local, "dtype", None)
         if on is None:  # another thread's autocast installed the wrapper
             return impl(*args, **kwargs)
         dt = on if target is None else target
+        if kind == "promote" and (_has_float32(args) or _has_float32(tuple(kwargs.values()))):
+            dt = _dtype.float32
         args = tuple(_cast_arg(a, dt) for a in args)
         kwargs = {k: _cast_arg(v, dt) for k, v in kwargs.items()}
         return impl(*args, **kwargs)
@@ -67,18 +78,16 @@ def _impl_cell(public):
 
 def _install() -> list:
     saved = []
-    for names, target in ((LOWER_PRECISION, None), (FP32, _dtype.float32)):
-        for name in names:
-            decl = REGISTRY.get(name)
-            if decl is None:
-                continue
-            cell = _impl_cell(decl.public)
-            saved.append((cell, "cell", cell.cell_contents))
-            cell.cell_contents = _casting(decl.impl, target)
-            for spelling in (name.split(".")[-1],) + tuple(decl.dunders or ()) + tuple(decl.rdunders or ()):
-                if isinstance(spelling, str) and getattr(Tensor, spelling, None) is decl.impl:
-                    saved.append((Tensor, spelling, decl.impl))
-                    setattr(Tensor, spelling, _casting(decl.impl, target))
+    for decl in REGISTRY.values():
+        if decl.autocast is None:
+            continue
+        cell = _impl_cell(decl.public)
+        saved.append((cell, "cell", cell.cell_contents))
+        cell.cell_contents = _casting(decl.impl, decl.autocast)
+        for spelling in tuple(decl.variants) + decl.dunders + decl.rdunders:
+            if getattr(Tensor, spelling, None) is decl.impl:
+                saved.append((Tensor, spelling, decl.impl))
+                setattr(Tensor, spelling, _casting(decl.impl, decl.autocast))
     return saved
 
 

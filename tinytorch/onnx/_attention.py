@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 from ._errors import OnnxExporterError
+from ._rule import export_rule
 from ..tensor import Tensor
 
 
@@ -29,6 +30,7 @@ def _heads(tr, x: str, num_heads: int, head_dim: int, perm) -> str:
     return tr.node("Transpose", [tr.node("Reshape", [x, tr.ints([0, 0, num_heads, head_dim])])], perm=perm)
 
 
+@export_rule("F.multi_head_attention_forward")
 def multi_head_attention_forward(tr, out, query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
                                  in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight,
                                  out_proj_bias, training=True, key_padding_mask=None, need_weights=True,

@@ -1,9 +1,13 @@
-"""``export``: run the model once with the recorder on, then assemble and check the ONNX model."""
+"""``export``: run the model once with the recorder on, then assemble and check the ONNX model.
+
+The ops forward code calls are recorded by the rule on each op's declaration (``REGISTRY[key].onnx``,
+registered with ``_rule.export_rule`` beside the converter, in ``_symbolic``, ``_shape_ops`` and
+``_attention``); the standard modules recorded whole are keyed by their class here."""
 from __future__ import annotations
 
 import inspect
 
-from . import _attention as A
+from . import _attention  # noqa: F401  (its rules register onto the declarations)
 from . import _recurrent as R
 from . import _shape_ops as S
 from . import _symbolic as O
@@ -15,7 +19,6 @@ from ..tensor import Tensor
 from ..autograd import enable_grad
 from ..autograd.grad_mode import _State
 from .._ops._core.batching import level
-from .._ops._core.registry import REGISTRY
 
 
 def _onnx():
@@ -70,32 +73,6 @@ def _module_converters():
     return table
 
 
-# -- the ops forward code uses, recorded as the registry dispatches them -------------------------
-def _converters() -> dict:
-    """{OpDecl: converter}; a converter takes the call as ``torch.X`` / ``F.X`` (the declaration's
-    signature) receives it: a method or reflected operator arrives in that order too."""
-    table = {
-        "relu": O.unary("Relu"), "sigmoid": O.unary("Sigmoid"), "tanh": O.unary("Tanh"), "exp": O.unary("Exp"),
-        "log": O.unary("Log"), "sqrt": O.unary("Sqrt"), "abs": O.unary("Abs"), "neg": O.unary("Neg"),
-        "softmax": O.softmax("Softmax"), "log_softmax": O.softmax("LogSoftmax"),
-        "add": O.binary("Add"), "sub": O.binary("Sub"), "rsub": O.rsub, "pow": O.pow, "mul": O.binary("Mul"), "div": O.binary("Div"),
-        "matmul": O.matmul, "mm": O.matmul, "bmm": O.matmul,
-        "flatten": S.flatten, "reshape": S.view, "Tensor.view": S.view, "transpose": S.transpose,
-        "permute": S.permute, "unsqueeze": S.unsqueeze, "squeeze": S.squeeze, "t": S.t,
-        "mean": S.reduce("ReduceMean"), "sum": S.reduce("ReduceSum"), "cat": S.cat, "Tensor.contiguous": O.identity, "Tensor.getitem": S.getitem,
-        "F.gelu": O.gelu, "F.silu": O.silu, "F.elu": O.elu, "F.leaky_relu": O.leaky_relu, "dropout": O.dropout,
-        "F.linear": O.linear, "conv1d": O.conv, "conv2d": O.conv, "max_pool1d": O.max_pool(1),
-        "max_pool2d": O.max_pool(2), "avg_pool1d": O.avg_pool(1), "F.avg_pool2d": O.avg_pool(2),
-        "adaptive_avg_pool1d": O.adaptive_avg_pool(1), "F.adaptive_avg_pool2d": O.adaptive_avg_pool(2),
-        "F.multi_head_attention_forward": A.multi_head_attention_forward,
-        "F.scaled_dot_product_attention": O.scaled_dot_product_attention, "masked_fill": O.masked_fill,
-        "batch_norm": O.torch_batch_norm, "layer_norm": O.torch_layer_norm, "embedding": O.torch_embedding,
-    }
-    for cast in ("float", "double", "half", "long", "int", "short", "bool", "to", "type_as"):
-        table["Tensor." + cast] = O.cast
-    return {REGISTRY[key]: conv for key, conv in table.items()}
-
-
 def _axes_of(spec) -> dict:
     if spec is None:
         return {}
@@ -144,7 +121,7 @@ def export(model, args, f, *, kwargs, verbose, input_names, output_names, opset_
         kwargs.update(args[-1])
         args = args[:-1]
     params = {id(t): name for name, t in model.state_dict(keep_vars=True).items()}
-    tracer = Tracer(helper, numpy_helper, opset_version, params, _converters())
+    tracer = Tracer(helper, numpy_helper, opset_version, params)
     _trace.bind_methods()
     modules = _module_converters()
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from ._errors import OnnxExporterError
+from ._rule import export_rule
 from ..tensor import Tensor
 
 
@@ -19,10 +20,12 @@ def _reshape(tr, out, input, target) -> None:
     tr.node("Reshape", [tr.value(input), tr.ints(sizes)], out)
 
 
+@export_rule("reshape", "Tensor.view")
 def view(tr, out, input, *shape):
     _reshape(tr, out, input, _shape_args(shape))
 
 
+@export_rule("flatten")
 def flatten(tr, out, input, start_dim=0, end_dim=-1):
     n = input.dim()
     if n == 0:
@@ -33,12 +36,14 @@ def flatten(tr, out, input, start_dim=0, end_dim=-1):
     tr.node("Reshape", [tr.value(input), tr.ints(target)], out)
 
 
+@export_rule("transpose")
 def transpose(tr, out, input, dim0, dim1):
     perm = list(range(input.dim()))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     tr.node("Transpose", [tr.value(input)], out, perm=perm)
 
 
+@export_rule("t")
 def t(tr, out, input):
     if input.dim() < 2:
         tr.node("Identity", [tr.value(input)], out)
@@ -46,15 +51,18 @@ def t(tr, out, input):
         tr.node("Transpose", [tr.value(input)], out, perm=[1, 0])
 
 
+@export_rule("permute")
 def permute(tr, out, input, *dims):
     dims = _shape_args(dims)
     tr.node("Transpose", [tr.value(input)], out, perm=[d % input.dim() for d in dims])
 
 
+@export_rule("unsqueeze")
 def unsqueeze(tr, out, input, dim):
     tr.node("Unsqueeze", [tr.value(input), tr.ints([dim % (input.dim() + 1)])], out)
 
 
+@export_rule("squeeze")
 def squeeze(tr, out, input, dim=None):
     if dim is None:
         tr.node("Squeeze", [tr.value(input)], out)
@@ -64,6 +72,7 @@ def squeeze(tr, out, input, dim=None):
     tr.node("Squeeze" if dims else "Identity", [tr.value(input)] + ([tr.ints(dims)] if dims else []), out)
 
 
+@export_rule("cat")
 def cat(tr, out, tensors, dim=0):
     tr.node("Concat", [tr.value(x) for x in tensors], out, axis=int(dim))
 
@@ -85,9 +94,14 @@ def reduce(op_type: str):
     return convert
 
 
+export_rule("mean")(reduce("ReduceMean"))
+export_rule("sum")(reduce("ReduceSum"))
+
+
 _END = 2 ** 63 - 1  # ONNX Slice's "to the end"
 
 
+@export_rule("Tensor.getitem")
 def getitem(tr, out, input, key, _node=None):
     """Basic indexing (ints, slices, None, ...): Slice for the slices, Gather for the ints (which drop
     their dim), Unsqueeze for None. Tensor indices are not recorded here."""

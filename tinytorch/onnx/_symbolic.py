@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from ._errors import OnnxExporterError
+from ._rule import export_rule
 from ..tensor import Tensor
 
 
@@ -44,25 +45,45 @@ def binary(op_type: str, reflected: bool = False):
     return convert
 
 
+export_rule("add")(binary("Add"))
+export_rule("sub")(binary("Sub"))
+export_rule("mul")(binary("Mul"))
+export_rule("div")(binary("Div"))
+
+
 def unary(op_type: str, **attrs):
     def convert(tr, out, input, *args, **kwargs):
         tr.node(op_type, [tr.value(input)], out, **attrs)
     return convert
 
 
+export_rule("relu")(unary("Relu"))
+export_rule("sigmoid")(unary("Sigmoid"))
+export_rule("tanh")(unary("Tanh"))
+export_rule("exp")(unary("Exp"))
+export_rule("log")(unary("Log"))
+export_rule("sqrt")(unary("Sqrt"))
+export_rule("abs")(unary("Abs"))
+export_rule("neg")(unary("Neg"))
+
+
+@export_rule("F.leaky_relu")
 def leaky_relu(tr, out, input, negative_slope=0.01, inplace=False):
     tr.node("LeakyRelu", [tr.value(input)], out, alpha=float(negative_slope))
 
 
+@export_rule("F.elu")
 def elu(tr, out, input, alpha=1.0, inplace=False):
     tr.node("Elu", [tr.value(input)], out, alpha=float(alpha))
 
 
+@export_rule("F.silu")
 def silu(tr, out, input, inplace=False):
     x = tr.value(input)
     tr.node("Mul", [x, tr.node("Sigmoid", [x])], out)
 
 
+@export_rule("F.gelu")
 def gelu(tr, out, input, approximate="none"):
     x = tr.value(input)
     if tr.opset >= 20:
@@ -91,6 +112,11 @@ def softmax(op_type: str):
     return convert
 
 
+export_rule("softmax")(softmax("Softmax"))
+export_rule("log_softmax")(softmax("LogSoftmax"))
+
+
+@export_rule("dropout")
 def dropout(tr, out, input, p=0.5, training=True, inplace=False):
     if training:
         raise _err("dropout in training mode is random: export the model in eval mode")
@@ -98,10 +124,12 @@ def dropout(tr, out, input, p=0.5, training=True, inplace=False):
 
 
 # -- linear algebra, convolution, pooling ---------------------------------------------------
+@export_rule("matmul", "mm", "bmm")
 def matmul(tr, out, a, b):
     tr.node("MatMul", [tr.value(a), tr.value(b)], out)
 
 
+@export_rule("F.linear")
 def linear(tr, out, input, weight, bias=None):
     x, w = tr.value(input), tr.value(weight)
     if input.dim() == 2:
@@ -112,6 +140,7 @@ def linear(tr, out, input, weight, bias=None):
         tr.node("Add", [y, tr.value(bias)], out)
 
 
+@export_rule("conv1d", "conv2d")
 def conv(tr, out, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     n = weight.dim() - 2
     kernel = list(weight.shape[2:])
@@ -141,6 +170,10 @@ def max_pool(n: int):
     return convert
 
 
+export_rule("max_pool1d")(max_pool(1))
+export_rule("max_pool2d")(max_pool(2))
+
+
 def avg_pool(n: int):
     def convert(tr, out, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                 divisor_override=None):
@@ -152,6 +185,10 @@ def avg_pool(n: int):
                 pads=_tuple(padding, n) * 2, ceil_mode=int(bool(ceil_mode)),
                 count_include_pad=int(bool(count_include_pad)))
     return convert
+
+
+export_rule("avg_pool1d")(avg_pool(1))
+export_rule("F.avg_pool2d")(avg_pool(2))
 
 
 def adaptive_avg_pool(n: int):
@@ -167,6 +204,10 @@ def adaptive_avg_pool(n: int):
             raise _err(f"adaptive average pooling from {sizes} to {wanted} (uneven windows) is not supported "
                        "by tinytorch.onnx.export")
     return convert
+
+
+export_rule("adaptive_avg_pool1d")(adaptive_avg_pool(1))
+export_rule("F.adaptive_avg_pool2d")(adaptive_avg_pool(2))
 
 
 def _tuple_none(v, n):
@@ -204,23 +245,28 @@ def embedding(tr, out, input, weight, padding_idx=None, max_norm=None, *args, **
     tr.node("Gather", [tr.value(weight), tr.value(input)], out, axis=0)
 
 
+@export_rule("Tensor.contiguous")
 def identity(tr, out, input, *args, **kwargs):
     tr.node("Identity", [tr.value(input)], out)
 
 
 # -- the torch.X signatures of the ops whose F.X spelling (above) takes its arguments in another order
+@export_rule("batch_norm")
 def torch_batch_norm(tr, out, input, weight, bias, running_mean, running_var, training, momentum, eps, *args):
     batch_norm(tr, out, input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+@export_rule("layer_norm")
 def torch_layer_norm(tr, out, input, normalized_shape, weight=None, bias=None, eps=1e-5, *args):
     layer_norm(tr, out, input, normalized_shape, weight, bias, eps)
 
 
+@export_rule("embedding")
 def torch_embedding(tr, out, weight, indices, *args, **kwargs):
     embedding(tr, out, indices, weight)
 
 
+@export_rule("rsub")
 def rsub(tr, out, input, other, *, alpha=1):
     x, y = _operand(tr, input, out), _operand(tr, other, out)
     if alpha != 1:
@@ -228,12 +274,14 @@ def rsub(tr, out, input, other, *, alpha=1):
     tr.node("Sub", [y, x], out)
 
 
+@export_rule("pow")
 def pow(tr, out, input, exponent):
     base = _operand(tr, input, out)
     power = tr.value(exponent) if isinstance(exponent, Tensor) else tr.scalar(exponent, _np_dtype(out))
     tr.node("Pow", [base, power], out)
 
 
+@export_rule("masked_fill")
 def masked_fill(tr, out, input, mask, value):
     fill = tr.value(value) if isinstance(value, Tensor) else tr.scalar(value, _np_dtype(out))
     if isinstance(value, Tensor) and value.dtype != out.dtype:
@@ -247,6 +295,8 @@ def masked_fill(tr, out, input, mask, value):
     tr.node("Where", [tr.value(mask), fill, _operand(tr, input, out)], out)
 
 
+@export_rule("Tensor.float", "Tensor.double", "Tensor.half", "Tensor.long", "Tensor.int", "Tensor.short",
+             "Tensor.bool", "Tensor.to", "Tensor.type_as")
 def cast(tr, out, input, *args, **kwargs):
     """``x.float()``, ``x.to(dtype)``, ``x.type_as(y)``...: a Cast to the result's dtype."""
     if out.dtype == input.dtype:
@@ -255,6 +305,7 @@ def cast(tr, out, input, *args, **kwargs):
         tr.node("Cast", [tr.value(input)], out, to=tr.helper.np_dtype_to_tensor_dtype(_np_dtype(out)))
 
 
+@export_rule("F.scaled_dot_product_attention")
 def scaled_dot_product_attention(tr, out, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     if dropout_p > 0:

@@ -90,10 +90,9 @@ def mark(x) -> None:
 
 
 class Tracer:
-    def __init__(self, helper, numpy_helper, opset: int, params: dict, converters: dict) -> None:
+    def __init__(self, helper, numpy_helper, opset: int, params: dict) -> None:
         self.helper, self.numpy_helper, self.opset = helper, numpy_helper, opset
         self.params = params            # id(tensor) -> state_dict name
-        self.converters = converters    # OpDecl -> converter(tracer, out, *args, **kwargs)
         self.values: dict = {}          # id(tensor) -> ONNX value name
         self.keep: list = []            # the traced tensors stay alive, so ids are not reused
         self.aliases: dict = {}         # id(parameter or buffer) -> its Traced alias
@@ -111,7 +110,7 @@ class Tracer:
             return _batching.dispatch_batched(decl, args, kwargs, out)
         if _in_place(decl.name) and args and isinstance(args[0], Tensor):  # torch.relu_(x), F.relu(x, inplace=True)
             return self.inplace(decl, decl.name, decl.impl, args[0], args[1:], kwargs)
-        converter = self.converters.get(decl)
+        converter = decl.onnx  # the rule registered onto the declaration (onnx/_rule.py)
         if converter is None:
             result = _batching.dispatch_batched(decl, args, kwargs, out)
             self._unrecorded(result, decl)
@@ -127,9 +126,10 @@ class Tracer:
 
     def inplace(self, decl, name, fn, tensor, args, kwargs):
         """``tensor.name(*args)``: recorded as the out-of-place op, whose node the tensor then holds."""
-        converter = self.converters.get(decl)
+        converter = decl.onnx
         if converter is None and _in_place(decl.name):  # an in-place op declared on its own (relu_)
-            converter = self.converters.get(_registry.REGISTRY.get(decl.name[:-1]))
+            plain = _registry.REGISTRY.get(decl.name[:-1])
+            converter = plain.onnx if plain is not None else None
         if converter is None:
             raise OnnxExporterError(f"tinytorch.onnx.export cannot record the in-place Tensor.{name}; write the "
                                     "forward with its out-of-place spelling")

@@ -10,7 +10,10 @@ same at import time::
         ...                                   # the numpy forward, recording AtanBackward0
 
 The declaration names the op (``"linalg.norm"`` for a name outside ``torch``), which spellings PyTorch
-has, the aliases, and the batching rule vmap uses (or the reason there is none). The backward formula
+has, the aliases, the batching rule vmap uses (or the reason there is none) and the op's CPU autocast
+policy (``autocast="lower"`` / ``"fp32"`` / ``"promote"``, read by ``amp/_autocast_lists.py``). The
+ONNX exporter's rule for the op is attached to the declaration too, by ``bind_export`` when
+``tinytorch.onnx`` loads (this module does not import the exporter). The backward formula
 per input and the forward-mode rule (``jvp``) live on the op's graph node class, beside the forward.
 
 What the declaration produces:
@@ -35,7 +38,7 @@ from ..._dtype import FROM_NP
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 
-__all__ = ["op", "OpDecl", "REGISTRY", "namespace"]
+__all__ = ["op", "OpDecl", "REGISTRY", "namespace", "bind_export", "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
@@ -59,6 +62,21 @@ def bind_inplace(apply_inplace, writeable) -> None:
     _apply_inplace, _writeable = apply_inplace, writeable
 
 
+AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
+
+
+def bind_export(key: str, rule) -> None:
+    """Attach the ONNX exporter's rule ``rule(tracer, out, *args, **kwargs)`` to the declaration ``key``
+    (a ``REGISTRY`` key: ``"mul"``, ``"F.linear"``, ``"Tensor.view"``). The exporter (``tinytorch.onnx``,
+    above this module) calls it as it loads; an unknown key or a second rule for one op is an error."""
+    decl = REGISTRY.get(key)
+    if decl is None:
+        raise KeyError(f"no op {key!r} is declared, so it has no ONNX rule to take")
+    if decl.onnx is not None and decl.onnx is not rule:
+        raise RuntimeError(f"op {key!r} has an ONNX rule already ({decl.onnx!r})")
+    decl.onnx = rule
+
+
 _WORDS = frozenset({"function", "method", "inplace", "torch_inplace", "out", "functional"})
 
 
@@ -74,14 +92,17 @@ class OpDecl:
     """One op's declaration: what ``op(...)`` was told, plus the functions made from it."""
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
-                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "__weakref__")
+                 "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
+                 "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
-                 batch, no_batch, extra):
+                 batch, no_batch, extra, autocast=None):
         self.name, self.namespace, self.impl, self.variants = name, namespace, impl, variants
         self.method, self.inplace, self.functional = method, inplace, functional
         self.dunders, self.rdunders, self.idunders = dunders, rdunders, idunders
         self.batch, self.no_batch, self.extra = batch, no_batch, extra
+        self.autocast = autocast  # CPU autocast's policy: None, "lower", "fp32" or "promote"
+        self.onnx = None          # the ONNX exporter's rule, attached by ``bind_export``
         self.public = None
 
     @property
@@ -118,7 +139,7 @@ class OpDecl:
 
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
-       no_batch: str | None = None, extra: tuple = (), own_out: bool = False):
+       no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -138,7 +159,13 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 None runs the op once per sample (PyTorch's fallback).
     no_batch    instead of a rule: why vmap cannot batch this op (its error says so).
     extra       more qualified names for the same public function (``"special.expit"``).
-    own_out     the function takes ``out=`` itself (factories, which resize ``out`` their own way)."""
+    own_out     the function takes ``out=`` itself (factories, which resize ``out`` their own way).
+    autocast    CPU autocast's policy for the op, as PyTorch's ``autocast_mode.cpp`` lists it: "lower"
+                (runs in the autocast dtype), "fp32" (runs in float32), "promote" (runs in the widest
+                floating type of its inputs); None: autocast leaves the op alone."""
+    if autocast not in AUTOCAST_POLICIES:
+        raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
+
     def declare(fn):
         qual = name or fn.__name__
         namespace, _, short = qual.rpartition(".")
@@ -152,7 +179,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         elif namespace == "":
             namespace = "torch"
         decl = OpDecl(short, namespace, fn, table, method, inplace, functional, tuple(dunders), tuple(rdunders),
-                      tuple(idunders), batch, no_batch, tuple(extra))
+                      tuple(idunders), batch, no_batch, tuple(extra), autocast)
         decl.own_out = own_out
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:

@@ -220,61 +220,69 @@ def _irfftn(x, s, dim, norm, hermitian: bool = False):
     return _c2r(x, dims, _scaling(norm, hermitian), last)
 
 
-@op("fft.fft", _FN, batch=None)
+@op("fft.fft", _FN, batch=None, autocast="fp32")
 def fft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The discrete Fourier transform along ``dim`` (padded or trimmed to ``n``)."""
     return _fftn(input, None if n is None else (n,), (dim,), norm, True, one_dim=True)
 
 
-@op("fft.ifft", _FN, batch=None)
+@op("fft.ifft", _FN, batch=None, autocast="fp32")
 def ifft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The inverse discrete Fourier transform along ``dim``."""
     return _fftn(input, None if n is None else (n,), (dim,), norm, False, one_dim=True)
 
 
-@op("fft.rfft", _FN, batch=None)
+@op("fft.rfft", _FN, batch=None, autocast="fp32")
 def rfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The Fourier transform of a real signal: the n // 2 + 1 non-negative frequencies."""
     return _rfftn(input, None if n is None else (n,), (dim,), norm, "rfft")
 
 
-@op("fft.irfft", _FN, batch=None)
+@op("fft.irfft", _FN, batch=None, autocast="fp32")
 def irfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The inverse of ``rfft``: a real signal of length ``n`` (default 2 * (size - 1))."""
     return _irfftn(input, None if n is None else (n,), (dim,), norm)
 
 
-@op("fft.hfft", _FN, batch=None)
+@op("fft.hfft", _FN, batch=None, autocast="fp32")
 def hfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The Fourier transform of a Hermitian-symmetric signal given by its first half: a real result."""
     return _irfftn(input, None if n is None else (n,), (dim,), norm, hermitian=True)
 
 
-@op("fft.ihfft", _FN, batch=None)
+@op("fft.ihfft", _FN, batch=None, autocast="fp32")
 def ihfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The inverse of ``hfft``: the one-sided inverse transform of a real signal."""
     return _rfftn(input, None if n is None else (n,), (dim,), norm, "ihfft", inverse_hermitian=True)
 
 
-def _nd(name, impl, default_dim, doc):
+def _nd(name, impl, default_dim, doc, autocast=None):
     def transform(input: Tensor, s=None, dim=default_dim, norm=None) -> Tensor:
         return impl(input, s, dim, norm)
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = doc
-    return op(f"fft.{name}", _FN, batch=None)(transform)
+    return op(f"fft.{name}", _FN, batch=None, autocast=autocast)(transform)
 
 
 _TWO = (-2, -1)
-fft2 = _nd("fft2", lambda x, s, d, nm: _fftn(x, s, d, nm, True), _TWO, "The 2-d Fourier transform.")
-ifft2 = _nd("ifft2", lambda x, s, d, nm: _fftn(x, s, d, nm, False), _TWO, "The 2-d inverse Fourier transform.")
-rfft2 = _nd("rfft2", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), _TWO, "The 2-d Fourier transform of a real signal.")
-irfft2 = _nd("irfft2", lambda x, s, d, nm: _irfftn(x, s, d, nm), _TWO, "The inverse of ``rfft2``.")
+fft2 = _nd("fft2", lambda x, s, d, nm: _fftn(x, s, d, nm, True), _TWO, "The 2-d Fourier transform.",
+            autocast="fp32")
+ifft2 = _nd("ifft2", lambda x, s, d, nm: _fftn(x, s, d, nm, False), _TWO, "The 2-d inverse Fourier transform.",
+             autocast="fp32")
+rfft2 = _nd("rfft2", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), _TWO, "The 2-d Fourier transform of a real signal.",
+             autocast="fp32")
+irfft2 = _nd("irfft2", lambda x, s, d, nm: _irfftn(x, s, d, nm), _TWO, "The inverse of ``rfft2``.",
+              autocast="fp32")
 hfft2 = _nd("hfft2", lambda x, s, d, nm: _irfftn(x, s, d, nm, True), _TWO, "The 2-d ``hfft``.")
 ihfft2 = _nd("ihfft2", lambda x, s, d, nm: _rfftn(x, s, d, nm, "ihfftn", True), _TWO, "The inverse of ``hfft2``.")
-fftn = _nd("fftn", lambda x, s, d, nm: _fftn(x, s, d, nm, True), None, "The n-d Fourier transform.")
-ifftn = _nd("ifftn", lambda x, s, d, nm: _fftn(x, s, d, nm, False), None, "The n-d inverse Fourier transform.")
-rfftn = _nd("rfftn", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), None, "The n-d Fourier transform of a real signal.")
-irfftn = _nd("irfftn", lambda x, s, d, nm: _irfftn(x, s, d, nm), None, "The inverse of ``rfftn``.")
+fftn = _nd("fftn", lambda x, s, d, nm: _fftn(x, s, d, nm, True), None, "The n-d Fourier transform.",
+            autocast="fp32")
+ifftn = _nd("ifftn", lambda x, s, d, nm: _fftn(x, s, d, nm, False), None, "The n-d inverse Fourier transform.",
+             autocast="fp32")
+rfftn = _nd("rfftn", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), None, "The n-d Fourier transform of a real signal.",
+             autocast="fp32")
+irfftn = _nd("irfftn", lambda x, s, d, nm: _irfftn(x, s, d, nm), None, "The inverse of ``rfftn``.",
+              autocast="fp32")
 hfftn = _nd("hfftn", lambda x, s, d, nm: _irfftn(x, s, d, nm, True), None, "The n-d ``hfft``.")
 ihfftn = _nd("ihfftn", lambda x, s, d, nm: _rfftn(x, s, d, nm, "ihfftn", True), None, "The inverse of ``hfftn``.")
 

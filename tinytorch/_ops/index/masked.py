@@ -204,7 +204,7 @@ class IndexCopyBackward0(Node):
         return g.index_fill(self.dim, idx, 0), None, gs
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", autocast="promote")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with ``source``'s slices written at ``index`` along ``dim``."""
     x = input._data

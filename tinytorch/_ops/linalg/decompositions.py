@@ -33,7 +33,7 @@ class LinalgCholeskyExBackward0(Node):
         return (_mH(Linv).matmul(X).matmul(Linv),)
 
 
-@op("linalg.cholesky", variants="function out", batch=batch_matrices)
+@op("linalg.cholesky", variants="function out", batch=batch_matrices, autocast="fp32")
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """L with A = L L^T (lower), or U with A = U^T U."""
     a = _square(A, "linalg.cholesky")
@@ -89,7 +89,7 @@ def _qr_tall_backward(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
     return _mH(solve(R, _mH(rhs)))  # rhs R^-H: R is square and invertible here
 
 
-@op("linalg.qr", variants="function out", batch=batch_matrices)
+@op("linalg.qr", variants="function out", batch=batch_matrices, autocast="fp32")
 def qr(A: Tensor, mode: str = "reduced"):
     """Q (orthonormal columns) and R (upper triangular) with A = Q R."""
     a = _square(A, "linalg.qr", square=False)
@@ -159,7 +159,7 @@ class LinalgSvdBackward0(Node):
         return (term if gA is None else gA + term,)
 
 
-@op("linalg.svd", variants="function out", batch=batch_matrices)
+@op("linalg.svd", variants="function out", batch=batch_matrices, autocast="fp32")
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     """U, S, Vh with A = U diag(S) Vh (S descending)."""
     a = _square(A, "linalg.svd", square=False)
@@ -177,7 +177,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     return svd_result(_make(u), _make(s), _make(vh))
 
 
-@op("linalg.svdvals", variants="function out", batch=batch_matrices)
+@op("linalg.svdvals", variants="function out", batch=batch_matrices, autocast="fp32")
 def svdvals(A: Tensor, *, driver=None) -> Tensor:
     """The singular values, descending."""
     return svd(A, full_matrices=False)[1]
@@ -204,7 +204,7 @@ class LinalgEighBackward0(Node):
         return (V.matmul(inner.to(V.dtype)).matmul(_mH(V)),)
 
 
-@op("linalg.eigh", variants="function out", batch=batch_matrices)
+@op("linalg.eigh", variants="function out", batch=batch_matrices, autocast="fp32")
 def eigh(A: Tensor, UPLO: str = "L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (one triangle read)."""
     a = _square(A, "linalg.eigh")
@@ -222,7 +222,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     return eigh_result(_make(w), _make(v))
 
 
-@op("linalg.eigvalsh", variants="function out", batch=batch_matrices)
+@op("linalg.eigvalsh", variants="function out", batch=batch_matrices, autocast="fp32")
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of symmetric matrices."""
     return eigh(A, UPLO)[0]

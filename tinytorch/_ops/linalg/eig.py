@@ -70,7 +70,7 @@ def _eig(A: Tensor, fn: str):
     return w.astype(cdt), v.astype(cdt)
 
 
-@op("linalg.eig", variants="function out", batch=batch_matrices)
+@op("linalg.eig", variants="function out", batch=batch_matrices, autocast="fp32")
 def eig(A: Tensor):
     """Eigenvalues and unit-norm eigenvectors of square matrices (complex, in LAPACK's order)."""
     w, v = _eig(A, "linalg.eig")
@@ -85,7 +85,7 @@ def eig(A: Tensor):
     return eig_result(_make(w), _make(v))
 
 
-@op("linalg.eigvals", variants="function out", batch=batch_matrices)
+@op("linalg.eigvals", variants="function out", batch=batch_matrices, autocast="fp32")
 def eigvals(A: Tensor) -> Tensor:
     """The eigenvalues of square matrices (complex, in LAPACK's order)."""
     return eig(A)[0]

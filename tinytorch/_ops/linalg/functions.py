@@ -169,7 +169,7 @@ def chain_matmul(*matrices) -> Tensor:
     return multi_dot(list(matrices))
 
 
-@op("linalg.matrix_rank", variants="function out")
+@op("linalg.matrix_rank", variants="function out", autocast="fp32")
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values above max(atol, rtol * largest) (rtol eps * max(m, n) by default)."""
     a = A._data
@@ -190,7 +190,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     return _make(np.asarray((s > np.asarray(tol_)[..., None]).sum(-1), dtype=np.int64))
 
 
-@op("linalg.cond", variants="function out")
+@op("linalg.cond", variants="function out", autocast="fp32")
 def cond(A: Tensor, p=None) -> Tensor:
     """The condition number in the norm ``p`` (2 by default: largest / smallest singular value)."""
     if p is None or p in (2, -2):
@@ -200,7 +200,7 @@ def cond(A: Tensor, p=None) -> Tensor:
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-@op("linalg.vecdot", variants="function out", batch=composite)
+@op("linalg.vecdot", variants="function out", batch=composite, autocast="lower")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """sum(conj(x) * y) along ``dim``."""
     return (x.conj() * y).sum(dim)
@@ -245,7 +245,7 @@ def stack_cols(cols: list) -> Tensor:
     return cat([c.unsqueeze(-1) for c in cols], -1)
 
 
-@op("linalg.householder_product", variants="function out")
+@op("linalg.householder_product", variants="function out", autocast="fp32")
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i = (0, ..., 1, A[i+1:, i])."""
     a, ta = A._data, tau._data
@@ -266,13 +266,13 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     """linalg.householder_product(input, input2)."""
     return householder_product(input, input2)
 
 
-@op("linalg.tensorinv", variants="function out")
+@op("linalg.tensorinv", variants="function out", autocast="fp32")
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """The tensor X with tensordot(A, X, ind) the identity: inv of A as a prod(shape[:ind]) square matrix."""
     shape = tuple(A._data.shape)
@@ -285,7 +285,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     return inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
 
 
-@op("linalg.tensorsolve", variants="function out")
+@op("linalg.tensorsolve", variants="function out", autocast="fp32")
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B."""
     if dims is not None:

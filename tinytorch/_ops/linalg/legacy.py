@@ -25,7 +25,7 @@ def _deprecated(text: str) -> None:
     warnings.warn(text, UserWarning, stacklevel=4)
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """The Cholesky factor of a symmetric positive-definite matrix (upper: its transpose)."""
     _deprecated("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
@@ -35,7 +35,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     return linalg_cholesky(input, upper=upper)
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def qr(input: Tensor, some: bool = True):
     """(Q, R) of the QR decomposition; ``some=False`` gives the complete Q."""
     _deprecated("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
@@ -45,7 +45,7 @@ def qr(input: Tensor, some: bool = True):
     return qr_result(Q, R)
 
 
-@op(variants="function method")
+@op(variants="function method", autocast="fp32")
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """(LU, pivots) of the LU factorization with partial pivoting, and the info codes with
     ``get_infos``."""
@@ -58,7 +58,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     return lu_result(LU, pivots, info) if get_infos else (LU, pivots)
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """(U, S, V) with input = U diag(S) V^H (``linalg.svd`` with V = Vh^H); without ``compute_uv``,
     U and V are zeros of the full sizes, as PyTorch."""

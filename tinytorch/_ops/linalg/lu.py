@@ -227,7 +227,7 @@ def _lu_solve_method(self, LU_data, LU_pivots):
     return lu_solve(self, LU_data, LU_pivots)
 
 
-@op(variants="function method out", method=_lu_solve_method)
+@op(variants="function method out", method=_lu_solve_method, autocast="fp32")
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """The deprecated torch.lu_solve(b, LU, pivots): linalg.lu_solve(LU, pivots, b)."""
     return linalg_lu_solve(LU_data, LU_pivots, b)

@@ -199,7 +199,7 @@ def _batch_checked(check):
 
 
 @op(variants=_PRODUCT, dunders=("__matmul__",), rdunders=("__rmatmul__",), extra=("linalg.matmul",),
-    batch=batch_matmul)
+    batch=batch_matmul, autocast="lower")
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy/PyTorch matmul semantics."""
     return _matmul(input, other, None)
@@ -272,14 +272,14 @@ def _dot_check(na: int, nb: int) -> None:
         raise RuntimeError(f"1D tensors expected, but got {na}D and {nb}D tensors")
 
 
-@op(variants=_PRODUCT, batch=_batch_checked(_mm_check))
+@op(variants=_PRODUCT, batch=_batch_checked(_mm_check), autocast="lower")
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """2-d matrix product."""
     _mm_check(input._data.ndim, mat2._data.ndim)
     return _matmul(input, mat2, None)
 
 
-@op(variants=_PRODUCT, batch=_batch_checked(_bmm_check))
+@op(variants=_PRODUCT, batch=_batch_checked(_bmm_check), autocast="lower")
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched 3-d matrix product."""
     _bmm_check(input._data.ndim, mat2._data.ndim)

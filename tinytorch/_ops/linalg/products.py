@@ -158,7 +158,7 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
                   need=(input._requires_grad, m1._requires_grad, m2._requires_grad))
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", autocast="lower")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
     a, b = mat1._data, mat2._data
@@ -183,7 +183,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     return _addmul(AddmvBackward0, input, mat, vec, _lowp_matmul(a, v), beta, alpha)
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", autocast="lower")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     a, b = batch1._data, batch2._data
@@ -262,7 +262,7 @@ _CDIST_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_e
                 "donot_use_mm_for_euclid_dist": 2}
 
 
-@op()
+@op(autocast="fp32")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
     """p-norm distances between each row of ``x1`` and each row of ``x2`` (batched over leading dims)."""
     a, b = x1._data, x2._data
@@ -434,7 +434,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     return _scaled_sum(input, outer, beta, alpha)
 
 
-@op(variants="function method inplace out", batch=composite)
+@op(variants="function method inplace out", batch=composite, autocast="lower")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
     if batch1.dim() != 3 or batch2.dim() != 3:

@@ -88,7 +88,7 @@ class LinalgInvExBackward0(Node):
         return (-(yt.matmul(g).matmul(yt)),)
 
 
-@op("linalg.inv", variants="function out", batch=batch_matrices)
+@op("linalg.inv", variants="function out", batch=batch_matrices, autocast="fp32")
 def inv(A: Tensor) -> Tensor:
     """The inverse of square matrices (batched)."""
     a = _square(A, "linalg.inv")
@@ -100,7 +100,7 @@ def inv(A: Tensor) -> Tensor:
     return record(r.astype(a.dtype), LinalgInvExBackward0, (A,), (OUT,))
 
 
-@op(variants="function method out", batch=batch_matrices)
+@op(variants="function method out", batch=batch_matrices, autocast="fp32")
 def inverse(input: Tensor) -> Tensor:
     """``linalg.inv``."""
     return inv(input)
@@ -189,7 +189,7 @@ class LinalgSolveExBackward0(Node):
         return gA, (gB if self.need_b else None)
 
 
-@op("linalg.solve", variants="function out")
+@op("linalg.solve", variants="function out", autocast="fp32")
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A X = B (B a matrix or a batch of vectors)."""
     if not left:
@@ -249,7 +249,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     return record(r.astype(a.dtype), LinalgPinvBackward0, (A,), (A, OUT))
 
 
-@op(variants="function method", batch=batch_matrices)
+@op(variants="function method", batch=batch_matrices, autocast="fp32")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``linalg.pinv`` with singular values below ``rcond`` times the largest dropped."""
     return pinv(input, rtol=rcond)

@@ -105,7 +105,7 @@ def _tri_solve(t: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     return x
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """(X, A.clone()) with op(A) X = input, op(A) = A or A^T (the deprecated form of solve_triangular)."""
@@ -120,13 +120,13 @@ def _gram(factor: Tensor, upper: bool) -> Tensor:
     return _mH(factor).matmul(factor) if upper else factor.matmul(_mH(factor))
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """X with (L L^T) X = input for the Cholesky factor L = input2 (U^T U when ``upper``)."""
     return solve(_gram(input2, upper), input)
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """(L L^T)^-1 from the Cholesky factor L (U^T U when ``upper``)."""
     return inv(_gram(input, upper))
@@ -142,7 +142,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     return solve_ex_result(solve(A, B, left=left), _int32_zeros(A._data.shape[:-2]))
 
 
-@op("linalg.inv_ex", variants="function out", batch=batch_matrices)
+@op("linalg.inv_ex", variants="function out", batch=batch_matrices, autocast="fp32")
 def inv_ex(A: Tensor, *, check_errors: bool = False):
     """(inverse, info): info 0, or (for a singular matrix) the 1-based index of LU's first zero pivot,
     with a nan inverse there (``check_errors`` raises linalg.inv's error instead)."""
@@ -157,7 +157,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False):
     return inv_ex_result(inv(A), _int32_zeros(a.shape[:-2]))
 
 
-@op("linalg.cholesky_ex", variants="function out")
+@op("linalg.cholesky_ex", variants="function out", autocast="fp32")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
     """(L, info): info is 0, or the order of the first leading minor that is not positive-definite
     (then L is nan there unless ``check_errors``, which raises)."""
@@ -205,7 +205,7 @@ class LinalgLstsqBackward0(Node):
         return gA, gB
 
 
-@op("linalg.lstsq", variants="function out")
+@op("linalg.lstsq", variants="function out", autocast="fp32")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The least-squares solution of A X = B (via the pseudo-inverse), with the residuals (m > n and
     full rank, as PyTorch), the rank (drivers gelsy/gelsd/gelss) and the singular values

@@ -113,7 +113,7 @@ def _prelu_backward_recorded(g: Tensor, x: Tensor, w: Tensor):
     return gxt, gwt
 
 
-@op(variants="function method functional")
+@op(variants="function method functional", autocast="lower")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x, the weight shared or per channel (dim 1)."""
     x, w = input._data, weight._data

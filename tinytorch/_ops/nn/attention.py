@@ -245,7 +245,7 @@ def _flash_eligible(q, k, v, mask, dropout_p: float, grad: bool) -> bool:
     return not (dropout_p > 0 and grad)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="lower")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

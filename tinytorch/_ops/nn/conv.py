@@ -241,21 +241,21 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     return _conv(input, weight, bias, geo)
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """1-d cross-correlation of (N, C, L) with weight (O, C/groups, k)."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """2-d cross-correlation of (N, C, H, W) with weight (O, C/groups, kh, kw)."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv2d: (N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw)."""
@@ -301,7 +301,7 @@ def _check_output_padding(output_padding, stride, dilation, names):
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv1d: (N, C_in, L) with weight (C_in, C_out/groups, k), as a 2-d one of height 1."""

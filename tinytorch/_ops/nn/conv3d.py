@@ -27,7 +27,7 @@ def _depth_pad(x: Tensor, before: int, after: int) -> Tensor:
     return constant_pad_nd(x, (0, 0, 0, 0, before, after))
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """3-d cross-correlation of (N, C, D, H, W) with weight (O, C/groups, kd, kh, kw)."""
@@ -92,7 +92,7 @@ def _place(y: Tensor, before: int, after: int) -> Tensor:
     return cat(parts, 1) if len(parts) > 1 else y
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="lower")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv3d: (N, C_in, D, H, W) with weight (C_in, C_out/groups, kd, kh, kw)."""

@@ -169,7 +169,7 @@ def _torch_name(npd) -> str:
             "bool": "Bool"}.get(npd.name, npd.name)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                                        return_indices: bool = False, _random_samples=None):
     """Fractional max pooling of (N, C, H, W) or (C, H, W), with the argmax indices (into each H*W plane)."""
@@ -179,7 +179,7 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
                                 FractionalMaxPool2DBackward0, True)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):
     """Fractional max pooling of (N, C, H, W) or (C, H, W) (see the module docstring)."""
@@ -189,7 +189,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_r
                                 FractionalMaxPool2DBackward0, return_indices)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                                        return_indices: bool = False, _random_samples=None):
     """Fractional max pooling of (N, C, T, H, W) or (C, T, H, W), with the argmax indices."""
@@ -199,7 +199,7 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
                                 FractionalMaxPool3DBackward0, True)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):
     """Fractional max pooling of (N, C, T, H, W) or (C, T, H, W) (see the module docstring)."""

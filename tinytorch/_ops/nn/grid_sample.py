@@ -132,7 +132,7 @@ def _cubic_weights(t: Tensor) -> list:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners=None) -> Tensor:
     """input (N, C, H, W) / (N, C, D, H, W) read at grid (N, Ho, Wo, 2) / (N, Do, Ho, Wo, 3) in [-1, 1]."""

@@ -64,7 +64,7 @@ class _LinearNoBias(_LinearAddmm):
 _LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"
 
 
-@op(variants="functional", batch=_batch_linear)
+@op(variants="functional", batch=_batch_linear, autocast="lower")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; one fused node for 2-d inputs."""
     x, w = input._data, weight._data

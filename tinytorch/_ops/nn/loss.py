@@ -201,7 +201,7 @@ def _bce_with_logits_functional(input: Tensor, target: Tensor, weight: Tensor | 
     return binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
-@op(variants="function functional", functional=_bce_with_logits_functional, batch=_pointwise_loss)
+@op(variants="function functional", functional=_bce_with_logits_functional, batch=_pointwise_loss, autocast="fp32")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction=1) -> Tensor:
     """Sigmoid + binary cross-entropy in one stable formula: (1 - t) x - (1 + (pw - 1) t) log sigmoid(x)."""
@@ -234,7 +234,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _make(out)
 
 
-@op(variants="functional", batch=_pointwise_loss)
+@op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of probabilities ``input`` against ``target`` (same shape)."""
@@ -274,7 +274,7 @@ def _reduce_errors(errors: Tensor, reduction: str) -> Tensor:
     return errors.sum() if reduction == "sum" else errors
 
 
-@op(variants="functional", batch=_pointwise_loss)
+@op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Squared error (x - y)^2, averaged, summed or per element."""
@@ -285,7 +285,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _mse_loss(input, target, reduction)
 
 
-@op(variants="functional", batch=_pointwise_loss)
+@op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """Absolute error |x - y|, averaged, summed or per element."""
@@ -296,7 +296,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _reduce_errors((input - target).abs(), reduction)
 
 
-@op(variants="functional", batch=_pointwise_loss)
+@op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y)."""
@@ -308,7 +308,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce_errors(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
-@op(variants="functional", batch=_pointwise_loss)
+@op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = x - y)."""
@@ -346,7 +346,7 @@ def _kl_div_functional(input: Tensor, target: Tensor, size_average=None, reduce=
     return kl_div(input, target, reduction, log_target=log_target)
 
 
-@op(variants="function functional", functional=_kl_div_functional)
+@op(variants="function functional", functional=_kl_div_functional, autocast="fp32")
 def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``."""
     if log_target:
@@ -366,7 +366,7 @@ def _poisson_nll_functional(input: Tensor, target: Tensor, log_input: bool = Tru
     return poisson_nll_loss(input, target, log_input, full, eps, reduction)
 
 
-@op(variants="function functional", functional=_poisson_nll_functional)
+@op(variants="function functional", functional=_poisson_nll_functional, autocast="fp32")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction) -> Tensor:
     """Negative log-likelihood of ``target`` under a Poisson of rate exp(input) (or input)."""

@@ -109,7 +109,7 @@ def _margin_ranking_functional(input1: Tensor, input2: Tensor, target: Tensor, m
     return margin_ranking_loss(input1, input2, target, margin, reduction)
 
 
-@op(variants="function functional", functional=_margin_ranking_functional)
+@op(variants="function functional", functional=_margin_ranking_functional, autocast="fp32")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction=1) -> Tensor:
     """max(0, -y (x1 - x2) + margin)."""
@@ -131,7 +131,7 @@ def _hinge_embedding_functional(input: Tensor, target: Tensor, margin: float = 1
     return hinge_embedding_loss(input, target, margin, reduction)
 
 
-@op(variants="function functional", functional=_hinge_embedding_functional)
+@op(variants="function functional", functional=_hinge_embedding_functional, autocast="fp32")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction=1) -> Tensor:
     """x where y == 1, max(0, margin - x) where y == -1."""
     reduction = reduction_name(reduction)
@@ -162,7 +162,7 @@ def _triplet_margin_functional(anchor: Tensor, positive: Tensor, negative: Tenso
     return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 
-@op(variants="function functional", functional=_triplet_margin_functional)
+@op(variants="function functional", functional=_triplet_margin_functional, autocast="fp32")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False, reduction=1) -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)), d the p-norm distance."""
@@ -191,7 +191,7 @@ def _cosine_embedding_functional(input1: Tensor, input2: Tensor, target: Tensor,
     return cosine_embedding_loss(input1, input2, target, margin, reduction)
 
 
-@op(variants="function functional", functional=_cosine_embedding_functional)
+@op(variants="function functional", functional=_cosine_embedding_functional, autocast="fp32")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction=1) -> Tensor:
     """1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1."""
@@ -220,7 +220,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return apply_reduction(out, reduction)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """log(1 + exp(-y x)): two-class logistic loss with targets ±1."""
@@ -248,7 +248,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     raise ValueError(reduction + " is not valid")
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:

@@ -269,7 +269,7 @@ def _class_loss(op, input, target, weight=None, size_average=None, ignore_index=
 
 
 # -- classification losses ------------------------------------------------------------------------
-@op(variants="functional", batch=_class_loss)
+@op(variants="functional", batch=_class_loss, autocast="fp32")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices under log-probabilities ``input`` (classes on dim 1)."""
@@ -323,7 +323,7 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight, ignore_index:
     return (1 - label_smoothing) * nll + smoothed * (label_smoothing / n_classes)
 
 
-@op(variants="functional", batch=_class_loss)
+@op(variants="functional", batch=_class_loss, autocast="fp32")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:

@@ -31,7 +31,7 @@ def _multilabel_margin_functional(input: Tensor, target: Tensor, size_average=No
     return multilabel_margin_loss(input, target, {"none": 0, "mean": 1, "sum": 2}[reduction])
 
 
-@op(variants="functional", functional=_multilabel_margin_functional)
+@op(variants="functional", functional=_multilabel_margin_functional, autocast="fp32")
 def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
     """Multi-class multi-label hinge loss (ATen's spelling: reduction 0 none, 1 mean, 2 sum)."""
     if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):

@@ -62,7 +62,7 @@ def _finish(out: Tensor, idx: np.ndarray, batched: bool, return_indices: bool):
     return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
 
-@op(variants="function functional")
+@op(variants="function functional", autocast="fp32")
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
@@ -104,14 +104,14 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return _finish(vals, idx, x.ndim == 5, return_indices)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                             return_indices: bool = True):
     """max_pool3d that also returns the argmax positions."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None) -> Tensor:
     """Mean over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
@@ -168,7 +168,7 @@ def _averaging(n: int, out: int, dtype) -> np.ndarray:
     return m
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Mean over the windows that split (D, H, W) into ``output_size`` cells as evenly as possible."""
     x = input._data
@@ -180,7 +180,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     return einsum("...dhw,ad,bh,cw->...abc", input, m[0], m[1], m[2])
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     """Max over the windows that split (D, H, W) into ``output_size`` cells as evenly as possible."""
     x = input._data
@@ -203,7 +203,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     return _finish(vals, idx, x.ndim == 5, return_indices)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     """adaptive_max_pool3d that also returns the argmax positions."""
     return adaptive_max_pool3d(input, output_size, True)

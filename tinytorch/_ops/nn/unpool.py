@@ -58,19 +58,19 @@ def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output
     return out if batched else out.squeeze(0)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """The partial inverse of max_pool1d: (N, C, L) values at their indices, zeros elsewhere."""
     return _unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """The partial inverse of max_pool2d."""
     return _unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
-@op(variants="functional")
+@op(variants="functional", autocast="fp32")
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """The partial inverse of max_pool3d."""
     return _unpool(input, indices, kernel_size, stride, padding, output_size, 3)

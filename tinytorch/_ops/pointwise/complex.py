@@ -181,7 +181,7 @@ def view_as_real(input: Tensor) -> Tensor:
     return _view_of(input, out)
 
 
-@op(variants="function", batch=None)
+@op(variants="function", batch=None, autocast="fp32")
 def view_as_complex(input: Tensor) -> Tensor:
     """A complex view of a real tensor whose last dimension holds (real, imaginary) pairs."""
     a = input._data
@@ -265,7 +265,7 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     return _record(ComplexBackward0, real, imag, out)
 
 
-@op(variants="function out", batch=pointwise)
+@op(variants="function out", batch=pointwise, autocast="fp32")
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)

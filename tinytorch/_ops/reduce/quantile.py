@@ -81,14 +81,14 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     return out.squeeze(0) if scalar_q else out
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The ``q``-th quantiles of ``input`` along ``dim`` (of all elements when None)."""
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
-@op(variants="function method out")
+@op(variants="function method out", autocast="fp32")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """``quantile`` ignoring NaN values."""

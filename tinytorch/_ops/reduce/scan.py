@@ -264,7 +264,7 @@ def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None
     return batch_along_dim(1)(op, input, dim, _keepdim(keepdim, keepdims, op.__name__), dtype=dtype)
 
 
-@op(variants=_SCAN, batch=_batch_prod)
+@op(variants=_SCAN, batch=_batch_prod, autocast="fp32")
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
     if keepdims is not None:

@@ -125,7 +125,7 @@ class TraceBackward0(Node):
         return (_embed(g.expand(n), self.in_shape, 0, 0, 1, DiagonalBackwardBackward0),)
 
 
-@op(variants="function method")
+@op(variants="function method", autocast="fp32")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (ints sum to int64)."""
     x = input._data
