@@ -1,8 +1,11 @@
-"""One nn module built with the same seed in PyTorch and tinytorch, compared: parameters bit for bit,
+"""One nn module built with the same seed in PyTorch and tinytorch, compared: parameters bit for bit
+(on PyTorch's FMA paths; within _paths.DRAW_ULPS elsewhere, and the forward then runs from PyTorch's),
 repr, state_dict keys, forward values and input/parameter gradients (float64 unless told)."""
 import numpy as np
 
 import tinytorch as tt
+
+import _paths
 
 
 def to_tt(v):
@@ -30,7 +33,8 @@ def check_module(torch, name, args=(), kwargs=None, inputs=(), seed=0, dtype="fl
     sa, sb = a.state_dict(), b.state_dict()
     assert list(sb) == list(sa)
     for k in sa:
-        assert np.array_equal(sb[k].numpy(), sa[k].numpy()), k
+        _paths.assert_drawn(sb[k], sa[k], what=k)
+    _paths.adopt_state(b, a)  # DEFAULT path: the forward runs from PyTorch's parameters
     a.train(train)
     b.train(train)
     ti = [x.to(tdt).requires_grad_() if x.is_floating_point() else x for x in inputs]

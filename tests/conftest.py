@@ -53,8 +53,23 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"PyTorch oracle missing but TINYTORCH_REQUIRE_TORCH=1: {report.longrepr}"
 
 
+def pytest_report_header(config):
+    """The kernel paths both sides run (tests/_paths.py): which bits the bit-for-bit tests hold exactly."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    import _paths
+
+    return _paths.describe()
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Say it in one line when tests skipped because PyTorch is missing: those are the comparisons."""
+    """Say it in one line when tests skipped because PyTorch is missing: those are the comparisons. Name
+    the kernel paths the comparisons ran on (the header that says it too is hidden under -q)."""
+    header = pytest_report_header(terminalreporter.config)
+    if header:
+        terminalreporter.write_line(header)
     skipped = terminalreporter.stats.get("skipped", [])
     needing = sum(1 for r in skipped if _is_torch_skip(r))
     if needing:

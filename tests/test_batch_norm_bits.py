@@ -8,7 +8,12 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
+
+
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
 
 
 def _run(lib, x, g, w, b, rm, rv):
@@ -44,11 +49,15 @@ def test_batch_norm_training_bits_mostly_pytorchs(one_thread):
             same[key][0] += int((a == e).sum())
             same[key][1] += a.size
     share = {k: s / n for k, (s, n) in same.items()}
-    if torch.backends.cpu.get_cpu_capability() != "AVX2":  # the values above were checked; the shares below
-        pytest.skip("the shares are those of PyTorch's AVX2 kernels (other vector widths sum in other orders)")
-    # the order of PyTorch's kernel gives these shares (the numpy-order formulas before it gave 0.38,
-    # 0.29, 0.17, 1, 1 and 0.71); what is left comes from PyTorch's fused multiply-adds in the variance
-    # sum, the output and the dot product of the backward
+    if not _paths.running(_paths.FMA_PATHS):
+        # PyTorch's DEFAULT build: no fused multiply-adds, its scalar sums in the order tinytorch takes
+        # (measured: out 0.82, every other share 1)
+        assert share["out"] > 0.75 and min(v for k, v in share.items() if k != "out") > 0.95, share
+        return
+    # PyTorch's AVX2 and AVX512 builds (the same shares, measured): the order of PyTorch's kernel gives
+    # these shares (the numpy-order formulas before it gave 0.38, 0.29, 0.17, 1, 1 and 0.71); what is left
+    # comes from PyTorch's fused multiply-adds in the variance sum, the output and the dot product of the
+    # backward
     assert share["running_mean"] == 1 and share["grad_bias"] == 1
     assert share["running_var"] > 0.85
     assert share["out"] > 0.5

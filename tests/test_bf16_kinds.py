@@ -15,6 +15,9 @@ pytest.importorskip("ml_dtypes")
 X = np.array([[1.5, -2.25, np.inf, 0.5, np.nan], [-np.inf, 3.0, 0.125, -1.0, 7.75]], np.float32)
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _both(fn, rtol=0.0):
     """fn(T) in both libraries: equal values (bit for bit, NaN where NaN), dtypes and shapes; or the same
     error type and message."""

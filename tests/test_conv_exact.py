@@ -10,6 +10,9 @@ import tinytorch.nn.functional as F
 from tinytorch._ops._kernels import im2col as _im2col
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _ints(rng, shape, dtype):
     v = rng.integers(-2, 3, shape).astype(dtype)
     return np.where(rng.random(shape) < 0.5, -v, v)  # -0.0 wherever a zero drew the minus sign

@@ -9,6 +9,9 @@ import tinytorch as tt
 torch = pytest.importorskip("torch")
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _grads(idx, g, num, dtype, **kw):
     w = np.random.default_rng(1).standard_normal((num, g.shape[-1])).astype(dtype)
     wt = torch.tensor(w, requires_grad=True)

@@ -7,6 +7,9 @@ import pytest
 import tinytorch as tt
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("num,shape,dim,skew", [(65, (32, 32), 64, False), (65, (32, 32), 64, True),
                                                 (27, (32, 3), 10, False), (5, (300,), 20, True),

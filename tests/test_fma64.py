@@ -2,7 +2,13 @@
 kernels, arange/linspace and ``_ops/_kernels/muladd.py``'s add(alpha=)/addcmul) against an exact reference:
 ``Fraction`` arithmetic rounded once (Python 3.11 has no ``math.fma``). Correct rounding is claimed
 where the product's error is representable (|x*y| >= 2**-960); non-finite and huge operands get
-PyTorch's (FMA's) inf/nan; and the add(alpha=) results match PyTorch's CPU kernel bit for bit."""
+PyTorch's (FMA's) inf/nan; and the add(alpha=) results match PyTorch's CPU kernel bit for bit.
+
+PyTorch is the oracle for FMA only on its AVX2/AVX512 builds; its DEFAULT build
+(``ATEN_CPU_CAPABILITY=default``) rounds the product first. There the comparisons with PyTorch hold
+within 2 ulp of the product's magnitude (1.5 at most: half an ulp of the product, half of each
+sum), and where only the rounded product overflows
+(inf there, inf - inf = nan) tinytorch is held to the exact FMA value instead."""
 import math
 from fractions import Fraction
 
@@ -12,6 +18,10 @@ from hypothesis import given, settings, strategies as st
 
 from tinytorch._random.fpmath import fma64, fma64_into
 from tinytorch._ops._kernels.muladd import muladd
+
+import _paths
+
+pytestmark = pytest.mark.bitexact
 
 EXACT_RANGE = 2.0 ** -960
 
@@ -66,7 +76,8 @@ def halfway_triples(draw):
 @settings(max_examples=400, deadline=None)
 @given(x=finite, y=finite, c=finite)
 def test_fma64_is_correctly_rounded(x, y, c):
-    if x * y != 0 and abs(x * y) < EXACT_RANGE or abs(x * y) > 1e300:
+    # a product that underflows (to zero too: its sign is not claimed) is out of the claimed range
+    if x != 0 and y != 0 and abs(x * y) < EXACT_RANGE or abs(x * y) > 1e300:
         return
     assert _same(fma64(x, y, c), _exact(x, y, c))
 
@@ -94,7 +105,7 @@ def test_fma64_into_on_blocks_matches_element_by_element(rows, y_kind):
     x, y, c = (np.array(col, np.float64) for col in zip(*rows))
     if y_kind == "scalar":
         y = np.full(x.size, y[0])
-    ok = (x * y == 0) | ((np.abs(x * y) >= EXACT_RANGE) & (np.abs(x * y) <= 1e300))
+    ok = (x == 0) | (y == 0) | ((np.abs(x * y) >= EXACT_RANGE) & (np.abs(x * y) <= 1e300))  # the claimed range
     x, y, c = x[ok], y[ok], c[ok]
     if not x.size:
         return
@@ -122,6 +133,13 @@ def test_fma64_special_values_match_pytorch(x, y, c):
     got = fma64(x, y, c)
     if abs(x * y) < EXACT_RANGE and x * y != 0 and not math.isnan(x * y):
         return  # products whose error underflows: not claimed
+    if not _paths.running(_paths.FMA_PATHS):  # DEFAULT: PyTorch's addcmul rounds x * y first
+        if math.isinf(x * y) and math.isfinite(x) and math.isfinite(y):  # overflows there only
+            assert _same(got, c if not math.isfinite(c) else _exact(x, y, c)), (got, "the exact FMA")
+            return
+        # half an ulp of the product, half of each sum: 1.5 ulp at most
+        _paths.assert_bits(np.float64(got), np.float64(want), ulps=2, scale=abs(x * y), what=f"fma({x}, {y}, {c})")
+        return
     assert _same(got, want), (got, want)
 
 
@@ -140,7 +158,8 @@ def test_add_alpha_float64_matches_pytorch_bits():
     for alpha in (-0.37, 3.0 ** 0.5, 1e-20):
         want = torch.add(torch.from_numpy(a), torch.from_numpy(b), alpha=alpha).numpy()
         got = tt.add(tt.from_numpy(a), tt.from_numpy(b), alpha=alpha).numpy()
-        assert np.array_equal(got.view(np.int64), want.view(np.int64))
+        # DEFAULT: the product alpha * b rounded first (1.5 ulp at the larger of it and the sum at most)
+        _paths.assert_bits(got, want, ulps=2, scale=np.abs(alpha * b), what=f"add alpha={alpha}")
 
 
 @pytest.mark.parametrize("shapes", [((3, 4), (), ()), ((), (3, 4), ()), ((), (), (3, 4)), ((3, 1), (4,), (3, 4)),

@@ -7,6 +7,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 from _raises_same import raises_same as _raises_same  # noqa: E402
@@ -29,7 +31,7 @@ def test_matches_pytorch(args, kwargs):
     assert repr(b) == repr(a)
     assert list(b.state_dict()) == list(a.state_dict())
     for k, v in a.state_dict().items():
-        np.testing.assert_array_equal(b.state_dict()[k].numpy(), v.numpy())
+        _paths.assert_drawn(b.state_dict()[k], v, what=k)
     assert (b.cutoffs, b.shortlist_size, b.n_clusters, b.head_size) == (a.cutoffs, a.shortlist_size,
                                                                           a.n_clusters, a.head_size)
     n_classes = args[1]

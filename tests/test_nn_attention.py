@@ -5,6 +5,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 from _layer_compare import compare, rand
 
 TOL = {np.float32: dict(rtol=3e-5, atol=3e-5), np.float64: dict(rtol=1e-10, atol=1e-10)}
@@ -288,8 +290,8 @@ def test_mha_matches_pytorch(torch, case, dtype):
     assert repr(ours) == repr(theirs)
     sd, tsd = ours.state_dict(), theirs.state_dict()
     assert list(sd) == list(tsd)
-    for k in sd:  # same seed, same draws: bit for bit
-        assert np.array_equal(sd[k].detach().numpy(), tsd[k].detach().numpy()), k
+    for k in sd:  # same seed, same draws: bit for bit (on PyTorch's FMA paths, _paths.assert_drawn)
+        _paths.assert_drawn(sd[k], tsd[k], what=k)
     _close(y, ty, dtype)
     assert (w is None) == (tw is None)
     if w is not None:
@@ -307,7 +309,7 @@ def test_mha_init_bit_for_bit_and_state_dict_round_trip(torch, mod_kw):
     sd, tsd = ours.state_dict(), theirs.state_dict()
     assert list(sd) == list(tsd)
     for k in sd:
-        assert np.array_equal(sd[k].numpy(), tsd[k].numpy()), k
+        _paths.assert_drawn(sd[k], tsd[k], what=k)
     # both ways: PyTorch's weights into tinytorch and back
     fresh, tfresh = tt.nn.MultiheadAttention(E, H, **mod_kw), torch.nn.MultiheadAttention(E, H, **mod_kw)
     fresh.load_state_dict({k: tt.tensor(v.numpy()) for k, v in tsd.items()})

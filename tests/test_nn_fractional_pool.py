@@ -18,6 +18,9 @@ CASES = [(2, (2, 3, 9, 11), (2, 3), dict(output_size=(5, 4))),
          (3, (2, 6, 6, 6), 2, dict(output_ratio=0.5))]
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 @pytest.mark.parametrize("nd, shape, k, kw", CASES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_functional_matches_pytorch_stream(nd, shape, k, kw, dtype):

@@ -8,6 +8,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 from _raises_same import raises_same as _raises_same  # noqa: E402
@@ -45,7 +47,7 @@ def test_module_matches(case, batched):
     assert repr(b).replace("tinytorch", "torch") == repr(a)
     assert list(b.state_dict()) == list(a.state_dict())
     for k, v in a.state_dict().items():
-        np.testing.assert_array_equal(b.state_dict()[k].numpy(), v.numpy())
+        _paths.assert_drawn(b.state_dict()[k], v, what=k)
     torch.manual_seed(1)
     shape = (6, 5) if batched else (5,)
     x = torch.randn(*shape, dtype=torch.float64)

@@ -5,6 +5,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 from _raises_same import raises_same as _raises_same  # noqa: E402
@@ -20,7 +22,7 @@ def test_data_parallel_calls_module():
     assert b.device_ids == a.device_ids == []
     for (na, pa), (nb, pb) in zip(a.named_parameters(), b.named_parameters()):
         assert na == nb
-        np.testing.assert_array_equal(pb.detach().numpy(), pa.detach().numpy())
+        _paths.assert_drawn(pb, pa, what=na)
     x = torch.randn(5, 3)
     ya, yb = a(x), b(tt.tensor(x.numpy()))
     np.testing.assert_allclose(yb.detach().numpy(), ya.detach().numpy(), rtol=1e-6)

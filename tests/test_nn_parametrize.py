@@ -6,6 +6,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 
@@ -116,9 +118,13 @@ def test_spectral_norm(make):
     # float64: the power iteration's start is PyTorch's normal_ draw, its 15 steps, the step of the check at
     # registration and one per training call the same
     torch.manual_seed(0)
-    a = torch.nn.utils.parametrizations.spectral_norm(make(torch).double())
     tt.manual_seed(0)
-    b = tt.nn.utils.parametrizations.spectral_norm(make(tt).double())
+    ma, mb = make(torch).double(), make(tt).double()
+    for k, v in ma.state_dict().items():  # same seed: bit for bit on PyTorch's FMA paths
+        _paths.assert_drawn(mb.state_dict()[k], v, what=k)
+    _paths.adopt_state(mb, ma)  # DEFAULT path: PyTorch's weights (the streams go on alike)
+    a = torch.nn.utils.parametrizations.spectral_norm(ma)
+    b = tt.nn.utils.parametrizations.spectral_norm(mb)
     assert repr(b) == repr(a) and list(b.state_dict()) == list(a.state_dict())
     for k, v in a.state_dict().items():
         _close(v, b.state_dict()[k], rtol=1e-10, atol=1e-12)

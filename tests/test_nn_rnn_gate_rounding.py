@@ -11,6 +11,9 @@ torch = pytest.importorskip("torch")
 H = 4096
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _read_gates(lib, vals, which, dtype):
     lstm = lib.nn.LSTM(1, H)
     if dtype == np.float64:

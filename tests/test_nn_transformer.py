@@ -8,6 +8,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 from _layer_compare import rand
 
 D, NH, FF, S, T, N = 8, 2, 16, 5, 4, 3
@@ -138,8 +140,8 @@ def test_matches_pytorch(torch, case, train, dtype):
     assert repr(ours) == repr(theirs)
     sd, tsd = ours.state_dict(), theirs.state_dict()
     assert list(sd) == list(tsd)
-    for k in sd:
-        assert np.array_equal(_np(sd[k]), _np(tsd[k])), k
+    for k in sd:  # bit for bit on PyTorch's FMA paths (_paths.assert_drawn)
+        _paths.assert_drawn(sd[k], tsd[k], what=k)
     _close(y, ty, dtype)
     assert sorted(g) == sorted(tg)
     for k in g:

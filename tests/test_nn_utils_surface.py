@@ -7,6 +7,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 from _raises_same import raises_same as _raises_same  # noqa: E402
@@ -32,8 +34,12 @@ def _warning(fn):
 def test_weight_norm_hooks(dim):
     torch.manual_seed(0)
     tt.manual_seed(0)
-    a, wa = _warning(lambda: torch.nn.utils.weight_norm(torch.nn.Conv2d(3, 4, 3), dim=dim))
-    b, wb = _warning(lambda: tt.nn.utils.weight_norm(tt.nn.Conv2d(3, 4, 3), dim=dim))
+    ca, cb = torch.nn.Conv2d(3, 4, 3), tt.nn.Conv2d(3, 4, 3)
+    for k, v in ca.state_dict().items():  # same seed: bit for bit on PyTorch's FMA paths
+        _paths.assert_drawn(cb.state_dict()[k], v, what=k)
+    _paths.adopt_state(cb, ca)  # DEFAULT path: the rest from PyTorch's weights
+    a, wa = _warning(lambda: torch.nn.utils.weight_norm(ca, dim=dim))
+    b, wb = _warning(lambda: tt.nn.utils.weight_norm(cb, dim=dim))
     assert wa == wb
     assert list(a.state_dict()) == list(b.state_dict())
     for k, v in a.state_dict().items():  # same seed, same init; g is a norm (summation order differs)
@@ -113,11 +119,17 @@ def _bn(lib, n, seed):
 
 @pytest.mark.parametrize("transpose", [False, True])
 def test_fuse_conv_bn_eval(transpose):
-    results = []
+    results, made = [], []
     for lib in (torch, tt):
         lib.manual_seed(3)
         conv = (lib.nn.ConvTranspose2d(3, 4, 3) if transpose else lib.nn.Conv2d(3, 4, 3)).eval()
         bn = _bn(lib, 4, 4)
+        made.append((conv, bn))
+        if lib is tt:  # same seed: bit for bit on PyTorch's FMA paths; on DEFAULT, fuse PyTorch's weights
+            for ours, theirs in zip(made[1], made[0]):
+                for k, v in theirs.state_dict().items():
+                    _paths.assert_drawn(ours.state_dict()[k], v, what=k)
+                _paths.adopt_state(ours, theirs)
         fused = lib.nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
         assert fused is not conv and type(fused.weight).__name__ == "Parameter"
         results.append((_np(fused.weight), _np(fused.bias), fused.weight.requires_grad))
@@ -127,7 +139,7 @@ def test_fuse_conv_bn_eval(transpose):
 
 
 def test_fuse_linear_bn_and_weights():
-    out = []
+    out, made = [], []
     for lib in (torch, tt):
         lib.manual_seed(5)
         lin = lib.nn.Linear(3, 4, bias=False).eval()
@@ -135,6 +147,12 @@ def test_fuse_linear_bn_and_weights():
         with lib.no_grad():
             bn.running_var.uniform_(0.5, 2)
             bn.running_mean.uniform_(-1, 1)
+        made.append((lin, bn))
+        if lib is tt:  # same seed: bit for bit on PyTorch's FMA paths; on DEFAULT, fuse PyTorch's weights
+            for ours, theirs in zip(made[1], made[0]):
+                for k, v in theirs.state_dict().items():
+                    _paths.assert_drawn(ours.state_dict()[k], v, what=k)
+                _paths.adopt_state(ours, theirs)
         fused = lib.nn.utils.fuse_linear_bn_eval(lin, bn)
         w, b = lib.nn.utils.fuse_conv_bn_weights(lin.weight, None, bn.running_mean, bn.running_var, 1e-3, None, None)
         out.append([_np(fused.weight), _np(fused.bias), _np(w), _np(b), b.requires_grad])
@@ -164,6 +182,9 @@ def test_stateless_functional_call():
     torch.manual_seed(8)
     tt.manual_seed(8)
     a, b = torch.nn.Linear(3, 2), tt.nn.Linear(3, 2)
+    for k, v in a.state_dict().items():  # same seed: bit for bit on PyTorch's FMA paths
+        _paths.assert_drawn(b.state_dict()[k], v, what=k)
+    _paths.adopt_state(b, a)  # DEFAULT path: PyTorch's weights
     w = torch.randn(2, 3)
     x = torch.randn(4, 3)
     ya, wa = _warning(lambda: torch.nn.utils.stateless.functional_call(a, {"weight": w}, (x,)))

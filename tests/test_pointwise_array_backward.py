@@ -10,6 +10,9 @@ torch = pytest.importorskip("torch")
 OPS = ["tanh", "sigmoid", "exp"]
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 @pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(), (1,), (32, 100), (3, 4, 5)])

@@ -6,11 +6,14 @@ import os
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinytorch._random import avx2_normal
 from tinytorch._random.fpmath import fma32, fma64
+
+pytestmark = pytest.mark.bitexact
 
 # mantissa x 2**exponent over a range where neither products nor their error terms leave the
 # normal numbers (the kernels' inputs live well inside it)

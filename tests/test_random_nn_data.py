@@ -12,6 +12,8 @@ import tinytorch as tt
 from conftest import data_root
 from test_random import same_bits, same_state
 
+pytestmark = pytest.mark.bitexact
+
 
 def _quickstart(m):
     nn = m.nn
@@ -113,7 +115,10 @@ def test_dropout_in_training(torch, p):
     for m in (tt, torch):
         m.manual_seed(0)
     x = tt.randn(64, 100)
-    y = torch.randn(64, 100)
+    torch.randn(64, 100)
+    # the same inputs on both sides (PyTorch's DEFAULT path draws other float32 normals): what is
+    # compared is the masks and the scaling
+    y = torch.from_numpy(x.numpy().copy())
     same_bits(tt.nn.functional.dropout(x, p), torch.nn.functional.dropout(y, p))
     same_bits(tt.nn.Dropout(p)(x), torch.nn.Dropout(p)(y))
     same_state(torch)

@@ -10,6 +10,9 @@ torch = pytest.importorskip("torch")
 _SPECIAL = [np.nan, -np.nan, -0.0, 0.0, -np.inf, np.inf, -1.5, 1.5, 1e-45, -1e-45, 3.4e38, -3.4e38]
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _inputs(dtype, n):
     rng = np.random.default_rng(0)
     x = np.array((_SPECIAL * (n // len(_SPECIAL) + 1))[:n], dtype)

@@ -17,6 +17,9 @@ _SPECIAL = [0.0, -0.0, 1.0, -1.5, 1e-45, -1e-45, 1e-40, 1e-38, 3e38, -3e38, _F32
             float("inf"), float("-inf"), float("nan"), 1e-300, 1e300, 0.1, 1 / 3]
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 def _values(dtype):
     rng = np.random.default_rng(0 if dtype == "float32" else 1)
     exps = rng.integers(-45 if dtype == "float32" else -300, 39 if dtype == "float32" else 300, 150)

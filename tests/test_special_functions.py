@@ -10,6 +10,8 @@ import pytest
 import tinytorch
 from tinytorch.autograd import gradcheck, gradgradcheck
 
+import _paths
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("scipy")
 
@@ -169,9 +171,15 @@ def test_polynomials(name, dtype):
     n = np.array([-2.0, 0.0, 1.0, 2.0, 3.0, 4.7, 6.0, 7.0, 9.0, 12.0, 25.0], dtype=dtype)
     expected = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
     got = getattr(tinytorch.special, name)(tinytorch.tensor(x), tinytorch.tensor(n)).numpy()
+    assert got.dtype == expected.dtype
+    if dtype == "float32" and not _paths.running(_paths.FMA_PATHS):
+        # PyTorch's DEFAULT build rounds each multiply-add of the float32 recurrences twice (its AVX2/AVX512
+        # builds fuse them, as tinytorch's steps): there within 32 ulp, counted at max(|value|, 1)
+        # (laguerre n=25 at -0.7 measured 17)
+        _paths.assert_bits(got, expected, ulps=32, scale=1.0, what=name)
+        return
     np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == "float32" else 1e-10, atol=1e-6,
                                equal_nan=True)
-    assert got.dtype == expected.dtype
 
 
 def test_polynomial_scalar_arguments():

@@ -9,6 +9,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 
@@ -127,6 +129,7 @@ def test_fill_diagonal(shape, wrap):
     assert x.grad.tolist() == y.grad.tolist()
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_random_streams_bit_for_bit(dtype):
     for name, args in (("cauchy_", ()), ("cauchy_", (1.0, 2.5)), ("log_normal_", ()), ("log_normal_", (0.5, 0.3))):
@@ -135,7 +138,11 @@ def test_random_streams_bit_for_bit(dtype):
             tt.manual_seed(7)
             want = getattr(torch.zeros(n, dtype=getattr(torch, dtype)), name)(*args).numpy()
             got = getattr(tt.zeros(n, dtype=getattr(tt, dtype)), name)(*args).numpy()
-            np.testing.assert_array_equal(got, want)
+            # median + sigma * tan(.) and exp(mean + std * z) take one FMA on PyTorch's AVX2/AVX512 builds
+            # (tinytorch's: bit for bit there) and round the product first on DEFAULT: there within
+            # 4 ulp (2 measured), counted for cauchy at the product's magnitude |value - median|
+            scale = np.abs(want.astype(np.float64) - (args[0] if args else 0.0)) if name == "cauchy_" else 0.0
+            _paths.assert_bits(got, want, ulps=4, scale=scale, what=f"{name}{args}")
             np.testing.assert_array_equal(tt.rand(3).numpy(), torch.rand(3).numpy())  # the stream goes on alike
     for bad in (lambda L: L.zeros(2).cauchy_(0, 0), lambda L: L.zeros(2, dtype=L.int64).cauchy_(),
                 lambda L: L.zeros(2).log_normal_(1, -1), lambda L: L.zeros(2, dtype=L.int64).log_normal_()):
@@ -272,7 +279,8 @@ def test_stack_module_state():
     (pt, bt), (pp, bp) = tt.func.stack_module_state(mt), torch.func.stack_module_state(mp)
     assert pt.keys() == pp.keys() and bt == bp == {}
     for k in pt:
-        assert pt[k].tolist() == pp[k].tolist() and pt[k].is_leaf and pt[k].requires_grad
+        _paths.assert_drawn(pt[k], pp[k], what=k)  # same seed: bit for bit on PyTorch's FMA paths
+        assert pt[k].is_leaf and pt[k].requires_grad
     mt[1].eval()
     mp[1].eval()
     assert _err(lambda: tt.func.stack_module_state(mt)) == _err(lambda: torch.func.stack_module_state(mp))

@@ -9,6 +9,8 @@ import pytest
 
 import tinytorch as tt
 
+import _paths
+
 torch = pytest.importorskip("torch")
 
 
@@ -114,8 +116,11 @@ def test_make_tensor_same_values_as_pytorch(dtype):
         want = torch.testing.make_tensor((3, 4), dtype=getattr(torch, dtype), device="cpu", **kwargs)
         got = tt.testing.make_tensor((3, 4), dtype=getattr(tt, dtype), device="cpu", **kwargs)
         assert got.dtype == getattr(tt, dtype) and got.stride() == want.stride()
-        np.testing.assert_array_equal(got.double().numpy() if dtype == "bfloat16" else got.numpy(),
-                                      want.double().numpy() if dtype == "bfloat16" else want.numpy())
+        ours = got.numpy()
+        theirs = want.float().numpy().astype(ours.dtype) if dtype == "bfloat16" else want.numpy()
+        # uniform draws in [low, high): bit for bit on PyTorch's FMA paths (_paths.assert_drawn)
+        _paths.assert_drawn(ours, theirs, scale=max(abs(kwargs.get("low", -9)), abs(kwargs.get("high", 9))),
+                            what=str(kwargs))
 
 
 def test_make_tensor_errors_and_grad():

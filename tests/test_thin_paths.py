@@ -9,6 +9,9 @@ from tinytorch._malloc import tune_malloc
 from tinytorch._ops.linalg.matmul import _np_matmul
 
 
+pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
 @settings(max_examples=40, deadline=None)
 @given(m=st.integers(1, 9), n=st.integers(1, 9), batch=st.sampled_from([(), (3,), (2, 1)]),
        dtype=st.sampled_from([np.float32, np.float64, np.int64]))

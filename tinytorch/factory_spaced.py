@@ -8,6 +8,7 @@ from . import _dtype
 from ._dtype import FLOATING_NP, LOWP_NP
 from ._size import _require_cpu
 from ._random.fpmath import fma64 as _fma  # a * b + c with one rounding, as the kernels' FMA
+from ._random.fpmath import libm_pow  # glibc's pow, as std::pow (numpy's AVX-512 pow differs)
 from .factory import _finish, _np_dtype, _with_out
 from ._ops._core.registry import op
 from .tensor import Tensor
@@ -150,7 +151,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
     with np.errstate(all="ignore"):
         if steps == 1:  # PyTorch: base ** start in double (complex double), before any cast
             arr = np.full(1, _complex_power(float(base), complex(start)) if npd.kind == "c" else
-                          np.power(float(base), float(start)))
+                          libm_pow(float(base), np.array([float(start)]))[0])
         elif npd.kind == "c":
             # PyTorch's complex kernel works in the output dtype throughout: the step, each exponent
             # (counted up from start for the first half, down from end for the second) and the power
@@ -165,7 +166,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
             s, e = np.array([start, end]).astype(npd) if npd in FLOATING_NP else \
                 np.array([int(start), int(end)]).astype(npd)
             step = float(npd.type(e - s)) / (steps - 1)
-            arr = np.power(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
+            arr = libm_pow(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
             if npd in LOWP_NP:
                 arr = arr.astype(np.float32)
     return _finish(arr.astype(npd), requires_grad)

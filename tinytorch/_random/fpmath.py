@@ -255,3 +255,65 @@ def libm_sin(x: np.ndarray) -> np.ndarray:
     if _numpy_trig_is_libm():
         return np.sin(x)
     return np.fromiter(map(math.sin, x.ravel().tolist()), F64, x.size).reshape(x.shape)
+
+
+# -- glibc's double exp / tan / pow ----------------------------------------------------------------------
+# The same choice for the scalar loops of log_normal_ (exp), cauchy_ (tan) and logspace (pow): numpy's
+# AVX-512 kernels of these (SVML's on numpy 2) differ from glibc in the last bit for some inputs, its
+# kernels without AVX-512 are glibc's. A check at first use on this machine picks numpy where it gives
+# glibc's bits, Python's math module (glibc's) element by element otherwise.
+_NUMPY_IS_LIBM: dict = {}
+
+
+def _numpy_is_libm(name: str) -> bool:
+    ok = _NUMPY_IS_LIBM.get(name)
+    if ok is None:
+        rs = np.random.RandomState(12345)
+        if name == "pow":
+            probe = rs.uniform(-30, 30, 4096)
+            ok = all(np.array_equal(np.power(b, probe), np.array([math.pow(b, v) for v in probe.tolist()]))
+                     for b in (10.0, 2.0, 3.5, 0.7))
+        else:
+            probe = rs.uniform(-20, 20, 4096) if name == "exp" else rs.uniform(-1.6, 1.6, 4096)
+            ok = np.array_equal(getattr(np, name)(probe), np.array([getattr(math, name)(v) for v in probe.tolist()]))
+        ok = _NUMPY_IS_LIBM[name] = bool(ok)
+    return ok
+
+
+def _by_element(fn, x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, F64)
+    return np.fromiter(map(fn, x.ravel().tolist()), F64, x.size).reshape(x.shape)
+
+
+def _c_semantics(fn):
+    """``fn`` (a math function) with C's results where Python raises: inf for an overflow, and numpy's
+    scalar (C) result for a domain error (pow of a negative base, of 0 to a negative power)."""
+    def one(*args):
+        try:
+            return fn(*args)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            with np.errstate(all="ignore"):
+                return float(getattr(np, {"pow": "power"}.get(fn.__name__, fn.__name__))(*map(F64, args)))
+    return one
+
+
+def libm_exp(x: np.ndarray) -> np.ndarray:
+    if _numpy_is_libm("exp"):
+        return np.exp(x)
+    return _by_element(_c_semantics(math.exp), x)
+
+
+def libm_tan(x: np.ndarray) -> np.ndarray:
+    if _numpy_is_libm("tan"):
+        return np.tan(x)
+    return _by_element(_c_semantics(math.tan), x)
+
+
+def libm_pow(base: float, x: np.ndarray) -> np.ndarray:
+    """glibc's pow(base, x), ``base`` a float."""
+    if _numpy_is_libm("pow"):
+        return np.power(base, x)
+    pow_ = _c_semantics(math.pow)
+    return _by_element(lambda v: pow_(base, v), x)
