@@ -115,4 +115,12 @@ def _plus_scaled(ad, bd, alpha):
             al = np.float32(dt.type(alpha))
             out = np.asarray(ad, dtype=_F32) + np.asarray(bd, dtype=_F32) * al
             return out.astype(dt)
-    return ad + bd * alpha
+    return ad + bd * alpha_in(bd, alpha)
+
+
+def alpha_in(bd, alpha):
+    """alpha as a 0-d array of ``bd``'s dtype where ``bd`` is 0-d (numpy 1.x promoted a 0-d int32 array
+    times a Python int to int64, by value), else alpha itself."""
+    if type(bd) is np.ndarray and not bd.ndim:
+        return np.asarray(alpha).astype(bd.dtype)
+    return alpha

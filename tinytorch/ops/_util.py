@@ -59,6 +59,12 @@ def binary_operands(a, b, scalar_in_float: bool = False):
         ad = np.asarray(ad, dtype=dt)
     if type(bd) is ndarray and bd.dtype != dt:
         bd = cast(bd, dt)
+    # a Python number beside a 0-d array: as a 0-d array of the result dtype, which every numpy keeps
+    # (numpy 1.x promoted a 0-d float32 array plus 0.5 to float64, by value)
+    if type(bd) is not ndarray and type(ad) is ndarray and not ad.ndim:
+        bd = cast(np.asarray(bd), dt)
+    elif type(ad) is not ndarray and type(bd) is ndarray and not bd.ndim:
+        ad = cast(np.asarray(ad), dt)
     return ta, tb, ad, bd
 
 
