@@ -330,7 +330,9 @@ def mul(a, b) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
     fp = quiet()
     try:
-        out = as_array(ad * bd)
+        # binary_operands' float32 scalar beside half: float32 products (numpy 1.x multiplied in half, by value)
+        out = as_array(ad * bd if type(bd) is not np.float32 and type(ad) is not np.float32 else
+                       _multiply(ad, bd, dtype=np.float32))
     finally:
         loud(fp)
     if type(bd) is np.float32 or type(ad) is np.float32:  # binary_operands' float32 scalar: maybe half/bf16

@@ -20,7 +20,7 @@ from ._batching import composite
 from ._registry import op
 from ._util import holomorphic_backward
 from .linalg import _CPP_NAMES
-from .linalg_ext import _mH, _mT, inv, solve, svdvals
+from .linalg_ext import _eps_times, _mH, _mT, inv, solve, svdvals
 from .vector_norm import matrix_norm
 from .join import cat
 
@@ -182,7 +182,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     eps_dtype = a.real.dtype
     at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     if rtol is None:
-        rt = np.finfo(eps_dtype).eps * max(a.shape[-2:]) if atol is None or np.all(np.asarray(at) <= 0) else 0.0
+        rt = _eps_times(eps_dtype, max(a.shape[-2:])) if atol is None or np.all(np.asarray(at) <= 0) else 0.0
     else:
         rt = rtol._data if isinstance(rtol, Tensor) else rtol
     tol_ = np.maximum(at, rt * smax)
