@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import FLOATING_NP, LOWP_NP
+from ._numpy_compat import pow_f64  # glibc's pow where numpy 1.x's is SVML's
 from ._size import _require_cpu
 from ._random.fpmath import fma64 as _fma  # a * b + c with one rounding, as the kernels' FMA
 from .factory import _finish, _np_dtype, _with_out
@@ -165,7 +166,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
             s, e = np.array([start, end]).astype(npd) if npd in FLOATING_NP else \
                 np.array([int(start), int(end)]).astype(npd)
             step = float(npd.type(e - s)) / (steps - 1)
-            arr = np.power(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
+            arr = pow_f64(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
             if npd in LOWP_NP:
                 arr = arr.astype(np.float32)
     return _finish(arr.astype(npd), requires_grad)

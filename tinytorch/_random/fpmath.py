@@ -255,3 +255,38 @@ def libm_sin(x: np.ndarray) -> np.ndarray:
     if _numpy_trig_is_libm():
         return np.sin(x)
     return np.fromiter(map(math.sin, x.ravel().tolist()), F64, x.size).reshape(x.shape)
+
+
+# exp (log_normal_) and tan (cauchy_): glibc's too. numpy's float64 exp and tan differ from it in the last
+# bit for a share of inputs that depends on numpy's version and the CPU (numpy 1.x's AVX-512 SVML
+# kernels: about a third), so numpy's are used only where a check at first use finds them identical.
+_LIBM_OK: dict = {}
+
+
+def _numpy_is_libm(name: str, probe: np.ndarray) -> bool:
+    ok = _LIBM_OK.get(name)
+    if ok is None:
+        fn = getattr(math, name)
+        ok = _LIBM_OK[name] = bool(np.array_equal(getattr(np, name)(probe), np.array([fn(v) for v in probe])))
+    return ok
+
+
+def libm_exp(x: np.ndarray) -> np.ndarray:
+    if _numpy_is_libm("exp", np.random.RandomState(12345).standard_normal(4096) * 8):
+        return np.exp(x)
+    x = np.asarray(x, F64)
+    return np.fromiter(map(_exp, x.ravel().tolist()), F64, x.size).reshape(x.shape)
+
+
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:  # glibc's inf (math raises where C sets ERANGE)
+        return math.inf
+
+
+def libm_tan(x: np.ndarray) -> np.ndarray:
+    if _numpy_is_libm("tan", (np.random.RandomState(12345).random_sample(4096) - 0.5) * math.pi):
+        return np.tan(x)
+    x = np.asarray(x, F64)
+    return np.fromiter(map(math.tan, x.ravel().tolist()), F64, x.size).reshape(x.shape)

@@ -21,7 +21,7 @@ from ..ops._registry import op
 from ..random import _engine
 from ..tensor import _CPP_NAMES, Tensor, _make
 from . import draws
-from .fpmath import fma64
+from .fpmath import fma64, libm_exp, libm_tan
 from .normal import normal_values, scalar_normals
 
 _RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
@@ -199,7 +199,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     u = _engine(generator).float64_uniform(self._data.size)
     # PyTorch's compiler contracts median + sigma * t into one fused multiply-add: the same rounding here
-    return _fill(self, fma64(sigma, np.tan(math.pi * (u - 0.5)), median).astype(npd))
+    return _fill(self, fma64(sigma, libm_tan(math.pi * (u - 0.5)), median).astype(npd))
 
 
 @op(variants="method", no_batch=_RANDOM)
@@ -210,7 +210,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     z = scalar_normals(_engine(generator), self._data.size)
-    return _fill(self, np.exp(fma64(z, std, mean)).astype(npd))  # z * std + mean fused, as PyTorch's
+    return _fill(self, libm_exp(fma64(z, std, mean)).astype(npd))  # z * std + mean fused, as PyTorch's
 
 # -- factories ---------------------------------------------------------------------------------------
 def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:
