@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinytorch
+from tinytorch._numpy_compat import NUMPY2
 
 torch = pytest.importorskip("torch")
 
@@ -53,13 +54,21 @@ def test_requires_grad_refuses_as_pytorch():
 def test_numpy_both_ways():
     t = tinytorch.arange(4.0)
     a = np.from_dlpack(t)
-    a[0] = -1.0
-    assert t[0].item() == -1.0
+    t[1] = -2.0
+    assert a[1] == -2.0
+    if a.flags.writeable:  # numpy 1.x's np.from_dlpack gives read-only arrays (numpy's choice, not the tensor's)
+        a[0] = -1.0
+        assert t[0].item() == -1.0
     assert np.shares_memory(np.asarray(t), a)
-    assert not np.shares_memory(np.asarray(t, copy=True), a)
+    assert not np.shares_memory(np.array(t, copy=True), a)
     assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    # numpy 2's asarray(copy=False) asks __array__ for no copy; numpy 1.x has no such request (copy=False
+    # there means "copy if needed"), so the protocol is also asked directly
     with pytest.raises(ValueError, match="Unable to avoid copy"):
-        np.asarray(t, dtype=np.float64, copy=False)
+        t.__array__(np.float64, copy=False)
+    if NUMPY2:
+        with pytest.raises(ValueError, match="Unable to avoid copy"):
+            np.asarray(t, dtype=np.float64, copy=False)
     arr = np.arange(3.0)
     mine = tinytorch.from_dlpack(arr)
     mine[1] = 7.0

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._numpy_compat import array_dlpack, from_dlpack as _np_from_dlpack
 from .tensor import Tensor, _make, register_attribute
 from .factory import tensor as _tensor
 
@@ -48,17 +49,14 @@ def from_dlpack(ext_tensor) -> Tensor:
     device = ext_tensor.__dlpack_device__()
     if int(device[0]) != 1:
         raise BufferError(f"tinytorch computes on the CPU only; the tensor lives on DLPack device {tuple(device)}")
-    return _wrap(np.from_dlpack(ext_tensor))
+    return _wrap(_np_from_dlpack(ext_tensor))
 
 
 def _dlpack(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
     """This tensor's memory as a DLPack capsule (no copy), for ``torch.from_dlpack``, ``np.from_dlpack``, ..."""
     if self.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    kwargs = {"copy": copy, "dl_device": dl_device}
-    if max_version is not None:
-        kwargs["max_version"] = max_version
-    return self._data.__dlpack__(stream=None, **kwargs)
+    return array_dlpack(self._data, copy, dl_device, max_version)
 
 
 def _dlpack_device(self):
@@ -92,7 +90,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
         if isinstance(obj, np.ndarray):
             arr = obj
         elif hasattr(obj, "__dlpack__") and not isinstance(obj, (np.generic, bool, int, float, complex)):
-            arr = np.from_dlpack(obj)
+            arr = _np_from_dlpack(obj)
         elif not isinstance(obj, (list, tuple, bool, int, float, complex, np.generic)):
             try:
                 arr = np.asarray(memoryview(obj))

@@ -80,7 +80,8 @@ def int_from_to(eng, n: int, npd: np.dtype, low: int, span: int) -> np.ndarray:
     int64, float32 or float64), else 32-bit words."""
     wide = span >= (1 << 32) and npd in (np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
     words = eng.u64(n) if wide else eng.u32(n)
-    vals = (words % U64(span)) + U64(low % (1 << 64))
+    vals = np.remainder(words, U64(span), dtype=U64)  # uint64 for 32-bit words too (numpy 1.x kept uint32)
+    vals += U64(low % (1 << 64))
     return vals.view(np.int64).astype(npd)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .. import _dtype
+from .._numpy_compat import SCALARS_BY_VALUE
 from ..autograd.grad_mode import enable_grad, version_counter
 from .._ops._kernels.muladd import plus_scaled_into
 from ..tensor import Tensor
@@ -143,6 +144,8 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
             check_state_shape(state, grad)
     # every result gets an explicit ``out`` array: numpy returns scalars, not arrays, for 0-d inputs
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
+    if SCALARS_BY_VALUE and not p.ndim:  # numpy 1.x computes a 0-d array with a Python float in float64:
+        p, g, m, v = p.reshape(1), g.reshape(1), m.reshape(1), v.reshape(1)  # one-element views keep the dtype
     if maximize:
         g = np.negative(g, out=np.empty_like(g))
     s = step_t._data
@@ -183,9 +186,10 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
     step_size = lr / bias_correction1
     if max_exp_avg_sq is not None:
-        np.maximum(max_exp_avg_sq._data, v, out=max_exp_avg_sq._data)
+        mx = max_exp_avg_sq._data.reshape(v.shape)  # (a view)
+        np.maximum(mx, v, out=mx)
         version_counter(max_exp_avg_sq)[0] += 1
-        v = max_exp_avg_sq._data
+        v = mx
     denom = np.sqrt(v, out=np.empty_like(v))
     np.divide(denom, bias_correction2_sqrt, out=denom)
     np.add(denom, eps, out=denom)

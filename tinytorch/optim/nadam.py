@@ -84,7 +84,8 @@ def nadam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         # the product lives in the state tensor's dtype (float32 unless the default is float64)
-        mu_product._data[...] = mu_product._data * mu
+        prod = mu_product._data
+        prod[...] = prod * prod.dtype.type(mu)  # mu in that dtype, as numpy 2 casts it (numpy 1.x: float64)
         _bump(mu_product)
         _lerp(exp_avg._data, g, 1 - beta1)
         _bump(exp_avg)

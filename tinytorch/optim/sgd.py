@@ -176,7 +176,7 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
             owned = False  # ``d`` is the buffer now
         else:
             b = buf._data
-            np.multiply(b, momentum, out=b)
+            np.multiply(b, momentum, out=b, dtype=b.dtype)  # momentum in b's dtype (numpy 1.x: float64 for 0-d b)
             if dampening == 0:  # alpha 1: the fused and the plain sum are the same
                 np.add(b, d, out=b)
             else:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
-from ..._quiet_fp import F32 as _F32, F64 as _F64
+from ..._numpy_compat import SCALARS_BY_VALUE
+from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._kernels.muladd import muladd
@@ -59,6 +60,8 @@ def _float_and_scalar(a, b):
     if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
         ad = a._data
         if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
+            if SCALARS_BY_VALUE and ad.dtype is _F32 and not -_F32_MAX <= b <= _F32_MAX:
+                return None  # numpy 1.x: float64 by b's value (binary_operands casts b first)
             return ad
         if type(b) is int and ad.dtype == _INT64:  # a counter's ``add_(1)``: binary_operands leaves both as they are
             return ad
@@ -96,4 +99,12 @@ def _plus_scaled(ad, bd, alpha):
             al = np.float32(dt.type(alpha))
             out = np.asarray(ad, dtype=_F32) + np.asarray(bd, dtype=_F32) * al
             return out.astype(dt)
-    return ad + bd * alpha
+    return ad + bd * alpha_in(bd, alpha)
+
+
+def alpha_in(bd, alpha):
+    """alpha as a 0-d array of ``bd``'s dtype where ``bd`` is 0-d or a numpy scalar (numpy 1.x promoted
+    those times a Python int by value: int32 to int64), else alpha itself."""
+    if isinstance(bd, np.generic) or (type(bd) is np.ndarray and not bd.ndim):
+        return np.asarray(alpha).astype(bd.dtype)
+    return alpha

@@ -17,6 +17,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
 from .registry import op
+from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 
 
@@ -58,8 +59,8 @@ class UnaryNode(Node):
     def _backward_arrays(self, gd):
         """The formula applied to the arrays (float32/float64, one shape: the same floats as the
         tinytorch ops give), or None where it does not apply."""
-        if gd.dtype not in _EXACT:
-            return None
+        if gd.dtype not in _EXACT or (SCALARS_BY_VALUE and not gd.ndim):
+            return None  # (numpy 1.x: a 0-d formula's Python numbers promote it; the tensor ops keep the dtype)
         if len(self._saved) == 1:  # one saved tensor (tanh's output...)
             a = self._one_saved_array()
             if a is None:
@@ -112,6 +113,9 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         storage = x.dtype
         if storage in LOWP_NP:
             x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
+        one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
+        if one:
+            x = x.reshape(1)
         if quiet:
             out = fn(x)
         else:
@@ -119,6 +123,8 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
                 out = fn(x)
         if type(out) is not np.ndarray:
             out = np.asarray(out)
+        if one:
+            out = out.reshape(())
         if storage in LOWP_NP and out.dtype == np.float32:
             out = cast(out, storage)
         if _State.enabled and input._requires_grad:

@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from ..._dtype import LOWP_NP, result_np_dtype
+from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
 from ...autograd.node import sum_to
@@ -59,6 +60,14 @@ def binary_operands(a, b, scalar_in_float: bool = False):
         ad = np.asarray(ad, dtype=dt)
     if type(bd) is ndarray and bd.dtype != dt:
         bd = cast(bd, dt)
+    if SCALARS_BY_VALUE:
+        # numpy 1.x promotes a Python number by its value (a 0-d float32 array plus 0.5, or a float32 array
+        # times 1e300, was float64): as a numpy scalar of the result dtype (cast as numpy 2 casts it, wrapping
+        # integers) it keeps that dtype
+        if type(bd) is not ndarray and type(ad) is ndarray:
+            bd = cast(np.asarray(bd), dt)[()]
+        elif type(ad) is not ndarray and type(bd) is ndarray:
+            ad = cast(np.asarray(ad), dt)[()]
     return ta, tb, ad, bd
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._numpy_compat import exp_f64
+
 # 0-d arrays: numpy resolves them faster than scalars (the onednn path is float32 throughout)
 _SIGN, _ONE, _ZERO = np.array(-2 ** 31, np.int32), np.array(1, np.float32), np.array(0, np.float32)
 
@@ -30,7 +32,11 @@ def _sigmoid_gates(gt: np.ndarray, out: np.ndarray) -> None:
     kernel, which its composite LSTM cell uses."""
     np.negative(gt[:2], out=out[:2])
     np.negative(gt[3], out=out[2])
-    np.exp(out, out=out)  # overflows to inf for a < -88 (warnings are off around the layer): 1 / inf is 0
+    # overflows to inf for a < -88 (warnings are off around the layer): 1 / inf is 0
+    if out.dtype == np.float64:
+        exp_f64(out, out)  # glibc's rounding where numpy 1.x's SVML exp would not give it
+    else:
+        np.exp(out, out=out)
     out += 1
     np.divide(1, out, out=out)
 

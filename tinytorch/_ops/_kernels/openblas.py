@@ -1,4 +1,5 @@
-"""numpy's bundled OpenBLAS (``numpy.libs/libscipy_openblas*.so``), reached through ctypes for the few
+"""numpy's bundled OpenBLAS (``numpy.libs/libscipy_openblas*.so``; numpy 1.x wheels bundle
+``libopenblas64_p*.so``, whose symbols lack the ``scipy_`` prefix), reached through ctypes for the few
 BLAS routines numpy does not expose (``?axpy`` for the fused multiply-add updates, ``?ger`` for batch-1
 outer products). ctypes is imported on first use, not with tinytorch; each caller checks the routine it
 gets against an exact computation before trusting it."""
@@ -24,7 +25,9 @@ def openblas_library():
 
         _library = None
         here = os.path.dirname(os.path.dirname(np.__file__))
-        for path in sorted(glob.glob(os.path.join(here, "numpy.libs", "libscipy_openblas*.so*"))):
+        libs = os.path.join(here, "numpy.libs")
+        for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas*.so*"))) + sorted(
+                glob.glob(os.path.join(libs, "libopenblas*.so*"))):
             try:
                 _library = ctypes.CDLL(path)
                 break
@@ -44,7 +47,8 @@ def openblas_routines(single: str, double: str, argtypes) -> dict:
     if lib is None:
         return found
     for dt, name, real in ((_F32, single, ctypes.c_float), (_F64, double, ctypes.c_double)):
-        for symbol, index in ((f"scipy_cblas_{name}64_", ctypes.c_int64), (f"scipy_cblas_{name}", ctypes.c_int)):
+        for symbol, index in ((f"scipy_cblas_{name}64_", ctypes.c_int64), (f"scipy_cblas_{name}", ctypes.c_int),
+                              (f"cblas_{name}64_", ctypes.c_int64)):
             fn = getattr(lib, symbol, None)
             if fn is not None:
                 fn.restype = None

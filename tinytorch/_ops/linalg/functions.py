@@ -20,7 +20,7 @@ from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import holomorphic_backward
 from .matmul import _CPP_NAMES
-from .solve import _mH, _mT, inv, solve
+from .solve import _eps_times, _mH, _mT, inv, solve
 from .decompositions import svdvals
 from .norms import matrix_norm
 from ..shape.join import cat
@@ -183,7 +183,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     eps_dtype = a.real.dtype
     at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
     if rtol is None:
-        rt = np.finfo(eps_dtype).eps * max(a.shape[-2:]) if atol is None or np.all(np.asarray(at) <= 0) else 0.0
+        rt = _eps_times(eps_dtype, max(a.shape[-2:])) if atol is None or np.all(np.asarray(at) <= 0) else 0.0
     else:
         rt = rtol._data if isinstance(rtol, Tensor) else rtol
     tol_ = np.maximum(at, rt * smax)

@@ -49,7 +49,7 @@ def _getrf(a: np.ndarray):
             lu[p] = rows_j
         d = lu[..., j, j]
         zero = d == 0
-        info = np.where(zero & (info == 0), j + 1, info)
+        info = np.where(zero & (info == 0), np.int32(j + 1), info)  # int32 on numpy 1.x too (0-d info)
         with np.errstate(all="ignore"):
             mult = np.where(zero[..., None], 0.0, lu[..., j + 1:, j] / np.where(zero, 1.0, d)[..., None])
         lu[..., j + 1:, j] = mult

@@ -89,7 +89,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         elif p == 2:
             r = np.sqrt((ab * ab).sum(axis=dims, keepdims=keepdim))
         else:
-            r = (ab ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+            t = ab.dtype.type  # the exponents in ab's dtype on numpy 1.x too (0-d sums promoted them)
+            r = (ab ** t(p)).sum(axis=dims, keepdims=keepdim) ** t(1.0 / p)
     src = x if dtype is None else x.to(dtype)
     return record(np.asarray(r, dtype=a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
                   dims=dims, keepdim=keepdim, ord=p)

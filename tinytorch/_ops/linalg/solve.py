@@ -229,12 +229,19 @@ class LinalgPinvBackward0(Node):
         return (pinv_backward(g, X, A),)
 
 
+def _eps_times(dtype, n: int):
+    """The dtype's epsilon times ``n`` in the epsilon's own dtype (a numpy scalar times a Python int was
+    float64 on numpy 1.x, by value)."""
+    eps = np.finfo(dtype).eps
+    return eps * eps.dtype.type(n)
+
+
 @op("linalg.pinv", variants="function out", batch=batch_matrices)
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped)."""
     a = _square(A, "linalg.pinv", square=False)
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else max(a.shape[-2:]) * np.finfo(a.dtype).eps
+        rtol = 0.0 if atol is not None and atol > 0 else _eps_times(a.dtype, max(a.shape[-2:]))
     if hermitian and a.shape[-1] == a.shape[-2] and a.size:
         # as PyTorch: eigh of the lower triangle; the singular values are |eigenvalues|
         w, u = np.linalg.eigh(a)

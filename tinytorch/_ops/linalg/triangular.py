@@ -20,7 +20,7 @@ from .._core.util import edge
 from ...autograd.node import sum_to
 from .solve import _mH, _mT, _named, batch_matrices, pinv, pinv_backward, solve
 from .decompositions import cholesky
-from .solve import inv
+from .solve import _eps_times, inv
 from .decompositions import _failing_minor
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
@@ -222,10 +222,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     bm = b[..., None] if vector else b
     m, n = a.shape[-2:]
     s = np.linalg.svd(a, compute_uv=False)
-    eps = np.finfo(a.dtype).eps
-    tol = (eps * max(m, n) if rcond is None else rcond) * s[..., :1]
+    eps = _eps_times(a.dtype, max(m, n))
+    tol = (eps if rcond is None else rcond) * s[..., :1]
     rank = (s > tol).sum(-1).astype(np.int64)
-    p = pinv(A.detach(), rtol=(eps * max(m, n) if rcond is None else rcond))._data
+    p = pinv(A.detach(), rtol=(eps if rcond is None else rcond))._data
     x = np.matmul(p, bm)
     real = a.real.dtype
     if m > n and driver != "gelsy" and bool(np.all(rank == n)):

@@ -56,7 +56,7 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
         e = np.exp(s, out=s)
         e /= e.sum(axis=-1, keepdims=True)
         return e
-    m = np.where(np.isfinite(m), m, 0)
+    m = np.where(np.isfinite(m), m, m.dtype.type(0))
     e = np.exp(s - m)
     den = e.sum(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -32,7 +32,7 @@ def _log(x):
 
 def _lse(*xs):
     m = np.maximum.reduce(xs)
-    safe = np.where(np.isfinite(m), m, 0)
+    safe = np.where(np.isfinite(m), m, m.dtype.type(0))
     with np.errstate(divide="ignore"):
         return np.where(np.isfinite(m), safe + _log(sum(_exp(x - safe) for x in xs)), m)
 

@@ -29,7 +29,7 @@ from ..reduce.softmax import log_softmax as _log_softmax
 
 def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     m = np.max(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)  # rows of -inf stay -inf instead of turning NaN
+    m = np.where(np.isfinite(m), m, m.dtype.type(0))  # rows of -inf stay -inf instead of turning NaN
     shifted = x - m
     with np.errstate(divide="ignore", invalid="ignore"):  # a row of -inf gives NaN silently, as PyTorch
         return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))

@@ -70,7 +70,8 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
     elif p == 0:
         out = np.sum(x != 0, axis=dims, keepdims=True)
     else:
-        out = np.sum(np.abs(x) ** p, axis=dims, keepdims=True) ** (1.0 / p)
+        t = x.dtype.type  # the exponents in x's dtype on numpy 1.x too (a 0-d x promoted them to float64)
+        out = np.sum(np.abs(x) ** t(p), axis=dims, keepdims=True) ** t(1.0 / p)
     out = cast(out, x)
     if not keepdim:
         out = np.squeeze(out, axis=dims)

@@ -13,12 +13,13 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
-from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same, alpha_in
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
 # called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
-# n-d operand about 0.1 us, so those take the operator)
+# n-d operand about 0.1 us, so those take the operator); a 0-d array with a Python number also gets
+# dtype=, its own: numpy 1.x promotes a 0-d array by value (float32 0-d * 0.5 was float64 there)
 _add, _multiply = np.add, np.multiply
 
 
@@ -69,7 +70,7 @@ def add(a, b, *, alpha=1) -> Tensor:
         if ad is not None:
             fp = quiet()
             try:
-                out = _add(ad, b, out=ARRAY_OUT) if not ad.ndim else ad + b
+                out = _add(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else ad + b
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -81,7 +82,7 @@ def add(a, b, *, alpha=1) -> Tensor:
         if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
             fp = quiet()
             try:
-                out = a + bd
+                out = _add(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a + bd
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -157,7 +158,7 @@ def sub(a, b, *, alpha=1) -> Tensor:
         if bd is not None:  # scalar - tensor (what ``1 - t`` calls)
             fp = quiet()
             try:
-                out = a - bd
+                out = np.subtract(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a - bd
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -180,7 +181,7 @@ def sub(a, b, *, alpha=1) -> Tensor:
         if alpha == 1:
             out = ad - bd
         elif type(alpha) is int and np.result_type(ad, bd).kind in "iu":  # -alpha may not fit an unsigned dtype
-            out = ad - bd * alpha
+            out = ad - bd * alpha_in(bd, alpha)
         else:
             out = _plus_scaled(ad, bd, -alpha)
         out = as_array(out)
@@ -221,7 +222,7 @@ def _times(gd: np.ndarray, v):
                     return out
     elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
         return None
-    out = _multiply(gd, v, out=ARRAY_OUT) if not gd.ndim else gd * v
+    out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype) if not gd.ndim else gd * v
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
@@ -300,7 +301,7 @@ def mul(a, b) -> Tensor:
     if ad is not None:
         fp = quiet()
         try:
-            out = _multiply(ad, b, out=ARRAY_OUT) if not ad.ndim else ad * b
+            out = _multiply(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else ad * b
         finally:
             loud(fp)
         if type(out) is not np.ndarray:
@@ -315,7 +316,7 @@ def mul(a, b) -> Tensor:
     if bd is not None:  # scalar * tensor (``0.5 * t``)
         fp = quiet()
         try:
-            out = a * bd
+            out = _multiply(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a * bd
         finally:
             loud(fp)
         if type(out) is not np.ndarray:
@@ -329,7 +330,9 @@ def mul(a, b) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
     fp = quiet()
     try:
-        out = as_array(ad * bd)
+        # binary_operands' float32 scalar beside half: float32 products (numpy 1.x multiplied in half, by value)
+        out = as_array(ad * bd if type(bd) is not np.float32 and type(ad) is not np.float32 else
+                       _multiply(ad, bd, dtype=np.float32))
     finally:
         loud(fp)
     if type(bd) is np.float32 or type(ad) is np.float32:  # binary_operands' float32 scalar: maybe half/bf16

@@ -81,10 +81,13 @@ def _number_bounds(input: Tensor, lo, hi, node_cls) -> Tensor:
     if x.dtype not in FLOATING_NP and (isinstance(lo, float) or isinstance(hi, float)):
         x = x.astype(get_default_dtype().np)
     out = x
+    # integer bounds in x's dtype (numpy 1.x promoted a 0-d int32 x with a Python int to int64, by value)
     if lo is not None:
-        out = np.maximum(out, np.asarray(lo, dtype=x.dtype)) if x.dtype in FLOATING_NP else np.maximum(out, lo)
+        out = np.maximum(out, np.asarray(lo, dtype=x.dtype)) if x.dtype in FLOATING_NP else \
+            np.maximum(out, lo, dtype=x.dtype)
     if hi is not None:
-        out = np.minimum(out, np.asarray(hi, dtype=x.dtype)) if x.dtype in FLOATING_NP else np.minimum(out, hi)
+        out = np.minimum(out, np.asarray(hi, dtype=x.dtype)) if x.dtype in FLOATING_NP else \
+            np.minimum(out, hi, dtype=x.dtype)
     if out is x:
         out = x.copy()
     out = as_array(out)

@@ -42,10 +42,12 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     kind = "f" if lowp is not None else ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
     if kind not in "fc":
         fdt = get_default_dtype().np
-        ad = ad.astype(fdt) if type(ad) is np.ndarray else ad
-        bd = bd.astype(fdt) if type(bd) is np.ndarray else bd
+        ad = ad.astype(fdt) if isinstance(ad, (np.ndarray, np.generic)) else ad  # (numpy 1.x: binary_operands'
+        bd = bd.astype(fdt) if isinstance(bd, (np.ndarray, np.generic)) else bd  # numpy scalars too)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = as_array(ad / bd)
+        # binary_operands' float32 scalar beside half: a float32 quotient (numpy 1.x divided in half, by value)
+        out = as_array(ad / bd if type(bd) is not np.float32 and type(ad) is not np.float32 else
+                       np.true_divide(ad, bd, dtype=np.float32))
     if lowp is not None and out.dtype != lowp:
         out = cast(out, lowp)
     if needs_grad(ta, tb):

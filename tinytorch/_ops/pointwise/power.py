@@ -8,7 +8,8 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.registry import op
-from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad
+from .._core.util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad,
+                          unpack)
 from .._core.binary import _BinaryNode
 from .compare import where
 
@@ -84,12 +85,12 @@ def pow(a, b) -> Tensor:
     if needs_grad(ta, tb):
         if tb is None:
             node = PowBackward0((edge(ta),))
-            node.exponent = bd
+            node.exponent = unpack(b)[1]  # the Python number (binary_operands casts it on numpy 1.x)
             node.save_for_backward(ta)
             return _make(out, node)
         if ta is None and not isinstance(a, Tensor):
             node = PowBackward2((edge(tb),))
-            node.base = ad
+            node.base = unpack(a)[1]
             node.b_meta = meta(tb, out)
             res = _make(out, node)
             node.save_for_backward(res)

@@ -111,9 +111,15 @@ def _sign(x):
 
 sign = unary("sign", _sign, _ZERO_GRAD, saves=None,
              floating=False, variants="function method inplace out")
-floor = unary("floor", np.floor, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
-ceil = unary("ceil", np.ceil, _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
-trunc = unary("trunc", np.trunc, _ZERO_GRAD, saves=None, floating=False, variants=_MATH, aliases=("fix",))
+def _integers_kept(fn):
+    """``fn`` (floor, ceil, trunc) with integer and bool arrays returned as they are, as PyTorch and numpy 2
+    do (numpy 1.x computed them in float64)."""
+    return lambda x: x.copy() if x.dtype.kind in "biu" else fn(x)
+
+
+floor = unary("floor", _integers_kept(np.floor), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+ceil = unary("ceil", _integers_kept(np.ceil), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+trunc = unary("trunc", _integers_kept(np.trunc), _ZERO_GRAD, saves=None, floating=False, variants=_MATH, aliases=("fix",))
 _round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
                                   name="round")
 
@@ -185,8 +191,8 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())
     fi = np.finfo(x.dtype)
-    out = np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
-                        neginf=fi.min if neginf is None else neginf)
+    out = np.asarray(np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
+                                   neginf=fi.min if neginf is None else neginf))  # numpy 1.x: a scalar for 0-d x
     if _State.enabled and input._requires_grad:
         node = NanToNumBackward0((input._edge(),))
         node._save_inputs(input)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP
+from ..._dtype import BF16_NP, FLOATING_NP
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
@@ -119,7 +119,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    h, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=bins, range=(lo, hi))
+    kept = x[(x >= lo) & (x <= hi)]
+    if x.dtype == BF16_NP:  # numpy 2 bins bfloat16 with a float range in float64; numpy 1.x finds no common type
+        kept = kept.astype(np.float64)
+    h, _ = np.histogram(kept, bins=bins, range=(lo, hi))
     return _make(h.astype(x.dtype))
 
 

@@ -90,9 +90,10 @@ class MinBackward0(MaxBackward0):
 
 def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
     x = input._data
+    name = "max" if np_fn is np.max else "min"  # (np.max.__name__ is "amax" on numpy 1.x)
     if dim is None:
         if x.size == 0:
-            raise RuntimeError(f"{np_fn.__name__}(): Expected reduction dim to be specified for input.numel() == 0. "
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         out = as_array(np_fn(x))
         if _State.enabled and input._requires_grad:
@@ -102,7 +103,7 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
             return res
         return _make(out)
     d = _wrap_dim(dim, x.ndim)
-    _nonempty_dim(x, d, np_fn.__name__)
+    _nonempty_dim(x, d, name)
     if x.ndim == 0:
         values, idx = x.copy(), np.zeros((), dtype=np.int64)
     else:

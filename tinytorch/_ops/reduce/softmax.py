@@ -20,7 +20,7 @@ from ..._quiet_fp import loud, quiet
 def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
     # complex: shifted by the largest real part (PyTorch's kernel), which bounds every |exp|
     m = np.max(x.real if x.dtype.kind == "c" else x, axis=dims, keepdims=True, initial=-np.inf)  # empty: -inf
-    m = np.where(np.isfinite(m), m, 0)  # all -inf rows give -inf, not NaN
+    m = np.where(np.isfinite(m), m, m.dtype.type(0))  # all -inf rows give -inf, not NaN
     with np.errstate(divide="ignore"):
         return np.log(np.exp(x - m).sum(axis=dims, keepdims=True)) + m
 

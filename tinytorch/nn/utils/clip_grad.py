@@ -31,7 +31,8 @@ def _vector_norm(a: np.ndarray, p: float) -> np.ndarray:
     elif p == 2:
         out = np.sqrt(np.square(a).sum())
     else:
-        out = np.power(np.power(a, p).sum(), 1.0 / p)
+        t = a.dtype.type  # the exponents in a's dtype, as numpy 2 casts them (numpy 1.x: float64 for a 0-d a)
+        out = np.power(np.power(a, t(p)).sum(), t(1.0 / p))
     return np.asarray(out, dtype=a.dtype)
 
 
@@ -56,7 +57,8 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
-    coef = float(max_norm) / (total_norm._data + np.asarray(1e-6, dtype=total_norm._data.dtype))
+    norm = total_norm._data
+    coef = norm.dtype.type(max_norm) / (norm + np.asarray(1e-6, dtype=norm.dtype))  # numpy 1.x: not float64
     # multiplying by a coefficient of exactly 1 changes nothing, and saves a branch (as PyTorch does)
     coef = np.minimum(coef, np.asarray(1.0, dtype=coef.dtype))
     with no_grad():
