@@ -16,7 +16,7 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_HERE, os.path.dirname(_HERE)]  # this checkout's tinytorch, not an installed one
 
-HEADER = '''"""Known differences of the module_db walk (tests/test_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
+HEADER = '''"""Known differences of the module_db walk (tests/opinfo/test_opinfo_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
 
 ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks: test_moduleinfo
 fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on some paths only

@@ -1,4 +1,4 @@
-"""Known differences of the OpInfo walk (tests/test_opinfo.py): entry -> {"dtype:sample:fwd|bwd": reason}.
+"""Known differences of the OpInfo walk (tests/opinfo/test_opinfo.py): entry -> {"dtype:sample:fwd|bwd": reason}.
 
 Each row is a sample of PyTorch's op_db where tinytorch's result differs from PyTorch's; the reason says
 what differs. ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks:
@@ -123,7 +123,7 @@ KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'}
                                                 'float32:14:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
                                                                   'generator only, so the dropout masks differ (the '
                                                                   'same stream when both are seeded: '
-                                                                  'tests/test_nn_attention.py)',
+                                                                  'tests/nn/test_nn_attention.py)',
                                                 'float32:18:bwd': 'gradients differ: Tensor-likes are not close!',
                                                 'float32:24:bwd': 'float32 rounding: samples in [-9, 9] make near '
                                                                   "one-hot weights whose gradients PyTorch's flash "
@@ -132,7 +132,7 @@ KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'}
                                                 'float32:2:fwd': "random: op_db's wrapper_set_seed seeds PyTorch's "
                                                                  'generator only, so the dropout masks differ (the '
                                                                  'same stream when both are seeded: '
-                                                                 'tests/test_nn_attention.py)',
+                                                                 'tests/nn/test_nn_attention.py)',
                                                 'float32:8:bwd': 'float32 rounding: samples in [-9, 9] make near '
                                                                  "one-hot weights whose gradients PyTorch's flash "
                                                                  'kernel gets to ~3e-5 (a float64 computation '
@@ -395,7 +395,7 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                                                              "PyTorch's generator only, so the "
                                                                              'dropout masks differ (the same stream '
                                                                              'when both are seeded: '
-                                                                             'tests/test_nn_attention.py)'},
+                                                                             'tests/nn/test_nn_attention.py)'},
                                                 'float32:6:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
                                                                                  'AVX2, BLAS Haswell',
                                                                                  'PyTorch AVX2, oneDNN AVX512, numpy '
