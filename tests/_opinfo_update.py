@@ -17,7 +17,7 @@ import os
 import pprint
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.join(os.path.dirname(os.path.abspath(__file__)), "opinfo")]
 
 HEADER = '''"""Known differences of the OpInfo walk (tests/opinfo/test_opinfo.py): entry -> {"dtype:sample:fwd|bwd": reason}.
 

@@ -7,7 +7,7 @@ import pytest
 import tinytorch as tt
 
 import _paths
-from test_speed_paths import GELU_ULPS
+from test_kernels_linear_rows import GELU_ULPS
 
 torch = pytest.importorskip("torch")
 
