@@ -174,7 +174,7 @@ def test_word_language_model_save_and_reload(tmp_path):
     h = (tt.zeros(2, 2, 8), tt.zeros(2, 2, 8))
     expected = model(x, h)[0].detach().numpy()
     with open(path, "rb") as f:
-        with pytest.raises(pickle.UnpicklingError, match="GLOBAL test_checkpoint_models.RNNModel"):
+        with pytest.raises(pickle.UnpicklingError, match="GLOBAL test_serialization_models.RNNModel"):
             torch_ns.load(f)
     safe = [RNNModel, tt.nn.Dropout, tt.nn.Embedding, tt.nn.LSTM, tt.nn.Linear]
     with open(path, "rb") as f, torch_ns.serialization.safe_globals(safe):
