@@ -28,7 +28,7 @@ from .nn import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_
                  instance_norm, lrn, multilabel_margin, pixel_shuffle, pool3d, unpool)
 from .nn import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401
 from .special import bessel, gamma, normal, polynomials, xlogy  # noqa: F401
-from .linalg import functions, lu, triangular  # noqa: F401
+from .linalg import matrix_functions, triangular  # noqa: F401
 from .shape import copies, strided  # noqa: F401  (after shape, join and fold)
 from .index import index_put, scatter_reduce, scatter_views  # noqa: F401
 from .pointwise import float_bits  # noqa: F401

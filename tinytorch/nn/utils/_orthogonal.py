@@ -18,7 +18,7 @@ from ...factory import eye, zeros_like
 from ..._ops._core.lazy_scipy import scipy_linalg
 from ..._ops.pointwise.binary import allclose
 from ..._ops.shape.join import cat
-from ..._ops.linalg.functions import matrix_exp
+from ..._ops.linalg.matrix_functions import matrix_exp
 from ...tensor import Tensor, _make
 from ..._random.tensor_ops import randn
 from ..modules.module import Module

@@ -1,6 +1,6 @@
-"""The rest of ``torch.linalg``: matrix_exp (+ torch.matrix_exp), matrix_power (+ torch.matrix_power),
-multi_dot (+ torch.chain_matmul), matrix_rank, cond, vecdot, householder_product (+ orgqr), tensorinv,
-tensorsolve, vander, diagonal.
+"""Functions of matrices in ``torch.linalg`` beyond products, factorizations and solves: matrix_exp
+(+ torch.matrix_exp), matrix_power (+ torch.matrix_power), multi_dot (+ torch.chain_matmul),
+matrix_rank, cond, vecdot, householder_product (+ orgqr), tensorinv, tensorsolve, vander, diagonal.
 
 matrix_exp is a primitive: scaling and squaring of its Taylor series in float64; its backward is
 PyTorch's block formula, exp([[A^T, G], [0, A^T]]) read in the upper-right block, so it is itself
