@@ -16,6 +16,7 @@ from .._core.record import OUT, legacy_name, record
 from ...autograd.grad_mode import _State
 from .._core.util import edge
 from .._core.registry import op
+from .._core.return_types import _named
 from ..reduce.scan import _others_product
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
@@ -28,16 +29,6 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "tinytorch.linalg"
 LinAlgError.__name__ = LinAlgError.__qualname__ = "LinAlgError"
-
-
-def _named(name: str, fields: tuple):
-    def rep(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"tinytorch.return_types.{name}(\n{body})"
-    ns = {"__new__": lambda cls, *v: tuple.__new__(cls, v), "__repr__": rep, "_fields": fields}
-    for i, f in enumerate(fields):
-        ns[f] = property(lambda self, i=i: self[i])
-    return type(name, (tuple,), ns)
 
 
 qr_result = _named("linalg_qr", ("Q", "R"))

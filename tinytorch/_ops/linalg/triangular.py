@@ -27,7 +27,8 @@ from .._core.registry import op
 from .._core.util import edge
 from ..shape.join import cat
 from .decompositions import _failing_minor, cholesky
-from .solve import LinAlgError, _eps_times, _mH, _mT, _named, batch_matrices, inv, pinv, pinv_backward, solve
+from .._core.return_types import _named
+from .solve import LinAlgError, _eps_times, _mH, _mT, batch_matrices, inv, pinv, pinv_backward, solve
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
 inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
