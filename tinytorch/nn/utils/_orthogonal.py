@@ -1,4 +1,4 @@
-"""``parametrizations.orthogonal`` (PyTorch keeps it in parametrizations.py; here for file length).
+"""``parametrizations.orthogonal`` (PyTorch keeps it in parametrizations.py; here apart, with the matrix maps it needs).
 
 The weight is the image of an unconstrained tensor X under a map onto the orthogonal (or unitary)
 matrices: ``matrix_exp`` or ``cayley`` of the skew part of X's lower triangle, or ``householder``
