@@ -10,7 +10,7 @@ from . import _ops  # noqa: F401  (the op families declare themselves: torch.X, 
 from .autograd import functional as _autograd_functional  # noqa: F401  (built on the ops and on func)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, backends, cuda, random  # noqa: F401
-from . import _cuda_amp  # noqa: F401  (tinytorch.cuda.amp: attaches itself to cuda)
+from .cuda import amp as _cuda_amp  # noqa: F401  (tinytorch.cuda.amp, PyTorch's deprecated spelling)
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401

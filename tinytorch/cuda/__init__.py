@@ -1,7 +1,7 @@
 """``tinytorch.cuda``: there is no GPU backend, so device-selection code falls through to the CPU.
 
-``tinytorch.cuda.amp`` is the module ``tinytorch._cuda_amp``, which attaches itself here when it loads
-(it builds on ``tinytorch.amp``, which builds on this module)."""
+``tinytorch.cuda.amp`` is the submodule ``amp.py``; it builds on ``tinytorch.amp``, which builds on this
+package, so this package does not import it: ``tinytorch/__init__`` does, after both have loaded."""
 
 
 def is_available() -> bool:
