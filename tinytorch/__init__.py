@@ -13,7 +13,7 @@ from . import accelerator, backends, cuda, random  # noqa: F401
 from .cuda import amp as _cuda_amp  # noqa: F401  (tinytorch.cuda.amp, PyTorch's deprecated spelling)
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
-from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
+from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
@@ -91,7 +91,7 @@ def __getattr__(name: str):
 
 # -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----
 from . import amp, cpu  # noqa: E402,F401
-from ._legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
+from ._tensor.legacy_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
                       IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
 from ._switches import (are_deterministic_algorithms_enabled, compile, get_default_device,  # noqa: E402,F401
                         get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
@@ -102,7 +102,7 @@ import math as _math  # noqa: E402
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
-from ._tensor_surface import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
+from ._tensor.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)

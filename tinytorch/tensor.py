@@ -15,9 +15,9 @@ from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
 from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
-from ._tensor_placement import _TensorPlacement
-from ._tensor_conversion import _TensorConversion
-from ._tensor_str import tensor_repr
+from ._tensor.placement import _TensorPlacement
+from ._tensor.conversion import _TensorConversion
+from ._tensor.printing import tensor_repr
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
 # loads (``bind_backward``); ``Tensor.backward`` calls it

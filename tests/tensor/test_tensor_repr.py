@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tinytorch import _dtype
-from tinytorch._tensor_str import (
+from tinytorch._tensor.printing import (
     get_printoptions,
     parameter_repr,
     printoptions,

@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from ._dtype import FLOATING_NP
-from . import _dtype
-from .tensor import Tensor, _make
+from .._dtype import FLOATING_NP
+from .. import _dtype
+from ..tensor import Tensor, _make
 
 
 class tensortype(type):

@@ -8,11 +8,11 @@ import numbers
 import sys
 import threading
 
-from . import storage as _storage
-from .autograd.node import Node
-from ._ops._core.registry import namespace
-from ._ops.shape.shape import _unary_result
-from .tensor import Tensor, register_attribute
+from .. import storage as _storage
+from ..autograd.node import Node
+from .._ops._core.registry import namespace
+from .._ops.shape.shape import _unary_result
+from ..tensor import Tensor, register_attribute
 
 
 class layout:

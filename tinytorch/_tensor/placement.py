@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-from . import _dtype
+from .. import _dtype
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
+    from ..tensor import Tensor
 
 
 class _TensorPlacement:

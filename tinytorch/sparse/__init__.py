@@ -2,7 +2,7 @@
 Every constructor and function here raises, naming that, instead of silently densifying."""
 from __future__ import annotations
 
-from .._tensor_surface import SPARSE_UNSUPPORTED
+from .._tensor.members import SPARSE_UNSUPPORTED
 
 __all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spdiags", "to_sparse_semi_structured",
            "check_sparse_tensor_invariants"]
