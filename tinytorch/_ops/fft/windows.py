@@ -14,7 +14,7 @@ from ... import _dtype
 from ...tensor import _CPP_NAMES, Tensor, _make
 from .._core.registry import op
 from ...factory import ones
-from ...factory_spaced import arange, linspace
+from ...factory import arange, linspace
 
 
 _FACTORY = "a factory"
