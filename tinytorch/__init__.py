@@ -29,6 +29,7 @@ from .tensor import Size, Tensor, device  # noqa: F401
 from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
                                      memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
+from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
 
 float = float32  # noqa: A001
 double = float64
@@ -39,7 +40,9 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-__version__ = "0.1.0"
+# the PyTorch API level tinytorch mirrors, labelled as tinytorch ("2.13.0+tinytorch"): see tinytorch/version.py
+from . import version  # noqa: E402
+from .version import __version__  # noqa: E402,F401
 
 # fresh memory for every large temporary costs page faults on each step: keep freed blocks in the heap
 _tune_malloc()

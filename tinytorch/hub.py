@@ -13,11 +13,16 @@ _UNSUPPORTED = ("tinytorch.hub.{} is not supported: tinytorch does not download 
                 "tinytorch.load instead")
 
 
+def _get_torch_home() -> str:
+    """``$TORCH_HOME``, else ``$XDG_CACHE_HOME/torch`` (``~/.cache/torch``): PyTorch's cache root (torchvision
+    keeps its datasets' default folder under it)."""
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
+
+
 def get_dir() -> str:
     if _hub_dir[0] is not None:
         return _hub_dir[0]
-    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
-    return os.path.join(home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
 
 
 def set_dir(d) -> None:
