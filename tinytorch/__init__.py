@@ -30,6 +30,7 @@ from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous
                                      memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
+from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
 
 float = float32  # noqa: A001
 double = float64
@@ -82,7 +83,8 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing"})
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
+                              "_custom_ops", "torch_version"})
 
 
 def __getattr__(name: str):
