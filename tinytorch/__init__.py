@@ -84,7 +84,7 @@ globals().update(_registry.namespace("torch"))
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
-                              "_custom_ops", "torch_version"})
+                              "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types"})
 
 
 def __getattr__(name: str):

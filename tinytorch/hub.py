@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from tqdm import tqdm  # noqa: F401  (torch.hub.tqdm: the progress bar of downloads)
+
 __all__ = ["get_dir", "set_dir", "load", "list", "help", "load_state_dict_from_url", "download_url_to_file"]
 
 _hub_dir = [None]
