@@ -31,6 +31,8 @@ from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
 from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: F401
+                      _check_type, _check_value, _sample_dirichlet)
 
 float = float32  # noqa: A001
 double = float64
