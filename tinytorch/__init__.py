@@ -15,7 +15,7 @@ from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
-                     int64, set_default_dtype, uint8)
+                     int64, set_default_dtype, uint8, uint16, uint32, uint64)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
@@ -116,3 +116,9 @@ from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
+
+# the public classes name the package as their module, as PyTorch's do (``<class 'torch.Tensor'>``):
+# ``type(t)`` prints ``<class 'tinytorch.Tensor'>``, and pickles name ``tinytorch.Size``...
+for _cls in (Tensor, Size, device, dtype, Generator, layout, memory_format):
+    _cls.__module__ = __name__
+del _cls
