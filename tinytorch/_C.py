@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 
 from ._op_namespace import _exclude
+from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",

@@ -119,6 +119,7 @@ from .sparse import sparse_coo_tensor  # noqa: E402,F401
 
 # the public classes name the package as their module, as PyTorch's do (``<class 'torch.Tensor'>``):
 # ``type(t)`` prints ``<class 'tinytorch.Tensor'>``, and pickles name ``tinytorch.Size``...
-for _cls in (Tensor, Size, device, dtype, Generator, layout, memory_format):
+for _cls in (Tensor, Size, device, dtype, layout, memory_format):
     _cls.__module__ = __name__
 del _cls
+Generator.__module__ = f"{__name__}._C"  # PyTorch's is torch._C.Generator

@@ -147,6 +147,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised. It is
         ``__new__``, as PyTorch's: a subclass whose own ``__new__`` returns an instance keeps what it made."""
         self = _new(cls)
+        if cls is not Tensor and cls.__init__ is not Tensor.__init__:
+            return self  # a subclass that initialises itself in __init__ (tinytorch's BatchedTensor...)
         if not args:
             args = (0,)  # Tensor() is an empty 1-d tensor
         if len(args) == 1 and not isinstance(args[0], int):

@@ -1,6 +1,6 @@
 """``tinytorch.utils._pytree`` (PyTorch's ``torch.utils._pytree``): nested containers flattened to a list of
 leaves and a ``TreeSpec`` that rebuilds them. Nodes, as in PyTorch: tuple, list, dict, namedtuple,
-OrderedDict, defaultdict, deque, None (a node without children), and any type given to
+OrderedDict, defaultdict, deque, and any type given to
 ``register_pytree_node``; everything else is a leaf. Dicts flatten in insertion order."""
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ def _namedtuple_flatten(t):
 register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
 register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
 register_pytree_node(dict, lambda d: (list(d.values()), list(d.keys())), lambda c, keys: dict(zip(keys, c)))
-register_pytree_node(type(None), lambda n: ([], None), lambda c, _: None)
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
                      lambda c, keys: collections.OrderedDict(zip(keys, c)))
 register_pytree_node(collections.defaultdict,
