@@ -24,6 +24,10 @@ from tinytorch.data import DataLoader, Subset, datasets
 from tinytorch.data.transforms import ToTensor
 from tinytorch.nn.parallel import DistributedDataParallel
 
+from fashion_mnist_job import options
+from fashion_mnist_job.metrics import MetricsLogger, plot_metrics
+from fashion_mnist_job.options import mpi_world_size, read_checkpoint
+
 TORCHVISION = False
 if torch._as_torch.is_installed():  # `python -m tinytorch.run train_fashion_mnist.py` or TINYTORCH_AS_TORCH=1
     try:
@@ -34,10 +38,6 @@ if torch._as_torch.is_installed():  # `python -m tinytorch.run train_fashion_mni
         pass
     else:
         datasets, ToTensor, TORCHVISION = _tv_datasets, _TVToTensor, True
-
-from fashion_mnist_job import options
-from fashion_mnist_job.metrics import MetricsLogger, plot_metrics
-from fashion_mnist_job.options import mpi_world_size, read_checkpoint
 
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
            "Ankle boot"]
@@ -131,7 +131,8 @@ def load_data(args):
         if TORCHVISION:  # torchvision's FashionMNIST: the same images and labels, bit for bit
             root = torchvision_root(args.data_root)
             import torchvision
-            print(f"Data: torchvision {torchvision.__version__}'s FashionMNIST and ToTensor, on tinytorch", file=sys.stderr)
+            print(f"Data: torchvision {torchvision.__version__}'s FashionMNIST and ToTensor, on tinytorch",
+                  file=sys.stderr)
             training_data = datasets.FashionMNIST(root=root, train=True, download=args.download,
                                                   transform=ToTensor())
             test_data = datasets.FashionMNIST(root=root, train=False, download=args.download, transform=ToTensor())

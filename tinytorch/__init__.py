@@ -15,7 +15,8 @@ from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
-                     int64, set_default_dtype, uint8, uint16, uint32, uint64)
+                     int64, set_default_dtype, uint8)
+from ._dtype import uint16, uint32, uint64  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
@@ -44,7 +45,7 @@ cfloat = complex64
 cdouble = complex128
 
 # the PyTorch API level tinytorch mirrors, labelled as tinytorch ("2.13.0+tinytorch"): see tinytorch/version.py
-from . import version  # noqa: E402
+from . import version  # noqa: E402,F401
 from .version import __version__  # noqa: E402,F401
 
 # fresh memory for every large temporary costs page faults on each step: keep freed blocks in the heap

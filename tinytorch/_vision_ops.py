@@ -315,7 +315,7 @@ def ps_roi_align(input, rois, spatial_scale: float, pooled_height: int, pooled_w
                 vx, xl, xh, lx, hx = _interp_1d(_coords(T, sw, bw, PW, ix, gw), W, T)
                 valid = (vy[:, None] & vx[None, :])[None]
 
-                def at(yy, xx):
+                def at(yy, xx, planes=planes):
                     return planes[co, ph_i, pw_i, yy[None, :, None], xx[None, None, :]]
 
                 val = (hy[:, None] * hx[None, :]) * at(yl, xl) + (hy[:, None] * lx[None, :]) * at(yl, xh)
@@ -583,8 +583,8 @@ def _cuda_version() -> int:
 
 VISION_SCHEMAS = {
     "nms": ("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor", nms),
-    "roi_align": ("roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, SymInt pooled_width, "
-                  "int sampling_ratio, bool aligned) -> Tensor", roi_align),
+    "roi_align": ("roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, "
+                  "SymInt pooled_width, int sampling_ratio, bool aligned) -> Tensor", roi_align),
     "_roi_align_backward": ("_roi_align_backward(Tensor grad, Tensor rois, float spatial_scale, SymInt pooled_height, "
                             "SymInt pooled_width, SymInt batch_size, SymInt channels, SymInt height, SymInt width, "
                             "int sampling_ratio, bool aligned) -> Tensor", _roi_align_backward),

@@ -280,7 +280,8 @@ def ones(*size, dtype=None, device=None, layout=None, requires_grad: bool = Fals
 
 @op(variants="function out", own_out=True)
 @_with_out
-def empty(*size, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+def empty(*size, dtype=None, device=None,
+          layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor (zero-filled here, for reproducibility)."""
     _strided_only(layout, pin_memory)
     if device is not None:
@@ -310,7 +311,8 @@ def _scalar_dtype(value):
 
 @op(variants="function out", own_out=True)
 @_with_out
-def full(size, fill_value, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def full(size, fill_value, *, dtype=None, device=None,
+         layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value)."""
     _strided_only(layout, pin_memory)
     if device is not None:
@@ -327,7 +329,8 @@ def _like(input: Tensor, dtype):
 
 
 @op(variants="function", batch=first_only)
-def zeros_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+def zeros_like(input: Tensor, *, dtype=None, device=None,
+               layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
@@ -336,7 +339,8 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_
 
 
 @op(variants="function", batch=first_only)
-def ones_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+def ones_like(input: Tensor, *, dtype=None, device=None,
+              layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
@@ -345,7 +349,8 @@ def ones_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_g
 
 
 @op(variants="function", batch=first_only)
-def empty_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+def empty_like(input: Tensor, *, dtype=None, device=None,
+               layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
@@ -353,7 +358,8 @@ def empty_like(input: Tensor, *, dtype=None, device=None, layout=None, requires_
 
 
 @op(variants="function", batch=first_only)
-def full_like(input: Tensor, fill_value, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
+              layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
@@ -363,7 +369,8 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, layout=None
 
 @op(variants="function out", own_out=True)
 @_with_out
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype=None, device=None,
+        layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
     _strided_only(layout, pin_memory)
     if device is not None:

@@ -84,8 +84,9 @@ class Library:
         packet = ops._packet(self.ns, parsed.op_name, create=True)
         overload = parsed.overload_name or "default"
         if overload in packet._overloads:
-            raise RuntimeError(f"Tried to register an operator ({parsed.name}{'.' + parsed.overload_name if parsed.overload_name else ''})"
-                               " with the same name and overload name multiple times.")
+            full = parsed.name + (f".{parsed.overload_name}" if parsed.overload_name else "")
+            raise RuntimeError(f"Tried to register an operator ({full}) with the same name and overload name "
+                               "multiple times.")
         packet._overloads[overload] = OpOverload(packet, parsed.overload_name, parsed)
         qualname = parsed.op_name + (f".{parsed.overload_name}" if parsed.overload_name else "")
         self._op_defs.add(qualname)
@@ -216,7 +217,9 @@ def _type_name(ann, name: str) -> str:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
             return _type_name(rest[0], name) + "?"
-    if origin in (list, typing.List, typing.Sequence) or origin is getattr(__import__("collections.abc").abc, "Sequence"):
+    import collections.abc
+
+    if origin in (list, typing.List, typing.Sequence, collections.abc.Sequence):
         return _type_name(args[0], name) + "[]"
     table = {Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str"}
     import tinytorch

@@ -59,7 +59,7 @@ def test_custom_op_and_errors(torch):
         with pytest.raises(RuntimeError, match="operator tt_eco_nothing::op does not exist"):
             mod.library.register_fake("tt_eco_nothing::op")(lambda x: x)
         with pytest.raises(AttributeError, match="'_OpNamespace' 'tt_eco_test2' object has no attribute 'nope'"):
-            mod.ops.tt_eco_test2.nope
+            _ = mod.ops.tt_eco_test2.nope
         with pytest.raises(OSError, match="Could not load this library"):
             mod.ops.load_library("/no/such/library.so")
     assert tinytorch.ops.aten.add.Tensor(tinytorch.ones(2), 1).tolist() == [2., 2.]
@@ -160,7 +160,7 @@ def test_comparisons_with_non_operands_and_int_wrapping(torch):
         with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'NoneType'"):
             x < None  # noqa: B015
     for dt, op, v in itertools.product(("uint8", "int8", "int16"), ("&", "+", "-", "|", "^"), (-32, 300, -300, 70000)):
-        a = np.array([200 if dt == "uint8" else 100, 7], dtype=dt)
+        a = np.array([200 if dt == "uint8" else 100, 7], dtype=dt)  # noqa: F841  (read by the eval below)
         ours = eval(f"tinytorch.from_numpy(a) {op} v").numpy()
         theirs = eval(f"torch.from_numpy(a) {op} v").numpy()
         assert ours.dtype == theirs.dtype and (ours == theirs).all(), (dt, op, v)

@@ -10,7 +10,7 @@ from .graph import Graph
 from .graph_module import GraphModule
 from .node import Node
 from .proxy import Proxy
-from ._symbolic_trace import Tracer, symbolic_trace, wrap, _wrapped_fns_to_patch
+from ._symbolic_trace import Tracer, symbolic_trace, wrap, _wrapped_fns_to_patch  # noqa: F401
 from . import graph, graph_module, node, proxy  # noqa: F401
 
 __all__ = ["Graph", "GraphModule", "Node", "Proxy", "Tracer", "symbolic_trace", "wrap", "Interpreter", "Transformer"]

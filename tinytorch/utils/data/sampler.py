@@ -1,5 +1,5 @@
-"""``tinytorch.utils.data.sampler``: PyTorch's module path (``torch.utils.data.sampler``) for ``tinytorch.data.sampler``;
-every name of that module, private ones included, answers here."""
+"""``tinytorch.utils.data.sampler``: PyTorch's module path (``torch.utils.data.sampler``) for
+``tinytorch.data.sampler``; every name of that module, private ones included, answers here."""
 from ...data import sampler as _impl
 from ...data.sampler import *  # noqa: F401,F403
 
