@@ -16,6 +16,10 @@ IMPORT_WRITES_ALLOWED = {
     # (amp's autocast and GradScaler) build on cuda, so cuda.py cannot import it; tinytorch/__init__
     # imports _cuda_amp, which attaches itself
     ("tinytorch._cuda_amp", "_cuda.amp"),
+    # ``python -m tinytorch.run script.py``: the program it runs sees its own argv and folder, as
+    # ``python script.py`` gives them (runpy's own contract)
+    ("tinytorch.run", "sys.argv"),
+    ("tinytorch.run", "sys.path[0]"),
 }
 
 

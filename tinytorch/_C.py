@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 
 from ._op_namespace import _exclude
+from ._tensor_surface import _dispatch
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
@@ -153,14 +154,10 @@ class DisableTorchFunctionSubclass:
     """Inside it, Tensor subclasses' ``__torch_function__`` is not called: ops run as plain Tensor's."""
 
     def __enter__(self):
-        from ._tensor_surface import _dispatch
-
         _dispatch.depth += 1
         return self
 
     def __exit__(self, *exc):
-        from ._tensor_surface import _dispatch
-
         _dispatch.depth -= 1
         return False
 
@@ -169,8 +166,6 @@ DisableTorchFunction = DisableTorchFunctionSubclass
 
 
 def _is_torch_function_enabled() -> bool:
-    from ._tensor_surface import _dispatch
-
     return _dispatch.depth == 0
 
 

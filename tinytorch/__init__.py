@@ -118,9 +118,4 @@ from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
 
-# the public classes name the package as their module, as PyTorch's do (``<class 'torch.Tensor'>``):
-# ``type(t)`` prints ``<class 'tinytorch.Tensor'>``, and pickles name ``tinytorch.Size``...
-for _cls in (Tensor, Size, device, dtype, layout, memory_format):
-    _cls.__module__ = __name__
-del _cls
-Generator.__module__ = f"{__name__}._C"  # PyTorch's is torch._C.Generator
+from . import _vision_ops  # noqa: E402,F401  (torchvision's operators, registered when its extension "loads")

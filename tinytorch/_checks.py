@@ -61,6 +61,6 @@ def _sample_dirichlet(input, generator=None):
     if generator is not None:
         raise NotImplementedError("torch._sample_dirichlet(generator=): tinytorch draws Dirichlet samples from the "
                                   "default generator only")
-    from .distributions._draws import sample_dirichlet
+    import importlib  # the distributions load on first use (they build on the whole package)
 
-    return sample_dirichlet(input)
+    return importlib.import_module(f"{__package__}.distributions._draws").sample_dirichlet(input)

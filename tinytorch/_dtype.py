@@ -8,6 +8,7 @@ class dtype:
     """A tensor element type (``tinytorch.float32`` ...), backed by a numpy dtype."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category", "_legacy")
+    __module__ = "tinytorch"
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str, itemsize: int = 0):
         self.name = name

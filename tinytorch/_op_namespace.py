@@ -18,13 +18,20 @@ registered, and never run: tinytorch has no meta tensors.
 library built against PyTorch's C++ (libtorch) cannot load into tinytorch and raises OSError, which
 torchvision's loader tolerates. The one exception is torchvision's own extensions (``_C``,
 ``_C_stable``, ``image``, ``image_stable`` inside a ``torchvision`` folder): tinytorch has those
-operators in Python (``tinytorch/_vision_ops.py``), and "loading" such a library registers them."""
+operators in Python (``tinytorch/_vision_ops.py``, which names them with ``provide_library``), and
+"loading" such a library registers them."""
 from __future__ import annotations
 
 import os
 import re
 import threading
 import types
+
+from .amp import autocast_mode as _autocast_mode
+from .autograd.function import Function
+from .autograd.grad_mode import _State
+from ._ops._core.registry import namespace as _namespace
+from .tensor import Tensor
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
 
@@ -207,12 +214,9 @@ class OpOverload:
         return str(getattr(key, "name", key)) in self.kernels
 
     def __call__(self, *args, **kwargs):
-        from .amp.autocast_mode import is_autocast_enabled
-        from .autograd.grad_mode import _State
-
         kernels = self.kernels
         excluded = _excluded.keys
-        if "AutocastCPU" in kernels and "AutocastCPU" not in excluded and is_autocast_enabled("cpu"):
+        if "AutocastCPU" in kernels and "AutocastCPU" not in excluded and _autocast_mode.is_autocast_enabled("cpu"):
             return kernels["AutocastCPU"](*args, **kwargs)
         if self.autograd is not None and _State.enabled and _any_requires_grad(args, kwargs):
             return _autograd_call(self, args, kwargs)
@@ -239,8 +243,6 @@ class OpOverload:
 
 
 def _any_requires_grad(args, kwargs) -> bool:
-    from .tensor import Tensor
-
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor):
             if a.requires_grad:
@@ -254,7 +256,6 @@ def _any_requires_grad(args, kwargs) -> bool:
 def _autograd_call(overload: OpOverload, args, kwargs):
     """The kernel under a node whose backward is ``register_autograd``'s: setup_context(ctx, inputs, output)
     runs after the forward, as in PyTorch."""
-    from .autograd.function import Function
 
     backward, setup_context = overload.autograd
     inputs, kwonly = overload._schema.normalize(args, kwargs)
@@ -380,15 +381,13 @@ class _AtenNamespace(_OpNamespace):
 
 
 def _aten_function(name: str):
-    import tinytorch
-    from tinytorch.nn import functional as F
-    from .tensor import Tensor
-
+    """tinytorch's op named ``name`` (or without a leading underscore): its torch-level function, its
+    nn.functional one, or the Tensor method."""
     base = name[1:] if name.startswith("_") and not name.startswith("__") else name
     for candidate in (name, base):
-        for owner in (tinytorch, F):
-            fn = getattr(owner, candidate, None)
-            if callable(fn) and not isinstance(fn, type) and not isinstance(fn, types.ModuleType):
+        for which in ("torch", "nn.functional"):
+            fn = _namespace(which).get(candidate)
+            if fn is not None:
                 return fn
         method = getattr(Tensor, candidate, None)
         if callable(method) and not isinstance(method, type):
@@ -504,15 +503,20 @@ class _Ops(types.ModuleType):
         return packet
 
 
+_PROVIDERS: dict = {}  # (package folder, library stem) -> the function registering tinytorch's operators
+
+
+def provide_library(package: str, stems, register) -> None:
+    """Where a module implementing an extension's operators in Python (``_vision_ops``) says so: loading a
+    library ``<package>/<stem>.*`` calls ``register`` instead of loading the file."""
+    for stem in stems:
+        _PROVIDERS[package, stem] = register
+
+
 def _provided_library(path: str):
     """The registration function of an extension tinytorch implements in Python, for ``path``; else None."""
     folder, base = os.path.split(os.path.abspath(path))
-    stem = base.split(".", 1)[0]
-    if os.path.basename(folder) == "torchvision" and stem in ("_C", "_C_stable", "image", "image_stable"):
-        from . import _vision_ops
-
-        return _vision_ops.register_image_ops if stem.startswith("image") else _vision_ops.register_vision_ops
-    return None
+    return _PROVIDERS.get((os.path.basename(folder), base.split(".", 1)[0]))
 
 
 ops = _Ops()

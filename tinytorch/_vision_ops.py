@@ -20,6 +20,10 @@ import math
 
 import numpy as np
 
+from ._op_namespace import provide_library
+from .library import Library
+from .tensor import _make
+
 _FLT_MAX = np.float32(np.finfo(np.float32).max)
 _registered = {"vision": False, "image": False}
 
@@ -29,8 +33,6 @@ def _arr(t) -> np.ndarray:
 
 
 def _t(a: np.ndarray):
-    from .tensor import _make
-
     return _make(np.ascontiguousarray(a))
 
 
@@ -48,14 +50,15 @@ def nms(dets, scores, iou_threshold: float):
                                            f"got {dets.size(0)} and {scores.size(0)}")
     _check(dets.dtype == scores.dtype, "dets should have the same type as scores")
     _check(dets.is_floating_point(), f"\"nms_kernel\" not implemented for '{str(dets.dtype).split('.')[-1]}'")
-    import tinytorch
-
     if dets.numel() == 0:
-        return tinytorch.empty(0, dtype=tinytorch.int64)
+        return _t(np.zeros(0, dtype=np.int64))
     d = _arr(dets)
     x1, y1, x2, y2 = (np.ascontiguousarray(d[:, i]) for i in range(4))
     areas = (x2 - x1) * (y2 - y1)
-    order = tinytorch.sort(scores, 0, descending=True, stable=True)[1].numpy()
+    s = _arr(scores)
+    # a stable descending sort, NaN first (as PyTorch's sort(descending=True, stable=True))
+    nan = np.isnan(s)
+    order = np.concatenate([np.flatnonzero(nan), np.flatnonzero(~nan)[np.argsort(-s[~nan], kind="stable")]])
     n = d.shape[0]
     suppressed = np.zeros(n, dtype=bool)
     keep = []
@@ -625,8 +628,6 @@ def register_vision_ops() -> None:
     """``torch.ops.torchvision.*``: what loading torchvision's ``_C`` registers (once per process)."""
     if _registered["vision"]:
         return
-    from .library import Library
-
     lib = Library("torchvision", "FRAGMENT")
     for name, (schema, kernel) in VISION_SCHEMAS.items():
         lib.define(schema)
@@ -775,11 +776,13 @@ def register_image_ops() -> None:
     """``torch.ops.image.*``: what loading torchvision's ``image`` extension registers (once per process)."""
     if _registered["image"]:
         return
-    from .library import Library
-
     lib = Library("image", "FRAGMENT")
     for name, (schema, kernel) in IMAGE_SCHEMAS.items():
         lib.define(schema)
         lib.impl(name, kernel, "CPU")
     _registered["lib_image"] = lib
     _registered["image"] = True
+
+
+provide_library("torchvision", ("_C", "_C_stable"), register_vision_ops)
+provide_library("torchvision", ("image", "image_stable"), register_image_ops)

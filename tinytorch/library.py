@@ -12,7 +12,11 @@ import inspect
 import typing
 import weakref
 
+from ._C import DispatchKeySet
+from ._dtype import dtype as _dtype_cls
 from ._op_namespace import FunctionSchema, OpOverload, OpOverloadPacket, lookup, ops
+from ._size import device as _device_cls
+from .tensor import Tensor
 
 __all__ = ["Library", "define", "impl", "fallthrough_kernel", "custom_op", "register_kernel", "register_autograd",
            "register_fake", "impl_abstract", "get_ctx", "infer_schema", "CustomOpDef", "opcheck"]
@@ -105,7 +109,6 @@ class Library:
             inner = fn
 
             def fn(*args, **kwargs):  # noqa: F811 - the keyset argument PyTorch passes first
-                from ._C import DispatchKeySet
                 return inner(DispatchKeySet(key), *args, **kwargs)
         _register(overload, fn, key)
         self._registrations.append((overload, key))
@@ -209,8 +212,6 @@ def get_ctx():
 
 # -- custom_op ---------------------------------------------------------------------------------------------
 def _type_name(ann, name: str) -> str:
-    from .tensor import Tensor
-
     origin = typing.get_origin(ann)
     args = typing.get_args(ann)
     if origin is typing.Union and type(None) in args:
@@ -221,10 +222,8 @@ def _type_name(ann, name: str) -> str:
 
     if origin in (list, typing.List, typing.Sequence, collections.abc.Sequence):
         return _type_name(args[0], name) + "[]"
-    table = {Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str"}
-    import tinytorch
-
-    table.update({tinytorch.dtype: "ScalarType", tinytorch.device: "Device"})
+    table = {Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str", _dtype_cls: "ScalarType",
+             _device_cls: "Device"}
     if ann in table:
         return table[ann]
     if ann is inspect.Parameter.empty:

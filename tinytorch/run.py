@@ -15,6 +15,8 @@ import runpy
 import sys
 import sysconfig
 
+from ._as_torch import install_as_torch
+
 USAGE = ("usage: python -m tinytorch.run script.py [args ...]\n"
          "       python -m tinytorch.run -m module [args ...]\n"
          "       python -m tinytorch.run --install-pth | --remove-pth")
@@ -45,8 +47,6 @@ def main(argv: list[str] | None = None) -> None:
             os.remove(pth_path())
             print(f"removed {pth_path()}")
         return
-    from . import install_as_torch
-
     install_as_torch()
     if argv[0] == "-m":
         if len(argv) < 2:

@@ -121,6 +121,7 @@ def _wrap_float_result(x):
 class Tensor(_TensorPlacement, _TensorConversion):
     """A multi-dimensional array that records the ops made from it when it requires grad."""
 
+    __module__ = "tinytorch"  # PyTorch's public classes name the package: <class 'tinytorch.Tensor'>
     # defaults at class level: ``_make`` sets only what differs from them
     _requires_grad = False
     grad_fn = None

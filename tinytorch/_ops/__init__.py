@@ -39,6 +39,3 @@ from .fft import signal_windows  # noqa: F401
 from .reduce import masked as masked_reductions  # noqa: F401
 from .shape import tensor_ops  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
 
-# PyTorch's ``torch._ops`` module path names the op-namespace classes (``torch._ops.OpOverload``); tinytorch's
-# ``_ops`` is its op families, and answers for those names too
-from .._op_namespace import OpOverload, OpOverloadPacket, ops  # noqa: F401,E402

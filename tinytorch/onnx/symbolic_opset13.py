@@ -1,6 +1,6 @@
 """``tinytorch.onnx.symbolic_opset13``: see ``_symbolic_opset.py`` (its functions raise when called)."""
-import sys
+from ._symbolic_opset import unavailable
 
-from ._symbolic_opset import _SymbolicOpset
 
-sys.modules[__name__].__class__ = _SymbolicOpset
+def __getattr__(name):
+    return unavailable(__name__, name)

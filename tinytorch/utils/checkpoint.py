@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from ..autograd import function as _function
+from .. import random as _random
+from ..autograd import backward as _backward, function as _function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
@@ -27,15 +28,11 @@ def noop_context_fn():
 
 
 def _rng_state():
-    from .. import random
-
-    return random.get_rng_state()
+    return _random.get_rng_state()
 
 
 def _set_rng_state(state) -> None:
-    from .. import random
-
-    random.set_rng_state(state)
+    _random.set_rng_state(state)
 
 
 def _detach_like(inputs):
@@ -76,8 +73,6 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        from ..autograd import backward as _backward
-
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...tensor import Tensor, _make
 from .._core.registry import op
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
@@ -240,8 +240,6 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             return adaptive_avg_pool2d(input, out_size)
     kind = "nearest" if mode.startswith("nearest") else "linear"
     if x.dtype == np.uint8 and mode in ("bilinear", "bicubic") and k == 2:
-        from ...tensor import _make
-
         return _make(_uint8_resize(x, out_size, scales, align_corners, mode, antialias))
     # PyTorch's 2-d kernels check the dtype in a channels-last path first, the others in the index setup
     if mode == "bicubic":

@@ -3,6 +3,8 @@ marks for quantization (they compute in float, as PyTorch's do before conversion
 (``Linear``, ``Conv2d``, ``QFunctional``...) raise NotImplementedError: tinytorch has no quantized kernels."""
 from __future__ import annotations
 
+from .... import cat as _cat, matmul as _matmul
+from ....nn.functional import relu as _relu
 from ....nn.modules.linear import Identity
 from ....nn.modules.module import Module
 
@@ -22,39 +24,25 @@ class FloatFunctional(Module):
                            "operation")
 
     def add(self, x, y):
-        import tinytorch
-
-        return self.activation_post_process(tinytorch.add(x, y))
+        return self.activation_post_process(x + y)
 
     def add_scalar(self, x, y: float):
-        import tinytorch
-
-        return tinytorch.add(x, y)
+        return x + y
 
     def mul(self, x, y):
-        import tinytorch
-
-        return self.activation_post_process(tinytorch.mul(x, y))
+        return self.activation_post_process(x * y)
 
     def mul_scalar(self, x, y: float):
-        import tinytorch
-
-        return tinytorch.mul(x, y)
+        return x * y
 
     def cat(self, x, dim: int = 0):
-        import tinytorch
-
-        return self.activation_post_process(tinytorch.cat(x, dim=dim))
+        return self.activation_post_process(_cat(x, dim=dim))
 
     def add_relu(self, x, y):
-        import tinytorch
-
-        return self.activation_post_process(tinytorch.nn.functional.relu(tinytorch.add(x, y)))
+        return self.activation_post_process(_relu(x + y))
 
     def matmul(self, x, y):
-        import tinytorch
-
-        return self.activation_post_process(tinytorch.matmul(x, y))
+        return self.activation_post_process(_matmul(x, y))
 
 
 class FXFloatFunctional(FloatFunctional):
