@@ -16,6 +16,7 @@ from . import distributed  # noqa: F401
 from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
+from ._dtype import uint16, uint32, uint64  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
@@ -28,6 +29,10 @@ from .tensor import Size, Tensor, device  # noqa: F401
 from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
                                      memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
+from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
+from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: F401
+                      _check_type, _check_value, _sample_dirichlet)
 
 float = float32  # noqa: A001
 double = float64
@@ -38,7 +43,9 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-__version__ = "0.1.0"
+# the PyTorch API level tinytorch mirrors, labelled as tinytorch ("2.13.0+tinytorch"): see tinytorch/version.py
+from . import version  # noqa: E402,F401
+from .version import __version__  # noqa: E402,F401
 
 # fresh memory for every large temporary costs page faults on each step: keep freed blocks in the heap
 _tune_malloc()
@@ -78,7 +85,8 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing"})
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
+                              "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types"})
 
 
 def __getattr__(name: str):
@@ -108,3 +116,5 @@ from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
+
+from . import _vision_ops  # noqa: E402,F401  (torchvision's operators, registered when its extension "loads")

@@ -5,6 +5,7 @@ from __future__ import annotations
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``tinytorch.Size([2, 3])``."""
 
+    __module__ = "tinytorch"  # the package, as PyTorch's torch.Size
     def __repr__(self) -> str:
         return f"tinytorch.Size([{', '.join(str(d) for d in self)}])"
 
@@ -44,6 +45,7 @@ class device:
     tensors live on the CPU only: moving one elsewhere raises PyTorch's error (``_require_cpu``)."""
 
     __slots__ = ("type", "index")
+    __module__ = "tinytorch"
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):

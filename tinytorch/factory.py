@@ -261,8 +261,9 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 @op(variants="function out", own_out=True)
 @_with_out
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor of zeros."""
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
@@ -271,8 +272,9 @@ def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor
 
 @op(variants="function out", own_out=True)
 @_with_out
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*size, dtype=None, device=None, layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor of ones."""
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
@@ -281,12 +283,23 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
 
 @op(variants="function out", own_out=True)
 @_with_out
-def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def empty(*size, dtype=None, device=None,
+          layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor (zero-filled here, for reproducibility)."""
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
+
+
+def _strided_only(layout, pin_memory) -> None:
+    """Factories take PyTorch's ``layout=`` and ``pin_memory=``: tinytorch has strided tensors on the CPU only."""
+    if layout is not None and getattr(layout, "_name", "strided") != "strided":
+        raise NotImplementedError(f"tinytorch has no sparse tensors: layout={layout!r} is not supported")
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
+                           "is available on this system.")
 
 
 def _scalar_dtype(value):
@@ -301,8 +314,10 @@ def _scalar_dtype(value):
 
 @op(variants="function out", own_out=True)
 @_with_out
-def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, *, dtype=None, device=None,
+         layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype inferred from the value)."""
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     if isinstance(fill_value, Tensor):
@@ -317,7 +332,9 @@ def _like(input: Tensor, dtype):
 
 
 @op(variants="function", batch=first_only)
-def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def zeros_like(input: Tensor, *, dtype=None, device=None,
+               layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
@@ -325,7 +342,9 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 
 @op(variants="function", batch=first_only)
-def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def ones_like(input: Tensor, *, dtype=None, device=None,
+              layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
@@ -333,14 +352,18 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
 
 
 @op(variants="function", batch=first_only)
-def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def empty_like(input: Tensor, *, dtype=None, device=None,
+               layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 @op(variants="function", batch=first_only)
-def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
+              layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
@@ -349,8 +372,10 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
 
 @op(variants="function out", own_out=True)
 @_with_out
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype=None, device=None,
+        layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """The identity matrix (n x m)."""
+    _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
     for k in (n, m):

@@ -121,6 +121,7 @@ def _wrap_float_result(x):
 class Tensor(_TensorPlacement, _TensorConversion):
     """A multi-dimensional array that records the ops made from it when it requires grad."""
 
+    __module__ = "tinytorch"  # PyTorch's public classes name the package: <class 'tinytorch.Tensor'>
     # defaults at class level: ``_make`` sets only what differs from them
     _requires_grad = False
     grad_fn = None
@@ -143,8 +144,12 @@ class Tensor(_TensorPlacement, _TensorConversion):
         if cls.__module__.startswith("tinytorch."):  # Parameter...: a user's class may define __del__
             share_instance_keys(cls, _TENSOR_ATTRS)
 
-    def __init__(self, *args, dtype=None, device=None):
-        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
+    def __new__(cls, *args, dtype=None, device=None):
+        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised. It is
+        ``__new__``, as PyTorch's: a subclass whose own ``__new__`` returns an instance keeps what it made."""
+        self = _new(cls)
+        if cls is not Tensor and cls.__init__ is not Tensor.__init__:
+            return self  # a subclass that initialises itself in __init__ (tinytorch's BatchedTensor...)
         if not args:
             args = (0,)  # Tensor() is an empty 1-d tensor
         if len(args) == 1 and not isinstance(args[0], int):
@@ -155,6 +160,11 @@ class Tensor(_TensorPlacement, _TensorConversion):
             arr = np.empty(tuple(shape), dtype=(dtype or _dtype.get_default_dtype()).np)
         self._data = arr
         self._vc = NO_VERSION if _State.inference else [0]
+        return self
+
+    def __init__(self, *args, **kwargs):
+        """Does nothing (as PyTorch's): the legacy constructor is ``__new__``; a subclass's ``__new__`` may
+        take any arguments, which Python then passes here too."""
 
     # -- plain attributes ----------------------------------------------------------------------
     @property
@@ -205,8 +215,25 @@ class Tensor(_TensorPlacement, _TensorConversion):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self) -> bool:
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Laid out row-major (``contiguous_format``, the default) or channels-last (``channels_last`` for 4-d,
+        ``channels_last_3d`` for 5-d); as PyTorch, dims of size 1 do not count."""
+        name = getattr(memory_format, "_name", None)
+        if name in (None, "contiguous_format"):
+            return self._data.flags.c_contiguous
+        if name == "preserve_format":
+            raise RuntimeError("Unsupported memory format. preserve_format")
+        order = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}[name]
+        if self._data.ndim != len(order):
+            return False
+        expected = 1
+        for d in order:
+            n = self._data.shape[d]
+            if n != 1:
+                if self._data.strides[d] != expected * self._data.itemsize:
+                    return False
+                expected *= n
+        return True
 
     def is_floating_point(self) -> bool:
         return self._data.dtype in FLOATING_NP

@@ -18,6 +18,7 @@ from ..tensor import Tensor, register_attribute
 class layout:
     """A tensor layout; tinytorch stores every tensor strided (dense)."""
 
+    __module__ = "tinytorch"
     def __init__(self, name: str):
         self._name = name
 

@@ -6,6 +6,8 @@ generator at the start of each pass (an int64 ``random_()``), as PyTorch does, s
 ``tinytorch.manual_seed`` fixes every epoch's order while consecutive epochs still differ."""
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 
@@ -28,7 +30,10 @@ def _randperm(n: int, generator: Generator | None) -> list[int]:
     return draws.randperm_values(_engine(generator), n).tolist()
 
 
-class Sampler:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
     """Base class: subclasses yield indices (or lists of indices) from ``__iter__``."""
 
     def __iter__(self) -> Iterator:
