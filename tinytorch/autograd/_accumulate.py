@@ -116,5 +116,7 @@ def _accumulate_sparse(var, g, create_graph: bool) -> None:
         var._grad = _copy_in_graph(g) if create_graph and not g._sparse_layout else g.clone()
     elif old._sparse_layout and not g._sparse_layout:
         var._grad = g + old  # dense + sparse: PyTorch refuses sparse + dense
-    else:
+    elif create_graph or old._requires_grad:
         var._grad = old + g
+    else:
+        old.add_(g)  # in place, as PyTorch's ``variable_grad += new_grad``

@@ -132,7 +132,8 @@ def _masked_like(t, g):
     ci, _ = _coalesced_parts(t)
     sd = ci.shape[0]
     vals = grad_values_at(g, ci, t._sz[:sd], t._sz[sd:], _dtype.to_np(g.dtype))
-    return make_coo(_plain(ci), _plain(vals), t._sz, coalesced=True)
+    # the coalesced pattern, flagged as the input is (PyTorch's masked gradients)
+    return make_coo(_plain(ci), _plain(vals), t._sz, coalesced=t._coal)
 
 
 def _fma(a, b, c, dtype):
@@ -183,7 +184,10 @@ def sparse_dense_mm(s, d: np.ndarray, alpha=1, beta=0, t: np.ndarray | None = No
         if idx.shape[0] != 2:
             raise RuntimeError(f"addmm: matrices expected, got {idx.shape[0]}D tensor")
         raise RuntimeError(f"addmm: scalar values expected, got {vals.ndim - 1}D values")
-    _check_mm(size, d.shape, len(size), d.ndim)
+    if d.ndim != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {d.ndim}D tensor")
+    if d.shape[0] != size[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {size[1]}, got {d.shape[0]}")
     dt = np.result_type(vals.dtype, d.dtype)
     out = np.zeros((size[0], d.shape[1]), dtype=dt)
     if t is not None and beta != 0:
@@ -353,15 +357,21 @@ class _SumToPattern(Node):
         dense_shape = s._sz[sd:]
         shape = [ci.shape[1]] + [s._sz[d] if d in dense_dims else 1 for d in range(sd, len(s._sz))]
         at = np.broadcast_to(at.reshape(shape), (ci.shape[1],) + tuple(dense_shape))
-        return (make_coo(_plain(ci), _plain(np.ascontiguousarray(at)), s._sz, coalesced=True),)
+        return (make_coo(_plain(ci), _plain(np.ascontiguousarray(at)), s._sz, coalesced=s._coal),)
 
 
-class SumBackward0(_SumToPattern):
-    pass
+class SumBackward0(Node):
+    """The sum of every element of a sparse tensor: the gradient expanded to its (dense) shape."""
+
+    def backward(self, g):
+        return (g.expand(self.shape),)
 
 
-class SumBackward1(_SumToPattern):
-    pass
+class SumBackward1(Node):
+    """Tensor.sum(dim) of a sparse tensor: PyTorch's formula expands a sparse gradient, which it refuses."""
+
+    def backward(self, g):
+        raise RuntimeError("expand is unsupported for Sparse tensors")
 
 
 class SparseSumBackward0(_SumToPattern):
@@ -381,6 +391,13 @@ class MulBackward0(_ScaleGrad):
 
 class DivBackward0(_ScaleGrad):
     pass
+
+
+class DivBackward2(Node):
+    """div with a rounding mode: a zero gradient."""
+
+    def backward(self, g):
+        return (g * 0,)
 
 
 class NegBackward0(Node):
@@ -434,6 +451,17 @@ class _MulSparseDense(Node):
 MulSparseBackward = type("MulBackward0", (_MulSparseDense,), {})
 
 
+class _MulSparseSparse(Node):
+    """sparse * sparse: each operand's gradient is the output's times the other."""
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return (handle_mul(g, b) if self.need[0] else None, handle_mul(g, a) if self.need[1] else None)
+
+
+MulSparseSparseBackward = type("MulBackward0", (_MulSparseSparse,), {})
+
+
 def _unary_node(name: str, deriv, fails=None):
     """The node of a pointwise op applied to a coalesced sparse tensor's values: ``deriv(x, y)`` (tinytorch
     ops on the values tensors) is the derivative; ``fails(size)``: the error PyTorch's backward raises
@@ -465,6 +493,12 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     indices = _as_tensor(indices)
     values = _as_tensor(values, dtype)
     idx = indices._data
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if not isinstance(size, int) else (size,)))
+        sd, dd = (idx.shape[0] if idx.ndim else 0), values._data.ndim - 1
+        if len(sizes) != sd + dd:
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(sizes)}, "
+                               f"sparse_dim = {sd}, dense_dim = {dd}")
     if idx.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
     if idx.dtype != _I64:
@@ -482,10 +516,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if size is None:
         sizes = tuple(int(idx[d].max()) + 1 if nnz else 0 for d in range(sd)) + tuple(vals.shape[1:])
     else:
-        sizes = tuple(int(s) for s in (size if not isinstance(size, int) else (size,)))
-        if len(sizes) != sd + vals.ndim - 1:
-            raise RuntimeError(f"number of dimensions must be sparse_dim ({sd}) + dense_dim ({vals.ndim - 1}), but "
-                               f"got {len(sizes)}")
         for d in range(sd):
             if nnz and (idx[d].max() >= sizes[d] or idx[d].min() < 0):
                 bad = int(idx[d].max()) if idx[d].max() >= sizes[d] else int(idx[d].min())
@@ -503,7 +533,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         node.size, node.dense_shape, node.dtype = sizes, tuple(vals.shape[1:]), vals.dtype
         it = _make(idx)
         node.save_for_backward(it)
-    out = make_coo(_make(idx), _make(vals), sizes, coalesced=bool(is_coalesced), node=node)
+    coalesced = nnz < 2 if is_coalesced is None else bool(is_coalesced)
+    out = make_coo(_make(idx), _make(vals), sizes, coalesced=coalesced, node=node)
     if requires_grad:
         out.requires_grad_(True)
     return out
@@ -588,7 +619,9 @@ def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, de
     a = input._data
     sd = a.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= a.ndim:
-        raise RuntimeError(f"sparse_dim argument must be in [0, {a.ndim}] range, but {sd} is given")
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{a.ndim}] range, but {sd} is given")
+    if sd == 0 and a.ndim > 0:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
     idx, vals = _dense_to_coo(a, sd)
     node = None
     if _needs_grad(input):
@@ -637,15 +670,14 @@ def to_dense(input: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
     """The values as a strided tensor (a strided tensor: itself, or cast to ``dtype``)."""
     if not is_sparse_tensor(input):
         return input if dtype is None or dtype == input.dtype else input.to(dtype)
+    if dtype is not None:
+        raise RuntimeError("dtype argument is not supported by sparse_to_dense")
     out = input._data
     node = None
     if _needs_grad(input):
         node = _with_inputs(ToDenseBackward0, input)
         node.masked = True if masked_grad is None else bool(masked_grad)
-    res = _make(out, node)
-    if dtype is not None and dtype != res.dtype:
-        res = res.to(dtype)
-    return res
+    return _make(out, node)
 
 
 # -- what a sparse tensor holds ---------------------------------------------------------------------------
@@ -855,8 +887,16 @@ def spmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 @op(variants="function method")
 def smm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Sparse @ dense (PyTorch's smm: a dense result)."""
-    return handle_mm(input, mat2)
+    """Sparse @ dense as a sparse result: every column of each row that stores an element."""
+    if not is_coo(input):
+        raise not_implemented("smm", "CPU" if not is_csr(input) else "SparseCsrCPU")
+    if _needs_grad(input, mat2):
+        raise RuntimeError("derivative for aten::sspaddmm is not implemented")
+    dense_out = sparse_dense_mm(input, mat2._data)
+    rows = np.unique(input._it._data[0])
+    n = dense_out.shape[1]
+    idx = np.stack([np.repeat(rows, n), np.tile(np.arange(n, dtype=_I64), len(rows))])
+    return make_coo(_plain(idx), _plain(np.ascontiguousarray(dense_out[rows].reshape(-1))), dense_out.shape)
 
 
 def handle_mm(a, b):
@@ -947,8 +987,14 @@ def _sum_sparse(input, dim, dtype, node_cls):
             size = tuple(input._sz[d] for d in range(nd) if d not in dims)
             result = make_coo(_plain(ki), _plain(kv), size, coalesced=True)
     if _needs_grad(input):
-        node = _with_inputs(node_cls, input)
-        node.dims = dims
+        if node_cls is SumBackward0:
+            node = SumBackward0(_edges(input))
+            node.shape = input._sz
+        elif node_cls is SumBackward1:
+            node = SumBackward1(_edges(input))
+        else:
+            node = _with_inputs(node_cls, input)
+            node.dims = dims
         result.grad_fn = node
         result._requires_grad = True
     return result
@@ -959,7 +1005,10 @@ def sparse_sum(input: Tensor, dim=None, dtype=None) -> Tensor:
     """The sum over ``dim`` (every dim: a dense scalar; every sparse dim: dense; else sparse)."""
     if not is_sparse_tensor(input):
         return input.sum() if dim is None else input.sum(dim)
-    return _sum_sparse(input, dim, dtype, SumBackward0 if dim is None else SparseSumBackward0)
+    if dim is None:  # PyTorch's composite: the coalesced values summed
+        vals = values(coalesce(input) if is_coo(input) else input)
+        return vals.sum() if dtype is None else vals.sum(dtype=dtype)
+    return _sum_sparse(input, dim, dtype, SparseSumBackward0)
 
 
 def handle_sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -1009,18 +1058,33 @@ def _mul_sparse_tensor(a, b):
         if tuple(a.shape) != tuple(b.shape):
             raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes when both are sparse, but "
                                f"{list(a.shape)} != {list(b.shape)}")
+        if is_csr(a) or is_csr(b):
+            with no_grad():
+                return _coo_to_csr(_mul_sparse_tensor(a.to_sparse(), b.to_sparse()))
         ai, av, size = _coo_of(a)
-        bi, bv = coalesce_arrays(*_coo_of(b)[:2])
+        bi, bv, _ = _coo_of(b)
         sd = ai.shape[0]
-        lg, lq = _linear(bi, size[:sd]), _linear(ai, size[:sd])
-        pos = np.minimum(np.searchsorted(lg, lq), max(len(lg) - 1, 0))
-        hit = (lg[pos] == lq) if len(lg) else np.zeros(len(lq), dtype=bool)
-        with no_grad():
-            vals = _make(av[hit]) * _make(bv[pos[hit]])
-        out = make_coo(_plain(ai[:, hit]), vals, size, coalesced=is_coo(a) and a._coal)
+        if a._coal and b._coal:  # the intersection of the two patterns: coalesced
+            la, lb = _linear(ai, size[:sd]), _linear(bi, size[:sd])
+            common, ia, ib = np.intersect1d(la, lb, assume_unique=True, return_indices=True)
+            with no_grad():
+                vals = _make(av[ia]) * _make(bv[ib])
+            out = make_coo(_plain(ai[:, ia]), vals, size, coalesced=True)
+        else:
+            # PyTorch's: the pattern of the uncoalesced operand (of both, the one storing fewer), each stored
+            # value times the other's (coalesced) value at its position, zero where it stores none
+            use_b = a._coal or (not b._coal and bi.shape[1] < ai.shape[1])
+            (pi, pv), (qi, qv) = ((bi, bv), coalesce_arrays(ai, av)) if use_b else ((ai, av), coalesce_arrays(bi, bv))
+            other = _lookup(qi, qv, pi, size[:sd], tuple(size[sd:]), qv.dtype)
+            with no_grad():
+                vals = _make(pv) * _make(other) if not use_b else _make(other) * _make(pv)
+            out = make_coo(_plain(pi), vals, size, coalesced=False)
         if _needs_grad(a, b):
-            raise RuntimeError("tinytorch: gradients of sparse * sparse are not supported")
-        return out if is_coo(a) else _coo_to_csr(out)
+            node = MulSparseSparseBackward(_edges(a, b))
+            node.save_for_backward(a, b)
+            node.need = (a._requires_grad, b._requires_grad)
+            out.grad_fn, out._requires_grad = node, True
+        return out
     s, d = (a, b) if is_sparse_tensor(a) else (b, a)
     if tuple(d.shape) != tuple(s.shape):
         raise RuntimeError("tinytorch: sparse * dense needs operands of one shape (or a scalar)")
@@ -1051,6 +1115,8 @@ def handle_div(a, b, *, rounding_mode=None):
     if not vals.is_floating_point() and not vals.is_complex() and rounding_mode is None:
         vals = vals.to(_dtype.get_default_dtype())
     out = _like(s, vals)
+    if rounding_mode is not None:
+        return _attach(out, DivBackward2, s)
     return _attach(out, DivBackward0, s, factor=b.detach() if isinstance(b, Tensor) else b, kind="div")
 
 
@@ -1075,6 +1141,16 @@ def _add_sparse(a, b, alpha):
     if ai.shape[0] != bi.shape[0]:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {ai.shape[0]} "
                            f"sparse dimensions while 'other' has {bi.shape[0]} sparse dimensions")
+    if not (av.flags.c_contiguous and bv.flags.c_contiguous):
+        # PyTorch's path for values that are not contiguous (an expanded gradient): the two concatenated,
+        # coalesced only once they hold more elements than the dense tensor
+        bvals = bv.astype(dt) if alpha == 1 else (bv * np.asarray(alpha, dt)).astype(dt)
+        idx = np.concatenate([ai, bi], axis=1)
+        vals = np.concatenate([av.astype(dt), bvals])
+        if idx.shape[1] > int(np.prod(size)):
+            idx, vals = coalesce_arrays(idx, vals)
+            return make_coo(_plain(idx), _plain(vals), size, True)
+        return make_coo(_plain(idx), _plain(vals), size, False)
     ta, tb = _merge_order(ai, bi)
     n = len(ta)
     idx = np.empty((ai.shape[0], n), dtype=_I64)
@@ -1330,6 +1406,10 @@ def _bump(a) -> None:
         a._vc[0] += 1
 
 
+def _refuse_fill(a, *args, **kwargs):
+    raise not_implemented("fill_.Scalar", a._backend)
+
+
 def handle_zeros_like(a, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
                       memory_format=None):
     if layout is strided:
@@ -1376,7 +1456,7 @@ _HANDLER_FNS = {
     "add": handle_add, "sub": handle_sub, "subtract": handle_sub, "mul": handle_mul, "multiply": handle_mul,
     "div": handle_div, "divide": handle_div, "true_divide": handle_div, "neg": handle_neg, "negative": handle_neg,
     "pow": handle_pow, "square": handle_square, "mm": handle_mm, "matmul": handle_matmul, "addmm": handle_addmm,
-    "spmm": handle_mm, "smm": handle_mm, "sum": handle_sum, "t": handle_t, "transpose": handle_transpose,
+    "spmm": handle_mm, "smm": smm, "sum": handle_sum, "ones_like": _refuse_fill, "full_like": _refuse_fill, "t": handle_t, "transpose": handle_transpose,
     "swapaxes": handle_transpose, "swapdims": handle_transpose, "clone": handle_clone, "detach": handle_detach,
     "detach_": handle_detach_, "to": handle_to, "cpu": handle_cpu, "contiguous": handle_contiguous,
     "zero_": handle_zero_, "zeros_like": handle_zeros_like, "norm": handle_norm,

@@ -181,15 +181,13 @@ def _reduce_ex(self, protocol):
         raise RuntimeError("Can't pickle a Tensor that is not a graph leaf; detach() it first")
     state = tuple(getattr(self, k)._data if isinstance(getattr(self, k), Tensor) else getattr(self, k)
                   for k in type(self)._state)
-    return (_rebuild_sparse, (type(self).__name__, state, self._requires_grad))
+    return (_rebuild_sparse, (type(self).__name__, state))
 
 
-def _rebuild_sparse(kind, state, requires_grad):
+def _rebuild_sparse(kind, state):
+    """A pickled sparse tensor (as PyTorch's, without requires_grad)."""
     cls = _CLASSES[kind]
-    args = [_make(np.array(s)) if isinstance(s, np.ndarray) else s for s in state]
-    t = cls._build(*args)
-    t._requires_grad = requires_grad
-    return t
+    return cls._build(*[_make(np.array(s)) if isinstance(s, np.ndarray) else s for s in state])
 
 
 def _len(self) -> int:
