@@ -13,6 +13,9 @@ from _sparse_compare import raises_alike, run_both, same_or_raises_alike
 import tinytorch as tt
 
 I = [[0, 1, 0, 2], [2, 0, 2, 1]]  # (0, 2) twice: uncoalesced
+# a sparse tensor made once: functions looked up before the first one exists (``lib.exp(coo(lib))`` reads
+# lib.exp first) would otherwise miss the sparse dispatch that the first sparse tensor installs
+tt.tensor([[1.0]]).to_sparse()
 V = [3.0, 4.0, 1.0, -2.0]
 
 

@@ -923,7 +923,7 @@ def handle_addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) at ``input``'s stored positions only (a CSR result)."""
     if not is_csr(input):
-        raise RuntimeError(f"sampled_addmm: Expected input to be a sparse CSR tensor, but got {_layout_word(input)}")
+        raise not_implemented("sparse_sampled_addmm", "SparseCPU" if is_coo(input) else "CPU")
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError("tinytorch: sampled_addmm supports 2-d operands only")
     if mat1.shape[1] != mat2.shape[0]:
@@ -937,12 +937,12 @@ def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1)
     vals = np.asarray(vals, dtype=dt)
     node = None
     if _needs_grad(input, mat1, mat2):
-        node = _with_inputs(SampledAddmmBackward0, input, mat1, mat2)
+        node = _with_inputs(SparseSampledAddmmBackward0, input, mat1, mat2)
         node.alpha, node.beta = alpha, beta
     return make_csr(_plain(input._crow._data), _plain(cols), _plain(vals), input._sz, node=node)
 
 
-class SampledAddmmBackward0(Node):
+class SparseSampledAddmmBackward0(Node):
     def backward(self, g):
         s, a, b = self.saved_tensors
         rows, cols = csr_rows(s._crow._data), s._col._data
@@ -1012,6 +1012,8 @@ def sparse_sum(input: Tensor, dim=None, dtype=None) -> Tensor:
 
 
 def handle_sum(input, dim=None, keepdim=False, *, dtype=None):
+    if is_csr(input) and dim is not None:
+        raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
     if keepdim:
         raise RuntimeError("tinytorch: sum(keepdim=True) of a sparse tensor is not supported")
     return _sum_sparse(input, dim, dtype, SumBackward0 if dim is None else SumBackward1)
@@ -1473,8 +1475,38 @@ for _n in ("add", "sub", "mul", "div", "neg", "t", "transpose", "abs", "sqrt", "
            "floor", "ceil", "round", "trunc", "sign", "sgn", "frac", "asin", "atan", "sinh", "asinh", "tan", "atanh",
            "expm1", "log1p", "erf", "erfinv", "deg2rad", "rad2deg", "nan_to_num", "true_divide", "negative"):
     _HANDLER_FNS[_n + "_"] = _inplace(_n)
+# ops PyTorch's CSR backend refuses with "unsupported tensor layout" (COO runs them)
+_CSR_UNSUPPORTED = {"square", "pow", "div", "divide", "true_divide", "sub", "subtract", "div_", "sub_", "pow_",
+                    "square_", "asin", "atan", "asinh", "atanh", "erf", "erfinv", "expm1", "log1p", "tan", "frac",
+                    "deg2rad", "rad2deg", "nan_to_num", "sinh", "sgn"}
+
+
+def _csr_refusing(name, fn):
+    def handler(*args, **kwargs):
+        if any(is_csr(a) for a in args):
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        return fn(*args, **kwargs)
+    handler.__name__ = name
+    return handler
+
+
 for _name, _fn in _HANDLER_FNS.items():
-    register_handler(_name, _fn)
+    register_handler(_name, _csr_refusing(_name, _fn) if _name in _CSR_UNSUPPORTED else _fn)
+
+
+def _refusal(name):
+    """An op neither sparse backend has: PyTorch's CSR and COO refusals."""
+    def handler(a, *args, **kwargs):
+        if is_csr(a):
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        raise not_implemented(name, getattr(a, "_backend", "CPU"))
+    handler.__name__ = name
+    return handler
+
+
+for _name in ("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "log10", "exp2", "cosh", "acos", "sinc",
+              "logit", "exp_", "cos_", "log_", "sigmoid_"):
+    register_handler(_name, _refusal(_name))
 # the sparse ops declared above handle sparse inputs themselves
 for _fn in (to_sparse, to_sparse_coo, to_sparse_csr, to_dense, coalesce, is_coalesced, _coalesced_, indices, values,
             _indices, _values, _nnz, sparse_dim, dense_dim, crow_indices, col_indices, sparse_mask):
