@@ -1,5 +1,5 @@
 """Tensor members that are not ops: memory (``storage_offset``, ``itemsize``, ``nbytes``, ``layout``,
-``storage``), membership, layouts (``to_dense``/``to_sparse``), subclasses (``as_subclass`` and the
+``storage``), membership, the layouts (the sparse ones: ``_ops/sparse``), subclasses (``as_subclass`` and the
 ``__torch_function__`` hook) and legacy ``__setstate__``."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ..tensor import Tensor, register_attribute
 
 
 class layout:
-    """A tensor layout; tinytorch stores every tensor strided (dense)."""
+    """A tensor layout: strided (dense), or sparse COO / CSR (``_ops/sparse``); the others are names only."""
 
     __module__ = "tinytorch"
     def __init__(self, name: str):
@@ -36,23 +36,10 @@ sparse_csc = layout("sparse_csc")
 sparse_bsr = layout("sparse_bsr")
 sparse_bsc = layout("sparse_bsc")
 
-SPARSE_UNSUPPORTED = ("tinytorch has no sparse tensors: every tensor is dense (strided), held in one numpy "
-                      "array; keep the tensor dense")
-
-
 def _contains(self: Tensor, element) -> bool:
     if isinstance(element, (Tensor, numbers.Number)):
         return bool((element == self).any().item())
     raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
-
-
-def _to_sparse(self: Tensor, *args, **kwargs):
-    raise NotImplementedError(f"Tensor.to_sparse: {SPARSE_UNSUPPORTED}")
-
-
-def _to_dense(self: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
-    """A strided tensor is already dense: itself (or a cast to ``dtype``)."""
-    return self if dtype is None or dtype == self.dtype else self.to(dtype)
 
 
 class AliasBackward0(Node):
@@ -215,12 +202,12 @@ def _setstate(self: Tensor, state) -> None:
 register_attribute("storage_offset", _storage.storage_offset)
 register_attribute("storage", _storage.typed_storage)
 register_attribute("untyped_storage", _storage.untyped_storage)
-register_attribute("layout", property(lambda self: strided, doc="Always ``tinytorch.strided``: tensors are dense."))
+register_attribute("layout", property(lambda self: strided, doc="``tinytorch.strided`` (sparse tensors' classes say "
+                                                                 "theirs)."))
+register_attribute("is_sparse_csr", False)
 register_attribute("itemsize", property(lambda self: self._data.itemsize, doc="Bytes per element."))
 register_attribute("nbytes", property(lambda self: self._data.size * self._data.itemsize, doc="Bytes of the elements."))
 register_attribute("__contains__", _contains)
-register_attribute("to_dense", _to_dense)
-register_attribute("to_sparse", _to_sparse)
 register_attribute("as_subclass", as_subclass)
 register_attribute("__torch_function__", classmethod(_torch_function))
 register_attribute("__setstate__", _setstate)

@@ -205,16 +205,19 @@ def tensor_body(a: np.ndarray, floating: bool, indent: int) -> str:
     return _nested_str(a, indent, summarize, fmt)
 
 
-def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+def _add_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bool = False) -> str:
+    """``text`` and its suffixes (``size=``, ``dtype=``, ``grad_fn=``...), wrapped where PyTorch wraps them;
+    ``force_newline`` starts the first on a line of its own (PyTorch's sparse COO repr)."""
     # PyTorch counts the last line as its length + 2; the off-by-two is kept so lines break alike.
     last_line_len = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
         # Measured as PyTorch spells it ("dtype=torch.float16"), so lines break where PyTorch's do.
         width = len(suffix) - suffix.count("tinytorch.") * len("tiny")
-        if last_line_len + width + 2 > _OPTS.linewidth:
+        if force_newline or last_line_len + width + 2 > _OPTS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_len = indent + width
+            force_newline = False
         else:
             pieces.append(", " + suffix)
             last_line_len += width + 2
