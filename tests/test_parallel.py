@@ -232,3 +232,197 @@ def test_conv1d_forward_and_gradients():
         return y.detach().numpy().copy(), x.grad.numpy().copy(), w.grad.numpy().copy()
 
     _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("shape,k,s,p,d", [
+    ((64, 64, 24, 24), 2, 2, 0, 1),   # the MNIST net's pool (unique windows: the split scatter)
+    ((8, 32, 40, 40), 3, 2, 1, 1),    # overlapping windows with padding (bincount backward)
+    ((4, 48, 37, 41), 3, 3, 1, 2),    # dilation
+])
+def test_max_pool2d_forward_and_backward(shape, k, s, p, d):
+    x = tt.tensor(_randn(*shape), requires_grad=True)
+
+    def run():
+        x.grad = None
+        y, idx = tt.nn.functional.max_pool2d(x, k, s, p, d, return_indices=True)
+        y.backward(tt.tensor(_RNG_FIXED_GRAD(y.shape, np.float32)))
+        return y.detach().numpy().copy(), idx.numpy().copy(), x.grad.numpy().copy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_and_threshold_backward(dtype):
+    x = tt.tensor(_randn(64, 32, 26, 26, dtype=dtype), requires_grad=True)
+    x.data[0, 0, 0, :4] = tt.tensor(np.array([0.0, -0.0, np.nan, -np.inf], dtype))
+
+    def run():
+        x.grad = None
+        y = tt.relu(x)
+        y.backward(tt.tensor(_RNG_FIXED_GRAD(y.shape, dtype)))
+        return y.detach().numpy().copy(), x.grad.numpy().copy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_large_add_sub_mul(dtype):
+    a = tt.tensor((_randn(700, 800) * 100).astype(dtype))
+    b = tt.tensor((_randn(700, 800) * 100).astype(dtype))
+
+    def run():
+        return tuple(t.numpy().copy() for t in (a + b, a - b, a * b, a * 3, 3 * a, a + 2, 2 + a))
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (2,), (0, 2, 3), (1, 2), (3,), (0, 1, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_keeps_each_output_elements_order(dims, dtype):
+    # float sums are order-dependent: the same values means the same order per output element
+    x = tt.tensor(_randn(33, 40, 25, 27, dtype=dtype) * 1e3)
+
+    def run():
+        return x.sum(dims).numpy().copy(), x.sum(dims, keepdim=True).numpy().copy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("shape", [(2, 300000), (300000, 2), (3, 2, 100000), (100000, 3, 2)])
+def test_sum_of_narrow_shapes(shape):
+    x = tt.tensor(_randn(*shape) * 1e3)
+    for dims in [(i,) for i in range(len(shape))]:
+        one = _at(1, lambda: x.sum(dims).numpy().copy())
+        for t in THREADS:
+            _same_bits(one, _at(t, lambda: x.sum(dims).numpy().copy()))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_softmax_and_log_softmax(dim):
+    x = tt.tensor(_randn(64, 48, 100) * 10)
+
+    def run():
+        return tt.softmax(x, dim).numpy().copy(), tt.log_softmax(x, dim).numpy().copy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward_and_backward(causal):
+    q, k, v = (tt.tensor(_randn(16, 4, 64, 32), requires_grad=True) for _ in range(3))
+
+    def run():
+        for t in (q, k, v):
+            t.grad = None
+        o = tt.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        o.backward(tt.tensor(_RNG_FIXED_GRAD(o.shape, np.float32)))
+        return (o.detach().numpy().copy(),) + tuple(t.grad.numpy().copy() for t in (q, k, v))
+
+    _all_threads_agree(run)
+
+
+def test_batched_matmul():
+    a, b = tt.tensor(_randn(64, 48, 40)), tt.tensor(_randn(64, 40, 56))
+    _all_threads_agree(lambda: tt.matmul(a, b).numpy().copy())
+
+
+def test_gelu_forward_and_backward():
+    x = tt.tensor(_randn(16, 64, 512) * 3, requires_grad=True)
+
+    def run():
+        x.grad = None
+        y = tt.nn.functional.gelu(x)
+        y.backward(tt.tensor(_RNG_FIXED_GRAD(y.shape, np.float32)))
+        return y.detach().numpy().copy(), x.grad.numpy().copy()
+
+    _all_threads_agree(run)
+
+
+def test_dropout_draws_the_same_mask():
+    x = tt.tensor(_randn(64, 64, 12, 12), requires_grad=True)
+
+    def run():
+        x.grad = None
+        tt.manual_seed(7)
+        y = tt.nn.functional.dropout(x, 0.25)
+        y.backward(tt.ones_like(y))
+        return y.detach().numpy().copy(), x.grad.numpy().copy(), tt.randint(0, 2**31, (4,)).numpy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("momentum,nesterov", [(0.0, False), (0.9, False), (0.9, True)])
+def test_sgd_update(momentum, nesterov):
+    def run():
+        w = tt.nn.Parameter(tt.tensor(_RNG_FIXED_GRAD((1024, 517), np.float32)))
+        opt = tt.optim.SGD([w], lr=0.05, momentum=momentum, nesterov=nesterov, weight_decay=1e-4)
+        for i in range(3):
+            w.grad = tt.tensor(_RNG_FIXED_GRAD((1024, 517 + 0 * i), np.float32) * (i + 1))
+            opt.step()
+        return w.detach().numpy().copy()
+
+    _all_threads_agree(run)
+
+
+def test_cnn_training_steps_match_one_thread():
+    # pytorch/examples' MNIST network, three SGD steps: every parallel kernel together. OpenBLAS's own
+    # threaded GEMM rounds differently from its one-thread GEMM (the linear layers'), so its count is
+    # held fixed here: what is compared is tinytorch's splitting.
+    nn, F = tt.nn, tt.nn.functional
+
+    def run():
+        tt.manual_seed(0)
+        convs = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Dropout(0.25), nn.Flatten(), nn.Linear(9216, 128), nn.ReLU(), nn.Dropout(0.5),
+                              nn.Linear(128, 10), nn.LogSoftmax(1))
+        opt = tt.optim.SGD(convs.parameters(), lr=0.05, momentum=0.9)
+        rng = np.random.default_rng(0)
+        blas = parallel.blas_threads()
+        for _ in range(3):
+            if blas is not None:
+                parallel._blas_set(1)
+            x = tt.tensor(rng.random((64, 1, 28, 28), dtype=np.float32))
+            y = tt.tensor(rng.integers(0, 10, 64))
+            loss = F.nll_loss(convs(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return tuple(p.detach().numpy().copy() for p in convs.parameters())
+
+    _all_threads_agree(run)
+
+
+def test_dataloader_workers_run_one_thread():
+    class Probe(tt.data.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return tt.tensor([tt.get_num_threads(), parallel.blas_threads() or 1])
+
+    tt.set_num_threads(2)
+    loader = tt.data.DataLoader(Probe(), batch_size=1, num_workers=2)
+    assert [b.tolist() for b in loader] == [[[1, 1]], [[1, 1]]]
+    assert tt.get_num_threads() == 2  # the main process keeps its count
+
+
+@pytest.mark.parametrize("shape", [(512, 784), (401408,), (64, 32, 14, 14)])
+def test_plain_sgd_update_of_any_shape(torch, shape):
+    # plain SGD takes the gathered BLAS path (add_scaled_many), whose large arrays are split by blocks
+    init = _RNG_FIXED_GRAD(shape, np.float32)
+    grad = _RNG_FIXED_GRAD(shape[::-1], np.float32).reshape(shape)
+
+    def run():
+        w = tt.nn.Parameter(tt.tensor(init.copy()))
+        other = tt.nn.Parameter(tt.ones(3))
+        opt = tt.optim.SGD([w, other], lr=0.01)
+        w.grad, other.grad = tt.tensor(grad), tt.ones(3)
+        opt.step()
+        return w.detach().numpy().copy()
+
+    got = _all_threads_agree(run)[0]
+    tw = torch.nn.Parameter(torch.tensor(init.copy()))
+    topt = torch.optim.SGD([tw], lr=0.01)
+    tw.grad = torch.tensor(grad)
+    topt.step()
+    _same_bits(got, tw.detach().numpy())

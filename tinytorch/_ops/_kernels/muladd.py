@@ -186,10 +186,12 @@ def _blas_body(y: np.ndarray, x: np.ndarray, alpha: float, fn) -> int:
     if m >= parallel.SPLIT_FROM and parallel.get_num_threads() > 1:
         blocks = m // _BLAS_UNIT
         unit = _BLAS_UNIT
+        py, px = _address(y), _address(x)  # contiguous arrays (any number of dims): element addresses
+        step = y.itemsize * unit
 
         def part(b0, b1):
             # one BLAS thread inside a part (run's blas=True): one call for the whole part
-            fn((b1 - b0) * unit, alpha, _address(x[b0 * unit:]), 1, _address(y[b0 * unit:]), 1)
+            fn((b1 - b0) * unit, alpha, px + b0 * step, 1, py + b0 * step, 1)
 
         parallel.parallel_for(blocks, part, grain=max(1, parallel.ELEMENTWISE_GRAIN // unit), blas=True)
         return m

@@ -231,16 +231,27 @@ _BLAS_THREADS_FROM = 65536 * 4
 _BATCH_SPLIT_FROM = 1 << 22  # multiply-adds of a batch of small GEMMs worth a region (~4M: 50-100 us here)
 
 
-def stats(reset: bool = False, enable: bool | None = None) -> dict:
+_serial = False  # the accounting's one-core mode: regions run their parts in order on the calling thread
+
+
+def stats(reset: bool = False, enable: bool | None = None, serial: bool | None = None) -> dict:
     """{"regions": parallel regions run, "seconds": wall time inside them, "gemms": GEMMs through
     ``matmul`` that OpenBLAS ran on several threads, "gemm_seconds": their wall time} since the last
-    reset; with ``enable`` the accounting is switched on or off (two clock reads a region or GEMM)."""
-    global _accounting, _region_s, _regions, _gemm_s, _gemms
+    reset; with ``enable`` the accounting is switched on or off (two clock reads a region or GEMM).
+
+    ``serial=True`` measures on one core what a run on get_num_threads() threads splits: every region
+    runs its parts one after the other on the calling thread (the same parts, so the same work and the
+    same floats), and every GEMM that OpenBLAS would thread counts, whatever its thread count now. The
+    region and GEMM time over the step's time is then the step's parallel fraction (Amdahl's f),
+    measured without the noise of a busy machine's scheduling."""
+    global _accounting, _region_s, _regions, _gemm_s, _gemms, _serial
     out = {"regions": _regions, "seconds": _region_s, "gemms": _gemms, "gemm_seconds": _gemm_s}
     if reset:
         _region_s, _regions, _gemm_s, _gemms = 0.0, 0, 0.0, 0
     if enable is not None:
         _accounting = bool(enable)
+    if serial is not None:
+        _serial = bool(serial)
     return out
 
 
@@ -265,7 +276,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     t0 = time.perf_counter()
     out = np.matmul(a, b)
     mnk = (a.shape[-2] if a.ndim > 1 else 1) * (a.shape[-1] if a.ndim else 1) * (b.shape[-1] if b.ndim > 1 else 1)
-    if mnk >= _BLAS_THREADS_FROM and not getattr(_local, "worker", False) and (blas_threads() or 1) > 1:
+    if mnk >= _BLAS_THREADS_FROM and not getattr(_local, "worker", False) and (_serial or (blas_threads() or 1) > 1):
         _gemm_s += time.perf_counter() - t0
         _gemms += 1
     return out
@@ -298,6 +309,15 @@ def run(body, parts: list, blas: bool = False) -> None:
     runs single-threaded until they finish."""
     if len(parts) < 2 or not _can_split():
         _serially(body, parts, blas)
+        return
+    if _serial:  # the accounting's one-core measurement (see stats)
+        t0 = time.perf_counter()
+        _local.worker = True
+        try:
+            _serially(body, parts, blas)
+        finally:
+            _local.worker = False
+        _count_region(t0)
         return
     pool = _pool
     if not pool.lock.acquire(blocking=False):  # a region is running (nested, or another user thread)
@@ -332,13 +352,17 @@ def run(body, parts: list, blas: bool = False) -> None:
             if blas_before is not None and blas_before != 1:
                 _blas_functions()[0](blas_before)
         if _accounting:
-            global _region_s, _regions
-            _region_s += time.perf_counter() - t0
-            _regions += 1
+            _count_region(t0)
         if error is not None:
             raise error
     finally:
         pool.lock.release()
+
+
+def _count_region(t0: float) -> None:
+    global _region_s, _regions
+    _region_s += time.perf_counter() - t0
+    _regions += 1
 
 
 def _serially(body, parts: list, blas: bool) -> None:
