@@ -120,7 +120,8 @@ def worker(row: str, impl: str, threads: int, steps: int) -> dict:
         walls.append(wall)
         if acct is not None:
             st = acct.stats(reset=True, enable=False)
-            shares.append((st["seconds"] + st["gemm_seconds"]) / wall)
+            # one core: CPU times (the accounting's clock is then the thread's CPU time)
+            shares.append((st["seconds"] + st["gemm_seconds"]) / (cpus[-1] if serial else wall))
     out = {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "threads": lib.get_num_threads()}
     if shares:
         out["parallel_share"] = statistics.median(shares)

@@ -426,3 +426,18 @@ def test_plain_sgd_update_of_any_shape(torch, shape):
     tw.grad = torch.tensor(grad)
     topt.step()
     _same_bits(got, tw.detach().numpy())
+
+
+@pytest.mark.parametrize("shape,k", [((16, 64, 128), 1), ((1024, 128), 1), ((8, 3, 500, 7), 2)])
+def test_layer_norm_forward_and_backward(shape, k):
+    x = tt.tensor(_randn(*shape), requires_grad=True)
+    w, b = (tt.tensor(_randn(*shape[-k:]), requires_grad=True) for _ in range(2))
+
+    def run():
+        for t in (x, w, b):
+            t.grad = None
+        y = tt.nn.functional.layer_norm(x, shape[-k:], w, b)
+        y.backward(tt.tensor(_RNG_FIXED_GRAD(y.shape, np.float32)))
+        return (y.detach().numpy().copy(),) + tuple(t.grad.numpy().copy() for t in (x, w, b))
+
+    _all_threads_agree(run)

@@ -232,6 +232,7 @@ _BATCH_SPLIT_FROM = 1 << 22  # multiply-adds of a batch of small GEMMs worth a r
 
 
 _serial = False  # the accounting's one-core mode: regions run their parts in order on the calling thread
+_clock = time.perf_counter  # the accounting's clock: wall time, or the thread's CPU time in the one-core mode
 
 
 def stats(reset: bool = False, enable: bool | None = None, serial: bool | None = None) -> dict:
@@ -251,7 +252,10 @@ def stats(reset: bool = False, enable: bool | None = None, serial: bool | None =
     if enable is not None:
         _accounting = bool(enable)
     if serial is not None:
+        global _clock
         _serial = bool(serial)
+        # one core: the calling thread's CPU time, which a busy machine's other processes do not stretch
+        _clock = time.thread_time if _serial else time.perf_counter
     return out
 
 
@@ -273,11 +277,11 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not _accounting:
         return np.matmul(a, b)
     global _gemm_s, _gemms
-    t0 = time.perf_counter()
+    t0 = _clock()
     out = np.matmul(a, b)
     mnk = (a.shape[-2] if a.ndim > 1 else 1) * (a.shape[-1] if a.ndim else 1) * (b.shape[-1] if b.ndim > 1 else 1)
     if mnk >= _BLAS_THREADS_FROM and not getattr(_local, "worker", False) and (_serial or (blas_threads() or 1) > 1):
-        _gemm_s += time.perf_counter() - t0
+        _gemm_s += _clock() - t0
         _gemms += 1
     return out
 
@@ -311,7 +315,7 @@ def run(body, parts: list, blas: bool = False) -> None:
         _serially(body, parts, blas)
         return
     if _serial:  # the accounting's one-core measurement (see stats)
-        t0 = time.perf_counter()
+        t0 = _clock()
         _local.worker = True
         try:
             _serially(body, parts, blas)
@@ -324,7 +328,7 @@ def run(body, parts: list, blas: bool = False) -> None:
         _serially(body, parts, blas)
         return
     try:
-        t0 = time.perf_counter() if _accounting else 0.0
+        t0 = _clock() if _accounting else 0.0
         blas_before = None
         if blas:
             calls = _blas_functions()
@@ -361,7 +365,7 @@ def run(body, parts: list, blas: bool = False) -> None:
 
 def _count_region(t0: float) -> None:
     global _region_s, _regions
-    _region_s += time.perf_counter() - t0
+    _region_s += _clock() - t0
     _regions += 1
 
 
