@@ -441,3 +441,18 @@ def test_layer_norm_forward_and_backward(shape, k):
         return (y.detach().numpy().copy(),) + tuple(t.grad.numpy().copy() for t in (x, w, b))
 
     _all_threads_agree(run)
+
+
+def test_parts_keep_the_callers_floating_point_error_handling():
+    # numpy's error state is per thread: a split softmax of rows of -inf warns no more than one thread
+    x = tt.tensor(np.full((600, 1000), -np.inf, np.float32))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = _at(1, lambda: tt.softmax(x, 1).numpy().copy())
+        for t in THREADS:
+            _same_bits(one, _at(t, lambda: tt.softmax(x, 1).numpy().copy()))
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            _at(2, lambda: parallel.elementwise(np.divide, np.empty(600000), np.ones(600000), 0.0))

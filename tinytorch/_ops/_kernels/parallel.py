@@ -188,6 +188,7 @@ class _Pool:
 
 
 _local = threading.local()
+_DEFAULT_ERR = np.geterr()  # what a new thread starts with
 
 
 def _serve(q, done) -> None:
@@ -196,9 +197,13 @@ def _serve(q, done) -> None:
         task = q.get()
         if task is None:
             return
-        body, start, stop = task
+        body, start, stop, err = task
         try:
-            body(start, stop)
+            if err is None:
+                body(start, stop)
+            else:
+                with np.errstate(**err):  # the caller's floating-point error handling (numpy's is per thread)
+                    body(start, stop)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
             done.put(exc)
         else:
@@ -339,8 +344,10 @@ def run(body, parts: list, blas: bool = False) -> None:
         try:
             pool.grow(len(parts) - 1)
             _local.worker = True  # the caller's own part must not split either
+            err = np.geterr()
+            err = None if err == _DEFAULT_ERR else err
             for q, (start, stop) in zip(pool.queues, parts[1:]):
-                q.put((body, start, stop))
+                q.put((body, start, stop, err))
             error = None
             try:
                 body(*parts[0])
