@@ -456,3 +456,16 @@ def test_parts_keep_the_callers_floating_point_error_handling():
     with np.errstate(divide="raise"):
         with pytest.raises(FloatingPointError):
             _at(2, lambda: parallel.elementwise(np.divide, np.empty(600000), np.ones(600000), 0.0))
+
+
+@pytest.mark.parametrize("view", ["transposed", "strided", "permuted"])
+def test_sum_of_non_contiguous_views(view):
+    base = tt.tensor(_randn(60, 50, 40, 6) * 1e3)
+    x = {"transposed": base.transpose(0, 2), "strided": base[::2, :, ::3],
+         "permuted": base.permute(3, 1, 0, 2)}[view]
+    for dims in [(0,), (1,), (2,), (3,), (0, 2), (1, 3)]:
+        if x[tuple([slice(None)] * x.ndim)].numel() < 2 * parallel.ELEMENTWISE_GRAIN:
+            continue
+        one = _at(1, lambda: x.sum(dims).numpy().copy())
+        for t in THREADS:
+            _same_bits(one, _at(t, lambda: x.sum(dims).numpy().copy()))

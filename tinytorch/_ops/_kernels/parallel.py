@@ -468,7 +468,7 @@ def slices(fn, x: np.ndarray, avoid: tuple, dtype, grain: int = ELEMENTWISE_GRAI
     split (the caller computes ``fn(x)`` itself). Every element comes from the same computation on its
     own slice, so the values do not depend on the split (reductions inside ``fn`` keep their order: a
     part keeps each axis at least two long)."""
-    if x.size < 2 * grain or not _can_split():
+    if x.size < 2 * grain or not x.flags.c_contiguous or not _can_split():  # (see reduce: C order)
         return None
     axis = split_axis(x.shape, x.size, grain, avoid=tuple(a % x.ndim for a in avoid))
     if axis is None:
@@ -488,12 +488,14 @@ def reduce(fn, x: np.ndarray, axis, keepdims: bool = False, out: np.ndarray | No
     """``fn(x, axis=axis, keepdims=keepdims)`` (``np.add.reduce``, ``np.maximum.reduce``...; ``axis`` an
     int or a tuple), cut along an axis that is not reduced; the result is written to ``out`` (of the
     result's shape and ``x``'s dtype) or a new array. Each output element is reduced by the same loop in
-    the same order as on one thread: a part keeps every axis at least two long (numpy drops length-1
-    axes, which could move the reduced axis into the inner loop and change its summation), and nothing
-    casts (numpy's buffered casting loops cut at buffer boundaries that a split would move)."""
+    the same order as on one thread: ``x`` is C-contiguous (numpy orders and merges a strided array's
+    axes by their strides, and a part of a view can merge differently), a part keeps every axis at least
+    two long (numpy drops length-1 axes, which could move the reduced axis into the inner loop and
+    change its summation), and nothing casts (numpy's buffered casting loops cut at buffer boundaries
+    that a split would move). Anything else runs on one thread."""
     axes = tuple(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
     split = None
-    if _can_split() and (out is None or out.dtype == x.dtype) and x.dtype.kind in "fc":
+    if _can_split() and (out is None or out.dtype == x.dtype) and x.dtype.kind in "fc" and x.flags.c_contiguous:
         split = split_axis(x.shape, x.size, grain, avoid=axes)
     if split is None:
         if out is None:

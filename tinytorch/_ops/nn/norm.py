@@ -86,7 +86,7 @@ def _rows_split(x: np.ndarray, k: int) -> bool:
     across threads: a large float32/float64 array with leading dims. Each row's statistics are the
     same reductions in the same order either way."""
     return (x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4 and x.dtype.kind == "f"
-            and x.dtype.itemsize >= 4 and parallel.get_num_threads() > 1)
+            and x.dtype.itemsize >= 4 and x.flags.c_contiguous and parallel.get_num_threads() > 1)
 
 
 def _row_grain(x: np.ndarray) -> int:
