@@ -64,13 +64,8 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
-def set_num_threads(n: int) -> None:
-    """Accepted for compatibility; numpy's BLAS picks its own thread count."""
-
-
-def get_num_threads() -> int:
-    import os
-    return os.cpu_count() or 1
+from ._ops._kernels.parallel import (get_num_interop_threads, get_num_threads,  # noqa: E402,F401
+                                     set_num_interop_threads, set_num_threads)
 
 from . import func  # noqa: F401,E402
 vmap = func.vmap

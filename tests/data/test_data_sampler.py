@@ -75,6 +75,65 @@ def test_random_sampler_with_replacement():
     assert len(got) == 200 and set(got) == {0, 1, 2}
 
 
+@pytest.mark.bitexact
+@pytest.mark.parametrize("num_samples", [1, 31, 32, 33, 75, 200])
+def test_random_sampler_with_replacement_is_pytorchs_stream(torch, num_samples):
+    # randint(high=n) in chunks of 32, the last one num_samples % 32 long (empty included)
+    got = list(RandomSampler(range(7), replacement=True, num_samples=num_samples,
+                             generator=tinytorch.Generator().manual_seed(11)))
+    expected = list(torch.utils.data.RandomSampler(range(7), replacement=True,
+                                                   num_samples=num_samples,
+                                                   generator=torch.Generator().manual_seed(11)))
+    assert got == expected
+
+
+@pytest.mark.bitexact
+def test_infinite_sampler_draws_lazily_as_pytorch_does(torch):
+    # the "infinite loader" idiom: num_samples far beyond anything consumed. The first draws are
+    # PyTorch's, the generator has advanced by exactly the chunks used (so nothing was drawn ahead),
+    # and the memory held does not grow with num_samples.
+    import itertools
+    import tracemalloc
+
+    n, taken, huge = 1000, 100, 10**12
+    g, tg = tinytorch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    tracemalloc.start()
+    try:
+        it = iter(RandomSampler(range(n), replacement=True, num_samples=huge, generator=g))
+        got = list(itertools.islice(it, taken))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    t_it = iter(torch.utils.data.RandomSampler(range(n), replacement=True, num_samples=huge,
+                                               generator=tg))
+    assert got == list(itertools.islice(t_it, taken))
+    assert peak < 1 << 20
+    # 100 draws used 4 chunks of 32 in both: the next value of each generator agrees
+    assert (tinytorch.randint(0, 1000, (8,), generator=g).tolist()
+            == torch.randint(0, 1000, (8,), generator=tg).tolist())
+    # the default generator too (seed drawn at the start of the pass)
+    tinytorch.manual_seed(5)
+    torch.manual_seed(5)
+    got = list(itertools.islice(iter(RandomSampler(range(n), replacement=True, num_samples=huge)), 70))
+    expected = list(itertools.islice(
+        iter(torch.utils.data.RandomSampler(range(n), replacement=True, num_samples=huge)), 70))
+    assert got == expected
+    assert len(RandomSampler(range(n), replacement=True, num_samples=huge)) == huge
+
+
+def test_infinite_sampler_through_a_dataloader_stays_lazy():
+    # DataLoader(sampler=...) wraps it in a BatchSampler: only the batches taken are drawn
+    import itertools
+
+    ds = tinytorch.data.TensorDataset(tinytorch.arange(50))
+    sampler = RandomSampler(ds, replacement=True, num_samples=10**15,
+                            generator=tinytorch.Generator().manual_seed(0))
+    loader = tinytorch.data.DataLoader(ds, batch_size=16, sampler=sampler)
+    batches = list(itertools.islice(iter(loader), 3))
+    assert [tuple(b[0].shape) for b in batches] == [(16,)] * 3
+    assert len(loader) == (10**15 + 15) // 16
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [dict(replacement=1), dict(num_samples=0), dict(num_samples=-3), dict(num_samples=2.5)],

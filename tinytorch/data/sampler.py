@@ -80,9 +80,13 @@ class RandomSampler(Sampler):
         if generator is None:
             generator = Generator().manual_seed(_draw_seed(None))
         if self.replacement:
-            # randint(high=n) in chunks of 32, drawn as late as PyTorch draws them
-            for size in [32] * (self.num_samples // 32) + [self.num_samples % 32]:
-                yield from draws.int_from_to(_engine(generator), size, np.dtype(np.int64), 0, n).tolist()
+            # randint(high=n) in chunks of 32, each drawn when the previous one is used up, as
+            # PyTorch draws them: work and memory follow what is consumed, never num_samples (the
+            # "infinite loader" idiom asks for 10**10 and more)
+            int64 = np.dtype(np.int64)
+            for _ in range(self.num_samples // 32):
+                yield from draws.int_from_to(_engine(generator), 32, int64, 0, n).tolist()
+            yield from draws.int_from_to(_engine(generator), self.num_samples % 32, int64, 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _randperm(n, generator)

@@ -8,6 +8,7 @@ from ..._dtype import FROM_NP, LOWP_NP
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node
 from ...tensor import Tensor, _make
+from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
 from .._kernels.blas_outer import blas_outer
 from .._core.registry import op
@@ -143,7 +144,7 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
         # layout decides the order in which a later random fill, e.g. dropout's, draws)
         return np.multiply(a, b, order="C")
-    return np.matmul(a, b)
+    return _gemm(a, b)  # np.matmul (through the thread accounting)
 
 
 # -- vmap: the batch dim goes where numpy's broadcasting keeps it ----------------------------------

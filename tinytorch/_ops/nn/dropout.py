@@ -15,6 +15,7 @@ from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.batching import unsupported
 from .._core.registry import op
+from .._kernels import parallel
 from .activation import functional_spelling
 from ..reduce.softmax import softmax
 
@@ -45,9 +46,19 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
         order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
         if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
             keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
-        keep_scaled = keep.reshape(x.shape).astype(x.dtype)
-        keep_scaled /= x.dtype.type(1 - p)
+        if keep.size >= parallel.SPLIT_FROM:
+            keep_scaled = parallel.elementwise(_scaled, np.empty(x.shape, x.dtype), keep.reshape(x.shape),
+                                               scale=x.dtype.type(1 - p))
+        else:
+            keep_scaled = keep.reshape(x.shape).astype(x.dtype)
+            keep_scaled /= x.dtype.type(1 - p)
     return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
+
+
+def _scaled(keep: np.ndarray, out: np.ndarray, scale) -> None:
+    """keep.astype(out.dtype) / scale, into ``out`` (one part of a split)."""
+    np.copyto(out, keep, casting="unsafe")
+    np.divide(out, scale, out=out)
 
 
 def _batch_dropout(op, input, p=0.5, training=True, inplace=False, train=None):

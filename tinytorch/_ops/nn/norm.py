@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -80,6 +81,18 @@ def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes
     return inner
 
 
+def _rows_split(x: np.ndarray, k: int) -> bool:
+    """Whether a normalisation over the last ``k`` dims of ``x`` is cut into runs of rows (along dim 0)
+    across threads: a large float32/float64 array with leading dims. Each row's statistics are the
+    same reductions in the same order either way."""
+    return (x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4 and x.dtype.kind == "f"
+            and x.dtype.itemsize >= 4 and x.flags.c_contiguous and parallel.get_num_threads() > 1)
+
+
+def _row_grain(x: np.ndarray) -> int:
+    return max(2, parallel.GRAIN * x.shape[0] // x.size)
+
+
 def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
     if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                            or (bias is not None and bias._requires_grad)):
@@ -106,7 +119,16 @@ class NativeLayerNormBackward0(Node):
             # the same operations as ``_standardize``)
             gd, xhat, invstd = g._data, self.xhat, self.invstd
             gx = gw = gb = None
-            if need_x:
+            if need_x and _rows_split(gd, len(axes)) and gd.shape == xhat.shape:
+                gxd = np.empty(gd.shape, gd.dtype)
+                wd = None if w is None else w._data
+
+                def rows(a, b):
+                    gxd[a:b] = _grad_input_np(gd[a:b] if wd is None else gd[a:b] * wd, xhat[a:b], invstd[a:b], axes)
+
+                parallel.parallel_for(gd.shape[0], rows, grain=_row_grain(gd))
+                gx = _make(gxd)
+            elif need_x:
                 gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
             # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
             if need_w:
@@ -138,6 +160,24 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
+    if _rows_split(x, k):  # large: runs of rows across threads, each as the whole-array steps below
+        out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+        invstd = np.empty(x.shape[:x.ndim - k] + (1,) * k, x.dtype)
+        wd = None if weight is None else weight._data
+        bd = None if bias is None else bias._data
+
+        def rows(a, b):
+            _, _, xc, inv = _np_stats(x[a:b], axes, eps)
+            invstd[a:b] = inv
+            xh = np.multiply(xc, inv, out=xhat[a:b])
+            o = xh if wd is None else xh * wd
+            if bd is not None:
+                o = o + bd if o is xh else np.add(o, bd, out=o)
+            out[a:b] = o
+
+        parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
+        return _record(NativeLayerNormBackward0, input, weight, bias, out, axes=axes,
+                       lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
     _, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:

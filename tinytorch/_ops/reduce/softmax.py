@@ -13,6 +13,7 @@ from .._core.batching import logical_dims, unsupported
 from .._core.registry import op
 from .._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
 from .reduce import _ReduceNode, _grad_back, _keepdim
+from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from ..._quiet_fp import loud, quiet
 
@@ -140,6 +141,13 @@ _functional_softmax.__name__ = "softmax"
 _functional_log_softmax.__name__ = "log_softmax"
 
 
+def _softmax_array(x: np.ndarray, d: int) -> np.ndarray:
+    if not x.ndim:
+        return np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
+    return e / e.sum(axis=d, keepdims=True)
+
+
 @op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
@@ -148,8 +156,11 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
-        out = lowp_round(as_array(e / e.sum(axis=d, keepdims=True)), storage)
+        out = None
+        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
+            out = parallel.slices(lambda v: _softmax_array(v, d), x, (d,), x.dtype)
+        if out is None:
+            out = lowp_round(as_array(_softmax_array(x, d)), storage)
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
@@ -169,7 +180,11 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+        out = None
+        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
+            out = parallel.slices(lambda v: v - _stable_lse(v, (d,)), x, (d,), x.dtype)
+        if out is None:
+            out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
