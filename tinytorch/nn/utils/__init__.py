@@ -20,4 +20,4 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 __all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
             "skip_init", "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
             "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm", "parametrizations",
-            "parametrize", "prune", "rnn", "stateless"]
+            "parametrize", "rnn", "stateless"]  # prune is a submodule, outside __all__ as in PyTorch
