@@ -118,4 +118,3 @@ from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
 
-from . import _vision_ops  # noqa: E402,F401  (torchvision's operators, registered when its extension "loads")
