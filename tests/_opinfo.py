@@ -19,7 +19,8 @@ import numpy as np
 import tinytorch as tt
 
 DTYPES = ("float32", "float64", "int64", "bool", "complex64")
-_MISSING_NAME = re.compile(r"^(module 'tinytorch[\w.]*'|'Tensor' object|type object 'Tensor') has no attribute")
+_MISSING_NAME = re.compile(r"^(module 'tinytorch[\w.]*'|'Tensor' object|type object 'Tensor'|'_OpNamespace' '\w+' object) "
+                           r"has no attribute")
 FLOAT = ("float32", "float64")
 COMPLEX = ("complex64",)
 

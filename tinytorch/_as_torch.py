@@ -26,6 +26,7 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
+import types
 
 ENV_VAR = "TINYTORCH_AS_TORCH"
 _PACKAGE = __name__.rpartition(".")[0]  # "tinytorch"
@@ -64,9 +65,14 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:  # tinytorch has no such submodule: torch.X does not exist either
+            if exc.name != name:
+                raise
+            # a module tinytorch makes on first access (``onnx.symbolic_opset11``) or keeps as an attribute
+            # (``ops``); otherwise torch.X does not exist either
+            parent, _, last = name.rpartition(".")
+            module = getattr(sys.modules.get(parent), last, None) if parent in sys.modules else None
+            if not isinstance(module, types.ModuleType):
                 return None
-            raise
         sys.modules[fullname] = module
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                               is_package=hasattr(module, "__path__"))

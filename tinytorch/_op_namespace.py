@@ -18,8 +18,8 @@ registered, and never run: tinytorch has no meta tensors.
 library built against PyTorch's C++ (libtorch) cannot load into tinytorch and raises OSError, which
 torchvision's loader tolerates. The one exception is torchvision's own extensions (``_C``,
 ``_C_stable``, ``image``, ``image_stable`` inside a ``torchvision`` folder): tinytorch has those
-operators in Python (``tinytorch/_vision_ops.py``, which names them with ``provide_library``), and
-"loading" such a library registers them."""
+operators in Python (``tinytorch/_vision_ops.py``, named in ``_PROVIDERS``), and "loading" such a
+library registers them."""
 from __future__ import annotations
 
 import os
@@ -503,20 +503,21 @@ class _Ops(types.ModuleType):
         return packet
 
 
-_PROVIDERS: dict = {}  # (package folder, library stem) -> the function registering tinytorch's operators
-
-
-def provide_library(package: str, stems, register) -> None:
-    """Where a module implementing an extension's operators in Python (``_vision_ops``) says so: loading a
-    library ``<package>/<stem>.*`` calls ``register`` instead of loading the file."""
-    for stem in stems:
-        _PROVIDERS[package, stem] = register
+# (package folder, library stem) -> (module, function) registering tinytorch's Python operators for that
+# extension; the module is imported when such a library is loaded, not with tinytorch
+_PROVIDERS = {("torchvision", stem): (f"{__package__}._vision_ops", "register_vision_ops")
+              for stem in ("_C", "_C_stable")}
+_PROVIDERS.update({("torchvision", stem): (f"{__package__}._vision_ops", "register_image_ops")
+                   for stem in ("image", "image_stable")})
 
 
 def _provided_library(path: str):
     """The registration function of an extension tinytorch implements in Python, for ``path``; else None."""
+    import importlib
+
     folder, base = os.path.split(os.path.abspath(path))
-    return _PROVIDERS.get((os.path.basename(folder), base.split(".", 1)[0]))
+    found = _PROVIDERS.get((os.path.basename(folder), base.split(".", 1)[0]))
+    return None if found is None else getattr(importlib.import_module(found[0]), found[1])
 
 
 ops = _Ops()

@@ -20,7 +20,6 @@ import math
 
 import numpy as np
 
-from ._op_namespace import provide_library
 from .library import Library
 from .tensor import _make
 
@@ -782,7 +781,3 @@ def register_image_ops() -> None:
         lib.impl(name, kernel, "CPU")
     _registered["lib_image"] = lib
     _registered["image"] = True
-
-
-provide_library("torchvision", ("_C", "_C_stable"), register_vision_ops)
-provide_library("torchvision", ("image", "image_stable"), register_image_ops)

@@ -20,8 +20,10 @@ __all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "register_custom_
            "unregister_custom_op_symbolic", "TensorProtoDataType"]
 
 import enum
+import sys
 
 from ._errors import OnnxExporterError
+from ._symbolic_opset import OPSET_MODULE, OpsetModule
 
 # symbolic functions registered for custom operators (torchvision registers nms/roi_align's): kept, as
 # PyTorch's TorchScript exporter keeps them, but tinytorch's exporter records ops itself and never calls them
@@ -37,6 +39,15 @@ def register_custom_op_symbolic(symbolic_name: str, symbolic_fn, opset_version: 
 
 def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> None:
     _custom_op_symbolics.pop((symbolic_name, opset_version), None)
+
+
+def __getattr__(name):
+    # symbolic_opset7 ... symbolic_opset20: made on first access (see _symbolic_opset.py)
+    if OPSET_MODULE.match(name):
+        module = sys.modules.setdefault(f"{__name__}.{name}", OpsetModule(f"{__name__}.{name}"))
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TensorProtoDataType(enum.IntEnum):
