@@ -17,6 +17,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.util import edge
 
@@ -96,6 +97,13 @@ def _maybe(flag: bool, fn):
 
 
 # -- layer_norm -----------------------------------------------------------------------------------
+_EMPTY = {t: np.empty(0, t) for t in _EXACT_MEAN}  # a compiled kernel's "None"
+
+
+def _same_dtype(dt, *params) -> bool:
+    return all(t is None or t._data.dtype == dt for t in params)
+
+
 class NativeLayerNormBackward0(Node):
     def backward(self, g):
         x, w = self.saved_tensors
@@ -106,6 +114,22 @@ class NativeLayerNormBackward0(Node):
             # the same operations as ``_standardize``)
             gd, xhat, invstd = g._data, self.xhat, self.invstd
             gx = gw = gb = None
+            if (len(axes) == 1 and lead and gd.shape == xhat.shape and gd.shape[-1] > 1 and gd.dtype == xhat.dtype
+                    and gd.dtype == invstd.dtype and gd.strides[-1] == gd.itemsize
+                    and (w is None or w._data.dtype == gd.dtype)):
+                fast = _compiled.family("layer_norm")
+                if fast is not None:  # the formulas below, fused (the same floats)
+                    c, whole = gd.shape[-1], gd.flags.c_contiguous
+                    # rows of another order (a permuted gradient): the per-row input gradient still, but
+                    # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
+                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
+                                               invstd.reshape(-1), _EMPTY[gd.dtype] if w is None else w._data.reshape(-1),
+                                               need_x, need_w and whole, need_b and whole)
+                    gx = _make(gx.reshape(gd.shape)) if need_x else None
+                    if whole:
+                        return gx, _make(gw) if need_w else None, _make(gb) if need_b else None
+                    need_x = False
+                    gw = gb = None
             if need_x:
                 gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
             # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
@@ -138,6 +162,15 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
+    if k == 1 and x.size and x.dtype in _EXACT_MEAN and x.flags.c_contiguous and _same_dtype(x.dtype, weight, bias):
+        fast = _compiled.family("layer_norm")
+        if fast is not None:  # the steps below, fused (the same floats)
+            c, none = x.shape[-1], _EMPTY[x.dtype]
+            out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
+                                             none if bias is None else bias._data.reshape(-1), float(eps))
+            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), axes=axes,
+                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape),
+                           invstd=invstd.reshape(x.shape[:-1] + (1,)))
     _, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:
