@@ -151,10 +151,9 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
         if fast is not None and _state_arrays_ok(running_mean, running_var):
             # the steps below, fused into one loop (the same floats)
             none = _EMPTY[dt]
-            out, xc, invstd = fast.train_forward(
-                x, none if weight is None else weight._data.reshape(-1), none if bias is None else bias._data.reshape(-1),
-                none if running_mean is None else running_mean._data, none if running_var is None else running_var._data,
-                float(momentum), float(eps))
+            w, b = (none if t is None else t._data.reshape(-1) for t in (weight, bias))
+            rm, rv = (none if t is None else t._data for t in (running_mean, running_var))
+            out, xc, invstd = fast.train_forward(x, w, b, rm, rv, float(momentum), float(eps))
             return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
                            use_batch_stats=True, xc=xc, invstd=invstd)
     mean = np.add.reduce(x, axis=axes, keepdims=True)

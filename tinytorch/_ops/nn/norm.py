@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..._dtype import FLOATING_NP, FROM_NP
+from ..._numpy_compat import NUMPY2
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -100,6 +101,13 @@ def _maybe(flag: bool, fn):
 _EMPTY = {t: np.empty(0, t) for t in _EXACT_MEAN}  # a compiled kernel's "None"
 
 
+def _short_rows(c: int) -> bool:
+    """Whether numpy sums a contiguous row of ``c`` elements in one pairwise sum (the compiled kernels'
+    order): numpy 1.x sums a row longer than its buffer (8192 elements) in buffer-sized pieces, one after
+    another; numpy 2 in one."""
+    return c <= 8192 and (NUMPY2 or c <= np.getbufsize())
+
+
 def _same_dtype(dt, *params) -> bool:
     return all(t is None or t._data.dtype == dt for t in params)
 
@@ -114,7 +122,8 @@ class NativeLayerNormBackward0(Node):
             # the same operations as ``_standardize``)
             gd, xhat, invstd = g._data, self.xhat, self.invstd
             gx = gw = gb = None
-            if (len(axes) == 1 and lead and gd.shape == xhat.shape and gd.shape[-1] > 1 and gd.dtype == xhat.dtype
+            if (len(axes) == 1 and lead and gd.shape == xhat.shape and 1 < gd.shape[-1] and _short_rows(gd.shape[-1])
+                    and gd.dtype == xhat.dtype
                     and gd.dtype == invstd.dtype and gd.strides[-1] == gd.itemsize
                     and (w is None or w._data.dtype == gd.dtype)):
                 fast = _compiled.family("layer_norm")
@@ -122,9 +131,9 @@ class NativeLayerNormBackward0(Node):
                     c, whole = gd.shape[-1], gd.flags.c_contiguous
                     # rows of another order (a permuted gradient): the per-row input gradient still, but
                     # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
+                    wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
                     gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
-                                               invstd.reshape(-1), _EMPTY[gd.dtype] if w is None else w._data.reshape(-1),
-                                               need_x, need_w and whole, need_b and whole)
+                                               invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
                     gx = _make(gx.reshape(gd.shape)) if need_x else None
                     if whole:
                         return gx, _make(gw) if need_w else None, _make(gb) if need_b else None
@@ -162,7 +171,8 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
-    if k == 1 and x.size and x.dtype in _EXACT_MEAN and x.flags.c_contiguous and _same_dtype(x.dtype, weight, bias):
+    if (k == 1 and x.size and x.dtype in _EXACT_MEAN and x.flags.c_contiguous and _short_rows(x.shape[-1])
+            and _same_dtype(x.dtype, weight, bias)):
         fast = _compiled.family("layer_norm")
         if fast is not None:  # the steps below, fused (the same floats)
             c, none = x.shape[-1], _EMPTY[x.dtype]

@@ -24,7 +24,7 @@ import sys
 import time
 import warnings
 
-__all__ = ["available", "disabled", "family", "report", "set_enabled"]
+__all__ = ["available", "describe", "disabled", "family", "report", "set_enabled"]
 
 _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
@@ -114,3 +114,23 @@ def disabled():
 def report() -> dict:
     """{family: seconds of its first load, or None where it failed to load} for the families used so far."""
     return {name: (_seconds[name] if _families.get(name) is not None else None) for name in _seconds}
+
+
+def describe() -> str:
+    """A few words on the compiled kernels of this process, without importing numba: "numba 0.68.1",
+    "numba 0.68.1 (failed to load: numpy path)", "off (TINYTORCH_NO_NUMBA)" or "none (numba not installed)"."""
+    if _OFF:
+        return "off (TINYTORCH_NO_NUMBA)" if os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0") else "off"
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        found = f"numba {version('numba')}"
+    except PackageNotFoundError:
+        return "none (numba not installed)"
+    except Exception:  # noqa: BLE001  (no metadata: say what an import would say)
+        found = "numba" if importlib.util.find_spec("numba") else None
+        if found is None:
+            return "none (numba not installed)"
+    if any(m is None for m in _families.values()):
+        return f"{found} (failed to load: numpy path)"
+    return found

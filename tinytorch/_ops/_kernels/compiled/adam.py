@@ -13,8 +13,8 @@ from ._common import fma, jit, like, readonly
 
 def _sig(t):
     v = t[::1]
-    return types.void(v, readonly(t, 1), v, v, v, float64, float64, float64, boolean, float64, float64, float64, float64, float64,
-                      boolean, boolean, boolean)
+    f = float64
+    return types.void(v, readonly(t, 1), v, v, v, f, f, f, boolean, f, f, f, f, f, boolean, boolean, boolean)
 
 
 @jit([_sig(float32), _sig(float64)])
