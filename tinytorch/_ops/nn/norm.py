@@ -14,10 +14,12 @@ import numpy as np
 
 from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP
+from ..._numpy_compat import NUMPY2
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.util import edge
 
@@ -109,6 +111,20 @@ def _maybe(flag: bool, fn):
 
 
 # -- layer_norm -----------------------------------------------------------------------------------
+_EMPTY = {t: np.empty(0, t) for t in _EXACT_MEAN}  # a compiled kernel's "None"
+
+
+def _short_rows(c: int) -> bool:
+    """Whether numpy sums a contiguous row of ``c`` elements in one pairwise sum (the compiled kernels'
+    order): numpy 1.x sums a row longer than its buffer (8192 elements) in buffer-sized pieces, one after
+    another; numpy 2 in one."""
+    return c <= 8192 and (NUMPY2 or c <= np.getbufsize())
+
+
+def _same_dtype(dt, *params) -> bool:
+    return all(t is None or t._data.dtype == dt for t in params)
+
+
 class NativeLayerNormBackward0(Node):
     def backward(self, g):
         x, w = self.saved_tensors
@@ -119,6 +135,23 @@ class NativeLayerNormBackward0(Node):
             # the same operations as ``_standardize``)
             gd, xhat, invstd = g._data, self.xhat, self.invstd
             gx = gw = gb = None
+            if (len(axes) == 1 and lead and gd.shape == xhat.shape and 1 < gd.shape[-1] and _short_rows(gd.shape[-1])
+                    and gd.dtype == xhat.dtype
+                    and gd.dtype == invstd.dtype and gd.strides[-1] == gd.itemsize
+                    and (w is None or w._data.dtype == gd.dtype)):
+                fast = _compiled.family("layer_norm")
+                if fast is not None:  # the formulas below, fused (the same floats)
+                    c, whole = gd.shape[-1], gd.flags.c_contiguous
+                    # rows of another order (a permuted gradient): the per-row input gradient still, but
+                    # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
+                    wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
+                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
+                                               invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
+                    gx = _make(gx.reshape(gd.shape)) if need_x else None
+                    if whole:
+                        return gx, _make(gw) if need_w else None, _make(gb) if need_b else None
+                    need_x = False
+                    gw = gb = None
             if need_x and _rows_split(gd, len(axes)) and gd.shape == xhat.shape:
                 gxd = np.empty(gd.shape, gd.dtype)
                 wd = None if w is None else w._data
@@ -160,6 +193,16 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
+    if (k == 1 and x.size and x.dtype in _EXACT_MEAN and x.flags.c_contiguous and _short_rows(x.shape[-1])
+            and _same_dtype(x.dtype, weight, bias)):
+        fast = _compiled.family("layer_norm")
+        if fast is not None:  # the steps below, fused (the same floats)
+            c, none = x.shape[-1], _EMPTY[x.dtype]
+            out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
+                                             none if bias is None else bias._data.reshape(-1), float(eps))
+            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), axes=axes,
+                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape),
+                           invstd=invstd.reshape(x.shape[:-1] + (1,)))
     if _rows_split(x, k):  # large: runs of rows across threads, each as the whole-array steps below
         out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
         invstd = np.empty(x.shape[:x.ndim - k] + (1,) * k, x.dtype)
