@@ -948,14 +948,16 @@ class SparseSampledAddmmBackward0(Node):
         rows, cols = csr_rows(s._crow._data), s._col._data
         gv = grad_values_at(g, np.stack([rows, cols]), s._sz, (), _dtype.to_np(g.dtype))
         gs = ga = gb = None
-        if s._requires_grad:
-            gs = make_csr(_plain(s._crow._data), _plain(cols), _plain(gv * self.beta), s._sz)
+        # complex: the conjugate of each factor (PyTorch's convention for the gradient of a complex function)
+        alpha, beta = np.conj(self.alpha), np.conj(self.beta)
+        if s._requires_grad:  # the output's gradient in its own layout, scaled (PyTorch's)
+            gs = g * beta
         dense = np.zeros(s._sz, dtype=gv.dtype)
-        np.add.at(dense, (rows, cols), gv * self.alpha)
+        np.add.at(dense, (rows, cols), gv * alpha)
         if a._requires_grad:
-            ga = _make(dense @ b._data.T)
+            ga = _make(np.asarray(dense @ b._data.conj().T, dtype=a._data.dtype))
         if b._requires_grad:
-            gb = _make(a._data.T @ dense)
+            gb = _make(np.asarray(a._data.conj().T @ dense, dtype=b._data.dtype))
         return gs, ga, gb
 
 
