@@ -123,12 +123,13 @@ def test_errors(call):
 
 
 @pytest.mark.bitexact
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_bilinear_2d_is_pytorchs_kernel_bit_for_bit(dtype, padding_mode, align_corners):
-    """Bilinear 2-d sampling at training scale (an affine grid over a batch of images): the output and both
-    gradients are the floats of PyTorch's CPU kernel (its FMA builds), bit for bit."""
+def test_2d_kernel_is_pytorchs_bit_for_bit(mode, dtype, padding_mode, align_corners):
+    """Bilinear and nearest 2-d sampling at training scale (an affine grid over a batch of images): the output
+    and both gradients are the floats of PyTorch's CPU kernel (its FMA builds), bit for bit."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((4, 3, 28, 28)).astype(dtype)
     theta = (rng.standard_normal((4, 2, 3)) * 0.3 + np.eye(2, 3) * 1.1).astype(dtype)
@@ -137,10 +138,10 @@ def test_bilinear_2d_is_pytorchs_kernel_bit_for_bit(dtype, padding_mode, align_c
     tg = tt.nn.functional.affine_grid(tt.tensor(theta), (4, 3, 24, 26), align_corners=align_corners).numpy()
     np.testing.assert_array_equal(tg, grid)  # the identity's points sit where PyTorch's do
     xa, ga = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
-    a = F.grid_sample(xa, ga, padding_mode=padding_mode, align_corners=align_corners)
+    a = F.grid_sample(xa, ga, mode, padding_mode=padding_mode, align_corners=align_corners)
     a.backward(torch.tensor(cot))
     xb, gb = tt.tensor(x, requires_grad=True), tt.tensor(grid, requires_grad=True)
-    b = tt.nn.functional.grid_sample(xb, gb, padding_mode=padding_mode, align_corners=align_corners)
+    b = tt.nn.functional.grid_sample(xb, gb, mode, padding_mode=padding_mode, align_corners=align_corners)
     b.backward(tt.tensor(cot))
     assert type(b.grad_fn).__name__ == type(a.grad_fn).__name__ == "GridSampler2DBackward0"
     np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())

@@ -1,4 +1,4 @@
-"""Bilinear 2-d grid sampling, forward and backward, with PyTorch's CPU floats (``GridSamplerKernel.cpp``'s
+"""Bilinear (and nearest) 2-d grid sampling, forward and backward, with PyTorch's CPU floats (``GridSamplerKernel.cpp``'s
 vectorized ``ApplyGridSample<.., 2, Bilinear, ..>`` as PyTorch's FMA builds compile it: the compiler fuses
 each ``a * b + c`` of that code into one rounding): every step rounded in the tensors' dtype as that kernel
 rounds it (the unnormalization ``fma(g + 1, s, -0.5)``, the corner weights ``s * e`` ..., the interpolation
@@ -185,3 +185,70 @@ def backward(gout: np.ndarray, inp: np.ndarray, grid: np.ndarray, padding: int, 
             gy = _fma(iy, gk, gy).astype(dt, copy=False)
         g_grid = np.stack([gx * gx_mult, gy * gy_mult], axis=-1).reshape(grid.shape)
     return g_inp, g_grid
+
+
+# -- the order the kernel visits the output points: blocks of one vector --------------------------------
+def _blocks(grid: np.ndarray):
+    """(block, lane) of each output point (flattened H*W order) as the kernel's grid iterator forms them: the
+    flattened points in vectors when the grid's (H, W, 2) (or its (H, W) planes) are contiguous, else each row
+    in vectors of its own."""
+    n_, ho, wo = grid.shape[:3]
+    lanes = _LANES.get(grid.dtype, 8)
+    st = np.array(grid.strides[1:]) // grid.itemsize
+    contiguous = (st[2] == 1 and st[1] == 2 and st[0] == 2 * wo) or ho * wo <= 1
+    planes = (st[1] == 1 or wo == 1) and (st[0] == wo or ho == 1)
+    p = np.arange(ho * wo)
+    if contiguous or planes:
+        return p // lanes, p % lanes
+    h, w = p // wo, p % wo
+    per_row = -(-wo // lanes)
+    return h * per_row + w // lanes, w % lanes
+
+
+def _scatter(g_inp: np.ndarray, grid: np.ndarray, parts: list) -> None:
+    """Add the contributions ``parts`` [(values (N, C, P), positions (N, P), masks (N, P)), ...] into ``g_inp``
+    (N, C, H*W) in the kernel's order: block by block, within a block part by part, lane by lane."""
+    n_, c, hw = g_inp.shape
+    block, lane = _blocks(grid)
+    npts = block.shape[0]
+    lanes = int(lane.max()) + 1 if npts else 1
+    key = np.concatenate([(block * len(parts) + i) * lanes + lane for i in range(len(parts))])
+    order = np.argsort(key, kind="stable")
+    vals = np.concatenate([v for v, _, _ in parts], axis=-1)[..., order]            # (N, C, K)
+    pos = np.concatenate([p for _, p, _ in parts], axis=-1)[:, order]               # (N, K)
+    ok = np.concatenate([m for _, _, m in parts], axis=-1)[:, order]                # (N, K)
+    base = (np.arange(n_)[:, None] * c + np.arange(c)[None, :]) * hw
+    index = base[:, :, None] + pos[:, None, :]
+    sel = np.broadcast_to(ok[:, None, :], index.shape)
+    np.add.at(g_inp.reshape(-1), index[sel], vals[sel])
+
+
+# -- nearest ------------------------------------------------------------------------------------------------
+def _nearest(inp_shape, grid, padding, align_corners):
+    n_, c, h, w = inp_shape
+    g = grid.reshape(n_, -1, 2)
+    x = np.rint(_Location(w, padding, align_corners, grid.dtype).apply(g[..., 0]))
+    y = np.rint(_Location(h, padding, align_corners, grid.dtype).apply(g[..., 1]))
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(x) & np.isfinite(y)
+        ix = np.where(finite, x, -1).astype(np.int64)
+        iy = np.where(finite, y, -1).astype(np.int64)
+    mask = (ix > -1) & (ix < w) & (iy > -1) & (iy < h) if padding == ZEROS else finite
+    return iy * w + ix, mask
+
+
+def nearest_forward(inp: np.ndarray, grid: np.ndarray, padding: int, align_corners: bool) -> np.ndarray:
+    n_, c, h, w = inp.shape
+    pos, mask = _nearest(inp.shape, grid, padding, align_corners)
+    return _gather(inp.reshape(n_, c, h * w), pos, mask).reshape(n_, c, *grid.shape[1:3])
+
+
+def nearest_backward(gout, inp, grid, padding, align_corners, need_input, need_grid):
+    n_, c, h, w = inp.shape
+    g_inp = None
+    if need_input:
+        pos, mask = _nearest(inp.shape, grid, padding, align_corners)
+        g_inp = np.zeros((n_, c, h * w), dtype=inp.dtype)
+        _scatter(g_inp, grid, [(gout.reshape(n_, c, -1), pos, mask)])
+        g_inp = g_inp.reshape(inp.shape)
+    return g_inp, (np.zeros_like(grid) if need_grid else None)

@@ -185,32 +185,40 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                            f"sizes {list(grid.shape)}")
     if mode == "bicubic" and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if nd == 2 and mode == "bilinear" and input._data.dtype in (np.float32, np.float64):
-        return _bilinear_2d(input, grid, _PADDINGS.index(padding_mode), bool(align_corners))
+    if nd == 2 and mode != "bicubic" and input._data.dtype in (np.float32, np.float64):
+        return _sample_2d(input, grid, mode, _PADDINGS.index(padding_mode), bool(align_corners))
     return _composite(input, grid, mode, padding_mode, align_corners)
 
 
+# the 2-d kernels (``_kernels/grid_sample_2d.py``): PyTorch's floats, bit for bit
+_KERNELS_2D = {"bilinear": (_gs2d.forward, _gs2d.backward), "nearest": (_gs2d.nearest_forward, _gs2d.nearest_backward)}
+
+
 class GridSampler2DBackward0(Node):
-    """Bilinear 2-d grid_sample: PyTorch's kernel's gradients (``_kernels/grid_sample_2d.py``); under
-    create_graph the composite's graph, which is twice differentiable."""
+    """2-d grid_sample (bilinear, nearest): PyTorch's kernel's gradients; under create_graph the composite's
+    graph, which is twice differentiable."""
 
     def backward(self, g):
         inp, grid = self.saved_tensors
         if _State.enabled:
-            out = _composite(inp, grid, "bilinear", _PADDINGS[self.padding], self.align_corners)
+            out = _composite(inp, grid, self.mode, _PADDINGS[self.padding], self.align_corners)
             wanted = [t for t, need in zip((inp, grid), self.need) if need]
             got = iter(autograd_grad(out, wanted, g, create_graph=True, allow_unused=True))
-            return tuple(next(got) if need else None for need in self.need)
-        gi, gg = _gs2d.backward(g._data, inp._data, grid._data, self.padding, self.align_corners, *self.need)
+            res = tuple(next(got) if need else None for need in self.need)
+            if self.need[1] and res[1] is None:  # nearest: PyTorch's grid gradient is zeros
+                res = (res[0], grid.detach() * 0)
+            return res
+        gi, gg = _KERNELS_2D[self.mode][1](g._data, inp._data, grid._data, self.padding, self.align_corners,
+                                           *self.need)
         return (None if gi is None else _make(gi)), (None if gg is None else _make(gg))
 
 
-def _bilinear_2d(input: Tensor, grid: Tensor, padding: int, align_corners: bool) -> Tensor:
-    out = _gs2d.forward(input._data, grid._data, padding, align_corners)
+def _sample_2d(input: Tensor, grid: Tensor, mode: str, padding: int, align_corners: bool) -> Tensor:
+    out = _KERNELS_2D[mode][0](input._data, grid._data, padding, align_corners)
     node = None
     if _State.enabled and (input._requires_grad or grid._requires_grad):
         node = GridSampler2DBackward0((edge(input), edge(grid)))
-        node.padding, node.align_corners = padding, align_corners
+        node.mode, node.padding, node.align_corners = mode, padding, align_corners
         node.need = (input._requires_grad, grid._requires_grad)
         node.save_for_backward(input, grid)
     return _make(out, node)
