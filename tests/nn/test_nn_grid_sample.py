@@ -2,9 +2,14 @@
 and local_response_norm against PyTorch: values, gradients with respect to the input and the grid
 (or theta), and errors."""
 import itertools
+import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from conftest import data_root
 
 import tinytorch as tt
 
@@ -115,3 +120,65 @@ def test_errors(call):
     with pytest.raises(type(a.value)) as b:
         call(tt)
     assert str(b.value) == str(a.value).replace("torch.", "tinytorch.")
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_2d_kernel_is_pytorchs_bit_for_bit(mode, dtype, padding_mode, align_corners):
+    """Bilinear and nearest 2-d sampling at training scale (an affine grid over a batch of images): the output
+    and both gradients are the floats of PyTorch's CPU kernel (its FMA builds), bit for bit."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 3, 28, 28)).astype(dtype)
+    theta = (rng.standard_normal((4, 2, 3)) * 0.3 + np.eye(2, 3) * 1.1).astype(dtype)
+    cot = rng.standard_normal((4, 3, 24, 26)).astype(dtype)
+    grid = F.affine_grid(torch.tensor(theta), (4, 3, 24, 26), align_corners=align_corners).numpy()
+    tg = tt.nn.functional.affine_grid(tt.tensor(theta), (4, 3, 24, 26), align_corners=align_corners).numpy()
+    np.testing.assert_array_equal(tg, grid)  # the identity's points sit where PyTorch's do
+    xa, ga = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    a = F.grid_sample(xa, ga, mode, padding_mode=padding_mode, align_corners=align_corners)
+    a.backward(torch.tensor(cot))
+    xb, gb = tt.tensor(x, requires_grad=True), tt.tensor(grid, requires_grad=True)
+    b = tt.nn.functional.grid_sample(xb, gb, mode, padding_mode=padding_mode, align_corners=align_corners)
+    b.backward(tt.tensor(cot))
+    assert type(b.grad_fn).__name__ == type(a.grad_fn).__name__ == "GridSampler2DBackward0"
+    np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy())
+    np.testing.assert_array_equal(xb.grad.numpy(), xa.grad.numpy())
+    np.testing.assert_array_equal(gb.grad.numpy(), ga.grad.numpy())
+
+
+def test_bilinear_2d_double_backward():
+    x = torch.randn(1, 2, 5, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64, requires_grad=True)
+    g = (torch.rand(1, 3, 4, 2, generator=torch.Generator().manual_seed(4), dtype=torch.float64) * 2 - 1).requires_grad_()
+    xb, gb = tt.tensor(x.detach().numpy(), requires_grad=True), tt.tensor(g.detach().numpy(), requires_grad=True)
+    ga = torch.autograd.grad(F.grid_sample(x, g, align_corners=False).pow(2).sum(), [x, g], create_graph=True)
+    gt = tt.autograd.grad(tt.nn.functional.grid_sample(xb, gb, align_corners=False).pow(2).sum(), [xb, gb],
+                          create_graph=True)
+    (ga[0].sum() + ga[1].sum()).backward()
+    (gt[0].sum() + gt[1].sum()).backward()
+    np.testing.assert_allclose(xb.grad.numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gb.grad.numpy(), g.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+_FMNIST = os.path.join(data_root(), "FashionMNIST", "raw")
+
+
+@pytest.mark.skipif(not os.path.exists(_FMNIST), reason="the shared FashionMNIST is not there")
+def test_spatial_transformer_example_prints_pytorchs_losses():
+    """examples/spatial_transformer.py (PyTorch's STN tutorial, float32) on 1,280 FashionMNIST images under both
+    libraries: every logged loss within 5% of PyTorch's (in practice they agree to about 1e-4)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    runs = []
+    for extra in ([], ["--torch"]):
+        proc = subprocess.run([sys.executable, os.path.join(root, "examples", "spatial_transformer.py"), "--data-root",
+                               data_root(), "--limit", "1280", "--log-every", "4", *extra], capture_output=True,
+                              text=True, timeout=600, cwd=root, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs.append({int(s): float(v) for s, v in re.findall(r"step +(\d+): train loss ([\d.]+)", proc.stdout)})
+    ours, theirs = runs
+    assert sorted(ours) == sorted(theirs) and len(theirs) == 6
+    for step, loss in theirs.items():
+        assert abs(ours[step] - loss) <= 0.05 * loss, (step, ours, theirs)

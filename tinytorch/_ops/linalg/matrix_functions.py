@@ -20,6 +20,7 @@ from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import holomorphic_backward
 from .matmul import _CPP_NAMES
+from .._core.return_types import _named
 from .solve import _eps_times, _mH, _mT, inv, solve
 from .decompositions import svdvals
 from .norms import matrix_norm
@@ -270,6 +271,54 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
 def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     """linalg.householder_product(input, input2)."""
     return householder_product(input, input2)
+
+
+geqrf_result = _named("geqrf", ("a", "tau"))
+
+
+@op(variants="function method out")
+def geqrf(input: Tensor):
+    """LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their scales tau
+    (``householder_product(a, tau)`` is Q). No gradient (as PyTorch's)."""
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+    if a.dtype not in INEXACT_NP:
+        raise RuntimeError(f"torch.geqrf: Expected a floating point or complex tensor as input. Got "
+                           f"{legacy_name(a.dtype)}")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    out = np.empty(a.shape, dtype=a.dtype)
+    tau = np.empty(a.shape[:-2] + (k,), dtype=a.dtype)
+    for idx in np.ndindex(a.shape[:-2]):
+        if m and n:
+            h, t = np.linalg.qr(a[idx], mode="raw")  # h is the transpose of LAPACK's array (Fortran order)
+            out[idx], tau[idx] = h.T, t
+        else:
+            out[idx] = a[idx]
+    return geqrf_result(_make(out), _make(tau))
+
+
+@op(variants="function method out", autocast="fp32")
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
+    """``input3`` multiplied by the Q of geqrf's (input, input2): Q @ C (left) or C @ Q, with Q^H when
+    ``transpose``; differentiable through linalg.householder_product."""
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    m, n = a.shape[-2:]
+    if input3.dim() < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    # the full m x m Q: the reflectors' columns of input, padded (or cut) to m columns
+    if n < m:
+        zeros = _make(np.zeros(a.shape[:-2] + (m, m - n), dtype=a.dtype))
+        full = cat([input, zeros], -1)
+    else:
+        full = input[..., :, :m]
+    q = householder_product(full, input2)
+    if transpose:
+        q = _mH(q)
+    return q.matmul(input3) if left else input3.matmul(q)
 
 
 @op("linalg.tensorinv", variants="function out", autocast="fp32")

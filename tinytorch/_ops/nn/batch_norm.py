@@ -357,3 +357,22 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
                cudnn_enabled: bool) -> Tensor:
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+@op(variants="function out")
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                      running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple:
+    """(batch_norm's output, the batch mean, its 1/sqrt(var + eps)) when training (the running statistics
+    updated); in eval the two statistics are empty. The statistics carry no graph (PyTorch's)."""
+    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = np.zeros(0, dtype=input._data.dtype)
+        return out, _make(empty), _make(empty.copy())
+    x = input._data.astype(np.float64)
+    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
+    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
+    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        invstd = 1.0 / np.sqrt(var + eps)
+    dt = input._data.dtype
+    return out, _make(mean.astype(dt)), _make(invstd.astype(dt))

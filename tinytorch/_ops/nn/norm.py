@@ -309,3 +309,38 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
     return _group_norm(input, num_groups, weight, bias, eps)
+
+
+# -- ATen's native forms: the normalised output with the statistics it used -------------------------------
+@op(variants="function")
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None,
+                      eps: float) -> tuple:
+    """(layer_norm's output, the mean, the reciprocal standard deviation), the statistics shaped
+    ``input.shape[:axis] + (1,) * len(normalized_shape)`` and outside the graph (PyTorch's)."""
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    axes = tuple(range(input.dim() - len(tuple(normalized_shape)), input.dim()))
+    mean, rstd = _stats(input, axes, eps)
+    return out, mean, rstd
+
+
+def _stats(input: Tensor, axes: tuple, eps: float):
+    """The mean and 1/sqrt(var + eps) over ``axes`` (kept), without history, in the input's dtype."""
+    x = input._data.astype(np.float64)
+    shape = [1 if i in axes else s for i, s in enumerate(x.shape)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = x.mean(axis=axes, keepdims=True) if x.size else np.full(shape, np.nan)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True) if x.size else mean
+        rstd = 1.0 / np.sqrt(var + eps)
+    return _make(mean.astype(input._data.dtype)), _make(rstd.astype(input._data.dtype))
+
+
+@op(variants="function")
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int, HxW: int,
+                      group: int, eps: float) -> tuple:
+    """(group_norm's output, the mean (N, group), the reciprocal standard deviation (N, group)); all three
+    differentiable in the input (PyTorch's statistics carry its graph too)."""
+    out = group_norm(input, group, weight, bias, eps)
+    x = input.reshape(N, group, (C // group) * HxW)
+    mean = x.mean(-1)
+    rstd = ((x - mean.unsqueeze(-1)).pow(2).mean(-1) + eps).rsqrt()
+    return out, mean, rstd

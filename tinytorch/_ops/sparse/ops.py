@@ -867,10 +867,78 @@ def _sparse_sparse_mm(a, b):
 def sparse_mm(mat1: Tensor, mat2: Tensor, reduce=None) -> Tensor:
     """Sparse @ dense (or sparse @ sparse); the sparse operand's gradient is sparse, masked to its pattern."""
     if reduce is not None:
-        raise RuntimeError("tinytorch: torch.sparse.mm's reduce= is not supported")
+        return _mm_reduce(mat1, mat2, reduce)
     if not is_sparse_tensor(mat1) and not is_sparse_tensor(mat2):
         return mat1.mm(mat2)
     return _mm_any(mat1, mat2, SparseAddmmBackward0)
+
+
+def _reduce_rows(s, d: np.ndarray, reduce: str):
+    """Each row of CSR ``s`` @ ``d`` reduced over its stored elements: (out, the element each output took for
+    amax/amin (-1: none), the row counts)."""
+    rows, cols, vals = csr_rows(s._crow._data), s._col._data, s._vt._data
+    m, k = s._sz[0], d.shape[1]
+    counts = np.diff(s._crow._data)
+    prod = vals[:, None] * d[cols]
+    arg = None
+    if reduce in ("sum", "mean"):
+        out = np.zeros((m, k), dtype=prod.dtype)
+        np.add.at(out, rows, prod)
+        if reduce == "mean":
+            out = out / np.maximum(counts, 1)[:, None].astype(out.dtype)
+    else:
+        big = np.inf if reduce == "amin" else -np.inf
+        out = np.full((m, k), big, dtype=prod.dtype)
+        (np.minimum if reduce == "amin" else np.maximum).at(out, rows, prod)
+        hit = prod == out[rows]
+        arg = np.full((m, k), -1, dtype=np.int64)
+        for e in range(len(rows) - 1, -1, -1):  # the first stored element reaching the extremum
+            arg[rows[e], hit[e]] = e
+        out[counts == 0] = 0
+    return out.astype(prod.dtype, copy=False), arg, counts
+
+
+def _mm_reduce(mat1, mat2, reduce: str):
+    if reduce not in ("sum", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, mean, amax or amin, got {reduce}")
+    if not is_csr(mat1):
+        raise RuntimeError(f"sparse_mm_reduce: expect mat1 to be sparse CSR layout, got {_layout_word(mat1)}")
+    out, arg, counts = _reduce_rows(mat1, mat2._data, reduce)
+    node = None
+    if _needs_grad(mat1, mat2):
+        node = _with_inputs(SparseMmReduceImplBackward0, mat1, mat2)
+        node.reduce, node.arg, node.counts = reduce, arg, counts
+    return _make(out, node)
+
+
+class SparseMmReduceImplBackward0(Node):
+    """sparse.mm(csr, dense, reduce): the CSR operand's gradient on its pattern, the dense one's dense."""
+
+    def backward(self, g):
+        s, d = self.saved_tensors
+        rows, cols, vals = csr_rows(s._crow._data), s._col._data, s._vt._data
+        gd_, dd = g._data, d._data
+        gs = gdense = None
+        if self.reduce in ("sum", "mean"):
+            scale = 1 / np.maximum(self.counts, 1).astype(gd_.dtype) if self.reduce == "mean" else None
+            grow = gd_[rows] if scale is None else gd_[rows] * scale[rows][:, None]
+            if s._requires_grad:
+                gv = (grow * dd[cols]).sum(1).astype(vals.dtype)
+            if d._requires_grad:
+                gdense = np.zeros_like(dd)
+                np.add.at(gdense, cols, vals[:, None] * grow)
+        else:
+            r, j = np.nonzero(self.arg >= 0)
+            e = self.arg[r, j]
+            if s._requires_grad:
+                gv = np.zeros_like(vals)
+                np.add.at(gv, e, gd_[r, j] * dd[cols[e], j])
+            if d._requires_grad:
+                gdense = np.zeros_like(dd)
+                np.add.at(gdense, (cols[e], j), vals[e] * gd_[r, j])
+        if s._requires_grad:
+            gs = make_csr(_plain(s._crow._data), _plain(cols), _plain(gv), s._sz)
+        return gs, (None if gdense is None else _make(gdense))
 
 
 @op("sparse.addmm", variants="function")
@@ -948,14 +1016,16 @@ class SparseSampledAddmmBackward0(Node):
         rows, cols = csr_rows(s._crow._data), s._col._data
         gv = grad_values_at(g, np.stack([rows, cols]), s._sz, (), _dtype.to_np(g.dtype))
         gs = ga = gb = None
-        if s._requires_grad:
-            gs = make_csr(_plain(s._crow._data), _plain(cols), _plain(gv * self.beta), s._sz)
+        # complex: the conjugate of each factor (PyTorch's convention for the gradient of a complex function)
+        alpha, beta = np.conj(self.alpha), np.conj(self.beta)
+        if s._requires_grad:  # the output's gradient in its own layout, scaled (PyTorch's)
+            gs = g * beta
         dense = np.zeros(s._sz, dtype=gv.dtype)
-        np.add.at(dense, (rows, cols), gv * self.alpha)
+        np.add.at(dense, (rows, cols), gv * alpha)
         if a._requires_grad:
-            ga = _make(dense @ b._data.T)
+            ga = _make(np.asarray(dense @ b._data.conj().T, dtype=a._data.dtype))
         if b._requires_grad:
-            gb = _make(a._data.T @ dense)
+            gb = _make(np.asarray(a._data.conj().T @ dense, dtype=b._data.dtype))
         return gs, ga, gb
 
 
