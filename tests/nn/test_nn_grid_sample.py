@@ -1,6 +1,7 @@
 """affine_grid and grid_sample (every mode, padding mode and align_corners, 2-d and 3-d), bilinear
 and local_response_norm against PyTorch: values, gradients with respect to the input and the grid
 (or theta), and errors."""
+import _repo
 import itertools
 import os
 import re
@@ -169,7 +170,7 @@ _FMNIST = os.path.join(data_root(), "FashionMNIST", "raw")
 def test_spatial_transformer_example_prints_pytorchs_losses():
     """examples/spatial_transformer.py (PyTorch's STN tutorial, float32) on 1,280 FashionMNIST images under both
     libraries: every logged loss within 5% of PyTorch's (in practice they agree to about 1e-4)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = _repo.ROOT
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     runs = []
     for extra in ([], ["--torch"]):
