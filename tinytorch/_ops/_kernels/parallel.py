@@ -9,9 +9,15 @@ cores this process may run on), the pool, and the splitting helpers every parall
   thread (at most ``ceil(n / grain)`` of them), the first in the calling thread; ``at::parallel_for``'s
   contract. The ranges partition the work, so a kernel whose ranges write disjoint outputs computes the
   same floats on any number of threads.
-- ``split_axis`` / ``elementwise``: a ufunc call cut along an axis of its output.
+- ``split_axis`` / ``elementwise`` / ``copyto``: a ufunc call (or a copy) cut along an axis of its output.
 - ``reduce``: a reduction cut along an axis it does not reduce, so each output element is summed by
-  the same loop in the same order as on one thread.
+  the same loop in the same order as on one thread; ``slices``: a row-wise function (softmax) likewise.
+- ``matmul``: the GEMMs of linear layers and matmul (OpenBLAS's threads; a batch of small GEMMs is cut
+  across the pool), with the time accounting the benchmarks read (``stats``).
+
+GEMMs themselves are never cut: OpenBLAS's sgemm rounds an element differently depending on the block
+of rows or columns it computes it in and on its own thread count, so only whole GEMM calls are
+distributed (a convolution's chunks of samples, a batch of attention products), each on one BLAS thread.
 
 Work below the grain stays on the calling thread, and so does every call made while the pool is busy
 (from inside a parallel region, or from a second user thread): parallel regions do not nest, as in
@@ -31,8 +37,9 @@ import numpy as np
 
 from .openblas import openblas_library
 
-__all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
-           "parallel_for", "run", "ranges", "elementwise", "copyto", "slices", "split_axis", "reduce", "stats", "matmul"]
+__all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads", "parallel_for", "run", "ranges", "elementwise",
+           "copyto", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads"]
 
 # PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
 GRAIN = 32768
