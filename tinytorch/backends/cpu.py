@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from .._ops._kernels import compiled
+
 __all__ = ["get_cpu_capability", "kernels", "describe"]
 
 
@@ -76,8 +78,6 @@ def kernels() -> dict:
     """{"numpy": version, "simd": numpy's dispatch targets this CPU runs, "capability": get_cpu_capability(),
     "blas": numpy's BLAS with its kernel and threads, "compiled": the optional compiled kernels (numba's
     version, or why there are none; numba itself is not imported here)}."""
-    from .._ops._kernels import compiled
-
     return {"numpy": np.__version__, "simd": _numpy_targets(),
             "capability": get_cpu_capability(), "blas": _blas(), "compiled": compiled.describe()}
 
