@@ -9,8 +9,10 @@ from ..._random.tensor_ops import randn
 from ...tensor import Tensor
 from .._core.registry import op
 from ...factory import ones, zeros
-from ..sparse.ops import sparse_coo_tensor, sparse_mm, sparse_sum
-from ..sparse.tensor import is_coo, is_sparse_tensor
+from ..sparse.construct import sparse_coo_tensor
+from ..sparse.products import sparse_mm
+from ..sparse.reduce import sparse_sum
+from ..sparse.tensor import is_coo, is_sparse_tensor, register_handler
 from .decompositions import qr, svd
 
 
@@ -100,3 +102,8 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
         return _svd_lowrank(A, q, niter=niter, M=M)
     C = A.mean(dim=(-2,), keepdim=True)
     return _svd_lowrank(A - C, q, niter=niter, M=None)
+
+
+# both take a sparse matrix as it is (its products go through torch.sparse.mm)
+register_handler("svd_lowrank", svd_lowrank)
+register_handler("pca_lowrank", pca_lowrank)

@@ -4,7 +4,7 @@
 A sparse tensor is a ``Tensor`` (``isinstance(s, torch.Tensor)``, autograd's edges, hooks and ``.grad``
 work on it as on any tensor) whose class routes every Tensor method and every ``torch.X(...)`` called
 with it through ``__torch_function__`` (``_tensor.members``'s subclass dispatch): the ops PyTorch runs on
-sparse inputs find their sparse kernel in ``HANDLERS`` (``ops.py`` registers them); any other op is
+sparse inputs find their sparse kernel in ``HANDLERS`` (``pointwise.py`` registers them); any other op is
 refused with PyTorch's "Could not run 'aten::X' with arguments from the 'SparseCPU' backend" instead of
 running on a dense copy. The one place a sparse tensor turns dense for code written for strided arrays
 is ``_data`` (a dense operand of a dense tensor's method, autograd's dtype checks): the values are then
@@ -28,12 +28,12 @@ from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
 # autograd's accumulation asks every gradient and leaf whether it is sparse (a class attribute: one lookup)
 register_attribute("_sparse_layout", False)
 
-# op name -> the sparse kernel of that op (filled by ops.py)
+# op name -> the sparse kernel of that op (filled by pointwise.py)
 HANDLERS: dict = {}
 
 
 def register_handler(name: str, fn) -> None:
-    """Where ops.py hands over the sparse kernel PyTorch dispatches ``name`` to for sparse inputs."""
+    """Where pointwise.py hands over the sparse kernel PyTorch dispatches ``name`` to for sparse inputs."""
     HANDLERS[name] = fn
 
 
