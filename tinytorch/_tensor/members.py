@@ -106,7 +106,7 @@ _routed: set = set()  # the subclasses prepared so far
 _functions_routed = [False]
 
 
-def _function_for(fn):
+def _function_for(fn, module_name: str, name: str):
     def function(*args, **kwargs):
         if not _dispatch.depth:
             for a in args:
@@ -118,7 +118,10 @@ def _function_for(fn):
                             return type(b).__torch_function__(fn, (type(b),), args, kwargs)
         return fn(*args, **kwargs)
 
-    return functools.update_wrapper(function, fn)  # keeps the op's attributes (its declaration) too
+    functools.update_wrapper(function, fn)  # keeps the op's attributes (its declaration) too
+    # named where it is installed, so pickle (a whole model holding F.relu) finds this very object there
+    function.__module__, function.__qualname__ = module_name, name
+    return function
 
 
 def _route_functions() -> None:
@@ -133,7 +136,7 @@ def _route_functions() -> None:
         module = sys.modules.get(module_name)
         for name, fn in namespace(which).items():
             if module is not None and getattr(module, name, None) is fn:
-                setattr(module, name, _function_for(fn))
+                setattr(module, name, _function_for(fn, module_name, name))
 
 
 # tensor-valued properties that PyTorch also routes through __torch_function__
