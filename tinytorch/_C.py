@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 
 from ._op_namespace import _exclude
-from ._tensor.members import _dispatch
+from ._ops._core.torch_function import dispatch as _dispatch
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",

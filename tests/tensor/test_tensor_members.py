@@ -104,6 +104,32 @@ def test_as_subclass_and_torch_function():
     assert type(out) is Logged and "exp" in Logged.calls
 
 
+def test_functions_route_subclasses_whenever_they_were_imported():
+    """A function bound before any subclass existed (``from torch.nn.functional import relu``) routes a
+    subclass instance through ``__torch_function__`` as PyTorch's does, handing over the very function
+    that was called; the functions keep their identity once subclasses exist."""
+    seen = {}
+    for L in (torch, tt):
+        relu, add, relu_ = L.nn.functional.relu, L.add, L.relu_
+
+        class Logged(L.Tensor):
+            calls = []
+
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                cls.calls.append(func)
+                return super().__torch_function__(func, types, args, kwargs)
+
+        m = L.tensor([-1.0, 2.0]).as_subclass(Logged)
+        outs = [relu(m), add(m, 1), L.stack([m, m]), relu_(m.clone())]
+        assert [type(o) for o in outs] == [Logged] * 4
+        assert Logged.calls[0] is relu and add in Logged.calls and relu_ in Logged.calls
+        assert (L.nn.functional.relu, L.add, L.relu_) == (relu, add, relu_)
+        assert type(relu(L.ones(1))) is L.Tensor
+        seen[L] = [o.tolist() for o in outs]
+    assert seen[tt] == seen[torch]
+
+
 def test_setstate():
     for L in (tt, torch):
         t = L.ones(2)

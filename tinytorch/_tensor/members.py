@@ -3,14 +3,11 @@
 ``__torch_function__`` hook) and legacy ``__setstate__``."""
 from __future__ import annotations
 
-import functools
 import numbers
-import sys
-import threading
 
 from .. import storage as _storage
 from ..autograd.node import Node
-from .._ops._core.registry import namespace
+from .._ops._core.torch_function import add_routed, dispatch as _dispatch
 from .._ops.shape.shape import _unary_result
 from ..tensor import Tensor, register_attribute
 
@@ -53,11 +50,6 @@ class AliasBackward0(Node):
 
 
 # -- subclasses ------------------------------------------------------------------------------------------
-class _Dispatch(threading.local):
-    depth = 0  # > 0 inside a __torch_function__ call (in this thread): methods run as plain Tensor's
-
-
-_dispatch = _Dispatch()
 # protocol methods that return no tensor (or must not be re-dispatched): left as Tensor's
 _NOT_WRAPPED = frozenset({
     "__init__", "__new__", "__init_subclass__", "__torch_function__", "__reduce_ex__", "__reduce__",
@@ -86,7 +78,9 @@ def _method_for(name: str, cls: type):
 def _prepare_subclass(cls: type) -> None:
     """Route the Tensor methods of ``cls`` through ``cls.__torch_function__`` (once per class), as
     PyTorch's dispatcher does for a subclass: results come back as ``cls`` by default. Subclasses made
-    without ``as_subclass`` (``class P(Tensor)`` instances from ``_make``) keep Tensor's methods."""
+    without ``as_subclass`` (``class P(Tensor)`` instances from ``_make``) keep Tensor's methods. The
+    functions ``torch.X`` / ``F.X`` look for ``cls`` among their arguments from then on
+    (``_ops/_core/torch_function.py``)."""
     if cls.__dict__.get("_tinytorch_routed"):
         return
     for name, value in vars(Tensor).items():
@@ -98,45 +92,7 @@ def _prepare_subclass(cls: type) -> None:
         if isinstance(prop, property) and name not in cls.__dict__:
             setattr(cls, name, _property_for(prop))
     cls._tinytorch_routed = True
-    _routed.add(cls)
-    _route_functions()
-
-
-_routed: set = set()  # the subclasses prepared so far
-_functions_routed = [False]
-
-
-def _function_for(fn, module_name: str, name: str):
-    def function(*args, **kwargs):
-        if not _dispatch.depth:
-            for a in args:
-                if type(a) in _routed:
-                    return type(a).__torch_function__(fn, (type(a),), args, kwargs)
-                if type(a) in (list, tuple):  # torch.stack([m, m]), torch.cat((m, t)): one level, as PyTorch looks
-                    for b in a:
-                        if type(b) in _routed:
-                            return type(b).__torch_function__(fn, (type(b),), args, kwargs)
-        return fn(*args, **kwargs)
-
-    functools.update_wrapper(function, fn)  # keeps the op's attributes (its declaration) too
-    # named where it is installed, so pickle (a whole model holding F.relu) finds this very object there
-    function.__module__, function.__qualname__ = module_name, name
-    return function
-
-
-def _route_functions() -> None:
-    """Once a subclass exists, ``torch.X(...)`` and ``nn.functional.X(...)`` with one of its instances
-    among the positional arguments go through its ``__torch_function__`` too. Installed on first use, so
-    programs without subclasses keep calling the plain functions."""
-    if _functions_routed[0]:
-        return
-    _functions_routed[0] = True
-    package = __name__.split(".")[0]
-    for module_name, which in ((package, "torch"), (f"{package}.nn.functional", "nn.functional")):
-        module = sys.modules.get(module_name)
-        for name, fn in namespace(which).items():
-            if module is not None and getattr(module, name, None) is fn:
-                setattr(module, name, _function_for(fn, module_name, name))
+    add_routed(cls)
 
 
 # tensor-valued properties that PyTorch also routes through __torch_function__

@@ -44,6 +44,7 @@ class _Active:
     saved_hooks = 0
     transforms = 0
     fw = 0
+    subclasses = 0  # 1 once a Tensor subclass routes calls through its __torch_function__
     _lock = threading.Lock()
 
     @classmethod

@@ -37,6 +37,7 @@ import numpy as np
 from ..._dtype import FROM_NP
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
+from .torch_function import subclass_among
 
 __all__ = ["op", "OpDecl", "REGISTRY", "namespace", "bind_export", "AUTOCAST_POLICIES"]
 
@@ -93,7 +94,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "__weakref__")
+                 "torch_inplace", "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra, autocast=None):
@@ -104,6 +105,7 @@ class OpDecl:
         self.autocast = autocast  # CPU autocast's policy: None, "lower", "fp32" or "promote"
         self.onnx = None          # the ONNX exporter's rule, attached by ``bind_export``
         self.public = None
+        self.torch_inplace = {}  # name -> torch.X_, made by namespace()
 
     @property
     def qualname(self) -> str:
@@ -187,6 +189,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                                f"{fn.__module__})")
         REGISTRY[key] = decl
         decl.public = _public_function(decl)
+        if decl.functional is not None:
+            decl.functional = _routing(decl.functional, decl)
         _bind_methods(decl)
         bind = _transform_hooks["bind_batched"]
         if bind is not None:
@@ -204,6 +208,11 @@ def _public_function(decl: OpDecl):
         def public(*args, out=None, **kwargs):
             if _Active.transforms and _State.transforms:
                 return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)
+            if _Active.subclasses:
+                cls = subclass_among(args)
+                if cls is not None:
+                    given = kwargs if out is None else {**kwargs, "out": out}
+                    return cls.__torch_function__(public, (cls,), args, given)
             if out is None:
                 return impl(*args, **kwargs)
             return write_out(impl, out, args, kwargs)
@@ -211,11 +220,29 @@ def _public_function(decl: OpDecl):
         def public(*args, **kwargs):
             if _Active.transforms and _State.transforms:
                 return _transform_hooks["dispatch"](dispatch_key, args, kwargs, None)
+            if _Active.subclasses:
+                cls = subclass_among(args)
+                if cls is not None:
+                    return cls.__torch_function__(public, (cls,), args, kwargs)
             return impl(*args, **kwargs)
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
     public._decl = decl
     return public
+
+
+def _routing(fn, decl: OpDecl):
+    """``fn`` (a spelling with its own signature: ``F.relu(input, inplace)``, ``torch.relu_``) behind the
+    same subclass check as the public function."""
+    def spelling(*args, **kwargs):
+        if _Active.subclasses:
+            cls = subclass_among(args)
+            if cls is not None:
+                return cls.__torch_function__(spelling, (cls,), args, kwargs)
+        return fn(*args, **kwargs)
+    functools.update_wrapper(spelling, fn)
+    spelling._decl = decl
+    return spelling
 
 
 def _any_requires_grad(args) -> bool:
@@ -335,7 +362,6 @@ def namespace(which: str) -> dict:
     """{name: public function} of every op in ``which``: "torch", "nn.functional", "linalg", ..."""
     table = {}
     for decl in REGISTRY.values():
-        inplace = None
         for n, words in decl.variants.items():
             if which == "nn.functional":
                 if "functional" in words:
@@ -343,11 +369,17 @@ def namespace(which: str) -> dict:
             elif decl.namespace == which and "function" in words:
                 table[n] = decl.public
             if which == "torch" and "torch_inplace" in words:
-                if inplace is None:
-                    inplace = method_table(decl)
-                table[n + "_"] = inplace[n + "_"]
+                table[n + "_"] = _torch_inplace(decl, n)
         for q in decl.extra:
             ns, _, n = q.rpartition(".")
             if ns == which:
                 table[n] = decl.public
     return table
+
+
+def _torch_inplace(decl: OpDecl, n: str):
+    """``torch.X_``: the in-place method as a function, made once per declaration."""
+    made = decl.torch_inplace
+    if n not in made:
+        made[n] = _routing(method_table(decl)[n + "_"], decl)
+    return made[n]

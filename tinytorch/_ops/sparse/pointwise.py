@@ -20,8 +20,8 @@ from .arrays import (_I64, _coalesced_parts, _coo_of, _edges, _fma, _linear, _lo
 from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
                         dense_dim, indices, is_coalesced, sparse_dim, sparse_mask, to_dense, to_sparse, to_sparse_coo,
                         to_sparse_csr, values)
-from .products import handle_addmm, handle_matmul, handle_mm, smm
-from .reduce import handle_sum
+from .products import handle_addmm, handle_matmul, handle_mm, sampled_addmm, smm, sparse_addmm, sparse_mm
+from .reduce import handle_sum, sparse_sum
 from .tensor import is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented, register_handler
 
 
@@ -567,5 +567,6 @@ for _name in ("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "lo
 
 # the sparse ops declared above handle sparse inputs themselves
 for _fn in (to_sparse, to_sparse_coo, to_sparse_csr, to_dense, coalesce, is_coalesced, _coalesced_, indices, values,
-            _indices, _values, _nnz, sparse_dim, dense_dim, crow_indices, col_indices, sparse_mask):
+            _indices, _values, _nnz, sparse_dim, dense_dim, crow_indices, col_indices, sparse_mask, sparse_mm,
+            sparse_addmm, sampled_addmm, sparse_sum):
     register_handler(_fn.__name__, _fn)

@@ -24,6 +24,7 @@ from ..._tensor.printing import _add_suffixes, tensor_body
 from ..._tensor.members import _prepare_subclass, sparse_coo, sparse_csr
 from ...autograd.grad_mode import NO_VERSION, _State
 from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
+from .._core.registry import write_out
 
 # autograd's accumulation asks every gradient and leaf whether it is sparse (a class attribute: one lookup)
 register_attribute("_sparse_layout", False)
@@ -33,8 +34,19 @@ HANDLERS: dict = {}
 
 
 def register_handler(name: str, fn) -> None:
-    """Where pointwise.py hands over the sparse kernel PyTorch dispatches ``name`` to for sparse inputs."""
-    HANDLERS[name] = fn
+    """Where pointwise.py hands over the sparse kernel PyTorch dispatches ``name`` to for sparse inputs.
+    A declared op that handles sparse inputs itself is registered by its implementation: its public
+    function would route the sparse tensor back to this class's ``__torch_function__``."""
+    HANDLERS[name] = _implementation(fn) if hasattr(fn, "_decl") else fn
+
+
+def _implementation(public):
+    impl = public.__wrapped__
+
+    def handler(*args, out=None, **kwargs):
+        return impl(*args, **kwargs) if out is None else write_out(impl, out, args, kwargs)
+    handler.__name__ = impl.__name__
+    return handler
 
 
 def not_implemented(op: str, backend: str = "SparseCPU") -> NotImplementedError:

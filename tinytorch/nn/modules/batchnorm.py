@@ -12,7 +12,7 @@ from ...autograd.grad_mode import NO_VERSION, _Active, no_grad, version_counter
 from ...tensor import Tensor
 from ...factory import ones, tensor, zeros
 from ..._ops.nn.batch_norm import batch_norm_training
-from ..._tensor.members import _routed
+from ..._ops._core.torch_function import subclass_among
 from ..._dtype import int64
 from .. import functional as F
 from ..parameter import UninitializedBuffer, UninitializedParameter
@@ -100,13 +100,9 @@ def _count_batch(counter) -> None:
 _F_BATCH_NORM = F.batch_norm
 
 def _plain_batch_norm(*tensors) -> bool:
-    """F.batch_norm is the one imported, or the wrapper that routes a Tensor subclass through its
-    ``__torch_function__`` (``_tensor/members._route_functions``) and none of ``tensors`` is such a
-    subclass: then the layer may skip it."""
-    fn = F.batch_norm
-    if fn is _F_BATCH_NORM:
-        return True
-    return getattr(fn, "__wrapped__", None) is _F_BATCH_NORM and not any(type(t) in _routed for t in tensors)
+    """F.batch_norm is the one imported and none of ``tensors`` is a Tensor subclass whose
+    ``__torch_function__`` must see the call: then the layer may skip it."""
+    return F.batch_norm is _F_BATCH_NORM and not (_Active.subclasses and subclass_among(tensors) is not None)
 
 
 _STATE = ("num_batches_tracked", "running_mean", "running_var", "weight", "bias")
