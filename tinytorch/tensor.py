@@ -428,7 +428,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
 # the C++ type names PyTorch's grad-assignment error prints
 _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "bfloat16": "c10::BFloat16", "uint16": "unsigned short", "uint32": "unsigned int",
+              "uint64": "unsigned long"}
 
 
 def _views_follow(base: Tensor) -> None:

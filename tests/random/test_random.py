@@ -131,6 +131,43 @@ def test_integers(torch, seed):
     both(torch, seed, lambda m: m.empty(100, dtype=m.int64).random_(-3, 3))
     both(torch, seed, lambda m: m.empty(100, dtype=m.int64).random_(5, None))
     both(torch, seed, lambda m: m.empty(100, dtype=m.uint8).random_(200, None))
+    # spans from 2**28 take 64-bit words (integer dtypes and float64), float32's from 2**32
+    for lo, hi in ((0, 2 ** 28 - 1), (0, 2 ** 28), (3, 2 ** 28 + 7), (-2 ** 30, 2 ** 30), (0, 2 ** 32 - 1)):
+        for dtype in ("int64", "float64") + (("int32",) if hi < 2 ** 31 and lo >= -2 ** 31 else ()):
+            both(torch, seed, lambda m: m.randint(lo, hi, (50,), dtype=getattr(m, dtype)))
+    both(torch, seed, lambda m: m.randint(-3, 2 ** 24, (50,), dtype=m.float32))
+
+
+def test_integer_bounds_errors_and_warnings(torch):
+    """Ends outside the dtype are refused with PyTorch's text; ends past the integers a floating dtype
+    holds exactly are warned about, with PyTorch's text."""
+    import warnings
+    cases = [(0, 300, "uint8"), (-300, 5, "int8"), (0, 2 ** 16 + 1, "int16"), (-1, 2 ** 15, "int16"),
+             (0, 2 ** 31 + 1, "int32"), (0, 3, "bool"), (0, 2, "bool"), (0, 70000, "float16"), (0, 65505, "float16"),
+             (0, 2 ** 64, "int64"), (0, 2 ** 25, "float32"), (-2 ** 25, 0, "float32"), (0, 2 ** 12, "float16"),
+             (0, 2 ** 54, "float64")]
+    for lo, hi, dtype in cases:
+        seen = []
+        for m in (tt, torch):
+            m.manual_seed(0)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                try:
+                    m.randint(lo, hi, (3,), dtype=getattr(m, dtype))
+                    error = None
+                except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+                    error = (type(e).__name__, str(e))
+            seen.append((error, [str(x.message).split(" (Triggered internally")[0] for x in w]))
+        assert seen[0] == seen[1], (lo, hi, dtype)
+    for m in (tt, torch):
+        assert _raised(lambda: m.empty(3, dtype=m.int8).random_(200)) == "to - 1 is out of bounds for signed char"
+
+
+def _raised(fn):
+    try:
+        fn()
+    except RuntimeError as e:
+        return str(e)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 15, 16, 17, 1000, 60000])

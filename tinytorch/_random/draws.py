@@ -11,6 +11,8 @@ from .._ops._kernels import parallel
 from .fpmath import F32, F64, U64, fma32, fma64, libm_log, libm_log1p
 
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+if BF16_NP is not None:
+    _DIGITS[BF16_NP] = 8
 
 
 def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.ndarray:
@@ -76,10 +78,17 @@ def double_uniform(eng, n: int) -> np.ndarray:
     return eng.float64_uniform(n)
 
 
+_NARROW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16), BF16_NP)
+
+
 def int_from_to(eng, n: int, npd: np.dtype, low: int, span: int) -> np.ndarray:
-    """``(word % span) + low`` per element: 64-bit words when the span needs them (and the dtype is
-    int64, float32 or float64), else 32-bit words."""
-    wide = span >= (1 << 32) and npd in (np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+    """``(word % span) + low`` per element, one word per element: a 64-bit word when the span is 2**28 or
+    more (PyTorch keeps the modulo's bias small so) and the dtype is an integer type or float64, or when
+    it is 2**32 or more for float32; else a 32-bit word."""
+    if npd in _NARROW_FLOATS:
+        wide = span >= (1 << 32) and npd == np.float32
+    else:
+        wide = span >= (1 << 28)
     words = eng.u64(n) if wide else eng.u32(n)
     vals = np.remainder(words, U64(span), dtype=U64)  # uint64 for 32-bit words too (numpy 1.x kept uint32)
     vals += U64(low % (1 << 64))
@@ -97,6 +106,11 @@ def int_full(eng, n: int, npd: np.dtype) -> np.ndarray:
     if npd in FLOATING_NP:
         return (eng.u32(n) % U64((1 << _DIGITS[npd]) + 1)).astype(npd)
     return (eng.u32(n) % U64(int(np.iinfo(npd).max) + 1)).astype(npd)
+
+
+def digits(npd: np.dtype) -> int:
+    """The mantissa bits of a floating dtype, the implicit one included (float32: 24)."""
+    return _DIGITS[npd]
 
 
 def dtype_upper(npd: np.dtype) -> int:

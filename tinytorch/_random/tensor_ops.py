@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -134,7 +135,7 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
         to = args[0]  # random_(to)
     elif len(args) == 1:
         frm = args[0]
-    frm = 0 if frm is None else int(frm)
+    frm = 0 if frm is None else _int64(frm)
     to = None if to is _MISSING else to
     npd = self._data.dtype
     eng, n = _engine(generator), self._data.size
@@ -145,12 +146,45 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
         if frm > top:
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
                                f"casted to dtype, but got from={frm} > to_inc={top}")
+        _check_range(npd, frm, top)
         span = top - frm + 1
     else:
+        to = _int64(to)
         if frm >= to:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        _check_range(npd, frm, to - 1)
         span = to - frm
     return _fill(self, draws.int_from_to(eng, n, npd, int(frm), int(span)))
+
+
+def _int64(v) -> int:
+    v = int(v)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _check_range(npd: np.dtype, frm: int, to_inc: int) -> None:
+    """PyTorch's bounds on ``random_(from, to)``: both ends representable in the dtype (an error), and
+    for a floating dtype within +-2**digits, where every integer is exact (a warning)."""
+    name = _CPP_NAMES.get(npd.name, npd.name)
+    if npd in FLOATING_NP:
+        top = float(np.finfo(npd).max) if npd.name != "bfloat16" else 3.3895313892515355e38
+        bounds = (-top, top)
+    else:
+        info = np.iinfo(npd) if npd != np.bool_ else None
+        bounds = (0, 1) if info is None else (int(info.min), int(info.max))
+    for value, what in ((frm, "from"), (to_inc, "to - 1")):
+        if not bounds[0] <= value <= bounds[1]:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if npd in FLOATING_NP:
+        digits = draws.digits(npd)
+        for value, what in ((frm, "from"), (to_inc, "to - 1")):
+            if not -(1 << digits) <= value <= (1 << digits):
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{name} can support discrete uniform distribution only within this range. This "
+                              "warning will become an error in version 1.7 release, please fix the code in advance",
+                              UserWarning, stacklevel=4)
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
