@@ -27,9 +27,6 @@ class UnaryNode(Node):
     saves = None
     formula = None
     on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
-    # ``(g, saved) -> array``: the formula on arrays of at least one dimension, its temporaries reused
-    # (the same floats, fewer allocations); for a node that saves one tensor
-    array_formula = None
 
     def _operands(self):
         saved = self.saved_tensors
@@ -67,8 +64,6 @@ class UnaryNode(Node):
                 return None  # through a pack hook: its unpack hook must see it (the formula on tensors)
             if a.dtype != gd.dtype or a.shape != gd.shape:
                 return None
-            if gd.ndim and self.array_formula is not None:
-                return self.array_formula(gd, a)
             out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
             return out if type(out) is np.ndarray else np.asarray(out)
         saved = self._saved_arrays()  # None when saved through pack hooks: their unpack must run
@@ -93,9 +88,8 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=False):
     """A node class named as PyTorch names it, whose backward is ``formula``."""
-    fast = None if on_arrays is True or on_arrays is False else staticmethod(on_arrays)
-    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": bool(on_arrays),
-                                "array_formula": fast, "__module__": base.__module__})
+    return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": on_arrays,
+                                "__module__": base.__module__})
 
 
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
@@ -150,9 +144,8 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
     on_arrays   the derivative is arithmetic with Python numbers only (``g * (1 - y * y)``), so without
-                create_graph the backward applies it to the float32/float64 arrays directly; or
-                ``(g, saved) -> array``, the same formula on the arrays computed in place in its own
-                temporaries (the same floats: numpy's in-place ufuncs round as the others do).
+                create_graph the backward applies that same formula to the float32/float64 arrays
+                (numpy's ufuncs are what the tinytorch ops call: the same floats).
     node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)

@@ -61,6 +61,14 @@ def _gelu_tanh_parts(x):
     return inner, d_inner
 
 
+def _gelu_grad(g, x, erf_x, exp):
+    """d gelu(x) / dx = Phi(x) + x phi(x) times ``g``, with ``erf_x`` = erf(x / sqrt 2): on tensors (a
+    graph when create_graph) or, with ``exp`` = np.exp, on their arrays (the same ufuncs: the same floats)."""
+    cdf = (erf_x + 1) * 0.5
+    pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
+    return g * (cdf + x * pdf)
+
+
 class GeluBackward0(Node):
     erf = None  # erf(x / sqrt 2) from the forward, when it computed one
     exp_half_sq = None  # exp(-x^2 / 2) from the forward, when it took the float32 kernel's steps
@@ -81,13 +89,10 @@ class GeluBackward0(Node):
                         return (_make(fast.backward(gd.reshape(-1), xd.reshape(-1), self.erf.reshape(-1),
                                                     self.exp_half_sq.reshape(-1)).reshape(xd.shape)),)
                 return (_make(_gelu_onednn.gelu_backward(gd, xd, self.erf, self.exp_half_sq)),)
-            erf = self.erf if self.erf is not None else _erf_array(xd / xd.dtype.type(_SQRT_2))
-            cdf = (erf + 1) * xd.dtype.type(0.5)
-            pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
-            return (_make(np.asarray(g._data * (cdf + xd * pdf), dtype=xd.dtype)),)
-        cdf = (_erf(x / _SQRT_2) + 1) * 0.5
-        pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-        return (g * (cdf + x * pdf),)
+            if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
+                erf = self.erf if self.erf is not None else _erf_array(xd / _SQRT_2)
+                return (_make(np.asarray(_gelu_grad(g._data, xd, erf, np.exp))),)
+        return (_gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t

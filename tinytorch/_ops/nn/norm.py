@@ -34,9 +34,14 @@ def _dims(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _grad_input(g_hat: Tensor, xhat: Tensor, invstd: Tensor, axes: tuple) -> Tensor:
-    """d loss / d x of xhat = (x - mean(x)) * invstd, given d loss / d xhat (statistics over ``axes``)."""
-    return invstd * (g_hat - g_hat.mean(axes, keepdim=True) - xhat * (g_hat * xhat).mean(axes, keepdim=True))
+def _mean_kept(t: Tensor, axes: tuple) -> Tensor:
+    return t.mean(axes, keepdim=True)
+
+
+def _grad_input(g_hat, xhat, invstd, axes: tuple, mean=_mean_kept):
+    """d loss / d x of xhat = (x - mean(x)) * invstd, given d loss / d xhat (statistics over ``axes``):
+    on tensors, or on their arrays with ``mean`` = ``_mean_np`` (the same ufuncs: the same floats)."""
+    return invstd * (g_hat - mean(g_hat, axes) - xhat * mean(g_hat * xhat, axes))
 
 
 def _standardize(x: Tensor, axes: tuple, eps: float):
@@ -68,19 +73,6 @@ def _np_stats(x: np.ndarray, axes: tuple, eps: float):
     var = _mean_np(xc * xc, axes)
     invstd = (1 / np.sqrt(var + x.dtype.type(eps))).astype(x.dtype, copy=False)
     return mean, var, xc, invstd
-
-
-def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes: tuple) -> np.ndarray:
-    """``_grad_input`` on arrays: the same operations in the same order (products commuted, which
-    changes no float), in place on two temporaries."""
-    prod = g_hat * xhat
-    projection = np.multiply(xhat, _mean_np(prod, axes), out=prod)
-    inner = g_hat - _mean_np(g_hat, axes)
-    inner -= projection
-    if invstd.dtype != inner.dtype:
-        return invstd * inner
-    inner *= invstd
-    return inner
 
 
 def _rows_split(x: np.ndarray, k: int) -> bool:
@@ -157,12 +149,12 @@ class NativeLayerNormBackward0(Node):
                 wd = None if w is None else w._data
 
                 def rows(a, b):
-                    gxd[a:b] = _grad_input_np(gd[a:b] if wd is None else gd[a:b] * wd, xhat[a:b], invstd[a:b], axes)
+                    gxd[a:b] = _grad_input(gd[a:b] if wd is None else gd[a:b] * wd, xhat[a:b], invstd[a:b], axes, _mean_np)
 
                 parallel.parallel_for(gd.shape[0], rows, grain=_row_grain(gd))
                 gx = _make(gxd)
             elif need_x:
-                gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
+                gx = _make(_grad_input(gd if w is None else gd * w._data, xhat, invstd, axes, _mean_np))
             # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
             if need_w:
                 gw = _make(np.asarray(np.add.reduce(gd * xhat, axis=lead, dtype=gd.dtype) if lead else gd * xhat))

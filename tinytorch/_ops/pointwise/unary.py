@@ -73,26 +73,12 @@ acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), varian
 atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
 sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
-def _tanh_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``g * (1 - y * y)`` in one temporary."""
-    t = y * y
-    np.subtract(1, t, out=t)
-    return np.multiply(g, t, out=t)
-
-
-def _sigmoid_grad(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``g * (y * (1 - y))`` in one temporary."""
-    t = np.subtract(1, y)
-    np.multiply(y, t, out=t)
-    return np.multiply(g, t, out=t)
-
-
-tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=_tanh_grad,
+tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
              variants=_MATH + " functional")
 asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
 acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
 atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
-sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=_sigmoid_grad,
+sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
                 variants=_MATH + " functional", extra=("special.expit",))
 
 # -- sign, magnitude, rounding: integers stay integers ---------------------------------------------

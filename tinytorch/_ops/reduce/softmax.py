@@ -79,20 +79,29 @@ class SoftmaxBackward0(Node):
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _log_softmax_grad(g, y, dim: int, exp, total):
+    """d log_softmax / d x times ``g``: g - softmax * (the sum of g along ``dim``), on tensors with
+    ``exp``/``total`` their ops, or on arrays with numpy's (the same ufuncs: the same floats)."""
+    return g - exp(y) * total(g, dim)
+
+
+def _sum_kept(t: Tensor, dim: int) -> Tensor:
+    return t.sum(dim=dim, keepdim=True)
+
+
+def _sum_kept_array(a: np.ndarray, dim: int) -> np.ndarray:
+    return np.add.reduce(a, dim, a.dtype, None, True)  # ndarray.sum without its Python frame
+
+
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         gd = g._data
-        if not _State.enabled and gd.dtype in _EXACT:
-            # no graph of the gradient: the formula below on the arrays (the same numpy operations)
-            saved = self._saved_arrays()
-            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape and gd.ndim:
-                # in one buffer: each step as the formula below computes it (so the same floats), with
-                # the ufuncs called directly (ndarray.sum adds a Python frame)
-                p = np.exp(saved[0])
-                p *= np.add.reduce(gd, self.dim, gd.dtype, None, True)
-                return (_make(np.subtract(gd, p, out=p)),)
+        if not _State.enabled and gd.dtype in _EXACT and gd.ndim:
+            saved = self._saved_arrays()  # no graph of the gradient: the formula on the arrays
+            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
+                return (_make(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept_array)),)
         (y,) = self.saved_tensors
-        return (g - y.exp() * g.sum(dim=self.dim, keepdim=True),)
+        return (_log_softmax_grad(g, y, self.dim, Tensor.exp, _sum_kept),)
 
     def jvp(self, t):
         (y,) = self.saved_tensors

@@ -1,6 +1,6 @@
 """layer_norm over the last dim of a C-contiguous float32/float64 array, forward and the backward without a
 graph of the gradient, fused: the formulas of ``_ops/nn/norm.py`` (``_np_stats``, ``_layer_norm``,
-``_grad_input_np`` and the parameter gradients of ``NativeLayerNormBackward0``) in their precisions, with
+``_grad_input`` on arrays and the parameter gradients of ``NativeLayerNormBackward0``) in their precisions, with
 numpy's orders: each row's statistics are numpy's pairwise sums (``np.add.reduce`` along a contiguous last
 axis), the parameter gradients sum the rows one after another (an axis-0 reduction of a C-contiguous
 array with two or more columns)."""
