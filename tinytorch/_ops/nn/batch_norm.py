@@ -1,8 +1,8 @@
 """batch_norm: per-channel normalisation by the batch's statistics (training) or the running ones.
 
 Training on float32/float64 follows PyTorch's CPU kernel's order and precision (``_batch_norm_train``),
-keeping the centred input for a backward in the kernel's order too (``_backward_centred``, and its
-tinytorch-op twin for create_graph); other dtypes and eval mode keep the numpy-order formulas of
+keeping the centred input for a backward in the kernel's order too (``_centred_grads``, one formula run on
+the arrays or, for create_graph, on tensors); other dtypes and eval mode keep the numpy-order formulas of
 norm.py (the normalised input, ``_grad_input``)."""
 from __future__ import annotations
 
@@ -30,81 +30,26 @@ class NativeBatchNormBackward0(Node):
         self.xhat = self.xc = self.invstd = None
 
     def _backward_arrays(self, gd: np.ndarray, wd):
-        """The backward formula on arrays, the same operations in the same order as the tinytorch one
-        (with the forward's normalised input, which ``_standardize`` would recompute bit for bit)."""
+        """The backward formulas on arrays, with the forward's centred input (training) or normalised
+        input (eval), which the tinytorch-op path recomputes bit for bit from the saved input."""
         axes, shape = self.axes, self.param_shape
-        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
-        xhat, invstd = self.xhat, self.invstd
-        if xhat is None:
-            return self._backward_centred(gd, wd)
-        g_hat = gd if wd is None else gd * wd.reshape(shape)
-        gx = gw = gb = None
-        if need_x:
-            gx = _make(g_hat * invstd)  # xhat is kept in eval only (training keeps xc: _backward_centred)
-        if need_w:
-            gw = _make((gd * xhat).sum(axis=axes, dtype=gd.dtype))
-        if need_b:
-            gb = _make(gd.sum(axis=axes, dtype=gd.dtype))
-        return gx, gw, gb
-
-    def _backward_centred(self, gd: np.ndarray, wd):
-        """The training backward on arrays in the order of PyTorch's CPU kernel, from the forward's
-        centred input xc: sum = sum of g, dotp = sum of xc * g (per channel), grad_input = (g - sum / n -
-        xc * (dotp * invstd * invstd / n)) * invstd * weight, grad_weight = dotp * invstd, grad_bias =
-        sum."""
-        axes = self.axes
-        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
-        xc, invstd, shape = self.xc, self.invstd, self.param_shape
+        need = tuple(e[0] is not None for e in self.next_functions)
+        if self.xc is None:
+            grads = _eval_grads(gd, self.xhat, self.invstd, wd, shape, need, lambda a: a.sum(axis=axes, dtype=a.dtype))
+            return tuple(None if t is None else _make(t) for t in grads)
+        xc, invstd = self.xc, self.invstd
         if (gd.ndim == 2 and gd.shape[1] > 1 and gd.flags.c_contiguous and xc.flags.c_contiguous
                 and invstd.dtype == gd.dtype):
             fast = _compiled.family("batch_norm")
-            if fast is not None:  # the formulas below, fused (the same floats)
+            if fast is not None:  # _centred_grads fused (the same floats)
                 gx, gw, gb = fast.train_backward(gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1),
-                                                 need_x, need_w, need_b)
-                return (_make(gx) if need_x else None, _make(gw) if need_w else None,
-                        _make(gb) if need_b else None)
-        n = gd.size // invstd.size
-        # per-channel sums as (C,) arrays of their own: the engine keeps such a gradient as .grad
+                                                 *need)
+                return tuple(_make(t) if wanted else None for t, wanted in zip((gx, gw, gb), need))
+        grads = _centred_grads(gd, xc, invstd, wd, gd.size // invstd.size, shape, need,
+                               lambda a: np.add.reduce(a, axis=axes, keepdims=True))
+        # per-channel gradients as (C,) arrays of their own: the engine keeps such a gradient as .grad
         # without a copy (a reshaped view would be copied)
-        total = np.add.reduce(gd, axis=axes) if need_x or need_b else None
-        prod = np.multiply(xc, gd) if need_x or need_w else None
-        dotp = np.add.reduce(prod, axis=axes) if prod is not None else None
-        gx = gw = gb = None
-        if need_x:
-            k = dotp.reshape(shape) * invstd
-            k *= invstd
-            k /= n
-            gx = gd - total.reshape(shape) / n
-            gx -= np.multiply(xc, k, out=prod)  # the product's array is ours and free again
-            gx *= invstd
-            if wd is not None:
-                gx *= wd.reshape(shape)
-            gx = _make(gx)
-        if need_w:
-            gw = _make(dotp * invstd.reshape(dotp.shape))
-        if need_b:
-            gb = _make(total)
-        return gx, gw, gb
-
-    def _backward_centred_graph(self, x: Tensor, w, g: Tensor, need_x: bool, need_w: bool, need_b: bool):
-        """``_backward_centred`` in tinytorch ops from the saved input (the same operations in the same
-        order, so the same floats), differentiable in x, weight and g."""
-        axes, eps = self.axes, self.eps
-        n = x._data.size // self.param_shape[1]
-        xc = x - x.mean(axes, keepdim=True)
-        invstd = ((xc * xc).mean(axes, keepdim=True).double() + eps).rsqrt().to(x.dtype)
-        total = g.sum(axes, keepdim=True)
-        dotp = (xc * g).sum(axes, keepdim=True)
-        gx = gw = gb = None
-        if need_x:
-            gx = (g - total / n - xc * (dotp * invstd * invstd / n)) * invstd
-            if w is not None:
-                gx = gx * w.reshape(self.param_shape)
-        if need_w:
-            gw = (dotp * invstd).reshape(-1)
-        if need_b:
-            gb = total.reshape(-1)
-        return gx, gw, gb
+        return tuple(None if t is None else _make(t if t.base is None or t.ndim > 1 else t.copy()) for t in grads)
 
     def backward(self, g):
         kept = self.xhat if self.xc is None else self.xc
@@ -114,24 +59,51 @@ class NativeBatchNormBackward0(Node):
                 return self._backward_arrays(g._data, saved[1])
         x, w = self.saved_tensors
         axes, shape = self.axes, self.param_shape
-        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        need = tuple(e[0] is not None for e in self.next_functions)
         if self.use_batch_stats and self.xc is not None:
-            return self._backward_centred_graph(x, w, g, need_x, need_w, need_b)
-        if self.use_batch_stats:
-            xhat, invstd = _standardize(x, axes, self.eps)
-        else:
+            # the kernel-order training formula, from the saved input's statistics recomputed in that order
+            xc = x - x.mean(axes, keepdim=True)
+            invstd = ((xc * xc).mean(axes, keepdim=True).double() + self.eps).rsqrt().to(x.dtype)
+            return _centred_grads(g, xc, invstd, w, x._data.size // shape[1], shape, need,
+                                  lambda t: t.sum(axes, keepdim=True))
+        if not self.use_batch_stats:
             invstd = _make(self.invstd)
-            xhat = (x - _make(self.mean)) * invstd
+            return _eval_grads(g, (x - _make(self.mean)) * invstd, invstd, w, shape, need, lambda t: t.sum(axes))
+        xhat, invstd = _standardize(x, axes, self.eps)
         g_hat = g if w is None else g * w.reshape(shape)
-        if not need_x:
-            gx = None
-        elif self.use_batch_stats:
-            gx = _grad_input(g_hat, xhat, invstd, axes)
-        else:
-            gx = g_hat * invstd
-        gw = _maybe(need_w, lambda: (g * xhat).sum(axes))
-        gb = _maybe(need_b, lambda: g.sum(axes))
+        gx = _maybe(need[0], lambda: _grad_input(g_hat, xhat, invstd, axes))
+        gw = _maybe(need[1], lambda: (g * xhat).sum(axes))
+        gb = _maybe(need[2], lambda: g.sum(axes))
         return gx, gw, gb
+
+
+def _centred_grads(g, xc, invstd, w, n: int, shape: tuple, need: tuple, sums):
+    """The training backward in the order of PyTorch's CPU kernel, from the centred input xc: with
+    ``sums`` the per-channel sums (dims kept), total = sums(g), dotp = sums(xc * g); grad_input = (g -
+    total / n - xc * (dotp * invstd * invstd / n)) * invstd * weight, grad_weight = dotp * invstd,
+    grad_bias = total. On tensors (a graph when create_graph) or on arrays (the same ufuncs, the same
+    floats)."""
+    need_x, need_w, need_b = need
+    total = sums(g) if need_x or need_b else None
+    dotp = sums(xc * g) if need_x or need_w else None
+    gx = gw = gb = None
+    if need_x:
+        gx = (g - total / n - xc * (dotp * invstd * invstd / n)) * invstd
+        if w is not None:
+            gx = gx * w.reshape(shape)
+    if need_w:
+        gw = (dotp * invstd).reshape(-1)
+    if need_b:
+        gb = total.reshape(-1)
+    return gx, gw, gb
+
+
+def _eval_grads(g, xhat, invstd, w, shape: tuple, need: tuple, total):
+    """The backward with the running statistics (constants): grad_input = g * weight * invstd,
+    grad_weight = total(g * xhat), grad_bias = total(g), ``total`` summing over all but the channel dim."""
+    g_hat = g if w is None else g * w.reshape(shape)
+    return (g_hat * invstd if need[0] else None, total(g * xhat) if need[1] else None,
+            total(g) if need[2] else None)
 
 
 def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,

@@ -1,6 +1,6 @@
 """batch_norm's training forward and backward on a C-contiguous (N, C) float32/float64 array (BatchNorm1d's
 common input), fused: the formulas of ``_ops/nn/batch_norm.py``'s ``_batch_norm_train`` and
-``NativeBatchNormBackward0._backward_centred``, step for step in their precisions, with numpy's order for
+``_centred_grads``, step for step in their precisions, with numpy's order for
 the per-channel sums (an axis-0 reduction of a C-contiguous array with two or more columns adds the rows
 one after another, starting from +0.0). About 24 numpy calls of the forward and 12 of the backward become
 one call each."""
