@@ -1,6 +1,6 @@
 """The array fast paths against PyTorch: linear over flattened rows (the graph PyTorch
-records, values, gradients), and the array backward of linear, layer_norm and gelu against their
-create_graph=True formula (same bits) and PyTorch (values, second derivatives)."""
+records, values, gradients), and layer_norm's, gelu's and attention's array backward (values, second
+derivatives; against their formulas: test_kernels_formulas.py)."""
 import numpy as np
 import pytest
 
@@ -54,40 +54,6 @@ def test_linear_flattened_rows_match_pytorch(name):
     outs[1].backward(torch.tensor(g))
     for a, c in ((tx, px), (tw, pw)) + (((tb, pb),) if with_bias else ()):
         np.testing.assert_allclose(a.grad.numpy(), c.grad.numpy(), rtol=1e-5, atol=1e-5)
-
-
-def _grads_both_ways(fn, inputs, g):
-    """The gradients without create_graph (array path) and with it (tinytorch-op formula)."""
-    fast = tt.autograd.grad(fn(*inputs), inputs, g)
-    slow = tt.autograd.grad(fn(*inputs), inputs, g, create_graph=True)
-    return fast, slow
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("op", ["linear3d", "layer_norm", "gelu"])
-def test_array_backward_is_the_create_graph_formula(op, dtype):
-    rng = np.random.default_rng(7)
-    if op == "linear3d":
-        arrays = (rng.standard_normal((2, 3, 6)), rng.standard_normal((4, 6)), rng.standard_normal(4))
-        fn = tt.nn.functional.linear
-        out_shape = (2, 3, 4)
-    elif op == "layer_norm":
-        arrays = (rng.standard_normal((2, 3, 6)) * 3 + 1, rng.standard_normal(6), rng.standard_normal(6))
-        fn = lambda x, w, b: tt.nn.functional.layer_norm(x, (6,), w, b)  # noqa: E731
-        out_shape = (2, 3, 6)
-    else:
-        arrays = (rng.standard_normal((3, 50)) * 2,)
-        fn = tt.nn.functional.gelu
-        out_shape = (3, 50)
-    inputs = [tt.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
-    g = tt.tensor(rng.standard_normal(out_shape).astype(dtype))
-    fast, slow = _grads_both_ways(fn, inputs, g)
-    for a, c in zip(fast, slow):
-        assert a.dtype == c.dtype and a.shape == c.shape
-        if op == "gelu" and dtype == np.float32:  # the array path takes oneDNN's float32 steps (see below)
-            np.testing.assert_allclose(a.detach().numpy(), c.detach().numpy(), rtol=2e-6, atol=1e-6)
-        else:
-            assert np.array_equal(a.detach().numpy(), c.detach().numpy())
 
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:

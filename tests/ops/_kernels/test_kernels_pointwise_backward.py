@@ -1,5 +1,5 @@
-"""The array paths of pointwise backwards (tanh's and sigmoid's formulas computed in place in one
-temporary, without create_graph) against PyTorch: the same bits, the same errors."""
+"""The array paths of pointwise backwards (tanh's, sigmoid's and exp's formulas on the saved arrays,
+without create_graph) against PyTorch: the same bits, the same errors."""
 import numpy as np
 import pytest
 
@@ -35,18 +35,6 @@ def test_gradient_bits_match_pytorch(name, dtype, shape):
     y, g = ya.detach().numpy().reshape(-1), g.reshape(-1)
     want = {"tanh": lambda: g * (1 - y * y), "sigmoid": lambda: g * (y * (1 - y)), "exp": lambda: g * y}[name]()
     np.testing.assert_array_equal(a.grad.numpy(), want.reshape(shape))
-
-
-@pytest.mark.parametrize("name", OPS)
-def test_array_path_matches_tensor_formula(name):
-    """Without create_graph (array path) and with it (tinytorch's ops): the same floats."""
-    rng = np.random.default_rng(1)
-    x = rng.standard_normal((17, 9)).astype(np.float32)
-    g = rng.standard_normal((17, 9)).astype(np.float32)
-    a1, a2 = tt.tensor(x, requires_grad=True), tt.tensor(x, requires_grad=True)
-    getattr(tt, name)(a1).backward(tt.tensor(g))
-    (g2,) = tt.autograd.grad(getattr(tt, name)(a2), a2, tt.tensor(g), create_graph=True)
-    np.testing.assert_array_equal(a1.grad.numpy(), g2.detach().numpy())
 
 
 @pytest.mark.parametrize("name", OPS)

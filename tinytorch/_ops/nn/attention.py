@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._kernels import parallel
+from .._kernels import flash_attention, parallel
 from .._kernels.parallel import matmul as _gemm
 
 from ..._dtype import FROM_NP
@@ -72,40 +72,6 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
 
 
 _BLAS_SUM = (np.dtype(np.float32), np.dtype(np.float64))
-_ONES: dict = {}
-
-
-def _row_sums(e: np.ndarray) -> np.ndarray:
-    """The sums over the last dim of a C-contiguous float32/float64 array, keepdims, as one BLAS
-    matrix-vector product with a ones vector: the lanes-then-tree order of a vectorised row sum, which
-    gives PyTorch's flash-kernel denominators more often than numpy's pairwise sum, and without numpy's
-    per-row cost on short rows."""
-    n = e.shape[-1]
-    if n == 0 or e.size == 0:  # no keys (or no rows): empty sums, which a (-1, 0) reshape can't give
-        return e.sum(axis=-1, keepdims=True)
-    key = (n, e.dtype)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) > 32:
-            _ONES.clear()
-        ones = _ONES[key] = np.ones(n, dtype=e.dtype)
-    return np.matmul(e.reshape(-1, n), ones).reshape(e.shape[:-1] + (1,))
-
-
-def _flash_softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray):
-    """softmax(s) · v in the order of PyTorch's CPU flash kernel: the exponentials exp(s - max) times v,
-    then each row scaled by the reciprocal of its sum (closer to its floats than normalising the weights
-    first, and the (L, S) division becomes an (L, E) product). Returns (out, exps, row sums); ``s`` is
-    overwritten by the exponentials. Rows with a finite maximum only."""
-    e = np.exp(np.subtract(s, m, out=s), out=s)
-    sums = _row_sums(e)
-    ev = _gemm(e, v)
-    recip = np.divide(sums.dtype.type(1), sums)
-    if q.ndim == 4 and not q.flags.c_contiguous:
-        # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
-        # permute of it is then contiguous, and its reshape a view)
-        return np.multiply(ev, recip, out=np.empty_like(q)), e, sums
-    return np.multiply(ev, recip, out=ev), e, sums
 
 
 _CAUSAL_BIASES: dict = {}
@@ -165,39 +131,21 @@ class _AttentionBackward(Node):
         self.probs = self.keep = self.sums = None
 
     def _array_backward(self, g, q, k, v, mask, need):
-        rep, scale, keep = self.rep, self.scale, self.keep
-        kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
+        """The flash kernel's gradient steps on the arrays (``_kernels/flash_attention.py``), with the
+        forward's weights; the heads folded back as ``_graph_backward`` folds them."""
         if self.sums is not None:  # the flash forward's exponentials: normalised once, in place
             np.divide(self.probs, self.sums, out=self.probs)
             self.sums = None
-        p = self.probs  # the forward's attention weights (before dropout)
-        pd = p if keep is None else p * keep
-        dv = _fold_heads(_gemm(_mT(pd), g), rep, v.shape) if need[2] else None
-        dp = _gemm(g, _mT(vr))  # a fresh array: the steps below run in place on it
-        if keep is not None:
-            dp *= keep
-        # the row sums by one BLAS product (numpy's pairwise sums cost ~30 ns a short row); the flash
-        # kernel's g · out over the head dim is closer to PyTorch on average but moves op_db's sample 9
-        # (near one-hot weights, gradients ~40) past assert_close's tolerance
-        rows = _row_sums(dp * p)
-        ds = np.subtract(dp, rows, out=dp)
-        ds *= p  # p (dp - rows)
-        scale = q.dtype.type(scale)
-        dq = None
-        if need[0]:
-            dq = _gemm(ds, kr)
-            dq *= scale
-            dq = dq.astype(q.dtype, copy=False)
-            if dq.shape != q.shape:
-                dq = _fold_heads(dq, 1, q.shape)
-        dk = None
-        if need[1]:
-            dk = _gemm(_mT(ds), q)
-            dk *= scale
-            dk = _fold_heads(dk, rep, k.shape)
-        dm = _fold_heads(ds, 1, mask._data.shape) if len(need) > 3 and need[3] else None
-        out = tuple(None if a is None else _make(np.ascontiguousarray(a, dtype=q.dtype)) for a in (dq, dk, dv))
-        return out + ((None if dm is None else _make(np.ascontiguousarray(dm, dtype=q.dtype))),)
+        rep = self.rep
+        need_m = len(need) > 3 and need[3]
+        dq, dk, dv, ds = flash_attention.backward(g, q, _expand_heads(k, rep), _expand_heads(v, rep), self.probs,
+                                                  self.keep, self.scale, need[0], need[1], need[2])
+        if dq is not None and dq.shape != q.shape:
+            dq = _fold_heads(dq, 1, q.shape)
+        dk = _fold_heads(dk, rep, k.shape) if need[1] else None
+        dv = _fold_heads(dv, rep, v.shape) if need[2] else None
+        dm = _fold_heads(ds, 1, mask._data.shape) if need_m else None
+        return tuple(None if a is None else _make(np.ascontiguousarray(a, dtype=q.dtype)) for a in (dq, dk, dv, dm))
 
     def _graph_backward(self, g, q, k, v, mask, need):
         rep, scale = self.rep, self.scale
@@ -316,7 +264,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if m is None:
             m = last_axis_max(s)
         if not masked or np.isfinite(m).all():  # the rows _safe_softmax normalises without its dead-row case
-            out, exps, sums = _flash_softmax_matmul(s, m, vr, q)
+            out, exps, sums = flash_attention.softmax_matmul(s, m, vr, q)
             if not grad:
                 return _make(out)
             return _record(query, key, value, float_mask, out, flash, rep, scale, bias, None, None, exps, sums)

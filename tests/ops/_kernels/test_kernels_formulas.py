@@ -1,0 +1,125 @@
+"""Every array path of a backward against its formula, on generated inputs.
+
+A node's formula is written once and runs on tensors when a graph of the gradient is wanted
+(``create_graph=True``); without one, the node runs the same formula on the saved arrays, or a kernel of
+``_ops/_kernels/`` that computes it in fewer steps (compiled, fused, or in the order of PyTorch's CPU
+kernel). Here each case is differentiated both ways: the formula on arrays must give the tensor
+formula's bits; a kernel that follows PyTorch's own steps (oneDNN's float32 GELU, the flash-attention
+kernel's row sums) must stay within float rounding of it."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+F = tt.nn.functional
+
+
+def _elementwise(name):
+    def build(rng, dtype, shape):
+        x = rng.standard_normal(shape) * 2
+        return getattr(tt, name), (x,)
+    return build
+
+
+def _gelu(rng, dtype, shape):
+    return F.gelu, (rng.standard_normal(shape) * 2,)
+
+
+def _log_softmax(rng, dtype, shape):
+    return (lambda x: tt.log_softmax(x, -1)), (rng.standard_normal(shape) * 3,)
+
+
+def _cross_entropy(kind):
+    def build(rng, dtype, shape):
+        n, c = shape[0], shape[-1]
+        spatial = kind == "spatial"
+        logits = rng.standard_normal((n, c, 3) if spatial else (n, c)) * 3
+        target = tt.tensor(rng.integers(0, c, (n, 3) if spatial else n))
+        kwargs = {"reduction": kind} if kind in ("mean", "sum", "none") else {}
+        if kind == "weight":
+            kwargs["weight"] = tt.tensor(rng.random(c).astype(dtype))
+        if kind == "ignore":
+            target[0] = 1
+            kwargs["ignore_index"] = 1
+        return (lambda x: F.cross_entropy(x, target, **kwargs)), (logits,)
+    return build
+
+
+def _layer_norm(rng, dtype, shape):
+    c = shape[-1]
+    return (lambda x, w, b: F.layer_norm(x, (c,), w, b)), (rng.standard_normal(shape) * 3 + 1,
+                                                            rng.standard_normal(c), rng.standard_normal(c))
+
+
+def _linear(rng, dtype, shape):
+    return F.linear, (rng.standard_normal(shape), rng.standard_normal((4, shape[-1])), rng.standard_normal(4))
+
+
+def _batch_norm(training, affine):
+    def build(rng, dtype, shape):
+        c = shape[1]
+        rm, rv = tt.tensor(rng.standard_normal(c).astype(dtype)), tt.tensor((rng.random(c) + 0.5).astype(dtype))
+        arrays = (rng.standard_normal(shape) * 3 + 1,) + ((rng.standard_normal(c), rng.standard_normal(c))
+                                                            if affine else ())
+
+        def fn(x, w=None, b=None):
+            return F.batch_norm(x, rm.clone(), rv.clone(), w, b, training=training)
+        return fn, arrays
+    return build
+
+
+def _attention(rng, dtype, shape):
+    b, h, L, e = shape
+    return F.scaled_dot_product_attention, tuple(rng.standard_normal((b, h, L, e)) for _ in range(3))
+
+
+def _attention_gqa(rng, dtype, shape):
+    b, h, L, e = shape
+    q = rng.standard_normal((b, h, L, e))
+    kv = [rng.standard_normal((b, h // 2, L + 1, e)) for _ in range(2)]
+    return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), (q, *kv)
+
+
+SHAPES = [(3, 40), (17, 9), (2, 3, 6), (5, 3, 4, 2)]
+CASES = {
+    "tanh": (_elementwise("tanh"), SHAPES + [()]),
+    "sigmoid": (_elementwise("sigmoid"), SHAPES + [()]),
+    "exp": (_elementwise("exp"), SHAPES + [()]),
+    "gelu": (_gelu, SHAPES + [()]),
+    "log_softmax": (_log_softmax, SHAPES),
+    **{f"cross_entropy_{k}": (_cross_entropy(k), [(6, 5), (32, 27)])
+       for k in ("mean", "sum", "none", "weight", "ignore", "spatial")},
+    "layer_norm": (_layer_norm, SHAPES),
+    "linear": (_linear, [(2, 3, 6), (7, 5), (6,)]),
+    **{f"batch_norm_{'train' if t else 'eval'}{'_affine' if a else ''}": (_batch_norm(t, a),
+                                                                         [(32, 10), (5, 3, 4), (2, 3, 2, 2)])
+       for t in (True, False) for a in (True, False)},
+    "attention": (_attention, [(2, 3, 5, 4), (1, 2, 9, 8)]),
+    "attention_gqa": (_attention_gqa, [(2, 4, 5, 4)]),
+}
+
+# the array paths that follow PyTorch's kernel steps instead of the formula's: (case, dtype) -> rtol
+ROUNDING = {("gelu", "float32"): 2e-6, ("attention", "float32"): 2e-5, ("attention", "float64"): 1e-12,
+            ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_array_path_is_the_formula(case, dtype):
+    build, shapes = CASES[case]
+    for k, shape in enumerate(shapes):
+        rng = np.random.default_rng([k, len(case), dtype == "float32"])
+        fn, arrays = build(rng, np.dtype(dtype), shape)
+        inputs = [tt.tensor(np.asarray(a, dtype=dtype), requires_grad=True) for a in arrays]
+        out = fn(*inputs)
+        g = tt.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype))
+        on_arrays = tt.autograd.grad(out, inputs, g)
+        formula = tt.autograd.grad(fn(*inputs), inputs, g, create_graph=True)
+        for a, f in zip(on_arrays, formula):
+            assert a.dtype == f.dtype and a.shape == f.shape and a.grad_fn is None
+            a, f = a.numpy(), f.detach().numpy()
+            rtol = ROUNDING.get((case, dtype))
+            if rtol is None:
+                assert np.array_equal(a, f), (case, dtype, shape, np.abs(a - f).max())
+            else:
+                np.testing.assert_allclose(a, f, rtol=rtol, atol=rtol)

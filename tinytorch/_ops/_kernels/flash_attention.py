@@ -1,0 +1,75 @@
+"""The steps of PyTorch's CPU flash-attention kernel on float32/float64 arrays, for
+``scaled_dot_product_attention`` (``_ops/nn/attention.py``, whose graph path is the formula): the forward's
+exponentials times V scaled by the reciprocal row sums, and the backward's products, in the kernel's
+order. Row sums are one BLAS matrix-vector product with a ones vector (the lanes-then-tree order of a
+vectorised row sum), which gives PyTorch's floats more often than numpy's pairwise sums.
+``tests/ops/_kernels/test_kernels_formulas.py`` compares both with the formula on generated inputs."""
+from __future__ import annotations
+
+import numpy as np
+
+from .parallel import matmul as _gemm
+
+_ONES: dict = {}
+
+
+def _mT(a: np.ndarray) -> np.ndarray:
+    return a.swapaxes(-1, -2)
+
+
+def row_sums(e: np.ndarray) -> np.ndarray:
+    """The sums over the last dim of a C-contiguous float32/float64 array, dims kept, as one BLAS
+    matrix-vector product with a ones vector (no per-row cost on short rows)."""
+    n = e.shape[-1]
+    if n == 0 or e.size == 0:  # no keys (or no rows): empty sums, which a (-1, 0) reshape can't give
+        return e.sum(axis=-1, keepdims=True)
+    key = (n, e.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) > 32:
+            _ONES.clear()
+        ones = _ONES[key] = np.ones(n, dtype=e.dtype)
+    return np.matmul(e.reshape(-1, n), ones).reshape(e.shape[:-1] + (1,))
+
+
+def softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray):
+    """softmax(s) · v in the kernel's order: the exponentials exp(s - max) times v, then each row scaled
+    by the reciprocal of its sum (the (L, S) division becomes an (L, E) product). Returns (out, exps, row
+    sums); ``s`` is overwritten by the exponentials. Rows with a finite maximum only."""
+    e = np.exp(np.subtract(s, m, out=s), out=s)
+    sums = row_sums(e)
+    ev = _gemm(e, v)
+    recip = np.divide(sums.dtype.type(1), sums)
+    if q.ndim == 4 and not q.flags.c_contiguous:
+        # the kernel allocates its output with the query's strides (MultiheadAttention's permute of it is
+        # then contiguous, and its reshape a view)
+        return np.multiply(ev, recip, out=np.empty_like(q)), e, sums
+    return np.multiply(ev, recip, out=ev), e, sums
+
+
+def backward(g: np.ndarray, q: np.ndarray, kr: np.ndarray, vr: np.ndarray, p: np.ndarray, keep, scale: float,
+             need_q: bool, need_k: bool, need_v: bool):
+    """(dq, dk, dv, ds) of out = dropout(p) · V with p = softmax(Q Kᵀ · scale + mask), for key and value
+    heads already repeated to the query's (``kr``, ``vr``; the caller folds dk and dv back) and ``keep``
+    the dropout's scaled mask or None: dv = (p keep)ᵀ g, dp = g Vᵀ keep, ds = p (dp - rowsum(dp p)),
+    dq = ds K · scale, dk = dsᵀ Q · scale."""
+    pd = p if keep is None else p * keep
+    dv = _gemm(_mT(pd), g) if need_v else None
+    dp = _gemm(g, _mT(vr))  # a fresh array: the steps below run in place on it
+    if keep is not None:
+        dp *= keep
+    # the flash kernel's g · out over the head dim is closer to PyTorch on average, but moves op_db's
+    # sample 9 (near one-hot weights, gradients ~40) past assert_close's tolerance: rows of dp p instead
+    rows = row_sums(dp * p)
+    ds = np.subtract(dp, rows, out=dp)
+    ds *= p
+    scale = q.dtype.type(scale)
+    dq = dk = None
+    if need_q:
+        dq = _gemm(ds, kr)
+        dq *= scale
+        dq = dq.astype(q.dtype, copy=False)
+    if need_k:
+        dk = _gemm(_mT(ds), q)
+        dk *= scale
+    return dq, dk, dv, ds
