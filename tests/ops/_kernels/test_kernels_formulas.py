@@ -80,6 +80,28 @@ def _attention_gqa(rng, dtype, shape):
     return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), (q, *kv)
 
 
+def _recurrent(mode, **kwargs):
+    def build(rng, dtype, shape):
+        t, b, i, h = shape
+        # one layer's weights as its own inputs: (input, h0[, c0], w_ih, w_hh, b_ih, b_hh)
+        gates = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+        arrays = [rng.standard_normal((t, b, i)), rng.standard_normal((1, b, h))]
+        if mode == "LSTM":
+            arrays.append(rng.standard_normal((1, b, h)))
+        arrays += [rng.standard_normal((gates * h, i)) * 0.5, rng.standard_normal((gates * h, h)) * 0.5,
+                   rng.standard_normal(gates * h) * 0.1, rng.standard_normal(gates * h) * 0.1]
+        name = {"LSTM": "LSTM", "GRU": "GRU"}.get(mode, "RNN")
+        layer = getattr(tt.nn, name)(i, h, dtype=getattr(tt, dtype.name), **kwargs)
+
+        def fn(x, h0, *rest):
+            state = (h0, rest[0]) if mode == "LSTM" else h0
+            params = dict(zip(("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"), rest[-4:]))
+            out, _ = tt.func.functional_call(layer, params, (x, state))
+            return out
+        return fn, tuple(arrays)
+    return build
+
+
 SHAPES = [(3, 40), (17, 9), (2, 3, 6), (5, 3, 4, 2)]
 CASES = {
     "tanh": (_elementwise("tanh"), SHAPES + [()]),
@@ -96,11 +118,19 @@ CASES = {
        for t in (True, False) for a in (True, False)},
     "attention": (_attention, [(2, 3, 5, 4), (1, 2, 9, 8)]),
     "attention_gqa": (_attention_gqa, [(2, 4, 5, 4)]),
+    "rnn_tanh": (_recurrent("RNN_TANH"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
+    "rnn_relu": (_recurrent("RNN_RELU", nonlinearity="relu"), [(5, 3, 4, 6)]),
+    "gru": (_recurrent("GRU"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
+    "lstm": (_recurrent("LSTM"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
 }
 
 # the array paths that follow PyTorch's kernel steps instead of the formula's: (case, dtype) -> rtol
 ROUNDING = {("gelu", "float32"): 2e-6, ("attention", "float32"): 2e-5, ("attention", "float64"): 1e-12,
-            ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12}
+            ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12,
+            # the recurrent layers' time loops (``_kernels/lstm.py``, ``_kernels/rnn_gru.py``) against the
+            # step cells differentiated by the engine: other association orders of the same sums
+            **{(m, d): (2e-5 if d == "float32" else 1e-12) for m in ("rnn_tanh", "rnn_relu", "gru", "lstm")
+               for d in ("float32", "float64")}}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

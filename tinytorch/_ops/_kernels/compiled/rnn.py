@@ -100,7 +100,7 @@ def _gru_c_sig(t):
 @jit([_gru_a_sig(float32), _gru_a_sig(float64)])
 def gru_gates(g, gh, b_hh):
     """gh += b_hh (an empty one: none), then the r and z gates' -(x W_ih + b_ih + gh) into g's first 2H
-    columns, for numpy's exp (``_layer_forward``'s GRU step, up to ``_sigmoid_``'s exp)."""
+    columns, for numpy's exp (``rnn_gru.layer_forward``'s GRU step, up to ``_sigmoid_``'s exp)."""
     n, width = g.shape
     two = 2 * (width // 3)
     for r in range(n):
@@ -149,7 +149,7 @@ def _gru_bptt_sig(t):
 
 @jit([_gru_bptt_sig(float32), _gru_bptt_sig(float64)])
 def gru_bptt_step(dh, go, acts, h_prev, gh_n, d_gates, d_gh, dht_out, row0):
-    """One step of the GRU's BPTT before its GEMM (``_layer_backward``'s loop body): dht = dh + go (``go``
+    """One step of the GRU's BPTT before its GEMM (``rnn_gru.layer_backward``'s loop body): dht = dh + go (``go``
     with no rows: none) into ``dht_out``, the (r, z, n) pre-activation gradients into ``d_gates`` and those
     of h W_hh + b_hh into ``d_gh`` (rows row0...)."""
     n, hidden = dh.shape
