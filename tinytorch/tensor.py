@@ -11,7 +11,7 @@ import numpy as np
 
 from ._dtype import FLOATING_NP
 from . import _dtype
-from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State
+from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
 from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
@@ -88,12 +88,9 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     elif root._requires_grad:
         t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
     if not _State.enabled:
+        # registered even when nothing requires grad yet: if the base later gets a history from an
+        # in-place op, PyTorch refuses to use this view (refresh marks it)
         t._creation = "no_grad"
-        if not root._requires_grad:
-            # nothing to keep up to date (backward formulas, no_grad code): not registered. Departure:
-            # if such a base later gets a history from an in-place op, PyTorch refuses to use this
-            # view; here it stays a constant
-            return t
     elif base._creation is not None:
         t._creation = base._creation
     # the storage's live views, weakly: [version, [weakref, ...], prune threshold]. Dead references are
@@ -118,6 +115,46 @@ def _wrap_float_result(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
+def legacy_array(np_dtype, args: tuple) -> np.ndarray:
+    """The array of a legacy constructor call (``Tensor(...)``, ``FloatTensor(...)``, ``t.new(...)``):
+    sizes (ints, or one ``Size``) give an uninitialised array of that shape; one sequence gives its data."""
+    if not args:
+        return np.empty((0,), dtype=np_dtype)  # Tensor() is an empty 1-d tensor
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    elif len(args) > 1 and any(isinstance(a, Size) for a in args):
+        names = ", ".join("torch.Size" if isinstance(a, Size) else type(a).__name__ for a in args)
+
+        def what(a) -> str:
+            if isinstance(a, Size):
+                inner = ", ".join(type(x).__name__ for x in a)
+                return f"!torch.Size of ({inner}{',' if len(a) == 1 else ''})!"
+            return f"!{type(a).__name__}!"
+        raise TypeError(f"new() received an invalid combination of arguments - got ({names}), but expected one of:\n"
+                        " * (*, torch.device device = None)\n      didn't match because some of the arguments have "
+                        f"invalid types: ({', '.join(what(a) for a in args)})\n"
+                        " * (torch.Storage storage)\n * (Tensor other)\n"
+                        " * (tuple of ints size, *, torch.device device = None)\n * (object data, *, torch.device "
+                        "device = None)\n")
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args):
+        for a in args:
+            if a < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {a}: "
+                                   f"[{', '.join(str(int(x)) for x in args)}]")
+        return np.empty(tuple(int(a) for a in args), dtype=np_dtype)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if isinstance(data, (int, float, bool, complex, np.generic)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        arr = np.array(data.tolist() if isinstance(data, Tensor) else data)
+        if np.dtype(np_dtype) in FLOATING_NP or arr.dtype not in FLOATING_NP:
+            return arr.astype(np_dtype)
+        return np.trunc(arr).astype(np_dtype)  # Python floats into an integer type: truncated
+    raise TypeError("new() received an invalid combination of arguments")
+
+
 class Tensor(_TensorPlacement, _TensorConversion):
     """A multi-dimensional array that records the ops made from it when it requires grad."""
 
@@ -135,6 +172,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     _stale = None            # such a view after its base was modified: the error its next use raises
     _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
     _named_in_errors = None  # a saved result unpacked with another history: the node errors name
+    _unseen = False          # a view whose regenerated history PyTorch has not looked at yet (_ops/shape/views.py)
     _vc = FRESH_VERSION      # the version counter: see autograd.grad_mode.version_counter
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
@@ -144,16 +182,14 @@ class Tensor(_TensorPlacement, _TensorConversion):
             share_instance_keys(cls, _TENSOR_ATTRS)
 
     def __init__(self, *args, dtype=None, device=None):
-        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised."""
-        if not args:
-            args = (0,)  # Tensor() is an empty 1-d tensor
-        if len(args) == 1 and not isinstance(args[0], int):
-            arr = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
-                           dtype=(dtype or _dtype.get_default_dtype()).np)
-        else:
-            shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
-            arr = np.empty(tuple(shape), dtype=(dtype or _dtype.get_default_dtype()).np)
-        self._data = arr
+        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` and
+        ``Tensor(torch.Size([2, 3]))`` are uninitialised tensors of that shape; ``Tensor(t)`` aliases ``t``."""
+        if len(args) == 1 and isinstance(args[0], Tensor) and dtype is None:
+            src = args[0]  # an alias of the same storage and version counter, whatever its dtype (PyTorch's)
+            self._data = src._data
+            self._vc = NO_VERSION if _State.inference else version_counter(src)
+            return
+        self._data = legacy_array((dtype or _dtype.get_default_dtype()).np, args)
         self._vc = NO_VERSION if _State.inference else [0]
 
     # -- plain attributes ----------------------------------------------------------------------
@@ -270,7 +306,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
     # -- .grad ---------------------------------------------------------------------------------
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        # the history as stored: a view whose history PyTorch has not regenerated yet counts as a leaf
+        # here (see _UnseenView in _ops/shape/views.py), so this read must not count as a look
+        if not self._unseen and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -311,8 +349,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         """Keep this non-leaf's gradient in ``.grad`` during backward."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None:
-            return  # leaves keep their grad anyway
+        if self._unseen or self.grad_fn is None:
+            return  # leaves keep their grad anyway (a view PyTorch has not regenerated yet is one to it)
         if self._retains_grad:
             return
         import weakref
@@ -408,7 +446,7 @@ def _views_follow(base: Tensor) -> None:
     """Views without a history of their own require grad exactly when their base does (PyTorch)."""
     for ref in base._vc[1]:
         v = ref()
-        if v is not None and v._base is base and v.grad_fn is None and not v._own_requires_grad:
+        if v is not None and v._base is base and v.__dict__.get("grad_fn") is None and not v._own_requires_grad:
             v._requires_grad = base._requires_grad
 
 

@@ -210,3 +210,19 @@ def last_axis_max(x: ndarray) -> ndarray:
     if not n or not x.size or not x.flags.c_contiguous or x.dtype.kind != "f":
         return np.max(x, axis=-1, keepdims=True)
     return np.maximum.reduceat(x.reshape(-1), row_starts(x.size // n, n)).reshape(x.shape[:-1] + (1,))
+
+
+def c_order(a: ndarray) -> ndarray:
+    """``a`` laid out as PyTorch lays out a contiguous result: C order, and the strides of size-1 dims
+    those of the C layout too (numpy calls an array C-contiguous whatever those are, PyTorch's
+    ``stride()`` shows them). Copies only an array that is not C-contiguous."""
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    step, strides = a.itemsize, []
+    for n in reversed(a.shape):
+        strides.append(step)
+        step *= n
+    strides = tuple(reversed(strides))
+    if a.strides == strides or not a.size:
+        return a
+    return np.lib.stride_tricks.as_strided(a, strides=strides, writeable=True)

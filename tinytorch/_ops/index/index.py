@@ -299,6 +299,13 @@ def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
     return writeable(dst, allow_overlap=True)
 
 
+def _masked_fill_like(key: tuple, tv: Tensor) -> bool:
+    """Whether PyTorch's index_put_ hands this write to masked_fill_ (``canDispatchToMaskedFill``: one
+    boolean mask as the only advanced index, one value), which casts the value to the destination's dtype."""
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    return tv._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
+
+
 @op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
@@ -314,7 +321,7 @@ def setitem(input: Tensor, key, value) -> None:
     _check_bounds(input._data, key)
     basic, adv = _split_key(key, input._data.shape)
     x = input._data
-    if advanced and tv is not None and tv._data.dtype != x.dtype:
+    if advanced and tv is not None and tv._data.dtype != x.dtype and not _masked_fill_like(key, tv):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
@@ -361,6 +368,8 @@ def setitem(input: Tensor, key, value) -> None:
         inplace.copy_(dst, src)
         return
     views.check_inplace(dst, True)
+    # the edges first: a forbidden view as the value raises PyTorch's error before anything is written
+    edges = (dst._edge(), (None, 0) if tv is None else tv._edge())
     d = _writeable_for_put(d, adv, key, vd)
     try:
         d[adv] = vd
@@ -368,7 +377,7 @@ def setitem(input: Tensor, key, value) -> None:
         _raise_shape_mismatch(d, adv, True, np.asarray(vd))
         raise
     version_counter(dst)[0] += 1
-    node = _IndexPut((dst._edge(), (None, 0) if tv is None else tv._edge()))
+    node = _IndexPut(edges)
     node.shape, node.key = d.shape, adv
     node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
     node.value_dtype = tv._data.dtype if tv is not None else None

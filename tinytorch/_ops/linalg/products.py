@@ -15,6 +15,7 @@ from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
+from .._core import deprecated as _deprecated
 from .._core.registry import op
 from .._core.util import broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
@@ -159,8 +160,12 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
 
 
 @op(variants="function method inplace out", autocast="lower")
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
+    if legacy or not isinstance(input, Tensor):  # addmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw)
+        return addmm(*args, **kw)
     a, b = mat1._data, mat2._data
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'mat1' if a.ndim != 2 else 'mat2'} must be a matrix, got "
@@ -172,8 +177,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
 
 @op(variants="function method inplace torch_inplace out")
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
+    if legacy or not isinstance(input, Tensor):  # addmv(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw)
+        return addmv(*args, **kw)
     a, v = mat._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, {a.ndim}, {v.ndim}")
@@ -184,8 +193,12 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 
 
 @op(variants="function method inplace out", autocast="lower")
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    if legacy or not isinstance(input, Tensor):  # baddbmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw)
+        return baddbmm(*args, **kw)
     a, b = batch1._data, batch2._data
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
@@ -420,8 +433,12 @@ def _broadcast(a: Tensor, b: Tensor) -> tuple:
 
 
 @op(variants="function method inplace out", batch=composite)
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the outer product of vec1 and vec2)."""
+    if legacy or not isinstance(input, Tensor):  # addr(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw)
+        return addr(*args, **kw)
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
@@ -435,8 +452,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 
 
 @op(variants="function method inplace out", batch=composite, autocast="lower")
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
+    if legacy or not isinstance(input, Tensor):  # addbmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw)
+        return addbmm(*args, **kw)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
     if batch1.shape[0] != batch2.shape[0]:

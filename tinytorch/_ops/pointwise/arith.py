@@ -14,6 +14,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
 from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same, alpha_in
+from .._core import deprecated as _deprecated
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
@@ -38,8 +39,12 @@ class AddBackward0(_BinaryNode, EdgePair):
 
 
 @op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
-def add(a, b, *, alpha=1) -> Tensor:
+def add(a, b, *legacy, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
+    if legacy:  # add(Number alpha, Tensor other), deprecated
+        kw = {} if alpha == 1 and alpha is not True else {"alpha": alpha}
+        args, kw = _deprecated.modern("add", (a, b) + legacy, kw)
+        return add(*args, **kw)
     if alpha == 1 and alpha is not True:
         if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
             ad, bd = a._data, b._data
@@ -134,8 +139,12 @@ def _is_bool(x) -> bool:
 
 
 @op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
-def sub(a, b, *, alpha=1) -> Tensor:
+def sub(a, b, *legacy, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
+    if legacy:  # sub(Number alpha, Tensor other), deprecated
+        kw = {} if alpha == 1 and alpha is not True else {"alpha": alpha}
+        args, kw = _deprecated.modern("sub", (a, b) + legacy, kw)
+        return sub(*args, **kw)
     if alpha == 1 and alpha is not True:
         same = _same(a, b)
         if same is not None:

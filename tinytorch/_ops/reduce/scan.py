@@ -10,7 +10,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import level_of, unsupported
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import holomorphic_backward, normalize_dims
+from .._core.util import c_order, holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
 from ..pointwise.compare import where
@@ -82,7 +82,8 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     dt = _scan_dtype(x, dtype)
     fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
     try:
-        r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+        # numpy keeps a transposed input's layout; PyTorch's scans return contiguous results
+        r = c_order(np.cumsum(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
     return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype)
@@ -125,7 +126,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     dt = _scan_dtype(x, dtype)
     fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
     try:
-        r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+        r = c_order(np.cumprod(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
@@ -176,9 +177,9 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         r = np.moveaxis(x.astype(acc), d, 0)
         for k in range(1, r.shape[0]):
             r[k] = _complex_logaddexp(r[k - 1], r[k])
-        r = np.ascontiguousarray(np.moveaxis(r, 0, d)).astype(x.dtype)
+        r = c_order(np.moveaxis(r, 0, d).astype(x.dtype))
     else:
-        r = np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype) if x.ndim else x.copy()
+        r = c_order(np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype)) if x.ndim else x.copy()
     return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d)
 
 
@@ -210,8 +211,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
             vals[..., k] = np.where(take, xm[..., k], vals[..., k - 1])
             idx[..., k] = np.where(take, k, idx[..., k - 1])
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
-    it = _make(np.array(idx, order="C"))
-    v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
+    it = _make(c_order(idx))
+    v = record(c_order(vals), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
     return _return_type(name)(v, it)
 
 
@@ -279,7 +280,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         else:
             d = normalize_dims(dim, x.ndim)
             d = d[0] if d else 0
-            r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
+            r = c_order(np.prod(x, axis=d, keepdims=keepdim, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
     if dim is None:

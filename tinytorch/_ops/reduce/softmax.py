@@ -11,7 +11,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims, unsupported
 from .._core.registry import op
-from .._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
+from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from ..._quiet_fp import loud, quiet
@@ -149,7 +149,8 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
         e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
-        out = lowp_round(as_array(e / e.sum(axis=d, keepdims=True)), storage)
+        # contiguous whatever the input's layout, as PyTorch's kernel writes it
+        out = c_order(lowp_round(as_array(e / e.sum(axis=d, keepdims=True)), storage))
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
@@ -169,7 +170,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+        out = c_order(lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage))
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:

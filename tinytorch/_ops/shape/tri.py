@@ -14,6 +14,7 @@ from . import _batching as rules
 from .._core.batching import composite
 from .._core.record import record
 from .._core.registry import op
+from .._core.util import c_order
 from .join import stack
 
 
@@ -37,7 +38,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "tril")
-    return record(np.tril(x, diagonal), TrilBackward0, (input,), k=diagonal)
+    return record(c_order(np.tril(x, diagonal)), TrilBackward0, (input,), k=diagonal)
 
 
 @op(variants="function method inplace out", batch=rules.last_two)
@@ -45,7 +46,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "triu")
-    return record(np.triu(x, diagonal), TriuBackward0, (input,), k=diagonal)
+    return record(c_order(np.triu(x, diagonal)), TriuBackward0, (input,), k=diagonal)
 
 
 def _diag_view(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
