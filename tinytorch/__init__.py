@@ -79,7 +79,7 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing"})
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "_dynamo"})
 
 
 def __getattr__(name: str):

@@ -33,26 +33,35 @@ def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tens
     return t.reshape(tuple(1 if i in dims else next(it) for i in range(ndim)))
 
 
+def norm_backward(g: Tensor, x: Tensor, y: Tensor, p: float, dims: tuple, keepdim: bool):
+    """The gradient of ``y = vector_norm(x, p, dims, keepdim)`` for the incoming ``g`` (PyTorch's
+    ``norm_backward``); None for the 0-"norm", whose gradient PyTorch leaves undefined."""
+    n = x._data.ndim
+    g = _unsqueeze_reduced(g, dims, keepdim, n)
+    y = _unsqueeze_reduced(y, dims, keepdim, n)
+    if p == 0:
+        return None
+    if p == 1:
+        return g * x.sign()
+    if math.isinf(p):
+        # PyTorch's formula, signed zeros included: sgn(x) * ((g / count) * mask), NaNs counted as hits
+        ax = x.abs()
+        hit = (ax == y) | ax.isnan()
+        count = hit.sum(dim=dims, keepdim=True) if dims else hit.sum()
+        return x.sgn() * ((g / count) * hit)
+    if p == 2:
+        return where(y == 0, 0.0, g * x / y)
+    scale = where(y == 0, 0.0, g / y ** (p - 1))
+    # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf), masked before
+    # the product with the scale, as PyTorch's masked_fill_ does (so a double backward meets no 0 * inf
+    # outside the zero's own element)
+    return where(x == 0, 0.0, x * x.abs() ** (p - 2)) * scale
+
+
 class LinalgVectorNormBackward0(Node):
     def backward(self, g):
         x, y = self.saved_tensors
-        n = x._data.ndim
-        g = _unsqueeze_reduced(g, self.dims, self.keepdim, n)
-        y = _unsqueeze_reduced(y, self.dims, self.keepdim, n)
-        p = self.ord
-        if p == 0:
-            return (None,)  # PyTorch leaves the gradient of the 0-"norm" undefined
-        if p == 1:
-            return (g * x.sign(),)
-        if math.isinf(p):
-            hit = (x.abs() == y)
-            count = hit.sum(dim=self.dims, keepdim=True) if self.dims else hit.sum()
-            return (where(hit, g * x.sign() / count, 0.0),)
-        if p == 2:
-            return (where(y == 0, 0.0, g * x / y),)
-        scale = where(y == 0, 0.0, g / y ** (p - 1))
-        # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf)
-        return (where(x == 0, 0.0, x * x.abs() ** (p - 2) * scale),)
+        return (norm_backward(g, x, y, self.ord, self.dims, self.keepdim),)
 
 
 @op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)

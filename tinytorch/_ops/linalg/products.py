@@ -12,14 +12,15 @@ import warnings
 import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
+from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
 from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._core.util import broadcast_shapes, holomorphic_backward
+from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
-from .norms import LinalgVectorNormBackward0, vector_norm
+from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0, _unary_result
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
@@ -473,8 +474,30 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha
 
 @op(variants="function method", batch=composite)
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
-    """The p-norm of input - other."""
-    return vector_norm(input - other, p)
+    """The p-norm of input - other: one ``DistBackward0`` node over both inputs, as PyTorch records it."""
+    if input._data.dtype.kind == "c" or other._data.dtype.kind == "c":
+        return vector_norm(input - other, p)
+    with no_grad():
+        r = vector_norm(input - other, p)
+    return record(r._data, DistBackward0, (input, other), (input, other, OUT), p=float(p),
+                  in_metas=((input._data.shape, input._data.dtype), (other._data.shape, other._data.dtype)))
+
+
+class DistBackward0(Node):
+    """d/dself = norm_backward(g, self - other, p, result), d/dother its negation."""
+
+    def backward(self, g):
+        x, o, y = self.saved_tensors
+        gd = norm_backward(g, x - o, y, self.p, (), False)
+        if gd is None:  # the 0-"norm": undefined, and PyTorch's formula for ``other`` negates it
+            if self.next_functions[1][0] is not None:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                                   "argument #0 'self'")
+            return None, None
+        (xs, xt), (os_, ot) = self.in_metas
+        gx = fit_grad(gd, (xs, xt)) if self.next_functions[0][0] is not None else None
+        go = fit_grad(-gd, (os_, ot)) if self.next_functions[1][0] is not None else None
+        return gx, go
 
 
 @op(variants="function method inplace out", batch=composite)
