@@ -79,7 +79,8 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "_dynamo"})
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "_dynamo",
+                              "_functorch"})
 
 
 def __getattr__(name: str):
@@ -109,3 +110,4 @@ from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from .sparse import sparse_coo_tensor  # noqa: E402,F401
+from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)

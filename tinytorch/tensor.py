@@ -18,6 +18,7 @@ from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_outp
 from ._tensor_placement import _TensorPlacement
 from ._tensor_conversion import _TensorConversion
 from ._tensor_str import tensor_repr
+from ._meta_data import lazy_zeros  # noqa: F401  (re-exported)
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
 # loads (``bind_backward``); ``Tensor.backward`` calls it
@@ -38,6 +39,7 @@ def register_attribute(name: str, value) -> None:
 
 
 _CPU = device("cpu")
+_META = device("meta")
 _new = object.__new__
 # the instance attributes most tensors set (Tensor's class defaults, set where they differ): entered in
 # the key table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so
@@ -173,6 +175,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
     _named_in_errors = None  # a saved result unpacked with another history: the node errors name
     _unseen = False          # a view whose regenerated history PyTorch has not looked at yet (_ops/shape/views.py)
+    _meta = False            # on the meta device: its values are never shown (tinytorch/_meta.py)
     _vc = FRESH_VERSION      # the version counter: see autograd.grad_mode.version_counter
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
@@ -209,15 +212,22 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _META if self._meta else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """On the meta device: a shape, dtype and strides without values (see tinytorch/_meta.py)."""
+        return self._meta
+
+    @property
+    def is_cpu(self) -> bool:
+        return not self._meta
 
     is_cuda = False
-    is_cpu = True
     is_xpu = False
     is_mps = False
     is_sparse = False
     is_quantized = False
-    is_meta = False
 
     @property
     def ndim(self) -> int:
@@ -248,7 +258,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
         return self._data.dtype in FLOATING_NP
 
     def data_ptr(self) -> int:
-        """Address of the first element: equal for tensors that share storage."""
+        """Address of the first element: equal for tensors that share storage (0 on the meta device)."""
+        if self._meta:
+            return 0
         return self._data.__array_interface__["data"][0]
 
     def get_device(self) -> int:
@@ -396,6 +408,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         t._data = self._data
         # changes through .data are invisible to autograd, as in PyTorch (an inference tensor's stays one)
         t._vc = NO_VERSION if self._vc is NO_VERSION else [0]
+        if self._meta:
+            t._meta = True
         return t
 
     @data.setter
@@ -403,6 +417,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
+        if value._meta or self._meta:
+            self._meta = value._meta
 
     def __hash__(self) -> int:
         return id(self)

@@ -190,10 +190,11 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
     three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
     the caller then goes through F.batch_norm."""
+    if type(input) is not Tensor or _Active.transforms:
+        return None
     x = input._data
     dt = x.dtype
-    if (type(input) is not Tensor or (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size
-            or not eps > 0.0 or _Active.transforms):
+    if (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size or not eps > 0.0:
         return None
     c = x.shape[1]
     for t in (running_mean, running_var, weight, bias):

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State, version_counter
+from ...autograd.grad_mode import _Active, _State, version_counter
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.batching import level_of
 from .._core.registry import op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
@@ -72,6 +73,11 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
+    if _Active.transforms and _State.transforms and max_norm is None and level_of((input, weight)) is not None:
+        # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += weight.shape[0]
+        return embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
     idx = input._data
     w = weight._data
     if idx.dtype not in (np.int64, np.int32):

@@ -27,7 +27,7 @@ def _batch_linear(op, input, weight, bias=None):
     lead = level_of((input, weight, bias))
     if at(input, lead) and not at(weight, lead) and not at(bias, lead):
         return input._wrap(op(input._phys, weight, bias))
-    out = input.matmul(weight.t())
+    out = matmul(input, weight.t())  # the public function: it dispatches a batched weight
     return out if bias is None else out + bias
 
 
