@@ -30,7 +30,7 @@ from . import _meta_data
 from . import factory as _factory
 from ._ops._core import registry as _registry
 from ._ops._core.registry import REGISTRY, method_table
-from .autograd.grad_mode import version_counter
+from .autograd.grad_mode import _State, version_counter
 from .random import default_generator
 from .tensor import Tensor, register_attribute
 
@@ -171,7 +171,7 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs):
         self = args[0] if args and isinstance(args[0], Tensor) else None
         if self is not None and not self._meta:
             raise RuntimeError(_MIXED)
-        if self is not None and not any(t._requires_grad for t in ts):
+        if self is not None and not (_State.enabled and any(t._requires_grad for t in ts)):
             version_counter(self)[0] += 1  # PyTorch's meta kernels check and write nothing
             return self
     out = fn(*args, **kwargs)

@@ -343,7 +343,7 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     if device is not None:
         _require_cpu(device)
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @op(variants="function", batch=first_only)

@@ -60,7 +60,6 @@ def _analytical_jacobian(outputs, diff_inputs) -> list:
 def _forward_jacobian(func, inputs, diff_inputs) -> list:
     """jac[i][j]: (input_i.numel, output_j.numel), by forward-mode AD: one pass per input element, its
     tangent one-hot and every other input's zero."""
-    outputs = None
     jac = None
     for i, x in enumerate(diff_inputs):
         for k in range(x._data.size):
@@ -74,7 +73,6 @@ def _forward_jacobian(func, inputs, diff_inputs) -> list:
                 args = [duals.get(id(a), a) if isinstance(a, Tensor) else a for a in inputs]
                 outs = _diff_outputs(func, args)
                 if jac is None:
-                    outputs = outs
                     jac = [[np.zeros((y._data.size, o._data.size)) for o in outs] for y in diff_inputs]
                 for j, o in enumerate(outs):
                     tangent = fwAD.unpack_dual(o).tangent

@@ -190,7 +190,7 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
     three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
     the caller then goes through F.batch_norm."""
-    if type(input) is not Tensor or _Active.transforms:
+    if type(input) is not Tensor or _Active.transforms or input._meta:
         return None
     x = input._data
     dt = x.dtype
