@@ -10,6 +10,8 @@ import re
 import traceback
 import weakref
 
+import numpy as np
+
 from .grad_mode import _Active, _State, version_counter
 
 # tinytorch.tensor builds on this module (a tensor's grad_fn is a Node), so this module cannot import
@@ -29,6 +31,14 @@ _FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 _sequence = itertools.count()
+
+
+def _in_hook_order(order: tuple, n: int) -> list:
+    """The saved tensors' indices, those PyTorch names first in its order, then the rest."""
+    if not order:
+        return list(range(n))
+    rest = [i for i in range(n) if i not in order]
+    return [i for i in order if i < n] + rest
 # the saved-version tuples of the common saves (nothing modified yet), shared by every node: one fewer
 # object per node for the garbage collector to count (a micrograd graph makes thousands of nodes a step)
 _SHARED_VERSIONS = {v: v for v in ((0,), (None,), (0, 0), (0, None), (None, 0), (None, None), (0, 0, 0))}
@@ -138,12 +148,172 @@ class _Hooked:
         return t
 
 
+_FREED_HOOKS_MSG = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+    "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved variables after calling backward.")
+
+
+class SavedTensor:
+    """``grad_fn._raw_saved_<name>``: one tensor a node saved, as PyTorch's ``torch._C._autograd.SavedTensor``.
+    ``register_hooks(pack_hook, unpack_hook)`` packs it at once and unpacks it at every later use (the
+    backward, ``grad_fn._saved_<name>``), as ``saved_tensors_hooks`` does for every tensor of a block."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index: int) -> None:
+        self._node, self._index = node, index
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        node = self._node
+        if node._freed:
+            raise RuntimeError(_FREED_HOOKS_MSG)
+        slot = node._saved[self._index]
+        if slot is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(slot) is _Hooked:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+                               "one pair of hooks is allowed at a time.")
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("Expected pack_hook and unpack_hook to be callable")
+        t = node._slot_value(self._index)
+        node._set_slot(self._index, _Hooked(pack_hook(t), unpack_hook))
+
+    def unpack(self):
+        return self._node._slot_value(self._index)
+
+    @property
+    def data(self):
+        return self.unpack()
+
+    @property
+    def unpack_hook(self):
+        slot = self._node._saved[self._index] if not self._node._freed else None
+        return slot.unpack_hook if type(slot) is _Hooked else None
+
+    def __repr__(self) -> str:
+        return f"<tinytorch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+_U64 = (1 << 64) - 1
+
+
+def u64(v):
+    """An int64 (or a list of them) as PyTorch's ``_saved_<name>`` reads it back: through an unsigned
+    conversion, so -1 reads 18446744073709551615 (SymInts, ``_sym_sizes``, keep their sign)."""
+    if isinstance(v, (tuple, list)):
+        return tuple(u64(x) for x in v)
+    if isinstance(v, bool) or v is None:
+        return v
+    return int(v) & _U64
+
+
+def _saved_property(index: int) -> property:
+    def get(self):
+        return self._slot_value(index)
+    return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+def _raw_saved_property(index: int) -> property:
+    def get(self):
+        raw = self.__dict__.get("_raw_slots")
+        if raw is None:
+            raw = self._raw_slots = {}
+        st = raw.get(index)
+        if st is None:
+            st = raw[index] = SavedTensor(self, index)
+        return st
+    return property(get, doc="That saved tensor as a ``SavedTensor`` (``register_hooks``).")
+
+
+def _slot_or_property(index: int, fallback) -> property:
+    def get(self):
+        t = self._slot_value(index)
+        return fallback(self) if t is None else t
+    return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+def raw_dim(node):
+    """The ``dim`` argument a node's op was given (``dim_arg``) when it kept it, else its ``dim``."""
+    d = node.__dict__.get("dim_arg")
+    return node.dim if d is None else d
+
+
+def scalar_tensor(v):
+    """A Python number as PyTorch wraps it into a 0-d tensor (float64, int64, bool, complex128), as the
+    ``_saved_other`` of ``x * 2.0`` shows it; None stays None."""
+    if v is None:
+        return None
+    if isinstance(v, _Tensor):
+        return v
+    if isinstance(v, np.generic):
+        return _make(np.asarray(v))
+    dt = np.bool_ if isinstance(v, bool) else np.int64 if isinstance(v, int) else \
+        np.complex128 if isinstance(v, complex) else np.float64
+    return _make(np.asarray(v, dtype=dt))
+
+
+def _value_property(source) -> property:
+    if isinstance(source, str):
+        def get(self):
+            return getattr(self, source, None)
+    else:
+        def get(self):
+            return source(self)
+    return property(get, doc="A value this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+class _Hidden:
+    """A parent class's ``_saved_<name>`` that this node class does not have (``__dir__`` leaves it out)."""
+
+    def __get__(self, obj, cls=None):
+        raise AttributeError("this node saves no such value")
+
+
+_HIDDEN = _Hidden()
+
+
+def _hidden(cls, name: str) -> bool:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name] is _HIDDEN
+    return False
+
+
+def install_saved_fields(cls, fields) -> None:
+    """Give node class ``cls`` PyTorch's ``_saved_<name>`` attributes: ``fields`` is ``((name, source), ...)``
+    in the order PyTorch saves them (which is also the order pack hooks see them), a source being the
+    index of a tensor in the node's ``saved_tensors`` (also ``_raw_saved_<name>``), such an index with a
+    function of the node giving the value when that slot is empty (``(1, fn)``: a Python number PyTorch
+    would have wrapped in a tensor), the name of one of the node's attributes, or a function of the node."""
+    cls._pt_saved = tuple(fields)
+    own = {name for name, _ in fields}
+    for klass in cls.__mro__[1:]:  # a parent's names this class does not have: hidden (PyTorch's classes differ)
+        for name, _ in getattr(klass, "_pt_saved", ()):
+            if name not in own:
+                setattr(cls, "_saved_" + name, _HIDDEN)
+                setattr(cls, "_raw_saved_" + name, _HIDDEN)
+    order = []
+    for name, source in fields:
+        if isinstance(source, int) and not isinstance(source, bool):
+            setattr(cls, "_saved_" + name, _saved_property(source))
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(source))
+            order.append(source)
+        elif isinstance(source, tuple):  # (index, fallback(node)): a slot, or what stands for it when empty
+            setattr(cls, "_saved_" + name, _slot_or_property(*source))
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(source[0]))
+            order.append(source[0])
+        else:
+            setattr(cls, "_saved_" + name, _value_property(source))
+    cls._hook_order = tuple(order)
+
+
 class Node:
     """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
 
     # class-level defaults keep node creation to the few attributes an op really sets
     _saved = ()
-    _saved_versions = ()
+    _versions_of_saved = ()
     _freed = False
     _tensor_pre_hooks = None   # output_nr -> {id: hook} from Tensor.register_hook on non-leaves
     _retained = None           # output_nr -> weakref of a tensor that called retain_grad()
@@ -158,6 +328,10 @@ class Node:
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
     _saves_pair = False        # a SavedPair node: its saved tensors are attributes (see _pair.py)
+    # PyTorch's ``_saved_<name>`` attributes of this node class (see install_saved_fields), and the order of
+    # the saved tensors' indices in them: pack hooks see the tensors in that order, unpack hooks too
+    _pt_saved = ()
+    _hook_order = ()
 
     # instance attributes a subclass sets on some of its instances only, or late (see
     # share_instance_keys); each class in the MRO names its own, and Node's below are entered for
@@ -173,11 +347,19 @@ class Node:
         for klass in cls.__mro__:
             names.extend(klass.__dict__.get("_instance_attrs", ()))
         share_instance_keys(cls, dict.fromkeys(names))
+        fields = cls.__dict__.get("saved_fields")
+        if fields is not None:  # a class's declaration of PyTorch's _saved_<name> attributes
+            install_saved_fields(cls, fields)
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
         if _Active.anomaly and _State.anomaly:
             self._trace = "".join(traceback.format_stack()[:-2])
+
+    def __dir__(self):
+        # PyTorch's nodes list their own _saved_<name> attributes only
+        return [n for n in super().__dir__()
+                if not (n.startswith("_saved_") or n.startswith("_raw_saved_")) or not _hidden(type(self), n)]
 
     def name(self) -> str:
         n = type(self).__name__
@@ -196,7 +378,7 @@ class Node:
     def save_for_backward(self, *tensors) -> None:
         self._saved = tensors
         versions = tuple([None if t is None else t._vc[0] for t in tensors])
-        self._saved_versions = _shared_versions(versions)
+        self._versions_of_saved = _shared_versions(versions)
         if _Active.saved_hooks and _State.saved_hooks:
             self._apply_pack_hooks()
             return
@@ -210,7 +392,7 @@ class Node:
             return
         self._saved = (_SavedOutput(t),)
         v = t._vc[0]
-        self._saved_versions = (0,) if v == 0 else (v,)
+        self._versions_of_saved = (0,) if v == 0 else (v,)
         self._packed = True
 
     def _save_inputs(self, *tensors) -> None:
@@ -221,14 +403,18 @@ class Node:
             return
         self._saved = tensors
         versions = tuple([None if t is None else t._vc[0] for t in tensors])
-        self._saved_versions = _shared_versions(versions)
+        self._versions_of_saved = _shared_versions(versions)
 
     def _apply_pack_hooks(self) -> None:
         """Hand each saved tensor to the innermost ``saved_tensors_hooks`` pack hook; versions are
         then the hooks' business, as in PyTorch."""
         pack, unpack = _State.saved_hooks[-1]
-        self._saved = tuple(None if t is None else _Hooked(pack(t), unpack) for t in self._saved)
-        self._saved_versions = (None,) * len(self._saved)
+        saved = list(self._saved)
+        for i in _in_hook_order(self._hook_order, len(saved)):  # PyTorch's order: its formulas' order
+            if saved[i] is not None:
+                saved[i] = _Hooked(pack(saved[i]), unpack)
+        self._saved = tuple(saved)
+        self._versions_of_saved = (None,) * len(saved)
         self._packed = True
 
     def _pack_outputs(self) -> None:
@@ -247,20 +433,54 @@ class Node:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
         if self._packed:
-            saved = tuple([t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved])
-        for t, v in zip(saved, self._saved_versions):
+            if self._hook_order:  # unpack hooks run in PyTorch's order
+                out = list(saved)
+                for i in _in_hook_order(self._hook_order, len(out)):
+                    t = out[i]
+                    if type(t) is _SavedOutput or type(t) is _Hooked:
+                        out[i] = t.unpack(self)
+                saved = tuple(out)
+            else:
+                saved = tuple([t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved])
+        for t, v in zip(saved, self._versions_of_saved):
             if v is not None and t._vc[0] != v:
                 raise RuntimeError(_modified_msg(t, v, self))
         return saved
 
-    def _saved_arrays(self):
+    def _slot_value(self, i: int):
+        """Saved tensor ``i`` as ``_saved_<name>`` gives it: unpacked (a saved output as a new tensor of this
+        node's history, a hooked one through its unpack hook), its version checked; None if not saved."""
+        if self._freed:
+            raise RuntimeError(_FREED_MSG)
+        saved = self._saved
+        t = saved[i] if i < len(saved) else None
+        if t is None:
+            return None
+        if type(t) is _SavedOutput or type(t) is _Hooked:
+            t = t.unpack(self)
+        v = self._versions_of_saved[i] if i < len(self._versions_of_saved) else None
+        if v is not None and t._vc[0] != v:
+            raise RuntimeError(_modified_msg(t, v, self))
+        return t
+
+    def _set_slot(self, i: int, value) -> None:
+        """Replace saved tensor ``i`` by ``value`` (a ``_Hooked``): its version is then the hooks' business."""
+        saved = list(self._saved)
+        versions = list(self._versions_of_saved) or [None] * len(saved)
+        saved[i] = value
+        versions[i] = None
+        self._saved = tuple(saved)
+        self._versions_of_saved = tuple(versions)
+        self._packed = True
+
+    def _arrays_of_saved(self):
         """The arrays of the saved tensors (None for None), with the checks ``saved_tensors`` makes, for
         a backward formula computed in numpy when no graph is recorded; None when a saved tensor went
         through a pack hook (its unpack hook must see it: use ``saved_tensors``)."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         out = []
-        for t, v in zip(self._saved, self._saved_versions):
+        for t, v in zip(self._saved, self._versions_of_saved):
             if t is None:
                 out.append(None)
                 continue
@@ -273,7 +493,7 @@ class Node:
         return out
 
     def _one_saved_array(self):
-        """``_saved_arrays()[0]`` for a node that saved one tensor (relu, tanh...), without the loop and
+        """``_arrays_of_saved()[0]`` for a node that saved one tensor (relu, tanh...), without the loop and
         the list: a small backward's whole cost is a few microseconds."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
@@ -285,7 +505,7 @@ class Node:
             return None
         else:
             a, vc = t._data, t._vc
-        v = self._saved_versions[0]
+        v = self._versions_of_saved[0]
         if v is not None and vc[0] != v:
             self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
         return a

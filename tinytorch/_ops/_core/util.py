@@ -13,7 +13,7 @@ from ..._dtype import LOWP_NP, result_np_dtype
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
-from ...autograd.node import sum_to
+from ...autograd.node import sum_to, u64
 from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
@@ -226,3 +226,32 @@ def c_order(a: ndarray) -> ndarray:
     if a.strides == strides or not a.size:
         return a
     return np.lib.stride_tricks.as_strided(a, strides=strides, writeable=True)
+
+
+def saved_dims(raw):
+    """A ``dim`` argument as PyTorch's ``_saved_dim`` shows an IntArrayRef: the dims as given (a single
+    int as a 1-tuple), each through the unsigned conversion (-1 reads 18446744073709551615); None stays None."""
+    if raw is None:
+        return None
+    if isinstance(raw, (int, np.integer)):
+        raw = (raw,)
+    return u64(tuple(int(d) for d in raw))
+
+
+def saved_correction(correction, unbiased, dim):
+    """var/std's ``_saved_correction`` as PyTorch records it: the correction given, else the one an
+    ``unbiased`` flag or a ``dim`` overload implies (1 or 0); None for the plain ``var(x)``."""
+    if correction is not None:
+        return correction
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    if unbiased is None and dim is None:
+        return None
+    return 1 if unbiased is None or unbiased else 0
+
+
+def numel_of(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n

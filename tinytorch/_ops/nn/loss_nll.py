@@ -48,7 +48,7 @@ class NllLossBackward0(Node):
     def backward(self, g):
         gd = g._data
         if not _State.enabled and gd.dtype in _EXACT:
-            saved = self._saved_arrays()  # no graph of the gradient: the same product on the arrays
+            saved = self._arrays_of_saved()  # no graph of the gradient: the same product on the arrays
             if saved is not None and saved[0].dtype == gd.dtype:
                 if self.unsqueeze_dim is not None:
                     gd = np.expand_dims(gd, self.unsqueeze_dim)

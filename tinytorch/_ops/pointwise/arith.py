@@ -9,7 +9,7 @@ import numpy as np
 from ...autograd.grad_mode import _State
 from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
 from ...autograd._pair import EdgePair, SavedPair, binary_node
-from ...autograd.node import Node
+from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
@@ -26,6 +26,7 @@ _add, _multiply = np.add, np.multiply
 
 # -- add / sub ------------------------------------------------------------------------------------
 class AddBackward0(_BinaryNode, EdgePair):
+    saved_fields = (("alpha", "alpha"),)
     alpha = 1
 
     def backward(self, g):
@@ -113,6 +114,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
 
 
 class SubBackward0(_BinaryNode, EdgePair):
+    saved_fields = (("alpha", "alpha"),)
     alpha = 1
 
     def backward(self, g):
@@ -236,6 +238,8 @@ def _times(gd: np.ndarray, v):
 
 
 class MulBackward0(_BinaryNode, SavedPair):
+    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_scalar", None)))),
+                    ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
     _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
 
     def backward(self, g):

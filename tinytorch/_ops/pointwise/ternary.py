@@ -57,6 +57,7 @@ class _TernaryNode(Node):
 
 class AddcmulBackward0(_TernaryNode):
     """d/dinput = 1, d/dt1 = value * t2, d/dt2 = value * t1."""
+    saved_fields = (("tensor2", 1), ("value", "value"), ("tensor1", 0))
 
     @holomorphic_backward
     def backward(self, g):
@@ -67,6 +68,7 @@ class AddcmulBackward0(_TernaryNode):
 
 class AddcdivBackward0(_TernaryNode):
     """d/dinput = 1, d/dt1 = value / t2, d/dt2 = -value * t1 / t2^2."""
+    saved_fields = (("tensor2", 1), ("value", "value"), ("tensor1", 0))
 
     @holomorphic_backward
     def backward(self, g):

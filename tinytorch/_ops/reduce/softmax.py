@@ -7,11 +7,11 @@ import warnings
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims, unsupported
 from .._core.registry import op
-from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath
+from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from ..._quiet_fp import loud, quiet
@@ -26,6 +26,7 @@ def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
 
 
 class LogsumexpBackward0(_ReduceNode):
+    saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -57,7 +58,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
     out = as_array(out)
     if _State.enabled and input._requires_grad:
         node = LogsumexpBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, dim)
         res = _make(out, node)
         node.save_for_backward(input, res)
         return res
@@ -65,6 +66,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
 
 
 class SoftmaxBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
     def backward(self, g):
         (y,) = self.saved_tensors
         gy = g * y
@@ -79,11 +81,12 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class LogSoftmaxBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
     def backward(self, g):
         gd = g._data
         if not _State.enabled and gd.dtype in _EXACT:
             # no graph of the gradient: the formula below on the arrays (the same numpy operations)
-            saved = self._saved_arrays()
+            saved = self._arrays_of_saved()
             if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape and gd.ndim:
                 # in one buffer: each step as the formula below computes it (so the same floats), with
                 # the ufuncs called directly (ndarray.sum adds a Python frame)
@@ -155,7 +158,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         loud(token)
     if _State.enabled and input._requires_grad:
         node = SoftmaxBackward0((input._edge(),))
-        node.dim = d
+        node.dim, node.dim_arg = d, dim
         res = _make(out, node)
         node.save_for_backward(res)
         return res
@@ -175,7 +178,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         loud(token)
     if _State.enabled and input._requires_grad:
         node = LogSoftmaxBackward0((input._edge(),))
-        node.dim = d
+        node.dim, node.dim_arg = d, dim
         res = _make(out, node)
         node.save_for_backward(res)
         return res

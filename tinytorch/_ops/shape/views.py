@@ -287,7 +287,7 @@ def redirect_saved_output(fn, res, t) -> None:
     if not fn._packed:
         return
     saved = list(fn._saved)
-    versions = list(fn._saved_versions)
+    versions = list(fn._versions_of_saved)
     for i, s in enumerate(saved):
         if type(s) is _SavedOutput and s.data is res._data:
             s.data, s.vc, s.base = t._data, version_counter(t), t._base
@@ -295,7 +295,7 @@ def redirect_saved_output(fn, res, t) -> None:
             if t._base is not None:
                 s.history = _ViewHistory(t)
     fn._saved = tuple(saved)
-    fn._saved_versions = tuple(versions)
+    fn._versions_of_saved = tuple(versions)
 
 
 class _ViewHistory:
