@@ -226,11 +226,18 @@ def _raw_saved_property(index: int) -> property:
     return property(get, doc="That saved tensor as a ``SavedTensor`` (``register_hooks``).")
 
 
-def _slot_or_property(index: int, fallback) -> property:
+def _slot_or_property(index: int, fallback, transform=None) -> property:
     def get(self):
         t = self._slot_value(index)
-        return fallback(self) if t is None else t
+        if t is None:
+            return fallback(self)
+        return t if transform is None else transform(t)
     return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+def elem_strides(shape, strides, itemsize) -> tuple:
+    """numpy's byte strides as PyTorch's element strides (for ``_saved_<name>_sym_strides``)."""
+    return tuple(s // itemsize for s in strides)
 
 
 def raw_dim(node):
@@ -285,7 +292,9 @@ def install_saved_fields(cls, fields) -> None:
     in the order PyTorch saves them (which is also the order pack hooks see them), a source being the
     index of a tensor in the node's ``saved_tensors`` (also ``_raw_saved_<name>``), such an index with a
     function of the node giving the value when that slot is empty (``(1, fn)``: a Python number PyTorch
-    would have wrapped in a tensor), the name of one of the node's attributes, or a function of the node."""
+    would have wrapped in a tensor) and optionally a function of the tensor PyTorch saved in its place
+    (``(1, fn, lambda w: w.t())``: linear keeps W where PyTorch's addmm keeps W.t()), the name of one of
+    the node's attributes, or a function of the node."""
     cls._pt_saved = tuple(fields)
     own = {name for name, _ in fields}
     for klass in cls.__mro__[1:]:  # a parent's names this class does not have: hidden (PyTorch's classes differ)
@@ -299,7 +308,7 @@ def install_saved_fields(cls, fields) -> None:
             setattr(cls, "_saved_" + name, _saved_property(source))
             setattr(cls, "_raw_saved_" + name, _raw_saved_property(source))
             order.append(source)
-        elif isinstance(source, tuple):  # (index, fallback(node)): a slot, or what stands for it when empty
+        elif isinstance(source, tuple):  # (index, fallback(node)[, transform(t)]): a slot, or what stands for it
             setattr(cls, "_saved_" + name, _slot_or_property(*source))
             setattr(cls, "_raw_saved_" + name, _raw_saved_property(source[0]))
             order.append(source[0])

@@ -255,3 +255,11 @@ def numel_of(shape) -> int:
     for s in shape:
         n *= s
     return n
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def reduction_enum(reduction) -> int:
+    """A loss's ``reduction`` as PyTorch's nodes save it: the enum 0 (none), 1 (mean), 2 (sum)."""
+    return _REDUCTIONS.get(reduction, reduction)

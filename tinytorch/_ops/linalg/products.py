@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.grad_mode import no_grad
-from ...autograd.node import Node
+from ...autograd.node import Node, elem_strides
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
 from .._core import deprecated as _deprecated
@@ -106,6 +106,11 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 # -- addmm, addmv, baddbmm ----------------------------------------------------------------------------
 class AddmmBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("mat2", 1), ("mat1", 0),
+                    ("mat1_sym_sizes", lambda n: n.geoms[0][0]),
+                    ("mat1_sym_strides", lambda n: n.geoms[0][1] if n.need[1] else ()),
+                    ("mat2_sym_sizes", lambda n: n.geoms[1][0]),
+                    ("mat2_sym_strides", lambda n: n.geoms[1][1] if n.need[2] else ()))
     @holomorphic_backward
     def backward(self, g):
         m1, m2 = self.saved_tensors
@@ -116,6 +121,7 @@ class AddmmBackward0(Node):
 
 
 class AddmvBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("vec", 1), ("mat", 0))
     @holomorphic_backward
     def backward(self, g):
         m, v = self.saved_tensors
@@ -126,6 +132,7 @@ class AddmvBackward0(Node):
 
 
 class BaddbmmBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("batch2", 1), ("beta", "beta"), ("batch1", 0))
     @holomorphic_backward
     def backward(self, g):
         b1, b2 = self.saved_tensors
@@ -157,7 +164,9 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
     base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
     r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
     return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
-                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad))
+                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
+                  geoms=tuple((tuple(m._data.shape), elem_strides(m._data.shape, m._data.strides, m._data.itemsize))
+                              for m in (m1, m2)))
 
 
 @op(variants="function method inplace out", autocast="lower")

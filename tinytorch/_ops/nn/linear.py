@@ -37,6 +37,9 @@ _FORMULA_GRAD_NP = LOWP_NP | {complex64.np, complex128.np}
 
 
 class _LinearAddmm(AddmmBackward0):
+    saved_fields = (("alpha", lambda n: 1), ("beta", lambda n: 1), ("mat2", (1, lambda n: None, lambda w: w.t())), ("mat1", 0),
+                    ("mat1_sym_sizes", lambda n: n.geo[0]), ("mat1_sym_strides", lambda n: n.geo[1] if n.need_x else ()),
+                    ("mat2_sym_sizes", lambda n: n.geo[2]), ("mat2_sym_strides", lambda n: n.geo[3] if n.need_w else ()))
     def backward(self, g):
         if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
@@ -54,6 +57,9 @@ _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
 
 
 class _LinearNoBias(_LinearAddmm):
+    saved_fields = (("mat2", (1, lambda n: None, lambda w: w.t())), ("mat2_sym_sizes", lambda n: n.geo[2]),
+                    ("mat2_sym_strides", lambda n: n.geo[3] if n.need_w else ()), ("self", 0),
+                    ("self_sym_sizes", lambda n: n.geo[0]), ("self_sym_strides", lambda n: n.geo[1] if n.need_x else ()))
     def backward(self, g):
         return super().backward(g)[1:]
 
@@ -126,6 +132,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         else:
             node = _LinearAddmm((bias._edge(), input._edge(), w_edge))
         node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
+        xd, wd = input._data, weight._data
+        # what PyTorch's node shows of its operands x and W.t(): sizes and (element) strides
+        node.geo = (xd.shape, (xd.strides[0] // xd.itemsize, xd.strides[1] // xd.itemsize), (wd.shape[1], wd.shape[0]),
+                    (wd.strides[1] // wd.itemsize, wd.strides[0] // wd.itemsize))
         node._save_inputs(input if rg_w else None, weight if input._requires_grad else None)  # inputs: nothing to pack
         return _make(out, node)
     return _make(out)

@@ -13,7 +13,7 @@ from ...autograd.node import Node
 from ._reduction import resolve as _legacy
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import as_array
+from .._core.util import as_array, reduction_enum
 from .activation import functional_spelling, record as _record
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
@@ -28,6 +28,7 @@ def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
 
 
 class SoftMarginLossBackward0(Node):
+    saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
     def backward(self, g):
         x, y = self.saved_tensors
         coef = -y * (-y * x).sigmoid()
