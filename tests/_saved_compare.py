@@ -114,6 +114,139 @@ def compare_sample(opinfo, tt_op, sample, torch) -> list:
     return problems
 
 
+def _packed(lib, fn) -> tuple:
+    """What ``fn()`` hands the pack hook of ``saved_tensors_hooks``, in order: (shape, dtype) per tensor,
+    with its result (None when it raises)."""
+    seen = []
+
+    def pack(t):
+        seen.append((tuple(t.shape), str(t.dtype).split(".")[-1]))
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        try:
+            out = fn()
+        except Exception:  # noqa: BLE001 - a sample one library refuses
+            return None, None
+    return tuple(seen), out
+
+
+def compare_packs(opinfo, tt_op, sample, torch) -> str | None:
+    """None, or how the tensors the pack hook sees (one op's nodes, in order) differ from PyTorch's."""
+    leaves = {}
+    try:
+        args = O.to_tt((sample.input,) + tuple(sample.args), torch, leaves)
+        kwargs = O.to_tt(dict(sample.kwargs), torch, leaves)
+    except O.Unsupported:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(1234)
+        want, expected = _packed(torch, lambda: opinfo.op(sample.input, *sample.args, **sample.kwargs))
+        tt.manual_seed(1234)
+        have, got = _packed(tt, lambda: tt_op(*args, **kwargs))
+    if want is None or have is None or want == have:
+        return None
+    return f"PyTorch {want}, tinytorch {have}"
+
+
+def _pack_orders(lib, fn) -> dict:
+    """{node class: (the names of its tensor ``_saved_<name>`` in the order the pack hook saw them,)} for
+    the graph ``fn()`` records (under identity hooks ``_saved_<name>`` is the tensor packed: the same
+    memory, shape and strides)."""
+    order = []
+
+    def pack(t):
+        order.append(t)
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        try:
+            out = fn()
+        except Exception:  # noqa: BLE001
+            return {}
+    def key(t):
+        return t.data_ptr(), tuple(t.shape), t.stride(), str(t.dtype).split(".")[-1]
+
+    position, clash = {}, set()
+    for i, t in enumerate(order):
+        k = key(t)
+        if k in position or t.numel() == 0:  # the same memory packed twice, or none at all: ambiguous
+            clash.add(k)
+        position.setdefault(k, i)
+    for k in clash:
+        position.pop(k, None)
+    found = {}
+    stack, seen = [t.grad_fn for t in O._flat_tensors(out, None, lib.Tensor)], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        named = []
+        for n in saved_names(node):
+            try:
+                v = getattr(node, PREFIX + n)
+            except Exception:  # noqa: BLE001
+                continue
+            for k, t in enumerate(v if isinstance(v, (tuple, list)) else (v,)):
+                if isinstance(t, lib.Tensor) and key(t) in position:
+                    named.append((position[key(t)], n if k == 0 else f"{n}[{k}]"))
+        found.setdefault(type(node).__name__, tuple(n for _, n in sorted(named)))
+        stack.extend(f for f, _ in node.next_functions)
+    return found
+
+
+def walk_orders(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
+    """{node class: (PyTorch's pack order, tinytorch's)} where they differ (both orders of the same
+    node class, over op_db's samples)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    found: dict = {}
+    for opinfo in op_db:
+        tt_op = O.tinytorch_op(opinfo, torch)
+        if tt_op is None or not opinfo.supports_autograd:
+            continue
+        if only and not any(w in O.entry_id(opinfo) for w in only):
+            continue
+        for dt in dtypes:
+            for sample in O.samples(opinfo, torch, dt, limit):
+                leaves = {}
+                try:
+                    args = O.to_tt((sample.input,) + tuple(sample.args), torch, leaves)
+                    kwargs = O.to_tt(dict(sample.kwargs), torch, leaves)
+                except O.Unsupported:
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = _pack_orders(torch, lambda: opinfo.op(sample.input, *sample.args, **sample.kwargs))
+                    have = _pack_orders(tt, lambda: tt_op(*args, **kwargs))
+                for cls, w in want.items():
+                    h = have.get(cls)
+                    if h is not None and set(h) == set(w) and h != w:
+                        found.setdefault(cls, (w, h, O.entry_id(opinfo)))
+    return found
+
+
+def walk_packs(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
+    """{op_db entry: first difference} of the pack hook's order over op_db's differentiable samples."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    found: dict = {}
+    for opinfo in op_db:
+        tt_op = O.tinytorch_op(opinfo, torch)
+        if tt_op is None or not opinfo.supports_autograd:
+            continue
+        if only and not any(w in O.entry_id(opinfo) for w in only):
+            continue
+        for dt in dtypes:
+            for sample in O.samples(opinfo, torch, dt, limit):
+                diff = compare_packs(opinfo, tt_op, sample, torch)
+                if diff is not None:
+                    found.setdefault(O.entry_id(opinfo), diff)
+    return found
+
+
 def _short(v) -> str:
     if isinstance(v, tuple) and v and v[0] == "tensor":
         return f"tensor{v[1]}:{v[2]}"
@@ -122,8 +255,9 @@ def _short(v) -> str:
     return repr(v)[:60]
 
 
-def walk(torch, limit: int = 3, dtypes=("float64",)) -> dict:
-    """{node class: {problem: first op_db entry showing it}} over op_db's differentiable samples."""
+def walk(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
+    """{node class: {problem: first op_db entry showing it}} over op_db's differentiable samples (those of
+    the entries whose name contains one of ``only``'s strings, when given)."""
     from torch.testing._internal.common_methods_invocations import op_db
 
     found: dict = {}
@@ -131,6 +265,8 @@ def walk(torch, limit: int = 3, dtypes=("float64",)) -> dict:
     for opinfo in op_db:
         tt_op = O.tinytorch_op(opinfo, torch)
         if tt_op is None or not opinfo.supports_autograd:
+            continue
+        if only and not any(w in O.entry_id(opinfo) for w in only):
             continue
         for dt in dtypes:
             for sample in O.samples(opinfo, torch, dt, limit):
@@ -144,7 +280,19 @@ if __name__ == "__main__":
 
     import torch as _torch
 
-    res = walk(_torch, int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    if len(sys.argv) > 1 and sys.argv[1] == "orders":
+        orders = walk_orders(_torch, int(sys.argv[2]) if len(sys.argv) > 2 else 3, only=sys.argv[3:] or None)
+        print(len(orders), "node classes pack in another order")
+        for cls, (w, h, entry) in sorted(orders.items()):
+            print(f"{cls}: PyTorch {w}, tinytorch {h}   [{entry}]")
+        raise SystemExit
+    if len(sys.argv) > 1 and sys.argv[1] == "packs":
+        packs = walk_packs(_torch, int(sys.argv[2]) if len(sys.argv) > 2 else 3, only=sys.argv[3:] or None)
+        print(len(packs), "op_db entries pack differently")
+        for entry, diff in sorted(packs.items()):
+            print(f"{entry}: {diff}")
+        raise SystemExit
+    res = walk(_torch, int(sys.argv[1]) if len(sys.argv) > 1 else 3, only=sys.argv[2:] or None)
     print(len(res), "node classes differ")
     for cls in sorted(res):
         for problem, entry in res[cls].items():

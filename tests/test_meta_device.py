@@ -17,6 +17,15 @@ def torch():
     return pytest.importorskip("torch")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _meta_methods_undone():
+    """The first meta tensor wraps Tensor's methods (the meta path); other modules' tests compare the
+    methods with the ops' own functions, so they are unwrapped after this module."""
+    yield
+    from tinytorch import _meta
+    _meta.uninstall()
+
+
 def _seen(x):
     """What a user can see of a meta-device result (no values): repr, device, shape, dtype, strides."""
     if isinstance(x, (tuple, list)):

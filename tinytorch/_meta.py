@@ -190,6 +190,7 @@ def _op_method(fn, name: str, inplace: bool):
     method.__qualname__ = getattr(fn, "__qualname__", name)
     method.__doc__ = getattr(fn, "__doc__", None)
     method._meta_wraps = fn
+    method._meta_op = True
     return method
 
 
@@ -215,6 +216,20 @@ def install() -> None:
                 inplace = (attr in decl.idunders or attr == "__setitem__") if dunder else attr.endswith("_")
                 name = attr.strip("_") if dunder else attr.rstrip("_") if inplace else attr
                 register_attribute(attr, _op_method(current, name, inplace))
+
+
+def uninstall() -> None:
+    """Undo ``install``: the methods are the ops' own functions again and the public functions stop
+    looking for meta tensors (the test suite calls it after its meta tests; meta tensors still alive
+    then compute on their zeros). The default device being meta keeps the factories looking."""
+    with _lock:
+        if not _installed[0]:
+            return
+        _installed[0] = False
+        _registry.META_ON[0] = _meta_data.default_is_meta()
+        for attr, current in list(Tensor.__dict__.items()):
+            if getattr(current, "_meta_op", False):
+                register_attribute(attr, current._meta_wraps)
 
 
 def _wrap_factory_methods() -> None:

@@ -248,8 +248,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
     def stride(self, dim: int | None = None):
         """Strides in elements, like PyTorch's."""
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        st = _node.elem_strides(a.shape, a.strides, a.itemsize)
+        return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
     def is_contiguous(self) -> bool:
         return self._data.flags.c_contiguous

@@ -131,21 +131,46 @@ class _SavedOutput:
         return t
 
 
-class _Hooked:
-    """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor."""
+def _autograd_meta(t, node):
+    """What of a saved tensor's autograd identity its unpacked stand-in gets back (PyTorch's SavedVariable
+    keeps it beside the packed value): its place in the graph (this node's output, or another node's), or
+    a leaf's gradient accumulator; None for a tensor that does not require grad."""
+    if t.grad_fn is node:
+        return ("output", t._output_nr)
+    if t.grad_fn is not None:
+        return ("history", t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        return ("leaf", accumulator_of(t))
+    return None
 
-    __slots__ = ("packed", "unpack_hook")
+
+class _Hooked:
+    """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor, which
+    takes the saved tensor's autograd identity (``meta``), as PyTorch's unpacked values do: the data is
+    the hook's, the history (or the leaf a gradient accumulates into) the original's."""
+
+    __slots__ = ("packed", "unpack_hook", "meta")
     grad_fn = None  # never a node's own output (see _pack_outputs)
 
-    def __init__(self, packed, unpack_hook) -> None:
-        self.packed, self.unpack_hook = packed, unpack_hook
+    def __init__(self, packed, unpack_hook, meta=None) -> None:
+        self.packed, self.unpack_hook, self.meta = packed, unpack_hook, meta
 
     def unpack(self, node):
         t = self.unpack_hook(self.packed)
         if not isinstance(t, _Tensor):
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                             f"{type(t).__name__}")
-        return t
+        meta = self.meta
+        if meta is None:
+            return t.detach() if t._requires_grad else t
+        if meta[0] == "leaf":
+            out = _make(t._data)
+            out._requires_grad = True
+            out._accumulator = weakref.ref(meta[1])  # the original leaf's: gradients reach its .grad
+            return out
+        out = _make(t._data, node if meta[0] == "output" else meta[1])
+        out._output_nr = meta[-1]
+        return out
 
 
 _FREED_HOOKS_MSG = (
@@ -164,7 +189,13 @@ class SavedTensor:
     def __init__(self, node, index: int) -> None:
         self._node, self._index = node, index
 
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
+    def register_hooks(self, *args) -> None:
+        if len(args) != 2 or not all(callable(a) for a in args):  # pybind's refusal, before anything else
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: tinytorch._C._autograd.SavedTensor, arg0: "
+                            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            + ", ".join([repr(self)] + [repr(a) for a in args]))
+        pack_hook, unpack_hook = args
         node = self._node
         if node._freed:
             raise RuntimeError(_FREED_HOOKS_MSG)
@@ -174,10 +205,14 @@ class SavedTensor:
         if type(slot) is _Hooked:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
                                "one pair of hooks is allowed at a time.")
-        if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("Expected pack_hook and unpack_hook to be callable")
         t = node._slot_value(self._index)
-        node._set_slot(self._index, _Hooked(pack_hook(t), unpack_hook))
+        enabled = _State.enabled
+        _State.enabled = False  # PyTorch hands the hook the saved data, detached, under no_grad
+        try:
+            packed = pack_hook(t.detach())
+        finally:
+            _State.enabled = enabled
+        node._set_slot(self._index, _Hooked(packed, unpack_hook, _autograd_meta(t, node)))
 
     def unpack(self):
         return self._node._slot_value(self._index)
@@ -236,8 +271,21 @@ def _slot_or_property(index: int, fallback, transform=None) -> property:
 
 
 def elem_strides(shape, strides, itemsize) -> tuple:
-    """numpy's byte strides as PyTorch's element strides (for ``_saved_<name>_sym_strides``)."""
-    return tuple(s // itemsize for s in strides)
+    """numpy's byte strides as PyTorch's element strides (``Tensor.stride()``, ``_saved_<name>_sym_strides``).
+    Where numpy's say nothing, PyTorch's: an empty array's (numpy's are all 0) as a contiguous tensor's
+    of its shape (a 0 counted as 1), and a size-1 dim with stride 0 (numpy's new axis, ``x[None]``) as
+    PyTorch's unsqueeze gives it (size * stride of the next dim, 1 for the last)."""
+    st = tuple(s // itemsize for s in strides)
+    if 0 not in st:
+        return st
+    out = list(st)
+    empty = 0 in shape
+    nxt = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if empty or (shape[d] == 1 and st[d] == 0):
+            out[d] = nxt
+        nxt = out[d] * max(shape[d], 1)
+    return tuple(out)
 
 
 def raw_dim(node):
@@ -287,6 +335,29 @@ def _hidden(cls, name: str) -> bool:
     return False
 
 
+# The order PyTorch's pack hooks see a node's saved tensors in where it is not the order of the class's
+# ``saved_fields`` (PyTorch's generated code saves them in an order of its own: most binary nodes pack
+# ``other`` before ``self``), by node class name.
+_PACK_ORDER = {
+    "AddcdivBackward0": ("tensor1", "tensor2"), "AddcmulBackward0": ("tensor1", "tensor2"),
+    "AddmmBackward0": ("mat1", "mat2"), "AddmvBackward0": ("mat", "vec"), "BaddbmmBackward0": ("batch1", "batch2"),
+    "AminmaxBackward0": ("self", "max", "min"), "Atan2Backward0": ("other", "self"),
+    "ClampBackward0": ("max", "min", "self"), "ClampMaxBackward1": ("max", "self"),
+    "ClampMinBackward1": ("min", "self"), "ComplexBackward0": ("imag", "real"),
+    "DistBackward0": ("other", "self", "result"), "DivBackward0": ("other", "self"), "DotBackward0": ("self", "tensor"),
+    "FmaxBackward0": ("other", "self"), "FminBackward0": ("other", "self"), "FmodBackward1": ("other", "self"),
+    "HypotBackward0": ("other", "self", "result"), "LinalgCrossBackward0": ("other", "self"),
+    "LinalgLstsqBackward0": ("b", "self", "solution"),
+    "LinalgSvdBackward0": ("S", "U", "Vh"), "Logaddexp2Backward0": ("other", "self"),
+    "LogaddexpBackward0": ("other", "self"), "MaximumBackward0": ("other", "self"),
+    "MinimumBackward0": ("other", "self"), "MmBackward0": ("mat2", "self"), "MulBackward0": ("other", "self"),
+    "MvBackward0": ("self", "vec"), "NextafterBackward0": ("other", "self"),
+    "PowBackward1": ("exponent", "self", "result"), "RemainderBackward1": ("other", "self"),
+    "RreluWithNoiseBackward0": ("noise", "self"), "ScatterReduceBackward0": ("index", "self", "src", "result"),
+    "SpecialXlog1PyBackward0": ("other", "self"), "XlogyBackward0": ("other", "self"),
+}
+
+
 def install_saved_fields(cls, fields) -> None:
     """Give node class ``cls`` PyTorch's ``_saved_<name>`` attributes: ``fields`` is ``((name, source), ...)``
     in the order PyTorch saves them (which is also the order pack hooks see them), a source being the
@@ -314,6 +385,11 @@ def install_saved_fields(cls, fields) -> None:
             order.append(source[0])
         else:
             setattr(cls, "_saved_" + name, _value_property(source))
+    named = {name: (source if isinstance(source, int) else source[0]) for name, source in fields
+             if isinstance(source, tuple) or (isinstance(source, int) and not isinstance(source, bool))}
+    pytorch = _PACK_ORDER.get(cls.__name__)
+    if pytorch is not None and set(pytorch) <= set(named):
+        order = [named[n] for n in pytorch] + [i for i in order if i not in {named[n] for n in pytorch}]
     cls._hook_order = tuple(order)
 
 
@@ -365,10 +441,16 @@ class Node:
         if _Active.anomaly and _State.anomaly:
             self._trace = "".join(traceback.format_stack()[:-2])
 
+    _dir_keeps = frozenset()  # internal "saved" names a node class shows all the same (custom Functions)
+
     def __dir__(self):
-        # PyTorch's nodes list their own _saved_<name> attributes only
+        # PyTorch's built-in nodes list their own _saved_<name> / _raw_saved_<name> attributes and no other
+        # name with "saved" in it (this class's internals, ``saved_tensors``: code that looks for names
+        # with "saved" in them would take them for PyTorch's)
+        keep = self._dir_keeps
         return [n for n in super().__dir__()
-                if not (n.startswith("_saved_") or n.startswith("_raw_saved_")) or not _hidden(type(self), n)]
+                if ("saved" not in n or n in keep or ((n.startswith("_saved_") or n.startswith("_raw_saved_"))
+                                                      and not _hidden(type(self), n)))]
 
     def name(self) -> str:
         n = type(self).__name__
@@ -419,9 +501,15 @@ class Node:
         then the hooks' business, as in PyTorch."""
         pack, unpack = _State.saved_hooks[-1]
         saved = list(self._saved)
-        for i in _in_hook_order(self._hook_order, len(saved)):  # PyTorch's order: its formulas' order
-            if saved[i] is not None:
-                saved[i] = _Hooked(pack(saved[i]), unpack)
+        enabled = _State.enabled
+        _State.enabled = False  # PyTorch packs under no_grad: what the hook computes records no graph
+        try:
+            for i in _in_hook_order(self._hook_order, len(saved)):  # PyTorch's order: its formulas' order
+                t = saved[i]
+                if t is not None:
+                    saved[i] = _Hooked(pack(t), unpack, _autograd_meta(t, self))
+        finally:
+            _State.enabled = enabled
         self._saved = tuple(saved)
         self._versions_of_saved = (None,) * len(saved)
         self._packed = True

@@ -116,6 +116,7 @@ def _lu_backward(A_shape, P, L, U, gL, gU):
 
 
 class LinalgLuFactorExBackward0(Node):
+    saved_fields = (("pivot", lambda n: True), ("LU", 0), ("pivots", lambda n: _make(n.piv)))
     def backward(self, gLU, *rest):
         LU, = self.saved_tensors
         L, U = _unpack_lu(LU)
@@ -125,6 +126,7 @@ class LinalgLuFactorExBackward0(Node):
 
 
 class LinalgLuBackward0(Node):
+    saved_fields = (("pivot", lambda n: True), ("P", lambda n: _make(n.P)), ("L", 0), ("U", 1))
     def backward(self, gP, gL=None, gU=None):
         L, U = self.saved_tensors
         return (_lu_backward(self.shape, _make(self.P), L, U, gL, gU),)
@@ -171,7 +173,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
         raise LinAlgError("torch.linalg.lu_factor_ex: U[%d,%d] is zero and using it on lu_solve would result in a "
                           "division by zero. If you still want to perform the factorization, consider calling "
                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)" % (info.max(), info.max()))
-    LU, = _multi(LinalgLuFactorExBackward0, A, (lu,), 3, (0,), P=_permutation(piv, a.shape[-2], a.dtype))
+    LU, = _multi(LinalgLuFactorExBackward0, A, (lu,), 3, (0,), P=_permutation(piv, a.shape[-2], a.dtype), piv=piv)
     return lu_factor_ex_result(LU, _make(piv), _make(info))
 
 

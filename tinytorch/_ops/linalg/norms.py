@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.batching import logical_dims, per_sample
 from .._core.record import OUT, legacy_name, record
@@ -58,7 +58,14 @@ def norm_backward(g: Tensor, x: Tensor, y: Tensor, p: float, dims: tuple, keepdi
     return where(x == 0, 0.0, x * x.abs() ** (p - 2)) * scale
 
 
+def _dim_arg(dim):
+    """A ``dim`` argument as PyTorch's node keeps it: None, or a tuple read back unsigned."""
+    return None if dim is None else u64((dim,) if isinstance(dim, int) else tuple(dim))
+
+
 class LinalgVectorNormBackward0(Node):
+    saved_fields = (("self", 0), ("ord", "ord_arg"), ("dim", "dim_arg"), ("keepdim", "keepdim"), ("result", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
         return (norm_backward(g, x, y, self.ord, self.dims, self.keepdim),)
@@ -102,7 +109,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             r = (ab ** t(p)).sum(axis=dims, keepdims=keepdim) ** t(1.0 / p)
     src = x if dtype is None else x.to(dtype)
     return record(np.asarray(r, dtype=a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
-                  dims=dims, keepdim=keepdim, ord=p)
+                  dims=dims, keepdim=keepdim, ord=p, ord_arg=ord, dim_arg=_dim_arg(dim))
 
 
 def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -155,6 +162,8 @@ def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
         if n not in (1, 2):
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                                f"Got {n}D.")
+        if n == 1 and not isinstance(ord, str):
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)  # dim stays None, as in PyTorch's node
         dim = tuple(range(n))
     if len(dim) == 2:
         return matrix_norm(A, ord, dim, keepdim, dtype=dtype)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.grad_mode import no_grad
-from ...autograd.node import Node, elem_strides
+from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
 from .._core import deprecated as _deprecated
@@ -57,6 +57,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 # -- cross -------------------------------------------------------------------------------------------
 class LinalgCrossBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1), ("dim", lambda n: u64(raw_dim(n))))
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -82,7 +83,8 @@ def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
                            f"{y.shape[d]}")
     r = np.cross(np.broadcast_to(x, shape), np.broadcast_to(y, shape), axis=d)
-    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, a_shape=x.shape,
+    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
+                  a_shape=x.shape,
                   b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
 
 
@@ -233,6 +235,7 @@ def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
 
 
 class CdistBackward0(Node):
+    saved_fields = (("x1", 0), ("x2", 1), ("p", lambda n: float(n.p)), ("result", 2))
     def backward(self, g):
         x1, x2, d = self.saved_tensors
         p = self.p
@@ -341,7 +344,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((a / n1) * (b / n2)).sum(dim)
 
 
-NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {})
+# at::norm's node (pairwise_distance calls it with a wrapped dim and a float p)
+NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {"saved_fields": (
+    ("self", 0), ("p", lambda n: float(n.ord)), ("dim", lambda n: tuple(n.dims)), ("keepdim", "keepdim"),
+    ("result", 1))})
 
 
 @op(variants="function functional")
@@ -357,6 +363,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 class PdistBackward0(Node):
     """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j;
     zero where the distance (or, for p < 1, the coordinate difference) is zero, as PyTorch."""
+    saved_fields = (("self", 0), ("p", lambda n: float(n.p)), ("result", 1))
 
     def backward(self, g):
         x, d = self.saved_tensors
@@ -488,12 +495,14 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
         return vector_norm(input - other, p)
     with no_grad():
         r = vector_norm(input - other, p)
-    return record(r._data, DistBackward0, (input, other), (input, other, OUT), p=float(p),
+    return record(r._data, DistBackward0, (input, other), (input, other, OUT), p=float(p), p_arg=p,
                   in_metas=((input._data.shape, input._data.dtype), (other._data.shape, other._data.dtype)))
 
 
 class DistBackward0(Node):
     """d/dself = norm_backward(g, self - other, p, result), d/dother its negation."""
+
+    saved_fields = (("self", 0), ("other", 1), ("p", "p_arg"), ("result", 2))
 
     def backward(self, g):
         x, o, y = self.saved_tensors

@@ -81,7 +81,24 @@ def _eye_like(n: int, t: Tensor) -> Tensor:
 
 
 # -- inverse, determinant, solve -------------------------------------------------------------------
+def _lu_field(i: int, det: bool = False):
+    """The LU factor (0) or pivots (1) PyTorch's det/slogdet/solve nodes keep: LAPACK's getrf of the
+    saved A, recomputed when asked (det and slogdet factor a row-major A's transpose, the matrix its
+    memory holds in LAPACK's column-major order: det(A) = det(A^T))."""
+    def get(node):
+        A = node._slot_value(0)
+        if A is None:
+            return None
+        from .lu import _getrf
+        a = A._data
+        if det and a.flags.c_contiguous and a.ndim >= 2:
+            a = np.swapaxes(a, -1, -2)
+        return _make(_getrf(a)[i])
+    return get
+
+
 class LinalgInvExBackward0(Node):
+    saved_fields = (("inverse", 0),)
     def backward(self, g):
         (y,) = self.saved_tensors
         yt = _mH(y)
@@ -107,6 +124,7 @@ def inverse(input: Tensor) -> Tensor:
 
 
 class LinalgDetBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("result", 1))
     def backward(self, g):
         A, d = self.saved_tensors
         a = A._data
@@ -133,6 +151,7 @@ def det(input: Tensor) -> Tensor:
 
 
 class LinalgSlogdetBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("sign", 1))
     def backward(self, g_sign, g_logabs=None):
         A, sign = self.saved_tensors
         if A._data.dtype.kind == "c" and g_sign is not None:
@@ -176,6 +195,7 @@ def logdet(input: Tensor) -> Tensor:
 
 
 class LinalgSolveExBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0)), ("pivots", _lu_field(1)), ("left", lambda n: True), ("result", 1))
     def backward(self, g):
         A, X = self.saved_tensors
         if self.vector:
@@ -224,6 +244,7 @@ def pinv_backward(g: Tensor, X: Tensor, A: Tensor) -> Tensor:
 
 
 class LinalgPinvBackward0(Node):
+    saved_fields = (("self", 0), ("result", 1))
     def backward(self, g):
         A, X = self.saved_tensors
         return (pinv_backward(g, X, A),)

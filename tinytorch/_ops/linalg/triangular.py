@@ -40,6 +40,7 @@ def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
 
 
 class LinalgSolveTriangularBackward0(Node):
+    saved_fields = (("self", 0), ("upper", "upper"), ("left", "left"), ("unitriangular", "unit"), ("result", 1))
     def backward(self, g):
         A, X = self.saved_tensors
         up, unit = self.upper, self.unit
@@ -183,6 +184,7 @@ class LinalgLstsqBackward0(Node):
     """PyTorch's linalg_lstsq_backward: the solution's gradient through pinv(A) B (pinv recomputed with
     its default tolerance, as PyTorch), the residuals' directly (at the least-squares optimum the path
     through the solution contributes nothing: PyTorch leaves it out, and so does this)."""
+    saved_fields = (("self", 0), ("b", 1), ("solution", 2))
 
     def backward(self, gX, gL=None):
         A, B, X = self.saved_tensors

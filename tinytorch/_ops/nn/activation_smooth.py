@@ -290,7 +290,15 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 # -- logsigmoid, softsign, tanhshrink --------------------------------------------------------------
+def _buffer(node):
+    """The exp(-|x|) PyTorch's CPU kernel keeps as the node's ``buffer``."""
+    x = node._slot_value(0)
+    return None if x is None else _make(np.exp(-np.abs(x._data)))
+
+
 class LogSigmoidBackward0(Node):
+    saved_fields = (("self", 0), ("buffer", _buffer))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * (-x).sigmoid(),)

@@ -21,9 +21,24 @@ _F64 = np.dtype(np.float64)
 
 
 # -- batch_norm -----------------------------------------------------------------------------------
+def _stat(i: int):
+    def get(node):
+        st = node.stats
+        return None if st is None else _make(st[i])
+    return get
+
+
 class NativeBatchNormBackward0(Node):
     xhat = None  # the forward's normalised input (float32/float64 only), for the backward on arrays
     xc = None  # or the training forward's centred input, xhat being xc * invstd
+    # what PyTorch's node keeps besides input and weight: the running statistics (as the module's
+    # buffers, which its kernel updates without a version bump) and the batch's mean and invstd per
+    # channel (empty in eval)
+    running = (None, None)
+    stats = None
+    saved_fields = (("input", 0), ("weight", 1), ("running_mean", lambda n: n.running[0]),
+                    ("running_var", lambda n: n.running[1]), ("training", "use_batch_stats"), ("eps", "eps"),
+                    ("result1", _stat(0)), ("result2", _stat(1)))
 
     def _release_extra(self) -> None:
         self.xhat = self.xc = self.invstd = None
@@ -179,7 +194,8 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     if out.dtype != dt:  # parameters of another dtype
         out = out.astype(dt)
     return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
-                   use_batch_stats=True, xc=xc, invstd=invstd)
+                   use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
+                   stats=(mean.reshape(-1).astype(dt, copy=False), invstd.reshape(-1)))
 
 
 def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
@@ -286,12 +302,13 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
         out = xc * invstd
-        attrs = {"use_batch_stats": True}
+        attrs = {"use_batch_stats": True, "stats": (mean.reshape(-1), invstd.reshape(-1))}
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
         out = (x - mean) * invstd
-        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd}
+        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd,
+                 "stats": (np.empty(0, x.dtype), np.empty(0, x.dtype))}
         if x.dtype in _EXACT_MEAN and invstd.dtype == x.dtype:
             attrs["xhat"] = out
     if weight is not None:
@@ -301,7 +318,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
     if out is attrs.get("xhat"):
         out = out.copy()  # the result may be modified in place; the backward's xhat must not be
     return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
-                   param_shape=shape, eps=eps, **attrs)
+                   param_shape=shape, eps=eps, running=(running_mean, running_var), **attrs)
 
 
 

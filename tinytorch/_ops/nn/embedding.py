@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.grad_mode import _Active, _State, version_counter
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.batching import level_of
 from .._core.registry import op
@@ -19,6 +19,11 @@ from ..index._adjoint import _add_rows_at, _is_row_index
 
 
 class EmbeddingBackward0(Node):
+    flags = (False, False)  # scale_grad_by_freq, sparse
+    saved_fields = (("indices", 0), ("padding_idx", lambda n: u64(-1 if n.padding_idx is None else n.padding_idx)),
+                    ("scale_grad_by_freq", lambda n: n.flags[0]), ("sparse", lambda n: n.flags[1]),
+                    ("weight_sym_argsize_0", lambda n: n.weight_shape[0]))
+
     def backward(self, g):
         return (_dense_backward(g, self.indices, self.weight_shape, self.row_scale, self.padding_idx),)
 
@@ -117,6 +122,9 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         row_scale = row_scale[:, None]
     node = EmbeddingBackward0((weight._edge(),))
     node.weight_shape, node.indices, node.row_scale, node.padding_idx = w.shape, flat, row_scale, padding_idx
+    if scale_grad_by_freq or sparse:
+        node.flags = (bool(scale_grad_by_freq), bool(sparse))
+    node._save_inputs(input)  # the indices, as PyTorch's node keeps them
     return _make(out, node)
 
 

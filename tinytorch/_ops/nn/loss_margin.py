@@ -54,8 +54,11 @@ def _soft_margin_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
 
 
 class MultiMarginLossBackward0(Node):
+    saved_fields = (("self", 0), ("target", 1), ("p", "p"), ("margin", "margin"), ("weight", 2),
+                    ("reduction", lambda n: reduction_enum(n.reduction)))
+
     def backward(self, g):
-        (x,) = self.saved_tensors
+        x = self.saved_tensors[0]
         x2 = x.view(self.shape2d)
         hot, mask, scale = (_make(a) for a in (self.hot, self.mask, self.scale))
         z = x2.gather(1, _make(self.target[:, None])) * -1 + x2 + self.margin
@@ -96,7 +99,7 @@ def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,
     losses = (h * scale).sum(1).astype(x.dtype)
     if x.ndim <= 1 and reduction == "none":
         losses = losses.reshape(t.shape)
-    return _record((input,), _reduce(losses, reduction), MultiMarginLossBackward0, (input,),
+    return _record((input,), _reduce(losses, reduction), MultiMarginLossBackward0, (input, target, weight),
                    shape2d=(n, c), target=tt, hot=hot, mask=mask, scale=scale, p=p,
                    margin=margin, reduction=reduction)
 

@@ -80,13 +80,14 @@ def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes
     return inner
 
 
-def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
+def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, keep_bias: bool = False, **attrs) -> Tensor:
     if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                            or (bias is not None and bias._requires_grad)):
         node = node_cls((edge(input), edge(weight), edge(bias)))
         for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
             setattr(node, name, value)
-        node._save_inputs(input, weight)  # inputs of the node: never its own output
+        # inputs of the node: never its own output (layer_norm's node keeps the bias too, as PyTorch's)
+        node._save_inputs(*((input, weight, bias) if keep_bias else (input, weight)))
         return _make(out, node)
     return _make(out)
 
@@ -96,9 +97,24 @@ def _maybe(flag: bool, fn):
 
 
 # -- layer_norm -----------------------------------------------------------------------------------
+def _stats(i: int, output: bool = False):
+    """The mean (0) or rstd (1) the node keeps; ``output``: as results of the node (group_norm's are
+    differentiable outputs of PyTorch's native_group_norm, layer_norm's are not)."""
+    def get(node):
+        if not output:
+            return _make(node.stats[i])
+        t = _make(node.stats[i], node)
+        t._output_nr = i + 1
+        return t
+    return get
+
+
 class NativeLayerNormBackward0(Node):
+    saved_fields = (("input", 0), ("normalized_shape", "normalized_shape"), ("weight", 1), ("bias", 2),
+                    ("result1", _stats(0)), ("result2", _stats(1)))
+
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self.saved_tensors[:2]
         axes, lead = self.axes, self.lead
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         if not _State.enabled:
@@ -138,7 +154,7 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
-    _, _, xc, invstd = _np_stats(x, axes, eps)
+    mean, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:
         out = out * weight._data
@@ -149,12 +165,17 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out += bias._data  # the result may be modified in place; the backward's xhat must not be
     if out is xhat:
         out = out.copy()
-    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
-                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
+    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), True, axes=axes,
+                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd, normalized_shape=normalized_shape,
+                   stats=(mean.astype(x.dtype, copy=False), invstd))
 
 
 # -- group_norm -----------------------------------------------------------------------------------
 class NativeGroupNormBackward0(Node):
+    saved_fields = (("input", 0), ("weight", 1), ("N", lambda n: n.shape[0]), ("C", lambda n: n.shape[1]),
+                    ("HxW", lambda n: math.prod(n.shape[2:])), ("group", lambda n: n.grouped[1]), ("eps", "eps"),
+                    ("result1", _stats(0, True)), ("result2", _stats(1, True)))
+
     def backward(self, g):
         x, w = self.saved_tensors
         shape, grouped, pshape = self.shape, self.grouped, self.param_shape
@@ -188,7 +209,7 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
     grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
-    _, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
+    mean, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
     out = (xc * invstd).reshape(x.shape)
     pshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
@@ -196,7 +217,9 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
     if bias is not None:
         out = out + bias._data.reshape(pshape)
     return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
-                   grouped=grouped, param_shape=pshape, eps=eps)
+                   grouped=grouped, param_shape=pshape, eps=eps,
+                   stats=(mean.reshape(n, num_groups).astype(x.dtype, copy=False),
+                          invstd.reshape(n, num_groups).astype(x.dtype, copy=False)))
 
 
 # -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------

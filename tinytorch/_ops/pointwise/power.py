@@ -103,7 +103,7 @@ def pow(a, b) -> Tensor:
         node.need_a = ta._requires_grad
         node.need_b = tb._requires_grad
         res = _make(out, node)
-        node.save_for_backward(ta, tb, res if node.need_b else None)
+        node.save_for_backward(ta, tb, res)  # PyTorch keeps its result either way
         return res
     return _make(out)
 

@@ -229,7 +229,7 @@ def unbind(input: Tensor, dim: int = 0):
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
-    return input[(slice(None),) * d + (index,)]
+    return _note_dim(input[(slice(None),) * d + (index,)], dim)
 
 
 @op(variants="function method", batch=rules.narrow)
@@ -237,6 +237,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
+    start = int(start)  # a 0-d tensor counts as its int
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if length < 0:
@@ -245,4 +246,11 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
-    return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
+    return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
+
+
+def _note_dim(out: Tensor, dim: int) -> Tensor:
+    """The ``dim`` argument as given, on the node (PyTorch's ``_saved_dim`` reads it back unsigned)."""
+    if out.grad_fn is not None and dim < 0:
+        out.grad_fn.dim_arg = dim
+    return out
