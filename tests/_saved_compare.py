@@ -261,7 +261,6 @@ def walk(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
     from torch.testing._internal.common_methods_invocations import op_db
 
     found: dict = {}
-    seen_ok: set = set()
     for opinfo in op_db:
         tt_op = O.tinytorch_op(opinfo, torch)
         if tt_op is None or not opinfo.supports_autograd:

@@ -32,7 +32,9 @@ def _given(t: Tensor, a: np.ndarray) -> Tensor:
     """The index/mask tensor the caller gave when ``a`` (what the kernel read) holds its values
     unchanged, so the node keeps that tensor as PyTorch's does; else ``a`` as a tensor."""
     d = t._data if isinstance(t, Tensor) else None
-    if d is not None and (a is d or (a.shape == d.shape and a.dtype == d.dtype and (a.base is d or np.array_equal(a, d)))):
+    if d is None:
+        return _make(a)
+    if a is d or (a.shape == d.shape and a.dtype == d.dtype and (a.base is d or np.array_equal(a, d))):
         return t
     return _make(a)
 

@@ -49,6 +49,7 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 class LinalgMatrixExpBackward0(Node):
     saved_fields = (("self", 0),)
+
     @holomorphic_backward  # complex: the same block formula with A^H (conj of the real-written one)
     def backward(self, g):
         (A,) = self.saved_tensors

@@ -117,6 +117,7 @@ def _lu_backward(A_shape, P, L, U, gL, gU):
 
 class LinalgLuFactorExBackward0(Node):
     saved_fields = (("pivot", lambda n: True), ("LU", 0), ("pivots", lambda n: _make(n.piv)))
+
     def backward(self, gLU, *rest):
         LU, = self.saved_tensors
         L, U = _unpack_lu(LU)
@@ -127,6 +128,7 @@ class LinalgLuFactorExBackward0(Node):
 
 class LinalgLuBackward0(Node):
     saved_fields = (("pivot", lambda n: True), ("P", lambda n: _make(n.P)), ("L", 0), ("U", 1))
+
     def backward(self, gP, gL=None, gU=None):
         L, U = self.saved_tensors
         return (_lu_backward(self.shape, _make(self.P), L, U, gL, gU),)

@@ -57,6 +57,7 @@ class MmBackward0(Node):
                     ("mat2_sym_strides", lambda n: n.strides[1] if n.need_b else ()), ("self", 0),
                     ("self_sym_sizes", lambda n: tuple(n.shapes[0])),
                     ("self_sym_strides", lambda n: n.strides[0] if n.need_a else ()))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -105,7 +106,8 @@ DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)))
 MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)))
 BmmBackward0 = _named("BmmBackward0", (("mat2", 1), ("self", 0)))
 UnsafeViewBackward0 = _named("UnsafeViewBackward0", (("self_sym_sizes", lambda n: _folded_shape(n)),))
-SqueezeBackward4 = _named("SqueezeBackward4", (("dim", lambda n: 0), ("self_sym_sizes", lambda n: (1,) + tuple(n.shapes[1][1:]))))
+SqueezeBackward4 = _named("SqueezeBackward4", (("dim", lambda n: 0),
+                                                ("self_sym_sizes", lambda n: (1,) + tuple(n.shapes[1][1:]))))
 CloneBackward0 = _named("CloneBackward0", ())
 TransposeBackward0 = _named("TransposeBackward0", (("dim0", lambda n: u64(-2)), ("dim1", lambda n: u64(-1))))
 
@@ -239,7 +241,8 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         node.need_a, node.need_b = a._requires_grad, b._requires_grad
         node.shapes = (ad.shape, bd.shape)
         if cls is MmBackward0:  # its saved strides (PyTorch keeps each operand's for its own gradient)
-            node.strides = (elem_strides(ad.shape, ad.strides, ad.itemsize), elem_strides(bd.shape, bd.strides, bd.itemsize))
+            node.strides = (elem_strides(ad.shape, ad.strides, ad.itemsize),
+                            elem_strides(bd.shape, bd.strides, bd.itemsize))
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
         saved_b = b if a._requires_grad else None

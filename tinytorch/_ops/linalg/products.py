@@ -58,6 +58,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 # -- cross -------------------------------------------------------------------------------------------
 class LinalgCrossBackward0(Node):
     saved_fields = (("self", 0), ("other", 1), ("dim", lambda n: u64(raw_dim(n))))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -113,6 +114,7 @@ class AddmmBackward0(Node):
                     ("mat1_sym_strides", lambda n: n.geoms[0][1] if n.need[1] else ()),
                     ("mat2_sym_sizes", lambda n: n.geoms[1][0]),
                     ("mat2_sym_strides", lambda n: n.geoms[1][1] if n.need[2] else ()))
+
     @holomorphic_backward
     def backward(self, g):
         m1, m2 = self.saved_tensors
@@ -124,6 +126,7 @@ class AddmmBackward0(Node):
 
 class AddmvBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("vec", 1), ("mat", 0))
+
     @holomorphic_backward
     def backward(self, g):
         m, v = self.saved_tensors
@@ -135,6 +138,7 @@ class AddmvBackward0(Node):
 
 class BaddbmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("batch2", 1), ("beta", "beta"), ("batch1", 0))
+
     @holomorphic_backward
     def backward(self, g):
         b1, b2 = self.saved_tensors
@@ -236,6 +240,7 @@ def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
 
 class CdistBackward0(Node):
     saved_fields = (("x1", 0), ("x2", 1), ("p", lambda n: float(n.p)), ("result", 2))
+
     def backward(self, g):
         x1, x2, d = self.saved_tensors
         p = self.p

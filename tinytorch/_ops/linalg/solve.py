@@ -99,6 +99,7 @@ def _lu_field(i: int, det: bool = False):
 
 class LinalgInvExBackward0(Node):
     saved_fields = (("inverse", 0),)
+
     def backward(self, g):
         (y,) = self.saved_tensors
         yt = _mH(y)
@@ -125,6 +126,7 @@ def inverse(input: Tensor) -> Tensor:
 
 class LinalgDetBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("result", 1))
+
     def backward(self, g):
         A, d = self.saved_tensors
         a = A._data
@@ -152,6 +154,7 @@ def det(input: Tensor) -> Tensor:
 
 class LinalgSlogdetBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("sign", 1))
+
     def backward(self, g_sign, g_logabs=None):
         A, sign = self.saved_tensors
         if A._data.dtype.kind == "c" and g_sign is not None:
@@ -196,6 +199,7 @@ def logdet(input: Tensor) -> Tensor:
 
 class LinalgSolveExBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0)), ("pivots", _lu_field(1)), ("left", lambda n: True), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         if self.vector:
@@ -245,6 +249,7 @@ def pinv_backward(g: Tensor, X: Tensor, A: Tensor) -> Tensor:
 
 class LinalgPinvBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         return (pinv_backward(g, X, A),)

@@ -41,6 +41,7 @@ def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
 
 class LinalgSolveTriangularBackward0(Node):
     saved_fields = (("self", 0), ("upper", "upper"), ("left", "left"), ("unitriangular", "unit"), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         up, unit = self.upper, self.unit

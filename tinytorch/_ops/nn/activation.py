@@ -97,6 +97,7 @@ _F32_INF.flags.writeable = False
 
 class ReluBackward0(Node):
     saved_fields = (("result", 0),)
+
     def backward(self, g):
         if not _State.enabled:  # nothing recorded: straight on the arrays
             y = self._one_saved_array()
@@ -227,6 +228,7 @@ def relu_(input: Tensor) -> Tensor:
 # -- hardtanh, relu6 -------------------------------------------------------------------------------
 class HardtanhBackward0(Node):
     saved_fields = (("self", 0), ("min_val", "lo"), ("max_val", "hi"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, (x._data > self.lo) & (x._data < self.hi), HardtanhBackwardBackward0),)
@@ -269,6 +271,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 # -- leaky_relu ------------------------------------------------------------------------------------
 class LeakyReluBackward0(Node):
     saved_fields = (("self", 0), ("negative_slope", "negative_slope"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         xd = x._data
@@ -307,6 +310,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 # -- threshold -------------------------------------------------------------------------------------
 class ThresholdBackward0(Node):
     saved_fields = (("self", 0), ("threshold", "threshold"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, ~(x._data <= self.threshold), ThresholdBackwardBackward1),)
@@ -350,6 +354,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 # -- shrinks ---------------------------------------------------------------------------------------
 class SoftshrinkBackward0(Node):
     saved_fields = (("self", 0), ("lambd", "lambd"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, np.abs(x._data) > self.lambd, SoftshrinkBackwardBackward0),)
@@ -368,6 +373,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 class HardshrinkBackward0(Node):
     saved_fields = (("self", 0), ("lambd", "lambd"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, ~((x._data >= -self.lambd) & (x._data <= self.lambd)),

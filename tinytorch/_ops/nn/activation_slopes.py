@@ -20,6 +20,7 @@ from ..pointwise.inplace import apply_inplace
 # -- rrelu -----------------------------------------------------------------------------------------
 class RreluWithNoiseBackward0(Node):
     saved_fields = (("self", 0), ("noise", 1), ("lower", "lower"), ("upper", "upper"), ("training", "training"))
+
     def backward(self, g):
         (x, noise) = self.saved_tensors
         return (where(mask(x._data > 0), g, g * noise),)
@@ -73,6 +74,7 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 # -- prelu -----------------------------------------------------------------------------------------
 class PreluKernelBackward0(Node):
     saved_fields = (("self", 0), ("weight", 1))
+
     def backward(self, g):
         x, w = self.saved_tensors
         if _State.enabled and (g._requires_grad or x._requires_grad or w._requires_grad):

@@ -118,6 +118,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- silu, mish, softplus --------------------------------------------------------------------------
 class SiluBackward0(Node):
     saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         s = x.sigmoid()
@@ -153,6 +154,7 @@ def _softplus_t(x: Tensor) -> Tensor:
 
 class MishBackward0(Node):
     saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         t = _softplus_t(x).tanh()
@@ -173,6 +175,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 class SoftplusBackward0(Node):
     saved_fields = (("beta", "beta"), ("self", 0), ("threshold", "threshold"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         bx = x * self.beta
@@ -193,7 +196,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 # -- elu (with PyTorch's scale and input_scale, so selu shares it), selu, celu ----------------------
 class EluBackward0(Node):
-    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)), ("scale", lambda n: _scalar(n.scale)), ("self", 0))
+    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)),
+                    ("scale", lambda n: _scalar(n.scale)), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
@@ -204,7 +209,8 @@ class EluBackward0(Node):
 
 
 class EluBackward1(EluBackward0):
-    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)), ("result", 0), ("scale", lambda n: _scalar(n.scale)))
+    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)), ("result", 0),
+                    ("scale", lambda n: _scalar(n.scale)))
     pass
 
 
@@ -251,6 +257,7 @@ def selu_(input: Tensor) -> Tensor:
 
 class CeluBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         # PyTorch's derivative takes 1/alpha from alpha rounded to float
@@ -327,6 +334,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 # -- glu -------------------------------------------------------------------------------------------
 class GluBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         a, b = x.chunk(2, self.dim)
@@ -361,6 +369,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 # -- hardswish, hardsigmoid ------------------------------------------------------------------------
 class HardswishBackward0(Node):
     saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         xd = x._data
@@ -382,6 +391,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 class HardsigmoidBackward0(Node):
     saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype

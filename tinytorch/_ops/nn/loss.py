@@ -92,6 +92,7 @@ def _pointwise_loss(op, input, target, *args, **kwargs):
 # -- regression and binary losses -----------------------------------------------------------------
 class MseLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
+
     def backward(self, g):
         x, t = self.saved_tensors
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
@@ -128,6 +129,7 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 class BinaryCrossEntropyBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1), ("weight", 2))
+
     def backward(self, g):
         x, t, w = self.saved_tensors
         g = _scale_grad(g, self.reduction, self.n)
@@ -174,7 +176,9 @@ def _log_sigmoid(x: Tensor) -> Tensor:
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
-    saved_fields = (("pos_weight", 3), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1), ("weight", 2))
+    saved_fields = (("pos_weight", 3), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0),
+                    ("target", 1), ("weight", 2))
+
     def backward(self, g):
         x, t, w, pw = self.saved_tensors
         g = _scale_grad(g, self.reduction, self.n)

@@ -29,6 +29,7 @@ def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
 
 class SoftMarginLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
         coef = -y * (-y * x).sigmoid()

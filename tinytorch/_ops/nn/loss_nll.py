@@ -42,8 +42,9 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
     class, zero elsewhere) times the upstream gradient."""
-    saved_fields = (("ignore_index", lambda n: u64(n.ignore_index)), ("reduction", lambda n: reduction_enum(n.reduction)),
-                    ("self", lambda n: n.__dict__.get("self_t")), ("target", lambda n: n.__dict__.get("target_t")),
+    saved_fields = (("ignore_index", lambda n: u64(n.ignore_index)),
+                    ("reduction", lambda n: reduction_enum(n.reduction)), ("self", lambda n: n.__dict__.get("self_t")),
+                    ("target", lambda n: n.__dict__.get("target_t")),
                     ("total_weight", lambda n: n.__dict__.get("total_weight")),
                     ("weight", lambda n: n.__dict__.get("weight_t")))
 

@@ -17,6 +17,7 @@ from ..pointwise.compare import where
 # -- clamp_min (the node PyTorch's losses and normalize record) ------------------------------------
 class ClampMinBackward0(Node):
     saved_fields = (("min", "lo"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (where(mask(x._data >= self.lo), g, 0.0),)

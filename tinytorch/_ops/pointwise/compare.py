@@ -84,6 +84,7 @@ def invert(a) -> Tensor:
 # -- selection ------------------------------------------------------------------------------------
 class WhereBackward0(_BinaryNode):
     saved_fields = (("condition", 0),)
+
     def backward(self, g):
         (cond,) = self.saved_tensors
         # a literal zero, not g * 0: an inf gradient must not turn the unselected side into NaN

@@ -207,6 +207,7 @@ def view_as_complex(input: Tensor) -> Tensor:
 # -- building complex tensors ------------------------------------------------------------------------
 class ComplexBackward0(Node):
     saved_fields = (("real", 0), ("imag", 1))
+
     def backward(self, g):
         return fit_grad(real(g), self.a_meta), fit_grad(imag(g), self.b_meta)
 
@@ -282,6 +283,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
 # -- angle and sgn -----------------------------------------------------------------------------------
 class AngleBackward0(Node):
     saved_fields = (("self", 0),)
+
     def backward(self, g):
         (z,) = self.saved_tensors
         if z._data.dtype.kind != "c":
@@ -313,6 +315,7 @@ def angle(input: Tensor) -> Tensor:
 
 class SgnBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
+
     def backward(self, g):
         (z, s) = self.saved_tensors
         if z._data.dtype.kind != "c":

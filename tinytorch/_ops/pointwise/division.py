@@ -15,6 +15,7 @@ from .._core.binary import _ARITH, _BinaryNode, _lowp
 
 class DivBackward0(_BinaryNode):
     saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))), ("self", 0))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -95,7 +96,8 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
 
 class DivBackward2(_BinaryNode):
     """Rounded division: a step function, so the gradient is zero."""
-    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))), ("rounding_mode", "rounding_mode"), ("self", 0))
+    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))),
+                    ("rounding_mode", "rounding_mode"), ("self", 0))
 
     def backward(self, g):
         z = g * 0

@@ -11,7 +11,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import pointwise
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
+from .._core.util import as_array, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from ..pointwise.compare import maximum, minimum, where
 from ..index.scatter_gather import zeros_scatter
@@ -68,7 +68,8 @@ class MinBackward1(MaxBackward1):
 
 class MaxBackward0(Node):
     """Reduction along a dim: the gradient goes to the index that won."""
-    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("indices", 0), ("keepdim", "keepdim"), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("indices", 0), ("keepdim", "keepdim"),
+                    ("self_sym_sizes", lambda n: tuple(n.in_shape)))
 
     def backward(self, g):
         (idx,) = self.saved_tensors

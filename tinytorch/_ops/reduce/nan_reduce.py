@@ -9,7 +9,7 @@ from ..._dtype import FLOATING_NP
 from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node, u64
+from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import op
@@ -98,12 +98,14 @@ class _MomentNode(Node):
 
 
 class VarMeanBackward0(_MomentNode):
-    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0))
+    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0))
     is_std = False
 
 
 class StdMeanBackward0(_MomentNode):
-    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result0", 1))
+    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0), ("result0", 1))
     is_std = True
 
 

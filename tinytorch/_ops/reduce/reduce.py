@@ -63,6 +63,7 @@ _DIM = ("dim", lambda n: saved_dims(n.dim_arg))
 
 class SumBackward0(_ReduceNode):
     saved_fields = (_SIZES,)
+
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim),)
 
@@ -106,6 +107,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
 
 class MeanBackward0(_ReduceNode):
     saved_fields = (_NUMEL, _SIZES)
+
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) / self.count,)
 
@@ -164,6 +166,7 @@ def _correction(unbiased, correction) -> float:
 
 class VarBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         centred = x - x.mean(dim=self.dims, keepdim=True)
@@ -179,6 +182,7 @@ class VarBackward0(_ReduceNode):
 
 class StdBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
         centred = x - x.mean(dim=self.dims, keepdim=True)

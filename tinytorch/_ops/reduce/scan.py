@@ -71,6 +71,7 @@ def _flipcumsum(g: Tensor, d: int) -> Tensor:
 
 class CumsumBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         return (_flipcumsum(g, self.dim).to(self.in_dtype),)
 
@@ -92,6 +93,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 class CumprodBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -137,6 +139,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 class LogcumsumexpBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -235,6 +238,7 @@ def cummin(input: Tensor, dim: int):
 
 class ProdBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x = self.saved_tensors[0]
@@ -244,6 +248,7 @@ class ProdBackward0(Node):
 
 class ProdBackward1(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x = self.saved_tensors[0]

@@ -27,6 +27,7 @@ def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
 
 class LogsumexpBackward0(_ReduceNode):
     saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -67,6 +68,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
 
 class SoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
     def backward(self, g):
         (y,) = self.saved_tensors
         gy = g * y
@@ -82,6 +84,7 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 class LogSoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
     def backward(self, g):
         gd = g._data
         if not _State.enabled and gd.dtype in _EXACT:

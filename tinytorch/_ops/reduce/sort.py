@@ -264,7 +264,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
 
 
 class AminmaxBackward0(Node):
-    saved_fields = (("dim", lambda n: None if n.dim_arg is None else u64(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("min", 1), ("max", 2))
+    saved_fields = (("dim", lambda n: None if n.dim_arg is None else u64(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0), ("min", 1), ("max", 2))
+
     def backward(self, g_min, g_max=None):
         x, lo, hi = self.saved_tensors
         dims, keepdim = self.dims, self.keepdim

@@ -19,6 +19,7 @@ from ...autograd.forward_ad import _out_shape
 # -- joining and splitting ------------------------------------------------------------------------
 class CatBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         out = []
         start = 0
@@ -98,6 +99,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 class StackBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         return tuple(g.select(self.dim, i) for i in range(self.n))
 
@@ -137,6 +139,7 @@ class _MultiOutput(Node):
 
 class SplitBackward0(_MultiOutput):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self_sym_sizes", "in_shape"), ("split_size", "split_size"))
+
     def backward(self, *grads):
         return (cat(self._filled(grads), self.dim),)
 
@@ -151,6 +154,7 @@ class SplitWithSizesBackward0(SplitBackward0):
 
 class UnbindBackward0(_MultiOutput):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, *grads):
         return (stack(self._filled(grads), self.dim),)
 

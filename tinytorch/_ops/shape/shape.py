@@ -49,6 +49,7 @@ def _shape_arg(shape) -> tuple:
 
 class ViewBackward0(Node):
     saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
@@ -169,6 +170,7 @@ _SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))
 
 class SqueezeBackward0(Node):
     saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
@@ -178,7 +180,8 @@ class SqueezeBackward0(Node):
 
 # 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
 _DIM = ("dim", lambda n: u64(n.__dict__.get("dim_arg")))  # the dim (or dims) as given
-_SQUEEZE_FIELDS = {"SqueezeBackward1": (_DIM, _SIZES), "SqueezeBackward2": (_DIM, _SIZES), "SqueezeBackward3": (_SIZES,),
+_SQUEEZE_FIELDS = {"SqueezeBackward1": (_DIM, _SIZES), "SqueezeBackward2": (_DIM, _SIZES),
+                   "SqueezeBackward3": (_SIZES,),
                    "SqueezeBackward4": (_DIM, _SIZES), "SqueezeBackward5": (_DIM, _SIZES),
                    "UnsqueezeBackward0": (_DIM,), "UnsqueezeBackward1": (_DIM,)}
 SqueezeBackward1, SqueezeBackward2, SqueezeBackward3, SqueezeBackward4, SqueezeBackward5, UnsqueezeBackward0, \
@@ -251,6 +254,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 class PermuteBackward0(Node):
     saved_fields = (("dims", lambda n: u64(n.dims_arg)),)
+
     def backward(self, g):
         return (g.permute(self.inverse),)
 
@@ -277,6 +281,7 @@ def permute(input: Tensor, *dims) -> Tensor:
 class TransposeBackward0(Node):
     saved_fields = (("dim0", lambda n: u64(n.__dict__.get("dims_arg", (n.d0, n.d1))[0])),
                     ("dim1", lambda n: u64(n.__dict__.get("dims_arg", (n.d0, n.d1))[1])))
+
     def backward(self, g):
         return (g.transpose(self.d0, self.d1),)
 
@@ -348,6 +353,7 @@ register_attribute("mT", property(mT))
 
 class ExpandBackward0(Node):
     saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
 
@@ -383,7 +389,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
 
 
 class DiagonalBackward0(Node):
-    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])), ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+                    ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         out = np.zeros(self.in_shape, dtype=g._data.dtype)
         diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
@@ -419,6 +427,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 class RepeatBackward0(Node):
     saved_fields = (("repeats", lambda n: u64(n.sizes)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         # each repeated dim splits into (copies, size); summing the copies undoes the tiling
         split = tuple(v for n, s in zip(self.sizes, self.lifted) for v in (n, s))

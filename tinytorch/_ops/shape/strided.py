@@ -44,7 +44,8 @@ class AsStridedBackward0(_ReadsPositions):
 
 
 class UnfoldBackward0(_ReadsPositions):
-    saved_fields = (("dimension", lambda n: u64(n.dimension_arg)), ("self_sym_sizes", lambda n: tuple(n.shape)), ("size", lambda n: u64(n.size_arg)), ("step", lambda n: u64(n.step_arg)))
+    saved_fields = (("dimension", lambda n: u64(n.dimension_arg)), ("self_sym_sizes", lambda n: tuple(n.shape)),
+                    ("size", lambda n: u64(n.size_arg)), ("step", lambda n: u64(n.step_arg)))
     pass
 
 

@@ -25,12 +25,14 @@ def _need_matrix(x: np.ndarray, fn: str) -> None:
 
 class TrilBackward0(Node):
     saved_fields = (("diagonal", lambda n: u64(n.k)),)
+
     def backward(self, g):
         return (g.tril(self.k),)
 
 
 class TriuBackward0(Node):
     saved_fields = (("diagonal", lambda n: u64(n.k)),)
+
     def backward(self, g):
         return (g.triu(self.k),)
 
@@ -73,7 +75,9 @@ def _diag_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 
 class DiagonalBackward0(Node):
-    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])), ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+                    ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         return (_embed(g, self.in_shape, self.offset, self.d1, self.d2, DiagonalBackwardBackward0),)
 
@@ -85,7 +89,8 @@ class _EmbedNode(Node):
 
 DiagonalBackwardBackward0 = type("DiagonalBackwardBackward0", (_EmbedNode,), {})
 DiagEmbedBackward0 = type("DiagEmbedBackward0", (_EmbedNode,), {"saved_fields": (
-    ("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])), ("offset", lambda n: u64(n.offset)))})
+    ("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+    ("offset", lambda n: u64(n.offset)))})
 
 
 def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -> Tensor:
@@ -129,6 +134,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 class TraceBackward0(Node):
     saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         n = min(self.in_shape)
         return (_embed(g.expand(n), self.in_shape, 0, 0, 1, DiagonalBackwardBackward0),)
@@ -159,6 +165,7 @@ def _dim_list(dims, ndim: int) -> tuple:
 
 class FlipBackward0(Node):
     saved_fields = (("dims", lambda n: u64(n.dims_arg)),)
+
     def backward(self, g):
         return (g.flip(self.dims),)
 
@@ -198,6 +205,7 @@ def flipud(input: Tensor) -> Tensor:
 
 class RollBackward0(Node):
     saved_fields = (("dims", lambda n: u64(n.dims_arg)), ("shifts", lambda n: u64(n.shifts)))
+
     def backward(self, g):
         return (g.roll(tuple(-s for s in self.shifts), self.dims),)
 

@@ -338,6 +338,7 @@ digamma = unary("digamma", _in64(digamma_np), lambda g, x, y: g * polygamma(1, x
 
 class PolygammaBackward0(Node):
     saved_fields = (("n", "n"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * polygamma(self.n + 1, x),)
@@ -373,6 +374,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 class LogitBackward0(Node):
     saved_fields = (("eps", "eps"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         grad = g / (x * (1 - x))
@@ -393,6 +395,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 class MvlgammaBackward0(Node):
     saved_fields = (("p", "p"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * sum(digamma(x - 0.5 * i) for i in range(self.p)),)
