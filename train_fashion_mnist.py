@@ -28,6 +28,17 @@ from fashion_mnist_job import options
 from fashion_mnist_job.metrics import MetricsLogger, plot_metrics
 from fashion_mnist_job.options import mpi_world_size, read_checkpoint
 
+TORCHVISION = False
+if torch._as_torch.is_installed():  # `python -m tinytorch.run train_fashion_mnist.py` or TINYTORCH_AS_TORCH=1
+    try:
+        # the quickstart's own lines: real torchvision, running on tinytorch (README: PyTorch's ecosystem)
+        from torchvision import datasets as _tv_datasets
+        from torchvision.transforms import ToTensor as _TVToTensor
+    except ImportError:  # torchvision is not installed: tinytorch's built-in datasets, as without the alias
+        pass
+    else:
+        datasets, ToTensor, TORCHVISION = _tv_datasets, _TVToTensor, True
+
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
            "Ankle boot"]
 EXIT_INTERRUPTED = 130
@@ -92,8 +103,40 @@ def parse_args(argv=None):
     return options.parse_args(argv, __doc__.splitlines()[0], sorted(MODELS))
 
 
+def torchvision_root(root: str) -> str:
+    """torchvision reads the unpacked IDX files its download leaves in FashionMNIST/raw/: unpack the .gz files
+    found there (beside them, or into a temporary folder when that one is read-only) and return the root."""
+    import gzip
+    import shutil
+    import tempfile
+
+    raw = os.path.join(root, "FashionMNIST", "raw")
+    packed = [n for n in sorted(os.listdir(raw)) if n.endswith(".gz")] if os.path.isdir(raw) else []
+    if not packed or all(os.path.exists(os.path.join(raw, n[:-3])) for n in packed):
+        return root
+    if not os.access(raw, os.W_OK):
+        root = os.path.join(tempfile.gettempdir(), "tinytorch-torchvision-data")
+    dest = os.path.join(root, "FashionMNIST", "raw")
+    os.makedirs(dest, exist_ok=True)
+    for name in packed:
+        if not os.path.exists(os.path.join(dest, name[:-3])):
+            with gzip.open(os.path.join(raw, name)) as f, open(os.path.join(dest, name[:-3]) + ".part", "wb") as g:
+                shutil.copyfileobj(f, g)
+            os.replace(os.path.join(dest, name[:-3]) + ".part", os.path.join(dest, name[:-3]))
+    return root
+
+
 def load_data(args):
     try:
+        if TORCHVISION:  # torchvision's FashionMNIST: the same images and labels, bit for bit
+            root = torchvision_root(args.data_root)
+            import torchvision
+            print(f"Data: torchvision {torchvision.__version__}'s FashionMNIST and ToTensor, on tinytorch",
+                  file=sys.stderr)
+            training_data = datasets.FashionMNIST(root=root, train=True, download=args.download,
+                                                  transform=ToTensor())
+            test_data = datasets.FashionMNIST(root=root, train=False, download=args.download, transform=ToTensor())
+            return training_data, test_data
         # progress: a byte counter on stderr while the files download, as torchvision shows
         training_data = datasets.FashionMNIST(root=args.data_root, train=True, download=args.download,
                                               transform=ToTensor(), progress=args.progress)

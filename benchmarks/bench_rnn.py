@@ -23,39 +23,54 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 PREFIX = "BENCH_RNN "
 
+
+def make_step(lib, char: bool):
+    """One training step of the benchmark's model in ``lib`` (torch or tinytorch), built from seed 0: the
+    LSTM with a linear head and an MSE loss, SGD; or with ``char`` the character model (embedding, LSTM,
+    head, cross-entropy, Adam). Returns a function running one step."""
+    import numpy as np
+
+    T, B, E, H, V = 32, 32, 64, 128, 65
+    lib.manual_seed(0)
+    emb = lib.nn.Embedding(V, E) if char else None
+    lstm, head = lib.nn.LSTM(E, H), lib.nn.Linear(H, V if char else E)
+    params = list(lstm.parameters()) + list(head.parameters()) + ([] if emb is None else list(emb.parameters()))
+    opt = lib.optim.Adam(params, lr=1e-3) if char else lib.optim.SGD(params, lr=0.01)
+    rng = np.random.default_rng(0)
+    if char:
+        x = lib.tensor(rng.integers(0, V, (T, B)))
+        y = lib.tensor(rng.integers(0, V, (T * B,)))
+    else:
+        x = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
+        y = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
+
+    def step():
+        opt.zero_grad()
+        out, _ = lstm(emb(x) if char else x)
+        if char:
+            loss = lib.nn.functional.cross_entropy(head(out).reshape(-1, V), y)
+        else:
+            loss = lib.nn.functional.mse_loss(head(out), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 WORKER = r"""
 import json, sys, time
 import numpy as np
+sys.path.insert(0, sys.argv[5])
+from bench_rnn import make_step
 lib = __import__(sys.argv[1])
 if sys.argv[1] == "torch":
     lib.set_num_threads(1)
 steps, clock = int(sys.argv[2]), getattr(time, sys.argv[3])
-T, B, E, H = 32, 32, 64, 128
-char = sys.argv[4] == "char"
-V = 65
-lib.manual_seed(0)
-emb = lib.nn.Embedding(V, E) if char else None
-lstm, head = lib.nn.LSTM(E, H), lib.nn.Linear(H, V if char else E)
-params = list(lstm.parameters()) + list(head.parameters()) + ([] if emb is None else list(emb.parameters()))
-opt = lib.optim.Adam(params, lr=1e-3) if char else lib.optim.SGD(params, lr=0.01)
-rng = np.random.default_rng(0)
-if char:
-    x = lib.tensor(rng.integers(0, V, (T, B)))
-    y = lib.tensor(rng.integers(0, V, (T * B,)))
-else:
-    x = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
-    y = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
+step = make_step(lib, sys.argv[4] == "char")
 times = []
 for i in range(steps + 3):
     t0 = clock()
-    opt.zero_grad()
-    out, _ = lstm(emb(x) if char else x)
-    if char:
-        loss = lib.nn.functional.cross_entropy(head(out).reshape(-1, V), y)
-    else:
-        loss = lib.nn.functional.mse_loss(head(out), y)
-    loss.backward()
-    opt.step()
+    loss = step()
     if i >= 3:
         times.append(clock() - t0)
 print("BENCH_RNN " + json.dumps({"step_s": float(np.median(times)), "loss": float(loss)}))
@@ -65,7 +80,7 @@ print("BENCH_RNN " + json.dumps({"step_s": float(np.median(times)), "loss": floa
 def run(lib: str, steps: int, clock: str, model: str = "lstm") -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", WORKER, lib, str(steps), clock, model], env=env, cwd=REPO,
+    proc = subprocess.run([sys.executable, "-c", WORKER, lib, str(steps), clock, model, HERE], env=env, cwd=REPO,
                           capture_output=True, text=True, check=True)
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith(PREFIX))
     return json.loads(line[len(PREFIX):])

@@ -4,7 +4,7 @@ makes into another module's attributes while it loads (an import cycle in disgui
 then depends on the upper one having loaded, and no import line says so).
 
 ``python tests/_import_graph.py [-v]`` prints the figures (``-v``: the cycle's modules, every
-function-level import and every import-time write); ``tests/test_import_graph.py`` holds them to their
+function-level import and every import-time write); ``tests/house/test_house_import_graph.py`` holds them to their
 ceilings."""
 from __future__ import annotations
 

@@ -14,9 +14,9 @@ import pprint
 import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [_HERE, os.path.dirname(_HERE)]  # this checkout's tinytorch, not an installed one
+sys.path[:0] = [_HERE, os.path.join(_HERE, "opinfo"), os.path.dirname(_HERE)]  # this checkout's tinytorch, not an installed one
 
-HEADER = '''"""Known differences of the module_db walk (tests/test_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
+HEADER = '''"""Known differences of the module_db walk (tests/opinfo/test_opinfo_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
 
 ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks: test_moduleinfo
 fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on some paths only
@@ -32,7 +32,7 @@ def _walk_here() -> dict:
     from torch.testing._internal.common_modules import module_db
 
     import _moduleinfo
-    from test_moduleinfo import differences
+    from test_opinfo_moduleinfo import differences
 
     out = {}
     for info in module_db:

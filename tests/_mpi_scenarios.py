@@ -1,4 +1,4 @@
-"""Run under ``mpiexec -n 2`` by tests/test_distributed.py: ``python _mpi_scenarios.py NAME OUT_DIR``.
+"""Run under ``mpiexec -n 2`` by tests/distributed/test_distributed.py: ``python _mpi_scenarios.py NAME OUT_DIR``.
 
 Each scenario checks its results on every rank against numpy (or against a one-process run computed
 on the spot) and writes ``OUT_DIR/NAME.RANK.json`` with the list of failures, which the test reads."""

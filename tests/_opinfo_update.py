@@ -17,9 +17,9 @@ import os
 import pprint
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.join(os.path.dirname(os.path.abspath(__file__)), "opinfo")]
 
-HEADER = '''"""Known differences of the OpInfo walk (tests/test_opinfo.py): entry -> {"dtype:sample:fwd|bwd": reason}.
+HEADER = '''"""Known differences of the OpInfo walk (tests/opinfo/test_opinfo.py): entry -> {"dtype:sample:fwd|bwd": reason}.
 
 Each row is a sample of PyTorch's op_db where tinytorch's result differs from PyTorch's; the reason says
 what differs. ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks:

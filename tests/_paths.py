@@ -100,9 +100,9 @@ def describe() -> str:
     """One line for the test report's header."""
     import tinytorch
 
-    blas = tinytorch.backends.cpu.kernels()["blas"]
+    k = tinytorch.backends.cpu.kernels()
     return (f"kernel paths: PyTorch ATen {torch_path()}, oneDNN {onednn_path()}; tinytorch's numpy "
-            f"{numpy_path()} ({' '.join(tinytorch.backends.cpu.kernels()['simd']) or 'baseline only'}), {blas}")
+            f"{numpy_path()} ({' '.join(k['simd']) or 'baseline only'}), {k['blas']}, compiled kernels: {k['compiled']}")
 
 
 # -- ulps --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Known differences of the module_db walk (tests/test_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
+"""Known differences of the module_db walk (tests/opinfo/test_opinfo_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
 
 ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks: test_moduleinfo
 fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on some paths only

@@ -10,17 +10,17 @@ from . import _ops  # noqa: F401  (the op families declare themselves: torch.X, 
 from .autograd import functional as _autograd_functional  # noqa: F401  (built on the ops and on func)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, backends, cuda, random  # noqa: F401
-from . import _cuda_amp  # noqa: F401  (tinytorch.cuda.amp: attaches itself to cuda)
+from .cuda import amp as _cuda_amp  # noqa: F401  (tinytorch.cuda.amp, PyTorch's deprecated spelling)
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
-from ._tensor_str import get_printoptions, set_printoptions  # noqa: F401
+from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
                      int64, set_default_dtype, uint8)
+from ._dtype import uint16, uint32, uint64  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from . import factory as _factory  # noqa: F401  (declares the factories)
-from . import factory_spaced as _factory_spaced  # noqa: F401
 from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
@@ -29,6 +29,10 @@ from .tensor import Size, Tensor, device  # noqa: F401
 from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
                                      memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
+from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
+from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
+from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: F401
+                      _check_type, _check_value, _sample_dirichlet)
 
 float = float32  # noqa: A001
 double = float64
@@ -39,7 +43,9 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-__version__ = "0.1.0"
+# the PyTorch API level tinytorch mirrors, labelled as tinytorch ("2.13.0+tinytorch"): see tinytorch/version.py
+from . import version  # noqa: E402,F401
+from .version import __version__  # noqa: E402,F401
 
 # fresh memory for every large temporary costs page faults on each step: keep freed blocks in the heap
 _tune_malloc()
@@ -58,13 +64,8 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
-def set_num_threads(n: int) -> None:
-    """Accepted for compatibility; numpy's BLAS picks its own thread count."""
-
-
-def get_num_threads() -> int:
-    import os
-    return os.cpu_count() or 1
+from ._ops._kernels.parallel import (get_num_interop_threads, get_num_threads,  # noqa: E402,F401
+                                     set_num_interop_threads, set_num_threads)
 
 from . import func  # noqa: F401,E402
 vmap = func.vmap
@@ -79,7 +80,8 @@ globals().update(_registry.namespace("torch"))
 
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
-_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "_dynamo",
+_LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
+                              "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch"})
 
 
@@ -92,7 +94,7 @@ def __getattr__(name: str):
 
 # -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----
 from . import amp, cpu  # noqa: E402,F401
-from ._legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
+from ._tensor.legacy_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
                       IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
 from ._switches import (are_deterministic_algorithms_enabled, compile, get_default_device,  # noqa: E402,F401
                         get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
@@ -103,11 +105,10 @@ import math as _math  # noqa: E402
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
-from ._tensor_surface import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
+from ._tensor.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
-from .sparse import sparse_coo_tensor  # noqa: E402,F401
 from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)

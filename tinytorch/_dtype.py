@@ -8,6 +8,7 @@ class dtype:
     """A tensor element type (``tinytorch.float32`` ...), backed by a numpy dtype."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category", "_legacy")
+    __module__ = "tinytorch"
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str, itemsize: int = 0):
         self.name = name
@@ -16,7 +17,7 @@ class dtype:
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex: promotion compares these
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = name != "uint8" and name != "bool"
+        self.is_signed = not name.startswith("uint") and name != "bool"
         self.itemsize = itemsize or self.np.itemsize
         self._legacy = legacy  # the old type name PyTorch prints in some errors
 
@@ -38,6 +39,12 @@ float32 = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, 2, "DoubleTensor")
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
+# PyTorch's "barebones" unsigned dtypes: tensors of them hold and compute as numpy's; promotion with any other
+# integer or bool dtype is an error, as in PyTorch (with a floating or complex dtype it gives that one)
+uint16 = dtype("uint16", np.uint16, 1, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, 1, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, 1, "UInt64Tensor")
+BAREBONES_UNSIGNED = (uint16, uint32, uint64)
 
 # bfloat16 is stored as ml_dtypes' numpy bfloat16 (importing it costs ~30 ms once numpy is loaded);
 # without the package the dtype exists and making a tensor of it raises, naming the extra to install
@@ -47,7 +54,8 @@ except ImportError:  # pragma: no cover - ml_dtypes is the [bf16] extra
     _ml_dtypes = None
 bfloat16 = dtype("bfloat16", None if _ml_dtypes is None else _ml_dtypes.bfloat16, 2, "BFloat16Tensor", 2)
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128) + (
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128, uint16, uint32,
+       uint64) + (
     (bfloat16,) if bfloat16.np else ())
 # numpy dtype -> tinytorch dtype
 FROM_NP = {d.np: d for d in ALL}
@@ -128,8 +136,29 @@ def _promote_same_priority(a: dtype, b: dtype) -> dtype:
     return FROM_NP[np.promote_types(a.np, b.np)]
 
 
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+class _PromoteTable(dict):
+    """(numpy dtype, numpy dtype) -> numpy dtype; a missing pair is a barebones unsigned dtype beside another
+    integer or bool dtype, which PyTorch refuses to promote."""
+
+    def __missing__(self, key):
+        a, b = FROM_NP[key[0]], FROM_NP[key[1]]
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{_SCALAR_NAMES.get(a.name, a.name)} and {_SCALAR_NAMES.get(b.name, b.name)}")
+
+
 def _build_table():
-    return {(a.np, b.np): _promote_same_priority(a, b).np for a in ALL for b in ALL}
+    table = _PromoteTable()
+    for a in ALL:
+        for b in ALL:
+            if a is not b and (a in BAREBONES_UNSIGNED or b in BAREBONES_UNSIGNED) and \
+                    a._category <= 1 and b._category <= 1:
+                continue
+            table[a.np, b.np] = _promote_same_priority(a, b).np
+    return table
 
 
 # (numpy dtype, numpy dtype) -> numpy dtype, for operands of the same priority

@@ -208,10 +208,11 @@ def install() -> None:
                 continue  # factories: their methods went through _factory_method when this module loaded
             for attr, fn in method_table(decl).items():
                 current = Tensor.__dict__.get(attr)
-                if current is None or not (current is fn or getattr(current, "_meta_wraps", None) is fn):
-                    continue  # swapped by someone else (autocast, the profiler): left alone
-                if getattr(current, "_meta_wraps", None) is fn:
+                if current is None or getattr(current, "_meta_wraps", None) is not None:
                     continue
+                # the op's own function, or the comparison dunders' operand check around it
+                if not (current is fn or getattr(current, "__wrapped__", None) is fn):
+                    continue  # swapped by someone else (autocast, the profiler): left alone
                 dunder = attr.startswith("__") and attr.endswith("__")
                 inplace = (attr in decl.idunders or attr == "__setitem__") if dunder else attr.endswith("_")
                 name = attr.strip("_") if dunder else attr.rstrip("_") if inplace else attr

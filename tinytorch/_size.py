@@ -7,6 +7,7 @@ from . import _meta_data
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``tinytorch.Size([2, 3])``."""
 
+    __module__ = "tinytorch"  # the package, as PyTorch's torch.Size
     def __repr__(self) -> str:
         return f"tinytorch.Size([{', '.join(str(d) for d in self)}])"
 
@@ -46,6 +47,7 @@ class device:
     tensors live on the CPU only: moving one elsewhere raises PyTorch's error (``_require_cpu``)."""
 
     __slots__ = ("type", "index")
+    __module__ = "tinytorch"
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):

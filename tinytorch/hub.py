@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from tqdm import tqdm  # noqa: F401  (torch.hub.tqdm: the progress bar of downloads)
+
 __all__ = ["get_dir", "set_dir", "load", "list", "help", "load_state_dict_from_url", "download_url_to_file"]
 
 _hub_dir = [None]
@@ -13,11 +15,16 @@ _UNSUPPORTED = ("tinytorch.hub.{} is not supported: tinytorch does not download 
                 "tinytorch.load instead")
 
 
+def _get_torch_home() -> str:
+    """``$TORCH_HOME``, else ``$XDG_CACHE_HOME/torch`` (``~/.cache/torch``): PyTorch's cache root (torchvision
+    keeps its datasets' default folder under it)."""
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
+
+
 def get_dir() -> str:
     if _hub_dir[0] is not None:
         return _hub_dir[0]
-    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "torch")))
-    return os.path.join(home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
 
 
 def set_dir(d) -> None:

@@ -32,6 +32,7 @@ def _seed_value(seed) -> int:
 class Generator:
     """A seeded source of random numbers (PyTorch's CPU generator), passed as ``generator=``."""
 
+    __module__ = "tinytorch._C"  # where PyTorch's class lives: <class 'torch._C.Generator'>
     def __init__(self, device="cpu") -> None:
         self.device = _device(device)
         self._engine = Engine(DEFAULT_SEED)

@@ -15,9 +15,9 @@ from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, vers
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
 from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
-from ._tensor_placement import _TensorPlacement
-from ._tensor_conversion import _TensorConversion
-from ._tensor_str import tensor_repr
+from ._tensor.placement import _TensorPlacement
+from ._tensor.conversion import _TensorConversion
+from ._tensor.printing import tensor_repr
 from ._meta_data import lazy_zeros  # noqa: F401  (re-exported)
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
@@ -160,6 +160,7 @@ def legacy_array(np_dtype, args: tuple) -> np.ndarray:
 class Tensor(_TensorPlacement, _TensorConversion):
     """A multi-dimensional array that records the ops made from it when it requires grad."""
 
+    __module__ = "tinytorch"  # PyTorch's public classes name the package: <class 'tinytorch.Tensor'>
     # defaults at class level: ``_make`` sets only what differs from them
     _requires_grad = False
     grad_fn = None
@@ -184,16 +185,25 @@ class Tensor(_TensorPlacement, _TensorConversion):
         if cls.__module__.startswith("tinytorch."):  # Parameter...: a user's class may define __del__
             share_instance_keys(cls, _TENSOR_ATTRS)
 
-    def __init__(self, *args, dtype=None, device=None):
+    def __new__(cls, *args, dtype=None, device=None):
         """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` and
-        ``Tensor(torch.Size([2, 3]))`` are uninitialised tensors of that shape; ``Tensor(t)`` aliases ``t``."""
+        ``Tensor(torch.Size([2, 3]))`` are uninitialised tensors of that shape; ``Tensor(t)`` aliases ``t``.
+        It is ``__new__``, as PyTorch's: a subclass whose own ``__new__`` returns an instance keeps what it made."""
+        self = _new(cls)
+        if cls is not Tensor and cls.__init__ is not Tensor.__init__:
+            return self  # a subclass that initialises itself in __init__ (tinytorch's BatchedTensor...)
         if len(args) == 1 and isinstance(args[0], Tensor) and dtype is None:
             src = args[0]  # an alias of the same storage and version counter, whatever its dtype (PyTorch's)
             self._data = src._data
             self._vc = NO_VERSION if _State.inference else version_counter(src)
-            return
+            return self
         self._data = legacy_array((dtype or _dtype.get_default_dtype()).np, args)
         self._vc = NO_VERSION if _State.inference else [0]
+        return self
+
+    def __init__(self, *args, **kwargs):
+        """Does nothing (as PyTorch's): the legacy constructor is ``__new__``; a subclass's ``__new__`` may
+        take any arguments, which Python then passes here too."""
 
     # -- plain attributes ----------------------------------------------------------------------
     @property
@@ -252,8 +262,25 @@ class Tensor(_TensorPlacement, _TensorConversion):
         st = _node.elem_strides(a.shape, a.strides, a.itemsize)
         return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
-    def is_contiguous(self) -> bool:
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Laid out row-major (``contiguous_format``, the default) or channels-last (``channels_last`` for 4-d,
+        ``channels_last_3d`` for 5-d); as PyTorch, dims of size 1 do not count."""
+        name = getattr(memory_format, "_name", None)
+        if name in (None, "contiguous_format"):
+            return self._data.flags.c_contiguous
+        if name == "preserve_format":
+            raise RuntimeError("Unsupported memory format. preserve_format")
+        order = {"channels_last": (1, 3, 2, 0), "channels_last_3d": (1, 4, 3, 2, 0)}[name]
+        if self._data.ndim != len(order):
+            return False
+        expected = 1
+        for d in order:
+            n = self._data.shape[d]
+            if n != 1:
+                if self._data.strides[d] != expected * self._data.itemsize:
+                    return False
+                expected *= n
+        return True
 
     def is_floating_point(self) -> bool:
         return self._data.dtype in FLOATING_NP

@@ -5,19 +5,26 @@ settings are kept and change nothing, the decorators return what they are given,
 answers as PyTorch's eager mode does."""
 from __future__ import annotations
 
-from ..compiler import allow_in_graph, assume_constant_result, disable, is_compiling, reset  # noqa: F401
-from . import config  # noqa: F401
+from ..compiler import allow_in_graph, assume_constant_result, is_compiling, reset  # noqa: F401
+from . import config, utils  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph", "explain",
            "graph_break", "is_compiling", "list_backends", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
            "optimize", "reset"]
 
 
+def disable(fn=None, recursive: bool = True, *, reason=None, wrapping: bool = True):
+    """``torch._dynamo.disable``: ``fn`` (or, called without it, a decorator) unchanged: nothing is compiled."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
 def graph_break() -> None:
     """A graph break: eager code has no graph to break."""
 
 
-def mark_dynamic(t, index, *, min=None, max=None) -> None:  # noqa: A002  (PyTorch's names)
+def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None) -> None:  # noqa: A002  (PyTorch's names)
     """A hint for the compiler's shape specialisation: nothing to specialise here."""
 
 

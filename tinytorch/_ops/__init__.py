@@ -22,19 +22,20 @@ from .shape import broadcast, indices, rotate, stacking  # noqa: F401
 from .reduce import bucketize, differences, nan_reduce  # noqa: F401
 from .pointwise import floating_binary, ternary, trig  # noqa: F401
 # nn.functional's ops
-from .nn import (activation, activation_slopes, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
+from .nn import (activation, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
                  loss, loss_margin, loss_nll, norm, batch_norm, normalize, pad, pool, resize)
-from .nn import (alpha_dropout, bilinear, conv3d, ctc_loss, embedding_bag, grid_sample,  # noqa: F401
-                 instance_norm, lrn, multilabel_margin, pixel_shuffle, pool3d, unpool)
+from .nn import (bilinear, conv3d, ctc_loss, grid_sample,  # noqa: F401
+                 instance_norm, lrn, pixel_shuffle, pool3d, unpool)
 from .nn import fractional_pool, linear_cross_entropy, weight_norm  # noqa: F401
 from .special import bessel, gamma, normal, polynomials, xlogy  # noqa: F401
-from .linalg import functions, lu, triangular  # noqa: F401
+from .linalg import matrix_functions, triangular  # noqa: F401
 from .shape import copies, strided  # noqa: F401  (after shape, join and fold)
 from .index import index_put, scatter_reduce, scatter_views  # noqa: F401
 from .pointwise import float_bits  # noqa: F401
 from .shape import assemble  # noqa: F401
 from .reduce import histogram, integrate, quantile  # noqa: F401
 from .linalg import eig, legacy  # noqa: F401
-from .fft import signal_windows  # noqa: F401
 from .reduce import masked as masked_reductions  # noqa: F401
 from .shape import tensor_ops  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
+from .sparse import pointwise as sparse_pointwise  # noqa: F401  (last: calls the dense ops; loads the family)
+from .linalg import ldl, lowrank  # noqa: F401  (lowrank multiplies sparse matrices too)

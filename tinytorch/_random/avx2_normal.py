@@ -7,7 +7,7 @@ compiler fused. A fused float32 multiply-add is computed as a float64 product (e
 bits) plus a float64 sum, rounded to float32. That second rounding is the fused result unless the
 float64 sum was inexact and landed exactly on a float32 tie. Every fused step of log and sincos
 is a function of one 24-bit uniform (u1 or u2), so all 2**24 inputs were run through each step:
-none ever hits such a tie (``tests/test_random_kernel.py`` re-checks it, exhaustively with
+none ever hits such a tie (``tests/random/test_random_kernel.py`` re-checks it, exhaustively with
 ``TINYTORCH_EXHAUSTIVE=1``), so the kernel rounds once more and checks nothing. Only the final
 ``fma(n, std, mean)``, whose inputs are the caller's, goes through the checked version.
 The work runs in chunks with preallocated buffers, so the passes stay in cache and allocate

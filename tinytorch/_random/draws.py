@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .._dtype import BF16_NP, FLOATING_NP
+from .._ops._kernels import parallel
 from .fpmath import F32, F64, U64, fma32, fma64, libm_log, libm_log1p
 
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
@@ -114,9 +115,16 @@ def bernoulli_scalar(eng, n: int, p: float) -> np.ndarray:
     p = float(p)
     if not 0.0 <= p <= 1.0:  # NaN and out-of-range p: the float comparison's answer
         return eng.float64_uniform(n) < p
-    w = eng.u64(n)
+    w = eng.u64(n)  # the draws themselves are one stream, drawn in order
+    if n >= parallel.SPLIT_FROM:  # the comparisons, element by element, across threads
+        return parallel.elementwise(_low53_below, np.empty(n, np.bool_), w, U64(math.ceil(p * 2.0 ** 53)))
     w &= U64((1 << 53) - 1)
     return w < U64(math.ceil(p * 2.0 ** 53))
+
+
+def _low53_below(w: np.ndarray, bound, out: np.ndarray) -> None:
+    np.bitwise_and(w, U64((1 << 53) - 1), out=w)
+    np.less(w, bound, out=out)
 
 
 def bernoulli_tensor(eng, p: np.ndarray) -> np.ndarray:

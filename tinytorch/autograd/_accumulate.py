@@ -83,25 +83,43 @@ def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
     # what the node's post-hooks are shown, as it arrived (held only when there are such hooks: a
     # reference kept here would make _steal_or_copy copy)
     arrived = (g,) if node._hooked and node._post_hooks else None
-    if g._data.dtype != var._data.dtype:
-        g = _in_dtype_of(g, var)
-    old = var._grad
-    if var._meta:  # a meta leaf's gradient is a meta tensor (the backward ran on its zeros)
-        var._grad = g if g._meta else mark_meta(_copy_in_graph(g) if create_graph else g.detach())
-    elif old is None:
-        var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
-    elif create_graph or old._requires_grad:
-        var._grad = old + g
+    if g._sparse_layout or var._sparse_layout:
+        _accumulate_sparse(var, g, create_graph)
     else:
-        od = old._data
-        if od.flags.writeable and od.shape == g._data.shape:
-            od += g._data  # in place: the optimizer holds no copy of .grad, but users may (as in PyTorch)
-            version_counter(old)[0] += 1
-        else:
+        if g._data.dtype != var._data.dtype:
+            g = _in_dtype_of(g, var)
+        old = var._grad
+        if var._meta:  # a meta leaf's gradient is a meta tensor (the backward ran on its zeros)
+            var._grad = g if g._meta else mark_meta(_copy_in_graph(g) if create_graph else g.detach())
+        elif old is None:
+            var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
+        elif create_graph or old._requires_grad:
             var._grad = old + g
+        else:
+            od = old._data
+            if od.flags.writeable and od.shape == g._data.shape:
+                od += g._data  # in place: the optimizer holds no copy of .grad, but users may (as in PyTorch)
+                version_counter(old)[0] += 1
+            else:
+                var._grad = old + g
     if var._post_acc_hooks:
         for hook in list(var._post_acc_hooks.values()):
             hook(var)
     if arrived is not None:
         for hook in list(node._post_hooks.values()):
             hook((), arrived)
+
+
+def _accumulate_sparse(var, g, create_graph: bool) -> None:
+    """A sparse gradient, or any gradient of a sparse leaf: kept in the layout it arrives in (PyTorch keeps
+    torch.mm's dense gradient of a sparse matrix dense) and summed by the layouts' own add, which makes a
+    dense sum where PyTorch's is dense; never densified into an array here."""
+    old = var._grad
+    if old is None:
+        var._grad = _copy_in_graph(g) if create_graph and not g._sparse_layout else g.clone()
+    elif old._sparse_layout and not g._sparse_layout:
+        var._grad = g + old  # dense + sparse: PyTorch refuses sparse + dense
+    elif create_graph or old._requires_grad:
+        var._grad = old + g
+    else:
+        old.add_(g)  # in place, as PyTorch's ``variable_grad += new_grad``

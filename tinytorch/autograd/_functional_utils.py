@@ -1,6 +1,6 @@
 """The shared plumbing of ``autograd.functional``: PyTorch's argument checks and error messages, the
 re-wrapping of inputs, ``autograd.grad`` that skips outputs without a graph, and the zero filling of
-unused inputs (kept apart from the Jacobian/Hessian drivers in ``functional.py`` for file length)."""
+unused inputs (the argument handling the Jacobian/Hessian drivers in ``functional.py`` share)."""
 from __future__ import annotations
 
 from ..factory import zeros_like

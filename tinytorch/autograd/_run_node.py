@@ -53,6 +53,8 @@ def _run_node(node: Node, grads: list):
 
 
 def _make_detached_copy(g):
+    if g._sparse_layout:  # a sparse gradient stays sparse
+        return g.detach().clone()
     return _make(g._data.copy())
 
 

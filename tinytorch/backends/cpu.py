@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from .._ops._kernels import compiled
+
 __all__ = ["get_cpu_capability", "kernels", "describe"]
 
 
@@ -74,13 +76,16 @@ def _blas() -> str:
 
 def kernels() -> dict:
     """{"numpy": version, "simd": numpy's dispatch targets this CPU runs, "capability": get_cpu_capability(),
-    "blas": numpy's BLAS with its kernel and threads}."""
+    "blas": numpy's BLAS with its kernel and threads, "compiled": the optional compiled kernels (numba's
+    version, or why there are none; numba itself is not imported here)}."""
     return {"numpy": np.__version__, "simd": _numpy_targets(),
-            "capability": get_cpu_capability(), "blas": _blas()}
+            "capability": get_cpu_capability(), "blas": _blas(), "compiled": compiled.describe()}
 
 
 def describe() -> str:
     """One line naming the kernels tinytorch's arrays run on, e.g.
-    ``numpy 2.4.6 (SIMD AVX512: X86_V3 X86_V4 AVX512_ICL), BLAS OpenBLAS 0.3.31 (Zen kernel, 2 threads)``."""
+    ``numpy 2.4.6 (SIMD AVX512: X86_V3 X86_V4 AVX512_ICL), BLAS OpenBLAS 0.3.31 (Zen kernel, 2 threads),
+    compiled kernels: numba 0.68.1``."""
     k = kernels()
-    return f"numpy {k['numpy']} (SIMD {k['capability']}: {' '.join(k['simd']) or 'baseline only'}), BLAS {k['blas']}"
+    return (f"numpy {k['numpy']} (SIMD {k['capability']}: {' '.join(k['simd']) or 'baseline only'}), BLAS {k['blas']}, "
+            f"compiled kernels: {k['compiled']}")

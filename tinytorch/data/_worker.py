@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import random as _random
+from .._ops._kernels.parallel import set_num_threads
 from ._fetch import IterableFetcher, fetch_map
 
 __all__ = ["WorkerInfo", "get_worker_info"]
@@ -102,6 +103,9 @@ def worker_loop(is_iterable: bool, dataset, index_queue, result_queue, auto_coll
     global _worker_info
     # Ctrl-C reaches the whole process group; the main process handles it and shuts workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # one thread per worker, numpy's OpenBLAS included, as PyTorch's workers: N workers on N cores
+    # would otherwise run N x get_num_threads() threads
+    set_num_threads(1)
     # when stopping, unsent replies may be dropped: the main process no longer wants them
     result_queue.cancel_join_thread()
     where = f"in DataLoader worker process {worker_id}"

@@ -1,6 +1,8 @@
 """Datasets: map-style (``__getitem__`` + ``__len__``), iterable-style, and ways to combine them."""
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import bisect
 import itertools
 import math
@@ -14,7 +16,10 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
            "Subset", "random_split"]
 
 
-class Dataset:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
     """A map from keys (usually 0..len-1) to samples; subclasses define ``__getitem__``/``__len__``.
 
     A subclass may also define ``__getitems__(indices)`` returning the list of samples for a whole
@@ -27,7 +32,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A stream of samples: subclasses define ``__iter__``. Each worker iterates its own copy."""
 
     def __iter__(self):

@@ -6,6 +6,8 @@ generator at the start of each pass (an int64 ``random_()``), as PyTorch does, s
 ``tinytorch.manual_seed`` fixes every epoch's order while consecutive epochs still differ."""
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 
@@ -28,7 +30,10 @@ def _randperm(n: int, generator: Generator | None) -> list[int]:
     return draws.randperm_values(_engine(generator), n).tolist()
 
 
-class Sampler:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
     """Base class: subclasses yield indices (or lists of indices) from ``__iter__``."""
 
     def __iter__(self) -> Iterator:
@@ -75,9 +80,13 @@ class RandomSampler(Sampler):
         if generator is None:
             generator = Generator().manual_seed(_draw_seed(None))
         if self.replacement:
-            # randint(high=n) in chunks of 32, drawn as late as PyTorch draws them
-            for size in [32] * (self.num_samples // 32) + [self.num_samples % 32]:
-                yield from draws.int_from_to(_engine(generator), size, np.dtype(np.int64), 0, n).tolist()
+            # randint(high=n) in chunks of 32, each drawn when the previous one is used up, as
+            # PyTorch draws them: work and memory follow what is consumed, never num_samples (the
+            # "infinite loader" idiom asks for 10**10 and more)
+            int64 = np.dtype(np.int64)
+            for _ in range(self.num_samples // 32):
+                yield from draws.int_from_to(_engine(generator), 32, int64, 0, n).tolist()
+            yield from draws.int_from_to(_engine(generator), self.num_samples % 32, int64, 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _randperm(n, generator)

@@ -1,6 +1,6 @@
 """The matrix-valued constraints (event_dim 2): triangular, Cholesky factors, square, symmetric and
 positive (semi)definite matrices. ``constraints.py`` re-exports them and their instances under
-PyTorch's names (kept apart for file length)."""
+PyTorch's names (the constraints on matrices, apart from the scalar and vector ones)."""
 from __future__ import annotations
 
 import numpy as np

@@ -342,7 +342,7 @@ positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack
 
-# the classes defined apart (file length) carry this module's name, as PyTorch's do: reprs and
+# the matrix constraints (defined in _matrix_constraints.py) carry this module's name, as PyTorch's do: reprs and
 # pickles of constraints name tinytorch.distributions.constraints
 for _cls in (Constraint, _LowerTriangular, _LowerCholesky, _CorrCholesky, _Square, _Symmetric,
              _PositiveSemidefinite, _PositiveDefinite):

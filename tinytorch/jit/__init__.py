@@ -116,3 +116,24 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False)
 
 
 from typing import Final  # noqa: E402,F401  (a typing marker, as in torch.jit)
+
+
+def _script_if_tracing(fn):
+    """``fn`` itself: scripted only under a TorchScript tracer, which tinytorch does not have."""
+    return fn
+
+
+def _overload(func):
+    """TorchScript overload declarations: the last definition (the implementation) is what runs."""
+    return func
+
+
+def _overload_method(func):
+    return func
+
+
+def _unwrap_optional(x):
+    return x
+
+
+from . import annotations  # noqa: E402,F401

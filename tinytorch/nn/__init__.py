@@ -27,3 +27,12 @@ def factory_kwargs(kwargs):
                 raise TypeError(f"{key} specified twice, in **kwargs and in factory_kwargs")
             merged[key] = kwargs[key]
     return merged
+
+
+def __getattr__(name):
+    # ``torch.nn.quantized`` (FloatFunctional; the rest raises): loaded on first use
+    if name == "quantized":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.quantized")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

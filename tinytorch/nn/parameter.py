@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import FLOATING_NP, get_default_dtype, to_np
-from .._tensor_str import parameter_repr
+from .._tensor.printing import parameter_repr
 from ..autograd.grad_mode import NO_VERSION, _State, version_counter
 from .._meta_data import lazy_zeros
 from ..tensor import Tensor, _new

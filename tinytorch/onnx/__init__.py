@@ -16,9 +16,59 @@ layers) is expanded to MatMul/Softmax nodes. Not covered: LSTM proj_size, Packed
 tensors, control flow that depends on the values (the graph is what one run took)."""
 from __future__ import annotations
 
-__all__ = ["export", "is_in_onnx_export", "OnnxExporterError"]
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "register_custom_op_symbolic",
+           "unregister_custom_op_symbolic", "TensorProtoDataType"]
+
+import enum
+import sys
 
 from ._errors import OnnxExporterError
+from ._symbolic_opset import OPSET_MODULE, OpsetModule
+
+# symbolic functions registered for custom operators (torchvision registers nms/roi_align's): kept, as
+# PyTorch's TorchScript exporter keeps them, but tinytorch's exporter records ops itself and never calls them
+_custom_op_symbolics: dict = {}
+
+
+def register_custom_op_symbolic(symbolic_name: str, symbolic_fn, opset_version: int) -> None:
+    """Record ``symbolic_fn`` for ``symbolic_name`` ("ns::op") at ``opset_version`` (never called: see above)."""
+    if symbolic_name.startswith("::"):
+        symbolic_name = f"aten{symbolic_name}"
+    _custom_op_symbolics[(symbolic_name, opset_version)] = symbolic_fn
+
+
+def unregister_custom_op_symbolic(symbolic_name: str, opset_version: int) -> None:
+    _custom_op_symbolics.pop((symbolic_name, opset_version), None)
+
+
+def __getattr__(name):
+    # symbolic_opset7 ... symbolic_opset20: made on first access (see _symbolic_opset.py)
+    if OPSET_MODULE.match(name):
+        module = sys.modules.setdefault(f"{__name__}.{name}", OpsetModule(f"{__name__}.{name}"))
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class TensorProtoDataType(enum.IntEnum):
+    """ONNX's TensorProto.DataType numbers."""
+    UNDEFINED = 0
+    FLOAT = 1
+    UINT8 = 2
+    INT8 = 3
+    UINT16 = 4
+    INT16 = 5
+    INT32 = 6
+    INT64 = 7
+    STRING = 8
+    BOOL = 9
+    FLOAT16 = 10
+    DOUBLE = 11
+    UINT32 = 12
+    UINT64 = 13
+    COMPLEX64 = 14
+    COMPLEX128 = 15
+    BFLOAT16 = 16
 
 DEFAULT_OPSET = 20  # PyTorch 2.13's default opset_version
 

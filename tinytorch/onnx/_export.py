@@ -202,5 +202,4 @@ def export(model, args, f, *, kwargs, verbose, input_names, output_names, opset_
 
 
 def _version() -> str:
-
-    return tinytorch.__version__
+    return tinytorch.version.tinytorch_version  # tinytorch's own release (the producer is tinytorch)

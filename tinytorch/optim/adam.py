@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype
 from .._numpy_compat import SCALARS_BY_VALUE
 from ..autograd.grad_mode import enable_grad, version_counter
+from .._ops._kernels import compiled as _compiled
 from .._ops._kernels.muladd import plus_scaled_into
 from ..tensor import Tensor
 from ._checks import check_state_shape
@@ -146,11 +147,21 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
     if SCALARS_BY_VALUE and not p.ndim:  # numpy 1.x computes a 0-d array with a Python float in float64:
         p, g, m, v = p.reshape(1), g.reshape(1), m.reshape(1), v.reshape(1)  # one-element views keep the dtype
-    if maximize:
-        g = np.negative(g, out=np.empty_like(g))
     s = step_t._data
     np.add(s, 1, out=s)
     version_counter(step_t)[0] += 1
+    if _compiled_ok(p, g, m, v, max_exp_avg_sq):
+        fast = _compiled.family("adam")
+        if fast is not None:
+            _adam_compiled(fast, param, p, g, m, v, max_exp_avg_sq, float(s), beta1, beta2, lr, weight_decay, eps,
+                           maximize, decoupled)
+            version_counter(exp_avg)[0] += 1
+            version_counter(exp_avg_sq)[0] += 2
+            if max_exp_avg_sq is not None:
+                version_counter(max_exp_avg_sq)[0] += 1
+            return
+    if maximize:
+        g = np.negative(g, out=np.empty_like(g))
     if weight_decay != 0:
         if decoupled:
             np.multiply(p, 1 - lr * weight_decay, out=p)
@@ -200,3 +211,38 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
     np.divide(scratch, denom, out=scratch)
     np.add(p, scratch, out=p)
     version_counter(param)[0] += 1
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _compiled_ok(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, max_sq) -> bool:
+    """Whether the compiled update takes these arrays: float32/float64 of one dtype, all C-contiguous."""
+    dt = p.dtype
+    if dt not in _FLOATS or g.dtype != dt or m.dtype != dt or v.dtype != dt:
+        return False
+    arrays = (p, g, m, v) if max_sq is None else (p, g, m, v, max_sq._data)
+    # (the updated arrays writable: a read-only one gets numpy's error on the numpy path)
+    return (all(a.flags.c_contiguous and a.size == p.size for a in arrays)
+            and all(a.flags.writeable for a in arrays if a is not g) and (max_sq is None or max_sq._data.dtype == dt))
+
+
+def _adam_compiled(fast, param: Tensor, p, g, m, v, max_sq, step: float, beta1: float, beta2: float, lr: float,
+                   weight_decay: float, eps: float, maximize: bool, decoupled: bool) -> None:
+    """The update below in one compiled pass (``_kernels/compiled/adam.py``): the same hyper-parameters,
+    computed here in Python as below, each rounded to the arrays' dtype there as numpy rounds them."""
+    if p.dtype == np.float32:
+        weight = np.float32(1 - beta1)
+        rest = np.float32(1) - weight
+    else:
+        weight = 1 - beta1
+        rest = 1 - weight
+    from_m = bool(abs(weight) < 0.5)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+    mx = max_sq._data.reshape(-1) if max_sq is not None else p.reshape(-1)
+    fast.update(p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1), mx, 1 - lr * weight_decay,
+                float(weight_decay), float(weight) if from_m else -float(rest), from_m, float(beta2),
+                float(1 - beta2), float(bias_correction2_sqrt), eps, float(-(lr / bias_correction1)), bool(maximize),
+                bool(decoupled), max_sq is not None)
+    version_counter(param)[0] += 2 if weight_decay != 0 and decoupled else 1

@@ -14,6 +14,7 @@ import numpy as np
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
 from .._ops._kernels.axpy_many import add_scaled_many
+from .._ops._kernels import parallel
 from .._ops._kernels.muladd import plus_scaled_into
 from ._checks import check_state_shape
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
@@ -176,9 +177,10 @@ def _sgd_one(param: Tensor, grad: Tensor, buf: Tensor | None, weight_decay: floa
             owned = False  # ``d`` is the buffer now
         else:
             b = buf._data
-            np.multiply(b, momentum, out=b, dtype=b.dtype)  # momentum in b's dtype (numpy 1.x: float64 for 0-d b)
+            # momentum in b's dtype (numpy 1.x: float64 for 0-d b); large buffers cut across threads
+            parallel.elementwise(np.multiply, b, b, momentum, dtype=b.dtype)
             if dampening == 0:  # alpha 1: the fused and the plain sum are the same
-                np.add(b, d, out=b)
+                parallel.elementwise(np.add, b, b, d)
             else:
                 plus_scaled_into(b, b, d, 1 - dampening, scratch)
             version_counter(buf)[0] += 2  # mul_ and add_, as PyTorch counts them

@@ -278,7 +278,10 @@ class Pickler:
         module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
         candidates = [module] + (list(_PUBLIC) if str(module).startswith("tinytorch") else [])
         for where in candidates:
-            if where is not None and name is not None and _find(where, name) is obj:
+            found = _find(where, name) if where is not None and name is not None else None
+            # once a Tensor subclass exists, torch.X / F.X are routing wrappers of the functions that
+            # modules imported earlier (``_tensor/members._route_functions``): the same op by that name
+            if found is not None and (found is obj or getattr(found, "__wrapped__", None) is obj):
                 self.global_("__builtin__" if where == "builtins" else where, name)
                 return
         raise pickle.PicklingError(f"Can't pickle {obj!r}: it's not found as {module}.{name}")

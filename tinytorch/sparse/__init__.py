@@ -1,32 +1,29 @@
-"""``tinytorch.sparse``: tinytorch has no sparse tensors (each tensor is one dense numpy array).
-Every constructor and function here raises, naming that, instead of silently densifying."""
+"""``tinytorch.sparse``: the sparse products and sums (``mm``, ``addmm``, ``sum``, ``sampled_addmm``) declared in
+``_ops/sparse/ops.py``; the rest of PyTorch's namespace that tinytorch lacks raises, naming that."""
 from __future__ import annotations
 
-from .._tensor_surface import SPARSE_UNSUPPORTED
-
-__all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "spdiags", "to_sparse_semi_structured",
+__all__ = ["mm", "sum", "softmax", "log_softmax", "addmm", "sampled_addmm", "spdiags", "to_sparse_semi_structured",
            "check_sparse_tensor_invariants"]
+
+_MISSING = "not supported by tinytorch (its sparse tensors are COO, and CSR as a layout that converts)"
 
 
 def _unsupported(name: str):
     def fn(*args, **kwargs):
-        raise NotImplementedError(f"tinytorch.{name}: {SPARSE_UNSUPPORTED}")
+        raise NotImplementedError(f"tinytorch.{name}: {_MISSING}")
     fn.__name__ = fn.__qualname__ = name.rpartition(".")[2]
-    fn.__doc__ = f"Not supported: {SPARSE_UNSUPPORTED}."
+    fn.__doc__ = f"Not supported: {_MISSING}."
     return fn
 
 
-mm = _unsupported("sparse.mm")
-sum = _unsupported("sparse.sum")  # noqa: A001
 softmax = _unsupported("sparse.softmax")
 log_softmax = _unsupported("sparse.log_softmax")
-addmm = _unsupported("sparse.addmm")
 spdiags = _unsupported("sparse.spdiags")
 to_sparse_semi_structured = _unsupported("sparse.to_sparse_semi_structured")
 
 
 class check_sparse_tensor_invariants:
-    """Accepted (a context manager and decorator): there are no sparse tensors to check."""
+    """Accepted (a context manager and decorator); tinytorch checks a sparse tensor's indices as it makes it."""
 
     def __init__(self, enable: bool = True):
         self.enable = enable
@@ -45,7 +42,7 @@ class check_sparse_tensor_invariants:
         return False
 
 
-sparse_coo_tensor = _unsupported("sparse_coo_tensor")
-sparse_csr_tensor = _unsupported("sparse_csr_tensor")
-sparse_csc_tensor = _unsupported("sparse_csc_tensor")
-sparse_compressed_tensor = _unsupported("sparse_compressed_tensor")
+# every op declared in torch.sparse (tinytorch/_ops/_core/registry.py)
+from .._ops._core import registry as _registry  # noqa: E402
+
+globals().update(_registry.namespace("sparse"))

@@ -5,3 +5,12 @@ from ._swap import swap_tensors
 
 __all__ = ["data", "swap_tensors"]
 from . import viz  # noqa: F401,E402
+
+
+def __getattr__(name):
+    # PyTorch's submodules, loaded on first use: checkpoint, model_zoo, _pytree, hooks
+    if name in ("checkpoint", "model_zoo", "_pytree", "hooks"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,7 @@ What the declaration produces:
     is vmapped too.
   - ``BatchedTensor.X``: the batching rule (see ``_core/batching.py``).
 The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, and
-``tests/test_registry.py`` compares every declared spelling with PyTorch's own namespaces."""
+``tests/ops/_core/test_core_registry.py`` compares every declared spelling with PyTorch's own namespaces."""
 from __future__ import annotations
 
 import functools

@@ -53,6 +53,13 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
+    if dt.kind in "iu":
+        # a Python int out of the integer dtype's range wraps into it, as PyTorch's scalar cast does
+        # (uint8 & -32, uint8 + 300), where numpy 2 raises OverflowError
+        if type(bd) is int and type(ad) is ndarray:
+            bd = _wrap_int(bd, dt)
+        elif type(ad) is int and type(bd) is ndarray:
+            ad = _wrap_int(ad, dt)
     if type(ad) is ndarray:
         if ad.dtype != dt:
             ad = cast(ad, dt)
@@ -69,6 +76,14 @@ def binary_operands(a, b, scalar_in_float: bool = False):
         elif type(ad) is not ndarray and type(bd) is ndarray:
             ad = cast(np.asarray(ad), dt)[()]
     return ta, tb, ad, bd
+
+
+def _wrap_int(v: int, dt) -> int:
+    info = np.iinfo(dt)
+    if info.min <= v <= info.max:
+        return v
+    span = 1 << (8 * dt.itemsize)
+    return (v - info.min) % span + info.min
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import loud, quiet
+from . import parallel
 
 _F32 = np.float32
 
@@ -106,7 +107,21 @@ def _erf_parts(s: np.ndarray):
 
 def gelu_forward(s: np.ndarray):
     """(gelu(s), erf(s / sqrt 2), exp(-s^2 / 2)) for a float32 array; the last two serve the backward.
-    Infinities and NaNs pass silently, as in PyTorch (numpy would warn at x^2's overflow)."""
+    Infinities and NaNs pass silently, as in PyTorch (numpy would warn at x^2's overflow). A large array
+    is cut across threads (every step is element by element: the same floats)."""
+    if s.size >= 2 * parallel.GRAIN and s.ndim and parallel.get_num_threads() > 1:
+        outs = tuple(np.empty(s.shape, _F32) for _ in range(3))
+
+        def part(a, b):
+            for whole, piece in zip(outs, _gelu_forward(s[a:b])):
+                whole[a:b] = piece
+
+        parallel.parallel_for(s.shape[0], part, grain=max(1, parallel.GRAIN * s.shape[0] // s.size))
+        return outs
+    return _gelu_forward(s)
+
+
+def _gelu_forward(s: np.ndarray):
     token = quiet()
     try:
         erf, q, wide = _erf_parts(s)
@@ -122,7 +137,21 @@ def gelu_forward(s: np.ndarray):
 
 
 def gelu_backward(grad: np.ndarray, s: np.ndarray, erf: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """grad * (1/2 + s / sqrt(2 pi) exp(-s^2 / 2) + erf / 2), the kernel's order of operations."""
+    """grad * (1/2 + s / sqrt(2 pi) exp(-s^2 / 2) + erf / 2), the kernel's order of operations (a large
+    array cut across threads, element by element the same)."""
+    if (s.size >= parallel.SPLIT_FROM and s.ndim and grad.shape == s.shape
+            and parallel.get_num_threads() > 1):
+        out = np.empty(s.shape, s.dtype)  # the product is computed in place in s's dtype
+
+        def part(a, b):
+            out[a:b] = _gelu_backward(grad[a:b], s[a:b], erf[a:b], q[a:b])
+
+        parallel.parallel_for(s.shape[0], part, grain=max(1, parallel.ELEMENTWISE_GRAIN * s.shape[0] // s.size))
+        return out
+    return _gelu_backward(grad, s, erf, q)
+
+
+def _gelu_backward(grad: np.ndarray, s: np.ndarray, erf: np.ndarray, q: np.ndarray) -> np.ndarray:
     d = s * _ONE_OVER_SQRT_2
     d *= _ONE_OVER_SQRT_PI
     d *= q

@@ -8,9 +8,12 @@ contiguous whole-array add per kernel offset (a loop over the k*k offsets, not `
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
+from . import parallel
 
 
 class _Geometry:
@@ -37,21 +40,30 @@ class _Geometry:
 class _Pool:
     """Scratch arrays kept between calls: a fresh 40 MB array costs page faults on every step.
 
-    Only arrays that never escape into a tensor go back here (columns, padded copies)."""
+    Only arrays that never escape into a tensor go back here (columns, padded copies). Each thread of a
+    parallel convolution takes its own; a lock keeps two threads from taking the same one."""
 
     def __init__(self):
         self.free = {}
+        self.lock = threading.Lock()
+
+    def take(self, key: tuple):
+        """A spare array kept under ``key``, or None."""
+        with self.lock:
+            spare = self.free.get(key)
+            return spare.pop() if spare else None
 
     def get(self, tag: str, shape: tuple, dtype) -> np.ndarray:
-        spare = self.free.get((tag, shape, dtype))
-        return spare.pop() if spare else np.empty(shape, dtype)
+        a = self.take((tag, shape, dtype))
+        return np.empty(shape, dtype) if a is None else a
 
     def put(self, tag: str, a: np.ndarray) -> None:
-        if len(self.free) > 32 and (tag, a.shape, a.dtype) not in self.free:
-            self.free.clear()  # many shapes (varying batch or image sizes): keep memory bounded
-        spare = self.free.setdefault((tag, a.shape, a.dtype), [])
-        if len(spare) < 2:
-            spare.append(a)
+        with self.lock:
+            if len(self.free) > 32 and (tag, a.shape, a.dtype) not in self.free:
+                self.free.clear()  # many shapes (varying batch or image sizes): keep memory bounded
+            spare = self.free.setdefault((tag, a.shape, a.dtype), [])
+            if len(spare) < 1 + max(1, parallel.get_num_threads()):
+                spare.append(a)
 
 
 _pool = _Pool()
@@ -74,9 +86,10 @@ def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
         return x
     # a pooled buffer with this interior at this place has zeros around it, which every call
     # overwrites: the key holds the placement, since other paddings of other inputs give the same shape
-    spare = _pool.free.get((_padded_tag(x, geo), shape, x.dtype))
-    xp = spare.pop() if spare else np.zeros(shape, x.dtype)
-    xp[:, :, ph:ph + h, pw:pw + w] = x
+    xp = _pool.take((_padded_tag(x, geo), shape, x.dtype))
+    if xp is None:
+        xp = np.zeros(shape, x.dtype)
+    parallel.copyto(xp[:, :, ph:ph + h, pw:pw + w], x)
     return xp
 
 
@@ -140,7 +153,7 @@ def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
     out = _pool.get("rows", (o, n, ho, geo.row), y.dtype)
     if geo.row != wo:
         out[..., wo:] = 0
-    np.copyto(out[..., :wo], y.transpose(1, 0, 2, 3))
+    parallel.copyto(out[..., :wo], y.transpose(1, 0, 2, 3))
     return out.reshape(o, n * ho * geo.row)
 
 
@@ -156,8 +169,18 @@ def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Geometry) -> None:
             buf[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += col[:, i, j]
 
 
+def _parts(chunks: list, work: int) -> list:
+    """Contiguous runs of ``chunks`` (as index ranges), one per thread when the convolution's ``work``
+    (elements of its columns) is worth splitting; each run is computed as on one thread."""
+    if work < 2 * parallel.GRAIN:
+        return [(0, len(chunks))]
+    return parallel.ranges(len(chunks), 1)
+
+
 def _conv_fwd(x, w, b, geo):
-    """y (N, O, Ho, Wo) = w * x + b, and the padded input the weight gradient will need."""
+    """y (N, O, Ho, Wo) = w * x + b, and the padded input the weight gradient will need.
+
+    Chunks of samples are independent (columns, GEMM, copy out): threads take runs of them."""
     x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, w4.shape[0]
     (ho, wo), row = geo.out_hw, geo.row
@@ -167,18 +190,22 @@ def _conv_fwd(x, w, b, geo):
     bias = None if b is None else b[:, None, None]
     chunks = _chunks(n, geo, wm.shape[2] * g, x.itemsize)
     most = (chunks[0][1] - chunks[0][0]) * ho * row
-    colbuf, prodbuf = _scratch(wm.shape[2] * g * most, x.dtype), _scratch(o * most, x.dtype)
     windows = _windows(xp, geo)
-    for n0, n1 in chunks:
-        col = _im2col(windows, geo, n0, n1, colbuf)
-        prod = _view(prodbuf, (g, o // g, col.shape[2]))
-        np.matmul(wm, col, out=prod)
-        prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
-        np.copyto(out[n0:n1], prod)
-        if bias is not None:  # added after the copy, on contiguous rows: numpy adds strided views slowly
-            np.add(out[n0:n1], bias, out=out[n0:n1])
-    _pool.put("scratch", colbuf)
-    _pool.put("scratch", prodbuf)
+
+    def body(i0, i1):
+        colbuf, prodbuf = _scratch(wm.shape[2] * g * most, x.dtype), _scratch(o * most, x.dtype)
+        for n0, n1 in chunks[i0:i1]:
+            col = _im2col(windows, geo, n0, n1, colbuf)
+            prod = _view(prodbuf, (g, o // g, col.shape[2]))
+            np.matmul(wm, col, out=prod)
+            prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
+            np.copyto(out[n0:n1], prod)
+            if bias is not None:  # added after the copy, on contiguous rows: numpy adds strided views slowly
+                np.add(out[n0:n1], bias, out=out[n0:n1])
+        _pool.put("scratch", colbuf)
+        _pool.put("scratch", prodbuf)
+
+    parallel.run(body, _parts(chunks, wm.shape[2] * g * n * ho * row), blas=True)
     return _from4(out, geo.one_d), xp
 
 
@@ -188,8 +215,8 @@ def _minus_zero_slabs(geo: _Geometry, shape: tuple, dtype) -> list:
     the whole slab adds only its window, as one contiguous add. Give them back with ``_put_slabs``."""
     slabs = []
     for window in _slab_windows(geo):
-        spare = _pool.free.get((("slab",) + window, shape, np.dtype(dtype)))
-        slabs.append(spare.pop() if spare else np.full(shape, -0.0, dtype))
+        slab = _pool.take((("slab",) + window, shape, np.dtype(dtype)))
+        slabs.append(np.full(shape, -0.0, dtype) if slab is None else slab)
     return slabs
 
 
@@ -218,7 +245,7 @@ def _conv_t_fwd(y, w, geo, rows=None):
     """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv.
 
     Per chunk of samples: columns = w^T rows (one GEMM), then col2im into a zeroed (C, nb, plane)
-    scratch, whose interior is copied into the output."""
+    scratch, whose interior is copied into the output. Chunks are independent: threads take runs of them."""
     y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
     n, g, o = y4.shape[0], geo.groups, w4.shape[0]
     c = w4.shape[1] * g
@@ -232,36 +259,47 @@ def _conv_t_fwd(y, w, geo, rows=None):
     per = geo.out_hw[0] * geo.row
     chunks = _chunks(n, geo, wm.shape[1] * g, y.itemsize)
     most = chunks[0][1] - chunks[0][0]
-    colbuf, accbuf = _scratch(wm.shape[1] * g * most * per, y.dtype), _scratch(c * most * plane, y.dtype)
-    slabs = _minus_zero_slabs(geo, (c, most, plane), y.dtype) if geo.wide else None
-    for n0, n1 in chunks:
-        chunk = rows[:, n0 * per:n1 * per]
-        col = _view(colbuf, (g, wm.shape[1], (n1 - n0) * per))
-        if g == 1:
-            np.matmul(wm[0], chunk, out=col[0])
-        else:
-            np.matmul(wm, chunk.reshape(g, o // g, -1), out=col)
-        acc = _view(accbuf, (c, n1 - n0, plane))
-        acc.fill(0)
-        if geo.wide and n1 - n0 == most:
-            _col2im_wide(acc, col, geo, slabs)
-        elif geo.wide:  # the last, shorter chunk: its slabs are views of the first ones' start
-            _col2im_wide(acc, col, geo, [_view(slab.reshape(-1), acc.shape) for slab in slabs])
-        else:
-            _col2im_add(acc.reshape(c, n1 - n0, hp, wp), col, geo)
-        img = acc[:, :, :hp * wp].reshape(c, n1 - n0, hp, wp)[:, :, ph:ph + h, pw:pw + w]
-        np.copyto(out[n0:n1], img.transpose(1, 0, 2, 3))
-    _pool.put("scratch", colbuf)
-    _pool.put("scratch", accbuf)
-    if slabs is not None:
-        _put_slabs(geo, slabs)
+
+    def body(i0, i1):
+        colbuf, accbuf = _scratch(wm.shape[1] * g * most * per, y.dtype), _scratch(c * most * plane, y.dtype)
+        slabs = _minus_zero_slabs(geo, (c, most, plane), y.dtype) if geo.wide else None
+        for n0, n1 in chunks[i0:i1]:
+            chunk = rows[:, n0 * per:n1 * per]
+            col = _view(colbuf, (g, wm.shape[1], (n1 - n0) * per))
+            if g == 1:
+                np.matmul(wm[0], chunk, out=col[0])
+            else:
+                np.matmul(wm, chunk.reshape(g, o // g, -1), out=col)
+            acc = _view(accbuf, (c, n1 - n0, plane))
+            acc.fill(0)
+            if geo.wide and n1 - n0 == most:
+                _col2im_wide(acc, col, geo, slabs)
+            elif geo.wide:  # the last, shorter chunk: its slabs are views of the first ones' start
+                _col2im_wide(acc, col, geo, [_view(slab.reshape(-1), acc.shape) for slab in slabs])
+            else:
+                _col2im_add(acc.reshape(c, n1 - n0, hp, wp), col, geo)
+            img = acc[:, :, :hp * wp].reshape(c, n1 - n0, hp, wp)[:, :, ph:ph + h, pw:pw + w]
+            np.copyto(out[n0:n1], img.transpose(1, 0, 2, 3))
+        _pool.put("scratch", colbuf)
+        _pool.put("scratch", accbuf)
+        if slabs is not None:
+            _put_slabs(geo, slabs)
+
+    parallel.run(body, _parts(chunks, wm.shape[1] * g * n * per), blas=True)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     return _from4(out, geo.one_d)
 
 
+_PRODUCTS_BYTES = 8 << 20  # at most this much of per-chunk weight-gradient products held at once
+
+
 def _conv_w_fwd(x, y, geo, xp=None, rows=None):
-    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv."""
+    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv.
+
+    The gradient is the sum over chunks of samples of one GEMM each, added in chunk order. On several
+    threads the GEMMs of a wave of chunks run in parallel into their own arrays, which are then added
+    in that same order (split over the gradient's elements): the same sums as on one thread."""
     x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, y4.shape[1]
     c = x4.shape[1]
@@ -275,16 +313,49 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     gw = np.zeros((g, o // g, kg), x.dtype)
     per = geo.out_hw[0] * geo.row
     chunks = _chunks(n, geo, kg * g, x.itemsize)
-    colbuf = _scratch(kg * g * (chunks[0][1] - chunks[0][0]) * per, x.dtype)
+    most = kg * g * (chunks[0][1] - chunks[0][0]) * per
     windows = _windows(xp, geo)
-    for n0, n1 in chunks:
+
+    def product(n0, n1, colbuf, into=None):
         col = _im2col(windows, geo, n0, n1, colbuf)
         chunk = rows[:, n0 * per:n1 * per]
         if g == 1:
-            gw[0] += chunk @ col[0].T
-        else:
-            gw += np.matmul(chunk.reshape(g, o // g, -1), col.transpose(0, 2, 1))
-    _pool.put("scratch", colbuf)
+            return np.matmul(chunk, col[0].T, out=None if into is None else into[0])
+        return np.matmul(chunk.reshape(g, o // g, -1), col.transpose(0, 2, 1), out=into)
+
+    parts = _parts(chunks, most // (chunks[0][1] - chunks[0][0]) * n)
+    if len(parts) == 1 or parallel.get_num_threads() < 2:
+        def serial(_0, _1):
+            colbuf = _scratch(most, x.dtype)
+            for n0, n1 in chunks:
+                if g == 1:
+                    gw[0] += product(n0, n1, colbuf)
+                else:
+                    gw[...] += product(n0, n1, colbuf)
+            _pool.put("scratch", colbuf)
+
+        parallel.run(serial, [(0, 1)], blas=True)  # one-thread BLAS, as the parallel products
+    else:
+        wave = max(len(parts), min(len(chunks), _PRODUCTS_BYTES // max(gw.nbytes, 1)))
+        prods = _pool.get("products", (wave,) + gw.shape, x.dtype)
+        flat_gw, flat_prods = gw.reshape(-1), prods.reshape(wave, -1)
+        for w0 in range(0, len(chunks), wave):
+            these = chunks[w0:w0 + wave]
+
+            def body(i0, i1, these=these):
+                colbuf = _scratch(most, x.dtype)
+                for i in range(i0, i1):
+                    product(*these[i], colbuf, into=prods[i])
+                _pool.put("scratch", colbuf)
+
+            parallel.run(body, parallel.ranges(len(these), 1), blas=True)
+
+            def add(e0, e1, count=len(these)):
+                for i in range(count):  # chunk order, as the one-thread loop adds them
+                    np.add(flat_gw[e0:e1], flat_prods[i, e0:e1], out=flat_gw[e0:e1])
+
+            parallel.parallel_for(flat_gw.size, add, grain=parallel.GRAIN // max(1, len(these)))
+        _pool.put("products", prods)
     if own:
         _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
     if own_xp:

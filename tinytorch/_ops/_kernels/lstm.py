@@ -12,9 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..._numpy_compat import exp_f64
+from . import compiled as _compiled
 
 # 0-d arrays: numpy resolves them faster than scalars (the onednn path is float32 throughout)
 _SIGN, _ONE, _ZERO = np.array(-2 ** 31, np.int32), np.array(1, np.float32), np.array(0, np.float32)
+_F32 = np.dtype(np.float32)
+_EMPTY32 = np.empty(0, np.float32)  # a compiled kernel's "None"
+_FLOATS = (_F32, np.dtype(np.float64))
+_NO_ROWS = {t: np.empty((0, 0), t) for t in _FLOATS}
 
 
 def steps(bs, reverse: bool):
@@ -99,6 +104,12 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
     if onednn:
         work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
+    # the compiled step (``compiled/rnn.py``): the same operations between the GEMM, numpy's tanh and exp
+    fast = None
+    if (onednn and dt == _F32 and w_hh.dtype == _F32 and (b_step is None or b_step.dtype == _F32)
+            and c0.flags.c_contiguous):
+        fast = _compiled.family("rnn")
+    no_bias = _EMPTY32 if b_step is None else b_step
     for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
         if slots:
@@ -113,6 +124,22 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_prev[s:s + n] = hp
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
+        if fast is not None:
+            views = scratch.get(n)
+            if views is None:
+                size = 3 * n * hidden
+                w3 = work[:size].reshape(3, n, hidden)
+                views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
+            w3, _, pos = views
+            fast.lstm_gates_onednn(g, np.matmul(hp, whh_t, out=prod[:n]), no_bias, w3, pos)
+            np.tanh(g.reshape(n, 4, hidden)[:, 2], out=acts[3, rows])
+            np.exp(w3, out=w3)
+            fast.lstm_cell_onednn(w3, pos, acts, rows.start, cp, c_new)
+            tc = np.tanh(c_new, out=tanh_c[rows])
+            hn = np.multiply(acts[2, rows], tc, out=h_new if slots else out[s:s + n])
+            if not slots:
+                h_new[...] = hn
+            continue
         if onednn:
             g += np.matmul(hp, whh_t, out=prod[:n])
             if b_step is not None:
@@ -173,19 +200,33 @@ def lstm_backward(node, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c):
     # every factor that does not depend on the incoming gradient, for all steps at once, gate-major so
     # that these passes run over contiguous blocks
     i, f, o, gg = acts
-    dc_from_h = o * (1 - tanh_c * tanh_c)  # dc/dh through h = o tanh(c)
-    do_from_h = tanh_c * o * (1 - o)  # d(o's pre-activation)/dh
-    from_c = np.empty((3, n_rows, hidden), dt)  # d(i, f, g pre-activations)/dc
-    one_minus, work = np.empty_like(i), np.empty_like(i)
-    np.multiply(np.multiply(gg, i, out=work), np.subtract(1, i, out=one_minus), out=from_c[0])
-    np.multiply(np.multiply(c_prev, f, out=work), np.subtract(1, f, out=one_minus), out=from_c[1])
-    np.multiply(i, np.subtract(1, np.multiply(gg, gg, out=work), out=work), out=from_c[2])
+    # the compiled kernels (``compiled/rnn.py``): the same operations in one pass here, and the loop body
+    # below between its GEMMs
+    fast = _compiled.family("rnn") if dt in _FLOATS else None
+    if fast is not None:
+        dc_from_h, do_from_h, from_c = fast.lstm_bptt_factors(acts, c_prev, tanh_c)
+    else:
+        dc_from_h = o * (1 - tanh_c * tanh_c)  # dc/dh through h = o tanh(c)
+        do_from_h = tanh_c * o * (1 - o)  # d(o's pre-activation)/dh
+        from_c = np.empty((3, n_rows, hidden), dt)  # d(i, f, g pre-activations)/dc
+        one_minus, work = np.empty_like(i), np.empty_like(i)
+        np.multiply(np.multiply(gg, i, out=work), np.subtract(1, i, out=one_minus), out=from_c[0])
+        np.multiply(np.multiply(c_prev, f, out=work), np.subtract(1, f, out=one_minus), out=from_c[1])
+        np.multiply(i, np.subtract(1, np.multiply(gg, gg, out=work), out=work), out=from_c[2])
     batch = h0.shape[0]
     dht_buf, dct_buf = np.empty((batch, dh.shape[1]), dt), np.empty((batch, hidden), dt)
     d_ifg = d_gates.reshape(n_rows, 4, hidden)[:, :3].transpose(1, 0, 2)  # (3, N, H) view
     d_o = d_gates[:, 3 * hidden:]
+    if not (w_hr is None and dh.dtype == dt and dc.dtype == dt and dh.flags.c_contiguous and dc.flags.c_contiguous
+            and (go is None or go.dtype == dt)):
+        fast = None
     for s, n in reversed(steps(node.bs, node.reverse)):
         dh_n, dc_n = (dh, dc) if n == batch else (dh[:n], dc[:n])
+        if fast is not None:
+            fast.lstm_bptt_step(dh_n, dc_n, _NO_ROWS[dt] if go is None else go[s:s + n], dc_from_h, do_from_h,
+                                from_c, f, d_gates, s)
+            np.matmul(d_gates[s:s + n], w_hh, out=dh_n)
+            continue
         dht = dh_n if go is None else np.add(dh_n, go[s:s + n], out=dht_buf[:n])
         if d_h_all is not None:
             d_h_all[s:s + n] = dht

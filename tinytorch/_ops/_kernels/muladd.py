@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
+from . import parallel
 from .openblas import openblas_library, openblas_routines
 
 __all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
@@ -178,8 +179,22 @@ def _threads() -> int:
 
 
 def _blas_body(y: np.ndarray, x: np.ndarray, alpha: float, fn) -> int:
-    """y[:m] += alpha * x[:m] by ``fn`` for the longest whole-block prefix ``m``; returns ``m``."""
+    """y[:m] += alpha * x[:m] by ``fn`` for the longest whole-block prefix ``m``; returns ``m``. Long
+    stretches are cut at whole blocks across tinytorch's threads (each element is computed by the same
+    vector body, whichever call covers it)."""
     m = y.size - y.size % _BLAS_UNIT
+    if m >= parallel.SPLIT_FROM and parallel.get_num_threads() > 1:
+        blocks = m // _BLAS_UNIT
+        unit = _BLAS_UNIT
+        py, px = _address(y), _address(x)  # contiguous arrays (any number of dims): element addresses
+        step = y.itemsize * unit
+
+        def part(b0, b1):
+            # one BLAS thread inside a part (run's blas=True): one call for the whole part
+            fn((b1 - b0) * unit, alpha, px + b0 * step, 1, py + b0 * step, 1)
+
+        parallel.parallel_for(blocks, part, grain=max(1, parallel.ELEMENTWISE_GRAIN // unit), blas=True)
+        return m
     if m <= _BLAS_CALL or _threads() == 1:
         # one thread runs the whole stretch as one vector body (the common case: every ctypes call
         # costs a microsecond or two, 49 of them for a 784x512 weight)

@@ -17,7 +17,8 @@ from .._core.util import edge
 from .._core.record import legacy_name
 from .._core.registry import op
 from ..pointwise.complex import conj, real
-from .solve import _eye_like, _named, _square, batch_matrices, solve
+from .._core.return_types import _named
+from .solve import _eye_like, _square, batch_matrices, solve
 from ..shape.shape import transpose
 
 eig_result = _named("linalg_eig", ("eigenvalues", "eigenvectors"))

@@ -13,8 +13,8 @@ from .decompositions import cholesky as linalg_cholesky
 from .decompositions import qr as linalg_qr
 from .decompositions import svd as linalg_svd
 from .eig import mH
-from .solve import _named
-from .lu import lu_factor_ex
+from .._core.return_types import _named
+from .triangular import lu_factor_ex
 
 qr_result = _named("qr", ("Q", "R"))
 lu_result = _named("_lu_with_info", ("LU", "pivots", "info"))

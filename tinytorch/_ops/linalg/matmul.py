@@ -8,6 +8,7 @@ from ..._dtype import FROM_NP, LOWP_NP
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
+from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
 from .._kernels.blas_outer import blas_outer
 from .._core.registry import op
@@ -159,7 +160,7 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
         # layout decides the order in which a later random fill, e.g. dropout's, draws)
         return np.multiply(a, b, order="C")
-    return np.matmul(a, b)
+    return _gemm(a, b)  # np.matmul (through the thread accounting)
 
 
 # -- vmap: the batch dim goes where numpy's broadcasting keeps it ----------------------------------
@@ -336,3 +337,32 @@ class AddmmBackward0(Node):
         # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
         x, w = self.saved_tensors
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
+
+
+# c10's ScalarType names, as PyTorch's _scaled_mm prints them
+_SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+@op(variants="function out")
+def _scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None,
+               scale_result: Tensor | None = None, out_dtype=None, use_fast_accum: bool = False) -> Tensor:
+    """PyTorch's float8 matmul. tinytorch has no float8 dtypes, so every call is one PyTorch's CPU build
+    refuses (its operands are not float8): refused with PyTorch's error."""
+    def sizes(t):
+        return "[" + ", ".join(str(d) for d in t.shape) + "]"
+
+    def strides(t):
+        return "[" + ", ".join(str(d) for d in t.stride()) + "]"
+    m = mat_a.shape[0] if mat_a.dim() else 0
+    n = mat_b.shape[-1] if mat_b.dim() else 0
+    raise ValueError(
+        "Invalid scaling configuration.\n"
+        "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+        f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be ({m}, 1) and "
+        f"scale_b should be (1, {n}), and both should be contiguous.\n"
+        f"Got mat_a.dtype()={_SCALAR_TYPES[mat_a.dtype.name]}, scale_a.dtype()={_SCALAR_TYPES[scale_a.dtype.name]}, "
+        f"scale_a.size()={sizes(scale_a)}, scale_a.stride()={strides(scale_a)}, "
+        f"mat_b.dtype()={_SCALAR_TYPES[mat_b.dtype.name]}, scale_b.dtype()={_SCALAR_TYPES[scale_b.dtype.name]}, "
+        f"scale_b.size()={sizes(scale_b)} and scale_b.stride()={strides(scale_b)}")

@@ -122,11 +122,17 @@ def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=N
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """Frobenius, nuclear, 1, -1, 2, -2, inf, -inf norms of the matrices in ``dim``."""
     a = A._data
+    if not (ord in ("fro", "nuc") or (not isinstance(ord, str) and ord in (1, -1, 2, -2, math.inf, -math.inf))):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if a.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if a.dtype not in INEXACT_NP and dtype is None:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                            f"{legacy_name(a.dtype)}")
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
+    if dim[0] % a.ndim == dim[1] % a.ndim and -a.ndim <= min(dim) and max(dim) < a.ndim:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0] % a.ndim}, {dim[1] % a.ndim})")
     d0, d1 = normalize_dims(tuple(dim), a.ndim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
@@ -186,9 +192,15 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *,
         keepdim = _keepdim(keepdim, keepdims, "norm")
     if isinstance(dim, int):
         dim = (dim,)
-    if p == "nuc":
-        return matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    if p == "fro" or p is None:
+    if isinstance(p, str):
+        # as PyTorch's torch.norm: 'fro' over at most two dims is the vector 2-norm; every other string
+        # (and 'fro' over more dims) goes to matrix_norm over ``dim`` (all dims when None), which refuses
+        # what is not a matrix norm
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            p = 2
+        else:
+            return matrix_norm(input, p, tuple(range(input.dim())) if dim is None else dim, keepdim, dtype=dtype)
+    if p is None:
         p = 2
     if input._data.dtype not in INEXACT_NP and dtype is None:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "

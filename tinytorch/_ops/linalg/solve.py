@@ -16,6 +16,7 @@ from .._core.record import OUT, legacy_name, record
 from ...autograd.grad_mode import _State
 from .._core.util import edge
 from .._core.registry import op
+from .._core.return_types import _named
 from ..reduce.scan import _others_product
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
@@ -28,16 +29,6 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "tinytorch.linalg"
 LinAlgError.__name__ = LinAlgError.__qualname__ = "LinAlgError"
-
-
-def _named(name: str, fields: tuple):
-    def rep(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"tinytorch.return_types.{name}(\n{body})"
-    ns = {"__new__": lambda cls, *v: tuple.__new__(cls, v), "__repr__": rep, "_fields": fields}
-    for i, f in enumerate(fields):
-        ns[f] = property(lambda self, i=i: self[i])
-    return type(name, (tuple,), ns)
 
 
 qr_result = _named("linalg_qr", ("Q", "R"))
@@ -81,6 +72,37 @@ def _eye_like(n: int, t: Tensor) -> Tensor:
 
 
 # -- inverse, determinant, solve -------------------------------------------------------------------
+def _getrf(a: np.ndarray):
+    """(LU, pivots (1-based), info) of a batch of m x n matrices: LAPACK's getrf (partial pivoting), for
+    linalg.lu_factor_ex (triangular.py) and the LU factors PyTorch's det/slogdet/solve nodes keep."""
+    lu = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, copy=True)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    batch = lu.shape[:-2]
+    piv = np.zeros(batch + (k,), dtype=np.int32)
+    info = np.zeros(batch, dtype=np.int32)
+    idx = np.indices(batch) if batch else ()
+    for j in range(k):
+        col = lu[..., j:, j]
+        # LAPACK's i?amax: |re| + |im| for complex numbers
+        p = j + np.argmax(np.abs(col.real) + np.abs(col.imag) if col.dtype.kind == "c" else np.abs(col), axis=-1)
+        piv[..., j] = p + 1
+        rows_j = lu[..., j, :].copy()
+        lu[..., j, :] = lu[(*idx, p)] if batch else lu[p]
+        if batch:
+            lu[(*idx, p)] = rows_j
+        else:
+            lu[p] = rows_j
+        d = lu[..., j, j]
+        zero = d == 0
+        info = np.where(zero & (info == 0), np.int32(j + 1), info)  # int32 on numpy 1.x too (0-d info)
+        with np.errstate(all="ignore"):
+            mult = np.where(zero[..., None], 0.0, lu[..., j + 1:, j] / np.where(zero, 1.0, d)[..., None])
+        lu[..., j + 1:, j] = mult
+        lu[..., j + 1:, j + 1:] -= mult[..., :, None] * lu[..., j, None, j + 1:]
+    return lu.astype(a.dtype), piv, info
+
+
 def _lu_field(i: int, det: bool = False):
     """The LU factor (0) or pivots (1) PyTorch's det/slogdet/solve nodes keep: LAPACK's getrf of the
     saved A, recomputed when asked (det and slogdet factor a row-major A's transpose, the matrix its
@@ -89,7 +111,6 @@ def _lu_field(i: int, det: bool = False):
         A = node._slot_value(0)
         if A is None:
             return None
-        from .lu import _getrf
         a = A._data
         if det and a.flags.c_contiguous and a.ndim >= 2:
             a = np.swapaxes(a, -1, -2)

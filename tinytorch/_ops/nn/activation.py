@@ -1,6 +1,7 @@
 """The piecewise-linear activations (PyTorch's Activation kernels): relu, relu6, leaky_relu, hardtanh,
-threshold, hardshrink, softshrink (rrelu and prelu in ``activation_slopes.py``), and the helpers the
-activation files share. Forward in numpy, backward in tinytorch ops, nodes named as PyTorch's.
+threshold, hardshrink, softshrink, rrelu (slopes drawn while training) and prelu (a learned slope), and
+the helpers the activation files share. Forward in numpy, backward in tinytorch ops, nodes named as
+PyTorch's.
 
 An op PyTorch also offers in place (``elu_``, ``threshold_``...) records ``...Backward1`` there;
 ``apply_inplace`` runs the out-of-place op on a copy of the old value and writes the result back (see
@@ -12,14 +13,18 @@ import inspect
 import numpy as np
 
 from ..._dtype import FLOATING_NP
-from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.grad_mode import _State, no_grad
+from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.registry import op
 from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
+from .._kernels import parallel
+from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
+from ...random import _engine
+
 
 # -- shared by the activation files --------------------------------------------------------------
 def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:
@@ -80,6 +85,10 @@ def _relu(x):
         zero = np.zeros((), x.dtype)
         zero.flags.writeable = False
         _ZERO[x.dtype] = zero
+    if x.size >= _SPLIT_FROM:  # large: cut across threads, element by element the same
+        if x.dtype is _F32 and _clip is not None:
+            return parallel.elementwise(_clip, np.empty(x.shape, x.dtype), x, zero, _F32_INF)
+        return parallel.elementwise(np.maximum, np.empty(x.shape, x.dtype), zero, x)
     if x.dtype is _F32 and _clip is not None:
         return _clip(x, zero, _F32_INF)  # the same bits as the maximum below, about 3x faster on float32
     return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
@@ -87,7 +96,7 @@ def _relu(x):
 
 # numpy's clip ufunc (what np.clip calls, without its Python layer): its float32 loop is vectorised
 # where maximum's is not, and it gives maximum(0, x)'s bits (NaN payloads and -0.0 kept;
-# tests/test_relu_clip.py checks)
+# tests/ops/_kernels/test_kernels_relu_clip.py checks)
 _clip = getattr(getattr(np, "_core", None), "umath", None)
 _clip = getattr(_clip, "clip", None)
 _F32 = np.dtype(np.float32)
@@ -167,6 +176,8 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     if g.ndim == 0 and y.ndim == 0:  # a scalar graph's step: numpy's 0-d select costs more than this
         return np.zeros((), g.dtype) if y <= 0 else g.copy()
     same_ints = _SAME_SIZE_INT.get(g.dtype)
+    if same_ints is not None and g.shape == y.shape and g.size >= _SPLIT_FROM:
+        return parallel.elementwise(_threshold_backward_into, np.empty(g.shape, g.dtype), g, y)
     if same_ints is not None and g.shape == y.shape:
         # the select as bits: g AND an all-ones/all-zeros mask (+0.0 where masked), ~5x faster than np.where
         zero = _ZERO.get(y.dtype)  # a 0-d array: a Python 0 or 1 costs numpy a conversion per call
@@ -178,6 +189,16 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
         zero = g.dtype.type(0)
     out = np.where(y <= 0, zero, g)
     return out if type(out) is np.ndarray else np.asarray(out)
+
+
+def _threshold_backward_into(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    """``_threshold_backward_array``'s bitwise select for same-shape float32/float64 arrays, into ``out``
+    (one part of a split, so any layout)."""
+    ints = _SAME_SIZE_INT[g.dtype]
+    zero = _ZERO.get(y.dtype)
+    mask = np.less_equal(y, 0 if zero is None else zero).view(np.uint8).astype(ints)
+    np.subtract(mask, _ONE[ints], out=mask)
+    np.bitwise_and(g.view(ints), mask, out=out.view(ints))  # a same-size view: any strides
 
 
 _SAME_SIZE_INT = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64)}
@@ -386,3 +407,134 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     x = float_array(input, "hardshrink_cpu")
     out = np.where((x >= -lambd) & (x <= lambd), 0, x)
     return record((input,), cast(out, x), HardshrinkBackward0, (input,), lambd=lambd)
+
+
+# -- rrelu and prelu: a drawn or learned negative slope ----------------------------------------------
+# -- rrelu -----------------------------------------------------------------------------------------
+class RreluWithNoiseBackward0(Node):
+    saved_fields = (("self", 0), ("noise", 1), ("lower", "lower"), ("upper", "upper"), ("training", "training"))
+
+    def backward(self, g):
+        (x, noise) = self.saved_tensors
+        return (where(mask(x._data > 0), g, g * noise),)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    pass
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=RreluWithNoiseBackward0) -> Tensor:
+    x = float_array(input, "rrelu_with_noise_out_cpu")
+    if training:
+        # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
+        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add)
+        noise = np.ones_like(x)
+        negative = ~(x > 0)
+        lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+        u = _engine(None).float64_uniform(int(negative.sum()))
+        noise[negative] = (u * (hi - lo) + lo).astype(x.dtype)
+    else:
+        noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
+    out = x * noise
+    return record((input,), cast(out, x), _node, (input, _make(as_array(noise))), lower=lower, upper=upper,
+                  training=training)
+
+
+@functional_spelling("rrelu")
+def _rrelu_functional(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+                      inplace: bool = False) -> Tensor:
+    """Randomized leaky relu: random negative slopes in [lower, upper] while training."""
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    return rrelu(input, lower, upper, training)
+
+
+@op(variants="function functional", functional=_rrelu_functional, no_batch="randomness")
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator=None) -> Tensor:
+    """Leaky relu whose negative slope is drawn uniformly from [lower, upper] per element while
+    training, and is their mean otherwise."""
+    return _rrelu(input, lower, upper, training)
+
+
+@op(variants="function functional", no_batch="randomness")
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    """In-place rrelu."""
+    return apply_inplace(input, _rrelu, lower, upper, training, _node=RreluWithNoiseBackward1)
+
+
+# -- prelu -----------------------------------------------------------------------------------------
+class PreluKernelBackward0(Node):
+    saved_fields = (("self", 0), ("weight", 1))
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        if _State.enabled and (g._requires_grad or x._requires_grad or w._requires_grad):
+            return _prelu_backward_recorded(g, x, w)
+        pos = mask(x._data > 0)
+        gx = where(pos, g, w * g)
+        gw = sum_to(where(pos, 0.0, x * g), w.shape)
+        return (gx, gw)
+
+
+class PreluKernelBackwardBackward0(Node):
+    """PyTorch's prelu_kernel_backward as one node of (grad, input, weight) with two outputs; its own
+    backward is linear in the incoming gradients, with a real zero for the input when nothing
+    reaches the weight's gradient."""
+
+    def backward(self, ggx, ggw=None):
+        g, x, w = self.saved_tensors
+        pos = mask(x._data > 0)
+        terms = []
+        if ggx is not None:
+            terms.append(where(pos, ggx, w * ggx))
+        if ggw is not None:
+            terms.append(where(pos, 0.0, x * ggw))
+        gg = None if not terms else terms[0] if len(terms) == 1 else terms[0] + terms[1]
+        gx = where(pos, 0.0, g * ggw) if ggw is not None else _make(np.zeros_like(x._data))
+        gw = sum_to(where(pos, 0.0, g * ggx), w.shape) if ggx is not None else _make(np.zeros_like(w._data))
+        return gg, gx, gw
+
+
+def _prelu_backward_recorded(g: Tensor, x: Tensor, w: Tensor):
+    xd, wd, gd = x._data, w._data, g._data
+    pos = xd > 0
+    gx = np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False)
+    with no_grad():
+        gw = sum_to(_make(np.where(pos, 0, xd * gd).astype(gd.dtype, copy=False)), w.shape)._data
+    node = PreluKernelBackwardBackward0((g._edge(), x._edge(), w._edge()))
+    node._n_outputs = 2
+    gxt, gwt = _make(as_array(gx), node), _make(as_array(gw), node)
+    gwt._output_nr = 1
+    node.save_for_backward(g, x, w)
+    return gxt, gwt
+
+
+@op(variants="function method functional", autocast="lower")
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x, the weight shared or per channel (dim 1)."""
+    x, w = input._data, weight._data
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy[:-6]} "
+                           f"and {weight.dtype._legacy[:-6]}")
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {w.ndim}")
+    if x.dtype not in FLOATING_NP:
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+    if w.size != 1:
+        if x.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.ndim >= 2 else 1
+        if channels != w.size:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {w.size} and channel size = {channels}.")
+    if x.ndim >= 2:
+        # PyTorch views the weight as (1, C, 1, ...) first: its graph has that ViewBackward0
+        weight = weight.view(tuple(w.size if i == 1 else 1 for i in range(x.ndim)))
+    elif x.ndim == 0 and w.ndim:
+        weight = weight.view(())  # a 0-d input keeps its shape
+    w = weight._data
+    out = np.where(x > 0, x, w * x)
+    return record((input, weight), cast(out, x), PreluKernelBackward0, (input, weight))

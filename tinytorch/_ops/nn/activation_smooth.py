@@ -12,6 +12,7 @@ import numpy as np
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
+from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
 from .._core.batching import composite
 from .._core.registry import op
@@ -79,7 +80,13 @@ class GeluBackward0(Node):
         if not _State.enabled:  # no graph of the gradient: the same formula on arrays
             xd = x._data
             if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
-                return (_make(_gelu_onednn.gelu_backward(g._data, xd, self.erf, self.exp_half_sq)),)
+                gd = g._data
+                if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
+                    fast = _compiled.family("gelu")
+                    if fast is not None:  # the same steps, fused (the same floats)
+                        return (_make(fast.backward(gd.reshape(-1), xd.reshape(-1), self.erf.reshape(-1),
+                                                    self.exp_half_sq.reshape(-1)).reshape(xd.shape)),)
+                return (_make(_gelu_onednn.gelu_backward(gd, xd, self.erf, self.exp_half_sq)),)
             erf = self.erf if self.erf is not None else _erf_array(xd / xd.dtype.type(_SQRT_2))
             cdf = (erf + 1) * xd.dtype.type(0.5)
             pdf = np.exp(xd * xd * xd.dtype.type(-0.5)) * xd.dtype.type(_INV_SQRT_2PI)
@@ -105,7 +112,11 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         out = 0.5 * x * (1 + np.tanh(inner))
     elif storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
         # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
-        out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
+        fast = _compiled.family("gelu")
+        if fast is not None:  # the same steps, fused (the same floats)
+            out, erf, exp_half_sq = (a.reshape(storage.shape) for a in fast.forward(storage.reshape(-1)))
+        else:
+            out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
         return _one_input(input, out, GeluBackward0, approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
     else:
         erf = _erf_array(x / _SQRT_2)

@@ -15,6 +15,9 @@ import math
 
 import numpy as np
 
+from .._kernels import parallel
+from .._kernels.parallel import matmul as _gemm
+
 from ..._dtype import FROM_NP
 from ..._random import draws as _draws
 from ...autograd.grad_mode import _State
@@ -48,6 +51,11 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
     overwritten."""
     if not s.shape[-1]:  # no keys: no weights (the maximum of an empty row is undefined)
         return s
+    if m is None and s.size >= parallel.SPLIT_FROM and s.ndim >= 2 and s.flags.c_contiguous:
+        # large: rows across threads (each row's max, exp and sum as below, so the same floats)
+        out = parallel.slices(lambda v: _safe_softmax(v, masked), s, (-1,), s.dtype)
+        if out is not None:
+            return out
     if m is None:
         m = last_axis_max(s)
     if not masked or np.isfinite(m).all():
@@ -91,7 +99,7 @@ def _flash_softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.nda
     overwritten by the exponentials. Rows with a finite maximum only."""
     e = np.exp(np.subtract(s, m, out=s), out=s)
     sums = _row_sums(e)
-    ev = np.matmul(e, v)
+    ev = _gemm(e, v)
     recip = np.divide(sums.dtype.type(1), sums)
     if q.ndim == 4 and not q.flags.c_contiguous:
         # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
@@ -164,8 +172,8 @@ class _AttentionBackward(Node):
             self.sums = None
         p = self.probs  # the forward's attention weights (before dropout)
         pd = p if keep is None else p * keep
-        dv = _fold_heads(np.matmul(_mT(pd), g), rep, v.shape) if need[2] else None
-        dp = np.matmul(g, _mT(vr))  # a fresh array: the steps below run in place on it
+        dv = _fold_heads(_gemm(_mT(pd), g), rep, v.shape) if need[2] else None
+        dp = _gemm(g, _mT(vr))  # a fresh array: the steps below run in place on it
         if keep is not None:
             dp *= keep
         # the row sums by one BLAS product (numpy's pairwise sums cost ~30 ns a short row); the flash
@@ -177,14 +185,14 @@ class _AttentionBackward(Node):
         scale = q.dtype.type(scale)
         dq = None
         if need[0]:
-            dq = np.matmul(ds, kr)
+            dq = _gemm(ds, kr)
             dq *= scale
             dq = dq.astype(q.dtype, copy=False)
             if dq.shape != q.shape:
                 dq = _fold_heads(dq, 1, q.shape)
         dk = None
         if need[1]:
-            dk = np.matmul(_mT(ds), q)
+            dk = _gemm(_mT(ds), q)
             dk *= scale
             dk = _fold_heads(dk, rep, k.shape)
         dm = _fold_heads(ds, 1, mask._data.shape) if len(need) > 3 and need[3] else None
@@ -287,7 +295,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
     if q.shape[:-2] != kr.shape[:-2]:
         broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
-    s = np.matmul(q, _mT(kr))
+    s = _gemm(q, _mT(kr))
     s *= q.dtype.type(scale)
     if float_mask is not None:
         s = s + float_mask._data
@@ -330,9 +338,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         # PyTorch's flash kernel allocates its output with the query's strides (MultiheadAttention's
         # permute of it is then contiguous, and its reshape a view)
         out = np.empty_like(q)
-        np.copyto(out, np.matmul(p, vr), casting="unsafe")
+        np.copyto(out, _gemm(p, vr), casting="unsafe")
     else:
-        out = np.ascontiguousarray(np.matmul(p, vr), dtype=q.dtype)
+        out = np.ascontiguousarray(_gemm(p, vr), dtype=q.dtype)
     if not grad:
         return _make(out)
     return _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)

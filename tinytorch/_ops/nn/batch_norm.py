@@ -13,6 +13,7 @@ from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
 from .._core.registry import op
+from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _record, _standardize
 
@@ -69,6 +70,14 @@ class NativeBatchNormBackward0(Node):
         axes = self.axes
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         xc, invstd, shape = self.xc, self.invstd, self.param_shape
+        if (gd.ndim == 2 and gd.shape[1] > 1 and gd.flags.c_contiguous and xc.flags.c_contiguous
+                and invstd.dtype == gd.dtype):
+            fast = _compiled.family("batch_norm")
+            if fast is not None:  # the formulas below, fused (the same floats)
+                gx, gw, gb = fast.train_backward(gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1),
+                                                 need_x, need_w, need_b)
+                return (_make(gx) if need_x else None, _make(gw) if need_w else None,
+                        _make(gb) if need_b else None)
         n = gd.size // invstd.size
         # per-channel sums as (C,) arrays of their own: the engine keeps such a gradient as .grad
         # without a copy (a reshaped view would be copied)
@@ -152,6 +161,16 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     # (a ufunc given two dtypes, or a dtype= argument, costs 2 us at these sizes: every mixed-precision
     # step below is an astype and then a ufunc of one dtype, with Python floats and ints)
     dt = x.dtype
+    if x.ndim == 2 and n > 1 and x.shape[1] > 1 and x.flags.c_contiguous:
+        fast = _compiled.family("batch_norm")
+        if fast is not None and _state_arrays_ok(running_mean, running_var):
+            # the steps below, fused into one loop (the same floats)
+            none = _EMPTY[dt]
+            w, b = (none if t is None else t._data.reshape(-1) for t in (weight, bias))
+            rm, rv = (none if t is None else t._data for t in (running_mean, running_var))
+            out, xc, invstd = fast.train_forward(x, w, b, rm, rv, float(momentum), float(eps))
+            return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
+                           use_batch_stats=True, xc=xc, invstd=invstd)
     mean = np.add.reduce(x, axis=axes, keepdims=True)
     mean /= n
     xc = x - mean
@@ -196,6 +215,18 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
                    use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
                    stats=(mean.reshape(-1).astype(dt, copy=False), invstd.reshape(-1)))
+
+
+_EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
+
+
+def _state_arrays_ok(running_mean, running_var) -> bool:
+    """Whether the running statistics are arrays a compiled kernel can update in place (1-d, contiguous,
+    writable: a read-only one gets numpy's error on the numpy path)."""
+    for t in (running_mean, running_var):
+        if t is not None and (t._data.ndim != 1 or not t._data.flags.c_contiguous or not t._data.flags.writeable):
+            return False
+    return True
 
 
 def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
@@ -344,3 +375,22 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
                cudnn_enabled: bool) -> Tensor:
     """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+@op(variants="function out")
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                      running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple:
+    """(batch_norm's output, the batch mean, its 1/sqrt(var + eps)) when training (the running statistics
+    updated); in eval the two statistics are empty. The statistics carry no graph (PyTorch's)."""
+    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = np.zeros(0, dtype=input._data.dtype)
+        return out, _make(empty), _make(empty.copy())
+    x = input._data.astype(np.float64)
+    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
+    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
+    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        invstd = 1.0 / np.sqrt(var + eps)
+    dt = input._data.dtype
+    return out, _make(mean.astype(dt)), _make(invstd.astype(dt))

@@ -1,8 +1,11 @@
 """Dropout (PyTorch's Dropout kernels): elementwise ``dropout``, the channel-wise ``dropout1d/2d/3d``,
-and ``gumbel_softmax``. Their draws follow PyTorch's CPU streams (``bernoulli_(1 - p)`` per element or
-channel), so a seeded run drops the same elements. vmap refuses them while they draw (randomness)."""
+``alpha_dropout`` and ``feature_alpha_dropout`` (SELU networks: dropped elements or channels set to
+SELU's negative saturation, the result rescaled to keep mean and variance), and ``gumbel_softmax``.
+Their draws follow PyTorch's CPU streams (``bernoulli_(1 - p)`` per element or channel, or over
+(N, C, 1, ...)), so a seeded run drops the same elements. vmap refuses them while they draw (randomness)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -12,6 +15,7 @@ from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.batching import unsupported
 from .._core.registry import op
+from .._kernels import parallel
 from .activation import functional_spelling
 from ..reduce.softmax import softmax
 
@@ -42,9 +46,19 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
         order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
         if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
             keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
-        keep_scaled = keep.reshape(x.shape).astype(x.dtype)
-        keep_scaled /= x.dtype.type(1 - p)
+        if keep.size >= parallel.SPLIT_FROM:
+            keep_scaled = parallel.elementwise(_scaled, np.empty(x.shape, x.dtype), keep.reshape(x.shape),
+                                               scale=x.dtype.type(1 - p))
+        else:
+            keep_scaled = keep.reshape(x.shape).astype(x.dtype)
+            keep_scaled /= x.dtype.type(1 - p)
     return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
+
+
+def _scaled(keep: np.ndarray, out: np.ndarray, scale) -> None:
+    """keep.astype(out.dtype) / scale, into ``out`` (one part of a split)."""
+    np.copyto(out, keep, casting="unsafe")
+    np.divide(out, scale, out=out)
 
 
 def _batch_dropout(op, input, p=0.5, training=True, inplace=False, train=None):
@@ -178,3 +192,75 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     hot = np.zeros_like(x)
     np.put_along_axis(hot, index, 1.0, axis=d)
     return _make(hot) - y_soft.detach() + y_soft
+
+
+# -- alpha_dropout, feature_alpha_dropout ------------------------------------------------------------
+_ALPHA = 1.7580993408473766  # -SELU's scale * alpha: the value a dropped unit takes before the affine fix
+
+
+def _alpha(input: Tensor, p: float, train: bool, feature: bool, inplace: bool) -> Tensor:
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    x = input._data
+    if p == 1:
+        zero = _make(np.zeros((), x.dtype))
+        return input.mul_(zero) if inplace else input * zero
+    if feature:
+        if x.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = x.shape[:2] + (1,) * (x.ndim - 2)
+    else:
+        shape = x.shape
+    refuse_complex_draw(x)
+    keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape).astype(x.dtype)
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    dt = x.dtype.type
+    b = (keep - dt(1)) * dt(_ALPHA * a) + dt(_ALPHA * a * p)
+    noise = keep * dt(a)
+    if inplace:
+        return input.mul_(_make(noise)).add_(_make(b))
+    return input * _make(noise) + _make(b)
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+@functional_spelling("alpha_dropout")
+def _alpha_dropout_functional(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Alpha dropout (keeps SELU's mean and variance); the identity unless training."""
+    _check_p(p)
+    return _alpha(input, p, training, False, inplace)
+
+
+@functional_spelling("feature_alpha_dropout")
+def _feature_alpha_dropout_functional(input: Tensor, p: float = 0.5, training: bool = False,
+                                      inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels; the identity unless training."""
+    _check_p(p)
+    return _alpha(input, p, training, True, inplace)
+
+
+@op(variants="function functional", functional=_alpha_dropout_functional, no_batch="randomness")
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout (keeps SELU's mean and variance); the identity unless ``train``."""
+    return _alpha(input, p, train, False, False)
+
+
+@op(variants="function", no_batch="randomness")
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place alpha dropout."""
+    return _alpha(input, p, train, False, True)
+
+
+@op(variants="function functional", functional=_feature_alpha_dropout_functional, no_batch="randomness")
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout of whole channels; the identity unless ``train``."""
+    return _alpha(input, p, train, True, False)
+
+
+@op(variants="function", no_batch="randomness")
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place feature alpha dropout."""
+    return _alpha(input, p, train, True, True)

@@ -13,21 +13,38 @@ import warnings
 
 import numpy as np
 
+from ...autograd.engine import grad as autograd_grad
+from ...autograd.grad_mode import _State
+from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from ..._dtype import FROM_NP
+from ...factory import linspace
+from ..shape.join import stack
 from .._core.registry import op
+from .._core.util import edge
+from .._kernels import grid_sample_2d as _gs2d
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                   "grid_sample for details.")
 
 
+# ATen's modes as integers (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border,
+# 2 reflection), the order of the kernels' constants
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDINGS = ("zeros", "border", "reflection")
+
+
 def _base_coords(n: int, align_corners: bool, dtype) -> np.ndarray:
+    """PyTorch's ``linspace_from_neg_one``: linspace(-1, 1, n) in the dtype, times (n - 1), divided by n when
+    not align_corners, each step rounded as PyTorch's (the grid's points then sit where PyTorch's do, on
+    the same side of each pixel: bilinear gradients jump there)."""
     if n <= 1:
         return np.zeros(max(n, 0), dtype)
-    v = np.linspace(-1, 1, n, dtype=np.float64)
+    v = linspace(-1, 1, n, dtype=FROM_NP[np.dtype(dtype)])
     if not align_corners:
         v = v * (n - 1) / n
-    return v.astype(dtype)
+    return v._data
 
 
 @op(variants="functional")
@@ -61,9 +78,17 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     dtype = theta._data.dtype
     axes = [_base_coords(s, align_corners, dtype) for s in reversed(spatial)]  # x (width) first
     mesh = np.meshgrid(*reversed(axes), indexing="ij")                        # (D,) H, W order
-    cols = list(reversed(mesh)) + [np.ones_like(mesh[0])]                      # x, y, (z,) 1
-    base = np.stack(cols, -1).reshape(-1, len(cols))                          # (points, d+1)
-    grid = _make(base).matmul(theta.transpose(1, 2))                          # (N, points, d)
+    cols = [_make(c.reshape(1, -1)) for c in reversed(mesh)]                   # x, y, (z,): (1, points)
+    # each output coordinate as PyTorch's CPU kernel rounds it: the products of the base coordinates
+    # summed left to right, then the translation (x * t0 + y * t1) + t2
+    outs = []
+    for d in range(len(spatial)):
+        acc = None
+        for k, col in enumerate(cols):
+            term = col * theta[:, d, k].unsqueeze(1)
+            acc = term if acc is None else acc + term
+        outs.append(acc + theta[:, d, len(cols)].unsqueeze(1))
+    grid = stack(outs, -1)                                                    # (N, points, d)
     return grid.reshape(size[0], *spatial, len(spatial))
 
 
@@ -160,6 +185,50 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                            f"sizes {list(grid.shape)}")
     if mode == "bicubic" and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if nd == 2 and mode != "bicubic" and input._data.dtype in (np.float32, np.float64):
+        return _sample_2d(input, grid, mode, _PADDINGS.index(padding_mode), bool(align_corners))
+    return _composite(input, grid, mode, padding_mode, align_corners)
+
+
+# the 2-d kernels (``_kernels/grid_sample_2d.py``): PyTorch's floats, bit for bit
+_KERNELS_2D = {"bilinear": (_gs2d.forward, _gs2d.backward), "nearest": (_gs2d.nearest_forward, _gs2d.nearest_backward)}
+
+
+class GridSampler2DBackward0(Node):
+    """2-d grid_sample (bilinear, nearest): PyTorch's kernel's gradients; under create_graph the composite's
+    graph, which is twice differentiable."""
+    saved_fields = (("grid", 1), ("input", 0), ("align_corners", "align_corners"),
+                    ("interpolation_mode", lambda n: _MODES.index(n.mode)), ("padding_mode", "padding"))
+
+    def backward(self, g):
+        inp, grid = self.saved_tensors
+        if _State.enabled:
+            out = _composite(inp, grid, self.mode, _PADDINGS[self.padding], self.align_corners)
+            wanted = [t for t, need in zip((inp, grid), self.need) if need]
+            got = iter(autograd_grad(out, wanted, g, create_graph=True, allow_unused=True))
+            res = tuple(next(got) if need else None for need in self.need)
+            if self.need[1] and res[1] is None:  # nearest: PyTorch's grid gradient is zeros
+                res = (res[0], grid.detach() * 0)
+            return res
+        gi, gg = _KERNELS_2D[self.mode][1](g._data, inp._data, grid._data, self.padding, self.align_corners,
+                                           *self.need)
+        return (None if gi is None else _make(gi)), (None if gg is None else _make(gg))
+
+
+def _sample_2d(input: Tensor, grid: Tensor, mode: str, padding: int, align_corners: bool) -> Tensor:
+    out = _KERNELS_2D[mode][0](input._data, grid._data, padding, align_corners)
+    node = None
+    if _State.enabled and (input._requires_grad or grid._requires_grad):
+        node = GridSampler2DBackward0((edge(input), edge(grid)))
+        node.mode, node.padding, node.align_corners = mode, padding, align_corners
+        node.need = (input._requires_grad, grid._requires_grad)
+        node.save_for_backward(input, grid)
+    return _make(out, node)
+
+
+def _composite(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners: bool) -> Tensor:
+    """grid_sample as tinytorch ops (the modes and dims the exact kernel does not cover)."""
+    nd = input.ndim - 2
     n, c = input.shape[:2]
     sizes = list(reversed(input.shape[2:]))                  # W, H, (D): the grid's x, y, z order
     flat = input.reshape(n, c, -1)
@@ -195,3 +264,32 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         term = _read(flat, [low[d] + corner[d] for d in range(nd)], sizes) * w.unsqueeze(1)
         total = term if total is None else total + term
     return total
+
+
+def _grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool,
+                  nd: int) -> Tensor:
+    if input.dim() != nd + 2:
+        raise RuntimeError(f"grid_sampler_{nd}d(): expected {nd + 2}D input, but got input with sizes "
+                           f"{list(input.shape)}")
+    return grid_sample(input, grid, _MODES[interpolation_mode], _PADDINGS[padding_mode], bool(align_corners))
+
+
+@op(variants="function")
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    """grid_sample of a 4-d input, the modes as ATen's integers."""
+    return _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners, 2)
+
+
+@op(variants="function")
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    """grid_sample of a 5-d input, the modes as ATen's integers."""
+    return _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners, 3)
+
+
+@op(variants="function")
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+    """grid_sample with ATen's integer modes (4-d or 5-d input)."""
+    return _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners, input.dim() - 2)

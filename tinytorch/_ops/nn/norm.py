@@ -12,11 +12,14 @@ import math
 
 import numpy as np
 
+from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP
+from ..._numpy_compat import NUMPY2
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.util import edge
 
@@ -80,6 +83,18 @@ def _grad_input_np(g_hat: np.ndarray, xhat: np.ndarray, invstd: np.ndarray, axes
     return inner
 
 
+def _rows_split(x: np.ndarray, k: int) -> bool:
+    """Whether a normalisation over the last ``k`` dims of ``x`` is cut into runs of rows (along dim 0)
+    across threads: a large float32/float64 array with leading dims. Each row's statistics are the
+    same reductions in the same order either way."""
+    return (x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4 and x.dtype.kind == "f"
+            and x.dtype.itemsize >= 4 and x.flags.c_contiguous and parallel.get_num_threads() > 1)
+
+
+def _row_grain(x: np.ndarray) -> int:
+    return max(2, parallel.GRAIN * x.shape[0] // x.size)
+
+
 def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, keep_bias: bool = False, **attrs) -> Tensor:
     if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                            or (bias is not None and bias._requires_grad)):
@@ -97,13 +112,30 @@ def _maybe(flag: bool, fn):
 
 
 # -- layer_norm -----------------------------------------------------------------------------------
+_EMPTY = {t: np.empty(0, t) for t in _EXACT_MEAN}  # a compiled kernel's "None"
+
+
+def _short_rows(c: int) -> bool:
+    """Whether numpy sums a contiguous row of ``c`` elements in one pairwise sum (the compiled kernels'
+    order): numpy 1.x sums a row longer than its buffer (8192 elements) in buffer-sized pieces, one after
+    another; numpy 2 in one."""
+    return c <= 8192 and (NUMPY2 or c <= np.getbufsize())
+
+
+def _same_dtype(dt, *params) -> bool:
+    return all(t is None or t._data.dtype == dt for t in params)
+
+
 def _stats(i: int, output: bool = False):
     """The mean (0) or rstd (1) the node keeps; ``output``: as results of the node (group_norm's are
     differentiable outputs of PyTorch's native_group_norm, layer_norm's are not)."""
     def get(node):
+        value = node.stats[i]
+        if callable(value):  # the fused kernel keeps no mean: computed from the input when asked
+            value = value()
         if not output:
-            return _make(node.stats[i])
-        t = _make(node.stats[i], node)
+            return _make(value)
+        t = _make(value, node)
         t._output_nr = i + 1
         return t
     return get
@@ -122,7 +154,33 @@ class NativeLayerNormBackward0(Node):
             # the same operations as ``_standardize``)
             gd, xhat, invstd = g._data, self.xhat, self.invstd
             gx = gw = gb = None
-            if need_x:
+            if (len(axes) == 1 and lead and gd.shape == xhat.shape and 1 < gd.shape[-1] and _short_rows(gd.shape[-1])
+                    and gd.dtype == xhat.dtype
+                    and gd.dtype == invstd.dtype and gd.strides[-1] == gd.itemsize
+                    and (w is None or w._data.dtype == gd.dtype)):
+                fast = _compiled.family("layer_norm")
+                if fast is not None:  # the formulas below, fused (the same floats)
+                    c, whole = gd.shape[-1], gd.flags.c_contiguous
+                    # rows of another order (a permuted gradient): the per-row input gradient still, but
+                    # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
+                    wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
+                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
+                                               invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
+                    gx = _make(gx.reshape(gd.shape)) if need_x else None
+                    if whole:
+                        return gx, _make(gw) if need_w else None, _make(gb) if need_b else None
+                    need_x = False
+                    gw = gb = None
+            if need_x and _rows_split(gd, len(axes)) and gd.shape == xhat.shape:
+                gxd = np.empty(gd.shape, gd.dtype)
+                wd = None if w is None else w._data
+
+                def rows(a, b):
+                    gxd[a:b] = _grad_input_np(gd[a:b] if wd is None else gd[a:b] * wd, xhat[a:b], invstd[a:b], axes)
+
+                parallel.parallel_for(gd.shape[0], rows, grain=_row_grain(gd))
+                gx = _make(gxd)
+            elif need_x:
                 gx = _make(_grad_input_np(gd if w is None else gd * w._data, xhat, invstd, axes))
             # np.add.reduce is ndarray.sum without its Python layer (the same reduction)
             if need_w:
@@ -154,6 +212,38 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         raise RuntimeError(f"Given normalized_shape={_dims(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_dims(x.shape)}")
     axes = tuple(range(x.ndim - k, x.ndim))
+    if (k == 1 and x.size and x.dtype in _EXACT_MEAN and x.flags.c_contiguous and _short_rows(x.shape[-1])
+            and _same_dtype(x.dtype, weight, bias)):
+        fast = _compiled.family("layer_norm")
+        if fast is not None:  # the steps below, fused (the same floats)
+            c, none = x.shape[-1], _EMPTY[x.dtype]
+            out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
+                                             none if bias is None else bias._data.reshape(-1), float(eps))
+            invstd = invstd.reshape(x.shape[:-1] + (1,))
+            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), True, axes=axes,
+                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape), invstd=invstd,
+                           normalized_shape=normalized_shape,
+                           stats=(lambda: _mean_np(x, axes).astype(x.dtype, copy=False), invstd))
+    if _rows_split(x, k):  # large: runs of rows across threads, each as the whole-array steps below
+        out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+        invstd = np.empty(x.shape[:x.ndim - k] + (1,) * k, x.dtype)
+        mean = np.empty(invstd.shape, x.dtype)
+        wd = None if weight is None else weight._data
+        bd = None if bias is None else bias._data
+
+        def rows(a, b):
+            mu, _, xc, inv = _np_stats(x[a:b], axes, eps)
+            mean[a:b], invstd[a:b] = mu, inv
+            xh = np.multiply(xc, inv, out=xhat[a:b])
+            o = xh if wd is None else xh * wd
+            if bd is not None:
+                o = o + bd if o is xh else np.add(o, bd, out=o)
+            out[a:b] = o
+
+        parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
+        return _record(NativeLayerNormBackward0, input, weight, bias, out, True, axes=axes,
+                       lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd,
+                       normalized_shape=normalized_shape, stats=(mean, invstd))
     mean, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:
@@ -249,3 +339,38 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
     return _group_norm(input, num_groups, weight, bias, eps)
+
+
+# -- ATen's native forms: the normalised output with the statistics it used -------------------------------
+@op(variants="function")
+def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bias: Tensor | None,
+                      eps: float) -> tuple:
+    """(layer_norm's output, the mean, the reciprocal standard deviation), the statistics shaped
+    ``input.shape[:axis] + (1,) * len(normalized_shape)`` and outside the graph (PyTorch's)."""
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    axes = tuple(range(input.dim() - len(tuple(normalized_shape)), input.dim()))
+    mean, rstd = _stats(input, axes, eps)
+    return out, mean, rstd
+
+
+def _stats(input: Tensor, axes: tuple, eps: float):
+    """The mean and 1/sqrt(var + eps) over ``axes`` (kept), without history, in the input's dtype."""
+    x = input._data.astype(np.float64)
+    shape = [1 if i in axes else s for i, s in enumerate(x.shape)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = x.mean(axis=axes, keepdims=True) if x.size else np.full(shape, np.nan)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True) if x.size else mean
+        rstd = 1.0 / np.sqrt(var + eps)
+    return _make(mean.astype(input._data.dtype)), _make(rstd.astype(input._data.dtype))
+
+
+@op(variants="function")
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int, HxW: int,
+                      group: int, eps: float) -> tuple:
+    """(group_norm's output, the mean (N, group), the reciprocal standard deviation (N, group)); all three
+    differentiable in the input (PyTorch's statistics carry its graph too)."""
+    out = group_norm(input, group, weight, bias, eps)
+    x = input.reshape(N, group, (C // group) * HxW)
+    mean = x.mean(-1)
+    rstd = ((x - mean.unsqueeze(-1)).pow(2).mean(-1) + eps).rsqrt()
+    return out, mean, rstd

@@ -20,6 +20,8 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._kernels import parallel
+from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
 
 def _pair(v, name="kernel_size"):
@@ -112,7 +114,17 @@ def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
 def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x_edge=None) -> Tensor:
     gd = g._data.reshape(-1)
     size = int(np.prod(in_shape))
-    if unique:
+    if unique and gd.size >= _SPLIT_FROM // 4 and len(in_shape) >= 3:
+        # each window's index lies in its own plane, and the indices run plane by plane: runs of whole
+        # output planes write disjoint runs of input planes, one run a thread
+        out = np.zeros(size, gd.dtype)
+        per = int(np.prod(g._data.shape[-2:]))
+
+        def body(p0, p1):
+            out[flat[p0 * per:p1 * per]] = gd[p0 * per:p1 * per]
+
+        parallel.parallel_for(gd.size // per, body, grain=max(1, parallel.ELEMENTWISE_GRAIN // 4 // per))
+    elif unique:
         out = np.zeros(size, gd.dtype)
         out[flat] = gd
     else:
@@ -195,7 +207,8 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     out = _make(vals.reshape(out_shape))
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
-        node.flat = (_corner_index(vals.shape, x.shape[-1], s, p, plane) + local).reshape(-1)
+        corner = _corner_index(vals.shape, x.shape[-1], s, p, plane)
+        node.flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
         node.in_shape, node.unique, node.out_shape, node.args = x.shape, unique, out_shape, args
         node.save_for_backward(input)  # as PyTorch's node keeps it (modifying it in place then fails backward)
         out = _make(out._data, node)
@@ -256,6 +269,33 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
     return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
 
 
+def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
+    """``_max_separable`` on runs of whole (padded) planes at a time, across threads when the input is
+    large: every window lies inside one plane, so each plane's maxima and offsets are what the
+    whole-array passes give."""
+    n, c, hp, wp = xp.shape
+    planes = n * c
+    if xp.size < _SPLIT_FROM or planes < 4 or parallel.get_num_threads() < 2:
+        return _max_separable(xp, k, s, d, out_hw, w)
+    per = xp.reshape(planes, 1, hp, wp)
+    vals = np.empty((planes, 1) + tuple(out_hw), xp.dtype)
+    local = np.empty((planes, 1) + tuple(out_hw), np.int64)
+    nan = []
+
+    def body(p0, p1):
+        found = _max_separable(per[p0:p1], k, s, d, out_hw, w)
+        if found is None:
+            nan.append(p0)
+        else:
+            vals[p0:p1], local[p0:p1] = found
+
+    parallel.parallel_for(planes, body, grain=max(2, parallel.ELEMENTWISE_GRAIN // (hp * wp)))
+    if nan:
+        return None
+    shape4 = (n, c) + tuple(out_hw)
+    return vals.reshape(shape4), local.reshape(shape4)
+
+
 @op(variants="function functional")
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
@@ -273,7 +313,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
-    found = _max_separable(xp, k, s, d, out_hw, w) if x.dtype in FLOATING_NP else None
+    found = _max_separable_split(xp, k, s, d, out_hw, w) if x.dtype in FLOATING_NP else None
     if found is None:
         win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
         a = win.argmax(axis=-1)

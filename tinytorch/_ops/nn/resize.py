@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...tensor import Tensor, _make
 from .._core.registry import op
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
@@ -107,6 +107,87 @@ def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.n
     return m
 
 
+def _aa_filter(mode: str):
+    if mode == "bilinear":
+        return lambda x: np.where(np.abs(x) < 1, 1 - np.abs(x), 0)
+    a = -0.5  # the antialiased bicubic kernel's constant (PIL's; PyTorch's _upsample_bicubic2d_aa)
+
+    def cubic(x):
+        x = np.abs(x)
+        near = ((a + 2) * x - (a + 3)) * x * x + 1
+        far = (((x - 5) * x + 8) * x - 4) * a
+        return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+    return cubic
+
+
+def _aa_ranges(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft):
+    """PyTorch's antialiased weights (PIL's resampling): per output, a window of inputs whose width grows with
+    the downscale factor, the filter evaluated at the window's pixel centres and normalised to sum 1.
+    Returns (xmin, weights) with ``weights`` (n_out, max window) in ``ft``, zero past each window."""
+    interp = 2 if mode == "bilinear" else 4
+    if align_corners:
+        s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+    else:
+        s = ft(1.0 / scale) if scale is not None and scale > 0 else ft(n_in) / ft(n_out)
+    support = ft(interp / 2) * s if s >= 1 else ft(interp / 2)
+    invscale = ft(1) / s if s >= 1 else ft(1)
+    filt = _aa_filter(mode)
+    i = np.arange(n_out, dtype=ft)
+    center = s * (i + ft(0.5))
+    xmin = np.maximum((center - support + ft(0.5)).astype(np.int64), 0)
+    xsize = np.minimum((center + support + ft(0.5)).astype(np.int64), n_in) - xmin
+    width = int(xsize.max()) if n_out else 0
+    j = np.arange(width, dtype=ft)
+    w = filt((j[None, :] + xmin[:, None].astype(ft) - center[:, None] + ft(0.5)) * invscale).astype(ft)
+    w = np.where(j[None, :] < xsize[:, None], w, ft(0)).astype(ft)
+    total = w.sum(axis=1, keepdims=True, dtype=ft)
+    w = np.where(total != 0, w / np.where(total != 0, total, ft(1)), w).astype(ft)
+    return xmin, w, xsize
+
+
+def _aa_matrix(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft) -> np.ndarray:
+    xmin, w, _ = _aa_ranges(n_in, n_out, scale, align_corners, mode, ft)
+    m = np.zeros((n_out, n_in), dtype=ft)
+    for k in range(w.shape[1]):
+        cols = xmin + k
+        ok = cols < n_in
+        np.add.at(m, (np.arange(n_out)[ok], cols[ok]), w[ok, k])
+    return m
+
+
+def _uint8_resize(x: np.ndarray, out_size, scales, align_corners: bool, mode: str, antialias: bool) -> np.ndarray:
+    """uint8 bilinear/bicubic as PyTorch's CPU kernel computes it (PIL-SIMD's integer resampling): per axis,
+    the weights in fixed point (int16, the most fractional bits that keep the largest weight below 2^15),
+    sums in int32 with half an ulp added, shifted back and clamped to [0, 255]; the width first, an
+    intermediate uint8 image, then the height. Without antialiasing the window is the plain kernel's."""
+    out = x.astype(np.int64)
+    for axis, n_out, s in ((3, out_size[1], scales[1]), (2, out_size[0], scales[0])):
+        n_in = out.shape[axis]
+        if n_in == n_out and not antialias and s is None:
+            continue
+        if antialias:
+            xmin, w, _ = _aa_ranges(n_in, n_out, s, align_corners, mode, np.float64)
+        else:
+            w = (_linear_matrix if mode == "bilinear" else _cubic_matrix)(n_in, n_out, s, align_corners, np.float64)
+            xmin = np.zeros(n_out, dtype=np.int64)
+        max_w = float(np.abs(w).max()) if w.size else 0.0
+        precision = 0
+        for precision in range(22):
+            if int(0.5 + max_w * (1 << (precision + 1))) >= (1 << 15):
+                break
+        wi = np.where(w >= 0, np.floor(w * (1 << precision) + 0.5), np.ceil(w * (1 << precision) - 0.5))
+        wi = wi.astype(np.int64)
+        moved = np.moveaxis(out, axis, -1)
+        acc = np.full(moved.shape[:-1] + (n_out,), 1 << (precision - 1) if precision > 0 else 0, dtype=np.int64)
+        for k in range(wi.shape[1]):
+            cols = np.minimum(xmin + k, n_in - 1)
+            acc += moved[..., cols] * wi[:, k]
+        res = np.clip(acc >> precision, 0, 255)
+        out = np.moveaxis(res, -1, axis)
+    return out.astype(np.uint8)
+
+
 def _area_matrix(n_in: int, n_out: int, ft) -> np.ndarray:
     """Adaptive average pooling along one axis: output i averages [floor(i n/o), ceil((i+1) n/o))."""
     m = np.zeros((n_out, n_in), dtype=ft)
@@ -128,8 +209,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("antialias is not supported by tinytorch's interpolate")
+    if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
+        raise NotImplementedError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
+                                  "tensor as input")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = x.shape[2:]
@@ -167,6 +249,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if k == 2:
             return adaptive_avg_pool2d(input, out_size)
     kind = "nearest" if mode.startswith("nearest") else "linear"
+    if x.dtype == np.uint8 and mode in ("bilinear", "bicubic") and k == 2:
+        return _make(_uint8_resize(x, out_size, scales, align_corners, mode, antialias))
     # PyTorch's 2-d kernels check the dtype in a channels-last path first, the others in the index setup
     if mode == "bicubic":
         _float_only(x, "upsample_bicubic2d_channels_last")
@@ -178,7 +262,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     ft = np.float64 if x.dtype == np.float64 else np.float32
     maps = []
     for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
-        if mode.startswith("nearest"):
+        if antialias:
+            m = _aa_matrix(n_in, n_out, s, align_corners, mode, ft)
+        elif mode.startswith("nearest"):
             m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
         elif mode == "bicubic":
             m = _cubic_matrix(n_in, n_out, s, align_corners, ft)

@@ -18,6 +18,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .rnn_cells import layer_by_ops
+from .._kernels import compiled as _compiled
 from .._kernels.lstm import lstm_backward, lstm_forward, steps
 from ...autograd.engine import grad
 
@@ -29,6 +30,17 @@ def _sigmoid_(a: np.ndarray) -> np.ndarray:
     np.exp(a, out=a)  # overflows to inf for a < -88 (warnings are off around the layer): 1 / inf is 0
     a += 1
     return np.divide(1, a, out=a)
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_NONE = {t: np.empty(0, t) for t in _FLOATS}  # a compiled kernel's "None"
+_NO_ROWS = {t: np.empty((0, 0), t) for t in _FLOATS}
+
+
+def _compiled_dtypes(dt, w_hh: np.ndarray, b_hh) -> bool:
+    """Whether the compiled GRU step takes a layer of this dtype and these recurrent parameters."""
+    return dt in _FLOATS and w_hh.dtype == dt and (b_hh is None or (b_hh.dtype == dt and b_hh.ndim == 1
+                                                                    and b_hh.flags.c_contiguous))
 
 
 def _recurrent(h: np.ndarray, whh_t: np.ndarray, b_hh) -> np.ndarray:
@@ -52,11 +64,24 @@ def _layer_forward(mode, x, bs, h0, w_ih, w_hh, b_ih, b_hh, reverse, keep):
     h = h0.copy()
     h_prev = np.empty_like(out) if keep else None
     gh_n = np.empty((n_rows, hidden), dt) if keep and mode == "GRU" else None
+    fast = None  # the compiled GRU step (``_kernels/compiled/rnn.py``): the same operations between the GEMM,
+    if mode == "GRU" and xw.dtype == dt and h.dtype == dt and _compiled_dtypes(dt, w_hh, b_hh):  # numpy's exp, tanh
+        fast = _compiled.family("rnn")
     for s, n in steps(bs, reverse):
         hp = h[:n]
         if keep:
             h_prev[s:s + n] = hp
         g = xw[s:s + n]
+        if fast is not None:
+            gh = hp @ whh_t
+            fast.gru_gates(g, gh, _NONE[dt] if b_hh is None else b_hh)
+            rz = g[:, :2 * hidden]
+            np.exp(rz, out=rz)
+            fast.gru_candidate(g, gh, gh_n if keep else _NO_ROWS[dt], s)
+            nn_ = g[:, 2 * hidden:]
+            np.tanh(nn_, out=nn_)
+            fast.gru_output(g, hp, out[s:s + n], hp)
+            continue
         if mode == "GRU":
             gh = _recurrent(hp, whh_t, b_hh)
             g[:, :2 * hidden] += gh[:, :2 * hidden]
@@ -91,7 +116,19 @@ def _layer_backward(mode, node, g_out, g_h):
     dh = np.zeros_like(h0) if g_h is None else g_h.astype(h0.dtype, copy=True)
     d_gates = np.empty((n_rows, acts.shape[1]), acts.dtype)
     d_gh = np.empty_like(acts) if mode == "GRU" else d_gates
+    fast = None  # the compiled GRU loop body (``_kernels/compiled/rnn.py``): the same operations and GEMM
+    dt = acts.dtype
+    if (mode == "GRU" and _compiled_dtypes(dt, w_hh, None) and dh.dtype == dt and dh.flags.c_contiguous
+            and (go is None or go.dtype == dt)):
+        fast = _compiled.family("rnn")
+        dht_buf = np.empty_like(dh)
     for s, n in reversed(steps(node.bs, node.reverse)):
+        if fast is not None:
+            dh_n, dht = dh[:n], dht_buf[:n]
+            fast.gru_bptt_step(dh_n, _NO_ROWS[dt] if go is None else go[s:s + n], acts, h_prev, cache["gh_n"],
+                               d_gates, d_gh, dht, s)
+            fast.gru_dh(dht, acts, d_gh[s:s + n] @ w_hh, dh_n, s)
+            continue
         dht = dh[:n] if go is None else dh[:n] + go[s:s + n]
         a = acts[s:s + n]
         dg = d_gates[s:s + n]

@@ -16,12 +16,23 @@ from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim
 from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same, alpha_in
 from .._core import deprecated as _deprecated
 from .._core.registry import op
+from .._kernels import parallel
+from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
 # called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
 # n-d operand about 0.1 us, so those take the operator); a 0-d array with a Python number also gets
 # dtype=, its own: numpy 1.x promotes a 0-d array by value (float32 0-d * 0.5 was float64 there)
 _add, _multiply = np.add, np.multiply
+
+
+def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
+    """``fn(arr, other)`` (``fn(other, arr)`` with ``swap``) for a large ``arr`` whose result has its shape
+    and dtype (the same-shape, same-dtype and tensor-with-a-Python-number cases), cut across threads:
+    the same floats, element by element."""
+    if swap:
+        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), np.empty(arr.shape, arr.dtype), other, arr)
+    return parallel.elementwise(fn, np.empty(arr.shape, arr.dtype), arr, other)
 
 
 # -- add / sub ------------------------------------------------------------------------------------
@@ -64,7 +75,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
             if out is None:
                 fp = quiet()
                 try:
-                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad + bd
+                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else (ad + bd if ad.size < _SPLIT_FROM else _split(_add, ad, bd))
                 finally:
                     loud(fp)
                 if type(out) is not np.ndarray:
@@ -76,7 +87,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         if ad is not None:
             fp = quiet()
             try:
-                out = _add(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else ad + b
+                out = _add(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else (ad + b if ad.size < _SPLIT_FROM else _split(_add, ad, b))
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -88,7 +99,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
             fp = quiet()
             try:
-                out = _add(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a + bd
+                out = _add(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else (a + bd if bd.size < _SPLIT_FROM else _split(_add, bd, a, True))
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -157,7 +168,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
             if out is None:
                 fp = quiet()
                 try:
-                    out = ad - bd
+                    out = ad - bd if ad.size < _SPLIT_FROM else _split(np.subtract, ad, bd)
                 finally:
                     loud(fp)
                 if type(out) is not np.ndarray:
@@ -233,7 +244,7 @@ def _times(gd: np.ndarray, v):
                     return out
     elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
         return None
-    out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype) if not gd.ndim else gd * v
+    out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype) if not gd.ndim else (gd * v if gd.size < _SPLIT_FROM else _split(_multiply, gd, v))
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
@@ -298,7 +309,7 @@ def mul(a, b) -> Tensor:
         if out is None:
             fp = quiet()
             try:
-                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else ad * bd
+                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else (ad * bd if ad.size < _SPLIT_FROM else _split(_multiply, ad, bd))
             finally:
                 loud(fp)
             if type(out) is not np.ndarray:
@@ -314,7 +325,7 @@ def mul(a, b) -> Tensor:
     if ad is not None:
         fp = quiet()
         try:
-            out = _multiply(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else ad * b
+            out = _multiply(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else (ad * b if ad.size < _SPLIT_FROM else _split(_multiply, ad, b))
         finally:
             loud(fp)
         if type(out) is not np.ndarray:
@@ -329,7 +340,7 @@ def mul(a, b) -> Tensor:
     if bd is not None:  # scalar * tensor (``0.5 * t``)
         fp = quiet()
         try:
-            out = _multiply(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a * bd
+            out = _multiply(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else (a * bd if bd.size < _SPLIT_FROM else _split(_multiply, bd, a, True))
         finally:
             loud(fp)
         if type(out) is not np.ndarray:

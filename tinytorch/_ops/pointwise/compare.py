@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, FROM_NP
-from ...tensor import Tensor, _make
+from ...tensor import Tensor, _make, register_attribute
 from .._core.batching import pointwise
 from .._core.registry import op
 from .._core.util import as_array, binary_operands, edge, fit_grad, needs_grad, require_tensors, unpack
@@ -34,6 +34,24 @@ lt = _compare(np.less, "lt", "less", "__lt__")
 le = _compare(np.less_equal, "le", "less_equal", "__le__")
 gt = _compare(np.greater, "gt", "greater", "__gt__")
 ge = _compare(np.greater_equal, "ge", "greater_equal", "__ge__")
+
+
+def _operand_dunder(fn):
+    """PyTorch's comparison operators answer NotImplemented for an operand that is no tensor, number or array,
+    so Python falls back: ``t == None`` is False, ``t != "a"`` True, ``t < None`` a TypeError naming both types."""
+    def dunder(self, other):
+        if other is None or not isinstance(other, (Tensor, bool, int, float, complex, np.ndarray, np.generic)):
+            return NotImplemented
+        return fn(self, other)
+
+    dunder.__name__ = dunder.__qualname__ = fn.__name__
+    dunder.__doc__ = fn.__doc__
+    dunder.__wrapped__ = fn
+    return dunder
+
+
+for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+    register_attribute(_name, _operand_dunder(getattr(Tensor, _name)))
 
 
 def _bitwise(ufunc, name: str, dunder: str):

@@ -30,8 +30,8 @@ class DivBackward0(_BinaryNode):
         return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
 
 
-@op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__",), rdunders=("__rtruediv__",),
-    idunders=("__itruediv__",), batch=pointwise)
+@op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__", "__div__"),
+    rdunders=("__rtruediv__", "__rdiv__"), idunders=("__itruediv__", "__idiv__"), batch=pointwise)
 def div(a, b, *, rounding_mode=None) -> Tensor:
     """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
     if rounding_mode is not None:

@@ -11,7 +11,7 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import composite, pointwise
-from ..linalg.solve import _named
+from .._core.return_types import _named
 from .._core.record import legacy_name, record
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, meta, require_tensors

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...factory_spaced import linspace
+from ...factory import linspace
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from ..linalg.solve import _named
+from .._core.return_types import _named
 
 histogram_result = _named("histogram", ("hist", "bin_edges"))
 histogramdd_result = _named("histogramdd", ("hist", "bin_edges"))

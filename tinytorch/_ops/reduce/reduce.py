@@ -16,6 +16,8 @@ from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath,
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
+from .._kernels import parallel
+from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
 _REDUCTION = "function method out"
 
@@ -94,6 +96,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     try:
         if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
             out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
+        elif sdt == x.dtype and x.size >= _SPLIT_FROM and dims:  # large: split over kept dims, same sums
+            out = as_array(parallel.reduce(np.add.reduce, x, dims, keepdim))
         else:
             out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=sdt))
     finally:

@@ -13,6 +13,7 @@ from .._core.batching import logical_dims, unsupported
 from .._core.registry import op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
+from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
 from ..._quiet_fp import loud, quiet
 
@@ -146,6 +147,13 @@ _functional_softmax.__name__ = "softmax"
 _functional_log_softmax.__name__ = "log_softmax"
 
 
+def _softmax_array(x: np.ndarray, d: int) -> np.ndarray:
+    if not x.ndim:
+        return np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
+    return e / e.sum(axis=d, keepdims=True)
+
+
 @op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
@@ -154,9 +162,12 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else np.ones_like(x)
-        # contiguous whatever the input's layout, as PyTorch's kernel writes it
-        out = c_order(lowp_round(as_array(e / e.sum(axis=d, keepdims=True)), storage))
+        out = None
+        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
+            out = parallel.slices(lambda v: _softmax_array(v, d), x, (d,), x.dtype)
+        if out is None:
+            out = lowp_round(as_array(_softmax_array(x, d)), storage)
+        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
@@ -176,7 +187,12 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        out = c_order(lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage))
+        out = None
+        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
+            out = parallel.slices(lambda v: v - _stable_lse(v, (d,)), x, (d,), x.dtype)
+        if out is None:
+            out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:

@@ -23,6 +23,8 @@ class memory_format:
     """A memory layout (``tinytorch.contiguous_format``, ``channels_last``, ...): how clone and
     contiguous order a copy's elements in storage; the values never change."""
 
+    __module__ = "tinytorch"
+
     def __init__(self, name: str) -> None:
         self._name = name
 

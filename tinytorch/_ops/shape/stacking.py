@@ -84,9 +84,14 @@ def column_stack(tensors) -> Tensor:
 
 
 @op(variants="function method", batch=composite)
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
+def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, indices=None, sections=None,
+                 tensor_indices_or_sections=None):
     """Views of ``input`` split along ``dim``: into n near-equal parts (the first ``size % n`` one
-    longer), or at the given indices."""
+    longer), or at the given indices (PyTorch's overloads name them ``sections=``, ``indices=``,
+    ``tensor_indices_or_sections=``)."""
+    for alt in (indices, sections, tensor_indices_or_sections):
+        if alt is not None:
+            indices_or_sections = alt
     if input.dim() == 0:
         raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
                            f"{input.dim()} dims")

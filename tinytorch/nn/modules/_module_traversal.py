@@ -1,6 +1,6 @@
 """The Module methods that walk the tree: named_modules/children/parameters/buffers and the
 operations applied along them (train/eval, requires_grad_, zero_grad, apply). ``Module`` imports them
-in its class body, so they are ordinary methods (kept apart from module.py for file length)."""
+in its class body, so they are ordinary methods."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator

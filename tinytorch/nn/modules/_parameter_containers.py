@@ -1,5 +1,6 @@
 """``ParameterList`` and ``ParameterDict``: registered collections of parameters (PyTorch keeps them in
-``container.py``; they live here for file length and carry that module's name).
+``container.py``; here in a file of their own, as containers of parameters rather than of modules,
+carrying that module's name).
 
 Tensors put in either are wrapped as ``Parameter`` (requiring grad), as PyTorch does; other objects
 are kept as plain attributes and printed as "Object of type: ...". The parameters are registered on

@@ -12,6 +12,7 @@ from ...autograd.grad_mode import NO_VERSION, _Active, no_grad, version_counter
 from ...tensor import Tensor
 from ...factory import ones, tensor, zeros
 from ..._ops.nn.batch_norm import batch_norm_training
+from ..._tensor.members import _routed
 from ..._dtype import int64
 from .. import functional as F
 from ..parameter import UninitializedBuffer, UninitializedParameter
@@ -98,6 +99,16 @@ def _count_batch(counter) -> None:
 # F.batch_norm as imported: a layer skips it (batch_norm_training) only while nobody has replaced it
 _F_BATCH_NORM = F.batch_norm
 
+def _plain_batch_norm(*tensors) -> bool:
+    """F.batch_norm is the one imported, or the wrapper that routes a Tensor subclass through its
+    ``__torch_function__`` (``_tensor/members._route_functions``) and none of ``tensors`` is such a
+    subclass: then the layer may skip it."""
+    fn = F.batch_norm
+    if fn is _F_BATCH_NORM:
+        return True
+    return getattr(fn, "__wrapped__", None) is _F_BATCH_NORM and not any(type(t) in _routed for t in tensors)
+
+
 _STATE = ("num_batches_tracked", "running_mean", "running_var", "weight", "bias")
 
 
@@ -127,7 +138,8 @@ class _BatchNorm(_NormBase):
             if counter is not None:
                 _count_batch(counter)
                 factor = 1.0 / float(counter) if momentum is None else momentum
-            if running_mean is not None and running_var is not None and F.batch_norm is _F_BATCH_NORM:
+            if running_mean is not None and running_var is not None and _plain_batch_norm(
+                    input, running_mean, running_var, weight, bias):
                 out = batch_norm_training(input, running_mean, running_var, weight, bias, factor, self.eps)
                 if out is not None:
                     return out

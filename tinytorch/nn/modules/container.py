@@ -299,5 +299,6 @@ class ModuleDict(Module):
             self[pair[0]] = pair[1]
 
 
-# PyTorch's container.py holds the parameter containers too (here in their own file, for length)
+# PyTorch's container.py holds the parameter containers too; here they have a file of their own, as
+# containers of parameters rather than of modules
 from ._parameter_containers import ParameterDict, ParameterList  # noqa: E402,F401

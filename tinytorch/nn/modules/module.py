@@ -72,7 +72,7 @@ class Module:
                 raise
             raise error from None
 
-    # the slow path of __call__ and the hook registration methods live in _hooks.py (file length)
+    # the slow path of __call__ and the hook registration methods live in _hooks.py, beside the hooks they run
     from ._hooks import (_call_with_hooks, register_forward_hook, register_forward_pre_hook,  # noqa: E402
                          register_full_backward_hook, register_full_backward_pre_hook,
                          register_load_state_dict_post_hook, register_state_dict_post_hook,
@@ -295,12 +295,12 @@ class Module:
                            "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
                            "to report this bug.")
 
-    # walking the tree (iteration, train/eval, zero_grad, apply) lives in _module_traversal.py (file length)
+    # walking the tree (iteration, train/eval, zero_grad, apply) lives in _module_traversal.py
     from ._module_traversal import (_named_members, apply, buffers, children, eval, modules,  # noqa: E402
                                     named_buffers, named_children, named_modules, named_parameters, parameters,
                                     requires_grad_, train, zero_grad)
 
-    # state_dict / load_state_dict and dtype conversion live in _module_state.py (file length);
+    # state_dict / load_state_dict and dtype conversion live in _module_state.py;
     # importing them in the class body makes them ordinary methods
     from ._module_state import (_apply, _load_from_state_dict, _save_to_state_dict, cpu, cuda,  # noqa: E402
                                 load_state_dict, share_memory, state_dict, to, to_empty)

@@ -25,6 +25,12 @@ def _none_or_dtype(t):
     return None if t is None else t.dtype
 
 
+
+def _is_fn(activation, fn) -> bool:
+    """``activation`` is ``fn``, or the function it wraps: once a Tensor subclass exists, F.relu and
+    F.gelu are routing wrappers (``_tensor/members._route_functions``) of the defaults bound earlier."""
+    return activation is fn or getattr(fn, "__wrapped__", None) is activation
+
 class Transformer(Module):
     """Encoder stack + decoder stack (``custom_encoder``/``custom_decoder`` replace them); every weight
     matrix re-drawn with xavier_uniform_ after construction."""
@@ -172,9 +178,9 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
+        if _is_fn(activation, F.relu) or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
+        elif _is_fn(activation, F.gelu) or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0

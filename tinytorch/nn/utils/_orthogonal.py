@@ -1,4 +1,4 @@
-"""``parametrizations.orthogonal`` (PyTorch keeps it in parametrizations.py; here for file length).
+"""``parametrizations.orthogonal`` (PyTorch keeps it in parametrizations.py; here apart, with the matrix maps it needs).
 
 The weight is the image of an unconstrained tensor X under a map onto the orthogonal (or unitary)
 matrices: ``matrix_exp`` or ``cayley`` of the skew part of X's lower triangle, or ``householder``
@@ -18,7 +18,7 @@ from ...factory import eye, zeros_like
 from ..._ops._core.lazy_scipy import scipy_linalg
 from ..._ops.pointwise.binary import allclose
 from ..._ops.shape.join import cat
-from ..._ops.linalg.functions import matrix_exp
+from ..._ops.linalg.matrix_functions import matrix_exp
 from ...tensor import Tensor, _make
 from ..._random.tensor_ops import randn
 from ..modules.module import Module

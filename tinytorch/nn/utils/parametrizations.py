@@ -94,7 +94,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     return module
 
 
-# PyTorch's parametrizations.py holds orthogonal too (here in its own file, for length)
+# PyTorch's parametrizations.py holds orthogonal too (here in _orthogonal.py, with the matrix maps it needs)
 from ._orthogonal import orthogonal  # noqa: E402
 
 __all__ += ["orthogonal"]

@@ -1,5 +1,5 @@
 """``tinytorch.signal.windows``: the window functions, declared with their ops in
-``_ops/fft/signal_windows.py``."""
+``_ops/fft/windows.py``."""
 from __future__ import annotations
 
 from ..._ops._core import registry as _registry

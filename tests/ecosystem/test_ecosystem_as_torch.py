@@ -1,0 +1,120 @@
+"""install_as_torch(): ``import torch`` resolves to tinytorch, through the function, ``python -m tinytorch.run``
+and the ``.pth`` line; spawned DataLoader workers follow; PyTorch already imported is refused. Each case runs
+in a fresh interpreter (the test process may have PyTorch imported)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(code: str, *args, env=None, cwd=None, script=None, tmp_path=None):
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = ROOT + os.pathsep + environ.get("PYTHONPATH", "")
+    environ.pop("TINYTORCH_AS_TORCH", None)
+    environ.update(env or {})
+    if script is not None:
+        path = os.path.join(str(tmp_path), "prog.py")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(script))
+        cmd = [sys.executable, *args, path]
+    else:
+        cmd = [sys.executable, "-c", textwrap.dedent(code), *args]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=environ, cwd=cwd or ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def test_install_maps_torch_and_submodules():
+    out = run("""
+        import tinytorch
+        tinytorch.install_as_torch()
+        tinytorch.install_as_torch()  # idempotent
+        import torch, torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        from torch.utils.data.dataloader import default_collate
+        import torch.utils.checkpoint, torch.utils._pytree, torch.library, torch._C
+        assert torch is tinytorch and F is tinytorch.nn.functional and DataLoader is tinytorch.data.DataLoader
+        assert default_collate is tinytorch.data.default_collate
+        try:
+            import torch.no_such_module
+        except ModuleNotFoundError as e:
+            print("missing", e.name)
+        print(torch.__name__, type(torch.ones(1)))
+    """)
+    assert out.split("\n")[:2] == ["missing torch.no_such_module", "tinytorch <class 'tinytorch.Tensor'>"]
+
+
+def test_install_refused_when_pytorch_is_imported():
+    pytest.importorskip("torch")
+    out = run("""
+        import torch, tinytorch
+        try:
+            tinytorch.install_as_torch()
+        except RuntimeError as e:
+            print(e)
+    """)
+    assert "a module named 'torch' is already imported" in out and "before anything imports torch" in out
+
+
+def test_run_module_and_spawned_workers(tmp_path):
+    script = """
+        import sys
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+        class D(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, i):
+                return torch.tensor([float(i)])
+
+        if __name__ == "__main__":
+            import os
+            os.environ.pop("TINYTORCH_AS_TORCH")  # the workers must follow without the variable's .pth hook
+            print(torch.__name__, sys.argv[1:])
+            batches = list(DataLoader(D(), batch_size=2, num_workers=2, multiprocessing_context="spawn"))
+            print([b.flatten().tolist() for b in batches])
+    """
+    out = run(None, "-m", "tinytorch.run", script=script, tmp_path=tmp_path)
+    # the script's own arguments come after its path
+    assert out.splitlines() == ["tinytorch []", "[[0.0, 1.0], [2.0, 3.0]]"]
+
+
+def test_run_passes_arguments(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("import sys, torch\nprint(torch.__name__, sys.argv)\n")
+    environ = dict(os.environ, PYTHONPATH=ROOT)
+    res = subprocess.run([sys.executable, "-m", "tinytorch.run", str(path), "a", "--b"], capture_output=True,
+                         text=True, env=environ, cwd=ROOT, timeout=120)
+    assert res.stdout.strip() == f"tinytorch {[str(path), 'a', '--b']}", res.stderr
+
+
+def test_pth_line_reads_the_variable():
+    from tinytorch.run import PTH_LINE
+
+    code = PTH_LINE + "import sys\nprint(sys.modules.get('torch').__name__ if 'torch' in sys.modules else None)\n"
+    assert run(code, env={"TINYTORCH_AS_TORCH": "1"}).strip() == "tinytorch"
+    assert run(code, env={"TINYTORCH_AS_TORCH": "0"}).strip() == "None"
+
+
+def test_version_compares_as_the_api_it_mirrors():
+    import tinytorch
+
+    v = tinytorch.__version__
+    assert v == "2.13.0+tinytorch" and str(v).startswith("2.13.0")
+    assert v >= "2.0" and v > "2.12.9" and v < "2.14" and v >= (2, 13) and v < (2, 14, 0)
+    assert tinytorch.version.tinytorch_version == "0.1.0" and tinytorch.version.cuda is None
+    from importlib import metadata
+
+    with pytest.raises(metadata.PackageNotFoundError):  # tinytorch never answers for a "torch" distribution
+        if "torch" not in {d.metadata["Name"] for d in metadata.distributions()}:
+            metadata.version("torch")
+        else:
+            raise metadata.PackageNotFoundError("torch")  # real PyTorch installed beside: nothing to check

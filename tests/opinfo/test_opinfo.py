@@ -1,0 +1,89 @@
+"""PyTorch's own op test data as the spec: every public entry of ``op_db`` that tinytorch has, every
+sample of ``sample_inputs`` in float32 / float64 / int64 / bool / complex64, forward values, dtypes and shapes, and
+input gradients for a random cotangent, compared with PyTorch (``_opinfo.py`` runs one sample).
+
+Each difference that is not a failure of this test is listed, with its reason, in ``opinfo_known.py``.
+Its ``KNOWN`` list only shrinks: a listed difference that no longer shows fails the test too, so fixing
+an op means deleting its rows. Rows that differ on some CPU paths only (PyTorch's ATen / oneDNN / MKL
+path, numpy's SIMD targets, OpenBLAS's kernel: ``_paths.walk_paths``) are in ``PATH_DEPENDENT``, and
+may match or differ. ``test_figures`` holds the coverage figures at or above the floor reached."""
+import collections
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")  # torch.testing._internal needs it
+from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+
+import _opinfo  # noqa: E402
+from opinfo_known import KNOWN, PATH_DEPENDENT  # noqa: E402
+
+ENTRIES = [o for o in op_db if not o.name.startswith("_")]
+_CACHE: dict = {}
+
+# the floor of the figures (>= 545 of 682 present, >= 99.5 % of samples matching); raised
+# as the coverage grows, never lowered
+PRESENT_FLOOR = 668
+MATCH_FLOOR = 0.995
+# complex64 samples (added with complex tensors) are counted apart
+COMPLEX_MATCH_FLOOR = 0.98
+
+
+def _walk(opinfo) -> dict:
+    key = _opinfo.entry_id(opinfo)
+    if key not in _CACHE:
+        torch.set_num_threads(1)
+        _CACHE[key] = _opinfo.walk_entry(opinfo, torch)
+    return _CACHE[key]
+
+
+def _differences(result) -> dict:
+    """{"float32:3:fwd": reason} for every sample that did not match."""
+    out = {}
+    for dtype, i, fwd, bwd in result["results"]:
+        if fwd not in ("ok", "skip"):
+            out[f"{dtype}:{i}:fwd"] = fwd
+        if bwd not in (None, "ok"):
+            out[f"{dtype}:{i}:bwd"] = bwd
+    return out
+
+
+@pytest.mark.parametrize("opinfo", ENTRIES, ids=_opinfo.entry_id)
+def test_opinfo(opinfo):
+    result = _walk(opinfo)
+    key = _opinfo.entry_id(opinfo)
+    if not result["present"]:
+        assert key not in KNOWN, f"{key} is listed in opinfo_known.py but tinytorch does not have it"
+        pytest.skip(f"tinytorch has no {key}")
+    found = _differences(result)
+    known, either = KNOWN.get(key, {}), PATH_DEPENDENT.get(key, {})
+    new = {k: v for k, v in found.items() if k not in known and k not in either}
+    fixed = sorted(k for k in known if k not in found)
+    assert not new, f"differences from PyTorch not listed in opinfo_known.py: {new}"
+    assert not fixed, (f"listed in opinfo_known.py's KNOWN but now matching PyTorch (delete the rows, or rerun "
+                       f"tests/_opinfo_update.py if they differ on another CPU path): {fixed}")
+
+
+def test_figures():
+    present = 0
+    counts = {"real": collections.Counter(), "complex": collections.Counter()}
+    for opinfo in ENTRIES:
+        result = _walk(opinfo)
+        present += result["present"]
+        for dtype, _, fwd, bwd in result["results"]:
+            c = counts["complex" if dtype in _opinfo.COMPLEX else "real"]
+            if fwd != "skip":
+                c["fwd_ok" if fwd == "ok" else "fwd_bad"] += 1
+            if bwd is not None:
+                c["bwd_ok" if bwd == "ok" else "bwd_bad"] += 1
+    rates = {}
+    for kind, c in counts.items():
+        fwd = c["fwd_ok"] / max(1, c["fwd_ok"] + c["fwd_bad"])
+        bwd = c["bwd_ok"] / max(1, c["bwd_ok"] + c["bwd_bad"])
+        rates[kind] = (fwd, bwd)
+        print(f"\nop_db ({kind} dtypes): forward samples matching {fwd:.2%} of {c['fwd_ok'] + c['fwd_bad']}, "
+              f"backward {bwd:.2%} of {c['bwd_ok'] + c['bwd_bad']}")
+    print(f"op_db: {present} of {len(ENTRIES)} public entries present")
+    assert present >= PRESENT_FLOOR
+    assert min(rates["real"]) >= MATCH_FLOOR
+    assert min(rates["complex"]) >= COMPLEX_MATCH_FLOOR

@@ -1,0 +1,392 @@
+"""The compiled kernels (``tinytorch/_ops/_kernels/compiled/``, the optional ``[fast]`` extra: numba) give the
+floats of the numpy paths they replace, bit for bit, on generated inputs: each case runs a public op (or
+an optimizer step) with the kernels on and with them off in one process and compares every output,
+gradient and updated state. Where the numpy path carries PyTorch's bits, the kernel then carries them too
+(its distance to PyTorch is the numpy path's). Each case also checks that the kernels it is about ran.
+
+Without numba these tests skip (``TINYTORCH_REQUIRE_NUMBA=1`` makes that a failure, as CI sets it); the
+checks that the package works without numba, and never imports it on ``import tinytorch``, run always."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from tinytorch._ops._kernels import compiled
+
+_REQUIRE = os.environ.get("TINYTORCH_REQUIRE_NUMBA") == "1"
+
+
+def _numba_or_skip():
+    if os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0"):
+        pytest.skip("TINYTORCH_NO_NUMBA is set")
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        if _REQUIRE:
+            pytest.fail("numba missing but TINYTORCH_REQUIRE_NUMBA=1")
+        pytest.skip("numba is not installed (the [fast] extra)")
+    for name in compiled.FAMILIES:
+        if compiled.family(name) is None:
+            pytest.fail(f"numba is installed but the compiled kernels {name!r} failed to load")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """{"family.kernel": number of calls}, counted while the test runs."""
+    _numba_or_skip()
+    counts = {}
+    for name in compiled.FAMILIES:
+        module = compiled.family(name)
+        for attr in dir(module):
+            fn = getattr(module, attr)
+            if type(fn).__name__ == "CPUDispatcher" and fn.__module__ == module.__name__:
+                key = f"{name}.{attr}"
+                counts[key] = 0
+
+                def counted(*args, _fn=fn, _key=key):
+                    counts[_key] += 1
+                    return _fn(*args)
+
+                monkeypatch.setattr(module, attr, counted)
+    return counts
+
+
+def _bits(a) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    return a.reshape(-1).view(np.uint8)
+
+
+def _assert_same(got, want, where):
+    assert len(got) == len(want), where
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype and a.shape == b.shape, (where, i, a.dtype, b.dtype, a.shape, b.shape)
+        if not np.array_equal(_bits(a), _bits(b)):
+            differ = np.flatnonzero(_bits(a) != _bits(b))
+            pytest.fail(f"{where}: output {i} differs from the numpy path's in {differ.size} bytes "
+                        f"(first at byte {differ[0]}): {a.reshape(-1)[:4]} vs {b.reshape(-1)[:4]}")
+
+
+def _both(run):
+    """``run()``'s arrays with the compiled kernels on, then off."""
+    got = [np.array(a) for a in run()]
+    with compiled.disabled():
+        want = [np.array(a) for a in run()]
+    return got, want
+
+
+# -- the cases: (kernels that must run, a function of a seed returning a runner) ---------------------
+def _values(rng, shape, dt, kind):
+    """Generated inputs: scaled and shifted normals, with exact ties, zeros and large offsets mixed in."""
+    x = rng.standard_normal(shape) * rng.uniform(0.01, 50, shape[-1:]) + rng.uniform(-20, 20, shape[-1:])
+    if kind == 1:  # repeated values and zeros (ties, exact cancellations, zero variances)
+        x = np.round(x * 4) / 4
+        x[..., 0] = 0.0
+        x[..., -1] = 3.0
+    elif kind == 2:  # a large common offset (cancellation in x - mean), tiny scales
+        x = 1e4 + x * 1e-3
+    return x.astype(dt)
+
+
+def _batch_norm_case(seed):
+    rng = np.random.default_rng(seed)
+    n, c = [(32, 100), (32, 27), (2, 2), (64, 3), (200, 5), (7, 130)][seed % 6]
+    dt = [np.float32, np.float64][seed % 2]
+    affine, track, kind = seed % 3 != 2, seed % 4 != 3, seed % 3
+    x = _values(rng, (n, c), dt, kind)
+    g = rng.standard_normal((n, c)).astype(dt)
+    w, b = rng.uniform(-2, 2, c).astype(dt), rng.uniform(-1, 1, c).astype(dt)
+    rm, rv = rng.uniform(-1, 1, c).astype(dt), rng.uniform(0.5, 2, c).astype(dt)
+    w_grad = seed % 5 != 4
+
+    def run():
+        X = tt.tensor(x, requires_grad=True)
+        W = tt.tensor(w, requires_grad=w_grad) if affine else None
+        B = tt.tensor(b, requires_grad=True) if affine else None
+        RM, RV = (tt.tensor(rm.copy()), tt.tensor(rv.copy())) if track else (None, None)
+        out = tt.nn.functional.batch_norm(X, RM, RV, W, B, True, 0.1 + 0.05 * (seed % 3), 1e-5)
+        out.backward(tt.tensor(g))
+        grads = [t.grad for t in (X, W, B) if t is not None and t.requires_grad]
+        return [out.detach(), *grads, *([RM, RV] if track else [])]
+    return run
+
+
+def _batch_norm_module_case(seed):
+    """BatchNorm1d through its module (the fast entry ``batch_norm_training``), several steps, then eval."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    xs = [_values(rng, (32, 27), dt, k % 3) for k in range(3)]
+
+    def run():
+        tt.manual_seed(seed)
+        bn = tt.nn.BatchNorm1d(27, dtype=getattr(tt, np.dtype(dt).name))
+        outs = []
+        for x in xs:
+            X = tt.tensor(x, requires_grad=True)
+            y = bn(X)
+            (y * y).sum().backward()
+            outs += [y.detach(), X.grad]
+        outs += [bn.weight.grad, bn.bias.grad, bn.running_mean, bn.running_var]
+        bn.eval()
+        outs.append(bn(tt.tensor(xs[0])).detach())
+        return outs
+    return run
+
+
+def _layer_norm_case(seed):
+    rng = np.random.default_rng(seed)
+    shape = [(16, 32, 64), (5, 7), (3, 1, 130), (300, 2), (2, 3, 4, 9), (1, 1000)][seed % 6]
+    dt = [np.float32, np.float64][seed % 2]
+    c = shape[-1]
+    x = _values(rng, shape, dt, seed % 3)
+    g = rng.standard_normal(shape).astype(dt)
+    w, b = rng.uniform(-2, 2, c).astype(dt), rng.uniform(-1, 1, c).astype(dt)
+    affine = [(True, True), (True, False), (False, True), (False, False)][seed % 4]
+    permuted = seed % 4 == 1 and len(shape) == 3  # a gradient of permuted rows (batch_first attention)
+
+    def run():
+        X = tt.tensor(x, requires_grad=True)
+        W = tt.tensor(w, requires_grad=seed % 5 != 0) if affine[0] else None
+        B = tt.tensor(b, requires_grad=True) if affine[1] else None
+        out = tt.nn.functional.layer_norm(X, (c,), W, B, 1e-5)
+        G = tt.tensor(np.ascontiguousarray(g.swapaxes(0, 1))).transpose(0, 1) if permuted else tt.tensor(g)
+        out.backward(G)
+        return [out.detach(), *[t.grad for t in (X, W, B) if t is not None and t.requires_grad]]
+    return run
+
+
+def _gelu_case(seed):
+    rng = np.random.default_rng(seed)
+    scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
+    x = (rng.standard_normal((16, 32, 25)) * scale).astype(np.float32)
+    # the edges: signed zeros, infinities, NaN, subnormals, huge values, exp's underflow threshold
+    edges = [0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3e38, -3e38, 13.2, -13.2, 9.3, -9.3, 1e-20]
+    x.reshape(-1)[:len(edges)] = edges
+    g = rng.standard_normal(x.shape).astype(np.float32)
+
+    def run():
+        X = tt.tensor(x, requires_grad=True)
+        y = tt.nn.functional.gelu(X)
+        y.backward(tt.tensor(g))
+        return [y.detach(), X.grad]
+    return run
+
+
+def _adam_case(seed):
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    cls = [tt.optim.Adam, tt.optim.AdamW][(seed // 2) % 2]
+    kw = [{}, {"weight_decay": 0.1}, {"amsgrad": True, "maximize": True}, {"betas": (0.3, 0.5), "lr": 0.1},
+          {"betas": (0.7, 0.9), "weight_decay": 1e-3, "eps": 1e-3, "amsgrad": True}][seed % 5]
+    shapes = [(7, 5), (5,), (300,), ()]
+    init = [rng.standard_normal(s).astype(dt) for s in shapes]
+    grads = [[(rng.standard_normal(s) * 10.0 ** rng.uniform(-4, 2)).astype(dt) for s in shapes] for _ in range(5)]
+
+    def run():
+        params = [tt.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = cls(params, **kw)
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = tt.tensor(g)
+            opt.step()
+        out = [p.detach() for p in params]
+        for p in params:
+            out += [v for k, v in sorted(opt.state[p].items())]
+        return out
+    return run
+
+
+def _rnn_case(seed):
+    rng = np.random.default_rng(seed)
+    mode = ["LSTM", "GRU"][seed % 2]
+    dt = [np.float32, np.float64][(seed // 2) % 2]
+    T, B, inp, hid = (int(v) for v in rng.integers(1, 9, 4))
+    bias, packed, bidir = seed % 3 != 0, seed % 5 == 0, seed % 4 == 1
+    proj = mode == "LSTM" and seed % 7 == 3 and hid > 1
+    layers = 2 if seed % 6 == 2 else 1
+    x = (rng.standard_normal((T, B, inp)) * 2).astype(dt)
+    lengths = sorted(rng.integers(1, T + 1, B).tolist(), reverse=True)
+    lengths[0] = T
+    with_state = seed % 3 == 1
+    hout = hid - 1 if proj else hid
+    h0 = rng.standard_normal((layers * (2 if bidir else 1), B, hout)).astype(dt)
+
+    def run():
+        tt.manual_seed(seed)
+        kw = {"proj_size": hid - 1} if proj else {}
+        m = getattr(tt.nn, mode)(inp, hid, bias=bias, bidirectional=bidir, num_layers=layers, **kw)
+        m = m.to(getattr(tt, np.dtype(dt).name))
+        X = tt.tensor(x, requires_grad=True)
+        inp_ = tt.nn.utils.rnn.pack_padded_sequence(X, lengths) if packed else X
+        H = tt.tensor(h0, requires_grad=True)
+        if with_state:
+            state = (H, tt.tensor(np.zeros(h0.shape[:2] + (hid,), dt) + 0.5, requires_grad=True)) if mode == "LSTM" else H
+            out, st = m(inp_, state)
+        else:
+            out, st = m(inp_)
+        if packed:
+            out = tt.nn.utils.rnn.pad_packed_sequence(out)[0]
+        hn = st[0] if mode == "LSTM" else st
+        loss = (out * out).sum() + (hn * 1.5).sum() + (st[1].sum() if mode == "LSTM" else 0)
+        loss.backward()
+        return [out.detach(), hn.detach(), X.grad, *[p.grad for p in m.parameters()]]
+    return run
+
+
+def _lstm_model_case(seed):
+    """bench_rnn's shapes: nn.LSTM(64, 128) on (32, 32, 64), float32 (oneDNN's order), no grad of h0."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((32, 32, 64)).astype(np.float32)
+
+    def run():
+        tt.manual_seed(seed)
+        m = tt.nn.LSTM(64, 128)
+        X = tt.tensor(x, requires_grad=True)
+        out, (h, c) = m(X)
+        out.sum().backward()
+        with tt.no_grad():
+            inference, _ = m(X)
+        return [out.detach(), h.detach(), c.detach(), X.grad, *[p.grad for p in m.parameters()], inference]
+    return run
+
+
+CASES = {
+    "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
+    "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
+    "layer_norm": (("layer_norm.forward", "layer_norm.backward"), _layer_norm_case, 12),
+    "gelu": (("gelu.forward", "gelu.backward"), _gelu_case, 6),
+    "adam": (("adam.update",), _adam_case, 10),
+    "lstm": (("rnn.lstm_bptt_factors",), _rnn_case, 14),
+    "lstm_onednn": (("rnn.lstm_gates_onednn", "rnn.lstm_cell_onednn", "rnn.lstm_bptt_step", "rnn.lstm_bptt_factors"),
+                    _lstm_model_case, 2),
+    "gru": (("rnn.gru_gates", "rnn.gru_candidate", "rnn.gru_output", "rnn.gru_bptt_step", "rnn.gru_dh"), _rnn_case, 14),
+}
+
+
+def _params():
+    for name, (_, _, count) in CASES.items():
+        for seed in range(count):
+            if name in ("lstm", "gru") and seed % 2 != (name == "gru"):
+                continue  # _rnn_case: even seeds are LSTMs, odd ones GRUs
+            yield pytest.param(name, seed, id=f"{name}-{seed}")
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("name, seed", list(_params()))
+def test_compiled_kernel_gives_the_numpy_paths_floats(calls, name, seed):
+    kernels, make, _ = CASES[name]
+    got, want = _both(make(seed))
+    _assert_same(got, want, f"{name} seed {seed}")
+    ran = {k: calls[k] for k in kernels}
+    assert all(ran.values()), f"kernels that did not run: {ran}"
+
+
+@pytest.mark.bitexact
+def test_every_kernel_is_tested(calls):
+    """Each compiled kernel has a case above that checks it ran."""
+    tested = {k for kernels, _, _ in CASES.values() for k in kernels}
+    assert set(calls) == tested
+
+
+def test_gelu_kernel_matches_exhaustively_on_a_float32_sweep():
+    """GELU's kernel against the numpy steps on a sweep of float32 bit patterns (every 4099th one, both
+    signs: about 2 million values across every exponent)."""
+    _numba_or_skip()
+    from tinytorch._ops._kernels import gelu_onednn
+
+    fast = compiled.family("gelu")
+    bits = np.arange(0, 2 ** 32, 4099, dtype=np.uint64).astype(np.uint32)
+    s = bits.view(np.float32)
+    got = fast.forward(s)
+    want = gelu_onednn.gelu_forward(s)
+    _assert_same(list(got), list(want), "gelu forward sweep")
+    g = np.ones_like(s)
+    with np.errstate(all="ignore"):
+        _assert_same([fast.backward(g, s, got[1], got[2])], [gelu_onednn.gelu_backward(g, s, want[1], want[2])],
+                     "gelu backward sweep")
+
+
+def test_pairwise_sum_is_numpys():
+    """The kernels' row sum against ``np.add.reduce`` for every length to 300 and some longer ones (up to
+    numpy 1.x's buffer of 8192 elements: numpy 1.x sums a longer row in pieces of that size, numpy 2 in one
+    pairwise sum; the layer_norm kernel takes rows of at most 8192)."""
+    _numba_or_skip()
+    from numba import njit
+
+    from tinytorch._ops._kernels.compiled._common import row_sum
+
+    @njit
+    def summed(a, stride):
+        return row_sum(a, 0, a.size // stride, stride)
+
+    rng = np.random.default_rng(0)
+    longer = [12345, 100000] if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else []
+    for n in [*range(1, 300), 1000, 4096, 8192, *longer]:
+        for dt in (np.float32, np.float64):
+            a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, n)).astype(dt)
+            assert summed(a, 1) == np.add.reduce(a), (n, dt)
+            assert summed(np.stack([a, a], 1).reshape(-1), 2) == np.add.reduce(a), (n, dt)
+    assert str(summed(np.full(3, -0.0), 1)) == str(np.add.reduce(np.full(3, -0.0)))  # +0.0, as numpy
+
+
+# -- without numba --------------------------------------------------------------------------------------
+_STEP = ("import numpy as np, tinytorch as tt\n"
+         "tt.manual_seed(0)\n"
+         "m = tt.nn.Sequential(tt.nn.Linear(5, 8), tt.nn.BatchNorm1d(8), tt.nn.LayerNorm(8), tt.nn.GELU())\n"
+         "opt = tt.optim.AdamW(m.parameters())\n"
+         "x = tt.randn(16, 5)\n"
+         "for _ in range(3):\n"
+         "    opt.zero_grad(); m(x).pow(2).sum().backward(); opt.step()\n"
+         "print(float(m(x).sum()), *(float(p.sum()) for p in m.parameters()))\n")
+
+
+def _run(code: str, **env) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, **env)).stdout
+
+
+def test_import_never_imports_numba():
+    code = "import sys, tinytorch\nprint('numba' in sys.modules)"
+    assert _run(code).strip() == "False"
+
+
+def test_without_numba_the_numpy_path_runs_and_prints_the_same_numbers():
+    """numba unimportable (a stand-in that fails), or switched off: the step runs on numpy, silently, and
+    gives the numbers it gives with the compiled kernels."""
+    blocked = "import sys\nsys.modules['numba'] = None\n" + _STEP + "print('numba' in sys.modules and sys.modules['numba'] is not None)\n"
+    out_blocked = _run(blocked).split()
+    assert out_blocked[-1] == "False"
+    off = _STEP + "import sys\nprint('numba' in sys.modules)\n"
+    out_off = _run(off, TINYTORCH_NO_NUMBA="1").split()
+    assert out_off[-1] == "False"
+    assert out_blocked[:-1] == out_off[:-1]
+    on = _run(_STEP + "from tinytorch._ops._kernels import compiled\nprint(compiled.available())\n").split()
+    if on[-1] == "True":
+        assert on[:-1] == out_off[:-1]
+
+
+def test_switching_off_inside_a_process():
+    assert compiled.set_enabled(False) in (True, False)
+    try:
+        assert compiled.family("batch_norm") is None
+    finally:
+        compiled.set_enabled(os.environ.get("TINYTORCH_NO_NUMBA", "") in ("", "0"))
+
+
+@pytest.mark.bitexact
+def test_read_only_inputs(calls):
+    """Tensors over read-only arrays reach the kernels that only read them (and give the same floats)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 6)).astype(np.float32)
+    x.flags.writeable = False
+
+    def run():
+        X = tt.from_numpy(x)
+        W = tt.from_numpy(x[0].copy())
+        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X, (6,), W, None),
+                tt.nn.functional.batch_norm(X, None, None, W, None, True)]
+    got, want = _both(run)
+    _assert_same(got, want, "read-only inputs")
+    assert calls["gelu.forward"] and calls["layer_norm.forward"] and calls["batch_norm.train_forward"]

@@ -1,0 +1,6 @@
+"""``tinytorch._dynamo.utils``: ``is_compile_supported`` (True on the CPU, where ``torch.compile`` runs)."""
+
+
+def is_compile_supported(device_type) -> bool:
+    """True for the CPU: ``torch.compile`` accepts functions there (tinytorch runs them eagerly)."""
+    return str(device_type) == "cpu"

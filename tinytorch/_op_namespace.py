@@ -1,0 +1,535 @@
+"""``tinytorch.ops`` (PyTorch's ``torch.ops``): the operators registered through ``tinytorch.library``, by
+namespace: ``torch.ops.mylib.foo(x)``, ``torch.ops.mylib.foo.default``, ``torch.ops.aten.add``.
+
+An operator is a schema (``"foo(Tensor x, float s=1.) -> Tensor"``) plus kernels by dispatch key.
+A call runs, in PyTorch's order for a CPU tensor: the ``AutocastCPU`` kernel while CPU autocast is on
+(unless an ``_ExcludeDispatchKeyGuard`` hides it), the autograd formula of ``register_autograd`` when
+grad mode is on and a tensor argument requires grad (the kernel then runs below autograd, as a node
+whose backward is the registered one), an ``Autograd``/``AutogradCPU`` kernel, then the backend kernel
+(``CPU``, ``CompositeExplicitAutograd``, or a ``CompositeImplicitAutograd`` one, which runs above
+autograd: its own ops record the graph). ``Meta`` kernels and fake implementations are kept as
+registered, and never run: tinytorch has no meta tensors.
+
+``torch.ops.aten.X`` is tinytorch's own op ``X`` where one exists under that name (``tinytorch.X``,
+``tinytorch.nn.functional.X`` or the method ``Tensor.X``); every overload name (``.default``,
+``.Tensor``, ``.Scalar``...) calls it.
+
+``torch.ops.load_library(path)`` loads a shared library with ctypes, as PyTorch does; an operator
+library built against PyTorch's C++ (libtorch) cannot load into tinytorch and raises OSError, which
+torchvision's loader tolerates. The one exception is torchvision's own extensions (``_C``,
+``_C_stable``, ``image``, ``image_stable`` inside a ``torchvision`` folder): tinytorch has those
+operators in Python (``tinytorch/_vision_ops.py``, named in ``_PROVIDERS``), and "loading" such a
+library registers them."""
+from __future__ import annotations
+
+import os
+import re
+import threading
+import types
+
+from .amp import autocast_mode as _autocast_mode
+from .autograd.function import Function
+from .autograd.grad_mode import _State
+from ._ops._core.registry import namespace as _namespace
+from .tensor import Tensor
+
+__all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
+
+
+# -- schemas -------------------------------------------------------------------------------------------
+class Argument:
+    __slots__ = ("name", "type", "default", "has_default", "kwarg_only")
+
+    def __init__(self, name, type_, default, has_default, kwarg_only):
+        self.name, self.type, self.default, self.has_default, self.kwarg_only = \
+            name, type_, default, has_default, kwarg_only
+
+    def __repr__(self) -> str:
+        d = f"={self.default!r}" if self.has_default else ""
+        return f"{self.type} {self.name}{d}"
+
+
+class FunctionSchema:
+    """A parsed operator schema: ``ns::name.overload(args) -> returns``."""
+
+    def __init__(self, text: str, namespace: str | None = None):
+        self.text = text
+        m = re.match(r"^\s*(?:([\w]+)::)?([\w]+)(?:\.([\w]+))?\s*\((.*)\)\s*->\s*(.*?)\s*$", text, re.S)
+        if m is None:
+            raise RuntimeError(f"Unknown schema format: {text!r}")
+        ns, self.op_name, overload, args, rets = m.groups()
+        self.namespace = ns or namespace
+        self.overload_name = overload or ""
+        self.arguments = []
+        kwarg_only = False
+        for part in _split_top(args):
+            part = part.strip()
+            if not part:
+                continue
+            if part == "*":
+                kwarg_only = True
+                continue
+            decl, eq, default = part.partition("=")
+            pieces = decl.strip().rsplit(None, 1)
+            if len(pieces) != 2:
+                raise RuntimeError(f"schema {text!r}: argument {part!r} needs a type and a name")
+            type_, name = pieces
+            self.arguments.append(Argument(name, type_, _parse_default(default.strip(), type_) if eq else None,
+                                           bool(eq), kwarg_only))
+        rets = rets.strip()
+        if rets.startswith("(") and rets.endswith(")"):
+            rets = rets[1:-1]
+        self.returns = [r.strip() for r in _split_top(rets) if r.strip()]
+
+    @property
+    def name(self) -> str:
+        return f"{self.namespace}::{self.op_name}"
+
+    def normalize(self, args, kwargs) -> tuple:
+        """(positional, keyword-only) arguments as PyTorch hands them to a kernel: every argument given, defaults
+        filled in, the keyword-only ones as keywords."""
+        bound = self.bind(args, kwargs)
+        n = sum(1 for a in self.arguments if not a.kwarg_only)
+        return bound[:n], {a.name: v for a, v in zip(self.arguments[n:], bound[n:])}
+
+    def bind(self, args, kwargs) -> tuple:
+        """Every argument, in schema order, from a call's positional and keyword arguments (defaults filled)."""
+        out = list(args)
+        if len(out) > len(self.arguments):
+            raise TypeError(f"{self.name}() expected at most {len(self.arguments)} argument(s) but received "
+                            f"{len(out)} argument(s). Declaration: {self.text}")
+        kwargs = dict(kwargs)
+        for a in self.arguments[len(out):]:
+            if a.name in kwargs:
+                out.append(kwargs.pop(a.name))
+            elif a.has_default:
+                out.append(a.default)
+            else:
+                raise TypeError(f"{self.name}() is missing value for argument '{a.name}'. Declaration: {self.text}")
+        if kwargs:
+            raise TypeError(f"{self.name}() got an unexpected keyword argument '{next(iter(kwargs))}'. "
+                            f"Declaration: {self.text}")
+        return tuple(out)
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+def _split_top(text: str) -> list:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _parse_default(text: str, type_: str):
+    if text == "None":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    if text.startswith("[") and text.endswith("]"):
+        inner = [p.strip() for p in text[1:-1].split(",") if p.strip()]
+        return [_parse_default(p, type_.rstrip("[]?0123456789")) for p in inner]
+    if text[:1] in "\"'":
+        return text[1:-1]
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text  # an enum-like name (contiguous_format, Mean...): kept as written
+    m = re.match(r"^(int|SymInt)\[(\d+)\]", type_)
+    if m:  # "int[2] stride=1" means [1, 1]
+        return [value] * int(m.group(2))
+    return float(value) if type_.rstrip("?") == "float" else value
+
+
+def parse_schema(text: str) -> FunctionSchema:
+    return FunctionSchema(text)
+
+
+# -- dispatch keys excluded by _C._ExcludeDispatchKeyGuard, per thread ---------------------------------------
+class _Excluded(threading.local):
+    def __init__(self):
+        self.keys = frozenset()
+
+
+_excluded = _Excluded()
+
+
+def excluded_keys():
+    return _excluded
+
+
+_AUTOGRAD_KEYS = ("AutogradCPU", "Autograd", "CompositeImplicitAutograd")
+_BACKEND_KEYS = ("CPU", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+
+
+class OpOverload:
+    """One overload of an operator: ``torch.ops.ns.op.default``. Calling it dispatches (see the module)."""
+
+    def __init__(self, packet: "OpOverloadPacket", overload_name: str, schema: FunctionSchema):
+        self._packet = packet
+        self._overloadname = overload_name or "default"
+        self._schema = schema
+        self.kernels = {}          # dispatch key -> callable
+        self.autograd = None       # (backward, setup_context) from register_autograd
+        self.fake = None           # the fake (meta) implementation: kept, never run
+        self.__name__ = f"{packet._name}.{self._overloadname}"
+        self.__qualname__ = self.__name__
+        self.__module__ = f"torch.ops.{packet._namespace}"
+
+    @property
+    def namespace(self) -> str:
+        return self._packet._namespace
+
+    @property
+    def overloadpacket(self) -> "OpOverloadPacket":
+        return self._packet
+
+    @property
+    def op(self):
+        return self
+
+    def name(self) -> str:
+        suffix = "" if self._overloadname == "default" else f".{self._overloadname}"
+        return f"{self._packet._namespace}::{self._packet._name}{suffix}"
+
+    def __repr__(self) -> str:
+        return f"{self._packet._namespace}.{self._packet._name}.{self._overloadname}"
+
+    def has_kernel_for_dispatch_key(self, key) -> bool:
+        return str(getattr(key, "name", key)) in self.kernels
+
+    def __call__(self, *args, **kwargs):
+        kernels = self.kernels
+        excluded = _excluded.keys
+        if "AutocastCPU" in kernels and "AutocastCPU" not in excluded and _autocast_mode.is_autocast_enabled("cpu"):
+            return kernels["AutocastCPU"](*args, **kwargs)
+        if self.autograd is not None and _State.enabled and _any_requires_grad(args, kwargs):
+            return _autograd_call(self, args, kwargs)
+        for key in _AUTOGRAD_KEYS:
+            if key in kernels and key not in excluded:
+                return kernels[key](*args, **kwargs)
+        for key in _BACKEND_KEYS:
+            if key in kernels:
+                # as PyTorch's autograd fallback for Python kernels: the kernel's own ops record the graph
+                return kernels[key](*args, **kwargs)
+        raise NotImplementedError(
+            f"Could not run '{self.name()}' with arguments from the 'CPU' backend. This could be because the "
+            "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+            f"(if using custom build). '{self.name()}' is only available for these backends: "
+            f"[{', '.join(sorted(kernels)) or 'none'}].")
+
+    def redispatch(self, keyset, *args, **kwargs):
+        return self(*args, **kwargs)
+
+    def decompose(self, *args, **kwargs):
+        if "CompositeImplicitAutograd" in self.kernels:
+            return self.kernels["CompositeImplicitAutograd"](*args, **kwargs)
+        return NotImplemented
+
+
+def _any_requires_grad(args, kwargs) -> bool:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            if a.requires_grad:
+                return True
+        elif isinstance(a, (list, tuple)):
+            if any(isinstance(b, Tensor) and b.requires_grad for b in a):
+                return True
+    return False
+
+
+def _autograd_call(overload: OpOverload, args, kwargs):
+    """The kernel under a node whose backward is ``register_autograd``'s: setup_context(ctx, inputs, output)
+    runs after the forward, as in PyTorch."""
+
+    backward, setup_context = overload.autograd
+    inputs, kwonly = overload._schema.normalize(args, kwargs)
+    fn = overload.__dict__.get("_autograd_function")
+    if fn is None:
+        def forward(ctx, *inputs):
+            kwonly = inputs[-1]
+            inputs = inputs[:-1]
+            with _exclude(("AutogradCPU", "Autograd")):
+                out = overload(*inputs, **kwonly)
+            if setup_context is not None:
+                if kwonly:
+                    setup_context(ctx=ctx, inputs=inputs, keyword_only_inputs=kwonly, output=out)
+                else:
+                    setup_context(ctx=ctx, inputs=inputs, output=out)
+            return out
+
+        def backward_(ctx, *grads):
+            grads_in = backward(ctx, *grads)
+            if not isinstance(grads_in, tuple):
+                grads_in = (grads_in,)
+            return (*grads_in, None)  # and none for the keyword-only arguments' slot
+
+        # PyTorch's name: GeneratedBackwardFor_<ns>_<op>_<overload>, whose node prints with "Backward" added
+        name = f"GeneratedBackwardFor_{overload.namespace}_{overload._packet._name}_{overload._overloadname}"
+        fn = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward_)})
+        overload._autograd_function = fn
+    return fn.apply(*inputs, kwonly)
+
+
+class _exclude:
+    """Hide dispatch keys for the calls inside (``_C._ExcludeDispatchKeyGuard``)."""
+
+    def __init__(self, keys):
+        self._keys = frozenset(keys)
+
+    def __enter__(self):
+        self._prev = _excluded.keys
+        _excluded.keys = self._prev | self._keys
+        return self
+
+    def __exit__(self, *exc):
+        _excluded.keys = self._prev
+        return False
+
+
+class OpOverloadPacket:
+    """An operator by name, all its overloads: ``torch.ops.ns.op``; calling it calls the overload the
+    arguments select (the ``default`` one, or the only one)."""
+
+    def __init__(self, namespace: str, name: str):
+        self._namespace = namespace
+        self._name = name
+        self._overloads = {}  # overload name ("default" for "") -> OpOverload
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__module__ = f"torch.ops.{namespace}"
+
+    @property
+    def _qualified_op_name(self) -> str:
+        return f"{self._namespace}::{self._name}"
+
+    def overloads(self) -> list:
+        return list(self._overloads)
+
+    def __getattr__(self, name):
+        overloads = self.__dict__.get("_overloads", {})
+        if name in overloads:
+            return overloads[name]
+        raise AttributeError(f"The underlying op of '{self._namespace}.{self._name}' has no overload name '{name}'")
+
+    def __repr__(self) -> str:
+        return f"{self._namespace}.{self._name}"
+
+    def __call__(self, *args, **kwargs):
+        ov = self._overloads.get("default")
+        if ov is None:
+            if len(self._overloads) != 1:
+                raise RuntimeError(f"{self._qualified_op_name}: several overloads ({', '.join(self._overloads)}); "
+                                   "call one of them (torch.ops.ns.op.overload)")
+            ov = next(iter(self._overloads.values()))
+        return ov(*args, **kwargs)
+
+
+class _OpNamespace(types.ModuleType):
+    """``torch.ops.<namespace>``: its operators as attributes."""
+
+    def __init__(self, name: str):
+        super().__init__("torch.ops." + name)
+        self.name = name
+        self._packets = {}
+
+    def __getattr__(self, op_name):
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        packets = self.__dict__["_packets"]
+        if op_name in packets:
+            return packets[op_name]
+        raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+
+    def __iter__(self):
+        return iter(self._packets)
+
+    def __dir__(self):
+        return sorted(self._packets)
+
+
+class _AtenNamespace(_OpNamespace):
+    """``torch.ops.aten``: tinytorch's own ops under their ATen names."""
+
+    def __getattr__(self, op_name):
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        packets = self.__dict__["_packets"]
+        if op_name in packets:
+            return packets[op_name]
+        fn = _aten_function(op_name)
+        if fn is None:
+            raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op_name}'")
+        packet = _AtenPacket("aten", op_name, fn)
+        packets[op_name] = packet
+        return packet
+
+
+def _aten_function(name: str):
+    """tinytorch's op named ``name`` (or without a leading underscore): its torch-level function, its
+    nn.functional one, or the Tensor method."""
+    base = name[1:] if name.startswith("_") and not name.startswith("__") else name
+    for candidate in (name, base):
+        for which in ("torch", "nn.functional"):
+            fn = _namespace(which).get(candidate)
+            if fn is not None:
+                return fn
+        method = getattr(Tensor, candidate, None)
+        if callable(method) and not isinstance(method, type):
+            return method
+    return None
+
+
+class _AtenOverload:
+    def __init__(self, packet, overload_name: str):
+        self._packet = packet
+        self._overloadname = overload_name
+        self.__name__ = f"{packet._name}.{overload_name}"
+
+    def name(self) -> str:
+        suffix = "" if self._overloadname == "default" else f".{self._overloadname}"
+        return f"aten::{self._packet._name}{suffix}"
+
+    @property
+    def overloadpacket(self):
+        return self._packet
+
+    def __call__(self, *args, **kwargs):
+        if self._overloadname == "out" or self._overloadname.endswith("_out"):
+            return self._packet._fn(*args, **kwargs)
+        return self._packet._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"aten.{self._packet._name}.{self._overloadname}"
+
+
+class _AtenPacket:
+    def __init__(self, namespace, name, fn):
+        self._namespace = namespace
+        self._name = name
+        self._fn = fn
+        self.__name__ = name
+        self._overloads = {}
+
+    @property
+    def _qualified_op_name(self) -> str:
+        return f"aten::{self._name}"
+
+    def overloads(self) -> list:
+        return list(self._overloads) or ["default"]
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        ovs = self.__dict__["_overloads"]
+        if overload not in ovs:
+            ovs[overload] = _AtenOverload(self, overload)
+        return ovs[overload]
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"aten.{self._name}"
+
+
+# -- torch.ops ---------------------------------------------------------------------------------------------
+class _Ops(types.ModuleType):
+    """``torch.ops``: ``torch.ops.<namespace>.<op>``, ``load_library``, ``loaded_libraries``."""
+
+    __file__ = "_ops.py"
+
+    def __init__(self):
+        super().__init__("torch.ops")
+        self.loaded_libraries = set()
+        self._namespaces = {"aten": _AtenNamespace("aten")}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        spaces = self.__dict__["_namespaces"]
+        if name not in spaces:
+            spaces[name] = _OpNamespace(name)  # as PyTorch: any namespace name answers, empty until registered
+        return spaces[name]
+
+    def __iter__(self):
+        return iter(self._namespaces)
+
+    def import_module(self, module):
+        import importlib
+
+        importlib.import_module(module)
+
+    def load_library(self, path) -> None:
+        """Load a shared library of operators. tinytorch cannot load a library built against libtorch (OSError,
+        as PyTorch raises for a library that fails to load); torchvision's extensions register tinytorch's Python
+        implementations of their operators instead (see the module)."""
+        path = os.fspath(path)
+        provider = _provided_library(path)
+        if provider is not None:
+            provider()
+            self.loaded_libraries.add(path)
+            return
+        import ctypes
+
+        try:
+            ctypes.CDLL(path)
+        except OSError as exc:
+            raise OSError(f"Could not load this library: {path} ({exc}; tinytorch loads plain shared libraries "
+                          "only: an operator library built against PyTorch's C++ (libtorch) cannot load)") from None
+        self.loaded_libraries.add(path)
+
+    # registration helpers used by tinytorch.library
+    def _packet(self, namespace: str, name: str, create: bool = False):
+        space = getattr(self, namespace)
+        packet = space._packets.get(name)
+        if packet is None and create:
+            packet = space._packets[name] = OpOverloadPacket(namespace, name)
+        return packet
+
+
+# (package folder, library stem) -> (module, function) registering tinytorch's Python operators for that
+# extension; the module is imported when such a library is loaded, not with tinytorch
+_PROVIDERS = {("torchvision", stem): (f"{__package__}._vision_ops", "register_vision_ops")
+              for stem in ("_C", "_C_stable")}
+_PROVIDERS.update({("torchvision", stem): (f"{__package__}._vision_ops", "register_image_ops")
+                   for stem in ("image", "image_stable")})
+
+
+def _provided_library(path: str):
+    """The registration function of an extension tinytorch implements in Python, for ``path``; else None."""
+    import importlib
+
+    folder, base = os.path.split(os.path.abspath(path))
+    found = _PROVIDERS.get((os.path.basename(folder), base.split(".", 1)[0]))
+    return None if found is None else getattr(importlib.import_module(found[0]), found[1])
+
+
+ops = _Ops()
+
+
+def lookup(qualname: str, create_from_schema: FunctionSchema | None = None):
+    """The OpOverload named ``ns::name[.overload]``; None when it is not defined."""
+    ns, sep, rest = qualname.partition("::")
+    if not sep:
+        raise ValueError(f"expected an operator name of the form 'namespace::name', got {qualname!r}")
+    name, _, overload = rest.partition(".")
+    packet = ops._packet(ns, name)
+    if packet is None:
+        return None
+    return packet._overloads.get(overload or "default")

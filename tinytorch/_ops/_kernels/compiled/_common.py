@@ -1,0 +1,155 @@
+"""What the compiled kernels share: numba's import, LLVM's fused multiply-add, a cast to an array's float
+type, and numpy's pairwise sum (the order ``np.add.reduce`` sums a contiguous row in)."""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["bits_float", "float_bits", "fma", "jit", "like", "pairwise", "readonly", "row_sum"]
+
+
+def jit(signatures):
+    """numba's ``njit`` for the given signatures, compiled at import (a failure there is the caller's
+    fallback to numpy) and cached on disk; no fast-math, so every operation rounds as written."""
+    return njit(signatures, cache=True, nogil=True, error_model="numpy")
+
+
+def readonly(dtype, ndim: int, layout: str = "C"):
+    """The numba type of an array argument only read: it takes read-only arrays (a tensor over a read-only
+    buffer, a broadcast gradient) as well as writable ones."""
+    return types.Array(dtype, ndim, layout, readonly=True)
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a * b + c with one rounding (``llvm.fma``: the hardware's instruction, or libm's exact fma)."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, args):
+        lty = context.get_value_type(signature.return_type)
+        name = "llvm.fma.f32" if a.bitwidth == 32 else "llvm.fma.f64"
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(lty, [lty, lty, lty]), name)
+        return builder.call(fn, args)
+
+    return a(a, b, c), codegen
+
+
+@intrinsic
+def like(typingctx, model, value):
+    """``value`` converted to ``model``'s float type, rounded to nearest (numpy's ``astype``)."""
+    if not isinstance(model, types.Float):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[1], signature.args[1], signature.return_type)
+
+    return model(model, value), codegen
+
+
+@njit(cache=True, nogil=True)
+def _block(a, lo, n, stride):
+    """numpy's pairwise sum of at most 128 terms: plain below 8, else eight running sums."""
+    if n < 8:
+        res = like(a[lo], 0.0)
+        for i in range(n):
+            res += a[lo + i * stride]
+        return res
+    r0 = a[lo]
+    r1 = a[lo + stride]
+    r2 = a[lo + 2 * stride]
+    r3 = a[lo + 3 * stride]
+    r4 = a[lo + 4 * stride]
+    r5 = a[lo + 5 * stride]
+    r6 = a[lo + 6 * stride]
+    r7 = a[lo + 7 * stride]
+    m = n - n % 8
+    i = 8
+    while i < m:
+        p = lo + i * stride
+        r0 += a[p]
+        r1 += a[p + stride]
+        r2 += a[p + 2 * stride]
+        r3 += a[p + 3 * stride]
+        r4 += a[p + 4 * stride]
+        r5 += a[p + 5 * stride]
+        r6 += a[p + 6 * stride]
+        r7 += a[p + 7 * stride]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i * stride]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def pairwise(a, lo, n, stride):
+    """numpy's pairwise sum of ``a[lo], a[lo + stride], ...`` (n terms, 1-d ``a``): blocks of at most 128
+    terms (``_block``), halves above, split at a multiple of 8 (numpy's ``pairwise_sum``, in the array's
+    precision). numpy recurses; this walks the same tree with explicit stacks (a recursive function does
+    not load back from numba's cache)."""
+    if n <= 128:
+        return _block(a, lo, n, stride)
+    starts = np.empty(64, np.int64)
+    sizes = np.empty(64, np.int64)
+    stages = np.empty(64, np.int64)
+    values = np.empty(64, a.dtype)
+    starts[0], sizes[0], stages[0] = lo, n, 0
+    top, held = 1, 0
+    while top:
+        s, m, stage = starts[top - 1], sizes[top - 1], stages[top - 1]
+        if m <= 128:
+            values[held] = _block(a, s, m, stride)
+            held += 1
+            top -= 1
+            continue
+        half = m // 2
+        half -= half % 8
+        if stage == 0:  # the left half first
+            stages[top - 1] = 1
+            starts[top], sizes[top], stages[top] = s, half, 0
+            top += 1
+        elif stage == 1:  # then the right half
+            stages[top - 1] = 2
+            starts[top], sizes[top], stages[top] = s + half * stride, m - half, 0
+            top += 1
+        else:  # both done: their sum
+            values[held - 2] = values[held - 2] + values[held - 1]
+            held -= 1
+            top -= 1
+    return values[0]
+
+
+@njit(cache=True, nogil=True)
+def row_sum(a, lo, n, stride):
+    """``np.add.reduce`` of a contiguous (or evenly strided) row: its pairwise sum added to the reduction's
+    start, +0.0 (so a row of negative zeros sums to +0.0, as in numpy)."""
+    return like(a[lo], 0.0) + pairwise(a, lo, n, stride)
+
+
+@intrinsic
+def float_bits(typingctx, value):
+    """The bits of a float32 as an int32 (a reinterpretation, as numpy's ``view``)."""
+    if value != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.int32(value), codegen
+
+
+@intrinsic
+def bits_float(typingctx, value):
+    """The float32 whose bits are the int32 ``value``."""
+    if value != types.int32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(value), codegen

@@ -1,0 +1,522 @@
+"""Intra-op parallelism: a pool of Python threads running numpy on disjoint parts of one op.
+
+numpy releases the GIL inside its loops (ufuncs, reductions, copies, BLAS calls), so threads that each
+run numpy on their own slice of an array run on separate cores. This module is the one place that
+knows about threads: the thread count (``tinytorch.set_num_threads``; PyTorch's default, the physical
+cores this process may run on), the pool, and the splitting helpers every parallel kernel uses:
+
+- ``parallel_for(n, body, grain)``: ``body(start, stop)`` on contiguous ranges of ``range(n)``, one per
+  thread (at most ``ceil(n / grain)`` of them), the first in the calling thread; ``at::parallel_for``'s
+  contract. The ranges partition the work, so a kernel whose ranges write disjoint outputs computes the
+  same floats on any number of threads.
+- ``split_axis`` / ``elementwise`` / ``copyto``: a ufunc call (or a copy) cut along an axis of its output.
+- ``reduce``: a reduction cut along an axis it does not reduce, so each output element is summed by
+  the same loop in the same order as on one thread; ``slices``: a row-wise function (softmax) likewise.
+- ``matmul``: the GEMMs of linear layers and matmul (OpenBLAS's threads; a batch of small GEMMs is cut
+  across the pool), with the time accounting the benchmarks read (``stats``).
+
+GEMMs themselves are never cut: OpenBLAS's sgemm rounds an element differently depending on the block
+of rows or columns it computes it in and on its own thread count, so only whole GEMM calls are
+distributed (a convolution's chunks of samples, a batch of attention products), each on one BLAS thread.
+
+Work below the grain stays on the calling thread, and so does every call made while the pool is busy
+(from inside a parallel region, or from a second user thread): parallel regions do not nest, as in
+PyTorch. Within a region BLAS calls run single-threaded (``blas=True`` asks for it), so the GEMM of each
+part does not also fan out over OpenBLAS's threads.
+
+Threads start on the first call that splits work (never at import); a fork (DataLoader workers) leaves
+the child without them, and it starts its own if it needs them."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from _queue import SimpleQueue  # queue.SimpleQueue itself, without importing queue.py
+
+import numpy as np
+
+from .openblas import openblas_library
+
+__all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads", "parallel_for", "run", "ranges", "elementwise",
+           "copyto", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads"]
+
+# PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
+GRAIN = 32768
+# A region costs the pool about 10-30 us here (a wake-up per thread and the GIL handed over), as much as
+# numpy spends on ~100k float32 elements of a simple ufunc, copy or sum: such streaming work is split
+# in parts of at least this many elements
+ELEMENTWISE_GRAIN = 1 << 17
+# what an op checks before calling a helper here: below this size nothing is split (one comparison on
+# the hot path of small tensors)
+SPLIT_FROM = 2 * ELEMENTWISE_GRAIN
+
+_threads: int | None = None  # intra-op threads; None: not decided yet (read lazily: sysfs, environment)
+_interop: int | None = None
+_interop_set = False
+
+
+def _positive_env(name: str) -> int:
+    try:
+        n = int(os.environ.get(name, ""))
+    except ValueError:
+        return 0
+    return n if n > 0 else 0
+
+
+def _physical_cores() -> int:
+    """The physical cores among the CPUs this process may run on (PyTorch counts cores, not SMT
+    siblings); the CPU count where the topology cannot be read."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = list(range(os.cpu_count() or 1))
+    cores = set()
+    for cpu in cpus:
+        base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(base + "physical_package_id") as f:
+                package = f.read().strip()
+            with open(base + "core_id") as f:
+                core = f.read().strip()
+        except OSError:
+            cores.add(("cpu", cpu))
+            continue
+        cores.add((package, core))
+    return max(1, len(cores))
+
+
+def _default_threads() -> int:
+    """PyTorch's intra-op default: OMP_NUM_THREADS (else MKL_NUM_THREADS) when set to a positive
+    integer, at most the physical cores available; otherwise those cores."""
+    cores = _physical_cores()
+    env = _positive_env("OMP_NUM_THREADS") or _positive_env("MKL_NUM_THREADS")
+    return min(env, cores) if env else cores
+
+
+def get_num_threads() -> int:
+    """The number of threads intra-op parallel work uses."""
+    global _threads
+    if _threads is None:
+        _threads = _default_threads()
+    return _threads
+
+
+def _check_count(n, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    return int(n)
+
+
+def set_num_threads(n: int) -> None:
+    """Use ``n`` threads for intra-op parallel work, numpy's OpenBLAS included (as PyTorch sets its
+    OpenMP and MKL thread counts)."""
+    global _threads
+    _threads = _check_count(n, "set_num_threads")
+    _blas_set(_threads)
+
+
+def get_num_interop_threads() -> int:
+    """The inter-op thread count: PyTorch's default (the physical cores), or what was set."""
+    global _interop
+    if _interop is None:
+        _interop = _physical_cores()
+    return _interop
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Set once, before any inter-op work, as in PyTorch (tinytorch runs none: it is recorded)."""
+    global _interop, _interop_set
+    n = _check_count(n, "set_num_interop_threads")
+    if _interop_set:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started "
+                           "or set_num_interop_threads called")
+    _interop, _interop_set = n, True
+
+
+# -- numpy's OpenBLAS thread count -------------------------------------------------------------------
+_blas_calls = None  # (set, get) ctypes functions, or () where there is no OpenBLAS to steer
+
+
+def _blas_functions():
+    global _blas_calls
+    if _blas_calls is None:
+        _blas_calls = ()
+        lib = openblas_library()
+        if lib is not None:
+            import ctypes
+
+            found = []
+            for what in ("set_num_threads", "get_num_threads"):
+                for symbol in (f"scipy_openblas_{what}64_", f"scipy_openblas_{what}", f"openblas_{what}64_",
+                               f"openblas_{what}"):
+                    fn = getattr(lib, symbol, None)
+                    if fn is not None:
+                        if what == "set_num_threads":
+                            fn.argtypes, fn.restype = [ctypes.c_int], None
+                        else:
+                            fn.argtypes, fn.restype = [], ctypes.c_int
+                        found.append(fn)
+                        break
+            if len(found) == 2:
+                _blas_calls = tuple(found)
+    return _blas_calls
+
+
+def _blas_set(n: int) -> None:
+    calls = _blas_functions()
+    if calls:
+        calls[0](n)
+
+
+def blas_threads() -> int | None:
+    """OpenBLAS's current thread count, or None where numpy has no OpenBLAS to ask."""
+    calls = _blas_functions()
+    return calls[1]() if calls else None
+
+
+# -- the pool ----------------------------------------------------------------------------------------
+class _Pool:
+    """``size`` daemon threads, each waiting on its own queue; replies come back on one queue."""
+
+    def __init__(self) -> None:
+        self.queues: list = []
+        self.done = SimpleQueue()
+        self.lock = threading.Lock()  # held for a whole region: a busy pool makes callers run alone
+
+    def grow(self, size: int) -> None:
+        while len(self.queues) < size:
+            q = SimpleQueue()
+            threading.Thread(target=_serve, args=(q, self.done), daemon=True,
+                             name=f"tinytorch-intraop-{len(self.queues)}").start()
+            self.queues.append(q)
+
+
+_local = threading.local()
+_DEFAULT_ERR = np.geterr()  # what a new thread starts with
+
+
+def _serve(q, done) -> None:
+    _local.worker = True  # never split work again from inside a part
+    while True:
+        task = q.get()
+        if task is None:
+            return
+        body, start, stop, err = task
+        try:
+            if err is None:
+                body(start, stop)
+            else:
+                with np.errstate(**err):  # the caller's floating-point error handling (numpy's is per thread)
+                    body(start, stop)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
+            done.put(exc)
+        else:
+            done.put(None)
+
+
+_pool = _Pool()
+
+
+def _after_fork() -> None:
+    # the child has none of the parent's threads: a fresh pool (started if the child needs one)
+    global _pool
+    _pool = _Pool()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+# time accounting for the benchmarks (``stats``): off unless asked for
+_accounting = False
+_region_s = 0.0
+_regions = 0
+
+
+_gemm_s = 0.0
+_gemms = 0
+# OpenBLAS runs a GEMM on one thread below m*n*k = 65536 * 4 (SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD)
+_BLAS_THREADS_FROM = 65536 * 4
+_BATCH_SPLIT_FROM = 1 << 22  # multiply-adds of a batch of small GEMMs worth a region (~4M: 50-100 us here)
+
+
+_serial = False  # the accounting's one-core mode: regions run their parts in order on the calling thread
+_clock = time.perf_counter  # the accounting's clock: wall time, or the thread's CPU time in the one-core mode
+
+
+def stats(reset: bool = False, enable: bool | None = None, serial: bool | None = None) -> dict:
+    """{"regions": parallel regions run, "seconds": wall time inside them, "gemms": GEMMs through
+    ``matmul`` that OpenBLAS ran on several threads, "gemm_seconds": their wall time} since the last
+    reset; with ``enable`` the accounting is switched on or off (two clock reads a region or GEMM).
+
+    ``serial=True`` measures on one core what a run on get_num_threads() threads splits: every region
+    runs its parts one after the other on the calling thread (the same parts, so the same work and the
+    same floats), and every GEMM that OpenBLAS would thread counts, whatever its thread count now. The
+    region and GEMM time over the step's time is then the step's parallel fraction (Amdahl's f),
+    measured without the noise of a busy machine's scheduling."""
+    global _accounting, _region_s, _regions, _gemm_s, _gemms, _serial
+    out = {"regions": _regions, "seconds": _region_s, "gemms": _gemms, "gemm_seconds": _gemm_s}
+    if reset:
+        _region_s, _regions, _gemm_s, _gemms = 0.0, 0, 0.0, 0
+    if enable is not None:
+        _accounting = bool(enable)
+    if serial is not None:
+        global _clock
+        _serial = bool(serial)
+        # one core: the calling thread's CPU time, which a busy machine's other processes do not stretch
+        _clock = time.thread_time if _serial else time.perf_counter
+    return out
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)``: the GEMMs of linear layers and matmul, which OpenBLAS runs on its threads
+    (``set_num_threads`` sets their count). With the accounting on (``stats``), the time of those it
+    runs on several threads is counted as time on all threads."""
+    if (a.ndim >= 3 and a.shape[0] >= 2 and a.shape[:-2] == b.shape[:-2] and a.size * b.shape[-1] >= _BATCH_SPLIT_FROM
+            and a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_THREADS_FROM and _can_split()):
+        # a batch of GEMMs each too small for OpenBLAS's threads (so one-thread calls, the same floats
+        # at any thread count): runs of the batch across threads, each GEMM the same call
+        out = np.empty(a.shape[:-1] + b.shape[-1:], np.result_type(a.dtype, b.dtype))
+
+        def body(start, stop):
+            np.matmul(a[start:stop], b[start:stop], out=out[start:stop])
+
+        run(body, ranges(a.shape[0], 1, min(get_num_threads(), a.shape[0])), blas=True)
+        return out
+    if not _accounting:
+        return np.matmul(a, b)
+    global _gemm_s, _gemms
+    t0 = _clock()
+    out = np.matmul(a, b)
+    mnk = (a.shape[-2] if a.ndim > 1 else 1) * (a.shape[-1] if a.ndim else 1) * (b.shape[-1] if b.ndim > 1 else 1)
+    if mnk >= _BLAS_THREADS_FROM and not getattr(_local, "worker", False) and (_serial or (blas_threads() or 1) > 1):
+        _gemm_s += _clock() - t0
+        _gemms += 1
+    return out
+
+
+def ranges(n: int, grain: int = GRAIN, threads: int | None = None) -> list:
+    """``range(n)`` cut into at most ``threads`` contiguous (start, stop) parts of at least ``grain``
+    (one part when ``n`` is below twice the grain); the parts differ in length by at most one."""
+    t = get_num_threads() if threads is None else threads
+    parts = max(1, min(t, n // max(grain, 1)))
+    if parts == 1:
+        return [(0, n)]
+    base, extra = divmod(n, parts)
+    out, start = [], 0
+    for i in range(parts):
+        stop = start + base + (i < extra)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+def _can_split() -> bool:
+    return get_num_threads() > 1 and not getattr(_local, "worker", False)
+
+
+def run(body, parts: list, blas: bool = False) -> None:
+    """``body(start, stop)`` for each (start, stop) of ``parts``: the first in the calling thread, the
+    others in the pool, returning when all are done (the first exception raised is re-raised). With one
+    part, or with the pool busy, every part runs here, in order. ``blas``: the parts call BLAS, which then
+    runs single-threaded until they finish."""
+    if len(parts) < 2 or not _can_split():
+        _serially(body, parts, blas)
+        return
+    if _serial:  # the accounting's one-core measurement (see stats)
+        t0 = _clock()
+        _local.worker = True
+        try:
+            _serially(body, parts, blas)
+        finally:
+            _local.worker = False
+        _count_region(t0)
+        return
+    pool = _pool
+    if not pool.lock.acquire(blocking=False):  # a region is running (nested, or another user thread)
+        _serially(body, parts, blas)
+        return
+    try:
+        t0 = _clock() if _accounting else 0.0
+        blas_before = None
+        if blas:
+            calls = _blas_functions()
+            if calls:
+                blas_before = calls[1]()
+                if blas_before != 1:
+                    calls[0](1)
+        try:
+            pool.grow(len(parts) - 1)
+            _local.worker = True  # the caller's own part must not split either
+            err = np.geterr()
+            err = None if err == _DEFAULT_ERR else err
+            for q, (start, stop) in zip(pool.queues, parts[1:]):
+                q.put((body, start, stop, err))
+            error = None
+            try:
+                body(*parts[0])
+            except BaseException as exc:  # noqa: BLE001 - after the others finish
+                error = exc
+            finally:
+                _local.worker = False
+            for _ in range(len(parts) - 1):
+                got = pool.done.get()
+                if got is not None and error is None:
+                    error = got
+        finally:
+            if blas_before is not None and blas_before != 1:
+                _blas_functions()[0](blas_before)
+        if _accounting:
+            _count_region(t0)
+        if error is not None:
+            raise error
+    finally:
+        pool.lock.release()
+
+
+def _count_region(t0: float) -> None:
+    global _region_s, _regions
+    _region_s += _clock() - t0
+    _regions += 1
+
+
+def _serially(body, parts: list, blas: bool) -> None:
+    """Every part in the calling thread, in order; with ``blas`` also on one BLAS thread, so that the
+    products are the same calls with the same floats as when the parts run in parallel (OpenBLAS's
+    threaded GEMM rounds differently from its one-thread GEMM)."""
+    before = blas_threads() if blas and not getattr(_local, "worker", False) else None
+    if before is not None and before != 1:
+        _blas_functions()[0](1)
+    try:
+        for start, stop in parts:
+            body(start, stop)
+    finally:
+        if before is not None and before != 1:
+            _blas_functions()[0](before)
+
+
+def parallel_for(n: int, body, grain: int = GRAIN, blas: bool = False) -> None:
+    """``body(start, stop)`` over ``range(n)`` in at most get_num_threads() contiguous parts of at least
+    ``grain`` (see ``run``)."""
+    if n < 2 * grain or not _can_split():
+        if n > 0:
+            _serially(body, [(0, n)], blas)
+        return
+    run(body, ranges(n, grain), blas)
+
+
+def split_axis(shape: tuple, size: int, grain: int, avoid=()) -> int | None:
+    """The outermost axis of ``shape`` (not in ``avoid``) long enough to give every thread a part of at
+    least two entries, for an array of ``size`` elements; None when it should not be split (too small,
+    one thread, or no such axis)."""
+    t = get_num_threads()
+    if t < 2 or size < 2 * grain:
+        return None
+    for axis, length in enumerate(shape):
+        if axis not in avoid and length >= 2 * min(t, size // grain):
+            return axis
+    return None
+
+
+def _parts_along(length: int, size: int, grain: int) -> list:
+    """Parts of an axis of ``length`` of an array of ``size`` elements: as many as threads and grain
+    allow, at least two entries each."""
+    parts = max(1, min(get_num_threads(), size // grain, length // 2))
+    return ranges(length, 1, parts)
+
+
+def _index(axis: int, start: int, stop: int) -> tuple:
+    return (slice(None),) * axis + (slice(start, stop),)
+
+
+def elementwise(fn, out: np.ndarray, *inputs, grain: int = ELEMENTWISE_GRAIN, **kwargs):
+    """``fn(*inputs, out=out, **kwargs)`` (a ufunc, or any function of arrays that works element by
+    element), cut along an axis of ``out`` when it is large: each input is broadcast to ``out``'s shape
+    and cut alike (scalars pass through). Returns ``out``. Every element is computed by the same loop on
+    any number of threads, so the values do not depend on the split."""
+    axis = None if out.size < 2 * grain or not _can_split() else split_axis(out.shape, out.size, grain)
+    if axis is None:
+        fn(*inputs, out=out, **kwargs)
+        return out
+    shape = out.shape
+    args = [np.broadcast_to(a, shape) if type(a) is np.ndarray and a.shape != shape else a for a in inputs]
+
+    def body(start, stop):
+        idx = _index(axis, start, stop)
+        fn(*[a[idx] if type(a) is np.ndarray else a for a in args], out=out[idx], **kwargs)
+
+    run(body, _parts_along(shape[axis], out.size, grain))
+    return out
+
+
+def copyto(dst: np.ndarray, src, grain: int = ELEMENTWISE_GRAIN) -> None:
+    """``np.copyto(dst, src)``, cut along an axis of ``dst`` when it is large (``src`` broadcasts)."""
+    axis = None if dst.size < 2 * grain or not _can_split() else split_axis(dst.shape, dst.size, grain)
+    if axis is None:
+        np.copyto(dst, src)
+        return
+    if type(src) is np.ndarray and src.shape != dst.shape:
+        src = np.broadcast_to(src, dst.shape)
+
+    def body(start, stop):
+        idx = _index(axis, start, stop)
+        np.copyto(dst[idx], src[idx] if type(src) is np.ndarray else src)
+
+    run(body, _parts_along(dst.shape[axis], dst.size, grain))
+
+
+def slices(fn, x: np.ndarray, avoid: tuple, dtype, grain: int = ELEMENTWISE_GRAIN):
+    """``fn(x)`` for a function that computes each slice along the axes ``avoid`` on its own (a softmax
+    or a normalisation over those axes) and returns an array of ``x``'s shape: cut along another axis
+    of a large ``x``, each part's result written into one array of ``dtype``. None where it does not
+    split (the caller computes ``fn(x)`` itself). Every element comes from the same computation on its
+    own slice, so the values do not depend on the split (reductions inside ``fn`` keep their order: a
+    part keeps each axis at least two long)."""
+    if x.size < 2 * grain or not x.flags.c_contiguous or not _can_split():  # (see reduce: C order)
+        return None
+    axis = split_axis(x.shape, x.size, grain, avoid=tuple(a % x.ndim for a in avoid))
+    if axis is None:
+        return None
+    out = np.empty(x.shape, dtype)
+
+    def body(start, stop):
+        idx = _index(axis, start, stop)
+        out[idx] = fn(x[idx])
+
+    run(body, _parts_along(x.shape[axis], x.size, grain))
+    return out
+
+
+def reduce(fn, x: np.ndarray, axis, keepdims: bool = False, out: np.ndarray | None = None,
+           grain: int = ELEMENTWISE_GRAIN) -> np.ndarray:
+    """``fn(x, axis=axis, keepdims=keepdims)`` (``np.add.reduce``, ``np.maximum.reduce``...; ``axis`` an
+    int or a tuple), cut along an axis that is not reduced; the result is written to ``out`` (of the
+    result's shape and ``x``'s dtype) or a new array. Each output element is reduced by the same loop in
+    the same order as on one thread: ``x`` is C-contiguous (numpy orders and merges a strided array's
+    axes by their strides, and a part of a view can merge differently), a part keeps every axis at least
+    two long (numpy drops length-1 axes, which could move the reduced axis into the inner loop and
+    change its summation), and nothing casts (numpy's buffered casting loops cut at buffer boundaries
+    that a split would move). Anything else runs on one thread."""
+    axes = tuple(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    split = None
+    if _can_split() and (out is None or out.dtype == x.dtype) and x.dtype.kind in "fc" and x.flags.c_contiguous:
+        split = split_axis(x.shape, x.size, grain, avoid=axes)
+    if split is None:
+        if out is None:
+            return fn(x, axis=axes, keepdims=keepdims)
+        fn(x, axis=axes, keepdims=keepdims, out=out)
+        return out
+    if out is None:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else \
+            tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        out = np.empty(shape, x.dtype)
+    out_axis = split if keepdims else split - sum(1 for a in axes if a < split)
+
+    def body(start, stop):
+        fn(x[_index(split, start, stop)], axis=axes, keepdims=keepdims, out=out[_index(out_axis, start, stop)])
+
+    run(body, _parts_along(x.shape[split], x.size, grain))
+    return out

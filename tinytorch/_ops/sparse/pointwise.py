@@ -1,0 +1,571 @@
+"""The dense ops PyTorch's sparse backend runs: arithmetic (PyTorch's merge of two index lists for ``+``, its
+patterns for ``*``), the pointwise functions that keep zero at zero (on the coalesced values; their backward
+refused where PyTorch's formula calls an op its sparse backend lacks), transposes, copies, casts and in-place
+forms; and the table that routes every Tensor method and ``torch.X`` given a sparse tensor to these kernels
+(or to PyTorch's refusal)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor.members import strided
+from ...autograd.grad_mode import _State, no_grad
+from ...autograd.node import Node
+from ...tensor import Tensor, _make, _wrap_dim
+from ..shape.conversions import _to_args
+from .arrays import (_I64, _coalesced_parts, _coo_of, _edges, _fma, _linear, _lookup, _masked_like, _needs_grad, _plain,
+                     coalesce_arrays, grad_values_at)
+from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
+                        dense_dim, indices, is_coalesced, sparse_dim, sparse_mask, to_dense, to_sparse, to_sparse_coo,
+                        to_sparse_csr, values)
+from .products import handle_addmm, handle_matmul, handle_mm, smm
+from .reduce import handle_sum
+from .tensor import is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented, register_handler
+
+
+class CloneBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+class _ScaleGrad(Node):
+    """mul/div of a sparse tensor by a number: the gradient scaled the same way."""
+
+    def backward(self, g):
+        return (g * self.factor if self.kind == "mul" else g / self.factor,)
+
+class MulBackward0(_ScaleGrad):
+    pass
+
+class DivBackward0(_ScaleGrad):
+    pass
+
+class DivBackward2(Node):
+    """div with a rounding mode: a zero gradient."""
+
+    def backward(self, g):
+        return (g * 0,)
+
+class NegBackward0(Node):
+    def backward(self, g):
+        return (-g,)
+
+class AddBackward0(Node):
+    def backward(self, g):
+        ga = g if self.need[0] else None
+        gb = (g if self.alpha == 1 else g * self.alpha) if self.need[1] else None
+        return ga, gb
+
+class SubBackward0(AddBackward0):
+    pass
+
+class TBackward0(Node):
+    def backward(self, g):
+        return (g.t(),)
+
+class TransposeBackward0(Node):
+    def backward(self, g):
+        return (g.transpose(self.dim0, self.dim1),)
+
+class ToCopyBackward0(Node):
+    def backward(self, g):
+        return (g.to(self.src_dtype),)
+
+class _MulSparseDense(Node):
+    """sparse * dense (or dense * sparse): each operand's gradient is the output's times the other (the
+    sparse one's masked to its pattern)."""
+
+    def backward(self, g):
+        s, d = self.saved_tensors
+        gd_ = g.to_dense()._data if is_sparse_tensor(g) else g._data
+        gs = _masked_like(s, _make(gd_ * d._data)) if self.need[0] else None
+        gd = _make(gd_ * s._data) if self.need[1] else None
+        return gs, gd
+
+MulSparseBackward = type("MulBackward0", (_MulSparseDense,), {})
+
+class _MulSparseSparse(Node):
+    """sparse * sparse: each operand's gradient is the output's times the other."""
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return (handle_mul(g, b) if self.need[0] else None, handle_mul(g, a) if self.need[1] else None)
+
+MulSparseSparseBackward = type("MulBackward0", (_MulSparseSparse,), {})
+
+def _unary_node(name: str, deriv, fails=None):
+    """The node of a pointwise op applied to a coalesced sparse tensor's values: ``deriv(x, y)`` (tinytorch
+    ops on the values tensors) is the derivative; ``fails(size)``: the error PyTorch's backward raises
+    instead (its formula calls an op its sparse backend lacks)."""
+    def backward(self, g):
+        if fails is not None:
+            raise fails(self.size)
+        x, y = self.x, self.y
+        gv = grad_values_at(g, self.idx, self.size[:self.idx.shape[0]], tuple(self.size[self.idx.shape[0]:]),
+                            _dtype.to_np(y.dtype))
+        d = deriv(x, y)
+        vals = (_plain(gv) * d)._data if d is not None else np.zeros_like(gv)
+        return (make_coo(_plain(self.idx), _plain(vals), self.size, coalesced=True),)
+    return type(name, (Node,), {"backward": backward})
+
+def _is_number_like(x) -> bool:
+    return isinstance(x, numbers.Number) or (isinstance(x, Tensor) and not is_sparse_tensor(x) and x.dim() == 0)
+
+def _like(t, vals: Tensor, coalesced=None, idx=None):
+    """A sparse tensor with ``t``'s pattern (or ``idx``) and new values."""
+    if is_csr(t):
+        return make_csr(_plain(t._crow._data), _plain(t._col._data), vals, t._sz)
+    return make_coo(t._it if idx is None else _plain(idx), vals, t._sz,
+                    coalesced=t._coal if coalesced is None else coalesced)
+
+def _attach(out, node_cls, *inputs, **attrs):
+    if _needs_grad(*[i for i in inputs if isinstance(i, Tensor)]):
+        node = node_cls(_edges(*inputs))
+        for k, v in attrs.items():
+            setattr(node, k, v)
+        out.grad_fn = node
+        out._requires_grad = True
+    return out
+
+def handle_mul(a, b):
+    if is_sparse_tensor(a) and _is_number_like(b):
+        s, c = a, b
+    elif is_sparse_tensor(b) and _is_number_like(a):
+        s, c = b, a
+    else:
+        return _mul_sparse_tensor(a, b)
+    with no_grad():
+        vals = s._vt * (c.detach() if isinstance(c, Tensor) else c)
+    out = _like(s, vals)
+    return _attach(out, MulBackward0, s, factor=c.detach() if isinstance(c, Tensor) else c, kind="mul")
+
+def _mul_sparse_tensor(a, b):
+    if is_sparse_tensor(a) and is_sparse_tensor(b):
+        if tuple(a.shape) != tuple(b.shape):
+            raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes when both are sparse, but "
+                               f"{list(a.shape)} != {list(b.shape)}")
+        if is_csr(a) or is_csr(b):
+            with no_grad():
+                return _coo_to_csr(_mul_sparse_tensor(a.to_sparse(), b.to_sparse()))
+        ai, av, size = _coo_of(a)
+        bi, bv, _ = _coo_of(b)
+        sd = ai.shape[0]
+        if a._coal and b._coal:  # the intersection of the two patterns: coalesced
+            la, lb = _linear(ai, size[:sd]), _linear(bi, size[:sd])
+            common, ia, ib = np.intersect1d(la, lb, assume_unique=True, return_indices=True)
+            with no_grad():
+                vals = _make(av[ia]) * _make(bv[ib])
+            out = make_coo(_plain(ai[:, ia]), vals, size, coalesced=True)
+        else:
+            # PyTorch's: the pattern of the uncoalesced operand (of both, the one storing fewer), each stored
+            # value times the other's (coalesced) value at its position, zero where it stores none
+            use_b = a._coal or (not b._coal and bi.shape[1] < ai.shape[1])
+            (pi, pv), (qi, qv) = ((bi, bv), coalesce_arrays(ai, av)) if use_b else ((ai, av), coalesce_arrays(bi, bv))
+            other = _lookup(qi, qv, pi, size[:sd], tuple(size[sd:]), qv.dtype)
+            with no_grad():
+                vals = _make(pv) * _make(other) if not use_b else _make(other) * _make(pv)
+            out = make_coo(_plain(pi), vals, size, coalesced=False)
+        if _needs_grad(a, b):
+            node = MulSparseSparseBackward(_edges(a, b))
+            node.save_for_backward(a, b)
+            node.need = (a._requires_grad, b._requires_grad)
+            out.grad_fn, out._requires_grad = node, True
+        return out
+    s, d = (a, b) if is_sparse_tensor(a) else (b, a)
+    if tuple(d.shape) != tuple(s.shape):
+        raise RuntimeError("tinytorch: sparse * dense needs operands of one shape (or a scalar)")
+    idx, sv, size = _coo_of(s)
+    with no_grad():
+        dv = _make(np.ascontiguousarray(d._data[tuple(idx)]))
+        vals = _make(sv) * dv if s is a else dv * _make(sv)
+    out = _like(s, vals)
+    if _needs_grad(s, d):
+        node = MulSparseBackward(_edges(s, d))
+        node.save_for_backward(s, d)
+        node.need = (s._requires_grad, d._requires_grad)
+        out.grad_fn, out._requires_grad = node, True
+    return out
+
+def handle_div(a, b, *, rounding_mode=None):
+    if not is_sparse_tensor(a):
+        raise not_implemented("reciprocal", b._backend)
+    if is_sparse_tensor(b):
+        raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got a sparse divisor)")
+    if isinstance(b, Tensor) and b.dim() != 0:
+        raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                           f"{list(b.shape)} for divisor)")
+    s = a.coalesce() if rounding_mode is not None and is_coo(a) else a
+    with no_grad():
+        vals = s._vt.div(b.detach() if isinstance(b, Tensor) else b, rounding_mode=rounding_mode)
+    if not vals.is_floating_point() and not vals.is_complex() and rounding_mode is None:
+        vals = vals.to(_dtype.get_default_dtype())
+    out = _like(s, vals)
+    if rounding_mode is not None:
+        return _attach(out, DivBackward2, s)
+    return _attach(out, DivBackward0, s, factor=b.detach() if isinstance(b, Tensor) else b, kind="div")
+
+def handle_neg(a):
+    with no_grad():
+        vals = -a._vt
+    return _attach(_like(a, vals), NegBackward0, a)
+
+def _add_sparse(a, b, alpha):
+    """PyTorch's sparse + sparse: a merge of the two index lists in storage order (coalesced when both are)."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
+                           f"{list(b.shape)}")
+    ai, av, size = a._it._data, a._vt._data, a._sz
+    bi, bv = b._it._data, b._vt._data
+    dt = np.result_type(av.dtype, bv.dtype)
+    if bi.shape[1] == 0:
+        return make_coo(_plain(ai.copy()), _plain(av.astype(dt)), size, a._coal)
+    if ai.shape[1] == 0:
+        return make_coo(_plain(bi.copy()), _plain(np.asarray(bv * np.asarray(alpha, dt), dtype=dt)), size, b._coal)
+    if ai.shape[0] != bi.shape[0]:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {ai.shape[0]} "
+                           f"sparse dimensions while 'other' has {bi.shape[0]} sparse dimensions")
+    if not (av.flags.c_contiguous and bv.flags.c_contiguous):
+        # PyTorch's path for values that are not contiguous (an expanded gradient): the two concatenated,
+        # coalesced only once they hold more elements than the dense tensor
+        bvals = bv.astype(dt) if alpha == 1 else (bv * np.asarray(alpha, dt)).astype(dt)
+        idx = np.concatenate([ai, bi], axis=1)
+        vals = np.concatenate([av.astype(dt), bvals])
+        if idx.shape[1] > int(np.prod(size)):
+            idx, vals = coalesce_arrays(idx, vals)
+            return make_coo(_plain(idx), _plain(vals), size, True)
+        return make_coo(_plain(idx), _plain(vals), size, False)
+    ta, tb = _merge_order(ai, bi)
+    n = len(ta)
+    idx = np.empty((ai.shape[0], n), dtype=_I64)
+    has_a, has_b = ta >= 0, tb >= 0
+    idx[:, has_a] = ai[:, ta[has_a]]
+    idx[:, has_b] = bi[:, tb[has_b]]
+    vals = np.zeros((n,) + av.shape[1:], dtype=dt)
+    vals[has_a] = av[ta[has_a]]
+    if has_b.any():
+        vals[has_b] = _fma(np.asarray(alpha, dt), bv[tb[has_b]].astype(dt), vals[has_b], dt)
+    return make_coo(_plain(idx), _plain(vals), size, a._coal and b._coal)
+
+def _merge_order(ai, bi):
+    """PyTorch's merge loop: for each result element, the element of a and of b it takes (-1: none)."""
+    na, nb = ai.shape[1], bi.shape[1]
+    ta, tb = [], []
+    i = j = 0
+    A, B = ai.T.tolist(), bi.T.tolist()
+    while i < na or j < nb:
+        if i >= na:
+            cmp = -1
+        elif j >= nb:
+            cmp = 1
+        else:
+            x, y = A[i], B[j]
+            cmp = 0 if x == y else (1 if x < y else -1)
+        ta.append(i if cmp >= 0 else -1)
+        tb.append(j if cmp <= 0 else -1)
+        if cmp >= 0:
+            i += 1
+        if cmp <= 0:
+            j += 1
+    return np.array(ta, dtype=_I64), np.array(tb, dtype=_I64)
+
+def handle_add(a, b, *, alpha=1):
+    sa, sb = is_sparse_tensor(a), is_sparse_tensor(b)
+    if sa and not sb:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if sa and sb:
+        if is_csr(a) or is_csr(b):
+            out = _add_sparse(a.to_sparse(), b.to_sparse(), alpha)
+            out = _coo_to_csr(out)
+        else:
+            out = _add_sparse(a, b, alpha)
+        return _attach(out, AddBackward0, a, b, need=(a._requires_grad, b._requires_grad), alpha=alpha)
+    # dense + sparse: a dense result
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
+                           f"while other has size {list(b.shape)} (FYI: dense-sparse addition does not currently "
+                           f"support broadcasting)")
+    ci, cv = _coalesced_parts(b) if is_coo(b) else coalesce_arrays(*_coo_of(b)[:2])
+    dt = np.result_type(a._data.dtype, cv.dtype)
+    out = a._data.astype(dt, copy=True)
+    if ci.shape[1]:
+        add = cv.astype(dt) if alpha == 1 else cv.astype(dt) * np.asarray(alpha, dt)
+        out[tuple(ci)] += add
+    res = _make(out)
+    return _attach(res, AddBackward0, a, b, need=(a._requires_grad, b._requires_grad), alpha=alpha)
+
+def handle_sub(a, b, *, alpha=1):
+    if (is_sparse_tensor(a) and a.dtype == _dtype.bool_) or (isinstance(b, Tensor) and b.dtype == _dtype.bool_):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    out = handle_add(a, b, alpha=-alpha)
+    if out.grad_fn is not None and type(out.grad_fn) is AddBackward0:
+        node = SubBackward0(out.grad_fn.next_functions)
+        node.need, node.alpha = out.grad_fn.need, -alpha
+        out.grad_fn = node
+    return out
+
+def handle_pow(a, exponent):
+    if not is_sparse_tensor(a) or not _is_number_like(exponent):
+        raise not_implemented("pow.Tensor_Tensor", "SparseCPU")
+    e = exponent.item() if isinstance(exponent, Tensor) else exponent
+    if e == 0:
+        raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense")
+    return _unary(a, lambda v: v.pow(e), _pow_node(e))
+
+def _pow_deriv(x, y, e):
+    return x.pow(e - 1) * e if e != 1 else None
+
+# the pointwise ops PyTorch's sparse backend runs on the values of the coalesced tensor (zero stays zero):
+# name -> (derivative from input x and result y, tinytorch ops on the values tensors; None: zero)
+_UNARY = {
+    "abs": lambda x, y: x.sgn(), "sqrt": lambda x, y: 1 / (2 * y), "sin": lambda x, y: x.cos(),
+    "tan": lambda x, y: 1 + y * y, "tanh": lambda x, y: 1 - y * y, "asin": lambda x, y: (1 - x * x).rsqrt(),
+    "atan": lambda x, y: 1 / (1 + x * x), "sinh": lambda x, y: x.cosh(), "asinh": lambda x, y: (x * x + 1).rsqrt(),
+    "atanh": lambda x, y: 1 / (1 - x * x), "expm1": lambda x, y: y + 1, "log1p": lambda x, y: 1 / (x + 1),
+    "sign": None, "sgn": None, "floor": None, "ceil": None, "round": None, "trunc": None, "frac": lambda x, y: 1,
+    "erf": lambda x, y: 2.0 / np.sqrt(np.pi) * (-(x * x)).exp(),
+    "erfinv": lambda x, y: np.sqrt(np.pi) / 2 * (y * y).exp(),
+    "relu": lambda x, y: (y > 0).to(y.dtype), "deg2rad": lambda x, y: np.pi / 180, "rad2deg": lambda x, y: 180 / np.pi,
+    "nan_to_num": lambda x, y: x.isfinite().to(y.dtype),
+}
+
+_ADD_SPARSE_DENSE = "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+
+# the derivatives PyTorch's sparse backend cannot compute: the error its backward raises
+_UNARY_FAILS = {
+    "sqrt": lambda size: RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                                      f"{list(size)} for divisor)"),
+    "sin": lambda size: not_implemented("cos"), "sinh": lambda size: not_implemented("cosh"),
+    "tanh": lambda size: not_implemented("tanh_backward"), "sgn": lambda size: not_implemented("_efficientzerotensor"),
+    "erf": lambda size: not_implemented("exp"), "erfinv": lambda size: not_implemented("exp"),
+    "nan_to_num": lambda size: not_implemented("ne.Scalar"),
+    "atanh": lambda size: RuntimeError("memory format option is only supported by strided tensors"),
+    **{n: (lambda size: RuntimeError(_ADD_SPARSE_DENSE)) for n in ("tan", "asin", "atan", "asinh", "expm1")},
+}
+
+_UNARY_NODES = {}
+
+for _n, _d in _UNARY.items():
+    _cls_name = {"log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0", "rad2deg": "Rad2DegBackward0",
+                 "nan_to_num": "NanToNumBackward0", "erfinv": "ErfinvBackward0"}.get(_n, _n.capitalize() + "Backward0")
+    _UNARY_NODES[_n] = _unary_node(_cls_name, (lambda d: (lambda x, y: None if d is None else d(x, y)))(_d),
+                                   _UNARY_FAILS.get(_n))
+
+def _unary(a, fn, node_cls=None):
+    """``fn`` on the values of ``a`` coalesced (a coalesced result with ``a``'s pattern)."""
+    if is_csr(a):
+        with no_grad():
+            vals = fn(a._vt)
+        return _like(a, vals)
+    ci, cv = _coalesced_parts(a)
+    x = _make(cv)
+    with no_grad():
+        y = fn(x)
+    out = make_coo(a._it if a._coal else _plain(ci), y, a._sz, coalesced=True)
+    if _needs_grad(a) and node_cls is not None and y.is_floating_point():
+        node = node_cls(_edges(a))
+        node.x, node.y, node.idx, node.size = x, y, ci, a._sz
+        out.grad_fn, out._requires_grad = node, True
+    return out
+
+_POW_NODES = {}
+
+def _pow_node(e):
+    cls = _POW_NODES.get(e)
+    if cls is None:
+        cls = _POW_NODES[e] = _unary_node("PowBackward0", lambda x, y: _pow_deriv(x, y, e))
+    return cls
+
+def _unary_handler(name):
+    def handler(a, *args, **kwargs):
+        if name == "round" and (args or kwargs.get("decimals")):
+            raise not_implemented("round.decimals", a._backend)
+        return _unary(a, lambda v: getattr(v, name)(*args, **kwargs), _UNARY_NODES[name])
+    handler.__name__ = name
+    return handler
+
+def _bool_unary(name):
+    def handler(a):
+        return _unary(a, lambda v: getattr(v, name)())
+    return handler
+
+def handle_square(a):
+    return handle_pow(a, 2)
+
+def handle_transpose(a, dim0, dim1):
+    if is_csr(a):
+        raise RuntimeError("tinytorch: transpose of a CSR matrix is not supported; convert it with to_sparse()")
+    n = len(a._sz)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    sd = a._it._data.shape[0]
+    if d0 >= sd or d1 >= sd:
+        raise RuntimeError("transpose: dense dimensions of a sparse tensor are not supported by tinytorch")
+    idx = a._it._data.copy()
+    idx[[d0, d1]] = idx[[d1, d0]]
+    size = list(a._sz)
+    size[d0], size[d1] = size[d1], size[d0]
+    out = make_coo(_plain(idx), a._vt, size, coalesced=a._coal and d0 == d1)
+    return _attach(out, TransposeBackward0, a, dim0=dim0, dim1=dim1)
+
+def handle_t(a):
+    if len(a._sz) > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                           f"{a._it._data.shape[0]} sparse and {a._vt._data.ndim - 1} dense dimensions")
+    if len(a._sz) < 2:
+        return a
+    out = handle_transpose(a, 0, 1)
+    if out.grad_fn is not None:
+        node = TBackward0(out.grad_fn.next_functions)
+        out.grad_fn = node
+    return out
+
+def handle_clone(a, *, memory_format=None):
+    out = a._alias(a, copy=True)
+    return _attach(out, CloneBackward0, a)
+
+def handle_detach(a):
+    return a._alias(a)
+
+def handle_detach_(a):
+    a.grad_fn = None
+    a._requires_grad = False
+    return a
+
+def handle_to(a, *args, **kwargs):
+    device, dtype, copy, _fmt = _to_args(args, kwargs)
+    if device is not None and str(device).split(":")[0] not in ("cpu",):
+        raise RuntimeError(f"tinytorch runs on the CPU only (asked for {device})")
+    if dtype is None or _dtype.to_np(dtype) == a._vt._data.dtype:
+        return handle_clone(a) if copy else a
+    with no_grad():
+        vals = a._vt.to(dtype)
+    out = _like(a, vals)
+    if vals.is_floating_point() or vals.is_complex():
+        _attach(out, ToCopyBackward0, a, src_dtype=a.dtype)
+    return out
+
+def _cast_handler(dt):
+    def handler(a, memory_format=None):
+        return handle_to(a, dt)
+    return handler
+
+def handle_cpu(a, *args, **kwargs):
+    return a
+
+def handle_contiguous(a, memory_format=None):
+    raise RuntimeError("unsupported memory format option Contiguous")
+
+def handle_zero_(a):
+    if is_csr(a):
+        a._vt = _make(np.zeros_like(a._vt._data))
+        return a
+    a._it = _make(np.zeros((a._it._data.shape[0], 0), dtype=_I64))
+    a._vt = _make(np.zeros((0,) + a._vt._data.shape[1:], dtype=a._vt._data.dtype))
+    a._coal = True
+    _bump(a)
+    return a
+
+def _bump(a) -> None:
+    if type(a._vc) is list:
+        a._vc[0] += 1
+
+def _refuse_fill(a, *args, **kwargs):
+    raise not_implemented("fill_.Scalar", a._backend)
+
+def handle_zeros_like(a, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+                      memory_format=None):
+    if layout is strided:
+        return _make(np.zeros(a._sz, dtype=_dtype.to_np(dtype or a.dtype)))
+    dt = _dtype.to_np(dtype or a.dtype)
+    if is_csr(a):
+        out = make_csr(_plain(np.zeros(a._sz[0] + 1, _I64)), _plain(np.zeros(0, _I64)), _plain(np.zeros(0, dt)), a._sz)
+    else:
+        sd = a._it._data.shape[0]
+        out = make_coo(_plain(np.zeros((sd, 0), _I64)), _plain(np.zeros((0,) + a._sz[sd:], dt)), a._sz, True)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+def _inplace(fn_name):
+    """``a.X_(...)``: the out-of-place result moved into ``a`` (its history when it records one)."""
+    def handler(a, *args, **kwargs):
+        if _State.enabled and a._requires_grad and a.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        res = _HANDLER_FNS[fn_name](a, *args, **kwargs)
+        if is_sparse_tensor(res) and type(res) is type(a):
+            for k in type(a)._state:
+                setattr(a, k, getattr(res, k))
+            if res.grad_fn is not None:
+                a.grad_fn, a._requires_grad = res.grad_fn, True
+        else:
+            raise RuntimeError(f"{fn_name}_: the result of this in-place op on a sparse tensor is not sparse")
+        _bump(a)
+        return a
+    return handler
+
+def handle_norm(a, p="fro", dim=None, keepdim=False, dtype=None):
+    if dim is not None or keepdim or dtype is not None:
+        raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' must either be empty or "
+                           "contain all dimensions of the input")
+    _, cv = _coalesced_parts(a) if is_coo(a) else (None, a._vt._data)
+    return _make(cv).norm(2 if p == "fro" or p is None else p)
+
+_HANDLER_FNS = {
+    "add": handle_add, "sub": handle_sub, "subtract": handle_sub, "mul": handle_mul, "multiply": handle_mul,
+    "div": handle_div, "divide": handle_div, "true_divide": handle_div, "neg": handle_neg, "negative": handle_neg,
+    "pow": handle_pow, "square": handle_square, "mm": handle_mm, "matmul": handle_matmul, "addmm": handle_addmm,
+    "spmm": handle_mm, "smm": smm, "sum": handle_sum, "ones_like": _refuse_fill, "full_like": _refuse_fill,
+    "t": handle_t, "transpose": handle_transpose,
+    "swapaxes": handle_transpose, "swapdims": handle_transpose, "clone": handle_clone, "detach": handle_detach,
+    "detach_": handle_detach_, "to": handle_to, "cpu": handle_cpu, "contiguous": handle_contiguous,
+    "zero_": handle_zero_, "zeros_like": handle_zeros_like, "norm": handle_norm,
+    "float": _cast_handler(_dtype.float32), "double": _cast_handler(_dtype.float64),
+    "half": _cast_handler(_dtype.float16), "long": _cast_handler(_dtype.int64), "int": _cast_handler(_dtype.int32),
+    "bool": _cast_handler(_dtype.bool_), "short": _cast_handler(_dtype.int16), "char": _cast_handler(_dtype.int8),
+    "byte": _cast_handler(_dtype.uint8),
+    "isnan": _bool_unary("isnan"), "isinf": _bool_unary("isinf"), "signbit": _bool_unary("signbit"),
+    "positive": lambda a: a, "conj": lambda a: a, "resolve_conj": lambda a: a, "resolve_neg": lambda a: a,
+}
+
+for _n in _UNARY:
+    _HANDLER_FNS[_n] = _unary_handler(_n)
+
+for _n in ("add", "sub", "mul", "div", "neg", "t", "transpose", "abs", "sqrt", "sin", "tanh", "relu", "pow", "square",
+           "floor", "ceil", "round", "trunc", "sign", "sgn", "frac", "asin", "atan", "sinh", "asinh", "tan", "atanh",
+           "expm1", "log1p", "erf", "erfinv", "deg2rad", "rad2deg", "nan_to_num", "true_divide", "negative"):
+    _HANDLER_FNS[_n + "_"] = _inplace(_n)
+
+# ops PyTorch's CSR backend refuses with "unsupported tensor layout" (COO runs them)
+_CSR_UNSUPPORTED = {"square", "pow", "div", "divide", "true_divide", "sub", "subtract", "div_", "sub_", "pow_",
+                    "square_", "asin", "atan", "asinh", "atanh", "erf", "erfinv", "expm1", "log1p", "tan", "frac",
+                    "deg2rad", "rad2deg", "nan_to_num", "sinh", "sgn"}
+
+def _csr_refusing(name, fn):
+    def handler(*args, **kwargs):
+        if any(is_csr(a) for a in args):
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        return fn(*args, **kwargs)
+    handler.__name__ = name
+    return handler
+
+for _name, _fn in _HANDLER_FNS.items():
+    register_handler(_name, _csr_refusing(_name, _fn) if _name in _CSR_UNSUPPORTED else _fn)
+
+def _refusal(name):
+    """An op neither sparse backend has: PyTorch's CSR and COO refusals."""
+    def handler(a, *args, **kwargs):
+        if is_csr(a):
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        raise not_implemented(name, getattr(a, "_backend", "CPU"))
+    handler.__name__ = name
+    return handler
+
+for _name in ("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "log10", "exp2", "cosh", "acos", "sinc",
+              "logit", "exp_", "cos_", "log_", "sigmoid_"):
+    register_handler(_name, _refusal(_name))
+
+# the sparse ops declared above handle sparse inputs themselves
+for _fn in (to_sparse, to_sparse_coo, to_sparse_csr, to_dense, coalesce, is_coalesced, _coalesced_, indices, values,
+            _indices, _values, _nnz, sparse_dim, dense_dim, crow_indices, col_indices, sparse_mask):
+    register_handler(_fn.__name__, _fn)

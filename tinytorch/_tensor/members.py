@@ -1,0 +1,216 @@
+"""Tensor members that are not ops: memory (``storage_offset``, ``itemsize``, ``nbytes``, ``layout``,
+``storage``), membership, the layouts (the sparse ones: ``_ops/sparse``), subclasses (``as_subclass`` and the
+``__torch_function__`` hook) and legacy ``__setstate__``."""
+from __future__ import annotations
+
+import functools
+import numbers
+import sys
+import threading
+
+from .. import storage as _storage
+from ..autograd.node import Node
+from .._ops._core.registry import namespace
+from .._ops.shape.shape import _unary_result
+from ..tensor import Tensor, register_attribute
+
+
+class layout:
+    """A tensor layout: strided (dense), or sparse COO / CSR (``_ops/sparse``); the others are names only."""
+
+    __module__ = "tinytorch"
+    def __init__(self, name: str):
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"tinytorch.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+
+def _contains(self: Tensor, element) -> bool:
+    if isinstance(element, (Tensor, numbers.Number)):
+        return bool((element == self).any().item())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+
+class AliasBackward0(Node):
+    """The identity: an alias shares everything with its input."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return t
+
+
+# -- subclasses ------------------------------------------------------------------------------------------
+class _Dispatch(threading.local):
+    depth = 0  # > 0 inside a __torch_function__ call (in this thread): methods run as plain Tensor's
+
+
+_dispatch = _Dispatch()
+# protocol methods that return no tensor (or must not be re-dispatched): left as Tensor's
+_NOT_WRAPPED = frozenset({
+    "__init__", "__new__", "__init_subclass__", "__torch_function__", "__reduce_ex__", "__reduce__",
+    "__deepcopy__", "__setstate__", "__getstate__", "__hash__", "__len__", "__bool__", "__float__", "__int__",
+    "__index__", "__complex__", "__array__", "__format__", "__repr__", "__str__", "__getattribute__",
+    "__getattr__", "__setattr__", "__delattr__", "__class__", "__dir__", "__sizeof__", "__subclasshook__",
+    "__array_priority__", "__dlpack__", "__dlpack_device__", "__contains__", "as_subclass", "numpy", "tolist",
+    "item", "data_ptr", "size", "dim", "stride", "numel", "element_size", "storage", "untyped_storage",
+    "storage_offset", "is_contiguous", "is_floating_point", "is_complex", "backward", "register_hook", "type",
+    "_edge", "_scalar", "get_device", "requires_grad_", "retain_grad", "__setitem__", "__iter__", "__eq__",
+    "__ne__"})
+
+
+def _method_for(name: str, cls: type):
+    def method(self, *args, **kwargs):
+        plain = getattr(Tensor, name)  # looked up per call: autocast and the profiler swap Tensor's methods
+        if _dispatch.depth:
+            return plain(self, *args, **kwargs)
+        return type(self).__torch_function__(plain, (type(self),), (self, *args), kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = getattr(Tensor, name).__doc__
+    return method
+
+
+def _prepare_subclass(cls: type) -> None:
+    """Route the Tensor methods of ``cls`` through ``cls.__torch_function__`` (once per class), as
+    PyTorch's dispatcher does for a subclass: results come back as ``cls`` by default. Subclasses made
+    without ``as_subclass`` (``class P(Tensor)`` instances from ``_make``) keep Tensor's methods."""
+    if cls.__dict__.get("_tinytorch_routed"):
+        return
+    for name, value in vars(Tensor).items():
+        if callable(value) and not isinstance(value, (type, staticmethod, classmethod)) and name not in _NOT_WRAPPED \
+                and name not in cls.__dict__:
+            setattr(cls, name, _method_for(name, cls))
+    for name in _ROUTED_PROPERTIES:
+        prop = vars(Tensor).get(name)
+        if isinstance(prop, property) and name not in cls.__dict__:
+            setattr(cls, name, _property_for(prop))
+    cls._tinytorch_routed = True
+    _routed.add(cls)
+    _route_functions()
+
+
+_routed: set = set()  # the subclasses prepared so far
+_functions_routed = [False]
+
+
+def _function_for(fn, module_name: str, name: str):
+    def function(*args, **kwargs):
+        if not _dispatch.depth:
+            for a in args:
+                if type(a) in _routed:
+                    return type(a).__torch_function__(fn, (type(a),), args, kwargs)
+                if type(a) in (list, tuple):  # torch.stack([m, m]), torch.cat((m, t)): one level, as PyTorch looks
+                    for b in a:
+                        if type(b) in _routed:
+                            return type(b).__torch_function__(fn, (type(b),), args, kwargs)
+        return fn(*args, **kwargs)
+
+    functools.update_wrapper(function, fn)  # keeps the op's attributes (its declaration) too
+    # named where it is installed, so pickle (a whole model holding F.relu) finds this very object there
+    function.__module__, function.__qualname__ = module_name, name
+    return function
+
+
+def _route_functions() -> None:
+    """Once a subclass exists, ``torch.X(...)`` and ``nn.functional.X(...)`` with one of its instances
+    among the positional arguments go through its ``__torch_function__`` too. Installed on first use, so
+    programs without subclasses keep calling the plain functions."""
+    if _functions_routed[0]:
+        return
+    _functions_routed[0] = True
+    package = __name__.split(".")[0]
+    for module_name, which in ((package, "torch"), (f"{package}.nn.functional", "nn.functional")):
+        module = sys.modules.get(module_name)
+        for name, fn in namespace(which).items():
+            if module is not None and getattr(module, name, None) is fn:
+                setattr(module, name, _function_for(fn, module_name, name))
+
+
+# tensor-valued properties that PyTorch also routes through __torch_function__
+_ROUTED_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag", "data")
+
+
+def _property_for(prop: property) -> property:
+    def get(self):
+        if _dispatch.depth:
+            return prop.fget(self)
+        return type(self).__torch_function__(prop.fget, (type(self),), (self,), {})
+    return property(get, prop.fset, prop.fdel, prop.__doc__)
+
+
+def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = as_subclass(ret, cls)
+    if isinstance(ret, (tuple, list)):
+        ret = type(ret)(_convert(r, cls) for r in ret) if not hasattr(ret, "_fields") \
+            else type(ret)(*(_convert(r, cls) for r in ret))
+    return ret
+
+
+def _torch_function(cls, func, types, args=(), kwargs=None):
+    """Call ``func`` with subclass dispatch turned off and give tensor results the class ``cls``
+    (PyTorch's default; a subclass overrides it and calls ``super().__torch_function__``)."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    _dispatch.depth += 1
+    try:
+        ret = func(*args, **kwargs)
+    finally:
+        _dispatch.depth -= 1
+    return _convert(ret, cls)
+
+
+def as_subclass(self: Tensor, cls: type) -> Tensor:
+    """An alias of ``self`` (same memory and version counter; ``AliasBackward0`` when it requires grad)
+    whose class is ``cls``; its Tensor methods then return ``cls`` instances."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
+    out = _unary_result(self, self._data.view(), AliasBackward0, True)
+    if cls is not Tensor:
+        _prepare_subclass(cls)
+        out.__class__ = cls
+    return out
+
+
+def _setstate(self: Tensor, state) -> None:
+    """Legacy pickles: ``(data, requires_grad, _, hooks)`` of a Variable or ``(requires_grad, _, hooks)``."""
+    if not self.is_leaf:
+        raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+    if len(state) == 4:  # (storage, offset, size, stride): tinytorch tensors cannot be re-pointed at a storage
+        raise NotImplementedError("tinytorch cannot restore a legacy (storage, offset, size, stride) tensor state")
+    if len(state) == 5:
+        self.data = state[0]
+        state = (state[3], state[4], state[2])
+    self.requires_grad, _, _ = state
+
+
+register_attribute("storage_offset", _storage.storage_offset)
+register_attribute("storage", _storage.typed_storage)
+register_attribute("untyped_storage", _storage.untyped_storage)
+register_attribute("layout", property(lambda self: strided, doc="``tinytorch.strided`` (sparse tensors' classes say "
+                                                                 "theirs)."))
+register_attribute("is_sparse_csr", False)
+register_attribute("itemsize", property(lambda self: self._data.itemsize, doc="Bytes per element."))
+register_attribute("nbytes", property(lambda self: self._data.size * self._data.itemsize, doc="Bytes of the elements."))
+register_attribute("__contains__", _contains)
+register_attribute("as_subclass", as_subclass)
+register_attribute("__torch_function__", classmethod(_torch_function))
+register_attribute("__setstate__", _setstate)

@@ -1,0 +1,331 @@
+"""``tinytorch.library`` (PyTorch's ``torch.library``): define operators and register their kernels, which
+``torch.ops.<namespace>.<op>`` then dispatches (see ``tinytorch/_op_namespace.py``).
+
+``Library(ns, "DEF" | "FRAGMENT" | "IMPL", dispatch_key)``, ``.define(schema)``, ``.impl(op, fn, key)``,
+``define``/``impl`` as functions and decorators, ``custom_op`` (schema inferred from type hints),
+``register_kernel``, ``register_autograd`` (a real autograd formula: the op's outputs get a node whose
+backward is the one given), ``register_fake``/``impl_abstract`` (kept: tinytorch has no fake or meta
+tensors, so a fake implementation never runs) and ``get_ctx``."""
+from __future__ import annotations
+
+import inspect
+import typing
+import weakref
+
+from ._C import DispatchKeySet
+from ._dtype import dtype as _dtype_cls
+from ._op_namespace import FunctionSchema, OpOverload, OpOverloadPacket, lookup, ops
+from ._size import device as _device_cls
+from .tensor import Tensor
+
+__all__ = ["Library", "define", "impl", "fallthrough_kernel", "custom_op", "register_kernel", "register_autograd",
+           "register_fake", "impl_abstract", "get_ctx", "infer_schema", "CustomOpDef", "opcheck"]
+
+_DEF_NAMESPACES: dict = {}  # namespace -> weakref of the Library that holds its DEF
+
+
+def fallthrough_kernel():
+    """A kernel that falls through to the next dispatch key: registering it registers nothing."""
+    raise NotImplementedError("fallthrough_kernel() should never be called.")
+
+
+def _overload_of(op, namespace: str | None = None) -> OpOverload:
+    if isinstance(op, OpOverload):
+        return op
+    if isinstance(op, OpOverloadPacket):
+        return op._overloads.get("default") or next(iter(op._overloads.values()))
+    if isinstance(op, CustomOpDef):
+        return op._opoverload
+    if not isinstance(op, str):
+        raise TypeError(f"expected an operator name or OpOverload, got {type(op).__name__}")
+    name = op if "::" in op else f"{namespace}::{op}"
+    found = lookup(name)
+    if found is None:
+        raise RuntimeError(f"operator {name} does not exist")
+    return found
+
+
+def _register(overload: OpOverload, fn, key: str) -> None:
+    if fn is fallthrough_kernel:
+        return
+    overload.kernels[key] = fn
+
+
+class Library:
+    """A set of registrations in one namespace: ``kind`` "DEF" (it defines the namespace's operators; one
+    per namespace), "FRAGMENT" (defines more of them) or "IMPL" (registers kernels only, for
+    ``dispatch_key`` unless ``impl`` names another)."""
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = ""):
+        if kind not in ("IMPL", "DEF", "FRAGMENT"):
+            raise ValueError(f"Unsupported kind: {kind}")
+        if ns in ("prim",) and kind in ("DEF",):
+            raise ValueError(f"{ns} is a reserved namespace. Please try creating a library with another name.")
+        if kind == "DEF":
+            holder = _DEF_NAMESPACES.get(ns)
+            if holder is not None and holder() is not None and not holder()._destroyed:
+                raise RuntimeError(f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; please "
+                                   "put all of your definitions in a single TORCH_LIBRARY block.")
+            _DEF_NAMESPACES[ns] = weakref.ref(self)
+        self.ns = ns
+        self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._op_defs = set()
+        self._registrations = []  # (overload, key)
+        self._destroyed = False
+
+    def __repr__(self) -> str:
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+
+    def define(self, schema: str, alias_analysis: str = "", *, tags=()) -> str:
+        """Define the operator ``schema`` in this namespace; returns its name (``"foo"`` or ``"foo.overload"``)."""
+        if self.kind == "IMPL":
+            raise RuntimeError(f"define() cannot be called on a Library of kind IMPL ({self.ns})")
+        parsed = FunctionSchema(schema, self.ns)
+        if parsed.namespace != self.ns:
+            raise RuntimeError(f"Explicitly provided namespace ({parsed.namespace}) in schema string does not match "
+                               f"namespace of enclosing TORCH_LIBRARY ({self.ns}).")
+        packet = ops._packet(self.ns, parsed.op_name, create=True)
+        overload = parsed.overload_name or "default"
+        if overload in packet._overloads:
+            full = parsed.name + (f".{parsed.overload_name}" if parsed.overload_name else "")
+            raise RuntimeError(f"Tried to register an operator ({full}) with the same name and overload name "
+                               "multiple times.")
+        packet._overloads[overload] = OpOverload(packet, parsed.overload_name, parsed)
+        qualname = parsed.op_name + (f".{parsed.overload_name}" if parsed.overload_name else "")
+        self._op_defs.add(qualname)
+        return qualname
+
+    def impl(self, op_name, fn, dispatch_key: str = "", *, with_keyset: bool = False, allow_override: bool = False):
+        """Register ``fn`` as the kernel of ``op_name`` for ``dispatch_key`` (this library's, or
+        CompositeImplicitAutograd when neither names one)."""
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        key = dispatch_key or self.dispatch_key or "CompositeImplicitAutograd"
+        overload = _overload_of(op_name, self.ns)
+        if overload.namespace != self.ns and not isinstance(op_name, str):
+            pass  # PyTorch allows impl of another namespace's op object; so does this
+        if with_keyset:
+            inner = fn
+
+            def fn(*args, **kwargs):  # noqa: F811 - the keyset argument PyTorch passes first
+                return inner(DispatchKeySet(key), *args, **kwargs)
+        _register(overload, fn, key)
+        self._registrations.append((overload, key))
+
+    def fallback(self, fn, dispatch_key: str = "", *, with_keyset: bool = False):
+        raise NotImplementedError("tinytorch.library.Library.fallback: tinytorch has no boxed fallback kernels "
+                                  "(its dispatch has no per-key fallthrough chain)")
+
+    def _register_fake(self, op_name, fn, _stacklevel=1, *, allow_override=False):
+        _overload_of(op_name, self.ns).fake = fn
+
+    def _destroy(self) -> None:
+        for overload, key in self._registrations:
+            overload.kernels.pop(key, None)
+        for qualname in self._op_defs:
+            name, _, overload = qualname.partition(".")
+            packet = ops._packet(self.ns, name)
+            if packet is not None:
+                packet._overloads.pop(overload or "default", None)
+                if not packet._overloads:
+                    getattr(ops, self.ns)._packets.pop(name, None)
+        self._registrations.clear()
+        self._op_defs.clear()
+        self._destroyed = True
+
+
+def _fragment(ns: str) -> Library:
+    lib = _FRAGMENTS.get(ns)
+    if lib is None:
+        lib = _FRAGMENTS[ns] = Library(ns, "FRAGMENT")
+    return lib
+
+
+_FRAGMENTS: dict = {}
+
+
+def define(qualname: str, schema: str, *, lib: Library | None = None, tags=()):
+    """``define("mylib::foo", "(Tensor x) -> Tensor")``: a new operator."""
+    ns, _, name = qualname.partition("::")
+    lib = lib or _fragment(ns)
+    lib.define(name + schema, tags=tags)
+
+
+def impl(qualname, types="CompositeImplicitAutograd", func=None, *, lib: Library | None = None):
+    """``impl("mylib::foo", "cpu", fn)`` (or as a decorator): register a kernel for a device type or dispatch key."""
+    keys = [types] if isinstance(types, str) else list(types)
+    keys = [{"cpu": "CPU", "cuda": "CUDA", "default": "CompositeExplicitAutograd", "meta": "Meta",
+             "mps": "MPS", "xpu": "XPU"}.get(k, k) for k in keys]
+
+    def register(fn):
+        overload = _overload_of(qualname)
+        for key in keys:
+            if lib is not None:
+                lib.impl(overload, fn, key)
+            else:
+                _register(overload, fn, key)
+        return fn
+
+    return register if func is None else register(func)
+
+
+def register_kernel(op, device_types, func=None, *, lib=None):
+    """A kernel of ``op`` for ``device_types`` ("cpu", None for every device)."""
+    if isinstance(op, CustomOpDef):
+        return op.register_kernel(device_types, func)
+    if device_types is None:
+        device_types = "CompositeExplicitAutograd"
+    return impl(op, device_types, func, lib=lib)
+
+
+def register_fake(op, func=None, /, *, lib=None, _stacklevel: int = 1, allow_override: bool = False):
+    """Register the fake (meta) implementation of ``op``. Kept on the operator; tinytorch has no fake tensors,
+    so it never runs. ``op`` must be defined (RuntimeError otherwise, as PyTorch)."""
+    if isinstance(op, CustomOpDef):
+        return op.register_fake(func) if func is not None else op.register_fake
+
+    def register(fn):
+        _overload_of(op).fake = fn
+        return fn
+
+    return register if func is None else register(func)
+
+
+impl_abstract = register_fake
+
+
+def register_autograd(op, backward, /, *, setup_context=None, lib=None) -> None:
+    """Make ``op`` differentiable: ``setup_context(ctx, inputs, output)`` runs after its forward, and
+    ``backward(ctx, *grads)`` returns one gradient (or None) per input."""
+    if isinstance(op, CustomOpDef):
+        op.register_autograd(backward, setup_context=setup_context)
+        return
+    _overload_of(op).autograd = (backward, setup_context)
+
+
+def get_ctx():
+    """The context of a fake implementation; there is none outside one (tinytorch never runs them)."""
+    raise RuntimeError("torch.library.get_ctx() can only be called inside a fake impl (register_fake); tinytorch "
+                       "runs no fake implementations")
+
+
+# -- custom_op ---------------------------------------------------------------------------------------------
+def _type_name(ann, name: str) -> str:
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if origin is typing.Union and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return _type_name(rest[0], name) + "?"
+    import collections.abc
+
+    if origin in (list, typing.List, typing.Sequence, collections.abc.Sequence):
+        return _type_name(args[0], name) + "[]"
+    table = {Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str", _dtype_cls: "ScalarType",
+             _device_cls: "Device"}
+    if ann in table:
+        return table[ann]
+    if ann is inspect.Parameter.empty:
+        raise ValueError(f"infer_schema(func): Parameter {name} must have a type annotation.")
+    raise ValueError(f"infer_schema(func): Parameter {name} has unsupported type {ann}.")
+
+
+def infer_schema(prototype_function, /, *, mutates_args, op_name: str | None = None) -> str:
+    """The schema string of a type-annotated function (PyTorch's ``torch.library.infer_schema``)."""
+    sig = inspect.signature(prototype_function)
+    hints = typing.get_type_hints(prototype_function)
+    if mutates_args == "unknown":
+        mutates_args = set(sig.parameters)
+    parts, star = [], False
+    for p in sig.parameters.values():
+        if p.kind == p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        t = _type_name(hints.get(p.name, p.annotation), p.name)
+        if p.name in mutates_args:
+            t = t.replace("Tensor", "Tensor(a!)", 1)
+        d = "" if p.default is inspect.Parameter.empty else f"={p.default!r}"
+        parts.append(f"{t} {p.name}{d}")
+    ret = hints.get("return", sig.return_annotation)
+    if ret is None or ret is type(None):
+        rets = "()"
+    elif typing.get_origin(ret) is tuple:
+        rets = "(" + ", ".join(_type_name(a, "return") for a in typing.get_args(ret)) + ")"
+    else:
+        rets = _type_name(ret, "return")
+    return f"{op_name or ''}({', '.join(parts)}) -> {rets}"
+
+
+class CustomOpDef:
+    """What ``custom_op`` returns: callable (it calls ``torch.ops.ns.name``), with ``register_kernel``,
+    ``register_fake``, ``register_autograd``."""
+
+    def __init__(self, namespace: str, name: str, schema: str, fn):
+        self._namespace, self._name = namespace, name
+        self._init_fn = fn
+        self._lib = _fragment(namespace)
+        self._lib.define(name + schema)
+        self._opoverload = lookup(f"{namespace}::{name}")
+        self._opoverload.kernels["CompositeExplicitAutograd"] = fn
+        self.__name__ = name
+        self.__doc__ = fn.__doc__
+
+    def __repr__(self) -> str:
+        return f"<CustomOpDef({self._namespace}::{self._name})>"
+
+    def __call__(self, *args, **kwargs):
+        return self._opoverload(*args, **kwargs)
+
+    def register_kernel(self, device_types, fn=None):
+        def register(f):
+            keys = [device_types] if isinstance(device_types, str) or device_types is None else device_types
+            for k in keys:
+                key = "CompositeExplicitAutograd" if k is None else {"cpu": "CPU"}.get(k, k.upper())
+                self._opoverload.kernels[key] = f
+            return f
+
+        return register if fn is None else register(fn)
+
+    def register_fake(self, fn=None):
+        def register(f):
+            self._opoverload.fake = f
+            return f
+
+        return register if fn is None else register(fn)
+
+    def register_autograd(self, backward, *, setup_context=None) -> None:
+        self._opoverload.autograd = (backward, setup_context)
+
+    def register_torch_dispatch(self, torch_dispatch_class, fn=None, /):
+        raise NotImplementedError("tinytorch has no __torch_dispatch__ (no dispatcher modes)")
+
+    def register_vmap(self, func=None, /):
+        raise NotImplementedError("CustomOpDef.register_vmap: tinytorch's vmap batches declared ops only")
+
+    def set_kernel_enabled(self, device_type, enabled: bool = True):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+def custom_op(name: str, fn=None, /, *, mutates_args, device_types=None, schema: str | None = None, tags=None):
+    """``@custom_op("mylib::foo", mutates_args=())``: an operator from a type-annotated Python function, which
+    becomes its kernel (for ``device_types``, every device when None)."""
+    def inner(f):
+        ns, sep, opname = name.partition("::")
+        if not sep:
+            raise ValueError(f"custom_op(name): expected 'namespace::name', got {name!r}")
+        text = schema if schema is not None else infer_schema(f, mutates_args=mutates_args)
+        op = CustomOpDef(ns, opname, text, f)
+        if device_types is not None:
+            del op._opoverload.kernels["CompositeExplicitAutograd"]
+            op.register_kernel(device_types, f)
+        return op
+
+    return inner if fn is None else inner(fn)
+
+
+def opcheck(op, args, kwargs=None, *, test_utils=None, raise_exception: bool = True):
+    raise NotImplementedError("torch.library.opcheck needs fake tensors, FX tracing and AOTAutograd, which tinytorch "
+                              "does not have")

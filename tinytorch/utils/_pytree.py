@@ -1,0 +1,201 @@
+"""``tinytorch.utils._pytree`` (PyTorch's ``torch.utils._pytree``): nested containers flattened to a list of
+leaves and a ``TreeSpec`` that rebuilds them. Nodes, as in PyTorch: tuple, list, dict, namedtuple,
+OrderedDict, defaultdict, deque, and any type given to
+``register_pytree_node``; everything else is a leaf. Dicts flatten in insertion order."""
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any, Callable
+
+__all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
+           "tree_structure", "tree_map", "tree_map_only", "tree_iter", "tree_any", "tree_all", "treespec_dumps",
+           "tree_is_leaf", "PyTree"]
+
+PyTree = Any
+
+
+@dataclasses.dataclass(frozen=True)
+class _Node:
+    flatten: Callable
+    unflatten: Callable
+
+
+SUPPORTED_NODES: dict = {}
+
+
+def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
+                         from_dumpable_context=None, flatten_with_keys_fn=None) -> None:
+    """``flatten_fn(obj) -> (children, context)``, ``unflatten_fn(children, context) -> obj``."""
+    if cls in SUPPORTED_NODES:
+        raise ValueError(f"{cls} is already registered as pytree node.")
+    SUPPORTED_NODES[cls] = _Node(flatten_fn, unflatten_fn)
+
+
+_register_pytree_node = register_pytree_node
+
+
+def _namedtuple_flatten(t):
+    return list(t), type(t)
+
+
+register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
+register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
+register_pytree_node(dict, lambda d: (list(d.values()), list(d.keys())), lambda c, keys: dict(zip(keys, c)))
+register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
+                     lambda c, keys: collections.OrderedDict(zip(keys, c)))
+register_pytree_node(collections.defaultdict,
+                     lambda d: (list(d.values()), (d.default_factory, list(d.keys()))),
+                     lambda c, ctx: collections.defaultdict(ctx[0], zip(ctx[1], c)))
+register_pytree_node(collections.deque, lambda d: (list(d), d.maxlen),
+                     lambda c, maxlen: collections.deque(c, maxlen=maxlen))
+
+
+def _is_namedtuple(obj) -> bool:
+    return isinstance(obj, tuple) and hasattr(type(obj), "_fields") and type(obj) is not tuple
+
+
+def _node_type(tree):
+    if _is_namedtuple(tree):
+        return "namedtuple"
+    return type(tree)
+
+
+def _get_node(node_type):
+    if node_type == "namedtuple":
+        return _Node(_namedtuple_flatten, lambda c, cls: cls(*c))
+    return SUPPORTED_NODES.get(node_type)
+
+
+def tree_is_leaf(tree, is_leaf: Callable | None = None) -> bool:
+    if is_leaf is not None and is_leaf(tree):
+        return True
+    return _get_node(_node_type(tree)) is None
+
+
+class TreeSpec:
+    """The structure of a flattened tree: node type, its context (keys...), one spec per child."""
+
+    def __init__(self, type, context, children_specs):  # noqa: A002 - PyTorch's name
+        self.type = type
+        self.context = context
+        self.children_specs = list(children_specs)
+        self.num_children = len(self.children_specs)
+        self.num_leaves = sum(c.num_leaves for c in self.children_specs)
+        self.num_nodes = 1 + sum(c.num_nodes for c in self.children_specs)
+
+    def is_leaf(self) -> bool:
+        return False
+
+    def unflatten(self, leaves):
+        return tree_unflatten(leaves, self)
+
+    def flatten_up_to(self, tree):
+        return tree_flatten(tree)[0]
+
+    def __eq__(self, other):
+        return isinstance(other, TreeSpec) and type(other) is type(self) and self.type == other.type and \
+            self.context == other.context and self.children_specs == other.children_specs
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, indent: int = 0) -> str:
+        name = "namedtuple" if self.type == "namedtuple" else getattr(self.type, "__name__", str(self.type))
+        children = ", ".join(repr(c) for c in self.children_specs)
+        return f"TreeSpec({name}, {self.context}, [{children}])"
+
+
+class LeafSpec(TreeSpec):
+    def __init__(self) -> None:
+        super().__init__(None, None, [])
+        self.num_leaves = 1
+        self.num_nodes = 1
+
+    def is_leaf(self) -> bool:
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, LeafSpec)
+
+    def __hash__(self):
+        return 0
+
+    def __repr__(self, indent: int = 0) -> str:
+        return "*"
+
+
+_LEAF = LeafSpec()
+
+
+def tree_flatten(tree, is_leaf: Callable | None = None):
+    """(leaves, spec): ``tree_unflatten(leaves, spec)`` rebuilds ``tree``."""
+    leaves: list = []
+
+    def helper(node):
+        if is_leaf is not None and is_leaf(node):
+            leaves.append(node)
+            return _LEAF
+        node_type = _node_type(node)
+        impl = _get_node(node_type)
+        if impl is None:
+            leaves.append(node)
+            return _LEAF
+        children, context = impl.flatten(node)
+        return TreeSpec(node_type, context, [helper(c) for c in children])
+
+    spec = helper(tree)
+    return leaves, spec
+
+
+def tree_unflatten(leaves, treespec: TreeSpec):
+    if not isinstance(treespec, TreeSpec):
+        raise TypeError(f"tree_unflatten(leaves, treespec): Expected `treespec` to be instance of TreeSpec but got "
+                        f"item of type {type(treespec)}.")
+    leaves = list(leaves)
+    if len(leaves) != treespec.num_leaves:
+        raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers to a "
+                         f"pytree that holds {treespec.num_leaves} items ({treespec}).")
+    it = iter(leaves)
+
+    def helper(spec):
+        if spec.is_leaf():
+            return next(it)
+        children = [helper(c) for c in spec.children_specs]
+        return _get_node(spec.type).unflatten(children, spec.context)
+
+    return helper(treespec)
+
+
+def tree_iter(tree, is_leaf: Callable | None = None):
+    yield from tree_flatten(tree, is_leaf)[0]
+
+
+def tree_leaves(tree, is_leaf: Callable | None = None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf: Callable | None = None) -> TreeSpec:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(func: Callable, tree, *rests, is_leaf: Callable | None = None):
+    leaves, spec = tree_flatten(tree, is_leaf)
+    others = [spec.flatten_up_to(r) for r in rests]
+    return tree_unflatten([func(*xs) for xs in zip(leaves, *others)], spec)
+
+
+def tree_map_only(type_or_types, func: Callable, tree, is_leaf: Callable | None = None):
+    return tree_map(lambda x: func(x) if isinstance(x, type_or_types) else x, tree, is_leaf=is_leaf)
+
+
+def tree_any(pred: Callable, tree, is_leaf: Callable | None = None) -> bool:
+    return any(map(pred, tree_iter(tree, is_leaf)))
+
+
+def tree_all(pred: Callable, tree, is_leaf: Callable | None = None) -> bool:
+    return all(map(pred, tree_iter(tree, is_leaf)))
+
+
+def treespec_dumps(treespec: TreeSpec, protocol: int | None = None) -> str:
+    return repr(treespec)
