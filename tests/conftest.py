@@ -4,6 +4,7 @@ PyTorch is the oracle: tests that compare with it call ``pytest.importorskip("to
 without PyTorch still gets a green run. CI sets ``TINYTORCH_REQUIRE_TORCH=1``, and then such a skip
 becomes a failure, so the comparisons can never be skipped silently there."""
 import os
+import sys
 
 import pytest
 from hypothesis import settings
@@ -15,6 +16,17 @@ _REQUIRE_TORCH = os.environ.get("TINYTORCH_REQUIRE_TORCH") == "1"
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _meta_methods_undone():
+    """The first meta tensor (``device="meta"``, ``skip_init``, ``Module.to("meta")``) wraps Tensor's methods
+    with the meta path for the rest of the process; other modules' tests compare the methods with the ops'
+    own functions, so the wrappers are taken off after each module that made one."""
+    yield
+    meta = sys.modules.get("tinytorch._meta")
+    if meta is not None:
+        meta.uninstall()
 
 
 def _is_torch_skip(report) -> bool:

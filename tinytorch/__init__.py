@@ -81,7 +81,8 @@ globals().update(_registry.namespace("torch"))
 # submodules loaded on first use (``tinytorch.distributions.Normal`` after a plain ``import tinytorch``,
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
-                              "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types"})
+                              "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
+                              "_functorch"})
 
 
 def __getattr__(name: str):
@@ -110,3 +111,4 @@ from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
+from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)

@@ -1,6 +1,8 @@
 """``Size`` (a shape that prints as PyTorch's) and ``device`` (any name constructs; only the CPU holds tensors)."""
 from __future__ import annotations
 
+from . import _meta_data
+
 
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``tinytorch.Size([2, 3])``."""
@@ -88,11 +90,15 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
-        # tensors are made on the CPU anyway; another default device could never hold them (TT: raise early)
-        _require_cpu(self)
+        # the factories of the block make tensors here: the CPU, or the meta device (no values); another
+        # device could never hold them (TT: raise early)
+        if self.type != "meta":
+            _require_cpu(self)
+        _meta_data.enter_default(self.type == "meta")
         return self
 
     def __exit__(self, *exc) -> None:
+        _meta_data.exit_default()
         return None
 
 

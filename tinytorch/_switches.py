@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+from . import _meta_data
 from ._size import device
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "default_device": None}
@@ -49,11 +50,12 @@ def get_float32_matmul_precision() -> str:
 
 
 def set_default_device(device) -> None:
-    """Only the CPU exists: ``'cpu'`` (or None) is accepted, anything else raises."""
-    if device is not None and str(device).split(":")[0] != "cpu":
+    """The CPU (``'cpu'`` or None) or the meta device (tensors without values); anything else raises."""
+    if device is not None and str(device).split(":")[0] not in ("cpu", "meta"):
         raise RuntimeError(f"tinytorch has only the CPU device; cannot make {str(device)!r} the default device")
     _state["default_device"] = device
+    _meta_data.set_default_meta(device is not None and str(device).split(":")[0] == "meta")
 
 
 def get_default_device():
-    return device("cpu")
+    return device("meta") if _meta_data.default_is_meta() else device("cpu")

@@ -4,6 +4,7 @@ and the layout-giving ``empty_strided`` / ``empty_permuted`` (uninitialised, zer
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 
 import numpy as np
@@ -52,10 +53,19 @@ def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
 _INT64_MAX = (1 << 63) - 1
 
 
+class _Lazy(threading.local):
+    on = False  # building a meta tensor (tinytorch/_meta.py): its values are never written
+
+
+LAZY = _Lazy()
+
+
 def _alloc(thunk, shape: tuple, npd) -> np.ndarray:
     """``thunk()``, the array of ``shape``; a size that cannot fit raises PyTorch's RuntimeError
     instead of numpy's MemoryError / ValueError (the check costs nothing until numpy fails)."""
     try:
+        if LAZY.on:
+            return np.zeros(shape, dtype=npd)  # calloc'd: no memory until written
         return thunk()
     except (MemoryError, ValueError) as e:
         numel = 1
@@ -357,7 +367,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None,
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @op(variants="function", batch=first_only)

@@ -11,13 +11,14 @@ import numpy as np
 
 from ._dtype import FLOATING_NP
 from . import _dtype
-from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State
+from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
 from .autograd import node as _node
 from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_output, share_instance_keys
 from ._tensor.placement import _TensorPlacement
 from ._tensor.conversion import _TensorConversion
 from ._tensor.printing import tensor_repr
+from ._meta_data import lazy_zeros  # noqa: F401  (re-exported)
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
 # loads (``bind_backward``); ``Tensor.backward`` calls it
@@ -38,6 +39,7 @@ def register_attribute(name: str, value) -> None:
 
 
 _CPU = device("cpu")
+_META = device("meta")
 _new = object.__new__
 # the instance attributes most tensors set (Tensor's class defaults, set where they differ): entered in
 # the key table the instances of Tensor (and of tinytorch's subclasses) share before any is made, so
@@ -88,12 +90,9 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     elif root._requires_grad:
         t._requires_grad = True  # as PyTorch: a view requires grad when its base does, even one made under no_grad
     if not _State.enabled:
+        # registered even when nothing requires grad yet: if the base later gets a history from an
+        # in-place op, PyTorch refuses to use this view (refresh marks it)
         t._creation = "no_grad"
-        if not root._requires_grad:
-            # nothing to keep up to date (backward formulas, no_grad code): not registered. Departure:
-            # if such a base later gets a history from an in-place op, PyTorch refuses to use this
-            # view; here it stays a constant
-            return t
     elif base._creation is not None:
         t._creation = base._creation
     # the storage's live views, weakly: [version, [weakref, ...], prune threshold]. Dead references are
@@ -118,6 +117,46 @@ def _wrap_float_result(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
+def legacy_array(np_dtype, args: tuple) -> np.ndarray:
+    """The array of a legacy constructor call (``Tensor(...)``, ``FloatTensor(...)``, ``t.new(...)``):
+    sizes (ints, or one ``Size``) give an uninitialised array of that shape; one sequence gives its data."""
+    if not args:
+        return np.empty((0,), dtype=np_dtype)  # Tensor() is an empty 1-d tensor
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    elif len(args) > 1 and any(isinstance(a, Size) for a in args):
+        names = ", ".join("torch.Size" if isinstance(a, Size) else type(a).__name__ for a in args)
+
+        def what(a) -> str:
+            if isinstance(a, Size):
+                inner = ", ".join(type(x).__name__ for x in a)
+                return f"!torch.Size of ({inner}{',' if len(a) == 1 else ''})!"
+            return f"!{type(a).__name__}!"
+        raise TypeError(f"new() received an invalid combination of arguments - got ({names}), but expected one of:\n"
+                        " * (*, torch.device device = None)\n      didn't match because some of the arguments have "
+                        f"invalid types: ({', '.join(what(a) for a in args)})\n"
+                        " * (torch.Storage storage)\n * (Tensor other)\n"
+                        " * (tuple of ints size, *, torch.device device = None)\n * (object data, *, torch.device "
+                        "device = None)\n")
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args):
+        for a in args:
+            if a < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {a}: "
+                                   f"[{', '.join(str(int(x)) for x in args)}]")
+        return np.empty(tuple(int(a) for a in args), dtype=np_dtype)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if isinstance(data, (int, float, bool, complex, np.generic)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        arr = np.array(data.tolist() if isinstance(data, Tensor) else data)
+        if np.dtype(np_dtype) in FLOATING_NP or arr.dtype not in FLOATING_NP:
+            return arr.astype(np_dtype)
+        return np.trunc(arr).astype(np_dtype)  # Python floats into an integer type: truncated
+    raise TypeError("new() received an invalid combination of arguments")
+
+
 class Tensor(_TensorPlacement, _TensorConversion):
     """A multi-dimensional array that records the ops made from it when it requires grad."""
 
@@ -136,6 +175,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
     _stale = None            # such a view after its base was modified: the error its next use raises
     _own_requires_grad = False  # a view made to require grad itself (a leaf of its own)
     _named_in_errors = None  # a saved result unpacked with another history: the node errors name
+    _unseen = False          # a view whose regenerated history PyTorch has not looked at yet (_ops/shape/views.py)
+    _meta = False            # on the meta device: its values are never shown (tinytorch/_meta.py)
     _vc = FRESH_VERSION      # the version counter: see autograd.grad_mode.version_counter
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
 
@@ -145,20 +186,18 @@ class Tensor(_TensorPlacement, _TensorConversion):
             share_instance_keys(cls, _TENSOR_ATTRS)
 
     def __new__(cls, *args, dtype=None, device=None):
-        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` is uninitialised. It is
-        ``__new__``, as PyTorch's: a subclass whose own ``__new__`` returns an instance keeps what it made."""
+        """Legacy constructor: ``Tensor([1, 2])`` copies data; ``Tensor(2, 3)`` and
+        ``Tensor(torch.Size([2, 3]))`` are uninitialised tensors of that shape; ``Tensor(t)`` aliases ``t``.
+        It is ``__new__``, as PyTorch's: a subclass whose own ``__new__`` returns an instance keeps what it made."""
         self = _new(cls)
         if cls is not Tensor and cls.__init__ is not Tensor.__init__:
             return self  # a subclass that initialises itself in __init__ (tinytorch's BatchedTensor...)
-        if not args:
-            args = (0,)  # Tensor() is an empty 1-d tensor
-        if len(args) == 1 and not isinstance(args[0], int):
-            arr = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
-                           dtype=(dtype or _dtype.get_default_dtype()).np)
-        else:
-            shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
-            arr = np.empty(tuple(shape), dtype=(dtype or _dtype.get_default_dtype()).np)
-        self._data = arr
+        if len(args) == 1 and isinstance(args[0], Tensor) and dtype is None:
+            src = args[0]  # an alias of the same storage and version counter, whatever its dtype (PyTorch's)
+            self._data = src._data
+            self._vc = NO_VERSION if _State.inference else version_counter(src)
+            return self
+        self._data = legacy_array((dtype or _dtype.get_default_dtype()).np, args)
         self._vc = NO_VERSION if _State.inference else [0]
         return self
 
@@ -183,15 +222,22 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
     @property
     def device(self) -> device:
-        return _CPU
+        return _META if self._meta else _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        """On the meta device: a shape, dtype and strides without values (see tinytorch/_meta.py)."""
+        return self._meta
+
+    @property
+    def is_cpu(self) -> bool:
+        return not self._meta
 
     is_cuda = False
-    is_cpu = True
     is_xpu = False
     is_mps = False
     is_sparse = False
     is_quantized = False
-    is_meta = False
 
     @property
     def ndim(self) -> int:
@@ -212,8 +258,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
     def stride(self, dim: int | None = None):
         """Strides in elements, like PyTorch's."""
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        st = _node.elem_strides(a.shape, a.strides, a.itemsize)
+        return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Laid out row-major (``contiguous_format``, the default) or channels-last (``channels_last`` for 4-d,
@@ -239,7 +286,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
         return self._data.dtype in FLOATING_NP
 
     def data_ptr(self) -> int:
-        """Address of the first element: equal for tensors that share storage."""
+        """Address of the first element: equal for tensors that share storage (0 on the meta device)."""
+        if self._meta:
+            return 0
         return self._data.__array_interface__["data"][0]
 
     def get_device(self) -> int:
@@ -297,7 +346,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
     # -- .grad ---------------------------------------------------------------------------------
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        # the history as stored: a view whose history PyTorch has not regenerated yet counts as a leaf
+        # here (see _UnseenView in _ops/shape/views.py), so this read must not count as a look
+        if not self._unseen and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -338,8 +389,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         """Keep this non-leaf's gradient in ``.grad`` during backward."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None:
-            return  # leaves keep their grad anyway
+        if self._unseen or self.grad_fn is None:
+            return  # leaves keep their grad anyway (a view PyTorch has not regenerated yet is one to it)
         if self._retains_grad:
             return
         import weakref
@@ -385,6 +436,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         t._data = self._data
         # changes through .data are invisible to autograd, as in PyTorch (an inference tensor's stays one)
         t._vc = NO_VERSION if self._vc is NO_VERSION else [0]
+        if self._meta:
+            t._meta = True
         return t
 
     @data.setter
@@ -392,6 +445,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._data = value._data
+        if value._meta or self._meta:
+            self._meta = value._meta
 
     def __hash__(self) -> int:
         return id(self)
@@ -437,7 +492,7 @@ def _views_follow(base: Tensor) -> None:
     """Views without a history of their own require grad exactly when their base does (PyTorch)."""
     for ref in base._vc[1]:
         v = ref()
-        if v is not None and v._base is base and v.grad_fn is None and not v._own_requires_grad:
+        if v is not None and v._base is base and v.__dict__.get("grad_fn") is None and not v._own_requires_grad:
             v._requires_grad = base._requires_grad
 
 

@@ -8,22 +8,16 @@ no tests; the test_autograd_* files import it."""
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
 
 import tinytorch
+from _messages import normalise  # noqa: F401  (the test_autograd_* files import it from here too)
 
-_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 # Both libraries give this warning once per process, so whether a snippet sees it depends on which tests
 # ran before in the same worker; test_autograd_higher_order checks it on its own with the flags reset.
 _ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",)
-
-
-def normalise(text: str) -> str:
-    """PyTorch's spelling of a tinytorch message, without C++ provenance."""
-    return _TRIGGERED.sub("", text.replace("tinytorch.", "torch."))
 
 
 class TensorView:

@@ -42,15 +42,15 @@ class BernoulliBackward0(_ZeroGradient):
 
 
 class NormalBackward1(_ZeroGradient):  # normal(Tensor mean, float std)
-    pass
+    saved_fields = (("mean_sym_sizes", lambda n: n.params[0][0]),)
 
 
 class NormalBackward2(_ZeroGradient):  # normal(float mean, Tensor std)
-    pass
+    saved_fields = (("std_sym_sizes", lambda n: n.params[0][0]),)
 
 
 class NormalBackward3(_ZeroGradient):  # normal(Tensor mean, Tensor std)
-    pass
+    saved_fields = (("mean_sym_sizes", lambda n: n.params[0][0]), ("std_sym_sizes", lambda n: n.params[1][0]))
 
 
 def _with_params(values: np.ndarray, node_cls, params) -> Tensor:

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
+_META_ITEM = "Tensor.item() cannot be called on meta tensors"
+_META_NUMPY = ("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
+               "first.")
+
 
 class _TensorConversion:
     # -- leaving tinytorch ---------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The array itself (shared memory); refuses while the tensor requires grad."""
+        if self._meta:
+            raise TypeError(_META_NUMPY)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -17,6 +23,8 @@ class _TensorConversion:
 
     def __array__(self, dtype=None, copy=None):
         """numpy's view of the tensor: the same memory unless ``dtype`` or ``copy=True`` needs another."""
+        if self._meta:
+            raise TypeError(_META_NUMPY)
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -28,11 +36,15 @@ class _TensorConversion:
 
     def item(self):
         """The single element as a Python number."""
+        if self._meta:
+            raise RuntimeError(_META_ITEM)
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
 
     def tolist(self):
+        if self._meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def __len__(self) -> int:
@@ -46,6 +58,8 @@ class _TensorConversion:
         return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
+        if self._meta:
+            raise RuntimeError(_META_ITEM)
         if self._data.size == 0:
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size != 1:
@@ -53,6 +67,8 @@ class _TensorConversion:
         return bool(self._data.reshape(()))
 
     def _scalar(self):
+        if self._meta:
+            raise RuntimeError(_META_ITEM)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
@@ -64,6 +80,8 @@ class _TensorConversion:
         return int(self._scalar())
 
     def __index__(self) -> int:
+        if self._meta:
+            raise RuntimeError(_META_ITEM)
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()).item())
@@ -72,6 +90,10 @@ class _TensorConversion:
         return complex(self.item())
 
     def __format__(self, spec: str) -> str:
+        if self._meta:
+            if spec:
+                raise TypeError("unsupported format string passed to Tensor.__format__")
+            return repr(self)
         if self._data.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
-from .._dtype import FLOATING_NP
 from .. import _dtype
-from ..tensor import Tensor, _make
+from ..tensor import Tensor, _make, legacy_array, register_attribute
 
 
 class tensortype(type):
@@ -33,28 +30,20 @@ class tensortype(type):
         if device is not None and str(device) != "cpu":
             raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {device} was passed")
         d = cls.dtype
-        if not args:
-            return _make(np.empty((0,), dtype=d.np))
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
             if src.dtype is not d:
                 raise TypeError(f"expected {d._legacy[:-6]} (got {src.dtype._legacy[:-6]})")
             return src.detach()  # an alias of the same storage, as PyTorch's
-        if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-            return _make(np.empty(args, dtype=d.np))  # sizes: uninitialised
-        if len(args) == 1:
-            data = args[0]
-            if isinstance(data, str):
-                raise TypeError("new(): invalid data type 'str'")
-            if isinstance(data, tuple) and type(data).__name__ == "Size":
-                return _make(np.empty(tuple(data), dtype=d.np))
-            if isinstance(data, (int, float, bool)):
-                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-            arr = np.array(data.tolist() if isinstance(data, Tensor) else data)
-            if d.is_floating_point or arr.dtype not in FLOATING_NP:
-                return _make(arr.astype(d.np))
-            return _make(np.trunc(arr).astype(d.np))  # Python floats into an integer type: truncated
-        raise TypeError("new() received an invalid combination of arguments")
+        return _make(legacy_array(d.np, args))
+
+
+def _new(self: Tensor, *args, device=None, **kwargs):
+    """``t.new(...)``: the legacy constructor of ``t``'s type (sizes: uninitialised; a sequence: its data)."""
+    return BY_LEGACY[self.dtype._legacy](*args, device=device, **kwargs)
+
+
+register_attribute("new", _new)
 
 
 def _legacy_type(d: _dtype.dtype):

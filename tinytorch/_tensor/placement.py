@@ -7,6 +7,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from .. import _dtype
+from .._meta_data import lazy_zeros
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -22,7 +23,7 @@ class _TensorPlacement:
         if id(self) in memo:
             return memo[id(self)]
         new = type(self).__new__(type(self))
-        new._data = self._data.copy()
+        new._data = lazy_zeros(self._data) if self._meta else self._data.copy()
         new._vc = [0]
         new._requires_grad = self._requires_grad
         if self._grad is not None:
@@ -34,6 +35,8 @@ class _TensorPlacement:
         return new
 
     def cpu(self) -> "Tensor":
+        if self._meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
 
     def cuda(self, *args, **kwargs):

@@ -239,7 +239,13 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -
     dtype_name = t.dtype.name
     default_name = _dtype.get_default_dtype().name
     suffixes = []
-    if a.size == 0:
+    if getattr(t, "_meta", False):  # no values to show: the device, the size and any dtype but the default one
+        suffixes.append("device='meta'")
+        suffixes.append(f"size={tuple(a.shape)}")
+        if dtype_name != default_name:
+            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+        body = "..."
+    elif a.size == 0:
         # numpy's habit: the shape is spelt out unless it is (0,)
         if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")

@@ -85,9 +85,11 @@ def _install() -> list:
         saved.append((cell, "cell", cell.cell_contents))
         cell.cell_contents = _casting(decl.impl, decl.autocast)
         for spelling in tuple(decl.variants) + decl.dunders + decl.rdunders:
-            if getattr(Tensor, spelling, None) is decl.impl:
-                saved.append((Tensor, spelling, decl.impl))
-                setattr(Tensor, spelling, _casting(decl.impl, decl.autocast))
+            current = getattr(Tensor, spelling, None)
+            # the method itself, or the meta device's wrapper of it (tinytorch/_meta.py), which it casts for
+            if current is decl.impl or getattr(current, "_meta_wraps", None) is decl.impl:
+                saved.append((Tensor, spelling, current))
+                setattr(Tensor, spelling, _casting(current, decl.autocast))
     return saved
 
 

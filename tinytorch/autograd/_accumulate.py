@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from .._meta_data import mark_meta
 from ..tensor import _make
 from .grad_mode import version_counter
 from .node import AccumulateGrad
@@ -88,7 +89,9 @@ def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
         if g._data.dtype != var._data.dtype:
             g = _in_dtype_of(g, var)
         old = var._grad
-        if old is None:
+        if var._meta:  # a meta leaf's gradient is a meta tensor (the backward ran on its zeros)
+            var._grad = g if g._meta else mark_meta(_copy_in_graph(g) if create_graph else g.detach())
+        elif old is None:
             var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
         elif create_graph or old._requires_grad:
             var._grad = old + g

@@ -39,7 +39,7 @@ class EdgePair(Node):
 class SavedPair(EdgePair):
     """An ``EdgePair`` that saves up to two of its inputs (mul), each with its version, as four
     attributes (``_sa, _sb, _va, _vb``) instead of two tuples: one fewer object per node for the
-    garbage collector. ``_saved`` and ``_saved_versions`` read and write them as the tuples every
+    garbage collector. ``_saved`` and ``_versions_of_saved`` read and write them as the tuples every
     other node keeps, so the generic machinery (``saved_tensors``, pack hooks, release) works
     unchanged; the hot paths (``binary_node``, the node's backward, the engine's release) use the
     attributes."""
@@ -57,7 +57,7 @@ class SavedPair(EdgePair):
         self._sa, self._sb = saved if saved else (None, None)
 
     @property
-    def _saved_versions(self) -> tuple:
+    def _versions_of_saved(self) -> tuple:
         return (self._va, self._vb)
 
     def _release(self) -> None:
@@ -67,8 +67,8 @@ class SavedPair(EdgePair):
         if self._release_extra is not None:
             self._release_extra()
 
-    @_saved_versions.setter
-    def _saved_versions(self, versions) -> None:
+    @_versions_of_saved.setter
+    def _versions_of_saved(self, versions) -> None:
         self._va, self._vb = versions if versions else (None, None)
 
 

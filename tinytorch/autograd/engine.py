@@ -234,7 +234,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
          only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
          materialize_grads: bool = False):
-    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated."""
+    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated. With
+    ``is_grads_batched`` each grad_output carries a batch of cotangents in its first dimension, and each
+    gradient the batch of vector-Jacobian products (computed one cotangent at a time)."""
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     single_out = isinstance(outputs, Tensor)
     outputs = [outputs] if single_out else list(outputs)
     inputs_t = [inputs] if isinstance(inputs, Tensor) else list(inputs)
@@ -282,6 +287,48 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                 g = g.detach()
         result.append(g)
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one backward per cotangent of the batch, results stacked."""
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    gos = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
+    sizes = {g._data.shape[0] for g in gos if g is not None}
+    if len(sizes) != 1 or any(g is None for g in gos):
+        raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                           "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                           "shape of corresponding output.")
+    n = sizes.pop()
+    per = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
+                create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+           for b in range(n)]
+    res = []
+    for i in range(len(per[0]) if per else 0):
+        column = [p[i] for p in per]
+        if all(c is None for c in column):
+            res.append(None)
+        elif create_graph:
+            res.append(_stack_in_graph(column))
+        else:
+            like = next(c for c in column if c is not None)._data
+            res.append(_make(np.stack([np.zeros_like(like) if c is None else c._data for c in column])))
+    return tuple(res)
+
+
+def _stack_in_graph(column):
+    """The stacked gradients, differentiably (create_graph=True): sum over b of e_b * g_b, e_b one-hot
+    along a new first dimension (the engine builds on no op module; tensor methods do it)."""
+    n = len(column)
+    like = next(c for c in column if c is not None)
+    out = None
+    for b, c in enumerate(column):
+        if c is None:
+            continue
+        onehot = np.zeros((n,) + (1,) * like._data.ndim, dtype=like._data.dtype)
+        onehot[b] = 1
+        term = c.unsqueeze(0) * _make(onehot)
+        out = term if out is None else out + term
+    return out
 
 
 _tensor.bind_backward(backward)

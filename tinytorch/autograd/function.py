@@ -18,6 +18,7 @@ class BackwardCFunction(Node):
     """The node of a custom Function; also the ``ctx`` its forward and backward receive."""
 
     _forward_cls = None
+    _dir_keeps = frozenset({"saved_tensors"})  # a custom Function's node shows it, as PyTorch's does
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
@@ -36,16 +37,16 @@ class BackwardCFunction(Node):
         self._materialize = bool(value)
 
     # forward AD: tensors the Function's jvp reads back through ctx.saved_tensors
-    _saved_fwd = None
+    _fwd_saved = None
     _in_jvp = False
 
     def save_for_forward(self, *tensors) -> None:
-        self._saved_fwd = tensors
+        self._fwd_saved = tensors
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._in_jvp and self._saved_fwd is not None:
-            return self._saved_fwd
+        if self._in_jvp and self._fwd_saved is not None:
+            return self._fwd_saved
         return Node.saved_tensors.fget(self)
 
     def backward(self, *grads):

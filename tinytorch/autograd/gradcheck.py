@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor, _make
+from . import forward_ad as fwAD
 from .engine import grad as _grad
 from .grad_mode import enable_grad, no_grad
 
@@ -56,11 +57,66 @@ def _analytical_jacobian(outputs, diff_inputs) -> list:
     return jac
 
 
+def _forward_jacobian(func, inputs, diff_inputs) -> list:
+    """jac[i][j]: (input_i.numel, output_j.numel), by forward-mode AD: one pass per input element, its
+    tangent one-hot and every other input's zero."""
+    jac = None
+    for i, x in enumerate(diff_inputs):
+        for k in range(x._data.size):
+            with fwAD.dual_level():
+                duals = {}
+                for m, y in enumerate(diff_inputs):
+                    t = np.zeros(y._data.shape, dtype=y._data.dtype)
+                    if m == i:
+                        t.reshape(-1)[k] = 1
+                    duals[id(y)] = fwAD.make_dual(y.detach(), _make(t))
+                args = [duals.get(id(a), a) if isinstance(a, Tensor) else a for a in inputs]
+                outs = _diff_outputs(func, args)
+                if jac is None:
+                    jac = [[np.zeros((y._data.size, o._data.size)) for o in outs] for y in diff_inputs]
+                for j, o in enumerate(outs):
+                    tangent = fwAD.unpack_dual(o).tangent
+                    if tangent is not None:
+                        jac[i][j][k] = tangent._data.astype(np.float64).reshape(-1)
+    return jac if jac is not None else [[] for _ in diff_inputs]
+
+
+def _shown(a: np.ndarray) -> str:
+    return repr(_make(a))  # printed as PyTorch prints the Jacobians: tensors
+
+
+def _batched_grads_agree(outputs, diff_inputs, atol: float, rtol: float) -> str | None:
+    """``autograd.grad(..., is_grads_batched=True)`` on a batch of cotangents against one backward per
+    cotangent (PyTorch's check_batched_grad); the first disagreement's text, or None."""
+    gen = np.random.default_rng(0)
+    for j, o in enumerate(outputs):
+        if not o._requires_grad:
+            continue
+        cots = gen.standard_normal((2,) + o._data.shape).astype(o._data.dtype)
+        batched = _grad(o, diff_inputs, grad_outputs=_make(cots), retain_graph=True, allow_unused=True,
+                        is_grads_batched=True)
+        for b in range(2):
+            one = _grad(o, diff_inputs, grad_outputs=_make(cots[b]), retain_graph=True, allow_unused=True)
+            for i, (gb, g1) in enumerate(zip(batched, one)):
+                if (gb is None) != (g1 is None):
+                    return f"For output {j} and input {i}: a batched gradient is undefined where the unbatched is not"
+                if g1 is not None and not np.allclose(gb._data[b], g1._data, rtol=rtol, atol=atol):
+                    return (f"For output {j} and input {i}:\n\nGradient computed with batched gradients does not "
+                            "match the gradient computed without them")
+    return None
+
+
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-              check_grad_dtypes: bool = False, check_batched_grad: bool = False, fast_mode: bool = False,
-              masked=None) -> bool:
-    """True when autograd's Jacobian of ``func`` at ``inputs`` matches finite differences."""
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked=None) -> bool:
+    """True when autograd's Jacobian of ``func`` at ``inputs`` matches finite differences: the one the
+    backward computes (``check_backward_ad``), the one forward-mode AD computes (``check_forward_ad``),
+    and, with ``check_batched_grad``, gradients of a batch of cotangents against one backward each.
+    ``fast_mode`` is accepted and checks the full Jacobians."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
     for i, x in enumerate(diff_inputs):
@@ -69,21 +125,35 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
                           "will likely fail if all the inputs are not of double precision floating point. ",
                           UserWarning, stacklevel=2)
     outputs = _diff_outputs(func, inputs)
-    analytic = _analytical_jacobian(outputs, diff_inputs)
-    for i, x in enumerate(diff_inputs):
-        numeric = _numerical_jacobian(func, inputs, x, eps, [o._data.size for o in outputs])
-        for j in range(len(outputs)):
-            a, n = analytic[i][j], numeric[j]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                                     f"numerical:{n}\nanalytical:{a}\n")
+    numeric = [_numerical_jacobian(func, inputs, x, eps, [o._data.size for o in outputs]) for x in diff_inputs]
+    checks = []
+    if check_backward_ad:
+        checks.append(("Jacobian mismatch", _analytical_jacobian(outputs, diff_inputs)))
+    if check_forward_ad:
+        checks.append(("Jacobian computed with forward mode mismatch", _forward_jacobian(func, inputs, diff_inputs)))
+    for what, analytic in checks:
+        for i in range(len(diff_inputs)):
+            for j in range(len(outputs)):
+                a, n = analytic[i][j], numeric[i][j]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(f"{what} for output {j} with respect to input {i},\n"
+                                         f"numerical:{_shown(n)}\nanalytical:{_shown(a)}\n")
+    if check_batched_grad and check_backward_ad:
+        problem = _batched_grads_agree(outputs, diff_inputs, atol, rtol)
+        if problem is not None:
+            if not raise_exception:
+                return False
+            raise GradcheckError(problem)
     return True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, **kwargs) -> bool:
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
     """gradcheck of the gradient itself: second derivatives against finite differences."""
     from .._random.tensor_ops import randn
     inputs = _as_tuple(inputs)
@@ -103,4 +173,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_batched_grad=check_batched_grad,
+                     check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev)

@@ -10,6 +10,8 @@ import re
 import traceback
 import weakref
 
+import numpy as np
+
 from .grad_mode import _Active, _State, version_counter
 
 # tinytorch.tensor builds on this module (a tensor's grad_fn is a Node), so this module cannot import
@@ -29,6 +31,14 @@ _FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 _sequence = itertools.count()
+
+
+def _in_hook_order(order: tuple, n: int) -> list:
+    """The saved tensors' indices, those PyTorch names first in its order, then the rest."""
+    if not order:
+        return list(range(n))
+    rest = [i for i in range(n) if i not in order]
+    return [i for i in order if i < n] + rest
 # the saved-version tuples of the common saves (nothing modified yet), shared by every node: one fewer
 # object per node for the garbage collector to count (a micrograd graph makes thousands of nodes a step)
 _SHARED_VERSIONS = {v: v for v in ((0,), (None,), (0, 0), (0, None), (None, 0), (None, None), (0, 0, 0))}
@@ -121,21 +131,266 @@ class _SavedOutput:
         return t
 
 
-class _Hooked:
-    """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor."""
+def _autograd_meta(t, node):
+    """What of a saved tensor's autograd identity its unpacked stand-in gets back (PyTorch's SavedVariable
+    keeps it beside the packed value): its place in the graph (this node's output, or another node's), or
+    a leaf's gradient accumulator; None for a tensor that does not require grad."""
+    if t.grad_fn is node:
+        return ("output", t._output_nr)
+    if t.grad_fn is not None:
+        return ("history", t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        return ("leaf", accumulator_of(t))
+    return None
 
-    __slots__ = ("packed", "unpack_hook")
+
+class _Hooked:
+    """A saved tensor as ``pack_hook`` returned it; ``unpack_hook`` turns it back into a tensor, which
+    takes the saved tensor's autograd identity (``meta``), as PyTorch's unpacked values do: the data is
+    the hook's, the history (or the leaf a gradient accumulates into) the original's."""
+
+    __slots__ = ("packed", "unpack_hook", "meta")
     grad_fn = None  # never a node's own output (see _pack_outputs)
 
-    def __init__(self, packed, unpack_hook) -> None:
-        self.packed, self.unpack_hook = packed, unpack_hook
+    def __init__(self, packed, unpack_hook, meta=None) -> None:
+        self.packed, self.unpack_hook, self.meta = packed, unpack_hook, meta
 
     def unpack(self, node):
         t = self.unpack_hook(self.packed)
         if not isinstance(t, _Tensor):
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                             f"{type(t).__name__}")
-        return t
+        meta = self.meta
+        if meta is None:
+            return t.detach() if t._requires_grad else t
+        if meta[0] == "leaf":
+            out = _make(t._data)
+            out._requires_grad = True
+            out._accumulator = weakref.ref(meta[1])  # the original leaf's: gradients reach its .grad
+            return out
+        out = _make(t._data, node if meta[0] == "output" else meta[1])
+        out._output_nr = meta[-1]
+        return out
+
+
+_FREED_HOOKS_MSG = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+    "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved variables after calling backward.")
+
+
+class SavedTensor:
+    """``grad_fn._raw_saved_<name>``: one tensor a node saved, as PyTorch's ``torch._C._autograd.SavedTensor``.
+    ``register_hooks(pack_hook, unpack_hook)`` packs it at once and unpacks it at every later use (the
+    backward, ``grad_fn._saved_<name>``), as ``saved_tensors_hooks`` does for every tensor of a block."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index: int) -> None:
+        self._node, self._index = node, index
+
+    def register_hooks(self, *args) -> None:
+        if len(args) != 2 or not all(callable(a) for a in args):  # pybind's refusal, before anything else
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: tinytorch._C._autograd.SavedTensor, arg0: "
+                            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            + ", ".join([repr(self)] + [repr(a) for a in args]))
+        pack_hook, unpack_hook = args
+        node = self._node
+        if node._freed:
+            raise RuntimeError(_FREED_HOOKS_MSG)
+        slot = node._saved[self._index]
+        if slot is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(slot) is _Hooked:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+                               "one pair of hooks is allowed at a time.")
+        t = node._slot_value(self._index)
+        enabled = _State.enabled
+        _State.enabled = False  # PyTorch hands the hook the saved data, detached, under no_grad
+        try:
+            packed = pack_hook(t.detach())
+        finally:
+            _State.enabled = enabled
+        node._set_slot(self._index, _Hooked(packed, unpack_hook, _autograd_meta(t, node)))
+
+    def unpack(self):
+        return self._node._slot_value(self._index)
+
+    @property
+    def data(self):
+        return self.unpack()
+
+    @property
+    def unpack_hook(self):
+        slot = self._node._saved[self._index] if not self._node._freed else None
+        return slot.unpack_hook if type(slot) is _Hooked else None
+
+    def __repr__(self) -> str:
+        return f"<tinytorch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+_U64 = (1 << 64) - 1
+
+
+def u64(v):
+    """An int64 (or a list of them) as PyTorch's ``_saved_<name>`` reads it back: through an unsigned
+    conversion, so -1 reads 18446744073709551615 (SymInts, ``_sym_sizes``, keep their sign)."""
+    if isinstance(v, (tuple, list)):
+        return tuple(u64(x) for x in v)
+    if isinstance(v, bool) or v is None:
+        return v
+    return int(v) & _U64
+
+
+def _saved_property(index: int) -> property:
+    def get(self):
+        return self._slot_value(index)
+    return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+def _raw_saved_property(index: int) -> property:
+    def get(self):
+        raw = self.__dict__.get("_raw_slots")
+        if raw is None:
+            raw = self._raw_slots = {}
+        st = raw.get(index)
+        if st is None:
+            st = raw[index] = SavedTensor(self, index)
+        return st
+    return property(get, doc="That saved tensor as a ``SavedTensor`` (``register_hooks``).")
+
+
+def _slot_or_property(index: int, fallback, transform=None) -> property:
+    def get(self):
+        t = self._slot_value(index)
+        if t is None:
+            return fallback(self)
+        return t if transform is None else transform(t)
+    return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+def elem_strides(shape, strides, itemsize) -> tuple:
+    """numpy's byte strides as PyTorch's element strides (``Tensor.stride()``, ``_saved_<name>_sym_strides``).
+    Where numpy's say nothing, PyTorch's: an empty array's (numpy's are all 0) as a contiguous tensor's
+    of its shape (a 0 counted as 1), and a size-1 dim with stride 0 (numpy's new axis, ``x[None]``) as
+    PyTorch's unsqueeze gives it (size * stride of the next dim, 1 for the last)."""
+    st = tuple(s // itemsize for s in strides)
+    if 0 not in st:
+        return st
+    out = list(st)
+    empty = 0 in shape
+    nxt = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if empty or (shape[d] == 1 and st[d] == 0):
+            out[d] = nxt
+        nxt = out[d] * max(shape[d], 1)
+    return tuple(out)
+
+
+def raw_dim(node):
+    """The ``dim`` argument a node's op was given (``dim_arg``) when it kept it, else its ``dim``."""
+    d = node.__dict__.get("dim_arg")
+    return node.dim if d is None else d
+
+
+def scalar_tensor(v):
+    """A Python number as PyTorch wraps it into a 0-d tensor (float64, int64, bool, complex128), as the
+    ``_saved_other`` of ``x * 2.0`` shows it; None stays None."""
+    if v is None:
+        return None
+    if isinstance(v, _Tensor):
+        return v
+    if isinstance(v, np.generic):
+        return _make(np.asarray(v))
+    dt = np.bool_ if isinstance(v, bool) else np.int64 if isinstance(v, int) else \
+        np.complex128 if isinstance(v, complex) else np.float64
+    return _make(np.asarray(v, dtype=dt))
+
+
+def _value_property(source) -> property:
+    if isinstance(source, str):
+        def get(self):
+            return getattr(self, source, None)
+    else:
+        def get(self):
+            return source(self)
+    return property(get, doc="A value this node saved for its backward (PyTorch's ``_saved_<name>``).")
+
+
+class _Hidden:
+    """A parent class's ``_saved_<name>`` that this node class does not have (``__dir__`` leaves it out)."""
+
+    def __get__(self, obj, cls=None):
+        raise AttributeError("this node saves no such value")
+
+
+_HIDDEN = _Hidden()
+
+
+def _hidden(cls, name: str) -> bool:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name] is _HIDDEN
+    return False
+
+
+# The order PyTorch's pack hooks see a node's saved tensors in where it is not the order of the class's
+# ``saved_fields`` (PyTorch's generated code saves them in an order of its own: most binary nodes pack
+# ``other`` before ``self``), by node class name.
+_PACK_ORDER = {
+    "AddcdivBackward0": ("tensor1", "tensor2"), "AddcmulBackward0": ("tensor1", "tensor2"),
+    "AddmmBackward0": ("mat1", "mat2"), "AddmvBackward0": ("mat", "vec"), "BaddbmmBackward0": ("batch1", "batch2"),
+    "AminmaxBackward0": ("self", "max", "min"), "Atan2Backward0": ("other", "self"),
+    "ClampBackward0": ("max", "min", "self"), "ClampMaxBackward1": ("max", "self"),
+    "ClampMinBackward1": ("min", "self"), "ComplexBackward0": ("imag", "real"),
+    "DistBackward0": ("other", "self", "result"), "DivBackward0": ("other", "self"), "DotBackward0": ("self", "tensor"),
+    "FmaxBackward0": ("other", "self"), "FminBackward0": ("other", "self"), "FmodBackward1": ("other", "self"),
+    "HypotBackward0": ("other", "self", "result"), "LinalgCrossBackward0": ("other", "self"),
+    "LinalgLstsqBackward0": ("b", "self", "solution"),
+    "LinalgSvdBackward0": ("S", "U", "Vh"), "Logaddexp2Backward0": ("other", "self"),
+    "LogaddexpBackward0": ("other", "self"), "MaximumBackward0": ("other", "self"),
+    "MinimumBackward0": ("other", "self"), "MmBackward0": ("mat2", "self"), "MulBackward0": ("other", "self"),
+    "MvBackward0": ("self", "vec"), "NextafterBackward0": ("other", "self"),
+    "PowBackward1": ("exponent", "self", "result"), "RemainderBackward1": ("other", "self"),
+    "RreluWithNoiseBackward0": ("noise", "self"), "ScatterReduceBackward0": ("index", "self", "src", "result"),
+    "SpecialXlog1PyBackward0": ("other", "self"), "XlogyBackward0": ("other", "self"),
+}
+
+
+def install_saved_fields(cls, fields) -> None:
+    """Give node class ``cls`` PyTorch's ``_saved_<name>`` attributes: ``fields`` is ``((name, source), ...)``
+    in the order PyTorch saves them (which is also the order pack hooks see them), a source being the
+    index of a tensor in the node's ``saved_tensors`` (also ``_raw_saved_<name>``), such an index with a
+    function of the node giving the value when that slot is empty (``(1, fn)``: a Python number PyTorch
+    would have wrapped in a tensor) and optionally a function of the tensor PyTorch saved in its place
+    (``(1, fn, lambda w: w.t())``: linear keeps W where PyTorch's addmm keeps W.t()), the name of one of
+    the node's attributes, or a function of the node."""
+    cls._pt_saved = tuple(fields)
+    own = {name for name, _ in fields}
+    for klass in cls.__mro__[1:]:  # a parent's names this class does not have: hidden (PyTorch's classes differ)
+        for name, _ in getattr(klass, "_pt_saved", ()):
+            if name not in own:
+                setattr(cls, "_saved_" + name, _HIDDEN)
+                setattr(cls, "_raw_saved_" + name, _HIDDEN)
+    order = []
+    for name, source in fields:
+        if isinstance(source, int) and not isinstance(source, bool):
+            setattr(cls, "_saved_" + name, _saved_property(source))
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(source))
+            order.append(source)
+        elif isinstance(source, tuple):  # (index, fallback(node)[, transform(t)]): a slot, or what stands for it
+            setattr(cls, "_saved_" + name, _slot_or_property(*source))
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(source[0]))
+            order.append(source[0])
+        else:
+            setattr(cls, "_saved_" + name, _value_property(source))
+    named = {name: (source if isinstance(source, int) else source[0]) for name, source in fields
+             if isinstance(source, tuple) or (isinstance(source, int) and not isinstance(source, bool))}
+    pytorch = _PACK_ORDER.get(cls.__name__)
+    if pytorch is not None and set(pytorch) <= set(named):
+        order = [named[n] for n in pytorch] + [i for i in order if i not in {named[n] for n in pytorch}]
+    cls._hook_order = tuple(order)
 
 
 class Node:
@@ -143,7 +398,7 @@ class Node:
 
     # class-level defaults keep node creation to the few attributes an op really sets
     _saved = ()
-    _saved_versions = ()
+    _versions_of_saved = ()
     _freed = False
     _tensor_pre_hooks = None   # output_nr -> {id: hook} from Tensor.register_hook on non-leaves
     _retained = None           # output_nr -> weakref of a tensor that called retain_grad()
@@ -158,6 +413,10 @@ class Node:
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
     _saves_pair = False        # a SavedPair node: its saved tensors are attributes (see _pair.py)
+    # PyTorch's ``_saved_<name>`` attributes of this node class (see install_saved_fields), and the order of
+    # the saved tensors' indices in them: pack hooks see the tensors in that order, unpack hooks too
+    _pt_saved = ()
+    _hook_order = ()
 
     # instance attributes a subclass sets on some of its instances only, or late (see
     # share_instance_keys); each class in the MRO names its own, and Node's below are entered for
@@ -173,11 +432,25 @@ class Node:
         for klass in cls.__mro__:
             names.extend(klass.__dict__.get("_instance_attrs", ()))
         share_instance_keys(cls, dict.fromkeys(names))
+        fields = cls.__dict__.get("saved_fields")
+        if fields is not None:  # a class's declaration of PyTorch's _saved_<name> attributes
+            install_saved_fields(cls, fields)
 
     def __init__(self, next_functions: tuple = ()):
         self.next_functions = next_functions
         if _Active.anomaly and _State.anomaly:
             self._trace = "".join(traceback.format_stack()[:-2])
+
+    _dir_keeps = frozenset()  # internal "saved" names a node class shows all the same (custom Functions)
+
+    def __dir__(self):
+        # PyTorch's built-in nodes list their own _saved_<name> / _raw_saved_<name> attributes and no other
+        # name with "saved" in it (this class's internals, ``saved_tensors``: code that looks for names
+        # with "saved" in them would take them for PyTorch's)
+        keep = self._dir_keeps
+        return [n for n in super().__dir__()
+                if ("saved" not in n or n in keep or ((n.startswith("_saved_") or n.startswith("_raw_saved_"))
+                                                      and not _hidden(type(self), n)))]
 
     def name(self) -> str:
         n = type(self).__name__
@@ -196,7 +469,7 @@ class Node:
     def save_for_backward(self, *tensors) -> None:
         self._saved = tensors
         versions = tuple([None if t is None else t._vc[0] for t in tensors])
-        self._saved_versions = _shared_versions(versions)
+        self._versions_of_saved = _shared_versions(versions)
         if _Active.saved_hooks and _State.saved_hooks:
             self._apply_pack_hooks()
             return
@@ -210,7 +483,7 @@ class Node:
             return
         self._saved = (_SavedOutput(t),)
         v = t._vc[0]
-        self._saved_versions = (0,) if v == 0 else (v,)
+        self._versions_of_saved = (0,) if v == 0 else (v,)
         self._packed = True
 
     def _save_inputs(self, *tensors) -> None:
@@ -221,14 +494,24 @@ class Node:
             return
         self._saved = tensors
         versions = tuple([None if t is None else t._vc[0] for t in tensors])
-        self._saved_versions = _shared_versions(versions)
+        self._versions_of_saved = _shared_versions(versions)
 
     def _apply_pack_hooks(self) -> None:
         """Hand each saved tensor to the innermost ``saved_tensors_hooks`` pack hook; versions are
         then the hooks' business, as in PyTorch."""
         pack, unpack = _State.saved_hooks[-1]
-        self._saved = tuple(None if t is None else _Hooked(pack(t), unpack) for t in self._saved)
-        self._saved_versions = (None,) * len(self._saved)
+        saved = list(self._saved)
+        enabled = _State.enabled
+        _State.enabled = False  # PyTorch packs under no_grad: what the hook computes records no graph
+        try:
+            for i in _in_hook_order(self._hook_order, len(saved)):  # PyTorch's order: its formulas' order
+                t = saved[i]
+                if t is not None:
+                    saved[i] = _Hooked(pack(t), unpack, _autograd_meta(t, self))
+        finally:
+            _State.enabled = enabled
+        self._saved = tuple(saved)
+        self._versions_of_saved = (None,) * len(saved)
         self._packed = True
 
     def _pack_outputs(self) -> None:
@@ -247,20 +530,54 @@ class Node:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
         if self._packed:
-            saved = tuple([t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved])
-        for t, v in zip(saved, self._saved_versions):
+            if self._hook_order:  # unpack hooks run in PyTorch's order
+                out = list(saved)
+                for i in _in_hook_order(self._hook_order, len(out)):
+                    t = out[i]
+                    if type(t) is _SavedOutput or type(t) is _Hooked:
+                        out[i] = t.unpack(self)
+                saved = tuple(out)
+            else:
+                saved = tuple([t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved])
+        for t, v in zip(saved, self._versions_of_saved):
             if v is not None and t._vc[0] != v:
                 raise RuntimeError(_modified_msg(t, v, self))
         return saved
 
-    def _saved_arrays(self):
+    def _slot_value(self, i: int):
+        """Saved tensor ``i`` as ``_saved_<name>`` gives it: unpacked (a saved output as a new tensor of this
+        node's history, a hooked one through its unpack hook), its version checked; None if not saved."""
+        if self._freed:
+            raise RuntimeError(_FREED_MSG)
+        saved = self._saved
+        t = saved[i] if i < len(saved) else None
+        if t is None:
+            return None
+        if type(t) is _SavedOutput or type(t) is _Hooked:
+            t = t.unpack(self)
+        v = self._versions_of_saved[i] if i < len(self._versions_of_saved) else None
+        if v is not None and t._vc[0] != v:
+            raise RuntimeError(_modified_msg(t, v, self))
+        return t
+
+    def _set_slot(self, i: int, value) -> None:
+        """Replace saved tensor ``i`` by ``value`` (a ``_Hooked``): its version is then the hooks' business."""
+        saved = list(self._saved)
+        versions = list(self._versions_of_saved) or [None] * len(saved)
+        saved[i] = value
+        versions[i] = None
+        self._saved = tuple(saved)
+        self._versions_of_saved = tuple(versions)
+        self._packed = True
+
+    def _arrays_of_saved(self):
         """The arrays of the saved tensors (None for None), with the checks ``saved_tensors`` makes, for
         a backward formula computed in numpy when no graph is recorded; None when a saved tensor went
         through a pack hook (its unpack hook must see it: use ``saved_tensors``)."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         out = []
-        for t, v in zip(self._saved, self._saved_versions):
+        for t, v in zip(self._saved, self._versions_of_saved):
             if t is None:
                 out.append(None)
                 continue
@@ -273,7 +590,7 @@ class Node:
         return out
 
     def _one_saved_array(self):
-        """``_saved_arrays()[0]`` for a node that saved one tensor (relu, tanh...), without the loop and
+        """``_arrays_of_saved()[0]`` for a node that saved one tensor (relu, tanh...), without the loop and
         the list: a small backward's whole cost is a few microseconds."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
@@ -285,7 +602,7 @@ class Node:
             return None
         else:
             a, vc = t._data, t._vc
-        v = self._saved_versions[0]
+        v = self._versions_of_saved[0]
         if v is not None and vc[0] != v:
             self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
         return a

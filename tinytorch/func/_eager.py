@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..autograd.node import AccumulateGrad
+from .._ops.shape.join import stack
 from ..factory import zeros_like
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
@@ -213,9 +214,15 @@ def vjp(func, *primals, has_aux: bool = False):
         if len(cot_leaves) != len(out_leaves):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                "outputs to the function.")
-        with enable_grad():
-            gs = _grads([_batch_phys(o, inp) for o in out_leaves], own, [_physical(c) for c in cot_leaves])
-            res = _finish([inp.wrap(g) for g in gs], own)
+        BT = _batched_cls()
+        outer = [c for c in cot_leaves if isinstance(c, BT)]
+        if inp.batch is None and outer:
+            # vmap(vjp_fn): a batch of cotangents for outputs made outside that vmap
+            res = _batched_cotangents(out_leaves, own, cot_leaves, outer[0])
+        else:
+            with enable_grad():
+                gs = _grads([_batch_phys(o, inp) for o in out_leaves], own, [_physical(c) for c in cot_leaves])
+                res = _finish([inp.wrap(g) for g in gs], own)
         r = inp.regroup(res)
         return r if len(primals) != 1 else (r[0],) if isinstance(r, tuple) and len(r) == 1 else r
 
@@ -223,6 +230,24 @@ def vjp(func, *primals, has_aux: bool = False):
     if has_aux:
         return value, vjp_fn, _detach_tree(aux, own)
     return value, vjp_fn
+
+
+def _batched_cotangents(out_leaves, own, cot_leaves, like):
+    """The vector-Jacobian products of unbatched outputs for each sample of a vmap's batch of cotangents
+    (``vmap(vjp_fn)(cotangents)``, PyTorch's usual way to a Jacobian): one backward through the same
+    graph per sample, stacked and handed back batched at the cotangents' level. Empty where the batch is."""
+    BT = _batched_cls()
+    bsz, level = like.batch_size, like._level
+    phys = [c._physical() if isinstance(c, BT) else c.unsqueeze(0).expand((bsz,) + tuple(c.shape))
+            for c in cot_leaves]
+    with enable_grad():
+        per_sample = [_grads(out_leaves, own, [p[b] for p in phys]) for b in range(bsz)]
+        if bsz:
+            stacked = [stack([gs[i] for gs in per_sample]) for i in range(len(own))]
+        else:
+            stacked = [zeros_like(x).unsqueeze(0)[:0] for x in own]
+        done = _finish(stacked, own)
+    return [BT(t, bsz, level) for t in done]
 
 
 def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):

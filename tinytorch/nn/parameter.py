@@ -6,6 +6,7 @@ import numpy as np
 from .._dtype import FLOATING_NP, get_default_dtype, to_np
 from .._tensor.printing import parameter_repr
 from ..autograd.grad_mode import NO_VERSION, _State, version_counter
+from .._meta_data import lazy_zeros
 from ..tensor import Tensor, _new
 
 
@@ -20,6 +21,8 @@ def _alias(cls, data: Tensor | None) -> Tensor:
             raise TypeError(f"expected a Tensor as the data of a {cls.__name__}, got {type(data).__name__}")
         t._data = data._data
         t._vc = version_counter(data)
+        if data._meta:
+            t._meta = True
     return t
 
 
@@ -49,9 +52,11 @@ class Parameter(Tensor):
             return memo[id(self)]
         # as PyTorch: the copy is a fresh parameter; its .grad is not copied
         new = _new(type(self))
-        new._data = self._data.copy()
+        new._data = lazy_zeros(self._data) if self._meta else self._data.copy()
         new._vc = [0]
         new._requires_grad = self._requires_grad
+        if self._meta:
+            new._meta = True
         memo[id(self)] = new
         return new
 

@@ -134,27 +134,66 @@ class Dot:
         return bundle
 
 
+_SAVED_PREFIX = "_saved_"
+
+
+def _saved_attrs(fn) -> list:
+    """(name, value) of the node's PyTorch ``_saved_<name>`` attributes, as torchviz reads them from
+    ``dir(fn)``; [] once the graph has freed them."""
+    if getattr(fn, "_freed", False):
+        return []
+    out = []
+    for attr in dir(fn):
+        if not attr.startswith(_SAVED_PREFIX):
+            continue
+        try:
+            out.append((attr[len(_SAVED_PREFIX):], getattr(fn, attr)))
+        except RuntimeError:  # a saved tensor modified in place since: nothing to show
+            continue
+    return out
+
+
 def _fn_label(fn, show_attrs: bool, max_attr_chars: int) -> str:
+    """torchviz's label: the node's name and, with ``show_attrs``, a table of its saved values."""
     name = type(fn).__name__
     if not show_attrs:
         return name
     attrs = {}
-    for k, v in vars(fn).items():
-        if k.startswith("_") or k in ("next_functions", "variable"):
-            continue
-        if isinstance(v, (bool, int, float, str, tuple, list)) or v is None:
-            s = str(v)
-            attrs[k] = s if len(s) <= max_attr_chars else s[:max_attr_chars - 3] + "..."
+    for attr, val in _saved_attrs(fn):
+        if isinstance(val, Tensor):
+            attrs[attr] = "[saved tensor]"
+        elif isinstance(val, tuple) and any(isinstance(t, Tensor) for t in val):
+            attrs[attr] = "[saved tensors]"
+        else:
+            attrs[attr] = str(val)
     if not attrs:
         return name
-    width = max(len(k) for k in attrs)
-    return name + "\n" + "-" * max(len(name), width + 2) + "\n" + "\n".join(
-        f"{k.ljust(width)}: {v}" for k, v in attrs.items())
+    max_attr_chars = max(max_attr_chars, 3)
+    col1 = max(len(k) for k in attrs)
+    col2 = min(max(len(str(v)) for v in attrs.values()), max_attr_chars)
+    sep = "-" * max(col1 + col2 + 2, len(name))
+
+    def truncate(v: str) -> str:
+        return v[:col2 - 3] + "..." if len(v) > col2 else v
+
+    return name + "\n" + sep + "\n" + "\n".join(f"{k:<{col1}}: {truncate(str(v)):>{col2}}" for k, v in attrs.items())
 
 
 def _saved_of(fn) -> list:
-    """(label, tensor) for each tensor the node saved, while the graph still holds them."""
-    if getattr(fn, "_freed", False) or not getattr(fn, "_saved", ()):
+    """(label, tensor) for each tensor the node saved, while the graph still holds them: its
+    ``_saved_<name>`` tensors under their names (torchviz's labels), else (a node without PyTorch's
+    attributes: a custom Function's) its saved tensors as ``saved[i]``."""
+    if getattr(fn, "_freed", False):
+        return []
+    if getattr(type(fn), "_pt_saved", ()):
+        out = []
+        for attr, val in _saved_attrs(fn):
+            if isinstance(val, Tensor):
+                out.append((attr, val))
+            elif isinstance(val, tuple):
+                out.extend((f"{attr}[{i}]", t) for i, t in enumerate(val) if isinstance(t, Tensor))
+        return out
+    if not getattr(fn, "_saved", ()):
         return []
     try:
         saved = fn.saved_tensors

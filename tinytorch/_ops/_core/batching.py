@@ -293,11 +293,32 @@ def _batched_method(decl, name: str, table_fn):
             return dispatch(decl, (other, self), {}, None)
     elif name in decl.variants:
         return table_fn  # an adapter: it calls the public function, which dispatches
-    else:  # an in-place spelling
+    elif decl.inplace is None and decl.no_batch is None:  # an in-place spelling derived from the op
+        def method(self, *args, **kwargs):
+            return _batched_inplace(decl, name, self, args, kwargs)
+    else:  # an in-place op of its own
         def method(self, *args, **kwargs):
             raise unsupported(f"the in-place Tensor.{name}")
     method.__name__ = name
     return method
+
+
+def _batched_inplace(decl, name: str, self, args, kwargs):
+    """``batched.op_(...)``: the op's batching rule out of place, its result written into the batch's
+    physical tensor (which an in-place op on a stacked buffer, BatchNorm's running statistics inside a
+    vmapped ensemble, updates for every sample). An unbatched ``self`` with a batched argument cannot hold
+    the result, as in PyTorch."""
+    lead = level_of((self,) + tuple(args) + tuple(kwargs.values()))
+    if lead is None or not (isinstance(self, BatchedTensor) and self._level == lead._level):
+        raise RuntimeError(f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` "
+                           "in extra_args that has more elements than `self`. This happened due to `other` being "
+                           "vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
+                           f"operators instead of {name}.")
+    res = dispatch(decl, (self,) + tuple(args), kwargs, None)
+    phys = res._phys if isinstance(res, BatchedTensor) and res._level == self._level else \
+        res.unsqueeze(0).expand((self._bsz,) + tuple(res.shape))
+    self._phys.copy_(phys)
+    return self
 
 
 def bind_batched(decl) -> None:

@@ -66,7 +66,7 @@ class UnaryNode(Node):
                 return None
             out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
             return out if type(out) is np.ndarray else np.asarray(out)
-        saved = self._saved_arrays()  # None when saved through pack hooks: their unpack must run
+        saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack must run
         if saved is None:
             return None
         for a in saved:
@@ -86,10 +86,14 @@ class UnaryNode(Node):
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+# PyTorch's ``_saved_<name>`` attributes of a unary node, from what it saves
+_SAVED_FIELDS = {"input": (("self", 0),), "result": (("result", 0),), "both": (("self", 0), ("result", 1)), None: ()}
+
+
 def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=False):
     """A node class named as PyTorch names it, whose backward is ``formula``."""
     return type(name, (base,), {"formula": staticmethod(formula), "saves": saves, "on_arrays": on_arrays,
-                                "__module__": base.__module__})
+                                "__module__": base.__module__, "saved_fields": _SAVED_FIELDS[saves]})
 
 
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):

@@ -30,6 +30,7 @@ The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, a
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 
 import numpy as np
@@ -51,6 +52,28 @@ _transform_hooks = {"dispatch": None, "bind_batched": None}
 # result into ``self``, and the check that an out= array may be written (an expanded one may not)
 _apply_inplace = None
 _writeable = None
+
+
+# registered by tinytorch/_meta.py (above every op): what a public function does once a meta-device tensor
+# exists (``META_ON``), and what a factory (a function taking ``device=``) does with ``device="meta"``;
+# until then the one cost is a flag test
+def _plain_call(decl, fn, args, kwargs):
+    return fn(*args, **kwargs)
+
+
+_meta_hooks = {"op": _plain_call, "factory": _plain_call}
+META_ON = [False]
+
+
+def bind_meta(op_hook, factory_hook) -> None:
+    _meta_hooks["op"], _meta_hooks["factory"] = op_hook, factory_hook
+
+
+def _takes_device(fn) -> bool:
+    try:
+        return "device" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def bind_transform(dispatch, bind_batched) -> None:
@@ -203,6 +226,9 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
 def _public_function(decl: OpDecl):
     impl = decl.impl
     dispatch_key = decl
+    meta_on = META_ON
+    factory = _takes_device(impl)
+    meta_key = "factory" if factory else "op"
 
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         def public(*args, out=None, **kwargs):
@@ -213,6 +239,9 @@ def _public_function(decl: OpDecl):
                 if cls is not None:
                     given = kwargs if out is None else {**kwargs, "out": out}
                     return cls.__torch_function__(public, (cls,), args, given)
+            if meta_on[0] or (factory and "device" in kwargs):
+                return _meta_hooks[meta_key](dispatch_key, impl if out is None else _writing_out(impl, out), args,
+                                             kwargs)
             if out is None:
                 return impl(*args, **kwargs)
             return write_out(impl, out, args, kwargs)
@@ -224,6 +253,8 @@ def _public_function(decl: OpDecl):
                 cls = subclass_among(args)
                 if cls is not None:
                     return cls.__torch_function__(public, (cls,), args, kwargs)
+            if meta_on[0] or (factory and "device" in kwargs):
+                return _meta_hooks[meta_key](dispatch_key, impl, args, kwargs)
             return impl(*args, **kwargs)
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
@@ -243,6 +274,12 @@ def _routing(fn, decl: OpDecl):
     functools.update_wrapper(spelling, fn)
     spelling._decl = decl
     return spelling
+
+
+def _writing_out(impl, out):
+    def call(*args, **kwargs):
+        return write_out(impl, out, args, kwargs)
+    return call
 
 
 def _any_requires_grad(args) -> bool:

@@ -13,7 +13,7 @@ from ..._dtype import LOWP_NP, result_np_dtype
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
-from ...autograd.node import sum_to
+from ...autograd.node import sum_to, u64
 from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
@@ -225,3 +225,56 @@ def last_axis_max(x: ndarray) -> ndarray:
     if not n or not x.size or not x.flags.c_contiguous or x.dtype.kind != "f":
         return np.max(x, axis=-1, keepdims=True)
     return np.maximum.reduceat(x.reshape(-1), row_starts(x.size // n, n)).reshape(x.shape[:-1] + (1,))
+
+
+def c_order(a: ndarray) -> ndarray:
+    """``a`` laid out as PyTorch lays out a contiguous result: C order, and the strides of size-1 dims
+    those of the C layout too (numpy calls an array C-contiguous whatever those are, PyTorch's
+    ``stride()`` shows them). Copies only an array that is not C-contiguous."""
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    step, strides = a.itemsize, []
+    for n in reversed(a.shape):
+        strides.append(step)
+        step *= n
+    strides = tuple(reversed(strides))
+    if a.strides == strides or not a.size:
+        return a
+    return np.lib.stride_tricks.as_strided(a, strides=strides, writeable=True)
+
+
+def saved_dims(raw):
+    """A ``dim`` argument as PyTorch's ``_saved_dim`` shows an IntArrayRef: the dims as given (a single
+    int as a 1-tuple), each through the unsigned conversion (-1 reads 18446744073709551615); None stays None."""
+    if raw is None:
+        return None
+    if isinstance(raw, (int, np.integer)):
+        raw = (raw,)
+    return u64(tuple(int(d) for d in raw))
+
+
+def saved_correction(correction, unbiased, dim):
+    """var/std's ``_saved_correction`` as PyTorch records it: the correction given, else the one an
+    ``unbiased`` flag or a ``dim`` overload implies (1 or 0); None for the plain ``var(x)``."""
+    if correction is not None:
+        return correction
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    if unbiased is None and dim is None:
+        return None
+    return 1 if unbiased is None or unbiased else 0
+
+
+def numel_of(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def reduction_enum(reduction) -> int:
+    """A loss's ``reduction`` as PyTorch's nodes save it: the enum 0 (none), 1 (mean), 2 (sum)."""
+    return _REDUCTIONS.get(reduction, reduction)

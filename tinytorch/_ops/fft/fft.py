@@ -40,12 +40,21 @@ def _count(shape, dims) -> int:
     return n
 
 
+_NORM = {"sqrt": 1, "n": 2}  # PyTorch's fft_norm_mode, as its nodes keep it (none: 0)
+_DIM = ("dim", lambda n: tuple(n.dims))
+_NORMALIZATION = ("normalization", lambda n: _NORM.get(n.scaling, 0))
+
+
 class FftC2CBackward0(Node):
+    saved_fields = (_DIM, ("forward", "forward"), _NORMALIZATION)
+
     def backward(self, g):
         return (_c2c(g, self.dims, self.scaling, not self.forward),)
 
 
 class FftR2CBackward0(Node):
+    saved_fields = (("self", 0), _DIM, _NORMALIZATION, ("onesided", "onesided"))
+
     def backward(self, g):
         if self.onesided:  # the half not returned was never looked at: zeros for it
             last = self.dims[-1]
@@ -55,6 +64,8 @@ class FftR2CBackward0(Node):
 
 
 class FftC2RBackward0(Node):
+    saved_fields = (_DIM, _NORMALIZATION)
+
     def backward(self, g):
         gi = _r2c(g, self.dims, self.scaling, True)
         last = self.dims[-1]
@@ -71,6 +82,8 @@ def _record(node_cls, input: Tensor, out: np.ndarray, **attrs) -> Tensor:
         node = node_cls((input._edge(),))
         for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
             setattr(node, name, value)
+        if node_cls is FftR2CBackward0:
+            node._save_inputs(input)  # as PyTorch's node keeps it
         return _make(out, node)
     return _make(out)
 
@@ -313,7 +326,8 @@ def _shift(input: Tensor, dim, sign: int) -> Tensor:
     dims = list(range(ndim)) if dim is None else [_wrap_dim(d, ndim) for d in ((dim,) if isinstance(dim, int) else dim)]
     if not dims:
         return input
-    shifts = [(input._data.shape[d] // 2) if sign > 0 else -(input._data.shape[d] // 2) for d in dims]
+    # ifftshift rolls by (n + 1) // 2, PyTorch's spelling of -(n // 2) (its RollBackward0 keeps that shift)
+    shifts = [(input._data.shape[d] // 2) if sign > 0 else (input._data.shape[d] + 1) // 2 for d in dims]
     return input.roll(shifts, dims)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, FROM_NP
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ...autograd.node import Node
+from ...autograd.node import Node, install_saved_fields, u64
 from ...tensor import Tensor, _make, _view_of
 from ..shape import _batching as rules
 from ..pointwise import inplace
@@ -30,7 +30,9 @@ def _convert_key(key):
     out = []
     advanced = False
     for k in key:
-        if isinstance(k, Tensor):
+        if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu" and k._data.dtype != np.uint8:
+            k = int(k._data)  # a 0-d integer tensor indexes as its int does (a select, a view), as in PyTorch
+        elif isinstance(k, Tensor):
             k = k._data
             advanced = True
             if k.dtype.kind not in "biu":
@@ -108,8 +110,74 @@ class _IndexNode(Node):
         return getitem(t, self.key)
 
 
-_INDEX_NODES = {name: type(name, (_IndexNode,), {}) for name in (
-    "IndexBackward0", "SliceBackward0", "SelectBackward0", "UnsqueezeBackward0", "AliasBackward0")}
+_INT64_MAX = (1 << 63) - 1
+
+
+def _last_step(node):
+    """PyTorch's last indexing step of ``node.key`` over ``node.in_shape``: (kind, dim, item, the sizes
+    before it), kind "select", "slice" or "unsqueeze" (full slices in a tuple key make no step)."""
+    key, shape = node.key, node.in_shape
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    cur, dim, last, first_slice = list(shape), 0, None, None
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif k is None:
+            last = ("unsqueeze", dim, None, tuple(cur))
+            cur.insert(dim, 1)
+            dim += 1
+        elif isinstance(k, np.ndarray):
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        elif isinstance(k, slice):
+            step = ("slice", dim, k, tuple(cur))
+            first_slice = step
+            n = cur[dim] if dim < len(cur) else 0
+            if not (k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)) or len(key) == 1:
+                last = step
+                cur[dim] = len(range(*k.indices(n)))
+            dim += 1
+        else:
+            last = ("select", dim, k, tuple(cur))
+            del cur[dim]
+    return last or first_slice or ("alias", 0, None, tuple(shape))
+
+
+def _slice_field(which: str):
+    def get(node):
+        k = _last_step(node)[2]
+        if which == "start":
+            return u64(0 if k.start is None else int(k.start))
+        if which == "end":
+            return u64(_INT64_MAX if k.stop is None else int(k.stop))
+        return 1 if k.step is None else int(k.step)
+    return get
+
+
+def _saved_indices(node) -> tuple:
+    """The index tensors PyTorch's index node keeps (None for the dims a full slice keeps)."""
+    out = [None if isinstance(k, slice) else _make(k) for k in node.key if k is not Ellipsis and k is not None]
+    while out and out[-1] is None:
+        out.pop()
+    return tuple(out)
+
+
+def _step_dim(node) -> int:
+    d = node.__dict__.get("dim_arg")  # select/narrow's dim as given
+    return _last_step(node)[1] if d is None else u64(d)
+
+
+_STEP_FIELDS = {
+    "IndexBackward0": (("indices", _saved_indices), ("self_sym_sizes", "in_shape")),
+    "SliceBackward0": (("dim", _step_dim), ("end", _slice_field("end")),
+                       ("self_sym_sizes", lambda n: _last_step(n)[3]), ("start", _slice_field("start")),
+                       ("step", _slice_field("step"))),
+    "SelectBackward0": (("dim", _step_dim), ("index", lambda n: u64(int(_last_step(n)[2]))),
+                        ("self_sym_sizes", lambda n: _last_step(n)[3])),
+    "UnsqueezeBackward0": (("dim", lambda n: _last_step(n)[1]),),
+    "AliasBackward0": (),
+}
+_INDEX_NODES = {name: type(name, (_IndexNode,), {"saved_fields": fields}) for name, fields in _STEP_FIELDS.items()}
 _SELECT, _SLICE = _INDEX_NODES["SelectBackward0"], _INDEX_NODES["SliceBackward0"]
 
 
@@ -219,6 +287,7 @@ class _IndexPut(Node):
 
 
 _IndexPut.__name__ = _IndexPut.__qualname__ = "IndexPutBackward0"
+install_saved_fields(_IndexPut, (("accumulate", lambda n: False), ("indices", _saved_indices)))
 
 
 def _legacy(dt: np.dtype) -> str:
@@ -299,6 +368,13 @@ def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
     return writeable(dst, allow_overlap=True)
 
 
+def _masked_fill_like(key: tuple, tv: Tensor) -> bool:
+    """Whether PyTorch's index_put_ hands this write to masked_fill_ (``canDispatchToMaskedFill``: one
+    boolean mask as the only advanced index, one value), which casts the value to the destination's dtype."""
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    return tv._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
+
+
 @op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
@@ -314,7 +390,7 @@ def setitem(input: Tensor, key, value) -> None:
     _check_bounds(input._data, key)
     basic, adv = _split_key(key, input._data.shape)
     x = input._data
-    if advanced and tv is not None and tv._data.dtype != x.dtype:
+    if advanced and tv is not None and tv._data.dtype != x.dtype and not _masked_fill_like(key, tv):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
@@ -361,6 +437,8 @@ def setitem(input: Tensor, key, value) -> None:
         inplace.copy_(dst, src)
         return
     views.check_inplace(dst, True)
+    # the edges first: a forbidden view as the value raises PyTorch's error before anything is written
+    edges = (dst._edge(), (None, 0) if tv is None else tv._edge())
     d = _writeable_for_put(d, adv, key, vd)
     try:
         d[adv] = vd
@@ -368,7 +446,7 @@ def setitem(input: Tensor, key, value) -> None:
         _raise_shape_mismatch(d, adv, True, np.asarray(vd))
         raise
     version_counter(dst)[0] += 1
-    node = _IndexPut((dst._edge(), (None, 0) if tv is None else tv._edge()))
+    node = _IndexPut(edges)
     node.shape, node.key = d.shape, adv
     node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
     node.value_dtype = tv._data.dtype if tv is not None else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
 from .._core.record import legacy_name, record
 from .._core.registry import op
@@ -25,17 +25,35 @@ def _mask_array(mask, fn: str) -> np.ndarray:
     return m
 
 
+_DIM = ("dim", lambda n: u64(raw_dim(n)))
+
+
+def _given(t: Tensor, a: np.ndarray) -> Tensor:
+    """The index/mask tensor the caller gave when ``a`` (what the kernel read) holds its values
+    unchanged, so the node keeps that tensor as PyTorch's does; else ``a`` as a tensor."""
+    d = t._data if isinstance(t, Tensor) else None
+    if d is None:
+        return _make(a)
+    if a is d or (a.shape == d.shape and a.dtype == d.dtype and (a.base is d or np.array_equal(a, d))):
+        return t
+    return _make(a)
+
+
 def _fit(g: Tensor, shape: tuple) -> Tensor:
     return g if g._data.shape == shape else sum_to(g, shape)
 
 
 class MaskedFillBackward0(Node):
+    saved_fields = (("mask", 0),)
+
     def backward(self, g):
         (mask,) = self.saved_tensors
         return (_fit(g.masked_fill(mask, 0), self.in_shape),)
 
 
 class MaskedFillBackward1(Node):
+    saved_fields = (("mask", 0),)
+
     def backward(self, g):
         (mask,) = self.saved_tensors
         gv = where(mask, g, 0.0).sum() if self.need_value else None
@@ -53,17 +71,20 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         out = np.where(m, value._data.astype(x.dtype), x)
-        mt = _make(m)
+        mt = _given(mask, m)
         return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward1, (input, value), (mt,),
                       in_shape=x.shape, need_value=value._requires_grad)
     val = np.asarray(value).astype(x.dtype)
     out = np.where(m, val, x)
-    return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward0, (input,), (_make(m),), in_shape=x.shape)
+    return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward0, (input,), (_given(mask, m),),
+                  in_shape=x.shape)
 
 
 class MaskedSelectBackward0(Node):
+    saved_fields = (("mask", 0), ("self", 1))
+
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        mask = self.saved_tensors[0]
         z = _make(np.zeros(self.shape, g._data.dtype))
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
@@ -76,10 +97,12 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     shape = broadcast_shapes(x.shape, m.shape)
     mb = np.broadcast_to(m, shape)
     out = np.broadcast_to(x, shape)[mb]
-    return record(out, MaskedSelectBackward0, (input,), (_make(mb),), shape=shape, in_shape=x.shape)
+    return record(out, MaskedSelectBackward0, (input,), (_given(mask, m), input), shape=shape, in_shape=x.shape)
 
 
 class MaskedScatterBackward0(Node):
+    saved_fields = (("mask", 0), ("source_sym_sizes", "source_shape"))
+
     def backward(self, g):
         (mask,) = self.saved_tensors
         gs = None
@@ -108,7 +131,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
                            f"{legacy_name(x.dtype)} and {legacy_name(source._data.dtype)}")
     out = np.broadcast_to(x, shape).copy()
     out[mb] = src[:n]
-    return record(out, MaskedScatterBackward0, (input, source), (_make(mb),), in_shape=x.shape,
+    return record(out, MaskedScatterBackward0, (input, source), (_given(mask, m),), in_shape=x.shape,
                   need_source=source._requires_grad, source_shape=source._data.shape)
 
 
@@ -134,6 +157,8 @@ def _check_range(i: np.ndarray, size: int, fn: str, dim: int = 0) -> np.ndarray:
 
 
 class IndexSelectBackward0(Node):
+    saved_fields = (_DIM, ("index", 0), ("self_sym_sizes", "in_shape"))
+
     def backward(self, g):
         (idx,) = self.saved_tensors
         z = _make(np.zeros(self.in_shape, g._data.dtype))
@@ -148,15 +173,20 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     i = _index_vector(index, "index_select")
     if x.ndim == 0:
         i = _check_range(i, 1, "index_select")
-        return record(x.copy() if i.size else x.reshape(0), IndexSelectBackward0, (input,), (_make(i),), dim=0,
+        return record(x.copy() if i.size else x.reshape(0), IndexSelectBackward0, (input,), (_given(index, i),),
+                      dim=0, dim_arg=dim,
                       in_shape=x.shape)
     i = _check_range(i, x.shape[d], "index_select")
-    return record(np.take(x, i, axis=d), IndexSelectBackward0, (input,), (_make(i),), dim=d, in_shape=x.shape)
+    return record(np.take(x, i, axis=d), IndexSelectBackward0, (input,), (_given(index, i),), dim=d, dim_arg=dim,
+                  in_shape=x.shape)
 
 
 class IndexAddBackward0(Node):
+    saved_fields = (("alpha", "alpha"), _DIM, ("index", 0), ("source", 1),
+                    ("source_dim", lambda n: len(n.source_shape)))
+
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        idx = self.saved_tensors[0]
         gs = g.index_select(self.dim, idx) * self.alpha if self.need_source else None
         if gs is not None and gs._data.shape != self.source_shape:
             gs = gs.reshape(self.source_shape)
@@ -193,13 +223,17 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     else:
         xv, sv = out.reshape(1), src.reshape(-1)
     np.add.at(xv, i, sv * alpha if alpha != 1 else sv)
-    return record(out, IndexAddBackward0, (input, None, source), (_make(i),), dim=d, alpha=alpha,
+    # PyTorch keeps the index and source for source's gradient only
+    saved = (_given(index, i), source) if source._requires_grad else (None, None)
+    return record(out, IndexAddBackward0, (input, None, source), saved, dim=d, dim_arg=dim, alpha=alpha,
                   need_source=source._requires_grad, source_shape=src.shape)
 
 
 class IndexCopyBackward0(Node):
+    saved_fields = (_DIM, ("index", 0), ("source", 1), ("source_dim", lambda n: len(n.source_shape)))
+
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        idx = self.saved_tensors[0]
         gs = g.index_select(self.dim, idx).reshape(self.source_shape) if self.need_source else None
         return g.index_fill(self.dim, idx, 0), None, gs
 
@@ -220,17 +254,22 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         np.moveaxis(out, d, 0)[i] = _source_slices(src, x, d, i.shape[0])
     else:
         out[...] = src.reshape(-1)[-1] if src.size else out
-    return record(out, IndexCopyBackward0, (input, None, source), (_make(i),), dim=d,
+    saved = (_given(index, i), source if source._requires_grad else None)
+    return record(out, IndexCopyBackward0, (input, None, source), saved, dim=d, dim_arg=dim,
                   need_source=source._requires_grad, source_shape=src.shape)
 
 
 class IndexFillBackward0(Node):
+    saved_fields = (_DIM, ("index", 0))
+
     def backward(self, g):
         (idx,) = self.saved_tensors
         return (g.index_fill(self.dim, idx, 0),)
 
 
 class IndexFillBackward1(Node):
+    saved_fields = (_DIM, ("index", 0))
+
     def backward(self, g):
         (idx,) = self.saved_tensors
         # each filled slice counts once, however often the index repeats it
@@ -254,15 +293,17 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         view[i] = value._data.astype(x.dtype)
-        return record(out, IndexFillBackward1, (input, None, value), (_make(i),), dim=d,
+        return record(out, IndexFillBackward1, (input, None, value), (_given(index, i),), dim=d, dim_arg=dim,
                       need_value=value._requires_grad)
     view[i] = value
-    return record(out, IndexFillBackward0, (input,), (_make(i),), dim=d)
+    return record(out, IndexFillBackward0, (input,), (_given(index, i),), dim=d, dim_arg=dim)
 
 
 class TakeBackward0(Node):
+    saved_fields = (("index", 0), ("self", 1))
+
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        idx = self.saved_tensors[0]
         z = _make(np.zeros(self.numel, g._data.dtype))
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 
@@ -279,7 +320,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(i[bad].flat[0])} on a tensor of {n} elements.")
     i = np.where(i < 0, i + n, i)
-    return record(x.reshape(-1)[i], TakeBackward0, (input,), (_make(i),), numel=n, in_shape=x.shape)
+    return record(x.reshape(-1)[i], TakeBackward0, (input,), (index, input), numel=n, in_shape=x.shape)
 
 
 def _wrapped(indices: Tensor, size: int) -> Tensor:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
 from .._core.registry import op
@@ -15,7 +15,16 @@ from ._adjoint import index_zeros_put
 
 
 # -- gather and its adjoint -----------------------------------------------------------------------
+_DIM = ("dim", lambda n: u64(raw_dim(n)))
+
+
+def _given(index: Tensor, idx: np.ndarray) -> Tensor:
+    return index if idx is index._data else _make(idx)
+
+
 class GatherBackward0(Node):
+    saved_fields = (_DIM, ("index", 0), ("self", 1), ("sparse_grad", lambda n: False))
+
     # saves self as PyTorch's node does (its formula reads only self's shape): modifying the input in
     # place afterwards makes backward raise, as in PyTorch
     def backward(self, g):
@@ -31,10 +40,14 @@ class ScatterAddBackward0(Node):
     """scatter_add: self's gradient passes, src's is gathered back at index (0 where src is larger
     than index). Also the adjoint of gather (``zeros_scatter``), whose only input is src."""
 
+    saved_fields = (_DIM, ("index", 0))
+
     with_self = False
 
     def backward(self, g):
         (idx,) = self.saved_tensors
+        if idx is None:  # src needs no gradient (PyTorch then keeps no index)
+            return (g, None)
         g_src = gather(g, self.dim, idx)
         if g_src._data.shape != self.src_shape:
             if g_src._data.size == int(np.prod(self.src_shape)):  # a 0-d src read as 1-d
@@ -81,7 +94,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         np.empty(index._data.shape, x.dtype)
     if _State.enabled and input._requires_grad:
         node = GatherBackward0((input._edge(), (None, 0)))
-        node.dim, node.in_shape = d, input._data.shape
+        node.dim, node.dim_arg, node.in_shape = d, dim, input._data.shape
         node.save_for_backward(index, input)
         return _make(out, node)
     return _make(out)
@@ -103,6 +116,8 @@ def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 class ScatterBackward0(Node):
     """scatter with a src tensor: src's gradient is gathered back, the overwritten places get none."""
+
+    saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
         (idx,) = self.saved_tensors
@@ -181,9 +196,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
             node = ScatterBackward1((input._edge(),))
         else:
             node = ScatterBackward0((input._edge(), (None, 0), src._edge()))
-        node.dim, node.need_src = d, need_src
+        node.dim, node.dim_arg, node.need_src = d, dim, need_src
         node.src_shape = None if src is None else src._data.shape
-        node.save_for_backward(_make(idx))
+        node.save_for_backward(_given(index, idx))
         return _make(out, node)
     return _make(out)
 
@@ -206,7 +221,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         (np.logical_or if x.dtype == np.bool_ else np.add).at(_at_least_1d(out), _full_index(idx, d), vals)
     if _State.enabled and (input._requires_grad or src._requires_grad):
         node = ScatterAddBackward0((input._edge(), src._edge()))
-        node.with_self, node.dim, node.src_shape = True, d, src._data.shape
-        node.save_for_backward(_make(idx))
+        node.with_self, node.dim, node.dim_arg, node.src_shape = True, d, dim, src._data.shape
+        # PyTorch keeps the index for src's gradient only
+        node.save_for_backward(_given(index, idx) if src._requires_grad else None)
         return _make(out, node)
     return _make(out)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.registry import op
 from ._adjoint import index_zeros_put
@@ -67,6 +67,9 @@ def _reduce_array(x: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, reduc
 
 
 class ScatterReduceBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("include_self", "include_self"), ("index", 2),
+                    ("reduce", "reduce"), ("result", 3), ("self", 0), ("src", 1))
+
     def backward(self, g):
         x, src, idx, result = self.saved_tensors
         d, reduce, include_self = self.dim, self.reduce, self.include_self
@@ -129,7 +132,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     out = _reduce_array(x, d, idx, src._data, reduce, include_self)
     if _State.enabled and (input._requires_grad or src._requires_grad):
         node = ScatterReduceBackward0((input._edge(), (None, 0), src._edge()))
-        node.dim, node.reduce, node.include_self = d, reduce, include_self
+        node.dim, node.dim_arg, node.reduce, node.include_self = d, dim, reduce, include_self
         res = _make(out, node)
         node.save_for_backward(input, src, index, res)
         return res

@@ -55,6 +55,7 @@ class AsStridedScatterBackward0(Node):
     give (PyTorch's own gradcheck of the op is marked an expected failure). ``src`` gets the gradient
     read through the window, ``grad.contiguous().as_strided(size, stride, storage_offset)``, which is
     the derivative."""
+    saved_fields = (("size", "size"), ("stride", "stride"), ("storage_offset", "offset"))
 
     def backward(self, g):
         gc = g.contiguous()

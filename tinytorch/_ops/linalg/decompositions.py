@@ -21,6 +21,8 @@ def _phi(x: Tensor) -> Tensor:
 
 
 class LinalgCholeskyExBackward0(Node):
+    saved_fields = (("L", 0), ("upper", "upper"))
+
     def backward(self, g):
         (L,) = self.saved_tensors
         if self.upper:
@@ -59,6 +61,8 @@ def _failing_minor(a: np.ndarray) -> int:
 
 
 class LinalgQrBackward0(Node):
+    saved_fields = (("Q", 0), ("R", 1), ("mode", "mode"))
+
     def backward(self, gQ, gR=None):
         Q, R = self.saved_tensors
         if self.mode == "r":
@@ -112,6 +116,9 @@ def qr(A: Tensor, mode: str = "reduced"):
 
 
 class LinalgSvdBackward0(Node):
+    saved_fields = (("full_matrices", "full"), ("U", 0), ("S", 1), ("S_sym_argsize_minus_1", lambda n: min(n.shape)),
+                    ("Vh", 2))
+
     def backward(self, gU, gS=None, gVh=None):
         U, S, Vh = self.saved_tensors
         k = S._data.shape[-1]
@@ -184,6 +191,8 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 
 
 class LinalgEighBackward0(Node):
+    saved_fields = (("eigenvalues", 0), ("eigenvectors", 1))
+
     def backward(self, gw, gV=None):
         w, V = self.saved_tensors
         n = w._data.shape[-1]

@@ -32,6 +32,8 @@ def _mH(t: Tensor) -> Tensor:
 
 
 class LinalgEigBackward0(Node):
+    saved_fields = (("eigenvalues", 0), ("eigenvectors", 1))
+
     def backward(self, gL, gV=None):
         L, V = self.saved_tensors
         n = L._data.shape[-1]

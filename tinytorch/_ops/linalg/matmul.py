@@ -6,7 +6,7 @@ import numpy as np
 
 from ..._dtype import FROM_NP, LOWP_NP
 from ...autograd.grad_mode import _State
-from ...autograd.node import AccumulateGrad, Node
+from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
@@ -54,6 +54,11 @@ def _shape_error(a: np.ndarray, b: np.ndarray):
 
 
 class MmBackward0(Node):
+    saved_fields = (("mat2", 1), ("mat2_sym_sizes", lambda n: tuple(n.shapes[1])),
+                    ("mat2_sym_strides", lambda n: n.strides[1] if n.need_b else ()), ("self", 0),
+                    ("self_sym_sizes", lambda n: tuple(n.shapes[0])),
+                    ("self_sym_strides", lambda n: n.strides[0] if n.need_a else ()))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -93,17 +98,28 @@ class _GeneralMatmul(Node):
         return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
 
 
-def _named(name):
-    return type(name, (_GeneralMatmul,), {})
+def _named(name, fields):
+    return type(name, (_GeneralMatmul,), {"saved_fields": fields})
 
 
-DotBackward0 = _named("DotBackward0")
-MvBackward0 = _named("MvBackward0")
-BmmBackward0 = _named("BmmBackward0")
-UnsafeViewBackward0 = _named("UnsafeViewBackward0")
-SqueezeBackward4 = _named("SqueezeBackward4")
-CloneBackward0 = _named("CloneBackward0")
-TransposeBackward0 = _named("TransposeBackward0")
+# PyTorch's saved values of the node its matmul ends with (the collapsed steps before it are not nodes here)
+DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)))
+MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)))
+BmmBackward0 = _named("BmmBackward0", (("mat2", 1), ("self", 0)))
+UnsafeViewBackward0 = _named("UnsafeViewBackward0", (("self_sym_sizes", lambda n: _folded_shape(n)),))
+SqueezeBackward4 = _named("SqueezeBackward4", (("dim", lambda n: 0),
+                                                ("self_sym_sizes", lambda n: (1,) + tuple(n.shapes[1][1:]))))
+CloneBackward0 = _named("CloneBackward0", ())
+TransposeBackward0 = _named("TransposeBackward0", (("dim0", lambda n: u64(-2)), ("dim1", lambda n: u64(-1))))
+
+
+def _folded_shape(node) -> tuple:
+    """The product's shape before PyTorch's matmul views it as the result (its batch dims folded)."""
+    sa, sb = node.shapes
+    if len(sb) <= 2:  # a folded into rows
+        rows = int(np.prod(sa[:-1]))
+        return (rows, sb[-1]) if len(sb) == 2 else (rows,)
+    return tuple(np.broadcast_shapes(sa[:-2], sb[:-2])) + (sa[-2] if len(sa) > 1 else 1, sb[-1])
 
 
 def _node_cls(a: Tensor, b: Tensor):
@@ -225,6 +241,9 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         node = cls((a._edge(), b._edge()))
         node.need_a, node.need_b = a._requires_grad, b._requires_grad
         node.shapes = (ad.shape, bd.shape)
+        if cls is MmBackward0:  # its saved strides (PyTorch keeps each operand's for its own gradient)
+            node.strides = (elem_strides(ad.shape, ad.strides, ad.itemsize),
+                            elem_strides(bd.shape, bd.strides, bd.itemsize))
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
         saved_b = b if a._requires_grad else None

@@ -49,6 +49,8 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 
 class LinalgMatrixExpBackward0(Node):
+    saved_fields = (("self", 0),)
+
     @holomorphic_backward  # complex: the same block formula with A^H (conj of the real-written one)
     def backward(self, g):
         (A,) = self.saved_tensors
@@ -215,6 +217,7 @@ class LinalgHouseholderProductBackward0(Node):
     in both alike. (Forming the products H_0 ... H_(i-1) directly loses fewer, but matched one op_db
     float32 sample fewer: the walk compares with PyTorch, not with the exact gradient.) In tinytorch
     ops: differentiates again."""
+    saved_fields = (("input", 0), ("tau", 1), ("result", 2))
 
     def backward(self, g):
         A, tau, Q = self.saved_tensors

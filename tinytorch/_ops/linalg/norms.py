@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.batching import logical_dims, per_sample
 from .._core.record import OUT, legacy_name, record
@@ -33,26 +33,42 @@ def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tens
     return t.reshape(tuple(1 if i in dims else next(it) for i in range(ndim)))
 
 
+def norm_backward(g: Tensor, x: Tensor, y: Tensor, p: float, dims: tuple, keepdim: bool):
+    """The gradient of ``y = vector_norm(x, p, dims, keepdim)`` for the incoming ``g`` (PyTorch's
+    ``norm_backward``); None for the 0-"norm", whose gradient PyTorch leaves undefined."""
+    n = x._data.ndim
+    g = _unsqueeze_reduced(g, dims, keepdim, n)
+    y = _unsqueeze_reduced(y, dims, keepdim, n)
+    if p == 0:
+        return None
+    if p == 1:
+        return g * x.sign()
+    if math.isinf(p):
+        # PyTorch's formula, signed zeros included: sgn(x) * ((g / count) * mask), NaNs counted as hits
+        ax = x.abs()
+        hit = (ax == y) | ax.isnan()
+        count = hit.sum(dim=dims, keepdim=True) if dims else hit.sum()
+        return x.sgn() * ((g / count) * hit)
+    if p == 2:
+        return where(y == 0, 0.0, g * x / y)
+    scale = where(y == 0, 0.0, g / y ** (p - 1))
+    # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf), masked before
+    # the product with the scale, as PyTorch's masked_fill_ does (so a double backward meets no 0 * inf
+    # outside the zero's own element)
+    return where(x == 0, 0.0, x * x.abs() ** (p - 2)) * scale
+
+
+def _dim_arg(dim):
+    """A ``dim`` argument as PyTorch's node keeps it: None, or a tuple read back unsigned."""
+    return None if dim is None else u64((dim,) if isinstance(dim, int) else tuple(dim))
+
+
 class LinalgVectorNormBackward0(Node):
+    saved_fields = (("self", 0), ("ord", "ord_arg"), ("dim", "dim_arg"), ("keepdim", "keepdim"), ("result", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
-        n = x._data.ndim
-        g = _unsqueeze_reduced(g, self.dims, self.keepdim, n)
-        y = _unsqueeze_reduced(y, self.dims, self.keepdim, n)
-        p = self.ord
-        if p == 0:
-            return (None,)  # PyTorch leaves the gradient of the 0-"norm" undefined
-        if p == 1:
-            return (g * x.sign(),)
-        if math.isinf(p):
-            hit = (x.abs() == y)
-            count = hit.sum(dim=self.dims, keepdim=True) if self.dims else hit.sum()
-            return (where(hit, g * x.sign() / count, 0.0),)
-        if p == 2:
-            return (where(y == 0, 0.0, g * x / y),)
-        scale = where(y == 0, 0.0, g / y ** (p - 1))
-        # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf)
-        return (where(x == 0, 0.0, x * x.abs() ** (p - 2) * scale),)
+        return (norm_backward(g, x, y, self.ord, self.dims, self.keepdim),)
 
 
 @op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)
@@ -93,7 +109,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             r = (ab ** t(p)).sum(axis=dims, keepdims=keepdim) ** t(1.0 / p)
     src = x if dtype is None else x.to(dtype)
     return record(np.asarray(r, dtype=a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
-                  dims=dims, keepdim=keepdim, ord=p)
+                  dims=dims, keepdim=keepdim, ord=p, ord_arg=ord, dim_arg=_dim_arg(dim))
 
 
 def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -152,6 +168,8 @@ def linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
         if n not in (1, 2):
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                                f"Got {n}D.")
+        if n == 1 and not isinstance(ord, str):
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)  # dim stays None, as in PyTorch's node
         dim = tuple(range(n))
     if len(dim) == 2:
         return matrix_norm(A, ord, dim, keepdim, dtype=dtype)

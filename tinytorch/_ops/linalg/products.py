@@ -12,13 +12,15 @@ import warnings
 import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
-from ...autograd.node import Node
+from ...autograd.grad_mode import no_grad
+from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
+from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._core.util import broadcast_shapes, holomorphic_backward
+from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
-from .norms import LinalgVectorNormBackward0, vector_norm
+from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0, _unary_result
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
@@ -55,6 +57,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 # -- cross -------------------------------------------------------------------------------------------
 class LinalgCrossBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1), ("dim", lambda n: u64(raw_dim(n))))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -80,7 +84,8 @@ def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
                            f"{y.shape[d]}")
     r = np.cross(np.broadcast_to(x, shape), np.broadcast_to(y, shape), axis=d)
-    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, a_shape=x.shape,
+    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
+                  a_shape=x.shape,
                   b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
 
 
@@ -104,6 +109,12 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 # -- addmm, addmv, baddbmm ----------------------------------------------------------------------------
 class AddmmBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("mat2", 1), ("mat1", 0),
+                    ("mat1_sym_sizes", lambda n: n.geoms[0][0]),
+                    ("mat1_sym_strides", lambda n: n.geoms[0][1] if n.need[1] else ()),
+                    ("mat2_sym_sizes", lambda n: n.geoms[1][0]),
+                    ("mat2_sym_strides", lambda n: n.geoms[1][1] if n.need[2] else ()))
+
     @holomorphic_backward
     def backward(self, g):
         m1, m2 = self.saved_tensors
@@ -114,6 +125,8 @@ class AddmmBackward0(Node):
 
 
 class AddmvBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("vec", 1), ("mat", 0))
+
     @holomorphic_backward
     def backward(self, g):
         m, v = self.saved_tensors
@@ -124,6 +137,8 @@ class AddmvBackward0(Node):
 
 
 class BaddbmmBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("batch2", 1), ("beta", "beta"), ("batch1", 0))
+
     @holomorphic_backward
     def backward(self, g):
         b1, b2 = self.saved_tensors
@@ -155,12 +170,18 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
     base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
     r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
     return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
-                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad))
+                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
+                  geoms=tuple((tuple(m._data.shape), elem_strides(m._data.shape, m._data.strides, m._data.itemsize))
+                              for m in (m1, m2)))
 
 
 @op(variants="function method inplace out", autocast="lower")
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
+    if legacy or not isinstance(input, Tensor):  # addmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw)
+        return addmm(*args, **kw)
     a, b = mat1._data, mat2._data
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'mat1' if a.ndim != 2 else 'mat2'} must be a matrix, got "
@@ -172,8 +193,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
 
 @op(variants="function method inplace torch_inplace out")
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
+    if legacy or not isinstance(input, Tensor):  # addmv(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw)
+        return addmv(*args, **kw)
     a, v = mat._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, {a.ndim}, {v.ndim}")
@@ -184,8 +209,12 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 
 
 @op(variants="function method inplace out", autocast="lower")
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    if legacy or not isinstance(input, Tensor):  # baddbmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw)
+        return baddbmm(*args, **kw)
     a, b = batch1._data, batch2._data
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
@@ -210,6 +239,8 @@ def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
 
 
 class CdistBackward0(Node):
+    saved_fields = (("x1", 0), ("x2", 1), ("p", lambda n: float(n.p)), ("result", 2))
+
     def backward(self, g):
         x1, x2, d = self.saved_tensors
         p = self.p
@@ -318,7 +349,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((a / n1) * (b / n2)).sum(dim)
 
 
-NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {})
+# at::norm's node (pairwise_distance calls it with a wrapped dim and a float p)
+NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {"saved_fields": (
+    ("self", 0), ("p", lambda n: float(n.ord)), ("dim", lambda n: tuple(n.dims)), ("keepdim", "keepdim"),
+    ("result", 1))})
 
 
 @op(variants="function functional")
@@ -334,6 +368,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 class PdistBackward0(Node):
     """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j;
     zero where the distance (or, for p < 1, the coordinate difference) is zero, as PyTorch."""
+    saved_fields = (("self", 0), ("p", lambda n: float(n.p)), ("result", 1))
 
     def backward(self, g):
         x, d = self.saved_tensors
@@ -420,8 +455,12 @@ def _broadcast(a: Tensor, b: Tensor) -> tuple:
 
 
 @op(variants="function method inplace out", batch=composite)
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the outer product of vec1 and vec2)."""
+    if legacy or not isinstance(input, Tensor):  # addr(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw)
+        return addr(*args, **kw)
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
@@ -435,8 +474,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 
 
 @op(variants="function method inplace out", batch=composite, autocast="lower")
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
+    if legacy or not isinstance(input, Tensor):  # addbmm(Number beta, ...), deprecated
+        kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
+        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw)
+        return addbmm(*args, **kw)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
     if batch1.shape[0] != batch2.shape[0]:
@@ -452,8 +495,32 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 
 @op(variants="function method", batch=composite)
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
-    """The p-norm of input - other."""
-    return vector_norm(input - other, p)
+    """The p-norm of input - other: one ``DistBackward0`` node over both inputs, as PyTorch records it."""
+    if input._data.dtype.kind == "c" or other._data.dtype.kind == "c":
+        return vector_norm(input - other, p)
+    with no_grad():
+        r = vector_norm(input - other, p)
+    return record(r._data, DistBackward0, (input, other), (input, other, OUT), p=float(p), p_arg=p,
+                  in_metas=((input._data.shape, input._data.dtype), (other._data.shape, other._data.dtype)))
+
+
+class DistBackward0(Node):
+    """d/dself = norm_backward(g, self - other, p, result), d/dother its negation."""
+
+    saved_fields = (("self", 0), ("other", 1), ("p", "p_arg"), ("result", 2))
+
+    def backward(self, g):
+        x, o, y = self.saved_tensors
+        gd = norm_backward(g, x - o, y, self.p, (), False)
+        if gd is None:  # the 0-"norm": undefined, and PyTorch's formula for ``other`` negates it
+            if self.next_functions[1][0] is not None:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                                   "argument #0 'self'")
+            return None, None
+        (xs, xt), (os_, ot) = self.in_metas
+        gx = fit_grad(gd, (xs, xt)) if self.next_functions[0][0] is not None else None
+        go = fit_grad(-gd, (os_, ot)) if self.next_functions[1][0] is not None else None
+        return gx, go
 
 
 @op(variants="function method inplace out", batch=composite)

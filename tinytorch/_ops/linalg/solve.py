@@ -72,7 +72,55 @@ def _eye_like(n: int, t: Tensor) -> Tensor:
 
 
 # -- inverse, determinant, solve -------------------------------------------------------------------
+def _getrf(a: np.ndarray):
+    """(LU, pivots (1-based), info) of a batch of m x n matrices: LAPACK's getrf (partial pivoting), for
+    linalg.lu_factor_ex (triangular.py) and the LU factors PyTorch's det/slogdet/solve nodes keep."""
+    lu = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, copy=True)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    batch = lu.shape[:-2]
+    piv = np.zeros(batch + (k,), dtype=np.int32)
+    info = np.zeros(batch, dtype=np.int32)
+    idx = np.indices(batch) if batch else ()
+    for j in range(k):
+        col = lu[..., j:, j]
+        # LAPACK's i?amax: |re| + |im| for complex numbers
+        p = j + np.argmax(np.abs(col.real) + np.abs(col.imag) if col.dtype.kind == "c" else np.abs(col), axis=-1)
+        piv[..., j] = p + 1
+        rows_j = lu[..., j, :].copy()
+        lu[..., j, :] = lu[(*idx, p)] if batch else lu[p]
+        if batch:
+            lu[(*idx, p)] = rows_j
+        else:
+            lu[p] = rows_j
+        d = lu[..., j, j]
+        zero = d == 0
+        info = np.where(zero & (info == 0), np.int32(j + 1), info)  # int32 on numpy 1.x too (0-d info)
+        with np.errstate(all="ignore"):
+            mult = np.where(zero[..., None], 0.0, lu[..., j + 1:, j] / np.where(zero, 1.0, d)[..., None])
+        lu[..., j + 1:, j] = mult
+        lu[..., j + 1:, j + 1:] -= mult[..., :, None] * lu[..., j, None, j + 1:]
+    return lu.astype(a.dtype), piv, info
+
+
+def _lu_field(i: int, det: bool = False):
+    """The LU factor (0) or pivots (1) PyTorch's det/slogdet/solve nodes keep: LAPACK's getrf of the
+    saved A, recomputed when asked (det and slogdet factor a row-major A's transpose, the matrix its
+    memory holds in LAPACK's column-major order: det(A) = det(A^T))."""
+    def get(node):
+        A = node._slot_value(0)
+        if A is None:
+            return None
+        a = A._data
+        if det and a.flags.c_contiguous and a.ndim >= 2:
+            a = np.swapaxes(a, -1, -2)
+        return _make(_getrf(a)[i])
+    return get
+
+
 class LinalgInvExBackward0(Node):
+    saved_fields = (("inverse", 0),)
+
     def backward(self, g):
         (y,) = self.saved_tensors
         yt = _mH(y)
@@ -98,6 +146,8 @@ def inverse(input: Tensor) -> Tensor:
 
 
 class LinalgDetBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("result", 1))
+
     def backward(self, g):
         A, d = self.saved_tensors
         a = A._data
@@ -124,6 +174,8 @@ def det(input: Tensor) -> Tensor:
 
 
 class LinalgSlogdetBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("sign", 1))
+
     def backward(self, g_sign, g_logabs=None):
         A, sign = self.saved_tensors
         if A._data.dtype.kind == "c" and g_sign is not None:
@@ -167,6 +219,8 @@ def logdet(input: Tensor) -> Tensor:
 
 
 class LinalgSolveExBackward0(Node):
+    saved_fields = (("A", 0), ("LU", _lu_field(0)), ("pivots", _lu_field(1)), ("left", lambda n: True), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         if self.vector:
@@ -215,6 +269,8 @@ def pinv_backward(g: Tensor, X: Tensor, A: Tensor) -> Tensor:
 
 
 class LinalgPinvBackward0(Node):
+    saved_fields = (("self", 0), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         return (pinv_backward(g, X, A),)

@@ -28,7 +28,7 @@ from .._core.util import edge
 from ..shape.join import cat
 from .decompositions import _failing_minor, cholesky
 from .._core.return_types import _named
-from .solve import LinAlgError, _eps_times, _mH, _mT, batch_matrices, inv, pinv, pinv_backward, solve
+from .solve import LinAlgError, _eps_times, _getrf, _mH, _mT, batch_matrices, inv, pinv, pinv_backward, solve
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
 inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
@@ -47,6 +47,8 @@ def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
 
 
 class LinalgSolveTriangularBackward0(Node):
+    saved_fields = (("self", 0), ("upper", "upper"), ("left", "left"), ("unitriangular", "unit"), ("result", 1))
+
     def backward(self, g):
         A, X = self.saved_tensors
         up, unit = self.upper, self.unit
@@ -189,6 +191,7 @@ class LinalgLstsqBackward0(Node):
     """PyTorch's linalg_lstsq_backward: the solution's gradient through pinv(A) B (pinv recomputed with
     its default tolerance, as PyTorch), the residuals' directly (at the least-squares optimum the path
     through the solution contributes nothing: PyTorch leaves it out, and so does this)."""
+    saved_fields = (("self", 0), ("b", 1), ("solution", 2))
 
     def backward(self, gX, gL=None):
         A, B, X = self.saved_tensors
@@ -262,36 +265,6 @@ lu_result = _named("linalg_lu", ("P", "L", "U"))
 lu_unpack_result = _named("lu_unpack", ("P", "L", "U"))
 
 
-def _getrf(a: np.ndarray):
-    """(LU, pivots (1-based), info) of a batch of m x n matrices."""
-    lu = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64, copy=True)
-    m, n = lu.shape[-2:]
-    k = min(m, n)
-    batch = lu.shape[:-2]
-    piv = np.zeros(batch + (k,), dtype=np.int32)
-    info = np.zeros(batch, dtype=np.int32)
-    idx = np.indices(batch) if batch else ()
-    for j in range(k):
-        col = lu[..., j:, j]
-        # LAPACK's i?amax: |re| + |im| for complex numbers
-        p = j + np.argmax(np.abs(col.real) + np.abs(col.imag) if col.dtype.kind == "c" else np.abs(col), axis=-1)
-        piv[..., j] = p + 1
-        rows_j = lu[..., j, :].copy()
-        lu[..., j, :] = lu[(*idx, p)] if batch else lu[p]
-        if batch:
-            lu[(*idx, p)] = rows_j
-        else:
-            lu[p] = rows_j
-        d = lu[..., j, j]
-        zero = d == 0
-        info = np.where(zero & (info == 0), np.int32(j + 1), info)  # int32 on numpy 1.x too (0-d info)
-        with np.errstate(all="ignore"):
-            mult = np.where(zero[..., None], 0.0, lu[..., j + 1:, j] / np.where(zero, 1.0, d)[..., None])
-        lu[..., j + 1:, j] = mult
-        lu[..., j + 1:, j + 1:] -= mult[..., :, None] * lu[..., j, None, j + 1:]
-    return lu.astype(a.dtype), piv, info
-
-
 def _permutation(piv: np.ndarray, m: int, dtype) -> np.ndarray:
     """P with A = P L U, from LAPACK's row swaps."""
     batch = piv.shape[:-1]
@@ -351,6 +324,8 @@ def _lu_backward(A_shape, P, L, U, gL, gU):
 
 
 class LinalgLuFactorExBackward0(Node):
+    saved_fields = (("pivot", lambda n: True), ("LU", 0), ("pivots", lambda n: _make(n.piv)))
+
     def backward(self, gLU, *rest):
         LU, = self.saved_tensors
         L, U = _unpack_lu(LU)
@@ -360,6 +335,8 @@ class LinalgLuFactorExBackward0(Node):
 
 
 class LinalgLuBackward0(Node):
+    saved_fields = (("pivot", lambda n: True), ("P", lambda n: _make(n.P)), ("L", 0), ("U", 1))
+
     def backward(self, gP, gL=None, gU=None):
         L, U = self.saved_tensors
         return (_lu_backward(self.shape, _make(self.P), L, U, gL, gU),)
@@ -406,7 +383,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
         raise LinAlgError("torch.linalg.lu_factor_ex: U[%d,%d] is zero and using it on lu_solve would result in a "
                           "division by zero. If you still want to perform the factorization, consider calling "
                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)" % (info.max(), info.max()))
-    LU, = _multi(LinalgLuFactorExBackward0, A, (lu,), 3, (0,), P=_permutation(piv, a.shape[-2], a.dtype))
+    LU, = _multi(LinalgLuFactorExBackward0, A, (lu,), 3, (0,), P=_permutation(piv, a.shape[-2], a.dtype), piv=piv)
     return lu_factor_ex_result(LU, _make(piv), _make(info))
 
 

@@ -105,6 +105,8 @@ _F32_INF.flags.writeable = False
 
 
 class ReluBackward0(Node):
+    saved_fields = (("result", 0),)
+
     def backward(self, g):
         if not _State.enabled:  # nothing recorded: straight on the arrays
             y = self._one_saved_array()
@@ -246,6 +248,8 @@ def relu_(input: Tensor) -> Tensor:
 
 # -- hardtanh, relu6 -------------------------------------------------------------------------------
 class HardtanhBackward0(Node):
+    saved_fields = (("self", 0), ("min_val", "lo"), ("max_val", "hi"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, (x._data > self.lo) & (x._data < self.hi), HardtanhBackwardBackward0),)
@@ -287,6 +291,8 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 # -- leaky_relu ------------------------------------------------------------------------------------
 class LeakyReluBackward0(Node):
+    saved_fields = (("self", 0), ("negative_slope", "negative_slope"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         xd = x._data
@@ -298,6 +304,7 @@ class LeakyReluBackward0(Node):
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
+    saved_fields = (("negative_slope", "negative_slope"), ("result", 0))
     pass
 
 
@@ -323,6 +330,8 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 # -- threshold -------------------------------------------------------------------------------------
 class ThresholdBackward0(Node):
+    saved_fields = (("self", 0), ("threshold", "threshold"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, ~(x._data <= self.threshold), ThresholdBackwardBackward1),)
@@ -333,6 +342,7 @@ class ThresholdBackward0(Node):
 
 
 class ThresholdBackward1(ThresholdBackward0):
+    saved_fields = (("threshold", "threshold"), ("result", 0))
     pass
 
 
@@ -364,6 +374,8 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 # -- shrinks ---------------------------------------------------------------------------------------
 class SoftshrinkBackward0(Node):
+    saved_fields = (("self", 0), ("lambd", "lambd"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, np.abs(x._data) > self.lambd, SoftshrinkBackwardBackward0),)
@@ -381,6 +393,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 class HardshrinkBackward0(Node):
+    saved_fields = (("self", 0), ("lambd", "lambd"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (piecewise_grad(g, x, ~((x._data >= -self.lambd) & (x._data <= self.lambd)),
@@ -398,6 +412,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 # -- rrelu and prelu: a drawn or learned negative slope ----------------------------------------------
 # -- rrelu -----------------------------------------------------------------------------------------
 class RreluWithNoiseBackward0(Node):
+    saved_fields = (("self", 0), ("noise", 1), ("lower", "lower"), ("upper", "upper"), ("training", "training"))
+
     def backward(self, g):
         (x, noise) = self.saved_tensors
         return (where(mask(x._data > 0), g, g * noise),)
@@ -420,7 +436,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     else:
         noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
     out = x * noise
-    return record((input,), cast(out, x), _node, (input, _make(as_array(noise))))
+    return record((input,), cast(out, x), _node, (input, _make(as_array(noise))), lower=lower, upper=upper,
+                  training=training)
 
 
 @functional_spelling("rrelu")
@@ -449,6 +466,8 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 # -- prelu -----------------------------------------------------------------------------------------
 class PreluKernelBackward0(Node):
+    saved_fields = (("self", 0), ("weight", 1))
+
     def backward(self, g):
         x, w = self.saved_tensors
         if _State.enabled and (g._requires_grad or x._requires_grad or w._requires_grad):

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
@@ -69,7 +69,13 @@ def _gelu_grad(g, x, erf_x, exp):
     return g * (cdf + x * pdf)
 
 
+def _scalar(v):
+    """elu's ``scale`` and ``input_scale`` as PyTorch's saved Scalars show them: its default 1 is an int."""
+    return 1 if v == 1 else v
+
+
 class GeluBackward0(Node):
+    saved_fields = (("approximate", "approximate"), ("self", 0))
     erf = None  # erf(x / sqrt 2) from the forward, when it computed one
     exp_half_sq = None  # exp(-x^2 / 2) from the forward, when it took the float32 kernel's steps
 
@@ -127,6 +133,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 # -- silu, mish, softplus --------------------------------------------------------------------------
 class SiluBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         s = x.sigmoid()
@@ -161,6 +169,8 @@ def _softplus_t(x: Tensor) -> Tensor:
 
 
 class MishBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         t = _softplus_t(x).tanh()
@@ -180,6 +190,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 class SoftplusBackward0(Node):
+    saved_fields = (("beta", "beta"), ("self", 0), ("threshold", "threshold"))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         bx = x * self.beta
@@ -200,6 +212,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 # -- elu (with PyTorch's scale and input_scale, so selu shares it), selu, celu ----------------------
 class EluBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)),
+                    ("scale", lambda n: _scalar(n.scale)), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
@@ -210,6 +225,8 @@ class EluBackward0(Node):
 
 
 class EluBackward1(EluBackward0):
+    saved_fields = (("alpha", "alpha"), ("input_scale", lambda n: _scalar(n.input_scale)), ("result", 0),
+                    ("scale", lambda n: _scalar(n.scale)))
     pass
 
 
@@ -255,6 +272,8 @@ def selu_(input: Tensor) -> Tensor:
 
 
 class CeluBackward0(Node):
+    saved_fields = (("alpha", "alpha"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         # PyTorch's derivative takes 1/alpha from alpha rounded to float
@@ -263,6 +282,7 @@ class CeluBackward0(Node):
 
 
 class CeluBackward1(CeluBackward0):
+    saved_fields = (("alpha", "alpha"), ("result", 0))
     pass
 
 
@@ -293,7 +313,15 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 # -- logsigmoid, softsign, tanhshrink --------------------------------------------------------------
+def _buffer(node):
+    """The exp(-|x|) PyTorch's CPU kernel keeps as the node's ``buffer``."""
+    x = node._slot_value(0)
+    return None if x is None else _make(np.exp(-np.abs(x._data)))
+
+
 class LogSigmoidBackward0(Node):
+    saved_fields = (("self", 0), ("buffer", _buffer))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * (-x).sigmoid(),)
@@ -321,6 +349,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 # -- glu -------------------------------------------------------------------------------------------
 class GluBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         a, b = x.chunk(2, self.dim)
@@ -349,11 +379,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     x = float_array(input, "glu_cpu")
     a, b = np.split(x, 2, axis=d)
     out = a / (1 + np.exp(-b))
-    return _one_input(input, cast(out, x), GluBackward0, dim=d)
+    return _one_input(input, cast(out, x), GluBackward0, dim=d, dim_arg=dim)
 
 
 # -- hardswish, hardsigmoid ------------------------------------------------------------------------
 class HardswishBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         xd = x._data
@@ -374,6 +406,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 class HardsigmoidBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype

@@ -175,7 +175,9 @@ class _AttentionBackward(Node):
 
 ScaledDotProductFlashAttentionForCpuBackward0 = type("ScaledDotProductFlashAttentionForCpuBackward0",
                                                      (_AttentionBackward,), {})
-UnsafeViewBackward0 = type("UnsafeViewBackward0", (_AttentionBackward,), {})
+# the last step of PyTorch's math path, matmul's unsafe view of its bmm's (batch, L, E) result
+UnsafeViewBackward0 = type("UnsafeViewBackward0", (_AttentionBackward,), {"saved_fields": (
+    ("self_sym_sizes", lambda n: (math.prod(n.out_shape[:-2]),) + tuple(n.out_shape[-2:])),)})
 MmBackward0 = type("MmBackward0", (_AttentionBackward,), {})
 
 
@@ -301,6 +303,7 @@ def _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, d
         edges += (float_mask._edge(),)
     node = cls(edges)
     node.rep, node.scale, node.keep, node.bias, node.probs, node.sums = rep, scale, keep, bias, probs, sums
+    node.out_shape = out.shape
     node.dead = None
     if dead is not None and dead.any():
         node.dead = np.broadcast_to(dead, probs.shape)

@@ -22,9 +22,24 @@ _F64 = np.dtype(np.float64)
 
 
 # -- batch_norm -----------------------------------------------------------------------------------
+def _stat(i: int):
+    def get(node):
+        st = node.stats
+        return None if st is None else _make(st[i])
+    return get
+
+
 class NativeBatchNormBackward0(Node):
     xhat = None  # the forward's normalised input (float32/float64 only), for the backward on arrays
     xc = None  # or the training forward's centred input, xhat being xc * invstd
+    # what PyTorch's node keeps besides input and weight: the running statistics (as the module's
+    # buffers, which its kernel updates without a version bump) and the batch's mean and invstd per
+    # channel (empty in eval)
+    running = (None, None)
+    stats = None
+    saved_fields = (("input", 0), ("weight", 1), ("running_mean", lambda n: n.running[0]),
+                    ("running_var", lambda n: n.running[1]), ("training", "use_batch_stats"), ("eps", "eps"),
+                    ("result1", _stat(0)), ("result2", _stat(1)))
 
     def _release_extra(self) -> None:
         self.xhat = self.xc = self.invstd = None
@@ -54,7 +69,7 @@ class NativeBatchNormBackward0(Node):
     def backward(self, g):
         kept = self.xhat if self.xc is None else self.xc
         if not _State.enabled and kept is not None and g._data.dtype == kept.dtype:
-            saved = self._saved_arrays()  # None when saved through pack hooks: their unpack runs below
+            saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
             if saved is not None and (saved[1] is None or saved[1].dtype == saved[0].dtype):
                 return self._backward_arrays(g._data, saved[1])
         x, w = self.saved_tensors
@@ -170,7 +185,8 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     if out.dtype != dt:  # parameters of another dtype
         out = out.astype(dt)
     return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
-                   use_batch_stats=True, xc=xc, invstd=invstd)
+                   use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
+                   stats=(mean.reshape(-1).astype(dt, copy=False), invstd.reshape(-1)))
 
 
 _EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
@@ -193,10 +209,11 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
     three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
     the caller then goes through F.batch_norm."""
+    if type(input) is not Tensor or _Active.transforms or input._meta:
+        return None
     x = input._data
     dt = x.dtype
-    if (type(input) is not Tensor or (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size
-            or not eps > 0.0 or _Active.transforms):
+    if (dt != _F32 and dt != _F64) or x.ndim < 2 or not x.size or not eps > 0.0:
         return None
     c = x.shape[1]
     for t in (running_mean, running_var, weight, bias):
@@ -288,12 +305,13 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
         out = xc * invstd
-        attrs = {"use_batch_stats": True}
+        attrs = {"use_batch_stats": True, "stats": (mean.reshape(-1), invstd.reshape(-1))}
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
         out = (x - mean) * invstd
-        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd}
+        attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd,
+                 "stats": (np.empty(0, x.dtype), np.empty(0, x.dtype))}
         if x.dtype in _EXACT_MEAN and invstd.dtype == x.dtype:
             attrs["xhat"] = out
     if weight is not None:
@@ -303,7 +321,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
     if out is attrs.get("xhat"):
         out = out.copy()  # the result may be modified in place; the backward's xhat must not be
     return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
-                   param_shape=shape, eps=eps, **attrs)
+                   param_shape=shape, eps=eps, running=(running_mean, running_var), **attrs)
 
 
 

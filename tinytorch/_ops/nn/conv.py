@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._dtype import FROM_NP
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
@@ -26,7 +26,28 @@ from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the ex
 
 
 # -- nodes ----------------------------------------------------------------------------------------
+def _conv_field(i: int):
+    """One of PyTorch's saved convolution arguments, from what the public function noted (``conv_args``)."""
+    return lambda n: n.__dict__.get("conv_args", (None,) * 7)[i]
+
+
+# PyTorch's ConvolutionBackward0 values: the arguments of aten::convolution (1-d ones as PyTorch sees them)
+_CONV_FIELDS = (("bias_sym_sizes_opt", _conv_field(0)), ("dilation", _conv_field(1)), ("groups", _conv_field(2)),
+                ("input", 0), ("output_padding", _conv_field(3)), ("padding", _conv_field(4)),
+                ("stride", _conv_field(5)), ("transposed", _conv_field(6)), ("weight", 1))
+
+
+def _note_conv_args(t: Tensor, bias, stride, padding, dilation, groups, output_padding, transposed) -> Tensor:
+    """The arguments PyTorch's node shows, on ``t``'s node (a convolution just recorded)."""
+    fn = t.grad_fn
+    if fn is not None and type(fn).__name__ == "ConvolutionBackward0":
+        fn.conv_args = ((0,) if bias is None else tuple(bias.shape), u64(tuple(dilation)), u64(groups),
+                        u64(tuple(output_padding)), u64(tuple(padding)), u64(tuple(stride)), transposed)
+    return t
+
+
 class ConvolutionBackward0(Node):
+    saved_fields = _CONV_FIELDS
     """y = conv(x, w) + b."""
 
     _xp = None  # the padded input, kept from the forward for the weight gradient
@@ -238,7 +259,7 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
                     ((1,) if one else ()) + tuple(x.shape[2:]), one)
     if x.dtype.kind == "c":
         return complex_conv(lambda xs, ws, bs: _conv(xs, ws, bs, geo), input, weight, bias)
-    return _conv(input, weight, bias, geo)
+    return _note_conv_args(_conv(input, weight, bias, geo), bias, stride, padding, dilation, groups, (0,) * nd, False)
 
 
 @op(variants="function functional", autocast="lower")
@@ -283,11 +304,12 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if x.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: _conv_t(ys, ws, geo, bs, ConvolutionBackward0Transposed), input,
                             weight, bias)
-    return _conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed)
+    return _note_conv_args(_conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed), bias, stride, padding,
+                           dilation, groups, output_padding, True)
 
 
 class ConvolutionBackward0Transposed(_ConvTransposeNode):
-    pass
+    saved_fields = _CONV_FIELDS
 
 
 ConvolutionBackward0Transposed.__name__ = ConvolutionBackward0Transposed.__qualname__ = "ConvolutionBackward0"

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State, version_counter, no_grad
-from ...autograd.node import Node
+from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
+from .._core.batching import level_of
 from .._core.registry import op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
@@ -26,6 +27,11 @@ from ..shape.join import stack
 
 
 class EmbeddingBackward0(Node):
+    flags = (False, False)  # scale_grad_by_freq, sparse
+    saved_fields = (("indices", 0), ("padding_idx", lambda n: u64(-1 if n.padding_idx is None else n.padding_idx)),
+                    ("scale_grad_by_freq", lambda n: n.flags[0]), ("sparse", lambda n: n.flags[1]),
+                    ("weight_sym_argsize_0", lambda n: n.weight_shape[0]))
+
     def backward(self, g):
         return (_dense_backward(g, self.indices, self.weight_shape, self.row_scale, self.padding_idx),)
 
@@ -80,6 +86,11 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
+    if _Active.transforms and _State.transforms and max_norm is None and level_of((input, weight)) is not None:
+        # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += weight.shape[0]
+        return embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
     idx = input._data
     w = weight._data
     if idx.dtype not in (np.int64, np.int32):
@@ -119,6 +130,9 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         row_scale = row_scale[:, None]
     node = EmbeddingBackward0((weight._edge(),))
     node.weight_shape, node.indices, node.row_scale, node.padding_idx = w.shape, flat, row_scale, padding_idx
+    if scale_grad_by_freq or sparse:
+        node.flags = (bool(scale_grad_by_freq), bool(sparse))
+    node._save_inputs(input)  # the indices, as PyTorch's node keeps them
     return _make(out, node)
 
 

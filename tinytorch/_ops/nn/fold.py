@@ -74,11 +74,17 @@ def _col2im(cols: np.ndarray, size, kernel, dilation, padding, stride, blocks) -
 
 
 class Im2ColBackward0(Node):
+    saved_fields = (("dilation", "dilation"), ("kernel_size", "kernel"), ("padding", "padding"),
+                    ("self_sym_argsize_minus_1", lambda n: n.size[1]),
+                    ("self_sym_argsize_minus_2", lambda n: n.size[0]), ("stride", "stride"))
+
     def backward(self, g):
         return (fold(g, self.size, self.kernel, self.dilation, self.padding, self.stride),)
 
 
 class Col2ImBackward0(Node):
+    saved_fields = (("dilation", "dilation"), ("kernel_size", "kernel"), ("padding", "padding"), ("stride", "stride"))
+
     def backward(self, g):
         return (unfold(g, self.kernel, self.dilation, self.padding, self.stride),)
 

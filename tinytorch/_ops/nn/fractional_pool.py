@@ -23,11 +23,19 @@ from .pool import _SCATTER_NODES as _POOL_SCATTER_NODES, _named
 _SPATIAL_NAMES = ("time", "height", "width")
 
 
+def _result1(node) -> Tensor:
+    """The argmax positions (int64, per plane) PyTorch's node keeps as its second result."""
+    plane = int(np.prod(node.in_shape[-node.nd:]))
+    return _make((node.flat % plane).reshape(node.out_shape))
+
+
 class _FractionalBackward(Node):
     """The gradient added into each argmax position one output element at a time, in output order and
     in the gradient's dtype, as PyTorch's kernel does (windows overlap: float32 sums keep its rounding)."""
 
     _scatter_name = ""
+    saved_fields = (("self", 0), ("kernel_size", "kernel_size"), ("output_size", "output_size"),
+                    ("result1", _result1))
 
     def backward(self, g):
         summed = np.zeros(int(np.prod(self.in_shape)), g._data.dtype)
@@ -135,7 +143,9 @@ def _fractional_max_pool(input: Tensor, kernel_size, output_size, samples, nd: i
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
         node.flat = (row * int(np.prod(size)) + best_idx).reshape(-1)
-        node.in_shape, node.unique = x.shape, False
+        node.in_shape, node.unique, node.out_shape, node.nd = x.shape, False, out_shape, nd
+        node.kernel_size, node.output_size = tuple(k), tuple(out)
+        node.save_for_backward(input)  # as PyTorch's node keeps it
         result = _make(result._data, node)
     if return_indices:
         return result, _make(np.ascontiguousarray(best_idx.reshape(out_shape)))

@@ -197,6 +197,8 @@ _KERNELS_2D = {"bilinear": (_gs2d.forward, _gs2d.backward), "nearest": (_gs2d.ne
 class GridSampler2DBackward0(Node):
     """2-d grid_sample (bilinear, nearest): PyTorch's kernel's gradients; under create_graph the composite's
     graph, which is twice differentiable."""
+    saved_fields = (("grid", 1), ("input", 0), ("align_corners", "align_corners"),
+                    ("interpolation_mode", lambda n: _MODES.index(n.mode)), ("padding_mode", "padding"))
 
     def backward(self, g):
         inp, grid = self.saved_tensors

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._dtype import FROM_NP, LOWP_NP, complex64, complex128
 from ...autograd.grad_mode import _Active, _State
+from ...autograd.node import elem_strides
 from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of
@@ -28,7 +29,7 @@ def _batch_linear(op, input, weight, bias=None):
     lead = level_of((input, weight, bias))
     if at(input, lead) and not at(weight, lead) and not at(bias, lead):
         return input._wrap(op(input._phys, weight, bias))
-    out = input.matmul(weight.t())
+    out = matmul(input, weight.t())  # the public function: it dispatches a batched weight
     return out if bias is None else out + bias
 
 
@@ -37,7 +38,32 @@ def _batch_linear(op, input, weight, bias=None):
 _FORMULA_GRAD_NP = LOWP_NP | {complex64.np, complex128.np}
 
 
+def _sizes(i: int):
+    """x's (0) or W.t()'s (1) sizes as PyTorch's addmm/mm node shows its operands'."""
+    def get(node):
+        shape = node.geo[3 * i]
+        return tuple(shape) if i == 0 else (shape[1], shape[0])
+    return get
+
+
+def _strides(i: int):
+    """x's (0) or W.t()'s (1) element strides, kept when the other operand needs a gradient."""
+    def get(node):
+        if not (node.need_x if i == 0 else node.need_w):
+            return ()
+        shape, strides, itemsize = node.geo[3 * i:3 * i + 3]
+        st = elem_strides(shape, strides, itemsize)
+        return st if i == 0 else (st[1], st[0])
+    return get
+
+
+_MAT2 = ("mat2", (1, lambda n: None, lambda w: w.t()))  # PyTorch's node keeps W.t(); the slot holds W
+
+
 class _LinearAddmm(AddmmBackward0):
+    saved_fields = (("alpha", lambda n: 1), ("beta", lambda n: 1), ("mat1", 0), _MAT2, ("mat1_sym_sizes", _sizes(0)),
+                    ("mat1_sym_strides", _strides(0)), ("mat2_sym_sizes", _sizes(1)), ("mat2_sym_strides", _strides(1)))
+
     def backward(self, g):
         if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
@@ -55,6 +81,9 @@ _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
 
 
 class _LinearNoBias(_LinearAddmm):
+    saved_fields = (_MAT2, ("mat2_sym_sizes", _sizes(1)), ("mat2_sym_strides", _strides(1)), ("self", 0),
+                    ("self_sym_sizes", _sizes(0)), ("self_sym_strides", _strides(0)))
+
     def backward(self, g):
         return super().backward(g)[1:]
 
@@ -127,6 +156,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         else:
             node = _LinearAddmm((bias._edge(), input._edge(), w_edge))
         node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
+        xd, wd = input._data, weight._data
+        # what PyTorch's node shows of its operands x and W.t(): sizes and strides (computed when asked)
+        node.geo = (xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize)
         node._save_inputs(input if rg_w else None, weight if input._requires_grad else None)  # inputs: nothing to pack
         return _make(out, node)
     return _make(out)

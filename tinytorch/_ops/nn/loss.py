@@ -20,7 +20,7 @@ from ...tensor import Size, Tensor, _make
 from .._core.batching import expanded, level_of, logical_ndim
 from .._core.registry import op
 from .activation import functional_spelling
-from .._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta
+from .._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta, reduction_enum
 from ..pointwise.compare import where as _where
 from ...autograd.forward_ad import _add_terms
 
@@ -91,6 +91,8 @@ def _pointwise_loss(op, input, target, *args, **kwargs):
 
 # -- regression and binary losses -----------------------------------------------------------------
 class MseLossBackward0(Node):
+    saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
+
     def backward(self, g):
         x, t = self.saved_tensors
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
@@ -126,6 +128,8 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 class BinaryCrossEntropyBackward0(Node):
+    saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1), ("weight", 2))
+
     def backward(self, g):
         x, t, w = self.saved_tensors
         g = _scale_grad(g, self.reduction, self.n)
@@ -172,6 +176,9 @@ def _log_sigmoid(x: Tensor) -> Tensor:
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
+    saved_fields = (("pos_weight", 3), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0),
+                    ("target", 1), ("weight", 2))
+
     def backward(self, g):
         x, t, w, pw = self.saved_tensors
         g = _scale_grad(g, self.reduction, self.n)

@@ -17,7 +17,7 @@ from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import as_array
+from .._core.util import as_array, reduction_enum
 from .activation import functional_spelling, record as _record, relu
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
@@ -33,6 +33,8 @@ def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
 
 
 class SoftMarginLossBackward0(Node):
+    saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
         coef = -y * (-y * x).sigmoid()
@@ -58,8 +60,11 @@ def _soft_margin_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
 
 
 class MultiMarginLossBackward0(Node):
+    saved_fields = (("self", 0), ("target", 1), ("p", "p"), ("margin", "margin"), ("weight", 2),
+                    ("reduction", lambda n: reduction_enum(n.reduction)))
+
     def backward(self, g):
-        (x,) = self.saved_tensors
+        x = self.saved_tensors[0]
         x2 = x.view(self.shape2d)
         hot, mask, scale = (_make(a) for a in (self.hot, self.mask, self.scale))
         z = x2.gather(1, _make(self.target[:, None])) * -1 + x2 + self.margin
@@ -100,7 +105,7 @@ def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,
     losses = (h * scale).sum(1).astype(x.dtype)
     if x.ndim <= 1 and reduction == "none":
         losses = losses.reshape(t.shape)
-    return _record((input,), _reduce(losses, reduction), MultiMarginLossBackward0, (input,),
+    return _record((input,), _reduce(losses, reduction), MultiMarginLossBackward0, (input, target, weight),
                    shape2d=(n, c), target=tt, hot=hot, mask=mask, scale=scale, p=p,
                    margin=margin, reduction=reduction)
 

@@ -15,12 +15,12 @@ import numpy as np
 from ..._dtype import FLOATING_NP
 from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State, no_grad
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ._reduction import resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.batching import expanded, level_of, unsupported
 from .._core.registry import op
-from .._core.util import as_array, last_axis_max, row_starts
+from .._core.util import as_array, last_axis_max, reduction_enum, row_starts
 from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from ..reduce.softmax import LogSoftmaxBackward0
@@ -42,13 +42,18 @@ _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
     class, zero elsewhere) times the upstream gradient."""
+    saved_fields = (("ignore_index", lambda n: u64(n.ignore_index)),
+                    ("reduction", lambda n: reduction_enum(n.reduction)), ("self", lambda n: n.__dict__.get("self_t")),
+                    ("target", lambda n: n.__dict__.get("target_t")),
+                    ("total_weight", lambda n: n.__dict__.get("total_weight")),
+                    ("weight", lambda n: n.__dict__.get("weight_t")))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
 
     def backward(self, g):
         gd = g._data
         if not _State.enabled and gd.dtype in _EXACT:
-            saved = self._saved_arrays()  # no graph of the gradient: the same product on the arrays
+            saved = self._arrays_of_saved()  # no graph of the gradient: the same product on the arrays
             if saved is not None and saved[0].dtype == gd.dtype:
                 if self.unsqueeze_dim is not None:
                     gd = np.expand_dims(gd, self.unsqueeze_dim)
@@ -137,7 +142,16 @@ def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray |
     node = (NllLoss2DBackward0 if nd > 2 else NllLossBackward0)((logp_t._edge(),))
     node.unsqueeze_dim = 1 if reduction == "none" and nd > 1 else None
     node.save_for_backward(_make(coef.reshape(logp.shape)))
+    _nll_saved(node, logp_t, t, w, ignore_index, reduction, wt)
     return _make(out, node)
+
+
+def _nll_saved(node, logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, wt: np.ndarray) -> None:
+    """What PyTorch's NllLossBackward0 shows as its saved values (its backward here uses the coefficients)."""
+    node.self_t, node.target_t = logp_t, _make(np.asarray(t))
+    node.weight_t = None if w is None else _make(np.asarray(w))
+    node.total_weight = _make(np.asarray(0 if reduction == "none" else wt.sum(), dtype=logp_t._data.dtype))
+    node.ignore_index, node.reduction = ignore_index, reduction
 
 
 def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
@@ -217,6 +231,8 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
     node = NllLossBackward0(((lsm, 0),))
     node._save_inputs(_make(coef))
+    _nll_saved(node, lsm._slot_value(0), target._data, None, -100, reduction,
+               np.ones(n, dtype=x.dtype))
     return _make(out, node)
 
 

@@ -87,13 +87,14 @@ def _row_grain(x: np.ndarray) -> int:
     return max(2, parallel.GRAIN * x.shape[0] // x.size)
 
 
-def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, **attrs) -> Tensor:
+def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, keep_bias: bool = False, **attrs) -> Tensor:
     if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
                            or (bias is not None and bias._requires_grad)):
         node = node_cls((edge(input), edge(weight), edge(bias)))
         for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
             setattr(node, name, value)
-        node._save_inputs(input, weight)  # inputs of the node: never its own output
+        # inputs of the node: never its own output (layer_norm's node keeps the bias too, as PyTorch's)
+        node._save_inputs(*((input, weight, bias) if keep_bias else (input, weight)))
         return _make(out, node)
     return _make(out)
 
@@ -117,9 +118,27 @@ def _same_dtype(dt, *params) -> bool:
     return all(t is None or t._data.dtype == dt for t in params)
 
 
+def _stats(i: int, output: bool = False):
+    """The mean (0) or rstd (1) the node keeps; ``output``: as results of the node (group_norm's are
+    differentiable outputs of PyTorch's native_group_norm, layer_norm's are not)."""
+    def get(node):
+        value = node.stats[i]
+        if callable(value):  # the fused kernel keeps no mean: computed from the input when asked
+            value = value()
+        if not output:
+            return _make(value)
+        t = _make(value, node)
+        t._output_nr = i + 1
+        return t
+    return get
+
+
 class NativeLayerNormBackward0(Node):
+    saved_fields = (("input", 0), ("normalized_shape", "normalized_shape"), ("weight", 1), ("bias", 2),
+                    ("result1", _stats(0)), ("result2", _stats(1)))
+
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self.saved_tensors[:2]
         axes, lead = self.axes, self.lead
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         if not _State.enabled:
@@ -192,18 +211,21 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             c, none = x.shape[-1], _EMPTY[x.dtype]
             out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
                                              none if bias is None else bias._data.reshape(-1), float(eps))
-            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), axes=axes,
-                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape),
-                           invstd=invstd.reshape(x.shape[:-1] + (1,)))
+            invstd = invstd.reshape(x.shape[:-1] + (1,))
+            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), True, axes=axes,
+                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape), invstd=invstd,
+                           normalized_shape=normalized_shape,
+                           stats=(lambda: _mean_np(x, axes).astype(x.dtype, copy=False), invstd))
     if _rows_split(x, k):  # large: runs of rows across threads, each as the whole-array steps below
         out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
         invstd = np.empty(x.shape[:x.ndim - k] + (1,) * k, x.dtype)
+        mean = np.empty(invstd.shape, x.dtype)
         wd = None if weight is None else weight._data
         bd = None if bias is None else bias._data
 
         def rows(a, b):
-            _, _, xc, inv = _np_stats(x[a:b], axes, eps)
-            invstd[a:b] = inv
+            mu, _, xc, inv = _np_stats(x[a:b], axes, eps)
+            mean[a:b], invstd[a:b] = mu, inv
             xh = np.multiply(xc, inv, out=xhat[a:b])
             o = xh if wd is None else xh * wd
             if bd is not None:
@@ -211,9 +233,10 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out[a:b] = o
 
         parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
-        return _record(NativeLayerNormBackward0, input, weight, bias, out, axes=axes,
-                       lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
-    _, _, xc, invstd = _np_stats(x, axes, eps)
+        return _record(NativeLayerNormBackward0, input, weight, bias, out, True, axes=axes,
+                       lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd,
+                       normalized_shape=normalized_shape, stats=(mean, invstd))
+    mean, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:
         out = out * weight._data
@@ -224,12 +247,17 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out += bias._data  # the result may be modified in place; the backward's xhat must not be
     if out is xhat:
         out = out.copy()
-    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
-                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd)
+    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), True, axes=axes,
+                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd, normalized_shape=normalized_shape,
+                   stats=(mean.astype(x.dtype, copy=False), invstd))
 
 
 # -- group_norm -----------------------------------------------------------------------------------
 class NativeGroupNormBackward0(Node):
+    saved_fields = (("input", 0), ("weight", 1), ("N", lambda n: n.shape[0]), ("C", lambda n: n.shape[1]),
+                    ("HxW", lambda n: math.prod(n.shape[2:])), ("group", lambda n: n.grouped[1]), ("eps", "eps"),
+                    ("result1", _stats(0, True)), ("result2", _stats(1, True)))
+
     def backward(self, g):
         x, w = self.saved_tensors
         shape, grouped, pshape = self.shape, self.grouped, self.param_shape
@@ -263,7 +291,7 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
     grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
-    _, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
+    mean, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
     out = (xc * invstd).reshape(x.shape)
     pshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
@@ -271,7 +299,9 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
     if bias is not None:
         out = out + bias._data.reshape(pshape)
     return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
-                   grouped=grouped, param_shape=pshape, eps=eps)
+                   grouped=grouped, param_shape=pshape, eps=eps,
+                   stats=(mean.reshape(n, num_groups).astype(x.dtype, copy=False),
+                          invstd.reshape(n, num_groups).astype(x.dtype, copy=False)))
 
 
 # -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP
+from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.registry import op
@@ -15,6 +16,8 @@ from ..pointwise.compare import where
 
 # -- clamp_min (the node PyTorch's losses and normalize record) ------------------------------------
 class ClampMinBackward0(Node):
+    saved_fields = (("min", "lo"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (where(mask(x._data >= self.lo), g, 0.0),)
@@ -28,7 +31,20 @@ def clamp_min(input: Tensor, min: float) -> Tensor:
 
 
 # -- the p-norm along dims -------------------------------------------------------------------------
+def _result(node):
+    """The norm PyTorch's node keeps: recomputed from the saved input (not kept, so the result may be
+    modified in place)."""
+    x = node._slot_value(0)
+    if x is None:
+        return None
+    with no_grad():
+        return vector_norm(x, node.p, node.dims, node.keepdim)
+
+
 class NormBackward1(Node):
+    saved_fields = (("self", 0), ("p", lambda n: float(n.p)), ("dim", lambda n: tuple(n.dims)),
+                    ("keepdim", "keepdim"), ("result", _result))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         # recomputed from x with this same op, so the second derivative sees its dependence on x

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.registry import op
 
@@ -61,19 +61,31 @@ class _AxisMapBackward(Node):
         return (axis_map(g, self.maps, not self.transpose, self.adjoint),)
 
 
-def axis_map(input: Tensor, maps, transpose: bool, node_cls) -> Tensor:
-    """``input`` with the separable maps applied (or their adjoints), recording ``node_cls``."""
+def axis_map(input: Tensor, maps, transpose: bool, node_cls, info=None, keep_input: bool = False) -> Tensor:
+    """``input`` with the separable maps applied (or their adjoints), recording ``node_cls``; ``info``:
+    the op's arguments as PyTorch's node keeps them (its ``_saved_<name>``), ``keep_input``: the node
+    saves the input as PyTorch's does."""
     out = _apply(input._data, maps, transpose)
     if not (_State.enabled and input._requires_grad):
         return _make(out)
     node = node_cls((input._edge(),))
     node.maps, node.transpose = maps, transpose
+    if info is not None:
+        node.info = info
+    if keep_input:
+        node.save_for_backward(input)
     return _make(out, node)
 
 
-def map_node(name: str, adjoint: str | None = None):
-    """A node class named ``name`` whose double-backward node is PyTorch's ``...BackwardBackward0``."""
-    fwd = type(name, (_AxisMapBackward,), {})
+def info_field(name: str):
+    """A ``_saved_<name>`` read from the node's ``info``."""
+    return lambda node: (getattr(node, "info", None) or {}).get(name)
+
+
+def map_node(name: str, adjoint: str | None = None, fields=None):
+    """A node class named ``name`` whose double-backward node is PyTorch's ``...BackwardBackward0``;
+    ``fields``: its ``saved_fields``."""
+    fwd = type(name, (_AxisMapBackward,), {} if fields is None else {"saved_fields": fields})
     adjoint = adjoint or name.replace("Backward0", "BackwardBackward0")
     fwd.adjoint = type(adjoint, (_AxisMapBackward,), {"adjoint": fwd})
     return fwd
@@ -81,6 +93,8 @@ def map_node(name: str, adjoint: str | None = None):
 
 # -- constant padding -----------------------------------------------------------------------------
 class ConstantPadNdBackward0(Node):
+    saved_fields = (("pad", lambda n: u64(n.pad)),)
+
     def backward(self, g):
         return (constant_pad_nd(g, [-p for p in self.pad], 0),)
 
@@ -134,8 +148,9 @@ _SUPPORTED = ("Supported combinations for non-constant padding:\n"
               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 # PyTorch's circular pad is slice assignments: CopySlices, whose gradient goes through a slice's backward
 _CIRCULAR = map_node("CopySlices", "SliceBackwardBackward0")
-_NODES = {(m, k): map_node(f"{m.capitalize()}Pad{k}DBackward0") for m in ("reflection", "replication")
-          for k in (1, 2, 3)}
+_NODES = {(m, k): map_node(f"{m.capitalize()}Pad{k}DBackward0",
+                           fields=(("self", 0), ("padding", lambda n: u64(info_field("padding")(n)))))
+          for m in ("reflection", "replication") for k in (1, 2, 3)}
 
 
 def _dims(shape) -> str:
@@ -191,4 +206,5 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             for axis, before, after in _pad_pairs(pad, x.ndim)]
     if mode == "circular":
         return axis_map(input, maps, False, _CIRCULAR)
-    return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)])
+    return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)],
+                    {"padding": pad}, keep_input=True)

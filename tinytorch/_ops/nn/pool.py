@@ -147,8 +147,28 @@ _SCATTER_NODES = {n: _named(n, _MaxScatter) for n in ("_MaxScatter", "MaxPool2DW
                                                        "AdaptiveMaxPool2DBackwardBackward0")}
 
 
+def _arg(i: int):
+    """One of the pooling arguments a node keeps as PyTorch's (``node.args``: kernel_size, stride (None:
+    ``()``), padding, dilation, ceil_mode, count_include_pad, divisor_override)."""
+    def get(node):
+        args = getattr(node, "args", None)
+        if args is None:
+            return None
+        v = args[i]
+        return () if i == 1 and v is None else v
+    return get
+
+
+def _result1(node) -> Tensor:
+    """The argmax positions (int64, per H*W plane) PyTorch's max-pooling node keeps as its second result."""
+    h, w = node.in_shape[-2:]
+    return _make((node.flat % (h * w)).reshape(node.out_shape))
+
+
 class MaxPool2DWithIndicesBackward0(Node):
     _scatter_name = "MaxPool2DWithIndicesBackwardBackward0"
+    saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
+                    ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
     def backward(self, g):
         return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, self.next_functions[0]),)
@@ -156,6 +176,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     _scatter_name = "AdaptiveMaxPool2DBackwardBackward0"
+    saved_fields = (("self", 0), ("result1", _result1))
 
 
 _BASES: dict = {}
@@ -176,7 +197,7 @@ def _corner_index(shape4, w: int, s, p, plane: int) -> np.ndarray:
 
 
 def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_cls, unique: bool,
-                return_indices: bool):
+                return_indices: bool, args=None):
     """Wrap the values (and int64 indices into each H*W plane); the node keeps flat indices.
 
     ``local`` is each argmax's flat offset from its window's top-left corner."""
@@ -188,7 +209,8 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
         node = node_cls((input._edge(),))
         corner = _corner_index(vals.shape, x.shape[-1], s, p, plane)
         node.flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
-        node.in_shape, node.unique = x.shape, unique
+        node.in_shape, node.unique, node.out_shape, node.args = x.shape, unique, out_shape, args
+        node.save_for_backward(input)  # as PyTorch's node keeps it (modifying it in place then fails backward)
         out = _make(out._data, node)
     if not return_indices:
         return out
@@ -305,7 +327,9 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         if lowest.any():
             local = np.where(lowest, _first_inside(out_hw, s, p, d, w), local)
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
-    return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices)
+    return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices,
+                       (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s,
+                        p, d, bool(ceil_mode)))
 
 
 def _first_inside(out_hw, s, p, d, w: int) -> np.ndarray:
@@ -351,6 +375,9 @@ def _divisor(n, k, s, p, out, count_include_pad):
 
 class AvgPool2DBackward0(Node):
     _spread_cls = "AvgPool2DBackwardBackward0"
+    saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("count_include_pad", _arg(5)),
+                    ("divisor_override", _arg(6)), ("kernel_size", _arg(0)), ("padding", _arg(2)),
+                    ("stride", _arg(1)))
 
     def backward(self, g):
         return (_avg_spread(g, self.cfg, self.in_shape, self.next_functions[0]),)
@@ -361,7 +388,7 @@ class AvgPool2DBackwardBackward0(Node):
         return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
 
 
-def _avg_pool(input: Tensor, cfg) -> Tensor:
+def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
     k, s, p, out_hw, div = cfg
     x = input._data
     x4 = _as4(x)
@@ -380,7 +407,9 @@ def _avg_pool(input: Tensor, cfg) -> Tensor:
     if not (_State.enabled and input._requires_grad):
         return _make(out)
     node = AvgPool2DBackward0((input._edge(),))
-    node.cfg, node.in_shape = cfg, x.shape
+    node.cfg, node.in_shape, node.args = cfg, x.shape, args
+    if args is not None:
+        node.save_for_backward(input)  # as PyTorch's node keeps it
     return _make(out, node)
 
 
@@ -424,7 +453,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
         dw = _divisor(w, k[1], s[1], p[1], out_hw[1], count_include_pad)
         div = (dh[:, None] * dw[None, :]).astype(x.dtype)
-    return _avg_pool(input, (k, s, p, out_hw, div))
+    args = (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s, p, None,
+            bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return _avg_pool(input, (k, s, p, out_hw, div), args)
 
 
 @op(variants="function functional")
@@ -434,6 +465,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
     s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride)
     x = input.unsqueeze(-2)
+    s = one(kernel_size) if s is None else s  # as PyTorch's avg_pool1d hands avg_pool2d the kernel for stride
     return avg_pool2d(x, one(kernel_size), s, (0, one(padding)[1]), ceil_mode, count_include_pad).squeeze(-2)
 
 
@@ -462,6 +494,8 @@ def _bounds(n: int, out: int):
 
 
 class AdaptiveAvgPool2DBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         return (_adaptive_spread(g, self.in_shape),)
 
@@ -486,6 +520,7 @@ def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
         return _make(out)
     node = AdaptiveAvgPool2DBackward0((input._edge(),))
     node.in_shape = x.shape
+    node.save_for_backward(input)  # as PyTorch's node keeps it
     return _make(out, node)
 
 

@@ -15,11 +15,21 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
-from .pad import axis_map, map_node
+from .pad import axis_map, info_field, map_node
 
 
 _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 _NODES = {}
+
+
+def _fields(mode: str, k: int) -> tuple:
+    """PyTorch's ``_saved_<name>`` of the upsample node of ``mode`` over ``k`` spatial dims."""
+    if mode == "area":
+        return ()
+    scales = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
+    names = (() if mode.startswith("nearest") else ("align_corners",)) + ("output_size",) + scales + \
+        ("self_sym_sizes",)
+    return tuple((n, info_field(n)) for n in names)
 
 
 def _node_for(mode: str, k: int):
@@ -28,7 +38,7 @@ def _node_for(mode: str, k: int):
             "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
             "area": "AdaptiveAvgPool3DBackward0"}[mode]
     if name not in _NODES:
-        _NODES[name] = map_node(name)
+        _NODES[name] = map_node(name, fields=_fields(mode, k))
     return _NODES[name]
 
 
@@ -264,7 +274,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             m = _linear_matrix(n_in, n_out, s, align_corners, ft)
         maps.append((2 + i, m, n_in))
     # PyTorch's kernels interpolate along the last dim first
-    return axis_map(input, maps[::-1], False, _node_for(mode, k))
+    info = {"align_corners": bool(align_corners), "output_size": tuple(int(n) for n in out_size),
+            "self_sym_sizes": tuple(x.shape)}
+    names = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
+    info.update((n, None if v is None else float(v)) for n, v in zip(names, scales))
+    return axis_map(input, maps[::-1], False, _node_for(mode, k), info)
 
 
 def _dhw(sizes) -> str:

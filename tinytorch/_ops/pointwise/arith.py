@@ -9,11 +9,12 @@ import numpy as np
 from ...autograd.grad_mode import _State
 from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
 from ...autograd._pair import EdgePair, SavedPair, binary_node
-from ...autograd.node import Node
+from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
 from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same, alpha_in
+from .._core import deprecated as _deprecated
 from .._core.registry import op
 from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
@@ -36,6 +37,7 @@ def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
 
 # -- add / sub ------------------------------------------------------------------------------------
 class AddBackward0(_BinaryNode, EdgePair):
+    saved_fields = (("alpha", "alpha"),)
     alpha = 1
 
     def backward(self, g):
@@ -49,8 +51,12 @@ class AddBackward0(_BinaryNode, EdgePair):
 
 
 @op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
-def add(a, b, *, alpha=1) -> Tensor:
+def add(a, b, *legacy, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
+    if legacy:  # add(Number alpha, Tensor other), deprecated
+        kw = {} if alpha == 1 and alpha is not True else {"alpha": alpha}
+        args, kw = _deprecated.modern("add", (a, b) + legacy, kw)
+        return add(*args, **kw)
     if alpha == 1 and alpha is not True:
         if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
             ad, bd = a._data, b._data
@@ -119,6 +125,7 @@ def add(a, b, *, alpha=1) -> Tensor:
 
 
 class SubBackward0(_BinaryNode, EdgePair):
+    saved_fields = (("alpha", "alpha"),)
     alpha = 1
 
     def backward(self, g):
@@ -145,8 +152,12 @@ def _is_bool(x) -> bool:
 
 
 @op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
-def sub(a, b, *, alpha=1) -> Tensor:
+def sub(a, b, *legacy, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
+    if legacy:  # sub(Number alpha, Tensor other), deprecated
+        kw = {} if alpha == 1 and alpha is not True else {"alpha": alpha}
+        args, kw = _deprecated.modern("sub", (a, b) + legacy, kw)
+        return sub(*args, **kw)
     if alpha == 1 and alpha is not True:
         same = _same(a, b)
         if same is not None:
@@ -238,6 +249,8 @@ def _times(gd: np.ndarray, v):
 
 
 class MulBackward0(_BinaryNode, SavedPair):
+    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_scalar", None)))),
+                    ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
     _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
 
     def backward(self, g):

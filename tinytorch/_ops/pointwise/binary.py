@@ -107,6 +107,8 @@ def _t(v, like: Tensor):
 
 
 class Atan2Backward0(Node):
+    saved_fields = (("self", 0), ("other", 1))
+
     def backward(self, g):
         a, b = self.saved_tensors
         d = a * a + b * b
@@ -122,6 +124,8 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
 
 
 class HypotBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1), ("result", 2))
+
     def backward(self, g):
         a, b, y = self.saved_tensors
         return _pair(self, g * a / y, g * b / y)
@@ -136,6 +140,8 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LogaddexpBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -172,6 +178,8 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
 
 
 class Logaddexp2Backward0(Node):
+    saved_fields = (("self", 0), ("other", 1))
+
     def backward(self, g):
         a, b = self.saved_tensors
         return _pair(self, g * ((a - b) * math.log(2)).sigmoid(), g * ((b - a) * math.log(2)).sigmoid())
@@ -186,6 +194,8 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 
 
 class XlogyBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1))
+
     def backward(self, g):
         a, b = self.saved_tensors
         # PyTorch's formulas: d/da = log(b) (0 where a == 0 and b <= 0), d/db = a / b
@@ -218,6 +228,8 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
 
 
 class IgammaBackward0(Node):
+    saved_fields = (("self", 0), ("other", 1))
+
     def backward(self, g):
         a, x = self.saved_tensors
         if self.need_a:
@@ -237,12 +249,16 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LerpBackward0(Node):
+    saved_fields = (("weight", "weight"),)
+
     @holomorphic_backward
     def backward(self, g):
         return _pair(self, g * (1 - self.weight), g * self.weight)
 
 
 class LerpBackward1(Node):
+    saved_fields = (("weight", 2), ("self", 0), ("end", 1))
+
     @holomorphic_backward
     def backward(self, g):
         start, end, w = self.saved_tensors

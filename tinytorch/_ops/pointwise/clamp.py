@@ -29,6 +29,7 @@ def _inside(node, x: Tensor) -> Tensor:
 
 class ClampBackward1(Node):
     """Number bounds: the gradient where the input was inside them."""
+    saved_fields = (("self", 0), ("min", "lo"), ("max", "hi"))
 
     lo = hi = None
 
@@ -42,15 +43,18 @@ class ClampBackward1(Node):
 
 
 class ClampMinBackward0(ClampBackward1):
+    saved_fields = (("self", 0), ("min", "lo"))
     pass
 
 
 class ClampMaxBackward0(ClampBackward1):
+    saved_fields = (("self", 0), ("max", "hi"))
     pass
 
 
 class ClampBackward0(Node):
     """Tensor bounds: each element's gradient goes to whichever of input, min, max it equals."""
+    saved_fields = (("self", 0), ("min", 1), ("max", 2))
 
     def backward(self, g):
         x, lo, hi = self.saved_tensors
@@ -69,10 +73,12 @@ class ClampBackward0(Node):
 
 
 class ClampMinBackward1(ClampBackward0):
+    saved_fields = (("self", 0), ("min", 1))
     pass
 
 
 class ClampMaxBackward1(ClampBackward0):
+    saved_fields = (("self", 0), ("max", 2))
     pass
 
 

@@ -101,6 +101,8 @@ def invert(a) -> Tensor:
 
 # -- selection ------------------------------------------------------------------------------------
 class WhereBackward0(_BinaryNode):
+    saved_fields = (("condition", 0),)
+
     def backward(self, g):
         (cond,) = self.saved_tensors
         # a literal zero, not g * 0: an inf gradient must not turn the unselected side into NaN
@@ -141,6 +143,7 @@ def where(condition, input=None, other=None) -> Tensor:
 
 
 class MaximumBackward0(_BinaryNode):
+    saved_fields = (("self", 0), ("other", 1))
     loses = staticmethod(np.less)
 
     def backward(self, g):

@@ -206,18 +206,23 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 # -- building complex tensors ------------------------------------------------------------------------
 class ComplexBackward0(Node):
+    saved_fields = (("real", 0), ("imag", 1))
+
     def backward(self, g):
         return fit_grad(real(g), self.a_meta), fit_grad(imag(g), self.b_meta)
 
 
 class PolarBackward0(Node):
-    """z = r e^{i theta}: dL/dr = Re(g conj(e^{i theta})), dL/dtheta = Im(g conj(z))."""
+    """z = r e^{i theta}, PyTorch's polar_backward from the result alone: dL/dr = Re(conj(g) sgn(z)) (0
+    where z is 0, the sign flipped for a negative r), dL/dtheta = Re(conj(g) i z)."""
+
+    saved_fields = (("result", 0),)
 
     def backward(self, g):
-        r, theta, z = self.saved_tensors
-        unit = polar(theta.new_ones(()), theta)
-        gr = real(g * unit.conj()) if self.needs_input_grad[0] else None
-        gt = imag(g * conj_physical(z)) if self.needs_input_grad[1] else None
+        (z,) = self.saved_tensors
+        gc = conj_physical(g)
+        gr = real(gc * sgn(z)) if self.needs_input_grad[0] else None
+        gt = real(gc * z * 1j) if self.needs_input_grad[1] else None
         return fit_grad(gr, self.a_meta), fit_grad(gt, self.b_meta)
 
 
@@ -235,7 +240,7 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
                            "second argument")
 
 
-def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=()):
+def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=(), keep_out: bool = False):
     if _State.enabled and (a._requires_grad or b._requires_grad):
         node = node_cls((a._edge(), b._edge()))
         node.needs_input_grad = (a._requires_grad, b._requires_grad)
@@ -243,8 +248,8 @@ def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=()):
         node.a_meta = (a._data.shape, a._data.dtype) if a._requires_grad else None
         node.b_meta = (b._data.shape, b._data.dtype) if b._requires_grad else None
         res = _make(out, node)
-        if save:
-            node.save_for_backward(*save, res)
+        if save or keep_out:
+            node.save_for_backward(*save, *((res,) if keep_out else ()))
         return res
     return _make(out)
 
@@ -262,7 +267,7 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """real + i imag, elementwise (the parts broadcast; both of one floating dtype)."""
     _check_parts("complex", real, imag)
     out = _from_parts(real._data, imag._data, real._data.dtype)
-    return _record(ComplexBackward0, real, imag, out)
+    return _record(ComplexBackward0, real, imag, out, save=(real, imag))  # as PyTorch's node keeps them
 
 
 @op(variants="function out", batch=pointwise, autocast="fp32")
@@ -272,11 +277,13 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     r, theta = abs._data, angle._data
     with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
         out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
-    return _record(PolarBackward0, abs, angle, out, save=(abs, angle))
+    return _record(PolarBackward0, abs, angle, out, save=(), keep_out=True)
 
 
 # -- angle and sgn -----------------------------------------------------------------------------------
 class AngleBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (z,) = self.saved_tensors
         if z._data.dtype.kind != "c":
@@ -307,6 +314,8 @@ def angle(input: Tensor) -> Tensor:
 
 
 class SgnBackward0(Node):
+    saved_fields = (("self", 0), ("result", 1))
+
     def backward(self, g):
         (z, s) = self.saved_tensors
         if z._data.dtype.kind != "c":

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, get_default_dtype
 from ..._quiet_fp import cast
+from ...autograd.node import scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.registry import op
@@ -13,6 +14,8 @@ from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, h
 from .._core.binary import _ARITH, _BinaryNode, _lowp
 
 class DivBackward0(_BinaryNode):
+    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))), ("self", 0))
+
     @holomorphic_backward
     def backward(self, g):
         a, b = self.saved_tensors
@@ -58,6 +61,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
         node.save_for_backward(ta if node.need_b else None, tb)
         if tb is None:
             node.b_scalar = bd
+            node.b_number = b  # the Python number, as PyTorch's _saved_other wraps it
         return _make(out, node)
     return _make(out)
 
@@ -81,12 +85,19 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
     if needs_grad(ta, tb):
         node = (node_cls or DivBackward2)((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
+        if node_cls is None:  # what PyTorch's DivBackward2 keeps (its gradient is zero all the same)
+            node.rounding_mode = mode
+            node._save_inputs(ta if tb is not None and tb._requires_grad else None, tb)
+            if tb is None:
+                node.b_number = b
         return _make(out, node)
     return _make(out)
 
 
 class DivBackward2(_BinaryNode):
     """Rounded division: a step function, so the gradient is zero."""
+    saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))),
+                    ("rounding_mode", "rounding_mode"), ("self", 0))
 
     def backward(self, g):
         z = g * 0
@@ -159,6 +170,7 @@ class RemainderBackward0(_BinaryNode):
 
 class RemainderBackward1(_BinaryNode):
     """a - b * floor(a / b): the divisor's gradient is -floor(a / b)."""
+    saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
         a, b = self.saved_tensors

@@ -39,6 +39,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 
 class NextafterBackward0(Node):
     """PyTorch's formula: the step is ignored, so input's gradient passes and other's is zero."""
+    saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
         return fit_grad(g, self.a_meta), fit_grad(g * 0, self.b_meta)
@@ -51,7 +52,8 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     _, _, x, y = binary_operands(input, other)
     _not_for(x, "biu", "nextafter_cpu")
     out = np.asarray(np.nextafter(x, y))
-    return record(out, NextafterBackward0, (input, other), a_meta=meta(input, out), b_meta=meta(other, out))
+    return record(out, NextafterBackward0, (input, other), (input, other), a_meta=meta(input, out),
+                  b_meta=meta(other, out))  # both kept, as PyTorch's node keeps them
 
 
 @op(variants="function method inplace torch_inplace out", batch=composite)

@@ -42,6 +42,7 @@ class FmodBackward0(Node):
 
 class FmodBackward1(FmodBackward0):
     """fmod with a tensor divisor (PyTorch's second overload)."""
+    saved_fields = (("self", 0), ("other", 1))
 
 
 @op(variants="function method inplace out", batch=pointwise)
@@ -58,6 +59,7 @@ def fmod(input: Tensor, other) -> Tensor:
 
 class CopysignBackward0(Node):
     """d/da copysign(a, b) = result / a (0 where a == 0); b gets a zero gradient."""
+    saved_fields = (("self", 0), ("result", 2))
 
     def backward(self, g):
         a, b, y = self.saved_tensors
@@ -98,10 +100,12 @@ class _NanIgnoringBackward(Node):
 
 
 class FmaxBackward0(_NanIgnoringBackward):
+    saved_fields = (("self", 0), ("other", 1))
     picks_larger = True
 
 
 class FminBackward0(_NanIgnoringBackward):
+    saved_fields = (("self", 0), ("other", 1))
     picks_larger = False
 
 

@@ -92,18 +92,22 @@ _WARN_EXPANDED = {"masked_fill": "masked_fill_", "index_fill": "index_fill_"}
 def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
     """Run out-of-place ``op(self, *args)`` and store its result in ``self``'s storage."""
     check_inference_inplace(self)
-    if args:
-        check_partial_overlap(self, args)
     grad_needed = _State.enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if not grad_needed:
+        if args:
+            check_partial_overlap(self, args)
         res = op(self, *args, **kwargs)
         _write(self, res._data, op)
         if len(self._vc) > 1:
             _views.refresh(self._vc)
         return self
+    # autograd's refusals (and the other inputs' edges, taken as the op records) come before the
+    # kernel's overlap check, as in PyTorch; nothing is written until all of them passed
     _views.check_inplace(self, True)
     res = op(_snapshot(self), *args, **kwargs)
+    if args:
+        check_partial_overlap(self, args)
     _write(self, res._data, op)
     fn = res.grad_fn
     if fn is None:  # nothing differentiable after all (an integer result)
@@ -266,19 +270,22 @@ def copy_(self, src, non_blocking: bool = False):
 def _copy(self, src, node_cls):
     check_inference_inplace(self)
     ts, sd = unpack(src)
+    grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
+    if grad_needed:
+        # autograd's refusals and edges first (a forbidden view as ``src`` raises there), then the
+        # kernel's checks, as in PyTorch: nothing is written before all of them passed
+        _views.check_inplace(self, True)
+        edges = (self._edge(), (None, 0) if ts is None else ts._edge())
     check_partial_overlap(self, (ts,))
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
     if full != self._data.shape:
         raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                            f"broadcast shape [{', '.join(map(str, full))}]")
-    grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
-    if grad_needed:
-        _views.check_inplace(self, True)
     np.copyto(writeable(self._data), sd, casting="unsafe")
     version_counter(self)[0] += 1
     if grad_needed:
-        node = node_cls((self._edge(), (None, 0) if ts is None else ts._edge()))
+        node = node_cls(edges)
         node.src_meta = (sd.shape, sd.dtype) if ts is not None and ts._requires_grad else None
         _views.set_history(self, node)
     elif len(self._vc) > 1:

@@ -17,6 +17,7 @@ from .compare import where
 # -- pow ------------------------------------------------------------------------------------------
 class PowBackward0(Node):
     """tensor ** scalar."""
+    saved_fields = (("self", 0), ("exponent", "exponent"))
 
     @holomorphic_backward
     def backward(self, g):
@@ -34,6 +35,7 @@ class PowBackward0(Node):
 
 class PowBackward1(_BinaryNode):
     """tensor ** tensor."""
+    saved_fields = (("self", 0), ("exponent", 1), ("result", 2))
 
     @holomorphic_backward
     def backward(self, g):
@@ -57,10 +59,11 @@ class PowBackward1(_BinaryNode):
 
 class PowBackward2(Node):
     """scalar ** tensor."""
+    saved_fields = (("self", "base"), ("exponent", 1), ("result", 0))
 
     @holomorphic_backward  # a complex exponent: g * conj(base^b log base), as PyTorch
     def backward(self, g):
-        (out,) = self.saved_tensors
+        out = self.saved_tensors[0]
         base = self.base
         if base == 0:
             return (fit_grad(g * 0.0, self.b_meta),)
@@ -68,7 +71,7 @@ class PowBackward2(Node):
         return (fit_grad(g * out * log_base, self.b_meta),)
 
     def jvp(self, t):
-        (out,) = self.saved_tensors
+        out = self.saved_tensors[0]
         return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
 
 
@@ -93,14 +96,14 @@ def pow(a, b) -> Tensor:
             node.base = unpack(a)[1]
             node.b_meta = meta(tb, out)
             res = _make(out, node)
-            node.save_for_backward(res)
+            node.save_for_backward(res, tb)  # the exponent too, as PyTorch's PowBackward2 keeps it
             return res
         node = PowBackward1((edge(ta), edge(tb)))
         node._set_meta(ta, tb, out)
         node.need_a = ta._requires_grad
         node.need_b = tb._requires_grad
         res = _make(out, node)
-        node.save_for_backward(ta, tb, res if node.need_b else None)
+        node.save_for_backward(ta, tb, res)  # PyTorch keeps its result either way
         return res
     return _make(out)
 

@@ -10,6 +10,7 @@ from ...tensor import Tensor
 from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.record import record
+from .._core import deprecated as _deprecated
 from .._core.registry import op
 from ..._quiet_fp import cast
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
@@ -56,6 +57,7 @@ class _TernaryNode(Node):
 
 class AddcmulBackward0(_TernaryNode):
     """d/dinput = 1, d/dt1 = value * t2, d/dt2 = value * t1."""
+    saved_fields = (("tensor2", 1), ("value", "value"), ("tensor1", 0))
 
     @holomorphic_backward
     def backward(self, g):
@@ -66,6 +68,7 @@ class AddcmulBackward0(_TernaryNode):
 
 class AddcdivBackward0(_TernaryNode):
     """d/dinput = 1, d/dt1 = value / t2, d/dt2 = -value * t1 / t2^2."""
+    saved_fields = (("tensor2", 1), ("value", "value"), ("tensor1", 0))
 
     @holomorphic_backward
     def backward(self, g):
@@ -76,8 +79,12 @@ class AddcdivBackward0(_TernaryNode):
 
 
 @op(variants="function method inplace out", batch=pointwise)
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -> Tensor:
     """input + value * tensor1 * tensor2, broadcast and type-promoted."""
+    if legacy:  # addcmul(Number value, Tensor tensor1, Tensor tensor2), deprecated
+        kw = {} if value == 1 else {"value": value}
+        args, kw = _deprecated.modern("addcmul", (input, tensor1, tensor2) + legacy, kw)
+        return addcmul(*args, **kw)
     a, b, c = _operands(input, tensor1, tensor2)
     value = _real_value(value, a.dtype)
     if a.dtype in _FMA_DTYPES and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
@@ -96,8 +103,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 
 
 @op(variants="function method inplace out", batch=pointwise)
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -> Tensor:
     """input + value * tensor1 / tensor2 (true division; integer tensors are refused, as PyTorch's)."""
+    if legacy:  # addcdiv(Number value, Tensor tensor1, Tensor tensor2), deprecated
+        kw = {} if value == 1 else {"value": value}
+        args, kw = _deprecated.modern("addcdiv", (input, tensor1, tensor2) + legacy, kw)
+        return addcdiv(*args, **kw)
     if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "

@@ -165,6 +165,8 @@ def signbit(input: Tensor) -> Tensor:
 
 
 class NanToNumBackward0(Node):
+    saved_fields = (("self", 0),)
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g.where(x.isfinite(), 0.0),)

@@ -7,11 +7,11 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import pointwise
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims
+from .._core.util import as_array, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from ..pointwise.compare import maximum, minimum, where
 from ..index.scatter_gather import zeros_scatter
@@ -48,6 +48,7 @@ min_result = _return_type("min")
 
 class MaxBackward1(Node):
     """Full reduction: the gradient is split evenly among the elements equal to the result."""
+    saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
         x, y = self.saved_tensors
@@ -67,6 +68,8 @@ class MinBackward1(MaxBackward1):
 
 class MaxBackward0(Node):
     """Reduction along a dim: the gradient goes to the index that won."""
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("indices", 0), ("keepdim", "keepdim"),
+                    ("self_sym_sizes", lambda n: tuple(n.in_shape)))
 
     def backward(self, g):
         (idx,) = self.saved_tensors
@@ -116,7 +119,7 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
     idx_t = _make(idx)
     if _State.enabled and input._requires_grad:
         node = dim_cls((input._edge(),))
-        node.dim, node.keepdim, node.in_shape = d, keepdim, x.shape
+        node.dim, node.keepdim, node.in_shape, node.dim_arg = d, keepdim, x.shape, dim
         node.save_for_backward(idx_t)
         return result_cls(_make(values, node), idx_t)
     return result_cls(_make(values), idx_t)
@@ -191,6 +194,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
 
 class AmaxBackward0(_ReduceNode):
     """The gradient is shared evenly among the elements equal to the extreme (unlike max(dim))."""
+    saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
 
     def backward(self, g):
         x, y = self.saved_tensors
@@ -219,7 +223,7 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
     out = as_array(np_fn(x, axis=dims, keepdims=keepdim))
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, () if dim is None else dim)
         res = _make(out, node)
         node.save_for_backward(input, res)
         return res

@@ -13,11 +13,12 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims
+from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
 
 
 class NansumBackward0(Node):
     """The gradient spread back over the reduced dims, zero where the input was NaN."""
+    saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0))
 
     def backward(self, g):
         (x,) = self.saved_tensors
@@ -43,7 +44,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
         loud(fp)
     if _State.enabled and input._requires_grad:
         node = NansumBackward0((input._edge(),))
-        node.dims, node.keepdim = dims, keepdim
+        node.dims, node.keepdim, node.dim_arg = dims, keepdim, dim
         node.save_for_backward(input)
         return _make(out, node)
     return _make(out)
@@ -97,14 +98,18 @@ class _MomentNode(Node):
 
 
 class VarMeanBackward0(_MomentNode):
+    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0))
     is_std = False
 
 
 class StdMeanBackward0(_MomentNode):
+    saved_fields = (("correction", "correction"), ("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0), ("result0", 1))
     is_std = True
 
 
-def _moments(input: Tensor, dims, c, keepdim, node_cls):
+def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None)):
     x = input._data
     count = int(np.prod([x.shape[d] for d in dims])) if x.ndim else 1
     axes = dims if x.ndim else None
@@ -119,6 +124,9 @@ def _moments(input: Tensor, dims, c, keepdim, node_cls):
         node = node_cls((input._edge(),))
         node._n_outputs = 2
         node.dims, node.keepdim, node.count, node.c = dims, keepdim, count, c
+        dim, unbiased, correction = args  # as given: PyTorch's saved values show them
+        node.dim_arg = None if isinstance(dim, bool) else dim
+        node.correction = saved_correction(correction, unbiased, dim)
         a, b = _make(first, node), _make(mean, node)
         b._output_nr = 1
         node.save_for_backward(input, a, b)
@@ -134,7 +142,7 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
             dim, unbiased = None, dim
         return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "var_mean")
-    return _moments(input, dims, c, keepdim, VarMeanBackward0)
+    return _moments(input, dims, c, keepdim, VarMeanBackward0, (dim, unbiased, correction))
 
 
 @op(variants="function")
@@ -145,4 +153,4 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
             dim, unbiased = None, dim
         return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
     dims, c, keepdim = _moment_args(input, dim, unbiased, keepdim, correction, "std_mean")
-    return _moments(input, dims, c, keepdim, StdMeanBackward0)
+    return _moments(input, dims, c, keepdim, StdMeanBackward0, (dim, unbiased, correction))

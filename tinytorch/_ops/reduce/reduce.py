@@ -12,7 +12,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.registry import op
-from .._core.util import as_array, lowp_round, normalize_dims, opmath
+from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
@@ -50,11 +50,22 @@ def _grad_back(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor
 
 
 class _ReduceNode(Node):
-    def _setup(self, shape, dims, keepdim):
+    dim_arg = None  # the dim argument as given (PyTorch's _saved_dim shows it so)
+
+    def _setup(self, shape, dims, keepdim, dim_arg=None):
         self.in_shape, self.dims, self.keepdim = shape, dims, keepdim
+        if dim_arg is not None:
+            self.dim_arg = dim_arg
+
+
+_SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))
+_NUMEL = ("self_sym_numel", lambda n: numel_of(n.in_shape))
+_DIM = ("dim", lambda n: saved_dims(n.dim_arg))
 
 
 class SumBackward0(_ReduceNode):
+    saved_fields = (_SIZES,)
+
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim),)
 
@@ -63,6 +74,7 @@ class SumBackward0(_ReduceNode):
 
 
 class SumBackward1(SumBackward0):
+    saved_fields = (_DIM, ("keepdim", "keepdim"), _SIZES)
     pass
 
 
@@ -92,12 +104,14 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
         loud(fp)
     if _State.enabled and input._requires_grad:
         node = (SumBackward0 if dim is None else SumBackward1)((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, dim)
         return _make(out, node)
     return _make(out)
 
 
 class MeanBackward0(_ReduceNode):
+    saved_fields = (_NUMEL, _SIZES)
+
     def backward(self, g):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) / self.count,)
 
@@ -106,6 +120,7 @@ class MeanBackward0(_ReduceNode):
 
 
 class MeanBackward1(MeanBackward0):
+    saved_fields = (_DIM, ("keepdim", "keepdim"), _NUMEL, _SIZES)
     pass
 
 
@@ -138,7 +153,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         loud(fp)
     if _State.enabled and input._requires_grad:
         node = (MeanBackward0 if dim is None else MeanBackward1)((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, dim)
         count = 1
         for d in dims:
             count *= x.shape[d]
@@ -154,6 +169,8 @@ def _correction(unbiased, correction) -> float:
 
 
 class VarBackward0(_ReduceNode):
+    saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         centred = x - x.mean(dim=self.dims, keepdim=True)
@@ -168,6 +185,8 @@ class VarBackward0(_ReduceNode):
 
 
 class StdBackward0(_ReduceNode):
+    saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     def backward(self, g):
         x, y = self.saved_tensors
         centred = x - x.mean(dim=self.dims, keepdim=True)
@@ -234,7 +253,8 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
     if _State.enabled and input._requires_grad:
         node = VarBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, None if isinstance(dim, bool) else dim)
+        node.correction = saved_correction(correction, unbiased, dim)
         node.denom = denom
         node.save_for_backward(input)
         return _make(out, node)
@@ -253,7 +273,8 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
     if _State.enabled and input._requires_grad:
         node = StdBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, None if isinstance(dim, bool) else dim)
+        node.correction = saved_correction(correction, unbiased, dim)
         node.denom = denom
         res = _make(out, node)
         node.save_for_backward(input, res)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import level_of, unsupported
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import holomorphic_backward, normalize_dims
+from .._core.util import c_order, holomorphic_backward, normalize_dims
 from .minmax import _return_type
 from .reduce import _keepdim
 from ..pointwise.compare import where
@@ -70,6 +70,8 @@ def _flipcumsum(g: Tensor, d: int) -> Tensor:
 
 
 class CumsumBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         return (_flipcumsum(g, self.dim).to(self.in_dtype),)
 
@@ -82,13 +84,16 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     dt = _scan_dtype(x, dtype)
     fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
     try:
-        r = np.cumsum(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+        # numpy keeps a transposed input's layout; PyTorch's scans return contiguous results
+        r = c_order(np.cumsum(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
-    return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype)
+    return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype, dim_arg=dim)
 
 
 class CumprodBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -125,14 +130,16 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     dt = _scan_dtype(x, dtype)
     fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
     try:
-        r = np.cumprod(x, axis=d, dtype=dt) if x.ndim else x.astype(dt)
+        r = c_order(np.cumprod(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
-    return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype)
+    return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype, dim_arg=dim)
 
 
 class LogcumsumexpBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -176,15 +183,17 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         r = np.moveaxis(x.astype(acc), d, 0)
         for k in range(1, r.shape[0]):
             r[k] = _complex_logaddexp(r[k - 1], r[k])
-        r = np.ascontiguousarray(np.moveaxis(r, 0, d)).astype(x.dtype)
+        r = c_order(np.moveaxis(r, 0, d).astype(x.dtype))
     else:
-        r = np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype) if x.ndim else x.copy()
-    return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d)
+        r = c_order(np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype)) if x.ndim else x.copy()
+    return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d, dim_arg=dim)
 
 
 class _CumExtremeBackward(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("indices", 1))
+
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        idx = self.saved_tensors[1]
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
 
 
@@ -210,8 +219,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
             vals[..., k] = np.where(take, xm[..., k], vals[..., k - 1])
             idx[..., k] = np.where(take, k, idx[..., k - 1])
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
-    it = _make(np.array(idx, order="C"))
-    v = record(np.array(vals, order="C"), node_cls, (input,), (it,), dim=d, in_shape=x.shape)
+    it = _make(c_order(idx))
+    v = record(c_order(vals), node_cls, (input,), (input, it), dim=d, in_shape=x.shape, dim_arg=dim)
     return _return_type(name)(v, it)
 
 
@@ -228,17 +237,21 @@ def cummin(input: Tensor, dim: int):
 
 
 class ProdBackward0(Node):
+    saved_fields = (("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
-        (x,) = self.saved_tensors
+        x = self.saved_tensors[0]
         flat = x.reshape(-1)
         return ((g * _others_product(flat, 0)).reshape(x._data.shape),)
 
 
 class ProdBackward1(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
-        (x,) = self.saved_tensors
+        x = self.saved_tensors[0]
         if not self.keepdim and x._data.ndim:
             g = g.unsqueeze(self.dim)
         return (g * _others_product(x, self.dim),)
@@ -279,9 +292,9 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         else:
             d = normalize_dims(dim, x.ndim)
             d = d[0] if d else 0
-            r = np.prod(x, axis=d, keepdims=keepdim, dtype=dt) if x.ndim else x.astype(dt)
+            r = c_order(np.prod(x, axis=d, keepdims=keepdim, dtype=dt)) if x.ndim else x.astype(dt)
     finally:
         loud(fp)
-    if dim is None:
-        return record(r, ProdBackward0, (input,), (src,))
-    return record(r, ProdBackward1, (input,), (src,), dim=d, keepdim=keepdim)
+    if dim is None:  # the result saved too, as PyTorch's node keeps it
+        return record(r, ProdBackward0, (input,), (src, OUT))
+    return record(r, ProdBackward1, (input,), (src, OUT), dim=d, keepdim=keepdim, dim_arg=dim)

@@ -7,11 +7,11 @@ import warnings
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims, unsupported
 from .._core.registry import op
-from .._core.util import as_array, holomorphic_backward, lowp_round, normalize_dims, opmath
+from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
@@ -27,6 +27,8 @@ def _stable_lse(x: np.ndarray, dims: tuple) -> np.ndarray:
 
 
 class LogsumexpBackward0(_ReduceNode):
+    saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
+
     @holomorphic_backward
     def backward(self, g):
         x, y = self.saved_tensors
@@ -58,7 +60,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
     out = as_array(out)
     if _State.enabled and input._requires_grad:
         node = LogsumexpBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim)
+        node._setup(x.shape, dims, keepdim, dim)
         res = _make(out, node)
         node.save_for_backward(input, res)
         return res
@@ -66,6 +68,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
 
 
 class SoftmaxBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
     def backward(self, g):
         (y,) = self.saved_tensors
         gy = g * y
@@ -94,10 +98,12 @@ def _sum_kept_array(a: np.ndarray, dim: int) -> np.ndarray:
 
 
 class LogSoftmaxBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
     def backward(self, g):
         gd = g._data
         if not _State.enabled and gd.dtype in _EXACT and gd.ndim:
-            saved = self._saved_arrays()  # no graph of the gradient: the formula on the arrays
+            saved = self._arrays_of_saved()  # no graph of the gradient: the formula on the arrays
             if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
                 return (_make(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept_array)),)
         (y,) = self.saved_tensors
@@ -170,11 +176,12 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
             out = parallel.slices(lambda v: _softmax_array(v, d), x, (d,), x.dtype)
         if out is None:
             out = lowp_round(as_array(_softmax_array(x, d)), storage)
+        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
         node = SoftmaxBackward0((input._edge(),))
-        node.dim = d
+        node.dim, node.dim_arg = d, dim
         res = _make(out, node)
         node.save_for_backward(res)
         return res
@@ -194,11 +201,12 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
             out = parallel.slices(lambda v: v - _stable_lse(v, (d,)), x, (d,), x.dtype)
         if out is None:
             out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
     if _State.enabled and input._requires_grad:
         node = LogSoftmaxBackward0((input._edge(),))
-        node.dim = d
+        node.dim, node.dim_arg = d, dim
         res = _make(out, node)
         node.save_for_backward(res)
         return res

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import composite
 from .._core.record import OUT, record
@@ -63,14 +63,19 @@ class _SelectBackward(Node):
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
 
 
-_NODES = {n: type(n, (_SelectBackward,), {}) for n in (
-    "SortBackward0", "TopkBackward0", "KthvalueBackward0", "MedianBackward1", "NanmedianBackward1", "ModeBackward0")}
+_SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))
+_DIM = ("dim", lambda n: u64(n.dim_arg))
+# PyTorch's saved values: sort and topk keep no keepdim
+_NODES = {n: type(n, (_SelectBackward,), {"saved_fields": (_DIM, ("indices", 0), ("keepdim", "keepdim"), _SIZES)
+                                          if keep else (_DIM, ("indices", 0), _SIZES)})
+          for n, keep in (("SortBackward0", False), ("TopkBackward0", False), ("KthvalueBackward0", True),
+                          ("MedianBackward1", True), ("NanmedianBackward1", True), ("ModeBackward0", True))}
 
 
-def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str):
+def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str, raw=None):
     it = _make(np.array(idx, dtype=np.int64, order="C"))
     v = record(np.array(vals, order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
-               in_shape=input._data.shape)
+               in_shape=input._data.shape, dim_arg=dim if raw is None else raw)
     return v, it
 
 
@@ -90,11 +95,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     x = input._data
     if x.ndim == 0:
         _wrap_dim(dim, 0)
-        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "SortBackward0")
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "SortBackward0", dim)
         return sort_result(v, i)
     d = _wrap_dim(dim, x.ndim)
     idx = _argsort(x, d, descending)
-    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "SortBackward0")
+    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "SortBackward0", dim)
     return sort_result(v, i)
 
 
@@ -121,10 +126,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if x.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     if x.ndim == 0:
-        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0")
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0", dim)
         return topk_result(v, i)
     idx = topk_indices(x, _argsort(x, d, largest), k, d, largest, sorted)  # PyTorch's order among ties
-    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0")
+    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0", dim)
     return topk_result(v, i)
 
 
@@ -133,7 +138,7 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         pos_fn(1, d)
-        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, node)
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, keepdim, node, dim)
         return result(v, i)
     n = x.shape[d]
     if n == 0:
@@ -144,7 +149,7 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = idx.squeeze(d), vals.squeeze(d)
-    v, i = _picked(input, vals, idx, d, keepdim, node)
+    v, i = _picked(input, vals, idx, d, keepdim, node, dim)
     return result(v, i)
 
 
@@ -179,6 +184,7 @@ def _median_pos(ignore_nan: bool):
 
 class MedianBackward0(Node):
     """median() of all elements: the gradient is shared evenly by the elements equal to the result."""
+    saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
         x, y = self.saved_tensors
@@ -238,7 +244,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
-        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "ModeBackward0")
+        v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "ModeBackward0", dim)
         return mode_result(v, i)
     xm = np.moveaxis(x, d, -1)
     lines = xm.reshape(-1, xm.shape[-1])
@@ -253,11 +259,14 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     vals, idx = vals.reshape(shape), idx.reshape(shape)
     if keepdim:
         vals, idx = np.expand_dims(vals, d), np.expand_dims(idx, d)
-    v, i = _picked(input, vals, idx, d, keepdim, "ModeBackward0")
+    v, i = _picked(input, vals, idx, d, keepdim, "ModeBackward0", dim)
     return mode_result(v, i)
 
 
 class AminmaxBackward0(Node):
+    saved_fields = (("dim", lambda n: None if n.dim_arg is None else u64(n.dim_arg)), ("keepdim", "keepdim"),
+                    ("self", 0), ("min", 1), ("max", 2))
+
     def backward(self, g_min, g_max=None):
         x, lo, hi = self.saved_tensors
         dims, keepdim = self.dims, self.keepdim
@@ -301,7 +310,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     if _State.enabled and input._requires_grad:
         node = AminmaxBackward0((edge(input),))
         node._n_outputs = 2
-        node.dims, node.keepdim = dims, keepdim
+        node.dims, node.keepdim, node.dim_arg = dims, keepdim, dim
         a, b = _make(lo, node), _make(hi, node)
         b._output_nr = 1
         node.save_for_backward(input, a, b)

@@ -15,6 +15,7 @@ from .._core.batching import first_only, level_of
 from .._core.registry import op
 from ... import factory
 from ..._size import _require_cpu
+from ... import _meta_data
 from .shape import CloneBackward0, _unary_result
 
 
@@ -185,7 +186,11 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     """Cast to a dtype (device arguments must be the CPU); ``to(other)`` takes other's dtype."""
     device, dtype, copy, fmt = _to_args(args, kwargs)
     if device is not None:
+        if _meta_data.is_meta_device(device):
+            return _to_meta(input, dtype)
         _require_cpu(device)
+        if input._meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if dtype is not None and (_dtype.to_np(dtype) != input._data.dtype or copy):
         out = to_dtype(input, dtype, copy=copy)
         if fmt is not None and fmt is not preserve_format and out is not input:
@@ -196,6 +201,20 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     if fmt is not None and fmt is not preserve_format:
         return contiguous(input, memory_format=fmt)
     return input
+
+
+def _to_meta(input: Tensor, dtype) -> Tensor:
+    """``t.to("meta")``: a meta copy of ``t``'s shape, strides and (new) dtype, written nowhere, with the
+    ``ToCopyBackward0`` PyTorch records; a meta ``t`` of that dtype is itself."""
+    npd = input._data.dtype if dtype is None else _dtype.to_np(dtype)
+    if input._meta and npd == input._data.dtype:
+        return input
+    out = _meta_data.lazy_zeros(input._data, npd)
+    if npd not in INEXACT_NP and input._requires_grad:
+        res = _make(out)
+    else:
+        res = _unary_result(input, out, ToCopyBackward0, False, in_dtype=input._data.dtype)
+    return _meta_data.mark_meta(res)
 
 
 def _cast(name: str, dt):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import _dtype
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node
+from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from ...factory import zeros
 from . import _batching as rules
@@ -18,6 +18,8 @@ from ...autograd.forward_ad import _out_shape
 
 # -- joining and splitting ------------------------------------------------------------------------
 class CatBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         out = []
         start = 0
@@ -88,7 +90,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
     out = cast(np.concatenate(arrays, axis=d), dt, copy=False)
     if _State.enabled and any(t_._requires_grad for t_ in tensors):
         node = CatBackward0(tuple(t_._edge() for t_ in tensors))
-        node.dim = d
+        node.dim, node.dim_arg = d, dim
         node.pieces = [(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
                         t_._data.dtype) for t_ in tensors]
         return _make(out, node)
@@ -96,6 +98,8 @@ def cat(tensors, dim: int = 0) -> Tensor:
 
 
 class StackBackward0(Node):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, g):
         return tuple(g.select(self.dim, i) for i in range(self.n))
 
@@ -120,7 +124,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     out = cast(np.stack([t_._data for t_ in tensors], axis=d), dt, copy=False)
     if _State.enabled and any(t_._requires_grad for t_ in tensors):
         node = StackBackward0(tuple(t_._edge() for t_ in tensors))
-        node.dim, node.n = d, len(tensors)
+        node.dim, node.n, node.dim_arg = d, len(tensors), dim
         return _make(out, node)
     return _make(out)
 
@@ -134,6 +138,8 @@ class _MultiOutput(Node):
 
 
 class SplitBackward0(_MultiOutput):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self_sym_sizes", "in_shape"), ("split_size", "split_size"))
+
     def backward(self, *grads):
         return (cat(self._filled(grads), self.dim),)
 
@@ -142,10 +148,13 @@ class SplitBackward0(_MultiOutput):
 
 
 class SplitWithSizesBackward0(SplitBackward0):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self_sym_sizes", "in_shape"), ("split_sizes", "split_sizes"))
     pass
 
 
 class UnbindBackward0(_MultiOutput):
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))),)
+
     def backward(self, *grads):
         return (stack(self._filled(grads), self.dim),)
 
@@ -153,7 +162,7 @@ class UnbindBackward0(_MultiOutput):
         return tuple(t.unbind(self.dim))
 
 
-def _multi_output(input: Tensor, arrays, node_cls, dim):
+def _multi_output(input: Tensor, arrays, node_cls, dim, **attrs):
     if not (_State.enabled and input._requires_grad):
         outs = tuple(_view_of(input, a) for a in arrays)
         if _State.enabled:
@@ -165,6 +174,8 @@ def _multi_output(input: Tensor, arrays, node_cls, dim):
     node.dim = dim
     node.out_shapes = [a.shape for a in arrays]
     node.out_dtype = input._data.dtype
+    for k, v in attrs.items():  # what PyTorch's node shows: the arguments as given, the input's sizes
+        setattr(node, k, v)
     outs = []
     for i, a in enumerate(arrays):
         o = _view_of(input, a, node)
@@ -193,7 +204,9 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0):
                                f"dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
         bounds = list(np.cumsum(sizes)[:-1])
         node_cls = SplitWithSizesBackward0
-    return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d)
+    given = {"split_size": split_size_or_sections} if node_cls is SplitBackward0 else {"split_sizes": tuple(sizes)}
+    return _multi_output(input, np.split(x, bounds, axis=d), node_cls, d, dim_arg=dim, in_shape=tuple(x.shape),
+                         **given)
 
 
 @op(variants="function method", batch=rules.chunk)
@@ -213,14 +226,14 @@ def unbind(input: Tensor, dim: int = 0):
     d = _wrap_dim(dim, x.ndim)
     # the trailing Ellipsis keeps 1-d inputs giving 0-d views, never numpy scalars
     arrays = [x[(slice(None),) * d + (i, Ellipsis)] for i in range(x.shape[d])]
-    return _multi_output(input, arrays, UnbindBackward0, d)
+    return _multi_output(input, arrays, UnbindBackward0, d, dim_arg=dim)
 
 
 @op(variants="function method", batch=rules.select)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
-    return input[(slice(None),) * d + (index,)]
+    return _note_dim(input[(slice(None),) * d + (index,)], dim)
 
 
 @op(variants="function method", batch=rules.narrow)
@@ -228,6 +241,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
+    start = int(start)  # a 0-d tensor counts as its int
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if length < 0:
@@ -236,4 +250,11 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
-    return getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0")
+    return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
+
+
+def _note_dim(out: Tensor, dim: int) -> Tensor:
+    """The ``dim`` argument as given, on the node (PyTorch's ``_saved_dim`` reads it back unsigned)."""
+    if out.grad_fn is not None and dim < 0:
+        out.grad_fn.dim_arg = dim
+    return out

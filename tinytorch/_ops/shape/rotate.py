@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
@@ -11,6 +11,7 @@ from .._core.registry import op
 
 class Rot90Backward0(Node):
     """The rotation undone: rot90 of the gradient by -k in the same plane."""
+    saved_fields = (("dims", lambda n: u64(n.rot_dims)), ("k", lambda n: u64(n.k)))
 
     def backward(self, g):
         return (rot90(g, -self.k, self.rot_dims),)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
@@ -48,6 +48,8 @@ def _shape_arg(shape) -> tuple:
 
 
 class ViewBackward0(Node):
+    saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
@@ -163,7 +165,12 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     return reshape(input, x.shape[:d] + tuple(sizes) + x.shape[d + 1:])
 
 
+_SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))
+
+
 class SqueezeBackward0(Node):
+    saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (g.reshape(self.in_shape),)
 
@@ -172,8 +179,13 @@ class SqueezeBackward0(Node):
 
 
 # 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
+_DIM = ("dim", lambda n: u64(n.__dict__.get("dim_arg")))  # the dim (or dims) as given
+_SQUEEZE_FIELDS = {"SqueezeBackward1": (_DIM, _SIZES), "SqueezeBackward2": (_DIM, _SIZES),
+                   "SqueezeBackward3": (_SIZES,),
+                   "SqueezeBackward4": (_DIM, _SIZES), "SqueezeBackward5": (_DIM, _SIZES),
+                   "UnsqueezeBackward0": (_DIM,), "UnsqueezeBackward1": (_DIM,)}
 SqueezeBackward1, SqueezeBackward2, SqueezeBackward3, SqueezeBackward4, SqueezeBackward5, UnsqueezeBackward0, \
-    UnsqueezeBackward1 = (type(n, (SqueezeBackward0,), {}) for n in (
+    UnsqueezeBackward1 = (type(n, (SqueezeBackward0,), {"saved_fields": _SQUEEZE_FIELDS[n]}) for n in (
         "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3", "SqueezeBackward4", "SqueezeBackward5",
         "UnsqueezeBackward0", "UnsqueezeBackward1"))
 
@@ -218,7 +230,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         dims = dim if listed else (dim,)
         axes = tuple(d for d in (_wrap_dim(d, x.ndim) for d in dims) if x.ndim and x.shape[d] == 1)
         cls = SqueezeBackward2 if listed else SqueezeBackward1
-    return _unary_result(input, x.squeeze(axes) if axes else x.view(), cls, True, in_shape=x.shape)
+    return _unary_result(input, x.squeeze(axes) if axes else x.view(), cls, True, in_shape=x.shape, dim_arg=dim)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
@@ -237,10 +249,12 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
     if y.strides != strides:
         y = np.lib.stride_tricks.as_strided(y, strides=strides, writeable=y.flags.writeable)
-    return _unary_result(input, y, UnsqueezeBackward0, True, in_shape=x.shape)
+    return _unary_result(input, y, UnsqueezeBackward0, True, in_shape=x.shape, dim_arg=dim)
 
 
 class PermuteBackward0(Node):
+    saved_fields = (("dims", lambda n: u64(n.dims_arg)),)
+
     def backward(self, g):
         return (g.permute(self.inverse),)
 
@@ -252,7 +266,8 @@ class PermuteBackward0(Node):
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
-    dims = tuple(_wrap_dim(d, x.ndim) for d in _shape_arg(dims))
+    given = _shape_arg(dims)
+    dims = tuple(_wrap_dim(d, x.ndim) for d in given)
     if sorted(dims) != list(range(x.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
@@ -260,10 +275,13 @@ def permute(input: Tensor, *dims) -> Tensor:
     inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
     for i, d in enumerate(dims):
         inverse[d] = i
-    return _unary_result(input, x.transpose(dims), PermuteBackward0, True, inverse=tuple(inverse))
+    return _unary_result(input, x.transpose(dims), PermuteBackward0, True, inverse=tuple(inverse), dims_arg=given)
 
 
 class TransposeBackward0(Node):
+    saved_fields = (("dim0", lambda n: u64(n.__dict__.get("dims_arg", (n.d0, n.d1))[0])),
+                    ("dim1", lambda n: u64(n.__dict__.get("dims_arg", (n.d0, n.d1))[1])))
+
     def backward(self, g):
         return (g.transpose(self.d0, self.d1),)
 
@@ -298,9 +316,9 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = x.ndim
     if n == 0:
         _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
-        return _unary_result(input, x.view(), TransposeBackward0, True, d0=0, d1=0)
+        return _unary_result(input, x.view(), TransposeBackward0, True, d0=0, d1=0, dims_arg=(dim0, dim1))
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return _unary_result(input, x.swapaxes(d0, d1), TransposeBackward0, True, d0=d0, d1=d1)
+    return _unary_result(input, x.swapaxes(d0, d1), TransposeBackward0, True, d0=d0, d1=d1, dims_arg=(dim0, dim1))
 
 
 def t_(self: Tensor) -> Tensor:
@@ -334,6 +352,8 @@ register_attribute("mT", property(mT))
 
 
 class ExpandBackward0(Node):
+    saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
 
@@ -369,6 +389,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
 
 
 class DiagonalBackward0(Node):
+    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+                    ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         out = np.zeros(self.in_shape, dtype=g._data.dtype)
         diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
@@ -398,10 +421,13 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     shape = tuple(x.shape[i] for i in keep) + (length,)
     strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
     out = np.lib.stride_tricks.as_strided(start, shape, strides, writeable=x.flags.writeable)
-    return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2)
+    return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2,
+                         dims_arg=(dim1, dim2))
 
 
 class RepeatBackward0(Node):
+    saved_fields = (("repeats", lambda n: u64(n.sizes)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         # each repeated dim splits into (copies, size); summing the copies undoes the tiling
         split = tuple(v for n, s in zip(self.sizes, self.lifted) for v in (n, s))

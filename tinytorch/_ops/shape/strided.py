@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import storage as storage_mod
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from . import views as _views
 from .._core.record import cpp_name, legacy_name
@@ -39,18 +39,23 @@ class _ReadsPositions(Node):
 
 
 class AsStridedBackward0(_ReadsPositions):
+    saved_fields = (("size", "size_arg"), ("storage_offset", "offset_arg"), ("stride", "stride_arg"))
     pass
 
 
 class UnfoldBackward0(_ReadsPositions):
+    saved_fields = (("dimension", lambda n: u64(n.dimension_arg)), ("self_sym_sizes", lambda n: tuple(n.shape)),
+                    ("size", lambda n: u64(n.size_arg)), ("step", lambda n: u64(n.step_arg)))
     pass
 
 
-def _view_with_positions(input: Tensor, out: np.ndarray, pos: np.ndarray, node_cls) -> Tensor:
+def _view_with_positions(input: Tensor, out: np.ndarray, pos: np.ndarray, node_cls, **given) -> Tensor:
     node = None
     if _State.enabled and input._requires_grad:
         node = node_cls((input._edge(),))
         node.pos, node.numel, node.shape = pos, int(input._data.size), input._data.shape
+        for k, v in given.items():  # the arguments as given: PyTorch's saved values show them
+            setattr(node, k, v)
     return _view_of(input, out, node)
 
 
@@ -125,7 +130,8 @@ def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the input's storage with the given sizes, strides (in elements) and offset."""
     out, pos = _strided_view(input, size, stride, storage_offset)
-    return _view_with_positions(input, out, pos, AsStridedBackward0)
+    return _view_with_positions(input, out, pos, AsStridedBackward0, size_arg=tuple(int(s) for s in size),
+                                stride_arg=tuple(int(s) for s in stride), offset_arg=storage_offset)
 
 
 @op("unfold", variants="method functional", functional=im2col)
@@ -144,13 +150,14 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     count = (length - size) // step + 1
     if nd == 0:
         pos = np.zeros(1, dtype=np.intp)
-        return _view_with_positions(input, _strided(x, (1,), (0,), writeable=True), pos, UnfoldBackward0)
+        return _view_with_positions(input, _strided(x, (1,), (0,), writeable=True), pos, UnfoldBackward0,
+                                    dimension_arg=dimension, size_arg=size, step_arg=step)
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
     out = _strided(x, shape, strides, writeable=True)
     idx = np.arange(x.size, dtype=np.intp).reshape(x.shape)
     pos = _strided(idx, shape, idx.strides[:d] + (idx.strides[d] * step,) + idx.strides[d + 1:] + (idx.strides[d],))
-    return _view_with_positions(input, out, pos, UnfoldBackward0)
+    return _view_with_positions(input, out, pos, UnfoldBackward0, dimension_arg=dimension, size_arg=size, step_arg=step)
 
 
 @op("resize_", variants="method", no_batch="it changes its argument's shape in place")

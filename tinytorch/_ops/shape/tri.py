@@ -8,12 +8,13 @@ import warnings
 
 import numpy as np
 
-from ...autograd.node import Node
+from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from . import _batching as rules
 from .._core.batching import composite
 from .._core.record import record
 from .._core.registry import op
+from .._core.util import c_order
 from .join import stack
 
 
@@ -23,11 +24,15 @@ def _need_matrix(x: np.ndarray, fn: str) -> None:
 
 
 class TrilBackward0(Node):
+    saved_fields = (("diagonal", lambda n: u64(n.k)),)
+
     def backward(self, g):
         return (g.tril(self.k),)
 
 
 class TriuBackward0(Node):
+    saved_fields = (("diagonal", lambda n: u64(n.k)),)
+
     def backward(self, g):
         return (g.triu(self.k),)
 
@@ -37,7 +42,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "tril")
-    return record(np.tril(x, diagonal), TrilBackward0, (input,), k=diagonal)
+    return record(c_order(np.tril(x, diagonal)), TrilBackward0, (input,), k=diagonal)
 
 
 @op(variants="function method inplace out", batch=rules.last_two)
@@ -45,7 +50,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
     x = input._data
     _need_matrix(x, "triu")
-    return record(np.triu(x, diagonal), TriuBackward0, (input,), k=diagonal)
+    return record(c_order(np.triu(x, diagonal)), TriuBackward0, (input,), k=diagonal)
 
 
 def _diag_view(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
@@ -70,6 +75,9 @@ def _diag_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 
 class DiagonalBackward0(Node):
+    saved_fields = (("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+                    ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
+
     def backward(self, g):
         return (_embed(g, self.in_shape, self.offset, self.d1, self.d2, DiagonalBackwardBackward0),)
 
@@ -80,7 +88,9 @@ class _EmbedNode(Node):
 
 
 DiagonalBackwardBackward0 = type("DiagonalBackwardBackward0", (_EmbedNode,), {})
-DiagEmbedBackward0 = type("DiagEmbedBackward0", (_EmbedNode,), {})
+DiagEmbedBackward0 = type("DiagEmbedBackward0", (_EmbedNode,), {"saved_fields": (
+    ("dim1", lambda n: u64(n.dims_arg[0])), ("dim2", lambda n: u64(n.dims_arg[1])),
+    ("offset", lambda n: u64(n.offset)))})
 
 
 def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -> Tensor:
@@ -101,7 +111,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     for d in sorted((d1, d2)):
         shape.insert(d, size)
     src = input if x.ndim else input.reshape(1)
-    return _embed(src, tuple(shape), offset, d1, d2, DiagEmbedBackward0)
+    out = _embed(src, tuple(shape), offset, d1, d2, DiagEmbedBackward0)
+    if out.grad_fn is not None:
+        out.grad_fn.dims_arg = (dim1, dim2)
+    return out
 
 
 DiagonalBackward0_copy = type("DiagonalBackward0_copy", (DiagonalBackward0,), {})
@@ -112,14 +125,16 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor becomes a diagonal matrix; a matrix gives its diagonal (a copy)."""
     x = input._data
     if x.ndim == 1:
-        return diag_embed(input, diagonal, 0, 1)
+        return diag_embed(input, diagonal)
     if x.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
     return record(_diag_view(x, diagonal, 0, 1).copy(), DiagonalBackward0_copy, (input,), in_shape=x.shape,
-                  offset=diagonal, d1=0, d2=1)
+                  offset=diagonal, d1=0, d2=1, dims_arg=(0, 1))
 
 
 class TraceBackward0(Node):
+    saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
+
     def backward(self, g):
         n = min(self.in_shape)
         return (_embed(g.expand(n), self.in_shape, 0, 0, 1, DiagonalBackwardBackward0),)
@@ -149,6 +164,8 @@ def _dim_list(dims, ndim: int) -> tuple:
 
 
 class FlipBackward0(Node):
+    saved_fields = (("dims", lambda n: u64(n.dims_arg)),)
+
     def backward(self, g):
         return (g.flip(self.dims),)
 
@@ -168,7 +185,8 @@ def flip(input: Tensor, *args, dims=None) -> Tensor:
     ds = _dim_list(dims, x.ndim) if x.ndim else tuple(_wrap_dim(d, 0) for d in dims) and ()
     # order "K": the result keeps the input's layout (a transposed input gives a transposed result), as
     # PyTorch's flip does, so what .view() accepts afterwards agrees
-    return record(np.flip(x, ds).copy(order="K") if ds else x.copy(order="K"), FlipBackward0, (input,), dims=ds)
+    return record(np.flip(x, ds).copy(order="K") if ds else x.copy(order="K"), FlipBackward0, (input,), dims=ds,
+                  dims_arg=tuple(dims))
 
 
 @op(variants="function method", batch=composite)
@@ -186,6 +204,8 @@ def flipud(input: Tensor) -> Tensor:
 
 
 class RollBackward0(Node):
+    saved_fields = (("dims", lambda n: u64(n.dims_arg)), ("shifts", lambda n: u64(n.shifts)))
+
     def backward(self, g):
         return (g.roll(tuple(-s for s in self.shifts), self.dims),)
 
@@ -199,14 +219,14 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         out = np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-        return record(out, RollBackward0, (input,), shifts=shifts, dims=None)
+        return record(out, RollBackward0, (input,), shifts=shifts, dims=None, dims_arg=())
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     ds = tuple(_wrap_dim(d, x.ndim) for d in dims)
     # PyTorch's roll is contiguous whatever the input's layout (numpy's keeps it)
     out = np.ascontiguousarray(np.roll(x, shifts, ds)) if x.ndim else x.copy()
-    return record(out, RollBackward0, (input,), shifts=shifts, dims=ds)
+    return record(out, RollBackward0, (input,), shifts=shifts, dims=ds, dims_arg=dims)
 
 
 @op(variants="function method", aliases=("moveaxis",), batch=composite)

@@ -23,11 +23,12 @@ op with its own node ``fn`` (whose first edge is ``self._edge()``): ``check_inpl
 write, ``self._vc[0] += 1``, ``set_history(self, fn)``; without autograd, write, bump and
 ``refresh(self._vc)``.
 
-Where the eager update shows (PyTorch regenerates only what is looked at): a view's ``grad_fn``
-that PyTorch would regenerate on first use is already regenerated, so an in-place op on such a
-view before anything looked at it is accepted where PyTorch calls it a leaf; a forbidden view whose
-base was modified has ``grad_fn`` None instead of raising when ``.grad_fn`` is read (using it in an
-op raises PyTorch's error)."""
+Where the eager update would show (PyTorch regenerates only what is looked at): a view that had no
+history before is regenerated at once but marked ``_UnseenView`` until its ``grad_fn`` is read, so
+that an in-place op on it before anything looked at it is refused as PyTorch refuses a leaf; a
+forbidden view whose base was modified has ``grad_fn`` None instead of raising when ``.grad_fn`` is
+read (using it in an op raises PyTorch's error). Views made under no_grad are registered too (when
+their base gets a history later, PyTorch refuses them)."""
 from __future__ import annotations
 
 import weakref
@@ -36,7 +37,7 @@ import numpy as np
 
 from ...autograd.grad_mode import _State, version_counter
 from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
-from ...tensor import _make
+from ...tensor import Tensor, _make
 from .._core.registry import REGISTRY
 from ..index._adjoint import index_zeros_put  # the backward of a regenerated view
 
@@ -194,12 +195,13 @@ def set_history(t, fn) -> None:
         owner = t if base is None else base
         owner.grad_fn._fw_outs = []  # the in-place op's out-of-place result was a temporary
         note_output(owner.grad_fn, owner)
-    refresh(t._vc)
+    refresh(t._vc, t)
 
 
-def refresh(vc: list) -> None:
+def refresh(vc: list, modified=None) -> None:
     """After an in-place op on this storage: give every live view whose base requires grad a history
-    through the base's current one (or mark it unusable where PyTorch forbids it)."""
+    through the base's current one (or mark it unusable where PyTorch forbids it). ``modified``: the
+    view the op wrote through, whose new history PyTorch looks at at once (``rebase_history``)."""
     if len(vc) < 2:
         return
     views = vc[1]
@@ -212,7 +214,7 @@ def refresh(vc: list) -> None:
         if v._stale is not None:
             continue
         base = v._base
-        old_fn = v.grad_fn
+        old_fn = raw_grad_fn(v)
         if old_fn is None and not base._requires_grad:
             continue
         if v._creation is not None:
@@ -227,9 +229,39 @@ def refresh(vc: list) -> None:
         v.grad_fn = node
         v._output_nr = 0
         v._requires_grad = True
+        if old_fn is None and type(v) is Tensor and v is not modified:
+            v.__class__ = _UnseenView  # a leaf to PyTorch's in-place check until its grad_fn is looked at
         if _State.fw_level is not None:
             note_output(node, v)
     views[:] = alive
+
+
+class _UnseenView(Tensor):
+    """A view that had no history when its base got one from an in-place op: tinytorch gives it its
+    ``AsStridedBackward0`` at once (``refresh``), PyTorch only when something asks for its ``grad_fn``
+    (reading it, ``is_leaf``, printing it, a differentiable op taking it as input). Until then
+    PyTorch's in-place check finds no history and refuses it as a leaf that requires grad; this class
+    stands for that state, and the first read of ``grad_fn`` turns the tensor back into a plain
+    ``Tensor`` (the ONNX tracer's ``Traced`` swaps classes the same way)."""
+
+    _unseen = True
+
+    @property
+    def grad_fn(self):
+        self.__class__ = Tensor
+        return self.__dict__.get("grad_fn")
+
+    @grad_fn.setter
+    def grad_fn(self, value) -> None:
+        self.__dict__["grad_fn"] = value
+
+
+_UnseenView.__name__ = _UnseenView.__qualname__ = "Tensor"
+
+
+def raw_grad_fn(t):
+    """``t.grad_fn`` without counting as a look at it (see ``_UnseenView``)."""
+    return t.__dict__.get("grad_fn") if type(t) is _UnseenView else t.grad_fn
 
 
 def check_inplace(t, grad_needed: bool) -> None:
@@ -245,7 +277,7 @@ def check_inplace(t, grad_needed: bool) -> None:
             raise RuntimeError(creation_error(t._creation, t.grad_fn, t._output_nr, False))
         if t._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if t._requires_grad and t.grad_fn is None:
+    if t._requires_grad and (t._unseen or t.grad_fn is None):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
@@ -255,7 +287,7 @@ def redirect_saved_output(fn, res, t) -> None:
     if not fn._packed:
         return
     saved = list(fn._saved)
-    versions = list(fn._saved_versions)
+    versions = list(fn._versions_of_saved)
     for i, s in enumerate(saved):
         if type(s) is _SavedOutput and s.data is res._data:
             s.data, s.vc, s.base = t._data, version_counter(t), t._base
@@ -263,7 +295,7 @@ def redirect_saved_output(fn, res, t) -> None:
             if t._base is not None:
                 s.history = _ViewHistory(t)
     fn._saved = tuple(saved)
-    fn._saved_versions = tuple(versions)
+    fn._versions_of_saved = tuple(versions)
 
 
 class _ViewHistory:

@@ -52,10 +52,10 @@ class _DenseGrad(Node):
         return (g.to_dense() if is_sparse_tensor(g) else g,)
 
 class ToSparseBackward0(_DenseGrad):
-    pass
+    saved_fields = (("self_self_sym_blocksize_opt", lambda n: None),)  # PyTorch's: no blocksize given
 
 class ToSparseBackward1(_DenseGrad):
-    pass
+    saved_fields = (("self_self_sym_blocksize_opt", lambda n: None),)
 
 class ToSparseCsrBackward0(Node):
     def backward(self, g):

@@ -157,6 +157,11 @@ def _mm_reduce(mat1, mat2, reduce: str):
 
 class SparseMmReduceImplBackward0(Node):
     """sparse.mm(csr, dense, reduce): the CSR operand's gradient on its pattern, the dense one's dense."""
+    # result1: PyTorch's arg_out, the stored element each amax/amin output took (nnz where the row has
+    # none), empty for sum and mean
+    saved_fields = (("other", 1), ("self", 0), ("reduce", "reduce"),
+                    ("result1", lambda n: _make(np.empty(0, np.int64) if n.arg is None
+                                                else np.where(n.arg < 0, int(n.counts.sum()), n.arg))))
 
     def backward(self, g):
         s, d = self.saved_tensors
@@ -247,6 +252,8 @@ def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1)
     return make_csr(_plain(input._crow._data), _plain(cols), _plain(vals), input._sz, node=node)
 
 class SparseSampledAddmmBackward0(Node):
+    saved_fields = (("mat1", 1), ("mat2", 2), ("self", 0), ("alpha", "alpha"), ("beta", "beta"))
+
     def backward(self, g):
         s, a, b = self.saved_tensors
         rows, cols = csr_rows(s._crow._data), s._col._data

@@ -327,7 +327,8 @@ erf = unary("erf", _in64(erf_np), lambda g, x, y: g * _TWO_OVER_SQRT_PI * (-(x *
             extra=("special.erf",))
 erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
              extra=("special.erfc",))
-erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: g * (_SQRT_PI / 2) * (y * y).exp(), saves="result",
+# PyTorch saves the input and recomputes erfinv in the backward (ErfinvBackward0 has _saved_self)
+erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: (x.erfinv().pow(2).exp() * (_SQRT_PI / 2)) * g,
                variants="function method inplace out", extra=("special.erfinv",))
 lgamma = unary("lgamma", _in64(lgamma_np), lambda g, x, y: g * x.digamma(), variants="function method inplace out",
                extra=("special.gammaln",))
@@ -336,6 +337,8 @@ digamma = unary("digamma", _in64(digamma_np), lambda g, x, y: g * polygamma(1, x
 
 
 class PolygammaBackward0(Node):
+    saved_fields = (("n", "n"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * polygamma(self.n + 1, x),)
@@ -370,6 +373,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 
 class LogitBackward0(Node):
+    saved_fields = (("eps", "eps"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         grad = g / (x * (1 - x))
@@ -389,6 +394,8 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 
 class MvlgammaBackward0(Node):
+    saved_fields = (("p", "p"), ("self", 0))
+
     def backward(self, g):
         (x,) = self.saved_tensors
         return (g * sum(digamma(x - 0.5 * i) for i in range(self.p)),)

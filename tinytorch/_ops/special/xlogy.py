@@ -81,8 +81,18 @@ class _Xlog1pyNode(Node):
                       lambda a, b: g * a / (b + 1))
 
 
+def _number(i: int):
+    return lambda node: node._slot_value(i).item()  # a Python number, as PyTorch's node keeps it
+
+
+# PyTorch's _saved_<name> of the three nodes: both tensors, or one a number
+_FIELDS = {"0": (("self", 0), ("other", 1)), "1": (("self", _number(0)), ("other", 1)),
+           "2": (("self", 0), ("other", _number(1)))}
+
+
 def _classes(base, stem):
-    return {k: type(f"{stem}Backward{k}", (base,), {"__module__": base.__module__}) for k in "012"}
+    return {k: type(f"{stem}Backward{k}", (base,), {"__module__": base.__module__, "saved_fields": _FIELDS[k]})
+            for k in "012"}
 
 
 _XLOG1PY = _classes(_Xlog1pyNode, "SpecialXlog1Py")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
 from ...factory import empty_like
+from ... import _meta_data
 from ..._size import _require_cpu
 from ...tensor import Tensor, device as _device
 from ..parameter import Parameter
@@ -215,7 +216,8 @@ def _apply(self, fn, recurse: bool = True):
 
 
 def to_empty(self, *, device=None, recurse: bool = True):
-    """Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype."""
+    """Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype, on ``device``
+    (the CPU, or the meta device): how a model built on the meta device gets real storage."""
     return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
 
@@ -236,18 +238,24 @@ def _parse_to(args: tuple, kwargs: dict):
             dev = a
         elif a is not None and not isinstance(a, bool):
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    if dev is not None:
-        _require_cpu(dev)  # raises for anything but the CPU
-    return dtype
+    if dev is not None and not _meta_data.is_meta_device(dev):
+        _require_cpu(dev)  # raises for anything but the CPU and the meta device
+    return dtype, dev
 
 
 def to(self, *args, **kwargs):
-    """Cast floating-point parameters and buffers to a dtype (devices other than the CPU raise)."""
-    dtype = _parse_to(args, dict(kwargs))
+    """Cast floating-point parameters and buffers to a dtype, and move them to the meta device (or keep
+    them on the CPU; other devices raise, a meta module refuses to come back: "no data")."""
+    dtype, dev = _parse_to(args, dict(kwargs))
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+    if dev is not None:
+        def move(t):
+            t = t.to(dtype) if dtype is not None and t.is_floating_point() else t
+            return t.to(dev)
+        return self._apply(move)
     if dtype is None:
         return self
-    if not dtype.is_floating_point:
-        raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
     return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
 

@@ -84,14 +84,14 @@ def _count_batch(counter) -> None:
     """``counter.add_(1)`` under no_grad, as PyTorch's forward does it; on the array directly when the
     counter is a plain int64 tensor owning its storage with no views (the op's checks have nothing to
     find there, and the op costs as much as the rest of a small BatchNorm's forward)."""
-    d = counter._data
-    vc = version_counter(counter)
-    if (type(counter) is Tensor and type(d) is np.ndarray and d.dtype == _INT64 and len(vc) == 1
-            and vc is not NO_VERSION and counter._base is None and d.flags.writeable
-            and not (_Active.transforms or _Active.inference)):
-        d[()] = d.item() + 1  # a ufunc on a 0-d array costs 1.5 us, this 0.2
-        vc[0] += 1
-        return
+    if type(counter) is Tensor and not (_Active.transforms or _Active.inference or counter._meta):
+        d = counter._data
+        vc = version_counter(counter)
+        if type(d) is np.ndarray and d.dtype == _INT64 and len(vc) == 1 and vc is not NO_VERSION \
+                and counter._base is None and d.flags.writeable:
+            d[()] = d.item() + 1  # a ufunc on a 0-d array costs 1.5 us, this 0.2
+            vc[0] += 1
+            return
     with no_grad():
         counter.add_(1)
 

@@ -1,0 +1,208 @@
+"""The meta device compared with PyTorch: tensors with a shape, dtype and strides but no values, made by
+the factories (``device="meta"``, a meta default device), by ``to("meta")`` and ``Module.to("meta")``,
+carried through ops (shapes, dtypes, strides, grad_fn names), printed as ``tensor(..., device='meta',
+size=(...))``, refusing everything that would show a value, and brought back with ``Module.to_empty``."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import tinytorch
+from _messages import normalise
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _seen(x):
+    """What a user can see of a meta-device result (no values): repr, device, shape, dtype, strides."""
+    if isinstance(x, (tuple, list)):
+        return type(x).__name__, [_seen(v) for v in x]
+    if hasattr(x, "is_meta") and hasattr(x, "stride"):
+        fn = x.grad_fn
+        return (normalise(repr(x)), str(x.device), x.is_meta, tuple(x.shape), str(x.dtype).split(".")[-1],
+                x.stride(), x.is_contiguous(), x.requires_grad, None if fn is None else fn.name(), x.is_leaf)
+    return normalise(repr(x))
+
+
+def _outcome(fn, lib):
+    try:
+        return "ok", _seen(fn(lib))
+    except Exception as e:  # noqa: BLE001 - the error is compared
+        return "raised", type(e).__name__, normalise(str(e))
+
+
+def _m(lib, *shape, **kw):
+    return lib.empty(*shape, device="meta", **kw)
+
+
+CASES = {
+    # making them
+    "empty": lambda lib: _m(lib, 2, 3),
+    "empty_f64_rg": lambda lib: _m(lib, 2, 3, dtype=lib.float64, requires_grad=True),
+    "empty_int": lambda lib: _m(lib, 2, 3, dtype=lib.int64),
+    "empty_0d": lambda lib: lib.empty((), device="meta"),
+    "device_object": lambda lib: lib.empty(2, device=lib.device("meta")),
+    "zeros": lambda lib: lib.zeros(2, 2, device="meta"),
+    "ones": lambda lib: lib.ones(3, device="meta", dtype=lib.float16),
+    "full": lambda lib: lib.full((2,), 7.0, device="meta"),
+    "randn": lambda lib: lib.randn(4, device="meta"),
+    "randint": lambda lib: lib.randint(0, 5, (3,), device="meta"),
+    "arange": lambda lib: lib.arange(5, device="meta"),
+    "tensor": lambda lib: lib.tensor([1.0, 2.0], device="meta"),
+    "eye": lambda lib: lib.eye(3, device="meta"),
+    "zeros_like_meta": lambda lib: lib.zeros_like(_m(lib, 2, 3)),
+    "empty_like_to_cpu_shape": lambda lib: tuple(lib.empty_like(_m(lib, 2, 3), device="cpu").shape),
+    "new_empty": lambda lib: _m(lib, 2).new_empty(4),
+    "new_zeros_dtype": lambda lib: _m(lib, 2).new_zeros((2, 2), dtype=lib.int32),
+    "to_meta": lambda lib: lib.ones(2, 3).to("meta"),
+    "to_meta_device": lambda lib: lib.ones(2).to(lib.device("meta")),
+    "to_meta_dtype": lambda lib: lib.ones(2).to("meta", lib.float64),
+    "to_meta_requires_grad": lambda lib: lib.ones(2, requires_grad=True).to("meta"),
+    "to_meta_transposed_strides": lambda lib: lib.ones(2, 3).t().to("meta"),
+    "with_device_block": lambda lib: _in_meta_block(lib, lambda: lib.ones(2)),
+    "with_device_block_module": lambda lib: _in_meta_block(lib, lambda: lib.nn.Linear(2, 3).weight),
+    "default_device": lambda lib: _with_default_meta(lib, lambda: (lib.zeros(2), lib.get_default_device())),
+    "parameter": lambda lib: lib.nn.Parameter(_m(lib, 2)),
+    "deepcopy": lambda lib: copy.deepcopy(_m(lib, 3, requires_grad=True)),
+    "detach": lambda lib: _m(lib, 2, requires_grad=True).detach(),
+    "data": lambda lib: _m(lib, 2, requires_grad=True).data,
+    # ops on them
+    "add_number": lambda lib: _m(lib, 2, 3) + 1,
+    "add_0d_cpu": lambda lib: _m(lib, 2, 3) + lib.tensor(1.0),
+    "mm": lambda lib: _m(lib, 2, 3) @ _m(lib, 3, 4),
+    "matmul_T": lambda lib: _m(lib, 2, 3) @ _m(lib, 2, 3).T,
+    "t_strides": lambda lib: _m(lib, 2, 3).t(),
+    "sum": lambda lib: _m(lib, 2, 3).sum(),
+    "sum_dim_keepdim": lambda lib: _m(lib, 2, 3).sum(1, keepdim=True),
+    "grad_fn_sum": lambda lib: _m(lib, 2, 3, requires_grad=True).sum(),
+    "eq": lambda lib: _m(lib, 2, 3) == 1,
+    "max_dim": lambda lib: _m(lib, 2, 3, requires_grad=True).max(1),
+    "softmax": lambda lib: lib.softmax(_m(lib, 2, 3, requires_grad=True), 1),
+    "cat": lambda lib: lib.cat([_m(lib, 2, 3), _m(lib, 2, 3)]),
+    "double": lambda lib: _m(lib, 2, 3, requires_grad=True).double(),
+    "index_select": lambda lib: _m(lib, 4, 3, requires_grad=True)[0],
+    "index_tensor": lambda lib: _m(lib, 4, 3, requires_grad=True)[lib.tensor([0, 2])],
+    "view": lambda lib: _m(lib, 2, 3).view(3, 2),
+    "permute_contiguous": lambda lib: _m(lib, 2, 3, 4).permute(2, 0, 1).contiguous(),
+    "linear_meta": lambda lib: lib.nn.Linear(2, 3, device="meta")(_m(lib, 4, 2)),
+    "conv_meta": lambda lib: lib.nn.Conv2d(1, 4, 3, device="meta")(_m(lib, 2, 1, 8, 8)),
+    "mlp_meta": lambda lib: _in_meta_block(lib, lambda: lib.nn.Sequential(
+        lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 2))(lib.empty(5, 4))),
+    "backward": lambda lib: _backward(lib),
+    "in_place_writes_nothing": lambda lib: _in_place(lib),
+    "uniform_under_no_grad": lambda lib: _no_grad(lib, lambda: _m(lib, 3, requires_grad=True).uniform_()),
+    "len_iter": lambda lib: (len(_m(lib, 2, 3)), list(_m(lib, 2))),
+    # what they refuse
+    "item": lambda lib: lib.empty((), device="meta").item(),
+    "tolist": lambda lib: _m(lib, 2).tolist(),
+    "numpy": lambda lib: _m(lib, 2).numpy(),
+    "cpu": lambda lib: _m(lib, 2).cpu(),
+    "to_cpu": lambda lib: _m(lib, 2).to("cpu"),
+    "bool": lambda lib: bool(lib.empty((), device="meta")),
+    "float": lambda lib: float(lib.empty((), device="meta")),
+    "format_spec": lambda lib: f"{lib.empty((), device='meta'):.2f}",
+    "format": lambda lib: f"{_m(lib, 2)}",
+    "mixed_with_cpu": lambda lib: _m(lib, 2, 3) + lib.ones(2, 3),
+    "nonzero": lambda lib: _m(lib, 2).nonzero(),
+    "masked_select": lambda lib: lib.masked_select(_m(lib, 2), _m(lib, 2) > 0),
+    "in_place_on_leaf": lambda lib: _m(lib, 2, requires_grad=True).uniform_(),
+    "data_ptr": lambda lib: _m(lib, 2).data_ptr(),
+}
+
+
+def _in_meta_block(lib, fn):
+    with lib.device("meta"):
+        return fn()
+
+
+def _with_default_meta(lib, fn):
+    lib.set_default_device("meta")
+    try:
+        return fn()
+    finally:
+        lib.set_default_device("cpu")
+
+
+def _no_grad(lib, fn):
+    with lib.no_grad():
+        return fn()
+
+
+def _backward(lib):
+    x = _m(lib, 2, 3, requires_grad=True)
+    (x * 2).sum().backward()
+    return x.grad
+
+
+def _in_place(lib):
+    x = _m(lib, 2, 3)
+    x.add_(1)
+    x.mul_(lib.tensor(2.0))
+    return x, x._version
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_meta_device_as_pytorch(torch, case):
+    got = _outcome(CASES[case], tinytorch)
+    expected = _outcome(CASES[case], torch)
+    assert got == expected
+
+
+def _mlp(lib):
+    return lib.nn.Sequential(lib.nn.Linear(784, 128), lib.nn.ReLU(), lib.nn.Linear(128, 10))
+
+
+def test_module_to_meta_and_back_with_to_empty(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        model = _mlp(lib)
+        meta = copy.deepcopy(model).to("meta")
+        seen = [_seen(p) for p in meta.parameters()] + [normalise(repr(meta[0].weight))]
+        seen.append(sum(p.numel() for p in meta.parameters()))
+        seen.append(sorted((k, _seen(v)) for k, v in meta.state_dict().items()))
+        seen.append([p.is_meta for p in model.parameters()])  # the original stays where it was
+        back = meta.to_empty(device="cpu")
+        seen.append([(tuple(p.shape), str(p.device), p.is_meta, type(p).__name__) for p in back.parameters()])
+        built = _in_meta_block(lib, lambda: _mlp(lib))
+        seen.append([str(p.device) for p in built.parameters()])
+        seen.append([(str(p.device), p.requires_grad) for p in built.to_empty(device="cpu").parameters()])
+        return seen
+
+    assert run(tinytorch) == run(torch)
+
+
+def test_module_to_meta_of_batchnorm_buffers(torch):
+    def run(lib):
+        bn = lib.nn.BatchNorm1d(3).to("meta")
+        return [_seen(b) for b in bn.buffers()], _seen(bn(lib.empty(4, 3, device="meta")))
+
+    assert run(tinytorch) == run(torch)
+
+
+def test_meta_tensors_cost_no_memory():
+    # a 1.6 GB layer built on the meta device: its weight's pages are never written, so the process does not
+    # grow (the initialisation's in-place writes are skipped on meta tensors, as PyTorch's meta kernels do);
+    # a forward reads the untouched zero pages and writes only its small result
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    layer = tinytorch.nn.Linear(20000, 20000, device="meta")
+    out = layer(tinytorch.empty(2, 20000, device="meta"))
+    view = layer.weight.t()
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert layer.weight.is_meta and out.is_meta and out.shape == (2, 20000) and view.stride() == (1, 20000)
+    assert grown_kib < 200_000, grown_kib
+
+
+def test_random_meta_factories_leave_the_generator_alone(torch):
+    def run(lib):
+        lib.manual_seed(3)
+        lib.randn(1000, device="meta")
+        lib.rand(5, device="meta")
+        return lib.randn(3).tolist()
+
+    assert run(tinytorch) == pytest.approx(run(torch))

@@ -1,0 +1,254 @@
+"""The meta device: tensors with a shape, a dtype and strides but no values, as PyTorch's
+``torch.device("meta")``. Scripts build a model on it to count its parameters or to have a skeleton for
+``torch.func.functional_call`` (PyTorch's model-ensembling tutorial: ``copy.deepcopy(model).to("meta")``),
+and move it to a real device with ``Module.to_empty``.
+
+A meta tensor is a tinytorch tensor whose ``_meta`` flag is set and whose array is ``lazy_zeros``
+(``_meta_data.py``: zeros the operating system maps only when written, so a meta model of any size costs
+no memory). Everything that would show its values refuses as PyTorch does (``item``, ``tolist``,
+``numpy``, ``cpu``, ``to("cpu")``, ...: ``tensor.py`` and its conversion mixin check the flag), and it
+prints as ``tensor(..., device='meta', size=(2, 3))``.
+
+Ops propagate shapes, dtypes and strides by running tinytorch's own implementation on those zeros: once a
+meta tensor exists, every declared op (``_ops/_core/registry.py``) goes through a wrapper that, when an
+argument is a meta tensor, runs the op, flags its results meta and gives each fresh result lazy zeros of
+its layout (the memory the op wrote is dropped at once). An in-place op on a meta tensor writes nothing
+(PyTorch's meta kernels only check), unless autograd records it. Ops whose result's shape depends on the
+values (``nonzero``, ``masked_select``, ``unique``, ...) refuse, and an op mixing a meta tensor with a CPU
+tensor of one or more dims raises PyTorch's device error. The factories take ``device="meta"`` (or a meta
+default device: ``torch.set_default_device("meta")``, ``with torch.device("meta"):``) through a wrapper
+installed when this module loads: it builds the tensor without writing its values, and a random factory
+leaves the generator where it was, as PyTorch's meta kernels do.
+
+The wrappers stay installed once a meta tensor has existed: each op then pays one scan of its arguments."""
+from __future__ import annotations
+
+import inspect
+import threading
+
+from . import _meta_data
+from . import factory as _factory
+from ._ops._core import registry as _registry
+from ._ops._core.registry import REGISTRY, method_table
+from .autograd.grad_mode import _State, version_counter
+from .random import default_generator
+from .tensor import Tensor, register_attribute
+
+__all__ = ["install"]
+
+# -- factories ---------------------------------------------------------------------------------------------
+# the random factories: on the meta device they draw nothing (the generator stays where it was)
+_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal"})
+
+
+def _meta_arg(args) -> bool:
+    return any(isinstance(a, Tensor) and a._meta for a in args)
+
+
+def _is_like(fn) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] in ("input", "self")
+
+
+_LIKE: dict = {}  # declaration -> whether it is a *_like (or new_*) factory, which follows its input's device
+
+
+def _factory_hook(decl, fn, args, kwargs):
+    """A factory call (``torch.empty(..., device=...)``, ``zeros_like``, ``t.new_zeros``): on the meta device
+    when ``device`` says so, or when it is left out and the default device (a ``*_like`` factory: its input)
+    is the meta device; otherwise the factory itself."""
+    dev = kwargs.get("device")
+    if dev is None:
+        like = _LIKE.get(decl)
+        if like is None:
+            like = _LIKE[decl] = _is_like(decl.impl)
+        if not (_meta_arg(args[:1]) if like else _meta_data.default_is_meta()):
+            return fn(*args, **kwargs)
+    elif not _meta_data.is_meta_device(dev):
+        return fn(*args, **kwargs)
+    kwargs["device"] = None
+    state = default_generator.get_state() if decl.name in _RANDOM else None
+    prev = _factory.LAZY.on
+    _factory.LAZY.on = True
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        _factory.LAZY.on = prev
+        if state is not None:
+            default_generator.set_state(state)
+    return _metaize_tree(out, ())
+
+
+def _factory_method(decl, fn):
+    def method(*args, **kwargs):
+        if "device" in kwargs or _registry.META_ON[0]:
+            return _factory_hook(decl, fn, args, kwargs)
+        return fn(*args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    method._meta_wraps = fn
+    return method
+
+
+# -- every other op, once a meta tensor exists ----------------------------------------------------------------
+# ops whose result's shape depends on the values: PyTorch's meta kernels cannot run them
+_DATA_DEPENDENT = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "bincount",
+                             "repeat_interleave", "histc", "histogram", "equal", "allclose", "is_nonzero"})
+
+
+def _data_dependent(name: str) -> str:
+    if name in ("nonzero", "argwhere"):
+        return ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+                "data-independent implementation does not exist. This implementation returns a fake value, assuming "
+                "all elements of the tensor are non-zero. To enable this registration, please set "
+                "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+    aten = {"unique": "_unique2"}.get(name, name)
+    return (f"aten::{aten}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+            "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
+            "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
+            "impl. Please see the following for next steps:  "
+            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+_installed = [False]
+_lock = threading.Lock()
+
+
+def _has_meta(args, kwargs) -> bool:
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._meta:
+                return True
+        elif type(a) is list or type(a) is tuple:
+            for b in a:
+                if isinstance(b, Tensor) and b._meta:
+                    return True
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, Tensor) and a._meta:
+                return True
+    return False
+
+
+def _tensors(x, out: list) -> list:
+    if isinstance(x, Tensor):
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _tensors(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _tensors(v, out)
+    return out
+
+
+def _metaize_tree(out, keep):
+    """Flag every tensor of ``out`` meta, except the CPU tensors ``keep`` (inputs handed back as they are)."""
+    for t in _tensors(out, []):
+        if not t._meta and not any(t is k for k in keep):
+            _meta_data.mark_meta(t)
+    return out
+
+
+_MIXED = "Tensor on device cpu is not on the expected device meta!"
+# arguments PyTorch lets stay on the CPU beside meta tensors: indices, masks, 0-d values, a copy's source
+_CPU_ARGS_OK = frozenset({"copy", "getitem", "setitem", "index_select", "gather", "scatter", "scatter_add", "take",
+                          "index_put", "index_add", "index_copy", "index_fill", "masked_fill", "embedding",
+                          "nll_loss", "cross_entropy", "one_hot", "put", "take_along_dim"})
+
+
+def _meta_call(fn, name: str, inplace: bool, args, kwargs):
+    if not _has_meta(args, kwargs):
+        return fn(*args, **kwargs)
+    if name in _DATA_DEPENDENT:
+        raise NotImplementedError(_data_dependent(name))
+    ts = _tensors((args, kwargs), [])
+    if name not in _CPU_ARGS_OK and any(not t._meta and t._data.ndim and t._data.dtype.kind in "fc" for t in ts):
+        raise RuntimeError(_MIXED)
+    if inplace:
+        self = args[0] if args and isinstance(args[0], Tensor) else None
+        if self is not None and not self._meta:
+            raise RuntimeError(_MIXED)
+        if self is not None and not (_State.enabled and any(t._requires_grad for t in ts)):
+            version_counter(self)[0] += 1  # PyTorch's meta kernels check and write nothing
+            return self
+    out = fn(*args, **kwargs)
+    return _metaize_tree(out, [t for t in ts if not t._meta])
+
+
+def _op_hook(decl, fn, args, kwargs):
+    """A public op (``torch.X``) once a meta tensor exists."""
+    return _meta_call(fn, decl.name, decl.name.endswith("_"), args, kwargs)
+
+
+def _op_method(fn, name: str, inplace: bool):
+    def method(*args, **kwargs):
+        return _meta_call(fn, name, inplace, args, kwargs)
+    method.__name__ = getattr(fn, "__name__", name)
+    method.__qualname__ = getattr(fn, "__qualname__", name)
+    method.__doc__ = getattr(fn, "__doc__", None)
+    method._meta_wraps = fn
+    method._meta_op = True
+    return method
+
+
+def install() -> None:
+    """Turn the public functions' meta path on and wrap the methods (once: the first meta tensor asks)."""
+    if _installed[0]:
+        return
+    with _lock:
+        if _installed[0]:
+            return
+        _installed[0] = True
+        _registry.META_ON[0] = True
+        for decl in list(REGISTRY.values()):
+            if decl in _LIKE or _registry._takes_device(decl.impl):
+                continue  # factories: their methods went through _factory_method when this module loaded
+            for attr, fn in method_table(decl).items():
+                current = Tensor.__dict__.get(attr)
+                if current is None or getattr(current, "_meta_wraps", None) is not None:
+                    continue
+                # the op's own function, or the comparison dunders' operand check around it
+                if not (current is fn or getattr(current, "__wrapped__", None) is fn):
+                    continue  # swapped by someone else (autocast, the profiler): left alone
+                dunder = attr.startswith("__") and attr.endswith("__")
+                inplace = (attr in decl.idunders or attr == "__setitem__") if dunder else attr.endswith("_")
+                name = attr.strip("_") if dunder else attr.rstrip("_") if inplace else attr
+                register_attribute(attr, _op_method(current, name, inplace))
+
+
+def uninstall() -> None:
+    """Undo ``install``: the methods are the ops' own functions again and the public functions stop
+    looking for meta tensors (the test suite calls it after its meta tests; meta tensors still alive
+    then compute on their zeros). The default device being meta keeps the factories looking."""
+    with _lock:
+        if not _installed[0]:
+            return
+        _installed[0] = False
+        _registry.META_ON[0] = _meta_data.default_is_meta()
+        for attr, current in list(Tensor.__dict__.items()):
+            if getattr(current, "_meta_op", False):
+                register_attribute(attr, current._meta_wraps)
+
+
+def _wrap_factory_methods() -> None:
+    for decl in list(REGISTRY.values()):
+        if not _registry._takes_device(decl.impl):
+            continue
+        _LIKE[decl] = _is_like(decl.impl)
+        for attr, fn in method_table(decl).items():  # Tensor.new_empty and friends
+            if Tensor.__dict__.get(attr) is fn:
+                register_attribute(attr, _factory_method(decl, fn))
+
+
+def _default_device_meta() -> None:
+    """Called when the default device becomes the meta device: factories must look from now on."""
+    _registry.META_ON[0] = True
+
+
+_wrap_factory_methods()
+_registry.bind_meta(_op_hook, _factory_hook)
+_meta_data.bind_first_meta(install)
+_meta_data.bind_default_meta(_default_device_meta)
