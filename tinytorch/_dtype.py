@@ -217,3 +217,17 @@ def _with_scalar(d: np.dtype, s) -> np.dtype:
             return TO_COMPLEX[d]
         return d if cat == 3 else default_complex_np()
     raise TypeError(f"unsupported operand type {type(s).__name__}")
+
+
+# the C++ type names PyTorch's error texts print for a dtype (``expected dtype float ... got dtype double``)
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
+              "uint64": "unsigned long", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def cpp_name(dt) -> str:
+    """PyTorch's C++ name of a dtype (tinytorch's or numpy's) in error texts: float, double, long int, ..."""
+    name = dt.name if isinstance(dt, dtype) else np.dtype(dt).name
+    return _CPP_NAMES.get(name, name)

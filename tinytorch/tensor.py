@@ -370,7 +370,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
                                    "and the tensor are the same size")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value._data.dtype.name]}' to a tensor "
+                    f"attempting to assign a gradient with dtype '{_dtype.cpp_name(value._data.dtype)}' to a tensor "
                     f"with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
@@ -482,10 +482,6 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
 
 # the C++ type names PyTorch's grad-assignment error prints
-_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-              "bfloat16": "c10::BFloat16", "uint16": "unsigned short", "uint32": "unsigned int",
-              "uint64": "unsigned long"}
 
 
 def _views_follow(base: Tensor) -> None:

@@ -20,7 +20,7 @@ from ..autograd.node import Node
 from .._ops._core.record import record
 from .._ops._core.registry import op
 from ..random import _engine
-from ..tensor import _CPP_NAMES, Tensor, _make
+from ..tensor import Tensor, _make
 from . import draws
 from .fpmath import fma64, libm_exp, libm_tan
 from .normal import normal_values, scalar_normals
@@ -167,7 +167,7 @@ def _int64(v) -> int:
 def _check_range(npd: np.dtype, frm: int, to_inc: int) -> None:
     """PyTorch's bounds on ``random_(from, to)``: both ends representable in the dtype (an error), and
     for a floating dtype within +-2**digits, where every integer is exact (a warning)."""
-    name = _CPP_NAMES.get(npd.name, npd.name)
+    name = _dtype.cpp_name(npd)
     if npd in FLOATING_NP:
         top = float(np.finfo(npd).max) if npd.name != "bfloat16" else 3.3895313892515355e38
         bounds = (-top, top)
@@ -228,7 +228,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=
     npd = self._data.dtype
     if npd not in FLOATING_NP:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {_CPP_NAMES.get(npd.name, npd.name)}")
+                           f"point but you specified {_dtype.cpp_name(npd)}")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     u = _engine(generator).float64_uniform(self._data.size)

@@ -38,15 +38,3 @@ def float_dtype(x: np.ndarray) -> np.ndarray:
 def legacy_name(dt: np.dtype) -> str:
     """PyTorch's scalar type name in error texts: Float, Long, Bool, ..."""
     return FROM_NP[dt]._legacy[:-len("Tensor")]
-
-
-# the C++ type names PyTorch's dtype-mismatch errors print (``expected dtype float ... got dtype double``)
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
-def cpp_name(dt: np.dtype) -> str:
-    """PyTorch's C++ name of a dtype in error texts: float, double, long int, c10::Half, ..."""
-    return _CPP_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)

@@ -164,7 +164,7 @@ def _dims_and_sizes(x: Tensor, s, dim, default_all: bool = True):
             raise RuntimeError("FFT dims must be unique")
         if s is not None:
             if len(s) != len(dims):
-                raise RuntimeError(f"When given, dim and shape arguments must have the same length")
+                raise RuntimeError("When given, dim and shape arguments must have the same length")
     elif s is not None:
         if len(s) > ndim:
             raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions.")

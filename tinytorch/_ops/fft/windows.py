@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from ... import _dtype
-from ...tensor import _CPP_NAMES, Tensor, _make
+from ..._dtype import cpp_name
+from ...tensor import Tensor, _make
 from .._core.registry import op
 from ...factory import ones
 from ...factory import arange, linspace
@@ -23,7 +24,7 @@ _FACTORY = "a factory"
 # -- torch.*_window ------------------------------------------------------------------------------------
 def _options(dt) -> str:
     """PyTorch's TensorOptions text in the window functions' dtype error."""
-    return (f"TensorOptions(dtype={_CPP_NAMES.get(dt.name, dt.name)}, device=cpu, layout=Strided (default), "
+    return (f"TensorOptions(dtype={cpp_name(dt)}, device=cpu, layout=Strided (default), "
             "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))")
 
 

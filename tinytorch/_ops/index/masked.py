@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import cpp_name
 from ...autograd.node import Node, raw_dim, u64
-from ...tensor import Tensor, _CPP_NAMES, _make, _wrap_dim
+from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import legacy_name, record
 from .._core.registry import op
 from .._core.util import broadcast_shapes
@@ -19,7 +20,7 @@ from ..shape.join import cat
 def _mask_array(mask, fn: str) -> np.ndarray:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
-        raise RuntimeError(f"{fn} only supports boolean masks, but got mask with dtype {_CPP_NAMES[str(m.dtype)]}"
+        raise RuntimeError(f"{fn} only supports boolean masks, but got mask with dtype {cpp_name(m.dtype)}"
                            if fn != "masked_select" else
                            "masked_select: expected BoolTensor for mask")
     return m

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FROM_NP, LOWP_NP
+from ..._dtype import FROM_NP, LOWP_NP, cpp_name
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
@@ -21,9 +21,6 @@ _PRODUCT = "function method out"
 
 
 # the C++ type names PyTorch's matmul errors print
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
@@ -32,8 +29,8 @@ def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
         if a.ndim == 1 and b.ndim == 1:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {da._legacy[:-6]} and "
                                f"{db._legacy[:-6]}")
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[da.name]} != "
-                           f"{_CPP_NAMES[db.name]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(a.dtype)} != "
+                           f"{cpp_name(b.dtype)}")
 
 
 def _shape_error(a: np.ndarray, b: np.ndarray):

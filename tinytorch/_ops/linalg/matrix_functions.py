@@ -12,14 +12,13 @@ import math
 
 import numpy as np
 
-from ..._dtype import INEXACT_NP
+from ..._dtype import INEXACT_NP, cpp_name
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import holomorphic_backward
-from .matmul import _CPP_NAMES
 from .._core.return_types import _named
 from .solve import _eps_times, _mH, _mT, inv, solve
 from .decompositions import svdvals
@@ -123,7 +122,7 @@ def multi_dot(tensors) -> Tensor:
     for i, t in enumerate(tensors[1:], 1):
         if t._data.dtype != first._data.dtype:
             raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_CPP_NAMES[first._data.dtype.name]} and tensor {i} {_CPP_NAMES[t._data.dtype.name]}")
+                               f"{cpp_name(first._data.dtype)} and tensor {i} {cpp_name(t._data.dtype)}")
         if mats[i - 1].shape[-1] != mats[i].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} and "
                                f"{list(t.shape)} cannot be multiplied")
@@ -285,7 +284,7 @@ def geqrf(input: Tensor):
     (``householder_product(a, tau)`` is Q). No gradient (as PyTorch's)."""
     a = input._data
     if a.ndim < 2:
-        raise RuntimeError(f"torch.geqrf: input must have at least 2 dimensions.")
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if a.dtype not in INEXACT_NP:
         raise RuntimeError(f"torch.geqrf: Expected a floating point or complex tensor as input. Got "
                            f"{legacy_name(a.dtype)}")

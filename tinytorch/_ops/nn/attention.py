@@ -18,7 +18,7 @@ import numpy as np
 from .._kernels import flash_attention, parallel
 from .._kernels.parallel import matmul as _gemm
 
-from ..._dtype import FROM_NP
+from ..._dtype import cpp_name
 from ..._random import draws as _draws
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -29,16 +29,6 @@ from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
 _MASKED = -np.inf
-
-
-# the C++ names PyTorch's error messages print for a dtype
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
-def _dtype_name(a: np.ndarray) -> str:
-    name = str(FROM_NP[a.dtype]).replace("tinytorch.", "")
-    return _CPP_NAMES.get(name, name)
 
 
 def _mT(a):
@@ -184,11 +174,11 @@ MmBackward0 = type("MmBackward0", (_AttentionBackward,), {})
 def _check(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask) -> None:
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{_dtype_name(q)} key.dtype: {_dtype_name(k)} and value.dtype: {_dtype_name(v)} "
+                           f"{cpp_name(q.dtype)} key.dtype: {cpp_name(k.dtype)} and value.dtype: {cpp_name(v.dtype)} "
                            "instead.")
     if mask is not None and mask._data.dtype != np.bool_ and mask._data.dtype != q.dtype:
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {_dtype_name(mask._data)} and  query.dtype: {_dtype_name(q)} "
+                           f"attn_mask.dtype: {cpp_name(mask._data.dtype)} and  query.dtype: {cpp_name(q.dtype)} "
                            "instead.")
 
 

@@ -14,13 +14,12 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import FROM_NP
+from ..._dtype import FROM_NP, cpp_name
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
-from ..linalg.matmul import _CPP_NAMES
 from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded, _rows_of
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
@@ -170,8 +169,8 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
         tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
         raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")
     if b is not None and b.dtype != x.dtype:
-        raise RuntimeError(f"Input type ({_CPP_NAMES[FROM_NP[x.dtype].name]}) and bias type "
-                           f"({_CPP_NAMES[FROM_NP[b.dtype].name]}) should be the same")
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type "
+                           f"({cpp_name(b.dtype)}) should be the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):

@@ -8,7 +8,8 @@ import numpy as np
 
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.record import OUT, cpp_name, float_dtype, legacy_name, record
+from ..._dtype import cpp_name
+from .._core.record import OUT, float_dtype, legacy_name, record
 from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op

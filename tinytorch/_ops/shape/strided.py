@@ -15,7 +15,8 @@ from ...autograd.grad_mode import _State, check_inference_inplace, version_count
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from . import views as _views
-from .._core.record import cpp_name, legacy_name
+from ..._dtype import cpp_name
+from .._core.record import legacy_name
 from .._core.registry import op
 from .._core.util import edge
 from ..nn.fold import unfold as im2col
