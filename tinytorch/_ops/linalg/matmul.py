@@ -52,9 +52,9 @@ def _shape_error(a: np.ndarray, b: np.ndarray):
 
 class MmBackward0(Node):
     saved_fields = (("mat2", 1), ("mat2_sym_sizes", lambda n: tuple(n.shapes[1])),
-                    ("mat2_sym_strides", lambda n: n.strides[1] if n.need_b else ()), ("self", 0),
+                    ("mat2_sym_strides", lambda n: elem_strides(*n.strides[1]) if n.need_b else ()), ("self", 0),
                     ("self_sym_sizes", lambda n: tuple(n.shapes[0])),
-                    ("self_sym_strides", lambda n: n.strides[0] if n.need_a else ()))
+                    ("self_sym_strides", lambda n: elem_strides(*n.strides[0]) if n.need_a else ()))
 
     @holomorphic_backward
     def backward(self, g):
@@ -239,8 +239,7 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         node.need_a, node.need_b = a._requires_grad, b._requires_grad
         node.shapes = (ad.shape, bd.shape)
         if cls is MmBackward0:  # its saved strides (PyTorch keeps each operand's for its own gradient)
-            node.strides = (elem_strides(ad.shape, ad.strides, ad.itemsize),
-                            elem_strides(bd.shape, bd.strides, bd.itemsize))
+            node.strides = ((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize))  # read lazily
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
         saved_b = b if a._requires_grad else None

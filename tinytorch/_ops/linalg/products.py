@@ -110,10 +110,10 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 # -- addmm, addmv, baddbmm ----------------------------------------------------------------------------
 class AddmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("mat2", 1), ("mat1", 0),
-                    ("mat1_sym_sizes", lambda n: n.geoms[0][0]),
-                    ("mat1_sym_strides", lambda n: n.geoms[0][1] if n.need[1] else ()),
-                    ("mat2_sym_sizes", lambda n: n.geoms[1][0]),
-                    ("mat2_sym_strides", lambda n: n.geoms[1][1] if n.need[2] else ()))
+                    ("mat1_sym_sizes", lambda n: tuple(n.geoms[0][0])),
+                    ("mat1_sym_strides", lambda n: elem_strides(*n.geoms[0]) if n.need[1] else ()),
+                    ("mat2_sym_sizes", lambda n: tuple(n.geoms[1][0])),
+                    ("mat2_sym_strides", lambda n: elem_strides(*n.geoms[1]) if n.need[2] else ()))
 
     @holomorphic_backward
     def backward(self, g):
@@ -171,8 +171,7 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
     r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
     return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
                   need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
-                  geoms=tuple((tuple(m._data.shape), elem_strides(m._data.shape, m._data.strides, m._data.itemsize))
-                              for m in (m1, m2)))
+                  geoms=tuple((m._data.shape, m._data.strides, m._data.itemsize) for m in (m1, m2)))  # read lazily
 
 
 @op(variants="function method inplace out", autocast="lower")
