@@ -349,12 +349,7 @@ def run(lib, program) -> list:
         # not regenerated stays unregenerated (the base property test looks at every grad_fn)
         record.append((name, [(_values(x), tuple(x.shape), x.requires_grad, x._version) for x in env]))
     try:
-        loss = None
-        for k, t in enumerate(env):
-            if t.requires_grad:
-                weight = lib.arange(float(t.numel()), dtype=f64).reshape(t.shape) * 0.25 + k
-                term = (t * weight).sum()
-                loss = term if loss is None else loss + term
+        loss = base_fuzz.weighted_loss(lib, env)
         if loss is not None:
             loss.backward()
             record.append(("grads", tuple(None if g is None else _values(g) for g in (w.grad, c.grad))))

@@ -20,6 +20,18 @@ W0 = [[-1.0, 2.0, -3.0, 4.0], [5.0, -6.0, 7.0, -8.0], [0.5, 1.5, -2.5, 3.0]]
 P0 = [[0.25, -0.75, 1.25, -1.75], [2.0, 0.0, -0.5, 1.0], [-3.0, 3.5, 0.75, -0.25]]
 
 
+
+def weighted_loss(lib, env):
+    """sum_k sum(t_k * (arange * 0.25 + k)) over the tensors that require grad (None when none does): a
+    loss whose gradient tells every tensor and every element apart."""
+    loss = None
+    for k, t in enumerate(env):
+        if t.requires_grad:
+            weight = lib.arange(float(t.numel()), dtype=lib.float64).reshape(t.shape) * 0.25 + k
+            term = (t * weight).sum()
+            loss = term if loss is None else loss + term
+    return loss
+
 def _dim(t, a):
     return a % t.dim()
 
@@ -140,12 +152,7 @@ def run(lib, program) -> list:
         # looked at, tinytorch at once (see _ops/shape/views.py), and looking makes the two agree
         record.append((name, [_observe(t) for t in env]))
     try:
-        loss = None
-        for k, t in enumerate(env):
-            if t.requires_grad:
-                weight = lib.arange(float(t.numel()), dtype=f64).reshape(t.shape) * 0.25 + k
-                term = (t * weight).sum()
-                loss = term if loss is None else loss + term
+        loss = weighted_loss(lib, env)
         if loss is not None:
             loss.backward()
             record.append(("grads", tuple(None if g is None else np.array(g.tolist()) for g in (w.grad, c.grad))))
