@@ -23,7 +23,7 @@ _CACHE: dict = {}
 
 # the floor of the figures (>= 545 of 682 present, >= 99.5 % of samples matching); raised
 # as the coverage grows, never lowered
-PRESENT_FLOOR = 668
+PRESENT_FLOOR = 669
 MATCH_FLOOR = 0.995
 # complex64 samples (added with complex tensors) are counted apart. Since the figures count the
 # path-dependent samples as differences on every CPU path (the same figure on any machine), the complex

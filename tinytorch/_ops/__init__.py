@@ -19,7 +19,7 @@ from .shape import tri  # noqa: F401
 from .pointwise import complex  # noqa: F401
 from .fft import fft, spectral, windows  # noqa: F401
 from .shape import broadcast, indices, rotate, stacking  # noqa: F401
-from .reduce import bucketize, differences, nan_reduce  # noqa: F401
+from .reduce import bucketize, differences, hashing, nan_reduce  # noqa: F401
 from .pointwise import floating_binary, ternary, trig  # noqa: F401
 # nn.functional's ops
 from .nn import (activation, activation_smooth, conv, dropout, embedding, fold, linear,  # noqa: F401
