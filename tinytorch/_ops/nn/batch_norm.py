@@ -23,9 +23,10 @@ _F64 = np.dtype(np.float64)
 
 # -- batch_norm -----------------------------------------------------------------------------------
 def _stat(i: int):
+    """The batch's mean (0) or invstd (1) per channel, as kept (in the input's dtype), made when read."""
     def get(node):
         st = node.stats
-        return None if st is None else _make(st[i])
+        return None if st is None else _make(st[i].reshape(-1).astype(st[2], copy=False))
     return get
 
 
@@ -186,7 +187,7 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
         out = out.astype(dt)
     return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
                    use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
-                   stats=(mean.reshape(-1).astype(dt, copy=False), invstd.reshape(-1)))
+                   stats=(mean, invstd, dt))
 
 
 _EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
@@ -305,13 +306,13 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
         out = xc * invstd
-        attrs = {"use_batch_stats": True, "stats": (mean.reshape(-1), invstd.reshape(-1))}
+        attrs = {"use_batch_stats": True, "stats": (mean, invstd, x.dtype)}
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
         invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
         out = (x - mean) * invstd
         attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd,
-                 "stats": (np.empty(0, x.dtype), np.empty(0, x.dtype))}
+                 "stats": (np.empty(0, x.dtype), np.empty(0, x.dtype), x.dtype)}
         if x.dtype in _EXACT_MEAN and invstd.dtype == x.dtype:
             attrs["xhat"] = out
     if weight is not None:
