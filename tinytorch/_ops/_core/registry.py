@@ -70,10 +70,16 @@ def bind_meta(op_hook, factory_hook) -> None:
 
 
 def _takes_device(fn) -> bool:
-    try:
-        return "device" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+    """Whether ``fn`` has a ``device`` parameter (a factory): read off its code object, as
+    ``inspect.signature`` would find it but without its cost (~40 us an op at import)."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        try:
+            return "device" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            return False
+    return "device" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
 
 
 def bind_transform(dispatch, bind_batched) -> None:
