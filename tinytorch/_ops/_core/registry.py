@@ -21,8 +21,9 @@ What the declaration produces:
   - ``Tensor.X_`` (and ``torch.X_``): the out-of-place op written back into ``self`` by
     ``inplace.apply_inplace``, unless the declaration gives its own in-place function;
   - ``torch.X`` / ``torch.nn.functional.X`` / ``torch.<namespace>.X``: a thin public function that
-    takes ``out=`` when PyTorch does, and hands the call to vmap when a vmap level of this thread has
-    a batched argument. The decorator returns this function, so library code calling an op by name
+    takes ``out=`` when PyTorch does, hands the call to vmap when a vmap level of this thread has
+    a batched argument, and to a Tensor subclass's ``__torch_function__`` when one is among the
+    arguments (``torch_function.py``). The decorator returns this function, so library code calling an op by name
     is vmapped too.
   - ``BatchedTensor.X``: the batching rule (see ``_core/batching.py``).
 The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, and
