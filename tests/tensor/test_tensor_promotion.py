@@ -131,3 +131,18 @@ def test_binary_ops_on_every_dtype_pair_match_torch(src, torch):
         if got != want:
             mismatches.append((a, b, got, want))
     assert mismatches == []
+
+
+@pytest.mark.parametrize("src", ["float32", "float64", "float16", "bfloat16"])
+def test_casts_of_nan_inf_and_out_of_range_floats_match_torch(src, torch):
+    """Floats that the target cannot hold (NaN, infinities, values past its range) convert as PyTorch's CPU
+    casts convert them, and silently: numpy's "invalid value encountered in cast" is not PyTorch's."""
+    import warnings
+    values = [np.nan, 1e30, -1e30, np.inf, -np.inf, 2.5, -2.5, 300.7, -129.5, 70000.0, 3e9, -3e9]
+    for dst in ("int64", "int32", "int16", "int8", "uint8", "bool", "float16", "bfloat16", "float32"):
+        got = []
+        for T in (tinytorch, torch):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got.append(T.tensor(values).to(getattr(T, src)).to(getattr(T, dst)).tolist())
+        assert all(a == b or (a != a and b != b) for a, b in zip(*got)), (src, dst, got)

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import INEXACT_NP
+from ..._dtype import FLOATING_NP, INEXACT_NP
+from ..._quiet_fp import cast
 from ... import _dtype
 from ...autograd.node import Node
 from ...autograd.grad_mode import version_counter
@@ -140,7 +141,10 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
     if x.dtype.kind == "c" and npd.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         x = x.real
-    out = x.astype(npd)
+    if x.dtype in FLOATING_NP and (npd.kind in "iu" or (npd in FLOATING_NP and npd.itemsize < x.dtype.itemsize)):
+        out = cast(x, npd)  # NaN, inf and out-of-range values convert without numpy's warning, as in PyTorch
+    else:
+        out = x.astype(npd)
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)  # integer results never require grad
     return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
