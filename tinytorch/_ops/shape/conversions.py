@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from ..._dtype import FLOATING_NP, INEXACT_NP
-from ..._quiet_fp import cast
+from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
 from ...autograd.node import Node
 from ...autograd.grad_mode import version_counter
@@ -142,7 +142,7 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         x = x.real
     if x.dtype in FLOATING_NP and (npd.kind in "iu" or (npd in FLOATING_NP and npd.itemsize < x.dtype.itemsize)):
-        out = cast(x, npd)  # NaN, inf and out-of-range values convert without numpy's warning, as in PyTorch
+        out = quiet_cast(x, npd)  # NaN, inf and out-of-range values convert without numpy's warning, as in PyTorch
     else:
         out = x.astype(npd)
     if npd not in INEXACT_NP and input._requires_grad:
