@@ -18,7 +18,6 @@ from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_outp
 from ._tensor.placement import _TensorPlacement
 from ._tensor.conversion import _TensorConversion
 from ._tensor.printing import tensor_repr
-from ._meta_data import lazy_zeros  # noqa: F401  (re-exported)
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
 # loads (``bind_backward``); ``Tensor.backward`` calls it

@@ -5,6 +5,7 @@ differentiable input, ``(None, 0)`` for the others) and whatever the op saved fo
 class name is PyTorch's (``MulBackward0``), because people print and walk these objects."""
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import traceback
@@ -33,12 +34,12 @@ _FREED_MSG = (
 _sequence = itertools.count()
 
 
-def _in_hook_order(order: tuple, n: int) -> list:
-    """The saved tensors' indices, those PyTorch names first in its order, then the rest."""
-    if not order:
-        return list(range(n))
-    rest = [i for i in range(n) if i not in order]
-    return [i for i in order if i < n] + rest
+@functools.lru_cache(maxsize=256)
+def _in_hook_order(order: tuple, n: int) -> tuple:
+    """The saved tensors' indices, those PyTorch names first in its order, then the rest (per node class
+    and count, so computed once: saved_tensors asks at every backward)."""
+    rest = tuple(i for i in range(n) if i not in order)
+    return tuple(i for i in order if i < n) + rest
 # the saved-version tuples of the common saves (nothing modified yet), shared by every node: one fewer
 # object per node for the garbage collector to count (a micrograd graph makes thousands of nodes a step)
 _SHARED_VERSIONS = {v: v for v in ((0,), (None,), (0, 0), (0, None), (None, 0), (None, None), (0, 0, 0))}

@@ -29,8 +29,8 @@ def hash_tensor(input: Tensor, dim=None, keepdim: bool = False, *, mode: int = 0
             raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
     if x.dtype in _NO_XOR and x.size:  # (an empty result never reaches the kernel)
         raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{legacy_name(x.dtype)}'")
-    if x.dtype.kind == "c" or x.dtype.kind == "u" and x.dtype.itemsize > 1:
-        wide = np.zeros(x.shape, np.int64)  # empty: nothing to widen
+    if x.dtype in _NO_XOR:
+        wide = np.zeros(x.shape, np.int64)  # (empty here: nothing to widen)
     elif x.dtype.kind == "f" or x.dtype.name == "bfloat16":
         wide = x.astype(np.float64)
     else:

@@ -16,7 +16,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape.conversions import _to_args
 from .arrays import (_I64, _coalesced_parts, _coo_of, _edges, _fma, _linear, _lookup, _masked_like, _needs_grad, _plain,
-                     coalesce_arrays, grad_values_at)
+                     _with_inputs, coalesce_arrays, grad_values_at)
 from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
                         dense_dim, indices, is_coalesced, sparse_dim, sparse_mask, to_dense, to_sparse, to_sparse_coo,
                         to_sparse_csr, values)
@@ -167,8 +167,7 @@ def _mul_sparse_tensor(a, b):
                 vals = _make(pv) * _make(other) if not use_b else _make(other) * _make(pv)
             out = make_coo(_plain(pi), vals, size, coalesced=False)
         if _needs_grad(a, b):
-            node = MulSparseSparseBackward(_edges(a, b))
-            node.save_for_backward(a, b)
+            node = _with_inputs(MulSparseSparseBackward, a, b)
             node.need = (a._requires_grad, b._requires_grad)
             out.grad_fn, out._requires_grad = node, True
         return out
@@ -181,8 +180,7 @@ def _mul_sparse_tensor(a, b):
         vals = _make(sv) * dv if s is a else dv * _make(sv)
     out = _like(s, vals)
     if _needs_grad(s, d):
-        node = MulSparseBackward(_edges(s, d))
-        node.save_for_backward(s, d)
+        node = _with_inputs(MulSparseBackward, s, d)
         node.need = (s._requires_grad, d._requires_grad)
         out.grad_fn, out._requires_grad = node, True
     return out
