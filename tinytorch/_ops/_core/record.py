@@ -1,30 +1,46 @@
-"""One helper for the ops added by family (scan, sort, masked, tri, special, ...): wrap a numpy result
-and, when autograd is recording and an input requires grad, attach a node with PyTorch's name."""
+"""How every op records itself: wrap the numpy result as a tensor and, when autograd is recording and an
+input requires grad, attach a node with PyTorch's name (``record``). ``_make(out, node)`` (tensor.py) is
+the constructor underneath; ops call ``record``."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
-from .util import edge
+from .util import _NONE_EDGE
 from ..._dtype import FLOATING_NP, FROM_NP, get_default_dtype
 
 OUT = object()  # stands for the op's own result in ``saved``
 
 
+def wants_grad(inputs) -> bool:
+    """Whether autograd records a node over ``inputs`` (tensors, or None for non-differentiable ones)."""
+    if not _State.enabled:
+        return False
+    for t in inputs:
+        if t is not None and t._requires_grad:
+            return True
+    return False
+
+
 def record(out: np.ndarray, node_cls, inputs, saved=(), view_of: Tensor | None = None, **attrs) -> Tensor:
-    """``out`` as a tensor; a ``node_cls`` node over ``inputs`` (None for non-differentiable ones)
-    saving ``saved`` (``OUT`` for the result) when any input requires grad; a view of ``view_of``
-    when given."""
-    out = out if type(out) is np.ndarray else np.asarray(out)
+    """The one way an op wraps its result: ``out`` as a tensor (a view of ``view_of`` when given) and,
+    when autograd records and an input requires grad, a ``node_cls`` node over ``inputs`` (None for
+    non-differentiable ones) with ``attrs`` set on it, saving ``saved`` (``OUT`` for the result).
+    The node is the result's ``grad_fn``."""
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
     node = None
-    if _State.enabled and any(t is not None and t._requires_grad for t in inputs):
-        node = node_cls(tuple(edge(t) for t in inputs))
-        for k, v in attrs.items():
-            setattr(node, k, v)
+    if _State.enabled:
+        for t in inputs:
+            if t is not None and t._requires_grad:
+                node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
+                for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+                    setattr(node, k, v)
+                break
     res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
     if node is not None and saved:
-        node.save_for_backward(*(res if s is OUT else s for s in saved))
+        node.save_for_backward(*[res if s is OUT else s for s in saved])
     return res
 
 
