@@ -1,19 +1,20 @@
 """What the binary arithmetic families (arith.py, division.py, power.py, compare.py) share: the node
 base that remembers each input's shape and dtype, the spellings they are declared under, and the
 half/bfloat16 operand check. A module of its own so that those families need not import each other.
-Also add/sub/mul's operand helpers: the common cases their fast paths recognise (same shape and dtype,
-a float tensor with a Python number, 0-d floats computed as Python floats) and alpha's check and
-fused product."""
+Also add/sub/mul's one fast forward (``fast_forward``: the common cases, where nothing is promoted,
+broadcast or fitted) and alpha's check and fused product."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ..._numpy_compat import SCALARS_BY_VALUE
-from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
+from ..._quiet_fp import ARRAY_OUT, F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, loud, quiet
 from ...autograd.node import Node
 from ...tensor import Tensor
+from .._kernels import parallel
 from .._kernels.muladd import muladd
+from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .util import meta
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
@@ -40,16 +41,6 @@ def _lowp(ad, bd):
 
 
 # -- add / sub / mul's operands (0-d floats as Python floats: _quiet_fp.F32_MAX says why) ---------
-def _same(a, b):
-    """The two arrays of tensor operands of one shape and dtype (the common case: no promotion, no
-    broadcast, nothing for the backward to fit), else None."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        ad, bd = a._data, b._data
-        if ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b":
-            return ad, bd
-    return None
-
-
 _INT64 = np.dtype(np.int64)
 
 
@@ -108,3 +99,55 @@ def alpha_in(bd, alpha):
     if isinstance(bd, np.generic) or (type(bd) is np.ndarray and not bd.ndim):
         return np.asarray(alpha).astype(bd.dtype)
     return alpha
+
+
+def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
+    """``fn(arr, other)`` (``fn(other, arr)`` with ``swap``) for a large ``arr`` whose result has its shape
+    and dtype, cut across threads: the same floats, element by element."""
+    if swap:
+        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), np.empty(arr.shape, arr.dtype), other, arr)
+    return parallel.elementwise(fn, np.empty(arr.shape, arr.dtype), arr, other)
+
+
+def fast_forward(fn, py_fn, a, b):
+    """add, sub and mul's forward in the common cases, straight on the arrays: two tensors of one shape
+    and dtype (not bool), or a tensor with a Python number its dtype keeps (``_float_and_scalar``:
+    ``x * 0.5``, ``1 - x``, a counter's ``+ 1``). Returns ``(out, which)``, ``which`` saying which
+    operands were tensors (1: ``a``, 2: ``b``, 3: both), or None: the op's general path (promotion,
+    broadcasting, alpha). ``fn`` is the numpy ufunc; ``py_fn`` the same operation on Python floats,
+    which 0-d float tensors take (numpy's per-call cost dwarfs the arithmetic; _quiet_fp.F32_MAX says
+    when float32 keeps the value). Large arrays are cut across threads (the same floats)."""
+    if isinstance(a, Tensor):
+        ad = a._data
+        if isinstance(b, Tensor):
+            bd = b._data
+            if ad.dtype != bd.dtype or ad.shape != bd.shape or ad.dtype.kind == "b":
+                return None
+            if not ad.ndim:
+                dt = ad.dtype
+                if dt is _F32 or dt is _F64:
+                    r = py_fn(float(ad), float(bd))
+                    if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
+                        out = ad.copy()
+                        out[()] = r
+                        return out, 3
+            which, arr, other = 3, ad, bd
+        elif _float_and_scalar(a, b) is not None:
+            which, arr, other = 1, ad, b
+        else:
+            return None
+    elif _float_and_scalar(b, a) is not None:
+        which, arr, other = 2, b._data, a
+    else:
+        return None
+    fp = quiet()
+    try:
+        if not arr.ndim:  # out= keeps a 0-d result an array; dtype= keeps a Python number from promoting
+            out = fn(arr, other, out=ARRAY_OUT, dtype=arr.dtype) if which != 2 else fn(other, arr, out=ARRAY_OUT, dtype=arr.dtype)
+        elif arr.size < _SPLIT_FROM:
+            out = fn(arr, other) if which != 2 else fn(other, arr)
+        else:
+            out = _split(fn, arr, other, which == 2)
+    finally:
+        loud(fp)
+    return (out if type(out) is np.ndarray else np.asarray(out)), which

@@ -1,8 +1,10 @@
 """Binary arithmetic (add, sub, mul): each op's forward beside its node's backward. Division (div,
 floor_divide, remainder) is in ``division.py``, ``pow`` in ``power.py``; comparisons, logical ops and
-selection in ``compare.py``. The operand helpers of the fast paths (0-d floats as Python floats among
-them) are in ``_core/binary.py``."""
+selection in ``compare.py``. add, sub and mul share one fast forward for the common cases
+(``fast_forward`` in ``_core/binary.py``) before their general path (promotion, broadcasting, alpha)."""
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -12,27 +14,16 @@ from ...autograd._pair import EdgePair, SavedPair, binary_node
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, zero_dim as _zero_dim
-from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _float_and_scalar, _lowp, _plus_scaled, _same, alpha_in
+from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, _split, alpha_in, fast_forward
 from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
 
-# called with out=ARRAY_OUT on 0-d arrays, so that the result stays an array (the keyword costs an
-# n-d operand about 0.1 us, so those take the operator); a 0-d array with a Python number also gets
-# dtype=, its own: numpy 1.x promotes a 0-d array by value (float32 0-d * 0.5 was float64 there)
-_add, _multiply = np.add, np.multiply
-
-
-def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
-    """``fn(arr, other)`` (``fn(other, arr)`` with ``swap``) for a large ``arr`` whose result has its shape
-    and dtype (the same-shape, same-dtype and tensor-with-a-Python-number cases), cut across threads:
-    the same floats, element by element."""
-    if swap:
-        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), np.empty(arr.shape, arr.dtype), other, arr)
-    return parallel.elementwise(fn, np.empty(arr.shape, arr.dtype), arr, other)
+# the ufuncs and the Python operations of fast_forward (_core/binary.py), add/sub/mul's common cases
+_add, _subtract, _multiply = np.add, np.subtract, np.multiply
+_py_add, _py_sub, _py_mul = operator.add, operator.sub, operator.mul
 
 
 # -- add / sub ------------------------------------------------------------------------------------
@@ -58,54 +49,13 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         args, kw = _deprecated.modern("add", (a, b) + legacy, kw)
         return add(*args, **kw)
     if alpha == 1 and alpha is not True:
-        if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
-            ad, bd = a._data, b._data
-            same = ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b"
-        else:
-            same = False
-        if same:
-            out = None
-            if not ad.ndim:
-                dt = ad.dtype
-                if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
-                    r = float(ad) + float(bd)
-                    if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
-                        out = ad.copy()
-                        out[()] = r
-            if out is None:
-                fp = quiet()
-                try:
-                    out = _add(ad, bd, out=ARRAY_OUT) if not ad.ndim else (ad + bd if ad.size < _SPLIT_FROM else _split(_add, ad, bd))
-                finally:
-                    loud(fp)
-                if type(out) is not np.ndarray:
-                    out = np.asarray(out)
-            if _State.enabled and (a._requires_grad or b._requires_grad):
-                return _make(out, binary_node(AddBackward0, a, b, None, None))
-            return _make(out)
-        ad = _float_and_scalar(a, b)
-        if ad is not None:
-            fp = quiet()
-            try:
-                out = _add(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else (ad + b if ad.size < _SPLIT_FROM else _split(_add, ad, b))
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            if _State.enabled and a._requires_grad:
-                return _make(out, binary_node(AddBackward0, a, None, None, None))
-            return _make(out)
-        bd = _float_and_scalar(b, a)
-        if bd is not None:  # scalar + tensor (``1 + t``, the start of ``sum()``)
-            fp = quiet()
-            try:
-                out = _add(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else (a + bd if bd.size < _SPLIT_FROM else _split(_add, bd, a, True))
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            if _State.enabled and b._requires_grad:
-                return _make(out, binary_node(AddBackward0, None, b, None, None))
+        fast = fast_forward(_add, _py_add, a, b)
+        if fast is not None:
+            out, which = fast
+            if _State.enabled:
+                ta, tb = (a if which & 1 else None), (b if which & 2 else None)
+                if (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad):
+                    return _make(out, binary_node(AddBackward0, ta, tb, None, None))
             return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     if alpha != 1 or alpha is True:
@@ -159,34 +109,17 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
         args, kw = _deprecated.modern("sub", (a, b) + legacy, kw)
         return sub(*args, **kw)
     if alpha == 1 and alpha is not True:
-        same = _same(a, b)
-        if same is not None:
-            ad, bd = same
-            out = None
-            if not ad.ndim and (ad.dtype is _F32 or ad.dtype is _F64):
-                out = _zero_dim(ad, float(ad) - float(bd))
-            if out is None:
-                fp = quiet()
-                try:
-                    out = ad - bd if ad.size < _SPLIT_FROM else _split(np.subtract, ad, bd)
-                finally:
-                    loud(fp)
-                if type(out) is not np.ndarray:
-                    out = np.asarray(out)
-            if _State.enabled and (a._requires_grad or b._requires_grad):
-                return _make(out, SubBackward0((a._edge(), b._edge())))
-            return _make(out)
-        bd = _float_and_scalar(b, a)
-        if bd is not None:  # scalar - tensor (what ``1 - t`` calls)
-            fp = quiet()
-            try:
-                out = np.subtract(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else a - bd
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            if _State.enabled and b._requires_grad:
-                return _make(out, RsubBackward1((b._edge(),)))
+        fast = fast_forward(_subtract, _py_sub, a, b)
+        if fast is not None:
+            out, which = fast
+            if _State.enabled:
+                if which == 2:  # number - tensor: PyTorch's RsubBackward1, one input edge
+                    if b._requires_grad:
+                        return _make(out, RsubBackward1((b._edge(),)))
+                else:
+                    tb = b if which == 3 else None
+                    if a._requires_grad or (tb is not None and tb._requires_grad):
+                        return _make(out, binary_node(SubBackward0, a, tb, None, None))
             return _make(out)
     a_bool, b_bool = _is_bool(a), _is_bool(b)
     if a_bool and b_bool:
@@ -292,64 +225,24 @@ class MulBackward0(_BinaryNode, SavedPair):
     batch=pointwise)
 def mul(a, b) -> Tensor:
     """Elementwise product with broadcasting."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):  # _same, inline: the micrograd hot path
-        ad, bd = a._data, b._data
-        same = ad.dtype == bd.dtype and ad.shape == bd.shape and ad.dtype.kind != "b"
-    else:
-        same = False
-    if same:
-        out = None
-        if not ad.ndim:
-            dt = ad.dtype
-            if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
-                r = float(ad) * float(bd)
-                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
-                    out = ad.copy()
-                    out[()] = r
-        if out is None:
-            fp = quiet()
-            try:
-                out = _multiply(ad, bd, out=ARRAY_OUT) if not ad.ndim else (ad * bd if ad.size < _SPLIT_FROM else _split(_multiply, ad, bd))
-            finally:
-                loud(fp)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+    fast = fast_forward(_multiply, _py_mul, a, b)
+    if fast is not None:
+        out, which = fast
         if _State.enabled:
-            need_a, need_b = a._requires_grad, b._requires_grad
+            need_a = which & 1 and a._requires_grad
+            need_b = which & 2 and b._requires_grad
             if need_a or need_b:
-                node = binary_node(MulBackward0, a, b, a if need_b else None, b if need_a else None)
-                node.need_a, node.need_b = need_a, need_b
+                # only what the other side's gradient needs is saved; a number is kept as a number
+                if which == 3:
+                    node = binary_node(MulBackward0, a, b, a if need_b else None, b if need_a else None)
+                elif which == 1:
+                    node = binary_node(MulBackward0, a, None, None, None)
+                    node.b_scalar = b
+                else:
+                    node = binary_node(MulBackward0, None, b, None, None)
+                    node.a_scalar = a
+                node.need_a, node.need_b = bool(need_a), bool(need_b)
                 return _make(out, node)
-        return _make(out)
-    ad = _float_and_scalar(a, b)
-    if ad is not None:
-        fp = quiet()
-        try:
-            out = _multiply(ad, b, out=ARRAY_OUT, dtype=ad.dtype) if not ad.ndim else (ad * b if ad.size < _SPLIT_FROM else _split(_multiply, ad, b))
-        finally:
-            loud(fp)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        if _State.enabled and a._requires_grad:
-            node = binary_node(MulBackward0, a, None, None, None)
-            node.need_a, node.need_b = True, False
-            node.b_scalar = b
-            return _make(out, node)
-        return _make(out)
-    bd = _float_and_scalar(b, a)
-    if bd is not None:  # scalar * tensor (``0.5 * t``)
-        fp = quiet()
-        try:
-            out = _multiply(a, bd, out=ARRAY_OUT, dtype=bd.dtype) if not bd.ndim else (a * bd if bd.size < _SPLIT_FROM else _split(_multiply, bd, a, True))
-        finally:
-            loud(fp)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        if _State.enabled and b._requires_grad:  # the node binary_operands' path records
-            node = binary_node(MulBackward0, None, b, None, None)
-            node.need_a, node.need_b = False, True
-            node.a_scalar = a
-            return _make(out, node)
         return _make(out)
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
     fp = quiet()
