@@ -55,15 +55,17 @@ def main() -> None:
     try:
         from moduleinfo_known import KNOWN as OLD
         from moduleinfo_known import PATH_DEPENDENT as OLD_DEP
+        from moduleinfo_known import PATHS as OLD_PATHS
     except ImportError:
-        OLD, OLD_DEP = {}, {}
+        OLD, OLD_DEP, OLD_PATHS = {}, {}, []
     per_path = _paths.walk_everywhere(os.path.abspath(__file__), [], names)
-    known, dependent = _paths.split_known(per_path, OLD, OLD_DEP)
+    # the paths of other machines (in PATHS, not walked here) keep what the old lists say of them
+    known, dependent = _paths.split_known(per_path, OLD, OLD_DEP, OLD_PATHS)
     path = os.path.join(_HERE, "moduleinfo_known.py")
     with open(path, "w") as f:
         f.write(HEADER)
-        f.write("# the CPU paths walked (tests/_paths.py's walk_paths) when this file was written\n")
-        f.write("PATHS = " + pprint.pformat(sorted(per_path), width=116) + "\n\n")
+        f.write("# the CPU paths walked (tests/_paths.py's walk_paths), on every machine the lists were walked on\n")
+        f.write("PATHS = " + pprint.pformat(sorted(set(per_path) | set(OLD_PATHS)), width=116) + "\n\n")
         f.write("KNOWN: dict = " + pprint.pformat(known, width=116) + "\n\n")
         f.write("PATH_DEPENDENT: dict = " + pprint.pformat(dependent, width=116) + "\n")
     print(f"{sum(len(v) for v in known.values())} rows; {sum(len(v) for v in dependent.values())} path-dependent rows")

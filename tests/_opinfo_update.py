@@ -71,10 +71,15 @@ def main() -> None:
     try:
         from opinfo_known import KNOWN as OLD
         from opinfo_known import PATH_DEPENDENT as OLD_DEP
+        from opinfo_known import PATHS as OLD_PATHS
     except ImportError:
-        OLD, OLD_DEP = {}, {}
+        OLD, OLD_DEP, OLD_PATHS = {}, {}, []
     per_path = _paths.walk_everywhere(os.path.abspath(__file__), only, names)
-    known, dependent = _paths.split_known(per_path, OLD, OLD_DEP)
+
+    def walked(old):
+        return {k: v for k, v in old.items() if any(s in k for s in only)} if only else old
+    # the paths of other machines (in PATHS, not walked here) keep what the old lists say of them
+    known, dependent = _paths.split_known(per_path, walked(OLD), walked(OLD_DEP), OLD_PATHS)
     if only:  # the entries not walked again keep their rows
         def keep(old):
             return {k: v for k, v in old.items() if not any(s in k for s in only)}
@@ -82,8 +87,8 @@ def main() -> None:
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opinfo_known.py")
     with open(path, "w") as f:
         f.write(HEADER)
-        f.write("# the CPU paths walked (tests/_paths.py's walk_paths) when this file was written\n")
-        f.write("PATHS = " + pprint.pformat(sorted(per_path), width=118) + "\n\n")
+        f.write("# the CPU paths walked (tests/_paths.py's walk_paths), on every machine the lists were walked on\n")
+        f.write("PATHS = " + pprint.pformat(sorted(set(per_path) | set(OLD_PATHS)), width=118) + "\n\n")
         f.write("KNOWN = " + pprint.pformat(dict(sorted(known.items())), width=118, sort_dicts=True) + "\n\n")
         f.write("PATH_DEPENDENT = " + pprint.pformat(dict(sorted(dependent.items())), width=118, sort_dicts=True)
                 + "\n")

@@ -89,6 +89,35 @@ def onednn_path() -> str | None:
     return None
 
 
+@functools.cache
+def mkl_path() -> str | None:
+    """The ISA of the kernels MKL (PyTorch's BLAS on x86: mm, bmm, affine_grid's product) runs here:
+    "AVX512", "AVX2", ... as MKL's verbose header names it, or None without MKL. MKL picks them by the
+    CPU it finds (MKL_ENABLE_INSTRUCTIONS caps it), not by ATEN_CPU_CAPABILITY."""
+    import torch
+
+    if not torch.backends.mkl.is_available():
+        return None
+    fd, path = tempfile.mkstemp()
+    saved = os.dup(1)
+    try:
+        os.dup2(fd, 1)  # MKL prints from C, to the process's stdout
+        with torch.backends.mkl.verbose(torch.backends.mkl.VERBOSE_ON):
+            torch.ones(4, 4).mm(torch.ones(4, 4))
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(fd)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    header = next((line for line in text.splitlines() if line.startswith("MKL_VERBOSE") and "architecture" in line), "")
+    for key, name in (("AVX-512", "AVX512"), ("AVX2", "AVX2"), ("AVX)", "AVX"), ("SSE4", "SSE4")):
+        if key in header:
+            return name
+    return None
+
+
 def numpy_path() -> str:
     """The widest x86 level of numpy's own SIMD kernels here (tinytorch's side): AVX512, AVX2, DEFAULT."""
     import tinytorch
@@ -101,7 +130,7 @@ def describe() -> str:
     import tinytorch
 
     k = tinytorch.backends.cpu.kernels()
-    return (f"kernel paths: PyTorch ATen {torch_path()}, oneDNN {onednn_path()}; tinytorch's numpy "
+    return (f"kernel paths: PyTorch ATen {torch_path()}, oneDNN {onednn_path()}, MKL {mkl_path()}; tinytorch's numpy "
             f"{numpy_path()} ({' '.join(k['simd']) or 'baseline only'}), {k['blas']}, compiled kernels: {k['compiled']}")
 
 
@@ -276,7 +305,7 @@ def label() -> str:
 
     blas = tinytorch.backends.cpu.kernels()["blas"]
     core = blas.split("(")[1].split(" kernel")[0] if "kernel" in blas else blas
-    return f"PyTorch {torch_path()}, oneDNN {onednn_path()}, numpy {numpy_path()}, BLAS {core}"
+    return f"PyTorch {torch_path()}, oneDNN {onednn_path()}, MKL {mkl_path()}, numpy {numpy_path()}, BLAS {core}"
 
 
 def walk_everywhere(script: str, args: list, names=None, jobs: int = 2) -> dict:
@@ -308,11 +337,27 @@ def walk_everywhere(script: str, args: list, names=None, jobs: int = 2) -> dict:
     return results
 
 
-def split_known(per_path: dict, old_known: dict, old_dependent: dict) -> tuple:
+def split_known(per_path: dict, old_known: dict, old_dependent: dict, old_paths=()) -> tuple:
     """(KNOWN, PATH_DEPENDENT) from {path label: {entry: {row: reason}}}: a row that differs on every
     path walked goes to KNOWN (entry -> row -> reason: "may only shrink"), one that differs on some
     only to PATH_DEPENDENT (entry -> row -> {"reason", "differs on": [labels]}: allowed to match or
-    differ). Reasons already written (by hand) in the old lists are kept."""
+    differ). Reasons already written (by hand) in the old lists are kept. Paths of ``old_paths`` not
+    walked now (other machines' paths), and the labels the old path-dependent rows name, keep what the old
+    lists say of them: an old KNOWN row differs on each of ``old_paths``, an old path-dependent row on
+    those it names."""
+    per_path = dict(per_path)
+    named = {lb for rows in old_dependent.values() for d in rows.values() for lb in d["differs on"]}
+    for lb in sorted(set(old_paths) | named):  # (a hand-written label too: "numpy 2.x with its OpenBLAS ...")
+        if lb in per_path:
+            continue
+        diffs: dict = {}
+        for entry, rows in old_known.items():
+            diffs.setdefault(entry, {}).update(rows)
+        for entry, rows in old_dependent.items():
+            for row, d in rows.items():
+                if lb in d["differs on"]:
+                    diffs.setdefault(entry, {})[row] = d["reason"]
+        per_path[lb] = diffs
     labels = sorted(per_path)
     known, dependent = {}, {}
     entries = sorted({e for diffs in per_path.values() for e in diffs})

@@ -5,7 +5,7 @@ fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on
 ("differs on" names them); such a row may match or differ. Regenerate with
 ``python tests/_moduleinfo_update.py`` after fixing modules."""
 
-# the CPU paths walked (tests/_paths.py's walk_paths) when this file was written
+# the CPU paths walked (tests/_paths.py's walk_paths), on every machine the lists were walked on
 PATHS = ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
  'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
  'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',

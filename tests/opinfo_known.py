@@ -7,11 +7,14 @@ and match on others (PyTorch's kernels round differently per path, and so do num
 OpenBLAS's per-CPU kernels under tinytorch): "differs on" names the paths; such a row may match or
 differ. Regenerate with ``python tests/_opinfo_update.py`` after fixing ops."""
 
-# the CPU paths walked (tests/_paths.py's walk_paths) when this file was written
+# the CPU paths walked (tests/_paths.py's walk_paths), on every machine the lists were walked on
 PATHS = ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
  'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+ 'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
  'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
- 'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX']
+ 'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+ 'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+ 'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX']
 
 KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'},
  'cov': {'float32:24:bwd': 'gradients differ: Tensor-likes are not close!'},
@@ -60,61 +63,46 @@ KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'}
                                 'complex64:6:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:7:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:7:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'linalg.lstsq': {'complex64:11:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:13:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:14:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:16:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:19:bwd': 'gradients differ: Tensor-likes are not close!',
+ 'linalg.lstsq': {'complex64:14:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:20:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:22:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:23:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:24:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:25:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:26:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:27:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:28:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'complex64:29:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:30:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:31:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:32:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:33:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:34:bwd': 'gradients differ: Tensor-likes are not close!',
                   'complex64:35:bwd': 'gradients differ: Tensor-likes are not close!',
-                  'float32:11:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:14:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:20:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:26:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:32:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:35:bwd': 'gradients differ: Tensor-likes are not close!',
                   'float32:8:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'linalg.lstsq.grad_oriented': {'complex64:11:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:13:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:14:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:16:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:19:bwd': 'gradients differ: Tensor-likes are not close!',
+ 'linalg.lstsq.grad_oriented': {'complex64:14:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:20:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:22:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:23:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:24:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:25:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:26:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:27:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:28:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'complex64:29:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:30:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:31:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:32:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:33:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:34:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'complex64:35:bwd': 'gradients differ: Tensor-likes are not close!',
-                                'float32:11:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:14:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:20:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:26:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:32:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:35:bwd': 'gradients differ: Tensor-likes are not close!',
                                 'float32:8:bwd': 'gradients differ: Tensor-likes are not close!'},
- 'linalg.multi_dot': {'float32:6:bwd': 'gradients differ: Tensor-likes are not close!'},
  'linalg.pinv.hermitian': {'complex64:0:bwd': 'gradients differ: Tensor-likes are not close!',
                            'complex64:4:bwd': 'gradients differ: Tensor-likes are not close!',
                            'complex64:6:bwd': 'gradients differ: Tensor-likes are not close!'},
@@ -151,10 +139,6 @@ KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'}
                                'float32:15:bwd': 'gradients differ: Tensor-likes are not close!',
                                'float32:16:bwd': 'gradients differ: Tensor-likes are not close!'},
  'nn.functional.scaled_dot_product_attention': {'float32:12:bwd': 'float32 rounding: samples in [-9, 9] make near '
-                                                                  "one-hot weights whose gradients PyTorch's flash "
-                                                                  'kernel gets to ~3e-5 (a float64 computation '
-                                                                  'differs from it as much)',
-                                                'float32:13:fwd': 'float32 rounding: samples in [-9, 9] make near '
                                                                   "one-hot weights whose gradients PyTorch's flash "
                                                                   'kernel gets to ~3e-5 (a float64 computation '
                                                                   'differs from it as much)',
@@ -247,11 +231,10 @@ KNOWN = {'argsort': {'bool:0:fwd': 'values differ: Tensor-likes are not equal!'}
  'triangular_solve': {'float32:6:bwd': 'gradients differ: Tensor-likes are not close!',
                       'float32:7:bwd': 'gradients differ: Tensor-likes are not close!'}}
 
-PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its C++ pocketfft rounds this sample otherwise)'],
-                              'reason': 'values differ: Tensor-likes are not close! (matches with numpy 1.24)'},
-                'int64:5:fwd': {'differs on': ['numpy 2.x (its C++ pocketfft rounds this sample otherwise)'],
-                                'reason': 'values differ: Tensor-likes are not close! (matches with numpy 1.24)'}},
- 'addbmm': {'float32:1:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+PATH_DEPENDENT = {'addbmm': {'complex64:0:fwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                               'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX'],
+                                'reason': 'values differ: Tensor-likes are not close!'},
+            'float32:1:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
                                              'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
                                              'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                               'reason': 'values differ: Tensor-likes are not close!'},
@@ -259,59 +242,289 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                              'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
                                              'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                               'reason': 'values differ: Tensor-likes are not close!'}},
- 'baddbmm': {'complex64:12:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+ 'baddbmm': {'complex64:12:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                 'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                 'SkylakeX'],
                                   'reason': 'values differ: Tensor-likes are not close!'},
              'complex64:1:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                 'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                'SkylakeX'],
                                  'reason': 'values differ: Tensor-likes are not close!'},
              'complex64:5:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                 'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                'SkylakeX'],
                                  'reason': 'values differ: Tensor-likes are not close!'}},
  'cov': {'complex64:24:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell'],
                               'reason': 'gradients differ: Tensor-likes are not close!'},
          'float32:26:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                             'reason': 'gradients differ: Tensor-likes are not close!'}},
+ 'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its C++ pocketfft rounds this sample otherwise)'],
+                                 'reason': 'values differ: Tensor-likes are not close! (matches with numpy 1.24)'},
+               'int64:5:fwd': {'differs on': ['numpy 2.x (its C++ pocketfft rounds this sample otherwise)'],
+                               'reason': 'values differ: Tensor-likes are not close! (matches with numpy 1.24)'}},
  'ldexp': {'complex64:4:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                                'reason': 'gradients differ: Tensor-likes are not close!'}},
+ 'linalg.cond': {'complex64:1:fwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'values differ: Tensor-likes are not close!'},
+                 'complex64:2:fwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'values differ: Tensor-likes are not close!'}},
  'linalg.eig': {'float32:4:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                                   'reason': 'gradients differ: Tensor-likes are not close!'}},
  'linalg.householder_product': {'float32:2:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
                                                                  'Haswell'],
                                                   'reason': 'gradients differ: Tensor-likes are not close!'}},
- 'linalg.lstsq': {'complex64:17:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+ 'linalg.lstsq': {'complex64:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                      'SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:13:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:16:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:17:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:19:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:22:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                       'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'complex64:29:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                      'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                      'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                                        'reason': 'gradients differ: Tensor-likes are not close!'},
                   'complex64:2:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                     'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX',
                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                     'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                     'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX',
+                                                     'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                     'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX'],
                                       'reason': 'gradients differ: Tensor-likes are not close!'},
                   'complex64:8:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                     'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX',
                                                      'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                     'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                     'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX',
+                                                     'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                     'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                     'SkylakeX'],
                                       'reason': 'gradients differ: Tensor-likes are not close!'},
-                  'float32:23:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                  'float32:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'float32:13:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'float32:16:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'float32:19:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'float32:22:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                  'float32:23:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
                                      'reason': 'gradients differ: Tensor-likes are not close!'}},
- 'linalg.lstsq.grad_oriented': {'complex64:17:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+ 'linalg.lstsq.grad_oriented': {'complex64:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                    'AVX512, BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:13:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:16:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:17:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:19:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:22:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX'],
+                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'complex64:29:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                    'Haswell',
+                                                                    'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                    'SkylakeX',
+                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
+                                                                    'BLAS SkylakeX',
+                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
                                                                     'BLAS SkylakeX'],
                                                      'reason': 'gradients differ: Tensor-likes are not close!'},
                                 'complex64:2:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                                    'SkylakeX',
+                                                                   'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX',
                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
                                                                    'BLAS SkylakeX',
+                                                                   'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX',
                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
-                                                                   'BLAS SkylakeX'],
+                                                                   'BLAS SkylakeX',
+                                                                   'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX'],
                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
                                 'complex64:8:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                                    'SkylakeX',
+                                                                   'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX',
                                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, '
                                                                    'BLAS SkylakeX',
+                                                                   'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX',
                                                                    'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
-                                                                   'BLAS SkylakeX'],
+                                                                   'BLAS SkylakeX',
+                                                                   'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                   'AVX512, BLAS SkylakeX'],
                                                     'reason': 'gradients differ: Tensor-likes are not close!'},
-                                'float32:23:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
-                                                                  'BLAS SkylakeX'],
+                                'float32:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
+                                                                  'Haswell',
+                                                                  'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                  'SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS '
+                                                                  'SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                  'BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
+                                                   'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'float32:13:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
+                                                   'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'float32:16:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
+                                                   'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'float32:19:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
+                                                   'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'float32:22:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
+                                                   'reason': 'gradients differ: Tensor-likes are not close!'},
+                                'float32:23:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
+                                                                  'BLAS SkylakeX',
+                                                                  'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                                  'AVX512, BLAS SkylakeX'],
                                                    'reason': 'gradients differ: Tensor-likes are not close!'}},
+ 'linalg.multi_dot': {'complex64:6:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                         'SkylakeX',
+                                                         'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                         'SkylakeX'],
+                                          'reason': 'gradients differ: Tensor-likes are not close!'},
+                      'float32:6:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+                                                       'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                       'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                       'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                        'reason': 'gradients differ: Tensor-likes are not close!'}},
  'linalg.pinv.hermitian': {'float32:4:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS '
                                                             'SkylakeX'],
                                              'reason': 'gradients differ: Tensor-likes are not close!'}},
@@ -340,16 +553,31 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                                    'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
                                     'reason': 'gradients differ: Tensor-likes are not close!'}},
  'matmul': {'complex64:11:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
                                                 'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                'SkylakeX'],
                                  'reason': 'values differ: Tensor-likes are not close!'},
-            'complex64:12:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+            'complex64:12:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                'SkylakeX'],
                                  'reason': 'gradients differ: Tensor-likes are not close!'},
             'complex64:12:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                 'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
-                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+                                                'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                                'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                'SkylakeX'],
                                  'reason': 'values differ: Tensor-likes are not close!'},
-            'float32:13:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
+            'float32:12:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                              'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX'],
+                               'reason': 'gradients differ: Tensor-likes are not close!'},
+            'float32:13:fwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                              'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX',
+                                              'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
+                                              'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS SkylakeX'],
                                'reason': 'values differ: Tensor-likes are not close!'}},
  'nn.functional.conv2d': {'complex64:0:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                              'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
@@ -369,42 +597,96 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                               'reason': 'values differ: Tensor-likes are not close!'},
                           'complex64:26:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell'],
                                                'reason': 'values differ: Tensor-likes are not close!'}},
- 'nn.functional.conv3d': {'float32:10:bwd': {'differs on': ['numpy 2.x with its OpenBLAS 0.3.31 (SkylakeX kernel here)'],
-                                             'reason': 'gradients differ: Tensor-likes are not close! (match under numpy 1.24, OpenBLAS 0.3.21)'},
-                          'float32:11:bwd': {'differs on': ['numpy 2.x with its OpenBLAS 0.3.31 (SkylakeX kernel here)'],
-                                             'reason': 'gradients differ: Tensor-likes are not close! (match under numpy 1.24, OpenBLAS 0.3.21)'},
-                          'complex64:10:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+ 'nn.functional.conv3d': {'complex64:10:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                               'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                               'SkylakeX',
+                                                              'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                              'BLAS SkylakeX',
                                                               'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS '
-                                                              'SkylakeX'],
+                                                              'SkylakeX',
+                                                              'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                              'BLAS SkylakeX'],
                                                'reason': 'gradients differ: Tensor-likes are not close!'},
                           'complex64:10:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS '
-                                                              'SkylakeX'],
+                                                              'SkylakeX',
+                                                              'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                              'AVX512, BLAS SkylakeX'],
                                                'reason': 'values differ: Tensor-likes are not close!'},
                           'complex64:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                               'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                               'SkylakeX',
+                                                              'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                              'BLAS SkylakeX',
                                                               'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS '
-                                                              'SkylakeX'],
+                                                              'SkylakeX',
+                                                              'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                              'BLAS SkylakeX'],
                                                'reason': 'gradients differ: Tensor-likes are not close!'},
                           'complex64:11:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS '
-                                                              'SkylakeX'],
+                                                              'SkylakeX',
+                                                              'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy '
+                                                              'AVX512, BLAS SkylakeX'],
                                                'reason': 'values differ: Tensor-likes are not close!'},
                           'complex64:8:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                              'SkylakeX',
+                                                             'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX',
                                                              'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS '
                                                              'SkylakeX',
+                                                             'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX',
                                                              'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS '
-                                                             'SkylakeX'],
+                                                             'SkylakeX',
+                                                             'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX'],
                                               'reason': 'values differ: Tensor-likes are not close!'},
                           'complex64:9:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                              'SkylakeX',
+                                                             'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX',
                                                              'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS '
                                                              'SkylakeX',
+                                                             'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX',
                                                              'PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, BLAS '
-                                                             'SkylakeX'],
-                                              'reason': 'values differ: Tensor-likes are not close!'}},
+                                                             'SkylakeX',
+                                                             'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                             'BLAS SkylakeX'],
+                                              'reason': 'values differ: Tensor-likes are not close!'},
+                          'float32:10:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'numpy 2.x with its OpenBLAS 0.3.31 (SkylakeX kernel '
+                                                            'here)'],
+                                             'reason': 'gradients differ: Tensor-likes are not close! (match under '
+                                                       'numpy 1.24, OpenBLAS 0.3.21)'},
+                          'float32:11:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                            'BLAS SkylakeX',
+                                                            'numpy 2.x with its OpenBLAS 0.3.31 (SkylakeX kernel '
+                                                            'here)'],
+                                             'reason': 'gradients differ: Tensor-likes are not close! (match under '
+                                                       'numpy 1.24, OpenBLAS 0.3.21)'},
+                          'float32:8:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                           'SkylakeX',
+                                                           'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                           'BLAS SkylakeX',
+                                                           'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                           'BLAS SkylakeX'],
+                                            'reason': 'gradients differ: Tensor-likes are not close!'},
+                          'float32:9:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                           'SkylakeX',
+                                                           'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                           'BLAS SkylakeX',
+                                                           'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, '
+                                                           'BLAS SkylakeX'],
+                                            'reason': 'gradients differ: Tensor-likes are not close!'}},
  'nn.functional.conv_transpose2d': {'complex64:2:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS '
                                                                        'Haswell'],
                                                         'reason': 'gradients differ: Tensor-likes are not close!'},
@@ -425,28 +707,70 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                     'complex64:7:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy '
                                                                        'AVX512, BLAS SkylakeX'],
                                                         'reason': 'values differ: Tensor-likes are not close!'}},
- 'nn.functional.scaled_dot_product_attention': {'float32:15:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
+ 'nn.functional.scaled_dot_product_attention': {'float32:13:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
+                                                                   'reason': 'gradients differ: Tensor-likes are not '
+                                                                             'close!'},
+                                                'float32:13:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
                                                                                   'AVX2, BLAS Haswell',
                                                                                   'PyTorch AVX2, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX',
                                                                                   'PyTorch AVX512, oneDNN AVX512, '
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX'],
+                                                                   'reason': 'float32 rounding: samples in [-9, 9] '
+                                                                             'make near one-hot weights whose '
+                                                                             "gradients PyTorch's flash kernel gets "
+                                                                             'to ~3e-5 (a float64 computation '
+                                                                             'differs from it as much)'},
+                                                'float32:15:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
+                                                                                  'AVX2, BLAS Haswell',
+                                                                                  'PyTorch AVX2, oneDNN AVX512, '
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN AVX512, '
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'gradients differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:19:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'gradients differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:20:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'gradients differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:20:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
                                                                                   'AVX2, BLAS Haswell',
                                                                                   'PyTorch AVX2, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
                                                                                   'PyTorch AVX512, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'float32 rounding: samples in [-9, 9] '
                                                                              'make near one-hot weights whose '
                                                                              "gradients PyTorch's flash kernel gets "
@@ -456,35 +780,59 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                                                                   'AVX2, BLAS Haswell',
                                                                                   'PyTorch AVX2, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
                                                                                   'PyTorch AVX512, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'float32 rounding: samples in [-9, 9] '
                                                                              'make near one-hot weights whose '
                                                                              "gradients PyTorch's flash kernel gets "
                                                                              'to ~3e-5 (a float64 computation '
                                                                              'differs from it as much)'},
                                                 'float32:21:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'values differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:22:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
                                                                                   'AVX2, BLAS Haswell',
                                                                                   'PyTorch AVX2, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
                                                                                   'PyTorch AVX512, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'gradients differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:23:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': 'gradients differ: Tensor-likes are not '
                                                                              'close!'},
                                                 'float32:23:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy '
                                                                                   'AVX2, BLAS Haswell',
                                                                                   'PyTorch AVX2, oneDNN AVX512, '
                                                                                   'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX',
                                                                                   'PyTorch AVX512, oneDNN AVX512, '
-                                                                                  'numpy AVX512, BLAS SkylakeX'],
+                                                                                  'numpy AVX512, BLAS SkylakeX',
+                                                                                  'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                  'AVX512, numpy AVX512, BLAS '
+                                                                                  'SkylakeX'],
                                                                    'reason': "random: op_db's wrapper_set_seed seeds "
                                                                              "PyTorch's generator only, so the "
                                                                              'dropout masks differ (the same stream '
@@ -494,18 +842,50 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
                                                                                  'AVX2, BLAS Haswell',
                                                                                  'PyTorch AVX2, oneDNN AVX512, numpy '
                                                                                  'AVX512, BLAS SkylakeX',
+                                                                                 'PyTorch AVX2, oneDNN REF, MKL '
+                                                                                 'AVX512, numpy AVX512, BLAS '
+                                                                                 'SkylakeX',
                                                                                  'PyTorch AVX512, oneDNN AVX512, '
-                                                                                 'numpy AVX512, BLAS SkylakeX'],
+                                                                                 'numpy AVX512, BLAS SkylakeX',
+                                                                                 'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                 'AVX512, numpy AVX512, BLAS '
+                                                                                 'SkylakeX'],
                                                                   'reason': 'gradients differ: Tensor-likes are not '
                                                                             'close!'},
                                                 'float32:7:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, '
-                                                                                 'numpy AVX512, BLAS SkylakeX'],
+                                                                                 'numpy AVX512, BLAS SkylakeX',
+                                                                                 'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                 'AVX512, numpy AVX512, BLAS '
+                                                                                 'SkylakeX'],
                                                                   'reason': 'values differ: Tensor-likes are not '
                                                                             'close!'},
                                                 'float32:9:bwd': {'differs on': ['PyTorch AVX512, oneDNN AVX512, '
-                                                                                 'numpy AVX512, BLAS SkylakeX'],
+                                                                                 'numpy AVX512, BLAS SkylakeX',
+                                                                                 'PyTorch AVX512, oneDNN REF, MKL '
+                                                                                 'AVX512, numpy AVX512, BLAS '
+                                                                                 'SkylakeX',
+                                                                                 'PyTorch DEFAULT, oneDNN REF, MKL '
+                                                                                 'AVX512, numpy AVX512, BLAS '
+                                                                                 'SkylakeX'],
                                                                   'reason': 'gradients differ: Tensor-likes are not '
                                                                             'close!'}},
+ 'pca_lowrank': {'complex64:0:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                 'complex64:8:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'},
+                 'complex64:9:bwd': {'differs on': ['PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'}},
  'special.hermite_polynomial_h': {'float32:5:fwd': {'differs on': ['PyTorch DEFAULT, oneDNN AVX512, numpy AVX512, '
                                                                    'BLAS SkylakeX'],
                                                     'reason': 'values differ: Tensor-likes are not close!'}},
@@ -541,4 +921,18 @@ PATH_DEPENDENT = {'fft.hfft2': {'float32:5:fwd': {'differs on': ['numpy 2.x (its
          'float32:212:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                             'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS SkylakeX',
                                             'PyTorch AVX512, oneDNN AVX512, numpy AVX512, BLAS SkylakeX'],
-                             'reason': 'gradients differ: Tensor-likes are not close!'}}}
+                             'reason': 'gradients differ: Tensor-likes are not close!'}},
+ 'svd_lowrank': {'complex64:0:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX',
+                                                    'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                    'SkylakeX'],
+                                     'reason': 'gradients differ: Tensor-likes are not close!'}},
+ 'triangular_solve': {'float32:4:bwd': {'differs on': ['PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                       'SkylakeX',
+                                                       'PyTorch AVX512, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                       'SkylakeX',
+                                                       'PyTorch DEFAULT, oneDNN REF, MKL AVX512, numpy AVX512, BLAS '
+                                                       'SkylakeX'],
+                                        'reason': 'gradients differ: Tensor-likes are not close!'}}}
