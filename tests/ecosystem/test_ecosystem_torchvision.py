@@ -129,11 +129,22 @@ def test_transforms_v1_v2_and_io():
     t = torch.from_numpy(a)
     F = torch.nn.functional
     ref_u8 = F.interpolate(t[None].float(), size=(20, 25), mode="bilinear", antialias=True, align_corners=False)[0]
-    np.testing.assert_array_equal(np.array(out["resize_u8"]), ref_u8.round().to(torch.uint8).numpy())
+    # bit for bit on PyTorch's FMA builds, whose window walk tinytorch follows; elsewhere a float an ulp off .5
+    # may round the other way
+    from _paths import FMA_PATHS, running
+    got, want = np.array(out["resize_u8"]), ref_u8.round().to(torch.uint8).numpy()
+    if running(FMA_PATHS):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert np.abs(got.astype(int) - want).max() <= 1
     ref_f = F.interpolate((t.float() / 255)[None], size=(20, 25), mode="bilinear", antialias=True, align_corners=False)[0]
     np.testing.assert_allclose(np.array(out["resize_f"]), ref_f.numpy(), atol=1e-6)
     ref_c = F.interpolate(t[None].float(), size=(17, 23), mode="bicubic", antialias=True, align_corners=False)[0]
-    np.testing.assert_array_equal(np.array(out["bicubic_u8"]), ref_c.clamp(0, 255).round().to(torch.uint8).numpy())
+    got, want = np.array(out["bicubic_u8"]), ref_c.clamp(0, 255).round().to(torch.uint8).numpy()
+    if running(FMA_PATHS):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert np.abs(got.astype(int) - want).max() <= 1
     crop = t[:, 6:34, 11:39].float() / 255
     np.testing.assert_allclose(np.array(out["compose"]), ((crop - 0.5) / 0.2).numpy(), rtol=1e-6, atol=1e-6)
 

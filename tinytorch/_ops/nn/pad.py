@@ -61,11 +61,13 @@ class _AxisMapBackward(Node):
         return (axis_map(g, self.maps, not self.transpose, self.adjoint),)
 
 
-def axis_map(input: Tensor, maps, transpose: bool, node_cls, info=None, keep_input: bool = False) -> Tensor:
+def axis_map(input: Tensor, maps, transpose: bool, node_cls, info=None, keep_input: bool = False,
+             kernel=None) -> Tensor:
     """``input`` with the separable maps applied (or their adjoints), recording ``node_cls``; ``info``:
     the op's arguments as PyTorch's node keeps them (its ``_saved_<name>``), ``keep_input``: the node
-    saves the input as PyTorch's does."""
-    out = _apply(input._data, maps, transpose)
+    saves the input as PyTorch's does; ``kernel``: an array function giving the maps' values in the
+    order PyTorch's kernel sums them (the backward still applies the adjoint maps)."""
+    out = kernel(input._data) if kernel is not None else _apply(input._data, maps, transpose)
     if not (_State.enabled and input._requires_grad):
         return _make(out)
     node = node_cls((input._edge(),))

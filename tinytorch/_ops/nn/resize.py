@@ -13,6 +13,8 @@ import numpy as np
 
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._kernels.resample_aa import resample_aa
+from ..._random.fpmath import fma32, fma64
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
 from .pad import axis_map, info_field, map_node
@@ -110,13 +112,14 @@ def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.n
 def _aa_filter(mode: str):
     if mode == "bilinear":
         return lambda x: np.where(np.abs(x) < 1, 1 - np.abs(x), 0)
-    a = -0.5  # the antialiased bicubic kernel's constant (PIL's; PyTorch's _upsample_bicubic2d_aa)
 
-    def cubic(x):
-        x = np.abs(x)
-        near = ((a + 2) * x - (a + 3)) * x * x + 1
-        far = (((x - 5) * x + 8) * x - 4) * a
-        return np.where(x < 1, near, np.where(x < 2, far, 0))
+    def cubic(x):  # Keys' kernel with a = -0.5 (PIL's; PyTorch's _upsample_bicubic2d_aa), as its FMA builds round it
+        t = x.dtype.type
+        fma = fma32 if x.dtype == np.float32 else fma64
+        a, x = t(-0.5), np.abs(x)
+        near = fma(fma(a + t(2), x, -(a + t(3))) * x, x, t(1))      # ((a + 2) x - (a + 3)) x x + 1
+        far = fma(fma(fma(a, x, t(-5) * a), x, t(8) * a), x, t(-4) * a)  # ((a x - 5a) x + 8a) x - 4a
+        return np.where(x < 1, near, np.where(x < 2, far, t(0)))
 
     return cubic
 
@@ -139,9 +142,13 @@ def _aa_ranges(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft)
     xsize = np.minimum((center + support + ft(0.5)).astype(np.int64), n_in) - xmin
     width = int(xsize.max()) if n_out else 0
     j = np.arange(width, dtype=ft)
-    w = filt((j[None, :] + xmin[:, None].astype(ft) - center[:, None] + ft(0.5)) * invscale).astype(ft)
+    # PyTorch adds the half and scales in double (C++'s 0.5 literal), then hands the filter a scalar_t
+    offset = (j[None, :] + xmin[:, None].astype(ft) - center[:, None]).astype(np.float64)
+    w = filt(((offset + 0.5) * np.float64(invscale)).astype(ft)).astype(ft)
     w = np.where(j[None, :] < xsize[:, None], w, ft(0)).astype(ft)
-    total = w.sum(axis=1, keepdims=True, dtype=ft)
+    total = np.zeros((n_out, 1), dtype=ft)
+    for k in range(width):  # summed in the window's order, as PyTorch's loop does
+        total += w[:, k:k + 1]
     w = np.where(total != 0, w / np.where(total != 0, total, ft(1)), w).astype(ft)
     return xmin, w, xsize
 
@@ -260,10 +267,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         _float_only(x, f"upsample_{'nearest' if kind == 'nearest' else 'bilinear'}2d_channels_last" if k == 2
                     else f"compute_indices_weights_{kind}")
     ft = np.float64 if x.dtype == np.float64 else np.float32
-    maps = []
+    maps, windows = [], []
     for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
         if antialias:
             m = _aa_matrix(n_in, n_out, s, align_corners, mode, ft)
+            if n_in != n_out:  # PyTorch's kernel leaves an axis of unchanged size alone
+                windows.append((2 + i, _aa_ranges(n_in, n_out, s, align_corners, mode, ft)))
         elif mode.startswith("nearest"):
             m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
         elif mode == "bicubic":
@@ -278,7 +287,13 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             "self_sym_sizes": tuple(x.shape)}
     names = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
     info.update((n, None if v is None else float(v)) for n, v in zip(names, scales))
-    return axis_map(input, maps[::-1], False, _node_for(mode, k), info)
+    kernel = None
+    if antialias and x.dtype in (np.float32, np.float64):
+        def kernel(data):  # the window sums in PyTorch's order, the last axis first (the formula: ``maps``)
+            for axis, (xmin, w, xsize) in windows[::-1]:
+                data = resample_aa(data, axis, xmin, w, xsize)
+            return np.ascontiguousarray(data)
+    return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel)
 
 
 def _dhw(sizes) -> str:
