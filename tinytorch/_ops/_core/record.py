@@ -30,17 +30,28 @@ def record(out: np.ndarray, node_cls, inputs, saved=(), view_of: Tensor | None =
     The node is the result's ``grad_fn``."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    node = None
     if _State.enabled:
         for t in inputs:
             if t is not None and t._requires_grad:
-                node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
-                for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-                    setattr(node, k, v)
                 break
+        else:
+            return _make(out) if view_of is None else _view_of(view_of, out, None)
+    else:
+        return _make(out) if view_of is None else _view_of(view_of, out, None)
+    if len(inputs) == 1:
+        node = node_cls((inputs[0]._edge(),))
+    else:
+        node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
+    for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+        setattr(node, k, v)
     res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
-    if node is not None and saved:
-        node.save_for_backward(*[res if s is OUT else s for s in saved])
+    if saved:
+        if len(saved) == 1 and saved[0] is OUT:
+            node._save_own_output(res)
+        elif OUT in saved:
+            node.save_for_backward(*[res if s is OUT else s for s in saved])
+        else:
+            node._save_inputs(*saved)
     return res
 
 
