@@ -252,12 +252,29 @@ def _lstm_model_case(seed):
     return run
 
 
+def _resample_case(seed):
+    """interpolate(antialias=True): shrinking and growing, both filters, float32 and float64, with a NaN and
+    infinities among the inputs (they stay in their windows)."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    mode = ["bilinear", "bicubic"][(seed // 2) % 2]
+    size = [(20, 25), (57, 9), (13, 71)][seed % 3]
+    x = (rng.standard_normal((2, 3, 40, 50)) * 30).astype(dt)
+    x[0, 0, 5, 7], x[1, 2, 30, 0], x[0, 1, 0, 49] = np.nan, np.inf, -np.inf
+
+    def run():
+        return [tt.nn.functional.interpolate(tt.tensor(x), size=size, mode=mode, antialias=True,
+                                             align_corners=bool(seed % 5 == 0))]
+    return run
+
+
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
     "layer_norm": (("layer_norm.forward", "layer_norm.backward"), _layer_norm_case, 12),
     "gelu": (("gelu.forward", "gelu.backward"), _gelu_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
+    "resample": (("resample.walk",), _resample_case, 8),
     "lstm": (("rnn.lstm_bptt_factors",), _rnn_case, 14),
     "lstm_onednn": (("rnn.lstm_gates_onednn", "rnn.lstm_cell_onednn", "rnn.lstm_bptt_step", "rnn.lstm_bptt_factors"),
                     _lstm_model_case, 2),

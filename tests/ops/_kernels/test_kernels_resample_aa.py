@@ -32,3 +32,21 @@ def test_a_nan_stays_in_its_windows():
     out = resample_aa(x, 0, xmin, w, xsize)
     hit = xmin == 0
     assert np.isnan(out[hit]).all() and np.isfinite(out[~hit]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_compiled_walk_gives_the_numpy_walks_floats(dtype, axis):
+    from tinytorch._ops._kernels import compiled
+    if compiled.family("resample") is None:
+        pytest.skip("compiled kernels off or numba missing")
+    x = (np.random.default_rng(3).standard_normal((9, 40, 33)) * 10).astype(dtype)
+    n_in = x.shape[axis]
+    for n_out in (n_in // 3, n_in - 1, 2 * n_in):
+        for mode in ("bilinear", "bicubic"):
+            xmin, w, xsize = _aa_ranges(n_in, n_out, None, False, mode, dtype)
+            fast = resample_aa(x, axis, xmin, w, xsize)
+            with compiled.disabled():
+                slow = resample_aa(x, axis, xmin, w, xsize)
+            assert fast.dtype == slow.dtype and fast.shape == slow.shape
+            np.testing.assert_array_equal(fast.view(np.uint8), slow.view(np.uint8))

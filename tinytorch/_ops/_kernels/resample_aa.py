@@ -16,16 +16,27 @@ from __future__ import annotations
 import numpy as np
 
 from ..._random.fpmath import fma32, fma64
+from . import compiled
 
 _LANES = {np.dtype(np.float32): 4, np.dtype(np.float64): 2}  # steps per 16-byte vector
+_COMPILED_FROM = 4096  # elements of input from which the compiled walk (numba, when there) pays for its call
 
 
 def resample_aa(x: np.ndarray, axis: int, xmin: np.ndarray, w: np.ndarray, xsize: np.ndarray) -> np.ndarray:
     """``x`` resampled along ``axis``: output ``o`` is ``sum_j x[xmin[o] + j] * w[o, j]`` for ``j < xsize[o]``,
     summed in the window's order, rounded step by step as PyTorch's FMA builds do (``w``: (n_out, width)
     in ``x``'s dtype)."""
-    fma = fma32 if x.dtype == np.float32 else fma64
     lanes = _LANES[x.dtype]
+    fast = compiled.family("resample") if x.size >= _COMPILED_FROM else None
+    if fast is not None:  # x as (outer, n_in, inner): no copy of a contiguous x
+        axis %= x.ndim
+        outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+        x3 = np.ascontiguousarray(x).reshape(outer, x.shape[axis], -1)
+        out = np.empty((outer, len(xmin), x3.shape[2]), dtype=x.dtype)
+        fast.walk(x3, xmin.astype(np.int64, copy=False), np.ascontiguousarray(w, dtype=x.dtype),
+                  xsize.astype(np.int64, copy=False), lanes, out)
+        return out.reshape(x.shape[:axis] + (len(xmin),) + x.shape[axis + 1:])
+    fma = fma32 if x.dtype == np.float32 else fma64
     vector_steps = (xsize - 1) // lanes * lanes  # steps 1..vector_steps run in the vector part
     xs = np.ascontiguousarray(np.moveaxis(x, axis, 0))  # the resampled axis first: each tap is a block of rows
     wb = w.reshape(w.shape + (1,) * (xs.ndim - 1))
