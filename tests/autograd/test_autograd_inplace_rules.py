@@ -384,3 +384,33 @@ def test_random_programs_with_more_ops_match_pytorch(program):
     for step, (g, e) in enumerate(zip(got, expected)):
         assert base_fuzz._same(g, e), f"program {program}\nstep {step}:\ntinytorch: {g}\npytorch:   {e}"
     assert len(got) == len(expected)
+
+
+# -- a forbidden view's error comes before the op's own ------------------------------------------------
+@pytest.mark.parametrize("use", ["view_that_does_not_fit", "view_of_a_wrong_size", "sum_over_a_missing_dim",
+                                 "index_out_of_bounds", "function_cat", "function_view_as_wrong", "ok_under_no_grad"])
+def test_a_stale_no_grad_view_fails_first_on_its_history(torch, use):
+    """A view made under no_grad whose base was then modified in place: PyTorch collects an op's input edges
+    before running it, so the view's error comes before the op's own complaint about its arguments."""
+    def snippet(lib):
+        w = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+        b = w * 1
+        with lib.no_grad():
+            v = b.t()
+        b.add_(1)
+        if use == "view_that_does_not_fit":
+            return v.view(-1)
+        if use == "view_of_a_wrong_size":
+            return v.view(5)
+        if use == "sum_over_a_missing_dim":
+            return v.sum(7)
+        if use == "index_out_of_bounds":
+            return v[9]
+        if use == "function_cat":
+            return lib.cat([v, v[:1, :2]])
+        if use == "function_view_as_wrong":
+            return lib.reshape(v, (5,))
+        with lib.no_grad():
+            return v.reshape(2, 6) * 2, type(v).__name__
+
+    assert_same(snippet, torch)

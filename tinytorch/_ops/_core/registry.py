@@ -229,6 +229,21 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     return declare
 
 
+# PyTorch's composites: they check their arguments before they reach the op that records (reshape's size
+# before its view), so a forbidden view's error does not come first there
+CHECKS_BEFORE_EDGES = frozenset({"reshape", "reshape_as", "flatten", "unflatten"})
+
+
+def _stale_view_first(args) -> None:
+    """An op that failed on a forbidden view (made under no_grad, its base since modified in place): PyTorch
+    collects its inputs' graph edges before it runs the op, so that view's error comes first."""
+    if not _State.enabled:
+        return
+    for a in args:
+        if isinstance(a, Tensor) and a._stale is not None and a._requires_grad:
+            a._edge()  # raises the view's error
+
+
 # -- the public function ---------------------------------------------------------------------------
 def _public_function(decl: OpDecl):
     impl = decl.impl
@@ -236,6 +251,7 @@ def _public_function(decl: OpDecl):
     meta_on = META_ON
     factory = _takes_device(impl)
     meta_key = "factory" if factory else "op"
+    edges_first = decl.name not in CHECKS_BEFORE_EDGES and not decl.name.endswith("_")  # (in-place: checked first)
 
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         def public(*args, out=None, **kwargs):
@@ -250,7 +266,12 @@ def _public_function(decl: OpDecl):
                 return _meta_hooks[meta_key](dispatch_key, impl if out is None else _writing_out(impl, out), args,
                                              kwargs)
             if out is None:
-                return impl(*args, **kwargs)
+                try:
+                    return impl(*args, **kwargs)
+                except (RuntimeError, IndexError):
+                    if edges_first:
+                        _stale_view_first(args)
+                    raise
             return write_out(impl, out, args, kwargs)
     else:
         def public(*args, **kwargs):
@@ -262,7 +283,12 @@ def _public_function(decl: OpDecl):
                     return cls.__torch_function__(public, (cls,), args, kwargs)
             if meta_on[0] or (factory and "device" in kwargs):
                 return _meta_hooks[meta_key](dispatch_key, impl, args, kwargs)
-            return impl(*args, **kwargs)
+            try:
+                return impl(*args, **kwargs)
+            except (RuntimeError, IndexError):
+                if edges_first:
+                    _stale_view_first(args)
+                raise
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
     public._decl = decl

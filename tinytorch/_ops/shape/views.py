@@ -222,6 +222,8 @@ def refresh(vc: list, modified=None) -> None:
             v._stale = creation_error(v._creation, old_fn, v._output_nr, True)
             v.grad_fn = None
             v._requires_grad = True
+            if type(v) is Tensor:
+                v.__class__ = _stale_view_class()
             continue
         node = AsStridedBackward0((base._edge(),))
         node.geom = geometry(base._data, v._data)
@@ -257,6 +259,44 @@ class _UnseenView(Tensor):
 
 
 _UnseenView.__name__ = _UnseenView.__qualname__ = "Tensor"
+
+
+class _StaleView(Tensor):
+    """A forbidden view (made under no_grad, an output of split/unbind/...) whose base was then modified in
+    place: unusable while grad mode is on. PyTorch collects an op's input edges before it runs the op, so
+    such a view's error comes before the op's own errors about its arguments (a size that does not fit,
+    a dim out of range). tinytorch's ops check their arguments first; on this class, an op method that
+    fails raises the view's error instead. Indexing keeps its own order (PyTorch checks bounds first)."""
+
+
+_StaleView.__name__ = _StaleView.__qualname__ = "Tensor"
+_STALE_BOUND = []
+
+
+def _stale_checked(fn):
+    def method(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except (RuntimeError, IndexError):
+            if _State.enabled and self._stale is not None:
+                raise RuntimeError(self._stale) from None
+            raise
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
+def _stale_view_class():
+    """``_StaleView``, its op methods wrapped on first use (every op is declared by then)."""
+    if not _STALE_BOUND:
+        from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES
+        for name in _METHOD_OWNERS:
+            fn = Tensor.__dict__.get(name)
+            in_place = name.endswith("_") and not name.endswith("__") or name.startswith("__i")
+            if not in_place and name not in ("__getitem__", "__setitem__") and name not in CHECKS_BEFORE_EDGES \
+                    and type(fn) is type(_stale_checked):  # (in-place ops check the view first already)
+                setattr(_StaleView, name, _stale_checked(fn))
+        _STALE_BOUND.append(True)
+    return _StaleView
 
 
 def raw_grad_fn(t):
