@@ -153,6 +153,7 @@ def test_linear_few_rows_matches_matmul_and_torch(rows):
     np.testing.assert_allclose(tw.grad.numpy(), np.ones((rows, 130), "float32").T @ x, rtol=1e-5)
 
 
+@pytest.mark.bitexact
 def test_batch_one_linear_gradients_match_pytorch(torch):
     rng = np.random.default_rng(0)
     x, w, b = rng.standard_normal((1, 7)), rng.standard_normal((5, 7)), rng.standard_normal(5)
