@@ -1,9 +1,10 @@
 """The recorded graph: requires_grad propagation, leaves, grad_fn names and next_functions,
-against PyTorch."""
+against PyTorch; nodes and results keep their attributes in their class's shared key table."""
 
 import pytest
 
 import tinytorch
+import _repo
 from test_autograd_helpers import assert_same
 
 
@@ -168,3 +169,47 @@ def test_integer_results_never_require_grad(torch):
         return a.long(), a.argmax(), (a > 0), a.to(lib.int32)
 
     assert_same(snippet, torch)
+
+
+_KEY_TABLE_CHECK = """
+import gc
+import tinytorch as tt
+
+def own_dict(obj):
+    return any(type(r) is dict for r in gc.get_referents(obj))
+
+x = tt.tensor(0.5)
+ws = [tt.tensor(0.1 * i, requires_grad=True) for i in range(200)]
+first = [w * x for w in ws]                   # one edge, the other input saved
+h = first[0] + first[1]
+late = [h * w for w in ws] + [w * 2.0 for w in ws] + [h + w for w in ws]  # both edges, both saved
+bad = [type(o).__name__ for t in first + late for o in (t, t.grad_fn) if own_dict(o)]
+sum(late[:200], tt.tensor(0.0)).backward()  # the backward sets _freed on every node it releases
+bad += [type(t.grad_fn).__name__ for t in late[:200] if own_dict(t.grad_fn)]
+params = [tt.nn.Parameter(tt.rand(3)) for _ in range(100)]
+for p in params:  # a parameter's _grad and _accumulator are first set by its first backward
+    (p * 2).sum().backward()
+bad += ["Parameter" for p in params if own_dict(p)]
+print(sorted(set(bad)))
+"""
+
+
+@pytest.mark.bitexact
+def test_graph_objects_share_their_class_key_tables():
+    """Nodes and results made after many instances still keep their attributes in the key table their
+    class shares (no dict of their own: one more object for the garbage collector, slower reads),
+    also for attributes a class sets on some instances only (a mul's second edge and saved input) or
+    late (a node's release by backward, a parameter's first gradient). In a fresh interpreter: the
+    tables are per process."""
+    import os
+    import platform
+    import subprocess
+    import sys
+
+    if platform.python_implementation() != "CPython":
+        pytest.skip("CPython's shared key tables")
+    root = _repo.ROOT
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", _KEY_TABLE_CHECK], capture_output=True, text=True, env=env,
+                         cwd=root, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,5 +1,8 @@
 """Tensor hooks, post-accumulate-grad hooks and Node hooks/prehooks, against PyTorch."""
 
+import numpy as np
+import pytest
+
 import tinytorch
 from test_autograd_helpers import assert_same
 
@@ -318,3 +321,18 @@ def test_leaf_hook_under_create_graph_is_differentiated_through(torch):
         return g.detach(), lib.autograd.grad(g.sum(), x)
 
     assert_same(snippet, torch)
+
+
+@pytest.mark.bitexact
+def test_first_gradient_of_a_leaf_with_post_accumulate_hook_as_pytorch(torch):
+    """The engine's inline first accumulation still runs post-accumulate hooks once, after .grad is set."""
+    got = {}
+    for lib in (tinytorch, torch):
+        x = lib.ones(2, 3, requires_grad=True)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda p: calls.append(p.grad.clone()))
+        (lib.tanh(x) * 2).sum().backward()
+        got[lib.__name__] = (len(calls), calls[0].numpy().tolist(), x.grad.numpy().tolist())
+    assert got["tinytorch"][0] == got["torch"][0] == 1
+    np.testing.assert_allclose(got["tinytorch"][1], got["torch"][1], rtol=1e-6)
+    np.testing.assert_allclose(got["tinytorch"][2], got["torch"][2], rtol=1e-6)

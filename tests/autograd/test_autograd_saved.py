@@ -1,8 +1,8 @@
 """The values a node saved for its backward, compared with PyTorch: ``grad_fn._saved_<name>`` and
 ``_raw_saved_<name>`` (``register_hooks``) over op_db's samples (names, values, None where PyTorch's is
 None; the known differences are in ``saved_known.py``), the order ``saved_tensors_hooks`` sees them in
-(pack at save, unpack at each use), ``save_on_cpu``, and the PyTorch tutorial "Hooks for saved tensors"
-printed line for line."""
+(pack at save, unpack at each use), ``save_on_cpu``, the PyTorch tutorial "Hooks for saved tensors"
+printed line for line, and a 0-d mul's saved inputs (version checks, pack hooks, release)."""
 from __future__ import annotations
 
 import contextlib
@@ -340,3 +340,32 @@ def test_tutorial_hooks_for_saved_tensors(torch):
         y.sum().backward()
         print(x.grad)
     same(snippet, torch)
+
+
+@pytest.mark.bitexact
+def test_mul_saved_inputs_are_checked_hooked_and_released_as_pytorch(torch):
+    def run(lib):
+        out = []
+        a = lib.tensor(1.5, requires_grad=True)
+        b = lib.tensor(2.5, requires_grad=True)
+        y = a * b
+        out.append([type(t).__name__ for t in y.grad_fn.next_functions[0]][:1])
+        b.detach().add_(1)  # a saved input modified: backward refuses
+        with pytest.raises(RuntimeError) as err:
+            y.backward()
+        out.append(str(err.value).split(";")[0].split("]")[1])
+        packed = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.item()) or t * 2, lambda t: t):
+            z = a * b
+        z.backward(retain_graph=True)
+        out.append((sorted(packed), a.grad.item(), b.grad.item()))
+        z.backward()
+        with pytest.raises(RuntimeError) as err:
+            z.backward()
+        out.append(str(err.value)[:40])
+        w = lib.tensor(3.0, requires_grad=True)
+        c = w * lib.tensor(4.0)  # only the other input is saved
+        c.backward()
+        out.append(w.grad.item())
+        return out
+    assert run(tinytorch) == run(torch)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import tinytorch as tt
 import tinytorch.nn.functional as F
+from tinytorch._ops._kernels import im2col as _im2col
 from tinytorch.autograd import gradcheck, gradgradcheck
 
 
@@ -307,3 +308,128 @@ def test_pooled_padded_buffers_keep_their_zeros_across_geometries():
         got = F.conv2d(tt.tensor(x), tt.tensor(w), padding=p, groups=2)
         want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=p, groups=2)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# -- bit for bit on exact inputs: small integers with signed zeros make every product and partial sum
+# exact, and a sum of exact terms is -0.0 only when all of them are, in any order, so the results (signs
+# of zeros included) cannot depend on the summation order and must be PyTorch's exactly; im2col's chunks
+# of one or a few samples (a short last chunk included) run too
+
+
+def _ints(rng, shape, dtype):
+    v = rng.integers(-2, 3, shape).astype(dtype)
+    return np.where(rng.random(shape) < 0.5, -v, v)  # -0.0 wherever a zero drew the minus sign
+
+
+EXACT_CASES = [dict(stride=1, padding=0), dict(stride=1, padding=1), dict(stride=1, padding=(2, 0), dilation=(1, 2)),
+         dict(stride=2, padding=1), dict(stride=(1, 2), padding=(0, 1)), dict(stride=1, padding=1, groups=2)]
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("chunk_bytes", [None, 3000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kw", EXACT_CASES)
+def test_conv2d_and_its_gradients_match_torch_bitwise(kw, dtype, chunk_bytes, monkeypatch):
+    torch = pytest.importorskip("torch")
+    if chunk_bytes:
+        monkeypatch.setattr(_im2col, "_CHUNK_BYTES", chunk_bytes)
+    rng = np.random.default_rng(11)
+    for n, k in ((5, 3), (3, (2, 3)), (7, 1)):
+        g = kw.get("groups", 1)
+        x = _ints(rng, (n, 2 * g, 9, 8), dtype)
+        w = _ints(rng, (3 * g, 2, *((k, k) if isinstance(k, int) else k)), dtype)
+        b = _ints(rng, (3 * g,), dtype)
+        ours = [tt.tensor(a, requires_grad=True) for a in (x, w, b)]
+        theirs = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y, ty = F.conv2d(*ours, **kw), torch.nn.functional.conv2d(*theirs, **kw)
+        # PyTorch's float64 strided/dilated forward starts its sums from +0.0: zeros' signs differ there
+        np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+        gy = _ints(rng, tuple(ty.shape), dtype)
+        for a, t in zip(tt.autograd.grad(y, ours, tt.tensor(gy)), torch.autograd.grad(ty, theirs, torch.tensor(gy))):
+            assert a.numpy().tobytes() == t.numpy().tobytes()
+
+
+# -- max_pool's argmax on tie-heavy inputs: small integers, signed zeros and infinities make most windows
+# hold several maxima, so the first-in-row-major-order rule (the row picked first, then the column inside
+# it) decides the indices and where the gradient goes
+
+
+GEOMETRIES = [(2, 2, 0, 1), (3, 3, 0, 1), (3, 2, 1, 1), ((2, 3), (1, 2), 0, 1), (3, 1, 1, 2), ((3, 2), 1, (1, 0), (2, 1)),
+              (2, 1, 0, 1), (4, 4, 2, 1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("k,s,p,d", GEOMETRIES)
+def test_max_pool2d_ties_match_torch(k, s, p, d, dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for trial in range(6):
+        shape = (2, 3, int(rng.integers(5, 11)), int(rng.integers(5, 11)))
+        if trial % 3 == 0:
+            x = rng.integers(-1, 2, shape).astype(dtype)
+        elif trial % 3 == 1:
+            x = rng.choice(np.array([0.0, -0.0, 1.0, np.inf], dtype), shape)
+        else:
+            x = np.round(rng.standard_normal(shape), 0).astype(dtype)
+        kw = dict(kernel_size=k, stride=s, padding=p, dilation=d, return_indices=True)
+        xt, xo = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (y, i), (ty, ti) = F.max_pool2d(xt, **kw), torch.nn.functional.max_pool2d(xo, **kw)
+        assert y.detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        gy = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+        y.backward(tt.tensor(gy))
+        ty.backward(torch.tensor(gy))
+        # overlapping windows sum several gradients into one input: their order may round differently
+        np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6 * np.abs(gy).max())
+
+
+@pytest.mark.parametrize("k,d", [((2, 3), (1, 2)), ((1, 3), (1, 15000)), ((2, 1), (1, 1))])
+def test_max_pool2d_indices_of_very_wide_inputs_match_torch(k, d):
+    """Offsets past 2**15 (the window's reach, or a row's length times the dilation) need wider integers."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((1, 1, 2, 40000)).astype(np.float32)
+    y, i = F.max_pool2d(tt.tensor(x), k, stride=1, dilation=d, return_indices=True)
+    ty, ti = torch.nn.functional.max_pool2d(torch.tensor(x), k, stride=1, dilation=d, return_indices=True)
+    np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize("k,s,p,d,ceil", [(2, 1, 1, 1, False), (3, 2, 1, 1, True), (3, 1, (1, 0), (2, 1), False),
+                                          ((2, 3), (1, 2), (1, 1), 1, True), (5, 2, 2, 1, False)])
+def test_max_pool2d_all_lowest_windows_point_inside(k, s, p, d, ceil):
+    """A padded window whose values are all -inf: PyTorch's argmax stays on the window's first tap inside
+    the input (it starts there), so indices and gradients never point at the padding."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    for trial in range(5):
+        x = rng.standard_normal((2, 2, int(rng.integers(4, 9)), int(rng.integers(4, 9)))).astype(np.float32)
+        x[rng.random(x.shape) < 0.8] = -np.inf
+        kw = dict(kernel_size=k, stride=s, padding=p, dilation=d, ceil_mode=ceil, return_indices=True)
+        xt, xo = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (y, i), (ty, ti) = F.max_pool2d(xt, **kw), torch.nn.functional.max_pool2d(xo, **kw)
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        assert y.detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+        g = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+        (y * tt.tensor(g)).sum().backward()
+        (ty * torch.tensor(g)).sum().backward()
+        # where windows overlap, a cell's gradients are summed in another order than PyTorch's (1-ulp noise)
+        np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("k,s,p,d", [(3, 2, 1, 1), (2, 1, 1, 1), ((3, 2, 3), (1, 2, 1), (1, 1, 0), (1, 1, 2))])
+def test_max_pool3d_all_lowest_windows_point_inside(k, s, p, d):
+    """max_pool3d's padded windows of all -inf point at their first tap inside the input, as PyTorch's."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    for trial in range(4):
+        x = rng.standard_normal((1, 2, 5, 4, 6)).astype(np.float32)
+        x[rng.random(x.shape) < 0.85] = -np.inf
+        kw = dict(kernel_size=k, stride=s, padding=p, dilation=d, return_indices=True)
+        xt, xo = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (y, i), (ty, ti) = F.max_pool3d(xt, **kw), torch.nn.functional.max_pool3d(xo, **kw)
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        assert y.detach().numpy().tobytes() == ty.detach().numpy().tobytes()
+        g = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+        (y * tt.tensor(g)).sum().backward()
+        (ty * torch.tensor(g)).sum().backward()
+        np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)

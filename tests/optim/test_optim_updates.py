@@ -1,11 +1,23 @@
-"""Each optimizer's update against PyTorch's, step by step, on small tensors with set gradients."""
+"""Each optimizer's update against PyTorch's, step by step, on small tensors with set gradients; SGD's
+and Adam's updates bit for bit on PyTorch's FMA paths (its fused adds; the plain SGD update as BLAS
+axpy calls, one thread or several, many small parameters at once), within a few ulps on its DEFAULT
+build."""
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tinytorch
+import tinytorch as tt
 import tinytorch.optim as optim
+
+import _paths
+import _repo
 
 torch = pytest.importorskip("torch")
 
@@ -176,3 +188,243 @@ def test_closure_runs_with_grad_enabled_and_its_loss_is_returned():
     assert seen == [True]
     assert loss.item() == pytest.approx(5.0)
     assert tinytorch.is_grad_enabled()
+
+
+# -- bits: SGD's and Adam's updates are chains of PyTorch's fused adds (``add(a, b, alpha=)`` rounds
+# ``a + alpha * b`` once, its kernel's FMA on PyTorch's AVX2 and AVX512 paths): the same float32/float64
+# bits step after step there; on PyTorch's DEFAULT build (no FMA: the product rounded first) within
+# CHAIN_ULPS ulp of the array's largest magnitude
+
+
+FUSED_DTYPES = ("float32", "float64")
+
+# DEFAULT path, in ulps at the array's largest |value|: one add rounds the product first (half an ulp
+# of it, half of each sum: 1.5 at most; 2 measured with TINYTORCH_ULP_REPORT); the optimizers' four
+# steps carry theirs on (SGD: 2, Adam's exp_avg: 3 measured)
+FUSED_ULPS = 2
+CHAIN_ULPS = 4
+
+
+def _same_fused(got, want, what="", ulps=None) -> None:
+    """Bit for bit on PyTorch's FMA paths; within FUSED_ULPS ulp of the array's magnitude on DEFAULT."""
+    _paths.assert_bits(np.ascontiguousarray(got), np.ascontiguousarray(want),
+                       ulps=FUSED_ULPS if ulps is None else ulps, scale="max", what=what)
+
+
+SGD_CONFIGS = [
+    dict(),
+    dict(momentum=0.9),
+    dict(momentum=0.9, nesterov=True),
+    dict(momentum=0.8, dampening=0.3),
+    dict(weight_decay=0.01),
+    dict(maximize=True, weight_decay=0.1),
+    dict(momentum=0.9, weight_decay=1e-2, nesterov=True, maximize=True),
+]
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("dtype", FUSED_DTYPES)
+@pytest.mark.parametrize("foreach", (False, True))
+@pytest.mark.parametrize("config", SGD_CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_sgd_steps_bits(dtype, foreach, config):
+    rng = np.random.default_rng(11)
+    shapes = [(64, 33), (33,), (), (5, 3, 7), (40000,)]
+    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    ours = [tt.tensor(a, requires_grad=True) for a in init]
+    theirs = [torch.tensor(a, requires_grad=True) for a in init]
+    opt_ours = tt.optim.SGD(ours, lr=0.1, foreach=foreach, **config)
+    opt_theirs = torch.optim.SGD(theirs, lr=0.1, foreach=foreach, **config)
+    for _ in range(4):
+        for x, t in zip(ours, theirs):
+            g = rng.standard_normal(x.shape).astype(dtype)
+            x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+        opt_ours.step()
+        opt_theirs.step()
+        for x, t in zip(ours, theirs):
+            _same_fused(x.detach().numpy(), t.detach().numpy(), "parameter", CHAIN_ULPS)
+    if config.get("momentum"):
+        for x, t in zip(ours, theirs):
+            _same_fused(opt_ours.state[x]["momentum_buffer"].numpy(), opt_theirs.state[t]["momentum_buffer"].numpy(),
+                  "momentum buffer", CHAIN_ULPS)
+
+
+@pytest.mark.bitexact
+def test_sgd_noncontiguous_grad_bits():
+    """A transposed gradient takes the general path: still PyTorch's values."""
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((30, 20)).astype("float32")
+    g = rng.standard_normal((20, 30)).astype("float32")
+    x, t = tt.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ox, ot = tt.optim.SGD([x], lr=0.3, momentum=0.5), torch.optim.SGD([t], lr=0.3, momentum=0.5)
+    for _ in range(3):
+        x.grad, t.grad = tt.tensor(g).t(), torch.tensor(g).t()
+        ox.step()
+        ot.step()
+    _same_fused(x.detach().numpy(), t.detach().numpy(), "parameter", CHAIN_ULPS)
+
+
+ADAM_CONFIGS = [dict(), dict(amsgrad=True), dict(maximize=True), dict(betas=(0.3, 0.999)), dict(weight_decay=0.1)]
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("name", ("Adam", "AdamW"))
+@pytest.mark.parametrize("foreach", (False, True))
+@pytest.mark.parametrize("config", ADAM_CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_adam_moments_bits(name, foreach, config):
+    """exp_avg (lerp, both of its formulas: weight 0.1 and 0.7), with Adam's coupled weight decay (add
+    with alpha) in the first step's, bit for bit; exp_avg_sq (mul then addcmul: tinytorch leaves the
+    addcmul unfused, see optim/adam.py) and the parameters (PyTorch's MKL sqrt) to an ulp or so."""
+    rng = np.random.default_rng(21)
+    shapes = [(64, 33), (33,), (), (5000,)]
+    init = [np.asarray(rng.standard_normal(s), "float32") for s in shapes]
+    ours = [tt.tensor(a, requires_grad=True) for a in init]
+    theirs = [torch.tensor(a, requires_grad=True) for a in init]
+    opt_ours = getattr(tt.optim, name)(ours, lr=0.01, foreach=foreach, **config)
+    opt_theirs = getattr(torch.optim, name)(theirs, lr=0.01, foreach=foreach, **config)
+    # with Adam's coupled weight decay the gradient depends on the parameters: one step only
+    steps = 1 if name == "Adam" and config.get("weight_decay") else 4
+    for _ in range(steps):
+        for x, t in zip(ours, theirs):
+            g = np.asarray(rng.standard_normal(x.shape), "float32")
+            x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+        opt_ours.step()
+        opt_theirs.step()
+    for x, t in zip(ours, theirs):
+        _same_fused(opt_ours.state[x]["exp_avg"].numpy(), opt_theirs.state[t]["exp_avg"].numpy(), "exp_avg", CHAIN_ULPS)
+        if _paths.running(_paths.FMA_PATHS):
+            np.testing.assert_allclose(opt_ours.state[x]["exp_avg_sq"].numpy(),
+                                       opt_theirs.state[t]["exp_avg_sq"].numpy(), rtol=1e-6, atol=0)
+        else:  # DEFAULT: a decayed gradient g + wd * p that cancels carries the product's rounding, squared
+            _same_fused(opt_ours.state[x]["exp_avg_sq"].numpy(), opt_theirs.state[t]["exp_avg_sq"].numpy(), "exp_avg_sq",
+                  CHAIN_ULPS)
+        np.testing.assert_allclose(x.detach().numpy(), t.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+# -- bits: the plain SGD update ``p - lr * g`` as one BLAS axpy (one call a parameter when OpenBLAS runs one
+# thread, chunked calls otherwise, the tails of many small parameters gathered into shared padded calls):
+# PyTorch's bits on its FMA paths, within UPDATE_ULPS ulp (counted at max(|value|, 1)) on its DEFAULT build
+
+
+# DEFAULT path: the product's rounding, up to 1.5 ulp a step, over two or three steps (measured with
+# TINYTORCH_ULP_REPORT)
+UPDATE_ULPS = 3
+
+
+def _same_update(a: np.ndarray, b: np.ndarray) -> None:
+    _paths.assert_bits(a, b, ulps=UPDATE_ULPS, scale=1.0, what="SGD update")
+
+
+ROOT = _repo.ROOT
+
+
+_ONE_THREAD_AXPY = r"""
+import json
+import numpy as np
+import torch
+import tinytorch as tt
+from tinytorch._ops._kernels import muladd as _muladd
+import _paths
+
+rng = np.random.default_rng(3)
+out = {"threads": None, "same": [], "ulps": []}
+for dtype in ("float32", "float64"):
+    for n in (401408, 262144 + 37, 3 * 8192 + 1024 + 5, 5120, 10):
+        a = rng.standard_normal(n).astype(dtype)
+        b = rng.standard_normal(n).astype(dtype)
+        for alpha in (-1e-3, 0.37):
+            want = torch.from_numpy(a.copy()).add_(torch.from_numpy(b), alpha=alpha).numpy()
+            got = tt.tensor(a.copy())
+            got.add_(tt.tensor(b), alpha=alpha)
+            out["same"].append(bool(np.array_equal(got.numpy().view(np.uint8), want.view(np.uint8))))
+            out["ulps"].append(float(_paths.ulp_distance(got.numpy(), want, 1.0).max()))
+# SGD over many small parameters: their tails share padded BLAS calls, one here
+shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41)] * 6
+init = [rng.standard_normal(sh).astype("float32") for sh in shapes]
+grads = [rng.standard_normal(sh).astype("float32") for sh in shapes]
+ours = [tt.tensor(a, requires_grad=True) for a in init]
+theirs = [torch.tensor(a, requires_grad=True) for a in init]
+o1, o2 = tt.optim.SGD(ours, lr=0.37), torch.optim.SGD(theirs, lr=0.37)
+for _ in range(2):
+    for x, t, g in zip(ours, theirs, grads):
+        x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+    o1.step()
+    o2.step()
+for x, t in zip(ours, theirs):
+    a, b = x.detach().numpy(), t.detach().numpy()
+    out["same"].append(bool(np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))))
+    out["ulps"].append(float(_paths.ulp_distance(a, b, 1.0).max(initial=0)))
+out["threads"] = _muladd._threads()
+out["blas"] = sorted(str(k) for k in _muladd._axpy)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.bitexact
+def test_one_thread_axpy_is_one_call_and_pytorchs_bits():
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
+    res = json.loads(subprocess.run([sys.executable, "-c", _ONE_THREAD_AXPY], env=env, cwd=ROOT, check=True,
+                                    capture_output=True, text=True).stdout.strip().splitlines()[-1])
+    # the BLAS passed its self-check and runs as one call a parameter
+    assert res["threads"] == 1 and res["blas"] == ["float32", "float64"]
+    if _paths.running(_paths.FMA_PATHS):  # the subprocess runs PyTorch's path of this one
+        assert all(res["same"])
+    else:
+        assert max(res["ulps"]) <= UPDATE_ULPS, f"DEFAULT path: {max(res['ulps'])} ulp beyond {UPDATE_ULPS}"
+
+
+@pytest.mark.bitexact
+def test_sgd_large_weights_bits_in_this_process():
+    """Whatever OpenBLAS's thread count here (several: the chunked calls), a quickstart-sized update is
+    PyTorch's bit for bit."""
+    rng = np.random.default_rng(4)
+    shapes = [(512, 784), (512,), (10, 512), (10,)]
+    init = [rng.standard_normal(s).astype("float32") for s in shapes]
+    ours = [tt.tensor(a, requires_grad=True) for a in init]
+    theirs = [torch.tensor(a, requires_grad=True) for a in init]
+    o1, o2 = tt.optim.SGD(ours, lr=1e-3), torch.optim.SGD(theirs, lr=1e-3)
+    for _ in range(2):
+        for x, t in zip(ours, theirs):
+            g = rng.standard_normal(x.shape).astype("float32")
+            x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+        o1.step()
+        o2.step()
+    for x, t in zip(ours, theirs):
+        _same_update(x.detach().numpy(), t.detach().numpy())
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+def test_sgd_many_small_parameters_bits(dtype):
+    """Plain SGD updates every parameter at once, the sub-block tails of all of them gathered into
+    shared padded BLAS calls (here more than one call's worth): PyTorch's bits, PyTorch's version
+    counts; a gradient that is a parameter's memory, a non-contiguous gradient and a float16 parameter
+    take the one-by-one path."""
+    rng = np.random.default_rng(6)
+    shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41), (5, 3)] * 5
+    dtypes = [dtype] * len(shapes) + ["float16"]
+    shapes = shapes + [(9,)]
+    init = [rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes)]
+    ours = [tt.tensor(a, requires_grad=True) for a in init]
+    theirs = [torch.tensor(a, requires_grad=True) for a in init]
+    o1, o2 = tt.optim.SGD(ours, lr=0.05), torch.optim.SGD(theirs, lr=0.05)
+    for step in range(3):
+        for j, (x, t) in enumerate(zip(ours, theirs)):
+            g = rng.standard_normal(x.shape).astype(dtypes[j])
+            if j == 5:  # a transposed (non-contiguous) gradient
+                x.grad, t.grad = tt.tensor(g.T.copy()).t(), torch.tensor(g.T.copy()).t()
+            else:
+                x.grad, t.grad = tt.tensor(g), torch.tensor(g)
+        o1.step()
+        o2.step()
+        for x, t in zip(ours, theirs):
+            _same_update(x.detach().numpy(), t.detach().numpy())
+            assert x._version == t._version
+    # a gradient living in another parameter's memory: the updates run in order, as PyTorch's loop
+    p1, p2 = tt.tensor(init[0].copy(), requires_grad=True), tt.tensor(init[1][:1000].copy(), requires_grad=True)
+    q1, q2 = torch.tensor(init[0].copy(), requires_grad=True), torch.tensor(init[1][:1000].copy(), requires_grad=True)
+    p1.grad, q1.grad = tt.tensor(init[2].reshape(-1).repeat(48)[:1000]), torch.tensor(init[2].reshape(-1).repeat(48)[:1000])
+    p2.grad, q2.grad = p1.detach(), q1.detach()
+    tt.optim.SGD([p1, p2], lr=0.5).step()
+    torch.optim.SGD([q1, q2], lr=0.5).step()
+    _same_update(p2.detach().numpy(), q2.detach().numpy())

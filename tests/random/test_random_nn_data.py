@@ -214,3 +214,20 @@ def test_gumbel_softmax_takes_pytorchs_draws(torch):
     theirs = torch.nn.functional.gumbel_softmax(torch.tensor(x), tau=0.5)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-15)  # log/softmax rounding
     same_state(torch)
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 1 / 3, 0.999])
+def test_dropout_masks_are_pytorchs_stream(torch, p):
+    """bernoulli_(1 - p) compared as integers (the draw's low 53 bits against ceil((1 - p) 2^53)) keeps
+    PyTorch's masks and leaves the generator where PyTorch's does: F.dropout, then attention's."""
+    x = np.random.default_rng(0).standard_normal((8, 4, 16, 16)).astype(np.float32) + 2
+    outs = []
+    for lib in (tt, torch):
+        lib.manual_seed(123)
+        a = lib.nn.functional.dropout(lib.tensor(x), p=p)
+        q = lib.tensor(x)
+        b = lib.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=p)
+        outs.append((a.numpy(), b.numpy(), lib.rand(3).numpy()))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-5, atol=1e-5)  # the same weights dropped
+    np.testing.assert_array_equal(outs[0][2], outs[1][2])

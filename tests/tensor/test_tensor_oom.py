@@ -1,4 +1,5 @@
-"""A failed allocation is PyTorch's RuntimeError naming the bytes, not numpy's MemoryError.
+"""Memory: a failed allocation is PyTorch's RuntimeError naming the bytes, not numpy's MemoryError; the
+allocator tuning done at import (``tinytorch._malloc``) is harmless and ``TINYTORCH_NO_MALLOPT`` turns it off.
 
 Each case runs under an address-space cap in a child process, so nothing here can take the machine's
 memory (an allocation past the cap fails at once)."""
@@ -7,6 +8,9 @@ import sys
 import textwrap
 
 import pytest
+
+import tinytorch
+from tinytorch._malloc import tune_malloc
 
 resource = pytest.importorskip("resource")
 
@@ -54,3 +58,10 @@ def test_failed_allocation_is_pytorchs_runtime_error(case):
     assert done.stdout.strip() == (
         "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried "
         f"to allocate {EXPECTED[case]} bytes. Error code 12 (Cannot allocate memory)")
+
+
+def test_tune_malloc_is_harmless(monkeypatch):
+    assert tune_malloc() in (True, False)
+    assert float(tinytorch.ones(1 << 20).sum()) == float(1 << 20)
+    monkeypatch.setenv("TINYTORCH_NO_MALLOPT", "1")
+    assert tune_malloc() is False  # the opt-out for programs that tune malloc themselves

@@ -1,4 +1,4 @@
-"""Type promotion against PyTorch: every pair of dtypes, with and without dims, with Python scalars,
+"""Type promotion against PyTorch: every pair of dtypes, with and without dims, with Python and numpy scalars,
 and the in-place casting rule (RELIABILITY row 48)."""
 import itertools
 
@@ -146,3 +146,16 @@ def test_casts_of_nan_inf_and_out_of_range_floats_match_torch(src, torch):
                 warnings.simplefilter("error")
                 got.append(T.tensor(values).to(getattr(T, src)).to(getattr(T, dst)).tolist())
         assert all(a == b or (a != a and b != b) for a, b in zip(*got)), (src, dst, got)
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.complex128(1j), np.float32(2.5), np.int64(2), np.bool_(True)])
+@pytest.mark.parametrize("op", ["t * s", "s * t", "ti + s", "s - t", "t / s", "ti * s", "ti - s", "tb * s"])
+def test_numpy_scalars_promote_as_pytorch(scalar, op):
+    torch = pytest.importorskip("torch")
+
+    def result(lib):
+        t, ti, tb = lib.ones(2), lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.bool)
+        out = eval(op, {"t": t, "ti": ti, "tb": tb, "s": scalar})
+        return str(out.dtype).split(".")[-1], out.tolist()
+
+    assert result(tinytorch) == result(torch)

@@ -1,15 +1,23 @@
-"""Every array path of a backward against its formula, on generated inputs.
+"""Every array path of a backward against its formula, and every fast array helper against the numpy
+call it stands for, on generated inputs.
 
 A node's formula is written once and runs on tensors when a graph of the gradient is wanted
 (``create_graph=True``); without one, the node runs the same formula on the saved arrays, or a kernel of
 ``_ops/_kernels/`` that computes it in fewer steps (compiled, fused, or in the order of PyTorch's CPU
 kernel). Here each case is differentiated both ways: the formula on arrays must give the tensor
 formula's bits; a kernel that follows PyTorch's own steps (oneDNN's float32 GELU, the flash-attention
-kernel's row sums) must stay within float rounding of it."""
+kernel's row sums) must stay within float rounding of it.
+
+The array helpers (``HELPERS``: the row max behind the softmaxes, the batch mean of the norms, the
+outer-product matmul) must give their numpy reference's bits, NaN, infinities and signed zeros
+included."""
 import numpy as np
 import pytest
 
 import tinytorch as tt
+from tinytorch._ops._core.util import last_axis_max
+from tinytorch._ops.linalg.matmul import _np_matmul
+from tinytorch._ops.nn.norm import _mean_np
 
 F = tt.nn.functional
 
@@ -153,3 +161,56 @@ def test_array_path_is_the_formula(case, dtype):
                 assert np.array_equal(a, f), (case, dtype, shape, np.abs(a - f).max())
             else:
                 np.testing.assert_allclose(a, f, rtol=rtol, atol=rtol)
+
+
+# -- fast array helpers against the numpy call each stands for: name -> (helper, reference, dtypes,
+# generator of argument tuples)
+def _row_max_inputs(rng, dtype):
+    for shape in ((4, 3, 32, 32), (512, 65), (7, 1), (5,), (3, 0), (0, 4)):
+        x = rng.standard_normal(shape).astype(dtype)
+        if x.size > 8:
+            flat = x.reshape(-1)
+            flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+            flat[-3:] = -np.inf
+        for a in (x, x[..., ::2] if x.shape[-1] > 1 else x):
+            if a.shape[-1]:  # np.max's own error for an empty reduction: not a case for the helper
+                yield (a,)
+
+
+def _batch_mean_inputs(rng, dtype):
+    for shape, axes in [((32, 100), (0,)), ((7, 3, 5), (0, 2)), ((3, 9), (1,)), ((2, 4, 3, 3), (0, 2, 3))]:
+        yield (rng.standard_normal(shape) * 10 ** rng.uniform(-3, 3)).astype(dtype), axes
+
+
+def _outer_matmul_inputs(rng, dtype):
+    # inner dimension 1: the product is an outer product (plain multiplies, no sums)
+    for m in (1, 2, 5, 9):
+        for n in (1, 3, 8, 9):
+            for batch in ((), (3,), (2, 1)):
+                a = (rng.standard_normal(batch + (m, 1)) * 100).astype(dtype)
+                yield a, (rng.standard_normal((1, n)) * 100).astype(dtype)
+
+
+FLOATS = (np.float16, np.float32, np.float64)
+HELPERS = {
+    "last_axis_max": (last_axis_max, lambda a: np.max(a, axis=-1, keepdims=True), FLOATS, _row_max_inputs),
+    "batch_mean": (_mean_np, lambda x, axes: x.mean(axis=axes, keepdims=True), FLOATS, _batch_mean_inputs),
+    "outer_matmul": (_np_matmul, np.matmul,
+                     (np.float32, np.float64, np.int64), _outer_matmul_inputs),
+}
+
+
+# bitexact: numpy's own results change with its version and CPU features, which CI's bitexact runs vary
+@pytest.mark.bitexact
+@pytest.mark.parametrize("case,dtype", [(c, np.dtype(d).name) for c in sorted(HELPERS) for d in HELPERS[c][2]])
+def test_array_helper_is_its_numpy_reference(case, dtype):
+    helper, reference, _, inputs = HELPERS[case]
+    rng = np.random.default_rng([len(case), np.dtype(dtype).itemsize])
+    count = 0
+    for args in inputs(rng, np.dtype(dtype)):
+        got, want = helper(*args), reference(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape, (case, [np.shape(a) for a in args])
+        assert np.array_equal(np.ascontiguousarray(got).view(np.uint8), np.ascontiguousarray(want).view(np.uint8)), \
+            (case, [np.shape(a) for a in args])
+        count += 1
+    assert count

@@ -1,8 +1,9 @@
 """The shape, joining, indexing and conversion families against PyTorch: the in-place view ops
 (squeeze_, unsqueeze_, transpose_, swapaxes_, swapdims_, t_), detach as a function, memory formats,
 ``to``'s positional signatures, scatter's ``reduce=``, gather/scatter on 0-d tensors and int32 indices,
-legacy empty tensors in cat, ``flip(dims=)``, index_fill's value gradient with repeated indices, byte
-masks, and the batching rules of these ops under vmap."""
+legacy empty tensors in cat, ``flip(dims=)``, ``x[k]`` for an int ``k`` (views, versions, errors),
+index_fill's value gradient with repeated indices, byte masks, and the batching rules of these ops
+under vmap."""
 import warnings
 
 import numpy as np
@@ -343,3 +344,26 @@ def test_unsqueeze_strides_as_pytorch():
             ut.add_(1)
             ux.add_(1)
             assert np.array_equal(bx.numpy(), bt.numpy())
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("shape", [(8, 16), (5,), (3, 2, 2)])
+def test_int_index_fast_path_values_views_and_errors_as_pytorch(shape):
+    """``x[k]`` for an int ``k`` (the indexing fast path): the same view (storage, version, grad) and, for
+    out-of-range keys, PyTorch's IndexError, or its ValueError beyond int64."""
+    def run(lib):
+        out = []
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        w = x.clone().requires_grad_()
+        for k in (0, 2, -1, -shape[0], shape[0], -shape[0] - 1, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 2**70):
+            try:
+                v = x[k]
+                v2 = w[k]
+                out.append((v.tolist(), v._version, v._base is x, v2.grad_fn.name(), v2.requires_grad))
+            except Exception as e:  # noqa: BLE001 (the error itself is compared)
+                out.append((type(e).__name__, str(e)))
+        v = x[1]
+        x.add_(1)
+        out.append((v.tolist() if v.dim() else v.item(), v._version, x._version))
+        return out
+    assert run(tinytorch) == run(torch)

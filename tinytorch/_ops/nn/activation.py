@@ -96,7 +96,7 @@ def _relu(x):
 
 # numpy's clip ufunc (what np.clip calls, without its Python layer): its float32 loop is vectorised
 # where maximum's is not, and it gives maximum(0, x)'s bits (NaN payloads and -0.0 kept;
-# tests/ops/_kernels/test_kernels_relu_clip.py checks)
+# tests/ops/pointwise/test_pointwise_relu.py checks)
 _clip = getattr(getattr(np, "_core", None), "umath", None)
 _clip = getattr(_clip, "clip", None)
 _F32 = np.dtype(np.float32)

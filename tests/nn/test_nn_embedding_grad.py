@@ -1,6 +1,8 @@
-"""Embedding's weight gradient sums the rows of each index in index order, as PyTorch's CPU kernel does:
-bit-identical to PyTorch with many repeats (the grouped fast path), with heavy skew and one column
-(its np.add.at fallback), under padding_idx / scale_grad_by_freq, and with create_graph (the op path)."""
+"""Embedding's weight gradient against PyTorch's CPU kernel: the rows of each index summed in index
+order, bit for bit, on gradients whose magnitudes spread over many decades (any other summation order
+rounds differently): evenly spread, heavily repeated and skewed indices, one column, signed zeros,
+above and below the sort path's size, int32 indices; padding_idx and scale_grad_by_freq; create_graph
+(the op path) and the double-backward node."""
 import numpy as np
 import pytest
 
@@ -10,6 +12,24 @@ torch = pytest.importorskip("torch")
 
 
 pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("num,shape,dim,skew", [(65, (32, 32), 64, False), (65, (32, 32), 64, True),
+                                                (27, (32, 3), 10, False), (5, (300,), 20, True),
+                                                (1000, (64, 8), 16, False)])
+def test_embedding_weight_grad_matches_torch_bitwise(num, shape, dim, skew, dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(num + len(shape))
+    idx = rng.integers(0, num, shape)
+    if skew:
+        idx = np.where(rng.random(shape) < 0.6, 1, idx)
+    w = rng.standard_normal((num, dim)).astype(dtype)
+    g = (rng.standard_normal(shape + (dim,)) * 10.0 ** rng.uniform(-6, 6, shape + (dim,))).astype(dtype)
+    ours, theirs = tt.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    tt.nn.functional.embedding(tt.tensor(idx), ours).backward(tt.tensor(g))
+    torch.nn.functional.embedding(torch.tensor(idx), theirs).backward(torch.tensor(g))
+    assert ours.grad.numpy().tobytes() == theirs.grad.numpy().tobytes()
 
 
 def _grads(idx, g, num, dtype, **kw):
@@ -82,3 +102,21 @@ def test_double_backward_node_and_values(kw):
     assert out[0][0] == out[1][0]
     np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-12)
     np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-12)
+
+
+def test_embedding_gradient_with_repeats_bit_for_bit():
+    """The rows of a repeated index add up in index order (PyTorch's and np.add.at's floats), whatever
+    their magnitudes; unique indices and negative-free int32 indices too."""
+    rng = np.random.default_rng(2)
+    for n, count, dtype in ((65, 512, np.int64), (32, 32, np.int64), (7, 300, np.int32)):
+        idx = rng.integers(0, n, count).astype(dtype) if count != n else rng.permutation(n).astype(dtype)
+        scale = np.float32(1e3) ** rng.integers(-2, 3, (count, 1)).astype(np.float32)
+        g = (rng.standard_normal((count, 16)) * scale).astype(np.float32)
+        grads = []
+        for lib in (tt, torch):
+            lib.manual_seed(0)
+            emb = lib.nn.Embedding(n, 16)
+            emb(lib.tensor(idx)).backward(lib.tensor(g))
+            grads.append(emb.weight.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
+        assert tt.nn.Embedding(n, 16)(tt.tensor(idx)).grad_fn.name() == "EmbeddingBackward0"

@@ -1,8 +1,12 @@
-"""The LSTM layer's time loops (_ops/_kernels/lstm.py) against PyTorch and against each other.
+"""The LSTM layer's time loops (_ops/_kernels/lstm.py) against PyTorch and against each other, and its
+gates' rounding against PyTorch's kernels.
 
 Equal lengths kept for the backward run their states through the kept per-step arrays; unequal
 lengths and forward-only calls run a running state. All must give the same floats for the same
-arithmetic, and PyTorch's values, gradients and grad_fn names."""
+arithmetic, and PyTorch's values, gradients and grad_fn names. The gate sigmoid rounds as PyTorch's
+kernels do (float32: oneDNN's steps; float64: PyTorch's composite cell) for most values, the tanh gate
+within 2 ulp: the activations are read off c_n of one step (x = 1, h0 = c0 = 0, W_ih holding the
+pre-activations, the other gate saturated so that c = sigmoid(a) or tanh(a) exactly)."""
 import warnings
 
 import numpy as np
@@ -128,3 +132,46 @@ def test_float32_layer_mostly_on_pytorchs_floats():
 
 
 OUT_FLOOR, GRAD_FLOOR = 0.25, 0.12
+
+
+# -- the gates' rounding
+
+H = 4096
+
+
+def _read_gates(lib, vals, which, dtype):
+    lstm = lib.nn.LSTM(1, H)
+    if dtype == np.float64:
+        lstm = lstm.double()
+    sd = {k: np.zeros(tuple(v.shape), dtype) for k, v in lstm.state_dict().items()}
+    w = sd["weight_ih_l0"]
+    if which == "tanh":
+        w[0:H, 0], w[2 * H:3 * H, 0] = 30, vals  # i saturated at 1: c = tanh(g)
+    else:
+        w[0:H, 0], w[2 * H:3 * H, 0] = vals, 30  # g saturated at 1: c = sigmoid(i)
+    lstm.load_state_dict({k: lib.tensor(v) for k, v in sd.items()})
+    _, (_, c) = lstm(lib.ones(1, 1, 1, dtype=lib.float64 if dtype == np.float64 else lib.float32))
+    return c.detach().numpy()[0, 0]
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("dtype, least", [(np.float32, 0.62), (np.float64, 0.9)])
+@pytest.mark.parametrize("scale", [0.5, 4.0])
+def test_sigmoid_gates_round_as_pytorch(dtype, least, scale):
+    # float32: oneDNN's steps e = exp(-|a|), e / (e + 1), 1 - y for a > 0 (0.5 tanh(a/2) + 0.5 gave 43-61%);
+    # float64: PyTorch's composite cell, 1 / (1 + exp(-a))
+    vals = (np.random.default_rng(0).standard_normal(H) * scale).astype(dtype)
+    ref, got = _read_gates(torch, vals, "sigmoid", dtype), _read_gates(tt, vals, "sigmoid", dtype)
+    assert np.mean(ref == got) >= least
+    ulps = np.abs(ref.view(np.int64 if dtype == np.float64 else np.int32).astype(np.int64)
+                  - got.view(np.int64 if dtype == np.float64 else np.int32))
+    assert ulps.max() <= 4
+
+
+@pytest.mark.bitexact
+def test_tanh_gate_close():
+    # numpy's tanh against oneDNN's table-driven one: two in three bit for bit, none over 2 ulp apart
+    vals = (np.random.default_rng(1).standard_normal(H) * 2).astype(np.float32)
+    ref, got = _read_gates(torch, vals, "tanh", np.float32), _read_gates(tt, vals, "tanh", np.float32)
+    assert np.mean(ref == got) >= 0.6
+    assert np.abs(ref.view(np.int32).astype(np.int64) - got.view(np.int32)).max() <= 2

@@ -1,5 +1,6 @@
-"""relu's float32 forward through numpy's clip ufunc: the same bits as PyTorch's relu and as
-``np.maximum(0, x)`` (NaN payloads, -0.0, infinities), for contiguous, strided and 0-d inputs."""
+"""relu against PyTorch: the same bits as PyTorch's relu and as ``np.maximum(0, x)`` (float32 through
+numpy's clip ufunc; NaN payloads, -0.0, infinities) for contiguous, strided and 0-d inputs, every
+dtype's values (bool refused), the backward with special values and the double backward."""
 import numpy as np
 import pytest
 
@@ -8,9 +9,6 @@ import tinytorch as tt
 torch = pytest.importorskip("torch")
 
 _SPECIAL = [np.nan, -np.nan, -0.0, 0.0, -np.inf, np.inf, -1.5, 1.5, 1e-45, -1e-45, 3.4e38, -3.4e38]
-
-
-pytestmark = pytest.mark.bitexact  # compares bits with PyTorch's CPU kernels (tests/_paths.py)
 
 
 def _inputs(dtype, n):
@@ -23,6 +21,7 @@ def _inputs(dtype, n):
     return x, ints
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [12, 1000, 64 * 512])
 def test_relu_bits_match_pytorch_and_maximum(dtype, n):
@@ -35,6 +34,7 @@ def test_relu_bits_match_pytorch_and_maximum(dtype, n):
         np.testing.assert_array_equal(got.view(ints), np.maximum(np.zeros((), dtype), xs).view(ints))
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("value", [-0.0, 0.0, -2.0, 3.0, float("nan"), float("-inf")])
 def test_relu_zero_dim_and_grad(value):
     a = tt.tensor(value, requires_grad=True)
@@ -48,6 +48,7 @@ def test_relu_zero_dim_and_grad(value):
     assert a.grad.item() == b.grad.item()
 
 
+@pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("n", [12, 1000])
 def test_relu_backward_with_special_values_matches_pytorch(dtype, n):
@@ -67,6 +68,7 @@ def test_relu_backward_with_special_values_matches_pytorch(dtype, n):
     np.testing.assert_array_equal(got.view(ints)[~nan], want.view(ints)[~nan])
 
 
+@pytest.mark.bitexact
 def test_relu_double_backward_with_nan_output_matches_pytorch():
     got = []
     for lib in (tt, torch):
@@ -76,3 +78,22 @@ def test_relu_double_backward_with_nan_output_matches_pytorch():
         g2.sum().backward()
         got.append((g.detach().numpy().tolist(), g2.grad_fn.name()))
     assert got[0] == got[1]
+
+
+DTYPES = ["float16", "float32", "float64", "int32", "int64", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_values_and_dtype(dtype):
+    x = np.array([-1.5, -0.0, 0.0, 2.0, np.nan, -np.inf, np.inf, 3.0]) if dtype.startswith("float") else \
+        np.array([-2, 0, 1, 3, 0, 1, -7, 5])
+    x = x.astype(dtype)
+    got = tt.from_numpy(x.copy()).relu()
+    want = torch.from_numpy(x.copy()).relu() if dtype != "bool" else None
+    if want is None:
+        with pytest.raises(RuntimeError):
+            torch.from_numpy(x.copy()).relu()
+        return
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "tinytorch.")
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))
