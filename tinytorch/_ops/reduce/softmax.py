@@ -211,3 +211,43 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         node.save_for_backward(res)
         return res
     return _make(out)
+
+
+class SafeSoftmaxBackward0(Node):
+    """softmax's gradient on the saved result, returned in the input's dtype (PyTorch's formula is
+    ``_softmax_backward_data(grad, result, dim, self.scalar_type())``: no ToCopyBackward0 of ``dtype=``)."""
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        gy = g * y
+        grad = gy - y * gy.sum(dim=self.dim, keepdim=True)
+        return (grad if grad.dtype is self.in_dtype else grad.to(self.in_dtype),)
+
+
+@op("_safe_softmax")
+def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """softmax along ``dim``, except that a row whose elements are all -inf gives zeros (softmax's 0/0 NaN
+    there): what scaled_dot_product_attention uses for fully masked rows."""
+    x = input._data
+    if dtype is not None:
+        x = x.astype(dtype.np, copy=False)
+    if x.dtype not in FLOATING_NP:
+        kind = FROM_NP[x.dtype]._legacy[:-6]
+        raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for \'{kind}\'')
+    storage, xo = x.dtype, opmath(x)
+    d = _wrap_dim(dim, x.ndim)
+    token = quiet()  # a row of -inf gives nan here, then zeros below
+    try:
+        out = lowp_round(as_array(_softmax_array(xo, d)), storage)
+        dead = (input._data == -np.inf) if not x.ndim else np.all(input._data == -np.inf, axis=d, keepdims=True)
+        out = c_order(np.where(dead, storage.type(0), out).astype(storage, copy=False))
+    finally:
+        loud(token)
+    if _State.enabled and input._requires_grad:
+        node = SafeSoftmaxBackward0((input._edge(),))
+        node.dim, node.dim_arg, node.in_dtype = d, dim, input.dtype
+        res = _make(out, node)
+        node.save_for_backward(res)
+        return res
+    return _make(out)
