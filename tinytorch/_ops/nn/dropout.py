@@ -100,7 +100,8 @@ class NativeDropoutBackwardBackward0(Node):
         if self.need_mask:
             raise NotImplementedError("the derivative for 'native_dropout_backward: mask' is not implemented.")
         _, mask = self.saved_tensors
-        return fit_grad(native_dropout_backward(h, mask, self.scale), self.g_meta), None
+        # PyTorch's native_dropout_double_backward: the same product, recorded as its muls
+        return fit_grad(h * mask * self.scale, self.g_meta), None
 
 
 @aten_only("native_dropout_backward")

@@ -266,8 +266,10 @@ def aten_slice(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1)
     start = None if start is None else int(start)
     end = None if end is None else int(end)
     # Python's slice of a positive step clamps as PyTorch does; always a SliceBackward0, whole dim or not
-    return _note_dim(getitem(input, (slice(None),) * d + (slice(start, end, int(step)),), _node="SliceBackward0"),
-                     dim)
+    out = getitem(input, (slice(None),) * d + (slice(start, end, int(step)),), _node="SliceBackward0")
+    if out.grad_fn is not None and (start is None or end is None):
+        out.grad_fn.given_bounds = (start, end)  # PyTorch's node keeps a bound not given as None
+    return _note_dim(out, dim)
 
 
 def _note_dim(out: Tensor, dim: int) -> Tensor:
