@@ -34,8 +34,15 @@ def _resolve_path(root, dotted: str):
     return obj
 
 
-# entries whose tinytorch spelling exists only to refuse: not counted as present
+# entries whose tinytorch spelling exists only to refuse where PyTorch runs the op: not counted as present
 REFUSED: set = set()
+
+# entries PyTorch itself refuses on CPU (CUDA-only kernels): their samples (drawn in the dtypes PyTorch
+# supports on CUDA when it lists none on CPU) are compared as refusals, the same exception type and message
+# as PyTorch's on CPU ("Could not run 'aten::X'..." up to its build's list of backends)
+CPU_REFUSED = frozenset({"torch.ops.aten._flash_attention_forward", "torch.ops.aten._efficient_attention_forward",
+                         "jiterator_unary", "jiterator_binary", "jiterator_4inputs_with_extra_args",
+                         "jiterator_binary_return_by_ref", "jiterator_2inputs_2outputs"})
 
 
 def tinytorch_op(opinfo, torch):
@@ -44,6 +51,18 @@ def tinytorch_op(opinfo, torch):
         return None
     op = opinfo.op
     name = opinfo.name
+    if isinstance(op, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        # torch.ops.aten.X(.overload): tinytorch's torch.ops.aten.X(.overload)
+        packet = op.overloadpacket if isinstance(op, torch._ops.OpOverload) else op
+        found = _resolve_path(tt.ops, f"{packet._qualified_op_name.replace('::', '.')}")
+        if found is None or isinstance(op, torch._ops.OpOverloadPacket):
+            return found
+        return getattr(found, op._overloadname, None)
+    if type(op).__name__ == "_JittedFunction":  # torch.cuda.jiterator's: the same source in tinytorch's
+        jiterator = _resolve_path(tt, "cuda.jiterator")
+        if jiterator is None:
+            return None
+        return jiterator._JittedFunction(op.code_string, op.return_by_ref, op.num_outputs, **op.kwargs_dict)
     if isinstance(op, (types.MethodDescriptorType, types.WrapperDescriptorType)):
         method = getattr(tt.Tensor, op.__name__, None)
         return None if method is None else (lambda self, *a, **k: method(self, *a, **k))
@@ -291,6 +310,8 @@ def compare_sample(opinfo, tt_op, sample, torch, backward: bool) -> tuple[str, s
         return "skip", None
     finally:
         STORAGE_VIEWS[0] = False
+    if opinfo.name in CPU_REFUSED:
+        return _compare_refusal(opinfo, tt_op, sample, args, kwargs, torch), None
     with _quiet():
         try:
             torch.manual_seed(1234)  # random ops draw the same streams in both libraries
@@ -320,6 +341,36 @@ def compare_sample(opinfo, tt_op, sample, torch, backward: bool) -> tuple[str, s
     if verdict != "ok" or not backward:
         return verdict, None
     return verdict, _compare_backward(opinfo, sample, expected, got, leaves, torch)
+
+
+def _compare_refusal(opinfo, tt_op, sample, args, kwargs, torch) -> str:
+    """"ok" when tinytorch refuses the sample as PyTorch does on CPU: the same exception type and message."""
+    with _quiet():
+        try:
+            opinfo.op(sample.input, *sample.args, **sample.kwargs)
+        except Exception as e:  # noqa: BLE001 - compared below
+            theirs = e
+        else:
+            return "PyTorch runs it on CPU"
+    with _quiet_but_numpy_errors():
+        try:
+            tt_op(*args, **kwargs)
+        except AttributeError as e:
+            if _MISSING_NAME.search(str(e)):
+                return "absent"
+            ours = e
+        except Exception as e:  # noqa: BLE001 - compared below
+            ours = e
+        else:
+            return f"runs; PyTorch raises {type(theirs).__name__}"
+    if type(ours).__name__ != type(theirs).__name__:
+        return f"raises {type(ours).__name__}, PyTorch {type(theirs).__name__}"
+    a, b = str(ours), str(theirs)
+    if b.startswith("Could not run"):  # the list of backends that follows is PyTorch's build's
+        end = "possible resolutions."
+        b = b[:b.index(end) + len(end)] if end in b else b
+        a = a[:len(b)]
+    return "ok" if a == b else f"raises another message: {a[:120]}"
 
 
 # ops whose values are whatever memory held: only shapes and dtypes are compared
@@ -421,9 +472,22 @@ def _differentiable(opinfo, dtype_name: str, torch) -> bool:
     return getattr(torch, dtype_name) in opinfo.supported_backward_dtypes("cpu")
 
 
+def _dtypes(opinfo, torch) -> tuple:
+    """The dtypes walked: DTYPES; for a CPU_REFUSED entry with none of them on CPU or CUDA, the first dtype
+    PyTorch supports it in on CUDA (its samples are drawn on CPU all the same)."""
+    if opinfo.name not in CPU_REFUSED:
+        return DTYPES
+    there = set(opinfo.supported_dtypes("cpu")) | set(opinfo.supported_dtypes("cuda"))
+    walked = tuple(d for d in DTYPES if getattr(torch, d) in there)
+    return walked or tuple(sorted(str(d).split(".")[1] for d in there))[:1]
+
+
 def samples(opinfo, torch, dtype_name: str, limit: int | None):
     dtype = getattr(torch, dtype_name)
-    if dtype not in opinfo.supported_dtypes("cpu"):
+    supported = set(opinfo.supported_dtypes("cpu"))
+    if opinfo.name in CPU_REFUSED:
+        supported |= set(opinfo.supported_dtypes("cuda"))
+    if dtype not in supported:
         return []
     grad = _differentiable(opinfo, dtype_name, torch)
     out = []
@@ -449,7 +513,7 @@ def walk_entry(opinfo, torch, limit: int | None = None) -> dict:
     if tt_op is None:
         return {"present": False, "results": []}
     results = []
-    for dt in DTYPES:
+    for dt in _dtypes(opinfo, torch):
         torch.manual_seed(0)
         for i, s in enumerate(samples(opinfo, torch, dt, limit)):
             fwd, bwd = compare_sample(opinfo, tt_op, s, torch, backward=_differentiable(opinfo, dt, torch))

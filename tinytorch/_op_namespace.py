@@ -11,8 +11,9 @@ autograd: its own ops record the graph). ``Meta`` kernels and fake implementatio
 registered, and never run: tinytorch has no meta tensors.
 
 ``torch.ops.aten.X`` is tinytorch's own op ``X`` where one exists under that name (``tinytorch.X``,
-``tinytorch.nn.functional.X`` or the method ``Tensor.X``); every overload name (``.default``,
-``.Tensor``, ``.Scalar``...) calls it.
+``tinytorch.nn.functional.X`` or the method ``Tensor.X``), or one declared with ``aten_only`` (the ATen
+operators with no other spelling: ``aten.slice``, ``native_dropout_backward``...); every overload name
+(``.default``, ``.Tensor``, ``.Scalar``...) calls it.
 
 ``torch.ops.load_library(path)`` loads a shared library with ctypes, as PyTorch does; an operator
 library built against PyTorch's C++ (libtorch) cannot load into tinytorch and raises OSError, which
@@ -30,7 +31,7 @@ import types
 from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
-from ._ops._core.registry import namespace as _namespace
+from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, namespace as _namespace
 from .tensor import Tensor
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
@@ -381,8 +382,10 @@ class _AtenNamespace(_OpNamespace):
 
 
 def _aten_function(name: str):
-    """tinytorch's op named ``name`` (or without a leading underscore): its torch-level function, its
-    nn.functional one, or the Tensor method."""
+    """tinytorch's op named ``name`` (or without a leading underscore): one PyTorch has only under
+    ``torch.ops.aten``, its torch-level function, its nn.functional one, or the Tensor method."""
+    if name in _ATEN_ONLY:
+        return _ATEN_ONLY[name]
     base = name[1:] if name.startswith("_") and not name.startswith("__") else name
     for candidate in (name, base):
         for which in ("torch", "nn.functional"):

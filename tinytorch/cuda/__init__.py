@@ -45,3 +45,6 @@ def current_device() -> int:
 
 def get_device_name(device=None) -> str:
     raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+from . import jiterator  # noqa: E402,F401  (torch.cuda.jiterator: refused without a GPU)

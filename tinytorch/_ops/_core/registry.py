@@ -41,10 +41,23 @@ from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 from .torch_function import subclass_among
 
-__all__ = ["op", "OpDecl", "REGISTRY", "namespace", "bind_export", "AUTOCAST_POLICIES"]
+__all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
+# ATen operators PyTorch has only as ``torch.ops.aten.X`` (no torch.X, Tensor.X or nn.functional.X: aten.slice,
+# native_dropout_backward, the pooling backwards, the CUDA attention kernels): name -> function
+ATEN_ONLY: dict = {}
+
+
+def aten_only(name: str):
+    """Declare the decorated function as ``torch.ops.aten.<name>`` (every overload calls it), and nothing else."""
+    def declare(fn):
+        if name in ATEN_ONLY:
+            raise RuntimeError(f"aten op {name!r} is declared twice")
+        ATEN_ONLY[name] = fn
+        return fn
+    return declare
 
 # registered by _batching.py, which needs this module (``bind_transform``): what a call with an active
 # transform goes to, and how a new declaration's methods reach BatchedTensor

@@ -146,6 +146,10 @@ def _last_step(node):
 def _slice_field(which: str):
     def get(node):
         k = _last_step(node)[2]
+        given = node.__dict__.get("given_bounds")  # aten.slice's start / end as given: None stays None
+        if given is not None and which in ("start", "end"):
+            v = given[0 if which == "start" else 1]
+            return None if v is None else u64(int(v))
         if which == "start":
             return u64(0 if k.start is None else int(k.start))
         if which == "end":

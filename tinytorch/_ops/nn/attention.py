@@ -24,7 +24,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
@@ -299,3 +299,25 @@ def _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, d
         node.dead = np.broadcast_to(dead, probs.shape)
     node.save_for_backward(query, key, value, float_mask)
     return _make(out, node)
+
+
+# -- PyTorch's CUDA attention kernels: ATen operators with no CPU kernel ------------------------------------
+def _no_cpu_kernel(name: str) -> NotImplementedError:
+    from ..sparse.tensor import not_implemented
+    return not_implemented(name, "CPU")
+
+
+@aten_only("_flash_attention_forward")
+def _flash_attention_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
+                             return_debug_mask, *args, **kwargs):
+    """FlashAttention's forward (CUDA only): refused on CPU tensors, as PyTorch's dispatcher refuses it."""
+    raise _no_cpu_kernel("_flash_attention_forward")
+
+
+@aten_only("_efficient_attention_forward")
+def _efficient_attention_forward(query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                                 dropout_p, custom_mask_type, compute_log_sumexp=False, *, scale=None,
+                                 seqlen_k=None, window_size=None):
+    """The memory-efficient attention forward (CUDA only): refused on CPU tensors, as PyTorch's dispatcher
+    refuses it."""
+    raise _no_cpu_kernel("_efficient_attention_forward")

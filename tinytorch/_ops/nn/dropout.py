@@ -12,9 +12,12 @@ import numpy as np
 
 from ..._random import draws as _draws
 from ...random import _engine
+from ...autograd.grad_mode import _State, no_grad
+from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import unsupported
-from .._core.registry import op
+from .._core.registry import aten_only, op
+from .._core.util import fit_grad
 from .._kernels import parallel
 from .activation import functional_spelling
 from ..reduce.softmax import softmax
@@ -88,6 +91,34 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     """In-place dropout."""
     return _dropout(input, p, train, True)
+
+
+class NativeDropoutBackwardBackward0(Node):
+    saved_fields = (("grad_output", 0), ("mask", 1), ("scale", "scale"))
+
+    def backward(self, h):
+        if self.need_mask:
+            raise NotImplementedError("the derivative for 'native_dropout_backward: mask' is not implemented.")
+        _, mask = self.saved_tensors
+        # PyTorch's native_dropout_double_backward: the same product, recorded as its muls
+        return fit_grad(h * mask * self.scale, self.g_meta), None
+
+
+@aten_only("native_dropout_backward")
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    """``torch.ops.aten.native_dropout_backward``: ``grad_output * mask * scale`` (the mask of kept elements,
+    ``scale`` = 1 / (1 - p)), with the usual promotion and broadcasting."""
+    with no_grad():
+        out = grad_output * mask * scale
+    need_g, need_mask = grad_output.requires_grad, mask.requires_grad
+    if not (_State.enabled and (need_g or need_mask)):
+        return out
+    node = NativeDropoutBackwardBackward0((grad_output._edge(), mask._edge()))
+    node.scale, node.need_mask = scale, need_mask
+    node.g_meta = (grad_output._data.shape, grad_output._data.dtype)
+    res = _make(out._data, node)
+    node.save_for_backward(grad_output, mask)
+    return res
 
 
 # -- channel-wise dropout --------------------------------------------------------------------------

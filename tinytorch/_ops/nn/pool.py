@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._dtype import FLOATING_NP
+from ..._dtype import FLOATING_NP, FROM_NP, cpp_name
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
@@ -481,6 +481,45 @@ def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
                             return_indices: bool = True):
     """max_pool2d that also returns the argmax positions."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _check_dim_sizes(t: np.ndarray, expected: tuple) -> None:
+    """PyTorch's check_dim_size on the gradient and the indices of a pooling backward."""
+    for i, n in enumerate(expected):
+        if t.ndim != len(expected) or t.shape[i] != n:
+            got = t.shape[i] if i < t.ndim else "?"
+            raise RuntimeError(f"Expected a tensor of dimension {len(expected)} and tensor.size[{i}] == {n} but got: "
+                               f"dimension {t.ndim} and tensor.size[{i}] = {got}")
+
+
+@aten_only("max_pool2d_with_indices_backward")
+def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_size, stride, padding, dilation,
+                                     ceil_mode: bool, indices: Tensor) -> Tensor:
+    """``torch.ops.aten.max_pool2d_with_indices_backward``: ``grad_output`` scattered (summed) into the input's
+    shape at the argmax positions ``indices`` (per H*W plane) that max_pool2d_with_indices returned. Its node,
+    MaxPool2DWithIndicesBackwardBackward0, gathers from them, and gives the input zeros."""
+    x = input._data
+    if x.ndim not in (3, 4) or x.size == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _pair(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    h, w = x.shape[-2:]
+    out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
+    _check_pool(x, k, s, p, d, out_hw)
+    g = grad_output._data
+    if g.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {cpp_name(x.dtype)} for `gradOutput` but got dtype {cpp_name(g.dtype)}")
+    expected = x.shape[:-2] + out_hw
+    _check_dim_sizes(g, expected)
+    _check_dim_sizes(indices._data, expected)
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {FROM_NP[indices._data.dtype]._legacy[:-6]}")
+    planes = int(np.prod(x.shape[:-2]))
+    flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
+    unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
+    x_edge = input._edge() if input._requires_grad else None
+    return _scatter(grad_output, flat.reshape(-1), x.shape, unique, "MaxPool2DWithIndicesBackwardBackward0", x_edge)
 
 
 def _adaptive_size(output_size, hw):

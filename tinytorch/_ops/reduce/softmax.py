@@ -114,15 +114,26 @@ class LogSoftmaxBackward0(Node):
         return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
 
 
-def _softmax_input(input: Tensor, dtype, name: str):
+def _refuse_non_floating(x: np.ndarray, dim: int, name: str) -> None:
+    """PyTorch's refusal of an integer or bool softmax, named after the kernel its dim picks (the last dim's
+    own kernel, or the general one)."""
+    if x.dtype not in FLOATING_NP:
+        kind = FROM_NP[x.dtype]._legacy[:-6]
+        try:
+            dim = int(dim)
+        except (TypeError, ValueError):
+            dim = -1
+        last = x.ndim == 0 or not -x.ndim <= dim < x.ndim or dim % x.ndim == x.ndim - 1
+        raise NotImplementedError(f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for \'{kind}\'')
+
+
+def _softmax_input(input: Tensor, dtype, name: str, dim: int):
     """(input, array): with ``dtype`` the input is cast first, a recorded op (the gradient comes back
     in the input's dtype through its ToCopyBackward0, as in PyTorch)."""
     if dtype is not None:
         input = input.to(dtype)
     x = input._data
-    if x.dtype not in FLOATING_NP:
-        kind = FROM_NP[x.dtype]._legacy[:-6]
-        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{kind}\'')
+    _refuse_non_floating(x, dim, name)
     return input, x
 
 
@@ -166,7 +177,7 @@ def _softmax_array(x: np.ndarray, d: int) -> np.ndarray:
 @op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability."""
-    input, x = _softmax_input(input, dtype, "softmax")
+    input, x = _softmax_input(input, dtype, "softmax", dim)
     storage, x = x.dtype, opmath(x)
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
@@ -191,7 +202,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 @op(variants="function method out functional", functional=_functional_log_softmax, batch=_batch_softmax)
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """x - logsumexp(x) along ``dim``."""
-    input, x = _softmax_input(input, dtype, "log_softmax")
+    input, x = _softmax_input(input, dtype, "log_softmax", dim)
     storage, x = x.dtype, opmath(x)
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
@@ -207,6 +218,44 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     if _State.enabled and input._requires_grad:
         node = LogSoftmaxBackward0((input._edge(),))
         node.dim, node.dim_arg = d, dim
+        res = _make(out, node)
+        node.save_for_backward(res)
+        return res
+    return _make(out)
+
+
+class SafeSoftmaxBackward0(Node):
+    """softmax's gradient on the saved result, returned in the input's dtype (PyTorch's formula is
+    ``_softmax_backward_data(grad, result, dim, self.scalar_type())``: no ToCopyBackward0 of ``dtype=``)."""
+    saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        gy = g * y
+        grad = gy - y * gy.sum(dim=self.dim, keepdim=True)
+        return (grad if grad.dtype is self.in_dtype else grad.to(self.in_dtype),)
+
+
+@op("_safe_softmax")
+def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """softmax along ``dim``, except that a row whose elements are all -inf gives zeros (softmax's 0/0 NaN
+    there): what scaled_dot_product_attention uses for fully masked rows."""
+    x = input._data
+    if dtype is not None:
+        x = x.astype(dtype.np, copy=False)
+    _refuse_non_floating(x, dim, "softmax")
+    storage, xo = x.dtype, opmath(x)
+    d = _wrap_dim(dim, x.ndim)
+    token = quiet()  # a row of -inf gives nan here, then zeros below
+    try:
+        out = lowp_round(as_array(_softmax_array(xo, d)), storage)
+        dead = (input._data == -np.inf) if not x.ndim else np.all(input._data == -np.inf, axis=d, keepdims=True)
+        out = c_order(np.where(dead, storage.type(0), out).astype(storage, copy=False))
+    finally:
+        loud(token)
+    if _State.enabled and input._requires_grad:
+        node = SafeSoftmaxBackward0((input._edge(),))
+        node.dim, node.dim_arg, node.in_dtype = d, dim, input.dtype
         res = _make(out, node)
         node.save_for_backward(res)
         return res

@@ -11,7 +11,7 @@ from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from ...factory import zeros
 from . import _batching as rules
 from ..index.index import getitem
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from ..._quiet_fp import cast
 from ...autograd.forward_ad import _out_shape
 
@@ -251,6 +251,25 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
     return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
+
+
+@aten_only("slice")
+def aten_slice(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    """``torch.ops.aten.slice``: elements ``start:end:step`` of ``dim``, a view (PyTorch's slice.Tensor: the
+    bounds count from the end when negative and are clamped to the dim; the step must be positive)."""
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, x.ndim)
+    if int(step) <= 0:
+        raise RuntimeError("slice step must be positive")
+    start = None if start is None else int(start)
+    end = None if end is None else int(end)
+    # Python's slice of a positive step clamps as PyTorch does; always a SliceBackward0, whole dim or not
+    out = getitem(input, (slice(None),) * d + (slice(start, end, int(step)),), _node="SliceBackward0")
+    if out.grad_fn is not None and (start is None or end is None):
+        out.grad_fn.given_bounds = (start, end)  # PyTorch's node keeps a bound not given as None
+    return _note_dim(out, dim)
 
 
 def _note_dim(out: Tensor, dim: int) -> Tensor:
