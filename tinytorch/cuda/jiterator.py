@@ -31,8 +31,7 @@ class _JittedFunction:
         self.num_outputs = num_outputs
         self.kernel_name = _CodeParser(code_string).function_name
         self.kwargs_dict = kwargs
-        from . import is_available
-        self.is_cuda_available = is_available()
+        self.is_cuda_available = False  # tinytorch has no GPU (cuda.is_available() is False)
 
     def __call__(self, *tensors, **kwargs):
         # tinytorch has no GPU, so this is always refused

@@ -38,7 +38,7 @@ import numpy as np
 from ...autograd.grad_mode import _State, version_counter
 from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ...tensor import Tensor, _make
-from .._core.registry import REGISTRY
+from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES, REGISTRY
 from ..index._adjoint import index_zeros_put  # the backward of a regenerated view
 
 
@@ -288,7 +288,6 @@ def _stale_checked(fn):
 def _stale_view_class():
     """``_StaleView``, its op methods wrapped on first use (every op is declared by then)."""
     if not _STALE_BOUND:
-        from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES
         for name in _METHOD_OWNERS:
             fn = Tensor.__dict__.get(name)
             in_place = name.endswith("_") and not name.endswith("__") or name.startswith("__i")
