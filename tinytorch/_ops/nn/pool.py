@@ -138,13 +138,19 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x_e
     return _make(out, node)
 
 
-def _named(name, base):
-    cls = type(name, (base,), {})
-    return cls
+def _result1(node) -> Tensor:
+    """The argmax positions (int64, per H*W plane) PyTorch's max-pooling node keeps as its second result."""
+    h, w = node.in_shape[-2:]
+    return _make((node.flat % (h * w)).reshape(node.out_shape))
 
 
-_SCATTER_NODES = {n: _named(n, _MaxScatter) for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0",
-                                                       "AdaptiveMaxPool2DBackwardBackward0")}
+def _named(name, base, saved_fields=None):
+    return type(name, (base,), {} if saved_fields is None else {"saved_fields": saved_fields})
+
+
+# the double-backward nodes keep the argmax positions, as PyTorch's do (``_saved_indices``)
+_SCATTER_NODES = {n: _named(n, _MaxScatter, None if n == "_MaxScatter" else (("indices", _result1),))
+                  for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0", "AdaptiveMaxPool2DBackwardBackward0")}
 
 
 def _arg(i: int):
@@ -157,12 +163,6 @@ def _arg(i: int):
         v = args[i]
         return () if i == 1 and v is None else v
     return get
-
-
-def _result1(node) -> Tensor:
-    """The argmax positions (int64, per H*W plane) PyTorch's max-pooling node keeps as its second result."""
-    h, w = node.in_shape[-2:]
-    return _make((node.flat % (h * w)).reshape(node.out_shape))
 
 
 class MaxPool2DWithIndicesBackward0(Node):
