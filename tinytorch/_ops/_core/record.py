@@ -10,7 +10,24 @@ from ...tensor import Tensor, _make, _view_of
 from .util import _NONE_EDGE
 from ..._dtype import FLOATING_NP, FROM_NP, get_default_dtype
 
-OUT = object()  # stands for the op's own result in ``saved``
+
+class _Out:
+    """Stands for one of the op's own results in ``saved``: ``OUT`` for the result (the first of several),
+    ``OUT[i]`` for result ``i`` of a node with several."""
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __getitem__(self, i: int) -> "_Out":
+        return _OUTS[i]
+
+    def __repr__(self) -> str:
+        return "OUT" if self.index == 0 else f"OUT[{self.index}]"
+
+
+OUT = _Out(0)
+_OUTS = (OUT,) + tuple(_Out(i) for i in range(1, 16))
 
 
 def wants_grad(inputs) -> bool:
@@ -23,11 +40,14 @@ def wants_grad(inputs) -> bool:
     return False
 
 
-def record(out: np.ndarray, node_cls, inputs, saved=(), view_of: Tensor | None = None, **attrs) -> Tensor:
+def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **attrs):
     """The one way an op wraps its result: ``out`` as a tensor (a view of ``view_of`` when given) and,
     when autograd records and an input requires grad, a ``node_cls`` node over ``inputs`` (None for
     non-differentiable ones) with ``attrs`` set on it, saving ``saved`` (``OUT`` for the result).
-    The node is the result's ``grad_fn``."""
+    The node is the result's ``grad_fn``. A tuple of arrays makes a node with several outputs: the
+    result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``)."""
+    if type(out) is tuple:
+        return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if _State.enabled:
@@ -38,21 +58,51 @@ def record(out: np.ndarray, node_cls, inputs, saved=(), view_of: Tensor | None =
             return _make(out) if view_of is None else _view_of(view_of, out, None)
     else:
         return _make(out) if view_of is None else _view_of(view_of, out, None)
+    node = _node(node_cls, inputs, attrs)
+    res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
+    if saved:
+        if len(saved) == 1 and saved[0] is OUT:
+            node._save_own_output(res)
+        else:
+            _save(node, saved, (res,))
+    return res
+
+
+def _node(node_cls, inputs, attrs):
     if len(inputs) == 1:
         node = node_cls((inputs[0]._edge(),))
     else:
         node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
     for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
         setattr(node, k, v)
-    res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
+    return node
+
+
+def _save(node, saved, results) -> None:
+    if any(type(s) is _Out for s in saved):
+        node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
+    else:
+        node._save_inputs(*saved)
+
+
+def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
+    """``record`` for a node with several outputs, one tensor each (``_output_nr`` its place)."""
+    outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+    if not wants_grad(inputs):
+        if view_of is None:
+            return tuple([_make(o) for o in outs])
+        return tuple([_view_of(view_of, o, None) for o in outs])
+    node = _node(node_cls, inputs, attrs)
+    node._n_outputs = len(outs)
+    results = []
+    for i, o in enumerate(outs):
+        t = _make(o, node) if view_of is None else _view_of(view_of, o, node)
+        t._output_nr = i
+        results.append(t)
+    results = tuple(results)
     if saved:
-        if len(saved) == 1 and saved[0] is OUT:
-            node._save_own_output(res)
-        elif OUT in saved:
-            node.save_for_backward(*[res if s is OUT else s for s in saved])
-        else:
-            node._save_inputs(*saved)
-    return res
+        _save(node, saved, results)
+    return results
 
 
 def float_dtype(x: np.ndarray) -> np.ndarray:

@@ -172,16 +172,8 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     a = _square(A, "linalg.svd", square=False)
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     u, s, vh = u.astype(a.dtype), s.astype(a.real.dtype), vh.astype(a.dtype)
-    if _State.enabled and A._requires_grad:
-        node = LinalgSvdBackward0((edge(A),))
-        node._n_outputs = 3
-        node.full, node.shape = full_matrices, a.shape[-2:]
-        outs = [_make(u, node), _make(s, node), _make(vh, node)]
-        for i, t in enumerate(outs):
-            t._output_nr = i
-        node.save_for_backward(*outs)
-        return svd_result(*outs)
-    return svd_result(_make(u), _make(s), _make(vh))
+    return svd_result(*record((u, s, vh), LinalgSvdBackward0, (A,), saved=(OUT, OUT[1], OUT[2]),
+                              full=full_matrices, shape=a.shape[-2:]))
 
 
 @op("linalg.svdvals", variants="function out", batch=batch_matrices, autocast="fp32")
