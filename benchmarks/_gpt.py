@@ -1,7 +1,8 @@
-"""The GPT-style training step of ``bench_transformer.py``, importable without side effects (that script
-pins its process to one thread as it loads): token + position embeddings, 4 pre-norm causal
-TransformerEncoderLayers (GELU feed-forward of 4 C), a final LayerNorm and a linear head over 65 symbols,
-batch 16, cross-entropy, AdamW. Written once for any torch-compatible module."""
+"""The GPT-style training step of ``bench_transformer.py``, ``bench_fast.py`` and ``bench_threads.py``,
+importable without side effects (bench_transformer.py pins its process to one thread as it loads): token +
+position embeddings, 4 pre-norm causal TransformerEncoderLayers (GELU feed-forward of 4 C), a final LayerNorm
+and a linear head over 65 symbols, batch 16, cross-entropy, AdamW. Written once for any torch-compatible
+module."""
 from __future__ import annotations
 
 B, LAYERS, HEADS, VOCAB = 16, 4, 4, 65

@@ -67,12 +67,13 @@ def _make(row: str, lib):
         return bench_rnn.make_step(lib, row == "char")
     import numpy as np
 
-    import bench_transformer as bt
+    import _gpt
 
-    bt.T, bt.C, bt.DROPOUT = bt.CONFIGS["large" if row == "gpt-large" else "small"]
+    cfg = _gpt.CONFIGS["large" if row == "gpt-large" else "small"]
     rng = np.random.default_rng(0)
-    batches = [(rng.integers(0, bt.VOCAB, (bt.B, bt.T)), rng.integers(0, bt.VOCAB, (bt.B, bt.T))) for _ in range(8)]
-    return bt.make_step(lib, *bt.build(lib), batches)
+    batches = [(rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])), rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])))
+               for _ in range(8)]
+    return _gpt.make_step(lib, *_gpt.build(lib, cfg), batches)
 
 
 def worker(row: str, impl: str, steps: int) -> dict:

@@ -25,50 +25,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tinytorch  # noqa: E402
 
-B, T, C, LAYERS, HEADS, VOCAB = 16, 32, 64, 4, 4, 65
-DROPOUT = 0.0
-CONFIGS = {"small": (32, 64, 0.0), "large": (64, 128, 0.2)}  # T, C, dropout
-
-
-def build(lib):
-    nn = lib.nn
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.tok = nn.Embedding(VOCAB, C)
-            self.pos = nn.Embedding(T, C)
-            layer = nn.TransformerEncoderLayer(C, HEADS, 4 * C, dropout=DROPOUT, activation="gelu", batch_first=True,
-                                               norm_first=True)
-            self.blocks = nn.TransformerEncoder(layer, LAYERS, norm=nn.LayerNorm(C), enable_nested_tensor=False)
-            self.head = nn.Linear(C, VOCAB)
-            self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(T))
-
-        def forward(self, idx):
-            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
-            return self.head(self.blocks(x, mask=self.mask, is_causal=True))
-
-    lib.manual_seed(0)
-    model = GPT()
-    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
-    return model, opt
-
-
-def make_step(lib, model, opt, batches):
-    F = lib.nn.functional
-    data = [(lib.tensor(x), lib.tensor(y)) for x, y in batches]
-    state = {"i": 0}
-
-    def step():
-        x, y = data[state["i"] % len(data)]
-        state["i"] += 1
-        logits = model(x)
-        loss = F.cross_entropy(logits.reshape(-1, VOCAB), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
-    return step
+from _gpt import B, CONFIGS, HEADS, LAYERS, VOCAB, build, make_step  # noqa: E402  (the model, written once)
 
 
 def main() -> None:
@@ -79,14 +36,14 @@ def main() -> None:
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="cpu: process time, steadier than wall time on a shared machine")
     args = p.parse_args()
-    global T, C, DROPOUT
-    T, C, DROPOUT = CONFIGS[args.config]
+    cfg = CONFIGS[args.config]
+    T, C, DROPOUT = cfg
     import torch
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     batches = [(rng.integers(0, VOCAB, (B, T)), rng.integers(0, VOCAB, (B, T))) for _ in range(8)]
     libs = {"tinytorch": tinytorch, "torch": torch}
-    steps = {name: make_step(lib, *build(lib), batches) for name, lib in libs.items()}
+    steps = {name: make_step(lib, *build(lib, cfg), batches) for name, lib in libs.items()}
     first = {name: [fn() for _ in range(3)] for name, fn in steps.items()}  # warm-up, and the first losses
     times = {name: [] for name in libs}
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
