@@ -30,6 +30,21 @@ OUT = _Out(0)
 _OUTS = (OUT,) + tuple(_Out(i) for i in range(1, 16))
 
 
+class Edge:
+    """Stands in ``record``'s ``inputs`` for an input known by its graph edge only, ``(node,
+    output_nr)``: a parent node's edge in a double backward (the pooled input of a pooling's backward),
+    or an edge through a node built for it (linear's ``W.t()``, PyTorch's ``TBackward0`` over W). It
+    requires grad."""
+    __slots__ = ("edge",)
+    _requires_grad = True
+
+    def __init__(self, edge: tuple):
+        self.edge = edge
+
+    def _edge(self) -> tuple:
+        return self.edge
+
+
 def wants_grad(inputs) -> bool:
     """Whether autograd records a node over ``inputs`` (tensors, or None for non-differentiable ones)."""
     if not _State.enabled:
