@@ -84,20 +84,30 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
 
 
 def _node(node_cls, inputs, attrs):
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 1:
         node = node_cls((inputs[0]._edge(),))
+    elif n == 2:  # two or three spelt out: a list comprehension is a call of its own
+        a, b = inputs
+        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge()))
+    elif n == 3:
+        a, b, c = inputs
+        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge(),
+                         _NONE_EDGE if c is None else c._edge()))
     else:
         node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
-    for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-        setattr(node, k, v)
+    if attrs:
+        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, k, v)
     return node
 
 
 def _save(node, saved, results) -> None:
-    if any(type(s) is _Out for s in saved):
-        node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
-    else:
-        node._save_inputs(*saved)
+    for s in saved:  # a loop: any() over a generator costs a resumption per entry
+        if type(s) is _Out:
+            node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
+            return
+    node._save_inputs(*saved)
 
 
 def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
