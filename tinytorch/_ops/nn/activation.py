@@ -442,12 +442,7 @@ class PreluKernelBackward0(Node):
 
     def backward(self, g):
         x, w = self.saved_tensors
-        if _State.enabled and (g._requires_grad or x._requires_grad or w._requires_grad):
-            return _prelu_backward_recorded(g, x, w)
-        pos = mask(x._data > 0)
-        gx = where(pos, g, w * g)
-        gw = sum_to(where(pos, 0.0, x * g), w.shape)
-        return (gx, gw)
+        return prelu_kernel_backward(g, x, w)
 
 
 class PreluKernelBackwardBackward0(Node):
@@ -469,7 +464,10 @@ class PreluKernelBackwardBackward0(Node):
         return gg, gx, gw
 
 
-def _prelu_backward_recorded(g: Tensor, x: Tensor, w: Tensor):
+def prelu_kernel_backward(g: Tensor, x: Tensor, w: Tensor) -> tuple:
+    """PyTorch's prelu_kernel_backward, (grad_input, grad_weight) of prelu at ``x`` with the weight ``w``
+    (viewed to broadcast against ``x``): one primitive, recorded as one node of two outputs when a graph
+    of the gradient is wanted."""
     xd, wd, gd = x._data, w._data, g._data
     pos = xd > 0
     gx = np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False)
