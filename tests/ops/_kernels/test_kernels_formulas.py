@@ -59,6 +59,12 @@ def _layer_norm(rng, dtype, shape):
                                                             rng.standard_normal(c), rng.standard_normal(c))
 
 
+def _layer_norm_transposed(rng, dtype, shape):
+    c = shape[0]  # a transposed input: its normalised input is in Fortran order
+    return (lambda x, w, b: F.layer_norm(x.t(), (c,), w, b)), (rng.standard_normal(shape) * 3 + 1,
+                                                                rng.standard_normal(c), rng.standard_normal(c))
+
+
 def _linear(rng, dtype, shape):
     return F.linear, (rng.standard_normal(shape), rng.standard_normal((4, shape[-1])), rng.standard_normal(4))
 
@@ -120,6 +126,7 @@ CASES = {
     **{f"cross_entropy_{k}": (_cross_entropy(k), [(6, 5), (32, 27)])
        for k in ("mean", "sum", "none", "weight", "ignore", "spatial")},
     "layer_norm": (_layer_norm, SHAPES),
+    "layer_norm_transposed": (_layer_norm_transposed, [(4, 6), (9, 33)]),
     "linear": (_linear, [(2, 3, 6), (7, 5), (6,)]),
     **{f"batch_norm_{'train' if t else 'eval'}{'_affine' if a else ''}": (_batch_norm(t, a),
                                                                          [(32, 10), (5, 3, 4), (2, 3, 2, 2)])

@@ -144,7 +144,9 @@ class NativeLayerNormBackward0(Node):
                     # rows of another order (a permuted gradient): the per-row input gradient still, but
                     # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
                     wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
-                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
+                    # (the kernel takes rows: a transposed input's xhat is in Fortran order)
+                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c),
+                                               np.ascontiguousarray(xhat).reshape(-1, c),
                                                invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
                     gx = _make(gx.reshape(gd.shape)) if need_x else None
                     if whole:
