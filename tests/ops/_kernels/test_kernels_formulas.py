@@ -94,6 +94,16 @@ def _attention_gqa(rng, dtype, shape):
     return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), (q, *kv)
 
 
+def _grid_sample(mode):
+    def build(rng, dtype, shape):
+        n, c, h, w, points = shape
+        padding = ("zeros", "border", "reflection")[h % 3]
+        grid = rng.random((n, points, points + 1, 2)) * 2.4 - 1.2  # some points outside the input
+        return (lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=bool(w % 2))), (
+            rng.standard_normal((n, c, h, w)), grid)
+    return build
+
+
 def _recurrent(mode, **kwargs):
     def build(rng, dtype, shape):
         t, b, i, h = shape
@@ -131,6 +141,9 @@ CASES = {
     **{f"batch_norm_{'train' if t else 'eval'}{'_affine' if a else ''}": (_batch_norm(t, a),
                                                                          [(32, 10), (5, 3, 4), (2, 3, 2, 2)])
        for t in (True, False) for a in (True, False)},
+    # the 2-d kernels (``_kernels/grid_sample_2d.py``) against the composite grid_sample differentiated by the engine
+    **{f"grid_sample_{m}": (_grid_sample(m), [(2, 3, 5, 6, 4), (1, 2, 4, 5, 3), (2, 1, 3, 4, 5)])
+       for m in ("bilinear", "nearest")},
     "attention": (_attention, [(2, 3, 5, 4), (1, 2, 9, 8)]),
     "attention_gqa": (_attention_gqa, [(2, 4, 5, 4)]),
     "rnn_tanh": (_recurrent("RNN_TANH"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
@@ -141,6 +154,7 @@ CASES = {
 
 # the array paths that follow PyTorch's kernel steps instead of the formula's: (case, dtype) -> rtol
 ROUNDING = {("gelu", "float32"): 2e-6, ("attention", "float32"): 2e-5, ("attention", "float64"): 1e-12,
+            ("grid_sample_bilinear", "float32"): 2e-6, ("grid_sample_bilinear", "float64"): 1e-14,
             ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12,
             # the recurrent layers' time loops (``_kernels/lstm.py``, ``_kernels/rnn_gru.py``) against the
             # step cells differentiated by the engine: other association orders of the same sums
