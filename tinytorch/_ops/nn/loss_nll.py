@@ -40,14 +40,24 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _total_weight(node) -> Tensor:
+    """PyTorch's total_weight: the targets' weights summed (0 for reduction='none'), in the log-probs' dtype."""
+    logp_t, t, _, _, reduction, wt = node.shown
+    dt = logp_t._data.dtype
+    if reduction == "none":
+        return _make(np.asarray(0, dtype=dt))
+    return _make(np.asarray((np.ones(len(t), dtype=dt) if wt is None else wt).sum(), dtype=dt))
+
+
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
-    class, zero elsewhere) times the upstream gradient."""
-    saved_fields = (("ignore_index", lambda n: u64(n.ignore_index)),
-                    ("reduction", lambda n: reduction_enum(n.reduction)), ("self", lambda n: n.__dict__.get("self_t")),
-                    ("target", lambda n: n.__dict__.get("target_t")),
-                    ("total_weight", lambda n: n.__dict__.get("total_weight")),
-                    ("weight", lambda n: n.__dict__.get("weight_t")))
+    class, zero elsewhere) times the upstream gradient. ``shown``: what PyTorch's node keeps, for its
+    ``_saved_<name>`` values only, made when asked (log-probs, targets, class weights or None, ignore_index,
+    reduction, each target's weight or None for ones)."""
+    saved_fields = (("ignore_index", lambda n: u64(n.shown[3])), ("reduction", lambda n: reduction_enum(n.shown[4])),
+                    ("self", lambda n: n.shown[0]), ("target", lambda n: _make(np.asarray(n.shown[1]))),
+                    ("total_weight", _total_weight),
+                    ("weight", lambda n: None if n.shown[2] is None else _make(np.asarray(n.shown[2]))))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
 
@@ -143,14 +153,7 @@ def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray |
     cls = NllLoss2DBackward0 if nd > 2 else NllLossBackward0
     return record(out, cls, (logp_t,), (_make(coef.reshape(logp.shape)),),
                   unsqueeze_dim=1 if reduction == "none" and nd > 1 else None,
-                  **_nll_saved(logp_t, t, w, ignore_index, reduction, wt))
-
-
-def _nll_saved(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, wt: np.ndarray) -> dict:
-    """What PyTorch's NllLossBackward0 shows as its saved values (its backward here uses the coefficients)."""
-    return {"self_t": logp_t, "target_t": _make(np.asarray(t)), "weight_t": None if w is None else _make(np.asarray(w)),
-            "total_weight": _make(np.asarray(0 if reduction == "none" else wt.sum(), dtype=logp_t._data.dtype)),
-            "ignore_index": ignore_index, "reduction": reduction}
+                  shown=(logp_t, t, w, ignore_index, reduction, wt))
 
 
 def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
@@ -227,7 +230,7 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
     coef = np.zeros((n, c), x.dtype)
     coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
     return record(out, NllLossBackward0, (logp_t,), (_make(coef),),
-                  **_nll_saved(logp_t, target._data, None, -100, reduction, np.ones(n, dtype=x.dtype)))
+                  shown=(logp_t, target._data, None, -100, reduction, None))
 
 
 def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
