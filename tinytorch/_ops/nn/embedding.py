@@ -21,7 +21,7 @@ from .._core.batching import level_of
 from .._core.registry import op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
-from .._core.record import record, wants_grad
+from .._core.record import record
 from ..index._adjoint import _add_rows_at, _is_row_index
 from ..shape.join import stack
 
@@ -115,18 +115,19 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         _renorm_(weight, flat, max_norm, norm_type)
         w = weight._data
     out = np.take(w, flat, axis=0).reshape(idx.shape + (w.shape[1],))
+    if not (_State.enabled and weight._requires_grad):
+        return _make(out)  # nothing recorded: nothing of the node made
+    if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
+        raise complex_grad_error("embedding")
     row_scale = None
-    if wants_grad((weight,)):
-        if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
-            raise complex_grad_error("embedding")
-        if scale_grad_by_freq or padding_idx is not None:  # each gradient row's scale, for the node only
-            row_scale = np.ones(flat.shape, dtype=w.dtype)
-            if scale_grad_by_freq:
-                counts = np.bincount(flat, minlength=num)
-                row_scale = row_scale / counts[flat].astype(w.dtype)
-            if padding_idx is not None:
-                row_scale[flat == padding_idx] = 0
-            row_scale = row_scale[:, None]
+    if scale_grad_by_freq or padding_idx is not None:  # each gradient row's scale
+        row_scale = np.ones(flat.shape, dtype=w.dtype)
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num)
+            row_scale = row_scale / counts[flat].astype(w.dtype)
+        if padding_idx is not None:
+            row_scale[flat == padding_idx] = 0
+        row_scale = row_scale[:, None]
     # the node keeps the indices, as PyTorch's does
     return record(out, EmbeddingBackward0, (weight,), (input,), weight_shape=w.shape, indices=flat, row_scale=row_scale,
                   padding_idx=padding_idx, flags=(bool(scale_grad_by_freq), bool(sparse)))

@@ -135,11 +135,13 @@ def _fractional_max_pool(input: Tensor, kernel_size, output_size, samples, nd: i
         best = np.where(better, v, best)
         best_idx = np.where(better, flat, best_idx)
     out_shape = best.shape if batched else best.shape[1:]
-    # the argmax positions in the whole input, for the node only
-    flat = (row * int(np.prod(size)) + best_idx).reshape(-1) if wants_grad((input,)) else None
-    # the node keeps the input, as PyTorch's does
-    result = record(best.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=False,
-                    out_shape=out_shape, nd=nd, kernel_size=tuple(k), output_size=tuple(out))
+    if not wants_grad((input,)):
+        result = _make(best.reshape(out_shape))  # nothing recorded: nothing of the node made
+    else:
+        # the node keeps the argmax positions in the whole input, and the input as PyTorch's does
+        flat = (row * int(np.prod(size)) + best_idx).reshape(-1)
+        result = record(best.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
+                        unique=False, out_shape=out_shape, nd=nd, kernel_size=tuple(k), output_size=tuple(out))
     if return_indices:
         return result, _make(np.ascontiguousarray(best_idx.reshape(out_shape)))
     return result

@@ -16,9 +16,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._dtype import FLOATING_NP, FROM_NP, cpp_name
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.record import Edge, record, wants_grad
+from .._core.record import Edge, record
 from .._core.registry import aten_only, op
 from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
@@ -95,9 +96,10 @@ def _zeros_for_input(node, h: Tensor):
 
 def _pooled_input(node):
     """The pooled input of a pooling's node (its first edge), as an input of the node's own backward's
-    node: None when that edge leads nowhere."""
+    node: None when that edge leads nowhere, or when no graph of the gradient is recorded (nothing then
+    needs it)."""
     e = node.next_functions[0]
-    return Edge(e) if e[0] is not None else None
+    return Edge(e) if e[0] is not None and _State.enabled else None
 
 
 class _MaxGather(Node):
@@ -201,13 +203,15 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     x = input._data
     out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
     plane = x.shape[-1] * x.shape[-2]
-    flat = None
-    if wants_grad((input,)):  # the argmax positions in the whole input, for the node only
+    if not (_State.enabled and input._requires_grad):
+        out = _make(vals.reshape(out_shape))  # nothing recorded: nothing of the node made
+    else:
+        # the node keeps the argmax positions in the whole input, and the input as PyTorch's does (modifying it
+        # in place then fails backward)
         corner = _corner_index(vals.shape, x.shape[-1], s, p, plane)
         flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
-    # the node keeps the input as PyTorch's does (modifying it in place then fails backward)
-    out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=unique,
-                 out_shape=out_shape, args=args)
+        out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
+                     unique=unique, out_shape=out_shape, args=args)
     if not return_indices:
         return out
     idx = _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
