@@ -47,6 +47,14 @@ def test_layer_norm_matches_torch(torch, dtype, shape, normalized):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_of_a_transposed_input_matches_torch(torch, dtype):
+    # its normalised input comes out in Fortran order, which the fused backward kernel does not take
+    compare(torch, lambda lib, x: lib.nn.functional.layer_norm(x.t(), (4,)), [rand((4, 6), 0, dtype)])
+    compare(torch, lambda lib, x, w, b: lib.nn.functional.layer_norm(x.t(), (4,), w, b),
+            [rand((4, 6), 0, dtype), rand(4, 1, dtype), rand(4, 2, dtype)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape,groups", [((2, 6, 5), 3), ((2, 4, 3, 3), 2), ((1, 3, 2), 3), ((3, 4), 1),
                                           ((2, 4, 1, 2, 3), 4)])
 def test_group_norm_matches_torch(torch, dtype, shape, groups):

@@ -59,6 +59,12 @@ def _layer_norm(rng, dtype, shape):
                                                             rng.standard_normal(c), rng.standard_normal(c))
 
 
+def _layer_norm_transposed(rng, dtype, shape):
+    c = shape[0]  # a transposed input: its normalised input is in Fortran order
+    return (lambda x, w, b: F.layer_norm(x.t(), (c,), w, b)), (rng.standard_normal(shape) * 3 + 1,
+                                                                rng.standard_normal(c), rng.standard_normal(c))
+
+
 def _linear(rng, dtype, shape):
     return F.linear, (rng.standard_normal(shape), rng.standard_normal((4, shape[-1])), rng.standard_normal(4))
 
@@ -86,6 +92,16 @@ def _attention_gqa(rng, dtype, shape):
     q = rng.standard_normal((b, h, L, e))
     kv = [rng.standard_normal((b, h // 2, L + 1, e)) for _ in range(2)]
     return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), (q, *kv)
+
+
+def _grid_sample(mode):
+    def build(rng, dtype, shape):
+        n, c, h, w, points = shape
+        padding = ("zeros", "border", "reflection")[h % 3]
+        grid = rng.random((n, points, points + 1, 2)) * 2.4 - 1.2  # some points outside the input
+        return (lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=bool(w % 2))), (
+            rng.standard_normal((n, c, h, w)), grid)
+    return build
 
 
 def _recurrent(mode, **kwargs):
@@ -120,10 +136,14 @@ CASES = {
     **{f"cross_entropy_{k}": (_cross_entropy(k), [(6, 5), (32, 27)])
        for k in ("mean", "sum", "none", "weight", "ignore", "spatial")},
     "layer_norm": (_layer_norm, SHAPES),
+    "layer_norm_transposed": (_layer_norm_transposed, [(4, 6), (9, 33)]),
     "linear": (_linear, [(2, 3, 6), (7, 5), (6,)]),
     **{f"batch_norm_{'train' if t else 'eval'}{'_affine' if a else ''}": (_batch_norm(t, a),
                                                                          [(32, 10), (5, 3, 4), (2, 3, 2, 2)])
        for t in (True, False) for a in (True, False)},
+    # the 2-d kernels (``_kernels/grid_sample_2d.py``) against the composite grid_sample differentiated by the engine
+    **{f"grid_sample_{m}": (_grid_sample(m), [(2, 3, 5, 6, 4), (1, 2, 4, 5, 3), (2, 1, 3, 4, 5)])
+       for m in ("bilinear", "nearest")},
     "attention": (_attention, [(2, 3, 5, 4), (1, 2, 9, 8)]),
     "attention_gqa": (_attention_gqa, [(2, 4, 5, 4)]),
     "rnn_tanh": (_recurrent("RNN_TANH"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
@@ -134,6 +154,7 @@ CASES = {
 
 # the array paths that follow PyTorch's kernel steps instead of the formula's: (case, dtype) -> rtol
 ROUNDING = {("gelu", "float32"): 2e-6, ("attention", "float32"): 2e-5, ("attention", "float64"): 1e-12,
+            ("grid_sample_bilinear", "float32"): 2e-6, ("grid_sample_bilinear", "float64"): 1e-14,
             ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12,
             # the recurrent layers' time loops (``_kernels/lstm.py``, ``_kernels/rnn_gru.py``) against the
             # step cells differentiated by the engine: other association orders of the same sums

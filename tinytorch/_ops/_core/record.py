@@ -30,6 +30,21 @@ OUT = _Out(0)
 _OUTS = (OUT,) + tuple(_Out(i) for i in range(1, 16))
 
 
+class Edge:
+    """Stands in ``record``'s ``inputs`` for an input known by its graph edge only, ``(node,
+    output_nr)``: a parent node's edge in a double backward (the pooled input of a pooling's backward),
+    or an edge through a node built for it (linear's ``W.t()``, PyTorch's ``TBackward0`` over W). It
+    requires grad."""
+    __slots__ = ("edge",)
+    _requires_grad = True
+
+    def __init__(self, edge: tuple):
+        self.edge = edge
+
+    def _edge(self) -> tuple:
+        return self.edge
+
+
 def wants_grad(inputs) -> bool:
     """Whether autograd records a node over ``inputs`` (tensors, or None for non-differentiable ones)."""
     if not _State.enabled:
@@ -69,20 +84,30 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
 
 
 def _node(node_cls, inputs, attrs):
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 1:
         node = node_cls((inputs[0]._edge(),))
+    elif n == 2:  # two or three spelt out: a list comprehension is a call of its own
+        a, b = inputs
+        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge()))
+    elif n == 3:
+        a, b, c = inputs
+        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge(),
+                         _NONE_EDGE if c is None else c._edge()))
     else:
         node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
-    for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-        setattr(node, k, v)
+    if attrs:
+        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, k, v)
     return node
 
 
 def _save(node, saved, results) -> None:
-    if any(type(s) is _Out for s in saved):
-        node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
-    else:
-        node._save_inputs(*saved)
+    for s in saved:  # a loop: any() over a generator costs a resumption per entry
+        if type(s) is _Out:
+            node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
+            return
+    node._save_inputs(*saved)
 
 
 def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 
 _NP_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
@@ -49,14 +49,19 @@ class _UnpadNode(Node):
         return (_apply(g, self.maps, None, _PadNode, scatter=False),)
 
 
-def _apply(t: Tensor, maps, shape, node_cls, scatter: bool, name=None) -> Tensor:
+def _apply(t: Tensor, maps, shape, node_cls, scatter: bool) -> Tensor:
     out = _scatter(t._data, maps, shape) if scatter else np.ascontiguousarray(_gather(t._data, maps))
-    if not (_State.enabled and t._requires_grad):
-        return _make(out)
-    cls = node_cls if name is None else type(name, (node_cls,), {})
-    node = cls((t._edge(),))
-    node.maps, node.in_shape = maps, t._data.shape
-    return _make(out, node)
+    return record(out, node_cls, (t,), maps=maps, in_shape=t._data.shape)
+
+
+_NAMED = {}  # PyTorch's node name -> the padding node class under that name
+
+
+def _named(name: str):
+    cls = _NAMED.get(name)
+    if cls is None:
+        cls = _NAMED[name] = type(name, (_PadNode,), {"__module__": __name__})
+    return cls
 
 
 class ConstantPadNdBackward0(Node):
@@ -70,13 +75,9 @@ def pad_for_conv(input: Tensor, pad, mode: str) -> Tensor:
     n = len(pad) // 2
     if mode == "constant":
         widths = [(0, 0)] * (x.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
-        out = np.pad(x, widths)
-        if not (_State.enabled and input._requires_grad):
-            return _make(out)
-        node = ConstantPadNdBackward0((input._edge(),))
-        node.index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
-        return _make(out, node)
+        index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
+        return record(np.pad(x, widths), ConstantPadNdBackward0, (input,), index=index)
     dims = f"{n}D" if n in (1, 2, 3) else "Nd"
     name = {"reflect": f"ReflectionPad{dims}Backward0", "replicate": f"ReplicationPad{dims}Backward0",
             "circular": "CopySlices"}[mode]
-    return _apply(input, _maps(x.shape, pad, mode), x.shape, _PadNode, scatter=False, name=name)
+    return _apply(input, _maps(x.shape, pad, mode), x.shape, _named(name), scatter=False)

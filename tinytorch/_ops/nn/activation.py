@@ -17,6 +17,7 @@ from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array
 from ..pointwise.compare import where
@@ -27,17 +28,6 @@ from ...random import _engine
 
 
 # -- shared by the activation files --------------------------------------------------------------
-def record(inputs: tuple, out: np.ndarray, node_cls, saved: tuple, **attrs) -> Tensor:
-    """The result tensor, with a ``node_cls`` node (``attrs`` set on it) when grad is wanted."""
-    if _State.enabled and any(t is not None and t._requires_grad for t in inputs):
-        node = node_cls(tuple(t._edge() if t is not None else (None, 0) for t in inputs))
-        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-            setattr(node, name, value)
-        node.save_for_backward(*saved)
-        return _make(as_array(out), node)
-    return _make(as_array(out))
-
-
 def float_array(input: Tensor, name: str) -> np.ndarray:
     x = input._data
     if x.dtype not in FLOATING_NP:
@@ -146,13 +136,7 @@ def piecewise_grad(grad: Tensor, x: Tensor, slope, node_cls) -> Tensor:
         out = np.where(slope, g, g.dtype.type(0))
     else:
         out = np.where(slope == 0, g.dtype.type(0), g * slope.astype(g.dtype, copy=False))
-    out = as_array(out.astype(g.dtype, copy=False))
-    if _State.enabled and (grad._requires_grad or x._requires_grad):
-        node = node_cls((grad._edge(), x._edge()))
-        node.slope = slope
-        node.save_for_backward(x)
-        return _make(out, node)
-    return _make(out)
+    return record(out.astype(g.dtype, copy=False), node_cls, (grad, x), (x,), slope=slope)
 
 
 def _piecewise_node(name: str):
@@ -209,12 +193,8 @@ for _one in _ONE.values():
 
 def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
     """Exactly 0 where ``output <= 0``, else ``grad`` (ReLU's backward as one primitive)."""
-    out = _threshold_backward_array(grad._data, output._data)
-    if _State.enabled and (grad._requires_grad or output._requires_grad):
-        node = ThresholdBackwardBackward0((grad._edge(), output._edge()))
-        node.save_for_backward(output)
-        return _make(out, node)
-    return _make(out)
+    return record(_threshold_backward_array(grad._data, output._data), ThresholdBackwardBackward0, (grad, output),
+                  (output,))
 
 
 @functional_spelling("relu")
@@ -226,15 +206,7 @@ def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
 @op(variants="function method functional", functional=_relu_functional, batch=pointwise)
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise."""
-    out = _relu(input._data)
-    if type(out) is not np.ndarray:  # a 0-d input gives a numpy scalar
-        out = np.asarray(out)
-    if _State.enabled and input._requires_grad:
-        node = ReluBackward0((input._edge(),))
-        res = _make(out, node)
-        node._save_own_output(res)
-        return res
-    return _make(out)
+    return record(_relu(input._data), ReluBackward0, (input,), (OUT,))
 
 
 _relu_impl = relu.__wrapped__
@@ -264,7 +236,7 @@ def _hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
         raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
     out = np.minimum(np.maximum(x, np.asarray(min_val).astype(x.dtype)),
                      np.asarray(max_val).astype(x.dtype))
-    return record((input,), cast(out, x), HardtanhBackward0, (input,), lo=min_val, hi=max_val)
+    return record(cast(out, x), HardtanhBackward0, (input,), (input,), lo=min_val, hi=max_val)
 
 
 @op(variants="functional", batch=elementwise)
@@ -311,7 +283,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
 def _leaky_relu(input: Tensor, negative_slope: float = 0.01, _node=LeakyReluBackward0) -> Tensor:
     x = float_array(input, "leaky_relu_cpu")
     out = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype))
-    return record((input,), out, _node, (input,), negative_slope=negative_slope)
+    return record(out, _node, (input,), (input,), negative_slope=negative_slope)
 
 
 @op(variants="functional", batch=elementwise)
@@ -349,7 +321,7 @@ class ThresholdBackward1(ThresholdBackward0):
 def _threshold(input: Tensor, threshold: float, value: float, _node=ThresholdBackward0) -> Tensor:
     x = input._data
     out = np.where(x <= threshold, np.asarray(value).astype(x.dtype), x)
-    return record((input,), cast(out, x), _node, (input,), threshold=threshold)
+    return record(cast(out, x), _node, (input,), (input,), threshold=threshold)
 
 
 @functional_spelling("threshold")
@@ -389,7 +361,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
                            f"{input.dtype._legacy[:-6]}, but found {lambd:g}")
     out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
-    return record((input,), cast(out, x), SoftshrinkBackward0, (input,), lambd=lambd)
+    return record(cast(out, x), SoftshrinkBackward0, (input,), (input,), lambd=lambd)
 
 
 class HardshrinkBackward0(Node):
@@ -406,7 +378,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, else 0."""
     x = float_array(input, "hardshrink_cpu")
     out = np.where((x >= -lambd) & (x <= lambd), 0, x)
-    return record((input,), cast(out, x), HardshrinkBackward0, (input,), lambd=lambd)
+    return record(cast(out, x), HardshrinkBackward0, (input,), (input,), lambd=lambd)
 
 
 # -- rrelu and prelu: a drawn or learned negative slope ----------------------------------------------
@@ -436,7 +408,7 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     else:
         noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
     out = x * noise
-    return record((input,), cast(out, x), _node, (input, _make(as_array(noise))), lower=lower, upper=upper,
+    return record(cast(out, x), _node, (input,), (input, _make(as_array(noise))), lower=lower, upper=upper,
                   training=training)
 
 
@@ -470,12 +442,7 @@ class PreluKernelBackward0(Node):
 
     def backward(self, g):
         x, w = self.saved_tensors
-        if _State.enabled and (g._requires_grad or x._requires_grad or w._requires_grad):
-            return _prelu_backward_recorded(g, x, w)
-        pos = mask(x._data > 0)
-        gx = where(pos, g, w * g)
-        gw = sum_to(where(pos, 0.0, x * g), w.shape)
-        return (gx, gw)
+        return prelu_kernel_backward(g, x, w)
 
 
 class PreluKernelBackwardBackward0(Node):
@@ -497,18 +464,16 @@ class PreluKernelBackwardBackward0(Node):
         return gg, gx, gw
 
 
-def _prelu_backward_recorded(g: Tensor, x: Tensor, w: Tensor):
+def prelu_kernel_backward(g: Tensor, x: Tensor, w: Tensor) -> tuple:
+    """PyTorch's prelu_kernel_backward, (grad_input, grad_weight) of prelu at ``x`` with the weight ``w``
+    (viewed to broadcast against ``x``): one primitive, recorded as one node of two outputs when a graph
+    of the gradient is wanted."""
     xd, wd, gd = x._data, w._data, g._data
     pos = xd > 0
     gx = np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False)
     with no_grad():
         gw = sum_to(_make(np.where(pos, 0, xd * gd).astype(gd.dtype, copy=False)), w.shape)._data
-    node = PreluKernelBackwardBackward0((g._edge(), x._edge(), w._edge()))
-    node._n_outputs = 2
-    gxt, gwt = _make(as_array(gx), node), _make(as_array(gw), node)
-    gwt._output_nr = 1
-    node.save_for_backward(g, x, w)
-    return gxt, gwt
+    return record((gx, gw), PreluKernelBackwardBackward0, (g, x, w), (g, x, w))
 
 
 @op(variants="function method functional", autocast="lower")
@@ -537,4 +502,4 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         weight = weight.view(())  # a 0-d input keeps its shape
     w = weight._data
     out = np.where(x > 0, x, w * x)
-    return record((input, weight), cast(out, x), PreluKernelBackward0, (input, weight))
+    return record(cast(out, x), PreluKernelBackward0, (input, weight), (input, weight))

@@ -17,7 +17,8 @@ from .._kernels import gelu_onednn as _gelu_onednn
 from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import complex_grad_error, opmath
-from .activation import functional_spelling, cast, elementwise, float_array, mask, record
+from .._core.record import record
+from .activation import functional_spelling, cast, elementwise, float_array, mask
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
@@ -33,10 +34,6 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 _SIXTH_F32 = float(np.float32(1.0 / 6.0))
 
 
-def _one_input(input: Tensor, out: np.ndarray, node_cls, **attrs) -> Tensor:
-    return record((input,), out, node_cls, (input,), **attrs)
-
-
 # -- erf (the exact GELU and its derivatives need it; special.py's vectorised float64 erf) ---------
 class ErfBackward0(Node):
     def backward(self, g):
@@ -50,7 +47,7 @@ def _erf_array(x: np.ndarray) -> np.ndarray:
 
 def _erf(input: Tensor) -> Tensor:
     x = float_array(input, "erf_vml_cpu")
-    return _one_input(input, _erf_array(x), ErfBackward0)
+    return record(_erf_array(x), ErfBackward0, (input,), (input,))
 
 
 # -- gelu ------------------------------------------------------------------------------------------
@@ -122,12 +119,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
             out, erf, exp_half_sq = (a.reshape(storage.shape) for a in fast.forward(storage.reshape(-1)))
         else:
             out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
-        return _one_input(input, out, GeluBackward0, approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
+        return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
     else:
         erf = _erf_array(x / _SQRT_2)
         out = 0.5 * x * (1 + erf)
     # the node keeps erf(x / sqrt 2) for the backward's array path (not for half/bfloat16, widened here)
-    return _one_input(input, cast(out, storage), GeluBackward0, approximate=approximate,
+    return record(cast(out, storage), GeluBackward0, (input,), (input,), approximate=approximate,
                       erf=erf if x is storage else None)
 
 
@@ -154,7 +151,7 @@ def _silu(input: Tensor) -> Tensor:
         x = float_array(input, "silu_cpu")
     with np.errstate(over="ignore"):
         out = x / (1 + np.exp(-x))
-    return _one_input(input, cast(out, x), SiluBackward0)
+    return record(cast(out, x), SiluBackward0, (input,), (input,))
 
 
 @op(variants="functional", batch=elementwise)
@@ -180,7 +177,7 @@ class MishBackward0(Node):
 def _mish(input: Tensor) -> Tensor:
     x = float_array(input, "mish_cpu")
     out = x * np.tanh(np.logaddexp(0, x))
-    return _one_input(input, cast(out, x), MishBackward0)
+    return record(cast(out, x), MishBackward0, (input,), (input,))
 
 
 @op(variants="functional", batch=elementwise)
@@ -207,7 +204,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     x = float_array(input, "softplus_cpu")
     bx = x * beta
     out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
-    return _one_input(input, cast(out, x), SoftplusBackward0, beta=beta, threshold=threshold)
+    return record(cast(out, x), SoftplusBackward0, (input,), (input,), beta=beta, threshold=threshold)
 
 
 # -- elu (with PyTorch's scale and input_scale, so selu shares it), selu, celu ----------------------
@@ -236,7 +233,7 @@ def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: flo
     x = float_array(input, "elu_cpu")
     neg = np.expm1(np.minimum(x, 0) * input_scale) * alpha
     out = np.where(x > 0, x, neg) * scale if scale != 1.0 else np.where(x > 0, x, neg)
-    return _one_input(input, cast(out, x), _node, alpha=alpha, scale=scale, input_scale=input_scale)
+    return record(cast(out, x), _node, (input,), (input,), alpha=alpha, scale=scale, input_scale=input_scale)
 
 
 @op(variants="functional", batch=elementwise)
@@ -291,7 +288,7 @@ def _celu(input: Tensor, alpha: float = 1.0, _node=CeluBackward0) -> Tensor:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     x = float_array(input, "elu_cpu")
     out = np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha)
-    return _one_input(input, cast(out, x), _node, alpha=alpha)
+    return record(cast(out, x), _node, (input,), (input,), alpha=alpha)
 
 
 @functional_spelling("celu")
@@ -332,7 +329,7 @@ def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed stably."""
     x = float_array(input, "log_sigmoid_cpu")
     out = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    return _one_input(input, cast(out, x), LogSigmoidBackward0)
+    return record(cast(out, x), LogSigmoidBackward0, (input,), (input,))
 
 
 @op(variants="functional", batch=composite)
@@ -379,7 +376,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     x = float_array(input, "glu_cpu")
     a, b = np.split(x, 2, axis=d)
     out = a / (1 + np.exp(-b))
-    return _one_input(input, cast(out, x), GluBackward0, dim=d, dim_arg=dim)
+    return record(cast(out, x), GluBackward0, (input,), (input,), dim=d, dim_arg=dim)
 
 
 # -- hardswish, hardsigmoid ------------------------------------------------------------------------
@@ -396,7 +393,7 @@ class HardswishBackward0(Node):
 def _hardswish(input: Tensor) -> Tensor:
     x = float_array(input, "hardswish_cpu")
     out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
-    return _one_input(input, cast(out, x), HardswishBackward0)
+    return record(cast(out, x), HardswishBackward0, (input,), (input,))
 
 
 @op(variants="functional", batch=elementwise)
@@ -412,10 +409,8 @@ class HardsigmoidBackward0(Node):
         (x,) = self.saved_tensors
         # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
         out = where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
-        if _State.enabled and (g._requires_grad or x._requires_grad):
-            # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
-            return (_make(out._data, _HardsigmoidBackwardBackward((g._edge(), x._edge()))),)
-        return (out,)
+        # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
+        return (record(out._data, _HardsigmoidBackwardBackward, (g, x)),)
 
 
 class _HardsigmoidBackwardBackward(Node):
@@ -429,7 +424,7 @@ _HardsigmoidBackwardBackward.__name__ = _HardsigmoidBackwardBackward.__qualname_
 def _hardsigmoid(input: Tensor) -> Tensor:
     x = float_array(input, "hardsigmoid_cpu")
     out = np.minimum(np.maximum(x + 3, 0), 6) / 6
-    return _one_input(input, cast(out, x), HardsigmoidBackward0)
+    return record(cast(out, x), HardsigmoidBackward0, (input,), (input,))
 
 
 @op(variants="functional", batch=elementwise)

@@ -24,6 +24,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
+from .._core.record import record
 from .._core.registry import aten_only, op
 from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
@@ -259,7 +260,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             out, exps, sums = flash_attention.softmax_matmul(s, m, vr, q)
             if not grad:
                 return _make(out)
-            return _record(query, key, value, float_mask, out, flash, rep, scale, bias, None, None, exps, sums)
+            return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, None, None, exps, sums)
     p = _safe_softmax(s, masked, m)
     probs = p
     keep = None
@@ -281,24 +282,18 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         out = np.ascontiguousarray(_gemm(p, vr), dtype=q.dtype)
     if not grad:
         return _make(out)
-    return _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)
+    return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)
 
 
-def _record(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, sums) -> Tensor:
-    """The output with its node; ``sums`` given: ``probs`` holds the unnormalised exponentials."""
+def _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, sums) -> Tensor:
+    """The output with its node, which keeps what its backward reuses of the forward; ``sums`` given:
+    ``probs`` holds the unnormalised exponentials."""
     cls = ScaledDotProductFlashAttentionForCpuBackward0 if flash else (MmBackward0 if out.ndim == 2
                                                                         else UnsafeViewBackward0)
-    edges = (query._edge(), key._edge(), value._edge())
-    if float_mask is not None:
-        edges += (float_mask._edge(),)
-    node = cls(edges)
-    node.rep, node.scale, node.keep, node.bias, node.probs, node.sums = rep, scale, keep, bias, probs, sums
-    node.out_shape = out.shape
-    node.dead = None
-    if dead is not None and dead.any():
-        node.dead = np.broadcast_to(dead, probs.shape)
-    node.save_for_backward(query, key, value, float_mask)
-    return _make(out, node)
+    inputs = (query, key, value) if float_mask is None else (query, key, value, float_mask)
+    return record(out, cls, inputs, (query, key, value, float_mask), rep=rep, scale=scale, keep=keep, bias=bias,
+                  probs=probs, sums=sums, out_shape=out.shape,
+                  dead=np.broadcast_to(dead, probs.shape) if dead is not None and dead.any() else None)
 
 
 # -- PyTorch's CUDA attention kernels: ATen operators with no CPU kernel ------------------------------------

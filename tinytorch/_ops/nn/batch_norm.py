@@ -15,7 +15,8 @@ from ...tensor import Size, Tensor, _make
 from .._core.registry import op
 from .._kernels import compiled as _compiled
 from .activation import functional_spelling
-from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _record, _standardize
+from .._core.record import record
+from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _standardize
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -142,8 +143,8 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
             w, b = (none if t is None else t._data.reshape(-1) for t in (weight, bias))
             rm, rv = (none if t is None else t._data for t in (running_mean, running_var))
             out, xc, invstd = fast.train_forward(x, w, b, rm, rv, float(momentum), float(eps))
-            return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
-                           use_batch_stats=True, xc=xc, invstd=invstd)
+            return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes,
+                          param_shape=shape, eps=eps, use_batch_stats=True, xc=xc, invstd=invstd)
     mean = np.add.reduce(x, axis=axes, keepdims=True)
     mean /= n
     xc = x - mean
@@ -185,9 +186,9 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     out += beta
     if out.dtype != dt:  # parameters of another dtype
         out = out.astype(dt)
-    return _record(NativeBatchNormBackward0, input, weight, bias, out, axes=axes, param_shape=shape, eps=eps,
-                   use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
-                   stats=(mean, invstd, dt))
+    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
+                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
+                  stats=(mean, invstd, dt))
 
 
 _EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
@@ -321,8 +322,8 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         out = out + bias._data.reshape(shape)
     if out is attrs.get("xhat"):
         out = out.copy()  # the result may be modified in place; the backward's xhat must not be
-    return _record(NativeBatchNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), axes=axes,
-                   param_shape=shape, eps=eps, running=(running_mean, running_var), **attrs)
+    return record(out.astype(x.dtype, copy=False), NativeBatchNormBackward0, (input, weight, bias), (input, weight),
+                  axes=axes, param_shape=shape, eps=eps, running=(running_mean, running_var), **attrs)
 
 
 

@@ -15,9 +15,9 @@ import warnings
 import numpy as np
 
 from ..._dtype import FROM_NP, cpp_name
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
 from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded, _rows_of
@@ -102,23 +102,14 @@ class _ConvWeightBackward(_ConvWeightNode):
 _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBackwardBackward0"
 
 
-def _record(out, node_cls, inputs, geo, saved):
-    need = tuple(t is not None and t._requires_grad for t in inputs)
-    if not (_State.enabled and any(need)):
-        return _make(out), None
-    node = node_cls(tuple((None, 0) if t is None else t._edge() for t in inputs))
-    node.geo, node.need = geo, need
-    t = _make(out, node)
-    node.save_for_backward(*saved)
-    return t, node
-
-
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
     out, xp = _conv_fwd(x._data, w._data, None if b is None else b._data, geo)
-    t, node = _record(out, ConvolutionBackward0, (x, w, b), geo, (x if w._requires_grad else None,
-                                                                   w if x._requires_grad else None))
-    if node is not None and w._requires_grad:
-        node._xp = xp  # the weight gradient reads the same padded copy
+    need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
+    # each of x and w kept where the other needs a gradient
+    t = record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
+               need=need)
+    if t.grad_fn is not None and need[1]:
+        t.grad_fn._xp = xp  # the weight gradient reads the same padded copy
     else:
         _release_padded(xp, _as4(x._data, geo.one_d), geo)
     return t
@@ -128,13 +119,13 @@ def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0,
     out = _conv_t_fwd(y._data, w._data, geo, rows)
     if b is not None:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
-    t, node = _record(out, cls, (y, w, b), geo, (y if w._requires_grad else None, w if y._requires_grad else None))
-    return t
+    need = (y._requires_grad, w._requires_grad, b is not None and b._requires_grad)
+    return record(out, cls, (y, w, b), (y if need[1] else None, w if need[0] else None), geo=geo, need=need)
 
 
 def _conv_w(x: Tensor, y: Tensor, geo, xp=None, rows=None) -> Tensor:
-    t, node = _record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), geo, (x, y))
-    return t
+    return record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), (x, y), geo=geo,
+                  need=(x._requires_grad, y._requires_grad))
 
 
 # -- argument checks and the public functions ---------------------------------------------------

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.record import legacy_name
+from .._core.record import legacy_name, record
 from .._core.registry import op
 
 _NEG = -np.inf
@@ -124,11 +123,8 @@ def _ctc_raw(log_probs: Tensor, targets: np.ndarray, input_lengths, target_lengt
             nll = -_lse(*ends)
             samples.append((lp, ext, skip, a, nll))
         losses[n] = 0.0 if (zero_infinity and not np.isfinite(nll)) else nll
-    if not (_State.enabled and log_probs._requires_grad):
-        return _make(losses)
-    node = CtcLossBackward0((log_probs._edge(),))
-    node.samples, node.shape, node.dtype, node.zero_infinity = samples, lp_all.shape, lp_all.dtype, zero_infinity
-    return _make(losses, node)
+    return record(losses, CtcLossBackward0, (log_probs,), samples=samples, shape=lp_all.shape, dtype=lp_all.dtype,
+                  zero_infinity=zero_infinity)
 
 
 def _lengths(v) -> np.ndarray:

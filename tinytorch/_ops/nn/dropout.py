@@ -12,10 +12,11 @@ import numpy as np
 
 from ..._random import draws as _draws
 from ...random import _engine
-from ...autograd.grad_mode import _State, no_grad
+from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import unsupported
+from .._core.record import record
 from .._core.registry import aten_only, op
 from .._core.util import fit_grad
 from .._kernels import parallel
@@ -110,15 +111,8 @@ def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> 
     ``scale`` = 1 / (1 - p)), with the usual promotion and broadcasting."""
     with no_grad():
         out = grad_output * mask * scale
-    need_g, need_mask = grad_output.requires_grad, mask.requires_grad
-    if not (_State.enabled and (need_g or need_mask)):
-        return out
-    node = NativeDropoutBackwardBackward0((grad_output._edge(), mask._edge()))
-    node.scale, node.need_mask = scale, need_mask
-    node.g_meta = (grad_output._data.shape, grad_output._data.dtype)
-    res = _make(out._data, node)
-    node.save_for_backward(grad_output, mask)
-    return res
+    return record(out._data, NativeDropoutBackwardBackward0, (grad_output, mask), (grad_output, mask), scale=scale,
+                  need_mask=mask.requires_grad, g_meta=(grad_output._data.shape, grad_output._data.dtype))
 
 
 # -- channel-wise dropout --------------------------------------------------------------------------

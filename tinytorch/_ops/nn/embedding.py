@@ -116,11 +116,11 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         w = weight._data
     out = np.take(w, flat, axis=0).reshape(idx.shape + (w.shape[1],))
     if not (_State.enabled and weight._requires_grad):
-        return _make(out)
+        return _make(out)  # nothing recorded: nothing of the node made
     if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
         raise complex_grad_error("embedding")
     row_scale = None
-    if scale_grad_by_freq or padding_idx is not None:
+    if scale_grad_by_freq or padding_idx is not None:  # each gradient row's scale
         row_scale = np.ones(flat.shape, dtype=w.dtype)
         if scale_grad_by_freq:
             counts = np.bincount(flat, minlength=num)
@@ -128,12 +128,9 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         if padding_idx is not None:
             row_scale[flat == padding_idx] = 0
         row_scale = row_scale[:, None]
-    node = EmbeddingBackward0((weight._edge(),))
-    node.weight_shape, node.indices, node.row_scale, node.padding_idx = w.shape, flat, row_scale, padding_idx
-    if scale_grad_by_freq or sparse:
-        node.flags = (bool(scale_grad_by_freq), bool(sparse))
-    node._save_inputs(input)  # the indices, as PyTorch's node keeps them
-    return _make(out, node)
+    # the node keeps the indices, as PyTorch's does
+    return record(out, EmbeddingBackward0, (weight,), (input,), weight_shape=w.shape, indices=flat, row_scale=row_scale,
+                  padding_idx=padding_idx, flags=(bool(scale_grad_by_freq), bool(sparse)))
 
 
 @op(variants="function functional", functional=_embedding_functional)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 from .norm import _float_only
 
@@ -89,17 +89,6 @@ class Col2ImBackward0(Node):
         return (unfold(g, self.kernel, self.dilation, self.padding, self.stride),)
 
 
-def _record(input: Tensor, out: np.ndarray, node_cls, batched: bool, **attrs) -> Tensor:
-    if not batched:
-        out = out[0]
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-            setattr(node, name, value)
-        return _make(out, node)
-    return _make(out)
-
-
 def _check_dtype(x: np.ndarray, kernel: str) -> None:
     """PyTorch's im2col/col2im kernels take floating, complex and bool (copied, or OR-ed where blocks
     overlap) input; integers raise its NotImplementedError."""
@@ -133,8 +122,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
                            f"{padding[1]}), calculated shape of the array of sliding blocks as ({blocks[0]}, "
                            f"{blocks[1]}), but its components must be at least one.")
     out = _im2col(xb, kernel, dilation, padding, stride, blocks)
-    return _record(input, out, Im2ColBackward0, batched, size=size, kernel=kernel, dilation=dilation,
-                   padding=padding, stride=stride)
+    return record(out if batched else out[0], Im2ColBackward0, (input,), size=size, kernel=kernel, dilation=dilation,
+                  padding=padding, stride=stride)
 
 
 @op(variants="functional")
@@ -161,5 +150,5 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                            f"but got input.size(2)={xb.shape[2]}.")
     _check_dtype(x, "col2im_out_cpu")
     out = _col2im(xb, size, kernel, dilation, padding, stride, blocks)
-    return _record(input, out, Col2ImBackward0, batched, kernel=kernel, dilation=dilation, padding=padding,
-                   stride=stride)
+    return record(out if batched else out[0], Col2ImBackward0, (input,), kernel=kernel, dilation=dilation,
+                  padding=padding, stride=stride)

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP
 from ..._random import draws as _draws
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
+from .._core.record import record, wants_grad
 from .._core.registry import op
 from .pool import _SCATTER_NODES as _POOL_SCATTER_NODES, _named
 
@@ -40,13 +40,9 @@ class _FractionalBackward(Node):
     def backward(self, g):
         summed = np.zeros(int(np.prod(self.in_shape)), g._data.dtype)
         np.add.at(summed, self.flat, g._data.reshape(-1))
-        out = _make(summed.reshape(self.in_shape))
-        if not (_State.enabled and g._requires_grad):
-            return (out,)
         # its own backward gathers from the same positions (pool.py's node, under PyTorch's name)
-        node = _SCATTER_NODES[self._scatter_name]((g._edge(),))
-        node.flat, node.out_shape, node.in_shape = self.flat, g._data.shape, tuple(self.in_shape)
-        return (_make(out._data, node),)
+        return (record(summed.reshape(self.in_shape), _SCATTER_NODES[self._scatter_name], (g,), flat=self.flat,
+                       out_shape=g._data.shape, in_shape=tuple(self.in_shape)),)
 
 
 class FractionalMaxPool2DBackward0(_FractionalBackward):
@@ -139,14 +135,13 @@ def _fractional_max_pool(input: Tensor, kernel_size, output_size, samples, nd: i
         best = np.where(better, v, best)
         best_idx = np.where(better, flat, best_idx)
     out_shape = best.shape if batched else best.shape[1:]
-    result = _make(best.reshape(out_shape))
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        node.flat = (row * int(np.prod(size)) + best_idx).reshape(-1)
-        node.in_shape, node.unique, node.out_shape, node.nd = x.shape, False, out_shape, nd
-        node.kernel_size, node.output_size = tuple(k), tuple(out)
-        node.save_for_backward(input)  # as PyTorch's node keeps it
-        result = _make(result._data, node)
+    if not wants_grad((input,)):
+        result = _make(best.reshape(out_shape))  # nothing recorded: nothing of the node made
+    else:
+        # the node keeps the argmax positions in the whole input, and the input as PyTorch's does
+        flat = (row * int(np.prod(size)) + best_idx).reshape(-1)
+        result = record(best.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
+                        unique=False, out_shape=out_shape, nd=nd, kernel_size=tuple(k), output_size=tuple(out))
     if return_indices:
         return result, _make(np.ascontiguousarray(best_idx.reshape(out_shape)))
     return result

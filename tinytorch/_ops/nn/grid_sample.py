@@ -21,7 +21,7 @@ from ..._dtype import FROM_NP
 from ...factory import linspace
 from ..shape.join import stack
 from .._core.registry import op
-from .._core.util import edge
+from .._core.record import record
 from .._kernels import grid_sample_2d as _gs2d
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
@@ -217,13 +217,8 @@ class GridSampler2DBackward0(Node):
 
 def _sample_2d(input: Tensor, grid: Tensor, mode: str, padding: int, align_corners: bool) -> Tensor:
     out = _KERNELS_2D[mode][0](input._data, grid._data, padding, align_corners)
-    node = None
-    if _State.enabled and (input._requires_grad or grid._requires_grad):
-        node = GridSampler2DBackward0((edge(input), edge(grid)))
-        node.mode, node.padding, node.align_corners = mode, padding, align_corners
-        node.need = (input._requires_grad, grid._requires_grad)
-        node.save_for_backward(input, grid)
-    return _make(out, node)
+    return record(out, GridSampler2DBackward0, (input, grid), (input, grid), mode=mode, padding=padding,
+                  align_corners=align_corners, need=(input._requires_grad, grid._requires_grad))
 
 
 def _composite(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners: bool) -> Tensor:

@@ -17,6 +17,7 @@ from ...autograd.node import elem_strides
 from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of
+from .._core.record import Edge, record
 from .._core.registry import op
 from ..._quiet_fp import cast
 from ..linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, matmul
@@ -147,18 +148,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out += bias._data  # in place: the product is a fresh array
     if lowp:
         out = cast(out, storage)
+    rg_x, rg_w = input._requires_grad, weight._requires_grad
     rg_b = bias is not None and bias._requires_grad
-    rg_w = weight._requires_grad
-    if _State.enabled and (input._requires_grad or rg_w or rg_b):
-        w_edge = (TBackward0((weight._edge(),)), 0) if rg_w else (None, 0)
-        if bias is None:
-            node = _LinearNoBias((input._edge(), w_edge))
-        else:
-            node = _LinearAddmm((bias._edge(), input._edge(), w_edge))
-        node.need_x, node.need_w, node.need_b = input._requires_grad, rg_w, rg_b
-        xd, wd = input._data, weight._data
-        # what PyTorch's node shows of its operands x and W.t(): sizes and strides (computed when asked)
-        node.geo = (xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize)
-        node._save_inputs(input if rg_w else None, weight if input._requires_grad else None)  # inputs: nothing to pack
-        return _make(out, node)
-    return _make(out)
+    if not (_State.enabled and (rg_x or rg_w or rg_b)):
+        return _make(out)  # nothing recorded: the node's operands below are not even made
+    # the node's second operand is W.t(): its edge leads through W's TBackward0, as in PyTorch's graph
+    wt = Edge((TBackward0((weight._edge(),)), 0)) if rg_w else None
+    cls, inputs = (_LinearNoBias, (input, wt)) if bias is None else (_LinearAddmm, (bias, input, wt))
+    xd, wd = input._data, weight._data
+    # geo: what PyTorch's node shows of its operands x and W.t(), sizes and strides (computed when asked)
+    return record(out, cls, inputs, (input if rg_w else None, weight if rg_x else None), need_x=rg_x, need_w=rg_w,
+                  need_b=rg_b, geo=(xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize))

@@ -20,7 +20,8 @@ from ...tensor import Size, Tensor, _make
 from .._core.batching import expanded, level_of, logical_ndim
 from .._core.registry import op
 from .activation import functional_spelling
-from .._core.util import as_array, binary_operands, broadcast_shapes, edge, fit_grad, meta, reduction_enum
+from .._core.record import record
+from .._core.util import as_array, binary_operands, broadcast_shapes, fit_grad, meta, reduction_enum
 from ..pointwise.compare import where as _where
 from ...autograd.forward_ad import _add_terms
 
@@ -118,13 +119,9 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     out = _reduce(as_array(diff * diff), reduction)
     need_x = ti is not None and ti._requires_grad
     need_t = tt is not None and tt._requires_grad
-    if _State.enabled and (need_x or need_t):
-        node = MseLossBackward0((edge(ti), edge(tt)))
-        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, diff.size
-        node.x_meta, node.t_meta = meta(ti, diff), meta(tt, diff)
-        node.save_for_backward(ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
-        return _make(out, node)
-    return _make(out)
+    saved = (ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
+    return record(out, MseLossBackward0, (ti, tt), saved, need_x=need_x, need_t=need_t, reduction=reduction,
+                  n=diff.size, x_meta=meta(ti, diff), t_meta=meta(tt, diff))
 
 
 class BinaryCrossEntropyBackward0(Node):
@@ -161,13 +158,8 @@ def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None =
                                f"{_dims(np.broadcast_shapes(w.shape, losses.shape))}")
         losses = losses * w
     out = _reduce(as_array(losses.astype(x.dtype, copy=False)), reduction)
-    need_x, need_t = input._requires_grad, target._requires_grad
-    if _State.enabled and (need_x or need_t):
-        node = BinaryCrossEntropyBackward0((input._edge(), target._edge()))
-        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, x.size
-        node.save_for_backward(input, target, weight)
-        return _make(out, node)
-    return _make(out)
+    return record(out, BinaryCrossEntropyBackward0, (input, target), (input, target, weight),
+                  need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=x.size)
 
 
 def _log_sigmoid(x: Tensor) -> Tensor:
@@ -231,14 +223,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         losses = losses * w
     losses = as_array(losses.astype(x.dtype, copy=False))
     out = _reduce(losses, reduction)
-    need_x, need_t = input._requires_grad, target._requires_grad
-    if _State.enabled and (need_x or need_t):
-        node = BinaryCrossEntropyWithLogitsBackward0((input._edge(), target._edge()))
-        node.need_x, node.need_t, node.reduction, node.n = need_x, need_t, reduction, losses.size
-        node.x_meta, node.t_meta = meta(input, losses), meta(target, losses)
-        node.save_for_backward(input, target, weight, pos_weight)
-        return _make(out, node)
-    return _make(out)
+    return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target), (input, target, weight, pos_weight),
+                  need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=losses.size,
+                  x_meta=meta(input, losses), t_meta=meta(target, losses))
 
 
 @op(variants="functional", batch=_pointwise_loss, autocast="fp32")

@@ -18,7 +18,8 @@ from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._core.util import as_array, reduction_enum
-from .activation import functional_spelling, record as _record, relu
+from .._core.record import record
+from .activation import functional_spelling, relu
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
 from .loss import apply_reduction, check_reduction, reduction_name
@@ -55,8 +56,7 @@ def _soft_margin_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
         raise RuntimeError(f"The size of tensor a ({x.shape[-1]}) must match the size of tensor b "
                            f"({y.shape[-1]}) at non-singleton dimension {x.ndim - 1}")
     losses = np.log1p(np.exp(-y * x)).astype(x.dtype, copy=False)
-    return _record((input,), _reduce(losses, reduction), SoftMarginLossBackward0,
-                   (input, target), reduction=reduction)
+    return record(_reduce(losses, reduction), SoftMarginLossBackward0, (input,), (input, target), reduction=reduction)
 
 
 class MultiMarginLossBackward0(Node):
@@ -105,9 +105,8 @@ def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,
     losses = (h * scale).sum(1).astype(x.dtype)
     if x.ndim <= 1 and reduction == "none":
         losses = losses.reshape(t.shape)
-    return _record((input,), _reduce(losses, reduction), MultiMarginLossBackward0, (input, target, weight),
-                   shape2d=(n, c), target=tt, hot=hot, mask=mask, scale=scale, p=p,
-                   margin=margin, reduction=reduction)
+    return record(_reduce(losses, reduction), MultiMarginLossBackward0, (input,), (input, target, weight),
+                  shape2d=(n, c), target=tt, hot=hot, mask=mask, scale=scale, p=p, margin=margin, reduction=reduction)
 
 
 @functional_spelling("margin_ranking_loss")

@@ -19,6 +19,7 @@ from ...autograd.node import Node, u64
 from ._reduction import resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.batching import expanded, level_of, unsupported
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, last_axis_max, reduction_enum, row_starts
 from ..pointwise.compare import where as _where
@@ -39,14 +40,24 @@ def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _total_weight(node) -> Tensor:
+    """PyTorch's total_weight: the targets' weights summed (0 for reduction='none'), in the log-probs' dtype."""
+    logp_t, t, _, _, reduction, wt = node.shown
+    dt = logp_t._data.dtype
+    if reduction == "none":
+        return _make(np.asarray(0, dtype=dt))
+    return _make(np.asarray((np.ones(len(t), dtype=dt) if wt is None else wt).sum(), dtype=dt))
+
+
 class NllLossBackward0(Node):
     """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
-    class, zero elsewhere) times the upstream gradient."""
-    saved_fields = (("ignore_index", lambda n: u64(n.ignore_index)),
-                    ("reduction", lambda n: reduction_enum(n.reduction)), ("self", lambda n: n.__dict__.get("self_t")),
-                    ("target", lambda n: n.__dict__.get("target_t")),
-                    ("total_weight", lambda n: n.__dict__.get("total_weight")),
-                    ("weight", lambda n: n.__dict__.get("weight_t")))
+    class, zero elsewhere) times the upstream gradient. ``shown``: what PyTorch's node keeps, for its
+    ``_saved_<name>`` values only, made when asked (log-probs, targets, class weights or None, ignore_index,
+    reduction, each target's weight or None for ones)."""
+    saved_fields = (("ignore_index", lambda n: u64(n.shown[3])), ("reduction", lambda n: reduction_enum(n.shown[4])),
+                    ("self", lambda n: n.shown[0]), ("target", lambda n: _make(np.asarray(n.shown[1]))),
+                    ("total_weight", _total_weight),
+                    ("weight", lambda n: None if n.shown[2] is None else _make(np.asarray(n.shown[2]))))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
 
@@ -135,23 +146,14 @@ def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray |
             out = as_array(losses.sum() / denom)
         out = as_array(out.astype(x2.dtype, copy=False))
         if logp_t is None:
-            return _make(out)
+            return _make(out)  # nothing recorded: no coefficients to make
         scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
     coef = np.zeros_like(x2)
     np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
-    node = (NllLoss2DBackward0 if nd > 2 else NllLossBackward0)((logp_t._edge(),))
-    node.unsqueeze_dim = 1 if reduction == "none" and nd > 1 else None
-    node.save_for_backward(_make(coef.reshape(logp.shape)))
-    _nll_saved(node, logp_t, t, w, ignore_index, reduction, wt)
-    return _make(out, node)
-
-
-def _nll_saved(node, logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, wt: np.ndarray) -> None:
-    """What PyTorch's NllLossBackward0 shows as its saved values (its backward here uses the coefficients)."""
-    node.self_t, node.target_t = logp_t, _make(np.asarray(t))
-    node.weight_t = None if w is None else _make(np.asarray(w))
-    node.total_weight = _make(np.asarray(0 if reduction == "none" else wt.sum(), dtype=logp_t._data.dtype))
-    node.ignore_index, node.reduction = ignore_index, reduction
+    cls = NllLoss2DBackward0 if nd > 2 else NllLossBackward0
+    return record(out, cls, (logp_t,), (_make(coef.reshape(logp.shape)),),
+                  unsqueeze_dim=1 if reduction == "none" and nd > 1 else None,
+                  shown=(logp_t, t, w, ignore_index, reduction, wt))
 
 
 def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
@@ -223,17 +225,12 @@ def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, redu
         total = total / x.dtype.type(n)
     out = np.asarray(total)
     if not need:
-        return _make(out)
-    lsm = LogSoftmaxBackward0((input._edge(),))
-    lsm.dim = 1
-    lsm._save_own_output(_make(logp, lsm))
+        return _make(out)  # nothing recorded: no log-softmax tensor, no coefficients
+    logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=1)
     coef = np.zeros((n, c), x.dtype)
     coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
-    node = NllLossBackward0(((lsm, 0),))
-    node._save_inputs(_make(coef))
-    _nll_saved(node, lsm._slot_value(0), target._data, None, -100, reduction,
-               np.ones(n, dtype=x.dtype))
-    return _make(out, node)
+    return record(out, NllLossBackward0, (logp_t,), (_make(coef),),
+                  shown=(logp_t, target._data, None, -100, reduction, None))
 
 
 def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
@@ -247,15 +244,8 @@ def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, 
     check_nll(x, target._data, w, ignore_index)
     class_dim = 0 if x.ndim == 1 else 1
     logp = _stable_log_softmax(x, class_dim)
-    need = _State.enabled and input._requires_grad
-    if need:
-        node = LogSoftmaxBackward0((input._edge(),))
-        node.dim = class_dim
-        logp_t = _make(logp, node)
-        node.save_for_backward(logp_t)
-    else:
-        logp_t = _make(logp)
-    return _nll_nd(logp_t, target._data, w, ignore_index, reduction, need)
+    logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=class_dim)
+    return _nll_nd(logp_t, target._data, w, ignore_index, reduction, logp_t.grad_fn is not None)
 
 
 def _class_loss(op, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

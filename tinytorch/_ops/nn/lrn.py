@@ -1,12 +1,13 @@
-"""local_response_norm (and CrossMapLRN2d's legacy kernel): each element divided by (k + alpha * mean of the squares of its ``size``
-neighbouring channels)^beta, computed as PyTorch does (average pooling of the zero-padded squares)."""
+"""local_response_norm (and CrossMapLRN2d's legacy kernel): each element divided by (k + alpha * mean of
+the squares of its ``size`` neighbouring channels)^beta, computed as PyTorch does (average pooling of the
+zero-padded squares)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.record import record
 from .._core.registry import op
 from .pad import constant_pad_nd
 from .pool import avg_pool2d
@@ -41,7 +42,7 @@ class CrossMapLRN2dBackward(Node):
     it has no derivative of its own."""
 
     def backward(self, g):
-        x, out, scale = self.x, self.out, self.scale
+        x, out, scale = self.x, self.result, self.scale
         size, alpha, beta = self.size, self.alpha, self.beta
         gd = g._data
         ratio = gd * out / scale
@@ -75,9 +76,5 @@ def cross_map_lrn2d(input: Tensor, size: int, alpha: float = 1e-4, beta: float =
     m = _cross_map_window(x.shape[1], size).astype(x.dtype)
     scale = np.einsum("cj,njhw->nchw", m, x * x) * x.dtype.type(alpha / size) + x.dtype.type(k)
     out = (scale ** x.dtype.type(-beta) * x).astype(x.dtype)
-    if not (_State.enabled and input._requires_grad):
-        return _make(out)
-    node = CrossMapLRN2dBackward((input._edge(),))
-    node.x, node.out, node.scale = x, out, scale
-    node.size, node.alpha, node.beta = size, alpha, beta
-    return _make(out, node)
+    return record(out, CrossMapLRN2dBackward, (input,), x=x, result=out, scale=scale, size=size, alpha=alpha,
+                  beta=beta)

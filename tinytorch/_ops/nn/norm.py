@@ -21,7 +21,7 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._kernels import compiled as _compiled
 from .activation import functional_spelling
-from .._core.util import edge
+from .._core.record import record
 
 
 def _float_only(x, kernel: str) -> None:
@@ -87,18 +87,6 @@ def _row_grain(x: np.ndarray) -> int:
     return max(2, parallel.GRAIN * x.shape[0] // x.size)
 
 
-def _record(node_cls, input: Tensor, weight, bias, out: np.ndarray, keep_bias: bool = False, **attrs) -> Tensor:
-    if _State.enabled and (input._requires_grad or (weight is not None and weight._requires_grad)
-                           or (bias is not None and bias._requires_grad)):
-        node = node_cls((edge(input), edge(weight), edge(bias)))
-        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-            setattr(node, name, value)
-        # inputs of the node: never its own output (layer_norm's node keeps the bias too, as PyTorch's)
-        node._save_inputs(*((input, weight, bias) if keep_bias else (input, weight)))
-        return _make(out, node)
-    return _make(out)
-
-
 def _maybe(flag: bool, fn):
     return fn() if flag else None
 
@@ -156,7 +144,9 @@ class NativeLayerNormBackward0(Node):
                     # rows of another order (a permuted gradient): the per-row input gradient still, but
                     # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
                     wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
-                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c), xhat.reshape(-1, c),
+                    # (the kernel takes rows: a transposed input's xhat is in Fortran order)
+                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c),
+                                               np.ascontiguousarray(xhat).reshape(-1, c),
                                                invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
                     gx = _make(gx.reshape(gd.shape)) if need_x else None
                     if whole:
@@ -168,7 +158,8 @@ class NativeLayerNormBackward0(Node):
                 wd = None if w is None else w._data
 
                 def rows(a, b):
-                    gxd[a:b] = _grad_input(gd[a:b] if wd is None else gd[a:b] * wd, xhat[a:b], invstd[a:b], axes, _mean_np)
+                    g_hat = gd[a:b] if wd is None else gd[a:b] * wd
+                    gxd[a:b] = _grad_input(g_hat, xhat[a:b], invstd[a:b], axes, _mean_np)
 
                 parallel.parallel_for(gd.shape[0], rows, grain=_row_grain(gd))
                 gx = _make(gxd)
@@ -212,10 +203,11 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
                                              none if bias is None else bias._data.reshape(-1), float(eps))
             invstd = invstd.reshape(x.shape[:-1] + (1,))
-            return _record(NativeLayerNormBackward0, input, weight, bias, out.reshape(x.shape), True, axes=axes,
-                           lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape), invstd=invstd,
-                           normalized_shape=normalized_shape,
-                           stats=(lambda: _mean_np(x, axes).astype(x.dtype, copy=False), invstd))
+            params = (input, weight, bias)
+            return record(out.reshape(x.shape), NativeLayerNormBackward0, params, params, axes=axes,
+                          lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat.reshape(x.shape), invstd=invstd,
+                          normalized_shape=normalized_shape,
+                          stats=(lambda: _mean_np(x, axes).astype(x.dtype, copy=False), invstd))
     if _rows_split(x, k):  # large: runs of rows across threads, each as the whole-array steps below
         out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
         invstd = np.empty(x.shape[:x.ndim - k] + (1,) * k, x.dtype)
@@ -233,9 +225,9 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out[a:b] = o
 
         parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
-        return _record(NativeLayerNormBackward0, input, weight, bias, out, True, axes=axes,
-                       lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd,
-                       normalized_shape=normalized_shape, stats=(mean, invstd))
+        params = (input, weight, bias)
+        return record(out, NativeLayerNormBackward0, params, params, axes=axes, lead=tuple(range(x.ndim - k)),
+                      eps=eps, xhat=xhat, invstd=invstd, normalized_shape=normalized_shape, stats=(mean, invstd))
     mean, _, xc, invstd = _np_stats(x, axes, eps)
     xhat = out = np.multiply(xc, invstd, out=xc)  # xc is a fresh array, needed no more
     if weight is not None:
@@ -247,9 +239,11 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
             out += bias._data  # the result may be modified in place; the backward's xhat must not be
     if out is xhat:
         out = out.copy()
-    return _record(NativeLayerNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), True, axes=axes,
-                   lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd, normalized_shape=normalized_shape,
-                   stats=(mean.astype(x.dtype, copy=False), invstd))
+    # the node keeps the bias too, as PyTorch's
+    params = (input, weight, bias)
+    return record(out.astype(x.dtype, copy=False), NativeLayerNormBackward0, params, params, axes=axes,
+                  lead=tuple(range(x.ndim - k)), eps=eps, xhat=xhat, invstd=invstd, normalized_shape=normalized_shape,
+                  stats=(mean.astype(x.dtype, copy=False), invstd))
 
 
 # -- group_norm -----------------------------------------------------------------------------------
@@ -298,10 +292,10 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
         out = out * weight._data.reshape(pshape)
     if bias is not None:
         out = out + bias._data.reshape(pshape)
-    return _record(NativeGroupNormBackward0, input, weight, bias, out.astype(x.dtype, copy=False), shape=x.shape,
-                   grouped=grouped, param_shape=pshape, eps=eps,
-                   stats=(mean.reshape(n, num_groups).astype(x.dtype, copy=False),
-                          invstd.reshape(n, num_groups).astype(x.dtype, copy=False)))
+    return record(out.astype(x.dtype, copy=False), NativeGroupNormBackward0, (input, weight, bias), (input, weight),
+                  shape=x.shape, grouped=grouped, param_shape=pshape, eps=eps,
+                  stats=(mean.reshape(n, num_groups).astype(x.dtype, copy=False),
+                         invstd.reshape(n, num_groups).astype(x.dtype, copy=False)))
 
 
 # -- the declared spellings: torch.X takes ATen's argument order, nn.functional.X its own ----------

@@ -10,7 +10,8 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.registry import op
-from .activation import cast, mask, record
+from .._core.record import record
+from .activation import cast, mask
 from ..pointwise.compare import where
 
 
@@ -27,7 +28,7 @@ def clamp_min(input: Tensor, min: float) -> Tensor:
     """max(x, min); the gradient passes where x >= min."""
     x = input._data
     out = np.maximum(x, np.asarray(min).astype(x.dtype))
-    return record((input,), cast(out, x), ClampMinBackward0, (input,), lo=min)
+    return record(cast(out, x), ClampMinBackward0, (input,), (input,), lo=min)
 
 
 # -- the p-norm along dims -------------------------------------------------------------------------
@@ -91,7 +92,7 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
     out = cast(out, x)
     if not keepdim:
         out = np.squeeze(out, axis=dims)
-    return record((input,), out, NormBackward1, (input,), p=p, dims=dims, keepdim=keepdim)
+    return record(out, NormBackward1, (input,), (input,), p=p, dims=dims, keepdim=keepdim)
 
 
 def _batch_normalize(op, input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 
 
@@ -68,15 +68,7 @@ def axis_map(input: Tensor, maps, transpose: bool, node_cls, info=None, keep_inp
     saves the input as PyTorch's does; ``kernel``: an array function giving the maps' values in the
     order PyTorch's kernel sums them (the backward still applies the adjoint maps)."""
     out = kernel(input._data) if kernel is not None else _apply(input._data, maps, transpose)
-    if not (_State.enabled and input._requires_grad):
-        return _make(out)
-    node = node_cls((input._edge(),))
-    node.maps, node.transpose = maps, transpose
-    if info is not None:
-        node.info = info
-    if keep_input:
-        node.save_for_backward(input)
-    return _make(out, node)
+    return record(out, node_cls, (input,), (input,) if keep_input else (), maps=maps, transpose=transpose, info=info)
 
 
 def info_field(name: str):
@@ -136,11 +128,7 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
         dst[axis] = slice(max(before, 0), new - max(after, 0))
     out = np.full(shape, value, dtype=x.dtype) if x.dtype != np.bool_ else np.full(shape, bool(value))
     out[tuple(dst)] = x[tuple(src)]
-    if _State.enabled and input._requires_grad:
-        node = ConstantPadNdBackward0((input._edge(),))
-        node.pad = tuple(pad)
-        return _make(out, node)
-    return _make(out)
+    return record(out, ConstantPadNdBackward0, (input,), pad=tuple(pad))
 
 
 # -- reflect / replicate / circular ---------------------------------------------------------------

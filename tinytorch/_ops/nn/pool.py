@@ -19,6 +19,7 @@ from ..._dtype import FLOATING_NP, FROM_NP, cpp_name
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.record import Edge, record
 from .._core.registry import aten_only, op
 from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
@@ -93,8 +94,12 @@ def _zeros_for_input(node, h: Tensor):
     return _make(np.zeros(node.in_shape, h._data.dtype))
 
 
-def _input_edge(x_edge):
-    return x_edge if x_edge is not None and x_edge[0] is not None else None
+def _pooled_input(node):
+    """The pooled input of a pooling's node (its first edge), as an input of the node's own backward's
+    node: None when that edge leads nowhere, or when no graph of the gradient is recorded (nothing then
+    needs it)."""
+    e = node.next_functions[0]
+    return Edge(e) if e[0] is not None and _State.enabled else None
 
 
 class _MaxGather(Node):
@@ -103,15 +108,13 @@ class _MaxGather(Node):
 
 
 def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
-    out = t._data.reshape(-1)[flat].reshape(out_shape)
-    if not (_State.enabled and t._requires_grad):
-        return _make(out)
-    node = _MaxGather((t._edge(),))
-    node.flat, node.in_shape, node.unique, node.scatter_name = flat, t._data.shape, True, "_MaxScatter"
-    return _make(out, node)
+    return record(t._data.reshape(-1)[flat].reshape(out_shape), _MaxGather, (t,), flat=flat, in_shape=t._data.shape,
+                  unique=True, scatter_name="_MaxScatter")
 
 
-def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x_edge=None) -> Tensor:
+def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None) -> Tensor:
+    """``g`` scattered (summed) to the ``flat`` positions of an ``in_shape`` array; ``x``: the pooled input
+    (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad."""
     gd = g._data.reshape(-1)
     size = int(np.prod(in_shape))
     if unique and gd.size >= _SPLIT_FROM // 4 and len(in_shape) >= 3:
@@ -129,13 +132,8 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x_e
         out[flat] = gd
     else:
         out = np.bincount(flat, weights=gd, minlength=size).astype(gd.dtype, copy=False)
-    out = out.reshape(in_shape)
-    x_edge = _input_edge(x_edge)
-    if not (_State.enabled and (g._requires_grad or x_edge is not None)):
-        return _make(out)
-    node = _SCATTER_NODES[name]((g._edge(),) + ((x_edge,) if x_edge is not None else ()))
-    node.flat, node.out_shape, node.in_shape = flat, g._data.shape, tuple(in_shape)
-    return _make(out, node)
+    return record(out.reshape(in_shape), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
+                  out_shape=g._data.shape, in_shape=tuple(in_shape))
 
 
 def _result1(node) -> Tensor:
@@ -150,7 +148,8 @@ def _named(name, base, saved_fields=None):
 
 # the double-backward nodes keep the argmax positions, as PyTorch's do (``_saved_indices``)
 _SCATTER_NODES = {n: _named(n, _MaxScatter, None if n == "_MaxScatter" else (("indices", _result1),))
-                  for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0", "AdaptiveMaxPool2DBackwardBackward0")}
+                  for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0",
+                            "AdaptiveMaxPool2DBackwardBackward0")}
 
 
 def _arg(i: int):
@@ -171,7 +170,7 @@ class MaxPool2DWithIndicesBackward0(Node):
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, self.next_functions[0]),)
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self)),)
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
@@ -204,14 +203,15 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     x = input._data
     out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
     plane = x.shape[-1] * x.shape[-2]
-    out = _make(vals.reshape(out_shape))
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
+    if not (_State.enabled and input._requires_grad):
+        out = _make(vals.reshape(out_shape))  # nothing recorded: nothing of the node made
+    else:
+        # the node keeps the argmax positions in the whole input, and the input as PyTorch's does (modifying it
+        # in place then fails backward)
         corner = _corner_index(vals.shape, x.shape[-1], s, p, plane)
-        node.flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
-        node.in_shape, node.unique, node.out_shape, node.args = x.shape, unique, out_shape, args
-        node.save_for_backward(input)  # as PyTorch's node keeps it (modifying it in place then fails backward)
-        out = _make(out._data, node)
+        flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
+        out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
+                     unique=unique, out_shape=out_shape, args=args)
     if not return_indices:
         return out
     idx = _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
@@ -244,7 +244,8 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
         for t in range(1, taps):
             cand = cur[t * step:t * step + length]
             gt = cand > m  # strict: ties keep the first tap
-            m = np.maximum(cand, m)  # on ties numpy returns its second operand: the earlier tap, as PyTorch (-0.0 vs 0.0)
+            # on ties numpy returns its second operand: the earlier tap, as PyTorch (-0.0 vs 0.0)
+            m = np.maximum(cand, m)
             arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
         if arg is None:
             arg = np.zeros(length, np.int8)
@@ -380,7 +381,7 @@ class AvgPool2DBackward0(Node):
                     ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_avg_spread(g, self.cfg, self.in_shape, self.next_functions[0]),)
+        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self)),)
 
 
 class AvgPool2DBackwardBackward0(Node):
@@ -403,17 +404,12 @@ def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
         acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
     else:
         acc /= div
-    out = acc if x.ndim == 4 else acc[0]
-    if not (_State.enabled and input._requires_grad):
-        return _make(out)
-    node = AvgPool2DBackward0((input._edge(),))
-    node.cfg, node.in_shape, node.args = cfg, x.shape, args
-    if args is not None:
-        node.save_for_backward(input)  # as PyTorch's node keeps it
-    return _make(out, node)
+    # the public op's node keeps the input, as PyTorch's does
+    return record(acc if x.ndim == 4 else acc[0], AvgPool2DBackward0, (input,), (input,) if args is not None else (),
+                  cfg=cfg, in_shape=x.shape, args=args)
 
 
-def _avg_spread(g: Tensor, cfg, in_shape, x_edge=None) -> Tensor:
+def _avg_spread(g: Tensor, cfg, in_shape, x=None) -> Tensor:
     k, s, p, out_hw, div = cfg
     gd = _as4(g._data) / div
     h, w = in_shape[-2:]
@@ -424,12 +420,7 @@ def _avg_spread(g: Tensor, cfg, in_shape, x_edge=None) -> Tensor:
         for j in range(k[1]):
             acc[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]] += gd
     out = np.ascontiguousarray(acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w]).reshape(in_shape)
-    x_edge = _input_edge(x_edge)
-    if not (_State.enabled and (g._requires_grad or x_edge is not None)):
-        return _make(out)
-    node = AvgPool2DBackwardBackward0((g._edge(),) + ((x_edge,) if x_edge is not None else ()))
-    node.cfg, node.in_shape = cfg, tuple(in_shape)
-    return _make(out, node)
+    return record(out, AvgPool2DBackwardBackward0, (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape))
 
 
 @op(variants="functional")
@@ -518,8 +509,8 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
     planes = int(np.prod(x.shape[:-2]))
     flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
-    x_edge = input._edge() if input._requires_grad else None
-    return _scatter(grad_output, flat.reshape(-1), x.shape, unique, "MaxPool2DWithIndicesBackwardBackward0", x_edge)
+    return _scatter(grad_output, flat.reshape(-1), x.shape, unique, "MaxPool2DWithIndicesBackwardBackward0",
+                    input if input._requires_grad else None)
 
 
 def _adaptive_size(output_size, hw):
@@ -555,12 +546,7 @@ def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
     tot = ii[:, :, he[:, None], we] - ii[:, :, hs[:, None], we] - ii[:, :, he[:, None], ws] + ii[:, :, hs[:, None], ws]
     area = (he - hs)[:, None] * (we - ws)[None, :]
     out = (tot / area).astype(x.dtype).reshape(x.shape[:-2] + tuple(out_hw))
-    if not (_State.enabled and input._requires_grad):
-        return _make(out)
-    node = AdaptiveAvgPool2DBackward0((input._edge(),))
-    node.in_shape = x.shape
-    node.save_for_backward(input)  # as PyTorch's node keeps it
-    return _make(out, node)
+    return record(out, AdaptiveAvgPool2DBackward0, (input,), (input,), in_shape=x.shape)  # the input kept, as PyTorch's
 
 
 def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
@@ -575,11 +561,7 @@ def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
         for i in range(oh):  # windows overlap: accumulate row by row of the output
             np.add.at(diff, (slice(None), slice(None), a[i], b), sign * v[:, :, i, :])
     out = np.cumsum(np.cumsum(diff, axis=2), axis=3)[:, :, :h, :w].astype(gd.dtype).reshape(in_shape)
-    if not (_State.enabled and g._requires_grad):
-        return _make(out)
-    node = AdaptiveAvgPool2DBackwardBackward0((g._edge(),))
-    node.out_hw = (oh, ow)
-    return _make(out, node)
+    return record(out, AdaptiveAvgPool2DBackwardBackward0, (g,), out_hw=(oh, ow))
 
 
 @op(variants="functional")

@@ -17,6 +17,7 @@ from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.record import record
 from .rnn_cells import layer_by_ops
 from .._kernels.lstm import lstm_backward, lstm_forward
 from .._kernels.rnn_gru import layer_backward, layer_forward
@@ -83,30 +84,21 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
         x2 = x
     tensors = (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
     need = tuple(t is not None and t._requires_grad for t in tensors)
-    record = _State.enabled and any(need)
+    recording = _State.enabled and any(need)  # the forward then keeps what the backward reuses
     arrays = [None if t is None else t._data for t in tensors]
     token = quiet()  # 1 / (1 + exp(-a)): the exp may overflow to inf, whose reciprocal is the right 0
     try:
         if mode == "LSTM":
-            out2, h, c, cache = lstm_forward(x2, bs, *arrays[1:], reverse, record,
+            out2, h, c, cache = lstm_forward(x2, bs, *arrays[1:], reverse, recording,
                                              w_hr is None and x.dtype == np.float32)
         else:
             _, h0, _, w_ih_a, w_hh_a, b_ih_a, b_hh_a, _ = arrays
-            out2, h, cache = layer_forward(mode, x2, bs, h0, w_ih_a, w_hh_a, b_ih_a, b_hh_a, reverse, record)
+            out2, h, cache = layer_forward(mode, x2, bs, h0, w_ih_a, w_hh_a, b_ih_a, b_hh_a, reverse, recording)
             c = None
     finally:
         loud(token)
     out = out2.reshape(x.shape[:-1] + (out2.shape[-1],))
-    if not record:
-        return _make(out), _make(h), None if c is None else _make(c)
-    node = _node_class(node_name)(tuple((None, 0) if t is None else t._edge() for t in tensors))
-    node.mode, node.bs, node.reverse, node.need, node.cache = mode, bs, reverse, need, cache
-    node._n_outputs = 3 if mode == "LSTM" else 2
-    o, ht = _make(out, node), _make(h, node)
-    ht._output_nr = 1
-    ct = None
-    if c is not None:
-        ct = _make(c, node)
-        ct._output_nr = 2
-    node.save_for_backward(*tensors)
-    return o, ht, ct
+    # one node of the layer's outputs: the sequence, the last h (and the last c)
+    outs = record((out, h) if c is None else (out, h, c), _node_class(node_name), tensors, tensors, mode=mode, bs=bs,
+                  reverse=reverse, need=need, cache=cache)
+    return outs if c is not None else outs + (None,)

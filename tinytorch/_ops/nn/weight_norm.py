@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.record import record
 from .._core.registry import op
 from ...autograd.node import sum_to
 
@@ -47,10 +47,7 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
     axes = tuple(i for i in range(a.ndim) if i != dim)
     norm = np.sqrt((a * a).sum(axis=axes, keepdims=True)) if axes else np.abs(a)
     out = a * (g._data / norm)
-    needs = (v._requires_grad, g._requires_grad)
-    if not (_State.enabled and any(needs)):
-        return _make(out.astype(a.dtype, copy=False))
-    node = WeightNormInterfaceBackward0((v._edge(), g._edge()))
-    node.dim, node.needs, node.g_shape = dim, needs, g._data.shape
-    node.save_for_backward(v, g, _make(norm.astype(a.dtype, copy=False)))
-    return _make(out.astype(a.dtype, copy=False), node)
+    # the node keeps the norm too, as PyTorch's does
+    return record(out.astype(a.dtype, copy=False), WeightNormInterfaceBackward0, (v, g),
+                  (v, g, _make(norm.astype(a.dtype, copy=False))), dim=dim, needs=(v._requires_grad, g._requires_grad),
+                  g_shape=g._data.shape)
