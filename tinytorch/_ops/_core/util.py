@@ -9,7 +9,8 @@ import functools
 
 import numpy as np
 
-from ..._dtype import LOWP_NP, result_np_dtype
+from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
+from . import narrow
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
@@ -18,6 +19,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
 _NONE_EDGE = (None, 0)
+_INT_OR_NARROW = frozenset(d.np for d in _ALL_DTYPES if d.np.kind in "iu") | NARROW_NP
 
 
 def unpack(x):
@@ -53,7 +55,10 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
-    if dt.kind in "iu":
+    if dt in _INT_OR_NARROW:  # one lookup: integers wrap Python ints; float8 / complex32 go to narrow.py
+        if dt in NARROW_NP:
+            ad, bd = narrow.operands(ad, bd, dt)
+            return ta, tb, ad, bd
         # a Python int out of the integer dtype's range wraps into it, as PyTorch's scalar cast does
         # (uint8 & -32, uint8 + 300), where numpy 2 raises OverflowError
         if type(bd) is int and type(ad) is ndarray:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FROM_NP, LOWP_NP, cpp_name
+from ..._dtype import FROM_NP, LOWP_NP, NARROW_NP, cpp_name
+from .._core import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
@@ -135,6 +136,7 @@ def _node_cls(a: Tensor, b: Tensor):
     return UnsafeViewBackward0
 
 
+_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 _BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
 
 
@@ -145,7 +147,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
     a batch of one is exactly this case). half and bfloat16 accumulate in float32 and round once, as
     PyTorch's CPU GEMM does."""
-    if a.dtype in LOWP_NP:
+    if a.dtype in _LOWP_OR_NARROW:
+        if a.dtype in NARROW_NP:  # float8: float products and sums, rounded once; complex32 and e8m0 refuse
+            return narrow.matmul(a, b, _np_matmul)
         return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
         if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:

@@ -22,6 +22,12 @@ from .._core.util import as_array, fit_grad
 _as_strided = np.lib.stride_tricks.as_strided
 
 
+_C32 = _dtype.C32_NP
+_COMPLEX = frozenset((np.dtype(np.complex64), np.dtype(np.complex128), _C32))
+# the dtypes complex() and polar() take parts of (bfloat16 and the float8 dtypes refused, as PyTorch)
+_PARTS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
 def _legacy(t: Tensor) -> str:
     return t.dtype._legacy[:-len("Tensor")]
 
@@ -40,7 +46,12 @@ class ConjPhysicalBackward0(ConjBackward0):
 
 
 def _conjugated(input: Tensor, node_cls) -> Tensor:
-    out = np.conjugate(input._data)
+    x = input._data
+    if x.dtype == _C32:  # complex32: the imaginary half negated
+        out = x.copy()
+        np.negative(out["imag"], out=out["imag"])
+    else:
+        out = np.conjugate(x)
     if _State.enabled and input._requires_grad:
         return _make(out, node_cls((input._edge(),)))
     return _make(out)
@@ -49,7 +60,7 @@ def _conjugated(input: Tensor, node_cls) -> Tensor:
 @op(variants="function method inplace torch_inplace out", batch=pointwise)
 def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate, computed (a real tensor is returned as is)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
     return _conjugated(input, ConjPhysicalBackward0)
 
@@ -58,7 +69,7 @@ def conj_physical(input: Tensor) -> Tensor:
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate. PyTorch returns a lazily conjugated view; here it is a copy marked
     ``is_conj()`` (the values, dtype and gradient are the same; writes to it do not reach ``input``)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
     out = _conjugated(input, ConjBackward0)
     out._is_conj = True
@@ -91,7 +102,7 @@ def is_neg(input: Tensor) -> bool:
 
 @op(variants="function method", no_batch="a predicate")
 def is_complex(input: Tensor) -> bool:
-    return input._data.dtype.kind == "c"
+    return input._data.dtype in _COMPLEX
 
 
 # -- real and imaginary parts (views) ----------------------------------------------------------------
@@ -114,21 +125,23 @@ class ImagBackward0(Node):
 @op(variants="function method", batch=pointwise)  # Tensor.real is made a property below
 def real(input: Tensor) -> Tensor:
     """The real part, a view sharing memory (``input`` itself when it is real)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
+    part = input._data.real if input._data.dtype != _C32 else input._data["real"]
     if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.real, RealBackward0((input._edge(),)))
-    return _view_of(input, input._data.real)
+        return _view_of(input, part, RealBackward0((input._edge(),)))
+    return _view_of(input, part)
 
 
 @op(variants="function method", batch=pointwise)
 def imag(input: Tensor) -> Tensor:
     """The imaginary part, a view sharing memory."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    part = input._data.imag if input._data.dtype != _C32 else input._data["imag"]
     if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.imag, ImagBackward0((input._edge(),)))
-    return _view_of(input, input._data.imag)
+        return _view_of(input, part, ImagBackward0((input._edge(),)))
+    return _view_of(input, part)
 
 
 def _get_real(self: Tensor) -> Tensor:
@@ -172,9 +185,9 @@ class ViewAsComplexBackward0(Node):
 def view_as_real(input: Tensor) -> Tensor:
     """A real view of a complex tensor with a last dimension of 2 (real, imaginary)."""
     a = input._data
-    if a.dtype.kind != "c":
+    if a.dtype not in _COMPLEX:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    parts = a.real  # a view with the same strides, in the real dtype
+    parts = a.real if a.dtype != _C32 else a["real"]  # a view with the same strides, in the real dtype
     out = _as_strided(parts, shape=a.shape + (2,), strides=a.strides + (parts.itemsize,))
     if _State.enabled and input._requires_grad:
         return _view_of(input, out, ViewAsRealBackward0((input._edge(),)))
@@ -188,9 +201,6 @@ def view_as_complex(input: Tensor) -> Tensor:
     if a.dtype not in _dtype.TO_COMPLEX or a.dtype.kind != "f":  # bfloat16 (kind "V") is refused here too
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
                            f"of scalar type: {_legacy(input)}")
-    if a.dtype == np.float16:
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor "
-                           "of scalar type: Half")
     if a.ndim == 0 or a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     size = a.itemsize
@@ -232,7 +242,7 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
             raise TypeError(f"{name}(): argument '{'real' if t is a else 'imag'}' (position {1 if t is a else 2}) "
                             f"must be Tensor, not {type(t).__name__}")
     da, db = a._data.dtype, b._data.dtype
-    if da.kind != "f" or db.kind != "f":  # bfloat16's numpy kind is "V": refused, as PyTorch does
+    if da not in _PARTS or db not in _PARTS:  # bfloat16's numpy kind is "V": refused, as PyTorch does
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_legacy(a)} and "
                            f"{_legacy(b)}")
     if da != db:
@@ -258,7 +268,10 @@ def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndar
     """The complex array with these (broadcast) parts, set directly: ``re + 1j * im`` would turn an
     infinite imaginary part into a NaN real part (1j * inf = nan + inf j)."""
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), _dtype.TO_COMPLEX[real_dtype])
-    out.real, out.imag = re, im
+    if out.dtype == _C32:  # complex32 from two halves: its fields
+        out["real"], out["imag"] = re, im
+    else:
+        out.real, out.imag = re, im
     return out
 
 

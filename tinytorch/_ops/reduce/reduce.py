@@ -13,7 +13,8 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
-from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
+from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
+from .._core import narrow
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
 from .._kernels import parallel
@@ -78,6 +79,9 @@ class SumBackward1(SumBackward0):
     pass
 
 
+_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
+
+
 def _sum_dtype(x: np.ndarray, dtype):
     if dtype is not None:
         return to_np(dtype)
@@ -94,7 +98,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     sdt = _sum_dtype(x, dtype)
     fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
     try:
-        if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+        if x.dtype in _LOWP_OR_NARROW and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+            if x.dtype in NARROW_NP:
+                narrow.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
             out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
         elif sdt == x.dtype and x.size >= _SPLIT_FROM and dims:  # large: split over kept dims, same sums
             out = as_array(parallel.reduce(np.add.reduce, x, dims, keepdim))
@@ -145,6 +151,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     if dtype is not None:
         x = x.astype(_sum_dtype(x, dtype))
     _require_float(x, "mean")
+    if x.dtype in NARROW_NP:
+        narrow.refuse("sum_cpu", x.dtype)
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
