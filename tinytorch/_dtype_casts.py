@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from . import _quiet_fp
 from ._quiet_fp import cast as _quiet_cast, loud, quiet
 
 _F32 = np.dtype(np.float32)
@@ -58,7 +59,7 @@ def _half(f: np.ndarray) -> np.ndarray:
 def _to_float(x: np.ndarray) -> np.ndarray:
     """``x`` as the float PyTorch rounds a value through on its way to float8 or half parts."""
     if x.dtype in F8:
-        return _DECODE[x.dtype][x.view(_U8)]
+        return np.asarray(_DECODE[x.dtype][x.view(_U8)])  # (an array for a 0-d x too)
     if x.dtype == C32:
         return _widen(x["real"])
     if x.dtype.kind == "c":
@@ -122,7 +123,16 @@ def c32_to_c64(x: np.ndarray) -> np.ndarray:
 
 
 def convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
-    """``x`` cast to ``npd`` where either is a float8 or complex32 dtype (a fresh array)."""
+    """``x`` cast to ``npd`` where either is a float8 or complex32 dtype (a fresh array); overflow to inf and
+    NaN to an integer without numpy's warnings, as PyTorch casts."""
+    token = quiet()
+    try:
+        return _convert(x, npd)
+    finally:
+        loud(token)
+
+
+def _convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
     if npd in F8:
         if x.dtype == npd:
             return x.copy()
@@ -135,6 +145,8 @@ def convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
         return _encode_c32(x)
     # from float8 or complex32 to a numpy-native dtype: through float (complex64), as PyTorch reads them
     if x.dtype == C32:
+        if npd.kind == "b":  # nonzero in either part
+            return (x["real"] != 0) | (x["imag"] != 0)
         if npd.kind == "c":
             wide = c32_to_c64(x)
         else:  # the real part, through float
@@ -142,15 +154,15 @@ def convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
             if npd == _F16:
                 return x["real"].copy()
     elif npd.kind in "iu":
-        wide = _DECODE_INT[x.dtype][x.view(_U8)]
+        wide = np.asarray(_DECODE_INT[x.dtype][x.view(_U8)])
     else:
         wide = _to_float(x)
-        if npd == _F16:
-            return _half(wide)
-        if npd == _dtype.BF16_NP:  # PyTorch's float-to-bfloat16 writes every NaN as 0x7FC0
-            out = _quiet_cast(wide, npd)
-            out.view(np.uint16)[np.isnan(wide)] = 0x7FC0
-            return out
+    if npd == _F16:
+        return _half(wide)
+    if npd == _dtype.BF16_NP:  # PyTorch's float-to-bfloat16 writes every NaN as 0x7FC0
+        out = _quiet_cast(wide, npd)
+        out.view(np.uint16)[np.isnan(wide)] = 0x7FC0
+        return out
     if npd == wide.dtype:
         return wide
     return _quiet_cast(wide, npd)
@@ -165,3 +177,12 @@ def warn_complex32() -> None:
         _WARNED.append(True)
         warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.",
                       UserWarning, stacklevel=3)
+
+
+def _cast_fallback(a: np.ndarray, npd: np.dtype) -> np.ndarray:
+    if npd not in NARROW and a.dtype not in NARROW:
+        raise TypeError(f"Cannot cast array data from {a.dtype!r} to {npd!r}")
+    return convert(a, npd)
+
+
+_quiet_fp.NARROW_CAST[0] = _cast_fallback

@@ -81,8 +81,12 @@ def _contiguous(t: Tensor) -> bool:
     return t._data.flags.c_contiguous
 
 
+# the floating dtypes PyTorch's random kernels fill (not the float8 ones)
+_RANDOM_FLOATS = FLOATING_NP - _dtype.F8_NP
+
+
 def _float_only(npd: np.dtype, kernel: str) -> None:
-    if npd not in FLOATING_NP:
+    if npd not in _RANDOM_FLOATS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
 
 

@@ -210,6 +210,8 @@ def tensor_body(a: np.ndarray, floating: bool, indent: int) -> str:
     e8m0 = a.dtype == _dtype.float8_e8m0fnu.np
     if a.dtype in _dtype.NARROW_NP:  # PyTorch prints float8 through half (e8m0: float), complex32 through complex64
         a = _dtype_casts.convert(a, _F32 if e8m0 else _F16 if a.dtype in _dtype.F8_NP else _C64)
+        if e8m0:  # its NaN widens to a signalling one, which numpy's casts below would warn about
+            a = np.where(np.isnan(a), np.float32(np.nan), a)
     summarize = a.size > _OPTS.threshold
     shown = _edge_values(a) if summarize else a
     fmt = _ComplexFormatter(shown) if a.dtype.kind == "c" else _Formatter(shown, floating, e8m0)

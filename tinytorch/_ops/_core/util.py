@@ -46,10 +46,13 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     with ``scalar_in_float`` kept in float32, the op's compute type (mul and div; the caller rounds)."""
     ta, ad = unpack(a)
     tb, bd = unpack(b)
-    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray:
+    # (a complex number beside half makes complex32: the general path's promotion)
+    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray and \
+            type(bd) is not complex:
         bd = np.float32(bd) if scalar_in_float else ad.dtype.type(bd)
         return ta, tb, ad, bd
-    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray:
+    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray and \
+            type(ad) is not complex:
         ad = np.float32(ad) if scalar_in_float else bd.dtype.type(ad)
         return ta, tb, ad, bd
     if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
@@ -245,7 +248,17 @@ def c_order(a: ndarray) -> ndarray:
     strides = tuple(reversed(strides))
     if a.strides == strides or not a.size:
         return a
-    return np.lib.stride_tricks.as_strided(a, strides=strides, writeable=True)
+    return strided(a, strides=strides, writeable=True)
+
+
+def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> np.ndarray:
+    """numpy's ``as_strided`` for every storage: ml_dtypes' float8_e5m2 reports a type string numpy cannot read
+    back, so its bytes are strided as a void type of the same size (only when numpy refuses: no cost else)."""
+    try:
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
+    except TypeError:
+        raw = x.view(np.dtype((np.void, x.itemsize)))
+        return np.lib.stride_tricks.as_strided(raw, shape, strides, writeable=writeable).view(x.dtype)
 
 
 def saved_dims(raw):

@@ -318,6 +318,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 @op(variants=_PRODUCT, batch=_batch_checked(_dot_check))
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-d tensors."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("dot", input._data.dtype)
     _dot_check(input._data.ndim, tensor._data.ndim)
     return _matmul(input, tensor, None)
 
@@ -416,7 +418,7 @@ def _scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, b
     return _scaled_matmul(mat_a, mat_b, scale_a, scale_b, bias, out_dtype)
 
 
-@op(variants="function out")
+@op(variants="function")
 def _scaled_mm_v2(self: Tensor, mat2: Tensor, scale_a, recipe_a, swizzle_a, scale_b, recipe_b, swizzle_b, bias,
                   out_dtype, contraction_dim=(), use_fast_accum: bool = False) -> Tensor:
     """_scaled_mm with its scaling spelt out: one scale per operand, both TensorWise (0) or both RowWise (1),

@@ -12,7 +12,8 @@ import inspect
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP
+from ..._dtype import NARROW_NP, FLOATING_NP
+from .._core import narrow
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
@@ -226,6 +227,8 @@ def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
 @op(variants="function method functional", functional=_relu_functional, batch=pointwise)
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("relu", input._data.dtype)
     out = _relu(input._data)
     if type(out) is not np.ndarray:  # a 0-d input gives a numpy scalar
         out = np.asarray(out)

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import NARROW_NP
+from .._core import narrow
+
 from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -318,6 +321,8 @@ def _angle(x: np.ndarray) -> np.ndarray:
 @op(variants="function method out", batch=pointwise)
 def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("angle", input._data.dtype)
     out = as_array(_angle(input._data))
     if _State.enabled and input._requires_grad:
         node = AngleBackward0((input._edge(),))
@@ -349,7 +354,8 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 @op(variants="function method inplace out", batch=pointwise)
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
-    out = as_array(_sgn(input._data))
+    x = input._data
+    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x))
     if _State.enabled and input._requires_grad:
         node = SgnBackward0((input._edge(),))
         res = _make(out, node)

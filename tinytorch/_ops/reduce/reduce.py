@@ -15,6 +15,7 @@ from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
 from .._core import narrow
+from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
 from .._kernels import parallel
@@ -137,8 +138,13 @@ def _require_float(x: np.ndarray, what: str) -> None:
                            f"point or complex dtype. Got: {name}")
 
 
+_VAR_FLOATS = FLOATING_NP - NARROW_NP  # PyTorch's std/var kernels have no float8
+
+
 def _require_var_float(x: np.ndarray) -> None:
-    if x.dtype not in FLOATING_NP:
+    if x.dtype not in _VAR_FLOATS:
+        if x.dtype in NARROW_NP and x.dtype != _dtype.C32_NP:
+            raise RuntimeError(f"std_var_all: Unsupported dtype {FROM_NP[x.dtype]._legacy[:-len('Tensor')]}")
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
