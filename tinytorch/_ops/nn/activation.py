@@ -78,7 +78,9 @@ _ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy 
 
 def _relu(x):
     zero = _ZERO.get(x.dtype)
-    if zero is None:
+    if zero is None:  # a dtype not seen yet (float8 and complex32 are never cached: PyTorch refuses them)
+        if x.dtype in NARROW_NP:
+            narrow.guard("relu", x.dtype)
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
@@ -227,8 +229,6 @@ def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
 @op(variants="function method functional", functional=_relu_functional, batch=pointwise)
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("relu", input._data.dtype)
     out = _relu(input._data)
     if type(out) is not np.ndarray:  # a 0-d input gives a numpy scalar
         out = np.asarray(out)
