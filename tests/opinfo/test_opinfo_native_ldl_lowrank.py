@@ -1,7 +1,8 @@
 """The ops added for PyTorch's op_db entries that tinytorch lacked, against PyTorch beyond the OpInfo
 walk's samples: the native norms' statistics and gradients, geqrf / ormqr, the LDL factorizations and solves,
 the randomized low-rank SVD / PCA (PyTorch's random draws), ATen's grid_sampler spellings, ``__rdiv__``, and
-``_scaled_mm``'s refusal (tinytorch has no float8)."""
+``_scaled_mm``'s refusal of operands that are not float8 (its float8 matmuls are compared in
+tests/tensor/test_tensor_dtypes_float8_complex32.py)."""
 import os
 import subprocess
 import sys
