@@ -185,4 +185,4 @@ def _cast_fallback(a: np.ndarray, npd: np.dtype) -> np.ndarray:
     return convert(a, npd)
 
 
-_quiet_fp.NARROW_CAST[0] = _cast_fallback
+_quiet_fp.bind_narrow_cast(_cast_fallback)

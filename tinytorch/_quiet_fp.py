@@ -54,6 +54,11 @@ def cast(a: np.ndarray, dtype, copy: bool = True) -> np.ndarray:
 NARROW_CAST = [None]
 
 
+def bind_narrow_cast(convert) -> None:
+    """Give ``cast`` its way for the dtypes numpy cannot cast (complex32's structured dtype)."""
+    NARROW_CAST[0] = convert
+
+
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 # 0-d float32/float64 operands of one dtype (a scalar graph's every op) are added, subtracted and
 # multiplied as Python floats: a third of numpy's cost for a 0-d ufunc, and no error-state switch
