@@ -246,6 +246,28 @@ def test_promote_types(name, other):
                             lambda: str(torch.promote_types(getattr(torch, x), getattr(torch, y))).split(".")[1])
 
 
+@pytest.mark.bitexact
+@pytest.mark.parametrize("draw", ["rand", "randn", "uniform_", "normal_"])
+def test_complex32_random_draws_match_torch(draw):
+    """Drawn as their real view in half, as PyTorch draws them: the same streams, the same bits."""
+    torch.manual_seed(7)
+    tt.manual_seed(7)
+    if draw in ("rand", "randn"):
+        theirs, ours = getattr(torch, draw)(3, 5, dtype=torch.chalf), getattr(tt, draw)(3, 5, dtype=tt.chalf)
+    else:
+        theirs = getattr(torch.empty(7, dtype=torch.chalf), draw)()
+        ours = getattr(tt.empty(7, dtype=tt.chalf), draw)()
+    assert_same(ours, theirs)
+
+
+def test_half_fft_and_polar_refused_as_torch():
+    h = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.half)
+    for fn in (lambda lib, x: lib.fft.fft(x), lambda lib, x: lib.fft.rfft(x), lambda lib, x: lib.fft.fftn(x),
+               lambda lib, x: lib.fft.fft(x.bfloat16()), lambda lib, x: lib.fft.ifft(x.chalf()),
+               lambda lib, x: lib.polar(x, x)):
+        assert_same_outcome(lambda: fn(tt, to_tt(h)), lambda: fn(torch, h))
+
+
 def test_half_with_complex_is_complex32():
     h = torch.tensor([1.5, -2.0], dtype=torch.half)
     assert_same(to_tt(h) * 1j, h * 1j)
@@ -276,10 +298,9 @@ def _ops(lib):
         "tril": lambda t: t.reshape(2, 2).tril(), "nan_to_num": lambda t: t.nan_to_num(), "angle": lambda t: t.angle(),
         "conj": lambda t: t.conj(), "conj_physical": lambda t: t.conj_physical(), "real": lambda t: t.real,
         "imag": lambda t: t.imag, "view_as_real": lambda t: lib.view_as_real(t),
-        # (complex32's random draws are not compared: tinytorch refuses them, a difference docs/reduced-precision.md lists)
-        "arange": lambda t: lib.arange(3, dtype=t.dtype),
-        "rand": lambda t: lib.rand(2, dtype=t.dtype).dtype if not t.dtype.is_complex else None,
-        "randn": lambda t: lib.randn(2, dtype=t.dtype).dtype if not t.dtype.is_complex else None,
+        "arange": lambda t: lib.arange(3, dtype=t.dtype), "rand": lambda t: str(lib.rand(2, dtype=t.dtype).dtype)[-9:],
+        "randn": lambda t: str(lib.randn(2, dtype=t.dtype).dtype)[-9:], "fft": lambda t: lib.fft.fft(t),
+        "rfft": lambda t: lib.fft.rfft(t),
         "mul_f32": lambda t: t * lib.ones(4), "std": lambda t: t.std() if not t.dtype.is_complex else None,
         "add_": lambda t: t.clone().add_(t), "mul_": lambda t: t.clone().mul_(t),
     }

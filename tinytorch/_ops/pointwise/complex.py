@@ -291,6 +291,8 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)
     r, theta = abs._data, angle._data
+    if r.dtype == np.float16:  # complex() takes halves (complex32); PyTorch's polar kernel has none
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
     with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
         out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
     return _record(PolarBackward0, abs, angle, out, save=(), keep_out=True)
