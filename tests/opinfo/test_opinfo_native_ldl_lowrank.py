@@ -189,7 +189,7 @@ def test_scaled_mm_refused_as_pytorchs_cpu_build_refuses_non_float8():
     path = torch.backends.cpu.get_cpu_capability().lower()
     theirs = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "ATEN_CPU_CAPABILITY": path}).stdout
-    lib = tt
+    lib = tt  # noqa: F841 - the name _SCALED_MM_CALL evaluates
     with pytest.raises(Exception) as e:
         eval(_SCALED_MM_CALL)
     assert f"{type(e.value).__name__}\n{e.value}" == theirs
