@@ -114,7 +114,7 @@ def _tt_wrapper_set_seed(op, *args, **kwargs):
 
 def _filled(cell) -> bool:
     try:
-        cell.cell_contents
+        cell.cell_contents  # noqa: B018 - reading it is the probe
     except ValueError:
         return False
     return True
@@ -136,6 +136,8 @@ def to_tt(x, torch, leaves: dict):
         if key in leaves:
             return leaves[key][1]
         t = _storage_view(x, torch) if STORAGE_VIEWS[0] else None
+        if t is None and x.dtype in _narrow_dtypes(torch):
+            t = _narrow_to_tt(x.detach(), torch)
         if t is None:
             t = tt.from_numpy(x.detach().resolve_conj().resolve_neg().numpy().copy())
         if x.requires_grad:
@@ -242,7 +244,33 @@ def _storage_view(x, torch):
 
 def _TORCH_DTYPES(torch):
     return (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.int16, torch.int8,
-            torch.uint8, torch.bool, torch.complex64, torch.complex128)
+            torch.uint8, torch.bool, torch.complex64, torch.complex128) + _narrow_dtypes(torch)
+
+
+_NARROW = ("complex32", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
+
+
+def _narrow_dtypes(torch) -> tuple:
+    """The dtypes numpy has no type for (tinytorch's complex32 and float8), passed over by their bits."""
+    return tuple(getattr(torch, n) for n in _NARROW)
+
+
+def _narrow_to_tt(x, torch):
+    """A torch float8 / complex32 tensor as tinytorch's, bit for bit (torch's numpy() refuses them)."""
+    dt = getattr(tt, str(x.dtype).split(".")[1])
+    if x.dtype == torch.complex32:
+        halves = torch.view_as_real(x).contiguous().numpy().copy()
+        return tt.from_numpy(halves.view(dt.np).reshape(tuple(x.shape)))
+    return tt.from_numpy(x.view(torch.uint8).numpy().copy().view(dt.np))
+
+
+def _narrow_to_torch(x, torch):
+    """tinytorch's float8 / complex32 tensor as torch's, bit for bit."""
+    arr = np.ascontiguousarray(x.detach().numpy())
+    if x.dtype is tt.complex32:
+        halves = arr.view(np.float16).reshape(tuple(x.shape) + (2,)).copy()
+        return torch.view_as_complex(torch.from_numpy(halves))
+    return torch.from_numpy(arr.view(np.uint8).copy()).view(getattr(torch, x.dtype.name))
 
 
 def to_torch(x, torch):
@@ -256,6 +284,8 @@ def to_torch(x, torch):
                                        torch.from_numpy(x.col_indices().numpy().copy()),
                                        torch.from_numpy(x.values().detach().numpy().copy()), tuple(x.shape))
     if isinstance(x, tt.Tensor):
+        if x.dtype.name in _NARROW:
+            return _narrow_to_torch(x, torch)
         if x.dtype is tt.bfloat16:  # torch.from_numpy has no bfloat16: through float32, exactly
             return torch.from_numpy(x.detach().float().numpy().copy()).to(torch.bfloat16)
         return torch.from_numpy(np.array(x.detach().resolve_conj().numpy(), copy=True))
@@ -435,6 +465,7 @@ def _compare_backward(opinfo, sample, expected, got, leaves, torch) -> str | Non
     gen = np.random.default_rng(0)
     cot_t = [torch.from_numpy(_cotangent(gen, tuple(t.shape), t.dtype.is_complex)).to(t.dtype) for t in out_t]
     cot_tt = [tt.from_numpy(c.float().numpy().copy()).bfloat16() if c.dtype == torch.bfloat16
+              else _narrow_to_tt(c, torch) if c.dtype in _narrow_dtypes(torch)
               else tt.from_numpy(c.numpy().copy()) for c in cot_t]
     ins_t = [pair[0] for pair in leaves.values()]
     ins_tt = [pair[1] for pair in leaves.values()]
@@ -476,6 +507,10 @@ def _dtypes(opinfo, torch) -> tuple:
     """The dtypes walked: DTYPES; for a CPU_REFUSED entry with none of them on CPU or CUDA, the first dtype
     PyTorch supports it in on CUDA (its samples are drawn on CPU all the same)."""
     if opinfo.name not in CPU_REFUSED:
+        cpu = set(opinfo.supported_dtypes("cpu"))
+        if cpu and not any(getattr(torch, d) in cpu for d in DTYPES):
+            # only dtypes the walk does not draw in (_scaled_mm's float8): the first of them, by name
+            return tuple(sorted(str(d).split(".")[1] for d in cpu))[:1]
         return DTYPES
     there = set(opinfo.supported_dtypes("cpu")) | set(opinfo.supported_dtypes("cuda"))
     walked = tuple(d for d in DTYPES if getattr(torch, d) in there)

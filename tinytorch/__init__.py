@@ -14,9 +14,11 @@ from .cuda import amp as _cuda_amp  # noqa: F401  (tinytorch.cuda.amp, PyTorch's
 from . import data, nn, optim, utils  # noqa: F401
 from . import distributed  # noqa: F401
 from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
-from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: F401
-                     int64, set_default_dtype, uint8)
+from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
+                     get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
 from ._dtype import uint16, uint32, uint64  # noqa: F401
+from ._dtype import (complex32, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: F401
+                     float8_e8m0fnu)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
@@ -41,6 +43,7 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 cfloat = complex64
+chalf = complex32
 cdouble = complex128
 
 # the PyTorch API level tinytorch mirrors, labelled as tinytorch ("2.13.0+tinytorch"): see tinytorch/version.py

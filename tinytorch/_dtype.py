@@ -17,7 +17,8 @@ class dtype:
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex: promotion compares these
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = not name.startswith("uint") and name != "bool"
+        # float8_e8m0fnu holds powers of two only, no sign bit
+        self.is_signed = not name.startswith(("uint", "float8_e8m0")) and name != "bool"
         self.itemsize = itemsize or self.np.itemsize
         self._legacy = legacy  # the old type name PyTorch prints in some errors
 
@@ -26,6 +27,19 @@ class dtype:
 
     def __reduce__(self):
         return self.name  # unpickles as the module-level singleton
+
+    def to_real(self) -> "dtype":
+        """The real dtype of a complex dtype's parts; any other dtype itself."""
+        return _REAL_OF.get(self, self)
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype whose parts are this floating dtype (a complex dtype gives itself)."""
+        if self.is_complex:
+            return self
+        found = _COMPLEX_OF.get(self)
+        if found is None:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._legacy[:-len('Tensor')]}")
+        return found
 
 
 bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
@@ -54,28 +68,57 @@ except ImportError:  # pragma: no cover - ml_dtypes is the [bf16] extra
     _ml_dtypes = None
 bfloat16 = dtype("bfloat16", None if _ml_dtypes is None else _ml_dtypes.bfloat16, 2, "BFloat16Tensor", 2)
 
+
+def _ml(name: str):
+    return None if _ml_dtypes is None else getattr(_ml_dtypes, name)
+
+
+# the float8 dtypes are stored as ml_dtypes' types too, and like bfloat16 exist (refusing tensors) without it.
+# PyTorch's CPU build converts to and from them and runs a handful of ops on them (copies, views, indexing,
+# mul, abs, mm, comparisons for equality); most arithmetic refuses, and promotion with any other dtype too
+float8_e4m3fn = dtype("float8_e4m3fn", _ml("float8_e4m3fn"), 2, "Float8_e4m3fnTensor", 1)
+float8_e5m2 = dtype("float8_e5m2", _ml("float8_e5m2"), 2, "Float8_e5m2Tensor", 1)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", _ml("float8_e4m3fnuz"), 2, "Float8_e4m3fnuzTensor", 1)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", _ml("float8_e5m2fnuz"), 2, "Float8_e5m2fnuzTensor", 1)
+float8_e8m0fnu = dtype("float8_e8m0fnu", _ml("float8_e8m0fnu"), 2, "Float8_e8m0fnuTensor", 1)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+
+# complex32 (PyTorch's experimental ComplexHalf): numpy has no complex type of two halves, so its storage is a
+# structured dtype of two float16 fields, four bytes an element as PyTorch's; numpy computes nothing on it,
+# so the conversions (_dtype_casts.py) and the few ops PyTorch runs on it (_ops/_core/narrow.py) go through
+# complex64 and round each part to half
+C32_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+complex32 = dtype("complex32", C32_NP, 3, "ComplexHalfTensor", 4)
+
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128, uint16, uint32,
-       uint64) + (
-    (bfloat16,) if bfloat16.np else ())
+       uint64, complex32) + (
+    (bfloat16,) + FLOAT8 if bfloat16.np else ())
 # numpy dtype -> tinytorch dtype
 FROM_NP = {d.np: d for d in ALL}
 BY_NAME = {d.name: d for d in ALL}
 BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32, short=int16,
-               cfloat=complex64, cdouble=complex128, bfloat16=bfloat16)
-# a real dtype's complex counterpart and back (float16 has no complex dtype here: PyTorch's complex32
-# is experimental and numpy has none, so it maps to complex64)
-TO_COMPLEX = {float16.np: complex64.np, float32.np: complex64.np, float64.np: complex128.np,
-              complex64.np: complex64.np, complex128.np: complex128.np}
-TO_REAL = {complex64.np: float32.np, complex128.np: float64.np}
+               cfloat=complex64, cdouble=complex128, bfloat16=bfloat16, chalf=complex32)
+BY_NAME.update((d.name, d) for d in FLOAT8)  # listed by name even without ml_dtypes (they refuse tensors)
+# a real dtype's complex counterpart and back (half's is complex32, as PyTorch's)
+TO_COMPLEX = {float16.np: C32_NP, float32.np: complex64.np, float64.np: complex128.np,
+              complex64.np: complex64.np, complex128.np: complex128.np, C32_NP: C32_NP}
+TO_REAL = {complex64.np: float32.np, complex128.np: float64.np, C32_NP: float16.np}
+_REAL_OF = {complex32: float16, complex64: float32, complex128: float64}
+_COMPLEX_OF = {float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128}
 BF16_NP = bfloat16.np  # None without ml_dtypes
+# the float8 storages (empty without ml_dtypes): most ops refuse them, as PyTorch's CPU kernels do
+F8_NP = frozenset(d.np for d in FLOAT8 if d.np is not None)
 # numpy dtypes of floating tensors: ml_dtypes' bfloat16 has numpy kind "V", so test membership, not kind
 FLOATING_NP = frozenset(d.np for d in ALL if d.is_floating_point)
 # half and bfloat16: stored narrow, computed in float32 and rounded once per op (PyTorch's CPU kernels)
 LOWP_NP = frozenset(d.np for d in ALL if d.is_floating_point and d.itemsize == 2)
+# storages numpy's ufuncs must not compute on directly (float8: PyTorch refuses most ops; complex32: numpy
+# has no arithmetic for its structured dtype): the ops' fast paths leave them to their general paths
+NARROW_NP = F8_NP | {C32_NP}
 BF16_MISSING = ("tinytorch.bfloat16 tensors are stored with the ml_dtypes package, which is not installed; "
                 "install it with `pip install \"tinytorch-numpy[bf16]\"` (or `pip install ml_dtypes`)")
 # floating or complex: the dtypes that carry gradients
-INEXACT_NP = FLOATING_NP | {complex64.np, complex128.np}
+INEXACT_NP = FLOATING_NP | {complex64.np, complex128.np, C32_NP}
 
 _default_float = float32
 
@@ -102,7 +145,7 @@ def to_np(d) -> np.dtype:
     """A numpy dtype for a tinytorch dtype, numpy dtype or Python type."""
     if type(d) is dtype:
         if d.np is None:
-            raise ImportError(BF16_MISSING)
+            raise ImportError(BF16_MISSING.replace("bfloat16", d.name, 1))
         return d.np
     if d is float:
         return _default_float.np
@@ -123,8 +166,8 @@ def _promote_same_priority(a: dtype, b: dtype) -> dtype:
         return a
     if a._category != b._category:
         hi, lo = (a, b) if a._category > b._category else (b, a)
-        if hi._category == 3 and lo._category == 2:  # float64 + complex64 -> complex128
-            return FROM_NP[np.promote_types(hi.np, lo.np)]
+        if hi._category == 3 and lo._category == 2:  # float64 + complex64 -> complex128; bfloat16 + complex32 too
+            return _promote_same_priority(_REAL_OF[hi], lo).to_complex()
         return hi
     if a._category == 2:
         if a.itemsize == b.itemsize:  # bfloat16 with float16: neither holds the other, so float32
@@ -136,26 +179,25 @@ def _promote_same_priority(a: dtype, b: dtype) -> dtype:
     return FROM_NP[np.promote_types(a.np, b.np)]
 
 
-_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-
-
 class _PromoteTable(dict):
-    """(numpy dtype, numpy dtype) -> numpy dtype; a missing pair is a barebones unsigned dtype beside another
-    integer or bool dtype, which PyTorch refuses to promote."""
+    """(numpy dtype, numpy dtype) -> numpy dtype; a missing pair is one PyTorch refuses to promote: a float8
+    dtype beside any other, or a barebones unsigned dtype beside another integer, bool or complex dtype."""
 
     def __missing__(self, key):
         a, b = FROM_NP[key[0]], FROM_NP[key[1]]
-        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
-                           f"{_SCALAR_NAMES.get(a.name, a.name)} and {_SCALAR_NAMES.get(b.name, b.name)}")
+        kind = "Float8 Types" if a in FLOAT8 or b in FLOAT8 else "uint16, uint32, uint64 types"
+        raise RuntimeError(f"Promotion for {kind} is not supported, attempted to promote "
+                           f"{a._legacy[:-len('Tensor')]} and {b._legacy[:-len('Tensor')]}")
 
 
 def _build_table():
     table = _PromoteTable()
     for a in ALL:
         for b in ALL:
+            if a is not b and (a in FLOAT8 or b in FLOAT8):
+                continue
             if a is not b and (a in BAREBONES_UNSIGNED or b in BAREBONES_UNSIGNED) and \
-                    a._category <= 1 and b._category <= 1:
+                    a._category != 2 and b._category != 2:
                 continue
             table[a.np, b.np] = _promote_same_priority(a, b).np
     return table
@@ -224,7 +266,10 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
               "uint64": "unsigned long", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+              "complex128": "c10::complex<double>", "complex32": "c10::complex<c10::Half>",
+              "float8_e4m3fn": "c10::Float8_e4m3fn", "float8_e5m2": "c10::Float8_e5m2",
+              "float8_e4m3fnuz": "c10::Float8_e4m3fnuz", "float8_e5m2fnuz": "c10::Float8_e5m2fnuz",
+              "float8_e8m0fnu": "c10::Float8_e8m0fnu"}
 
 
 def cpp_name(dt) -> str:

@@ -8,6 +8,9 @@ from . import _dtype
 from .tensor import Tensor
 
 
+_NUMPY_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
 class finfo:
     """Machine limits of a floating dtype: bits, eps, max, min, tiny (= smallest_normal), resolution."""
 
@@ -18,13 +21,15 @@ class finfo:
         if not isinstance(d, _dtype.dtype) or not d.is_floating_point:
             raise TypeError("tinytorch.finfo() requires a floating point input type. Use tinytorch.iinfo to "
                             "handle 'tinytorch.finfo'")
-        info = (_dtype._ml_dtypes.finfo if d is _dtype.bfloat16 else np.finfo)(_dtype.to_np(d))
+        info = _dtype._ml_dtypes.finfo(_dtype.to_np(d).type) if d.np not in _NUMPY_FLOATS else np.finfo(d.np)
         self.bits = info.bits
-        self.eps = float(info.eps)
+        # PyTorch's float8_e5m2fnuz epsilon is 2 ** -3, half of the format's 2 ** -2
+        self.eps = 0.125 if d is _dtype.float8_e5m2fnuz else float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = 10.0 ** -info.precision
+        # PyTorch's resolution is 10 ** -digits10: a float8's three or fewer mantissa bits hold no decimal digit
+        self.resolution = 1.0 if d in _dtype.FLOAT8 else 10.0 ** -info.precision
         self.dtype = d.name
 
     def __getattr__(self, name):

@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from ._dtype import FLOATING_NP, LOWP_NP
+from ._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
+from . import _dtype_casts
 from ._quiet_fp import cast
 from . import _dtype
 from ._size import _require_cpu
@@ -241,8 +242,29 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memor
     else:
         arr = _infer_array(data, exact=dtype is not None)
     if dtype is not None:
-        arr = cast(arr, _dtype.to_np(dtype), copy=False)  # 1e5 as float16 is inf, silently (PyTorch)
+        npd = _dtype.to_np(dtype)
+        # 1e5 as float16 is inf, silently (PyTorch); float8 and complex32 round as PyTorch's casts do
+        arr = cast(arr, npd, copy=False) if npd not in NARROW_NP else _narrow(arr, npd)
     return _finish(arr, requires_grad)
+
+
+def _narrow(arr: np.ndarray, npd: np.dtype) -> np.ndarray:
+    """``arr`` as a float8 or complex32 array (PyTorch's roundings; its warning for a first complex32)."""
+    if npd == _dtype.C32_NP:
+        _dtype_casts.warn_complex32()
+    return _dtype_casts.convert(arr, npd)
+
+
+def _ones(shape: tuple, npd: np.dtype) -> np.ndarray:
+    return np.ones(shape, dtype=npd) if npd not in NARROW_NP else _full(shape, 1, npd)
+
+
+def _full(shape: tuple, value, npd: np.dtype) -> np.ndarray:
+    """``np.full`` for every dtype: a float8 or complex32 fill value is rounded as PyTorch's casts round it
+    (numpy would write a number into both of complex32's fields)."""
+    if npd in NARROW_NP:
+        return _narrow(np.full(shape, value), npd)
+    return np.full(shape, value, dtype=npd)
 
 
 @op(variants="function")
@@ -288,7 +310,7 @@ def ones(*size, dtype=None, device=None, layout=None, requires_grad: bool = Fals
     if device is not None:
         _require_cpu(device)
     shape, npd = _size(size), _np_dtype(dtype)
-    return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
+    return _finish(_alloc(lambda: _ones(shape, npd), shape, npd), requires_grad)
 
 
 @op(variants="function out", own_out=True)
@@ -334,7 +356,7 @@ def full(size, fill_value, *, dtype=None, device=None,
         fill_value = fill_value.item()
     npd = _np_dtype(dtype, _scalar_dtype(fill_value))
     shape = _size((size,))
-    return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
+    return _finish(_alloc(lambda: _full(shape, fill_value, npd), shape, npd), requires_grad)
 
 
 def _like(input: Tensor, dtype):
@@ -358,7 +380,7 @@ def ones_like(input: Tensor, *, dtype=None, device=None,
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
-    return _finish(_alloc(lambda: np.ones(shape, dtype=npd), shape, npd), requires_grad)
+    return _finish(_alloc(lambda: _ones(shape, npd), shape, npd), requires_grad)
 
 
 @op(variants="function", batch=first_only)
@@ -377,7 +399,7 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
-    return _finish(_alloc(lambda: np.full(shape, fill_value, dtype=npd), shape, npd), requires_grad)
+    return _finish(_alloc(lambda: _full(shape, fill_value, npd), shape, npd), requires_grad)
 
 
 @op(variants="function out", own_out=True)
@@ -420,8 +442,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in vals)
     npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
-    if npd == np.bool_:
-        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+    if npd == np.bool_ or npd in NARROW_NP:  # no arange kernel for them
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dtype.FROM_NP[npd]._legacy[:-6]}\'')
     if npd.kind in "iu" and is_float:
         arr = _integer_arange(start, end, step, npd)
         return _finish(arr.astype(npd), requires_grad)

@@ -1,7 +1,8 @@
 """The ops added for PyTorch's op_db entries that tinytorch lacked, against PyTorch beyond the OpInfo
 walk's samples: the native norms' statistics and gradients, geqrf / ormqr, the LDL factorizations and solves,
 the randomized low-rank SVD / PCA (PyTorch's random draws), ATen's grid_sampler spellings, ``__rdiv__``, and
-``_scaled_mm``'s refusal (tinytorch has no float8)."""
+``_scaled_mm``'s refusal of operands that are not float8 (its float8 matmuls are compared in
+tests/tensor/test_tensor_dtypes_float8_complex32.py)."""
 import os
 import subprocess
 import sys
@@ -188,7 +189,7 @@ def test_scaled_mm_refused_as_pytorchs_cpu_build_refuses_non_float8():
     path = torch.backends.cpu.get_cpu_capability().lower()
     theirs = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "ATEN_CPU_CAPABILITY": path}).stdout
-    lib = tt
+    lib = tt  # noqa: F841 - the name _SCALED_MM_CALL evaluates
     with pytest.raises(Exception) as e:
         eval(_SCALED_MM_CALL)
     assert f"{type(e.value).__name__}\n{e.value}" == theirs

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._dtype import BF16_NP, FLOATING_NP
+from .._dtype import BF16_NP, FLOATING_NP, FROM_NP
 from .._ops._kernels import parallel
 from .fpmath import F32, F64, U64, fma32, fma64, libm_log, libm_log1p
 
@@ -37,6 +37,9 @@ def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.nd
         out = fma32(x, F32(high) - F32(low), F32(low)).astype(npd)
         lo, hi = npd.type(low), npd.type(high)
     else:
+        if npd in FLOATING_NP:  # float8: PyTorch's dispatch refuses before its bounds check
+            raise NotImplementedError(f'"check_uniform_bounds" not implemented for '
+                                      f'\'{FROM_NP[npd]._legacy[:-len("Tensor")]}\'')
         raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{_torch_name(npd)}\'')
     out[out == hi] = lo
     return out

@@ -81,8 +81,12 @@ def _contiguous(t: Tensor) -> bool:
     return t._data.flags.c_contiguous
 
 
+# the floating dtypes PyTorch's random kernels fill (not the float8 ones)
+_RANDOM_FLOATS = FLOATING_NP - _dtype.F8_NP
+
+
 def _float_only(npd: np.dtype, kernel: str) -> None:
-    if npd not in FLOATING_NP:
+    if npd not in _RANDOM_FLOATS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
 
 
@@ -90,8 +94,12 @@ _MISSING = object()
 
 
 # -- in place ----------------------------------------------------------------------------------------
+# the complex storages (complex32's numpy kind is "V"): drawn as their real view
+_COMPLEX_NP = frozenset((np.dtype(np.complex64), np.dtype(np.complex128), _dtype.C32_NP))
+
+
 def _uniform(npd: np.dtype, n: int, a, b, generator) -> np.ndarray:
-    if npd.kind == "c":  # the real view: real and imaginary parts each uniform
+    if npd in _COMPLEX_NP:  # the real view: real and imaginary parts each uniform
         return _uniform(_dtype.TO_REAL[npd], 2 * n, a, b, generator).view(npd)
     _float_only(npd, "check_uniform_bounds")
     if not a <= b:
@@ -100,7 +108,7 @@ def _uniform(npd: np.dtype, n: int, a, b, generator) -> np.ndarray:
 
 
 def _normal(npd: np.dtype, n: int, mean, std, generator, contiguous: bool = True) -> np.ndarray:
-    if npd.kind == "c":
+    if npd in _COMPLEX_NP:
         # PyTorch draws a complex tensor as its real view (real, imag pairs), each part with std / sqrt(2)
         parts = _normal(_dtype.TO_REAL[npd], 2 * n, mean, std / math.sqrt(2), generator, contiguous)
         return parts.view(npd)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import C32_NP
+from .._dtype_casts import c32_to_c64
+
 _META_ITEM = "Tensor.item() cannot be called on meta tensors"
 _META_NUMPY = ("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
                "first.")
@@ -40,11 +43,14 @@ class _TensorConversion:
             raise RuntimeError(_META_ITEM)
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+        v = self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+        return v if type(v) is not tuple else complex(*v)  # a complex32 element: numpy's (real, imag) fields
 
     def tolist(self):
         if self._meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        if self._data.dtype == C32_NP:
+            return c32_to_c64(self._data).tolist()
         return self._data.tolist()
 
     def __len__(self) -> int:
@@ -64,14 +70,16 @@ class _TensorConversion:
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(()))
+        v = self._data.reshape(())
+        return bool(v) if v.dtype != C32_NP else bool(complex(*v.item()))
 
     def _scalar(self):
         if self._meta:
             raise RuntimeError(_META_ITEM)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self._data.reshape(()).item()
+        v = self._data.reshape(()).item()
+        return v if type(v) is not tuple else complex(*v)
 
     def __float__(self) -> float:
         return float(self._scalar())

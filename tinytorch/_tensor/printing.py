@@ -11,7 +11,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from tinytorch import _dtype
+from tinytorch import _dtype, _dtype_casts
+
+_F16, _F32, _C64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64)
+_E8M0_ZERO = np.float32(2.0 ** -127)  # float8_e8m0fnu's code 0, its smallest value
 
 
 @dataclasses.dataclass
@@ -75,7 +78,7 @@ def printoptions(**kwargs: Any) -> Iterator[None]:
 class _Formatter:
     """Chooses one number style and column width for all elements of a tensor, then pads to it."""
 
-    def __init__(self, values: np.ndarray, floating: bool):
+    def __init__(self, values: np.ndarray, floating: bool, e8m0: bool = False):
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -88,7 +91,12 @@ class _Formatter:
                 self.width = max(self.width, *(len(f"{v}") for v in ends))
             return
         # Only nonzero finite values steer the style; nan, inf and 0 are fitted around them.
-        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if e8m0:
+            # PyTorch's isfinite calls float8_e8m0fnu's NaN finite and its ne(0) compares codes, so every
+            # value but the smallest (code 0) steers, NaN included (a NaN turns sci_mode and int_mode off)
+            finite = flat[flat != _E8M0_ZERO]
+        else:
+            finite = flat[np.isfinite(flat) & (flat != 0)]
         if finite.size == 0:
             return
         magnitudes = np.abs(finite).astype(np.float64)
@@ -199,9 +207,14 @@ def _nested_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) ->
 
 def tensor_body(a: np.ndarray, floating: bool, indent: int) -> str:
     """The bracketed values of a non-empty array, laid out as PyTorch lays them out."""
+    e8m0 = a.dtype == _dtype.float8_e8m0fnu.np
+    if a.dtype in _dtype.NARROW_NP:  # PyTorch prints float8 through half (e8m0: float), complex32 through complex64
+        a = _dtype_casts.convert(a, _F32 if e8m0 else _F16 if a.dtype in _dtype.F8_NP else _C64)
+        if e8m0:  # its NaN widens to a signalling one, which numpy's casts below would warn about
+            a = np.where(np.isnan(a), np.float32(np.nan), a)
     summarize = a.size > _OPTS.threshold
     shown = _edge_values(a) if summarize else a
-    fmt = _ComplexFormatter(shown) if a.dtype.kind == "c" else _Formatter(shown, floating)
+    fmt = _ComplexFormatter(shown) if a.dtype.kind == "c" else _Formatter(shown, floating, e8m0)
     return _nested_str(a, indent, summarize, fmt)
 
 

@@ -31,6 +31,9 @@ STORAGE_DTYPES = {
 }
 if _dtype.BF16_NP is not None:
     STORAGE_DTYPES["BFloat16Storage"] = _dtype.BF16_NP
+# the dtypes PyTorch saves over an UntypedStorage (_rebuild_tensor_v3), by their torch.<name> global
+_TORCH_DTYPES_V3 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+                    "complex32", "chalf")
 _OTHER_STORAGES = ("QInt8Storage", "QUInt8Storage", "QInt32Storage", "QUInt4x2Storage",
                    "QUInt2x4Storage")
 _TORCH_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64",
@@ -38,7 +41,8 @@ _TORCH_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64",
                  "long": "int64", "int32": "int32", "int": "int32", "int16": "int16",
                  "short": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
                  "complex64": "complex64", "cfloat": "complex64", "complex128": "complex128",
-                 "cdouble": "complex128", "bfloat16": "bfloat16"}
+                 "cdouble": "complex128", "bfloat16": "bfloat16", "chalf": "complex32",
+                 **{n: n for n in _TORCH_DTYPES_V3 if n != "chalf"}}
 _MAX_DIMS = 64
 _INT64_MAX = (1 << 63) - 1
 
@@ -113,6 +117,22 @@ def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=No
     t = _make(data)
     t._requires_grad = requires_grad
     return t
+
+
+def _rebuild_tensor_v3(storage, offset, size, stride, requires_grad, hooks, dtype, metadata=None) -> Tensor:
+    """PyTorch's rebuild for a tensor saved over an UntypedStorage (float8, complex32): its bytes read as
+    ``dtype``, the offset and strides counted in its elements."""
+    if type(storage) is not Storage:
+        raise bad(f"a tensor's storage must be a persistent storage id, got {describe(storage)}")
+    if type(dtype) is not _dtype.dtype:
+        raise bad(f"a tensor's dtype must be a dtype, got {describe(dtype)}")
+    npd = _dtype.to_np(dtype)
+    raw = storage.array
+    if raw.dtype != npd:
+        if raw.dtype != np.uint8 or raw.size % npd.itemsize:
+            raise bad(f"storage {storage.key!r:.40} of {raw.size} {raw.dtype} cannot hold {dtype}")
+        raw = raw.view(npd)
+    return _rebuild_tensor(Storage(storage.key, raw), offset, size, stride, requires_grad, hooks, metadata)
 
 
 def _rebuild_tensor_v1(storage, offset, size, stride) -> Tensor:
@@ -202,6 +222,7 @@ def _device(kind, index=None):
 
 _CALLABLES = {
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
+    ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_tensor"): _rebuild_tensor_v1,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,

@@ -95,9 +95,11 @@ class _Storages:
                 span = arr
             else:
                 # ``arr`` starts at ``lo`` (its strides are non-negative); reach the whole span
+                # (as raw bytes of the element's size: as_strided cannot name ml_dtypes' types)
+                raw = arr.view(np.dtype((np.void, arr.itemsize)))
                 span = np.lib.stride_tricks.as_strided(
-                    arr, shape=((hi - lo) // arr.itemsize,), strides=(arr.itemsize,),
-                    writeable=False)
+                    raw, shape=((hi - lo) // arr.itemsize,), strides=(arr.itemsize,),
+                    writeable=False).view(arr.dtype)
             names[key] = (str(len(arrays)), span, lo)
             arrays.append(span)
         return names, arrays
@@ -330,17 +332,23 @@ class Pickler:
             raise NotPlain  # a subclass: its Python state needs a full pickle
         arr = x._data
         key = self.storages.add(arr)
-        self.global_("torch._utils", "_rebuild_tensor_v2")
+        # float8 and complex32 have no typed storage class: PyTorch saves their bytes as an UntypedStorage
+        # and names the dtype to _rebuild_tensor_v3
+        untyped = arr.dtype in _dtype.NARROW_NP
+        self.global_("torch._utils", "_rebuild_tensor_v3" if untyped else "_rebuild_tensor_v2")
         self.out += b"(("
         if self.layout is None:  # the first pass only finds the storages
             name, span, lo = "0", arr.reshape(-1)[:0], 0
         else:
             name, span, lo = self.layout[key]
         self.string("storage")
-        self.global_("torch", _STORAGE_NAMES[arr.dtype.newbyteorder("=")])
+        if untyped:
+            self.global_("torch.storage", "UntypedStorage")
+        else:
+            self.global_("torch", _STORAGE_NAMES[arr.dtype.newbyteorder("=")])
         self.string(name)
         self.string("cpu")
-        self.integer(span.size)
+        self.integer(span.size * (arr.itemsize if untyped else 1))
         self.out += b"tQ"
         item = arr.itemsize
         if key[0] == "own":
@@ -354,7 +362,10 @@ class Pickler:
         # a Parameter's data tensor does not require grad; the Parameter carries the flag
         self.out += b"\x88" if x.requires_grad and type(x) is Tensor else b"\x89"
         self.global_("collections", "OrderedDict")
-        self.out += b")Rt" + b"R"
+        self.out += b")R"
+        if untyped:
+            self.global_("torch", x.dtype.name)
+        self.out += b"t" + b"R"
         if type(x) is Parameter:
             self.out += b"\x88" if x.requires_grad else b"\x89"
             self.global_("collections", "OrderedDict")

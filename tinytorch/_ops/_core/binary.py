@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP, LOWP_NP
+from ..._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import ARRAY_OUT, F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, loud, quiet
 from ...autograd.node import Node
@@ -18,6 +18,10 @@ from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .util import meta
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
+# the operand dtypes fast_forward leaves to the general path (bool; float8 and complex32, numpy computing
+# nothing as PyTorch does on them), and those a Python number beside them sends there: one lookup each
+_NOT_FAST = frozenset({np.dtype(np.bool_)}) | NARROW_NP
+_SCALAR_SLOW = LOWP_NP | NARROW_NP
 
 
 class _BinaryNode(Node):
@@ -50,7 +54,7 @@ def _float_and_scalar(a, b):
     ``x * 0.5``, ``x + 1``), else None."""
     if isinstance(a, Tensor) and (type(b) is float or type(b) is int):
         ad = a._data
-        if ad.dtype in FLOATING_NP and ad.dtype not in LOWP_NP:  # half/bfloat16: binary_operands' scalars
+        if ad.dtype in FLOATING_NP and ad.dtype not in _SCALAR_SLOW:  # half/bfloat16/float8: binary_operands' scalars
             if SCALARS_BY_VALUE and ad.dtype is _F32 and not -_F32_MAX <= b <= _F32_MAX:
                 return None  # numpy 1.x: float64 by b's value (binary_operands casts b first)
             return ad
@@ -121,7 +125,7 @@ def fast_forward(fn, py_fn, a, b):
         ad = a._data
         if isinstance(b, Tensor):
             bd = b._data
-            if ad.dtype != bd.dtype or ad.shape != bd.shape or ad.dtype.kind == "b":
+            if ad.dtype != bd.dtype or ad.shape != bd.shape or ad.dtype in _NOT_FAST:
                 return None
             if not ad.ndim:
                 dt = ad.dtype
@@ -143,7 +147,8 @@ def fast_forward(fn, py_fn, a, b):
     fp = quiet()
     try:
         if not arr.ndim:  # out= keeps a 0-d result an array; dtype= keeps a Python number from promoting
-            out = fn(arr, other, out=ARRAY_OUT, dtype=arr.dtype) if which != 2 else fn(other, arr, out=ARRAY_OUT, dtype=arr.dtype)
+            out = (fn(arr, other, out=ARRAY_OUT, dtype=arr.dtype) if which != 2
+                   else fn(other, arr, out=ARRAY_OUT, dtype=arr.dtype))
         elif arr.size < _SPLIT_FROM:
             out = fn(arr, other) if which != 2 else fn(other, arr)
         else:

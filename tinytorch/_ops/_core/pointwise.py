@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import INEXACT_NP, LOWP_NP, float32, get_default_dtype
+from ..._dtype import INEXACT_NP, LOWP_NP, NARROW_NP, float32, get_default_dtype
+from . import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -96,6 +97,26 @@ def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=
                                 "__module__": base.__module__, "saved_fields": _SAVED_FIELDS[saves]})
 
 
+# the storages a unary op does not compute on directly: half and bfloat16 (widened to float32), float8 and
+# complex32 (narrow.unary): one lookup on the common path
+_WIDENED = LOWP_NP | NARROW_NP
+
+
+def _narrow_result(input: Tensor, out: np.ndarray, node_cls) -> Tensor:
+    """A float8 / complex32 input's result, recorded as the op's other results are."""
+    if _State.enabled and input._requires_grad:
+        node = node_cls((input._edge(),))
+        res = _make(out, node)
+        if node_cls.saves == "result":
+            node._save_own_output(res)
+        elif node_cls.saves == "input":
+            node._save_inputs(input)
+        elif node_cls.saves == "both":
+            node.save_for_backward(input, res)
+        return res
+    return _make(out)
+
+
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
     """``op(input)``: forward ``fn`` on the array, recording a ``node_cls`` node when grad is needed.
 
@@ -109,7 +130,9 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         if floating and x.dtype not in INEXACT_NP:
             x = x.astype(get_default_dtype().np)
         storage = x.dtype
-        if storage in LOWP_NP:
+        if storage in _WIDENED:
+            if storage in NARROW_NP:  # float8, complex32: PyTorch's few kernels for them, or its refusal
+                return _narrow_result(input, narrow.unary(uname, x), node_cls)
             x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
         one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
         if one:
@@ -137,7 +160,8 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
             return res
         return _make(out)
 
-    unary_op.__name__ = unary_op.__qualname__ = name or node_cls.__name__[:-len("Backward0")].lower()
+    uname = name or node_cls.__name__[:-len("Backward0")].lower()
+    unary_op.__name__ = unary_op.__qualname__ = uname
     unary_op.__doc__ = f"Elementwise {unary_op.__name__}."
     return unary_op
 

@@ -9,7 +9,8 @@ import functools
 
 import numpy as np
 
-from ..._dtype import LOWP_NP, result_np_dtype
+from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
+from . import narrow
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 from ...autograd.grad_mode import _State
@@ -18,6 +19,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 
 ndarray = np.ndarray
 _NONE_EDGE = (None, 0)
+_INT_OR_NARROW = frozenset(d.np for d in _ALL_DTYPES if d.np.kind in "iu") | NARROW_NP
 
 
 def unpack(x):
@@ -44,16 +46,22 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     with ``scalar_in_float`` kept in float32, the op's compute type (mul and div; the caller rounds)."""
     ta, ad = unpack(a)
     tb, bd = unpack(b)
-    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray:
+    # (a complex number beside half makes complex32: the general path's promotion)
+    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray and \
+            type(bd) is not complex:
         bd = np.float32(bd) if scalar_in_float else ad.dtype.type(bd)
         return ta, tb, ad, bd
-    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray:
+    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray and \
+            type(ad) is not complex:
         ad = np.float32(ad) if scalar_in_float else bd.dtype.type(ad)
         return ta, tb, ad, bd
     if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
-    if dt.kind in "iu":
+    if dt in _INT_OR_NARROW:  # one lookup: integers wrap Python ints; float8 / complex32 go to narrow.py
+        if dt in NARROW_NP:
+            ad, bd = narrow.operands(ad, bd, dt)
+            return ta, tb, ad, bd
         # a Python int out of the integer dtype's range wraps into it, as PyTorch's scalar cast does
         # (uint8 & -32, uint8 + 300), where numpy 2 raises OverflowError
         if type(bd) is int and type(ad) is ndarray:
@@ -240,7 +248,17 @@ def c_order(a: ndarray) -> ndarray:
     strides = tuple(reversed(strides))
     if a.strides == strides or not a.size:
         return a
-    return np.lib.stride_tricks.as_strided(a, strides=strides, writeable=True)
+    return strided(a, strides=strides, writeable=True)
+
+
+def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> np.ndarray:
+    """numpy's ``as_strided`` for every storage: ml_dtypes' float8_e5m2 reports a type string numpy cannot read
+    back, so its bytes are strided as a void type of the same size (only when numpy refuses: no cost else)."""
+    try:
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
+    except TypeError:
+        raw = x.view(np.dtype((np.void, x.itemsize)))
+        return np.lib.stride_tricks.as_strided(raw, shape, strides, writeable=writeable).view(x.dtype)
 
 
 def saved_dims(raw):

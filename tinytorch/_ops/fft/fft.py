@@ -136,8 +136,16 @@ def _resize(x: Tensor, dim: int, n: int) -> Tensor:
     return cat([x, x.new_zeros(shape)], dim)
 
 
+# the floating dtypes PyTorch's CPU FFT refuses (its pocketfft / MKL kernels have no half-sized types)
+_NO_FFT = _dtype.LOWP_NP | _dtype.NARROW_NP
+
+
 def _floating(x: Tensor) -> Tensor:
-    """Integer and bool inputs compute in the default float dtype."""
+    """Integer and bool inputs compute in the default float dtype; half-sized ones are refused."""
+    if x._data.dtype in _NO_FFT:
+        if x._data.dtype == _dtype.C32_NP:
+            raise RuntimeError("MKL FFT doesn't support tensors of type: Half")
+        raise RuntimeError(f"Unsupported dtype {x.dtype._legacy[:-len('Tensor')]}")
     if x._data.dtype.kind in "biu":
         return x.to(_dtype.get_default_dtype())
     return x
@@ -199,7 +207,7 @@ def _fftn(x, s, dim, norm, forward: bool, one_dim: bool = False):
 
 
 def _rfftn(x, s, dim, norm, name: str, inverse_hermitian: bool = False):
-    if x._data.dtype.kind == "c":
+    if x._data.dtype.kind == "c" or x._data.dtype == _dtype.C32_NP:
         if name == "rfftn":
             raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_legacy(x)}")
         if name == "ihfftn":
@@ -282,8 +290,8 @@ fft2 = _nd("fft2", lambda x, s, d, nm: _fftn(x, s, d, nm, True), _TWO, "The 2-d 
             autocast="fp32")
 ifft2 = _nd("ifft2", lambda x, s, d, nm: _fftn(x, s, d, nm, False), _TWO, "The 2-d inverse Fourier transform.",
              autocast="fp32")
-rfft2 = _nd("rfft2", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), _TWO, "The 2-d Fourier transform of a real signal.",
-             autocast="fp32")
+rfft2 = _nd("rfft2", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), _TWO,
+            "The 2-d Fourier transform of a real signal.", autocast="fp32")
 irfft2 = _nd("irfft2", lambda x, s, d, nm: _irfftn(x, s, d, nm), _TWO, "The inverse of ``rfft2``.",
               autocast="fp32")
 hfft2 = _nd("hfft2", lambda x, s, d, nm: _irfftn(x, s, d, nm, True), _TWO, "The 2-d ``hfft``.")
@@ -292,8 +300,8 @@ fftn = _nd("fftn", lambda x, s, d, nm: _fftn(x, s, d, nm, True), None, "The n-d 
             autocast="fp32")
 ifftn = _nd("ifftn", lambda x, s, d, nm: _fftn(x, s, d, nm, False), None, "The n-d inverse Fourier transform.",
              autocast="fp32")
-rfftn = _nd("rfftn", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), None, "The n-d Fourier transform of a real signal.",
-             autocast="fp32")
+rfftn = _nd("rfftn", lambda x, s, d, nm: _rfftn(x, s, d, nm, "rfftn"), None,
+            "The n-d Fourier transform of a real signal.", autocast="fp32")
 irfftn = _nd("irfftn", lambda x, s, d, nm: _irfftn(x, s, d, nm), None, "The inverse of ``rfftn``.",
               autocast="fp32")
 hfftn = _nd("hfftn", lambda x, s, d, nm: _irfftn(x, s, d, nm, True), None, "The n-d ``hfft``.")

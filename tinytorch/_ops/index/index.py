@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP, FROM_NP
+from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
+from ... import _dtype_casts
+from .._core import narrow
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, install_saved_fields, u64
 from ...tensor import Tensor, _make, _view_of
@@ -399,6 +401,11 @@ def setitem(input: Tensor, key, value) -> None:
                            f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
     if not grad_needed:
+        if x.dtype in NARROW_NP:
+            if advanced and x.dtype == narrow.E8M0:
+                narrow.refuse("index_put", x.dtype)
+            if np.asarray(vd).dtype != x.dtype:  # rounded as PyTorch's casts round
+                vd = _dtype_casts.convert(np.asarray(vd), x.dtype)
         dst = x if basic is None else x[basic + (Ellipsis,)]
         dst = _writeable_for_put(dst, adv, key, vd)
         try:
@@ -444,6 +451,8 @@ def setitem(input: Tensor, key, value) -> None:
     # the edges first: a forbidden view as the value raises PyTorch's error before anything is written
     edges = (dst._edge(), (None, 0) if tv is None else tv._edge())
     d = _writeable_for_put(d, adv, key, vd)
+    if d.dtype in NARROW_NP and np.asarray(vd).dtype != d.dtype:
+        vd = _dtype_casts.convert(np.asarray(vd), d.dtype)
     try:
         d[adv] = vd
     except ValueError:

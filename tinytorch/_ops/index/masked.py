@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import cpp_name
+from ..._dtype import NARROW_NP, cpp_name
+from .._core import narrow
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import legacy_name, record
@@ -64,6 +65,8 @@ class MaskedFillBackward1(Node):
 @op(variants="function method inplace")
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("masked_fill", input._data.dtype)
     m = _mask_array(mask, "masked_fill_")
     x = input._data
     shape = broadcast_shapes(x.shape, m.shape)

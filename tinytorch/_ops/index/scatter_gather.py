@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import NARROW_NP
+from .._core import narrow
+
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -84,6 +87,8 @@ def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
 @op(variants="function method out", batch=rules.gather)
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("gather", input._data.dtype)
     x = _at_least_1d(input._data)
     d = _wrap_dim(dim, x.ndim)
     idx = _index_array(index, "gather")
@@ -156,6 +161,8 @@ _REDUCE = {"add": np.add, "multiply": np.multiply}
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
     ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("scatter", input._data.dtype)
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
     if (src is None) == (value is None):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FROM_NP, LOWP_NP, cpp_name
+from ..._dtype import F8_NP as _F8_NP, FROM_NP, LOWP_NP, NARROW_NP, cpp_name, to_np
+from ... import _dtype_casts
+from ..._quiet_fp import loud, quiet
+from .._core import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
@@ -135,6 +138,7 @@ def _node_cls(a: Tensor, b: Tensor):
     return UnsafeViewBackward0
 
 
+_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 _BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
 
 
@@ -145,7 +149,9 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
     a batch of one is exactly this case). half and bfloat16 accumulate in float32 and round once, as
     PyTorch's CPU GEMM does."""
-    if a.dtype in LOWP_NP:
+    if a.dtype in _LOWP_OR_NARROW:
+        if a.dtype in NARROW_NP:  # float8: float products and sums, rounded once; complex32 and e8m0 refuse
+            return narrow.matmul(a, b, _np_matmul)
         return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
         if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:
@@ -312,6 +318,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 @op(variants=_PRODUCT, batch=_batch_checked(_dot_check))
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-d tensors."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("dot", input._data.dtype)
     _dot_check(input._data.ndim, tensor._data.ndim)
     return _matmul(input, tensor, None)
 
@@ -335,30 +343,88 @@ class AddmmBackward0(Node):
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
 
 
-# c10's ScalarType names, as PyTorch's _scaled_mm prints them
-_SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-@op(variants="function out")
-def _scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None,
-               scale_result: Tensor | None = None, out_dtype=None, use_fast_accum: bool = False) -> Tensor:
-    """PyTorch's float8 matmul. tinytorch has no float8 dtypes, so every call is one PyTorch's CPU build
-    refuses (its operands are not float8): refused with PyTorch's error."""
+def _scaled_config_error(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor) -> ValueError:
+    """PyTorch's error for scales (or operands) its CPU float8 matmul takes in neither recipe."""
     def sizes(t):
         return "[" + ", ".join(str(d) for d in t.shape) + "]"
 
     def strides(t):
         return "[" + ", ".join(str(d) for d in t.stride()) + "]"
+
+    def name(t):
+        return t.dtype._legacy[:-len("Tensor")]
     m = mat_a.shape[0] if mat_a.dim() else 0
     n = mat_b.shape[-1] if mat_b.dim() else 0
-    raise ValueError(
+    return ValueError(
         "Invalid scaling configuration.\n"
         "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
         f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be ({m}, 1) and "
         f"scale_b should be (1, {n}), and both should be contiguous.\n"
-        f"Got mat_a.dtype()={_SCALAR_TYPES[mat_a.dtype.name]}, scale_a.dtype()={_SCALAR_TYPES[scale_a.dtype.name]}, "
+        f"Got mat_a.dtype()={name(mat_a)}, scale_a.dtype()={name(scale_a)}, "
         f"scale_a.size()={sizes(scale_a)}, scale_a.stride()={strides(scale_a)}, "
-        f"mat_b.dtype()={_SCALAR_TYPES[mat_b.dtype.name]}, scale_b.dtype()={_SCALAR_TYPES[scale_b.dtype.name]}, "
+        f"mat_b.dtype()={name(mat_b)}, scale_b.dtype()={name(scale_b)}, "
         f"scale_b.size()={sizes(scale_b)} and scale_b.stride()={strides(scale_b)}")
+
+
+_F32 = np.dtype(np.float32)
+
+
+def _as_float(x: np.ndarray) -> np.ndarray:
+    if x.dtype == _F32:
+        return x
+    return _dtype_casts.convert(x, _F32) if x.dtype in NARROW_NP else x.astype(_F32)
+
+
+def _scaled_matmul(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, bias, out_dtype,
+                   rowwise: bool | None = None) -> Tensor:
+    """PyTorch's CPU float8 matmul: each operand widened to float and multiplied by its scale (a singleton,
+    or one per row of a / column of b), the float product of the two (float sums), plus the bias in float,
+    rounded once to ``out_dtype`` (a's dtype when None). ``rowwise`` says which recipe _scaled_mm_v2 named."""
+    a, b = mat_a._data, mat_b._data
+    if a.dtype not in _F8_NP or b.dtype not in _F8_NP:
+        raise _scaled_config_error(mat_a, mat_b, scale_a, scale_b)
+    if a.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat_a and mat_b shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    sa, sb = scale_a._data, scale_b._data
+    floats = sa.dtype == _F32 and sb.dtype == _F32
+    tensorwise = floats and sa.size == 1 and sb.size == 1
+    row = (floats and sa.shape == (a.shape[0], 1) and sb.shape == (1, b.shape[1])
+           and scale_a.is_contiguous() and scale_b.is_contiguous())
+    if not ((tensorwise and rowwise is not True) or (row and rowwise is not False)):
+        raise _scaled_config_error(mat_a, mat_b, scale_a, scale_b)
+    fp = quiet()
+    try:
+        wide_a = _as_float(a) * (sa.reshape(()) if tensorwise else sa)
+        wide_b = _as_float(b) * (sb.reshape(()) if tensorwise else sb)
+        out = _np_matmul(wide_a, wide_b)
+        if bias is not None:
+            out = out + _as_float(bias._data)
+    finally:
+        loud(fp)
+    target = a.dtype if out_dtype is None else to_np(out_dtype)
+    return _make(_dtype_casts.convert(out, target) if target in NARROW_NP else cast(out, target))
+
+
+@op(variants="function out")
+def _scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None,
+               scale_result: Tensor | None = None, out_dtype=None, use_fast_accum: bool = False) -> Tensor:
+    """PyTorch's float8 matmul with tensor-wise or row-wise scales (``_scaled_matmul``); use_fast_accum and
+    scale_result change nothing on the CPU."""
+    return _scaled_matmul(mat_a, mat_b, scale_a, scale_b, bias, out_dtype)
+
+
+@op(variants="function")
+def _scaled_mm_v2(self: Tensor, mat2: Tensor, scale_a, recipe_a, swizzle_a, scale_b, recipe_b, swizzle_b, bias,
+                  out_dtype, contraction_dim=(), use_fast_accum: bool = False) -> Tensor:
+    """_scaled_mm with its scaling spelt out: one scale per operand, both TensorWise (0) or both RowWise (1),
+    unswizzled (the recipes PyTorch's CPU build runs; the block-wise ones are CUDA's)."""
+    recipes = [int(r) for r in recipe_a] + [int(r) for r in recipe_b]
+    swizzles = [int(w) for w in swizzle_a] + [int(w) for w in swizzle_b]
+    if len(scale_a) != 1 or len(scale_b) != 1 or len(set(recipes)) != 1 or recipes[0] not in (0, 1) or any(swizzles):
+        raise _scaled_config_error(self, mat2, scale_a[0], scale_b[0])
+    return _scaled_matmul(self, mat2, scale_a[0], scale_b[0], bias, out_dtype, rowwise=recipes[0] == 1)

@@ -15,7 +15,8 @@ from .._core.util import normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
 from ..pointwise.compare import where
-from ..._dtype import FLOATING_NP, INEXACT_NP, to_np
+from ..._dtype import NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
+from .._core import narrow
 
 
 def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):
@@ -75,7 +76,8 @@ class LinalgVectorNormBackward0(Node):
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, _node=None) -> Tensor:
     """(sum |x|^ord)^(1/ord) over ``dim`` (all dims when None); ord inf/-inf take max/min |x|, 0 counts."""
     a = x._data
-    if dtype is not None and (a.dtype.kind == "c") != dtype.is_complex and (a.dtype.kind == "c" or a.dtype in FLOATING_NP):
+    if (dtype is not None and (a.dtype.kind == "c") != dtype.is_complex
+            and (a.dtype.kind == "c" or a.dtype in FLOATING_NP)):
         kind = "complex for complex" if a.dtype.kind == "c" else "real for real"
         raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype._legacy[:-6]}")
     if a.dtype.kind == "c" and dtype is not None:  # the norm of the input cast to that complex dtype: real
@@ -188,6 +190,8 @@ def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keep
 @op(variants="function method out", batch=_batch_norm)
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
     """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("norm", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "norm")
     if isinstance(dim, int):

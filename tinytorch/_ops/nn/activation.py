@@ -12,7 +12,8 @@ import inspect
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP
+from ..._dtype import NARROW_NP, FLOATING_NP
+from .._core import narrow
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
@@ -67,7 +68,9 @@ _ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy 
 
 def _relu(x):
     zero = _ZERO.get(x.dtype)
-    if zero is None:
+    if zero is None:  # a dtype not seen yet (float8 and complex32 are never cached: PyTorch refuses them)
+        if x.dtype in NARROW_NP:
+            narrow.guard("relu", x.dtype)
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it

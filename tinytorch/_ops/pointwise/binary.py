@@ -8,7 +8,8 @@ import numpy as np
 
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from ..._dtype import cpp_name
+from ..._dtype import NARROW_NP, cpp_name
+from .._core import narrow
 from .._core.record import OUT, float_dtype, legacy_name, record
 from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
@@ -74,6 +75,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 @op(variants="function method", no_batch="it returns a Python bool, not a tensor")
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and elements (NaN equals nothing)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("equal", input._data.dtype)
     a, b = input._data, other._data
     return bool(a.shape == b.shape and (a == b).all())
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import NARROW_NP
+from .._core import narrow
+
 from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -20,6 +23,12 @@ from .._core.registry import op
 from .._core.util import as_array, fit_grad
 
 _as_strided = np.lib.stride_tricks.as_strided
+
+
+_C32 = _dtype.C32_NP
+_COMPLEX = frozenset((np.dtype(np.complex64), np.dtype(np.complex128), _C32))
+# the dtypes complex() and polar() take parts of (bfloat16 and the float8 dtypes refused, as PyTorch)
+_PARTS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
 
 def _legacy(t: Tensor) -> str:
@@ -40,7 +49,12 @@ class ConjPhysicalBackward0(ConjBackward0):
 
 
 def _conjugated(input: Tensor, node_cls) -> Tensor:
-    out = np.conjugate(input._data)
+    x = input._data
+    if x.dtype == _C32:  # complex32: the imaginary half negated
+        out = x.copy()
+        np.negative(out["imag"], out=out["imag"])
+    else:
+        out = np.conjugate(x)
     if _State.enabled and input._requires_grad:
         return _make(out, node_cls((input._edge(),)))
     return _make(out)
@@ -49,7 +63,7 @@ def _conjugated(input: Tensor, node_cls) -> Tensor:
 @op(variants="function method inplace torch_inplace out", batch=pointwise)
 def conj_physical(input: Tensor) -> Tensor:
     """The complex conjugate, computed (a real tensor is returned as is)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
     return _conjugated(input, ConjPhysicalBackward0)
 
@@ -58,7 +72,7 @@ def conj_physical(input: Tensor) -> Tensor:
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate. PyTorch returns a lazily conjugated view; here it is a copy marked
     ``is_conj()`` (the values, dtype and gradient are the same; writes to it do not reach ``input``)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
     out = _conjugated(input, ConjBackward0)
     out._is_conj = True
@@ -91,7 +105,7 @@ def is_neg(input: Tensor) -> bool:
 
 @op(variants="function method", no_batch="a predicate")
 def is_complex(input: Tensor) -> bool:
-    return input._data.dtype.kind == "c"
+    return input._data.dtype in _COMPLEX
 
 
 # -- real and imaginary parts (views) ----------------------------------------------------------------
@@ -114,21 +128,23 @@ class ImagBackward0(Node):
 @op(variants="function method", batch=pointwise)  # Tensor.real is made a property below
 def real(input: Tensor) -> Tensor:
     """The real part, a view sharing memory (``input`` itself when it is real)."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         return input
+    part = input._data.real if input._data.dtype != _C32 else input._data["real"]
     if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.real, RealBackward0((input._edge(),)))
-    return _view_of(input, input._data.real)
+        return _view_of(input, part, RealBackward0((input._edge(),)))
+    return _view_of(input, part)
 
 
 @op(variants="function method", batch=pointwise)
 def imag(input: Tensor) -> Tensor:
     """The imaginary part, a view sharing memory."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype not in _COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    part = input._data.imag if input._data.dtype != _C32 else input._data["imag"]
     if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.imag, ImagBackward0((input._edge(),)))
-    return _view_of(input, input._data.imag)
+        return _view_of(input, part, ImagBackward0((input._edge(),)))
+    return _view_of(input, part)
 
 
 def _get_real(self: Tensor) -> Tensor:
@@ -172,9 +188,9 @@ class ViewAsComplexBackward0(Node):
 def view_as_real(input: Tensor) -> Tensor:
     """A real view of a complex tensor with a last dimension of 2 (real, imaginary)."""
     a = input._data
-    if a.dtype.kind != "c":
+    if a.dtype not in _COMPLEX:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    parts = a.real  # a view with the same strides, in the real dtype
+    parts = a.real if a.dtype != _C32 else a["real"]  # a view with the same strides, in the real dtype
     out = _as_strided(parts, shape=a.shape + (2,), strides=a.strides + (parts.itemsize,))
     if _State.enabled and input._requires_grad:
         return _view_of(input, out, ViewAsRealBackward0((input._edge(),)))
@@ -188,9 +204,6 @@ def view_as_complex(input: Tensor) -> Tensor:
     if a.dtype not in _dtype.TO_COMPLEX or a.dtype.kind != "f":  # bfloat16 (kind "V") is refused here too
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
                            f"of scalar type: {_legacy(input)}")
-    if a.dtype == np.float16:
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor "
-                           "of scalar type: Half")
     if a.ndim == 0 or a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     size = a.itemsize
@@ -232,7 +245,7 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
             raise TypeError(f"{name}(): argument '{'real' if t is a else 'imag'}' (position {1 if t is a else 2}) "
                             f"must be Tensor, not {type(t).__name__}")
     da, db = a._data.dtype, b._data.dtype
-    if da.kind != "f" or db.kind != "f":  # bfloat16's numpy kind is "V": refused, as PyTorch does
+    if da not in _PARTS or db not in _PARTS:  # bfloat16's numpy kind is "V": refused, as PyTorch does
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_legacy(a)} and "
                            f"{_legacy(b)}")
     if da != db:
@@ -258,7 +271,10 @@ def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndar
     """The complex array with these (broadcast) parts, set directly: ``re + 1j * im`` would turn an
     infinite imaginary part into a NaN real part (1j * inf = nan + inf j)."""
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), _dtype.TO_COMPLEX[real_dtype])
-    out.real, out.imag = re, im
+    if out.dtype == _C32:  # complex32 from two halves: its fields
+        out["real"], out["imag"] = re, im
+    else:
+        out.real, out.imag = re, im
     return out
 
 
@@ -275,6 +291,8 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     """abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)
     r, theta = abs._data, angle._data
+    if r.dtype == np.float16:  # complex() takes halves (complex32); PyTorch's polar kernel has none
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
     with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
         out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
     return _record(PolarBackward0, abs, angle, out, save=(), keep_out=True)
@@ -305,6 +323,8 @@ def _angle(x: np.ndarray) -> np.ndarray:
 @op(variants="function method out", batch=pointwise)
 def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("angle", input._data.dtype)
     out = as_array(_angle(input._data))
     if _State.enabled and input._requires_grad:
         node = AngleBackward0((input._edge(),))
@@ -336,7 +356,8 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 @op(variants="function method inplace out", batch=pointwise)
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
-    out = as_array(_sgn(input._data))
+    x = input._data
+    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x))
     if _State.enabled and input._requires_grad:
         node = SgnBackward0((input._edge(),))
         res = _make(out, node)

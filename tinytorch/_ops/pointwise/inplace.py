@@ -12,7 +12,8 @@ import warnings
 
 import numpy as np
 
-from ... import factory
+from ... import _dtype_casts, factory
+from ..._dtype import NARROW_NP
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node
 from ...tensor import Tensor, _new
@@ -210,6 +211,8 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
         _views.check_inplace(self, True)
     # PyTorch's fill_ with a number and zero_ write into expanded tensors too; a fill with a tensor
     # (setitem wraps its number in one) refuses
+    if self._data.dtype in NARROW_NP:  # float8 / complex32: the value rounded as PyTorch's casts round it
+        vd = _dtype_casts.convert(np.asarray(vd), self._data.dtype)
     writeable(self._data, allow_overlap=tv is None and node_cls is not FillBackward3)[...] = vd
     version_counter(self)[0] += 1
     if grad_needed:
@@ -282,6 +285,8 @@ def _copy(self, src, node_cls):
     if full != self._data.shape:
         raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                            f"broadcast shape [{', '.join(map(str, full))}]")
+    if sd.dtype != self._data.dtype and (sd.dtype in NARROW_NP or self._data.dtype in NARROW_NP):
+        sd = _dtype_casts.convert(sd, self._data.dtype)
     np.copyto(writeable(self._data), sd, casting="unsafe")
     version_counter(self)[0] += 1
     if grad_needed:

@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
+from ..._dtype import C32_NP, NARROW_NP, FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
+from ... import _dtype_casts
+from .._core import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -105,7 +107,8 @@ def _integers_kept(fn):
 
 floor = unary("floor", _integers_kept(np.floor), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
 ceil = unary("ceil", _integers_kept(np.ceil), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
-trunc = unary("trunc", _integers_kept(np.trunc), _ZERO_GRAD, saves=None, floating=False, variants=_MATH, aliases=("fix",))
+trunc = unary("trunc", _integers_kept(np.trunc), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
+              aliases=("fix",))
 _round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
                                   name="round")
 
@@ -145,9 +148,18 @@ def _legacy(dt: np.dtype) -> str:
 
 
 # -- predicates and nan_to_num ---------------------------------------------------------------------
+_WIDE_OF = {False: np.dtype(np.float32), True: np.dtype(np.complex64)}
+
+
 def _predicate(name: str, fn):
     def predicate(input: Tensor) -> Tensor:
-        return _make(as_array(fn(input._data)))
+        x = input._data
+        if x.dtype in NARROW_NP:  # float8: PyTorch's few kernels (narrow.predicate); complex32: through complex64
+            found = narrow.predicate(name, x)
+            if found is not None:
+                return _make(found)
+            x = _dtype_casts.convert(x, _WIDE_OF[x.dtype == C32_NP])
+        return _make(as_array(fn(x)))
     predicate.__name__ = predicate.__qualname__ = name
     predicate.__doc__ = f"Elementwise {name} (a bool tensor; no gradient)."
     return op(name, "function method", batch=pointwise)(predicate)
@@ -161,6 +173,8 @@ isfinite = _predicate("isfinite", np.isfinite)
 @op(variants="function method out", batch=pointwise)
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (-0.0 included)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("signbit", input._data.dtype)
     return _make(as_array(np.signbit(input._data)))
 
 
@@ -175,6 +189,8 @@ class NanToNumBackward0(Node):
 @op(variants=_MATH, batch=pointwise)
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("nan_to_num", input._data.dtype)
     x = input._data
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import BF16_NP, FLOATING_NP
+from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
+from .._core import narrow
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
@@ -56,6 +57,8 @@ def _pack(values, inverse, counts, return_inverse, return_counts):
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("unique", input._data.dtype)
     x = input._data
     if dim is None:
         u, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
@@ -129,6 +132,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 @op(variants="function method out", no_batch=_DYNAMIC)
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("nonzero", input._data.dtype)
     x = input._data
     if x.ndim == 0:
         n = int(x != 0)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP
+from ..._dtype import NARROW_NP, FLOATING_NP
+from .._core import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -179,6 +180,8 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
         return maximum(input, dim if other is None else other)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "max")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("max" if dim is None else "max_dim", input._data.dtype)
     return _extreme(input, dim, keepdim, np.max, _nan_argmax, MaxBackward1, MaxBackward0, max_result)
 
 
@@ -189,6 +192,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
         return minimum(input, dim if other is None else other)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "min")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("min" if dim is None else "min_dim", input._data.dtype)
     return _extreme(input, dim, keepdim, np.min, _nan_argmin, MinBackward1, MinBackward0, min_result)
 
 
@@ -233,6 +238,8 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("amax", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amax")
     return _amax_amin(input, dim, keepdim, np.max, AmaxBackward0, "amax")
@@ -241,6 +248,8 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tens
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("amin", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amin")
     return _amax_amin(input, dim, keepdim, np.min, AminBackward0, "amin")
@@ -257,6 +266,8 @@ def _batch_arg_extreme(op, input, dim=None, keepdim=False, *, keepdims=None):
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("argmax", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmax")
     return _arg_extreme(input, dim, keepdim, _nan_argmax, "argmax")
@@ -265,6 +276,8 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> 
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmin(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("argmin", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmin")
     return _arg_extreme(input, dim, keepdim, _nan_argmin, "argmin")

@@ -13,7 +13,9 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
-from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, FROM_NP, to_np
+from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
+from .._core import narrow
+from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
 from .._kernels import parallel
@@ -78,6 +80,10 @@ class SumBackward1(SumBackward0):
     pass
 
 
+_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
+_MEAN_DTYPES = INEXACT_NP - NARROW_NP
+
+
 def _sum_dtype(x: np.ndarray, dtype):
     if dtype is not None:
         return to_np(dtype)
@@ -94,7 +100,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     sdt = _sum_dtype(x, dtype)
     fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
     try:
-        if x.dtype in LOWP_NP and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+        if x.dtype in _LOWP_OR_NARROW and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
+            if x.dtype in NARROW_NP:
+                narrow.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
             out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
         elif sdt == x.dtype and x.size >= _SPLIT_FROM and dims:  # large: split over kept dims, same sums
             out = as_array(parallel.reduce(np.add.reduce, x, dims, keepdim))
@@ -131,8 +139,13 @@ def _require_float(x: np.ndarray, what: str) -> None:
                            f"point or complex dtype. Got: {name}")
 
 
+_VAR_FLOATS = FLOATING_NP - NARROW_NP  # PyTorch's std/var kernels have no float8
+
+
 def _require_var_float(x: np.ndarray) -> None:
-    if x.dtype not in FLOATING_NP:
+    if x.dtype not in _VAR_FLOATS:
+        if x.dtype in NARROW_NP and x.dtype != _dtype.C32_NP:
+            raise RuntimeError(f"std_var_all: Unsupported dtype {FROM_NP[x.dtype]._legacy[:-len('Tensor')]}")
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
@@ -144,7 +157,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     x = input._data
     if dtype is not None:
         x = x.astype(_sum_dtype(x, dtype))
-    _require_float(x, "mean")
+    if x.dtype not in _MEAN_DTYPES:  # one lookup: float8 / complex32 refused as PyTorch's sum kernel refuses
+        if x.dtype in NARROW_NP:
+            narrow.refuse("sum_cpu", x.dtype)
+        _require_float(x, "mean")
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:

@@ -17,7 +17,8 @@ from ..pointwise.compare import where
 from ..pointwise.binary import _complex_logaddexp
 from ..shape.join import cat
 from ..index.scatter_gather import zeros_scatter
-from ..._dtype import BF16_NP, FLOATING_NP
+from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
+from .._core import narrow
 from ..._dtype_info import finfo
 from ..._quiet_fp import loud, quiet
 
@@ -79,6 +80,8 @@ class CumsumBackward0(Node):
 @op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (ints and bools accumulate in int64)."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("cumsum", input._data.dtype)
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     dt = _scan_dtype(x, dtype)
@@ -227,6 +230,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
 @op(variants=_SCAN, batch=batch_along_dim(1))
 def cummax(input: Tensor, dim: int):
     """Running maximum and where it was found."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("cummax", input._data.dtype)
     return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
 
 
@@ -280,6 +285,8 @@ def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None
 @op(variants=_SCAN, batch=_batch_prod, autocast="fp32")
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("prod", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "prod")
     x = input._data

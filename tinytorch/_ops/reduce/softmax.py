@@ -14,7 +14,8 @@ from .._core.registry import op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from .._kernels import parallel
-from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP
+from ..._dtype import NARROW_NP, F8_NP, FLOATING_NP, FROM_NP, INEXACT_NP
+from .._core import narrow
 from ..._quiet_fp import loud, quiet
 
 
@@ -48,6 +49,8 @@ def _batch_logsumexp(op, input, dim, keepdim=False, *, keepdims=None):
 @op(variants="function method out", batch=_batch_logsumexp)
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """log(sum(exp(x))) along ``dim``, computed without overflow."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("logsumexp", input._data.dtype)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "logsumexp")
     x = input._data
@@ -117,7 +120,7 @@ class LogSoftmaxBackward0(Node):
 def _refuse_non_floating(x: np.ndarray, dim: int, name: str) -> None:
     """PyTorch's refusal of an integer or bool softmax, named after the kernel its dim picks (the last dim's
     own kernel, or the general one)."""
-    if x.dtype not in FLOATING_NP:
+    if x.dtype not in _SOFTMAX_FLOATS:
         kind = FROM_NP[x.dtype]._legacy[:-6]
         try:
             dim = int(dim)
@@ -125,6 +128,9 @@ def _refuse_non_floating(x: np.ndarray, dim: int, name: str) -> None:
             dim = -1
         last = x.ndim == 0 or not -x.ndim <= dim < x.ndim or dim % x.ndim == x.ndim - 1
         raise NotImplementedError(f'"{name}{"_lastdim" if last else ""}_kernel_impl" not implemented for \'{kind}\'')
+
+
+_SOFTMAX_FLOATS = FLOATING_NP - F8_NP  # PyTorch's softmax kernels have no float8
 
 
 def _softmax_input(input: Tensor, dtype, name: str, dim: int):

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP, INEXACT_NP
+from ..._dtype import C32_NP, FLOATING_NP, INEXACT_NP, NARROW_NP
+from ... import _dtype_casts
 from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
 from ...autograd.node import Node
@@ -123,9 +124,12 @@ def detach(input: Tensor) -> Tensor:
 
 
 # -- casts ------------------------------------------------------------------------------------------
+_COMPLEX_NP = frozenset((np.dtype(np.complex64), np.dtype(np.complex128), C32_NP))
+
+
 class ToCopyBackward0(Node):
     def backward(self, g):
-        if g._data.dtype.kind == "c" and self.in_dtype.kind != "c":
+        if g._data.dtype in _COMPLEX_NP and self.in_dtype not in _COMPLEX_NP:
             g = g.real  # a real input's gradient is the real part (PyTorch)
         return (g.to(self.in_dtype),)
 
@@ -138,6 +142,8 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
     x = input._data
     if npd == x.dtype and not copy:
         return input
+    if npd in NARROW_NP or x.dtype in NARROW_NP:
+        return _to_narrow(input, x, npd)
     if x.dtype.kind == "c" and npd.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         x = x.real
@@ -147,6 +153,18 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
         out = x.astype(npd)
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)  # integer results never require grad
+    return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
+
+
+def _to_narrow(input: Tensor, x: np.ndarray, npd: np.dtype) -> Tensor:
+    """``to_dtype`` where the source or the target is a float8 or complex32 dtype (_dtype_casts)."""
+    if (x.dtype.kind == "c" or x.dtype == C32_NP) and not (npd.kind == "c" or npd == C32_NP):
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+    if npd == C32_NP:
+        _dtype_casts.warn_complex32()
+    out = _dtype_casts.convert(x, npd)
+    if npd not in INEXACT_NP and input._requires_grad:
+        return _make(out)
     return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
 
 
@@ -223,17 +241,21 @@ def _to_meta(input: Tensor, dtype) -> Tensor:
 
 def _cast(name: str, dt):
     def cast(input: Tensor, memory_format=preserve_format) -> Tensor:
-        return to_dtype(input, dt)
+        out = to_dtype(input, dt)
+        if memory_format is not None and memory_format is not preserve_format and out is not input:
+            out._data = _copy_as(out._data, memory_format)  # a fresh result: lay it out as asked
+        return out
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to({dt})``."
     return op(name, variants="method", batch=first_only)(cast)
 
 
 # Tensor.float(), .double(), ...: declared only (module names would shadow the builtins)
-for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16), ("bfloat16", _dtype.bfloat16),
+for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
+                   ("bfloat16", _dtype.bfloat16),
                    ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16), ("byte", _dtype.uint8),
                    ("char", _dtype.int8), ("bool", _dtype.bool_),
-                   ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):
+                   ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128), ("chalf", _dtype.complex32)):
     _cast(_name, _dt)
 del _name, _dt
 

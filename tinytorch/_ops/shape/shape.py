@@ -17,6 +17,7 @@ from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
 from .._core.registry import op
+from .._core.util import strided
 from ...autograd.node import sum_to
 from ...autograd.forward_ad import _out_shape
 
@@ -248,7 +249,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     # end; numpy's reshape may pick others for size-1 dims
     strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
     if y.strides != strides:
-        y = np.lib.stride_tricks.as_strided(y, strides=strides, writeable=y.flags.writeable)
+        y = strided(y, strides=strides, writeable=y.flags.writeable)
     return _unary_result(input, y, UnsqueezeBackward0, True, in_shape=x.shape, dim_arg=dim)
 
 
@@ -420,7 +421,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     keep = [i for i in range(x.ndim) if i not in (d1, d2)]
     shape = tuple(x.shape[i] for i in keep) + (length,)
     strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
-    out = np.lib.stride_tricks.as_strided(start, shape, strides, writeable=x.flags.writeable)
+    out = strided(start, shape, strides, writeable=x.flags.writeable)
     return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2,
                          dims_arg=(dim1, dim2))
 

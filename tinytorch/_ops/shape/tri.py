@@ -8,6 +8,10 @@ import warnings
 
 import numpy as np
 
+from ..._dtype import NARROW_NP
+from .._core import narrow
+from .._core.util import strided
+
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from . import _batching as rules
@@ -40,6 +44,8 @@ class TriuBackward0(Node):
 @op(variants="function method inplace out", batch=rules.last_two)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("tril", input._data.dtype)
     x = input._data
     _need_matrix(x, "tril")
     return record(c_order(np.tril(x, diagonal)), TrilBackward0, (input,), k=diagonal)
@@ -48,6 +54,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 @op(variants="function method inplace out", batch=rules.last_two)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("triu", input._data.dtype)
     x = input._data
     _need_matrix(x, "triu")
     return record(c_order(np.triu(x, diagonal)), TriuBackward0, (input,), k=diagonal)
@@ -64,7 +72,7 @@ def _diag_view(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
     keep = [i for i in range(x.ndim) if i not in (d1, d2)]
     shape = tuple(x.shape[i] for i in keep) + (length,)
     strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
-    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=x.flags.writeable)
+    return strided(base, shape, strides, writeable=x.flags.writeable)
 
 
 def _diag_dims(ndim: int, dim1: int, dim2: int) -> tuple:
@@ -173,6 +181,8 @@ class FlipBackward0(Node):
 @op(variants="function method", batch=rules.flip)
 def flip(input: Tensor, *args, dims=None) -> Tensor:
     """Reverse the order along ``dims`` (a copy); ``x.flip(0, 1)``, ``flip(x, (0, 1))``, ``flip(x, dims=0)``."""
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+        narrow.guard("flip", input._data.dtype)
     if dims is None:
         dims = args
     elif args:

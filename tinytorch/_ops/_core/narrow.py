@@ -1,0 +1,216 @@
+"""The float8 and complex32 operands of the op families (``_dtype.NARROW_NP``): numpy computes nothing on
+them as PyTorch does, so the families' general paths hand them here. PyTorch's CPU build runs a few ops on
+them (float8: mul of two tensors, abs, mm; complex32: add, sub, mul, neg, abs, conj, sgn), computing in
+float / complex<float> and rounding the result once; every other op refuses with its kernel's message."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype, _dtype_casts
+from ..._quiet_fp import loud, quiet
+
+_F32, _C64 = np.dtype(np.float32), np.dtype(np.complex64)
+C32 = _dtype.C32_NP
+F8 = _dtype.F8_NP
+E8M0 = _dtype.float8_e8m0fnu.np
+
+# the kernel names PyTorch's messages give for the unary ops that refuse ("exp_vml_cpu" not implemented ...)
+_VML = frozenset("exp log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh "
+                 "atanh erf erfc erfinv lgamma digamma ceil floor trunc".split())
+_UNARY_KERNELS = {"reciprocal": "reciprocal_cpu", "neg": "neg_cpu", "abs": "abs_cpu", "sign": "sign_cpu",
+                  "sgn": "sign_cpu", "frac": "frac_cpu", "sigmoid": "sigmoid_cpu", "exp2": "exp2"}
+
+
+def scalar_name(npd: np.dtype) -> str:
+    """PyTorch's ScalarType name of a dtype (Float8_e4m3fn, ComplexHalf)."""
+    return _dtype.FROM_NP[npd]._legacy[:-len("Tensor")]
+
+
+def refuse(kernel: str, npd: np.dtype):
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(npd)}'")
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    return _dtype_casts.convert(x, _C64 if x.dtype == C32 else _F32)
+
+
+def unary(name: str, x: np.ndarray) -> np.ndarray:
+    """``name`` (an elementwise op of one tensor) on a float8 or complex32 array, or PyTorch's refusal."""
+    npd = x.dtype
+    if name == "abs" and npd != E8M0:
+        if npd == C32:  # the magnitude in float, rounded to half
+            return _dtype_casts.convert(np.abs(_wide(x)), np.dtype(np.float16))
+        return _dtype_casts.convert(np.abs(_wide(x)), npd)
+    if npd == C32 and name in ("neg", "sgn", "conj_physical"):
+        token = quiet()
+        try:
+            w = _wide(x)
+            if name == "neg":
+                out = -w
+            elif name == "conj_physical":
+                out = np.conj(w)
+            else:
+                mag = np.abs(w)
+                out = np.where(mag == 0, 0, w / np.where(mag == 0, 1, mag)).astype(_C64)
+        finally:
+            loud(token)
+        return _dtype_casts.convert(out, C32)
+    if name == "sigmoid" and npd in F8:
+        refuse("sigmoid_cpu_reduced_float", npd)
+    if name == "sign" and npd == C32:
+        guard("sign", npd)
+    refuse(f"{name}_vml_cpu" if name in _VML else _UNARY_KERNELS.get(name, f"{name}_cpu"), npd)
+
+
+def binary(name: str, ad, bd, npd: np.dtype, alpha=1) -> np.ndarray:
+    """add / sub / mul of operands already in the narrow result dtype ``npd`` (arrays, or a Python number for
+    the scalar side), or PyTorch's refusal."""
+    if npd in F8:
+        scalar = not isinstance(ad, np.ndarray) or not isinstance(bd, np.ndarray) or not bd.ndim or not ad.ndim
+        if name == "div":  # a number or a 0-d tensor takes the scalar kernel
+            refuse("div_cpu_reduced_float" if scalar else "div_cpu", npd)
+        if name != "mul":
+            refuse({"add": "add_stub", "sub": "add_stub"}.get(name, f"{name}_cpu"), npd)
+        if scalar:
+            refuse("mul_cpu_reduced_float", npd)  # a number or a 0-d tensor takes the scalar kernel
+        return _dtype_casts.convert(np.multiply(_wide(ad), _wide(bd)), npd)
+    if name == "div":
+        refuse("div_cpu", npd)
+    a = _wide(ad) if type(ad) is np.ndarray else np.complex64(ad)
+    b = _wide(bd) if type(bd) is np.ndarray else np.complex64(bd)
+    token = quiet()
+    try:
+        if name == "mul":
+            out = np.multiply(a, b)
+        else:  # PyTorch's kernel: a + alpha * b, alpha a complex<float> (-alpha for sub): its signed zeros
+            out = np.add(a, np.multiply(np.complex64(alpha if name == "add" else -alpha), b))
+    finally:
+        loud(token)
+    return _dtype_casts.convert(np.asarray(out), C32)
+
+
+def reduction(kernel: str, npd: np.dtype):
+    """The refusal of a reduction (sum, mean, prod, max...) of a float8 or complex32 tensor."""
+    refuse(kernel, npd)
+
+
+# -- binary ops: operands handed on as NarrowArray, whose ufuncs run PyTorch's kernels or refuse ----------
+_UFUNC_KERNELS = {"add": "add_stub", "subtract": "add_stub", "true_divide": "div_cpu", "divide": "div_cpu",
+                  "less": "lt_cpu", "less_equal": "le_cpu", "greater": "gt_cpu", "greater_equal": "ge_cpu",
+                  "maximum": "maximum_cpu", "minimum": "minimum_cpu", "power": "pow", "fmod": "fmod_cpu",
+                  "remainder": "remainder_cpu", "arctan2": "atan2_cpu", "floor_divide": "div_floor_cpu"}
+_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "div", "divide": "div"}
+
+
+class NarrowArray(np.ndarray):
+    """A view of a float8 / complex32 operand array that binary_operands hands on: the family's arithmetic
+    on it (``ad + bd``, ``ad * bd``, ``ad == bd``) reaches ``__array_ufunc__``, which runs PyTorch's kernel
+    for the dtype (computing in float and rounding once) or raises its refusal; results are plain arrays."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = tuple(x.view(np.ndarray) if isinstance(x, NarrowArray) else x for x in inputs)
+        npd = self.dtype
+        name = ufunc.__name__
+        if method != "__call__" or kwargs.get("out") is not None:
+            refuse(_UFUNC_KERNELS.get(name, f"{name}_cpu"), npd)
+        if name in ("equal", "not_equal"):  # compared in float (complex<float>)
+            wide = tuple(_wide(x) if isinstance(x, np.ndarray) else x for x in plain)
+            return ufunc(*wide)
+        if name in _NAMES and len(plain) == 2:
+            return binary(_NAMES[name], plain[0], plain[1], npd)
+        if npd == C32 and name in ("maximum", "minimum"):
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        refuse(_UFUNC_KERNELS.get(name, f"{name}_cpu"), npd)
+
+
+def operands(ad, bd, dt: np.dtype):
+    """binary_operands' arrays for a float8 / complex32 result dtype ``dt``: converted to it as PyTorch's
+    casts round (complex32 + half), then viewed as NarrowArray."""
+    if type(ad) is np.ndarray:
+        if ad.dtype != dt:
+            ad = _dtype_casts.convert(ad, dt)
+        ad = ad.view(NarrowArray)
+    if type(bd) is np.ndarray:
+        if bd.dtype != dt:
+            bd = _dtype_casts.convert(bd, dt)
+        bd = bd.view(NarrowArray)
+    return ad, bd
+
+
+def matmul(a: np.ndarray, b: np.ndarray, float_matmul) -> np.ndarray:
+    """A float8 GEMM as PyTorch's CPU addmm runs it (float products and sums, rounded once to the dtype);
+    complex32 and float8_e8m0fnu have no kernel."""
+    npd = a.dtype
+    if npd not in F8 or npd == E8M0:
+        refuse("addmm_impl_cpu_", npd)
+    token = quiet()
+    try:
+        out = float_matmul(_wide(a), _wide(b))
+    finally:
+        loud(token)
+    return _dtype_casts.convert(out, npd)
+
+
+# -- the other ops PyTorch's CPU build refuses for them: (float8, complex32), each a kernel name for PyTorch's
+# "not implemented for" error, an exception to raise as it is, or None where it runs the op
+_NO_COMPLEX_CLAMP = NotImplementedError("clamp is not supported for complex types")
+_GUARDS = {
+    "flip": ("flip_cpu", "flip_cpu"),
+    "sort": ("sorting_kernel_method_name", RuntimeError(" Sort does not support complex dtypes on CPU")),
+    "topk": ("topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU")),
+    "prod": ("prod_out_cpu", "prod_out_cpu"),
+    "cumsum": ("cumsum_out_cpu", "cumsum_out_cpu"),
+    "cummax": ("cummax_cpu", "cummax_cpu"),
+    "gather": ("gather_expanded_index", "scatter_gather_tensor_cpu"),
+    "masked_fill": ("masked_fill", None),
+    "nonzero": ("nonzero_count_cpu", None),
+    "equal": ("equal_notnan_cpu", "equal_notnan_cpu"),
+    "arange": ("arange_cpu", "arange_cpu"),
+    "signbit": ("signbit_cpu", NotImplementedError("signbit is not implemented for complex tensors.")),
+    "isinf": ("isinf", None),
+    "isfinite": ("isfinite", None),
+    "max": ("max_all", "max_all"),
+    "min": ("min_all", "min_all"),
+    "max_dim": ("max_cpu", RuntimeError("max(): does not support complex input")),
+    "min_dim": ("min_cpu", RuntimeError("min(): does not support complex input")),
+    "amax": ("max_values_cpu", "max_values_cpu"),
+    "amin": ("min_values_cpu", "min_values_cpu"),
+    "argmax": ("argmax_cpu", RuntimeError("argmax(): does not support complex input")),
+    "argmin": ("argmin_cpu", RuntimeError("argmin(): does not support complex input")),
+    "clamp": ("clamp_scalar_cpu", _NO_COMPLEX_CLAMP),
+    "relu": ("clamp_min_scalar_cpu", _NO_COMPLEX_CLAMP),
+    "unique": ("unique", "unique"),
+    "tril": ("tril", None),
+    "triu": ("triu", None),
+    "nan_to_num": ("nan_to_num", "nan_to_num"),
+    "angle": ("angle_cpu", "angle_cpu"),
+    "softmax": ("softmax_lastdim_kernel_impl", "softmax_lastdim_kernel_impl"),
+    "dot": ("dot", "dot"),
+    "std_var": (None, None),  # float8: std_var_all's own message (guard_std_var)
+    "logsumexp": ("max_values_cpu", "exp_vml_cpu"),
+    "scatter": ("scatter_gather_tensor_cpu", "scatter_gather_tensor_cpu"),
+    "norm": ("norm_cpu", None),
+    "sign": ("sign_cpu", NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                                             "Please use torch.sgn instead.")),
+}
+
+
+def guard(name: str, npd: np.dtype) -> None:
+    """Raise PyTorch's refusal of op ``name`` for the float8 / complex32 dtype ``npd``; return where it runs."""
+    found = _GUARDS[name][1 if npd == C32 else 0]
+    if found is None:
+        return
+    if isinstance(found, Exception):
+        raise type(found)(*found.args)
+    refuse(found, npd)
+
+
+def predicate(name: str, x: np.ndarray):
+    """isnan / isinf / isfinite of a float8 array: PyTorch's refusal, or its answer where it has its own (e8m0's
+    isfinite is True everywhere, NaN included); None where the float values answer it."""
+    npd = x.dtype
+    if npd == C32 or name == "isnan" or npd == _dtype.float8_e5m2.np:
+        return None
+    if name == "isfinite" and npd == E8M0:
+        return np.ones(x.shape, np.bool_)
+    refuse(name, npd)
