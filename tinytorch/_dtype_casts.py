@@ -56,6 +56,17 @@ def _half(f: np.ndarray) -> np.ndarray:
     return h
 
 
+def canonical_half_nans(h: np.ndarray) -> np.ndarray:
+    """``h`` (float16, or complex32's two float16 fields) with each NaN made the quiet NaN with its sign
+    (0x7e00 | sign), in place (``h`` contiguous): PyTorch turns a Python number into half with scalar code,
+    which keeps no payload (an array's vector cast keeps it, as ``_half`` does)."""
+    u = h.reshape(-1).view(np.uint16)
+    nan = np.isnan(u.view(_F16))
+    if nan.any():
+        u[nan] = (u[nan] & 0x8000) | 0x7E00
+    return h
+
+
 def _to_float(x: np.ndarray) -> np.ndarray:
     """``x`` as the float PyTorch rounds a value through on its way to float8 or half parts."""
     if x.dtype in F8:

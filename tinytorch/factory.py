@@ -21,6 +21,8 @@ from ._ops._core.registry import op
 from .tensor import Size, Tensor, _make
 from ._random.fpmath import fma64 as _fma, libm_pow
 
+_F16 = np.dtype(np.float16)
+
 
 def into_out(res: Tensor, out: Tensor | None) -> Tensor:
     """A factory's result written into ``out`` (resized to the result's shape, as PyTorch's factories
@@ -245,6 +247,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memor
         npd = _dtype.to_np(dtype)
         # 1e5 as float16 is inf, silently (PyTorch); float8 and complex32 round as PyTorch's casts do
         arr = cast(arr, npd, copy=False) if npd not in NARROW_NP else _narrow(arr, npd)
+        if (npd == _F16 or npd == _dtype.C32_NP) and not isinstance(data, (np.ndarray, np.generic, Tensor)):
+            _dtype_casts.canonical_half_nans(arr)  # Python numbers reach half through PyTorch's scalar code
     return _finish(arr, requires_grad)
 
 
@@ -264,6 +268,8 @@ def _full(shape: tuple, value, npd: np.dtype) -> np.ndarray:
     (numpy would write a number into both of complex32's fields)."""
     if npd in NARROW_NP:
         return _narrow(np.full(shape, value), npd)
+    if npd == _F16 and value != value:  # a Python NaN reaches half through PyTorch's scalar code
+        return _dtype_casts.canonical_half_nans(np.full(shape, value, dtype=npd))
     return np.full(shape, value, dtype=npd)
 
 

@@ -406,6 +406,9 @@ def setitem(input: Tensor, key, value) -> None:
                 narrow.refuse("index_put", x.dtype)
             if np.asarray(vd).dtype != x.dtype:  # rounded as PyTorch's casts round
                 vd = _dtype_casts.convert(np.asarray(vd), x.dtype)
+        if type(value) is float and value != value and (x.dtype == np.float16 or x.dtype == _dtype_casts.C32):
+            # a Python NaN reaches half through PyTorch's scalar code
+            vd = _dtype_casts.canonical_half_nans(np.array(vd, x.dtype))
         dst = x if basic is None else x[basic + (Ellipsis,)]
         dst = _writeable_for_put(dst, adv, key, vd)
         try:

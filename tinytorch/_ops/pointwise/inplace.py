@@ -213,6 +213,8 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
     # (setitem wraps its number in one) refuses
     if self._data.dtype in NARROW_NP:  # float8 / complex32: the value rounded as PyTorch's casts round it
         vd = _dtype_casts.convert(np.asarray(vd), self._data.dtype)
+    elif tv is None and vd != vd and self._data.dtype == np.float16:  # a Python NaN: PyTorch's scalar code
+        vd = _dtype_casts.canonical_half_nans(np.array(vd, np.float16))
     writeable(self._data, allow_overlap=tv is None and node_cls is not FillBackward3)[...] = vd
     version_counter(self)[0] += 1
     if grad_needed:
