@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd._pair import binary_node
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
 from .util import _NONE_EDGE
-from ..._dtype import FLOATING_NP, FROM_NP, get_default_dtype
+from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, get_default_dtype
 
 
 class _Out:
@@ -45,10 +46,11 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     when autograd records and an input requires grad, a ``node_cls`` node over ``inputs`` (None for
     non-differentiable ones) with ``attrs`` set on it, saving ``saved`` (``OUT`` for the result).
     The node is the result's ``grad_fn``. A tuple of arrays makes a node with several outputs: the
-    result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``)."""
-    if type(out) is tuple:
-        return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
+    result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``; an integer or bool
+    output is not differentiable: a plain tensor, as PyTorch's)."""
     if type(out) is not np.ndarray:
+        if type(out) is tuple:
+            return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
         out = np.asarray(out)
     if _State.enabled:
         for t in inputs:
@@ -58,7 +60,12 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
             return _make(out) if view_of is None else _view_of(view_of, out, None)
     else:
         return _make(out) if view_of is None else _view_of(view_of, out, None)
-    node = _node(node_cls, inputs, attrs)
+    if node_cls._pair:
+        node, saved = _pair_node(node_cls, inputs, saved)
+        for k, v in attrs.items():
+            setattr(node, k, v)
+    else:
+        node = _node(node_cls, inputs, attrs)
     res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
     if saved:
         if len(saved) == 1 and saved[0] is OUT:
@@ -76,6 +83,19 @@ def _node(node_cls, inputs, attrs):
     for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
         setattr(node, k, v)
     return node
+
+
+def _pair_node(node_cls, inputs, saved):
+    """An ``EdgePair`` node (add, sub, mul: the graph of a micrograd step is thousands of them), built by
+    ``binary_node`` with its two edges as attributes; a ``SavedPair`` class's two saved inputs go in with
+    them. Returns the node and what is left to save."""
+    a, b = inputs
+    if node_cls._saves_pair and len(saved) == 2:
+        sa, sb = saved
+        # (None, None) is still a save_for_backward call (binary_node would skip it: pack hooks see it)
+        if (sa is not None or sb is not None) and type(sa) is not _Out and type(sb) is not _Out:
+            return binary_node(node_cls, a, b, sa, sb), ()
+    return binary_node(node_cls, a, b, None, None), saved
 
 
 def _save(node, saved, results) -> None:
@@ -96,8 +116,10 @@ def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
     node._n_outputs = len(outs)
     results = []
     for i, o in enumerate(outs):
-        t = _make(o, node) if view_of is None else _view_of(view_of, o, node)
-        t._output_nr = i
+        fn = node if o.dtype in INEXACT_NP else None
+        t = _make(o, fn) if view_of is None else _view_of(view_of, o, fn)
+        if fn is not None:
+            t._output_nr = i
         results.append(t)
     results = tuple(results)
     if saved:
