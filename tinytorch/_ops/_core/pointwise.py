@@ -16,6 +16,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
+from .record import OUT, record
 from .registry import op
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
@@ -84,6 +85,7 @@ class UnaryNode(Node):
 
 
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+_RESULT = (OUT,)  # what a node that keeps its result saves
 
 
 # PyTorch's ``_saved_<name>`` attributes of a unary node, from what it saves
@@ -126,15 +128,8 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         if storage in LOWP_NP and out.dtype == np.float32:
             out = cast(out, storage)
         if _State.enabled and input._requires_grad:
-            node = node_cls((input._edge(),))
-            res = _make(out, node)
-            if saves == "result":
-                node._save_own_output(res)
-            elif saves == "input":
-                node._save_inputs(input)
-            elif saves == "both":
-                node.save_for_backward(input, res)
-            return res
+            return record(out, node_cls, (input,), _RESULT if saves == "result" else (input,) if saves == "input"
+                          else (input, OUT) if saves == "both" else ())
         return _make(out)
 
     unary_op.__name__ = unary_op.__qualname__ = name or node_cls.__name__[:-len("Backward0")].lower()
