@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make, _view_of, register_attribute
+from ...tensor import Tensor, register_attribute
 from .._core.batching import pointwise
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, fit_grad
 
@@ -40,10 +40,7 @@ class ConjPhysicalBackward0(ConjBackward0):
 
 
 def _conjugated(input: Tensor, node_cls) -> Tensor:
-    out = np.conjugate(input._data)
-    if _State.enabled and input._requires_grad:
-        return _make(out, node_cls((input._edge(),)))
-    return _make(out)
+    return record(np.conjugate(input._data), node_cls, (input,))
 
 
 @op(variants="function method inplace torch_inplace out", batch=pointwise)
@@ -116,9 +113,7 @@ def real(input: Tensor) -> Tensor:
     """The real part, a view sharing memory (``input`` itself when it is real)."""
     if input._data.dtype.kind != "c":
         return input
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.real, RealBackward0((input._edge(),)))
-    return _view_of(input, input._data.real)
+    return record(input._data.real, RealBackward0, (input,), view_of=input)
 
 
 @op(variants="function method", batch=pointwise)
@@ -126,9 +121,7 @@ def imag(input: Tensor) -> Tensor:
     """The imaginary part, a view sharing memory."""
     if input._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, input._data.imag, ImagBackward0((input._edge(),)))
-    return _view_of(input, input._data.imag)
+    return record(input._data.imag, ImagBackward0, (input,), view_of=input)
 
 
 def _get_real(self: Tensor) -> Tensor:
@@ -176,9 +169,7 @@ def view_as_real(input: Tensor) -> Tensor:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     parts = a.real  # a view with the same strides, in the real dtype
     out = _as_strided(parts, shape=a.shape + (2,), strides=a.strides + (parts.itemsize,))
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, out, ViewAsRealBackward0((input._edge(),)))
-    return _view_of(input, out)
+    return record(out, ViewAsRealBackward0, (input,), view_of=input)
 
 
 @op(variants="function", batch=None, autocast="fp32")
@@ -199,9 +190,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     if any(s % (2 * size) for s, n in zip(a.strides[:-1], a.shape[:-1]) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     out = a.view(_dtype.TO_COMPLEX[a.dtype])[..., 0]  # numpy pairs the contiguous last axis
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, out, ViewAsComplexBackward0((input._edge(),)))
-    return _view_of(input, out)
+    return record(out, ViewAsComplexBackward0, (input,), view_of=input)
 
 
 # -- building complex tensors ------------------------------------------------------------------------
@@ -240,18 +229,12 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
                            "second argument")
 
 
-def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=(), keep_out: bool = False):
-    if _State.enabled and (a._requires_grad or b._requires_grad):
-        node = node_cls((a._edge(), b._edge()))
-        node.needs_input_grad = (a._requires_grad, b._requires_grad)
-        # the gradient comes back in the parts' (real) dtype, summed over broadcast dims
-        node.a_meta = (a._data.shape, a._data.dtype) if a._requires_grad else None
-        node.b_meta = (b._data.shape, b._data.dtype) if b._requires_grad else None
-        res = _make(out, node)
-        if save or keep_out:
-            node.save_for_backward(*save, *((res,) if keep_out else ()))
-        return res
-    return _make(out)
+def _parts(a: Tensor, b: Tensor) -> dict:
+    """What the node of a complex number built from parts ``a`` and ``b`` knows of them: the gradient
+    comes back in the parts' (real) dtype, summed over broadcast dims."""
+    return {"needs_input_grad": (a._requires_grad, b._requires_grad),
+            "a_meta": (a._data.shape, a._data.dtype) if a._requires_grad else None,
+            "b_meta": (b._data.shape, b._data.dtype) if b._requires_grad else None}
 
 
 def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndarray:
@@ -267,7 +250,8 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """real + i imag, elementwise (the parts broadcast; both of one floating dtype)."""
     _check_parts("complex", real, imag)
     out = _from_parts(real._data, imag._data, real._data.dtype)
-    return _record(ComplexBackward0, real, imag, out, save=(real, imag))  # as PyTorch's node keeps them
+    # the parts saved, as PyTorch's node keeps them
+    return record(out, ComplexBackward0, (real, imag), (real, imag), **_parts(real, imag))
 
 
 @op(variants="function out", batch=pointwise, autocast="fp32")
@@ -277,7 +261,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
     r, theta = abs._data, angle._data
     with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
         out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
-    return _record(PolarBackward0, abs, angle, out, save=(), keep_out=True)
+    return record(out, PolarBackward0, (abs, angle), (OUT,), **_parts(abs, angle))
 
 
 # -- angle and sgn -----------------------------------------------------------------------------------
@@ -305,12 +289,7 @@ def _angle(x: np.ndarray) -> np.ndarray:
 @op(variants="function method out", batch=pointwise)
 def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
-    out = as_array(_angle(input._data))
-    if _State.enabled and input._requires_grad:
-        node = AngleBackward0((input._edge(),))
-        node._save_inputs(input)
-        return _make(out, node)
-    return _make(out)
+    return record(as_array(_angle(input._data)), AngleBackward0, (input,), (input,))
 
 
 class SgnBackward0(Node):
@@ -336,13 +315,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 @op(variants="function method inplace out", batch=pointwise)
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
-    out = as_array(_sgn(input._data))
-    if _State.enabled and input._requires_grad:
-        node = SgnBackward0((input._edge(),))
-        res = _make(out, node)
-        node.save_for_backward(input, res)
-        return res
-    return _make(out)
+    return record(as_array(_sgn(input._data)), SgnBackward0, (input,), (input, OUT))
 
 
 __all__ = ["conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "real", "imag",
