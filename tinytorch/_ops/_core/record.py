@@ -47,10 +47,13 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     non-differentiable ones) with ``attrs`` set on it, saving ``saved`` (``OUT`` for the result).
     The node is the result's ``grad_fn``. A tuple of arrays makes a node with several outputs: the
     result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``; an integer or bool
-    output is not differentiable: a plain tensor, as PyTorch's)."""
+    output is not differentiable: a plain tensor, as PyTorch's). A result the op made as a tensor without
+    history (a sparse tensor, whose parts are tensors of their own) gets the node as its ``grad_fn``."""
     if type(out) is not np.ndarray:
         if type(out) is tuple:
             return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
+        if isinstance(out, Tensor):
+            return _record_onto(out, node_cls, inputs, saved, attrs)
         out = np.asarray(out)
     if _State.enabled:
         for t in inputs:
@@ -83,6 +86,17 @@ def _node(node_cls, inputs, attrs):
     for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
         setattr(node, k, v)
     return node
+
+
+def _record_onto(res: Tensor, node_cls, inputs, saved, attrs) -> Tensor:
+    """``record`` for a result made as a tensor by the op (a sparse tensor): the node is attached to it."""
+    if wants_grad(inputs):
+        node = _node(node_cls, inputs, attrs)
+        res.grad_fn = node
+        res._requires_grad = True
+        if saved:
+            _save(node, saved, (res,))
+    return res
 
 
 def _pair_node(node_cls, inputs, saved):
