@@ -15,21 +15,17 @@ from ...tensor import Tensor
 from .._kernels import parallel
 from .._kernels.muladd import muladd
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
-from .util import meta
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 
 
 class _BinaryNode(Node):
-    """Remembers each input's shape/dtype only when it differs from the result's."""
+    """Remembers each input's shape/dtype only when it differs from the result's (``a_meta``/``b_meta``,
+    ``util.meta``'s, given to ``record``)."""
 
     a_meta = None
     b_meta = None
     _instance_attrs = ("a_meta", "b_meta", "alpha")
-
-    def _set_meta(self, ta, tb, out):
-        self.a_meta = meta(ta, out)
-        self.b_meta = meta(tb, out)
 
 
 def _lowp(ad, bd):
@@ -143,7 +139,10 @@ def fast_forward(fn, py_fn, a, b):
     fp = quiet()
     try:
         if not arr.ndim:  # out= keeps a 0-d result an array; dtype= keeps a Python number from promoting
-            out = fn(arr, other, out=ARRAY_OUT, dtype=arr.dtype) if which != 2 else fn(other, arr, out=ARRAY_OUT, dtype=arr.dtype)
+            if which != 2:
+                out = fn(arr, other, out=ARRAY_OUT, dtype=arr.dtype)
+            else:
+                out = fn(other, arr, out=ARRAY_OUT, dtype=arr.dtype)
         elif arr.size < _SPLIT_FROM:
             out = fn(arr, other) if which != 2 else fn(other, arr)
         else:
