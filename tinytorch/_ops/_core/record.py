@@ -55,26 +55,50 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
         if isinstance(out, Tensor):
             return _record_onto(out, node_cls, inputs, saved, attrs)
         out = np.asarray(out)
-    if _State.enabled:
+    # add/sub/mul's EdgePair nodes, then one input, inline: a small op costs a few microseconds in all,
+    # and each call or loop here would add a tenth of that
+    if not _State.enabled:
+        return _make(out) if view_of is None else _view_of(view_of, out, None)
+    if node_cls._pair:
+        a, b = inputs
+        if (a is None or not a._requires_grad) and (b is None or not b._requires_grad):
+            return _make(out) if view_of is None else _view_of(view_of, out, None)
+        if saved and node_cls._saves_pair and len(saved) == 2:
+            sa, sb = saved
+            # (None, None) is still a save_for_backward call, which binary_node would skip (pack hooks see it)
+            if (sa is not None or sb is not None) and type(sa) is not _Out and type(sb) is not _Out:
+                node = binary_node(node_cls, a, b, sa, sb)
+                saved = ()
+            else:
+                node = binary_node(node_cls, a, b, None, None)
+        else:
+            node = binary_node(node_cls, a, b, None, None)
+    elif len(inputs) == 1:
+        a = inputs[0]
+        if a is None or not a._requires_grad:
+            return _make(out) if view_of is None else _view_of(view_of, out, None)
+        node = node_cls((a._edge(),))
+    else:
         for t in inputs:
             if t is not None and t._requires_grad:
                 break
         else:
             return _make(out) if view_of is None else _view_of(view_of, out, None)
-    else:
-        return _make(out) if view_of is None else _view_of(view_of, out, None)
-    if node_cls._pair:
-        node, saved = _pair_node(node_cls, inputs, saved)
-        for k, v in attrs.items():
+        node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
+    if attrs:
+        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
             setattr(node, k, v)
-    else:
-        node = _node(node_cls, inputs, attrs)
     res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
     if saved:
-        if len(saved) == 1 and saved[0] is OUT:
+        if saved[0] is OUT and len(saved) == 1:
             node._save_own_output(res)
         else:
-            _save(node, saved, (res,))
+            for s in saved:
+                if type(s) is _Out:
+                    _save(node, saved, (res,))
+                    break
+            else:
+                node._save_inputs(*saved)
     return res
 
 
@@ -99,24 +123,12 @@ def _record_onto(res: Tensor, node_cls, inputs, saved, attrs) -> Tensor:
     return res
 
 
-def _pair_node(node_cls, inputs, saved):
-    """An ``EdgePair`` node (add, sub, mul: the graph of a micrograd step is thousands of them), built by
-    ``binary_node`` with its two edges as attributes; a ``SavedPair`` class's two saved inputs go in with
-    them. Returns the node and what is left to save."""
-    a, b = inputs
-    if node_cls._saves_pair and len(saved) == 2:
-        sa, sb = saved
-        # (None, None) is still a save_for_backward call (binary_node would skip it: pack hooks see it)
-        if (sa is not None or sb is not None) and type(sa) is not _Out and type(sb) is not _Out:
-            return binary_node(node_cls, a, b, sa, sb), ()
-    return binary_node(node_cls, a, b, None, None), saved
-
-
 def _save(node, saved, results) -> None:
-    if any(type(s) is _Out for s in saved):
-        node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
-    else:
-        node._save_inputs(*saved)
+    for s in saved:
+        if type(s) is _Out:
+            node.save_for_backward(*[results[s.index] if type(s) is _Out else s for s in saved])
+            return
+    node._save_inputs(*saved)
 
 
 def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
