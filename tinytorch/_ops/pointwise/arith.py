@@ -182,6 +182,7 @@ class MulBackward0(_BinaryNode, SavedPair):
     saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_scalar", None)))),
                     ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
     _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
+    need_a = need_b = True  # the common case: a product of two tensors that require grad sets neither
 
     def backward(self, g):
         gd = g._data
@@ -231,11 +232,14 @@ def mul(a, b) -> Tensor:
             if need_a or need_b:
                 # only what the other side's gradient needs is saved; a number is kept as a number
                 if which == 3:
-                    return record(out, MulBackward0, (a, b), (a if need_b else None, b if need_a else None),
-                                  need_a=bool(need_a), need_b=bool(need_b))
+                    if need_a and need_b:
+                        return record(out, MulBackward0, (a, b), (a, b))
+                    if need_a:
+                        return record(out, MulBackward0, (a, b), (None, b), need_b=False)
+                    return record(out, MulBackward0, (a, b), (a, None), need_a=False)
                 if which == 1:
-                    return record(out, MulBackward0, (a, None), b_scalar=b, need_a=bool(need_a), need_b=False)
-                return record(out, MulBackward0, (None, b), a_scalar=a, need_a=False, need_b=bool(need_b))
+                    return record(out, MulBackward0, (a, None), b_scalar=b, need_b=False)
+                return record(out, MulBackward0, (None, b), a_scalar=a, need_a=False)
         return _make(out)
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
     fp = quiet()
