@@ -104,6 +104,8 @@ def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
 
 
 class _IndexNode(Node):
+    advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
+
     def backward(self, g):
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
@@ -242,7 +244,7 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
             out = x[key]
         if input._requires_grad and _State.enabled:
             return record(out, _SELECT if kind is int else _SLICE, (input,), view_of=input, in_shape=x.shape,
-                          key=(key,), advanced=False)
+                          key=(key,))
         return _view_of(input, out)
     single = not isinstance(key, tuple)
     key, advanced = _convert_key(key)
