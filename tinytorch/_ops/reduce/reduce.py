@@ -101,8 +101,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
-        return record(out, SumBackward0 if dim is None else SumBackward1, (input,), in_shape=x.shape, dims=dims,
-                      keepdim=keepdim, dim_arg=dim)
+        if dim is None:
+            return record(out, SumBackward0, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim)
+        return record(out, SumBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim)
     return _make(out)
 
 
@@ -152,8 +153,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         count = 1
         for d in dims:
             count *= x.shape[d]
-        return record(out, MeanBackward0 if dim is None else MeanBackward1, (input,), in_shape=x.shape, dims=dims,
-                      keepdim=keepdim, dim_arg=dim, count=count)
+        if dim is None:
+            return record(out, MeanBackward0, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, count=count)
+        return record(out, MeanBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim,
+                      count=count)
     return _make(out)
 
 
