@@ -245,11 +245,13 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
             # (the copy refers to a leaf's accumulator weakly, and nothing else may refer to it yet)
             edge_b = b._edge()
             saved_b = _copy_keeping_history(b, edge_b)
-        # MmBackward0's saved strides: PyTorch keeps each operand's for its own gradient (read lazily)
-        strides = {"strides": ((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize))} \
-            if cls is MmBackward0 else {}
-        return record(out, cls, (a, b), (a if b._requires_grad else None, saved_b), need_a=a._requires_grad,
-                      need_b=b._requires_grad, shapes=(ad.shape, bd.shape), **strides)
+        saved = (a if b._requires_grad else None, saved_b)
+        if cls is MmBackward0:  # its saved strides: PyTorch keeps each operand's for its own gradient (read lazily)
+            return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
+                          shapes=(ad.shape, bd.shape),
+                          strides=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
+        return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
+                      shapes=(ad.shape, bd.shape))
     return _make(out)
 
 
