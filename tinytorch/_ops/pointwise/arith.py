@@ -9,17 +9,16 @@ import operator
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
+from ..._quiet_fp import cast, loud, quiet
 from ...autograd._pair import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
-from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, _split, alpha_in, fast_forward
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, alpha_in, fast_forward
 from .._core import deprecated as _deprecated
 from .._core.record import record
 from .._core.registry import op
-from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
+from .._kernels.times import times as _times
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 
 # the ufuncs and the Python operations of fast_forward (_core/binary.py), add/sub/mul's common cases
@@ -155,29 +154,6 @@ def rsub(a, b, *, alpha=1) -> Tensor:
 
 
 # -- mul / div ------------------------------------------------------------------------------------
-def _times(gd: np.ndarray, v):
-    """``gd * v`` as an array when the Tensor product would compute exactly that (``v`` an array of
-    ``gd``'s shape and dtype, or a Python number with a floating ``gd``), else None."""
-    if type(v) is np.ndarray:
-        if v.dtype != gd.dtype or v.shape != gd.shape:
-            return None
-        if not gd.ndim:
-            dt = gd.dtype
-            if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
-                r = float(gd) * float(v)
-                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
-                    out = gd.copy()
-                    out[()] = r
-                    return out
-    elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
-        return None
-    if not gd.ndim:
-        out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype)
-    else:
-        out = gd * v if gd.size < _SPLIT_FROM else _split(_multiply, gd, v)
-    return out if type(out) is np.ndarray else np.asarray(out)
-
-
 class MulBackward0(_BinaryNode, SavedPair):
     saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_scalar", None)))),
                     ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
