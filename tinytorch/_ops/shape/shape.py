@@ -13,7 +13,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make, _wrap_dim, register_attribute
+from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
 from .._core.record import record
@@ -103,7 +103,9 @@ def view(input: Tensor, *shape) -> Tensor:
     except (AttributeError, ValueError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:
+        return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
+    return _view_of(input, out)
 
 
 @op(variants="function method", batch=rules.reshape)
@@ -115,15 +117,17 @@ def reshape(input: Tensor, *shape) -> Tensor:
     # a strided one ReshapeAliasBackward0, and a copy UnsafeViewBackward0
     view_cls = ViewBackward0 if x.flags.c_contiguous else ReshapeAliasBackward0
     if shape == x.shape:
-        return record(x.view(), view_cls, (input,), view_of=input, in_shape=x.shape)
-    out = x.reshape(shape)
-    shares = out.base is not None and (out.base is x or out.base is x.base)
-    if shares:
+        out = x.view()
+    else:
+        out = x.reshape(shape)
+        if out.base is None or (out.base is not x and out.base is not x.base):  # a copy
+            if _State.enabled and input._requires_grad:  # PyTorch records it: UnsafeViewBackward0 <- CloneBackward0
+                copied = record(np.ascontiguousarray(x), CloneBackward0, (input,))
+                return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
+            return _make(out)
+    if _State.enabled and input._requires_grad:
         return record(out, view_cls, (input,), view_of=input, in_shape=x.shape)
-    if _State.enabled and input._requires_grad:  # PyTorch records the copy: UnsafeViewBackward0 <- CloneBackward0
-        copied = record(np.ascontiguousarray(x), CloneBackward0, (input,))
-        return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
-    return _make(out)
+    return _view_of(input, out)
 
 
 @op(variants="method", batch=rules.reshape_as)
@@ -225,7 +229,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         dims = dim if listed else (dim,)
         axes = tuple(d for d in (_wrap_dim(d, x.ndim) for d in dims) if x.ndim and x.shape[d] == 1)
         cls = SqueezeBackward2 if listed else SqueezeBackward1
-    return record(x.squeeze(axes) if axes else x.view(), cls, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    out = x.squeeze(axes) if axes else x.view()
+    if _State.enabled and input._requires_grad:
+        return record(out, cls, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    return _view_of(input, out)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
@@ -244,7 +251,9 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
     if y.strides != strides:
         y = np.lib.stride_tricks.as_strided(y, strides=strides, writeable=y.flags.writeable)
-    return record(y, UnsqueezeBackward0, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    if _State.enabled and input._requires_grad:
+        return record(y, UnsqueezeBackward0, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    return _view_of(input, y)
 
 
 class PermuteBackward0(Node):
@@ -270,7 +279,10 @@ def permute(input: Tensor, *dims) -> Tensor:
     inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
     for i, d in enumerate(dims):
         inverse[d] = i
-    return record(x.transpose(dims), PermuteBackward0, (input,), view_of=input, inverse=tuple(inverse), dims_arg=given)
+    out = x.transpose(dims)
+    if _State.enabled and input._requires_grad:
+        return record(out, PermuteBackward0, (input,), view_of=input, inverse=tuple(inverse), dims_arg=given)
+    return _view_of(input, out)
 
 
 class TransposeBackward0(Node):
@@ -311,9 +323,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = x.ndim
     if n == 0:
         _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
-        return record(x.view(), TransposeBackward0, (input,), view_of=input, d0=0, d1=0, dims_arg=(dim0, dim1))
-    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return record(x.swapaxes(d0, d1), TransposeBackward0, (input,), view_of=input, d0=d0, d1=d1, dims_arg=(dim0, dim1))
+        d0 = d1 = 0
+        out = x.view()
+    else:
+        d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+        out = x.swapaxes(d0, d1)
+    if _State.enabled and input._requires_grad:
+        return record(out, TransposeBackward0, (input,), view_of=input, d0=d0, d1=d1, dims_arg=(dim0, dim1))
+    return _view_of(input, out)
 
 
 def t_(self: Tensor) -> Tensor:
@@ -326,7 +343,9 @@ def t(input: Tensor) -> Tensor:
     x = input._data
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return record(x.T, TBackward0, (input,), view_of=input)
+    if _State.enabled and input._requires_grad:
+        return record(x.T, TBackward0, (input,), view_of=input)
+    return _view_of(input, x.T)
 
 
 def T(input: Tensor) -> Tensor:
@@ -369,7 +388,10 @@ def expand(input: Tensor, *sizes) -> Tensor:
                            f"dimensions in the tensor ({x.ndim})")
     target = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
     if target == x.shape:
-        return record(x.view(), ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+        out = x.view()
+        if _State.enabled and input._requires_grad:
+            return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+        return _view_of(input, out)
     for i in range(len(sizes) - 1, -1, -1):  # PyTorch reports the rightmost bad dim
         if i < lead:
             if sizes[i] < 0:
@@ -380,7 +402,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
                                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
     out = np.broadcast_to(x, target)
-    return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:
+        return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+    return _view_of(input, out)
 
 
 class DiagonalBackward0(Node):
