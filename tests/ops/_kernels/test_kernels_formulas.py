@@ -29,6 +29,18 @@ def _elementwise(name):
     return build
 
 
+def _mul(kind):
+    """mul's node: the products on the arrays by mul's own fast forward (two tensors, a tensor and a number)."""
+    def build(rng, dtype, shape):
+        x = rng.standard_normal(shape) * 3
+        if kind == "tensors":
+            return (lambda a, b: a * b), (x, rng.standard_normal(shape) * 3)
+        if kind == "number":
+            return (lambda a: a * 0.3), (x,)
+        return (lambda a: 1.7 * a), (x,)
+    return build
+
+
 def _gelu(rng, dtype, shape):
     return F.gelu, (rng.standard_normal(shape) * 2,)
 
@@ -132,6 +144,7 @@ CASES = {
     "sigmoid": (_elementwise("sigmoid"), SHAPES + [()]),
     "exp": (_elementwise("exp"), SHAPES + [()]),
     "gelu": (_gelu, SHAPES + [()]),
+    **{f"mul_{k}": (_mul(k), SHAPES + [(), (300, 300)]) for k in ("tensors", "number", "rnumber")},
     "log_softmax": (_log_softmax, SHAPES),
     **{f"cross_entropy_{k}": (_cross_entropy(k), [(6, 5), (32, 27)])
        for k in ("mean", "sum", "none", "weight", "ignore", "spatial")},

@@ -15,7 +15,6 @@ from ...tensor import Tensor
 from .._kernels import parallel
 from .._kernels.muladd import muladd
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
-from .util import meta
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 # the operand dtypes fast_forward leaves to the general path (bool; float8 and complex32, numpy computing
@@ -25,15 +24,12 @@ _SCALAR_SLOW = LOWP_NP | NARROW_NP
 
 
 class _BinaryNode(Node):
-    """Remembers each input's shape/dtype only when it differs from the result's."""
+    """Remembers each input's shape/dtype only when it differs from the result's (``a_meta``/``b_meta``,
+    ``util.meta``'s, given to ``record``)."""
 
     a_meta = None
     b_meta = None
     _instance_attrs = ("a_meta", "b_meta", "alpha")
-
-    def _set_meta(self, ta, tb, out):
-        self.a_meta = meta(ta, out)
-        self.b_meta = meta(tb, out)
 
 
 def _lowp(ad, bd):

@@ -17,6 +17,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
+from .record import OUT, record
 from .registry import op
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
@@ -85,6 +86,7 @@ class UnaryNode(Node):
 
 
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+_RESULT = (OUT,)  # what a node that keeps its result saves
 
 
 # PyTorch's ``_saved_<name>`` attributes of a unary node, from what it saves
@@ -102,19 +104,13 @@ def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=
 _WIDENED = LOWP_NP | NARROW_NP
 
 
-def _narrow_result(input: Tensor, out: np.ndarray, node_cls) -> Tensor:
-    """A float8 / complex32 input's result, recorded as the op's other results are."""
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        res = _make(out, node)
-        if node_cls.saves == "result":
-            node._save_own_output(res)
-        elif node_cls.saves == "input":
-            node._save_inputs(input)
-        elif node_cls.saves == "both":
-            node.save_for_backward(input, res)
-        return res
-    return _make(out)
+def _saved(saves: str | None, input: Tensor) -> tuple:
+    """What a unary node saves, as ``record``'s ``saved``."""
+    if saves == "result":
+        return _RESULT
+    if saves == "input":
+        return (input,)
+    return (input, OUT) if saves == "both" else ()
 
 
 def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
@@ -132,7 +128,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         storage = x.dtype
         if storage in _WIDENED:
             if storage in NARROW_NP:  # float8, complex32: PyTorch's few kernels for them, or its refusal
-                return _narrow_result(input, narrow.unary(uname, x), node_cls)
+                return record(narrow.unary(uname, x), node_cls, (input,), _saved(saves, input))
             x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
         one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
         if one:
@@ -149,15 +145,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         if storage in LOWP_NP and out.dtype == np.float32:
             out = cast(out, storage)
         if _State.enabled and input._requires_grad:
-            node = node_cls((input._edge(),))
-            res = _make(out, node)
-            if saves == "result":
-                node._save_own_output(res)
-            elif saves == "input":
-                node._save_inputs(input)
-            elif saves == "both":
-                node.save_for_backward(input, res)
-            return res
+            return record(out, node_cls, (input,), _saved(saves, input))
         return _make(out)
 
     uname = name or node_cls.__name__[:-len("Backward0")].lower()

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd._pair import binary_node
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
 from .util import _NONE_EDGE
-from ..._dtype import FLOATING_NP, FROM_NP, get_default_dtype
+from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, get_default_dtype
 
 
 class _Out:
@@ -60,30 +61,72 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     when autograd records and an input requires grad, a ``node_cls`` node over ``inputs`` (None for
     non-differentiable ones) with ``attrs`` set on it, saving ``saved`` (``OUT`` for the result).
     The node is the result's ``grad_fn``. A tuple of arrays makes a node with several outputs: the
-    result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``)."""
-    if type(out) is tuple:
-        return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
+    result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``; an integer or bool
+    output is not differentiable: a plain tensor, as PyTorch's). A result the op made as a tensor without
+    history (a sparse tensor, whose parts are tensors of their own) gets the node as its ``grad_fn``."""
     if type(out) is not np.ndarray:
+        if type(out) is tuple:
+            return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
+        if isinstance(out, Tensor):
+            return _record_onto(out, node_cls, inputs, saved, attrs)
         out = np.asarray(out)
-    if _State.enabled:
+    # add/sub/mul's EdgePair nodes, then one input, inline: a small op costs a few microseconds in all,
+    # and each call or loop here would add a tenth of that
+    if not _State.enabled:
+        return _make(out) if view_of is None else _view_of(view_of, out, None)
+    if node_cls._pair:
+        a, b = inputs
+        if (a is None or not a._requires_grad) and (b is None or not b._requires_grad):
+            return _make(out) if view_of is None else _view_of(view_of, out, None)
+        if saved and node_cls._saves_pair and len(saved) == 2:
+            sa, sb = saved
+            # (None, None) is still a save_for_backward call, which binary_node would skip (pack hooks see it)
+            if (sa is not None or sb is not None) and type(sa) is not _Out and type(sb) is not _Out:
+                node = binary_node(node_cls, a, b, sa, sb)
+                saved = ()
+            else:
+                node = binary_node(node_cls, a, b, None, None)
+        else:
+            node = binary_node(node_cls, a, b, None, None)
+    elif len(inputs) == 1:
+        a = inputs[0]
+        if a is None or not a._requires_grad:
+            return _make(out) if view_of is None else _view_of(view_of, out, None)
+        node = node_cls((a._edge(),))
+    else:
         for t in inputs:
             if t is not None and t._requires_grad:
                 break
         else:
             return _make(out) if view_of is None else _view_of(view_of, out, None)
-    else:
-        return _make(out) if view_of is None else _view_of(view_of, out, None)
-    node = _node(node_cls, inputs, attrs)
+        node = _over(node_cls, inputs)
+    if attrs:
+        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, k, v)
     res = _make(out, node) if view_of is None else _view_of(view_of, out, node)
     if saved:
-        if len(saved) == 1 and saved[0] is OUT:
+        if saved[0] is OUT and len(saved) == 1:
             node._save_own_output(res)
         else:
-            _save(node, saved, (res,))
+            for s in saved:
+                if type(s) is _Out:
+                    _save(node, saved, (res,))
+                    break
+            else:
+                node._save_inputs(*saved)
     return res
 
 
 def _node(node_cls, inputs, attrs):
+    node = _over(node_cls, inputs)
+    if attrs:
+        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
+            setattr(node, k, v)
+    return node
+
+
+def _over(node_cls, inputs):
+    """A ``node_cls`` node over the edges of ``inputs`` (None: no edge)."""
     n = len(inputs)
     if n == 1:
         node = node_cls((inputs[0]._edge(),))
@@ -96,10 +139,18 @@ def _node(node_cls, inputs, attrs):
                          _NONE_EDGE if c is None else c._edge()))
     else:
         node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
-    if attrs:
-        for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-            setattr(node, k, v)
     return node
+
+
+def _record_onto(res: Tensor, node_cls, inputs, saved, attrs) -> Tensor:
+    """``record`` for a result made as a tensor by the op (a sparse tensor): the node is attached to it."""
+    if wants_grad(inputs):
+        node = _node(node_cls, inputs, attrs)
+        res.grad_fn = node
+        res._requires_grad = True
+        if saved:
+            _save(node, saved, (res,))
+    return res
 
 
 def _save(node, saved, results) -> None:
@@ -121,8 +172,10 @@ def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
     node._n_outputs = len(outs)
     results = []
     for i, o in enumerate(outs):
-        t = _make(o, node) if view_of is None else _view_of(view_of, o, node)
-        t._output_nr = i
+        fn = node if o.dtype in INEXACT_NP else None
+        t = _make(o, fn) if view_of is None else _view_of(view_of, o, fn)
+        if fn is not None:
+            t._output_nr = i
         results.append(t)
     results = tuple(results)
     if saved:

@@ -15,9 +15,9 @@ import math
 import numpy as np
 
 from ... import _dtype
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
+from .._core.record import record
 from .._core.registry import op
 from ..shape.join import cat
 
@@ -77,29 +77,19 @@ class FftC2RBackward0(Node):
         return (gi,)
 
 
-def _record(node_cls, input: Tensor, out: np.ndarray, **attrs) -> Tensor:
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        for name, value in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
-            setattr(node, name, value)
-        if node_cls is FftR2CBackward0:
-            node._save_inputs(input)  # as PyTorch's node keeps it
-        return _make(out, node)
-    return _make(out)
-
-
 def _c2c(x: Tensor, dims: tuple, scaling: str, forward: bool) -> Tensor:
     a = x._data
     out = np.fft.fftn(a, axes=dims) if forward else np.fft.ifftn(a, axes=dims, norm="forward")
     out = _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
-    return _record(FftC2CBackward0, x, out, dims=dims, scaling=scaling, forward=forward)
+    return record(out, FftC2CBackward0, (x,), dims=dims, scaling=scaling, forward=forward)
 
 
 def _r2c(x: Tensor, dims: tuple, scaling: str, onesided: bool) -> Tensor:
     a = x._data
     out = np.fft.rfftn(a, axes=dims) if onesided else np.fft.fftn(a, axes=dims)
     out = _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
-    return _record(FftR2CBackward0, x, out, dims=dims, scaling=scaling, onesided=onesided, in_shape=a.shape)
+    # the input saved, as PyTorch's node keeps it
+    return record(out, FftR2CBackward0, (x,), (x,), dims=dims, scaling=scaling, onesided=onesided, in_shape=a.shape)
 
 
 def _c2r(x: Tensor, dims: tuple, scaling: str, last_size: int) -> Tensor:
@@ -109,7 +99,7 @@ def _c2r(x: Tensor, dims: tuple, scaling: str, last_size: int) -> Tensor:
     out = np.fft.irfftn(a, s=shape, axes=dims, norm="forward")
     count = _count(a.shape, dims[:-1]) * last_size
     out = _scale(np.asarray(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
-    return _record(FftC2RBackward0, x, out, dims=dims, scaling=scaling)
+    return record(out, FftC2RBackward0, (x,), dims=dims, scaling=scaling)
 
 
 # -- argument handling ------------------------------------------------------------------------------

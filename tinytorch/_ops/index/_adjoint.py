@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 
 
 class IndexPutBackward0(Node):
@@ -71,8 +71,4 @@ def index_zeros_put(shape: tuple, key: tuple, src: Tensor, accumulate: bool) -> 
             np.add.at(out, key, src._data)
     else:
         out[key] = src._data
-    if _State.enabled and src._requires_grad:
-        node = IndexPutBackward0((src._edge(),))
-        node.key = key
-        return _make(out, node)
-    return _make(out)
+    return record(out, IndexPutBackward0, (src,), key=key)

@@ -18,6 +18,7 @@ from ..shape import views
 from ..pointwise.compare import where
 from ..pointwise.inplace import overlaps, writeable
 from ..shape.shape import expand
+from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
@@ -105,6 +106,8 @@ def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
 
 
 class _IndexNode(Node):
+    advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
+
     def backward(self, g):
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
@@ -241,11 +244,10 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
                 raise IndexError(f"index {key} is out of bounds for dimension 0 with size {x.shape[0]}") from None
         else:
             out = x[key]
-        node = None
         if input._requires_grad and _State.enabled:
-            node = (_SELECT if kind is int else _SLICE)((input._edge(),))
-            node.in_shape, node.key, node.advanced = x.shape, (key,), False
-        return _view_of(input, out, node)
+            return record(out, _SELECT if kind is int else _SLICE, (input,), view_of=input, in_shape=x.shape,
+                          key=(key,))
+        return _view_of(input, out)
     single = not isinstance(key, tuple)
     key, advanced = _convert_key(key)
     _check_bounds(x, key)
@@ -262,13 +264,10 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None
     out = as_array(out)
-    node = None
-    if _State.enabled and input._requires_grad:
-        node = _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)]((input._edge(),))
-        node.in_shape, node.key, node.advanced = x.shape, key, advanced
-    if advanced:
-        return _make(out, node)
-    return _view_of(input, out, node)
+    if _State.enabled and input._requires_grad:  # an advanced key's result is a copy, the others' a view
+        return record(out, _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)], (input,),
+                      view_of=None if advanced else input, in_shape=x.shape, key=key, advanced=advanced)
+    return _make(out) if advanced else _view_of(input, out)
 
 
 class _IndexPut(Node):
@@ -451,8 +450,11 @@ def setitem(input: Tensor, key, value) -> None:
         inplace.copy_(dst, src)
         return
     views.check_inplace(dst, True)
-    # the edges first: a forbidden view as the value raises PyTorch's error before anything is written
-    edges = (dst._edge(), (None, 0) if tv is None else tv._edge())
+    # the node first (recorded on a stand-in result, then dst's history once written, as apply_inplace's):
+    # a forbidden view as the value raises PyTorch's error from its edge before anything is written
+    fn = record(d, _IndexPut, (dst, tv), shape=d.shape, key=adv,
+                value_shape=tv._data.shape if tv is not None and tv._requires_grad else None,
+                value_dtype=tv._data.dtype if tv is not None else None).grad_fn
     d = _writeable_for_put(d, adv, key, vd)
     if d.dtype in NARROW_NP and np.asarray(vd).dtype != d.dtype:
         vd = _dtype_casts.convert(np.asarray(vd), d.dtype)
@@ -462,9 +464,5 @@ def setitem(input: Tensor, key, value) -> None:
         _raise_shape_mismatch(d, adv, True, np.asarray(vd))
         raise
     version_counter(dst)[0] += 1
-    node = _IndexPut(edges)
-    node.shape, node.key = d.shape, adv
-    node.value_shape = tv._data.shape if tv is not None and tv._requires_grad else None
-    node.value_dtype = tv._data.dtype if tv is not None else None
-    views.set_history(dst, node)
+    views.set_history(dst, fn)
 

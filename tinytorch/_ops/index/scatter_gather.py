@@ -7,11 +7,10 @@ import numpy as np
 
 from ..._dtype import NARROW_NP
 from .._core import narrow
-
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
+from .._core.record import record, wants_grad
 from .._core.registry import op
 from .._core.util import as_array
 from ._adjoint import index_zeros_put
@@ -97,12 +96,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     _check_index(idx, x, d)
     out = as_array(x[_full_index(idx, d)]).reshape(index._data.shape) if idx.size else \
         np.empty(index._data.shape, x.dtype)
-    if _State.enabled and input._requires_grad:
-        node = GatherBackward0((input._edge(), (None, 0)))
-        node.dim, node.dim_arg, node.in_shape = d, dim, input._data.shape
-        node.save_for_backward(index, input)
-        return _make(out, node)
-    return _make(out)
+    return record(out, GatherBackward0, (input, None), (index, input), dim=d, dim_arg=dim, in_shape=input._data.shape)
 
 
 def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -111,12 +105,7 @@ def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
     idx = _at_least_1d(index._data)
     if idx.size:
         np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
-    if _State.enabled and src._requires_grad:
-        node = ScatterAddBackward0((src._edge(),))
-        node.dim, node.src_shape = dim, src._data.shape
-        node.save_for_backward(index)
-        return _make(out, node)
-    return _make(out)
+    return record(out, ScatterAddBackward0, (src,), (index,), dim=dim, src_shape=src._data.shape)
 
 
 class ScatterBackward0(Node):
@@ -193,21 +182,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
                           UserWarning, stacklevel=3)
         ufunc = np.logical_or if reduce == "add" and x.dtype == np.bool_ else _REDUCE[reduce]
         ufunc.at(_at_least_1d(out), where, np.broadcast_to(np.asarray(vals, dtype=x.dtype), idx.shape))
-    need_src = src is not None and src._requires_grad
-    if _State.enabled and (input._requires_grad or need_src):
-        if reduce is not None:
-            node = NotImplementedBackward((input._edge(),) + ((src._edge(),) if src is not None else ()))
-            node.op = "aten::scatter"
-            return _make(out, node)
-        if src is None:
-            node = ScatterBackward1((input._edge(),))
-        else:
-            node = ScatterBackward0((input._edge(), (None, 0), src._edge()))
-        node.dim, node.dim_arg, node.need_src = d, dim, need_src
-        node.src_shape = None if src is None else src._data.shape
-        node.save_for_backward(_given(index, idx))
-        return _make(out, node)
-    return _make(out)
+    if reduce is not None:
+        return record(out, NotImplementedBackward, (input,) if src is None else (input, src), op="aten::scatter")
+    inputs = (input,) if src is None else (input, None, src)
+    if not wants_grad(inputs):
+        return _make(out)
+    return record(out, ScatterBackward1 if src is None else ScatterBackward0, inputs, (_given(index, idx),), dim=d,
+                  dim_arg=dim, need_src=src is not None and src._requires_grad,
+                  src_shape=None if src is None else src._data.shape)
 
 
 @op(variants="function method inplace out", batch=rules.scatter)
@@ -226,10 +208,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if idx.size:
         vals = _at_least_1d(src._data)[tuple(slice(0, s) for s in idx.shape)]
         (np.logical_or if x.dtype == np.bool_ else np.add).at(_at_least_1d(out), _full_index(idx, d), vals)
-    if _State.enabled and (input._requires_grad or src._requires_grad):
-        node = ScatterAddBackward0((input._edge(), src._edge()))
-        node.with_self, node.dim, node.dim_arg, node.src_shape = True, d, dim, src._data.shape
-        # PyTorch keeps the index for src's gradient only
-        node.save_for_backward(_given(index, idx) if src._requires_grad else None)
-        return _make(out, node)
-    return _make(out)
+    if not wants_grad((input, src)):
+        return _make(out)
+    # PyTorch keeps the index for src's gradient only
+    return record(out, ScatterAddBackward0, (input, src), (_given(index, idx) if src._requires_grad else None,),
+                  with_self=True, dim=d, dim_arg=dim, src_shape=src._data.shape)

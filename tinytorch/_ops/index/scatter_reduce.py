@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
+from .._core.record import OUT, record
 from .._core.registry import op
 from ._adjoint import index_zeros_put
 from .scatter_gather import _at_least_1d, _check_index, _full_index, _index_array, gather, scatter, scatter_add
@@ -130,13 +130,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if src._data.dtype != x.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     out = _reduce_array(x, d, idx, src._data, reduce, include_self)
-    if _State.enabled and (input._requires_grad or src._requires_grad):
-        node = ScatterReduceBackward0((input._edge(), (None, 0), src._edge()))
-        node.dim, node.dim_arg, node.reduce, node.include_self = d, dim, reduce, include_self
-        res = _make(out, node)
-        node.save_for_backward(input, src, index, res)
-        return res
-    return _make(out)
+    return record(out, ScatterReduceBackward0, (input, None, src), (input, src, index, OUT), dim=d, dim_arg=dim,
+                  reduce=reduce, include_self=include_self)
 
 
 @op(variants="function method inplace out")

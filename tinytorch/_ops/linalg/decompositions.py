@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
 from .._core.record import OUT, record
 from .._core.registry import op
 from ..pointwise.complex import real
 from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
 from ..shape.join import cat
-from ...autograd.grad_mode import _State
-from .._core.util import edge
 
 
 def _phi(x: Tensor) -> Tensor:
@@ -104,15 +102,7 @@ def qr(A: Tensor, mode: str = "reduced"):
     q, r = q.astype(a.dtype), r.astype(a.dtype)
     if mode == "r":
         q = np.zeros((0,), a.dtype)
-    if _State.enabled and A._requires_grad:
-        node = LinalgQrBackward0((edge(A),))
-        node._n_outputs = 2
-        node.mode, node.shape = mode, a.shape[-2:]
-        qt, rt = _make(q, node), _make(r, node)
-        rt._output_nr = 1
-        node.save_for_backward(qt, rt)
-        return qr_result(qt, rt)
-    return qr_result(_make(q), _make(r))
+    return qr_result(*record((q, r), LinalgQrBackward0, (A,), (OUT, OUT[1]), mode=mode, shape=a.shape[-2:]))
 
 
 class LinalgSvdBackward0(Node):
@@ -213,14 +203,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     w, v = np.linalg.eigh(a, UPLO=UPLO)
     w, v = w.astype(a.real.dtype), v.astype(a.dtype)
-    if _State.enabled and A._requires_grad:
-        node = LinalgEighBackward0((edge(A),))
-        node._n_outputs = 2
-        wt, vt = _make(w, node), _make(v, node)
-        vt._output_nr = 1
-        node.save_for_backward(wt, vt)
-        return eigh_result(wt, vt)
-    return eigh_result(_make(w), _make(v))
+    return eigh_result(*record((w, v), LinalgEighBackward0, (A,), (OUT, OUT[1])))
 
 
 @op("linalg.eigvalsh", variants="function out", batch=batch_matrices, autocast="fp32")

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.return_types import _named
-from .._core.util import edge
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
 from ..reduce.scan import _others_product
@@ -70,14 +68,7 @@ def linalg_slogdet(A: Tensor):
     a = _square(A, "linalg.slogdet")
     s, l = np.linalg.slogdet(a)
     s, l = np.asarray(s, dtype=a.dtype), np.asarray(l, dtype=a.real.dtype)
-    if _State.enabled and A._requires_grad:
-        node = LinalgSlogdetBackward0((edge(A),))
-        node._n_outputs = 2
-        st, lt = _make(s, node), _make(l, node)
-        lt._output_nr = 1
-        node.save_for_backward(A, st)
-        return slogdet_result(st, lt)
-    return slogdet_result(_make(s), _make(l))
+    return slogdet_result(*record((s, l), LinalgSlogdetBackward0, (A,), (A, OUT)))
 
 
 @op(variants="function method out", batch=batch_matrices)

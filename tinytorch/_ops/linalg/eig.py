@@ -11,10 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...autograd.node import Node
-from ...tensor import Tensor, _make, register_attribute
-from ...autograd.grad_mode import _State
-from .._core.util import edge
-from .._core.record import legacy_name
+from ...tensor import Tensor, register_attribute
+from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
 from ..pointwise.complex import conj, real
 from .._core.return_types import _named
@@ -77,15 +75,7 @@ def _eig(A: Tensor, fn: str):
 def eig(A: Tensor):
     """Eigenvalues and unit-norm eigenvectors of square matrices (complex, in LAPACK's order)."""
     w, v = _eig(A, "linalg.eig")
-    if _State.enabled and A._requires_grad:
-        node = LinalgEigBackward0((edge(A),))
-        node._n_outputs = 2
-        node.real_input = A._data.dtype.kind == "f"
-        wt, vt = _make(w, node), _make(v, node)
-        vt._output_nr = 1
-        node.save_for_backward(wt, vt)
-        return eig_result(wt, vt)
-    return eig_result(_make(w), _make(v))
+    return eig_result(*record((w, v), LinalgEigBackward0, (A,), (OUT, OUT[1]), real_input=A._data.dtype.kind == "f"))
 
 
 @op("linalg.eigvals", variants="function out", batch=batch_matrices, autocast="fp32")

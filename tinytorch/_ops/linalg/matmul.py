@@ -14,6 +14,7 @@ from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
 from .._kernels.blas_outer import blas_outer
+from .._core.record import record
 from .._core.registry import op
 from ..._quiet_fp import cast
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
@@ -241,27 +242,30 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
     if _State.enabled and (a._requires_grad or b._requires_grad):
         if cls is None:
             cls = _node_cls(a, b)
-        node = cls((a._edge(), b._edge()))
-        node.need_a, node.need_b = a._requires_grad, b._requires_grad
-        node.shapes = (ad.shape, bd.shape)
-        if cls is MmBackward0:  # its saved strides (PyTorch keeps each operand's for its own gradient)
-            node.strides = ((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize))  # read lazily
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
         saved_b = b if a._requires_grad else None
         folds_b = bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0]))
         if saved_b is not None and folds_b:
-            saved_b = _copy_keeping_history(b)  # PyTorch folds b into a matrix here, saving a copy
-        node.save_for_backward(a if b._requires_grad else None, saved_b)
-        return _make(out, node)
+            # PyTorch folds b into a matrix here, saving a copy; b's edge is held until the node holds it
+            # (the copy refers to a leaf's accumulator weakly, and nothing else may refer to it yet)
+            edge_b = b._edge()
+            saved_b = _copy_keeping_history(b, edge_b)
+        saved = (a if b._requires_grad else None, saved_b)
+        if cls is MmBackward0:  # its saved strides: PyTorch keeps each operand's for its own gradient (read lazily)
+            return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
+                          shapes=(ad.shape, bd.shape),
+                          strides=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
+        return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
+                      shapes=(ad.shape, bd.shape))
     return _make(out)
 
 
-def _copy_keeping_history(t: Tensor) -> Tensor:
-    """A copy of ``t``'s values that leads to the same graph edge as ``t``."""
+def _copy_keeping_history(t: Tensor, edge: tuple) -> Tensor:
+    """A copy of ``t``'s values that leads to ``t``'s graph edge ``edge``."""
     import weakref
     c = _make(t._data.copy())
-    node, nr = t._edge()
+    node, nr = edge
     if type(node) is AccumulateGrad:
         c._requires_grad = True
         c._accumulator = weakref.ref(node)

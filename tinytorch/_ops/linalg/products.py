@@ -21,7 +21,7 @@ from .._core.registry import op
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
 from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
-from ..shape.shape import UnsafeViewBackward0, _unary_result
+from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
 from .._core.batching import composite
@@ -51,8 +51,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     b = other.reshape(tuple(v for s in sb for v in (1, s)))
     prod = a * b
     shape = tuple(x * y for x, y in zip(sa, sb))
-    return _unary_result(prod, np.ascontiguousarray(prod._data).reshape(shape), UnsafeViewBackward0, False,
-                         in_shape=prod._data.shape)
+    return record(np.ascontiguousarray(prod._data).reshape(shape), UnsafeViewBackward0, (prod,),
+                  in_shape=prod._data.shape)
 
 
 # -- cross -------------------------------------------------------------------------------------------

@@ -19,12 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, INEXACT_NP
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import edge
 from ..shape.join import cat
 from .decompositions import _failing_minor, cholesky
 from .._core.return_types import _named
@@ -247,15 +245,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     x = x.astype(a.dtype)
     rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), dtype=np.int64))
     sv = _make(s.astype(real)) if driver in ("gelsd", "gelss") else _make(np.zeros((0,), dtype=real))
-    if _State.enabled and (A._requires_grad or B._requires_grad):
-        node = LinalgLstsqBackward0((edge(A), edge(B)))
-        node._n_outputs = 2
-        node.vector = vector
-        Xt, Lt = _make(x, node), _make(residuals, node)
-        Lt._output_nr = 1
-        node.save_for_backward(A, B, Xt)
-        return lstsq_result(Xt, Lt, rank_t, sv)
-    return lstsq_result(_make(x), _make(residuals), rank_t, sv)
+    return lstsq_result(*record((x, residuals), LinalgLstsqBackward0, (A, B), (A, B, OUT), vector=vector), rank_t, sv)
 
 
 # -- LU ---------------------------------------------------------------------------------------------
@@ -358,23 +348,6 @@ def _factor(A: Tensor, fn: str, pivot: bool):
     return a, *_getrf(a)
 
 
-def _multi(node_cls, A, outs, n_out, saved, **attrs):
-    if not (_State.enabled and A._requires_grad):
-        return [_make(o) for o in outs]
-    node = node_cls((edge(A),))
-    node._n_outputs = n_out
-    for k, v in attrs.items():
-        setattr(node, k, v)
-    res = []
-    for i, o in enumerate(outs):
-        t = _make(o, node if o.dtype in INEXACT_NP else None)
-        if o.dtype in INEXACT_NP:
-            t._output_nr = i
-        res.append(t)
-    node.save_for_backward(*(res[i] for i in saved))
-    return res
-
-
 @op("linalg.lu_factor_ex", variants="function out")
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     """(LU, pivots, info): L below the diagonal (unit diagonal implied) and U on and above it."""
@@ -383,8 +356,8 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
         raise LinAlgError("torch.linalg.lu_factor_ex: U[%d,%d] is zero and using it on lu_solve would result in a "
                           "division by zero. If you still want to perform the factorization, consider calling "
                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)" % (info.max(), info.max()))
-    LU, = _multi(LinalgLuFactorExBackward0, A, (lu,), 3, (0,), P=_permutation(piv, a.shape[-2], a.dtype), piv=piv)
-    return lu_factor_ex_result(LU, _make(piv), _make(info))
+    return lu_factor_ex_result(*record((lu, piv, info), LinalgLuFactorExBackward0, (A,), (OUT,),
+                                       P=_permutation(piv, a.shape[-2], a.dtype), piv=piv))
 
 
 @op("linalg.lu_factor", variants="function out")
@@ -403,7 +376,7 @@ def lu(A: Tensor, *, pivot: bool = True):
     P = _permutation(piv, m, a.dtype)
     L = np.tril(lu_[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
     U = np.triu(lu_[..., :k, :])
-    Pt, Lt, Ut = _multi(LinalgLuBackward0, A, (P, L, U), 3, (1, 2), P=P, shape=a.shape)
+    Pt, Lt, Ut = record((P, L, U), LinalgLuBackward0, (A,), (OUT[1], OUT[2]), P=P, shape=a.shape)
     if Pt._requires_grad:
         Pt = _make(P)
     return lu_result(Pt, Lt, Ut)

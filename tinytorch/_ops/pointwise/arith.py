@@ -9,17 +9,17 @@ import operator
 import numpy as np
 
 from ...autograd.grad_mode import _State
-from ..._quiet_fp import ARRAY_OUT, cast, loud, quiet
-from ...autograd._pair import EdgePair, SavedPair, binary_node
+from ..._quiet_fp import cast, loud, quiet
+from ...autograd._pair import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from ..._quiet_fp import F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
-from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, _split, alpha_in, fast_forward
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, alpha_in, fast_forward
 from .._core import deprecated as _deprecated
+from .._core.record import record
 from .._core.registry import op
-from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
-from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+from .._kernels.times import times as _times
+from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 
 # the ufuncs and the Python operations of fast_forward (_core/binary.py), add/sub/mul's common cases
 _add, _subtract, _multiply = np.add, np.subtract, np.multiply
@@ -55,7 +55,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
             if _State.enabled:
                 ta, tb = (a if which & 1 else None), (b if which & 2 else None)
                 if (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad):
-                    return _make(out, binary_node(AddBackward0, ta, tb, None, None))
+                    return record(out, AddBackward0, (ta, tb))
             return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     if alpha != 1 or alpha is True:
@@ -67,10 +67,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         loud(fp)
     out = as_array(out)
     if needs_grad(ta, tb):
-        node = AddBackward0((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.alpha = alpha
-        return _make(out, node)
+        return record(out, AddBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha)
     return _make(out)
 
 
@@ -115,11 +112,11 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
             if _State.enabled:
                 if which == 2:  # number - tensor: PyTorch's RsubBackward1, one input edge
                     if b._requires_grad:
-                        return _make(out, RsubBackward1((b._edge(),)))
+                        return record(out, RsubBackward1, (b,))
                 else:
                     tb = b if which == 3 else None
                     if a._requires_grad or (tb is not None and tb._requires_grad):
-                        return _make(out, binary_node(SubBackward0, a, tb, None, None))
+                        return record(out, SubBackward0, (a, tb))
             return _make(out)
     a_bool, b_bool = _is_bool(a), _is_bool(b)
     if a_bool and b_bool:
@@ -145,12 +142,8 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
     if needs_grad(ta, tb):
         if ta is None and not isinstance(a, Tensor):
             # scalar - tensor: PyTorch's RsubBackward1 with a single input edge
-            node = RsubBackward1((edge(tb),))
-            return _make(out, node)
-        node = SubBackward0((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.alpha = alpha
-        return _make(out, node)
+            return record(out, RsubBackward1, (tb,))
+        return record(out, SubBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha)
     return _make(out)
 
 
@@ -161,30 +154,11 @@ def rsub(a, b, *, alpha=1) -> Tensor:
 
 
 # -- mul / div ------------------------------------------------------------------------------------
-def _times(gd: np.ndarray, v):
-    """``gd * v`` as an array when the Tensor product would compute exactly that (``v`` an array of
-    ``gd``'s shape and dtype, or a Python number with a floating ``gd``), else None."""
-    if type(v) is np.ndarray:
-        if v.dtype != gd.dtype or v.shape != gd.shape:
-            return None
-        if not gd.ndim:
-            dt = gd.dtype
-            if dt is _F32 or dt is _F64:  # Python floats (see _quiet_fp.F32_MAX)
-                r = float(gd) * float(v)
-                if dt is _F64 or -_F32_MAX <= r <= _F32_MAX:
-                    out = gd.copy()
-                    out[()] = r
-                    return out
-    elif not ((type(v) is float or type(v) is int) and gd.dtype.kind == "f"):
-        return None
-    out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype) if not gd.ndim else (gd * v if gd.size < _SPLIT_FROM else _split(_multiply, gd, v))
-    return out if type(out) is np.ndarray else np.asarray(out)
-
-
 class MulBackward0(_BinaryNode, SavedPair):
     saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_scalar", None)))),
                     ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
     _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
+    need_a = need_b = True  # the common case: a product of two tensors that require grad sets neither
 
     def backward(self, g):
         gd = g._data
@@ -234,15 +208,14 @@ def mul(a, b) -> Tensor:
             if need_a or need_b:
                 # only what the other side's gradient needs is saved; a number is kept as a number
                 if which == 3:
-                    node = binary_node(MulBackward0, a, b, a if need_b else None, b if need_a else None)
-                elif which == 1:
-                    node = binary_node(MulBackward0, a, None, None, None)
-                    node.b_scalar = b
-                else:
-                    node = binary_node(MulBackward0, None, b, None, None)
-                    node.a_scalar = a
-                node.need_a, node.need_b = bool(need_a), bool(need_b)
-                return _make(out, node)
+                    if need_a and need_b:
+                        return record(out, MulBackward0, (a, b), (a, b))
+                    if need_a:
+                        return record(out, MulBackward0, (a, b), (None, b), need_b=False)
+                    return record(out, MulBackward0, (a, b), (a, None), need_a=False)
+                if which == 1:
+                    return record(out, MulBackward0, (a, None), b_scalar=b, need_b=False)
+                return record(out, MulBackward0, (None, b), a_scalar=a, need_a=False)
         return _make(out)
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)
     fp = quiet()
@@ -257,15 +230,10 @@ def mul(a, b) -> Tensor:
         if lowp is not None and out.dtype != lowp:
             out = cast(out, lowp)  # computed in float32 with the scalar unrounded
     if needs_grad(ta, tb):
-        node = MulBackward0((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        need_a = node.need_a = ta is not None and ta._requires_grad
-        need_b = node.need_b = tb is not None and tb._requires_grad
-        # only what the other side's gradient needs is saved
-        node.save_for_backward(ta if need_b else None, tb if need_a else None)
-        if tb is None:
-            node.b_scalar = bd
-        if ta is None:
-            node.a_scalar = ad
-        return _make(out, node)
+        need_a = ta is not None and ta._requires_grad
+        need_b = tb is not None and tb._requires_grad
+        # only what the other side's gradient needs is saved; a number operand is kept as it is
+        scalars = {"b_scalar": bd} if tb is None else {"a_scalar": ad} if ta is None else {}
+        return record(out, MulBackward0, (ta, tb), (ta if need_b else None, tb if need_a else None),
+                      a_meta=meta(ta, out), b_meta=meta(tb, out), need_a=need_a, need_b=need_b, **scalars)
     return _make(out)

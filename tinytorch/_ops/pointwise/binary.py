@@ -10,7 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ..._dtype import NARROW_NP, cpp_name
 from .._core import narrow
-from .._core.record import OUT, float_dtype, legacy_name, record
+from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op
@@ -92,13 +92,17 @@ def _float_binary(a, b, name: str, allow_int: bool):
     return ta, tb, ad, bd
 
 
-def _binary(node_cls, a, b, out, saved_fn):
+def _binary_args(a, b, out, *result) -> dict:
+    """``record``'s arguments for these functions: both operands are inputs (None for a number) and are
+    saved, followed by ``result`` (``OUT``, for a node keeping it)."""
     ta, tb = (a if isinstance(a, Tensor) else None), (b if isinstance(b, Tensor) else None)
+    if not wants_grad((ta, tb)):
+        return {"inputs": (ta, tb)}
     # a Python number operand is saved as a constant tensor: the other input's gradient formula needs it
     sa = ta if ta is not None else _t(a, tb)
     sb = tb if tb is not None else _t(b, ta)
-    return record(out, node_cls, (ta, tb), saved_fn(sa, sb), a_meta=meta(ta, out), b_meta=meta(tb, out),
-                  need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
+    return {"inputs": (ta, tb), "saved": (sa, sb) + result, "a_meta": meta(ta, out), "b_meta": meta(tb, out),
+            "need_a": ta is not None and ta._requires_grad, "need_b": tb is not None and tb._requires_grad}
 
 
 def _pair(self, ga, gb):
@@ -124,7 +128,8 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of (other, input): atan(input / other) in the right quadrant."""
     require_tensors("atan2", input, other)
     ta, tb, ad, bd = _float_binary(input, other, "atan2", True)
-    return _binary(Atan2Backward0, input, other, np.arctan2(ad, bd), lambda x, y: (x, y))
+    out = np.arctan2(ad, bd)
+    return record(out, Atan2Backward0, **_binary_args(input, other, out))
 
 
 class HypotBackward0(Node):
@@ -140,7 +145,8 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input^2 + other^2) without overflow."""
     require_tensors("hypot", input, other)
     ta, tb, ad, bd = _float_binary(input, other, "hypot_cpu", False)
-    return _binary(HypotBackward0, input, other, np.hypot(ad, bd), lambda x, y: (x, y, OUT))
+    out = np.hypot(ad, bd)
+    return record(out, HypotBackward0, **_binary_args(input, other, out, OUT))
 
 
 class LogaddexpBackward0(Node):
@@ -176,9 +182,10 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     ta, tb, ad, bd = binary_operands(input, other)
     if getattr(ad, "dtype", None) is not None and ad.dtype.kind == "c":
         out = _complex_logaddexp(ad, np.asarray(bd, ad.dtype)).astype(ad.dtype, copy=False)
-        return _binary(LogaddexpBackward0, input, other, out, lambda x, y: (x, y))
+        return record(out, LogaddexpBackward0, **_binary_args(input, other, out))
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp_cpu", False)
-    return _binary(LogaddexpBackward0, input, other, np.logaddexp(ad, bd), lambda x, y: (x, y))
+    out = np.logaddexp(ad, bd)
+    return record(out, LogaddexpBackward0, **_binary_args(input, other, out))
 
 
 class Logaddexp2Backward0(Node):
@@ -194,7 +201,8 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^input + 2^other)."""
     require_tensors("logaddexp2", input, other)
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
-    return _binary(Logaddexp2Backward0, input, other, np.logaddexp2(ad, bd), lambda x, y: (x, y))
+    out = np.logaddexp2(ad, bd)
+    return record(out, Logaddexp2Backward0, **_binary_args(input, other, out))
 
 
 class XlogyBackward0(Node):
@@ -227,8 +235,8 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
         out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
     # a Python number operand is saved as a tensor: both formulas need both values
     node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
-    return _binary(node, input, other, np.asarray(out, dtype=ad.dtype),
-                   lambda x, y: (x if x is not None else _t(input, y), y if y is not None else _t(other, x)))
+    out = np.asarray(out, dtype=ad.dtype)
+    return record(out, node, **_binary_args(input, other, out))
 
 
 class IgammaBackward0(Node):
@@ -249,7 +257,7 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
     ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
     a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
     out = gammainc_np(a, x).astype(ad.dtype)
-    return _binary(IgammaBackward0, input, other, out, lambda p, q: (p, q))
+    return record(out, IgammaBackward0, **_binary_args(input, other, out))
 
 
 class LerpBackward0(Node):

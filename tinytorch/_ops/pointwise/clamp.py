@@ -7,12 +7,12 @@ import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP, get_default_dtype
 from .._core import narrow
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
+from .._core.record import record, wants_grad
 from .._core.registry import op
-from .._core.util import as_array, binary_operands, edge, fit_grad, meta
+from .._core.util import as_array, binary_operands, fit_grad, meta
 from .compare import where
 
 _CLAMP = "function method inplace torch_inplace out"
@@ -97,13 +97,7 @@ def _number_bounds(input: Tensor, lo, hi, node_cls) -> Tensor:
             np.minimum(out, hi, dtype=x.dtype)
     if out is x:
         out = x.copy()
-    out = as_array(out)
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        node.lo, node.hi = lo, hi
-        node._save_inputs(input)
-        return _make(out, node)
-    return _make(out)
+    return record(as_array(out), node_cls, (input,), (input,), lo=lo, hi=hi)
 
 
 def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) -> Tensor:
@@ -121,16 +115,12 @@ def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) ->
     if hi_t is not None:
         out = np.minimum(out, hi_t._data.astype(dt, copy=False))
     out = as_array(out if out is not x._data else out.copy())
-    parts = (input, lo_t, hi_t)
-    if _State.enabled and any(p is not None and p._requires_grad for p in parts):
-        node = node_cls(tuple(edge(p) for p, keep in zip(parts, slots) if keep))
-        node.slots = slots
-        node.x_meta, node.lo_meta, node.hi_meta = (meta(p, out) for p in parts)
-        node.need_lo = lo_t is not None and lo_t._requires_grad
-        node.need_hi = hi_t is not None and hi_t._requires_grad
-        node.save_for_backward(input, lo_t, hi_t)
-        return _make(out, node)
-    return _make(out)
+    inputs = tuple(p for p, keep in zip((input, lo_t, hi_t), slots) if keep)
+    if not wants_grad(inputs):
+        return _make(out)
+    return record(out, node_cls, inputs, (input, lo_t, hi_t), slots=slots, x_meta=meta(input, out),
+                  lo_meta=meta(lo_t, out), hi_meta=meta(hi_t, out), need_lo=lo_t is not None and lo_t._requires_grad,
+                  need_hi=hi_t is not None and hi_t._requires_grad)
 
 
 @op(variants=_CLAMP, aliases=("clip",), batch=pointwise)

@@ -7,8 +7,9 @@ import numpy as np
 from ..._dtype import FLOATING_NP, FROM_NP
 from ...tensor import Tensor, _make, register_attribute
 from .._core.batching import pointwise
+from .._core.record import record
 from .._core.registry import op
-from .._core.util import as_array, binary_operands, edge, fit_grad, needs_grad, require_tensors, unpack
+from .._core.util import as_array, binary_operands, fit_grad, meta, needs_grad, require_tensors, unpack
 from .._core.binary import _BinaryNode
 
 _COMPARE = "function method inplace out"  # comparisons write 0/1 into self's dtype in place
@@ -133,12 +134,8 @@ def where(condition, input=None, other=None) -> Tensor:
     ta, tb, ad, bd = binary_operands(input, other)
     out = as_array(np.where(cd, ad, bd))
     if needs_grad(ta, tb):
-        node = WhereBackward0(((None, 0), edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.need_a = ta is not None and ta._requires_grad
-        node.need_b = tb is not None and tb._requires_grad
-        node.save_for_backward(tc)
-        return _make(out, node)
+        return record(out, WhereBackward0, (None, ta, tb), (tc,), a_meta=meta(ta, out), b_meta=meta(tb, out),
+                      need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
     return _make(out)
 
 
@@ -174,12 +171,10 @@ class MinimumBackward0(MaximumBackward0):
 def _extremum(a, b, ufunc, node_cls) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b)
     out = as_array(ufunc(ad, bd))
-    if needs_grad(ta, tb):
-        node = node_cls((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.save_for_backward(ta if ta is not None else _make(as_array(ad)),
-                               tb if tb is not None else _make(as_array(bd)))
-        return _make(out, node)
+    if needs_grad(ta, tb):  # a number operand is saved as a tensor
+        return record(out, node_cls, (ta, tb), (ta if ta is not None else _make(as_array(ad)),
+                                                tb if tb is not None else _make(as_array(bd))),
+                      a_meta=meta(ta, out), b_meta=meta(tb, out))
     return _make(out)
 
 

@@ -15,10 +15,10 @@ from ..._dtype import NARROW_NP
 from .._core import narrow
 
 from ... import _dtype
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make, _view_of, register_attribute
+from ...tensor import Tensor, register_attribute
 from .._core.batching import pointwise
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, fit_grad
 
@@ -55,9 +55,7 @@ def _conjugated(input: Tensor, node_cls) -> Tensor:
         np.negative(out["imag"], out=out["imag"])
     else:
         out = np.conjugate(x)
-    if _State.enabled and input._requires_grad:
-        return _make(out, node_cls((input._edge(),)))
-    return _make(out)
+    return record(out, node_cls, (input,))
 
 
 @op(variants="function method inplace torch_inplace out", batch=pointwise)
@@ -131,9 +129,7 @@ def real(input: Tensor) -> Tensor:
     if input._data.dtype not in _COMPLEX:
         return input
     part = input._data.real if input._data.dtype != _C32 else input._data["real"]
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, part, RealBackward0((input._edge(),)))
-    return _view_of(input, part)
+    return record(part, RealBackward0, (input,), view_of=input)
 
 
 @op(variants="function method", batch=pointwise)
@@ -142,9 +138,7 @@ def imag(input: Tensor) -> Tensor:
     if input._data.dtype not in _COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     part = input._data.imag if input._data.dtype != _C32 else input._data["imag"]
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, part, ImagBackward0((input._edge(),)))
-    return _view_of(input, part)
+    return record(part, ImagBackward0, (input,), view_of=input)
 
 
 def _get_real(self: Tensor) -> Tensor:
@@ -192,9 +186,7 @@ def view_as_real(input: Tensor) -> Tensor:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     parts = a.real if a.dtype != _C32 else a["real"]  # a view with the same strides, in the real dtype
     out = _as_strided(parts, shape=a.shape + (2,), strides=a.strides + (parts.itemsize,))
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, out, ViewAsRealBackward0((input._edge(),)))
-    return _view_of(input, out)
+    return record(out, ViewAsRealBackward0, (input,), view_of=input)
 
 
 @op(variants="function", batch=None, autocast="fp32")
@@ -212,9 +204,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     if any(s % (2 * size) for s, n in zip(a.strides[:-1], a.shape[:-1]) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     out = a.view(_dtype.TO_COMPLEX[a.dtype])[..., 0]  # numpy pairs the contiguous last axis
-    if _State.enabled and input._requires_grad:
-        return _view_of(input, out, ViewAsComplexBackward0((input._edge(),)))
-    return _view_of(input, out)
+    return record(out, ViewAsComplexBackward0, (input,), view_of=input)
 
 
 # -- building complex tensors ------------------------------------------------------------------------
@@ -253,18 +243,12 @@ def _check_parts(name: str, a: Tensor, b: Tensor) -> None:
                            "second argument")
 
 
-def _record(node_cls, a: Tensor, b: Tensor, out: np.ndarray, save=(), keep_out: bool = False):
-    if _State.enabled and (a._requires_grad or b._requires_grad):
-        node = node_cls((a._edge(), b._edge()))
-        node.needs_input_grad = (a._requires_grad, b._requires_grad)
-        # the gradient comes back in the parts' (real) dtype, summed over broadcast dims
-        node.a_meta = (a._data.shape, a._data.dtype) if a._requires_grad else None
-        node.b_meta = (b._data.shape, b._data.dtype) if b._requires_grad else None
-        res = _make(out, node)
-        if save or keep_out:
-            node.save_for_backward(*save, *((res,) if keep_out else ()))
-        return res
-    return _make(out)
+def _parts(a: Tensor, b: Tensor) -> dict:
+    """What the node of a complex number built from parts ``a`` and ``b`` knows of them: the gradient
+    comes back in the parts' (real) dtype, summed over broadcast dims."""
+    return {"needs_input_grad": (a._requires_grad, b._requires_grad),
+            "a_meta": (a._data.shape, a._data.dtype) if a._requires_grad else None,
+            "b_meta": (b._data.shape, b._data.dtype) if b._requires_grad else None}
 
 
 def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndarray:
@@ -283,7 +267,8 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
     """real + i imag, elementwise (the parts broadcast; both of one floating dtype)."""
     _check_parts("complex", real, imag)
     out = _from_parts(real._data, imag._data, real._data.dtype)
-    return _record(ComplexBackward0, real, imag, out, save=(real, imag))  # as PyTorch's node keeps them
+    # the parts saved, as PyTorch's node keeps them
+    return record(out, ComplexBackward0, (real, imag), (real, imag), **_parts(real, imag))
 
 
 @op(variants="function out", batch=pointwise, autocast="fp32")
@@ -295,7 +280,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
         raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
     with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in C++'s std::polar
         out = _from_parts(r * np.cos(theta), r * np.sin(theta), r.dtype)
-    return _record(PolarBackward0, abs, angle, out, save=(), keep_out=True)
+    return record(out, PolarBackward0, (abs, angle), (OUT,), **_parts(abs, angle))
 
 
 # -- angle and sgn -----------------------------------------------------------------------------------
@@ -325,12 +310,7 @@ def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
         narrow.guard("angle", input._data.dtype)
-    out = as_array(_angle(input._data))
-    if _State.enabled and input._requires_grad:
-        node = AngleBackward0((input._edge(),))
-        node._save_inputs(input)
-        return _make(out, node)
-    return _make(out)
+    return record(as_array(_angle(input._data)), AngleBackward0, (input,), (input,))
 
 
 class SgnBackward0(Node):
@@ -358,12 +338,7 @@ def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
     x = input._data
     out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x))
-    if _State.enabled and input._requires_grad:
-        node = SgnBackward0((input._edge(),))
-        res = _make(out, node)
-        node.save_for_backward(input, res)
-        return res
-    return _make(out)
+    return record(out, SgnBackward0, (input,), (input, OUT))
 
 
 __all__ = ["conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "real", "imag",

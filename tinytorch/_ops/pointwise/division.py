@@ -11,8 +11,9 @@ from ..._quiet_fp import cast
 from ...autograd.node import scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
+from .._core.record import record
 from .._core.registry import op
-from .._core.util import add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, needs_grad
+from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 from .._core.binary import _ARITH, _BinaryNode, _lowp
 
 class DivBackward0(_BinaryNode):
@@ -58,15 +59,11 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     if lowp is not None and out.dtype != lowp:
         out = cast(out, lowp)
     if needs_grad(ta, tb):
-        node = DivBackward0((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.need_a = ta is not None and ta._requires_grad
-        node.need_b = tb is not None and tb._requires_grad
-        node.save_for_backward(ta if node.need_b else None, tb)
-        if tb is None:
-            node.b_scalar = bd
-            node.b_number = b  # the Python number, as PyTorch's _saved_other wraps it
-        return _make(out, node)
+        need_b = tb is not None and tb._requires_grad
+        # a number divisor: the Python number too, as PyTorch's _saved_other wraps it
+        number = {"b_scalar": bd, "b_number": b} if tb is None else {}
+        return record(out, DivBackward0, (ta, tb), (ta if need_b else None, tb), a_meta=meta(ta, out),
+                      b_meta=meta(tb, out), need_a=ta is not None and ta._requires_grad, need_b=need_b, **number)
     return _make(out)
 
 
@@ -86,15 +83,12 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
             out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(np.true_divide(ad, bd)).astype(
                 np.result_type(ad, bd))
     out = as_array(out)
-    if needs_grad(ta, tb):
-        node = (node_cls or DivBackward2)((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        if node_cls is None:  # what PyTorch's DivBackward2 keeps (its gradient is zero all the same)
-            node.rounding_mode = mode
-            node._save_inputs(ta if tb is not None and tb._requires_grad else None, tb)
-            if tb is None:
-                node.b_number = b
-        return _make(out, node)
+    if node_cls is not None:
+        return record(out, node_cls, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out))
+    if needs_grad(ta, tb):  # what PyTorch's DivBackward2 keeps (its gradient is zero all the same)
+        return record(out, DivBackward2, (ta, tb), (ta if tb is not None and tb._requires_grad else None, tb),
+                      a_meta=meta(ta, out), b_meta=meta(tb, out), rounding_mode=mode,
+                      **({"b_number": b} if tb is None else {}))
     return _make(out)
 
 
@@ -151,17 +145,14 @@ def remainder(a, b) -> Tensor:
     if np.asarray(ad).dtype == np.bool_:
         raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
     out = as_array(_mod(ad, bd))
-    if needs_grad(ta, tb):
-        if ta is None and not isinstance(a, Tensor):
-            node = _RemainderOfNumberBackward((edge(ta), edge(tb)))  # number % tensor: no derivative in PyTorch
-        elif tb is None:
-            node = RemainderBackward0((edge(ta), edge(tb)))
-        else:
-            node = RemainderBackward1((edge(ta), edge(tb)))
-            node.save_for_backward(ta if ta is not None else _make(as_array(ad)), tb)
-        node._set_meta(ta, tb, out)
-        return _make(out, node)
-    return _make(out)
+    if not needs_grad(ta, tb):
+        return _make(out)
+    metas = {"a_meta": meta(ta, out), "b_meta": meta(tb, out)}
+    if ta is None and not isinstance(a, Tensor):  # number % tensor: no derivative in PyTorch
+        return record(out, _RemainderOfNumberBackward, (ta, tb), **metas)
+    if tb is None:
+        return record(out, RemainderBackward0, (ta, tb), **metas)
+    return record(out, RemainderBackward1, (ta, tb), (ta if ta is not None else _make(as_array(ad)), tb), **metas)
 
 
 class RemainderBackward0(_BinaryNode):

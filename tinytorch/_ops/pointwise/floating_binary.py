@@ -10,7 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import composite, pointwise
 from .power import pow as _pow
-from .._core.record import record
+from .._core.record import OUT, record, wants_grad
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, meta, require_tensors
 
@@ -19,12 +19,16 @@ def _as_tensor(v, like: np.ndarray) -> Tensor:
     return v if isinstance(v, Tensor) else _make(np.asarray(v, dtype=like.dtype))
 
 
-def _record_binary(node_cls, input, other, out: np.ndarray, ad, bd) -> Tensor:
+def _binary_args(input, other, out: np.ndarray, ad, *result) -> dict:
+    """``record``'s arguments for these functions: both operands are inputs (None for a number), saved
+    as tensors (a number in the input's dtype) followed by ``result`` (``OUT``, for a node keeping it)."""
     ta = input if isinstance(input, Tensor) else None
     tb = other if isinstance(other, Tensor) else None
-    return record(out, node_cls, (ta, tb), (_as_tensor(input, ad), _as_tensor(other, ad)),
-                  a_meta=meta(ta, out), b_meta=meta(tb, out),
-                  need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
+    if not wants_grad((ta, tb)):
+        return {"inputs": (ta, tb)}
+    return {"inputs": (ta, tb), "saved": (_as_tensor(input, ad), _as_tensor(other, ad)) + result,
+            "a_meta": meta(ta, out), "b_meta": meta(tb, out), "need_a": ta is not None and ta._requires_grad,
+            "need_b": tb is not None and tb._requires_grad}
 
 
 def _pair(node, ga, gb):
@@ -54,7 +58,7 @@ def fmod(input: Tensor, other) -> Tensor:
     with np.errstate(all="ignore"):
         out = np.asarray(np.fmod(ad, bd))
     node_cls = FmodBackward1 if isinstance(other, Tensor) else FmodBackward0
-    return _record_binary(node_cls, input, other, out, ad, bd)
+    return record(out, node_cls, **_binary_args(input, other, out, ad))
 
 
 class CopysignBackward0(Node):
@@ -78,14 +82,8 @@ def copysign(input: Tensor, other) -> Tensor:
     if ad.dtype not in FLOATING_NP:
         ad = ad.astype(get_default_dtype().np)
     out = np.asarray(np.copysign(ad, bd)).astype(ad.dtype, copy=False)
-    ta_ = input if isinstance(input, Tensor) else None
-    tb_ = other if isinstance(other, Tensor) else None
-    node_cls = CopysignBackward0 if tb_ is not None else CopysignBackward1
-    res = record(out, node_cls, (ta_, tb_), (), a_meta=meta(ta_, out), b_meta=meta(tb_, out),
-                 need_a=ta_ is not None and ta_._requires_grad, need_b=tb_ is not None and tb_._requires_grad)
-    if res.grad_fn is not None:
-        res.grad_fn.save_for_backward(_as_tensor(input, ad), _as_tensor(other, ad), res)
-    return res
+    node_cls = CopysignBackward0 if isinstance(other, Tensor) else CopysignBackward1
+    return record(out, node_cls, **_binary_args(input, other, out, ad, OUT))
 
 
 class _NanIgnoringBackward(Node):
@@ -114,7 +112,8 @@ def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum; where one operand is NaN the other is taken."""
     require_tensors("fmax", input, other)
     ta, tb, ad, bd = binary_operands(input, other)
-    return _record_binary(FmaxBackward0, input, other, np.asarray(np.fmax(ad, bd)), ad, bd)
+    out = np.asarray(np.fmax(ad, bd))
+    return record(out, FmaxBackward0, **_binary_args(input, other, out, ad))
 
 
 @op(variants="function method out", batch=pointwise)
@@ -122,7 +121,8 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum; where one operand is NaN the other is taken."""
     require_tensors("fmin", input, other)
     ta, tb, ad, bd = binary_operands(input, other)
-    return _record_binary(FminBackward0, input, other, np.asarray(np.fmin(ad, bd)), ad, bd)
+    out = np.asarray(np.fmin(ad, bd))
+    return record(out, FminBackward0, **_binary_args(input, other, out, ad))
 
 
 def _float_power_(self: Tensor, exponent) -> Tensor:

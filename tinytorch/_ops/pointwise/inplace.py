@@ -19,6 +19,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _new
 from ..shape import views as _views
 from .._core import registry as _registry
+from .._core.record import record
 from .._core.registry import _cast_check, op
 from .._core.util import broadcast_shapes, unpack
 from ...autograd.node import sum_to
@@ -220,12 +221,12 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
     if grad_needed:
         if tv is not None and node_cls is FillBackward2:
             node_cls = FillBackward3
+        # the node recorded on the filled values, which then become self's history (as apply_inplace's)
         if node_cls is FillBackward3:
-            node = node_cls((self._edge(), (None, 0)))
-            node.src_meta = None
+            res = record(self._data, node_cls, (self, None), src_meta=None)
         else:
-            node = node_cls((self._edge(),))
-        _views.set_history(self, node)
+            res = record(self._data, node_cls, (self,))
+        _views.set_history(self, res.grad_fn)
     elif len(self._vc) > 1:
         _views.refresh(self._vc)
     return self
@@ -278,9 +279,11 @@ def _copy(self, src, node_cls):
     grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
     if grad_needed:
         # autograd's refusals and edges first (a forbidden view as ``src`` raises there), then the
-        # kernel's checks, as in PyTorch: nothing is written before all of them passed
+        # kernel's checks, as in PyTorch: nothing is written before all of them passed. The node is
+        # recorded on a stand-in result and becomes self's history once written (as apply_inplace's)
         _views.check_inplace(self, True)
-        edges = (self._edge(), (None, 0) if ts is None else ts._edge())
+        fn = record(self._data, node_cls, (self, ts), src_meta=(ts._data.shape, ts._data.dtype)
+                    if ts is not None and ts._requires_grad else None).grad_fn
     check_partial_overlap(self, (ts,))
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
@@ -292,9 +295,7 @@ def _copy(self, src, node_cls):
     np.copyto(writeable(self._data), sd, casting="unsafe")
     version_counter(self)[0] += 1
     if grad_needed:
-        node = node_cls(edges)
-        node.src_meta = (sd.shape, sd.dtype) if ts is not None and ts._requires_grad else None
-        _views.set_history(self, node)
+        _views.set_history(self, fn)
     elif len(self._vc) > 1:
         _views.refresh(self._vc)
     return self

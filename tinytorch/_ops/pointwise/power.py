@@ -7,9 +7,9 @@ import numpy as np
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
+from .._core.record import OUT, record
 from .._core.registry import op
-from .._core.util import (add_terms, as_array, binary_operands, edge, fit_grad, holomorphic_backward, meta, needs_grad,
-                          unpack)
+from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad, unpack
 from .._core.binary import _BinaryNode
 from .compare import where
 
@@ -85,27 +85,15 @@ def pow(a, b) -> Tensor:
     else:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = as_array(np.power(ad, bd))
-    if needs_grad(ta, tb):
-        if tb is None:
-            node = PowBackward0((edge(ta),))
-            node.exponent = unpack(b)[1]  # the Python number (binary_operands casts it on numpy 1.x)
-            node.save_for_backward(ta)
-            return _make(out, node)
-        if ta is None and not isinstance(a, Tensor):
-            node = PowBackward2((edge(tb),))
-            node.base = unpack(a)[1]
-            node.b_meta = meta(tb, out)
-            res = _make(out, node)
-            node.save_for_backward(res, tb)  # the exponent too, as PyTorch's PowBackward2 keeps it
-            return res
-        node = PowBackward1((edge(ta), edge(tb)))
-        node._set_meta(ta, tb, out)
-        node.need_a = ta._requires_grad
-        node.need_b = tb._requires_grad
-        res = _make(out, node)
-        node.save_for_backward(ta, tb, res)  # PyTorch keeps its result either way
-        return res
-    return _make(out)
+    if not needs_grad(ta, tb):
+        return _make(out)
+    if tb is None:  # the Python number exponent (binary_operands casts it on numpy 1.x)
+        return record(out, PowBackward0, (ta,), (ta,), exponent=unpack(b)[1])
+    if ta is None and not isinstance(a, Tensor):  # the exponent saved too, as PyTorch's PowBackward2 keeps it
+        return record(out, PowBackward2, (tb,), (OUT, tb), base=unpack(a)[1], b_meta=meta(tb, out))
+    # PyTorch keeps its result either way
+    return record(out, PowBackward1, (ta, tb), (ta, tb, OUT), a_meta=meta(ta, out), b_meta=meta(tb, out),
+                  need_a=ta._requires_grad, need_b=tb._requires_grad)
 
 
 def _int_pow_negative(a, ad, bd) -> np.ndarray:

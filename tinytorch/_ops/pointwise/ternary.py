@@ -43,10 +43,11 @@ def _real_value(value, dt: np.dtype):
     return value
 
 
-def _record3(node_cls, out, input, tensor1, tensor2, value):
-    return record(out, node_cls, (input, tensor1, tensor2), (tensor1, tensor2), value=value,
-                  metas=(meta(input, out), meta(tensor1, out), meta(tensor2, out)),
-                  needs=(input._requires_grad, tensor1._requires_grad, tensor2._requires_grad))
+def _ternary_args(out, input, tensor1, tensor2, value) -> dict:
+    """``record``'s arguments for addcmul and addcdiv: three inputs, the two tensors saved."""
+    return {"inputs": (input, tensor1, tensor2), "saved": (tensor1, tensor2), "value": value,
+            "metas": (meta(input, out), meta(tensor1, out), meta(tensor2, out)),
+            "needs": (input._requires_grad, tensor1._requires_grad, tensor2._requires_grad)}
 
 
 class _TernaryNode(Node):
@@ -91,15 +92,17 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -
         # PyTorch's kernel: (value * tensor1) rounded, then times tensor2 plus input in one FMA
         out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), a.dtype)
         addcmul_into(out, a, b, c, value)
-        return _record3(AddcmulBackward0, out, input, tensor1, tensor2, value)
+        return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     if a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # half/bfloat16: the float32 kernel's roundings on the widened operands, rounded once to the dtype
         out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), np.float32)
         addcmul_into(out, a.astype(np.float32), b.astype(np.float32), c.astype(np.float32), value)
-        return _record3(AddcmulBackward0, out.astype(a.dtype), input, tensor1, tensor2, value)
+        out = out.astype(a.dtype)
+        return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     with np.errstate(all="ignore"):
         out = np.asarray(a + a.dtype.type(value) * (b * c)) if value != 1 else np.asarray(a + b * c)
-    return _record3(AddcmulBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)
+    out = out.astype(a.dtype, copy=False)
+    return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
 
 
 @op(variants="function method inplace out", batch=pointwise)
@@ -127,4 +130,5 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -
             out = (a.astype(f32) + (f32(value) * b.astype(f32)) / c.astype(f32)).astype(a.dtype)
         else:
             out = np.asarray(a + a.dtype.type(value) * (b / c))
-    return _record3(AddcdivBackward0, out.astype(a.dtype, copy=False), input, tensor1, tensor2, value)
+    out = out.astype(a.dtype, copy=False)
+    return record(out, AddcdivBackward0, **_ternary_args(out, input, tensor1, tensor2, value))

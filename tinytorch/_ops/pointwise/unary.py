@@ -12,11 +12,11 @@ import numpy as np
 from ..._dtype import C32_NP, NARROW_NP, FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
 from ... import _dtype_casts
 from .._core import narrow
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.pointwise import node_class, unary, unary_function
+from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
 
@@ -128,10 +128,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
     p = x.dtype.type(10.0 ** builtins.abs(decimals))
     r = np.rint(x * p) / p if decimals > 0 else np.rint(x / p) * p
-    out = r.astype(x.dtype)
-    if _State.enabled and input._requires_grad:
-        return _make(out, RoundBackward1((input._edge(),)))
-    return _make(out)
+    return record(r.astype(x.dtype), RoundBackward1, (input,))
 
 
 def _frac(x: np.ndarray) -> np.ndarray:
@@ -197,11 +194,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     fi = np.finfo(x.dtype)
     out = np.asarray(np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
                                    neginf=fi.min if neginf is None else neginf))  # numpy 1.x: a scalar for 0-d x
-    if _State.enabled and input._requires_grad:
-        node = NanToNumBackward0((input._edge(),))
-        node._save_inputs(input)
-        return _make(out, node)
-    return _make(out)
+    return record(out, NanToNumBackward0, (input,), (input,))
 
 
 @op(variants="function method", dunders=("__pos__",), batch=pointwise)

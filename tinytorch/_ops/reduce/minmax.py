@@ -7,10 +7,10 @@ import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
 from .._core import narrow
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import pointwise
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
@@ -99,13 +99,7 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
         if x.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        out = as_array(np_fn(x))
-        if _State.enabled and input._requires_grad:
-            node = full_cls((input._edge(),))
-            res = _make(out, node)
-            node.save_for_backward(input, res)
-            return res
-        return _make(out)
+        return record(as_array(np_fn(x)), full_cls, (input,), (input, OUT))
     d = _wrap_dim(dim, x.ndim)
     _nonempty_dim(x, d, name)
     if x.ndim == 0:
@@ -118,12 +112,8 @@ def _extreme(input, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result_cls):
             idx = idx.squeeze(d)
     values, idx = as_array(values), as_array(idx.astype(np.int64, copy=False))
     idx_t = _make(idx)
-    if _State.enabled and input._requires_grad:
-        node = dim_cls((input._edge(),))
-        node.dim, node.keepdim, node.in_shape, node.dim_arg = d, keepdim, x.shape, dim
-        node.save_for_backward(idx_t)
-        return result_cls(_make(values, node), idx_t)
-    return result_cls(_make(values), idx_t)
+    return result_cls(record(values, dim_cls, (input,), (idx_t,), dim=d, keepdim=keepdim, in_shape=x.shape,
+                             dim_arg=dim), idx_t)
 
 
 def _nonempty_dim(x: np.ndarray, d: int, name: str) -> None:
@@ -225,14 +215,8 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
     dims = normalize_dims(dim, x.ndim)
     for d in dims:
         _nonempty_dim(x, d, name)
-    out = as_array(np_fn(x, axis=dims, keepdims=keepdim))
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        node._setup(x.shape, dims, keepdim, () if dim is None else dim)
-        res = _make(out, node)
-        node.save_for_backward(input, res)
-        return res
-    return _make(out)
+    return record(as_array(np_fn(x, axis=dims, keepdims=keepdim)), node_cls, (input,), (input, OUT),
+                  in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=() if dim is None else dim)
 
 
 @op(variants=_REDUCTION, batch=batch_reduction)

@@ -8,10 +8,10 @@ import numpy as np
 from ..._dtype import FLOATING_NP
 from ... import _dtype
 from ..._quiet_fp import loud, quiet
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
 from .._core.batching import composite
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
 
@@ -42,12 +42,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
                        else x.sum(axis=dims, keepdims=keepdim, dtype=acc))
     finally:
         loud(fp)
-    if _State.enabled and input._requires_grad:
-        node = NansumBackward0((input._edge(),))
-        node.dims, node.keepdim, node.dim_arg = dims, keepdim, dim
-        node.save_for_backward(input)
-        return _make(out, node)
-    return _make(out)
+    return record(out, NansumBackward0, (input,), (input,), dims=dims, keepdim=keepdim, dim_arg=dim)
 
 
 @op(variants="function method out", batch=composite)
@@ -90,7 +85,8 @@ class _MomentNode(Node):
             if self.is_std:
                 g_var = (g_first / (first * 2)).masked_fill(first == 0, 0.0)
             centred = x - _spread(mean, shape, self.dims, self.keepdim)
-            total = _spread(g_var, shape, self.dims, self.keepdim) * centred * (2.0 / (self.count - self.c) if self.count > self.c else float("inf"))
+            scale = 2.0 / (self.count - self.c) if self.count > self.c else float("inf")
+            total = _spread(g_var, shape, self.dims, self.keepdim) * centred * scale
         if g_mean is not None:
             part = _spread(g_mean, shape, self.dims, self.keepdim) / self.count
             total = part if total is None else total + part
@@ -120,18 +116,10 @@ def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None))
         if node_cls.is_std:
             first = as_array(np.sqrt(first))
     first, mean = first.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False)
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        node._n_outputs = 2
-        node.dims, node.keepdim, node.count, node.c = dims, keepdim, count, c
-        dim, unbiased, correction = args  # as given: PyTorch's saved values show them
-        node.dim_arg = None if isinstance(dim, bool) else dim
-        node.correction = saved_correction(correction, unbiased, dim)
-        a, b = _make(first, node), _make(mean, node)
-        b._output_nr = 1
-        node.save_for_backward(input, a, b)
-        return a, b
-    return _make(first), _make(mean)
+    dim, unbiased, correction = args  # as given: PyTorch's saved values show them
+    return record((first, mean), node_cls, (input,), (input, OUT, OUT[1]), dims=dims, keepdim=keepdim, count=count,
+                  c=c, dim_arg=None if isinstance(dim, bool) else dim,
+                  correction=saved_correction(correction, unbiased, dim))
 
 
 @op(variants="function")

@@ -11,6 +11,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
@@ -52,12 +53,9 @@ def _grad_back(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor
 
 
 class _ReduceNode(Node):
-    dim_arg = None  # the dim argument as given (PyTorch's _saved_dim shows it so)
-
-    def _setup(self, shape, dims, keepdim, dim_arg=None):
-        self.in_shape, self.dims, self.keepdim = shape, dims, keepdim
-        if dim_arg is not None:
-            self.dim_arg = dim_arg
+    """A reduction's node: the input's shape ``in_shape``, the reduced ``dims``, ``keepdim``, and the dim
+    argument as given (``dim_arg``: PyTorch's _saved_dim shows it so)."""
+    dim_arg = None
 
 
 _SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))
@@ -111,9 +109,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
-        node = (SumBackward0 if dim is None else SumBackward1)((input._edge(),))
-        node._setup(x.shape, dims, keepdim, dim)
-        return _make(out, node)
+        if dim is None:
+            return record(out, SumBackward0, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim)
+        return record(out, SumBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim)
     return _make(out)
 
 
@@ -168,13 +166,13 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
-        node = (MeanBackward0 if dim is None else MeanBackward1)((input._edge(),))
-        node._setup(x.shape, dims, keepdim, dim)
         count = 1
         for d in dims:
             count *= x.shape[d]
-        node.count = count
-        return _make(out, node)
+        if dim is None:
+            return record(out, MeanBackward0, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, count=count)
+        return record(out, MeanBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim,
+                      count=count)
     return _make(out)
 
 
@@ -257,6 +255,12 @@ def _complex_variance(input: Tensor, dim, unbiased, keepdim, correction) -> Tens
             + var(input.imag, dim, unbiased, keepdim, correction=correction))
 
 
+def _moment_attrs(x: np.ndarray, dims, keepdim, dim, unbiased, correction, denom) -> dict:
+    """What var's and std's nodes know: the arguments as given (PyTorch's saved values show them)."""
+    return {"in_shape": x.shape, "dims": dims, "keepdim": keepdim, "dim_arg": None if isinstance(dim, bool) else dim,
+            "correction": saved_correction(correction, unbiased, dim), "denom": denom}
+
+
 @op(variants=_REDUCTION, batch=_batch_var)
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, keepdims=None) -> Tensor:
     """Variance over ``dim`` with Bessel's correction by default."""
@@ -267,14 +271,8 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
     x = input._data
     out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
-    if _State.enabled and input._requires_grad:
-        node = VarBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim, None if isinstance(dim, bool) else dim)
-        node.correction = saved_correction(correction, unbiased, dim)
-        node.denom = denom
-        node.save_for_backward(input)
-        return _make(out, node)
-    return _make(out)
+    return record(out, VarBackward0, (input,), (input,), **_moment_attrs(x, dims, keepdim, dim, unbiased, correction,
+                                                                         denom))
 
 
 @op(variants=_REDUCTION, batch=_batch_var)
@@ -287,15 +285,8 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
     x = input._data
     out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
-    if _State.enabled and input._requires_grad:
-        node = StdBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim, None if isinstance(dim, bool) else dim)
-        node.correction = saved_correction(correction, unbiased, dim)
-        node.denom = denom
-        res = _make(out, node)
-        node.save_for_backward(input, res)
-        return res
-    return _make(out)
+    return record(out, StdBackward0, (input,), (input, OUT), **_moment_attrs(x, dims, keepdim, dim, unbiased,
+                                                                              correction, denom))
 
 
 

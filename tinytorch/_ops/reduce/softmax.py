@@ -10,6 +10,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims, unsupported
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
@@ -60,14 +61,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
     out = _stable_lse(x, dims)
     if not keepdim:
         out = out.squeeze(dims)
-    out = as_array(out)
-    if _State.enabled and input._requires_grad:
-        node = LogsumexpBackward0((input._edge(),))
-        node._setup(x.shape, dims, keepdim, dim)
-        res = _make(out, node)
-        node.save_for_backward(input, res)
-        return res
-    return _make(out)
+    return record(as_array(out), LogsumexpBackward0, (input,), (input, OUT), in_shape=x.shape, dims=dims,
+                  keepdim=keepdim, dim_arg=dim)
 
 
 class SoftmaxBackward0(Node):
@@ -84,6 +79,7 @@ class SoftmaxBackward0(Node):
 
 
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
+_RESULT = (OUT,)  # what the softmaxes' nodes save
 
 
 def _log_softmax_grad(g, y, dim: int, exp, total):
@@ -196,13 +192,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
-    if _State.enabled and input._requires_grad:
-        node = SoftmaxBackward0((input._edge(),))
-        node.dim, node.dim_arg = d, dim
-        res = _make(out, node)
-        node.save_for_backward(res)
-        return res
-    return _make(out)
+    return record(out, SoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)
 
 
 @op(variants="function method out functional", functional=_functional_log_softmax, batch=_batch_softmax)
@@ -221,13 +211,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)
-    if _State.enabled and input._requires_grad:
-        node = LogSoftmaxBackward0((input._edge(),))
-        node.dim, node.dim_arg = d, dim
-        res = _make(out, node)
-        node.save_for_backward(res)
-        return res
-    return _make(out)
+    return record(out, LogSoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)
 
 
 class SafeSoftmaxBackward0(Node):
@@ -259,10 +243,4 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         out = c_order(np.where(dead, storage.type(0), out).astype(storage, copy=False))
     finally:
         loud(token)
-    if _State.enabled and input._requires_grad:
-        node = SafeSoftmaxBackward0((input._edge(),))
-        node.dim, node.dim_arg, node.in_dtype = d, dim, input.dtype
-        res = _make(out, node)
-        node.save_for_backward(res)
-        return res
-    return _make(out)
+    return record(out, SafeSoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim, in_dtype=input.dtype)

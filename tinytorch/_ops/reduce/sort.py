@@ -13,8 +13,6 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import composite
 from .._core.record import OUT, record
-from ...autograd.grad_mode import _State
-from .._core.util import edge
 from .._core.registry import op
 from .._core.util import normalize_dims
 from .._kernels.select import kth_indices, topk_indices
@@ -312,12 +310,5 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     lo = np.asarray(x.min(axis=dims, keepdims=keepdim))
     hi = np.asarray(x.max(axis=dims, keepdims=keepdim))
-    if _State.enabled and input._requires_grad:
-        node = AminmaxBackward0((edge(input),))
-        node._n_outputs = 2
-        node.dims, node.keepdim, node.dim_arg = dims, keepdim, dim
-        a, b = _make(lo, node), _make(hi, node)
-        b._output_nr = 1
-        node.save_for_backward(input, a, b)
-        return aminmax_result(a, b)
-    return aminmax_result(_make(lo), _make(hi))
+    return aminmax_result(*record((lo, hi), AminmaxBackward0, (input,), (input, OUT, OUT[1]), dims=dims,
+                                  keepdim=keepdim, dim_arg=dim))

@@ -14,11 +14,12 @@ from ...autograd.node import Node
 from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
+from .._core.record import record
 from .._core.registry import op
 from ... import factory
 from ..._size import _require_cpu
 from ... import _meta_data
-from .shape import CloneBackward0, _unary_result
+from .shape import CloneBackward0
 
 
 class memory_format:
@@ -81,7 +82,7 @@ def _dense(x: np.ndarray) -> bool:
 @op(variants="function method", batch=first_only)
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; gradients flow through."""
-    return _unary_result(input, _copy_as(input._data, memory_format), CloneBackward0, False)
+    return record(_copy_as(input._data, memory_format), CloneBackward0, (input,))
 
 
 @op(variants="method", batch=first_only)
@@ -97,7 +98,7 @@ def contiguous(input: Tensor, *, memory_format=contiguous_format) -> Tensor:
         _copy_as(x[(slice(0, 0),) * x.ndim], memory_format)  # the format's own checks (rank)
         if x.strides == _channels_last_strides(x.shape, x.itemsize):
             return input
-    return _unary_result(input, _copy_as(x, memory_format), CloneBackward0, False)
+    return record(_copy_as(x, memory_format), CloneBackward0, (input,))
 
 
 def detach_(self: Tensor) -> Tensor:
@@ -153,7 +154,7 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
         out = x.astype(npd)
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)  # integer results never require grad
-    return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
+    return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
 
 
 def _to_narrow(input: Tensor, x: np.ndarray, npd: np.dtype) -> Tensor:
@@ -165,7 +166,7 @@ def _to_narrow(input: Tensor, x: np.ndarray, npd: np.dtype) -> Tensor:
     out = _dtype_casts.convert(x, npd)
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)
-    return _unary_result(input, out, ToCopyBackward0, False, in_dtype=x.dtype)
+    return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
 
 
 def _to_rule(op, input, *args, **kwargs):
@@ -235,7 +236,7 @@ def _to_meta(input: Tensor, dtype) -> Tensor:
     if npd not in INEXACT_NP and input._requires_grad:
         res = _make(out)
     else:
-        res = _unary_result(input, out, ToCopyBackward0, False, in_dtype=input._data.dtype)
+        res = record(out, ToCopyBackward0, (input,), in_dtype=input._data.dtype)
     return _meta_data.mark_meta(res)
 
 
@@ -252,9 +253,8 @@ def _cast(name: str, dt):
 
 # Tensor.float(), .double(), ...: declared only (module names would shadow the builtins)
 for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
-                   ("bfloat16", _dtype.bfloat16),
-                   ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16), ("byte", _dtype.uint8),
-                   ("char", _dtype.int8), ("bool", _dtype.bool_),
+                   ("bfloat16", _dtype.bfloat16), ("long", _dtype.int64), ("int", _dtype.int32),
+                   ("short", _dtype.int16), ("byte", _dtype.uint8), ("char", _dtype.int8), ("bool", _dtype.bool_),
                    ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128), ("chalf", _dtype.complex32)):
     _cast(_name, _dt)
 del _name, _dt

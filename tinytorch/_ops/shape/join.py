@@ -7,10 +7,11 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
-from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from ...tensor import Tensor, _make, _wrap_dim
 from ...factory import zeros
 from . import _batching as rules
 from ..index.index import getitem
+from .._core.record import record, wants_grad
 from .._core.registry import aten_only, op
 from ..._quiet_fp import cast
 from ...autograd.forward_ad import _out_shape
@@ -88,13 +89,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._data.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
     out = cast(np.concatenate(arrays, axis=d), dt, copy=False)
-    if _State.enabled and any(t_._requires_grad for t_ in tensors):
-        node = CatBackward0(tuple(t_._edge() for t_ in tensors))
-        node.dim, node.dim_arg = d, dim
-        node.pieces = [(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
-                        t_._data.dtype) for t_ in tensors]
-        return _make(out, node)
-    return _make(out)
+    inputs = tuple(tensors)
+    if not wants_grad(inputs):
+        return _make(out)
+    return record(out, CatBackward0, inputs, dim=d, dim_arg=dim,
+                  pieces=[(None if _legacy_empty(t_._data) and not _legacy_empty(out) else t_._data.shape[d],
+                           t_._data.dtype) for t_ in tensors])
 
 
 class StackBackward0(Node):
@@ -122,11 +122,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     for t_ in tensors[1:]:
         dt = _dtype.PROMOTE[dt, t_._data.dtype]
     out = cast(np.stack([t_._data for t_ in tensors], axis=d), dt, copy=False)
-    if _State.enabled and any(t_._requires_grad for t_ in tensors):
-        node = StackBackward0(tuple(t_._edge() for t_ in tensors))
-        node.dim, node.n, node.dim_arg = d, len(tensors), dim
-        return _make(out, node)
-    return _make(out)
+    return record(out, StackBackward0, tuple(tensors), dim=d, n=len(tensors), dim_arg=dim)
 
 
 class _MultiOutput(Node):
@@ -163,26 +159,17 @@ class UnbindBackward0(_MultiOutput):
 
 
 def _multi_output(input: Tensor, arrays, node_cls, dim, **attrs):
-    if not (_State.enabled and input._requires_grad):
-        outs = tuple(_view_of(input, a) for a in arrays)
-        if _State.enabled:
-            for o in outs:
-                o._creation = "multi"  # PyTorch forbids in-place ops on these views (_ops/shape/views.py)
-        return outs
-    node = node_cls((input._edge(),))
-    node._n_outputs = len(arrays)
-    node.dim = dim
-    node.out_shapes = [a.shape for a in arrays]
-    node.out_dtype = input._data.dtype
-    for k, v in attrs.items():  # what PyTorch's node shows: the arguments as given, the input's sizes
-        setattr(node, k, v)
-    outs = []
-    for i, a in enumerate(arrays):
-        o = _view_of(input, a, node)
-        o._output_nr = i
-        o._creation = "multi"
-        outs.append(o)
-    return tuple(outs)
+    """The views ``arrays`` of ``input``, outputs of one ``node_cls`` node (``attrs``: what PyTorch's node
+    shows, the arguments as given and the input's sizes)."""
+    if _State.enabled and input._requires_grad:
+        outs = record(tuple(arrays), node_cls, (input,), view_of=input, dim=dim, out_shapes=[a.shape for a in arrays],
+                      out_dtype=input._data.dtype, **attrs)
+    else:
+        outs = record(tuple(arrays), node_cls, (input,), view_of=input)
+    if _State.enabled:
+        for o in outs:
+            o._creation = "multi"  # PyTorch forbids in-place ops on these views (_ops/shape/views.py)
+    return outs
 
 
 @op(variants="function method", batch=rules.split)

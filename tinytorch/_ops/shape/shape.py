@@ -2,7 +2,7 @@
 permute, transpose, expand, diagonal, ...), their in-place forms (``squeeze_``, ``t_``, ...) and repeat.
 
 A new view op computes a numpy view of ``input._data`` (never a copy: slicing, ``as_strided``,
-transposes, ``np.broadcast_to`` ...) and returns ``_unary_result(input, out, NodeCls, True, ...)``,
+transposes, ``np.broadcast_to`` ...) and returns ``record(out, NodeCls, (input,), view_of=input, ...)``,
 which ends in ``tensor._view_of``; in-place ops on it and on its base then work as in PyTorch with
 nothing more to write (see ``views.py``). Joining, splitting and gather live in ``join.py``; clone,
 contiguous and the dtype casts in ``conversions.py``."""
@@ -16,6 +16,7 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
+from .._core.record import record
 from .._core.registry import op
 from .._core.util import strided
 from ...autograd.node import sum_to
@@ -31,15 +32,9 @@ class CloneBackward0(Node):
 
 
 def _unary_result(input: Tensor, out: np.ndarray, node_cls, is_view: bool, **attrs):
-    """Wrap ``out``; views share storage bookkeeping; with grad, attach a ``node_cls`` node."""
-    node = None
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        for k, v in attrs.items():
-            setattr(node, k, v)
-    if is_view:
-        return _view_of(input, out, node)
-    return _make(out, node)
+    """``record`` for a one-input op whose result is a view of ``input`` (``is_view``) or a copy (kept for
+    the callers outside this family)."""
+    return record(out, node_cls, (input,), view_of=input if is_view else None, **attrs)
 
 
 def _shape_arg(shape) -> tuple:
@@ -109,7 +104,9 @@ def view(input: Tensor, *shape) -> Tensor:
     except (AttributeError, ValueError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return _unary_result(input, out, ViewBackward0, True, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:
+        return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
+    return _view_of(input, out)
 
 
 @op(variants="function method", batch=rules.reshape)
@@ -121,15 +118,17 @@ def reshape(input: Tensor, *shape) -> Tensor:
     # a strided one ReshapeAliasBackward0, and a copy UnsafeViewBackward0
     view_cls = ViewBackward0 if x.flags.c_contiguous else ReshapeAliasBackward0
     if shape == x.shape:
-        return _unary_result(input, x.view(), view_cls, True, in_shape=x.shape)
-    out = x.reshape(shape)
-    shares = out.base is not None and (out.base is x or out.base is x.base)
-    if shares:
-        return _unary_result(input, out, view_cls, True, in_shape=x.shape)
-    if _State.enabled and input._requires_grad:  # PyTorch records the copy: UnsafeViewBackward0 <- CloneBackward0
-        copied = _unary_result(input, np.ascontiguousarray(x), CloneBackward0, False)
-        return _unary_result(copied, out, UnsafeViewBackward0, False, in_shape=x.shape)
-    return _make(out)
+        out = x.view()
+    else:
+        out = x.reshape(shape)
+        if out.base is None or (out.base is not x and out.base is not x.base):  # a copy
+            if _State.enabled and input._requires_grad:  # PyTorch records it: UnsafeViewBackward0 <- CloneBackward0
+                copied = record(np.ascontiguousarray(x), CloneBackward0, (input,))
+                return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
+            return _make(out)
+    if _State.enabled and input._requires_grad:
+        return record(out, view_cls, (input,), view_of=input, in_shape=x.shape)
+    return _view_of(input, out)
 
 
 @op(variants="method", batch=rules.reshape_as)
@@ -231,7 +230,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         dims = dim if listed else (dim,)
         axes = tuple(d for d in (_wrap_dim(d, x.ndim) for d in dims) if x.ndim and x.shape[d] == 1)
         cls = SqueezeBackward2 if listed else SqueezeBackward1
-    return _unary_result(input, x.squeeze(axes) if axes else x.view(), cls, True, in_shape=x.shape, dim_arg=dim)
+    out = x.squeeze(axes) if axes else x.view()
+    if _State.enabled and input._requires_grad:
+        return record(out, cls, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    return _view_of(input, out)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
@@ -250,7 +252,9 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
     if y.strides != strides:
         y = strided(y, strides=strides, writeable=y.flags.writeable)
-    return _unary_result(input, y, UnsqueezeBackward0, True, in_shape=x.shape, dim_arg=dim)
+    if _State.enabled and input._requires_grad:
+        return record(y, UnsqueezeBackward0, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+    return _view_of(input, y)
 
 
 class PermuteBackward0(Node):
@@ -276,7 +280,10 @@ def permute(input: Tensor, *dims) -> Tensor:
     inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
     for i, d in enumerate(dims):
         inverse[d] = i
-    return _unary_result(input, x.transpose(dims), PermuteBackward0, True, inverse=tuple(inverse), dims_arg=given)
+    out = x.transpose(dims)
+    if _State.enabled and input._requires_grad:
+        return record(out, PermuteBackward0, (input,), view_of=input, inverse=tuple(inverse), dims_arg=given)
+    return _view_of(input, out)
 
 
 class TransposeBackward0(Node):
@@ -317,9 +324,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = x.ndim
     if n == 0:
         _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
-        return _unary_result(input, x.view(), TransposeBackward0, True, d0=0, d1=0, dims_arg=(dim0, dim1))
-    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return _unary_result(input, x.swapaxes(d0, d1), TransposeBackward0, True, d0=d0, d1=d1, dims_arg=(dim0, dim1))
+        d0 = d1 = 0
+        out = x.view()
+    else:
+        d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+        out = x.swapaxes(d0, d1)
+    if _State.enabled and input._requires_grad:
+        return record(out, TransposeBackward0, (input,), view_of=input, d0=d0, d1=d1, dims_arg=(dim0, dim1))
+    return _view_of(input, out)
 
 
 def t_(self: Tensor) -> Tensor:
@@ -332,7 +344,9 @@ def t(input: Tensor) -> Tensor:
     x = input._data
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return _unary_result(input, x.T, TBackward0, True)
+    if _State.enabled and input._requires_grad:
+        return record(x.T, TBackward0, (input,), view_of=input)
+    return _view_of(input, x.T)
 
 
 def T(input: Tensor) -> Tensor:
@@ -375,7 +389,10 @@ def expand(input: Tensor, *sizes) -> Tensor:
                            f"dimensions in the tensor ({x.ndim})")
     target = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
     if target == x.shape:
-        return _unary_result(input, x.view(), ExpandBackward0, True, in_shape=x.shape)
+        out = x.view()
+        if _State.enabled and input._requires_grad:
+            return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+        return _view_of(input, out)
     for i in range(len(sizes) - 1, -1, -1):  # PyTorch reports the rightmost bad dim
         if i < lead:
             if sizes[i] < 0:
@@ -386,7 +403,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
                                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
     out = np.broadcast_to(x, target)
-    return _unary_result(input, out, ExpandBackward0, True, in_shape=x.shape)
+    if _State.enabled and input._requires_grad:
+        return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
+    return _view_of(input, out)
 
 
 class DiagonalBackward0(Node):
@@ -396,8 +415,7 @@ class DiagonalBackward0(Node):
     def backward(self, g):
         out = np.zeros(self.in_shape, dtype=g._data.dtype)
         diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
-        return (_unary_result(g, out, DiagonalBackwardBackward0, False, offset=self.offset, dim1=self.dim1,
-                              dim2=self.dim2),)
+        return (record(out, DiagonalBackwardBackward0, (g,), offset=self.offset, dim1=self.dim1, dim2=self.dim2),)
 
 
 class DiagonalBackwardBackward0(Node):
@@ -422,8 +440,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     shape = tuple(x.shape[i] for i in keep) + (length,)
     strides = tuple(x.strides[i] for i in keep) + (x.strides[d1] + x.strides[d2],)
     out = strided(start, shape, strides, writeable=x.flags.writeable)
-    return _unary_result(input, out, DiagonalBackward0, True, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2,
-                         dims_arg=(dim1, dim2))
+    return record(out, DiagonalBackward0, (input,), view_of=input, in_shape=x.shape, offset=offset, dim1=d1, dim2=d2,
+                  dims_arg=(dim1, dim2))
 
 
 class RepeatBackward0(Node):
@@ -447,8 +465,8 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     if len(sizes) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     lifted = (1,) * (len(sizes) - x.ndim) + x.shape
-    return _unary_result(input, np.tile(x.reshape(lifted), sizes), RepeatBackward0, False, sizes=sizes,
-                         lifted=lifted, in_shape=x.shape)
+    return record(np.tile(x.reshape(lifted), sizes), RepeatBackward0, (input,), sizes=sizes, lifted=lifted,
+                  in_shape=x.shape)
 
 
 @op(variants="method", batch=rules.expand_as)

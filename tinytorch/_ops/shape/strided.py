@@ -13,12 +13,11 @@ import numpy as np
 from ... import storage as storage_mod
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make, _view_of, _wrap_dim
+from ...tensor import Tensor, _make, _wrap_dim
 from . import views as _views
 from ..._dtype import cpp_name
-from .._core.record import legacy_name
+from .._core.record import legacy_name, record
 from .._core.registry import op
-from .._core.util import edge
 from ..nn.fold import unfold as im2col
 from ..index._adjoint import index_zeros_put
 from ..index.scatter_gather import NotImplementedBackward
@@ -50,14 +49,9 @@ class UnfoldBackward0(_ReadsPositions):
     pass
 
 
-def _view_with_positions(input: Tensor, out: np.ndarray, pos: np.ndarray, node_cls, **given) -> Tensor:
-    node = None
-    if _State.enabled and input._requires_grad:
-        node = node_cls((input._edge(),))
-        node.pos, node.numel, node.shape = pos, int(input._data.size), input._data.shape
-        for k, v in given.items():  # the arguments as given: PyTorch's saved values show them
-            setattr(node, k, v)
-    return _view_of(input, out, node)
+def _positions(input: Tensor, pos: np.ndarray) -> dict:
+    """What a ``_ReadsPositions`` node knows of the view: the input element each element reads."""
+    return {"pos": pos, "numel": int(input._data.size), "shape": input._data.shape}
 
 
 def _storage(input: Tensor):
@@ -131,8 +125,10 @@ def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the input's storage with the given sizes, strides (in elements) and offset."""
     out, pos = _strided_view(input, size, stride, storage_offset)
-    return _view_with_positions(input, out, pos, AsStridedBackward0, size_arg=tuple(int(s) for s in size),
-                                stride_arg=tuple(int(s) for s in stride), offset_arg=storage_offset)
+    # the arguments as given: PyTorch's saved values show them
+    return record(out, AsStridedBackward0, (input,), view_of=input, **_positions(input, pos),
+                  size_arg=tuple(int(s) for s in size), stride_arg=tuple(int(s) for s in stride),
+                  offset_arg=storage_offset)
 
 
 @op("unfold", variants="method functional", functional=im2col)
@@ -151,14 +147,15 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     count = (length - size) // step + 1
     if nd == 0:
         pos = np.zeros(1, dtype=np.intp)
-        return _view_with_positions(input, _strided(x, (1,), (0,), writeable=True), pos, UnfoldBackward0,
-                                    dimension_arg=dimension, size_arg=size, step_arg=step)
+        return record(_strided(x, (1,), (0,), writeable=True), UnfoldBackward0, (input,), view_of=input,
+                      **_positions(input, pos), dimension_arg=dimension, size_arg=size, step_arg=step)
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
     out = _strided(x, shape, strides, writeable=True)
     idx = np.arange(x.size, dtype=np.intp).reshape(x.shape)
     pos = _strided(idx, shape, idx.strides[:d] + (idx.strides[d] * step,) + idx.strides[d + 1:] + (idx.strides[d],))
-    return _view_with_positions(input, out, pos, UnfoldBackward0, dimension_arg=dimension, size_arg=size, step_arg=step)
+    return record(out, UnfoldBackward0, (input,), view_of=input, **_positions(input, pos), dimension_arg=dimension,
+                  size_arg=size, step_arg=step)
 
 
 @op("resize_", variants="method", no_batch="it changes its argument's shape in place")
@@ -284,8 +281,8 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
     self._data = data
     self.__dict__["_set_storage"] = home  # what untyped_storage()/storage_offset() now report
     version_counter(self)[0] += 1
-    if recording:
-        node = NotImplementedBackward((edge(self), edge(source if isinstance(source, Tensor) else None)))
-        node.op = "set_"
-        self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    if recording:  # the node recorded on a stand-in result becomes self's history
+        fn = record(self._data, NotImplementedBackward, (self, source if isinstance(source, Tensor) else None),
+                    op="set_").grad_fn
+        self.grad_fn, self._output_nr, self._requires_grad = fn, 0, True
     return self

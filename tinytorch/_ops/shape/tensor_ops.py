@@ -6,7 +6,8 @@ import numpy as np
 from ... import _dtype
 from ..._random.scalar_draws import _each, _poisson_one
 from ...autograd.node import Node
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 
 
@@ -61,7 +62,4 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     out = _each(_poisson_one, rates.astype(np.float64).ravel().tolist(), generator=generator)
-    out = out.astype(npd).reshape(rates.shape)
-    if input._requires_grad:
-        return _make(out, PoissonBackward0((input._edge(),)))
-    return _make(out)
+    return record(out.astype(npd).reshape(rates.shape), PoissonBackward0, (input,))

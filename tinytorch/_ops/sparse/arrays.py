@@ -24,9 +24,6 @@ def _layout_word(t) -> str:
 def _needs_grad(*ts) -> bool:
     return _State.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
 
-def _edges(*ts) -> tuple:
-    return tuple((None, 0) if t is None or not isinstance(t, Tensor) else t._edge() for t in ts)
-
 def _plain(a: np.ndarray) -> Tensor:
     return _make(np.asarray(a))
 
@@ -170,8 +167,3 @@ def sparse_dense_mm(s, d: np.ndarray, alpha=1, beta=0, t: np.ndarray | None = No
 def _transpose_coo(s):
     idx, vals, size = _coo_of(s)
     return make_coo(_plain(idx[::-1].copy()), _plain(vals), (size[1], size[0]))
-
-def _with_inputs(cls, *inputs):
-    node = cls(_edges(*inputs))
-    node.save_for_backward(*inputs)
-    return node

@@ -8,13 +8,13 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor.members import sparse_coo, sparse_csr
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...factory import tensor as _tensor_factory
 from ...tensor import Tensor, _make, _view_of
+from .._core.record import record, wants_grad
 from .._core.registry import op
-from .arrays import (_I64, _coalesced_parts, _coo_of, _edges, _layout_word, _lookup, _masked_like, _needs_grad, _plain,
-                     _with_inputs, coalesce_arrays, grad_values_at)
+from .arrays import (_I64, _coalesced_parts, _coo_of, _layout_word, _lookup, _masked_like, _plain, coalesce_arrays,
+                     grad_values_at)
 from .tensor import csr_rows, is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented, warn_at_caller
 
 
@@ -135,17 +135,15 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if dtype is not None and _dtype.to_np(dtype) != vals.dtype:
         values = values.to(dtype)
         vals = values._data
-    node = None
-    if _State.enabled and values._requires_grad and not requires_grad:
-        node = SparseCooTensorWithDimsAndTensorsBackward0(_edges(values))
-        node.size, node.dense_shape, node.dtype = sizes, tuple(vals.shape[1:]), vals.dtype
-        it = _make(idx)
-        node.save_for_backward(it)
     coalesced = nnz < 2 if is_coalesced is None else bool(is_coalesced)
-    out = make_coo(_make(idx), _make(vals), sizes, coalesced=coalesced, node=node)
+    out = make_coo(_make(idx), _make(vals), sizes, coalesced=coalesced)
     if requires_grad:
         out.requires_grad_(True)
-    return out
+        return out
+    if not wants_grad((values,)):
+        return out
+    return record(out, SparseCooTensorWithDimsAndTensorsBackward0, (values,), (_make(idx),), size=sizes,
+                  dense_shape=tuple(vals.shape[1:]), dtype=vals.dtype)
 
 @op(variants="function")
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
@@ -167,15 +165,14 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     if k.shape[0] != vals.shape[0]:
         raise RuntimeError(f"col_indices and values must have the same number of elements, but got {k.shape[0]} "
                            f"and {vals.shape[0]}")
-    node = None
-    if _State.enabled and values._requires_grad and not requires_grad:
-        node = SparseCompressedTensorBackward0(_edges(values))
-        node.size, node.dense_shape, node.dtype = size, tuple(vals.shape[1:]), vals.dtype
-        node.save_for_backward(_make(c), _make(k))
-    out = make_csr(_make(c), _make(k), _make(vals), size, node=node)
+    out = make_csr(_make(c), _make(k), _make(vals), size)
     if requires_grad:
         out.requires_grad_(True)
-    return out
+        return out
+    if not wants_grad((values,)):
+        return out
+    return record(out, SparseCompressedTensorBackward0, (values,), (_make(c), _make(k)), size=size,
+                  dense_shape=tuple(vals.shape[1:]), dtype=vals.dtype)
 
 def _dense_to_coo(a: np.ndarray, sparse_dim: int):
     if sparse_dim == 0:
@@ -213,11 +210,7 @@ def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, de
                                "!=self.sparse_dim() is not supported")
         return input
     if is_csr(input):
-        out = _csr_to_coo(input)
-        if _needs_grad(input):
-            out.grad_fn = _with_inputs(ToSparseBackward1, input)
-            out._requires_grad = True
-        return out
+        return record(_csr_to_coo(input), ToSparseBackward1, (input,), (input,))
     a = input._data
     sd = a.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= a.ndim:
@@ -225,10 +218,8 @@ def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, de
     if sd == 0 and a.ndim > 0:
         raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
     idx, vals = _dense_to_coo(a, sd)
-    node = None
-    if _needs_grad(input):
-        node = (ToSparseBackward0 if sparse_dim is not None else ToSparseBackward1)(_edges(input))
-    return make_coo(_make(idx), _make(vals), a.shape, coalesced=True, node=node)
+    return record(make_coo(_make(idx), _make(vals), a.shape, coalesced=True),
+                  ToSparseBackward0 if sparse_dim is not None else ToSparseBackward1, (input,))
 
 @op(variants="method")
 def to_sparse_coo(input: Tensor) -> Tensor:
@@ -251,12 +242,7 @@ def to_sparse_csr(input: Tensor, dense_dim=None) -> Tensor:
         crow = np.concatenate([[0], np.cumsum(nz.sum(axis=1))]).astype(_I64)
         rows, cols = np.nonzero(nz)
         out = make_csr(_make(crow), _make(cols.astype(_I64)), _make(np.ascontiguousarray(a[rows, cols])), a.shape)
-    if _needs_grad(input):
-        node = ToSparseCsrBackward0(_edges(input))
-        node.save_for_backward(input if is_coo(input) else None)
-        out.grad_fn = node
-        out._requires_grad = True
-    return out
+    return record(out, ToSparseCsrBackward0, (input,), (input if is_coo(input) else None,))
 
 @op(variants="method")
 def to_dense(input: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
@@ -265,12 +251,8 @@ def to_dense(input: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
         return input if dtype is None or dtype == input.dtype else input.to(dtype)
     if dtype is not None:
         raise RuntimeError("dtype argument is not supported by sparse_to_dense")
-    out = input._data
-    node = None
-    if _needs_grad(input):
-        node = _with_inputs(ToDenseBackward0, input)
-        node.masked = True if masked_grad is None else bool(masked_grad)
-    return _make(out, node)
+    return record(input._data, ToDenseBackward0, (input,), (input,),
+                  masked=True if masked_grad is None else bool(masked_grad))
 
 def _require_coo(t, name: str) -> None:
     if not is_coo(t):
@@ -283,8 +265,7 @@ def coalesce(input: Tensor) -> Tensor:
     if input._coal:
         return input
     ci, cv = coalesce_arrays(input._it._data, input._vt._data)
-    node = _with_inputs(CoalesceBackward0, input) if _needs_grad(input) else None
-    return make_coo(_plain(ci), _plain(cv), input._sz, coalesced=True, node=node)
+    return record(make_coo(_plain(ci), _plain(cv), input._sz, coalesced=True), CoalesceBackward0, (input,), (input,))
 
 @op(variants="method")
 def is_coalesced(input: Tensor) -> bool:
@@ -314,8 +295,7 @@ def values(input: Tensor) -> Tensor:
         raise RuntimeError(f"values expected sparse tensor layout but got {_layout_word(input)}")
     if is_coo(input) and not input._coal:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-    node = _with_inputs(ValuesBackward0, input) if _needs_grad(input) else None
-    return _view_of(input._vt, input._vt._data, node)
+    return record(input._vt._data, ValuesBackward0, (input,), (input,), view_of=input._vt)
 
 @op(variants="method")
 def _indices(input: Tensor) -> Tensor:
@@ -385,7 +365,8 @@ def sparse_mask(input: Tensor, mask: Tensor) -> Tensor:
         vals = _lookup(gi, gv, idx, size[:sd], tuple(size[sd:]), gv.dtype)
     else:
         vals = np.ascontiguousarray(input._data[tuple(idx)])
-    node = _with_inputs(SparseMaskBackward0, input) if _needs_grad(input) else None
     if is_csr(mask):
-        return make_csr(_plain(mask._crow._data), _plain(mask._col._data), _plain(vals), size, node=node)
-    return make_coo(_plain(idx), _plain(vals), size, coalesced=mask._coal, node=node)
+        out = make_csr(_plain(mask._crow._data), _plain(mask._col._data), _plain(vals), size)
+    else:
+        out = make_coo(_plain(idx), _plain(vals), size, coalesced=mask._coal)
+    return record(out, SparseMaskBackward0, (input,), (input,))

@@ -15,8 +15,9 @@ from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape.conversions import _to_args
-from .arrays import (_I64, _coalesced_parts, _coo_of, _edges, _fma, _linear, _lookup, _masked_like, _needs_grad, _plain,
-                     _with_inputs, coalesce_arrays, grad_values_at)
+from .._core.record import record
+from .arrays import _I64, _coalesced_parts, _coo_of, _fma, _linear, _lookup, _masked_like, _plain, coalesce_arrays, \
+    grad_values_at
 from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
                         dense_dim, indices, is_coalesced, sparse_dim, sparse_mask, to_dense, to_sparse, to_sparse_coo,
                         to_sparse_csr, values)
@@ -119,15 +120,6 @@ def _like(t, vals: Tensor, coalesced=None, idx=None):
     return make_coo(t._it if idx is None else _plain(idx), vals, t._sz,
                     coalesced=t._coal if coalesced is None else coalesced)
 
-def _attach(out, node_cls, *inputs, **attrs):
-    if _needs_grad(*[i for i in inputs if isinstance(i, Tensor)]):
-        node = node_cls(_edges(*inputs))
-        for k, v in attrs.items():
-            setattr(node, k, v)
-        out.grad_fn = node
-        out._requires_grad = True
-    return out
-
 def handle_mul(a, b):
     if is_sparse_tensor(a) and _is_number_like(b):
         s, c = a, b
@@ -137,8 +129,7 @@ def handle_mul(a, b):
         return _mul_sparse_tensor(a, b)
     with no_grad():
         vals = s._vt * (c.detach() if isinstance(c, Tensor) else c)
-    out = _like(s, vals)
-    return _attach(out, MulBackward0, s, factor=c.detach() if isinstance(c, Tensor) else c, kind="mul")
+    return record(_like(s, vals), MulBackward0, (s,), factor=c.detach() if isinstance(c, Tensor) else c, kind="mul")
 
 def _mul_sparse_tensor(a, b):
     if is_sparse_tensor(a) and is_sparse_tensor(b):
@@ -166,11 +157,7 @@ def _mul_sparse_tensor(a, b):
             with no_grad():
                 vals = _make(pv) * _make(other) if not use_b else _make(other) * _make(pv)
             out = make_coo(_plain(pi), vals, size, coalesced=False)
-        if _needs_grad(a, b):
-            node = _with_inputs(MulSparseSparseBackward, a, b)
-            node.need = (a._requires_grad, b._requires_grad)
-            out.grad_fn, out._requires_grad = node, True
-        return out
+        return record(out, MulSparseSparseBackward, (a, b), (a, b), need=(a._requires_grad, b._requires_grad))
     s, d = (a, b) if is_sparse_tensor(a) else (b, a)
     if tuple(d.shape) != tuple(s.shape):
         raise RuntimeError("tinytorch: sparse * dense needs operands of one shape (or a scalar)")
@@ -178,12 +165,7 @@ def _mul_sparse_tensor(a, b):
     with no_grad():
         dv = _make(np.ascontiguousarray(d._data[tuple(idx)]))
         vals = _make(sv) * dv if s is a else dv * _make(sv)
-    out = _like(s, vals)
-    if _needs_grad(s, d):
-        node = _with_inputs(MulSparseBackward, s, d)
-        node.need = (s._requires_grad, d._requires_grad)
-        out.grad_fn, out._requires_grad = node, True
-    return out
+    return record(_like(s, vals), MulSparseBackward, (s, d), (s, d), need=(s._requires_grad, d._requires_grad))
 
 def handle_div(a, b, *, rounding_mode=None):
     if not is_sparse_tensor(a):
@@ -200,13 +182,13 @@ def handle_div(a, b, *, rounding_mode=None):
         vals = vals.to(_dtype.get_default_dtype())
     out = _like(s, vals)
     if rounding_mode is not None:
-        return _attach(out, DivBackward2, s)
-    return _attach(out, DivBackward0, s, factor=b.detach() if isinstance(b, Tensor) else b, kind="div")
+        return record(out, DivBackward2, (s,))
+    return record(out, DivBackward0, (s,), factor=b.detach() if isinstance(b, Tensor) else b, kind="div")
 
 def handle_neg(a):
     with no_grad():
         vals = -a._vt
-    return _attach(_like(a, vals), NegBackward0, a)
+    return record(_like(a, vals), NegBackward0, (a,))
 
 def _add_sparse(a, b, alpha):
     """PyTorch's sparse + sparse: a merge of the two index lists in storage order (coalesced when both are)."""
@@ -268,6 +250,10 @@ def _merge_order(ai, bi):
     return np.array(ta, dtype=_I64), np.array(tb, dtype=_I64)
 
 def handle_add(a, b, *, alpha=1):
+    return _add(a, b, alpha, AddBackward0)
+
+def _add(a, b, alpha, node_cls):
+    """a + alpha * b with a sparse ``b`` (add, and sub with -alpha), recorded by ``node_cls``."""
     sa, sb = is_sparse_tensor(a), is_sparse_tensor(b)
     if sa and not sb:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
@@ -277,7 +263,7 @@ def handle_add(a, b, *, alpha=1):
             out = _coo_to_csr(out)
         else:
             out = _add_sparse(a, b, alpha)
-        return _attach(out, AddBackward0, a, b, need=(a._requires_grad, b._requires_grad), alpha=alpha)
+        return record(out, node_cls, (a, b), need=(a._requires_grad, b._requires_grad), alpha=alpha)
     # dense + sparse: a dense result
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
@@ -289,19 +275,13 @@ def handle_add(a, b, *, alpha=1):
     if ci.shape[1]:
         add = cv.astype(dt) if alpha == 1 else cv.astype(dt) * np.asarray(alpha, dt)
         out[tuple(ci)] += add
-    res = _make(out)
-    return _attach(res, AddBackward0, a, b, need=(a._requires_grad, b._requires_grad), alpha=alpha)
+    return record(out, node_cls, (a, b), need=(a._requires_grad, b._requires_grad), alpha=alpha)
 
 def handle_sub(a, b, *, alpha=1):
     if (is_sparse_tensor(a) and a.dtype == _dtype.bool_) or (isinstance(b, Tensor) and b.dtype == _dtype.bool_):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
-    out = handle_add(a, b, alpha=-alpha)
-    if out.grad_fn is not None and type(out.grad_fn) is AddBackward0:
-        node = SubBackward0(out.grad_fn.next_functions)
-        node.need, node.alpha = out.grad_fn.need, -alpha
-        out.grad_fn = node
-    return out
+    return _add(a, b, -alpha, SubBackward0)
 
 def handle_pow(a, exponent):
     if not is_sparse_tensor(a) or not _is_number_like(exponent):
@@ -361,11 +341,9 @@ def _unary(a, fn, node_cls=None):
     with no_grad():
         y = fn(x)
     out = make_coo(a._it if a._coal else _plain(ci), y, a._sz, coalesced=True)
-    if _needs_grad(a) and node_cls is not None and y.is_floating_point():
-        node = node_cls(_edges(a))
-        node.x, node.y, node.idx, node.size = x, y, ci, a._sz
-        out.grad_fn, out._requires_grad = node, True
-    return out
+    if node_cls is None or not y.is_floating_point():
+        return out
+    return record(out, node_cls, (a,), x=x, y=y, idx=ci, size=a._sz)
 
 _POW_NODES = {}
 
@@ -392,6 +370,10 @@ def handle_square(a):
     return handle_pow(a, 2)
 
 def handle_transpose(a, dim0, dim1):
+    return record(_transposed(a, dim0, dim1), TransposeBackward0, (a,), dim0=dim0, dim1=dim1)
+
+def _transposed(a, dim0, dim1):
+    """The COO tensor with sparse dims ``dim0`` and ``dim1`` swapped (its values ``a``'s)."""
     if is_csr(a):
         raise RuntimeError("tinytorch: transpose of a CSR matrix is not supported; convert it with to_sparse()")
     n = len(a._sz)
@@ -403,8 +385,7 @@ def handle_transpose(a, dim0, dim1):
     idx[[d0, d1]] = idx[[d1, d0]]
     size = list(a._sz)
     size[d0], size[d1] = size[d1], size[d0]
-    out = make_coo(_plain(idx), a._vt, size, coalesced=a._coal and d0 == d1)
-    return _attach(out, TransposeBackward0, a, dim0=dim0, dim1=dim1)
+    return make_coo(_plain(idx), a._vt, size, coalesced=a._coal and d0 == d1)
 
 def handle_t(a):
     if len(a._sz) > 2:
@@ -412,15 +393,10 @@ def handle_t(a):
                            f"{a._it._data.shape[0]} sparse and {a._vt._data.ndim - 1} dense dimensions")
     if len(a._sz) < 2:
         return a
-    out = handle_transpose(a, 0, 1)
-    if out.grad_fn is not None:
-        node = TBackward0(out.grad_fn.next_functions)
-        out.grad_fn = node
-    return out
+    return record(_transposed(a, 0, 1), TBackward0, (a,))
 
 def handle_clone(a, *, memory_format=None):
-    out = a._alias(a, copy=True)
-    return _attach(out, CloneBackward0, a)
+    return record(a._alias(a, copy=True), CloneBackward0, (a,))
 
 def handle_detach(a):
     return a._alias(a)
@@ -440,7 +416,7 @@ def handle_to(a, *args, **kwargs):
         vals = a._vt.to(dtype)
     out = _like(a, vals)
     if vals.is_floating_point() or vals.is_complex():
-        _attach(out, ToCopyBackward0, a, src_dtype=a.dtype)
+        return record(out, ToCopyBackward0, (a,), src_dtype=a.dtype)
     return out
 
 def _cast_handler(dt):

@@ -8,9 +8,10 @@ import numpy as np
 from ... import _dtype
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.record import record
 from .._core.registry import op
-from .arrays import (_I64, _check_mm, _coo_of, _edges, _layout_word, _masked_like, _needs_grad, _plain, _transpose_coo,
-                     _with_inputs, coalesce_arrays, grad_values_at, sparse_dense_mm)
+from .arrays import (_I64, _check_mm, _coo_of, _layout_word, _masked_like, _needs_grad, _plain, _transpose_coo,
+                     coalesce_arrays, grad_values_at, sparse_dense_mm)
 from .construct import _coo_to_csr
 from .tensor import csr_rows, is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented
 
@@ -77,18 +78,11 @@ def _mm_any(a: Tensor, b: Tensor, node_cls, alpha=1, beta=0, t: Tensor | None = 
         out = sparse_dense_mm(_transpose_coo(b), np.ascontiguousarray(a._data.T), alpha).T.copy()
         if t is not None and beta != 0:
             out = out + (t._data if beta == 1 else t._data * beta)
-    node = None
-    if _needs_grad(a, b, t):
-        if node_cls is MmBackward0:
-            node = MmBackward0(_edges(a, b))
-        else:
-            node = node_cls(_edges(t, a, b))
-            node.t_shape = None if t is None else tuple(t.shape)
-            node.alpha, node.beta = alpha, beta
-        node.save_for_backward(a, b)
-        node.need = (a._requires_grad, b._requires_grad) if node_cls is MmBackward0 else (
-            t is not None and t._requires_grad, a._requires_grad, b._requires_grad)
-    return _make(np.ascontiguousarray(out), node)
+    out = np.ascontiguousarray(out)
+    if node_cls is MmBackward0:
+        return record(out, MmBackward0, (a, b), (a, b), need=(a._requires_grad, b._requires_grad))
+    return record(out, node_cls, (t, a, b), (a, b), t_shape=None if t is None else tuple(t.shape), alpha=alpha,
+                  beta=beta, need=(t is not None and t._requires_grad, a._requires_grad, b._requires_grad))
 
 def _sparse_sparse_mm(a, b):
     ai, av, asz = _coo_of(a)
@@ -149,11 +143,7 @@ def _mm_reduce(mat1, mat2, reduce: str):
     if not is_csr(mat1):
         raise RuntimeError(f"sparse_mm_reduce: expect mat1 to be sparse CSR layout, got {_layout_word(mat1)}")
     out, arg, counts = _reduce_rows(mat1, mat2._data, reduce)
-    node = None
-    if _needs_grad(mat1, mat2):
-        node = _with_inputs(SparseMmReduceImplBackward0, mat1, mat2)
-        node.reduce, node.arg, node.counts = reduce, arg, counts
-    return _make(out, node)
+    return record(out, SparseMmReduceImplBackward0, (mat1, mat2), (mat1, mat2), reduce=reduce, arg=arg, counts=counts)
 
 class SparseMmReduceImplBackward0(Node):
     """sparse.mm(csr, dense, reduce): the CSR operand's gradient on its pattern, the dense one's dense."""
@@ -245,11 +235,8 @@ def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1)
     prod = np.einsum("ij,ij->i", a[rows].astype(dt), b[:, cols].T.astype(dt)) if len(rows) else np.zeros(0, dt)
     vals = alpha * prod + (beta * input._vt._data if beta != 0 else 0)
     vals = np.asarray(vals, dtype=dt)
-    node = None
-    if _needs_grad(input, mat1, mat2):
-        node = _with_inputs(SparseSampledAddmmBackward0, input, mat1, mat2)
-        node.alpha, node.beta = alpha, beta
-    return make_csr(_plain(input._crow._data), _plain(cols), _plain(vals), input._sz, node=node)
+    return record(make_csr(_plain(input._crow._data), _plain(cols), _plain(vals), input._sz),
+                  SparseSampledAddmmBackward0, (input, mat1, mat2), (input, mat1, mat2), alpha=alpha, beta=beta)
 
 class SparseSampledAddmmBackward0(Node):
     saved_fields = (("mat1", 1), ("mat2", 2), ("self", 0), ("alpha", "alpha"), ("beta", "beta"))

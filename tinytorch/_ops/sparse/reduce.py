@@ -8,8 +8,9 @@ from ... import _dtype
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
+from .._core.record import record
 from .._core.registry import op
-from .arrays import _coalesced_parts, _coo_of, _edges, _needs_grad, _plain, _with_inputs, coalesce_arrays
+from .arrays import _coalesced_parts, _coo_of, _plain, coalesce_arrays
 from .construct import coalesce, values
 from .tensor import is_coo, is_csr, is_sparse_tensor, make_coo
 
@@ -75,18 +76,11 @@ def _sum_sparse(input, dim, dtype, node_cls):
             ki, kv = coalesce_arrays(np.ascontiguousarray(ci[keep]), v._data)
             size = tuple(input._sz[d] for d in range(nd) if d not in dims)
             result = make_coo(_plain(ki), _plain(kv), size, coalesced=True)
-    if _needs_grad(input):
-        if node_cls is SumBackward0:
-            node = SumBackward0(_edges(input))
-            node.shape = input._sz
-        elif node_cls is SumBackward1:
-            node = SumBackward1(_edges(input))
-        else:
-            node = _with_inputs(node_cls, input)
-            node.dims = dims
-        result.grad_fn = node
-        result._requires_grad = True
-    return result
+    if node_cls is SumBackward0:
+        return record(result, SumBackward0, (input,), shape=input._sz)
+    if node_cls is SumBackward1:
+        return record(result, SumBackward1, (input,))
+    return record(result, node_cls, (input,), (input,), dims=dims)
 
 @op("sparse.sum", variants="function")
 def sparse_sum(input: Tensor, dim=None, dtype=None) -> Tensor:

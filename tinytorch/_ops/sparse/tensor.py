@@ -358,18 +358,15 @@ SparseCooTensor = _sparse_class("SparseCooTensor", {
     "_to_dense_array": _coo_dense, "_alias": _coo_alias, "_repr_of": _coo_repr, "_build": staticmethod(_coo_build)})
 
 
-def make_coo(indices: Tensor, values: Tensor, size, coalesced: bool = False, node=None):
-    """A COO tensor holding ``indices`` and ``values`` (tensors without history, used as they are);
-    with ``node`` it is that node's output."""
+def make_coo(indices: Tensor, values: Tensor, size, coalesced: bool = False):
+    """A COO tensor holding ``indices`` and ``values`` (tensors without history, used as they are); ops
+    give it their node through ``record``."""
     cls = SparseCooTensor
     if not cls.__dict__.get("_tinytorch_routed"):
         _prepare_subclass(cls)
     t = _new(cls)
     t._it, t._vt, t._sz, t._coal = indices, values, tuple(int(s) for s in size), bool(coalesced)
     t._vc = _new_vc()
-    if node is not None:
-        t.grad_fn = node
-        t._requires_grad = True
     return t
 
 
@@ -433,7 +430,7 @@ _CLASSES = {"SparseCooTensor": SparseCooTensor, "SparseCsrTensor": SparseCsrTens
 _csr_warned = [False]
 
 
-def make_csr(crow: Tensor, col: Tensor, values: Tensor, size, node=None):
+def make_csr(crow: Tensor, col: Tensor, values: Tensor, size):
     """A CSR matrix holding ``crow``, ``col`` and ``values`` (tensors without history)."""
     cls = SparseCsrTensor
     if not cls.__dict__.get("_tinytorch_routed"):
@@ -445,9 +442,6 @@ def make_csr(crow: Tensor, col: Tensor, values: Tensor, size, node=None):
     t = _new(cls)
     t._crow, t._col, t._vt, t._sz = crow, col, values, tuple(int(s) for s in size)
     t._vc = _new_vc()
-    if node is not None:
-        t.grad_fn = node
-        t._requires_grad = True
     return t
 
 

@@ -16,8 +16,8 @@ from .._core.batching import pointwise
 from .._core.registry import op
 from .._core.lazy_scipy import scipy_special
 from .._core.util import fit_grad, require_tensors
-from .xlogy import _float_pair, _record_binary
-from .._core.record import legacy_name
+from .xlogy import _binary_args, _float_pair, _suffix
+from .._core.record import legacy_name, record
 from .._core.util import binary_operands
 
 
@@ -64,7 +64,7 @@ def _scipy_binary(fname, classes, input, other, int_error=None):
     dt = np.result_type(a, b)
     with np.errstate(all="ignore"):
         out = np.asarray(fn(a.astype(np.float64), b.astype(np.float64))).astype(dt)
-    return _record_binary(out, classes, ta, tb, a, b)
+    return record(out, classes[_suffix(ta, tb)], **_binary_args(out, ta, tb, a, b))
 
 
 @op(variants="function method inplace out", batch=pointwise, extra=("special.gammaincc",))

@@ -14,7 +14,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
 from .._core.pointwise import unary
-from .._core.record import record
+from .._core.record import record, wants_grad
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, meta
 from ..pointwise.compare import where
@@ -68,11 +68,14 @@ def _saved(t, v, dt):
     return t if t is not None else _make(np.asarray(v, dtype=dt))
 
 
-def _record_binary(out, classes, ta, tb, a, b):
-    cls = classes[_suffix(ta, tb)]
-    return record(out, cls, (ta, tb), (_saved(ta, a, out.dtype), _saved(tb, b, out.dtype)),
-                  a_meta=meta(ta, out), b_meta=meta(tb, out), need_a=ta is not None and ta._requires_grad,
-                  need_b=tb is not None and tb._requires_grad)
+def _binary_args(out, ta, tb, a, b) -> dict:
+    """``record``'s arguments: both operands are inputs (None for a number) and are saved, a number as a
+    tensor of the result's dtype (both formulas need both values)."""
+    if not wants_grad((ta, tb)):
+        return {"inputs": (ta, tb)}
+    return {"inputs": (ta, tb), "saved": (_saved(ta, a, out.dtype), _saved(tb, b, out.dtype)),
+            "a_meta": meta(ta, out), "b_meta": meta(tb, out), "need_a": ta is not None and ta._requires_grad,
+            "need_b": tb is not None and tb._requires_grad}
 
 
 class _Xlog1pyNode(Node):
@@ -104,7 +107,7 @@ def xlog1py(input, other) -> Tensor:
     ta, tb, a, b = _float_pair(input, other)
     with np.errstate(all="ignore"):
         out = np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log1p(b)).astype(np.result_type(a, b))
-    return _record_binary(out, _XLOG1PY, ta, tb, a, b)
+    return record(out, _XLOG1PY[_suffix(ta, tb)], **_binary_args(out, ta, tb, a, b))
 
 
 @op("special.softmax")

@@ -11,10 +11,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import _dtype
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ...factory import arange
+from ..._ops._core.record import record
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -122,11 +122,8 @@ def _pack(padded: Tensor, bs, batch_first: bool) -> Tensor:
     """Rows ``padded[t, :bs[t]]`` step after step (seq-first view of ``padded``)."""
     x = padded._data.swapaxes(0, 1) if batch_first else padded._data
     out = np.concatenate([x[t, :n] for t, n in enumerate(bs)], 0) if bs else x[:0, 0]
-    if _State.enabled and padded._requires_grad:
-        node = PackPaddedSequenceBackward0((padded._edge(),))
-        node.bs, node.total, node.batch, node.batch_first = bs, x.shape[0], x.shape[1], batch_first
-        return _make(out, node)
-    return _make(out)
+    return record(out, PackPaddedSequenceBackward0, (padded,), bs=bs, total=x.shape[0], batch=x.shape[1],
+                  batch_first=batch_first)
 
 
 def _pad(data: Tensor, bs, total: int, batch: int, batch_first: bool, padding_value) -> Tensor:
@@ -137,11 +134,7 @@ def _pad(data: Tensor, bs, total: int, batch: int, batch_first: bool, padding_va
         out[t, :n] = d[s:s + n]
     if batch_first:
         out = np.ascontiguousarray(out.swapaxes(0, 1))
-    if _State.enabled and data._requires_grad:
-        node = _PadPacked((data._edge(),))
-        node.bs, node.batch_first = bs, batch_first
-        return _make(out, node)
-    return _make(out)
+    return record(out, _PadPacked, (data,), bs=bs, batch_first=batch_first)
 
 
 def _as_int64(lengths) -> Tensor:
@@ -234,12 +227,8 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         starts.append(start)
     if not batch_first:
         out = np.ascontiguousarray(out.swapaxes(0, 1))
-    if _State.enabled and any(s._requires_grad for s in sequences):
-        node = _PadSequence(tuple(s._edge() if s._requires_grad else (None, 0) for s in sequences))
-        node.lengths, node.starts, node.batch_first = [a.shape[0] for a in arrays], starts, batch_first
-        node._n_inputs = len(sequences)
-        return _make(out, node)
-    return _make(out)
+    return record(out, _PadSequence, tuple(sequences), lengths=[a.shape[0] for a in arrays], starts=starts,
+                  batch_first=batch_first, _n_inputs=len(sequences))
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list:
