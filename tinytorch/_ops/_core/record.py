@@ -117,6 +117,13 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     return res
 
 
+def inplace_node(node_cls, inputs, **attrs):
+    """``record``'s node for an in-place op, whose result is the tensor it writes into: the ``node_cls``
+    node over ``inputs`` with ``attrs`` set, which becomes that tensor's history once it is written
+    (``views.set_history``). The caller has decided that autograd records."""
+    return _node(node_cls, inputs, attrs)
+
+
 def _node(node_cls, inputs, attrs):
     node = _over(node_cls, inputs)
     if attrs:

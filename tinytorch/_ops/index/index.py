@@ -18,7 +18,7 @@ from ..shape import views
 from ..pointwise.compare import where
 from ..pointwise.inplace import overlaps, writeable
 from ..shape.shape import expand
-from .._core.record import record
+from .._core.record import inplace_node, record
 from .._core.registry import op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
@@ -450,11 +450,11 @@ def setitem(input: Tensor, key, value) -> None:
         inplace.copy_(dst, src)
         return
     views.check_inplace(dst, True)
-    # the node first (recorded on a stand-in result, then dst's history once written, as apply_inplace's):
-    # a forbidden view as the value raises PyTorch's error from its edge before anything is written
-    fn = record(d, _IndexPut, (dst, tv), shape=d.shape, key=adv,
-                value_shape=tv._data.shape if tv is not None and tv._requires_grad else None,
-                value_dtype=tv._data.dtype if tv is not None else None).grad_fn
+    # the node first (dst's history once written, as apply_inplace's): a forbidden view as the value
+    # raises PyTorch's error from its edge before anything is written
+    fn = inplace_node(_IndexPut, (dst, tv), shape=d.shape, key=adv,
+                      value_shape=tv._data.shape if tv is not None and tv._requires_grad else None,
+                      value_dtype=tv._data.dtype if tv is not None else None)
     d = _writeable_for_put(d, adv, key, vd)
     if d.dtype in NARROW_NP and np.asarray(vd).dtype != d.dtype:
         vd = _dtype_casts.convert(np.asarray(vd), d.dtype)

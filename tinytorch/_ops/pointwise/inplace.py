@@ -19,7 +19,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _new
 from ..shape import views as _views
 from .._core import registry as _registry
-from .._core.record import record
+from .._core.record import inplace_node, record
 from .._core.registry import _cast_check, op
 from .._core.util import broadcast_shapes, unpack
 from ...autograd.node import sum_to
@@ -279,11 +279,11 @@ def _copy(self, src, node_cls):
     grad_needed = _State.enabled and (self._requires_grad or (ts is not None and ts._requires_grad))
     if grad_needed:
         # autograd's refusals and edges first (a forbidden view as ``src`` raises there), then the
-        # kernel's checks, as in PyTorch: nothing is written before all of them passed. The node is
-        # recorded on a stand-in result and becomes self's history once written (as apply_inplace's)
+        # kernel's checks, as in PyTorch: nothing is written before all of them passed. The node
+        # becomes self's history once written (as apply_inplace's)
         _views.check_inplace(self, True)
-        fn = record(self._data, node_cls, (self, ts), src_meta=(ts._data.shape, ts._data.dtype)
-                    if ts is not None and ts._requires_grad else None).grad_fn
+        fn = inplace_node(node_cls, (self, ts), src_meta=(ts._data.shape, ts._data.dtype)
+                          if ts is not None and ts._requires_grad else None)
     check_partial_overlap(self, (ts,))
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast

@@ -16,7 +16,7 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from . import views as _views
 from ..._dtype import cpp_name
-from .._core.record import legacy_name, record
+from .._core.record import inplace_node, legacy_name, record
 from .._core.registry import op
 from ..nn.fold import unfold as im2col
 from ..index._adjoint import index_zeros_put
@@ -281,8 +281,7 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
     self._data = data
     self.__dict__["_set_storage"] = home  # what untyped_storage()/storage_offset() now report
     version_counter(self)[0] += 1
-    if recording:  # the node recorded on a stand-in result becomes self's history
-        fn = record(self._data, NotImplementedBackward, (self, source if isinstance(source, Tensor) else None),
-                    op="set_").grad_fn
+    if recording:
+        fn = inplace_node(NotImplementedBackward, (self, source if isinstance(source, Tensor) else None), op="set_")
         self.grad_fn, self._output_nr, self._requires_grad = fn, 0, True
     return self
