@@ -4,6 +4,7 @@ the constructor underneath; ops call ``record``."""
 from __future__ import annotations
 
 import numpy as np
+from numpy import ndarray
 
 from ...autograd._pair import binary_node
 from ...autograd.grad_mode import _State
@@ -64,42 +65,40 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     result is a tuple of tensors (output ``i`` of the node, ``OUT[i]`` in ``saved``; an integer or bool
     output is not differentiable: a plain tensor, as PyTorch's). A result the op made as a tensor without
     history (a sparse tensor, whose parts are tensors of their own) gets the node as its ``grad_fn``."""
-    if type(out) is not np.ndarray:
+    if type(out) is not ndarray:
         if type(out) is tuple:
             return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
         if isinstance(out, Tensor):
             return _record_onto(out, node_cls, inputs, saved, attrs)
         out = np.asarray(out)
-    # add/sub/mul's EdgePair nodes, then one input, inline: a small op costs a few microseconds in all,
-    # and each call or loop here would add a tenth of that
-    if not _State.enabled:
-        return _make(out) if view_of is None else _view_of(view_of, out, None)
-    if node_cls._pair:
-        a, b = inputs
-        if (a is None or not a._requires_grad) and (b is None or not b._requires_grad):
-            return _make(out) if view_of is None else _view_of(view_of, out, None)
-        if saved and node_cls._saves_pair and len(saved) == 2:
-            sa, sb = saved
-            # (None, None) is still a save_for_backward call, which binary_node would skip (pack hooks see it)
-            if (sa is not None or sb is not None) and type(sa) is not _Out and type(sb) is not _Out:
-                node = binary_node(node_cls, a, b, sa, sb)
-                saved = ()
-            else:
-                node = binary_node(node_cls, a, b, None, None)
+    # the common cases first and inline (add/sub/mul's EdgePair nodes; one input): a small op costs a few
+    # microseconds in all, and each call, loop or test here is a few percent of that
+    if _State.enabled:
+        if node_cls._pair:
+            a, b = inputs
+            if (a is not None and a._requires_grad) or (b is not None and b._requires_grad):
+                if saved and node_cls._saves_pair:
+                    sa, sb = saved  # SavedPair keeps its two saved inputs as attributes (binary_node)
+                    node = binary_node(node_cls, a, b, sa, sb)
+                    if not attrs and view_of is None:
+                        return _make(out, node)
+                    saved = ()
+                else:
+                    node = binary_node(node_cls, a, b, None, None)
+                return _finish(out, node, saved, view_of, attrs)
+        elif len(inputs) == 1:
+            a = inputs[0]
+            if a is not None and a._requires_grad:
+                return _finish(out, node_cls((a._edge(),)), saved, view_of, attrs)
         else:
-            node = binary_node(node_cls, a, b, None, None)
-    elif len(inputs) == 1:
-        a = inputs[0]
-        if a is None or not a._requires_grad:
-            return _make(out) if view_of is None else _view_of(view_of, out, None)
-        node = node_cls((a._edge(),))
-    else:
-        for t in inputs:
-            if t is not None and t._requires_grad:
-                break
-        else:
-            return _make(out) if view_of is None else _view_of(view_of, out, None)
-        node = _over(node_cls, inputs)
+            for t in inputs:
+                if t is not None and t._requires_grad:
+                    return _finish(out, _over(node_cls, inputs), saved, view_of, attrs)
+    return _make(out) if view_of is None else _view_of(view_of, out, None)
+
+
+def _finish(out: ndarray, node, saved, view_of, attrs) -> Tensor:
+    """The recorded result: ``attrs`` on ``node``, the result tensor, what the node saves."""
     if attrs:
         for k, v in attrs.items():  # setattr keeps the class's shared key table (no dict per node)
             setattr(node, k, v)
@@ -108,12 +107,7 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
         if saved[0] is OUT and len(saved) == 1:
             node._save_own_output(res)
         else:
-            for s in saved:
-                if type(s) is _Out:
-                    _save(node, saved, (res,))
-                    break
-            else:
-                node._save_inputs(*saved)
+            _save(node, saved, (res,))
     return res
 
 
