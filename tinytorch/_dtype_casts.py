@@ -160,10 +160,10 @@ def _convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
             return (x["real"] != 0) | (x["imag"] != 0)
         if npd.kind == "c":
             wide = c32_to_c64(x)
+        elif npd == _F16:  # the real part as it is
+            return x["real"].copy()
         else:  # the real part, through float
             wide = _widen(x["real"])
-            if npd == _F16:
-                return x["real"].copy()
     elif npd.kind in "iu":
         wide = np.asarray(_DECODE_INT[x.dtype][x.view(_U8)])
     else:

@@ -422,6 +422,35 @@ def test_item_tolist():
 
 
 # -- _scaled_mm -----------------------------------------------------------------------------------------
+def _scaled_mm_by_onednn() -> bool:
+    """Whether this PyTorch runs its float8 matmul in oneDNN's kernel: on a CPU whose oneDNN has one (seen on a
+    Xeon with AVX-512 and AMX) it first checks for float8 operands with its own message. tinytorch follows the
+    reference kernel (float products and sums, one rounding), which PyTorch runs elsewhere (AMD EPYC, AVX2)."""
+    try:
+        torch._scaled_mm(torch.ones(16, 8), torch.ones(8, 12), torch.tensor(1.0), torch.tensor(1.0))
+    except Exception as e:  # noqa: BLE001 - its message names the path
+        return "Expected mat1 to be Float8 matrix" in str(e)
+    return False
+
+
+def assert_scaled_mm_outcome(ours, theirs):
+    """The same outcome as PyTorch's: bit for bit where PyTorch runs the reference kernel; where oneDNN's runs
+    (another order of sums), the same errors and dtypes and values within two units of the result dtype's
+    precision (a bound stated, not measured: no such machine was at hand)."""
+    if not _scaled_mm_by_onednn():
+        assert_same_outcome(ours, theirs)
+        return
+    a, b = outcome(ours), outcome(theirs)
+    if a[0] == "raises" or b[0] == "raises":
+        assert a == b
+        return
+    x, y = a[1], b[1]
+    assert x.dtype.name == str(y.dtype).split(".")[1] and tuple(x.shape) == tuple(y.shape)
+    eps = torch.finfo(y.dtype).eps
+    np.testing.assert_allclose(to_torch(x).double().numpy(), y.double().numpy(), rtol=2 * eps,
+                               atol=2 * eps * y.double().abs().max().item())
+
+
 def _mats(g, m, k, n, da, db, scale=40.0):
     a = (torch.randn(m, k, generator=g) * scale).to(da)
     b = (torch.randn(k, n, generator=g) * scale).to(db)
@@ -446,7 +475,7 @@ def test_scaled_mm_bits(kinds, out_dtype, rowwise, with_bias):
     ours = lambda: tt._scaled_mm(to_tt(a), to_tt(b), to_tt(sa), to_tt(sb),  # noqa: E731
                                  bias=None if bias is None else to_tt(bias),
                                  out_dtype=None if od is None else getattr(tt, out_dtype))
-    assert_same_outcome(ours, theirs)
+    assert_scaled_mm_outcome(ours, theirs)
 
 
 @pytest.mark.bitexact
@@ -462,7 +491,7 @@ def test_scaled_mm_v2(recipes):
         ra = ScalingType(recipes[0]) if enum else recipes[0]
         rb = ScalingType(recipes[1]) if enum else recipes[1]
         sw = SwizzleType.NO_SWIZZLE if enum else 0
-        assert_same_outcome(
+        assert_scaled_mm_outcome(
             lambda: tt._scaled_mm_v2(to_tt(a), to_tt(b), [to_tt(sa)], [ra], [sw], [to_tt(sb)], [rb], [sw], None,
                                      tt.bfloat16),
             lambda: torch._scaled_mm_v2(a, b, [sa], [ra], [sw], [sb], [rb], [sw], None, torch.bfloat16))
