@@ -97,6 +97,15 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
     return _make(out) if view_of is None else _view_of(view_of, out, None)
 
 
+def record_pair(out: ndarray, node_cls, a, b, sa=None, sb=None) -> Tensor:
+    """``record`` for add/sub/mul's fast forward (``fast_forward`` in ``binary.py``): the ``EdgePair``
+    node over ``a`` and ``b`` (None for a number operand) saving ``sa`` and ``sb`` when its class saves
+    (``SavedPair``), without ``record``'s general dispatch. The caller has decided that autograd records.
+    A micrograd step records thousands of these on 0-d tensors, where the recording is most of an op's
+    cost; ``record`` gives the same node for the same arguments."""
+    return _make(out, binary_node(node_cls, a, b, sa, sb))
+
+
 def _finish(out: ndarray, node, saved, view_of, attrs) -> Tensor:
     """The recorded result: ``attrs`` on ``node``, the result tensor, what the node saves."""
     if attrs:

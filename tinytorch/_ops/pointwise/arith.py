@@ -16,7 +16,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, _plus_scaled, alpha_in, fast_forward
 from .._core import deprecated as _deprecated
-from .._core.record import record
+from .._core.record import record, record_pair
 from .._core.registry import op
 from .._kernels.times import times as _times
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
@@ -55,7 +55,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
             if _State.enabled:
                 ta, tb = (a if which & 1 else None), (b if which & 2 else None)
                 if (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad):
-                    return record(out, AddBackward0, (ta, tb))
+                    return record_pair(out, AddBackward0, ta, tb)
             return _make(out)
     ta, tb, ad, bd = binary_operands(a, b)
     if alpha != 1 or alpha is True:
@@ -116,7 +116,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
                 else:
                     tb = b if which == 3 else None
                     if a._requires_grad or (tb is not None and tb._requires_grad):
-                        return record(out, SubBackward0, (a, tb))
+                        return record_pair(out, SubBackward0, a, tb)
             return _make(out)
     a_bool, b_bool = _is_bool(a), _is_bool(b)
     if a_bool and b_bool:
@@ -209,7 +209,7 @@ def mul(a, b) -> Tensor:
                 # only what the other side's gradient needs is saved; a number is kept as a number
                 if which == 3:
                     if need_a and need_b:
-                        return record(out, MulBackward0, (a, b), (a, b))
+                        return record_pair(out, MulBackward0, a, b, a, b)
                     if need_a:
                         return record(out, MulBackward0, (a, b), (None, b), need_b=False)
                     return record(out, MulBackward0, (a, b), (a, None), need_a=False)
