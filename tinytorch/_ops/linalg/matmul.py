@@ -328,18 +328,26 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return _matmul(input, tensor, None)
 
 
+def addmm_grads(g, x, w, need_b: bool, need_x: bool, need_w: bool, mm, t):
+    """linear's gradients (``AddmmBackward0``), written once: ``mm``/``t`` are ``Tensor.mm``/``Tensor.t``
+    on tensors (a graph of the gradient), ``_np_matmul``/``np.transpose`` on arrays (none). The gradient of
+    W.t() comes as W-shaped rows (``g.t() @ x``, computed in W's own layout), which the caller views as
+    W.t()'s (``.t()``): W's TBackward0 flips them back into a C-contiguous array the engine keeps as W.grad
+    without a copy."""
+    gb = g.sum(0) if need_b else None
+    gx = mm(g, w) if need_x else None
+    w_rows = mm(t(g), x) if need_w else None
+    return gb, gx, w_rows
+
+
 class AddmmBackward0(Node):
     """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
 
     @holomorphic_backward
     def backward(self, g):
         x, w = self.saved_tensors
-        gb = g.sum(0) if self.need_b else None
-        gx = g.mm(w) if self.need_x else None
-        # the gradient of W.t(), computed in W's own layout: its TBackward0 flips it back into a
-        # C-contiguous array the engine can keep as W.grad without a copy
-        gwt = g.t().mm(x).t() if self.need_w else None
-        return gb, gx, gwt
+        gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
+        return gb, gx, None if w_rows is None else w_rows.t()
 
     def jvp(self, tb, tx, twt):
         # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db

@@ -5,8 +5,8 @@ other rank is flattened to rows and the result viewed back, as PyTorch does (``V
 copied to rows when W requires grad, as PyTorch's matmul folds it: one 2-d GEMM for the forward and for
 each gradient.
 
-The backward of the fused node computes on arrays when no graph of the gradient is wanted (the same
-products in the same order as its tinytorch-op formula, which ``create_graph=True`` runs)."""
+The backward of the fused node runs its one formula (``addmm_grads``) on the saved arrays when no graph of
+the gradient is wanted, and on tensors when one is (``create_graph=True``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +20,7 @@ from .._core.batching import at, level_of
 from .._core.record import Edge, record
 from .._core.registry import op
 from ..._quiet_fp import cast
-from ..linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, matmul
+from ..linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, addmm_grads, matmul
 from ..shape.shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view
 
 
@@ -68,14 +68,11 @@ class _LinearAddmm(AddmmBackward0):
     def backward(self, g):
         if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
-        x, w = self.saved_tensors
-        gd = g._data
-        gb = _make(gd.sum(0)) if self.need_b else None
-        gx = _make(_np_matmul(gd, w._data)) if self.need_x else None
-        # W.t()'s gradient as a view of W-shaped rows (as the formula's g.t().mm(x).t()): its TBackward0
-        # flips it back to a view of that array, which the engine keeps as W.grad without a copy
-        gwt = _make(_np_matmul(gd.T, x._data)).t() if self.need_w else None
-        return gb, gx, gwt
+        x, w = self.saved_tensors  # the formula on the arrays: the same products in the same order
+        gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
+                                     self.need_b, self.need_x, self.need_w, _np_matmul, np.transpose)
+        return (None if gb is None else _make(gb), None if gx is None else _make(gx),
+                None if w_rows is None else _make(w_rows).t())
 
 
 _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
