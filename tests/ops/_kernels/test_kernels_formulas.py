@@ -106,6 +106,18 @@ def _attention_gqa(rng, dtype, shape):
     return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)), (q, *kv)
 
 
+def _packed_self_attention(rng, dtype, shape):
+    """Self-attention through one packed in-projection: without a graph of the gradient its three selects
+    fill one gradient array (``_PackedSelectBackward``), where the formula sums three zero-padded ones."""
+    L, n, e, heads = shape
+
+    def fn(x, w, b, ow, ob):
+        return F.multi_head_attention_forward(x, x, x, e, heads, w, b, None, None, False, 0.0, ow, ob,
+                                              need_weights=False)[0]
+    return fn, (rng.standard_normal((L, n, e)), rng.standard_normal((3 * e, e)) * 0.3,
+                rng.standard_normal(3 * e) * 0.1, rng.standard_normal((e, e)) * 0.3, rng.standard_normal(e) * 0.1)
+
+
 def _grid_sample(mode):
     def build(rng, dtype, shape):
         n, c, h, w, points = shape
@@ -159,6 +171,7 @@ CASES = {
        for m in ("bilinear", "nearest")},
     "attention": (_attention, [(2, 3, 5, 4), (1, 2, 9, 8)]),
     "attention_gqa": (_attention_gqa, [(2, 4, 5, 4)]),
+    "self_attention_packed": (_packed_self_attention, [(5, 2, 8, 2), (3, 1, 6, 3)]),
     "rnn_tanh": (_recurrent("RNN_TANH"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
     "rnn_relu": (_recurrent("RNN_RELU", nonlinearity="relu"), [(5, 3, 4, 6)]),
     "gru": (_recurrent("GRU"), [(5, 3, 4, 6), (1, 2, 3, 3)]),
@@ -169,6 +182,7 @@ CASES = {
 ROUNDING = {("gelu", "float32"): 2e-6, ("attention", "float32"): 2e-5, ("attention", "float64"): 1e-12,
             ("grid_sample_bilinear", "float32"): 2e-6, ("grid_sample_bilinear", "float64"): 1e-14,
             ("attention_gqa", "float32"): 2e-5, ("attention_gqa", "float64"): 1e-12,
+            ("self_attention_packed", "float32"): 2e-5, ("self_attention_packed", "float64"): 1e-12,
             # the recurrent layers' time loops (``_kernels/lstm.py``, ``_kernels/rnn_gru.py``) against the
             # step cells differentiated by the engine: other association orders of the same sums
             **{(m, d): (2e-5 if d == "float32" else 1e-12) for m in ("rnn_tanh", "rnn_relu", "gru", "lstm")
