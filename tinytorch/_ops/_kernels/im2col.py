@@ -310,7 +310,9 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     if own:
         rows = _rows_of(y4, geo)
     kg = c // g * geo.k[0] * geo.k[1]
-    gw = np.zeros((g, o // g, kg), x.dtype)
+    # summed as its transpose, columns times rows^T: OpenBLAS runs that product ~20% faster than rows times
+    # columns^T (the same sums in the same order, so the same floats)
+    gw = np.zeros((g, kg, o // g), x.dtype)
     per = geo.out_hw[0] * geo.row
     chunks = _chunks(n, geo, kg * g, x.itemsize)
     most = kg * g * (chunks[0][1] - chunks[0][0]) * per
@@ -320,8 +322,8 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
         col = _im2col(windows, geo, n0, n1, colbuf)
         chunk = rows[:, n0 * per:n1 * per]
         if g == 1:
-            return np.matmul(chunk, col[0].T, out=None if into is None else into[0])
-        return np.matmul(chunk.reshape(g, o // g, -1), col.transpose(0, 2, 1), out=into)
+            return np.matmul(col[0], chunk.T, out=None if into is None else into[0])
+        return np.matmul(col, chunk.reshape(g, o // g, -1).transpose(0, 2, 1), out=into)
 
     parts = _parts(chunks, most // (chunks[0][1] - chunks[0][0]) * n)
     if len(parts) == 1 or parallel.get_num_threads() < 2:
@@ -350,8 +352,8 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
 
             parallel.run(body, parallel.ranges(len(these), 1), blas=True)
 
-            def add(e0, e1, count=len(these)):
-                for i in range(count):  # chunk order, as the one-thread loop adds them
+            def add(e0, e1, these=these):
+                for i in range(len(these)):  # chunk order, as the one-thread loop adds them
                     np.add(flat_gw[e0:e1], flat_prods[i, e0:e1], out=flat_gw[e0:e1])
 
             parallel.parallel_for(flat_gw.size, add, grain=parallel.GRAIN // max(1, len(these)))
@@ -361,4 +363,4 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     if own_xp:
         _release_padded(xp, x4, geo)
     shape = (o, c // g) + ((geo.k[1],) if geo.one_d else geo.k)
-    return gw.reshape(shape)
+    return np.ascontiguousarray(gw.transpose(0, 2, 1)).reshape(shape)
