@@ -150,8 +150,9 @@ def _im2col(windows: np.ndarray, geo: _Geometry, n0: int, n1: int, buf: np.ndarr
 def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
     """An (N, O, Ho, Wo) gradient as (O, N*Ho*row): channel-major, zero-padded to the row length."""
     n, o, ho, wo = y.shape
-    out = _pool.get("rows", (o, n, ho, geo.row), y.dtype)
-    if geo.row != wo:
+    out = _pool.take(("rows", (o, n, ho, geo.row), y.dtype))
+    if out is None:  # the padding columns are zeroed once: pooled rows are only read after this copy
+        out = np.empty((o, n, ho, geo.row), y.dtype)
         out[..., wo:] = 0
     parallel.copyto(out[..., :wo], y.transpose(1, 0, 2, 3))
     return out.reshape(o, n * ho * geo.row)
