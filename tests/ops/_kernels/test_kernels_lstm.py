@@ -175,3 +175,22 @@ def test_tanh_gate_close():
     ref, got = _read_gates(torch, vals, "tanh", np.float32), _read_gates(tt, vals, "tanh", np.float32)
     assert np.mean(ref == got) >= 0.6
     assert np.abs(ref.view(np.int32).astype(np.int64) - got.view(np.int32)).max() <= 2
+
+
+# -- the recurrent product's weight layout
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_contiguous_recurrent_weight_gives_the_views_floats(dtype):
+    # the forward multiplies by a contiguous copy of W_hh^T from packed_rows(W_hh) rows up, by the
+    # transposed view below: the copy must round as the view does wherever it is taken
+    from tinytorch._ops._kernels.lstm import packed_rows
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        gates, k = int(rng.integers(1, 5)) * int(rng.integers(8, 300)), int(rng.integers(8, 300))
+        w = rng.standard_normal((gates, k)).astype(dtype)
+        lo = packed_rows(w)
+        for n in (lo, lo + int(rng.integers(1, 40))):
+            h = rng.standard_normal((n, k)).astype(dtype)
+            np.testing.assert_array_equal(h @ np.ascontiguousarray(w.T), h @ w.T)
