@@ -99,7 +99,8 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     order = steps(bs, reverse)
     # padded input kept for the backward: each step reads its states from, and writes its new states to,
     # the kept per-step states (h_prev, c_prev) themselves: no running state and no copies into the cache
-    slots = keep and len(bs) > 0 and all(n == batch for n in bs)
+    equal = len(bs) > 0 and all(n == batch for n in bs)
+    slots = keep and equal
     out = np.empty((n_rows, h0.shape[1]), dt)
     h, c = (np.empty_like(h0), np.empty_like(c0)) if slots else (h0.copy(), c0.copy())
     # the activated gates, gate-major (i, f, o, g): all steps' when kept for the backward, else one step's
@@ -112,14 +113,16 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     tanh_c = np.empty((n_rows, hidden), dt) if keep else np.empty((batch, hidden), dt)
     m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
     ig, prod = np.empty((batch, hidden), dt), np.empty((batch, 4 * hidden), dt)
-    scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
-    if onednn:
-        work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
-    # the compiled step (``compiled/rnn.py``): the same operations between the GEMM, numpy's tanh and exp
+    # the compiled step (``compiled/rnn.py``): the same operations between the GEMM and numpy's tanh; where
+    # every step has all the rows (PyTorch's oneDNN layer), the sigmoid takes oneDNN's own exp, on PyTorch's
+    # floats where numpy's exp gives 69% of them; unequal lengths keep numpy's exp between two kernels
     fast = None
     if (onednn and dt == _F32 and w_hh.dtype == _F32 and (b_step is None or b_step.dtype == _F32)
             and c0.flags.c_contiguous):
         fast = _compiled.family("rnn")
+    scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
+    if onednn and (fast is None or not equal):
+        work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
     no_bias = _EMPTY32 if b_step is None else b_step
     for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
@@ -135,7 +138,17 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_prev[s:s + n] = hp
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
-        if fast is not None:
+        if fast is not None and equal:
+            a3 = acts[3, rows]
+            fast.lstm_gates(g, np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n]), no_bias, acts, rows.start)
+            np.tanh(a3, out=a3)
+            fast.lstm_cell(acts, rows.start, cp, c_new)
+            tc = np.tanh(c_new, out=tanh_c[rows])
+            hn = np.multiply(acts[2, rows], tc, out=h_new if slots else out[s:s + n])
+            if not slots:
+                h_new[...] = hn
+            continue
+        if fast is not None:  # unequal lengths (PyTorch's composite cell, not oneDNN): the numpy path's floats
             views = scratch.get(n)
             if views is None:
                 size = 3 * n * hidden
