@@ -175,3 +175,36 @@ def test_tanh_gate_close():
     ref, got = _read_gates(torch, vals, "tanh", np.float32), _read_gates(tt, vals, "tanh", np.float32)
     assert np.mean(ref == got) >= 0.6
     assert np.abs(ref.view(np.int32).astype(np.int64) - got.view(np.int32)).max() <= 2
+
+
+# -- the recurrent product's weight layout
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_contiguous_recurrent_weight_gives_the_views_floats(dtype):
+    # the forward multiplies by a contiguous copy of W_hh^T from packed_rows(W_hh) rows up, by the
+    # transposed view below: the copy must round as the view does wherever it is taken
+    from tinytorch._ops._kernels.lstm import packed_rows
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        gates, k = int(rng.integers(1, 5)) * int(rng.integers(8, 300)), int(rng.integers(8, 300))
+        w = rng.standard_normal((gates, k)).astype(dtype)
+        lo = packed_rows(w)
+        for n in (lo, lo + int(rng.integers(1, 40))):
+            h = rng.standard_normal((n, k)).astype(dtype)
+            np.testing.assert_array_equal(h @ np.ascontiguousarray(w.T), h @ w.T)
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("scale", [0.5, 4.0, 40.0])
+def test_compiled_sigmoid_gates_are_pytorchs(scale):
+    # with the compiled kernels the float32 gates take oneDNN's own exp: PyTorch's floats, every one
+    from tinytorch._ops._kernels import compiled
+
+    if compiled.family("rnn") is None:
+        pytest.skip("no compiled kernels (numba missing or switched off)")
+    vals = (np.random.default_rng(2).standard_normal(H) * scale).astype(np.float32)
+    vals[:8] = [0.0, -0.0, 88.0, -88.0, 87.3, -87.3, 1e-30, -1e-30]
+    ref, got = _read_gates(torch, vals, "sigmoid", np.float32), _read_gates(tt, vals, "sigmoid", np.float32)
+    np.testing.assert_array_equal(got.view(np.int32), ref.view(np.int32))

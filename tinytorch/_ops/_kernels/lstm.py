@@ -20,6 +20,7 @@ _F32 = np.dtype(np.float32)
 _EMPTY32 = np.empty(0, np.float32)  # a compiled kernel's "None"
 _FLOATS = (_F32, np.dtype(np.float64))
 _NO_ROWS = {t: np.empty((0, 0), t) for t in _FLOATS}
+_PACKED_MNK = 10 ** 6  # multiply-adds above which OpenBLAS's small-matrix kernels step aside
 
 
 def steps(bs, reverse: bool):
@@ -29,6 +30,15 @@ def steps(bs, reverse: bool):
         pairs.append((off, n))
         off += n
     return pairs[::-1] if reverse else pairs
+
+
+def packed_rows(w: np.ndarray) -> int:
+    """The fewest rows of ``h`` from which the product ``h @ w.T`` takes a contiguous copy of ``w.T``
+    rather than the transposed view: the same floats, as both go through OpenBLAS's packed GEMM (one
+    row is a GEMV, and below a million multiply-adds its SkylakeX small-matrix kernels take over, both
+    reading the two layouts in different orders); with the copy, the step's product skips repacking the
+    transposed weight (a third less time for (32, 128) x (128, 512) float32)."""
+    return max(2, _PACKED_MNK // max(1, w.shape[0] * w.shape[1]) + 1)
 
 
 def _sigmoid_gates(gt: np.ndarray, out: np.ndarray) -> None:
@@ -82,13 +92,15 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
         else:
             xw += b_ih
             b_step = b_hh
-    whh_t = w_hh.T  # the product with the transposed view rounds as with a contiguous copy
-    whr_t = None if w_hr is None else w_hr.T
     n_rows, dt, batch = x.shape[0], x.dtype, h0.shape[0]
+    whh_t, big = w_hh.T, packed_rows(w_hh)
+    whh_c = np.ascontiguousarray(whh_t) if batch >= big else whh_t  # for the steps of ``big`` rows or more
+    whr_t = None if w_hr is None else w_hr.T
     order = steps(bs, reverse)
     # padded input kept for the backward: each step reads its states from, and writes its new states to,
     # the kept per-step states (h_prev, c_prev) themselves: no running state and no copies into the cache
-    slots = keep and len(bs) > 0 and all(n == batch for n in bs)
+    equal = len(bs) > 0 and all(n == batch for n in bs)
+    slots = keep and equal
     out = np.empty((n_rows, h0.shape[1]), dt)
     h, c = (np.empty_like(h0), np.empty_like(c0)) if slots else (h0.copy(), c0.copy())
     # the activated gates, gate-major (i, f, o, g): all steps' when kept for the backward, else one step's
@@ -101,14 +113,16 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     tanh_c = np.empty((n_rows, hidden), dt) if keep else np.empty((batch, hidden), dt)
     m_all = np.empty((n_rows, hidden), dt) if keep and w_hr is not None else None
     ig, prod = np.empty((batch, hidden), dt), np.empty((batch, 4 * hidden), dt)
-    scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
-    if onednn:
-        work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
-    # the compiled step (``compiled/rnn.py``): the same operations between the GEMM, numpy's tanh and exp
+    # the compiled step (``compiled/rnn.py``): the same operations between the GEMM and numpy's tanh; where
+    # every step has all the rows (PyTorch's oneDNN layer), the sigmoid takes oneDNN's own exp, on PyTorch's
+    # floats where numpy's exp gives 69% of them; unequal lengths keep numpy's exp between two kernels
     fast = None
     if (onednn and dt == _F32 and w_hh.dtype == _F32 and (b_step is None or b_step.dtype == _F32)
             and c0.flags.c_contiguous):
         fast = _compiled.family("rnn")
+    scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
+    if onednn and (fast is None or not equal):
+        work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
     no_bias = _EMPTY32 if b_step is None else b_step
     for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
@@ -124,14 +138,24 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_prev[s:s + n] = hp
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
-        if fast is not None:
+        if fast is not None and equal:
+            a3 = acts[3, rows]
+            fast.lstm_gates(g, np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n]), no_bias, acts, rows.start)
+            np.tanh(a3, out=a3)
+            fast.lstm_cell(acts, rows.start, cp, c_new)
+            tc = np.tanh(c_new, out=tanh_c[rows])
+            hn = np.multiply(acts[2, rows], tc, out=h_new if slots else out[s:s + n])
+            if not slots:
+                h_new[...] = hn
+            continue
+        if fast is not None:  # unequal lengths (PyTorch's composite cell, not oneDNN): the numpy path's floats
             views = scratch.get(n)
             if views is None:
                 size = 3 * n * hidden
                 w3 = work[:size].reshape(3, n, hidden)
                 views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
             w3, _, pos = views
-            fast.lstm_gates_onednn(g, np.matmul(hp, whh_t, out=prod[:n]), no_bias, w3, pos)
+            fast.lstm_gates_onednn(g, np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n]), no_bias, w3, pos)
             np.tanh(g.reshape(n, 4, hidden)[:, 2], out=acts[3, rows])
             np.exp(w3, out=w3)
             fast.lstm_cell_onednn(w3, pos, acts, rows.start, cp, c_new)
@@ -141,11 +165,11 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_new[...] = hn
             continue
         if onednn:
-            g += np.matmul(hp, whh_t, out=prod[:n])
+            g += np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n])
             if b_step is not None:
                 g += b_step
         else:
-            m = hp @ whh_t
+            m = hp @ (whh_c if n >= big else whh_t)
             if b_step is not None:
                 m += b_step
             g += m

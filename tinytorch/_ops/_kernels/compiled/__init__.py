@@ -8,7 +8,9 @@ Each kernel computes its op's numpy path's floats bit for bit (``tests/test_comp
 them on generated inputs): the same operations in the same order and precision, numpy's summation orders
 (the pairwise sum of a contiguous row, the running sum down the rows of an axis-0 reduction), and numpy's
 own transcendental functions where one is needed (numba's float32 exp/tanh/log are glibc's, which differ
-from numpy's SIMD ones, and from PyTorch's, in either direction: they are never used); a fused multiply-add
+from numpy's SIMD ones, and from PyTorch's, in either direction: they are never used), with one exception,
+closer to PyTorch: the float32 LSTM's sigmoid gates take oneDNN's exp, whose floats PyTorch's LSTM gives
+(``compiled/rnn.py``); a fused multiply-add
 is LLVM's ``llvm.fma``, one rounding, as the numpy path's emulation and PyTorch's kernels compute it.
 
 ``TINYTORCH_NO_NUMBA=1`` in the environment keeps every op on numpy; ``set_enabled(False)`` (or

@@ -1,5 +1,6 @@
 """What the compiled kernels share: numba's import, LLVM's fused multiply-add, a cast to an array's float
-type, and numpy's pairwise sum (the order ``np.add.reduce`` sums a contiguous row in)."""
+type, numpy's pairwise sum (the order ``np.add.reduce`` sums a contiguous row in), and oneDNN's float32
+logistic (the sigmoid of PyTorch's oneDNN LSTM)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["bits_float", "float_bits", "fma", "jit", "like", "pairwise", "readonly", "row_sum"]
+__all__ = ["bits_float", "float_bits", "fma", "jit", "like", "pairwise", "readonly", "row_sum", "sigmoid_onednn"]
 
 
 def jit(signatures):
@@ -153,3 +154,37 @@ def bits_float(typingctx, value):
         return builder.bitcast(args[0], ir.FloatType())
 
     return types.float32(value), codegen
+
+
+def _f32(bits: int) -> np.float32:
+    return np.array([bits], np.uint32).view(np.float32)[0]
+
+
+# oneDNN's float32 exp (its eltwise kernels' exp: the argument clamped to [ln FLT_MIN, ln FLT_MAX], the
+# lower bound alone for the logistic's -|a|; reduced by ln 2 to r with n = floor(a log2 e + 1/2); a degree-5
+# polynomial in r, times 2^(n-1), times 2), as the float32 bit patterns of its constants
+_LOG2E, _LN2, _LN_MIN = _f32(0x3FB8AA3B), _f32(0x3F317218), _f32(0xC2AEAC50)
+_P1, _P2, _P3, _P4, _P5 = (_f32(b) for b in (0x3F7FFFFB, 0x3EFFFEE3, 0x3E2AAD40, 0x3D2B9D0D, 0x3C07CFCE))
+_HALF32, _TWO32, _ONE, _ZERO = np.float32(0.5), np.float32(2), np.float32(1), np.float32(0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def sigmoid_onednn(a):
+    """oneDNN's float32 logistic: e = exp(-|a|) by its exp's steps (each multiply-add one rounding, as its
+    vfmadd), y = e / (e + 1), and 1 - y where a > 0 (a NaN gives the numpy path's +NaN)."""
+    v = -abs(a)
+    scale_zero = v < _LN_MIN  # exp below FLT_MIN: 0
+    v = max(v, _LN_MIN)
+    n = np.floor(v * _LOG2E + _HALF32)
+    r = fma(-n, _LN2, v)
+    scale = bits_float(np.int32((np.int32(n - _ONE) + np.int32(127)) << np.int32(23)))  # 2^(n-1)
+    if scale_zero:
+        scale = _ZERO
+    p = fma(fma(fma(fma(fma(_P5, r, _P4), r, _P3), r, _P2), r, _P1), r, _ONE)
+    e = p * scale * _TWO32
+    y = e / (e + _ONE)
+    if a > _ZERO:
+        y = _ONE - y
+    if a != a:
+        y = abs(a)
+    return y

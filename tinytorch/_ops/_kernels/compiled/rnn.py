@@ -1,15 +1,18 @@
 """The arithmetic of the LSTM and GRU time steps (``_kernels/lstm.py`` and ``_ops/nn/rnn.py``), fused
-around what stays numpy's: the GEMMs (numpy's OpenBLAS) and the exp and tanh of the gates (numpy's own
-float32/float64 functions, called on the same arrays as on the numpy path, since numba's libm ones give
-other floats). Each kernel performs the numpy path's operations between two of those calls, in their order
-and precision, so the floats are the same; a step's ~19 numpy calls (LSTM; GRU ~16 forward, ~20 backward)
-become ~7 (4, 3)."""
+around what stays numpy's: the GEMMs (numpy's OpenBLAS) and the tanh (and, but for one case, the exp) of
+the gates (numpy's own float32/float64 functions, called on the same arrays as on the numpy path, since
+numba's libm ones give other floats). Each kernel performs the numpy path's operations between two of those
+calls, in their order and precision, so the floats are the same; a step's ~19 numpy calls (LSTM; GRU ~16
+forward, ~20 backward) become ~6 (4, 3). The one case: a float32 LSTM whose steps all have every row, which
+PyTorch runs on oneDNN, takes oneDNN's own exp in its sigmoid gates (``_common.sigmoid_onednn``), PyTorch's
+floats where numpy's exp gives about 69% of them (``test_kernels_compiled.py`` checks that its results land
+closer to PyTorch's than the numpy path's)."""
 from __future__ import annotations
 
 import numpy as np
 from numba import float32, float64, int64, types
 
-from ._common import bits_float, float_bits, jit, like, readonly
+from ._common import bits_float, float_bits, jit, like, readonly, sigmoid_onednn
 
 _SIGN = np.int32(-2 ** 31)
 _ONE32, _ZERO32 = np.float32(1), np.float32(0)
@@ -55,6 +58,41 @@ def lstm_cell_onednn(work, positive, acts, row0, cp, c_new):
     for r in range(n):
         for k in range(hidden):
             t = row0 + r
+            c_new[r, k] = acts[1, t, k] * cp[r, k] + acts[0, t, k] * acts[3, t, k]
+
+
+@jit([types.void(_M32, _M32, readonly(float32, 1), _T32, int64)])
+def lstm_gates(g, prod, b, acts, row0):
+    """One float32 step's gates in oneDNN's order: a = (x W_ih + h W_hh) + b (``g``: x W_ih, ``prod``: h W_hh,
+    an empty ``b``: no bias), the i, f, o gates' oneDNN logistic into acts[0..2] and the g gate's
+    pre-activation into acts[3] (rows row0..., gate-major (i, f, o, g)), for numpy's tanh there."""
+    n, width = g.shape
+    hidden = width // 4
+    with_b = b.size > 0
+    for r in range(n):
+        t = row0 + r
+        for gate in range(4):
+            base = gate * hidden
+            if gate == 2:
+                for k in range(hidden):
+                    v = g[r, base + k] + prod[r, base + k]
+                    acts[3, t, k] = v + b[base + k] if with_b else v
+                continue
+            slot = 2 if gate == 3 else gate
+            for k in range(hidden):
+                v = g[r, base + k] + prod[r, base + k]
+                if with_b:
+                    v = v + b[base + k]
+                acts[slot, t, k] = sigmoid_onednn(v)
+
+
+@jit([types.void(_T32, int64, _M32, _M32)])
+def lstm_cell(acts, row0, cp, c_new):
+    """After numpy's tanh of the g gate: c_new = f cp + i g (``cp`` may be ``c_new``)."""
+    n, hidden = cp.shape
+    for r in range(n):
+        t = row0 + r
+        for k in range(hidden):
             c_new[r, k] = acts[1, t, k] * cp[r, k] + acts[0, t, k] * acts[3, t, k]
 
 
