@@ -12,7 +12,7 @@ from .index import index  # noqa: F401
 from .linalg import matmul  # noqa: F401
 from .reduce import reduce  # noqa: F401
 from .reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
-from .linalg import solve, decompositions, determinant, products, norms  # noqa: F401  (after reduce)
+from .linalg import solve, decompositions, products, norms  # noqa: F401  (after reduce)
 from .index import masked  # noqa: F401
 from .special import erf_gamma  # noqa: F401
 from .shape import tri  # noqa: F401
