@@ -12,7 +12,7 @@ from .index import index  # noqa: F401
 from .linalg import matmul  # noqa: F401
 from .reduce import reduce  # noqa: F401
 from .reduce import counting, minmax, scan, softmax, sort  # noqa: F401  (after reduce)
-from .linalg import einsum, solve, decompositions, determinant, products, norms  # noqa: F401  (after reduce)
+from .linalg import solve, decompositions, products, norms  # noqa: F401  (after reduce)
 from .index import masked  # noqa: F401
 from .special import erf_gamma  # noqa: F401
 from .shape import tri  # noqa: F401
@@ -34,8 +34,7 @@ from .index import index_put, scatter_reduce, scatter_views  # noqa: F401
 from .pointwise import float_bits  # noqa: F401
 from .shape import assemble  # noqa: F401
 from .reduce import histogram, integrate, quantile  # noqa: F401
-from .linalg import eig, legacy  # noqa: F401
+from .linalg import legacy  # noqa: F401
 from .reduce import masked as masked_reductions  # noqa: F401
 from .shape import tensor_ops  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
 from .sparse import pointwise as sparse_pointwise  # noqa: F401  (last: calls the dense ops; loads the family)
-from .linalg import ldl, lowrank  # noqa: F401  (lowrank multiplies sparse matrices too)

@@ -1,16 +1,39 @@
-"""Matrix factorizations: linalg.cholesky, qr, svd, svdvals, eigh, eigvalsh (numpy.linalg forwards,
-matrix-calculus backwards in tinytorch ops)."""
+"""Matrix factorizations: linalg.cholesky, qr, svd, svdvals, eigh, eigvalsh, the general
+eigendecomposition linalg.eig / eigvals with the conjugate transposes ``Tensor.mH``, ``Tensor.H`` and
+``adjoint``, and the randomized low-rank SVD and PCA (``svd_lowrank``, ``pca_lowrank``).
+
+Forwards are numpy.linalg (LAPACK); backwards are the matrix-calculus formulas in tinytorch ops. eig gives
+complex results for real or complex input, from numpy.linalg.eig, i.e. LAPACK geev as PyTorch: unit-norm
+eigenvectors, each with its largest component real. Its backward is PyTorch's: with
+E_ij = conj(L_j) - conj(L_i), gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / E) V^H, real
+part for a real A. An eigenvector is fixed only up to a phase e^{i phi}: a loss that reads that phase
+(Im diag(V^H gV) != 0) has no gradient, and PyTorch's error is raised for it.
+
+svd_lowrank and pca_lowrank follow Halko, Martinsson and Tropp (2009) as PyTorch's ``torch/_lowrank.py``
+computes them: the same Gaussian test matrix drawn from the generator (so a seeded program gets PyTorch's
+basis), the same subspace iterations (QR), then an SVD of the small projected matrix. A sparse ``A`` is
+multiplied with ``torch.sparse.mm``."""
 from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype
+from ..._random.tensor_ops import randn
 from ...autograd.node import Node
-from ...tensor import Tensor
-from .._core.record import OUT, record
+from ...factory import ones, zeros
+from ...tensor import Tensor, register_attribute
+from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from ..pointwise.complex import real
+from .._core.return_types import _named
+from ..pointwise.complex import conj, real
 from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
 from ..shape.join import cat
+from ..sparse.construct import sparse_coo_tensor
+from ..sparse.products import sparse_mm
+from ..sparse.reduce import sparse_sum
+from ..sparse.tensor import is_coo, is_sparse_tensor, register_handler
+
+eig_result = _named("linalg_eig", ("eigenvalues", "eigenvectors"))
 
 
 def _phi(x: Tensor) -> Tensor:
@@ -210,3 +233,188 @@ def eigh(A: Tensor, UPLO: str = "L"):
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of symmetric matrices."""
     return eigh(A, UPLO)[0]
+
+
+# -- the general eigendecomposition ----------------------------------------------------------------
+_COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
+               np.dtype(np.complex64): np.complex64, np.dtype(np.complex128): np.complex128}
+
+
+class LinalgEigBackward0(Node):
+    saved_fields = (("eigenvalues", 0), ("eigenvectors", 1))
+
+    def backward(self, gL, gV=None):
+        L, V = self.saved_tensors
+        n = L._data.shape[-1]
+        eye = _eye_like(n, L)
+        Vh = _mH(V)
+        inner = None
+        if gV is not None:
+            VhgV = Vh.matmul(gV)
+            imdiag = np.imag(np.diagonal(VhgV._data, 0, -2, -1))
+            if not np.allclose(imdiag, 0, rtol=1e-2, atol=1e-2):
+                raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                                   "multiplication by e^{i phi}. The specified loss function depends on this "
+                                   "quantity, so it is ill-defined.")
+            re_diag = real((VhgV * eye).sum(-2))  # the real part of diag(V^H gV)
+            proj = VhgV - Vh.matmul(V) * re_diag.unsqueeze(-2)
+            Lc = conj(L)
+            E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye  # conj(L_j) - conj(L_i), 1 on the diagonal
+            inner = proj / E * (1 - eye)
+        if gL is not None:
+            d = gL.unsqueeze(-2) * eye
+            inner = d if inner is None else inner + d
+        gA = solve(Vh, inner.matmul(Vh))
+        return (real(gA) if self.real_input else gA,)
+
+
+def _eig(A: Tensor, fn: str):
+    if A._data.dtype.kind not in "fc" and A._data.ndim >= 2:
+        raise RuntimeError(f"Unknown Complex ScalarType for {legacy_name(A._data.dtype)}")
+    a = _square(A, fn)
+    cdt = _COMPLEX_OF[a.dtype]
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1], cdt), np.zeros(a.shape, cdt)
+    else:
+        if not np.isfinite(a).all():
+            raise RuntimeError(f"{fn}: input tensor should not contain infs or NaNs.")
+        w, v = np.linalg.eig(a)
+    return w.astype(cdt), v.astype(cdt)
+
+
+@op("linalg.eig", variants="function out", batch=batch_matrices, autocast="fp32")
+def eig(A: Tensor):
+    """Eigenvalues and unit-norm eigenvectors of square matrices (complex, in LAPACK's order)."""
+    w, v = _eig(A, "linalg.eig")
+    return eig_result(*record((w, v), LinalgEigBackward0, (A,), (OUT, OUT[1]), real_input=A._data.dtype.kind == "f"))
+
+
+@op("linalg.eigvals", variants="function out", batch=batch_matrices, autocast="fp32")
+def eigvals(A: Tensor) -> Tensor:
+    """The eigenvalues of square matrices (complex, in LAPACK's order)."""
+    return eig(A)[0]
+
+
+# -- conjugate transposes --------------------------------------------------------------------------
+def mH(input: Tensor) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                           f"{input.dim()}-D tensor.")
+    return _mH(input)
+
+
+def H(input: Tensor) -> Tensor:
+    if input.dim() == 0:
+        return conj(input)
+    if input.dim() != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {input.dim()}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if input.dim() > 2 else ""))
+    return _mH(input)
+
+
+@op(variants="function method")
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (a view in PyTorch, a conjugated copy here)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{input.dim()}-D tensor.")
+    return _mH(input)
+
+
+# properties, not ops (as ``Tensor.mT``)
+register_attribute("mH", property(mH))
+register_attribute("H", property(H))
+
+
+# -- randomized low-rank SVD and PCA ---------------------------------------------------------------
+def _matmul(A, B):
+    if A is None:
+        return B
+    if is_sparse_tensor(A):
+        return sparse_mm(A, B)
+    return A.matmul(B)
+
+
+def _floating_dtype(A):
+    return A.dtype if A.dtype in (_dtype.float16, _dtype.float32, _dtype.float64) else _dtype.float32
+
+
+def get_approximate_basis(A: Tensor, q: int, niter: int | None = 2, M: Tensor | None = None) -> Tensor:
+    """An orthonormal basis Q (n x q) approximately spanning A's range (of A - M's when given)."""
+    niter = 2 if niter is None else niter
+    dtype = _floating_dtype(A) if not A.is_complex() else A.dtype
+    R = randn(A.shape[-1], q, dtype=dtype)
+    X = _matmul(A, R)
+    if M is not None:
+        X = X - _matmul(M, R)
+    Q = qr(X).Q
+    for _ in range(niter):
+        X = _matmul(A.mH, Q)
+        if M is not None:
+            X = X - _matmul(M.mH, Q)
+        Q = qr(X).Q
+        X = _matmul(A, Q)
+        if M is not None:
+            X = X - _matmul(M, Q)
+        Q = qr(X).Q
+    return Q
+
+
+def _svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.size())
+    if m < n:
+        A = A.mH
+        if M is not None:
+            M = M.mH
+    Q = get_approximate_basis(A, q, niter=niter, M=M)
+    B = _matmul(Q.mH, A)
+    if M is not None:
+        B = B - _matmul(Q.mH, M)
+    U, S, Vh = svd(B, full_matrices=False)
+    V = Vh.mH
+    U = Q.matmul(U)
+    if m < n:
+        U, V = V, U
+    return U, S, V
+
+
+@op(variants="function", no_batch="randomness")
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    """(U, S, V): a rank-q approximate SVD of A (of A - M), A ~ U diag(S) V^H."""
+    return _svd_lowrank(A, q=q, niter=niter, M=M)
+
+
+@op(variants="function", no_batch="randomness")
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """(U, S, V): the principal components of A's rows (centred by default), from svd_lowrank."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not (niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    dtype = _floating_dtype(A)
+    if not center:
+        return _svd_lowrank(A, q, niter=niter, M=None)
+    if is_coo(A):
+        if len(A.shape) != 2:
+            raise ValueError("pca_lowrank input is expected to be 2-dimensional tensor")
+        c = sparse_sum(A, dim=(-2,)) / m
+        column_indices = c.indices()[0]
+        indices = zeros(2, len(column_indices), dtype=column_indices.dtype)
+        indices[0] = column_indices
+        C_t = sparse_coo_tensor(indices, c.values(), (n, 1), dtype=dtype)
+        ones_m1_t = ones(tuple(A.shape[:-2]) + (1, m), dtype=dtype)
+        M = sparse_mm(C_t, ones_m1_t).mT
+        return _svd_lowrank(A, q, niter=niter, M=M)
+    C = A.mean(dim=(-2,), keepdim=True)
+    return _svd_lowrank(A - C, q, niter=niter, M=None)
+
+
+# both take a sparse matrix as it is (its products go through torch.sparse.mm)
+register_handler("svd_lowrank", svd_lowrank)
+register_handler("pca_lowrank", pca_lowrank)

@@ -12,7 +12,7 @@ from .._core.registry import op
 from .decompositions import cholesky as linalg_cholesky
 from .decompositions import qr as linalg_qr
 from .decompositions import svd as linalg_svd
-from .eig import mH
+from .decompositions import mH
 from .._core.return_types import _named
 from .triangular import lu_factor_ex
 

@@ -1,5 +1,6 @@
-"""Matrix functions: linalg.inv (inv_ex, torch.inverse), solve, pinv (torch.pinverse), and the helpers the
-other linalg modules share; the factorizations are in ``decompositions.py``, determinants in ``determinant.py``.
+"""Inverses and solves: linalg.inv (inv_ex, torch.inverse), solve, pinv (torch.pinverse), and the helpers the
+other linalg modules share; the factorizations are in ``decompositions.py``, determinants in
+``matrix_functions.py``.
 
 Forwards are numpy.linalg (LAPACK); each backward is the matrix-calculus formula written in
 tinytorch ops (matmul, transpose, triangles), so second derivatives work too. LAPACK works on
@@ -66,7 +67,7 @@ def _eye_like(n: int, t: Tensor) -> Tensor:
     return _make(np.eye(n, dtype=t._data.dtype))
 
 
-# -- inverse, determinant, solve -------------------------------------------------------------------
+# -- LU factors, inverse, solve --------------------------------------------------------------------
 def _getrf(a: np.ndarray):
     """(LU, pivots (1-based), info) of a batch of m x n matrices: LAPACK's getrf (partial pivoting), for
     linalg.lu_factor_ex (triangular.py) and the LU factors PyTorch's det/slogdet/solve nodes keep."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...tensor import Tensor
 from .._core.registry import op
 from .._core.util import complex_grad_error
-from ..linalg.einsum import einsum
+from ..linalg.products import einsum
 
 
 @op(variants="function functional")

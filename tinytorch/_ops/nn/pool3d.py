@@ -15,7 +15,7 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
 from .pool import _bounds, adaptive_max_pool2d
-from ..linalg.einsum import einsum
+from ..linalg.products import einsum
 from .pad import constant_pad_nd
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
