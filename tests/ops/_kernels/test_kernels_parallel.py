@@ -171,6 +171,49 @@ def test_parts_call_blas_single_threaded_and_the_count_comes_back():
     assert _at(2, parallel.blas_threads) == 2
 
 
+_SPIN_PROBE = """
+import ctypes, os, sys
+sys.path.insert(0, {repo!r})
+import numpy as np
+import tinytorch as tt
+from tinytorch._ops._kernels import openblas, parallel
+lib = openblas.openblas_library()
+wait = getattr(lib, "scipy_openblas_thread_timeout", None) or getattr(lib, "openblas_thread_timeout", None)
+if wait is None or parallel._openblas_symbol(lib, "blas_thread_shutdown_") is None:
+    print("skip"); sys.exit()
+wait.restype = ctypes.c_int
+tt.set_num_threads(2)
+a = np.random.default_rng(0).standard_normal((512, 512), dtype=np.float32)
+before = (a @ a).tobytes()
+first = wait()
+parallel.parallel_for(4, lambda i, j: None, grain=1)  # the pool's first region
+print(first, wait(), parallel.blas_threads(), os.environ.get("OPENBLAS_THREAD_TIMEOUT"), (a @ a).tobytes() == before)
+"""
+
+
+@pytest.mark.parametrize("env", [None, "10"])
+def test_openblas_idle_spin_shortened_when_the_pool_starts(env):
+    """OpenBLAS's idle threads spin ~0.1 s after a threaded GEMM, on the cores the pool needs next: the pool's
+    first region shortens that wait to 2**22 cycles (OpenBLAS's threads restarted, as many as before, the
+    same products), leaves the process's environment as it was, and a wait the user chose alone."""
+    if parallel.blas_threads() is None:
+        pytest.skip("numpy has no OpenBLAS to steer here")
+    base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if env is not None:
+        base["OPENBLAS_THREAD_TIMEOUT"] = env
+    out = subprocess.run([sys.executable, "-c", _SPIN_PROBE.format(repo=_repo.ROOT)], env=base, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    if out.stdout.strip() == "skip":
+        pytest.skip("this OpenBLAS does not export its thread wait")
+    first, after, threads, seen_env, same = out.stdout.split()
+    assert threads == "2" and same == "True"
+    if env is None:
+        assert (first, after, seen_env) == ("0", str(parallel.BLAS_SPIN_EXPONENT), "None")
+    else:
+        assert (first, after, seen_env) == (env, env, env)
+
+
 def test_fork_child_starts_its_own_pool():
     if not hasattr(os, "fork"):
         pytest.skip("no fork")

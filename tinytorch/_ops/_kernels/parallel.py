@@ -177,6 +177,53 @@ def blas_threads() -> int | None:
     return calls[1]() if calls else None
 
 
+# OpenBLAS's idle threads spin for 2**THREAD_TIMEOUT CPU cycles after each threaded call before they sleep
+# (its default, 28: about 0.1 s), on the cores this pool's threads need next: on 2 cores a convolution's
+# region that follows a threaded GEMM ran no faster on 2 threads than on 1, and a CNN step got slower.
+# Shortened to 2**22 cycles (about 1-2 ms: back-to-back GEMMs still find their threads awake) when the
+# pool starts, unless the user set OPENBLAS_THREAD_TIMEOUT. OpenBLAS reads the setting from the
+# environment when it starts its threads, so it is put there for the moment of re-reading and taken
+# out again, and OpenBLAS's threads are stopped (to start again on the next threaded call). The
+# floats do not change: only how long an idle thread waits awake.
+BLAS_SPIN_EXPONENT = 22
+_spin_tuned = False
+
+
+def _openblas_symbol(lib, name: str):
+    for symbol in (f"scipy_{name}", name):
+        fn = getattr(lib, symbol, None)
+        if fn is not None:
+            return fn
+    return None
+
+
+def tune_blas_spin() -> bool:
+    """Shorten OpenBLAS's idle spin (once a process, and only where OpenBLAS's threads may start); True
+    when it was changed here."""
+    global _spin_tuned
+    if _spin_tuned:
+        return False
+    _spin_tuned = True
+    if "OPENBLAS_THREAD_TIMEOUT" in os.environ or not _blas_functions():
+        return False
+    lib = openblas_library()
+    read_env = _openblas_symbol(lib, "openblas_read_env")
+    shutdown = _openblas_symbol(lib, "blas_thread_shutdown_")
+    if read_env is None or shutdown is None:
+        return False
+    read_env.argtypes, read_env.restype = [], None
+    shutdown.argtypes = []
+    threads = blas_threads()
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(BLAS_SPIN_EXPONENT)
+    try:
+        read_env()
+    finally:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+    shutdown()
+    _blas_set(threads)  # OpenBLAS starts its threads again, reading the new wait
+    return True
+
+
 # -- the pool ----------------------------------------------------------------------------------------
 class _Pool:
     """``size`` daemon threads, each waiting on its own queue; replies come back on one queue."""
@@ -340,6 +387,8 @@ def run(body, parts: list, blas: bool = False) -> None:
         _serially(body, parts, blas)
         return
     try:
+        if not _spin_tuned:  # before OpenBLAS's thread count is lowered for the region
+            tune_blas_spin()
         t0 = _clock() if _accounting else 0.0
         blas_before = None
         if blas:
