@@ -183,8 +183,10 @@ def blas_threads() -> int | None:
 # Shortened to 2**22 cycles (about 1-2 ms: back-to-back GEMMs still find their threads awake) when the
 # pool starts, unless the user set OPENBLAS_THREAD_TIMEOUT. OpenBLAS reads the setting from the
 # environment when it starts its threads, so it is put there for the moment of re-reading and taken
-# out again, and OpenBLAS's threads are stopped (to start again on the next threaded call). The
-# floats do not change: only how long an idle thread waits awake.
+# out again, and OpenBLAS's threads are stopped and started again. The floats do not change: only how
+# long an idle thread waits awake. It happens once, in the first region, from the thread holding the
+# pool: a program whose other threads are inside a BLAS call at that moment should set the variable
+# itself before numpy loads (then nothing is touched here).
 BLAS_SPIN_EXPONENT = 22
 _spin_tuned = False
 
