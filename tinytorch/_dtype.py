@@ -7,7 +7,8 @@ import numpy as np
 class dtype:
     """A tensor element type (``tinytorch.float32`` ...), backed by a numpy dtype."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category", "_legacy")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category", "_legacy",
+                 "_scalar")
     __module__ = "tinytorch"
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str, itemsize: int = 0):
@@ -21,6 +22,7 @@ class dtype:
         self.is_signed = not name.startswith(("uint", "float8_e8m0")) and name != "bool"
         self.itemsize = itemsize or self.np.itemsize
         self._legacy = legacy  # the old type name PyTorch prints in some errors
+        self._scalar = legacy[:-len("Tensor")]  # c10's ScalarType name in its errors: Float, Long, ComplexHalf
 
     def __repr__(self) -> str:
         return f"tinytorch.{self.name}"
@@ -38,7 +40,7 @@ class dtype:
             return self
         found = _COMPLEX_OF.get(self)
         if found is None:
-            raise RuntimeError(f"Unknown Complex ScalarType for {self._legacy[:-len('Tensor')]}")
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._scalar}")
         return found
 
 
@@ -187,7 +189,7 @@ class _PromoteTable(dict):
         a, b = FROM_NP[key[0]], FROM_NP[key[1]]
         kind = "Float8 Types" if a in FLOAT8 or b in FLOAT8 else "uint16, uint32, uint64 types"
         raise RuntimeError(f"Promotion for {kind} is not supported, attempted to promote "
-                           f"{a._legacy[:-len('Tensor')]} and {b._legacy[:-len('Tensor')]}")
+                           f"{a._scalar} and {b._scalar}")
 
 
 def _build_table():

@@ -24,7 +24,7 @@ def _wrap(arr: np.ndarray) -> Tensor:
 
 
 def _scalar_name(d) -> str:
-    return d._legacy[:-len("Tensor")]  # "DoubleTensor" -> "Double", as PyTorch's errors name it
+    return d._scalar
 
 
 class _Capsule:

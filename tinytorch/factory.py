@@ -449,7 +449,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     is_float = any(isinstance(v, float) for v in vals)
     npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
     if npd == np.bool_ or npd in NARROW_NP:  # no arange kernel for them
-        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dtype.FROM_NP[npd]._legacy[:-6]}\'')
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dtype.FROM_NP[npd]._scalar}\'')
     if npd.kind in "iu" and is_float:
         arr = _integer_arange(start, end, step, npd)
         return _finish(arr.astype(npd), requires_grad)

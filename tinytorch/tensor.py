@@ -370,7 +370,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_dtype.cpp_name(value._data.dtype)}' to a tensor "
-                    f"with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must match the tensor's grad_dtype "
+                    f"with grad_dtype '{self.dtype._scalar}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")

@@ -39,7 +39,7 @@ def uniform_values(eng, n: int, npd: np.dtype, low: float, high: float) -> np.nd
     else:
         if npd in FLOATING_NP:  # float8: PyTorch's dispatch refuses before its bounds check
             raise NotImplementedError(f'"check_uniform_bounds" not implemented for '
-                                      f'\'{FROM_NP[npd]._legacy[:-len("Tensor")]}\'')
+                                      f'\'{FROM_NP[npd]._scalar}\'')
         raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{_torch_name(npd)}\'')
     out[out == hi] = lo
     return out

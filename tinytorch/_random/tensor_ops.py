@@ -87,7 +87,7 @@ _RANDOM_FLOATS = FLOATING_NP - _dtype.F8_NP
 
 def _float_only(npd: np.dtype, kernel: str) -> None:
     if npd not in _RANDOM_FLOATS:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.FROM_NP[npd]._scalar}'")
 
 
 _MISSING = object()
@@ -216,7 +216,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     npd = self._data.dtype
     if npd not in FLOATING_NP:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {_dtype.FROM_NP[npd]._legacy[:-6]}")
+                           f"floating point but you specified {_dtype.FROM_NP[npd]._scalar}")
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     return _fill(self, draws.exponential_values(_engine(generator), self._data.size, lambd).astype(npd))
@@ -402,7 +402,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     if p is None:
         if input._data.dtype not in FLOATING_NP:
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
-                               f"'{_dtype.FROM_NP[input._data.dtype]._legacy[:-6]}'")
+                               f"'{_dtype.FROM_NP[input._data.dtype]._scalar}'")
         drawn = _with_params(bernoulli_(res, input, generator=generator)._data, BernoulliBackward0, (input,))
         return into_out(drawn, out)
     return into_out(bernoulli_(res, p, generator=generator), out)
@@ -416,7 +416,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if p.dtype not in FLOATING_NP:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{_dtype.FROM_NP[p.dtype]._legacy[:-6]}")
+                           f"{_dtype.FROM_NP[p.dtype]._scalar}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     cats = p.shape[-1]

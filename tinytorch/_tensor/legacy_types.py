@@ -33,7 +33,7 @@ class tensortype(type):
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
             if src.dtype is not d:
-                raise TypeError(f"expected {d._legacy[:-6]} (got {src.dtype._legacy[:-6]})")
+                raise TypeError(f"expected {d._scalar} (got {src.dtype._scalar})")
             return src.detach()  # an alias of the same storage, as PyTorch's
         return _make(legacy_array(d.np, args))
 

@@ -23,7 +23,7 @@ _UNARY_KERNELS = {"reciprocal": "reciprocal_cpu", "neg": "neg_cpu", "abs": "abs_
 
 def scalar_name(npd: np.dtype) -> str:
     """PyTorch's ScalarType name of a dtype (Float8_e4m3fn, ComplexHalf)."""
-    return _dtype.FROM_NP[npd]._legacy[:-len("Tensor")]
+    return _dtype.FROM_NP[npd]._scalar
 
 
 def refuse(kernel: str, npd: np.dtype):

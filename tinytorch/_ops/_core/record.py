@@ -202,4 +202,4 @@ def float_dtype(x: np.ndarray) -> np.ndarray:
 
 def legacy_name(dt: np.dtype) -> str:
     """PyTorch's scalar type name in error texts: Float, Long, Bool, ..."""
-    return FROM_NP[dt]._legacy[:-len("Tensor")]
+    return FROM_NP[dt]._scalar

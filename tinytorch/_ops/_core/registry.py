@@ -365,8 +365,8 @@ def _write_many(impl, outs, args, kwargs):
 
 def _cast_check(result_dtype: np.dtype, out_dtype: np.dtype) -> None:
     if FROM_NP[result_dtype]._category > FROM_NP[out_dtype]._category:
-        raise RuntimeError(f"result type {FROM_NP[result_dtype]._legacy[:-6]} can't be cast to the desired "
-                           f"output type {FROM_NP[out_dtype]._legacy[:-6]}")
+        raise RuntimeError(f"result type {FROM_NP[result_dtype]._scalar} can't be cast to the desired "
+                           f"output type {FROM_NP[out_dtype]._scalar}")
 
 
 def _copy_into(out: Tensor, data: np.ndarray) -> None:

@@ -135,7 +135,7 @@ def _floating(x: Tensor) -> Tensor:
     if x._data.dtype in _NO_FFT:
         if x._data.dtype == _dtype.C32_NP:
             raise RuntimeError("MKL FFT doesn't support tensors of type: Half")
-        raise RuntimeError(f"Unsupported dtype {x.dtype._legacy[:-len('Tensor')]}")
+        raise RuntimeError(f"Unsupported dtype {x.dtype._scalar}")
     if x._data.dtype.kind in "biu":
         return x.to(_dtype.get_default_dtype())
     return x
@@ -215,7 +215,7 @@ def _rfftn(x, s, dim, norm, name: str, inverse_hermitian: bool = False):
 
 
 def _legacy(x: Tensor) -> str:
-    return x.dtype._legacy[:-len("Tensor")]
+    return x.dtype._scalar
 
 
 def _irfftn(x, s, dim, norm, hermitian: bool = False):

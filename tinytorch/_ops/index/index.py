@@ -296,7 +296,7 @@ install_saved_fields(_IndexPut, (("accumulate", lambda n: False), ("indices", _s
 
 
 def _legacy(dt: np.dtype) -> str:
-    return FROM_NP[dt]._legacy[:-len("Tensor")]
+    return FROM_NP[dt]._scalar
 
 
 def _raise_shape_mismatch(x: np.ndarray, key: tuple, advanced: bool, v: np.ndarray) -> None:

@@ -31,8 +31,8 @@ def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
     if a.dtype != b.dtype:
         da, db = FROM_NP[a.dtype], FROM_NP[b.dtype]
         if a.ndim == 1 and b.ndim == 1:
-            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {da._legacy[:-6]} and "
-                               f"{db._legacy[:-6]}")
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {da._scalar} and "
+                               f"{db._scalar}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(a.dtype)} != "
                            f"{cpp_name(b.dtype)}")
 
@@ -362,9 +362,6 @@ def _scaled_config_error(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b:
 
     def strides(t):
         return "[" + ", ".join(str(d) for d in t.stride()) + "]"
-
-    def name(t):
-        return t.dtype._legacy[:-len("Tensor")]
     m = mat_a.shape[0] if mat_a.dim() else 0
     n = mat_b.shape[-1] if mat_b.dim() else 0
     return ValueError(
@@ -372,9 +369,9 @@ def _scaled_config_error(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b:
         "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
         f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be ({m}, 1) and "
         f"scale_b should be (1, {n}), and both should be contiguous.\n"
-        f"Got mat_a.dtype()={name(mat_a)}, scale_a.dtype()={name(scale_a)}, "
+        f"Got mat_a.dtype()={mat_a.dtype._scalar}, scale_a.dtype()={scale_a.dtype._scalar}, "
         f"scale_a.size()={sizes(scale_a)}, scale_a.stride()={strides(scale_a)}, "
-        f"mat_b.dtype()={name(mat_b)}, scale_b.dtype()={name(scale_b)}, "
+        f"mat_b.dtype()={mat_b.dtype._scalar}, scale_b.dtype()={scale_b.dtype._scalar}, "
         f"scale_b.size()={sizes(scale_b)} and scale_b.stride()={strides(scale_b)}")
 
 

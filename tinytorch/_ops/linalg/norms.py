@@ -79,7 +79,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if (dtype is not None and (a.dtype.kind == "c") != dtype.is_complex
             and (a.dtype.kind == "c" or a.dtype in FLOATING_NP)):
         kind = "complex for complex" if a.dtype.kind == "c" else "real for real"
-        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype._legacy[:-6]}")
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype._scalar}")
     if a.dtype.kind == "c" and dtype is not None:  # the norm of the input cast to that complex dtype: real
         return vector_norm(x.to(dtype), ord, dim, keepdim, _node=_node)
     if a.dtype.kind == "c" and dtype is None:

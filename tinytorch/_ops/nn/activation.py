@@ -32,7 +32,7 @@ from ...random import _engine
 def float_array(input: Tensor, name: str) -> np.ndarray:
     x = input._data
     if x.dtype not in FLOATING_NP:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype._legacy[:-6]}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype._scalar}\'')
     return x
 
 
@@ -362,7 +362,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     x = float_array(input, "softshrink_cpu")
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
-                           f"{input.dtype._legacy[:-6]}, but found {lambd:g}")
+                           f"{input.dtype._scalar}, but found {lambd:g}")
     out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
     return record(cast(out, x), SoftshrinkBackward0, (input,), (input,), lambd=lambd)
 
@@ -484,13 +484,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x, the weight shared or per channel (dim 1)."""
     x, w = input._data, weight._data
     if x.dtype != w.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy[:-6]} "
-                           f"and {weight.dtype._legacy[:-6]}")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._scalar} "
+                           f"and {weight.dtype._scalar}")
     if w.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {w.ndim}")
     if x.dtype not in FLOATING_NP:
-        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{input.dtype._scalar}'")
     if w.size != 1:
         if x.ndim == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")

@@ -147,15 +147,15 @@ def _dims(shape) -> str:
 
 def _legacy(a: np.ndarray) -> str:
     if a.dtype.kind == "c":  # PyTorch names complex tensor types by their dispatch key
-        return f"CPU{FROM_NP[a.dtype]._legacy[:-6]}Type"
+        return f"CPU{FROM_NP[a.dtype]._scalar}Type"
     return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
 
 
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
     if x.dtype != w.dtype:
         if x.shape[0] == 1 and x.dtype.kind != "c":  # PyTorch's CPU kernel for a batch of one checks first
-            raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._legacy[:-6]} but found "
-                               f"{FROM_NP[w.dtype]._legacy[:-6]}")
+            raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._scalar} but found "
+                               f"{FROM_NP[w.dtype]._scalar}")
         # PyTorch's complex input path tests the weight's type before its MKLDNN alternative
         tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
         raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")

@@ -129,8 +129,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                            f"{w.shape[1]}x{w.shape[0]})")
     _check_dtypes(x, w)
     if bias is not None and bias._data.dtype != x.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._legacy[:-6]} "
-                           f"and {FROM_NP[x.dtype]._legacy[:-6]}")
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._scalar} "
+                           f"and {FROM_NP[x.dtype]._scalar}")
     storage = x.dtype
     lowp = storage in LOWP_NP
     if lowp:  # float32 products, sums and bias, rounded once (PyTorch's CPU addmm for half and bfloat16)

@@ -49,7 +49,7 @@ def apply_reduction(loss: Tensor, reduction: str) -> Tensor:
 
 
 def _legacy(dt: np.dtype) -> str:
-    return FROM_NP[dt]._legacy[:-len("Tensor")]
+    return FROM_NP[dt]._scalar
 
 
 def _dims(shape) -> str:

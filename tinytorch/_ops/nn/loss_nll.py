@@ -345,7 +345,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if input._data.shape == target._data.shape:
         if target._data.dtype not in FLOATING_NP:
             raise RuntimeError("Expected floating point type for target with class probabilities, got "
-                               f"{target.dtype._legacy[:-6]}")
+                               f"{target.dtype._scalar}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)

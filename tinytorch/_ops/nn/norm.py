@@ -27,7 +27,7 @@ from .._core.record import record
 def _float_only(x, kernel: str) -> None:
     """PyTorch's error for an integer or bool input to a floating-point kernel."""
     if (x.dtype not in FLOATING_NP and x.dtype.kind != "c"):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[x.dtype]._legacy[:-len("Tensor")]}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[x.dtype]._scalar}\'')
 
 
 def _dims(shape) -> str:

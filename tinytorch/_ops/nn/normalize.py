@@ -73,7 +73,7 @@ def vector_norm(input: Tensor, p: float, dim, keepdim: bool) -> Tensor:
         return vector_norm(input.abs(), p, dim, keepdim)  # the magnitudes' norm, differentiated through abs
     if x.dtype not in FLOATING_NP:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {input.dtype._legacy[:-6]}")
+                           f"input. Got {input.dtype._scalar}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     rank = max(x.ndim, 1)  # a 0-d tensor takes dim 0 / -1, meaning its one element
     for d in dims:

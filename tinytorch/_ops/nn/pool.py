@@ -505,7 +505,7 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
     _check_dim_sizes(g, expected)
     _check_dim_sizes(indices._data, expected)
     if indices._data.dtype != np.int64:
-        raise RuntimeError(f"expected scalar type Long but found {FROM_NP[indices._data.dtype]._legacy[:-6]}")
+        raise RuntimeError(f"expected scalar type Long but found {FROM_NP[indices._data.dtype]._scalar}")
     planes = int(np.prod(x.shape[:-2]))
     flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))

@@ -22,7 +22,7 @@ def _compare(ufunc, name: str, alias: str, dunder: str):
     def compare(a, b) -> Tensor:
         ta, tb, ad, bd = binary_operands(a, b)
         if ordering and type(ad) is np.ndarray and ad.dtype.kind == "c":  # complex numbers have no order
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[ad.dtype]._legacy[:-6]}\'')
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[ad.dtype]._scalar}\'')
         return _make(as_array(ufunc(ad, bd)))
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"Elementwise {ufunc.__name__}, a bool tensor (no gradient)."
@@ -60,7 +60,7 @@ def _bitwise(ufunc, name: str, dunder: str):
         ta, tb, ad, bd = binary_operands(a, b)
         dt = np.result_type(ad, bd)
         if dt in FLOATING_NP:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[dt]._legacy[:-6]}\'')
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[dt]._scalar}\'')
         return _make(as_array(ufunc(ad, bd)))
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"Elementwise {name} of integer or bool tensors."
@@ -130,7 +130,7 @@ def where(condition, input=None, other=None) -> Tensor:
     tc, cd = unpack(condition)
     if cd.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{tc.dtype._legacy[:-len('Tensor')]}")
+                           f"{tc.dtype._scalar}")
     ta, tb, ad, bd = binary_operands(input, other)
     out = as_array(np.where(cd, ad, bd))
     if needs_grad(ta, tb):

@@ -32,7 +32,7 @@ _PARTS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
 
 def _legacy(t: Tensor) -> str:
-    return t.dtype._legacy[:-len("Tensor")]
+    return t.dtype._scalar
 
 
 # -- conjugation -------------------------------------------------------------------------------------

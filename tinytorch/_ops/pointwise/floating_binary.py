@@ -127,7 +127,7 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 
 def _float_power_(self: Tensor, exponent) -> Tensor:
     if self.dtype.name != "float64":
-        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype._legacy[:-6]} but the "
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype._scalar} but the "
                            f"operation's result requires dtype Double")
     return self.pow_(exponent.double() if isinstance(exponent, Tensor) else float(exponent))
 

@@ -125,7 +125,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
         return _round_half_even(input)
     x = input._data
     if x.dtype not in FLOATING_NP:
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype._legacy[:-6]}'")
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{input.dtype._scalar}'")
     p = x.dtype.type(10.0 ** builtins.abs(decimals))
     r = np.rint(x * p) / p if decimals > 0 else np.rint(x / p) * p
     return record(r.astype(x.dtype), RoundBackward1, (input,))
@@ -141,7 +141,7 @@ frac = unary("frac", _frac, lambda g, x, y: g, saves=None, floating=False, varia
 
 
 def _legacy(dt: np.dtype) -> str:
-    return FROM_NP[dt]._legacy[:-len("Tensor")]
+    return FROM_NP[dt]._scalar
 
 
 # -- predicates and nan_to_num ---------------------------------------------------------------------

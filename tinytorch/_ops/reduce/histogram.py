@@ -86,7 +86,7 @@ def _check(input: Tensor, weight, fn: str) -> None:
     if input._data.dtype.kind != "f" or input._data.dtype == np.float16:
         # PyTorch's histogram kernels take float and double only (bfloat16's numpy kind is "V"); both
         # functions' refusals name the histogramdd kernel
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype._legacy[:-6]}'")
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype._scalar}'")
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"{fn}: if weight tensor is provided it should have the same dtype as the input tensor")
 

@@ -50,7 +50,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     """The mean over ``dim`` of the elements that are not NaN (NaN where all are)."""
     if not input.is_floating_point():
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{input.dtype._legacy[:-6]}")
+                           f"{input.dtype._scalar}")
     count = (~input.isnan()).sum(dim, keepdim=keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 

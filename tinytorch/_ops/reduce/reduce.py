@@ -132,7 +132,7 @@ class MeanBackward1(MeanBackward0):
 
 def _require_float(x: np.ndarray, what: str) -> None:
     if x.dtype not in INEXACT_NP:
-        name = FROM_NP[x.dtype]._legacy[:-len("Tensor")]
+        name = FROM_NP[x.dtype]._scalar
         raise RuntimeError(f"{what}(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {name}")
 
@@ -143,7 +143,7 @@ _VAR_FLOATS = FLOATING_NP - NARROW_NP  # PyTorch's std/var kernels have no float
 def _require_var_float(x: np.ndarray) -> None:
     if x.dtype not in _VAR_FLOATS:
         if x.dtype in NARROW_NP and x.dtype != _dtype.C32_NP:
-            raise RuntimeError(f"std_var_all: Unsupported dtype {FROM_NP[x.dtype]._legacy[:-len('Tensor')]}")
+            raise RuntimeError(f"std_var_all: Unsupported dtype {FROM_NP[x.dtype]._scalar}")
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 

@@ -117,7 +117,7 @@ def _refuse_non_floating(x: np.ndarray, dim: int, name: str) -> None:
     """PyTorch's refusal of an integer or bool softmax, named after the kernel its dim picks (the last dim's
     own kernel, or the general one)."""
     if x.dtype not in _SOFTMAX_FLOATS:
-        kind = FROM_NP[x.dtype]._legacy[:-6]
+        kind = FROM_NP[x.dtype]._scalar
         try:
             dim = int(dim)
         except (TypeError, ValueError):

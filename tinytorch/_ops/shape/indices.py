@@ -16,7 +16,7 @@ def _triangle(row: int, col: int, offset: int, dtype, device, lower: bool) -> Te
     d = _dtype.int64 if dtype is None else dtype
     if d not in (_dtype.int32, _dtype.int64):
         raise NotImplementedError(f"\"{'tril' if lower else 'triu'}_indices\" not implemented for "
-                           f"'{d._legacy[:-6]}'")
+                           f"'{d._scalar}'")
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:

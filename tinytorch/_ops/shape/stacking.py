@@ -101,7 +101,7 @@ def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, indic
         t = indices_or_sections
         if t.dtype.name != "int64":
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                               f"{t.dtype._legacy[:-6]}")
+                               f"{t.dtype._scalar}")
         if t.dim() > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {t.dim()} dims")

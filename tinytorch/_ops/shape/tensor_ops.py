@@ -57,7 +57,7 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     PyTorch's values. A Python loop over the elements: slow for large tensors."""
     npd = input._data.dtype
     if npd not in _dtype.FLOATING_NP:
-        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtype.FROM_NP[npd]._legacy[:-6]}'")
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dtype.FROM_NP[npd]._scalar}'")
     rates = np.ascontiguousarray(input._data)
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
