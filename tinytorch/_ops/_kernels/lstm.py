@@ -138,9 +138,10 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_prev[s:s + n] = hp
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
+        w_t = whh_c if n >= big else whh_t  # W_hh^T for this step's rows (same floats)
         if fast is not None and equal:
             a3 = acts[3, rows]
-            fast.lstm_gates(g, np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n]), no_bias, acts, rows.start)
+            fast.lstm_gates(g, np.matmul(hp, w_t, out=prod[:n]), no_bias, acts, rows.start)
             np.tanh(a3, out=a3)
             fast.lstm_cell(acts, rows.start, cp, c_new)
             tc = np.tanh(c_new, out=tanh_c[rows])
@@ -155,7 +156,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 w3 = work[:size].reshape(3, n, hidden)
                 views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
             w3, _, pos = views
-            fast.lstm_gates_onednn(g, np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n]), no_bias, w3, pos)
+            fast.lstm_gates_onednn(g, np.matmul(hp, w_t, out=prod[:n]), no_bias, w3, pos)
             np.tanh(g.reshape(n, 4, hidden)[:, 2], out=acts[3, rows])
             np.exp(w3, out=w3)
             fast.lstm_cell_onednn(w3, pos, acts, rows.start, cp, c_new)
@@ -165,11 +166,11 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 h_new[...] = hn
             continue
         if onednn:
-            g += np.matmul(hp, whh_c if n >= big else whh_t, out=prod[:n])
+            g += np.matmul(hp, w_t, out=prod[:n])
             if b_step is not None:
                 g += b_step
         else:
-            m = hp @ (whh_c if n >= big else whh_t)
+            m = hp @ w_t
             if b_step is not None:
                 m += b_step
             g += m
