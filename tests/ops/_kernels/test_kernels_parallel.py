@@ -178,7 +178,7 @@ import numpy as np
 import tinytorch as tt
 from tinytorch._ops._kernels import openblas, parallel
 lib = openblas.openblas_library()
-wait = getattr(lib, "scipy_openblas_thread_timeout", None) or getattr(lib, "openblas_thread_timeout", None)
+wait = parallel._openblas_symbol(lib, "openblas_thread_timeout")
 if wait is None or parallel._openblas_symbol(lib, "blas_thread_shutdown_") is None:
     print("skip"); sys.exit()
 wait.restype = ctypes.c_int

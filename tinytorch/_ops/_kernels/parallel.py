@@ -140,6 +140,17 @@ def set_num_interop_threads(n: int) -> None:
 _blas_calls = None  # (set, get) ctypes functions, or () where there is no OpenBLAS to steer
 
 
+def _openblas_symbol(lib, name: str, suffixes=("",)):
+    """OpenBLAS's function ``name`` in numpy's bundled library: numpy 2's names carry a ``scipy_`` prefix
+    (and the 64-bit-index build a ``64_`` suffix on its API), numpy 1.x's neither prefix; None if absent."""
+    for prefix in ("scipy_", ""):
+        for suffix in suffixes:
+            fn = getattr(lib, prefix + name + suffix, None)
+            if fn is not None:
+                return fn
+    return None
+
+
 def _blas_functions():
     global _blas_calls
     if _blas_calls is None:
@@ -148,20 +159,12 @@ def _blas_functions():
         if lib is not None:
             import ctypes
 
-            found = []
-            for what in ("set_num_threads", "get_num_threads"):
-                for symbol in (f"scipy_openblas_{what}64_", f"scipy_openblas_{what}", f"openblas_{what}64_",
-                               f"openblas_{what}"):
-                    fn = getattr(lib, symbol, None)
-                    if fn is not None:
-                        if what == "set_num_threads":
-                            fn.argtypes, fn.restype = [ctypes.c_int], None
-                        else:
-                            fn.argtypes, fn.restype = [], ctypes.c_int
-                        found.append(fn)
-                        break
-            if len(found) == 2:
-                _blas_calls = tuple(found)
+            setter = _openblas_symbol(lib, "openblas_set_num_threads", ("64_", ""))
+            getter = _openblas_symbol(lib, "openblas_get_num_threads", ("64_", ""))
+            if setter is not None and getter is not None:
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                _blas_calls = (setter, getter)
     return _blas_calls
 
 
@@ -191,12 +194,6 @@ BLAS_SPIN_EXPONENT = 22
 _spin_tuned = False
 
 
-def _openblas_symbol(lib, name: str):
-    for symbol in (f"scipy_{name}", name):
-        fn = getattr(lib, symbol, None)
-        if fn is not None:
-            return fn
-    return None
 
 
 def tune_blas_spin() -> bool:
