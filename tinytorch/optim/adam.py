@@ -19,6 +19,7 @@ from .. import _dtype
 from .._numpy_compat import SCALARS_BY_VALUE
 from ..autograd.grad_mode import enable_grad, version_counter
 from .._ops._kernels import compiled as _compiled
+from .._ops._kernels import parallel
 from .._ops._kernels.muladd import plus_scaled_into
 from ..tensor import Tensor
 from ._checks import check_state_shape
@@ -147,70 +148,45 @@ def _adam_one(param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
     p, g, m, v = param._data, grad._data, exp_avg._data, exp_avg_sq._data
     if SCALARS_BY_VALUE and not p.ndim:  # numpy 1.x computes a 0-d array with a Python float in float64:
         p, g, m, v = p.reshape(1), g.reshape(1), m.reshape(1), v.reshape(1)  # one-element views keep the dtype
+    mx = max_exp_avg_sq._data.reshape(v.shape) if max_exp_avg_sq is not None else None  # (a view)
     s = step_t._data
     np.add(s, 1, out=s)
     version_counter(step_t)[0] += 1
-    if _compiled_ok(p, g, m, v, max_exp_avg_sq):
-        fast = _compiled.family("adam")
-        if fast is not None:
-            _adam_compiled(fast, param, p, g, m, v, max_exp_avg_sq, float(s), beta1, beta2, lr, weight_decay, eps,
-                           maximize, decoupled)
-            version_counter(exp_avg)[0] += 1
-            version_counter(exp_avg_sq)[0] += 2
-            if max_exp_avg_sq is not None:
-                version_counter(max_exp_avg_sq)[0] += 1
-            return
-    if maximize:
-        g = np.negative(g, out=np.empty_like(g))
-    if weight_decay != 0:
-        if decoupled:
-            np.multiply(p, 1 - lr * weight_decay, out=p)
-            version_counter(param)[0] += 1
-        else:  # grad.add(param, alpha=weight_decay)
-            g = plus_scaled_into(np.empty_like(g), g, p, weight_decay, scratch)
-
-    # first moment: m.lerp_(g, 1 - beta1); PyTorch's lerp is one FMA either side of weight 0.5:
-    # m + w * (g - m) below, g - (g - m) * (1 - w) from there, w and 1 - w in the dtype's precision
-    diff = np.subtract(g, m, out=np.empty_like(m))
-    if p.dtype == np.float32:
-        weight = np.float32(1 - beta1)
-        rest = np.float32(1) - weight
+    fast = _compiled.family("adam") if _compiled_ok(p, g, m, v, max_exp_avg_sq) else None
+    hyper = (float(s), beta1, beta2, lr, weight_decay, eps, maximize, decoupled)
+    if p.size >= parallel.SPLIT_FROM and _in_parts(fast, (p, g, m, v, mx), hyper):
+        pass
+    elif fast is not None:
+        _adam_compiled(fast, p, g, m, v, mx, *hyper)
     else:
-        weight = 1 - beta1
-        rest = 1 - weight
-    if abs(weight) < 0.5:
-        plus_scaled_into(m, m, diff, float(weight), scratch)
-    else:
-        plus_scaled_into(m, g, diff, -float(rest), scratch)
+        _adam_arrays(p, g, m, v, mx, *hyper, scratch)
+    version_counter(param)[0] += 2 if weight_decay != 0 and decoupled else 1
     version_counter(exp_avg)[0] += 1
-
-    # second moment: v.mul_(beta2).addcmul_(g, g, value=1 - beta2), the addcmul in two roundings
-    # (the module docstring says why)
-    np.multiply(v, beta2, out=v)
-    np.multiply(g, 1 - beta2, out=diff)
-    np.multiply(diff, g, out=diff)
-    np.add(v, diff, out=v)
     version_counter(exp_avg_sq)[0] += 2
-
-    step = float(s)
-    bias_correction1 = 1 - beta1 ** step
-    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-    step_size = lr / bias_correction1
     if max_exp_avg_sq is not None:
-        mx = max_exp_avg_sq._data.reshape(v.shape)  # (a view)
-        np.maximum(mx, v, out=mx)
         version_counter(max_exp_avg_sq)[0] += 1
-        v = mx
-    denom = np.sqrt(v, out=np.empty_like(v))
-    np.divide(denom, bias_correction2_sqrt, out=denom)
-    np.add(denom, eps, out=denom)
 
-    # param.addcdiv_(m, denom, value=-step_size): three roundings in PyTorch's kernel too
-    scratch = diff
-    np.multiply(m, -step_size, out=scratch)
-    np.divide(scratch, denom, out=scratch)
-    np.add(p, scratch, out=p)
-    version_counter(param)[0] += 1
+
+def _in_parts(fast, arrays: tuple, hyper: tuple) -> bool:
+    """The update of ``arrays`` (p, g, m, v and max_sq or None), by the compiled kernel ``fast`` or on numpy
+    (None), on runs of their elements across threads, for large C-contiguous arrays of one size; False
+    where it does not split (one thread, or other layouts: the caller updates the whole arrays). Each
+    element's update is the same operations on any thread, so the floats do not depend on the split; the
+    parts' BLAS calls (the FMA's axpy) run on one BLAS thread."""
+    n = arrays[0].size
+    if parallel.get_num_threads() < 2 or not all(a is None or (a.flags.c_contiguous and a.size == n) for a in arrays):
+        return False
+    flats = [None if a is None else a.reshape(-1) for a in arrays]
+
+    def part(lo, hi):
+        p, g, m, v, mx = (None if f is None else f[lo:hi] for f in flats)
+        if fast is not None:
+            _adam_compiled(fast, p, g, m, v, mx, *hyper)
+        else:
+            _adam_arrays(p, g, m, v, mx, *hyper, None)
+
+    parallel.parallel_for(n, part, grain=parallel.ELEMENTWISE_GRAIN, blas=True)
+    return True
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -227,10 +203,61 @@ def _compiled_ok(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, max
             and all(a.flags.writeable for a in arrays if a is not g) and (max_sq is None or max_sq._data.dtype == dt))
 
 
-def _adam_compiled(fast, param: Tensor, p, g, m, v, max_sq, step: float, beta1: float, beta2: float, lr: float,
-                   weight_decay: float, eps: float, maximize: bool, decoupled: bool) -> None:
-    """The update below in one compiled pass (``_kernels/compiled/adam.py``): the same hyper-parameters,
-    computed here in Python as below, each rounded to the arrays' dtype there as numpy rounds them."""
+def _adam_arrays(p, g, m, v, mx, step: float, beta1: float, beta2: float, lr: float, weight_decay: float,
+                 eps: float, maximize: bool, decoupled: bool, scratch: dict | None) -> None:
+    """The update on numpy arrays in place: p, m, v and ``mx`` (the running maximum of v with AMSGrad, else
+    None), each of p's shape; PyTorch's single-tensor steps, as the module docstring says."""
+    if maximize:
+        g = np.negative(g, out=np.empty_like(g))
+    if weight_decay != 0:
+        if decoupled:
+            np.multiply(p, 1 - lr * weight_decay, out=p)
+        else:  # grad.add(param, alpha=weight_decay)
+            g = plus_scaled_into(np.empty_like(g), g, p, weight_decay, scratch)
+
+    # first moment: m.lerp_(g, 1 - beta1); PyTorch's lerp is one FMA either side of weight 0.5:
+    # m + w * (g - m) below, g - (g - m) * (1 - w) from there, w and 1 - w in the dtype's precision
+    diff = np.subtract(g, m, out=np.empty_like(m))
+    if p.dtype == np.float32:
+        weight = np.float32(1 - beta1)
+        rest = np.float32(1) - weight
+    else:
+        weight = 1 - beta1
+        rest = 1 - weight
+    if abs(weight) < 0.5:
+        plus_scaled_into(m, m, diff, float(weight), scratch)
+    else:
+        plus_scaled_into(m, g, diff, -float(rest), scratch)
+
+    # second moment: v.mul_(beta2).addcmul_(g, g, value=1 - beta2), the addcmul in two roundings
+    # (the module docstring says why)
+    np.multiply(v, beta2, out=v)
+    np.multiply(g, 1 - beta2, out=diff)
+    np.multiply(diff, g, out=diff)
+    np.add(v, diff, out=v)
+
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+    step_size = lr / bias_correction1
+    if mx is not None:
+        np.maximum(mx, v, out=mx)
+        v = mx
+    denom = np.sqrt(v, out=np.empty_like(v))
+    np.divide(denom, bias_correction2_sqrt, out=denom)
+    np.add(denom, eps, out=denom)
+
+    # param.addcdiv_(m, denom, value=-step_size): three roundings in PyTorch's kernel too
+    scratch = diff
+    np.multiply(m, -step_size, out=scratch)
+    np.divide(scratch, denom, out=scratch)
+    np.add(p, scratch, out=p)
+
+
+def _adam_compiled(fast, p, g, m, v, mx, step: float, beta1: float, beta2: float, lr: float, weight_decay: float,
+                   eps: float, maximize: bool, decoupled: bool) -> None:
+    """``_adam_arrays`` in one compiled pass (``_kernels/compiled/adam.py``; C-contiguous arrays of one
+    dtype): the same hyper-parameters, computed here in Python as there, each rounded to the arrays'
+    dtype by the kernel as numpy rounds them."""
     if p.dtype == np.float32:
         weight = np.float32(1 - beta1)
         rest = np.float32(1) - weight
@@ -240,9 +267,8 @@ def _adam_compiled(fast, param: Tensor, p, g, m, v, max_sq, step: float, beta1: 
     from_m = bool(abs(weight) < 0.5)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-    mx = max_sq._data.reshape(-1) if max_sq is not None else p.reshape(-1)
-    fast.update(p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1), mx, 1 - lr * weight_decay,
-                float(weight_decay), float(weight) if from_m else -float(rest), from_m, float(beta2),
-                float(1 - beta2), float(bias_correction2_sqrt), eps, float(-(lr / bias_correction1)), bool(maximize),
-                bool(decoupled), max_sq is not None)
-    version_counter(param)[0] += 2 if weight_decay != 0 and decoupled else 1
+    flat = p.reshape(-1)
+    fast.update(flat, g.reshape(-1), m.reshape(-1), v.reshape(-1), flat if mx is None else mx.reshape(-1),
+                1 - lr * weight_decay, float(weight_decay), float(weight) if from_m else -float(rest), from_m,
+                float(beta2), float(1 - beta2), float(bias_correction2_sqrt), eps, float(-(lr / bias_correction1)),
+                bool(maximize), bool(decoupled), mx is not None)

@@ -305,8 +305,10 @@ def _resample_case(seed):
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
-    "layer_norm": (("layer_norm.forward", "layer_norm.backward"), _layer_norm_case, 12),
-    "gelu": (("gelu.forward", "gelu.backward"), _gelu_case, 6),
+    "layer_norm": (("layer_norm.forward_into", "layer_norm.input_grad_into"), _layer_norm_case, 12),
+    # (seeds 0, 4, 8 of the case above: a weight or bias with a gradient, which the kernel sums)
+    "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
+    "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
     "lstm": (("rnn.lstm_bptt_factors",), _rnn_case, 14),
@@ -377,13 +379,14 @@ def test_gelu_kernel_matches_exhaustively_on_a_float32_sweep():
     fast = compiled.family("gelu")
     bits = np.arange(0, 2 ** 32, 4099, dtype=np.uint64).astype(np.uint32)
     s = bits.view(np.float32)
-    got = fast.forward(s)
+    got = [np.empty_like(s) for _ in range(3)]
+    fast.forward_into(s, *got)
     want = gelu_onednn.gelu_forward(s)
-    _assert_same(list(got), list(want), "gelu forward sweep")
-    g = np.ones_like(s)
+    _assert_same(got, list(want), "gelu forward sweep")
+    g, d = np.ones_like(s), np.empty_like(s)
+    fast.backward_into(g, s, got[1], got[2], d)
     with np.errstate(all="ignore"):
-        _assert_same([fast.backward(g, s, got[1], got[2])], [gelu_onednn.gelu_backward(g, s, want[1], want[2])],
-                     "gelu backward sweep")
+        _assert_same([d], [gelu_onednn.gelu_backward(g, s, want[1], want[2])], "gelu backward sweep")
 
 
 def test_pairwise_sum_is_numpys():
@@ -467,4 +470,4 @@ def test_read_only_inputs(calls):
                 tt.nn.functional.batch_norm(X, None, None, W, None, True)]
     got, want = _both(run)
     _assert_same(got, want, "read-only inputs")
-    assert calls["gelu.forward"] and calls["layer_norm.forward"] and calls["batch_norm.train_forward"]
+    assert calls["gelu.forward_into"] and calls["layer_norm.forward_into"] and calls["batch_norm.train_forward"]

@@ -43,7 +43,7 @@ def _same_bits(a, b):
 
 def _all_threads_agree(fn):
     """fn() returns arrays (or a tuple of them): the same bits at 1 thread and at each of THREADS."""
-    one = fn()
+    one = _at(1, fn)  # (not the default count: on a machine with cores to spare that splits too)
     one = one if isinstance(one, tuple) else (one,)
     for t in THREADS:
         parallel.stats(reset=True, enable=True)
@@ -373,7 +373,20 @@ def test_batched_matmul():
     _all_threads_agree(lambda: tt.matmul(a, b).numpy().copy())
 
 
-def test_gelu_forward_and_backward():
+@pytest.fixture(params=["numpy", "compiled"])
+def kernels(request, _restore_threads):
+    """Each test runs on the numpy path and, where numba is installed, on the compiled kernels ([fast]),
+    which split their large arrays the same way."""
+    if request.param == "compiled":
+        if os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0"):
+            pytest.skip("TINYTORCH_NO_NUMBA is set")
+        compiled.set_enabled(True)  # (the autouse fixture puts the setting back)
+        if any(compiled.family(name) is None for name in ("gelu", "layer_norm", "adam")):
+            pytest.skip("numba is not installed (the [fast] extra)")
+    return request.param
+
+
+def test_gelu_forward_and_backward(kernels):
     x = tt.tensor(_randn(16, 64, 512) * 3, requires_grad=True)
 
     def run():
@@ -407,6 +420,27 @@ def test_sgd_update(momentum, nesterov):
             w.grad = tt.tensor(_RNG_FIXED_GRAD((1024, 517 + 0 * i), np.float32) * (i + 1))
             opt.step()
         return w.detach().numpy().copy()
+
+    _all_threads_agree(run)
+
+
+@pytest.mark.parametrize("opt", ["adam", "adamw", "adamw_amsgrad_maximize", "adam_l2"])
+def test_adam_update(opt, kernels):
+    # one parameter above SPLIT_FROM (its update in runs of elements across threads), one below
+    shapes = [(600, 512), (7, 5)]
+
+    def run():
+        ws = [tt.nn.Parameter(tt.tensor(_RNG_FIXED_GRAD(s, np.float32))) for s in shapes]
+        kw = {"adam": {}, "adamw": {"weight_decay": 0.1}, "adam_l2": {"weight_decay": 0.01},
+              "adamw_amsgrad_maximize": {"weight_decay": 0.1, "amsgrad": True, "maximize": True}}[opt]
+        make = tt.optim.AdamW if opt.startswith("adamw") else tt.optim.Adam
+        o = make(ws, lr=0.01, **kw)
+        for i in range(3):
+            for w, s in zip(ws, shapes):
+                w.grad = tt.tensor(_RNG_FIXED_GRAD(s[::-1], np.float32).reshape(s) * (i + 1))
+            o.step()
+        state = [o.state[w][k].numpy().copy() for w in ws for k in sorted(o.state[w]) if k != "step"]
+        return tuple(w.detach().numpy().copy() for w in ws) + tuple(state)
 
     _all_threads_agree(run)
 
@@ -478,8 +512,10 @@ def test_plain_sgd_update_of_any_shape(torch, shape):
     _paths.assert_bits(got, tw.detach().numpy(), ulps=3, scale=1.0, what="SGD update")  # test_mlp_fast_paths' bound
 
 
-@pytest.mark.parametrize("shape,k", [((16, 64, 128), 1), ((1024, 128), 1), ((8, 3, 500, 7), 2)])
-def test_layer_norm_forward_and_backward(shape, k):
+@pytest.mark.parametrize("shape,k", [((16, 64, 128), 1), ((1024, 128), 1), ((8, 3, 500, 7), 2), ((32, 64, 128), 1)])
+def test_layer_norm_forward_and_backward(shape, k, kernels):
+    if kernels == "compiled" and (k != 1 or np.prod(shape) < parallel.SPLIT_FROM):
+        pytest.skip("the compiled kernel takes one normalised dim, and splits from SPLIT_FROM elements")
     x = tt.tensor(_randn(*shape), requires_grad=True)
     w, b = (tt.tensor(_randn(*shape[-k:]), requires_grad=True) for _ in range(2))
 

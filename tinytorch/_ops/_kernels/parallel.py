@@ -451,7 +451,10 @@ def parallel_for(n: int, body, grain: int = GRAIN, blas: bool = False) -> None:
     ``grain`` (see ``run``)."""
     if n < 2 * grain or not _can_split():
         if n > 0:
-            _serially(body, [(0, n)], blas)
+            if blas:
+                _serially(body, [(0, n)], blas)
+            else:
+                body(0, n)
         return
     run(body, ranges(n, grain), blas)
 

@@ -17,6 +17,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
+from .._kernels import parallel
 from .._core.batching import composite
 from .._core.registry import op
 from .._core.util import complex_grad_error, opmath
@@ -74,6 +75,28 @@ def _scalar(v):
     return 1 if v == 1 else v
 
 
+def _gelu_forward_compiled(fast, x: np.ndarray):
+    """(gelu, erf(x / sqrt 2), exp(-x^2 / 2)) of a C-contiguous float32 array by the compiled kernel, a large
+    one in runs of elements across threads (each element the same steps: the same floats)."""
+    flat = x.reshape(-1)
+    out, erf, q = (np.empty(x.shape, np.float32) for _ in range(3))
+    fo, fe, fq = out.reshape(-1), erf.reshape(-1), q.reshape(-1)
+    parallel.parallel_for(flat.size, lambda a, b: fast.forward_into(flat[a:b], fo[a:b], fe[a:b], fq[a:b]),
+                          grain=parallel.ELEMENTWISE_GRAIN)
+    return out, erf, q
+
+
+def _gelu_backward_compiled(fast, g: np.ndarray, x: np.ndarray, erf: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """GELU's input gradient by the compiled kernel (C-contiguous float32 arrays of one shape), split as the
+    forward."""
+    flats = [a.reshape(-1) for a in (g, x, erf, q)]
+    d = np.empty(x.shape, np.float32)
+    fd = d.reshape(-1)
+    parallel.parallel_for(fd.size, lambda a, b: fast.backward_into(*(f[a:b] for f in flats), fd[a:b]),
+                          grain=parallel.ELEMENTWISE_GRAIN)
+    return d
+
+
 class GeluBackward0(Node):
     saved_fields = (("approximate", "approximate"), ("self", 0))
     erf = None  # erf(x / sqrt 2) from the forward, when it computed one
@@ -92,8 +115,7 @@ class GeluBackward0(Node):
                 if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
                     fast = _compiled.family("gelu")
                     if fast is not None:  # the same steps, fused (the same floats)
-                        return (_make(fast.backward(gd.reshape(-1), xd.reshape(-1), self.erf.reshape(-1),
-                                                    self.exp_half_sq.reshape(-1)).reshape(xd.shape)),)
+                        return (_make(_gelu_backward_compiled(fast, gd, xd, self.erf, self.exp_half_sq)),)
                 return (_make(_gelu_onednn.gelu_backward(gd, xd, self.erf, self.exp_half_sq)),)
             if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
                 erf = self.erf if self.erf is not None else _erf_array(xd / _SQRT_2)
@@ -119,7 +141,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
         fast = _compiled.family("gelu")
         if fast is not None:  # the same steps, fused (the same floats)
-            out, erf, exp_half_sq = (a.reshape(storage.shape) for a in fast.forward(storage.reshape(-1)))
+            out, erf, exp_half_sq = _gelu_forward_compiled(fast, storage)
         else:
             out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
         return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)

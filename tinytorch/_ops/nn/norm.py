@@ -121,6 +121,32 @@ def _stats(i: int, output: bool = False):
     return get
 
 
+def _compiled_row_grain(c: int) -> int:
+    """Rows of ``c`` elements a part of a compiled layer_norm kernel takes at least (its loops run several
+    times faster than numpy's passes, so a part must hold more elements to be worth a thread)."""
+    return max(1, parallel.ELEMENTWISE_GRAIN // c)
+
+
+def _layer_norm_backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool):
+    """(grad_input, grad_weight, grad_bias) of rows (R, C) by the compiled kernels (an array not asked for
+    comes back None): a large one in one region whose parts each take a run of rows for the input
+    gradient and the matching run of columns for the parameter gradients (each column summed down all
+    the rows, in order), so every float is the one-thread kernel's."""
+    rows, c = gd.shape
+    gx = np.empty((rows, c), gd.dtype) if need_x else None
+    gw = np.empty(c, gd.dtype) if need_w else _EMPTY[gd.dtype]
+    gb = np.empty(c, gd.dtype) if need_b else _EMPTY[gd.dtype]
+
+    def part(a, b):
+        if need_x:
+            fast.input_grad_into(gd[a:b], xhat[a:b], invstd[a:b], wd, gx[a:b])
+        if need_w or need_b:  # the columns in the same proportion as the rows: parts cover 0..c once
+            fast.param_grads_into(gd, xhat, gw, gb, a * c // rows, b * c // rows)
+
+    parallel.parallel_for(rows, part, grain=_compiled_row_grain(c))
+    return gx, gw if need_w else None, gb if need_b else None
+
+
 class NativeLayerNormBackward0(Node):
     saved_fields = (("input", 0), ("normalized_shape", "normalized_shape"), ("weight", 1), ("bias", 2),
                     ("result1", _stats(0)), ("result2", _stats(1)))
@@ -145,9 +171,9 @@ class NativeLayerNormBackward0(Node):
                     # numpy sums the parameter gradients' rows in memory order: those stay numpy's below
                     wd = _EMPTY[gd.dtype] if w is None else w._data.reshape(-1)
                     # (the kernel takes rows: a transposed input's xhat is in Fortran order)
-                    gx, gw, gb = fast.backward(np.ascontiguousarray(gd).reshape(-1, c),
-                                               np.ascontiguousarray(xhat).reshape(-1, c),
-                                               invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
+                    gx, gw, gb = _layer_norm_backward_compiled(
+                        fast, np.ascontiguousarray(gd).reshape(-1, c), np.ascontiguousarray(xhat).reshape(-1, c),
+                        invstd.reshape(-1), wd, need_x, need_w and whole, need_b and whole)
                     gx = _make(gx.reshape(gd.shape)) if need_x else None
                     if whole:
                         return gx, _make(gw) if need_w else None, _make(gb) if need_b else None
@@ -200,8 +226,14 @@ def _layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, b
         fast = _compiled.family("layer_norm")
         if fast is not None:  # the steps below, fused (the same floats)
             c, none = x.shape[-1], _EMPTY[x.dtype]
-            out, xhat, invstd = fast.forward(x.reshape(-1, c), none if weight is None else weight._data.reshape(-1),
-                                             none if bias is None else bias._data.reshape(-1), float(eps))
+            rows = x.reshape(-1, c)
+            wd = none if weight is None else weight._data.reshape(-1)
+            bd = none if bias is None else bias._data.reshape(-1)
+            out, xhat = np.empty(rows.shape, x.dtype), np.empty(rows.shape, x.dtype)
+            invstd = np.empty(rows.shape[0], x.dtype)
+            parallel.parallel_for(rows.shape[0], lambda a, b: fast.forward_into(rows[a:b], wd, bd, float(eps), out[a:b],
+                                                                                xhat[a:b], invstd[a:b]),
+                                  grain=_compiled_row_grain(c))
             invstd = invstd.reshape(x.shape[:-1] + (1,))
             params = (input, weight, bias)
             return record(out.reshape(x.shape), NativeLayerNormBackward0, params, params, axes=axes,

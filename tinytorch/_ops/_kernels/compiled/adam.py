@@ -1,4 +1,4 @@
-"""One parameter's Adam/AdamW update (``optim/adam.py``'s ``_adam_one``) in one pass over contiguous
+"""One parameter's Adam/AdamW update (``optim/adam.py``'s ``_adam_arrays``) in one pass over contiguous
 float32/float64 arrays instead of about 15 numpy passes: every step in the array's precision, each
 hyper-parameter rounded to it as numpy rounds a Python float it is given, and the weight decay's
 ``add(alpha=)`` and the first moment's ``lerp`` each one fused multiply-add (``llvm.fma``: the value

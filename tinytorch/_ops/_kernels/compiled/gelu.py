@@ -21,14 +21,11 @@ _SIGN_BIT = np.int32(_g._SIGN_BIT)
 _V, _R = float32[::1], readonly(float32, 1)
 
 
-@jit([types.UniTuple(_V, 3)(_R)])
-def forward(s):
-    """(gelu(s), erf(s / sqrt 2), exp(-s^2 / 2)) of a contiguous float32 array, as ``gelu_forward``."""
-    n = s.size
-    out = np.empty(n, np.float32)
-    erf_out = np.empty(n, np.float32)
-    exp_out = np.empty(n, np.float32)
-    for k in range(n):
+@jit([types.void(_R, _V, _V, _V)])
+def forward_into(s, out, erf_out, exp_out):
+    """gelu(s), erf(s / sqrt 2) and exp(-s^2 / 2) of a contiguous float32 array, as ``gelu_forward``, written
+    into three arrays of its length (a part of a larger array, on one of the pool's threads)."""
+    for k in range(s.size):
         sk = s[k]
         x = sk * _ONE_OVER_SQRT_2
         t = abs(x) * _AS_P + _ONE
@@ -61,19 +58,16 @@ def forward(s):
         out[k] = np.float32((np.float64(erf) + 1.0) * np.float64(sk) * 0.5) + _ZERO
         erf_out[k] = erf
         exp_out[k] = y
-    return out, erf_out, exp_out
 
 
-@jit([_V(_R, _R, _R, _R)])
-def backward(grad, s, erf, q):
-    """grad * (1/2 + s / sqrt(2 pi) exp(-s^2 / 2) + erf / 2), as ``gelu_backward`` (contiguous arrays)."""
-    n = s.size
-    d = np.empty(n, np.float32)
-    for k in range(n):
+@jit([types.void(_R, _R, _R, _R, _V)])
+def backward_into(grad, s, erf, q, d):
+    """grad * (1/2 + s / sqrt(2 pi) exp(-s^2 / 2) + erf / 2), as ``gelu_backward`` (contiguous arrays),
+    written into ``d``."""
+    for k in range(s.size):
         v = s[k] * _ONE_OVER_SQRT_2
         v = v * _ONE_OVER_SQRT_PI
         v = v * q[k]
         v = v + _HALF
         v = v + erf[k] * _HALF
         d[k] = v * grad[k]
-    return d

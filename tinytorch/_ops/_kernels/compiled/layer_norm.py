@@ -7,32 +7,35 @@ array with two or more columns)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, float32, float64, types
+from numba import float32, float64, int64, types
 
 from ._common import jit, like, readonly, row_sum
 
 
 def _forward_sig(t):
     m, v, rm, rv = t[:, ::1], t[::1], readonly(t, 2), readonly(t, 1)
-    return types.Tuple((m, m, v))(rm, rv, rv, float64)
+    return types.void(rm, rv, rv, float64, m, m, v)
 
 
-def _backward_sig(t):
-    m, v, rm, rv = t[:, ::1], t[::1], readonly(t, 2), readonly(t, 1)
-    return types.Tuple((m, v, v))(rm, rm, rv, rv, boolean, boolean, boolean)
+def _input_grad_sig(t):
+    m, rm, rv = t[:, ::1], readonly(t, 2), readonly(t, 1)
+    return types.void(rm, rm, rv, rv, m)
+
+
+def _param_grads_sig(t):
+    v, rm = t[::1], readonly(t, 2)
+    return types.void(rm, rm, v, v, int64, int64)
 
 
 @jit([_forward_sig(float32), _forward_sig(float64)])
-def forward(x, w, b, eps):
-    """(out, xhat, invstd (R,)) of rows ``x`` (R, C); an empty ``w`` or ``b`` stands for None."""
+def forward_into(x, w, b, eps, out, xhat, invstd):
+    """out, xhat and invstd (R,) of rows ``x`` (R, C), written into the arrays given; an empty ``w`` or ``b``
+    stands for None. Each row on its own: a run of rows is computed alike on any thread."""
     rows, c = x.shape
     zero = like(x[0, 0], 0.0)
     one = like(zero, 1.0)
     count = like(zero, c)
     eps_t = like(zero, eps)
-    out = np.empty((rows, c), x.dtype)
-    xhat = np.empty((rows, c), x.dtype)
-    invstd = np.empty(rows, x.dtype)
     sq = np.empty(c, x.dtype)
     for r in range(rows):
         xr, hr = x[r], xhat[r]
@@ -53,42 +56,45 @@ def forward(x, w, b, eps):
             if b.size:
                 h = h + b[j]
             orow[j] = h
-    return out, xhat, invstd
 
 
-@jit([_backward_sig(float32), _backward_sig(float64)])
-def backward(gd, xhat, invstd, w, need_x, need_w, need_b):
-    """(grad_input, grad_weight, grad_bias) of rows (R, C), R >= 1, C >= 2; an empty ``w`` stands for
-    None, and an array not asked for comes back empty."""
+@jit([_input_grad_sig(float32), _input_grad_sig(float64)])
+def input_grad_into(gd, xhat, invstd, w, gx):
+    """The input gradient of rows (R, C), C >= 2, written into ``gx``; an empty ``w`` stands for None. Each
+    row on its own, as the forward."""
     rows, c = gd.shape
+    count = like(gd[0, 0], c)
+    prod = np.empty(c, gd.dtype)
+    for r in range(rows):
+        g_hat, hr = gx[r], xhat[r]  # g_hat first, in the row of the result
+        for j in range(c):
+            g = gd[r, j] * w[j] if w.size else gd[r, j]
+            g_hat[j] = g
+            prod[j] = g * hr[j]
+        m1 = row_sum(prod, 0, c, 1) / count
+        m0 = row_sum(g_hat, 0, c, 1) / count
+        inv = invstd[r]
+        for j in range(c):
+            g_hat[j] = ((g_hat[j] - m0) - hr[j] * m1) * inv
+
+
+@jit([_param_grads_sig(float32), _param_grads_sig(float64)])
+def param_grads_into(gd, xhat, gw, gb, lo, hi):
+    """Columns ``lo:hi`` of the weight and bias gradients (C,) of rows (R, C): each column summed down the
+    rows one after another, so a run of columns is summed alike on any thread. An empty ``gw`` or ``gb``
+    is not asked for."""
+    rows = gd.shape[0]
     zero = like(gd[0, 0], 0.0)
-    count = like(zero, c)
-    gx = np.empty((rows if need_x else 0, c), gd.dtype)
-    if need_x:
-        prod = np.empty(c, gd.dtype)
-        for r in range(rows):
-            g_hat, hr = gx[r], xhat[r]  # g_hat first, in the row of the result
-            for j in range(c):
-                g = gd[r, j] * w[j] if w.size else gd[r, j]
-                g_hat[j] = g
-                prod[j] = g * hr[j]
-            m1 = row_sum(prod, 0, c, 1) / count
-            m0 = row_sum(g_hat, 0, c, 1) / count
-            inv = invstd[r]
-            for j in range(c):
-                g_hat[j] = ((g_hat[j] - m0) - hr[j] * m1) * inv
-    gw = np.empty(c if need_w else 0, gd.dtype)
-    gb = np.empty(c if need_b else 0, gd.dtype)
-    for j in range(gw.size):
-        gw[j] = zero
-    for j in range(gb.size):
-        gb[j] = zero
-    if need_w or need_b:
-        for r in range(rows):
-            for j in range(c):
-                g = gd[r, j]
-                if need_w:
-                    gw[j] += g * xhat[r, j]
-                if need_b:
-                    gb[j] += g
-    return gx, gw, gb
+    need_w, need_b = gw.size > 0, gb.size > 0
+    for j in range(lo, hi):
+        if need_w:
+            gw[j] = zero
+        if need_b:
+            gb[j] = zero
+    for r in range(rows):
+        for j in range(lo, hi):
+            g = gd[r, j]
+            if need_w:
+                gw[j] += g * xhat[r, j]
+            if need_b:
+                gb[j] += g
