@@ -201,3 +201,18 @@ def test_cnn_model_runs_under_tinytorch():
     net = _cnn.cnn_model(tinytorch)
     out = net(tinytorch.zeros(2, 1, 28, 28))
     assert tuple(out.shape) == (2, 10)
+
+
+def test_trace_regions_reports_each_kind_of_region(capsys, monkeypatch):
+    tinytorch = pytest.importorskip("tinytorch")
+    import trace_regions
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(var, "1")  # (the tool sets them for its own process: put back afterwards)
+    monkeypatch.setattr(tinytorch._ops._kernels.parallel, "_threads", tinytorch.get_num_threads(), raising=False)
+
+    trace_regions.main(["--row", "cnn", "--threads", "2", "--steps", "1"])
+    out = capsys.readouterr().out
+    assert "regions a step" in out
+    rows = [line for line in out.splitlines() if line.startswith("| `")]
+    assert any("_conv_fwd" in line for line in rows), out  # the convolution's split forward was traced
