@@ -512,10 +512,11 @@ def test_plain_sgd_update_of_any_shape(torch, shape):
     _paths.assert_bits(got, tw.detach().numpy(), ulps=3, scale=1.0, what="SGD update")  # test_mlp_fast_paths' bound
 
 
-@pytest.mark.parametrize("shape,k", [((16, 64, 128), 1), ((1024, 128), 1), ((8, 3, 500, 7), 2), ((32, 64, 128), 1)])
+# (the compiled kernel takes one normalised dim, and splits from SPLIT_FROM elements: the last shape)
+@pytest.mark.parametrize("shape,k,kernels", [((16, 64, 128), 1, "numpy"), ((1024, 128), 1, "numpy"),
+                                             ((8, 3, 500, 7), 2, "numpy"), ((32, 64, 128), 1, "numpy"),
+                                             ((32, 64, 128), 1, "compiled")], indirect=["kernels"])
 def test_layer_norm_forward_and_backward(shape, k, kernels):
-    if kernels == "compiled" and (k != 1 or np.prod(shape) < parallel.SPLIT_FROM):
-        pytest.skip("the compiled kernel takes one normalised dim, and splits from SPLIT_FROM elements")
     x = tt.tensor(_randn(*shape), requires_grad=True)
     w, b = (tt.tensor(_randn(*shape[-k:]), requires_grad=True) for _ in range(2))
 

@@ -86,15 +86,18 @@ def param_grads_into(gd, xhat, gw, gb, lo, hi):
     rows = gd.shape[0]
     zero = like(gd[0, 0], 0.0)
     need_w, need_b = gw.size > 0, gb.size > 0
-    for j in range(lo, hi):
+    n = hi - lo
+    # (indices from 0 into slices: numba then knows them non-negative and the loops vectorise)
+    gws, gbs = gw[lo:hi] if need_w else gw, gb[lo:hi] if need_b else gb
+    for j in range(gws.size):
+        gws[j] = zero
+    for j in range(gbs.size):
+        gbs[j] = zero
+    for r in range(rows):  # each column's sum runs down the rows in order
+        gr, hr = gd[r, lo:hi], xhat[r, lo:hi]
         if need_w:
-            gw[j] = zero
+            for j in range(n):
+                gws[j] += gr[j] * hr[j]
         if need_b:
-            gb[j] = zero
-    for r in range(rows):
-        for j in range(lo, hi):
-            g = gd[r, j]
-            if need_w:
-                gw[j] += g * xhat[r, j]
-            if need_b:
-                gb[j] += g
+            for j in range(n):
+                gbs[j] += gr[j]
