@@ -412,6 +412,40 @@ def test_pairwise_sum_is_numpys():
     assert str(summed(np.full(3, -0.0), 1)) == str(np.add.reduce(np.full(3, -0.0)))  # +0.0, as numpy
 
 
+def test_kernel_cache_follows_every_source_file(tmp_path):
+    """numba checks a cached kernel against its own file only; the kernels are cached in a directory named
+    by a hash of all their sources, so a change to a shared helper (``_common.py``) is a fresh compile."""
+    import shutil
+
+    here = os.path.dirname(compiled.__file__)
+    copy = tmp_path / "compiled"
+    copy.mkdir()
+    for f in os.listdir(here):
+        if f.endswith(".py"):
+            shutil.copy(os.path.join(here, f), copy / f)
+    shutil.copy(os.path.join(os.path.dirname(here), "gelu_onednn.py"), tmp_path / "gelu_onednn.py")
+    first = compiled.fingerprint(str(copy))
+    assert first == compiled.fingerprint(here)  # names and contents, not places
+    (copy / "_common.py").write_text((copy / "_common.py").read_text() + "\n# a change\n")
+    assert compiled.fingerprint(str(copy)) != first
+    (copy / "_common.py").write_text(open(os.path.join(here, "_common.py")).read())
+    assert compiled.fingerprint(str(copy)) == first
+    (tmp_path / "gelu_onednn.py").write_text("# another constant\n")
+    assert compiled.fingerprint(str(copy)) != first
+
+
+def test_kernels_are_cached_under_their_fingerprint():
+    _numba_or_skip()
+    from numba.core import config
+
+    where = compiled.cache_dir()
+    assert os.path.basename(where).endswith(compiled.fingerprint())
+    if not os.access(os.path.dirname(where), os.W_OK):
+        pytest.skip("the cache's parent directory is not writable here (numba falls back to its own places)")
+    assert any(os.scandir(where)), "no kernel was cached in the fingerprinted directory"
+    assert config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")  # numba's own setting put back after loading
+
+
 # -- without numba --------------------------------------------------------------------------------------
 _STEP = ("import numpy as np, tinytorch as tt\n"
          "tt.manual_seed(0)\n"

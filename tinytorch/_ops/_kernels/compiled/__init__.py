@@ -19,9 +19,11 @@ is LLVM's ``llvm.fma``, one rounding, as the numpy path's emulation and PyTorch'
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
 import time
 import warnings
@@ -75,6 +77,49 @@ def _import_numba() -> None:
         arraymath.ensure_blas = real
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# the sources the compiled code is made from: this package's modules, and the constants gelu.py takes
+_SOURCES = ("gelu_onednn.py",)
+_CACHE_PREFIX = "tinytorch-kernels-"
+
+
+def fingerprint(directory: str = _HERE, extra: tuple = _SOURCES) -> str:
+    """A hash of the kernels' sources: every ``.py`` file of ``directory`` and the ``extra`` files of its
+    parent, names and contents."""
+    h = hashlib.sha256()
+    paths = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".py"))
+    for path in paths + [os.path.join(os.path.dirname(directory), f) for f in extra]:
+        h.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> str:
+    """Where numba caches these kernels: a directory named by their sources' ``fingerprint``, under
+    ``NUMBA_CACHE_DIR`` where it is set, else under this package's ``__pycache__``.
+
+    numba checks a cached function against its own file's time stamp only, not the files it calls into: a
+    change to ``_common.py`` alone (the pairwise sum, the FMA) would leave every kernel that inlines it on
+    the old machine code. A directory per version of all the sources makes any change a fresh compile."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(_HERE, "__pycache__")
+    return os.path.join(base, _CACHE_PREFIX + fingerprint())
+
+
+def _prune(keep: str) -> None:
+    """Remove this package's caches of other versions of the sources (only in its own ``__pycache__``: a
+    shared NUMBA_CACHE_DIR may hold another installation's)."""
+    parent = os.path.dirname(keep)
+    if parent != os.path.join(_HERE, "__pycache__"):
+        return
+    try:
+        stale = [d for d in os.listdir(parent) if d.startswith(_CACHE_PREFIX) and d != os.path.basename(keep)]
+    except OSError:
+        return
+    for d in stale:
+        shutil.rmtree(os.path.join(parent, d), ignore_errors=True)
+
+
 def _load(name: str):
     t0 = time.perf_counter()
     module = None
@@ -82,7 +127,17 @@ def _load(name: str):
         with warnings.catch_warnings():  # numba's own warnings (a cache directory it cannot write...) stay quiet
             warnings.simplefilter("ignore")
             _import_numba()
-            module = importlib.import_module(f"{__name__}.{name}")
+            from numba.core import config
+
+            # numba reads its cache directory when a module's kernels are defined: ours only, for this import
+            # (a directory it cannot write makes numba fall back to its usual places)
+            before, config.CACHE_DIR = config.CACHE_DIR, cache_dir()
+            try:
+                if not _families:
+                    _prune(config.CACHE_DIR)
+                module = importlib.import_module(f"{__name__}.{name}")
+            finally:
+                config.CACHE_DIR = before
     except Exception:  # noqa: BLE001  (numba missing, or failing to compile: the numpy path, silently)
         module = None
     _families[name] = module
