@@ -7,6 +7,8 @@ paths set numpy's error-state context variable directly (about 0.2 µs): ``token
 ``errstate`` blocks, warning filters) are never changed: the variable is reset to what it was."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 try:  # numpy >= 2: the error state is one context variable
@@ -27,6 +29,20 @@ except ImportError:  # older numpy: the documented context manager
 
     def loud(ctx) -> None:
         ctx.__exit__(None, None, None)
+
+
+def silent(fn):
+    """``fn`` run with numpy's floating-point warnings off (``quiet``/``loud`` around it): for the array
+    kernels that compute inf and NaN as PyTorch's do, silently. The parallel regions inside hand this
+    setting to their threads."""
+    @functools.wraps(fn)
+    def run_silently(*args, **kwargs):
+        token = quiet()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            loud(token)
+    return run_silently
 
 
 try:  # numpy >= 2.3: ``ufunc(..., out=...)`` returns a 0-d array for 0-d operands, not a numpy scalar

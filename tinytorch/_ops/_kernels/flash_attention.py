@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from .parallel import matmul as _gemm
 
 _ONES: dict = {}
@@ -32,6 +33,7 @@ def row_sums(e: np.ndarray) -> np.ndarray:
     return np.matmul(e.reshape(-1, n), ones).reshape(e.shape[:-1] + (1,))
 
 
+@silent  # (rows of -inf and inf - inf: NaN, silently, as PyTorch's attention)
 def softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray):
     """softmax(s) · v in the kernel's order: the exponentials exp(s - max) times v, then each row scaled
     by the reciprocal of its sum (the (L, S) division becomes an (L, E) product). Returns (out, exps, row
@@ -47,6 +49,7 @@ def softmax_matmul(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray):
     return np.multiply(ev, recip, out=ev), e, sums
 
 
+@silent
 def backward(g: np.ndarray, q: np.ndarray, kr: np.ndarray, vr: np.ndarray, p: np.ndarray, keep, scale: float,
              need_q: bool, need_k: bool, need_v: bool):
     """(dq, dk, dv, ds) of out = dropout(p) · V with p = softmax(Q Kᵀ · scale + mask), for key and value

@@ -13,6 +13,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..._quiet_fp import silent
 from . import parallel
 
 
@@ -178,6 +179,7 @@ def _parts(chunks: list, work: int) -> list:
     return parallel.ranges(len(chunks), 1)
 
 
+@silent  # (PyTorch's convolutions compute inf * 0 silently)
 def _conv_fwd(x, w, b, geo):
     """y (N, O, Ho, Wo) = w * x + b, and the padded input the weight gradient will need.
 
@@ -242,6 +244,7 @@ def _col2im_wide(acc: np.ndarray, col: np.ndarray, geo: _Geometry, slabs: list) 
         np.add(acc, slab, out=acc)
 
 
+@silent
 def _conv_t_fwd(y, w, geo, rows=None):
     """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv.
 
@@ -342,6 +345,7 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
 _PRODUCTS_BYTES = 8 << 20  # at most this much of per-chunk weight-gradient products held at once
 
 
+@silent
 def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv.
 

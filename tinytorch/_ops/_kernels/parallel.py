@@ -35,6 +35,7 @@ from _queue import SimpleQueue  # queue.SimpleQueue itself, without importing qu
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from .openblas import openblas_library
 
 __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
@@ -317,10 +318,12 @@ def stats(reset: bool = False, enable: bool | None = None, serial: bool | None =
     return out
 
 
+@silent
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)``: the GEMMs of linear layers and matmul, which OpenBLAS runs on its threads
     (``set_num_threads`` sets their count). With the accounting on (``stats``), the time of those it
-    runs on several threads is counted as time on all threads."""
+    runs on several threads is counted as time on all threads. Silent about inf and NaN, as PyTorch's
+    products are (numpy warns of ``inf * 0``, and of whatever the BLAS kernel's floating-point flags say)."""
     if (a.ndim >= 3 and a.shape[0] >= 2 and a.shape[:-2] == b.shape[:-2] and a.size * b.shape[-1] >= _BATCH_SPLIT_FROM
             and a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_THREADS_FROM and _can_split()):
         # a batch of GEMMs each too small for OpenBLAS's threads (so one-thread calls, the same floats

@@ -567,8 +567,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     n1 = vector_norm(a, 2, dim, True)
     n2 = vector_norm(b, 2, dim, True)
     # PyTorch clamps the norms in place under no_grad: the clamp is invisible to the gradient
-    n1 = n1 + _make(np.maximum(n1._data, eps) - n1._data)
-    n2 = n2 + _make(np.maximum(n2._data, eps) - n2._data)
+    with np.errstate(invalid="ignore"):  # (an infinite norm: inf - inf, NaN, silently, as in PyTorch)
+        n1 = n1 + _make(np.maximum(n1._data, eps) - n1._data)
+        n2 = n2 + _make(np.maximum(n2._data, eps) - n2._data)
     return ((a / n1) * (b / n2)).sum(dim)
 
 

@@ -174,7 +174,7 @@ def _silu(input: Tensor) -> Tensor:
         x = input._data
     else:
         x = float_array(input, "silu_cpu")
-    with np.errstate(over="ignore"):
+    with np.errstate(all="ignore"):  # (silu(-inf) is -inf / inf: NaN, silently, as in PyTorch)
         out = x / (1 + np.exp(-x))
     return record(cast(out, x), SiluBackward0, (input,), (input,))
 

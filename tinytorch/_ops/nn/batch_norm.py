@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ..._dtype import LOWP_NP
@@ -123,6 +124,7 @@ def _eval_grads(g, xhat, invstd, w, shape: tuple, need: tuple, total):
             total(g) if need[2] else None)
 
 
+@silent
 def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,
                       eps: float, axes: tuple, shape: tuple, n: int) -> Tensor:
     """Training batch_norm of a float32/float64 array, in the order and precision of PyTorch's CPU

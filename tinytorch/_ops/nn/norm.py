@@ -15,6 +15,7 @@ import numpy as np
 from .._kernels import parallel
 from ..._dtype import FLOATING_NP, FROM_NP
 from ..._numpy_compat import NUMPY2
+from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -67,6 +68,7 @@ def _mean_np(x: np.ndarray, axes: tuple) -> np.ndarray:
     return out
 
 
+@silent
 def _np_stats(x: np.ndarray, axes: tuple, eps: float):
     mean = _mean_np(x, axes)
     xc = x - mean

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.record import record
@@ -39,6 +40,7 @@ def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarr
     return out
 
 
+@silent
 def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
     """Apply each (axis, map, n_in) to ``x``; with ``transpose``, the adjoint maps in reverse order.
 

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._dtype import FLOATING_NP, FROM_NP, cpp_name
+from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -389,6 +390,7 @@ class AvgPool2DBackwardBackward0(Node):
         return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
 
 
+@silent
 def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
     k, s, p, out_hw, div = cfg
     x = input._data
@@ -535,6 +537,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
         return (_adaptive_avg(h, self.out_hw),)
 
 
+@silent
 def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
     x = input._data
     x4 = _as4(x)

@@ -1,0 +1,96 @@
+"""Inputs with inf, -inf and NaN: PyTorch computes the non-finite values its formulas give, silently. tinytorch
+gives the same values and gradients, and numpy's floating-point warnings ("invalid value encountered in
+matmul", "... in reduce") do not reach the caller, in the forward and in the backward, including from
+the parallel kernels (convolutions, attention, products) and their threads."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+_CASES = {
+    "conv2d": ((2, 3, 7, 7), lambda L, x: L.nn.functional.conv2d(x, _w(L, (4, 3, 3, 3)))),
+    "conv2d_split": ((8, 8, 30, 30), lambda L, x: L.nn.functional.conv2d(x, _w(L, (8, 8, 3, 3)))),
+    "conv_transpose2d": ((2, 3, 6, 6), lambda L, x: L.nn.functional.conv_transpose2d(x, _w(L, (3, 4, 3, 3)))),
+    "conv1d": ((2, 3, 9), lambda L, x: L.nn.functional.conv1d(x, _w(L, (4, 3, 3)))),
+    "linear": ((4, 5), lambda L, x: L.nn.functional.linear(x, _w(L, (3, 5)))),
+    "bmm": ((3, 4, 5), lambda L, x: L.bmm(x, _w(L, (3, 5, 2)))),
+    "attention": ((2, 2, 6, 8), lambda L, x: L.nn.functional.scaled_dot_product_attention(x, x, x)),
+    "avg_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.avg_pool2d(x, 2)),
+    "adaptive_avg_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 3)),
+    "max_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.max_pool2d(x, 2)),
+    "batch_norm": ((4, 3, 5), lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True)),
+    "instance_norm": ((4, 3, 5), lambda L, x: L.nn.functional.instance_norm(x)),
+    "layer_norm": ((4, 3, 5), lambda L, x: L.nn.functional.layer_norm(x, (5,))),
+    "group_norm": ((4, 4, 5), lambda L, x: L.nn.functional.group_norm(x, 2)),
+    "interpolate": ((1, 2, 4, 4), lambda L, x: L.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")),
+    "silu": ((4, 5), lambda L, x: L.nn.functional.silu(x)),
+    "gelu": ((4, 5), lambda L, x: L.nn.functional.gelu(x)),
+    "cosine_similarity": ((4, 5), lambda L, x: L.nn.functional.cosine_similarity(x, L.ones(4, 5))),
+}
+
+
+def _w(L, shape):
+    """Weights with zeros among them (inf * 0 in the products), the same in both libraries."""
+    w = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    w.reshape(-1)[::3] = 0.0
+    return L.tensor(w)
+
+
+def _input(shape, kind: str) -> np.ndarray:
+    x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    if kind == "inf":
+        flat[0], flat[flat.size // 2] = np.inf, -np.inf
+    else:
+        flat[1] = np.nan
+    return x
+
+
+def _run(L, name, x):
+    shape, make = _CASES[name]
+    t = L.tensor(x, requires_grad=True)
+    y = make(L, t)
+    y.backward(L.tensor(np.linspace(-1, 1, y.numel(), dtype=np.float32).reshape(tuple(y.shape))))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+# known differences in the values (the warnings are silenced there too: the forward and backward run, and
+# the test fails on a warning before it reaches the values). strict: a fix makes the test pass, and the entry goes
+_DIFFERENT = {
+    ("adaptive_avg_pool2d", "inf"): "window sums as differences of cumulative sums: inf - inf spreads NaN to later "
+                                    "windows; PyTorch sums each window",
+    ("adaptive_avg_pool2d", "nan"): "the same cumulative sums carry a NaN into later windows",
+    ("interpolate", "inf"): "bilinear resampling as products with weight matrices: inf * 0 reaches outputs whose "
+                            "neighbours are finite; PyTorch weighs only the two neighbours",
+    ("interpolate", "nan"): "the same products carry a NaN to every output of its row and column",
+    ("attention", "nan"): "NaN positions differ in a few outputs (not yet traced)",
+    ("gelu", "inf"): "gelu(+inf) is NaN in PyTorch (on its default, avx2 and avx512 paths alike); the emulated "
+                     "oneDNN steps give inf",
+}
+
+
+def _cases():
+    for name in sorted(_CASES):
+        for kind in ("inf", "nan"):
+            reason = _DIFFERENT.get((name, kind))
+            marks = [pytest.mark.xfail(reason=reason, strict=True, raises=AssertionError)] if reason else []
+            yield pytest.param(name, kind, marks=marks, id=f"{name}-{kind}")
+
+
+@pytest.mark.parametrize("name, kind", list(_cases()))
+def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
+    x = _input(_CASES[name][0], kind)
+    torch.set_num_threads(1)
+    want = _run(torch, name, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any numpy RuntimeWarning fails the test
+        got = _run(tt, name, x)
+    for g, w, what in zip(got, want, ("output", "input gradient")):
+        assert g.shape == w.shape, what
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{name}: NaN positions of the {what}")
+        np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w), err_msg=f"{name}: +inf of the {what}")
+        np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w), err_msg=f"{name}: -inf of the {what}")
+        finite = np.isfinite(w)
+        np.testing.assert_allclose(g[finite], w[finite], rtol=1e-4, atol=1e-5, err_msg=f"{name}: {what}")
