@@ -86,6 +86,22 @@ def test_conv2d_random_shapes_match_torch(n, c, o, h, w, k, s, p, d, groups, bia
           np.float64)
 
 
+def test_pooled_gradient_rows_of_another_geometry_do_not_leak(torch):
+    # The backward lays the output gradient out as rows of the padded width, zero after each row's Wo
+    # entries, in arrays pooled between calls. A 1x1 convolution fills whole rows; a 4x4 one of the same
+    # output height and padded width fills two columns of five. The second once took the first one's array
+    # (the same shape) and read its leftovers as gradient (found by a random sweep: ~1 call in 5,000).
+    for k, h in ((1, 6), (4, 9)):
+        arrays = [_r((2, 1, h, 5), k), _r((3, 1, k, k), k + 1)]
+        ours = [tt.tensor(a, requires_grad=True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        g = _r((2, 3, 6, 6 - k), 9)
+        F.conv2d(*ours).backward(tt.tensor(g))
+        torch.nn.functional.conv2d(*theirs).backward(torch.tensor(g))
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("row", [(2, 3, 9, 4, 3, 1, 0, 1, 1), (1, 4, 10, 4, 3, 2, 1, 2, 2), (2, 2, 5, 3, 1, 3, 0, 1, 1)])
 def test_conv1d_matches_torch(torch, row, dtype):

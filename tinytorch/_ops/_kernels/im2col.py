@@ -148,10 +148,22 @@ def _im2col(windows: np.ndarray, geo: _Geometry, n0: int, n1: int, buf: np.ndarr
     return col.reshape(g, c // g * kh * kw, (n1 - n0) * geo.out_hw[0] * geo.row)
 
 
+def rows_tag(geo: _Geometry) -> tuple:
+    """The pool's tag of ``_rows_of``'s arrays: their shape does not say how many leading columns of each
+    row a gradient fills (Wo), and the columns after those must be the zeros written when the array was
+    made, so arrays are shared only between geometries with the same Wo."""
+    return ("rows", geo.out_hw[1])
+
+
+def put_rows(rows: np.ndarray, geo: _Geometry) -> None:
+    """Give ``_rows_of``'s array back to the pool."""
+    _pool.put(rows_tag(geo), rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
+
+
 def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
     """An (N, O, Ho, Wo) gradient as (O, N*Ho*row): channel-major, zero-padded to the row length."""
     n, o, ho, wo = y.shape
-    out = _pool.take(("rows", (o, n, ho, geo.row), y.dtype))
+    out = _pool.take((rows_tag(geo), (o, n, ho, geo.row), y.dtype))
     if out is None:  # the padding columns are zeroed once: pooled rows are only read after this copy
         out = np.empty((o, n, ho, geo.row), y.dtype)
         out[..., wo:] = 0
@@ -267,7 +279,7 @@ def _conv_t_fwd(y, w, geo, rows=None):
         body = _conv_t_one_sample(rows, w4, geo, out, chunks)
         parallel.run(body, _parts(chunks, wm.shape[1] * g * n * per), blas=True)
         if own:
-            _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
+            put_rows(rows, geo)
         return _from4(out, geo.one_d)
 
     def body(i0, i1):
@@ -297,7 +309,7 @@ def _conv_t_fwd(y, w, geo, rows=None):
 
     parallel.run(body, _parts(chunks, wm.shape[1] * g * n * per), blas=True)
     if own:
-        _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
+        put_rows(rows, geo)
     return _from4(out, geo.one_d)
 
 
@@ -411,7 +423,7 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
             parallel.parallel_for(flat_gw.size, add, grain=parallel.GRAIN // max(1, len(these)))
         _pool.put("products", prods)
     if own:
-        _pool.put("rows", rows.reshape(o, n, geo.out_hw[0], geo.row))
+        put_rows(rows, geo)
     if own_xp:
         _release_padded(xp, x4, geo)
     shape = (o, c // g) + ((geo.k[1],) if geo.one_d else geo.k)

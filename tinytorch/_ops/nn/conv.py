@@ -20,7 +20,7 @@ from ...tensor import Tensor
 from .._core.record import record
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
-from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _pool, _release_padded, _rows_of
+from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _release_padded, _rows_of, put_rows
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
 
@@ -60,7 +60,7 @@ class ConvolutionBackward0(Node):
         gw = _conv_w(x, g, geo, self._xp, rows=rows) if self.need[1] else None
         gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
         if rows is not None:
-            _pool.put("rows", rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
+            put_rows(rows, geo)
         if self._xp is not None:
             _release_padded(self._xp, _as4(x._data, geo.one_d), geo)
             self._xp = None
