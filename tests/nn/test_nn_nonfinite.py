@@ -65,7 +65,8 @@ _DIFFERENT = {
     ("interpolate", "inf"): "bilinear resampling as products with weight matrices: inf * 0 reaches outputs whose "
                             "neighbours are finite; PyTorch weighs only the two neighbours",
     ("interpolate", "nan"): "the same products carry a NaN to every output of its row and column",
-    ("attention", "nan"): "NaN positions differ in a few outputs (not yet traced)",
+    ("attention", "nan"): "a query row with a NaN (all its scores NaN): PyTorch's flash kernel still gives finite "
+                          "weights there (only V's NaN column reaches that output row); tinytorch's whole row is NaN",
     ("gelu", "inf"): "gelu(+inf) is NaN in PyTorch (on its default, avx2 and avx512 paths alike); the emulated "
                      "oneDNN steps give inf",
 }
