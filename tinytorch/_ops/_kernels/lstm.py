@@ -123,6 +123,15 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
     scratch = {}  # rows -> the onednn sigmoid's scratch views (work, its int32 view, positive)
     if onednn and (fast is None or not equal):
         work, positive = np.empty(3 * batch * hidden, dt), np.empty(3 * batch * hidden, dt)
+
+    def sigmoid_scratch(n: int) -> tuple:
+        views = scratch.get(n)
+        if views is None:
+            size = 3 * n * hidden
+            w3 = work[:size].reshape(3, n, hidden)
+            views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
+        return views
+
     no_bias = _EMPTY32 if b_step is None else b_step
     for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
@@ -139,56 +148,38 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
                 c_prev[s:s + n] = cp
         g = xw[s:s + n]
         w_t = whh_c if n >= big else whh_t  # W_hh^T for this step's rows (same floats)
-        if fast is not None and equal:
+        if fast is not None and equal:  # oneDNN's own exp in the sigmoid gates: PyTorch's floats
             a3 = acts[3, rows]
             fast.lstm_gates(g, np.matmul(hp, w_t, out=prod[:n]), no_bias, acts, rows.start)
             np.tanh(a3, out=a3)
             fast.lstm_cell(acts, rows.start, cp, c_new)
-            tc = np.tanh(c_new, out=tanh_c[rows])
-            hn = np.multiply(acts[2, rows], tc, out=h_new if slots else out[s:s + n])
-            if not slots:
-                h_new[...] = hn
-            continue
-        if fast is not None:  # unequal lengths (PyTorch's composite cell, not oneDNN): the numpy path's floats
-            views = scratch.get(n)
-            if views is None:
-                size = 3 * n * hidden
-                w3 = work[:size].reshape(3, n, hidden)
-                views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
-            w3, _, pos = views
+        elif fast is not None:  # unequal lengths (PyTorch's composite cell, not oneDNN): the numpy path's floats
+            w3, _, pos = sigmoid_scratch(n)
             fast.lstm_gates_onednn(g, np.matmul(hp, w_t, out=prod[:n]), no_bias, w3, pos)
             np.tanh(g.reshape(n, 4, hidden)[:, 2], out=acts[3, rows])
             np.exp(w3, out=w3)
             fast.lstm_cell_onednn(w3, pos, acts, rows.start, cp, c_new)
-            tc = np.tanh(c_new, out=tanh_c[rows])
-            hn = np.multiply(acts[2, rows], tc, out=h_new if slots else out[s:s + n])
-            if not slots:
-                h_new[...] = hn
-            continue
-        if onednn:
-            g += np.matmul(hp, w_t, out=prod[:n])
-            if b_step is not None:
-                g += b_step
         else:
-            m = hp @ w_t
-            if b_step is not None:
-                m += b_step
-            g += m
-        gt = g.reshape(n, 4, hidden).transpose(1, 0, 2)  # (4, n, H) view, PyTorch's (i, f, g, o)
-        a = acts[:, rows]
-        i, f, o, gg = a
-        np.tanh(gt[2], out=gg)
-        if onednn:
-            views = scratch.get(n)
-            if views is None:
-                size = 3 * n * hidden
-                w3 = work[:size].reshape(3, n, hidden)
-                views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
-            _sigmoid_gates_onednn(gt, a[:3], *views)
-        else:
-            _sigmoid_gates(gt, a[:3])
-        np.multiply(f, cp, out=c_new)
-        c_new += np.multiply(i, gg, out=ig[:n])
+            if onednn:
+                g += np.matmul(hp, w_t, out=prod[:n])
+                if b_step is not None:
+                    g += b_step
+            else:
+                m = hp @ w_t
+                if b_step is not None:
+                    m += b_step
+                g += m
+            gt = g.reshape(n, 4, hidden).transpose(1, 0, 2)  # (4, n, H) view, PyTorch's (i, f, g, o)
+            a = acts[:, rows]
+            i, f, _, gg = a
+            np.tanh(gt[2], out=gg)
+            if onednn:
+                _sigmoid_gates_onednn(gt, a[:3], *sigmoid_scratch(n))
+            else:
+                _sigmoid_gates(gt, a[:3])
+            np.multiply(f, cp, out=c_new)
+            c_new += np.multiply(i, gg, out=ig[:n])
+        o = acts[2, rows]
         tc = np.tanh(c_new, out=tanh_c[rows])
         if whr_t is None:
             hn = np.multiply(o, tc, out=h_new if slots else out[s:s + n])

@@ -195,8 +195,6 @@ BLAS_SPIN_EXPONENT = 22
 _spin_tuned = False
 
 
-
-
 def tune_blas_spin() -> bool:
     """Shorten OpenBLAS's idle spin (once a process, and only where OpenBLAS's threads may start); True
     when it was changed here."""

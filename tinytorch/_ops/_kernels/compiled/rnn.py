@@ -44,21 +44,27 @@ def lstm_gates_onednn(g, prod, b, work, positive):
                 work[slot, r, k] = bits_float(np.int32(float_bits(v) | _SIGN))
 
 
+@jit([types.void(_T32, int64, _M32, _M32)])
+def lstm_cell(acts, row0, cp, c_new):
+    """After numpy's tanh of the g gate: c_new = f cp + i g (``cp`` may be ``c_new``)."""
+    n, hidden = cp.shape
+    for r in range(n):
+        t = row0 + r
+        for k in range(hidden):
+            c_new[r, k] = acts[1, t, k] * cp[r, k] + acts[0, t, k] * acts[3, t, k]
+
+
 @jit([types.void(_T32, _T32, _T32, int64, _M32, _M32)])
 def lstm_cell_onednn(work, positive, acts, row0, cp, c_new):
     """After numpy's exp of ``work`` (exp(-|a|)) and tanh of the g gate (into ``acts[3]``): the i, f, o
-    gates |s - e / (e + 1)| into acts[0..2] (rows row0...), then c_new = f cp + i g (``cp`` may be
-    ``c_new``)."""
+    gates |s - e / (e + 1)| into acts[0..2] (rows row0...), then the cell (``lstm_cell``)."""
     n, hidden = cp.shape
     for slot in range(3):
         for r in range(n):
             for k in range(hidden):
                 e = work[slot, r, k]
                 acts[slot, row0 + r, k] = abs(positive[slot, r, k] - e / (e + _ONE32))
-    for r in range(n):
-        for k in range(hidden):
-            t = row0 + r
-            c_new[r, k] = acts[1, t, k] * cp[r, k] + acts[0, t, k] * acts[3, t, k]
+    lstm_cell(acts, row0, cp, c_new)
 
 
 @jit([types.void(_M32, _M32, readonly(float32, 1), _T32, int64)])
@@ -84,16 +90,6 @@ def lstm_gates(g, prod, b, acts, row0):
                 if with_b:
                     v = v + b[base + k]
                 acts[slot, t, k] = sigmoid_onednn(v)
-
-
-@jit([types.void(_T32, int64, _M32, _M32)])
-def lstm_cell(acts, row0, cp, c_new):
-    """After numpy's tanh of the g gate: c_new = f cp + i g (``cp`` may be ``c_new``)."""
-    n, hidden = cp.shape
-    for r in range(n):
-        t = row0 + r
-        for k in range(hidden):
-            c_new[r, k] = acts[1, t, k] * cp[r, k] + acts[0, t, k] * acts[3, t, k]
 
 
 def _bptt_sig(t):
