@@ -176,16 +176,10 @@ def _in_parts(fast, arrays: tuple, hyper: tuple) -> bool:
     n = arrays[0].size
     if parallel.get_num_threads() < 2 or not all(a is None or (a.flags.c_contiguous and a.size == n) for a in arrays):
         return False
-    flats = [None if a is None else a.reshape(-1) for a in arrays]
-
-    def part(lo, hi):
-        p, g, m, v, mx = (None if f is None else f[lo:hi] for f in flats)
-        if fast is not None:
-            _adam_compiled(fast, p, g, m, v, mx, *hyper)
-        else:
-            _adam_arrays(p, g, m, v, mx, *hyper, None)
-
-    parallel.parallel_for(n, part, grain=parallel.ELEMENTWISE_GRAIN, blas=True)
+    if fast is not None:
+        parallel.flat_runs(lambda *run: _adam_compiled(fast, *run, *hyper), *arrays, blas=True)
+    else:
+        parallel.flat_runs(lambda *run: _adam_arrays(*run, *hyper, None), *arrays, blas=True)
     return True
 
 

@@ -40,7 +40,7 @@ from .openblas import openblas_library
 
 __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads", "parallel_for", "run", "ranges", "elementwise",
-           "copyto", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads"]
+           "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads"]
 
 # PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
 GRAIN = 32768
@@ -502,6 +502,16 @@ def elementwise(fn, out: np.ndarray, *inputs, grain: int = ELEMENTWISE_GRAIN, **
 
     run(body, _parts_along(shape[axis], out.size, grain))
     return out
+
+
+def flat_runs(kernel, *arrays, grain: int = ELEMENTWISE_GRAIN, blas: bool = False) -> None:
+    """``kernel(*arrays)`` for a kernel that works element by element on arrays of one size, seen flat (a
+    compiled kernel with its outputs among its arguments): on runs of their elements across threads when
+    large, each run of every array handed to one call. The arrays a kernel writes must be C-contiguous (a
+    flat view of them, not a copy); None passes through as None."""
+    flats = [None if a is None else a.reshape(-1) for a in arrays]
+    parallel_for(flats[0].size, lambda lo, hi: kernel(*(None if f is None else f[lo:hi] for f in flats)),
+                 grain=grain, blas=blas)
 
 
 def copyto(dst: np.ndarray, src, grain: int = ELEMENTWISE_GRAIN) -> None:

@@ -78,22 +78,15 @@ def _scalar(v):
 def _gelu_forward_compiled(fast, x: np.ndarray):
     """(gelu, erf(x / sqrt 2), exp(-x^2 / 2)) of a C-contiguous float32 array by the compiled kernel, a large
     one in runs of elements across threads (each element the same steps: the same floats)."""
-    flat = x.reshape(-1)
     out, erf, q = (np.empty(x.shape, np.float32) for _ in range(3))
-    fo, fe, fq = out.reshape(-1), erf.reshape(-1), q.reshape(-1)
-    parallel.parallel_for(flat.size, lambda a, b: fast.forward_into(flat[a:b], fo[a:b], fe[a:b], fq[a:b]),
-                          grain=parallel.ELEMENTWISE_GRAIN)
+    parallel.flat_runs(fast.forward_into, x, out, erf, q)
     return out, erf, q
 
 
 def _gelu_backward_compiled(fast, g: np.ndarray, x: np.ndarray, erf: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """GELU's input gradient by the compiled kernel (C-contiguous float32 arrays of one shape), split as the
-    forward."""
-    flats = [a.reshape(-1) for a in (g, x, erf, q)]
+    """GELU's input gradient by the compiled kernel (float32 arrays of one shape), split as the forward."""
     d = np.empty(x.shape, np.float32)
-    fd = d.reshape(-1)
-    parallel.parallel_for(fd.size, lambda a, b: fast.backward_into(*(f[a:b] for f in flats), fd[a:b]),
-                          grain=parallel.ELEMENTWISE_GRAIN)
+    parallel.flat_runs(fast.backward_into, g, x, erf, q, d)
     return d
 
 
