@@ -11,12 +11,13 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
+from .._ops._kernels import parallel
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
-__all__ = ["_GroupOptimizer", "_check_lr", "_scalar_state", "_zeros_like", "_grad_of", "_bump", "_lerp",
-           "_to_scalar"]
+__all__ = ["_GroupOptimizer", "_check_lr", "_scalar_state", "_zeros_like", "_signed", "_bump", "_lerp",
+           "_to_scalar", "_by_elements", "_data"]
 
 
 def _check_lr(lr: Any) -> None:
@@ -37,10 +38,27 @@ def _zeros_like(p: Tensor, fill: float = 0.0) -> Tensor:
     return _wrap(np.full_like(p._data, fill))
 
 
-def _grad_of(grad: Tensor, maximize: bool) -> np.ndarray:
-    """The gradient array to use, negated (as a copy) when maximizing."""
-    g = grad._data
+def _data(t: Tensor | None) -> np.ndarray | None:
+    return None if t is None else t._data
+
+
+def _signed(g: np.ndarray, maximize: bool) -> np.ndarray:
+    """The gradient array ``g`` to descend along: negated (a copy) when maximizing."""
     return np.negative(g) if maximize else g
+
+
+def _by_elements(update: Callable, arrays: tuple, *hyper) -> None:
+    """``update(*arrays, *hyper)``, an update that works element by element on the parameter, its gradient
+    and its state arrays (None passes through as None), the per-group numbers in ``hyper``. Large
+    C-contiguous arrays of one size are updated on runs of their flat elements across threads
+    (``parallel.flat_runs``), as PyTorch's foreach kernels spread over its threads: every element goes
+    through the same operations on any run, so the floats do not depend on the thread count."""
+    n = arrays[0].size
+    if (n >= parallel.SPLIT_FROM and parallel.get_num_threads() > 1
+            and all(a is None or (a.flags.c_contiguous and a.size == n) for a in arrays)):
+        parallel.flat_runs(lambda *run: update(*run, *hyper), *arrays)
+    else:
+        update(*arrays, *hyper)
 
 
 def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> None:

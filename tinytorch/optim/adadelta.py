@@ -6,7 +6,7 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _scalar_state, _to_scalar, _zeros_like
+from ._base import _by_elements, _bump, _check_lr, _GroupOptimizer, _scalar_state, _signed, _to_scalar, _zeros_like
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -55,16 +55,20 @@ def adadelta(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor
                                                           state_steps):
         step_t._data[...] += 1
         _bump(step_t)
-        p = param._data
-        g = _grad_of(grad, maximize)
-        if weight_decay != 0:
-            g = g + weight_decay * p
-        sq, acc = square_avg._data, acc_delta._data
-        sq[...] = sq * rho + (1 - rho) * g * g
+        _by_elements(_adadelta_arrays, (param._data, grad._data, square_avg._data, acc_delta._data),
+                     lr, rho, eps, weight_decay, maximize)
         _bump(square_avg, 2)
-        std = np.sqrt(sq + eps)
-        delta = np.sqrt(acc + eps) / std * g
-        acc[...] = acc * rho + (1 - rho) * delta * delta
         _bump(acc_delta, 2)
-        p[...] = p + (-lr) * delta
         _bump(param)
+
+
+def _adadelta_arrays(p, g, sq, acc, lr, rho, eps, weight_decay, maximize) -> None:
+    """One Adadelta step on arrays, in place."""
+    g = _signed(g, maximize)
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    sq[...] = sq * rho + (1 - rho) * g * g
+    std = np.sqrt(sq + eps)
+    delta = np.sqrt(acc + eps) / std * g
+    acc[...] = acc * rho + (1 - rho) * delta * delta
+    p[...] = p + (-lr) * delta

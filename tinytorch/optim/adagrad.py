@@ -6,7 +6,7 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _scalar_state, _to_scalar, _zeros_like
+from ._base import _by_elements, _bump, _check_lr, _GroupOptimizer, _scalar_state, _signed, _to_scalar, _zeros_like
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -70,14 +70,17 @@ def adagrad(params: list[Tensor], grads: list[Tensor], state_sums: list[Tensor],
         step_t._data[...] += 1
         _bump(step_t)
         step = float(step_t._data)
-        p = param._data
-        g = _grad_of(grad, maximize)
-        if weight_decay != 0:
-            g = g + weight_decay * p
         clr = lr / (1 + (step - 1) * lr_decay)
-        s = state_sum._data
-        s[...] = s + g * g
+        _by_elements(_adagrad_arrays, (param._data, grad._data, state_sum._data), clr, eps, weight_decay, maximize)
         _bump(state_sum)
-        std = np.sqrt(s) + eps
-        p[...] = p + (-clr) * (g / std)
         _bump(param)
+
+
+def _adagrad_arrays(p, g, s, clr, eps, weight_decay, maximize) -> None:
+    """One Adagrad step on arrays, in place, at the decayed learning rate ``clr``."""
+    g = _signed(g, maximize)
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    s[...] = s + g * g
+    std = np.sqrt(s) + eps
+    p[...] = p + (-clr) * (g / std)

@@ -6,7 +6,7 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import (_bump, _check_lr, _grad_of, _GroupOptimizer, _lerp, _scalar_state, _to_scalar,
+from ._base import (_by_elements, _bump, _check_lr, _GroupOptimizer, _lerp, _scalar_state, _signed, _to_scalar,
                     _zeros_like)
 
 __all__ = ["Adamax", "adamax"]
@@ -62,17 +62,21 @@ def adamax(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
     lr = _to_scalar(lr)
     for param, grad, exp_avg, exp_inf, step_t in zip(params, grads, exp_avgs, exp_infs,
                                                      state_steps):
-        p = param._data
-        g = _grad_of(grad, maximize)
         step_t._data[...] += 1
         _bump(step_t)
-        if weight_decay != 0:
-            g = g + weight_decay * p
-        _lerp(exp_avg._data, g, 1 - beta1)
-        _bump(exp_avg)
-        inf = exp_inf._data
-        inf[...] = np.maximum(inf * beta2, np.abs(g) + eps)
-        _bump(exp_inf, 2)
         clr = lr / (1 - beta1 ** float(step_t._data))
-        p[...] = p + (-clr) * (exp_avg._data / inf)
+        _by_elements(_adamax_arrays, (param._data, grad._data, exp_avg._data, exp_inf._data),
+                     clr, beta1, beta2, eps, weight_decay, maximize)
+        _bump(exp_avg)
+        _bump(exp_inf, 2)
         _bump(param)
+
+
+def _adamax_arrays(p, g, m, inf, clr, beta1, beta2, eps, weight_decay, maximize) -> None:
+    """One Adamax step on arrays, in place, at the bias-corrected learning rate ``clr``."""
+    g = _signed(g, maximize)
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    _lerp(m, g, 1 - beta1)
+    inf[...] = np.maximum(inf * beta2, np.abs(g) + eps)
+    p[...] = p + (-clr) * (m / inf)

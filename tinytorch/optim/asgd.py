@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..tensor import Tensor
-from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _scalar_state, _to_scalar, _zeros_like
+from ._base import _by_elements, _bump, _check_lr, _GroupOptimizer, _scalar_state, _signed, _to_scalar, _zeros_like
 
 __all__ = ["ASGD", "asgd"]
 
@@ -50,20 +50,13 @@ def asgd(params: list[Tensor], grads: list[Tensor], axs: list[Tensor], mus: list
     """The ASGD update in place; advances ``step``, ``eta`` and ``mu``."""
     lr = _to_scalar(lr)
     for param, grad, ax, mu, eta, step_t in zip(params, grads, axs, mus, etas, state_steps):
-        p = param._data
-        g = _grad_of(grad, maximize)
         step_t._data[...] += 1
         _bump(step_t)
-        if weight_decay != 0:
-            g = g + weight_decay * p
         eta_value = float(eta._data)
-        p[...] = p * (1 - lambd * eta_value)
-        p[...] = p + (-eta_value) * g
+        mu_value = mu._data if float(mu._data) != 1 else None  # (a 0-d array: the average's weight in its dtype)
+        _by_elements(_asgd_arrays, (param._data, grad._data, ax._data), lambd, eta_value, mu_value, weight_decay,
+                     maximize)
         _bump(param, 2)
-        if float(mu._data) != 1:
-            ax._data[...] = ax._data + (p - ax._data) * mu._data
-        else:
-            ax._data[...] = p
         _bump(ax)
         step = float(step_t._data)
         # PyTorch builds the new values as float64 tensors and copies them into the state's dtype
@@ -71,3 +64,17 @@ def asgd(params: list[Tensor], grads: list[Tensor], axs: list[Tensor], mus: list
         mu._data[...] = 1 / max(1, step - t0)
         _bump(eta)
         _bump(mu)
+
+
+def _asgd_arrays(p, g, ax, lambd, eta, mu, weight_decay, maximize) -> None:
+    """One ASGD step on arrays, in place: ``eta`` the step size, ``mu`` the running average's weight (None:
+    the average restarts at the new iterate)."""
+    g = _signed(g, maximize)
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    p[...] = p * (1 - lambd * eta)
+    p[...] = p + (-eta) * g
+    if mu is not None:
+        ax[...] = ax + (p - ax) * mu
+    else:
+        ax[...] = p

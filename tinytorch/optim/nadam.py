@@ -6,8 +6,8 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import (_bump, _check_lr, _grad_of, _GroupOptimizer, _lerp, _scalar_state, _to_scalar,
-                    _zeros_like)
+from ._base import (_by_elements, _bump, _check_lr, _GroupOptimizer, _lerp, _scalar_state, _signed,
+                    _to_scalar, _zeros_like)
 from .adamax import _check_betas
 
 __all__ = ["NAdam", "nadam"]
@@ -67,34 +67,43 @@ def nadam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
     """The NAdam update in place; advances ``step`` and ``mu_product``."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
-        p = param._data
-        g = _grad_of(grads[i], maximize)
         exp_avg, exp_avg_sq, mu_product, step_t = (exp_avgs[i], exp_avg_sqs[i], mu_products[i],
                                                    state_steps[i])
         step_t._data[...] += 1
         _bump(step_t)
         step = float(step_t._data)
         bias_correction2 = 1 - beta2 ** step
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p[...] = p * (1 - lr * weight_decay)
-                _bump(param)
-            else:
-                g = g + weight_decay * p
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         # the product lives in the state tensor's dtype (float32 unless the default is float64)
         prod = mu_product._data
         prod[...] = prod * prod.dtype.type(mu)  # mu in that dtype, as numpy 2 casts it (numpy 1.x: float64)
         _bump(mu_product)
-        _lerp(exp_avg._data, g, 1 - beta1)
-        _bump(exp_avg)
-        v = exp_avg_sq._data
-        v[...] = v * beta2 + (1 - beta2) * g * g
-        _bump(exp_avg_sq, 2)
-        denom = np.sqrt(v / bias_correction2) + eps
         mu_prod = float(mu_product._data)
         mu_product_next = mu_prod * mu_next
-        p[...] = p + (-lr * (1.0 - mu) / (1.0 - mu_prod)) * (g / denom)
-        p[...] = p + ((-lr * mu_next) / (1.0 - mu_product_next)) * (exp_avg._data / denom)
-        _bump(param, 2)
+        grad_coef = -lr * (1.0 - mu) / (1.0 - mu_prod)
+        avg_coef = (-lr * mu_next) / (1.0 - mu_product_next)
+        decay = (1 - lr * weight_decay) if weight_decay != 0 and decoupled_weight_decay else None
+        l2 = weight_decay if not decoupled_weight_decay else 0
+        _by_elements(_nadam_arrays, (param._data, grads[i]._data, exp_avg._data, exp_avg_sq._data),
+                     decay, l2, beta1, beta2, bias_correction2, eps, grad_coef, avg_coef, maximize)
+        _bump(exp_avg)
+        _bump(exp_avg_sq, 2)
+        _bump(param, 3 if decay is not None else 2)
+
+
+def _nadam_arrays(p, g, m, v, decay, l2, beta1, beta2, bias_correction2, eps, grad_coef, avg_coef,
+                  maximize) -> None:
+    """One NAdam step on arrays, in place: ``decay`` the decoupled weight decay's factor (or None), ``l2``
+    the coupled weight decay, ``grad_coef`` and ``avg_coef`` the step's weights of the gradient and of the
+    running mean (from the momentum schedule)."""
+    g = _signed(g, maximize)
+    if decay is not None:
+        p[...] = p * decay
+    elif l2 != 0:
+        g = g + l2 * p
+    _lerp(m, g, 1 - beta1)
+    v[...] = v * beta2 + (1 - beta2) * g * g
+    denom = np.sqrt(v / bias_correction2) + eps
+    p[...] = p + grad_coef * (g / denom)
+    p[...] = p + avg_coef * (m / denom)

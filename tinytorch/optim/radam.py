@@ -6,7 +6,8 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _lerp, _scalar_state, _to_scalar, _zeros_like
+from ._base import (_by_elements, _bump, _check_lr, _GroupOptimizer, _lerp, _scalar_state, _signed, _to_scalar,
+                    _zeros_like)
 from .adamax import _check_betas
 
 __all__ = ["RAdam", "radam"]
@@ -60,33 +61,40 @@ def radam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
     """The RAdam update in place; advances ``step``."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
-        p = param._data
-        g = _grad_of(grads[i], maximize)
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
         step_t._data[...] += 1
         _bump(step_t)
         step = float(step_t._data)
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p[...] = p * (1 - lr * weight_decay)
-                _bump(param)
-            else:
-                g = g + weight_decay * p
-        _lerp(exp_avg._data, g, 1 - beta1)
-        _bump(exp_avg)
-        v = exp_avg_sq._data
-        v[...] = v * beta2 + (1 - beta2) * g * g
-        _bump(exp_avg_sq, 2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        corrected = exp_avg._data / bias_correction1
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            adaptive = (bias_correction2 ** 0.5) / (np.sqrt(v) + eps)
-            p[...] = p - corrected * lr * adaptive * rect
-        else:
-            p[...] = p - corrected * lr
-        _bump(param)
+        # the variance is tractable past 5 degrees of freedom: then the rectified adaptive step
+        rect = (((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                if rho_t > 5.0 else None)
+        decay = (1 - lr * weight_decay) if weight_decay != 0 and decoupled_weight_decay else None
+        l2 = weight_decay if not decoupled_weight_decay else 0
+        _by_elements(_radam_arrays, (param._data, grads[i]._data, exp_avg._data, exp_avg_sq._data),
+                     decay, l2, lr, beta1, beta2, bias_correction1, bias_correction2, rect, eps, maximize)
+        _bump(exp_avg)
+        _bump(exp_avg_sq, 2)
+        _bump(param, 2 if decay is not None else 1)
+
+
+def _radam_arrays(p, g, m, v, decay, l2, lr, beta1, beta2, bias_correction1, bias_correction2, rect, eps,
+                  maximize) -> None:
+    """One RAdam step on arrays, in place: ``decay`` the decoupled weight decay's factor (or None), ``l2``
+    the coupled weight decay, ``rect`` the variance rectification (None: a plain momentum step)."""
+    g = _signed(g, maximize)
+    if decay is not None:
+        p[...] = p * decay
+    elif l2 != 0:
+        g = g + l2 * p
+    _lerp(m, g, 1 - beta1)
+    v[...] = v * beta2 + (1 - beta2) * g * g
+    corrected = m / bias_correction1
+    if rect is not None:
+        adaptive = (bias_correction2 ** 0.5) / (np.sqrt(v) + eps)
+        p[...] = p - corrected * lr * adaptive * rect
+    else:
+        p[...] = p - corrected * lr

@@ -6,8 +6,8 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import (_bump, _check_lr, _grad_of, _GroupOptimizer, _lerp, _scalar_state, _to_scalar,
-                    _zeros_like)
+from ._base import (_by_elements, _bump, _check_lr, _data, _GroupOptimizer, _lerp, _scalar_state, _signed,
+                    _to_scalar, _zeros_like)
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -62,28 +62,35 @@ def rmsprop(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor]
     """The RMSprop update in place; advances ``step``."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
-        p = param._data
-        g = _grad_of(grads[i], maximize)
         state_steps[i]._data[...] += 1
         _bump(state_steps[i])
-        if weight_decay != 0:
-            g = g + weight_decay * p
-        sq = square_avgs[i]
-        sq._data[...] = sq._data * alpha + (1 - alpha) * g * g
-        _bump(sq, 2)
-        if centered:
-            ga = grad_avgs[i]
-            _lerp(ga._data, g, 1 - alpha)
-            _bump(ga)
-            avg = np.sqrt(sq._data - ga._data * ga._data)
-        else:
-            avg = np.sqrt(sq._data)
-        avg = avg + eps
-        if momentum > 0:
-            buf = momentum_buffer_list[i]
-            buf._data[...] = buf._data * momentum + g / avg
-            _bump(buf, 2)
-            p[...] = p + (-lr) * buf._data
-        else:
-            p[...] = p + (-lr) * (g / avg)
+        ga = grad_avgs[i] if centered else None
+        buf = momentum_buffer_list[i] if momentum > 0 else None
+        _by_elements(_rmsprop_arrays, (param._data, grads[i]._data, square_avgs[i]._data, _data(ga), _data(buf)),
+                     lr, alpha, eps, weight_decay, momentum, maximize)
         _bump(param)
+        _bump(square_avgs[i], 2)
+        if ga is not None:
+            _bump(ga)
+        if buf is not None:
+            _bump(buf, 2)
+
+
+def _rmsprop_arrays(p, g, sq, ga, buf, lr, alpha, eps, weight_decay, momentum, maximize) -> None:
+    """One RMSprop step on arrays, in place: ``ga`` (the gradients' running mean) None unless centered,
+    ``buf`` (the momentum buffer) None without momentum."""
+    g = _signed(g, maximize)
+    if weight_decay != 0:
+        g = g + weight_decay * p
+    sq[...] = sq * alpha + (1 - alpha) * g * g
+    if ga is not None:
+        _lerp(ga, g, 1 - alpha)
+        avg = np.sqrt(sq - ga * ga)
+    else:
+        avg = np.sqrt(sq)
+    avg = avg + eps
+    if buf is not None:
+        buf[...] = buf * momentum + g / avg
+        p[...] = p + (-lr) * buf
+    else:
+        p[...] = p + (-lr) * (g / avg)

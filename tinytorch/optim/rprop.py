@@ -6,7 +6,7 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import _bump, _check_lr, _grad_of, _GroupOptimizer, _scalar_state, _to_scalar, _zeros_like
+from ._base import _by_elements, _bump, _check_lr, _GroupOptimizer, _scalar_state, _signed, _to_scalar, _zeros_like
 
 __all__ = ["Rprop", "rprop"]
 
@@ -56,17 +56,21 @@ def rprop(params: list[Tensor], grads: list[Tensor], prevs: list[Tensor],
     """The Rprop update in place; advances ``step``."""
     for param, grad, prev, step_size, step_t in zip(params, grads, prevs, step_sizes,
                                                     state_steps):
-        p = param._data
-        g = _grad_of(grad, maximize)
         step_t._data[...] += 1
         _bump(step_t)
-        sign = np.sign(g * prev._data)
-        factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1)).astype(g.dtype)
-        s = step_size._data
-        s[...] = np.clip(s * factor, step_size_min, step_size_max)
+        _by_elements(_rprop_arrays, (param._data, grad._data, prev._data, step_size._data),
+                     step_size_min, step_size_max, etaminus, etaplus, maximize)
         _bump(step_size, 2)
-        g = np.where(factor == g.dtype.type(etaminus), 0, g).astype(g.dtype)
-        p[...] = p + (-1) * np.sign(g) * s
         _bump(param)
-        prev._data[...] = g
         _bump(prev)
+
+
+def _rprop_arrays(p, g, prev, s, step_size_min, step_size_max, etaminus, etaplus, maximize) -> None:
+    """One Rprop step on arrays, in place: ``prev`` the previous step's gradient, ``s`` the step sizes."""
+    g = _signed(g, maximize)
+    sign = np.sign(g * prev)
+    factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1)).astype(g.dtype)
+    s[...] = np.clip(s * factor, step_size_min, step_size_max)
+    g = np.where(factor == g.dtype.type(etaminus), 0, g).astype(g.dtype)
+    p[...] = p + (-1) * np.sign(g) * s
+    prev[...] = g

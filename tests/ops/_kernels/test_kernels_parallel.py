@@ -445,6 +445,41 @@ def test_adam_update(opt, kernels):
     _all_threads_agree(run)
 
 
+# the other optimizers, each branch of their updates: one parameter above SPLIT_FROM (updated in runs of its
+# elements across threads), one below; seven steps reach RAdam's rectified branch
+_ELEMENTWISE_OPTIMIZERS = [
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.005, momentum=0.5, centered=True, weight_decay=0.01, maximize=True)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.1)),
+    ("Adadelta", dict(lr=0.5, rho=0.8, weight_decay=0.01, maximize=True)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, decoupled_weight_decay=True)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, t0=3, weight_decay=0.01)),
+    ("Rprop", dict(lr=0.01, maximize=True)),
+]
+
+
+@pytest.mark.parametrize("name, kw", _ELEMENTWISE_OPTIMIZERS,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(_ELEMENTWISE_OPTIMIZERS)])
+def test_elementwise_optimizer_updates(name, kw):
+    shapes = [(600, 512), (7, 5)]
+
+    def run():
+        ws = [tt.nn.Parameter(tt.tensor(_RNG_FIXED_GRAD(s, np.float32))) for s in shapes]
+        o = getattr(tt.optim, name)(ws, **kw)
+        for i in range(7):
+            for w, s in zip(ws, shapes):  # gradients that change sign between steps (Rprop's branches)
+                w.grad = tt.tensor(_RNG_FIXED_GRAD(s[::-1], np.float32).reshape(s) * (i % 3 - 1.2))
+            o.step()
+        state = [v.numpy().copy() for w in ws for k, v in sorted(o.state[w].items()) if v.numel() > 1]
+        return tuple(w.detach().numpy().copy() for w in ws) + tuple(state)
+
+    _all_threads_agree(run)
+
+
 def test_cnn_training_steps_match_one_thread():
     # pytorch/examples' MNIST network, three SGD steps: every parallel kernel together. OpenBLAS's own
     # threaded GEMM rounds differently from its one-thread GEMM (the linear layers'), so its count is
