@@ -59,9 +59,6 @@ def _run(L, name, x):
 # known differences in the values (the warnings are silenced there too: the forward and backward run, and
 # the test fails on a warning before it reaches the values). strict: a fix makes the test pass, and the entry goes
 _DIFFERENT = {
-    ("adaptive_avg_pool2d", "inf"): "window sums as differences of cumulative sums: inf - inf spreads NaN to later "
-                                    "windows; PyTorch sums each window",
-    ("adaptive_avg_pool2d", "nan"): "the same cumulative sums carry a NaN into later windows",
     ("interpolate", "inf"): "bilinear resampling as products with weight matrices: inf * 0 reaches outputs whose "
                             "neighbours are finite; PyTorch weighs only the two neighbours",
     ("interpolate", "nan"): "the same products carry a NaN to every output of its row and column",
@@ -88,6 +85,11 @@ def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any numpy RuntimeWarning fails the test
         got = _run(tt, name, x)
+    _assert_as_pytorch(name, got, want)
+
+
+def _assert_as_pytorch(name, got, want):
+    """Outputs and gradients: NaN and +-inf at PyTorch's positions, the finite values close."""
     for g, w, what in zip(got, want, ("output", "input gradient")):
         assert g.shape == w.shape, what
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{name}: NaN positions of the {what}")
@@ -95,3 +97,26 @@ def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
         np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w), err_msg=f"{name}: -inf of the {what}")
         finite = np.isfinite(w)
         np.testing.assert_allclose(g[finite], w[finite], rtol=1e-4, atol=1e-5, err_msg=f"{name}: {what}")
+
+
+def _pool_with_grad(L, x, g, out):
+    t = L.tensor(x, requires_grad=True)
+    y = L.nn.functional.adaptive_avg_pool2d(t, out)
+    y.backward(L.tensor(g))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+@pytest.mark.parametrize("out", [(3, 3), (5, 3), (4, 7)])
+def test_adaptive_avg_pool2d_non_finite_gradient_as_pytorch(torch, out):
+    """Overlapping windows (8 x 9 into 5 and 7 cells): an inf or NaN in the input or in the incoming gradient
+    reaches only the cells of its own windows."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 2, 8, 9)).astype(np.float32)
+    x[0, 0, 1, 2], x[0, 1, 5, 5], x[0, 0, 6, 7] = np.inf, np.nan, -np.inf
+    g = rng.standard_normal((1, 2, *out)).astype(np.float32)
+    g[0, 0, 0, 1], g[0, 1, 1, 1], g[0, 0, 2, 2] = np.inf, np.nan, -np.inf
+    want = _pool_with_grad(torch, x, g, out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _pool_with_grad(tt, x, g, out)
+    _assert_as_pytorch("adaptive_avg_pool2d", got, want)
