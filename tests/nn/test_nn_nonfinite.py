@@ -19,12 +19,22 @@ _CASES = {
     "attention": ((2, 2, 6, 8), lambda L, x: L.nn.functional.scaled_dot_product_attention(x, x, x)),
     "avg_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.avg_pool2d(x, 2)),
     "adaptive_avg_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 3)),
+    "adaptive_avg_pool2d_overlapping": ((1, 2, 8, 9), lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, (5, 7))),
     "max_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.max_pool2d(x, 2)),
     "batch_norm": ((4, 3, 5), lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True)),
     "instance_norm": ((4, 3, 5), lambda L, x: L.nn.functional.instance_norm(x)),
     "layer_norm": ((4, 3, 5), lambda L, x: L.nn.functional.layer_norm(x, (5,))),
     "group_norm": ((4, 4, 5), lambda L, x: L.nn.functional.group_norm(x, 2)),
     "interpolate": ((1, 2, 4, 4), lambda L, x: L.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")),
+    "interpolate_linear": ((2, 3, 9), lambda L, x: L.nn.functional.interpolate(x, size=14, mode="linear")),
+    "interpolate_trilinear": ((1, 2, 3, 4, 5), lambda L, x: L.nn.functional.interpolate(
+        x, size=(3, 7, 3), mode="trilinear", align_corners=True)),
+    "interpolate_bicubic": ((1, 2, 5, 6), lambda L, x: L.nn.functional.interpolate(x, size=(9, 4), mode="bicubic")),
+    "interpolate_bicubic_aa": ((1, 2, 5, 9), lambda L, x: L.nn.functional.interpolate(x, size=(8, 4), mode="bicubic",
+                                                                                       antialias=True)),
+    "interpolate_bilinear_aa": ((1, 2, 9, 6), lambda L, x: L.nn.functional.interpolate(x, size=(4, 6), mode="bilinear",
+                                                                                        antialias=True)),
+    "interpolate_area": ((1, 2, 4, 6, 7), lambda L, x: L.nn.functional.interpolate(x, size=(3, 4, 3), mode="area")),
     "silu": ((4, 5), lambda L, x: L.nn.functional.silu(x)),
     "gelu": ((4, 5), lambda L, x: L.nn.functional.gelu(x)),
     "cosine_similarity": ((4, 5), lambda L, x: L.nn.functional.cosine_similarity(x, L.ones(4, 5))),
@@ -59,9 +69,6 @@ def _run(L, name, x):
 # known differences in the values (the warnings are silenced there too: the forward and backward run, and
 # the test fails on a warning before it reaches the values). strict: a fix makes the test pass, and the entry goes
 _DIFFERENT = {
-    ("interpolate", "inf"): "bilinear resampling as products with weight matrices: inf * 0 reaches outputs whose "
-                            "neighbours are finite; PyTorch weighs only the two neighbours",
-    ("interpolate", "nan"): "the same products carry a NaN to every output of its row and column",
     ("attention", "nan"): "a query row with a NaN (all its scores NaN): PyTorch's flash kernel still gives finite "
                           "weights there (only V's NaN column reaches that output row); tinytorch's whole row is NaN",
     ("gelu", "inf"): "gelu(+inf) is NaN in PyTorch (on its default, avx2 and avx512 paths alike); the emulated "
@@ -99,24 +106,29 @@ def _assert_as_pytorch(name, got, want):
         np.testing.assert_allclose(g[finite], w[finite], rtol=1e-4, atol=1e-5, err_msg=f"{name}: {what}")
 
 
-def _pool_with_grad(L, x, g, out):
+def _run_with_grad(L, name, x, g):
     t = L.tensor(x, requires_grad=True)
-    y = L.nn.functional.adaptive_avg_pool2d(t, out)
+    y = _CASES[name][1](L, t)
     y.backward(L.tensor(g))
     return y.detach().numpy(), t.grad.numpy()
 
 
-@pytest.mark.parametrize("out", [(3, 3), (5, 3), (4, 7)])
-def test_adaptive_avg_pool2d_non_finite_gradient_as_pytorch(torch, out):
-    """Overlapping windows (8 x 9 into 5 and 7 cells): an inf or NaN in the input or in the incoming gradient
-    reaches only the cells of its own windows."""
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((1, 2, 8, 9)).astype(np.float32)
-    x[0, 0, 1, 2], x[0, 1, 5, 5], x[0, 0, 6, 7] = np.inf, np.nan, -np.inf
-    g = rng.standard_normal((1, 2, *out)).astype(np.float32)
-    g[0, 0, 0, 1], g[0, 1, 1, 1], g[0, 0, 2, 2] = np.inf, np.nan, -np.inf
-    want = _pool_with_grad(torch, x, g, out)
+@pytest.mark.parametrize("name", ["adaptive_avg_pool2d", "adaptive_avg_pool2d_overlapping", "interpolate",
+                                  "interpolate_linear", "interpolate_trilinear", "interpolate_bicubic",
+                                  "interpolate_bicubic_aa", "interpolate_bilinear_aa", "interpolate_area"])
+def test_non_finite_gradients_silently_as_pytorch(torch, name):
+    """inf, -inf and NaN in the input and in the incoming gradient at once: each reaches only the outputs and
+    input positions that PyTorch's own sums carry it to."""
+    x = _input(_CASES[name][0], "inf")
+    x.reshape(-1)[3] = np.nan
+    torch.set_num_threads(1)
+    with torch.no_grad():
+        out_shape = tuple(_CASES[name][1](torch, torch.tensor(x)).shape)
+    g = np.random.default_rng(7).standard_normal(out_shape).astype(np.float32)
+    flat = g.reshape(-1)
+    flat[1], flat[flat.size // 2], flat[-2] = np.inf, -np.inf, np.nan
+    want = _run_with_grad(torch, name, x, g)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = _pool_with_grad(tt, x, g, out)
-    _assert_as_pytorch("adaptive_avg_pool2d", got, want)
+        got = _run_with_grad(tt, name, x, g)
+    _assert_as_pytorch(name, got, want)

@@ -25,6 +25,9 @@ RESIZES = [
     ((2, 3, 6), dict(size=9, mode="linear", align_corners=True)),
     ((1, 2, 2, 3, 4), dict(scale_factor=2)), ((1, 2, 2, 3, 4), dict(size=(3, 4, 2), mode="trilinear")),
     ((1, 2, 2, 3, 4), dict(scale_factor=(1.5, 2, 0.5), mode="trilinear", align_corners=True)),
+    # an unchanged size: bicubic still resamples by the scale factor and copies the gradient back, linear copies
+    ((1, 2, 5, 5), dict(scale_factor=1.1, mode="bicubic")), ((1, 2, 5, 5), dict(scale_factor=1.1, mode="bilinear")),
+    ((1, 2, 5, 6), dict(size=(5, 10), mode="bicubic")),
 ]
 
 

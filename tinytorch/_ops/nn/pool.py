@@ -7,9 +7,9 @@ pooling spreads it over each window (its adjoint is the average pooling itself).
 the 2-d ones on an unsqueezed height of 1, which is also what PyTorch records.
 
 Adaptive pooling: output cell i of n covers input rows floor(i*H/n) to ceil((i+1)*H/n), as in
-PyTorch. Average pooling sums windows from an integral image (summing each window on its own where
-that holds an inf or NaN) and spreads gradients back window by window; max pooling loops over the output cells (windows differ in
-size), and shares max pooling's scatter/gather backward."""
+PyTorch. Average pooling sums windows from an integral image (each window on its own where that
+holds an inf or NaN) and spreads gradients back window by window; max pooling loops over the output
+cells (windows differ in size), and shares max pooling's scatter/gather backward."""
 from __future__ import annotations
 
 import numpy as np
