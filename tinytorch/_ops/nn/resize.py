@@ -283,7 +283,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         def kernel(data):  # the window sums in PyTorch's order, the last axis first (the formula: ``maps``)
             for axis, (xmin, w, xsize) in windows[::-1]:
                 data = resample_aa(data, axis, xmin, w, xsize)
-            return np.ascontiguousarray(data)
+            return np.ascontiguousarray(data) if windows else data.copy()  # never the input's own array
     elif mode == "bicubic" and tuple(spatial) == tuple(out_size):
         kernel, maps = _bicubic_same_size(maps)
     return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel)
