@@ -82,7 +82,8 @@ def onednn_path() -> str | None:
     for line in text.splitlines():
         if ",exec," in line and "eltwise" in line:
             impl = next((p for p in line.split(",") if p.startswith(("jit:", "ref"))), "ref").lower()
-            for key, name in (("avx512", "AVX512"), ("avx2", "AVX2"), ("sse41", "SSE41")):
+            # AVX10.1/512 CPUs (Granite Rapids) name their 512-bit kernels jit:avx10_1_512...
+            for key, name in (("avx512", "AVX512"), ("avx10_1_512", "AVX512"), ("avx2", "AVX2"), ("sse41", "SSE41")):
                 if key in impl:
                     return name
             return "REF"

@@ -25,6 +25,9 @@ RESIZES = [
     ((2, 3, 6), dict(size=9, mode="linear", align_corners=True)),
     ((1, 2, 2, 3, 4), dict(scale_factor=2)), ((1, 2, 2, 3, 4), dict(size=(3, 4, 2), mode="trilinear")),
     ((1, 2, 2, 3, 4), dict(scale_factor=(1.5, 2, 0.5), mode="trilinear", align_corners=True)),
+    # an unchanged size: bicubic still resamples by the scale factor and copies the gradient back, linear copies
+    ((1, 2, 5, 5), dict(scale_factor=1.1, mode="bicubic")), ((1, 2, 5, 5), dict(scale_factor=1.1, mode="bilinear")),
+    ((1, 2, 5, 6), dict(size=(5, 10), mode="bicubic")),
 ]
 
 
@@ -200,3 +203,12 @@ def test_interpolate_double_backward_node_names(torch, kwargs):
         (g,) = lib.autograd.grad(y, a, lib.ones_like(y, requires_grad=True), create_graph=True)
         names.append(g.grad_fn.name())
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialiased_interpolate_to_the_same_size_is_a_new_tensor(torch, mode):
+    """No axis to resample: the result is a copy in PyTorch, so writing into it leaves the input alone."""
+    for lib in (torch, tt):
+        x = lib.zeros(1, 1, 4, 4)
+        lib.nn.functional.interpolate(x, size=(4, 4), mode=mode, antialias=True).add_(1)
+        assert float(x.sum()) == 0.0, lib.__name__

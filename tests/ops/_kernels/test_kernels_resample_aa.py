@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tinytorch._ops._kernels.resample_aa import resample_aa
-from tinytorch._ops.nn.resize import _aa_matrix, _aa_ranges
+from tinytorch._ops.nn.resize import _aa_ranges, _aa_taps
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -15,7 +15,7 @@ def test_window_walk_is_the_matrix_product(dtype, mode, n_in, n_out):
     x = (np.random.default_rng(n_in * n_out).standard_normal((3, 4, n_in)) * 10).astype(dtype)
     xmin, w, xsize = _aa_ranges(n_in, n_out, None, False, mode, dtype)
     walked = resample_aa(x, 2, xmin, w, xsize)
-    product = np.einsum("...i,oi->...o", x.astype(np.float64), _aa_matrix(n_in, n_out, None, False, mode, dtype))
+    product = np.einsum("...i,oi->...o", x.astype(np.float64), _aa_taps(n_in, n_out, None, False, mode, dtype).dense)
     assert walked.dtype == dtype and walked.shape == (3, 4, n_out)
     eps = np.finfo(dtype).eps
     bound = 4 * eps * np.abs(x).max() * np.abs(w).sum(axis=1).max()

@@ -3,6 +3,7 @@ edge values (0, negatives, +-inf, nan, large), gradients and gradcheck in float6
 the functions PyTorch does not differentiate, error texts, and SciPy staying optional."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -211,3 +212,16 @@ def test_scipy_is_optional():
     out = subprocess.run([sys.executable, "-c", "import sys, tinytorch; print('scipy' in sys.modules)"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_erf_of_a_transposed_tensor_as_pytorch(dtype):
+    """A few values at or above 1 (the large-argument formula, scattered back through a flat view) in a
+    non-contiguous tensor, infinities among them, silently."""
+    a = np.full((4, 5), 0.1, dtype)
+    a[0, 1], a[1, 1], a[2, 3] = 3.0, np.inf, -np.inf
+    want = torch.erf(torch.tensor(a).t()).numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = tinytorch.erf(tinytorch.tensor(a).t()).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from ..._random.fpmath import fma32, fma64
 from . import compiled
 
@@ -22,6 +23,7 @@ _LANES = {np.dtype(np.float32): 4, np.dtype(np.float64): 2}  # steps per 16-byte
 _COMPILED_FROM = 4096  # elements of input from which the compiled walk (numba, when there) pays for its call
 
 
+@silent
 def resample_aa(x: np.ndarray, axis: int, xmin: np.ndarray, w: np.ndarray, xsize: np.ndarray) -> np.ndarray:
     """``x`` resampled along ``axis``: output ``o`` is ``sum_j x[xmin[o] + j] * w[o, j]`` for ``j < xsize[o]``,
     summed in the window's order, rounded step by step as PyTorch's FMA builds do (``w``: (n_out, width)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..._dtype import NARROW_NP
+from ..._quiet_fp import silent
 from .._core import narrow
 
 from ...autograd.grad_mode import _State
@@ -70,6 +71,22 @@ def _gelu_grad(g, x, erf_x, exp):
     return g * (cdf + x * pdf)
 
 
+@silent
+def _gelu_numpy(x: np.ndarray, approximate: str):
+    """(gelu(x), erf(x / sqrt 2) or None) by the formulas in numpy, as silent about inf and NaN as PyTorch."""
+    if approximate == "tanh":
+        inner, _ = _gelu_tanh_parts(x)
+        return 0.5 * x * (1 + np.tanh(inner)), None
+    erf = _erf_array(x / _SQRT_2)
+    return 0.5 * x * (1 + erf), erf
+
+
+@silent
+def _gelu_grad_numpy(g: np.ndarray, x: np.ndarray, erf) -> np.ndarray:
+    """``_gelu_grad`` on arrays (``erf`` computed here when the forward kept none), silently."""
+    return np.asarray(_gelu_grad(g, x, erf if erf is not None else _erf_array(x / _SQRT_2), np.exp))
+
+
 def _scalar(v):
     """elu's ``scale`` and ``input_scale`` as PyTorch's saved Scalars show them: its default 1 is an int."""
     return 1 if v == 1 else v
@@ -111,8 +128,7 @@ class GeluBackward0(Node):
                         return (_make(_gelu_backward_compiled(fast, gd, xd, self.erf, self.exp_half_sq)),)
                 return (_make(_gelu_onednn.gelu_backward(gd, xd, self.erf, self.exp_half_sq)),)
             if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
-                erf = self.erf if self.erf is not None else _erf_array(xd / _SQRT_2)
-                return (_make(np.asarray(_gelu_grad(g._data, xd, erf, np.exp))),)
+                return (_make(_gelu_grad_numpy(g._data, xd, self.erf)),)
         return (_gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp),)
 
     def jvp(self, t):
@@ -126,11 +142,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         raise RuntimeError("approximate argument must be either none or tanh.")
     storage = float_array(input, "GeluKernelImpl")
     x = opmath(storage)
-    erf = None
-    if approximate == "tanh":
-        inner, _ = _gelu_tanh_parts(x)
-        out = 0.5 * x * (1 + np.tanh(inner))
-    elif storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
+    if approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
         # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
         fast = _compiled.family("gelu")
         if fast is not None:  # the same steps, fused (the same floats)
@@ -138,9 +150,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         else:
             out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
         return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
-    else:
-        erf = _erf_array(x / _SQRT_2)
-        out = 0.5 * x * (1 + erf)
+    out, erf = _gelu_numpy(x, approximate)
     # the node keeps erf(x / sqrt 2) for the backward's array path (not for half/bfloat16, widened here)
     return record(cast(out, storage), GeluBackward0, (input,), (input,), approximate=approximate,
                       erf=erf if x is storage else None)

@@ -3,7 +3,8 @@ that reflect/replicate padding and ``interpolate`` share.
 
 Reflect and replicate padding, nearest and (bi/tri)linear resizing are all separable linear maps: along
 each spatial axis, every output position is an index into the input (a gather) or a weighted sum of a
-few inputs (a small dense matrix). ``axis_map`` applies such per-axis maps in numpy; its node's backward
+few inputs (``Taps``: a dense matrix product on finite data, tap by tap on inf and NaN). ``axis_map``
+applies such per-axis maps in numpy; its node's backward
 applies the transposed maps with the same machinery, whose backward applies the maps again, so
 derivatives of every order are exact."""
 from __future__ import annotations
@@ -18,15 +19,9 @@ from .._core.registry import op
 
 
 # -- separable per-axis linear maps ---------------------------------------------------------------
-def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
-    """The adjoint of ``np.take(., m, axis)``: slices of ``x`` summed into the positions ``m`` names.
-
-    A product with the dense 0/1 matrix is fastest (BLAS), but 0 * inf would spread NaN across the
-    row; non-finite gradients take one ``np.add.reduceat`` over runs of equal (sorted) indices instead."""
-    if np.isfinite(x).all():
-        mat = np.zeros((m.size, n_in), dtype=x.dtype)
-        mat[np.arange(m.size), m] = 1
-        return np.moveaxis(np.moveaxis(x, axis, -1) @ mat, -1, axis)
+def _sum_into(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
+    """The adjoint of ``np.take(., m, axis)`` added term by term: one ``np.add.reduceat`` over runs of equal
+    (sorted) indices, so an inf or NaN reaches only the positions it is added into."""
     order = np.argsort(m, kind="stable")
     sorted_m = m[order]
     starts = np.flatnonzero(np.r_[True, sorted_m[1:] != sorted_m[:-1]])
@@ -40,17 +35,94 @@ def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarr
     return out
 
 
+def _scatter_add(x: np.ndarray, m: np.ndarray, n_in: int, axis: int) -> np.ndarray:
+    """The adjoint of ``np.take(., m, axis)``: slices of ``x`` summed into the positions ``m`` names.
+
+    A product with the dense 0/1 matrix is fastest (BLAS), but 0 * inf would spread NaN across the
+    row; non-finite gradients are summed term by term instead."""
+    if not np.isfinite(x).all():
+        return _sum_into(x, m, n_in, axis)
+    mat = np.zeros((m.size, n_in), dtype=x.dtype)
+    mat[np.arange(m.size), m] = 1
+    return np.moveaxis(np.moveaxis(x, axis, -1) @ mat, -1, axis)
+
+
+class Taps:
+    """A per-axis linear map as PyTorch's resampling kernels apply it: output ``o`` is the sum over the taps
+    ``k < count[o]`` (all of them where ``count`` is None) of ``x[index[o, k]] * weight[o, k]``.
+
+    ``_apply`` multiplies by the same map as a dense (n_out, n_in) matrix while the data is finite (one BLAS
+    product), and walks the taps when the data holds an inf or NaN: the matrix's zeros would give 0 * inf =
+    NaN at outputs whose own taps are finite, and the matrix merges taps that PyTorch multiplies one by one
+    (a tap of weight 0, the taps clamped onto the same edge pixel)."""
+
+    def __init__(self, index: np.ndarray, weight: np.ndarray, n_in: int, count: np.ndarray | None = None):
+        self.index, self.weight, self.n_in, self.count = index, weight, n_in, count
+        used = np.ones(index.shape, bool) if count is None else np.arange(index.shape[1]) < count[:, None]
+        rows, taps = np.nonzero(used)
+        self.dense = np.zeros((len(index), n_in), dtype=weight.dtype)
+        np.add.at(self.dense, (rows, index[rows, taps]), weight[rows, taps])  # taps clamped onto one pixel add up
+
+    def _rows(self, k: int):
+        return slice(None) if self.count is None else np.flatnonzero(self.count > k)
+
+    def _weights(self, x: np.ndarray) -> np.ndarray:
+        """The weights in ``x``'s dtype, shaped to scale slices of ``x`` whose first axis is the map's."""
+        return self.weight.astype(x.dtype, copy=False).reshape(self.weight.shape + (1,) * (x.ndim - 1))
+
+    def gather(self, x: np.ndarray, axis: int) -> np.ndarray:
+        """The map applied tap by tap along ``axis``."""
+        xs = np.moveaxis(x, axis, 0)
+        w = self._weights(xs)
+        out = xs[self.index[:, 0]] * w[:, 0]  # every output has its first tap
+        for k in range(1, self.index.shape[1]):
+            rows = self._rows(k)
+            out[rows] += xs[self.index[rows, k]] * w[rows, k]
+        return np.moveaxis(out, 0, axis)
+
+    def scatter(self, g: np.ndarray, axis: int) -> np.ndarray:
+        """The adjoint map applied tap by tap along ``axis``: each output's gradient times each tap's weight,
+        added into that tap's input."""
+        gs = np.moveaxis(g, axis, 0)
+        w = self._weights(gs)
+        out = np.zeros((self.n_in,) + gs.shape[1:], dtype=g.dtype)
+        for k in range(self.index.shape[1]):
+            rows = self._rows(k)
+            out += _sum_into(gs[rows] * w[rows, k], self.index[rows, k], self.n_in, 0)
+        return np.moveaxis(out, 0, axis)
+
+
 @silent
 def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
     """Apply each (axis, map, n_in) to ``x``; with ``transpose``, the adjoint maps in reverse order.
 
-    A map is an index vector (a gather along the axis) or an (n_out, n_in) weight matrix."""
-    for axis, m, n_in in (reversed(maps) if transpose else maps):
-        if m.ndim == 1:
-            x = _scatter_add(x, m, n_in, axis) if transpose else np.take(x, m, axis=axis)
-            continue
-        mat = m.astype(x.dtype, copy=False)
-        x = np.moveaxis(np.moveaxis(x, axis, -1) @ (mat if transpose else mat.T), -1, axis)
+    A map is an index vector (a gather along the axis) or ``Taps``; one call's maps are of one kind."""
+    maps = maps[::-1] if transpose else maps
+    if maps and isinstance(maps[0][1], Taps):
+        return _through_taps(x, maps, transpose)
+    for axis, m, n_in in maps:
+        x = _scatter_add(x, m, n_in, axis) if transpose else np.take(x, m, axis=axis)
+    return np.ascontiguousarray(x)
+
+
+def _through_taps(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
+    """The taps' dense products, or their walk where the data holds an inf or NaN. A non-finite input always
+    leaves a non-finite output (inf * 0 is NaN), so only the smaller of the two is tested: the input of an
+    upsampling, the result of its adjoint."""
+    grow = np.prod([len(m.index) / n_in for _, m, n_in in maps])
+    if (grow <= 1) if transpose else (grow >= 1):
+        return _taps_each(x, maps, transpose, walk=not np.isfinite(x).all())
+    out = _taps_each(x, maps, transpose, walk=False)
+    return out if np.isfinite(out).all() else _taps_each(x, maps, transpose, walk=True)
+
+
+def _taps_each(x: np.ndarray, maps, transpose: bool, walk: bool) -> np.ndarray:
+    for axis, m, _ in maps:
+        if walk:
+            x = m.scatter(x, axis) if transpose else m.gather(x, axis)
+        else:
+            mat = m.dense.astype(x.dtype, copy=False)
+            x = np.moveaxis(np.moveaxis(x, axis, -1) @ (mat if transpose else mat.T), -1, axis)
     return np.ascontiguousarray(x)
 
 

@@ -7,9 +7,9 @@ pooling spreads it over each window (its adjoint is the average pooling itself).
 the 2-d ones on an unsqueezed height of 1, which is also what PyTorch records.
 
 Adaptive pooling: output cell i of n covers input rows floor(i*H/n) to ceil((i+1)*H/n), as in
-PyTorch. Average pooling sums windows from an integral image and spreads gradients back with a 2-d
-difference array (both vectorised); max pooling loops over the output cells (windows differ in
-size), and shares max pooling's scatter/gather backward."""
+PyTorch. Average pooling sums windows from an integral image (each window on its own where that
+holds an inf or NaN) and spreads gradients back window by window; max pooling loops over the output
+cells (windows differ in size), and shares max pooling's scatter/gather backward."""
 from __future__ import annotations
 
 import numpy as np
@@ -537,34 +537,48 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
         return (_adaptive_avg(h, self.out_hw),)
 
 
+def _window_sums(x4: np.ndarray, rows, cols) -> np.ndarray:
+    """Each window's sum on its own, rows then columns (float64): an inf or NaN stays in the windows that
+    hold it, as in PyTorch's per-window sums. ``rows``/``cols`` are (starts, ends) along H and W."""
+    part = np.stack([x4[:, :, a:b].sum(2, dtype=np.float64) for a, b in zip(*rows)], axis=2)
+    return np.stack([part[:, :, :, a:b].sum(3) for a, b in zip(*cols)], axis=3)
+
+
 @silent
 def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
     x = input._data
     x4 = _as4(x)
     h, w = x.shape[-2:]
-    (hs, he), (ws, we) = _bounds(h, out_hw[0]), _bounds(w, out_hw[1])
-    # sums over windows from an integral image (float64 keeps the differences exact enough)
+    (hs, he), (ws, we) = rows, cols = _bounds(h, out_hw[0]), _bounds(w, out_hw[1])
+    # sums over windows from an integral image (float64 keeps the differences exact enough); its
+    # differences turn an inf or NaN into inf - inf = NaN in later windows too, so a non-finite sum (few
+    # to check: one per output) sends the whole input to the direct sums
     ii = np.zeros((*x4.shape[:2], h + 1, w + 1), np.float64)
     np.cumsum(np.cumsum(x4, axis=2, dtype=np.float64), axis=3, out=ii[:, :, 1:, 1:])
     tot = ii[:, :, he[:, None], we] - ii[:, :, hs[:, None], we] - ii[:, :, he[:, None], ws] + ii[:, :, hs[:, None], ws]
+    if not np.isfinite(tot).all():
+        tot = _window_sums(x4, rows, cols)
     area = (he - hs)[:, None] * (we - ws)[None, :]
     out = (tot / area).astype(x.dtype).reshape(x.shape[:-2] + tuple(out_hw))
     return record(out, AdaptiveAvgPool2DBackward0, (input,), (input,), in_shape=x.shape)  # the input kept, as PyTorch's
 
 
+@silent
 def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
+    """Each output cell's gradient spread evenly over its window, windows added where they overlap: along
+    W, then along H (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
     gd = _as4(g._data)
     h, w = in_shape[-2:]
     oh, ow = gd.shape[-2:]
     (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
     v = gd / ((he - hs)[:, None] * (we - ws)[None, :])
-    # a 2-d difference array: +v at each window's corner, cumulative sums spread it over the window
-    diff = np.zeros((*gd.shape[:2], h + 1, w + 1), np.float64)
-    for a, b, sign in ((hs, ws, 1), (hs, we, -1), (he, ws, -1), (he, we, 1)):
-        for i in range(oh):  # windows overlap: accumulate row by row of the output
-            np.add.at(diff, (slice(None), slice(None), a[i], b), sign * v[:, :, i, :])
-    out = np.cumsum(np.cumsum(diff, axis=2), axis=3)[:, :, :h, :w].astype(gd.dtype).reshape(in_shape)
-    return record(out, AdaptiveAvgPool2DBackwardBackward0, (g,), out_hw=(oh, ow))
+    part = np.zeros((*gd.shape[:3], w))
+    for j in range(ow):
+        part[..., ws[j]:we[j]] += v[..., j:j + 1]
+    out = np.zeros((*gd.shape[:2], h, w))
+    for i in range(oh):
+        out[:, :, hs[i]:he[i]] += part[:, :, i:i + 1]
+    return record(out.astype(gd.dtype).reshape(in_shape), AdaptiveAvgPool2DBackwardBackward0, (g,), out_hw=(oh, ow))
 
 
 @op(variants="functional")

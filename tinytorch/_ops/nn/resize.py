@@ -1,9 +1,11 @@
 """``interpolate``: nearest, nearest-exact, (bi/tri)linear, bicubic and area resizing of the spatial dims.
 
 Every mode here is separable, so each spatial axis gets its own map (an index vector for the nearest
-modes, a two-tap weight matrix for the linear ones, four taps for bicubic) and ``pad.axis_map`` applies
-them; source indices and weights follow PyTorch's CPU kernels, computed in float32 for float32 input as
-PyTorch does. ``area`` is adaptive average pooling, as in PyTorch."""
+modes, ``pad.Taps`` for the others: two taps per output for the linear modes, four for bicubic, a window
+for the antialiased ones and 3-d ``area``) and ``pad.axis_map`` applies them; source indices and weights
+follow PyTorch's CPU kernels, computed in float32 for float32 input as PyTorch does, and the taps are
+PyTorch's own (a tap of weight 0 is still one, which an inf turns into NaN). ``area`` over one or two
+dims is adaptive average pooling, as in PyTorch."""
 from __future__ import annotations
 
 import math
@@ -15,9 +17,9 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._kernels.resample_aa import resample_aa
 from ..._random.fpmath import fma32, fma64
-from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pool import _bounds, adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
-from .pad import axis_map, info_field, map_node
+from .pad import Taps, _apply, axis_map, info_field, map_node
 
 
 _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
@@ -58,9 +60,13 @@ def _nearest_index(n_in: int, n_out: int, scale, exact: bool, ft) -> np.ndarray:
     return np.minimum(src.astype(np.int64), n_in - 1)
 
 
-def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.ndarray:
+def _linear_taps(n_in: int, n_out: int, scale, align_corners: bool, ft) -> Taps:
+    """Two taps per output: the pixel at or left of its source position and the next one (the same pixel at
+    the last one), weighted 1 - l and l. At an unchanged size PyTorch takes each pixel twice, with weights 1
+    and 0, whatever the scale."""
     if n_in == n_out:
-        return np.eye(n_out, dtype=ft)
+        j = np.arange(n_out)
+        return Taps(np.stack([j, j], 1), np.tile(np.array([1, 0], ft), (n_out, 1)), n_in)
     if align_corners:
         s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
     else:
@@ -70,20 +76,15 @@ def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.
     i0 = src.astype(np.int64)
     i1 = i0 + (i0 < n_in - 1)
     l1 = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
-    m = np.zeros((n_out, n_in), dtype=ft)
-    rows = np.arange(n_out)
-    np.add.at(m, (rows, i0), ft(1) - l1)
-    np.add.at(m, (rows, i1), l1)
-    return m
+    return Taps(np.stack([i0, i1], 1), np.stack([ft(1) - l1, l1], 1), n_in)
 
 
 _CUBIC_A = -0.75  # PyTorch's bicubic kernel constant
 
 
-def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.ndarray:
-    """Four taps per output (Keys' cubic convolution, A = -0.75), source indices clamped to the edge."""
-    if n_in == n_out:
-        return np.eye(n_out, dtype=ft)
+def _cubic_taps(n_in: int, n_out: int, scale, align_corners: bool, ft) -> Taps:
+    """Four taps per output (Keys' cubic convolution, A = -0.75), source indices clamped to the edge; at an
+    unchanged size too (a scale factor other than 1 still moves the source positions, as in PyTorch)."""
     if align_corners:
         s = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
     else:
@@ -100,13 +101,9 @@ def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, ft) -> np.n
     def far(x):    # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    coeffs = (far(t + 1), near(t), near(1 - t), far(2 - t))
-    m = np.zeros((n_out, n_in), dtype=ft)
-    rows = np.arange(n_out)
-    base = i0.astype(np.int64) - 1
-    for k, c in enumerate(coeffs):
-        np.add.at(m, (rows, np.clip(base + k, 0, n_in - 1)), c.astype(ft))
-    return m
+    coeffs = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1).astype(ft)
+    index = np.clip(i0.astype(np.int64)[:, None] - 1 + np.arange(4), 0, n_in - 1)
+    return Taps(index, coeffs, n_in)
 
 
 def _aa_filter(mode: str):
@@ -153,14 +150,9 @@ def _aa_ranges(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft)
     return xmin, w, xsize
 
 
-def _aa_matrix(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft) -> np.ndarray:
-    xmin, w, _ = _aa_ranges(n_in, n_out, scale, align_corners, mode, ft)
-    m = np.zeros((n_out, n_in), dtype=ft)
-    for k in range(w.shape[1]):
-        cols = xmin + k
-        ok = cols < n_in
-        np.add.at(m, (np.arange(n_out)[ok], cols[ok]), w[ok, k])
-    return m
+def _aa_taps(n_in: int, n_out: int, scale, align_corners: bool, mode: str, ft) -> Taps:
+    xmin, w, xsize = _aa_ranges(n_in, n_out, scale, align_corners, mode, ft)
+    return Taps(xmin[:, None] + np.arange(w.shape[1]), w, n_in, xsize)
 
 
 def _uint8_resize(x: np.ndarray, out_size, scales, align_corners: bool, mode: str, antialias: bool) -> np.ndarray:
@@ -176,7 +168,7 @@ def _uint8_resize(x: np.ndarray, out_size, scales, align_corners: bool, mode: st
         if antialias:
             xmin, w, _ = _aa_ranges(n_in, n_out, s, align_corners, mode, np.float64)
         else:
-            w = (_linear_matrix if mode == "bilinear" else _cubic_matrix)(n_in, n_out, s, align_corners, np.float64)
+            w = (_linear_taps if mode == "bilinear" else _cubic_taps)(n_in, n_out, s, align_corners, np.float64).dense
             xmin = np.zeros(n_out, dtype=np.int64)
         max_w = float(np.abs(w).max()) if w.size else 0.0
         precision = 0
@@ -195,13 +187,12 @@ def _uint8_resize(x: np.ndarray, out_size, scales, align_corners: bool, mode: st
     return out.astype(np.uint8)
 
 
-def _area_matrix(n_in: int, n_out: int, ft) -> np.ndarray:
+def _area_taps(n_in: int, n_out: int, ft) -> Taps:
     """Adaptive average pooling along one axis: output i averages [floor(i n/o), ceil((i+1) n/o))."""
-    m = np.zeros((n_out, n_in), dtype=ft)
-    for i in range(n_out):
-        lo, hi = (i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)
-        m[i, lo:hi] = ft(1) / ft(hi - lo)
-    return m
+    lo, hi = _bounds(n_in, n_out)
+    size = hi - lo
+    width = np.arange(size.max())
+    return Taps(lo[:, None] + width, np.ones(len(width), ft) / size[:, None].astype(ft), n_in, size)
 
 
 @op(variants="functional")
@@ -270,17 +261,17 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     maps, windows = [], []
     for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
         if antialias:
-            m = _aa_matrix(n_in, n_out, s, align_corners, mode, ft)
+            m = _aa_taps(n_in, n_out, s, align_corners, mode, ft)
             if n_in != n_out:  # PyTorch's kernel leaves an axis of unchanged size alone
                 windows.append((2 + i, _aa_ranges(n_in, n_out, s, align_corners, mode, ft)))
         elif mode.startswith("nearest"):
             m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
         elif mode == "bicubic":
-            m = _cubic_matrix(n_in, n_out, s, align_corners, ft)
+            m = _cubic_taps(n_in, n_out, s, align_corners, ft)
         elif mode == "area":
-            m = _area_matrix(n_in, n_out, ft)
+            m = _area_taps(n_in, n_out, ft)
         else:
-            m = _linear_matrix(n_in, n_out, s, align_corners, ft)
+            m = _linear_taps(n_in, n_out, s, align_corners, ft)
         maps.append((2 + i, m, n_in))
     # PyTorch's kernels interpolate along the last dim first
     info = {"align_corners": bool(align_corners), "output_size": tuple(int(n) for n in out_size),
@@ -292,8 +283,19 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         def kernel(data):  # the window sums in PyTorch's order, the last axis first (the formula: ``maps``)
             for axis, (xmin, w, xsize) in windows[::-1]:
                 data = resample_aa(data, axis, xmin, w, xsize)
-            return np.ascontiguousarray(data)
+            return np.ascontiguousarray(data) if windows else data.copy()  # never the input's own array
+    elif mode == "bicubic" and tuple(spatial) == tuple(out_size):
+        kernel, maps = _bicubic_same_size(maps)
     return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel)
+
+
+def _bicubic_same_size(maps):
+    """PyTorch's bicubic at an unchanged size: the forward resamples (a scale factor other than 1 moves the
+    source positions; an inf reaches its neighbours through taps of weight 0), the backward copies the
+    gradient. The node's maps are the identity then, and the forward a kernel."""
+    def kernel(data):
+        return _apply(data, maps[::-1], False)
+    return kernel, [(axis, np.arange(n_in), n_in) for axis, _, n_in in maps]
 
 
 def _dhw(sizes) -> str:

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..._quiet_fp import cast
+from ..._quiet_fp import cast, silent
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
@@ -104,11 +104,13 @@ def _erfc_from_one(b: np.ndarray) -> np.ndarray:
     return c
 
 
+@silent
 def erf_np(x: np.ndarray) -> np.ndarray:
     """erf, each element by the same formula as ``_erf_parts``. The small-argument formula runs over the
     whole array (cheaper than gathering the elements below 1 and scattering them back); the elements at
-    or above 1 are gathered when they are few, else their formula runs over the whole array too."""
-    a = np.abs(x)
+    or above 1 are gathered when they are few, else their formula runs over the whole array too. (Silent:
+    at +-inf the small-argument formula's inf / inf is NaN, which the large-argument one replaces.)"""
+    a = np.abs(x, order="C")  # C order, whatever x's strides: the scatter below writes through a flat view
     z = a * a
     e = a * _horner(_ERF_T, z)
     e /= _horner(_ERF_U, z)
