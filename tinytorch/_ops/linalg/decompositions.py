@@ -26,7 +26,8 @@ from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
 from .._core.return_types import _named
 from ..pointwise.complex import conj, real
-from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_arrays, svd_result
+from .solve import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
+                    svd_arrays, svd_result)
 from ..shape.join import cat
 from ..sparse.construct import sparse_coo_tensor
 from ..sparse.products import sparse_mm

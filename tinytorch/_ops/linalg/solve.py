@@ -217,7 +217,8 @@ def svd_arrays(a: np.ndarray, full_matrices: bool):
         return np.linalg.svd(a, full_matrices=full_matrices)
     bad = np.argwhere(~finite & np.isnan(a).any(axis=(-2, -1)))
     if len(bad):
-        where = "" if finite.ndim == 0 else f"(Batch element {int(np.ravel_multi_index(tuple(bad[0]), finite.shape))}): "
+        batch = int(np.ravel_multi_index(tuple(bad[0]), finite.shape)) if finite.ndim else None
+        where = "" if batch is None else f"(Batch element {batch}): "
         raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
                           f"contained non-finite values.")
     m, n = a.shape[-2:]
