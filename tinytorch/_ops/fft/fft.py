@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ... import _dtype
+from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import record
@@ -77,28 +78,43 @@ class FftC2RBackward0(Node):
         return (gi,)
 
 
-def _c2c(x: Tensor, dims: tuple, scaling: str, forward: bool) -> Tensor:
-    a = x._data
+# the three primitives' arrays: numpy's transforms and the scaling compute inf and NaN (an inf input makes
+# inf - inf in the butterflies, inf * 0 in the scaling) as PyTorch's do, without its warnings
+@silent
+def _c2c_array(a: np.ndarray, dims: tuple, scaling: str, forward: bool) -> np.ndarray:
     out = np.fft.fftn(a, axes=dims) if forward else np.fft.ifftn(a, axes=dims, norm="forward")
-    out = _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
+    return _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
+
+
+@silent
+def _r2c_array(a: np.ndarray, dims: tuple, scaling: str, onesided: bool) -> np.ndarray:
+    out = np.fft.rfftn(a, axes=dims) if onesided else np.fft.fftn(a, axes=dims)
+    return _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
+
+
+@silent
+def _c2r_array(a: np.ndarray, dims: tuple, scaling: str, last_size: int) -> np.ndarray:
+    shape = [a.shape[d] for d in dims]
+    shape[-1] = last_size
+    out = np.fft.irfftn(a, s=shape, axes=dims, norm="forward")
+    count = _count(a.shape, dims[:-1]) * last_size
+    return _scale(np.asarray(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
+
+
+def _c2c(x: Tensor, dims: tuple, scaling: str, forward: bool) -> Tensor:
+    out = _c2c_array(x._data, dims, scaling, forward)
     return record(out, FftC2CBackward0, (x,), dims=dims, scaling=scaling, forward=forward)
 
 
 def _r2c(x: Tensor, dims: tuple, scaling: str, onesided: bool) -> Tensor:
     a = x._data
-    out = np.fft.rfftn(a, axes=dims) if onesided else np.fft.fftn(a, axes=dims)
-    out = _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
+    out = _r2c_array(a, dims, scaling, onesided)
     # the input saved, as PyTorch's node keeps it
     return record(out, FftR2CBackward0, (x,), (x,), dims=dims, scaling=scaling, onesided=onesided, in_shape=a.shape)
 
 
 def _c2r(x: Tensor, dims: tuple, scaling: str, last_size: int) -> Tensor:
-    a = x._data
-    shape = [a.shape[d] for d in dims]
-    shape[-1] = last_size
-    out = np.fft.irfftn(a, s=shape, axes=dims, norm="forward")
-    count = _count(a.shape, dims[:-1]) * last_size
-    out = _scale(np.asarray(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
+    out = _c2r_array(x._data, dims, scaling, last_size)
     return record(out, FftC2RBackward0, (x,), dims=dims, scaling=scaling)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
+
 from ..._dtype import FLOATING_NP
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -35,6 +37,7 @@ def _identity(reduce: str, dtype: np.dtype):
     return info.min if reduce == "amax" else info.max
 
 
+@silent  # maximum/minimum of a NaN, inf - inf in a sum: PyTorch's values, without numpy's warnings
 def _reduce_array(x: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, reduce: str,
                   include_self: bool) -> np.ndarray:
     out = x.copy()

@@ -26,7 +26,8 @@ from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
 from .._core.return_types import _named
 from ..pointwise.complex import conj, real
-from .solve import LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve, svd_result
+from .solve import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
+                    svd_arrays, svd_result)
 from ..shape.join import cat
 from ..sparse.construct import sparse_coo_tensor
 from ..sparse.products import sparse_mm
@@ -183,7 +184,7 @@ class LinalgSvdBackward0(Node):
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     """U, S, Vh with A = U diag(S) Vh (S descending)."""
     a = _square(A, "linalg.svd", square=False)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = svd_arrays(a, full_matrices)
     u, s, vh = u.astype(a.dtype), s.astype(a.real.dtype), vh.astype(a.dtype)
     return svd_result(*record((u, s, vh), LinalgSvdBackward0, (A,), saved=(OUT, OUT[1], OUT[2]),
                               full=full_matrices, shape=a.shape[-2:]))

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..._dtype import INEXACT_NP, cpp_name
+from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
@@ -266,13 +267,20 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if k > n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
+    q = _householder_array(a, ta, k)
+    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
+
+
+@silent  # an inf or NaN among the reflectors reaches Q through inf * 0 and inf - inf, silently as in PyTorch
+def _householder_array(a: np.ndarray, ta: np.ndarray, k: int) -> np.ndarray:
+    m, n = a.shape[-2:]
     rows = np.arange(m)
     q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape[:-2] + (m, n)).copy()
     for i in range(k - 1, -1, -1):   # Q = H_i Q, from the last reflector to the first
         v = np.where(rows > i, a[..., :, i], (rows == i).astype(a.dtype))[..., :, None]
         t = ta[..., i][..., None, None]
         q = q - t * np.matmul(v, np.matmul(np.swapaxes(v, -1, -2).conj(), q))
-    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
+    return q
 
 
 @op(variants="function method out", autocast="fp32")
@@ -401,11 +409,15 @@ class LinalgDetBackward0(Node):
         return (g.unsqueeze(-1).unsqueeze(-1) * adj_t,)
 
 
+# LAPACK's LU of a matrix holding inf or NaN gives NaN as PyTorch's does; numpy then warns
+_det, _slogdet = silent(np.linalg.det), silent(np.linalg.slogdet)
+
+
 @op("linalg.det", variants="function out", batch=batch_matrices)
 def linalg_det(A: Tensor) -> Tensor:
     """Determinants of square matrices (batched); the gradient is the adjugate, singular matrices included."""
     a = _square(A, "linalg.det")
-    return record(np.asarray(np.linalg.det(a), dtype=a.dtype), LinalgDetBackward0, (A,), (A, OUT))
+    return record(np.asarray(_det(a), dtype=a.dtype), LinalgDetBackward0, (A,), (A, OUT))
 
 
 @op(variants="function method", batch=batch_matrices)
@@ -432,7 +444,7 @@ class LinalgSlogdetBackward0(Node):
 def linalg_slogdet(A: Tensor):
     """(sign, log|det|) of square matrices."""
     a = _square(A, "linalg.slogdet")
-    s, l = np.linalg.slogdet(a)
+    s, l = _slogdet(a)
     s, l = np.asarray(s, dtype=a.dtype), np.asarray(l, dtype=a.real.dtype)
     return slogdet_result(*record((s, l), LinalgSlogdetBackward0, (A,), (A, OUT)))
 

@@ -206,6 +206,31 @@ def _eps_times(dtype, n: int):
     return eps * eps.dtype.type(n)
 
 
+def svd_arrays(a: np.ndarray, full_matrices: bool):
+    """numpy's SVD of a stack of matrices, guarded against inf and NaN, which numpy's LAPACK cannot be given:
+    it raises for a NaN and never returns for an inf (gesdd's iteration does not end). PyTorch raises for a
+    NaN, naming the batch element, and for an inf gives NaN singular values (MKL's U and Vh there are partly
+    NaN, partly 0 and 1: not reproduced, tinytorch's are all NaN); finite matrices are decomposed as usual.
+    The check is one pass over the input, little beside the decomposition."""
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all():
+        return np.linalg.svd(a, full_matrices=full_matrices)
+    bad = np.argwhere(~finite & np.isnan(a).any(axis=(-2, -1)))
+    if len(bad):
+        batch = int(np.ravel_multi_index(tuple(bad[0]), finite.shape)) if finite.ndim else None
+        where = "" if batch is None else f"(Batch element {batch}): "
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
+                          f"contained non-finite values.")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    u = np.full(a.shape[:-2] + (m, m if full_matrices else k), np.nan, dtype=a.dtype)
+    s = np.full(a.shape[:-2] + (k,), np.nan, dtype=a.real.dtype)
+    vh = np.full(a.shape[:-2] + (n if full_matrices else k, n), np.nan, dtype=a.dtype)
+    if finite.any():
+        u[finite], s[finite], vh[finite] = np.linalg.svd(a[finite], full_matrices=full_matrices)
+    return u, s, vh
+
+
 @op("linalg.pinv", variants="function out", batch=batch_matrices)
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped)."""
@@ -217,7 +242,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
         w, u = np.linalg.eigh(a)
         s, vh = np.abs(w), np.swapaxes(u, -1, -2).conj() * np.sign(w)[..., :, None]
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = svd_arrays(a, full_matrices=False)
     smax = s.max(axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), a.real.dtype)
     cut = np.maximum(atol or 0.0, rtol * smax)
     with np.errstate(divide="ignore"):

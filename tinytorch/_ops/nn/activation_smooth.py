@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 
+from ..._quiet_fp import silent
+
 from ..._dtype import NARROW_NP
 from ..._quiet_fp import silent
 from .._core import narrow
@@ -202,6 +204,7 @@ class MishBackward0(Node):
         return (g * (t + x * x.sigmoid() * (1 - t * t)),)
 
 
+@silent  # softplus of a NaN, inf * tanh: PyTorch's values, without numpy's warnings
 def _mish(input: Tensor) -> Tensor:
     x = float_array(input, "mish_cpu")
     out = x * np.tanh(np.logaddexp(0, x))
@@ -226,12 +229,17 @@ class SoftplusBackward0(Node):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
+@silent  # logaddexp(0, NaN) warns in numpy; PyTorch's NaN comes silently
+def _softplus_array(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    bx = x * beta
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
 @op(variants="functional", batch=elementwise)
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
     x = float_array(input, "softplus_cpu")
-    bx = x * beta
-    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+    out = _softplus_array(x, beta, threshold)
     return record(cast(out, x), SoftplusBackward0, (input,), (input,), beta=beta, threshold=threshold)
 
 
@@ -388,6 +396,11 @@ def _batch_glu(op, input, dim=-1):
     return input._wrap(op(input._phys, input._ld(dim)))
 
 
+@silent  # inf / inf where both halves are infinite: NaN, as PyTorch's, without numpy's warning
+def _glu_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a / (1 + np.exp(-b))
+
+
 @op(variants="functional", batch=_batch_glu)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
@@ -402,8 +415,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     x = float_array(input, "glu_cpu")
-    a, b = np.split(x, 2, axis=d)
-    out = a / (1 + np.exp(-b))
+    out = _glu_array(*np.split(x, 2, axis=d))
     return record(cast(out, x), GluBackward0, (input,), (input,), dim=d, dim_arg=dim)
 
 
@@ -418,6 +430,7 @@ class HardswishBackward0(Node):
         return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
 
 
+@silent  # -inf * 0 is NaN, as in PyTorch's kernel, without numpy's warning
 def _hardswish(input: Tensor) -> Tensor:
     x = float_array(input, "hardswish_cpu")
     out = x * np.minimum(np.maximum(x + 3, 0), 6) / 6

@@ -353,6 +353,15 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+@silent  # inf - inf in the centring, 1 / sqrt(0): PyTorch's NaN and inf, without numpy's warnings
+def _mean_invstd(x: np.ndarray, eps: float) -> tuple:
+    """native_batch_norm's returned statistics: each channel's mean and 1 / sqrt(var + eps), in float64."""
+    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
+    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
+    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
+    return mean, 1.0 / np.sqrt(var + eps)
+
+
 @op(variants="function out")
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple:
@@ -362,11 +371,6 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if not training:
         empty = np.zeros(0, dtype=input._data.dtype)
         return out, _make(empty), _make(empty.copy())
-    x = input._data.astype(np.float64)
-    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
-    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
-    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
-    with np.errstate(divide="ignore", invalid="ignore"):
-        invstd = 1.0 / np.sqrt(var + eps)
+    mean, invstd = _mean_invstd(input._data.astype(np.float64), eps)
     dt = input._data.dtype
     return out, _make(mean.astype(dt)), _make(invstd.astype(dt))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
+
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import legacy_name, record
@@ -45,6 +47,7 @@ def _extended(target: np.ndarray, blank: int):
     return ext, skip
 
 
+@silent  # a log-probability of +inf or NaN: inf - inf in the sums, PyTorch's NaN without numpy's warnings
 def _alpha(lp: np.ndarray, ext, skip) -> np.ndarray:
     t_len, s_len = lp.shape[0], len(ext)
     a = np.full((t_len, s_len), _NEG, lp.dtype)
@@ -60,6 +63,7 @@ def _alpha(lp: np.ndarray, ext, skip) -> np.ndarray:
     return a
 
 
+@silent
 def _beta(lp: np.ndarray, ext, skip) -> np.ndarray:
     t_len, s_len = lp.shape[0], len(ext)
     b = np.full((t_len, s_len), _NEG, lp.dtype)

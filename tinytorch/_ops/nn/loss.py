@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..._dtype import FROM_NP
+from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ._reduction import legacy_get_string
@@ -200,6 +201,18 @@ def _bce_with_logits_functional(input: Tensor, target: Tensor, weight: Tensor | 
     return binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
+@silent  # an infinite logit gives inf - inf (NaN) in PyTorch's formula too; numpy would warn
+def _bce_logits_losses(x: np.ndarray, t, pos_weight, w) -> np.ndarray:
+    log_sig = -np.logaddexp(0, -x)
+    if pos_weight is None:
+        losses = (1 - t) * x - log_sig
+    else:
+        losses = (1 - t) * x - ((pos_weight - 1) * t + 1) * log_sig
+    if w is not None:
+        losses = losses * w
+    return losses.astype(x.dtype, copy=False)
+
+
 @op(variants="function functional", functional=_bce_with_logits_functional, batch=_pointwise_loss, autocast="fp32")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction=1) -> Tensor:
@@ -214,14 +227,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
                            "argument 'pos_weight'. This input cannot have requires_grad True.")
     _, _, x, t = binary_operands(input, target)
-    log_sig = -np.logaddexp(0, -x)
-    if pos_weight is None:
-        losses = (1 - t) * x - log_sig
-    else:
-        losses = (1 - t) * x - ((pos_weight._data - 1) * t + 1) * log_sig
-    if w is not None:
-        losses = losses * w
-    losses = as_array(losses.astype(x.dtype, copy=False))
+    losses = as_array(_bce_logits_losses(x, t, None if pos_weight is None else pos_weight._data, w))
     out = _reduce(losses, reduction)
     return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target), (input, target, weight, pos_weight),
                   need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=losses.size,

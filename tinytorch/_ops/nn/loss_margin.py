@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet_fp import silent
+
 from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
@@ -78,6 +80,7 @@ class MultiMarginLossBackward0(Node):
         return (grad.view(x.shape),)
 
 
+@silent  # margin - x[y] + x[j] meets inf - inf when an input is infinite: NaN, silently as in PyTorch
 def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,
                        weight: Tensor | None, reduction: str) -> Tensor:
     """sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]) / C, per sample."""

@@ -9,6 +9,7 @@ import numpy as np
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ..._dtype import NARROW_NP, cpp_name
+from ..._quiet_fp import silent
 from .._core import narrow
 from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
@@ -175,6 +176,10 @@ def _complex_logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+# a NaN operand, or two infinities of opposite sign: numpy's NaN is PyTorch's, its warning is not
+_logaddexp, _logaddexp2 = silent(np.logaddexp), silent(np.logaddexp2)
+
+
 @op(variants="function method out", batch=pointwise)
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """log(exp(input) + exp(other)), computed stably."""
@@ -184,7 +189,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
         out = _complex_logaddexp(ad, np.asarray(bd, ad.dtype)).astype(ad.dtype, copy=False)
         return record(out, LogaddexpBackward0, **_binary_args(input, other, out))
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp_cpu", False)
-    out = np.logaddexp(ad, bd)
+    out = _logaddexp(ad, bd)
     return record(out, LogaddexpBackward0, **_binary_args(input, other, out))
 
 
@@ -201,7 +206,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^input + 2^other)."""
     require_tensors("logaddexp2", input, other)
     ta, tb, ad, bd = _float_binary(input, other, "logaddexp2_cpu", False)
-    out = np.logaddexp2(ad, bd)
+    out = _logaddexp2(ad, bd)
     return record(out, Logaddexp2Backward0, **_binary_args(input, other, out))
 
 

@@ -325,9 +325,20 @@ class SgnBackward0(Node):
         return (grad.masked_fill(z == 0, 0),)
 
 
+def real_sign(x: np.ndarray) -> np.ndarray:
+    """The sign of real numbers as PyTorch's ``(0 < x) - (x < 0)``: 0 at NaN, where numpy's is NaN (abs's,
+    elu's gradients go through it: PyTorch's are 0 there)."""
+    if x.dtype == np.bool_:
+        return x.copy()
+    out = np.asarray(np.sign(x))  # a 0-d array, not numpy's scalar, for copyto
+    if x.dtype.kind == "f":
+        np.copyto(out, 0, where=np.isnan(x))
+    return out
+
+
 def _sgn(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind != "c":
-        return x.copy() if x.dtype == np.bool_ else np.sign(x)
+        return real_sign(x)
     mag = np.abs(x)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)).astype(x.dtype, copy=False)

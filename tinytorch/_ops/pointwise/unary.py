@@ -19,6 +19,7 @@ from .._core.pointwise import node_class, unary, unary_function
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
+from .complex import real_sign
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
 
@@ -94,7 +95,7 @@ def _sign(x):
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, tinytorch.sign is not intended to support complex numbers. Please use "
                                   "tinytorch.sgn instead.")
-    return x.copy() if x.dtype == np.bool_ else np.sign(x)
+    return real_sign(x)
 
 
 sign = unary("sign", _sign, _ZERO_GRAD, saves=None,

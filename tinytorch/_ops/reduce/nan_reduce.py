@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP
 from ... import _dtype
-from ..._quiet_fp import loud, quiet
+from ..._quiet_fp import loud, quiet, silent
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import composite
@@ -105,16 +105,16 @@ class StdMeanBackward0(_MomentNode):
     is_std = True
 
 
+@silent  # inf - inf in the mean and the centring: PyTorch's NaN, without numpy's warnings
 def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None)):
     x = input._data
     count = int(np.prod([x.shape[d] for d in dims])) if x.ndim else 1
     axes = dims if x.ndim else None
     mean = as_array(x.mean(axis=axes, keepdims=keepdim))
-    with np.errstate(all="ignore"):
-        first = as_array(x.var(axis=axes, ddof=c, keepdims=keepdim)) if count - c > 0 else \
-            as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
-        if node_cls.is_std:
-            first = as_array(np.sqrt(first))
+    first = as_array(x.var(axis=axes, ddof=c, keepdims=keepdim)) if count - c > 0 else \
+        as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
+    if node_cls.is_std:
+        first = as_array(np.sqrt(first))
     first, mean = first.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False)
     dim, unbiased, correction = args  # as given: PyTorch's saved values show them
     return record((first, mean), node_cls, (input,), (input, OUT, OUT[1]), dims=dims, keepdim=keepdim, count=count,

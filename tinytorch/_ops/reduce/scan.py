@@ -20,7 +20,7 @@ from ..index.scatter_gather import zeros_scatter
 from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
 from .._core import narrow
 from ..._dtype_info import finfo
-from ..._quiet_fp import loud, quiet
+from ..._quiet_fp import loud, quiet, silent
 
 _SCAN = "function method out"
 _ACC = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128),
@@ -172,6 +172,9 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     return positive - negative
 
 
+_logaddexp_scan = silent(np.logaddexp.accumulate)  # a NaN, or inf after -inf: PyTorch's NaN, no warning
+
+
 @op(variants=_SCAN, batch=batch_along_dim(1))
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
@@ -188,7 +191,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
             r[k] = _complex_logaddexp(r[k - 1], r[k])
         r = c_order(np.moveaxis(r, 0, d).astype(x.dtype))
     else:
-        r = c_order(np.logaddexp.accumulate(x.astype(acc), axis=d).astype(x.dtype)) if x.ndim else x.copy()
+        r = c_order(_logaddexp_scan(x.astype(acc), axis=d).astype(x.dtype)) if x.ndim else x.copy()
     return record(r, LogcumsumexpBackward0, (input,), (input, OUT), dim=d, dim_arg=dim)
 
 

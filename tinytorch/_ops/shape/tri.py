@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 
+from ..._quiet_fp import silent
+
 from ..._dtype import NARROW_NP
 from .._core import narrow
 from .._core.util import strided
@@ -148,6 +150,9 @@ class TraceBackward0(Node):
         return (_embed(g.expand(n), self.in_shape, 0, 0, 1, DiagonalBackwardBackward0),)
 
 
+_trace = silent(np.trace)  # inf + -inf on the diagonal: NaN, silently as in PyTorch
+
+
 @op(variants="function method", autocast="fp32")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (ints sum to int64)."""
@@ -157,7 +162,7 @@ def trace(input: Tensor) -> Tensor:
     if x.dtype == np.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     dt = np.int64 if x.dtype.kind in "iu" else x.dtype
-    return record(np.asarray(np.trace(x, dtype=dt)), TraceBackward0, (input,), in_shape=x.shape)
+    return record(np.asarray(_trace(x, dtype=dt)), TraceBackward0, (input,), in_shape=x.shape)
 
 
 # -- rearrangements ---------------------------------------------------------------------------------
