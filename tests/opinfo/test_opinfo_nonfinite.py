@@ -149,12 +149,11 @@ def _differences(result: dict) -> dict:
 # -- known differences -------------------------------------------------------------------------------------
 # entry -> (reason, rows): rows of the sweep where tinytorch's values differ from PyTorch's on every CPU path
 # (ATEN_CPU_CAPABILITY default, avx2 and avx512 walked). The list only shrinks: a listed row that matches now
-# fails the test. No row here is a leaked warning but gelu's and attention's (files fixed on another branch).
+# fails the test. No row here is a leaked warning.
 _LAPACK = ("LAPACK on a matrix holding inf or NaN: MKL's (PyTorch) and OpenBLAS's (numpy) results past the first "
            "non-finite entry are implementation-defined")
 _FFT = ("an inf in a transform: numpy's pocketfft and PyTorch's FFT put NaN and inf in different bins (not traced "
         "further)")
-_BRANCH_NONFINITE = "being fixed on branch nonfinite"
 
 NONFINITE_KNOWN = {
     'aminmax': ('not traced: the gradient when the extreme is NaN',
@@ -253,11 +252,7 @@ NONFINITE_KNOWN = {
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'native_group_norm': ('not traced: the saved mean/rstd of a group holding +inf and -inf',
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'nn.functional.adaptive_avg_pool1d': (_BRANCH_NONFINITE,
-        ('float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.adaptive_avg_pool2d': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.adaptive_avg_pool3d': (_BRANCH_NONFINITE,
+    'nn.functional.adaptive_avg_pool3d': ("averaging-matrix products: inf * 0 spreads NaN to every output cell",
         ('float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.cross_entropy': ("not traced: the gradient of an inf logit (softmax's inf/inf)",
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
@@ -265,24 +260,12 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.embedding_bag': ("not traced: a bag holding +inf and -inf",
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'nn.functional.gelu': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.hardshrink': ("not traced: hardshrink's gradient at NaN",
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'nn.functional.hardswish': ("not traced: hardswish's gradient at NaN",
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'nn.functional.huber_loss': ('not traced: the gradient of an inf difference',
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
-    'nn.functional.interpolate.area': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.interpolate.bicubic': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.interpolate.bilinear': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.interpolate.linear': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.interpolate.trilinear': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.linear_cross_entropy.chunked_none': ('not traced: an inf logit in a chunk',
         ('float32:1:inf:fwd',)),
     'nn.functional.multilabel_margin_loss': ('not traced: the loss of a row holding inf or NaN',
@@ -291,14 +274,13 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:bwd', 'float32:0:nan:bwd', 'float32:1:inf:bwd', 'float32:1:nan:bwd')),
     'nn.functional.rrelu': ("not traced: rrelu of a NaN input",
         ('float32:0:nan:fwd',)),
-    'nn.functional.scaled_dot_product_attention': (_BRANCH_NONFINITE,
+    'nn.functional.scaled_dot_product_attention': ("a score row holding inf or NaN: PyTorch's flash kernel gives it "
+                                                   "zero weights while the keys fit one block, NaN past it",
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.smooth_l1_loss': ('not traced: the gradient of an inf difference',
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'nn.functional.softshrink': ("softshrink(NaN): PyTorch gives NaN, tinytorch's masks give 0",
         ('float32:0:nan:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.upsample_bilinear': (_BRANCH_NONFINITE,
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'norm.nuc': (_LAPACK,
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'ormqr': (_LAPACK,
@@ -337,13 +319,15 @@ NONFINITE_KNOWN = {
         ('float32:1:inf:fwd',)),
 }
 
-# rows whose PyTorch result depends on the CPU path: they may match or differ
+# rows whose PyTorch result depends on the CPU path (ATen's, or oneDNN's for gelu): they may match or differ
 _ELU_NAN = ("PyTorch's elu backward at NaN: the linear side's gradient on AVX512, NaN on DEFAULT and AVX2 "
             "(tinytorch's NaN: the AVX2 path it emulates)")
 NONFINITE_EITHER = {
     "nn.functional.elu": (_ELU_NAN, ("float32:0:nan:bwd",)),
     "nn.functional.selu": (_ELU_NAN, ("float32:0:nan:bwd",)),
     "nn.functional.celu": (_ELU_NAN, ("float32:0:nan:bwd",)),
+    "nn.functional.gelu": ("gelu(+inf): NaN from oneDNN's AVX-512 kernel, inf from its AVX2 one (tinytorch's steps)",
+                           ("float32:0:inf:fwd",)),
 }
 _CACHE: dict = {}
 

@@ -19,6 +19,7 @@ from .._kernels import flash_attention, parallel
 from .._kernels.parallel import matmul as _gemm
 
 from ..._dtype import cpp_name
+from ..._quiet_fp import silent
 from ..._random import draws as _draws
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -36,6 +37,7 @@ def _mT(a):
     return a.swapaxes(-1, -2)
 
 
+@silent
 def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> np.ndarray:
     """softmax over the last dim, with rows that mask out every key giving zeros (PyTorch's
     ``_safe_softmax``) instead of NaN. ``m``: the row maxima, when the caller has them; ``s`` may be
@@ -195,6 +197,7 @@ def _flash_eligible(q, k, v, mask, dropout_p: float, grad: bool) -> bool:
 
 
 @op(variants="functional", autocast="lower")
+@silent  # scores of inf and NaN (and a mask of -inf added to them) compute silently, as PyTorch's do
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
