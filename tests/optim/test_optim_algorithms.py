@@ -266,3 +266,20 @@ def test_lbfgs_state_dict_round_trip_and_errors():
     with pytest.raises(ValueError) as got:
         optim.LBFGS([{"params": p}, {"params": [tinytorch.ones(1, requires_grad=True)]}])
     assert str(got.value) == str(expected.value)
+
+
+def test_rprop_steps_past_a_nan_gradient_as_pytorch():
+    # PyTorch's sign is 0 at NaN: the parameter whose gradient is NaN keeps its value, its neighbours step
+    w0 = np.linspace(-1, 1, 6).astype(np.float32)
+    grads = [np.array([0.5, np.nan, -0.2, 0.1, np.nan, 0.3], np.float32),
+             np.array([0.4, 0.1, np.nan, -0.1, 0.2, 0.3], np.float32)]
+    got = []
+    for lib, opt_of in ((tinytorch, optim.Rprop), (torch, torch.optim.Rprop)):
+        w = lib.tensor(w0.copy(), requires_grad=True)
+        opt = opt_of([w], lr=0.1)
+        for g in grads:
+            w.grad = lib.tensor(g)
+            opt.step()
+        got.append(w.detach().numpy())
+    np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(got[1]))
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-6)

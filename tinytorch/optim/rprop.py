@@ -5,6 +5,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .._ops.pointwise.complex import real_sign
 from ..tensor import Tensor
 from ._base import _by_elements, _bump, _check_lr, _GroupOptimizer, _scalar_state, _signed, _to_scalar, _zeros_like
 
@@ -68,9 +69,9 @@ def rprop(params: list[Tensor], grads: list[Tensor], prevs: list[Tensor],
 def _rprop_arrays(p, g, prev, s, step_size_min, step_size_max, etaminus, etaplus, maximize) -> None:
     """One Rprop step on arrays, in place: ``prev`` the previous step's gradient, ``s`` the step sizes."""
     g = _signed(g, maximize)
-    sign = np.sign(g * prev)
+    sign = real_sign(g * prev)  # (PyTorch's sign: 0 at NaN, so a NaN gradient leaves its parameter alone)
     factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1)).astype(g.dtype)
     s[...] = np.clip(s * factor, step_size_min, step_size_max)
     g = np.where(factor == g.dtype.type(etaminus), 0, g).astype(g.dtype)
-    p[...] = p + (-1) * np.sign(g) * s
+    p[...] = p + (-1) * real_sign(g) * s
     prev[...] = g
