@@ -529,56 +529,95 @@ class AdaptiveAvgPool2DBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        return (_adaptive_spread(g, self.in_shape),)
+        return (_adaptive_spread(g, self.in_shape, len(self.out_size)),)
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     def backward(self, h):
-        return (_adaptive_avg(h, self.out_hw),)
+        return (_adaptive_avg(h, self.out_size),)
 
 
-def _window_sums(x4: np.ndarray, rows, cols) -> np.ndarray:
-    """Each window's sum on its own, rows then columns (float64): an inf or NaN stays in the windows that
-    hold it, as in PyTorch's per-window sums. ``rows``/``cols`` are (starts, ends) along H and W."""
-    part = np.stack([x4[:, :, a:b].sum(2, dtype=np.float64) for a, b in zip(*rows)], axis=2)
-    return np.stack([part[:, :, :, a:b].sum(3) for a, b in zip(*cols)], axis=3)
+class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
+    pass
+
+
+class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
+    pass
+
+
+# per number of pooled dims: the forward's node and its backward's node, named as PyTorch's
+_ADAPTIVE_AVG_NODES = {2: (AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0),
+                       3: (AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0)}
+
+
+def _window_sums(x: np.ndarray, bounds) -> np.ndarray:
+    """Each window's sum on its own (float64), one pooled dim at a time over the last ``len(bounds)`` dims:
+    an inf or NaN stays in the windows that hold it, as in PyTorch's per-window sums. ``bounds``: per dim,
+    (starts, ends). One ``reduceat`` a dim: it sums the segments between consecutive indices, so the
+    indices interleave starts and ends and every other segment (end_i to start_i+1) is dropped; a zero row
+    appended lets an end equal to the length be an index."""
+    out = x
+    for i, (starts, ends) in enumerate(bounds):
+        axis = x.ndim - len(bounds) + i
+        pad = np.zeros(out.shape[:axis] + (1,) + out.shape[axis + 1:], np.float64)
+        out = np.concatenate([out, pad], axis=axis, dtype=np.float64)
+        idx = np.stack([starts, ends], axis=1).reshape(-1)
+        out = np.add.reduceat(out, idx, axis=axis)
+        out = out[(slice(None),) * axis + (slice(None, None, 2),)]
+    return out
+
+
+def _prefix_window_sums(x: np.ndarray, bounds) -> np.ndarray:
+    """The window sums of ``_window_sums`` from running sums (float64 keeps the differences exact enough),
+    one pooled dim at a time: faster, but an inf or NaN turns into inf - inf = NaN in later windows."""
+    out = x
+    for i, (starts, ends) in enumerate(bounds):
+        axis = x.ndim - len(bounds) + i
+        run = np.cumsum(out, axis=axis, dtype=np.float64)
+        lo = np.take(run, starts - 1, axis=axis)
+        lo[(slice(None),) * axis + (starts == 0,)] = 0  # windows from the first entry subtract nothing
+        out = np.take(run, ends - 1, axis=axis) - lo
+    return out
+
+
+def _window_areas(bounds) -> np.ndarray:
+    """The number of entries in each window: the outer product of the windows' lengths along each dim."""
+    area = np.ones((), np.int64)
+    for starts, ends in bounds:
+        area = np.multiply.outer(area, ends - starts)
+    return area
 
 
 @silent
-def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
+def _adaptive_avg(input: Tensor, out_size) -> Tensor:
+    """Adaptive average pooling over the last ``len(out_size)`` dims, recorded as PyTorch's node."""
     x = input._data
-    x4 = _as4(x)
-    h, w = x.shape[-2:]
-    (hs, he), (ws, we) = rows, cols = _bounds(h, out_hw[0]), _bounds(w, out_hw[1])
-    # sums over windows from an integral image (float64 keeps the differences exact enough); its
-    # differences turn an inf or NaN into inf - inf = NaN in later windows too, so a non-finite sum (few
-    # to check: one per output) sends the whole input to the direct sums
-    ii = np.zeros((*x4.shape[:2], h + 1, w + 1), np.float64)
-    np.cumsum(np.cumsum(x4, axis=2, dtype=np.float64), axis=3, out=ii[:, :, 1:, 1:])
-    tot = ii[:, :, he[:, None], we] - ii[:, :, hs[:, None], we] - ii[:, :, he[:, None], ws] + ii[:, :, hs[:, None], ws]
-    if not np.isfinite(tot).all():
-        tot = _window_sums(x4, rows, cols)
-    area = (he - hs)[:, None] * (we - ws)[None, :]
-    out = (tot / area).astype(x.dtype).reshape(x.shape[:-2] + tuple(out_hw))
-    return record(out, AdaptiveAvgPool2DBackward0, (input,), (input,), in_shape=x.shape)  # the input kept, as PyTorch's
+    n = len(out_size)
+    bounds = [_bounds(x.shape[x.ndim - n + i], out_size[i]) for i in range(n)]
+    tot = _prefix_window_sums(x, bounds)
+    if not np.isfinite(tot).all():  # few to check (one per output): the inf/NaN-safe sums then
+        tot = _window_sums(x, bounds)
+    out = (tot / _window_areas(bounds)).astype(x.dtype)
+    # the input kept, as PyTorch's node does
+    return record(out, _ADAPTIVE_AVG_NODES[n][0], (input,), (input,), in_shape=x.shape, out_size=tuple(out_size))
 
 
 @silent
-def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
-    """Each output cell's gradient spread evenly over its window, windows added where they overlap: along
-    W, then along H (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
-    gd = _as4(g._data)
-    h, w = in_shape[-2:]
-    oh, ow = gd.shape[-2:]
-    (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
-    v = gd / ((he - hs)[:, None] * (we - ws)[None, :])
-    part = np.zeros((*gd.shape[:3], w))
-    for j in range(ow):
-        part[..., ws[j]:we[j]] += v[..., j:j + 1]
-    out = np.zeros((*gd.shape[:2], h, w))
-    for i in range(oh):
-        out[:, :, hs[i]:he[i]] += part[:, :, i:i + 1]
-    return record(out.astype(gd.dtype).reshape(in_shape), AdaptiveAvgPool2DBackwardBackward0, (g,), out_hw=(oh, ow))
+def _adaptive_spread(g: Tensor, in_shape, n: int) -> Tensor:
+    """Each output cell's gradient spread evenly over its window, windows added where they overlap: one
+    pooled dim at a time (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
+    gd = g._data
+    out_size = gd.shape[-n:]
+    bounds = [_bounds(in_shape[len(in_shape) - n + i], out_size[i]) for i in range(n)]
+    cur = gd / _window_areas(bounds)
+    for i, (starts, ends) in enumerate(bounds):
+        axis = gd.ndim - n + i
+        spread = np.zeros(cur.shape[:axis] + (in_shape[len(in_shape) - n + i],) + cur.shape[axis + 1:])
+        lead = (slice(None),) * axis
+        for j in range(len(starts)):
+            spread[lead + (slice(starts[j], ends[j]),)] += cur[lead + (slice(j, j + 1),)]
+        cur = spread
+    return record(cur.astype(gd.dtype).reshape(in_shape), _ADAPTIVE_AVG_NODES[n][1], (g,), out_size=out_size)
 
 
 @op(variants="functional")

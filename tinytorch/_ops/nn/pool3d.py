@@ -4,8 +4,8 @@ power-average pools lp_pool1d/2d/3d.
 Max pooling finds the argmax of each window in numpy (a loop over the kernel's offsets, vectorised
 over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and
 gathers the values from the input, so the gradient is the gather's scatter-add. Average pooling is
-a sum of strided slices of the zero-padded input divided by PyTorch's window counts; adaptive
-average pooling is one averaging matrix per dim. Every piece is a tinytorch op."""
+a sum of strided slices of the zero-padded input divided by PyTorch's window counts. Adaptive
+average pooling is the 2-d one's n-dim machinery (pool.py), recorded as PyTorch's one node."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +14,7 @@ from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
-from .pool import _bounds, adaptive_max_pool2d
-from ..linalg.products import einsum
+from .pool import _adaptive_avg, _bounds, adaptive_max_pool2d
 from .pad import constant_pad_nd
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
@@ -160,24 +159,16 @@ def _adaptive3(output_size, size):
     return tuple(size[i] if o[i] is None else int(o[i]) for i in range(3))
 
 
-def _averaging(n: int, out: int, dtype) -> np.ndarray:
-    start, end = _bounds(n, out)
-    m = np.zeros((out, n), dtype)
-    for i in range(out):
-        m[i, start[i]:end[i]] = 1.0 / (end[i] - start[i])
-    return m
-
-
 @op(variants="functional", autocast="fp32")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Mean over the windows that split (D, H, W) into ``output_size`` cells as evenly as possible."""
     x = input._data
     if x.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(x.shape)}")
-    size = x.shape[-3:]
-    out = _adaptive3(output_size, size)
-    m = [_make(_averaging(size[i], out[i], x.dtype)) for i in range(3)]
-    return einsum("...dhw,ad,bh,cw->...abc", input, m[0], m[1], m[2])
+    out = _adaptive3(output_size, x.shape[-3:])
+    if out == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
+    return _adaptive_avg(input, out)
 
 
 @op(variants="functional", autocast="fp32")
