@@ -111,6 +111,10 @@ _NODE_CASES = [
     ("adaptive_avg_pool3d", (2, 3, 6, 7, 5), ((4, 5, 3),), {}),
     ("adaptive_avg_pool3d", (3, 5, 6, 7), ((7, 4, 9),), {}),
     ("adaptive_avg_pool3d", (2, 2, 4, 5, 6), ((None, 3, 2),), {}),
+    ("avg_pool3d", (2, 3, 6, 7, 5), (2,), {}),
+    ("avg_pool3d", (3, 6, 7, 5), ((3, 2, 2),), dict(stride=(2, 1, 2), padding=1)),
+    ("avg_pool3d", (2, 2, 7, 6, 5), (3,), dict(stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool3d", (2, 2, 5, 6, 7), ((2, 3, 2),), dict(divisor_override=5, ceil_mode=True)),
 ]
 
 

@@ -12,6 +12,8 @@ holds an inf or NaN) and spreads gradients back window by window; max pooling lo
 cells (windows differ in size), and shares max pooling's scatter/gather backward."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -48,14 +50,16 @@ def _as4(x: np.ndarray) -> np.ndarray:
     return x if x.ndim == 4 else x[None]
 
 
-def _padded(x4: np.ndarray, p, need_hw, fill) -> np.ndarray:
-    """x4 with ``p`` rows/cols of ``fill`` before and as many after as the windows reach."""
-    n, c, h, w = x4.shape
-    hp, wp = max(h + 2 * p[0], need_hw[0]), max(w + 2 * p[1], need_hw[1])
-    if (hp, wp) == (h, w):
-        return x4
-    out = np.full((n, c, hp, wp), fill, x4.dtype)
-    out[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x4
+def _padded(x: np.ndarray, p, need, fill) -> np.ndarray:
+    """x with ``p[i]`` entries of ``fill`` before each of its last ``len(p)`` dims and as many after as the
+    windows reach (``need[i]`` in all)."""
+    n = len(p)
+    size = x.shape[-n:]
+    full = tuple(max(size[i] + 2 * p[i], need[i]) for i in range(n))
+    if full == size:
+        return x
+    out = np.full(x.shape[:-n] + full, fill, x.dtype)
+    out[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))] = x
     return out
 
 
@@ -376,7 +380,6 @@ def _divisor(n, k, s, p, out, count_include_pad):
 
 
 class AvgPool2DBackward0(Node):
-    _spread_cls = "AvgPool2DBackwardBackward0"
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("count_include_pad", _arg(5)),
                     ("divisor_override", _arg(6)), ("kernel_size", _arg(0)), ("padding", _arg(2)),
                     ("stride", _arg(1)))
@@ -390,39 +393,59 @@ class AvgPool2DBackwardBackward0(Node):
         return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
 
 
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    pass
+
+
+class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
+    pass
+
+
+# per number of pooled dims: the forward's node and its backward's node, named as PyTorch's
+_AVG_NODES = {2: (AvgPool2DBackward0, AvgPool2DBackwardBackward0), 3: (AvgPool3DBackward0, AvgPool3DBackwardBackward0)}
+
+
+def _taps(cfg):
+    """Per kernel offset, the index of the padded input's entries that offset reads for every output (the
+    windows' corners stepped by ``offset``), over the last ``len(k)`` dims."""
+    k, s, _, out, _ = cfg
+    for offs in itertools.product(*(range(ki) for ki in k)):
+        yield (...,) + tuple(slice(o, o + (out[i] - 1) * s[i] + 1, s[i]) for i, o in enumerate(offs))
+
+
 @silent
 def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
-    k, s, p, out_hw, div = cfg
+    """Average pooling over the last ``len(k)`` dims: the zero-padded input's taps summed, then divided by
+    ``div`` (per output, or PyTorch's divisor_override)."""
+    k, s, p, out, div = cfg
     x = input._data
-    x4 = _as4(x)
-    need = tuple((out_hw[i] - 1) * s[i] + k[i] for i in range(2))
-    xp = _padded(x4, p, need, 0)
-    acc = np.zeros((*x4.shape[:2], *out_hw), x.dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            acc += xp[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]]
+    xp = _padded(x, p, tuple((out[i] - 1) * s[i] + k[i] for i in range(len(k))), 0)
+    acc = np.zeros(x.shape[:-len(k)] + tuple(out), x.dtype)
+    for tap in _taps(cfg):
+        acc += xp[tap]
     if acc.dtype.kind in "iu":
         # integer pooling divides as C++ does: the quotient truncated toward zero
         acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
     else:
         acc /= div
     # the public op's node keeps the input, as PyTorch's does
-    return record(acc if x.ndim == 4 else acc[0], AvgPool2DBackward0, (input,), (input,) if args is not None else (),
-                  cfg=cfg, in_shape=x.shape, args=args)
+    return record(acc, _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (), cfg=cfg,
+                  in_shape=x.shape, args=args)
 
 
 def _avg_spread(g: Tensor, cfg, in_shape, x=None) -> Tensor:
-    k, s, p, out_hw, div = cfg
-    gd = _as4(g._data) / div
-    h, w = in_shape[-2:]
-    hp = max(h + 2 * p[0], (out_hw[0] - 1) * s[0] + k[0])
-    wp = max(w + 2 * p[1], (out_hw[1] - 1) * s[1] + k[1])
-    acc = np.zeros((*gd.shape[:2], hp, wp), gd.dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            acc[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]] += gd
-    out = np.ascontiguousarray(acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w]).reshape(in_shape)
-    return record(out, AvgPool2DBackwardBackward0, (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape))
+    """The adjoint of ``_avg_pool``: each output's gradient over ``div`` added to every tap of its window,
+    the padding cut off."""
+    k, s, p, out, div = cfg
+    n = len(k)
+    gd = g._data / div
+    size = in_shape[-n:]
+    acc = np.zeros(gd.shape[:-n] + tuple(max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]) for i in range(n)),
+                   gd.dtype)
+    for tap in _taps(cfg):
+        acc[tap] += gd
+    res = np.ascontiguousarray(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
+    return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape))
 
 
 @op(variants="functional")

@@ -3,9 +3,9 @@ power-average pools lp_pool1d/2d/3d.
 
 Max pooling finds the argmax of each window in numpy (a loop over the kernel's offsets, vectorised
 over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and
-gathers the values from the input, so the gradient is the gather's scatter-add. Average pooling is
-a sum of strided slices of the zero-padded input divided by PyTorch's window counts. Adaptive
-average pooling is the 2-d one's n-dim machinery (pool.py), recorded as PyTorch's one node."""
+gathers the values from the input, so the gradient is the gather's scatter-add. Average pooling and
+adaptive average pooling are the 2-d ones' n-dim machinery (pool.py), each recorded as PyTorch's one
+node."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +14,7 @@ from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
-from .pool import _adaptive_avg, _bounds, adaptive_max_pool2d
-from .pad import constant_pad_nd
+from .pool import _adaptive_avg, _avg_pool, _bounds, adaptive_max_pool2d
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
@@ -125,19 +124,6 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     out = tuple(_out_size(size[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(3))
     _check3(x, k, s, p, (1, 1, 1), out)
-    xp = _as5(input)
-    need = [max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]) for i in range(3)]
-    pads = []
-    for i in (2, 1, 0):
-        pads += [p[i], need[i] - size[i] - p[i]]
-    xp = constant_pad_nd(xp, pads)
-    total = None
-    for a in range(k[0]):
-        for b in range(k[1]):
-            for c in range(k[2]):
-                v = xp[:, :, a:a + (out[0] - 1) * s[0] + 1:s[0], b:b + (out[1] - 1) * s[1] + 1:s[1],
-                       c:c + (out[2] - 1) * s[2] + 1:s[2]]
-                total = v if total is None else total + v
     if divisor_override is not None:
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
@@ -145,13 +131,9 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     else:
         ds = [_divisor(size[i], k[i], s[i], p[i], out[i], count_include_pad) for i in range(3)]
         div = (ds[0][:, None, None] * ds[1][None, :, None] * ds[2][None, None, :]).astype(x.dtype)
-    if x.dtype.kind in "iu":
-        # integer pooling divides as C++ does: the quotient truncated toward zero
-        acc = total._data
-        res = _make((np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))).astype(x.dtype))
-    else:
-        res = total / _make(div)
-    return res if x.ndim == 5 else res.squeeze(0)
+    args = (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s, p, None,
+            bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return _avg_pool(input, (k, s, p, out, div), args)
 
 
 def _adaptive3(output_size, size):
