@@ -115,6 +115,13 @@ _NODE_CASES = [
     ("avg_pool3d", (3, 6, 7, 5), ((3, 2, 2),), dict(stride=(2, 1, 2), padding=1)),
     ("avg_pool3d", (2, 2, 7, 6, 5), (3,), dict(stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
     ("avg_pool3d", (2, 2, 5, 6, 7), ((2, 3, 2),), dict(divisor_override=5, ceil_mode=True)),
+    ("max_pool3d", (2, 3, 6, 7, 5), (2,), {}),
+    ("max_pool3d", (3, 6, 7, 5), ((3, 2, 2),), dict(stride=(2, 1, 2), padding=1)),
+    ("max_pool3d", (2, 2, 7, 6, 5), (3,), dict(stride=1, padding=1, dilation=(1, 2, 1), ceil_mode=True)),
+    ("max_pool3d", (2, 2, 7, 6, 5), (2,), dict(stride=2, ceil_mode=True)),
+    ("adaptive_max_pool3d", (2, 3, 6, 7, 5), ((3, 7, 5),), {}),
+    ("adaptive_max_pool3d", (3, 6, 7, 5), ((4, 5, 3),), {}),
+    ("adaptive_max_pool3d", (2, 2, 4, 5, 6), ((None, 7, 2),), {}),
 ]
 
 
@@ -131,10 +138,18 @@ def test_pool3d_nodes(name, shape, args, kw):
             assert np.array_equal(got.detach().numpy(), want.detach().numpy()), field
         else:
             assert got == want, field
+    if name.startswith("max") or name.startswith("adaptive_max"):  # the argmax positions, as PyTorch returns them
+        ia = getattr(torch.nn.functional, name)(ts[0], *args, return_indices=True, **kw)[1]
+        ib = getattr(tt.nn.functional, name)(ys[0], *args, return_indices=True, **kw)[1]
+        assert ib.dtype == tt.int64 and np.array_equal(ib.numpy(), ia.numpy())
     g = torch.randn(a.shape, generator=torch.Generator().manual_seed(2), dtype=a.dtype, requires_grad=True)
     ga = torch.autograd.grad(a, ts[0], g, create_graph=True)[0]
     gb = tt.autograd.grad(b, ys[0], tt.tensor(g.detach().numpy(), requires_grad=True), create_graph=True)[0]
     assert type(gb.grad_fn).__name__ == type(ga.grad_fn).__name__
+    for field in [f for f in dir(ga.grad_fn) if f.startswith("_saved_")]:  # the argmax positions
+        want = getattr(ga.grad_fn, field)
+        if isinstance(want, torch.Tensor):
+            assert np.array_equal(getattr(gb.grad_fn, field).detach().numpy(), want.detach().numpy()), field
 
 
 @pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])

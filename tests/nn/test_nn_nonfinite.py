@@ -23,6 +23,7 @@ _CASES = {
     "max_pool2d": ((2, 3, 8, 8), lambda L, x: L.nn.functional.max_pool2d(x, 2)),
     "adaptive_avg_pool3d": ((1, 2, 6, 7, 5), lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, (4, 5, 3))),
     "avg_pool3d": ((1, 2, 6, 7, 5), lambda L, x: L.nn.functional.avg_pool3d(x, 3, 2, 1)),
+    "max_pool3d": ((1, 2, 6, 7, 5), lambda L, x: L.nn.functional.max_pool3d(x, 3, 2, 1)),
     "batch_norm": ((4, 3, 5), lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True)),
     "instance_norm": ((4, 3, 5), lambda L, x: L.nn.functional.instance_norm(x)),
     "layer_norm": ((4, 3, 5), lambda L, x: L.nn.functional.layer_norm(x, (5,))),

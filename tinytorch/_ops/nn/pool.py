@@ -117,9 +117,10 @@ def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
                   unique=True, scatter_name="_MaxScatter")
 
 
-def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None) -> Tensor:
+def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None, nd: int = 2) -> Tensor:
     """``g`` scattered (summed) to the ``flat`` positions of an ``in_shape`` array; ``x``: the pooled input
-    (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad."""
+    (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad; ``nd``: the
+    number of pooled dims (the indices the node shows run over their product)."""
     gd = g._data.reshape(-1)
     size = int(np.prod(in_shape))
     if unique and gd.size >= _SPLIT_FROM // 4 and len(in_shape) >= 3:
@@ -138,13 +139,14 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=N
     else:
         out = np.bincount(flat, weights=gd, minlength=size).astype(gd.dtype, copy=False)
     return record(out.reshape(in_shape), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
-                  out_shape=g._data.shape, in_shape=tuple(in_shape))
+                  out_shape=g._data.shape, in_shape=tuple(in_shape), nd=nd)
 
 
 def _result1(node) -> Tensor:
-    """The argmax positions (int64, per H*W plane) PyTorch's max-pooling node keeps as its second result."""
-    h, w = node.in_shape[-2:]
-    return _make((node.flat % (h * w)).reshape(node.out_shape))
+    """The argmax positions (int64, per H*W plane, or D*H*W volume) PyTorch's max-pooling node keeps as its
+    second result."""
+    plane = int(np.prod(node.in_shape[-node.nd:]))
+    return _make((node.flat % plane).reshape(node.out_shape))
 
 
 def _named(name, base, saved_fields=None):
@@ -154,7 +156,8 @@ def _named(name, base, saved_fields=None):
 # the double-backward nodes keep the argmax positions, as PyTorch's do (``_saved_indices``)
 _SCATTER_NODES = {n: _named(n, _MaxScatter, None if n == "_MaxScatter" else (("indices", _result1),))
                   for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0",
-                            "AdaptiveMaxPool2DBackwardBackward0")}
+                            "AdaptiveMaxPool2DBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
+                            "AdaptiveMaxPool3DBackwardBackward0")}
 
 
 def _arg(i: int):
@@ -171,16 +174,41 @@ def _arg(i: int):
 
 class MaxPool2DWithIndicesBackward0(Node):
     _scatter_name = "MaxPool2DWithIndicesBackwardBackward0"
+    nd = 2  # the number of pooled dims
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self)),)
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd),)
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     _scatter_name = "AdaptiveMaxPool2DBackwardBackward0"
     saved_fields = (("self", 0), ("result1", _result1))
+
+
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    _scatter_name = "MaxPool3DWithIndicesBackwardBackward0"
+    nd = 3
+
+
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
+    _scatter_name = "AdaptiveMaxPool3DBackwardBackward0"
+    nd = 3
+
+
+def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, unique: bool, args=None) -> Tensor:
+    """The pooled values, recorded as ``node_cls`` when a graph is wanted: the node keeps the input (as
+    PyTorch's, so modifying it in place fails backward) and the argmax positions in the whole input, from
+    ``idx``, each one's position in its own pooled plane (or volume)."""
+    if not (_State.enabled and input._requires_grad):
+        return _make(vals)  # nothing recorded: nothing of the node made
+    x = input._data
+    plane = int(np.prod(x.shape[-node_cls.nd:]))
+    planes = int(np.prod(x.shape[:-node_cls.nd]))
+    flat = (idx.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    return record(vals, node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=unique,
+                  out_shape=vals.shape, args=args)
 
 
 _BASES: dict = {}

@@ -2,10 +2,10 @@
 power-average pools lp_pool1d/2d/3d.
 
 Max pooling finds the argmax of each window in numpy (a loop over the kernel's offsets, vectorised
-over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and
-gathers the values from the input, so the gradient is the gather's scatter-add. Average pooling and
-adaptive average pooling are the 2-d ones' n-dim machinery (pool.py), each recorded as PyTorch's one
-node."""
+over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and records
+the 2-d pools' node, whose backward scatters to the argmax positions (and whose own backward gathers
+from them). Average pooling and adaptive average pooling are the 2-d ones' n-dim machinery (pool.py),
+each recorded as PyTorch's one node."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,8 @@ from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
-from .pool import _adaptive_avg, _avg_pool, _bounds, adaptive_max_pool2d
+from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
+                   _record_max, adaptive_max_pool2d)
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
@@ -40,24 +41,6 @@ def _check3(x, k, s, p, d, out):
         c, dd, h, w = x.shape[-4:]
         raise RuntimeError(f"Given input size: ({c}x{dd}x{h}x{w}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
-
-
-def _as5(t: Tensor) -> Tensor:
-    return t if t.ndim == 5 else t.unsqueeze(0)
-
-
-def _gather_flat(input5: Tensor, idx: np.ndarray) -> Tensor:
-    """input5 (N, C, D, H, W) at the flat positions idx (N, C, ...) over its last three dims."""
-    n, c = input5.shape[:2]
-    flat = input5.reshape(n, c, -1)
-    out = flat.gather(2, _make(idx.reshape(n, c, -1)))
-    return out.reshape(*idx.shape)
-
-
-def _finish(out: Tensor, idx: np.ndarray, batched: bool, return_indices: bool):
-    if not batched:
-        out, idx = out.squeeze(0), idx[0]
-    return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
 
 @op(variants="function functional", autocast="fp32")
@@ -98,8 +81,13 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         start = [pos[i] + (np.maximum(-pos[i], 0) + d[i] - 1) // d[i] * d[i] for i in range(3)]
         inside = (start[0][:, None, None] * size[1] + start[1][None, :, None]) * size[2] + start[2][None, None, :]
         idx = np.where(lowest, inside, idx)
-    vals = _gather_flat(_as5(input), idx)
-    return _finish(vals, idx, x.ndim == 5, return_indices)
+    if x.ndim == 4:
+        best, idx = best[0], idx[0]
+    unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))  # windows that never overlap
+    out = _record_max(input, best, idx, MaxPool3DWithIndicesBackward0, unique,
+                      (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s,
+                       p, d, bool(ceil_mode)))
+    return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
 
 @op(variants="functional", autocast="fp32")
@@ -172,8 +160,11 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
                 a = win.argmax(axis=-1)
                 dh, hw = (h1 - h0) * (w1 - w0), w1 - w0
                 idx[:, :, i, j, l] = ((d0 + a // dh) * size[1] + h0 + (a % dh) // hw) * size[2] + w0 + a % hw
-    vals = _gather_flat(_as5(input), idx)
-    return _finish(vals, idx, x.ndim == 5, return_indices)
+    vals = np.take_along_axis(x5.reshape(*x5.shape[:2], -1), idx.reshape(*x5.shape[:2], -1), axis=-1)
+    vals, idx = vals.reshape(x.shape[:-3] + out), idx.reshape(x.shape[:-3] + out)
+    unique = all(size[i] % out[i] == 0 for i in range(3))  # windows that never overlap
+    res = _record_max(input, vals, idx, AdaptiveMaxPool3DBackward0, unique)
+    return (res, _make(idx)) if return_indices else res
 
 
 @op(variants="functional", autocast="fp32")
