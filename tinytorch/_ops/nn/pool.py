@@ -413,10 +413,12 @@ class AvgPool2DBackward0(Node):
                     ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self)),)
+        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args),)
 
 
 class AvgPool2DBackwardBackward0(Node):
+    saved_fields = AvgPool2DBackward0.saved_fields[1:]  # the pooling arguments, as PyTorch's keeps them
+
     def backward(self, h):
         return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
 
@@ -461,7 +463,7 @@ def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
                   in_shape=x.shape, args=args)
 
 
-def _avg_spread(g: Tensor, cfg, in_shape, x=None) -> Tensor:
+def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None) -> Tensor:
     """The adjoint of ``_avg_pool``: each output's gradient over ``div`` added to every tap of its window,
     the padding cut off."""
     k, s, p, out, div = cfg
@@ -473,7 +475,8 @@ def _avg_spread(g: Tensor, cfg, in_shape, x=None) -> Tensor:
     for tap in _taps(cfg):
         acc[tap] += gd
     res = np.ascontiguousarray(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
-    return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape))
+    return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape),
+                  args=args)
 
 
 @op(variants="functional")
