@@ -36,6 +36,7 @@ PACKS = {
         "nn.functional.adaptive_max_pool1d", "nn.functional.adaptive_max_pool2d", "nn.functional.max_pool1d",
         "nn.functional.max_pool2d", "max_pool2d_with_indices_backward", "nn.functional.fractional_max_pool2d",
         "nn.functional.fractional_max_pool3d",
+        "nn.functional.adaptive_max_pool3d", "nn.functional.max_pool3d",
         "nn.functional.batch_norm", "nn.functional.instance_norm", "nn.functional.group_norm",
         "nn.functional.layer_norm", "native_batch_norm", "native_group_norm", "native_layer_norm",
         "nn.functional.logsigmoid", "nn.functional.nll_loss", "sparse.mm.reduce",
@@ -45,8 +46,7 @@ PACKS = {
     **dict.fromkeys([
         "__rdiv__", "addbmm", "addr", "inner", "ormqr", "grid_sampler_3d", "tensordot", "cholesky_inverse", "cholesky_solve", "corrcoef", "cov",
         "linalg.cond", "linalg.lu_solve", "lu_solve", "masked.normalize", "nanquantile", "quantile",
-        "nn.functional.adaptive_avg_pool3d", "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool3d",
-        "nn.functional.max_pool3d", "nn.functional.bilinear", "nn.functional.conv3d",
+        "nn.functional.bilinear", "nn.functional.conv3d",
         "nn.functional.conv_transpose1d", "nn.functional.conv_transpose3d", "nn.functional.embedding_bag",
         "nn.functional.grid_sample", "nn.functional.kl_div", "nn.functional.linear_cross_entropy",
         "nn.functional.linear_cross_entropy.chunked", "nn.functional.linear_cross_entropy.chunked_none",

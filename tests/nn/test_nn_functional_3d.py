@@ -105,6 +105,78 @@ def test_adaptive_pool3d(size):
     compare("adaptive_max_pool3d", [(2, 3, 6, 7, 5)], size, return_indices=True, out_index=1)
 
 
+# (op, input shape, args, kwargs): each pool records one node named as PyTorch's, whose backward is again
+# recorded as PyTorch's backward-of-backward node
+_NODE_CASES = [
+    ("adaptive_avg_pool3d", (2, 3, 6, 7, 5), ((4, 5, 3),), {}),
+    ("adaptive_avg_pool3d", (3, 5, 6, 7), ((7, 4, 9),), {}),
+    ("adaptive_avg_pool3d", (2, 2, 4, 5, 6), ((None, 3, 2),), {}),
+    ("avg_pool3d", (2, 3, 6, 7, 5), (2,), {}),
+    ("avg_pool3d", (3, 6, 7, 5), ((3, 2, 2),), dict(stride=(2, 1, 2), padding=1)),
+    ("avg_pool3d", (2, 2, 7, 6, 5), (3,), dict(stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool3d", (2, 2, 5, 6, 7), ((2, 3, 2),), dict(divisor_override=5, ceil_mode=True)),
+    ("max_pool3d", (2, 3, 6, 7, 5), (2,), {}),
+    ("max_pool3d", (3, 6, 7, 5), ((3, 2, 2),), dict(stride=(2, 1, 2), padding=1)),
+    ("max_pool3d", (2, 2, 7, 6, 5), (3,), dict(stride=1, padding=1, dilation=(1, 2, 1), ceil_mode=True)),
+    ("max_pool3d", (2, 2, 7, 6, 5), (2,), dict(stride=2, ceil_mode=True)),
+    ("adaptive_max_pool3d", (2, 3, 6, 7, 5), ((3, 7, 5),), {}),
+    ("adaptive_max_pool3d", (3, 6, 7, 5), ((4, 5, 3),), {}),
+    ("adaptive_max_pool3d", (2, 2, 4, 5, 6), ((None, 7, 2),), {}),
+]
+
+
+@pytest.mark.parametrize("name, shape, args, kw", _NODE_CASES)
+def test_pool3d_nodes(name, shape, args, kw):
+    compare(name, [shape], *args, double=True, **kw)
+    ts, ys = _pair([shape])
+    a = getattr(torch.nn.functional, name)(ts[0], *args, **kw)
+    b = getattr(tt.nn.functional, name)(ys[0], *args, **kw)
+    assert type(b.grad_fn).__name__ == type(a.grad_fn).__name__
+    for field in [f for f in dir(a.grad_fn) if f.startswith("_saved_")]:
+        want, got = getattr(a.grad_fn, field), getattr(b.grad_fn, field)
+        if isinstance(want, torch.Tensor):
+            assert np.array_equal(got.detach().numpy(), want.detach().numpy()), field
+        else:
+            assert got == want, field
+    if name.startswith("max") or name.startswith("adaptive_max"):  # the argmax positions, as PyTorch returns them
+        ia = getattr(torch.nn.functional, name)(ts[0], *args, return_indices=True, **kw)[1]
+        ib = getattr(tt.nn.functional, name)(ys[0], *args, return_indices=True, **kw)[1]
+        assert ib.dtype == tt.int64 and np.array_equal(ib.numpy(), ia.numpy())
+    g = torch.randn(a.shape, generator=torch.Generator().manual_seed(2), dtype=a.dtype, requires_grad=True)
+    ga = torch.autograd.grad(a, ts[0], g, create_graph=True)[0]
+    gt = tt.tensor(g.detach().numpy(), requires_grad=True)
+    gb = tt.autograd.grad(b, ys[0], gt, create_graph=True)[0]
+    assert type(gb.grad_fn).__name__ == type(ga.grad_fn).__name__
+    for field in [f for f in dir(ga.grad_fn) if f.startswith("_saved_") and "sym" not in f]:
+        want, got = getattr(ga.grad_fn, field), getattr(gb.grad_fn, field)
+        if isinstance(want, torch.Tensor):  # the argmax positions
+            assert np.array_equal(got.detach().numpy(), want.detach().numpy()), field
+        else:  # the pooling arguments
+            assert got == want, field
+    # the backward's own backward (to the cotangent): the pool again, or the gather from the argmax positions
+    hh = torch.randn(ga.shape, generator=torch.Generator().manual_seed(3), dtype=ga.dtype)
+    want = torch.autograd.grad(ga, g, hh)[0]
+    got = tt.autograd.grad(gb, gt, tt.tensor(hh.numpy()))[0]
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+@pytest.mark.parametrize("name, shape, args, kw", _NODE_CASES)
+def test_pool3d_nonfinite(name, shape, args, kw, value):
+    """An inf or NaN stays in the windows that hold it, as in PyTorch: values and input gradients agree,
+    non-finite positions included."""
+    x = np.random.default_rng(0).standard_normal(shape)
+    x.reshape(-1)[[3, x.size // 2]] = value
+    t, y = torch.tensor(x, requires_grad=True), tt.tensor(x, requires_grad=True)
+    a = getattr(torch.nn.functional, name)(t, *args, **kw)
+    b = getattr(tt.nn.functional, name)(y, *args, **kw)
+    np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-10)
+    g = np.linspace(-1, 1, a.numel()).reshape(tuple(a.shape))
+    a.backward(torch.tensor(g))
+    b.backward(tt.tensor(g))
+    np.testing.assert_allclose(y.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
 def test_adaptive_max_pool1d():
     compare("adaptive_max_pool1d", [(2, 3, 10)], 4)
     compare("adaptive_max_pool1d", [(3, 10)], 3, return_indices=True, out_index=1)

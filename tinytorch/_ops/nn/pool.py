@@ -12,6 +12,8 @@ holds an inf or NaN) and spreads gradients back window by window; max pooling lo
 cells (windows differ in size), and shares max pooling's scatter/gather backward."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -48,14 +50,16 @@ def _as4(x: np.ndarray) -> np.ndarray:
     return x if x.ndim == 4 else x[None]
 
 
-def _padded(x4: np.ndarray, p, need_hw, fill) -> np.ndarray:
-    """x4 with ``p`` rows/cols of ``fill`` before and as many after as the windows reach."""
-    n, c, h, w = x4.shape
-    hp, wp = max(h + 2 * p[0], need_hw[0]), max(w + 2 * p[1], need_hw[1])
-    if (hp, wp) == (h, w):
-        return x4
-    out = np.full((n, c, hp, wp), fill, x4.dtype)
-    out[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x4
+def _padded(x: np.ndarray, p, need, fill) -> np.ndarray:
+    """x with ``p[i]`` entries of ``fill`` before each of its last ``len(p)`` dims and as many after as the
+    windows reach (``need[i]`` in all)."""
+    n = len(p)
+    size = x.shape[-n:]
+    full = tuple(max(size[i] + 2 * p[i], need[i]) for i in range(n))
+    if full == size:
+        return x
+    out = np.full(x.shape[:-n] + full, fill, x.dtype)
+    out[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))] = x
     return out
 
 
@@ -113,9 +117,10 @@ def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
                   unique=True, scatter_name="_MaxScatter")
 
 
-def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None) -> Tensor:
+def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None, nd: int = 2) -> Tensor:
     """``g`` scattered (summed) to the ``flat`` positions of an ``in_shape`` array; ``x``: the pooled input
-    (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad."""
+    (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad; ``nd``: the
+    number of pooled dims (the indices the node shows run over their product)."""
     gd = g._data.reshape(-1)
     size = int(np.prod(in_shape))
     if unique and gd.size >= _SPLIT_FROM // 4 and len(in_shape) >= 3:
@@ -134,13 +139,14 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=N
     else:
         out = np.bincount(flat, weights=gd, minlength=size).astype(gd.dtype, copy=False)
     return record(out.reshape(in_shape), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
-                  out_shape=g._data.shape, in_shape=tuple(in_shape))
+                  out_shape=g._data.shape, in_shape=tuple(in_shape), nd=nd)
 
 
 def _result1(node) -> Tensor:
-    """The argmax positions (int64, per H*W plane) PyTorch's max-pooling node keeps as its second result."""
-    h, w = node.in_shape[-2:]
-    return _make((node.flat % (h * w)).reshape(node.out_shape))
+    """The argmax positions (int64, per H*W plane, or D*H*W volume) PyTorch's max-pooling node keeps as its
+    second result."""
+    plane = int(np.prod(node.in_shape[-node.nd:]))
+    return _make((node.flat % plane).reshape(node.out_shape))
 
 
 def _named(name, base, saved_fields=None):
@@ -150,7 +156,8 @@ def _named(name, base, saved_fields=None):
 # the double-backward nodes keep the argmax positions, as PyTorch's do (``_saved_indices``)
 _SCATTER_NODES = {n: _named(n, _MaxScatter, None if n == "_MaxScatter" else (("indices", _result1),))
                   for n in ("_MaxScatter", "MaxPool2DWithIndicesBackwardBackward0",
-                            "AdaptiveMaxPool2DBackwardBackward0")}
+                            "AdaptiveMaxPool2DBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
+                            "AdaptiveMaxPool3DBackwardBackward0")}
 
 
 def _arg(i: int):
@@ -167,16 +174,41 @@ def _arg(i: int):
 
 class MaxPool2DWithIndicesBackward0(Node):
     _scatter_name = "MaxPool2DWithIndicesBackwardBackward0"
+    nd = 2  # the number of pooled dims
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self)),)
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd),)
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     _scatter_name = "AdaptiveMaxPool2DBackwardBackward0"
     saved_fields = (("self", 0), ("result1", _result1))
+
+
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    _scatter_name = "MaxPool3DWithIndicesBackwardBackward0"
+    nd = 3
+
+
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
+    _scatter_name = "AdaptiveMaxPool3DBackwardBackward0"
+    nd = 3
+
+
+def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, unique: bool, args=None) -> Tensor:
+    """The pooled values, recorded as ``node_cls`` when a graph is wanted: the node keeps the input (as
+    PyTorch's, so modifying it in place fails backward) and the argmax positions in the whole input, from
+    ``idx``, each one's position in its own pooled plane (or volume)."""
+    if not (_State.enabled and input._requires_grad):
+        return _make(vals)  # nothing recorded: nothing of the node made
+    x = input._data
+    plane = int(np.prod(x.shape[-node_cls.nd:]))
+    planes = int(np.prod(x.shape[:-node_cls.nd]))
+    flat = (idx.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    return record(vals, node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=unique,
+                  out_shape=vals.shape, args=args)
 
 
 _BASES: dict = {}
@@ -376,53 +408,75 @@ def _divisor(n, k, s, p, out, count_include_pad):
 
 
 class AvgPool2DBackward0(Node):
-    _spread_cls = "AvgPool2DBackwardBackward0"
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("count_include_pad", _arg(5)),
                     ("divisor_override", _arg(6)), ("kernel_size", _arg(0)), ("padding", _arg(2)),
                     ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self)),)
+        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args),)
 
 
 class AvgPool2DBackwardBackward0(Node):
+    saved_fields = AvgPool2DBackward0.saved_fields[1:]  # the pooling arguments, as PyTorch's keeps them
+
     def backward(self, h):
         return _avg_pool(h, self.cfg), _zeros_for_input(self, h)
 
 
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    pass
+
+
+class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
+    pass
+
+
+# per number of pooled dims: the forward's node and its backward's node, named as PyTorch's
+_AVG_NODES = {2: (AvgPool2DBackward0, AvgPool2DBackwardBackward0), 3: (AvgPool3DBackward0, AvgPool3DBackwardBackward0)}
+
+
+def _taps(cfg):
+    """Per kernel offset, the index of the padded input's entries that offset reads for every output (the
+    windows' corners stepped by ``offset``), over the last ``len(k)`` dims."""
+    k, s, _, out, _ = cfg
+    for offs in itertools.product(*(range(ki) for ki in k)):
+        yield (...,) + tuple(slice(o, o + (out[i] - 1) * s[i] + 1, s[i]) for i, o in enumerate(offs))
+
+
 @silent
 def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
-    k, s, p, out_hw, div = cfg
+    """Average pooling over the last ``len(k)`` dims: the zero-padded input's taps summed, then divided by
+    ``div`` (per output, or PyTorch's divisor_override)."""
+    k, s, p, out, div = cfg
     x = input._data
-    x4 = _as4(x)
-    need = tuple((out_hw[i] - 1) * s[i] + k[i] for i in range(2))
-    xp = _padded(x4, p, need, 0)
-    acc = np.zeros((*x4.shape[:2], *out_hw), x.dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            acc += xp[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]]
+    xp = _padded(x, p, tuple((out[i] - 1) * s[i] + k[i] for i in range(len(k))), 0)
+    acc = np.zeros(x.shape[:-len(k)] + tuple(out), x.dtype)
+    for tap in _taps(cfg):
+        acc += xp[tap]
     if acc.dtype.kind in "iu":
         # integer pooling divides as C++ does: the quotient truncated toward zero
         acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
     else:
         acc /= div
     # the public op's node keeps the input, as PyTorch's does
-    return record(acc if x.ndim == 4 else acc[0], AvgPool2DBackward0, (input,), (input,) if args is not None else (),
-                  cfg=cfg, in_shape=x.shape, args=args)
+    return record(acc, _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (), cfg=cfg,
+                  in_shape=x.shape, args=args)
 
 
-def _avg_spread(g: Tensor, cfg, in_shape, x=None) -> Tensor:
-    k, s, p, out_hw, div = cfg
-    gd = _as4(g._data) / div
-    h, w = in_shape[-2:]
-    hp = max(h + 2 * p[0], (out_hw[0] - 1) * s[0] + k[0])
-    wp = max(w + 2 * p[1], (out_hw[1] - 1) * s[1] + k[1])
-    acc = np.zeros((*gd.shape[:2], hp, wp), gd.dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            acc[:, :, i:i + (out_hw[0] - 1) * s[0] + 1:s[0], j:j + (out_hw[1] - 1) * s[1] + 1:s[1]] += gd
-    out = np.ascontiguousarray(acc[:, :, p[0]:p[0] + h, p[1]:p[1] + w]).reshape(in_shape)
-    return record(out, AvgPool2DBackwardBackward0, (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape))
+def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None) -> Tensor:
+    """The adjoint of ``_avg_pool``: each output's gradient over ``div`` added to every tap of its window,
+    the padding cut off."""
+    k, s, p, out, div = cfg
+    n = len(k)
+    gd = g._data / div
+    size = in_shape[-n:]
+    acc = np.zeros(gd.shape[:-n] + tuple(max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]) for i in range(n)),
+                   gd.dtype)
+    for tap in _taps(cfg):
+        acc[tap] += gd
+    res = np.ascontiguousarray(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
+    return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape),
+                  args=args)
 
 
 @op(variants="functional")
@@ -529,56 +583,95 @@ class AdaptiveAvgPool2DBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        return (_adaptive_spread(g, self.in_shape),)
+        return (_adaptive_spread(g, self.in_shape, len(self.out_size)),)
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     def backward(self, h):
-        return (_adaptive_avg(h, self.out_hw),)
+        return (_adaptive_avg(h, self.out_size),)
 
 
-def _window_sums(x4: np.ndarray, rows, cols) -> np.ndarray:
-    """Each window's sum on its own, rows then columns (float64): an inf or NaN stays in the windows that
-    hold it, as in PyTorch's per-window sums. ``rows``/``cols`` are (starts, ends) along H and W."""
-    part = np.stack([x4[:, :, a:b].sum(2, dtype=np.float64) for a, b in zip(*rows)], axis=2)
-    return np.stack([part[:, :, :, a:b].sum(3) for a, b in zip(*cols)], axis=3)
+class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
+    pass
+
+
+class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
+    pass
+
+
+# per number of pooled dims: the forward's node and its backward's node, named as PyTorch's
+_ADAPTIVE_AVG_NODES = {2: (AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0),
+                       3: (AdaptiveAvgPool3DBackward0, AdaptiveAvgPool3DBackwardBackward0)}
+
+
+def _window_sums(x: np.ndarray, bounds) -> np.ndarray:
+    """Each window's sum on its own (float64), one pooled dim at a time over the last ``len(bounds)`` dims:
+    an inf or NaN stays in the windows that hold it, as in PyTorch's per-window sums. ``bounds``: per dim,
+    (starts, ends). One ``reduceat`` a dim: it sums the segments between consecutive indices, so the
+    indices interleave starts and ends and every other segment (end_i to start_i+1) is dropped; a zero row
+    appended lets an end equal to the length be an index."""
+    out = x
+    for i, (starts, ends) in enumerate(bounds):
+        axis = x.ndim - len(bounds) + i
+        pad = np.zeros(out.shape[:axis] + (1,) + out.shape[axis + 1:], np.float64)
+        out = np.concatenate([out, pad], axis=axis, dtype=np.float64)
+        idx = np.stack([starts, ends], axis=1).reshape(-1)
+        out = np.add.reduceat(out, idx, axis=axis)
+        out = out[(slice(None),) * axis + (slice(None, None, 2),)]
+    return out
+
+
+def _prefix_window_sums(x: np.ndarray, bounds) -> np.ndarray:
+    """The window sums of ``_window_sums`` from running sums (float64 keeps the differences exact enough),
+    one pooled dim at a time: faster, but an inf or NaN turns into inf - inf = NaN in later windows."""
+    out = x
+    for i, (starts, ends) in enumerate(bounds):
+        axis = x.ndim - len(bounds) + i
+        run = np.cumsum(out, axis=axis, dtype=np.float64)
+        lo = np.take(run, starts - 1, axis=axis)
+        lo[(slice(None),) * axis + (starts == 0,)] = 0  # windows from the first entry subtract nothing
+        out = np.take(run, ends - 1, axis=axis) - lo
+    return out
+
+
+def _window_areas(bounds) -> np.ndarray:
+    """The number of entries in each window: the outer product of the windows' lengths along each dim."""
+    area = np.ones((), np.int64)
+    for starts, ends in bounds:
+        area = np.multiply.outer(area, ends - starts)
+    return area
 
 
 @silent
-def _adaptive_avg(input: Tensor, out_hw) -> Tensor:
+def _adaptive_avg(input: Tensor, out_size) -> Tensor:
+    """Adaptive average pooling over the last ``len(out_size)`` dims, recorded as PyTorch's node."""
     x = input._data
-    x4 = _as4(x)
-    h, w = x.shape[-2:]
-    (hs, he), (ws, we) = rows, cols = _bounds(h, out_hw[0]), _bounds(w, out_hw[1])
-    # sums over windows from an integral image (float64 keeps the differences exact enough); its
-    # differences turn an inf or NaN into inf - inf = NaN in later windows too, so a non-finite sum (few
-    # to check: one per output) sends the whole input to the direct sums
-    ii = np.zeros((*x4.shape[:2], h + 1, w + 1), np.float64)
-    np.cumsum(np.cumsum(x4, axis=2, dtype=np.float64), axis=3, out=ii[:, :, 1:, 1:])
-    tot = ii[:, :, he[:, None], we] - ii[:, :, hs[:, None], we] - ii[:, :, he[:, None], ws] + ii[:, :, hs[:, None], ws]
-    if not np.isfinite(tot).all():
-        tot = _window_sums(x4, rows, cols)
-    area = (he - hs)[:, None] * (we - ws)[None, :]
-    out = (tot / area).astype(x.dtype).reshape(x.shape[:-2] + tuple(out_hw))
-    return record(out, AdaptiveAvgPool2DBackward0, (input,), (input,), in_shape=x.shape)  # the input kept, as PyTorch's
+    n = len(out_size)
+    bounds = [_bounds(x.shape[x.ndim - n + i], out_size[i]) for i in range(n)]
+    tot = _prefix_window_sums(x, bounds)
+    if not np.isfinite(tot).all():  # few to check (one per output): the inf/NaN-safe sums then
+        tot = _window_sums(x, bounds)
+    out = (tot / _window_areas(bounds)).astype(x.dtype)
+    # the input kept, as PyTorch's node does
+    return record(out, _ADAPTIVE_AVG_NODES[n][0], (input,), (input,), in_shape=x.shape, out_size=tuple(out_size))
 
 
 @silent
-def _adaptive_spread(g: Tensor, in_shape) -> Tensor:
-    """Each output cell's gradient spread evenly over its window, windows added where they overlap: along
-    W, then along H (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
-    gd = _as4(g._data)
-    h, w = in_shape[-2:]
-    oh, ow = gd.shape[-2:]
-    (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
-    v = gd / ((he - hs)[:, None] * (we - ws)[None, :])
-    part = np.zeros((*gd.shape[:3], w))
-    for j in range(ow):
-        part[..., ws[j]:we[j]] += v[..., j:j + 1]
-    out = np.zeros((*gd.shape[:2], h, w))
-    for i in range(oh):
-        out[:, :, hs[i]:he[i]] += part[:, :, i:i + 1]
-    return record(out.astype(gd.dtype).reshape(in_shape), AdaptiveAvgPool2DBackwardBackward0, (g,), out_hw=(oh, ow))
+def _adaptive_spread(g: Tensor, in_shape, n: int) -> Tensor:
+    """Each output cell's gradient spread evenly over its window, windows added where they overlap: one
+    pooled dim at a time (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
+    gd = g._data
+    out_size = gd.shape[-n:]
+    bounds = [_bounds(in_shape[len(in_shape) - n + i], out_size[i]) for i in range(n)]
+    cur = gd / _window_areas(bounds)
+    for i, (starts, ends) in enumerate(bounds):
+        axis = gd.ndim - n + i
+        spread = np.zeros(cur.shape[:axis] + (in_shape[len(in_shape) - n + i],) + cur.shape[axis + 1:])
+        lead = (slice(None),) * axis
+        for j in range(len(starts)):
+            spread[lead + (slice(starts[j], ends[j]),)] += cur[lead + (slice(j, j + 1),)]
+        cur = spread
+    return record(cur.astype(gd.dtype).reshape(in_shape), _ADAPTIVE_AVG_NODES[n][1], (g,), out_size=out_size)
 
 
 @op(variants="functional")

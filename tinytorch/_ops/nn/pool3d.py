@@ -2,10 +2,10 @@
 power-average pools lp_pool1d/2d/3d.
 
 Max pooling finds the argmax of each window in numpy (a loop over the kernel's offsets, vectorised
-over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and
-gathers the values from the input, so the gradient is the gather's scatter-add. Average pooling is
-a sum of strided slices of the zero-padded input divided by PyTorch's window counts; adaptive
-average pooling is one averaging matrix per dim. Every piece is a tinytorch op."""
+over the output; a later NaN or a strictly larger value wins, as in PyTorch's CPU kernel) and records
+the 2-d pools' node, whose backward scatters to the argmax positions (and whose own backward gathers
+from them). Average pooling and adaptive average pooling are the 2-d ones' n-dim machinery (pool.py),
+each recorded as PyTorch's one node."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,9 +14,8 @@ from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
-from .pool import _bounds, adaptive_max_pool2d
-from ..linalg.products import einsum
-from .pad import constant_pad_nd
+from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
+                   _record_max, adaptive_max_pool2d)
 from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
@@ -42,24 +41,6 @@ def _check3(x, k, s, p, d, out):
         c, dd, h, w = x.shape[-4:]
         raise RuntimeError(f"Given input size: ({c}x{dd}x{h}x{w}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
-
-
-def _as5(t: Tensor) -> Tensor:
-    return t if t.ndim == 5 else t.unsqueeze(0)
-
-
-def _gather_flat(input5: Tensor, idx: np.ndarray) -> Tensor:
-    """input5 (N, C, D, H, W) at the flat positions idx (N, C, ...) over its last three dims."""
-    n, c = input5.shape[:2]
-    flat = input5.reshape(n, c, -1)
-    out = flat.gather(2, _make(idx.reshape(n, c, -1)))
-    return out.reshape(*idx.shape)
-
-
-def _finish(out: Tensor, idx: np.ndarray, batched: bool, return_indices: bool):
-    if not batched:
-        out, idx = out.squeeze(0), idx[0]
-    return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
 
 @op(variants="function functional", autocast="fp32")
@@ -100,8 +81,13 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         start = [pos[i] + (np.maximum(-pos[i], 0) + d[i] - 1) // d[i] * d[i] for i in range(3)]
         inside = (start[0][:, None, None] * size[1] + start[1][None, :, None]) * size[2] + start[2][None, None, :]
         idx = np.where(lowest, inside, idx)
-    vals = _gather_flat(_as5(input), idx)
-    return _finish(vals, idx, x.ndim == 5, return_indices)
+    if x.ndim == 4:
+        best, idx = best[0], idx[0]
+    unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))  # windows that never overlap
+    out = _record_max(input, best, idx, MaxPool3DWithIndicesBackward0, unique,
+                      (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s,
+                       p, d, bool(ceil_mode)))
+    return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
 
 @op(variants="functional", autocast="fp32")
@@ -126,19 +112,6 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     out = tuple(_out_size(size[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(3))
     _check3(x, k, s, p, (1, 1, 1), out)
-    xp = _as5(input)
-    need = [max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]) for i in range(3)]
-    pads = []
-    for i in (2, 1, 0):
-        pads += [p[i], need[i] - size[i] - p[i]]
-    xp = constant_pad_nd(xp, pads)
-    total = None
-    for a in range(k[0]):
-        for b in range(k[1]):
-            for c in range(k[2]):
-                v = xp[:, :, a:a + (out[0] - 1) * s[0] + 1:s[0], b:b + (out[1] - 1) * s[1] + 1:s[1],
-                       c:c + (out[2] - 1) * s[2] + 1:s[2]]
-                total = v if total is None else total + v
     if divisor_override is not None:
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
@@ -146,26 +119,14 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     else:
         ds = [_divisor(size[i], k[i], s[i], p[i], out[i], count_include_pad) for i in range(3)]
         div = (ds[0][:, None, None] * ds[1][None, :, None] * ds[2][None, None, :]).astype(x.dtype)
-    if x.dtype.kind in "iu":
-        # integer pooling divides as C++ does: the quotient truncated toward zero
-        acc = total._data
-        res = _make((np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))).astype(x.dtype))
-    else:
-        res = total / _make(div)
-    return res if x.ndim == 5 else res.squeeze(0)
+    args = (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s, p, None,
+            bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return _avg_pool(input, (k, s, p, out, div), args)
 
 
 def _adaptive3(output_size, size):
     o = _triple(output_size) if output_size is not None else (None,) * 3
     return tuple(size[i] if o[i] is None else int(o[i]) for i in range(3))
-
-
-def _averaging(n: int, out: int, dtype) -> np.ndarray:
-    start, end = _bounds(n, out)
-    m = np.zeros((out, n), dtype)
-    for i in range(out):
-        m[i, start[i]:end[i]] = 1.0 / (end[i] - start[i])
-    return m
 
 
 @op(variants="functional", autocast="fp32")
@@ -174,10 +135,10 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     x = input._data
     if x.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(x.shape)}")
-    size = x.shape[-3:]
-    out = _adaptive3(output_size, size)
-    m = [_make(_averaging(size[i], out[i], x.dtype)) for i in range(3)]
-    return einsum("...dhw,ad,bh,cw->...abc", input, m[0], m[1], m[2])
+    out = _adaptive3(output_size, x.shape[-3:])
+    if out == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
+    return _adaptive_avg(input, out)
 
 
 @op(variants="functional", autocast="fp32")
@@ -199,8 +160,11 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
                 a = win.argmax(axis=-1)
                 dh, hw = (h1 - h0) * (w1 - w0), w1 - w0
                 idx[:, :, i, j, l] = ((d0 + a // dh) * size[1] + h0 + (a % dh) // hw) * size[2] + w0 + a % hw
-    vals = _gather_flat(_as5(input), idx)
-    return _finish(vals, idx, x.ndim == 5, return_indices)
+    vals = np.take_along_axis(x5.reshape(*x5.shape[:2], -1), idx.reshape(*x5.shape[:2], -1), axis=-1)
+    vals, idx = vals.reshape(x.shape[:-3] + out), idx.reshape(x.shape[:-3] + out)
+    unique = all(size[i] % out[i] == 0 for i in range(3))  # windows that never overlap
+    res = _record_max(input, vals, idx, AdaptiveMaxPool3DBackward0, unique)
+    return (res, _make(idx)) if return_indices else res
 
 
 @op(variants="functional", autocast="fp32")
