@@ -69,9 +69,9 @@ def rprop(params: list[Tensor], grads: list[Tensor], prevs: list[Tensor],
 def _rprop_arrays(p, g, prev, s, step_size_min, step_size_max, etaminus, etaplus, maximize) -> None:
     """One Rprop step on arrays, in place: ``prev`` the previous step's gradient, ``s`` the step sizes."""
     g = _signed(g, maximize)
-    sign = real_sign(g * prev)  # (PyTorch's sign: 0 at NaN, so a NaN gradient leaves its parameter alone)
+    sign = np.sign(g * prev)  # (NaN where PyTorch's is 0: neither branch below takes it, the factor is 1 alike)
     factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1)).astype(g.dtype)
     s[...] = np.clip(s * factor, step_size_min, step_size_max)
     g = np.where(factor == g.dtype.type(etaminus), 0, g).astype(g.dtype)
-    p[...] = p + (-1) * real_sign(g) * s
+    p[...] = p + (-1) * real_sign(g) * s  # PyTorch's sign, 0 at NaN: a NaN gradient leaves its parameter alone
     prev[...] = g
