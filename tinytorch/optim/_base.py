@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from .optimizer import Optimizer, _step_without_grad, _to_scalar, _wrap
 
 __all__ = ["_GroupOptimizer", "_check_lr", "_scalar_state", "_zeros_like", "_signed", "_bump", "_lerp",
-           "_to_scalar", "_by_elements", "_data"]
+           "_to_scalar", "_by_elements", "_data", "_decay_and_moments"]
 
 
 def _check_lr(lr: Any) -> None:
@@ -59,6 +59,20 @@ def _by_elements(update: Callable, arrays: tuple, *hyper) -> None:
         parallel.flat_runs(lambda *run: update(*run, *hyper), *arrays)
     else:
         update(*arrays, *hyper)
+
+
+def _decay_and_moments(p, g, m, v, decay, l2, beta1, beta2, maximize) -> np.ndarray:
+    """The start NAdam's and RAdam's array steps share, in place: the weight decay (``decay`` the decoupled
+    factor, or None; ``l2`` the coupled one, added to the gradient), then Adam's running mean ``m`` and mean
+    square ``v``; returns the gradient used."""
+    g = _signed(g, maximize)
+    if decay is not None:
+        p[...] = p * decay
+    elif l2 != 0:
+        g = g + l2 * p
+    _lerp(m, g, 1 - beta1)
+    v[...] = v * beta2 + (1 - beta2) * g * g
+    return g
 
 
 def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> None:

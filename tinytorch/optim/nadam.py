@@ -6,7 +6,7 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import (_by_elements, _bump, _check_lr, _GroupOptimizer, _lerp, _scalar_state, _signed,
+from ._base import (_by_elements, _bump, _check_lr, _decay_and_moments, _GroupOptimizer, _scalar_state,
                     _to_scalar, _zeros_like)
 from .adamax import _check_betas
 
@@ -97,13 +97,7 @@ def _nadam_arrays(p, g, m, v, decay, l2, beta1, beta2, bias_correction2, eps, gr
     """One NAdam step on arrays, in place: ``decay`` the decoupled weight decay's factor (or None), ``l2``
     the coupled weight decay, ``grad_coef`` and ``avg_coef`` the step's weights of the gradient and of the
     running mean (from the momentum schedule)."""
-    g = _signed(g, maximize)
-    if decay is not None:
-        p[...] = p * decay
-    elif l2 != 0:
-        g = g + l2 * p
-    _lerp(m, g, 1 - beta1)
-    v[...] = v * beta2 + (1 - beta2) * g * g
+    g = _decay_and_moments(p, g, m, v, decay, l2, beta1, beta2, maximize)
     denom = np.sqrt(v / bias_correction2) + eps
     p[...] = p + grad_coef * (g / denom)
     p[...] = p + avg_coef * (m / denom)

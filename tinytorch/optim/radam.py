@@ -6,8 +6,8 @@ from typing import Iterable
 import numpy as np
 
 from ..tensor import Tensor
-from ._base import (_by_elements, _bump, _check_lr, _GroupOptimizer, _lerp, _scalar_state, _signed, _to_scalar,
-                    _zeros_like)
+from ._base import (_by_elements, _bump, _check_lr, _decay_and_moments, _GroupOptimizer, _scalar_state,
+                    _to_scalar, _zeros_like)
 from .adamax import _check_betas
 
 __all__ = ["RAdam", "radam"]
@@ -85,13 +85,7 @@ def _radam_arrays(p, g, m, v, decay, l2, lr, beta1, beta2, bias_correction1, bia
                   maximize) -> None:
     """One RAdam step on arrays, in place: ``decay`` the decoupled weight decay's factor (or None), ``l2``
     the coupled weight decay, ``rect`` the variance rectification (None: a plain momentum step)."""
-    g = _signed(g, maximize)
-    if decay is not None:
-        p[...] = p * decay
-    elif l2 != 0:
-        g = g + l2 * p
-    _lerp(m, g, 1 - beta1)
-    v[...] = v * beta2 + (1 - beta2) * g * g
+    _decay_and_moments(p, g, m, v, decay, l2, beta1, beta2, maximize)
     corrected = m / bias_correction1
     if rect is not None:
         adaptive = (bias_correction2 ** 0.5) / (np.sqrt(v) + eps)
