@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import silent
-
 from ..._dtype import FLOATING_NP
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import silent
-
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import legacy_name, record

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import silent
-
 from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make

@@ -35,6 +35,12 @@ def _pair(v, name="kernel_size"):
     return v * 2 if len(v) == 1 else v
 
 
+def _stride_omitted(stride) -> bool:
+    """Whether a pool's ``stride`` was left out (None, or PyTorch's empty list): it is the kernel size then,
+    and the node shows the stride argument as None."""
+    return stride is None or (not isinstance(stride, int) and len(stride) == 0)
+
+
 def _out_size(n: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
     """PyTorch's pooling_output_shape: the last window must start inside the input or left padding."""
     if s == 0:
@@ -338,7 +344,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     if x.ndim not in (3, 4) or x.size == 0:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _pair(kernel_size)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    s = k if _stride_omitted(stride) else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
     h, w = x.shape[-2:]
     out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
@@ -362,7 +368,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
             local = np.where(lowest, _first_inside(out_hw, s, p, d, w), local)
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, unique, return_indices,
-                       (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s,
+                       (k, None if _stride_omitted(stride) else s,
                         p, d, bool(ceil_mode)))
 
 
@@ -383,7 +389,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
     one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
-    s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride)
+    s = None if _stride_omitted(stride) else one(stride)
     if not return_indices:
         k, pp, dd = one(kernel_size)[1], one(padding)[1], one(dilation)[1]
         n = _out_size(input.shape[-1], k, k if s is None else s[1], pp, dd, ceil_mode)
@@ -487,7 +493,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _pair(kernel_size)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    s = k if _stride_omitted(stride) else _pair(stride)
     p = _pair(padding)
     h, w = x.shape[-2:]
     out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
@@ -500,7 +506,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
         dw = _divisor(w, k[1], s[1], p[1], out_hw[1], count_include_pad)
         div = (dh[:, None] * dw[None, :]).astype(x.dtype)
-    args = (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s, p, None,
+    args = (k, None if _stride_omitted(stride) else s, p, None,
             bool(ceil_mode), bool(count_include_pad), divisor_override)
     return _avg_pool(input, (k, s, p, out_hw, div), args)
 
@@ -510,7 +516,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last dim of (N, C, L) or (C, L)."""
     one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
-    s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride)
+    s = None if _stride_omitted(stride) else one(stride)
     x = input.unsqueeze(-2)
     s = one(kernel_size) if s is None else s  # as PyTorch's avg_pool1d hands avg_pool2d the kernel for stride
     return avg_pool2d(x, one(kernel_size), s, (0, one(padding)[1]), ceil_mode, count_include_pad).squeeze(-2)
@@ -549,7 +555,7 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
     if x.ndim not in (3, 4) or x.size == 0:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _pair(kernel_size)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _pair(stride)
+    s = k if _stride_omitted(stride) else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
     h, w = x.shape[-2:]
     out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))

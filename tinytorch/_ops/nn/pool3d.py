@@ -16,7 +16,7 @@ from .._core.registry import op
 from .activation import relu
 from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
                    _record_max, adaptive_max_pool2d)
-from .pool import _divisor, _out_size, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from .pool import _divisor, _out_size, _stride_omitted, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
 def _triple(v):
@@ -27,7 +27,7 @@ def _triple(v):
 
 
 def _stride(stride, k):
-    return k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride)
+    return k if _stride_omitted(stride) else _triple(stride)
 
 
 def _check3(x, k, s, p, d, out):
@@ -85,7 +85,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         best, idx = best[0], idx[0]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))  # windows that never overlap
     out = _record_max(input, best, idx, MaxPool3DWithIndicesBackward0, unique,
-                      (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s,
+                      (k, None if _stride_omitted(stride) else s,
                        p, d, bool(ceil_mode)))
     return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
 
@@ -119,7 +119,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     else:
         ds = [_divisor(size[i], k[i], s[i], p[i], out[i], count_include_pad) for i in range(3)]
         div = (ds[0][:, None, None] * ds[1][None, :, None] * ds[2][None, None, :]).astype(x.dtype)
-    args = (k, None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else s, p, None,
+    args = (k, None if _stride_omitted(stride) else s, p, None,
             bool(ceil_mode), bool(count_include_pad), divisor_override)
     return _avg_pool(input, (k, s, p, out, div), args)
 

@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 
 from ..._quiet_fp import silent
-
 from ..._dtype import NARROW_NP
 from .._core import narrow
 from .._core.util import strided
