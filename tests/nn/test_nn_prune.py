@@ -3,6 +3,7 @@ prune the same entries (the random methods draw PyTorch's stream bit for bit), l
 parameters, buffers, state_dict keys and forward pre-hooks, compute the same forwards and gradients,
 refuse what PyTorch refuses with its messages, and write state_dicts each library loads from the other.
 The last test runs examples/pruning_tutorial.py (PyTorch's pruning tutorial on LeNet) under both."""
+import _paths
 import _repo
 import copy
 import io
@@ -105,10 +106,18 @@ def assert_same(a, b, path="", exact=True):
 def run_both(torch, program, x=None, exact=True):
     """``program(lib, prune, model)`` on a freshly seeded LeNet in each library; the snapshots must agree
     (parameters, masks and pruned weights exactly; forwards and gradients to float32 rounding)."""
-    results = []
+    models = {}
     for lib in (tt, torch):
         lib.manual_seed(0)
-        model = lenet(lib)
+        models[lib] = lenet(lib)
+    # the initial weights are PyTorch's draws (bit for bit on its FMA paths); elsewhere tinytorch's model
+    # takes PyTorch's parameters, so that what pruning does next starts from the same bits
+    for (n, a), (_, b) in zip(models[tt].state_dict().items(), models[torch].state_dict().items()):
+        _paths.assert_drawn(a, b, what=n)
+    _paths.adopt_state(models[tt], models[torch])
+    results = []
+    for lib in (tt, torch):
+        model = models[lib]
         ret = program(lib, _prune_mod(lib), model)
         snap = snapshot(lib, model, x)
         snap["ret"] = ret

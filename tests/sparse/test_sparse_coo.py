@@ -6,6 +6,7 @@ refuses alike)."""
 import copy
 import pickle
 
+import _paths
 import numpy as np
 import pytest
 from _sparse_compare import raises_alike, run_both, same_or_raises_alike
@@ -190,7 +191,12 @@ def test_products_are_pytorchs_floats_at_scale(torch, dtype):
         out.backward(lib.tensor(g.standard_normal((60, 24)), dtype=getattr(lib, dtype)))
         return [out, d.grad]
 
-    run_both(torch, program)
+    if _paths.running(_paths.FMA_PATHS):
+        run_both(torch, program)
+        return
+    # PyTorch's DEFAULT build rounds each product before adding it: within a few ulps of the sums' magnitude
+    for ours, theirs, what in zip(program(tt), program(torch), ("out", "d.grad")):
+        _paths.assert_bits(ours, theirs, ulps=4, scale="max", what=what)
 
 
 def test_sparse_values_gradient_through_sparse_mm(torch):

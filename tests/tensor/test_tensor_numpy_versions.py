@@ -2,6 +2,7 @@
 admits (1.24 up): random streams (randint's draws in uint64), dtype promotion of 0-d tensors and numpy
 scalars with Python numbers (numpy 1.x promoted those by value, NEP 50 by dtype), copy semantics of
 the array protocols, and DLPack both ways (bool included)."""
+import _paths
 import numpy as np
 import pytest
 
@@ -89,6 +90,11 @@ def test_zero_dim_tensor_with_python_numbers(dtype, op, shape):
         except RuntimeError:
             continue
         got = fn(ours, s)
+        if op == "add_alpha" and dtype in ("float32", "float64"):
+            # x + alpha * y is one fused rounding on PyTorch's FMA builds (tinytorch's), two on its DEFAULT one
+            _same(got, want, exact=False)
+            _paths.assert_bits(got, want, ulps=1, what=f"add(alpha={s})")
+            continue
         # (pow's kernel and half's alpha rounding are PyTorch's to within an ulp on every numpy)
         _same(got, want, exact=op != "pow" and not (op == "add_alpha" and dtype == "float16"))
 
