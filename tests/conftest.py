@@ -2,7 +2,12 @@
 
 PyTorch is the oracle: tests that compare with it call ``pytest.importorskip("torch")``, so a user
 without PyTorch still gets a green run. CI sets ``TINYTORCH_REQUIRE_TORCH=1``, and then such a skip
-becomes a failure, so the comparisons can never be skipped silently there."""
+becomes a failure, so the comparisons can never be skipped silently there.
+
+SciPy is an optional extra too (``[special]``: torch.special's Bessel and gamma kernels, some of
+torch.linalg): where it is not installed, a test that fails only because tinytorch says it needs SciPy is
+reported as skipped, with the command that installs it (CI installs every extra, so there nothing skips)."""
+import importlib.util
 import os
 import sys
 
@@ -10,6 +15,9 @@ import pytest
 from hypothesis import settings
 
 _REQUIRE_TORCH = os.environ.get("TINYTORCH_REQUIRE_TORCH") == "1"
+_HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
+# the words of tinytorch's ImportError for a function whose kernel is SciPy's (tinytorch/_ops/_core/lazy_scipy.py)
+_NEEDS_SCIPY = "this function of tinytorch needs SciPy"
 
 # In CI the property tests draw the same examples on every run (a submission must not pass or fail by
 # the luck of the draw); by hand they explore new examples each time, and what they find becomes a row
@@ -47,10 +55,19 @@ def pytest_configure(config):
     torch.set_num_threads(1)
 
 
+def _is_missing_scipy(report) -> bool:
+    """A failure whose report carries tinytorch's "needs SciPy" error, where SciPy is not installed."""
+    return not _HAVE_SCIPY and report.failed and _NEEDS_SCIPY in str(report.longrepr)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    if _is_missing_scipy(report):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           "Skipped: needs SciPy, which is not installed: pip install scipy")
     if _REQUIRE_TORCH and _is_torch_skip(report):
         report.outcome = "failed"
         report.longrepr = f"PyTorch oracle missing but TINYTORCH_REQUIRE_TORCH=1: {report.longrepr}"

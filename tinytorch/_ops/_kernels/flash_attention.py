@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import silent
+from . import parallel
 from .parallel import matmul as _gemm
 
 _ONES: dict = {}
@@ -18,9 +19,19 @@ def _mT(a: np.ndarray) -> np.ndarray:
     return a.swapaxes(-1, -2)
 
 
+# Row sums of at least this many elements run on one BLAS thread per part, in parts of ROW_BLOCK rows: OpenBLAS's
+# own threaded matrix-vector product cuts the rows wherever its thread count puts the cut, and its kernel sums a
+# row at the end of a run of rows in another order than one inside it, so a row's float would depend on the
+# thread count (numpy 1.24's OpenBLAS 0.3.21 at 3 threads on 4096 rows; 0.3.31 at 20,000). Cut at multiples of
+# ROW_BLOCK rows, the one-thread calls give each row the float of one call over all rows.
+_BLAS_THREADED_FROM = 4096
+ROW_BLOCK = 64
+
+
 def row_sums(e: np.ndarray) -> np.ndarray:
     """The sums over the last dim of a C-contiguous float32/float64 array, dims kept, as one BLAS
-    matrix-vector product with a ones vector (no per-row cost on short rows)."""
+    matrix-vector product with a ones vector (no per-row cost on short rows); a large array in parts of
+    whole row blocks across the pool, each part on one BLAS thread (the same floats on any thread count)."""
     n = e.shape[-1]
     if n == 0 or e.size == 0:  # no keys (or no rows): empty sums, which a (-1, 0) reshape can't give
         return e.sum(axis=-1, keepdims=True)
@@ -30,7 +41,18 @@ def row_sums(e: np.ndarray) -> np.ndarray:
         if len(_ONES) > 32:
             _ONES.clear()
         ones = _ONES[key] = np.ones(n, dtype=e.dtype)
-    return np.matmul(e.reshape(-1, n), ones).reshape(e.shape[:-1] + (1,))
+    flat = e.reshape(-1, n)
+    if e.size < _BLAS_THREADED_FROM:
+        return np.matmul(flat, ones).reshape(e.shape[:-1] + (1,))
+    out = np.empty(flat.shape[0], e.dtype)
+
+    def body(start, stop):
+        lo, hi = start * ROW_BLOCK, min(stop * ROW_BLOCK, flat.shape[0])
+        np.matmul(flat[lo:hi], ones, out=out[lo:hi])
+
+    blocks = -(-flat.shape[0] // ROW_BLOCK)
+    parallel.run(body, parallel.ranges(blocks, max(1, parallel.ELEMENTWISE_GRAIN // (ROW_BLOCK * n))), blas=True)
+    return out.reshape(e.shape[:-1] + (1,))
 
 
 @silent  # (rows of -inf and inf - inf: NaN, silently, as PyTorch's attention)
