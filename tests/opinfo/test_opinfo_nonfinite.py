@@ -309,12 +309,8 @@ NONFINITE_KNOWN = {
         ('float32:1:nan:fwd',)),
     'special.shifted_chebyshev_polynomial_w': ("not traced: a NaN in the polynomial's input",
         ('float32:1:nan:fwd',)),
-    'std_mean': ("not traced: a reduced row holding +inf and -inf",
-        ('float32:1:inf:fwd',)),
     'stft': (_FFT,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'var_mean': ("not traced: a reduced row holding +inf and -inf",
-        ('float32:1:inf:fwd',)),
 }
 
 # rows whose PyTorch result depends on the CPU path (ATen's, or oneDNN's for gelu): they may match or differ
