@@ -120,7 +120,7 @@ def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
     _assert_as_pytorch(name, got, want)
 
 
-def _assert_as_pytorch(name, got, want):
+def _assert_as_pytorch(name, got, want, rtol=1e-4, atol=1e-5):
     """Outputs and gradients: NaN and +-inf at PyTorch's positions, the finite values close."""
     for g, w, what in zip(got, want, ("output", "input gradient")):
         assert g.shape == w.shape, what
@@ -128,7 +128,7 @@ def _assert_as_pytorch(name, got, want):
         np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w), err_msg=f"{name}: +inf of the {what}")
         np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w), err_msg=f"{name}: -inf of the {what}")
         finite = np.isfinite(w)
-        np.testing.assert_allclose(g[finite], w[finite], rtol=1e-4, atol=1e-5, err_msg=f"{name}: {what}")
+        np.testing.assert_allclose(g[finite], w[finite], rtol=rtol, atol=atol, err_msg=f"{name}: {what}")
 
 
 def _run_with_grad(L, name, x, g):
@@ -157,3 +157,48 @@ def test_non_finite_gradients_silently_as_pytorch(torch, name):
         warnings.simplefilter("error")
         got = _run_with_grad(tt, name, x, g)
     _assert_as_pytorch(name, got, want)
+
+
+def _group_stats(L, x, groups, channels_last=False):
+    t = L.tensor(x, requires_grad=True)
+    if channels_last:
+        t = t.contiguous(memory_format=L.channels_last)
+    n, c = x.shape[:2]
+    out, mean, rstd = L.native_group_norm(t, None, None, n, c, int(np.prod(x.shape[2:])), groups, 1e-5)
+    saved = L.nn.functional.group_norm(t, groups).grad_fn
+    return [a.detach().numpy() for a in (out, mean, rstd, saved._saved_result1, saved._saved_result2)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("size", [3, 8, 12, 16, 17, 136, 300, 1000])
+def test_group_norm_statistics_of_a_group_holding_inf(torch, dtype, size):
+    """PyTorch's group mean of a group holding an inf: NaN unless the inf sits where its kernel's Welford merges
+    leave it last (one position per group size and dtype), the sum's mean on the channels-last kernel. Every
+    position of one inf is tried, and an inf with a -inf; the node's saved statistics are the same."""
+    torch.set_num_threads(1)
+    base = np.random.default_rng(size).standard_normal((2, 2, size)).astype(dtype)
+    tol = (1e-2, 1e-3) if dtype == "float16" else (1e-4, 1e-5)
+    places = [[(0, 0, p)] for p in range(size)] + [[(1, 1, 0), (1, 1, size - 1)]]
+    for where in places:
+        x = base.copy()
+        for i, idx in enumerate(where):
+            x[idx] = np.inf if i == 0 else -np.inf
+        want = _group_stats(torch, x, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = _group_stats(tt, x, 2)
+        for g, w, what in zip(got, want, ("output", "mean", "rstd", "saved mean", "saved rstd")):
+            _assert_as_pytorch(f"{what} with inf at {where}", (g,), (w,), *tol)
+
+
+@pytest.mark.parametrize("inf_at", [(0, 0, 0, 0), (0, 3, 1, 2), (1, 2, 2, 2)])
+def test_group_norm_statistics_channels_last(torch, inf_at):
+    torch.set_num_threads(1)
+    x = np.random.default_rng(1).standard_normal((2, 4, 3, 3)).astype(np.float32)
+    x[inf_at] = np.inf
+    want = _group_stats(torch, x, 2, channels_last=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _group_stats(tt, x, 2, channels_last=True)
+    for g, w in zip(got, want):
+        _assert_as_pytorch(f"channels-last, inf at {inf_at}", (g,), (w,))

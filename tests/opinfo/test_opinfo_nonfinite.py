@@ -250,8 +250,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nanquantile': ('not traced: the gradient when the input holds a NaN',
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
-    'native_group_norm': ('not traced: the saved mean/rstd of a group holding +inf and -inf',
-        ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.cross_entropy': ("not traced: the gradient of an inf logit (softmax's inf/inf)",
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'nn.functional.ctc_loss': ('not traced: a log-probability of +inf in the alpha recursion',
