@@ -202,3 +202,48 @@ def test_group_norm_statistics_channels_last(torch, inf_at):
         got = _group_stats(tt, x, 2, channels_last=True)
     for g, w in zip(got, want):
         _assert_as_pytorch(f"channels-last, inf at {inf_at}", (g,), (w,))
+
+
+def _bag_run(L, w, kwargs, psw):
+    weight = L.tensor(w, requires_grad=True)
+    kw = {k: L.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    p = None if psw is None else L.tensor(psw, requires_grad=True)
+    out = L.nn.functional.embedding_bag(kw.pop("input"), weight, per_sample_weights=p, **kw)
+    leaves = [weight] if p is None else [weight, p]
+    grads = L.autograd.grad(out, leaves, L.tensor(np.linspace(-1, 1, out.numel(), dtype=np.float32)
+                                                  .reshape(tuple(out.shape))))
+    return [out.detach().numpy()] + [g.numpy() for g in grads]
+
+
+_BAG_INPUT = np.array([5, 1, 6, 5, 6, 2, 0, 3], np.int64)
+_BAG_OFFSETS = np.array([0, 3, 3, 6], np.int64)  # the third bag is empty
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("poison", ["inf_row_in_one_bag", "inf_and_neg_inf_in_one_bag", "nan_row", "inf_padding_row",
+                                    "equal_rows"])
+def test_embedding_bag_of_rows_holding_inf(torch, mode, poison):
+    """A bag's result comes from its own rows only: an inf or NaN row leaves the other bags finite (and the
+    padding row's, which bags skip, every bag), as PyTorch's kernel adds a bag's rows and nothing else; its max
+    is the first of equal maxima (which alone gets the gradient), NaN only as the bag's first row."""
+    torch.set_num_threads(1)
+    w = np.random.default_rng(2).standard_normal((8, 4)).astype(np.float32)
+    kwargs = {"input": _BAG_INPUT, "offsets": _BAG_OFFSETS, "mode": mode}
+    if poison == "inf_row_in_one_bag":
+        w[2, 1] = np.inf
+    elif poison == "inf_and_neg_inf_in_one_bag":
+        w[5, 0], w[1, 0] = np.inf, -np.inf
+    elif poison == "nan_row":
+        w[3, 2] = np.nan
+    elif poison == "equal_rows":
+        w[6] = w[5] = np.inf * np.sign(w[5])
+    else:
+        w[6, :] = np.inf
+        kwargs["padding_idx"] = 6
+    psw = np.linspace(0.5, 2.0, _BAG_INPUT.size, dtype=np.float32) if mode == "sum" else None
+    want = _bag_run(torch, w, kwargs, psw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _bag_run(tt, w, kwargs, psw)
+    for g, wt, what in zip(got, want, ("output", "weight gradient", "per-sample weight gradient")):
+        _assert_as_pytorch(f"{mode} {poison}: {what}", (g,), (wt,))

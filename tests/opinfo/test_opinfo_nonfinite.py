@@ -254,8 +254,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'nn.functional.ctc_loss': ('not traced: a log-probability of +inf in the alpha recursion',
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'nn.functional.embedding_bag': ("not traced: a bag holding +inf and -inf",
-        ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.hardshrink': ("not traced: hardshrink's gradient at NaN",
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'nn.functional.hardswish': ("not traced: hardswish's gradient at NaN",
