@@ -281,8 +281,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:bwd', 'float32:0:nan:bwd', 'float32:1:inf:bwd', 'float32:1:nan:bwd')),
     'pinverse': (_LAPACK,
         ('float32:0:inf:fwd',)),
-    'prod': ("not traced: prod's gradient when an element is inf or NaN",
-        ('float32:0:inf:bwd', 'float32:0:nan:bwd', 'float32:1:inf:bwd', 'float32:1:nan:bwd')),
     'qr': (_LAPACK,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'quantile': ('not traced: the gradient when the input holds a NaN',

@@ -94,3 +94,41 @@ def test_moments_over_several_dims_holding_inf():
     for dims in ((0, 2), (2, 0), (0, 1), (1,)):
         check(lambda L, t: L.var_mean(t, dims), [x])
         check(lambda L, t: L.std_mean(t.permute(2, 0, 1), tuple((d + 1) % 3 for d in dims)), [x])
+
+
+# -- prod: PyTorch's gradient is g * result / x without zeros (inf / inf = NaN beside an inf factor), the product
+# of the others where a zero is, and zeros for a full product with several zeros (unless a graph is recorded)
+_PROD = {
+    "inf": [[2.0, INF, 3.0], [1.0, 2.0, 3.0]],
+    "two_inf": [[INF, -INF, 1.0], [1.0, 2.0, 3.0]],
+    "nan": [[2.0, NAN, 3.0], [1.0, 2.0, 3.0]],
+    "inf_and_zero_elsewhere": [[2.0, INF, 3.0], [0.0, 2.0, 3.0]],
+    "inf_and_zero": [[0.0, INF, 3.0], [1.0, 2.0, 3.0]],
+    "first_nan_and_zero_elsewhere": [[NAN, 1.0, 2.0], [0.0, 1.0, 1.0]],
+    "two_zeros_and_inf": [[0.0, 0.0, INF], [1.0, 2.0, 3.0]],
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PROD))
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_gradient_with_inf_nan_and_zeros(case, dim):
+    x = np.array(_PROD[case], np.float32)
+    check(lambda L, t: t.prod() if dim is None else t.prod(dim), [x])
+    check(lambda L, t: t.prod(dim if dim is not None else 1, keepdim=True), [x])
+
+
+@pytest.mark.parametrize("case", sorted(_PROD))
+def test_prod_gradient_with_a_graph_recorded(case):
+    """With create_graph PyTorch takes the products of the others for every zero count."""
+    x = np.array(_PROD[case], np.float32)
+
+    def grads(L):
+        t = L.tensor(x, requires_grad=True)
+        out = [L.autograd.grad(t.prod(), t, create_graph=True)[0], L.autograd.grad(t.prod(1).sum(), t,
+                                                                                     create_graph=True)[0]]
+        return [o.detach().numpy() for o in out]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = grads(tt)
+    for g, w in zip(got, grads(torch)):
+        _same(g, w, "gradient")

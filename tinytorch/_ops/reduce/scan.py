@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...factory import ones_like
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import level_of, unsupported
@@ -249,9 +251,8 @@ class ProdBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x = self.saved_tensors[0]
-        flat = x.reshape(-1)
-        return ((g * _others_product(flat, 0)).reshape(x._data.shape),)
+        x, result = self.saved_tensors
+        return (_prod_grad(g, x, result, None),)
 
 
 class ProdBackward1(Node):
@@ -259,20 +260,37 @@ class ProdBackward1(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x = self.saved_tensors[0]
+        x, result = self.saved_tensors
         if not self.keepdim and x._data.ndim:
-            g = g.unsqueeze(self.dim)
-        return (g * _others_product(x, self.dim),)
+            g, result = g.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        return (_prod_grad(g, x, result, self.dim),)
+
+
+def _prod_grad(g: Tensor, x: Tensor, result: Tensor, d: int | None) -> Tensor:
+    """PyTorch's prod_backward: g * (result / x) where no element of x is 0 (so an inf or NaN factor gives
+    inf / inf = NaN beside it, as PyTorch's), the product of the others (exact at zeros) where one is; with
+    more than one zero of a full product and no graph recorded, zeros (PyTorch's shortcut). ``d``: the
+    reduced dim, None for the full product."""
+    if x._data.ndim == 0:
+        return g
+    zeros = int(np.count_nonzero(x._data == 0))
+    if not zeros:
+        return g * (result / x)
+    if d is None:
+        if zeros > 1 and not _State.enabled:
+            return _make(np.zeros(x._data.shape, x._data.dtype))
+        return (g * _others_product(x.reshape(-1), 0)).reshape(x._data.shape)
+    return g * _others_product(x, d)
 
 
 def _others_product(x: Tensor, d: int) -> Tensor:
     """prod_{j != i} x_j along ``d``, without dividing (exact when some x_j are 0)."""
     if x._data.ndim == 0:
-        return x * 0 + 1
+        return ones_like(x)
     n = x._data.shape[d]
     if n == 0:  # no elements: an empty gradient
         return x * 0
-    ones = x.narrow(d, 0, 1) * 0 + 1
+    ones = ones_like(x.narrow(d, 0, 1))  # not x * 0 + 1: an inf or NaN first element would make it NaN
     left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
     xr = x.flip(d)
     right = cat([ones, xr.narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
