@@ -156,8 +156,6 @@ _FFT = ("an inf in a transform: numpy's pocketfft and PyTorch's FFT put NaN and 
         "further)")
 
 NONFINITE_KNOWN = {
-    'aminmax': ('not traced: the gradient when the extreme is NaN',
-        ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'cdist': ("not traced: distances and gradients of rows holding inf or NaN",
         ('float32:0:inf:bwd', 'float32:0:nan:fwd', 'float32:1:inf:bwd', 'float32:1:nan:fwd')),
     'fft.fft': (_FFT,

@@ -132,3 +132,15 @@ def test_prod_gradient_with_a_graph_recorded(case):
         got = grads(tt)
     for g, w in zip(got, grads(torch)):
         _same(g, w, "gradient")
+
+
+# -- aminmax: PyTorch shares each extreme's gradient among the elements equal to it, by a product with the mask;
+# a NaN extreme equals nothing, so its row's gradient is g / 0 * 0: NaN throughout
+@pytest.mark.parametrize("places", [[((0, 1), NAN)], [((0, 1), NAN), ((1, 0), INF)], [((2, 2), -INF), ((2, 3), -INF)],
+                                    [((1, 1), INF), ((3, 4), NAN)]])
+def test_aminmax_gradient_at_nan_and_inf(places):
+    x = _poisoned((4, 5), places)
+    check(lambda L, t: L.aminmax(t), [x])
+    check(lambda L, t: L.aminmax(t, dim=1), [x])
+    check(lambda L, t: L.aminmax(t, dim=0, keepdim=True), [x])
+    check(lambda L, t: (L.amax(t, 1), L.amin(t, (0, 1))), [x])
