@@ -144,3 +144,28 @@ def test_aminmax_gradient_at_nan_and_inf(places):
     check(lambda L, t: L.aminmax(t, dim=1), [x])
     check(lambda L, t: L.aminmax(t, dim=0, keepdim=True), [x])
     check(lambda L, t: (L.amax(t, 1), L.amin(t, (0, 1))), [x])
+
+
+# -- quantile / nanquantile: PyTorch reads a slice holding NaN at its last sorted (NaN) element (quantile), an
+# all-NaN slice at its first (nanquantile), so the NaN result's gradient goes to that element
+_QUANTILE_ROWS = {
+    "one_nan": [((0, 2), NAN)],
+    "nans": [((0, 2), NAN), ((0, 4), NAN), ((1, 0), NAN)],
+    "all_nan_row": [((2, i), NAN) for i in range(5)] + [((3, 1), INF)],
+    "inf": [((1, 3), INF), ((1, 1), -INF)],
+}
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("rows", sorted(_QUANTILE_ROWS))
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile_gradient_with_nan(fn, rows, interpolation):
+    x = _poisoned((4, 5), _QUANTILE_ROWS[rows])
+    q = np.array([0.0, 0.3, 0.5, 1.0], np.float32)
+    check(lambda L, t: getattr(L, fn)(t, 0.4, dim=1, interpolation=interpolation), [x])
+    check(lambda L, t, qt: getattr(L, fn)(t, qt, dim=0, keepdim=True, interpolation=interpolation), [x, q])
+    if fn == "nanquantile" or np.isnan(x).sum() < 2:
+        # (quantile of all 20 elements with several NaNs: which NaN PyTorch's unstable sort puts last, and so
+        # which one gets the gradient, is its sort's order of ties; tinytorch's sort keeps their order)
+        check(lambda L, t: getattr(L, fn)(t, 0.7, interpolation=interpolation), [x])
+    check(lambda L, t: getattr(L, fn)(t[2], 0.5, interpolation=interpolation), [x])
