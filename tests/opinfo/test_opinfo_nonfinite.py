@@ -279,8 +279,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd',)),
     'qr': (_LAPACK,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'renorm': ("not traced: a NaN sub-tensor's norm against maxnorm",
-        ('float32:0:nan:fwd', 'float32:1:nan:fwd')),
     'special.chebyshev_polynomial_u': ("not traced: a NaN in the polynomial's input",
         ('float32:1:nan:fwd',)),
     'special.chebyshev_polynomial_w': ("not traced: a NaN in the polynomial's input",

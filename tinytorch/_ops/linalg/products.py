@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.grad_mode import no_grad
+from ...factory import ones_like
 from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
@@ -27,7 +28,7 @@ from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
-from .._core.batching import composite
+from .._core.batching import composite, level_of
 
 
 # -- einsum ----------------------------------------------------------------------------------------
@@ -759,5 +760,11 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     d = _wrap_dim(dim, input.dim())
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)
-    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, norm * 0 + 1)
+    nan = norm.isnan()
+    if level_of((input,)) is not None or nan.any():  # (under vmap, whichever the samples hold)
+        # a slice whose norm is NaN is left as it is (NaN > maxnorm is false) and PyTorch's gradient there is the
+        # incoming one; its scale's unused branch would carry 0 * NaN back through the norm, so that branch reads
+        # zeros in its place (their gradient then dropped by the where)
+        norm = vector_norm(input.where(~nan, 0.0), p, others, keepdim=True)
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, ones_like(norm))
     return input * factor

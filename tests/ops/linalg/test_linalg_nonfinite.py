@@ -1,0 +1,70 @@
+"""Linear-algebra ops on inputs holding inf, -inf and NaN, against PyTorch (one thread): the values, the
+gradients, and that no numpy RuntimeWarning reaches the caller. The cases put the non-finite values where the
+OpInfo sweep's two samples do not (several rows, both signs, every p)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+
+torch = pytest.importorskip("torch")
+
+INF, NAN = np.inf, np.nan
+
+
+def _poisoned(shape, places, seed=0):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    for idx, value in places:
+        x[idx] = value
+    return x
+
+
+def _outputs(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _run(L, fn, arrays, grad=True):
+    xs = [L.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+    outs = [o for o in _outputs(fn(L, *xs)) if o.dtype.is_floating_point]
+    grads = []
+    if grad:
+        cot = [L.tensor(np.linspace(-1.0, 1.5, o.numel(), dtype=np.float32).reshape(tuple(o.shape))).to(o.dtype)
+               for o in outs]
+        got = L.autograd.grad(outs, [x for x in xs if x.requires_grad], cot, allow_unused=True)
+        grads = [None if g is None else g.numpy() for g in got]
+    return [o.detach().numpy() for o in outs], grads
+
+
+def _same(got, want, what):
+    assert got.shape == want.shape, what
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"NaN positions of the {what}")
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want), err_msg=f"+inf of the {what}")
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want), err_msg=f"-inf of the {what}")
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-4, atol=1e-5, err_msg=what)
+
+
+def check(fn, arrays, grad=True):
+    torch.set_num_threads(1)
+    want = _run(torch, fn, arrays, grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy RuntimeWarning fails the test
+        got = _run(tt, fn, arrays, grad)
+    for i, (g, w) in enumerate(zip(got[0], want[0])):
+        _same(g, w, f"output {i}")
+    for i, (g, w) in enumerate(zip(got[1], want[1])):
+        if w is None or g is None:
+            assert g is None or not np.any(g), f"gradient {i}"
+            continue
+        _same(g, w, f"gradient {i}")
+
+
+# -- renorm: a slice whose norm is NaN is left as it is (NaN > maxnorm is false), its gradient the incoming one
+@pytest.mark.parametrize("p", [0.5, 1, 2, 3, INF])
+@pytest.mark.parametrize("places", [[((1, 2, 0), NAN)], [((0, 0, 0), INF), ((2, 1, 1), -INF)],
+                                    [((0, 1, 2), NAN), ((2, 3, 4), INF)]])
+def test_renorm_of_slices_holding_inf_nan(p, places):
+    x = _poisoned((3, 4, 5), places)
+    for dim in (0, 1, -1):
+        check(lambda L, t: L.renorm(t, p, dim, 1.5), [x])
