@@ -156,8 +156,6 @@ _FFT = ("an inf in a transform: numpy's pocketfft and PyTorch's FFT put NaN and 
         "further)")
 
 NONFINITE_KNOWN = {
-    'cdist': ("not traced: distances and gradients of rows holding inf or NaN",
-        ('float32:0:inf:bwd', 'float32:0:nan:fwd', 'float32:1:inf:bwd', 'float32:1:nan:fwd')),
     'fft.fft': (_FFT,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'fft.fft2': (_FFT,
@@ -260,8 +258,6 @@ NONFINITE_KNOWN = {
         ('float32:1:inf:fwd',)),
     'nn.functional.multilabel_margin_loss': ('not traced: the loss of a row holding inf or NaN',
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.pdist': ("not traced: pdist's gradient for a row holding inf or NaN",
-        ('float32:0:inf:bwd', 'float32:0:nan:bwd', 'float32:1:inf:bwd', 'float32:1:nan:bwd')),
     'nn.functional.rrelu': ("not traced: rrelu of a NaN input",
         ('float32:0:nan:fwd',)),
     'nn.functional.scaled_dot_product_attention': ("a score row holding inf or NaN: PyTorch's flash kernel gives it "

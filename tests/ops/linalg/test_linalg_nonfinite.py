@@ -68,3 +68,38 @@ def test_renorm_of_slices_holding_inf_nan(p, places):
     x = _poisoned((3, 4, 5), places)
     for dim in (0, 1, -1):
         check(lambda L, t: L.renorm(t, p, dim, 1.5), [x])
+
+
+# -- cdist / pdist: PyTorch's distance kernels, p by p: the 0-"norm" keeps NaN, cdist's inf-norm passes over a NaN
+# coordinate (pdist's keeps it), and the gradient terms are its kernels' (sign(NaN) = NaN, the whole gradient to
+# each coordinate at the max, 0 where the distance is 0)
+_DIST_CASES = {
+    "nan": ([((1, 0), NAN)], []),
+    "inf": ([((2, 1), INF)], []),
+    "both_signs": ([((0, 0), INF), ((3, 2), -INF)], [((1, 1), INF)]),
+    "same_inf": ([((0, 0), INF), ((1, 0), INF)], [((2, 0), INF)]),
+    "equal_rows": ([], []),
+    "tied_max": ([], []),
+}
+
+
+def _dist_inputs(case):
+    a_places, b_places = _DIST_CASES[case]
+    a, b = _poisoned((4, 3), a_places, 1), _poisoned((5, 3), b_places, 2)
+    if case == "equal_rows":
+        a[1] = a[0]
+        b[0] = a[0]
+    elif case == "tied_max":
+        a[0] = [1.0, -1.0, 0.5]
+        b[0] = [0.0, 0.0, 0.0]
+        a[1] = a[2]
+    return a, b
+
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 1.5, 2, 3, INF])
+@pytest.mark.parametrize("case", sorted(_DIST_CASES))
+def test_distances_of_rows_holding_inf_nan(p, case):
+    a, b = _dist_inputs(case)
+    check(lambda L, x, y: L.cdist(x, y, p=p), [a, b])
+    check(lambda L, x, y: L.cdist(x.unsqueeze(0), y.expand(2, 5, 3), p=p), [a, b])
+    check(lambda L, x: L.nn.functional.pdist(x, p=p), [np.concatenate([a, b])])
