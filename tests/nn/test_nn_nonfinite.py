@@ -247,3 +247,27 @@ def test_embedding_bag_of_rows_holding_inf(torch, mode, poison):
         got = _bag_run(tt, w, kwargs, psw)
     for g, wt, what in zip(got, want, ("output", "weight gradient", "per-sample weight gradient")):
         _assert_as_pytorch(f"{mode} {poison}: {what}", (g,), (wt,))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("poison", [[(0, 0, np.inf)], [(0, 2, -np.inf)], [(1, 1, np.nan)], [(1, 3, np.inf), (2, 0, -np.inf)],
+                                    [(2, 4, np.nan), (0, 4, np.inf)]])
+def test_multilabel_margin_loss_of_scores_holding_inf_nan(torch, reduction, poison):
+    """PyTorch's kernel adds a hinge term only where it is > 0: a NaN or -inf term adds nothing (and gets no
+    gradient), the non-target classes' terms are left out rather than multiplied by 0."""
+    torch.set_num_threads(1)
+    x = np.random.default_rng(4).standard_normal((3, 5)).astype(np.float32)
+    for r, c, v in poison:
+        x[r, c] = v
+    y = np.array([[1, 1, 0, 4, -1], [3, -1, 0, 0, 0], [0, 2, 4, 1, 3]], np.int64)
+
+    def run(L):
+        t = L.tensor(x, requires_grad=True)
+        out = L.nn.functional.multilabel_margin_loss(t, L.tensor(y), reduction=reduction)
+        out.backward(L.ones_like(out))
+        return out.detach().numpy(), t.grad.numpy()
+    want = run(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run(tt)
+    _assert_as_pytorch(f"multilabel_margin_loss {reduction} {poison}", got, want)

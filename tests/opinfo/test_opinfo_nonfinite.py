@@ -256,8 +256,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'nn.functional.linear_cross_entropy.chunked_none': ('not traced: an inf logit in a chunk',
         ('float32:1:inf:fwd',)),
-    'nn.functional.multilabel_margin_loss': ('not traced: the loss of a row holding inf or NaN',
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.rrelu': ("not traced: rrelu of a NaN input",
         ('float32:0:nan:fwd',)),
     'nn.functional.scaled_dot_product_attention': ("a score row holding inf or NaN: PyTorch's flash kernel gives it "
