@@ -103,3 +103,21 @@ def test_distances_of_rows_holding_inf_nan(p, case):
     check(lambda L, x, y: L.cdist(x, y, p=p), [a, b])
     check(lambda L, x, y: L.cdist(x.unsqueeze(0), y.expand(2, 5, 3), p=p), [a, b])
     check(lambda L, x: L.nn.functional.pdist(x, p=p), [np.concatenate([a, b])])
+
+
+# -- vander: PyTorch's column of ones is new (not x * 0 + 1), and cumprod's gradient along a dim of one element is
+# the incoming gradient itself
+@pytest.mark.parametrize("n", [2, 3, 5])
+@pytest.mark.parametrize("places", [[((0,), INF)], [((1,), NAN)], [((0,), -INF), ((2,), 0.0)], [((3,), 0.0)]])
+def test_vander_of_inf_nan(n, places):
+    x = _poisoned((4,), places)
+    check(lambda L, t: L.linalg.vander(t, N=n), [x])
+    check(lambda L, t: L.linalg.vander(t.reshape(2, 2), N=n), [x])
+
+
+@pytest.mark.parametrize("places", [[((0, 0), INF)], [((1, 0), NAN)], [((0, 0), -INF), ((2, 0), 0.0)]])
+def test_cumprod_gradient_of_one_element_lines(places):
+    x = _poisoned((3, 1), places)
+    check(lambda L, t: t.cumprod(1), [x])
+    check(lambda L, t: t.cumprod(1, dtype=L.float64), [x])
+    check(lambda L, t: t[0, 0].cumprod(0), [x])

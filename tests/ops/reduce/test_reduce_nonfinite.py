@@ -169,3 +169,29 @@ def test_quantile_gradient_with_nan(fn, rows, interpolation):
         # which one gets the gradient, is its sort's order of ties; tinytorch's sort keeps their order)
         check(lambda L, t: getattr(L, fn)(t, 0.7, interpolation=interpolation), [x])
     check(lambda L, t: getattr(L, fn)(t[2], 0.5, interpolation=interpolation), [x])
+
+
+# -- cumprod: PyTorch's gradient is g * y's reversed sum over x without zeros; with zeros (no graph recorded) each
+# line in three parts (before its first zero, at it, after it) that read only their own elements; with a graph,
+# the products of the others
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_cumprod_gradient_with_zeros_inf_nan(seed, create_graph):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((4, 7)).astype(np.float32)
+    u = rng.random(x.shape)
+    x[u < 0.2] = 0.0
+    x[(u >= 0.2) & (u < 0.28)] = INF
+    x[(u >= 0.28) & (u < 0.33)] = -INF
+    x[(u >= 0.33) & (u < 0.36)] = NAN
+    g = rng.standard_normal(x.shape).astype(np.float32)
+
+    def grads(L):
+        t = L.tensor(x, requires_grad=True)
+        return [L.autograd.grad(t.cumprod(d), t, L.tensor(g), create_graph=create_graph)[0].detach().numpy()
+                for d in (0, 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = grads(tt)
+    for a, b in zip(got, grads(torch)):
+        _same(a, b, "gradient")

@@ -18,6 +18,7 @@ import numpy as np
 from ..._dtype import INEXACT_NP, cpp_name
 from ..._quiet_fp import silent
 from ...autograd.node import Node
+from ...factory import ones_like
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
@@ -376,12 +377,10 @@ def vander(x: Tensor, *, N=None) -> Tensor:
         x = x.unsqueeze(0)
     n = x._data.shape[-1] if N is None else N
     if n <= 1:
-        if n < 1:
-            raise RuntimeError("N must be greater than 1.")
-        return x.unsqueeze(-1) ** 0
-    ones = (x.unsqueeze(-1) * 0 + 1)
+        raise RuntimeError("N must be greater than 1.")
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
-    return cat([ones, powers], -1)
+    # PyTorch's column of ones is new (x * 0 + 1 would be NaN at an inf or NaN x), in the powers' dtype
+    return cat([ones_like(powers.narrow(-1, 0, 1)), powers], -1)
 
 
 @op("linalg.diagonal")
