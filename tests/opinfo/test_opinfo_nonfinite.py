@@ -211,8 +211,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:bwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd')),
     'linalg.lu_solve': (_LAPACK,
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:bwd')),
-    'linalg.matrix_power': ('not traced: powers of a matrix holding inf or NaN',
-        ('float32:0:inf:fwd', 'float32:0:nan:fwd')),
     'linalg.pinv': (_LAPACK,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'linalg.pinv.hermitian': (_LAPACK,

@@ -121,3 +121,12 @@ def test_cumprod_gradient_of_one_element_lines(places):
     check(lambda L, t: t.cumprod(1), [x])
     check(lambda L, t: t.cumprod(1, dtype=L.float64), [x])
     check(lambda L, t: t[0, 0].cumprod(0), [x])
+
+
+# -- matrix_power: n = 0 is the identity copied into a clone (1 where the input holds inf or NaN, zero gradient)
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 6])
+@pytest.mark.parametrize("places", [[((0, 0, 0), INF)], [((1, 1, 0), NAN)], [((0, 2, 2), -INF), ((1, 0, 1), INF)]])
+def test_matrix_power_of_inf_nan(n, places):
+    x = _poisoned((2, 3, 3), places)
+    check(lambda L, t: L.linalg.matrix_power(t, n), [x])
+    check(lambda L, t: t.mT.matrix_power(n), [x])
