@@ -271,3 +271,29 @@ def test_multilabel_margin_loss_of_scores_holding_inf_nan(torch, reduction, pois
         warnings.simplefilter("error")
         got = run(tt)
     _assert_as_pytorch(f"multilabel_margin_loss {reduction} {poison}", got, want)
+
+
+@pytest.mark.parametrize("zero_infinity", [False, True])
+@pytest.mark.parametrize("poison", [[(0, 0, 0, np.inf)], [(3, 1, 2, np.inf)], [(2, 0, 1, -np.inf)],
+                                    [(4, 1, 0, np.nan)], [(0, 1, 0, -np.inf), (1, 1, 0, -np.inf), (5, 0, 3, np.inf)]])
+def test_ctc_loss_of_log_probabilities_holding_inf_nan(torch, zero_infinity, poison):
+    """PyTorch's alpha and beta recursions take log(sum exp(x - m)) + m: a +inf log-probability makes them NaN
+    (inf - inf), -inf ones only shut paths; zero_infinity zeroes an infinite loss (and its gradient), not a NaN."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(5)
+    lp = np.log(rng.dirichlet(np.ones(5), size=(8, 2))).astype(np.float32)
+    for t, n, c, v in poison:
+        lp[t, n, c] = v
+    targets = np.array([[1, 2, 2], [3, 1, 4]], np.int64)
+
+    def run(L):
+        x = L.tensor(lp, requires_grad=True)
+        out = L.nn.functional.ctc_loss(x, L.tensor(targets), [8, 7], [3, 2], reduction="none",
+                                       zero_infinity=zero_infinity)
+        out.backward(L.tensor([0.7, -1.3]))
+        return out.detach().numpy(), x.grad.numpy()
+    want = run(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run(tt)
+    _assert_as_pytorch(f"ctc_loss {poison}", got, want)

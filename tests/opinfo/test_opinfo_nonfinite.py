@@ -245,8 +245,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.cross_entropy': ("not traced: the gradient of an inf logit (softmax's inf/inf)",
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
-    'nn.functional.ctc_loss': ('not traced: a log-probability of +inf in the alpha recursion',
-        ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.hardshrink': ("not traced: hardshrink's gradient at NaN",
         ('float32:0:nan:bwd', 'float32:1:nan:bwd')),
     'nn.functional.hardswish': ("not traced: hardswish's gradient at NaN",
