@@ -363,7 +363,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
                            f"{input.dtype._scalar}, but found {lambd:g}")
-    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    # tested as PyTorch's vectorized kernel: 0 only inside [-lambd, lambd], so NaN passes through as NaN
+    out = np.where(x < -lambd, x + lambd, np.where(x <= lambd, 0, x - lambd))
     return record(cast(out, x), SoftshrinkBackward0, (input,), (input,), lambd=lambd)
 
 
@@ -372,8 +373,10 @@ class HardshrinkBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        return (piecewise_grad(g, x, ~((x._data >= -self.lambd) & (x._data <= self.lambd)),
-                               HardshrinkBackwardBackward0),)
+        # PyTorch's vectorized shrink_backward keeps the gradient where x < -lambd or x > lambd, so a NaN
+        # input gets 0 (its scalar loop, run on the last numel % 16 elements only, passes it instead)
+        xd = x._data
+        return (piecewise_grad(g, x, (xd < -self.lambd) | (xd > self.lambd), HardshrinkBackwardBackward0),)
 
 
 @op(variants="function method out functional", batch=first_only)

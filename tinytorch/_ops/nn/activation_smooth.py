@@ -425,7 +425,9 @@ class HardswishBackward0(Node):
         (x,) = self.saved_tensors
         xd = x._data
         inner = g * (x / 3.0 + 0.5)
-        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
+        # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
+        # NaN input gets the formula's NaN (its scalar loop on the last numel % 16 elements passes g)
+        return (where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner)),)
 
 
 @silent  # -inf * 0 is NaN, as in PyTorch's kernel, without numpy's warning
