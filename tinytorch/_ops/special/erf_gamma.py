@@ -380,9 +380,13 @@ class LogitBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         grad = g / (x * (1 - x))
-        if self.eps is None:
-            return (grad,)
-        return (where((x < self.eps) | (x > 1 - self.eps), 0.0, grad),)
+        # PyTorch's vectorized logit_backward keeps the formula only inside the domain: without eps (or with
+        # eps < 0) NaN outside [0, 1] (the formula's slope of log|p / (1 - p)| there would be finite), with
+        # eps 0 outside [eps, 1 - eps], a NaN input included (its scalar loop on the last numel % 16
+        # elements gives NaN there instead)
+        if self.eps is None or self.eps < 0:
+            return (where((x >= 0) & (x <= 1), grad, math.nan),)
+        return (where((x >= self.eps) & (x <= 1 - self.eps), grad, 0.0),)
 
 
 @op(variants=_MATH, batch=pointwise, extra=("special.logit",))
