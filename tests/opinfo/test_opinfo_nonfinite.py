@@ -256,8 +256,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'nn.functional.embedding_bag': ("not traced: a bag holding +inf and -inf",
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
-    'nn.functional.huber_loss': ('not traced: the gradient of an inf difference',
-        ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'nn.functional.linear_cross_entropy.chunked_none': ('not traced: an inf logit in a chunk',
         ('float32:1:inf:fwd',)),
     'nn.functional.multilabel_margin_loss': ('not traced: the loss of a row holding inf or NaN',
@@ -269,8 +267,6 @@ NONFINITE_KNOWN = {
     'nn.functional.scaled_dot_product_attention': ("a score row holding inf or NaN: PyTorch's flash kernel gives it "
                                                    "zero weights while the keys fit one block, NaN past it",
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
-    'nn.functional.smooth_l1_loss': ('not traced: the gradient of an inf difference',
-        ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'norm.nuc': (_LAPACK,
         ('float32:0:inf:bwd', 'float32:1:inf:bwd')),
     'ormqr': (_LAPACK,
