@@ -262,8 +262,6 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),
     'nn.functional.pdist': ("not traced: pdist's gradient for a row holding inf or NaN",
         ('float32:0:inf:bwd', 'float32:0:nan:bwd', 'float32:1:inf:bwd', 'float32:1:nan:bwd')),
-    'nn.functional.rrelu': ("not traced: rrelu of a NaN input",
-        ('float32:0:nan:fwd',)),
     'nn.functional.scaled_dot_product_attention': ("a score row holding inf or NaN: PyTorch's flash kernel gives it "
                                                    "zero weights while the keys fit one block, NaN past it",
         ('float32:0:inf:fwd', 'float32:0:nan:fwd', 'float32:1:inf:fwd', 'float32:1:nan:fwd')),

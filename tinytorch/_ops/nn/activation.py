@@ -405,9 +405,10 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     x = float_array(input, "rrelu_with_noise_out_cpu")
     if training:
         # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
-        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add)
+        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add);
+        # its test is x <= 0, so a NaN takes the positive side (slope 1) and draws nothing
         noise = np.ones_like(x)
-        negative = ~(x > 0)
+        negative = x <= 0
         lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
         u = _engine(None).float64_uniform(int(negative.sum()))
         noise[negative] = (u * (hi - lo) + lo).astype(x.dtype)
