@@ -2,9 +2,9 @@
 give, silently; tinytorch must give the same values and gradients, and numpy's floating-point warnings
 ("invalid value encountered in ...", "divide by zero", "overflow") must not reach the caller.
 
-``tests/nn/test_nn_nonfinite.py`` checks 18 nn ops by hand; this sweeps the long tail. For every op_db entry
-tinytorch has, the first ``SAMPLES`` float32 samples of the OpInfo walk (``_opinfo.py``) are taken, and the
-first floating-point tensor among the sample's arguments is poisoned at fixed positions (``_POISON``). Each
+``tests/nn/test_nn_nonfinite.py`` checks some fifty cases by hand; this sweeps the long tail. For every op_db
+entry tinytorch has, the first ``SAMPLES`` float32 samples of the OpInfo walk (``_opinfo.py``) are taken, and
+the first floating-point tensor among the sample's arguments is poisoned at fixed positions (``_POISON``). Each
 poisoned sample then goes through the walk's own comparison (``_opinfo.compare_sample``): forward values,
 and input gradients for a random cotangent where the walk checks gradients, with ``assert_close``'s
 ``equal_nan=True`` (NaN where PyTorch has NaN, +inf and -inf exactly where PyTorch has them, finite values

@@ -374,7 +374,8 @@ class HardshrinkBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         # PyTorch's vectorized shrink_backward keeps the gradient where x < -lambd or x > lambd, so a NaN
-        # input gets 0 (its scalar loop, run on the last numel % 16 elements only, passes it instead)
+        # input gets 0 (its scalar loop, run only past the last whole 16-element block of a contiguous run,
+        # passes it instead: a difference at NaN there that tinytorch does not emulate)
         xd = x._data
         return (piecewise_grad(g, x, (xd < -self.lambd) | (xd > self.lambd), HardshrinkBackwardBackward0),)
 

@@ -426,7 +426,8 @@ class HardswishBackward0(Node):
         xd = x._data
         inner = g * (x / 3.0 + 0.5)
         # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
-        # NaN input gets the formula's NaN (its scalar loop on the last numel % 16 elements passes g)
+        # NaN input gets the formula's NaN (its scalar loop, run only past the last whole block of 16
+        # elements, 32 on AVX-512, passes g there: a difference at NaN that tinytorch does not emulate)
         return (where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner)),)
 
 
