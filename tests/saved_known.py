@@ -59,7 +59,6 @@ PACKS = {
     ], _COMPOSED),
     **dict.fromkeys([
         "copysign", "frexp", "ldexp", "renorm", "std_mean", "std_mean.unbiased", "var_mean", "var_mean.unbiased",
-        "nn.functional.huber_loss", "nn.functional.smooth_l1_loss",
     ], _EXTRA),
     "nn.functional.linear": "linear's node keeps W, PyTorch's addmm/mm keeps (and packs) W.t()",
     "nn.functional.prelu": "a 0-d input: the weight is viewed as 0-d before the kernel",

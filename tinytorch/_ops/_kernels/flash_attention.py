@@ -19,19 +19,22 @@ def _mT(a: np.ndarray) -> np.ndarray:
     return a.swapaxes(-1, -2)
 
 
-# Row sums of at least this many elements run on one BLAS thread per part, in parts of ROW_BLOCK rows: OpenBLAS's
-# own threaded matrix-vector product cuts the rows wherever its thread count puts the cut, and its kernel sums a
-# row at the end of a run of rows in another order than one inside it, so a row's float would depend on the
-# thread count (numpy 1.24's OpenBLAS 0.3.21 at 3 threads on 4096 rows; 0.3.31 at 20,000). Cut at multiples of
-# ROW_BLOCK rows, the one-thread calls give each row the float of one call over all rows.
+# OpenBLAS runs a matrix-vector product of this many elements or more on its threads, cutting the rows where
+# its thread count puts the cut; its kernel sums a row at the end of a run of rows in another order than one
+# inside it, so a row's float would depend on the thread count (numpy 1.24's OpenBLAS 0.3.21 at 3 threads on
+# 4096 rows; 0.3.31 at 20,000). Row sums are one-thread calls instead, over runs of whole ROW_BLOCKs of rows
+# (a cut between blocks changes no row's float), across the pool from ROW_SUMS_GRAIN elements a part: below
+# that a region's start costs more than the second thread saves (2 threads here: 1 million floats 145 us on
+# one thread, 190 us cut in two; 8.4 million 1.20 ms and 0.72 ms; OpenBLAS's own threads 47 us and 0.61 ms).
 _BLAS_THREADED_FROM = 4096
 ROW_BLOCK = 64
+ROW_SUMS_GRAIN = 1 << 21
 
 
 def row_sums(e: np.ndarray) -> np.ndarray:
-    """The sums over the last dim of a C-contiguous float32/float64 array, dims kept, as one BLAS
-    matrix-vector product with a ones vector (no per-row cost on short rows); a large array in parts of
-    whole row blocks across the pool, each part on one BLAS thread (the same floats on any thread count)."""
+    """The sums over the last dim of a C-contiguous float32/float64 array, dims kept, as BLAS
+    matrix-vector products with a ones vector (no per-row cost on short rows), each on one BLAS thread (the
+    same floats on any thread count)."""
     n = e.shape[-1]
     if n == 0 or e.size == 0:  # no keys (or no rows): empty sums, which a (-1, 0) reshape can't give
         return e.sum(axis=-1, keepdims=True)
@@ -42,7 +45,7 @@ def row_sums(e: np.ndarray) -> np.ndarray:
             _ONES.clear()
         ones = _ONES[key] = np.ones(n, dtype=e.dtype)
     flat = e.reshape(-1, n)
-    if e.size < _BLAS_THREADED_FROM:
+    if e.size < _BLAS_THREADED_FROM or (parallel.blas_threads() or 1) == 1 and e.size < 2 * ROW_SUMS_GRAIN:
         return np.matmul(flat, ones).reshape(e.shape[:-1] + (1,))
     out = np.empty(flat.shape[0], e.dtype)
 
@@ -51,7 +54,7 @@ def row_sums(e: np.ndarray) -> np.ndarray:
         np.matmul(flat[lo:hi], ones, out=out[lo:hi])
 
     blocks = -(-flat.shape[0] // ROW_BLOCK)
-    parallel.run(body, parallel.ranges(blocks, max(1, parallel.ELEMENTWISE_GRAIN // (ROW_BLOCK * n))), blas=True)
+    parallel.run(body, parallel.ranges(blocks, max(1, ROW_SUMS_GRAIN // (ROW_BLOCK * n))), blas=True)
     return out.reshape(e.shape[:-1] + (1,))
 
 

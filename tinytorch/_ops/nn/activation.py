@@ -363,7 +363,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {np.finfo(x.dtype).max:g}] for input dtype "
                            f"{input.dtype._scalar}, but found {lambd:g}")
-    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    # tested as PyTorch's vectorized kernel: 0 only inside [-lambd, lambd], so NaN passes through as NaN
+    out = np.where(x < -lambd, x + lambd, np.where(x <= lambd, 0, x - lambd))
     return record(cast(out, x), SoftshrinkBackward0, (input,), (input,), lambd=lambd)
 
 
@@ -372,8 +373,11 @@ class HardshrinkBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved_tensors
-        return (piecewise_grad(g, x, ~((x._data >= -self.lambd) & (x._data <= self.lambd)),
-                               HardshrinkBackwardBackward0),)
+        # PyTorch's vectorized shrink_backward keeps the gradient where x < -lambd or x > lambd, so a NaN
+        # input gets 0 (its scalar loop, run only past the last whole 16-element block of a contiguous run,
+        # passes it instead: a difference at NaN there that tinytorch does not emulate)
+        xd = x._data
+        return (piecewise_grad(g, x, (xd < -self.lambd) | (xd > self.lambd), HardshrinkBackwardBackward0),)
 
 
 @op(variants="function method out functional", batch=first_only)
@@ -402,9 +406,10 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     x = float_array(input, "rrelu_with_noise_out_cpu")
     if training:
         # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
-        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add)
+        # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add);
+        # its test is x <= 0, so a NaN takes the positive side (slope 1) and draws nothing
         noise = np.ones_like(x)
-        negative = ~(x > 0)
+        negative = x <= 0
         lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
         u = _engine(None).float64_uniform(int(negative.sum()))
         noise[negative] = (u * (hi - lo) + lo).astype(x.dtype)

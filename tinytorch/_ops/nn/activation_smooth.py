@@ -425,7 +425,10 @@ class HardswishBackward0(Node):
         (x,) = self.saved_tensors
         xd = x._data
         inner = g * (x / 3.0 + 0.5)
-        return (where(mask(xd < -3), 0.0, where(mask(xd <= 3), inner, g)),)
+        # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
+        # NaN input gets the formula's NaN (its scalar loop, run only past the last whole block of 16
+        # elements, 32 on AVX-512, passes g there: a difference at NaN that tinytorch does not emulate)
+        return (where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner)),)
 
 
 @silent  # -inf * 0 is NaN, as in PyTorch's kernel, without numpy's warning

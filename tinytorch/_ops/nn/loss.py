@@ -1,7 +1,7 @@
 """The pointwise losses (PyTorch's Loss kernels): mse, l1, smooth_l1, huber, binary_cross_entropy (with
-logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse and the binary cross-entropies
-are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops so
-grad-of-grad works); the others are composed from tensor ops in PyTorch's order, so they record the
+logits), kl_div and poisson_nll (gaussian_nll is in loss_nll.py). mse, smooth_l1, huber and the binary
+cross-entropies are fused kernels here as there (forward in numpy in one pass, backward from tinytorch ops
+so grad-of-grad works); the others are composed from tensor ops in PyTorch's order, so they record the
 same graph. The ``torch.X`` spellings take the reduction as PyTorch's enum (0 none, 1 mean, 2 sum)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import FROM_NP
+from ..._dtype import BF16_NP, FROM_NP
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -22,7 +22,8 @@ from .._core.batching import expanded, level_of, logical_ndim
 from .._core.registry import op
 from .activation import functional_spelling
 from .._core.record import record
-from .._core.util import as_array, binary_operands, broadcast_shapes, fit_grad, meta, reduction_enum
+from .._core.util import (as_array, binary_operands, broadcast_shapes, fit_grad, lowp_round, meta, opmath,
+                          reduction_enum)
 from ..pointwise.compare import where as _where
 from ...autograd.forward_ad import _add_terms
 
@@ -58,9 +59,14 @@ def _dims(shape) -> str:
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
+    """PyTorch's apply_loss_reduction on the array: the mean or sum (half and bfloat16 accumulated in float32
+    and rounded once, as its reductions); the mean of nothing is NaN, without numpy's warning."""
     if reduction == "none":
         return losses
-    return as_array(losses.mean() if reduction == "mean" else losses.sum())
+    if reduction == "mean" and not losses.size:
+        return np.full((), np.nan, losses.dtype)
+    wide = opmath(losses)
+    return lowp_round(as_array(wide.mean() if reduction == "mean" else wide.sum()), losses.dtype)
 
 
 def _scale_grad(g: Tensor, reduction: str, n: int) -> Tensor:
@@ -296,16 +302,112 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _reduce_errors((input - target).abs(), reduction)
 
 
+# -- smooth_l1 and huber: PyTorch's kernels, with their own nodes ---------------------------------------
+# the dtypes PyTorch's smooth_l1 and huber kernels are built for (float8 and the others are refused)
+_LOSS_FLOATS = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64) + ((BF16_NP,) if BF16_NP else ()))
+
+
+@silent  # inf - inf, and the quadratic's overflow where the linear branch is taken, as PyTorch's kernels
+def _smooth_l1_array(xd: np.ndarray, td: np.ndarray, beta: float) -> np.ndarray:
+    """PyTorch's smooth_l1 kernel: 0.5 z z / beta where z = |x - t| < beta, else z - 0.5 beta, in the
+    input's dtype (bfloat16 computed in float32 with a float32 beta, rounded once, as its kernel)."""
+    dt = xd.dtype
+    if dt == BF16_NP:
+        xd, td = xd.astype(np.float32), td.astype(np.float32)
+    b = xd.dtype.type(beta)
+    half = xd.dtype.type(0.5)
+    z = np.abs(xd - td)
+    out = np.where(z < b, half * z * z / b, z - half * b)
+    return out.astype(dt, copy=False)
+
+
+@silent
+def _huber_array(xd: np.ndarray, td: np.ndarray, delta: float) -> np.ndarray:
+    """PyTorch's huber kernel: 0.5 z z where z = |x - t| < delta, else delta (z - 0.5 delta), in the input's
+    dtype (half computed in float32 with a float32 delta, rounded once, as its kernel)."""
+    dt = xd.dtype
+    if dt == np.float16:
+        xd, td = xd.astype(np.float32), td.astype(np.float32)
+    d = xd.dtype.type(delta)
+    half = xd.dtype.type(0.5)
+    z = np.abs(xd - td)
+    out = np.where(z < d, half * z * z, d * (z - half * d))
+    return out.astype(dt, copy=False)
+
+
+def _smooth_l1_slope(d: Tensor, beta: float) -> Tensor:
+    """d loss / d x at d = x - t, as PyTorch's vectorized smooth_l1_backward: sign(d) where |d| >= beta, d / beta
+    inside. An inf difference gets +-1 (the quadratic's chain rule would give 0 * inf there, NaN)."""
+    return _where(d.abs() >= beta, d.sign(), d / beta)
+
+
+def _huber_slope(d: Tensor, delta: float) -> Tensor:
+    """d loss / d x at d = x - t, as PyTorch's vectorized huber_backward: delta sign(d) where |d| >= delta, d
+    inside."""
+    return _where(d.abs() >= delta, d.sign() * delta, d)
+
+
+class _RegressionLossBackward(Node):
+    """smooth_l1 and huber: PyTorch's backward kernels, ``norm * slope(x - t) * g`` for the input and
+    ``norm * slope(t - x) * g`` for the target (norm 1 / numel for a mean), from tinytorch ops so that
+    grad-of-grad works. ``_slope(d, param)`` is the loss's, ``_param`` names its parameter."""
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        norm = 1.0 / self.n if self.reduction == "mean" and self.n else 1.0
+        slope, param = type(self)._slope, getattr(self, self._param)
+        gx = fit_grad(slope(x - t, param) * norm * g, self.x_meta) if self.need_x else None
+        gt = fit_grad(slope(t - x, param) * norm * g, self.t_meta) if self.need_t else None
+        return gx, gt
+
+    def jvp(self, tx, tt):
+        x, t = self.saved_tensors
+        slope, param = type(self)._slope, getattr(self, self._param)
+        d = _add_terms(None if tx is None else slope(x - t, param) * tx,
+                       None if tt is None else slope(t - x, param) * tt)
+        if d is None or self.reduction == "none":
+            return d
+        return d.mean() if self.reduction == "mean" else d.sum()
+
+
+class SmoothL1LossBackward0(_RegressionLossBackward):
+    saved_fields = (("beta", "beta"), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0),
+                    ("target", 1))
+    _slope, _param = staticmethod(_smooth_l1_slope), "beta"
+
+
+class HuberLossBackward0(_RegressionLossBackward):
+    saved_fields = (("delta", "delta"), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0),
+                    ("target", 1))
+    _slope, _param = staticmethod(_huber_slope), "delta"
+
+
+def _regression_loss(input: Tensor, target: Tensor, reduction: str, kernel, node_cls, name: str, **param) -> Tensor:
+    check_reduction(reduction)
+    ti, tt, xd, td = binary_operands(input, target)
+    if xd.dtype not in _LOSS_FLOATS:
+        raise NotImplementedError(f'"{name}" not implemented for \'{_legacy(xd.dtype)}\'')
+    losses = kernel(xd, td, *param.values())
+    out = _reduce(as_array(losses), reduction)
+    saved = (ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
+    return record(out, node_cls, (ti, tt), saved, need_x=ti is not None and ti._requires_grad,
+                  need_t=tt is not None and tt._requires_grad, reduction=reduction, n=losses.size,
+                  x_meta=meta(ti, losses), t_meta=meta(tt, losses), **param)
+
+
 @op(variants="functional", batch=_pointwise_loss, autocast="fp32")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y)."""
     _check_sizes(input, target)
     reduction = _resolve_reduction(size_average, reduce, reduction)
-    d = (input - target).abs()
-    if beta == 0.0:
-        return _reduce_errors(d, reduction)
-    return _reduce_errors(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    if beta == 0.0:  # PyTorch's F.smooth_l1_loss calls l1_loss then
+        return _reduce_errors((input - target).abs(), reduction)
+    check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _regression_loss(input, target, reduction, _smooth_l1_array, SmoothL1LossBackward0, "smooth_l1_cpu",
+                            beta=beta)
 
 
 @op(variants="functional", batch=_pointwise_loss, autocast="fp32")
@@ -313,10 +415,20 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = x - y)."""
     _check_sizes(input, target)
-    d = (input - target).abs()
-    errors = _where(d <= delta, d * d * 0.5, (d - 0.5 * delta) * delta)
-    if weight is not None:
-        return _weighted(errors, weight, input, reduction)
+    if weight is None:
+        check_reduction(reduction)
+        if delta <= 0:
+            raise RuntimeError("huber_loss does not support non-positive values for delta.")
+        return _regression_loss(input, target, reduction, _huber_array, HuberLossBackward0, "huber_cpu", delta=delta)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    # PyTorch weighs the unreduced loss and takes its plain mean (mse and l1 divide by the weights' sum)
+    errors = _regression_loss(input, target, "none", _huber_array, HuberLossBackward0, "huber_cpu", delta=delta)
+    errors = errors * weight
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
     return _reduce_errors(errors, reduction)
 
 

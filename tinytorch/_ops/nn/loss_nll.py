@@ -24,16 +24,8 @@ from .._core.registry import op
 from .._core.util import as_array, last_axis_max, reduction_enum, row_starts
 from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
-from ..reduce.softmax import LogSoftmaxBackward0
+from ..reduce.softmax import LogSoftmaxBackward0, _log_softmax_array
 from ..reduce.softmax import log_softmax as _log_softmax
-
-
-def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    m = np.max(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, m.dtype.type(0))  # rows of -inf stay -inf instead of turning NaN
-    shifted = x - m
-    with np.errstate(divide="ignore", invalid="ignore"):  # a row of -inf gives NaN silently, as PyTorch
-        return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
 
 # -- negative log-likelihood ----------------------------------------------------------------------
@@ -183,11 +175,12 @@ _INT64 = np.dtype(np.int64)
 def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
     """The training case in one pass over arrays: C-contiguous floating (N, C) logits, in-range int64
     targets, no weight, ignore_index never hit, mean or sum. For float32/float64 the same numpy
-    operations as the general path (``_stable_log_softmax`` then ``_nll``), so the same bits, and the
-    same two nodes. None for anything else, and for a row whose max is not finite (the general path
-    then gives PyTorch's NaN/inf semantics); such a row always makes the loss non-finite, so the row
-    maxima are only looked at then. Each numpy call costs about a microsecond at these sizes, so the
-    steps below are the fewest calls that give those bits."""
+    operations as the general path (``_log_softmax_array`` then ``_nll``), so the same bits, and the
+    same two nodes. None for anything else, and for a row whose max is not finite (its log-probs are
+    NaN, as PyTorch's; the general path's -w * logp keeps a NaN's sign bit where the negated sum here
+    would flip it); such a row always makes the loss non-finite, so the row maxima are only looked at
+    then. Each numpy call costs about a microsecond at these sizes, so the steps below are the fewest
+    calls that give those bits."""
     x = input._data
     t = target._data
     if (x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in FLOATING_NP
@@ -243,7 +236,11 @@ def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, 
     w = _weight_array(weight, "nll_loss_forward")
     check_nll(x, target._data, w, ignore_index)
     class_dim = 0 if x.ndim == 1 else 1
-    logp = _stable_log_softmax(x, class_dim)
+    token = quiet()  # a row holding +inf, NaN or only -inf gives NaN silently, as PyTorch's kernel
+    try:
+        logp = _log_softmax_array(x, class_dim)
+    finally:
+        loud(token)
     logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=class_dim)
     return _nll_nd(logp_t, target._data, w, ignore_index, reduction, logp_t.grad_fn is not None)
 

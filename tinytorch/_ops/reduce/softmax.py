@@ -170,10 +170,22 @@ _functional_log_softmax.__name__ = "log_softmax"
 
 
 def _softmax_array(x: np.ndarray, d: int) -> np.ndarray:
-    if not x.ndim:
-        return np.ones_like(x)
+    if not x.ndim:  # one element: exp(x - x) / itself, so 1, or NaN for inf and NaN (PyTorch's kernel)
+        return _softmax_array(x.reshape(1), 0).reshape(())
     e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
     return e / e.sum(axis=d, keepdims=True)
+
+
+def _log_softmax_array(x: np.ndarray, d: int) -> np.ndarray:
+    """(x - max) - log(sum(exp(x - max))) along ``d``, PyTorch's kernel's steps: a row holding +inf (max inf,
+    so inf - inf), or NaN, or only -inf (-inf - -inf) is NaN throughout, as there (logsumexp's shift by 0
+    for a non-finite max is its own, not log_softmax's). Warnings are the caller's to silence."""
+    if not x.ndim:  # one element: 0, or NaN for inf and NaN
+        return _log_softmax_array(x.reshape(1), 0).reshape(())
+    shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
+    lse = np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
+    shifted -= lse
+    return shifted
 
 
 @op(variants="function method out functional", functional=_functional_softmax, batch=_batch_softmax)
@@ -205,9 +217,9 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     try:
         out = None
         if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
-            out = parallel.slices(lambda v: v - _stable_lse(v, (d,)), x, (d,), x.dtype)
+            out = parallel.slices(lambda v: _log_softmax_array(v, d), x, (d,), x.dtype)
         if out is None:
-            out = lowp_round(as_array(x - _stable_lse(x, (d,))) if x.ndim else np.zeros_like(x), storage)
+            out = lowp_round(as_array(_log_softmax_array(x, d)), storage)
         out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
     finally:
         loud(token)

@@ -30,14 +30,22 @@ i0e = unary("special.i0e", special_kernel("i0e"), lambda g, x, y: g * (i1e(x) - 
             node="SpecialI0EBackward0", variants=_SPECIAL)
 
 
+def _not_tiny(x):
+    """PyTorch's i1/i1e backward: the slope is 0.5 unless |x| > the dtype's epsilon (so at 0, near it and at
+    NaN), and the formula runs on x with the tiny values replaced by epsilon (a NaN-free division)."""
+    eps = float(np.finfo(x._data.dtype).eps)
+    not_tiny = x.abs() > eps
+    return not_tiny, where(not_tiny, x, eps)
+
+
 def _i1_grad(g, x, y):
-    safe = where(x == 0, 1.0, x)
-    return g * where(x == 0, 0.5, i0(x) - y / safe)
+    not_tiny, safe = _not_tiny(x)
+    return g * where(not_tiny, i0(safe) - y * safe.reciprocal(), 0.5)
 
 
 def _i1e_grad(g, x, y):
-    safe = where(x == 0, 1.0, x)
-    return g * where(x == 0, 0.5, i0e(x) - y * (x.sgn() + 1 / safe))
+    not_tiny, safe = _not_tiny(x)
+    return g * where(not_tiny, i0e(safe) - y * (safe.sgn() + safe.reciprocal()), 0.5)
 
 
 i1 = unary("special.i1", special_kernel("i1"), _i1_grad, saves="both", node="SpecialI1Backward0", variants=_SPECIAL)
