@@ -150,7 +150,7 @@ def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
     _assert_as_pytorch(name, got, want)
 
 
-def _assert_as_pytorch(name, got, want):
+def _assert_as_pytorch(name, got, want, rtol=1e-4, atol=1e-5):
     """Outputs and gradients: NaN and +-inf at PyTorch's positions, the finite values close."""
     for g, w, what in zip(got, want, ("output", "input gradient")):
         assert g.shape == w.shape, what
@@ -158,7 +158,7 @@ def _assert_as_pytorch(name, got, want):
         np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w), err_msg=f"{name}: +inf of the {what}")
         np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w), err_msg=f"{name}: -inf of the {what}")
         finite = np.isfinite(w)
-        np.testing.assert_allclose(g[finite], w[finite], rtol=1e-4, atol=1e-5, err_msg=f"{name}: {what}")
+        np.testing.assert_allclose(g[finite], w[finite], rtol=rtol, atol=atol, err_msg=f"{name}: {what}")
 
 
 def _run_with_grad(L, name, x, g):
@@ -187,3 +187,143 @@ def test_non_finite_gradients_silently_as_pytorch(torch, name):
         warnings.simplefilter("error")
         got = _run_with_grad(tt, name, x, g)
     _assert_as_pytorch(name, got, want)
+
+
+def _group_stats(L, x, groups, channels_last=False):
+    t = L.tensor(x, requires_grad=True)
+    if channels_last:
+        t = t.contiguous(memory_format=L.channels_last)
+    n, c = x.shape[:2]
+    out, mean, rstd = L.native_group_norm(t, None, None, n, c, int(np.prod(x.shape[2:])), groups, 1e-5)
+    saved = L.nn.functional.group_norm(t, groups).grad_fn
+    return [a.detach().numpy() for a in (out, mean, rstd, saved._saved_result1, saved._saved_result2)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("size", [3, 8, 12, 16, 17, 136, 300, 1000])
+def test_group_norm_statistics_of_a_group_holding_inf(torch, dtype, size):
+    """PyTorch's group mean of a group holding an inf: NaN unless the inf sits where its kernel's Welford merges
+    leave it last (one position per group size and dtype), the sum's mean on the channels-last kernel. Every
+    position of one inf is tried, and an inf with a -inf; the node's saved statistics are the same."""
+    torch.set_num_threads(1)
+    base = np.random.default_rng(size).standard_normal((2, 2, size)).astype(dtype)
+    tol = (1e-2, 1e-3) if dtype == "float16" else (1e-4, 1e-5)
+    places = [[(0, 0, p)] for p in range(size)] + [[(1, 1, 0), (1, 1, size - 1)]]
+    for where in places:
+        x = base.copy()
+        for i, idx in enumerate(where):
+            x[idx] = np.inf if i == 0 else -np.inf
+        want = _group_stats(torch, x, 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = _group_stats(tt, x, 2)
+        for g, w, what in zip(got, want, ("output", "mean", "rstd", "saved mean", "saved rstd")):
+            _assert_as_pytorch(f"{what} with inf at {where}", (g,), (w,), *tol)
+
+
+@pytest.mark.parametrize("inf_at", [(0, 0, 0, 0), (0, 3, 1, 2), (1, 2, 2, 2)])
+def test_group_norm_statistics_channels_last(torch, inf_at):
+    torch.set_num_threads(1)
+    x = np.random.default_rng(1).standard_normal((2, 4, 3, 3)).astype(np.float32)
+    x[inf_at] = np.inf
+    want = _group_stats(torch, x, 2, channels_last=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _group_stats(tt, x, 2, channels_last=True)
+    for g, w in zip(got, want):
+        _assert_as_pytorch(f"channels-last, inf at {inf_at}", (g,), (w,))
+
+
+def _bag_run(L, w, kwargs, psw):
+    weight = L.tensor(w, requires_grad=True)
+    kw = {k: L.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    p = None if psw is None else L.tensor(psw, requires_grad=True)
+    out = L.nn.functional.embedding_bag(kw.pop("input"), weight, per_sample_weights=p, **kw)
+    leaves = [weight] if p is None else [weight, p]
+    grads = L.autograd.grad(out, leaves, L.tensor(np.linspace(-1, 1, out.numel(), dtype=np.float32)
+                                                  .reshape(tuple(out.shape))))
+    return [out.detach().numpy()] + [g.numpy() for g in grads]
+
+
+_BAG_INPUT = np.array([5, 1, 6, 5, 6, 2, 0, 3], np.int64)
+_BAG_OFFSETS = np.array([0, 3, 3, 6], np.int64)  # the third bag is empty
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("poison", ["inf_row_in_one_bag", "inf_and_neg_inf_in_one_bag", "nan_row", "inf_padding_row",
+                                    "equal_rows"])
+def test_embedding_bag_of_rows_holding_inf(torch, mode, poison):
+    """A bag's result comes from its own rows only: an inf or NaN row leaves the other bags finite (and the
+    padding row's, which bags skip, every bag), as PyTorch's kernel adds a bag's rows and nothing else; its max
+    is the first of equal maxima (which alone gets the gradient), NaN only as the bag's first row."""
+    torch.set_num_threads(1)
+    w = np.random.default_rng(2).standard_normal((8, 4)).astype(np.float32)
+    kwargs = {"input": _BAG_INPUT, "offsets": _BAG_OFFSETS, "mode": mode}
+    if poison == "inf_row_in_one_bag":
+        w[2, 1] = np.inf
+    elif poison == "inf_and_neg_inf_in_one_bag":
+        w[5, 0], w[1, 0] = np.inf, -np.inf
+    elif poison == "nan_row":
+        w[3, 2] = np.nan
+    elif poison == "equal_rows":
+        w[6] = w[5] = np.inf * np.sign(w[5])
+    else:
+        w[6, :] = np.inf
+        kwargs["padding_idx"] = 6
+    psw = np.linspace(0.5, 2.0, _BAG_INPUT.size, dtype=np.float32) if mode == "sum" else None
+    want = _bag_run(torch, w, kwargs, psw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _bag_run(tt, w, kwargs, psw)
+    for g, wt, what in zip(got, want, ("output", "weight gradient", "per-sample weight gradient")):
+        _assert_as_pytorch(f"{mode} {poison}: {what}", (g,), (wt,))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("poison", [[(0, 0, np.inf)], [(0, 2, -np.inf)], [(1, 1, np.nan)], [(1, 3, np.inf), (2, 0, -np.inf)],
+                                    [(2, 4, np.nan), (0, 4, np.inf)]])
+def test_multilabel_margin_loss_of_scores_holding_inf_nan(torch, reduction, poison):
+    """PyTorch's kernel adds a hinge term only where it is > 0: a NaN or -inf term adds nothing (and gets no
+    gradient), the non-target classes' terms are left out rather than multiplied by 0."""
+    torch.set_num_threads(1)
+    x = np.random.default_rng(4).standard_normal((3, 5)).astype(np.float32)
+    for r, c, v in poison:
+        x[r, c] = v
+    y = np.array([[1, 1, 0, 4, -1], [3, -1, 0, 0, 0], [0, 2, 4, 1, 3]], np.int64)
+
+    def run(L):
+        t = L.tensor(x, requires_grad=True)
+        out = L.nn.functional.multilabel_margin_loss(t, L.tensor(y), reduction=reduction)
+        out.backward(L.ones_like(out))
+        return out.detach().numpy(), t.grad.numpy()
+    want = run(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run(tt)
+    _assert_as_pytorch(f"multilabel_margin_loss {reduction} {poison}", got, want)
+
+
+@pytest.mark.parametrize("zero_infinity", [False, True])
+@pytest.mark.parametrize("poison", [[(0, 0, 0, np.inf)], [(3, 1, 2, np.inf)], [(2, 0, 1, -np.inf)],
+                                    [(4, 1, 0, np.nan)], [(0, 1, 0, -np.inf), (1, 1, 0, -np.inf), (5, 0, 3, np.inf)]])
+def test_ctc_loss_of_log_probabilities_holding_inf_nan(torch, zero_infinity, poison):
+    """PyTorch's alpha and beta recursions take log(sum exp(x - m)) + m: a +inf log-probability makes them NaN
+    (inf - inf), -inf ones only shut paths; zero_infinity zeroes an infinite loss (and its gradient), not a NaN."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(5)
+    lp = np.log(rng.dirichlet(np.ones(5), size=(8, 2))).astype(np.float32)
+    for t, n, c, v in poison:
+        lp[t, n, c] = v
+    targets = np.array([[1, 2, 2], [3, 1, 4]], np.int64)
+
+    def run(L):
+        x = L.tensor(lp, requires_grad=True)
+        out = L.nn.functional.ctc_loss(x, L.tensor(targets), [8, 7], [3, 2], reduction="none",
+                                       zero_infinity=zero_infinity)
+        out.backward(L.tensor([0.7, -1.3]))
+        return out.detach().numpy(), x.grad.numpy()
+    want = run(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = run(tt)
+    _assert_as_pytorch(f"ctc_loss {poison}", got, want)

@@ -18,6 +18,8 @@ import numpy as np
 from ..._dtype import INEXACT_NP, cpp_name
 from ..._quiet_fp import silent
 from ...autograd.node import Node
+from ...factory import ones_like
+from ..shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
@@ -91,10 +93,15 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if n == 0:   # the identity, still an output of input (with a zero gradient), as PyTorch's copy
-        return _make(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()) + input * 0
+    if n == 0:
+        # the identity copied into a clone of input, as PyTorch's: an output of input with a zero gradient
+        # (CopyBackwards), and 1 where input holds inf or NaN (identity + input * 0 would be NaN there)
+        out = input.clone(memory_format=contiguous_format)
+        return out.copy_(_make(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)))
     base = inv(input) if n < 0 else input
     n = abs(n)
+    if n == 3:  # PyTorch's shortcut (A A) A; with inf or NaN the order decides where NaN lands
+        return base.matmul(base).matmul(base)
     result = None
     while n:
         if n & 1:
@@ -376,12 +383,10 @@ def vander(x: Tensor, *, N=None) -> Tensor:
         x = x.unsqueeze(0)
     n = x._data.shape[-1] if N is None else N
     if n <= 1:
-        if n < 1:
-            raise RuntimeError("N must be greater than 1.")
-        return x.unsqueeze(-1) ** 0
-    ones = (x.unsqueeze(-1) * 0 + 1)
+        raise RuntimeError("N must be greater than 1.")
     powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
-    return cat([ones, powers], -1)
+    # PyTorch's column of ones is new (x * 0 + 1 would be NaN at an inf or NaN x), in the powers' dtype
+    return cat([ones_like(powers.narrow(-1, 0, 1)), powers], -1)
 
 
 @op("linalg.diagonal")

@@ -16,6 +16,8 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.grad_mode import no_grad
+from ...factory import ones_like, zeros_like
+from ..._quiet_fp import silent
 from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
@@ -27,7 +29,7 @@ from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
-from .._core.batching import composite
+from .._core.batching import composite, level_of
 
 
 # -- einsum ----------------------------------------------------------------------------------------
@@ -448,12 +450,16 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alph
 
 
 # -- distances -----------------------------------------------------------------------------------------
-def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
-    """The p-norms of ``diff``'s last axis (absolute differences): cdist's and pdist's distances."""
+def _p_norms(diff: np.ndarray, p: float, nan_max: bool) -> np.ndarray:
+    """The p-norms of ``diff``'s last axis (absolute differences): cdist's and pdist's distances, as PyTorch's
+    kernels reduce them: the 0-"norm" counts min(ceil(|d|), 1) (NaN stays NaN), and the inf-norm's max keeps a
+    NaN where ``nan_max`` (pdist's vector max) and passes over it otherwise (cdist's scalar std::max, from 0)."""
     if p == 0:
-        return (diff != 0).sum(-1).astype(diff.dtype)
+        return np.minimum(np.ceil(diff), diff.dtype.type(1)).sum(-1)
     if p == float("inf"):
-        return diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], diff.dtype)
+        if not diff.shape[-1]:
+            return np.zeros(diff.shape[:-1], diff.dtype)
+        return diff.max(-1) if nan_max else np.fmax.reduce(diff, axis=-1, initial=0)
     if p == 1:
         return diff.sum(-1)
     if p == 2:
@@ -461,23 +467,36 @@ def _p_norms(diff: np.ndarray, p: float) -> np.ndarray:
     return (diff ** p).sum(-1) ** (1 / p)
 
 
+@silent  # |inf| - inf in the inf-norm's mask: NaN, silently, as PyTorch's
+def _pair_grad(diff: Tensor, g: Tensor, d: Tensor, p: float) -> Tensor:
+    """d dist / d x_i * g for each pair's coordinates (``diff`` = x_i - x_j; ``g``, ``d`` with a trailing 1):
+    the formulas of PyTorch's distance kernels, whose sign keeps NaN (min/max that propagate it) and whose
+    terms are 0 where the distance is 0 (and, for p < 1, where the coordinate difference is). The signs and
+    masks are constants (their derivatives are 0); the scale g / d^(p-1) is taken on the pairs, before the
+    coordinates multiply it."""
+    if p == 0:
+        return zeros_like(diff)
+    if p == 2:
+        return diff * where(d == 0, 0.0, g / d)
+    if p > 2 and p != float("inf"):
+        return diff * diff.abs() ** (p - 2) * where(d == 0, 0.0, g / d ** (p - 1))
+    x = diff._data
+    sign = _make(np.sign(x))  # NaN for NaN (Tensor.sign's is 0)
+    if p == 1:
+        return sign * g
+    if p == float("inf"):  # the coordinates where |diff| is the distance, each with the whole gradient
+        one = x.dtype.type(1)
+        return g * sign * _make(one - np.minimum(one, np.ceil(np.abs(np.abs(x) - d._data))))
+    t = sign * diff.abs() ** (p - 1) * where(d == 0, 0.0, g / d ** (p - 1))
+    return t.masked_fill(_make(x == 0), 0.0) if p < 1 else t
+
+
 class CdistBackward0(Node):
     saved_fields = (("x1", 0), ("x2", 1), ("p", lambda n: float(n.p)), ("result", 2))
 
     def backward(self, g):
         x1, x2, d = self.saved_tensors
-        p = self.p
-        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        if p == 0:
-            t = diff * 0 * g.unsqueeze(-1)
-        elif p == 1:
-            t = diff.sign() * g.unsqueeze(-1)
-        elif p == float("inf"):
-            hit = diff.abs() == d.unsqueeze(-1)
-            t = where(hit, diff.sign() * (g.unsqueeze(-1) / hit.sum(-1, keepdim=True)), 0.0)
-        else:
-            w = where(d == 0, 0.0, g / d ** (p - 1)).unsqueeze(-1)
-            t = diff * diff.abs() ** (p - 2) * w if p != 2 else diff * w
+        t = _pair_grad(x1.unsqueeze(-2) - x2.unsqueeze(-3), g.unsqueeze(-1), d.unsqueeze(-1), self.p)
         # batch dims broadcast between x1 and x2 are summed back to each input's shape
         g1 = _fit(t.sum(-2), x1._data.shape) if self.need[0] else None
         g2 = _fit(-t.sum(-3), x2._data.shape) if self.need[1] else None
@@ -553,7 +572,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
             dist = _euclidean_dist(x1.expand(batch + a.shape[-2:]).contiguous().view(n, r1, a.shape[-1]),
                                    x2.expand(batch + b.shape[-2:]).contiguous().view(n, r2, b.shape[-1]))
         return dist.view(batch + (r1, r2))
-    r = _p_norms(np.abs(a[..., :, None, :] - b[..., None, :, :]), p)
+    r = _quiet_norms(a[..., :, None, :], b[..., None, :, :], p, False)
     return record(np.asarray(r, dtype=a.dtype), CdistBackward0, (x1, x2), (x1, x2, OUT), p=p,
                   need=(x1._requires_grad, x2._requires_grad))
 
@@ -590,27 +609,15 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 
 class PdistBackward0(Node):
-    """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j;
-    zero where the distance (or, for p < 1, the coordinate difference) is zero, as PyTorch."""
+    """d||x_i - x_j||_p / dx_i for each pair (i < j), added into row i, and its negative into row j (PyTorch's
+    kernel's terms, as cdist's)."""
     saved_fields = (("self", 0), ("p", lambda n: float(n.p)), ("result", 1))
 
     def backward(self, g):
         x, d = self.saved_tensors
         rows, cols = (_make(np.asarray(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
-        diff = x[rows] - x[cols]
-        p, gd, dd = self.p, g.unsqueeze(-1), d.unsqueeze(-1)
-        if p == 0:
-            t = diff * 0
-        elif p == 1:
-            t = diff.sign() * gd
-        elif p == float("inf"):
-            t = diff.sign() * (diff.abs() == dd) * gd
-        elif p == 2:
-            t = where(dd == 0, 0.0, diff * gd / dd)
-        else:
-            zero = (dd == 0) | ((diff == 0) & (p < 1))
-            t = where(zero, 0.0, diff.sign() * diff.abs() ** (p - 1) * gd / dd ** (p - 1))
-        return (x * 0).index_add(0, rows, t).index_add(0, cols, -t)
+        t = _pair_grad(x[rows] - x[cols], g.unsqueeze(-1), d.unsqueeze(-1), self.p)
+        return zeros_like(x).index_add(0, rows, t).index_add(0, cols, -t)
 
 
 @op(variants="function functional")
@@ -625,8 +632,13 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     rows, cols = np.triu_indices(a.shape[0], 1)
     p = float(p)
-    r = _p_norms(np.abs(a[rows] - a[cols]), p)
+    r = _quiet_norms(a[rows], a[cols], p, True)
     return record(np.asarray(r, dtype=a.dtype), PdistBackward0, (input,), (input, OUT), p=p)
+
+
+@silent  # inf - inf in a difference: NaN, silently, as PyTorch's
+def _quiet_norms(a: np.ndarray, b: np.ndarray, p: float, nan_max: bool) -> np.ndarray:
+    return _p_norms(np.abs(a - b), p, nan_max)
 
 
 def _shape(t: Tensor) -> str:
@@ -759,5 +771,11 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     d = _wrap_dim(dim, input.dim())
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)
-    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, norm * 0 + 1)
+    nan = norm.isnan()
+    if level_of((input,)) is not None or nan.any():  # (under vmap, whichever the samples hold)
+        # a slice whose norm is NaN is left as it is (NaN > maxnorm is false) and PyTorch's gradient there is the
+        # incoming one; its scale's unused branch would carry 0 * NaN back through the norm, so that branch reads
+        # zeros in its place (their gradient then dropped by the where)
+        norm = vector_norm(input.where(~nan, 0.0), p, others, keepdim=True)
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, ones_like(norm))
     return input * factor

@@ -30,11 +30,18 @@ def _log(x):
     return np.log(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else np.log(x)
 
 
+@silent
 def _lse(*xs):
+    """PyTorch's log-sum-exp of the recursions: log(sum exp(x - m)) + m with m the max, taken as 0 when it is
+    -inf (all terms -inf: -inf); a +inf term makes it NaN (inf - inf), as PyTorch's, and a NaN keeps NaN."""
     m = np.maximum.reduce(xs)
-    safe = np.where(np.isfinite(m), m, m.dtype.type(0))
-    with np.errstate(divide="ignore"):
-        return np.where(np.isfinite(m), safe + _log(sum(_exp(x - safe) for x in xs)), m)
+    m = np.where(m == _NEG, m.dtype.type(0), m)
+    return _log(sum(_exp(x - m) for x in xs)) + m
+
+
+def _lse_into(acc, x):
+    """PyTorch's accumulation of log(alpha * beta) per class: the first term as it is, later ones log-summed."""
+    return np.where(acc == _NEG, x, _lse(acc, x))
 
 
 def _extended(target: np.ndarray, blank: int):
@@ -88,13 +95,12 @@ class CtcLossBackward0(Node):
             if lp is None:
                 continue
             t_len = lp.shape[0]
-            if not np.isfinite(nll):
-                if self.zero_infinity:
-                    continue
+            if self.zero_infinity and nll == np.inf:  # PyTorch zeroes an infinite loss's gradient, not a NaN's
+                continue
             ab = a + _beta(lp, ext, skip)
             lcab = np.full(lp.shape, _NEG, lp.dtype)
             for s in range(len(ext) - 1, -1, -1):  # PyTorch's beta loop runs s downwards
-                lcab[:, ext[s]] = _lse(lcab[:, ext[s]], ab[:, s])
+                lcab[:, ext[s]] = _lse_into(lcab[:, ext[s]], ab[:, s])
             with np.errstate(over="ignore", invalid="ignore"):
                 grad = _exp(lp) - _exp(lcab + nll - lp)
             out[:t_len, n] = grad * gd[n]
@@ -125,7 +131,7 @@ def _ctc_raw(log_probs: Tensor, targets: np.ndarray, input_lengths, target_lengt
             ends = a[-1, -2:] if len(ext) > 1 else a[-1, -1:]
             nll = -_lse(*ends)
             samples.append((lp, ext, skip, a, nll))
-        losses[n] = 0.0 if (zero_infinity and not np.isfinite(nll)) else nll
+        losses[n] = 0.0 if (zero_infinity and nll == np.inf) else nll  # a NaN loss stays, as PyTorch's
     return record(losses, CtcLossBackward0, (log_probs,), samples=samples, shape=lp_all.shape, dtype=lp_all.dtype,
                   zero_infinity=zero_infinity)
 

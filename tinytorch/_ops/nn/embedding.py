@@ -9,7 +9,8 @@ PyTorch's ``embedding_renorm_``.
 embedding_bag: the sum, mean or max of the embedding rows of each bag of indices (bags given by
 ``offsets`` into a 1-d input, or the rows of a 2-d input), with per-sample weights (sum) and a
 padding index that bags skip. Sum and mean are one product of a (bags x indices) numpy matrix with
-the gathered rows; max reduces each bag; so every gradient is a tinytorch op."""
+the gathered rows (a product per bag where a row holds inf or NaN); max gathers each bag's winning rows;
+so every gradient is a tinytorch op."""
 from __future__ import annotations
 
 import numpy as np
@@ -172,27 +173,60 @@ def _bags(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sampl
     else:
         starts, ends = off, np.append(off[1:], n)
     bags = len(starts)
-    rows = weight.index_select(0, _make(idx))
+    # the padding index's places are left out before any row is read, as PyTorch's kernel skips them: their
+    # rows (an inf there) reach no bag, and their per-sample weights get a zero gradient
+    kept = np.flatnonzero(idx != padding_idx)
+    if kept.size < n:
+        rows = weight.index_select(0, _make(idx[kept]))
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights[_make(kept)]
+    else:
+        rows = weight.index_select(0, _make(idx))
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(1)
-    keep = idx != padding_idx
+    # each bag's rows: a run [lo, hi) of the kept places
+    lo = np.searchsorted(kept, np.minimum(starts, n))
+    hi = np.maximum(np.searchsorted(kept, np.minimum(ends, n)), lo)
     if mode in (0, 1):
-        m = np.zeros((bags, n), weight._data.dtype)
+        m = np.zeros((bags, kept.size), weight._data.dtype)
         for b in range(bags):
-            sel = np.arange(starts[b], min(ends[b], n))
-            sel = sel[keep[sel]]
-            if len(sel):
-                m[b, sel] = 1.0 / len(sel) if mode == 1 else 1.0
-        return _make(m).matmul(rows)
-    outs = []
-    zero = _make(np.zeros(weight.shape[1:], weight._data.dtype))
-    for b in range(bags):
-        sel = np.arange(starts[b], min(ends[b], n))
-        sel = sel[keep[sel]]
-        outs.append(rows[_make(sel)].amax(0) if len(sel) else zero)
-    if not outs:
+            if hi[b] > lo[b]:
+                m[b, lo[b]:hi[b]] = 1.0 / (hi[b] - lo[b]) if mode == 1 else 1.0
+        out = _make(m).matmul(rows)
+        if np.isfinite(out._data).all():
+            return out
+        # an inf or NaN row: the product's zeros would carry it (0 * inf) into the bags without it; each bag's
+        # sum is then the product of its own entries of m with its rows, as PyTorch's adds only a bag's rows
+        zero = _make(np.zeros(weight.shape[1:], weight._data.dtype))
+        return stack([_make(m[b, lo[b]:hi[b]]).matmul(rows[lo[b]:hi[b]]) if hi[b] > lo[b] else zero
+                      for b in range(bags)])
+    if not bags:
         return _make(np.zeros((0, weight.shape[1]), weight._data.dtype))
-    return stack(outs)
+    return _bags_max(rows, lo, hi)
+
+
+def _bags_max(rows: Tensor, lo: np.ndarray, hi: np.ndarray) -> Tensor:
+    """Each bag's max in each column as PyTorch's kernel takes it: the bag's first row, then a later row's value
+    where greater. So the first of equal maxima wins and alone gets the gradient, and a NaN only as the first
+    row's; an empty bag gives zeros. One gather of the winning rows: rows[lo:hi] are bag b's."""
+    a = rows._data
+    bags, width = len(lo), a.shape[1]
+    win = np.zeros((bags, width), np.int64)
+    cols = np.arange(width)
+    for b in range(bags):
+        if hi[b] > lo[b]:
+            part = a[lo[b]:hi[b]]
+            w = np.argmax(part, axis=0)  # the first maximum, or the first NaN
+            nan = np.isnan(part[w, cols])
+            if nan.any():
+                sub = part[:, nan]
+                w[nan] = np.where(np.isnan(sub[0]), 0, np.argmax(np.where(np.isnan(sub), -np.inf, sub), axis=0))
+            win[b] = w + lo[b]
+    empty = hi <= lo
+    if empty.all():
+        return _make(np.zeros((bags, width), a.dtype))
+    out = rows.gather(0, _make(win))
+    return out.masked_fill(_make(empty[:, None]), 0) if empty.any() else out
 
 
 @functional_spelling("embedding_bag")

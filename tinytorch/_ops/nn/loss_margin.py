@@ -20,7 +20,7 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._core.util import as_array, reduction_enum
 from .._core.record import record
-from .activation import functional_spelling, relu
+from .activation import functional_spelling
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
 from .loss import apply_reduction, check_reduction, reduction_name
@@ -335,9 +335,11 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: int = 1) ->
         raise RuntimeError("multilabel_margin_loss: target index out of range")
     valid, member = _targets(y)
     xy = x.gather(1, _make(np.where(valid, y, 0)))                      # (N, J) the target scores
-    hinge = relu(1 - xy.unsqueeze(2) + x.unsqueeze(1))                 # (N, J, C)
-    mask = _make((valid[:, :, None] & ~member[:, None, :]).astype(x._data.dtype))
-    per = (hinge * mask).sum((1, 2)) / c
+    z = 1 - xy.unsqueeze(2) + x.unsqueeze(1)                           # (N, J, C)
+    # PyTorch's kernel adds z where z > 0 for each non-target class: a NaN or -inf z adds nothing, and the
+    # terms left out are not multiplied by 0 (inf * 0) but dropped
+    keep = valid[:, :, None] & ~member[:, None, :] & (z._data > 0)
+    per = where(_make(keep), z, 0.0).sum((1, 2)) / c
     if reduction == 0:
         return per.reshape(()) if one else per
     return per.mean() if reduction == 1 else per.sum()

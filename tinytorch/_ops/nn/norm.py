@@ -299,6 +299,37 @@ class NativeGroupNormBackward0(Node):
         return gx, gw, gb
 
 
+def _rowwise_moments_nan(input: Tensor, rows: np.ndarray, mean: np.ndarray) -> np.ndarray | None:
+    """Where PyTorch's group mean is NaN but the sum's mean of ``rows`` (groups, group size) is not: a bool
+    array shaped ``mean`` (None where there is none; callers ask only when a mean is not finite).
+
+    PyTorch's CPU kernel for a contiguous input (RowwiseMoments) runs Welford's update in 32-byte vectors
+    (K lanes: 8 float32, 4 float64, 16 half) over chunks of 16 vectors, merges the chunks in a binary cascade,
+    the leftover elements one by one, then the lanes into those, in order. A merge into an infinite running mean
+    gives NaN (finite - inf, or 0 * inf for an empty part), so an inf keeps the mean infinite only when nothing
+    merges into it after it: the last lane of the last vector of the last chunk that reaches the cascade's top
+    level, one position per group size (none below K). The channels-last kernel sums, as the sum's mean does."""
+    x = input._data
+    if x.ndim in (4, 5) and not x.flags.c_contiguous and input.is_contiguous(
+            memory_format=_channels_last(x.ndim)):
+        return None
+    nonfinite = ~np.isfinite(rows)
+    size, lanes = rows.shape[-1], 32 // rows.dtype.itemsize
+    vectors = size // lanes
+    if vectors:
+        chunks = -(-vectors // 16)
+        top = max(1, (chunks - 1).bit_length()) - 1  # the cascade's depth, less one
+        survivor = (min(16 * ((chunks >> top) << top), vectors) - 1) * lanes + lanes - 1
+        nonfinite[..., survivor] = False  # an inf there gives the sum's inf; NaN is NaN either way
+    nan = nonfinite.any(-1).reshape(mean.shape)
+    return nan if nan.any() else None
+
+
+def _channels_last(ndim: int):
+    from ..shape.conversions import channels_last, channels_last_3d
+    return channels_last if ndim == 4 else channels_last_3d
+
+
 def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                 eps: float = 1e-5) -> Tensor:
     """Normalise each group of channels of each sample, then scale and shift per channel."""
@@ -319,8 +350,13 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
     grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
-    mean, _, xc, invstd = _np_stats(x.reshape(grouped), (2,), eps)
+    rows = x.reshape(grouped)
+    mean, _, xc, invstd = _np_stats(rows, (2,), eps)
     out = (xc * invstd).reshape(x.shape)
+    if not np.isfinite(mean).all():  # a group's statistics as PyTorch's kernel leaves them (its output is NaN)
+        nan = _rowwise_moments_nan(input, rows, mean)
+        if nan is not None:
+            mean[nan] = np.nan
     pshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
         out = out * weight._data.reshape(pshape)
@@ -393,4 +429,8 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     x = input.reshape(N, group, (C // group) * HxW)
     mean = x.mean(-1)
     rstd = ((x - mean.unsqueeze(-1)).pow(2).mean(-1) + eps).rsqrt()
+    if not np.isfinite(mean._data).all():
+        nan = _rowwise_moments_nan(input, x._data, mean._data)
+        if nan is not None:
+            mean = mean.masked_fill(_make(nan), float("nan"))
     return out, mean, rstd

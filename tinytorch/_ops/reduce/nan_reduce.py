@@ -84,7 +84,10 @@ class _MomentNode(Node):
             g_var = g_first
             if self.is_std:
                 g_var = (g_first / (first * 2)).masked_fill(first == 0, 0.0)
-            centred = x - _spread(mean, shape, self.dims, self.keepdim)
+            if self.welford_nan:  # the saved mean holds the forward's NaN: PyTorch's backward takes x's mean
+                centred = x - x.mean(self.dims, keepdim=True)
+            else:
+                centred = x - _spread(mean, shape, self.dims, self.keepdim)
             scale = 2.0 / (self.count - self.c) if self.count > self.c else float("inf")
             total = _spread(g_var, shape, self.dims, self.keepdim) * centred * scale
         if g_mean is not None:
@@ -116,10 +119,27 @@ def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None))
     if node_cls.is_std:
         first = as_array(np.sqrt(first))
     first, mean = first.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False)
+    welford_nan = x.size > 0 and not np.isfinite(mean).all() and _welford_mean(x, dims, mean)
     dim, unbiased, correction = args  # as given: PyTorch's saved values show them
     return record((first, mean), node_cls, (input,), (input, OUT, OUT[1]), dims=dims, keepdim=keepdim, count=count,
                   c=c, dim_arg=None if isinstance(dim, bool) else dim,
-                  correction=saved_correction(correction, unbiased, dim))
+                  correction=saved_correction(correction, unbiased, dim), welford_nan=welford_nan)
+
+
+def _welford_mean(x: np.ndarray, dims: tuple, mean: np.ndarray) -> bool:
+    """PyTorch's mean of a row holding inf, written into ``mean`` (whose rows the sum made non-finite):
+    PyTorch's var_mean runs Welford's update over the row in order (one thread), and once the running mean
+    is infinite every later element makes it NaN (finite - inf or inf - inf), so an inf keeps the mean
+    infinite only as the row's last element (every reduced index at its end), which the sum's mean already
+    gives. Whether a row was set to NaN (the backward centres on the sum's mean, as PyTorch's)."""
+    nonfinite = ~np.isfinite(x)
+    last = tuple(slice(-1, None) if d in dims else slice(None) for d in range(x.ndim))
+    earlier = nonfinite.sum(axis=dims, keepdims=True) - nonfinite[last]
+    earlier = earlier.reshape(mean.shape) > 0
+    if not earlier.any():
+        return False
+    mean[earlier] = np.nan
+    return True
 
 
 @op(variants="function")

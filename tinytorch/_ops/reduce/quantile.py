@@ -1,7 +1,8 @@
 """``quantile`` and ``nanquantile``: the q-th quantiles along a dimension (or of all elements), by
-sorting and interpolating between the two nearest ranks, as PyTorch does. ``quantile`` gives NaN for
-a slice holding NaN; ``nanquantile`` ignores them (NaN only where a slice is all NaN). The values are
-read from the sorted tensor by ``gather``, so the gradient flows to the elements used."""
+sorting and interpolating between the two nearest ranks (linear, midpoint; the other modes read one), as
+PyTorch does. ``quantile`` gives NaN for a slice holding NaN; ``nanquantile`` ignores them (NaN only where a
+slice is all NaN). The values, NaN included, are read from the sorted tensor by ``gather``, so the gradient
+flows to the elements used."""
 from __future__ import annotations
 
 import numpy as np
@@ -45,13 +46,18 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     srt = moved.sort(-1)[0]  # NaN sorts last
     n = srt.shape[-1]
     nan_mask = np.isnan(srt._data)
+    # PyTorch's ranks: a slice holding NaN reads its last (NaN) element for quantile; nanquantile counts the
+    # others and reads the first (NaN) element of an all-NaN slice (rank -q, raised to 0). The NaN comes out of
+    # the read values, which also take the slice's gradient, as PyTorch's
     if ignore_nan:
         count = (~nan_mask).sum(-1, keepdims=True).astype(x.dtype)
-        empty = count == 0
+        raw = qv * (count - 1)  # (..., Q)
+        filled, fill = raw < 0, 0
     else:
         count = np.full(srt._data.shape[:-1] + (1,), n, dtype=x.dtype)
-        empty = nan_mask[..., -1:]
-    ranks = qv * (count - 1)  # (..., Q)
+        raw = qv * (count - 1)
+        filled, fill = np.broadcast_to(nan_mask[..., -1:], raw.shape), n - 1
+    ranks = np.where(filled, np.asarray(fill, x.dtype), raw)
     if interpolation == "lower":
         ranks = np.floor(ranks)
     elif interpolation == "higher":
@@ -60,18 +66,19 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         ranks = np.round(ranks)  # half to even, as PyTorch's round
     ranks = np.clip(ranks, 0, n - 1)
     lo = np.floor(ranks).astype(np.int64)
-    hi = np.ceil(ranks).astype(np.int64)
-    below = srt.gather(-1, _make(lo))
-    above = srt.gather(-1, _make(hi))
-    weight = (ranks - lo).astype(x.dtype)
-    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
-        # the weight as an op of q, so that q gets its gradient (the slope between the two ranks)
-        weight = q.reshape(-1) * _make(count - 1) - _make(lo.astype(x.dtype))
-    elif interpolation == "midpoint":
-        weight = np.where(hi > lo, np.asarray(0.5, x.dtype), np.asarray(0, x.dtype))
-    out = below.lerp(above, weight if isinstance(weight, Tensor) else _make(weight))
-    if empty.any():
-        out = out.masked_fill(_make(np.broadcast_to(empty, out._data.shape).copy()), float("nan"))
+    out = srt.gather(-1, _make(lo))
+    if interpolation in ("linear", "midpoint"):  # the others read one rank, without lerp (inf + 0 * NaN)
+        above = srt.gather(-1, _make(np.ceil(ranks).astype(np.int64)))
+        if interpolation == "midpoint":
+            weight = _make(np.full(ranks.shape, 0.5, x.dtype))
+        elif isinstance(q, Tensor) and q.requires_grad:
+            # the weight as an op of q, so that q gets its gradient (the slope between the two ranks; none
+            # where the rank was filled in)
+            rank = (q.reshape(-1) * _make(count - 1)).masked_fill(_make(np.ascontiguousarray(filled)), float(fill))
+            weight = rank - _make(lo.astype(x.dtype))
+        else:
+            weight = _make((ranks - lo).astype(x.dtype))
+        out = out.lerp(above, weight)
     out = out.movedim(-1, 0)  # (Q, ...)
     if keepdim:
         if dim is None:

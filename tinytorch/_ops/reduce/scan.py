@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ...autograd.grad_mode import _State
+from ...factory import ones_like
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import level_of, unsupported
@@ -101,24 +103,47 @@ class CumprodBackward0(Node):
     def backward(self, g):
         x, y = self.saved_tensors
         d = self.dim
-        if x._data.ndim == 0:
-            return (g,)
-        if not (x._data == 0).any():
+        if x._data.ndim == 0 or x._data.size <= 1 or x._data.shape[d] == 1:
+            # PyTorch's shortcut: g itself, also where x is inf or NaN (g * y / x would be NaN)
+            return (g.to(self.in_dtype),)
+        zero = x._data == 0
+        if not zero.any():
             return ((_flipcumsum(g * y, d) / x).to(self.in_dtype),)
-        # with zeros the division is undefined: d y_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j, built
-        # as an (i, k) table per line (quadratic in the length, only on this path)
+        if not _State.enabled:
+            return (_cumprod_grad_at_zeros(g, x, y, d, zero).to(self.in_dtype),)
+        # with zeros and a graph recorded, PyTorch's formula: d y_k / d x_i = prod_{j<i} x_j * prod_{i<j<=k} x_j,
+        # built as an (i, k) table per line (quadratic in the length, only on this path)
         n = x._data.shape[d]
         xm = x.movedim(d, -1)
         gm = g.movedim(d, -1)
         i = np.arange(n)
         later = _make(i[None, :] > i[:, None])                       # [i, j]: j > i
         upper = _make(i[None, :] >= i[:, None])                      # [i, k]: k >= i
-        ones = xm[..., :1] * 0 + 1
+        ones = ones_like(xm[..., :1])  # not x * 0 + 1: NaN at an inf or NaN x
         left = _make_cat(ones, xm[..., :-1]).cumprod(-1)             # prod_{j<i} x_j
         seg = where(later, xm.unsqueeze(-2), 1.0).cumprod(-1)        # prod_{i<j<=k} x_j
         table = where(upper, left.unsqueeze(-1) * seg, 0.0)
         gx = (table * gm.unsqueeze(-2)).sum(-1)
         return (gx.movedim(-1, d).to(self.in_dtype),)
+
+
+def _cumprod_grad_at_zeros(g: Tensor, x: Tensor, y: Tensor, d: int, zero: np.ndarray) -> Tensor:
+    """PyTorch's cumprod gradient where x holds zeros and no graph is recorded (its linear path): before a
+    line's first zero the reversed sum of g * y over x (the no-zero formula on that part), at the first zero
+    prod(x before it) * sum_k g_k * prod(x between it and k) up to the second zero, 0 from there on. Each part
+    reads only its own elements, so an inf or NaN elsewhere in the line stays out of it."""
+    count = np.cumsum(zero, axis=d)
+    before = count == 0
+    head = _flipcumsum((y * g).masked_fill(_make(~before), 0), d) / x
+    run = count == 1
+    first = np.expand_dims(np.argmax(run, axis=d), d)  # the first zero's place (0 in a line without one)
+    at_first = np.zeros(run.shape, bool)
+    np.put_along_axis(at_first, first, True, axis=d)
+    at_first &= run
+    between = run & ~at_first
+    tail = (x.masked_fill(_make(~between), 1).cumprod(d) * g.masked_fill(_make(~run), 0)).sum(d, keepdim=True)
+    lead = y.gather(d, _make(np.maximum(first - 1, 0))).masked_fill(_make(first == 0), 1)
+    return where(_make(at_first), tail * lead, where(_make(before), head, 0.0))
 
 
 def _make_cat(a: Tensor, b: Tensor) -> Tensor:
@@ -249,9 +274,8 @@ class ProdBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x = self.saved_tensors[0]
-        flat = x.reshape(-1)
-        return ((g * _others_product(flat, 0)).reshape(x._data.shape),)
+        x, result = self.saved_tensors
+        return (_prod_grad(g, x, result, None),)
 
 
 class ProdBackward1(Node):
@@ -259,20 +283,37 @@ class ProdBackward1(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x = self.saved_tensors[0]
+        x, result = self.saved_tensors
         if not self.keepdim and x._data.ndim:
-            g = g.unsqueeze(self.dim)
-        return (g * _others_product(x, self.dim),)
+            g, result = g.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        return (_prod_grad(g, x, result, self.dim),)
+
+
+def _prod_grad(g: Tensor, x: Tensor, result: Tensor, d: int | None) -> Tensor:
+    """PyTorch's prod_backward: g * (result / x) where no element of x is 0 (so an inf or NaN factor gives
+    inf / inf = NaN beside it, as PyTorch's), the product of the others (exact at zeros) where one is; with
+    more than one zero of a full product and no graph recorded, zeros (PyTorch's shortcut). ``d``: the
+    reduced dim, None for the full product."""
+    if x._data.ndim == 0:
+        return g
+    zeros = int(np.count_nonzero(x._data == 0))
+    if not zeros:
+        return g * (result / x)
+    if d is None:
+        if zeros > 1 and not _State.enabled:
+            return _make(np.zeros(x._data.shape, x._data.dtype))
+        return (g * _others_product(x.reshape(-1), 0)).reshape(x._data.shape)
+    return g * _others_product(x, d)
 
 
 def _others_product(x: Tensor, d: int) -> Tensor:
     """prod_{j != i} x_j along ``d``, without dividing (exact when some x_j are 0)."""
     if x._data.ndim == 0:
-        return x * 0 + 1
+        return ones_like(x)
     n = x._data.shape[d]
     if n == 0:  # no elements: an empty gradient
         return x * 0
-    ones = x.narrow(d, 0, 1) * 0 + 1
+    ones = ones_like(x.narrow(d, 0, 1))  # not x * 0 + 1: an inf or NaN first element would make it NaN
     left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
     xr = x.flip(d)
     right = cat([ones, xr.narrow(d, 0, n - 1)], d).cumprod(d).flip(d)

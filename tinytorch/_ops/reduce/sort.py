@@ -281,7 +281,9 @@ class AminmaxBackward0(Node):
                 shape = tuple(1 if i in dims else s for i, s in enumerate(x._data.shape))
                 g, y = g.reshape(shape), y.reshape(shape)
             hit = x == y
-            part = where(hit, g / hit.sum(dim=dims, keepdim=True), 0.0)
+            # PyTorch's scale_grad_by_count, a product with the mask: a NaN extreme matches nothing, and its
+            # row's share g / 0 times 0 is NaN throughout (amax's formula too)
+            part = hit * (g / hit.sum(dim=dims, keepdim=True))
             out = part if out is None else out + part
         return (out,)
 
