@@ -143,11 +143,17 @@ def _cases():
 def test_non_finite_inputs_silently_as_pytorch(torch, name, kind):
     x = _input(_CASES[name][0], kind)
     torch.set_num_threads(1)
-    want = _run(torch, name, x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # any numpy RuntimeWarning fails the test
-        got = _run(tt, name, x)
+    got, want = _both(_run, torch, name, x)
     _assert_as_pytorch(name, got, want)
+
+
+def _both(fn, torch, *args, **kwargs):
+    """(tinytorch's, PyTorch's) ``fn(lib, *args, **kwargs)``; a numpy RuntimeWarning inside tinytorch fails the
+    test."""
+    want = fn(torch, *args, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return fn(tt, *args, **kwargs), want
 
 
 def _assert_as_pytorch(name, got, want, rtol=1e-4, atol=1e-5):
@@ -182,10 +188,7 @@ def test_non_finite_gradients_silently_as_pytorch(torch, name):
     g = np.random.default_rng(7).standard_normal(out_shape).astype(np.float32)
     flat = g.reshape(-1)
     flat[1], flat[flat.size // 2], flat[-2] = np.inf, -np.inf, np.nan
-    want = _run_with_grad(torch, name, x, g)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _run_with_grad(tt, name, x, g)
+    got, want = _both(_run_with_grad, torch, name, x, g)
     _assert_as_pytorch(name, got, want)
 
 
@@ -213,10 +216,7 @@ def test_group_norm_statistics_of_a_group_holding_inf(torch, dtype, size):
         x = base.copy()
         for i, idx in enumerate(where):
             x[idx] = np.inf if i == 0 else -np.inf
-        want = _group_stats(torch, x, 2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            got = _group_stats(tt, x, 2)
+        got, want = _both(_group_stats, torch, x, 2)
         for g, w, what in zip(got, want, ("output", "mean", "rstd", "saved mean", "saved rstd")):
             _assert_as_pytorch(f"{what} with inf at {where}", (g,), (w,), *tol)
 
@@ -226,10 +226,7 @@ def test_group_norm_statistics_channels_last(torch, inf_at):
     torch.set_num_threads(1)
     x = np.random.default_rng(1).standard_normal((2, 4, 3, 3)).astype(np.float32)
     x[inf_at] = np.inf
-    want = _group_stats(torch, x, 2, channels_last=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _group_stats(tt, x, 2, channels_last=True)
+    got, want = _both(_group_stats, torch, x, 2, channels_last=True)
     for g, w in zip(got, want):
         _assert_as_pytorch(f"channels-last, inf at {inf_at}", (g,), (w,))
 
@@ -271,10 +268,7 @@ def test_embedding_bag_of_rows_holding_inf(torch, mode, poison):
         w[6, :] = np.inf
         kwargs["padding_idx"] = 6
     psw = np.linspace(0.5, 2.0, _BAG_INPUT.size, dtype=np.float32) if mode == "sum" else None
-    want = _bag_run(torch, w, kwargs, psw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = _bag_run(tt, w, kwargs, psw)
+    got, want = _both(_bag_run, torch, w, kwargs, psw)
     for g, wt, what in zip(got, want, ("output", "weight gradient", "per-sample weight gradient")):
         _assert_as_pytorch(f"{mode} {poison}: {what}", (g,), (wt,))
 
@@ -296,10 +290,7 @@ def test_multilabel_margin_loss_of_scores_holding_inf_nan(torch, reduction, pois
         out = L.nn.functional.multilabel_margin_loss(t, L.tensor(y), reduction=reduction)
         out.backward(L.ones_like(out))
         return out.detach().numpy(), t.grad.numpy()
-    want = run(torch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = run(tt)
+    got, want = _both(run, torch)
     _assert_as_pytorch(f"multilabel_margin_loss {reduction} {poison}", got, want)
 
 
@@ -322,8 +313,5 @@ def test_ctc_loss_of_log_probabilities_holding_inf_nan(torch, zero_infinity, poi
                                        zero_infinity=zero_infinity)
         out.backward(L.tensor([0.7, -1.3]))
         return out.detach().numpy(), x.grad.numpy()
-    want = run(torch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = run(tt)
+    got, want = _both(run, torch)
     _assert_as_pytorch(f"ctc_loss {poison}", got, want)

@@ -6,64 +6,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _nonfinite_compare import INF, NAN, check, poisoned, same
 
 import tinytorch as tt
 
 torch = pytest.importorskip("torch")
 
-INF, NAN = np.inf, np.nan
-
-
-def _grid(shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-
-
-def _poisoned(shape, places, seed=0):
-    x = _grid(shape, seed)
-    for idx, value in places:
-        x[idx] = value
-    return x
-
-
-def _outputs(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-def _run(L, fn, arrays, grad=True):
-    xs = [L.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
-    outs = [o for o in _outputs(fn(L, *xs)) if o.dtype.is_floating_point]
-    grads = []
-    if grad:
-        cot = [L.tensor(np.linspace(-1.0, 1.5, o.numel(), dtype=np.float32).reshape(tuple(o.shape))).to(o.dtype)
-               for o in outs]
-        got = L.autograd.grad([o for o in outs if o.requires_grad], [x for x in xs if x.requires_grad],
-                              [c for c, o in zip(cot, outs) if o.requires_grad], allow_unused=True)
-        grads = [None if g is None else g.numpy() for g in got]
-    return [o.detach().numpy() for o in outs], grads
-
-
-def _same(got, want, what):
-    assert got.shape == want.shape, what
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"NaN positions of the {what}")
-    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want), err_msg=f"+inf of the {what}")
-    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want), err_msg=f"-inf of the {what}")
-    finite = np.isfinite(want)
-    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-5, atol=1e-5, err_msg=what)
-
-
-def check(fn, arrays, grad=True):
-    torch.set_num_threads(1)
-    want = _run(torch, fn, arrays, grad)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a numpy RuntimeWarning fails the test
-        got = _run(tt, fn, arrays, grad)
-    for i, (g, w) in enumerate(zip(got[0], want[0])):
-        _same(g, w, f"output {i}")
-    for i, (g, w) in enumerate(zip(got[1], want[1])):
-        if w is None or g is None:
-            assert g is None or not np.any(g), f"gradient {i}"
-            continue
-        _same(g, w, f"gradient {i}")
 
 
 # -- var_mean / std_mean: PyTorch's one-thread Welford update, in which an inf keeps the mean infinite only as
@@ -81,7 +29,7 @@ _ROWS = {
 @pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
 @pytest.mark.parametrize("rows", sorted(_ROWS))
 def test_moments_of_rows_holding_inf(fn, rows):
-    x = _poisoned((4, 5), _ROWS[rows])
+    x = poisoned((4, 5), _ROWS[rows])
     check(lambda L, t: getattr(L, fn)(t, 1), [x])
     check(lambda L, t: getattr(L, fn)(t.t(), 0, keepdim=True, correction=0), [x])
     check(lambda L, t: getattr(L, fn)(t), [x])
@@ -90,7 +38,7 @@ def test_moments_of_rows_holding_inf(fn, rows):
 
 def test_moments_over_several_dims_holding_inf():
     # one inf at the end of every reduced dim (the last element of its row), one elsewhere
-    x = _poisoned((3, 4, 5), [((2, 1, 4), INF), ((0, 2, 3), -INF)])
+    x = poisoned((3, 4, 5), [((2, 1, 4), INF), ((0, 2, 3), -INF)])
     for dims in ((0, 2), (2, 0), (0, 1), (1,)):
         check(lambda L, t: L.var_mean(t, dims), [x])
         check(lambda L, t: L.std_mean(t.permute(2, 0, 1), tuple((d + 1) % 3 for d in dims)), [x])
@@ -131,7 +79,7 @@ def test_prod_gradient_with_a_graph_recorded(case):
         warnings.simplefilter("error")
         got = grads(tt)
     for g, w in zip(got, grads(torch)):
-        _same(g, w, "gradient")
+        same(g, w, "gradient")
 
 
 # -- aminmax: PyTorch shares each extreme's gradient among the elements equal to it, by a product with the mask;
@@ -139,7 +87,7 @@ def test_prod_gradient_with_a_graph_recorded(case):
 @pytest.mark.parametrize("places", [[((0, 1), NAN)], [((0, 1), NAN), ((1, 0), INF)], [((2, 2), -INF), ((2, 3), -INF)],
                                     [((1, 1), INF), ((3, 4), NAN)]])
 def test_aminmax_gradient_at_nan_and_inf(places):
-    x = _poisoned((4, 5), places)
+    x = poisoned((4, 5), places)
     check(lambda L, t: L.aminmax(t), [x])
     check(lambda L, t: L.aminmax(t, dim=1), [x])
     check(lambda L, t: L.aminmax(t, dim=0, keepdim=True), [x])
@@ -160,7 +108,7 @@ _QUANTILE_ROWS = {
 @pytest.mark.parametrize("rows", sorted(_QUANTILE_ROWS))
 @pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
 def test_quantile_gradient_with_nan(fn, rows, interpolation):
-    x = _poisoned((4, 5), _QUANTILE_ROWS[rows])
+    x = poisoned((4, 5), _QUANTILE_ROWS[rows])
     q = np.array([0.0, 0.3, 0.5, 1.0], np.float32)
     check(lambda L, t: getattr(L, fn)(t, 0.4, dim=1, interpolation=interpolation), [x])
     check(lambda L, t, qt: getattr(L, fn)(t, qt, dim=0, keepdim=True, interpolation=interpolation), [x, q])
@@ -194,4 +142,4 @@ def test_cumprod_gradient_with_zeros_inf_nan(seed, create_graph):
         warnings.simplefilter("error")
         got = grads(tt)
     for a, b in zip(got, grads(torch)):
-        _same(a, b, "gradient")
+        same(a, b, "gradient")
