@@ -23,6 +23,7 @@ from .._core.registry import op
 from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.record import record
+from ..shape.conversions import channels_last, channels_last_3d
 
 
 def _float_only(x, kernel: str) -> None:
@@ -326,7 +327,6 @@ def _rowwise_moments_nan(input: Tensor, rows: np.ndarray, mean: np.ndarray) -> n
 
 
 def _channels_last(ndim: int):
-    from ..shape.conversions import channels_last, channels_last_3d
     return channels_last if ndim == 4 else channels_last_3d
 
 
