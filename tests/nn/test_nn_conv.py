@@ -449,3 +449,20 @@ def test_max_pool3d_all_lowest_windows_point_inside(k, s, p, d):
         (y * tt.tensor(g)).sum().backward()
         (ty * torch.tensor(g)).sum().backward()
         np.testing.assert_allclose(xt.grad.numpy(), xo.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_conv_input_gradients_after_another_geometry_of_the_same_planes(torch):
+    """The input gradient's pooled column buffers are per output size: a convolution whose padded planes,
+    channels and kernel match the previous one's but whose output is smaller (another dilation or stride) once
+    read the previous one's columns past its own (a hypothesis example found it, 4.4 off PyTorch)."""
+    x = _r((1, 2, 9, 9), 0)
+    w = _r((4, 1, 3, 3), 1)
+    for kw in (dict(groups=2), dict(groups=2, dilation=2), dict(groups=2, stride=2), dict(groups=2, dilation=2),
+               dict(groups=2), dict(groups=2, stride=3)):
+        got = []
+        for lib in (tt, torch):
+            xt = lib.tensor(x, requires_grad=True)
+            y = lib.nn.functional.conv2d(xt, lib.tensor(w), **kw)
+            g = _r(tuple(y.shape), 9)
+            got.append(lib.autograd.grad(y, xt, lib.tensor(g))[0].detach().numpy())
+        np.testing.assert_allclose(got[0], got[1], rtol=1e-10, atol=1e-10, err_msg=str(kw))

@@ -328,8 +328,12 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
     seg, starts = cg * plane, [lo for lo, _ in _slab_windows(geo)]
     spare, dtype = max(starts), out.dtype
 
+    # pooled per output size too: a GEMM of another geometry with the same planes (another stride or dilation)
+    # wrote past this one's ``per`` entries, where this one needs -0.0
+    tag = ("offset cols", per)
+
     def body(i0, i1):
-        cols = _pool.take(("offset cols", (g, kk, cg, plane), dtype))
+        cols = _pool.take((tag, (g, kk, cg, plane), dtype))
         if cols is None:
             cols = np.full((g, kk, cg, plane), -0.0, dtype)
         accbuf = _scratch(c * plane + spare, dtype)
@@ -349,7 +353,7 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
             img = acc[:c * plane].reshape(c, plane)[:, :hp * wp].reshape(c, hp, wp)[:, ph:ph + h, pw:pw + w]
             np.copyto(out[n0], img)
         _pool.put("scratch", accbuf)
-        _pool.put("offset cols", cols)
+        _pool.put(tag, cols)
 
     return body
 
