@@ -383,7 +383,7 @@ class HuberLossBackward0(_RegressionLossBackward):
 
 
 def _regression_loss(input: Tensor, target: Tensor, reduction: str, kernel, node_cls, name: str, **param) -> Tensor:
-    check_reduction(reduction)
+    """The loss ``kernel`` of the operands' arrays as one ``node_cls`` node (the callers checked ``reduction``)."""
     ti, tt, xd, td = binary_operands(input, target)
     if xd.dtype not in _LOSS_FLOATS:
         raise NotImplementedError(f'"{name}" not implemented for \'{_legacy(xd.dtype)}\'')
@@ -417,16 +417,16 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_sizes(input, target)
     if weight is None:
         check_reduction(reduction)
-        if delta <= 0:
-            raise RuntimeError("huber_loss does not support non-positive values for delta.")
-        return _regression_loss(input, target, reduction, _huber_array, HuberLossBackward0, "huber_cpu", delta=delta)
-    if weight.shape != input.shape:
+    elif weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    losses = _regression_loss(input, target, "none" if weight is not None else reduction, _huber_array,
+                              HuberLossBackward0, "huber_cpu", delta=delta)
+    if weight is None:
+        return losses
     # PyTorch weighs the unreduced loss and takes its plain mean (mse and l1 divide by the weights' sum)
-    errors = _regression_loss(input, target, "none", _huber_array, HuberLossBackward0, "huber_cpu", delta=delta)
-    errors = errors * weight
+    errors = losses * weight
     if reduction not in _REDUCTIONS:
         raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
     return _reduce_errors(errors, reduction)

@@ -382,7 +382,7 @@ class LogitBackward0(Node):
         grad = g / (x * (1 - x))
         # PyTorch's vectorized logit_backward keeps the formula only inside the domain: without eps (or with
         # eps < 0) NaN outside [0, 1] (the formula's slope of log|p / (1 - p)| there would be finite), with
-        # eps 0 outside [eps, 1 - eps], a NaN input included (its scalar loop, run only past the last whole
+        # eps, 0 outside [eps, 1 - eps], a NaN input included (its scalar loop, run only past the last whole
         # block of 16 elements, 32 on AVX-512, gives NaN there: a difference that tinytorch does not emulate)
         if self.eps is None or self.eps < 0:
             return (where((x >= 0) & (x <= 1), grad, math.nan),)
