@@ -306,6 +306,68 @@ def _resample_case(seed):
     return run
 
 
+def _with_edges(a, rng, count=6):
+    """``a`` with signed zeros and infinities put at random places (NaNs follow where an inf meets a zero)."""
+    flat = a.reshape(-1)
+    at = rng.choice(flat.size, 4 * count, replace=False)
+    flat[at[:count]], flat[at[count:2 * count]] = 0.0, -0.0
+    flat[at[2 * count:3 * count]] = np.where(np.arange(count) % 2, np.inf, -np.inf)
+    return a
+
+
+_CONV_GEOMETRIES = [  # (input shape, weight shape, stride, padding, dilation, groups, bias, dtype)
+    ((2, 32, 26, 26), (64, 32, 3, 3), 1, 0, 1, 1, True, np.float32),  # the MNIST net's second convolution
+    ((3, 16, 30, 30), (8, 16, 3, 3), 1, 1, 1, 1, False, np.float64),
+    ((2, 8, 40, 40), (6, 4, 5, 5), 1, 2, 1, 2, True, np.float32),  # groups, a 5x5 kernel
+    ((2, 16, 3000), (4, 16, 7), 1, 3, 2, 1, True, np.float32),  # 1-d, dilated
+    ((5, 3, 9, 8), (4, 3, 3, 2), 2, 1, 1, 1, True, np.float64),  # strided, several samples a chunk
+]
+
+
+def _conv_case(seed):
+    """A convolution and both its gradients and its bias's, on the geometries above: each stride-1 one has
+    chunks of one sample (the input gradient's fused col2im), every one takes the fused copy with the bias."""
+    rng = np.random.default_rng(seed)
+    xs, ws, stride, padding, dilation, groups, bias, dt = _CONV_GEOMETRIES[seed % len(_CONV_GEOMETRIES)]
+    x = _with_edges(rng.standard_normal(xs).astype(dt), rng) if seed >= len(_CONV_GEOMETRIES) else \
+        rng.standard_normal(xs).astype(dt)
+    w = rng.standard_normal(ws).astype(dt)
+    w.reshape(-1)[::7] = -0.0  # negative-zero products: the signs of zero sums are compared too
+    b = rng.standard_normal(2 * ws[0]).astype(dt)
+    conv = tt.nn.functional.conv1d if len(xs) == 3 else tt.nn.functional.conv2d
+
+    def run():
+        X, W = tt.tensor(x, requires_grad=True), tt.tensor(w, requires_grad=True)
+        strided = seed % 3 == 0  # every third seed, the bias a strided view
+        B = tt.tensor(b if strided else b[:ws[0]], requires_grad=True) if bias else None
+        y = conv(X, W, B[::2] if bias and strided else B, stride, padding, dilation, groups)
+        g = np.random.default_rng(seed + 1).standard_normal(y.shape).astype(dt)
+        g.reshape(-1)[::5] = -0.0
+        g[0] = -0.0 if seed % 2 else 0.0  # one sample's gradient all zeros
+        y.backward(tt.tensor(g))
+        return [y.detach(), X.grad, W.grad, *([B.grad] if bias else [])]
+    run.any_nan = seed >= len(_CONV_GEOMETRIES)  # inf and zero inputs: NaNs, whose sign and payload are left out
+    return run
+
+
+def _relu_case(seed):
+    """relu's backward on arrays large enough for the compiled select, with zeros, infinities and NaNs in
+    the input and the gradient."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    x = _with_edges(rng.standard_normal((64, 32, 13, 13)).astype(dt), rng)
+    x.reshape(-1)[rng.choice(x.size, 5, replace=False)] = [np.nan, -np.nan, np.nan, 0.0, -0.0]
+    g = _with_edges(rng.standard_normal(x.shape).astype(dt), rng)
+    g.reshape(-1)[:3] = np.nan
+
+    def run():
+        X = tt.tensor(x, requires_grad=True)
+        y = tt.nn.functional.relu(X)
+        y.backward(tt.tensor(g))
+        return [y.detach(), X.grad]
+    return run
+
+
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
@@ -321,6 +383,10 @@ CASES = {
     "lstm_onednn": (("rnn.lstm_gates", "rnn.lstm_cell", "rnn.lstm_bptt_step", "rnn.lstm_bptt_factors"),
                     _lstm_float32_case, 6),
     "gru": (("rnn.gru_gates", "rnn.gru_candidate", "rnn.gru_output", "rnn.gru_bptt_step", "rnn.gru_dh"), _rnn_case, 14),
+    "conv": (("conv.product_into",), _conv_case, 2 * len(_CONV_GEOMETRIES)),
+    # (the stride-1 geometries: chunks of one sample, whose input gradient takes the fused col2im)
+    "conv_col2im": (("conv.product_into", "conv.col2im_one"), lambda seed: _conv_case(seed + seed // 4), 8),
+    "relu": (("relu.threshold_backward",), _relu_case, 4),
 }
 
 
@@ -339,8 +405,9 @@ def _params(onednn_exp=False):
 @pytest.mark.parametrize("name, seed", list(_params()))
 def test_compiled_kernel_gives_the_numpy_paths_floats(calls, name, seed):
     kernels, make, _ = CASES[name]
-    got, want = _both(make(seed))
-    _assert_same(got, want, f"{name} seed {seed}")
+    run = make(seed)
+    got, want = _both(run)
+    _assert_same(got, want, f"{name} seed {seed}", any_nan=getattr(run, "any_nan", False))
     ran = {k: calls[k] for k in kernels}
     assert all(ran.values()), f"kernels that did not run: {ran}"
 

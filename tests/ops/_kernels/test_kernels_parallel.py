@@ -250,7 +250,7 @@ def _randn(*shape, dtype=np.float32):
     (8, 6, 12, 40, 5, 1, 2, 2, 3),    # padding, dilation, groups
     (5, 16, 16, 30, 3, 1, 1, 1, 16),  # depthwise
 ])
-def test_conv2d_forward_and_gradients(dtype, n, c, o, hw, k, stride, padding, dilation, groups):
+def test_conv2d_forward_and_gradients(kernels, dtype, n, c, o, hw, k, stride, padding, dilation, groups):
     x = tt.tensor(_randn(n, c, hw, hw, dtype=dtype), requires_grad=True)
     w = tt.tensor(_randn(o, c // groups, k, k, dtype=dtype), requires_grad=True)
     b = tt.tensor(_randn(o, dtype=dtype), requires_grad=True)
@@ -268,7 +268,7 @@ def _RNG_FIXED_GRAD(shape, dtype):
     return np.random.default_rng(abs(hash(tuple(shape))) % 2**32).standard_normal(tuple(shape)).astype(dtype)
 
 
-def test_conv1d_forward_and_gradients():
+def test_conv1d_forward_and_gradients(kernels):
     x = tt.tensor(_randn(32, 8, 500), requires_grad=True)
     w = tt.tensor(_randn(16, 8, 5), requires_grad=True)
 
@@ -299,7 +299,7 @@ def test_max_pool2d_forward_and_backward(shape, k, s, p, d):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_relu_and_threshold_backward(dtype):
+def test_relu_and_threshold_backward(kernels, dtype):
     x = tt.tensor(_randn(64, 32, 26, 26, dtype=dtype), requires_grad=True)
     x.data[0, 0, 0, :4] = tt.tensor(np.array([0.0, -0.0, np.nan, -np.inf], dtype))
 
@@ -398,7 +398,7 @@ def kernels(request, _restore_threads):
         if os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0"):
             pytest.skip("TINYTORCH_NO_NUMBA is set")
         compiled.set_enabled(True)  # (the autouse fixture puts the setting back)
-        if any(compiled.family(name) is None for name in ("gelu", "layer_norm", "adam")):
+        if any(compiled.family(name) is None for name in compiled.FAMILIES):
             pytest.skip("numba is not installed (the [fast] extra)")
     return request.param
 

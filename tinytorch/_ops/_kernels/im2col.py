@@ -4,7 +4,9 @@ Columns are channel-major, (C*kh*kw, samples*Ho*row), so a convolution is one GE
 of samples; chunks of a few samples keep the columns in cache between the copy that builds them
 and the product that reads them. For stride 1 the rows are "wide" (see ``_Geometry``): every
 kernel offset's columns are then one contiguous run of the padded image, and col2im is one
-contiguous whole-array add per kernel offset (a loop over the k*k offsets, not ``np.add.at``)."""
+contiguous whole-array add per kernel offset (a loop over the k*k offsets, not ``np.add.at``). With the ``[fast]``
+extra, the forward's copy-out with the bias and the one-sample col2im run as compiled loops (``compiled/conv.py``)
+that make the same additions, so the same floats."""
 from __future__ import annotations
 
 import math
@@ -14,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._quiet_fp import silent
-from . import parallel
+from . import compiled, parallel
 
 
 class _Geometry:
@@ -68,6 +70,17 @@ class _Pool:
 
 
 _pool = _Pool()
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_NO_BIAS = {t: np.empty(0, t) for t in _FLOATS}  # a compiled kernel's "None"
+
+
+def _compiled(*arrays):
+    """The compiled kernels of the convolution (``compiled/conv.py``) where every array given (None aside) is
+    float32 or float64 alike, else None (and None without numba: the numpy path)."""
+    dts = {a.dtype for a in arrays if a is not None}
+    if len(dts) != 1 or dts.pop() not in _FLOATS:
+        return None
+    return compiled.family("conv")
 
 
 def _as4(a: np.ndarray, one_d: bool) -> np.ndarray:
@@ -206,6 +219,8 @@ def _conv_fwd(x, w, b, geo):
     chunks = _chunks(n, geo, wm.shape[2] * g, x.itemsize)
     most = (chunks[0][1] - chunks[0][0]) * ho * row
     windows = _windows(xp, geo)
+    fast = _compiled(x, w, b)
+    fast_bias = None if fast is None else (_NO_BIAS[x.dtype] if b is None else np.ascontiguousarray(b))
 
     def body(i0, i1):
         colbuf, prodbuf = _scratch(wm.shape[2] * g * most, x.dtype), _scratch(o * most, x.dtype)
@@ -213,6 +228,9 @@ def _conv_fwd(x, w, b, geo):
             col = _im2col(windows, geo, n0, n1, colbuf)
             prod = _view(prodbuf, (g, o // g, col.shape[2]))
             np.matmul(wm, col, out=prod)
+            if fast is not None:  # the copy and the bias's add below, in one pass
+                fast.product_into(prod.reshape(o, -1), fast_bias, ho, row, out[n0:n1])
+                continue
             prod = prod.reshape(o, n1 - n0, ho, row)[..., :wo].transpose(1, 0, 2, 3)
             np.copyto(out[n0:n1], prod)
             if bias is not None:  # added after the copy, on contiguous rows: numpy adds strided views slowly
@@ -331,6 +349,8 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
     # pooled per output size too: a GEMM of another geometry with the same planes (another stride or dilation)
     # wrote past this one's ``per`` entries, where this one needs -0.0
     tag = ("offset cols", per)
+    fast = _compiled(rows, w4)  # the fill, adds and copy below in one pass over each channel's plane
+    fast_starts = np.array(starts, np.int64)
 
     def body(i0, i1):
         cols = _pool.take((tag, (g, kk, cg, plane), dtype))
@@ -345,6 +365,9 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
                 np.matmul(wt[0], chunk, out=target[0])
             else:
                 np.matmul(wt, chunk.reshape(g, o // g, per), out=target)
+            if fast is not None:
+                fast.col2im_one(cols, fast_starts, per, wp, ph, pw, out[n0].reshape(c, h, w), acc)
+                continue
             acc.fill(0)
             for gi in range(g):
                 for t, lo in enumerate(starts):

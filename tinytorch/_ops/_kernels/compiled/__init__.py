@@ -4,7 +4,7 @@ step. numpy stays the default and the reference: ``import tinytorch`` never impo
 of a family of kernels imports it and compiles (or loads from numba's on-disk cache) that family's
 module, and a missing or failing numba leaves every op on its numpy path, silently.
 
-Each kernel computes its op's numpy path's floats bit for bit (``tests/test_compiled_kernels.py`` compares
+Each kernel computes its op's numpy path's floats bit for bit (``tests/ops/_kernels/test_kernels_compiled.py`` compares
 them on generated inputs): the same operations in the same order and precision, numpy's summation orders
 (the pairwise sum of a contiguous row, the running sum down the rows of an axis-0 reduction), and numpy's
 own transcendental functions where one is needed (numba's float32 exp/tanh/log are glibc's, which differ
@@ -33,7 +33,7 @@ __all__ = ["available", "describe", "disabled", "family", "report", "set_enabled
 _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
-FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample")
+FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu")
 
 
 def family(name: str):
