@@ -6,7 +6,8 @@ tinytorch's numpy path, tinytorch with ``[fast]`` (numba), and PyTorch, interlea
     python benchmarks/bench_fast.py --openblas unset       # only as on a user's machine
 
 Rows: ``makemore`` (bench_small's MLP with BatchNorm1d), ``lstm`` and ``char`` (bench_rnn's models),
-``gpt`` and ``gpt-large`` (bench_transformer's small and large configurations), and ``quickstart64`` (the
+``gpt`` and ``gpt-large`` (bench_transformer's small and large configurations), ``cnn`` (pytorch/examples' MNIST
+network, ``_cnn.py``: its convolutions' passes around the GEMMs and relu's backward), and ``quickstart64`` (the
 quickstart MLP's step at batch 64, which no compiled kernel touches: a control for the noise).
 
 Each measurement runs in a fresh interpreter (this one, ``sys.executable``) with OMP/OPENBLAS/MKL_NUM_THREADS=1
@@ -47,6 +48,7 @@ ROWS = {  # name: (steps per process, what it is)
     "char": (20, "char model: Embedding 64, LSTM 128, Adam"),
     "gpt": (10, "GPT-style B16 T32 C64, 4 layers, GELU, AdamW"),
     "gpt-large": (5, "GPT-style B16 T64 C128, dropout 0.2, AdamW"),
+    "cnn": (10, "MNIST CNN step, batch 64, SGD momentum"),
     "quickstart64": (100, "quickstart MLP, batch 64, SGD (no compiled kernel: control)"),
 }
 
@@ -61,6 +63,10 @@ def _make(row: str, lib):
         import bench_small
 
         return bench_small.make_quickstart(lib, 64)
+    if row == "cnn":
+        import _cnn
+
+        return _cnn.make_step(lib)
     if row in ("lstm", "char"):
         import bench_rnn
 

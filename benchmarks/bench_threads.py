@@ -67,25 +67,9 @@ def _make_step(row: str, lib):
     sys.path.insert(0, HERE)
     rng = np.random.default_rng(0)
     if row == "cnn":
-        from _cnn import CNN_LR, CNN_MOMENTUM, cnn_model
+        import _cnn
 
-        batches = [(lib.from_numpy(rng.random((64, 1, 28, 28), dtype=np.float32)),
-                    lib.from_numpy(rng.integers(0, 10, 64))) for _ in range(8)]
-        lib.manual_seed(0)
-        net = cnn_model(lib)
-        net.train()
-        loss_fn = lib.nn.NLLLoss()
-        opt = lib.optim.SGD(net.parameters(), lr=CNN_LR, momentum=CNN_MOMENTUM)
-        state = [0]
-
-        def step():
-            x, y = batches[state[0] % len(batches)]
-            state[0] += 1
-            loss = loss_fn(net(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-        return step
+        return _cnn.make_step(lib)
     import _gpt
 
     cfg = _gpt.CONFIGS["large" if row == "gpt_large" else "small"]
