@@ -368,6 +368,30 @@ def _relu_case(seed):
     return run
 
 
+def _max_pool_case(seed):
+    """max_pool2d with 2x2 windows and stride 2 (the compiled kernel's): odd sizes, padding, ceil_mode, ties
+    between signed zeros and between equal values, infinities, and on every fourth seed one NaN, at each tap
+    of a window in turn (the kernel reports it and the numpy path's general rule takes over); the indices
+    and the input gradient too."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    shape = [(8, 16, 24, 24), (3, 5, 13, 17), (2, 3, 7, 9), (64, 4, 6, 6)][(seed // 2) % 4]
+    padding, ceil_mode = [(0, False), (1, False), (0, True), (1, True)][seed % 4]
+    x = np.round(rng.standard_normal(shape) * 2).astype(dt)  # many equal values in a window
+    x.reshape(-1)[::11] = -0.0
+    x = _with_edges(x, rng)
+    if seed % 4 == 3:  # one NaN, at tap t (row-major) of the window (1, 1) of every plane
+        t = (seed // 4 + 1) % 4
+        x[..., 2 - padding + t // 2, 2 - padding + t % 2] = np.nan
+
+    def run():
+        X = tt.tensor(x, requires_grad=True)
+        y, idx = tt.nn.functional.max_pool2d(X, 2, padding=padding, ceil_mode=ceil_mode, return_indices=True)
+        y.backward(tt.tensor(np.random.default_rng(seed + 1).standard_normal(y.shape).astype(dt)))
+        return [y.detach(), idx, X.grad]
+    return run
+
+
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
@@ -387,6 +411,7 @@ CASES = {
     # (the stride-1 geometries: chunks of one sample, whose input gradient takes the fused col2im)
     "conv_col2im": (("conv.product_into", "conv.col2im_one"), lambda seed: _conv_case(seed + seed // 4), 8),
     "relu": (("relu.threshold_backward",), _relu_case, 4),
+    "max_pool": (("pool.max_2x2",), _max_pool_case, 16),
 }
 
 

@@ -286,7 +286,7 @@ def test_conv1d_forward_and_gradients(kernels):
     ((8, 32, 40, 40), 3, 2, 1, 1),    # overlapping windows with padding (bincount backward)
     ((4, 48, 37, 41), 3, 3, 1, 2),    # dilation
 ])
-def test_max_pool2d_forward_and_backward(shape, k, s, p, d):
+def test_max_pool2d_forward_and_backward(kernels, shape, k, s, p, d):
     x = tt.tensor(_randn(*shape), requires_grad=True)
 
     def run():

@@ -24,7 +24,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
 from .._core.registry import aten_only, op
-from .._kernels import parallel
+from .._kernels import compiled as _compiled, parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
 
@@ -309,13 +309,20 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
     return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
     """``_max_separable`` on runs of whole (padded) planes at a time, across threads when the input is
     large: every window lies inside one plane, so each plane's maxima and offsets are what the
-    whole-array passes give."""
+    whole-array passes give. 2x2 windows with stride 2 take the compiled kernel where there is one
+    (``compiled/pool.py``: the same maxima and offsets)."""
     n, c, hp, wp = xp.shape
     planes = n * c
-    if xp.size < _SPLIT_FROM or planes < 4 or parallel.get_num_threads() < 2:
+    fast = None
+    if k == (2, 2) and s == (2, 2) and d == (1, 1) and xp.dtype in _FLOATS and xp.flags.c_contiguous:
+        fast = _compiled.family("pool")
+    if fast is None and (xp.size < _SPLIT_FROM or planes < 4 or parallel.get_num_threads() < 2):
         return _max_separable(xp, k, s, d, out_hw, w)
     per = xp.reshape(planes, 1, hp, wp)
     vals = np.empty((planes, 1) + tuple(out_hw), xp.dtype)
@@ -323,6 +330,10 @@ def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
     nan = []
 
     def body(p0, p1):
+        if fast is not None:
+            if fast.max_2x2(per[p0:p1, 0], w, vals[p0:p1, 0], local[p0:p1, 0]):
+                nan.append(p0)
+            return
         found = _max_separable(per[p0:p1], k, s, d, out_hw, w)
         if found is None:
             nan.append(p0)

@@ -33,7 +33,7 @@ __all__ = ["available", "describe", "disabled", "family", "report", "set_enabled
 _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
-FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu")
+FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool")
 
 
 def family(name: str):
