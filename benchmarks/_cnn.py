@@ -127,13 +127,4 @@ def make_step(lib):
     net.train()
     loss_fn = lib.nn.NLLLoss()
     opt = lib.optim.SGD(net.parameters(), lr=CNN_LR, momentum=CNN_MOMENTUM)
-    state = [0]
-
-    def step():
-        x, y = batches[state[0] % len(batches)]
-        state[0] += 1
-        loss = loss_fn(net(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-    return step
+    return common.cycling_step(net, loss_fn, opt, batches)

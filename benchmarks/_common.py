@@ -127,6 +127,21 @@ def quickstart_model(torch_like):
     return NeuralNetwork()
 
 
+def cycling_step(model, loss_fn, opt, batches: list):
+    """A training step as a closure: each call takes the next of ``batches`` (x, y) in turn, then the loss,
+    its backward, the optimizer's step and zero_grad."""
+    state = [0]
+
+    def step():
+        x, y = batches[state[0] % len(batches)]
+        state[0] += 1
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return step
+
+
 def peak_rss_mib() -> float:
     """This process's peak resident set size so far (Linux reports ru_maxrss in KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

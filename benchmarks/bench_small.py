@@ -49,7 +49,7 @@ def _lib(impl: str):
 
 def _timed(step, steps: int, warm: int = 3) -> dict:
     times = []
-    for i in range(steps + warm):
+    for _ in range(steps + warm):
         t0 = time.process_time()
         step()
         times.append(time.process_time() - t0)
@@ -129,6 +129,8 @@ def make_makemore(lib):
 def make_quickstart(lib, batch: int):
     import numpy as np
 
+    import _common  # (benchmarks/ is on the path: this script's folder, or put there by bench_fast.py)
+
     nn = lib.nn
     lib.manual_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
@@ -138,16 +140,7 @@ def make_quickstart(lib, batch: int):
     rng = np.random.default_rng(0)
     data = [(lib.from_numpy(rng.random((batch, 1, 28, 28), dtype=np.float32)),
              lib.from_numpy(rng.integers(0, 10, batch))) for _ in range(8)]
-    state = [0]
-
-    def step():
-        x, y = data[state[0] % len(data)]
-        state[0] += 1
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-    return step
+    return _common.cycling_step(model, loss_fn, opt, data)
 
 
 def make_index(lib):

@@ -2,9 +2,8 @@
 product into the output with the bias added, and the input gradient's col2im for chunks of one sample (a fill,
 k*k contiguous adds and a copy, one pass over each channel's plane instead). Each kernel does the numpy path's
 additions in its order, so the same floats; it only leaves out the additions of -0.0 that the numpy path
-makes to keep its adds whole-array (x + -0.0 is x for every x, a NaN's quiet bit aside, and every value
-added to is a sum already quieted by its first addition). Relu's backward, the select between the two
-convolutions' gradients, is here too: ``y <= 0 ? +0.0 : g``."""
+makes to keep its adds whole-array: x + -0.0 is x for every value a plane holds (+0.0 at first, then sums,
+never a signalling NaN)."""
 from __future__ import annotations
 
 from numba import float32, float64, int64, types
@@ -60,4 +59,3 @@ def col2im_one(cols, starts, per, wp, ph, pw, out, acc):
                 base = (i + ph) * wp + pw
                 for j in range(w):
                     out[gi * cg + c, i, j] = acc[base + j]
-

@@ -30,7 +30,7 @@ def max_2x2(xp, w, vals, local):
                 a, b = top[2 * j], top[2 * j + 1]
                 c, d = bottom[2 * j], bottom[2 * j + 1]
                 best, arg = a, 0
-                gt = b > best  # (selects, not branches: the loop vectorises)
+                gt = b > best  # strict: a tie keeps the earlier tap
                 best, arg = (b, 1) if gt else (best, arg)
                 gt = c > best
                 best, arg = (c, w) if gt else (best, arg)
