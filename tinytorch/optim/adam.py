@@ -183,13 +183,10 @@ def _in_parts(fast, arrays: tuple, hyper: tuple) -> bool:
     return True
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def _compiled_ok(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, max_sq) -> bool:
     """Whether the compiled update takes these arrays: float32/float64 of one dtype, all C-contiguous."""
     dt = p.dtype
-    if dt not in _FLOATS or g.dtype != dt or m.dtype != dt or v.dtype != dt:
+    if dt not in _compiled.FLOATS or g.dtype != dt or m.dtype != dt or v.dtype != dt:
         return False
     arrays = (p, g, m, v) if max_sq is None else (p, g, m, v, max_sq._data)
     # (the updated arrays writable: a read-only one gets numpy's error on the numpy path)

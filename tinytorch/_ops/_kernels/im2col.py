@@ -70,15 +70,13 @@ class _Pool:
 
 
 _pool = _Pool()
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_NO_BIAS = {t: np.empty(0, t) for t in _FLOATS}  # a compiled kernel's "None"
 
 
 def _compiled(*arrays):
     """The compiled kernels of the convolution (``compiled/conv.py``) where every array given (None aside) is
     float32 or float64 alike, else None (and None without numba: the numpy path)."""
     dts = {a.dtype for a in arrays if a is not None}
-    if len(dts) != 1 or dts.pop() not in _FLOATS:
+    if len(dts) != 1 or dts.pop() not in compiled.FLOATS:
         return None
     return compiled.family("conv")
 
@@ -220,7 +218,7 @@ def _conv_fwd(x, w, b, geo):
     most = (chunks[0][1] - chunks[0][0]) * ho * row
     windows = _windows(xp, geo)
     fast = _compiled(x, w, b)
-    fast_bias = None if fast is None else (_NO_BIAS[x.dtype] if b is None else np.ascontiguousarray(b))
+    fast_bias = None if fast is None else (compiled.NONE[x.dtype] if b is None else np.ascontiguousarray(b))
 
     def body(i0, i1):
         colbuf, prodbuf = _scratch(wm.shape[2] * g * most, x.dtype), _scratch(o * most, x.dtype)
@@ -350,7 +348,7 @@ def _conv_t_one_sample(rows, w4, geo, out, chunks):
     # wrote past this one's ``per`` entries, where this one needs -0.0
     tag = ("offset cols", per)
     fast = _compiled(rows, w4)  # the fill, adds and copy below in one pass over each channel's plane
-    fast_starts = np.array(starts, np.int64)
+    fast_starts = None if fast is None else np.array(starts, np.int64)
 
     def body(i0, i1):
         cols = _pool.take((tag, (g, kk, cg, plane), dtype))

@@ -17,8 +17,7 @@ from . import compiled as _compiled
 # 0-d arrays: numpy resolves them faster than scalars (the onednn path is float32 throughout)
 _SIGN, _ONE, _ZERO = np.array(-2 ** 31, np.int32), np.array(1, np.float32), np.array(0, np.float32)
 _F32 = np.dtype(np.float32)
-_EMPTY32 = np.empty(0, np.float32)  # a compiled kernel's "None"
-_FLOATS = (_F32, np.dtype(np.float64))
+_FLOATS = _compiled.FLOATS
 _NO_ROWS = {t: np.empty((0, 0), t) for t in _FLOATS}
 _PACKED_MNK = 10 ** 6  # multiply-adds above which OpenBLAS's small-matrix kernels step aside
 
@@ -132,7 +131,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
             views = scratch[n] = (w3, w3.view(np.int32), positive[:size].reshape(3, n, hidden))
         return views
 
-    no_bias = _EMPTY32 if b_step is None else b_step
+    no_bias = _compiled.NONE[_F32] if b_step is None else b_step
     for k, (s, n) in enumerate(order):
         rows = slice(s, s + n) if keep else slice(0, n)
         if slots:

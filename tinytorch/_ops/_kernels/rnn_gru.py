@@ -21,8 +21,7 @@ def _sigmoid_(a: np.ndarray) -> np.ndarray:
     return np.divide(1, a, out=a)
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_NONE = {t: np.empty(0, t) for t in _FLOATS}  # a compiled kernel's "None"
+_FLOATS = _compiled.FLOATS
 _NO_ROWS = {t: np.empty((0, 0), t) for t in _FLOATS}
 
 
@@ -63,7 +62,7 @@ def layer_forward(mode, x, bs, h0, w_ih, w_hh, b_ih, b_hh, reverse, keep):
         g = xw[s:s + n]
         if fast is not None:
             gh = hp @ whh_t
-            fast.gru_gates(g, gh, _NONE[dt] if b_hh is None else b_hh)
+            fast.gru_gates(g, gh, _compiled.NONE[dt] if b_hh is None else b_hh)
             rz = g[:, :2 * hidden]
             np.exp(rz, out=rz)
             fast.gru_candidate(g, gh, gh_n if keep else _NO_ROWS[dt], s)

@@ -309,9 +309,6 @@ def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
     return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
     """``_max_separable`` on runs of whole (padded) planes at a time, across threads when the input is
     large: every window lies inside one plane, so each plane's maxima and offsets are what the
@@ -320,7 +317,7 @@ def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
     n, c, hp, wp = xp.shape
     planes = n * c
     fast = None
-    if k == (2, 2) and s == (2, 2) and d == (1, 1) and xp.dtype in _FLOATS and xp.flags.c_contiguous:
+    if k == (2, 2) and s == (2, 2) and d == (1, 1) and xp.dtype in _compiled.FLOATS and xp.flags.c_contiguous:
         fast = _compiled.family("pool")
     if fast is None and (xp.size < _SPLIT_FROM or planes < 4 or parallel.get_num_threads() < 2):
         return _max_separable(xp, k, s, d, out_hw, w)
