@@ -7,8 +7,8 @@ tinytorch's numpy path, tinytorch with ``[fast]`` (numba), and PyTorch, interlea
 
 Rows: ``makemore`` (bench_small's MLP with BatchNorm1d), ``lstm`` and ``char`` (bench_rnn's models),
 ``gpt`` and ``gpt-large`` (bench_transformer's small and large configurations), ``cnn`` (pytorch/examples' MNIST
-network, ``_cnn.py``: its convolutions' passes around the GEMMs and relu's backward), and ``quickstart64`` (the
-quickstart MLP's step at batch 64, which no compiled kernel touches: a control for the noise).
+network, ``_cnn.py``: its convolutions' passes around the GEMMs, relu's backward, 2x2 max pooling), and
+``quickstart64`` (the quickstart MLP's step at batch 64, which no compiled kernel touches: a control for the noise).
 
 Each measurement runs in a fresh interpreter (this one, ``sys.executable``) with OMP/OPENBLAS/MKL_NUM_THREADS=1
 (and PyTorch's ``set_num_threads(1)``). "numpy" sets ``TINYTORCH_NO_NUMBA=1``; "[fast]" leaves the compiled

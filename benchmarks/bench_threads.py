@@ -65,13 +65,13 @@ def _make_step(row: str, lib):
     import numpy as np
 
     sys.path.insert(0, HERE)
-    rng = np.random.default_rng(0)
     if row == "cnn":
         import _cnn
 
         return _cnn.make_step(lib)
     import _gpt
 
+    rng = np.random.default_rng(0)
     cfg = _gpt.CONFIGS["large" if row == "gpt_large" else "small"]
     model, opt = _gpt.build(lib, cfg)
     batches = [(rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])), rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])))
