@@ -132,11 +132,15 @@ def bernoulli_scalar(eng, n: int, p: float) -> np.ndarray:
     p = float(p)
     if not 0.0 <= p <= 1.0:  # NaN and out-of-range p: the float comparison's answer
         return eng.float64_uniform(n) < p
+    bound = math.ceil(p * 2.0 ** 53)
+    drawn = eng.below53_compiled(n, bound)  # the draws and comparisons in one pass, where it runs
+    if drawn is not None:
+        return drawn
     w = eng.u64(n)  # the draws themselves are one stream, drawn in order
     if n >= parallel.SPLIT_FROM:  # the comparisons, element by element, across threads
-        return parallel.elementwise(_low53_below, np.empty(n, np.bool_), w, U64(math.ceil(p * 2.0 ** 53)))
+        return parallel.elementwise(_low53_below, np.empty(n, np.bool_), w, U64(bound))
     w &= U64((1 << 53) - 1)
-    return w < U64(math.ceil(p * 2.0 ** 53))
+    return w < U64(bound)
 
 
 def _low53_below(w: np.ndarray, bound, out: np.ndarray) -> None:

@@ -4,19 +4,64 @@ PyTorch's CPU generator is a 32-bit Mersenne Twister seeded by the classic ``ini
 recurrence from the low 32 bits of the seed, plus two cached normals. numpy's MT19937 produces the
 same 32-bit outputs once its key is set by that recurrence, so the twisting and tempering run in
 numpy's C code; this module keeps PyTorch's bookkeeping around it (the 64-bit seed, the "just
-seeded" position, the caches) and its 5056-byte ``get_state`` layout."""
+seeded" position, the caches) and its 5056-byte ``get_state`` layout.
+
+Large draws take the compiled MT19937 (``_ops/_kernels/compiled/mersenne_twister.py``) where numba is already loaded
+in the process for another family of kernels (it is never imported for the generator alone: its import costs
+more than a program's draws save): the same words, computed in numpy's state in place."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
+
+from .._ops._kernels import compiled
 
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports as its seed
 STATE_BYTES = 5056
 _N = 624  # Mersenne Twister state words
 _CHUNK = 1 << 15
+_COMPILED_FROM = 4096  # words drawn at once from which the compiled MT19937 takes over
 
 # offsets of PyTorch's CPUGeneratorImplState (little-endian, with its padding)
 _OFF_SEED, _OFF_LEFT, _OFF_SEEDED, _OFF_NEXT, _OFF_WORDS = 0, 8, 12, 16, 24
 _OFF_NX, _OFF_NY, _OFF_NRHO, _OFF_NVALID, _OFF_FNORMAL, _OFF_FVALID = 5016, 5024, 5032, 5040, 5048, 5052
+
+
+def _live_state(bitgen: np.random.MT19937):
+    """(key, pos): numpy arrays over ``bitgen``'s own state (numpy's ``mt19937_state``: 624 uint32 words then
+    an int position), for the compiled kernels to draw in place; None where that layout does not hold
+    (``_state_layout_holds``), and the kernels then go through the ``state`` property. Made for each draw
+    (a third of a microsecond), so a copied or unpickled generator never draws through another's state."""
+    if not _state_layout_holds():
+        return None
+    words = np.frombuffer((ctypes.c_uint32 * (_N + 1)).from_address(bitgen.ctypes.state_address), np.uint32)
+    return words[:_N], words[_N:].view(np.int32)
+
+
+_LAYOUT: list = []
+
+
+def _state_layout_holds() -> bool:
+    """Whether numpy's MT19937 keeps its state as 624 words then the position, checked once on a scratch
+    generator: read after a few draws and written back through the ``state`` property."""
+    if not _LAYOUT:
+        ok = False
+        try:
+            g = np.random.MT19937(12345)
+            g.random_raw(7)
+            words = np.frombuffer((ctypes.c_uint32 * (_N + 1)).from_address(g.ctypes.state_address), np.uint32)
+            st = g.state["state"]
+            ok = bool(np.array_equal(words[:_N], st["key"]) and int(words[_N:].view(np.int32)[0]) == st["pos"] == 7)
+            if ok:
+                words[:_N] = np.arange(_N, dtype=np.uint32)
+                words[_N:].view(np.int32)[0] = 100
+                st = g.state["state"]
+                ok = bool(np.array_equal(st["key"], np.arange(_N)) and st["pos"] == 100)
+        except Exception:  # noqa: BLE001  (no ctypes interface: the state property)
+            ok = False
+        _LAYOUT.append(ok)
+    return _LAYOUT[0]
 
 
 def _init_genrand(seed32: int) -> np.ndarray:
@@ -52,13 +97,46 @@ class Engine:
         """``n`` 32-bit outputs (PyTorch's ``random()``), as uint32."""
         if n:
             self.fresh = False
+        if n >= _COMPILED_FROM:
+            kernels = compiled.loaded_family("mersenne_twister")
+            if kernels is not None:
+                return self._compiled(kernels.words, np.empty(n, np.uint32))
         return self.gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
 
     def u64(self, n: int) -> np.ndarray:
         """``n`` 64-bit outputs (PyTorch's ``random64()``: first word high, second low)."""
         if n:
             self.fresh = False
+        if 2 * n >= _COMPILED_FROM:
+            kernels = compiled.loaded_family("mersenne_twister")
+            if kernels is not None:
+                return self._compiled(kernels.words64, np.empty(n, np.uint64))
         return self.gen.integers(0, (1 << 64) - 1, size=n, dtype=np.uint64, endpoint=True)
+
+    def below53_compiled(self, n: int, bound: int):
+        """``n`` booleans, the low 53 bits of a 64-bit output < ``bound`` (0 <= bound <= 2**53), one output each,
+        in one pass of the compiled generator; None where it does not run (the caller draws ``u64``)."""
+        if 2 * n >= _COMPILED_FROM:
+            kernels = compiled.loaded_family("mersenne_twister")
+            if kernels is not None:
+                self.fresh = False
+                return self._compiled(kernels.below53, np.empty(n, np.bool_), np.uint64(bound))
+        return None
+
+    def _compiled(self, kernel, out: np.ndarray, *args) -> np.ndarray:
+        """``kernel``'s draws into ``out``, from and back into the generator's state (under its lock, as numpy
+        draws)."""
+        with self.bitgen.lock:
+            live = _live_state(self.bitgen)
+            if live is not None:
+                key, pos = live
+                pos[0] = kernel(key, int(pos[0]), *args, out)
+            else:
+                st = self.bitgen.state["state"]
+                key = np.array(st["key"], np.uint32)
+                pos = kernel(key, int(st["pos"]), *args, out)
+                self.bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        return out
 
     def float32_uniform(self, n: int) -> np.ndarray:
         """``n`` float32 uniforms on [0, 1): the low 24 bits of one word times 2**-24."""

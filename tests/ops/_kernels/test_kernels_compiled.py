@@ -392,6 +392,34 @@ def _max_pool_case(seed):
     return run
 
 
+def _mersenne_twister_case(seed):
+    """Large draws from the default generator and from a Generator of its own, after a small draw that leaves
+    the stream at an odd or even word of its block (64-bit values then straddle the blocks' ends, or not):
+    float32 and float64 uniforms and normals, dropout and bernoulli_ (p 0, 1 and between), randperm, randint,
+    and each generator's state after."""
+    rng = np.random.default_rng(seed)
+    sizes = [4096, 5000, 32768 + 313, 100_003, 2048, 624 * 7 + 1][seed % 6], int(rng.integers(2048, 70_000))
+    pre = int(rng.integers(0, 1300))
+    p = [0.0, 1.0, 0.3, float(rng.uniform())][seed % 4]
+
+    def run():
+        tt.manual_seed(seed)
+        g = tt.Generator().manual_seed(seed + 1000)
+        out = [tt.randint(0, 7, (pre,)), tt.rand(sizes[0]), tt.rand(sizes[1], dtype=tt.float64, generator=g),
+               tt.randn(sizes[1]), tt.randn(sizes[0], dtype=tt.float64),
+               tt.nn.functional.dropout(tt.ones(sizes[1]), 1 - p if p < 1 else 0.5),
+               tt.empty(sizes[0], dtype=tt.float64).bernoulli_(p, generator=g),
+               tt.randperm(sizes[0] + 1), tt.randint(-5, 5, (sizes[1],), generator=g)]
+        # p on a drawn value: the next draw's element ``k`` compares its value's low 53 bits with themselves
+        ahead = tt.Generator()
+        ahead.set_state(g.get_state())
+        with compiled.disabled():
+            m = int(ahead._engine.u64(sizes[0])[seed] & np.uint64((1 << 53) - 1))
+        out.append(tt.empty(sizes[0], dtype=tt.float64).bernoulli_(m / 2.0 ** 53, generator=g))
+        return [t.numpy() for t in out] + [tt.get_rng_state().numpy(), g.get_state().numpy()]
+    return run
+
+
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
@@ -412,6 +440,7 @@ CASES = {
     "conv_col2im": (("conv.product_into", "conv.col2im_one"), lambda seed: _conv_case(seed + seed // 4), 8),
     "relu": (("relu.threshold_backward",), _relu_case, 4),
     "max_pool": (("pool.max_2x2",), _max_pool_case, 16),
+    "mersenne_twister": (("mersenne_twister.words", "mersenne_twister.words64", "mersenne_twister.below53"), _mersenne_twister_case, 12),
 }
 
 
@@ -563,6 +592,27 @@ def _run(code: str, **env) -> str:
 def test_import_never_imports_numba():
     code = "import sys, tinytorch\nprint('numba' in sys.modules)"
     assert _run(code).strip() == "False"
+
+
+def test_large_draws_never_import_numba():
+    """The generator's kernels ride along where another family has imported numba; draws alone never import it."""
+    code = ("import sys, tinytorch as t\nt.rand(100_000); t.randn(50_000, dtype=t.float64)\n"
+            "t.nn.functional.dropout(t.ones(100_000), 0.2); t.randperm(60_000)\nprint('numba' in sys.modules)")
+    assert _run(code).strip() == "False"
+
+
+@pytest.mark.bitexact
+def test_generator_kernels_through_the_state_property(calls, monkeypatch):
+    """Where numpy's MT19937 state could not be read in place, the kernels draw through its ``state``
+    property: the same draws and states."""
+    from tinytorch._random import engine
+
+    run = _mersenne_twister_case(5)
+    got = [np.array(a) for a in run()]
+    monkeypatch.setattr(engine, "_LAYOUT", [False])
+    again = [np.array(a) for a in run()]
+    _assert_same(again, got, "mersenne_twister through the state property")
+    assert calls["mersenne_twister.words"] >= 2 and calls["mersenne_twister.words64"] >= 2 and calls["mersenne_twister.below53"] >= 2
 
 
 def test_without_numba_the_numpy_path_runs_and_prints_the_same_numbers():

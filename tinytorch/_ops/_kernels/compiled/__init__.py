@@ -30,12 +30,12 @@ import warnings
 
 import numpy as np
 
-__all__ = ["FLOATS", "NONE", "available", "describe", "disabled", "family", "report", "set_enabled"]
+__all__ = ["FLOATS", "NONE", "available", "describe", "disabled", "family", "loaded_family", "report", "set_enabled"]
 
 _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
-FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool")
+FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool", "mersenne_twister")
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes every kernel is compiled for
 NONE = {t: np.empty(0, t) for t in FLOATS}  # a kernel's "None" for an optional 1-d argument (a bias)
 
@@ -49,6 +49,20 @@ def family(name: str):
         return _families[name]
     except KeyError:
         return _load(name)
+
+
+def loaded_family(name: str):
+    """``family(name)`` where numba is already in use in this process (another family has loaded), else None
+    without importing it: for kernels whose savings are worth less than numba's import (0.3 s and more),
+    such as the generator's (``compiled/mersenne_twister.py``), which ride along with the ones that are."""
+    if _OFF:
+        return None
+    module = _families.get(name, False)
+    if module is not False:
+        return module
+    if not any(m is not None for m in _families.values()):
+        return None
+    return _load(name)
 
 
 def _import_numba() -> None:
