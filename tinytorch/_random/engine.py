@@ -12,6 +12,7 @@ more than a program's draws save): the same words, computed in numpy's state in 
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 
@@ -35,33 +36,38 @@ def _live_state(bitgen: np.random.MT19937):
     (a third of a microsecond), so a copied or unpickled generator never draws through another's state."""
     if not _state_layout_holds():
         return None
-    words = np.frombuffer((ctypes.c_uint32 * (_N + 1)).from_address(bitgen.ctypes.state_address), np.uint32)
+    words = _state_words(bitgen)
     return words[:_N], words[_N:].view(np.int32)
 
 
-_LAYOUT: list = []
+def _state_words(bitgen: np.random.MT19937) -> np.ndarray:
+    """The 625 32-bit words at the address of ``bitgen``'s state, as a writable array over them."""
+    return np.frombuffer((ctypes.c_uint32 * (_N + 1)).from_address(bitgen.ctypes.state_address), np.uint32)
 
 
+@functools.cache
 def _state_layout_holds() -> bool:
     """Whether numpy's MT19937 keeps its state as 624 words then the position, checked once on a scratch
     generator: read after a few draws and written back through the ``state`` property."""
-    if not _LAYOUT:
-        ok = False
-        try:
-            g = np.random.MT19937(12345)
-            g.random_raw(7)
-            words = np.frombuffer((ctypes.c_uint32 * (_N + 1)).from_address(g.ctypes.state_address), np.uint32)
-            st = g.state["state"]
-            ok = bool(np.array_equal(words[:_N], st["key"]) and int(words[_N:].view(np.int32)[0]) == st["pos"] == 7)
-            if ok:
-                words[:_N] = np.arange(_N, dtype=np.uint32)
-                words[_N:].view(np.int32)[0] = 100
-                st = g.state["state"]
-                ok = bool(np.array_equal(st["key"], np.arange(_N)) and st["pos"] == 100)
-        except Exception:  # noqa: BLE001  (no ctypes interface: the state property)
-            ok = False
-        _LAYOUT.append(ok)
-    return _LAYOUT[0]
+    try:
+        g = np.random.MT19937(12345)
+        g.random_raw(7)
+        words = _state_words(g)
+        st = g.state["state"]
+        if not (np.array_equal(words[:_N], st["key"]) and int(words[_N:].view(np.int32)[0]) == st["pos"] == 7):
+            return False
+        words[:_N] = np.arange(_N, dtype=np.uint32)
+        words[_N:].view(np.int32)[0] = 100
+        st = g.state["state"]
+        return bool(np.array_equal(st["key"], np.arange(_N)) and st["pos"] == 100)
+    except Exception:  # noqa: BLE001  (no ctypes interface: the state property)
+        return False
+
+
+def _twister(words: int):
+    """The compiled MT19937 (``compiled/mersenne_twister.py``) for a draw of ``words`` words: None below
+    ``_COMPILED_FROM`` words or where numba is not already loaded (numpy's own draws then)."""
+    return compiled.loaded_family("mersenne_twister") if words >= _COMPILED_FROM else None
 
 
 def _init_genrand(seed32: int) -> np.ndarray:
@@ -97,31 +103,28 @@ class Engine:
         """``n`` 32-bit outputs (PyTorch's ``random()``), as uint32."""
         if n:
             self.fresh = False
-        if n >= _COMPILED_FROM:
-            kernels = compiled.loaded_family("mersenne_twister")
-            if kernels is not None:
-                return self._compiled(kernels.words, np.empty(n, np.uint32))
+        kernels = _twister(n)
+        if kernels is not None:
+            return self._compiled(kernels.words, np.empty(n, np.uint32))
         return self.gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
 
     def u64(self, n: int) -> np.ndarray:
         """``n`` 64-bit outputs (PyTorch's ``random64()``: first word high, second low)."""
         if n:
             self.fresh = False
-        if 2 * n >= _COMPILED_FROM:
-            kernels = compiled.loaded_family("mersenne_twister")
-            if kernels is not None:
-                return self._compiled(kernels.words64, np.empty(n, np.uint64))
+        kernels = _twister(2 * n)
+        if kernels is not None:
+            return self._compiled(kernels.words64, np.empty(n, np.uint64))
         return self.gen.integers(0, (1 << 64) - 1, size=n, dtype=np.uint64, endpoint=True)
 
     def below53_compiled(self, n: int, bound: int):
         """``n`` booleans, the low 53 bits of a 64-bit output < ``bound`` (0 <= bound <= 2**53), one output each,
         in one pass of the compiled generator; None where it does not run (the caller draws ``u64``)."""
-        if 2 * n >= _COMPILED_FROM:
-            kernels = compiled.loaded_family("mersenne_twister")
-            if kernels is not None:
-                self.fresh = False
-                return self._compiled(kernels.below53, np.empty(n, np.bool_), np.uint64(bound))
-        return None
+        kernels = _twister(2 * n)
+        if kernels is None:
+            return None
+        self.fresh = False
+        return self._compiled(kernels.below53, np.empty(n, np.bool_), np.uint64(bound))
 
     def _compiled(self, kernel, out: np.ndarray, *args) -> np.ndarray:
         """``kernel``'s draws into ``out``, from and back into the generator's state (under its lock, as numpy

@@ -609,7 +609,7 @@ def test_generator_kernels_through_the_state_property(calls, monkeypatch):
 
     run = _mersenne_twister_case(5)
     got = [np.array(a) for a in run()]
-    monkeypatch.setattr(engine, "_LAYOUT", [False])
+    monkeypatch.setattr(engine, "_state_layout_holds", lambda: False)
     again = [np.array(a) for a in run()]
     _assert_same(again, got, "mersenne_twister through the state property")
     assert calls["mersenne_twister.words"] >= 2 and calls["mersenne_twister.words64"] >= 2 and calls["mersenne_twister.below53"] >= 2
