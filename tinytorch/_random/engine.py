@@ -48,18 +48,19 @@ def _state_words(bitgen: np.random.MT19937) -> np.ndarray:
 @functools.cache
 def _state_layout_holds() -> bool:
     """Whether numpy's MT19937 keeps its state as 624 words then the position, checked once on a scratch
-    generator: read after a few draws and written back through the ``state`` property."""
+    generator: a state set through the ``state`` property read in place, and one written in place read back
+    through the property."""
     try:
-        g = np.random.MT19937(12345)
-        g.random_raw(7)
+        g = np.random.MT19937(0)
+        key = np.arange(1, _N + 1, dtype=np.uint32) * np.uint32(2654435761)
+        g.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 100}}
         words = _state_words(g)
-        st = g.state["state"]
-        if not (np.array_equal(words[:_N], st["key"]) and int(words[_N:].view(np.int32)[0]) == st["pos"] == 7):
+        if not (np.array_equal(words[:_N], key) and int(words[_N:].view(np.int32)[0]) == 100):
             return False
-        words[:_N] = np.arange(_N, dtype=np.uint32)
-        words[_N:].view(np.int32)[0] = 100
+        words[:_N] = key[::-1]
+        words[_N:].view(np.int32)[0] = 200
         st = g.state["state"]
-        return bool(np.array_equal(st["key"], np.arange(_N)) and st["pos"] == 100)
+        return bool(np.array_equal(st["key"], key[::-1]) and st["pos"] == 200)
     except Exception:  # noqa: BLE001  (no ctypes interface: the state property)
         return False
 

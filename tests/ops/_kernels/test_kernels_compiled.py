@@ -601,6 +601,20 @@ def test_large_draws_never_import_numba():
     assert _run(code).strip() == "False"
 
 
+def test_generator_state_is_read_in_place():
+    """numpy's MT19937 (1.x and 2.x) keeps the state layout the kernels read in place: the draws never pay the
+    ``state`` property's two conversions (the check once failed on a wrong expectation, and every draw went
+    through the property unnoticed)."""
+    from tinytorch._random import engine
+
+    assert engine._state_layout_holds()
+    bitgen = np.random.MT19937(3)
+    bitgen.random_raw(5)
+    key, pos = engine._live_state(bitgen)
+    st = bitgen.state["state"]
+    assert np.array_equal(key, st["key"]) and int(pos[0]) == st["pos"]
+
+
 @pytest.mark.bitexact
 def test_generator_kernels_through_the_state_property(calls, monkeypatch):
     """Where numpy's MT19937 state could not be read in place, the kernels draw through its ``state``
