@@ -23,7 +23,8 @@ HEADER = '''"""Known differences of the OpInfo walk (tests/opinfo/test_opinfo.py
 
 Each row is a sample of PyTorch's op_db where tinytorch's result differs from PyTorch's; the reason says
 what differs. ``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks:
-test_opinfo fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on some paths
+a listed row that matches on a machine is reported there (tests/_known_rows.py) and moved or deleted by a
+maintainer. ``PATH_DEPENDENT``: rows that differ on some paths
 and match on others (PyTorch's kernels round differently per path, and so do numpy's SIMD kernels and
 OpenBLAS's per-CPU kernels under tinytorch): "differs on" names the paths; such a row may match or
 differ. Regenerate with ``python tests/_opinfo_update.py`` after fixing ops."""

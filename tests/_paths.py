@@ -93,7 +93,8 @@ def onednn_path() -> str | None:
 @functools.cache
 def mkl_path() -> str | None:
     """The ISA of the kernels MKL (PyTorch's BLAS on x86: mm, bmm, affine_grid's product) runs here:
-    "AVX512", "AVX2", ... as MKL's verbose header names it, or None without MKL. MKL picks them by the
+    "AVX512", "AVX2", ... as MKL's verbose header names it, or None without MKL or where the header names no
+    ISA (MKL on an AMD CPU says only "Intel(R) Architecture processors"). MKL picks them by the
     CPU it finds (MKL_ENABLE_INSTRUCTIONS caps it), not by ATEN_CPU_CAPABILITY."""
     import torch
 
@@ -300,13 +301,32 @@ def walk_paths() -> dict:
             "aten-default": {"ATEN_CPU_CAPABILITY": "default"}, "avx2-machine": avx2}
 
 
+@functools.cache
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (/proc/cpuinfo), or the platform's processor string:
+    MKL and oneDNN pick kernels by vendor and model, so the lists name the machine a path was walked on."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
 def label() -> str:
-    """This process's path in a few words, for the known-difference lists."""
+    """This process's path in a few words, for the known-difference lists: the CPU, then each library's
+    kernel path (a path walked on another CPU is another label, so walking here never rewrites what the
+    lists say of the other machines)."""
     import tinytorch
 
     blas = tinytorch.backends.cpu.kernels()["blas"]
     core = blas.split("(")[1].split(" kernel")[0] if "kernel" in blas else blas
-    return f"PyTorch {torch_path()}, oneDNN {onednn_path()}, MKL {mkl_path()}, numpy {numpy_path()}, BLAS {core}"
+    return (f"{cpu_model()}: PyTorch {torch_path()}, oneDNN {onednn_path()}, MKL {mkl_path()}, "
+            f"numpy {numpy_path()}, BLAS {core}")
 
 
 def walk_everywhere(script: str, args: list, names=None, jobs: int = 2) -> dict:

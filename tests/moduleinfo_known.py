@@ -1,7 +1,7 @@
 """Known differences of the module_db walk (tests/opinfo/test_opinfo_moduleinfo.py): entry -> {"sample:init|fwd|bwd": reason}.
 
-``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks: test_moduleinfo
-fails for a listed row that matches now. ``PATH_DEPENDENT``: rows that differ on some paths only
+``KNOWN``: rows that differ on every CPU path walked (``PATHS``); the list only shrinks: a listed row that
+matches on a machine is reported there (tests/_known_rows.py) and moved or deleted by a maintainer. ``PATH_DEPENDENT``: rows that differ on some paths only
 ("differs on" names them); such a row may match or differ. Regenerate with
 ``python tests/_moduleinfo_update.py`` after fixing modules."""
 

@@ -12,8 +12,8 @@ close), and a numpy RuntimeWarning raised inside tinytorch turned into an error 
 verdict). Samples the finite walk already knows to differ (``opinfo_known.py``) are left out, so what
 fails here is about the non-finite values.
 
-Differences that are not failures of this test are listed in ``NONFINITE_KNOWN`` with one reason each; the
-list only shrinks (a listed row that matches now fails the test). Rows whose PyTorch result depends on the
+Differences that are not failures of this test are listed in ``NONFINITE_KNOWN`` with one reason each; a
+listed row that matches here is reported, not failed (``_known_rows.py``). Rows whose PyTorch result depends on the
 CPU path (``ATEN_CPU_CAPABILITY=default|avx2|avx512``) are in ``NONFINITE_EITHER``: they may match or differ.
 ``python tests/opinfo/test_opinfo_nonfinite.py [SUBSTRING ...]`` prints every difference found."""
 from __future__ import annotations
@@ -30,6 +30,7 @@ from torch.testing._internal.common_methods_invocations import op_db  # noqa: E4
 from torch.testing._internal.opinfo.core import SampleInput  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _known_rows  # noqa: E402
 import _opinfo  # noqa: E402
 from opinfo_known import KNOWN, PATH_DEPENDENT  # noqa: E402
 
@@ -148,8 +149,8 @@ def _differences(result: dict) -> dict:
 
 # -- known differences -------------------------------------------------------------------------------------
 # entry -> (reason, rows): rows of the sweep where tinytorch's values differ from PyTorch's on every CPU path
-# (ATEN_CPU_CAPABILITY default, avx2 and avx512 walked). The list only shrinks: a listed row that matches now
-# fails the test. No row here is a leaked warning.
+# (ATEN_CPU_CAPABILITY default, avx2 and avx512 walked). A listed row that matches here is reported
+# (tests/_known_rows.py). No row here is a leaked warning.
 _LAPACK = ("LAPACK on a matrix holding inf or NaN: MKL's (PyTorch) and OpenBLAS's (numpy) results past the first "
            "non-finite entry are implementation-defined")
 _POLY_NAN = ("x = NaN (n >= 2): PyTorch's recurrence loop stops on isnan(q) before its first step and returns its "
@@ -287,10 +288,7 @@ def test_non_finite_samples_silently_as_pytorch(opinfo):
     found = _differences(result)
     known = set(NONFINITE_KNOWN.get(key, ("", ()))[1])
     either = set(NONFINITE_EITHER.get(key, ("", ()))[1])
-    new = {k: v for k, v in found.items() if k not in known and k not in either}
-    fixed = sorted(known - set(found))
-    assert not new, f"inf/NaN samples that differ from PyTorch (or warn), not listed in NONFINITE_KNOWN: {new}"
-    assert not fixed, f"listed in NONFINITE_KNOWN but now matching PyTorch (delete the rows): {fixed}"
+    _known_rows.judge("NONFINITE_KNOWN (inf/NaN samples that differ from PyTorch, or warn)", key, found, known, either)
 
 
 def test_sweep_covers_the_op_db():
