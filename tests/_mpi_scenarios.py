@@ -186,6 +186,8 @@ def die(rank: int, world: int) -> list:
     ddp = DDP(nn.Linear(4, 2))
     for step in range(1000):
         if rank == 1 and step == 3:
+            with open(os.path.join(sys.argv[2], "die.1.pid"), "w") as f:  # MPICH's mpiexec names the dead by pid
+                f.write(str(os.getpid()))
             os.kill(os.getpid(), 9)
         ddp(torch.ones(2, 4)).sum().backward()
     return ["rank 0 trained on although rank 1 died"]

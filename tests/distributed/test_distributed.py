@@ -69,7 +69,7 @@ def test_calls_before_init_raise_pytorchs_error(call):
 
 
 def test_other_backends_are_refused():
-    with pytest.raises(RuntimeError, match="only the 'mpi' backend"):
+    with pytest.raises(RuntimeError, match="supports the 'gloo' and 'mpi' backends"):
         dist.init_process_group("nccl")
 
 
@@ -142,7 +142,10 @@ def test_a_dying_rank_stops_the_job_and_is_named(tmp_path, scenario, needle):
     proc = _launch([str(HERE / "_mpi_scenarios.py"), scenario, str(tmp_path)], timeout=60)
     assert proc.returncode != 0
     assert time.monotonic() - start < 60
-    assert needle in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    if scenario == "die" and "BAD TERMINATION" in out:  # MPICH's mpiexec names the dead process by its pid
+        needle = f"PID {(tmp_path / 'die.1.pid').read_text()}"
+    assert needle in out, out
     assert not (tmp_path / f"{scenario}.0.json").exists()
 
 

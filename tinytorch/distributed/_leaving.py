@@ -38,8 +38,9 @@ class Departures:
             raise RuntimeError(f"[Rank {self.rank}] {name}: {who} left the job while this rank waited for "
                                f"{waiting_for}; every rank must make the same collective calls")
 
-    def leave(self, timeout_s: float) -> None:
-        """Announce this rank's exit to every other rank, then wait (bounded) until all have left."""
+    def leave(self, timeout_s: float, wait: bool = True, watch=None) -> None:
+        """Announce this rank's exit to every other rank; then, with ``wait``, wait (bounded) until all
+        have left, or until the watch (joined processes) reports a rank that died."""
         status = self.exit_status
         if status is None or status == 0:
             text = "exit status 0"
@@ -48,11 +49,24 @@ class Departures:
         else:
             text = f"exit status 1: {str(status)[:200]}"
         sends = [self.comm.isend((self.rank, text), dest=r, tag=_TAG) for r in range(self.size) if r != self.rank]
+        if not wait:  # failing: give the notes a moment to go out, wait for nobody
+            deadline = time.monotonic() + 1.0
+            while not all(s.Test() for s in sends) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return
         everyone = self.comm.Ibarrier()
         deadline = time.monotonic() + timeout_s
         while not everyone.Test():
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or (watch is not None and watch.dead):
                 return
             time.sleep(0.01)
+        # every rank has sent its note: take them all in, so none is left unmatched inside MPI
+        from mpi4py import MPI
+
+        status, deadline = MPI.Status(), time.monotonic() + 1.0
+        while len(self.left) < self.size - 1 and time.monotonic() < deadline:
+            if self.comm.Iprobe(source=MPI.ANY_SOURCE, tag=_TAG, status=status):
+                rank, text = self.comm.recv(source=status.Get_source(), tag=_TAG)
+                self.left[rank] = text
         for s in sends:
             s.Test()

