@@ -21,6 +21,7 @@ import threading
 import time
 from urllib.parse import parse_qs, urlparse
 
+from . import _join as _joining
 from ._leaving import Departures
 
 
@@ -271,8 +272,6 @@ def _rendezvous(init_method, rank: int, world_size: int):
 
 
 def _join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: float):
-    from . import _join
-
     if world_size == 1:
         return MPI.COMM_WORLD, None
     if "Open MPI" in MPI.Get_library_version():
@@ -287,8 +286,8 @@ def _join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: floa
     guard.daemon = True
     guard.start()
     try:
-        return _join.join(MPI, rank, world_size, addr, port, timeout_s)
-    except _join.JoinError as e:
+        return _joining.join(MPI, rank, world_size, addr, port, timeout_s)
+    except _joining.JoinError as e:
         raise RuntimeError(f"[Rank {rank}] init_process_group: {e}") from None
     finally:
         guard.cancel()
