@@ -29,6 +29,7 @@ import sys
 
 import numpy as np
 
+from ..._quiet_fp import silent
 from . import parallel
 
 __all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
@@ -207,6 +208,7 @@ def _ptr(a: np.ndarray) -> int:
     return a.ctypes.data
 
 
+@silent  # (inf and NaN compute silently, as PyTorch's products do)
 def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> None:
     """ATen's ``addmm_impl_cpu_`` on a C-contiguous 2-d ``c`` that holds the input to add (when beta is not 0):
     c = beta c + alpha m1 m2, with PyTorch's choice of transposes, leading dimensions and copies."""
@@ -295,6 +297,7 @@ def _contiguous_or_transposed(s: tuple, shape: tuple) -> bool:
     return (s[2] == 1 and (shape[1] == 1 or s[1] >= shape[2])) or (s[1] == 1 and (shape[2] == 1 or s[2] >= shape[1]))
 
 
+@silent
 def _baddbmm_into(c: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha, is_bmm: bool) -> None:
     """ATen's ``bmm_out_or_baddbmm_`` on a C-contiguous 3-d ``c`` (holding the input to add, for baddbmm)."""
     bs, rows, k = a.shape
