@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .._ops._kernels import compiled
+from .._ops._kernels import compiled, mkl_gemm
 
 __all__ = ["get_cpu_capability", "kernels", "describe"]
 
@@ -76,16 +76,21 @@ def _blas() -> str:
 
 def kernels() -> dict:
     """{"numpy": version, "simd": numpy's dispatch targets this CPU runs, "capability": get_cpu_capability(),
-    "blas": numpy's BLAS with its kernel and threads, "compiled": the optional compiled kernels (numba's
-    version, or why there are none; numba itself is not imported here)}."""
+    "blas": numpy's BLAS with its kernel and threads, "gemm": the library of the float32/float64 matrix
+    products when it is not numpy's (MKL, the ``[mkl]`` extra: loaded here if installed) or None,
+    "compiled": the optional compiled kernels (numba's version, or why there are none; numba itself is not
+    imported here)}."""
     return {"numpy": np.__version__, "simd": _numpy_targets(),
-            "capability": get_cpu_capability(), "blas": _blas(), "compiled": compiled.describe()}
+            "capability": get_cpu_capability(), "blas": _blas(), "gemm": mkl_gemm.describe(),
+            "compiled": compiled.describe()}
 
 
 def describe() -> str:
     """One line naming the kernels tinytorch's arrays run on, e.g.
     ``numpy 2.4.6 (SIMD AVX512: X86_V3 X86_V4 AVX512_ICL), BLAS OpenBLAS 0.3.31 (Zen kernel, 2 threads),
-    compiled kernels: numba 0.68.1``."""
+    GEMMs MKL 2024.2 (GNU OpenMP, 2 threads), compiled kernels: numba 0.68.1`` (no "GEMMs" without the
+    ``[mkl]`` extra: numpy's BLAS computes them)."""
     k = kernels()
+    gemm = f"GEMMs {k['gemm']}, " if k["gemm"] else ""
     return (f"numpy {k['numpy']} (SIMD {k['capability']}: {' '.join(k['simd']) or 'baseline only'}), BLAS {k['blas']}, "
-            f"compiled kernels: {k['compiled']}")
+            f"{gemm}compiled kernels: {k['compiled']}")

@@ -40,7 +40,7 @@ from .openblas import openblas_library
 
 __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads", "parallel_for", "run", "ranges", "elementwise",
-           "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads"]
+           "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads", "on_set_num_threads"]
 
 # PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
 GRAIN = 32768
@@ -113,10 +113,21 @@ def _check_count(n, name: str) -> int:
 
 def set_num_threads(n: int) -> None:
     """Use ``n`` threads for intra-op parallel work, numpy's OpenBLAS included (as PyTorch sets its
-    OpenMP and MKL thread counts)."""
+    OpenMP and MKL thread counts), and MKL's where it runs the GEMMs (``on_set_num_threads``)."""
     global _threads
     _threads = _check_count(n, "set_num_threads")
     _blas_set(_threads)
+    for fn in _thread_listeners:
+        fn(_threads)
+
+
+_thread_listeners: list = []  # libraries loaded later whose thread count follows set_num_threads (MKL's)
+
+
+def on_set_num_threads(fn) -> None:
+    """Call ``fn(n)`` whenever set_num_threads(n) runs (once per function)."""
+    if fn not in _thread_listeners:
+        _thread_listeners.append(fn)
 
 
 def get_num_interop_threads() -> int:

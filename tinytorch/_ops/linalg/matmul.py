@@ -14,6 +14,7 @@ from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
 from .._kernels.blas_outer import blas_outer
+from .._kernels.mkl_gemm import gemms
 from .._core.record import record
 from .._core.registry import op
 from ..._quiet_fp import cast
@@ -143,13 +144,17 @@ _LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 _BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
 
 
-def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_requires_grad: bool = False):
     """np.matmul, except that an inner dimension of 1 is computed as the outer product it is.
 
     Each element is then one product and no sum, so the values are PyTorch's (signed zeros too); but
     OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
     a batch of one is exactly this case). half and bfloat16 accumulate in float32 and round once, as
-    PyTorch's CPU GEMM does."""
+    PyTorch's CPU GEMM does. With MKL (the ``[mkl]`` extra) float32/float64 products are PyTorch's own
+    calls, whose folds depend on which operand requires grad."""
+    mkl = gemms()
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype:
+        return mkl.matmul(a, b, a_requires_grad, b_requires_grad)
     if a.dtype in _LOWP_OR_NARROW:
         if a.dtype in NARROW_NP:  # float8: float products and sums, rounded once; complex32 and e8m0 refuse
             return narrow.matmul(a, b, _np_matmul)
@@ -238,7 +243,7 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         raise _shape_error(ad, bd)
     if ad.ndim > 2 or bd.ndim > 2:
         broadcast_shapes(ad.shape[:-2], bd.shape[:-2])  # PyTorch's text for clashing batch dims
-    out = as_array(_np_matmul(ad, bd))
+    out = as_array(_np_matmul(ad, bd, a._requires_grad, b._requires_grad))
     if _State.enabled and (a._requires_grad or b._requires_grad):
         if cls is None:
             cls = _node_cls(a, b)

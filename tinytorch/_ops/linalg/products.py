@@ -29,6 +29,7 @@ from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
+from .._kernels.mkl_gemm import gemms
 from .._core.batching import composite, level_of
 
 
@@ -381,8 +382,14 @@ def _lowp_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a @ b
 
 
-def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
+def _addmul(node_cls, input, m1, m2, prod, beta, alpha):
+    """beta input + alpha prod, recorded; ``prod`` the product's array, or a function of (input's array, beta,
+    alpha) giving the whole sum (MKL's GEMM, which adds the input itself), called once the shapes are checked."""
     x = input._data
+    fused = None if isinstance(prod, np.ndarray) else prod
+    if fused is not None:
+        prod = np.empty(((m1._data.shape[0],) if m1._data.ndim == 3 else ()) + m1._data.shape[-2:-1]
+                        + m2._data.shape[-1:], m1._data.dtype)  # (its shape only; never filled)
     dt = prod.dtype
     if m1._data.dtype in LOWP_NP:  # products, sums and scaling in float32, rounded once (PyTorch's CPU GEMM)
         dt = m1._data.dtype
@@ -393,8 +400,11 @@ def _addmul(node_cls, input, m1, m2, prod: np.ndarray, beta, alpha):
     if shape != prod.shape:
         raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
                            f"({x.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
-    base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
-    r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
+    if fused is not None:
+        r = fused(x, beta, alpha)
+    else:
+        base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
+        r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
     return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
                   need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
                   geoms=tuple((m._data.shape, m._data.strides, m._data.itemsize) for m in (m1, m2)))  # read lazily
@@ -414,6 +424,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
+    mkl = gemms()
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype == input._data.dtype:
+        return _addmul(AddmmBackward0, input, mat1, mat2, lambda x, beta, alpha: mkl.addmm(x, a, b, beta, alpha),
+                       beta, alpha)
     return _addmul(AddmmBackward0, input, mat1, mat2, _lowp_matmul(a, b), beta, alpha)
 
 
@@ -446,6 +460,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alph
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    mkl = gemms()
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype == input._data.dtype:
+        return _addmul(BaddbmmBackward0, input, batch1, batch2,
+                       lambda x, beta, alpha: mkl.baddbmm(x, a, b, beta, alpha), beta, alpha)
     return _addmul(BaddbmmBackward0, input, batch1, batch2, _lowp_matmul(a, b), beta, alpha)
 
 

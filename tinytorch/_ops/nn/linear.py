@@ -15,6 +15,7 @@ from ..._dtype import FROM_NP, LOWP_NP, complex64, complex128
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import elem_strides
 from ...tensor import Tensor, _make
+from .._kernels.mkl_gemm import gemms
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of
 from .._core.record import Edge, record
@@ -135,14 +136,18 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     lowp = storage in LOWP_NP
     if lowp:  # float32 products, sums and bias, rounded once (PyTorch's CPU addmm for half and bfloat16)
         x, w = x.astype(np.float32), w.astype(np.float32)
-    if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
-        # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
-        # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
-        out = _gemm(w, x.T).T.copy()
+    mkl = None if lowp else gemms()
+    if mkl is not None and x.dtype in mkl.FLOATS:  # PyTorch's addmm(b, x, W.t()): the bias added inside the GEMM
+        out = mkl.mm(x, w.T) if bias is None else mkl.addmm(bias._data, x, w.T)
     else:
-        out = _gemm(x, w.T)
-    if bias is not None:
-        out += bias._data  # in place: the product is a fresh array
+        if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
+            # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
+            # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
+            out = _gemm(w, x.T).T.copy()
+        else:
+            out = _gemm(x, w.T)
+        if bias is not None:
+            out += bias._data  # in place: the product is a fresh array
     if lowp:
         out = cast(out, storage)
     rg_x, rg_w = input._requires_grad, weight._requires_grad

@@ -1,0 +1,496 @@
+"""PyTorch's own GEMMs, the optional ``[mkl]`` extra: Intel MKL (the release PyTorch's CPU wheel links), called
+through ctypes the way ATen's CPU kernels call it, so that each float32/float64 product is PyTorch's bit for
+bit (numpy's OpenBLAS rounds many shapes differently, and training amplifies the last bit).
+
+What "the way ATen calls it" means, per op (ATen's ``LinearAlgebra.cpp`` and ``CPUBlas.cpp``):
+
+- ``mm`` / ``addmm`` (and ``linear``, which is ``addmm(bias, x, W.t())``): the result is taken as a
+  column-major matrix, or as the transpose of one with the operands swapped; each operand is passed as it is
+  laid out (transposed or not, its leading dimension from its strides) or copied to a contiguous matrix when
+  neither layout fits. With a bias the result is first filled with it and the GEMM adds its product with
+  beta = 1 (so the bias is added inside MKL's kernel, as PyTorch's addmm adds it). Degenerate sizes get
+  BLAS's normalised leading dimensions (``normalize_last_dims``).
+- ``bmm`` / ``baddbmm``: below 400 multiply-adds per matrix a plain loop (a sum in order over the inner
+  dimension, one rounding per multiply and per add); batches of contiguous or transposed matrices one
+  ``cblas_?gemm_batch`` call; anything else one addmm per matrix.
+- ``matmul``: ATen's folding: 1-d cases to ``dot`` / ``mv`` / ``mm``, a >= 3-d operand against a matrix folded
+  into rows for one ``mm`` (when the fold is a view, or the smaller operand requires grad), else both
+  broadcast and flattened into one ``bmm``.
+
+MKL runs on GNU OpenMP (its GNU threading layer), as in PyTorch's wheel: Intel's OpenMP runtime splits some
+GEMMs across threads with other floats. Its thread count follows ``tinytorch.set_num_threads``. Nothing here
+is imported by ``import tinytorch``: the first GEMM looks for the library (``libmkl_rt.so.2`` of the ``mkl``
+wheel, in this environment's ``lib/``), and a missing or failing MKL leaves every product on numpy,
+silently. ``TINYTORCH_NO_MKL=1`` keeps numpy's products even where MKL is installed."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from ..._quiet_fp import silent
+from . import parallel
+
+__all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+FLOATS = frozenset((_F32, _F64))  # the dtypes MKL computes here (complex, half and the rest stay numpy's)
+_COL, _N, _T = 102, 111, 112  # CBLAS's column-major layout, no-transpose, transpose
+_GNU, _SEQUENTIAL = 3, 1  # MKL's threading layers
+_SMALL_BMM = 400  # ATen runs bmm/baddbmm of fewer multiply-adds per matrix as a plain loop
+_state: dict | None = None  # the loaded library's functions; None: not looked for yet
+_failed = False  # looked for, and not there (or not working)
+
+
+def _candidates() -> list:
+    """Where the ``mkl`` wheel puts ``libmkl_rt.so.2``: the ``lib/`` of this environment's prefix (a venv's,
+    the interpreter's, or the user scheme's)."""
+    import site
+
+    roots = [sys.prefix, sys.base_prefix, getattr(site, "USER_BASE", None) or ""]
+    out = []
+    for root in roots:
+        path = os.path.join(root, "lib", "libmkl_rt.so.2")
+        if root and path not in out and os.path.exists(path):
+            out.append(path)
+    return out
+
+
+def _load() -> dict | None:
+    import ctypes
+
+    for path in _candidates():
+        try:
+            ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)  # MKL's GNU threading layer needs it loaded
+            gnu = True
+        except OSError:
+            gnu = False
+        if not os.path.exists(os.path.join(os.path.dirname(path), "libmkl_gnu_thread.so.2")):
+            gnu = False
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        set_layer = lib.MKL_Set_Threading_Layer
+        set_layer.argtypes, set_layer.restype = [ctypes.c_int], ctypes.c_int
+        # one layer for the process, chosen before the first call: GNU OpenMP as PyTorch's wheel has it (without
+        # libgomp, sequential: PyTorch's floats on one thread)
+        if set_layer(_GNU if gnu else _SEQUENTIAL) < 0:
+            continue
+        real = {_F32: ctypes.c_float, _F64: ctypes.c_double}
+        i, p = ctypes.c_int, ctypes.c_void_p
+        fns = {}
+        for dt, c in (("s", _F32), ("d", _F64)):
+            gemm = getattr(lib, f"cblas_{dt}gemm")
+            gemm.restype = None
+            gemm.argtypes = [i, i, i, i, i, i, real[c], p, i, p, i, real[c], p, i]
+            batch = getattr(lib, f"cblas_{dt}gemm_batch")
+            batch.restype = None
+            batch.argtypes = [i, p, p, p, p, p, p, p, p, p, p, p, p, p, i, p]
+            gemv = getattr(lib, f"cblas_{dt}gemv")
+            gemv.restype = None
+            gemv.argtypes = [i, i, i, i, real[c], p, i, p, i, real[c], p, i]
+            dot = getattr(lib, f"cblas_{dt}dot")
+            dot.restype = real[c]
+            dot.argtypes = [i, p, i, p, i]
+            fns[c] = (gemm, batch, gemv, dot, real[c])
+        set_threads_fn = lib.MKL_Set_Num_Threads
+        set_threads_fn.argtypes, set_threads_fn.restype = [ctypes.c_int], None
+        buf = ctypes.create_string_buffer(256)
+        lib.MKL_Get_Version_String(buf, 256)
+        words = buf.value.decode(errors="replace").split()
+        version = next((w for w in words if w[:1].isdigit()), "?").split("-")[0]
+        state = {"lib": lib, "fns": fns, "set_threads": set_threads_fn, "version": version, "path": path,
+                 "layer": "GNU OpenMP" if gnu else "sequential", "threads": 1}
+        if not _self_check(state):
+            continue
+        return state
+    return None
+
+
+def _self_check(state: dict) -> bool:
+    """A few products against float64 sums: a library that loads but computes nonsense is not used."""
+    rng = np.random.default_rng(1)
+    global _state
+    saved, _state = _state, state
+    try:
+        for dt in (_F32, _F64):
+            a = rng.standard_normal((37, 19)).astype(dt)
+            b = rng.standard_normal((19, 23)).astype(dt)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            for got in (mm(a, b), mm(a.T.copy().T, b), bmm(a[None].repeat(3, 0), b[None].repeat(3, 0))[2]):
+                if not np.allclose(got, want, rtol=1e-4, atol=1e-4):
+                    return False
+        return True
+    except Exception:  # noqa: BLE001 - any failure: not used
+        return False
+    finally:
+        _state = saved
+
+
+def gemms():
+    """This module, with MKL loaded (on the first call), or None where MKL is missing, failing or switched off
+    (``TINYTORCH_NO_MKL=1``): the hook through which the ops' float32/float64 products reach MKL."""
+    if _state is not None:
+        return _MODULE
+    if _failed:
+        return None
+    return _first_use()
+
+
+def _first_use():
+    global _state, _failed
+    if os.environ.get("TINYTORCH_NO_MKL", "") not in ("", "0"):
+        _failed = True
+        return None
+    try:
+        state = _load()
+    except Exception:  # noqa: BLE001 - a broken install leaves numpy's products
+        state = None
+    if state is None:
+        _failed = True
+        return None
+    _state = state
+    set_threads(parallel.get_num_threads())
+    parallel.on_set_num_threads(set_threads)
+    return _MODULE
+
+
+def set_threads(n: int) -> None:
+    """MKL's thread count (PyTorch sets it with its intra-op count)."""
+    if _state is not None:
+        _state["set_threads"](int(n))
+        _state["threads"] = int(n)
+
+
+def describe() -> str | None:
+    """"MKL 2024.2 (GNU OpenMP, 2 threads)" where MKL runs the GEMMs, else None."""
+    if gemms() is None:
+        return None
+    t = _state["threads"]
+    return f"MKL {_state['version']} ({_state['layer']}, {t} thread{'' if t == 1 else 's'})"
+
+
+# -- ATen's BLAS calls -----------------------------------------------------------------------------------
+def _strides(a: np.ndarray) -> tuple | None:
+    """``a``'s strides in elements, or None where they are not whole elements or negative (ATen never has
+    those: such an operand is copied)."""
+    out = []
+    for s in a.strides:
+        q, r = divmod(s, a.itemsize)
+        if r or q < 0:
+            return None
+        out.append(q)
+    return tuple(out)
+
+
+def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a, lda: int, b, ldb: int, beta, c, ldc: int) -> None:
+    """``cpublas::gemm``: column-major C = alpha op(A) op(B) + beta C on data pointers, after BLAS's
+    normalisation of the leading dimensions of degenerate sizes."""
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    gemm = _state["fns"][c.dtype][0]
+    gemm(_COL, _T if ta else _N, _T if tb else _N, m, n, k, alpha, a, lda, b, ldb, beta, c.ctypes.data, ldc)
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+@silent  # (inf and NaN compute silently, as PyTorch's products do)
+def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> None:
+    """ATen's ``addmm_impl_cpu_`` on a C-contiguous 2-d ``c`` that holds the input to add (when beta is not 0):
+    c = beta c + alpha m1 m2, with PyTorch's choice of transposes, leading dimensions and copies."""
+    rows, cols = c.shape
+    if rows == 0 or cols == 0:
+        return
+    k_all = m1.shape[1]
+    if k_all == 0:
+        if beta == 0:
+            c.fill(0)
+        else:
+            c *= c.dtype.type(beta)
+        return
+    cs = _strides(c)
+    s1, s2 = _strides(m1), _strides(m2)
+    if s1 is None:
+        m1 = np.ascontiguousarray(m1)
+        s1 = _strides(m1)
+    if s2 is None:
+        m2 = np.ascontiguousarray(m2)
+        s2 = _strides(m2)
+    if cs[0] == 1 and (cols == 1 or cs[1] >= max(1, rows)):
+        tc = False
+    else:  # C-contiguous: the transposed problem C^T = m2^T m1^T in column-major terms
+        tc = True
+        m1, m2, s1, s2 = m2, m1, s2, s1
+    m = cols if tc else rows
+    n = rows if tc else cols
+    k = m1.shape[0] if tc else m1.shape[1]
+    i0, i1 = (1, 0) if tc else (0, 1)
+    if s1[i0] == 1 and s1[i1] >= max(1, m):
+        ta = False
+    elif s1[i1] == 1 and s1[i0] >= max(1, k):
+        ta = True
+    else:
+        ta = not tc
+        m1 = np.ascontiguousarray(m1)
+        s1 = _strides(m1)
+    if s2[i0] == 1 and s2[i1] >= max(1, k):
+        tb = False
+    elif s2[i1] == 1 and s2[i0] >= max(1, n):
+        tb = True
+    else:
+        tb = not tc
+        m2 = np.ascontiguousarray(m2)
+        s2 = _strides(m2)
+    lda = s1[1 if ta == tc else 0]
+    ldb = s2[1 if tb == tc else 0]
+    ldc = cs[0 if tc else 1]
+    _gemm(ta, tb, m, n, k, alpha, _ptr(m1), lda, _ptr(m2), ldb, beta, c, ldc)
+
+
+def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``torch.mm`` of two 2-d arrays of one float dtype: a new C-contiguous result."""
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    _addmm_into(out, a, b, 0.0, 1.0)
+    return out
+
+
+def addmm(inp: np.ndarray, a: np.ndarray, b: np.ndarray, beta=1, alpha=1) -> np.ndarray:
+    """``torch.addmm``: beta inp + alpha (a b), ``inp`` broadcast to the result (filled in first, the product
+    added by the GEMM with beta)."""
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    if beta != 0:
+        np.copyto(out, inp, casting="unsafe")
+    _addmm_into(out, a, b, beta, alpha)
+    return out
+
+
+def _small_bmm(c: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha, is_bmm: bool) -> None:
+    """ATen's ``baddbmm_cpu_kernel``: each element a sum in order over k from 0, one rounding per product and
+    per addition; then beta c + alpha sum."""
+    dt = c.dtype.type
+    acc = np.zeros(c.shape, c.dtype)
+    for k in range(a.shape[2]):
+        acc += a[:, :, k, None] * b[:, None, k, :]
+    if is_bmm:
+        c[...] = acc
+    elif beta == 0:
+        np.multiply(acc, dt(alpha), out=c)
+    else:
+        np.add(c * dt(beta), acc * dt(alpha), out=c)
+
+
+def _contiguous_or_transposed(s: tuple, shape: tuple) -> bool:
+    return (s[2] == 1 and (shape[1] == 1 or s[1] >= shape[2])) or (s[1] == 1 and (shape[2] == 1 or s[2] >= shape[1]))
+
+
+@silent
+def _baddbmm_into(c: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha, is_bmm: bool) -> None:
+    """ATen's ``bmm_out_or_baddbmm_`` on a C-contiguous 3-d ``c`` (holding the input to add, for baddbmm)."""
+    bs, rows, k = a.shape
+    cols = b.shape[2]
+    if c.size == 0:
+        return
+    if k == 0:
+        if is_bmm or beta == 0:
+            c.fill(0)
+        else:
+            c *= c.dtype.type(beta)
+        return
+    if k * rows * cols < _SMALL_BMM:
+        _small_bmm(c, a, b, beta, alpha, is_bmm)
+        return
+    sa, sb = _strides(a), _strides(b)
+    if sa is None:
+        a = np.ascontiguousarray(a)
+        sa = _strides(a)
+    if sb is None:
+        b = np.ascontiguousarray(b)
+        sb = _strides(b)
+    if _contiguous_or_transposed(sa, a.shape) and _contiguous_or_transposed(sb, b.shape):
+        # baddbmm_with_gemm_: C^T = B^T A^T per matrix, column-major
+        ta = sb[1] == 1 and sb[2] >= b.shape[1]
+        tb = sa[1] == 1 and sa[2] >= a.shape[1]
+        m, n = cols, rows
+        lda = sb[2 if ta else 1]
+        ldb = sa[2 if tb else 1]
+        ldc = cols
+        if bs == 1:
+            _gemm(ta, tb, m, n, k, alpha, _ptr(b), lda, _ptr(a), ldb, beta, c, ldc)
+            return
+        if n == 1:
+            ldc = m
+        if ta:
+            if m == 1:
+                lda = k
+        elif k == 1:
+            lda = m
+        if tb:
+            if k == 1:
+                ldb = n
+        elif n == 1:
+            ldb = k
+        if lda >= max(1, k if ta else m) and ldb >= max(1, n if tb else k) and ldc >= max(1, m):
+            _gemm_batch(ta, tb, bs, m, n, k, alpha, b, sb[0], lda, a, sa[0], ldb, beta, c, ldc)
+            return
+        for i in range(bs):
+            _gemm(ta, tb, m, n, k, alpha, _ptr(b) + i * sb[0] * b.itemsize, lda, _ptr(a) + i * sa[0] * a.itemsize,
+                  ldb, beta, c[i], ldc)
+        return
+    for i in range(bs):  # one addmm per matrix
+        _addmm_into(c[i], a[i], b[i], 0.0 if is_bmm else beta, 1.0 if is_bmm else alpha)
+
+
+def _gemm_batch(ta, tb, bs, m, n, k, alpha, a, stride_a, lda, b, stride_b, ldb, beta, c, ldc) -> None:
+    """MKL's grouped batch GEMM, one group of ``bs`` column-major products (``mkl_gemm_batched``)."""
+    batch = _state["fns"][c.dtype][1]
+    size = c.itemsize
+    ptrs = np.empty((3, bs), np.uintp)
+    step = np.arange(bs, dtype=np.uintp)
+    ptrs[0] = _ptr(a) + step * np.uintp(stride_a * size)
+    ptrs[1] = _ptr(b) + step * np.uintp(stride_b * size)
+    ptrs[2] = _ptr(c) + step * np.uintp(m * n * size)
+    ints = np.array([_T if ta else _N, _T if tb else _N, m, n, k, lda, ldb, ldc, bs], np.intc)
+    scal = np.array([alpha, beta], c.dtype)
+    addr = ints.ctypes.data
+    isz = ints.itemsize
+    batch(_COL, addr, addr + isz, addr + 2 * isz, addr + 3 * isz, addr + 4 * isz, scal.ctypes.data,
+          ptrs[0].ctypes.data, addr + 5 * isz, ptrs[1].ctypes.data, addr + 6 * isz, scal.ctypes.data + scal.itemsize,
+          ptrs[2].ctypes.data, addr + 7 * isz, 1, addr + 8 * isz)
+
+
+def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``torch.bmm`` of two 3-d arrays of one float dtype: a new C-contiguous result."""
+    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
+    _baddbmm_into(out, a, b, 0.0, 1.0, True)
+    return out
+
+
+def baddbmm(inp: np.ndarray, a: np.ndarray, b: np.ndarray, beta=1, alpha=1) -> np.ndarray:
+    """``torch.baddbmm``: beta inp + alpha (a b), batch by batch, ``inp`` broadcast to the result."""
+    out = np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
+    if beta != 0:
+        np.copyto(out, inp, casting="unsafe")
+    _baddbmm_into(out, a, b, beta, alpha, False)
+    return out
+
+
+def mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``torch.mv``: ATen's ``addmv`` with beta 0: ``?gemv`` on the matrix as it is laid out (column-major,
+    or row-major as a transposed one), a copy otherwise."""
+    rows, cols = a.shape
+    out = np.zeros(rows, a.dtype)
+    if rows == 0 or cols == 0:
+        return out
+    sa, sv = _strides(a), _strides(v)
+    if sa is None:
+        a = np.ascontiguousarray(a)
+        sa = _strides(a)
+    if sv is None or sv[0] == 0:
+        v = np.ascontiguousarray(v)
+        sv = _strides(v)
+    gemv = _state["fns"][a.dtype][2]
+    if sa[0] == 1 and (cols == 1 or sa[1] >= max(1, rows)):
+        trans, m, n, lda = _N, rows, cols, sa[1]
+    elif sa[1] == 1 and (rows == 1 or sa[0] >= max(1, cols)):
+        trans, m, n, lda = _T, cols, rows, sa[0]
+    else:
+        a = np.ascontiguousarray(a)
+        trans, m, n, lda = _T, cols, rows, cols
+    if n == 1:
+        lda = m
+    lda = max(lda, 1, m)
+    gemv(_COL, trans, m, n, 1.0, _ptr(a), lda, _ptr(v), max(sv[0], 1), 0.0, _ptr(out), 1)
+    return out
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``torch.dot``: ``?dot`` on the two vectors as they are strided."""
+    sa, sb = _strides(a), _strides(b)
+    if sa is None or a.shape[0] == 1:
+        a = np.ascontiguousarray(a)
+        sa = (1,)
+    if sb is None or b.shape[0] == 1:
+        b = np.ascontiguousarray(b)
+        sb = (1,)
+    fn = _state["fns"][a.dtype][3]
+    return np.array(fn(a.shape[0], _ptr(a), sa[0], _ptr(b), sb[0]), a.dtype)
+
+
+def _should_fold(a: np.ndarray, b: np.ndarray, b_requires_grad: bool, a_requires_grad: bool) -> bool:
+    """ATen's ``should_fold``: the >= 3-d operand folded into the rows of one mm (or mv)."""
+    larger_first = a.ndim >= b.ndim
+    t1 = a if larger_first else np.swapaxes(b, -1, -2)
+    dim2 = b.ndim if larger_first else a.ndim
+    if not (t1.ndim >= 3 and dim2 <= 2):
+        return False
+    if b_requires_grad if larger_first else a_requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    st = _strides(t1)
+    if st is None:
+        return False
+    return all(st[i] == st[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_requires_grad: bool = False):
+    """``torch.matmul``'s products (ATen's ``_matmul_impl`` without ``out=``) for float32/float64 operands of
+    one dtype whose shapes the caller has checked; the requires-grad flags decide some folds, as in ATen."""
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv(a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return mm(a.reshape(1, -1), b).reshape(-1)
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if _should_fold(a, b, b_requires_grad, a_requires_grad):
+        transpose = b.ndim > a.ndim
+        t1 = np.swapaxes(b, -1, -2) if transpose else a
+        t2 = (a.T if a.ndim == 2 else a) if transpose else b
+        shape = t1.shape[:-1]
+        folded = t1.reshape(-1, t1.shape[-1]) if t1.shape[-1] else t1.reshape(int(np.prod(shape)), 0)
+        if t2.ndim == 2:
+            out = mm(folded, t2).reshape(shape + (t2.shape[1],))
+            return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if transpose else out
+        return mv(folded, t2).reshape(shape)
+    n = a.shape[-2] if a.ndim > 1 else 1
+    m1 = a.shape[-1]
+    batch_a = a.shape[:-2] if a.ndim > 2 else ()
+    m2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    p = b.shape[-1] if b.ndim > 1 else 1
+    batch_b = b.shape[:-2] if b.ndim > 2 else ()
+    if a.ndim == 3 and b.ndim == 3 and batch_a[0] != batch_b[0]:
+        if batch_a[0] == 1 and a_requires_grad:
+            return matmul(a[0], b, a_requires_grad, b_requires_grad)
+        if batch_b[0] == 1 and b_requires_grad:
+            return matmul(a, b[0], a_requires_grad, b_requires_grad)
+    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    count = int(np.prod(batch))
+    a3 = np.broadcast_to(a, batch + (n, m1)).reshape(count, n, m1)
+    if b.ndim == 1:
+        b3 = np.broadcast_to(b, batch + (m2,)).reshape(count, m2, 1)
+    else:
+        b3 = np.broadcast_to(b, batch + (m2, p)).reshape(count, m2, p)
+    out = bmm(a3, b3)
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return out.reshape(shape)
+
+
+_MODULE = sys.modules[__name__]
