@@ -390,3 +390,34 @@ def test_tracing_leaves_module_and_function_attributes_as_they_were():
         ns["fx"].symbolic_trace(ns["refused"])
     assert (tinytorch.nn.Module.__call__, tinytorch.nn.Module.__getattr__, math.sqrt, ns["leaf_helper"]) == before
     assert "len" not in ns  # the global that stood in for the builtin is gone again
+
+
+def test_modules_run_as_usual_in_another_thread_while_tracing():
+    # the tracer stands in for Module.__call__ and __getattr__ on the class; another thread is not traced
+    import threading
+
+    import tinytorch
+
+    other = tinytorch.nn.Linear(3, 2)
+    x = tinytorch.ones(1, 3)
+    seen = {}
+
+    class Traced(tinytorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = tinytorch.nn.Linear(3, 3)
+
+        def forward(self, inp):
+            def elsewhere():
+                seen["out"] = other(x)
+                seen["weight"] = other.weight
+
+            worker = threading.Thread(target=elsewhere)
+            worker.start()
+            worker.join()
+            return self.lin(inp)
+
+    gm = tinytorch.fx.symbolic_trace(Traced())
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module", "output"]
+    assert type(seen["out"]) is tinytorch.Tensor and seen["weight"] is other.weight
+    assert tinytorch.equal(seen["out"], other(x))
