@@ -4,19 +4,27 @@ Where they compute, they do: ``_ExcludeDispatchKeyGuard`` hides dispatch keys fr
 (torchvision's autocast kernels re-enter their operator with the autocast keys excluded), and
 ``DisableTorchFunctionSubclass`` turns off ``__torch_function__`` dispatch of Tensor subclasses inside
 it. The rest state what holds on tinytorch: ``_get_tracing_state()`` is None (no TorchScript tracer),
-``_log_api_usage_once`` records nothing (PyTorch logs API usage to its telemetry only inside Meta)."""
+``_log_api_usage_once`` records nothing (PyTorch logs API usage to its telemetry only inside Meta).
+
+``_nn``, ``_linalg``, ``_special`` and ``_fft`` are the C++ submodules where PyTorch binds some of its public
+functions, under their names there: PyTorch's ``torch.nn.functional.linear`` is ``torch._C._nn.linear`` and
+``torch.linalg.norm`` is ``torch._C._linalg.linalg_norm``. torch.fx names a traced call by that place
+(``torch._C._nn.linear(x, w)`` in generated code), so tinytorch's functions are found there too."""
 from __future__ import annotations
 
 import enum
+import types
 
+from . import fft as _fft_namespace, linalg as _linalg_namespace, special as _special_namespace
 from ._op_namespace import _exclude
+from .nn import functional as _functional
 from ._ops._core.torch_function import dispatch as _dispatch
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",
            "DisableTorchFunction", "_disabled_torch_function_impl", "_get_privateuse1_backend_name",
-           "_is_torch_function_enabled", "_is_torch_function_mode_enabled"]
+           "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "_nn", "_linalg", "_special", "_fft"]
 
 
 class DispatchKey(enum.Enum):
@@ -177,3 +185,31 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     """A ``__torch_function__`` that runs ``func`` with subclass dispatch off and keeps results as they come."""
     with DisableTorchFunctionSubclass():
         return func(*args, **(kwargs or {}))
+
+
+# -- the C++ submodules PyTorch binds public functions in ------------------------------------------------------
+# torch.nn.functional's spellings that PyTorch takes straight from torch._C._nn (the others are Python functions
+# of torch.nn.functional, or torch.X itself): {name in torch._C._nn: name in torch.nn.functional}
+_NN_FUNCTIONAL = {"avg_pool2d": "avg_pool2d", "avg_pool3d": "avg_pool3d", "elu_": "elu_", "gelu": "gelu",
+                  "hardtanh_": "hardtanh_", "leaky_relu_": "leaky_relu_", "linear": "linear",
+                  "log_sigmoid": "logsigmoid", "one_hot": "one_hot",
+                  "scaled_dot_product_attention": "scaled_dot_product_attention", "softplus": "softplus",
+                  "softshrink": "softshrink"}
+
+
+def _submodule(name: str, functions: dict) -> types.ModuleType:
+    module = types.ModuleType(f"{__name__}.{name}")
+    module.__dict__.update(functions)
+    return module
+
+
+def _prefixed(namespace, prefix: str) -> dict:
+    """{prefix + name: function} for every public function of ``namespace`` (torch.linalg.norm is linalg_norm)."""
+    return {prefix + n: f for n, f in vars(namespace).items()
+            if not n.startswith("_") and callable(f) and not isinstance(f, type)}
+
+
+_nn = _submodule("_nn", {ours: getattr(_functional, theirs) for ours, theirs in _NN_FUNCTIONAL.items()})
+_linalg = _submodule("_linalg", _prefixed(_linalg_namespace, "linalg_"))
+_special = _submodule("_special", _prefixed(_special_namespace, "special_"))
+_fft = _submodule("_fft", _prefixed(_fft_namespace, "fft_"))

@@ -2,12 +2,18 @@
 the exception types PyTorch raises; ``torch._sample_dirichlet``."""
 from __future__ import annotations
 
+from ._ops._core.torch_function import subclass_among
+
 __all__ = ["_assert", "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented",
            "_check_is_size", "_sample_dirichlet"]
 
 
 def _assert(condition, message):
-    """``assert condition, message`` (a function, so traced code can call it)."""
+    """``assert condition, message`` (a function, so traced code can call it: a torch.fx Proxy, or another
+    class with ``__torch_function__``, receives the call instead)."""
+    cls = subclass_among((condition,))
+    if cls is not None:
+        return cls.__torch_function__(_assert, (cls,), (condition, message), {})
     assert condition, message
 
 

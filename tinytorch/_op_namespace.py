@@ -78,6 +78,7 @@ class FunctionSchema:
             self.arguments.append(Argument(name, type_, _parse_default(default.strip(), type_) if eq else None,
                                            bool(eq), kwarg_only))
         rets = rets.strip()
+        self._returns_text = ", ".join(r.strip() for r in _split_top(rets))
         if rets.startswith("(") and rets.endswith(")"):
             rets = rets[1:-1]
         self.returns = [r.strip() for r in _split_top(rets) if r.strip()]
@@ -113,7 +114,16 @@ class FunctionSchema:
         return tuple(out)
 
     def __str__(self) -> str:
-        return self.text
+        """PyTorch's canonical text: ``ns::name.overload(Tensor x, float s=2.) -> Tensor``, the defaults printed
+        as PyTorch prints their values (``float s=2.0`` as ``s=2.``, ``ScalarType d=float16`` as ``d=5``)."""
+        parts, star = [], False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(f"{a.type} {a.name}" + (f"={_default_text(a.default, a.type)}" if a.has_default else ""))
+        overload = f".{self.overload_name}" if self.overload_name else ""
+        return f"{self.name}{overload}({', '.join(parts)}) -> {self._returns_text}"
 
     __repr__ = __str__
 
@@ -155,6 +165,37 @@ def _parse_default(text: str, type_: str):
     if m:  # "int[2] stride=1" means [1, 1]
         return [value] * int(m.group(2))
     return float(value) if type_.rstrip("?") == "float" else value
+
+
+# PyTorch prints a ScalarType default as its number in c10's ScalarType enum
+_SCALAR_TYPE_CODES = {"uint8": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float16": 5, "float32": 6,
+                      "float64": 7, "complex32": 8, "complex64": 9, "complex128": 10, "bool": 11, "bfloat16": 15}
+_ENUM_CODES = {"strided": 0, "sparse_coo": 1, "contiguous_format": 0, "preserve_format": 1, "channels_last": 2,
+               "channels_last_3d": 3}
+
+
+def _default_text(value, type_: str) -> str:
+    """A default as PyTorch prints it in a schema (c10's IValue printing)."""
+    base = type_.split("(")[0].rstrip("?")
+    if value is None or isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list):
+        fixed = re.match(r"^\w+\[(\d+)\]", base)
+        if fixed and value and all(v == value[0] for v in value):  # int[2] stride=[1, 1] prints stride=1
+            return _default_text(value[0], base.split("[")[0])
+        return "[" + ", ".join(_default_text(v, base.split("[")[0]) for v in value) + "]"
+    if base == "ScalarType":
+        return str(_SCALAR_TYPE_CODES.get(str(value).rpartition(".")[2], value))
+    if base in ("Layout", "MemoryFormat"):
+        return str(_ENUM_CODES.get(str(value), value))
+    if base == "Device":
+        return str(value)
+    if base == "str":
+        return f'"{value}"'
+    if isinstance(value, float):
+        text = "%.17g" % value
+        return text + "." if text.lstrip("-").isdigit() else text  # 2.0 prints as "2."
+    return str(value)
 
 
 def parse_schema(text: str) -> FunctionSchema:

@@ -8,7 +8,9 @@ backward is the one given), ``register_fake``/``impl_abstract`` (kept: tinytorch
 tensors, so a fake implementation never runs) and ``get_ctx``."""
 from __future__ import annotations
 
+import collections.abc
 import inspect
+import types
 import typing
 import weakref
 
@@ -210,51 +212,181 @@ def get_ctx():
                        "runs no fake implementations")
 
 
-# -- custom_op ---------------------------------------------------------------------------------------------
-def _type_name(ann, name: str) -> str:
-    origin = typing.get_origin(ann)
-    args = typing.get_args(ann)
-    if origin is typing.Union and type(None) in args:
-        rest = [a for a in args if a is not type(None)]
-        if len(rest) == 1:
-            return _type_name(rest[0], name) + "?"
-    import collections.abc
-
-    if origin in (list, typing.List, typing.Sequence, collections.abc.Sequence):
-        return _type_name(args[0], name) + "[]"
-    table = {Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str", _dtype_cls: "ScalarType",
-             _device_cls: "Device"}
-    if ann in table:
-        return table[ann]
-    if ann is inspect.Parameter.empty:
-        raise ValueError(f"infer_schema(func): Parameter {name} must have a type annotation.")
-    raise ValueError(f"infer_schema(func): Parameter {name} has unsupported type {ann}.")
+# -- custom_op ----------------------------------------------------------------------------------------------
+# PyTorch's parameter types, as in its torch/_library/infer_schema.py: (Python type, schema type, whether a list of
+# it is allowed (T[]), a list of optional ones (T?[]), an optional list (T[]?)); every type may also be optional
+_Number = int | float | bool  # torch.types.Number
+_PARAM_TYPES = ((Tensor, "Tensor", True, True, False), (int, "SymInt", True, False, True),
+                (float, "float", True, False, True), (bool, "bool", True, False, True),
+                (str, "str", False, False, False), (_Number, "Scalar", True, False, False),
+                (_dtype_cls, "ScalarType", False, False, False), (_device_cls, "Device", False, False, False))
+_RETURN_TYPES = ((Tensor, "Tensor"), (typing.List[Tensor], "Tensor[]"), (list[Tensor], "Tensor[]"),  # noqa: UP006
+                 (int, "SymInt"), (float, "float"), (bool, "bool"), (_Number, "Scalar"))
+_SEQUENCES = (list, typing.List, typing.Sequence, collections.abc.Sequence)  # noqa: UP006
 
 
-def infer_schema(prototype_function, /, *, mutates_args, op_name: str | None = None) -> str:
-    """The schema string of a type-annotated function (PyTorch's ``torch.library.infer_schema``)."""
+def _optional_of(ann):
+    """``X`` for ``Optional[X]``, ``X | None`` and ``Union[X, None]`` (of several types: their Union), else None."""
+    if typing.get_origin(ann) in (typing.Union, types.UnionType):
+        args = typing.get_args(ann)
+        if type(None) in args:
+            rest = tuple(a for a in args if a is not type(None))
+            return rest[0] if len(rest) == 1 else typing.Union[rest]
+    return None
+
+
+def _sequence_of(ann):
+    """``X`` for ``list[X]``, ``List[X]``, ``Sequence[X]`` and ``collections.abc.Sequence[X]``, else None."""
+    if typing.get_origin(ann) in _SEQUENCES and len(typing.get_args(ann)) == 1:
+        return typing.get_args(ann)[0]
+    return None
+
+
+def _param_schema_type(ann) -> str | None:
+    """The schema type PyTorch gives a parameter annotation, or None where it has none."""
+    inner = _optional_of(ann)
+    if inner is not None:
+        if _sequence_of(inner) is not None:  # Optional[list[int]]
+            for py, name, _, _, optional_list in _PARAM_TYPES:
+                if optional_list and _sequence_of(inner) == py:
+                    return f"{name}[]?"
+            return None
+        base = _param_schema_type_plain(inner)
+        return None if base is None else base + "?"
+    return _param_schema_type_plain(ann)
+
+
+def _param_schema_type_plain(ann) -> str | None:
+    """The schema type of an annotation that is not ``Optional``: a base type or a list of one."""
+    element = _sequence_of(ann)
+    if element is not None:
+        optional = _optional_of(element)
+        for py, name, listed, optional_listed, _ in _PARAM_TYPES:
+            if optional is not None and optional_listed and optional == py:
+                return f"{name}?[]"
+            if optional is None and listed and element == py:
+                return f"{name}[]"
+        return None
+    for py, name, _, _, _ in _PARAM_TYPES:
+        if ann == py:  # (``int | float | bool`` equals ``typing.Union[int, float, bool]``)
+            return name
+    return None
+
+
+def _valid_types() -> str:
+    """PyTorch's list of the accepted annotations, as its errors print it."""
+    names = []
+    for py, _, listed, optional_listed, optional_list in _PARAM_TYPES:
+        names += [py, typing.Optional[py]]
+        sequences = (typing.Sequence, typing.List, collections.abc.Sequence, list)  # noqa: UP006
+        if listed:
+            names += [s[py] for s in sequences]
+        if optional_listed:
+            names += [s[typing.Optional[py]] for s in sequences]
+        if optional_list:
+            names += [typing.Optional[s[py]] for s in sequences]
+    return "dict_keys([" + ", ".join(map(repr, names)) + "])"
+
+
+def _default_repr(default, name: str, error) -> str:
+    if default is None or isinstance(default, (int, float, bool)):
+        return str(default)
+    if isinstance(default, (str, _device_cls)):
+        return f'"{default}"'
+    if isinstance(default, _dtype_cls):
+        return str(default).rpartition(".")[2]  # torch.float16 -> float16
+    error(f"Parameter {name} has an unsupported default value type {type(default)}. Please file an issue on GitHub so "
+          "we can prioritize this.")
+
+
+def infer_schema(prototype_function, /, *, mutates_args, op_name: str | None = None, tags=()) -> str:
+    """The schema string of a type-annotated function (PyTorch's ``torch.library.infer_schema``): ``Optional[X]``
+    and ``X | None`` give ``X?``, ``list[X]``/``Sequence[X]`` give ``X[]``; a mutated Tensor argument is
+    ``Tensor(a<i>!)``, ``i`` its position. ``tags`` is accepted; tinytorch has no ``torch.Tag`` to infer from."""
     sig = inspect.signature(prototype_function)
-    hints = typing.get_type_hints(prototype_function)
-    if mutates_args == "unknown":
-        mutates_args = set(sig.parameters)
-    parts, star = [], False
-    for p in sig.parameters.values():
+
+    def error(what):
+        raise ValueError(f"infer_schema(func): {what} Got func with signature {sig})")
+
+    def resolve(ann):
+        if isinstance(ann, str):  # ``from __future__ import annotations``: evaluated where the function lives
+            try:
+                return eval(ann, prototype_function.__globals__)
+            except NameError as e:
+                error(f"Unsupported type annotation {ann}. It is not a type. ({e}). If you are using 'from __future__ "
+                      "import annotations', note that annotations are evaluated lazily as strings; make sure all types "
+                      "referenced in annotations are importable at module scope, not only inside a local function.")
+            except Exception as e:
+                error(f"Unsupported type annotation {ann}. It is not a type. ({type(e).__name__}: {e})")
+        return ann
+
+    if not isinstance(mutates_args, str):
+        mutates_args = tuple(mutates_args)
+    elif mutates_args != "unknown":
+        raise ValueError("mutates_args must either be a sequence of the names of the arguments that are mutated or "
+                         "the string 'unknown'. ")
+    params, seen, star = [], set(), False
+    for idx, (name, p) in enumerate(sig.parameters.items()):
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            error("We do not support positional-only args, varargs, or varkwargs.")
         if p.kind == p.KEYWORD_ONLY and not star:
-            parts.append("*")
+            params.append("*")
             star = True
-        t = _type_name(hints.get(p.name, p.annotation), p.name)
-        if p.name in mutates_args:
-            t = t.replace("Tensor", "Tensor(a!)", 1)
-        d = "" if p.default is inspect.Parameter.empty else f"={p.default!r}"
-        parts.append(f"{t} {p.name}{d}")
-    ret = hints.get("return", sig.return_annotation)
-    if ret is None or ret is type(None):
-        rets = "()"
-    elif typing.get_origin(ret) is tuple:
-        rets = "(" + ", ".join(_type_name(a, "return") for a in typing.get_args(ret)) + ")"
-    else:
-        rets = _type_name(ret, "return")
-    return f"{op_name or ''}({', '.join(parts)}) -> {rets}"
+        if p.annotation is inspect.Parameter.empty:
+            error(f"Parameter {name} must have a type annotation.")
+        ann = resolve(p.annotation)
+        schema_type = _param_schema_type(ann)
+        if schema_type is None:
+            if typing.get_origin(ann) is tuple:
+                args = typing.get_args(ann)
+                as_list = list if not args else list[args[0] if len(args) == 1 or args[1:] == (...,) else
+                                                    typing.Union[args]]
+                example = f"For example, {as_list}.\n\n" if _param_schema_type(as_list) else "\n\n"
+                error(f"Parameter {name} has unsupported type {p.annotation}. We do not support Tuple inputs in "
+                      f"schema. As a workaround, please try to use List instead. {example}The valid types are: "
+                      f"{_valid_types()}.")
+            error(f"Parameter {name} has unsupported type {p.annotation}. The valid types are: {_valid_types()}.")
+        if mutates_args == "unknown":  # every Tensor argument may be written
+            mutated = schema_type.startswith("Tensor")
+        else:
+            mutated = name in mutates_args
+        if mutated:
+            if not schema_type.startswith("Tensor"):
+                error(f"Parameter {name} is in mutable_args but only Tensors or collections of Tensors can be mutated")
+            schema_type = f"Tensor(a{idx}!){schema_type[len('Tensor'):]}"
+        seen.add(name)
+        if p.default is inspect.Parameter.empty:
+            params.append(f"{schema_type} {name}")
+        else:
+            params.append(f"{schema_type} {name}={_default_repr(p.default, name, error)}")
+    if mutates_args != "unknown" and set(mutates_args) - seen:
+        error(f"{set(mutates_args) - seen} in mutates_args were not found in the custom op's signature. mutates_args "
+              "should contain the names of all args that the custom op mutates, or just the string 'unknown' if you "
+              "don't know.")
+    ret = _return_schema(resolve(sig.return_annotation), error)
+    return f"{op_name or ''}({', '.join(params)}) -> {ret}"
+
+
+def _return_schema(ann, error) -> str:
+    if ann is None:
+        return "()"
+    if ann is inspect.Parameter.empty:
+        error("No return type annotation was provided. Please add one.")
+
+    def one(a) -> str | None:
+        return next((name for py, name in _RETURN_TYPES if a == py), None)
+
+    valid = "{" + ", ".join(f"{py!r}: {name!r}" for py, name in _RETURN_TYPES) + "}"
+    if typing.get_origin(ann) is not tuple:
+        name = one(ann)
+        if name is None:
+            error(f"Return has unsupported type {ann}. The valid types are: {valid}.")
+        return name
+    names = [one(a) for a in typing.get_args(ann)]
+    if None in names:
+        error(f"Return has unsupported type {ann}. The valid types are: {valid}.")
+    joined = ", ".join(names)
+    return f"(({joined}))" if len(names) == 1 else f"({joined})"  # a one-element tuple, as PyTorch writes it
 
 
 class CustomOpDef:
@@ -263,6 +395,7 @@ class CustomOpDef:
 
     def __init__(self, namespace: str, name: str, schema: str, fn):
         self._namespace, self._name = namespace, name
+        self._schema = schema  # the text given or inferred, without the name (as PyTorch's CustomOpDef keeps it)
         self._init_fn = fn
         self._lib = _fragment(namespace)
         self._lib.define(name + schema)

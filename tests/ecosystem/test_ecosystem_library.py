@@ -54,8 +54,7 @@ def test_custom_op_and_errors(torch):
 
         assert twice(mod.tensor([1., 2.])).tolist() == [2., 4.]
         assert mod.ops.tt_eco_test2.twice(mod.tensor([1.]), 3).tolist() == [3.]
-        assert str(mod.ops.tt_eco_test2.twice.default._schema) == "tt_eco_test2::twice(Tensor x, SymInt k=2) -> Tensor" \
-            or mod is tinytorch
+        assert str(mod.ops.tt_eco_test2.twice.default._schema) == "tt_eco_test2::twice(Tensor x, SymInt k=2) -> Tensor"
         with pytest.raises(RuntimeError, match="operator tt_eco_nothing::op does not exist"):
             mod.library.register_fake("tt_eco_nothing::op")(lambda x: x)
         with pytest.raises(AttributeError, match="'_OpNamespace' 'tt_eco_test2' object has no attribute 'nope'"):
@@ -64,6 +63,102 @@ def test_custom_op_and_errors(torch):
             mod.ops.load_library("/no/such/library.so")
     assert tinytorch.ops.aten.add.Tensor(tinytorch.ones(2), 1).tolist() == [2., 2.]
     assert str(tinytorch.ops.aten.add.Tensor) == str(torch.ops.aten.add.Tensor) == "aten.add.Tensor"
+
+
+# annotations infer_schema accepts, each with the schema text PyTorch infers (checked against it below)
+_ANNOTATED = """
+import typing
+from collections.abc import Sequence
+T = torch.Tensor
+
+def every_type(a: T, b: int | None, c: list[int], d: Sequence[float], e: typing.Optional[T] = None,
+               f: list[int] | None = None, g: float = 1.5, h: str = "x", i: torch.dtype = torch.float16,
+               j: torch.device = torch.device("cpu"), k: bool = True, l: list[T | None] = None, *,
+               m: int | float | bool = 2) -> tuple[T, T]:
+    pass
+
+def more(x: T, y: typing.List[typing.Optional[T]], z: typing.Union[int, None], w: typing.Optional[typing.Sequence[bool]],
+         v: "torch.Tensor", u: typing.Union[int, float, bool, None] = None, t: float = 2.0, s: int = -3,
+         r: typing.Sequence[int | float | bool] = None) -> list[T]:
+    pass
+
+def one_tensor(x: T) -> tuple[T]:
+    pass
+
+def nothing(x: T, n: int) -> None:
+    pass
+"""
+
+
+def _inferred(mod) -> list:
+    ns = {"torch": mod}
+    exec(_ANNOTATED, ns)
+    S = mod.library.infer_schema
+    return [S(ns["every_type"], mutates_args=("a",)), S(ns["every_type"], mutates_args="unknown", op_name="foo"),
+            S(ns["more"], mutates_args=()), S(ns["one_tensor"], mutates_args=()),
+            S(ns["nothing"], mutates_args=["x"], op_name="bar")]
+
+
+def test_infer_schema_accepts_pytorchs_annotations(torch):
+    assert _inferred(tinytorch) == _inferred(torch)
+    assert _inferred(tinytorch)[0].startswith("(Tensor(a0!) a, SymInt? b, SymInt[] c, float[] d, Tensor? e=None, "
+                                              "SymInt[]? f=None")
+
+
+@pytest.mark.parametrize("bad", [
+    "def b(x): pass",
+    "def b(x: tuple[int, int]) -> torch.Tensor: pass",
+    "def b(x: torch.Tensor): pass",
+    "def b(*x: torch.Tensor) -> None: pass",
+    "def b(x: dict) -> None: pass",
+    "def b(x: torch.Tensor) -> dict: pass",
+    "def b(x: torch.Tensor, y: list[torch.Tensor] | None) -> None: pass",
+    "def b(x: 'Nope') -> None: pass",
+    "def b(x: torch.Tensor, n: list[int] = (1, 2)) -> None: pass",
+])
+def test_infer_schema_refuses_as_pytorch(torch, bad):
+    messages = []
+    for mod in (tinytorch, torch):
+        ns = {"torch": mod}
+        exec(bad, ns)
+        with pytest.raises(ValueError) as info:
+            mod.library.infer_schema(ns["b"], mutates_args=())
+        # PyTorch's list of valid types also names torch.distributed's GroupName, which tinytorch has not
+        messages.append(str(info.value).replace("tinytorch", "torch").replace(
+            ", torch.distributed.distributed_c10d.GroupName, typing.Optional[torch.distributed.distributed_c10d.GroupName]",
+            ""))
+    assert messages[0] == messages[1]
+
+
+def test_custom_op_schema_as_pytorch(torch):
+    schemas = []
+    for mod in (tinytorch, torch):
+        @mod.library.custom_op("tt_eco_schema::scale_into", mutates_args=("out",))
+        def scale_into(x: mod.Tensor, out: mod.Tensor, scale: float | None = None, dims: list[int] | None = None,
+                       dt: mod.dtype = mod.float32, eps: float = 1e-5) -> None:
+            out.copy_(x * (1.0 if scale is None else scale))
+
+        out = mod.zeros(2)
+        mod.ops.tt_eco_schema.scale_into(mod.ones(2), out, 3.0)
+        schemas.append((scale_into._schema, str(mod.ops.tt_eco_schema.scale_into.default._schema), out.tolist()))
+    assert schemas[0] == schemas[1]
+
+
+def test_defined_schemas_print_as_pytorchs(torch):
+    text = ('(Tensor x, float a=1e-5, float c=1e10, float e=-2.0, int[] l=[1,2], int[2] m=[3,3], float[] o=[1.5, 2.], '
+            'bool[] p=[True, False], str q="a b", Device r="cpu", ScalarType s=float32, Layout t=strided, '
+            'MemoryFormat u=contiguous_format, Scalar v=2.5, SymInt w=-3, int? y=None, *, Tensor(a!) out) -> '
+            '(Tensor(a!), Tensor)')
+    printed = []
+    for mod in (tinytorch, torch):
+        lib = mod.library.Library("tt_eco_print", "DEF")
+        try:
+            lib.define("f" + text)
+            lib.define("g.overload(Tensor x) -> ((Tensor))")
+            printed.append((str(mod.ops.tt_eco_print.f.default._schema), str(mod.ops.tt_eco_print.g.overload._schema)))
+        finally:
+            lib._destroy()
+    assert printed[0] == printed[1]
 
 
 def test_exclude_dispatch_key_guard():

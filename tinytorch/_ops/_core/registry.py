@@ -322,6 +322,12 @@ def _routing(fn, decl: OpDecl):
     return spelling
 
 
+def spelling_of(public):
+    """One more spelling of the public function ``public``, routed as it is, for a namespace where PyTorch
+    holds an object of its own for the op (its nn.functional.max_pool2d is not torch.max_pool2d)."""
+    return _routing(public, public._decl)
+
+
 def _writing_out(impl, out):
     def call(*args, **kwargs):
         return write_out(impl, out, args, kwargs)

@@ -7,7 +7,6 @@ import warnings
 from ... import _dtype
 from ...factory import empty
 from ..._ops.reduce.softmax import log_softmax, softmax
-from ..._ops.nn.activation import relu
 from ..._ops.pointwise.unary import sigmoid, tanh
 from ...tensor import Tensor
 from .. import functional as F
@@ -27,8 +26,8 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
-        return input.relu_() if self.inplace else relu(input)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu(input, inplace=self.inplace)  # as PyTorch's: a tracer that traces through it records F.relu
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
