@@ -17,6 +17,9 @@ from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
 from ._dtype import uint16, uint32, uint64  # noqa: F401
+from ._dtype import (per_channel_affine, per_channel_affine_float_qparams, per_channel_symmetric,  # noqa: F401
+                     per_tensor_affine, per_tensor_symmetric, qint8, qint32, qscheme, quint8)
+from ._quantized.tensor import dequantize, quantize_per_tensor  # noqa: F401
 from ._dtype import (complex32, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: F401
                      float8_e8m0fnu)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
