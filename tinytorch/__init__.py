@@ -91,11 +91,19 @@ _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub",
                               "_functorch", "functional", "xpu", "mtia"})
 
 
+# functions of those submodules that PyTorch has in its own namespace: found there on first use
+_LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params"}
+
+
 def __getattr__(name: str):
     if name in _LAZY_SUBMODULES:
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_ATTRIBUTES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRIBUTES[name]}"), name)
     raise AttributeError(f"module 'tinytorch' has no attribute '{name}'")
 
 # -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----
