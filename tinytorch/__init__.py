@@ -36,6 +36,7 @@ from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
 from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
+from .utils import _python_dispatch as _python_dispatch  # noqa: E402  (Tensor._make_wrapper_subclass)
 from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: F401
                       _check_type, _check_value, _sample_dirichlet)
 
@@ -88,7 +89,7 @@ globals().update(_registry.namespace("torch"))
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
-                              "_functorch", "functional", "xpu", "mtia"})
+                              "_functorch", "functional", "xpu", "mtia", "__future__"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
