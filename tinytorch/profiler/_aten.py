@@ -347,8 +347,8 @@ def _cross_entropy(c):
     xs, ts = shape(x), shape(t)
     log_softmax = work("aten::log_softmax", [xs, [], []], node("aten::to", [xs] + _none(7)),
                        work("aten::_log_softmax", [xs, [], []]))
-    nll = work("aten::nll_loss_nd", [xs, ts, [], [], []],
-               work("aten::nll_loss", [xs, ts, [], [], []], work("aten::nll_loss_forward", [xs, ts, [], [], []])))
+    nll = node("aten::nll_loss_nd", [xs, ts, [], [], []],
+               node("aten::nll_loss", [xs, ts, [], [], []], node("aten::nll_loss_forward", [xs, ts, [], [], []])))
     return c.name, [xs, ts, shape(c["weight"]), [], [], []], [log_softmax, nll]
 
 

@@ -62,7 +62,10 @@ class Recorder:
     def add_calls(self, nodes, parent, start: float, end: float) -> None:
         """The nested ATen calls (``_aten`` nodes) of an op that ran as one computation, within [start, end]: a
         node that computes spans the range, the others (allocations, views) take no time, at its start."""
+        spanned = False
         for name, shapes, children, computes in nodes:
+            computes = computes and not spanned  # one computation: only one row of each level carries its time
+            spanned = spanned or computes
             event = self._event(name, shapes if self.record_shapes else [], False, start, end if computes else start,
                                 parent)
             self.add_calls(children, event, start, end if computes else start)
