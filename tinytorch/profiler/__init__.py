@@ -4,7 +4,8 @@ input shapes (``record_shapes=True``) and the nested ATen calls PyTorch's CPU bu
 trace for chrome://tracing or Perfetto, and ``schedule`` + ``on_trace_ready`` record chosen steps of a loop.
 
 What tinytorch cannot measure it leaves out: there is no accelerator (``ProfilerActivity.CUDA`` records nothing) and
-no allocator to watch (``profile_memory`` adds no memory columns); the backward pass is not recorded op by op.
+no allocator to watch (``profile_memory`` adds no memory columns); the backward pass is not recorded (its
+formulas are not PyTorch's backward kernels).
 Times are wall-clock on the recording thread, as PyTorch's CPU times are; an op's nested calls are PyTorch's, not
 observed (``_aten.py``), so the row that computes carries the op's time and the others none."""
 from __future__ import annotations
