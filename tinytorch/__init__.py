@@ -17,6 +17,9 @@ from ._tensor.printing import get_printoptions, set_printoptions  # noqa: F401
 from ._dtype import (bool_ as bool, bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
 from ._dtype import uint16, uint32, uint64  # noqa: F401
+from ._dtype import (per_channel_affine, per_channel_affine_float_qparams, per_channel_symmetric,  # noqa: F401
+                     per_tensor_affine, per_tensor_symmetric, qint8, qint32, qscheme, quint8)
+from ._quantized.tensor import dequantize, quantize_per_tensor  # noqa: F401
 from ._dtype import (complex32, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: F401
                      float8_e8m0fnu)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
@@ -33,6 +36,7 @@ from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
 from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)
+from .utils import _python_dispatch as _python_dispatch  # noqa: E402  (Tensor._make_wrapper_subclass)
 from ._checks import (_assert, _check, _check_index, _check_is_size, _check_not_implemented,  # noqa: F401
                       _check_type, _check_value, _sample_dirichlet)
 
@@ -85,7 +89,11 @@ globals().update(_registry.namespace("torch"))
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
-                              "_functorch", "functional"})
+                              "_functorch", "functional", "xpu", "mtia", "__future__"})
+
+
+# functions of those submodules that PyTorch has in its own namespace: found there on first use
+_LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params"}
 
 
 def __getattr__(name: str):
@@ -93,6 +101,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_ATTRIBUTES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRIBUTES[name]}"), name)
     raise AttributeError(f"module 'tinytorch' has no attribute '{name}'")
 
 # -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----

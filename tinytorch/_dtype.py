@@ -19,7 +19,7 @@ class dtype:
         self.is_floating_point = category == 2
         self.is_complex = category == 3
         # float8_e8m0fnu holds powers of two only, no sign bit
-        self.is_signed = not name.startswith(("uint", "float8_e8m0")) and name != "bool"
+        self.is_signed = not name.startswith(("uint", "float8_e8m0", "quint")) and name != "bool"
         self.itemsize = itemsize or self.np.itemsize
         self._legacy = legacy  # the old type name PyTorch prints in some errors
         self._scalar = legacy[:-len("Tensor")]  # c10's ScalarType name in its errors: Float, Long, ComplexHalf
@@ -92,6 +92,38 @@ FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e
 C32_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
 complex32 = dtype("complex32", C32_NP, 3, "ComplexHalfTensor", 4)
 
+# the quantized dtypes: a quantized tensor (tinytorch/_quantized/tensor.py) stores each element as this integer type, with
+# its scale and zero point beside; they are no numpy dtype of their own, so FROM_NP never answers with them
+qint8 = dtype("qint8", np.int8, 1, "QInt8Tensor")
+quint8 = dtype("quint8", np.uint8, 1, "QUInt8Tensor")
+qint32 = dtype("qint32", np.int32, 1, "QInt32Tensor")
+QUANTIZED = (qint8, quint8, qint32)
+
+
+class qscheme:
+    """How a quantized tensor maps integers to reals: ``tinytorch.per_tensor_affine`` (one scale and zero point)..."""
+
+    __slots__ = ("name",)
+    __module__ = "tinytorch"
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tinytorch.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # unpickles as the module-level singleton
+
+
+per_tensor_affine = qscheme("per_tensor_affine")
+per_channel_affine = qscheme("per_channel_affine")
+per_tensor_symmetric = qscheme("per_tensor_symmetric")
+per_channel_symmetric = qscheme("per_channel_symmetric")
+per_channel_affine_float_qparams = qscheme("per_channel_affine_float_qparams")
+QSCHEMES = (per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
+            per_channel_affine_float_qparams)
+
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128, uint16, uint32,
        uint64, complex32) + (
     (bfloat16,) + FLOAT8 if bfloat16.np else ())
@@ -101,6 +133,7 @@ BY_NAME = {d.name: d for d in ALL}
 BY_NAME.update(float=float32, double=float64, half=float16, long=int64, int=int32, short=int16,
                cfloat=complex64, cdouble=complex128, bfloat16=bfloat16, chalf=complex32)
 BY_NAME.update((d.name, d) for d in FLOAT8)  # listed by name even without ml_dtypes (they refuse tensors)
+BY_NAME.update((d.name, d) for d in QUANTIZED)
 # a real dtype's complex counterpart and back (half's is complex32, as PyTorch's)
 TO_COMPLEX = {float16.np: C32_NP, float32.np: complex64.np, float64.np: complex128.np,
               complex64.np: complex64.np, complex128.np: complex128.np, C32_NP: C32_NP}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple, Union
 
-from ._dtype import dtype as _dtype
+from ._dtype import dtype as _dtype, qscheme as _qscheme_type
 from ._size import Size, device as _device
 from .tensor import Tensor
 
@@ -22,6 +22,6 @@ Device = Union[_device, str, int, None]
 IntLikeType = int
 FloatLikeType = float
 _layout = object
-_qscheme = object
+_qscheme = _qscheme_type
 Storage = object
 py_sym_types = (int, float, bool)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numbers
 
 from .. import storage as _storage
+from ..autograd.grad_mode import _Active
 from ..autograd.node import Node
-from .._ops._core.torch_function import add_routed, dispatch as _dispatch
+from .._ops._core.torch_function import add_routed, dispatch as _dispatch, subclass_among
 from .._ops.shape.shape import _unary_result
 from ..tensor import Tensor, register_attribute
 
@@ -146,6 +147,18 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     return out
 
 
+def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What ``load_state_dict`` swaps into the parameter ``self`` for the state_dict's ``other`` when
+    ``tinytorch.__future__.set_swap_module_params_on_conversion(True)``: ``other`` detached with ``assign``,
+    ``self`` updated from it otherwise; a subclass's ``__torch_function__`` sees the call (either argument)."""
+    cls = subclass_among((self, other)) if _Active.subclasses else None
+    if cls is not None:
+        return cls.__torch_function__(Tensor.module_load, (cls,), (self, other), {"assign": assign})
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
 def _setstate(self: Tensor, state) -> None:
     """Legacy pickles: ``(data, requires_grad, _, hooks)`` of a Variable or ``(requires_grad, _, hooks)``."""
     if not self.is_leaf:
@@ -170,3 +183,4 @@ register_attribute("__contains__", _contains)
 register_attribute("as_subclass", as_subclass)
 register_attribute("__torch_function__", classmethod(_torch_function))
 register_attribute("__setstate__", _setstate)
+register_attribute("module_load", module_load)

@@ -77,6 +77,9 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     pop, push, take, find = ready.pop, ready.append, buffers.pop, buffers.get
     prev_mode = _State.enabled
     _State.enabled = create_graph
+    # a profile recording this thread does not see the pass's ops: tinytorch's formulas (most run on arrays)
+    # are not PyTorch's backward kernels, so their rows would not be PyTorch's
+    recorder, _State.recorder = _State.recorder, None
     # numpy's inf/nan warnings off for the whole pass (PyTorch's formulas compute those values silently):
     # one switch per backward instead of one per formula
     fp_state = quiet()
@@ -157,6 +160,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     finally:
         loud(fp_state)
         _State.enabled = prev_mode
+        _State.recorder = recorder
     return captured
 
 

@@ -29,6 +29,7 @@ class _Modes(threading.local):
     tracer = None                # the ONNX export recording this thread's op calls (see onnx/_trace.py)
     fw_level = None              # the forward-AD level in progress (0), or None
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
+    recorder = None              # the profile recording this thread's ops (tinytorch/profiler), None inside an op
 
 
 _State = _Modes()
@@ -45,6 +46,7 @@ class _Active:
     transforms = 0
     fw = 0
     subclasses = 0  # 1 once a Tensor subclass routes calls through its __torch_function__
+    profiler = 0    # profiles recording, in any thread (tinytorch/profiler)
     _lock = threading.Lock()
 
     @classmethod

@@ -1,5 +1,38 @@
-"""``tinytorch.autograd.profiler``: the legacy spelling of ``tinytorch.profiler``'s ``profile`` and
-``record_function`` (same recorder: ``record_function`` ranges, no per-op rows)."""
-from ..profiler import EventList, FunctionEvent, FunctionEventAvg, profile, record_function  # noqa: F401
+"""``tinytorch.autograd.profiler``: PyTorch's older profiler API over the same recorder as ``tinytorch.profiler``
+(``profile(enabled=True, record_shapes=...)``, ``function_events``, ``key_averages``, ``table``)."""
+from __future__ import annotations
+
+from ..profiler import profile as _profile, record_function  # noqa: F401
+from .profiler_util import EventList, FunctionEvent, FunctionEventAvg  # noqa: F401
 
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+
+
+class profile(_profile):
+    """``with torch.autograd.profiler.profile() as prof:``; ``enabled=False`` records nothing."""
+
+    def __init__(self, enabled: bool = True, *, use_cuda: bool = False, use_device=None, record_shapes: bool = False,
+                 with_flops: bool = False, profile_memory: bool = False, with_stack: bool = False,
+                 with_modules: bool = False, use_kineto: bool = False, use_cpu: bool = True, **_unused):
+        super().__init__(record_shapes=record_shapes, profile_memory=profile_memory, with_stack=with_stack,
+                         with_flops=with_flops, with_modules=with_modules)
+        self.enabled = enabled
+
+    def start(self) -> None:
+        if self.enabled:
+            super().start()
+
+    def stop(self) -> None:
+        if self.enabled:
+            super().stop()
+
+    @property
+    def function_events(self) -> EventList:
+        return self.events()
+
+    def total_average(self):
+        return self.events().total_average()
+
+    @property
+    def self_cpu_time_total(self) -> float:
+        return self.events().self_cpu_time_total

@@ -26,10 +26,34 @@ def _alias(cls, data: Tensor | None) -> Tensor:
     return t
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    # a user's tensor subclass made a parameter stays of its class, marked (as PyTorch marks it)
+    def __instancecheck__(cls, instance) -> bool:
+        return super().__instancecheck__(instance) or (cls is Parameter and isinstance(instance, Tensor)
+                                                       and getattr(instance, "_is_param", False))
+
+
+def _user_subclass(data) -> bool:
+    """A tensor subclass of the program's own (not tinytorch's: sparse, quantized... tensors are PyTorch's Tensor)."""
+    return isinstance(data, Tensor) and not type(data).__module__.startswith("tinytorch")
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that is a module parameter: a leaf sharing ``data``'s storage, requiring grad by default."""
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        if cls is Parameter and _user_subclass(data):
+            # PyTorch's path for custom tensors: the subclass's own detach (its __torch_function__ or
+            # __torch_dispatch__ sees it), marked as a parameter
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires "
+                                   "that detach() returns an instance of the same type, but return type "
+                                   f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                                   "correct the detach() semantics defined by its __torch_dispatch__() "
+                                   "implementation.")
+            t._is_param = True
+            return t
         p = _alias(cls, data)
         if requires_grad and (p._data.dtype not in FLOATING_NP and p._data.dtype.kind != "c"):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._dtype import FLOATING_NP
 from .. import _dtype
+from .._quantized.tensor import make_quantized
 from ..tensor import Size, Tensor, _make
 from ._errors import (BLOCKED_MODULES, SerializationError, blocked_global, describe,
                       unsupported_global)
@@ -31,11 +32,13 @@ STORAGE_DTYPES = {
 }
 if _dtype.BF16_NP is not None:
     STORAGE_DTYPES["BFloat16Storage"] = _dtype.BF16_NP
+# the quantized tensors' storages hold their integers; the storage's class is what names the quantized dtype
+QUANTIZED_STORAGES = {"QInt8Storage": _dtype.qint8, "QUInt8Storage": _dtype.quint8, "QInt32Storage": _dtype.qint32}
+STORAGE_DTYPES.update((name, d.np) for name, d in QUANTIZED_STORAGES.items())
 # the dtypes PyTorch saves over an UntypedStorage (_rebuild_tensor_v3), by their torch.<name> global
 _TORCH_DTYPES_V3 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
                     "complex32", "chalf")
-_OTHER_STORAGES = ("QInt8Storage", "QUInt8Storage", "QInt32Storage", "QUInt4x2Storage",
-                   "QUInt2x4Storage")
+_OTHER_STORAGES = ("QUInt4x2Storage", "QUInt2x4Storage")
 _TORCH_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64",
                  "double": "float64", "float16": "float16", "half": "float16", "int64": "int64",
                  "long": "int64", "int32": "int32", "int": "int32", "int16": "int16",
@@ -43,6 +46,8 @@ _TORCH_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64",
                  "complex64": "complex64", "cfloat": "complex64", "complex128": "complex128",
                  "cdouble": "complex128", "bfloat16": "bfloat16", "chalf": "complex32",
                  **{n: n for n in _TORCH_DTYPES_V3 if n != "chalf"}}
+# the quantized dtypes and schemes a quantized model's state_dict names
+_QUANTIZED_NAMES = {d.name: d for d in _dtype.QUANTIZED + _dtype.QSCHEMES}
 _MAX_DIMS = 64
 _INT64_MAX = (1 << 63) - 1
 
@@ -57,12 +62,13 @@ class Global:
 
 
 class Storage:
-    """One ``archive/data/<key>`` record, read once however many tensors view it."""
+    """One ``archive/data/<key>`` record, read once however many tensors view it; ``kind`` its storage class's
+    name (``"QInt8Storage"``...), where the checkpoint named one."""
 
-    __slots__ = ("key", "array")
+    __slots__ = ("key", "array", "kind")
 
-    def __init__(self, key: str, array: np.ndarray):
-        self.key, self.array = key, array
+    def __init__(self, key: str, array: np.ndarray, kind: str | None = None):
+        self.key, self.array, self.kind = key, array, kind
 
 
 def bad(msg: str) -> SerializationError:
@@ -133,6 +139,21 @@ def _rebuild_tensor_v3(storage, offset, size, stride, requires_grad, hooks, dtyp
             raise bad(f"storage {storage.key!r:.40} of {raw.size} {raw.dtype} cannot hold {dtype}")
         raw = raw.view(npd)
     return _rebuild_tensor(Storage(storage.key, raw), offset, size, stride, requires_grad, hooks, metadata)
+
+
+def _rebuild_qtensor(storage, offset, size, stride, quantizer_params, requires_grad, hooks):
+    """PyTorch's rebuild of a quantized tensor: its integers from a ``Q...Storage``, one scale and zero point."""
+    qdtype = QUANTIZED_STORAGES.get(getattr(storage, "kind", None))
+    if qdtype is None:
+        raise bad(f"a quantized tensor's storage must be a quantized storage, got {describe(storage)}")
+    if (type(quantizer_params) is not tuple or len(quantizer_params) != 3
+            or quantizer_params[0] is not _dtype.per_tensor_affine or type(quantizer_params[1]) is not float
+            or type(quantizer_params[2]) is not int):
+        raise SerializationError(f"tinytorch reads per-tensor affine quantized tensors, not {describe(quantizer_params)}")
+    ints = _rebuild_tensor(storage, offset, size, stride, False, hooks)
+    if requires_grad:
+        raise SerializationError("a quantized tensor cannot require grad")
+    return make_quantized(ints._data, qdtype, quantizer_params[1], quantizer_params[2])
 
 
 def _rebuild_tensor_v1(storage, offset, size, stride) -> Tensor:
@@ -225,6 +246,7 @@ _CALLABLES = {
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_tensor"): _rebuild_tensor_v1,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_qtensor"): _rebuild_qtensor,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
     ("collections", "OrderedDict"): _ordered_dict,
     ("collections", "Counter"): _counter,
@@ -259,6 +281,8 @@ def resolve_global(module: str, name: str, user: dict | None = None) -> Any:
         return Global(f"{module}.{name}", None)  # only valid inside a storage id
     if module == "torch" and name in _TORCH_DTYPES:
         return _dtype.BY_NAME[_TORCH_DTYPES[name]]
+    if module == "torch" and name in _QUANTIZED_NAMES:
+        return _QUANTIZED_NAMES[name]
     if module == "torch" and name in _OTHER_STORAGES:
         raise SerializationError(f"the checkpoint holds a tensor of a dtype tinytorch lacks "
                                  f"({module}.{name}); tinytorch has "

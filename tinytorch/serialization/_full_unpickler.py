@@ -119,7 +119,7 @@ def load_legacy(fh: IO[bytes], check_location: Callable, pickle_module: Any, kwa
         if key not in storages:
             if numel * dtype.itemsize > size_left:  # its bytes must fit in the file
                 raise bad(f"storage {describe(key)} claims {numel} elements, past the file's end")
-            storages[key] = Storage(str(key), np.empty(numel, dtype=dtype))
+            storages[key] = Storage(str(key), np.empty(numel, dtype=dtype), short)
         root = storages[key]
         if root.array.dtype != dtype:
             raise bad(f"storage {describe(key)} is named with two dtypes")

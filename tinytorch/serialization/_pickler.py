@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quantized.packed_params import ScriptObject
+from .._quantized.tensor import QuantizedTensor
 from ..tensor import Size, Tensor, device
 from ._safetensors import NotPlain
 
@@ -31,6 +33,7 @@ _STORAGE_NAMES = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "D
                   np.dtype(np.int8): "CharStorage", np.dtype(np.uint8): "ByteStorage",
                   np.dtype(np.bool_): "BoolStorage", np.dtype(np.complex64): "ComplexFloatStorage",
                   np.dtype(np.complex128): "ComplexDoubleStorage", _dtype.BF16_NP: "BFloat16Storage"}
+_QUANTIZED_STORAGE_NAMES = {"qint8": "QInt8Storage", "quint8": "QUInt8Storage", "qint32": "QInt32Storage"}
 _BATCH = 1000  # items per APPENDS / SETITEMS, as pickle does
 
 
@@ -262,8 +265,10 @@ class Pickler:
             self.global_("__builtin__", "complex")
             self.out += b"G" + struct.pack(">d", x.real) + b"G" + struct.pack(">d", x.imag)
             self.out += b"\x86R"
-        elif t is _dtype.dtype:
+        elif t is _dtype.dtype or t is _dtype.qscheme:
             self.global_("torch", x.name)
+        elif isinstance(x, ScriptObject):
+            self.script_object(x, depth)
         elif t is device and x.type == "cpu":
             self.global_("torch", "device")
             self.string(str(x))
@@ -320,36 +325,34 @@ class Pickler:
             self.save(state, depth + 1)
             self.out += b"b"
 
-    def tensor(self, x: Tensor, depth: int) -> None:
-        from ..nn.parameter import Parameter
+    def script_object(self, x: ScriptObject, depth: int) -> None:
+        """A TorchScript class object as ``torch.save`` writes one: ``torch.ScriptObject()`` built from its
+        state and its class's qualified name."""
+        self.global_("torch", "ScriptObject")
+        self.out += b")\x81"
+        self.put(x)
+        self.tuple_of((x.__getstate__(), x.qualified_name), depth + 1)
+        self.out += b"b"
 
-        if type(x) is Parameter:
-            self.global_("torch._utils", "_rebuild_parameter")
-        elif type(x) is not Tensor:
-            if self.full:
-                self.any_object(x, depth)
-                return
-            raise NotPlain  # a subclass: its Python state needs a full pickle
-        arr = x._data
+    def storage_id(self, arr: np.ndarray, name: str, untyped: bool) -> tuple:
+        """The persistent id of ``arr``'s storage (``BINPERSID`` of ('storage', class, key, 'cpu', numel)); its
+        key and the offset of the span the storage covers."""
         key = self.storages.add(arr)
-        # float8 and complex32 have no typed storage class: PyTorch saves their bytes as an UntypedStorage
-        # and names the dtype to _rebuild_tensor_v3
-        untyped = arr.dtype in _dtype.NARROW_NP
-        self.global_("torch._utils", "_rebuild_tensor_v3" if untyped else "_rebuild_tensor_v2")
-        self.out += b"(("
         if self.layout is None:  # the first pass only finds the storages
-            name, span, lo = "0", arr.reshape(-1)[:0], 0
+            record, span, lo = "0", arr.reshape(-1)[:0], 0
         else:
-            name, span, lo = self.layout[key]
+            record, span, lo = self.layout[key]
+        self.out += b"("
         self.string("storage")
-        if untyped:
-            self.global_("torch.storage", "UntypedStorage")
-        else:
-            self.global_("torch", _STORAGE_NAMES[arr.dtype.newbyteorder("=")])
-        self.string(name)
+        self.global_("torch.storage" if untyped else "torch", name)
+        self.string(record)
         self.string("cpu")
         self.integer(span.size * (arr.itemsize if untyped else 1))
         self.out += b"tQ"
+        return key, lo
+
+    def placement(self, arr: np.ndarray, key: tuple, lo: int, depth: int) -> None:
+        """A tensor's storage offset, size and stride, in elements."""
         item = arr.itemsize
         if key[0] == "own":
             offset, strides = 0, _contiguous_strides(arr.shape)
@@ -359,6 +362,42 @@ class Pickler:
         self.integer(offset)
         self.tuple_of(arr.shape, depth + 1)
         self.tuple_of(strides, depth + 1)
+
+    def qtensor(self, x: QuantizedTensor, depth: int) -> None:
+        """``torch._utils._rebuild_qtensor(storage, offset, size, stride, (per_tensor_affine, scale, zero_point),
+        False, OrderedDict())``, its integers in a ``Q...Storage``."""
+        self.global_("torch._utils", "_rebuild_qtensor")
+        self.out += b"("
+        key, lo = self.storage_id(x._data, _QUANTIZED_STORAGE_NAMES[x.dtype.name], False)
+        self.placement(x._data, key, lo, depth)
+        self.tuple_of((_dtype.per_tensor_affine, x.q_scale(), x.q_zero_point()), depth + 1)
+        self.out += b"\x89"
+        self.global_("collections", "OrderedDict")
+        self.out += b")Rt" + b"R"
+        self.put(x)
+
+    def tensor(self, x: Tensor, depth: int) -> None:
+        from ..nn.parameter import Parameter
+
+        if type(x) is QuantizedTensor:
+            self.qtensor(x, depth)
+            return
+        if type(x) is Parameter:
+            self.global_("torch._utils", "_rebuild_parameter")
+        elif type(x) is not Tensor:
+            if self.full:
+                self.any_object(x, depth)
+                return
+            raise NotPlain  # a subclass: its Python state needs a full pickle
+        arr = x._data
+        # float8 and complex32 have no typed storage class: PyTorch saves their bytes as an UntypedStorage
+        # and names the dtype to _rebuild_tensor_v3
+        untyped = arr.dtype in _dtype.NARROW_NP
+        self.global_("torch._utils", "_rebuild_tensor_v3" if untyped else "_rebuild_tensor_v2")
+        self.out += b"("
+        name = "UntypedStorage" if untyped else _STORAGE_NAMES[arr.dtype.newbyteorder("=")]
+        key, lo = self.storage_id(arr, name, untyped)
+        self.placement(arr, key, lo, depth)
         # a Parameter's data tensor does not require grad; the Parameter carries the flag
         self.out += b"\x88" if x.requires_grad and type(x) is Tensor else b"\x89"
         self.global_("collections", "OrderedDict")

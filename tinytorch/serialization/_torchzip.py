@@ -240,7 +240,7 @@ def read(fh: IO[bytes], size: int, map_location: Any = None, full_pickle=None) -
             raise _bad(f"storage {key!r:.40}: a bool byte is neither 0 nor 1")
         if order == "big" and dtype.itemsize > 1:
             arr = arr.byteswap()
-        storages[key] = storage = Storage(key, arr)
+        storages[key] = storage = Storage(key, arr, short)
         return storage
 
     data = bytes(archive.read("data.pkl"))

@@ -21,9 +21,9 @@ What the declaration produces:
   - ``Tensor.X_`` (and ``torch.X_``): the out-of-place op written back into ``self`` by
     ``inplace.apply_inplace``, unless the declaration gives its own in-place function;
   - ``torch.X`` / ``torch.nn.functional.X`` / ``torch.<namespace>.X``: a thin public function that
-    takes ``out=`` when PyTorch does, hands the call to vmap when a vmap level of this thread has
-    a batched argument, and to a Tensor subclass's ``__torch_function__`` when one is among the
-    arguments (``torch_function.py``). The decorator returns this function, so library code calling an op by name
+    takes ``out=`` when PyTorch does, hands the call to a profile recording in this thread
+    (``tinytorch/profiler``), to vmap when a vmap level of this thread has a batched argument, and to a
+    Tensor subclass's ``__torch_function__`` when one is among the arguments (``torch_function.py``). The decorator returns this function, so library code calling an op by name
     is vmapped too.
   - ``BatchedTensor.X``: the batching rule (see ``_core/batching.py``).
 The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, and
@@ -81,6 +81,15 @@ META_ON = [False]
 
 def bind_meta(op_hook, factory_hook) -> None:
     _meta_hooks["op"], _meta_hooks["factory"] = op_hook, factory_hook
+
+
+# registered by tinytorch/profiler (above every op): ``hook(public, decl, args, kwargs)`` records the call
+# while a profile records in this thread; until one starts, the one cost is a flag test
+_profiler_hook = [None]
+
+
+def bind_profiler(hook) -> None:
+    _profiler_hook[0] = hook
 
 
 def _takes_device(fn) -> bool:
@@ -268,6 +277,8 @@ def _public_function(decl: OpDecl):
 
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         def public(*args, out=None, **kwargs):
+            if _Active.profiler and _State.recorder is not None:
+                return _profiler_hook[0](public, decl, args, kwargs if out is None else {**kwargs, "out": out})
             if _Active.transforms and _State.transforms:
                 return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)
             if _Active.subclasses:
@@ -288,6 +299,8 @@ def _public_function(decl: OpDecl):
             return write_out(impl, out, args, kwargs)
     else:
         def public(*args, **kwargs):
+            if _Active.profiler and _State.recorder is not None:
+                return _profiler_hook[0](public, decl, args, kwargs)
             if _Active.transforms and _State.transforms:
                 return _transform_hooks["dispatch"](dispatch_key, args, kwargs, None)
             if _Active.subclasses:

@@ -15,7 +15,7 @@ from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
 from .._core.record import record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from ... import factory
 from ..._size import _require_cpu
 from ... import _meta_data
@@ -224,6 +224,14 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     if fmt is not None and fmt is not preserve_format:
         return contiguous(input, memory_format=fmt)
     return input
+
+
+@aten_only("_to_copy")
+def _to_copy(input: Tensor, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking: bool = False,
+             memory_format=None) -> Tensor:
+    """``aten._to_copy``: the copy ``to`` makes (always a new tensor), what a ``__torch_dispatch__`` subclass sees
+    for a conversion."""
+    return to(input, device=device, dtype=dtype, copy=True, memory_format=memory_format)
 
 
 def _to_meta(input: Tensor, dtype) -> Tensor:

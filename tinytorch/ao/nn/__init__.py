@@ -1,2 +1,2 @@
-"""``tinytorch.ao.nn``: ``quantized`` (FloatFunctional; see ``tinytorch/ao/__init__.py``)."""
+"""``tinytorch.ao.nn``: ``quantized`` (the quantized layers; see ``tinytorch/ao/__init__.py``)."""
 from . import quantized  # noqa: F401

@@ -16,6 +16,8 @@ from ... import _meta_data
 from ..._size import _require_cpu
 from ...tensor import Tensor, device as _device
 from ..parameter import Parameter
+from ... import __future__ as _future
+from ...utils._swap import swap_tensors
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -122,7 +124,9 @@ def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, s
             continue
         try:
             with no_grad():
-                if assign:
+                if _future.get_swap_module_params_on_conversion():
+                    _swap_in_loaded(param, value, assign)
+                elif assign:
                     if isinstance(param, Parameter):
                         if isinstance(value, Parameter):
                             value.requires_grad_(param.requires_grad)
@@ -132,7 +136,8 @@ def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, s
                 else:
                     param.copy_(value)
         except Exception as ex:
-            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+            action = "swapping" if _future.get_swap_module_params_on_conversion() else "copying"
+            error_msgs.append(f'While {action} the parameter named "{key}", whose dimensions in the model are '
                               f"{param.size()} and whose dimensions in the checkpoint are {value.size()}, an "
                               f"exception occurred : {ex.args}.")
     extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
@@ -151,6 +156,21 @@ def _load_from_state_dict(self, state_dict, prefix: str, local_metadata: dict, s
             # a dotted key must name a child module; a plain one, a local tensor
             if (dot and head not in self._modules) or (not dot and head not in local_state):
                 unexpected_keys.append(key)
+
+
+def _swap_in_loaded(param: Tensor, value: Tensor, assign: bool) -> None:
+    """``load_state_dict``'s swap path: ``param.module_load(value)`` (a subclass may remap it) swapped into the
+    parameter's own object, so everything that holds the parameter sees the loaded tensor."""
+    new = param.module_load(value, assign=assign)
+    if new is value or new is param:
+        raise RuntimeError("module_load returned one of self or other, please .detach() the result if returning one "
+                           "of the inputs in module_load")
+    if isinstance(param, Parameter):
+        if isinstance(new, Parameter):
+            new.requires_grad_(param.requires_grad)
+        else:
+            new = Parameter(new, requires_grad=param.requires_grad)
+    swap_tensors(param, new)
 
 
 def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
@@ -197,17 +217,28 @@ def _apply(self, fn, recurse: bool = True):
     if recurse:
         for module in self.children():
             module._apply(fn)
+    swap = _future.get_swap_module_params_on_conversion()
     with no_grad():
-        for param in self._parameters.values():
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             new = fn(param)
-            if new is not param:
-                param.data = new
             grad = param._grad
+            if swap:  # the converted tensor swapped into the parameter's object (a subclass's payload follows)
+                try:
+                    param._grad = None
+                    swap_tensors(param, Parameter(new, requires_grad=param.requires_grad))
+                except Exception as e:
+                    param._grad = grad
+                    raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+            elif new is not param:
+                param.data = new
             if grad is not None:
                 new_grad = fn(grad)
-                if new_grad is not grad:
+                if swap:
+                    swap_tensors(grad, new_grad)
+                    param._grad = grad
+                elif new_grad is not grad:
                     grad.data = new_grad
         for key, buf in self._buffers.items():
             if buf is not None:

@@ -84,7 +84,7 @@ def _count_batch(counter) -> None:
     """``counter.add_(1)`` under no_grad, as PyTorch's forward does it; on the array directly when the
     counter is a plain int64 tensor owning its storage with no views (the op's checks have nothing to
     find there, and the op costs as much as the rest of a small BatchNorm's forward)."""
-    if type(counter) is Tensor and not (_Active.transforms or _Active.inference or counter._meta):
+    if type(counter) is Tensor and not (_Active.transforms or _Active.inference or _Active.profiler or counter._meta):
         d = counter._data
         vc = version_counter(counter)
         if type(d) is np.ndarray and d.dtype == _INT64 and len(vc) == 1 and vc is not NO_VERSION \
@@ -102,7 +102,8 @@ _F_BATCH_NORM = F.batch_norm
 def _plain_batch_norm(*tensors) -> bool:
     """F.batch_norm is the one imported and none of ``tensors`` is a Tensor subclass whose
     ``__torch_function__`` must see the call: then the layer may skip it."""
-    return F.batch_norm is _F_BATCH_NORM and not (_Active.subclasses and subclass_among(tensors) is not None)
+    return F.batch_norm is _F_BATCH_NORM and not (_Active.subclasses and subclass_among(tensors) is not None) \
+        and not _Active.profiler  # a profile records the op
 
 
 _STATE = ("num_batches_tracked", "running_mean", "running_var", "weight", "bias")

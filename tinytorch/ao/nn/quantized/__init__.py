@@ -1,6 +1,7 @@
 """``tinytorch.ao.nn.quantized`` (also ``tinytorch.nn.quantized``): ``FloatFunctional``, the float ops a model
-marks for quantization (they compute in float, as PyTorch's do before conversion). The quantized modules
-(``Linear``, ``Conv2d``, ``QFunctional``...) raise NotImplementedError: tinytorch has no quantized kernels."""
+marks for quantization (they compute in float, as PyTorch's do before conversion); ``Linear`` and
+``LinearPackedParams`` (``modules/linear.py``), and the dynamic layers in ``dynamic``. The static quantized modules
+(``Conv2d``, ``QFunctional``, ``Quantize``...) raise NotImplementedError: tinytorch has no static kernels."""
 from __future__ import annotations
 
 from .... import cat as _cat, matmul as _matmul
@@ -8,7 +9,11 @@ from ....nn.functional import relu as _relu
 from ....nn.modules.linear import Identity
 from ....nn.modules.module import Module
 
-__all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional", "Linear", "Conv2d", "Quantize", "DeQuantize"]
+from . import dynamic  # noqa: F401,E402
+from .modules.linear import Linear, LinearPackedParams  # noqa: F401
+
+__all__ = ["FloatFunctional", "FXFloatFunctional", "QFunctional", "Linear", "LinearPackedParams", "Conv2d", "Quantize",
+           "DeQuantize", "dynamic"]
 
 
 class FloatFunctional(Module):
@@ -52,7 +57,7 @@ class FXFloatFunctional(FloatFunctional):
 def _quantized_module(name):
     class Unavailable(Module):
         def __init__(self, *args, **kwargs):
-            raise NotImplementedError(f"tinytorch has no quantization (no quantized tensors or kernels): "
+            raise NotImplementedError(f"tinytorch has no static quantization kernels (only quantize_dynamic's): "
                                       f"torch.ao.nn.quantized.{name} is not implemented")
 
     Unavailable.__name__ = Unavailable.__qualname__ = name
@@ -60,7 +65,6 @@ def _quantized_module(name):
 
 
 QFunctional = _quantized_module("QFunctional")
-Linear = _quantized_module("Linear")
 Conv2d = _quantized_module("Conv2d")
 Quantize = _quantized_module("Quantize")
 DeQuantize = _quantized_module("DeQuantize")
