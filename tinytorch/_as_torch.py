@@ -47,12 +47,16 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, module) -> None:
         self._module = module
+        self._spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self._module
 
     def exec_module(self, module) -> None:
-        pass
+        # the import system has just set ``module.__spec__`` to the alias's spec; the module keeps its own
+        # (``tinytorch.X``, its file), which ``importlib.reload`` and pickle's lookups of it rely on
+        if self._spec is not None:
+            module.__spec__ = self._spec
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -73,7 +77,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
             module = getattr(sys.modules.get(parent), last, None) if parent in sys.modules else None
             if not isinstance(module, types.ModuleType):
                 return None
-        sys.modules[fullname] = module
+        # sys.modules is left to the import system, which enters the alias's module under ``fullname``: a
+        # module entered here would make it take that module's own spec (``tinytorch.X``, its file) for the
+        # answer, execute the file a second time and replace ``tinytorch.X`` with the new copy
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                               is_package=hasattr(module, "__path__"))
 
