@@ -17,8 +17,10 @@ interpreter with the ``.pth`` hook installs it too), and processes started by ``
 parent's ``__main__``, with or without the ``.pth`` file.
 
 Refused (RuntimeError) when PyTorch itself is already imported: two libraries under one name would mix
-tensors of both. Nothing is installed as a distribution named ``torch``: pip never treats tinytorch as
-satisfying a ``torch`` requirement, and ``importlib.metadata.version("torch")`` still fails."""
+tensors of both. While it is on, ``importlib.metadata`` finds a ``torch`` distribution (version
+``torch.__version__``) for queries about this process's import path, as libraries that detect PyTorch that way
+expect (``_as_torch_metadata``); nothing is installed under that name, so pip never treats tinytorch as
+satisfying a ``torch`` requirement."""
 from __future__ import annotations
 
 import importlib
@@ -82,6 +84,13 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         # answer, execute the file a second time and replace ``tinytorch.X`` with the new copy
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                               is_package=hasattr(module, "__path__"))
+
+    def find_distributions(self, context=None):
+        """``importlib.metadata``'s question: a ``torch`` distribution, for queries about this process's own
+        import path only (``_as_torch_metadata``: pip never sees it)."""
+        from . import _as_torch_metadata  # only ever called by importlib.metadata, which is then loaded
+
+        return _as_torch_metadata.find(context, str(sys.modules[_PACKAGE].__version__))
 
 
 _finder = _AliasFinder()
