@@ -57,7 +57,7 @@ def test_one_module_object_per_name():
         import sys, tinytorch
         tinytorch.install_as_torch()
         import torch
-        names = sorted(tinytorch._LAZY_SUBMODULES) + ["distributions.kl", "utils.checkpoint",
+        names = sorted(tinytorch._LAZY_SUBMODULES) + ["distributions.kl", "utils.checkpoint", "utils.hooks",
                                                        "onnx.symbolic_opset11", "nn.init"]
         for name in names:
             __import__("torch." + name)
