@@ -38,3 +38,41 @@ def test_utils_hooks_handle(torch):
     t.register_hook(lambda g: g)
     with pytest.warns(UserWarning, match="on tensor will not be serialized"):
         hooks.warn_if_has_hooks(t)
+
+
+def test_hub_names_and_cached_checkpoints(torch, tmp_path, monkeypatch):
+    # timm: ``from torch.hub import HASH_REGEX, download_url_to_file, urlparse``; a checkpoint already in the hub
+    # cache loads without any network, as in PyTorch
+    import zipfile
+
+    hub = tinytorch.hub
+    assert set(torch.hub.__all__) <= set(dir(hub))
+    for name in ("HASH_REGEX", "ENV_TORCH_HOME", "ENV_XDG_CACHE_HOME", "DEFAULT_CACHE_DIR", "VAR_DEPENDENCY",
+                 "MODULE_HUBCONF", "READ_DATA_CHUNK"):
+        assert getattr(hub, name) == getattr(torch.hub, name), name
+    assert hub.urlparse is torch.hub.urlparse and hub.HASH_REGEX.search("resnet18-f37072fd.pth").group(1) == "f37072fd"
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "home"))
+    assert hub.get_dir() == torch.hub.get_dir() == str(tmp_path / "home" / "hub")
+    sd = {"w": torch.arange(6.).reshape(2, 3), "b": torch.tensor([1, 2])}
+    folder = tmp_path / "home" / "hub" / "checkpoints"
+    folder.mkdir(parents=True)
+    torch.save(sd, folder / "net-0123abcd.pth")
+    with zipfile.ZipFile(folder / "old-89ab.zip", "w") as zf:  # a hand-zipped legacy checkpoint
+        zf.write(folder / "net-0123abcd.pth", "old.pth")
+    for url in ("https://example.invalid/models/net-0123abcd.pth", "https://example.invalid/old-89ab.zip"):
+        for mod in (tinytorch, torch):
+            out = mod.hub.load_state_dict_from_url(url, progress=False, weights_only=True)
+            assert out["w"].tolist() == sd["w"].tolist() and out["b"].tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="could not download https://example.invalid/none.pth .* place the file at "
+                                           + str(folder / "none.pth")):
+        hub.load_state_dict_from_url("https://example.invalid/none.pth", progress=False)
+    assert not (folder / "none.pth").exists()
+    with pytest.raises(RuntimeError, match="does not fetch hub repositories"):
+        hub.load("pytorch/vision", "resnet18")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "hubconf.py").write_text("dependencies = ['numpy']\n"
+                                                  "def tiny(n=2):\n    import torch\n    return torch.nn.Linear(n, 1)\n")
+    m = hub.load(str(tmp_path / "repo"), "tiny", 3, source="local")
+    assert m.weight.shape == (1, 3)
+    with pytest.raises(RuntimeError, match="Cannot find callable nope in hubconf"):
+        hub.load(str(tmp_path / "repo"), "nope", source="local")
