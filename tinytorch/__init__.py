@@ -89,7 +89,7 @@ globals().update(_registry.namespace("torch"))
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
-                              "_functorch", "functional", "xpu", "mtia", "__future__"})
+                              "_functorch", "functional", "xpu", "mtia", "__future__", "__config__"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
