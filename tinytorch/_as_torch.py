@@ -30,6 +30,8 @@ import os
 import sys
 import types
 
+from . import _as_torch_metadata
+
 ENV_VAR = "TINYTORCH_AS_TORCH"
 _PACKAGE = __name__.rpartition(".")[0]  # "tinytorch"
 _ALIAS = "torch"
@@ -88,8 +90,6 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
     def find_distributions(self, context=None):
         """``importlib.metadata``'s question: a ``torch`` distribution, for queries about this process's own
         import path only (``_as_torch_metadata``: pip never sees it)."""
-        from . import _as_torch_metadata  # only ever called by importlib.metadata, which is then loaded
-
         return _as_torch_metadata.find(context, str(sys.modules[_PACKAGE].__version__))
 
 

@@ -10,49 +10,51 @@ folder at a time) and reads what is on disk: no file says ``torch``, and the dis
 ``tinytorch-numpy``, which declares nothing about ``torch``. So pip never counts tinytorch as PyTorch, even in a
 process started with ``TINYTORCH_AS_TORCH=1``.
 
-Loaded by the alias's finder on the first ``importlib.metadata`` query, never by ``import tinytorch``."""
+``importlib.metadata`` itself (which imports ``email``) is loaded by the query that reaches this module, never
+by ``import tinytorch``."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
-from importlib import metadata
 
 NAME = "torch"
 
 
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+@functools.cache
+def _distribution_class():
+    from importlib import metadata  # already loaded: only importlib.metadata calls find()
+
+    class TorchDistribution(metadata.Distribution):
+        """``torch``'s metadata as tinytorch answers it: its name, the PyTorch version whose API it mirrors, the
+        import name ``torch``; no files (nothing of it is on disk under that name)."""
+
+        def __init__(self, version: str) -> None:
+            self._version = version
+
+        def read_text(self, filename):
+            if filename == "METADATA":
+                return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {self._version}\n"
+                        "Summary: tinytorch standing in for PyTorch (tinytorch.install_as_torch())\n")
+            if filename == "top_level.txt":
+                return NAME + "\n"
+            return None
+
+        def locate_file(self, path):
+            # where ``import torch`` comes from: tinytorch's package folder's parent
+            return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), str(path))
+
+    return TorchDistribution
 
 
-class TorchDistribution(metadata.Distribution):
-    """``torch``'s metadata as tinytorch answers it: its name, the PyTorch version whose API it mirrors, the
-    import name ``torch``; no files (nothing of it is on disk under that name)."""
-
-    def __init__(self, version: str) -> None:
-        self._version = version
-
-    def read_text(self, filename):
-        if filename == "METADATA":
-            return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {self._version}\n"
-                    "Summary: tinytorch standing in for PyTorch (tinytorch.install_as_torch())\n")
-        if filename == "top_level.txt":
-            return NAME + "\n"
-        return None
-
-    def locate_file(self, path):
-        # where ``import torch`` comes from: tinytorch's package folder's parent
-        return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), str(path))
-
-
-def find(context, version: str):
+def find(context, version: str) -> list:
     """The alias's answer to ``importlib.metadata``: the ``torch`` distribution for a query about this process's
     import path that names ``torch`` or no name; nothing otherwise."""
-    if context is None:
-        context = metadata.DistributionFinder.Context()
-    if context.path is not sys.path:
+    path = sys.path if context is None else context.path
+    name = None if context is None else context.name
+    if path is not sys.path:
         return []
-    name = context.name
-    if name is not None and _normalized(name) != NAME:
+    if name is not None and re.sub(r"[-_.]+", "-", name).lower() != NAME:
         return []
-    return [TorchDistribution(version)]
+    return [_distribution_class()(version)]

@@ -76,3 +76,22 @@ def test_hub_names_and_cached_checkpoints(torch, tmp_path, monkeypatch):
     assert m.weight.shape == (1, 3)
     with pytest.raises(RuntimeError, match="Cannot find callable nope in hubconf"):
         hub.load(str(tmp_path / "repo"), "nope", source="local")
+
+
+def test_config_show_and_parallel_info(torch):
+    # PyG and environment dumps call these; launchers parse the "Build settings" line's KEY=VALUE pairs
+    for mod in (tinytorch, torch):
+        text = mod.__config__.show()
+        settings = dict(kv.split("=", 1) for kv in text.split("Build settings: ")[1].strip().rstrip(",").split(", "))
+        assert settings["USE_CUDA"] == "0" and settings["TORCH_VERSION"] == "2.13.0"
+        assert "CPU capability usage:" in text and isinstance(mod.__config__._cxx_flags(), str)
+        assert f"get_num_threads() : {mod.get_num_threads()}" in mod.__config__.parallel_info()
+    assert "numpy" in tinytorch.__config__.show() and tinytorch.backends.cpu.kernels()["blas"] in tinytorch.__config__.show()
+
+
+def test_serialization_constants(torch):
+    for name in ("DEFAULT_PROTOCOL", "LONG_SIZE", "INT_SIZE", "SHORT_SIZE", "MAGIC_NUMBER", "PROTOCOL_VERSION",
+                 "STORAGE_KEY_SEPARATOR", "MAP_SHARED", "MAP_PRIVATE"):
+        assert getattr(tinytorch.serialization, name) == getattr(torch.serialization, name), name
+    for name in ("MAP_LOCATION", "STORAGE", "FILE_LIKE"):
+        assert hasattr(tinytorch.serialization, name)

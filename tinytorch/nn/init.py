@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad, version_counter
-from .._random.draws import uniform_values
+from .._random.draws import randperm_values, uniform_values
 from .._random.normal import normal_values
 from ..random import _engine
 from ..tensor import Tensor
@@ -178,14 +178,14 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         raise ValueError("Only tensors with 2 dimensions are supported")
     if tensor.is_meta:
         return tensor
-    from .._random.tensor_ops import randperm  # the random ops sit above nn.init's imports (import-layers.md)
-
     rows, cols = tensor.shape
     zeros = math.ceil(sparsity * rows)
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            tensor[randperm(rows)[:zeros], col] = 0
+            # the default generator's permutation, as ``torch.randperm(rows)`` draws it
+            tensor._data[randperm_values(_engine(None), rows)[:zeros], col] = 0
+        version_counter(tensor)[0] += 1
     return tensor
 
 
