@@ -47,4 +47,18 @@ def get_device_name(device=None) -> str:
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
+class Stream:
+    """``torch.cuda.Stream``: refused, as PyTorch's CPU build refuses it."""
+
+    def __init__(self, device=None, priority: int = 0, **kwargs) -> None:
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
+class Event:
+    """``torch.cuda.Event``: refused, as PyTorch's CPU build refuses it."""
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
+        raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
 from . import jiterator  # noqa: E402,F401  (torch.cuda.jiterator: refused without a GPU)
