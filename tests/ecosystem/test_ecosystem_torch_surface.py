@@ -95,3 +95,16 @@ def test_serialization_constants(torch):
         assert getattr(tinytorch.serialization, name) == getattr(torch.serialization, name), name
     for name in ("MAP_LOCATION", "STORAGE", "FILE_LIKE"):
         assert hasattr(tinytorch.serialization, name)
+
+
+def test_random_factories_take_layout_and_pin_memory(torch):
+    # diffusers' randn_tensor passes layout= to torch.randn
+    for mod in (tinytorch, torch):
+        mod.manual_seed(0)
+        got = [mod.randn(3, layout=mod.strided, pin_memory=False).tolist(), mod.rand(2, layout=mod.strided).tolist(),
+               mod.randint(0, 5, (3,), layout=mod.strided).tolist(), mod.randperm(4, layout=mod.strided).tolist()]
+        if mod is tinytorch:
+            ours = got
+    assert ours == got
+    with pytest.raises(NotImplementedError):
+        tinytorch.randn(2, layout=tinytorch.sparse_coo)
