@@ -108,3 +108,54 @@ def test_random_factories_take_layout_and_pin_memory(torch):
     assert ours == got
     with pytest.raises(NotImplementedError):
         tinytorch.randn(2, layout=tinytorch.sparse_coo)
+
+
+def test_view_dtype_and_storage_from_file(torch, tmp_path):
+    # what safetensors' loader does with a checkpoint: the file's bytes as an UntypedStorage, each tensor's byte
+    # range sliced out of it, then viewed as its dtype
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(bytes(range(24)))
+    res = []
+    for mod in (tinytorch, torch):
+        s = mod.UntypedStorage.from_file(str(path), shared=False, nbytes=16)
+        part = s[4:12]
+        u8 = mod.asarray(part, dtype=mod.uint8)
+        a = mod.arange(6.).requires_grad_()
+        v = a.view(dtype=mod.int32)
+        res.append((s.nbytes(), type(part).__name__, part.untyped() is part, u8.tolist(), u8.view(mod.int16).tolist(),
+                    u8.view(dtype=mod.float32).tolist(), u8.view(mod.bfloat16).view(mod.int16).tolist(), v.tolist(),
+                    v.requires_grad, v.grad_fn, a.view(mod.float32).requires_grad))
+        for bad in (lambda: mod.zeros(2, 3)[:, ::2].view(mod.float16), lambda: mod.zeros(3, dtype=mod.uint8).view(mod.int16),
+                    lambda: mod.tensor(1.).view(mod.float16),
+                    lambda: mod.UntypedStorage.from_file(str(path), shared=False, nbytes=99)):
+            with pytest.raises(RuntimeError) as err:
+                bad()
+            res.append(str(err.value).replace(str(path), "FILE"))
+    assert res[0] == res[len(res) // 2] and res[1:len(res) // 2] == res[len(res) // 2 + 1:]
+    shared = tinytorch.UntypedStorage.from_file(str(path), shared=True, nbytes=8)
+    tinytorch.asarray(shared, dtype=tinytorch.uint8)[0] = 200  # a shared mapping writes through to the file
+    del shared
+    assert path.read_bytes()[0] == 200
+
+
+def test_safetensors_save_file_load_file_round_trip(tmp_path):
+    # safetensors.torch, unchanged, under install_as_torch: its default loader maps the file through
+    # UntypedStorage.from_file
+    from _ecosystem import run_on_tinytorch
+
+    out = run_on_tinytorch(f"""
+        from safetensors.torch import load, load_file, save, save_file
+        from safetensors import safe_open
+        t = {{"w": torch.arange(6.).reshape(2, 3), "i": torch.tensor([1, -2, 3], dtype=torch.int16),
+              "h": torch.tensor([0.5, -1.5], dtype=torch.bfloat16), "e": torch.zeros(0, 4)}}
+        save_file(t, {str(tmp_path / "m.safetensors")!r}, metadata={{"format": "pt"}})
+        back = load_file({str(tmp_path / "m.safetensors")!r})
+        with safe_open({str(tmp_path / "m.safetensors")!r}, framework="pt") as f:
+            meta, part = f.metadata(), f.get_slice("w")[:, 1:].tolist()
+        again = load(save(t))
+        print(json.dumps({{"keys": sorted(back), "same": all(bool((back[k] == t[k]).all()) and back[k].dtype == t[k].dtype
+                                                             and back[k].shape == t[k].shape for k in t),
+                          "again": all(bool((again[k] == t[k]).all()) for k in t), "meta": meta, "part": part}}))
+    """, ("safetensors",))
+    assert out == {"keys": ["e", "h", "i", "w"], "same": True, "again": True, "meta": {"format": "pt"},
+                   "part": [[1.0, 2.0], [4.0, 5.0]]}
