@@ -159,3 +159,85 @@ def test_safetensors_save_file_load_file_round_trip(tmp_path):
     """, ("safetensors",))
     assert out == {"keys": ["e", "h", "i", "w"], "same": True, "again": True, "meta": {"format": "pt"},
                    "part": [[1.0, 2.0], [4.0, 5.0]]}
+
+
+def test_pytree_container_functions_and_keys(torch):
+    # diffusers and transformers register their output classes with the dict's functions (and their keys)
+    ours, theirs = tinytorch.utils._pytree, torch.utils._pytree
+    d = {"b": 1, "a": [2, 3]}
+    for name in ("_dict_flatten", "_list_flatten", "_tuple_flatten"):
+        arg = d if "dict" in name else [1, 2] if "list" in name else (1, 2)
+        assert getattr(ours, name)(arg) == getattr(theirs, name)(arg)
+        with_keys = [(str(k), v) for k, v in getattr(ours, name + "_with_keys")(arg)[0]]
+        assert with_keys == [(str(k), v) for k, v in getattr(theirs, name + "_with_keys")(arg)[0]]
+    assert ours._dict_unflatten([1, 2], ["x", "y"]) == theirs._dict_unflatten([1, 2], ["x", "y"])
+    assert ours.MappingKey("k").get({"k": 5}) == 5 and str(ours.GetAttrKey("w")) == str(theirs.GetAttrKey("w"))
+
+
+def test_attention_backends_and_flex_attention_module(torch):
+    ta, pa = tinytorch.nn.attention, torch.nn.attention
+    assert {k: int(v) for k, v in ta.SDPBackend.__members__.items()} == \
+        {k: int(v) for k, v in pa.SDPBackend.__members__.items()}
+    assert str(ta.SDPBackend.MATH) == str(pa.SDPBackend.MATH)
+    q = tinytorch.randn(1, 2, 3, 4)
+    with ta.sdpa_kernel([ta.SDPBackend.MATH, ta.SDPBackend.FLASH_ATTENTION]):
+        assert tinytorch.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with ta.sdpa_kernel(["MATH"]):
+            pass
+    from tinytorch.nn.attention import flex_attention as tf
+    from torch.nn.attention import flex_attention as pf
+
+    assert set(pf.__all__) <= set(dir(tf)) and tf._DEFAULT_SPARSE_BLOCK_SIZE == pf._DEFAULT_SPARSE_BLOCK_SIZE
+
+    def causal(b, h, q, kv):
+        return q >= kv
+
+    def window(b, h, q, kv):
+        return q - kv < 3
+
+    for combine in ("and_masks", "or_masks"):
+        ours = tf.create_mask(getattr(tf, combine)(causal, window), 2, 1, 5, 6)
+        theirs = pf.create_mask(getattr(pf, combine)(causal, window), 2, 1, 5, 6, device="cpu")
+        assert ours.tolist() == theirs.tolist()
+    assert tf.create_mask(tf.noop_mask, 1, 2, 3, 4).tolist() == pf.create_mask(pf.noop_mask, 1, 2, 3, 4, "cpu").tolist()
+    assert tf.AuxRequest(lse=True) == (True, False)
+    for refused in (lambda: tf.flex_attention(q, q, q), lambda: tf.create_block_mask(causal, 1, 1, 4, 4),
+                    lambda: tf.BlockMask()):
+        with pytest.raises(NotImplementedError, match="flex attention is a kernel torch.compile generates"):
+            refused()
+
+
+def test_sharding_streams_and_cuda_names_refuse_as_a_cpu_build(torch):
+    from tinytorch.distributed.device_mesh import DeviceMesh, init_device_mesh
+    from tinytorch.distributed.tensor import DTensor, Shard, distribute_tensor
+
+    assert not isinstance(tinytorch.nn.Parameter(tinytorch.ones(2)), DTensor) and issubclass(DTensor, tinytorch.Tensor)
+    for refused in (lambda: DTensor(), lambda: Shard(0), lambda: distribute_tensor(tinytorch.ones(2), None),
+                    lambda: DeviceMesh("cpu", [0]), lambda: init_device_mesh("cpu", (1,))):
+        with pytest.raises(NotImplementedError, match="tinytorch has no"):
+            refused()
+    assert tinytorch.distributed.device_mesh.DeviceMesh is DeviceMesh
+    for mod in (tinytorch, torch):
+        s, e = mod.Stream(), mod.Event()
+        assert (repr(s), s.query(), s.synchronize(), e.query(), str(s.device)) == \
+            ("torch.Stream device_type=cpu, device_index=-1, stream_id=0", True, None, True, "cpu")
+        with pytest.raises(RuntimeError, match="cpu backend doesn't support events."):
+            s.record_event()
+        with pytest.raises(RuntimeError, match="cpu backend doesn't support events."):
+            e.record()
+        for call, message in ((lambda: mod.cuda.Stream(), "torch.cuda.Stream requires CUDA support"),
+                              (lambda: mod.cuda.Event(), "Tried to instantiate dummy base class Event"),
+                              (lambda: mod.cuda.CUDAGraph(), "Tried to instantiate dummy base class CUDAGraph")):
+            with pytest.raises(RuntimeError, match=message):
+                call()
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            mod.cuda.get_device_capability()
+        with mod.cuda.stream(None):
+            pass
+        assert (mod.cuda.memory_allocated(), mod.cuda.max_memory_allocated(), mod.cuda.memory_reserved(),
+                mod.cuda.is_bf16_supported(), tuple(mod.cuda.default_generators)) == (0, 0, 0, False, ())
+    with pytest.raises(NotImplementedError, match="torch function modes are not supported"):
+        with tinytorch.overrides.TorchFunctionMode():
+            pass
+    assert not isinstance(tinytorch.nn.Linear(1, 1), tinytorch._dynamo.eval_frame.OptimizedModule)
