@@ -89,7 +89,7 @@ globals().update(_registry.namespace("torch"))
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
-                              "_functorch", "functional", "xpu", "mtia", "__future__"})
+                              "_functorch", "functional", "xpu", "mtia", "__future__", "__config__", "overrides"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
@@ -122,6 +122,7 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
 from ._tensor.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401

@@ -150,8 +150,9 @@ LOWP_NP = frozenset(d.np for d in ALL if d.is_floating_point and d.itemsize == 2
 # storages numpy's ufuncs must not compute on directly (float8: PyTorch refuses most ops; complex32: numpy
 # has no arithmetic for its structured dtype): the ops' fast paths leave them to their general paths
 NARROW_NP = F8_NP | {C32_NP}
-BF16_MISSING = ("tinytorch.bfloat16 tensors are stored with the ml_dtypes package, which is not installed; "
-                "install it with `pip install \"tinytorch-numpy[bf16]\"` (or `pip install ml_dtypes`)")
+BF16_MISSING = ("tinytorch.bfloat16 tensors are stored with the ml_dtypes package, which is not installed (a "
+                "dependency of tinytorch-numpy, left out by `pip install --no-deps`); install it with "
+                "`pip install ml_dtypes`")
 # floating or complex: the dtypes that carry gradients
 INEXACT_NP = FLOATING_NP | {complex64.np, complex128.np, C32_NP}
 

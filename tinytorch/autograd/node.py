@@ -91,18 +91,32 @@ class _HookDict(dict):
 
 
 class RemovableHandle:
-    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook."""
+    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook (PyTorch's
+    ``torch.utils.hooks.RemovableHandle``: ``extra_dict``'s tables, a dict or a list of them, lose the same key)."""
 
     _ids = itertools.count()
 
-    def __init__(self, hooks_dict: dict):
+    def __init__(self, hooks_dict: dict, *, extra_dict=None):
         self.id = next(RemovableHandle._ids)
         self._hooks_ref = weakref.ref(hooks_dict)
+        extra = [extra_dict] if isinstance(extra_dict, dict) else extra_dict or ()
+        self._extra_refs = tuple(weakref.ref(d) for d in extra)
 
     def remove(self) -> None:
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        for ref in (self._hooks_ref, *self._extra_refs):
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
+
+    def __getstate__(self):
+        # pickled with the tables it removes from (as PyTorch's), not with weak references
+        return self._hooks_ref(), self.id, tuple(ref() for ref in self._extra_refs)
+
+    def __setstate__(self, state) -> None:
+        hooks, self.id, extra = state
+        # a table gone before pickling gives a handle whose remove() does nothing
+        self._hooks_ref = weakref.ref(hooks if hooks is not None else _HookDict())
+        self._extra_refs = tuple(weakref.ref(d) for d in extra if d is not None)
 
     def __enter__(self):
         return self

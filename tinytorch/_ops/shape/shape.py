@@ -93,10 +93,13 @@ else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5)
 
 
 @op(variants="method", batch=rules.reshape)
-def view(input: Tensor, *shape) -> Tensor:
-    """Same storage, new shape; fails where strides make that impossible (use reshape)."""
+def view(input: Tensor, *shape, dtype=None) -> Tensor:
+    """Same storage, new shape; fails where strides make that impossible (use reshape). ``view(dtype)``: the same
+    bytes read as ``dtype`` (not differentiable, as in PyTorch)."""
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        raise NotImplementedError("view(dtype) is not supported by tinytorch")
+        shape, dtype = (), shape[0]
+    if dtype is not None and not shape:
+        return _view_dtype(input, dtype)
     x = input._data
     shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
     try:
@@ -107,6 +110,27 @@ def view(input: Tensor, *shape) -> Tensor:
     if _State.enabled and input._requires_grad:
         return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
+
+
+def _view_dtype(input: Tensor, dtype) -> Tensor:
+    x, old, np_dtype = input._data, input.dtype, _dtype.to_np(dtype)
+    if dtype.itemsize != old.itemsize:
+        what = f"to view {old._scalar} as {dtype._scalar} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        # (numpy gives empty arrays zero strides; PyTorch's are contiguous)
+        if x.size and x.shape[-1] != 1 and x.strides[-1] != x.itemsize:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {x.strides[-1] // x.itemsize}")
+        if (x.shape[-1] * old.itemsize) % dtype.itemsize:
+            raise RuntimeError(f"self.size(-1) must be divisible by {dtype.itemsize // old.itemsize} {what}, "
+                               f"but got {x.shape[-1]}")
+    if x.size == 0:
+        data = np.empty(x.shape[:-1] + (x.shape[-1] * old.itemsize // dtype.itemsize,) if x.ndim else (), np_dtype)
+    else:
+        data = x.view(np_dtype)
+    out = _view_of(input, data)
+    out._requires_grad = False  # PyTorch declares view.dtype's output not differentiable
+    return out
 
 
 @op(variants="function method", batch=rules.reshape)
