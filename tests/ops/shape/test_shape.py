@@ -367,3 +367,13 @@ def test_int_index_fast_path_values_views_and_errors_as_pytorch(shape):
         out.append((v.tolist() if v.dim() else v.item(), v._version, x._version))
         return out
     assert run(tinytorch) == run(torch)
+
+
+PERMUTE_ERRORS = [(0, 0), (0, -2), (1,), (0, 1, 2), (0, 1, 5), (5,), (0, 5), (-3, 0)]
+
+
+@pytest.mark.parametrize("dims", PERMUTE_ERRORS, ids=str)
+def test_permute_errors_as_pytorch(dims):
+    # the count is checked before each dim's range, and repeats last
+    _same(lambda L: L.zeros(2, 3).permute(*dims))
+    _same(lambda L: L.permute(L.zeros(2, 3), dims))

@@ -296,11 +296,14 @@ def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
     given = _shape_arg(dims)
-    dims = tuple(_wrap_dim(d, x.ndim) for d in given)
-    if sorted(dims) != list(range(x.ndim)):
+    # PyTorch's order of checks: the count, then each dim's range, then repeats
+    if len(given) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
-                           f"equal to len(dims) = {len(dims)}")
+                           f"equal to len(dims) = {len(given)}")
+    dims = tuple(_wrap_dim(d, x.ndim) for d in given)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
     for i, d in enumerate(dims):
         inverse[d] = i
