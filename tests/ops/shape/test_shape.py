@@ -377,3 +377,62 @@ def test_permute_errors_as_pytorch(dims):
     # the count is checked before each dim's range, and repeats last
     _same(lambda L: L.zeros(2, 3).permute(*dims))
     _same(lambda L: L.permute(L.zeros(2, 3), dims))
+
+
+def _view_dtype_cases(L):
+    x = L.arange(12.).reshape(3, 4)
+    return {
+        "same size": lambda: x.view(L.int32), "same size, transposed": lambda: x.t().view(L.int32),
+        "down, transposed": lambda: x.t().view(L.float16), "down": lambda: x.view(L.float16),
+        "up": lambda: x.view(L.float64), "up, odd size": lambda: x[:, :3].view(L.float64),
+        "up, offset 2": lambda: x[:, 2:].view(L.float64), "up, offset 1": lambda: x[:, 1:3].view(L.float64),
+        "up, step": lambda: x[:, ::2].view(L.float64), "0-d down": lambda: L.tensor(1.).view(L.float16),
+        "0-d same": lambda: L.tensor(1.).view(L.int32), "to complex": lambda: L.ones(3, 2).view(L.complex64),
+        "to bool": lambda: L.ones(3, 2).view(L.bool), "keyword": lambda: x.view(dtype=L.uint8),
+        "complex up": lambda: L.ones(3, 2, dtype=L.complex64).view(L.float64),
+        "empty last dim": lambda: L.ones(3, 0).view(L.float64), "size-1 last dim": lambda: L.ones(3, 1).view(L.float64),
+        "up, odd row stride": lambda: L.ones(3, 4)[::2, :2].view(L.float64),
+        "down, rows stepped": lambda: L.ones(3, 4)[::2].view(L.int8),
+        "half to bfloat16": lambda: L.ones(2, 3, dtype=L.float16).view(L.bfloat16),
+        "bytes to float": lambda: L.arange(8, dtype=L.uint8).reshape(2, 4).view(L.float32),
+        "conjugated": lambda: L.ones(2, 2, dtype=L.complex64).conj().view(L.float32),
+        "to complex32": lambda: L.ones(2, 2, dtype=L.complex64).view(L.complex32).view(L.float16),
+    }
+
+
+@pytest.mark.parametrize("case", list(_view_dtype_cases(torch)))
+def test_view_dtype_as_pytorch(case):
+    # the bytes read as another dtype, the last dim rescaled with PyTorch's strides, or PyTorch's refusal
+    def run(L):
+        r = _view_dtype_cases(L)[case]()
+        return (str(r.dtype).split(".")[-1], tuple(r.shape), r.stride(), r.requires_grad, r._is_view(),
+                r.to(L.complex128 if r.is_complex() else L.float64).numpy())
+    (k0, a), (k1, b) = _both(run)
+    assert k0 == k1, (a, b)
+    if k0 != "ok":
+        assert a == b
+        return
+    assert a[:5] == b[:5]
+    np.testing.assert_array_equal(a[5], b[5])
+
+
+def test_view_dtype_shares_storage_and_version_but_no_graph():
+    for L in LIBS:
+        y = L.randn(3, requires_grad=True)
+        for dt in (L.float32, L.int32, L.float16):
+            v = y.view(dt)
+            assert not v.requires_grad and v.grad_fn is None and v._base is None
+        z = y * 1
+        w = z.view(L.int32)
+        with L.no_grad():
+            w.add_(1)  # writes z's bytes, bumps z's version, and leaves z's history alone
+        assert z._version == w._version == 1
+        assert z.grad_fn.name() == "MulBackward0"
+        z.sum().backward()
+        np.testing.assert_array_equal(y.grad.numpy(), np.ones(3))
+
+
+@pytest.mark.parametrize("in_dims,shape,dt", [(0, (2, 2), "float16"), (0, (3,), "float16"), (1, (2, 2), "float16"),
+                                              (0, (3,), "int32"), (0, (2, 4), "float64")])
+def test_view_dtype_under_vmap(in_dims, shape, dt):
+    _same(lambda L: L.func.vmap(lambda t: t.view(getattr(L, dt)), in_dims=in_dims)(L.ones(shape)).double())
