@@ -17,6 +17,7 @@ from ._size import _require_cpu
 from .autograd import _accumulate, forward_ad as _forward_ad
 from .autograd.grad_mode import version_counter
 from ._ops._core.batching import first_only
+from ._ops._core.arguments import strided_only as _strided_only
 from ._ops._core.registry import op
 from .tensor import Size, Tensor, _make
 from ._random.fpmath import fma64 as _fma, libm_pow
@@ -331,15 +332,6 @@ def empty(*size, dtype=None, device=None,
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
-def _strided_only(layout, pin_memory) -> None:
-    """Factories take PyTorch's ``layout=`` and ``pin_memory=``: tinytorch has strided tensors on the CPU only."""
-    if layout is not None and getattr(layout, "_name", "strided") != "strided":
-        raise NotImplementedError(f"tinytorch has no sparse tensors: layout={layout!r} is not supported")
-    if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
-                           "is available on this system.")
-
-
 def _scalar_dtype(value):
     if isinstance(value, bool):
         return _dtype.bool_
@@ -400,7 +392,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None,
 
 @op(variants="function", batch=first_only)
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
-              layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+              layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
