@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import BF16_NP, FROM_NP
+from ..._dtype import BF16_NP, FLOATING_NP, FROM_NP
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -232,8 +232,20 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if pos_weight is not None and _State.enabled and pos_weight._requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
                            "argument 'pos_weight'. This input cannot have requires_grad True.")
+    # PyTorch's kernel: log_sigmoid(input), then (1 - target).mul_(input).sub_(...) written into target's dtype
+    xd, td = input._data.dtype, target._data.dtype
+    if xd.kind in "biu":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{input.dtype._scalar}'")
+    if td.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     _, _, x, t = binary_operands(input, target)
+    if td.kind in "iu":
+        raise RuntimeError(f"result type {input.dtype._scalar} can't be cast to the desired output type "
+                           f"{target.dtype._scalar}")
     losses = as_array(_bce_logits_losses(x, t, None if pos_weight is None else pos_weight._data, w))
+    if losses.dtype != td and td in FLOATING_NP:
+        losses = losses.astype(td)
     out = _reduce(losses, reduction)
     return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target), (input, target, weight, pos_weight),
                   need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=losses.size,
