@@ -515,3 +515,32 @@ KEYWORD_SPELLINGS = [
 @pytest.mark.parametrize("src", KEYWORD_SPELLINGS)
 def test_keyword_spellings_as_pytorch(src, torch):
     _same_as_torch(src, torch)
+
+
+NUMBER_OVERFLOW = [  # a float past the dtype's range: inf silently where PyTorch converts, its error where it checks
+    lambda L: L.tensor([1e39]), lambda L: L.tensor(1e39), lambda L: L.tensor([[1e39, -1e39], [1.0, 2.0]]),
+    lambda L: L.tensor((1e39,)), lambda L: L.as_tensor([1e39]), lambda L: L.tensor([L.tensor(1.0), 1e39]),
+    lambda L: L.tensor([1e39], dtype=L.float16), lambda L: L.tensor(np.array([1e39])).float(),
+    lambda L: L.ones(2, dtype=L.float16) + 1e39, lambda L: L.ones(2, dtype=L.bfloat16) - 1e39,
+    lambda L: L.arange(0, 1e39, 1e38), lambda L: L.full((2,), 1e39), lambda L: L.full((2,), 1e39, dtype=L.float16),
+    lambda L: L.full((1, 1), 7e4, dtype=L.float16), lambda L: L.ones((), dtype=L.bfloat16).fill_(1e39),
+    lambda L: L.ones(0, dtype=L.float16).fill_(7e4), lambda L: L.full((2,), 1 + 2j, dtype=L.float16),
+    lambda L: L.ones(2).fill_(-1e39), lambda L: L.scalar_tensor(1e39), lambda L: L.ones(2).new_full((2,), 1e39),
+    lambda L: L.full_like(L.ones(2), 1e39), lambda L: L.full((1,), 1e20, dtype=L.int64),
+    lambda L: L.full((1,), -1, dtype=L.uint8), lambda L: L.full((1,), 256.0, dtype=L.uint8),
+    lambda L: L.ones(1, dtype=L.int8).fill_(200), lambda L: L.full((1,), float("nan"), dtype=L.int32),
+    lambda L: L.full((1,), 1 + 2j), lambda L: L.full((1,), complex(1e39, 0), dtype=L.complex64),
+    lambda L: L.full((1,), 1 + 2j, dtype=L.bool), lambda L: L.full((1,), 1 + 2j, dtype=L.float16),
+    lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 1e39),
+    lambda L: L.ones(2, dtype=L.float16).masked_fill(L.tensor([True, False]), 7e4),
+    lambda L: L.ones(2, 2).index_fill(0, L.tensor([0]), 1e39),
+    lambda L: L.ones(2, 2).index_fill(0, L.tensor([0]), 3 + 0j),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NUMBER_OVERFLOW)))
+def test_numbers_past_the_range_as_pytorch(i, torch):
+    from _compare import outcome_and_warnings
+
+    fn = NUMBER_OVERFLOW[i]
+    assert outcome_and_warnings(fn, tinytorch) == outcome_and_warnings(fn, torch)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, cpp_name
+from ..._dtype_casts import check_number
 from .._core import narrow
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -78,7 +79,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
         mt = _given(mask, m)
         return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward1, (input, value), (mt,),
                       in_shape=x.shape, need_value=value._requires_grad)
-    val = np.asarray(value).astype(x.dtype)
+    val = np.asarray(check_number(value, x.dtype, lowp_checked=True)).astype(x.dtype)
     out = np.where(m, val, x)
     return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward0, (input,), (_given(mask, m),),
                   in_shape=x.shape)
@@ -299,7 +300,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         view[i] = value._data.astype(x.dtype)
         return record(out, IndexFillBackward1, (input, None, value), (_given(index, i),), dim=d, dim_arg=dim,
                       need_value=value._requires_grad)
-    view[i] = value
+    if isinstance(value, complex) and x.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    view[i] = check_number(value, x.dtype, lowp_checked=True)
     return record(out, IndexFillBackward0, (input,), (_given(index, i),), dim=d, dim_arg=dim)
 
 

@@ -18,20 +18,14 @@ from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import as_array, reduction_enum
+from .._core.util import reduction_enum
 from .._core.record import record
 from .activation import functional_spelling
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
-from .loss import apply_reduction, check_reduction, reduction_name
+from .loss import _reduce, apply_reduction, check_reduction, reduction_name
 from .normalize import clamp_min, vector_norm
 from ..linalg import products as _products
-
-
-def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
-    if reduction == "none":
-        return losses
-    return as_array(losses.mean() if reduction == "mean" else losses.sum())
 
 
 class SoftMarginLossBackward0(Node):

@@ -14,6 +14,7 @@ from .._core.batching import composite
 from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
+from .reduce import mean_of, warn_dof
 
 
 class NansumBackward0(Node):
@@ -112,8 +113,9 @@ class StdMeanBackward0(_MomentNode):
 def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None)):
     x = input._data
     count = int(np.prod([x.shape[d] for d in dims])) if x.ndim else 1
+    warn_dof("std_mean" if node_cls.is_std else "var_mean", x, count, c, 4)
     axes = dims if x.ndim else None
-    mean = as_array(x.mean(axis=axes, keepdims=keepdim))
+    mean = as_array(mean_of(x, axes, keepdim))
     first = as_array(x.var(axis=axes, ddof=c, keepdims=keepdim)) if count - c > 0 else \
         as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
     if node_cls.is_std:

@@ -162,7 +162,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
-        out = as_array(lowp_round(np.asarray(opmath(x).mean(axis=dims, keepdims=keepdim)), x.dtype))
+        out = as_array(lowp_round(np.asarray(mean_of(opmath(x), dims, keepdim)), x.dtype))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -174,6 +174,23 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         return record(out, MeanBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim,
                       count=count)
     return _make(out)
+
+
+def mean_of(x: np.ndarray, dims, keepdim: bool) -> np.ndarray:
+    """numpy's mean; NaN for an empty reduction as PyTorch's, without numpy's "Mean of empty slice" warning
+    (a ``warnings.warn``, which the error state does not silence)."""
+    if x.size:
+        return x.mean(axis=dims, keepdims=keepdim)
+    return np.add.reduce(x, axis=dims, keepdims=keepdim) * np.nan
+
+
+def warn_dof(name: str, x: np.ndarray, n: int, c, stacklevel: int) -> None:
+    """PyTorch's warning where the degrees of freedom are not positive: its reduction factor (the input's numel
+    divided by the output's, 0 for an empty input) less the correction."""
+    if (n if x.size else 0) - c <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel + 1)
 
 
 def _correction(unbiased, correction) -> float:
@@ -239,12 +256,10 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
     n = 1
     for d in dims:
         n *= x.shape[d]
-    if n - c <= 0:
-        import warnings
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    warn_dof(name, x, n, c, 3)
+    x64 = x.astype(np.float64, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
+        v = (x64.var(axis=dims, keepdims=keepdim, ddof=0) if x.size else mean_of(x64, dims, keepdim)) * (
             n / (n - c) if n != c else np.inf)
     return v, dims, keepdim, n - c
 
