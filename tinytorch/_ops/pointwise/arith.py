@@ -98,6 +98,16 @@ def _is_bool(x) -> bool:
     return isinstance(x, bool) or (isinstance(x, np.ndarray) and x.dtype == np.bool_)
 
 
+def check_bool_sub(a_bool: bool, b_bool: bool) -> None:
+    """PyTorch's refusal of a subtraction with a bool operand (its sub_check)."""
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 @op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
 def sub(a, b, *legacy, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
@@ -118,13 +128,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
                     if a._requires_grad or (tb is not None and tb._requires_grad):
                         return record_pair(out, SubBackward0, a, tb)
             return _make(out)
-    a_bool, b_bool = _is_bool(a), _is_bool(b)
-    if a_bool and b_bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
-    if a_bool or b_bool:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    check_bool_sub(_is_bool(a), _is_bool(b))
     ta, tb, ad, bd = binary_operands(a, b)
     if alpha != 1 or alpha is True:
         alpha = _checked_alpha(ad, bd, alpha)
