@@ -50,7 +50,7 @@ class MaskedFillBackward0(Node):
     saved_fields = (("mask", 0),)
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         return (_fit(g.masked_fill(mask, 0), self.in_shape),)
 
 
@@ -58,7 +58,7 @@ class MaskedFillBackward1(Node):
     saved_fields = (("mask", 0),)
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         gv = where(mask, g, 0.0).sum() if self.need_value else None
         return _fit(g.masked_fill(mask, 0), self.in_shape), gv
 
@@ -89,7 +89,7 @@ class MaskedSelectBackward0(Node):
     saved_fields = (("mask", 0), ("self", 1))
 
     def backward(self, g):
-        mask = self.saved_tensors[0]
+        mask = self._unpacked_saved[0]
         z = _make(np.zeros(self.shape, g._data.dtype))
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
@@ -109,7 +109,7 @@ class MaskedScatterBackward0(Node):
     saved_fields = (("mask", 0), ("source_sym_sizes", "source_shape"))
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         gs = None
         if self.need_source:
             picked = g.masked_select(mask)
@@ -165,7 +165,7 @@ class IndexSelectBackward0(Node):
     saved_fields = (_DIM, ("index", 0), ("self_sym_sizes", "in_shape"))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         z = _make(np.zeros(self.in_shape, g._data.dtype))
         return (z.index_add(self.dim, idx, g),)
 
@@ -191,7 +191,7 @@ class IndexAddBackward0(Node):
                     ("source_dim", lambda n: len(n.source_shape)))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         gs = g.index_select(self.dim, idx) * self.alpha if self.need_source else None
         if gs is not None and gs._data.shape != self.source_shape:
             gs = gs.reshape(self.source_shape)
@@ -238,7 +238,7 @@ class IndexCopyBackward0(Node):
     saved_fields = (_DIM, ("index", 0), ("source", 1), ("source_dim", lambda n: len(n.source_shape)))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         gs = g.index_select(self.dim, idx).reshape(self.source_shape) if self.need_source else None
         return g.index_fill(self.dim, idx, 0), None, gs
 
@@ -268,7 +268,7 @@ class IndexFillBackward0(Node):
     saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         return (g.index_fill(self.dim, idx, 0),)
 
 
@@ -276,7 +276,7 @@ class IndexFillBackward1(Node):
     saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         # each filled slice counts once, however often the index repeats it
         gv = g.index_select(self.dim, _make(np.unique(idx._data))).sum() if self.need_value else None
         return g.index_fill(self.dim, idx, 0), None, gv
@@ -310,7 +310,7 @@ class TakeBackward0(Node):
     saved_fields = (("index", 0), ("self", 1))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         z = _make(np.zeros(self.numel, g._data.dtype))
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 

@@ -63,13 +63,13 @@ class MmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = g.mm(b.t()) if self.need_a else None
         gb = a.t().mm(g) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _add_terms(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
 
 
@@ -78,7 +78,7 @@ class _GeneralMatmul(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors  # each saved only when the other operand needs a gradient
+        a, b = self._unpacked_saved  # each saved only when the other operand needs a gradient
         sa, sb = self.shapes
         g2 = g
         # b first: for 1-d @ 1-d the gradient is 0-d and becomes (1,) then (1, 1)
@@ -96,7 +96,7 @@ class _GeneralMatmul(Node):
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
 
 
@@ -350,13 +350,13 @@ class AddmmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
         return gb, gx, None if w_rows is None else w_rows.t()
 
     def jvp(self, tb, tx, twt):
         # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
 
 

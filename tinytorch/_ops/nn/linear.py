@@ -69,7 +69,7 @@ class _LinearAddmm(AddmmBackward0):
     def backward(self, g):
         if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
-        x, w = self.saved_tensors  # the formula on the arrays: the same products in the same order
+        x, w = self._unpacked_saved  # the formula on the arrays: the same products in the same order
         gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
                                      self.need_b, self.need_x, self.need_w, _np_matmul, np.transpose)
         return (None if gb is None else _make(gb), None if gx is None else _make(gx),

@@ -102,13 +102,13 @@ class MseLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
 
     def backward(self, g):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
         return (fit_grad(d, self.x_meta) if self.need_x else None,
                 fit_grad(-d, self.t_meta) if self.need_t else None)
 
     def jvp(self, tx, tt):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         d = _add_terms(tx, None if tt is None else -tt)
         if d is None:
             return None
@@ -135,7 +135,7 @@ class BinaryCrossEntropyBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1), ("weight", 2))
 
     def backward(self, g):
-        x, t, w = self.saved_tensors
+        x, t, w = self._unpacked_saved
         g = _scale_grad(g, self.reduction, self.n)
         if w is not None:
             g = g * w
@@ -179,7 +179,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                     ("target", 1), ("weight", 2))
 
     def backward(self, g):
-        x, t, w, pw = self.saved_tensors
+        x, t, w, pw = self._unpacked_saved
         g = _scale_grad(g, self.reduction, self.n)
         if w is not None:
             g = g * w
@@ -365,7 +365,7 @@ class _RegressionLossBackward(Node):
     grad-of-grad works. ``_slope(d, param)`` is the loss's, ``_param`` names its parameter."""
 
     def backward(self, g):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         norm = 1.0 / self.n if self.reduction == "mean" and self.n else 1.0
         slope, param = type(self)._slope, getattr(self, self._param)
         gx = fit_grad(slope(x - t, param) * norm * g, self.x_meta) if self.need_x else None
@@ -373,7 +373,7 @@ class _RegressionLossBackward(Node):
         return gx, gt
 
     def jvp(self, tx, tt):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         slope, param = type(self)._slope, getattr(self, self._param)
         d = _add_terms(None if tx is None else slope(x - t, param) * tx,
                        None if tt is None else slope(t - x, param) * tt)

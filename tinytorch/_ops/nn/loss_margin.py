@@ -32,7 +32,7 @@ class SoftMarginLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         coef = -y * (-y * x).sigmoid()
         if self.reduction == "mean":
             g = g / x.numel()
@@ -59,7 +59,7 @@ class MultiMarginLossBackward0(Node):
                     ("reduction", lambda n: reduction_enum(n.reduction)))
 
     def backward(self, g):
-        x = self.saved_tensors[0]
+        x = self._unpacked_saved[0]
         x2 = x.view(self.shape2d)
         hot, mask, scale = (_make(a) for a in (self.hot, self.mask, self.scale))
         z = x2.gather(1, _make(self.target[:, None])) * -1 + x2 + self.margin

@@ -169,7 +169,7 @@ class MulBackward0(_BinaryNode, SavedPair):
         if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
                 and not self._freed and gd.dtype.kind != "c"):
             # nothing recorded and nothing to fit: the products straight on the arrays, once the
-            # versions of the saved inputs are checked (saved_tensors raises the error otherwise)
+            # versions of the saved inputs are checked (_unpacked_saved raises the error otherwise)
             sa, sb = self._sa, self._sb
             if (sa is None or sa._vc[0] == self._va) and (sb is None or sb._vc[0] == self._vb):
                 ga = gb = None
@@ -188,13 +188,13 @@ class MulBackward0(_BinaryNode, SavedPair):
 
     @holomorphic_backward
     def _backward_ops(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return add_terms(None if ta is None else ta * (self.b_scalar if b is None else b),
                          None if tb is None else tb * (self.a_scalar if a is None else a))
 

@@ -58,7 +58,7 @@ class AddcmulBackward0(_TernaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        t1, t2 = self.saved_tensors
+        t1, t2 = self._unpacked_saved
         v = self.value
         return self._fit((g, g * t2 * v if self.needs[1] else None, g * t1 * v if self.needs[2] else None))
 
@@ -69,7 +69,7 @@ class AddcdivBackward0(_TernaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        t1, t2 = self.saved_tensors
+        t1, t2 = self._unpacked_saved
         v = self.value
         return self._fit((g, g * v / t2 if self.needs[1] else None,
                           -g * v * t1 / (t2 * t2) if self.needs[2] else None))

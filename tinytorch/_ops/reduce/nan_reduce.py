@@ -22,7 +22,7 @@ class NansumBackward0(Node):
     saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         if not self.keepdim and self.dims:
             g = g.reshape(tuple(1 if i in self.dims else s for i, s in enumerate(x.shape)))
         return (g.expand(tuple(x.shape)) * (~x.isnan()),)
@@ -78,7 +78,7 @@ class _MomentNode(Node):
     is_std = False
 
     def backward(self, g_first, g_mean=None):
-        x, first, mean = self.saved_tensors
+        x, first, mean = self._unpacked_saved
         shape = tuple(x.shape)
         total = None
         if g_first is not None:

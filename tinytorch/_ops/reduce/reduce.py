@@ -203,13 +203,13 @@ class VarBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
 
     def jvp(self, t):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         factor = 2.0 / self.denom if self.denom else float("inf")
         return (centred * t).sum(self.dims, keepdim=self.keepdim) * factor
@@ -219,14 +219,14 @@ class StdBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
         share = where(y == 0, 0.0, g / (y * self.denom))
         return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
 
     def jvp(self, t):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         return where(y == 0, 0.0, (centred * t).sum(self.dims, keepdim=self.keepdim) / (y * self.denom))
 

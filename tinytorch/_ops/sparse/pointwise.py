@@ -79,7 +79,7 @@ class _MulSparseDense(Node):
     sparse one's masked to its pattern)."""
 
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         gd_ = g.to_dense()._data if is_sparse_tensor(g) else g._data
         gs = _masked_like(s, _make(gd_ * d._data)) if self.need[0] else None
         gd = _make(gd_ * s._data) if self.need[1] else None
@@ -91,7 +91,7 @@ class _MulSparseSparse(Node):
     """sparse * sparse: each operand's gradient is the output's times the other."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return (handle_mul(g, b) if self.need[0] else None, handle_mul(g, a) if self.need[1] else None)
 
 MulSparseSparseBackward = type("MulBackward0", (_MulSparseSparse,), {})

@@ -20,7 +20,7 @@ class SparseAddmmBackward0(Node):
     """sparse.addmm(t, S, D, beta, alpha) / sparse.mm: the sparse operand's gradient masked to its pattern."""
 
     def backward(self, g):
-        t_shape, (s, d) = self.t_shape, self.saved_tensors
+        t_shape, (s, d) = self.t_shape, self._unpacked_saved
         gt = gs = gd = None
         if self.need[0]:
             gt = g * self.beta if self.beta != 1 else g
@@ -37,7 +37,7 @@ class MmBackward0(Node):
     """torch.mm / matmul with one sparse operand: PyTorch's dense gradient for the sparse one."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = gb = None
         if is_sparse_tensor(a):  # sparse @ dense
             if self.need[0]:
@@ -53,7 +53,7 @@ class MmBackward0(Node):
 
 class AddmmBackward0(Node):
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         gt = gs = gd = None
         if self.need[0]:
             gt = g * self.beta if self.beta != 1 else g
@@ -169,7 +169,7 @@ class SparseMmReduceImplBackward0(Node):
                                                 else np.where(n.arg < 0, int(n.counts.sum()), n.arg))))
 
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         rows, cols, vals = csr_rows(s._crow._data), s._col._data, s._vt._data
         gd_, dd = g._data, d._data
         gs = gdense = None
@@ -260,7 +260,7 @@ class SparseSampledAddmmBackward0(Node):
     saved_fields = (("mat1", 1), ("mat2", 2), ("self", 0), ("alpha", "alpha"), ("beta", "beta"))
 
     def backward(self, g):
-        s, a, b = self.saved_tensors
+        s, a, b = self._unpacked_saved
         rows, cols = csr_rows(s._crow._data), s._col._data
         gv = grad_values_at(g, np.stack([rows, cols]), s._sz, (), _dtype.to_np(g.dtype))
         gs = ga = gb = None
