@@ -508,7 +508,8 @@ KEYWORD_SPELLINGS = [
     "T.var(T.ones(2, 3), axis=1, keepdims=True)", "T.median(T.ones(2, 3), axis=1).values",
     "T.gather(T.ones(2, 3), axis=0, index=T.tensor([[0]]))", "T.trace(x=T.ones(2, 2))",
     "T.reshape(T.ones(2, 3), shape=(3, 2)).shape", "T.permute(T.ones(2, 3), dims=(1, 0)).shape",
-    "T.tile(T.ones(2, 3), dims=(1, 2)).shape", "T.sum(T.ones(2), axis=0, dim=0)",
+    "T.tile(T.ones(2, 3), dims=(1, 2)).shape", "T.sum(T.ones(2), axis=0, dim=0)", "T.ones(2, 3).view(size=(3, 2))",
+    "T.ones(2, 3).view(dtype=T.int32)",
 ]
 
 

@@ -20,10 +20,11 @@ def reshape(op, input, *shape):
     return input._wrap(input._phys.reshape((input._bsz,) + shape_arg(shape)))
 
 
-def view(op, input, *shape, dtype=None):
-    if dtype is None and not (len(shape) == 1 and isinstance(shape[0], _dtype.dtype)):
+def view(op, input, *shape, **given):
+    shape = shape or tuple(given.values())
+    if not (len(shape) == 1 and isinstance(shape[0], _dtype.dtype)):
         return reshape(op, input, *shape)
-    dtype = shape[0] if dtype is None else dtype
+    dtype = shape[0]
     if input.dim() == 0:  # 0-d samples: one of them raises PyTorch's refusal where the element sizes differ
         op(input._phys[0], dtype)
     return input._wrap(op(input._phys, dtype))

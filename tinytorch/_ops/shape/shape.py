@@ -94,11 +94,14 @@ else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5)
 
 
 @op(variants="method", batch=rules.view)
-def view(input: Tensor, *shape, dtype=None) -> Tensor:
+def view(input: Tensor, *shape, **given) -> Tensor:
     """Same storage, new shape; fails where strides make that impossible (use reshape). ``view(dtype)``
     reads the same bytes as another dtype."""
-    if dtype is not None:
-        shape += (dtype,)
+    if given:  # PyTorch's two overloads by keyword, view(size=...) and view(dtype=...); no ATen argument of its own
+        name, value = given.popitem()
+        if given or name not in ("size", "dtype") or shape:
+            raise TypeError(f"view() got an unexpected keyword argument '{name}'")
+        shape = (value,)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _view_dtype(input, shape[0])
     x = input._data
