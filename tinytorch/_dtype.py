@@ -178,23 +178,27 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def to_np(d) -> np.dtype:
-    """A numpy dtype for a tinytorch dtype, numpy dtype or Python type."""
+    """A numpy dtype for a tinytorch dtype or a Python type (as PyTorch reads one: ``float`` is float64,
+    ``complex`` complex128), or for a numpy dtype (tinytorch's own callers); anything else, a string
+    included, is PyTorch's TypeError."""
     if type(d) is dtype:
         if d.np is None:
             raise ImportError(BF16_MISSING.replace("bfloat16", d.name, 1))
         return d.np
-    if d is float:
-        return _default_float.np
-    if d is int:
-        return int64.np
-    if d is bool:
-        return bool_.np
-    if d is complex:
-        return default_complex_np()
-    nd = np.dtype(d)
-    if nd not in FROM_NP:
-        raise TypeError(f"unsupported dtype {d!r}; tinytorch supports {', '.join(x.name for x in ALL)}")
-    return nd
+    found = _PYTHON_TYPES.get(d) if isinstance(d, type) else None
+    if found is not None:
+        return found.np
+    if isinstance(d, np.dtype):
+        if d not in FROM_NP:
+            raise TypeError(f"unsupported dtype {d!r}; tinytorch supports {', '.join(x.name for x in ALL)}")
+        return d
+    # the outermost public function puts its name in front, as PyTorch's parser does (_ops/_core/arguments.py)
+    error = TypeError(f"argument 'dtype' must be tinytorch.dtype, not {type(d).__name__}")
+    error.argument_error = error.args[0]
+    raise error
+
+
+_PYTHON_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 
 
 def _promote_same_priority(a: dtype, b: dtype) -> dtype:

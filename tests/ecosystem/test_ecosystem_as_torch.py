@@ -134,6 +134,20 @@ def test_run_passes_arguments(tmp_path):
     assert res.stdout.strip() == f"tinytorch {[str(path), 'a', '--b']}", res.stderr
 
 
+@pytest.mark.parametrize("given", [["missing.py"], ["./missing.py"], ["folder"], ["-m", "missing_module"],
+                                   ["-m", "pkg"]], ids=str)
+def test_run_refuses_what_python_refuses_in_its_words(tmp_path, given):
+    # a path or module Python cannot run is its one line on stderr and its exit status, not a traceback
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    environ = dict(os.environ, PYTHONPATH=ROOT)
+    got = [subprocess.run([sys.executable, *pre, *given], capture_output=True, text=True, env=environ,
+                          cwd=str(tmp_path), timeout=120) for pre in ([], ["-m", "tinytorch.run"])]
+    assert got[0].returncode != 0 and got[0].stderr.count("\n") == 1
+    assert (got[1].returncode, got[1].stderr) == (got[0].returncode, got[0].stderr)
+
+
 def test_pth_line_reads_the_variable():
     from tinytorch.run import PTH_LINE
 
