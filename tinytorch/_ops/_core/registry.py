@@ -37,6 +37,7 @@ import warnings
 import numpy as np
 
 from ..._dtype import FROM_NP
+from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 from .arguments import respell
@@ -306,6 +307,8 @@ def _public_function(decl: OpDecl):
                 if again is None:
                     raise
                 return public(*again[0], out=out, **again[1])
+            except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
+                reraise_as_runtime_error(e)
     else:
         def public(*args, **kwargs):
             try:
@@ -330,6 +333,8 @@ def _public_function(decl: OpDecl):
                 if again is None:
                     raise
                 return public(*again[0], **again[1])
+            except MemoryError as e:
+                reraise_as_runtime_error(e)
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
     public._decl = decl
