@@ -165,7 +165,7 @@ def _bad_resume_files(tmp_path):
                     "step": 0, "rng_state": tinytorch.get_rng_state(), "seed": 0, "batch_size": 64,
                     "shuffle": True}, tmp_path / "other_model.pth")
     return {"truncated.pth": "malformed PyTorch checkpoint",
-            "junk.pth": "header length",
+            "junk.pth": "not a checkpoint: the file is text",
             "model.pth": "it holds a model's weights (a state_dict), not a training checkpoint",
             "other_model.pth": "Error(s) in loading state_dict for NeuralNetwork:"}
 
