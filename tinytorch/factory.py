@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
+from ._meta_array import MetaArray
 from . import _dtype_casts
 from ._quiet_fp import cast, loud, quiet
 from . import _dtype
@@ -70,7 +71,7 @@ def _alloc(thunk, shape: tuple, npd) -> np.ndarray:
     instead of numpy's MemoryError / ValueError (the check costs nothing until numpy fails)."""
     try:
         if LAZY.on:
-            return np.zeros(shape, dtype=npd)  # calloc'd: no memory until written
+            return MetaArray(shape, npd)  # a meta tensor's storage: its shape and dtype, no values
         return thunk()
     except (MemoryError, ValueError) as e:
         numel = 1
@@ -424,7 +425,9 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None,
     for k in (n, m):
         if k is not None and k < 0:
             raise RuntimeError(f"{'n' if k is n else 'm'} must be greater or equal to 0, got {k}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
+    npd = _np_dtype(dtype)
+    return _finish(_alloc(lambda: np.eye(n, n if m is None else m, dtype=npd), (n, n if m is None else m), npd),
+                   requires_grad)
 
 
 _accumulate.bind_empty_like(empty_like)  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
@@ -575,6 +578,10 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
         raise RuntimeError("number of steps must be non-negative")
     start, end, base = _number(start), _number(end), _number(base)
     npd = _np_dtype(dtype)
+    return _finish(_alloc(lambda: _logspace_values(start, end, steps, base, npd), (steps,), npd), requires_grad)
+
+
+def _logspace_values(start, end, steps: int, base, npd: np.dtype) -> np.ndarray:
     i = np.arange(steps)
     first = i < steps // 2
     with np.errstate(all="ignore"):
@@ -598,7 +605,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
             arr = libm_pow(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
             if npd in LOWP_NP:
                 arr = arr.astype(np.float32)
-    return _finish(arr.astype(npd), requires_grad)
+    return arr.astype(npd)
 
 
 @op(variants="function")
@@ -612,6 +619,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
 
 def _layout(shape: tuple, strides: tuple, npd: np.dtype) -> np.ndarray:
     """A zero array of ``shape`` whose strides (in elements) are ``strides``."""
+    if LAZY.on:
+        return MetaArray(shape, npd, tuple(s * npd.itemsize for s in strides))
     need = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0
     buf = np.zeros(max(need, 0), dtype=npd)
     if not need:

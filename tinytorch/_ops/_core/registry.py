@@ -353,6 +353,8 @@ def _routing(fn, decl: OpDecl):
             cls = subclass_among(args)
             if cls is not None:
                 return cls.__torch_function__(spelling, (cls,), args, kwargs)
+        if META_ON[0]:  # the spelling's own checks may read values: a meta tensor takes the meta path first
+            return _meta_hooks["op"](decl, fn, args, kwargs)
         return fn(*args, **kwargs)
     functools.update_wrapper(spelling, fn)
     spelling._decl = decl
