@@ -178,8 +178,8 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {_dims(w.shape)} instead")
     if w.shape[0] % groups:  # (PyTorch's message prints the sizes in double brackets)
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
-                           f"weight of size [{_dims(w.shape)}] instead")
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_dims(w.shape)}] instead")
     c_w = w.shape[0] if transposed else w.shape[1] * groups
     if x.shape[1] != c_w:
         head = "Given transposed=1, weight of size" if transposed else f"Given groups={groups}, weight of size"

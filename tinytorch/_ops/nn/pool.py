@@ -614,7 +614,8 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"expected scalar type Long but found {FROM_NP[indices._data.dtype]._scalar}")
     planes = int(np.prod(x.shape[:-2]))
-    flat = indices._data.reshape(planes, indices._data.size // max(planes, 1)) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
+    rows = indices._data.reshape(planes, indices._data.size // max(planes, 1))
+    flat = rows + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _scatter(grad_output, flat.reshape(-1), x.shape, unique, "MaxPool2DWithIndicesBackwardBackward0",
                     input if input._requires_grad else None)
