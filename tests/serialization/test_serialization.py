@@ -440,7 +440,7 @@ def test_header_length_beyond_file_rejected_before_allocation():
 def test_header_length_over_100mb_rejected_before_allocation(tmp_path):
     path = tmp_path / "huge.safetensors"
     with open(path, "wb") as fh:  # sparse: the size is real, the disk use is not
-        fh.write(struct.pack("<Q", MAX_HEADER_BYTES + 1))
+        fh.write(struct.pack("<Q", MAX_HEADER_BYTES + 1) + b"{")  # a JSON header follows: a safetensors file
         fh.truncate(MAX_HEADER_BYTES + 64)
 
     def attempt():

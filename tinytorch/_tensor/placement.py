@@ -7,7 +7,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from .. import _dtype
-from .._meta_data import lazy_zeros
+from .._meta_data import dataless
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -23,7 +23,7 @@ class _TensorPlacement:
         if id(self) in memo:
             return memo[id(self)]
         new = type(self).__new__(type(self))
-        new._data = lazy_zeros(self._data) if self._meta else self._data.copy()
+        new._data = dataless(self._data) if self._meta else self._data.copy()
         new._vc = [0]
         new._requires_grad = self._requires_grad
         if self._grad is not None:

@@ -26,7 +26,7 @@ from typing import IO, Any, Callable, Dict, Optional, Union
 
 from .._size import device
 from ..storage import TypedStorage, UntypedStorage
-from . import _safetensors
+from . import _not_checkpoint, _safetensors
 from ._atomic import atomic_write
 from ._errors import CUDA_MESSAGE, SerializationError
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -144,21 +144,22 @@ def _check_map_location(map_location: Any) -> None:
 
 def _load_stream(fh: IO[bytes], unpickle, map_location: Any) -> Any:
     fh, size = _sized(fh)
-    if size < 8:
-        raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
-                                 f"8-byte header length a safetensors file starts with")
     start = fh.tell()
-    head = _read_exact(fh, 8, "the header length")
-    if head == _PICKLE_MAGIC[:8]:
+    head = fh.read(min(size, 9))
+    if head[:8] == _PICKLE_MAGIC[:8]:
+        fh.seek(start + 8)
         return _load_own_pickle(fh, size, unpickle)
-    if head.startswith(_ZIP_MAGIC) or head == _LEGACY_MAGIC[:8]:
+    if head.startswith(_ZIP_MAGIC) or head[:8] == _LEGACY_MAGIC[:8]:
         from . import _torchzip
 
         fh.seek(start)
         if head.startswith(_ZIP_MAGIC):
             return _torchzip.read(fh, size, map_location, unpickle)
         return _torchzip.read_legacy(fh, map_location, unpickle)
-    return _safetensors.read(fh, size, head)
+    if head[8:9] == b"{":  # a safetensors file: an 8-byte header length, then its JSON header
+        fh.seek(start + 8)
+        return _safetensors.read(fh, size, head[:8])
+    raise _not_checkpoint.error(fh, start, size, unpickle)
 
 
 def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
@@ -173,13 +174,6 @@ def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
     except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
         data = fh.read()
         return io.BytesIO(data), len(data)
-
-
-def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
-    data = fh.read(n)
-    if len(data) != n:
-        raise SerializationError(f"the file ended inside {what}: got {len(data)} of {n} bytes")
-    return data
 
 
 def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:

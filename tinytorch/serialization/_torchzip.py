@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ._errors import CUDA_MESSAGE, SerializationError, describe
+from ._errors import CUDA_MESSAGE, SerializationError, describe, not_a_checkpoint
 from . import _full_unpickler
 from ._pickler import dumps
 from ._allowlist import STORAGE_DTYPES, Storage
@@ -103,7 +103,8 @@ def write(prepared: tuple[bytes, list], out: IO[bytes]) -> None:
 # --------------------------------------------------------------------------------------- read
 
 def _bad(msg: str) -> SerializationError:
-    return SerializationError(f"malformed PyTorch checkpoint (zip archive): {msg}")
+    # PyTorch's zip reader (PytorchStreamReader) refuses such an archive with a RuntimeError
+    return not_a_checkpoint(f"malformed PyTorch checkpoint (zip archive): {msg}", RuntimeError)
 
 
 class _Archive:

@@ -15,6 +15,7 @@ from ...tensor import Tensor
 from .._kernels import parallel
 from .._kernels.muladd import muladd
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
+from .util import as_array
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 # the operand dtypes fast_forward leaves to the general path (bool; float8 and complex32, numpy computing
@@ -104,9 +105,10 @@ def alpha_in(bd, alpha):
 def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
     """``fn(arr, other)`` (``fn(other, arr)`` with ``swap``) for a large ``arr`` whose result has its shape
     and dtype, cut across threads: the same floats, element by element."""
+    out = np.empty_like(arr, order="C")  # (empty_like: a meta tensor's array makes a data-less one)
     if swap:
-        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), np.empty(arr.shape, arr.dtype), other, arr)
-    return parallel.elementwise(fn, np.empty(arr.shape, arr.dtype), arr, other)
+        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), out, other, arr)
+    return parallel.elementwise(fn, out, arr, other)
 
 
 def fast_forward(fn, py_fn, a, b):
@@ -151,4 +153,4 @@ def fast_forward(fn, py_fn, a, b):
             out = _split(fn, arr, other, which == 2)
     finally:
         loud(fp)
-    return (out if type(out) is np.ndarray else np.asarray(out)), which
+    return as_array(out), which
