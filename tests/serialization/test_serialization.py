@@ -682,6 +682,29 @@ def test_checkpoint_from_the_safetensors_only_version_still_loads():
     assert got["epoch"] == 3 and got["rng_state"]._data.tolist() == [0, 1, 2, 3]
 
 
+# a PyTorch-format checkpoint written by tinytorch before it wrote torch.save's bytes: no data descriptors, no
+# serialization id, the folder always "archive", strings and tuples not memoized
+OLD_ZIP_HEX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tinytorch_zip_v1.hex")
+
+
+def test_zip_checkpoint_from_before_torch_saves_layout_still_loads():
+    with open(OLD_ZIP_HEX) as fh:
+        blob = bytes.fromhex(fh.read().strip())
+    got = load(io.BytesIO(blob))
+    assert list(got) == ["model", "optimizer", "epoch", "views", "q", "s", "b"]
+    assert list(got["model"]) == ["weight", "bias"] and got["model"]._metadata == {"": {"version": 1}}
+    assert got["optimizer"]["state"][1]["momentum_buffer"]._data.tolist() == [1.0, 1.0]
+    assert got["optimizer"]["param_groups"][0]["params"] == [0, 1] and got["epoch"] == 3
+    base, view = got["views"]
+    view._data[0] = -1.0  # one storage, as saved
+    assert base._data.tolist() == [0.0, 1.0, -1.0, 3.0, 4.0, 5.0]
+    assert got["q"].int_repr()._data.tolist() == [3, 0] and got["s"] == {"a", "b"} and got["b"] == b"xy"
+    torch = pytest.importorskip("torch")
+    theirs = torch.load(io.BytesIO(blob))
+    assert theirs["model"]["weight"].numpy().tobytes() == got["model"]["weight"]._data.tobytes()
+    assert theirs["q"].int_repr().tolist() == [3, 0]
+
+
 @pytest.mark.parametrize("structure", [[["list"], 1], ["list", [{"a": 1}]], [{"k": "v"}],
                                        ["dict", "a", [[1], 2]], [["tensor", "a"]]])
 def test_structure_node_tag_that_is_not_a_string(structure):

@@ -69,8 +69,9 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
     """Write ``obj`` to a path (atomically) or binary file: PyTorch's zip format, or safetensors
     for a ``.safetensors`` path or ``format="safetensors"``. A whole model (anything beyond tensors
     and plain data) goes in PyTorch's format as ``torch.save`` writes it, its classes named by
-    import path; only in safetensors form, or for what PyTorch's format cannot express (a cycle
-    through a tuple), is it pickled under tinytorch's own signature."""
+    import path; only in safetensors form is it pickled under tinytorch's own signature. The
+    PyTorch-format file holds torch.save's bytes for the same object, its folder named after the
+    file's stem."""
     if format is None:
         is_path = isinstance(f, (str, os.PathLike))
         format = ("safetensors" if is_path and os.fspath(f).endswith(".safetensors")
@@ -86,13 +87,17 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         else:
             from . import _torchzip  # imported on first use: keeps `import tinytorch` quick
 
+            # the archive's folder is the file's stem, as torch.save names it (the final name's, not the
+            # temp file's); checked before anything is pickled or created, as PyTorch opens its writer first
+            archive = (_torchzip.archive_name(f) if isinstance(f, (str, os.PathLike))
+                       else _torchzip.ARCHIVE)
             try:
                 prepared = _torchzip.prepare(obj)  # NotPlain is raised before anything reaches ``f``
             except NotPlain:  # a whole model, say: pickled by its classes' import paths
                 prepared = _torchzip.prepare(obj, full=True)
 
             def fill(out):
-                _torchzip.write(prepared, out)
+                _torchzip.write(prepared, out, archive, not _disable_byteorder_record)
     except NotPlain:
         def fill(out):
             out.write(_PICKLE_MAGIC)
