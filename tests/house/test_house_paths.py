@@ -1,6 +1,7 @@
 """Every CPU path registered onto an op (``tinytorch/_cpu``, ``_ops/_core/paths.py``) held to what it replaces.
 
-Each registered path has programs here (``PROGRAMS``) that reach it; each program runs twice on the same
+Each registered path has programs (``tests/house/path_programs/<family>.py``, one ``PROGRAMS`` table each) that
+reach it; each program runs twice on the same
 generated inputs, once as tinytorch runs (every path bound) and once with that one path off, and the two runs
 must agree on every output and every gradient: the same floats where the path says so (``ulps=0``), within
 its stated ulps, or within float rounding (``ulps=None``: a path that gives PyTorch's bits on its vectorised
@@ -19,53 +20,26 @@ FLOATS = (np.float32, np.float64)
 SHAPES = ((), (5,), (3, 4), (2, 3, 4))
 
 
-def _arrays(rng, dtype, shape, k):
-    return [np.asarray(rng.standard_normal(shape) * 3, dtype=dtype) for _ in range(k)]
+def _programs() -> dict:
+    """Every ``PROGRAMS`` table of ``tests/house/path_programs/``: one module per family of paths."""
+    import importlib
+    import pkgutil
+
+    import path_programs
+
+    table: dict = {}
+    for info in pkgutil.iter_modules(path_programs.__path__):
+        module = importlib.import_module(f"path_programs.{info.name}")
+        for target, makers in module.PROGRAMS.items():
+            table.setdefault(target, []).extend(makers)
+    return table
 
 
-def _leaves(arrays, grad=True):
-    return [tt.tensor(a, requires_grad=grad) for a in arrays]
+PROGRAMS = _programs()
 
 
-def _binary(op):
-    """``op`` over two tensors (the same shape, and broadcast), a tensor and a number, a number and a tensor."""
-    def programs(rng, dtype, shape):
-        a, b = _arrays(rng, dtype, shape, 2)
-        yield "tensors", (lambda x, y: op(x, y)), [a, b]
-        yield "one needs grad", (lambda x, y: op(x, y.detach())), [a, b]
-        yield "broadcast", (lambda x, y: op(x, y[..., :1] if y.ndim else y)), [a, b]
-        yield "number", (lambda x: op(x, 0.7)), [a]
-        yield "number first", (lambda x: op(-1.3, x)), [a]
-        if np.dtype(dtype) == np.float32:
-            yield "float64 other", (lambda x, y: op(x, y.double())), [a, b]
-    return programs
-
-
-def _alpha(op):
-    def programs(rng, dtype, shape):
-        a, b = _arrays(rng, dtype, shape, 2)
-        yield "alpha", (lambda x, y: op(x, y, alpha=0.3)), [a, b]
-        yield "alpha int", (lambda x, y: op(x, y, alpha=3)), [a, b]
-        yield "alpha broadcast", (lambda x, y: op(x, y[..., :1] if y.ndim else y, alpha=-2.5)), [a, b]
-    return programs
-
-
-def _fan_in(rng, dtype, shape):
-    """A value used by several ops, so that gradients arrive at one input several times (the engine's sums)."""
-    a, b = _arrays(rng, dtype, shape, 2)
-    yield "fan-in", (lambda x, y: (x * y + x * 2 - y * x + (x + y) * x).tanh() * x), [a, b]
-    yield "chain", (lambda x, y: ((x * y).sin() * y + x).exp().log1p() * (y - x)), [a, b]
-
-
-PROGRAMS = {
-    "add": [_binary(lambda x, y: x + y)],
-    "sub": [_binary(lambda x, y: x - y)],
-    "mul": [_binary(lambda x, y: x * y)],
-    "MulBackward0": [_binary(lambda x, y: x * y), _fan_in],
-    "arith._scaled_sum": [_alpha(tt.add), _alpha(tt.sub)],
-    "engine._sum_grads": [_fan_in],
-    "engine._collect": [_fan_in, _binary(lambda x, y: x * y + y)],
-}
+def _leaves(arrays):
+    return [tt.tensor(a, requires_grad=True) for a in arrays]
 
 
 def _run(fn, arrays):
