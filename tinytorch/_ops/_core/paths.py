@@ -21,7 +21,7 @@ Three kinds of path:
 With ``TINYTORCH_REFERENCE=1`` in the environment, ``tinytorch/_cpu`` registers nothing: every op runs
 its reference, which is complete on its own (only slower, and a few ulps from PyTorch where a path
 emulates PyTorch's rounding). ``PATHS`` lists what was registered, for ``python -m tinytorch.explain`` and
-for the test that holds each path to its reference (``tests/house/test_house_paths.py``)."""
+for the test that holds each path to its reference (``tests/house/test_house_second_layer.py``)."""
 from __future__ import annotations
 
 import contextlib

@@ -82,7 +82,7 @@ def test_every_path_has_programs():
         return
     assert paths.PATHS, "tinytorch/_cpu registered no path"
     missing = sorted(set(paths.PATHS) - set(PROGRAMS))
-    assert not missing, f"paths registered without programs in tests/house/test_house_paths.py: {missing}"
+    assert not missing, f"paths registered without programs in tests/house/test_house_second_layer.py: {missing}"
 
 
 @pytest.mark.parametrize("target,index", _registered(), ids=lambda v: str(v))
