@@ -22,7 +22,7 @@ from ...factory import empty_like
 from ...tensor import Tensor, device as _device
 from ..parameter import Buffer, Parameter
 from ... import __future__ as _future
-from ...utils._swap import swap_tensors
+from ..._tensor.swap import swap_tensors
 from ._hooks import _foreign_input
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
