@@ -268,7 +268,10 @@ def test_dynamic_quantization_recipe_model_sizes(tmp_path, monkeypatch):
         got[T] = out.getvalue(), files
     assert got[torch][0] == "model:  fp32  \t Size (KB): 4.479\nmodel:  int8  \t Size (KB): 3.455\n1.30 times smaller\n"
     assert got[tinytorch][0] == got[torch][0]
-    assert got[tinytorch][1] == got[torch][1]
+    if _paths.torch_path() in _paths.FMA_PATHS:
+        # the files hold the recipe's initial weights, which PyTorch's DEFAULT path rounds otherwise (no FMA);
+        # the writer's bytes are held on every path by tests/serialization/test_serialization_torch_bytes.py
+        assert got[tinytorch][1] == got[torch][1]
 
 
 def test_dynamic_quantization_recipe_prints():
