@@ -28,7 +28,7 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 
-from .registry import REGISTRY, _bind_methods
+from .registry import _OUT_OVERLAP, REGISTRY, _bind_methods
 
 __all__ = ["REFERENCE", "PATHS", "Path", "forward", "backward", "kernel", "off", "reference", "reference_kernel"]
 
@@ -67,6 +67,8 @@ def _bind(decl, fn) -> None:
     """Make ``fn`` what every spelling of ``decl`` calls: the methods and operators (bound on ``Tensor``) and
     the public function, which holds its implementation in a closure cell (pointed at ``fn`` here, so
     callers that imported the public function before this ran call the path too)."""
+    if decl.impl in _OUT_OVERLAP:  # out='s overlap rule is the op's, whichever function computes it
+        _OUT_OVERLAP[fn] = _OUT_OVERLAP[decl.impl]
     decl.impl = fn
     public = decl.public
     public.__closure__[public.__code__.co_freevars.index("impl")].cell_contents = fn
