@@ -47,7 +47,7 @@ def test_install_maps_torch_and_submodules():
             print("missing", e.name)
         print(torch.__name__, type(torch.ones(1)))
     """)
-    assert out.split("\n")[:2] == ["missing torch.no_such_module", "tinytorch <class 'tinytorch.Tensor'>"]
+    assert out.split("\n")[:2] == ["missing torch.no_such_module", "torch <class 'tinytorch.Tensor'>"]
 
 
 def test_install_refused_when_pytorch_is_imported():
@@ -84,7 +84,7 @@ def test_run_module_and_spawned_workers(tmp_path):
     """
     out = run(None, "-m", "tinytorch.run", script=script, tmp_path=tmp_path)
     # the script's own arguments come after its path
-    assert out.splitlines() == ["tinytorch []", "[[0.0, 1.0], [2.0, 3.0]]"]
+    assert out.splitlines() == ["torch []", "[[0.0, 1.0], [2.0, 3.0]]"]
 
 
 def test_run_passes_arguments(tmp_path):
@@ -93,14 +93,14 @@ def test_run_passes_arguments(tmp_path):
     environ = dict(os.environ, PYTHONPATH=ROOT)
     res = subprocess.run([sys.executable, "-m", "tinytorch.run", str(path), "a", "--b"], capture_output=True,
                          text=True, env=environ, cwd=ROOT, timeout=120)
-    assert res.stdout.strip() == f"tinytorch {[str(path), 'a', '--b']}", res.stderr
+    assert res.stdout.strip() == f"torch {[str(path), 'a', '--b']}", res.stderr
 
 
 def test_pth_line_reads_the_variable():
     from tinytorch.run import PTH_LINE
 
     code = PTH_LINE + "import sys\nprint(sys.modules.get('torch').__name__ if 'torch' in sys.modules else None)\n"
-    assert run(code, env={"TINYTORCH_AS_TORCH": "1"}).strip() == "tinytorch"
+    assert run(code, env={"TINYTORCH_AS_TORCH": "1"}).strip() == "torch"
     assert run(code, env={"TINYTORCH_AS_TORCH": "0"}).strip() == "None"
 
 

@@ -21,6 +21,7 @@ import io
 import os
 import pickle
 import warnings
+from collections.abc import Callable
 from typing import IO, Any, Union
 
 from . import _safetensors
@@ -28,11 +29,14 @@ from ._atomic import atomic_write
 from ._errors import CUDA_MESSAGE, SerializationError
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._safetensors import MAX_HEADER_BYTES, MAX_TENSORS, NotPlain
+from ..tensor import device as _device
 
 __all__ = ["save", "load", "SerializationError", "MAX_HEADER_BYTES", "MAX_TENSORS",
            "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
+# ``load``'s ``map_location`` (PyTorch's alias, which libraries import to annotate their own loaders)
+MAP_LOCATION = Union[Callable[[Any, str], Any], _device, str, dict[str, str], None]
 
 # read as a header length, its first 8 bytes are far past the cap: never mistaken for safetensors
 _PICKLE_MAGIC = b"tinytorch.pickle\n"
