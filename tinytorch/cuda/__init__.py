@@ -26,6 +26,23 @@ def seed() -> None:
 seed_all = seed
 
 
+def get_rng_state_all() -> list:
+    """One state per CUDA device: none (PyTorch's answer without CUDA)."""
+    return []
+
+
+def set_rng_state_all(new_states) -> None:
+    """One state per CUDA device: there are none to set, as in PyTorch without CUDA."""
+
+
+def get_rng_state(device="cuda"):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 def is_initialized() -> bool:
     return False
 
@@ -45,6 +62,20 @@ def current_device() -> int:
 
 def get_device_name(device=None) -> str:
     raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+class Stream:
+    """Exists for annotations and isinstance checks; making one needs CUDA (PyTorch's CPU build's error)."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
+class Event:
+    """See ``Stream``."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class Event")
 
 
 from . import jiterator  # noqa: E402,F401  (torch.cuda.jiterator: refused without a GPU)
