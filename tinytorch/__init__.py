@@ -132,5 +132,7 @@ from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
 from .jit import ScriptFunction, ScriptModule  # noqa: E402,F401  (torch.ScriptModule: isinstance checks)
+from ._symbolic import (SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min,  # noqa: E402,F401
+                        sym_not, sym_sqrt, sym_sum)
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)

@@ -4,12 +4,15 @@ entry points are PyTorch programs fetched from GitHub, and tinytorch neither fet
 from __future__ import annotations
 
 import os
+import re
 
 from tqdm import tqdm  # noqa: F401  (torch.hub.tqdm: the progress bar of downloads)
 
 __all__ = ["get_dir", "set_dir", "load", "list", "help", "load_state_dict_from_url", "download_url_to_file"]
 
 _hub_dir = [None]
+# the hash prefix in a checkpoint's file name (``resnet18-f37072fd.pth``), which check_hash compares
+HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 _UNSUPPORTED = ("tinytorch.hub.{} is not supported: tinytorch does not download hub repositories or weights "
                 "(no network access, and hub code is written for PyTorch). Load a local checkpoint with "
                 "tinytorch.load instead")
