@@ -29,6 +29,8 @@ import os
 import sys
 import types
 
+from . import _dtype
+
 ENV_VAR = "TINYTORCH_AS_TORCH"
 _PACKAGE = __name__.rpartition(".")[0]  # "tinytorch"
 _ALIAS = "torch"
@@ -106,6 +108,7 @@ def install_as_torch() -> None:
     # code written for PyTorch reads the package's name (pyro checks ``torch.__name__ == "torch"`` before it
     # patches ``torch.distributions``); tinytorch's own lazy imports go by ``__spec__.name``, which stays
     tinytorch.__name__ = _ALIAS
+    _dtype.SHOWN_AS[0] = _ALIAS  # and reprs name it so: torch.float32, torch.Size([2])
     # tinytorch modules imported so far answer under both names at once (``torch.nn`` without a new lookup)
     for name, module in list(sys.modules.items()):
         if module is not None and name.startswith(_PACKAGE + "."):

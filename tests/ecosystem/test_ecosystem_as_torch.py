@@ -50,6 +50,24 @@ def test_install_maps_torch_and_submodules():
     assert out.split("\n")[:2] == ["missing torch.no_such_module", "torch <class 'tinytorch.Tensor'>"]
 
 
+def test_reprs_name_the_package_as_torch():
+    # the package answers to "torch", so what names it in reprs says "torch" too, as PyTorch prints it
+    out = run("""
+        import tinytorch
+        before = [repr(tinytorch.float16), repr(tinytorch.ones(2).shape)]
+        tinytorch.install_as_torch()
+        import torch
+        x = torch.zeros(2, 3, dtype=torch.float64)
+        print(before, [repr(x.dtype), str(x.shape), repr(x[0, :0]), torch.__name__])
+        print(repr(torch.arange(30, dtype=torch.float16).reshape(3, 10)))
+    """)
+    first, rest = out.split("\n", 1)
+    assert first == ("['tinytorch.float16', 'tinytorch.Size([2])'] "
+                     "['torch.float64', 'torch.Size([2, 3])', 'tensor([], dtype=torch.float64)', 'torch']")
+    torch = pytest.importorskip("torch")
+    assert rest.strip() == repr(torch.arange(30, dtype=torch.float16).reshape(3, 10))
+
+
 def test_install_refused_when_pytorch_is_imported():
     pytest.importorskip("torch")
     out = run("""

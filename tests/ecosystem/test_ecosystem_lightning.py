@@ -45,5 +45,5 @@ def test_trainer_fit_one_epoch_matches_pytorch():
     assert ours["epoch"] == 1 and ours["step"] == 4 and len(ours["losses"]) == 4
     assert sorted(ours["metrics"]) == ["train_loss", "val_loss"] and ours["device"] == "cpu"
     theirs = on_pytorch(CODE)
-    assert (ours.pop("dtype"), theirs.pop("dtype")) == ("tinytorch.float32", "torch.float32")
+    assert ours["dtype"] == theirs["dtype"] == "torch.float32"
     assert_close(ours, theirs, rtol=1e-5, atol=1e-6)

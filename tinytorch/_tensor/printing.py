@@ -226,7 +226,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bo
     pieces = [text]
     for suffix in suffixes:
         # Measured as PyTorch spells it ("dtype=torch.float16"), so lines break where PyTorch's do.
-        width = len(suffix) - suffix.count("tinytorch.") * len("tiny")
+        width = len(suffix.replace(_dtype.SHOWN_AS[0] + ".", "torch."))
         if force_newline or last_line_len + width + 2 > _OPTS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_len = indent + width
@@ -245,7 +245,7 @@ def _grad_fn_name(grad_fn: Any) -> str:
 
 
 def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -> str:
-    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.``."""
+    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.`` (unless ``install_as_torch()`` ran)."""
     a = t._data
     if indent is None:
         indent = len(prefix)
@@ -256,7 +256,7 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -
         suffixes.append("device='meta'")
         suffixes.append(f"size={tuple(a.shape)}")
         if dtype_name != default_name:
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = "..."
     elif a.size == 0:
         # numpy's habit: the shape is spelt out unless it is (0,)
@@ -264,14 +264,14 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -
             suffixes.append(f"size={tuple(a.shape)}")
         # no element can hint the dtype of an empty tensor, so only the default float is implied
         if dtype_name != default_name:
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = "[]"
     else:
         if not _OPTS.edgeitems:
             suffixes.append(f"size={tuple(a.shape)}")
         default_complex = "complex128" if default_name == "float64" else "complex64"
         if dtype_name not in (default_name, default_complex, "int64", "bool"):
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = tensor_body(a, t.dtype.is_floating_point, indent)
     grad_fn = t.grad_fn
     if grad_fn is not None:
