@@ -245,7 +245,8 @@ def _grad_fn_name(grad_fn: Any) -> str:
 
 
 def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -> str:
-    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.`` (unless ``install_as_torch()`` ran)."""
+    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.`` (unless
+    ``install_as_torch()`` ran)."""
     a = t._data
     if indent is None:
         indent = len(prefix)
