@@ -442,16 +442,6 @@ def _aten_function(name: str):
 
 # ATen operators with no torch-level spelling that tensor-subclass libraries name (PyG's Index and EdgeIndex
 # register handlers keyed by them at import): each one a composition of tinytorch's public ops
-@_aten_only("_to_copy")
-def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
-             memory_format=None):
-    """A copy of ``self`` in ``dtype`` (on ``device``, which must be the CPU)."""
-    if pin_memory:
-        raise RuntimeError("Need to provide pin_memory allocator to use pin memory.")
-    return self.to(device=device, dtype=self.dtype if dtype is None else dtype, copy=True,
-                   memory_format=memory_format)
-
-
 @_aten_only("alias")
 def _alias(self):
     """A view of all of ``self`` (``AliasBackward0``)."""
