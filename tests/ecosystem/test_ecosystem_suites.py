@@ -3,9 +3,10 @@ without PyTorch), held to PyTorch's results on the same suites:
 
 - einops' suite (shipped inside its wheel, ``einops.tests``, torch backend): 61 tests, all pass on PyTorch;
 - gpytorch's core modules (its sdist's ``test/``: constraints, distributions, functions, kernels, likelihoods,
-  means, metrics, mlls, priors, utils; ``test/lazy``, ``examples``, ``models`` and ``variational`` are left out:
-  see ``_GPYTORCH_DIRS``), found where ``TINYTORCH_GPYTORCH_TESTS`` names the unpacked sdist (``.ci/run`` unpacks
-  it); all pass on PyTorch 2.13.
+  means, metrics, mlls, priors, utils: 777 tests, all pass on PyTorch 2.13), found where
+  ``TINYTORCH_GPYTORCH_TESTS`` names the unpacked sdist (``.ci/run`` unpacks it). ``test/lazy`` is left out: its
+  LinearOperators are not tensors but define ``__torch_function__``, which tinytorch's ops do not consult for
+  objects other than Tensor subclasses; ``examples``, ``models`` and ``variational`` are left out for time.
 
 A test of a suite fails whenever the set of failing tests differs from the known one below, either way: a
 known failure that starts passing must leave the list. (torchdiffeq's suite lives only in its repository,
@@ -72,4 +73,5 @@ def test_gpytorch_core_suite_as_on_pytorch():
                     "pip download --no-deps --no-binary :all: gpytorch==1.15.2")
     failed, passed = _run_suite(["--continue-on-collection-errors", *[f"test/{d}" for d in _GPYTORCH_DIRS]], root, {})
     assert failed == set(GPYTORCH_KNOWN), failed ^ set(GPYTORCH_KNOWN)
-    assert passed > 800
+    # PyTorch 2.13 passes all 777 of these; here the 7 of test_grid_kernel.py are not collected and 2 fail
+    assert passed == 777 - 7 - 2
