@@ -36,3 +36,15 @@ def outcome(fn, m):
     except Exception as e:  # noqa: BLE001 - the error type and message are what is compared
         return type(e).__name__, str(e)
     return str(r.dtype).split(".")[-1], r.tolist()
+
+
+def outcome_and_warnings(fn, m):
+    """``outcome`` (values by their repr, so that NaN equals NaN) with the warnings ``fn(m)`` gave, each as
+    (category, text up to PyTorch's "(Triggered internally at ...)")."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kind, value = outcome(fn, m)
+    texts = sorted({(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in caught})
+    return kind, repr(value), texts

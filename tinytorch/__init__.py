@@ -128,6 +128,7 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
 from ._tensor.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401

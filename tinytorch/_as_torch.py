@@ -18,8 +18,10 @@ interpreter with the ``.pth`` hook installs it too), and processes started by ``
 parent's ``__main__``, with or without the ``.pth`` file.
 
 Refused (RuntimeError) when PyTorch itself is already imported: two libraries under one name would mix
-tensors of both. Nothing is installed as a distribution named ``torch``: pip never treats tinytorch as
-satisfying a ``torch`` requirement, and ``importlib.metadata.version("torch")`` still fails."""
+tensors of both. While it is on, ``importlib.metadata`` finds a ``torch`` distribution (version
+``torch.__version__``) for queries about this process's import path, as libraries that detect PyTorch that way
+expect (``_as_torch_metadata``); nothing is installed under that name, so pip never treats tinytorch as
+satisfying a ``torch`` requirement."""
 from __future__ import annotations
 
 import importlib
@@ -29,7 +31,7 @@ import os
 import sys
 import types
 
-from . import _dtype
+from . import _as_torch_metadata, _dtype
 
 ENV_VAR = "TINYTORCH_AS_TORCH"
 _PACKAGE = __name__.rpartition(".")[0]  # "tinytorch"
@@ -50,12 +52,16 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, module) -> None:
         self._module = module
+        self._spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self._module
 
     def exec_module(self, module) -> None:
-        pass
+        # the import system has just set ``module.__spec__`` to the alias's spec; the module keeps its own
+        # (``tinytorch.X``, its file), which ``importlib.reload`` and pickle's lookups of it rely on
+        if self._spec is not None:
+            module.__spec__ = self._spec
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -76,9 +82,16 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
             module = getattr(sys.modules.get(parent), last, None) if parent in sys.modules else None
             if not isinstance(module, types.ModuleType):
                 return None
-        sys.modules[fullname] = module
+        # sys.modules is left to the import system, which enters the alias's module under ``fullname``: a
+        # module entered here would make it take that module's own spec (``tinytorch.X``, its file) for the
+        # answer, execute the file a second time and replace ``tinytorch.X`` with the new copy
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                               is_package=hasattr(module, "__path__"))
+
+    def find_distributions(self, context=None):
+        """``importlib.metadata``'s question: a ``torch`` distribution, for queries about this process's own
+        import path only (``_as_torch_metadata``: pip never sees it)."""
+        return _as_torch_metadata.find(context, str(sys.modules[_PACKAGE].__version__))
 
 
 _finder = _AliasFinder()

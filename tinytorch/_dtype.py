@@ -155,8 +155,9 @@ LOWP_NP = frozenset(d.np for d in ALL if d.is_floating_point and d.itemsize == 2
 # storages numpy's ufuncs must not compute on directly (float8: PyTorch refuses most ops; complex32: numpy
 # has no arithmetic for its structured dtype): the ops' fast paths leave them to their general paths
 NARROW_NP = F8_NP | {C32_NP}
-BF16_MISSING = ("tinytorch.bfloat16 tensors are stored with the ml_dtypes package, which is not installed; "
-                "install it with `pip install \"tinytorch-numpy[bf16]\"` (or `pip install ml_dtypes`)")
+BF16_MISSING = ("tinytorch.bfloat16 tensors are stored with the ml_dtypes package, which is not installed (a "
+                "dependency of tinytorch-numpy, left out by `pip install --no-deps`); install it with "
+                "`pip install ml_dtypes`")
 # floating or complex: the dtypes that carry gradients
 INEXACT_NP = FLOATING_NP | {complex64.np, complex128.np, C32_NP}
 
@@ -182,23 +183,27 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def to_np(d) -> np.dtype:
-    """A numpy dtype for a tinytorch dtype, numpy dtype or Python type."""
+    """A numpy dtype for a tinytorch dtype or a Python type (as PyTorch reads one: ``float`` is float64,
+    ``complex`` complex128), or for a numpy dtype (tinytorch's own callers); anything else, a string
+    included, is PyTorch's TypeError."""
     if type(d) is dtype:
         if d.np is None:
             raise ImportError(BF16_MISSING.replace("bfloat16", d.name, 1))
         return d.np
-    if d is float:
-        return _default_float.np
-    if d is int:
-        return int64.np
-    if d is bool:
-        return bool_.np
-    if d is complex:
-        return default_complex_np()
-    nd = np.dtype(d)
-    if nd not in FROM_NP:
-        raise TypeError(f"unsupported dtype {d!r}; tinytorch supports {', '.join(x.name for x in ALL)}")
-    return nd
+    found = _PYTHON_TYPES.get(d) if isinstance(d, type) else None
+    if found is not None:
+        return found.np
+    if isinstance(d, np.dtype):
+        if d not in FROM_NP:
+            raise TypeError(f"unsupported dtype {d!r}; tinytorch supports {', '.join(x.name for x in ALL)}")
+        return d
+    # the outermost public function puts its name in front, as PyTorch's parser does (_ops/_core/arguments.py)
+    error = TypeError(f"argument 'dtype' must be tinytorch.dtype, not {type(d).__name__}")
+    error.argument_error = error.args[0]
+    raise error
+
+
+_PYTHON_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 
 
 def _promote_same_priority(a: dtype, b: dtype) -> dtype:

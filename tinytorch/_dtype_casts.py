@@ -8,6 +8,7 @@ from that float. complex32 (two float16 fields): each part is rounded to float t
 rounds twice here too), and read back exactly through complex64."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -177,6 +178,62 @@ def _convert(x: np.ndarray, npd: np.dtype) -> np.ndarray:
     if npd == wide.dtype:
         return wide
     return _quiet_cast(wide, npd)
+
+
+# c10's names of the types its checked conversion of a number names: "value cannot be converted to type X
+# without overflow"
+OVERFLOW_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                  "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+                  "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t", "bool": "bool",
+                  "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_F32_MAX = float(np.finfo(np.float32).max)
+_F64 = np.dtype(np.float64)
+_BF16_MAX = 3.3895313892515355e38  # bfloat16's largest finite value
+
+
+def _overflow(npd: np.dtype) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {OVERFLOW_NAMES.get(npd.name, npd.name)} without overflow")
+
+
+def check_number(value, npd: np.dtype, lowp_checked: bool = False):
+    """``value`` (a Python number) as PyTorch's fills take it into dtype ``npd`` (c10's checked_convert): a
+    finite float beyond float32's range, a NaN or out-of-range number for an integer dtype, or a complex number
+    with an imaginary part for a real dtype is its RuntimeError. Half and bfloat16 are checked too
+    (``lowp_checked``) except where PyTorch fills one element (its scalar_fill: through double, unchecked, inf
+    silently). Returns the value to write."""
+    kind = npd.kind
+    if kind == "b" or npd in NARROW:  # float8 and complex32 round it as their casts do (convert)
+        return value
+    lowp = npd == _F16 or npd == _dtype.BF16_NP
+    if isinstance(value, complex):
+        if kind != "c":
+            if value.imag != 0:
+                raise _overflow(_F64 if lowp and not lowp_checked else npd)
+            value = value.real
+        elif npd == _C64 and any(math.isfinite(p) and abs(p) > _F32_MAX for p in (value.real, value.imag)):
+            raise _overflow(npd)
+        else:
+            return value
+    if kind in "iu" and not isinstance(value, bool):
+        if value != value:
+            raise _overflow(npd)
+        info = np.iinfo(npd)
+        high = info.max if isinstance(value, int) else float(info.max)
+        if value > high or (value < -high if kind == "u" else value < info.min):
+            raise _overflow(npd)
+        if kind == "u" and value < 0:
+            return int(value) % (int(info.max) + 1)  # -1 is 255 for uint8, as PyTorch's C cast wraps it
+    elif (npd == _F32 or npd == _C64) and isinstance(value, float) and math.isfinite(value) and abs(value) > _F32_MAX:
+        raise _overflow(npd)
+    elif lowp and isinstance(value, (int, float)):
+        if lowp_checked and math.isfinite(value) and abs(value) > (65504.0 if npd == _F16 else _BF16_MAX):
+            raise _overflow(npd)
+        token = quiet()  # past the range it rounds to inf, silently as PyTorch's
+        try:
+            return npd.type(value)
+        finally:
+            loud(token)
+    return value
 
 
 _WARNED = []

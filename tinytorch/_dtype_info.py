@@ -21,7 +21,11 @@ class finfo:
         if not isinstance(d, _dtype.dtype) or not d.is_floating_point:
             raise TypeError("tinytorch.finfo() requires a floating point input type. Use tinytorch.iinfo to "
                             "handle 'tinytorch.finfo'")
-        info = _dtype._ml_dtypes.finfo(_dtype.to_np(d).type) if d.np not in _NUMPY_FLOATS else np.finfo(d.np)
+        if d.np in _NUMPY_FLOATS:
+            info = np.finfo(d.np)
+        else:
+            np_type = _dtype.to_np(d).type  # first: without ml_dtypes it raises the ImportError that names it
+            info = _dtype._ml_dtypes.finfo(np_type)
         self.bits = info.bits
         # PyTorch's float8_e5m2fnuz epsilon is 2 ** -3, half of the format's 2 ** -2
         self.eps = 0.125 if d is _dtype.float8_e5m2fnuz else float(info.eps)

@@ -3,7 +3,6 @@
 own DLPack support carries it to and from numpy, PyTorch, JAX, CuPy (CPU) and anything else that speaks it."""
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -12,6 +11,7 @@ from . import _dtype
 from ._numpy_compat import array_dlpack, from_dlpack as _np_from_dlpack
 from .tensor import Tensor, _make, register_attribute
 from .factory import tensor as _tensor
+from .storage import UntypedStorage
 
 __all__ = ["asarray", "from_dlpack", "frombuffer", "from_file", "to_dlpack"]
 
@@ -89,6 +89,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
         arr = None
         if isinstance(obj, np.ndarray):
             arr = obj
+        elif isinstance(obj, UntypedStorage):  # its bytes, read as ``dtype`` (safetensors' loader)
+            arr = obj._bytes if dtype is None else obj._bytes.view(_dtype.to_np(dtype))
         elif hasattr(obj, "__dlpack__") and not isinstance(obj, (np.generic, bool, int, float, complex)):
             arr = _np_from_dlpack(obj)
         elif not isinstance(obj, (list, tuple, bool, int, float, complex, np.generic)):
@@ -151,12 +153,4 @@ def from_file(filename, shared=None, size: int = 0, *, dtype=None, layout=None, 
     """``size`` elements of ``dtype`` (default dtype if None) read from the start of ``filename``.
     ``shared=True`` maps the file, so writes to the tensor reach it; otherwise a private copy."""
     dt = dtype or _dtype.get_default_dtype()
-    need = size * dt.itemsize
-    have = os.path.getsize(filename)
-    if have < need:
-        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>")
-    if size == 0:
-        return _make(np.empty(0, dt.np))
-    if shared:
-        return _make(np.memmap(filename, dtype=dt.np, mode="r+", shape=(size,)))
-    return _make(np.fromfile(filename, dtype=dt.np, count=size))
+    return _make(UntypedStorage.from_file(filename, bool(shared), size * dt.itemsize)._bytes.view(dt.np))

@@ -4,6 +4,7 @@ and the layout-giving ``empty_strided`` / ``empty_permuted`` (uninitialised, zer
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import warnings
 
@@ -11,12 +12,13 @@ import numpy as np
 
 from ._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
 from . import _dtype_casts
-from ._quiet_fp import cast
+from ._quiet_fp import cast, loud, quiet
 from . import _dtype
 from ._size import _require_cpu
 from .autograd import _accumulate, forward_ad as _forward_ad
 from .autograd.grad_mode import version_counter
 from ._ops._core.batching import first_only
+from ._ops._core.arguments import strided_only as _strided_only
 from ._ops._core.registry import op
 from .tensor import Size, Tensor, _make
 from ._random.fpmath import fma64 as _fma, libm_pow
@@ -157,14 +159,24 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
     if type(data) is list and data and type(data[0]) is float and all(type(v) is float for v in data):
         # the common flat list of Python floats: numpy rounds each double straight to the default dtype,
         # the same values as through float64, without the walk for typed leaves
-        return np.array(data, dtype=np.float64 if exact else _dtype.get_default_dtype().np)
+        if exact:
+            return np.array(data, dtype=np.float64)
+        token = quiet()  # 1e39 is inf in float32, silently (PyTorch); numpy's cast would warn
+        try:
+            return np.array(data, dtype=_dtype.get_default_dtype().np)
+        finally:
+            loud(token)
     if type(data) is list and data and type(data[0]) is int and all(type(v) is int for v in data):
         return np.array(data, dtype=np.int64)  # the flat list of Python ints (token ids): no walk either
     if isinstance(data, (list, tuple)):
         typed = _leaf_dtype(data)
         if typed is not None:
-            return np.array(_unwrap(data), dtype=None if exact and (typed.is_floating_point or typed.is_complex)
-                             else typed.np)
+            token = quiet()
+            try:
+                return np.array(_unwrap(data), dtype=None if exact and (typed.is_floating_point or typed.is_complex)
+                                else typed.np)
+            finally:
+                loud(token)
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     try:
@@ -174,7 +186,7 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
         raise
     kind = arr.dtype.kind
     if kind == "f":
-        return arr if exact else arr.astype(_dtype.get_default_dtype().np, copy=False)
+        return arr if exact else cast(arr, _dtype.get_default_dtype().np, copy=False)
     if kind in "iu":
         if arr.dtype != np.int64:
             try:
@@ -189,7 +201,7 @@ def _infer_array(data, exact: bool = False) -> np.ndarray:
     if kind in "US":
         raise TypeError(f"new(): invalid data type '{type(np.array(data).reshape(-1)[0].item()).__name__}'")
     if kind == "c":
-        return arr if exact else arr.astype(_dtype.default_complex_np(), copy=False)
+        return arr if exact else cast(arr, _dtype.default_complex_np(), copy=False)
     _explain_bad_data(data)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
@@ -265,7 +277,9 @@ def _ones(shape: tuple, npd: np.dtype) -> np.ndarray:
 
 def _full(shape: tuple, value, npd: np.dtype) -> np.ndarray:
     """``np.full`` for every dtype: a float8 or complex32 fill value is rounded as PyTorch's casts round it
-    (numpy would write a number into both of complex32's fields)."""
+    (numpy would write a number into both of complex32's fields); a number the dtype cannot hold is PyTorch's
+    error."""
+    value = _dtype_casts.check_number(value, npd, lowp_checked=math.prod(shape) != 1)
     if npd in NARROW_NP:
         return _narrow(np.full(shape, value), npd)
     if npd == _F16 and value != value:  # a Python NaN reaches half through PyTorch's scalar code
@@ -331,15 +345,6 @@ def empty(*size, dtype=None, device=None,
     return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
 
 
-def _strided_only(layout, pin_memory) -> None:
-    """Factories take PyTorch's ``layout=`` and ``pin_memory=``: tinytorch has strided tensors on the CPU only."""
-    if layout is not None and getattr(layout, "_name", "strided") != "strided":
-        raise NotImplementedError(f"tinytorch has no sparse tensors: layout={layout!r} is not supported")
-    if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
-                           "is available on this system.")
-
-
 def _scalar_dtype(value):
     if isinstance(value, bool):
         return _dtype.bool_
@@ -400,7 +405,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None,
 
 @op(variants="function", batch=first_only)
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
-              layout=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+              layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
@@ -460,7 +465,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
         arr = start + np.arange(n, dtype=np.float64) * step
     else:
         arr = np.arange(start, end, step)
-    return _finish(arr.astype(npd), requires_grad)
+    return _finish(cast(arr, npd), requires_grad)
 
 
 def _integer_arange(start: float, end: float, step: float, npd: np.dtype) -> np.ndarray:
@@ -487,7 +492,7 @@ def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np
     vec = 32 // npd.itemsize
     i = np.arange(n, dtype=np.float64)
     j = i % vec
-    base = _fma(np.full(n, step), i - j, np.full(n, start)).astype(npd).astype(np.float64)
+    base = cast(_fma(np.full(n, step), i - j, np.full(n, start)), npd).astype(np.float64)  # inf past the range
     out = _fma(j, np.full(n, step), base)
     tail = n - n % (2 * vec)
     out[tail:] = _fma(np.full(n - tail, step), i[tail:], np.full(n - tail, start))
@@ -592,7 +597,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     if device is not None:
         _require_cpu(device)
     npd = _np_dtype(dtype)
-    return _finish(np.asarray(_number(s), dtype=npd).reshape(()), requires_grad)
+    return _finish(np.asarray(_dtype_casts.check_number(_number(s), npd), dtype=npd).reshape(()), requires_grad)
 
 
 def _layout(shape: tuple, strides: tuple, npd: np.dtype) -> np.ndarray:

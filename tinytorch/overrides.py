@@ -163,8 +163,10 @@ def get_testing_overrides():
 
 
 def get_default_nowrap_functions() -> set:
-    """The functions whose results ``Tensor.__torch_function__`` leaves unconverted: none on tinytorch."""
-    return set()
+    """The Tensor attribute getters whose results a ``__torch_function__`` leaves unwrapped (PyTorch's: ``_base``,
+    ``grad``, ``_grad``, those of them that are descriptors on tinytorch's Tensor)."""
+    found = (getattr(Tensor, name, None) for name in ("_base", "grad", "_grad"))
+    return {d.__get__ for d in found if hasattr(d, "__get__") and hasattr(d, "__set__")}
 
 
 def _get_current_function_mode():

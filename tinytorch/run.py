@@ -11,6 +11,7 @@ commands, and an editable install (``pip install -e``) drops it."""
 from __future__ import annotations
 
 import os
+import pkgutil
 import runpy
 import sys
 import sysconfig
@@ -53,13 +54,37 @@ def main(argv: list[str] | None = None) -> None:
             print(USAGE, file=sys.stderr)
             raise SystemExit(2)
         sys.argv = argv[1:]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        # the function ``python -m`` itself runs: a module it cannot find is the interpreter's one line
+        # ("python: No module named x", exit status 1), not a traceback through this runner
+        as_main = getattr(runpy, "_run_module_as_main", None)
+        if as_main is None:  # pragma: no cover - every CPython since 2.7 has it
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        else:
+            as_main(argv[1], alter_argv=True)
         return
     script = argv[0]
     sys.argv = argv
-    # as ``python script.py``: the script's folder comes first on sys.path
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    runpy.run_path(script, run_name="__main__")
+    _run_path(script)
+
+
+def _run_path(script: str) -> None:
+    """``python script.py``: the script's folder first on sys.path; a folder or zip file runs its ``__main__``.
+    A path Python cannot run is its one-line error, with its exit status."""
+    path = script if os.path.isabs(script) else os.path.join(os.getcwd(), script)  # Python's: no normpath
+    importer = pkgutil.get_importer(path)
+    if importer is None:
+        try:
+            open(path, "rb").close()
+        except OSError as e:
+            print(f"{sys.executable}: can't open file {path!r}: [Errno {e.errno}] {e.strerror}", file=sys.stderr)
+            raise SystemExit(2) from None
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+    else:
+        if importer.find_spec("__main__") is None:
+            print(f"{sys.executable}: can't find '__main__' module in {path!r}", file=sys.stderr)
+            raise SystemExit(1)
+        sys.path[0] = path
+    runpy.run_path(path, run_name="__main__")
 
 
 if __name__ == "__main__":

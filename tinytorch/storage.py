@@ -6,6 +6,7 @@ seen by every view); otherwise they hold a C-order copy of the tensor's elements
 ``_is_copy``."""
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -75,7 +76,8 @@ class UntypedStorage:
         return self._array.__array_interface__["data"][0]
 
     def __getitem__(self, idx):
-        return int(self._bytes[idx]) if isinstance(idx, int) else self._bytes[idx].tolist()
+        # a slice is a storage over the same bytes, as PyTorch's (safetensors cuts each tensor's bytes so)
+        return int(self._bytes[idx]) if isinstance(idx, int) else UntypedStorage(self._bytes[idx])
 
     def __setitem__(self, idx, value) -> None:
         self._bytes[idx] = value
@@ -83,7 +85,23 @@ class UntypedStorage:
     def tolist(self) -> list:
         return self._bytes.tolist()
 
+    @classmethod
+    def from_file(cls, filename, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """The first ``nbytes`` bytes of ``filename``: mapped (writes reach the file) when ``shared``, else read into
+        memory. safetensors' loader opens every checkpoint through it."""
+        have = os.path.getsize(filename)
+        if have < nbytes:
+            raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{nbytes}>")
+        if nbytes == 0:
+            return cls(np.empty(0, np.uint8))
+        if shared:
+            return cls(np.memmap(filename, dtype=np.uint8, mode="r+", shape=(nbytes,)))
+        return cls(np.fromfile(filename, dtype=np.uint8, count=nbytes))
+
     def cpu(self):
+        return self
+
+    def untyped(self) -> UntypedStorage:
         return self
 
     def is_shared(self) -> bool:

@@ -301,3 +301,53 @@ def test_maximum_minimum_ties_split_the_tangents_as_torch():
             res.append([fw.unpack_dual(o).tangent.numpy() for o in outs])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def _graph_names(fn, depth=0, out=None):
+    """The node names below ``fn`` (depth first), as a graph walker meets them."""
+    out = [] if out is None else out
+    if fn is None or depth > 8:
+        out.append(None)
+        return out
+    out.append(fn.name())
+    for f, _ in fn.next_functions:
+        _graph_names(f, depth + 1, out)
+    return out
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dual_params,dual_input", [(True, False), (False, True), (True, True)])
+def test_dual_linear_tangent_records_history_as_pytorch(bias, dual_params, dual_input):
+    # PyTorch computes the tangent of addmm/mm with its formula on the primals, a missing tangent a zero tensor:
+    # where a parameter requires grad the tangent has autograd history (through its _fw_primal node), prints
+    # with grad_fn, and backpropagates; a dual tensor prints its tangent
+    def run(L, ad):
+        L.manual_seed(0)
+        model = L.nn.Linear(3, 2, bias=bias)
+        x = L.randn(4, 3)
+        params = dict(model.named_parameters())
+        with ad.dual_level():
+            if dual_params:
+                for name, p in params.items():
+                    delattr(model, name)
+                    setattr(model, name, ad.make_dual(p, L.rand_like(p)))
+            if dual_input:
+                x = ad.make_dual(x, L.ones_like(x))
+            out = model(x)
+            tangent = ad.unpack_dual(out).tangent
+            seen = (repr(out), repr(tangent), _graph_names(tangent.grad_fn), tangent.requires_grad)
+            if tangent.requires_grad:
+                tangent.sum().backward()
+        grads = [None if p.grad is None else p.grad.numpy().tolist() for p in params.values()]
+        return seen, grads
+    ours, theirs = run(tinytorch, fwAD), run(torch, tfwAD)
+    assert ours[0][0].replace("tinytorch", "torch") == theirs[0][0]
+    assert ours[0][1:] == theirs[0][1:]
+    assert ours[1] == theirs[1]
+
+
+def test_dual_tensor_repr_as_pytorch():
+    def run(L, ad):
+        with ad.dual_level():
+            return repr(ad.make_dual(L.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]), L.ones(2, 3)))
+    assert run(tinytorch, fwAD) == run(torch, tfwAD)

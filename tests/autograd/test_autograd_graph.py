@@ -213,3 +213,49 @@ def test_graph_objects_share_their_class_key_tables():
     out = subprocess.run([sys.executable, "-c", _KEY_TABLE_CHECK], capture_output=True, text=True, env=env,
                          cwd=root, check=True).stdout
     assert out.strip() == "[]"
+
+
+def _walk(root):
+    """Every node of the graph below ``root``, once, in the order a graph walker (torchviz) meets them."""
+    seen, order, stack = set(), [], [root]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        order.append(fn)
+        stack.extend(f for f, _ in fn.next_functions)
+    return order
+
+
+def test_only_custom_function_nodes_have_saved_tensors(torch):
+    # graph walkers (torchviz's make_dot) test hasattr(fn, "saved_tensors") to find a custom Function's node
+    # and read a built-in node's saved tensors from its _saved_<name> attributes
+    def graph(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                return g * 2
+
+        lib.manual_seed(0)
+        x = lib.randn(4, 3, requires_grad=True)
+        net = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.Tanh(), lib.nn.Linear(5, 2))
+        out = Twice.apply(net(x).sin() * x[:, :2]).log_softmax(1).sum()
+        nodes = _walk(out.grad_fn)
+        seen = [(type(n).__name__, hasattr(n, "saved_tensors"),
+                 sorted(a for a in dir(n) if a.startswith("_saved_"))) for n in nodes]
+        try:
+            nodes[1].saved_tensors
+            error = None
+        except AttributeError as e:
+            error = str(e)
+        mul = next(n for n in nodes if type(n).__name__ == "MulBackward0")
+        custom = next(n for n in nodes if type(n).__name__ == "TwiceBackward")
+        return seen, error, tuple(mul._saved_self.shape), tuple(custom.saved_tensors[0].shape)
+    assert graph(tinytorch) == graph(torch)

@@ -69,7 +69,7 @@ def test_saved_tensors_are_released_after_backward():
     node = y.grad_fn
     y.sum().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-        _ = node.saved_tensors
+        _ = node._saved_self
     assert node._saved == ()
 
 
@@ -78,7 +78,7 @@ def test_saved_tensors_kept_with_retain_graph():
     b = a * 1
     y = b * b
     y.sum().backward(retain_graph=True)
-    assert all(t is b for t in y.grad_fn.saved_tensors)
+    assert y.grad_fn._saved_self is b and y.grad_fn._saved_other is b
 
 
 # -- create_graph and higher derivatives -----------------------------------------------------------

@@ -68,6 +68,44 @@ def test_reprs_name_the_package_as_torch():
     assert rest.strip() == repr(torch.arange(30, dtype=torch.float16).reshape(3, 10))
 
 
+def test_one_module_object_per_name():
+    # a submodule first imported through its torch name (the lazily loaded ones, a nested package's module)
+    # is one module object under both names: its file runs once, and the attribute set on the parent is it
+    out = run("""
+        import sys, tinytorch
+        tinytorch.install_as_torch()
+        import torch
+        names = sorted(tinytorch._LAZY_SUBMODULES) + ["distributions.kl", "utils.checkpoint", "utils.hooks",
+                                                       "onnx.symbolic_opset11", "nn.init"]
+        for name in names:
+            __import__("torch." + name)
+        pairs = [n for n in sys.modules if n.startswith("tinytorch.") and "torch" + n[9:] in sys.modules]
+        split = [n for n in pairs if sys.modules[n] is not sys.modules["torch" + n[9:]]]
+        print(len(pairs) > 40, split, torch.distributions.kl is tinytorch.distributions.kl,
+              torch.hub.__spec__.name, torch.hub.__name__)
+    """)
+    assert out.split() == ["True", "[]", "True", "tinytorch.hub", "tinytorch.hub"]
+
+
+def test_metadata_finds_torch_in_this_process_only():
+    # libraries that detect PyTorch through importlib.metadata (diffusers, accelerate) find the torch they
+    # import; an installer's view of site-packages (pip's, folder by folder) still has no tinytorch "torch"
+    out = run("""
+        import sys, tinytorch
+        from importlib import metadata
+        tinytorch.install_as_torch()
+        import torch
+        dist = metadata.distribution("torch")
+        print(metadata.version("torch"), dist.metadata["Name"], metadata.packages_distributions()["torch"][0],
+              sum(d.metadata["Name"] == "torch" and d.version == torch.__version__ for d in metadata.distributions()))
+        print(any(d.version == torch.__version__ for p in sys.path for d in metadata.distributions(path=[p])))
+        from pip._internal.metadata import get_default_environment
+        pip_dist = get_default_environment().get_distribution("torch")
+        print(pip_dist is None or str(pip_dist.version) != torch.__version__)
+    """)
+    assert out.split() == ["2.13.0+tinytorch", "torch", "torch", "1", "False", "True"]
+
+
 def test_install_refused_when_pytorch_is_imported():
     pytest.importorskip("torch")
     out = run("""
@@ -112,6 +150,20 @@ def test_run_passes_arguments(tmp_path):
     res = subprocess.run([sys.executable, "-m", "tinytorch.run", str(path), "a", "--b"], capture_output=True,
                          text=True, env=environ, cwd=ROOT, timeout=120)
     assert res.stdout.strip() == f"torch {[str(path), 'a', '--b']}", res.stderr
+
+
+@pytest.mark.parametrize("given", [["missing.py"], ["./missing.py"], ["folder"], ["-m", "missing_module"],
+                                   ["-m", "pkg"]], ids=str)
+def test_run_refuses_what_python_refuses_in_its_words(tmp_path, given):
+    # a path or module Python cannot run is its one line on stderr and its exit status, not a traceback
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    environ = dict(os.environ, PYTHONPATH=ROOT)
+    got = [subprocess.run([sys.executable, *pre, *given], capture_output=True, text=True, env=environ,
+                          cwd=str(tmp_path), timeout=120) for pre in ([], ["-m", "tinytorch.run"])]
+    assert got[0].returncode != 0 and got[0].stderr.count("\n") == 1
+    assert (got[1].returncode, got[1].stderr) == (got[0].returncode, got[0].stderr)
 
 
 def test_pth_line_reads_the_variable():

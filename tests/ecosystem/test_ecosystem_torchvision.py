@@ -1,17 +1,13 @@
 """Real torchvision, einops and torchmetrics, unchanged, on tinytorch: each case runs in an interpreter that has
-them installed beside tinytorch WITHOUT PyTorch (README: "PyTorch's ecosystem"), named by
-``TINYTORCH_ECOSYSTEM_PYTHON`` (``.ci/run`` builds one), else the first of ``/tmp/venv-tv/bin/python`` or this
-interpreter that can import torchvision without PyTorch; skipped when there is none. The script calls
-``tinytorch.install_as_torch()`` and prints JSON; where PyTorch (and einops/torchmetrics) are installed here,
-the same computation on PyTorch gives the numbers to compare with."""
+them installed beside tinytorch WITHOUT PyTorch (tests/ecosystem/_ecosystem.py says which); skipped when there is
+none. The script calls ``tinytorch.install_as_torch()`` and prints JSON; where PyTorch (and einops/torchmetrics)
+are installed here, the same computation on PyTorch gives the numbers to compare with."""
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 
@@ -21,39 +17,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from conftest import data_root  # noqa: E402
-
-
-def _usable(python: str) -> bool:
-    probe = ("import importlib.util as u, sys; sys.exit(0 if u.find_spec('torchvision') and u.find_spec('einops') and "
-             "u.find_spec('torchmetrics') and not u.find_spec('torch') else 1)")
-    try:
-        return subprocess.run([python, "-c", probe], timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-@functools.lru_cache(None)
-def ecosystem_python() -> str | None:
-    named = os.environ.get("TINYTORCH_ECOSYSTEM_PYTHON")
-    if named:
-        return named
-    for candidate in ("/tmp/venv-tv/bin/python", sys.executable):
-        if os.path.exists(candidate) and _usable(candidate):
-            return candidate
-    return None
-
-
-def run_on_tinytorch(code: str, timeout: int = 600) -> dict:
-    python = ecosystem_python()
-    if python is None:
-        pytest.skip("no interpreter with torchvision, einops and torchmetrics beside tinytorch (and without "
-                    "PyTorch): see README, PyTorch's ecosystem; or set TINYTORCH_ECOSYSTEM_PYTHON")
-    prog = "import json, sys\nimport tinytorch\ntinytorch.install_as_torch()\nimport torch\n" + textwrap.dedent(code)
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.pop("TINYTORCH_AS_TORCH", None)
-    res = subprocess.run([python, "-c", prog], capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return json.loads(res.stdout.strip().splitlines()[-1])
+from _ecosystem import ecosystem_python, run_on_pytorch, run_on_tinytorch  # noqa: E402
 
 
 def test_fashion_mnist_to_tensor_dataloader(tmp_path):
@@ -190,30 +154,6 @@ def test_classification_models_forward_backward(tmp_path):
         np.testing.assert_allclose(np.array(r["out"]), np.array(theirs[name]["out"]), rtol=1e-4, atol=1e-5,
                                    err_msg=name)
         np.testing.assert_allclose(r["gradsum"], theirs[name]["gradsum"], rtol=1e-4, err_msg=name)
-
-
-def run_on_pytorch(code: str) -> dict:
-    """``code`` on PyTorch with the ecosystem interpreter's torchvision (its site-packages appended to sys.path)."""
-    python = ecosystem_python()
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True).stdout.strip()
-    prelude = textwrap.dedent(f"""
-        import json, sys
-        import torch
-        sys.path.insert(0, {ROOT!r})
-        from tinytorch._vision_ops import VISION_SCHEMAS
-        _lib = torch.library.Library("torchvision", "DEF")
-        for _schema, _ in VISION_SCHEMAS.values():
-            _lib.define(_schema)
-        sys.path.append({site!r})
-        import torchvision
-    """)
-    res = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True,
-                         cwd=ROOT, timeout=600)
-    if res.returncode != 0 and "torchvision" in res.stderr and "import torchvision" in res.stderr:
-        pytest.skip(f"torchvision does not import beside PyTorch here: {res.stderr[-300:]}")
-    assert res.returncode == 0, res.stderr[-4000:]
-    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def test_fasterrcnn_mobilenet_v3_large_fpn_forward_backward():

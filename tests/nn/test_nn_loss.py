@@ -306,6 +306,54 @@ def test_bce_clamps_log_and_checks_range(torch):
         F.binary_cross_entropy_with_logits(tt.rand(3, 1), tt.rand(3))
 
 
+BCE_DTYPE_CASES = [  # (input dtype, target dtype, extra keyword): PyTorch's refusals and result dtypes
+    ("float32", "int64", {}), ("float32", "int32", {"reduction": "none"}), ("float32", "uint8", {}),
+    ("float64", "int64", {"pos_weight": "float32"}), ("float32", "int64", {"weight": "float32"}),
+    ("float32", "bool", {}), ("int64", "float32", {}), ("bool", "bool", {}), ("float64", "float32", {}),
+    ("float32", "float64", {"reduction": "none"}), ("float32", "float16", {"reduction": "sum"}),
+    ("float32", "float32", {"pos_weight": "int64"}),
+]
+
+
+@pytest.mark.parametrize("xd,td,kw", BCE_DTYPE_CASES)
+@pytest.mark.parametrize("module", [False, True])
+def test_bce_with_logits_target_dtypes_as_pytorch(torch, xd, td, kw, module):
+    # PyTorch writes (1 - target) * input into target's dtype: an integer or bool target is refused, a
+    # floating one gives the loss its dtype; binary_cross_entropy refuses a target of another dtype
+    def run(L):
+        x = L.tensor([0.5, -1.0, 2.0, 0.0]).to(getattr(L, xd))
+        y = L.tensor([0, 1, 0, 1]).to(getattr(L, td))
+        extra = {k: (L.ones(4).to(getattr(L, v)) if k != "reduction" else v) for k, v in kw.items()}
+        if module:
+            return L.nn.BCEWithLogitsLoss(**extra)(x, y)
+        return L.nn.functional.binary_cross_entropy_with_logits(x, y, **extra)
+    outcome = []
+    for L in (tt, torch):
+        try:
+            r = run(L)
+            outcome.append((str(r.dtype).split(".")[-1], r.double().numpy()))
+        except Exception as e:  # noqa: BLE001  the error is compared
+            outcome.append((type(e).__name__, str(e)))
+    (k0, a), (k1, b) = outcome
+    assert k0 == k1, outcome
+    if isinstance(a, str):
+        assert a == b
+    else:
+        np.testing.assert_allclose(a, b, rtol=2e-3 if "float16" in (xd, td) else 1e-6)
+
+
+@pytest.mark.parametrize("td", ["int64", "bool", "float64"])
+def test_bce_target_dtypes_as_pytorch(torch, td):
+    outcome = []
+    for L in (tt, torch):
+        try:
+            r = L.nn.functional.binary_cross_entropy(L.tensor([0.5, 0.25]), L.tensor([0, 1]).to(getattr(L, td)))
+            outcome.append(("ok", str(r.dtype).split(".")[-1]))
+        except Exception as e:  # noqa: BLE001  the error is compared
+            outcome.append((type(e).__name__, str(e)))
+    assert outcome[0] == outcome[1]
+
+
 def test_loss_modules_pass_their_settings(torch):
     rng = _rng(11)
     x = rng.uniform(0.1, 0.9, (3, 2)).astype(np.float32)

@@ -209,6 +209,16 @@ ERROR_CASES = [
     ("GRUCell", {}, lambda lib, m: m(lib.randn(2, 2, 3))),
     ("LSTMCell", {}, lambda lib, m: m(lib.randn(2, 3), (lib.randn(2, 4), lib.randn(2, 5)))),
     ("LSTMCell", {}, lambda lib, m: m(lib.randn(2, 3), (lib.randn(2, 4), lib.randn(1, 2, 4)))),
+    # a sequence of length 0: refused after the argument checks (a bad hidden state is named first)
+    ("LSTM", {}, lambda lib, m: m(lib.randn(0, 2, 3))),
+    ("LSTM", {"batch_first": True, "num_layers": 2}, lambda lib, m: m(lib.randn(2, 0, 3))),
+    ("LSTM", {"proj_size": 2}, lambda lib, m: m(lib.randn(0, 3))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(0, 2, 3), (lib.zeros(1, 2, 4), lib.zeros(1, 2, 4)))),
+    ("LSTM", {}, lambda lib, m: m(lib.randn(0, 2, 3), (lib.zeros(1, 3, 4), lib.zeros(1, 3, 4)))),
+    ("RNN", {"bidirectional": True}, lambda lib, m: m(lib.randn(0, 2, 3))),
+    ("RNN", {"nonlinearity": "relu"}, lambda lib, m: m(lib.randn(0, 3))),
+    ("GRU", {"batch_first": True}, lambda lib, m: m(lib.randn(2, 0, 3))),
+    ("GRU", {}, lambda lib, m: m(lib.randn(0, 2, 5))),
 ]
 
 

@@ -102,6 +102,27 @@ def test_fan_in_and_fan_out_match(torch):
                 == torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(*shape)))
 
 
+def test_dirac_and_sparse_match(torch):
+    # every nn.init function PyTorch has (transformers records them all at import)
+    public = {n for n in dir(torch.nn.init) if not n.startswith("_") and callable(getattr(torch.nn.init, n))
+              and getattr(getattr(torch.nn.init, n), "__module__", "") == "torch.nn.init"}
+    assert public <= set(dir(tt.nn.init))
+    for shape, groups in [((6, 4, 3), 1), ((6, 4, 3, 3), 2), ((4, 6, 3, 2, 5), 4)]:
+        same_bits(tt.nn.init.dirac_(tt.empty(*shape), groups), torch.nn.init.dirac_(torch.empty(*shape), groups))
+    tt.manual_seed(4)
+    torch.manual_seed(4)
+    same_bits(tt.nn.init.sparse_(tt.empty(7, 5), 0.3), torch.nn.init.sparse_(torch.empty(7, 5), 0.3))
+    g, h = tt.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    same_bits(tt.nn.init.sparse_(tt.empty(6, 4), 0.5, std=2.0, generator=g),
+              torch.nn.init.sparse_(torch.empty(6, 4), 0.5, std=2.0, generator=h))
+    same_state(torch, g, h)
+    for mod in (tt, torch):
+        with pytest.raises(ValueError, match="Only tensors with 3, 4, or 5 dimensions are supported"):
+            mod.nn.init.dirac_(mod.empty(3, 3))
+        with pytest.raises(ValueError, match="dim 0 must be divisible by groups"):
+            mod.nn.init.dirac_(mod.empty(3, 3, 3), 2)
+
+
 def test_orthogonal_takes_pytorchs_draws(torch):
     tt.manual_seed(2)
     torch.manual_seed(2)

@@ -485,3 +485,50 @@ def test_nn_module_on_sparse_input(torch):
         return losses
 
     run_both(torch, program, rtol=1e-6)
+
+
+# -- dtypes of mixed sparse/dense operations: PyTorch's promotion (not numpy's), and its products' refusals ----
+_DTYPES = ["float32", "float64", "int64", "uint8", "bool", "float16"]
+
+
+def _sp(lib, dt):
+    return lib.sparse_coo_tensor(lib.tensor([[0, 1, 2, 3], [1, 2, 3, 4]]), lib.ones(4), (5, 5), dtype=getattr(lib, dt))
+
+
+def _dn(lib, dt):
+    return lib.eye(5, dtype=getattr(lib, dt))
+
+
+MIXED = {
+    "dense + sparse": lambda L, a, b: _dn(L, a) + _sp(L, b), "dense - sparse": lambda L, a, b: _dn(L, a) - _sp(L, b),
+    "sparse + sparse": lambda L, a, b: _sp(L, a) + _sp(L, b), "sparse - sparse": lambda L, a, b: _sp(L, a) - _sp(L, b),
+    "dense * sparse": lambda L, a, b: _dn(L, a) * _sp(L, b), "sparse * sparse": lambda L, a, b: _sp(L, a) * _sp(L, b),
+    "add alpha": lambda L, a, b: L.add(_dn(L, a), _sp(L, b), alpha=2),
+    "sparse.add_(sparse)": lambda L, a, b: _sp(L, a).add_(_sp(L, b)),
+    "sparse.mul_(sparse)": lambda L, a, b: _sp(L, a).mul_(_sp(L, b)),
+    "sparse.mul_(dense)": lambda L, a, b: _sp(L, a).mul_(_dn(L, b)),
+    "mm sparse dense": lambda L, a, b: L.mm(_sp(L, a), _dn(L, b)), "mm dense sparse": lambda L, a, b: L.mm(_dn(L, a), _sp(L, b)),
+    "matmul": lambda L, a, b: _sp(L, a) @ _dn(L, b), "sparse.mm": lambda L, a, b: L.sparse.mm(_sp(L, a), _dn(L, b)),
+    "mm sparse sparse": lambda L, a, b: L.mm(_sp(L, a), _sp(L, b)),
+    "addmm, dense mat2 differs": lambda L, a, b: L.addmm(_dn(L, a), _sp(L, a), _dn(L, b)),
+    "addmm, input differs": lambda L, a, b: L.addmm(_dn(L, a), _sp(L, b), _dn(L, b)),
+    "sparse.addmm": lambda L, a, b: L.sparse.addmm(_dn(L, b), _sp(L, a), _dn(L, b)),
+    "smm": lambda L, a, b: L.smm(_sp(L, a), _dn(L, b)),
+}
+
+
+@pytest.mark.parametrize("b", _DTYPES)
+@pytest.mark.parametrize("a", _DTYPES)
+@pytest.mark.parametrize("name", list(MIXED))
+def test_mixed_dtypes_as_pytorch(torch, name, a, b):
+    same_or_raises_alike(torch, lambda L: MIXED[name](L, a, b).to_dense() if name.startswith(("sparse", "smm"))
+                         and not name.startswith("sparse.mm") and "addmm" not in name else MIXED[name](L, a, b))
+
+
+def test_gcn_layer_on_an_integer_adjacency(torch):
+    # eye + an int64 sparse adjacency is float32 (PyTorch's promotion): the layer's mm then runs in float32
+    def program(L):
+        adj = L.eye(5) + L.sparse_coo_tensor(L.tensor([[0, 1, 2, 3], [1, 2, 3, 4]]), L.ones(4), (5, 5), dtype=L.int64)
+        h = L.tensor(np.arange(10, dtype=np.float32).reshape(5, 2) / 4)  # a layer's output, exact in float32
+        return L.mm(adj.to_sparse(), h), adj
+    run_both(torch, program)

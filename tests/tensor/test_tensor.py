@@ -450,3 +450,98 @@ def test_allocation_that_cannot_fit_raises_pytorchs_runtime_error(torch, name):
     with pytest.raises(RuntimeError) as got:
         make(tinytorch)
     assert str(got.value) == str(expected.value)
+
+
+# PyTorch's argument parser: a dtype must be a torch.dtype (or a Python type: float is float64, complex
+# complex128), never a string or a numpy type
+DTYPE_ARGUMENTS = [
+    "T.zeros(2, dtype='float32')", "T.ones(2, dtype='float64')", "T.empty(2, dtype='int64')",
+    "T.full((2,), 1, dtype='float32')", "T.tensor([1.0], dtype='float32')", "T.as_tensor([1], dtype='float32')",
+    "T.zeros_like(T.ones(2), dtype='float32')", "T.ones_like(T.ones(2), dtype=np.float32)",
+    "T.zeros(2, dtype=np.float32)", "T.zeros(2, dtype=3)", "T.tensor([1], dtype=np.int64)",
+    "T.zeros(2, dtype=float)", "T.zeros(2, dtype=complex)", "T.ones(2, dtype=int)", "T.ones(2, dtype=bool)",
+    "T.tensor([1, 2], dtype=float)", "T.ones(2).to(float)", "T.ones(2).to(dtype=complex)",
+    "T.ones(2).to(dtype='float32')", "T.ones(2).to(dtype=3)", "T.ones(2).to(T.float32, 'x')",
+    "T.ones(2).to(device='cpu', dtype='float32')", "T.ones(2).to(1.5, dtype='float32')",
+    "T.ones(2).to(dtype='float32', copy=True)", "T.ones(2).to('cpu', float)", "T.ones(2).to('cpu', 'x')",
+    "T.nn.Linear(2, 2, dtype='float32')",
+]
+# functions PyTorch has several signatures of: its message lists them all, so only the type is compared
+DTYPE_ARGUMENTS_OVERLOADED = ["T.arange(2, dtype='float32')", "T.randn(2, dtype='float32')",
+                              "T.linspace(0, 1, 2, dtype='float32')", "T.eye(2, dtype='float32')",
+                              "T.ones(2).sum(dtype='float32')"]
+
+
+@pytest.mark.parametrize("src", DTYPE_ARGUMENTS)
+def test_dtype_arguments_as_pytorch(src, torch):
+    _same_as_torch(src, torch)
+
+
+@pytest.mark.parametrize("src", DTYPE_ARGUMENTS_OVERLOADED)
+def test_dtype_arguments_refused_as_pytorch(src, torch):
+    ours, theirs = _outcome(tinytorch, src), _outcome(torch, src)
+    assert ours[:2] == theirs[:2] == ("raise", "TypeError")
+
+
+# the keywords PyTorch's parser takes besides an op's own parameter names: numpy's axis, keepdims, x, a, x1,
+# x2; a list parameter by name (size=, dims=, shape=); the tensor options of every factory (layout=, pin_memory=)
+KEYWORD_SPELLINGS = [
+    "T.empty(size=(2, 3)).shape", "T.zeros(size=(2,))", "T.ones(size=[2, 1])", "T.randn(size=(2, 3)).shape",
+    "T.rand(size=(2,), layout=T.strided, pin_memory=False).shape", "T.randint(3, (2,), layout=T.strided).shape",
+    "T.randint(low=0, high=3, size=(2,)).shape", "T.randperm(3, layout=T.strided, pin_memory=False).shape",
+    "T.arange(3, layout=T.strided, pin_memory=False)", "T.linspace(0, 1, 3, layout=T.strided, pin_memory=False)",
+    "T.logspace(0, 1, 3, layout=T.strided, pin_memory=False)", "T.full(size=(2,), fill_value=1.0)",
+    "T.empty(size=(2, 2), memory_format=T.contiguous_format).shape",
+    "T.rand_like(T.ones(2), layout=T.strided, memory_format=T.preserve_format).shape",
+    "T.randn_like(T.ones(2), layout=T.strided, pin_memory=False).shape",
+    "T.randint_like(T.ones(2), 3, layout=T.strided, pin_memory=False).shape",
+    "T.full_like(T.ones(2), 1, layout=T.strided, pin_memory=False, memory_format=T.preserve_format)",
+    "T.ones(2).new_zeros(size=(2,), layout=T.strided, pin_memory=False)", "T.ones(2).new_empty(size=(3,)).shape",
+    "T.ones(2).new_full(size=(2,), fill_value=1, layout=T.strided)", "T.ones(2).new_ones((2,), layout=T.strided)",
+    "T.zeros(2, pin_memory=True)", "T.rand(2, pin_memory=True)",
+    "T.stack([T.ones(2), T.zeros(2)], axis=1)", "T.cat([T.ones(2, 1), T.zeros(2, 1)], axis=1)",
+    "T.concat([T.ones(2, 1), T.zeros(2, 1)], axis=1)", "T.sum(T.ones(2, 3), axis=0, keepdims=True)",
+    "T.sum(x=T.ones(2, 3))", "T.sum(a=T.ones(2, 3), axis=1)", "T.mean(T.ones(2, 3), axis=1)",
+    "T.add(x1=T.ones(2), x2=T.ones(2))", "T.mul(input=T.ones(2), other=T.ones(2))", "T.exp(x=T.zeros(2))",
+    "T.argmin(T.tensor([[1, 0], [0, 1]]), axis=1, keepdims=True)", "T.cumprod(T.ones(2, 3), axis=1)",
+    "T.count_nonzero(T.ones(2, 3), axis=0)", "T.nansum(T.ones(2, 3), axis=0)", "T.diff(T.ones(2, 3), axis=0)",
+    "T.var(T.ones(2, 3), axis=1, keepdims=True)", "T.median(T.ones(2, 3), axis=1).values",
+    "T.gather(T.ones(2, 3), axis=0, index=T.tensor([[0]]))", "T.trace(x=T.ones(2, 2))",
+    "T.reshape(T.ones(2, 3), shape=(3, 2)).shape", "T.permute(T.ones(2, 3), dims=(1, 0)).shape",
+    "T.tile(T.ones(2, 3), dims=(1, 2)).shape", "T.sum(T.ones(2), axis=0, dim=0)", "T.ones(2, 3).view(size=(3, 2))",
+    "T.ones(2, 3).view(dtype=T.int32)",
+]
+
+
+@pytest.mark.parametrize("src", KEYWORD_SPELLINGS)
+def test_keyword_spellings_as_pytorch(src, torch):
+    _same_as_torch(src, torch)
+
+
+NUMBER_OVERFLOW = [  # a float past the dtype's range: inf silently where PyTorch converts, its error where it checks
+    lambda L: L.tensor([1e39]), lambda L: L.tensor(1e39), lambda L: L.tensor([[1e39, -1e39], [1.0, 2.0]]),
+    lambda L: L.tensor((1e39,)), lambda L: L.as_tensor([1e39]), lambda L: L.tensor([L.tensor(1.0), 1e39]),
+    lambda L: L.tensor([1e39], dtype=L.float16), lambda L: L.tensor(np.array([1e39])).float(),
+    lambda L: L.ones(2, dtype=L.float16) + 1e39, lambda L: L.ones(2, dtype=L.bfloat16) - 1e39,
+    lambda L: L.arange(0, 1e39, 1e38), lambda L: L.full((2,), 1e39), lambda L: L.full((2,), 1e39, dtype=L.float16),
+    lambda L: L.full((1, 1), 7e4, dtype=L.float16), lambda L: L.ones((), dtype=L.bfloat16).fill_(1e39),
+    lambda L: L.ones(0, dtype=L.float16).fill_(7e4), lambda L: L.full((2,), 1 + 2j, dtype=L.float16),
+    lambda L: L.ones(2).fill_(-1e39), lambda L: L.scalar_tensor(1e39), lambda L: L.ones(2).new_full((2,), 1e39),
+    lambda L: L.full_like(L.ones(2), 1e39), lambda L: L.full((1,), 1e20, dtype=L.int64),
+    lambda L: L.full((1,), -1, dtype=L.uint8), lambda L: L.full((1,), 256.0, dtype=L.uint8),
+    lambda L: L.ones(1, dtype=L.int8).fill_(200), lambda L: L.full((1,), float("nan"), dtype=L.int32),
+    lambda L: L.full((1,), 1 + 2j), lambda L: L.full((1,), complex(1e39, 0), dtype=L.complex64),
+    lambda L: L.full((1,), 1 + 2j, dtype=L.bool), lambda L: L.full((1,), 1 + 2j, dtype=L.float16),
+    lambda L: L.ones(2).masked_fill(L.tensor([True, False]), 1e39),
+    lambda L: L.ones(2, dtype=L.float16).masked_fill(L.tensor([True, False]), 7e4),
+    lambda L: L.ones(2, 2).index_fill(0, L.tensor([0]), 1e39),
+    lambda L: L.ones(2, 2).index_fill(0, L.tensor([0]), 3 + 0j),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NUMBER_OVERFLOW)))
+def test_numbers_past_the_range_as_pytorch(i, torch):
+    from _compare import outcome_and_warnings
+
+    fn = NUMBER_OVERFLOW[i]
+    assert outcome_and_warnings(fn, tinytorch) == outcome_and_warnings(fn, torch)

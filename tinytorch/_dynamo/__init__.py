@@ -6,7 +6,7 @@ answers as PyTorch's eager mode does."""
 from __future__ import annotations
 
 from ..compiler import allow_in_graph, assume_constant_result, is_compiling, reset  # noqa: F401
-from . import config, utils  # noqa: F401
+from . import config, eval_frame, utils  # noqa: F401
 from .eval_frame import OptimizedModule  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph", "explain",

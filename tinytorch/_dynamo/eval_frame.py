@@ -1,6 +1,6 @@
-"""``torch._dynamo.eval_frame.OptimizedModule``: the class of ``torch.compile(module)``'s result, which
-libraries test with ``isinstance`` to reach the module inside (``_orig_mod``). ``tinytorch.compile``
-returns the module itself, so no object is ever one; making one refuses."""
+"""``torch._dynamo.eval_frame``: ``OptimizedModule``, the wrapper ``torch.compile(model)`` returns in PyTorch.
+Libraries test ``isinstance(model, OptimizedModule)`` to unwrap a compiled model (accelerate, transformers'
+Trainer). ``tinytorch.compile`` returns the model itself, so no module is one; making one refuses."""
 from __future__ import annotations
 
 from ..nn.modules.module import Module
@@ -9,6 +9,8 @@ __all__ = ["OptimizedModule"]
 
 
 class OptimizedModule(Module):
-    def __init__(self, mod: Module, dynamo_ctx=None) -> None:
-        raise NotImplementedError("tinytorch compiles nothing: torch.compile(module) returns the module itself, "
-                                  "and no OptimizedModule is ever made")
+    """A module compiled by torch.compile: tinytorch compiles nothing, so there are none."""
+
+    def __init__(self, mod, dynamo_ctx=None) -> None:
+        raise NotImplementedError("torch._dynamo.eval_frame.OptimizedModule: tinytorch compiles nothing "
+                                  "(tinytorch.compile returns the model itself)")

@@ -13,7 +13,7 @@ from .._dtype import FLOATING_NP
 from .. import _dtype
 from ..autograd.grad_mode import version_counter
 from .._size import _require_cpu
-from ..factory import _alloc, _finish, _np_dtype, _size, into_out
+from ..factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
 from .._ops.pointwise.inplace import check_inplace, writeable
 from .._ops.shape.views import refresh
 from ..autograd.node import Node
@@ -284,18 +284,22 @@ def _shape_dtype(size, dtype, default=None):
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
+          pin_memory: bool = False) -> Tensor:
     """Uniform samples on [0, 1)."""
     _on_cpu(device)
+    _strided_only(layout, pin_memory)
     shape, npd = _shape_dtype(size, dtype)
     res = _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
     return into_out(res, out)
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
+          pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
     _on_cpu(device)
+    _strided_only(layout, pin_memory)
     shape, npd = _shape_dtype(size, dtype)
     res = _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
     return into_out(res, out)
@@ -303,9 +307,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad: bool = False, out=None) -> Tensor:
+            requires_grad: bool = False, out=None, layout=None, pin_memory: bool = False) -> Tensor:
     """Integers uniformly from [low, high)."""
     _on_cpu(device)
+    _strided_only(layout, pin_memory)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -316,9 +321,11 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM)
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
+             pin_memory: bool = False) -> Tensor:
     """A random permutation of 0..n-1 (PyTorch's Fisher-Yates)."""
     _on_cpu(device)
+    _strided_only(layout, pin_memory)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     _, npd = _shape_dtype((n,), dtype, _dtype.int64)

@@ -12,6 +12,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from tinytorch import _dtype, _dtype_casts
+from tinytorch.autograd.grad_mode import _Active, _State
 
 _F16, _F32, _C64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64)
 _E8M0_ZERO = np.float32(2.0 ** -127)  # float8_e8m0fnu's code 0, its smallest value
@@ -244,9 +245,19 @@ def _grad_fn_name(grad_fn: Any) -> str:
     return name().rsplit("::", 1)[-1] if callable(name) else type(grad_fn).__name__
 
 
-def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -> str:
+# forward AD's view of a tensor at this thread's dual level, (recorded for forward AD alone, its tangent or None):
+# registered by autograd/forward_ad.py when it loads (it sits above this module)
+_dual_parts = [None]
+
+
+def bind_dual_parts(fn) -> None:
+    _dual_parts[0] = fn
+
+
+def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None, dual: bool = True) -> str:
     """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.`` (unless
-    ``install_as_torch()`` ran)."""
+    ``install_as_torch()`` ran); in a dual level a dual tensor shows its ``tangent=`` (``dual``: the tangent itself
+    shows none)."""
     a = t._data
     if indent is None:
         indent = len(prefix)
@@ -274,11 +285,18 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None) -
         if dtype_name not in (default_name, default_complex, "int64", "bool"):
             suffixes.append(f"dtype={t.dtype!r}")
         body = tensor_body(a, t.dtype.is_floating_point, indent)
+    forward_only, tangent = False, None
+    if dual and _dual_parts[0] is not None and _Active.fw and _State.fw_level is not None:
+        forward_only, tangent = _dual_parts[0](t)
     grad_fn = t.grad_fn
-    if grad_fn is not None:
+    if forward_only:  # recorded only so that a tangent can be pushed through: PyTorch's tensor has no history
+        pass
+    elif grad_fn is not None:
         suffixes.append(f"grad_fn=<{_grad_fn_name(grad_fn)}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append("tangent=" + tensor_repr(tangent, dual=False))
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

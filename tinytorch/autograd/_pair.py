@@ -40,7 +40,7 @@ class SavedPair(EdgePair):
     """An ``EdgePair`` that saves up to two of its inputs (mul), each with its version, as four
     attributes (``_sa, _sb, _va, _vb``) instead of two tuples: one fewer object per node for the
     garbage collector. ``_saved`` and ``_versions_of_saved`` read and write them as the tuples every
-    other node keeps, so the generic machinery (``saved_tensors``, pack hooks, release) works
+    other node keeps, so the generic machinery (``_unpacked_saved``, pack hooks, release) works
     unchanged; the hot paths (``binary_node``, the node's backward, the engine's release) use the
     attributes."""
 

@@ -21,7 +21,10 @@ broadcasting and type promotion.
 
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
-primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
+primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``). PyTorch
+computes a tangent with the op's formula on its primals, a missing tangent a zero tensor, so a tangent records
+history through a primal that requires grad; here linear's rule (addmm/mm) does so, other rules record history
+only through the tangents they combine.
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
@@ -36,6 +39,7 @@ from .engine import grad
 from .function import BackwardCFunction, Function
 from .grad_mode import _Active, _State, enable_grad
 from .node import AccumulateGrad
+from .._tensor import printing as _printing
 
 # factory.zeros: factories are ops, which build on this module; tinytorch.factory registers it when it
 # loads (``bind_zeros``; the tangent rules run long after)
@@ -127,6 +131,8 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     primal = tensor.detach() if _forward_only(tensor) else tensor.view_as(tensor)
     if tangent is not None and _forward_only(tangent):
         tangent = tangent.detach()  # its graph only holds forward-AD helpers
+    if tangent is not None:
+        tangent._fw_is_tangent = _State.fw_generation  # a tangent has no tangent of its own (PyTorch's repr)
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -322,3 +328,16 @@ def _add_terms(*terms):
     for t in terms:
         total = _sum(total, t)
     return total
+
+
+def _dual_parts(t) -> tuple:
+    """What ``repr`` shows of ``t`` in a dual level: whether it is recorded for forward AD alone (then no
+    ``grad_fn``), and its tangent (``tangent=``), as ``unpack_dual`` gives it."""
+    if t.grad_fn is None and not _helper_leaf(t):
+        return False, None
+    if t.__dict__.get("_fw_is_tangent") == _State.fw_generation:
+        return _forward_only(t), None
+    return _forward_only(t), unpack_dual(t).tangent
+
+
+_printing.bind_dual_parts(_dual_parts)

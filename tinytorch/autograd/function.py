@@ -47,7 +47,7 @@ class BackwardCFunction(Node):
     def saved_tensors(self) -> tuple:
         if self._in_jvp and self._fwd_saved is not None:
             return self._fwd_saved
-        return Node.saved_tensors.fget(self)
+        return Node._unpacked_saved.fget(self)
 
     def backward(self, *grads):
         import numpy as np

@@ -37,7 +37,7 @@ _sequence = itertools.count()
 @functools.lru_cache(maxsize=256)
 def _in_hook_order(order: tuple, n: int) -> tuple:
     """The saved tensors' indices, those PyTorch names first in its order, then the rest (per node class
-    and count, so computed once: saved_tensors asks at every backward)."""
+    and count, so computed once: _unpacked_saved asks at every backward)."""
     rest = tuple(i for i in range(n) if i not in order)
     return tuple(i for i in order if i < n) + rest
 # the saved-version tuples of the common saves (nothing modified yet), shared by every node: one fewer
@@ -91,18 +91,32 @@ class _HookDict(dict):
 
 
 class RemovableHandle:
-    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook."""
+    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook (PyTorch's
+    ``torch.utils.hooks.RemovableHandle``: ``extra_dict``'s tables, a dict or a list of them, lose the same key)."""
 
     _ids = itertools.count()
 
-    def __init__(self, hooks_dict: dict):
+    def __init__(self, hooks_dict: dict, *, extra_dict=None):
         self.id = next(RemovableHandle._ids)
         self._hooks_ref = weakref.ref(hooks_dict)
+        extra = [extra_dict] if isinstance(extra_dict, dict) else extra_dict or ()
+        self._extra_refs = tuple(weakref.ref(d) for d in extra)
 
     def remove(self) -> None:
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        for ref in (self._hooks_ref, *self._extra_refs):
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
+
+    def __getstate__(self):
+        # pickled with the tables it removes from (as PyTorch's), not with weak references
+        return self._hooks_ref(), self.id, tuple(ref() for ref in self._extra_refs)
+
+    def __setstate__(self, state) -> None:
+        hooks, self.id, extra = state
+        # a table gone before pickling gives a handle whose remove() does nothing
+        self._hooks_ref = weakref.ref(hooks if hooks is not None else _HookDict())
+        self._extra_refs = tuple(weakref.ref(d) for d in extra if d is not None)
 
     def __enter__(self):
         return self
@@ -362,7 +376,7 @@ _PACK_ORDER = {
 def install_saved_fields(cls, fields) -> None:
     """Give node class ``cls`` PyTorch's ``_saved_<name>`` attributes: ``fields`` is ``((name, source), ...)``
     in the order PyTorch saves them (which is also the order pack hooks see them), a source being the
-    index of a tensor in the node's ``saved_tensors`` (also ``_raw_saved_<name>``), such an index with a
+    index of a tensor in the node's ``_unpacked_saved`` (also ``_raw_saved_<name>``), such an index with a
     function of the node giving the value when that slot is empty (``(1, fn)``: a Python number PyTorch
     would have wrapped in a tensor) and optionally a function of the tensor PyTorch saved in its place
     (``(1, fn, lambda w: w.t())``: linear keeps W where PyTorch's addmm keeps W.t()), the name of one of
@@ -446,7 +460,7 @@ class Node:
 
     def __dir__(self):
         # PyTorch's built-in nodes list their own _saved_<name> / _raw_saved_<name> attributes and no other
-        # name with "saved" in it (this class's internals, ``saved_tensors``: code that looks for names
+        # name with "saved" in it (this class's internals, ``_unpacked_saved``: code that looks for names
         # with "saved" in them would take them for PyTorch's)
         keep = self._dir_keeps
         return [n for n in super().__dir__()
@@ -526,7 +540,10 @@ class Node:
                 return
 
     @property
-    def saved_tensors(self) -> tuple:
+    def _unpacked_saved(self) -> tuple:
+        """The saved tensors, unpacked and their versions checked: what a backward formula reads. PyTorch's
+        built-in nodes have no ``saved_tensors`` (graph walkers such as torchviz test for it to find a custom
+        Function's node, which has it: ``BackwardCFunction``); each shows its own ``_saved_<name>``."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
@@ -572,9 +589,9 @@ class Node:
         self._packed = True
 
     def _arrays_of_saved(self):
-        """The arrays of the saved tensors (None for None), with the checks ``saved_tensors`` makes, for
+        """The arrays of the saved tensors (None for None), with the checks ``_unpacked_saved`` makes, for
         a backward formula computed in numpy when no graph is recorded; None when a saved tensor went
-        through a pack hook (its unpack hook must see it: use ``saved_tensors``)."""
+        through a pack hook (its unpack hook must see it: use ``_unpacked_saved``)."""
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         out = []
@@ -586,7 +603,7 @@ class Node:
             if kind is _Hooked:
                 return None
             if v is not None and (t.vc if kind is _SavedOutput else t._vc)[0] != v:
-                self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
+                self._unpacked_saved  # noqa: B018  (raises PyTorch's error, naming the tensor)
             out.append(t.data if kind is _SavedOutput else t._data)
         return out
 
@@ -605,7 +622,7 @@ class Node:
             a, vc = t._data, t._vc
         v = self._versions_of_saved[0]
         if v is not None and vc[0] != v:
-            self.saved_tensors  # noqa: B018  (raises PyTorch's error, naming the tensor)
+            self._unpacked_saved  # noqa: B018  (raises PyTorch's error, naming the tensor)
         return a
 
     def _release(self) -> None:

@@ -65,17 +65,72 @@ def get_device_name(device=None) -> str:
 
 
 class Stream:
-    """Exists for annotations and isinstance checks; making one needs CUDA (PyTorch's CPU build's error)."""
+    """``torch.cuda.Stream``: exists for annotations and isinstance checks; making one is refused, as PyTorch's CPU
+    build refuses it (in ``__new__``, with PyTorch's parameters)."""
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, device=None, priority: int = 0, **kwargs):
         raise RuntimeError("torch.cuda.Stream requires CUDA support")
 
 
 class Event:
-    """See ``Stream``."""
+    """``torch.cuda.Event``: see ``Stream``."""
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                external: bool = False):
         raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+class StreamContext:
+    """``with torch.cuda.stream(s)``: with no CUDA there is no stream to select, and the only stream a program can
+    pass is None, which PyTorch's context also accepts as "leave the stream alone"."""
+
+    def __init__(self, stream) -> None:
+        if stream is not None:
+            raise RuntimeError("torch.cuda.Stream requires CUDA support")
+        self.stream = None
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)
+
+
+class CUDAGraph:
+    """``torch.cuda.CUDAGraph``: refused, as PyTorch's CPU build refuses it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
+
+
+class graph:
+    """``torch.cuda.graph`` (capture into a CUDAGraph): refused, as PyTorch's CPU build refuses it (at its stream)."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode: str = "global") -> None:
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
+def get_device_capability(device=None) -> tuple:
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def memory_allocated(device=None) -> int:
+    """0: there is no CUDA memory (PyTorch's CPU build answers the same)."""
+    return 0
+
+
+max_memory_allocated = memory_reserved = memory_allocated
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    return False
+
+
+default_generators: tuple = ()  # one per CUDA device: none
 
 
 from . import jiterator  # noqa: E402,F401  (torch.cuda.jiterator: refused without a GPU)

@@ -16,3 +16,13 @@ __all__ = [
     "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "all_gather_object",
     "broadcast_object_list", "gather", "scatter", "barrier", "send", "recv", "isend", "irecv",
 ]
+
+
+def __getattr__(name: str):
+    # PyTorch's sharding submodules, loaded on first use (``torch.distributed.device_mesh.DeviceMesh`` in a
+    # library's annotations): their names exist, and using them refuses
+    if name in ("device_mesh", "tensor"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -313,7 +313,10 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         raise RuntimeError("tinytorch.distributed needs MPI: install it with "
                            "pip install mpi4py mpich (or pip install -e \".[distributed]\")")
     timeout = timeout or _DEFAULT_TIMEOUT
-    if _launched_by_mpi():
+    # the MPI backend without a launcher or a rendezvous to meet through is MPI's singleton world of one
+    # process, as in PyTorch; "gloo" (and "mpi" given an init_method or RANK) meets through the rendezvous
+    singleton = name == "mpi" and init_method is None and "RANK" not in os.environ
+    if _launched_by_mpi() or singleton:
         from mpi4py import MPI
 
         comm, watch = MPI.COMM_WORLD, None

@@ -21,6 +21,7 @@ from ..factory import zeros_like
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from ._vmap import BatchedTensor
+from .._ops._core.batching import needs_per_sample
 
 
 def _batched_cls():
@@ -67,7 +68,7 @@ class _Inputs:
         else:
             phys = x
         if isinstance(phys, BT):
-            raise RuntimeError("tinytorch.func: differentiating inside nested vmap is not supported")
+            raise needs_per_sample("differentiating a tensor batched by two vmaps")
         # a view keeps the outer graph (an outer transform or a parameter); otherwise a new leaf
         return phys.view_as(phys) if phys.requires_grad else phys.detach().requires_grad_(True)
 
@@ -144,6 +145,13 @@ def _grads(outputs, leaves, grad_outputs=None, retain_graph=True):
     return [zeros_like(x) if g is None else g for g, x in zip(gs, leaves)]
 
 
+def _check_batched_by_closure(outputs, inp) -> None:
+    """An output batched by a vmap whose batched tensor the function closed over (its arguments are not):
+    each sample's gradient needs the arguments expanded over that batch, which only a run per sample gives."""
+    if inp.batch is None and any(isinstance(o, _batched_cls()) for o in outputs):
+        raise needs_per_sample("differentiating an output batched through a tensor the function closed over")
+
+
 def _split_aux(out, has_aux: bool, fn_name: str):
     if not has_aux:
         return out, None
@@ -167,6 +175,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             if out.dim() != 0:
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                                    f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            _check_batched_by_closure([out], inp)
             phys = _physical(out)
             gs = _grads([phys.sum() if inp.batch is not None else phys], inp.leaves)
             res = _finish([inp.wrap(g) for g in gs] + [out], inp.leaves)
@@ -207,6 +216,7 @@ def vjp(func, *primals, has_aux: bool = False):
         out = func(*inp.args)
         out, aux = _split_aux(out, has_aux, "vjp")
     out_leaves, out_spec = tree_flatten(out)
+    _check_batched_by_closure(out_leaves, inp)
     own = inp.leaves
 
     def vjp_fn(cotangents):
@@ -266,9 +276,12 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         out, aux = _split_aux(out, has_aux, "jvp")
         out_leaves, out_spec = tree_flatten(out)
         phys_out = [_batch_phys(o, inp) for o in out_leaves]
+        flat_tangents = tree_flatten(list(tangents))[0]
+        if inp.batch is None and any(isinstance(t, _batched_cls()) for t in flat_tangents):
+            raise needs_per_sample("jvp with batched tangents of unbatched primals")
         tan = [_physical(t) if isinstance(t, _batched_cls()) else
                (t.unsqueeze(0).expand(inp.batch, *t.shape) if inp.batch is not None else t)
-               for t in tree_flatten(list(tangents))[0]]
+               for t in flat_tangents]
         for t, x in zip(tan, inp.leaves):
             if tuple(t.shape) != tuple(x.shape):
                 raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape")
@@ -282,7 +295,11 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         else:
             jv = [None] * len(us)
         jv = [zeros_like(o) if g is None else g for g, o in zip(jv, phys_out)]
-        res = _finish([inp.wrap(p) for p in phys_out] + [inp.wrap(g) for g in jv], inp.leaves)
+        # an output batched through a tensor the function closed over (its primals are not) stays batched: each
+        # sample's tangent is its own row of J t
+        wraps = [(lambda t, o=o: _batched_cls()(t, o.batch_size, o._level))
+                 if inp.batch is None and isinstance(o, _batched_cls()) else inp.wrap for o in out_leaves]
+        res = _finish([w(p) for w, p in zip(wraps, phys_out)] + [w(g) for w, g in zip(wraps, jv)], inp.leaves)
     n = len(phys_out)
     primal_out = tree_unflatten(res[:n], out_spec)
     tangent_out = tree_unflatten(res[n:], out_spec)

@@ -20,6 +20,7 @@ from .._ops._core.batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from .._ops._core.batching import BatchedTensor
+from .._ops.shape.join import stack
 
 
 # -- vmap itself -----------------------------------------------------------------------------------
@@ -86,10 +87,44 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         with _vmap_level() as level:
             batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
                        for x, d in zip(leaves, dims)]
-            out = func(*tree_unflatten(batched, spec), **kwargs)
+            try:
+                out = func(*tree_unflatten(batched, spec), **kwargs)
+            except RuntimeError as e:
+                if not getattr(e, "per_sample_fallback", False):
+                    raise
+                out = _PER_SAMPLE
+        if out is _PER_SAMPLE:
+            return _per_sample(func, leaves, dims, spec, bsz, out_dims, kwargs)
         return _unbatch(out, out_dims, bsz, level, func)
 
     return wrapper
+
+
+_PER_SAMPLE = object()
+
+
+def _per_sample(func, leaves, dims, spec, bsz, out_dims, kwargs):
+    """``func`` run on each sample in turn and its results stacked at ``out_dims``: what vmap computes, where
+    tinytorch's batching cannot follow the function (a func transform inside nested vmap, or differentiating
+    through a batched tensor the function closed over); the slow way, as PyTorch's own fallback for an op
+    without a batching rule."""
+    results = []
+    for i in range(bsz):
+        sample = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
+        results.append(tree_flatten(func(*tree_unflatten(sample, spec), **kwargs)))
+    flat, out_spec = results[0] if results else ([], None)
+    per_leaf = [[r[0][j] for r in results] for j in range(len(flat))]
+    if isinstance(out_dims, int) or out_dims is None:
+        odims = [out_dims] * len(flat)
+    else:
+        odims, _ = tree_flatten(out_dims)
+    out = []
+    for values, d in zip(per_leaf, odims):
+        if not all(isinstance(v, Tensor) for v in values):
+            raise ValueError(f"vmap({_fn_name(func)}, ...): `{_fn_name(func)}` must only return Tensors, got type "
+                             f"{type(values[0])}. Did you mean to set out_dims= to None for output?")
+        out.append(values[0] if d is None else stack(values, d))
+    return tree_unflatten(out, out_spec)
 
 
 def _move_to_front(x, d):

@@ -5,6 +5,7 @@ from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from . import parallel  # noqa: F401,E402
 from . import grad  # noqa: F401,E402
+from . import attention  # noqa: F401,E402  (loaded with nn, as in PyTorch: torch.nn.attention.SDPBackend)
 from .parallel import DataParallel  # noqa: E402
 
 __all__ = ["DataParallel", "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional",

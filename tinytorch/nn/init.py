@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad, version_counter
-from .._random.draws import uniform_values
+from .._random.draws import randperm_values, uniform_values
 from .._random.normal import normal_values
 from ..random import _engine
 from ..tensor import Tensor
@@ -21,7 +21,8 @@ from ..tensor import Tensor
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "dirac_",
+           "sparse_"]
 
 
 def calculate_gain(nonlinearity: str, param=None):
@@ -151,6 +152,43 @@ def eye_(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-d convolution weight so that the layer passes its first input channels through (one
+    identity per group of output channels)."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:
+        return tensor
+    per_group = tensor.shape[0] // groups
+    centre = tuple(n // 2 for n in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """N(0, std) in a 2-d tensor, then ``ceil(sparsity * rows)`` entries of each column set to zero (Martens,
+    2010). As in PyTorch, ``generator`` draws the values, the default generator each column's zeros."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            # the default generator's permutation, as ``torch.randperm(rows)`` draws it
+            tensor._data[randperm_values(_engine(None), rows)[:zeros], col] = 0
+        version_counter(tensor)[0] += 1
+    return tensor
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -238,3 +276,5 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+dirac = _deprecated(dirac_)

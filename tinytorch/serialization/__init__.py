@@ -20,23 +20,36 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import struct
 import warnings
-from collections.abc import Callable
-from typing import IO, Any, Union
+from typing import IO, Any, Callable, Dict, Optional, Union
 
+from .._size import device
+from ..storage import TypedStorage, UntypedStorage
 from . import _safetensors
 from ._atomic import atomic_write
 from ._errors import CUDA_MESSAGE, SerializationError
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._safetensors import MAX_HEADER_BYTES, MAX_TENSORS, NotPlain
-from ..tensor import device as _device
 
 __all__ = ["save", "load", "SerializationError", "MAX_HEADER_BYTES", "MAX_TENSORS",
            "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
-# ``load``'s ``map_location`` (PyTorch's alias, which libraries import to annotate their own loaders)
-MAP_LOCATION = Union[Callable[[Any, str], Any], _device, str, dict[str, str], None]
+FILE_LIKE = FileLike
+
+# PyTorch's module constants, which libraries import by name (pyro: MAP_LOCATION in annotations). The sizes and the
+# magic number are those of PyTorch's legacy format, which tinytorch reads (``_LEGACY_MAGIC`` below is its start)
+DEFAULT_PROTOCOL = 2
+LONG_SIZE = struct.Struct("=l").size
+INT_SIZE = struct.Struct("=i").size
+SHORT_SIZE = struct.Struct("=h").size
+MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+PROTOCOL_VERSION = 1001
+STORAGE_KEY_SEPARATOR = ","
+MAP_SHARED, MAP_PRIVATE = 1, 2  # ``from_file``'s ``shared`` modes, as mmap's flags
+STORAGE = Union[UntypedStorage, TypedStorage]
+MAP_LOCATION = Optional[Union[Callable[[Any, str], Any], device, str, Dict[str, str]]]
 
 # read as a header length, its first 8 bytes are far past the cap: never mistaken for safetensors
 _PICKLE_MAGIC = b"tinytorch.pickle\n"

@@ -42,9 +42,85 @@ def _namedtuple_flatten(t):
     return list(t), type(t)
 
 
-register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
-register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
-register_pytree_node(dict, lambda d: (list(d.values()), list(d.keys())), lambda c, keys: dict(zip(keys, c)))
+# the built-in containers' functions, by PyTorch's names (diffusers registers its output classes with the dict's)
+def _tuple_flatten(t: tuple):
+    return list(t), None
+
+
+def _tuple_unflatten(values, context) -> tuple:
+    return tuple(values)
+
+
+def _list_flatten(t: list):
+    return list(t), None
+
+
+def _list_unflatten(values, context) -> list:
+    return list(values)
+
+
+def _dict_flatten(d: dict):
+    return list(d.values()), list(d.keys())
+
+
+def _dict_unflatten(values, context) -> dict:
+    return dict(zip(context, values, strict=True))
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    """A child's place in a list or tuple, in a key path."""
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+    def get(self, sequence):
+        return sequence[self.idx]
+
+
+@dataclasses.dataclass(frozen=True)
+class MappingKey:
+    """A child's key in a dict, in a key path."""
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+    def get(self, mapping):
+        return mapping[self.key]
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    """A child's attribute name, in a key path."""
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+    def get(self, obj):
+        return getattr(obj, self.name)
+
+
+def _tuple_flatten_with_keys(t: tuple):
+    values, context = _tuple_flatten(t)
+    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+
+def _list_flatten_with_keys(t: list):
+    values, context = _list_flatten(t)
+    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+
+def _dict_flatten_with_keys(d: dict):
+    values, context = _dict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context, values)], context
+
+
+register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten)
+register_pytree_node(list, _list_flatten, _list_unflatten)
+register_pytree_node(dict, _dict_flatten, _dict_unflatten)
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
                      lambda c, keys: collections.OrderedDict(zip(keys, c)))
 register_pytree_node(collections.defaultdict,

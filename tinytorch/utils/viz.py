@@ -196,7 +196,7 @@ def _saved_of(fn) -> list:
     if not getattr(fn, "_saved", ()):
         return []
     try:
-        saved = fn.saved_tensors
+        saved = fn.saved_tensors if hasattr(fn, "saved_tensors") else fn._unpacked_saved
     except RuntimeError:
         return []
     return [(f"saved[{i}]", t) for i, t in enumerate(saved) if t is not None]

@@ -159,3 +159,23 @@ def test_reductions_of_opposite_infinities_are_quiet_nan(name):
             ours = getattr(tinytorch.tensor(x), name)(*dim_args)
             theirs = getattr(torch.tensor(x), name)(*dim_args)
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+EMPTY_REDUCTIONS = [  # numpy warns on these ("Mean of empty slice", "Degrees of freedom <= 0"); PyTorch gives NaN
+    lambda L: L.ones(0).mean(), lambda L: L.ones(0, 3).mean(0), lambda L: L.ones(0, 3).mean(1, keepdim=True),
+    lambda L: L.ones(0, dtype=L.float64).mean(), lambda L: L.ones(0, dtype=L.float16).mean(),
+    lambda L: L.mean(L.ones(0), dtype=L.float64), lambda L: L.ones(0).var(), lambda L: L.ones(0, 3).std(0),
+    lambda L: L.ones(0, 3).std(1), lambda L: L.ones(3, 0).var(1, correction=0), lambda L: L.var_mean(L.ones(0))[0],
+    lambda L: L.std_mean(L.ones(0, 3), 1)[1], lambda L: L.var_mean(L.ones(3), correction=3)[0],
+    lambda L: L.cov(L.ones(2, 0)), lambda L: L.nn.functional.l1_loss(L.ones(0), L.ones(0)),
+    lambda L: L.nn.functional.soft_margin_loss(L.ones(0), L.ones(0)),
+    lambda L: L.nn.functional.poisson_nll_loss(L.ones(0), L.ones(0)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(EMPTY_REDUCTIONS)))
+def test_empty_reductions_are_nan_without_numpy_warnings(i):
+    from _compare import outcome_and_warnings
+
+    fn = EMPTY_REDUCTIONS[i]
+    assert outcome_and_warnings(fn, tinytorch) == outcome_and_warnings(fn, torch)

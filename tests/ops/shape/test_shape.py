@@ -367,3 +367,104 @@ def test_int_index_fast_path_values_views_and_errors_as_pytorch(shape):
         out.append((v.tolist() if v.dim() else v.item(), v._version, x._version))
         return out
     assert run(tinytorch) == run(torch)
+
+
+PERMUTE_ERRORS = [(0, 0), (0, -2), (1,), (0, 1, 2), (0, 1, 5), (5,), (0, 5), (-3, 0)]
+
+
+@pytest.mark.parametrize("dims", PERMUTE_ERRORS, ids=str)
+def test_permute_errors_as_pytorch(dims):
+    # the count is checked before each dim's range, and repeats last
+    _same(lambda L: L.zeros(2, 3).permute(*dims))
+    _same(lambda L: L.permute(L.zeros(2, 3), dims))
+
+
+def _view_dtype_cases(L):
+    x = L.arange(12.).reshape(3, 4)
+    return {
+        "same size": lambda: x.view(L.int32), "same size, transposed": lambda: x.t().view(L.int32),
+        "down, transposed": lambda: x.t().view(L.float16), "down": lambda: x.view(L.float16),
+        "up": lambda: x.view(L.float64), "up, odd size": lambda: x[:, :3].view(L.float64),
+        "up, offset 2": lambda: x[:, 2:].view(L.float64), "up, offset 1": lambda: x[:, 1:3].view(L.float64),
+        "up, step": lambda: x[:, ::2].view(L.float64), "0-d down": lambda: L.tensor(1.).view(L.float16),
+        "0-d same": lambda: L.tensor(1.).view(L.int32), "to complex": lambda: L.ones(3, 2).view(L.complex64),
+        "to bool": lambda: L.ones(3, 2).view(L.bool), "keyword": lambda: x.view(dtype=L.uint8),
+        "complex up": lambda: L.ones(3, 2, dtype=L.complex64).view(L.float64),
+        "empty last dim": lambda: L.ones(3, 0).view(L.float64), "size-1 last dim": lambda: L.ones(3, 1).view(L.float64),
+        "up, odd row stride": lambda: L.ones(3, 4)[::2, :2].view(L.float64),
+        "down, rows stepped": lambda: L.ones(3, 4)[::2].view(L.int8),
+        "half to bfloat16": lambda: L.ones(2, 3, dtype=L.float16).view(L.bfloat16),
+        "bytes to float": lambda: L.arange(8, dtype=L.uint8).reshape(2, 4).view(L.float32),
+        "conjugated": lambda: L.ones(2, 2, dtype=L.complex64).conj().view(L.float32),
+        "to complex32": lambda: L.ones(2, 2, dtype=L.complex64).view(L.complex32).view(L.float16),
+    }
+
+
+@pytest.mark.parametrize("case", list(_view_dtype_cases(torch)))
+def test_view_dtype_as_pytorch(case):
+    # the bytes read as another dtype, the last dim rescaled with PyTorch's strides, or PyTorch's refusal
+    def run(L):
+        r = _view_dtype_cases(L)[case]()
+        return (str(r.dtype).split(".")[-1], tuple(r.shape), r.stride(), r.requires_grad, r._is_view(),
+                r.to(L.complex128 if r.is_complex() else L.float64).numpy())
+    (k0, a), (k1, b) = _both(run)
+    assert k0 == k1, (a, b)
+    if k0 != "ok":
+        assert a == b
+        return
+    assert a[:5] == b[:5]
+    np.testing.assert_array_equal(a[5], b[5])
+
+
+def test_view_dtype_shares_storage_and_version_but_no_graph():
+    for L in LIBS:
+        y = L.randn(3, requires_grad=True)
+        for dt in (L.float32, L.int32, L.float16):
+            v = y.view(dt)
+            assert not v.requires_grad and v.grad_fn is None and v._base is None
+        z = y * 1
+        w = z.view(L.int32)
+        with L.no_grad():
+            w.add_(1)  # writes z's bytes, bumps z's version, and leaves z's history alone
+        assert z._version == w._version == 1
+        assert z.grad_fn.name() == "MulBackward0"
+        z.sum().backward()
+        np.testing.assert_array_equal(y.grad.numpy(), np.ones(3))
+
+
+@pytest.mark.parametrize("in_dims,shape,dt", [(0, (2, 2), "float16"), (0, (3,), "float16"), (1, (2, 2), "float16"),
+                                              (0, (3,), "int32"), (0, (2, 4), "float64")])
+def test_view_dtype_under_vmap(in_dims, shape, dt):
+    _same(lambda L: L.func.vmap(lambda t: t.view(getattr(L, dt)), in_dims=in_dims)(L.ones(shape)).double())
+
+
+def _index_cases(L):
+    x = L.arange(120.).reshape(2, 3, 4, 5)
+    m3, m4, i, i2d = L.tensor([True, False, True]), L.tensor([True, False, True, True]), L.tensor([0, 2]), \
+        L.tensor([[0, 2], [1, 1]])
+    return {
+        "[:, mask]": lambda: x[:, m3], "[mask]": lambda: x[L.tensor([True, False])], "[:, :, mask]": lambda: x[:, :, m4],
+        "[i]": lambda: x[i], "[:, i]": lambda: x[:, i], "[..., i]": lambda: x[..., i], "[i, i]": lambda: x[i[:1], i],
+        "[:, i, i]": lambda: x[:, i, i], "[i, :, i]": lambda: x[i[:1], :, i], "[:, i2d]": lambda: x[:, i2d],
+        "[:, i2d.t()]": lambda: x[:, i2d.t()], "[:, i2d, :, i]": lambda: x[:, i2d, :, i],
+        "[0, i]": lambda: x[0, i], "[:, 0, i]": lambda: x[:, 0, i], "[None, :, i]": lambda: x[None, :, i],
+        "[1:, i]": lambda: x[1:, i], "[:, ::2, i]": lambda: x[:, ::2, i], "[:, i, None]": lambda: x[:, i, None],
+        "transposed[:, i]": lambda: x.transpose(0, 3)[:, i], "permuted[i]": lambda: x.permute(3, 2, 1, 0)[i],
+        "permuted[:, i, :, i]": lambda: x.permute(3, 1, 2, 0)[:, i, :, i[:1]],
+        "transposed[:, i2d.t()]": lambda: x.transpose(1, 2)[:, :, i2d.t()],
+        "[:, 2-d mask]": lambda: x[:, L.ones(3, 4, dtype=L.bool)], "[:, [0, 1]]": lambda: x[:, [0, 1]],
+        "2-d t()[:, mask]": lambda: L.arange(6.).reshape(3, 2).t()[:, m3],
+    }
+
+
+@pytest.mark.parametrize("case", list(_index_cases(torch)))
+def test_advanced_indexing_result_strides_as_pytorch(case):
+    # PyTorch's result is a fresh tensor laid out by its TensorIterator (contiguous for a contiguous input);
+    # x[:, mask].view(-1) then works
+    def run(L):
+        r = _index_cases(L)[case]()
+        flat = r.view(-1) if r.is_contiguous() else None
+        return tuple(r.shape), r.stride(), r.is_contiguous(), r.numpy(), None if flat is None else flat.numpy()
+    a, b = [fn for _, fn in _both(run)]
+    assert a[:3] == b[:3]
+    np.testing.assert_array_equal(a[3], b[3])

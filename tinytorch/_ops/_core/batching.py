@@ -25,6 +25,15 @@ def unsupported(what: str) -> RuntimeError:
                         "supported ops or call it outside vmap.")
 
 
+def needs_per_sample(what: str) -> RuntimeError:
+    """``unsupported``, where PyTorch's vmap runs the function and tinytorch's batching cannot follow it (a func
+    transform inside nested vmap, or over a batched tensor the function closed over). vmap then runs the function
+    once per sample instead (``per_sample_fallback`` is set on the error)."""
+    error = unsupported(what)
+    error.per_sample_fallback = True
+    return error
+
+
 class BatchedTensor(Tensor):
     """One sample's view of a batch: reports the logical shape, keeps the batch as physical dim 0."""
 

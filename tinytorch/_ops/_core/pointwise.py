@@ -31,7 +31,7 @@ class UnaryNode(Node):
     on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
 
     def _operands(self):
-        saved = self.saved_tensors
+        saved = self._unpacked_saved
         if self.saves == "input":
             return saved[0], None
         if self.saves == "result":

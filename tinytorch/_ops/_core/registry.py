@@ -40,6 +40,7 @@ import numpy as np
 from ..._dtype import FROM_NP
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
+from .arguments import respell
 from .torch_function import subclass_among
 
 __all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "AUTOCAST_POLICIES"]
@@ -276,46 +277,60 @@ def _public_function(decl: OpDecl):
     meta_key = "factory" if factory else "op"
     edges_first = decl.name not in CHECKS_BEFORE_EDGES and not decl.name.endswith("_")  # (in-place: checked first)
 
+    # a TypeError from the implementation: PyTorch's other spellings of its keywords (arguments.respell), then
+    # the call again; the common call pays nothing for it
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         def public(*args, out=None, **kwargs):
-            if _Active.profiler and _State.recorder is not None:
-                return _profiler_hook[0](public, decl, args, kwargs if out is None else {**kwargs, "out": out})
-            if _Active.transforms and _State.transforms:
-                return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)
-            if _Active.subclasses:
-                cls = subclass_among(args)
-                if cls is not None:
-                    given = kwargs if out is None else {**kwargs, "out": out}
-                    return cls.__torch_function__(public, (cls,), args, given)
-            if meta_on[0] or (factory and "device" in kwargs):
-                return _meta_hooks[meta_key](dispatch_key, impl if out is None else _writing_out(impl, out), args,
-                                             kwargs)
-            if out is None:
+            try:
+                if _Active.profiler and _State.recorder is not None:
+                    return _profiler_hook[0](public, decl, args, kwargs if out is None else {**kwargs, "out": out})
+                if _Active.transforms and _State.transforms:
+                    return _transform_hooks["dispatch"](dispatch_key, args, kwargs, out)
+                if _Active.subclasses:
+                    cls = subclass_among(args)
+                    if cls is not None:
+                        given = kwargs if out is None else {**kwargs, "out": out}
+                        return cls.__torch_function__(public, (cls,), args, given)
+                if meta_on[0] or (factory and "device" in kwargs):
+                    return _meta_hooks[meta_key](dispatch_key, impl if out is None else _writing_out(impl, out),
+                                                 args, kwargs)
+                if out is None:
+                    try:
+                        return impl(*args, **kwargs)
+                    except (RuntimeError, IndexError):
+                        if edges_first:
+                            _stale_view_first(args)
+                        raise
+                return write_out(impl, out, args, kwargs)
+            except TypeError as e:
+                again = respell(decl, args, kwargs, e)
+                if again is None:
+                    raise
+                return public(*again[0], out=out, **again[1])
+    else:
+        def public(*args, **kwargs):
+            try:
+                if _Active.profiler and _State.recorder is not None:
+                    return _profiler_hook[0](public, decl, args, kwargs)
+                if _Active.transforms and _State.transforms:
+                    return _transform_hooks["dispatch"](dispatch_key, args, kwargs, None)
+                if _Active.subclasses:
+                    cls = subclass_among(args)
+                    if cls is not None:
+                        return cls.__torch_function__(public, (cls,), args, kwargs)
+                if meta_on[0] or (factory and "device" in kwargs):
+                    return _meta_hooks[meta_key](dispatch_key, impl, args, kwargs)
                 try:
                     return impl(*args, **kwargs)
                 except (RuntimeError, IndexError):
                     if edges_first:
                         _stale_view_first(args)
                     raise
-            return write_out(impl, out, args, kwargs)
-    else:
-        def public(*args, **kwargs):
-            if _Active.profiler and _State.recorder is not None:
-                return _profiler_hook[0](public, decl, args, kwargs)
-            if _Active.transforms and _State.transforms:
-                return _transform_hooks["dispatch"](dispatch_key, args, kwargs, None)
-            if _Active.subclasses:
-                cls = subclass_among(args)
-                if cls is not None:
-                    return cls.__torch_function__(public, (cls,), args, kwargs)
-            if meta_on[0] or (factory and "device" in kwargs):
-                return _meta_hooks[meta_key](dispatch_key, impl, args, kwargs)
-            try:
-                return impl(*args, **kwargs)
-            except (RuntimeError, IndexError):
-                if edges_first:
-                    _stale_view_first(args)
-                raise
+            except TypeError as e:
+                again = respell(decl, args, kwargs, e)
+                if again is None:
+                    raise
+                return public(*again[0], **again[1])
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
     public._decl = decl

@@ -12,7 +12,7 @@ import numpy as np
 from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
 from . import narrow
 from ..._numpy_compat import SCALARS_BY_VALUE
-from ..._quiet_fp import cast
+from ..._quiet_fp import cast, loud, quiet
 from ...autograd.grad_mode import _State
 from ...autograd.node import sum_to, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -39,6 +39,18 @@ def unpack(x):
     raise TypeError(f"unsupported operand type for a tinytorch op: '{type(x).__name__}'")
 
 
+def _lowp_scalar(kind, v):
+    """A Python number as a half or bfloat16 scalar; beyond half's range it may round to inf, silently as
+    PyTorch's (numpy's cast would warn)."""
+    if -65504.0 <= v <= 65504.0:
+        return kind(v)
+    token = quiet()
+    try:
+        return kind(v)
+    finally:
+        loud(token)
+
+
 def binary_operands(a, b, scalar_in_float: bool = False):
     """Unpack two operands and cast their arrays to PyTorch's result dtype.
 
@@ -49,11 +61,11 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     # (a complex number beside half makes complex32: the general path's promotion)
     if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray and \
             type(bd) is not complex:
-        bd = np.float32(bd) if scalar_in_float else ad.dtype.type(bd)
+        bd = np.float32(bd) if scalar_in_float else _lowp_scalar(ad.dtype.type, bd)
         return ta, tb, ad, bd
     if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray and \
             type(ad) is not complex:
-        ad = np.float32(ad) if scalar_in_float else bd.dtype.type(ad)
+        ad = np.float32(ad) if scalar_in_float else _lowp_scalar(bd.dtype.type, ad)
         return ta, tb, ad, bd
     if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)

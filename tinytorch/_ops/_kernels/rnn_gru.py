@@ -94,7 +94,7 @@ def layer_forward(mode, x, bs, h0, w_ih, w_hh, b_ih, b_hh, reverse, keep):
 
 def layer_backward(mode, node, g_out, g_h):
     """BPTT on arrays (RNN/GRU): gradients for (x, h0, None, w_ih, w_hh, b_ih, b_hh, None)."""
-    x, h0, _, w_ih, w_hh = (None if t is None else t._data for t in node.saved_tensors[:5])
+    x, h0, _, w_ih, w_hh = (None if t is None else t._data for t in node._unpacked_saved[:5])
     cache = node.cache
     acts, h_prev = cache["acts"], cache["h_prev"]
     x2 = x.reshape(-1, x.shape[-1])

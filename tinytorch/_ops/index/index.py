@@ -10,7 +10,7 @@ from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
 from ... import _dtype_casts
 from .._core import narrow
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ...autograd.node import Node, install_saved_fields, u64
+from ...autograd.node import Node, elem_strides, install_saved_fields, u64
 from ...tensor import Tensor, _make, _view_of
 from ..shape import _batching as rules
 from ..pointwise import inplace
@@ -227,6 +227,78 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
             dim += 1
 
 
+def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
+    """``out`` (numpy's ``x[key]`` for an advanced ``key`` of index arrays, masks and full slices) laid out as
+    PyTorch's index kernel lays out its fresh result: its TensorIterator orders the dims by the strides of the
+    input (the indexed dims replaced by the index's, of stride 0), then of the index tensors, and allocates the
+    output dense in that order: contiguous for a contiguous input. numpy puts the indexed dims first in memory."""
+    dense = x.flags.c_contiguous
+    if dense:
+        for k in key:
+            if type(k) is np.ndarray and not k.flags.c_contiguous:
+                dense = False
+                break
+    if dense:
+        return out if out.flags.c_contiguous and 1 not in out.shape else out.copy(order="C")
+    items = []  # per dim of x: its index array (a mask's nonzero columns), or None for a full slice
+    for k in key:
+        if k is Ellipsis:
+            items.extend([None] * (x.ndim - sum(a.ndim if a.dtype == np.bool_ else 1 for a in key
+                                                 if isinstance(a, np.ndarray))))
+        elif isinstance(k, np.ndarray):
+            items.extend(np.nonzero(k) if k.dtype == np.bool_ else (k,))
+        else:
+            items.append(None)
+    items.extend([None] * (x.ndim - len(items)))
+    slow = _iterator_order(out.shape, x, items, [a for a in items if a is not None])[::-1]
+    fresh = np.empty(tuple(out.shape[d] for d in slow), out.dtype).transpose([slow.index(d) for d in range(out.ndim)])
+    if fresh.strides == out.strides:
+        return out
+    fresh[...] = out
+    return fresh
+
+
+def _iterator_order(shape: tuple, x: np.ndarray, items: list, arrays: list) -> list:
+    """PyTorch's TensorIterator dim order (fastest first) for indexing ``x`` by ``items``: the operands are the
+    input restrided (the indexed dims, moved to the front where they are not adjacent, replaced by the index's
+    of stride 0) and the index arrays broadcast over the result's dims; dims are insertion-sorted by the first
+    operand whose strides tell them apart (stride 0 tells nothing; equal strides put the smaller dim first)."""
+    pos = [d for d, a in enumerate(items) if a is not None]
+    src = list(elem_strides(x.shape, x.strides, x.itemsize))
+    if pos != list(range(pos[0], pos[-1] + 1)):  # PyTorch's transposeToFront
+        order = pos + [d for d in range(x.ndim) if d not in pos]
+        src, pos = [src[d] for d in order], list(range(len(pos)))
+    before, after = pos[0], x.ndim - pos[-1] - 1
+    b = np.broadcast_shapes(*(a.shape for a in arrays))
+    operands = [src[:before] + [0] * len(b) + src[len(src) - after:]]
+    for a in arrays:
+        spread = np.broadcast_to(a, b)
+        operands.append([0] * before + [st // a.itemsize for st in spread.strides] + [0] * after)
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 @op(variants="", dunders=("__getitem__",), batch=rules.getitem)
 def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
@@ -264,6 +336,10 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None
     out = as_array(out)
+    # one index array (x[i], x[mask]): numpy lays the result out as PyTorch does (the indexed dims outermost),
+    # so the common case pays nothing; a multi-dim index array may not be contiguous (x[i.t()])
+    if advanced and out.ndim and out.size and (len(key) > 1 or (key[0].ndim > 1 and key[0].dtype != np.bool_)):
+        out = _index_layout(out, x, key)
     if _State.enabled and input._requires_grad:  # an advanced key's result is a copy, the others' a view
         return record(out, _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)], (input,),
                       view_of=None if advanced else input, in_shape=x.shape, key=key, advanced=advanced)

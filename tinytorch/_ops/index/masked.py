@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, cpp_name
+from ..._dtype_casts import check_number
 from .._core import narrow
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -49,7 +50,7 @@ class MaskedFillBackward0(Node):
     saved_fields = (("mask", 0),)
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         return (_fit(g.masked_fill(mask, 0), self.in_shape),)
 
 
@@ -57,7 +58,7 @@ class MaskedFillBackward1(Node):
     saved_fields = (("mask", 0),)
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         gv = where(mask, g, 0.0).sum() if self.need_value else None
         return _fit(g.masked_fill(mask, 0), self.in_shape), gv
 
@@ -78,7 +79,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
         mt = _given(mask, m)
         return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward1, (input, value), (mt,),
                       in_shape=x.shape, need_value=value._requires_grad)
-    val = np.asarray(value).astype(x.dtype)
+    val = np.asarray(check_number(value, x.dtype, lowp_checked=True)).astype(x.dtype)
     out = np.where(m, val, x)
     return record(np.broadcast_to(out, shape).copy(), MaskedFillBackward0, (input,), (_given(mask, m),),
                   in_shape=x.shape)
@@ -88,7 +89,7 @@ class MaskedSelectBackward0(Node):
     saved_fields = (("mask", 0), ("self", 1))
 
     def backward(self, g):
-        mask = self.saved_tensors[0]
+        mask = self._unpacked_saved[0]
         z = _make(np.zeros(self.shape, g._data.dtype))
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
@@ -108,7 +109,7 @@ class MaskedScatterBackward0(Node):
     saved_fields = (("mask", 0), ("source_sym_sizes", "source_shape"))
 
     def backward(self, g):
-        (mask,) = self.saved_tensors
+        (mask,) = self._unpacked_saved
         gs = None
         if self.need_source:
             picked = g.masked_select(mask)
@@ -164,7 +165,7 @@ class IndexSelectBackward0(Node):
     saved_fields = (_DIM, ("index", 0), ("self_sym_sizes", "in_shape"))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         z = _make(np.zeros(self.in_shape, g._data.dtype))
         return (z.index_add(self.dim, idx, g),)
 
@@ -190,7 +191,7 @@ class IndexAddBackward0(Node):
                     ("source_dim", lambda n: len(n.source_shape)))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         gs = g.index_select(self.dim, idx) * self.alpha if self.need_source else None
         if gs is not None and gs._data.shape != self.source_shape:
             gs = gs.reshape(self.source_shape)
@@ -237,7 +238,7 @@ class IndexCopyBackward0(Node):
     saved_fields = (_DIM, ("index", 0), ("source", 1), ("source_dim", lambda n: len(n.source_shape)))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         gs = g.index_select(self.dim, idx).reshape(self.source_shape) if self.need_source else None
         return g.index_fill(self.dim, idx, 0), None, gs
 
@@ -267,7 +268,7 @@ class IndexFillBackward0(Node):
     saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         return (g.index_fill(self.dim, idx, 0),)
 
 
@@ -275,7 +276,7 @@ class IndexFillBackward1(Node):
     saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         # each filled slice counts once, however often the index repeats it
         gv = g.index_select(self.dim, _make(np.unique(idx._data))).sum() if self.need_value else None
         return g.index_fill(self.dim, idx, 0), None, gv
@@ -299,7 +300,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         view[i] = value._data.astype(x.dtype)
         return record(out, IndexFillBackward1, (input, None, value), (_given(index, i),), dim=d, dim_arg=dim,
                       need_value=value._requires_grad)
-    view[i] = value
+    if isinstance(value, complex) and x.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    view[i] = check_number(value, x.dtype, lowp_checked=True)
     return record(out, IndexFillBackward0, (input,), (_given(index, i),), dim=d, dim_arg=dim)
 
 
@@ -307,7 +310,7 @@ class TakeBackward0(Node):
     saved_fields = (("index", 0), ("self", 1))
 
     def backward(self, g):
-        idx = self.saved_tensors[0]
+        idx = self._unpacked_saved[0]
         z = _make(np.zeros(self.numel, g._data.dtype))
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 

@@ -30,11 +30,11 @@ class GatherBackward0(Node):
     # saves self as PyTorch's node does (its formula reads only self's shape): modifying the input in
     # place afterwards makes backward raise, as in PyTorch
     def backward(self, g):
-        idx, _ = self.saved_tensors
+        idx, _ = self._unpacked_saved
         return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
 
     def jvp(self, t, *_):
-        idx, _ = self.saved_tensors
+        idx, _ = self._unpacked_saved
         return gather(t, self.dim, idx)
 
 
@@ -47,7 +47,7 @@ class ScatterAddBackward0(Node):
     with_self = False
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         if idx is None:  # src needs no gradient (PyTorch then keeps no index)
             return (g, None)
         g_src = gather(g, self.dim, idx)
@@ -114,7 +114,7 @@ class ScatterBackward0(Node):
     saved_fields = (_DIM, ("index", 0))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         keep = np.ones(g._data.shape, dtype=g._data.dtype)
         _at_least_1d(keep)[_full_index(idx._data, self.dim)] = 0
         g_src = None

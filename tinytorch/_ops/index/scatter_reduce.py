@@ -73,7 +73,7 @@ class ScatterReduceBackward0(Node):
                     ("reduce", "reduce"), ("result", 3), ("self", 0), ("src", 1))
 
     def backward(self, g):
-        x, src, idx, result = self.saved_tensors
+        x, src, idx, result = self._unpacked_saved
         d, reduce, include_self = self.dim, self.reduce, self.include_self
         idx_shape = tuple(idx.shape)
         src_v = src if tuple(src.shape) == idx_shape else src[tuple(slice(0, s) for s in idx_shape)]

@@ -46,7 +46,7 @@ class LinalgCholeskyExBackward0(Node):
     saved_fields = (("L", 0), ("upper", "upper"))
 
     def backward(self, g):
-        (L,) = self.saved_tensors
+        (L,) = self._unpacked_saved
         if self.upper:
             L, g = _mH(L), _mH(g)
         Linv = inv(L)
@@ -86,7 +86,7 @@ class LinalgQrBackward0(Node):
     saved_fields = (("Q", 0), ("R", 1), ("mode", "mode"))
 
     def backward(self, gQ, gR=None):
-        Q, R = self.saved_tensors
+        Q, R = self._unpacked_saved
         if self.mode == "r":
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
                                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
@@ -134,7 +134,7 @@ class LinalgSvdBackward0(Node):
                     ("Vh", 2))
 
     def backward(self, gU, gS=None, gVh=None):
-        U, S, Vh = self.saved_tensors
+        U, S, Vh = self._unpacked_saved
         k = S._data.shape[-1]
         if self.full:  # as PyTorch: the columns beyond k are an arbitrary basis, their gradient is ignored
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -200,7 +200,7 @@ class LinalgEighBackward0(Node):
     saved_fields = (("eigenvalues", 0), ("eigenvectors", 1))
 
     def backward(self, gw, gV=None):
-        w, V = self.saved_tensors
+        w, V = self._unpacked_saved
         n = w._data.shape[-1]
         eye = _eye_like(n, w)
         inner = None
@@ -245,7 +245,7 @@ class LinalgEigBackward0(Node):
     saved_fields = (("eigenvalues", 0), ("eigenvectors", 1))
 
     def backward(self, gL, gV=None):
-        L, V = self.saved_tensors
+        L, V = self._unpacked_saved
         n = L._data.shape[-1]
         eye = _eye_like(n, L)
         Vh = _mH(V)

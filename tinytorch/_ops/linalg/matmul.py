@@ -20,7 +20,7 @@ from .._core.registry import op
 from ..._quiet_fp import cast
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _add_terms
+from ...autograd.forward_ad import _add_terms, _forward_only
 
 _PRODUCT = "function method out"
 
@@ -63,13 +63,13 @@ class MmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = g.mm(b.t()) if self.need_a else None
         gb = a.t().mm(g) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _add_terms(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
 
 
@@ -78,7 +78,7 @@ class _GeneralMatmul(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors  # each saved only when the other operand needs a gradient
+        a, b = self._unpacked_saved  # each saved only when the other operand needs a gradient
         sa, sb = self.shapes
         g2 = g
         # b first: for 1-d @ 1-d the gradient is 0-d and becomes (1,) then (1, 1)
@@ -96,7 +96,7 @@ class _GeneralMatmul(Node):
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
 
 
@@ -350,14 +350,51 @@ class AddmmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
         return gb, gx, None if w_rows is None else w_rows.t()
 
+    _has_bias = True  # addmm's self (linear's bias) is a term of the tangent; mm has none
+
     def jvp(self, tb, tx, twt):
-        # twt is the tangent of W.t() (its TBackward0 edge): d(x W^T + b) = dx W^T + x d(W^T) + db
-        x, w = self.saved_tensors
-        return _add_terms(None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt), tb)
+        # PyTorch's addmm formula, (self_t + mat1_t.mm(mat2_p)) + mat1_p.mm(mat2_t), twt the tangent of W.t(). As its
+        # generated code, a missing tangent is a zero tensor: the tangent then records history through a primal that
+        # requires grad (a parameter made dual), read through PyTorch's _fw_primal node
+        fw = self.__dict__.get("fw")
+        if fw is None:  # recorded before the dual level: the terms that have tangents
+            x, w = self._unpacked_saved
+            return _add_terms(tb, None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt))
+        x, w = fw
+        wt = w.t()
+        xp, wtp = _primal(x), _primal(wt)
+        if tb is None and self._has_bias:
+            tb = x.new_zeros((w.shape[0],))
+        second = (tx if tx is not None else x.new_zeros(tuple(x.shape))).mm(wtp)
+        return _add_terms(tb, second, xp.mm(twt if twt is not None else x.new_zeros(tuple(wt.shape))))
+
+
+class CppFunction(Node):
+    """The node of PyTorch's ``_fw_primal`` view, through which a forward-grad formula reads a dual tensor's
+    primal (an identity: ``torch::autograd::Identity``)."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return None  # the primal view carries no tangent
+
+    def name(self) -> str:
+        return "torch::autograd::Identity"
+
+
+def _primal(t: Tensor) -> Tensor:
+    """``t`` as a forward-grad formula reads its primal: through PyTorch's identity node where it requires grad,
+    without history where it is recorded for forward AD alone (a dual tensor of a primal that does not)."""
+    if not t.requires_grad:
+        return t
+    if _forward_only(t):
+        return t.detach()
+    return record(t._data, CppFunction, (t,), view_of=t)
 
 
 def _scaled_config_error(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor) -> ValueError:

@@ -61,7 +61,7 @@ class LinalgMatrixExpBackward0(Node):
 
     @holomorphic_backward  # complex: the same block formula with A^H (conj of the real-written one)
     def backward(self, g):
-        (A,) = self.saved_tensors
+        (A,) = self._unpacked_saved
         n = A._data.shape[-1]
         At = _mT(A)
         top = cat([At, g], -1)
@@ -233,7 +233,7 @@ class LinalgHouseholderProductBackward0(Node):
     saved_fields = (("input", 0), ("tau", 1), ("result", 2))
 
     def backward(self, g):
-        A, tau, Q = self.saved_tensors
+        A, tau, Q = self._unpacked_saved
         m, n = A._data.shape[-2:]
         k = tau._data.shape[-1]
         if k == 0:   # as PyTorch: no gradient at all (autograd.grad reports the inputs unused)
@@ -403,7 +403,7 @@ class LinalgDetBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("result", 1))
 
     def backward(self, g):
-        A, d = self.saved_tensors
+        A, d = self._unpacked_saved
         a = A._data
         if np.all(np.linalg.matrix_rank(a) == a.shape[-1]) if a.size else True:
             return ((g * conj(d)).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A)),)
@@ -435,7 +435,7 @@ class LinalgSlogdetBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0, True)), ("pivots", _lu_field(1, True)), ("sign", 1))
 
     def backward(self, g_sign, g_logabs=None):
-        A, sign = self.saved_tensors
+        A, sign = self._unpacked_saved
         if A._data.dtype.kind == "c" and g_sign is not None:
             # d sign = i Im(tr(A^-1 dA)) sign, d log|det| = Re(tr(A^-1 dA))
             c = imag(conj(g_sign) * sign) * -1j

@@ -68,7 +68,7 @@ class LinalgVectorNormBackward0(Node):
     saved_fields = (("self", 0), ("ord", "ord_arg"), ("dim", "dim_arg"), ("keepdim", "keepdim"), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         return (norm_backward(g, x, y, self.ord, self.dims, self.keepdim),)
 
 

@@ -288,7 +288,7 @@ class LinalgCrossBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = _fit(_cross(b, g, self.dim), self.a_shape) if self.need_a else None
         gb = _fit(_cross(g, a, self.dim), self.b_shape) if self.need_b else None
         return ga, gb
@@ -344,7 +344,7 @@ class AddmmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        m1, m2 = self.saved_tensors
+        m1, m2 = self._unpacked_saved
         gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
         g1 = g.mm(m2.t()) * self.alpha if self.need[1] else None
         g2 = m1.t().mm(g) * self.alpha if self.need[2] else None
@@ -356,7 +356,7 @@ class AddmvBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        m, v = self.saved_tensors
+        m, v = self._unpacked_saved
         gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
         gm = g.unsqueeze(1) * v * self.alpha if self.need[1] else None
         gv = m.t().matmul(g) * self.alpha if self.need[2] else None
@@ -368,7 +368,7 @@ class BaddbmmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        b1, b2 = self.saved_tensors
+        b1, b2 = self._unpacked_saved
         gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
         g1 = g.bmm(b2.transpose(1, 2)) * self.alpha if self.need[1] else None
         g2 = b1.transpose(1, 2).bmm(g) * self.alpha if self.need[2] else None
@@ -513,7 +513,7 @@ class CdistBackward0(Node):
     saved_fields = (("x1", 0), ("x2", 1), ("p", lambda n: float(n.p)), ("result", 2))
 
     def backward(self, g):
-        x1, x2, d = self.saved_tensors
+        x1, x2, d = self._unpacked_saved
         t = _pair_grad(x1.unsqueeze(-2) - x2.unsqueeze(-3), g.unsqueeze(-1), d.unsqueeze(-1), self.p)
         # batch dims broadcast between x1 and x2 are summed back to each input's shape
         g1 = _fit(t.sum(-2), x1._data.shape) if self.need[0] else None
@@ -526,7 +526,7 @@ class EuclideanDistBackward0(Node):
     x1 * sum_j r - r @ x2 and x2 gets x2 * sum_i r - r^T @ x1."""
 
     def backward(self, g):
-        x1, x2, d = self.saved_tensors
+        x1, x2, d = self._unpacked_saved
         zero = d == 0
         ratio = where(zero, 0.0, g / where(zero, 1.0, d))
         g1 = _fit(x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2), x1._data.shape) if self.need[0] else None
@@ -632,7 +632,7 @@ class PdistBackward0(Node):
     saved_fields = (("self", 0), ("p", lambda n: float(n.p)), ("result", 1))
 
     def backward(self, g):
-        x, d = self.saved_tensors
+        x, d = self._unpacked_saved
         rows, cols = (_make(np.asarray(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
         t = _pair_grad(x[rows] - x[cols], g.unsqueeze(-1), d.unsqueeze(-1), self.p)
         return zeros_like(x).index_add(0, rows, t).index_add(0, cols, -t)
@@ -764,7 +764,7 @@ class DistBackward0(Node):
     saved_fields = (("self", 0), ("other", 1), ("p", "p_arg"), ("result", 2))
 
     def backward(self, g):
-        x, o, y = self.saved_tensors
+        x, o, y = self._unpacked_saved
         gd = norm_backward(g, x - o, y, self.p, (), False)
         if gd is None:  # the 0-"norm": undefined, and PyTorch's formula for ``other`` negates it
             if self.next_functions[1][0] is not None:

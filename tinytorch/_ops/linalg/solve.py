@@ -118,7 +118,7 @@ class LinalgInvExBackward0(Node):
     saved_fields = (("inverse", 0),)
 
     def backward(self, g):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         yt = _mH(y)
         return (-(yt.matmul(g).matmul(yt)),)
 
@@ -145,7 +145,7 @@ class LinalgSolveExBackward0(Node):
     saved_fields = (("A", 0), ("LU", _lu_field(0)), ("pivots", _lu_field(1)), ("left", lambda n: True), ("result", 1))
 
     def backward(self, g):
-        A, X = self.saved_tensors
+        A, X = self._unpacked_saved
         if self.vector:
             g, X = g.unsqueeze(-1), X.unsqueeze(-1)
         gB = solve(_mH(A), g)
@@ -195,7 +195,7 @@ class LinalgPinvBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
-        A, X = self.saved_tensors
+        A, X = self._unpacked_saved
         return (pinv_backward(g, X, A),)
 
 

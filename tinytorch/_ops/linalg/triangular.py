@@ -57,7 +57,7 @@ class LinalgSolveTriangularBackward0(Node):
     saved_fields = (("self", 0), ("upper", "upper"), ("left", "left"), ("unitriangular", "unit"), ("result", 1))
 
     def backward(self, g):
-        A, X = self.saved_tensors
+        A, X = self._unpacked_saved
         up, unit = self.upper, self.unit
         gA = gB = None
         if self.left:   # X = A^-1 B
@@ -201,7 +201,7 @@ class LinalgLstsqBackward0(Node):
     saved_fields = (("self", 0), ("b", 1), ("solution", 2))
 
     def backward(self, gX, gL=None):
-        A, B, X = self.saved_tensors
+        A, B, X = self._unpacked_saved
         if self.vector:
             B, X = B.unsqueeze(-1), X.unsqueeze(-1)
             gX = None if gX is None else gX.unsqueeze(-1)
@@ -326,7 +326,7 @@ class LinalgLuFactorExBackward0(Node):
     saved_fields = (("pivot", lambda n: True), ("LU", 0), ("pivots", lambda n: _make(n.piv)))
 
     def backward(self, gLU, *rest):
-        LU, = self.saved_tensors
+        LU, = self._unpacked_saved
         L, U = _unpack_lu(LU)
         k = min(LU._data.shape[-2:])
         gL, gU = gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu()
@@ -337,7 +337,7 @@ class LinalgLuBackward0(Node):
     saved_fields = (("pivot", lambda n: True), ("P", lambda n: _make(n.P)), ("L", 0), ("U", 1))
 
     def backward(self, gP, gL=None, gU=None):
-        L, U = self.saved_tensors
+        L, U = self._unpacked_saved
         return (_lu_backward(self.shape, _make(self.P), L, U, gL, gU),)
 
 

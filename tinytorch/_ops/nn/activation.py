@@ -105,16 +105,16 @@ class ReluBackward0(Node):
             y = self._one_saved_array()
             if y is not None:
                 return (_make(_threshold_backward_array(g._data, y)),)
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         return (threshold_backward(g, y),)
 
     def jvp(self, t):
-        return threshold_backward(t, self.saved_tensors[0])
+        return threshold_backward(t, self._unpacked_saved[0])
 
 
 class ThresholdBackwardBackward0(Node):
     def backward(self, gg):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         # PyTorch's formula for the saved tensor is zeros_like(grad): a real zero, so a second
         # derivative through relu is 0 rather than "not used in the graph"
         return threshold_backward(gg, y), (_make(np.zeros_like(gg._data)) if self.next_functions[1][0] else None)
@@ -126,7 +126,7 @@ class _PiecewiseBackward(Node):
     zero (not absent) with respect to ``x``, as PyTorch's ``self: zeros_like(grad)``."""
 
     def backward(self, gg):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (piecewise_grad(gg, x, self.slope, type(self)),
                 _make(np.zeros_like(gg._data)) if self.next_functions[1][0] else None)
 
@@ -232,7 +232,7 @@ class HardtanhBackward0(Node):
     saved_fields = (("self", 0), ("min_val", "lo"), ("max_val", "hi"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (piecewise_grad(g, x, (x._data > self.lo) & (x._data < self.hi), HardtanhBackwardBackward0),)
 
     def jvp(self, t):
@@ -275,7 +275,7 @@ class LeakyReluBackward0(Node):
     saved_fields = (("self", 0), ("negative_slope", "negative_slope"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         xd = x._data
         slope = np.where(xd > 0, xd.dtype.type(1), np.asarray(self.negative_slope, dtype=xd.dtype))
         return (piecewise_grad(g, x, slope, LeakyReluBackwardBackward0),)
@@ -314,11 +314,11 @@ class ThresholdBackward0(Node):
     saved_fields = (("self", 0), ("threshold", "threshold"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (piecewise_grad(g, x, ~(x._data <= self.threshold), ThresholdBackwardBackward1),)
 
     def jvp(self, t):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return where(mask(x._data <= self.threshold), 0.0, t)
 
 
@@ -358,7 +358,7 @@ class SoftshrinkBackward0(Node):
     saved_fields = (("self", 0), ("lambd", "lambd"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (piecewise_grad(g, x, np.abs(x._data) > self.lambd, SoftshrinkBackwardBackward0),)
 
 
@@ -378,7 +378,7 @@ class HardshrinkBackward0(Node):
     saved_fields = (("self", 0), ("lambd", "lambd"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         # PyTorch's vectorized shrink_backward keeps the gradient where x < -lambd or x > lambd, so a NaN
         # input gets 0 (its scalar loop, run only past the last whole 16-element block of a contiguous run,
         # passes it instead: a difference at NaN there that tinytorch does not emulate)
@@ -400,7 +400,7 @@ class RreluWithNoiseBackward0(Node):
     saved_fields = (("self", 0), ("noise", 1), ("lower", "lower"), ("upper", "upper"), ("training", "training"))
 
     def backward(self, g):
-        (x, noise) = self.saved_tensors
+        (x, noise) = self._unpacked_saved
         return (where(mask(x._data > 0), g, g * noise),)
 
 
@@ -455,7 +455,7 @@ class PreluKernelBackward0(Node):
     saved_fields = (("self", 0), ("weight", 1))
 
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         return prelu_kernel_backward(g, x, w)
 
 
@@ -465,7 +465,7 @@ class PreluKernelBackwardBackward0(Node):
     reaches the weight's gradient."""
 
     def backward(self, ggx, ggw=None):
-        g, x, w = self.saved_tensors
+        g, x, w = self._unpacked_saved
         pos = mask(x._data > 0)
         terms = []
         if ggx is not None:

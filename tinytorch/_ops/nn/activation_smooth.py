@@ -42,7 +42,7 @@ _SIXTH_F32 = float(np.float32(1.0 / 6.0))
 # -- erf (the exact GELU and its derivatives need it; special.py's vectorised float64 erf) ---------
 class ErfBackward0(Node):
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (g * (2.0 / math.sqrt(math.pi)) * (-(x * x)).exp(),)
 
 
@@ -113,7 +113,7 @@ class GeluBackward0(Node):
     exp_half_sq = None  # exp(-x^2 / 2) from the forward, when it took the float32 kernel's steps
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         if self.approximate == "tanh":
             inner, d_inner = _gelu_tanh_parts(x)
             th = inner.tanh()
@@ -161,7 +161,7 @@ class SiluBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         s = x.sigmoid()
         return (g * s * (x * (1 - s) + 1),)
 
@@ -197,7 +197,7 @@ class MishBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         t = _softplus_t(x).tanh()
         return (g * (t + x * x.sigmoid() * (1 - t * t)),)
 
@@ -219,7 +219,7 @@ class SoftplusBackward0(Node):
     saved_fields = (("beta", "beta"), ("self", 0), ("threshold", "threshold"))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         bx = x * self.beta
         return (where(bx > self.threshold, g, g * bx.sigmoid()),)
 
@@ -247,7 +247,7 @@ class EluBackward0(Node):
                     ("scale", lambda n: _scalar(n.scale)), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
         return (where(mask(x._data > 0), g * self.scale, neg),)
 
@@ -306,7 +306,7 @@ class CeluBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         # PyTorch's derivative takes 1/alpha from alpha rounded to float
         s = 1.0 / float(np.float32(self.alpha))
         return (where(mask(x._data > 0), g, g * (x * s).exp() * (self.alpha * s)),)
@@ -354,7 +354,7 @@ class LogSigmoidBackward0(Node):
     saved_fields = (("self", 0), ("buffer", _buffer))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (g * (-x).sigmoid(),)
 
 
@@ -383,7 +383,7 @@ class GluBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         a, b = x.chunk(2, self.dim)
         s = b.sigmoid()
         return (cat([g * s, g * a * s * (1 - s)], self.dim),)
@@ -422,7 +422,7 @@ class HardswishBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         xd = x._data
         inner = g * (x / 3.0 + 0.5)
         # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
@@ -448,7 +448,7 @@ class HardsigmoidBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
         out = where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
         # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used

@@ -112,7 +112,7 @@ class _AttentionBackward(Node):
     """d out / d (query, key, value, attn_mask) of out = dropout(softmax(s)) · V, s = Q Kᵀ · scale + mask."""
 
     def backward(self, g):
-        q, k, v, mask = self.saved_tensors
+        q, k, v, mask = self._unpacked_saved
         need = [e[0] is not None for e in self.next_functions]
         if _State.enabled:
             return self._graph_backward(g, q, k, v, mask, need)

@@ -75,7 +75,7 @@ class NativeBatchNormBackward0(Node):
             saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
             if saved is not None and (saved[1] is None or saved[1].dtype == saved[0].dtype):
                 return self._backward_arrays(g._data, saved[1])
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         axes, shape = self.axes, self.param_shape
         need = tuple(e[0] is not None for e in self.next_functions)
         if self.use_batch_stats and self.xc is not None:

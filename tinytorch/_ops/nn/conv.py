@@ -52,7 +52,7 @@ class ConvolutionBackward0(Node):
     _xp = None  # the padded input, kept from the forward for the weight gradient
 
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         geo = self.geo
         # both gradients read g in the same channel-major layout: build it once
         rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
@@ -74,7 +74,7 @@ class _ConvTransposeNode(Node):
     """x = conv_t(y, w) (+ b for the public conv_transpose2d)."""
 
     def backward(self, h):
-        y, w = self.saved_tensors
+        y, w = self._unpacked_saved
         gy = _conv(h, w, None, self.geo) if self.need[0] else None
         gw = _conv_w(h, y, self.geo) if self.need[1] else None
         gb = h.sum((0, 2) if self.geo.one_d else (0, 2, 3)) if self.need[2] else None
@@ -85,7 +85,7 @@ class _ConvWeightNode(Node):
     """w = conv_w(x, y)."""
 
     def backward(self, v):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         gx = _conv_t(y, v, self.geo) if self.need[0] else None
         gy = _conv(x, v, None, self.geo) if self.need[1] else None
         return gx, gy

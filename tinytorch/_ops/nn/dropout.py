@@ -100,7 +100,7 @@ class NativeDropoutBackwardBackward0(Node):
     def backward(self, h):
         if self.need_mask:
             raise NotImplementedError("the derivative for 'native_dropout_backward: mask' is not implemented.")
-        _, mask = self.saved_tensors
+        _, mask = self._unpacked_saved
         # PyTorch's native_dropout_double_backward: the same product, recorded as its muls
         return fit_grad(h * mask * self.scale, self.g_meta), None
 

@@ -201,7 +201,7 @@ class GridSampler2DBackward0(Node):
                     ("interpolation_mode", lambda n: _MODES.index(n.mode)), ("padding_mode", "padding"))
 
     def backward(self, g):
-        inp, grid = self.saved_tensors
+        inp, grid = self._unpacked_saved
         if _State.enabled:
             out = _composite(inp, grid, self.mode, _PADDINGS[self.padding], self.align_corners)
             wanted = [t for t, need in zip((inp, grid), self.need) if need]

@@ -69,7 +69,7 @@ class _LinearAddmm(AddmmBackward0):
     def backward(self, g):
         if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
             return super().backward(g)
-        x, w = self.saved_tensors  # the formula on the arrays: the same products in the same order
+        x, w = self._unpacked_saved  # the formula on the arrays: the same products in the same order
         gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
                                      self.need_b, self.need_x, self.need_w, _np_matmul, np.transpose)
         return (None if gb is None else _make(gb), None if gx is None else _make(gx),
@@ -80,6 +80,7 @@ _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
 
 
 class _LinearNoBias(_LinearAddmm):
+    _has_bias = False
     saved_fields = (_MAT2, ("mat2_sym_sizes", _sizes(1)), ("mat2_sym_strides", _strides(1)), ("self", 0),
                     ("self_sym_sizes", _sizes(0)), ("self_sym_strides", _strides(0)))
 
@@ -159,5 +160,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     cls, inputs = (_LinearNoBias, (input, wt)) if bias is None else (_LinearAddmm, (bias, input, wt))
     xd, wd = input._data, weight._data
     # geo: what PyTorch's node shows of its operands x and W.t(), sizes and strides (computed when asked)
+    # in a dual level the tangent's formula reads both primals (PyTorch's, which records through them)
+    fw = (input, weight) if _Active.fw and _State.fw_level is not None else None
     return record(out, cls, inputs, (input if rg_w else None, weight if rg_x else None), need_x=rg_x, need_w=rg_w,
-                  need_b=rg_b, geo=(xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize))
+                  need_b=rg_b, geo=(xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize), fw=fw)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import BF16_NP, FROM_NP
+from ..._dtype import BF16_NP, FLOATING_NP, FROM_NP
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -102,13 +102,13 @@ class MseLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
 
     def backward(self, g):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
         return (fit_grad(d, self.x_meta) if self.need_x else None,
                 fit_grad(-d, self.t_meta) if self.need_t else None)
 
     def jvp(self, tx, tt):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         d = _add_terms(tx, None if tt is None else -tt)
         if d is None:
             return None
@@ -135,7 +135,7 @@ class BinaryCrossEntropyBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1), ("weight", 2))
 
     def backward(self, g):
-        x, t, w = self.saved_tensors
+        x, t, w = self._unpacked_saved
         g = _scale_grad(g, self.reduction, self.n)
         if w is not None:
             g = g * w
@@ -179,7 +179,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                     ("target", 1), ("weight", 2))
 
     def backward(self, g):
-        x, t, w, pw = self.saved_tensors
+        x, t, w, pw = self._unpacked_saved
         g = _scale_grad(g, self.reduction, self.n)
         if w is not None:
             g = g * w
@@ -232,8 +232,20 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if pos_weight is not None and _State.enabled and pos_weight._requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
                            "argument 'pos_weight'. This input cannot have requires_grad True.")
+    # PyTorch's kernel: log_sigmoid(input), then (1 - target).mul_(input).sub_(...) written into target's dtype
+    xd, td = input._data.dtype, target._data.dtype
+    if xd.kind in "biu":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{input.dtype._scalar}'")
+    if td.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     _, _, x, t = binary_operands(input, target)
+    if td.kind in "iu":
+        raise RuntimeError(f"result type {input.dtype._scalar} can't be cast to the desired output type "
+                           f"{target.dtype._scalar}")
     losses = as_array(_bce_logits_losses(x, t, None if pos_weight is None else pos_weight._data, w))
+    if losses.dtype != td and td in FLOATING_NP:
+        losses = losses.astype(td)
     out = _reduce(losses, reduction)
     return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target), (input, target, weight, pos_weight),
                   need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=losses.size,
@@ -353,7 +365,7 @@ class _RegressionLossBackward(Node):
     grad-of-grad works. ``_slope(d, param)`` is the loss's, ``_param`` names its parameter."""
 
     def backward(self, g):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         norm = 1.0 / self.n if self.reduction == "mean" and self.n else 1.0
         slope, param = type(self)._slope, getattr(self, self._param)
         gx = fit_grad(slope(x - t, param) * norm * g, self.x_meta) if self.need_x else None
@@ -361,7 +373,7 @@ class _RegressionLossBackward(Node):
         return gx, gt
 
     def jvp(self, tx, tt):
-        x, t = self.saved_tensors
+        x, t = self._unpacked_saved
         slope, param = type(self)._slope, getattr(self, self._param)
         d = _add_terms(None if tx is None else slope(x - t, param) * tx,
                        None if tt is None else slope(t - x, param) * tt)

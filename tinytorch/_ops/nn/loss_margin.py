@@ -18,27 +18,21 @@ from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import as_array, reduction_enum
+from .._core.util import reduction_enum
 from .._core.record import record
 from .activation import functional_spelling
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
-from .loss import apply_reduction, check_reduction, reduction_name
+from .loss import _reduce, apply_reduction, check_reduction, reduction_name
 from .normalize import clamp_min, vector_norm
 from ..linalg import products as _products
-
-
-def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
-    if reduction == "none":
-        return losses
-    return as_array(losses.mean() if reduction == "mean" else losses.sum())
 
 
 class SoftMarginLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         coef = -y * (-y * x).sigmoid()
         if self.reduction == "mean":
             g = g / x.numel()
@@ -65,7 +59,7 @@ class MultiMarginLossBackward0(Node):
                     ("reduction", lambda n: reduction_enum(n.reduction)))
 
     def backward(self, g):
-        x = self.saved_tensors[0]
+        x = self._unpacked_saved[0]
         x2 = x.view(self.shape2d)
         hot, mask, scale = (_make(a) for a in (self.hot, self.mask, self.scale))
         z = x2.gather(1, _make(self.target[:, None])) * -1 + x2 + self.margin

@@ -61,13 +61,13 @@ class NllLossBackward0(Node):
                 if self.unsqueeze_dim is not None:
                     gd = np.expand_dims(gd, self.unsqueeze_dim)
                 return (_make(as_array(saved[0] * gd)),)
-        (coef,) = self.saved_tensors
+        (coef,) = self._unpacked_saved
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)
         return (coef * g,)
 
     def jvp(self, t):
-        (coef,) = self.saved_tensors
+        (coef,) = self._unpacked_saved
         prod = coef * t
         return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
 

@@ -155,7 +155,7 @@ class NativeLayerNormBackward0(Node):
                     ("result1", _stats(0)), ("result2", _stats(1)))
 
     def backward(self, g):
-        x, w = self.saved_tensors[:2]
+        x, w = self._unpacked_saved[:2]
         axes, lead = self.axes, self.lead
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         if not _State.enabled:
@@ -288,7 +288,7 @@ class NativeGroupNormBackward0(Node):
                     ("result1", _stats(0, True)), ("result2", _stats(1, True)))
 
     def backward(self, g):
-        x, w = self.saved_tensors
+        x, w = self._unpacked_saved
         shape, grouped, pshape = self.shape, self.grouped, self.param_shape
         axes = (0,) + tuple(range(2, len(shape)))
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)

@@ -20,7 +20,7 @@ class ClampMinBackward0(Node):
     saved_fields = (("min", "lo"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (where(mask(x._data >= self.lo), g, 0.0),)
 
 
@@ -47,7 +47,7 @@ class NormBackward1(Node):
                     ("keepdim", "keepdim"), ("result", _result))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         # recomputed from x with this same op, so the second derivative sees its dependence on x
         norm = vector_norm(x, self.p, self.dims, True)
         if not self.keepdim:

@@ -33,7 +33,7 @@ class _RnnLayerNode(Node):
         if not _State.enabled:
             g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
             if self.mode == "LSTM":
-                x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self.saved_tensors)
+                x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved)
                 grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
             else:
                 grads = layer_backward(self.mode, self, g_out, g_h)
@@ -42,7 +42,7 @@ class _RnnLayerNode(Node):
 
     def _backward_by_ops(self, g_out, g_h, g_c):
         """Recompute the layer from tinytorch ops and differentiate it: a graph of the gradient."""
-        saved = self.saved_tensors
+        saved = self._unpacked_saved
         outs = layer_by_ops(self.mode, saved[0], self.bs, *saved[1:], self.reverse)
         pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if o is not None and g is not None]
         wanted = [i for i, t in enumerate(saved) if t is not None and self.need[i]]

@@ -30,7 +30,7 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
 
 class WeightNormInterfaceBackward0(Node):
     def backward(self, grad):
-        v, g, norm = self.saved_tensors
+        v, g, norm = self._unpacked_saved
         axes = tuple(i for i in range(v.dim()) if i != self.dim)
         along = (grad * v).sum(axes, keepdim=True) if axes else grad * v
         grad_v = (g / norm) * (grad - v * (along / (norm * norm))) if self.needs[0] else None

@@ -98,6 +98,16 @@ def _is_bool(x) -> bool:
     return isinstance(x, bool) or (isinstance(x, np.ndarray) and x.dtype == np.bool_)
 
 
+def check_bool_sub(a_bool: bool, b_bool: bool) -> None:
+    """PyTorch's refusal of a subtraction with a bool operand (its sub_check)."""
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 @op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
 def sub(a, b, *legacy, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
@@ -118,13 +128,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
                     if a._requires_grad or (tb is not None and tb._requires_grad):
                         return record_pair(out, SubBackward0, a, tb)
             return _make(out)
-    a_bool, b_bool = _is_bool(a), _is_bool(b)
-    if a_bool and b_bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
-    if a_bool or b_bool:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    check_bool_sub(_is_bool(a), _is_bool(b))
     ta, tb, ad, bd = binary_operands(a, b)
     if alpha != 1 or alpha is True:
         alpha = _checked_alpha(ad, bd, alpha)
@@ -165,7 +169,7 @@ class MulBackward0(_BinaryNode, SavedPair):
         if (not _State.enabled and self.a_meta is None and self.b_meta is None and not self._packed
                 and not self._freed and gd.dtype.kind != "c"):
             # nothing recorded and nothing to fit: the products straight on the arrays, once the
-            # versions of the saved inputs are checked (saved_tensors raises the error otherwise)
+            # versions of the saved inputs are checked (_unpacked_saved raises the error otherwise)
             sa, sb = self._sa, self._sb
             if (sa is None or sa._vc[0] == self._va) and (sb is None or sb._vc[0] == self._vb):
                 ga = gb = None
@@ -184,13 +188,13 @@ class MulBackward0(_BinaryNode, SavedPair):
 
     @holomorphic_backward
     def _backward_ops(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return add_terms(None if ta is None else ta * (self.b_scalar if b is None else b),
                          None if tb is None else tb * (self.a_scalar if a is None else a))
 

@@ -119,7 +119,7 @@ class Atan2Backward0(Node):
     saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         d = a * a + b * b
         return _pair(self, g * b / d, g * -a / d)
 
@@ -137,7 +137,7 @@ class HypotBackward0(Node):
     saved_fields = (("self", 0), ("other", 1), ("result", 2))
 
     def backward(self, g):
-        a, b, y = self.saved_tensors
+        a, b, y = self._unpacked_saved
         return _pair(self, g * a / y, g * b / y)
 
 
@@ -155,7 +155,7 @@ class LogaddexpBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         if a.is_complex() or b.is_complex():  # 1 / (1 + e^(b - a)): PyTorch's formula, written for complex too
             return _pair(self, g / ((b - a).exp() + 1), g / ((a - b).exp() + 1))
         return _pair(self, g * (a - b).sigmoid(), g * (b - a).sigmoid())
@@ -197,7 +197,7 @@ class Logaddexp2Backward0(Node):
     saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _pair(self, g * ((a - b) * math.log(2)).sigmoid(), g * ((b - a) * math.log(2)).sigmoid())
 
 
@@ -214,7 +214,7 @@ class XlogyBackward0(Node):
     saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         # PyTorch's formulas: d/da = log(b) (0 where a == 0 and b <= 0), d/db = a / b
         ga = xlogy(g, b).masked_fill((a == 0) & (b <= 0), 0.0) if self.need_a else None
         return _pair(self, ga, g * a / b if self.need_b else None)
@@ -248,7 +248,7 @@ class IgammaBackward0(Node):
     saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
-        a, x = self.saved_tensors
+        a, x = self._unpacked_saved
         if self.need_a:
             raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
         # d/dx P(a, x) is the gamma density
@@ -278,7 +278,7 @@ class LerpBackward1(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        start, end, w = self.saved_tensors
+        start, end, w = self._unpacked_saved
         ga = fit_grad(g * (1 - w), self.a_meta) if self.need_a else None
         gb = fit_grad(g * w, self.b_meta) if self.need_b else None
         gw = fit_grad(g * (end - start), self.w_meta) if self.need_w else None

@@ -35,11 +35,11 @@ class ClampBackward1(Node):
     lo = hi = None
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (where(_inside(self, x), g, 0.0),)
 
     def jvp(self, t):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return where(_inside(self, x), t, 0.0)
 
 
@@ -58,7 +58,7 @@ class ClampBackward0(Node):
     saved_fields = (("self", 0), ("min", 1), ("max", 2))
 
     def backward(self, g):
-        x, lo, hi = self.saved_tensors
+        x, lo, hi = self._unpacked_saved
         keep = x == x  # all True, shaped like x
         g_lo = g_hi = None
         if lo is not None:

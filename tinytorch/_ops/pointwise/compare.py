@@ -105,7 +105,7 @@ class WhereBackward0(_BinaryNode):
     saved_fields = (("condition", 0),)
 
     def backward(self, g):
-        (cond,) = self.saved_tensors
+        (cond,) = self._unpacked_saved
         # a literal zero, not g * 0: an inf gradient must not turn the unselected side into NaN
         ga = fit_grad(where(cond, g, 0.0), self.a_meta) if self.need_a else None
         gb = fit_grad(where(cond, 0.0, g), self.b_meta) if self.need_b else None
@@ -114,7 +114,7 @@ class WhereBackward0(_BinaryNode):
     def jvp(self, _, ta, tb):
         if ta is None and tb is None:
             return None
-        (cond,) = self.saved_tensors
+        (cond,) = self._unpacked_saved
         return where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb)
 
 
@@ -144,7 +144,7 @@ class MaximumBackward0(_BinaryNode):
     loses = staticmethod(np.less)
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ad, bd = a._data, b._data
         # PyTorch's rule: ties split the gradient, the losing side gets exactly 0 (a NaN gradient
         # too), and a NaN input makes neither side lose; asarray because 0-d numpy gives scalars
@@ -155,7 +155,7 @@ class MaximumBackward0(_BinaryNode):
 
     def jvp(self, ta, tb):
         # PyTorch's forward rule: tb + w (ta - tb), w = 1 where a wins, 0 where it loses, 1/2 at ties
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ad, bd = a._data, b._data
         w = _make(np.asarray(np.where(ad == bd, 0.5, self.loses(bd, ad)),
                              dtype=ad.dtype if ad.dtype in FLOATING_NP else np.float64))

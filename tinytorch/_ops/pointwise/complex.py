@@ -222,7 +222,7 @@ class PolarBackward0(Node):
     saved_fields = (("result", 0),)
 
     def backward(self, g):
-        (z,) = self.saved_tensors
+        (z,) = self._unpacked_saved
         gc = conj_physical(g)
         gr = real(gc * sgn(z)) if self.needs_input_grad[0] else None
         gt = real(gc * z * 1j) if self.needs_input_grad[1] else None
@@ -288,7 +288,7 @@ class AngleBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (z,) = self.saved_tensors
+        (z,) = self._unpacked_saved
         if z._data.dtype.kind != "c":
             return (g * 0,)
         # d angle: i z / |z|^2 times the real upstream gradient; 0 at the origin, as PyTorch
@@ -317,7 +317,7 @@ class SgnBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
-        (z, s) = self.saved_tensors
+        (z, s) = self._unpacked_saved
         if z._data.dtype.kind != "c":
             return (g * 0,)
         # s = z/|z| moves only along the circle: the gradient's component along s is dropped

@@ -21,14 +21,14 @@ class DivBackward0(_BinaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         bv = b if b is not None else self.b_scalar
         ga = fit_grad(g / bv, self.a_meta) if self.need_a else None
         gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         bv = b if b is not None else self.b_scalar
         return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
 
@@ -168,9 +168,9 @@ class RemainderBackward1(_BinaryNode):
     saved_fields = (("self", 0), ("other", 1))
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return fit_grad(g, self.a_meta), fit_grad(-g * floor_divide(a.detach(), b.detach()), self.b_meta)
 
     def jvp(self, ta, tb):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return add_terms(ta, None if tb is None else -tb * floor_divide(a.detach(), b.detach()))

@@ -40,7 +40,7 @@ class FmodBackward0(Node):
     """d/da fmod(a, b) = 1, d/db = -trunc(a / b)."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return _pair(self, g, -g * a.div(b, rounding_mode="trunc") if self.need_b else None)
 
 
@@ -66,7 +66,7 @@ class CopysignBackward0(Node):
     saved_fields = (("self", 0), ("result", 2))
 
     def backward(self, g):
-        a, b, y = self.saved_tensors
+        a, b, y = self._unpacked_saved
         ga = g * (y / a).masked_fill(a == 0, 0.0) if self.need_a else None
         return _pair(self, ga, g * 0 if self.need_b else None)
 
@@ -91,7 +91,7 @@ class _NanIgnoringBackward(Node):
     picks_larger = True
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         a_wins = ((a >= b) if self.picks_larger else (a <= b)) | b.isnan()
         return _pair(self, g.masked_fill(~a_wins, 0.0) if self.need_a else None,
                      g.masked_fill(a_wins, 0.0) if self.need_b else None)

@@ -212,6 +212,8 @@ def _constant(self: Tensor, value, node_cls) -> Tensor:
         _views.check_inplace(self, True)
     # PyTorch's fill_ with a number and zero_ write into expanded tensors too; a fill with a tensor
     # (setitem wraps its number in one) refuses
+    if tv is None and node_cls is not ZeroBackward0:  # a number the dtype cannot hold: PyTorch's error
+        vd = _dtype_casts.check_number(vd, self._data.dtype, lowp_checked=self._data.size != 1)
     if self._data.dtype in NARROW_NP:  # float8 / complex32: the value rounded as PyTorch's casts round it
         vd = _dtype_casts.convert(np.asarray(vd), self._data.dtype)
     elif tv is None and vd != vd and self._data.dtype == np.float16:  # a Python NaN: PyTorch's scalar code

@@ -21,14 +21,14 @@ class PowBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        (a,) = self.saved_tensors
+        (a,) = self._unpacked_saved
         e = self.exponent
         if e == 0:
             return (g * 0,)
         return (g * e * a ** (e - 1),)
 
     def jvp(self, t):
-        (a,) = self.saved_tensors
+        (a,) = self._unpacked_saved
         e = self.exponent
         return t * 0 if e == 0 else t * e * a ** (e - 1)
 
@@ -39,7 +39,7 @@ class PowBackward1(_BinaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b, out = self.saved_tensors
+        a, b, out = self._unpacked_saved
         ga = fit_grad(g * b * a ** (b - 1), self.a_meta) if self.need_a else None
         gb = None
         if self.need_b:
@@ -49,7 +49,7 @@ class PowBackward1(_BinaryNode):
         return ga, gb
 
     def jvp(self, ta, tb):
-        a, b, out = self.saved_tensors
+        a, b, out = self._unpacked_saved
         right = None
         if tb is not None:
             loga = where(a == 0, 0.0, a).log()
@@ -63,7 +63,7 @@ class PowBackward2(Node):
 
     @holomorphic_backward  # a complex exponent: g * conj(base^b log base), as PyTorch
     def backward(self, g):
-        out = self.saved_tensors[0]
+        out = self._unpacked_saved[0]
         base = self.base
         if base == 0:
             return (fit_grad(g * 0.0, self.b_meta),)
@@ -71,7 +71,7 @@ class PowBackward2(Node):
         return (fit_grad(g * out * log_base, self.b_meta),)
 
     def jvp(self, t):
-        out = self.saved_tensors[0]
+        out = self._unpacked_saved[0]
         return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import LOWP_NP, result_np_dtype
+from ..._dtype_casts import OVERFLOW_NAMES
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
@@ -27,17 +28,12 @@ def _operands(input: Tensor, tensor1: Tensor, tensor2: Tensor):
     return cast(a, dt, copy=False), cast(b, dt, copy=False), cast(c, dt, copy=False)
 
 
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
-                 "bool": "bool"}
-
-
 def _real_value(value, dt: np.dtype):
     """A complex value for a real result: its real part when the imaginary one is 0, else PyTorch's
     Scalar conversion error."""
     if isinstance(value, complex) and dt.kind != "c":
         if value.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES.get(dt.name, dt.name)} "
+            raise RuntimeError(f"value cannot be converted to type {OVERFLOW_NAMES.get(dt.name, dt.name)} "
                                "without overflow")
         return value.real
     return value
@@ -62,7 +58,7 @@ class AddcmulBackward0(_TernaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        t1, t2 = self.saved_tensors
+        t1, t2 = self._unpacked_saved
         v = self.value
         return self._fit((g, g * t2 * v if self.needs[1] else None, g * t1 * v if self.needs[2] else None))
 
@@ -73,7 +69,7 @@ class AddcdivBackward0(_TernaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        t1, t2 = self.saved_tensors
+        t1, t2 = self._unpacked_saved
         v = self.value
         return self._fit((g, g * v / t2 if self.needs[1] else None,
                           -g * v * t1 / (t2 * t2) if self.needs[2] else None))

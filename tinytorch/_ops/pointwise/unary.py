@@ -180,7 +180,7 @@ class NanToNumBackward0(Node):
     saved_fields = (("self", 0),)
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (g.where(x.isfinite(), 0.0),)
 
 

@@ -52,13 +52,13 @@ class MaxBackward1(Node):
     saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         mask = x.isnan() if y.isnan().item() else x == y  # a NaN result came from the NaN elements
         return (where(mask, g / mask.sum(), 0.0),)
 
     def jvp(self, t):
         # the tangent's mean over the elements that tie for the result, as the backward shares it
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         mask = x.isnan() if y.isnan().item() else x == y
         return where(mask, t, 0.0).sum() / mask.sum()
 
@@ -73,7 +73,7 @@ class MaxBackward0(Node):
                     ("self_sym_sizes", lambda n: tuple(n.in_shape)))
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         if not self.in_shape:  # a 0-d input: the value was the input itself
             return (g.reshape(()),)
         if not self.keepdim:
@@ -82,7 +82,7 @@ class MaxBackward0(Node):
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
 
     def jvp(self, t):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         if self.keepdim:
             return t.gather(self.dim, idx)
         return t.gather(self.dim, idx.unsqueeze(self.dim)).squeeze(self.dim)
@@ -192,13 +192,13 @@ class AmaxBackward0(_ReduceNode):
     saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         hit = x == _grad_back(y, self.in_shape, self.dims, self.keepdim)
         share = _grad_back(g, self.in_shape, self.dims, self.keepdim) / hit.sum(self.dims, keepdim=True)
         return (hit * share,)
 
     def jvp(self, t):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         hit = x == _grad_back(y, self.in_shape, self.dims, self.keepdim)
         return (hit * t).sum(self.dims, keepdim=self.keepdim) / hit.sum(self.dims, keepdim=self.keepdim)
 

@@ -14,6 +14,7 @@ from .._core.batching import composite
 from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
+from .reduce import mean_of, warn_dof
 
 
 class NansumBackward0(Node):
@@ -21,7 +22,7 @@ class NansumBackward0(Node):
     saved_fields = (("dim", lambda n: saved_dims(n.dim_arg)), ("keepdim", "keepdim"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         if not self.keepdim and self.dims:
             g = g.reshape(tuple(1 if i in self.dims else s for i, s in enumerate(x.shape)))
         return (g.expand(tuple(x.shape)) * (~x.isnan()),)
@@ -77,7 +78,7 @@ class _MomentNode(Node):
     is_std = False
 
     def backward(self, g_first, g_mean=None):
-        x, first, mean = self.saved_tensors
+        x, first, mean = self._unpacked_saved
         shape = tuple(x.shape)
         total = None
         if g_first is not None:
@@ -112,8 +113,9 @@ class StdMeanBackward0(_MomentNode):
 def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None)):
     x = input._data
     count = int(np.prod([x.shape[d] for d in dims])) if x.ndim else 1
+    warn_dof("std_mean" if node_cls.is_std else "var_mean", x, count, c, 4)
     axes = dims if x.ndim else None
-    mean = as_array(x.mean(axis=axes, keepdims=keepdim))
+    mean = as_array(mean_of(x, axes, keepdim))
     first = as_array(x.var(axis=axes, ddof=c, keepdims=keepdim)) if count - c > 0 else \
         as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
     if node_cls.is_std:

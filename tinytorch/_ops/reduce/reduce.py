@@ -162,7 +162,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
-        out = as_array(lowp_round(np.asarray(opmath(x).mean(axis=dims, keepdims=keepdim)), x.dtype))
+        out = as_array(lowp_round(np.asarray(mean_of(opmath(x), dims, keepdim)), x.dtype))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -176,6 +176,23 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     return _make(out)
 
 
+def mean_of(x: np.ndarray, dims, keepdim: bool) -> np.ndarray:
+    """numpy's mean; NaN for an empty reduction as PyTorch's, without numpy's "Mean of empty slice" warning
+    (a ``warnings.warn``, which the error state does not silence)."""
+    if x.size:
+        return x.mean(axis=dims, keepdims=keepdim)
+    return np.add.reduce(x, axis=dims, keepdims=keepdim) * np.nan
+
+
+def warn_dof(name: str, x: np.ndarray, n: int, c, stacklevel: int) -> None:
+    """PyTorch's warning where the degrees of freedom are not positive: its reduction factor (the input's numel
+    divided by the output's, 0 for an empty input) less the correction."""
+    if (n if x.size else 0) - c <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel + 1)
+
+
 def _correction(unbiased, correction) -> float:
     if correction is not None:
         return correction
@@ -186,13 +203,13 @@ class VarBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         factor = 2.0 / self.denom if self.denom else float("inf")  # no degrees of freedom: NaN, as PyTorch
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * centred * factor,)
 
     def jvp(self, t):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         factor = 2.0 / self.denom if self.denom else float("inf")
         return (centred * t).sum(self.dims, keepdim=self.keepdim) * factor
@@ -202,14 +219,14 @@ class StdBackward0(_ReduceNode):
     saved_fields = (("correction", "correction"), _DIM, ("keepdim", "keepdim"), ("self", 0), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         # where the deviation is 0 PyTorch defines the gradient as 0 rather than 0/0
         share = where(y == 0, 0.0, g / (y * self.denom))
         return (_grad_back(share, self.in_shape, self.dims, self.keepdim) * centred,)
 
     def jvp(self, t):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         centred = x - x.mean(dim=self.dims, keepdim=True)
         return where(y == 0, 0.0, (centred * t).sum(self.dims, keepdim=self.keepdim) / (y * self.denom))
 
@@ -239,12 +256,10 @@ def _variance(input: Tensor, dim, unbiased, keepdim, correction, name: str):
     n = 1
     for d in dims:
         n *= x.shape[d]
-    if n - c <= 0:
-        import warnings
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    warn_dof(name, x, n, c, 3)
+    x64 = x.astype(np.float64, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = x.astype(np.float64, copy=False).var(axis=dims, keepdims=keepdim, ddof=0) * (
+        v = (x64.var(axis=dims, keepdims=keepdim, ddof=0) if x.size else mean_of(x64, dims, keepdim)) * (
             n / (n - c) if n != c else np.inf)
     return v, dims, keepdim, n - c
 

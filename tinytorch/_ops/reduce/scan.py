@@ -101,7 +101,7 @@ class CumprodBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         d = self.dim
         if x._data.ndim == 0 or x._data.size <= 1 or x._data.shape[d] == 1:
             # PyTorch's shortcut: g itself, also where x is inf or NaN (g * y / x would be NaN)
@@ -170,7 +170,7 @@ class LogcumsumexpBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         if x._data.ndim == 0:
             return (g,)
         return (_lcse_grad(g, x, y, self.dim),)
@@ -224,7 +224,7 @@ class _CumExtremeBackward(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("self", 0), ("indices", 1))
 
     def backward(self, g):
-        idx = self.saved_tensors[1]
+        idx = self._unpacked_saved[1]
         return (zeros_scatter(self.in_shape, self.dim, idx, g),)
 
 
@@ -274,7 +274,7 @@ class ProdBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, result = self.saved_tensors
+        x, result = self._unpacked_saved
         return (_prod_grad(g, x, result, None),)
 
 
@@ -283,7 +283,7 @@ class ProdBackward1(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        x, result = self.saved_tensors
+        x, result = self._unpacked_saved
         if not self.keepdim and x._data.ndim:
             g, result = g.unsqueeze(self.dim), result.unsqueeze(self.dim)
         return (_prod_grad(g, x, result, self.dim),)

@@ -33,12 +33,12 @@ class LogsumexpBackward0(_ReduceNode):
 
     @holomorphic_backward
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         y = _grad_back(y, self.in_shape, self.dims, self.keepdim)
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * (x - y).exp(),)
 
     def jvp(self, t):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         w = (x - _grad_back(y, self.in_shape, self.dims, self.keepdim)).exp()
         return (w * t).sum(self.dims, keepdim=self.keepdim)
 
@@ -69,12 +69,12 @@ class SoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         gy = g * y
         return (gy - y * gy.sum(dim=self.dim, keepdim=True),)
 
     def jvp(self, t):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         return y * (t - (y * t).sum(dim=self.dim, keepdim=True))
 
 
@@ -105,11 +105,11 @@ class LogSoftmaxBackward0(Node):
             saved = self._arrays_of_saved()  # no graph of the gradient: the formula on the arrays
             if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
                 return (_make(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept_array)),)
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         return (_log_softmax_grad(g, y, self.dim, Tensor.exp, _sum_kept),)
 
     def jvp(self, t):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
 
 
@@ -232,7 +232,7 @@ class SafeSoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
-        (y,) = self.saved_tensors
+        (y,) = self._unpacked_saved
         gy = g * y
         grad = gy - y * gy.sum(dim=self.dim, keepdim=True)
         return (grad if grad.dtype is self.in_dtype else grad.to(self.in_dtype),)

@@ -54,7 +54,7 @@ class _SelectBackward(Node):
     """Values picked at ``indices`` along ``dim``: their gradient goes back to those places."""
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         if len(self.in_shape) == 0:
             return (g.reshape(()),)
         if not self.keepdim:
@@ -190,7 +190,7 @@ class MedianBackward0(Node):
     saved_fields = (("self", 0), ("result", 1))
 
     def backward(self, g):
-        x, y = self.saved_tensors
+        x, y = self._unpacked_saved
         hit = (x == y) | (x.isnan() & y.isnan())
         return (where(hit, g / hit.sum(), 0.0),)
 
@@ -271,7 +271,7 @@ class AminmaxBackward0(Node):
                     ("self", 0), ("min", 1), ("max", 2))
 
     def backward(self, g_min, g_max=None):
-        x, lo, hi = self.saved_tensors
+        x, lo, hi = self._unpacked_saved
         dims, keepdim = self.dims, self.keepdim
         out = None
         for g, y in ((g_min, lo), (g_max, hi)):

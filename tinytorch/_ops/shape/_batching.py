@@ -4,6 +4,7 @@ and runs the op once on the physical tensors. A rule has the op's signature with
 first (see ``_core/batching.py``)."""
 from __future__ import annotations
 
+from ... import _dtype
 from ...tensor import Tensor, _wrap_dim
 from .._core.batching import expanded, level_of, unsupported
 
@@ -17,6 +18,16 @@ def shape_arg(shape) -> tuple:
 def reshape(op, input, *shape):
     # a view of the physical tensor may not exist where the logical one does: reshape, not view
     return input._wrap(input._phys.reshape((input._bsz,) + shape_arg(shape)))
+
+
+def view(op, input, *shape, **given):
+    shape = shape or tuple(given.values())
+    if not (len(shape) == 1 and isinstance(shape[0], _dtype.dtype)):
+        return reshape(op, input, *shape)
+    dtype = shape[0]
+    if input.dim() == 0:  # 0-d samples: one of them raises PyTorch's refusal where the element sizes differ
+        op(input._phys[0], dtype)
+    return input._wrap(op(input._phys, dtype))
 
 
 def reshape_as(op, input, other):

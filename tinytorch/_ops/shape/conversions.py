@@ -17,7 +17,7 @@ from .._core.batching import first_only, level_of
 from .._core.record import record
 from .._core.registry import aten_only, op
 from ... import factory
-from ..._size import _require_cpu
+from ..._size import _require_cpu, device as Device
 from ... import _meta_data
 from .shape import CloneBackward0
 
@@ -175,16 +175,19 @@ def _to_rule(op, input, *args, **kwargs):
     return first_only(op, input, *args, **kwargs)
 
 
+_TO_KEYWORDS = frozenset({"dtype", "copy", "non_blocking", "memory_format", "device"})
+_PYTHON_TYPES = (float, int, bool, complex)  # dtypes as PyTorch reads them (float is float64)
+
+
 def _to_args(args: tuple, kwargs: dict):
     """(device, dtype, copy, memory_format) from PyTorch's three signatures of ``to``:
     (dtype, non_blocking, copy), (device, dtype, non_blocking, copy) and (other, non_blocking, copy)."""
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    fmt = kwargs.pop("memory_format", None)
-    device = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    dtype = kwargs.get("dtype")
+    copy = kwargs.get("copy", False)
+    fmt = kwargs.get("memory_format")
+    device = kwargs.get("device")
+    if kwargs and not _TO_KEYWORDS.issuperset(kwargs):
+        raise TypeError(f"to() got an unexpected keyword argument '{next(k for k in kwargs if k not in _TO_KEYWORDS)}'")
     rest = list(args)
     if rest and isinstance(rest[0], _dtype.dtype):
         dtype = rest.pop(0)
@@ -192,16 +195,38 @@ def _to_args(args: tuple, kwargs: dict):
         dtype = _dtype.FROM_NP[rest.pop(0)]  # backward formulas cast gradients back with numpy dtypes
     elif rest and isinstance(rest[0], Tensor):
         dtype = rest.pop(0).dtype
+    elif rest and type(rest[0]) is type and rest[0] in _PYTHON_TYPES:
+        dtype = rest.pop(0)
     elif rest and not isinstance(rest[0], bool):
         device = rest.pop(0)
-        if rest and (rest[0] is None or isinstance(rest[0], (_dtype.dtype, np.dtype))):
+        if rest and (rest[0] is None or isinstance(rest[0], (_dtype.dtype, np.dtype)) or
+                     (type(rest[0]) is type and rest[0] in _PYTHON_TYPES)):
             d = rest.pop(0)
             dtype = _dtype.FROM_NP[d] if isinstance(d, np.dtype) else d if d is not None else dtype
+    if dtype is not None and type(dtype) is not _dtype.dtype:
+        if not isinstance(dtype, np.dtype) and not (type(dtype) is type and dtype in _PYTHON_TYPES):
+            raise TypeError(_to_refused(args, kwargs))
+        dtype = _dtype.FROM_NP[_dtype.to_np(dtype)]
     if len(rest) > 2 or not all(isinstance(b, bool) for b in rest):
-        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(args)}")
+        raise TypeError(_to_refused(args, kwargs))
     if len(rest) == 2:
         copy = rest[1]
     return device, dtype, copy, fmt
+
+
+def _to_refused(args: tuple, kwargs: dict) -> str:
+    """PyTorch's argument parser's refusal of a ``to`` call: the types it got, and to's signatures."""
+    def name(a) -> str:
+        if isinstance(a, Tensor):
+            return "Tensor"
+        return "tinytorch." + type(a).__name__ if isinstance(a, (_dtype.dtype, Device)) else type(a).__name__
+    # the keywords last given first, as PyTorch's parser lists them
+    given = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(given) + (", " if kwargs and not args else "")
+    tail = ("bool non_blocking = False, bool copy = False, *, tinytorch.memory_format memory_format = None)\n")
+    return (f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            f" * (tinytorch.device device = None, tinytorch.dtype dtype = None, {tail}"
+            f" * (tinytorch.dtype dtype, {tail} * (Tensor tensor, {tail}")
 
 
 @op(variants="method", batch=_to_rule)
@@ -292,8 +317,10 @@ def new_tensor(input: Tensor, data, dtype=None, device=None, requires_grad: bool
 
 
 def _new_factory(name: str):
+    # the factory's other keywords (size=, layout=, pin_memory=, fill_value=) go through to it as given
     def new(input: Tensor, *size, dtype=None, device=None, requires_grad: bool = False, **kwargs) -> Tensor:
-        return getattr(factory, name)(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+        return getattr(factory, name)(*size, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad,
+                                      **kwargs)
     new.__name__ = new.__qualname__ = "new_" + name
     new.__doc__ = f"``tinytorch.{name}(...)`` with this tensor's dtype unless another is given."
     return op("new_" + name, variants="method", batch=_unbatched)(new)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ... import storage as _storage
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make, _view_of, _wrap_dim, register_attribute
+from ...tensor import Tensor, _make, _new, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
 from .._core.record import record
@@ -92,11 +93,17 @@ else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5)
         return out
 
 
-@op(variants="method", batch=rules.reshape)
-def view(input: Tensor, *shape) -> Tensor:
-    """Same storage, new shape; fails where strides make that impossible (use reshape)."""
+@op(variants="method", batch=rules.view)
+def view(input: Tensor, *shape, **given) -> Tensor:
+    """Same storage, new shape; fails where strides make that impossible (use reshape). ``view(dtype)``
+    reads the same bytes as another dtype."""
+    if given:  # PyTorch's two overloads by keyword, view(size=...) and view(dtype=...); no ATen argument of its own
+        name, value = given.popitem()
+        if given or name not in ("size", "dtype") or shape:
+            raise TypeError(f"view() got an unexpected keyword argument '{name}'")
+        shape = (value,)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        raise NotImplementedError("view(dtype) is not supported by tinytorch")
+        return _view_dtype(input, shape[0])
     x = input._data
     shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
     try:
@@ -107,6 +114,43 @@ def view(input: Tensor, *shape) -> Tensor:
     if _State.enabled and input._requires_grad:
         return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
+
+
+def _view_dtype(input: Tensor, dtype) -> Tensor:
+    """PyTorch's view_dtype: no view in autograd's sense (no graph, no ``_base``) but the same storage and
+    version counter, as ``detach``; a different element size rescales the last dim, under PyTorch's checks."""
+    x = input._data
+    new_np = _dtype.to_np(dtype)
+    if new_np != x.dtype:
+        if getattr(input, "_is_conj", False):
+            raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting "
+                               "to a different dtype.")
+        old_size, new_size = x.itemsize, new_np.itemsize
+        if old_size != new_size:
+            what = f"to view {input.dtype._scalar} as {dtype._scalar} (different element sizes)"
+            if x.ndim == 0:
+                raise RuntimeError(f"self.dim() cannot be 0 {what}")
+            strides = input.stride()
+            if new_size > old_size:
+                ratio = new_size // old_size
+                if x.shape[-1] % ratio:
+                    raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}")
+                offset = _storage.storage_offset(input)
+                if offset % ratio:
+                    raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            if new_size > old_size:
+                for d, st in enumerate(strides[:-1]):
+                    if st % ratio:
+                        raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {st}")
+            if x.strides[-1] != old_size:  # a last dim of size 0 or 1, whose numpy stride may be anything
+                x = strided(x, strides=x.strides[:-1] + (old_size,), writeable=x.flags.writeable)
+        x = x.view(new_np)
+    t = _new(Tensor)
+    t._data = x
+    t._vc = version_counter(input)
+    return t
 
 
 @op(variants="function method", batch=rules.reshape)
@@ -272,11 +316,14 @@ def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
     given = _shape_arg(dims)
-    dims = tuple(_wrap_dim(d, x.ndim) for d in given)
-    if sorted(dims) != list(range(x.ndim)):
+    # PyTorch's order of checks: the count, then each dim's range, then repeats
+    if len(given) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
-                           f"equal to len(dims) = {len(dims)}")
+                           f"equal to len(dims) = {len(given)}")
+    dims = tuple(_wrap_dim(d, x.ndim) for d in given)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = [0] * len(dims)  # in Python: np.argsort of a few ints costs several microseconds
     for i, d in enumerate(dims):
         inverse[d] = i

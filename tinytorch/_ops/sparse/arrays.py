@@ -140,9 +140,6 @@ def _check_mm(a_shape, b_shape, a_dim, b_dim):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and "
                            f"{b_shape[0]}x{b_shape[1]})")
 
-def _result_dtype(a, b):
-    return np.result_type(_dtype.to_np(a.dtype), _dtype.to_np(b.dtype))
-
 def sparse_dense_mm(s, d: np.ndarray, alpha=1, beta=0, t: np.ndarray | None = None) -> np.ndarray:
     """beta * t + alpha * (s @ d) for sparse ``s`` (COO or CSR matrix) and a dense 2-d array ``d``."""
     idx, vals, size = _coo_of(s)

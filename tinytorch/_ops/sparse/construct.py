@@ -33,7 +33,7 @@ class SparseCooTensorWithDimsAndTensorsBackward0(Node):
     position."""
 
     def backward(self, g):
-        (idx,) = self.saved_tensors
+        (idx,) = self._unpacked_saved
         vals = grad_values_at(g, idx._data, self.size[:idx._data.shape[0]], self.dense_shape, self.dtype)
         return (_plain(vals),)
 
@@ -41,7 +41,7 @@ class SparseCompressedTensorBackward0(Node):
     """sparse_csr_tensor(crow, col, values): the output gradient at each stored position."""
 
     def backward(self, g):
-        crow, col = self.saved_tensors
+        crow, col = self._unpacked_saved
         idx = np.stack([csr_rows(crow._data), col._data])
         return (_plain(grad_values_at(g, idx, self.size[:2], self.dense_shape, self.dtype)),)
 
@@ -59,7 +59,7 @@ class ToSparseBackward1(_DenseGrad):
 
 class ToSparseCsrBackward0(Node):
     def backward(self, g):
-        (src,) = self.saved_tensors
+        (src,) = self._unpacked_saved
         if src is None:
             return (g.to_dense() if is_sparse_tensor(g) else g,)
         return (_masked_like(src, g),)
@@ -68,7 +68,7 @@ class ToDenseBackward0(Node):
     """to_dense of a sparse tensor: the gradient masked to its pattern (PyTorch's masked_grad)."""
 
     def backward(self, g):
-        (s,) = self.saved_tensors
+        (s,) = self._unpacked_saved
         return (_masked_like(s, g) if self.masked else g,)
 
 class CoalesceBackward0(Node):
@@ -79,7 +79,7 @@ class ValuesBackward0(Node):
     """values() of a sparse tensor: a sparse gradient with its pattern, ``g`` as the values."""
 
     def backward(self, g):
-        (s,) = self.saved_tensors
+        (s,) = self._unpacked_saved
         if is_csr(s):
             return (make_csr(_plain(s._crow._data), _plain(s._col._data), g.detach(), s._sz),)
         return (make_coo(_plain(s._it._data), g.detach(), s._sz, coalesced=True),)

@@ -15,6 +15,7 @@ from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape.conversions import _to_args
+from ..pointwise.arith import check_bool_sub
 from .._core.record import record
 from .arrays import _I64, _coalesced_parts, _coo_of, _fma, _linear, _lookup, _masked_like, _plain, coalesce_arrays, \
     grad_values_at
@@ -78,7 +79,7 @@ class _MulSparseDense(Node):
     sparse one's masked to its pattern)."""
 
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         gd_ = g.to_dense()._data if is_sparse_tensor(g) else g._data
         gs = _masked_like(s, _make(gd_ * d._data)) if self.need[0] else None
         gd = _make(gd_ * s._data) if self.need[1] else None
@@ -90,7 +91,7 @@ class _MulSparseSparse(Node):
     """sparse * sparse: each operand's gradient is the output's times the other."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         return (handle_mul(g, b) if self.need[0] else None, handle_mul(g, a) if self.need[1] else None)
 
 MulSparseSparseBackward = type("MulBackward0", (_MulSparseSparse,), {})
@@ -197,18 +198,21 @@ def _add_sparse(a, b, alpha):
                            f"{list(b.shape)}")
     ai, av, size = a._it._data, a._vt._data, a._sz
     bi, bv = b._it._data, b._vt._data
-    dt = np.result_type(av.dtype, bv.dtype)
+    dt = _dtype.PROMOTE[av.dtype, bv.dtype]
+    if dt == np.float16 or dt == np.bool_:  # PyTorch's sparse add kernel has no half or bool case
+        raise NotImplementedError(f"\"cadd_sparse\" not implemented for '{_dtype.FROM_NP[dt]._scalar}'")
     if bi.shape[1] == 0:
         return make_coo(_plain(ai.copy()), _plain(av.astype(dt)), size, a._coal)
+    scale = _alpha_in(alpha, dt)
     if ai.shape[1] == 0:
-        return make_coo(_plain(bi.copy()), _plain(np.asarray(bv * np.asarray(alpha, dt), dtype=dt)), size, b._coal)
+        return make_coo(_plain(bi.copy()), _plain(np.asarray(bv * scale, dtype=dt)), size, b._coal)
     if ai.shape[0] != bi.shape[0]:
         raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {ai.shape[0]} "
                            f"sparse dimensions while 'other' has {bi.shape[0]} sparse dimensions")
     if not (av.flags.c_contiguous and bv.flags.c_contiguous):
         # PyTorch's path for values that are not contiguous (an expanded gradient): the two concatenated,
         # coalesced only once they hold more elements than the dense tensor
-        bvals = bv.astype(dt) if alpha == 1 else (bv * np.asarray(alpha, dt)).astype(dt)
+        bvals = bv.astype(dt) if alpha == 1 else (bv * scale).astype(dt)
         idx = np.concatenate([ai, bi], axis=1)
         vals = np.concatenate([av.astype(dt), bvals])
         if idx.shape[1] > int(np.prod(size)):
@@ -224,8 +228,15 @@ def _add_sparse(a, b, alpha):
     vals = np.zeros((n,) + av.shape[1:], dtype=dt)
     vals[has_a] = av[ta[has_a]]
     if has_b.any():
-        vals[has_b] = _fma(np.asarray(alpha, dt), bv[tb[has_b]].astype(dt), vals[has_b], dt)
+        vals[has_b] = _fma(scale, bv[tb[has_b]].astype(dt), vals[has_b], dt)
     return make_coo(_plain(idx), _plain(vals), size, a._coal and b._coal)
+
+def _alpha_in(alpha, dt: np.dtype) -> np.ndarray:
+    """``alpha`` in dtype ``dt``; -1 (a subtraction) in an unsigned dtype wraps as PyTorch's C cast does."""
+    if dt.kind == "u" and isinstance(alpha, int) and alpha < 0:
+        return np.asarray(alpha % (int(np.iinfo(dt).max) + 1), dt)
+    return np.asarray(alpha, dt)
+
 
 def _merge_order(ai, bi):
     """PyTorch's merge loop: for each result element, the element of a and of b it takes (-1: none)."""
@@ -270,17 +281,15 @@ def _add(a, b, alpha, node_cls):
                            f"while other has size {list(b.shape)} (FYI: dense-sparse addition does not currently "
                            f"support broadcasting)")
     ci, cv = _coalesced_parts(b) if is_coo(b) else coalesce_arrays(*_coo_of(b)[:2])
-    dt = np.result_type(a._data.dtype, cv.dtype)
+    dt = _dtype.PROMOTE[a._data.dtype, cv.dtype]  # PyTorch's promotion (numpy's makes int64 + float32 float64)
     out = a._data.astype(dt, copy=True)
     if ci.shape[1]:
-        add = cv.astype(dt) if alpha == 1 else cv.astype(dt) * np.asarray(alpha, dt)
+        add = cv.astype(dt) if alpha == 1 else cv.astype(dt) * _alpha_in(alpha, dt)
         out[tuple(ci)] += add
     return record(out, node_cls, (a, b), need=(a._requires_grad, b._requires_grad), alpha=alpha)
 
 def handle_sub(a, b, *, alpha=1):
-    if (is_sparse_tensor(a) and a.dtype == _dtype.bool_) or (isinstance(b, Tensor) and b.dtype == _dtype.bool_):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                           "`logical_xor()` operator instead.")
+    check_bool_sub(isinstance(a, Tensor) and a.dtype == _dtype.bool_, isinstance(b, Tensor) and b.dtype == _dtype.bool_)
     return _add(a, b, -alpha, SubBackward0)
 
 def handle_pow(a, exponent):
@@ -466,7 +475,12 @@ def _inplace(fn_name):
     def handler(a, *args, **kwargs):
         if _State.enabled and a._requires_grad and a.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        sparse_other = any(is_sparse_tensor(x) for x in args)
+        if fn_name in ("add", "sub") and sparse_other:  # the output's dtype is checked before the kernel runs
+            _into_dtype(fn_name, a, _dtype.FROM_NP[_dtype.PROMOTE[a._vt._data.dtype, args[0]._vt._data.dtype]], True)
         res = _HANDLER_FNS[fn_name](a, *args, **kwargs)
+        if is_sparse_tensor(res) and res.dtype is not a.dtype:
+            res = res.to(_into_dtype(fn_name, a, res.dtype, sparse_other))
         if is_sparse_tensor(res) and type(res) is type(a):
             for k in type(a)._state:
                 setattr(a, k, getattr(res, k))
@@ -477,6 +491,22 @@ def _inplace(fn_name):
         _bump(a)
         return a
     return handler
+
+def _into_dtype(fn_name: str, a, src, sparse_other: bool):
+    """``a``'s dtype, into which PyTorch's sparse kernels write an in-place op's result of dtype ``src``: cast
+    where its kind allows (float64 into float32), else their errors; mul_ by a dense tensor or a number must
+    keep the dtype."""
+    dst = a.dtype
+    if fn_name == "mul" and not sparse_other:
+        raise RuntimeError(f"dtype of values ({src._scalar}) must match dtype of sparse tensor ({dst._scalar})")
+    if src._category > dst._category:
+        if fn_name in ("add", "sub") and sparse_other:
+            raise RuntimeError(f"Can't convert result type {src._scalar} to output {dst._scalar} in add operation")
+        if fn_name == "mul":
+            raise RuntimeError(f"Can't convert result type {src._scalar} to output {dst._scalar}")
+        raise RuntimeError(f"result type {src._scalar} can't be cast to the desired output type {dst._scalar}")
+    return dst
+
 
 def handle_norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     if dim is not None or keepdim or dtype is not None:

@@ -20,7 +20,7 @@ class SparseAddmmBackward0(Node):
     """sparse.addmm(t, S, D, beta, alpha) / sparse.mm: the sparse operand's gradient masked to its pattern."""
 
     def backward(self, g):
-        t_shape, (s, d) = self.t_shape, self.saved_tensors
+        t_shape, (s, d) = self.t_shape, self._unpacked_saved
         gt = gs = gd = None
         if self.need[0]:
             gt = g * self.beta if self.beta != 1 else g
@@ -37,7 +37,7 @@ class MmBackward0(Node):
     """torch.mm / matmul with one sparse operand: PyTorch's dense gradient for the sparse one."""
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = self._unpacked_saved
         ga = gb = None
         if is_sparse_tensor(a):  # sparse @ dense
             if self.need[0]:
@@ -53,7 +53,7 @@ class MmBackward0(Node):
 
 class AddmmBackward0(Node):
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         gt = gs = gd = None
         if self.need[0]:
             gt = g * self.beta if self.beta != 1 else g
@@ -65,11 +65,26 @@ class AddmmBackward0(Node):
             gd = _make(sparse_dense_mm(_transpose_coo(s), g._data, alpha=self.alpha))
         return gt, gs, gd
 
+def _check_dtypes(s: Tensor, d: Tensor, t: Tensor | None, kernel: str = "addmm_sparse_dense") -> None:
+    """PyTorch's sparse @ dense kernel runs in the sparse operand's dtype (none for bool): the dense matrix, then
+    the added one, must have it. Nothing is promoted."""
+    if s.dtype is _dtype.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    for other in (d, t):
+        if other is not None and other.dtype is not s.dtype:
+            raise RuntimeError(f"expected scalar type {s.dtype._scalar} but found {other.dtype._scalar}")
+
+
 def _mm_any(a: Tensor, b: Tensor, node_cls, alpha=1, beta=0, t: Tensor | None = None):
     """a @ b where one or both are sparse."""
     sa, sb = is_sparse_tensor(a), is_sparse_tensor(b)
     if sa and sb:
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"mat1 dtype {a.dtype._scalar} does not match mat2 dtype {b.dtype._scalar}")
+        if not (a.dtype in (_dtype.float32, _dtype.float64) or a.dtype.is_complex):
+            raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{a.dtype._scalar}'")
         return _sparse_sparse_mm(a, b)
+    _check_dtypes(a if sa else b, b if sa else a, t)
     if sa:
         out = sparse_dense_mm(a, b._data, alpha, beta, None if t is None else np.broadcast_to(
             t._data, (a._sz[0], b._data.shape[1])))
@@ -96,7 +111,7 @@ def _sparse_sparse_mm(a, b):
     ea = np.repeat(np.arange(ai.shape[1]), counts)
     eb = order[np.concatenate([np.arange(l, h) for l, h in zip(lo, hi)]).astype(_I64)] if counts.sum() else \
         np.zeros(0, dtype=_I64)
-    dt = np.result_type(av.dtype, bv.dtype)
+    dt = av.dtype
     idx = np.stack([ai[0][ea], bi[1][eb]]) if len(ea) else np.zeros((2, 0), dtype=_I64)
     ci, cv = coalesce_arrays(idx, (av[ea].astype(dt) * bv[eb].astype(dt)))
     if _needs_grad(a, b):
@@ -154,7 +169,7 @@ class SparseMmReduceImplBackward0(Node):
                                                 else np.where(n.arg < 0, int(n.counts.sum()), n.arg))))
 
     def backward(self, g):
-        s, d = self.saved_tensors
+        s, d = self._unpacked_saved
         rows, cols, vals = csr_rows(s._crow._data), s._col._data, s._vt._data
         gd_, dd = g._data, d._data
         gs = gdense = None
@@ -194,6 +209,9 @@ def smm(input: Tensor, mat2: Tensor) -> Tensor:
     """Sparse @ dense as a sparse result: every column of each row that stores an element."""
     if not is_coo(input):
         raise not_implemented("smm", "CPU" if not is_csr(input) else "SparseCsrCPU")
+    if input.dtype in (_dtype.bool_, _dtype.float16):
+        raise NotImplementedError(f"\"sspmm\" not implemented for '{input.dtype._scalar}'")
+    _check_dtypes(input, mat2, None)
     if _needs_grad(input, mat2):
         raise RuntimeError("derivative for aten::sspaddmm is not implemented")
     dense_out = sparse_dense_mm(input, mat2._data)
@@ -242,7 +260,7 @@ class SparseSampledAddmmBackward0(Node):
     saved_fields = (("mat1", 1), ("mat2", 2), ("self", 0), ("alpha", "alpha"), ("beta", "beta"))
 
     def backward(self, g):
-        s, a, b = self.saved_tensors
+        s, a, b = self._unpacked_saved
         rows, cols = csr_rows(s._crow._data), s._col._data
         gv = grad_values_at(g, np.stack([rows, cols]), s._sz, (), _dtype.to_np(g.dtype))
         gs = ga = gb = None

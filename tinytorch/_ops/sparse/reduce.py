@@ -19,7 +19,7 @@ class _SumToPattern(Node):
     """A sum of a sparse tensor: the output gradient spread back over its pattern."""
 
     def backward(self, g):
-        (s,) = self.saved_tensors
+        (s,) = self._unpacked_saved
         ci, _ = _coalesced_parts(s)
         sd = ci.shape[0]
         gd = g._data if not is_sparse_tensor(g) else g.to_dense()._data

@@ -342,7 +342,7 @@ class PolygammaBackward0(Node):
     saved_fields = (("n", "n"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (g * polygamma(self.n + 1, x),)
 
 
@@ -378,7 +378,7 @@ class LogitBackward0(Node):
     saved_fields = (("eps", "eps"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         grad = g / (x * (1 - x))
         # PyTorch's vectorized logit_backward keeps the formula only inside the domain: without eps (or with
         # eps < 0) NaN outside [0, 1] (the formula's slope of log|p / (1 - p)| there would be finite), with
@@ -403,7 +403,7 @@ class MvlgammaBackward0(Node):
     saved_fields = (("p", "p"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self.saved_tensors
+        (x,) = self._unpacked_saved
         return (g * sum(digamma(x - 0.5 * i) for i in range(self.p)),)
 
 

@@ -30,7 +30,7 @@ class _IncompleteGammaNode(Node):
     sign = 1.0
 
     def backward(self, g):
-        a, x = self.saved_tensors
+        a, x = self._unpacked_saved
         if self.need_a:
             _not_implemented(self.what)
         gx = g * self.sign * ((a - 1) * x.log() - x - a.lgamma()).exp()
@@ -39,7 +39,7 @@ class _IncompleteGammaNode(Node):
 
 class _ZetaNode(Node):
     def backward(self, g):
-        x, q = self.saved_tensors
+        x, q = self._unpacked_saved
         if self.need_a:
             _not_implemented("zeta")
         return None, fit_grad(g * -x * zeta(x + 1.0, q), self.b_meta)

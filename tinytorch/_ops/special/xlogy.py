@@ -58,7 +58,7 @@ def _suffix(ta, tb) -> str:
 
 
 def _grads(self, ga_fn, gb_fn):
-    a, b = self.saved_tensors
+    a, b = self._unpacked_saved
     ga = fit_grad(ga_fn(a, b), self.a_meta) if self.need_a else None
     gb = fit_grad(gb_fn(a, b), self.b_meta) if self.need_b else None
     return ga, gb

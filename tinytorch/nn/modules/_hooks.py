@@ -7,7 +7,6 @@ hooks, whose result replaces the gradients that flow on to the inputs."""
 from __future__ import annotations
 
 import warnings
-import weakref
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import _State
@@ -15,24 +14,10 @@ from ...autograd.node import RemovableHandle
 from ...tensor import Tensor
 
 
-class ModuleHookHandle(RemovableHandle):
-    """A handle whose ``remove()`` also clears the hook's flags (with_kwargs, always_call)."""
-
-    def __init__(self, hooks_dict: dict, *extra: dict):
-        super().__init__(hooks_dict)
-        self._extra_refs = tuple(weakref.ref(d) for d in extra)
-
-    def remove(self) -> None:
-        super().remove()
-        for ref in self._extra_refs:
-            d = ref()
-            if d is not None:
-                d.pop(self.id, None)
-
-
-def add_hook(hooks: dict, hook, prepend: bool, *extra: dict) -> ModuleHookHandle:
-    """Register ``hook`` in the ordered dict ``hooks``, first when ``prepend``."""
-    handle = ModuleHookHandle(hooks, *extra)
+def add_hook(hooks: dict, hook, prepend: bool, *extra: dict) -> RemovableHandle:
+    """Register ``hook`` in the ordered dict ``hooks``, first when ``prepend``; ``extra`` are the hook's flag
+    tables (with_kwargs, always_call), which its handle's ``remove()`` clears too."""
+    handle = RemovableHandle(hooks, extra_dict=list(extra))
     if prepend:
         rest = list(hooks.items())
         hooks.clear()

@@ -177,6 +177,8 @@ class RNNBase(Module):
         """All layers and directions on seq-first (T, B, I) input or packed data: (output, h_n, c_n)."""
         directions = 2 if self.bidirectional else 1
         packed = batch_sizes is not None
+        if not packed and input.size(1 if self.batch_first else 0) == 0:  # PyTorch's _rnn_impl, after the checks
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if self.batch_first and not packed:
             input = input.transpose(0, 1)
         # the node names PyTorch's CPU build shows: oneDNN's LSTM layer (float32, padded, no projection),
