@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_ecosystem_torchvision import ecosystem_python, run_on_pytorch, run_on_tinytorch
+from _ecosystem import ecosystem_python, run_on_pytorch, run_on_tinytorch
 
 # both sides on one thread: PyTorch's reductions split across threads round differently
 _PRELUDE = "torch.set_num_threads(1)\n"

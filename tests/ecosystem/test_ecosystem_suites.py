@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from _libraries import needs
-from test_ecosystem_torchvision import ROOT, ecosystem_python
+from _ecosystem import ROOT, ecosystem_python
 
 # test id -> why it fails on tinytorch (each is fixed on another branch, or named in the report as left to do)
 EINOPS_KNOWN = {
