@@ -118,9 +118,9 @@ def _dict_flatten_with_keys(d: dict):
     return [(MappingKey(k), v) for k, v in zip(context, values)], context
 
 
-register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten)
-register_pytree_node(list, _list_flatten, _list_unflatten)
-register_pytree_node(dict, _dict_flatten, _dict_unflatten)
+register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten, flatten_with_keys_fn=_tuple_flatten_with_keys)
+register_pytree_node(list, _list_flatten, _list_unflatten, flatten_with_keys_fn=_list_flatten_with_keys)
+register_pytree_node(dict, _dict_flatten, _dict_unflatten, flatten_with_keys_fn=_dict_flatten_with_keys)
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
                      lambda c, keys: collections.OrderedDict(zip(keys, c)))
 register_pytree_node(collections.defaultdict,
