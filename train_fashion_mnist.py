@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import uuid
 
 from tqdm import tqdm
 
@@ -199,22 +200,27 @@ def epoch_order(n: int, seed: int, epoch: int, shuffle: bool) -> list:
     return torch.randperm(n, generator=gen).tolist()
 
 
-def save_checkpoint(path, model, optimizer, epoch: int, step: int, args) -> None:
+def save_checkpoint(path, model, optimizer, epoch: int, step: int, args, logger, losses=(0.0, 0)) -> None:
+    """The training state; ``losses``: the sum and count of the losses of the epoch's batches done so far (its
+    row in metrics.csv is their mean over the whole epoch, however often it was resumed)."""
     if args.rank != 0:  # every rank holds the same weights: one writes them
         return
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step,
                 "rng_state": torch.get_rng_state(), "seed": args.seed, "batch_size": args.batch_size,
-                "shuffle": args.shuffle, "world_size": args.world_size, "model_kind": args.model}, path)
+                "shuffle": args.shuffle, "world_size": args.world_size, "model_kind": args.model,
+                "run": logger.run, "loss_sum": float(losses[0]), "loss_count": losses[1],
+                "seconds": float(logger.seconds())}, path)
 
 
 def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFlag, bar, world: int = 1,
-          log=None):
-    """One (possibly partial) epoch; returns the number of batches done when it stops and the mean loss
-    of this rank's batches. ``log(batch, loss)`` is called every 100 batches."""
+          log=None, losses=(0.0, 0)):
+    """One (possibly partial) epoch; returns the number of batches done when it stops and the sum and count of
+    this rank's batch losses, carried on from ``losses`` (those of the batches before ``first_batch``).
+    ``log(batch, loss)`` is called every 100 batches."""
     size = len(dataloader.dataset)
     model.train()
     batch = first_batch
-    loss_sum, count = 0.0, 0
+    loss_sum, count = losses
     for X, y in dataloader:
         pred = model(X)
         loss = loss_fn(pred, y)
@@ -236,7 +242,7 @@ def train(dataloader, model, loss_fn, optimizer, first_batch: int, stop: StopFla
                 log(batch, loss.item())
         if stop.agreed():
             break
-    return batch, (loss_sum / count if count else float("nan"))
+    return batch, (loss_sum, count)
 
 
 def test(dataloader, model, loss_fn, progress: bool):
@@ -330,7 +336,10 @@ def main(argv=None) -> int:
             sys.exit(f"Cannot resume from {args.resume}: {str(e).splitlines()[0] if str(e) else repr(e)}")
         print(f"Resumed from {args.resume}: epoch {start_epoch + 1}, batch {start_step}")
 
-    logger = MetricsLogger(args, optimizer, appending=args.resume is not None)
+    # a run keeps its id across resumes: metrics.csv's rows name it (fashion_mnist_job/metrics.py)
+    run = ckpt.get("run") if ckpt and ckpt.get("run") else uuid.uuid4().hex[:12]
+    logger = MetricsLogger(args, optimizer, run, start_epoch, ckpt.get("seconds", 0.0) if ckpt else 0.0)
+    losses = (ckpt.get("loss_sum", 0.0), ckpt.get("loss_count", 0)) if ckpt and start_step else (0.0, 0)
     stop = StopFlag(args.world_size)
     previous_handler = signal.signal(signal.SIGINT, stop)
     steps_per_epoch = -(-len(training_data) // args.batch_size)
@@ -349,17 +358,20 @@ def main(argv=None) -> int:
                                 num_workers=args.num_workers, generator=torch.Generator().manual_seed(args.seed))
             with tqdm(total=steps_per_epoch, initial=first, desc=f"epoch {epoch + 1}", leave=False,
                       disable=not args.progress) as bar:
-                done, train_loss = train(loader, net, loss_fn, optimizer, first, stop, bar, args.world_size,
-                                         log=logger.step_logger(epoch, steps_per_epoch))
+                done, sums = train(loader, net, loss_fn, optimizer, first, stop, bar, args.world_size,
+                                   log=logger.step_logger(epoch, steps_per_epoch),
+                                   losses=losses if epoch == start_epoch else (0.0, 0))
+            train_loss = sums[0] / sums[1] if sums[1] else float("nan")
             if stop.requested and done < steps_per_epoch:
-                save_checkpoint(args.checkpoint, model, optimizer, epoch, done, args)
+                save_checkpoint(args.checkpoint, model, optimizer, epoch, done, args, logger, sums)
                 print(f"Interrupted: saved the training state after epoch {epoch + 1}, batch {done} to "
                       f"{args.checkpoint}; continue with --resume {args.checkpoint}")
                 return EXIT_INTERRUPTED
-            save_checkpoint(args.checkpoint, model, optimizer, epoch + 1, 0, args)
             if args.rank == 0:
                 accuracy, test_loss = test(test_dataloader, model, loss_fn, args.progress)
                 logger.epoch_end(epoch, (epoch + 1) * steps_per_epoch, train_loss, accuracy, test_loss, model)
+            # after the epoch's row: a checkpoint never says an epoch is done whose row metrics.csv lacks
+            save_checkpoint(args.checkpoint, model, optimizer, epoch + 1, 0, args, logger)
             if stop.requested:
                 print(f"Interrupted after epoch {epoch + 1}; continue with --resume {args.checkpoint}")
                 return EXIT_INTERRUPTED

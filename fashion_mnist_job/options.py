@@ -40,8 +40,8 @@ def parse_args(argv, description: str, models: list) -> argparse.Namespace:
     p.add_argument("--draw-graph", metavar="PATH",
                    help="write the backward graph of one training batch's loss (DOT text; SVG/PNG by the suffix)")
     p.add_argument("--metrics", metavar="FILE",
-                   help="one CSV row per epoch: epoch, step, loss (training mean), accuracy (test), lr, seconds "
-                        "(default: metrics.csv beside --checkpoint)")
+                   help="one CSV row per epoch: epoch, step, loss (training mean), accuracy (test), lr, seconds, "
+                        "run (default: metrics.csv beside --checkpoint; another run's file is moved aside)")
     p.add_argument("--tensorboard", metavar="DIR",
                    help="TensorBoard logs: loss, accuracy, learning rate, weight histograms (needs tensorboard)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the loss and accuracy curves (needs matplotlib)")
@@ -121,4 +121,11 @@ def read_checkpoint(path: str) -> dict:
         if not ok:
             need = "true or false" if kind is bool else f"an integer >= {low}" if low is not None else "an integer"
             sys.exit(f"Cannot resume from {path}: its {key} is {value!r}; it must be {need}")
+    # the run's own records (checkpoints from before them lack these: the run then starts new metrics)
+    for key, ok, need in (("run", lambda v: type(v) is str and v.isalnum(), "a run id of letters and digits"),
+                          ("loss_sum", lambda v: type(v) is float, "a float"),
+                          ("loss_count", lambda v: type(v) is int and v >= 0, "an integer >= 0"),
+                          ("seconds", lambda v: type(v) is float and v >= 0, "a float >= 0")):
+        if key in ckpt and not ok(ckpt[key]):
+            sys.exit(f"Cannot resume from {path}: its {key} is {ckpt[key]!r}; it must be {need}")
     return ckpt

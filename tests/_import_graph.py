@@ -3,9 +3,15 @@ or inside functions, the largest cycle, the imports written inside functions, an
 makes into another module's attributes while it loads (an import cycle in disguise: the lower module
 then depends on the upper one having loaded, and no import line says so).
 
+It also reads the package as its import picture draws it: each top-level file or folder of ``tinytorch/`` is
+one room, an arrow joins two rooms when a module of one imports a module of the other (at module level, in
+a function or for type checking only), and a circle is a set of files that import each other. A room stands
+on a floor above everything it imports, except across the few arrows that run back up, which the house test
+lists (``floors``).
+
 ``python tests/_import_graph.py [-v]`` prints the figures (``-v``: the cycle's modules, every
-function-level import and every import-time write); ``tests/house/test_house_import_graph.py`` holds them to their
-ceilings."""
+function-level import and every import-time write, and the room arrows that close a circle of rooms);
+``tests/house/test_house_import_graph.py`` holds them to their ceilings."""
 from __future__ import annotations
 
 import ast
@@ -54,9 +60,10 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom | ast.Import, k
     return [t for t in dict.fromkeys(targets) if t in known]
 
 
-def graph():
+def graph(type_checking: bool = False):
     """(edges: module -> set of modules, local: [(module, line, target)]) for imports of tinytorch
-    modules; ``local`` are those written inside a function (``if TYPE_CHECKING`` blocks are skipped)."""
+    modules; ``local`` are those written inside a function. ``if TYPE_CHECKING`` blocks are skipped unless
+    ``type_checking`` (the import picture draws them: a type-only import still ties two files)."""
     known = _modules()
     edges = {m: set() for m in known}
     local = []
@@ -66,7 +73,7 @@ def graph():
 
         def visit(node, in_function):
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                if not type_checking and isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                     continue
                 inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
@@ -202,18 +209,82 @@ def import_writes() -> list:
     return out
 
 
+def room_of(module: str) -> str:
+    """The room a module belongs to, named as the import picture names it: ``tinytorch/_ops/`` for every
+    module under that folder, ``tinytorch/tensor.py`` for a top-level file."""
+    rel = os.path.relpath(_modules()[module], PACKAGE).split(os.sep)
+    return f"tinytorch/{rel[0]}" + ("/" if len(rel) > 1 else "")
+
+
+def rooms() -> dict:
+    """room -> set of rooms it imports (every import: module level, in functions, for type checking)."""
+    edges, _ = graph(type_checking=True)
+    out = {room_of(m): set() for m in edges}
+    for m, targets in edges.items():
+        out[room_of(m)].update(room_of(t) for t in targets)
+    for room, targets in out.items():
+        targets.discard(room)
+    return out
+
+
+def circles() -> list:
+    """The sets of files that import each other (every import counted, type-only ones too), largest first."""
+    edges, _ = graph(type_checking=True)
+    return [c for c in strongly_connected(edges) if len(c) > 1]
+
+
+def reaches(edges: dict, start: str, goal: str) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt == goal:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
+
+
+def floors(room_edges: dict, upward: set) -> dict:
+    """room -> floor (1: imports no other room), each room one floor above the highest it imports, the arrows
+    in ``upward`` (those that run back up) left out. Raises ValueError naming a circle of rooms that no arrow
+    of ``upward`` breaks: such a circle has no floors."""
+    down = {r: room_edges[r] - {b for a, b in upward if a == r} for r in room_edges}
+    comps = [c for c in strongly_connected(down) if len(c) > 1]
+    if comps:
+        raise ValueError(f"a circle of rooms that no listed arrow breaks: {comps[0]}")
+    floor: dict = {}
+    for start in sorted(down):  # each room after every room it imports (the rooms left form no circle)
+        todo = [start]
+        while todo:
+            room = todo[-1]
+            waiting = [t for t in down[room] if t not in floor]
+            if waiting:
+                todo += waiting
+                continue
+            todo.pop()
+            floor[room] = 1 + max((floor[t] for t in down[room]), default=0)
+    return floor
+
+
 def figures() -> dict:
     edges, local = graph()
     comps = strongly_connected(edges)
     writes = import_writes()
+    room_edges = rooms()
+    closing = sorted((a, b) for a in room_edges for b in room_edges[a] if reaches(room_edges, b, a))
     return {"largest_cycle": len(comps[0]) if comps else 0, "cycle": comps[0] if comps else [],
-            "local_imports": len(local), "local": local, "import_writes": len(writes), "writes": writes}
+            "local_imports": len(local), "local": local, "import_writes": len(writes), "writes": writes,
+            "rooms": len(room_edges), "room_arrows": sum(map(len, room_edges.values())), "circles": circles(),
+            "closing": closing}
 
 
 if __name__ == "__main__":
     f = figures()
     print(f"largest import cycle: {f['largest_cycle']} modules; imports of tinytorch modules inside "
           f"functions: {f['local_imports']}; writes into other modules at import: {f['import_writes']}")
+    print(f"the picture: {f['rooms']} top-level files and folders (rooms), {f['room_arrows']} arrows between "
+          f"them, {len(f['closing'])} of them in a circle of rooms; {len(f['circles'])} circles of files")
     if "-v" in sys.argv:
         print("cycle:", ", ".join(f["cycle"]))
         for module, line, target in f["local"]:
@@ -221,3 +292,7 @@ if __name__ == "__main__":
         print("import-time writes:")
         for module, line, what in f["writes"]:
             print(f"  {module}:{line}: {what}")
+        print("circles of files:", f["circles"])
+        print("room arrows in a circle of rooms (the house test lists which of them run back up):")
+        for a, b in f["closing"]:
+            print(f"  {a} -> {b}")

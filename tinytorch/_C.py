@@ -24,7 +24,7 @@ from .autograd.grad_mode import _State
 from .linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 from .tensor import Tensor as _Tensor
-from .nn.modules._module_state import parse_to as _parse_to
+from .nn.modules.module import parse_to as _parse_to
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",

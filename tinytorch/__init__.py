@@ -7,6 +7,7 @@ from __future__ import annotations
 # first: tensor.py builds on autograd's core (grad_mode, node), and autograd's engine on tensor.py
 from . import autograd  # noqa: F401
 from . import _ops  # noqa: F401  (the op families declare themselves: torch.X, Tensor.X, ...)
+from . import _cpu  # noqa: F401  (PyTorch's CPU paths register onto them, unless TINYTORCH_REFERENCE=1)
 from .autograd import functional as _autograd_functional  # noqa: F401  (built on the ops and on func)
 from ._malloc import tune_malloc as _tune_malloc
 from . import accelerator, backends, cuda, random  # noqa: F401

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._meta_array import MetaArray
+
 # the package's name in reprs (``tinytorch.float32``, ``tinytorch.Size([2])``, ``dtype=`` in a tensor's): "torch"
 # once ``install_as_torch()`` has made the package answer to that name, so programs written for PyTorch print
 # PyTorch's text
@@ -257,8 +259,8 @@ def result_np_dtype(a, b) -> np.dtype:
 
     Tensors with dimensions outrank 0-dim tensors, which outrank Python scalars: a lower-ranked
     operand changes the result only when it is of a higher category (bool < int < float)."""
-    a_arr = type(a) is np.ndarray
-    b_arr = type(b) is np.ndarray
+    a_arr = type(a) is np.ndarray or type(a) is MetaArray
+    b_arr = type(b) is np.ndarray or type(b) is MetaArray
     if a_arr and b_arr:
         da, db = a.dtype, b.dtype
         if da is db or da == db:

@@ -1,12 +1,12 @@
-"""The storage of meta tensors (see ``tinytorch/_meta.py``) and the few helpers the lower layers need to
-make one: arrays that hold a shape, a dtype and strides and cost no memory, the test for a meta device
-name, and the meta default device. Numpy only, below the tensor module, so that every layer can use it;
-``_meta.py`` registers here what must happen when the first meta tensor appears (``bind_first_meta``)."""
+"""The few helpers the lower layers need to make a meta tensor (see ``tinytorch/_meta.py``): its storage, a
+``MetaArray`` (``_meta_array.py``: a shape, a dtype and strides, no values), the test for a meta device name,
+and the meta default device. Numpy only, below the tensor module, so that every layer can use it; ``_meta.py``
+registers here what must happen when the first meta tensor appears (``bind_first_meta``)."""
 from __future__ import annotations
 
 import threading
 
-import numpy as np
+from ._meta_array import MetaArray
 
 _hooks = {"first_meta": None, "default_meta": None}
 
@@ -27,16 +27,10 @@ def _default_now_meta() -> None:
         hook()
 
 
-def lazy_zeros(like: np.ndarray, dtype=None) -> np.ndarray:
-    """A zero array of ``like``'s shape and strides (in elements), of ``dtype`` (default: like's), whose
-    memory the operating system maps only when written (numpy's zeros are calloc'd): what a meta tensor
-    holds, so that a meta model of any size costs no memory while its values, never shown, read as zeros."""
-    dt = like.dtype if dtype is None else np.dtype(dtype)
-    if like.size == 0 or any(s < 0 for s in like.strides):
-        return np.zeros(like.shape, dtype=dt)
-    elems = [s // like.itemsize for s in like.strides]
-    span = 1 + sum((n - 1) * s for n, s in zip(like.shape, elems))
-    return np.lib.stride_tricks.as_strided(np.zeros(span, dtype=dt), like.shape, [s * dt.itemsize for s in elems])
+def dataless(like, dtype=None) -> MetaArray:
+    """What a meta tensor holds: ``like``'s shape and layout (a numpy array or a ``MetaArray``) of ``dtype``
+    (default: like's), and no values."""
+    return MetaArray.like(like, dtype)
 
 
 def is_meta_device(d) -> bool:
@@ -49,11 +43,10 @@ def is_meta_device(d) -> bool:
 
 
 def mark_meta(t):
-    """Flag tensor ``t`` as a meta tensor (in place) and drop the memory of its values: a fresh result gets
-    lazy zeros of its layout; a view keeps viewing its (meta) base's zeros."""
+    """Flag tensor ``t`` as a meta tensor (in place), its values dropped: it keeps its shape and layout."""
     if not t._meta:
-        if t._base is None:
-            t._data = lazy_zeros(t._data)
+        if type(t._data) is not MetaArray:
+            t._data = MetaArray.like(t._data)
         t._meta = True
         hook = _hooks["first_meta"]
         if hook is not None:

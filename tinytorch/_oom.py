@@ -2,8 +2,10 @@
 
 Code that catches PyTorch's out-of-memory error (``except RuntimeError``, or a check for "can't
 allocate memory" in its text) works unchanged. The conversion happens where a user's call enters
-tinytorch (module calls, backward, the torch-level functions), so the hot path pays nothing until an
-allocation fails."""
+tinytorch through a wrapper that exists anyway: every torch-level function (the registry's public
+function, factories included), module calls and backward; a ``try`` costs nothing until an allocation
+fails. Tensor methods and operators are the ops' own functions, with no wrapper (the hot path), so one
+called outside a module's forward lets numpy's MemoryError through (README, "Not there yet")."""
 from __future__ import annotations
 
 

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
+from ._meta_array import MetaArray
 from . import _dtype_casts
 from ._quiet_fp import cast, loud, quiet
 from . import _dtype
@@ -70,7 +71,7 @@ def _alloc(thunk, shape: tuple, npd) -> np.ndarray:
     instead of numpy's MemoryError / ValueError (the check costs nothing until numpy fails)."""
     try:
         if LAZY.on:
-            return np.zeros(shape, dtype=npd)  # calloc'd: no memory until written
+            return MetaArray(shape, npd)  # a meta tensor's storage: its shape and dtype, no values
         return thunk()
     except (MemoryError, ValueError) as e:
         numel = 1
@@ -424,7 +425,9 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None,
     for k in (n, m):
         if k is not None and k < 0:
             raise RuntimeError(f"{'n' if k is n else 'm'} must be greater or equal to 0, got {k}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
+    npd = _np_dtype(dtype)
+    return _finish(_alloc(lambda: np.eye(n, n if m is None else m, dtype=npd), (n, n if m is None else m), npd),
+                   requires_grad)
 
 
 _accumulate.bind_empty_like(empty_like)  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
@@ -455,17 +458,20 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     npd = _np_dtype(dtype, _dtype.get_default_dtype() if is_float else _dtype.int64)
     if npd == np.bool_ or npd in NARROW_NP:  # no arange kernel for them
         raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dtype.FROM_NP[npd]._scalar}\'')
-    if npd.kind in "iu" and is_float:
-        arr = _integer_arange(start, end, step, npd)
-        return _finish(arr.astype(npd), requires_grad)
-    n = int(np.ceil((end - start) / step))
-    if npd == np.float32 or npd == np.float64:
-        arr = _arange_like_pytorch(float(start), float(step), n, npd)
-    elif is_float:
-        arr = start + np.arange(n, dtype=np.float64) * step
-    else:
-        arr = np.arange(start, end, step)
-    return _finish(cast(arr, npd), requires_grad)
+    n = _integer_arange_count(start, end, step, npd) if npd.kind in "iu" and is_float else \
+        max(int(np.ceil((end - start) / step)), 0)
+
+    def values():
+        if npd.kind in "iu" and is_float:
+            return _integer_arange(start, end, step, npd).astype(npd)
+        if npd == np.float32 or npd == np.float64:
+            return cast(_arange_like_pytorch(float(start), float(step), n, npd), npd)
+        if is_float:
+            return cast(start + np.arange(n, dtype=np.float64) * step, npd)
+        return cast(np.arange(start, end, step), npd)
+
+    # (a failed allocation names the result's bytes, as PyTorch's, whatever intermediate numpy asked for)
+    return _finish(_alloc(values, (n,), npd), requires_grad)
 
 
 def _integer_arange(start: float, end: float, step: float, npd: np.dtype) -> np.ndarray:
@@ -473,6 +479,10 @@ def _integer_arange(start: float, end: float, step: float, npd: np.dtype) -> np.
     i * trunc(step) in int64 (so a step under 1 repeats start); int64 also counts them in integers
     from the truncated bounds (a truncated step of 0 is then its ValueError), the other integer
     dtypes count ceil((end - start) / step) in double from the bounds as given."""
+    return int(start) + np.arange(_integer_arange_count(start, end, step, npd), dtype=np.int64) * int(step)
+
+
+def _integer_arange_count(start: float, end: float, step: float, npd: np.dtype) -> int:
     xs, xe, xst = int(start), int(end), int(step)  # C++'s double -> int64 conversion truncates
     if npd == np.int64:
         if xst == 0:
@@ -481,7 +491,7 @@ def _integer_arange(start: float, end: float, step: float, npd: np.dtype) -> np.
         n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)  # C++'s truncating division
     else:
         n = int(np.ceil((end - start) / step))
-    return xs + np.arange(max(n, 0), dtype=np.int64) * xst
+    return max(n, 0)
 
 
 def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np.ndarray:
@@ -512,6 +522,10 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
         raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
     if npd.kind in "iu":  # an integer linspace starts from the bounds converted (truncated) to integers
         start, end = int(float(start)), int(float(end))
+    return _finish(_alloc(lambda: _linspace_values(start, end, steps, npd), (steps,), npd), requires_grad)
+
+
+def _linspace_values(start, end, steps: int, npd: np.dtype) -> np.ndarray:
     if steps == 1:
         arr = np.array([start], dtype=np.float64)
     else:
@@ -525,8 +539,7 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
             step = npd.type(npd.type(e - s) / npd.type(steps - 1))
             i = np.arange(steps)
             k = np.where(i < steps // 2, i, steps - 1 - i).astype(npd)
-            arr = np.where(i < steps // 2, s + step * k, e - step * k)
-            return _finish(arr.astype(npd), requires_grad)
+            return np.where(i < steps // 2, s + step * k, e - step * k).astype(npd)
         if npd in FLOATING_NP:
             s, e = npd.type(s), npd.type(e)
             step = np.float64((e - s) / npd.type(steps - 1))
@@ -536,7 +549,7 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
         first = i < steps // 2
         arr = _fma(np.where(first, step, -step), np.where(first, i, steps - 1 - i),
                    np.where(first, np.float64(s), np.float64(e)))
-    return _finish(arr.astype(npd), requires_grad)
+    return arr.astype(npd)
 
 
 
@@ -565,6 +578,10 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
         raise RuntimeError("number of steps must be non-negative")
     start, end, base = _number(start), _number(end), _number(base)
     npd = _np_dtype(dtype)
+    return _finish(_alloc(lambda: _logspace_values(start, end, steps, base, npd), (steps,), npd), requires_grad)
+
+
+def _logspace_values(start, end, steps: int, base, npd: np.dtype) -> np.ndarray:
     i = np.arange(steps)
     first = i < steps // 2
     with np.errstate(all="ignore"):
@@ -588,7 +605,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=N
             arr = libm_pow(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
             if npd in LOWP_NP:
                 arr = arr.astype(np.float32)
-    return _finish(arr.astype(npd), requires_grad)
+    return arr.astype(npd)
 
 
 @op(variants="function")
@@ -602,6 +619,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
 
 def _layout(shape: tuple, strides: tuple, npd: np.dtype) -> np.ndarray:
     """A zero array of ``shape`` whose strides (in elements) are ``strides``."""
+    if LAZY.on:
+        return MetaArray(shape, npd, tuple(s * npd.itemsize for s in strides))
     need = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0
     buf = np.zeros(max(need, 0), dtype=npd)
     if not need:

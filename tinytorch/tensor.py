@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from ._dtype import FLOATING_NP
+from ._meta_array import MetaArray
 from . import _dtype
 from .autograd.grad_mode import FRESH_VERSION, NO_VERSION, _Active, _State, version_counter
 from ._size import Size, device  # noqa: F401  (re-exported: tinytorch.Size, tinytorch.device)
@@ -113,7 +114,7 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
 
 def _wrap_float_result(x):
     """Numpy ufuncs return scalars for 0-d inputs; tensors always hold arrays."""
-    return x if type(x) is np.ndarray else np.asarray(x)
+    return x if type(x) is np.ndarray or type(x) is MetaArray else np.asarray(x)
 
 
 def legacy_array(np_dtype, args: tuple) -> np.ndarray:

@@ -293,6 +293,54 @@ def test_gzip_bomb_stops_inflating_at_the_size_its_header_gives(tmp_path):
     assert peak < 5_000_000  # the header's 3936 bytes and one byte more, not 64 MB
 
 
+@pytest.mark.parametrize("header,says", [
+    (bytes([0, 0, 8, 3]) + struct.pack(">3i", 5000, 81, 81), "dims are 81x81; expected 28x28"),
+    (bytes([0, 0, 0x0D, 3]) + struct.pack(">3i", 5000, 28, 28), "dtype code 0x0D (float32)"),
+    (bytes([0, 0, 8, 4]) + struct.pack(">4i", 5000, 28, 28, 8), "number of dimensions is 4; expected 3"),
+])
+def test_gzip_bomb_with_a_wrong_header_is_refused_before_inflating(tmp_path, header, says):
+    # a header that fails only the checks made on the whole file: before, its 32 MB were inflated first
+    import tracemalloc
+
+    make_mnist(str(tmp_path))
+    path = os.path.join(str(tmp_path), "MNIST", "raw", "train-images-idx3-ubyte.gz")
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(header)
+        for _ in range(32):
+            f.write(bytes(1 << 20))
+    assert os.path.getsize(path) < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as info:
+            datasets.MNIST(str(tmp_path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(info.value).startswith(path) and says in str(info.value)
+    assert peak < 2_000_000
+
+
+def test_raw_file_of_the_wrong_size_is_refused_before_reading(tmp_path):
+    # an extracted file whose length the header does not describe is refused from its size alone (before,
+    # its 64 MB were read first); a sparse file, so the test writes nothing to disk
+    import tracemalloc
+
+    arr, _ = make_mnist(str(tmp_path))
+    raw = tmp_path / "MNIST" / "raw" / "train-images-idx3-ubyte"
+    raw.write_bytes(idx_bytes(arr))
+    with open(raw, "r+b") as f:
+        f.truncate(len(idx_bytes(arr)) + (64 << 20))
+    (tmp_path / "MNIST" / "raw" / "train-images-idx3-ubyte.gz").unlink()
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="train-images-idx3-ubyte: payload has 67108864 trailing bytes"):
+            datasets.MNIST(str(tmp_path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000
+
+
 @pytest.mark.parametrize("which", ["labels", "images"])
 def test_header_count_beyond_the_split_is_refused_before_inflating(tmp_path, which):
     # a .gz of a few hundred kB whose header claims 2**31 - 1 items: nothing is inflated past the

@@ -58,9 +58,11 @@ def test_timm_models_train_with_timms_optimizer_and_scheduler():
         # PyTorch's initial weights (same seed, same draws), so the first loss and gradient agree to float32
         # rounding, and so do the steps after
         np.testing.assert_allclose(r["losses"], t["losses"], rtol=1e-5, atol=1e-5, err_msg=name)
-        np.testing.assert_allclose(r["grads"], t["grads"], rtol=1e-4, err_msg=name)
         # EfficientNet's eval output moves by up to 3e-3 between PyTorch's own CPU paths (DEFAULT against AVX512,
         # measured): its batch norms feeding batch norms have gradients that are zero but for rounding, and AdamW's
-        # first steps turn that noise into steps of the learning rate's size, of either sign
-        tol = 5e-3 if name == "efficientnet_b0" else 5e-5
+        # first steps turn that noise into steps of the learning rate's size, of either sign; the gradient norms
+        # after those steps move by 1.2e-4 (DEFAULT against tinytorch, measured on an AMD EPYC)
+        effnet = name == "efficientnet_b0"
+        np.testing.assert_allclose(r["grads"], t["grads"], rtol=1e-3 if effnet else 1e-4, err_msg=name)
+        tol = 5e-3 if effnet else 5e-5
         np.testing.assert_allclose(np.array(r["eval"]), np.array(t["eval"]), rtol=1e-4, atol=tol, err_msg=name)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch._random import avx2_normal, fpmath
+from tinytorch._cpu import avx2_normal
+from tinytorch._random import fpmath
 
 from test_random import both
 

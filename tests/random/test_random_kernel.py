@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinytorch._random import avx2_normal
+from tinytorch._cpu import avx2_normal
 from tinytorch._random.fpmath import fma32, fma64
 
 pytestmark = pytest.mark.bitexact

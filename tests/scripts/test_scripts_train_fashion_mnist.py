@@ -165,7 +165,7 @@ def _bad_resume_files(tmp_path):
                     "step": 0, "rng_state": tinytorch.get_rng_state(), "seed": 0, "batch_size": 64,
                     "shuffle": True}, tmp_path / "other_model.pth")
     return {"truncated.pth": "malformed PyTorch checkpoint",
-            "junk.pth": "header length",
+            "junk.pth": "not a checkpoint: the file is text",
             "model.pth": "it holds a model's weights (a state_dict), not a training checkpoint",
             "other_model.pth": "Error(s) in loading state_dict for NeuralNetwork:"}
 
@@ -255,7 +255,7 @@ def test_metrics_csv_tensorboard_and_plot(tmp_path):
     assert proc.returncode == 0, proc.stderr
     import csv
     rows = list(csv.DictReader(open(tmp_path / "m.csv")))
-    assert list(rows[0]) == ["epoch", "step", "loss", "accuracy", "lr", "seconds"]
+    assert list(rows[0]) == ["epoch", "step", "loss", "accuracy", "lr", "seconds", "run"]
     assert [(r["epoch"], r["step"], r["lr"]) for r in rows] == [("1", "128", "0.05"), ("2", "256", "0.05")]
     accuracies = [float(a) / 100 for a in re.findall(r"Accuracy: ([\d.]+)%", proc.stdout)]
     assert [float(r["accuracy"]) for r in rows] == pytest.approx(accuracies, abs=1e-3)
@@ -273,6 +273,65 @@ def test_metrics_csv_tensorboard_and_plot(tmp_path):
     assert "Wrote the loss and accuracy curves to" in proc.stdout
 
 
+def _metrics(path):
+    import csv
+    return list(csv.DictReader(open(path)))
+
+
+def test_metrics_of_a_run_resumed_mid_epoch_are_an_uninterrupted_runs(tmp_path):
+    # before, the resumed epoch's row held the mean of its post-resume batches only
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    common = ("--lr", "0.05", "--seed", "2", "--batch-size", "16", "--epochs", "2")
+    full = run_script(tmp_path / "a", *common)
+    assert full.returncode == 0, full.stderr
+    cmd = [sys.executable, "-u", SCRIPT, "--data-root", data_root(), "--no-download", "--no-progress",
+           "--save", str(tmp_path / "b" / "model.pth"), "--checkpoint", str(tmp_path / "b" / "ckpt.pth"), *common]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path / "b",
+                            env=ENV)
+    for line in proc.stdout:  # interrupted in the middle of the first epoch
+        if line.startswith("loss:"):
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    ckpt = tinytorch.load(tmp_path / "b" / "ckpt.pth")
+    assert ckpt["epoch"] == 0 and 0 < ckpt["step"] < 512 and ckpt["loss_count"] == ckpt["step"]
+    resumed = run_script(tmp_path / "b", "--resume", str(tmp_path / "b" / "ckpt.pth"), *common)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = _metrics(tmp_path / "a" / "metrics.csv"), _metrics(tmp_path / "b" / "metrics.csv")
+    keys = ("epoch", "step", "loss", "accuracy", "lr")
+    assert [[r[k] for k in keys] for r in b] == [[r[k] for k in keys] for r in a]
+    assert {r["run"] for r in b} == {ckpt["run"]} and not (tmp_path / "b" / "metrics.csv.1").exists()
+
+
+def test_two_runs_in_one_folder_never_share_a_metrics_file(tmp_path):
+    # before, a resumed run appended to whatever metrics.csv the folder held: another run's rows
+    args = ("--limit", "256", "--batch-size", "32")
+    first = run_script(tmp_path, *args, "--epochs", "1", "--checkpoint", str(tmp_path / "c1.pth"))
+    assert first.returncode == 0, first.stderr
+    run1 = _metrics(tmp_path / "metrics.csv")[0]["run"]
+    second = run_script(tmp_path, *args, "--epochs", "2", "--checkpoint", str(tmp_path / "c2.pth"))
+    assert second.returncode == 0, second.stderr
+    assert f"{tmp_path / 'metrics.csv'} held another run's rows: moved to {tmp_path / 'metrics.csv.1'}" in second.stderr
+    assert [r["run"] for r in _metrics(tmp_path / "metrics.csv.1")] == [run1]
+    rows2 = _metrics(tmp_path / "metrics.csv")
+    assert [r["epoch"] for r in rows2] == ["1", "2"] and len({r["run"] for r in rows2} | {run1}) == 2
+    # the first run resumed: its own rows only, in a file of its own; the second run's moved aside, kept
+    resumed = run_script(tmp_path, *args, "--epochs", "2", "--checkpoint", str(tmp_path / "c1.pth"),
+                         "--resume", str(tmp_path / "c1.pth"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert [(r["epoch"], r["run"]) for r in _metrics(tmp_path / "metrics.csv")] == [("2", run1)]
+    assert _metrics(tmp_path / "metrics.csv.2") == rows2
+    # the second run resumed from its epoch 1 (an older copy of its checkpoint): its file, without the epoch it
+    # trains again
+    tinytorch.save({**tinytorch.load(tmp_path / "c2.pth"), "epoch": 1}, tmp_path / "c2_epoch1.pth")
+    again = run_script(tmp_path, *args, "--epochs", "2", "--metrics", str(tmp_path / "metrics.csv.2"),
+                       "--checkpoint", str(tmp_path / "c2.pth"), "--resume", str(tmp_path / "c2_epoch1.pth"))
+    assert again.returncode == 0, again.stderr
+    assert [r["epoch"] for r in _metrics(tmp_path / "metrics.csv.2")] == ["1", "2"]
+
+
 def test_default_metrics_file_and_missing_matplotlib(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "run").mkdir()
@@ -280,7 +339,7 @@ def test_default_metrics_file_and_missing_matplotlib(tmp_path):
     assert proc.returncode == 0, proc.stderr
     # beside the checkpoint, the run's other output
     lines = (tmp_path / "out" / "metrics.csv").read_text().splitlines()
-    assert lines[0] == "epoch,step,loss,accuracy,lr,seconds" and lines[1].startswith("1,1,")
+    assert lines[0] == "epoch,step,loss,accuracy,lr,seconds,run" and lines[1].startswith("1,1,")
     assert not (tmp_path / "run" / "metrics.csv").exists()
     # the script's folder first on sys.path, as `python train_fashion_mnist.py` puts it (its sibling
     # package fashion_mnist_job is imported from there)

@@ -440,7 +440,7 @@ def test_header_length_beyond_file_rejected_before_allocation():
 def test_header_length_over_100mb_rejected_before_allocation(tmp_path):
     path = tmp_path / "huge.safetensors"
     with open(path, "wb") as fh:  # sparse: the size is real, the disk use is not
-        fh.write(struct.pack("<Q", MAX_HEADER_BYTES + 1))
+        fh.write(struct.pack("<Q", MAX_HEADER_BYTES + 1) + b"{")  # a JSON header follows: a safetensors file
         fh.truncate(MAX_HEADER_BYTES + 64)
 
     def attempt():
@@ -680,6 +680,29 @@ def test_checkpoint_from_the_safetensors_only_version_still_loads():
     assert got["optimizer"]["state"][0]["momentum_buffer"]._data.tolist() == [[0.25, 0.5]]
     assert got["optimizer"]["param_groups"] == [{"lr": 0.1, "params": [0, 1], "nesterov": False}]
     assert got["epoch"] == 3 and got["rng_state"]._data.tolist() == [0, 1, 2, 3]
+
+
+# a PyTorch-format checkpoint written by tinytorch before it wrote torch.save's bytes: no data descriptors, no
+# serialization id, the folder always "archive", strings and tuples not memoized
+OLD_ZIP_HEX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tinytorch_zip_v1.hex")
+
+
+def test_zip_checkpoint_from_before_torch_saves_layout_still_loads():
+    with open(OLD_ZIP_HEX) as fh:
+        blob = bytes.fromhex(fh.read().strip())
+    got = load(io.BytesIO(blob))
+    assert list(got) == ["model", "optimizer", "epoch", "views", "q", "s", "b"]
+    assert list(got["model"]) == ["weight", "bias"] and got["model"]._metadata == {"": {"version": 1}}
+    assert got["optimizer"]["state"][1]["momentum_buffer"]._data.tolist() == [1.0, 1.0]
+    assert got["optimizer"]["param_groups"][0]["params"] == [0, 1] and got["epoch"] == 3
+    base, view = got["views"]
+    view._data[0] = -1.0  # one storage, as saved
+    assert base._data.tolist() == [0.0, 1.0, -1.0, 3.0, 4.0, 5.0]
+    assert got["q"].int_repr()._data.tolist() == [3, 0] and got["s"] == {"a", "b"} and got["b"] == b"xy"
+    torch = pytest.importorskip("torch")
+    theirs = torch.load(io.BytesIO(blob))
+    assert theirs["model"]["weight"].numpy().tobytes() == got["model"]["weight"]._data.tobytes()
+    assert theirs["q"].int_repr().tolist() == [3, 0]
 
 
 @pytest.mark.parametrize("structure", [[["list"], 1], ["list", [{"a": 1}]], [{"k": "v"}],

@@ -242,14 +242,18 @@ def test_same_object_same_bytes(tmp_path):
     tinytorch.manual_seed(0)
     model = tinytorch.nn.Linear(3, 2)
     obj = {"model": model.state_dict(), "s": {"b", "a", "c"}, "x": [1.5, None]}
+    # the archive's folder is the file's stem as in torch.save (a file object's is "archive"): equal stems,
+    # equal bytes
+    (tmp_path / "sub").mkdir()
     blobs = []
-    for name in ("a.pt", "b.pth"):
+    for name in ("a.pt", "sub/a.pth", "archive.pt"):
         save(obj, tmp_path / name)
         blobs.append((tmp_path / name).read_bytes())
     buf = io.BytesIO()
     save(obj, buf)
     blobs.append(buf.getvalue())
-    assert blobs[0] == blobs[1] == blobs[2]
+    assert blobs[0] == blobs[1] and blobs[2] == blobs[3]
+    assert zipfile.ZipFile(tmp_path / "a.pt").namelist()[0] == "a/data.pkl"
     infos = zipfile.ZipFile(tmp_path / "a.pt").infolist()
     assert {i.date_time for i in infos} == {(1980, 0, 0, 0, 0, 0)}
     for info in infos:  # stored, and each record's data starts on a 64-byte boundary as torch's

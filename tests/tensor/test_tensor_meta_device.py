@@ -186,9 +186,8 @@ def test_module_to_meta_of_batchnorm_buffers(torch):
 
 
 def test_meta_tensors_cost_no_memory():
-    # a 1.6 GB layer built on the meta device: its weight's pages are never written, so the process does not
-    # grow (the initialisation's in-place writes are skipped on meta tensors, as PyTorch's meta kernels do);
-    # a forward reads the untouched zero pages and writes only its small result
+    # a 1.6 GB layer built on the meta device holds no values: the process does not grow (the initialisation's
+    # in-place writes are skipped on meta tensors, as PyTorch's meta kernels do), nor does a forward
     import resource
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -208,3 +207,129 @@ def test_random_meta_factories_leave_the_generator_alone(torch):
         return lib.randn(3).tolist()
 
     assert run(tinytorch) == pytest.approx(run(torch))
+
+
+HUGE = {  # sizes no machine holds: each result's shape, dtype and strides, as PyTorch's meta kernels give them
+    "empty": lambda lib: _m(lib, 10**13),
+    "view": lambda lib: _m(lib, 10**13).view(10**6, -1),
+    "slice_stride": lambda lib: _m(lib, 10**13)[::2],
+    "mul": lambda lib: _m(lib, 10**13) * 2,
+    "sum_dim": lambda lib: _m(lib, 10**6, 10**7).sum(1),
+    "mean_keepdim": lambda lib: _m(lib, 10**6, 10**7).mean(-1, keepdim=True),
+    "matmul": lambda lib: _m(lib, 10**6, 10**6) @ _m(lib, 10**6, 10**5),
+    "softmax": lambda lib: lib.softmax(_m(lib, 10**5, 10**6), -1),
+    "transpose_contiguous": lambda lib: _m(lib, 10**5, 10**6).t().contiguous(),
+    "randn": lambda lib: lib.randn(10**13, device="meta"),
+    "zeros_like": lambda lib: lib.zeros_like(_m(lib, 10**13)),
+    "arange": lambda lib: lib.arange(10**13, device="meta"),
+    "full": lambda lib: lib.full((10**7, 10**6), 2.0, device="meta"),
+    "linear": lambda lib: lib.nn.Linear(10**5, 10**5, device="meta")(_m(lib, 10**4, 10**5)),
+    "to_half": lambda lib: _m(lib, 10**13).to(lib.float16),
+    "cat": lambda lib: lib.cat([_m(lib, 10**12), _m(lib, 10**12)]),
+    "layer_norm": lambda lib: lib.nn.functional.layer_norm(_m(lib, 10**6, 10**6), (10**6,)),
+    "expand": lambda lib: _m(lib, 10**6, 1).expand(10**6, 10**7),
+    "index": lambda lib: _m(lib, 10**7, 10**6)[lib.tensor([0, 5, 7])],
+}
+
+
+@pytest.mark.parametrize("case", sorted(HUGE))
+def test_huge_meta_tensors_allocate_nothing(torch, case):
+    # before, a meta tensor held zeros of its size: 10**13 elements could not even be mapped
+    import tracemalloc
+
+    expected = _outcome(HUGE[case], torch)
+    tracemalloc.start()
+    try:
+        got = _outcome(HUGE[case], tinytorch)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == expected
+    assert peak < 16 << 20, peak
+
+
+SHAPE_ERRORS = {
+    "mm": lambda lib: _m(lib, 2, 3) @ _m(lib, 4, 5),
+    "linear": lambda lib: lib.nn.functional.linear(_m(lib, 2, 3), _m(lib, 4, 5)),
+    "broadcast": lambda lib: _m(lib, 2, 3) + _m(lib, 4),
+    "broadcast_second": lambda lib: _m(lib, 2, 3) * _m(lib, 3, 2),
+    "cat": lambda lib: lib.cat([_m(lib, 2, 3), _m(lib, 2, 4)]),
+    "cat_dim1": lambda lib: lib.cat([_m(lib, 2, 3), _m(lib, 5, 4)], 1),
+    "view": lambda lib: _m(lib, 2, 3).view(4, 2),
+    "view_of_transpose": lambda lib: _m(lib, 2, 3).t().view(6),
+    "conv_channels": lambda lib: lib.nn.functional.conv2d(_m(lib, 1, 3, 8, 8), _m(lib, 4, 2, 3, 3)),
+    "index": lambda lib: _m(lib, 2, 3)[5],
+    "expand": lambda lib: _m(lib, 2, 3).expand(4, 3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHAPE_ERRORS))
+def test_meta_shape_errors_as_pytorch(torch, case):
+    assert _outcome(SHAPE_ERRORS[case], tinytorch) == _outcome(SHAPE_ERRORS[case], torch)
+
+
+def _llm(lib, layers: int, d: int = 4096, hidden: int = 11008, vocab: int = 32000, heads: int = 32):
+    """A decoder-only transformer of Llama's shapes (7B at 32 layers): embedding, attention and gated MLP blocks."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+            self.gate, self.up = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
+            self.down = nn.Linear(hidden, d, bias=False)
+            self.n1, self.n2 = nn.RMSNorm(d), nn.RMSNorm(d)
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            h = self.n1(x)
+            q, k, v = (f(h).view(b, s, heads, d // heads).transpose(1, 2) for f in (self.q, self.k, self.v))
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.o(a.transpose(1, 2).reshape(b, s, d))
+            h = self.n2(x)
+            return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, d)
+            self.blocks = nn.ModuleList([Block() for _ in range(layers)])
+            self.norm, self.head = nn.RMSNorm(d), nn.Linear(d, vocab, bias=False)
+
+        def forward(self, ids):
+            x = self.emb(ids)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x))
+
+    return LM()
+
+
+def test_a_7b_model_on_meta_holds_no_memory():
+    # PyTorch's reason for meta tensors: a model far larger than the machine built, counted and run for its shapes
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with tinytorch.device("meta"):
+            model = _llm(tinytorch, 32)
+        built = tracemalloc.get_traced_memory()[1]
+        out = model(tinytorch.zeros(1, 128, dtype=tinytorch.int64, device="meta"))
+        ran = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    n = sum(p.numel() for p in model.parameters())
+    assert n == 32000 * 4096 * 2 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096
+    assert all(p.is_meta for p in model.parameters()) and out.is_meta and tuple(out.shape) == (1, 128, 32000)
+    assert built < 8 << 20 and ran < 32 << 20, (built, ran)
+
+
+def test_a_transformer_on_meta_as_pytorch(torch):
+    def run(lib):
+        with lib.device("meta"):
+            model = _llm(lib, 2, d=64, hidden=160, vocab=100, heads=4)
+        ids = lib.zeros(2, 7, dtype=lib.int64, device="meta")
+        out = model(ids)
+        return [_seen(p) for p in model.parameters()], _seen(out), _seen(model.blocks[0].q(model.emb(ids)))
+
+    assert run(tinytorch) == run(torch)

@@ -6,7 +6,8 @@ hidden projection of ``h`` to its slice and runs the generic ``LSTMCell``:
 float32, sigmoid and tanh as PyTorch's CPU build computes them (``_aten_math.py``)."""
 from __future__ import annotations
 
-from .. import cat, dropout as _dropout, stack
+from .._ops.nn.dropout import dropout as _dropout
+from .._ops.shape.join import cat, stack
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, _make
 from . import aten_math as _aten_math

@@ -1,3 +1,5 @@
-"""PyTorch's CPU random streams in numpy: the engine and state (``engine``), exact fused
-multiply-adds and glibc's math (``fpmath``), the normal kernels (``normal``, ``avx2_normal``), the
-other distributions (``draws``) and the tensor functions built on them (``tensor_ops``)."""
+"""PyTorch's CPU random streams in numpy: the engine and state (``engine``), the ``Generator`` over it and
+the default generator (``generator``; ``tinytorch.random`` is the public module), exact fused
+multiply-adds and glibc's math (``fpmath``), the normal kernels (``normal``; PyTorch's AVX2 one is
+``tinytorch/_cpu/avx2_normal.py``), the other distributions (``draws``) and the tensor functions built on them
+(``tensor_ops``)."""

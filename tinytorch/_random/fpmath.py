@@ -1,5 +1,5 @@
 """Exact arithmetic the random kernels need and numpy lacks: fused multiply-adds and glibc's
-double log / log1p / sin / cos (the float32 normal kernel has its own, in ``avx2_normal``).
+double log / log1p / sin / cos (the float32 normal kernel has its own, in ``tinytorch/_cpu/avx2_normal.py``).
 
 PyTorch's kernels were compiled with fused multiply-adds (some written out, some contracted by the
 compiler), so a plain ``a * b + c`` in numpy rounds twice where PyTorch rounds once and the bits

@@ -1,4 +1,7 @@
-"""Normal samples as PyTorch's CPU ``normal_`` makes them, for each of its three paths.
+"""Normal samples as PyTorch's CPU ``normal_`` makes them, for each of its three paths: which uniforms are
+drawn, in which order, and how each pair becomes two normals (Box-Muller). The arithmetic here is plain numpy;
+PyTorch's own (glibc's log/cos/sin, its fused multiply-adds, the AVX2 kernel's float32 Cephes polynomials)
+is registered onto the named steps below from ``tinytorch/_cpu/random.py``.
 
 - float32, 16 or more elements, contiguous: PyTorch's AVX2 kernel (also used on AVX-512 machines).
   All n uniforms are drawn first; each block of 16 pairs lane j (u1 = 1 - u[j]) with lane j + 8
@@ -13,10 +16,28 @@ import math
 
 import numpy as np
 
-from .avx2_normal import box_muller as _box_muller_f32
-from .fpmath import F32, F64, fma64, libm_cos, libm_log, libm_log1p, libm_sin
-
+F32, F64 = np.float32, np.float64
 _TWO_PI = 2.0 * math.pi
+
+# the steps' arithmetic (each a kernel path of tinytorch/_cpu/random.py)
+_log, _log1p, _cos, _sin = np.log, np.log1p, np.cos, np.sin
+
+
+def _scaled(z, std, mean):
+    """``z * std + mean`` in float64, rounded twice (PyTorch's FMA builds round once)."""
+    return z * std + mean
+
+
+def _box_muller_f32(blocks: np.ndarray, mean, std, out=None) -> np.ndarray:
+    """The normals of ``blocks`` (k x 2 x 8 float32 uniforms) as PyTorch's 16-lane float32 kernel pairs them:
+    lane j of the first half (u1 = 1 - u) with lane j of the second (u2); radius * cos into the first half,
+    radius * sin into the second, each times std plus mean. ``out`` may be ``blocks``."""
+    radius = np.sqrt(np.float32(-2.0) * np.log(np.float32(1.0) - blocks[:, 0, :]))
+    theta = blocks[:, 1, :] * np.float32(_TWO_PI)
+    out = np.empty(blocks.shape, F32) if out is None else out
+    out[:, 0, :] = radius * np.cos(theta) * std + mean
+    out[:, 1, :] = radius * np.sin(theta) * std + mean
+    return out
 
 
 def normal_values(eng, n: int, npd: np.dtype, mean: float, std: float, contiguous: bool = True) -> np.ndarray:
@@ -29,7 +50,7 @@ def normal_values(eng, n: int, npd: np.dtype, mean: float, std: float, contiguou
         return _fill_f16(eng, n, F32(mean), F32(std)).astype(npd)
     z = scalar_normals(eng, n)
     if not (mean == 0.0 and std == 1.0):
-        z = fma64(z, float(std), float(mean))
+        z = _scaled(z, float(std), float(mean))
     return z.astype(npd, copy=False)
 
 
@@ -45,11 +66,11 @@ def scalar_normals(eng, n: int) -> np.ndarray:
     if m:
         pairs = (m + 1) // 2
         u = eng.float64_uniform(2 * pairs).reshape(pairs, 2)
-        r = np.sqrt(-2.0 * libm_log1p(-u[:, 1]))
+        r = np.sqrt(-2.0 * _log1p(-u[:, 1]))
         theta = _TWO_PI * u[:, 0]
         both = np.empty((pairs, 2), F64)
-        both[:, 0] = r * libm_cos(theta)
-        both[:, 1] = r * libm_sin(theta)
+        both[:, 0] = r * _cos(theta)
+        both[:, 1] = r * _sin(theta)
         out[k:] = both.reshape(-1)[:m]
         if m % 2:
             eng.normal_y, eng.normal_valid = float(both[-1, 1]), True
@@ -98,14 +119,14 @@ _CHUNK64 = 2048  # blocks of 16
 
 
 def _box_muller_f64(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
-    radius = libm_log(1.0 - blocks[:, 0, :])
+    radius = _log(1.0 - blocks[:, 0, :])
     radius *= -2.0
     np.sqrt(radius, out=radius)
     theta = blocks[:, 1, :] * _TWO_PI
     out = np.empty(blocks.shape, F64)
     n1, n2 = out[:, 0, :], out[:, 1, :]
-    np.multiply(radius, libm_cos(theta), out=n1)
-    np.multiply(radius, libm_sin(theta), out=n2)
+    np.multiply(radius, _cos(theta), out=n1)
+    np.multiply(radius, _sin(theta), out=n2)
     if not (std == 1.0 and mean == 0.0):
-        n1[...], n2[...] = fma64(n1, std, mean), fma64(n2, std, mean)
+        n1[...], n2[...] = _scaled(n1, std, mean), _scaled(n2, std, mean)
     return out

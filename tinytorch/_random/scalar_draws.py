@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..random import _engine
+from .generator import _engine
 
 
 class _Stream:

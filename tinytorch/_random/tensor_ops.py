@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .._dtype import FLOATING_NP
+from .._meta_array import MetaArray
 from .. import _dtype
 from ..autograd.grad_mode import version_counter
 from .._size import _require_cpu
@@ -19,7 +20,7 @@ from .._ops.shape.views import refresh
 from ..autograd.node import Node
 from .._ops._core.record import record
 from .._ops._core.registry import op
-from ..random import _engine
+from .generator import _engine
 from ..tensor import Tensor, _make
 from . import draws
 from .fpmath import fma64, libm_exp, libm_tan
@@ -64,6 +65,9 @@ def _fill(t: Tensor, values: np.ndarray) -> Tensor:
     """Write ``values`` (in draw order) into ``t``: memory order, as PyTorch's TensorIterator walks a
     tensor (outermost stride first), so a transposed view takes its draws as its base would."""
     check_inplace(t)
+    if values is None:  # a meta tensor: checked, counted as written, nothing drawn (PyTorch's meta kernels)
+        version_counter(t)[0] += 1
+        return t
     arr = writeable(t._data)  # PyTorch's refusal of an expanded tensor (more than one element per location)
     if arr.ndim == 0 or arr.flags.c_contiguous:
         arr[...] = values.reshape(arr.shape)
@@ -120,11 +124,15 @@ def _normal(npd: np.dtype, n: int, mean, std, generator, contiguous: bool = True
 
 @op(variants="method", no_batch=_RANDOM)
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    if type(self._data) is MetaArray:  # a meta tensor's storage: nothing to draw
+        return _fill(self, None)
     return _fill(self, _uniform(self._data.dtype, self._data.size, a, b, generator))
 
 
 @op(variants="method", no_batch=_RANDOM)
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    if type(self._data) is MetaArray:
+        return _fill(self, None)
     return _fill(self, _normal(self._data.dtype, self._data.size, mean, std, generator, _contiguous(self)))
 
 
@@ -145,6 +153,8 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
         frm = args[0]
     frm = 0 if frm is None else _int64(frm)
     to = None if to is _MISSING else to
+    if type(self._data) is MetaArray:
+        return _fill(self, None)
     npd = self._data.dtype
     eng, n = _engine(generator), self._data.size
     if full:
@@ -329,8 +339,8 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: 
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     _, npd = _shape_dtype((n,), dtype, _dtype.int64)
-    vals = draws.randperm_values(_engine(generator), int(n))
-    return into_out(_grad(_make(vals.astype(npd, copy=False)), requires_grad), out)
+    res = _drawn((int(n),), npd, lambda: draws.randperm_values(_engine(generator), int(n)).astype(npd, copy=False))
+    return into_out(_grad(res, requires_grad), out)
 
 
 def _numel(shape) -> int:
@@ -346,7 +356,7 @@ def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool 
               memory_format=None) -> Tensor:
     _on_cpu(device)
     shape, npd = _like(input, dtype)
-    return _grad(_make(_uniform(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
+    return _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
 
 
 @op(no_batch=_RANDOM)
@@ -354,7 +364,7 @@ def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool
                memory_format=None) -> Tensor:
     _on_cpu(device)
     shape, npd = _like(input, dtype)
-    return _grad(_make(_normal(npd, _numel(shape), 0.0, 1.0, generator).reshape(shape)), requires_grad)
+    return _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
 
 
 @op(no_batch=_RANDOM)

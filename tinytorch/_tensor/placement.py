@@ -4,13 +4,13 @@ legacy ``type()``, and ``copy.deepcopy`` of leaves. Tensor (tensor.py) inherits 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from .. import _dtype
-from .._meta_data import lazy_zeros
+from .._meta_data import dataless
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
+# the Tensor itself (its class inherits these methods): tensor.py imports this module, not the other way round
+_T = TypeVar("_T", bound="_TensorPlacement")
 
 
 class _TensorPlacement:
@@ -23,7 +23,7 @@ class _TensorPlacement:
         if id(self) in memo:
             return memo[id(self)]
         new = type(self).__new__(type(self))
-        new._data = lazy_zeros(self._data) if self._meta else self._data.copy()
+        new._data = dataless(self._data) if self._meta else self._data.copy()
         new._vc = [0]
         new._requires_grad = self._requires_grad
         if self._grad is not None:
@@ -34,7 +34,7 @@ class _TensorPlacement:
         memo[id(self)] = new
         return new
 
-    def cpu(self) -> "Tensor":
+    def cpu(self: _T) -> _T:
         if self._meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
@@ -42,13 +42,13 @@ class _TensorPlacement:
     def cuda(self, *args, **kwargs):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
-    def pin_memory(self, device=None) -> "Tensor":
+    def pin_memory(self: _T, device=None) -> _T:
         raise RuntimeError("Cannot access accelerator device when none is available.")
 
     def is_pinned(self, device=None) -> bool:
         return False
 
-    def share_memory_(self) -> "Tensor":
+    def share_memory_(self: _T) -> _T:
         return self
 
     def is_shared(self) -> bool:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import functools
 import warnings
 
-from .. import _dtype, cuda as _cuda
+# whether CUDA is there is the accelerator's question (tinytorch.cuda builds its deprecated amp spelling on this
+# package, so this package does not ask it)
+from .. import _dtype, accelerator as _accelerator
 from . import _autocast_lists
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
@@ -42,7 +44,7 @@ class autocast:
         self.device = device_type
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = True if cache_enabled is None else cache_enabled
-        if enabled and device_type == "cuda" and not _cuda.is_available():
+        if enabled and device_type == "cuda" and not _accelerator.is_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           UserWarning, stacklevel=2)
             enabled = False

@@ -12,7 +12,9 @@ from enum import Enum
 
 import numpy as np
 
-from .. import cuda as _cuda
+# whether CUDA is there is the accelerator's question (tinytorch.cuda builds its deprecated amp spelling on this
+# package, so this package does not ask it)
+from .. import accelerator as _accelerator
 from .._quiet_fp import cast
 from ..tensor import Tensor, _make
 
@@ -32,7 +34,7 @@ class GradScaler:
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):
         self._device = device
         self._enabled = enabled
-        if self._device == "cuda" and enabled and not _cuda.is_available():
+        if self._device == "cuda" and enabled and not _accelerator.is_available():
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                           UserWarning, stacklevel=2)
             self._enabled = False

@@ -50,36 +50,12 @@ def _collect(roots):
     Roots start at 0, so the keys are every node reached."""
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
-    get = deps.get
-    push = stack.append
     while stack:
-        node = stack.pop()
-        if node._pair:  # an EdgePair's two edges, read from its attributes (no tuples, no property call)
-            nxt = node._na
+        for nxt, _ in stack.pop().next_functions:
             if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
-            nxt = node._nb
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
-            continue
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
+                if nxt not in deps:
+                    stack.append(nxt)
+                deps[nxt] = deps.get(nxt, 0) + 1
     return deps
 
 

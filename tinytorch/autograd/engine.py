@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .._oom import reraise_as_runtime_error
-from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT, F32, F32_MAX, F64, loud, quiet
+from .._quiet_fp import loud, quiet
 from .grad_mode import _State
 from .. import tensor as _tensor
 from ..tensor import Tensor, _make
@@ -20,6 +20,13 @@ from .node import AccumulateGrad, accumulator_of
 from ._accumulate import _in_dtype_of, accumulate_grad
 from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edges
 from ._run_node import _run_node, _run_node_in_anomaly_mode
+
+
+def _sum_grads(prev, g):
+    """Two gradients arriving at one input of a node, summed (PyTorch's ``InputBuffer::accumulate``); under
+    create_graph the sum is recorded. (``tinytorch/_cpu/engine.py`` sums plain arrays without the op's
+    dispatch: a value used by many ops gets one sum per use.)"""
+    return prev + g
 
 
 def _apart_from_leaf_grads(root_grads: list, seen) -> list:
@@ -124,28 +131,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                             buf = buffers[nxt] = [None] * nxt._n_outputs
                         prev = buf[nr]
                     if prev is not None:  # InputBuffer::accumulate
-                        if create_graph:
-                            g = prev + g
-                        else:
-                            # the add op's sum without its dispatch (a value used by many ops gets one
-                            # sum per use): 0-d floats as Python floats, as the add op sums them
-                            pd, gd = prev._data, g._data
-                            dt = pd.dtype
-                            if pd.shape == gd.shape and dt == gd.dtype and type(prev) is Tensor and type(g) is Tensor:
-                                prev = None
-                                if not pd.ndim and (dt is F32 or dt is F64):
-                                    r = float(pd) + float(gd)
-                                    if dt is F64 or -F32_MAX <= r <= F32_MAX:  # _quiet_fp.zero_dim, inline
-                                        prev = pd.copy()
-                                        prev[()] = r
-                                if prev is None:
-                                    prev = np.add(pd, gd, out=_ARRAY_OUT)
-                                    if type(prev) is not np.ndarray:
-                                        prev = np.asarray(prev)
-                                g = _make(prev)
-                            else:
-                                g = prev + g
-                            pd = gd = None
+                        g = _sum_grads(prev, g)
                         prev = None
                     if buf is None:
                         buffers[nxt] = g

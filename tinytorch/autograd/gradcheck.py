@@ -155,11 +155,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
                   masked: bool = False) -> bool:
     """gradcheck of the gradient itself: second derivatives against finite differences."""
-    from .._random.tensor_ops import randn
     inputs = _as_tuple(inputs)
     outputs = _diff_outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = [randn(*o._data.shape, dtype=o.dtype, requires_grad=True) for o in outputs]
+        # randn's draws (it fills an empty tensor with normal_): the methods the ops give each tensor, as
+        # this module sits below them
+        grad_outputs = [o.new_empty(o.shape).normal_().requires_grad_() for o in outputs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n_in = len(inputs)
 

@@ -1,7 +1,8 @@
 """``tinytorch.cuda``: there is no GPU backend, so device-selection code falls through to the CPU.
 
-``tinytorch.cuda.amp`` is the submodule ``amp.py``; it builds on ``tinytorch.amp``, which builds on this
-package, so this package does not import it: ``tinytorch/__init__`` does, after both have loaded."""
+``tinytorch.cuda.amp`` is the submodule ``amp.py``, PyTorch's deprecated spelling built on ``tinytorch.amp``
+(which asks ``tinytorch.accelerator``, not this package, whether CUDA is there); ``tinytorch/__init__``
+imports it."""
 
 
 def is_available() -> bool:

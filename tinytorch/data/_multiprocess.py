@@ -18,7 +18,7 @@ import sys
 import time
 
 from ._worker import POLL_INTERVAL_S, ExceptionWrapper, WorkerExhausted, worker_loop
-from .dataloader import _BaseDataLoaderIter, _DatasetKind
+from ._loader_iter import _BaseDataLoaderIter, _DatasetKind
 
 # how long shutdown waits for workers to finish their current batch before terminating them
 _JOIN_TIMEOUT_S = 2.0

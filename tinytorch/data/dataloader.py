@@ -12,10 +12,11 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from ..random import Generator
-from ._fetch import IterableFetcher, fetch_map
+# the iterators: also tinytorch.data.dataloader._BaseDataLoaderIter & co, where PyTorch has them
+from ._loader_iter import _BaseDataLoaderIter, _DatasetKind, _SingleProcessDataLoaderIter  # noqa: F401
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _draw_seed
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
 
@@ -23,11 +24,6 @@ __all__ = ["DataLoader"]
 # PyTorch refuses to change these once the loader exists: its iterators have read them
 _FROZEN_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                       "persistent_workers")
-
-
-class _DatasetKind:
-    Map = 0
-    Iterable = 1
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -219,47 +215,3 @@ class DataLoader:
                       f"{suggestion} Please be aware that excessive worker creation might get "
                       "DataLoader running slow or even freeze, lower the worker number to avoid "
                       "potential slowness/freeze if necessary.", stacklevel=2)
-
-
-class _BaseDataLoaderIter:
-    """What both iterators share: the loader's settings, the base seed, the sampler iterator."""
-
-    def __init__(self, loader: DataLoader) -> None:
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._collate_fn = loader.collate_fn
-        # drawn before the sampler's own draw, in PyTorch's order, for every iterator
-        self._base_seed = _draw_seed(loader.generator)
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        return data
-
-    def __len__(self) -> int:
-        return len(self._index_sampler)
-
-
-class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
-    """Makes each batch in the calling process, when it is asked for."""
-
-    def __init__(self, loader: DataLoader) -> None:
-        super().__init__(loader)
-        self._fetcher = None
-        if self._dataset_kind == _DatasetKind.Iterable:
-            self._fetcher = IterableFetcher(self._dataset, self._auto_collation, self._collate_fn,
-                                            self._drop_last)
-
-    def _next_data(self):
-        index = next(self._sampler_iter)
-        if self._fetcher is not None:
-            return self._fetcher.fetch(index)
-        return fetch_map(self._dataset, index, self._auto_collation, self._collate_fn)

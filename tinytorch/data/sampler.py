@@ -14,8 +14,9 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 import numpy as np
 
 from .._random import draws
+from .._random.generator import _engine
 from .._random.tensor_ops import multinomial
-from ..random import Generator, _engine
+from ..random import Generator
 from ..tensor import _make
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad, version_counter
 from .._random.draws import randperm_values, uniform_values
+from .._random.generator import _engine
 from .._random.normal import normal_values
-from ..random import _engine
 from ..tensor import Tensor
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")

@@ -6,7 +6,7 @@ import numpy as np
 from .._dtype import FLOATING_NP, get_default_dtype, to_np
 from .._tensor.printing import parameter_repr
 from ..autograd.grad_mode import NO_VERSION, _State, version_counter
-from .._meta_data import lazy_zeros
+from .._meta_data import dataless
 from ..tensor import Tensor, _new
 
 
@@ -76,7 +76,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             return memo[id(self)]
         # as PyTorch: the copy is a fresh parameter; its .grad is not copied
         new = _new(type(self))
-        new._data = lazy_zeros(self._data) if self._meta else self._data.copy()
+        new._data = dataless(self._data) if self._meta else self._data.copy()
         new._vc = [0]
         new._requires_grad = self._requires_grad
         if self._meta:

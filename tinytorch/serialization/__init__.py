@@ -26,7 +26,7 @@ from typing import IO, Any, Callable, Dict, Optional, Union
 
 from .._size import device
 from ..storage import TypedStorage, UntypedStorage
-from . import _safetensors
+from . import _not_checkpoint, _safetensors
 from ._atomic import atomic_write
 from ._errors import CUDA_MESSAGE, SerializationError
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -69,8 +69,9 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
     """Write ``obj`` to a path (atomically) or binary file: PyTorch's zip format, or safetensors
     for a ``.safetensors`` path or ``format="safetensors"``. A whole model (anything beyond tensors
     and plain data) goes in PyTorch's format as ``torch.save`` writes it, its classes named by
-    import path; only in safetensors form, or for what PyTorch's format cannot express (a cycle
-    through a tuple), is it pickled under tinytorch's own signature."""
+    import path; only in safetensors form is it pickled under tinytorch's own signature. The
+    PyTorch-format file holds torch.save's bytes for the same object, its folder named after the
+    file's stem."""
     if format is None:
         is_path = isinstance(f, (str, os.PathLike))
         format = ("safetensors" if is_path and os.fspath(f).endswith(".safetensors")
@@ -86,13 +87,17 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
         else:
             from . import _torchzip  # imported on first use: keeps `import tinytorch` quick
 
+            # the archive's folder is the file's stem, as torch.save names it (the final name's, not the
+            # temp file's); checked before anything is pickled or created, as PyTorch opens its writer first
+            archive = (_torchzip.archive_name(f) if isinstance(f, (str, os.PathLike))
+                       else _torchzip.ARCHIVE)
             try:
                 prepared = _torchzip.prepare(obj)  # NotPlain is raised before anything reaches ``f``
             except NotPlain:  # a whole model, say: pickled by its classes' import paths
                 prepared = _torchzip.prepare(obj, full=True)
 
             def fill(out):
-                _torchzip.write(prepared, out)
+                _torchzip.write(prepared, out, archive, not _disable_byteorder_record)
     except NotPlain:
         def fill(out):
             out.write(_PICKLE_MAGIC)
@@ -144,21 +149,22 @@ def _check_map_location(map_location: Any) -> None:
 
 def _load_stream(fh: IO[bytes], unpickle, map_location: Any) -> Any:
     fh, size = _sized(fh)
-    if size < 8:
-        raise SerializationError(f"not a checkpoint: the file holds {size} bytes, fewer than the "
-                                 f"8-byte header length a safetensors file starts with")
     start = fh.tell()
-    head = _read_exact(fh, 8, "the header length")
-    if head == _PICKLE_MAGIC[:8]:
+    head = fh.read(min(size, 9))
+    if head[:8] == _PICKLE_MAGIC[:8]:
+        fh.seek(start + 8)
         return _load_own_pickle(fh, size, unpickle)
-    if head.startswith(_ZIP_MAGIC) or head == _LEGACY_MAGIC[:8]:
+    if head.startswith(_ZIP_MAGIC) or head[:8] == _LEGACY_MAGIC[:8]:
         from . import _torchzip
 
         fh.seek(start)
         if head.startswith(_ZIP_MAGIC):
             return _torchzip.read(fh, size, map_location, unpickle)
         return _torchzip.read_legacy(fh, map_location, unpickle)
-    return _safetensors.read(fh, size, head)
+    if head[8:9] == b"{":  # a safetensors file: an 8-byte header length, then its JSON header
+        fh.seek(start + 8)
+        return _safetensors.read(fh, size, head[:8])
+    raise _not_checkpoint.error(fh, start, size, unpickle)
 
 
 def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
@@ -173,13 +179,6 @@ def _sized(fh: IO[bytes]) -> tuple[IO[bytes], int]:
     except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
         data = fh.read()
         return io.BytesIO(data), len(data)
-
-
-def _read_exact(fh: IO[bytes], n: int, what: str) -> bytes:
-    data = fh.read(n)
-    if len(data) != n:
-        raise SerializationError(f"the file ended inside {what}: got {len(data)} of {n} bytes")
-    return data
 
 
 def _load_own_pickle(fh: IO[bytes], size: int, unpickle) -> Any:

@@ -16,6 +16,37 @@ class SerializationError(ValueError):
     """A checkpoint that is malformed, truncated, or cannot be loaded safely."""
 
 
+class NotACheckpointError(SerializationError):
+    """A file that holds no checkpoint ``load`` reads. ``not_a_checkpoint`` makes one that is also of the type
+    PyTorch's ``torch.load`` raises for the same file, so that ``except <that type>`` catches it too."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # (KeyError's own str() would quote the message)
+
+
+_ALSO: dict = {}
+
+
+def _also(like: type) -> type:
+    """The NotACheckpointError class that is also a ``like``."""
+    cls = _ALSO.get(like)
+    if cls is None:
+        body = {"__module__": __name__, "__qualname__": "NotACheckpointError"}
+        if issubclass(like, UnicodeError):  # its constructor takes five arguments
+            body["__init__"] = lambda self, message: like.__init__(self, "utf-8", b"", 0, 0, message)
+            body["__str__"] = lambda self: self.reason
+        cls = _ALSO[like] = type("NotACheckpointError", (NotACheckpointError, like), body)
+    return cls
+
+
+def not_a_checkpoint(message: str, like: type = SerializationError) -> NotACheckpointError:
+    """The error for a file that is no checkpoint (or a broken one): a ``SerializationError`` that ``except like``
+    catches too, ``like`` being PyTorch's exception type for the same file."""
+    if issubclass(NotACheckpointError, like):
+        return NotACheckpointError(message)
+    return _also(like)(message)
+
+
 def describe(x, limit: int = 80) -> str:
     """A short repr for messages that never fails: ``str`` of a huge int raises in Python >= 3.11."""
     if type(x) is int and x.bit_length() > 64:

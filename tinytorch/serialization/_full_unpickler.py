@@ -15,7 +15,7 @@ from typing import IO, Any, Callable
 import numpy as np
 
 from ._allowlist import STORAGE_DTYPES, Global, Storage, resolve_global
-from ._errors import SerializationError, describe
+from ._errors import SerializationError, describe, not_a_checkpoint
 from ._unpickler import unpickle_at
 
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
@@ -72,14 +72,16 @@ def load_legacy(fh: IO[bytes], check_location: Callable, pickle_module: Any, kwa
     number, a protocol version and system info, the object, the storage keys; then each storage's
     element count and bytes in that order. Tensors view storages filled after the object is built.
     ``pickle_module`` None reads every pickle with the weights-only interpreter instead."""
-    def bad(msg: str) -> SerializationError:
-        return SerializationError(f"malformed legacy PyTorch checkpoint: {msg}")
+    def bad(msg: str, like: type = RuntimeError) -> SerializationError:  # (PyTorch's type for most)
+        return not_a_checkpoint(f"malformed legacy PyTorch checkpoint: {msg}", like)
 
     if pickle_module is None:
         data, pos = fh.read(), 0
 
         def next_pickle(persistent_load=None):
             nonlocal pos
+            if pos >= len(data):  # PyTorch's unpickler: EOFError at the missing pickle's first byte
+                raise bad("it ends before all its pickles", EOFError)
             obj, pos = unpickle_at(data, pos, persistent_load or _no_storages)
             fh.seek(pos)  # the storages' bytes follow the last pickle
             return obj
@@ -98,7 +100,9 @@ def load_legacy(fh: IO[bytes], check_location: Callable, pickle_module: Any, kwa
             raise bad("unknown protocol version")
         next_pickle()  # the saving machine's sys_info
     except (EOFError, pickle.UnpicklingError) as e:
-        raise bad(str(e)) from None
+        if isinstance(e, SerializationError):
+            raise
+        raise bad(str(e) or "it ends before all its pickles", type(e)) from None
     storages: dict = {}
 
     def persistent_load(pid: Any) -> Any:

@@ -80,10 +80,6 @@ def read(fh: IO[bytes], size: int, head: bytes) -> Any:
     """The object in a safetensors file whose first 8 bytes (``head``) were already read."""
     header_len = struct.unpack("<Q", head)[0]
     if header_len > MAX_HEADER_BYTES or header_len > size - 8:
-        if head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode: pickle protocol 2 to 5
-            raise SerializationError("this file is a pickle, not a tinytorch checkpoint; "
-                                     "tinytorch.load never unpickles a file tinytorch.save did "
-                                     "not write")
         limit = ("the 100 MB limit" if header_len > MAX_HEADER_BYTES
                  else f"the {size - 8} bytes after it (truncated or not a safetensors file?)")
         raise SerializationError(f"header length {header_len} bytes exceeds {limit}")

@@ -1,35 +1,60 @@
 """PyTorch's checkpoint format: a zip archive of ``data.pkl`` and one raw record per storage.
 
 ``torch.save`` writes ``<name>/data.pkl`` (the object, a protocol-2 pickle whose tensors refer to
-storages by persistent id), ``<name>/data/<key>`` (each storage's bytes), ``byteorder`` and
-``version``, every record stored uncompressed and aligned to 64 bytes. The writer here produces
-the same layout with fixed timestamps and a fixed order, so equal objects give equal bytes. The
+storages by persistent id), ``.format_version``, ``.storage_alignment``, ``byteorder``,
+``<name>/data/<key>`` (each storage's bytes), ``version`` and ``.data/serialization_id``, every
+record stored uncompressed with its data on a 64-byte boundary, ``<name>`` the file's stem
+(``archive`` for a file object). The writer here produces the bytes of PyTorch's writer
+(``caffe2/serialize/inline_container.cc`` over miniz): the same records in the same order, local
+headers without sizes followed by a data descriptor, the padding in an ``FB`` extra field, zero
+timestamps, zip64 end records, and the serialization id computed as PyTorch computes it. The
 reader takes the zip directory from ``zipfile``, then checks every record it uses (stored, inside
 the file, the size its storage claims, its CRC) before reading it straight into a numpy array,
 and unpickles ``data.pkl`` with the allowlist interpreter of ``_unpickler``."""
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from typing import IO, Any
 
 import numpy as np
 
-from ._errors import CUDA_MESSAGE, SerializationError, describe
+from ._errors import CUDA_MESSAGE, SerializationError, describe, not_a_checkpoint
 from . import _full_unpickler
 from ._pickler import dumps
 from ._allowlist import STORAGE_DTYPES, Storage
 from ._unpickler import unpickle
 
-ARCHIVE = "archive"  # the top folder; torch.save names it after the file, any name loads
+ARCHIVE = "archive"  # the top folder of a checkpoint written to a file object; any name loads
 _ALIGN = 64
 _VERSION = b"3\n"
 ZIP64_LIMIT = 0xFFFFFFFF  # a module constant so that tests can exercise the zip64 records
 MAX_RECORDS = 100_000  # as the safetensors reader's tensor cap
 _CRC_CHUNK = 1 << 24
+_DESCRIPTOR = b"PK\x07\x08"
+_MASK = (1 << 64) - 1
 
 
 # -------------------------------------------------------------------------------------- write
+
+def archive_name(path: Any) -> str:
+    """The top folder ``torch.save`` names after a path: PyTorchStreamWriter's ``basename``, the text
+    after the last ``/`` or ``\\`` up to its last dot (``model.pt`` -> ``model``, ``a.b.c`` ->
+    ``a.b``); ``archive`` for a name that is not ASCII, which PyTorch writes through a Python file
+    object. A name with nothing before its dot (``.pt``) is PyTorch's error."""
+    name = os.fspath(path)
+    try:
+        name.encode("ascii")
+    except UnicodeEncodeError:
+        return ARCHIVE
+    base = name[max(name.rfind("/"), name.rfind("\\")) + 1:]
+    dot = base.rfind(".")
+    stem = base if dot < 0 else base[:dot]
+    if not stem:
+        raise RuntimeError(f"invalid file name: {name}")
+    return stem
+
 
 def _bytes_of(arr: np.ndarray) -> memoryview:
     if arr.dtype.byteorder == ">":
@@ -52,58 +77,175 @@ def prepare(obj: Any, full: bool = False) -> tuple[bytes, list]:
     return dumps(obj, full)
 
 
-def write(prepared: tuple[bytes, list], out: IO[bytes]) -> None:
-    """Write a prepared object as a PyTorch checkpoint, streaming each storage from memory."""
+def write(prepared: tuple[bytes, list], out: IO[bytes], archive: str = ARCHIVE,
+          byteorder_record: bool = True) -> None:
+    """Write a prepared object as ``torch.save`` writes it, streaming each storage from memory.
+    ``byteorder_record=False`` is ``_disable_byteorder_record``: PyTorch's writer still adds the
+    record, after ``version``."""
     pkl, arrays = prepared
-    records = [("data.pkl", pkl), (".format_version", b"1"), (".storage_alignment", b"64"),
-               ("byteorder", b"little")]
-    records += [(f"data/{i}", arr) for i, arr in enumerate(arrays)]
-    records.append(("version", _VERSION))
-    pos, central = 0, []
-    for name, payload in records:
-        view = memoryview(payload) if isinstance(payload, bytes) else _bytes_of(payload)
-        full = f"{ARCHIVE}/{name}".encode("ascii")
-        size, crc = len(view), _crc(view)
-        zip64 = size >= ZIP64_LIMIT or pos >= ZIP64_LIMIT
-        extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
-        # pad the local header's extra field so the data starts on a 64-byte boundary
-        pad = -(pos + 30 + len(full) + len(extra) + 4) % _ALIGN
-        extra += b"FB" + struct.pack("<H", pad) + b"Z" * pad
-        small = 0xFFFFFFFF if zip64 else size
-        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 45 if zip64 else 20, 0, 0, 0, 0, crc,
-                              small, small, len(full), len(extra)))
-        out.write(full)
-        out.write(extra)
-        out.write(view)
-        central.append((full, crc, size, pos, zip64))
-        pos += 30 + len(full) + len(extra) + size
-    cd_start = pos
-    for full, crc, size, offset, zip64 in central:
+    writer = _ZipWriter(out, archive)
+    writer.record("data.pkl", memoryview(pkl))
+    writer.record(".format_version", memoryview(b"1"))
+    writer.record(".storage_alignment", memoryview(str(_ALIGN).encode()))
+    if byteorder_record:
+        writer.record("byteorder", memoryview(b"little"))  # _bytes_of writes little-endian
+    for i, arr in enumerate(arrays):
+        writer.record(f"data/{i}", _bytes_of(arr))
+    writer.record("version", memoryview(_VERSION))
+    if not byteorder_record:
+        writer.record("byteorder", memoryview(b"little"))
+    writer.record(".data/serialization_id", memoryview(writer.serialization_id().encode()))
+    writer.finish()
+
+
+class _ZipWriter:
+    """miniz's zip writer as PyTorch drives it (``mz_zip_writer_add_mem_ex_v2`` per record, zip64
+    end records always): the byte layout, and the hashes PyTorch folds into its serialization id."""
+
+    def __init__(self, out: IO[bytes], archive: str):
+        self.out, self.prefix = out, archive + "/"
+        self.pos = 0
+        self.central: list = []
+        self.names: list = []  # the records' names, in writing order
+        self.crc_id = 0  # hash_combine of the CRCs that PyTorch's write callback saw in data descriptors
+
+    def _write(self, chunk) -> None:
+        # ostream_write_func combines the CRC of every write of 8 bytes or more that starts like a data
+        # descriptor: the descriptors, and (as it happens) a name or a record's bytes that start so
+        if len(chunk) >= 8 and bytes(chunk[:4]) == _DESCRIPTOR:
+            self.crc_id = _hash_combine(self.crc_id, int.from_bytes(bytes(chunk[4:8]), "little"))
+        self.out.write(chunk)
+        self.pos += len(chunk)
+
+    def record(self, name: str, view: memoryview) -> None:
+        full = (self.prefix + name).encode("utf-8")
+        size, offset = len(view), self.pos
+        crc = _crc(view) if size else 0
+        big_size, big_offset = size >= ZIP64_LIMIT, offset >= ZIP64_LIMIT
+        zip64 = b""
+        if big_size or big_offset:  # the zip64 extra field: sizes, offset, as each needs
+            fields = (size, size) * big_size + (offset,) * big_offset
+            zip64 = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields)
+        # PyTorch's padding: an "FB" extra field after the zip64 one, so the data starts on a 64-byte boundary
+        pad = -(offset + 30 + len(full) + len(zip64) + 4) % _ALIGN
+        extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        # bit 11: UTF-8 names; bit 3: sizes and CRC in a descriptor after the data (none for an empty record);
+        # version needed 0, time and date 0 (miniz built without time support)
+        flags = 0x0808 if size else 0x0800
+        self._write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full),
+                                len(zip64) + len(extra)))
+        self._write(full)
         if zip64:
-            extra = struct.pack("<HHQQQ", 1, 24, size, size, offset)
-            small, off32 = 0xFFFFFFFF, 0xFFFFFFFF
+            self._write(zip64)
+        self._write(extra)
+        if size:
+            self._write(view)
+            sizes = struct.pack("<QQ", size, size) if zip64 else struct.pack("<II", size, size)
+            self._write(_DESCRIPTOR + struct.pack("<I", crc) + sizes)
+        self.central.append((full, flags, crc, size, offset, zip64))
+        self.names.append(name)
+
+    def serialization_id(self) -> str:
+        """PyTorchStreamWriter::writeSerializationId: 20 digits of the record names' hashes combined in the
+        order of its ``std::unordered_set``, then 20 of the descriptors' CRCs combined in writing order."""
+        names = 0
+        for name in _unordered_set_order(self.names):
+            names = _hash_combine(names, _hash_bytes(name.encode("utf-8")))
+        return f"{names:020d}{self.crc_id:020d}"
+
+    def finish(self) -> None:
+        cd_start = self.pos
+        entries = []
+        for full, flags, crc, size, offset, zip64 in self.central:
+            limit = 0xFFFFFFFF
+            entries.append(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 0, flags, 0, 0, 0, crc,
+                                       min(size, limit), min(size, limit), len(full), len(zip64), 0,
+                                       0, 0, 0, min(offset, limit)) + full + zip64)
+        self.out.write(b"".join(entries))
+        self.pos += sum(map(len, entries))
+        cd_size, count, eocd64 = self.pos - cd_start, len(entries), self.pos
+        # miniz in zip64 mode writes the zip64 end record and locator always, made by 0x031E (Unix)
+        self.out.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, count, count,
+                                   cd_size, cd_start))
+        self.out.write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
+        self.out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(count, 0xFFFF),
+                                   min(count, 0xFFFF), min(cd_size, 0xFFFFFFFF),
+                                   min(cd_start, 0xFFFFFFFF), 0))
+
+
+# PyTorch's serialization id hashes with libstdc++'s std::hash<std::string> (_Hash_bytes, a 64-bit
+# MurmurHash2 variant) and c10::hash_combine, over its std::unordered_set<std::string>, whose order
+# follows libstdc++'s hashtable: nodes in one list, a node new to its bucket at the list's front,
+# otherwise first in its bucket; the table grows at these element counts to these prime bucket
+# counts (_Prime_rehash_policy, max load factor 1).
+_MURMUR = 0xC6A4A7935BD1E995
+_GROWTH = {1: 13, 14: 29, 30: 59, 60: 127, 128: 257, 258: 541, 542: 1109, 1110: 2357, 2358: 5087,
+           5088: 10273, 10274: 20753, 20754: 42043, 42044: 85229, 85230: 172933, 172934: 351061,
+           351062: 712697, 712698: 1447153, 1447154: 2938679, 2938680: 5967347,
+           5967348: 12117689, 12117690: 24607243, 24607244: 49969847, 49969848: 101473717,
+           101473718: 206062531}
+
+
+def _hash_combine(seed: int, value: int) -> int:
+    return seed ^ ((value + 0x9E3779B9 + (seed << 6) + (seed >> 2)) & _MASK)
+
+
+def _hash_bytes(data: bytes, seed: int = 0xC70F6907) -> int:
+    def mix(v: int) -> int:
+        return v ^ (v >> 47)
+
+    n = len(data)
+    h = (seed ^ (n * _MURMUR)) & _MASK
+    body = n & ~7
+    for i in range(0, body, 8):
+        word = mix((int.from_bytes(data[i:i + 8], "little") * _MURMUR) & _MASK) * _MURMUR & _MASK
+        h = ((h ^ word) * _MURMUR) & _MASK
+    if n & 7:
+        h = ((h ^ int.from_bytes(data[body:], "little")) * _MURMUR) & _MASK
+    return mix((mix(h) * _MURMUR) & _MASK)
+
+
+def _unordered_set_order(names: list) -> list:
+    """The iteration order of a libstdc++ ``std::unordered_set<std::string>`` after inserting ``names``."""
+    head = -1  # the list's before-begin node
+    nxt = {head: None}
+    codes = [_hash_bytes(s.encode("utf-8")) for s in names]
+    buckets: list = [None]
+    n = 1
+    for i, code in enumerate(codes):
+        if i + 1 in _GROWTH:  # rehash: walk the list, regrouping the nodes bucket by bucket
+            n = _GROWTH[i + 1]
+            p, nxt[head], buckets, first = nxt[head], None, [None] * n, 0
+            while p is not None:
+                following, b = nxt[p], codes[p] % n
+                if buckets[b] is None:
+                    nxt[p], nxt[head], buckets[b] = nxt[head], p, head
+                    if nxt[p] is not None:
+                        buckets[first] = p
+                    first = b
+                else:
+                    nxt[p], nxt[buckets[b]] = nxt[buckets[b]], p
+                p = following
+        b = code % n
+        if buckets[b] is not None:
+            nxt[i], nxt[buckets[b]] = nxt[buckets[b]], i
         else:
-            extra, small, off32 = b"", size, offset
-        entry = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45 if zip64 else 20,
-                            45 if zip64 else 20, 0, 0, 0, 0, crc, small, small, len(full),
-                            len(extra), 0, 0, 0, 0, off32)
-        out.write(entry + full + extra)
-        pos += len(entry) + len(full) + len(extra)
-    cd_size, count = pos - cd_start, len(central)
-    if cd_start >= ZIP64_LIMIT or count >= 0xFFFF:
-        out.write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, count, count, cd_size,
-                              cd_start))
-        out.write(struct.pack("<IIQI", 0x07064B50, 0, pos, 1))
-        out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
-                              0xFFFFFFFF, 0))
-    else:
-        out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, cd_size, cd_start, 0))
+            nxt[i], nxt[head] = nxt[head], i
+            if nxt[i] is not None:
+                buckets[codes[nxt[i]] % n] = i
+            buckets[b] = head
+    order, p = [], nxt[head]
+    while p is not None:
+        order.append(names[p])
+        p = nxt[p]
+    return order
 
 
 # --------------------------------------------------------------------------------------- read
 
 def _bad(msg: str) -> SerializationError:
-    return SerializationError(f"malformed PyTorch checkpoint (zip archive): {msg}")
+    # PyTorch's zip reader (PytorchStreamReader) refuses such an archive with a RuntimeError
+    return not_a_checkpoint(f"malformed PyTorch checkpoint (zip archive): {msg}", RuntimeError)
 
 
 class _Archive:

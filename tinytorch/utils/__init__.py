@@ -1,7 +1,7 @@
 """``tinytorch.utils``: the torch spelling ``tinytorch.utils.data`` for ``tinytorch.data``, and
 ``swap_tensors``."""
 from . import data
-from ._swap import swap_tensors
+from .._tensor.swap import swap_tensors  # the Tensor's own file; tinytorch.utils is its public name
 
 __all__ = ["data", "swap_tensors"]
 from . import viz  # noqa: F401,E402

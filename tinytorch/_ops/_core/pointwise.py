@@ -19,6 +19,7 @@ from ...tensor import Tensor, _make
 from .batching import pointwise
 from .record import OUT, record
 from .registry import op
+from .util import as_array
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
 
@@ -67,7 +68,7 @@ class UnaryNode(Node):
             if a.dtype != gd.dtype or a.shape != gd.shape:
                 return None
             out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
-            return out if type(out) is np.ndarray else np.asarray(out)
+            return as_array(out)
         saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack must run
         if saved is None:
             return None
@@ -78,7 +79,7 @@ class UnaryNode(Node):
         x = saved[0] if saves == "input" or saves == "both" else None
         y = saved[0] if saves == "result" else (saved[1] if saves == "both" else None)
         out = self.formula(gd, x, y)
-        return out if type(out) is np.ndarray else np.asarray(out)
+        return as_array(out)
 
     def jvp(self, t):
         x, y = self._operands()
@@ -138,8 +139,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         else:
             with np.errstate(all="ignore"):
                 out = fn(x)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
+        out = as_array(out)
         if one:
             out = out.reshape(())
         if storage in LOWP_NP and out.dtype == np.float32:

@@ -9,7 +9,7 @@ from numpy import ndarray
 from ...autograd._pair import binary_node
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
-from .util import _NONE_EDGE
+from .util import _NONE_EDGE, as_array
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, get_default_dtype
 
 
@@ -70,7 +70,7 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
             return _record_outputs(out, node_cls, inputs, saved, view_of, attrs)
         if isinstance(out, Tensor):
             return _record_onto(out, node_cls, inputs, saved, attrs)
-        out = np.asarray(out)
+        out = as_array(out)
     # the common cases first and inline (add/sub/mul's EdgePair nodes; one input): a small op costs a few
     # microseconds in all, and each call, loop or test here is a few percent of that
     if _State.enabled:
@@ -173,7 +173,7 @@ def _save(node, saved, results) -> None:
 
 def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
     """``record`` for a node with several outputs, one tensor each (``_output_nr`` its place)."""
-    outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+    outs = [as_array(o) for o in outs]
     if not wants_grad(inputs):
         if view_of is None:
             return tuple([_make(o) for o in outs])

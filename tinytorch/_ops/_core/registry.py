@@ -38,8 +38,10 @@ import warnings
 import numpy as np
 
 from ..._dtype import FROM_NP
+from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
+from . import overlap
 from .arguments import respell
 from .torch_function import subclass_among
 
@@ -280,6 +282,9 @@ def _public_function(decl: OpDecl):
     # a TypeError from the implementation: PyTorch's other spellings of its keywords (arguments.respell), then
     # the call again; the common call pays nothing for it
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
+        # the check PyTorch makes between out= and the inputs (an elementwise op: the pointwise batching rule)
+        _OUT_OVERLAP[impl] = overlap.out_rule(decl.name, getattr(decl.batch, "__name__", None) == "pointwise")
+
         def public(*args, out=None, **kwargs):
             try:
                 if _Active.profiler and _State.recorder is not None:
@@ -307,6 +312,8 @@ def _public_function(decl: OpDecl):
                 if again is None:
                     raise
                 return public(*again[0], out=out, **again[1])
+            except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
+                reraise_as_runtime_error(e)
     else:
         def public(*args, **kwargs):
             try:
@@ -331,6 +338,8 @@ def _public_function(decl: OpDecl):
                 if again is None:
                     raise
                 return public(*again[0], **again[1])
+            except MemoryError as e:
+                reraise_as_runtime_error(e)
     functools.update_wrapper(public, impl)
     public.__wrapped__ = impl
     public._decl = decl
@@ -345,6 +354,8 @@ def _routing(fn, decl: OpDecl):
             cls = subclass_among(args)
             if cls is not None:
                 return cls.__torch_function__(spelling, (cls,), args, kwargs)
+        if META_ON[0]:  # the spelling's own checks may read values: a meta tensor takes the meta path first
+            return _meta_hooks["op"](decl, fn, args, kwargs)
         return fn(*args, **kwargs)
     functools.update_wrapper(spelling, fn)
     spelling._decl = decl
@@ -372,6 +383,9 @@ def _any_requires_grad(args) -> bool:
     return False
 
 
+_OUT_OVERLAP: dict = {}  # an op's impl -> its out= overlap rule (overlap.out_rule)
+
+
 def write_out(impl, out, args, kwargs):
     """``impl(*args, **kwargs)`` written into ``out`` (resized with PyTorch's warning when it has
     another shape); refused when autograd would have to see through it, as PyTorch refuses."""
@@ -380,6 +394,9 @@ def write_out(impl, out, args, kwargs):
     if _State.enabled and (_any_requires_grad(args) or _any_requires_grad(kwargs.values()) or out._requires_grad):
         raise RuntimeError(f"{impl.__name__}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    rule = _OUT_OVERLAP.get(impl)
+    if rule is not None and isinstance(out, Tensor):
+        overlap.check_out(rule, out, args, kwargs)
     with no_grad():
         res = impl(*args, **kwargs)
     _copy_into(out, res._data)
@@ -391,6 +408,10 @@ def _write_many(impl, outs, args, kwargs):
     if _State.enabled and (_any_requires_grad(args) or _any_requires_grad(kwargs.values())):
         raise RuntimeError(f"{impl.__name__}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    rule = _OUT_OVERLAP.get(impl)
+    for o in outs:
+        if rule is not None and isinstance(o, Tensor):
+            overlap.check_out(rule, o, args, kwargs)
     with no_grad():
         res = impl(*args, **kwargs)
     for o, r in zip(outs, res):

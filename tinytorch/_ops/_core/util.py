@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
+from ..._meta_array import MetaArray
 from . import narrow
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast, loud, quiet
@@ -59,15 +60,15 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     ta, ad = unpack(a)
     tb, bd = unpack(b)
     # (a complex number beside half makes complex32: the general path's promotion)
-    if type(ad) is ndarray and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) is not ndarray and \
+    if type(ad) in _ARRAYS and ad.itemsize == 2 and ad.dtype in LOWP_NP and type(bd) not in _ARRAYS and \
             type(bd) is not complex:
         bd = np.float32(bd) if scalar_in_float else _lowp_scalar(ad.dtype.type, bd)
         return ta, tb, ad, bd
-    if type(bd) is ndarray and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) is not ndarray and \
+    if type(bd) in _ARRAYS and bd.itemsize == 2 and bd.dtype in LOWP_NP and type(ad) not in _ARRAYS and \
             type(ad) is not complex:
         ad = np.float32(ad) if scalar_in_float else _lowp_scalar(bd.dtype.type, ad)
         return ta, tb, ad, bd
-    if type(ad) is ndarray and type(bd) is ndarray and ad.shape != bd.shape:
+    if type(ad) in _ARRAYS and type(bd) in _ARRAYS and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
     if dt in _INT_OR_NARROW:  # one lookup: integers wrap Python ints; float8 / complex32 go to narrow.py
@@ -76,24 +77,24 @@ def binary_operands(a, b, scalar_in_float: bool = False):
             return ta, tb, ad, bd
         # a Python int out of the integer dtype's range wraps into it, as PyTorch's scalar cast does
         # (uint8 & -32, uint8 + 300), where numpy 2 raises OverflowError
-        if type(bd) is int and type(ad) is ndarray:
+        if type(bd) is int and type(ad) in _ARRAYS:
             bd = _wrap_int(bd, dt)
-        elif type(ad) is int and type(bd) is ndarray:
+        elif type(ad) is int and type(bd) in _ARRAYS:
             ad = _wrap_int(ad, dt)
-    if type(ad) is ndarray:
+    if type(ad) in _ARRAYS:
         if ad.dtype != dt:
             ad = cast(ad, dt)
-    elif type(bd) is not ndarray:
+    elif type(bd) not in _ARRAYS:
         ad = np.asarray(ad, dtype=dt)
-    if type(bd) is ndarray and bd.dtype != dt:
+    if type(bd) in _ARRAYS and bd.dtype != dt:
         bd = cast(bd, dt)
     if SCALARS_BY_VALUE:
         # numpy 1.x promotes a Python number by its value (a 0-d float32 array plus 0.5, or a float32 array
         # times 1e300, was float64): as a numpy scalar of the result dtype (cast as numpy 2 casts it, wrapping
         # integers) it keeps that dtype
-        if type(bd) is not ndarray and type(ad) is ndarray:
+        if type(bd) not in _ARRAYS and type(ad) in _ARRAYS:
             bd = cast(np.asarray(bd), dt)[()]
-        elif type(ad) is not ndarray and type(bd) is ndarray:
+        elif type(ad) not in _ARRAYS and type(bd) in _ARRAYS:
             ad = cast(np.asarray(ad), dt)[()]
     return ta, tb, ad, bd
 
@@ -191,8 +192,11 @@ def lowp_round(out: ndarray, storage: np.dtype) -> ndarray:
     return cast(out, storage) if storage in LOWP_NP and out.dtype != storage else out
 
 
+_ARRAYS = (ndarray, MetaArray)  # what an operand's data can be (a meta tensor's: data-less)
+
+
 def as_array(x) -> ndarray:
-    return x if type(x) is ndarray else np.asarray(x)
+    return x if type(x) is ndarray or type(x) is MetaArray else np.asarray(x)  # (a meta tensor's stays data-less)
 
 
 def normalize_dims(dim, ndim: int) -> tuple:
@@ -242,7 +246,7 @@ def last_axis_max(x: ndarray) -> ndarray:
     over the flat rows, about twice as fast for rows of tens of elements (the softmax of attention
     and of cross_entropy). Empty rows (reduceat would return an element) take np.max."""
     n = x.shape[-1] if x.ndim else 0
-    if not n or not x.size or not x.flags.c_contiguous or x.dtype.kind != "f":
+    if not n or not x.size or type(x) is not ndarray or not x.flags.c_contiguous or x.dtype.kind != "f":
         return np.max(x, axis=-1, keepdims=True)
     return np.maximum.reduceat(x.reshape(-1), row_starts(x.size // n, n)).reshape(x.shape[:-1] + (1,))
 

@@ -210,6 +210,8 @@ def _conv_fwd(x, w, b, geo):
     x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, w4.shape[0]
     (ho, wo), row = geo.out_hw, geo.row
+    if n == 0:  # an empty batch: no chunks to run (PyTorch returns the empty result)
+        return _from4(np.zeros((0, o, ho, wo), x.dtype), geo.one_d), x4
     xp = _padded(x4, geo)
     wm = w4.reshape(g, o // g, -1)
     out = np.empty((n, o, ho, wo), x.dtype)
@@ -281,6 +283,8 @@ def _conv_t_fwd(y, w, geo, rows=None):
     y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
     n, g, o = y4.shape[0], geo.groups, w4.shape[0]
     c = w4.shape[1] * g
+    if n == 0:
+        return _from4(np.zeros((0, c) + tuple(geo.hw), y.dtype), geo.one_d)
     wm = w4.reshape(g, o // g, -1).transpose(0, 2, 1)
     own = rows is None
     if own:
@@ -392,6 +396,8 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, y4.shape[1]
     c = x4.shape[1]
+    if n == 0:  # a sum over no samples
+        return np.zeros((o, c // g) + ((geo.k[1],) if geo.one_d else geo.k), x.dtype)
     own_xp = xp is None
     if own_xp:
         xp = _padded(x4, geo)

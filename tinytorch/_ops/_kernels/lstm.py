@@ -207,7 +207,7 @@ def lstm_backward(node, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c):
     x2 = x.reshape(-1, x.shape[-1])
     hidden = w_hh.shape[0] // 4
     n_rows, dt = x2.shape[0], acts.dtype
-    go = None if g_out is None else g_out.reshape(n_rows, -1)
+    go = None if g_out is None else g_out.reshape(n_rows, h0.shape[-1])
     dh = np.zeros_like(h0) if g_h is None else g_h.astype(h0.dtype, copy=True)
     dc = np.zeros_like(c0) if g_c is None else g_c.astype(c0.dtype, copy=True)
     d_gates = np.empty((n_rows, 4 * hidden), dt)

@@ -333,7 +333,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     (``set_num_threads`` sets their count). With the accounting on (``stats``), the time of those it
     runs on several threads is counted as time on all threads. Silent about inf and NaN, as PyTorch's
     products are (numpy warns of ``inf * 0``, and of whatever the BLAS kernel's floating-point flags say)."""
-    if (a.ndim >= 3 and a.shape[0] >= 2 and a.shape[:-2] == b.shape[:-2] and a.size * b.shape[-1] >= _BATCH_SPLIT_FROM
+    if (type(a) is np.ndarray and a.ndim >= 3 and a.shape[0] >= 2 and a.shape[:-2] == b.shape[:-2]
+            and a.size * b.shape[-1] >= _BATCH_SPLIT_FROM
             and a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_THREADS_FROM and _can_split()):
         # a batch of GEMMs each too small for OpenBLAS's threads (so one-thread calls, the same floats
         # at any thread count): runs of the batch across threads, each GEMM the same call
@@ -500,7 +501,8 @@ def elementwise(fn, out: np.ndarray, *inputs, grain: int = ELEMENTWISE_GRAIN, **
     element), cut along an axis of ``out`` when it is large: each input is broadcast to ``out``'s shape
     and cut alike (scalars pass through). Returns ``out``. Every element is computed by the same loop on
     any number of threads, so the values do not depend on the split."""
-    axis = None if out.size < 2 * grain or not _can_split() else split_axis(out.shape, out.size, grain)
+    axis = None if out.size < 2 * grain or type(out) is not np.ndarray or not _can_split() else \
+        split_axis(out.shape, out.size, grain)  # (a meta tensor's data-less array: nothing to split)
     if axis is None:
         fn(*inputs, out=out, **kwargs)
         return out
@@ -527,7 +529,8 @@ def flat_runs(kernel, *arrays, grain: int = ELEMENTWISE_GRAIN, blas: bool = Fals
 
 def copyto(dst: np.ndarray, src, grain: int = ELEMENTWISE_GRAIN) -> None:
     """``np.copyto(dst, src)``, cut along an axis of ``dst`` when it is large (``src`` broadcasts)."""
-    axis = None if dst.size < 2 * grain or not _can_split() else split_axis(dst.shape, dst.size, grain)
+    axis = None if dst.size < 2 * grain or type(dst) is not np.ndarray or not _can_split() else \
+        split_axis(dst.shape, dst.size, grain)
     if axis is None:
         np.copyto(dst, src)
         return
@@ -548,8 +551,8 @@ def slices(fn, x: np.ndarray, avoid: tuple, dtype, grain: int = ELEMENTWISE_GRAI
     split (the caller computes ``fn(x)`` itself). Every element comes from the same computation on its
     own slice, so the values do not depend on the split (reductions inside ``fn`` keep their order: a
     part keeps each axis at least two long)."""
-    if x.size < 2 * grain or not x.flags.c_contiguous or not _can_split():  # (see reduce: C order)
-        return None
+    if x.size < 2 * grain or type(x) is not np.ndarray or not x.flags.c_contiguous or not _can_split():
+        return None  # (see reduce: C order; a meta tensor's data-less array has nothing to split)
     axis = split_axis(x.shape, x.size, grain, avoid=tuple(a % x.ndim for a in avoid))
     if axis is None:
         return None
@@ -575,7 +578,8 @@ def reduce(fn, x: np.ndarray, axis, keepdims: bool = False, out: np.ndarray | No
     that a split would move). Anything else runs on one thread."""
     axes = tuple(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
     split = None
-    if _can_split() and (out is None or out.dtype == x.dtype) and x.dtype.kind in "fc" and x.flags.c_contiguous:
+    if (type(x) is np.ndarray and _can_split() and (out is None or out.dtype == x.dtype) and x.dtype.kind in "fc"
+            and x.flags.c_contiguous):
         split = split_axis(x.shape, x.size, grain, avoid=axes)
     if split is None:
         if out is None:

@@ -100,7 +100,7 @@ def layer_backward(mode, node, g_out, g_h):
     x2 = x.reshape(-1, x.shape[-1])
     hidden = w_hh.shape[0] // (3 if mode == "GRU" else 1)
     n_rows = x2.shape[0]
-    go = None if g_out is None else g_out.reshape(n_rows, -1)
+    go = None if g_out is None else g_out.reshape(n_rows, h0.shape[-1])
     dh = np.zeros_like(h0) if g_h is None else g_h.astype(h0.dtype, copy=True)
     d_gates = np.empty((n_rows, acts.shape[1]), acts.dtype)
     d_gh = np.empty_like(acts) if mode == "GRU" else d_gates

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
 from ... import _dtype_casts
-from .._core import narrow
+from .._core import narrow, overlap
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, elem_strides, install_saved_fields, u64
 from ...tensor import Tensor, _make, _view_of
@@ -456,6 +456,25 @@ def _masked_fill_like(key: tuple, tv: Tensor) -> bool:
     return tv._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
 
 
+def _check_overlap(dst: np.ndarray, key: tuple, advanced: bool, tv: Tensor) -> None:
+    """``dst[...] = tv`` as PyTorch runs it: index_put_ refuses any overlap of the value with ``dst``, unless it
+    hands the write to masked_fill_ (which reads the value as a number); copy_ a partial one (with the value
+    expanded to ``dst``'s shape); a 0-d value is a fill, unchecked."""
+    if advanced:
+        if not _masked_fill_like(key, tv):
+            overlap.refuse(dst, tv._data, True)
+    elif tv._data.ndim:
+        src = tv._data
+        while src.ndim > dst.ndim and src.shape[0] == 1:  # (PyTorch views the value without leading ones)
+            src = src[0]
+        if src.shape != dst.shape:
+            try:
+                src = np.broadcast_to(src, dst.shape)
+            except ValueError:
+                return  # the write itself raises PyTorch's shape error
+        overlap.refuse(dst, src, False)
+
+
 @op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
@@ -475,6 +494,8 @@ def setitem(input: Tensor, key, value) -> None:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(x.dtype)} for the destination and {_legacy(tv._data.dtype)} for the source.")
     grad_needed = _State.enabled and (input._requires_grad or (tv is not None and tv._requires_grad))
+    if tv is not None and tv._vc is input._vc:  # a value that aliases the written-to tensor: PyTorch's checks
+        _check_overlap(x if basic is None else x[basic + (Ellipsis,)], key, adv is not None, tv)
     if not grad_needed:
         if x.dtype in NARROW_NP:
             if advanced and x.dtype == narrow.E8M0:

@@ -41,7 +41,7 @@ def mask(cond: np.ndarray) -> Tensor:
 
 
 def cast(out, x: np.ndarray) -> np.ndarray:
-    return np.asarray(out).astype(x.dtype, copy=False)
+    return as_array(out).astype(x.dtype, copy=False)
 
 
 def functional_spelling(name: str):
@@ -181,7 +181,7 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     if zero is None:
         zero = g.dtype.type(0)
     out = np.where(y <= 0, zero, g)
-    return out if type(out) is np.ndarray else np.asarray(out)
+    return as_array(out)
 
 
 def _threshold_backward_into(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:

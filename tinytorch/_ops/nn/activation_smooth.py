@@ -142,7 +142,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         raise RuntimeError("approximate argument must be either none or tanh.")
     storage = float_array(input, "GeluKernelImpl")
     x = opmath(storage)
-    if approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and storage.flags.c_contiguous:
+    if (approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and type(storage) is np.ndarray
+            and storage.flags.c_contiguous):
         # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
         fast = _compiled.family("gelu")
         if fast is not None:  # the same steps, fused (the same floats)

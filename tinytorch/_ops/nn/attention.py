@@ -19,6 +19,7 @@ from .._kernels import flash_attention, parallel
 from .._kernels.parallel import matmul as _gemm
 
 from ..._dtype import cpp_name
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ..._random import draws as _draws
 from ...autograd.grad_mode import _State
@@ -247,6 +248,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         else:
             s = s + bias
     masked = float_mask is not None or bias is not None
+    if type(s) is MetaArray:  # meta inputs: the result's shape and dtype (the kernels below fill real buffers)
+        out = MetaArray(s.shape[:-1] + vr.shape[-1:], q.dtype)
+        if not grad:
+            return _make(out)
+        return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, None, None,
+                         MetaArray(s.shape, s.dtype), None)
     m = None
     dead = None
     if masked:

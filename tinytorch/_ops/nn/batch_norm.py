@@ -267,8 +267,8 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         # ATen's empty-input path: a copy (not a view, to keep the graph), scaled by the first weight and bias
         out = input.clone()
         if weight is not None:
-            out = out * weight[0]
-        return out if bias is None else out + bias[0]
+            out = out * weight.select(0, 0)
+        return out if bias is None else out + bias.select(0, 0)
     c = x.shape[1] if x.ndim > 1 else 0
     if training:
         n = x.size // c if c else 0

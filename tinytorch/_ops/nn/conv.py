@@ -174,6 +174,12 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
         raise RuntimeError("weight should have at least three dimensions" if w.ndim < 3 else
                            f"Expected {nd + 2}-dimensional input for {nd + 2}-dimensional weight {_dims(w.shape)}, "
                            f"but got {x.ndim}-dimensional input of size {_dims(x.shape)} instead")
+    if w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_dims(w.shape)} instead")
+    if w.shape[0] % groups:  # (PyTorch's message prints the sizes in double brackets)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_dims(w.shape)}] instead")
     c_w = w.shape[0] if transposed else w.shape[1] * groups
     if x.shape[1] != c_w:
         head = "Given transposed=1, weight of size" if transposed else f"Given groups={groups}, weight of size"
@@ -190,6 +196,9 @@ def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, t
             raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, sizes))}). Kernel "
                                f"size: ({' x '.join(map(str, ks))}). Kernel size can't be greater than actual input "
                                "size")
+    if x.size == 0 and x.shape[0] and x.shape[1]:  # PyTorch runs empty batches and channels, no other empty input
+        shape = x.shape[:2] + (1,) + x.shape[2:] if nd == 1 else x.shape  # (its 1-d convolutions are 2-d ones)
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {_dims(shape)}")
 
 
 def _real_parts(t: Tensor):

@@ -154,6 +154,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     n_batch, classes = log_probs.shape[1], log_probs.shape[2]
     if log_probs._data.dtype not in (np.float32, np.float64):  # PyTorch's CPU kernel: float and double only
         raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{legacy_name(log_probs._data.dtype)}'")
+    if log_probs._data.size == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
     if len(il) != n_batch:

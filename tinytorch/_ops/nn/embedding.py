@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
@@ -110,7 +111,8 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = num + padding_idx
     flat = idx.reshape(-1).astype(np.int64, copy=False)
-    if flat.size and flat.view(np.uint64).max() >= num:  # one pass: a negative index reads as >= 2**63
+    # one pass: a negative index reads as >= 2**63 (meta indices have no values: PyTorch's meta kernel checks none)
+    if flat.size and type(flat) is not MetaArray and flat.view(np.uint64).max() >= num:
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, flat, max_norm, norm_type)

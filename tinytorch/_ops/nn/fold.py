@@ -105,7 +105,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     x = input._data
     _check_dtype(x, "im2col_out_cpu")
     if 0 < x.ndim < 3:  # PyTorch reads the spatial sizes before checking the rank
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{x.ndim}, {x.ndim - 1}], but got 2)")
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{x.ndim}, {x.ndim - 1}], but got "
+                         f"{x.ndim})")
     if x.ndim not in (3, 4) or any(s == 0 for s in x.shape[1 if x.ndim == 4 else 0:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {_dims(x.shape)}")

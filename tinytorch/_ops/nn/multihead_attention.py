@@ -237,7 +237,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         if dropout_p > 0.0:
             weights = F.dropout(weights, p=dropout_p)
         out = weights.bmm(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -255,7 +255,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     v = v.view(bsz, num_heads, src_len, head_dim)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
     if not is_batched:
         out = out.squeeze(1)
     return out, None

@@ -82,7 +82,8 @@ def _rows_split(x: np.ndarray, k: int) -> bool:
     """Whether a normalisation over the last ``k`` dims of ``x`` is cut into runs of rows (along dim 0)
     across threads: a large float32/float64 array with leading dims. Each row's statistics are the
     same reductions in the same order either way."""
-    return (x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4 and x.dtype.kind == "f"
+    return (type(x) is np.ndarray and x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4
+            and x.dtype.kind == "f"
             and x.dtype.itemsize >= 4 and x.flags.c_contiguous and parallel.get_num_threads() > 1)
 
 

@@ -235,6 +235,9 @@ def _index(mode: str, n: int, before: int, after: int) -> np.ndarray:
 
 def _check_nonconstant(x: np.ndarray, pad, mode: str) -> int:
     k = len(pad) // 2
+    if k > x.ndim:  # PyTorch's pad checks this first, whatever the mode
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.ndim}")
     if len(pad) % 2 or k not in (1, 2, 3) or x.ndim not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {x.ndim}D input tensor.\n{_SUPPORTED}")
     batch_ok = all(s != 0 for s in x.shape[x.ndim - k - 1:])

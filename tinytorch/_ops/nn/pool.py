@@ -76,6 +76,33 @@ def _windows(xp: np.ndarray, k, s, d, out_hw) -> np.ndarray:
                       (s0, s1, s2 * s[0], s3 * s[1], s2 * d[0], s3 * d[1]), writeable=False)
 
 
+def _batch_mode(shape, nd: int, head: str = "") -> None:
+    """PyTorch's check of a pooled input: (nd+1)-d with no empty dim, or (nd+2)-d whose batch alone may be empty."""
+    if not ((len(shape) == nd + 1 and all(shape)) or (len(shape) == nd + 2 and all(shape[1:]))):
+        raise RuntimeError(f"{head}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{list(shape)}")
+
+
+def _dims_between(input: Tensor, lo: int, hi: int, name: str) -> None:
+    """PyTorch's argument check of the 1-d pools (``checkDimRange``)."""
+    if not lo <= input.ndim <= hi:
+        raise RuntimeError(f"Expected {lo} to {hi} dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
+
+
+def _no_empty_dim(shape, text: str, start: int = 1) -> None:
+    """PyTorch's check that no dim from ``start`` on is empty (a batch of 0 is fine): ``text`` is its message,
+    with ``{shape}`` and the empty ``{dim}`` in it."""
+    for i in range(start, len(shape)):
+        if shape[i] == 0:
+            raise RuntimeError(text.format(shape=list(shape), dim=i))
+
+
+def _adaptive_empty(name: str) -> str:
+    return (name + "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {shape} "
+            "with dimension {dim} being empty")
+
+
 def _check_pool(x: np.ndarray, k, s, p, d, out_hw, dilation_text=True):
     if any(v == 0 for v in s):
         raise RuntimeError("stride should not be zero")
@@ -212,7 +239,8 @@ def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, uniq
     x = input._data
     plane = int(np.prod(x.shape[-node_cls.nd:]))
     planes = int(np.prod(x.shape[:-node_cls.nd]))
-    flat = (idx.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    rows = idx.reshape(planes, idx.size // max(planes, 1))  # (-1 cannot tell a batch of 0's row length)
+    flat = (rows + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
     return record(vals, node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=unique,
                   out_shape=vals.shape, args=args)
 
@@ -349,8 +377,9 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                return_indices: bool = False):
     """Max over (kh, kw) windows of (N, C, H, W) or (C, H, W); with the argmax positions on request."""
     x = input._data
-    if x.ndim not in (3, 4) or x.size == 0:
+    if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _batch_mode(x.shape, 2)
     k = _pair(kernel_size)
     s = k if _stride_omitted(stride) else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
@@ -358,6 +387,10 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     out_hw = tuple(_out_size((h, w)[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
     _check_pool(x, k, s, p, d, out_hw)
     x4 = _as4(x)
+    if x.size == 0:  # a batch of 0: no windows
+        empty = np.zeros(x4.shape[:2] + out_hw, np.int64)
+        return _max_result(input, empty.astype(x.dtype), empty, s, p, MaxPool2DWithIndicesBackward0, True,
+                           return_indices, (k, None if _stride_omitted(stride) else s, p, d, bool(ceil_mode)))
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
@@ -393,9 +426,10 @@ def _first_inside(out_hw, s, p, d, w: int) -> np.ndarray:
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over windows of the last dim of (N, C, L) or (C, L)."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got:{list(input.shape)}")
+    if return_indices:  # then PyTorch's max_pool1d_with_indices checks
+        _dims_between(input, 2, 3, "max_pool1d")
+    else:
+        _batch_mode(input.shape, 1, "max_pool1d: ")
     one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
     s = None if _stride_omitted(stride) else one(stride)
     if not return_indices:
@@ -498,8 +532,10 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override=None) -> Tensor:
     """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W)."""
     x = input._data
-    if x.ndim not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if x.ndim < 3:  # PyTorch reads the input's size(-3) first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(x.ndim, 1)}, "
+                         f"{max(x.ndim, 1) - 1}], but got -3)")
+    _batch_mode(x.shape, 2)
     k = _pair(kernel_size)
     s = k if _stride_omitted(stride) else _pair(stride)
     p = _pair(padding)
@@ -523,6 +559,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last dim of (N, C, L) or (C, L)."""
+    _dims_between(input, 2, 3, "avg_pool1d")
     one = lambda v: (1, v if isinstance(v, int) else tuple(v)[0])  # noqa: E731
     s = None if _stride_omitted(stride) else one(stride)
     x = input.unsqueeze(-2)
@@ -577,7 +614,8 @@ def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"expected scalar type Long but found {FROM_NP[indices._data.dtype]._scalar}")
     planes = int(np.prod(x.shape[:-2]))
-    flat = indices._data.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
+    rows = indices._data.reshape(planes, indices._data.size // max(planes, 1))
+    flat = rows + (np.arange(planes, dtype=np.int64) * (h * w))[:, None]
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
     return _scatter(grad_output, flat.reshape(-1), x.shape, unique, "MaxPool2DWithIndicesBackwardBackward0",
                     input if input._requires_grad else None)
@@ -693,6 +731,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Mean over the windows that split (H, W) into ``output_size`` cells as evenly as possible."""
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    _no_empty_dim(input.shape, _adaptive_empty("adaptive_avg_pool2d"), input.ndim - 2)  # only (H, W) checked
     out_hw = _adaptive_size(output_size, input.shape[-2:])
     if out_hw == (1, 1):
         return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
@@ -702,10 +741,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 @op(variants="function functional")
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """adaptive_avg_pool2d over the last dim of (N, C, L) or (C, L)."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    _dims_between(input, 2, 3, "adaptive_avg_pool1d")
     o = output_size if isinstance(output_size, int) else tuple(output_size)[0]
-    return _adaptive_avg(input.unsqueeze(-2), (1, o)).squeeze(-2)
+    x = input.unsqueeze(-2)
+    _no_empty_dim(x.shape, _adaptive_empty("adaptive_avg_pool2d"), x.ndim - 2)  # PyTorch's 2-d op checks
+    return _adaptive_avg(x, (1, o)).squeeze(-2)
 
 
 @op(variants="functional")
@@ -714,9 +754,14 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     x = input._data
     if x.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x.shape)}")
+    _no_empty_dim(x.shape, _adaptive_empty("adaptive_max_pool2d"))
     h, w = x.shape[-2:]
     oh, ow = _adaptive_size(output_size, (h, w))
     x4 = _as4(x)
+    if x.size == 0:  # a batch of 0
+        empty = np.zeros(x4.shape[:2] + (oh, ow), np.int64)
+        return _max_result(input, empty.astype(x.dtype), empty, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, True,
+                           return_indices)
     (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
     vals = np.empty((*x4.shape[:2], oh, ow), x.dtype)
     idx = np.empty((*x4.shape[:2], oh, ow), np.int64)

@@ -16,6 +16,7 @@ from .._core.registry import op
 from .activation import relu
 from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
                    _record_max, adaptive_max_pool2d)
+from .pool import _adaptive_empty, _dims_between, _no_empty_dim
 from .pool import _divisor, _out_size, _stride_omitted, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
@@ -28,6 +29,13 @@ def _triple(v):
 
 def _stride(stride, k):
     return k if _stride_omitted(stride) else _triple(stride)
+
+
+def _positive3(shape, name: str) -> None:
+    """PyTorch's check of a 3-d pool's input: no empty dim but the batch (its message names the length, 0)."""
+    if any(n == 0 for n in shape[len(shape) - 4:]):
+        raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(shape)} and non-batch dimension 0 has length zero!")
 
 
 def _check3(x, k, s, p, d, out):
@@ -48,8 +56,9 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                return_indices: bool = False):
     """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
     x = input._data
-    if x.ndim not in (4, 5) or x.size == 0:
+    if x.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _positive3(x.shape, "max_pool3d_with_indices_out_cpu_template()")
     k = _triple(kernel_size)
     s, p, d = _stride(stride, k), _triple(padding), _triple(dilation)
     size = x.shape[-3:]
@@ -104,6 +113,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     x = input._data
     if x.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _positive3(x.shape, "avg_pool3d()")
     k = _triple(kernel_size)
     s, p = _stride(stride, k), _triple(padding)
     size = x.shape[-3:]
@@ -135,6 +145,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     x = input._data
     if x.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(x.shape)}")
+    _no_empty_dim(x.shape, _adaptive_empty("adaptive_avg_pool3d"))
     out = _adaptive3(output_size, x.shape[-3:])
     if out == (1, 1, 1):
         return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
@@ -147,11 +158,16 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     x = input._data
     if x.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(x.shape)}")
+    _no_empty_dim(x.shape, _adaptive_empty("adaptive_max_pool3d"))
     size = x.shape[-3:]
     out = _adaptive3(output_size, size)
     x5 = x if x.ndim == 5 else x[None]
     b = [_bounds(size[i], out[i]) for i in range(3)]
-    idx = np.empty(x5.shape[:2] + out, np.int64)
+    idx = np.zeros(x5.shape[:2] + out, np.int64)
+    if x.size == 0:  # a batch of 0
+        idx = idx.reshape(x.shape[:-3] + out)
+        res = _record_max(input, idx.astype(x.dtype), idx, AdaptiveMaxPool3DBackward0, True)
+        return (res, _make(idx)) if return_indices else res
     for i in range(out[0]):  # adaptive windows differ in size: one loop per output cell
         for j in range(out[1]):
             for l in range(out[2]):  # noqa: E741
@@ -176,9 +192,8 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
 @op(variants="function functional")
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """Max over the windows that split L into ``output_size`` cells as evenly as possible."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
-                           "'self' (while checking arguments for adaptive_max_pool1d)")
+    _dims_between(input, 2, 3, "adaptive_max_pool1d")
+    _no_empty_dim(input.shape, _adaptive_empty("adaptive_max_pool1d"))
     o = output_size if isinstance(output_size, int) else tuple(output_size)[0]
     vals, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, o), True)
     vals, idx = vals.squeeze(-2), idx.squeeze(-2)

@@ -17,7 +17,7 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._kernels.resample_aa import resample_aa
 from ..._random.fpmath import fma32, fma64
-from .pool import _bounds, adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pool import _adaptive_empty, _bounds, _no_empty_dim, adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
 from .pad import Taps, _apply, axis_map, info_field, map_node
 
@@ -207,9 +207,6 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
-        raise NotImplementedError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
-                                  "tensor as input")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = x.shape[2:]
@@ -225,27 +222,31 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             scales = [None] * k
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if mode in _LINEAR.values() and _LINEAR.get(x.ndim) != mode:
+    if antialias and (mode not in ("bilinear", "bicubic", "lanczos") or x.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    if mode in _LINEAR.values() and x.ndim in _LINEAR and _LINEAR[x.ndim] != mode:
         want = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {want}D input")
-    if mode == "bicubic" and x.ndim != 4:
-        raise NotImplementedError(f"Got {x.ndim}D input, but bicubic mode needs 4D input")
     if mode == "lanczos" and k in (1, 2, 3):
         raise NotImplementedError("tinytorch's interpolate does not implement mode 'lanczos'")
-    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area") or \
-            k not in (1, 2, 3):
+    known = mode in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
+    if not known or k not in (1, 2, 3) or (mode == "bicubic" and k != 2):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
                                   f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                                   f"nearest-exact (got {mode})")
-    for n_in, n_out in zip(spatial, out_size):
-        if n_in <= 0 or n_out <= 0:
-            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                               f"({_dhw(spatial)}) output ({_dhw(out_size)})")
-    if mode == "area":
+    if mode == "area":  # PyTorch's adaptive average pools, with their checks
         if k == 1:
             return adaptive_avg_pool1d(input, out_size)
         if k == 2:
             return adaptive_avg_pool2d(input, out_size)
+        _no_empty_dim(x.shape, _adaptive_empty("adaptive_avg_pool3d"))
+    for n_in, n_out in zip(spatial, out_size):
+        if n_in <= 0 or n_out <= 0:
+            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                               f"({_dhw(spatial)}) {'and ' if k == 1 else ''}output ({_dhw(out_size)})")
+    if x.size == 0 and mode != "area" and x.shape[1] == 0:  # (a batch of 0 is fine)
+        raise RuntimeError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes {list(x.shape)}")
     kind = "nearest" if mode.startswith("nearest") else "linear"
     if x.dtype == np.uint8 and mode in ("bilinear", "bicubic") and k == 2:
         return _make(_uint8_resize(x, out_size, scales, align_corners, mode, antialias))

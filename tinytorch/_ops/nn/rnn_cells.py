@@ -67,5 +67,5 @@ def layer_by_ops(mode, input, batch_sizes, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr,
         outs[t] = hn
     out = cat(outs, 0)
     if input.ndim == 3:
-        out = out.reshape(input.shape[0], input.shape[1], -1)
+        out = out.reshape(input.shape[0], input.shape[1], h.shape[-1])
     return out, h, (c if mode == "LSTM" else None)

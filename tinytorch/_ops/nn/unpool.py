@@ -6,6 +6,7 @@ import numpy as np
 
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .pool import _no_empty_dim
 
 
 def _ntuple(v, n: int) -> tuple:
@@ -33,7 +34,20 @@ def _default_size(input: Tensor, k, s, p, output_size, nd: int) -> list:
     return output_size
 
 
+def _check_input(input: Tensor, nd: int) -> None:
+    """PyTorch's checks, which see a 1-d unpooling as the 2-d one of the input with a trailing dim of 1."""
+    if input.ndim < nd:
+        raise IndexError("tuple index out of range")
+    shape, kd = (tuple(input.shape) + (1,), 2) if nd == 1 else (tuple(input.shape), nd)
+    if len(shape) not in (kd + 1, kd + 2):
+        raise RuntimeError(f"Input to max_unpooling{kd}d should be a {kd + 1}d or {kd + 2}d Tensor, but got a tensor "
+                           f"with {len(shape)} dimensions.")
+    _no_empty_dim(shape, f"max_unpooling{kd}d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                  "dimensions, but got {shape} with dimension {dim} being empty.")
+
+
 def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output_size, nd: int) -> Tensor:
+    _check_input(input, nd)
     k = _ntuple(kernel_size, nd)
     s = k if stride is None else _ntuple(stride, nd)
     p = _ntuple(padding, nd)
@@ -46,14 +60,14 @@ def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output
     idx = indices if batched else indices.unsqueeze(0)
     n, c = x.shape[:2]
     total = int(np.prod(size))
-    flat_idx = idx.reshape(n, c, -1)
+    flat_idx = idx.reshape(n, c, int(np.prod(x.shape[2:])))  # (-1 cannot say how long a batch of 0's rows are)
     raw = flat_idx._data
     if raw.size and (raw.min() < 0 or raw.max() >= total):
         bad = raw[(raw < 0) | (raw >= total)].flat[0]
         shown = list(size) + ([1] if nd == 1 else [])
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, shown))})")
-    out = _make(np.zeros((n, c, total), x._data.dtype)).scatter(2, flat_idx, x.reshape(n, c, -1))
+    out = _make(np.zeros((n, c, total), x._data.dtype)).scatter(2, flat_idx, x.reshape(flat_idx.shape))
     out = out.reshape(n, c, *size)
     return out if batched else out.squeeze(0)
 

@@ -18,7 +18,7 @@ from ...autograd.grad_mode import _State, check_inference_inplace, version_count
 from ...autograd.node import Node
 from ...tensor import Tensor, _new
 from ..shape import views as _views
-from .._core import registry as _registry
+from .._core import overlap, registry as _registry
 from .._core.record import inplace_node, record
 from .._core.registry import _cast_check, op
 from .._core.util import broadcast_shapes, unpack
@@ -47,44 +47,34 @@ def _snapshot(self: Tensor) -> Tensor:
     return old
 
 
-def _dense(a: np.ndarray) -> bool:
-    """PyTorch's is_non_overlapping_and_dense: the elements tile one block of memory exactly."""
-    expected = a.itemsize
-    for size, stride in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda d: d[1]):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
+def _check_overlap(self: Tensor, op, args) -> None:
+    """PyTorch's check of an in-place op's tensor arguments against ``self`` (``_ops/_core/overlap.py``)."""
+    rule = _OVERLAP_RULES.get(getattr(op, "__name__", None))
+    if rule is None:
+        overlap.check(self._data, self._vc, args, False)
+    else:
+        rule(self, args)
 
 
-def check_partial_overlap(self: Tensor, inputs) -> None:
-    """PyTorch's ``assert_no_partial_overlap`` between the written-to tensor and each input: the same
-    elements in the same layout are fine (``x.add_(x)``), a shifted or re-strided alias of them is not.
-    As there, only layouts it can judge (both dense) are refused. Aliases of one storage share its
-    version counter, so the common case costs one identity test per tensor argument."""
-    vc = self._vc
-    out = self._data
-    begin = None
-    for t in inputs:
-        if type(t) is not Tensor and not isinstance(t, Tensor) or t._vc is not vc:
-            continue
-        a = t._data
-        if a is out or a.size == 0 or out.size == 0 or not np.may_share_memory(a, out):
-            continue
-        if begin is None:
-            if not _dense(out):
-                return
-            begin = out.__array_interface__["data"][0]
-            end = begin + out.nbytes
-        if not _dense(a):
-            continue
-        a_begin = a.__array_interface__["data"][0]
-        a_end = a_begin + a.nbytes
-        same = a_begin == begin and a_end == end and a.strides == out.strides and a.shape == out.shape
-        if not same and a_begin < end and begin < a_end:
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing the "
-                               "operation.")
+def _no_overlap(self: Tensor, args) -> None:
+    overlap.check(self._data, self._vc, args, True)
+
+
+def _index_put_overlap(self: Tensor, args) -> None:
+    indices, values = args[0], args[1] if len(args) > 1 else None
+    given = [i for i in indices if i is not None] if isinstance(indices, (tuple, list)) else []
+    if (isinstance(values, Tensor) and values._data.size == 1 and len(given) == 1 and isinstance(given[0], Tensor)
+            and given[0]._data.dtype in (np.bool_, np.uint8)):
+        return  # PyTorch hands this one to masked_fill_, which reads the value as a number
+    _no_overlap(self, args)
+
+
+# index writes refuse any overlap with their source (and index); masked_fill_/index_fill_ read a tensor value as a
+# number first, masked_scatter_ checks nothing; every other in-place op refuses a partial overlap only
+_OVERLAP_RULES = {**dict.fromkeys(("index_add", "index_copy", "index_reduce", "put", "scatter", "scatter_add",
+                                   "scatter_reduce"), _no_overlap),
+                  "index_put": _index_put_overlap,
+                  **dict.fromkeys(("masked_fill", "index_fill", "masked_scatter"), lambda self, args: None)}
 
 
 # PyTorch writes these into an expanded tensor with a deprecation warning instead of refusing
@@ -98,7 +88,7 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if not grad_needed:
         if args:
-            check_partial_overlap(self, args)
+            _check_overlap(self, op, args)
         res = op(self, *args, **kwargs)
         _write(self, res._data, op)
         if len(self._vc) > 1:
@@ -109,7 +99,7 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
     _views.check_inplace(self, True)
     res = op(_snapshot(self), *args, **kwargs)
     if args:
-        check_partial_overlap(self, args)
+        _check_overlap(self, op, args)
     _write(self, res._data, op)
     fn = res.grad_fn
     if fn is None:  # nothing differentiable after all (an integer result)
@@ -286,7 +276,7 @@ def _copy(self, src, node_cls):
         _views.check_inplace(self, True)
         fn = inplace_node(node_cls, (self, ts), src_meta=(ts._data.shape, ts._data.dtype)
                           if ts is not None and ts._requires_grad else None)
-    check_partial_overlap(self, (ts,))
+    overlap.check(self._data, self._vc, (ts,), False)
     sd = np.asarray(sd)
     full = broadcast_shapes(self._data.shape, sd.shape)  # PyTorch's text when they do not broadcast
     if full != self._data.shape:

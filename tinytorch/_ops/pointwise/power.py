@@ -80,7 +80,7 @@ class PowBackward2(Node):
 def pow(a, b) -> Tensor:
     """a ** b with broadcasting (tensor or scalar on either side)."""
     ta, tb, ad, bd = binary_operands(a, b)
-    if np.asarray(ad).dtype.kind in "iu" and np.asarray(bd).dtype.kind in "iu" and np.any(np.asarray(bd) < 0):
+    if np.result_type(ad).kind in "iu" and np.result_type(bd).kind in "iu" and np.any(np.asarray(bd) < 0):
         out = _int_pow_negative(a, ad, bd)
     else:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -162,7 +162,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
-        out = as_array(lowp_round(np.asarray(mean_of(opmath(x), dims, keepdim)), x.dtype))
+        out = as_array(lowp_round(as_array(mean_of(opmath(x), dims, keepdim)), x.dtype))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:

@@ -53,7 +53,7 @@ def _copy_as(x: np.ndarray, fmt) -> np.ndarray:
             return x.copy()
         return x.copy(order="K")
     if fmt is contiguous_format:
-        return np.ascontiguousarray(x) if not x.flags.c_contiguous else x.copy()
+        return x.copy()  # (C order)
     rank = _CHANNELS_LAST_RANK.get(fmt)
     if rank is None:
         raise TypeError(f"memory_format must be tinytorch.memory_format, not {type(fmt).__name__}")
@@ -265,7 +265,7 @@ def _to_meta(input: Tensor, dtype) -> Tensor:
     npd = input._data.dtype if dtype is None else _dtype.to_np(dtype)
     if input._meta and npd == input._data.dtype:
         return input
-    out = _meta_data.lazy_zeros(input._data, npd)
+    out = _meta_data.dataless(input._data, npd)
     if npd not in INEXACT_NP and input._requires_grad:
         res = _make(out)
     else:

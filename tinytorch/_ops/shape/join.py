@@ -219,7 +219,11 @@ def unbind(input: Tensor, dim: int = 0):
 @op(variants="function method", batch=rules.select)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, x.ndim)
+    if not -x.shape[d] <= index < x.shape[d]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at dimension {d}")
     return _note_dim(input[(slice(None),) * d + (index,)], dim)
 
 

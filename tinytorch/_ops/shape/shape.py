@@ -167,7 +167,7 @@ def reshape(input: Tensor, *shape) -> Tensor:
         out = x.reshape(shape)
         if out.base is None or (out.base is not x and out.base is not x.base):  # a copy
             if _State.enabled and input._requires_grad:  # PyTorch records it: UnsafeViewBackward0 <- CloneBackward0
-                copied = record(np.ascontiguousarray(x), CloneBackward0, (input,))
+                copied = record(x.copy(), CloneBackward0, (input,))  # (C-ordered; a meta array's stays data-less)
                 return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
             return _make(out)
     if _State.enabled and input._requires_grad:

@@ -19,10 +19,11 @@ _CODE_NAMES = {0x08: "unsigned byte", 0x09: "signed byte", 0x0B: "int16", 0x0C: 
                0x0D: "float32", 0x0E: "float64"}
 
 
-def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.ndarray:
-    """The uint8 array in an IDX file's bytes, checked against ``ndim`` and ``item_shape``."""
-    size = len(buf)
-    if size < 4:
+def _header(buf: bytes, name: str, ndim: int, item_shape: tuple, size: int | None = None) -> tuple[tuple, int]:
+    """The dims and the header's length read from an IDX file's first bytes, every field checked against
+    ``ndim`` and ``item_shape`` (``size``: the whole file's length, when ``buf`` holds only its start)."""
+    size = len(buf) if size is None else size
+    if len(buf) < 4:
         raise ValueError(f"{name}: magic number: the file is {size} bytes long, too short for the "
                          "4-byte IDX magic number")
     if buf[0] != 0 or buf[1] != 0:
@@ -37,7 +38,7 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
     if file_ndim != ndim:
         raise ValueError(f"{name}: number of dimensions is {file_ndim}; expected {ndim}")
     header = 4 + 4 * ndim
-    if size < header:
+    if len(buf) < header:
         raise ValueError(f"{name}: header: the file is {size} bytes long and ends inside the "
                          f"{header}-byte header")
     dims = tuple(int(d) for d in np.frombuffer(buf, dtype=">i4", count=ndim, offset=4))
@@ -46,14 +47,25 @@ def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.nd
                          f"{'x'.join(map(str, item_shape))}")
     if dims[0] < 0:
         raise ValueError(f"{name}: dims: the item count {dims[0]} is negative")
+    return dims, header
+
+
+def _check_payload(name: str, payload: int, dims: tuple) -> int:
+    """The payload's length in bytes, which must be what the header's dims describe."""
     expected = int(np.prod(dims, dtype=np.int64))
-    payload = size - header
     if payload < expected:
         raise ValueError(f"{name}: payload is {payload} bytes but the header's dims {list(dims)} "
                          f"need {expected}: the file is truncated")
     if payload > expected:
         raise ValueError(f"{name}: payload has {payload - expected} trailing bytes after the "
                          f"{expected} that the header's dims {list(dims)} describe")
+    return expected
+
+
+def parse_idx(buf: bytes, name: str, ndim: int, item_shape: tuple = ()) -> np.ndarray:
+    """The uint8 array in an IDX file's bytes, checked against ``ndim`` and ``item_shape``."""
+    dims, header = _header(buf, name, ndim, item_shape)
+    expected = _check_payload(name, len(buf) - header, dims)
     # a copy, so the dataset owns writable memory rather than a view of the file's bytes
     return np.frombuffer(buf, dtype=np.uint8, count=expected, offset=header).reshape(dims).copy()
 
@@ -67,41 +79,34 @@ def _check_count(path: str, count: int, max_items, what: str) -> None:
                          f"the file is not what it should be (it was not read further)")
 
 
-def _read_bytes(path: str, max_items=None, what: str = "") -> bytes:
+def _read_bytes(path: str, ndim: int, item_shape: tuple, max_items=None, what: str = "") -> bytes:
+    """The IDX file's bytes, read only once its header (every field, and the size it gives) holds."""
     if not path.endswith(".gz"):
         with open(path, "rb") as f:
-            head = f.read(8)
-            if len(head) == 8 and head[:2] == b"\0\0" and head[3] >= 1:
-                _check_count(path, int.from_bytes(head[4:8], "big", signed=True), max_items, what)
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(4 + 4 * ndim)
+            dims, header = _header(head, path, ndim, item_shape, size)
+            _check_count(path, dims[0], max_items, what)
+            _check_payload(path, size - header, dims)
             return head + f.read()
     try:
         with gzip.open(path, "rb") as f:
-            return _inflate_bounded(f, path, max_items, what)
+            return _inflate_bounded(f, path, ndim, item_shape, max_items, what)
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"{path}: gzip stream is corrupt or truncated ({err})") from err
 
 
-def _inflate_bounded(f, path: str, max_items=None, what: str = "") -> bytes:
+def _inflate_bounded(f, path: str, ndim: int, item_shape: tuple, max_items=None, what: str = "") -> bytes:
     """The decompressed IDX file, never inflating past the size its own header describes.
 
-    The header (magic number and dims) comes first; the payload is then read in chunks up to that
-    size and one byte more, so a small ``.gz`` that inflates to gigabytes (a gzip bomb) is refused
-    as soon as its output passes the size, and truncation is left to ``parse_idx`` to report."""
-    head = f.read(4)
-    if len(head) < 4 or head[:2] != b"\0\0":
-        return head  # parse_idx names what is wrong with the magic number
-    head += f.read(4 * head[3])
-    if len(head) < 4 + 4 * head[3]:
-        return head
-    dims = [int.from_bytes(head[4 + 4 * i:8 + 4 * i], "big", signed=True) for i in range(head[3])]
-    if any(d < 0 for d in dims):
-        return head
-    if dims:  # before inflating anything: a header's count is checked against what the split can hold
-        _check_count(path, dims[0], max_items, what)
-    itemsize = {0x08: 1, 0x09: 1, 0x0B: 2, 0x0C: 4, 0x0D: 4, 0x0E: 8}.get(head[2], 1)
-    expected = itemsize
-    for d in dims:
-        expected *= d
+    The header comes first, and every field of it is checked before anything more is inflated (a wrong
+    item shape, dtype or rank would otherwise be found only in the whole output); the payload is then
+    read in chunks up to that size and one byte more, so a small ``.gz`` that inflates to gigabytes (a
+    gzip bomb) is refused as soon as its output passes the size, and truncation is left to ``parse_idx``."""
+    head = f.read(4 + 4 * ndim)
+    dims, _ = _header(head, path, ndim, item_shape)
+    _check_count(path, dims[0], max_items, what)
+    expected = int(np.prod(dims, dtype=np.int64))
     chunks, got = [head], 0
     while got <= expected:
         chunk = f.read(min(_CHUNK, expected + 1 - got))
@@ -111,7 +116,7 @@ def _inflate_bounded(f, path: str, max_items=None, what: str = "") -> bytes:
         got += len(chunk)
     if got > expected:
         raise ValueError(f"{path}: payload has trailing bytes after the {expected} that the "
-                         f"header's dims {dims} describe: the gzip stream inflates past the "
+                         f"header's dims {list(dims)} describe: the gzip stream inflates past the "
                          f"{len(head) + expected} bytes of its IDX file, so decompression stopped "
                          f"there")
     return b"".join(chunks)
@@ -129,8 +134,9 @@ def read_idx_file(folder: str, basename: str, ndim: int, item_shape: tuple = (),
     gz_path = raw_path + ".gz"
     if os.path.exists(raw_path):
         try:
-            return parse_idx(_read_bytes(raw_path, max_items, what), raw_path, ndim, item_shape), raw_path
+            return parse_idx(_read_bytes(raw_path, ndim, item_shape, max_items, what), raw_path, ndim,
+                             item_shape), raw_path
         except ValueError:
             if not os.path.exists(gz_path):
                 raise
-    return parse_idx(_read_bytes(gz_path, max_items, what), gz_path, ndim, item_shape), gz_path
+    return parse_idx(_read_bytes(gz_path, ndim, item_shape, max_items, what), gz_path, ndim, item_shape), gz_path

@@ -1,0 +1,566 @@
+"""``MetaArray``: what a meta tensor holds in place of a numpy array. A shape, a dtype and strides, and no buffer.
+
+The ops run their numpy code on it unchanged. numpy hands these arrays to ``__array_ufunc__`` and
+``__array_function__``, and both work out the result's shape and dtype without computing anything:
+
+- a ufunc takes the broadcast shape, and its dtype from the same ufunc run on one-element stand-ins of the
+  operands' dtypes;
+- a reduction or ``matmul`` takes its shape from numpy's rules;
+- reshapes, transposes and basic indexing are views. Their strides are computed as numpy computes them.
+
+A ``MetaArray`` of 10**13 elements costs a few hundred bytes. What it does not implement falls back on zeros:
+``__array__`` gives zeros of its shape, read by the function that asked for them (an untouched calloc'd
+page costs no memory). An attribute it lacks, or a read of one of its values (``float``, ``item``, ``bool``),
+raises ``NeedsData``. The meta op wrapper (``_meta.py``) catches that and runs the op once more on zeros of its
+meta inputs. A graph tracer would build its fake tensors on the same class. Numpy only: every layer can use it."""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+
+class NeedsData(Exception):
+    """An op read a value of a meta tensor, or used an array feature ``MetaArray`` lacks."""
+
+
+def c_strides(shape, itemsize: int) -> tuple:
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class _Flags:
+    __slots__ = ("c_contiguous", "f_contiguous")
+    writeable = aligned = owndata = True
+
+    def __init__(self, a: "MetaArray") -> None:
+        self.c_contiguous = _contiguous(a.shape, a.strides, a.itemsize, reversed)
+        self.f_contiguous = _contiguous(a.shape, a.strides, a.itemsize, iter)
+
+    contiguous = property(lambda self: self.c_contiguous)
+
+    def __getitem__(self, key: str) -> bool:
+        return {"C_CONTIGUOUS": self.c_contiguous, "F_CONTIGUOUS": self.f_contiguous, "WRITEABLE": True,
+                "OWNDATA": True, "ALIGNED": True}[key]
+
+
+def _contiguous(shape, strides, itemsize, order) -> bool:
+    if 0 in shape:
+        return True
+    step = itemsize
+    for n, s in order(list(zip(shape, strides))):
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
+def _stand_in(x):
+    """A one-element array of ``x``'s dtype and rank for numpy to resolve a dtype on, or ``x`` itself when it is
+    a number or a 0-d array (whose value numpy 1.x's value-based casting reads)."""
+    if type(x) is MetaArray or (isinstance(x, np.ndarray) and x.ndim):
+        return np.zeros((1,) * x.ndim, x.dtype)
+    return x
+
+
+def _shape_of(x) -> tuple:
+    return x.shape if isinstance(x, (MetaArray, np.ndarray)) else np.shape(x)
+
+
+def _real(x):
+    """``x`` with every ``MetaArray`` in it (lists and tuples looked into) as zeros of its shape."""
+    if type(x) is MetaArray:
+        return x.__array__()
+    if type(x) in (list, tuple):
+        return type(x)(_real(v) for v in x)
+    return x
+
+
+def _axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(operator.index(a) % ndim if ndim else 0 for a in axes)
+
+
+class MetaArray(NDArrayOperatorsMixin):
+    """A data-less stand-in for a numpy array: a shape, a dtype and strides in bytes (see the module's docstring)."""
+
+    __slots__ = ("_shape", "dtype", "strides", "offset", "base")
+
+    def __init__(self, shape, dtype, strides=None, offset: int = 0, base: "MetaArray | None" = None) -> None:
+        self._shape = tuple(operator.index(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.strides = c_strides(self.shape, self.dtype.itemsize) if strides is None else tuple(strides)
+        self.offset = offset
+        self.base = base  # as numpy's: the array whose storage a view looks into (None: its own)
+
+    @classmethod
+    def like(cls, a, dtype=None) -> "MetaArray":
+        """A data-less array of ``a``'s shape and layout (``a``: a numpy array or a ``MetaArray``), of ``dtype``."""
+        dt = a.dtype if dtype is None else np.dtype(dtype)
+        if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides):
+            return cls(a.shape, dt)
+        return cls(a.shape, dt, tuple(s // a.itemsize * dt.itemsize for s in a.strides))
+
+    # -- what a numpy array says about itself ------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @shape.setter
+    def shape(self, shape) -> None:
+        """numpy's in-place reshape: a view, or numpy's refusal."""
+        new = self.reshape(shape, copy=False)
+        self._shape, self.strides = new.shape, new.strides
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    flags = property(lambda self: _Flags(self))
+    T = property(lambda self: self.transpose())
+    mT = property(lambda self: self.swapaxes(-1, -2))
+
+    @property
+    def real(self) -> "MetaArray":
+        if self.dtype.kind != "c":
+            return self
+        return self._view(self.shape, self.strides, dtype=np.dtype(f"f{self.itemsize // 2}"))
+
+    @property
+    def imag(self) -> "MetaArray":
+        if self.dtype.kind != "c":
+            raise NeedsData("imag")  # numpy's zeros of a real array
+        half = self.itemsize // 2
+        return self._view(self.shape, self.strides, self.offset + half, np.dtype(f"f{half}"))
+
+    def __repr__(self) -> str:
+        return f"MetaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """Zeros of this shape: numpy's way into a function ``MetaArray`` does not implement."""
+        return np.zeros(self.shape, self.dtype if dtype is None else dtype)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NeedsData(name)
+
+    def _value(self, *_):
+        raise NeedsData("a value")
+
+    __bool__ = __float__ = __int__ = __index__ = __complex__ = item = tolist = tobytes = _value
+
+    def __copy__(self) -> "MetaArray":
+        return MetaArray(self.shape, self.dtype, self.strides, self.offset)
+
+    def __deepcopy__(self, memo) -> "MetaArray":
+        return self.__copy__()
+
+    def __setitem__(self, key, value) -> None:
+        pass  # a meta tensor is written nowhere (PyTorch's meta kernels check and write nothing)
+
+    def fill(self, value) -> None:
+        pass
+
+    # -- views ----------------------------------------------------------------------------------
+    def _view(self, shape, strides, offset=None, dtype=None) -> "MetaArray":
+        return MetaArray(shape, self.dtype if dtype is None else dtype, strides, self.offset if offset is None
+                         else offset, self if self.base is None else self.base)
+
+    def transpose(self, *axes) -> "MetaArray":
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        order = tuple(range(self.ndim))[::-1] if not axes or axes[0] is None else _axes(tuple(axes), self.ndim)
+        if sorted(order) != list(range(self.ndim)):
+            raise ValueError("axes don't match array")
+        return self._view([self.shape[i] for i in order], [self.strides[i] for i in order])
+
+    def swapaxes(self, a: int, b: int) -> "MetaArray":
+        order = list(range(self.ndim))
+        a, b = _axes(a, self.ndim)[0], _axes(b, self.ndim)[0]
+        order[a], order[b] = order[b], order[a]
+        return self.transpose(order)
+
+    def reshape(self, *shape, order: str = "C", copy=None) -> "MetaArray":
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = tuple(shape[0])
+        if order != "C":
+            raise NeedsData("reshape order")
+        new = _infer_shape(shape, self.size)
+        strides = _view_strides(self.shape, self.strides, new, self.itemsize)
+        if strides is None:
+            if copy is False:
+                raise ValueError("Unable to avoid creating a copy while reshaping.")
+            return MetaArray(new, self.dtype)  # a copy, C-ordered
+        return self._view(new, strides)
+
+    def ravel(self, order: str = "C") -> "MetaArray":
+        return self.reshape(-1, order=order)
+
+    def flatten(self, order: str = "C") -> "MetaArray":
+        return MetaArray((self.size,), self.dtype)
+
+    def squeeze(self, axis=None) -> "MetaArray":
+        axes = tuple(i for i, n in enumerate(self.shape) if n == 1) if axis is None else _axes(axis, self.ndim)
+        if any(self.shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        keep = [i for i in range(self.ndim) if i not in axes]
+        return self._view([self.shape[i] for i in keep], [self.strides[i] for i in keep])
+
+    def view(self, dtype=None, type=None) -> "MetaArray":
+        dt = self.dtype if dtype is None else np.dtype(dtype)
+        if dt.itemsize == self.itemsize:
+            return self._view(self.shape, self.strides, dtype=dt)
+        raise NeedsData("view as a dtype of another size")
+
+    def astype(self, dtype, order: str = "K", casting: str = "unsafe", subok: bool = True,
+               copy: bool = True) -> "MetaArray":
+        dt = np.dtype(dtype)
+        if dt == self.dtype and not copy:
+            return self
+        return MetaArray.like(self, dt) if order in ("K", "A") else MetaArray(self.shape, dt)
+
+    def copy(self, order: str = "C") -> "MetaArray":
+        return MetaArray.like(self) if order == "K" else MetaArray(self.shape, self.dtype)
+
+    def conj(self) -> "MetaArray":
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    def __getitem__(self, key) -> "MetaArray":
+        key = key if isinstance(key, tuple) else (key,)
+        if any(_advanced(k) for k in key):
+            return self._gather(key)
+        shape, strides, offset = [], [], self.offset
+        rest = [k for k in key if k is not None and k is not Ellipsis]
+        if len(rest) > self.ndim:
+            raise IndexError(f"too many indices for array: array is {self.ndim}-dimensional, but {len(rest)} were "
+                             "indexed")
+        dim = 0
+        for k in key:
+            if k is Ellipsis:
+                for _ in range(self.ndim - len(rest)):
+                    shape.append(self.shape[dim])
+                    strides.append(self.strides[dim])
+                    dim += 1
+            elif k is None:
+                shape.append(1)
+                strides.append(0)
+            elif isinstance(k, slice):
+                start, stop, step = k.indices(self.shape[dim])
+                shape.append(len(range(start, stop, step)))
+                strides.append(self.strides[dim] * step)
+                offset += start * self.strides[dim]
+                dim += 1
+            else:
+                i = operator.index(k)
+                n = self.shape[dim]
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+                offset += (i % n) * self.strides[dim]
+                dim += 1
+        shape += self.shape[dim:]
+        strides += self.strides[dim:]
+        return self._view(shape, strides, offset)
+
+    def _gather(self, key) -> "MetaArray":
+        """Advanced indexing: a fresh C-ordered array, of the shape numpy's rules give. They are run on a
+        stand-in of itemsize 0, so indexing it reads and writes nothing; a meta index is zeros of its shape."""
+        if any(isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ for k in key):
+            raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
+        proxy = np.broadcast_to(np.empty((), np.dtype([])), self.shape)
+        key = tuple(np.broadcast_to(np.zeros((), np.intp), k.shape) if type(k) is MetaArray else k for k in key)
+        return MetaArray(proxy[key].shape, self.dtype)
+
+    # -- reductions and scans, as methods ---------------------------------------------------------
+    def _reduce(self, fn, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        axes = _axes(axis, self.ndim)
+        if keepdims:
+            shape = tuple(1 if i in axes else n for i, n in enumerate(self.shape))
+        else:
+            shape = tuple(n for i, n in enumerate(self.shape) if i not in axes)
+        if any(self.shape[i] == 0 for i in axes) and fn in (np.max, np.min, np.argmax, np.argmin, np.amax,
+                                                            np.amin):
+            raise NeedsData("a reduction of an empty array")  # numpy's own error
+        args = {"axis": axis} if axis is not None else {}
+        res = fn(np.zeros((1,) * self.ndim, self.dtype), dtype=dtype, **args, **kw) if dtype is not None else \
+            fn(np.zeros((1,) * self.ndim, self.dtype), **args, **kw)
+        result = MetaArray(shape, np.asarray(res).dtype)
+        if out is not None and out is not Ellipsis:
+            return out
+        return result
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.sum, axis, dtype, out, keepdims, **kw)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.prod, axis, dtype, out, keepdims, **kw)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.mean, axis, dtype, out, keepdims, **kw)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return self._reduce(np.var, axis, dtype, out, keepdims, **kw)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return self._reduce(np.std, axis, dtype, out, keepdims, **kw)
+
+    def max(self, axis=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.max, axis, None, out, keepdims, **kw)
+
+    def min(self, axis=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.min, axis, None, out, keepdims, **kw)
+
+    def any(self, axis=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.any, axis, None, out, keepdims, **kw)
+
+    def all(self, axis=None, out=None, keepdims=False, **kw):
+        return self._reduce(np.all, axis, None, out, keepdims, **kw)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return self._reduce(np.argmax, axis, None, out, keepdims)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return self._reduce(np.argmin, axis, None, out, keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return np.cumprod(self, axis, dtype, out)
+
+    # -- the numpy protocols ------------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = kwargs.pop("out", None)
+        outs = out if isinstance(out, tuple) else (out,)
+        if any(isinstance(o, np.ndarray) for o in outs) or method not in ("__call__", "reduce", "accumulate"):
+            # a real array to write into, or a rarer method: computed on zeros
+            return getattr(ufunc, method)(*_real(inputs), **({"out": out} if out is not None else {}), **kwargs)
+        if method == "__call__":
+            if ufunc is np.matmul:
+                shape = _matmul_shape(_shape_of(inputs[0]), _shape_of(inputs[1]))
+            else:
+                try:
+                    shape = np.broadcast_shapes(*(_shape_of(x) for x in inputs))
+                except ValueError:
+                    return ufunc(*_real(inputs), **kwargs)  # numpy's own error
+            kwargs.pop("where", None)
+            res = ufunc(*(_stand_in(x) for x in inputs), **kwargs)
+        else:
+            a = inputs[0]
+            axis = kwargs.pop("axis", 0)
+            keepdims = kwargs.pop("keepdims", False)
+            kwargs.pop("where", None)
+            if method == "accumulate":
+                kwargs.pop("initial", None)
+            res = getattr(ufunc, method)(_stand_in(a), axis=axis, **kwargs)
+            if method == "accumulate":
+                shape = a.shape
+            else:
+                axes = _axes(axis, a.ndim)
+                shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape) if keepdims or i not in axes)
+        results = res if isinstance(res, tuple) else (res,)
+        made = tuple(MetaArray(shape, np.asarray(r).dtype) if o is None or o is Ellipsis else o
+                     for r, o in zip(results, outs * len(results) if len(outs) == 1 else outs))
+        return made if isinstance(res, tuple) else made[0]
+
+    def __array_function__(self, func, types, args, kwargs):
+        handler = _FUNCTIONS.get(func)
+        if handler is not None:
+            return handler(*args, **kwargs)
+        return func(*_real(args), **{k: _real(v) for k, v in kwargs.items()})  # on zeros
+
+
+def _advanced(k) -> bool:
+    return isinstance(k, (np.ndarray, MetaArray, list)) or (isinstance(k, np.generic) and k.dtype == np.bool_) \
+        or isinstance(k, bool)
+
+
+def _infer_shape(shape, size: int) -> tuple:
+    shape = tuple(operator.index(n) for n in shape)
+    if shape.count(-1) == 1:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+    return shape
+
+
+def _view_strides(shape, strides, new, itemsize: int):
+    """The strides of ``new`` as a view of (``shape``, ``strides``), or None when it needs a copy: PyTorch's
+    computeStride (runs of dims contiguous with each other split or merged; size-1 dims fit anywhere)."""
+    if not shape or math.prod(shape) == 0:
+        return c_strides(new, itemsize)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
+
+
+def _matmul_shape(a: tuple, b: tuple) -> tuple:
+    if not a or not b:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different from {a2[-1]})")
+    batch = np.broadcast_shapes(a2[:-2], b2[:-2])
+    return batch + ((a2[-2],) if len(a) > 1 else ()) + ((b2[-1],) if len(b) > 1 else ())
+
+
+def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if axis is None:
+        arrays = [a.reshape(-1) if type(a) is MetaArray else np.ravel(a) for a in arrays]
+        axis = 0
+    first = _shape_of(arrays[0])
+    ax = _axes(axis, len(first))[0]
+    for a in arrays[1:]:
+        s = _shape_of(a)
+        if len(s) != len(first) or any(x != y for d, (x, y) in enumerate(zip(s, first)) if d != ax):
+            return np.concatenate(_real(arrays), axis=axis, dtype=dtype, casting=casting)  # numpy's own error
+    shape = list(first)
+    shape[ax] = sum(_shape_of(a)[ax] for a in arrays)
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(*(_stand_in(a) for a in arrays))
+    return out if out is not None else MetaArray(shape, dt)
+
+
+def _stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = [a if type(a) is MetaArray else np.asarray(a) for a in arrays]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        return np.stack(_real(arrays), axis=axis)  # numpy's own error
+    shape = list(arrays[0].shape)
+    shape.insert(axis % (len(shape) + 1), len(arrays))
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(*(_stand_in(a) for a in arrays))
+    return out if out is not None else MetaArray(shape, dt)
+
+
+def _where(condition, x=None, y=None):
+    if x is None and y is None:
+        raise NeedsData("where(condition)")  # nonzero: its length is the data's
+    shape = np.broadcast_shapes(_shape_of(condition), _shape_of(x), _shape_of(y))
+    return MetaArray(shape, np.where(True, _stand_in(x), _stand_in(y)).dtype)
+
+
+def _broadcast_to(array, shape, subok=False):
+    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
+    np.broadcast_shapes(array.shape, shape)
+    lead = len(shape) - array.ndim
+    strides = [0] * lead + [0 if n == 1 and m != 1 else s for n, m, s in zip(array.shape, shape[lead:],
+                                                                              array.strides)]
+    return array._view(shape, strides)
+
+
+def _like(prototype, dtype=None, order="K", subok=True, shape=None, **kw):
+    if shape is not None:
+        return MetaArray(shape if not isinstance(shape, int) else (shape,), prototype.dtype if dtype is None
+                         else dtype)
+    return MetaArray.like(prototype, dtype) if order in ("K", "A") else MetaArray(prototype.shape, dtype or
+                                                                                  prototype.dtype)
+
+
+def _full_like(prototype, fill_value, dtype=None, order="K", subok=True, shape=None, **kw):
+    return _like(prototype, dtype, order, subok, shape)
+
+
+def _method(name: str):
+    def call(a, *args, **kwargs):
+        if type(a) is not MetaArray:
+            return getattr(np, name)(_real(a), *_real(args), **kwargs)
+        return getattr(a, name)(*args, **kwargs)
+    return call
+
+
+def _scan(fn):
+    def scan(a, axis=None, dtype=None, out=None):
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        return fn.accumulate(a, axis=axis, dtype=dtype, out=out)
+    return scan
+
+
+def _moveaxis(a, source, destination):
+    if type(a) is not MetaArray:
+        return np.moveaxis(_real(a), source, destination)
+    src = _axes(tuple(source) if isinstance(source, (list, tuple)) else source, a.ndim)
+    dst = _axes(tuple(destination) if isinstance(destination, (list, tuple)) else destination, a.ndim)
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s_ in sorted(zip(dst, src)):
+        order.insert(d, s_)
+    return a.transpose(order)
+
+
+def _expand_dims(a, axis):
+    if type(a) is not MetaArray:
+        return np.expand_dims(_real(a), axis)
+    n = a.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    new = _axes(tuple(axis) if isinstance(axis, (tuple, list)) else axis, n)
+    return a[tuple(None if i in new else slice(None) for i in range(n))]
+
+
+def _copyto(dst, src, casting="same_kind", where=True):
+    if type(dst) is MetaArray:
+        np.broadcast_shapes(_shape_of(src), dst.shape)
+        return None
+    return np.copyto(dst, _real(src), casting=casting, where=_real(where))
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    ishape = _shape_of(indices)
+    if axis is None:
+        return MetaArray(ishape, a.dtype)
+    ax = _axes(axis, a.ndim)[0]
+    return MetaArray(a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:], a.dtype)
+
+
+_FUNCTIONS = {
+    np.concatenate: _concatenate, np.stack: _stack, np.where: _where, np.broadcast_to: _broadcast_to,
+    np.empty_like: _like, np.zeros_like: _like, np.ones_like: _like, np.full_like: _full_like,
+    np.may_share_memory: lambda a, b, max_work=None: False, np.shares_memory: lambda a, b, max_work=None: False,
+    np.result_type: lambda *xs: np.result_type(*(_stand_in(x) for x in xs)),
+    np.copyto: _copyto, np.take: _take,
+    np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
+    np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
+    np.copy: lambda a, order="K", subok=False: a.copy("K" if order == "K" else "C"),
+    **{getattr(np, name): _method(name) for name in (
+        "reshape", "transpose", "swapaxes", "squeeze", "ravel", "sum", "prod", "mean", "var", "std", "max", "min",
+        "amax", "amin", "any", "all", "argmax", "argmin") if hasattr(np, name)},
+}
+_FUNCTIONS[np.amax] = lambda a, *args, **kw: a.max(*args, **kw) if type(a) is MetaArray else np.amax(_real(a), *args,
+                                                                                                         **kw)
+_FUNCTIONS[np.amin] = lambda a, *args, **kw: a.min(*args, **kw) if type(a) is MetaArray else np.amin(_real(a), *args,
+                                                                                                         **kw)

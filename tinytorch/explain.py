@@ -1,0 +1,142 @@
+"""``python -m tinytorch.explain OP``: where an op's idea is written, and what runs instead of it.
+
+Prints the op's declaration (the file and line, its spellings), its reference forward and the backward
+formulas of the nodes it records, the CPU paths registered onto it with the guard of each
+(``tinytorch/_cpu``, see ``_ops/_core/paths.py``), and the test files that name it. ``OP`` is a name as a
+PyTorch user writes it: ``mul``, ``torch.mul``, ``Tensor.mul``, ``nn.functional.layer_norm``, ``F.gelu``,
+``linalg.norm``. With ``--brief``: only the places, not the code."""
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+
+import tinytorch  # noqa: F401  (declares every op and registers the paths)
+from tinytorch._ops._core.paths import PATHS, REFERENCE, reference
+from tinytorch._ops._core.registry import REGISTRY
+from tinytorch.autograd.node import Node
+
+
+def find(name: str):
+    """The ``REGISTRY`` key of the op a user calls ``name``, or None."""
+    name = name.removeprefix("torch.")
+    for prefix, key_prefix in (("nn.functional.", "F."), ("F.", "F."), ("Tensor.", "Tensor.")):
+        if name.startswith(prefix):
+            short = name[len(prefix):]
+            break
+    else:
+        short, key_prefix = name, ""
+    if name in REGISTRY:
+        return name
+    if key_prefix + short in REGISTRY:
+        return key_prefix + short
+    for key, decl in REGISTRY.items():  # an alias, a method, an nn.functional spelling, a dunder
+        if short in decl.variants or short in decl.dunders + decl.rdunders + decl.idunders:
+            if key_prefix in ("", "Tensor.") or any("functional" in w for w in decl.variants.values()):
+                return key
+    return None
+
+
+def _where(fn) -> str:
+    fn = inspect.unwrap(fn)
+    try:
+        path = inspect.getsourcefile(fn)
+        line = inspect.getsourcelines(fn)[1]
+    except (TypeError, OSError):
+        return getattr(fn, "__module__", "?")
+    return f"{os.path.relpath(path, os.path.dirname(os.path.dirname(tinytorch.__file__)))}:{line}"
+
+
+def _source(fn) -> str:
+    try:
+        return inspect.getsource(inspect.unwrap(fn))
+    except (TypeError, OSError):
+        return "    (no source)\n"
+
+
+def nodes_of(fn) -> list:
+    """The node classes the reference names (what it records), in the order it names them."""
+    module = sys.modules[fn.__module__]
+    found = []
+    for word in re.findall(r"\b([A-Z]\w*Backward\w*)\b", _source(fn)):
+        cls = getattr(module, word, None)
+        if isinstance(cls, type) and issubclass(cls, Node) and cls not in found:
+            found.append(cls)
+    return found
+
+
+def paths_of(key: str, ref, nodes: list) -> list:
+    """The paths on the op itself, on the nodes it records, and on the steps its reference calls by name."""
+    found = list(PATHS.get(key, ()))
+    for cls in nodes:
+        found += PATHS.get(cls.__name__, ())
+    short, text = ref.__module__.rpartition(".")[2], _source(ref)
+    for target, ps in PATHS.items():
+        module, _, step = target.partition(".")
+        if module == short and re.search(rf"\b{re.escape(step)}\(", text):
+            found += ps
+    return found
+
+
+def tests_naming(op_name: str, limit: int = 8) -> list:
+    """Test files of a source checkout that call the op by name, most mentions first."""
+    root = os.path.join(os.path.dirname(os.path.dirname(tinytorch.__file__)), "tests")
+    if not os.path.isdir(root):
+        return []
+    pattern = re.compile(rf"[.\"']{re.escape(op_name)}\b")
+    counts = []
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if f.startswith("test_") and f.endswith(".py"):
+                path = os.path.join(folder, f)
+                with open(path, encoding="utf-8") as fh:
+                    n = len(pattern.findall(fh.read()))
+                if n:
+                    counts.append((n, os.path.relpath(path, os.path.dirname(root))))
+    return [f"{p} ({n})" for n, p in sorted(counts, key=lambda c: (-c[0], c[1]))[:limit]]
+
+
+def explain(name: str, source: bool = True) -> str:
+    key = find(name)
+    if key is None:
+        raise SystemExit(f"tinytorch declares no op named {name!r}")
+    decl = REGISTRY[key]
+    ref = reference(key)
+    lines = [f"{decl.qualname}: declared at {_where(ref)}",
+             f"  spellings: {', '.join(sorted(decl.spellings()))}"]
+    if source:
+        lines += ["", "reference forward:", _source(ref).rstrip()]
+    nodes = nodes_of(ref)
+    for cls in nodes:
+        formula = cls.__dict__.get("formula", cls.backward)
+        lines += ["", f"{cls.__name__}: backward formula at {_where(formula)}"]
+        if source:
+            lines.append(_source(formula).rstrip())
+    found = paths_of(key, ref, nodes)
+    lines += ["", "CPU paths registered onto it" + (" (none: TINYTORCH_REFERENCE=1)" if REFERENCE else ":")]
+    for p in found:
+        bound = ("the reference's floats" if p.ulps == 0 else "within float rounding of the reference"
+                 if p.ulps is None else f"within {p.ulps} ulp of the reference")
+        lines.append(f"  {p.kind} {p.target} -> {p.where}\n    when: {p.when}\n    why: {p.why}\n    gives: {bound}")
+    if not found and not REFERENCE:
+        lines.append("  none: the reference runs")
+    tests = tests_naming(decl.name)
+    if tests:
+        lines += ["", "tests that call it (mentions):"] + [f"  {t}" for t in tests]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    brief = "--brief" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    if not names:
+        raise SystemExit("usage: python -m tinytorch.explain OP [OP ...] [--brief]   (e.g. mul, F.layer_norm)")
+    print("\n\n".join(explain(n, source=not brief) for n in names))
+
+
+__all__ = ["explain", "find", "main"]
+
+if __name__ == "__main__":
+    main()
