@@ -10,7 +10,7 @@ without PyTorch), held to PyTorch's results on the same suites:
 
 A test of a suite fails whenever the set of failing tests differs from the known one below, either way: a
 known failure that starts passing must leave the list. (torchdiffeq's suite lives only in its repository,
-which CI cannot fetch; it ran by hand: README, PyTorch's ecosystem.)"""
+which CI cannot fetch, so it is not run here.)"""
 from __future__ import annotations
 
 import os
@@ -24,13 +24,8 @@ from _libraries import needs
 from _ecosystem import ROOT, ecosystem_python
 
 # test id -> why it fails on tinytorch (each is fixed on another branch, or named in the report as left to do)
-EINOPS_KNOWN = {
-    "test_ops::test_torch_compile_with_dynamic_shape": "torch.randn(size=...) (being fixed on another branch)",
-}
+EINOPS_KNOWN: dict = {}
 GPYTORCH_KNOWN = {
-    "test.kernels.test_grid_kernel": "collection: torch.stack(axis=...) (being fixed on another branch)",
-    "TestMultivariateNormal::test_kl_divergence": "torch.distributions loaded twice under install_as_torch(), "
-                                                  "its kl submodule missing from one (another branch)",
     "TestSumInteractionTerms::test_sum_interaction_terms": "vmap: a plain tensor's method given a batched "
                                                            "argument (neg_one.pow(k)) reads the raw array",
 }
@@ -73,5 +68,5 @@ def test_gpytorch_core_suite_as_on_pytorch():
                     "pip download --no-deps --no-binary :all: gpytorch==1.15.2")
     failed, passed = _run_suite(["--continue-on-collection-errors", *[f"test/{d}" for d in _GPYTORCH_DIRS]], root, {})
     assert failed == set(GPYTORCH_KNOWN), failed ^ set(GPYTORCH_KNOWN)
-    # PyTorch 2.13 passes all 777 of these; here the 7 of test_grid_kernel.py are not collected and 2 fail
-    assert passed == 777 - 7 - 2
+    # PyTorch 2.13 passes all 777 of these; here 1 fails
+    assert passed == 777 - 1
