@@ -1,6 +1,6 @@
 """Shared by the tests of PyTorch's libraries on tinytorch (test_ecosystem_<library>.py): a quickstart-style
-script runs in the ecosystem interpreter (the library installed beside tinytorch, WITHOUT PyTorch: README,
-"PyTorch's ecosystem"), then the same script on PyTorch with the same library (that interpreter's
+script runs in the ecosystem interpreter (the library installed beside tinytorch, WITHOUT PyTorch:
+docs/ecosystem.md, "More libraries"), then the same script on PyTorch with the same library (that interpreter's
 site-packages appended to this one's path, so PyTorch stays this interpreter's), and the printed numbers are
 compared. A library missing from the ecosystem interpreter skips its tests by hand, and fails them where
 ``TINYTORCH_ECOSYSTEM_PYTHON`` names the interpreter (``.ci/run`` installs every library there)."""
@@ -30,7 +30,7 @@ def needs(module: str) -> None:
     python = ecosystem_python()
     if python is None:
         pytest.skip("no ecosystem interpreter (torchvision, einops, torchmetrics beside tinytorch, without PyTorch): "
-                    "see README, PyTorch's ecosystem; or set TINYTORCH_ECOSYSTEM_PYTHON")
+                    "see docs/ecosystem.md, More libraries; or set TINYTORCH_ECOSYSTEM_PYTHON")
     if not _has(python, module):
         message = f"{module} is not installed in the ecosystem interpreter {python}"
         if os.environ.get("TINYTORCH_ECOSYSTEM_PYTHON"):
