@@ -19,7 +19,12 @@ from . import fft as _fft_namespace, linalg as _linalg_namespace, special as _sp
 from ._op_namespace import _exclude
 from .nn import functional as _functional
 from ._ops._core.torch_function import dispatch as _dispatch
+from ._switches import get_default_device as _default_device
+from .autograd.grad_mode import _State
+from .linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
+from .tensor import Tensor as _Tensor
+from .nn.modules.module import parse_to as _parse_to
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",
@@ -209,7 +214,51 @@ def _prefixed(namespace, prefix: str) -> dict:
             if not n.startswith("_") and callable(f) and not isinstance(f, type)}
 
 
-_nn = _submodule("_nn", {ours: getattr(_functional, theirs) for ours, theirs in _NN_FUNCTIONAL.items()})
+_nn = _submodule("_nn", {**{ours: getattr(_functional, theirs) for ours, theirs in _NN_FUNCTIONAL.items()},
+                         "_parse_to": _parse_to})  # Module.to's argument parser (Lightning calls it)
 _linalg = _submodule("_linalg", _prefixed(_linalg_namespace, "linalg_"))
 _special = _submodule("_special", _prefixed(_special_namespace, "special_"))
 _fft = _submodule("_fft", _prefixed(_fft_namespace, "fft_"))
+
+
+def _is_legacy_batchedtensor(tensor) -> bool:
+    """False: tinytorch's vmap batches through its own BatchedTensor, never PyTorch's legacy batched tensors."""
+    return False
+
+
+# what libraries ask of functorch's C++ layers (kornia: is_legacy_batchedtensor)
+_functorch = _submodule("_functorch", {"is_legacy_batchedtensor": _is_legacy_batchedtensor})
+
+
+# Tensor's metaclass, which libraries name in annotations and isinstance checks (PyTorch's is a C++ type)
+_TensorMeta = type(_Tensor)
+
+
+def _are_functorch_transforms_active() -> bool:
+    """True while this thread runs inside ``vmap`` (or an ONNX export, which records through the same
+    transform level): libraries then avoid in-place writes and data-dependent branches, as under
+    PyTorch's functorch layers. ``func.grad`` and ``jvp`` need no level on tinytorch: they run eagerly."""
+    return _State.transforms > 0
+
+
+def _get_default_device() -> str:
+    """The default device's type, as a string (``"cpu"``, or ``"meta"`` inside ``set_default_device("meta")``)."""
+    return _default_device().type
+
+
+class _ArchiveRecords:
+    """PyTorch's record-level reader and writer of its zip checkpoints (``torch.PyTorchFileReader``, used by
+    lazy checkpoint loaders). tinytorch reads and writes the same archives, whole, through ``torch.load`` and
+    ``torch.save``; it has no record-level access, so making one refuses."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(f"tinytorch has no torch._C.{type(self).__name__} (record-level access to "
+                                  "checkpoint archives): load and save whole checkpoints with torch.load / torch.save")
+
+
+class PyTorchFileReader(_ArchiveRecords):
+    pass
+
+
+class PyTorchFileWriter(_ArchiveRecords):
+    pass

@@ -36,15 +36,17 @@ def show() -> str:
 
 
 def parallel_info() -> str:
-    """The threads tinytorch's kernels use, and the variables that set them."""
+    """The threads tinytorch's kernels use, and the variables that set them, in PyTorch's layout (its
+    ``ATen/Parallel`` and ``at::get_num_threads()`` lines, which launchers grep)."""
     names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
     env = "".join(f"\t{n} : {os.environ.get(n, '[not set]')}\n" for n in names)
-    return ("tinytorch/Parallel:\n"
-            f"\tget_num_threads() : {get_num_threads()}\n"
-            f"\tget_num_interop_threads() : {get_num_interop_threads()}\n"
+    return ("ATen/Parallel:\n"
+            f"\tat::get_num_threads() : {get_num_threads()}\n"
+            f"\tat::get_num_interop_threads() : {get_num_interop_threads()}\n"
             f"BLAS: {kernels()['blas']}\n"
-            f"os.cpu_count() : {os.cpu_count()}\n"
-            f"Environment variables:\n{env}")
+            f"std::thread::hardware_concurrency() : {os.cpu_count()}\n"
+            f"Environment variables:\n{env}"
+            "ATen parallel backend: tinytorch (numpy and its BLAS)\n")
 
 
 def _cxx_flags() -> str:

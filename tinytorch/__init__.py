@@ -90,22 +90,28 @@ globals().update(_registry.namespace("torch"))
 # as in PyTorch): they cost nothing until touched and stay out of the package's import graph
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
-                              "_functorch", "functional", "xpu", "mtia", "__future__", "__config__", "overrides"})
+                              "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
+                              "__config__", "_subclasses"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
-_LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params"}
+_LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params",
+                    "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C"}
 
 
 def __getattr__(name: str):
     if name in _LAZY_SUBMODULES:
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__spec__.name}.{name}")
     if name in _LAZY_ATTRIBUTES:
         import importlib
 
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRIBUTES[name]}"), name)
+        return getattr(importlib.import_module(f"{__spec__.name}.{_LAZY_ATTRIBUTES[name]}"), name)
+    if name == "torch":  # PyTorch's package names itself (``torch.torch is torch``), and annotations use it
+        import sys
+
+        return sys.modules[__spec__.name]
     raise AttributeError(f"module 'tinytorch' has no attribute '{name}'")
 
 # -- names real programs call first: legacy tensor types, CPU-honest switches, dtype info, constants ----
@@ -127,5 +133,8 @@ from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
 from . import compiler, jit, profiler, sparse  # noqa: E402,F401
+from .jit import ScriptFunction, ScriptModule  # noqa: E402,F401  (torch.ScriptModule: isinstance checks)
+from ._symbolic import (SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min,  # noqa: E402,F401
+                        sym_not, sym_sqrt, sym_sum)
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)

@@ -3,7 +3,8 @@ modules for the rest of the process, so code written for PyTorch (torchvision, e
 runs on tinytorch unchanged.
 
 It is one meta-path finder: ``torch`` is ``tinytorch``, ``torch.nn.functional`` is
-``tinytorch.nn.functional`` (the same module objects, entered in ``sys.modules`` under both names).
+``tinytorch.nn.functional`` (the same module objects, entered in ``sys.modules`` under both names), and the
+package then answers ``torch.__name__ == "torch"`` as PyTorch's does.
 Three ways to turn it on:
 
 - ``import tinytorch; tinytorch.install_as_torch()`` at the top of a program;
@@ -30,7 +31,7 @@ import os
 import sys
 import types
 
-from . import _as_torch_metadata
+from . import _as_torch_metadata, _dtype
 
 ENV_VAR = "TINYTORCH_AS_TORCH"
 _PACKAGE = __name__.rpartition(".")[0]  # "tinytorch"
@@ -117,6 +118,10 @@ def install_as_torch() -> None:
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
     sys.modules[_ALIAS] = tinytorch
+    # code written for PyTorch reads the package's name (pyro checks ``torch.__name__ == "torch"`` before it
+    # patches ``torch.distributions``); tinytorch's own lazy imports go by ``__spec__.name``, which stays
+    tinytorch.__name__ = _ALIAS
+    _dtype.SHOWN_AS[0] = _ALIAS  # and reprs name it so: torch.float32, torch.Size([2])
     # tinytorch modules imported so far answer under both names at once (``torch.nn`` without a new lookup)
     for name, module in list(sys.modules.items()):
         if module is not None and name.startswith(_PACKAGE + "."):

@@ -5,6 +5,11 @@ import numpy as np
 
 from ._meta_array import MetaArray
 
+# the package's name in reprs (``tinytorch.float32``, ``tinytorch.Size([2])``, ``dtype=`` in a tensor's): "torch"
+# once ``install_as_torch()`` has made the package answer to that name, so programs written for PyTorch print
+# PyTorch's text
+SHOWN_AS = ["tinytorch"]
+
 
 class dtype:
     """A tensor element type (``tinytorch.float32`` ...), backed by a numpy dtype."""
@@ -27,7 +32,7 @@ class dtype:
         self._scalar = legacy[:-len("Tensor")]  # c10's ScalarType name in its errors: Float, Long, ComplexHalf
 
     def __repr__(self) -> str:
-        return f"tinytorch.{self.name}"
+        return f"{SHOWN_AS[0]}.{self.name}"
 
     def __reduce__(self):
         return self.name  # unpickles as the module-level singleton

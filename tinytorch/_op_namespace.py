@@ -31,8 +31,9 @@ import types
 from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
-from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, namespace as _namespace
+from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, aten_only as _aten_only, namespace as _namespace
 from .tensor import Tensor
+from . import sparse as _sparse
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
 
@@ -437,6 +438,26 @@ def _aten_function(name: str):
         if callable(method) and not isinstance(method, type):
             return method
     return None
+
+
+# ATen operators with no torch-level spelling that tensor-subclass libraries name (PyG's Index and EdgeIndex
+# register handlers keyed by them at import): each one a composition of tinytorch's public ops
+@_aten_only("alias")
+def _alias(self):
+    """A view of all of ``self`` (``AliasBackward0``)."""
+    return self.as_subclass(Tensor)
+
+
+@_aten_only("index")
+def _index(self, indices):
+    """``self[indices]``, a None among ``indices`` taking its whole dimension."""
+    return self[tuple(slice(None) if i is None else i for i in indices)]
+
+
+@_aten_only("_sparse_addmm")
+def _sparse_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat1 @ mat2)`` with ``mat1`` sparse: ``torch.sparse.addmm``."""
+    return _sparse.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 class _AtenOverload:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import _meta_data
+from ._dtype import SHOWN_AS
 
 
 class Size(tuple):
@@ -9,7 +10,7 @@ class Size(tuple):
 
     __module__ = "tinytorch"  # the package, as PyTorch's torch.Size
     def __repr__(self) -> str:
-        return f"tinytorch.Size([{', '.join(str(d) for d in self)}])"
+        return f"{SHOWN_AS[0]}.Size([{', '.join(str(d) for d in self)}])"
 
     __str__ = __repr__
 

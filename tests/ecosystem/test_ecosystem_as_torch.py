@@ -47,7 +47,25 @@ def test_install_maps_torch_and_submodules():
             print("missing", e.name)
         print(torch.__name__, type(torch.ones(1)))
     """)
-    assert out.split("\n")[:2] == ["missing torch.no_such_module", "tinytorch <class 'tinytorch.Tensor'>"]
+    assert out.split("\n")[:2] == ["missing torch.no_such_module", "torch <class 'tinytorch.Tensor'>"]
+
+
+def test_reprs_name_the_package_as_torch():
+    # the package answers to "torch", so what names it in reprs says "torch" too, as PyTorch prints it
+    out = run("""
+        import tinytorch
+        before = [repr(tinytorch.float16), repr(tinytorch.ones(2).shape)]
+        tinytorch.install_as_torch()
+        import torch
+        x = torch.zeros(2, 3, dtype=torch.float64)
+        print(before, [repr(x.dtype), str(x.shape), repr(x[0, :0]), torch.__name__])
+        print(repr(torch.arange(30, dtype=torch.float16).reshape(3, 10)))
+    """)
+    first, rest = out.split("\n", 1)
+    assert first == ("['tinytorch.float16', 'tinytorch.Size([2])'] "
+                     "['torch.float64', 'torch.Size([2, 3])', 'tensor([], dtype=torch.float64)', 'torch']")
+    torch = pytest.importorskip("torch")
+    assert rest.strip() == repr(torch.arange(30, dtype=torch.float16).reshape(3, 10))
 
 
 def test_one_module_object_per_name():
@@ -122,7 +140,7 @@ def test_run_module_and_spawned_workers(tmp_path):
     """
     out = run(None, "-m", "tinytorch.run", script=script, tmp_path=tmp_path)
     # the script's own arguments come after its path
-    assert out.splitlines() == ["tinytorch []", "[[0.0, 1.0], [2.0, 3.0]]"]
+    assert out.splitlines() == ["torch []", "[[0.0, 1.0], [2.0, 3.0]]"]
 
 
 def test_run_passes_arguments(tmp_path):
@@ -131,7 +149,7 @@ def test_run_passes_arguments(tmp_path):
     environ = dict(os.environ, PYTHONPATH=ROOT)
     res = subprocess.run([sys.executable, "-m", "tinytorch.run", str(path), "a", "--b"], capture_output=True,
                          text=True, env=environ, cwd=ROOT, timeout=120)
-    assert res.stdout.strip() == f"tinytorch {[str(path), 'a', '--b']}", res.stderr
+    assert res.stdout.strip() == f"torch {[str(path), 'a', '--b']}", res.stderr
 
 
 @pytest.mark.parametrize("given", [["missing.py"], ["./missing.py"], ["folder"], ["-m", "missing_module"],
@@ -152,7 +170,7 @@ def test_pth_line_reads_the_variable():
     from tinytorch.run import PTH_LINE
 
     code = PTH_LINE + "import sys\nprint(sys.modules.get('torch').__name__ if 'torch' in sys.modules else None)\n"
-    assert run(code, env={"TINYTORCH_AS_TORCH": "1"}).strip() == "tinytorch"
+    assert run(code, env={"TINYTORCH_AS_TORCH": "1"}).strip() == "torch"
     assert run(code, env={"TINYTORCH_AS_TORCH": "0"}).strip() == "None"
 
 

@@ -81,7 +81,7 @@ def test_transforms_v1_v2_and_io():
         res["grid"] = list(make_grid(torch.rand(5, 3, 8, 8), nrow=3, padding=2).shape)
         print(json.dumps(res))
     """)
-    assert out["image_type"] == ["Image", "tinytorch.uint8"]
+    assert out["image_type"] == ["Image", "torch.uint8"]
     assert out["v2"][0] == "Image" and out["v2"][1] == [3, 20, 25]
     assert out["v2"][2] == [[15.0, 1.5, 24.0, 15.0]]  # half the size, flipped
     assert out["decode"] and out["jpeg_shape"] == [3, 40, 50] and out["grid"] == [3, 22, 32]

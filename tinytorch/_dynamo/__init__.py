@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from ..compiler import allow_in_graph, assume_constant_result, is_compiling, reset  # noqa: F401
 from . import config, eval_frame, utils  # noqa: F401
+from .eval_frame import OptimizedModule  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph", "explain",
            "graph_break", "is_compiling", "list_backends", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
-           "optimize", "reset"]
+           "optimize", "reset", "OptimizedModule"]
 
 
 def disable(fn=None, recursive: bool = True, *, reason=None, wrapping: bool = True):

@@ -227,7 +227,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bo
     pieces = [text]
     for suffix in suffixes:
         # Measured as PyTorch spells it ("dtype=torch.float16"), so lines break where PyTorch's do.
-        width = len(suffix) - suffix.count("tinytorch.") * len("tiny")
+        width = len(suffix.replace(_dtype.SHOWN_AS[0] + ".", "torch."))
         if force_newline or last_line_len + width + 2 > _OPTS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_len = indent + width
@@ -255,8 +255,9 @@ def bind_dual_parts(fn) -> None:
 
 
 def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None, dual: bool = True) -> str:
-    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.``; in a dual level a dual
-    tensor shows its ``tangent=`` (``dual``: the tangent itself shows none)."""
+    """PyTorch's ``repr(t)`` for the same values, with ``torch.`` spelt ``tinytorch.`` (unless
+    ``install_as_torch()`` ran); in a dual level a dual tensor shows its ``tangent=`` (``dual``: the tangent itself
+    shows none)."""
     a = t._data
     if indent is None:
         indent = len(prefix)
@@ -267,7 +268,7 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None, d
         suffixes.append("device='meta'")
         suffixes.append(f"size={tuple(a.shape)}")
         if dtype_name != default_name:
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = "..."
     elif a.size == 0:
         # numpy's habit: the shape is spelt out unless it is (0,)
@@ -275,14 +276,14 @@ def tensor_repr(t: Any, *, prefix: str = "tensor(", indent: int | None = None, d
             suffixes.append(f"size={tuple(a.shape)}")
         # no element can hint the dtype of an empty tensor, so only the default float is implied
         if dtype_name != default_name:
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = "[]"
     else:
         if not _OPTS.edgeitems:
             suffixes.append(f"size={tuple(a.shape)}")
         default_complex = "complex128" if default_name == "float64" else "complex64"
         if dtype_name not in (default_name, default_complex, "int64", "bool"):
-            suffixes.append(f"dtype=tinytorch.{dtype_name}")
+            suffixes.append(f"dtype={t.dtype!r}")
         body = tensor_body(a, t.dtype.is_floating_point, indent)
     forward_only, tangent = False, None
     if dual and _dual_parts[0] is not None and _Active.fw and _State.fw_level is not None:

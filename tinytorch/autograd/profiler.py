@@ -1,11 +1,13 @@
 """``tinytorch.autograd.profiler``: PyTorch's older profiler API over the same recorder as ``tinytorch.profiler``
-(``profile(enabled=True, record_shapes=...)``, ``function_events``, ``key_averages``, ``table``)."""
+(``profile(enabled=True, record_shapes=...)``, ``function_events``, ``key_averages``, ``table``). ``emit_nvtx`` and
+``emit_itt`` annotate every op for NVIDIA's and Intel's external profilers, which tinytorch has no hooks for: entering
+one enabled refuses (disabled, they do nothing, as in PyTorch)."""
 from __future__ import annotations
 
 from ..profiler import profile as _profile, record_function  # noqa: F401
 from .profiler_util import EventList, FunctionEvent, FunctionEventAvg  # noqa: F401
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg", "emit_nvtx", "emit_itt"]
 
 
 class profile(_profile):
@@ -36,3 +38,28 @@ class profile(_profile):
     @property
     def self_cpu_time_total(self) -> float:
         return self.events().self_cpu_time_total
+
+
+class _ExternalRanges:
+    _tool = ""
+
+    def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if self.enabled:
+            raise NotImplementedError(f"tinytorch cannot emit {self._tool} ranges: its ops have no profiler hooks "
+                                      f"for {self._tool}")
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class emit_nvtx(_ExternalRanges):
+    _tool = "NVTX (CUDA)"
+
+
+class emit_itt(_ExternalRanges):
+    _tool = "Intel ITT"

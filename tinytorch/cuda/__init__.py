@@ -27,6 +27,23 @@ def seed() -> None:
 seed_all = seed
 
 
+def get_rng_state_all() -> list:
+    """One state per CUDA device: none (PyTorch's answer without CUDA)."""
+    return []
+
+
+def set_rng_state_all(new_states) -> None:
+    """One state per CUDA device: there are none to set, as in PyTorch without CUDA."""
+
+
+def get_rng_state(device="cuda"):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 def is_initialized() -> bool:
     return False
 
@@ -49,16 +66,18 @@ def get_device_name(device=None) -> str:
 
 
 class Stream:
-    """``torch.cuda.Stream``: refused, as PyTorch's CPU build refuses it."""
+    """``torch.cuda.Stream``: exists for annotations and isinstance checks; making one is refused, as PyTorch's CPU
+    build refuses it (in ``__new__``, with PyTorch's parameters)."""
 
-    def __init__(self, device=None, priority: int = 0, **kwargs) -> None:
+    def __new__(cls, device=None, priority: int = 0, **kwargs):
         raise RuntimeError("torch.cuda.Stream requires CUDA support")
 
 
 class Event:
-    """``torch.cuda.Event``: refused, as PyTorch's CPU build refuses it."""
+    """``torch.cuda.Event``: see ``Stream``."""
 
-    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                external: bool = False):
         raise RuntimeError("Tried to instantiate dummy base class Event")
 
 

@@ -8,8 +8,8 @@ from . import viz  # noqa: F401,E402
 
 
 def __getattr__(name):
-    # PyTorch's submodules, loaded on first use: checkpoint, model_zoo, _pytree, hooks
-    if name in ("checkpoint", "model_zoo", "_pytree", "hooks"):
+    # PyTorch's submodules, loaded on first use
+    if name in ("checkpoint", "model_zoo", "_pytree", "hooks", "flop_counter", "dlpack"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

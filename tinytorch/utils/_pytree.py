@@ -10,15 +10,18 @@ from typing import Any, Callable
 
 __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
            "tree_structure", "tree_map", "tree_map_only", "tree_iter", "tree_any", "tree_all", "treespec_dumps",
-           "tree_is_leaf", "PyTree"]
+           "tree_is_leaf", "PyTree", "SUPPORTED_NODES"]
 
 PyTree = Any
 
 
 @dataclasses.dataclass(frozen=True)
-class _Node:
-    flatten: Callable
-    unflatten: Callable
+class NodeDef:
+    """One registered node type, with PyTorch's field names (libraries read ``SUPPORTED_NODES[t].flatten_fn``)."""
+    type: Any
+    flatten_fn: Callable
+    unflatten_fn: Callable
+    flatten_with_keys_fn: Callable | None = None
 
 
 SUPPORTED_NODES: dict = {}
@@ -29,7 +32,7 @@ def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=
     """``flatten_fn(obj) -> (children, context)``, ``unflatten_fn(children, context) -> obj``."""
     if cls in SUPPORTED_NODES:
         raise ValueError(f"{cls} is already registered as pytree node.")
-    SUPPORTED_NODES[cls] = _Node(flatten_fn, unflatten_fn)
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
 
 
 _register_pytree_node = register_pytree_node
@@ -115,9 +118,9 @@ def _dict_flatten_with_keys(d: dict):
     return [(MappingKey(k), v) for k, v in zip(context, values)], context
 
 
-register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten)
-register_pytree_node(list, _list_flatten, _list_unflatten)
-register_pytree_node(dict, _dict_flatten, _dict_unflatten)
+register_pytree_node(tuple, _tuple_flatten, _tuple_unflatten, flatten_with_keys_fn=_tuple_flatten_with_keys)
+register_pytree_node(list, _list_flatten, _list_unflatten, flatten_with_keys_fn=_list_flatten_with_keys)
+register_pytree_node(dict, _dict_flatten, _dict_unflatten, flatten_with_keys_fn=_dict_flatten_with_keys)
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
                      lambda c, keys: collections.OrderedDict(zip(keys, c)))
 register_pytree_node(collections.defaultdict,
@@ -131,15 +134,21 @@ def _is_namedtuple(obj) -> bool:
     return isinstance(obj, tuple) and hasattr(type(obj), "_fields") and type(obj) is not tuple
 
 
-def _node_type(tree):
+# every namedtuple class is one node type, keyed (as in PyTorch) by the ``collections.namedtuple`` function
+register_pytree_node(collections.namedtuple, _namedtuple_flatten, lambda c, cls: cls(*c))
+
+
+def _get_node_type(tree):
+    """The key of ``tree``'s node type in ``SUPPORTED_NODES`` (``collections.namedtuple`` for a namedtuple)."""
     if _is_namedtuple(tree):
-        return "namedtuple"
+        return collections.namedtuple
     return type(tree)
 
 
+_node_type = _get_node_type
+
+
 def _get_node(node_type):
-    if node_type == "namedtuple":
-        return _Node(_namedtuple_flatten, lambda c, cls: cls(*c))
     return SUPPORTED_NODES.get(node_type)
 
 
@@ -177,7 +186,7 @@ class TreeSpec:
         return id(self)
 
     def __repr__(self, indent: int = 0) -> str:
-        name = "namedtuple" if self.type == "namedtuple" else getattr(self.type, "__name__", str(self.type))
+        name = "namedtuple" if self.type is collections.namedtuple else getattr(self.type, "__name__", str(self.type))
         children = ", ".join(repr(c) for c in self.children_specs)
         return f"TreeSpec({name}, {self.context}, [{children}])"
 
@@ -217,7 +226,7 @@ def tree_flatten(tree, is_leaf: Callable | None = None):
         if impl is None:
             leaves.append(node)
             return _LEAF
-        children, context = impl.flatten(node)
+        children, context = impl.flatten_fn(node)
         return TreeSpec(node_type, context, [helper(c) for c in children])
 
     spec = helper(tree)
@@ -238,7 +247,7 @@ def tree_unflatten(leaves, treespec: TreeSpec):
         if spec.is_leaf():
             return next(it)
         children = [helper(c) for c in spec.children_specs]
-        return _get_node(spec.type).unflatten(children, spec.context)
+        return _get_node(spec.type).unflatten_fn(children, spec.context)
 
     return helper(treespec)
 

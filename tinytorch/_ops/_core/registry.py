@@ -31,6 +31,7 @@ The namespaces are filled from ``REGISTRY`` by the package ``__init__`` files, a
 from __future__ import annotations
 
 import functools
+import sys
 import inspect
 import warnings
 
@@ -512,7 +513,21 @@ def namespace(which: str) -> dict:
             ns, _, n = q.rpartition(".")
             if ns == which:
                 table[n] = decl.public
+    home = "tinytorch" if which == "torch" else f"tinytorch.{which}"
+    for n, fn in table.items():
+        _findable(fn, home, n)
     return table
+
+
+def _findable(fn, home: str, name: str) -> None:
+    """pickle saves a function as its module and qualified name, and refuses one not found there (a public
+    function made by a factory, or a wrapper whose module holds the undecorated op): such a function takes
+    the namespace that exposes it, as ``torch.sigmoid`` is ``torch``'s."""
+    found = sys.modules.get(fn.__module__)
+    for part in fn.__qualname__.split("."):
+        found = getattr(found, part, None)
+    if found is not fn:
+        fn.__module__, fn.__qualname__ = home, name
 
 
 def _torch_inplace(decl: OpDecl, n: str):

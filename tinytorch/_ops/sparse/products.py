@@ -199,9 +199,9 @@ def sparse_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) 
     """beta * input + alpha * (mat1 @ mat2) for sparse ``mat1``; its gradient is sparse."""
     return _mm_any(mat1, mat2, SparseAddmmBackward0, alpha, beta, input)
 
-@op(variants="function out")
+@op(variants="function out", aliases=("dsmm",))
 def spmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """``torch.mm`` of a sparse matrix and a dense one."""
+    """``torch.mm`` of a sparse matrix and a dense one (``torch.dsmm``: the same, a dense result)."""
     return handle_mm(input, mat2)
 
 @op(variants="function method")

@@ -75,26 +75,40 @@ def _swap_in_loaded(param: Tensor, value: Tensor, assign: bool) -> None:
     swap_tensors(param, new)
 
 
-def _parse_to(args: tuple, kwargs: dict):
-    dtype = kwargs.pop("dtype", None)
-    dev = kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
-                        f"'{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, (str, _device)):
-            dev = a
-        elif a is not None and not isinstance(a, bool):
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    if dev is not None and not _meta_data.is_meta_device(dev):
-        _require_cpu(dev)  # raises for anything but the CPU and the meta device
-    return dtype, dev
+def parse_to(*args, **kwargs):
+    """PyTorch's ``torch._C._nn._parse_to``: ``(device, dtype, non_blocking, memory_format)`` from the arguments
+    of ``Module.to`` (``to(device, dtype, non_blocking)``, ``to(dtype, non_blocking)``, ``to(tensor,
+    non_blocking)``), each None (False) where not given; the device is not checked here."""
+    def invalid():
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        return TypeError(f"to() received an invalid combination of arguments - got ({got})")
+
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "memory_format", "copy"}
+    if unknown:
+        raise TypeError(f"to() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    if "copy" in kwargs:
+        raise RuntimeError(".to() does not accept copy argument")
+    rest = list(args)
+    dev = dtype = None
+    if rest and isinstance(rest[0], _dtype.dtype):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        dev, dtype = other.device, other.dtype
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, int, _device))) and not isinstance(rest[0], bool):
+        dev = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dtype.dtype)):
+            dtype = rest.pop(0)
+    if len(rest) > 2 or not all(isinstance(b, bool) for b in rest):
+        raise invalid()
+    if len(rest) == 2:
+        raise RuntimeError(".to() does not accept copy argument")
+    non_blocking = rest[0] if rest else bool(kwargs.get("non_blocking", False))
+    dev = kwargs.get("device", dev)
+    dtype = kwargs.get("dtype", dtype)
+    if dev is not None and not isinstance(dev, _device):
+        dev = _device(dev)
+    return dev, dtype, non_blocking, kwargs.get("memory_format")
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -654,7 +668,9 @@ class Module:
     def to(self, *args, **kwargs):
         """Cast floating-point parameters and buffers to a dtype, and move them to the meta device (or keep
         them on the CPU; other devices raise, a meta module refuses to come back: "no data")."""
-        dtype, dev = _parse_to(args, dict(kwargs))
+        dev, dtype, _, _ = parse_to(*args, **kwargs)
+        if dev is not None and not _meta_data.is_meta_device(dev):
+            _require_cpu(dev)  # raises for anything but the CPU and the meta device
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")

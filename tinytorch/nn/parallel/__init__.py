@@ -2,5 +2,6 @@
 ``DataParallel`` (which, with no accelerators, calls its module)."""
 from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
+from . import scatter_gather  # noqa: F401  (torch.nn.parallel.scatter_gather)
 
 __all__ = ["data_parallel", "DataParallel", "DistributedDataParallel"]
