@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._meta_array import MetaArray
 from ._size import device
 
 _warned = [False]
@@ -47,6 +48,8 @@ def _inside(a: np.ndarray, home: np.ndarray) -> bool:
 
 def storage_offset(t) -> int:
     """Elements between the storage's start and the tensor's first element."""
+    if isinstance(t._data, MetaArray):  # no memory: the offset its views recorded
+        return t._data.offset // t._data.dtype.itemsize
     flat, copied = _root_array(t)
     if copied or flat.size == 0:
         return 0

@@ -333,3 +333,13 @@ def test_a_transformer_on_meta_as_pytorch(torch):
         return [_seen(p) for p in model.parameters()], _seen(out), _seen(model.blocks[0].q(model.emb(ids)))
 
     assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("view", ["x[1:, 2:]", "x.t()[3]", "x.view(-1)[5:]", "x[::2, 1]", "x.unsqueeze(0)[0, 3:]"])
+def test_meta_views_storage_offset_as_pytorch(torch, view):
+    # a wrapper subclass on meta (PyTorch's swap_tensors recipe) asks its element's storage_offset()
+    def offset(T):
+        x = T.empty(4, 6, device="meta")
+        y = eval(view, {"x": x})
+        return y.storage_offset(), tuple(y.stride()), tuple(y.shape)
+    assert offset(tinytorch) == offset(torch)
