@@ -61,6 +61,7 @@ class Backend(str):
 
 
 _BACKENDS = ("gloo", "mpi")
+_FORWARD_S = 1.0  # (_abort_on_uncaught) the launcher's time to forward a failing rank's last lines
 # what an MPI launcher leaves in its processes' environment (Open MPI / PMIx, MPICH's hydra and PMI)
 _LAUNCHER_VARS = ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK")
 
@@ -209,6 +210,9 @@ def _abort_on_uncaught(previous_hook):
                 return
             sys.stderr.write(f"[Rank {_world.rank}] failed with {exc_type.__name__}; aborting all ranks\n")
             sys.stderr.flush()
+            # the launcher forwards each rank's output through its own pipes and drops what it has not
+            # forwarded when the job is aborted: a moment first, so this rank's traceback and line reach the user
+            time.sleep(_FORWARD_S)
             _world.MPI.COMM_WORLD.Abort(1)
 
     return hook
