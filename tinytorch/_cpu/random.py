@@ -14,8 +14,9 @@ _BITS = "PyTorch's bits: its scalar and float64 normal kernels call glibc"
 
 paths.kernel(normal, "_log", ulps=1, when=_LIBM, why=_BITS)(libm_log)
 paths.kernel(normal, "_log1p", ulps=1, when=_LIBM, why=_BITS)(libm_log1p)
-paths.kernel(normal, "_cos", ulps=1, when=_LIBM, why=_BITS)(libm_cos)
-paths.kernel(normal, "_sin", ulps=1, when=_LIBM, why=_BITS)(libm_sin)
+# (numpy 1.x's own SIMD cos and sin, the references there, sit up to 2 ulps from glibc's: measured on numpy 1.24)
+paths.kernel(normal, "_cos", ulps=2, when=_LIBM, why=_BITS)(libm_cos)
+paths.kernel(normal, "_sin", ulps=2, when=_LIBM, why=_BITS)(libm_sin)
 paths.kernel(normal, "_scaled", ulps=None, when="std != 1 or mean != 0 (float64 samples)",
              why="PyTorch's bits on its FMA builds (AVX2, AVX512): one rounding")(fma64)
 paths.kernel(normal, "_box_muller_f32", ulps=None, when="float32 (and half) tensors of 16 or more elements",

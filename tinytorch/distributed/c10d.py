@@ -313,14 +313,17 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     name = _backend_name(backend)
     if store is not None:
         raise RuntimeError("tinytorch.distributed has no Store: meet through init_method (env:// or tcp://)")
-    if not is_available():
-        raise RuntimeError("tinytorch.distributed needs MPI: install it with "
-                           "pip install mpi4py mpich (or pip install -e \".[distributed]\")")
     timeout = timeout or _DEFAULT_TIMEOUT
     # the MPI backend without a launcher or a rendezvous to meet through is MPI's singleton world of one
     # process, as in PyTorch; "gloo" (and "mpi" given an init_method or RANK) meets through the rendezvous
     singleton = name == "mpi" and init_method is None and "RANK" not in os.environ
-    if _launched_by_mpi() or singleton:
+    launched = _launched_by_mpi() or singleton
+    if not launched:  # the rendezvous's arguments first: PyTorch's errors name what is missing, MPI or not
+        rank, world_size, addr, port = _rendezvous(init_method, rank, world_size)
+    if not is_available():
+        raise RuntimeError("tinytorch.distributed needs MPI: install it with "
+                           "pip install mpi4py mpich (or pip install -e \".[distributed]\")")
+    if launched:
         from mpi4py import MPI
 
         comm, watch = MPI.COMM_WORLD, None
@@ -329,7 +332,6 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         if rank not in (-1, None) and rank != comm.Get_rank():
             raise ValueError(f"rank={rank} but MPI gave this process rank {comm.Get_rank()}")
     else:
-        rank, world_size, addr, port = _rendezvous(init_method, rank, world_size)
         from mpi4py import MPI
 
         if _world.watch is not None:  # a group destroyed earlier in this process: its watch goes now
