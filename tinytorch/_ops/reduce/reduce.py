@@ -182,7 +182,7 @@ def mean_of(x: np.ndarray, dims, keepdim: bool) -> np.ndarray:
     if x.size:
         return x.mean(axis=dims, keepdims=keepdim)
     r = np.add.reduce(x, axis=dims, keepdims=keepdim)
-    return r * np.asarray(np.nan, dtype=np.result_type(r))  # (numpy 1.x takes a 0-d float32 times nan to float64)
+    return r * np.asarray(np.nan, dtype=r.dtype)  # (numpy 1.x takes a 0-d float32 times nan to float64)
 
 
 def warn_dof(name: str, x: np.ndarray, n: int, c, stacklevel: int) -> None:
