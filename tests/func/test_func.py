@@ -148,6 +148,10 @@ VMAP_FNS = [
     ("activations", lambda L, w: lambda x: (_F(L).silu(x), _F(L).elu(x), _F(L).softplus(x),
                                            _F(L).leaky_relu(x, 0.1), _F(L).sigmoid(x), L.clamp(x, -0.5, 0.5))),
     ("cat_stack", lambda L, w: lambda x: (L.cat([x, x * 2], 1), L.stack([x, L.ones_like(x)], 0))),
+    # a plain tensor's method given the batch (gpytorch's sum_interaction_terms: neg_one.pow(k))
+    ("plain_method_batched_arg", lambda L, w: lambda x: (w[0].mul(x), w[0].abs().pow(x), w[0].add(x, alpha=2),
+                                                         w[0].atan2(x), w[0].maximum(x),
+                                                         L.tensor(-1.0).pow(x.round()))),
     ("losses", lambda L, w: lambda x: (_F(L).mse_loss(x, x.sin()), _F(L).l1_loss(x, L.zeros_like(x)),
                                       _F(L).cross_entropy(x, L.tensor([0, 2])),
                                       _F(L).cross_entropy(x[0], L.tensor(1)))),
@@ -226,7 +230,11 @@ def test_vmap_unsupported_op_is_an_error_not_a_loop():
     with pytest.raises(RuntimeError, match="vmap"):
         y = tinytorch.ones(3)
         tfunc.vmap(lambda a: y.add_(a))(tinytorch.ones(2, 3))
-    # the namespace is restored afterwards
+    # the namespace is restored afterwards, Tensor's methods too (a plain tensor's method given a batch
+    # wraps them for one more run of the function)
+    plain_pow = tinytorch.Tensor.pow
+    tfunc.vmap(lambda a: tinytorch.ones(3).pow(a))(tinytorch.ones(2, 3))
+    assert tinytorch.Tensor.pow is plain_pow
     assert tinytorch.exp.__module__ != "tinytorch.func._vmap" or tinytorch.exp(tinytorch.ones(1)).item() > 2
     assert "dispatcher" not in repr(tinytorch.nn.functional.relu)
 

@@ -19,6 +19,7 @@ import functools
 from .._ops._core.batching import level as _vmap_level
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
+from .._ops._core import batching as _batching
 from .._ops._core.batching import BatchedTensor
 from .._ops.shape.join import stack
 
@@ -88,7 +89,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             batched = [x if d is None else BatchedTensor(_move_to_front(x, d), bsz, level)
                        for x, d in zip(leaves, dims)]
             try:
-                out = func(*tree_unflatten(batched, spec), **kwargs)
+                try:
+                    out = func(*tree_unflatten(batched, spec), **kwargs)
+                except RuntimeError as e:
+                    if not getattr(e, "plain_method_retry", False) or _batching.wrapped_now():
+                        raise
+                    # a plain tensor's method (``neg_one.pow(k)``) read a batch: once more, with Tensor's methods
+                    # sending such calls to the batching rules
+                    with _batching.plain_methods():
+                        out = func(*tree_unflatten(batched, spec), **kwargs)
             except RuntimeError as e:
                 if not getattr(e, "per_sample_fallback", False):
                     raise

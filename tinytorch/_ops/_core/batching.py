@@ -5,8 +5,11 @@ A ``BatchedTensor`` is one sample's view of a batch: its physical tensor carries
 dimension 0 while it reports the logical (per-sample) shape. Its methods are the registry's batched
 methods, so ``x.exp()`` on a batched ``x`` goes to the rule of ``exp``; a function call
 (``tinytorch.exp(x)``, ``F.relu(x)``) reaches the same rule through the op's public function, which
-looks at this thread's vmap state (``_State.transforms``). Nothing is rebound while vmap runs, so two
-threads can vmap at once.
+looks at this thread's vmap state (``_State.transforms``). A plain tensor's method given a batched argument
+(``neg_one.pow(k)`` with ``k`` batched) is the one call that reaches neither: it reads the batch's raw array,
+and vmap runs the function once more with Tensor's method spellings wrapped to send such calls to the rules
+(``plain_methods``). Nothing else is rebound while vmap runs, and the wrappers look at the calling thread's
+state, so two threads can vmap at once.
 
 A rule has the op's signature with the public function first: ``rule(op, *args, **kwargs)``. It runs
 ``op`` once on the physical tensors (with dims shifted past the batch) and wraps the result. An op
@@ -48,7 +51,9 @@ class BatchedTensor(Tensor):
     # -- what autograd and the rest of tinytorch may not see -------------------------------------
     @property
     def _data(self):
-        raise unsupported("this op (it reads the raw array)")
+        error = unsupported("this op (it reads the raw array)")
+        error.plain_method_retry = True  # perhaps a plain tensor's method given this batch: vmap tries once more
+        raise error
 
     @property
     def _vc(self):
@@ -339,6 +344,82 @@ def bind_batched(decl) -> None:
 _registry.bind_transform(dispatch, bind_batched)
 for _decl in list(_registry.REGISTRY.values()):  # ops declared before this module was imported
     bind_batched(_decl)
+
+
+# -- a plain tensor's method with a batched argument -------------------------------------------------
+def _plain_method(decl, name: str, fn):
+    """``Tensor.name`` while vmap levels are open: a call with a batched argument goes to the batching rule
+    (for an in-place spelling, PyTorch's error: an unbatched ``self`` cannot hold a batch), any other to ``fn``."""
+    inplace = name not in decl.variants and name not in decl.dunders
+
+    def method(self, *args, **kwargs):
+        if _State.transforms and (level_of(args) is not None or level_of(tuple(kwargs.values())) is not None):
+            if inplace:
+                return _batched_inplace(decl, name, self, args, kwargs)
+            return dispatch_batched(decl, (self,) + args, kwargs, None)
+        return fn(self, *args, **kwargs)
+
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+_wrappers: dict = {}  # attribute -> (original, wrapper), made for the ops declared when first needed
+_wrappers_for = [0]   # how many ops were declared then
+_wrapped: list = []   # (attribute, original, wrapper) of the Tensor methods wrapped now
+_wrapping = [0]       # vmapped calls running with the wrappers, in all threads
+
+
+def _wrap_plain_methods() -> None:
+    """Wrap Tensor's own method spellings (those that call the op's implementation directly; the others go
+    through the public function, which dispatches already)."""
+    if _wrappers_for[0] != len(_registry.REGISTRY):
+        _wrappers.clear()
+        for decl in list(_registry.REGISTRY.values()):
+            if decl.method is not None:
+                continue
+            for name in _registry.method_table(decl):
+                if name.startswith("__"):
+                    continue  # ``plain * batched``: Python asks the BatchedTensor's reflected operator first
+                    # (and rebinding a class's operators costs milliseconds: each updates every subclass's slots)
+                current = vars(Tensor).get(name)
+                if callable(current) and not isinstance(current, type):
+                    _wrappers[name] = (current, _plain_method(decl, name, current))
+        _wrappers_for[0] = len(_registry.REGISTRY)
+    for name, entry in _wrappers.items():
+        if vars(Tensor).get(name) is entry[0]:
+            _wrapped.append((name,) + entry)
+            setattr(Tensor, name, entry[1])
+
+
+def _unwrap_plain_methods() -> None:
+    while _wrapped:
+        name, fn, wrapper = _wrapped.pop()
+        if vars(Tensor).get(name) is wrapper:  # (a profile that wrapped it since restores its own)
+            setattr(Tensor, name, fn)
+
+
+class plain_methods:
+    """While a vmapped call runs again after a plain tensor's method read a batched argument (vmap catches
+    the error that ``BatchedTensor._data`` raises, marked ``plain_method_retry``): Tensor's methods wrapped
+    to dispatch such calls. Rebinding ~500 methods costs about a millisecond (and the type caches), so only
+    the calls that need it pay."""
+
+    def __enter__(self):
+        with _Active._lock:
+            _wrapping[0] += 1
+            if _wrapping[0] == 1:
+                _wrap_plain_methods()
+
+    def __exit__(self, *exc) -> None:
+        with _Active._lock:
+            _wrapping[0] -= 1
+            if not _wrapping[0]:
+                _unwrap_plain_methods()
+
+
+def wrapped_now() -> bool:
+    return _wrapping[0] > 0
 
 
 class level:
