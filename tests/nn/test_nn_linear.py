@@ -173,7 +173,7 @@ def test_batch_one_weight_gradient_bits(dtype, sizes):
     """The weight gradient of a batch of one is an outer product: PyTorch's plain products, zeros of
     both signs included (-1 * 0 is -0.0), by the BLAS's rank-1 update on large ones, numpy's multiply
     on small ones."""
-    from tinytorch._ops._kernels import blas_outer as _blas_outer
+    from tinytorch._cpu import blas_outer as _blas_outer
 
     rng = np.random.default_rng(sizes[0])
     fan_in, fan_out = sizes

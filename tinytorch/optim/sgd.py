@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, version_counter
 from ..tensor import Tensor
-from .._ops._kernels.axpy_many import add_scaled_many
+from .._cpu.axpy_many import add_scaled_many
 from .._ops._kernels import parallel
 from .._ops._kernels.muladd import plus_scaled_into
 from ._checks import check_state_shape

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch._ops._kernels import compiled, mkl_gemm, parallel
+from tinytorch._cpu import mkl_gemm
+from tinytorch._ops._kernels import compiled, parallel
 
 THREADS = (2, 3, 4)  # more threads than cores is legal: the split, not the speed, is what is checked
 

@@ -13,8 +13,8 @@ from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
-from .._kernels.blas_outer import blas_outer
-from .._kernels.mkl_gemm import gemms
+from ..._cpu.blas_outer import blas_outer
+from ..._cpu.mkl_gemm import gemms
 from .._core.record import record
 from .._core.registry import op
 from ..._quiet_fp import cast

@@ -29,7 +29,7 @@ from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from .matmul import _check_dtypes, _np_matmul
-from .._kernels.mkl_gemm import gemms
+from ..._cpu.mkl_gemm import gemms
 from .._core.batching import composite, level_of
 
 

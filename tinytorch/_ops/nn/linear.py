@@ -15,7 +15,7 @@ from ..._dtype import FROM_NP, LOWP_NP, complex64, complex128
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import elem_strides
 from ...tensor import Tensor, _make
-from .._kernels.mkl_gemm import gemms
+from ..._cpu.mkl_gemm import gemms
 from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of
 from .._core.record import Edge, record

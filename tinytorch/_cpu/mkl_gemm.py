@@ -29,8 +29,8 @@ import sys
 
 import numpy as np
 
-from ..._quiet_fp import silent
-from . import parallel
+from .._quiet_fp import silent
+from .._ops._kernels import parallel
 
 __all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
 
