@@ -1,15 +1,24 @@
-"""cross_entropy's one-pass training case against its general path (the same bits for loss, gradient and
-double backward: random logits of many scales, -inf, ties, exact-zero log-probs, with and without
-grad; the general path taken exactly where the one-pass case does not apply) and against PyTorch
-(values, graph, the sign of a zero loss, ignore_index, reduction, errors for bad targets);
-log_softmax's array backward against its graph formula and PyTorch's."""
+"""cross_entropy's one-pass training case (a CPU path, ``tinytorch/_cpu/softmax.py``) against the reference
+it replaces (the same bits for loss, gradient and double backward: random logits of many scales, -inf, ties,
+exact-zero log-probs, with and without grad; the reference taken exactly where the one-pass case does not
+apply) and against PyTorch (values, graph, the sign of a zero loss, ignore_index, reduction, errors for bad
+targets); log_softmax's array backward against its graph formula and PyTorch's."""
 import numpy as np
 import pytest
 
 import tinytorch as tt
+from tinytorch._ops._core import paths
 from tinytorch._ops.nn import loss_nll
 
 torch = pytest.importorskip("torch")
+
+one_pass_registered = pytest.mark.skipif(paths.REFERENCE, reason="TINYTORCH_REFERENCE=1 registers no CPU path")
+
+
+def _one_pass():
+    """The one-pass path registered onto F.cross_entropy."""
+    (path,) = paths.PATHS["F.cross_entropy"]
+    return path
 
 
 def _logits(rng, shape, dtype, kind):
@@ -32,7 +41,8 @@ def _run(x, t, reduction, grad):
     return [loss.detach().numpy().tobytes(), str(loss.dtype), names, xt.grad.numpy().tobytes()]
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@one_pass_registered
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_one_pass_gives_the_general_paths_bits_on_random_logits(dtype, monkeypatch):
     rng = np.random.default_rng(np.dtype(dtype).itemsize)
     shapes = [(1, 10), (32, 27), (3, 5), (1, 1), (7, 2), (40, 65), (2, 300)]
@@ -49,8 +59,8 @@ def test_one_pass_gives_the_general_paths_bits_on_random_logits(dtype, monkeypat
     monkeypatch.setattr(loss_nll, "_cross_entropy", lambda *a, **k: calls.append(1) or real(*a, **k))
     fast = [_run(*case) for case in cases]
     taken = len(cases) - len(calls)
-    monkeypatch.setattr(loss_nll, "_cross_entropy_common", lambda *a: None)
-    slow = [_run(*case) for case in cases]
+    with paths.off(_one_pass()):
+        slow = [_run(*case) for case in cases]
     assert fast == slow
     assert taken > len(cases) // 2  # only rows whose max is not finite (all -inf) fall back
 
@@ -132,11 +142,11 @@ _CE_CASES = [((32, 27), "normal"), ((1, 1), "one_class"), ((4, 1), "one_class"),
              ((6, 4), "tie"), ((300, 50), "normal"), ((8, 5), "neg_inf")]
 
 
+@one_pass_registered
 @pytest.mark.parametrize("reduction", ["mean", "sum"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape,kind", _CE_CASES)
 def test_cross_entropy_one_pass_is_the_general_path_bit_for_bit(shape, kind, dtype, reduction, monkeypatch):
-    from tinytorch._ops.nn import loss_nll
     rng = np.random.default_rng(shape[0] * 31 + shape[1])
     x = _ce_logits(shape, dtype, rng, kind)
     c = x.shape[1]
@@ -150,8 +160,8 @@ def test_cross_entropy_one_pass_is_the_general_path_bit_for_bit(shape, kind, dty
     monkeypatch.setattr(loss_nll, "_cross_entropy", spy)
     fast, fast_graph = _ce_run(tt, x, t, dtype, reduction)
     assert not general_calls, "the one-pass path was not taken"
-    monkeypatch.setattr(loss_nll, "_cross_entropy_common", lambda *a: None)
-    slow, slow_graph = _ce_run(tt, x, t, dtype, reduction)
+    with paths.off(_one_pass()):
+        slow, slow_graph = _ce_run(tt, x, t, dtype, reduction)
     assert general_calls
     assert fast_graph == slow_graph == ("NllLossBackward0", ["LogSoftmaxBackward0"], [["AccumulateGrad"]])
     for a, b in zip(fast, slow):

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import tinytorch
 import tinytorch as tt
 import tinytorch.optim as optim
+from tinytorch._ops._core.paths import REFERENCE
 
 import _paths
 import _repo
@@ -206,7 +207,8 @@ CHAIN_ULPS = 4
 
 
 def _same_fused(got, want, what="", ulps=None) -> None:
-    """Bit for bit on PyTorch's FMA paths; within FUSED_ULPS ulp of the array's magnitude on DEFAULT."""
+    """Bit for bit on PyTorch's FMA paths; within FUSED_ULPS ulp of the array's magnitude on DEFAULT, and under
+    TINYTORCH_REFERENCE=1 (the references round each add's product first, as the DEFAULT build)."""
     _paths.assert_bits(np.ascontiguousarray(got), np.ascontiguousarray(want),
                        ulps=FUSED_ULPS if ulps is None else ulps, scale="max", what=what)
 
@@ -246,6 +248,37 @@ def test_sgd_steps_bits(dtype, foreach, config):
         for x, t in zip(ours, theirs):
             _same_fused(opt_ours.state[x]["momentum_buffer"].numpy(), opt_theirs.state[t]["momentum_buffer"].numpy(),
                   "momentum buffer", CHAIN_ULPS)
+
+
+@pytest.mark.skipif(REFERENCE, reason="TINYTORCH_REFERENCE=1 registers no CPU path")
+@pytest.mark.parametrize("dtype", FUSED_DTYPES)
+@pytest.mark.parametrize("config", SGD_CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_sgd_path_is_the_reference_bit_for_bit(dtype, config):
+    """SGD's CPU path (``tinytorch/_cpu/sgd.py``: the arrays in place, plain SGD's gathered axpy) against the
+    reference it replaces (PyTorch's single-tensor update in tinytorch's ops): the same float32/float64 bits,
+    momentum buffers and version counts included (the path test holds other dtypes within float rounding)."""
+    from tinytorch._ops._core import paths
+
+    (path,) = paths.PATHS["sgd._sgd"]
+    rng = np.random.default_rng(13)
+    shapes = [(64, 33), (33,), (), (5, 3, 7), (40000,), (1023,)]
+    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(3)]
+
+    def run():
+        params = [tt.tensor(a, requires_grad=True) for a in init]
+        opt = tt.optim.SGD(params, lr=0.1, **config)
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = tt.tensor(g)
+            opt.step()
+        bufs = [opt.state[p]["momentum_buffer"] for p in params if "momentum_buffer" in opt.state[p]]
+        return [t.detach().numpy().tobytes() for t in params + bufs], [t._version for t in params + bufs]
+
+    got = run()
+    with paths.off(path):
+        want = run()
+    assert got == want
 
 
 @pytest.mark.bitexact
@@ -353,8 +386,8 @@ for x, t in zip(ours, theirs):
     a, b = x.detach().numpy(), t.detach().numpy()
     out["same"].append(bool(np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))))
     out["ulps"].append(float(_paths.ulp_distance(a, b, 1.0).max(initial=0)))
+out["blas"] = sorted(str(k) for k in _muladd._checked_axpy())  # (the SGD path's; not used under TINYTORCH_REFERENCE=1)
 out["threads"] = _muladd._threads()
-out["blas"] = sorted(str(k) for k in _muladd._axpy)
 print(json.dumps(out))
 """
 
@@ -367,7 +400,9 @@ def test_one_thread_axpy_is_one_call_and_pytorchs_bits():
                                     capture_output=True, text=True).stdout.strip().splitlines()[-1])
     # the BLAS passed its self-check and runs as one call a parameter
     assert res["threads"] == 1 and res["blas"] == ["float32", "float64"]
-    if _paths.running(_paths.FMA_PATHS):  # the subprocess runs PyTorch's path of this one
+    # the subprocess runs PyTorch's path of this one; without CPU paths (TINYTORCH_REFERENCE=1) tinytorch rounds
+    # as the DEFAULT build
+    if _paths.running(_paths.FMA_PATHS) and not REFERENCE:
         assert all(res["same"])
     else:
         assert max(res["ulps"]) <= UPDATE_ULPS, f"DEFAULT path: {max(res['ulps'])} ulp beyond {UPDATE_ULPS}"

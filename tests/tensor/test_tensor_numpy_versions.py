@@ -212,7 +212,8 @@ def test_dlpack_both_ways(dtype):
 def test_bundled_openblas_found():
     """numpy's bundled OpenBLAS (libscipy_openblas on numpy 2, libopenblas64_ on 1.x wheels) serves the
     BLAS fast paths, which check it before use."""
-    from tinytorch._ops._kernels import blas_outer as _blas_outer, openblas as _openblas
+    from tinytorch._cpu import blas_outer as _blas_outer
+    from tinytorch._ops._kernels import openblas as _openblas
 
     if _openblas.openblas_library() is None:
         pytest.skip("this numpy bundles no OpenBLAS")

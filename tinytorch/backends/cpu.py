@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-from .._ops._kernels import compiled, mkl_gemm
+from .._cpu import mkl_gemm
+from .._ops._kernels import compiled
 
 __all__ = ["get_cpu_capability", "kernels", "describe"]
 

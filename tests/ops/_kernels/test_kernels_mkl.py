@@ -1,4 +1,4 @@
-"""The ``[mkl]`` extra (``tinytorch/_ops/_kernels/mkl_gemm.py``): with MKL installed, tinytorch's float32/float64
+"""The ``[mkl]`` extra (``tinytorch/_cpu/mkl_gemm.py``): with MKL installed, tinytorch's float32/float64
 ``mm``, ``matmul``, ``bmm``, ``addmm``, ``baddbmm`` and ``linear`` (forward and gradients) are PyTorch's bit for
 bit, on generated operands of odd sizes, transposed and sliced, batches of one, at 1 and 2 threads; and a
 two-layer MLP trained by hand with SGD prints PyTorch's losses bit for bit for 500 steps.
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch._ops._kernels import mkl_gemm
+from tinytorch._cpu import mkl_gemm
 
 pytestmark = pytest.mark.bitexact
 
@@ -204,7 +204,7 @@ def test_import_never_loads_mkl_and_no_mkl_keeps_numpy():
             "a = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
             "got = (tinytorch.from_numpy(a) @ tinytorch.from_numpy(a.T.copy())).numpy()\n"
             "assert np.array_equal(got, a @ a.T)\n"
-            "from tinytorch._ops._kernels import mkl_gemm\n"
+            "from tinytorch._cpu import mkl_gemm\n"
             "assert mkl_gemm.gemms() is None and 'libmkl_rt' not in maps()\n"
             "assert 'GEMMs' not in tinytorch.backends.cpu.describe()\n")
     env = dict(os.environ, TINYTORCH_NO_MKL="1")

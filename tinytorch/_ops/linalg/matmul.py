@@ -1,5 +1,6 @@
 """Matrix products: matmul (1-d, 2-d, batched with broadcasting; also ``torch.linalg.matmul`` and the
-``@`` operator), mm, bmm, mv, dot, with vmap's rule for them, and the fused ``linear``."""
+``@`` operator), mm, bmm, mv, dot, with vmap's rule for them, and float8's scaled mm. The products of
+arrays are ``_np_matmul``; PyTorch's CPU paths for it are in ``tinytorch/_cpu/products.py``."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,16 +12,13 @@ from .._core import narrow
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
-from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of, phys_of
-from .._kernels.blas_outer import blas_outer
-from .._kernels.mkl_gemm import gemms
 from .._core.record import record
 from .._core.registry import op
-from ..._quiet_fp import cast
+from ..._quiet_fp import cast, silent
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _add_terms, _forward_only
+from ...autograd.forward_ad import _add_terms
 
 _PRODUCT = "function method out"
 
@@ -141,35 +139,19 @@ def _node_cls(a: Tensor, b: Tensor):
 
 
 _LOWP_OR_NARROW = LOWP_NP | NARROW_NP
-_BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
 
 
+@silent  # inf and NaN compute silently, as PyTorch's products do
 def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_requires_grad: bool = False):
-    """np.matmul, except that an inner dimension of 1 is computed as the outer product it is.
-
-    Each element is then one product and no sum, so the values are PyTorch's (signed zeros too); but
-    OpenBLAS takes ~10x longer for such a GEMM than a broadcast multiply does (the weight gradient of
-    a batch of one is exactly this case). half and bfloat16 accumulate in float32 and round once, as
-    PyTorch's CPU GEMM does. With MKL (the ``[mkl]`` extra) float32/float64 products are PyTorch's own
-    calls, whose folds depend on which operand requires grad."""
-    mkl = gemms()
-    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype:
-        return mkl.matmul(a, b, a_requires_grad, b_requires_grad)
+    """np.matmul on the arrays of a product, as PyTorch's CPU GEMMs compute it for each dtype: half and
+    bfloat16 multiply and accumulate in float32 and round once; float8 likewise (complex32 and e8m0 refuse).
+    Which operand requires grad decides how PyTorch folds batched operands into one GEMM (its floats, not
+    its values: a CPU path that calls PyTorch's own BLAS follows it; ``tinytorch/_cpu/products.py``)."""
     if a.dtype in _LOWP_OR_NARROW:
-        if a.dtype in NARROW_NP:  # float8: float products and sums, rounded once; complex32 and e8m0 refuse
+        if a.dtype in NARROW_NP:
             return narrow.matmul(a, b, _np_matmul)
         return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
-    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
-        if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:
-            # numpy's broadcast multiply runs its inner loop per row without SIMD: the BLAS's rank-1
-            # update is 1.7x faster (einsum, faster too, turns -0.0 products into +0.0)
-            out = blas_outer(a[:, 0], b[0])
-            if out is not None:
-                return out
-        # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
-        # layout decides the order in which a later random fill, e.g. dropout's, draws)
-        return np.multiply(a, b, order="C")
-    return _gemm(a, b)  # np.matmul (through the thread accounting)
+    return np.matmul(a, b)
 
 
 # -- vmap: the batch dim goes where numpy's broadcasting keeps it ----------------------------------
@@ -331,70 +313,6 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         narrow.guard("dot", input._data.dtype)
     _dot_check(input._data.ndim, tensor._data.ndim)
     return _matmul(input, tensor, None)
-
-
-def addmm_grads(g, x, w, need_b: bool, need_x: bool, need_w: bool, mm, t):
-    """linear's gradients (``AddmmBackward0``), written once: ``mm``/``t`` are ``Tensor.mm``/``Tensor.t``
-    on tensors (a graph of the gradient), ``_np_matmul``/``np.transpose`` on arrays (none). The gradient of
-    W.t() comes as W-shaped rows (``g.t() @ x``, computed in W's own layout), which the caller views as
-    W.t()'s (``.t()``): W's TBackward0 flips them back into a C-contiguous array the engine keeps as W.grad
-    without a copy."""
-    gb = g.sum(0) if need_b else None
-    gx = mm(g, w) if need_x else None
-    w_rows = mm(t(g), x) if need_w else None
-    return gb, gx, w_rows
-
-
-class AddmmBackward0(Node):
-    """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
-
-    @holomorphic_backward
-    def backward(self, g):
-        x, w = self._unpacked_saved
-        gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
-        return gb, gx, None if w_rows is None else w_rows.t()
-
-    _has_bias = True  # addmm's self (linear's bias) is a term of the tangent; mm has none
-
-    def jvp(self, tb, tx, twt):
-        # PyTorch's addmm formula, (self_t + mat1_t.mm(mat2_p)) + mat1_p.mm(mat2_t), twt the tangent of W.t(). As its
-        # generated code, a missing tangent is a zero tensor: the tangent then records history through a primal that
-        # requires grad (a parameter made dual), read through PyTorch's _fw_primal node
-        fw = self.__dict__.get("fw")
-        if fw is None:  # recorded before the dual level: the terms that have tangents
-            x, w = self._unpacked_saved
-            return _add_terms(tb, None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt))
-        x, w = fw
-        wt = w.t()
-        xp, wtp = _primal(x), _primal(wt)
-        if tb is None and self._has_bias:
-            tb = x.new_zeros((w.shape[0],))
-        second = (tx if tx is not None else x.new_zeros(tuple(x.shape))).mm(wtp)
-        return _add_terms(tb, second, xp.mm(twt if twt is not None else x.new_zeros(tuple(wt.shape))))
-
-
-class CppFunction(Node):
-    """The node of PyTorch's ``_fw_primal`` view, through which a forward-grad formula reads a dual tensor's
-    primal (an identity: ``torch::autograd::Identity``)."""
-
-    def backward(self, g):
-        return (g,)
-
-    def jvp(self, t):
-        return None  # the primal view carries no tangent
-
-    def name(self) -> str:
-        return "torch::autograd::Identity"
-
-
-def _primal(t: Tensor) -> Tensor:
-    """``t`` as a forward-grad formula reads its primal: through PyTorch's identity node where it requires grad,
-    without history where it is recorded for forward AD alone (a dual tensor of a primal that does not)."""
-    if not t.requires_grad:
-        return t
-    if _forward_only(t):
-        return t.detach()
-    return record(t._data, CppFunction, (t,), view_of=t)
 
 
 def _scaled_config_error(mat_a: Tensor, mat_b: Tensor, scale_a: Tensor, scale_b: Tensor) -> ValueError:

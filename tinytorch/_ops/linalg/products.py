@@ -28,8 +28,8 @@ from ...autograd.node import sum_to
 from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
-from .matmul import _check_dtypes, _np_matmul
-from .._kernels.mkl_gemm import gemms
+from . import matmul as _mm  # (its _np_matmul through the module: a CPU path may stand in its place)
+from .matmul import _check_dtypes
 from .._core.batching import composite, level_of
 
 
@@ -375,39 +375,31 @@ class BaddbmmBackward0(Node):
         return gi, g1, g2
 
 
-def _lowp_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b``; half and bfloat16 multiply and accumulate in float32 (the float32 result is kept)."""
-    if a.dtype in LOWP_NP:
-        return a.astype(np.float32) @ b.astype(np.float32)
-    return a @ b
-
-
-def _addmul(node_cls, input, m1, m2, prod, beta, alpha):
-    """beta input + alpha prod, recorded; ``prod`` the product's array, or a function of (input's array, beta,
-    alpha) giving the whole sum (MKL's GEMM, which adds the input itself), called once the shapes are checked."""
-    x = input._data
-    fused = None if isinstance(prod, np.ndarray) else prod
-    if fused is not None:
-        prod = np.empty(((m1._data.shape[0],) if m1._data.ndim == 3 else ()) + m1._data.shape[-2:-1]
-                        + m2._data.shape[-1:], m1._data.dtype)  # (its shape only; never filled)
-    dt = prod.dtype
-    if m1._data.dtype in LOWP_NP:  # products, sums and scaling in float32, rounded once (PyTorch's CPU GEMM)
-        dt = m1._data.dtype
-        prod, x = prod.astype(np.float32), x.astype(np.float32)
-    if dt.kind in "iu":  # integer tensors take the scalars as integers (0.6 -> 0), as PyTorch does
+def _addmul(node_cls, input, m1, m2, beta, alpha):
+    """beta input + alpha (m1 @ m2), recorded; the sum itself is ``_addmul_arrays``."""
+    x, a, b = input._data, m1._data, m2._data
+    prod = a.shape[:-1] + b.shape[-1:] if b.ndim > 1 else a.shape[:-1]  # the product's shape
+    if np.result_type(a.dtype, b.dtype).kind in "iu":  # integer tensors take the scalars as integers (0.6 -> 0)
         beta, alpha = int(beta), int(alpha)
-    shape = broadcast_shapes(x.shape, prod.shape)
-    if shape != prod.shape:
-        raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
+    shape = broadcast_shapes(x.shape, prod)
+    if shape != prod:
+        raise RuntimeError(f"The expanded size of the tensor ({prod[-1]}) must match the existing size "
                            f"({x.shape[-1]}) at non-singleton dimension {len(shape) - 1}")
-    if fused is not None:
-        r = fused(x, beta, alpha)
-    else:
-        base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
-        r = np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
-    return record(r, node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha, in_shape=x.shape,
-                  need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
+    return record(_addmul_arrays(x, a, b, beta, alpha), node_cls, (input, m1, m2), (m1, m2), beta=beta, alpha=alpha,
+                  in_shape=x.shape, need=(input._requires_grad, m1._requires_grad, m2._requires_grad),
                   geoms=tuple((m._data.shape, m._data.strides, m._data.itemsize) for m in (m1, m2)))  # read lazily
+
+
+def _addmul_arrays(x: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha) -> np.ndarray:
+    """beta x + alpha (a @ b) on arrays, ``x`` broadcast to the product: half and bfloat16 multiply, sum and
+    scale in float32, rounded once (PyTorch's CPU GEMM); with beta 0 ``x`` is not read (its NaNs neither)."""
+    if a.dtype in LOWP_NP:
+        dt, prod, x = a.dtype, a.astype(np.float32) @ b.astype(np.float32), x.astype(np.float32)
+    else:
+        prod = a @ b
+        dt = prod.dtype
+    base = np.zeros_like(prod) if beta == 0 else x.astype(prod.dtype, copy=False) * (beta if beta != 1 else 1)
+    return np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
 
 
 @op(variants="function method inplace out", autocast="lower")
@@ -424,11 +416,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-    mkl = gemms()
-    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype == input._data.dtype:
-        return _addmul(AddmmBackward0, input, mat1, mat2, lambda x, beta, alpha: mkl.addmm(x, a, b, beta, alpha),
-                       beta, alpha)
-    return _addmul(AddmmBackward0, input, mat1, mat2, _lowp_matmul(a, b), beta, alpha)
+    return _addmul(AddmmBackward0, input, mat1, mat2, beta, alpha)
 
 
 @op(variants="function method inplace torch_inplace out")
@@ -444,7 +432,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> 
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), mat "
                            f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
-    return _addmul(AddmvBackward0, input, mat, vec, _lowp_matmul(a, v), beta, alpha)
+    return _addmul(AddmvBackward0, input, mat, vec, beta, alpha)
 
 
 @op(variants="function method inplace out", autocast="lower")
@@ -460,11 +448,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alph
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    mkl = gemms()
-    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype == input._data.dtype:
-        return _addmul(BaddbmmBackward0, input, batch1, batch2,
-                       lambda x, beta, alpha: mkl.baddbmm(x, a, b, beta, alpha), beta, alpha)
-    return _addmul(BaddbmmBackward0, input, batch1, batch2, _lowp_matmul(a, b), beta, alpha)
+    return _addmul(BaddbmmBackward0, input, batch1, batch2, beta, alpha)
 
 
 # -- distances -----------------------------------------------------------------------------------------
@@ -544,7 +528,7 @@ def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     n2 = (b * b).sum(-1, keepdims=True, dtype=acc).astype(a.dtype)
     left = np.concatenate([a * a.dtype.type(-2), n1, np.ones_like(n1)], -1)
     right = np.concatenate([b, np.ones_like(n2), n2], -1)
-    r = np.sqrt(np.maximum(_np_matmul(left, np.swapaxes(right, -1, -2)), a.dtype.type(0)))
+    r = np.sqrt(np.maximum(_mm._np_matmul(left, np.swapaxes(right, -1, -2)), a.dtype.type(0)))
     return record(r, EuclideanDistBackward0, (x1, x2), (x1, x2, OUT), need=(x1._requires_grad, x2._requires_grad))
 
 

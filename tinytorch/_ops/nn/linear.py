@@ -5,24 +5,25 @@ other rank is flattened to rows and the result viewed back, as PyTorch does (``V
 copied to rows when W requires grad, as PyTorch's matmul folds it: one 2-d GEMM for the forward and for
 each gradient.
 
-The backward of the fused node runs its one formula (``addmm_grads``) on the saved arrays when no graph of
-the gradient is wanted, and on tensors when one is (``create_graph=True``)."""
+The product is ``_addmm``, one step on arrays; the backward is the node's formula (``addmm_grads``).
+PyTorch's CPU paths for both (its GEMM calls, the formula on the saved arrays) are in
+``tinytorch/_cpu/products.py``."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FROM_NP, LOWP_NP, complex64, complex128
+from ..._dtype import FROM_NP, LOWP_NP
+from ...autograd.forward_ad import _add_terms, _forward_only
 from ...autograd.grad_mode import _Active, _State
-from ...autograd.node import elem_strides
+from ...autograd.node import Node, elem_strides
 from ...tensor import Tensor, _make
-from .._kernels.mkl_gemm import gemms
-from .._kernels.parallel import matmul as _gemm
 from .._core.batching import at, level_of
 from .._core.record import Edge, record
 from .._core.registry import op
-from ..._quiet_fp import cast
-from ..linalg.matmul import AddmmBackward0, _check_dtypes, _np_matmul, addmm_grads, matmul
-from ..shape.shape import TBackward0, UnsafeViewBackward0, ViewBackward0, _unary_result, reshape, view
+from .._core.util import holomorphic_backward
+from ..._quiet_fp import cast, silent
+from ..linalg.matmul import _check_dtypes, matmul
+from ..shape.shape import TBackward0, UnsafeViewBackward0, reshape, view
 
 
 def _batch_linear(op, input, weight, bias=None):
@@ -33,11 +34,6 @@ def _batch_linear(op, input, weight, bias=None):
         return input._wrap(op(input._phys, weight, bias))
     out = matmul(input, weight.t())  # the public function: it dispatches a batched weight
     return out if bias is None else out + bias
-
-
-# gradients the array fast path leaves to the op formula: half/bfloat16 widen their products to float32
-# there, and complex ones take conjugates (PyTorch's convention, ``holomorphic_backward``); one set test
-_FORMULA_GRAD_NP = LOWP_NP | {complex64.np, complex128.np}
 
 
 def _sizes(i: int):
@@ -62,21 +58,73 @@ def _strides(i: int):
 _MAT2 = ("mat2", (1, lambda n: None, lambda w: w.t()))  # PyTorch's node keeps W.t(); the slot holds W
 
 
-class _LinearAddmm(AddmmBackward0):
+def addmm_grads(g, x, w, need_b: bool, need_x: bool, need_w: bool, mm, t):
+    """linear's gradients (``AddmmBackward0``), written once: ``mm``/``t`` are ``Tensor.mm``/``Tensor.t``
+    on tensors (the formula), ``_np_matmul``/``np.transpose`` on arrays (a CPU path, without a graph of the
+    gradient). The gradient of W.t() comes as W-shaped rows (``g.t() @ x``, computed in W's own layout), which
+    the caller views as W.t()'s (``.t()``): W's TBackward0 flips them back into a C-contiguous array the
+    engine keeps as W.grad without a copy."""
+    gb = g.sum(0) if need_b else None
+    gx = mm(g, w) if need_x else None
+    w_rows = mm(t(g), x) if need_w else None
+    return gb, gx, w_rows
+
+
+class _LinearAddmm(Node):
+    """linear(x, W, b) for 2-d x, as PyTorch records it: addmm(b, x, W.t()), one node."""
     saved_fields = (("alpha", lambda n: 1), ("beta", lambda n: 1), ("mat1", 0), _MAT2, ("mat1_sym_sizes", _sizes(0)),
                     ("mat1_sym_strides", _strides(0)), ("mat2_sym_sizes", _sizes(1)), ("mat2_sym_strides", _strides(1)))
 
+    @holomorphic_backward
     def backward(self, g):
-        if _State.enabled or g._data.dtype in _FORMULA_GRAD_NP:
-            return super().backward(g)
-        x, w = self._unpacked_saved  # the formula on the arrays: the same products in the same order
-        gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
-                                     self.need_b, self.need_x, self.need_w, _np_matmul, np.transpose)
-        return (None if gb is None else _make(gb), None if gx is None else _make(gx),
-                None if w_rows is None else _make(w_rows).t())
+        x, w = self._unpacked_saved
+        gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
+        return gb, gx, None if w_rows is None else w_rows.t()
+
+    _has_bias = True  # addmm's self (linear's bias) is a term of the tangent; mm has none
+
+    def jvp(self, tb, tx, twt):
+        # PyTorch's addmm formula, (self_t + mat1_t.mm(mat2_p)) + mat1_p.mm(mat2_t), twt the tangent of W.t(). As its
+        # generated code, a missing tangent is a zero tensor: the tangent then records history through a primal that
+        # requires grad (a parameter made dual), read through PyTorch's _fw_primal node
+        fw = self.__dict__.get("fw")
+        if fw is None:  # recorded before the dual level: the terms that have tangents
+            x, w = self._unpacked_saved
+            return _add_terms(tb, None if tx is None else tx.mm(w.t()), None if twt is None else x.mm(twt))
+        x, w = fw
+        wt = w.t()
+        xp, wtp = _primal(x), _primal(wt)
+        if tb is None and self._has_bias:
+            tb = x.new_zeros((w.shape[0],))
+        second = (tx if tx is not None else x.new_zeros(tuple(x.shape))).mm(wtp)
+        return _add_terms(tb, second, xp.mm(twt if twt is not None else x.new_zeros(tuple(wt.shape))))
 
 
 _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
+
+
+class CppFunction(Node):
+    """The node of PyTorch's ``_fw_primal`` view, through which a forward-grad formula reads a dual tensor's
+    primal (an identity: ``torch::autograd::Identity``)."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return None  # the primal view carries no tangent
+
+    def name(self) -> str:
+        return "torch::autograd::Identity"
+
+
+def _primal(t: Tensor) -> Tensor:
+    """``t`` as a forward-grad formula reads its primal: through PyTorch's identity node where it requires grad,
+    without history where it is recorded for forward AD alone (a dual tensor of a primal that does not)."""
+    if not t.requires_grad:
+        return t
+    if _forward_only(t):
+        return t.detach()
+    return record(t._data, CppFunction, (t,), view_of=t)
 
 
 class _LinearNoBias(_LinearAddmm):
@@ -94,34 +142,37 @@ class _LinearNoBias(_LinearAddmm):
 _LinearNoBias.__name__ = _LinearNoBias.__qualname__ = "MmBackward0"
 
 
+@silent  # inf and NaN compute silently, as PyTorch's products do
+def _addmm(x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """x @ w.T + b on arrays (2-d x and w, b 1-d or None): half and bfloat16 multiply, sum and add the bias
+    in float32, rounded once, as PyTorch's CPU addmm does for them."""
+    storage = x.dtype
+    if storage in LOWP_NP:
+        x, w = x.astype(np.float32), w.astype(np.float32)
+    out = np.matmul(x, w.T)
+    if b is not None:
+        out += b  # in place: the product is a fresh array
+    return cast(out, storage) if storage in LOWP_NP else out
+
+
 @op(variants="functional", batch=_batch_linear, autocast="lower")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; one fused node for 2-d inputs."""
     x, w = input._data, weight._data
     if x.ndim != 2 and w.ndim == 2 and x.flags.c_contiguous and (bias is None or bias._data.ndim == 1) and (
             x.ndim >= 3 or (x.ndim == 1 and bias is not None)):
-        n_in = x.shape[-1]
-        if n_in and not (_Active.transforms and _State.transforms):
-            # view's own steps without its public layer (shape inference, transform dispatch): the input
-            # is contiguous, so both reshapes are views (the same nodes, ~4 us less a call)
-            rows = linear(_unary_result(input, x.reshape(-1, n_in), ViewBackward0, True, in_shape=x.shape),
-                          weight, bias)
-            if bias is not None:
-                r = rows._data
-                return _unary_result(rows, r.reshape(x.shape[:-1] + (w.shape[0],)), ViewBackward0, True,
-                                     in_shape=r.shape)
-        else:
-            rows = linear(view(input, -1, n_in), weight, bias)
+        # PyTorch views a contiguous input as rows for one addmm (mm without a bias), the result viewed back
+        rows = linear(view(input, -1, x.shape[-1]), weight, bias)
         shape = x.shape[:-1] + (w.shape[0],)
         if bias is not None:
             return view(rows, shape)
-        return _unary_result(rows, rows._data.reshape(shape), UnsafeViewBackward0, False, in_shape=rows._data.shape)
+        return record(rows._data.reshape(shape), UnsafeViewBackward0, (rows,), in_shape=rows._data.shape)
     if x.ndim >= 3 and w.ndim == 2 and weight._requires_grad and (bias is None or bias._data.ndim == 1):
         # PyTorch's matmul folds a strided input into rows when W requires grad (a copy: UnsafeViewBackward0
         # <- CloneBackward0), runs one mm and adds the bias afterwards
         prod = linear(reshape(input, -1, x.shape[-1]), weight)
         shape = x.shape[:-1] + (w.shape[0],)
-        out = _unary_result(prod, prod._data.reshape(shape), UnsafeViewBackward0, False, in_shape=prod._data.shape)
+        out = record(prod._data.reshape(shape), UnsafeViewBackward0, (prod,), in_shape=prod._data.shape)
         return out if bias is None else out + bias
     if x.ndim != 2 or w.ndim != 2 or (bias is not None and bias._data.ndim != 1):
         out = matmul(input, weight.t())
@@ -129,28 +180,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if x.shape[1] != w.shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
-    _check_dtypes(x, w)
+    if x.dtype != w.dtype:
+        _check_dtypes(x, w)  # matmul's error
     if bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._scalar} "
                            f"and {FROM_NP[x.dtype]._scalar}")
-    storage = x.dtype
-    lowp = storage in LOWP_NP
-    if lowp:  # float32 products, sums and bias, rounded once (PyTorch's CPU addmm for half and bfloat16)
-        x, w = x.astype(np.float32), w.astype(np.float32)
-    mkl = None if lowp else gemms()
-    if mkl is not None and x.dtype in mkl.FLOATS:  # PyTorch's addmm(b, x, W.t()): the bias added inside the GEMM
-        out = mkl.mm(x, w.T) if bias is None else mkl.addmm(bias._data, x, w.T)
-    else:
-        if 2 < x.shape[0] <= 64 and w.shape[0] >= 128:
-            # a few rows against a wide weight: OpenBLAS runs W @ x.T (then one small copy back to rows)
-            # about 1.3-1.9x faster than x @ W.T at these sizes, with the same dot products
-            out = _gemm(w, x.T).T.copy()
-        else:
-            out = _gemm(x, w.T)
-        if bias is not None:
-            out += bias._data  # in place: the product is a fresh array
-    if lowp:
-        out = cast(out, storage)
+    out = _addmm(x, w, None if bias is None else bias._data)
     rg_x, rg_w = input._requires_grad, weight._requires_grad
     rg_b = bias is not None and bias._requires_grad
     if not (_State.enabled and (rg_x or rg_w or rg_b)):

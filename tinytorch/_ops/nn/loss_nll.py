@@ -1,11 +1,11 @@
 """The negative log-likelihood losses: ``nll_loss`` and ``cross_entropy`` (PyTorch's LossNLL kernels),
 and ``gaussian_nll_loss`` (composed, as in PyTorch).
 
-``cross_entropy`` with class-index targets computes the log-softmax and the negative log-likelihood
-together and records the same two nodes PyTorch does: ``NllLossBackward0`` whose edge leads to a
-``LogSoftmaxBackward0``. The probability-target and label-smoothing forms are composed from tensor ops
-in PyTorch's order, so they record the same graph. Argument checks raise PyTorch's exception types
-and texts."""
+``cross_entropy`` with class-index targets is PyTorch's ``nll_loss_nd(log_softmax(input, class_dim), ...)``
+and records the same two nodes: ``NllLossBackward0`` whose edge leads to a ``LogSoftmaxBackward0``. The
+probability-target and label-smoothing forms are composed from tensor ops in PyTorch's order, so they record
+the same graph. Argument checks raise PyTorch's exception types and texts. The CPU paths (the common
+training case in one pass over the arrays, the gradient on the arrays) are in ``tinytorch/_cpu/softmax.py``."""
 from __future__ import annotations
 
 import math
@@ -13,24 +13,20 @@ import math
 import numpy as np
 
 from ..._dtype import FLOATING_NP
-from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, u64
 from ._reduction import resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.batching import expanded, level_of, unsupported
-from .._core.record import OUT, record
+from .._core.record import record
 from .._core.registry import op
-from .._core.util import as_array, last_axis_max, reduction_enum, row_starts
+from .._core.util import as_array, reduction_enum
 from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
-from ..reduce.softmax import LogSoftmaxBackward0, _log_softmax_array
 from ..reduce.softmax import log_softmax as _log_softmax
 
 
 # -- negative log-likelihood ----------------------------------------------------------------------
-_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
-
 
 def _total_weight(node) -> Tensor:
     """PyTorch's total_weight: the targets' weights summed (0 for reduction='none'), in the log-probs' dtype."""
@@ -54,13 +50,6 @@ class NllLossBackward0(Node):
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
 
     def backward(self, g):
-        gd = g._data
-        if not _State.enabled and gd.dtype in _EXACT:
-            saved = self._arrays_of_saved()  # no graph of the gradient: the same product on the arrays
-            if saved is not None and saved[0].dtype == gd.dtype:
-                if self.unsqueeze_dim is not None:
-                    gd = np.expand_dims(gd, self.unsqueeze_dim)
-                return (_make(as_array(saved[0] * gd)),)
         (coef,) = self._unpacked_saved
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)
@@ -169,80 +158,11 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
     return _nll_nd(input, target._data, w, ignore_index, reduction, need)
 
 
-_INT64 = np.dtype(np.int64)
-
-
-def _cross_entropy_common(input: Tensor, target: Tensor, ignore_index: int, reduction: str):
-    """The training case in one pass over arrays: C-contiguous floating (N, C) logits, in-range int64
-    targets, no weight, ignore_index never hit, mean or sum. For float32/float64 the same numpy
-    operations as the general path (``_log_softmax_array`` then ``_nll``), so the same bits, and the
-    same two nodes. None for anything else, and for a row whose max is not finite (its log-probs are
-    NaN, as PyTorch's; the general path's -w * logp keeps a NaN's sign bit where the negated sum here
-    would flip it); such a row always makes the loss non-finite, so the row maxima are only looked at
-    then. Each numpy call costs about a microsecond at these sizes, so the steps below are the fewest
-    calls that give those bits."""
-    x = input._data
-    t = target._data
-    if (x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in FLOATING_NP
-            or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
-        return None
-    n, c = x.shape
-    if n != t.shape[0] or not n or 0 <= ignore_index < c:
-        return None
-    try:  # the flat index of each target, refused (ValueError) for one outside [0, c): both bounds at once
-        idx = np.ravel_multi_index((row_starts(n, 1), t), x.shape)
-    except ValueError:
-        return None  # the general path raises PyTorch's error
-    token = quiet()
-    try:
-        m = last_axis_max(x)  # the row maxima (as np.max(x, 1, keepdims=True)), the fastest call
-        logp = x - m
-        lse = np.log(np.add.reduce(np.exp(logp), 1, None, None, True))
-        need = _State.enabled and input._requires_grad
-        if need:  # the whole log-softmax is saved for the backward
-            logp -= lse
-            picked = logp.ravel().take(idx)
-        else:  # only the targets' entries, each computed as above
-            picked = logp.ravel().take(idx)
-            picked -= lse.ravel()
-        total = np.add.reduce(picked)
-        # the log-probs are <= 0 (or NaN, which a non-finite max makes), so the sum of their negatives is
-        # exactly minus their sum, but for the sign of a zero sum: then the sum of the negatives itself
-        total = -total if total else np.add.reduce(np.negative(picked))
-    finally:
-        loud(token)
-    if not math.isfinite(total) and not np.isfinite(m).all():
-        return None
-    mean = reduction == "mean"
-    if mean:  # divided by dtype(n): numpy 1.x would promote a float32 scalar over a Python int to float64
-        total = total / x.dtype.type(n)
-    out = np.asarray(total)
-    if not need:
-        return _make(out)  # nothing recorded: no log-softmax tensor, no coefficients
-    logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=1)
-    coef = np.zeros((n, c), x.dtype)
-    coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
-    return record(out, NllLossBackward0, (logp_t,), (_make(coef),),
-                  shown=(logp_t, target._data, None, -100, reduction, None))
-
-
 def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                    reduction: str = "mean") -> Tensor:
-    """Log-softmax over the class dim and NLL, for class-index targets."""
-    x = input._data
-    check_reduction(reduction)
-    if x.ndim and x.dtype not in FLOATING_NP:
-        raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_legacy(x.dtype)}\'')
-    w = _weight_array(weight, "nll_loss_forward")
-    check_nll(x, target._data, w, ignore_index)
-    class_dim = 0 if x.ndim == 1 else 1
-    token = quiet()  # a row holding +inf, NaN or only -inf gives NaN silently, as PyTorch's kernel
-    try:
-        logp = _log_softmax_array(x, class_dim)
-    finally:
-        loud(token)
-    logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=class_dim)
-    return _nll_nd(logp_t, target._data, w, ignore_index, reduction, logp_t.grad_fn is not None)
+    """Log-softmax over the class dim and NLL, for class-index targets (PyTorch's order: log_softmax's checks
+    come first)."""
+    return _nll_loss(_log_softmax(input, 0 if input.ndim == 1 else 1), target, weight, ignore_index, reduction)
 
 
 def _class_loss(op, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -331,10 +251,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of logits ``input`` against class indices or class probabilities ``target``."""
-    if weight is None and size_average is None and reduce is None and label_smoothing == 0.0:
-        out = _cross_entropy_common(input, target, ignore_index, reduction)
-        if out is not None:
-            return out
     reduction = _resolve_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
     if label_smoothing > 1.0:

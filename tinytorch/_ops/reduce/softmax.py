@@ -1,20 +1,19 @@
 """logsumexp, softmax and log_softmax (PyTorch's SoftMax and ReduceOps kernels): exp-normalisations
-along a dim, each shifted by the max so that nothing overflows."""
+along a dim, each shifted by the max so that nothing overflows. The CPU paths (rows across threads, the
+gradient on the saved arrays) are in ``tinytorch/_cpu/softmax.py``."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
 
-from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
-from ...tensor import Tensor, _make, _wrap_dim
+from ...tensor import Tensor, _wrap_dim
 from .._core.batching import logical_dims, unsupported
 from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
-from .._kernels import parallel
 from ..._dtype import NARROW_NP, F8_NP, FLOATING_NP, FROM_NP, INEXACT_NP
 from .._core import narrow
 from ..._quiet_fp import loud, quiet
@@ -78,13 +77,13 @@ class SoftmaxBackward0(Node):
         return y * (t - (y * t).sum(dim=self.dim, keepdim=True))
 
 
-_EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 _RESULT = (OUT,)  # what the softmaxes' nodes save
 
 
 def _log_softmax_grad(g, y, dim: int, exp, total):
     """d log_softmax / d x times ``g``: g - softmax * (the sum of g along ``dim``), on tensors with
-    ``exp``/``total`` their ops, or on arrays with numpy's (the same ufuncs: the same floats)."""
+    ``exp``/``total`` their ops (the formula), or on arrays with numpy's (a CPU path: the same ufuncs, the
+    same floats)."""
     return g - exp(y) * total(g, dim)
 
 
@@ -92,19 +91,10 @@ def _sum_kept(t: Tensor, dim: int) -> Tensor:
     return t.sum(dim=dim, keepdim=True)
 
 
-def _sum_kept_array(a: np.ndarray, dim: int) -> np.ndarray:
-    return np.add.reduce(a, dim, a.dtype, None, True)  # ndarray.sum without its Python frame
-
-
 class LogSoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
-        gd = g._data
-        if not _State.enabled and gd.dtype in _EXACT and gd.ndim:
-            saved = self._arrays_of_saved()  # no graph of the gradient: the formula on the arrays
-            if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
-                return (_make(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept_array)),)
         (y,) = self._unpacked_saved
         return (_log_softmax_grad(g, y, self.dim, Tensor.exp, _sum_kept),)
 
@@ -196,12 +186,8 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        out = None
-        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
-            out = parallel.slices(lambda v: _softmax_array(v, d), x, (d,), x.dtype)
-        if out is None:
-            out = lowp_round(as_array(_softmax_array(x, d)), storage)
-        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
+        # contiguous whatever the input's layout, as PyTorch's kernel writes it
+        out = c_order(lowp_round(as_array(_softmax_array(x, d)), storage))
     finally:
         loud(token)
     return record(out, SoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)
@@ -215,12 +201,8 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     d = _wrap_dim(dim, x.ndim)
     token = quiet()  # a row of -inf (fully masked) gives nan silently, as PyTorch's kernel does
     try:
-        out = None
-        if x.size >= parallel.SPLIT_FROM and x.dtype == storage and x.dtype.kind == "f":  # rows across threads
-            out = parallel.slices(lambda v: _log_softmax_array(v, d), x, (d,), x.dtype)
-        if out is None:
-            out = lowp_round(as_array(_log_softmax_array(x, d)), storage)
-        out = c_order(out)  # contiguous whatever the input's layout, as PyTorch's kernel writes it
+        # contiguous whatever the input's layout, as PyTorch's kernel writes it
+        out = c_order(lowp_round(as_array(_log_softmax_array(x, d)), storage))
     finally:
         loud(token)
     return record(out, LogSoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)

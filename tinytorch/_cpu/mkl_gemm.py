@@ -29,8 +29,8 @@ import sys
 
 import numpy as np
 
-from ..._quiet_fp import silent
-from . import parallel
+from .._quiet_fp import silent
+from .._ops._kernels import parallel
 
 __all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
 
@@ -40,7 +40,7 @@ _COL, _N, _T = 102, 111, 112  # CBLAS's column-major layout, no-transpose, trans
 _GNU, _SEQUENTIAL = 3, 1  # MKL's threading layers
 _SMALL_BMM = 400  # ATen runs bmm/baddbmm of fewer multiply-adds per matrix as a plain loop
 _state: dict | None = None  # the loaded library's functions; None: not looked for yet
-_failed = False  # looked for, and not there (or not working)
+missing = False  # looked for, and not there (or not working, or switched off): the paths skip the hook then
 
 
 def _candidates() -> list:
@@ -134,22 +134,22 @@ def gemms():
     (``TINYTORCH_NO_MKL=1``): the hook through which the ops' float32/float64 products reach MKL."""
     if _state is not None:
         return _MODULE
-    if _failed:
+    if missing:
         return None
     return _first_use()
 
 
 def _first_use():
-    global _state, _failed
+    global _state, missing
     if os.environ.get("TINYTORCH_NO_MKL", "") not in ("", "0"):
-        _failed = True
+        missing = True
         return None
     try:
         state = _load()
     except Exception:  # noqa: BLE001 - a broken install leaves numpy's products
         state = None
     if state is None:
-        _failed = True
+        missing = True
         return None
     _state = state
     set_threads(parallel.get_num_threads())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import muladd as _m
+from .._ops._kernels import muladd as _m
 
 __all__ = ["add_scaled_many"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .openblas import openblas_routines
+from .._ops._kernels.openblas import openblas_routines
 
 __all__ = ["blas_outer"]
 

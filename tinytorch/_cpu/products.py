@@ -1,0 +1,129 @@
+"""The matrix products' CPU paths: matmul's array product, linear's and addmm's as PyTorch's CPU build computes
+them, linear's gradient on the saved arrays, and linear's rows made without view's dispatch.
+
+PyTorch multiplies float32/float64 matrices with MKL; where the ``[mkl]`` extra is installed (``mkl_gemm.py``,
+loaded on the first product) these paths make ATen's own MKL calls, so the floats are PyTorch's. Without it
+the products are numpy's OpenBLAS GEMMs (through ``parallel.matmul``, which cuts a batch of small GEMMs across
+threads and keeps the benchmarks' time accounting), whose floats are the reference's; an inner dimension of 1
+is computed as the outer product it is (PyTorch's signed zeros, which a GEMM's zeroed accumulator turns into
++0.0, and ~10x less time than OpenBLAS takes for such a GEMM)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dtype import LOWP_NP, NARROW_NP, complex64, complex128
+from .._quiet_fp import loud, quiet
+from ..autograd.grad_mode import _Active, _State
+from ..tensor import _make
+from .._ops._core import paths
+from .._ops._core.record import record
+from .._ops._kernels.parallel import matmul as _gemm
+from .._ops.linalg import matmul as matmul_ops, products as products_ops
+from .._ops.nn.linear import _LinearAddmm, addmm_grads
+from .._ops.nn import linear as linear_ops
+from .._ops.shape.shape import UnsafeViewBackward0, ViewBackward0
+from .blas_outer import blas_outer
+from . import mkl_gemm
+
+_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
+_BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
+_MKL = "MKL's GEMMs as ATen calls them where the [mkl] extra is installed (float32/float64 of one dtype)"
+
+_np_matmul_ref = paths.reference_kernel(matmul_ops, "_np_matmul")
+
+
+@paths.kernel(matmul_ops, "_np_matmul", ulps=None,
+              when=f"{_MKL}; else an inner dimension of 1 as an outer product (the BLAS's ?ger from 65536 2-d "
+                   "elements), and OpenBLAS's GEMM through parallel.matmul", why="PyTorch's bits and speed")
+def np_matmul(a, b, a_requires_grad=False, b_requires_grad=False):
+    mkl = None if mkl_gemm.missing else mkl_gemm.gemms()
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype:
+        return mkl.matmul(a, b, a_requires_grad, b_requires_grad)
+    if a.dtype in _LOWP_OR_NARROW:
+        return _np_matmul_ref(a, b)  # (its float32 product comes back here)
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:
+            # numpy's broadcast multiply runs its inner loop per row without SIMD: the BLAS's rank-1
+            # update is 1.7x faster (einsum, faster too, turns -0.0 products into +0.0)
+            out = blas_outer(a[:, 0], b[0])
+            if out is not None:
+                return out
+        # row-major as a GEMM's result is (numpy would follow transposed operands' layout, and the
+        # layout decides the order in which a later random fill, e.g. dropout's, draws)
+        return np.multiply(a, b, order="C")
+    return _gemm(a, b)
+
+
+_addmm_ref = paths.reference_kernel(linear_ops, "_addmm")
+
+
+@paths.kernel(linear_ops, "_addmm", ulps=None,
+              when=f"{_MKL}: addmm(b, x, W.t()), the bias added inside the GEMM; else OpenBLAS's GEMM through "
+                   "parallel.matmul, 3 to 64 rows against a weight of at least 128 outputs as W @ x.T",
+              why="PyTorch's bits (MKL); speed (W @ x.T: 1.3-1.9x faster there, the same dot products)")
+def addmm(x, w, b):
+    if x.dtype in LOWP_NP:
+        return _addmm_ref(x, w, b)
+    mkl = None if mkl_gemm.missing else mkl_gemm.gemms()
+    if mkl is not None and x.dtype in mkl.FLOATS:
+        return mkl.mm(x, w.T) if b is None else mkl.addmm(b, x, w.T)
+    out = _gemm(w, x.T).T.copy() if 2 < x.shape[0] <= 64 and w.shape[0] >= 128 else _gemm(x, w.T)
+    if b is not None:
+        fp = quiet()  # inf - inf: NaN, silently, as PyTorch's addmm
+        try:
+            out += b  # in place: the product is a fresh array
+        finally:
+            loud(fp)
+    return out
+
+
+_addmul_ref = paths.reference_kernel(products_ops, "_addmul_arrays")
+
+
+@paths.kernel(products_ops, "_addmul_arrays", ulps=None, when=f"{_MKL}, with an input of that dtype: addmm, baddbmm",
+              why="PyTorch's bits: the GEMM adds the scaled input inside its kernel (beta), as ATen calls it")
+def addmul_arrays(x, a, b, beta, alpha):
+    mkl = None if mkl_gemm.missing else mkl_gemm.gemms()
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype == x.dtype and a.ndim == b.ndim:
+        return (mkl.addmm if a.ndim == 2 else mkl.baddbmm)(x, a, b, beta, alpha)
+    return _addmul_ref(x, a, b, beta, alpha)
+
+
+# gradients left to the formula: half/bfloat16 widen their products to float32 there, and complex ones take
+# conjugates (PyTorch's convention, ``holomorphic_backward``)
+_FORMULA_GRAD = LOWP_NP | {complex64.np, complex128.np}
+
+
+@paths.backward(_LinearAddmm, when="no graph of the gradient wanted; real gradients, not half or bfloat16",
+                why="speed: the formula (addmm_grads) on the saved arrays, with matmul's array product")
+def linear_backward(self, g):
+    if _State.enabled or g._data.dtype in _FORMULA_GRAD:
+        return _LinearAddmm.formula(self, g)
+    x, w = self._unpacked_saved
+    gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
+                                 self.need_b, self.need_x, self.need_w, matmul_ops._np_matmul, np.transpose)
+    return (None if gb is None else _make(gb), None if gx is None else _make(gx),
+            None if w_rows is None else _make(w_rows).t())
+
+
+_linear_ref = paths.reference("F.linear")
+_linear = linear_ops.linear  # the public function: its profiler row, subclass and transform dispatch
+
+
+@paths.forward("F.linear", when="a C-contiguous input of 3 or more dims (or 1-d with a bias), a last dim of at "
+               "least 1, a 2-d weight, a 1-d bias or none, no transform active",
+               why="speed: the input's rows and the result made by their view nodes directly, without view's "
+                   "shape inference and transform dispatch (about 4 us a call)")
+def linear(input, weight, bias=None):
+    x = input._data
+    if ((x.ndim >= 3 or (x.ndim == 1 and bias is not None)) and x.flags.c_contiguous and x.shape[-1]
+            and weight._data.ndim == 2 and (bias is None or bias._data.ndim == 1)
+            and not (_Active.transforms and _State.transforms)):
+        rows = _linear(record(x.reshape(-1, x.shape[-1]), ViewBackward0, (input,), view_of=input, in_shape=x.shape),
+                       weight, bias)
+        r = rows._data
+        shape = x.shape[:-1] + (weight._data.shape[0],)
+        if bias is None:
+            return record(r.reshape(shape), UnsafeViewBackward0, (rows,), in_shape=r.shape)
+        return record(r.reshape(shape), ViewBackward0, (rows,), view_of=rows, in_shape=r.shape)
+    return _linear_ref(input, weight, bias)
