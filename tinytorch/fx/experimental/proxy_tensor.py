@@ -40,7 +40,7 @@ from ..._ops._core.registry import REGISTRY, method_table
 from ...autograd.grad_mode import _State
 from ...autograd.node import _SavedOutput
 from ...nn.parameter import Parameter
-from ...tensor import Tensor, register_attribute
+from ...tensor import Tensor, _make, register_attribute
 from ...utils import _pytree as pytree
 from .. import graph as _graph
 from ..graph import Graph
@@ -75,7 +75,7 @@ class Recording:
     def bind(self, t: Tensor, node) -> None:
         self.nodes[id(t)] = node
         self.held.append(t)
-        node.meta["val"] = t
+        node.meta["val"] = t if type(t) is Tensor else _make(t._data)  # a Parameter's value, as a plain tensor
 
     def node(self, value):
         """The graph argument for ``value``: a tensor's node, the same for the tensors inside a list."""
