@@ -460,11 +460,45 @@ def _sparse_addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _sparse.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
+# ATen operators a captured graph calls (make_fx's decompositions: tinytorch/fx/experimental/_aten_rules.py) whose
+# ATen arguments differ from tinytorch's spelling of the op
+@_aten_only("_softmax")
+def _softmax(self, dim, half_to_float):
+    return self.softmax(dim)
+
+
+@_aten_only("_log_softmax")
+def _log_softmax(self, dim, half_to_float):
+    return self.log_softmax(dim)
+
+
+@_aten_only("_unsafe_view")
+def _unsafe_view(self, size):
+    return self.view(size)
+
+
+@_aten_only("convolution")
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    nd = weight.dim() - 2
+    if transposed:
+        fn = _namespace("nn.functional")[f"conv_transpose{nd}d"]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return _namespace("nn.functional")[f"conv{nd}d"](input, weight, bias, stride, padding, dilation, groups)
+
+
+@_aten_only("_native_batch_norm_legit_no_training")
+def _batch_norm_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
+    out = _namespace("torch")["batch_norm"](input, weight, bias, running_mean, running_var, False, momentum, eps, False)
+    return out, input.new_empty(0), input.new_empty(0)
+
+
 class _AtenOverload:
     def __init__(self, packet, overload_name: str):
         self._packet = packet
         self._overloadname = overload_name
         self.__name__ = f"{packet._name}.{overload_name}"
+        self.__qualname__ = self.__name__
+        self.__module__ = "torch._ops.aten"  # fx writes it torch.ops.aten.<op>.<overload>, as PyTorch's
 
     def name(self) -> str:
         suffix = "" if self._overloadname == "default" else f".{self._overloadname}"
@@ -480,6 +514,9 @@ class _AtenOverload:
         return self._packet._fn(*args, **kwargs)
 
     def __repr__(self) -> str:
+        return f"<OpOverload(op='aten.{self._packet._name}', overload='{self._overloadname}')>"
+
+    def __str__(self) -> str:
         return f"aten.{self._packet._name}.{self._overloadname}"
 
 

@@ -1,20 +1,218 @@
-"""``tinytorch.export``: exporting needs a traced graph of PyTorch operators, which tinytorch (eager
-numpy) does not build: ``export`` and ``load`` raise, saying so. ``tinytorch.onnx.export`` writes an
-ONNX file of a model instead."""
+"""``tinytorch.export`` (PyTorch's ``torch.export``): a module's forward as a graph of ATen operators, its parameters
+and buffers lifted to inputs.
+
+``export(module, args)`` runs ``module(*args)`` once under the same capture as ``make_fx``
+(``tinytorch/fx/experimental/proxy_tensor.py``), one level up (``predispatch``: the ops as the Python API called
+them, ``aten.linear.default``, ``aten.conv2d.default``, as PyTorch 2's export records its training IR). The graph's
+inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), then the user's inputs; ``graph_signature``
+says which is which, ``state_dict`` holds the lifted tensors, and ``module()`` gives a module that calls the graph
+with them. ``print(ep)`` prints PyTorch's text (its ``# File:`` lines name tinytorch's files where PyTorch's name
+its own). Not done here: ``dynamic_shapes``/``Dim``, ``run_decompositions``, ``save``/``load``, and the training-mode
+BatchNorm's ``num_batches_tracked.add_`` (a BatchNorm layer updates its counter on the array, below the ops)."""
 from __future__ import annotations
 
-__all__ = ["export", "load", "save", "ExportedProgram", "Dim"]
+import dataclasses
+import enum
+import inspect
 
-_UNSUPPORTED = ("tinytorch.export.{} is not supported: tinytorch runs eagerly on numpy and records no operator "
-                "graph to export; use tinytorch.onnx.export for an ONNX file, or tinytorch.save for weights")
+from ..fx.experimental.proxy_tensor import Recording, capturing
+from ..fx.graph_module import GraphModule
+from ..nn.modules.module import Module
+from ..tensor import Tensor
+from ..utils import _pytree as pytree
+
+__all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim"]
+
+_UNSUPPORTED = ("tinytorch.export.{} is not supported: tinytorch's exported programs live in memory only; use "
+                "tinytorch.onnx.export for an ONNX file, or tinytorch.save for weights")
+
+
+class InputKind(enum.Enum):
+    USER_INPUT = enum.auto()
+    PARAMETER = enum.auto()
+    BUFFER = enum.auto()
+    CONSTANT_TENSOR = enum.auto()
+    CUSTOM_OBJ = enum.auto()
+    TOKEN = enum.auto()
+
+
+class OutputKind(enum.Enum):
+    USER_OUTPUT = enum.auto()
+    LOSS_OUTPUT = enum.auto()
+    BUFFER_MUTATION = enum.auto()
+    GRADIENT_TO_PARAMETER = enum.auto()
+    GRADIENT_TO_USER_INPUT = enum.auto()
+    USER_INPUT_MUTATION = enum.auto()
+    TOKEN = enum.auto()
+
+
+@dataclasses.dataclass
+class TensorArgument:
+    name: str
+
+
+@dataclasses.dataclass
+class InputSpec:
+    kind: InputKind
+    arg: TensorArgument
+    target: str | None
+    persistent: bool | None = None
+
+    def __str__(self) -> str:
+        target = "" if self.target is None else f" target='{self.target}'"
+        persistent = "" if self.persistent is None else f" persistent={self.persistent}"
+        return f"{self.arg.name}: {self.kind.name}{target}{persistent}"
+
+
+@dataclasses.dataclass
+class OutputSpec:
+    kind: OutputKind
+    arg: TensorArgument
+    target: str | None
+
+    def __str__(self) -> str:
+        target = "" if self.target is None else f" target='{self.target}'"
+        return f"{self.arg.name}: {self.kind.name}{target}"
+
+
+@dataclasses.dataclass
+class ExportGraphSignature:
+    """Which graph inputs are parameters, buffers or the user's, and which outputs the user's."""
+    input_specs: list
+    output_specs: list
+
+    def _names(self, kind) -> tuple:
+        return tuple(s.arg.name for s in self.input_specs if s.kind is kind)
+
+    @property
+    def parameters(self) -> tuple:
+        return tuple(s.target for s in self.input_specs if s.kind is InputKind.PARAMETER)
+
+    @property
+    def buffers(self) -> tuple:
+        return tuple(s.target for s in self.input_specs if s.kind is InputKind.BUFFER)
+
+    @property
+    def user_inputs(self) -> tuple:
+        return self._names(InputKind.USER_INPUT)
+
+    @property
+    def user_outputs(self) -> tuple:
+        return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
+
+    @property
+    def inputs_to_parameters(self) -> dict:
+        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.PARAMETER}
+
+    @property
+    def inputs_to_buffers(self) -> dict:
+        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.BUFFER}
+
+    def __str__(self) -> str:
+        inputs = "\n".join(map(str, self.input_specs))
+        outputs = "\n".join(map(str, self.output_specs))
+        return f"\n# inputs\n{inputs}\n\n# outputs\n{outputs}\n"
 
 
 class ExportedProgram:
-    """Never produced; defined so ``isinstance`` checks work."""
+    """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
+
+    def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
+                 out_spec, user_names: list):
+        self.graph_module = graph_module
+        self.graph_signature = graph_signature
+        self.state_dict = state_dict
+        self.range_constraints: dict = {}
+        self._out_spec = out_spec
+        self._user_names = user_names
+
+    @property
+    def graph(self):
+        return self.graph_module.graph
+
+    def module(self) -> Module:
+        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``."""
+        return _Unlifted(self)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Unable to call ExportedProgram directly. You should use `exported_program.module()` "
+                           "instead.")
+
+    def __str__(self) -> str:
+        code = self.graph_module.print_readable(print_output=False).replace("\n", "\n    ")
+        signature = str(self.graph_signature).replace("\n", "\n    ")
+        return (f"ExportedProgram:\n    {code}\nGraph signature: {signature}\n"
+                f"Range constraints: {self.range_constraints}\n")
+
+
+class _Unlifted(Module):
+    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module."""
+
+    def __init__(self, ep: ExportedProgram):
+        super().__init__()
+        self._ep = ep
+
+    def forward(self, *args, **kwargs):
+        ep = self._ep
+        sig = ep.graph_signature
+        state = [ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
+        leaves = pytree.tree_leaves((args, kwargs))
+        out = ep.graph_module(*state, *leaves)
+        return pytree.tree_unflatten(list(out), ep._out_spec)
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False, preserve_module_call_signature=()):
-    raise NotImplementedError(_UNSUPPORTED.format("export"))
+    """``mod``'s forward, called on ``args`` and ``kwargs`` once, as an ``ExportedProgram``."""
+    if not isinstance(mod, Module):
+        raise ValueError(f"Expected `mod` to be an instance of `torch.nn.Module`, got {type(mod)}.")
+    if not isinstance(args, tuple):
+        raise ValueError(f"Expected `args` to be a tuple, got {type(args)}")
+    if dynamic_shapes is not None:
+        raise NotImplementedError("tinytorch.export.export: dynamic_shapes are not supported (no symbolic sizes)")
+    kwargs = kwargs or {}
+    rec = Recording(predispatch=True)
+    specs, state = [], {}
+    for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
+                                (InputKind.BUFFER, "b_", mod.named_buffers())):
+        for target, t in named:
+            node = rec.graph.placeholder(prefix + target.replace(".", "_"))
+            rec.bind(t, node)
+            persistent = None if kind is InputKind.PARAMETER else True
+            specs.append(InputSpec(kind, TensorArgument(node.name), target, persistent))
+            state[target] = t
+    names = _user_input_names(mod, args, kwargs)
+    leaves = pytree.tree_leaves((args, kwargs))
+    for leaf, name in zip(leaves, names):
+        node = rec.graph.placeholder(name)
+        if isinstance(leaf, Tensor):
+            rec.bind(leaf, node)
+        specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
+    with capturing(rec):
+        out = mod(*args, **kwargs)
+    out_leaves, out_spec = pytree.tree_flatten(out)
+    outputs = tuple(rec.node(t) for t in out_leaves)
+    rec.graph.output(outputs)
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
+                                             for n in outputs])
+    return ExportedProgram(gm, signature, state, out_spec, names)
+
+
+def _user_input_names(mod, args, kwargs) -> list:
+    """The forward's parameter names for the user's inputs (``x``; ``x_0``, ``x_1``... for a structured one)."""
+    try:
+        params = list(inspect.signature(mod.forward).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        base = params[i] if i < len(params) else f"args_{i}"
+        n = len(pytree.tree_leaves(a))
+        names += [base] if n == 1 else [f"{base}_{k}" for k in range(n)]
+    for k, v in kwargs.items():
+        n = len(pytree.tree_leaves(v))
+        names += [k] if n == 1 else [f"{k}_{j}" for j in range(n)]
+    return names
 
 
 def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 2):
@@ -26,7 +224,7 @@ def load(f, *, extra_files=None, expected_opset_version=None):
 
 
 class Dim:
-    """A named dynamic dimension (accepted; nothing is exported)."""
+    """A named dynamic dimension (accepted; export refuses dynamic_shapes)."""
 
     def __init__(self, name: str, *, min=None, max=None):  # noqa: A002 - PyTorch's names
         self.__name__, self.min, self.max = name, min, max

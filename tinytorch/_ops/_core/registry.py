@@ -96,6 +96,12 @@ def bind_profiler(hook) -> None:
     _profiler_hook[0] = hook
 
 
+# set by tinytorch/fx/experimental/proxy_tensor.py while a graph capture (make_fx, export) runs in some thread:
+# its per-thread state, whose ``hook(public, decl, args, kwargs)`` records the call as graph nodes (None in other
+# threads, and while a recorded op runs); until a capture starts, the one cost is a flag test
+CAPTURE = [None]
+
+
 def _takes_device(fn) -> bool:
     """Whether ``fn`` has a ``device`` parameter (a factory): read off its code object, as
     ``inspect.signature`` would find it but without its cost (~40 us an op at import)."""
@@ -275,6 +281,7 @@ def _public_function(decl: OpDecl):
     impl = decl.impl
     dispatch_key = decl
     meta_on = META_ON
+    capture = CAPTURE
     factory = _takes_device(impl)
     meta_key = "factory" if factory else "op"
     edges_first = decl.name not in CHECKS_BEFORE_EDGES and not decl.name.endswith("_")  # (in-place: checked first)
@@ -287,6 +294,8 @@ def _public_function(decl: OpDecl):
 
         def public(*args, out=None, **kwargs):
             try:
+                if capture[0] is not None and capture[0].hook is not None:
+                    return capture[0].hook(public, decl, args, kwargs if out is None else {**kwargs, "out": out})
                 if _Active.profiler and _State.recorder is not None:
                     return _profiler_hook[0](public, decl, args, kwargs if out is None else {**kwargs, "out": out})
                 if _Active.transforms and _State.transforms:
@@ -317,6 +326,8 @@ def _public_function(decl: OpDecl):
     else:
         def public(*args, **kwargs):
             try:
+                if capture[0] is not None and capture[0].hook is not None:
+                    return capture[0].hook(public, decl, args, kwargs)
                 if _Active.profiler and _State.recorder is not None:
                     return _profiler_hook[0](public, decl, args, kwargs)
                 if _Active.transforms and _State.transforms:

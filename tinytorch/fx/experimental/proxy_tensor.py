@@ -1,15 +1,323 @@
-"""``torch.fx.experimental.proxy_tensor``: PyTorch's make_fx tracer records ops through a proxy mode;
-tinytorch has no such mode, so none is ever active."""
+"""``torch.fx.experimental.proxy_tensor.make_fx``: run a program once and record every op it runs as an fx graph of
+PyTorch's ATen operators (``torch.ops.aten.mul.Tensor``, ``aten.addmm.default``...).
+
+How it works, in three pieces:
+  1. **One hook at the op declarations.** Every declared op's public function (``_ops/_core/registry.py``) asks
+     ``CAPTURE[0]`` first; while no capture runs that is None and the ask is one flag test. While one runs it holds
+     this module's per-thread state ``_THREAD``, whose ``hook`` is the recording function in the capturing thread
+     (None elsewhere). Methods and operators (``x * y``, ``x.relu()``) are the ops' own functions on ``Tensor``
+     with nothing to ask, so for the capture's length ``_instrument`` puts a recording wrapper in their place, as
+     the profiler does.
+  2. **The op runs, then is written down.** ``_record`` clears the thread's hook (the ops an op calls inside are
+     its own business), runs the op, and hands the call to its rule (``_aten_rules.py``), which adds the ATen node(s)
+     PyTorch's dispatcher would have shown: ``F.linear`` on a 2-d input becomes ``t`` then ``addmm``. Tensors are
+     known by identity: ``Recording.nodes`` maps each tensor met so far to the node that made it (a placeholder
+     for an input); a tensor it does not know (a module's weight read inside the program) becomes an attribute of
+     the graph module (``_param_constant0``, ``_tensor_constant0``).
+  3. **The graph becomes a module.** ``GraphModule`` (``tinytorch/fx``) writes its ``forward`` as Python, whose
+     calls ``torch.ops.aten.<op>.<overload>`` run tinytorch's ops again.
+
+``tracing_mode="fake"`` runs the program on meta tensors made like the inputs (shapes, dtypes and strides, no data:
+``tinytorch/_meta.py``), so nothing is computed; ``"real"`` runs it on the inputs themselves. ``"symbolic"``
+(symbolic sizes) is refused. Where autograd records, an op whose backward saves its own output shows PyTorch's
+``detach`` of it (an unused node), and a program that calls ``torch.autograd.grad`` records its backward's ops,
+as the engine runs them.
+
+``torch.export`` (``tinytorch/export``) uses the same recording one level up (``predispatch``): the ops as the
+Python API called them (``aten.linear.default``), as PyTorch's export does."""
 from __future__ import annotations
 
-__all__ = ["get_proxy_mode", "make_fx"]
+import contextlib
+import inspect
+import operator
+import threading
+import traceback
+
+from ... import factory as _factory
+from ..._op_namespace import ops
+from ..._ops._core import paths as _paths, registry as _registry
+from ..._ops._core.registry import REGISTRY, method_table
+from ...autograd.grad_mode import _State
+from ...autograd.node import _SavedOutput
+from ...nn.parameter import Parameter
+from ...tensor import Tensor, _make, register_attribute
+from ...utils import _pytree as pytree
+from .. import graph as _graph
+from ..graph import Graph
+from ..graph_module import GraphModule
+from . import _aten_rules
+
+__all__ = ["make_fx", "get_proxy_mode", "Recording", "capturing"]
 
 
+class _Thread(threading.local):
+    hook = None         # the recording function while this thread captures (None inside an op being recorded)
+    recording = None    # this thread's Recording
+
+
+_THREAD = _Thread()
+_active = [0]           # captures running, in all threads
+_lock = threading.Lock()
+
+
+class Recording:
+    """One capture: the graph being built and the tensor -> node map that connects its nodes."""
+
+    def __init__(self, predispatch: bool = False):
+        self.graph = Graph()
+        self.predispatch = predispatch
+        self.nodes: dict = {}      # id(tensor) -> the node that stands for it
+        self.held: list = []       # the tensors in ``nodes``, kept alive so that no other tensor takes their id
+        self.constants: dict = {}  # attribute name -> tensor, for the get_attr nodes of unknown tensors
+        self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
+
+    # -- tensors and nodes --
+    def bind(self, t: Tensor, node) -> None:
+        self.nodes[id(t)] = node
+        self.held.append(t)
+        node.meta["val"] = t if type(t) is Tensor else _make(t._data)  # a Parameter's value, as a plain tensor
+
+    def node(self, value):
+        """The graph argument for ``value``: a tensor's node, the same for the tensors inside a list."""
+        if isinstance(value, Tensor):
+            node = self.nodes.get(id(value))
+            return self._constant(value) if node is None else node
+        if isinstance(value, _graph.Node):
+            return value
+        if isinstance(value, list):
+            return [self.node(v) for v in value]
+        if isinstance(value, tuple):  # a named tuple of results (max's values, indices) as a plain one
+            return tuple(self.node(v) for v in value)
+        return value
+
+    def _constant(self, t: Tensor):
+        name = self.constant_name(t) if self.constant_name is not None else None
+        if name is None:
+            kind = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
+            name = f"{kind}{sum(1 for n in self.constants if n.startswith(kind))}"
+        self.constants[name] = t
+        node = self.graph.create_node("get_attr", name)
+        self.bind(t, node)
+        return node
+
+    # -- ATen nodes --
+    def call(self, overload: str, *args, **kwargs):
+        """Add ``torch.ops.aten.<overload>(*args, **kwargs)`` (the arguments PyTorch shows, tensors as their
+        nodes), named after the operator as make_fx names it."""
+        packet, _, name = overload.partition(".")
+        args, kwargs = _aten_rules.shown(overload, args, kwargs)
+        target = getattr(getattr(ops.aten, packet), name)
+        return self.graph.create_node("call_function", target, self.node(args), self.node(kwargs),
+                                      name=self.graph._target_to_str(packet))
+
+    def items(self, node, n: int) -> list:
+        """``node[0]``, ..., ``node[n - 1]``: the getitem nodes of an op with several results."""
+        return [self.graph.create_node("call_function", operator.getitem, (node, i)) for i in range(n)]
+
+    def record(self, decl, spelling: str | None, args, kwargs, out, stack: str | None) -> None:
+        """Write down the call of ``decl`` (by the Tensor attribute ``spelling``; None: its public function) made
+        with ``args`` and ``kwargs``, which returned ``out``."""
+        fn = decl.method if decl.method is not None and spelling in decl.variants else _reference(decl)
+        spelling = spelling or decl.name
+        inplace = spelling in decl.idunders or (spelling.endswith("_") and not spelling.endswith("__"))
+        if spelling in decl.rdunders and decl.name not in ("add", "mul"):
+            args = (args[1], args[0])  # 2 - x is x.__rsub__(2): sub(2, x)
+        try:
+            bound = _aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs)
+        except TypeError:
+            bound = _aten_rules.Args(None, args, kwargs)
+        name = decl.name.rstrip("_") if inplace else decl.name
+        if inplace:
+            node = self.call(f"{name}_.{_inplace_overload(name, bound)}", *bound.positional(), **bound.keywords())
+        else:
+            node = _aten_rules.rule_for(name)(self, name, bound, out)
+        if node is None:
+            return
+        if isinstance(node, _graph.Node) and stack is not None:
+            node.meta.setdefault("stack_trace", stack)
+        if isinstance(out, tuple):
+            items = node if isinstance(node, (list, tuple)) else self.items(node, len(out))
+            for t, item in zip(out, items):
+                if isinstance(t, Tensor):
+                    self.bind(t, item)
+            return
+        if isinstance(out, Tensor):
+            if inplace:  # the op wrote into its first argument: from here on it is this node's value
+                self.nodes[id(out)] = node
+                node.meta["val"] = out
+                return
+            self.bind(out, node)
+            if not self.predispatch and _saves_own_output(out):
+                self.graph.create_node("call_function", ops.aten.detach.default, (node,), name="detach")
+
+
+def _reference(decl):
+    """The op's own function as its file declares it (a CPU path bound in its place may name its parameters
+    otherwise): the rules read the call's arguments by PyTorch's parameter names."""
+    return _paths._REFERENCES.get(decl.qualname if decl.namespace else _key(decl), decl.impl)
+
+
+def _key(decl) -> str:
+    return next((k for k, d in REGISTRY.items() if d is decl), decl.name)
+
+
+def _inplace_overload(name: str, bound) -> str:
+    return "Tensor" if name in ("add", "sub", "mul", "div") else "default"
+
+
+def _saves_own_output(out: Tensor) -> bool:
+    """Whether autograd's node for ``out`` saved ``out`` itself (PyTorch's tracer then shows a ``detach`` of it)."""
+    fn = out.grad_fn
+    return fn is not None and any(type(s) is _SavedOutput for s in (getattr(fn, "_saved", None) or ()))
+
+
+# -- the hook --------------------------------------------------------------------------------------------
+def _user_stack() -> str | None:
+    """The stack where the op was called, outside tinytorch's own machinery (its nn modules count as the user's,
+    as PyTorch's export names ``torch/nn/modules/linear.py`` for a Linear's op)."""
+    frames = [f for f in traceback.extract_stack()[:-3]
+              if "/tinytorch/" not in f.filename or "/tinytorch/nn/modules/" in f.filename]
+    if not frames:
+        return None
+    return "".join(traceback.format_list(frames[-1:]))
+
+
+def _run(fn, decl, spelling: str, args, kwargs):
+    rec = _THREAD.recording
+    hook, _THREAD.hook = _THREAD.hook, None
+    try:
+        out = fn(*args, **kwargs)
+    finally:
+        _THREAD.hook = hook
+    rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
+    return out
+
+
+def _public_hook(public, decl, args, kwargs):
+    return _run(public, decl, None, args, kwargs)
+
+
+def _recording_method(fn, decl, spelling: str):
+    def method(*args, **kwargs):
+        if _THREAD.hook is None:
+            return fn(*args, **kwargs)
+        return _run(fn, decl, spelling, args, kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    method.__wrapped__ = fn
+    method._capturing = True
+    return method
+
+
+_saved: list = []  # (attribute, original) of the Tensor methods swapped while captures run
+
+
+def _instrument() -> None:
+    for decl in list(REGISTRY.values()):
+        for attr in method_table(decl):
+            current = vars(Tensor).get(attr)
+            if callable(current) and not isinstance(current, type) and not getattr(current, "_capturing", False):
+                _saved.append((attr, current))
+                register_attribute(attr, _recording_method(current, decl, attr))
+
+
+def _restore() -> None:
+    while _saved:
+        attr, original = _saved.pop()
+        register_attribute(attr, original)
+
+
+@contextlib.contextmanager
+def capturing(rec: Recording):
+    """Record the ops this thread runs into ``rec`` while the block runs."""
+    if _THREAD.recording is not None:
+        raise RuntimeError("a graph capture is already running in this thread")
+    with _lock:
+        if not _active[0]:
+            _instrument()
+            _registry.CAPTURE[0] = _THREAD
+        _active[0] += 1
+    _THREAD.recording, _THREAD.hook = rec, _public_hook
+    try:
+        yield rec
+    finally:
+        _THREAD.recording = _THREAD.hook = None
+        with _lock:
+            _active[0] -= 1
+            if not _active[0]:
+                _registry.CAPTURE[0] = None
+                _restore()
+
+
+# -- make_fx ---------------------------------------------------------------------------------------------
 def get_proxy_mode():
-    """None: no proxy-tensor tracing runs on tinytorch."""
+    """None: tinytorch's capture is no dispatch mode (libraries ask this before a path tracing cannot follow)."""
     return None
 
 
-def make_fx(f, *args, **kwargs):
-    raise NotImplementedError("tinytorch has no make_fx: its ops run eagerly and have no dispatch mode to trace "
-                              "through")
+def _placeholder_names(f, args) -> list:
+    """make_fx's names for the inputs' leaves: ``<parameter>_<k>`` (``x_1``; ``params_1``, ``params_2``... for the
+    leaves of a structured argument), ``arg<i>_<k>`` past the named parameters."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        base = params[i].name if i < len(params) else f"arg{i}"
+        names += [f"{base}_{k + 1}" for k in range(len(pytree.tree_leaves(a)))]
+    return names
+
+
+def _fake(x):
+    """A meta tensor made like ``x`` (shape, dtype, strides, requires_grad), holding no data."""
+    if not isinstance(x, Tensor):
+        return x
+    fake = _factory.empty_strided(tuple(x.shape), tuple(x.stride()), dtype=x.dtype, device="meta")
+    return fake.requires_grad_(x.requires_grad) if x.is_floating_point() or x.is_complex() else fake
+
+
+def make_fx(f, decomposition_table=None, tracing_mode: str = "real", _allow_non_fake_inputs: bool = False, *,
+            pre_dispatch: bool = False, record_module_stack: bool = False, _allow_fake_constant: bool = False,
+            _error_on_data_dependent_ops: bool = True, record_stack_traces: bool = False):
+    """``make_fx(f, tracing_mode=...)(*args)``: the GraphModule of the ATen ops ``f(*args)`` runs."""
+    if tracing_mode == "symbolic":
+        raise NotImplementedError("make_fx(tracing_mode='symbolic'): tinytorch has no symbolic sizes; trace with "
+                                  "tracing_mode='real' or 'fake'")
+    if tracing_mode not in ("real", "fake"):
+        raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
+
+    def wrapped(*args):
+        leaves, spec = pytree.tree_flatten(args)
+        names = _placeholder_names(f, args)
+        if tracing_mode == "fake":
+            leaves = [_fake(x) for x in leaves]
+        rec = Recording(predispatch=pre_dispatch)
+        for leaf, name in zip(leaves, names):
+            node = rec.graph.placeholder(name)
+            if isinstance(leaf, Tensor):
+                rec.bind(leaf, node)
+            else:
+                node.meta["val"] = leaf
+        with capturing(rec):
+            out = f(*pytree.tree_unflatten(leaves, spec))
+        out_leaves, out_spec = pytree.tree_flatten(out)
+        structured = any(not pytree.tree_flatten(a)[1].is_leaf() for a in args)
+        if structured:
+            rec.graph.output(rec.node(list(out_leaves)))
+            info = _graph._PyTreeInfo(_positional_names(f, len(args)), spec, out_spec)
+            rec.graph._codegen = _graph._PyTreeCodeGen(info)
+        else:
+            rec.graph.output(rec.node(out))
+        root = {name: t for name, t in rec.constants.items()}
+        return GraphModule(root, rec.graph)
+    return wrapped
+
+
+def _positional_names(f, n: int) -> list:
+    try:
+        params = [p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]

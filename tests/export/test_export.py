@@ -1,0 +1,69 @@
+"""torch.export.export of a small MLP and of a conv+BatchNorm model (eval): ``print(ep)``, the graph signature, the
+lifted state and ``ep.module()``'s numbers as PyTorch 2.13's. The ``# File:`` comments name each library's own
+files, so they are compared by their count and place only."""
+import re
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, __file__.rsplit("/tests/", 1)[0] + "/tests/fx")
+from _fx_compare import LIBRARIES, load  # noqa: E402
+
+MODELS = """
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class ConvBN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+"""
+
+SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5)}
+
+
+def _export(library: str, name: str):
+    ns = load(MODELS, library)
+    torch = ns["torch"]
+    torch.manual_seed(0)
+    model = ns[name]().eval()
+    x = torch.tensor(np.random.default_rng(0).standard_normal(SHAPES[name]).astype(np.float32))
+    return torch.export.export(model, (x,)), model, x
+
+
+def _without_files(text: str) -> str:
+    return re.sub(r"# File: .*", "# File: ...", text)
+
+
+@pytest.mark.parametrize("name", ["MLP", "ConvBN"])
+def test_export_prints_pytorchs_program(torch, name):
+    theirs, _, _ = _export("torch", name)
+    ours, model, x = _export("tinytorch", name)
+    assert _without_files(str(ours)) == _without_files(str(theirs)), f"--- PyTorch\n{theirs}\n--- tinytorch\n{ours}"
+    assert ours.graph_module.code == theirs.graph_module.code
+    assert str(ours.graph_signature) == str(theirs.graph_signature)
+    for attr in ("user_inputs", "user_outputs", "parameters", "buffers"):
+        assert getattr(ours.graph_signature, attr) == getattr(theirs.graph_signature, attr)
+    assert list(ours.state_dict) == list(theirs.state_dict)
+    np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_export_refuses_what_it_does_not_do():
+    import tinytorch
+    with pytest.raises(ValueError, match="Expected `mod` to be an instance of `torch.nn.Module`"):
+        tinytorch.export.export(lambda x: x, (tinytorch.ones(2),))
+    ep = tinytorch.export.export(tinytorch.nn.Linear(2, 2), (tinytorch.ones(1, 2),))
+    with pytest.raises(RuntimeError, match="Unable to call ExportedProgram directly"):
+        ep(tinytorch.ones(1, 2))

@@ -1,0 +1,191 @@
+"""make_fx: the ATen graph of a program, traced under PyTorch and under tinytorch, prints the same ``gm.code`` and
+``print(gm.graph)``, and the traced module computes the program's numbers.
+
+Each case is source naming ``torch``, ``nn`` and ``F`` (``_fx_compare.load``) that defines ``f`` and ``inputs(t)``
+(``t`` makes a tensor from a numpy array). The programs are ones whose ATen graph PyTorch's CPU build gives the same
+on every path (no dtype-dependent decompositions)."""
+import numpy as np
+import pytest
+
+from _fx_compare import LIBRARIES, load
+
+CASES = {
+    "pointwise": """
+def f(x, y):
+    return x * y + 2
+def inputs(t): return (t((3, 4)), t((3, 4)))
+""",
+    "relu_sum": """
+def f(x, y):
+    return (x * y).relu().sum()
+def inputs(t): return (t((3, 4)), t((3, 4)))
+""",
+    "scalars": """
+def f(x):
+    return 2 * x + 1 - x / 3
+def inputs(t): return (t((3, 4)),)
+""",
+    "unary_chain": """
+def f(x):
+    return torch.tanh(x).neg().abs().sqrt() + x.pow(2).exp()
+def inputs(t): return (t((3, 4)),)
+""",
+    "linear": """
+def f(x, w, b):
+    return F.linear(x, w, b)
+def inputs(t): return (t((3, 4)), t((5, 4)), t((5,)))
+""",
+    "linear_3d": """
+def f(x, w, b):
+    return F.linear(x, w, b)
+def inputs(t): return (t((2, 3, 4)), t((5, 4)), t((5,)))
+""",
+    "linear_3d_no_bias": """
+def f(x, w):
+    return F.linear(x, w)
+def inputs(t): return (t((2, 3, 4)), t((5, 4)))
+""",
+    "linear_no_bias": """
+def f(x, w):
+    return F.linear(x, w)
+def inputs(t): return (t((3, 4)), t((5, 4)))
+""",
+    "matmul_t": """
+def f(x, w):
+    return x @ w.t()
+def inputs(t): return (t((3, 4)), t((5, 4)))
+""",
+    "softmax": """
+def f(x):
+    return torch.softmax(x, -1)
+def inputs(t): return (t((3, 4)),)
+""",
+    "softmax_sum_dim": """
+def f(x):
+    return x.softmax(dim=1).sum(0) + torch.log_softmax(x, 1).mean()
+def inputs(t): return (t((3, 4)),)
+""",
+    "reductions": """
+def f(x):
+    return x.mean(0, keepdim=True), x.sum(dim=(0, 1)), x.max(1)
+def inputs(t): return (t((3, 4)),)
+""",
+    "views": """
+def f(x):
+    return x.view(12).sin() * 3.0, x.reshape(2, 6).flatten(), x.unsqueeze(0).expand(2, 3, 4).clone()
+def inputs(t): return (t((3, 4)),)
+""",
+    "transpose_contiguous": """
+def f(x):
+    return x.transpose(0, 1).contiguous(), x.reshape(4, 3).contiguous(), x.T.reshape(12)
+def inputs(t): return (t((3, 4)),)
+""",
+    "cat_gelu": """
+def f(x, y):
+    return torch.cat([F.gelu(x), torch.sigmoid(y)], 1)
+def inputs(t): return (t((3, 4)), t((3, 2)))
+""",
+    "mlp_params_as_inputs": """
+def f(w1, b1, w2, b2, x):
+    return F.linear(F.relu(F.linear(x, w1, b1)), w2, b2)
+def inputs(t): return (t((8, 4)), t((8,)), t((2, 8)), t((2,)), t((3, 4)))
+""",
+    "conv": """
+def f(x, w, b):
+    return F.conv2d(x, w, b, padding=1)
+def inputs(t): return (t((2, 3, 5, 5)), t((4, 3, 3, 3)), t((4,)))
+""",
+    "dropout_eval": """
+def f(x):
+    return F.dropout(x, training=False) * 2
+def inputs(t): return (t((3, 4)),)
+""",
+}
+
+
+def _trace(library: str, source: str, mode: str = "real", requires_grad: bool = False):
+    ns = load(source, library)
+    torch = ns["torch"]
+    rng = np.random.default_rng(0)
+
+    def t(shape):
+        return torch.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=requires_grad)
+
+    make_fx = __import__(f"{library}.fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
+    args = ns["inputs"](t)
+    gm = make_fx(ns["f"], tracing_mode=mode)(*args)
+    return gm, ns["f"], args
+
+
+def _numbers(value):
+    if isinstance(value, (tuple, list)):
+        return [_numbers(v) for v in value]
+    return value.detach().numpy()
+
+
+@pytest.mark.parametrize("mode", ["real", "fake"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_make_fx_prints_pytorchs_graph(torch, name, mode):
+    theirs, _, _ = _trace("torch", CASES[name], mode)
+    ours, f, args = _trace("tinytorch", CASES[name], mode)
+    assert ours.code == theirs.code, f"--- PyTorch\n{theirs.code}\n--- tinytorch\n{ours.code}"
+    assert str(ours.graph) == str(theirs.graph)
+    # the traced module (real or fake trace) computes the program's numbers on real inputs
+    _, _, args = _trace("tinytorch", CASES[name], "real")
+    expected, got = _numbers(f(*args)), _numbers(ours(*args))
+    for e, g in zip(np.atleast_1d(np.asarray(expected, dtype=object)), np.atleast_1d(np.asarray(got, dtype=object))):
+        np.testing.assert_allclose(np.asarray(g, dtype=np.float64), np.asarray(e, dtype=np.float64), rtol=1e-6, atol=1e-6)
+
+
+MODULE_PROGRAMS = """
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+def functional(params, x):
+    return torch.func.functional_call(m, params, (x,))
+def direct(x):
+    return m(x)
+def saves_outputs(x):
+    return (x.exp().sigmoid() + x.tanh()).sum()
+"""
+
+
+@pytest.mark.parametrize("program", ["functional", "direct", "saves_outputs"])
+def test_make_fx_of_a_module_prints_pytorchs_graph(torch, program):
+    """An MLP through functional_call (its parameters a dict input: the pytree codegen), called directly (its
+    parameters read as ``_param_constant`` attributes), and ops whose backward saves their output (PyTorch's
+    tracer shows an unused ``detach`` of each)."""
+    codes, values = [], []
+    for library in LIBRARIES:
+        ns = load(MODULE_PROGRAMS, library)
+        lib = ns["torch"]
+        make_fx = __import__(f"{library}.fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
+        x = lib.tensor(np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32),
+                       requires_grad=program == "saves_outputs")
+        args = (dict(ns["m"].named_parameters()), x) if program == "functional" else (x,)
+        gm = make_fx(ns[program])(*args)
+        codes.append(gm.code)
+        values.append(gm(*args).detach().numpy())
+    assert codes[1] == codes[0], f"--- PyTorch\n{codes[0]}\n--- tinytorch\n{codes[1]}"
+    np.testing.assert_allclose(values[1], values[0], rtol=1e-5, atol=1e-6)
+
+
+def test_make_fx_refuses_symbolic_and_unknown_modes():
+    import tinytorch
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+    with pytest.raises(NotImplementedError, match="symbolic"):
+        make_fx(lambda x: x * 2, tracing_mode="symbolic")(tinytorch.ones(2))
+    with pytest.raises(AssertionError, match="Unexpected tracing type: bogus"):
+        make_fx(lambda x: x * 2, tracing_mode="bogus")
+
+
+def test_capture_leaves_no_hook_behind():
+    """Once make_fx returns, the declarations' hook is off again and the Tensor methods are the ops' own."""
+    import tinytorch
+    from tinytorch._ops._core import registry
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+    mul = tinytorch.Tensor.__mul__
+    make_fx(lambda x: x * x)(tinytorch.ones(2))
+    assert registry.CAPTURE[0] is None and tinytorch.Tensor.__mul__ is mul
+    with pytest.raises(ZeroDivisionError):
+        make_fx(lambda x: (x * x, 1 / 0))(tinytorch.ones(2))
+    assert registry.CAPTURE[0] is None and tinytorch.Tensor.__mul__ is mul

@@ -1,0 +1,400 @@
+"""Which ATen operators a tinytorch op call is, as PyTorch's tracers record it.
+
+tinytorch declares ``torch.nn.functional.linear`` once and runs it as one computation; PyTorch's dispatcher hands
+the same call to its tracers as ATen operators, at one of two levels:
+  - ``make_fx`` (below autograd): composite ops are decomposed. ``F.linear(x, w, b)`` on a 2-d ``x`` is
+    ``aten.t.default(w)`` then ``aten.addmm.default(b, x, t)``, ``softmax`` is ``aten._softmax.default``,
+    ``conv2d`` is ``aten.convolution.default``, ``reshape`` a ``view``...
+  - ``torch.export`` (pre-dispatch, ``predispatch``): the op as the Python API called it
+    (``aten.linear.default``, ``aten.conv2d.default``, ``aten.batch_norm.default``).
+``RULES`` holds one rule per tinytorch op whose ATen form is not simply ``aten.<name>.<overload>`` with the call's
+own arguments; every other op is recorded that way (``default_rule``). A rule gets the recorder ``g`` (its ``call``
+adds one ATen node), the call's arguments bound by name (``Args``) and the op's result; it returns the node(s)
+standing for the result.
+
+The ATen operators' argument lists (``SCHEMAS``, as ``native_functions.yaml`` writes them) tell which arguments a
+recorded call shows: PyTorch's dispatcher leaves out the trailing positional arguments and the keyword-only ones
+that hold their defaults (``sum.dim_IntList(x, [0])``, not ``sum.dim_IntList(x, [0], False, dtype=None)``)."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ..._ops.shape.conversions import contiguous_format
+from ..._tensor.members import strided
+from ...tensor import Tensor
+
+__all__ = ["SCHEMAS", "RULES", "Args", "schema", "rule_for"]
+
+# name.overload(arguments): the ATen schemas of the operators the rules below emit (the return types left out)
+SCHEMAS = """
+add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
+sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)
+mul.Tensor(Tensor self, Tensor other)
+div.Tensor(Tensor self, Tensor other)
+div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode)
+pow.Tensor_Scalar(Tensor self, Scalar exponent)
+pow.Tensor_Tensor(Tensor self, Tensor exponent)
+sum.default(Tensor self, *, ScalarType? dtype=None)
+sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
+mean.default(Tensor self, *, ScalarType? dtype=None)
+mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
+max.default(Tensor self)
+max.dim(Tensor self, int dim, bool keepdim=False)
+min.default(Tensor self)
+min.dim(Tensor self, int dim, bool keepdim=False)
+_softmax.default(Tensor self, int dim, bool half_to_float)
+_log_softmax.default(Tensor self, int dim, bool half_to_float)
+softmax.int(Tensor self, int dim, ScalarType? dtype=None)
+log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
+t.default(Tensor self)
+mm.default(Tensor self, Tensor mat2)
+addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
+matmul.default(Tensor self, Tensor other)
+linear.default(Tensor input, Tensor weight, Tensor? bias=None)
+view.default(Tensor self, SymInt[] size)
+_unsafe_view.default(Tensor self, SymInt[] size)
+reshape.default(Tensor self, SymInt[] shape)
+flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
+permute.default(Tensor self, int[] dims)
+transpose.int(Tensor self, int dim0, int dim1)
+unsqueeze.default(Tensor self, int dim)
+expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
+clone.default(Tensor self, *, MemoryFormat? memory_format=None)
+contiguous.default(Tensor self, *, MemoryFormat memory_format=contiguous_format)
+cat.default(Tensor[] tensors, int dim=0)
+detach.default(Tensor self)
+dropout.default(Tensor input, float p, bool train)
+conv2d.default(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1)
+convolution.default(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)
+batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
+_native_batch_norm_legit_no_training.default(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)
+gelu.default(Tensor self, *, str approximate='none')
+"""
+
+_REQUIRED = object()
+_DEFAULTS = {"None": None, "True": True, "False": False, "'none'": "none", "contiguous_format": "contiguous_format"}
+
+
+def _parse(line: str) -> tuple:
+    """``("add.Tensor", [(name, default or _REQUIRED, keyword-only), ...])`` of one ``SCHEMAS`` line."""
+    head, _, rest = line.partition("(")
+    params, kw_only = [], False
+    for part in rest.rstrip(")").split(", "):
+        if part == "*":
+            kw_only = True
+            continue
+        decl, eq, default = part.partition("=")
+        name = decl.split()[-1]
+        value = _REQUIRED if not eq else _DEFAULTS[default] if default in _DEFAULTS else int(default)
+        params.append((name, value, kw_only))
+    return head, params
+
+
+_SCHEMAS = dict(_parse(line) for line in SCHEMAS.strip().splitlines())
+
+
+def schema(overload: str):
+    """The parsed arguments of ``overload`` (``"sum.dim_IntList"``), or None for one ``SCHEMAS`` lacks."""
+    return _SCHEMAS.get(overload)
+
+
+def _is_default(value, default) -> bool:
+    if default is _REQUIRED or isinstance(value, Tensor):
+        return False
+    if default == "contiguous_format":  # a memory format's default, by its name
+        return getattr(value, "__name__", str(value)).endswith("contiguous_format")
+    if isinstance(value, (list, tuple)) and isinstance(default, int) and not isinstance(default, bool):
+        return all(v == default for v in value)  # int[2] stride=1: [1, 1]
+    return type(value) is type(default) and value == default or (value is None and default is None)
+
+
+def shown(overload: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments a recorded call of ``overload`` shows: all given ones, bound to the schema, less the trailing
+    positional ones and the keyword-only ones that hold their defaults (as given when ``overload`` has no schema)."""
+    params = _SCHEMAS.get(overload)
+    if params is None:
+        return args, kwargs
+    values, kwargs = list(args), dict(kwargs)
+    for name, default, kw_only in params[len(values):]:
+        if not kw_only:
+            values.append(kwargs.pop(name, default))
+    positional = [v for (name, _, kw_only), v in zip(params, values) if not kw_only]
+    while positional and _is_default(positional[-1], params[len(positional) - 1][1]):
+        positional.pop()
+    keywords = {name: kwargs[name] for name, default, kw_only in params
+                if kw_only and name in kwargs and not _is_default(kwargs[name], default)}
+    return tuple(positional), keywords
+
+
+# -- a call's arguments, by name ----------------------------------------------------------------------
+class Args:
+    """An op call's arguments bound to the tinytorch function's parameters, defaults filled in. ``a.self`` is
+    the first argument (``input`` or ``self``), ``a.positional()`` the ones ATen takes by position."""
+
+    def __init__(self, fn, args: tuple, kwargs: dict):
+        sig = _signature(fn)
+        self.values: dict = {}
+        self.kw_only: set = set()
+        if sig is None:
+            self.values = {f"arg{i}": a for i, a in enumerate(args)}
+            self.values.update(kwargs)
+            return
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        for name, p in sig.parameters.items():
+            if name not in bound.arguments or name == "out" or name.startswith("_"):
+                continue
+            if p.kind is p.VAR_POSITIONAL:  # f(*size): the sizes as one list
+                value = bound.arguments[name]
+                self.values[name] = list(value[0]) if len(value) == 1 and isinstance(value[0], (list, tuple)) \
+                    else list(value)
+            elif p.kind is p.VAR_KEYWORD:
+                self.values.update(bound.arguments[name])
+            else:
+                self.values[name] = bound.arguments[name]
+                if p.kind is p.KEYWORD_ONLY:
+                    self.kw_only.add(name)
+
+    @property
+    def self(self):
+        return next(iter(self.values.values()))
+
+    def arg(self, i: int):
+        """The ``i``-th positional argument (the ops' own functions name their operands ``a``, ``b``...)."""
+        values = self.positional()
+        return values[i] if i < len(values) else None
+
+    def get(self, name: str, default=None):
+        return self.values.get(name, default)
+
+    def __getitem__(self, name: str):
+        return self.values[name]
+
+    def positional(self) -> list:
+        return [v for k, v in self.values.items() if k not in self.kw_only]
+
+    def keywords(self) -> dict:
+        return {k: v for k, v in self.values.items() if k in self.kw_only}
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _listed(dim) -> list:
+    return list(dim) if isinstance(dim, (list, tuple)) else [dim]
+
+
+# -- the rules ----------------------------------------------------------------------------------------
+def default_rule(g, name: str, a: Args, out):
+    """``aten.<name>.default`` with the call's arguments: its positional ones, and its keyword-only ones that
+    differ from their defaults."""
+    return g.call(f"{name}.default", *a.positional(), **a.keywords())
+
+
+def _binary(name):
+    def rule(g, _, a, out):
+        other = a.arg(1)
+        alpha = a.get("alpha", 1)
+        if name == "div" and a.get("rounding_mode") is not None:
+            return g.call("div.Tensor_mode", a.self, other, rounding_mode=a["rounding_mode"])
+        return g.call(f"{name}.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
+    return rule
+
+
+def _pow(g, _, a, out):
+    exponent = a.arg(1)
+    return g.call("pow.Tensor_Tensor" if isinstance(exponent, Tensor) else "pow.Tensor_Scalar", a.self, exponent)
+
+
+def _reduction(name):
+    def rule(g, _, a, out):
+        dim = a.get("dim")
+        dtype = {"dtype": a["dtype"]} if a.get("dtype") is not None else {}
+        if dim is None:
+            return g.call(f"{name}.default", a.self, **dtype)
+        return g.call(f"{name}.{'dim_IntList' if name == 'sum' else 'dim'}", a.self, _listed(dim),
+                      a.get("keepdim", False), **dtype)
+    return rule
+
+
+def _extremum(name):
+    def rule(g, _, a, out):
+        dim = a.get("dim")
+        if isinstance(dim, Tensor) or a.get("other") is not None:  # max(x, y): the elementwise one
+            return g.call(f"{'maximum' if name == 'max' else 'minimum'}.default", a.self, a.get("other", dim))
+        if dim is None:
+            return g.call(f"{name}.default", a.self)
+        return g.call(f"{name}.dim", a.self, dim, a.get("keepdim", False))
+    return rule
+
+
+def _softmax(name):
+    def rule(g, _, a, out):
+        x, dim, dtype = a.self, a.get("dim"), a.get("dtype")
+        if g.predispatch:
+            return g.call(f"{name}.int", x, dim, dtype)
+        if dtype is not None:
+            x = g.call("_to_copy.default", x, dtype=dtype, layout=strided, device=_device(out))
+        return g.call(f"_{name}.default", x, dim, False)
+    return rule
+
+
+def _linear(g, _, a, out):
+    x, w, b = a["input"], a["weight"], a.get("bias")
+    if g.predispatch:
+        return g.call("linear.default", x, w, b)
+    if x.dim() == 2:
+        wt = g.call("t.default", w)
+        return g.call("mm.default", x, wt) if b is None else g.call("addmm.default", b, x, wt)
+    # folded to 2-d: (..., in) viewed as (N, in); PyTorch takes the transpose first when there is no bias
+    flat = [x.numel() // x.shape[-1], x.shape[-1]]
+    if b is None:
+        wt = g.call("t.default", w)
+        return g.call("_unsafe_view.default", g.call("mm.default", g.call("view.default", x, flat), wt),
+                      list(out.shape))
+    view = g.call("view.default", x, flat)
+    wt = g.call("t.default", w)
+    return g.call("view.default", g.call("addmm.default", b, view, wt), list(out.shape))
+
+
+def _matmul(g, _, a, out):
+    x, y = a.self, a.arg(1)
+    if g.predispatch:
+        return g.call("matmul.default", x, y)
+    if x.dim() == 2 and y.dim() == 2:
+        return g.call("mm.default", x, y)
+    if x.dim() == 1 and y.dim() == 1:
+        return g.call("dot.default", x, y)
+    if x.dim() == 2 and y.dim() == 1:
+        return g.call("mv.default", x, y)
+    return g.call("matmul.default", x, y)  # the batched cases: recorded whole (PyTorch folds them into bmm)
+
+
+def _reshaping(name):
+    """reshape / flatten: below autograd a ``view`` when the result is one, else a copy then ``_unsafe_view``."""
+    def rule(g, _, a, out):
+        x = a.self
+        if g.predispatch:
+            if name == "flatten":
+                return g.call("flatten.using_ints", x, a.get("start_dim", 0), a.get("end_dim", -1))
+            return g.call("reshape.default", x, list(out.shape))
+        if tuple(out.shape) == tuple(x.shape) and name == "flatten":
+            return g.node(x)
+        if out._base is not None or out._data.base is not None and _shares(out, x):
+            return g.call("view.default", x, list(out.shape))
+        copy = g.call("clone.default", x, memory_format=contiguous_format)
+        return g.call("_unsafe_view.default", copy, list(out.shape))
+    return rule
+
+
+def _shares(out, x) -> bool:
+    try:
+        return np.shares_memory(out._data, x._data)
+    except TypeError:  # a meta array: it knows no memory, and a reshape of a contiguous input is a view
+        return x.is_contiguous()
+
+
+def _view(g, _, a, out):
+    return g.call("view.default", a.self, list(out.shape))
+
+
+def _contiguous(g, _, a, out):
+    x = a.self
+    if out is x:  # already contiguous: PyTorch hands ``x`` back before its dispatcher
+        return g.node(x)
+    return g.call("clone.default", x, memory_format=contiguous_format)
+
+
+def _expand(g, _, a, out):
+    return g.call("expand.default", a.self, list(a.get("sizes")))
+
+
+def _permute(g, _, a, out):
+    return g.call("permute.default", a.self, list(a.get("dims")))
+
+
+def _transpose(g, _, a, out):
+    return g.call("transpose.int", a.self, *[v for v in a.positional()[1:3]])
+
+
+def _dropout(g, _, a, out):
+    if g.predispatch:
+        return g.call("dropout.default", a["input"], a.get("p", 0.5), a.get("train", True))
+    if not a.get("train", True) or out is a["input"]:
+        return g.node(a["input"])  # no dropout: the input itself
+    return default_rule(g, "dropout", a, out)
+
+
+def _conv(nd):
+    def rule(g, _, a, out):
+        x, w, b = a["input"], a["weight"], a.get("bias")
+        stride, padding, dilation = (_nd(a.get(k, d), nd) for k, d in (("stride", 1), ("padding", 0), ("dilation", 1)))
+        groups = a.get("groups", 1)
+        if g.predispatch:
+            return g.call(f"conv{nd}d.default", x, w, b, stride, padding, dilation, groups)
+        return g.call("convolution.default", x, w, b, stride, padding, dilation, False, [0] * nd, groups)
+    return rule
+
+
+def _nd(v, nd: int):
+    if isinstance(v, str):
+        return v
+    return list(v) if isinstance(v, (list, tuple)) else [v] * nd
+
+
+def _batch_norm(g, _, a, out):
+    args = (a["input"], a.get("weight"), a.get("bias"), a.get("running_mean"), a.get("running_var"))
+    training, momentum, eps = a.get("training", False), a.get("momentum", 0.1), a.get("eps", 1e-5)
+    if g.predispatch:
+        return g.call("batch_norm.default", *args, training, momentum, eps, a.get("cudnn_enabled", False))
+    if training or args[3] is None:  # batch statistics: recorded whole (PyTorch's decomposition is not written here)
+        return g.call("batch_norm.default", *args, training, momentum, eps, a.get("cudnn_enabled", False))
+    node = g.call("_native_batch_norm_legit_no_training.default", *args, momentum, eps)
+    return g.items(node, 3)[0]
+
+
+def _gelu(g, _, a, out):
+    approximate = a.get("approximate", "none")
+    return g.call("gelu.default", a.self, **({"approximate": approximate} if approximate != "none" else {}))
+
+
+def _cat(g, _, a, out):
+    return g.call("cat.default", list(a.self), a.get("dim", 0))
+
+
+def _clone(g, _, a, out):
+    fmt = a.get("memory_format")
+    return g.call("clone.default", a.self, **({"memory_format": fmt} if fmt is not None else {}))
+
+
+def _device(t):
+    return t.device
+
+
+RULES = {
+    "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
+    "pow": _pow,
+    "sum": _reduction("sum"), "mean": _reduction("mean"),
+    "max": _extremum("max"), "min": _extremum("min"),
+    "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
+    "linear": _linear, "matmul": _matmul,
+    "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
+    "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
+    "dropout": _dropout,
+    "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
+    "batch_norm": _batch_norm,
+    "gelu": _gelu, "cat": _cat, "clone": _clone,
+}
+
+
+def rule_for(name: str):
+    """The rule of the op ``name``: its entry in ``RULES``, else ``default_rule``."""
+    return RULES.get(name, default_rule)
