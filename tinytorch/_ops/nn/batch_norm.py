@@ -17,7 +17,7 @@ from .._core.registry import op
 from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.record import record
-from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _standardize
+from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -87,12 +87,11 @@ class NativeBatchNormBackward0(Node):
         if not self.use_batch_stats:
             invstd = _make(self.invstd)
             return _eval_grads(g, (x - _make(self.mean)) * invstd, invstd, w, shape, need, lambda t: t.sum(axes))
-        xhat, invstd = _standardize(x, axes, self.eps)
+        _, _, invstd, xhat = _moments(x, axes, self.eps)
         g_hat = g if w is None else g * w.reshape(shape)
-        gx = _maybe(need[0], lambda: _grad_input(g_hat, xhat, invstd, axes))
-        gw = _maybe(need[1], lambda: (g * xhat).sum(axes))
-        gb = _maybe(need[2], lambda: g.sum(axes))
-        return gx, gw, gb
+        return (_grad_input(g_hat, xhat, invstd, axes) if need[0] else None,
+                (g * xhat).sum(axes) if need[1] else None,
+                g.sum(axes) if need[2] else None)
 
 
 def _centred_grads(g, xc, invstd, w, n: int, shape: tuple, need: tuple, sums):
@@ -257,6 +256,7 @@ def _check_mixed_dtype(dt, *params) -> None:
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+@silent  # a channel holding inf or NaN: NaN statistics, as PyTorch's, without numpy's warnings
 def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                 bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
                 eps: float = 1e-5) -> Tensor:
@@ -298,7 +298,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
         if x.dtype in _EXACT_MEAN:
             return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
-        mean, var, xc, invstd = _np_stats(x, axes, eps)
+        mean, var, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
         if running_mean is not None:
             rm = running_mean._data
             rm *= rm.dtype.type(1 - momentum)
@@ -308,7 +308,6 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             unbiased = var.reshape(c) * (n / (n - 1))
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
-        out = xc * invstd
         attrs = {"use_batch_stats": True, "stats": (mean, invstd, x.dtype)}
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
@@ -356,10 +355,10 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
 @silent  # inf - inf in the centring, 1 / sqrt(0): PyTorch's NaN and inf, without numpy's warnings
 def _mean_invstd(x: np.ndarray, eps: float) -> tuple:
     """native_batch_norm's returned statistics: each channel's mean and 1 / sqrt(var + eps), in float64."""
-    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
-    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
-    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
-    return mean, 1.0 / np.sqrt(var + eps)
+    if not x.size:
+        return np.zeros(x.shape[1]), np.full(x.shape[1], 1.0 / np.sqrt(eps))
+    mean, _, invstd, _ = _moments(x, _channel_axes(x.ndim, x.shape[1])[0], x.dtype.type(eps), _mean_np, _rsqrt_np)
+    return mean.reshape(-1), invstd.reshape(-1)
 
 
 @op(variants="function out")
