@@ -59,3 +59,32 @@ PROGRAMS = {
     "layer_norm": [_layer_norm, _layer_norm_large],
     "NativeLayerNormBackward0": [_layer_norm, _layer_norm_large],
 }
+
+
+def _batch_norm(rng, dtype, shape):
+    """Training batch_norm (the running statistics made afresh in each run and returned, to compare their
+    updates), on (N, C) inputs (the fused kernels) and on others (the reference's steps)."""
+    n, c = 3 + 2 * len(shape), 5
+    x, w, b = _arrays(rng, dtype, (n, c), (c,), (c,))
+    rm0, rv0 = _arrays(rng, dtype, (c,), (c,))
+    rv0 = np.abs(rv0) + 0.5
+
+    def train(x, w=None, b=None, momentum=0.1, stats=True):
+        rm, rv = (tt.tensor(rm0), tt.tensor(rv0)) if stats else (None, None)
+        out = F.batch_norm(x, rm, rv, w, b, True, momentum, 1e-5)
+        return (out, rm, rv) if stats else out
+
+    yield "affine", train, [x, w, b]
+    yield "no affine", (lambda x: train(x, momentum=0.3)), [x]
+    yield "weight only", (lambda x, w: train(x, w)), [x, w]
+    yield "no running statistics", (lambda x, w, b: train(x, w, b, stats=False)), [x, w, b]
+    yield "parameters only need grad", (lambda x, w, b: train(x.detach(), w, b)), [x, w, b]
+    yield "saved statistics", (lambda x, w, b: _with_saved(train(x, w, b, stats=False))), [x, w, b]
+    yield "module", (lambda x: tt.nn.BatchNorm1d(c, dtype=x.dtype)(x)), [x]
+    yield "three dims", (lambda x3, w: train(x3, w)), [_arrays(rng, dtype, (n, c, 2))[0], w]
+    yield "a graph of the gradient", (lambda x, w: tt.autograd.grad(
+        (train(x, w)[0] ** 2).sum(), x, create_graph=True)[0]), [x, w]
+
+
+PROGRAMS["batch_norm._train_arrays"] = [_batch_norm]
+PROGRAMS["NativeBatchNormBackward0"] = [_batch_norm]

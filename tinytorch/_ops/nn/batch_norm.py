@@ -3,7 +3,8 @@
 Training on float32/float64 follows PyTorch's CPU kernel's order and precision (``_batch_norm_train``),
 keeping the centred input for a backward in the kernel's order too (``_centred_grads``, one formula run on
 the arrays or, for create_graph, on tensors); other dtypes and eval mode keep the numpy-order formulas of
-norm.py (the normalised input, ``_grad_input``)."""
+norm.py (the normalised input, ``_grad_input``). The compiled kernels that fuse the training steps register
+from ``tinytorch/_cpu/batch_norm.py``."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,6 @@ from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
 from .._core.registry import op
-from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.record import record
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
@@ -56,13 +56,6 @@ class NativeBatchNormBackward0(Node):
             grads = _eval_grads(gd, self.xhat, self.invstd, wd, shape, need, lambda a: a.sum(axis=axes, dtype=a.dtype))
             return tuple(None if t is None else _make(t) for t in grads)
         xc, invstd = self.xc, self.invstd
-        if (gd.ndim == 2 and gd.shape[1] > 1 and gd.flags.c_contiguous and xc.flags.c_contiguous
-                and invstd.dtype == gd.dtype):
-            fast = _compiled.family("batch_norm")
-            if fast is not None:  # _centred_grads fused (the same floats)
-                gx, gw, gb = fast.train_backward(gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1),
-                                                 *need)
-                return tuple(_make(t) if wanted else None for t, wanted in zip((gx, gw, gb), need))
         grads = _centred_grads(gd, xc, invstd, wd, gd.size // invstd.size, shape, need,
                                lambda a: np.add.reduce(a, axis=axes, keepdims=True))
         # per-channel gradients as (C,) arrays of their own: the engine keeps such a gradient as .grad
@@ -126,26 +119,26 @@ def _eval_grads(g, xhat, invstd, w, shape: tuple, need: tuple, total):
 @silent
 def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,
                       eps: float, axes: tuple, shape: tuple, n: int) -> Tensor:
-    """Training batch_norm of a float32/float64 array, in the order and precision of PyTorch's CPU
-    kernel: mean = sum / n; var_sum = sum of (x - mean)^2; invstd = 1 / sqrt(var_sum / n + eps) in
-    float64, rounded once; output x * alpha + beta with alpha = invstd * weight and beta = bias - mean *
-    alpha, the last two each one fused multiply-add in PyTorch (here in float64, where the float32
-    products are exact); running_mean = m * mean + (1 - m) * running_mean and running_var = m *
-    (var_sum / (n - 1)) + (1 - m) * running_var, the latter summed in float64. Only the variance sum
-    differs: PyTorch accumulates it with fused multiply-adds, numpy squares then adds."""
+    """Training batch_norm of a float32/float64 array (``_train_arrays``), recorded."""
+    w, b, rm, rv = (None if t is None else t._data for t in (weight, bias, running_mean, running_var))
+    out, xc, invstd, mean = _train_arrays(x, w, b, rm, rv, momentum, eps, axes, shape, n)
+    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
+                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
+                  stats=(mean, invstd, x.dtype))
+
+
+def _train_arrays(x: np.ndarray, w, b, rm, rv, momentum: float, eps: float, axes: tuple, shape: tuple, n: int):
+    """(out, the centred input, invstd, mean) of training batch_norm, the running statistics ``rm``/``rv``
+    updated in place (any of the four arrays None), in the order and precision of PyTorch's CPU kernel:
+    mean = sum / n; var_sum = sum of (x - mean)^2; invstd = 1 / sqrt(var_sum / n + eps) in float64, rounded
+    once; output x * alpha + beta with alpha = invstd * weight and beta = bias - mean * alpha, the last two
+    each one fused multiply-add in PyTorch (here in float64, where the float32 products are exact);
+    running_mean = m * mean + (1 - m) * running_mean and running_var = m * (var_sum / (n - 1)) + (1 - m) *
+    running_var, the latter summed in float64. Only the variance sum differs: PyTorch accumulates it with
+    fused multiply-adds, numpy squares then adds."""
     # (a ufunc given two dtypes, or a dtype= argument, costs 2 us at these sizes: every mixed-precision
     # step below is an astype and then a ufunc of one dtype, with Python floats and ints)
     dt = x.dtype
-    if x.ndim == 2 and n > 1 and x.shape[1] > 1 and x.flags.c_contiguous:
-        fast = _compiled.family("batch_norm")
-        if fast is not None and _state_arrays_ok(running_mean, running_var):
-            # the steps below, fused into one loop (the same floats)
-            none = _EMPTY[dt]
-            w, b = (none if t is None else t._data.reshape(-1) for t in (weight, bias))
-            rm, rv = (none if t is None else t._data for t in (running_mean, running_var))
-            out, xc, invstd = fast.train_forward(x, w, b, rm, rv, float(momentum), float(eps))
-            return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes,
-                          param_shape=shape, eps=eps, use_batch_stats=True, xc=xc, invstd=invstd)
     mean = np.add.reduce(x, axis=axes, keepdims=True)
     mean /= n
     xc = x - mean
@@ -155,14 +148,12 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     np.sqrt(wide, out=wide)
     np.divide(1.0, wide, out=wide)
     invstd = wide.astype(dt, copy=False)
-    if running_mean is not None:
-        rm = running_mean._data
+    if rm is not None:
         m = rm.dtype.type(momentum)
         update = mean.reshape(rm.shape) * m
         rm *= 1 - m
         rm += update
-    if running_var is not None:
-        rv = running_var._data
+    if rv is not None:
         m = rv.dtype.type(momentum)
         if n > 1:
             wide = (var_sum.reshape(rv.shape) / (n - 1)).astype(_F64)
@@ -171,37 +162,23 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
         wide *= float(m)
         wide += (rv * (1 - m)).astype(_F64, copy=False)
         np.copyto(rv, wide, casting="same_kind")
-    alpha = invstd if weight is None else invstd * weight._data.reshape(shape)
+    alpha = invstd if w is None else invstd * w.reshape(shape)
     if dt == _F32:
         # float64 arithmetic stands in for PyTorch's fused multiply-add (the float32 product is exact)
         wide = mean.astype(_F64)
         wide *= alpha.astype(_F64)
-        if bias is None:
+        if b is None:
             np.negative(wide, out=wide)
         else:
-            np.subtract(bias._data.reshape(shape).astype(_F64), wide, out=wide)
+            np.subtract(b.reshape(shape).astype(_F64), wide, out=wide)
         beta = wide.astype(dt)
     else:
-        beta = -(mean * alpha) if bias is None else bias._data.reshape(shape) - mean * alpha
+        beta = -(mean * alpha) if b is None else b.reshape(shape) - mean * alpha
     out = x * alpha
     out += beta
     if out.dtype != dt:  # parameters of another dtype
         out = out.astype(dt)
-    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
-                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
-                  stats=(mean, invstd, dt))
-
-
-_EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
-
-
-def _state_arrays_ok(running_mean, running_var) -> bool:
-    """Whether the running statistics are arrays a compiled kernel can update in place (1-d, contiguous,
-    writable: a read-only one gets numpy's error on the numpy path)."""
-    for t in (running_mean, running_var):
-        if t is not None and (t._data.ndim != 1 or not t._data.flags.c_contiguous or not t._data.flags.writeable):
-            return False
-    return True
+    return out, xc, invstd, mean
 
 
 def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
