@@ -3,7 +3,8 @@
 Training on float32/float64 follows PyTorch's CPU kernel's order and precision (``_batch_norm_train``),
 keeping the centred input for a backward in the kernel's order too (``_centred_grads``, one formula run on
 the arrays or, for create_graph, on tensors); other dtypes and eval mode keep the numpy-order formulas of
-norm.py (the normalised input, ``_grad_input``)."""
+norm.py (the normalised input, ``_grad_input``). The compiled kernels that fuse the training steps register
+from ``tinytorch/_cpu/batch_norm.py``."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,10 +15,9 @@ from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
 from .._core.registry import op
-from .._kernels import compiled as _compiled
 from .activation import functional_spelling
 from .._core.record import record
-from .norm import _EXACT_MEAN, _float_only, _grad_input, _maybe, _np_stats, _standardize
+from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -56,13 +56,6 @@ class NativeBatchNormBackward0(Node):
             grads = _eval_grads(gd, self.xhat, self.invstd, wd, shape, need, lambda a: a.sum(axis=axes, dtype=a.dtype))
             return tuple(None if t is None else _make(t) for t in grads)
         xc, invstd = self.xc, self.invstd
-        if (gd.ndim == 2 and gd.shape[1] > 1 and gd.flags.c_contiguous and xc.flags.c_contiguous
-                and invstd.dtype == gd.dtype):
-            fast = _compiled.family("batch_norm")
-            if fast is not None:  # _centred_grads fused (the same floats)
-                gx, gw, gb = fast.train_backward(gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1),
-                                                 *need)
-                return tuple(_make(t) if wanted else None for t, wanted in zip((gx, gw, gb), need))
         grads = _centred_grads(gd, xc, invstd, wd, gd.size // invstd.size, shape, need,
                                lambda a: np.add.reduce(a, axis=axes, keepdims=True))
         # per-channel gradients as (C,) arrays of their own: the engine keeps such a gradient as .grad
@@ -87,12 +80,11 @@ class NativeBatchNormBackward0(Node):
         if not self.use_batch_stats:
             invstd = _make(self.invstd)
             return _eval_grads(g, (x - _make(self.mean)) * invstd, invstd, w, shape, need, lambda t: t.sum(axes))
-        xhat, invstd = _standardize(x, axes, self.eps)
+        _, _, invstd, xhat = _moments(x, axes, self.eps)
         g_hat = g if w is None else g * w.reshape(shape)
-        gx = _maybe(need[0], lambda: _grad_input(g_hat, xhat, invstd, axes))
-        gw = _maybe(need[1], lambda: (g * xhat).sum(axes))
-        gb = _maybe(need[2], lambda: g.sum(axes))
-        return gx, gw, gb
+        return (_grad_input(g_hat, xhat, invstd, axes) if need[0] else None,
+                (g * xhat).sum(axes) if need[1] else None,
+                g.sum(axes) if need[2] else None)
 
 
 def _centred_grads(g, xc, invstd, w, n: int, shape: tuple, need: tuple, sums):
@@ -127,26 +119,26 @@ def _eval_grads(g, xhat, invstd, w, shape: tuple, need: tuple, total):
 @silent
 def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,
                       eps: float, axes: tuple, shape: tuple, n: int) -> Tensor:
-    """Training batch_norm of a float32/float64 array, in the order and precision of PyTorch's CPU
-    kernel: mean = sum / n; var_sum = sum of (x - mean)^2; invstd = 1 / sqrt(var_sum / n + eps) in
-    float64, rounded once; output x * alpha + beta with alpha = invstd * weight and beta = bias - mean *
-    alpha, the last two each one fused multiply-add in PyTorch (here in float64, where the float32
-    products are exact); running_mean = m * mean + (1 - m) * running_mean and running_var = m *
-    (var_sum / (n - 1)) + (1 - m) * running_var, the latter summed in float64. Only the variance sum
-    differs: PyTorch accumulates it with fused multiply-adds, numpy squares then adds."""
+    """Training batch_norm of a float32/float64 array (``_train_arrays``), recorded."""
+    w, b, rm, rv = (None if t is None else t._data for t in (weight, bias, running_mean, running_var))
+    out, xc, invstd, mean = _train_arrays(x, w, b, rm, rv, momentum, eps, axes, shape, n)
+    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
+                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
+                  stats=(mean, invstd, x.dtype))
+
+
+def _train_arrays(x: np.ndarray, w, b, rm, rv, momentum: float, eps: float, axes: tuple, shape: tuple, n: int):
+    """(out, the centred input, invstd, mean) of training batch_norm, the running statistics ``rm``/``rv``
+    updated in place (any of the four arrays None), in the order and precision of PyTorch's CPU kernel:
+    mean = sum / n; var_sum = sum of (x - mean)^2; invstd = 1 / sqrt(var_sum / n + eps) in float64, rounded
+    once; output x * alpha + beta with alpha = invstd * weight and beta = bias - mean * alpha, the last two
+    each one fused multiply-add in PyTorch (here in float64, where the float32 products are exact);
+    running_mean = m * mean + (1 - m) * running_mean and running_var = m * (var_sum / (n - 1)) + (1 - m) *
+    running_var, the latter summed in float64. Only the variance sum differs: PyTorch accumulates it with
+    fused multiply-adds, numpy squares then adds."""
     # (a ufunc given two dtypes, or a dtype= argument, costs 2 us at these sizes: every mixed-precision
     # step below is an astype and then a ufunc of one dtype, with Python floats and ints)
     dt = x.dtype
-    if x.ndim == 2 and n > 1 and x.shape[1] > 1 and x.flags.c_contiguous:
-        fast = _compiled.family("batch_norm")
-        if fast is not None and _state_arrays_ok(running_mean, running_var):
-            # the steps below, fused into one loop (the same floats)
-            none = _EMPTY[dt]
-            w, b = (none if t is None else t._data.reshape(-1) for t in (weight, bias))
-            rm, rv = (none if t is None else t._data for t in (running_mean, running_var))
-            out, xc, invstd = fast.train_forward(x, w, b, rm, rv, float(momentum), float(eps))
-            return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes,
-                          param_shape=shape, eps=eps, use_batch_stats=True, xc=xc, invstd=invstd)
     mean = np.add.reduce(x, axis=axes, keepdims=True)
     mean /= n
     xc = x - mean
@@ -156,14 +148,12 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     np.sqrt(wide, out=wide)
     np.divide(1.0, wide, out=wide)
     invstd = wide.astype(dt, copy=False)
-    if running_mean is not None:
-        rm = running_mean._data
+    if rm is not None:
         m = rm.dtype.type(momentum)
         update = mean.reshape(rm.shape) * m
         rm *= 1 - m
         rm += update
-    if running_var is not None:
-        rv = running_var._data
+    if rv is not None:
         m = rv.dtype.type(momentum)
         if n > 1:
             wide = (var_sum.reshape(rv.shape) / (n - 1)).astype(_F64)
@@ -172,37 +162,23 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
         wide *= float(m)
         wide += (rv * (1 - m)).astype(_F64, copy=False)
         np.copyto(rv, wide, casting="same_kind")
-    alpha = invstd if weight is None else invstd * weight._data.reshape(shape)
+    alpha = invstd if w is None else invstd * w.reshape(shape)
     if dt == _F32:
         # float64 arithmetic stands in for PyTorch's fused multiply-add (the float32 product is exact)
         wide = mean.astype(_F64)
         wide *= alpha.astype(_F64)
-        if bias is None:
+        if b is None:
             np.negative(wide, out=wide)
         else:
-            np.subtract(bias._data.reshape(shape).astype(_F64), wide, out=wide)
+            np.subtract(b.reshape(shape).astype(_F64), wide, out=wide)
         beta = wide.astype(dt)
     else:
-        beta = -(mean * alpha) if bias is None else bias._data.reshape(shape) - mean * alpha
+        beta = -(mean * alpha) if b is None else b.reshape(shape) - mean * alpha
     out = x * alpha
     out += beta
     if out.dtype != dt:  # parameters of another dtype
         out = out.astype(dt)
-    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
-                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
-                  stats=(mean, invstd, dt))
-
-
-_EMPTY = {_F32: np.empty(0, _F32), _F64: np.empty(0, _F64)}  # a compiled kernel's "None"
-
-
-def _state_arrays_ok(running_mean, running_var) -> bool:
-    """Whether the running statistics are arrays a compiled kernel can update in place (1-d, contiguous,
-    writable: a read-only one gets numpy's error on the numpy path)."""
-    for t in (running_mean, running_var):
-        if t is not None and (t._data.ndim != 1 or not t._data.flags.c_contiguous or not t._data.flags.writeable):
-            return False
-    return True
+    return out, xc, invstd, mean
 
 
 def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None,
@@ -257,6 +233,7 @@ def _check_mixed_dtype(dt, *params) -> None:
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+@silent  # a channel holding inf or NaN: NaN statistics, as PyTorch's, without numpy's warnings
 def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                 bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
                 eps: float = 1e-5) -> Tensor:
@@ -298,7 +275,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
         if x.dtype in _EXACT_MEAN:
             return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
-        mean, var, xc, invstd = _np_stats(x, axes, eps)
+        mean, var, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
         if running_mean is not None:
             rm = running_mean._data
             rm *= rm.dtype.type(1 - momentum)
@@ -308,7 +285,6 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             unbiased = var.reshape(c) * (n / (n - 1))
             rv *= rv.dtype.type(1 - momentum)
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
-        out = xc * invstd
         attrs = {"use_batch_stats": True, "stats": (mean, invstd, x.dtype)}
     else:
         mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
@@ -356,10 +332,10 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
 @silent  # inf - inf in the centring, 1 / sqrt(0): PyTorch's NaN and inf, without numpy's warnings
 def _mean_invstd(x: np.ndarray, eps: float) -> tuple:
     """native_batch_norm's returned statistics: each channel's mean and 1 / sqrt(var + eps), in float64."""
-    axes, _ = _channel_axes(x.ndim, x.shape[1] if x.ndim > 1 else 0)
-    mean = x.mean(axis=axes) if x.size else np.zeros(x.shape[1])
-    var = ((x - mean.reshape([1, -1] + [1] * (x.ndim - 2))) ** 2).mean(axis=axes) if x.size else mean
-    return mean, 1.0 / np.sqrt(var + eps)
+    if not x.size:
+        return np.zeros(x.shape[1]), np.full(x.shape[1], 1.0 / np.sqrt(eps))
+    mean, _, invstd, _ = _moments(x, _channel_axes(x.ndim, x.shape[1])[0], x.dtype.type(eps), _mean_np, _rsqrt_np)
+    return mean.reshape(-1), invstd.reshape(-1)
 
 
 @op(variants="function out")

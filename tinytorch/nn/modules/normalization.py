@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numbers
 
-from ... import _dtype
 from ...factory import empty
 from ..._ops.nn import lrn as _lrn
 from .. import functional as F
@@ -14,7 +13,6 @@ from .module import Module
 
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype, device) -> None:
     """The norms' ``weight`` and ``bias`` Parameters of ``shape`` (registered as None when absent)."""
-    dtype = dtype if dtype is not None else _dtype.get_default_dtype()
     module.register_parameter("weight", Parameter(empty(shape, dtype=dtype, device=device)) if affine else None)
     module.register_parameter("bias", Parameter(empty(shape, dtype=dtype, device=device)) if affine and bias else None)
 

@@ -1,9 +1,8 @@
 """batch_norm's training forward and backward on a C-contiguous (N, C) float32/float64 array (BatchNorm1d's
-common input), fused: the formulas of ``_ops/nn/batch_norm.py``'s ``_batch_norm_train`` and
-``_centred_grads``, step for step in their precisions, with numpy's order for
-the per-channel sums (an axis-0 reduction of a C-contiguous array with two or more columns adds the rows
-one after another, starting from +0.0). About 24 numpy calls of the forward and 12 of the backward become
-one call each."""
+common input), fused: the formulas of ``_ops/nn/batch_norm.py``'s ``_train_arrays`` and ``_centred_grads``,
+step for step in their precisions, with numpy's order for the per-channel sums (an axis-0 reduction of a
+C-contiguous array with two or more columns adds the rows one after another, starting from +0.0). About 24
+numpy calls of the forward and 12 of the backward become one call each (``tinytorch/_cpu/batch_norm.py``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +13,7 @@ from ._common import jit, like, readonly
 
 def _forward_sig(t):
     m, v, rm, rv = t[:, ::1], t[::1], readonly(t, 2), readonly(t, 1)
-    return types.UniTuple(m, 3)(rm, rv, rv, v, v, float64, float64)
+    return types.UniTuple(m, 4)(rm, rv, rv, v, v, float64, float64)
 
 
 def _backward_sig(t):
@@ -24,8 +23,8 @@ def _backward_sig(t):
 
 @jit([_forward_sig(float32), _forward_sig(float64)])
 def train_forward(x, w, b, rm, rv, momentum, eps):
-    """(out, xc, invstd (1, C)) of training batch_norm, updating ``rm``/``rv`` in place; an empty ``w``,
-    ``b``, ``rm`` or ``rv`` stands for None. N >= 2, C >= 2."""
+    """(out, xc, invstd (1, C), mean (1, C)) of training batch_norm, updating ``rm``/``rv`` in place; an empty
+    ``w``, ``b``, ``rm`` or ``rv`` stands for None. N >= 2, C >= 2."""
     n, c = x.shape
     zero = like(x[0, 0], 0.0)
     one = like(zero, 1.0)
@@ -74,7 +73,7 @@ def train_forward(x, w, b, rm, rv, momentum, eps):
     for i in range(n):
         for j in range(c):
             out[i, j] = x[i, j] * alpha[j] + beta[j]
-    return out, xc, invstd
+    return out, xc, invstd, mean.reshape(1, c)
 
 
 @jit([_backward_sig(float32), _backward_sig(float64)])

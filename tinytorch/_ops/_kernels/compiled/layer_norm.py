@@ -1,6 +1,6 @@
 """layer_norm over the last dim of a C-contiguous float32/float64 array, forward and the backward without a
-graph of the gradient, fused: the formulas of ``_ops/nn/norm.py`` (``_np_stats``, ``_layer_norm``,
-``_grad_input`` on arrays and the parameter gradients of ``NativeLayerNormBackward0``) in their precisions, with
+graph of the gradient, fused: the formulas of ``_ops/nn/norm.py`` (``_moments`` and ``layer_norm`` on arrays,
+``_layer_norm_grads``) in their precisions, called from ``tinytorch/_cpu/norm.py``, with
 numpy's orders: each row's statistics are numpy's pairwise sums (``np.add.reduce`` along a contiguous last
 axis), the parameter gradients sum the rows one after another (an axis-0 reduction of a C-contiguous
 array with two or more columns)."""
@@ -14,7 +14,7 @@ from ._common import jit, like, readonly, row_sum
 
 def _forward_sig(t):
     m, v, rm, rv = t[:, ::1], t[::1], readonly(t, 2), readonly(t, 1)
-    return types.void(rm, rv, rv, float64, m, m, v)
+    return types.void(rm, rv, rv, float64, m, m, v, v)
 
 
 def _input_grad_sig(t):
@@ -28,9 +28,9 @@ def _param_grads_sig(t):
 
 
 @jit([_forward_sig(float32), _forward_sig(float64)])
-def forward_into(x, w, b, eps, out, xhat, invstd):
-    """out, xhat and invstd (R,) of rows ``x`` (R, C), written into the arrays given; an empty ``w`` or ``b``
-    stands for None. Each row on its own: a run of rows is computed alike on any thread."""
+def forward_into(x, w, b, eps, out, xhat, means, invstd):
+    """out, xhat, the mean and invstd (R,) of rows ``x`` (R, C), written into the arrays given; an empty ``w``
+    or ``b`` stands for None. Each row on its own: a run of rows is computed alike on any thread."""
     rows, c = x.shape
     zero = like(x[0, 0], 0.0)
     one = like(zero, 1.0)
@@ -40,6 +40,7 @@ def forward_into(x, w, b, eps, out, xhat, invstd):
     for r in range(rows):
         xr, hr = x[r], xhat[r]
         mean = row_sum(xr, 0, c, 1) / count
+        means[r] = mean
         for j in range(c):
             d = xr[j] - mean
             hr[j] = d

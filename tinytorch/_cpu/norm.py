@@ -1,0 +1,164 @@
+"""layer_norm's CPU paths: the forward and the backward without a graph of the gradient fused into compiled loops
+(``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads, and the
+backward reusing the forward's statistics instead of computing them again. Each gives the reference's floats:
+the same operations in the same order, each row's statistics the same reductions whatever the thread."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numpy_compat import NUMPY2
+from .._quiet_fp import silent
+from ..autograd.grad_mode import _State
+from ..tensor import _make
+from .._ops._core import paths
+from .._ops._core.record import record
+from .._ops._kernels import compiled as _compiled, parallel
+from .._ops.nn.norm import NativeLayerNormBackward0, _grad_input, _layer_norm_grads, _mean_np, _moments, _rsqrt_np
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_EMPTY = {t: np.empty(0, t) for t in _FLOATS}  # a compiled kernel's "None"
+
+
+def _short_rows(c: int) -> bool:
+    """Whether numpy sums a contiguous row of ``c`` elements in one pairwise sum (the compiled kernels'
+    order): numpy 1.x sums a row longer than its buffer (8192 elements) in buffer-sized pieces, one after
+    another; numpy 2 in one."""
+    return c <= 8192 and (NUMPY2 or c <= np.getbufsize())
+
+
+def _rows_split(x: np.ndarray, k: int) -> bool:
+    """Whether a normalisation over the last ``k`` dims of ``x`` is cut into runs of rows (along dim 0)
+    across threads: a large float32/float64 array with leading dims. Each row's statistics are the
+    same reductions in the same order either way."""
+    return (type(x) is np.ndarray and x.size >= 2 * parallel.GRAIN and x.ndim > k and x.shape[0] >= 4
+            and x.dtype.kind == "f"
+            and x.dtype.itemsize >= 4 and x.flags.c_contiguous and parallel.get_num_threads() > 1)
+
+
+def _row_grain(x: np.ndarray) -> int:
+    return max(2, parallel.GRAIN * x.shape[0] // x.size)
+
+
+def _compiled_row_grain(c: int) -> int:
+    """Rows of ``c`` elements a part of a compiled layer_norm kernel takes at least (its loops run several
+    times faster than numpy's passes, so a part must hold more elements to be worth a thread)."""
+    return max(1, parallel.ELEMENTWISE_GRAIN // c)
+
+
+_ref = paths.reference("layer_norm")
+
+
+@paths.forward("layer_norm", when="a C-contiguous float32/float64 input with parameters of its dtype: one normalised "
+               "dim of at most 8192 with numba installed (fused), or a large input with leading dims (runs of rows "
+               "across threads)", why="speed: one compiled pass per row, or the rows across threads; the "
+               "normalised input kept for the backward")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    x = input._data
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(map(int, normalized_shape))
+    k = len(shape)
+    fast = _compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) else None
+    if ((fast is None and not _rows_split(x, k)) or x.dtype not in _FLOATS or not x.size or not x.flags.c_contiguous
+            or k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape or not _params_of(x, shape, weight, bias)):
+        return _ref(input, normalized_shape, weight, bias, eps, cudnn_enable)  # (with its errors where it raises)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
+    mean, invstd = np.empty(kept, x.dtype), np.empty(kept, x.dtype)
+    out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+    if fast is not None:  # the reference's steps fused (the same floats)
+        c, none = x.shape[-1], _EMPTY[x.dtype]
+        rows, r_out, r_xhat = (a.reshape(-1, c) for a in (x, out, xhat))
+        r_mean, r_inv = mean.reshape(-1), invstd.reshape(-1)
+        wd = none if weight is None else weight._data.reshape(-1)
+        bd = none if bias is None else bias._data.reshape(-1)
+        parallel.parallel_for(rows.shape[0], lambda a, b: fast.forward_into(
+            rows[a:b], wd, bd, float(eps), r_out[a:b], r_xhat[a:b], r_mean[a:b], r_inv[a:b]),
+            grain=_compiled_row_grain(c))
+    else:  # runs of rows across threads, each as the reference's whole-array steps
+        wd = None if weight is None else weight._data
+        bd = None if bias is None else bias._data
+
+        @silent
+        def rows(a, b):
+            mean[a:b], _, invstd[a:b], xh = _moments(x[a:b], axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
+            xhat[a:b] = xh
+            o = xh if wd is None else xh * wd
+            out[a:b] = o if bd is None else o + bd
+
+        parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
+    params = (input, weight, bias)
+    return record(out, NativeLayerNormBackward0, params, params, axes=axes, eps=eps, normalized_shape=shape,
+                  stats=(mean, invstd), xhat=xhat)
+
+
+def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:
+    """Whether the weight and bias (either None) are of the normalised shape and the input's dtype."""
+    for t in (weight, bias):
+        if t is not None and (t._data.shape != shape or t._data.dtype != x.dtype):
+            return False
+    return True
+
+
+def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool):
+    """(grad_input, grad_weight, grad_bias) of rows (R, C) by the compiled kernels (an array not asked for
+    comes back None): a large one in one region whose parts each take a run of rows for the input
+    gradient and the matching run of columns for the parameter gradients (each column summed down all
+    the rows, in order), so every float is the one-thread kernel's."""
+    rows, c = gd.shape
+    gx = np.empty((rows, c), gd.dtype) if need_x else None
+    gw = np.empty(c, gd.dtype) if need_w else _EMPTY[gd.dtype]
+    gb = np.empty(c, gd.dtype) if need_b else _EMPTY[gd.dtype]
+
+    def part(a, b):
+        if need_x:
+            fast.input_grad_into(gd[a:b], xhat[a:b], invstd[a:b], wd, gx[a:b])
+        if need_w or need_b:  # the columns in the same proportion as the rows: parts cover 0..c once
+            fast.param_grads_into(gd, xhat, gw, gb, a * c // rows, b * c // rows)
+
+    parallel.parallel_for(rows, part, grain=_compiled_row_grain(c))
+    return gx, gw if need_w else None, gb if need_b else None
+
+
+@paths.backward(NativeLayerNormBackward0, when="no graph of the gradient wanted", why="speed: the forward's "
+                "normalised input (or its statistics) reused; fused compiled loops over rows of one normalised dim "
+                "(numba); large gradients cut into runs of rows across threads")
+def layer_norm_backward(self, g):
+    if _State.enabled:
+        return NativeLayerNormBackward0.formula(self, g)
+    x, w = self._unpacked_saved[:2]
+    axes, need = self.axes, [e[0] is not None for e in self.next_functions]
+    gd, wd, invstd = g._data, None if w is None else w._data, self.stats[1]
+    xhat = getattr(self, "xhat", None)
+    if xhat is None:  # the reference's forward ran: its statistics give its normalised input again
+        xhat = (x._data - self.stats[0]) * invstd
+    grads = [None, None, None]
+    if (len(axes) == 1 and gd.ndim > 1 and gd.shape == xhat.shape and 1 < gd.shape[-1]
+            and _short_rows(gd.shape[-1]) and gd.dtype in _FLOATS and gd.dtype == xhat.dtype == invstd.dtype
+            and gd.strides[-1] == gd.itemsize and (wd is None or wd.dtype == gd.dtype)):
+        fast = _compiled.family("layer_norm")
+        if fast is not None:  # the formulas fused (the same floats)
+            c, whole = gd.shape[-1], gd.flags.c_contiguous
+            # rows of another order (a permuted gradient): the per-row input gradient still, but numpy sums
+            # the parameter gradients' rows in memory order: those stay numpy's below
+            grads = list(_backward_compiled(
+                fast, np.ascontiguousarray(gd).reshape(-1, c), np.ascontiguousarray(xhat).reshape(-1, c),
+                invstd.reshape(-1), _EMPTY[gd.dtype] if wd is None else wd.reshape(-1), need[0],
+                need[1] and whole, need[2] and whole))
+            if need[0]:
+                grads[0] = grads[0].reshape(gd.shape)
+            need[0] = False
+            if whole:
+                need = [False, False, False]
+    if need[0] and _rows_split(gd, len(axes)) and gd.shape == xhat.shape:
+        gxd = np.empty(gd.shape, gd.dtype)
+
+        def rows(a, b):
+            g_hat = gd[a:b] if wd is None else gd[a:b] * wd
+            gxd[a:b] = _grad_input(g_hat, xhat[a:b], invstd[a:b], axes, _mean_np)
+
+        parallel.parallel_for(gd.shape[0], rows, grain=_row_grain(gd))
+        grads[0] = gxd
+        need[0] = False
+    if any(need):
+        rest = _layer_norm_grads(gd, wd, xhat, invstd, axes, need, _mean_np)
+        grads = [r if n else a for a, r, n in zip(grads, rest, need)]
+    return tuple(None if a is None else _make(a) for a in grads)
