@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import tinytorch as tt
 import tinytorch.nn.functional as F
-from tinytorch._ops._kernels import im2col as _im2col
+from tinytorch._cpu import conv as _im2col
 from tinytorch.autograd import gradcheck, gradgradcheck
 
 

@@ -20,7 +20,7 @@ from ...tensor import Tensor
 from .._core.record import record
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
-from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _release_padded, _rows_of, put_rows
+from ..._cpu.conv import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _release_padded, _rows_of, put_rows
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
 

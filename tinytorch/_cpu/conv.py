@@ -15,8 +15,8 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._quiet_fp import silent
-from . import compiled, parallel
+from .._quiet_fp import silent
+from .._ops._kernels import compiled, parallel
 
 
 class _Geometry:
