@@ -1,27 +1,111 @@
-"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + BLAS (kernels in
-``_kernels/im2col.py``).
+"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + one matrix product.
 
 Three primitives share one geometry (kernel, stride, padding, dilation, groups, the size of the
 convolution's input): the convolution ``y = conv(x, w)``, its input gradient ``x = conv_t(y, w)``
 and its weight gradient ``w = conv_w(x, y)``. Each is bilinear, and the backward of each is made of
-the other two, so gradients of any order are tinytorch ops. Forwards are numpy: the input's
-windows as a strided view copied into columns, a matmul, and for the transposed direction a loop
-over the kernel's k*k offsets adding strided slices (col2im without ``np.add.at``). 1-d
-convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch does."""
+the other two, so gradients of any order are tinytorch ops. The forwards are plain numpy: the
+zero-padded input's windows copied into columns (im2col) and one matmul; for the transposed direction
+the matmul's columns added back at each of the kernel's k*k offsets (col2im). 1-d convolutions run as
+2-d ones with a height of 1, recorded as one node, as PyTorch does. PyTorch's CPU path (columns of a
+few samples at a time, threads, compiled copies) registers onto ``_conv_arrays``, ``_conv_t_arrays``,
+``_conv_w_arrays`` and ``ConvolutionBackward0`` from ``tinytorch/_cpu/conv.py``."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..._dtype import FROM_NP, cpp_name
+from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.record import record
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
-from ..._cpu.conv import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _release_padded, _rows_of, put_rows
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
+
+
+class _Geometry:
+    """Kernel, stride, padding, dilation and groups of a 2-d convolution (a 1-d one has height 1), its
+    input's H and W, its output's, and the zero-padded size every window fits in."""
+
+    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "pad_hw")
+
+    def __init__(self, k, s, p, d, groups, hw, one_d, out_hw=None):
+        self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
+        # a transposed convolution names its input's size: with output_padding >= stride (legal below the
+        # dilation) the formula would count one more window than that input has
+        self.out_hw = out_hw or tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+        # tall and wide enough for every window, even where output_padding adds rows the input never had
+        self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)
+                            for i in range(2))
+
+
+# -- the three bilinear forwards on arrays ---------------------------------------------------------
+def _as4(a: np.ndarray, one_d: bool) -> np.ndarray:
+    return a[:, :, None, :] if one_d else a
+
+
+def _from4(a: np.ndarray, one_d: bool) -> np.ndarray:
+    return a[:, :, 0, :] if one_d else a
+
+
+def _columns(x4: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """im2col: (groups, C/groups*kh*kw, N*Ho*Wo), the zero-padded input's windows copied out."""
+    n, c, h, w = x4.shape
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw), (ho, wo) = geo.k, geo.s, geo.d, geo.p, geo.out_hw
+    xp = np.zeros((n, c) + geo.pad_hw, x4.dtype)
+    xp[:, :, ph:ph + h, pw:pw + w] = x4
+    s0, s1, s2, s3 = xp.strides
+    windows = as_strided(xp, (c, kh, kw, n, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw), writeable=False)
+    return windows.reshape(geo.groups, c // geo.groups * kh * kw, n * ho * wo)
+
+
+def _rows(y4: np.ndarray, groups: int) -> np.ndarray:
+    """(groups, O/groups, N*Ho*Wo): an output-shaped array, channel-major."""
+    n, o = y4.shape[:2]
+    return y4.transpose(1, 0, 2, 3).reshape(groups, o // groups, -1)
+
+
+@silent  # (PyTorch's convolutions compute inf * 0 silently)
+def _conv_arrays(x, w, b, geo):
+    """y (N, O, Ho, Wo) = w * x + b: the weights times the input's columns, the bias added after."""
+    x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
+    n, o, g = x4.shape[0], w4.shape[0], geo.groups
+    prod = np.matmul(w4.reshape(g, o // g, -1), _columns(x4, geo))
+    out = np.ascontiguousarray(prod.reshape((o, n) + geo.out_hw).transpose(1, 0, 2, 3))
+    if b is not None:
+        out += b[:, None, None]
+    return _from4(out, geo.one_d)
+
+
+@silent
+def _conv_t_arrays(y, w, geo):
+    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv. The weights' transpose
+    times y gives one column per window, added back into zeros at each kernel offset in turn (col2im)."""
+    y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
+    n, o, g = y4.shape[0], w4.shape[0], geo.groups
+    c = w4.shape[1] * g
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw), (ho, wo) = geo.k, geo.s, geo.d, geo.p, geo.out_hw
+    cols = np.matmul(w4.reshape(g, o // g, -1).transpose(0, 2, 1), _rows(y4, g)).reshape(c, kh, kw, n, ho, wo)
+    img = np.zeros((n, c) + geo.pad_hw, y.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            img[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += \
+                cols[:, i, j].transpose(1, 0, 2, 3)
+    h, wd = geo.hw
+    return _from4(np.ascontiguousarray(img[:, :, ph:ph + h, pw:pw + wd]), geo.one_d)
+
+
+@silent
+def _conv_w_arrays(x, y, geo):
+    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv, y's rows times the
+    input's columns."""
+    x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
+    o, c, g = y4.shape[1], x4.shape[1], geo.groups
+    gw = np.matmul(_rows(y4, g), _columns(x4, geo).transpose(0, 2, 1))
+    return gw.reshape((o, c // g) + ((geo.k[1],) if geo.one_d else geo.k))
 
 
 # -- nodes ----------------------------------------------------------------------------------------
@@ -45,29 +129,19 @@ def _note_conv_args(t: Tensor, bias, stride, padding, dilation, groups, output_p
     return t
 
 
+def _bias_grad(g: Tensor, geo: _Geometry) -> Tensor:
+    return g.sum((0, 2) if geo.one_d else (0, 2, 3))
+
+
 class ConvolutionBackward0(Node):
     saved_fields = _CONV_FIELDS
     """y = conv(x, w) + b."""
 
-    _xp = None  # the padded input, kept from the forward for the weight gradient
-
     def backward(self, g):
         x, w = self._unpacked_saved
-        geo = self.geo
-        # both gradients read g in the same channel-major layout: build it once
-        rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
-        gx = _conv_t(g, w, geo, rows=rows) if self.need[0] else None
-        gw = _conv_w(x, g, geo, self._xp, rows=rows) if self.need[1] else None
-        gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
-        if rows is not None:
-            put_rows(rows, geo)
-        if self._xp is not None:
-            _release_padded(self._xp, _as4(x._data, geo.one_d), geo)
-            self._xp = None
-        return gx, gw, gb
-
-    def _release_extra(self):
-        self._xp = None
+        gx = _conv_t(g, w, self.geo) if self.need[0] else None
+        gw = _conv_w(x, g, self.geo) if self.need[1] else None
+        return gx, gw, _bias_grad(g, self.geo) if self.need[2] else None
 
 
 class _ConvTransposeNode(Node):
@@ -77,8 +151,7 @@ class _ConvTransposeNode(Node):
         y, w = self._unpacked_saved
         gy = _conv(h, w, None, self.geo) if self.need[0] else None
         gw = _conv_w(h, y, self.geo) if self.need[1] else None
-        gb = h.sum((0, 2) if self.geo.one_d else (0, 2, 3)) if self.need[2] else None
-        return gy, gw, gb
+        return gy, gw, _bias_grad(h, self.geo) if self.need[2] else None
 
 
 class _ConvWeightNode(Node):
@@ -103,28 +176,23 @@ _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBa
 
 
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
-    out, xp = _conv_fwd(x._data, w._data, None if b is None else b._data, geo)
+    out = _conv_arrays(x._data, w._data, None if b is None else b._data, geo)
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     # each of x and w kept where the other needs a gradient
-    t = record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
-               need=need)
-    if t.grad_fn is not None and need[1]:
-        t.grad_fn._xp = xp  # the weight gradient reads the same padded copy
-    else:
-        _release_padded(xp, _as4(x._data, geo.one_d), geo)
-    return t
+    return record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
+                  need=need)
 
 
-def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0, rows=None) -> Tensor:
-    out = _conv_t_fwd(y._data, w._data, geo, rows)
+def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
+    out = _conv_t_arrays(y._data, w._data, geo)
     if b is not None:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
     need = (y._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     return record(out, cls, (y, w, b), (y if need[1] else None, w if need[0] else None), geo=geo, need=need)
 
 
-def _conv_w(x: Tensor, y: Tensor, geo, xp=None, rows=None) -> Tensor:
-    return record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), (x, y), geo=geo,
+def _conv_w(x: Tensor, y: Tensor, geo) -> Tensor:
+    return record(_conv_w_arrays(x._data, y._data, geo), _ConvWeightBackward, (x, y), (x, y), geo=geo,
                   need=(x._requires_grad, y._requires_grad))
 
 
