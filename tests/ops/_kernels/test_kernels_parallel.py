@@ -293,6 +293,7 @@ def test_conv1d_forward_and_gradients(kernels):
     _all_threads_agree(run)
 
 
+@_CPU_PATH
 @pytest.mark.parametrize("shape,k,s,p,d", [
     ((64, 64, 24, 24), 2, 2, 0, 1),   # the MNIST net's pool (unique windows: the split scatter)
     ((8, 32, 40, 40), 3, 2, 1, 1),    # overlapping windows with padding (bincount backward)
