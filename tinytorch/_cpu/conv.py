@@ -10,9 +10,10 @@ contiguous whole-array add per kernel offset (a loop over the k*k offsets, not `
 extra, the forward's copy-out with the bias and the one-sample col2im run as compiled loops (``compiled/conv.py``)
 that make the same additions, so the same floats. Chunks run across threads (``parallel.py``).
 
-The forward and the input gradient make the reference's products (BLAS may take another kernel for another
-number of columns, a few ulps apart) and its additions in its order; the weight gradient adds one product per
-chunk of samples, so its sums split where the reference's one product does not."""
+im2col and a GEMM are what PyTorch's CPU convolution computes too; its bit-exact tests run on this path.
+The reference's ``tensordot`` over the windows sums each output's terms in another order, so each path is
+held to it within a bound counted at the result's largest magnitude: 8 ulps for the forward and the input
+gradient, 64 for the weight gradient, whose sums split by chunk of samples."""
 from __future__ import annotations
 
 import math
@@ -470,16 +471,15 @@ _ANY = "every convolution (float32/float64 and the other dtypes numpy's matmul t
 
 @paths.kernel(conv, "_conv_arrays", ulps=8, scale="max", when=_ANY,
               why="speed: columns of a few samples at a time stay in cache, stride 1 reads whole rows, chunks run "
-                  "across threads, the copy-out with the bias compiled; the same products (BLAS may pick another "
-                  "kernel for another number of columns)")
+                  "across threads, the copy-out with the bias compiled; im2col and one GEMM, as PyTorch's "
+                  "CPU kernel")
 def conv_arrays(x, w, b, geo):
     return _conv_fwd(x, w, b, _Layout(geo))
 
 
 @paths.kernel(conv, "_conv_t_arrays", ulps=8, scale="max", when=_ANY,
               why="speed: chunks of samples, whole-array adds per kernel offset, across threads, a compiled col2im "
-                  "for one sample a chunk; the same products (BLAS may pick another kernel for another number of "
-                  "columns), added in the same order")
+                  "for one sample a chunk; one GEMM and col2im, as PyTorch's CPU kernel")
 def conv_t_arrays(y, w, geo):
     return _conv_t_fwd(y, w, _Layout(geo))
 

@@ -1,20 +1,21 @@
-"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + one matrix product.
+"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d.
 
 Three primitives share one geometry (kernel, stride, padding, dilation, groups, the size of the
 convolution's input): the convolution ``y = conv(x, w)``, its input gradient ``x = conv_t(y, w)``
 and its weight gradient ``w = conv_w(x, y)``. Each is bilinear, and the backward of each is made of
-the other two, so gradients of any order are tinytorch ops. The forwards are plain numpy: the
-zero-padded input's windows copied into columns (im2col) and one matmul; for the transposed direction
-the matmul's columns added back at each of the kernel's k*k offsets (col2im). 1-d convolutions run as
-2-d ones with a height of 1, recorded as one node, as PyTorch does. PyTorch's CPU path (columns of a
-few samples at a time, threads, compiled copies) registers onto ``_conv_arrays``, ``_conv_t_arrays``,
+the other two, so gradients of any order are tinytorch ops. The forwards are plain numpy over the
+windows of the zero-padded input (a sliding-window view): conv sums each window times the weights,
+conv_w sums y times the windows over the output positions, conv_t adds y times the weights back where
+each window lies. 1-d convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch
+does. PyTorch's CPU path (im2col: the windows copied into columns a few samples at a time, one matrix
+product a chunk, threads, compiled copies) registers onto ``_conv_arrays``, ``_conv_t_arrays``,
 ``_conv_w_arrays`` and ``ConvolutionBackward0`` from ``tinytorch/_cpu/conv.py``."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..._dtype import FROM_NP, cpp_name
 from ..._quiet_fp import silent
@@ -51,61 +52,61 @@ def _from4(a: np.ndarray, one_d: bool) -> np.ndarray:
     return a[:, :, 0, :] if one_d else a
 
 
-def _columns(x4: np.ndarray, geo: _Geometry) -> np.ndarray:
-    """im2col: (groups, C/groups*kh*kw, N*Ho*Wo), the zero-padded input's windows copied out."""
-    n, c, h, w = x4.shape
-    (kh, kw), (sh, sw), (dh, dw), (ph, pw), (ho, wo) = geo.k, geo.s, geo.d, geo.p, geo.out_hw
+def _padded(x4: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """x4 inside zeros of the padded size every window fits in."""
+    (n, c, h, w), (ph, pw) = x4.shape, geo.p
     xp = np.zeros((n, c) + geo.pad_hw, x4.dtype)
     xp[:, :, ph:ph + h, pw:pw + w] = x4
-    s0, s1, s2, s3 = xp.strides
-    windows = as_strided(xp, (c, kh, kw, n, ho, wo), (s1, s2 * dh, s3 * dw, s0, s2 * sh, s3 * sw), writeable=False)
-    return windows.reshape(geo.groups, c // geo.groups * kh * kw, n * ho * wo)
+    return xp
 
 
-def _rows(y4: np.ndarray, groups: int) -> np.ndarray:
-    """(groups, O/groups, N*Ho*Wo): an output-shaped array, channel-major."""
-    n, o = y4.shape[:2]
-    return y4.transpose(1, 0, 2, 3).reshape(groups, o // groups, -1)
+def _windows(xp: np.ndarray, geo: _Geometry, writeable: bool = False) -> np.ndarray:
+    """(N, groups, C/groups, Ho, Wo, kh, kw): the window of the padded ``xp`` each output position reads, a view."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = geo.k, geo.s, geo.d, geo.out_hw
+    span = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), (2, 3), writeable=writeable)
+    return _grouped(span[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw, ::dh, ::dw], geo.groups, 1)
+
+
+def _grouped(a: np.ndarray, g: int, axis: int) -> np.ndarray:
+    """``a`` with its ``axis`` split into (g, size/g): the channels of each group."""
+    return a.reshape(a.shape[:axis] + (g, a.shape[axis] // g) + a.shape[axis + 1:])
 
 
 @silent  # (PyTorch's convolutions compute inf * 0 silently)
 def _conv_arrays(x, w, b, geo):
-    """y (N, O, Ho, Wo) = w * x + b: the weights times the input's columns, the bias added after."""
-    x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
-    n, o, g = x4.shape[0], w4.shape[0], geo.groups
-    prod = np.matmul(w4.reshape(g, o // g, -1), _columns(x4, geo))
-    out = np.ascontiguousarray(prod.reshape((o, n) + geo.out_hw).transpose(1, 0, 2, 3))
+    """y (N, O, Ho, Wo) = w * x + b: each output the sum over its window of the input times the weights."""
+    win, wg = _windows(_padded(_as4(x, geo.one_d), geo), geo), _grouped(_as4(w, geo.one_d), geo.groups, 0)
+    y = np.concatenate([np.tensordot(wg[i], win[:, i], ((1, 2, 3), (1, 4, 5))) for i in range(geo.groups)])
+    y = np.ascontiguousarray(y.transpose(1, 0, 2, 3))  # (O, N, Ho, Wo) -> (N, O, Ho, Wo)
     if b is not None:
-        out += b[:, None, None]
-    return _from4(out, geo.one_d)
+        y += b[:, None, None]
+    return _from4(y, geo.one_d)
 
 
 @silent
 def _conv_t_arrays(y, w, geo):
-    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv. The weights' transpose
-    times y gives one column per window, added back into zeros at each kernel offset in turn (col2im)."""
-    y4, w4 = _as4(y, geo.one_d), _as4(w, geo.one_d)
-    n, o, g = y4.shape[0], w4.shape[0], geo.groups
-    c = w4.shape[1] * g
-    (kh, kw), (sh, sw), (dh, dw), (ph, pw), (ho, wo) = geo.k, geo.s, geo.d, geo.p, geo.out_hw
-    cols = np.matmul(w4.reshape(g, o // g, -1).transpose(0, 2, 1), _rows(y4, g)).reshape(c, kh, kw, n, ho, wo)
+    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv. Each output position's
+    y times the weights is a window of input, added back where that window lies, one kernel offset at a time
+    (an offset's windows never overlap)."""
+    yg, wg = _grouped(_as4(y, geo.one_d), geo.groups, 1), _grouped(_as4(w, geo.one_d), geo.groups, 0)
+    # (groups, C/groups, kh, kw, N, Ho, Wo)
+    cols = np.stack([np.tensordot(wg[i], yg[:, i], (0, 1)) for i in range(geo.groups)])
+    n, c = yg.shape[0], wg.shape[2] * geo.groups
     img = np.zeros((n, c) + geo.pad_hw, y.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            img[:, :, i * dh:i * dh + (ho - 1) * sh + 1:sh, j * dw:j * dw + (wo - 1) * sw + 1:sw] += \
-                cols[:, i, j].transpose(1, 0, 2, 3)
-    h, wd = geo.hw
+    win = _windows(img, geo, writeable=True)
+    for i, j in np.ndindex(*geo.k):
+        win[..., i, j] += cols[:, :, i, j].transpose(2, 0, 1, 3, 4)
+    (ph, pw), (h, wd) = geo.p, geo.hw
     return _from4(np.ascontiguousarray(img[:, :, ph:ph + h, pw:pw + wd]), geo.one_d)
 
 
 @silent
 def _conv_w_arrays(x, y, geo):
-    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv, y's rows times the
-    input's columns."""
-    x4, y4 = _as4(x, geo.one_d), _as4(y, geo.one_d)
-    o, c, g = y4.shape[1], x4.shape[1], geo.groups
-    gw = np.matmul(_rows(y4, g), _columns(x4, geo).transpose(0, 2, 1))
-    return gw.reshape((o, c // g) + ((geo.k[1],) if geo.one_d else geo.k))
+    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv, each weight the sum
+    over output positions of y times the input its window reads there."""
+    win, yg = _windows(_padded(_as4(x, geo.one_d), geo), geo), _grouped(_as4(y, geo.one_d), geo.groups, 1)
+    gw = np.concatenate([np.tensordot(yg[:, i], win[:, i], ((0, 2, 3), (0, 2, 3))) for i in range(geo.groups)])
+    return gw.reshape(gw.shape[:2] + ((geo.k[1],) if geo.one_d else geo.k))
 
 
 # -- nodes ----------------------------------------------------------------------------------------
