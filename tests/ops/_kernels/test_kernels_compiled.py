@@ -458,7 +458,7 @@ def _params(onednn_exp=False):
 
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
-_CPU_PATH_FAMILIES = {"batch_norm", "layer_norm"}
+_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool"}
 
 
 @pytest.mark.bitexact

@@ -244,12 +244,15 @@ def test_fork_child_starts_its_own_pool():
 
 # -- the kernels: 1 thread and N threads give the same bits ---------------------------------------------
 _RNG = np.random.default_rng(1234)
+# ops whose threads are a CPU path of tinytorch/_cpu: under TINYTORCH_REFERENCE=1 nothing of theirs splits
+_CPU_PATH = pytest.mark.skipif(REFERENCE, reason="the threads are a CPU path: TINYTORCH_REFERENCE=1 runs the reference")
 
 
 def _randn(*shape, dtype=np.float32):
     return _RNG.standard_normal(shape).astype(dtype)
 
 
+@_CPU_PATH
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n,c,o,hw,k,stride,padding,dilation,groups", [
     (64, 1, 32, 28, 3, 1, 0, 1, 1),   # the MNIST net's conv1 (two chunks of samples)
@@ -276,6 +279,7 @@ def _RNG_FIXED_GRAD(shape, dtype):
     return np.random.default_rng(abs(hash(tuple(shape))) % 2**32).standard_normal(tuple(shape)).astype(dtype)
 
 
+@_CPU_PATH
 def test_conv1d_forward_and_gradients(kernels):
     x = tt.tensor(_randn(32, 8, 500), requires_grad=True)
     w = tt.tensor(_randn(16, 8, 5), requires_grad=True)
@@ -289,6 +293,7 @@ def test_conv1d_forward_and_gradients(kernels):
     _all_threads_agree(run)
 
 
+@_CPU_PATH
 @pytest.mark.parametrize("shape,k,s,p,d", [
     ((64, 64, 24, 24), 2, 2, 0, 1),   # the MNIST net's pool (unique windows: the split scatter)
     ((8, 32, 40, 40), 3, 2, 1, 1),    # overlapping windows with padding (bincount backward)

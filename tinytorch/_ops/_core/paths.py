@@ -44,6 +44,9 @@ class Path:
     when: str            # the guard, in words: where the path applies (elsewhere it calls the reference)
     ulps: int | None = 0  # 0: the reference's floats; N: within N ulps of them; None: within float rounding
     why: str = ""        # what it is for: speed, PyTorch's bits on a path, or both
+    # "max": the ulps counted at each result's largest magnitude, not at each value (a path that sums in
+    # another order: a cancelling sum's small results carry the rounding of its large terms)
+    scale: str = ""
     undo: object = field(default=None, repr=False)  # puts the reference back (``off``)
     redo: object = field(default=None, repr=False)  # binds the path again
 
@@ -75,41 +78,41 @@ def _bind(decl, fn) -> None:
     _bind_methods(decl)
 
 
-def forward(key: str, *, when: str, ulps: int = 0, why: str = ""):
+def forward(key: str, *, when: str, ulps: int = 0, why: str = "", scale: str = ""):
     """Register the decorated function as a forward path of op ``key`` (a ``REGISTRY`` key)."""
     def register(fn):
         decl = REGISTRY[key]
         _REFERENCES.setdefault(key, decl.impl)
         before = decl.impl
-        PATHS.setdefault(key, []).append(Path(key, "forward", fn, when, ulps, why, lambda: _bind(decl, before),
+        PATHS.setdefault(key, []).append(Path(key, "forward", fn, when, ulps, why, scale, lambda: _bind(decl, before),
                                               lambda: _bind(decl, fn)))
         _bind(decl, fn)
         return fn
     return register
 
 
-def backward(node_cls, *, when: str, ulps: int = 0, why: str = ""):
+def backward(node_cls, *, when: str, ulps: int = 0, why: str = "", scale: str = ""):
     """Register the decorated function as ``node_cls.backward``; the formula stays as ``node_cls.formula``."""
     def register(fn):
         if "formula" not in node_cls.__dict__:
             node_cls.formula = node_cls.backward
         before = node_cls.backward
         PATHS.setdefault(node_cls.__name__, []).append(
-            Path(node_cls.__name__, "backward", fn, when, ulps, why, lambda: setattr(node_cls, "backward", before),
+            Path(node_cls.__name__, "backward", fn, when, ulps, why, scale, lambda: setattr(node_cls, "backward", before),
                  lambda: setattr(node_cls, "backward", fn)))
         node_cls.backward = fn
         return fn
     return register
 
 
-def kernel(module, name: str, *, when: str, ulps: int = 0, why: str = ""):
+def kernel(module, name: str, *, when: str, ulps: int = 0, why: str = "", scale: str = ""):
     """Register the decorated function as ``module.<name>``, a step of an op's reference; the reference step
     stays available as ``reference_kernel(module, name)``."""
     def register(fn):
         target = f"{module.__name__.rpartition('.')[2]}.{name}"
         before = getattr(module, name)
         _KERNELS.setdefault(target, before)
-        PATHS.setdefault(target, []).append(Path(target, "kernel", fn, when, ulps, why,
+        PATHS.setdefault(target, []).append(Path(target, "kernel", fn, when, ulps, why, scale,
                                                  lambda: setattr(module, name, before),
                                                  lambda: setattr(module, name, fn)))
         setattr(module, name, fn)

@@ -1,27 +1,112 @@
-"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d as im2col + BLAS (kernels in
-``_kernels/im2col.py``).
+"""Convolution: conv1d, conv2d, conv_transpose1d and conv_transpose2d.
 
 Three primitives share one geometry (kernel, stride, padding, dilation, groups, the size of the
 convolution's input): the convolution ``y = conv(x, w)``, its input gradient ``x = conv_t(y, w)``
 and its weight gradient ``w = conv_w(x, y)``. Each is bilinear, and the backward of each is made of
-the other two, so gradients of any order are tinytorch ops. Forwards are numpy: the input's
-windows as a strided view copied into columns, a matmul, and for the transposed direction a loop
-over the kernel's k*k offsets adding strided slices (col2im without ``np.add.at``). 1-d
-convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch does."""
+the other two, so gradients of any order are tinytorch ops. The forwards are plain numpy over the
+windows of the zero-padded input (a sliding-window view): conv sums each window times the weights,
+conv_w sums y times the windows over the output positions, conv_t adds y times the weights back where
+each window lies. 1-d convolutions run as 2-d ones with a height of 1, recorded as one node, as PyTorch
+does. PyTorch's CPU path (im2col: the windows copied into columns a few samples at a time, one matrix
+product a chunk, threads, compiled copies) registers onto ``_conv_arrays``, ``_conv_t_arrays``,
+``_conv_w_arrays`` and ``ConvolutionBackward0`` from ``tinytorch/_cpu/conv.py``."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..._dtype import FROM_NP, cpp_name
+from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.record import record
 from .._core.registry import op
 from ..pointwise.complex import view_as_real
-from .._kernels.im2col import _Geometry, _as4, _conv_fwd, _conv_t_fwd, _conv_w_fwd, _release_padded, _rows_of, put_rows
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
+
+
+class _Geometry:
+    """Kernel, stride, padding, dilation and groups of a 2-d convolution (a 1-d one has height 1), its
+    input's H and W, its output's, and the zero-padded size every window fits in."""
+
+    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "pad_hw")
+
+    def __init__(self, k, s, p, d, groups, hw, one_d, out_hw=None):
+        self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
+        # a transposed convolution names its input's size: with output_padding >= stride (legal below the
+        # dilation) the formula would count one more window than that input has
+        self.out_hw = out_hw or tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+        # tall and wide enough for every window, even where output_padding adds rows the input never had
+        self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)
+                            for i in range(2))
+
+
+# -- the three bilinear forwards on arrays ---------------------------------------------------------
+def _as4(a: np.ndarray, one_d: bool) -> np.ndarray:
+    return a[:, :, None, :] if one_d else a
+
+
+def _from4(a: np.ndarray, one_d: bool) -> np.ndarray:
+    return a[:, :, 0, :] if one_d else a
+
+
+def _padded(x4: np.ndarray, geo: _Geometry) -> np.ndarray:
+    """x4 inside zeros of the padded size every window fits in."""
+    (n, c, h, w), (ph, pw) = x4.shape, geo.p
+    xp = np.zeros((n, c) + geo.pad_hw, x4.dtype)
+    xp[:, :, ph:ph + h, pw:pw + w] = x4
+    return xp
+
+
+def _windows(xp: np.ndarray, geo: _Geometry, writeable: bool = False) -> np.ndarray:
+    """(N, groups, C/groups, Ho, Wo, kh, kw): the window of the padded ``xp`` each output position reads, a view."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = geo.k, geo.s, geo.d, geo.out_hw
+    span = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), (2, 3), writeable=writeable)
+    return _grouped(span[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw, ::dh, ::dw], geo.groups, 1)
+
+
+def _grouped(a: np.ndarray, g: int, axis: int) -> np.ndarray:
+    """``a`` with its ``axis`` split into (g, size/g): the channels of each group."""
+    return a.reshape(a.shape[:axis] + (g, a.shape[axis] // g) + a.shape[axis + 1:])
+
+
+@silent  # (PyTorch's convolutions compute inf * 0 silently)
+def _conv_arrays(x, w, b, geo):
+    """y (N, O, Ho, Wo) = w * x + b: each output the sum over its window of the input times the weights."""
+    win, wg = _windows(_padded(_as4(x, geo.one_d), geo), geo), _grouped(_as4(w, geo.one_d), geo.groups, 0)
+    y = np.concatenate([np.tensordot(wg[i], win[:, i], ((1, 2, 3), (1, 4, 5))) for i in range(geo.groups)])
+    y = np.ascontiguousarray(y.transpose(1, 0, 2, 3))  # (O, N, Ho, Wo) -> (N, O, Ho, Wo)
+    if b is not None:
+        y += b[:, None, None]
+    return _from4(y, geo.one_d)
+
+
+@silent
+def _conv_t_arrays(y, w, geo):
+    """x (N, C, H, W) such that <x, h> = <y, conv(h, w)>: the input gradient of conv. Each output position's
+    y times the weights is a window of input, added back where that window lies, one kernel offset at a time
+    (an offset's windows never overlap)."""
+    yg, wg = _grouped(_as4(y, geo.one_d), geo.groups, 1), _grouped(_as4(w, geo.one_d), geo.groups, 0)
+    # (groups, C/groups, kh, kw, N, Ho, Wo)
+    cols = np.stack([np.tensordot(wg[i], yg[:, i], (0, 1)) for i in range(geo.groups)])
+    n, c = yg.shape[0], wg.shape[2] * geo.groups
+    img = np.zeros((n, c) + geo.pad_hw, y.dtype)
+    win = _windows(img, geo, writeable=True)
+    for i, j in np.ndindex(*geo.k):
+        win[..., i, j] += cols[:, :, i, j].transpose(2, 0, 1, 3, 4)
+    (ph, pw), (h, wd) = geo.p, geo.hw
+    return _from4(np.ascontiguousarray(img[:, :, ph:ph + h, pw:pw + wd]), geo.one_d)
+
+
+@silent
+def _conv_w_arrays(x, y, geo):
+    """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv, each weight the sum
+    over output positions of y times the input its window reads there."""
+    win, yg = _windows(_padded(_as4(x, geo.one_d), geo), geo), _grouped(_as4(y, geo.one_d), geo.groups, 1)
+    gw = np.concatenate([np.tensordot(yg[:, i], win[:, i], ((0, 2, 3), (0, 2, 3))) for i in range(geo.groups)])
+    return gw.reshape(gw.shape[:2] + ((geo.k[1],) if geo.one_d else geo.k))
 
 
 # -- nodes ----------------------------------------------------------------------------------------
@@ -45,29 +130,19 @@ def _note_conv_args(t: Tensor, bias, stride, padding, dilation, groups, output_p
     return t
 
 
+def _bias_grad(g: Tensor, geo: _Geometry) -> Tensor:
+    return g.sum((0, 2) if geo.one_d else (0, 2, 3))
+
+
 class ConvolutionBackward0(Node):
     saved_fields = _CONV_FIELDS
     """y = conv(x, w) + b."""
 
-    _xp = None  # the padded input, kept from the forward for the weight gradient
-
     def backward(self, g):
         x, w = self._unpacked_saved
-        geo = self.geo
-        # both gradients read g in the same channel-major layout: build it once
-        rows = _rows_of(_as4(g._data, geo.one_d), geo) if self.need[0] and self.need[1] else None
-        gx = _conv_t(g, w, geo, rows=rows) if self.need[0] else None
-        gw = _conv_w(x, g, geo, self._xp, rows=rows) if self.need[1] else None
-        gb = g.sum((0, 2) if geo.one_d else (0, 2, 3)) if self.need[2] else None
-        if rows is not None:
-            put_rows(rows, geo)
-        if self._xp is not None:
-            _release_padded(self._xp, _as4(x._data, geo.one_d), geo)
-            self._xp = None
-        return gx, gw, gb
-
-    def _release_extra(self):
-        self._xp = None
+        gx = _conv_t(g, w, self.geo) if self.need[0] else None
+        gw = _conv_w(x, g, self.geo) if self.need[1] else None
+        return gx, gw, _bias_grad(g, self.geo) if self.need[2] else None
 
 
 class _ConvTransposeNode(Node):
@@ -77,8 +152,7 @@ class _ConvTransposeNode(Node):
         y, w = self._unpacked_saved
         gy = _conv(h, w, None, self.geo) if self.need[0] else None
         gw = _conv_w(h, y, self.geo) if self.need[1] else None
-        gb = h.sum((0, 2) if self.geo.one_d else (0, 2, 3)) if self.need[2] else None
-        return gy, gw, gb
+        return gy, gw, _bias_grad(h, self.geo) if self.need[2] else None
 
 
 class _ConvWeightNode(Node):
@@ -103,28 +177,23 @@ _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBa
 
 
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
-    out, xp = _conv_fwd(x._data, w._data, None if b is None else b._data, geo)
+    out = _conv_arrays(x._data, w._data, None if b is None else b._data, geo)
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     # each of x and w kept where the other needs a gradient
-    t = record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
-               need=need)
-    if t.grad_fn is not None and need[1]:
-        t.grad_fn._xp = xp  # the weight gradient reads the same padded copy
-    else:
-        _release_padded(xp, _as4(x._data, geo.one_d), geo)
-    return t
+    return record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
+                  need=need)
 
 
-def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0, rows=None) -> Tensor:
-    out = _conv_t_fwd(y._data, w._data, geo, rows)
+def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
+    out = _conv_t_arrays(y._data, w._data, geo)
     if b is not None:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
     need = (y._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     return record(out, cls, (y, w, b), (y if need[1] else None, w if need[0] else None), geo=geo, need=need)
 
 
-def _conv_w(x: Tensor, y: Tensor, geo, xp=None, rows=None) -> Tensor:
-    return record(_conv_w_fwd(x._data, y._data, geo, xp, rows), _ConvWeightBackward, (x, y), (x, y), geo=geo,
+def _conv_w(x: Tensor, y: Tensor, geo) -> Tensor:
+    return record(_conv_w_arrays(x._data, y._data, geo), _ConvWeightBackward, (x, y), (x, y), geo=geo,
                   need=(x._requires_grad, y._requires_grad))
 
 

@@ -1,15 +1,16 @@
 """Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d, adaptive_max_pool2d.
 
-Forwards are numpy over strided window views (no loop over pixels). Each backward is a primitive
-whose own backward is again a pooling op, so gradients of any order are tinytorch ops: max pooling
-scatters the gradient to the recorded argmax positions (its adjoint gathers from them), average
-pooling spreads it over each window (its adjoint is the average pooling itself). The 1-d forms run
-the 2-d ones on an unsqueezed height of 1, which is also what PyTorch records.
+Forwards are numpy over strided window views (no loop over pixels); PyTorch's CPU path (max pooling's
+separable passes, threads and compiled 2x2 windows, the adaptive windows' running sums) registers onto
+``_window_max``, ``_positions``, ``_scatter_unique`` and ``_window_sums`` from ``tinytorch/_cpu/pool.py``.
+Each backward is a primitive whose own backward is again a pooling op, so gradients of any order are
+tinytorch ops: max pooling scatters the gradient to the recorded argmax positions (its adjoint gathers
+from them), average pooling spreads it over each window (its adjoint is the average pooling itself). The
+1-d forms run the 2-d ones on an unsqueezed height of 1, which is also what PyTorch records.
 
-Adaptive pooling: output cell i of n covers input rows floor(i*H/n) to ceil((i+1)*H/n), as in
-PyTorch. Average pooling sums windows from an integral image (each window on its own where that
-holds an inf or NaN) and spreads gradients back window by window; max pooling loops over the output
-cells (windows differ in size), and shares max pooling's scatter/gather backward."""
+Adaptive pooling: output cell i of n covers input rows floor(i*H/n) to ceil((i+1)*H/n), as in PyTorch.
+Average pooling sums each window (in float64) and spreads gradients back window by window; max pooling
+loops over the output cells (windows differ in size), and shares max pooling's scatter/gather backward."""
 from __future__ import annotations
 
 import itertools
@@ -24,8 +25,6 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
 from .._core.registry import aten_only, op
-from .._kernels import compiled as _compiled, parallel
-from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
 
 def _pair(v, name="kernel_size"):
@@ -154,25 +153,20 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=N
     """``g`` scattered (summed) to the ``flat`` positions of an ``in_shape`` array; ``x``: the pooled input
     (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad; ``nd``: the
     number of pooled dims (the indices the node shows run over their product)."""
-    gd = g._data.reshape(-1)
     size = int(np.prod(in_shape))
-    if unique and gd.size >= _SPLIT_FROM // 4 and len(in_shape) >= 3:
-        # each window's index lies in its own plane, and the indices run plane by plane: runs of whole
-        # output planes write disjoint runs of input planes, one run a thread
-        out = np.zeros(size, gd.dtype)
-        per = int(np.prod(g._data.shape[-2:]))
-
-        def body(p0, p1):
-            out[flat[p0 * per:p1 * per]] = gd[p0 * per:p1 * per]
-
-        parallel.parallel_for(gd.size // per, body, grain=max(1, parallel.ELEMENTWISE_GRAIN // 4 // per))
-    elif unique:
-        out = np.zeros(size, gd.dtype)
-        out[flat] = gd
+    if unique:
+        out = _scatter_unique(g._data, flat, size)
     else:
-        out = np.bincount(flat, weights=gd, minlength=size).astype(gd.dtype, copy=False)
+        out = np.bincount(flat, weights=g._data.reshape(-1), minlength=size).astype(g._data.dtype, copy=False)
     return record(out.reshape(in_shape), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
                   out_shape=g._data.shape, in_shape=tuple(in_shape), nd=nd)
+
+
+def _scatter_unique(gd: np.ndarray, flat: np.ndarray, size: int) -> np.ndarray:
+    """Flat zeros of ``size`` with ``gd``'s entries written at the ``flat`` positions, which are distinct."""
+    out = np.zeros(size, gd.dtype)
+    out[flat] = gd.reshape(-1)
+    return out
 
 
 def _result1(node) -> Tensor:
@@ -245,21 +239,17 @@ def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, uniq
                   out_shape=vals.shape, args=args)
 
 
-_BASES: dict = {}
-
-
 def _corner_index(shape4, w: int, s, p, plane: int) -> np.ndarray:
-    """int64 (N, C, Ho, Wo): the flat index of each window's top-left corner (cached per geometry)."""
-    key = (shape4, w, s, p, plane)
-    base = _BASES.get(key)
-    if base is None:
-        n, c, ho, wo = shape4
-        corner = (np.arange(ho, dtype=np.int64)[:, None] * s[0] - p[0]) * w + np.arange(wo) * s[1] - p[1]
-        base = (np.arange(n * c, dtype=np.int64) * plane).reshape(n, c, 1, 1) + corner
-        if len(_BASES) > 16:
-            _BASES.clear()
-        _BASES[key] = base
-    return base
+    """int64 (N, C, Ho, Wo): the flat index of each window's top-left corner in the whole input."""
+    n, c, ho, wo = shape4
+    corner = (np.arange(ho, dtype=np.int64)[:, None] * s[0] - p[0]) * w + np.arange(wo) * s[1] - p[1]
+    return (np.arange(n * c, dtype=np.int64) * plane).reshape(n, c, 1, 1) + corner
+
+
+def _positions(local: np.ndarray, w: int, s, p, plane: int) -> np.ndarray:
+    """The flat positions in the whole input (int64) of the maxima whose offsets from their windows' corners
+    are ``local`` (N, C, Ho, Wo), in an input ``w`` wide with ``plane`` entries a plane."""
+    return (_corner_index(local.shape, w, s, p, plane) + local).reshape(-1)
 
 
 def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_cls, unique: bool,
@@ -275,8 +265,7 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     else:
         # the node keeps the argmax positions in the whole input, and the input as PyTorch's does (modifying it
         # in place then fails backward)
-        corner = _corner_index(vals.shape, x.shape[-1], s, p, plane)
-        flat = parallel.elementwise(np.add, np.empty(local.shape, np.int64), corner, local).reshape(-1)
+        flat = _positions(local, x.shape[-1], s, p, plane)
         out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
                      unique=unique, out_shape=out_shape, args=args)
     if not return_indices:
@@ -285,91 +274,13 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     return out, _make(idx.reshape(out_shape))
 
 
-def _at(a: np.ndarray, shape4, offset: int, s, plane_hw) -> np.ndarray:
-    """The entries of flat ``a`` at every window's top-left corner (+ offset), as an (N, C, Ho, Wo) view."""
-    hp, wp = plane_hw
-    it = a.itemsize
-    return as_strided(a[offset:], shape4, (shape4[1] * hp * wp * it, hp * wp * it, s[0] * wp * it, s[1] * it),
-                      writeable=False)
-
-
-def _max_separable(xp: np.ndarray, k, s, d, out_hw, w: int):
-    """Window maxima and their first (row-major) argmax's offset from the window's corner in an input
-    ``w`` wide (int64), as two 1-d passes over the flattened input.
-
-    A pass along W takes the running max over the kw taps at every position, a pass along H does
-    the same over the kh rows of that; both are whole-array numpy ops, so the cost does not depend
-    on how short the rows are. NaN (where PyTorch's rule picks the NaN) goes the general way: None."""
-    n, c, hp, wp = xp.shape
-    flat = xp.reshape(-1)
-    passes = []
-    cur = flat
-    for taps, step in ((k[1], d[1]), (k[0], d[0] * wp)):
-        length = cur.size - (taps - 1) * step
-        m = cur[:length]
-        arg = None
-        for t in range(1, taps):
-            cand = cur[t * step:t * step + length]
-            gt = cand > m  # strict: ties keep the first tap
-            # on ties numpy returns its second operand: the earlier tap, as PyTorch (-0.0 vs 0.0)
-            m = np.maximum(cand, m)
-            arg = gt.view(np.int8) if arg is None else np.where(gt, np.int8(t), arg)
-        if arg is None:
-            arg = np.zeros(length, np.int8)
-        passes.append(arg)
-        cur = m
-    shape4 = (n, c) + tuple(out_hw)
-    vals = _at(cur, shape4, 0, s, (hp, wp)).copy()  # never a view of the input (kernel 1, stride 1)
-    if np.isnan(vals).any():
-        return None
-    # the window offsets at every position first (contiguous whole-array ops), then one strided read of
-    # the corners: per-corner strided views cost numpy an inner loop per output row
-    ii, length = passes[1], passes[1].size
-    jj = passes[0][:length]
-    for i in range(1, k[0]):  # a select by arithmetic: np.where's branch on a random mask costs ~4 ns an entry
-        cand = passes[0][i * d[0] * wp:i * d[0] * wp + length]
-        jj = jj + (ii == i).view(np.int8) * (cand - jj)
-    # the narrowest integers that hold the largest offset: these passes run over the whole input
-    reach = max(k[0] - 1, 1) * d[0] * w + max(k[1] - 1, 1) * d[1]  # the multipliers must fit too
-    local = ii.astype(np.int16 if reach < 2 ** 15 else np.int32)
-    local *= d[0] * w
-    local += jj if d[1] == 1 else jj.astype(local.dtype) * d[1]
-    return vals, _at(local, shape4, 0, s, (hp, wp)).astype(np.int64)
-
-
-def _max_separable_split(xp: np.ndarray, k, s, d, out_hw, w: int):
-    """``_max_separable`` on runs of whole (padded) planes at a time, across threads when the input is
-    large: every window lies inside one plane, so each plane's maxima and offsets are what the
-    whole-array passes give. 2x2 windows with stride 2 take the compiled kernel where there is one
-    (``compiled/pool.py``: the same maxima and offsets)."""
-    n, c, hp, wp = xp.shape
-    planes = n * c
-    fast = None
-    if k == (2, 2) and s == (2, 2) and d == (1, 1) and xp.dtype in _compiled.FLOATS and xp.flags.c_contiguous:
-        fast = _compiled.family("pool")
-    if fast is None and (xp.size < _SPLIT_FROM or planes < 4 or parallel.get_num_threads() < 2):
-        return _max_separable(xp, k, s, d, out_hw, w)
-    per = xp.reshape(planes, 1, hp, wp)
-    vals = np.empty((planes, 1) + tuple(out_hw), xp.dtype)
-    local = np.empty((planes, 1) + tuple(out_hw), np.int64)
-    nan = []
-
-    def body(p0, p1):
-        if fast is not None:
-            if fast.max_2x2(per[p0:p1, 0], w, vals[p0:p1, 0], local[p0:p1, 0]):
-                nan.append(p0)
-            return
-        found = _max_separable(per[p0:p1], k, s, d, out_hw, w)
-        if found is None:
-            nan.append(p0)
-        else:
-            vals[p0:p1], local[p0:p1] = found
-
-    parallel.parallel_for(planes, body, grain=max(2, parallel.ELEMENTWISE_GRAIN // (hp * wp)))
-    if nan:
-        return None
-    shape4 = (n, c) + tuple(out_hw)
-    return vals.reshape(shape4), local.reshape(shape4)
+def _window_max(xp: np.ndarray, k, s, d, out_hw, w: int):
+    """Each window's maximum and its first (row-major) argmax's offset from the window's corner in an input
+    ``w`` wide (int64); a window that holds a NaN has it for its maximum (its first, as numpy's argmax)."""
+    win = _windows(xp, k, s, d, out_hw).reshape(*xp.shape[:2], *out_hw, k[0] * k[1])
+    a = win.argmax(axis=-1)
+    vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
+    return vals, (a // k[1]) * (d[0] * w) + (a % k[1]) * d[1]
 
 
 @op(variants="function functional")
@@ -394,15 +305,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
-    found = _max_separable_split(xp, k, s, d, out_hw, w) if x.dtype in FLOATING_NP else None
-    if found is None:
-        win = _windows(xp, k, s, d, out_hw).reshape(*x4.shape[:2], *out_hw, k[0] * k[1])
-        a = win.argmax(axis=-1)
-        vals = np.take_along_axis(win, a[..., None], axis=-1)[..., 0]
-        local = (a // k[1]) * (d[0] * w)
-        local += (a % k[1]) * d[1]
-    else:
-        vals, local = found
+    vals, local = _window_max(xp, k, s, d, out_hw, w)
     if p[0] or p[1]:
         lowest = vals == fill  # only there can a padding tap be the (first) maximum
         if lowest.any():
@@ -673,19 +576,6 @@ def _window_sums(x: np.ndarray, bounds) -> np.ndarray:
     return out
 
 
-def _prefix_window_sums(x: np.ndarray, bounds) -> np.ndarray:
-    """The window sums of ``_window_sums`` from running sums (float64 keeps the differences exact enough),
-    one pooled dim at a time: faster, but an inf or NaN turns into inf - inf = NaN in later windows."""
-    out = x
-    for i, (starts, ends) in enumerate(bounds):
-        axis = x.ndim - len(bounds) + i
-        run = np.cumsum(out, axis=axis, dtype=np.float64)
-        lo = np.take(run, starts - 1, axis=axis)
-        lo[(slice(None),) * axis + (starts == 0,)] = 0  # windows from the first entry subtract nothing
-        out = np.take(run, ends - 1, axis=axis) - lo
-    return out
-
-
 def _window_areas(bounds) -> np.ndarray:
     """The number of entries in each window: the outer product of the windows' lengths along each dim."""
     area = np.ones((), np.int64)
@@ -700,10 +590,7 @@ def _adaptive_avg(input: Tensor, out_size) -> Tensor:
     x = input._data
     n = len(out_size)
     bounds = [_bounds(x.shape[x.ndim - n + i], out_size[i]) for i in range(n)]
-    tot = _prefix_window_sums(x, bounds)
-    if not np.isfinite(tot).all():  # few to check (one per output): the inf/NaN-safe sums then
-        tot = _window_sums(x, bounds)
-    out = (tot / _window_areas(bounds)).astype(x.dtype)
+    out = (_window_sums(x, bounds) / _window_areas(bounds)).astype(x.dtype)
     # the input kept, as PyTorch's node does
     return record(out, _ADAPTIVE_AVG_NODES[n][0], (input,), (input,), in_shape=x.shape, out_size=tuple(out_size))
 

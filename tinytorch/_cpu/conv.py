@@ -1,12 +1,19 @@
-"""The numpy side of convolution: im2col columns, col2im, and the three bilinear kernels.
+"""The convolution's CPU path: ``_ops/nn/conv.py``'s three bilinear forwards (``_conv_arrays``,
+``_conv_t_arrays``, ``_conv_w_arrays``) as chunked im2col + BLAS, and ConvolutionBackward0's two gradients
+from one copy of the gradient's rows.
 
 Columns are channel-major, (C*kh*kw, samples*Ho*row), so a convolution is one GEMM over a chunk
 of samples; chunks of a few samples keep the columns in cache between the copy that builds them
-and the product that reads them. For stride 1 the rows are "wide" (see ``_Geometry``): every
+and the product that reads them. For stride 1 the rows are "wide" (see ``_Layout``): every
 kernel offset's columns are then one contiguous run of the padded image, and col2im is one
 contiguous whole-array add per kernel offset (a loop over the k*k offsets, not ``np.add.at``). With the ``[fast]``
 extra, the forward's copy-out with the bias and the one-sample col2im run as compiled loops (``compiled/conv.py``)
-that make the same additions, so the same floats."""
+that make the same additions, so the same floats. Chunks run across threads (``parallel.py``).
+
+im2col and a GEMM are what PyTorch's CPU convolution computes too; its bit-exact tests run on this path.
+The reference's ``tensordot`` over the windows sums each output's terms in another order, so each path is
+held to it within a bound counted at the result's largest magnitude: 8 ulps for the forward and the input
+gradient, 64 for the weight gradient, whose sums split by chunk of samples."""
 from __future__ import annotations
 
 import math
@@ -15,28 +22,27 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._quiet_fp import silent
-from . import compiled, parallel
+from .._quiet_fp import silent
+from ..autograd.grad_mode import _State
+from ..tensor import _make
+from .._ops._core import paths
+from .._ops._kernels import compiled, parallel
+from .._ops.nn import conv
+from .._ops.nn.conv import ConvolutionBackward0
 
 
-class _Geometry:
-    """Kernel, stride, padding, dilation and groups of a 2-d convolution, and its input's H and W.
-
-    ``row`` is the length of one output row in the column layout: for stride 1 the padded input's
-    width ("wide rows": each kernel offset's columns are then one contiguous run of the flattened
-    input, and the extra kw-1 entries per row are discarded), otherwise the output width."""
+class _Layout:
+    """A convolution's geometry (``conv._Geometry``) and the column layout of this path: ``row`` is the
+    length of one output row in the columns, for stride 1 the padded input's width ("wide rows": each
+    kernel offset's columns are then one contiguous run of the flattened input, and the extra kw-1 entries
+    per row are discarded), otherwise the output width."""
 
     __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "wide", "pad_hw", "row")
 
-    def __init__(self, k, s, p, d, groups, hw, one_d, out_hw=None):
-        self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
-        # a transposed convolution names its input's size: with output_padding >= stride (legal below the
-        # dilation) the formula would count one more window than that input has
-        self.out_hw = out_hw or tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
-        self.wide = s == (1, 1)
-        # tall and wide enough for every window, even where output_padding adds rows the input never had
-        self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)
-                            for i in range(2))
+    def __init__(self, geo):
+        self.k, self.s, self.p, self.d, self.groups, self.hw = geo.k, geo.s, geo.p, geo.d, geo.groups, geo.hw
+        self.out_hw, self.one_d, self.pad_hw = geo.out_hw, geo.one_d, geo.pad_hw
+        self.wide = geo.s == (1, 1)
         self.row = self.pad_hw[1] if self.wide else self.out_hw[1]
 
 
@@ -89,7 +95,7 @@ def _from4(a: np.ndarray, one_d: bool) -> np.ndarray:
     return a[:, :, 0, :] if one_d else a
 
 
-def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
+def _padded(x: np.ndarray, geo: _Layout) -> np.ndarray:
     """x (N, C, H, W) inside zeros of the padded size, plus one spare row for the wide layout."""
     n, c, h, w = x.shape
     (ph, pw), (hp, wp) = geo.p, geo.pad_hw
@@ -105,11 +111,11 @@ def _padded(x: np.ndarray, geo: _Geometry) -> np.ndarray:
     return xp
 
 
-def _padded_tag(x: np.ndarray, geo: _Geometry) -> tuple:
+def _padded_tag(x: np.ndarray, geo: _Layout) -> tuple:
     return ("xp",) + tuple(geo.p) + x.shape[2:]
 
 
-def _release_padded(xp: np.ndarray, x: np.ndarray, geo: _Geometry) -> None:
+def _release_padded(xp: np.ndarray, x: np.ndarray, geo: _Layout) -> None:
     """Give a padded copy back to the pool; never the input itself (or a view of it)."""
     if xp.base is None and xp is not x and xp.shape != x.shape:
         _pool.put(_padded_tag(x, geo), xp)
@@ -119,7 +125,7 @@ _CHUNK_BYTES = 1 << 20  # columns of a few samples at a time stay in cache betwe
 # measured best for the MNIST net's training step: 3 MB 4% slower, one chunk for the whole batch 20%)
 
 
-def _chunks(n: int, geo: _Geometry, k: int, itemsize: int):
+def _chunks(n: int, geo: _Layout, k: int, itemsize: int):
     """Sample ranges whose (k, samples*Ho*row) columns fit in about _CHUNK_BYTES."""
     per = k * geo.out_hw[0] * geo.row * itemsize
     nb = max(1, min(n, _CHUNK_BYTES // max(per, 1)))
@@ -135,7 +141,7 @@ def _view(flat: np.ndarray, shape: tuple) -> np.ndarray:
     return flat[:math.prod(shape)].reshape(shape)
 
 
-def _windows(xp: np.ndarray, geo: _Geometry) -> np.ndarray:
+def _windows(xp: np.ndarray, geo: _Layout) -> np.ndarray:
     """The read-only strided view (C, kh, kw, N, Ho*row) (or (..., N, Ho, Wo)) of the padded input that
     im2col copies: made once per convolution, sliced per chunk of samples (for stride 1 each kernel
     offset is one contiguous run of a padded image)."""
@@ -150,7 +156,7 @@ def _windows(xp: np.ndarray, geo: _Geometry) -> np.ndarray:
     return as_strided(xp, shape, strides, writeable=False)
 
 
-def _im2col(windows: np.ndarray, geo: _Geometry, n0: int, n1: int, buf: np.ndarray | None = None) -> np.ndarray:
+def _im2col(windows: np.ndarray, geo: _Layout, n0: int, n1: int, buf: np.ndarray | None = None) -> np.ndarray:
     """Columns (groups, C/groups*kh*kw, nb*Ho*row) of samples n0:n1: one copy of ``_windows``' slice."""
     src = windows[:, :, :, n0:n1]
     col = np.empty(src.shape, src.dtype) if buf is None else _view(buf, src.shape)
@@ -159,19 +165,19 @@ def _im2col(windows: np.ndarray, geo: _Geometry, n0: int, n1: int, buf: np.ndarr
     return col.reshape(g, c // g * kh * kw, (n1 - n0) * geo.out_hw[0] * geo.row)
 
 
-def rows_tag(geo: _Geometry) -> tuple:
+def rows_tag(geo: _Layout) -> tuple:
     """The pool's tag of ``_rows_of``'s arrays: their shape does not say how many leading columns of each
     row a gradient fills (Wo), and the columns after those must be the zeros written when the array was
     made, so arrays are shared only between geometries with the same Wo."""
     return ("rows", geo.out_hw[1])
 
 
-def put_rows(rows: np.ndarray, geo: _Geometry) -> None:
+def put_rows(rows: np.ndarray, geo: _Layout) -> None:
     """Give ``_rows_of``'s array back to the pool."""
     _pool.put(rows_tag(geo), rows.reshape(rows.shape[0], -1, geo.out_hw[0], geo.row))
 
 
-def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
+def _rows_of(y: np.ndarray, geo: _Layout) -> np.ndarray:
     """An (N, O, Ho, Wo) gradient as (O, N*Ho*row): channel-major, zero-padded to the row length."""
     n, o, ho, wo = y.shape
     out = _pool.take((rows_tag(geo), (o, n, ho, geo.row), y.dtype))
@@ -182,7 +188,7 @@ def _rows_of(y: np.ndarray, geo: _Geometry) -> np.ndarray:
     return out.reshape(o, n * ho * geo.row)
 
 
-def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Geometry) -> None:
+def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Layout) -> None:
     """Add columns (C*kh*kw, nb*Ho*Wo) into padded images buf (C, nb, Hp, Wp): one strided add per kernel
     offset (the wide layout of stride 1 goes through ``_col2im_wide``)."""
     (kh, kw), (sh, sw), (dh, dw) = geo.k, geo.s, geo.d
@@ -204,14 +210,14 @@ def _parts(chunks: list, work: int) -> list:
 
 @silent  # (PyTorch's convolutions compute inf * 0 silently)
 def _conv_fwd(x, w, b, geo):
-    """y (N, O, Ho, Wo) = w * x + b, and the padded input the weight gradient will need.
+    """y (N, O, Ho, Wo) = w * x + b.
 
     Chunks of samples are independent (columns, GEMM, copy out): threads take runs of them."""
     x4, w4 = _as4(x, geo.one_d), _as4(w, geo.one_d)
     n, g, o = x4.shape[0], geo.groups, w4.shape[0]
     (ho, wo), row = geo.out_hw, geo.row
     if n == 0:  # an empty batch: no chunks to run (PyTorch returns the empty result)
-        return _from4(np.zeros((0, o, ho, wo), x.dtype), geo.one_d), x4
+        return _from4(np.zeros((0, o, ho, wo), x.dtype), geo.one_d)
     xp = _padded(x4, geo)
     wm = w4.reshape(g, o // g, -1)
     out = np.empty((n, o, ho, wo), x.dtype)
@@ -239,10 +245,11 @@ def _conv_fwd(x, w, b, geo):
         _pool.put("scratch", prodbuf)
 
     parallel.run(body, _parts(chunks, wm.shape[2] * g * n * ho * row), blas=True)
-    return _from4(out, geo.one_d), xp
+    _release_padded(xp, x4, geo)
+    return _from4(out, geo.one_d)
 
 
-def _minus_zero_slabs(geo: _Geometry, shape: tuple, dtype) -> list:
+def _minus_zero_slabs(geo: _Layout, shape: tuple, dtype) -> list:
     """Per kernel offset, a pooled (C, nb, plane) array holding -0.0 outside the plane range that the
     offset's columns land on: x + (-0.0) is x for every x (+0.0, -0.0, inf and NaN included), so adding
     the whole slab adds only its window, as one contiguous add. Give them back with ``_put_slabs``."""
@@ -253,18 +260,18 @@ def _minus_zero_slabs(geo: _Geometry, shape: tuple, dtype) -> list:
     return slabs
 
 
-def _slab_windows(geo: _Geometry) -> list:
+def _slab_windows(geo: _Layout) -> list:
     (kh, kw), (dh, dw), wp = geo.k, geo.d, geo.pad_hw[1]
     span = geo.out_hw[0] * wp
     return [(i * dh * wp + j * dw, i * dh * wp + j * dw + span) for i in range(kh) for j in range(kw)]
 
 
-def _put_slabs(geo: _Geometry, slabs: list) -> None:
+def _put_slabs(geo: _Layout, slabs: list) -> None:
     for window, slab in zip(_slab_windows(geo), slabs):
         _pool.put(("slab",) + window, slab)
 
 
-def _col2im_wide(acc: np.ndarray, col: np.ndarray, geo: _Geometry, slabs: list) -> None:
+def _col2im_wide(acc: np.ndarray, col: np.ndarray, geo: _Layout, slabs: list) -> None:
     """``_col2im_add`` for the wide layout with the same adds in the same order, each one whole-array:
     numpy adds a strided (C, nb, span) view at a quarter of its contiguous speed, but copies it fast."""
     c, nb = acc.shape[:2]
@@ -387,7 +394,7 @@ _PRODUCTS_BYTES = 8 << 20  # at most this much of per-chunk weight-gradient prod
 
 
 @silent
-def _conv_w_fwd(x, y, geo, xp=None, rows=None):
+def _conv_w_fwd(x, y, geo, rows=None):
     """w (O, C/g, kh, kw) such that <w, v> = <y, conv(x, v)>: the weight gradient of conv.
 
     The gradient is the sum over chunks of samples of one GEMM each, added in chunk order. On several
@@ -398,9 +405,7 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
     c = x4.shape[1]
     if n == 0:  # a sum over no samples
         return np.zeros((o, c // g) + ((geo.k[1],) if geo.one_d else geo.k), x.dtype)
-    own_xp = xp is None
-    if own_xp:
-        xp = _padded(x4, geo)
+    xp = _padded(x4, geo)
     own = rows is None
     if own:
         rows = _rows_of(y4, geo)
@@ -455,7 +460,46 @@ def _conv_w_fwd(x, y, geo, xp=None, rows=None):
         _pool.put("products", prods)
     if own:
         put_rows(rows, geo)
-    if own_xp:
-        _release_padded(xp, x4, geo)
+    _release_padded(xp, x4, geo)
     shape = (o, c // g) + ((geo.k[1],) if geo.one_d else geo.k)
     return np.ascontiguousarray(gw.transpose(0, 2, 1)).reshape(shape)
+
+
+# -- registered onto the op file's steps ------------------------------------------------------------
+_ANY = "every convolution (float32/float64 and the other dtypes numpy's matmul takes; any geometry)"
+
+
+@paths.kernel(conv, "_conv_arrays", ulps=8, scale="max", when=_ANY,
+              why="speed: columns of a few samples at a time stay in cache, stride 1 reads whole rows, chunks run "
+                  "across threads, the copy-out with the bias compiled; im2col and one GEMM, as PyTorch's "
+                  "CPU kernel")
+def conv_arrays(x, w, b, geo):
+    return _conv_fwd(x, w, b, _Layout(geo))
+
+
+@paths.kernel(conv, "_conv_t_arrays", ulps=8, scale="max", when=_ANY,
+              why="speed: chunks of samples, whole-array adds per kernel offset, across threads, a compiled col2im "
+                  "for one sample a chunk; one GEMM and col2im, as PyTorch's CPU kernel")
+def conv_t_arrays(y, w, geo):
+    return _conv_t_fwd(y, w, _Layout(geo))
+
+
+@paths.kernel(conv, "_conv_w_arrays", ulps=64, scale="max", when=_ANY,
+              why="speed: one product per chunk of samples, added in chunk order (the sums split by chunk), the "
+                  "products of several chunks across threads")
+def conv_w_arrays(x, y, geo):
+    return _conv_w_fwd(x, y, _Layout(geo))
+
+
+@paths.backward(ConvolutionBackward0, when="no graph of the gradient wanted, and both the input's and the weight's "
+                "gradients", why="speed: both gradients read the gradient's channel-major rows, built once")
+def convolution_backward(self, g):
+    if _State.enabled or not (self.need[0] and self.need[1]):
+        return ConvolutionBackward0.formula(self, g)
+    x, w = self._unpacked_saved
+    geo = _Layout(self.geo)
+    rows = _rows_of(_as4(g._data, geo.one_d), geo)
+    gx = _make(_conv_t_fwd(g._data, w._data, geo, rows))
+    gw = _make(_conv_w_fwd(x._data, g._data, geo, rows))
+    put_rows(rows, geo)
+    return gx, gw, conv._bias_grad(g, self.geo) if self.need[2] else None
