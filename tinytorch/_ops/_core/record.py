@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy import ndarray
 
-from ...autograd._pair import binary_node
+from ...autograd.node import binary_node
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
 from .util import _NONE_EDGE, as_array
