@@ -82,7 +82,7 @@ F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 # float32 values, and a sum rounded to double and then to float32 rounds as once to float32
 # (53 >= 2 * 24 + 2 bits); a float32 result beyond this (overflow, inf, nan) takes numpy's path,
 # whose cast would warn. The add/sub/mul ops (_ops/_core/binary.py) and the backward engine's
-# gradient sums (autograd/_accumulate.py) share these.
+# gradient sums (autograd/engine.py) share these.
 F32_MAX = float(np.finfo(np.float32).max)
 
 

@@ -16,7 +16,7 @@ from . import _dtype_casts
 from ._quiet_fp import cast, loud, quiet
 from . import _dtype
 from ._size import _require_cpu
-from .autograd import _accumulate, forward_ad as _forward_ad
+from .autograd import engine as _engine, forward_ad as _forward_ad
 from .autograd.grad_mode import version_counter
 from ._ops._core.batching import first_only
 from ._ops._core.arguments import strided_only as _strided_only
@@ -430,7 +430,7 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None,
                    requires_grad)
 
 
-_accumulate.bind_empty_like(empty_like)  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
+_engine.bind_empty_like(empty_like)  # AccumulateGrad copies a create_graph gradient through it (CopyBackwards)
 _forward_ad.bind_zeros(zeros)  # the tangent rules' zeros
 
 

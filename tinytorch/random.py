@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 
-# the generator lives with its engine in _random/generator.py; _engine is named here too for the op families
+# the generator lives with its engine in _random/engine.py; _engine is named here too for the op families
 # that draw through it (_ops/nn: dropout, attention, rrelu, fractional pooling)
-from ._random.generator import Generator, _engine, default_generator  # noqa: F401
+from ._random.engine import Generator, _engine, default_generator  # noqa: F401
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]

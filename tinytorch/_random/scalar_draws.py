@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .generator import _engine
+from .engine import _engine
 
 
 class _Stream:

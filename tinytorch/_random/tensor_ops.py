@@ -20,7 +20,7 @@ from .._ops.shape.views import refresh
 from ..autograd.node import Node
 from .._ops._core.record import record
 from .._ops._core.registry import op
-from .generator import _engine
+from .engine import _engine
 from ..tensor import Tensor, _make
 from . import draws
 from .fpmath import fma64, libm_exp, libm_tan

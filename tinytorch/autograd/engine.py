@@ -4,22 +4,221 @@
 recurses (a 150,000-op chain is fine), frees each buffered gradient as soon as it is used, and
 releases saved tensors after each node unless the graph is retained. Backward formulas run under
 ``set_grad_enabled(create_graph)``: with create_graph they record a graph of their own, which is
-how second and third derivatives work."""
+how second and third derivatives work.
+
+Before the run: the roots' edges and gradients (checked as PyTorch checks them), the dependency count of
+every node below the roots, and, for ``autograd.grad`` and ``backward(inputs=...)``, the nodes from which
+a wanted one can be reached. Into the leaves (``accumulate_grad``, AccumulateGrad's work): the first
+gradient a leaf receives becomes its ``.grad`` without a copy when nothing else can see its memory
+(reference counts tell, as in PyTorch); later ones add into it in place; with create_graph the sum is
+recorded. Tensor hooks, node pre-hooks and post-accumulate hooks run in PyTorch's order."""
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
 
+from .._dtype import FLOATING_NP
+from .._meta_data import mark_meta
 from .._oom import reraise_as_runtime_error
 from .._quiet_fp import loud, quiet
-from .grad_mode import _State
+from .grad_mode import _State, version_counter
 from .. import tensor as _tensor
-from ..tensor import Tensor, _make
+from ..tensor import Size, Tensor, _make
 from .node import AccumulateGrad, accumulator_of
-from ._accumulate import _in_dtype_of, accumulate_grad
-from ._graph_walk import _check_count, _collect, _make_grads, _needed, _root_edges
 from ._run_node import _run_node, _run_node_in_anomaly_mode
+
+
+# -- before the run: the roots' edges and gradients, the dependency counts ----------------------
+def _make_grads(outputs, grad_outputs):
+    grads = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            if out._requires_grad and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._data.dtype not in FLOATING_NP and out._requires_grad:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            grads.append(_make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None)
+            continue
+        if not isinstance(g, Tensor):
+            g = _make(np.asarray(g, dtype=out._data.dtype))
+        if g._data.shape != out._data.shape:
+            i = len(grads)
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                               f"output[{i}] has a shape of {Size(out._data.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def _check_count(outputs: list, grads: list) -> list:
+    """PyTorch ignores surplus gradients and refuses missing ones."""
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads[:len(outputs)]
+
+
+def _root_edges(outputs):
+    edges = []
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(t._edge())
+    return edges
+
+
+def _collect(roots):
+    """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
+    Roots start at 0, so the keys are every node reached."""
+    deps = {n: 0 for n in roots if n is not None}
+    stack = list(deps)
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                if nxt not in deps:
+                    stack.append(nxt)
+                deps[nxt] = deps.get(nxt, 0) + 1
+    return deps
+
+
+def _needed(roots, targets: set) -> set:
+    """Nodes from which some target node can be reached (only those run in ``autograd.grad``)."""
+    order = []
+    visited = set()
+    for root in roots:
+        if root is None or root in visited:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        visited.add(root)
+        while stack:
+            node, it = stack[-1]
+            advanced = False
+            for nxt, _ in it:
+                if nxt is not None and nxt not in visited:
+                    visited.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    advanced = True
+                    break
+            if not advanced:
+                stack.pop()
+                order.append(node)
+    needed = set()
+    for node in order:  # children before parents
+        if node in targets or any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+            needed.add(node)
+    return needed
+
+
+# -- into the leaves: AccumulateGrad's work -------------------------------------------------------
+_getrefcount = sys.getrefcount
+
+
+def _steal_or_copy(g, like: np.ndarray):
+    """A gradient safe to keep as ``.grad``: the array itself when nothing else can see its memory.
+
+    Reference counts tell, as in PyTorch's AccumulateGrad (whose engine hands the gradient over and
+    keeps none): g is held by accumulate_grad's local, our argument and getrefcount's; its array by
+    g._data, the local and the argument. A view qualifies when its base tensor is held by it alone.
+    Only an array laid out like the leaf is kept (PyTorch's layout contract): a weight gradient
+    arriving transposed is copied, or ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
+    d = g._data
+    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 3 and _getrefcount(d) <= 3:
+        base = d.base
+        if base is None:
+            return _make(d)
+        owner = g._base
+        if (owner is not None and owner._data is base and base.base is None and type(base) is np.ndarray
+                and _getrefcount(owner) <= 3 and _getrefcount(base) <= 4):
+            return _make(d)
+    out = np.empty_like(like)
+    np.copyto(out, d)
+    return _make(out)
+
+
+# factory.empty_like: factories are ops, which build on this module; tinytorch.factory registers it when
+# it loads (``bind_empty_like``)
+_empty_like = None
+
+
+def bind_empty_like(empty_like) -> None:
+    global _empty_like
+    _empty_like = empty_like
+
+
+def _copy_in_graph(g):
+    """A copy recorded as PyTorch records it (CopyBackwards): never the caller's own tensor."""
+    return _empty_like(g).copy_(g)
+
+
+def _in_dtype_of(g, t):
+    """``g`` cast to ``t``'s dtype; a complex gradient of a real tensor keeps its real part (PyTorch)."""
+    if g._data.dtype.kind == "c" and t._data.dtype.kind != "c":
+        g = g.real
+    return g.to(t.dtype)
+
+
+def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
+    """AccumulateGrad's apply: ``g`` into ``node.variable.grad``, with the leaf's tensor hooks, then the
+    node's pre-hooks, the sum, the post-accumulate hooks and the node's hooks (PyTorch's order).
+
+    The engine hands ``g`` over without keeping a reference, so that ``_steal_or_copy`` can tell from
+    reference counts whether it may become ``.grad`` as it is."""
+    var = node.variable
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            new = hook(g)
+            if new is not None:
+                g = new
+        new = None
+    if node._hooked and node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook((g,))
+            if new is not None:
+                g = new[0]
+        new = None
+    # what the node's post-hooks are shown, as it arrived (held only when there are such hooks: a
+    # reference kept here would make _steal_or_copy copy)
+    arrived = (g,) if node._hooked and node._post_hooks else None
+    if g._sparse_layout or var._sparse_layout:
+        _accumulate_sparse(var, g, create_graph)
+    else:
+        if g._data.dtype != var._data.dtype:
+            g = _in_dtype_of(g, var)
+        old = var._grad
+        if var._meta:  # a meta leaf's gradient is a meta tensor (the backward ran on its zeros)
+            var._grad = g if g._meta else mark_meta(_copy_in_graph(g) if create_graph else g.detach())
+        elif old is None:
+            var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
+        elif create_graph or old._requires_grad:
+            var._grad = old + g
+        else:
+            od = old._data
+            if od.flags.writeable and od.shape == g._data.shape:
+                od += g._data  # in place: the optimizer holds no copy of .grad, but users may (as in PyTorch)
+                version_counter(old)[0] += 1
+            else:
+                var._grad = old + g
+    if var._post_acc_hooks:
+        for hook in list(var._post_acc_hooks.values()):
+            hook(var)
+    if arrived is not None:
+        for hook in list(node._post_hooks.values()):
+            hook((), arrived)
+
+
+def _accumulate_sparse(var, g, create_graph: bool) -> None:
+    """A sparse gradient, or any gradient of a sparse leaf: kept in the layout it arrives in (PyTorch keeps
+    torch.mm's dense gradient of a sparse matrix dense) and summed by the layouts' own add, which makes a
+    dense sum where PyTorch's is dense; never densified into an array here."""
+    old = var._grad
+    if old is None:
+        var._grad = _copy_in_graph(g) if create_graph and not g._sparse_layout else g.clone()
+    elif old._sparse_layout and not g._sparse_layout:
+        var._grad = g + old  # dense + sparse: PyTorch refuses sparse + dense
+    elif create_graph or old._requires_grad:
+        var._grad = old + g
+    else:
+        old.add_(g)  # in place, as PyTorch's ``variable_grad += new_grad``
 
 
 def _sum_grads(prev, g):
@@ -48,7 +247,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     nodes taken from ``ready`` once their count falls to zero, each given its summed gradient from
     ``buffers`` (PyTorch's ``InputBuffer``: the tensor itself for a node with one output, a list of
     ``_n_outputs`` slots for the others), each result added into its next node's buffer. Leaves'
-    ``AccumulateGrad`` nodes hand their gradient to ``_accumulate.accumulate_grad``.
+    ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above).
 
     A micrograd-style graph runs the loop thousands of times a step, so a node with no hooks, one
     output and nothing to check (no ``autograd.grad`` filter, no anomaly mode) runs its backward

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 import numpy as np
 
 from .._random import draws
-from .._random.generator import _engine
+from .._random.engine import _engine
 from .._random.tensor_ops import multinomial
 from ..random import Generator
 from ..tensor import _make

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad, version_counter
 from .._random.draws import randperm_values, uniform_values
-from .._random.generator import _engine
+from .._random.engine import _engine
 from .._random.normal import normal_values
 from ..tensor import Tensor
 

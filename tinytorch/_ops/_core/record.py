@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy import ndarray
 
-from ...autograd._pair import binary_node
+from ...autograd import node as _nodes
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make, _view_of
 from .util import _NONE_EDGE, as_array
@@ -71,22 +71,8 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
         if isinstance(out, Tensor):
             return _record_onto(out, node_cls, inputs, saved, attrs)
         out = as_array(out)
-    # the common cases first and inline (add/sub/mul's EdgePair nodes; one input): a small op costs a few
-    # microseconds in all, and each call, loop or test here is a few percent of that
     if _State.enabled:
-        if node_cls._pair:
-            a, b = inputs
-            if (a is not None and a._requires_grad) or (b is not None and b._requires_grad):
-                if saved and node_cls._saves_pair:
-                    sa, sb = saved  # SavedPair keeps its two saved inputs as attributes (binary_node)
-                    node = binary_node(node_cls, a, b, sa, sb)
-                    if not attrs and view_of is None:
-                        return _make(out, node)
-                    saved = ()
-                else:
-                    node = binary_node(node_cls, a, b, None, None)
-                return _finish(out, node, saved, view_of, attrs)
-        elif len(inputs) == 1:
+        if len(inputs) == 1:  # the common case first and inline: a small op costs a few microseconds in all
             a = inputs[0]
             if a is not None and a._requires_grad:
                 return _finish(out, node_cls((a._edge(),)), saved, view_of, attrs)
@@ -103,7 +89,7 @@ def record_pair(out: ndarray, node_cls, a, b, sa=None, sb=None) -> Tensor:
     (``SavedPair``), without ``record``'s general dispatch. The caller has decided that autograd records.
     A micrograd step records thousands of these on 0-d tensors, where the recording is most of an op's
     cost; ``record`` gives the same node for the same arguments."""
-    return _make(out, binary_node(node_cls, a, b, sa, sb))
+    return _make(out, _nodes.binary_node(node_cls, a, b, sa, sb))
 
 
 def _finish(out: ndarray, node, saved, view_of, attrs) -> Tensor:

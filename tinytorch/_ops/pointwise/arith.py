@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet_fp import cast, loud, quiet
-from ...autograd._pair import EdgePair, SavedPair
+from ...autograd.node import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise

@@ -45,8 +45,9 @@ def batch_reduction(op, input, dim=None, keepdim=False, *args, keepdims=None, **
 
 
 def _grad_back(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
-    """Broadcast a reduced gradient back over the reduced dims (differentiable)."""
-    if not keepdim and dims:
+    """Broadcast a reduced gradient back over the reduced dims (differentiable). A gradient of every dim is
+    0-d and expands as it is (PyTorch's ``sum()`` formula, ``grad.expand(self.sizes())``)."""
+    if not keepdim and dims and len(dims) < len(in_shape):
         kept = tuple(1 if i in dims else s for i, s in enumerate(in_shape))
         g = g.reshape(kept)
     return g.expand(in_shape)
