@@ -199,6 +199,13 @@ def _report(what: str, u: np.ndarray, bound: float) -> bool:
     return True
 
 
+def reference_mode() -> bool:
+    """Whether tinytorch runs its ops' plain references alone (``TINYTORCH_REFERENCE=1``)."""
+    from tinytorch._ops._core.paths import REFERENCE
+
+    return REFERENCE
+
+
 def running(paths, path: str | None = None) -> bool:
     """Whether the oracle's path (PyTorch's ATen capability unless ``path`` names another) is one of
     ``paths`` and tinytorch emulates it: under ``TINYTORCH_REFERENCE=1`` tinytorch runs no CPU path of

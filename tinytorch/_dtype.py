@@ -274,11 +274,22 @@ def result_np_dtype(a, b) -> np.dtype:
             # a 0-dim complex tensor keeps a floating tensor's precision: float32 + cdouble(0-dim) -> cfloat
             return TO_COMPLEX[hi] if lo_cat == 3 and hi_cat == 2 else lo
         return hi
-    if a_arr:
-        return _with_scalar(a.dtype, b)
-    if b_arr:
-        return _with_scalar(b.dtype, a)
-    return np.result_type(_scalar_np(a), _scalar_np(b))
+    try:
+        if a_arr:
+            return _with_scalar(a.dtype, b)
+        if b_arr:
+            return _with_scalar(b.dtype, a)
+        return np.result_type(_scalar_np(a), _scalar_np(b))
+    except TypeError:
+        # a tensor's data that is not a plain ndarray: a file's memmap (UntypedStorage.from_file, shared
+        # files), or the numpy scalar a ufunc gives for 0-d operands; as the arrays they are
+        if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+            return result_np_dtype(_plain_array(a), _plain_array(b))
+        raise
+
+
+def _plain_array(x):
+    return np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 def _scalar_np(s) -> np.dtype:

@@ -166,7 +166,12 @@ def test_random_streams_bit_for_bit(dtype):
             # (tinytorch's: bit for bit there) and round the product first on DEFAULT: there within
             # 4 ulp (2 measured), counted for cauchy at the product's magnitude |value - median|
             scale = np.abs(want.astype(np.float64) - (args[0] if args else 0.0)) if name == "cauchy_" else 0.0
-            _paths.assert_bits(got, want, ulps=4, scale=scale, what=f"{name}{args}")
+            ulps = 4
+            if name == "log_normal_" and _paths.reference_mode():
+                # the reference's normal draws hold within 2 ulps (numpy's libm: tests/_paths.py), and exp
+                # carries an error of d in its argument x to d/x relative: 2 |x| ulps of the result (6 measured)
+                ulps += 2 * float(np.abs(np.log(want.astype(np.float64))).max())
+            _paths.assert_bits(got, want, ulps=ulps, scale=scale, what=f"{name}{args}")
             np.testing.assert_array_equal(tt.rand(3).numpy(), torch.rand(3).numpy())  # the stream goes on alike
     for bad in (lambda L: L.zeros(2).cauchy_(0, 0), lambda L: L.zeros(2, dtype=L.int64).cauchy_(),
                 lambda L: L.zeros(2).log_normal_(1, -1), lambda L: L.zeros(2, dtype=L.int64).log_normal_()):
@@ -232,8 +237,9 @@ def test_namespaces_honest_on_cpu():
     assert tt.hub.get_dir() == torch.hub.get_dir()
     with pytest.raises(RuntimeError, match="not supported"):
         tt.hub.load("pytorch/vision", "resnet18")
-    with pytest.raises(NotImplementedError, match="export"):
-        tt.export.export(tt.nn.Linear(1, 1), (tt.ones(1),))
+    # torch.export records the module's ATen graph (tests/export compares its printing with PyTorch's)
+    lin = tt.nn.Linear(1, 1)
+    assert tt.export.export(lin, (tt.ones(1),)).module()(tt.ones(1)).tolist() == lin(tt.ones(1)).tolist()
 
 
 def test_profiler_records_ranges():
