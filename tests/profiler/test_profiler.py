@@ -99,7 +99,9 @@ def test_table_layout_is_pytorchs():
         ours = t.key_averages(**kwargs).table(sort_by="count", row_limit=12)
         theirs = p.key_averages(**kwargs).table(sort_by="count", row_limit=12)
         a, b = _mask_times(ours), _mask_times(theirs)
-        assert [len(x) for x in a] == [len(x) for x in b]
+        # the table's cells keep their widths; the total under it is as wide as its time ("9.98ms", "10.02ms")
+        assert [len(x) for x in a if not x.startswith("Self CPU time total:")] == \
+            [len(x) for x in b if not x.startswith("Self CPU time total:")]
         # names, counts and shapes sit in the same columns; a time may take more or fewer characters
         assert [re.sub(r"#+", "#", x.replace(" ", "")) for x in a] == [re.sub(r"#+", "#", x.replace(" ", ""))
                                                                        for x in b]
