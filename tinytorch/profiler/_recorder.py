@@ -17,10 +17,8 @@ import threading
 import time
 
 from .._ops._core import registry as _registry
-from .._ops._core.registry import REGISTRY, method_table
 from ..autograd.grad_mode import _Active, _State
 from ..autograd.profiler_util import FunctionEvent
-from ..tensor import Tensor, register_attribute
 from . import _aten
 
 
@@ -107,10 +105,7 @@ def _public_hook(public, decl, args, kwargs):
 
 _registry.bind_profiler(_public_hook)
 
-_saved: list = []  # (attribute, original) of the Tensor methods swapped while profiles record
-
-
-def _recording_method(fn, decl, spelling: str):
+def _recording_method(decl, spelling: str, fn):
     def method(*args, **kwargs):
         recorder = _State.recorder
         if recorder is None:
@@ -119,26 +114,20 @@ def _recording_method(fn, decl, spelling: str):
 
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     method.__wrapped__ = fn
-    method._recording = True
     return method
+
+
+_methods = _registry.MethodSwap(_recording_method)  # the Tensor spellings, wrapped while profiles record
 
 
 def instrument() -> None:
     """Swap every declared op's Tensor spellings for recording wrappers (once, for the first profile)."""
-    if _saved:
-        return
-    for decl in list(REGISTRY.values()):
-        for attr in method_table(decl):
-            current = vars(Tensor).get(attr)
-            if callable(current) and not isinstance(current, type) and not getattr(current, "_recording", False):
-                _saved.append((attr, current))
-                register_attribute(attr, _recording_method(current, decl, attr))
+    if not _methods.swapped:
+        _methods.on()
 
 
 def restore() -> None:
-    while _saved:
-        attr, original = _saved.pop()
-        register_attribute(attr, original)
+    _methods.off()
 
 
 def start(recorder: Recorder) -> None:

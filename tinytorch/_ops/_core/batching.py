@@ -364,39 +364,17 @@ def _plain_method(decl, name: str, fn):
     return method
 
 
-_wrappers: dict = {}  # attribute -> (original, wrapper), made for the ops declared when first needed
-_wrappers_for = [0]   # how many ops were declared then
-_wrapped: list = []   # (attribute, original, wrapper) of the Tensor methods wrapped now
-_wrapping = [0]       # vmapped calls running with the wrappers, in all threads
+def _plain_wrapper(decl, name: str, current):
+    """Tensor's own method spellings (calling the op's implementation directly: an adapter goes through the public
+    function, which dispatches already); not its operators: for ``plain * batched`` Python asks the BatchedTensor's
+    reflected operator first, and rebinding a class's operators updates every subclass's slots (milliseconds)."""
+    if decl.method is not None or name.startswith("__"):
+        return None
+    return _plain_method(decl, name, current)
 
 
-def _wrap_plain_methods() -> None:
-    """Wrap Tensor's own method spellings (those that call the op's implementation directly; the others go
-    through the public function, which dispatches already)."""
-    if _wrappers_for[0] != len(_registry.REGISTRY):
-        _wrappers.clear()
-        for decl in list(_registry.REGISTRY.values()):
-            if decl.method is not None:
-                continue
-            for name in _registry.method_table(decl):
-                if name.startswith("__"):
-                    continue  # ``plain * batched``: Python asks the BatchedTensor's reflected operator first
-                    # (and rebinding a class's operators costs milliseconds: each updates every subclass's slots)
-                current = vars(Tensor).get(name)
-                if callable(current) and not isinstance(current, type):
-                    _wrappers[name] = (current, _plain_method(decl, name, current))
-        _wrappers_for[0] = len(_registry.REGISTRY)
-    for name, entry in _wrappers.items():
-        if vars(Tensor).get(name) is entry[0]:
-            _wrapped.append((name,) + entry)
-            setattr(Tensor, name, entry[1])
-
-
-def _unwrap_plain_methods() -> None:
-    while _wrapped:
-        name, fn, wrapper = _wrapped.pop()
-        if vars(Tensor).get(name) is wrapper:  # (a profile that wrapped it since restores its own)
-            setattr(Tensor, name, fn)
+_methods = _registry.MethodSwap(_plain_wrapper)
+_wrapping = [0]  # vmapped calls running with the wrappers, in all threads
 
 
 class plain_methods:
@@ -409,13 +387,13 @@ class plain_methods:
         with _Active._lock:
             _wrapping[0] += 1
             if _wrapping[0] == 1:
-                _wrap_plain_methods()
+                _methods.on()
 
     def __exit__(self, *exc) -> None:
         with _Active._lock:
             _wrapping[0] -= 1
             if not _wrapping[0]:
-                _unwrap_plain_methods()
+                _methods.off()
 
 
 def wrapped_now() -> bool:

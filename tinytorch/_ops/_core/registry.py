@@ -497,6 +497,42 @@ def method_table(decl: OpDecl) -> dict:
     return table
 
 
+class MethodSwap:
+    """Tensor's op spellings (``x.mul(y)``, ``x * y``) call the ops' implementations with nothing to ask, so a mode
+    that must see them (a profile, a graph capture, a vmapped call's second run) puts a wrapper in their place while
+    it runs: ``wrap(decl, attribute, current)`` gives the wrapper, or None to leave that spelling. ``on()`` puts the
+    wrappers in (made once per spelling and reused while the spelling stays the same), ``off()`` puts the
+    originals back, except where another swap has wrapped the spelling since: that one puts back its own."""
+
+    def __init__(self, wrap):
+        self.wrap = wrap
+        self.made: dict = {}   # attribute -> (original, wrapper)
+        self.swapped: list = []
+
+    def on(self) -> None:
+        for decl in list(REGISTRY.values()):
+            for attr in method_table(decl):
+                current = vars(Tensor).get(attr)
+                if not callable(current) or isinstance(current, type):
+                    continue
+                made = self.made.get(attr)
+                if made is None or made[0] is not current:
+                    if made is not None and made[1] is current:
+                        continue  # ours already
+                    wrapper = self.wrap(decl, attr, current)
+                    if wrapper is None:
+                        continue
+                    made = self.made[attr] = (current, wrapper)
+                self.swapped.append((attr,) + made)
+                register_attribute(attr, made[1])
+
+    def off(self) -> None:
+        while self.swapped:
+            attr, original, wrapper = self.swapped.pop()
+            if vars(Tensor).get(attr) is wrapper:
+                register_attribute(attr, original)
+
+
 def _bind_methods(decl: OpDecl) -> None:
     methods = method_table(decl)
     for n, words in decl.variants.items():

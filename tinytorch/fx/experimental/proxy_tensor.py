@@ -6,8 +6,8 @@ How it works, in three pieces:
      ``CAPTURE[0]`` first; while no capture runs that is None and the ask is one flag test. While one runs it holds
      this module's per-thread state ``_THREAD``, whose ``hook`` is the recording function in the capturing thread
      (None elsewhere). Methods and operators (``x * y``, ``x.relu()``) are the ops' own functions on ``Tensor``
-     with nothing to ask, so for the capture's length ``_instrument`` puts a recording wrapper in their place, as
-     the profiler does.
+     with nothing to ask, so for the capture's length ``_methods`` (the registry's ``MethodSwap``) puts a recording
+     wrapper in their place, as the profiler does.
   2. **The op runs, then is written down.** ``_record`` clears the thread's hook (the ops an op calls inside are
      its own business), runs the op, and hands the call to its rule (``_aten_rules.py``), which adds the ATen node(s)
      PyTorch's dispatcher would have shown: ``F.linear`` on a 2-d input becomes ``t`` then ``addmm``. Tensors are
@@ -36,11 +36,11 @@ import traceback
 from ... import factory as _factory
 from ..._op_namespace import ops
 from ..._ops._core import paths as _paths, registry as _registry
-from ..._ops._core.registry import REGISTRY, method_table
+from ..._ops._core.registry import REGISTRY
 from ...autograd.grad_mode import _State
 from ...autograd.node import _SavedOutput
 from ...nn.parameter import Parameter
-from ...tensor import Tensor, _make, register_attribute
+from ...tensor import Tensor, _make
 from ...utils import _pytree as pytree
 from .. import graph as _graph
 from ..graph import Graph
@@ -197,33 +197,17 @@ def _public_hook(public, decl, args, kwargs):
     return _run(public, decl, None, args, kwargs)
 
 
-def _recording_method(fn, decl, spelling: str):
+def _recording_method(decl, spelling: str, fn):
     def method(*args, **kwargs):
         if _THREAD.hook is None:
             return fn(*args, **kwargs)
         return _run(fn, decl, spelling, args, kwargs)
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     method.__wrapped__ = fn
-    method._capturing = True
     return method
 
 
-_saved: list = []  # (attribute, original) of the Tensor methods swapped while captures run
-
-
-def _instrument() -> None:
-    for decl in list(REGISTRY.values()):
-        for attr in method_table(decl):
-            current = vars(Tensor).get(attr)
-            if callable(current) and not isinstance(current, type) and not getattr(current, "_capturing", False):
-                _saved.append((attr, current))
-                register_attribute(attr, _recording_method(current, decl, attr))
-
-
-def _restore() -> None:
-    while _saved:
-        attr, original = _saved.pop()
-        register_attribute(attr, original)
+_methods = _registry.MethodSwap(_recording_method)  # the Tensor spellings, wrapped while captures run
 
 
 @contextlib.contextmanager
@@ -233,7 +217,7 @@ def capturing(rec: Recording):
         raise RuntimeError("a graph capture is already running in this thread")
     with _lock:
         if not _active[0]:
-            _instrument()
+            _methods.on()
             _registry.CAPTURE[0] = _THREAD
         _active[0] += 1
     _THREAD.recording, _THREAD.hook = rec, _public_hook
@@ -245,7 +229,7 @@ def capturing(rec: Recording):
             _active[0] -= 1
             if not _active[0]:
                 _registry.CAPTURE[0] = None
-                _restore()
+                _methods.off()
 
 
 # -- make_fx ---------------------------------------------------------------------------------------------
