@@ -185,9 +185,9 @@ def _strides(a: np.ndarray) -> tuple | None:
     return tuple(out)
 
 
-def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a, lda: int, b, ldb: int, beta, c, ldc: int) -> None:
-    """``cpublas::gemm``: column-major C = alpha op(A) op(B) + beta C on data pointers, after BLAS's
-    normalisation of the leading dimensions of degenerate sizes."""
+def _normal_lds(ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> tuple:
+    """BLAS's normalisation of the leading dimensions of degenerate sizes (``normalize_last_dims``): a dimension
+    of one row or column takes the size it would have contiguous."""
     if n == 1:
         ldc = m
     if ta:
@@ -200,6 +200,13 @@ def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a, lda: int, b, ldb
             ldb = n
     elif n == 1:
         ldb = k
+    return lda, ldb, ldc
+
+
+def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a, lda: int, b, ldb: int, beta, c, ldc: int) -> None:
+    """``cpublas::gemm``: column-major C = alpha op(A) op(B) + beta C on data pointers, after BLAS's
+    normalisation of the leading dimensions of degenerate sizes."""
+    lda, ldb, ldc = _normal_lds(ta, tb, m, n, k, lda, ldb, ldc)
     gemm = _state["fns"][c.dtype][0]
     gemm(_COL, _T if ta else _N, _T if tb else _N, m, n, k, alpha, a, lda, b, ldb, beta, c.ctypes.data, ldc)
 
@@ -331,18 +338,7 @@ def _baddbmm_into(c: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha, is_b
         if bs == 1:
             _gemm(ta, tb, m, n, k, alpha, _ptr(b), lda, _ptr(a), ldb, beta, c, ldc)
             return
-        if n == 1:
-            ldc = m
-        if ta:
-            if m == 1:
-                lda = k
-        elif k == 1:
-            lda = m
-        if tb:
-            if k == 1:
-                ldb = n
-        elif n == 1:
-            ldb = k
+        lda, ldb, ldc = _normal_lds(ta, tb, m, n, k, lda, ldb, ldc)
         if lda >= max(1, k if ta else m) and ldb >= max(1, n if tb else k) and ldc >= max(1, m):
             _gemm_batch(ta, tb, bs, m, n, k, alpha, b, sb[0], lda, a, sa[0], ldb, beta, c, ldc)
             return

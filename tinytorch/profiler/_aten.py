@@ -8,10 +8,9 @@ node that computes spans the op's time; allocations and views take none. An op w
 shapes read off its arguments."""
 from __future__ import annotations
 
-import functools
-import inspect
 import numbers
 
+from .._ops._core.arguments import signature as _signature
 from .._ops._kernels.parallel import get_num_threads
 from ..tensor import Tensor
 
@@ -31,14 +30,6 @@ def base_name(decl, spelling: str) -> str:
 def shape(value) -> list:
     """A tensor argument's entry in the input shapes: its shape; anything else (scalars, lists, None): ``[]``."""
     return list(value.shape) if isinstance(value, Tensor) else []
-
-
-@functools.lru_cache(maxsize=None)
-def _signature(fn):
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
 
 
 class Call:

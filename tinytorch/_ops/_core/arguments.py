@@ -11,6 +11,7 @@ happens before the implementation runs, so the call can be made again, and the c
 PyTorch's ``name(): `` prefix: the outermost public function's name, as PyTorch's parser sees only that call."""
 from __future__ import annotations
 
+import functools
 import inspect
 
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
@@ -24,6 +25,16 @@ def strided_only(layout, pin_memory) -> None:
     if pin_memory:
         raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
                            "is available on this system.")
+
+
+@functools.lru_cache(maxsize=None)
+def signature(fn):
+    """``inspect.signature(fn)``, once per function (None for one Python cannot read): how the recorders that
+    name a call's arguments (the profiler's input shapes, the graph capture's ATen arguments) bind them."""
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
 
 
 def _parameters(impl) -> tuple | None:

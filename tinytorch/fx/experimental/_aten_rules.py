@@ -17,11 +17,10 @@ recorded call shows: PyTorch's dispatcher leaves out the trailing positional arg
 that hold their defaults (``sum.dim_IntList(x, [0])``, not ``sum.dim_IntList(x, [0], False, dtype=None)``)."""
 from __future__ import annotations
 
-import functools
-import inspect
 
 import numpy as np
 
+from ..._ops._core.arguments import signature as _signature
 from ..._ops.shape.conversions import contiguous_format
 from ..._tensor.members import strided
 from ...tensor import Tensor
@@ -178,14 +177,6 @@ class Args:
 
     def keywords(self) -> dict:
         return {k: v for k, v in self.values.items() if k in self.kw_only}
-
-
-@functools.lru_cache(maxsize=None)
-def _signature(fn):
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
 
 
 def _listed(dim) -> list:
