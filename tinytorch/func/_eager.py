@@ -19,7 +19,7 @@ from ..autograd.node import AccumulateGrad
 from .._ops.shape.join import stack
 from ..factory import zeros_like
 from ..tensor import Tensor
-from ._pytree import tree_flatten, tree_unflatten
+from .._ops._core.pytree import tree_flatten, tree_unflatten
 from ._vmap import BatchedTensor
 from .._ops._core.batching import needs_per_sample
 

@@ -10,7 +10,7 @@ from ..factory import zeros, zeros_like
 from .._ops.shape.join import stack
 from ..tensor import Tensor
 from ._eager import _Inputs, _detach_tree, _finish, _grads, _physical, _split_aux
-from ._pytree import tree_flatten, tree_unflatten
+from .._ops._core.pytree import tree_flatten, tree_unflatten
 from ._vectorized import VmapUnsupported, jac_columns, jac_rows
 
 

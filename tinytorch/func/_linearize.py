@@ -11,7 +11,7 @@ import functools
 
 from .._ops.shape.join import stack
 from ._eager import jvp
-from ._pytree import tree_flatten
+from .._ops._core.pytree import tree_flatten
 
 _REMOVE_ERROR = (
     "functionalize(f, remove='mutations'): received invalid argument for remove={}. Valid options are:\n"

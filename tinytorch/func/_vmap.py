@@ -18,7 +18,7 @@ import functools
 
 from .._ops._core.batching import level as _vmap_level
 from ..tensor import Tensor
-from ._pytree import tree_flatten, tree_unflatten
+from .._ops._core.pytree import tree_flatten, tree_unflatten
 from .._ops._core import batching as _batching
 from .._ops._core.batching import BatchedTensor
 from .._ops.shape.join import stack

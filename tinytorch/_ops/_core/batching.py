@@ -21,6 +21,7 @@ from ...autograd.grad_mode import _Active, _State, version_counter
 from ..._size import Size
 from ...tensor import Tensor, _wrap_dim
 from . import registry as _registry
+from .pytree import tree_flatten, tree_unflatten
 
 
 def unsupported(what: str) -> RuntimeError:
@@ -246,8 +247,6 @@ def composite(op, *args, **kwargs):
 
 def per_sample(op, lead: BatchedTensor, args, kwargs):
     """PyTorch's fallback for an op without a rule: the op once per sample, results stacked."""
-    from ...func._pytree import tree_flatten, tree_unflatten
-
     def pick(x, i):
         return x._phys[i] if at(x, lead) else x
 
