@@ -22,6 +22,15 @@ from ...factory import zeros
 from ..index.index import _SELECT
 from ..shape.join import cat
 from ..index.masked import masked_fill
+from ..reduce.softmax import softmax
+from .attention import scaled_dot_product_attention
+from .dropout import dropout
+from .linear import linear
+from .pad import pad
+
+# nn.functional's own spellings of softmax and dropout (signatures of their own), which PyTorch's code calls here
+_f_softmax = softmax._decl.functional
+_f_dropout = dropout._decl.functional
 
 
 def _size(shape) -> str:
@@ -128,7 +137,6 @@ def _split_packed(proj):
 
 def _in_projection_packed(q, k, v, w, b):
     """Q, K, V from one (3E, E) weight; one GEMM when query, key and value are the same tensor."""
-    from ...nn.functional import linear
     E = q.shape[-1]
     if k is v and q is k:
         # PyTorch's steps: one contiguous (3, L, N, E) copy, so that each of Q, K, V is contiguous and the
@@ -149,7 +157,6 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
                                  q_proj_weight=None, k_proj_weight=None, v_proj_weight=None, static_k=None,
                                  static_v=None, average_attn_weights: bool = True, is_causal: bool = False):
     """Multi-head attention of sequence-first inputs; returns (output, weights or None)."""
-    from ...nn import functional as F
     is_batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -178,8 +185,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
             raise AssertionError(f"key's sequence and batch dims {_size(key.shape[:2])} do not match value's "
                                  f"{_size(value.shape[:2])}")
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = (F.linear(query, q_proj_weight, b_q), F.linear(key, k_proj_weight, b_k),
-                   F.linear(value, v_proj_weight, b_v))
+        q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
+                   linear(value, v_proj_weight, b_v))
     else:
         if tuple(key.shape) != tuple(value.shape):
             raise AssertionError(f"key shape {_size(key.shape)} does not match value shape {_size(value.shape)}")
@@ -200,9 +207,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         k = cat([k, bias_k.repeat(1, bsz, 1)])
         v = cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None
                              else "bias_v is set but bias_k is None")
@@ -213,9 +220,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         k = cat([k, zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], dim=1)
         v = cat([v, zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], dim=1)
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     src_len = k.shape[1]
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (bsz, src_len):
@@ -233,11 +240,11 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         scores = q_scaled.bmm(k.transpose(-2, -1))
         if attn_mask is not None:
             scores = attn_mask + scores
-        weights = F.softmax(scores, dim=-1)
+        weights = _f_softmax(scores, dim=-1)
         if dropout_p > 0.0:
-            weights = F.dropout(weights, p=dropout_p)
+            weights = _f_dropout(weights, p=dropout_p)
         out = weights.bmm(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -253,9 +260,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     q = q.view(bsz, num_heads, tgt_len, head_dim)
     k = k.view(bsz, num_heads, src_len, head_dim)
     v = v.view(bsz, num_heads, src_len, head_dim)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
     if not is_batched:
         out = out.squeeze(1)
     return out, None
