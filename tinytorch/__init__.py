@@ -27,7 +27,7 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from . import factory as _factory  # noqa: F401  (declares the factories)
-from ._random import tensor_ops as _random_ops  # noqa: F401  (declares the random functions)
+from ._ops.random import sampling as _random_ops  # noqa: F401  (declares the random functions)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401

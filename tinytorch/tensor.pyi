@@ -215,6 +215,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
         sigmoid as sigmoid_, sign as sign, sign as sign_, signbit as signbit, sin as sin, sin as sin_, sinh as sinh,
         sinh as sinh_, sqrt as sqrt, sqrt as sqrt_, square as square, square as square_, tan as tan, tan as tan_,
         tanh as tanh, tanh as tanh_, trunc as trunc, trunc as trunc_)
+    from tinytorch._ops.random.sampling import (bernoulli as bernoulli, bernoulli_ as bernoulli_, cauchy_ as cauchy_,
+        exponential_ as exponential_, geometric_ as geometric_, log_normal_ as log_normal_, multinomial as multinomial,
+        normal_ as normal_, random_ as random_, uniform_ as uniform_)
     from tinytorch._ops.reduce.counting import (argwhere as argwhere, bincount as bincount,
         count_nonzero as count_nonzero, histc as histc, nonzero as nonzero, unique as unique,
         unique_consecutive as unique_consecutive)
@@ -269,9 +272,6 @@ class Tensor(_TensorPlacement, _TensorConversion):
     from tinytorch._ops.special.gamma import igammac as igammac, igammac as igammac_
     from tinytorch._ops.special.xlogy import sinc as sinc, sinc as sinc_
     from tinytorch._quantized.tensor import _plain_dequantize as dequantize
-    from tinytorch._random.tensor_ops import (bernoulli as bernoulli, bernoulli_ as bernoulli_, cauchy_ as cauchy_,
-        exponential_ as exponential_, geometric_ as geometric_, log_normal_ as log_normal_, multinomial as multinomial,
-        normal_ as normal_, random_ as random_, uniform_ as uniform_)
     from tinytorch._tensor.legacy_types import _new as new
     from tinytorch._tensor.members import (as_subclass as as_subclass, _contains as __contains__,
         module_load as module_load, _setstate as __setstate__)

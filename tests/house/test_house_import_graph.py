@@ -28,12 +28,9 @@ UPWARD_ARROWS = {
         "factory.py declares ops (the registry) and the op families import its helpers: an op file outside _ops/",
     ("tinytorch/factory.py", "tinytorch/autograd/"):
         "factory.py stands with the ops, above autograd's core; it rides below them on the arrow above",
-    ("tinytorch/factory.py", "tinytorch/_random/"):
-        "linspace/logspace round as PyTorch's CPU kernels with _random/fpmath.py (fma64, libm_pow), which "
-        "_random/tensor_ops.py, built on factory's helpers, shares: a CPU path",
     ("tinytorch/_random/", "tinytorch/_ops/"):
-        "_random/tensor_ops.py declares the random ops, draws.py and engine.py use _ops/_kernels (parallel, "
-        "compiled), and _ops/_kernels round with _random/fpmath.py",
+        "_random/draws.py and engine.py use _ops/_kernels (parallel, compiled), and _ops/_kernels round with "
+        "_random/fpmath.py",
     ("tinytorch/autograd/", "tinytorch/_ops/"):
         "autograd/functional.py (torch.autograd.functional, built on the ops) stacks Jacobian rows with stack",
     ("tinytorch/autograd/", "tinytorch/func/"):
@@ -47,7 +44,7 @@ UPWARD_ARROWS = {
     ("tinytorch/nn/", "tinytorch/ao/"):
         "nn/quantized/ and nn/quantized/dynamic/ are PyTorch's older paths of ao's quantized modules, built on nn",
 }
-UPWARD_ARROWS_CEILING = 12
+UPWARD_ARROWS_CEILING = 11
 # writes a module makes into another module's attributes while it loads (``othermodule.attr = ...``,
 # ``setattr(ImportedClass, ...)``): a lower module offers a registration function instead
 # (``tensor.register_attribute`` for Tensor's methods and properties, ``tensor.bind_backward``,
@@ -125,7 +122,7 @@ def test_tensor_does_not_import_the_ops():
 
 
 # what sits above autograd's core: the ops and everything built on them (docs/import-layers.md)
-_ABOVE_THE_CORE = ("tinytorch._ops", "tinytorch.factory", "tinytorch._random.tensor_ops", "tinytorch.nn",
+_ABOVE_THE_CORE = ("tinytorch._ops", "tinytorch.factory", "tinytorch.nn",
                    "tinytorch.func", "tinytorch.optim", "tinytorch.data", "tinytorch.autograd.functional",
                    "tinytorch.autograd._functional_utils")
 

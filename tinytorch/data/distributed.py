@@ -5,7 +5,7 @@ import math
 from collections.abc import Iterator, Sized
 
 from .. import distributed as dist
-from .._random.tensor_ops import randperm
+from .._ops.random.sampling import randperm
 from ..random import Generator
 from .sampler import Sampler
 

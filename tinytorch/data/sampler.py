@@ -15,7 +15,7 @@ import numpy as np
 
 from .._random import draws
 from .._random.engine import _engine
-from .._random.tensor_ops import multinomial
+from .._ops.random.sampling import multinomial
 from ..random import Generator
 from ..tensor import _make
 

@@ -12,7 +12,7 @@ from .. import _dtype
 from .._dtype_info import finfo, iinfo
 from ..factory import empty
 from .._ops.pointwise.complex import view_as_real
-from .._random.tensor_ops import randint
+from .._ops.random.sampling import randint
 
 _INTEGRAL = (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)
 _BOOL_OR_INTEGRAL = (_dtype.bool_, *_INTEGRAL)

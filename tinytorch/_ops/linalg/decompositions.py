@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ..._random.tensor_ops import randn
+from ..random.sampling import randn
 from ...autograd.node import Node
 from ...factory import ones, zeros
 from ...tensor import Tensor, register_attribute

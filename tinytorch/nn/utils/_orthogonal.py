@@ -20,7 +20,7 @@ from ..._ops.pointwise.binary import allclose
 from ..._ops.shape.join import cat
 from ..._ops.linalg.matrix_functions import matrix_exp
 from ...tensor import Tensor, _make
-from ..._random.tensor_ops import randn
+from ..._ops.random.sampling import randn
 from ..modules.module import Module
 from . import parametrize
 

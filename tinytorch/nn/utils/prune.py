@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from ..._ops.shape.conversions import contiguous_format
 from ..._ops.linalg.norms import norm as _norm
 from ..._ops.reduce.sort import kthvalue, topk
-from ..._random.tensor_ops import rand, rand_like
+from ..._ops.random.sampling import rand, rand_like
 from ...factory import ones_like, zeros_like
 from .convert_parameters import parameters_to_vector
 

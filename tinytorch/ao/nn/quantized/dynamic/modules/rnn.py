@@ -12,7 +12,7 @@ from ......nn.modules.container import ModuleList
 from ......nn.modules.module import Module, _addindent
 from ......nn.modules.rnn import LSTM as _FloatLSTM
 from ......nn.utils.rnn import PackedSequence
-from ......_random.tensor_ops import randn
+from ......_ops.random.sampling import randn
 from ......_quantized.packed_params import CellParamsBase, LinearPackedParamsBase
 from ......_quantized.tensor import quantize_per_tensor
 from ......_quantized.rnn import quantized_lstm

@@ -9,22 +9,22 @@ import warnings
 
 import numpy as np
 
-from .._dtype import FLOATING_NP
-from .._meta_array import MetaArray
-from .. import _dtype
-from ..autograd.grad_mode import version_counter
-from .._size import _require_cpu
-from ..factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
-from .._ops.pointwise.inplace import check_inplace, writeable
-from .._ops.shape.views import refresh
-from ..autograd.node import Node
-from .._ops._core.record import record
-from .._ops._core.registry import op
-from .engine import _engine
-from ..tensor import Tensor, _make
-from . import draws
-from .fpmath import fma64, libm_exp, libm_tan
-from .normal import normal_values, scalar_normals
+from ..._dtype import FLOATING_NP
+from ..._meta_array import MetaArray
+from ... import _dtype
+from ...autograd.grad_mode import version_counter
+from ..._size import _require_cpu
+from ...factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
+from ..pointwise.inplace import check_inplace, writeable
+from ..shape.views import refresh
+from ...autograd.node import Node
+from .._core.record import record
+from .._core.registry import op
+from ..._random.engine import _engine
+from ...tensor import Tensor, _make
+from ..._random import draws
+from ..._random.fpmath import fma64, libm_exp, libm_tan
+from ..._random.normal import normal_values, scalar_normals
 
 _RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
 
