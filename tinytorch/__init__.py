@@ -127,7 +127,7 @@ import math as _math  # noqa: E402
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
-from ._tensor.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
+from ._ops._core.members import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402,F401
 from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401

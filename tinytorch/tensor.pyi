@@ -124,6 +124,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
 
     # -- registered as their modules load (tensor.register_attribute), by declaring module ----------------
     from tinytorch._interop import _dlpack as __dlpack__, _dlpack_device as __dlpack_device__
+    from tinytorch._ops._core.members import (as_subclass as as_subclass, _contains as __contains__,
+        module_load as module_load, _setstate as __setstate__)
     from tinytorch._ops.fft.spectral import istft as istft, stft as stft
     from tinytorch._ops.index.index import getitem as __getitem__, setitem as __setitem__
     from tinytorch._ops.index.index_put import index_put as index_put, index_put as index_put_, put as put, put as put_
@@ -273,8 +275,6 @@ class Tensor(_TensorPlacement, _TensorConversion):
     from tinytorch._ops.special.xlogy import sinc as sinc, sinc as sinc_
     from tinytorch._quantized.tensor import _plain_dequantize as dequantize
     from tinytorch._tensor.legacy_types import _new as new
-    from tinytorch._tensor.members import (as_subclass as as_subclass, _contains as __contains__,
-        module_load as module_load, _setstate as __setstate__)
     from tinytorch.factory import new_empty_strided as new_empty_strided
     from tinytorch.storage import (typed_storage as storage, storage_offset as storage_offset,
         untyped_storage as untyped_storage)
@@ -295,9 +295,9 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def int_repr(self, *args, **kwargs): ...  # tinytorch/_quantized/tensor.py
     is_sparse_csr: builtins.bool
     @property
-    def itemsize(self): ...  # tinytorch/_tensor/members.py
+    def itemsize(self): ...  # tinytorch/_ops/_core/members.py
     @property
-    def layout(self): ...  # tinytorch/_tensor/members.py
+    def layout(self): ...  # tinytorch/_ops/_core/members.py
     def long(self, memory_format=...) -> Tensor: ...  # tinytorch/_ops/shape/conversions.py
     # tinytorch/utils/_python_dispatch.py
     @staticmethod
@@ -309,7 +309,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     @property
     def mT(self) -> Tensor: ...  # tinytorch/_ops/shape/shape.py
     @property
-    def nbytes(self): ...  # tinytorch/_tensor/members.py
+    def nbytes(self): ...  # tinytorch/_ops/_core/members.py
     def q_scale(self, *args, **kwargs): ...  # tinytorch/_quantized/tensor.py
     def q_zero_point(self, *args, **kwargs): ...  # tinytorch/_quantized/tensor.py
     def qscheme(self, *args, **kwargs): ...  # tinytorch/_quantized/tensor.py
@@ -318,4 +318,4 @@ class Tensor(_TensorPlacement, _TensorConversion):
     @property
     def T(self) -> Tensor: ...  # tinytorch/_ops/shape/shape.py
     @classmethod
-    def __torch_function__(cls, func, types, args=..., kwargs=None): ...  # tinytorch/_tensor/members.py
+    def __torch_function__(cls, func, types, args=..., kwargs=None): ...  # tinytorch/_ops/_core/members.py

@@ -19,11 +19,8 @@ UPWARD_ARROWS = {
         "Tensor builds on the grad modes and nodes (autograd/grad_mode.py, node.py), which share autograd/ "
         "with the engine built on Tensor",
     ("tinytorch/tensor.py", "tinytorch/_tensor/"):
-        "Tensor inherits _tensor/placement.py and conversion.py and prints with printing.py; _tensor/members.py "
-        "and legacy_types.py register members on it, built on the ops (_ops/sparse imports members)",
-    ("tinytorch/_tensor/", "tinytorch/_ops/"):
-        "_tensor/members.py routes subclasses through _ops/_core/torch_function.py and aliases with "
-        "_ops/shape/shape.py, while _ops/sparse imports its layouts and _prepare_subclass",
+        "Tensor inherits _tensor/placement.py and conversion.py and prints with printing.py; _tensor/swap.py "
+        "and legacy_types.py build on Tensor",
     ("tinytorch/factory.py", "tinytorch/_ops/"):
         "factory.py declares ops (the registry) and the op families import its helpers: an op file outside _ops/",
     ("tinytorch/factory.py", "tinytorch/autograd/"):
@@ -37,14 +34,14 @@ UPWARD_ARROWS = {
         "autograd/functional.py vectorizes its Jacobians with func's vmap",
     ("tinytorch/autograd/", "tinytorch/_tensor/"):
         "autograd/forward_ad.py registers how a dual tensor prints into _tensor/printing.py (bind_dual_parts), "
-        "which sits below tensor.py with the grad modes; members.py and swap.py in _tensor/ build on autograd/node.py",
+        "which sits below tensor.py with the grad modes; swap.py in _tensor/ builds on autograd/node.py",
     ("tinytorch/autograd/", "tinytorch/profiler/"):
         "autograd/profiler.py (torch.autograd.profiler, PyTorch's older API) subclasses profiler's profile, whose "
         "recorder times the ops",
     ("tinytorch/nn/", "tinytorch/ao/"):
         "nn/quantized/ and nn/quantized/dynamic/ are PyTorch's older paths of ao's quantized modules, built on nn",
 }
-UPWARD_ARROWS_CEILING = 11
+UPWARD_ARROWS_CEILING = 10
 # writes a module makes into another module's attributes while it loads (``othermodule.attr = ...``,
 # ``setattr(ImportedClass, ...)``): a lower module offers a registration function instead
 # (``tensor.register_attribute`` for Tensor's methods and properties, ``tensor.bind_backward``,

@@ -17,7 +17,7 @@ from .. import _dtype
 from .._meta_data import is_meta_device, mark_meta
 from .._op_namespace import ops as _ops
 from .._ops._core.registry import REGISTRY, method_table
-from .._tensor.members import _prepare_subclass
+from .._ops._core.members import _prepare_subclass
 from ..tensor import Tensor, _new, register_attribute
 
 __all__ = ["is_traceable_wrapper_subclass"]

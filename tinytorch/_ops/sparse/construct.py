@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ..._tensor.members import sparse_coo, sparse_csr
+from .._core.members import sparse_coo, sparse_csr
 from ...autograd.node import Node
 from ...factory import tensor as _tensor_factory
 from ...tensor import Tensor, _make, _view_of

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from ... import _dtype
-from ..._tensor.members import strided
+from .._core.members import strided
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim

@@ -3,7 +3,7 @@
 
 A sparse tensor is a ``Tensor`` (``isinstance(s, torch.Tensor)``, autograd's edges, hooks and ``.grad``
 work on it as on any tensor) whose class routes every Tensor method and every ``torch.X(...)`` called
-with it through ``__torch_function__`` (``_tensor.members``'s subclass dispatch): the ops PyTorch runs on
+with it through ``__torch_function__`` (``_ops._core.members``'s subclass dispatch): the ops PyTorch runs on
 sparse inputs find their sparse kernel in ``HANDLERS`` (``pointwise.py`` registers them); any other op is
 refused with PyTorch's "Could not run 'aten::X' with arguments from the 'SparseCPU' backend" instead of
 running on a dense copy. The one place a sparse tensor turns dense for code written for strided arrays
@@ -21,7 +21,7 @@ import numpy as np
 from ... import _dtype
 from ..._size import Size
 from ..._tensor.printing import _add_suffixes, tensor_body
-from ..._tensor.members import _prepare_subclass, sparse_coo, sparse_csr
+from .._core.members import _prepare_subclass, sparse_coo, sparse_csr
 from ...autograd.grad_mode import NO_VERSION, _State
 from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
 from .._core.registry import write_out

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..._ops._core.arguments import signature as _signature
 from ..._ops.shape.conversions import contiguous_format
-from ..._tensor.members import strided
+from ..._ops._core.members import strided
 from ...tensor import Tensor
 
 __all__ = ["SCHEMAS", "RULES", "Args", "schema", "rule_for"]

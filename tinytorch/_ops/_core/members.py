@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numbers
 
-from .. import storage as _storage
-from ..autograd.grad_mode import _Active
-from ..autograd.node import Node
-from .._ops._core.torch_function import add_routed, dispatch as _dispatch, subclass_among
-from .._ops.shape.shape import _unary_result
-from ..tensor import Tensor, register_attribute
+from ... import storage as _storage
+from ...autograd.grad_mode import _Active
+from ...autograd.node import Node
+from .torch_function import add_routed, dispatch as _dispatch, subclass_among
+from ..shape.shape import _unary_result
+from ...tensor import Tensor, register_attribute
 
 
 class layout:
