@@ -26,7 +26,7 @@ from ._dtype import (complex32, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, flo
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
-from . import factory as _factory  # noqa: F401  (declares the factories)
+from ._ops.creation import factory as _factory  # noqa: F401  (declares the factories)
 from ._ops.random import sampling as _random_ops  # noqa: F401  (declares the random functions)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)

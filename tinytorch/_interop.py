@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtype
 from ._numpy_compat import array_dlpack, from_dlpack as _np_from_dlpack
 from .tensor import Tensor, _make, register_attribute
-from .factory import tensor as _tensor
+from ._ops.creation.factory import tensor as _tensor
 from .storage import UntypedStorage
 
 __all__ = ["asarray", "from_dlpack", "frombuffer", "from_file", "to_dlpack"]

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import _meta_data
 from ._meta_array import MetaArray, NeedsData
-from . import factory as _factory
+from ._ops.creation import factory as _factory
 from ._ops._core import registry as _registry
 from ._ops._core.registry import REGISTRY, method_table
 from .autograd.grad_mode import _State, version_counter

@@ -126,6 +126,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     from tinytorch._interop import _dlpack as __dlpack__, _dlpack_device as __dlpack_device__
     from tinytorch._ops._core.members import (as_subclass as as_subclass, _contains as __contains__,
         module_load as module_load, _setstate as __setstate__)
+    from tinytorch._ops.creation.factory import new_empty_strided as new_empty_strided
     from tinytorch._ops.fft.spectral import istft as istft, stft as stft
     from tinytorch._ops.index.index import getitem as __getitem__, setitem as __setitem__
     from tinytorch._ops.index.index_put import index_put as index_put, index_put as index_put_, put as put, put as put_
@@ -275,7 +276,6 @@ class Tensor(_TensorPlacement, _TensorConversion):
     from tinytorch._ops.special.xlogy import sinc as sinc, sinc as sinc_
     from tinytorch._quantized.tensor import _plain_dequantize as dequantize
     from tinytorch._tensor.legacy_types import _new as new
-    from tinytorch.factory import new_empty_strided as new_empty_strided
     from tinytorch.storage import (typed_storage as storage, storage_offset as storage_offset,
         untyped_storage as untyped_storage)
     # registered by name only (no module binds them): declared here, with the file that registers them

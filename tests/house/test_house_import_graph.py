@@ -21,15 +21,12 @@ UPWARD_ARROWS = {
     ("tinytorch/tensor.py", "tinytorch/_tensor/"):
         "Tensor inherits _tensor/placement.py and conversion.py and prints with printing.py; _tensor/swap.py "
         "and legacy_types.py build on Tensor",
-    ("tinytorch/factory.py", "tinytorch/_ops/"):
-        "factory.py declares ops (the registry) and the op families import its helpers: an op file outside _ops/",
-    ("tinytorch/factory.py", "tinytorch/autograd/"):
-        "factory.py stands with the ops, above autograd's core; it rides below them on the arrow above",
     ("tinytorch/_random/", "tinytorch/_ops/"):
         "_random/draws.py and engine.py use _ops/_kernels (parallel, compiled), and _ops/_kernels round with "
         "_random/fpmath.py",
     ("tinytorch/autograd/", "tinytorch/_ops/"):
-        "autograd/functional.py (torch.autograd.functional, built on the ops) stacks Jacobian rows with stack",
+        "autograd/functional.py and _functional_utils.py (torch.autograd.functional, built on the ops) stack "
+        "Jacobian rows with stack and start from the factories' zeros",
     ("tinytorch/autograd/", "tinytorch/func/"):
         "autograd/functional.py vectorizes its Jacobians with func's vmap",
     ("tinytorch/autograd/", "tinytorch/_tensor/"):
@@ -41,7 +38,7 @@ UPWARD_ARROWS = {
     ("tinytorch/nn/", "tinytorch/ao/"):
         "nn/quantized/ and nn/quantized/dynamic/ are PyTorch's older paths of ao's quantized modules, built on nn",
 }
-UPWARD_ARROWS_CEILING = 10
+UPWARD_ARROWS_CEILING = 8
 # writes a module makes into another module's attributes while it loads (``othermodule.attr = ...``,
 # ``setattr(ImportedClass, ...)``): a lower module offers a registration function instead
 # (``tensor.register_attribute`` for Tensor's methods and properties, ``tensor.bind_backward``,
@@ -119,7 +116,7 @@ def test_tensor_does_not_import_the_ops():
 
 
 # what sits above autograd's core: the ops and everything built on them (docs/import-layers.md)
-_ABOVE_THE_CORE = ("tinytorch._ops", "tinytorch.factory", "tinytorch.nn",
+_ABOVE_THE_CORE = ("tinytorch._ops", "tinytorch.nn",
                    "tinytorch.func", "tinytorch.optim", "tinytorch.data", "tinytorch.autograd.functional",
                    "tinytorch.autograd._functional_utils")
 

@@ -8,7 +8,7 @@ import copy
 
 from .. import nn
 from .._ops.shape.join import stack
-from ..factory import empty_like
+from .._ops.creation.factory import empty_like
 from ..func._functional_call import _resolve
 
 __all__ = ["FunctionalModule", "FunctionalModuleWithBuffers", "make_functional", "make_functional_with_buffers",

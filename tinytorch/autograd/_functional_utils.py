@@ -3,7 +3,7 @@ re-wrapping of inputs, ``autograd.grad`` that skips outputs without a graph, and
 unused inputs (the argument handling the Jacobian/Hessian drivers in ``functional.py`` share)."""
 from __future__ import annotations
 
-from ..factory import zeros_like
+from .._ops.creation.factory import zeros_like
 from ..tensor import Tensor
 from .engine import grad as _grad
 from .grad_mode import _State

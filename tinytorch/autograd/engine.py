@@ -135,7 +135,7 @@ def _steal_or_copy(g, like: np.ndarray):
     return _make(out)
 
 
-# factory.empty_like: factories are ops, which build on this module; tinytorch.factory registers it when
+# factory.empty_like: factories are ops, which build on this module; _ops/creation/factory.py registers it when
 # it loads (``bind_empty_like``)
 _empty_like = None
 

@@ -41,7 +41,7 @@ from .grad_mode import _Active, _State, enable_grad
 from .node import AccumulateGrad
 from .._tensor import printing as _printing
 
-# factory.zeros: factories are ops, which build on this module; tinytorch.factory registers it when it
+# factory.zeros: factories are ops, which build on this module; _ops/creation/factory.py registers it when it
 # loads (``bind_zeros``; the tangent rules run long after)
 zeros = None
 

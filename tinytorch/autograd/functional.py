@@ -6,7 +6,7 @@ backward trick: the vector-Jacobian product ``u -> J^T u`` is linear in ``u``, s
 that the function's own captured tensors are never confused with the inputs (PyTorch does the same)."""
 from __future__ import annotations
 
-from ..factory import zeros, zeros_like
+from .._ops.creation.factory import zeros, zeros_like
 from ..func import grad as func_grad
 from ..func._vectorized import VmapUnsupported, jac_columns, jac_rows
 from .._ops.shape.join import stack

@@ -17,7 +17,7 @@ from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..autograd.node import AccumulateGrad
 from .._ops.shape.join import stack
-from ..factory import zeros_like
+from .._ops.creation.factory import zeros_like
 from ..tensor import Tensor
 from .._ops._core.pytree import tree_flatten, tree_unflatten
 from ._vmap import BatchedTensor

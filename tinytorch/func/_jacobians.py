@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
-from ..factory import zeros, zeros_like
+from .._ops.creation.factory import zeros, zeros_like
 from .._ops.shape.join import stack
 from ..tensor import Tensor
 from ._eager import _Inputs, _detach_tree, _finish, _grads, _physical, _split_aux

@@ -12,7 +12,7 @@ The callers catch that (``VmapUnsupported``) and fall back to their loop over el
 function still gets its Jacobian, just without the speed-up."""
 from __future__ import annotations
 
-from ..factory import eye
+from .._ops.creation.factory import eye
 from .._ops.shape.join import cat
 from ..tensor import Tensor
 from . import _eager  # vjp/jvp, looked up when called

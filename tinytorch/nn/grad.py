@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
-from ..factory import zeros
+from .._ops.creation.factory import zeros
 from . import functional as F
 
 

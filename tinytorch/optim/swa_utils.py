@@ -10,7 +10,7 @@ from copy import deepcopy
 from typing import Any, Callable, Iterable
 
 from .._dtype import int64
-from ..factory import tensor
+from .._ops.creation.factory import tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from ..tensor import Tensor

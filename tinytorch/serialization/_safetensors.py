@@ -29,7 +29,7 @@ import safetensors
 import safetensors.numpy
 
 from .._dtype import BF16_NP, FLOATING_NP
-from ..factory import from_numpy
+from .._ops.creation.factory import from_numpy
 from ..tensor import Tensor
 from ._errors import SerializationError
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype_info import promote_types
-from ..factory import as_tensor, tensor
+from .._ops.creation.factory import as_tensor, tensor
 from ..tensor import Tensor
 
 # {dtype: (rtol, atol)}: PyTorch's defaults; every other dtype (integers, bool) compares exactly

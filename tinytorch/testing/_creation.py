@@ -10,7 +10,7 @@ import warnings
 
 from .. import _dtype
 from .._dtype_info import finfo, iinfo
-from ..factory import empty
+from .._ops.creation.factory import empty
 from .._ops.pointwise.complex import view_as_real
 from .._ops.random.sampling import randint
 

@@ -14,8 +14,8 @@ from ... import _dtype
 from ..._dtype import cpp_name
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from ...factory import ones
-from ...factory import arange, linspace
+from ..creation.factory import ones
+from ..creation.factory import arange, linspace
 
 
 _FACTORY = "a factory"

@@ -20,7 +20,7 @@ import numpy as np
 from ... import _dtype
 from ..random.sampling import randn
 from ...autograd.node import Node
-from ...factory import ones, zeros
+from ..creation.factory import ones, zeros
 from ...tensor import Tensor, register_attribute
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op

@@ -18,7 +18,7 @@ import numpy as np
 from ..._dtype import INEXACT_NP, cpp_name
 from ..._quiet_fp import silent
 from ...autograd.node import Node
-from ...factory import ones_like
+from ..creation.factory import ones_like
 from ..shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, LOWP_NP
 from ...autograd.grad_mode import no_grad
-from ...factory import ones_like, zeros_like
+from ..creation.factory import ones_like, zeros_like
 from ..._quiet_fp import silent
 from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim

@@ -18,7 +18,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ..._dtype import FROM_NP
-from ...factory import linspace
+from ..creation.factory import linspace
 from ..shape.join import stack
 from .._core.registry import op
 from .._core.record import record

@@ -18,7 +18,7 @@ from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from ...factory import zeros
+from ..creation.factory import zeros
 from ..index.index import _SELECT
 from ..shape.join import cat
 from ..index.masked import masked_fill

@@ -12,7 +12,8 @@ import warnings
 
 import numpy as np
 
-from ... import _dtype_casts, factory
+from ... import _dtype_casts
+from ..creation import factory
 from ..._dtype import NARROW_NP
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node

@@ -14,7 +14,7 @@ from ..._meta_array import MetaArray
 from ... import _dtype
 from ...autograd.grad_mode import version_counter
 from ..._size import _require_cpu
-from ...factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
+from ..creation.factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
 from ..pointwise.inplace import check_inplace, writeable
 from ..shape.views import refresh
 from ...autograd.node import Node

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...factory import linspace
+from ..creation.factory import linspace
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .._core.return_types import _named

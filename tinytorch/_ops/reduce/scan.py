@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import _dtype
 from ...autograd.grad_mode import _State
-from ...factory import ones_like
+from ..creation.factory import ones_like
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import level_of, unsupported

@@ -16,7 +16,7 @@ from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
 from .._core.record import record
 from .._core.registry import aten_only, op
-from ... import factory
+from ..creation import factory
 from ..._size import _require_cpu, device as Device
 from ... import _meta_data
 from .shape import CloneBackward0

@@ -8,7 +8,7 @@ from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
-from ...factory import zeros
+from ..creation.factory import zeros
 from . import _batching as rules
 from ..index.index import getitem
 from .._core.record import record, wants_grad

@@ -9,7 +9,7 @@ import numpy as np
 from ... import _dtype
 from .._core.members import sparse_coo, sparse_csr
 from ...autograd.node import Node
-from ...factory import tensor as _tensor_factory
+from ..creation.factory import tensor as _tensor_factory
 from ...tensor import Tensor, _make, _view_of
 from .._core.record import record, wants_grad
 from .._core.registry import op

@@ -33,7 +33,7 @@ import operator
 import threading
 import traceback
 
-from ... import factory as _factory
+from ..._ops.creation import factory as _factory
 from ..._op_namespace import ops
 from ..._ops._core import paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..._dtype import bool_
-from ...factory import arange
+from ..._ops.creation.factory import arange
 
 __all__ = ["BlockMask", "flex_attention", "AuxOutput", "AuxRequest", "FlexKernelOptions", "create_block_mask",
            "create_mask", "or_masks", "and_masks", "noop_mask"]

@@ -3,7 +3,7 @@ around ``F.multi_head_attention_forward``. Importable from ``nn.modules.activati
 from __future__ import annotations
 
 from ... import _dtype
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.nn.multihead_attention import canonical_mask, multi_head_attention_forward
 from .. import init
 from ..parameter import Parameter

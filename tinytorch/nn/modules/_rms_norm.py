@@ -4,7 +4,7 @@ from __future__ import annotations
 import numbers
 
 from ... import _dtype
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.nn.rms_norm import rms_norm
 from .. import init
 from ..parameter import Parameter

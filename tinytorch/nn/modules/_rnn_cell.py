@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtype
-from ...factory import empty, zeros
+from ..._ops.creation.factory import empty, zeros
 from ..._ops.nn.rnn_cells import gru_cell, lstm_cell, rnn_cell
 from .. import init
 from ..parameter import Parameter

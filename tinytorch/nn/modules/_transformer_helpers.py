@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from ...autograd.grad_mode import is_grad_enabled
-from ...factory import full
+from ..._ops.creation.factory import full
 from ..._ops.shape.tri import triu
 from .. import functional as F
 from .container import ModuleList

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ... import _dtype
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.reduce.softmax import log_softmax, softmax
 from ..._ops.pointwise.unary import sigmoid, tanh
 from ...tensor import Tensor

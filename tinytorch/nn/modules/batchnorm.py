@@ -10,7 +10,7 @@ from ... import _dtype
 from ... import distributed as _dist
 from ...autograd.grad_mode import NO_VERSION, _Active, no_grad, version_counter
 from ...tensor import Tensor
-from ...factory import ones, tensor, zeros
+from ..._ops.creation.factory import ones, tensor, zeros
 from ..._ops.nn.batch_norm import batch_norm_training
 from ..._ops._core.torch_function import subclass_among
 from ..._dtype import int64

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtype
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.nn import conv as _conv
 from ..._ops.nn import conv3d as _conv3d
 from ..._ops.nn._conv_pad import pad_for_conv

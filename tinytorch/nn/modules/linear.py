@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtype
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.nn.bilinear import bilinear
 from ..._ops.nn.linear import linear
 from .. import init

@@ -18,7 +18,7 @@ from ... import _dtype, _meta_data
 from ..._oom import reraise_as_runtime_error
 from ..._size import _require_cpu
 from ...autograd.grad_mode import _Active, _State, no_grad
-from ...factory import empty_like
+from ..._ops.creation.factory import empty_like
 from ...tensor import Tensor, device as _device
 from ..parameter import Buffer, Parameter
 from ... import __future__ as _future

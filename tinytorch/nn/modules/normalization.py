@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from ..._ops.nn import lrn as _lrn
 from .. import functional as F
 from .. import init

@@ -10,7 +10,7 @@ import numbers
 import warnings
 
 from ... import _dtype
-from ...factory import empty, zeros
+from ..._ops.creation.factory import empty, zeros
 from ..._ops.shape.join import cat, stack
 from ..._ops.nn.rnn import rnn_layer
 from ..._ops.shape.shape import TransposeBackward1, _unary_result

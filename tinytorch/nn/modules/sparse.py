@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import _dtype
 from ...autograd.grad_mode import no_grad
-from ...factory import empty
+from ..._ops.creation.factory import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...factory import tensor
+from ..._ops.creation.factory import tensor
 from ..._ops.nn.multihead_attention import canonical_mask
 from .. import functional as F
 from .. import init

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import distributed as dist
 from ...autograd.grad_mode import is_grad_enabled
-from ...factory import from_numpy
+from ..._ops.creation.factory import from_numpy
 from ...tensor import Tensor
 from ..modules.module import Module
 

@@ -14,7 +14,7 @@ import numpy as np
 from ... import linalg
 from ..._dtype_info import finfo
 from ...autograd.grad_mode import no_grad
-from ...factory import eye, zeros_like
+from ..._ops.creation.factory import eye, zeros_like
 from ..._ops._core.lazy_scipy import scipy_linalg
 from ..._ops.pointwise.binary import allclose
 from ..._ops.shape.join import cat

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from ...factory import ones_like, zeros_like
+from ..._ops.creation.factory import ones_like, zeros_like
 from ..._ops.pointwise.unary import rsqrt
 from ..parameter import Parameter
 

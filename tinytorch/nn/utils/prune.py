@@ -17,7 +17,7 @@ from ..._ops.shape.conversions import contiguous_format
 from ..._ops.linalg.norms import norm as _norm
 from ..._ops.reduce.sort import kthvalue, topk
 from ..._ops.random.sampling import rand, rand_like
-from ...factory import ones_like, zeros_like
+from ..._ops.creation.factory import ones_like, zeros_like
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",

@@ -13,7 +13,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from ...factory import arange
+from ..._ops.creation.factory import arange
 from ..._ops._core.record import record
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..... import _dtype
-from .....factory import tensor, zeros
+from ....._ops.creation.factory import tensor, zeros
 from .....nn.modules.module import Module, _addindent
 from ....._quantized.packed_params import LinearPackedParamsBase
 from ....._quantized.tensor import make_quantized

@@ -7,7 +7,7 @@ import numbers
 import warnings
 
 from ...... import _dtype
-from ......factory import zeros
+from ......_ops.creation.factory import zeros
 from ......nn.modules.container import ModuleList
 from ......nn.modules.module import Module, _addindent
 from ......nn.modules.rnn import LSTM as _FloatLSTM

@@ -10,19 +10,19 @@ import warnings
 
 import numpy as np
 
-from ._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
-from ._meta_array import MetaArray
-from . import _dtype_casts
-from ._quiet_fp import cast, loud, quiet
-from . import _dtype
-from ._size import _require_cpu
-from .autograd import engine as _engine, forward_ad as _forward_ad
-from .autograd.grad_mode import version_counter
-from ._ops._core.batching import first_only
-from ._ops._core.arguments import strided_only as _strided_only
-from ._ops._core.registry import op
-from .tensor import Size, Tensor, _make
-from ._random.fpmath import fma64 as _fma, libm_pow
+from ..._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
+from ..._meta_array import MetaArray
+from ... import _dtype_casts
+from ..._quiet_fp import cast, loud, quiet
+from ... import _dtype
+from ..._size import _require_cpu
+from ...autograd import engine as _engine, forward_ad as _forward_ad
+from ...autograd.grad_mode import version_counter
+from .._core.batching import first_only
+from .._core.arguments import strided_only as _strided_only
+from .._core.registry import op
+from ...tensor import Size, Tensor, _make
+from ..._random.fpmath import fma64 as _fma, libm_pow
 
 _F16 = np.dtype(np.float16)
 
