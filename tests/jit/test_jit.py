@@ -65,7 +65,8 @@ def _warnings(lib, fn, *args, **kwargs):
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", DeprecationWarning)
         out = lib.jit.trace(fn, *args, **kwargs)
-    return out, [(x.category.__name__, str(x.message)) for x in w if x.category.__name__ == "TracerWarning"]
+    return out, [(x.category.__name__, str(x.message), x.filename, x.lineno) for x in w
+                 if x.category.__name__ == "TracerWarning"]
 
 
 @pytest.mark.parametrize("body", [lambda x: x + x.sum().item(), lambda x: x + int(x.sum()),

@@ -6,7 +6,6 @@ traces a function or module at each new input signature (``_trace.py``); their `
 from __future__ import annotations
 
 import builtins
-import warnings
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "interface", "Final", "annotate", "fork", "wait", "freeze", "optimize_for_inference", "save", "load",

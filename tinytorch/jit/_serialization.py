@@ -23,7 +23,6 @@ from ..fx.graph import Graph
 from ..fx.graph_module import GraphModule
 from ..fx.node import Node
 from ..nn.parameter import Parameter
-from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from ._trace import (ScriptFunction, TopLevelTracedModule, TracedModule, _Program, RecursiveScriptModule,
                      _NO_SCRIPT_SAVE)
