@@ -56,6 +56,8 @@ def test_trace_graph_and_code_are_fx():
     assert "torch.ops.aten.linear.default(input_1, weight, bias)" in traced.code
     assert traced.code.strip().startswith("def forward(self, input):")
     assert "call_function[target=torch.ops.aten.linear.default]" in str(traced.graph)
+    bound = tt.jit.trace(tt.nn.Linear(3, 2).forward, tt.ones(1, 3))
+    assert type(bound).__name__ == "TopLevelTracedModule" and repr(bound) == "Linear(original_name=Linear)"
     fn = tt.jit.trace(lambda x: x * 2, tt.ones(2))
     assert fn.name == "_lambda" and "torch.ops.aten.mul.Tensor(x, 2)" in fn.code
 

@@ -417,6 +417,10 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
                                   "positionally in example_inputs")
     args = _as_args(example_inputs)
     _check_leaves(args)
+    if inspect.ismethod(func) and isinstance(func.__self__, Module):  # m.forward: the module, as PyTorch does
+        if func.__name__ != "forward":
+            raise NotImplementedError("tinytorch.jit.trace traces a module's forward only")
+        func = func.__self__
     if isinstance(func, Module):
         program = _record(func.forward, args, func, _Reads(), strict, type(func).__name__)
         if check_trace:
