@@ -209,3 +209,22 @@ def test_traced_module_backward_as_eager():
         np.testing.assert_allclose(p.grad.numpy(), rp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
     # the running statistics move as the eager module's do
     np.testing.assert_allclose(m.bn.running_mean.numpy(), ref.bn.running_mean.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_indexing_and_unseen_paths():
+    def f(x):
+        y = x[:, 1:] * 2
+        y[0] = 0.0
+        return y
+    traced = tt.jit.trace(f, tt.ones(2, 3))
+    x = tt.arange(6.0).reshape(2, 3)
+    assert traced(x).tolist() == f(x).tolist() == [[0.0, 0.0], [8.0, 10.0]]
+    buf = io.BytesIO()
+    tt.jit.save(traced, buf)
+    buf.seek(0)
+    assert tt.jit.load(buf)(x).tolist() == f(x).tolist()
+    lstm = tt.nn.LSTM(4, 3, batch_first=True)  # its layers run below the ops the capture records
+    with pytest.raises(RuntimeError, match="a tensor computed during the trace .* reached the graph as a constant"):
+        tt.jit.trace(lstm, tt.randn(2, 3, 4))
+    with tt.no_grad(), pytest.warns(tt.jit.TracerWarning, match="a tensor made during the trace outside the ops"):
+        tt.jit.trace(lstm, tt.randn(2, 3, 4))

@@ -8,9 +8,9 @@ and the names of its parameters (with ``requires_grad``) and buffers. ``tensors`
 buffers under their dotted names and the graph's constants under theirs.
 
 Loading reads the file with ``weights_only=True`` and runs no code from it: a node's target must name an ATen
-operator (``aten.<op>.<overload>``) or ``operator.getitem``, and its arguments are plain values, so the Python
-the graph module generates calls tinytorch's operators only. PyTorch's ``.pt`` TorchScript archives are not read,
-and tinytorch's files are not TorchScript."""
+operator (``aten.<op>.<overload>``) or ``operator.getitem``/``setitem``, and its arguments are plain values, so
+the Python the graph module generates calls tinytorch's operators only. PyTorch's ``.pt`` TorchScript archives
+are not read, and tinytorch's files are not TorchScript."""
 from __future__ import annotations
 
 import json
@@ -85,16 +85,16 @@ def _decode(v, nodes: dict):
 
 
 def _target_name(target) -> str:
-    if target is operator.getitem:
-        return "operator.getitem"
+    if target in (operator.getitem, operator.setitem):
+        return f"operator.{target.__name__}"
     if type(target).__name__ == "_AtenOverload":
         return str(target)  # aten.<op>.<overload>
     raise RuntimeError(f"tinytorch.jit.save: cannot save the graph target {target!r}")
 
 
 def _resolve(name: str):
-    if name == "operator.getitem":
-        return operator.getitem
+    if name in ("operator.getitem", "operator.setitem"):
+        return getattr(operator, name.partition(".")[2])
     parts = name.split(".")
     if len(parts) != 3 or parts[0] != "aten":
         raise RuntimeError(f"tinytorch.jit.load: {name!r} is not an ATen operator")

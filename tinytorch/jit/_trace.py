@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import gc
 import importlib
 import inspect
+import operator
 import textwrap
 import threading
 import warnings
@@ -217,9 +219,22 @@ class _Self:
         return getattr(self._gm, name)
 
 
+class _Recording(_capture.Recording):
+    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem``
+    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition."""
+
+    def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
+            self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
+        elif decl.name == "setitem" and not kwargs:
+            self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
+        else:
+            super().record(decl, spelling, args, kwargs, out, stack)
+
+
 def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool, name: str) -> _Program:
     leaves, in_spec = pytree.tree_flatten(args)
-    rec = _capture.Recording(predispatch=True)
+    rec = _Recording(predispatch=True)
     paths: dict = {}
     if module is not None:
         for target, t in list(module.named_parameters()) + list(module.named_buffers()):
@@ -227,6 +242,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         rec.constant_name = lambda t: paths.get(id(t))
     for leaf, pname in zip(leaves, _input_names(fn, args)):
         rec.bind(leaf, rec.graph.placeholder(pname))
+    before = {id(o) for o in gc.get_objects() if isinstance(o, Tensor)}
     with _capture.capturing(rec), _watching(reads):
         out = fn(*args)
     out_leaves, out_spec = pytree.tree_flatten(out)
@@ -246,6 +262,10 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
                 f"tinytorch.jit.trace of {name}: a tensor computed during the trace (by {type(t.grad_fn).__name__})"
                 " reached the graph as a constant: it came from a path tinytorch's graph capture does not see, and "
                 "the traced program would return the example's values for every input")
+        if cname not in paths.values() and id(t) not in before:
+            warnings.warn(f"tinytorch.jit.trace of {name}: a tensor made during the trace outside the ops the graph "
+                          f"capture records (a constant, or a path below the ops) is kept as the constant {cname}: "
+                          "the traced program will use these values for every input", TracerWarning, stacklevel=3)
     if out_spec.is_leaf():
         rec.graph.output(rec.node(out))
     else:
