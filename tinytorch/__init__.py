@@ -91,12 +91,13 @@ globals().update(_registry.namespace("torch"))
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
-                              "__config__", "_subclasses"})
+                              "__config__", "_subclasses", "jit"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
 _LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params",
-                    "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C"}
+                    "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C",
+                    "ScriptModule": "jit", "ScriptFunction": "jit"}
 
 
 def __getattr__(name: str):
@@ -132,8 +133,7 @@ from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
-from . import compiler, jit, profiler, sparse  # noqa: E402,F401
-from .jit import ScriptFunction, ScriptModule  # noqa: E402,F401  (torch.ScriptModule: isinstance checks)
+from . import compiler, profiler, sparse  # noqa: E402,F401
 from ._symbolic import (SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min,  # noqa: E402,F401
                         sym_not, sym_sqrt, sym_sum)
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401

@@ -1,45 +1,32 @@
-"""``tinytorch.jit``: there is no TorchScript here. ``script`` and ``trace`` return the function or
-module they are given, unchanged, so ``@torch.jit.script`` code runs eagerly with the same results;
-``ignore``/``unused``/``export`` mark nothing. ``save``/``load`` of a compiled program cannot work and
-raise."""
+"""``tinytorch.jit``: there is no TorchScript here. ``trace`` records a program as an fx graph and ``script``
+traces a function or module at each new input signature (``_trace.py``); their ``.graph`` is fx's graph and their
+``.code`` fx's generated Python (a scripted program's ``.code`` is its source), where PyTorch prints TorchScript.
+``save``/``load`` write and read traced programs in tinytorch's own file (``_serialization.py``).
+``ignore``/``unused``/``export`` mark nothing; ``is_scripting()`` is False (scripted code runs as Python)."""
 from __future__ import annotations
 
 import builtins
-import warnings
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "interface", "Final", "annotate", "fork", "wait", "freeze", "optimize_for_inference", "save", "load",
            "ScriptModule", "ScriptFunction", "Attribute", "isinstance"]
 
-_UNSUPPORTED = "tinytorch has no TorchScript: {} needs a compiled program; use tinytorch.save/tinytorch.load"
+import importlib  # noqa: E402
+import sys  # noqa: E402
+
+# loaded on first use (``_trace`` builds on fx and nn, which the package's first lines do not need yet)
+_LAZY = {**{name: "._trace" for name in ("RecursiveScriptModule", "ScriptFunction", "ScriptModule",
+                                         "TopLevelTracedModule", "TracedModule", "TracerWarning",
+                                         "TracingCheckError", "script", "trace", "trace_module")},
+         "save": "._serialization", "load": "._serialization"}
 
 
-class ScriptModule:
-    """Never produced: ``script`` returns the module itself. Defined so ``isinstance`` checks work."""
-
-
-class ScriptFunction:
-    """Never produced: ``script`` returns the function itself."""
-
-
-def script(obj=None, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
-    """Returns ``obj`` unchanged (it runs eagerly); warns as PyTorch 2.13 does."""
-    warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning, stacklevel=2)
-    return obj
-
-
-def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,
-          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
-          _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
-    """Returns ``func`` unchanged: no graph is recorded, so data-dependent control flow keeps working."""
-    warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning, stacklevel=2)
-    return func
-
-
-def trace_module(mod, inputs, *args, **kwargs):
-    return mod
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
 
 
 def ignore(drop=False, **kwargs):
@@ -66,7 +53,10 @@ def is_scripting() -> bool:
 
 
 def is_tracing() -> bool:
-    return False
+    """True while ``torch.jit.trace`` records the program calling it."""
+    trace_module = sys.modules.get(f"{__name__}._trace")
+    state = None if trace_module is None else trace_module._WATCH.state
+    return state is not None and state.refuse_values is None
 
 
 def annotate(the_type, the_value):
@@ -105,14 +95,6 @@ def freeze(mod, preserved_attrs=None, optimize_numerics: bool = True):
 
 def optimize_for_inference(mod, other_methods=None):
     return mod
-
-
-def save(m, f, _extra_files=None):
-    raise RuntimeError(_UNSUPPORTED.format("jit.save"))
-
-
-def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False):
-    raise RuntimeError(_UNSUPPORTED.format("jit.load"))
 
 
 from typing import Final  # noqa: E402,F401  (a typing marker, as in torch.jit)

@@ -14,7 +14,7 @@ from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
-from .._core.registry import op
+from .._core.registry import CAPTURE, op
 from .activation import functional_spelling
 from .._core.record import record
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
@@ -188,8 +188,9 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     value per channel, running statistics and the parameters given as that dtype's tensors of its
     channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
     three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
-    the caller then goes through F.batch_norm."""
-    if type(input) is not Tensor or _Active.transforms or input._meta:
+    the caller then goes through F.batch_norm, as it does while a graph capture runs (which records the ops
+    F.batch_norm declares)."""
+    if type(input) is not Tensor or _Active.transforms or input._meta or CAPTURE[0] is not None:
         return None
     x = input._data
     dt = x.dtype

@@ -1,0 +1,627 @@
+"""``torch.jit.trace`` and ``torch.jit.script`` on tinytorch's graph capture.
+
+There is no TorchScript here. ``trace(fn_or_module, example_inputs)`` runs the program once under the same capture
+as ``torch.export`` (``tinytorch/fx/experimental/proxy_tensor.py``, one level up: ``aten.linear.default`` as the
+Python API called it) and keeps the fx graph it records. The result runs that graph:
+
+- ``.graph`` is the fx ``Graph`` (``print(traced.graph)`` prints fx's text, not TorchScript IR);
+- ``.code`` is the Python source fx generates from it (``def forward(self, x): ...`` calling
+  ``torch.ops.aten.<op>.<overload>``), where PyTorch prints TorchScript.
+
+A traced module (``TopLevelTracedModule``, its submodules ``TracedModule``) holds the original's parameters and
+buffers themselves, under the same names; the graph reads them by name at every call (``self.l.weight``), as
+TorchScript's ``prim::GetAttr`` does. As in PyTorch, a Python value read from a tensor's data (``if x.sum() > 0``,
+``float(x)``, ``x.item()``) is frozen into the graph with PyTorch's ``TracerWarning``. Sizes read in Python
+(``x.size(0)``, ``x.shape``, ``len(x)``) are frozen too (PyTorch records them as ops): a traced program that read
+one refuses inputs of other shapes rather than run the example's sizes on them.
+
+``script(fn_or_module)`` covers what tracing covers: the function is traced when called, once for each input
+signature (the tensors' shapes and dtypes, the other arguments' values, a module's training flag), so sizes and
+Python arguments are never frozen wrongly. Where the program reads a tensor's value into Python (data-dependent
+control flow, which TorchScript compiles) the call raises instead of freezing it. ``.code`` of a scripted
+function or module is its Python source (what TorchScript would compile); ``.graph`` is the graph of its latest
+call."""
+from __future__ import annotations
+
+import contextlib
+import difflib
+import gc
+import importlib
+import inspect
+import operator
+import textwrap
+import threading
+import warnings
+
+from ..fx.experimental import proxy_tensor as _capture
+from ..fx.graph_module import GraphModule
+from ..nn.modules.module import Module
+from ..tensor import Tensor, register_attribute
+from ..utils import _pytree as pytree
+
+__all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
+           "ScriptFunction", "TracedModule", "TopLevelTracedModule", "RecursiveScriptModule"]
+
+
+class TracerWarning(Warning):
+    """A Python value read from a tensor during a trace: the traced program keeps it as a constant."""
+
+    @staticmethod
+    def ignore_lib_warnings():
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+        warnings.filterwarnings("ignore", category=TracerWarning, module="tinytorch.(?!jit)")
+
+
+class TracingCheckError(Exception):
+    """``check_inputs`` traced to another graph than the example inputs did."""
+
+    def __init__(self, graph_diff_error, tensor_compare_error, extra_msg=None):
+        self.message = "Tracing failed sanity checks!\n"
+        if extra_msg is not None:
+            self.message += extra_msg + "\n"
+        if graph_diff_error is not None:
+            self.message += "ERROR: Graphs differed across invocations!\n"
+            self.message += textwrap.indent(graph_diff_error, "\t")
+        if tensor_compare_error is not None:
+            self.message += ("ERROR: Tensor-valued Constant nodes differed in value across invocations. This "
+                             "often indicates that the tracer has encountered untraceable code.\n")
+            self.message += textwrap.indent(tensor_compare_error, "\t")
+        super().__init__(self.message)
+
+
+_VALUE_MSG = ("Converting a tensor to a Python {} might cause the trace to be incorrect. We can't record the data "
+              "flow of Python values, so this value will be treated as a constant in the future. This means that "
+              "the trace might not generalize to other inputs!")
+
+_OUTPUT_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
+
+# -- watching what a traced program reads from its tensors -------------------------------------------------
+# Tensor's conversions to Python values (PyTorch's word for each in its warning) and its size reads. They are
+# wrapped while a jit trace runs; the wrappers act only in the tracing thread and only in the program's own code
+# (an op reading its operands' values is the op's business: the capture's hook is off inside ops).
+_VALUES = {"__bool__": "boolean", "__float__": "float", "__int__": "integer", "__index__": "index",
+           "item": "number", "tolist": "list", "numpy": "NumPy array"}
+_SIZES = ("size", "__len__", "numel", "shape")
+
+
+class _Watch(threading.local):
+    state = None  # the _Reads of the trace running in this thread
+
+
+_WATCH = _Watch()
+_watchers = [0]
+_lock = threading.Lock()
+_originals: dict = {}
+
+
+class _Reads:
+    """What one trace saw: the sizes it read, and whether a value read raises (script) or warns (trace)."""
+
+    def __init__(self, refuse_values: str | None = None):
+        self.refuse_values = refuse_values  # script: the name of the function that cannot read values
+        self.sizes = False
+
+
+def _in_program() -> bool:
+    return _WATCH.state is not None and _capture._THREAD.hook is not None
+
+
+def _value_read(fn, what: str):
+    def read(self, *args, **kwargs):
+        if _in_program():
+            refuse = _WATCH.state.refuse_values
+            if refuse is not None:
+                raise RuntimeError(
+                    f"tinytorch.jit.script cannot compile {refuse}: it converts a tensor to a Python {what} "
+                    "(data-dependent control flow or a value read from a tensor), which TorchScript compiles but "
+                    "tinytorch's script, which traces the program for each input signature, cannot follow. Call "
+                    "it without torch.jit.script, or use torch.jit.trace where the flow does not depend on the "
+                    "data")
+            warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=2)
+        return fn(self, *args, **kwargs)
+    read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return read
+
+
+def _size_read(fn):
+    def read(self, *args, **kwargs):
+        if _in_program():
+            _WATCH.state.sizes = True
+        return fn(self, *args, **kwargs)
+    read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return read
+
+
+@contextlib.contextmanager
+def _watching(reads: _Reads):
+    with _lock:
+        if not _watchers[0]:
+            for name, what in _VALUES.items():
+                _originals[name] = getattr(Tensor, name)
+                register_attribute(name, _value_read(_originals[name], what))
+            for name in _SIZES:
+                _originals[name] = inspect.getattr_static(Tensor, name)
+                if isinstance(_originals[name], property):
+                    register_attribute(name, property(_size_read(_originals[name].fget)))
+                else:
+                    register_attribute(name, _size_read(_originals[name]))
+        _watchers[0] += 1
+    _WATCH.state = reads
+    try:
+        yield reads
+    finally:
+        _WATCH.state = None
+        with _lock:
+            _watchers[0] -= 1
+            if not _watchers[0]:
+                for name, original in _originals.items():
+                    register_attribute(name, original)
+                _originals.clear()
+
+
+# -- one trace --------------------------------------------------------------------------------------------
+def _type_name(x) -> str:
+    """TorchScript's spelling of an argument's type, for the errors PyTorch gives."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, tuple):
+        return f"Tuple[{', '.join(_type_name(v) for v in x)}]"
+    if isinstance(x, list):
+        return f"List[{_type_name(x[0]) if x else 'Tensor'}]"
+    if isinstance(x, dict):
+        key, value = next(iter(x.items())) if x else ("", None)
+        return f"Dict[{type(key).__name__}, {_type_name(value) if x else 'Tensor'}]"
+    return type(x).__name__
+
+
+def _param_names(fn) -> list:
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
+
+
+def _input_names(fn, args) -> list:
+    """A placeholder name for each input leaf: the parameter's name, ``<name>_<k>`` inside a structured one."""
+    params = _param_names(fn)
+    names = []
+    for i, a in enumerate(args):
+        base = params[i] if i < len(params) else f"args_{i}"
+        n = len(pytree.tree_leaves(a))
+        names += [base] if isinstance(a, Tensor) else [f"{base}_{k}" for k in range(n)]
+    return names
+
+
+class _Program:
+    """One recorded graph: its GraphModule (the generated code and the constants it holds), the input and output
+    structures, and the input shapes it is bound to (None where no size was read)."""
+
+    def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
+        self.gm, self.in_spec, self.out_spec, self.shapes, self.params = gm, in_spec, out_spec, shapes, params
+
+    def run(self, owner, leaves):
+        out = type(self.gm).forward(_Self(self.gm, owner, self.params), *leaves)
+        flat = [out] if self.out_spec.is_leaf() else list(out)
+        return pytree.tree_unflatten(flat, self.out_spec)
+
+
+class _Self:
+    """``self`` of the generated code: a module's parameters and buffers read from ``owner`` (the traced module,
+    so that a reassigned parameter is the one used), the trace's constants from its GraphModule."""
+
+    def __init__(self, gm, owner, params):
+        self._gm, self._owner, self._params = gm, owner, params
+
+    def __getattr__(self, name):
+        if self._owner is not None and name in self._params:
+            return getattr(self._owner, name)
+        return getattr(self._gm, name)
+
+
+class _Recording(_capture.Recording):
+    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem``
+    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition."""
+
+    def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
+            self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
+        elif decl.name == "setitem" and not kwargs:
+            self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
+        else:
+            super().record(decl, spelling, args, kwargs, out, stack)
+
+
+def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool, name: str) -> _Program:
+    leaves, in_spec = pytree.tree_flatten(args)
+    rec = _Recording(predispatch=True)
+    paths: dict = {}
+    if module is not None:
+        for target, t in list(module.named_parameters()) + list(module.named_buffers()):
+            paths.setdefault(id(t), target)
+        rec.constant_name = lambda t: paths.get(id(t))
+    for leaf, pname in zip(leaves, _input_names(fn, args)):
+        rec.bind(leaf, rec.graph.placeholder(pname))
+    before = {id(o) for o in gc.get_objects() if isinstance(o, Tensor)}
+    with _capture.capturing(rec), _watching(reads):
+        out = fn(*args)
+    out_leaves, out_spec = pytree.tree_flatten(out)
+    if not all(isinstance(t, Tensor) for t in out_leaves) or out is None:
+        raise RuntimeError(_OUTPUT_TYPES)
+    if strict:
+        for kind in _containers(out):
+            raise RuntimeError(
+                f"Encountering a {kind} at the output of the tracer might cause the trace to be incorrect, this is "
+                "only valid if the container structure does not change based on the module's inputs. Consider "
+                "using a constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
+                "`NamedTuple` instead). If you absolutely need this and know the side effects, pass strict=False "
+                "to trace() to allow this behavior.")
+    for cname, t in rec.constants.items():
+        if cname not in paths.values() and t.grad_fn is not None:
+            raise RuntimeError(
+                f"tinytorch.jit.trace of {name}: a tensor computed during the trace (by {type(t.grad_fn).__name__})"
+                " reached the graph as a constant: it came from a path tinytorch's graph capture does not see, and "
+                "the traced program would return the example's values for every input")
+        if cname not in paths.values() and id(t) not in before:
+            warnings.warn(f"tinytorch.jit.trace of {name}: a tensor made during the trace outside the ops the graph "
+                          f"capture records (a constant, or a path below the ops) is kept as the constant {cname}: "
+                          "the traced program will use these values for every input", TracerWarning, stacklevel=3)
+    if out_spec.is_leaf():
+        rec.graph.output(rec.node(out))
+    else:
+        rec.graph.output(tuple(rec.node(t) for t in out_leaves))
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    shapes = tuple(tuple(t.shape) for t in leaves) if reads.sizes else None
+    top = frozenset(target.split(".")[0] for target in paths.values())
+    return _Program(gm, in_spec, out_spec, shapes, top)
+
+
+def _containers(out):
+    """The containers of a traced output PyTorch's strict mode refuses: a dict (in a list: no output at all)."""
+    if isinstance(out, dict):
+        yield "dict"
+    elif isinstance(out, (tuple, list)):
+        if isinstance(out, list) and any(isinstance(v, dict) for v in out):
+            raise RuntimeError(_OUTPUT_TYPES)
+        for v in out:
+            yield from _containers(v)
+
+
+def _check_leaves(args) -> list:
+    leaves = pytree.tree_leaves(args)
+    if not all(isinstance(t, Tensor) for t in leaves):
+        raise RuntimeError(f"Type '{_type_name(args)}' cannot be traced. Only Tensors and (possibly nested) "
+                           "Lists, Dicts, and Tuples of Tensors can be traced")
+    return leaves
+
+
+def _script_name(fn) -> str:
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return "_lambda" if name == "<lambda>" else name
+
+
+# -- traced programs ----------------------------------------------------------------------------------------
+class ScriptModule(Module):
+    """What ``trace`` and ``script`` make of a module (``TracedModule``, ``RecursiveScriptModule``)."""
+
+
+class ScriptFunction:
+    """A traced function: calling it runs its graph. ``.graph`` (fx), ``.code`` (fx's Python), ``.name``."""
+
+    def __init__(self, program: _Program, name: str):
+        self._program, self.name = program, name
+
+    @property
+    def graph(self):
+        return self._program.gm.graph
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def code(self) -> str:
+        return self._program.gm.code
+
+    def __call__(self, *args):
+        return _call(self._program, None, self.name, args)
+
+    def save(self, f, _extra_files=None):
+        importlib.import_module("._serialization", __package__).save(self, f)
+
+    def __repr__(self) -> str:
+        return f"<tinytorch.jit.ScriptFunction {self.name}>"
+
+
+def _call(program: _Program, owner, name: str, args):
+    leaves, spec = pytree.tree_flatten(args)
+    n_expected, n_got = len(program.in_spec.children_specs), len(args)
+    if n_got != n_expected:
+        raise RuntimeError(f"{name}() expected at most {n_expected} argument(s) but received {n_got} argument(s).")
+    if spec != program.in_spec:
+        raise RuntimeError(f"{name}(): the inputs' structure {spec} is not the traced one {program.in_spec}")
+    _check_leaves(args)
+    if program.shapes is not None:
+        shapes = tuple(tuple(t.shape) for t in leaves)
+        if shapes != program.shapes:
+            raise RuntimeError(
+                f"{name}() was traced on inputs of shapes {list(program.shapes)} and read their sizes in Python "
+                f"(x.size(), x.shape, len(x)), which tinytorch's trace records as constants: it cannot run inputs "
+                f"of shapes {list(shapes)}. Trace it again with such inputs, or use torch.jit.script")
+    return program.run(owner, leaves)
+
+
+class TracedModule(ScriptModule):
+    """A traced module's submodule: the original's parameters and buffers (the same tensors), under its names."""
+
+    def __init__(self, original_name: str, training: bool = True):
+        super().__init__()
+        self.training = training
+        self._original_name = original_name
+
+    @classmethod
+    def _like(cls, orig: Module, top: bool = False):
+        self = (TopLevelTracedModule if top else TracedModule)(type(orig).__name__, orig.training)
+        self._parameters.update(orig._parameters)
+        self._buffers.update(orig._buffers)
+        self._non_persistent_buffers_set.update(getattr(orig, "_non_persistent_buffers_set", ()))
+        for name, child in orig._modules.items():
+            self._modules[name] = None if child is None else TracedModule._like(child)
+        return self
+
+    def _get_name(self) -> str:
+        return self._original_name
+
+    def extra_repr(self) -> str:
+        return f"original_name={self._original_name}"
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(f"tinytorch.jit.trace records the top-level forward only: the traced submodule "
+                           f"{self._original_name} cannot be called on its own (trace it, or call the original)")
+
+
+class TopLevelTracedModule(TracedModule):
+    """``trace(module, ...)``: calling it runs the recorded graph of the module's forward."""
+
+    _program = None
+
+    def forward(self, *args):
+        return _call(self._program, self, "forward", args)
+
+    @property
+    def graph(self):
+        return self._program.gm.graph
+
+    @property
+    def inlined_graph(self):
+        return self.graph
+
+    @property
+    def code(self) -> str:
+        return self._program.gm.code
+
+    def save(self, f, _extra_files=None):
+        importlib.import_module("._serialization", __package__).save(self, f)
+
+
+def _as_args(example_inputs) -> tuple:
+    return example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+
+
+def _check(fn, module, program: _Program, check_inputs, strict: bool, name: str) -> None:
+    """PyTorch's check: each of ``check_inputs`` traced again must give the same graph."""
+    for inputs in check_inputs or ():
+        args = _as_args(inputs)
+        _check_leaves(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TracerWarning)
+            again = _record(fn, args, module, _Reads(), strict, name)
+        if again.gm.code != program.gm.code:
+            diff = "".join(difflib.ndiff(program.gm.code.splitlines(True), again.gm.code.splitlines(True)))
+            raise TracingCheckError("Graph diff:\n" + textwrap.indent(diff, "\t"), None)
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,
+          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
+          _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
+    """``func`` (a function or a module) run once on ``example_inputs`` and recorded: a ``ScriptFunction`` or a
+    ``TopLevelTracedModule`` that runs the recorded graph (see the module docstring)."""
+    warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning, stacklevel=2)
+    if isinstance(func, (ScriptModule, ScriptFunction)):
+        warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
+                      "as is.", stacklevel=2)
+        return func
+    if example_kwarg_inputs is not None:
+        raise NotImplementedError("tinytorch.jit.trace: example_kwarg_inputs are not supported; pass the inputs "
+                                  "positionally in example_inputs")
+    args = _as_args(example_inputs)
+    _check_leaves(args)
+    if inspect.ismethod(func) and isinstance(func.__self__, Module):  # m.forward: the module, as PyTorch does
+        if func.__name__ != "forward":
+            raise NotImplementedError("tinytorch.jit.trace traces a module's forward only")
+        func = func.__self__
+    if isinstance(func, Module):
+        program = _record(func.forward, args, func, _Reads(), strict, type(func).__name__)
+        if check_trace:
+            _check(func.forward, func, program, check_inputs, strict, type(func).__name__)
+        traced = TracedModule._like(func, top=True)
+        traced._program = program
+        return traced
+    name = _script_name(func)
+    program = _record(func, args, None, _Reads(), strict, name)
+    if check_trace:
+        _check(func, None, program, check_inputs, strict, name)
+    return ScriptFunction(program, name)
+
+
+def trace_module(mod, inputs, optimize=None, check_trace: bool = True, check_inputs=None,
+                 check_tolerance: float = 1e-5, strict: bool = True, **kwargs):
+    """``inputs``: {method name: example inputs}; tinytorch traces ``forward`` only."""
+    if set(inputs) != {"forward"}:
+        raise NotImplementedError("tinytorch.jit.trace_module traces forward only")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return trace(mod, inputs["forward"], check_trace=check_trace, check_inputs=check_inputs, strict=strict)
+
+
+# -- script --------------------------------------------------------------------------------------------------
+def _signature(args, module) -> tuple:
+    """The cache key of a scripted call: the structure, each tensor's shape and dtype, the other values."""
+    leaves, spec = pytree.tree_flatten(args)
+    key = [repr(spec), None if module is None else module.training]
+    for x in leaves:
+        key.append((tuple(x.shape), str(x.dtype)) if isinstance(x, Tensor) else (type(x).__name__, repr(x)))
+    return tuple(key)
+
+
+class _Scripted:
+    """The traces of one scripted program, one per input signature."""
+
+    def __init__(self, fn, module, name: str):
+        self.fn, self.module, self.name = fn, module, name
+        self.programs: dict = {}
+        self.last = None
+
+    def __call__(self, owner, args, kwargs):
+        if kwargs:
+            args = _bind(self.fn, args, kwargs)
+        key = _signature(args, self.module)
+        entry = self.programs.get(key)
+        if entry is None:
+            # the non-tensor arguments are part of the key: the trace takes them as they are
+            tensors = [isinstance(x, Tensor) for x in pytree.tree_leaves(args)]
+            leaves, spec = pytree.tree_flatten(args)
+
+            def with_values(*ts):
+                it = iter(ts)
+                return self.fn(*pytree.tree_unflatten([next(it) if t else x for t, x in zip(tensors, leaves)],
+                                                      spec))
+
+            with_values.__signature__ = inspect.Signature(
+                [inspect.Parameter(f"{n}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                 for n in _leaf_names(self.fn, args, tensors)])
+            ts = tuple(x for t, x in zip(tensors, leaves) if t)
+            program = _record(with_values, ts, self.module, _Reads(refuse_values=self.name), False, self.name)
+            entry = self.programs[key] = program
+        self.last = entry
+        ts = tuple(x for x in pytree.tree_leaves(args) if isinstance(x, Tensor))
+        return entry.run(owner, ts)
+
+    def graph(self):
+        if self.last is None:
+            raise RuntimeError(f"tinytorch.jit.script traces {self.name} when it is called: call it once before "
+                               "reading .graph")
+        return self.last.gm.graph
+
+    def code(self) -> str:
+        try:
+            return textwrap.dedent(inspect.getsource(self.fn))
+        except (OSError, TypeError):
+            return self.last.gm.code if self.last is not None else ""
+
+
+def _leaf_names(fn, args, tensors) -> list:
+    return [n for n, t in zip(_input_names(fn, args), tensors) if t]
+
+
+def _bind(fn, args, kwargs) -> tuple:
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
+
+
+class _ScriptFunction(ScriptFunction):
+    """``script(function)``: traced at each new input signature (see the module docstring)."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        self.name = _script_name(fn)
+        self._scripted = _Scripted(fn, None, self.name)
+        self.__doc__, self.__name__, self.__wrapped__ = fn.__doc__, fn.__name__, fn
+
+    @property
+    def graph(self):
+        return self._scripted.graph()
+
+    @property
+    def code(self) -> str:
+        return self._scripted.code()
+
+    def __call__(self, *args, **kwargs):
+        return self._scripted(None, args, kwargs)
+
+    def save(self, f, _extra_files=None):
+        raise RuntimeError(_NO_SCRIPT_SAVE)
+
+
+_NO_SCRIPT_SAVE = ("tinytorch.jit.save saves traced programs: a scripted one is traced again for each input "
+                   "signature and has no single graph to save; use torch.jit.trace with example inputs")
+
+
+class RecursiveScriptModule(ScriptModule):
+    """``script(module)``: the module's parameters and buffers (the same tensors), its submodules scripted, its
+    forward traced at each new input signature; other attributes and methods are the original's."""
+
+    def __init__(self, orig: Module):
+        super().__init__()
+        object.__setattr__(self, "_original", orig)
+        self.training = orig.training
+        self._parameters = orig._parameters
+        self._buffers = orig._buffers
+        self._non_persistent_buffers_set = orig._non_persistent_buffers_set
+        for name, child in orig._modules.items():
+            self._modules[name] = None if child is None else _script_module(child)
+        object.__setattr__(self, "_scripted", _Scripted(orig.forward, orig, type(orig).__name__))
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(object.__getattribute__(self, "_original"), name)
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        self._original.train(mode)
+        return self
+
+    def _get_name(self) -> str:
+        return "RecursiveScriptModule"
+
+    def extra_repr(self) -> str:
+        return f"original_name={type(self._original).__name__}"
+
+    def forward(self, *args, **kwargs):
+        return self._scripted(self, args, kwargs)
+
+    @property
+    def graph(self):
+        return self._scripted.graph()
+
+    @property
+    def code(self) -> str:
+        return self._scripted.code()
+
+    def save(self, f, _extra_files=None):
+        raise RuntimeError(_NO_SCRIPT_SAVE)
+
+
+def _script_module(m: Module) -> ScriptModule:
+    if isinstance(m, ScriptModule):
+        return m
+    # the original's training flag follows the scripted module's (train()/eval() reach both)
+    return RecursiveScriptModule(m)
+
+
+def script(obj=None, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
+    """A module or function to run as the traces of its calls (see the module docstring); classes and other
+    objects are returned as they are (they run eagerly)."""
+    warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning, stacklevel=2)
+    if isinstance(obj, (ScriptModule, ScriptFunction)):
+        return obj
+    if isinstance(obj, Module):
+        return _script_module(obj)
+    if inspect.isfunction(obj):
+        return _ScriptFunction(obj)
+    return obj
