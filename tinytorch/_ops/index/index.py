@@ -23,7 +23,7 @@ from .._core.registry import op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
-from ._adjoint import index_zeros_put
+from ..shape._adjoint import index_zeros_put
 
 
 def _convert_key(key):

@@ -10,7 +10,7 @@ from ...tensor import Tensor, _make
 from .._core.record import legacy_name
 from .._core.registry import op
 from .index import _check_bounds, _convert_key
-from ._adjoint import index_zeros_put
+from ..shape._adjoint import index_zeros_put
 
 
 def _key(indices) -> tuple:

@@ -13,7 +13,7 @@ from ..shape import _batching as rules
 from .._core.record import record, wants_grad
 from .._core.registry import op
 from .._core.util import as_array
-from ._adjoint import index_zeros_put
+from ..shape._adjoint import index_zeros_put
 
 
 # -- gather and its adjoint -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, record
 from .._core.registry import op
-from ._adjoint import index_zeros_put
+from ..shape._adjoint import index_zeros_put
 from .scatter_gather import _at_least_1d, _check_index, _full_index, _index_array, gather, scatter, scatter_add
 
 _UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.fmax, "amin": np.fmin}

@@ -24,7 +24,7 @@ from .._core.registry import op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
 from .._core.record import record
-from ..index._adjoint import _add_rows_at, _is_row_index
+from ..shape._adjoint import _add_rows_at, _is_row_index
 from ..shape.join import stack
 
 

@@ -100,6 +100,7 @@ def _dims(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+@op(variants="functional")
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding local blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C*kh*kw, L)."""
     x = input._data

@@ -18,8 +18,7 @@ from . import views as _views
 from ..._dtype import cpp_name
 from .._core.record import inplace_node, legacy_name, record
 from .._core.registry import op
-from ..nn.fold import unfold as im2col
-from ..index._adjoint import index_zeros_put
+from ._adjoint import index_zeros_put
 from ..index.scatter_gather import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided
@@ -131,7 +130,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
                   offset_arg=storage_offset)
 
 
-@op("unfold", variants="method functional", functional=im2col)
+@op("unfold", variants="method")
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last dimension."""
     x = input._data

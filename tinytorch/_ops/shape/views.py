@@ -39,7 +39,7 @@ from ...autograd.grad_mode import _State, version_counter
 from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ...tensor import Tensor, _make
 from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES, REGISTRY
-from ..index._adjoint import index_zeros_put  # the backward of a regenerated view
+from ._adjoint import index_zeros_put  # the backward of a regenerated view
 
 
 # creation kinds (``Tensor._creation``) of views PyTorch forbids to modify in place
