@@ -35,6 +35,6 @@ from .pointwise import float_bits  # noqa: F401
 from .shape import assemble  # noqa: F401
 from .reduce import histogram, integrate, quantile  # noqa: F401
 from .linalg import legacy  # noqa: F401
-from .reduce import masked as masked_reductions  # noqa: F401
+from .masked import reductions as masked_reductions  # noqa: F401
 from .shape import tensor_ops  # noqa: F401  (after shape and strided: fill_diagonal_ writes through views)
 from .sparse import pointwise as sparse_pointwise  # noqa: F401  (last: calls the dense ops; loads the family)

@@ -1,1 +1,1 @@
-"""Reductions, scans, sorting and counting (PyTorch's ReduceOps, Sorting, ...), and torch.masked."""
+"""Reductions, scans, sorting and counting (PyTorch's ReduceOps, Sorting, ...)."""
