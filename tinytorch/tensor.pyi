@@ -128,7 +128,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
         module_load as module_load, _setstate as __setstate__)
     from tinytorch._ops.creation.factory import new_empty_strided as new_empty_strided
     from tinytorch._ops.fft.spectral import istft as istft, stft as stft
-    from tinytorch._ops.index.index import getitem as __getitem__, setitem as __setitem__
+    from tinytorch._ops.index.index import getitem as __getitem__, narrow as narrow, setitem as __setitem__
     from tinytorch._ops.index.index_put import index_put as index_put, index_put as index_put_, put as put, put as put_
     from tinytorch._ops.index.masked import (index_add as index_add, index_add as index_add_, index_copy as index_copy,
         index_copy as index_copy_, index_fill as index_fill, index_fill as index_fill_, index_select as index_select,
@@ -165,10 +165,10 @@ class Tensor(_TensorPlacement, _TensorConversion):
         atan2 as atan2, atan2 as atan2_, bitwise_left_shift as bitwise_left_shift,
         bitwise_left_shift as bitwise_left_shift_, bitwise_not as bitwise_not, bitwise_not as bitwise_not_,
         bitwise_right_shift as bitwise_right_shift, bitwise_right_shift as bitwise_right_shift_, equal as equal,
-        hypot as hypot, hypot as hypot_, igamma as igamma, igamma as igamma_, bitwise_left_shift as __ilshift__,
-        bitwise_right_shift as __irshift__, isclose as isclose, lerp as lerp, lerp as lerp_, logaddexp as logaddexp,
-        logaddexp2 as logaddexp2, bitwise_left_shift as __lshift__, bitwise_left_shift as __rlshift__,
-        bitwise_right_shift as __rrshift__, bitwise_right_shift as __rshift__, xlogy as xlogy, xlogy as xlogy_)
+        hypot as hypot, hypot as hypot_, bitwise_left_shift as __ilshift__, bitwise_right_shift as __irshift__,
+        isclose as isclose, lerp as lerp, lerp as lerp_, logaddexp as logaddexp, logaddexp2 as logaddexp2,
+        bitwise_left_shift as __lshift__, bitwise_left_shift as __rlshift__, bitwise_right_shift as __rrshift__,
+        bitwise_right_shift as __rshift__, xlogy as xlogy, xlogy as xlogy_)
     from tinytorch._ops.pointwise.clamp import (clamp as clamp, clamp as clamp_, clamp_max as clamp_max,
         clamp_max as clamp_max_, clamp_min as clamp_min, clamp_min as clamp_min_, clamp as clip, clamp as clip_)
     from tinytorch._ops.pointwise.compare import (bitwise_and as __and__, bitwise_and as bitwise_and,
@@ -222,8 +222,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         exponential_ as exponential_, geometric_ as geometric_, log_normal_ as log_normal_, multinomial as multinomial,
         normal_ as normal_, random_ as random_, uniform_ as uniform_)
     from tinytorch._ops.reduce.counting import (argwhere as argwhere, bincount as bincount,
-        count_nonzero as count_nonzero, histc as histc, nonzero as nonzero, unique as unique,
-        unique_consecutive as unique_consecutive)
+        count_nonzero as count_nonzero, histc as histc, nonzero as nonzero, nonzero_static as nonzero_static,
+        unique as unique, unique_consecutive as unique_consecutive)
     from tinytorch._ops.reduce.differences import diff as diff
     from tinytorch._ops.reduce.hashing import hash_tensor as hash_tensor
     from tinytorch._ops.reduce.histogram import histogram as histogram
@@ -238,13 +238,13 @@ class Tensor(_TensorPlacement, _TensorConversion):
     from tinytorch._ops.reduce.softmax import log_softmax as log_softmax, logsumexp as logsumexp, softmax as softmax
     from tinytorch._ops.reduce.sort import (aminmax as aminmax, argsort as argsort, kthvalue as kthvalue,
         median as median, mode as mode, msort as msort, nanmedian as nanmedian, sort as sort, topk as topk)
-    from tinytorch._ops.shape.assemble import (diagflat as diagflat, nonzero_static as nonzero_static,
-        _sum_to_size as sum_to_size, unsafe_chunk as unsafe_chunk, unsafe_split as unsafe_split)
+    from tinytorch._ops.shape.assemble import (diagflat as diagflat, _sum_to_size as sum_to_size,
+        unsafe_chunk as unsafe_chunk, unsafe_split as unsafe_split)
     from tinytorch._ops.shape.conversions import (clone as clone, contiguous as contiguous, detach as detach,
         detach_ as detach_, new_empty as new_empty, new_full as new_full, new_ones as new_ones,
         new_tensor as new_tensor, new_zeros as new_zeros, to as to, type_as as type_as)
     from tinytorch._ops.shape.copies import narrow_copy as narrow_copy
-    from tinytorch._ops.shape.join import (chunk as chunk, narrow as narrow, select as select, split as split,
+    from tinytorch._ops.shape.join import (chunk as chunk, select as select, split as split,
         split_with_sizes as split_with_sizes, unbind as unbind)
     from tinytorch._ops.shape.rotate import rot90 as rot90
     from tinytorch._ops.shape.shape import (broadcast_to as broadcast_to, diagonal as diagonal, expand as expand,
@@ -272,7 +272,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         erfc as erfc, erfc as erfc_, erfinv as erfinv, erfinv as erfinv_, lgamma as lgamma, lgamma as lgamma_,
         logit as logit, logit as logit_, mvlgamma as mvlgamma, _mvlgamma_ as mvlgamma_, _polygamma_method as polygamma,
         _polygamma_ as polygamma_)
-    from tinytorch._ops.special.gamma import igammac as igammac, igammac as igammac_
+    from tinytorch._ops.special.gamma import (igamma as igamma, igamma as igamma_, igammac as igammac,
+        igammac as igammac_)
     from tinytorch._ops.special.xlogy import sinc as sinc, sinc as sinc_
     from tinytorch._quantized.tensor import _plain_dequantize as dequantize
     from tinytorch._tensor.legacy_types import _new as new

@@ -131,3 +131,26 @@ def test_autograd_core_does_not_import_the_ops():
                                                                           "tinytorch.autograd._functional_utils"))]
     above = {m: sorted(t for t in edges[m] if t.startswith(_ABOVE_THE_CORE)) for m in core}
     assert not {m: t for m, t in above.items() if t}, above
+
+
+def test_op_families_stand_in_one_order():
+    # the families under _ops/ (one folder each) import each other only downwards: no circle of folders,
+    # so a reader can learn them bottom up (_core, creation, shape, pointwise, index, reduce, ...)
+    edges, local = _import_graph.graph()
+
+    def family(m):
+        parts = m.split(".")
+        return parts[2] if len(parts) > 3 and parts[1] == "_ops" else None
+
+    arrows = {}
+    for m, targets in edges.items():
+        for t in set(targets) | {t for mm, _, t in local if mm == m}:
+            a, b = family(m), family(t)
+            if a and b and a != b:
+                arrows.setdefault(a, set()).add(b)
+                arrows.setdefault(b, set())
+    try:
+        order = _import_graph.floors(arrows, set())
+    except ValueError as e:
+        raise AssertionError(f"families of _ops/ importing each other in a circle: {e}") from None
+    assert {"_core", "creation", "shape", "pointwise", "index", "reduce", "linalg", "nn"} <= set(order)

@@ -131,7 +131,7 @@ def test_ops_are_families():
     assert [p.name for p in ops.iterdir() if p.suffix == ".py"] == ["__init__.py"]
     families = {p.name for p in ops.iterdir() if (p / "__init__.py").exists()}
     assert families == {"_core", "_kernels", "pointwise", "reduce", "shape", "index", "linalg", "nn", "special",
-                        "fft", "sparse", "random", "creation"}
+                        "fft", "sparse", "random", "creation", "masked"}
 
 
 def _model(nn, lib):

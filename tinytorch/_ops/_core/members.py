@@ -8,8 +8,8 @@ import numbers
 from ... import storage as _storage
 from ...autograd.grad_mode import _Active
 from ...autograd.node import Node
+from .record import record
 from .torch_function import add_routed, dispatch as _dispatch, subclass_among
-from ..shape.shape import _unary_result
 from ...tensor import Tensor, register_attribute
 
 
@@ -140,7 +140,7 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
                         "Make sure your class inherits from Tensor.")
-    out = _unary_result(self, self._data.view(), AliasBackward0, True)
+    out = record(self._data.view(), AliasBackward0, (self,), view_of=self)
     if cls is not Tensor:
         _prepare_subclass(cls)
         out.__class__ = cls

@@ -179,6 +179,20 @@ def _record_outputs(outs, node_cls, inputs, saved, view_of, attrs) -> tuple:
     return results
 
 
+class NotImplementedBackward(_nodes.Node):
+    """PyTorch's node for a result it cannot differentiate (``scatter(reduce=)``, ``heaviside``,
+    ``Tensor.set_``): backward raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self.op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"  # PyTorch's repr
+
+
 def float_dtype(x: np.ndarray) -> np.ndarray:
     """Ints and bools compute in the default float dtype, as PyTorch's float-only functions do."""
     if x.dtype in FLOATING_NP:

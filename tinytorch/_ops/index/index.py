@@ -1,7 +1,8 @@
 """Indexing: ``t[key]`` (basic keys give views, advanced keys copies) and ``t[key] = value``.
 
 Both are declared as the operators ``Tensor.__getitem__`` / ``Tensor.__setitem__`` alone (PyTorch has
-no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper."""
+no ``torch.getitem``); the operator is the implementation itself, so ``x[3]`` pays no wrapper. ``narrow`` and
+``aten.slice`` (one dim's slice, a view) are basic indexing too and are declared at the end."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,15 +12,16 @@ from ... import _dtype_casts
 from .._core import narrow, overlap
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, elem_strides, install_saved_fields, u64
-from ...tensor import Tensor, _make, _view_of
+from ...tensor import Tensor, _make, _view_of, _wrap_dim
 from ..shape import _batching as rules
 from ..pointwise import inplace
 from ..shape import views
 from ..pointwise.compare import where
 from ..pointwise.inplace import overlaps, writeable
+from ..shape.join import _note_dim
 from ..shape.shape import expand
 from .._core.record import inplace_node, record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
@@ -563,3 +565,39 @@ def setitem(input: Tensor, key, value) -> None:
     version_counter(dst)[0] += 1
     views.set_history(dst, fn)
 
+
+# -- slices of one dim: views through getitem's basic indexing ----------------------------------------
+@op(variants="function method", batch=rules.narrow)
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    start = int(start)  # a 0-d tensor counts as its int
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
+    return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
+
+
+@aten_only("slice")
+def aten_slice(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    """``torch.ops.aten.slice``: elements ``start:end:step`` of ``dim``, a view (PyTorch's slice.Tensor: the
+    bounds count from the end when negative and are clamped to the dim; the step must be positive)."""
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, x.ndim)
+    if int(step) <= 0:
+        raise RuntimeError("slice step must be positive")
+    start = None if start is None else int(start)
+    end = None if end is None else int(end)
+    # Python's slice of a positive step clamps as PyTorch does; always a SliceBackward0, whole dim or not
+    out = getitem(input, (slice(None),) * d + (slice(start, end, int(step)),), _node="SliceBackward0")
+    if out.grad_fn is not None and (start is None or end is None):
+        out.grad_fn.given_bounds = (start, end)  # PyTorch's node keeps a bound not given as None
+    return _note_dim(out, dim)

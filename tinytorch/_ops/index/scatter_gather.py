@@ -10,7 +10,7 @@ from .._core import narrow
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
-from .._core.record import record, wants_grad
+from .._core.record import NotImplementedBackward, record, wants_grad
 from .._core.registry import op
 from .._core.util import as_array
 from ..shape._adjoint import index_zeros_put
@@ -132,17 +132,6 @@ class ScatterBackward1(ScatterBackward0):
         return super().backward(g)[:1]
 
 
-class NotImplementedBackward(Node):
-    """PyTorch's node for a result it cannot differentiate (``scatter(reduce=)``): backward raises."""
-
-    def name(self) -> str:
-        return "torch::autograd::NotImplemented"
-
-    def backward(self, g):
-        raise RuntimeError(f"derivative for {self.op} is not implemented")
-
-
-NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"  # PyTorch's repr
 _REDUCE = {"add": np.add, "multiply": np.multiply}
 
 

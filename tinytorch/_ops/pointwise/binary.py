@@ -1,4 +1,4 @@
-"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, igamma, lerp,
+"""Binary math beside the arithmetic (PyTorch's BinaryOps): atan2, hypot, logaddexp(2), xlogy, lerp,
 isclose/allclose/equal, and the integer bit ops bitwise_not and the shifts."""
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
-from ..special.erf_gamma import gammainc_np
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
 _BINARY = "function method inplace out"
@@ -242,27 +241,6 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
     node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
     out = np.asarray(out, dtype=ad.dtype)
     return record(out, node, **_binary_args(input, other, out))
-
-
-class IgammaBackward0(Node):
-    saved_fields = (("self", 0), ("other", 1))
-
-    def backward(self, g):
-        a, x = self._unpacked_saved
-        if self.need_a:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-        # d/dx P(a, x) is the gamma density
-        return _pair(self, None, g * ((a - 1) * x.log() - x - a.lgamma()).exp())
-
-
-@op(variants="function method inplace out", extra=("special.gammainc",), batch=pointwise)
-def igamma(input: Tensor, other: Tensor) -> Tensor:
-    """The regularised lower incomplete gamma function P(input, other)."""
-    require_tensors("igamma", input, other)
-    ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
-    a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
-    out = gammainc_np(a, x).astype(ad.dtype)
-    return record(out, IgammaBackward0, **_binary_args(input, other, out))
 
 
 class LerpBackward0(Node):

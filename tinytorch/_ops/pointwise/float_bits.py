@@ -15,7 +15,7 @@ from .._core.return_types import _named
 from .._core.record import legacy_name, record
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, meta, require_tensors
-from ..index.scatter_gather import NotImplementedBackward
+from .._core.record import NotImplementedBackward
 
 
 frexp_result = _named("frexp", ("mantissa", "exponent"))

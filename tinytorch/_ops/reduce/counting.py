@@ -1,4 +1,4 @@
-"""Counting and finding: unique, unique_consecutive, bincount, histc, count_nonzero, nonzero,
+"""Counting and finding: unique, unique_consecutive, bincount, histc, count_nonzero, nonzero_static, nonzero,
 argwhere. Most have an output whose shape depends on the values, which vmap cannot batch."""
 from __future__ import annotations
 
@@ -144,6 +144,16 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     if as_tuple:
         return tuple(_make(a.astype(np.int64)) for a in nz)
     return _make(np.stack(nz, axis=1).astype(np.int64))
+
+
+@op(variants="function method")
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` with exactly ``size`` rows: truncated, or padded with ``fill_value``."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    found = nonzero(input)._data[:size]
+    pad = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
+    return _make(np.concatenate([found, pad]) if pad.size or not found.size else found.copy())
 
 
 @op(variants="function method", no_batch=_DYNAMIC)

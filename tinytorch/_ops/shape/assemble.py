@@ -1,5 +1,5 @@
 """Ops that assemble or reshape results from existing ops: ``block_diag``, ``combinations``,
-``diagflat``, ``fill``, ``sum_to_size``, ``nonzero_static``, and the ``unsafe_`` splits (the same
+``diagflat``, ``fill``, ``sum_to_size``, and the ``unsafe_`` splits (the same
 pieces as ``split``/``chunk``, which PyTorch lets one modify in place). Each is written in tinytorch
 ops, so its gradient is theirs."""
 from __future__ import annotations
@@ -13,7 +13,6 @@ from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import op
 from ...autograd.node import sum_to
-from ..reduce.counting import nonzero
 from .join import cat, chunk, split
 from .tri import diag
 
@@ -91,16 +90,6 @@ def _sum_to_size(input: Tensor, *size) -> Tensor:
 def sum_to_size(input: Tensor, *size) -> Tensor:
     """``input`` summed over the dimensions where ``size`` has 1 (or lacks) to have shape ``size``."""
     return _sum_to_size(input, *size)
-
-
-@op(variants="function method")
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    """``nonzero`` with exactly ``size`` rows: truncated, or padded with ``fill_value``."""
-    if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
-    found = nonzero(input)._data[:size]
-    pad = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
-    return _make(np.concatenate([found, pad]) if pad.size or not found.size else found.copy())
 
 
 @op(variants="function method", batch=composite)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...tensor import Tensor
 from .._core.batching import composite
 from .._core.registry import op
-from .join import narrow, split, unbind
+from .join import split, unbind
 from .shape import diagonal, permute, squeeze, t, transpose, unsqueeze
 from .strided import as_strided, unfold
 
@@ -34,7 +34,7 @@ def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:
 
 @op(variants="function method out", batch=composite)
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    return narrow(input, dim, start, length).clone()
+    return input.narrow(dim, start, length).clone()
 
 
 @op(variants="function out", batch=composite)

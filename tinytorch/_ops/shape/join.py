@@ -1,5 +1,5 @@
-"""Joining and splitting: cat, stack, split, split_with_sizes, chunk, unbind, select, narrow (gather and
-scatter are in ``scatter_gather.py``)."""
+"""Joining and splitting: cat, stack, split, split_with_sizes, chunk, unbind, select (narrow
+and aten.slice, basic slices, are in ``index/index.py``; gather and scatter in ``scatter_gather.py``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,9 +10,8 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..creation.factory import zeros
 from . import _batching as rules
-from ..index.index import getitem
 from .._core.record import record, wants_grad
-from .._core.registry import aten_only, op
+from .._core.registry import op
 from ..._quiet_fp import cast
 from ...autograd.forward_ad import _out_shape
 
@@ -225,42 +224,6 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -x.shape[d] <= index < x.shape[d]:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at dimension {d}")
     return _note_dim(input[(slice(None),) * d + (index,)], dim)
-
-
-@op(variants="function method", batch=rules.narrow)
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """``length`` elements of ``dim`` from ``start`` (which may count from the end): a view."""
-    d = _wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[d]
-    start = int(start)  # a 0-d tensor counts as its int
-    if not -size <= start <= size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    start = start + size if start < 0 else start
-    if start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    # always a SliceBackward0 in PyTorch, even when the slice spans the whole dim
-    return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
-
-
-@aten_only("slice")
-def aten_slice(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
-    """``torch.ops.aten.slice``: elements ``start:end:step`` of ``dim``, a view (PyTorch's slice.Tensor: the
-    bounds count from the end when negative and are clamped to the dim; the step must be positive)."""
-    x = input._data
-    if x.ndim == 0:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = _wrap_dim(dim, x.ndim)
-    if int(step) <= 0:
-        raise RuntimeError("slice step must be positive")
-    start = None if start is None else int(start)
-    end = None if end is None else int(end)
-    # Python's slice of a positive step clamps as PyTorch does; always a SliceBackward0, whole dim or not
-    out = getitem(input, (slice(None),) * d + (slice(start, end, int(step)),), _node="SliceBackward0")
-    if out.grad_fn is not None and (start is None or end is None):
-        out.grad_fn.given_bounds = (start, end)  # PyTorch's node keeps a bound not given as None
-    return _note_dim(out, dim)
 
 
 def _note_dim(out: Tensor, dim: int) -> Tensor:

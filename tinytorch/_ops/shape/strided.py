@@ -19,7 +19,7 @@ from ..._dtype import cpp_name
 from .._core.record import inplace_node, legacy_name, record
 from .._core.registry import op
 from ._adjoint import index_zeros_put
-from ..index.scatter_gather import NotImplementedBackward
+from .._core.record import NotImplementedBackward
 
 _strided = np.lib.stride_tricks.as_strided
 

@@ -8,7 +8,7 @@ numpy has no erf or gamma functions, so they are computed here, vectorised, in f
 - lgamma: the Lanczos approximation (g = 7, 9 terms; relative error about 1e-15), reflection below 0.5.
 - digamma/polygamma: the recurrence up to x >= 10 (digamma) or 15 + n, then the asymptotic series
   with Bernoulli numbers up to B14; digamma reflects below 0.
-- gammainc (igamma, in binary.py): the power series below x = a + 1, Lentz's continued fraction for
+- gammainc (igamma, declared in gamma.py): the power series below x = a + 1, Lentz's continued fraction for
   the complement above; mvlgamma sums lgamma.
 float32 inputs are computed in float64 and rounded, so they agree with PyTorch to about one ulp."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Incomplete gamma, Hurwitz zeta and the multivariate log-gamma: ``igamma``/``special.gammainc``,
 ``igammac``/``special.gammaincc``, ``special.zeta``, ``mvlgamma``/``special.multigammaln``.
 
-igamma and zeta use SciPy's Cephes kernels (optional; imported when first called), in float64.
+igammac and zeta use SciPy's Cephes kernels (optional; imported when first called), in float64.
 PyTorch differentiates them only in their second argument; asking for the other derivative raises
 PyTorch's NotImplementedError when backward reaches it."""
 from __future__ import annotations
@@ -16,7 +16,9 @@ from .._core.batching import pointwise
 from .._core.registry import op
 from .._core.lazy_scipy import scipy_special
 from .._core.util import fit_grad, require_tensors
+from .erf_gamma import gammainc_np
 from .xlogy import _binary_args, _float_pair, _suffix
+from ..pointwise.binary import _binary_args as _pair_args, _float_binary
 from .._core.record import legacy_name, record
 from .._core.util import binary_operands
 
@@ -49,7 +51,8 @@ def _classes(stem, base, **attrs):
     return {k: type(f"{stem}Backward{k}", (base,), {"__module__": base.__module__, **attrs}) for k in "012"}
 
 
-_IGAMMA = _classes("Igamma", _IncompleteGammaNode, what="igamma: input", sign=1.0)
+_IGAMMA = _classes("Igamma", _IncompleteGammaNode, what="igamma: input", sign=1.0,
+                   saved_fields=(("self", 0), ("other", 1)))
 _IGAMMAC = _classes("Igammac", _IncompleteGammaNode, what="igammac: input", sign=-1.0)
 _ZETA = _classes("SpecialZeta", _ZetaNode)
 
@@ -67,6 +70,17 @@ def _scipy_binary(fname, classes, input, other, int_error=None):
     return record(out, classes[_suffix(ta, tb)], **_binary_args(out, ta, tb, a, b))
 
 
+@op(variants="function method inplace out", extra=("special.gammainc",), batch=pointwise)
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other) (tinytorch's own series and continued
+    fraction, ``erf_gamma.gammainc_np``, in float64)."""
+    require_tensors("igamma", input, other)
+    ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
+    a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
+    out = gammainc_np(a, x).astype(ad.dtype)
+    return record(out, _IGAMMA["0"], **_pair_args(input, other, out))
+
+
 @op(variants="function method inplace out", batch=pointwise, extra=("special.gammaincc",))
 def igammac(input: Tensor, other: Tensor) -> Tensor:
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P."""
@@ -79,5 +93,5 @@ def zeta(input, other) -> Tensor:
     """The Hurwitz zeta function sum_k (k + other)^-input."""
     return _scipy_binary("zeta", _ZETA, input, other)
 
-# igamma (torch.special.gammainc) and mvlgamma (multigammaln) are declared with the numpy-only kernels
-# in binary.py and special.py, which the distributions use without SciPy
+# igamma (above) and mvlgamma (erf_gamma.py) run tinytorch's numpy-only kernels, which the distributions use
+# without SciPy
