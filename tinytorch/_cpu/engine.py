@@ -1,4 +1,5 @@
-"""The backward engine's CPU paths: the dependency count read off add/sub/mul's two-edge nodes without building
+"""The backward engine's CPU paths: its loop with the per-node costs cut (a node with nothing to check run inline,
+an EdgePair's edges read from its attributes), the dependency count read off add/sub/mul's two-edge nodes without building
 their edge tuples, and two gradients of one shape and dtype summed on their arrays. A micrograd step runs the
 engine's loop thousands of times over 0-d tensors, where these calls are most of the cost."""
 from __future__ import annotations

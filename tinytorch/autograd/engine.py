@@ -241,8 +241,79 @@ def _apart_from_leaf_grads(root_grads: list, seen) -> list:
 
 def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
              accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
-    """Run backward from ``root_edges`` (the loop is written in the next step)."""
-    raise NotImplementedError
+    """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad.
+
+    PyTorch's engine in one loop: ``compute_dependencies`` (``_collect``: edges into each node), then
+    nodes taken from ``ready`` once their count falls to zero, each given its summed gradient from
+    ``buffers`` (``_into_buffer``), each result added into its next node's buffer. Leaves'
+    ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above). Gradients are never held
+    in a local longer than needed, so that AccumulateGrad can take them over without a copy.
+    (``tinytorch/_cpu/engine.py`` registers the same loop with its per-node costs cut.)"""
+    roots = [n for n, _ in root_edges]
+    deps = _collect(roots)
+    if user_grads and accumulate:
+        root_grads = _apart_from_leaf_grads(root_grads, deps)
+    needed = None
+    if capture is not None or restrict is not None:  # autograd.grad's filter: only nodes leading to a wanted one
+        needed = _needed(roots, {n for n, _ in capture or ()} | (restrict or set()))
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        if node is not None and g is not None:
+            _into_buffer(buffers, node, nr, g)
+    g = None
+    captured = {}
+    ready = [n for n in dict.fromkeys(roots) if n is not None and deps[n] == 0]
+    checked = needed is not None or _State.anomaly  # every node then goes through _step
+    # backward formulas record a graph only with create_graph; a profile does not see them (they are not
+    # PyTorch's backward kernels); numpy's inf/nan warnings stay off (PyTorch's formulas compute those silently)
+    prev_mode, recorder, fp_state = _State.enabled, _State.recorder, quiet()
+    _State.enabled, _State.recorder = create_graph, None
+    try:
+        while ready:
+            node = ready.pop()
+            if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
+                if capture is not None and node in buffers:
+                    _capture(node, [buffers[node]], capture, captured)
+                if accumulate and node in buffers and (restrict is None or node in restrict):
+                    accumulate_grad(node, buffers.pop(node), create_graph)  # handed over: no reference kept here
+                else:
+                    buffers.pop(node, None)
+                continue
+            grads = buffers.pop(node, None)
+            if grads is None:
+                out = ()
+            elif checked or node._hooked or node._n_outputs != 1:
+                out = _step(node, grads, retain_graph, needed, capture, captured)
+            else:  # nothing around the formula
+                out = node.backward(grads)
+                out = out if type(out) is tuple else (out,)
+                if not retain_graph:
+                    node._release()
+            grads = None
+            edges = node.next_functions
+            for (nxt, nr), g in zip(edges, tuple(out) + (None,) * len(edges)):  # a missing gradient is None
+                if nxt is not None:
+                    if g is not None:
+                        _into_buffer(buffers, nxt, nr, g)
+                    deps[nxt] -= 1
+                    if deps[nxt] == 0:
+                        ready.append(nxt)
+            g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+    finally:
+        loud(fp_state)
+        _State.enabled, _State.recorder = prev_mode, recorder
+    return captured
+
+
+def _into_buffer(buffers: dict, node, nr: int, g) -> None:
+    """``g`` into ``node``'s InputBuffer (PyTorch's): the gradient itself for a node with one output, a list of
+    ``_n_outputs`` slots for the others; a second gradient for one slot is summed (``_sum_grads``)."""
+    if node._n_outputs == 1:
+        prev = buffers.get(node)
+        buffers[node] = g if prev is None else _sum_grads(prev, g)
+    else:
+        buf = buffers.setdefault(node, [None] * node._n_outputs)
+        buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
 
 
 def _capture(node, grads: list, capture: dict, captured: dict) -> None:
