@@ -47,6 +47,7 @@ PROGRAMS = {
     "arith._scaled_sum": [_alpha(tt.add), _alpha(tt.sub)],
     "engine._sum_grads": [_fan_in],
     "engine._collect": [_fan_in, _binary(lambda x, y: x * y + y)],
+    "engine._execute": [_fan_in, _binary(lambda x, y: x * y + y)],
 }
 
 

@@ -26,6 +26,13 @@ from ..._tensor.swap import swap_tensors
 from ._hooks import _foreign_input
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+# a module's own tables, made empty for each module in PyTorch's order (its __dict__ lists them so): what it
+# holds (parameters, buffers, submodules), then its hooks, each an OrderedDict keyed by handle id
+_TABLES = (("_parameters", dict), ("_buffers", dict), ("_non_persistent_buffers_set", set), ("_modules", dict),
+           *((name, OrderedDict) for name in (
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
+               "_forward_hooks_always_called", "_backward_hooks", "_backward_pre_hooks", "_state_dict_hooks",
+               "_load_state_dict_post_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks")))
 
 
 def typename(obj) -> str:
@@ -134,21 +141,8 @@ class Module:
                             "were given")
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
-        setattr_(self, "_parameters", {})
-        setattr_(self, "_buffers", {})
-        setattr_(self, "_non_persistent_buffers_set", set())
-        setattr_(self, "_modules", {})
-        setattr_(self, "_forward_pre_hooks", OrderedDict())
-        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_forward_hooks", OrderedDict())
-        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
-        setattr_(self, "_forward_hooks_always_called", OrderedDict())
-        setattr_(self, "_backward_hooks", OrderedDict())
-        setattr_(self, "_backward_pre_hooks", OrderedDict())
-        setattr_(self, "_state_dict_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
-        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
-        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        for name, table in _TABLES:
+            setattr_(self, name, table())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
