@@ -19,7 +19,10 @@ from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..utils import _pytree as pytree
+from . import dynamic_shapes as _dyn
+from .dynamic_shapes import Dim, ShapesCollection
 
 __all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim"]
 
@@ -118,20 +121,22 @@ class ExportedProgram:
     """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
 
     def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
-                 out_spec, user_names: list):
+                 out_spec, user_names: list, range_constraints: dict | None = None, guards: list | None = None):
         self.graph_module = graph_module
         self.graph_signature = graph_signature
         self.state_dict = state_dict
-        self.range_constraints: dict = {}
+        self.range_constraints: dict = range_constraints or {}
         self._out_spec = out_spec
         self._user_names = user_names
+        self._guards = guards or []
 
     @property
     def graph(self):
         return self.graph_module.graph
 
     def module(self) -> Module:
-        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``."""
+        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``,
+        for inputs that pass the program's guards (its static sizes, its symbols' ranges)."""
         return _Unlifted(self)
 
     def __call__(self, *args, **kwargs):
@@ -154,6 +159,8 @@ class _Unlifted(Module):
 
     def forward(self, *args, **kwargs):
         ep = self._ep
+        if ep._guards:
+            _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
         sig = ep.graph_signature
         state = [ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
         leaves = pytree.tree_leaves((args, kwargs))
@@ -162,14 +169,29 @@ class _Unlifted(Module):
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False, preserve_module_call_signature=()):
-    """``mod``'s forward, called on ``args`` and ``kwargs`` once, as an ``ExportedProgram``."""
+    """``mod``'s forward, called on ``args`` and ``kwargs``, as an ``ExportedProgram``; ``dynamic_shapes`` marks
+    the sizes left free (``tinytorch/export/dynamic_shapes.py``)."""
     if not isinstance(mod, Module):
         raise ValueError(f"Expected `mod` to be an instance of `torch.nn.Module`, got {type(mod)}.")
     if not isinstance(args, tuple):
         raise ValueError(f"Expected `args` to be a tuple, got {type(args)}")
-    if dynamic_shapes is not None:
-        raise NotImplementedError("tinytorch.export.export: dynamic_shapes are not supported (no symbolic sizes)")
     kwargs = kwargs or {}
+    rec, specs, state, names, outputs, out_spec = _capture(mod, args, kwargs)
+    params = _forward_params(mod)
+    leaves = _dyn.leaf_specs(params, args, kwargs, {} if dynamic_shapes is None else dynamic_shapes)
+    syms = _dyn.make_symbols(leaves)
+    if syms:
+        _dynamic(mod, args, kwargs, rec.graph, leaves, syms)
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
+                                             for n in outputs])
+    return ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
+                           _dyn.guards(leaves, syms))
+
+
+def _capture(mod, args, kwargs) -> tuple:
+    """One run of ``mod(*args, **kwargs)`` recorded: the recording, the input specs, the lifted state, the user
+    inputs' names, the output nodes and the outputs' structure."""
     rec = Recording(predispatch=True)
     specs, state = [], {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
@@ -192,10 +214,39 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     out_leaves, out_spec = pytree.tree_flatten(out)
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
-    gm = GraphModule(dict(rec.constants), rec.graph)
-    signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
-                                             for n in outputs])
-    return ExportedProgram(gm, signature, state, out_spec, names)
+    return rec, specs, state, names, outputs, out_spec
+
+
+def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
+    """Check the marked sizes by capturing ``mod`` again at other sizes (its buffers put back after), and write
+    the graph's sizes with their symbols (``node.meta["sym_shape"]``, which the printed graph shows)."""
+    originals = [t for t, _, _ in leaves]
+
+    def trace(tensors):
+        swap = {id(a): b for a, b in zip(originals, tensors)}
+        new_args, new_kwargs = pytree.tree_map(lambda x: swap.get(id(x), x) if isinstance(x, Tensor) else x,
+                                               (args, kwargs))
+        return _capture(mod, new_args, new_kwargs)[0].graph
+
+    saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
+    try:
+        prober = _dyn.Prober(trace, leaves, syms, graph)
+        _dyn.check(prober, syms)
+        shapes = _dyn.symbolic_shapes(prober, syms, graph)
+    finally:
+        with no_grad():
+            for b, value in saved:
+                b.copy_(value)
+    for node, shape in zip(graph.nodes, shapes):
+        if shape is not None and any(isinstance(d, str) for d in shape):
+            node.meta["sym_shape"] = shape
+
+
+def _forward_params(mod) -> list:
+    try:
+        return list(inspect.signature(mod.forward).parameters)
+    except (TypeError, ValueError):
+        return []
 
 
 def _user_input_names(mod, args, kwargs) -> list:
@@ -221,10 +272,3 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 
 
 def load(f, *, extra_files=None, expected_opset_version=None):
     raise NotImplementedError(_UNSUPPORTED.format("load"))
-
-
-class Dim:
-    """A named dynamic dimension (accepted; export refuses dynamic_shapes)."""
-
-    def __init__(self, name: str, *, min=None, max=None):  # noqa: A002 - PyTorch's names
-        self.__name__, self.min, self.max = name, min, max
