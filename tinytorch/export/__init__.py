@@ -21,10 +21,12 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..utils import _pytree as pytree
-from . import dynamic_shapes as _dyn
+from . import _decompose, dynamic_shapes as _dyn
+from ._decompose import CustomDecompTable, default_decompositions
 from .dynamic_shapes import Dim, ShapesCollection
 
-__all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim"]
+__all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim", "ShapesCollection",
+           "default_decompositions", "CustomDecompTable"]
 
 _UNSUPPORTED = ("tinytorch.export.{} is not supported: tinytorch's exported programs live in memory only; use "
                 "tinytorch.onnx.export for an ONNX file, or tinytorch.save for weights")
@@ -138,6 +140,10 @@ class ExportedProgram:
         """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``,
         for inputs that pass the program's guards (its static sizes, its symbols' ranges)."""
         return _Unlifted(self)
+
+    def run_decompositions(self, decomp_table=None, decompose_custom_triton_ops: bool = False) -> ExportedProgram:
+        """The program lowered to core ATen (see ``_decompose``)."""
+        return _decompose.run_decompositions(self, decomp_table)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Unable to call ExportedProgram directly. You should use `exported_program.module()` "

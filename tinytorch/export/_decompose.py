@@ -1,0 +1,95 @@
+"""``ExportedProgram.run_decompositions()``: the exported graph (the ops as the Python API called them,
+``aten.linear.default``) lowered to core ATen (``aten.permute`` + ``aten.addmm``, ``aten.convolution``,
+``aten._native_batch_norm_legit_no_training``), as PyTorch's export prints it after its default decompositions.
+
+The lowering is the one ``make_fx`` already writes (``tinytorch/fx/experimental/_aten_rules.py``): the graph runs
+node by node, each op under a capture one level down (``predispatch=False``, autograd off, so no ``detach``
+nodes), with ``core_aten`` set so that ``t`` is written ``permute(w, [1, 0])`` as PyTorch's core decomposition
+table writes it. Each new node keeps its source node's ``# File:`` line, and the nodes nobody reads (an op's unused
+results) are dropped, as PyTorch's pass does. The state runs as copies (an in-place counter update in the graph
+leaves the module's own alone).
+
+Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
+empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
+``_native_batch_norm_legit_functional`` with the running statistics as ``BUFFER_MUTATION`` outputs); a program with
+dynamic sizes keeps the symbols on the nodes whose shape is their source node's, and the example's numbers in
+the arguments of the ops the lowering adds (a 3-d ``linear``'s ``view`` sizes)."""
+from __future__ import annotations
+
+import operator
+
+from ..autograd.grad_mode import no_grad
+from ..fx.experimental.proxy_tensor import Recording, capturing
+from ..fx.graph_module import GraphModule
+from ..tensor import Tensor
+from ..utils import _pytree as pytree
+
+__all__ = ["run_decompositions", "default_decompositions", "CustomDecompTable"]
+
+
+class CustomDecompTable(dict):
+    """PyTorch's table of the decompositions ``run_decompositions`` applies, by operator (tinytorch's holds none:
+    its lowering is its capture rules')."""
+
+
+def default_decompositions() -> CustomDecompTable:
+    return CustomDecompTable()
+
+
+def run_decompositions(ep, decomp_table=None):
+    from . import ExportedProgram, ExportGraphSignature, InputKind, OutputSpec, TensorArgument
+    rec = Recording(predispatch=False)
+    rec.core_aten = True
+    sig = ep.graph_signature
+    env, outputs = {}, None
+    state = {s.arg.name: ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
+    with no_grad():
+        for node in ep.graph.nodes:
+            if node.op == "placeholder":
+                value = state.get(node.name)
+                value = (value if value is not None else node.meta["val"]).detach().clone()
+                new = rec.graph.placeholder(node.target)
+                rec.bind(value, new)
+                if "sym_shape" in node.meta:
+                    new.meta["sym_shape"] = node.meta["sym_shape"]
+                env[node] = value
+            elif node.op == "get_attr":
+                env[node] = getattr(ep.graph_module, node.target)
+            elif node.op == "call_function":
+                args, kwargs = pytree.tree_map(lambda a: env[a] if a in env else a, (node.args, node.kwargs),
+                                               is_leaf=lambda a: hasattr(a, "op") and hasattr(a, "users"))
+                if node.target is operator.getitem:
+                    env[node] = operator.getitem(*args)
+                    continue
+                known = set(rec.graph.nodes)
+                with capturing(rec):
+                    env[node] = node.target(*args, **kwargs)
+                _inherit(node, [n for n in rec.graph.nodes if n not in known])
+            elif node.op == "output":
+                outputs = [env[a] for a in node.args[0]]
+    out_nodes = tuple(rec.node(t) if isinstance(t, Tensor) else t for t in outputs)
+    rec.graph.output(out_nodes)
+    rec.graph.eliminate_dead_code(lambda n: n.op in ("placeholder", "output") or _mutates(n))
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    specs = [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
+    return ExportedProgram(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
+                           ep._user_names, ep.range_constraints, ep._guards)
+
+
+def _inherit(source, nodes: list) -> None:
+    """The lowered nodes of ``source``: its ``# File:`` line, and its symbolic shape where theirs is the same."""
+    stack = source.meta.get("stack_trace")
+    shape = source.meta.get("sym_shape")
+    val = source.meta.get("val")
+    for n in nodes:
+        if stack is not None:
+            n.meta["stack_trace"] = stack
+        v = n.meta.get("val")
+        if shape is not None and isinstance(v, Tensor) and isinstance(val, Tensor) and v.shape == val.shape:
+            n.meta["sym_shape"] = shape
+
+
+def _mutates(node) -> bool:
+    """An in-place op (``aten.add_.Tensor``): kept though nobody reads its result."""
+    name = getattr(node.target, "__name__", str(node.target))
+    return node.op == "call_function" and name.split(".")[0].endswith("_") and not name.startswith("_")
