@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 
+from .._ops.creation.factory import zeros
 from ..autograd.grad_mode import no_grad
 from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
@@ -47,7 +48,9 @@ def run_decompositions(ep, decomp_table=None):
         for node in ep.graph.nodes:
             if node.op == "placeholder":
                 value = state.get(node.name)
-                value = (value if value is not None else node.meta["val"]).detach().clone()
+                value = node.meta["val"] if value is None else value
+                # a loaded program's inputs are known by shape and dtype only (meta tensors): zeros of them
+                value = zeros(value.shape, dtype=value.dtype) if value.is_meta else value.detach().clone()
                 new = rec.graph.placeholder(node.target)
                 rec.bind(value, new)
                 if "sym_shape" in node.meta:
@@ -70,6 +73,7 @@ def run_decompositions(ep, decomp_table=None):
     out_nodes = tuple(rec.node(t) if isinstance(t, Tensor) else t for t in outputs)
     rec.graph.output(out_nodes)
     rec.graph.eliminate_dead_code(lambda n: n.op in ("placeholder", "output") or _mutates(n))
+    _fill_values(rec.graph)
     gm = GraphModule(dict(rec.constants), rec.graph)
     specs = [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
     return ExportedProgram(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
@@ -87,6 +91,21 @@ def _inherit(source, nodes: list) -> None:
         v = n.meta.get("val")
         if shape is not None and isinstance(v, Tensor) and isinstance(val, Tensor) and v.shape == val.shape:
             n.meta["sym_shape"] = shape
+
+
+def _fill_values(graph) -> None:
+    """The value of a node a rule added on the way (the ``permute`` before an ``addmm``), which the capture binds
+    to no tensor: its op run again on its inputs' values (the printed graph shows its shape)."""
+    is_node = lambda a: hasattr(a, "op") and hasattr(a, "users")  # noqa: E731
+    with no_grad():
+        for node in graph.nodes:
+            if node.op != "call_function" or "val" in node.meta or node.target is operator.getitem:
+                continue
+            args, kwargs = pytree.tree_map(lambda a: a.meta.get("val") if is_node(a) else a,
+                                           (node.args, node.kwargs), is_leaf=is_node)
+            value = node.target(*args, **kwargs)
+            if isinstance(value, Tensor):
+                node.meta["val"] = value
 
 
 def _mutates(node) -> bool:
