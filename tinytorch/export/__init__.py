@@ -15,21 +15,18 @@ import dataclasses
 import enum
 import inspect
 
+from ..autograd.grad_mode import no_grad
 from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from ..utils import _pytree as pytree
-from . import _decompose, dynamic_shapes as _dyn
+from . import _decompose, _serialize, dynamic_shapes as _dyn
 from ._decompose import CustomDecompTable, default_decompositions
 from .dynamic_shapes import Dim, ShapesCollection
 
 __all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim", "ShapesCollection",
            "default_decompositions", "CustomDecompTable"]
-
-_UNSUPPORTED = ("tinytorch.export.{} is not supported: tinytorch's exported programs live in memory only; use "
-                "tinytorch.onnx.export for an ONNX file, or tinytorch.save for weights")
 
 
 class InputKind(enum.Enum):
@@ -272,9 +269,15 @@ def _user_input_names(mod, args, kwargs) -> list:
     return names
 
 
-def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 2):
-    raise NotImplementedError(_UNSUPPORTED.format("save"))
+def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 2) -> None:
+    """Write ``ep`` to ``f`` (a path or a binary file) in tinytorch's archive (``_serialize.py``; not PyTorch's
+    ``.pt2``)."""
+    if not isinstance(ep, ExportedProgram):
+        raise TypeError(f"The 'ep' parameter must be an instance of 'ExportedProgram', got '{type(ep).__name__}' "
+                        f"instead.")
+    _serialize.save(ep, f, extra_files)
 
 
-def load(f, *, extra_files=None, expected_opset_version=None):
-    raise NotImplementedError(_UNSUPPORTED.format("load"))
+def load(f, *, extra_files=None, expected_opset_version=None) -> ExportedProgram:
+    """The program ``save`` wrote to ``f``."""
+    return _serialize.load(f, extra_files)
