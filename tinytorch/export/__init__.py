@@ -208,7 +208,7 @@ def _capture(mod, args, kwargs) -> tuple:
     names = _user_input_names(mod, args, kwargs)
     leaves = pytree.tree_leaves((args, kwargs))
     for leaf, name in zip(leaves, names):
-        node = rec.graph.placeholder(name)
+        node = _placeholder(rec.graph, name)
         if isinstance(leaf, Tensor):
             rec.bind(leaf, node)
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
@@ -218,6 +218,14 @@ def _capture(mod, args, kwargs) -> tuple:
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
     return rec, specs, state, names, outputs, out_spec
+
+
+def _placeholder(graph, name: str):
+    """An input named ``name`` though it is a builtin's (``input``: PyTorch's export keeps the name in its
+    signature; the generated code reads it as ``input_1 = input``)."""
+    node = graph.placeholder(name)
+    node.name = name
+    return node
 
 
 def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:

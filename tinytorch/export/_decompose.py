@@ -38,7 +38,7 @@ def default_decompositions() -> CustomDecompTable:
 
 
 def run_decompositions(ep, decomp_table=None):
-    from . import ExportedProgram, ExportGraphSignature, InputKind, OutputSpec, TensorArgument
+    from . import ExportedProgram, ExportGraphSignature, InputKind, OutputSpec, TensorArgument, _placeholder
     rec = Recording(predispatch=False)
     rec.core_aten = True
     sig = ep.graph_signature
@@ -51,7 +51,7 @@ def run_decompositions(ep, decomp_table=None):
                 value = node.meta["val"] if value is None else value
                 # a loaded program's inputs are known by shape and dtype only (meta tensors): zeros of them
                 value = zeros(value.shape, dtype=value.dtype) if value.is_meta else value.detach().clone()
-                new = rec.graph.placeholder(node.target)
+                new = _placeholder(rec.graph, node.target)
                 rec.bind(value, new)
                 if "sym_shape" in node.meta:
                     new.meta["sym_shape"] = node.meta["sym_shape"]

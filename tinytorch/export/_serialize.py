@@ -134,7 +134,7 @@ def _constant_names(graph) -> list:
 def load(f, extra_files=None):
     import tinytorch
     from . import (ExportedProgram, ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
-                   TensorArgument)
+                   TensorArgument, _placeholder)
     from .dynamic_shapes import Symbol, ValueRanges, int_oo
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
@@ -155,7 +155,7 @@ def load(f, extra_files=None):
         if op == "output":
             node = graph.output(args[0])
         elif op == "placeholder":
-            node = graph.placeholder(target)
+            node = _placeholder(graph, target)
         else:
             node = graph.create_node(op, target, args, kwargs, name=entry["name"])
         meta = entry["meta"]

@@ -220,22 +220,23 @@ def _dims(t: Tensor, spec) -> dict:
 
 
 def make_symbols(leaves: list) -> list:
-    """The symbols of the marked sizes, in the order PyTorch makes them (inputs, then dims)."""
-    syms, by_name, by_value, used = [], {}, {}, set()
+    """The symbols of the marked sizes, in the order PyTorch makes them (inputs, then dims): one per size of each
+    input tensor (a tensor passed twice has its symbols once); the sizes one ``Dim`` marks are one symbol, named
+    after the smallest of theirs."""
+    syms, by_tensor, by_name, used = [], {}, {}, set()
     for index, (t, path, dims) in enumerate(leaves):
         for d, spec in sorted(dims.items()):
             value = int(t.shape[d])
             source = (index, d, f"L{path}.size()[{d}]", f"{_shown(path)}.size()[{d}]")
             if isinstance(spec, Dim):
-                sym = by_name.get(spec.__name__)
                 lo, hi = spec.min, spec.max
             elif isinstance(spec, _DimHint):
-                sym = by_value.get(value)
                 lo = 2 if spec.min is None else spec.min
                 hi = _INF if spec.max is None else spec.max
             else:
                 raise UserError(f"Unexpected dimension mapped to index {d} in input tensor shape {spec} specified "
                                 f"at inputs, expected a Dim or a DimHint")
+            sym = by_tensor.get((id(t), d))
             if sym is not None:
                 sym.sources.append(source)
                 continue
@@ -244,12 +245,25 @@ def make_symbols(leaves: list) -> list:
                 k += 1
             used.add(k)
             sym = _Sym(Symbol(f"s{k}"), spec, value, lo, hi, [source])
-            syms.append(sym)
-            if isinstance(spec, Dim):
-                by_name[spec.__name__] = sym
+            by_tensor[(id(t), d)] = sym
+            if isinstance(spec, Dim) and spec.__name__ in by_name:
+                merge(syms, by_name[spec.__name__], [sym])
             else:
-                by_value[value] = sym
+                syms.append(sym)
+                if isinstance(spec, Dim):
+                    by_name[spec.__name__] = sym
     return syms
+
+
+def merge(syms: list, keep, others: list) -> None:
+    """``others`` are ``keep`` (one size): their sources join it, named after the smallest symbol of them all."""
+    number = min(int(s.symbol.name[1:]) for s in [keep] + others)
+    for other in others:
+        keep.sources.extend(other.sources)
+        if other in syms:
+            syms.remove(other)
+    keep.sources.sort(key=lambda src: src[:2])
+    keep.symbol.name = f"s{number}"
 
 
 def _shown(path: str) -> str:
@@ -329,10 +343,10 @@ class Prober:
             tensors.append(t)
         return self.trace(tensors)
 
-    def same(self, sym, n: int) -> bool:
-        """Whether the program at ``sym == n`` runs the example's ops."""
+    def same(self, values: dict) -> bool:
+        """Whether the program with the symbols at ``values`` runs the example's ops."""
         try:
-            graph = self.run({sym: n})
+            graph = self.run(values)
         except Exception:  # noqa: BLE001 - a size check of the program's own failing is what this looks for
             return False
         return _signature(graph, False) == self.base_loose
@@ -342,8 +356,8 @@ class Prober:
         v = sym.value
         lo = max(sym.lo, 2)
         hi = sym.hi if sym.hi != _INF else 2 * v + 2
-        low = lo if lo >= v or self.same(sym, lo) else _bisect(lambda n: not self.same(sym, n), lo, v)
-        high = hi if hi <= v or self.same(sym, hi) else _bisect(lambda n: self.same(sym, n), v, hi) - 1
+        low = lo if lo >= v or self.same({sym: lo}) else _bisect(lambda n: not self.same({sym: n}), lo, v)
+        high = hi if hi <= v or self.same({sym: hi}) else _bisect(lambda n: self.same({sym: n}), v, hi) - 1
         if sym.hi == _INF and high == hi:
             high = _INF
         return low, high
@@ -379,6 +393,7 @@ def _bisect(ok, good: int, bad: int) -> int:
 def check(prober: Prober, syms: list) -> None:
     """Narrow each symbol's range to the sizes that run the example's graph; refuse a ``Dim`` (or
     ``Dim.DYNAMIC``) that the program specialised, with PyTorch's message."""
+    _unify(prober, syms)
     for sym in syms:
         low, high = prober.interval(sym)
         if low == high == sym.value:
@@ -402,6 +417,21 @@ def check(prober: Prober, syms: list) -> None:
                             f"{Dim._readable(name, low, high)}" + _TAIL)
         if isinstance(sym.spec, _DimHint):
             sym.lo, sym.hi = low, high
+
+
+def _unify(prober: Prober, syms: list) -> None:
+    """``Dim.AUTO``/``Dim.DYNAMIC`` sizes the program requires equal (``x + y``): a hint's size that cannot move
+    alone but moves with the other hints' sizes of its value is one symbol with them, as PyTorch's unification
+    makes it."""
+    for sym in list(syms):
+        if sym not in syms or not isinstance(sym.spec, _DimHint):
+            continue
+        n = sym.value + 1 if sym.value + 1 <= sym.hi else sym.value - 1
+        if prober.same({sym: n}):
+            continue
+        group = [s for s in syms if s is not sym and isinstance(s.spec, _DimHint) and s.value == sym.value]
+        if group and prober.same({s: n for s in [sym] + group}):
+            merge(syms, sym, group)
 
 
 def _violation(name: str, line: str) -> str:
