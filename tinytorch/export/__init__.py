@@ -120,10 +120,12 @@ class ExportedProgram:
     """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
 
     def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
-                 out_spec, user_names: list, range_constraints: dict | None = None, guards: list | None = None):
+                 out_spec, user_names: list, range_constraints: dict | None = None, guards: list | None = None,
+                 constants: dict | None = None):
         self.graph_module = graph_module
         self.graph_signature = graph_signature
         self.state_dict = state_dict
+        self.constants = constants or {}  # the lifted plain tensors (CONSTANT_TENSOR inputs), by target
         self.range_constraints: dict = range_constraints or {}
         self._out_spec = out_spec
         self._user_names = user_names
@@ -165,7 +167,8 @@ class _Unlifted(Module):
         if ep._guards:
             _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
         sig = ep.graph_signature
-        state = [ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
+        state = [ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
+                 for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
         leaves = pytree.tree_leaves((args, kwargs))
         out = ep.graph_module(*state, *leaves)
         return pytree.tree_unflatten(list(out), ep._out_spec)
@@ -179,7 +182,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     if not isinstance(args, tuple):
         raise ValueError(f"Expected `args` to be a tuple, got {type(args)}")
     kwargs = kwargs or {}
-    rec, specs, state, names, outputs, out_spec = _capture(mod, args, kwargs)
+    rec, specs, state, constants, names, outputs, out_spec = _capture(mod, args, kwargs)
     params = _forward_params(mod)
     leaves = _dyn.leaf_specs(params, args, kwargs, {} if dynamic_shapes is None else dynamic_shapes)
     syms = _dyn.make_symbols(leaves)
@@ -189,7 +192,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
                                              for n in outputs])
     return ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
-                           _dyn.guards(leaves, syms))
+                           _dyn.guards(leaves, syms), constants)
 
 
 def _capture(mod, args, kwargs) -> tuple:
@@ -205,6 +208,11 @@ def _capture(mod, args, kwargs) -> tuple:
             persistent = None if kind is InputKind.PARAMETER else True
             specs.append(InputSpec(kind, TensorArgument(node.name), target, persistent))
             state[target] = t
+    lifted = {}
+    for target, t in _tensor_attributes(mod):  # plain tensors held as attributes: CONSTANT_TENSOR inputs
+        node = rec.graph.placeholder("c_" + target.replace(".", "_"))
+        rec.bind(t, node)
+        lifted[node] = (target, t)
     names = _user_input_names(mod, args, kwargs)
     leaves = pytree.tree_leaves((args, kwargs))
     for leaf, name in zip(leaves, names):
@@ -217,7 +225,27 @@ def _capture(mod, args, kwargs) -> tuple:
     out_leaves, out_spec = pytree.tree_flatten(out)
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
-    return rec, specs, state, names, outputs, out_spec
+    constants, at = {}, sum(1 for s in specs if s.kind is not InputKind.USER_INPUT)
+    for node, (target, t) in lifted.items():  # the ones the program read, after the buffers
+        if node.users:
+            specs.insert(at, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), target))
+            constants[target] = t
+            at += 1
+        else:
+            rec.graph.erase_node(node)
+    return rec, specs, state, constants, names, outputs, out_spec
+
+
+def _tensor_attributes(mod) -> list:
+    """``(qualified name, tensor)`` of the plain tensors ``mod`` and its submodules hold as attributes (not as
+    parameters or buffers), each tensor once."""
+    out, seen = [], set()
+    for prefix, m in mod.named_modules():
+        for name, v in vars(m).items():
+            if type(v) is Tensor and id(v) not in seen:
+                seen.add(id(v))
+                out.append((f"{prefix}.{name}" if prefix else name, v))
+    return out
 
 
 def _placeholder(graph, name: str):

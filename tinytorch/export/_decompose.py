@@ -43,7 +43,8 @@ def run_decompositions(ep, decomp_table=None):
     rec.core_aten = True
     sig = ep.graph_signature
     env, outputs = {}, None
-    state = {s.arg.name: ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
+    state = {s.arg.name: ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
+             for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
     with no_grad():
         for node in ep.graph.nodes:
             if node.op == "placeholder":
@@ -77,7 +78,7 @@ def run_decompositions(ep, decomp_table=None):
     gm = GraphModule(dict(rec.constants), rec.graph)
     specs = [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
     return ExportedProgram(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
-                           ep._user_names, ep.range_constraints, ep._guards)
+                           ep._user_names, ep.range_constraints, ep._guards, ep.constants)
 
 
 def _inherit(source, nodes: list) -> None:

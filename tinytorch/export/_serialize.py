@@ -5,7 +5,8 @@
     ``operator.getitem``, the arguments with nodes as ``{"node": name}``, and each node's dtype and shape, symbolic
     sizes and ``# File:`` line), the graph signature, the range constraints, ``module()``'s guards and the outputs'
     structure;
-  * ``state.pt``: the lifted parameters and buffers and the graph's constants, by ``tinytorch.save``.
+  * ``state.pt``: the lifted parameters, buffers and constant tensors and the graph's own constants, by
+    ``tinytorch.save``.
 
 PyTorch's ``.pt2`` archive (its schema'd JSON, its own weights layout) is not written or read: a file saved by one
 library does not load in the other."""
@@ -116,7 +117,8 @@ def save(ep, f, extra_files=None) -> None:
     }
     state = io.BytesIO()
     constants = {name: getattr(ep.graph_module, name) for name in _constant_names(ep.graph)}
-    tinytorch.save({"state_dict": dict(ep.state_dict), "constants": constants}, state)
+    tinytorch.save({"state_dict": dict(ep.state_dict), "constants": constants, "lifted": dict(ep.constants)},
+                   state)
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
     with zipfile.ZipFile(f, "w") as z:
@@ -175,4 +177,5 @@ def load(f, extra_files=None):
     guards = [(i, d, (how, tuple(value) if isinstance(value, list) else value), message)
               for i, d, how, value, message in program["guards"]]
     out_spec = pytree.tree_flatten(_decode(program["out_structure"], {}))[1]
-    return ExportedProgram(gm, signature, stored["state_dict"], out_spec, program["user_names"], ranges, guards)
+    return ExportedProgram(gm, signature, stored["state_dict"], out_spec, program["user_names"], ranges, guards,
+                           stored["lifted"])

@@ -221,8 +221,8 @@ def _dims(t: Tensor, spec) -> dict:
 
 def make_symbols(leaves: list) -> list:
     """The symbols of the marked sizes, in the order PyTorch makes them (inputs, then dims): one per size of each
-    input tensor (a tensor passed twice has its symbols once); the sizes one ``Dim`` marks are one symbol, named
-    after the smallest of theirs."""
+    input tensor (a tensor passed twice has its symbols once); the sizes one ``Dim`` marks are one symbol (see
+    ``merge`` for its name)."""
     syms, by_tensor, by_name, used = [], {}, {}, set()
     for index, (t, path, dims) in enumerate(leaves):
         for d, spec in sorted(dims.items()):
@@ -256,14 +256,15 @@ def make_symbols(leaves: list) -> list:
 
 
 def merge(syms: list, keep, others: list) -> None:
-    """``others`` are ``keep`` (one size): their sources join it, named after the smallest symbol of them all."""
-    number = min(int(s.symbol.name[1:]) for s in [keep] + others)
+    """``others`` are ``keep`` (one size): their sources join it, under the name that sorts first as text
+    (``s24`` before ``s6``: sympy orders symbols by their names)."""
+    name = min(s.symbol.name for s in [keep] + others)
     for other in others:
         keep.sources.extend(other.sources)
         if other in syms:
             syms.remove(other)
     keep.sources.sort(key=lambda src: src[:2])
-    keep.symbol.name = f"s{number}"
+    keep.symbol.name = name
 
 
 def _shown(path: str) -> str:
