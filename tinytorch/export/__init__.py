@@ -1,14 +1,24 @@
-"""``tinytorch.export`` (PyTorch's ``torch.export``): a module's forward as a graph of ATen operators, its parameters
-and buffers lifted to inputs.
+"""``tinytorch.export`` (PyTorch's ``torch.export``): a module's forward as a graph of ATen operators, its parameters,
+buffers and constant tensors lifted to inputs.
 
 ``export(module, args)`` runs ``module(*args)`` once under the same capture as ``make_fx``
 (``tinytorch/fx/experimental/proxy_tensor.py``), one level up (``predispatch``: the ops as the Python API called
 them, ``aten.linear.default``, ``aten.conv2d.default``, as PyTorch 2's export records its training IR). The graph's
-inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), then the user's inputs; ``graph_signature``
-says which is which, ``state_dict`` holds the lifted tensors, and ``module()`` gives a module that calls the graph
-with them. ``print(ep)`` prints PyTorch's text (its ``# File:`` lines name tinytorch's files where PyTorch's name
-its own). Not done here: ``dynamic_shapes``/``Dim``, ``run_decompositions``, ``save``/``load``, and the training-mode
-BatchNorm's ``num_batches_tracked.add_`` (a BatchNorm layer updates its counter on the array, below the ops)."""
+inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), the plain tensors the module holds as
+attributes and the program reads (``c_<name>``), then the user's inputs; ``graph_signature`` says which is which,
+``state_dict`` and ``constants`` hold the lifted tensors, and ``module()`` gives a module that checks its inputs
+(the guards) and calls the graph with them. ``print(ep)`` prints PyTorch's text (its ``# File:`` lines name
+tinytorch's files where PyTorch's name its own). A training-mode BatchNorm shows its
+``aten.add_.Tensor(b_..._num_batches_tracked, 1)``, as PyTorch's does.
+
+The rest, one file each:
+  * ``dynamic_shapes.py``: ``Dim``, ``Dim.AUTO``/``STATIC``/``DYNAMIC`` and ``dynamic_shapes=``. tinytorch has no
+    symbolic sizes: the capture runs on the example, and the marked sizes are named (``s77``), written into the
+    graph's shapes, checked for specialisation and narrowed by capturing again at other sizes; its docstring says
+    how and what that cannot see.
+  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules (a training
+    BatchNorm is not functionalised; ``decomp_table`` is not read).
+  * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 
 import dataclasses
