@@ -21,8 +21,6 @@ The rest, one file each:
   * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 
-import dataclasses
-import enum
 import inspect
 
 from ..autograd.grad_mode import no_grad
@@ -31,157 +29,15 @@ from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
-from . import _decompose, _serialize, dynamic_shapes as _dyn
+from . import _serialize, dynamic_shapes as _dyn
 from ._decompose import CustomDecompTable, default_decompositions
 from .dynamic_shapes import Dim, ShapesCollection
+from .exported_program import ExportedProgram
+from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
+                              TensorArgument)
 
 __all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim", "ShapesCollection",
            "default_decompositions", "CustomDecompTable"]
-
-
-class InputKind(enum.Enum):
-    USER_INPUT = enum.auto()
-    PARAMETER = enum.auto()
-    BUFFER = enum.auto()
-    CONSTANT_TENSOR = enum.auto()
-    CUSTOM_OBJ = enum.auto()
-    TOKEN = enum.auto()
-
-
-class OutputKind(enum.Enum):
-    USER_OUTPUT = enum.auto()
-    LOSS_OUTPUT = enum.auto()
-    BUFFER_MUTATION = enum.auto()
-    GRADIENT_TO_PARAMETER = enum.auto()
-    GRADIENT_TO_USER_INPUT = enum.auto()
-    USER_INPUT_MUTATION = enum.auto()
-    TOKEN = enum.auto()
-
-
-@dataclasses.dataclass
-class TensorArgument:
-    name: str
-
-
-@dataclasses.dataclass
-class InputSpec:
-    kind: InputKind
-    arg: TensorArgument
-    target: str | None
-    persistent: bool | None = None
-
-    def __str__(self) -> str:
-        target = "" if self.target is None else f" target='{self.target}'"
-        persistent = "" if self.persistent is None else f" persistent={self.persistent}"
-        return f"{self.arg.name}: {self.kind.name}{target}{persistent}"
-
-
-@dataclasses.dataclass
-class OutputSpec:
-    kind: OutputKind
-    arg: TensorArgument
-    target: str | None
-
-    def __str__(self) -> str:
-        target = "" if self.target is None else f" target='{self.target}'"
-        return f"{self.arg.name}: {self.kind.name}{target}"
-
-
-@dataclasses.dataclass
-class ExportGraphSignature:
-    """Which graph inputs are parameters, buffers or the user's, and which outputs the user's."""
-    input_specs: list
-    output_specs: list
-
-    def _names(self, kind) -> tuple:
-        return tuple(s.arg.name for s in self.input_specs if s.kind is kind)
-
-    @property
-    def parameters(self) -> tuple:
-        return tuple(s.target for s in self.input_specs if s.kind is InputKind.PARAMETER)
-
-    @property
-    def buffers(self) -> tuple:
-        return tuple(s.target for s in self.input_specs if s.kind is InputKind.BUFFER)
-
-    @property
-    def user_inputs(self) -> tuple:
-        return self._names(InputKind.USER_INPUT)
-
-    @property
-    def user_outputs(self) -> tuple:
-        return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
-
-    @property
-    def inputs_to_parameters(self) -> dict:
-        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.PARAMETER}
-
-    @property
-    def inputs_to_buffers(self) -> dict:
-        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.BUFFER}
-
-    def __str__(self) -> str:
-        inputs = "\n".join(map(str, self.input_specs))
-        outputs = "\n".join(map(str, self.output_specs))
-        return f"\n# inputs\n{inputs}\n\n# outputs\n{outputs}\n"
-
-
-class ExportedProgram:
-    """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
-
-    def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
-                 out_spec, user_names: list, range_constraints: dict | None = None, guards: list | None = None,
-                 constants: dict | None = None):
-        self.graph_module = graph_module
-        self.graph_signature = graph_signature
-        self.state_dict = state_dict
-        self.constants = constants or {}  # the lifted plain tensors (CONSTANT_TENSOR inputs), by target
-        self.range_constraints: dict = range_constraints or {}
-        self._out_spec = out_spec
-        self._user_names = user_names
-        self._guards = guards or []
-
-    @property
-    def graph(self):
-        return self.graph_module.graph
-
-    def module(self) -> Module:
-        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``,
-        for inputs that pass the program's guards (its static sizes, its symbols' ranges)."""
-        return _Unlifted(self)
-
-    def run_decompositions(self, decomp_table=None, decompose_custom_triton_ops: bool = False) -> ExportedProgram:
-        """The program lowered to core ATen (see ``_decompose``)."""
-        return _decompose.run_decompositions(self, decomp_table)
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError("Unable to call ExportedProgram directly. You should use `exported_program.module()` "
-                           "instead.")
-
-    def __str__(self) -> str:
-        code = self.graph_module.print_readable(print_output=False).replace("\n", "\n    ")
-        signature = str(self.graph_signature).replace("\n", "\n    ")
-        return (f"ExportedProgram:\n    {code}\nGraph signature: {signature}\n"
-                f"Range constraints: {self.range_constraints}\n")
-
-
-class _Unlifted(Module):
-    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module."""
-
-    def __init__(self, ep: ExportedProgram):
-        super().__init__()
-        self._ep = ep
-
-    def forward(self, *args, **kwargs):
-        ep = self._ep
-        if ep._guards:
-            _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
-        sig = ep.graph_signature
-        state = [ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
-                 for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
-        leaves = pytree.tree_leaves((args, kwargs))
-        out = ep.graph_module(*state, *leaves)
-        return pytree.tree_unflatten(list(out), ep._out_spec)
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False, preserve_module_call_signature=()):
