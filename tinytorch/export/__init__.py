@@ -30,7 +30,7 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import _serialize, dynamic_shapes as _dyn
-from ._decompose import CustomDecompTable, default_decompositions
+from ._decompose import CustomDecompTable, default_decompositions, placeholder as _placeholder
 from .dynamic_shapes import Dim, ShapesCollection
 from .exported_program import ExportedProgram
 from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
@@ -112,14 +112,6 @@ def _tensor_attributes(mod) -> list:
                 seen.add(id(v))
                 out.append((f"{prefix}.{name}" if prefix else name, v))
     return out
-
-
-def _placeholder(graph, name: str):
-    """An input named ``name`` though it is a builtin's (``input``: PyTorch's export keeps the name in its
-    signature; the generated code reads it as ``input_1 = input``)."""
-    node = graph.placeholder(name)
-    node.name = name
-    return node
 
 
 def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:

@@ -24,6 +24,7 @@ from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
+from .graph_signature import ExportGraphSignature, InputKind, OutputSpec, TensorArgument
 
 __all__ = ["run_decompositions", "default_decompositions", "CustomDecompTable"]
 
@@ -38,7 +39,6 @@ def default_decompositions() -> CustomDecompTable:
 
 
 def run_decompositions(ep, decomp_table=None):
-    from . import ExportedProgram, ExportGraphSignature, InputKind, OutputSpec, TensorArgument, _placeholder
     rec = Recording(predispatch=False)
     rec.core_aten = True
     sig = ep.graph_signature
@@ -52,7 +52,7 @@ def run_decompositions(ep, decomp_table=None):
                 value = node.meta["val"] if value is None else value
                 # a loaded program's inputs are known by shape and dtype only (meta tensors): zeros of them
                 value = zeros(value.shape, dtype=value.dtype) if value.is_meta else value.detach().clone()
-                new = _placeholder(rec.graph, node.target)
+                new = placeholder(rec.graph, node.target)
                 rec.bind(value, new)
                 if "sym_shape" in node.meta:
                     new.meta["sym_shape"] = node.meta["sym_shape"]
@@ -77,8 +77,16 @@ def run_decompositions(ep, decomp_table=None):
     _fill_values(rec.graph)
     gm = GraphModule(dict(rec.constants), rec.graph)
     specs = [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
-    return ExportedProgram(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
-                           ep._user_names, ep.range_constraints, ep._guards, ep.constants)
+    return type(ep)(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
+                    ep._user_names, ep.range_constraints, ep._guards, ep.constants)
+
+
+def placeholder(graph, name: str):
+    """An input named ``name`` though it is a builtin's (``input``: PyTorch's export keeps the name in its
+    signature; the generated code reads it as ``input_1 = input``)."""
+    node = graph.placeholder(name)
+    node.name = name
+    return node
 
 
 def _inherit(source, nodes: list) -> None:

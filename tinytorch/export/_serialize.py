@@ -20,12 +20,23 @@ import zipfile
 
 from .. import _dtype
 from .._op_namespace import ops
+from .._ops._core.members import strided
+from .._ops.creation.factory import empty
+from .._ops.shape.conversions import channels_last, channels_last_3d, contiguous_format, preserve_format
 from ..fx.graph import Graph
 from ..fx.graph_module import GraphModule
-from ..tensor import Tensor
+from ..serialization import load as _load, save as _save
+from ..tensor import Tensor, device
 from ..utils import _pytree as pytree
+from ._decompose import placeholder
+from .dynamic_shapes import Symbol, ValueRanges, int_oo
+from .exported_program import ExportedProgram
+from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
+                              TensorArgument)
 
 FORMAT = "tinytorch-exported-program/1"
+_NAMED = {"strided": strided, "contiguous_format": contiguous_format, "preserve_format": preserve_format,
+          "channels_last": channels_last, "channels_last_3d": channels_last_3d}
 
 
 # -- values ----------------------------------------------------------------------------------------------
@@ -42,12 +53,11 @@ def _encode(a):
         return a
     if isinstance(a, _dtype.dtype):
         return {"dtype": str(a).rpartition(".")[2]}
-    import tinytorch
-    for name, v in vars(tinytorch).items():  # a device, layout or memory format: by its name in the namespace
+    if isinstance(a, device):
+        return {"device": str(a)}
+    for name, v in _NAMED.items():  # a layout or a memory format
         if v is a:
             return {"torch": name}
-    if type(a).__name__ == "device":
-        return {"device": str(a)}
     raise NotImplementedError(f"tinytorch.export.save: cannot write the argument {a!r} ({type(a).__name__})")
 
 
@@ -62,12 +72,11 @@ def _decode(a, nodes: dict):
         return tuple(_decode(v, nodes) for v in a["tuple"])
     if "dict" in a:
         return {k: _decode(v, nodes) for k, v in a["dict"]}
-    import tinytorch
     if "dtype" in a:
-        return getattr(tinytorch, a["dtype"])
+        return getattr(_dtype, a["dtype"])
     if "torch" in a:
-        return getattr(tinytorch, a["torch"])
-    return tinytorch.device(a["device"])
+        return _NAMED[a["torch"]]
+    return device(a["device"])
 
 
 def _target(node):
@@ -100,7 +109,6 @@ def _meta(node) -> dict:
 
 # -- save and load ---------------------------------------------------------------------------------------
 def save(ep, f, extra_files=None) -> None:
-    import tinytorch
     nodes = [{"op": n.op, "name": n.name, "target": _target(n), "args": _encode(n.args),
               "kwargs": _encode(n.kwargs), "meta": _meta(n)} for n in ep.graph.nodes]
     sig = ep.graph_signature
@@ -117,7 +125,7 @@ def save(ep, f, extra_files=None) -> None:
     }
     state = io.BytesIO()
     constants = {name: getattr(ep.graph_module, name) for name in _constant_names(ep.graph)}
-    tinytorch.save({"state_dict": dict(ep.state_dict), "constants": constants, "lifted": dict(ep.constants)},
+    _save({"state_dict": dict(ep.state_dict), "constants": constants, "lifted": dict(ep.constants)},
                    state)
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
@@ -134,10 +142,6 @@ def _constant_names(graph) -> list:
 
 
 def load(f, extra_files=None):
-    import tinytorch
-    from . import (ExportedProgram, ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
-                   TensorArgument, _placeholder)
-    from .dynamic_shapes import Symbol, ValueRanges, int_oo
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
     with zipfile.ZipFile(f) as z:
@@ -146,7 +150,7 @@ def load(f, extra_files=None):
             raise RuntimeError("tinytorch.export.load: not an exported program saved by tinytorch.export.save "
                                "(PyTorch's .pt2 archives are not read)")
         program = json.loads(z.read("program.json"))
-        stored = tinytorch.load(io.BytesIO(z.read("state.pt")), weights_only=False)
+        stored = _load(io.BytesIO(z.read("state.pt")), weights_only=False)
         for name in (extra_files or {}):
             if f"extra/{name}" in names:
                 extra_files[name] = z.read(f"extra/{name}").decode()
@@ -157,13 +161,13 @@ def load(f, extra_files=None):
         if op == "output":
             node = graph.output(args[0])
         elif op == "placeholder":
-            node = _placeholder(graph, target)
+            node = placeholder(graph, target)
         else:
             node = graph.create_node(op, target, args, kwargs, name=entry["name"])
         meta = entry["meta"]
         if "val" in meta:
-            node.meta["val"] = tinytorch.empty(meta["val"]["shape"], dtype=getattr(tinytorch, meta["val"]["dtype"]),
-                                               device="meta")
+            node.meta["val"] = empty(meta["val"]["shape"], dtype=getattr(_dtype, meta["val"]["dtype"]),
+                                     device="meta")
         for key in ("sym_shape", "stack_trace"):
             if key in meta:
                 node.meta[key] = meta[key]
