@@ -11,7 +11,7 @@ attributes and the program reads (``c_<name>``), then the user's inputs; ``graph
 tinytorch's files where PyTorch's name its own). A training-mode BatchNorm shows its
 ``aten.add_.Tensor(b_..._num_batches_tracked, 1)``, as PyTorch's does.
 
-The rest, one file each:
+The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold the classes, as PyTorch's do):
   * ``dynamic_shapes.py``: ``Dim``, ``Dim.AUTO``/``STATIC``/``DYNAMIC`` and ``dynamic_shapes=``. tinytorch has no
     symbolic sizes: the capture runs on the example, and the marked sizes are named (``s77``), written into the
     graph's shapes, checked for specialisation and narrowed by capturing again at other sizes; its docstring says
