@@ -27,6 +27,7 @@ from ..autograd.grad_mode import no_grad
 from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
+from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import _serialize, dynamic_shapes as _dyn
@@ -115,8 +116,9 @@ def _tensor_attributes(mod) -> list:
 
 
 def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
-    """Check the marked sizes by capturing ``mod`` again at other sizes (its buffers put back after), and write
-    the graph's sizes with their symbols (``node.meta["sym_shape"]``, which the printed graph shows)."""
+    """Check the marked sizes by capturing ``mod`` again at other sizes (its buffers and the random number
+    generator's state put back after), and write the graph's sizes with their symbols (``node.meta["sym_shape"]``,
+    which the printed graph shows)."""
     originals = [t for t, _, _ in leaves]
 
     def trace(tensors):
@@ -126,6 +128,7 @@ def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
         return _capture(mod, new_args, new_kwargs)[0].graph
 
     saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
+    rng = get_rng_state()  # a program that draws random numbers (dropout) draws them again at each capture
     try:
         prober = _dyn.Prober(trace, leaves, syms, graph)
         _dyn.check(prober, syms)
@@ -134,6 +137,7 @@ def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
         with no_grad():
             for b, value in saved:
                 b.copy_(value)
+        set_rng_state(rng)
     for node, shape in zip(graph.nodes, shapes):
         if shape is not None and any(isinstance(d, str) for d in shape):
             node.meta["sym_shape"] = shape
