@@ -1,175 +1,70 @@
-"""``tinytorch.export`` (PyTorch's ``torch.export``): a module's forward as a graph of ATen operators, its parameters
-and buffers lifted to inputs.
+"""``tinytorch.export`` (PyTorch's ``torch.export``): a module's forward as a graph of ATen operators, its parameters,
+buffers and constant tensors lifted to inputs.
 
 ``export(module, args)`` runs ``module(*args)`` once under the same capture as ``make_fx``
 (``tinytorch/fx/experimental/proxy_tensor.py``), one level up (``predispatch``: the ops as the Python API called
 them, ``aten.linear.default``, ``aten.conv2d.default``, as PyTorch 2's export records its training IR). The graph's
-inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), then the user's inputs; ``graph_signature``
-says which is which, ``state_dict`` holds the lifted tensors, and ``module()`` gives a module that calls the graph
-with them. ``print(ep)`` prints PyTorch's text (its ``# File:`` lines name tinytorch's files where PyTorch's name
-its own). Not done here: ``dynamic_shapes``/``Dim``, ``run_decompositions``, ``save``/``load``, and the training-mode
-BatchNorm's ``num_batches_tracked.add_`` (a BatchNorm layer updates its counter on the array, below the ops)."""
+inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), the plain tensors the module holds as
+attributes and the program reads (``c_<name>``), then the user's inputs; ``graph_signature`` says which is which,
+``state_dict`` and ``constants`` hold the lifted tensors, and ``module()`` gives a module that checks its inputs
+(the guards) and calls the graph with them. ``print(ep)`` prints PyTorch's text (its ``# File:`` lines name
+tinytorch's files where PyTorch's name its own). A training-mode BatchNorm shows its
+``aten.add_.Tensor(b_..._num_batches_tracked, 1)``, as PyTorch's does.
+
+The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold the classes, as PyTorch's do):
+  * ``dynamic_shapes.py``: ``Dim``, ``Dim.AUTO``/``STATIC``/``DYNAMIC`` and ``dynamic_shapes=``. tinytorch has no
+    symbolic sizes: the capture runs on the example, and the marked sizes are named (``s77``), written into the
+    graph's shapes, checked for specialisation and narrowed by capturing again at other sizes; its docstring says
+    how and what that cannot see.
+  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules (a training
+    BatchNorm is not functionalised; ``decomp_table`` is not read).
+  * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 
-import dataclasses
-import enum
 import inspect
 
+from ..autograd.grad_mode import no_grad
 from ..fx.experimental.proxy_tensor import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
+from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
+from . import _serialize, dynamic_shapes as _dyn
+from ._decompose import CustomDecompTable, default_decompositions, placeholder as _placeholder
+from .dynamic_shapes import Dim, ShapesCollection
+from .exported_program import ExportedProgram
+from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind, OutputSpec,
+                              TensorArgument)
 
-__all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim"]
-
-_UNSUPPORTED = ("tinytorch.export.{} is not supported: tinytorch's exported programs live in memory only; use "
-                "tinytorch.onnx.export for an ONNX file, or tinytorch.save for weights")
-
-
-class InputKind(enum.Enum):
-    USER_INPUT = enum.auto()
-    PARAMETER = enum.auto()
-    BUFFER = enum.auto()
-    CONSTANT_TENSOR = enum.auto()
-    CUSTOM_OBJ = enum.auto()
-    TOKEN = enum.auto()
-
-
-class OutputKind(enum.Enum):
-    USER_OUTPUT = enum.auto()
-    LOSS_OUTPUT = enum.auto()
-    BUFFER_MUTATION = enum.auto()
-    GRADIENT_TO_PARAMETER = enum.auto()
-    GRADIENT_TO_USER_INPUT = enum.auto()
-    USER_INPUT_MUTATION = enum.auto()
-    TOKEN = enum.auto()
-
-
-@dataclasses.dataclass
-class TensorArgument:
-    name: str
-
-
-@dataclasses.dataclass
-class InputSpec:
-    kind: InputKind
-    arg: TensorArgument
-    target: str | None
-    persistent: bool | None = None
-
-    def __str__(self) -> str:
-        target = "" if self.target is None else f" target='{self.target}'"
-        persistent = "" if self.persistent is None else f" persistent={self.persistent}"
-        return f"{self.arg.name}: {self.kind.name}{target}{persistent}"
-
-
-@dataclasses.dataclass
-class OutputSpec:
-    kind: OutputKind
-    arg: TensorArgument
-    target: str | None
-
-    def __str__(self) -> str:
-        target = "" if self.target is None else f" target='{self.target}'"
-        return f"{self.arg.name}: {self.kind.name}{target}"
-
-
-@dataclasses.dataclass
-class ExportGraphSignature:
-    """Which graph inputs are parameters, buffers or the user's, and which outputs the user's."""
-    input_specs: list
-    output_specs: list
-
-    def _names(self, kind) -> tuple:
-        return tuple(s.arg.name for s in self.input_specs if s.kind is kind)
-
-    @property
-    def parameters(self) -> tuple:
-        return tuple(s.target for s in self.input_specs if s.kind is InputKind.PARAMETER)
-
-    @property
-    def buffers(self) -> tuple:
-        return tuple(s.target for s in self.input_specs if s.kind is InputKind.BUFFER)
-
-    @property
-    def user_inputs(self) -> tuple:
-        return self._names(InputKind.USER_INPUT)
-
-    @property
-    def user_outputs(self) -> tuple:
-        return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
-
-    @property
-    def inputs_to_parameters(self) -> dict:
-        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.PARAMETER}
-
-    @property
-    def inputs_to_buffers(self) -> dict:
-        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.BUFFER}
-
-    def __str__(self) -> str:
-        inputs = "\n".join(map(str, self.input_specs))
-        outputs = "\n".join(map(str, self.output_specs))
-        return f"\n# inputs\n{inputs}\n\n# outputs\n{outputs}\n"
-
-
-class ExportedProgram:
-    """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
-
-    def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
-                 out_spec, user_names: list):
-        self.graph_module = graph_module
-        self.graph_signature = graph_signature
-        self.state_dict = state_dict
-        self.range_constraints: dict = {}
-        self._out_spec = out_spec
-        self._user_names = user_names
-
-    @property
-    def graph(self):
-        return self.graph_module.graph
-
-    def module(self) -> Module:
-        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``."""
-        return _Unlifted(self)
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError("Unable to call ExportedProgram directly. You should use `exported_program.module()` "
-                           "instead.")
-
-    def __str__(self) -> str:
-        code = self.graph_module.print_readable(print_output=False).replace("\n", "\n    ")
-        signature = str(self.graph_signature).replace("\n", "\n    ")
-        return (f"ExportedProgram:\n    {code}\nGraph signature: {signature}\n"
-                f"Range constraints: {self.range_constraints}\n")
-
-
-class _Unlifted(Module):
-    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module."""
-
-    def __init__(self, ep: ExportedProgram):
-        super().__init__()
-        self._ep = ep
-
-    def forward(self, *args, **kwargs):
-        ep = self._ep
-        sig = ep.graph_signature
-        state = [ep.state_dict[s.target] for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
-        leaves = pytree.tree_leaves((args, kwargs))
-        out = ep.graph_module(*state, *leaves)
-        return pytree.tree_unflatten(list(out), ep._out_spec)
+__all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim", "ShapesCollection",
+           "default_decompositions", "CustomDecompTable"]
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False, preserve_module_call_signature=()):
-    """``mod``'s forward, called on ``args`` and ``kwargs`` once, as an ``ExportedProgram``."""
+    """``mod``'s forward, called on ``args`` and ``kwargs``, as an ``ExportedProgram``; ``dynamic_shapes`` marks
+    the sizes left free (``tinytorch/export/dynamic_shapes.py``)."""
     if not isinstance(mod, Module):
         raise ValueError(f"Expected `mod` to be an instance of `torch.nn.Module`, got {type(mod)}.")
     if not isinstance(args, tuple):
         raise ValueError(f"Expected `args` to be a tuple, got {type(args)}")
-    if dynamic_shapes is not None:
-        raise NotImplementedError("tinytorch.export.export: dynamic_shapes are not supported (no symbolic sizes)")
     kwargs = kwargs or {}
+    rec, specs, state, constants, names, outputs, out_spec = _capture(mod, args, kwargs)
+    params = _forward_params(mod)
+    leaves = _dyn.leaf_specs(params, args, kwargs, {} if dynamic_shapes is None else dynamic_shapes)
+    syms = _dyn.make_symbols(leaves)
+    if syms:
+        _dynamic(mod, args, kwargs, rec.graph, leaves, syms)
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
+                                             for n in outputs])
+    return ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
+                           _dyn.guards(leaves, syms), constants)
+
+
+def _capture(mod, args, kwargs) -> tuple:
+    """One run of ``mod(*args, **kwargs)`` recorded: the recording, the input specs, the lifted state, the user
+    inputs' names, the output nodes and the outputs' structure."""
     rec = Recording(predispatch=True)
     specs, state = [], {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
@@ -180,10 +75,15 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
             persistent = None if kind is InputKind.PARAMETER else True
             specs.append(InputSpec(kind, TensorArgument(node.name), target, persistent))
             state[target] = t
+    lifted = {}
+    for target, t in _tensor_attributes(mod):  # plain tensors held as attributes: CONSTANT_TENSOR inputs
+        node = rec.graph.placeholder("c_" + target.replace(".", "_"))
+        rec.bind(t, node)
+        lifted[node] = (target, t)
     names = _user_input_names(mod, args, kwargs)
     leaves = pytree.tree_leaves((args, kwargs))
     for leaf, name in zip(leaves, names):
-        node = rec.graph.placeholder(name)
+        node = _placeholder(rec.graph, name)
         if isinstance(leaf, Tensor):
             rec.bind(leaf, node)
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
@@ -192,10 +92,62 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     out_leaves, out_spec = pytree.tree_flatten(out)
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
-    gm = GraphModule(dict(rec.constants), rec.graph)
-    signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
-                                             for n in outputs])
-    return ExportedProgram(gm, signature, state, out_spec, names)
+    constants, at = {}, sum(1 for s in specs if s.kind is not InputKind.USER_INPUT)
+    for node, (target, t) in lifted.items():  # the ones the program read, after the buffers
+        if node.users:
+            specs.insert(at, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), target))
+            constants[target] = t
+            at += 1
+        else:
+            rec.graph.erase_node(node)
+    return rec, specs, state, constants, names, outputs, out_spec
+
+
+def _tensor_attributes(mod) -> list:
+    """``(qualified name, tensor)`` of the plain tensors ``mod`` and its submodules hold as attributes (not as
+    parameters or buffers), each tensor once."""
+    out, seen = [], set()
+    for prefix, m in mod.named_modules():
+        for name, v in vars(m).items():
+            if type(v) is Tensor and id(v) not in seen:
+                seen.add(id(v))
+                out.append((f"{prefix}.{name}" if prefix else name, v))
+    return out
+
+
+def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
+    """Check the marked sizes by capturing ``mod`` again at other sizes (its buffers and the random number
+    generator's state put back after), and write the graph's sizes with their symbols (``node.meta["sym_shape"]``,
+    which the printed graph shows)."""
+    originals = [t for t, _, _ in leaves]
+
+    def trace(tensors):
+        swap = {id(a): b for a, b in zip(originals, tensors)}
+        new_args, new_kwargs = pytree.tree_map(lambda x: swap.get(id(x), x) if isinstance(x, Tensor) else x,
+                                               (args, kwargs))
+        return _capture(mod, new_args, new_kwargs)[0].graph
+
+    saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
+    rng = get_rng_state()  # a program that draws random numbers (dropout) draws them again at each capture
+    try:
+        prober = _dyn.Prober(trace, leaves, syms, graph)
+        _dyn.check(prober, syms)
+        shapes = _dyn.symbolic_shapes(prober, syms, graph)
+    finally:
+        with no_grad():
+            for b, value in saved:
+                b.copy_(value)
+        set_rng_state(rng)
+    for node, shape in zip(graph.nodes, shapes):
+        if shape is not None and any(isinstance(d, str) for d in shape):
+            node.meta["sym_shape"] = shape
+
+
+def _forward_params(mod) -> list:
+    try:
+        return list(inspect.signature(mod.forward).parameters)
+    except (TypeError, ValueError):
+        return []
 
 
 def _user_input_names(mod, args, kwargs) -> list:
@@ -215,16 +167,15 @@ def _user_input_names(mod, args, kwargs) -> list:
     return names
 
 
-def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 2):
-    raise NotImplementedError(_UNSUPPORTED.format("save"))
+def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol: int = 2) -> None:
+    """Write ``ep`` to ``f`` (a path or a binary file) in tinytorch's archive (``_serialize.py``; not PyTorch's
+    ``.pt2``)."""
+    if not isinstance(ep, ExportedProgram):
+        raise TypeError(f"The 'ep' parameter must be an instance of 'ExportedProgram', got '{type(ep).__name__}' "
+                        f"instead.")
+    _serialize.save(ep, f, extra_files)
 
 
-def load(f, *, extra_files=None, expected_opset_version=None):
-    raise NotImplementedError(_UNSUPPORTED.format("load"))
-
-
-class Dim:
-    """A named dynamic dimension (accepted; export refuses dynamic_shapes)."""
-
-    def __init__(self, name: str, *, min=None, max=None):  # noqa: A002 - PyTorch's names
-        self.__name__, self.min, self.max = name, min, max
+def load(f, *, extra_files=None, expected_opset_version=None) -> ExportedProgram:
+    """The program ``save`` wrote to ``f``."""
+    return _serialize.load(f, extra_files)

@@ -274,11 +274,12 @@ class CodeGen:
         def emit(node: Node) -> None:
             nonlocal return_annotation
             annotation = "" if node.type is None else f" : {type_repr(node.type)}"
-            if verbose:  # the value's dtype and shape, as recorded by ShapeProp (or a traced example value)
+            if verbose:  # the value's dtype and shape, as recorded by ShapeProp (or a traced example value; an export's
+                #             symbolic sizes, ``s77``, in meta['sym_shape'])
                 meta = node.meta.get("val", node.meta.get("tensor_meta", node.meta.get("example_value")))
                 if isinstance(meta, Tensor) and type(meta) is Tensor or type(meta).__name__ == "TensorMetadata":
                     annotation = f': "{_DTYPE_ABBRS.get(str(meta.dtype).rpartition(".")[2], meta.dtype)}' \
-                                 f'[{", ".join(str(d) for d in meta.shape)}]"'
+                                 f'[{", ".join(str(d) for d in node.meta.get("sym_shape", meta.shape))}]"'
             if node.op == "placeholder":
                 default = "" if not node.args else f" = {get_repr(node.args[0])}"
                 free_vars.append(f"{node.target}{annotation}{default}")

@@ -70,6 +70,7 @@ class Recording:
         self.held: list = []       # the tensors in ``nodes``, kept alive so that no other tensor takes their id
         self.constants: dict = {}  # attribute name -> tensor, for the get_attr nodes of unknown tensors
         self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
+        self.core_aten = False     # export's run_decompositions: ``t`` written as PyTorch's core ATen ``permute``
 
     # -- tensors and nodes --
     def bind(self, t: Tensor, node) -> None:
@@ -104,6 +105,8 @@ class Recording:
     def call(self, overload: str, *args, **kwargs):
         """Add ``torch.ops.aten.<overload>(*args, **kwargs)`` (the arguments PyTorch shows, tensors as their
         nodes), named after the operator as make_fx names it."""
+        if self.core_aten and overload == "t.default":
+            overload, args = "permute.default", (args[0], [1, 0])
         packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
         target = getattr(getattr(ops.aten, packet), name)

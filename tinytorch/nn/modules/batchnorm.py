@@ -12,6 +12,7 @@ from ...autograd.grad_mode import NO_VERSION, _Active, no_grad, version_counter
 from ...tensor import Tensor
 from ..._ops.creation.factory import ones, tensor, zeros
 from ..._ops.nn.batch_norm import batch_norm_training
+from ..._ops._core.registry import CAPTURE
 from ..._ops._core.torch_function import subclass_among
 from ..._dtype import int64
 from .. import functional as F
@@ -83,8 +84,10 @@ class _NormBase(Module):
 def _count_batch(counter) -> None:
     """``counter.add_(1)`` under no_grad, as PyTorch's forward does it; on the array directly when the
     counter is a plain int64 tensor owning its storage with no views (the op's checks have nothing to
-    find there, and the op costs as much as the rest of a small BatchNorm's forward)."""
-    if type(counter) is Tensor and not (_Active.transforms or _Active.inference or _Active.profiler or counter._meta):
+    find there, and the op costs as much as the rest of a small BatchNorm's forward). A graph capture (export,
+    make_fx) records the op, as PyTorch's graph shows it."""
+    if type(counter) is Tensor and not (_Active.transforms or _Active.inference or _Active.profiler or counter._meta
+                                        or CAPTURE[0] is not None):
         d = counter._data
         vc = version_counter(counter)
         if type(d) is np.ndarray and d.dtype == _INT64 and len(vc) == 1 and vc is not NO_VERSION \

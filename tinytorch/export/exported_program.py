@@ -1,0 +1,69 @@
+"""``ExportedProgram``: the graph ``export`` recorded, its signature and its lifted state, and ``module()``, the module
+that runs it (PyTorch's ``torch.export.exported_program``)."""
+from __future__ import annotations
+
+from ..fx.graph_module import GraphModule
+from ..nn.modules.module import Module
+from ..utils import _pytree as pytree
+from . import _decompose, dynamic_shapes as _dyn
+from .graph_signature import ExportGraphSignature, InputKind
+
+__all__ = ["ExportedProgram"]
+
+
+class ExportedProgram:
+    """A module's forward as a graph (``graph_module``, ``graph``), its signature and its lifted state."""
+
+    def __init__(self, graph_module: GraphModule, graph_signature: ExportGraphSignature, state_dict: dict,
+                 out_spec, user_names: list, range_constraints: dict | None = None, guards: list | None = None,
+                 constants: dict | None = None):
+        self.graph_module = graph_module
+        self.graph_signature = graph_signature
+        self.state_dict = state_dict
+        self.constants = constants or {}  # the lifted plain tensors (CONSTANT_TENSOR inputs), by target
+        self.range_constraints: dict = range_constraints or {}
+        self._out_spec = out_spec
+        self._user_names = user_names
+        self._guards = guards or []
+
+    @property
+    def graph(self):
+        return self.graph_module.graph
+
+    def module(self) -> Module:
+        """A module running the graph with this program's state: ``ep.module()(*args)`` is ``module(*args)``,
+        for inputs that pass the program's guards (its static sizes, its symbols' ranges)."""
+        return _Unlifted(self)
+
+    def run_decompositions(self, decomp_table=None, decompose_custom_triton_ops: bool = False) -> ExportedProgram:
+        """The program lowered to core ATen (see ``_decompose``)."""
+        return _decompose.run_decompositions(self, decomp_table)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Unable to call ExportedProgram directly. You should use `exported_program.module()` "
+                           "instead.")
+
+    def __str__(self) -> str:
+        code = self.graph_module.print_readable(print_output=False).replace("\n", "\n    ")
+        signature = str(self.graph_signature).replace("\n", "\n    ")
+        return (f"ExportedProgram:\n    {code}\nGraph signature: {signature}\n"
+                f"Range constraints: {self.range_constraints}\n")
+
+
+class _Unlifted(Module):
+    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module."""
+
+    def __init__(self, ep: ExportedProgram):
+        super().__init__()
+        self._ep = ep
+
+    def forward(self, *args, **kwargs):
+        ep = self._ep
+        if ep._guards:
+            _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
+        sig = ep.graph_signature
+        state = [ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
+                 for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
+        leaves = pytree.tree_leaves((args, kwargs))
+        out = ep.graph_module(*state, *leaves)
+        return pytree.tree_unflatten(list(out), ep._out_spec)
