@@ -81,7 +81,7 @@ _OUTPUT_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensor
 # (an op reading its operands' values is the op's business: the capture's hook is off inside ops).
 _VALUES = {"__bool__": "boolean", "__float__": "float", "__int__": "integer", "__index__": "index",
            "item": "number", "tolist": "list", "numpy": "NumPy array"}
-_SIZES = ("size", "__len__", "numel", "shape")
+_SIZES = ("size", "__len__", "numel", "shape", "__iter__")  # iterating unbinds the first dim's size
 
 
 class _Watch(threading.local):
@@ -101,6 +101,18 @@ class _Reads:
         self.refuse_values = refuse_values  # script: the name of the function that cannot read values
         self.sizes = False
 
+    def read_value(self, what: str) -> bool:
+        """The program converts a tensor to a Python ``what``: script refuses it; a trace warns (False: not
+        handled here). ``torch.compile``'s capture (``tinytorch/_dynamo/capture.py``) answers otherwise."""
+        if self.refuse_values is not None:
+            raise RuntimeError(
+                f"tinytorch.jit.script cannot compile {self.refuse_values}: it converts a tensor to a Python {what} "
+                "(data-dependent control flow or a value read from a tensor), which TorchScript compiles but "
+                "tinytorch's script, which traces the program for each input signature, cannot follow. Call "
+                "it without torch.jit.script, or use torch.jit.trace where the flow does not depend on the "
+                "data")
+        return False
+
 
 def _in_program() -> bool:
     return _WATCH.state is not None and _capture._THREAD.hook is not None
@@ -108,15 +120,7 @@ def _in_program() -> bool:
 
 def _value_read(fn, what: str):
     def read(self, *args, **kwargs):
-        if _in_program():
-            refuse = _WATCH.state.refuse_values
-            if refuse is not None:
-                raise RuntimeError(
-                    f"tinytorch.jit.script cannot compile {refuse}: it converts a tensor to a Python {what} "
-                    "(data-dependent control flow or a value read from a tensor), which TorchScript compiles but "
-                    "tinytorch's script, which traces the program for each input signature, cannot follow. Call "
-                    "it without torch.jit.script, or use torch.jit.trace where the flow does not depend on the "
-                    "data")
+        if _in_program() and not _WATCH.state.read_value(what):
             warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=2)
         return fn(self, *args, **kwargs)
     read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
