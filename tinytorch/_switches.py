@@ -1,6 +1,6 @@
-"""Global switches scripts set unconditionally: ``compile``, deterministic algorithms, float32 matmul
-precision and the default device. tinytorch runs numpy on the CPU, so each keeps PyTorch's state and
-answers without changing how anything computes."""
+"""Global switches scripts set unconditionally: deterministic algorithms, float32 matmul precision and the
+default device (tinytorch runs numpy on the CPU, so each keeps PyTorch's state and answers without changing how
+anything computes), and ``compile``, whose machinery lives in ``tinytorch/_dynamo``."""
 from __future__ import annotations
 
 import warnings
@@ -13,13 +13,30 @@ _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highe
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
             options=None, disable: bool = False):
-    """No compiler here: returns ``model`` (a Module or function) unchanged, so calling the result runs
-    it eagerly. Used as ``@tinytorch.compile`` or ``@tinytorch.compile(mode=...)`` it decorates too."""
+    """``torch.compile``: a Module becomes an ``OptimizedModule``, a function a compiled function, which capture
+    the program as a graph at their first call and replay it (``tinytorch/_dynamo``). Used as
+    ``@tinytorch.compile`` or ``@tinytorch.compile(mode=...)`` it decorates too; ``disable=True`` returns
+    ``model`` itself."""
+    # the compiler's modules load on the first compile, as the lazy submodules (fx, _dynamo) do
+    from ._dynamo import eval_frame
+
     if model is None:
-        return lambda fn: fn
+        def decorate(fn):
+            return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                           disable=disable)
+        return decorate
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if not callable(model):
         raise RuntimeError("model must be callable")
-    return model
+    if disable:
+        return model
+    if isinstance(model, eval_frame.Module):
+        if isinstance(model, eval_frame.OptimizedModule):
+            model = model._orig_mod
+        return eval_frame.OptimizedModule(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
+                                                  "mode": mode, "options": options})
+    return eval_frame.compile_callable(model, fullgraph=fullgraph, dynamic=dynamic)
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

@@ -1,16 +1,210 @@
-"""``torch._dynamo.eval_frame``: ``OptimizedModule``, the wrapper ``torch.compile(model)`` returns in PyTorch.
-Libraries test ``isinstance(model, OptimizedModule)`` to unwrap a compiled model (accelerate, transformers'
-Trainer). ``tinytorch.compile`` returns the model itself, so no module is one; making one refuses."""
+"""``torch._dynamo.eval_frame``: what a compiled callable does when called, and ``OptimizedModule``.
+
+``torch.compile(fn)`` returns a function that keeps a cache of ``Entry``s, each a guard (``guards.py``) and what
+to run when it holds: a captured graph (``capture.py``), replayed and handed out through one
+``CompiledFunctionBackward`` node (``compiled_function.py``), or ``None``, meaning "this call had a graph break:
+run the program eagerly". A call whose inputs pass no entry's guard is captured again (a recompile), until
+``config.recompile_limit`` entries exist; past that the callable logs PyTorch's warning once and runs eagerly
+whatever misses the cache. ``torch._dynamo.reset()`` empties every cache.
+
+``torch.compile(module)`` returns an ``OptimizedModule``: a Module holding the original as ``_orig_mod`` (so its
+``state_dict`` keys start with ``_orig_mod.``, as PyTorch's do), whose ``forward`` is the compiled
+``_orig_mod.__call__`` (hooks included) and which forwards every other attribute to the original."""
 from __future__ import annotations
 
-from ..nn.modules.module import Module
+import functools
+import inspect
+import logging
+import threading
+import weakref
 
-__all__ = ["OptimizedModule"]
+from ..autograd.grad_mode import _State
+from ..nn.modules.module import Module
+from ..tensor import Tensor
+from ..utils import _pytree as pytree
+from . import capture as _capture, config
+from .compiled_function import hide_graph
+from .guards import Guard
+
+__all__ = ["OptimizedModule", "compile_callable", "disable", "reset_caches"]
+
+log = logging.getLogger("tinytorch._dynamo.convert_frame")
+_FRAMES: "weakref.WeakSet" = weakref.WeakSet()   # every live cache, for reset()
+_frame_ids = [0]
+
+
+class _Local(threading.local):
+    disabled = 0  # inside a torch.compiler.disable'd call: compiled callables run eagerly
+
+
+_LOCAL = _Local()
+
+
+class Entry:
+    def __init__(self, guard: Guard, program):
+        self.guard, self.program = guard, program
+
+
+class Frame:
+    """The cache of one compiled callable (PyTorch keeps one per code object; here, one per compile call)."""
+
+    def __init__(self, fn, module: Module | None, fullgraph: bool, dynamic):
+        self.fn, self.module, self.fullgraph, self.dynamic = fn, module, fullgraph, dynamic
+        self.entries: list = []
+        self.id = None              # PyTorch's frame number in its logs, given at the first capture
+        self.auto_dynamic = False   # a recompile caused by sizes: capture the next graph as dynamic
+        self.gave_up = False
+        self.names = None
+        _FRAMES.add(self)
+
+    def __call__(self, *args, **kwargs):
+        if _LOCAL.disabled or _capture.CAPTURING.capture is not None:
+            return self.fn(*args, **kwargs)  # a disabled region, or inside another capture: inlined there
+        leaves, spec = pytree.tree_flatten((args, kwargs))
+        reason = None
+        for entry in self.entries:
+            reason = entry.guard.check(leaves, spec)
+            if reason is None:
+                return self._run(entry, leaves, args, kwargs)
+        if len(self.entries) >= config.recompile_limit:
+            if not self.gave_up:
+                self.gave_up = True
+                self._warn_limit(reason)
+            return self.fn(*args, **kwargs)
+        if reason is not None and ("size mismatch" in reason) and self.dynamic is None:
+            self.auto_dynamic = True
+        return self._capture(args, kwargs, leaves, spec)
+
+    def _capture(self, args, kwargs, leaves, spec):
+        if self.id is None:
+            self.id = _frame_ids[0]
+            _frame_ids[0] += 1
+        out, program, _ = _capture.capture(self.fn, args, kwargs, self.module, self.fullgraph)
+        dynamic = self.dynamic is True or (self.dynamic is None and self.auto_dynamic)
+        dynamic = dynamic and program is not None and not program.sizes_read
+        names = _capture.input_names(self.fn, args, kwargs)
+        guard = Guard(names, leaves, spec, self.module, program.used_paths if program else [],
+                      program.free if program else {}, dynamic)
+        self.entries.append(Entry(guard, program))
+        if program is None:
+            return out
+        tensors = [t for t in leaves if isinstance(t, Tensor)]
+        flat, out_spec = pytree.tree_flatten(out)
+        hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))
+        return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
+
+    def _run(self, entry: Entry, leaves, args, kwargs):
+        program = entry.program
+        if program is None:
+            return self.fn(*args, **kwargs)
+        tensors = [t for t in leaves if isinstance(t, Tensor)]
+        out = program.run(self.module, tensors)
+        flat, out_spec = pytree.tree_flatten(out)
+        hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))
+        return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
+
+    def _warn_limit(self, reason) -> None:
+        fn = inspect.unwrap(self.fn)
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is None and self.module is not None:
+            code = type(self.module).forward.__code__
+        where = f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})" if code is not None else repr(fn)
+        log.warning("torch._dynamo hit config.recompile_limit (%s)\n   function: %s\n   last reason: %s/%s: %s\n"
+                    "To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n"
+                    "To diagnose recompilation issues, see https://docs.pytorch.org/docs/main/user_guide/"
+                    "torch_compiler/compile/programming_model.recompilation.html",
+                    config.recompile_limit, where, self.id, len(self.entries) - 1, reason)
+
+    def reset(self) -> None:
+        self.entries.clear()
+        self.id, self.auto_dynamic, self.gave_up = None, False, False
+
+
+def reset_caches() -> None:
+    """Forget every captured graph (``torch._dynamo.reset()``): the next call of each compiled callable
+    captures again."""
+    for frame in list(_FRAMES):
+        frame.reset()
+    _frame_ids[0] = 0
+
+
+def compile_callable(fn, *, fullgraph: bool = False, dynamic=None, module: Module | None = None):
+    """The compiled form of a function (or of a module's ``__call__``, with the module whose state it reads)."""
+    frame = Frame(fn, module, fullgraph, dynamic)
+
+    @functools.wraps(fn)
+    def compiled(*args, **kwargs):
+        return frame(*args, **kwargs)
+    compiled._torchdynamo_orig_callable = fn
+    compiled._tinytorch_frame = frame
+    return compiled
+
+
+def disable(fn=None, recursive: bool = True, *, reason=None, wrapping: bool = True):
+    """``fn`` (or, called without it, a decorator) run eagerly even inside a compiled call: a compiled program
+    that calls it breaks the graph there (and in stage 1 runs eagerly), and compiled callables it calls run
+    eagerly too."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason, wrapping=wrapping)
+    if isinstance(fn, Module):
+        fn.forward = disable(fn.forward, recursive, reason=reason)
+        return fn
+    if isinstance(fn, OptimizedModule):
+        return fn._orig_mod
+
+    orig = getattr(fn, "_torchdynamo_orig_callable", fn)
+
+    @functools.wraps(orig)
+    def disabled(*args, **kwargs):
+        cap = _capture.CAPTURING.capture
+        if cap is not None:
+            name = getattr(orig, "__qualname__", repr(orig))
+            cap.graph_break(f"Skip calling `torch.compiler.disable()`d function {name}", "disable")
+        _LOCAL.disabled += 1
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            _LOCAL.disabled -= 1
+    disabled._torchdynamo_disable = True
+    return disabled
 
 
 class OptimizedModule(Module):
-    """A module compiled by torch.compile: tinytorch compiles nothing, so there are none."""
+    """A module compiled by ``torch.compile``: ``_orig_mod`` is the module, its forward the compiled call."""
 
-    def __init__(self, mod, dynamo_ctx=None) -> None:
-        raise NotImplementedError("torch._dynamo.eval_frame.OptimizedModule: tinytorch compiles nothing "
-                                  "(tinytorch.compile returns the model itself)")
+    _opt_mod_attributes = {"_orig_mod", "dynamo_ctx", "_torchdynamo_orig_callable", "get_compiler_config",
+                           "forward", "_forward", "__dict__", "named_children_walk", "_super_module_initialized"}
+
+    def __init__(self, mod: Module, dynamo_ctx=None) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        self.dynamo_ctx = dynamo_ctx
+        options = dynamo_ctx or {}
+        self.forward = compile_callable(mod.__call__, fullgraph=options.get("fullgraph", False),
+                                        dynamic=options.get("dynamic"), module=mod)
+
+    def __getattr__(self, name: str):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["_orig_mod"], name)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in OptimizedModule._opt_mod_attributes or "_orig_mod" not in self.__dict__.get("_modules", {}) \
+                or name in ("training",):
+            super().__setattr__(name, value)
+        else:
+            setattr(self._orig_mod, name, value)
+
+    def __reduce__(self):
+        return (self.__class__, (self._orig_mod, self.dynamo_ctx))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("forward", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = state

@@ -1,0 +1,295 @@
+"""Capture: run a compiled program once, eagerly, and write down the graph of what it did (or why it cannot).
+
+PyTorch's Dynamo reads a function's bytecode and builds an fx graph of its tensor operations without running
+it. tinytorch captures by running instead, with the op-level recording that ``make_fx``, ``torch.export`` and
+``torch.jit.trace`` share (``tinytorch/fx/experimental/proxy_tensor.py``): every declared op the program calls
+is written down as an ATen node at the level the Python API called it (``aten.linear.default``), so replaying
+the graph calls the very same ops with the same arguments and gives the same floats as eager, bit for bit.
+
+The first call therefore *is* an eager call: its results are the program's own. While it runs, the capture
+watches for what a graph cannot hold (``Capture.break_reason``):
+
+  - a tensor's value read into Python (``if x.sum() > 0``, ``x.item()``, ``x.tolist()``, ``x.numpy()``,
+    ``float(x)``): data-dependent control flow. PyTorch splits the function there into two graphs and runs the
+    Python in between eagerly; stage 1 here runs the *whole* call eagerly instead (no subgraphs), for every
+    later call that passes the same guards;
+  - grad mode switched inside the program (``with torch.no_grad():`` around some ops, an optimizer's step):
+    the graph replays all its ops under the caller's mode, so such a program runs eagerly;
+  - a tensor that reached the ops from outside the recording (``x.data``, a path below the declared ops)
+    and is not a parameter, buffer or tensor attribute of the module, nor a global or closure tensor of the
+    function: its value would be frozen into the graph;
+  - a call of a function marked ``torch.compiler.disable``.
+
+With ``fullgraph=True`` the first break raises ``torch._dynamo.exc.Unsupported`` with PyTorch's text instead.
+
+Sizes: the capture notes whether the program read a size into Python (``x.shape``, ``x.size(0)``, ``len(x)``,
+iterating a tensor); such a graph holds those sizes as constants and its guards pin every input's shape. A graph
+that read none works for any sizes of the same rank (``dynamic``, see ``guards.py``)."""
+from __future__ import annotations
+
+import inspect
+import threading
+import traceback
+
+from ..autograd.grad_mode import _State
+from ..fx.experimental import proxy_tensor as _proxy
+from ..fx.graph_module import GraphModule
+from ..jit import _trace as _jit
+from ..nn.modules.module import Module
+from ..tensor import Tensor
+from ..utils import _pytree as pytree
+from . import exc
+
+__all__ = ["Capture", "Program", "capture", "input_names", "CAPTURING"]
+
+
+class _Capturing(threading.local):
+    capture = None  # the Capture running in this thread (torch.compiler.is_compiling() answers True)
+
+
+CAPTURING = _Capturing()
+
+
+class _GraphBreak(Exception):
+    """Raised through the program under ``fullgraph=True``: carries the ``Unsupported`` to raise."""
+
+
+def user_frame() -> traceback.FrameSummary | None:
+    """The innermost frame of the user's code (outside tinytorch's own files)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if "/tinytorch/" not in f.filename]
+    return frames[-1] if frames else None
+
+
+class _Recording(_jit._Recording):
+    """jit's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op run under
+    another grad mode than the call's."""
+
+    def __init__(self, capture: "Capture"):
+        super().__init__(predispatch=True)
+        self.capture = capture
+        self.grad_mode = _State.enabled
+        self.last = None  # the last node added: the computation a value read is about
+
+    def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        if _State.enabled != self.grad_mode:
+            self.capture.graph_break("grad mode changed inside the compiled program", "grad_mode")
+        super().record(decl, spelling, args, kwargs, out, stack)
+        self.last = next(reversed(self.graph.nodes), None)
+
+
+class _Reads(_jit._Reads):
+    """What the program read from its tensors: a value read is a graph break, not a TracerWarning."""
+
+    def __init__(self, capture: "Capture"):
+        super().__init__()
+        self.capture = capture
+
+    def read_value(self, what: str) -> bool:
+        self.capture.value_read(what)
+        return True
+
+
+_GENERIC_JUMP = "generic_jump TensorVariable()"
+_VALUE_REASONS = {"boolean": _GENERIC_JUMP, "number": "Tensor.item", "float": "Tensor.item",
+                  "integer": "Tensor.item", "index": "Tensor.item", "list": "Tensor.tolist",
+                  "NumPy array": "Tensor.numpy"}
+
+
+class Break:
+    """One graph break: PyTorch's short reason (as ``explain`` prints it) and the user's frame."""
+
+    def __init__(self, reason: str, frame):
+        self.reason, self.frame = reason, frame
+
+
+class Capture:
+    """One capturing call: the recording, the value reads and the graph breaks met."""
+
+    def __init__(self, fullgraph: bool):
+        self.fullgraph = fullgraph
+        self.rec = _Recording(self)
+        self.reads = _Reads(self)
+        self.breaks: list = []
+
+    def graph_break(self, reason: str, kind: str, frame=None) -> None:
+        frame = frame if frame is not None else user_frame()
+        if self.fullgraph:
+            raise _GraphBreak(exc.Unsupported(_unsupported_text(kind, reason, frame, self.rec.last)))
+        if not self.breaks or self.breaks[-1].reason != reason or self.breaks[-1].frame != frame:
+            self.breaks.append(Break(reason, frame))
+
+    def value_read(self, what: str) -> None:
+        kind = "branch" if what == "boolean" else "value"
+        self.graph_break(_VALUE_REASONS[what], kind)
+
+
+# PyTorch's texts for the graph breaks fullgraph=True refuses
+_BRANCH = ("Data-dependent branching\n"
+           "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not "
+           "support tracing dynamic control flow.\n\n"
+           "      The branch condition involves a tensor computed as follows:\n"
+           "{computed}"
+           "    \n"
+           "  Hint: For the common pattern `if tensor_cond: x = transform(x)` (e.g. clamping inf/nan values), "
+           "consider making the code branchless by always applying the transform. Operations like torch.clamp, "
+           "torch.nan_to_num, and torch.where are typically no-ops on well-behaved inputs and compile without graph "
+           "breaks.\n"
+           "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through "
+           "your code. Consider finding a workaround.\n"
+           "  Hint: Use `torch.cond` to express dynamic control flow.\n\n"
+           "  Developer debug context: attempted to jump with TensorVariable()\n\n"
+           " For more details about this graph break, please visit: "
+           "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html")
+_VERBOSE = ("Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting "
+            "a bug to PyTorch). For even more developer context, set TORCH_LOGS=\"+dynamo\"")
+
+
+def _unsupported_text(kind: str, reason: str, frame, node) -> str:
+    if kind == "branch":
+        computed = ""
+        if node is not None and frame is not None:
+            args = ", ".join(a.name if hasattr(a, "op") else repr(a) for a in node.args)
+            op = getattr(node.target, "__name__", str(node.target)).split(".")[0]
+            computed = (f"        # File \"{frame.filename}\", line {frame.lineno}, in {frame.name}, code: "
+                        f"{frame.line}\n        {node.name} = {op}({args})\n")
+        head = _BRANCH.format(computed=computed)
+    else:
+        head = (f"{reason}\n  Explanation: tinytorch's torch.compile cannot hold this in a graph: the call runs "
+                "eagerly without fullgraph=True.")
+    where = "".join(" " + line for line in traceback.format_list([frame])) if frame is not None else ""
+    return f"{head}\n\nfrom user code:\n{where}\n{_VERBOSE}"
+
+
+class Program:
+    """A captured graph and what replaying it needs: the GraphModule (its generated ``forward`` takes the input
+    tensors; module state is read through ``self`` at each call), the output structure, the tensors the graph
+    reads besides its inputs, and whether a size was read into Python."""
+
+    def __init__(self, gm: GraphModule, out_spec, out_consts: dict, constants: list, used_paths: list, free: dict,
+                 sizes_read: bool):
+        self.gm, self.out_spec, self.out_consts = gm, out_spec, out_consts
+        self.used_paths = used_paths  # the module's tensors the graph reads, by dotted path (``l.weight``)
+        self.attrs = {p.split(".")[0] for p in used_paths}  # what the generated code reads from the module
+        self.free = free              # the function's global and closure tensors the graph reads (guarded)
+        self.constants = constants    # the graph's get_attr targets, in the order ``state`` gives them
+        self.sizes_read = sizes_read
+
+    def state(self, owner: Module | None) -> list:
+        """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need)."""
+        return [_resolve(owner if c in self.used_paths else self.gm, c) for c in self.constants]
+
+    def run(self, owner: Module | None, tensors: list):
+        out = type(self.gm).forward(_Self(self.gm, owner, self.attrs), *tensors)
+        out = list(out) if isinstance(out, tuple) else [out]
+        flat = [self.out_consts[i] if i in self.out_consts else out.pop(0)
+                for i in range(self.out_spec.num_leaves)]
+        return pytree.tree_unflatten(flat, self.out_spec)
+
+
+class _Self:
+    """``self`` of the generated code: the module's parameters and buffers read from the module now (so the
+    guard on their identity, not a stale copy, decides), the capture's other constants from the GraphModule."""
+
+    def __init__(self, gm, owner, attrs):
+        self._gm, self._owner, self._attrs = gm, owner, attrs
+
+    def __getattr__(self, name):
+        if self._owner is not None and name in self._attrs:
+            return getattr(self._owner, name)
+        return getattr(self._gm, name)
+
+
+def input_names(fn, args: tuple, kwargs: dict) -> list:
+    """The Python names of the call's inputs, one per leaf: ``x`` or ``x[0]`` as PyTorch's guards say them."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        items = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        items = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
+    names = []
+    for name, value in items:
+        leaves, spec = pytree.tree_flatten(value)
+        names += [name] if spec.is_leaf() else [f"{name}[{k}]" for k in range(len(leaves))]
+    return names
+
+
+def module_sources(module: Module) -> dict:
+    """id -> dotted path of every tensor a module holds (parameters, buffers, plain tensor attributes)."""
+    paths: dict = {}
+    for prefix, m in module.named_modules(remove_duplicate=False):
+        dot = f"{prefix}." if prefix else ""
+        for name, t in list(m._parameters.items()) + list(m._buffers.items()):
+            if t is not None:
+                paths.setdefault(id(t), dot + name)
+        for name, t in vars(m).items():
+            if isinstance(t, Tensor):
+                paths.setdefault(id(t), dot + name)
+    return paths
+
+
+def free_tensors(fn) -> dict:
+    """id -> (name, reader) of the tensors a function reads from its globals or closure: the guards read them
+    again at each call and compare identities."""
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return {}
+    found = {}
+    glob = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        if isinstance(glob.get(name), Tensor):
+            found[id(glob[name])] = (f"G['{name}']", lambda name=name: glob.get(name))
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, Tensor):
+            found[id(value)] = (name, lambda cell=cell: cell.cell_contents)
+    return found
+
+
+def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: bool):
+    """Run ``fn(*args, **kwargs)`` once, eagerly, recording it. Returns ``(result, Program or None, capture)``:
+    None where a graph break made the call one to run eagerly (``capture.breaks`` says why)."""
+    cap = Capture(fullgraph)
+    rec = cap.rec
+    leaves, in_spec = pytree.tree_flatten((args, kwargs))
+    paths = module_sources(module) if module is not None else {}
+    free = free_tensors(getattr(module, "forward", fn) if module is not None else fn)
+    rec.constant_name = lambda t: paths.get(id(t))
+    for leaf, name in zip(leaves, input_names(fn, args, kwargs)):
+        if isinstance(leaf, Tensor):
+            rec.bind(leaf, rec.graph.placeholder(_identifier(name)))
+    outer, CAPTURING.capture = CAPTURING.capture, cap
+    try:
+        with _proxy.capturing(rec), _jit._watching(cap.reads):
+            out = fn(*args, **kwargs)
+    except _GraphBreak as e:
+        raise e.args[0].with_traceback(None) from None
+    finally:
+        CAPTURING.capture = outer
+    out_leaves, out_spec = pytree.tree_flatten(out)
+    out_nodes = [rec.node(t) for t in out_leaves if isinstance(t, Tensor)]
+    for cname, t in rec.constants.items():
+        if cname not in paths.values() and id(t) not in free:
+            cap.graph_break(f"a tensor reached the compiled program outside the recorded ops ({cname}): its value "
+                            "would be frozen into the graph", "untraced")
+    if cap.breaks:
+        return out, None, cap
+    rec.graph.output(tuple(out_nodes))
+    gm = GraphModule(dict(rec.constants), rec.graph)
+    consts = {i: v for i, v in enumerate(out_leaves) if not isinstance(v, Tensor)}
+    used = [c for c in rec.constants if c in paths.values()]
+    free_used = {id(t): free[id(t)] for t in rec.constants.values() if id(t) in free}
+    return out, Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes), cap
+
+
+def _resolve(obj, path: str):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _identifier(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "arg"

@@ -1,0 +1,24 @@
+"""``torch._dynamo.exc``: the errors ``torch.compile`` raises. ``Unsupported`` is what ``fullgraph=True`` raises
+where the program cannot be captured as one graph (a graph break), with PyTorch's text for the cases tinytorch
+detects (``tinytorch/_dynamo/capture.py``)."""
+from __future__ import annotations
+
+__all__ = ["TorchDynamoException", "Unsupported", "RecompileLimitExceeded"]
+
+
+class TorchDynamoException(RuntimeError):
+    pass
+
+
+class Unsupported(TorchDynamoException):
+    """A graph break where ``fullgraph=True`` asked for none."""
+
+    def __init__(self, msg: str, *, case_name=None, real_stack=None) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.case_name = case_name
+        self.real_stack = real_stack
+
+
+class RecompileLimitExceeded(Unsupported):
+    pass

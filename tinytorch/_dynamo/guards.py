@@ -1,0 +1,104 @@
+"""Guards: when a captured graph may be replayed for a new call.
+
+A graph is the record of one call. It is valid for another call when everything it took as fixed still holds;
+PyTorch checks these facts before each replay, and so does ``Guard.check``:
+
+  - the inputs' structure, and for each input tensor its rank, sizes (unless the graph is dynamic), dtype and
+    ``requires_grad``; for each other input (an int, a flag) its value;
+  - grad mode (a graph captured with grad enabled records differently from one without);
+  - each submodule's ``training`` flag (dropout and batch norm act differently);
+  - the identity of the parameters, buffers and global tensors the graph reads (a reassigned parameter is a
+    different program).
+
+A failing guard names the first fact that changed, in PyTorch's words (``tensor 'x' size mismatch at index 0.
+expected 8, actual 9``): ``torch.compile`` then captures again (a recompile), and says that reason when it gives up
+after ``config.recompile_limit`` captures.
+
+Sizes: ``dynamic=False`` pins every size. ``dynamic=True`` pins none where the graph read no size into Python
+(``capture.py`` notes that); ``dynamic=None`` (the default) starts pinned and, after a recompile caused by a size,
+captures the next graph as dynamic, as PyTorch's automatic dynamic shapes do. A graph that read a size is pinned
+whatever ``dynamic`` says (tinytorch has no symbolic sizes)."""
+from __future__ import annotations
+
+from ..autograd.grad_mode import _State
+from ..tensor import Tensor
+from ..utils import _pytree as pytree
+
+__all__ = ["Guard"]
+
+_SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _scalar_type(dtype) -> str:
+    name = str(dtype).rpartition(".")[2]
+    return _SCALAR_TYPES.get(name, name)
+
+
+def _resolve(module, path: str):
+    for part in path.split("."):
+        module = getattr(module, part)
+    return module
+
+
+class Guard:
+    """The facts one capture took as fixed (see the module's docstring)."""
+
+    def __init__(self, names: list, leaves: list, spec, module, used_paths, free: dict, dynamic: bool):
+        self.names = names
+        self.spec = spec
+        self.grad_mode = _State.enabled
+        self.tensors = []   # (position, name, rank, sizes or None, dtype, requires_grad)
+        self.values = []    # (position, name, value) for the other inputs
+        for i, (leaf, name) in enumerate(zip(leaves, names)):
+            if isinstance(leaf, Tensor):
+                self.tensors.append((i, name, leaf.dim(), None if dynamic else tuple(leaf.shape), leaf.dtype,
+                                     leaf.requires_grad))
+            else:
+                self.values.append((i, name, leaf))
+        self.module = module
+        self.training = tuple(m.training for m in module.modules()) if module is not None else ()
+        self.attrs = [(p, id(_resolve(module, p))) for p in used_paths] if module is not None else []
+        self.free = [(name, ident, read) for ident, (name, read) in free.items()]
+
+    def check(self, leaves: list, spec) -> str | None:
+        """None when a call with these input leaves may replay the graph, else the first changed fact."""
+        if spec != self.spec:
+            return "the inputs' structure changed"
+        for i, name, rank, sizes, dtype, requires_grad in self.tensors:
+            t = leaves[i]
+            if not isinstance(t, Tensor):
+                return f"expected type of '{name}' to be a tensor type, ' but found {type(t)}"
+            if t.dtype != dtype:
+                return (f"tensor '{name}' dtype mismatch. expected {_scalar_type(dtype)}, actual "
+                        f"{_scalar_type(t.dtype)}")
+            if t.requires_grad != requires_grad:
+                return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
+            if t.dim() != rank:
+                return f"tensor '{name}' rank mismatch. expected {rank}, actual {t.dim()}"
+            if sizes is not None and tuple(t.shape) != sizes:
+                k = next(k for k, (a, b) in enumerate(zip(sizes, t.shape)) if a != b)
+                return f"tensor '{name}' size mismatch at index {k}. expected {sizes[k]}, actual {t.shape[k]}"
+        for i, name, value in self.values:
+            v = leaves[i]
+            if type(v) is not type(value) or not (v is value or v == value):
+                return f"{name} == {value!r}"
+        if _State.enabled != self.grad_mode:
+            return "___check_global_state() against grad_mode"
+        if self.module is not None:
+            now = tuple(m.training for m in self.module.modules())
+            if now != self.training:
+                return "a submodule's training flag changed (module.training == " \
+                       f"{self.training[next(k for k, (a, b) in enumerate(zip(now, self.training)) if a != b)]})"
+            for path, ident in self.attrs:
+                if id(_resolve(self.module, path)) != ident:
+                    return f"___check_obj_id(self.{path}, {ident})"
+        for name, ident, read in self.free:
+            if id(read()) != ident:
+                return f"___check_obj_id({name}, {ident})"
+        return None
+
+    @staticmethod
+    def leaves(args: tuple, kwargs: dict):
+        return pytree.tree_flatten((args, kwargs))
