@@ -36,7 +36,7 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
             model = model._orig_mod
         return eval_frame.OptimizedModule(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
                                                   "mode": mode, "options": options})
-    return eval_frame.compile_callable(model, fullgraph=fullgraph, dynamic=dynamic)
+    return eval_frame.compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

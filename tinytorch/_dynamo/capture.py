@@ -27,7 +27,9 @@ iterating a tensor); such a graph holds those sizes as constants and its guards 
 that read none works for any sizes of the same rank (``dynamic``, see ``guards.py``)."""
 from __future__ import annotations
 
+import contextlib
 import inspect
+import sys
 import threading
 import traceback
 
@@ -55,9 +57,19 @@ class _GraphBreak(Exception):
 
 
 def user_frame() -> traceback.FrameSummary | None:
-    """The innermost frame of the user's code (outside tinytorch's own files)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if "/tinytorch/" not in f.filename]
-    return frames[-1] if frames else None
+    """The innermost frame of the user's code (outside tinytorch's own files), with the columns of the
+    expression running there, so that a traceback marks it (``^^^^``) as PyTorch's messages do."""
+    f = sys._getframe(1)
+    while f is not None and "/tinytorch/" in f.f_code.co_filename:
+        f = f.f_back
+    if f is None:
+        return None
+    positions = [(f.f_lineno, None, None, None)]
+    with contextlib.suppress(Exception):
+        positions = list(f.f_code.co_positions())[f.f_lasti // 2:f.f_lasti // 2 + 1] or positions
+    lineno, end_lineno, colno, end_colno = positions[0]
+    return traceback.FrameSummary(f.f_code.co_filename, lineno or f.f_lineno, f.f_code.co_name,
+                                  end_lineno=end_lineno, colno=colno, end_colno=end_colno)
 
 
 class _Recording(_jit._Recording):
@@ -69,12 +81,14 @@ class _Recording(_jit._Recording):
         self.capture = capture
         self.grad_mode = _State.enabled
         self.last = None  # the last node added: the computation a value read is about
+        self.calls: list = []  # (op name, spelling) of each call recorded, for explain
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
         if _State.enabled != self.grad_mode:
             self.capture.graph_break("grad mode changed inside the compiled program", "grad_mode")
         super().record(decl, spelling, args, kwargs, out, stack)
         self.last = next(reversed(self.graph.nodes), None)
+        self.calls.append((decl.name, spelling))
 
 
 class _Reads(_jit._Reads):
@@ -157,7 +171,7 @@ def _unsupported_text(kind: str, reason: str, frame, node) -> str:
         head = (f"{reason}\n  Explanation: tinytorch's torch.compile cannot hold this in a graph: the call runs "
                 "eagerly without fullgraph=True.")
     where = "".join(" " + line for line in traceback.format_list([frame])) if frame is not None else ""
-    return f"{head}\n\nfrom user code:\n{where}\n{_VERBOSE}"
+    return f"{head}\n\nfrom user code:\n{where}\n{_VERBOSE}\n"
 
 
 class Program:
@@ -258,7 +272,7 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     paths = module_sources(module) if module is not None else {}
     free = free_tensors(getattr(module, "forward", fn) if module is not None else fn)
     rec.constant_name = lambda t: paths.get(id(t))
-    for leaf, name in zip(leaves, input_names(fn, args, kwargs)):
+    for leaf, name in zip(leaves, input_names(module.forward if module is not None else fn, args, kwargs)):
         if isinstance(leaf, Tensor):
             rec.bind(leaf, rec.graph.placeholder(_identifier(name)))
     outer, CAPTURING.capture = CAPTURING.capture, cap
@@ -275,6 +289,10 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         if cname not in paths.values() and id(t) not in free:
             cap.graph_break(f"a tensor reached the compiled program outside the recorded ops ({cname}): its value "
                             "would be frozen into the graph", "untraced")
+    if not cap.breaks and not any(n.op == "call_function" for n in rec.graph.nodes):
+        # nothing recorded: the program computed nothing through the ops (an optimizer's step updates its
+        # tensors on arrays, below them), so a replay would skip its work; it runs eagerly instead
+        return out, None, cap
     if cap.breaks:
         return out, None, cap
     rec.graph.output(tuple(out_nodes))

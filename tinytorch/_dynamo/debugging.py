@@ -6,6 +6,7 @@ around a break (two for one ``if x.sum() > 0``), tinytorch counts none; the brea
 PyTorch's."""
 from __future__ import annotations
 
+import operator
 import time
 
 from . import capture as _capture
@@ -50,6 +51,18 @@ class ExplainOutput:
     __repr__ = __str__
 
 
+def _shown(name: str, spelling) -> str:
+    """An op as Dynamo's graph names it: an operator (``x + y``) as Python's ``operator`` function, a call of a
+    torch function as that function. Method calls (``x.sin()``) are ``call_method`` nodes there, which explain
+    does not count; they are left out the same way."""
+    if spelling is not None:
+        op = getattr(operator, spelling.strip("_").removeprefix("r") if spelling.startswith("__r") and
+                     not hasattr(operator, spelling.strip("_")) else spelling.strip("_"), None)
+        if op is not None:
+            return repr(op)
+    return f"<function {name}>"
+
+
 def _guard_lines(guard: Guard) -> list:
     lines = [f"Name: '{name}'  Guard: TENSOR_MATCH {tuple(sizes) if sizes else 'dynamic'} {dtype} "
              f"requires_grad={rg}\n" for _, name, _, sizes, dtype, rg in guard.tensors]
@@ -68,9 +81,10 @@ def explain(f, *extra_args, **extra_kwargs):
         _, program, cap = _capture.capture(fn, args, kwargs, module, fullgraph=False)
         elapsed = time.perf_counter() - start
         graphs = [program.gm] if program is not None else []
-        ops = [[str(n.target) for n in gm.graph.nodes if n.op == "call_function"] for gm in graphs]
+        ops = [[_shown(name, spelling) for name, spelling in cap.rec.calls if spelling is None or
+                spelling.startswith("__")]] if program is not None else []
         reasons = [BreakReason(b.reason, [b.frame] if b.frame is not None else []) for b in cap.breaks]
-        guard = Guard(_capture.input_names(fn, args, kwargs), leaves, spec, module, [], {}, False)
+        guard = Guard(_capture.input_names(f.forward if module is not None else fn, args, kwargs), leaves, spec, module, [], {}, False)
         times = ("TorchDynamo compilation metrics:\nFunction                  Runtimes (s)\n"
                  f"------------------------  --------------\n_compile.compile_inner    {elapsed:.4f}")
         return ExplainOutput(graphs, len(graphs), len(cap.breaks), reasons, sum(map(len, ops)), ops,

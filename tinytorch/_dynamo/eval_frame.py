@@ -48,8 +48,9 @@ class Entry:
 class Frame:
     """The cache of one compiled callable (PyTorch keeps one per code object; here, one per compile call)."""
 
-    def __init__(self, fn, module: Module | None, fullgraph: bool, dynamic):
+    def __init__(self, fn, module: Module | None, fullgraph: bool, dynamic, backend="inductor"):
         self.fn, self.module, self.fullgraph, self.dynamic = fn, module, fullgraph, dynamic
+        self.backend = backend  # a callable backend is shown each graph captured (see _capture)
         self.entries: list = []
         self.id = None              # PyTorch's frame number in its logs, given at the first capture
         self.auto_dynamic = False   # a recompile caused by sizes: capture the next graph as dynamic
@@ -82,12 +83,16 @@ class Frame:
         out, program, _ = _capture.capture(self.fn, args, kwargs, self.module, self.fullgraph)
         dynamic = self.dynamic is True or (self.dynamic is None and self.auto_dynamic)
         dynamic = dynamic and program is not None and not program.sizes_read
-        names = _capture.input_names(self.fn, args, kwargs)
+        names = _capture.input_names(self.module.forward if self.module is not None else self.fn, args, kwargs)
         guard = Guard(names, leaves, spec, self.module, program.used_paths if program else [],
                       program.free if program else {}, dynamic)
         self.entries.append(Entry(guard, program))
         if program is None:
             return out
+        if callable(self.backend):
+            # PyTorch hands a backend each graph and runs what it returns; stage 1 shows it the graph and the
+            # example inputs (enough to count or inspect graphs) and replays the graph itself
+            self.backend(program.gm, [t for t in leaves if isinstance(t, Tensor)])
         tensors = [t for t in leaves if isinstance(t, Tensor)]
         flat, out_spec = pytree.tree_flatten(out)
         hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))
@@ -128,9 +133,10 @@ def reset_caches() -> None:
     _frame_ids[0] = 0
 
 
-def compile_callable(fn, *, fullgraph: bool = False, dynamic=None, module: Module | None = None):
+def compile_callable(fn, *, fullgraph: bool = False, dynamic=None, module: Module | None = None,
+                     backend="inductor"):
     """The compiled form of a function (or of a module's ``__call__``, with the module whose state it reads)."""
-    frame = Frame(fn, module, fullgraph, dynamic)
+    frame = Frame(fn, module, fullgraph, dynamic, backend)
 
     @functools.wraps(fn)
     def compiled(*args, **kwargs):
@@ -181,22 +187,44 @@ class OptimizedModule(Module):
         self.dynamo_ctx = dynamo_ctx
         options = dynamo_ctx or {}
         self.forward = compile_callable(mod.__call__, fullgraph=options.get("fullgraph", False),
-                                        dynamic=options.get("dynamic"), module=mod)
+                                        dynamic=options.get("dynamic"), module=mod,
+                                        backend=options.get("backend", "inductor"))
+
+    @property
+    def training(self) -> bool:
+        return self._orig_mod.training if "_orig_mod" in self.__dict__.get("_modules", {}) else True
+
+    @training.setter
+    def training(self, value: bool) -> None:
+        # Module.__init__ sets the default before _orig_mod exists; after, the flag is the original's
+        if "_orig_mod" in self.__dict__.get("_modules", {}):
+            self._orig_mod.training = value
+
+    def __len__(self) -> int:
+        if hasattr(self._orig_mod, "__len__"):
+            return len(self._orig_mod)
+        raise TypeError(f"{type(self._orig_mod).__name__} does not support len()")
 
     def __getattr__(self, name: str):
         if name == "_orig_mod":
             return self._modules["_orig_mod"]
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            return getattr(self._modules["_orig_mod"], name)
+        return getattr(self._orig_mod, name)
 
     def __setattr__(self, name: str, value) -> None:
-        if name in OptimizedModule._opt_mod_attributes or "_orig_mod" not in self.__dict__.get("_modules", {}) \
-                or name in ("training",):
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
             super().__setattr__(name, value)
         else:
             setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if hasattr(type(self), name) or name in OptimizedModule._opt_mod_attributes:
+            super().__delattr__(name)
+        else:
+            delattr(self._orig_mod, name)
+
+    def __dir__(self) -> list:
+        mine = self._orig_mod.__dir__()
+        return mine + [a for a in super().__dir__() if a not in mine]
 
     def __reduce__(self):
         return (self.__class__, (self._orig_mod, self.dynamo_ctx))

@@ -7,8 +7,10 @@ PyTorch checks these facts before each replay, and so does ``Guard.check``:
     ``requires_grad``; for each other input (an int, a flag) its value;
   - grad mode (a graph captured with grad enabled records differently from one without);
   - each submodule's ``training`` flag (dropout and batch norm act differently);
-  - the identity of the parameters, buffers and global tensors the graph reads (a reassigned parameter is a
-    different program).
+  - the parameters and buffers the graph reads, as tensors (rank, sizes, dtype, ``requires_grad``): the replay
+    reads them from the module at each call, so a reassigned parameter of the same kind is used without a
+    recompile, as in PyTorch 2.13, whose graphs take them as inputs;
+  - the identity of the global and closure tensors the graph reads (the graph holds those themselves).
 
 A failing guard names the first fact that changed, in PyTorch's words (``tensor 'x' size mismatch at index 0.
 expected 8, actual 9``): ``torch.compile`` then captures again (a recompile), and says that reason when it gives up
@@ -42,6 +44,26 @@ def _resolve(module, path: str):
     return module
 
 
+def _facts(t: Tensor) -> tuple:
+    return t.dim(), tuple(t.shape), t.dtype, t.requires_grad
+
+
+def _tensor_mismatch(name: str, t, rank, sizes, dtype, requires_grad) -> str | None:
+    """How ``t`` differs from the tensor a graph was captured with, in PyTorch's words (None: it does not)."""
+    if not isinstance(t, Tensor):
+        return f"expected type of '{name}' to be a tensor type, ' but found {type(t)}"
+    if t.dtype != dtype:
+        return f"tensor '{name}' dtype mismatch. expected {_scalar_type(dtype)}, actual {_scalar_type(t.dtype)}"
+    if t.requires_grad != requires_grad:
+        return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
+    if t.dim() != rank:
+        return f"tensor '{name}' rank mismatch. expected {rank}, actual {t.dim()}"
+    if sizes is not None and tuple(t.shape) != sizes:
+        k = next(k for k, (a, b) in enumerate(zip(sizes, t.shape)) if a != b)
+        return f"tensor '{name}' size mismatch at index {k}. expected {sizes[k]}, actual {t.shape[k]}"
+    return None
+
+
 class Guard:
     """The facts one capture took as fixed (see the module's docstring)."""
 
@@ -59,7 +81,7 @@ class Guard:
                 self.values.append((i, name, leaf))
         self.module = module
         self.training = tuple(m.training for m in module.modules()) if module is not None else ()
-        self.attrs = [(p, id(_resolve(module, p))) for p in used_paths] if module is not None else []
+        self.attrs = [(p, *_facts(_resolve(module, p))) for p in used_paths] if module is not None else []
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
 
     def check(self, leaves: list, spec) -> str | None:
@@ -67,19 +89,9 @@ class Guard:
         if spec != self.spec:
             return "the inputs' structure changed"
         for i, name, rank, sizes, dtype, requires_grad in self.tensors:
-            t = leaves[i]
-            if not isinstance(t, Tensor):
-                return f"expected type of '{name}' to be a tensor type, ' but found {type(t)}"
-            if t.dtype != dtype:
-                return (f"tensor '{name}' dtype mismatch. expected {_scalar_type(dtype)}, actual "
-                        f"{_scalar_type(t.dtype)}")
-            if t.requires_grad != requires_grad:
-                return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
-            if t.dim() != rank:
-                return f"tensor '{name}' rank mismatch. expected {rank}, actual {t.dim()}"
-            if sizes is not None and tuple(t.shape) != sizes:
-                k = next(k for k, (a, b) in enumerate(zip(sizes, t.shape)) if a != b)
-                return f"tensor '{name}' size mismatch at index {k}. expected {sizes[k]}, actual {t.shape[k]}"
+            reason = _tensor_mismatch(name, leaves[i], rank, sizes, dtype, requires_grad)
+            if reason is not None:
+                return reason
         for i, name, value in self.values:
             v = leaves[i]
             if type(v) is not type(value) or not (v is value or v == value):
@@ -91,9 +103,11 @@ class Guard:
             if now != self.training:
                 return "a submodule's training flag changed (module.training == " \
                        f"{self.training[next(k for k, (a, b) in enumerate(zip(now, self.training)) if a != b)]})"
-            for path, ident in self.attrs:
-                if id(_resolve(self.module, path)) != ident:
-                    return f"___check_obj_id(self.{path}, {ident})"
+            for path, rank, sizes, dtype, requires_grad in self.attrs:
+                reason = _tensor_mismatch(f"self.{path}", _resolve(self.module, path), rank, sizes, dtype,
+                                          requires_grad)
+                if reason is not None:
+                    return reason
         for name, ident, read in self.free:
             if id(read()) != ident:
                 return f"___check_obj_id({name}, {ident})"
