@@ -91,13 +91,13 @@ globals().update(_registry.namespace("torch"))
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
-                              "__config__", "_subclasses", "jit"})
+                              "__config__", "_subclasses", "jit", "compiler"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
 _LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params",
                     "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C",
-                    "ScriptModule": "jit", "ScriptFunction": "jit"}
+                    "ScriptModule": "jit", "ScriptFunction": "jit", "compile": "compiler"}
 
 
 def __getattr__(name: str):
@@ -119,7 +119,7 @@ def __getattr__(name: str):
 from . import amp, cpu  # noqa: E402,F401
 from ._tensor.legacy_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402,F401
                       IntTensor, LongTensor, ShortTensor, set_default_tensor_type)
-from ._switches import (are_deterministic_algorithms_enabled, compile, get_default_device,  # noqa: E402,F401
+from ._switches import (are_deterministic_algorithms_enabled, get_default_device,  # noqa: E402,F401
                         get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                         set_default_device, set_float32_matmul_precision, use_deterministic_algorithms)
 from ._dtype_info import can_cast, finfo, iinfo, promote_types, result_type  # noqa: E402,F401
@@ -133,7 +133,7 @@ from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._streams import Event, Stream  # noqa: E402,F401
 from ._interop import from_file, to_dlpack  # noqa: E402,F401
 from .amp.grad_scaler import GradScaler  # noqa: E402,F401  (torch.GradScaler is amp's)
-from . import compiler, profiler, sparse  # noqa: E402,F401
+from . import profiler, sparse  # noqa: E402,F401
 from ._symbolic import (SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min,  # noqa: E402,F401
                         sym_not, sym_sqrt, sym_sum)
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401

@@ -12,7 +12,6 @@ Also the names scripts touch on their first lines (``torch._dynamo.config.suppre
 ``torch._dynamo.reset()``, ``torch._dynamo.is_compiling()``)."""
 from __future__ import annotations
 
-from .._switches import compile as _compile
 from . import config, eval_frame, exc, utils  # noqa: F401
 from .capture import CAPTURING as _CAPTURING
 from .debugging import explain  # noqa: F401
@@ -70,7 +69,7 @@ def optimize(backend="inductor", *, nopython: bool = False, guard_export_fn=None
     def decorate(fn):
         if disable:
             return fn
-        return _compile(fn, fullgraph=nopython, dynamic=dynamic, backend=backend)
+        return eval_frame.compile(fn, fullgraph=nopython, dynamic=dynamic, backend=backend)
     return decorate
 
 

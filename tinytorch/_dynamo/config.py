@@ -3,12 +3,12 @@ graphs one compiled callable captures before it runs eagerly, ``eval_frame.py``)
 accepted and kept (scripts set ``suppress_errors``, ``verbose`` before compiling)."""
 from __future__ import annotations
 
-import sys
-import types
-
 suppress_errors = False
 recompile_limit = 8
 accumulated_recompile_limit = 256
+# PyTorch's older names of the two limits (aliases there): setting either name sets the limit (``limit()``)
+cache_size_limit = 8
+accumulated_cache_size_limit = 256
 verbose = False
 capture_scalar_outputs = False
 capture_dynamic_output_shape_ops = False
@@ -23,25 +23,7 @@ replay_record_enabled = False
 dynamic_shapes = True
 
 
-class _Config(types.ModuleType):
-    """``cache_size_limit`` and ``accumulated_cache_size_limit`` are PyTorch's older names of the two limits:
-    setting either sets the other."""
 
-    @property
-    def cache_size_limit(self):
-        return self.recompile_limit
-
-    @cache_size_limit.setter
-    def cache_size_limit(self, value):
-        self.recompile_limit = value
-
-    @property
-    def accumulated_cache_size_limit(self):
-        return self.accumulated_recompile_limit
-
-    @accumulated_cache_size_limit.setter
-    def accumulated_cache_size_limit(self, value):
-        self.accumulated_recompile_limit = value
-
-
-sys.modules[__name__].__class__ = _Config
+def limit() -> int:
+    """The recompile limit, by whichever of its two names a script changed from PyTorch's default."""
+    return recompile_limit if recompile_limit != 8 else cache_size_limit

@@ -26,7 +26,7 @@ from . import capture as _capture, config
 from .compiled_function import hide_graph
 from .guards import Guard
 
-__all__ = ["OptimizedModule", "compile_callable", "disable", "reset_caches"]
+__all__ = ["OptimizedModule", "compile", "compile_callable", "disable", "reset_caches"]
 
 log = logging.getLogger("tinytorch._dynamo.convert_frame")
 _FRAMES: "weakref.WeakSet" = weakref.WeakSet()   # every live cache, for reset()
@@ -67,7 +67,7 @@ class Frame:
             reason = entry.guard.check(leaves, spec)
             if reason is None:
                 return self._run(entry, leaves, args, kwargs)
-        if len(self.entries) >= config.recompile_limit:
+        if len(self.entries) >= config.limit():
             if not self.gave_up:
                 self.gave_up = True
                 self._warn_limit(reason)
@@ -118,7 +118,7 @@ class Frame:
                     "To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n"
                     "To diagnose recompilation issues, see https://docs.pytorch.org/docs/main/user_guide/"
                     "torch_compiler/compile/programming_model.recompilation.html",
-                    config.recompile_limit, where, self.id, len(self.entries) - 1, reason)
+                    config.limit(), where, self.id, len(self.entries) - 1, reason)
 
     def reset(self) -> None:
         self.entries.clear()
@@ -236,3 +236,28 @@ class OptimizedModule(Module):
 
     def __setstate__(self, state):
         self.__dict__ = state
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
+            options=None, disable: bool = False):
+    """``torch.compile``: a Module becomes an ``OptimizedModule``, a function a compiled function, which capture
+    the program as a graph at their first call and replay it (``tinytorch/_dynamo``). Used as
+    ``@tinytorch.compile`` or ``@tinytorch.compile(mode=...)`` it decorates too; ``disable=True`` returns
+    ``model`` itself."""
+    if model is None:
+        def decorate(fn):
+            return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                           disable=disable)
+        return decorate
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if not callable(model):
+        raise RuntimeError("model must be callable")
+    if disable:
+        return model
+    if isinstance(model, Module):
+        if isinstance(model, OptimizedModule):
+            model = model._orig_mod
+        return OptimizedModule(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
+                                       "mode": mode, "options": options})
+    return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)

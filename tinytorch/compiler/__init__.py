@@ -1,22 +1,19 @@
-"""``tinytorch.compiler``: ``torch.compile`` and its switches. The machinery lives in ``tinytorch/_dynamo``, which
-loads on the first compile; until then nothing is compiled, so the queries answer as eager mode does."""
+"""``tinytorch.compiler``: ``torch.compile`` and its switches, over the machinery in ``tinytorch/_dynamo``. Like
+``_dynamo``, it loads on first use (``tinytorch.compile`` is found here then)."""
 from __future__ import annotations
 
 import contextlib
-import sys
 
-from .._switches import compile  # noqa: F401
+from .. import _dynamo
+from .._dynamo.capture import CAPTURING as _CAPTURING
+from .._dynamo.eval_frame import compile  # noqa: F401
 
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "reset", "allow_in_graph",
            "assume_constant_result", "set_stance"]
 
-_DYNAMO = __name__.rpartition(".")[0] + "._dynamo"
-
-
 def is_compiling() -> bool:
     """True while a compiled program is being captured (its first call runs the program under capture)."""
-    capture = sys.modules.get(_DYNAMO + ".capture")
-    return capture is not None and capture.CAPTURING.capture is not None
+    return _CAPTURING.capture is not None
 
 
 is_dynamo_compiling = is_compiling
@@ -24,16 +21,12 @@ is_dynamo_compiling = is_compiling
 
 def disable(fn=None, recursive: bool = True, *, reason=None):
     """``fn`` run eagerly, even when a compiled program calls it (``tinytorch/_dynamo/eval_frame.py``)."""
-    from .._dynamo import eval_frame  # the compiler's modules load on first use
-
-    return eval_frame.disable(fn, recursive, reason=reason)
+    return _dynamo.disable(fn, recursive, reason=reason)
 
 
 def reset() -> None:
     """Forget every captured graph (as ``torch._dynamo.reset()``)."""
-    dynamo = sys.modules.get(_DYNAMO)
-    if dynamo is not None:
-        dynamo.reset()
+    _dynamo.reset()
 
 
 def allow_in_graph(fn):
