@@ -82,3 +82,22 @@ def test_gpt_block_200_steps_bit_for_bit():
     xs = rng.standard_normal((STEPS, 2, 8, 16), dtype=np.float32)
     ys = rng.standard_normal((STEPS, 2, 8, 16), dtype=np.float32)
     _check(Block, lambda i: (tt.tensor(xs[i]), tt.tensor(ys[i])))
+
+
+def test_batchnorm_running_stats_and_counter_as_eager():
+    def run(compiled):
+        tt.manual_seed(0)
+        model = tt.nn.Sequential(tt.nn.Linear(4, 6), tt.nn.BatchNorm1d(6), tt.nn.ReLU(), tt.nn.Linear(6, 1))
+        run = tt.compile(model) if compiled else model
+        opt = tt.optim.SGD(model.parameters(), lr=0.1)
+        xs = tt.randn(20, 8, 4)
+        for i in range(20):
+            opt.zero_grad()
+            run(xs[i]).pow(2).mean().backward()
+            opt.step()
+        model.eval()
+        out = run(xs[0])
+        return [t.detach().numpy().copy() for t in [*model.parameters(), *model.buffers(), out]]
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_array_equal(a, b)

@@ -13,8 +13,8 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     ``float(x)``): data-dependent control flow. PyTorch splits the function there into two graphs and runs the
     Python in between eagerly; stage 1 here runs the *whole* call eagerly instead (no subgraphs), for every
     later call that passes the same guards;
-  - grad mode switched inside the program (``with torch.no_grad():`` around some ops, an optimizer's step):
-    the graph replays all its ops under the caller's mode, so such a program runs eagerly;
+  - grad mode switched inside the program (``with torch.no_grad():`` around ops on tensors that require grad,
+    an optimizer's step): the graph replays all its ops under the caller's mode, so such a program runs eagerly;
   - a tensor that reached the ops from outside the recording (``x.data``, a path below the declared ops)
     and is not a parameter, buffer or tensor attribute of the module, nor a global or closure tensor of the
     function: its value would be frozen into the graph;
@@ -84,11 +84,17 @@ class _Recording(_jit._Recording):
         self.calls: list = []  # (op name, spelling) of each call recorded, for explain
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
-        if _State.enabled != self.grad_mode:
+        if _State.enabled != self.grad_mode and _any_requires_grad(args, kwargs):
+            # replayed under the caller's mode, this op would record (or not) otherwise: an op on tensors that
+            # need no gradient (a BatchNorm's counter under no_grad) replays the same under either mode
             self.capture.graph_break("grad mode changed inside the compiled program", "grad_mode")
         super().record(decl, spelling, args, kwargs, out, stack)
         self.last = next(reversed(self.graph.nodes), None)
         self.calls.append((decl.name, spelling))
+
+
+def _any_requires_grad(args, kwargs) -> bool:
+    return any(isinstance(t, Tensor) and t.requires_grad for t in pytree.tree_leaves((args, kwargs)))
 
 
 class _Reads(_jit._Reads):

@@ -246,7 +246,8 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         rec.constant_name = lambda t: paths.get(id(t))
     for leaf, pname in zip(leaves, _input_names(fn, args)):
         rec.bind(leaf, rec.graph.placeholder(pname))
-    before = {id(o) for o in gc.get_objects() if isinstance(o, Tensor)}
+    # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
+    before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
     with _capture.capturing(rec), _watching(reads):
         out = fn(*args)
     out_leaves, out_spec = pytree.tree_flatten(out)
