@@ -3,7 +3,6 @@ when a graph is captured again (guards, recompiles, their limit and its warning)
 fallback, fullgraph's error, explain), reset and disable. PyTorch runs with the ``aot_eager`` backend (no C
 compiler needed), which gives its compiled autograd node as inductor does; a counting backend tells how many
 graphs each side captured."""
-import contextlib
 import io
 import logging
 import re
@@ -378,5 +377,3 @@ def test_decorator_forms():
     assert a(x).tolist() == [2.0, 2.0] and b(x).tolist() == [3.0, 3.0] and a.__name__ == "a"
     with pytest.raises(RuntimeError, match="Either mode or options"):
         tt.compile(a, mode="default", options={})
-    with contextlib.suppress(Exception):
-        pass

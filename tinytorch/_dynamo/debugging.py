@@ -84,7 +84,8 @@ def explain(f, *extra_args, **extra_kwargs):
         ops = [[_shown(name, spelling) for name, spelling in cap.rec.calls if spelling is None or
                 spelling.startswith("__")]] if program is not None else []
         reasons = [BreakReason(b.reason, [b.frame] if b.frame is not None else []) for b in cap.breaks]
-        guard = Guard(_capture.input_names(f.forward if module is not None else fn, args, kwargs), leaves, spec, module, [], {}, False)
+        names = _capture.input_names(f.forward if module is not None else fn, args, kwargs)
+        guard = Guard(names, leaves, spec, module, [], {}, False)
         times = ("TorchDynamo compilation metrics:\nFunction                  Runtimes (s)\n"
                  f"------------------------  --------------\n_compile.compile_inner    {elapsed:.4f}")
         return ExplainOutput(graphs, len(graphs), len(cap.breaks), reasons, sum(map(len, ops)), ops,

@@ -18,7 +18,6 @@ import logging
 import threading
 import weakref
 
-from ..autograd.grad_mode import _State
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
@@ -152,11 +151,11 @@ def disable(fn=None, recursive: bool = True, *, reason=None, wrapping: bool = Tr
     eagerly too."""
     if fn is None:
         return functools.partial(disable, recursive=recursive, reason=reason, wrapping=wrapping)
+    if isinstance(fn, OptimizedModule):
+        return fn._orig_mod
     if isinstance(fn, Module):
         fn.forward = disable(fn.forward, recursive, reason=reason)
         return fn
-    if isinstance(fn, OptimizedModule):
-        return fn._orig_mod
 
     orig = getattr(fn, "_torchdynamo_orig_callable", fn)
 

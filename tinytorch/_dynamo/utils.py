@@ -2,5 +2,5 @@
 
 
 def is_compile_supported(device_type) -> bool:
-    """True for the CPU: ``torch.compile`` accepts functions there (tinytorch runs them eagerly)."""
+    """True for the CPU, where ``torch.compile`` captures and replays programs."""
     return str(device_type) == "cpu"
