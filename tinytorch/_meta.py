@@ -68,13 +68,14 @@ def _factory_hook(decl, fn, args, kwargs):
     when ``device`` says so, or when it is left out and the default device (a ``*_like`` factory: its input)
     is the meta device; otherwise the factory itself."""
     dev = kwargs.get("device")
+    fake = _meta_data.FAKE_ON[0] and _meta_data.fake_mode() is not None  # a FakeTensorMode: every factory is fake
     if dev is None:
         like = _LIKE.get(decl)
         if like is None:
             like = _LIKE[decl] = _is_like(decl.impl)
-        if not (_meta_arg(args[:1]) if like else _meta_data.default_is_meta()):
+        if not (fake or (_meta_arg(args[:1]) if like else _meta_data.default_is_meta())):
             return fn(*args, **kwargs)
-    elif not _meta_data.is_meta_device(dev):
+    elif not (fake or _meta_data.is_meta_device(dev)):
         return fn(*args, **kwargs)
     kwargs["device"] = None
     state = default_generator.get_state() if decl.name in _RANDOM else None
@@ -86,7 +87,7 @@ def _factory_hook(decl, fn, args, kwargs):
         _factory.LAZY.on = prev
         if state is not None:
             default_generator.set_state(state)
-    return _metaize_tree(out, ())
+    return _metaize_tree(out, (), [a for a in args[:1] if isinstance(a, Tensor)], dev)
 
 
 def _factory_method(decl, fn):
@@ -157,11 +158,17 @@ def _tensors(x, out: list) -> list:
     return out
 
 
-def _metaize_tree(out, keep):
-    """Flag every tensor of ``out`` meta, except the CPU tensors ``keep`` (inputs handed back as they are)."""
-    for t in _tensors(out, []):
+def _metaize_tree(out, keep, inputs=(), device=None):
+    """Flag every tensor of ``out`` meta, except the CPU tensors ``keep`` (inputs handed back as they are); where
+    the fake tensors are loaded, the results of fake ``inputs`` (or of any op in a fake mode) become fake, on
+    ``device`` for a factory."""
+    results = _tensors(out, [])
+    for t in results:
         if not t._meta and not any(t is k for k in keep):
             _meta_data.mark_meta(t)
+    fake = _meta_data.fake_hook()
+    if fake is not None:
+        fake[1](results, inputs, device)
     return out
 
 
@@ -174,7 +181,13 @@ _CPU_ARGS_OK = frozenset({"copy", "getitem", "setitem", "index_select", "gather"
 
 def _meta_call(fn, name: str, inplace: bool, args, kwargs):
     if not _has_meta(args, kwargs):
-        return fn(*args, **kwargs)
+        if not (_meta_data.FAKE_ON[0] and _meta_data.fake_mode() is not None and _tensors((args, kwargs), [])):
+            return fn(*args, **kwargs)
+    fake = _meta_data.fake_hook()
+    if fake is not None:  # real tensors beside fake ones, or in a fake mode: converted or refused
+        args, kwargs = fake[0](name, args, kwargs)
+        if not _has_meta(args, kwargs):
+            return fn(*args, **kwargs)
     if name in _DATA_DEPENDENT:
         raise NotImplementedError(_data_dependent(name))
     ts = _tensors((args, kwargs), [])
@@ -196,7 +209,7 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs):
             out = _on_zeros(fn, args, kwargs, [t for t in ts if _is_meta(t)])
     except RuntimeError as e:
         raise _meta_error(e, ts, args, kwargs) from None
-    return _metaize_tree(out, [t for t in ts if not _is_meta(t)])
+    return _metaize_tree(out, [t for t in ts if not _is_meta(t)], ts)
 
 
 def _meta_error(e: RuntimeError, ts: list, args, kwargs) -> RuntimeError:

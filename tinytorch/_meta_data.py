@@ -8,7 +8,7 @@ import threading
 
 from ._meta_array import MetaArray
 
-_hooks = {"first_meta": None, "default_meta": None}
+_hooks = {"first_meta": None, "default_meta": None, "fake": None}
 
 
 def bind_first_meta(fn) -> None:
@@ -87,3 +87,46 @@ def set_default_meta(on: bool) -> None:
 def exit_default() -> None:
     if _default_block.stack:
         _default_block.stack.pop()
+
+
+# -- fake tensors (``tinytorch/_subclasses/fake_tensor.py``): meta tensors that answer another device ----------
+class _FakeModes(threading.local):
+    stack = None  # this thread's entered FakeTensorModes, innermost last
+
+
+_fake_modes = _FakeModes()
+FAKE_ON = [0]  # fake modes entered, in all threads: while 0 the meta path asks nothing about fakes
+
+
+def bind_fake(fn) -> None:
+    """Where the fake tensor module registers ``fn(results, inputs, device, name)``: turns an op's meta results
+    into fake tensors when a fake tensor is among its inputs or a fake mode is on (and converts or refuses
+    real inputs then)."""
+    _hooks["fake"] = fn
+
+
+def fake_hook():
+    return _hooks["fake"]
+
+
+def fake_mode():
+    """This thread's innermost entered FakeTensorMode, or None."""
+    stack = _fake_modes.stack
+    return stack[-1] if stack else None
+
+
+def enter_fake(mode) -> None:
+    if _fake_modes.stack is None:
+        _fake_modes.stack = []
+    _fake_modes.stack.append(mode)
+    FAKE_ON[0] += 1
+    _default_now_meta()  # the factories and ops must look from now on
+    hook = _hooks["first_meta"]
+    if hook is not None:
+        hook()
+
+
+def exit_fake() -> None:
+    if _fake_modes.stack:
+        _fake_modes.stack.pop()
+        FAKE_ON[0] -= 1

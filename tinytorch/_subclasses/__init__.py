@@ -1,6 +1,6 @@
-"""``torch._subclasses``: PyTorch's fake tensors (shapes without data, for tracing). tinytorch has none
-(its meta device is the closest thing, ``device="meta"``); ``fake_tensor.is_fake`` answers False."""
+"""``torch._subclasses``: fake tensors (shapes, dtypes, strides and a device without data, for tracing and for
+checking operators): ``tinytorch/_subclasses/fake_tensor.py``."""
 from . import fake_tensor  # noqa: F401
-from .fake_tensor import FakeTensor, FakeTensorMode  # noqa: F401
+from .fake_tensor import DynamicOutputShapeException, FakeTensor, FakeTensorMode, UnsupportedFakeTensorException
 
-__all__ = ["FakeTensor", "FakeTensorMode"]
+__all__ = ["FakeTensor", "FakeTensorMode", "UnsupportedFakeTensorException", "DynamicOutputShapeException"]

@@ -39,7 +39,8 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._data.dtype not in FLOATING_NP and out._requires_grad:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            grads.append(_make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None)
+            seed = _make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None
+            grads.append(mark_meta(seed) if seed is not None and out._meta else seed)  # a meta graph's: meta
             continue
         if not isinstance(g, Tensor):
             g = _make(np.asarray(g, dtype=out._data.dtype))

@@ -17,8 +17,10 @@ How it works, in three pieces:
   3. **The graph becomes a module.** ``GraphModule`` (``tinytorch/fx``) writes its ``forward`` as Python, whose
      calls ``torch.ops.aten.<op>.<overload>`` run tinytorch's ops again.
 
-``tracing_mode="fake"`` runs the program on meta tensors made like the inputs (shapes, dtypes and strides, no data:
-``tinytorch/_meta.py``), so nothing is computed; ``"real"`` runs it on the inputs themselves. ``"symbolic"``
+``tracing_mode="fake"`` runs the program in a ``FakeTensorMode`` on fake tensors made like the inputs (shapes,
+dtypes, strides and device, no data: ``tinytorch/_subclasses/fake_tensor.py``), so nothing is computed; a real
+tensor the program reads (a module's weight) is refused as PyTorch refuses it, or converted with
+``_allow_non_fake_inputs=True``; ``"real"`` runs it on the inputs themselves. ``"symbolic"``
 (symbolic sizes) is refused. Where autograd records, an op whose backward saves its own output shows PyTorch's
 ``detach`` of it (an unused node), and a program that calls ``torch.autograd.grad`` records its backward's ops,
 as the engine runs them.
@@ -33,10 +35,10 @@ import operator
 import threading
 import traceback
 
-from ..._ops.creation import factory as _factory
 from ..._op_namespace import ops
 from ..._ops._core import paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY
+from ..._subclasses.fake_tensor import FakeTensorMode
 from ...autograd.grad_mode import _State
 from ...autograd.node import _SavedOutput
 from ...nn.parameter import Parameter
@@ -71,12 +73,16 @@ class Recording:
         self.constants: dict = {}  # attribute name -> tensor, for the get_attr nodes of unknown tensors
         self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
         self.core_aten = False     # export's run_decompositions: ``t`` written as PyTorch's core ATen ``permute``
+        self.fake_mode = None      # make_fx's fake tracing: a real tensor's value shown as its fake
 
     # -- tensors and nodes --
     def bind(self, t: Tensor, node) -> None:
         self.nodes[id(t)] = node
         self.held.append(t)
-        node.meta["val"] = t if type(t) is Tensor else _make(t._data)  # a Parameter's value, as a plain tensor
+        if self.fake_mode is not None and not t._meta:  # a real tensor read by a fake trace: its fake
+            node.meta["val"] = self.fake_mode.from_tensor(t)
+        else:  # (a Parameter's value, as a plain tensor)
+            node.meta["val"] = t if type(t) is Tensor or t._meta else _make(t._data)
 
     def node(self, value):
         """The graph argument for ``value``: a tensor's node, the same for the tensors inside a list."""
@@ -256,14 +262,6 @@ def _placeholder_names(f, args) -> list:
     return names
 
 
-def _fake(x):
-    """A meta tensor made like ``x`` (shape, dtype, strides, requires_grad), holding no data."""
-    if not isinstance(x, Tensor):
-        return x
-    fake = _factory.empty_strided(tuple(x.shape), tuple(x.stride()), dtype=x.dtype, device="meta")
-    return fake.requires_grad_(x.requires_grad) if x.is_floating_point() or x.is_complex() else fake
-
-
 def make_fx(f, decomposition_table=None, tracing_mode: str = "real", _allow_non_fake_inputs: bool = False, *,
             pre_dispatch: bool = False, record_module_stack: bool = False, _allow_fake_constant: bool = False,
             _error_on_data_dependent_ops: bool = True, record_stack_traces: bool = False):
@@ -277,16 +275,19 @@ def make_fx(f, decomposition_table=None, tracing_mode: str = "real", _allow_non_
     def wrapped(*args):
         leaves, spec = pytree.tree_flatten(args)
         names = _placeholder_names(f, args)
-        if tracing_mode == "fake":
-            leaves = [_fake(x) for x in leaves]
+        fake = contextlib.nullcontext()
+        if tracing_mode == "fake":  # the inputs as fake tensors, and the program run in their mode
+            fake = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs)
+            leaves = [fake.from_tensor(x) if isinstance(x, Tensor) else x for x in leaves]
         rec = Recording(predispatch=pre_dispatch)
+        rec.fake_mode = fake if tracing_mode == "fake" else None
         for leaf, name in zip(leaves, names):
             node = rec.graph.placeholder(name)
             if isinstance(leaf, Tensor):
                 rec.bind(leaf, node)
             else:
                 node.meta["val"] = leaf
-        with capturing(rec):
+        with capturing(rec), fake:
             out = f(*pytree.tree_unflatten(leaves, spec))
         out_leaves, out_spec = pytree.tree_flatten(out)
         structured = any(not pytree.tree_flatten(a)[1].is_leaf() for a in args)
