@@ -98,11 +98,11 @@ _fake_modes = _FakeModes()
 FAKE_ON = [0]  # fake modes entered, in all threads: while 0 the meta path asks nothing about fakes
 
 
-def bind_fake(fn) -> None:
-    """Where the fake tensor module registers ``fn(results, inputs, device, name)``: turns an op's meta results
-    into fake tensors when a fake tensor is among its inputs or a fake mode is on (and converts or refuses
-    real inputs then)."""
-    _hooks["fake"] = fn
+def bind_fake(hooks) -> None:
+    """Where the fake tensor module registers ``(inputs(name, args, kwargs), results(results, inputs, device),
+    UnsupportedOperatorException)``: the first converts or refuses an op's real tensor arguments, the second
+    turns its meta results into fake tensors, when a fake tensor is among its inputs or a fake mode is on."""
+    _hooks["fake"] = hooks
 
 
 def fake_hook():

@@ -7,8 +7,10 @@ A call runs, in PyTorch's order for a CPU tensor: the ``AutocastCPU`` kernel whi
 grad mode is on and a tensor argument requires grad (the kernel then runs below autograd, as a node
 whose backward is the registered one), an ``Autograd``/``AutogradCPU`` kernel, then the backend kernel
 (``CPU``, ``CompositeExplicitAutograd``, or a ``CompositeImplicitAutograd`` one, which runs above
-autograd: its own ops record the graph). ``Meta`` kernels and fake implementations are kept as
-registered, and never run: tinytorch has no meta tensors.
+autograd: its own ops record the graph). On meta or fake tensors (``tinytorch/_meta.py``,
+``tinytorch/_subclasses/fake_tensor.py``) the ``Meta`` kernel or the fake implementation (``register_fake``)
+runs instead of the backend kernel. While make_fx or export captures, a call is recorded as one node
+(``torch.ops.ns.op.default``) whose kernel runs below the capture.
 
 ``torch.ops.aten.X`` is tinytorch's own op ``X`` where one exists under that name (``tinytorch.X``,
 ``tinytorch.nn.functional.X`` or the method ``Tensor.X``), or one declared with ``aten_only`` (the ATen
@@ -28,10 +30,12 @@ import re
 import threading
 import types
 
+from . import _meta_data
 from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
-from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, aten_only as _aten_only, namespace as _namespace
+from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, CAPTURE as _CAPTURE, aten_only as _aten_only, \
+    namespace as _namespace
 from .tensor import Tensor
 from . import sparse as _sparse
 
@@ -229,7 +233,8 @@ class OpOverload:
         self._schema = schema
         self.kernels = {}          # dispatch key -> callable
         self.autograd = None       # (backward, setup_context) from register_autograd
-        self.fake = None           # the fake (meta) implementation: kept, never run
+        self.fake = None           # the fake implementation (register_fake): runs on meta and fake tensors
+        self._custom = None        # the CustomOpDef that defined it (custom_op)
         self.__name__ = f"{packet._name}.{self._overloadname}"
         self.__qualname__ = self.__name__
         self.__module__ = f"torch.ops.{packet._namespace}"
@@ -257,12 +262,17 @@ class OpOverload:
         return str(getattr(key, "name", key)) in self.kernels
 
     def __call__(self, *args, **kwargs):
+        capture = _CAPTURE[0]
+        if capture is not None and capture.hook is not None:  # make_fx / export: the call is one node
+            return capture.op(self, args, kwargs)
         kernels = self.kernels
         excluded = _excluded.keys
         if "AutocastCPU" in kernels and "AutocastCPU" not in excluded and _autocast_mode.is_autocast_enabled("cpu"):
             return kernels["AutocastCPU"](*args, **kwargs)
         if self.autograd is not None and _State.enabled and _any_requires_grad(args, kwargs):
             return _autograd_call(self, args, kwargs)
+        if _any_meta(args, kwargs):
+            return self._meta_call(args, kwargs)
         for key in _AUTOGRAD_KEYS:
             if key in kernels and key not in excluded:
                 return kernels[key](*args, **kwargs)
@@ -275,6 +285,33 @@ class OpOverload:
             "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
             f"(if using custom build). '{self.name()}' is only available for these backends: "
             f"[{', '.join(sorted(kernels)) or 'none'}].")
+
+    def _meta_call(self, args, kwargs):
+        """On meta or fake tensors: the ``Meta`` kernel, else the fake implementation, else (an operator
+        ``Library.define`` made) a composite kernel, which runs the meta machinery through its own ops."""
+        kernel = self.kernels.get("Meta")
+        if kernel is not None:
+            return kernel(*args, **kwargs)
+        if self.fake is not None:
+            with _FakeImplCtx(self):
+                return self.fake(*args, **kwargs)
+        if self._custom is not None:
+            custom = self._custom
+            raise RuntimeError(f"There was no fake impl registered for {custom!r}. This is necessary for "
+                               "torch.compile/export/fx tracing to work. Please use "
+                               f"`{custom._init_fn.__name__}.register_fake` to add an fake impl.")
+        for key in ("CompositeImplicitAutograd", "CompositeExplicitAutograd"):
+            if key in self.kernels:
+                return self.kernels[key](*args, **kwargs)
+        fake = _meta_data.fake_hook()  # (bound once fake tensors exist: their module's UnsupportedOperatorException)
+        if fake is not None and any(getattr(t, "fake_mode", None) is not None
+                                    for t in _flat_tensors((args, kwargs), [])):
+            raise fake[2](repr(self))
+        raise NotImplementedError(
+            f"Could not run '{self.name()}' with arguments from the 'Meta' backend. This could be because the "
+            "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+            f"(if using custom build). '{self.name()}' is only available for these backends: "
+            f"[{', '.join(sorted(self.kernels)) or 'none'}].")
 
     def redispatch(self, keyset, *args, **kwargs):
         return self(*args, **kwargs)
@@ -294,6 +331,62 @@ def _any_requires_grad(args, kwargs) -> bool:
             if any(isinstance(b, Tensor) and b.requires_grad for b in a):
                 return True
     return False
+
+
+def _flat_tensors(x, out: list) -> list:
+    if isinstance(x, Tensor):
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _flat_tensors(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _flat_tensors(v, out)
+    return out
+
+
+def _any_meta(args, kwargs) -> bool:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            if a._meta:
+                return True
+        elif isinstance(a, (list, tuple)):
+            if any(isinstance(b, Tensor) and b._meta for b in a):
+                return True
+    return False
+
+
+class _FakeCtxState(threading.local):
+    ctx = None
+
+
+_fake_ctx = _FakeCtxState()
+
+
+class _FakeImplCtx:
+    """What ``torch.library.get_ctx()`` answers inside a fake implementation."""
+
+    def __init__(self, overload):
+        self._op = overload
+
+    def __enter__(self):
+        self._prev, _fake_ctx.ctx = _fake_ctx.ctx, self
+        return self
+
+    def __exit__(self, *exc):
+        _fake_ctx.ctx = self._prev
+        return False
+
+    def new_dynamic_size(self, *, min: int = 0, max=None):
+        raise NotImplementedError("get_ctx().new_dynamic_size(): tinytorch has no symbolic sizes, so an operator "
+                                  "whose output shape depends on its input's values cannot run on fake tensors")
+
+    create_unbacked_symint = new_dynamic_size
+
+
+def fake_impl_ctx():
+    """The context of the fake implementation running in this thread, or None."""
+    return _fake_ctx.ctx
 
 
 def _autograd_call(overload: OpOverload, args, kwargs):

@@ -4,8 +4,10 @@
 ``Library(ns, "DEF" | "FRAGMENT" | "IMPL", dispatch_key)``, ``.define(schema)``, ``.impl(op, fn, key)``,
 ``define``/``impl`` as functions and decorators, ``custom_op`` (schema inferred from type hints),
 ``register_kernel``, ``register_autograd`` (a real autograd formula: the op's outputs get a node whose
-backward is the one given), ``register_fake``/``impl_abstract`` (kept: tinytorch has no fake or meta
-tensors, so a fake implementation never runs) and ``get_ctx``."""
+backward is the one given; a custom op without one gets a node whose backward raises PyTorch's error),
+``register_fake``/``impl_abstract`` (the implementation that runs on meta and fake tensors:
+``tinytorch/_subclasses/fake_tensor.py``), ``get_ctx`` (inside a fake implementation) and ``opcheck``
+(``tinytorch/_opcheck.py``: PyTorch's four checks of an operator's registrations)."""
 from __future__ import annotations
 
 import collections.abc
@@ -16,7 +18,8 @@ import weakref
 
 from ._C import DispatchKeySet
 from ._dtype import dtype as _dtype_cls
-from ._op_namespace import FunctionSchema, OpOverload, OpOverloadPacket, lookup, ops
+from ._op_namespace import FunctionSchema, OpOverload, OpOverloadPacket, fake_impl_ctx, lookup, ops
+from ._opcheck import opcheck  # (with it fake tensors and make_fx, which opcheck runs)
 from ._size import device as _device_cls
 from .tensor import Tensor
 
@@ -182,8 +185,8 @@ def register_kernel(op, device_types, func=None, *, lib=None):
 
 
 def register_fake(op, func=None, /, *, lib=None, _stacklevel: int = 1, allow_override: bool = False):
-    """Register the fake (meta) implementation of ``op``. Kept on the operator; tinytorch has no fake tensors,
-    so it never runs. ``op`` must be defined (RuntimeError otherwise, as PyTorch)."""
+    """Register the fake implementation of ``op``: what runs on meta and fake tensors (it makes results of the
+    right shapes with ``empty``/``new_empty``). ``op`` must be defined (RuntimeError otherwise, as PyTorch)."""
     if isinstance(op, CustomOpDef):
         return op.register_fake(func) if func is not None else op.register_fake
 
@@ -200,16 +203,14 @@ impl_abstract = register_fake
 def register_autograd(op, backward, /, *, setup_context=None, lib=None) -> None:
     """Make ``op`` differentiable: ``setup_context(ctx, inputs, output)`` runs after its forward, and
     ``backward(ctx, *grads)`` returns one gradient (or None) per input."""
-    if isinstance(op, CustomOpDef):
-        op.register_autograd(backward, setup_context=setup_context)
-        return
-    _overload_of(op).autograd = (backward, setup_context)
+    overload = _overload_of(op)
+    overload.autograd = (backward, setup_context)
+    overload.__dict__.pop("_autograd_function", None)  # the node class made for the previous formula
 
 
 def get_ctx():
-    """The context of a fake implementation; there is none outside one (tinytorch never runs them)."""
-    raise RuntimeError("torch.library.get_ctx() can only be called inside a fake impl (register_fake); tinytorch "
-                       "runs no fake implementations")
+    """The context of the fake implementation that is running (``new_dynamic_size``); None outside one."""
+    return fake_impl_ctx()
 
 
 # -- custom_op ----------------------------------------------------------------------------------------------
@@ -401,6 +402,10 @@ class CustomOpDef:
         self._lib.define(name + schema)
         self._opoverload = lookup(f"{namespace}::{name}")
         self._opoverload.kernels["CompositeExplicitAutograd"] = fn
+        self._opoverload._custom = self
+        # as PyTorch's custom ops: differentiable only through register_autograd; until then a node whose
+        # backward refuses
+        self._opoverload.autograd = (self._no_autograd, None)
         self.__name__ = name
         self.__doc__ = fn.__doc__
 
@@ -427,8 +432,12 @@ class CustomOpDef:
 
         return register if fn is None else register(fn)
 
+    def _no_autograd(self, ctx, *grads):
+        raise RuntimeError(f"Trying to backward through {self._opoverload!r} but no autograd formula was registered. "
+                           "Please use register_autograd to add one.")
+
     def register_autograd(self, backward, *, setup_context=None) -> None:
-        self._opoverload.autograd = (backward, setup_context)
+        register_autograd(self._opoverload, backward, setup_context=setup_context)
 
     def register_torch_dispatch(self, torch_dispatch_class, fn=None, /):
         raise NotImplementedError("tinytorch has no __torch_dispatch__ (no dispatcher modes)")
@@ -457,8 +466,3 @@ def custom_op(name: str, fn=None, /, *, mutates_args, device_types=None, schema:
         return op
 
     return inner if fn is None else inner(fn)
-
-
-def opcheck(op, args, kwargs=None, *, test_utils=None, raise_exception: bool = True):
-    raise NotImplementedError("torch.library.opcheck needs fake tensors, FX tracing and AOTAutograd, which tinytorch "
-                              "does not have")

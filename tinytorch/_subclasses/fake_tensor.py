@@ -266,4 +266,4 @@ def _results(results: list, inputs: list, device) -> None:
             _fake_of(t, mode, dev)
 
 
-_meta_data.bind_fake((_inputs, _results))
+_meta_data.bind_fake((_inputs, _results, UnsupportedOperatorException))

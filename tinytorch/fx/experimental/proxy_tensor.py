@@ -56,6 +56,16 @@ class _Thread(threading.local):
     hook = None         # the recording function while this thread captures (None inside an op being recorded)
     recording = None    # this thread's Recording
 
+    def op(self, overload, args, kwargs):
+        """A ``torch.ops.<ns>.<op>`` operator (``tinytorch.library``) called while capturing: one node."""
+        hook, self.hook = self.hook, None
+        try:
+            out = overload(*args, **kwargs)
+        finally:
+            self.hook = hook
+        self.recording.record_op(overload, args, kwargs, out)
+        return out
+
 
 _THREAD = _Thread()
 _active = [0]           # captures running, in all threads
@@ -122,6 +132,17 @@ class Recording:
     def items(self, node, n: int) -> list:
         """``node[0]``, ..., ``node[n - 1]``: the getitem nodes of an op with several results."""
         return [self.graph.create_node("call_function", operator.getitem, (node, i)) for i in range(n)]
+
+    def record_op(self, overload, args, kwargs, out) -> None:
+        """Write down a call of a library operator (a custom op) as it was made."""
+        node = self.graph.create_node("call_function", overload, self.node(args), self.node(kwargs),
+                                      name=self.graph._target_to_str(overload._packet._name))
+        if isinstance(out, (tuple, list)):
+            for t, item in zip(out, self.items(node, len(out))):
+                if isinstance(t, Tensor):
+                    self.bind(t, item)
+        elif isinstance(out, Tensor):
+            self.bind(out, node)
 
     def record(self, decl, spelling: str | None, args, kwargs, out, stack: str | None) -> None:
         """Write down the call of ``decl`` (by the Tensor attribute ``spelling``; None: its public function) made
