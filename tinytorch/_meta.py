@@ -23,7 +23,11 @@ device error. The factories take ``device="meta"`` (or a meta default device:
 module loads: the factory's one allocation (``factory._alloc``) gives a ``MetaArray``, and nothing is drawn
 (a random factory leaves the generator where it was, as PyTorch's meta kernels do).
 
-The wrappers stay installed once a meta tensor has existed: each op then pays one scan of its arguments."""
+The wrappers stay installed once a meta tensor has existed: each op then pays one scan of its arguments.
+
+Fake tensors (``tinytorch/_subclasses/fake_tensor.py``) are meta tensors that answer another device: once their
+module is loaded, ``_meta_call`` hands an op's arguments to its hook first (real tensors beside fake ones, or in
+a ``FakeTensorMode``, are converted or refused) and ``_metaize_tree`` its results (made fake)."""
 from __future__ import annotations
 
 import inspect

@@ -194,10 +194,9 @@ def _fake_check(op: OpOverload, args, kwargs, **_):
         raise AssertionError(f"{context} mismatch in number of returns {len(fakes)} != {len(real)}")
     r_in, f_in = _flat((args, kwargs), []), _flat((fake_args, fake_kwargs), [])
     r_t, f_t = [o for o in real if isinstance(o, Tensor)], [o for o in fakes if isinstance(o, Tensor)]
-    for what, check, r_val, f_val in (
-            ("outputs_alias_inputs", _alias_any, _alias_any(r_t, r_in), _alias_any(f_t, f_in)),
-            ("outputs_are_inputs", _is_any, _is_any(r_t, r_in), _is_any(f_t, f_in)),
-            ("outputs_alias_each_other", None, _each_other(r_t), _each_other(f_t))):
+    for what, r_val, f_val in (("outputs_alias_inputs", _alias_any(r_t, r_in), _alias_any(f_t, f_in)),
+                               ("outputs_are_inputs", _is_any(r_t, r_in), _is_any(f_t, f_in)),
+                               ("outputs_alias_each_other", _each_other(r_t), _each_other(f_t))):
         if r_val != f_val:
             raise MetadataMismatchError(f"{context} mismatch in {what} check {f_val} != {r_val}")
     for idx, (r, f) in enumerate(zip(real, fakes)):
