@@ -176,6 +176,11 @@ def _metaize_tree(out, keep, inputs=(), device=None):
     return out
 
 
+class _Nesting(threading.local):
+    depth = 0  # meta ops running in this thread: above 0, an op's own helper tensors may be real
+
+
+_nesting = _Nesting()
 _MIXED = "Tensor on device cpu is not on the expected device meta!"
 # arguments PyTorch lets stay on the CPU beside meta tensors: indices, masks, 0-d values, a copy's source
 _CPU_ARGS_OK = frozenset({"copy", "getitem", "setitem", "index_select", "gather", "scatter", "scatter_add", "take",
@@ -189,7 +194,7 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs):
             return fn(*args, **kwargs)
     fake = _meta_data.fake_hook()
     if fake is not None:  # real tensors beside fake ones, or in a fake mode: converted or refused
-        args, kwargs = fake[0](name, args, kwargs)
+        args, kwargs = fake[0](name, args, kwargs, _nesting.depth > 0)
         if not _has_meta(args, kwargs):
             return fn(*args, **kwargs)
     if name in _DATA_DEPENDENT:
@@ -204,15 +209,22 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs):
         if self is not None and not (_State.enabled and any(t._requires_grad for t in ts)):
             version_counter(self)[0] += 1  # PyTorch's meta kernels check and write nothing
             return self
+    _nesting.depth += 1
     try:
         try:
             out = fn(*args, **kwargs)
+        except IndexError as e:
+            if "MetaArray" not in str(e):
+                raise
+            out = _on_zeros(fn, args, kwargs, [t for t in ts if _is_meta(t)])  # indexed by a meta tensor
         except (NeedsData, TypeError, AttributeError, ValueError, MemoryError):
             # numpy code that reads a value or takes a path MetaArray lacks (PyTorch's own errors, RuntimeError and
             # IndexError, are the op's answer and pass): the same op on zeros, which gives that error too if it is one
             out = _on_zeros(fn, args, kwargs, [t for t in ts if _is_meta(t)])
     except RuntimeError as e:
         raise _meta_error(e, ts, args, kwargs) from None
+    finally:
+        _nesting.depth -= 1
     return _metaize_tree(out, [t for t in ts if not _is_meta(t)], ts)
 
 

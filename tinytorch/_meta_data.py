@@ -54,6 +54,15 @@ def mark_meta(t):
     return t
 
 
+def meta_result(t, like):
+    """``t`` flagged meta, as a result computed from the meta tensor ``like`` (fake where ``like`` is fake)."""
+    mark_meta(t)
+    fake = _hooks["fake"]
+    if fake is not None:
+        fake[1]([t], [like], None)
+    return t
+
+
 class _Default(threading.local):
     stack = None  # the ``with torch.device(...)`` blocks of this thread: True where the device is meta
 

@@ -85,6 +85,23 @@ def test_fake_exports_and_errors(torch):
             t.numpy()
 
 
+def _layer_shapes(mod):
+    F = mod.nn.functional
+    with _fake_module(mod).FakeTensorMode():
+        x = mod.randn(2, 3, 8, 8, requires_grad=True)
+        w = mod.randn(4, 3, 3, 3)
+        outs = [F.conv2d(x, w, padding=1), mod.nn.BatchNorm2d(3)(x), F.dropout(x, 0.5), F.max_pool2d(x, 2),
+                x[mod.tensor([0, 1])], x.flatten(1).topk(3)[1], F.cross_entropy(mod.randn(4, 5), mod.randint(0, 5, (4,))),
+                mod.nn.MultiheadAttention(8, 2, batch_first=True)(x[0], x[0], x[0])[0]]
+        F.conv2d(x, w).sum().backward()
+        outs.append(x.grad)
+    return [(_same(repr(o)), o.stride()) for o in outs]
+
+
+def test_layers_and_their_backward_on_fake_tensors(torch):
+    assert _layer_shapes(tinytorch) == _layer_shapes(torch)
+
+
 def _trace_linear(mod, allow):
     lin = mod.nn.Linear(3, 2)
     gm = _make_fx(mod)(lambda x: lin(x).relu(), tracing_mode="fake", _allow_non_fake_inputs=allow)(mod.ones(4, 3))

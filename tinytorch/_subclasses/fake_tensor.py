@@ -23,7 +23,8 @@ from __future__ import annotations
 from .. import _meta_data
 from .._meta_array import MetaArray
 from .._size import device as _device
-from .._tensor.printing import tensor_repr
+from .._dtype import get_default_dtype
+from .._tensor.printing import _add_suffixes, _grad_fn_name
 from ..tensor import Tensor, _make
 
 __all__ = ["FakeTensor", "FakeTensorMode", "is_fake", "DataDependentOutputException", "DynamicOutputShapeException",
@@ -104,9 +105,15 @@ class FakeTensor(Tensor):
         return -1 if self.fake_device.type == "cpu" else (self.fake_device.index or 0)
 
     def __repr__(self, *, tensor_contents=None) -> str:
-        text = "FakeTensor(" + tensor_repr(self)[len("tensor("):]
-        shown = "" if self.fake_device.type == "cpu" else f"device='{self.fake_device}', "
-        return text.replace("device='meta', ", shown, 1)
+        suffixes = [] if self.fake_device.type == "cpu" else [f"device='{self.fake_device}'"]
+        suffixes.append(f"size={tuple(self._data.shape)}")
+        if self.dtype != get_default_dtype():
+            suffixes.append(f"dtype={self.dtype!r}")
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{_grad_fn_name(self.grad_fn)}>")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        return _add_suffixes("FakeTensor(...", suffixes, len("FakeTensor("))
 
     # -- no values to read: PyTorch's errors --
     def item(self):
@@ -218,15 +225,16 @@ def _mode_of(tensors):
     return _meta_data.fake_mode()
 
 
-def _inputs(name: str, args, kwargs):
-    """An op's arguments with their real tensors converted (or refused), when the op runs fake (see the module)."""
+def _inputs(name: str, args, kwargs, nested: bool = False):
+    """An op's arguments with their real tensors converted (or refused), when the op runs fake (see the module).
+    ``nested``: an op called inside another one, whose own helper tensors (a dropout mask) are converted."""
     tensors = _flat((args, kwargs), [])
     if not any(_is_real(t) for t in tensors):
         return args, kwargs
     mode = _mode_of(tensors)
     if mode is None:
         return args, kwargs
-    if not mode.allow_non_fake_inputs:
+    if not (mode.allow_non_fake_inputs or nested):
         shown = ", ".join(repr(a) if not isinstance(a, Tensor) or not _is_real(a) else _elided(a) for a in args)
         overload = "Tensor" if name in _TENSOR_OVERLOADS else "default"
         raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode with "

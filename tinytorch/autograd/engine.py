@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from .._dtype import FLOATING_NP
-from .._meta_data import mark_meta
+from .._meta_data import mark_meta, meta_result
 from .._oom import reraise_as_runtime_error
 from .._quiet_fp import loud, quiet
 from .grad_mode import _State, version_counter
@@ -187,7 +187,7 @@ def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
             g = _in_dtype_of(g, var)
         old = var._grad
         if var._meta:  # a meta leaf's gradient is a meta tensor (the backward ran on its zeros)
-            var._grad = g if g._meta else mark_meta(_copy_in_graph(g) if create_graph else g.detach())
+            var._grad = g if g._meta else meta_result(_copy_in_graph(g) if create_graph else _make(g._data), var)
         elif old is None:
             var._grad = _copy_in_graph(g) if create_graph else _steal_or_copy(g, var._data)
         elif create_graph or old._requires_grad:
