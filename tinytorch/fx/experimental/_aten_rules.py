@@ -75,6 +75,14 @@ convolution.default(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, 
 batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)
 _native_batch_norm_legit_no_training.default(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)
 gelu.default(Tensor self, *, str approximate='none')
+to.dtype(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)
+_to_copy.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)
+ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+empty_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+rand_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+randn_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
 """
 
 _REQUIRED = object()
@@ -370,6 +378,17 @@ def _clone(g, _, a, out):
     return g.call("clone.default", a.self, **({"memory_format": fmt} if fmt is not None else {}))
 
 
+def _conversion(g, _, a, out):
+    """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: PyTorch hands ``x`` back when nothing changes (no node);
+    otherwise make_fx shows the copy ``_to_copy(x, dtype=...)`` and export the call ``to.dtype(x, dtype)``."""
+    x = a.self
+    if out is x:
+        return g.node(x)
+    if g.predispatch:
+        return g.call("to.dtype", x, out.dtype)
+    return g.call("_to_copy.default", x, dtype=out.dtype)
+
+
 def _device(t):
     return t.device
 
@@ -387,6 +406,8 @@ RULES = {
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone,
+    **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
+                                       "char", "bool", "cfloat", "cdouble", "type_as")},
 }
 
 
