@@ -10,6 +10,11 @@ import pytest
 from _fx_compare import LIBRARIES, load
 
 CASES = {
+    "conversions": """
+def f(x):
+    return x.double() + 1, x.to(torch.float64) * 2, x.float() + 3, x.to(dtype=torch.float16), x.half(), x.to(x.dtype)
+def inputs(t): return (t((3, 4)),)
+""",
     "pointwise": """
 def f(x, y):
     return x * y + 2
@@ -189,3 +194,67 @@ def test_capture_leaves_no_hook_behind():
     with pytest.raises(ZeroDivisionError):
         make_fx(lambda x: (x * x, 1 / 0))(tinytorch.ones(2))
     assert registry.CAPTURE[0] is None and tinytorch.Tensor.__mul__ is mul
+
+
+BACKWARD_PROGRAMS = """
+def product(x):
+    y = (x.sin() * x).sum()
+    return torch.autograd.grad(y, x)
+def two_inputs(x, w):
+    y = (x * w).exp().sum()
+    return torch.autograd.grad(y, (x, w))
+"""
+
+
+@pytest.mark.parametrize("program", ["product", "two_inputs"])
+def test_make_fx_of_a_backward_records_it(torch, program):
+    """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
+    formula (not the array paths that compute gradients unseen), the sums of gradients; the traced module then
+    computes the gradient at other inputs (a backward left out would replay the trace's numbers as constants)."""
+    codes, traced = [], []
+    for library in LIBRARIES:
+        ns = load(BACKWARD_PROGRAMS, library)
+        lib = ns["torch"]
+        make_fx = __import__(f"{library}.fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
+        rng = np.random.default_rng(2)
+        args = [lib.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
+                for _ in range(1 if program == "product" else 2)]
+        gm = make_fx(ns[program])(*args)
+        codes.append(gm.code)
+        traced.append((gm, ns[program], lib))
+    assert codes[1] == codes[0], f"--- PyTorch\n{codes[0]}\n--- tinytorch\n{codes[1]}"
+    gm, f, lib = traced[1]
+    rng = np.random.default_rng(3)
+    others = [lib.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
+              for _ in range(1 if program == "product" else 2)]
+    for got, expected in zip(gm(*others), f(*others)):
+        np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+
+
+def test_make_fx_of_a_backward_it_cannot_see_refuses():
+    """A backward whose formula computes a gradient on arrays (below the recorded ops) refuses, rather than
+    freezing that gradient into the graph as a constant; one written in ops (a training BatchNorm's) traces and
+    recomputes at other inputs."""
+    import tinytorch
+    import tinytorch.nn.functional as F
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+
+    def ce(x, w):
+        return tinytorch.autograd.grad(F.cross_entropy(x @ w, tinytorch.tensor([0, 1, 2])), w)
+
+    rng = np.random.default_rng(4)
+
+    def t(*shape):
+        return tinytorch.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+
+    with pytest.raises(NotImplementedError, match="make_fx cannot trace this backward"):
+        make_fx(ce)(t(3, 4), t(4, 5))
+
+    def bn(x, w, b):
+        y = F.batch_norm(x, None, None, w, b, training=True).sigmoid().sum()
+        return tinytorch.autograd.grad(y, (x, w))
+
+    gm = make_fx(bn)(t(4, 3), t(3), t(3))
+    others = (t(4, 3), t(3), t(3))
+    for got, expected in zip(gm(*others), bn(*others)):
+        np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())

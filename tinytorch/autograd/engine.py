@@ -31,6 +31,11 @@ from ._run_node import _run_node, _run_node_in_anomaly_mode
 
 
 # -- before the run: the roots' edges and gradients, the dependency counts ----------------------
+# While a graph capture runs (fx/experimental/proxy_tensor.py) it puts here a function that makes backward()'s
+# implicit seed as the recorded op ``ones_like(output)``, as PyTorch's graph shows it (None: plain ones).
+SEED = [None]
+
+
 def _make_grads(outputs, grad_outputs):
     grads = []
     for out, g in zip(outputs, grad_outputs):
@@ -39,7 +44,11 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._data.dtype not in FLOATING_NP and out._requires_grad:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            seed = _make(np.ones(out._data.shape, dtype=out._data.dtype)) if out._requires_grad else None
+            seed = None
+            if out._requires_grad:
+                seed = SEED[0](out) if SEED[0] is not None else None  # a graph capture records it
+                if seed is None:
+                    seed = _make(np.ones(out._data.shape, dtype=out._data.dtype))
             grads.append(mark_meta(seed) if seed is not None and out._meta else seed)  # a meta graph's: meta
             continue
         if not isinstance(g, Tensor):

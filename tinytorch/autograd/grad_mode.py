@@ -30,6 +30,9 @@ class _Modes(threading.local):
     fw_level = None              # the forward-AD level in progress (0), or None
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
     recorder = None              # the profile recording this thread's ops (tinytorch/profiler), None inside an op
+    # a backward with no graph of the gradient wanted may apply its formula to the arrays directly; False while
+    # a graph capture runs in this thread (fx/experimental/proxy_tensor.py), which must see each op of it
+    array_backward = True
 
 
 _State = _Modes()

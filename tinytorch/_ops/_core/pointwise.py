@@ -42,7 +42,7 @@ class UnaryNode(Node):
         return None, None
 
     def backward(self, g):
-        if self.on_arrays and not _State.enabled:
+        if self.on_arrays and not _State.enabled and _State.array_backward:
             out = self._backward_arrays(g._data)
             if out is not None:
                 return (_make(out),)

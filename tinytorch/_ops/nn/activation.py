@@ -101,7 +101,7 @@ class ReluBackward0(Node):
     saved_fields = (("result", 0),)
 
     def backward(self, g):
-        if not _State.enabled:  # nothing recorded: straight on the arrays
+        if not _State.enabled and _State.array_backward:  # nothing recorded: straight on the arrays
             y = self._one_saved_array()
             if y is not None:
                 return (_make(_threshold_backward_array(g._data, y)),)

@@ -118,7 +118,7 @@ class GeluBackward0(Node):
             inner, d_inner = _gelu_tanh_parts(x)
             th = inner.tanh()
             return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
-        if not _State.enabled:  # no graph of the gradient: the same formula on arrays
+        if not _State.enabled and _State.array_backward:  # no graph of the gradient: the formula on arrays
             xd = x._data
             if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
                 gd = g._data

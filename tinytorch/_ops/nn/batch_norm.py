@@ -64,7 +64,7 @@ class NativeBatchNormBackward0(Node):
 
     def backward(self, g):
         kept = self.xhat if self.xc is None else self.xc
-        if not _State.enabled and kept is not None and g._data.dtype == kept.dtype:
+        if not _State.enabled and _State.array_backward and kept is not None and g._data.dtype == kept.dtype:
             saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
             if saved is not None and (saved[1] is None or saved[1].dtype == saved[0].dtype):
                 return self._backward_arrays(g._data, saved[1])

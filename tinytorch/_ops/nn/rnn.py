@@ -30,7 +30,7 @@ class _RnnLayerNode(Node):
     cache = None
 
     def backward(self, g_out, g_h=None, g_c=None):
-        if not _State.enabled:
+        if not _State.enabled and _State.array_backward:
             g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
             if self.mode == "LSTM":
                 x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved)

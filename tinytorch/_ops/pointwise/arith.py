@@ -142,8 +142,9 @@ class MulBackward0(_BinaryNode, SavedPair):
     @holomorphic_backward
     def backward(self, g):
         a, b = self._unpacked_saved
-        ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
+        # other's gradient first, as PyTorch's generated node computes them (a captured backward shows the order)
         gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
+        ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
         return ga, gb
 
     def jvp(self, ta, tb):

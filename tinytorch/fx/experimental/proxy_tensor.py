@@ -35,10 +35,13 @@ import operator
 import threading
 import traceback
 
+from ..._ops.creation import factory as _factory
+from ..._ops.shape.conversions import preserve_format as _preserve
 from ..._op_namespace import ops
 from ..._ops._core import paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY
 from ..._subclasses.fake_tensor import FakeTensorMode
+from ...autograd import engine as _engine
 from ...autograd.grad_mode import _State
 from ...autograd.node import _SavedOutput
 from ...nn.parameter import Parameter
@@ -84,6 +87,11 @@ class Recording:
         self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
         self.core_aten = False     # export's run_decompositions: ``t`` written as PyTorch's core ATen ``permute``
         self.fake_mode = None      # make_fx's fake tracing: a real tensor's value shown as its fake
+        # id(array) -> (array, its detach node), for the outputs a node saved: a backward run in the capture
+        # unpacks them as new tensors over the same array, shown as PyTorch shows them (a detach of the detach)
+        self.saved_outputs: dict = {}
+        self.in_backward = 0          # autograd's engine runs inside the captured program (autograd.grad, backward)
+        self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
     # -- tensors and nodes --
     def bind(self, t: Tensor, node) -> None:
@@ -98,7 +106,15 @@ class Recording:
         """The graph argument for ``value``: a tensor's node, the same for the tensors inside a list."""
         if isinstance(value, Tensor):
             node = self.nodes.get(id(value))
-            return self._constant(value) if node is None else node
+            if node is None:
+                saved = self.saved_outputs.get(id(value._data))
+                if saved is not None and saved[0] is value._data:  # a backward's unpacked saved output
+                    node = self.graph.create_node("call_function", ops.aten.detach.default, (saved[1],),
+                                                  name="detach")
+                    self.bind(value, node)
+                    return node
+                return self._constant(value)
+            return node
         if isinstance(value, _graph.Node):
             return value
         if isinstance(value, list):
@@ -108,6 +124,11 @@ class Recording:
         return value
 
     def _constant(self, t: Tensor):
+        if self.in_backward and self.strict_backward and not isinstance(t, Parameter):
+            raise NotImplementedError(
+                "make_fx cannot trace this backward: a gradient formula on its path computed a tensor on arrays, "
+                "below the ops the capture records, so the graph would hold its value as a constant (make_fx of "
+                "autograd.grad traces pointwise ops and reductions; see docs/graphs.md)")
         name = self.constant_name(t) if self.constant_name is not None else None
         if name is None:
             kind = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
@@ -178,7 +199,8 @@ class Recording:
                 return
             self.bind(out, node)
             if not self.predispatch and _saves_own_output(out):
-                self.graph.create_node("call_function", ops.aten.detach.default, (node,), name="detach")
+                detach = self.graph.create_node("call_function", ops.aten.detach.default, (node,), name="detach")
+                self.saved_outputs[id(out._data)] = (out._data, detach)
 
 
 def _reference(decl):
@@ -240,6 +262,52 @@ def _recording_method(decl, spelling: str, fn):
 _methods = _registry.MethodSwap(_recording_method)  # the Tensor spellings, wrapped while captures run
 
 
+def _recorded_seed(out):
+    """backward()'s implicit seed in the capturing thread: ``ones_like(out)``, recorded (None elsewhere)."""
+    return _factory.ones_like(out, memory_format=_preserve) if _THREAD.hook is not None else None
+
+
+_paused: list = []  # the backward paths (nodes' array backwards) set aside while captures run
+
+
+def _backward_paths(off: bool) -> None:
+    """A backward that runs inside a capture (``autograd.grad`` in the traced program) must run each node's
+    formula and sum gradients with the tinytorch ops the capture records; a path registered as a node's backward
+    or as a step of the engine (``_ops/_core/paths.py``) computes on arrays, unseen. Those paths step aside while
+    any capture runs, and come back after."""
+    if off:
+        _paused[:] = [p for paths in _paths.PATHS.values() for p in reversed(paths)
+                      if p.kind == "backward" or p.target.startswith("engine.")]
+        for p in _paused:
+            p.undo()
+        _engine._execute = _counting_backward(_engine._execute)
+    else:
+        _engine._execute = _engine._execute.__wrapped__
+        for p in reversed(_paused):
+            p.redo()
+        _paused.clear()
+
+
+def _counting_backward(execute):
+    """The engine's run, noting in the capturing thread's recording that a backward is running."""
+    def run(*args, **kwargs):
+        rec = _THREAD.recording
+        if rec is None:
+            return execute(*args, **kwargs)
+        rec.in_backward += 1
+        try:
+            captured = execute(*args, **kwargs)
+            if rec.strict_backward and captured:  # autograd.grad's results: each made by a recorded op
+                for g in captured.values():
+                    if isinstance(g, Tensor) and id(g) not in rec.nodes:
+                        rec._constant(g)  # refuses (in_backward)
+            return captured
+        finally:
+            rec.in_backward -= 1
+    run.__wrapped__ = execute
+    return run
+
+
 @contextlib.contextmanager
 def capturing(rec: Recording):
     """Record the ops this thread runs into ``rec`` while the block runs."""
@@ -249,16 +317,22 @@ def capturing(rec: Recording):
         if not _active[0]:
             _methods.on()
             _registry.CAPTURE[0] = _THREAD
+            _engine.SEED[0] = _recorded_seed
+            _backward_paths(off=True)
         _active[0] += 1
     _THREAD.recording, _THREAD.hook = rec, _public_hook
+    _State.array_backward = False
     try:
         yield rec
     finally:
         _THREAD.recording = _THREAD.hook = None
+        _State.array_backward = True
         with _lock:
             _active[0] -= 1
             if not _active[0]:
                 _registry.CAPTURE[0] = None
+                _engine.SEED[0] = None
+                _backward_paths(off=False)
                 _methods.off()
 
 
@@ -301,6 +375,7 @@ def make_fx(f, decomposition_table=None, tracing_mode: str = "real", _allow_non_
             fake = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs)
             leaves = [fake.from_tensor(x) if isinstance(x, Tensor) else x for x in leaves]
         rec = Recording(predispatch=pre_dispatch)
+        rec.strict_backward = True
         rec.fake_mode = fake if tracing_mode == "fake" else None
         for leaf, name in zip(leaves, names):
             node = rec.graph.placeholder(name)
