@@ -365,3 +365,29 @@ def test_storage_warns_once_and_layout_pickles():
     assert [str(w.message)[:24] for w in caught] == ["TypedStorage is deprecat"]
     assert pickle.loads(pickle.dumps(tt.strided)) is tt.strided
     assert type(tt.strided) is tt.layout and tt.ones(1).layout == tt.strided != tt.sparse_coo
+
+
+_GRAD_SCALAR_SCRIPT = """
+import sys, warnings
+torch = __import__(sys.argv[1])
+warnings.simplefilter("always")
+x = torch.ones(1, requires_grad=True) * 2
+float(x)
+y = torch.ones((), requires_grad=True)
+float(y); complex(y); int(x); x.item(); f"{y:.1f}"
+print(float(x.detach()), complex(y.detach()))
+"""
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(tmp_path):
+    """float() and complex() of a tensor that requires grad warn, once per process (PyTorch's TORCH_WARN_ONCE);
+    int(), item() and format() do not: stderr and stdout as PyTorch's, in a fresh process each."""
+    import subprocess
+    import sys
+    script = tmp_path / "grad_scalar.py"
+    script.write_text(_GRAD_SCALAR_SCRIPT)
+    runs = [subprocess.run([sys.executable, str(script), lib], capture_output=True, text=True, timeout=120)
+            for lib in ("torch", "tinytorch")]
+    assert runs[0].returncode == 0 and runs[1].returncode == 0, runs[1].stderr
+    assert "Converting a tensor with requires_grad=True" in runs[0].stderr
+    assert (runs[1].stdout, runs[1].stderr) == (runs[0].stdout, runs[0].stderr)

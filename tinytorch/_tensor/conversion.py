@@ -3,12 +3,25 @@ protocol, ``item``/``tolist``, ``len``/``iter``/``bool`` and the number conversi
 ``index``, ``complex``, ``format``), with PyTorch's refusals. Tensor (tensor.py) inherits them."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._dtype import C32_NP
 from .._dtype_casts import c32_to_c64
 
 _META_ITEM = "Tensor.item() cannot be called on meta tensors"
+# PyTorch warns once per process (a C++ TORCH_WARN_ONCE) when float() or complex() reads a tensor that requires grad
+_GRAD_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/"
+                "autograd/generated/python_variable_methods.cpp:822.)")
+_grad_scalar_warned = [False]
+
+
+def _warn_grad_scalar() -> None:
+    if not _grad_scalar_warned[0]:
+        _grad_scalar_warned[0] = True
+        warnings.warn(_GRAD_SCALAR, UserWarning, stacklevel=3)
 _META_NUMPY = ("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
                "first.")
 
@@ -82,6 +95,8 @@ class _TensorConversion:
         return v if type(v) is not tuple else complex(*v)
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_grad_scalar()
         return float(self._scalar())
 
     def __int__(self) -> int:
@@ -95,6 +110,8 @@ class _TensorConversion:
         return int(self._data.reshape(()).item())
 
     def __complex__(self) -> complex:
+        if self._requires_grad:
+            _warn_grad_scalar()
         return complex(self.item())
 
     def __format__(self, spec: str) -> str:
