@@ -250,6 +250,13 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     with pytest.raises(NotImplementedError, match="make_fx cannot trace this backward"):
         make_fx(ce)(t(3, 4), t(4, 5))
 
+    def accumulates(x):
+        (x * x).sum().backward()
+        return x.grad
+
+    with pytest.raises(NotImplementedError, match=r"make_fx cannot trace backward\(\)"):
+        make_fx(accumulates)(t(3))
+
     def bn(x, w, b):
         y = F.batch_norm(x, None, None, w, b, training=True).sigmoid().sum()
         return tinytorch.autograd.grad(y, (x, w))

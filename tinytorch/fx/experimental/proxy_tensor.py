@@ -294,6 +294,10 @@ def _counting_backward(execute):
         rec = _THREAD.recording
         if rec is None:
             return execute(*args, **kwargs)
+        if rec.strict_backward and kwargs.get("accumulate", True):
+            raise NotImplementedError(
+                "make_fx cannot trace backward(): the gradients it accumulates into .grad are not recorded; "
+                "compute them with torch.autograd.grad inside the traced function")
         rec.in_backward += 1
         try:
             captured = execute(*args, **kwargs)
