@@ -37,6 +37,18 @@ def _meta_methods_undone():
         meta.uninstall()
 
 
+@pytest.fixture(autouse=True)
+def _pytorch_distribution_validation_kept():
+    """PyTorch's torch.compile turns its distributions' argument validation off for the rest of the process
+    (``Distribution.set_default_validate_args(False)`` when dynamo first compiles): put it back after each test,
+    so a distribution test that runs later in the same worker sees PyTorch's default."""
+    dist = sys.modules.get("torch.distributions")
+    before = getattr(getattr(dist, "Distribution", None), "_validate_args", None)
+    yield
+    if before is not None and dist.Distribution._validate_args != before:
+        dist.Distribution.set_default_validate_args(before)
+
+
 def _is_torch_skip(report) -> bool:
     if not report.skipped:
         return False

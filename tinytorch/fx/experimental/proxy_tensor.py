@@ -32,6 +32,8 @@ from __future__ import annotations
 import contextlib
 import inspect
 import operator
+import os
+import sys
 import threading
 import traceback
 
@@ -224,11 +226,16 @@ def _saves_own_output(out: Tensor) -> bool:
 
 
 # -- the hook --------------------------------------------------------------------------------------------
+# tinytorch's own files: those under the package's folder (a checkout's folder may be named tinytorch too)
+_PACKAGE = os.path.dirname(sys.modules["tinytorch"].__file__) + os.sep
+_PACKAGE_MODULES = os.path.join(_PACKAGE, "nn", "modules") + os.sep
+
+
 def _user_stack() -> str | None:
     """The stack where the op was called, outside tinytorch's own machinery (its nn modules count as the user's,
     as PyTorch's export names ``torch/nn/modules/linear.py`` for a Linear's op)."""
     frames = [f for f in traceback.extract_stack()[:-3]
-              if "/tinytorch/" not in f.filename or "/tinytorch/nn/modules/" in f.filename]
+              if not f.filename.startswith(_PACKAGE) or f.filename.startswith(_PACKAGE_MODULES)]
     if not frames:
         return None
     return "".join(traceback.format_list(frames[-1:]))
