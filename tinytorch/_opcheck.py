@@ -26,7 +26,7 @@ import numpy as np
 
 from ._meta_array import MetaArray
 from ._op_namespace import OpOverload, OpOverloadPacket
-from ._subclasses.fake_tensor import FakeTensorMode, MetadataMismatchError
+from ._subclasses.fake_tensor import FakeTensorMode, MetadataMismatchError, _flat
 from .autograd import grad as _grad
 from .fx.experimental.proxy_tensor import make_fx
 from .tensor import Tensor
@@ -41,18 +41,6 @@ _ALL = ("test_schema", "test_autograd_registration", "test_faketensor", "test_ao
 
 class OpCheckError(Exception):
     pass
-
-
-def _flat(x, out: list) -> list:
-    if isinstance(x, Tensor):
-        out.append(x)
-    elif isinstance(x, (list, tuple)):
-        for v in x:
-            _flat(v, out)
-    elif isinstance(x, dict):
-        for v in x.values():
-            _flat(v, out)
-    return out
 
 
 def _map(x, fn):
