@@ -22,8 +22,11 @@ already a meta or fake tensor, as PyTorch skips them):
   * ``test_aot_dispatch_static``: the same check."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ._functorch import config as _aot_config
 from ._meta_array import MetaArray
 from ._op_namespace import OpOverload, OpOverloadPacket
 from ._subclasses.fake_tensor import FakeTensorMode, MetadataMismatchError, _flat
@@ -219,6 +222,8 @@ def _aot_check(op: OpOverload, args, kwargs, rtol=None, atol=None, **_):
     gm = make_fx(program, tracing_mode="fake")(*_copy(flat))
     eager_in, graph_in = _copy(flat), _copy(flat)
     eager, graph = program(*eager_in), gm(*graph_in)
+    if _aot_config.check_custom_op_aliasing:
+        _aliasing_check(op, eager_in, _flat(eager, []))
     e_out, g_out = _flat(eager, []), _flat(graph, [])
     tol = {} if rtol is None else {"rtol": rtol, "atol": atol}
     for e, g in zip(e_out, g_out):
@@ -235,6 +240,30 @@ def _aot_check(op: OpOverload, args, kwargs, rtol=None, atol=None, **_):
     for e, g in zip(e_grads, g_grads):
         if e is not None and g is not None:
             assert_close(g, e, equal_nan=True, **tol)
+
+
+def _schema_allows_aliasing(op: OpOverload) -> bool:
+    schema = op._schema
+    return (any("(" in r for r in schema.returns)
+            or any("(" in a.type and "!" not in a.type for a in schema.arguments))  # a view operator
+
+
+def _aliasing_check(op: OpOverload, inputs: list, outs: list) -> None:
+    """AOTAutograd's first-call check that a custom operator hands back no input and no memory an input or
+    another result holds; an error where ``config.error_on_custom_op_aliasing`` is set, else a warning."""
+    if op.namespace in ("aten", "prim", "prims", "_c10d_functional", "c10d", "onednn") or _schema_allows_aliasing(op):
+        return
+    if not any(_shares(o, t) for o in outs for t in inputs) and not _each_other(outs):
+        return
+    msg = (f"{op.name()} (with implementation in ???): The output of this custom operator (1) must not also be an "
+           "input to this custom operator and (2) may not alias any inputs to this custom operator or other "
+           "returns. The most common way to trigger this error is if we have y = custom_op(x) and y and x are the "
+           "same Tensor. Please instead return a clone of the offending output tensor(s) (e.g. return x.clone()) "
+           "or refactor the custom operator to not return y.")
+    if _aot_config.error_on_custom_op_aliasing:
+        raise RuntimeError(msg)
+    warnings.warn(msg + " This is deprecated and will become an error in a future version of PyTorch.", UserWarning,
+                  stacklevel=3)
 
 
 _TESTERS = {"test_schema": _schema_check, "test_autograd_registration": _autograd_registration_check,

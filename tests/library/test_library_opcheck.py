@@ -2,6 +2,8 @@
 shape, a kernel that writes an input not declared mutable or returns it as an alias, a custom op with no autograd
 formula, a backend kernel recording the graph, no fake implementation), the schemas custom_op infers as PyTorch
 prints them, register_fake/register_kernel/register_autograd in their spellings, and get_ctx."""
+import warnings
+
 import pytest
 
 import tinytorch
@@ -12,8 +14,25 @@ def _same(text) -> str:
 
 
 def _results(mod, op, args, **kw):
-    got = mod.library.opcheck(op, args, raise_exception=False, **kw)
-    return {k: v if v == "SUCCESS" else f"{type(v).__name__}: {_same(v)}" for k, v in got.items()}
+    """opcheck's dict as text, and the aliasing warnings it gave (an error instead where PyTorch's functorch config
+    ``error_on_custom_op_aliasing`` is set, as it is by default wherever the environment variable CI is)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = mod.library.opcheck(op, args, raise_exception=False, **kw)
+    story = {k: v if v == "SUCCESS" else f"{type(v).__name__}: {_same(v)}" for k, v in got.items()}
+    story["warnings"] = [_same(w.message) for w in seen if "with implementation in" in str(w.message)]
+    return story
+
+
+@pytest.fixture(params=[False, True], ids=["alias_warns", "alias_errors"])
+def alias_rule(request, monkeypatch):
+    """Both settings of the custom-op aliasing switch, in both libraries (PyTorch's default follows $CI)."""
+    import torch._functorch.config
+
+    import tinytorch._functorch.config
+    for config in (torch._functorch.config, tinytorch._functorch.config):
+        monkeypatch.setattr(config, "error_on_custom_op_aliasing", request.param)
+    return request.param
 
 
 def _ops(mod, ns):
@@ -119,8 +138,9 @@ def _opcheck_story(mod, ns):
     return story
 
 
-def test_opcheck_results_and_failures_as_pytorchs(torch):
-    assert _opcheck_story(tinytorch, "tt_opcheck") == _opcheck_story(torch, "tt_opcheck")
+def test_opcheck_results_and_failures_as_pytorchs(torch, alias_rule):
+    ns = f"tt_opcheck_{int(alias_rule)}"  # a custom op's name is registered once per process
+    assert _opcheck_story(tinytorch, ns) == _opcheck_story(torch, ns)
 
 
 def _library_story(mod, ns):
@@ -147,8 +167,9 @@ def _library_story(mod, ns):
         lib._destroy()
 
 
-def test_library_ops_under_opcheck_and_fake_mode(torch):
-    assert _library_story(tinytorch, "tt_opcheck_lib") == _library_story(torch, "tt_opcheck_lib")
+def test_library_ops_under_opcheck_and_fake_mode(torch, alias_rule):
+    ns = f"tt_opcheck_lib_{int(alias_rule)}"
+    assert _library_story(tinytorch, ns) == _library_story(torch, ns)
 
 
 def _autograd_story(mod, ns):
