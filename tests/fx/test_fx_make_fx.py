@@ -197,36 +197,65 @@ def test_capture_leaves_no_hook_behind():
 
 
 BACKWARD_PROGRAMS = """
+F = torch.nn.functional
 def product(x):
     y = (x.sin() * x).sum()
     return torch.autograd.grad(y, x)
 def two_inputs(x, w):
     y = (x * w).exp().sum()
     return torch.autograd.grad(y, (x, w))
+def relu_layer(x, w):
+    return torch.autograd.grad(F.relu(x @ w.t()).sum(), w)
+def both_operands(x, w):
+    return torch.autograd.grad(F.relu(x @ w).sum(), (x, w))
+def softmax_weighted(x, w):
+    return torch.autograd.grad((F.softmax(x @ w.t(), 1) * x).sum(), w)
+def log_softmax_nll(x, w, t):
+    return torch.autograd.grad(F.nll_loss(F.log_softmax(x @ w.t(), 1), t), w)
+def cross_entropy_mlp(x, w, t):
+    return torch.autograd.grad(F.cross_entropy(F.relu(x @ w.t()) @ w, t, reduction="sum"), w)
+def linear_layers(x, w, t):
+    return torch.autograd.grad(F.cross_entropy(F.linear(F.relu(F.linear(x, w)), w), t), (x, w))
+def quickstart_step(x, w, b, t):
+    h = F.relu(F.linear(x, w, b))
+    return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
 """
+# each program's arguments: (shape, requires_grad) of float32 normals, "t" for class indices into 8 classes
+BACKWARD_ARGS = {
+    "product": [((3,), True)], "two_inputs": [((3,), True), ((3,), True)],
+    "relu_layer": [((4, 8), False), ((8, 8), True)], "both_operands": [((4, 8), True), ((8, 8), True)],
+    "softmax_weighted": [((4, 8), False), ((8, 8), True)], "log_softmax_nll": [((4, 8), False), ((8, 8), True), "t"],
+    "cross_entropy_mlp": [((4, 8), False), ((8, 8), True), "t"], "linear_layers": [((4, 8), True), ((8, 8), True), "t"],
+    "quickstart_step": [((4, 8), False), ((8, 8), True), ((8,), True), "t"],
+}
 
 
-@pytest.mark.parametrize("program", ["product", "two_inputs"])
+def _backward_args(lib, program, seed):
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(rng.integers(0, 8, 4)) if spec == "t" else
+            lib.tensor(rng.standard_normal(spec[0]).astype(np.float32), requires_grad=spec[1])
+            for spec in BACKWARD_ARGS[program]]
+
+
+@pytest.mark.parametrize("program", list(BACKWARD_ARGS))
 def test_make_fx_of_a_backward_records_it(torch, program):
     """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
-    formula (not the array paths that compute gradients unseen), the sums of gradients; the traced module then
-    computes the gradient at other inputs (a backward left out would replay the trace's numbers as constants)."""
+    formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
+    ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
+    ``_log_softmax`` and ``nll_loss_forward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
+    operand's layout), the sums of gradients; the traced module then computes the gradient at other inputs (a
+    backward left out would replay the trace's numbers as constants)."""
     codes, traced = [], []
     for library in LIBRARIES:
         ns = load(BACKWARD_PROGRAMS, library)
         lib = ns["torch"]
         make_fx = __import__(f"{library}.fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
-        rng = np.random.default_rng(2)
-        args = [lib.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
-                for _ in range(1 if program == "product" else 2)]
-        gm = make_fx(ns[program])(*args)
+        gm = make_fx(ns[program])(*_backward_args(lib, program, 2))
         codes.append(gm.code)
         traced.append((gm, ns[program], lib))
     assert codes[1] == codes[0], f"--- PyTorch\n{codes[0]}\n--- tinytorch\n{codes[1]}"
     gm, f, lib = traced[1]
-    rng = np.random.default_rng(3)
-    others = [lib.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
-              for _ in range(1 if program == "product" else 2)]
+    others = _backward_args(lib, program, 3)
     for got, expected in zip(gm(*others), f(*others)):
         np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
 
@@ -239,8 +268,8 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     import tinytorch.nn.functional as F
     from tinytorch.fx.experimental.proxy_tensor import make_fx
 
-    def ce(x, w):
-        return tinytorch.autograd.grad(F.cross_entropy(x @ w, tinytorch.tensor([0, 1, 2])), w)
+    def ln(x, w):
+        return tinytorch.autograd.grad(F.layer_norm(x @ w, (5,)).sum(), w)
 
     rng = np.random.default_rng(4)
 
@@ -248,7 +277,7 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
         return tinytorch.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
 
     with pytest.raises(NotImplementedError, match="make_fx cannot trace this backward"):
-        make_fx(ce)(t(3, 4), t(4, 5))
+        make_fx(ln)(t(3, 4), t(4, 5))
 
     def accumulates(x):
         (x * x).sum().backward()

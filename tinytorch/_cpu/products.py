@@ -100,10 +100,19 @@ def linear_backward(self, g):
     if _State.enabled or g._data.dtype in _FORMULA_GRAD:
         return _LinearAddmm.formula(self, g)
     x, w = self._unpacked_saved
-    gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data,
-                                 self.need_b, self.need_x, self.need_w, matmul_ops._np_matmul, np.transpose)
+    gb, gx, w_rows = addmm_grads(g._data, None if x is None else x._data, None if w is None else w._data.T,
+                                 self.need_b, self.need_x, self.need_w, matmul_ops._np_matmul, np.transpose,
+                                 _sum_rows, flip=_rows_as_they_are)
     return (None if gb is None else _make(gb), None if gx is None else _make(gx),
             None if w_rows is None else _make(w_rows).t())
+
+
+def _sum_rows(g: np.ndarray) -> np.ndarray:
+    return g.sum(0)
+
+
+def _rows_as_they_are(rows: np.ndarray) -> np.ndarray:
+    return rows
 
 
 _linear_ref = paths.reference("F.linear")

@@ -128,7 +128,7 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
     coef = np.zeros((n, c), x.dtype)
     coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
     return record(out, NllLossBackward0, (logp_t,), (_make(coef),),
-                  shown=(logp_t, target._data, None, -100, reduction, None))
+                  shown=(logp_t, target._data, None, -100, reduction, None), graph_args=(target, None))
 
 
 _cross_entropy_ref = paths.reference("F.cross_entropy")

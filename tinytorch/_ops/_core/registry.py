@@ -54,11 +54,25 @@ _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one ow
 ATEN_ONLY: dict = {}
 
 
-def aten_only(name: str):
-    """Declare the decorated function as ``torch.ops.aten.<name>`` (every overload calls it), and nothing else."""
+def aten_only(name: str, recorded: bool = False):
+    """Declare the decorated function as ``torch.ops.aten.<name>`` (every overload calls it), and nothing else.
+
+    ``recorded``: a graph capture (make_fx) writes a call of it down as the one ATen node ``aten.<name>.default``,
+    the ops it runs inside unseen, as PyTorch's tracers see a backward formula's own operator
+    (``threshold_backward``, ``nll_loss_backward``...); the function returned is then a wrapper that checks for a
+    capture (a flag test), called by name from the nodes' backward formulas."""
     def declare(fn):
         if name in ATEN_ONLY:
             raise RuntimeError(f"aten op {name!r} is declared twice")
+        if recorded:
+            def aten_op(*args, **kwargs):
+                capture = CAPTURE[0]
+                if capture is not None and capture.hook is not None:
+                    return capture.aten(name, fn, args, kwargs)
+                return fn(*args, **kwargs)
+            functools.update_wrapper(aten_op, fn)
+            ATEN_ONLY[name] = aten_op
+            return aten_op
         ATEN_ONLY[name] = fn
         return fn
     return declare

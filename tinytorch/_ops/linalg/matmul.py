@@ -53,6 +53,12 @@ def _shape_error(a: np.ndarray, b: np.ndarray):
                         f"[{b.shape[0] if b.ndim > 2 else 1}, {b.shape[-2] if b.ndim > 1 else b.shape[0]}].")
 
 
+def _column_major(shape, strides, itemsize) -> bool:
+    """A matrix laid out column by column, as PyTorch tests it (element strides (1, rows))."""
+    st = elem_strides(shape, strides, itemsize)
+    return st[0] == 1 and st[1] == shape[0]
+
+
 class MmBackward0(Node):
     saved_fields = (("mat2", 1), ("mat2_sym_sizes", lambda n: tuple(n.shapes[1])),
                     ("mat2_sym_strides", lambda n: elem_strides(*n.strides[1]) if n.need_b else ()), ("self", 0),
@@ -61,9 +67,15 @@ class MmBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
+        """PyTorch's ``mm_mat1_backward`` / ``mm_mat2_backward``: an operand that was column-major (a transposed
+        matrix, ``w.t()``) gets its gradient as the transpose of the transposed product, in its own layout."""
         a, b = self._unpacked_saved
-        ga = g.mm(b.t()) if self.need_a else None
-        gb = a.t().mm(g) if self.need_b else None
+        sa, sb = self.strides
+        ga = gb = None
+        if self.need_b:  # mat2's first, as PyTorch's node computes them
+            gb = g.t().mm(a).t() if _column_major(*sb) else a.t().mm(g)
+        if self.need_a:
+            ga = b.mm(g.t()).t() if _column_major(*sa) else g.mm(b.t())
         return ga, gb
 
     def jvp(self, ta, tb):

@@ -19,7 +19,7 @@ from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
@@ -106,7 +106,7 @@ class ReluBackward0(Node):
             if y is not None:
                 return (_make(_threshold_backward_array(g._data, y)),)
         (y,) = self._unpacked_saved
-        return (threshold_backward(g, y),)
+        return (threshold_backward(g, y, 0),)
 
     def jvp(self, t):
         return threshold_backward(t, self._unpacked_saved[0])
@@ -200,10 +200,14 @@ for _one in _ONE.values():
     _one.flags.writeable = False
 
 
-def threshold_backward(grad: Tensor, output: Tensor) -> Tensor:
-    """Exactly 0 where ``output <= 0``, else ``grad`` (ReLU's backward as one primitive)."""
-    return record(_threshold_backward_array(grad._data, output._data), ThresholdBackwardBackward0, (grad, output),
-                  (output,))
+@aten_only("threshold_backward", recorded=True)
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold=0) -> Tensor:
+    """Exactly 0 where ``self <= threshold``, else ``grad_output``: ReLU's backward as one primitive (``self`` its
+    result, ``threshold`` 0), and F.threshold's (its input and threshold)."""
+    if threshold != 0:
+        return piecewise_grad(grad_output, self, ~(self._data <= threshold), ThresholdBackwardBackward1)
+    return record(_threshold_backward_array(grad_output._data, self._data), ThresholdBackwardBackward0,
+                  (grad_output, self), (self,))
 
 
 @functional_spelling("relu")

@@ -58,16 +58,31 @@ def _strides(i: int):
 _MAT2 = ("mat2", (1, lambda n: None, lambda w: w.t()))  # PyTorch's node keeps W.t(); the slot holds W
 
 
-def addmm_grads(g, x, w, need_b: bool, need_x: bool, need_w: bool, mm, t):
-    """linear's gradients (``AddmmBackward0``), written once: ``mm``/``t`` are ``Tensor.mm``/``Tensor.t``
-    on tensors (the formula), ``_np_matmul``/``np.transpose`` on arrays (a CPU path, without a graph of the
-    gradient). The gradient of W.t() comes as W-shaped rows (``g.t() @ x``, computed in W's own layout), which
-    the caller views as W.t()'s (``.t()``): W's TBackward0 flips them back into a C-contiguous array the
-    engine keeps as W.grad without a copy."""
-    gb = g.sum(0) if need_b else None
-    gx = mm(g, w) if need_x else None
-    w_rows = mm(t(g), x) if need_w else None
-    return gb, gx, w_rows
+def addmm_grads(g, x, wt, need_b: bool, need_x: bool, need_w: bool, mm, t, sum_rows, mat2_first: bool = False,
+                flip=None):
+    """linear's gradients, written once: PyTorch's ``AddmmBackward0`` (``MmBackward0`` without a bias) of
+    ``addmm(b, x, W.t())``, ``wt`` being W.t(). ``mm``/``t``/``sum_rows`` are tinytorch ops on tensors (the
+    formula), ``_np_matmul``/``np.transpose``/a row sum on arrays (a CPU path, without a graph of the gradient).
+    x's gradient is ``g @ wt.t()`` (``mm_mat1_backward``); W.t() is column-major, so its gradient is computed in
+    W's own layout and transposed (``mm_mat2_backward``): ``(g.t() @ x).t()``, which W's TBackward0 flips back
+    into a C-contiguous array the engine keeps as W.grad without a copy; the bias's is ``g``'s sum over rows.
+    ``mat2_first``: MmBackward0's order (W.t()'s gradient before x's); AddmmBackward0's is x, W.t(), bias.
+    ``flip`` (default ``t``) makes W.t()'s gradient of the W-shaped rows; the array path keeps the rows as they are
+    and views them as a tensor's transpose itself (so that W.grad can take the rows' array without a copy)."""
+    flip = t if flip is None else flip
+    gwt = None
+    if mat2_first and need_w:
+        gwt = flip(mm(t(g), x))
+    gx = mm(g, t(wt)) if need_x else None
+    if not mat2_first and need_w:
+        gwt = flip(mm(t(g), x))
+    gb = sum_rows(g) if need_b else None
+    return gb, gx, gwt
+
+
+def _sum_rows(g: Tensor) -> Tensor:
+    """The bias's gradient as PyTorch's addmm node sums it to the bias's shape: over rows, kept, then viewed."""
+    return g.sum(0, keepdim=True).view(g.shape[1:])
 
 
 class _LinearAddmm(Node):
@@ -75,11 +90,14 @@ class _LinearAddmm(Node):
     saved_fields = (("alpha", lambda n: 1), ("beta", lambda n: 1), ("mat1", 0), _MAT2, ("mat1_sym_sizes", _sizes(0)),
                     ("mat1_sym_strides", _strides(0)), ("mat2_sym_sizes", _sizes(1)), ("mat2_sym_strides", _strides(1)))
 
+    graph_wt = None  # W.t() as a graph capture names it (the forward's ``t`` node): what the formula reads there
+
     @holomorphic_backward
     def backward(self, g):
         x, w = self._unpacked_saved
-        gb, gx, w_rows = addmm_grads(g, x, w, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t)
-        return gb, gx, None if w_rows is None else w_rows.t()
+        wt = self.graph_wt if self.graph_wt is not None else None if w is None else w.t()
+        return addmm_grads(g, x, wt, self.need_b, self.need_x, self.need_w, Tensor.mm, Tensor.t, _sum_rows,
+                           mat2_first=not self._has_bias)
 
     _has_bias = True  # addmm's self (linear's bias) is a term of the tangent; mm has none
 

@@ -19,7 +19,7 @@ from ._reduction import resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.batching import expanded, level_of, unsupported
 from .._core.record import record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import as_array, reduction_enum
 from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
@@ -29,12 +29,19 @@ from ..reduce.softmax import log_softmax as _log_softmax
 # -- negative log-likelihood ----------------------------------------------------------------------
 
 def _total_weight(node) -> Tensor:
-    """PyTorch's total_weight: the targets' weights summed (0 for reduction='none'), in the log-probs' dtype."""
+    """PyTorch's total_weight: the targets' weights summed (0 for reduction='none'), in the log-probs' dtype; one
+    tensor per node, made when first asked for (``_saved_total_weight``, a graph capture's ``nll_loss_forward[1]``)."""
+    made = node.__dict__.get("_total_weight_t")
+    if made is not None:
+        return made
     logp_t, t, _, _, reduction, wt = node.shown
     dt = logp_t._data.dtype
     if reduction == "none":
-        return _make(np.asarray(0, dtype=dt))
-    return _make(np.asarray((np.ones(len(t), dtype=dt) if wt is None else wt).sum(), dtype=dt))
+        made = _make(np.asarray(0, dtype=dt))
+    else:
+        made = _make(np.asarray((np.ones(len(t), dtype=dt) if wt is None else wt).sum(), dtype=dt))
+    node._total_weight_t = made
+    return made
 
 
 class NllLossBackward0(Node):
@@ -48,8 +55,14 @@ class NllLossBackward0(Node):
                     ("weight", lambda n: None if n.shown[2] is None else _make(np.asarray(n.shown[2]))))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
+    graph_args = None  # (target, weight) tensors as given, where a graph capture can name them (1-d or 2-d inputs)
 
     def backward(self, g):
+        if self.graph_args is not None and not _State.array_backward:  # a graph capture: PyTorch's operator
+            logp_t, _, _, ignore_index, reduction, _ = self.shown
+            target, weight = self.graph_args
+            return (nll_loss_backward(g, logp_t, target, weight, reduction_enum(reduction), ignore_index,
+                                      _total_weight(self)),)
         (coef,) = self._unpacked_saved
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)
@@ -101,20 +114,34 @@ def check_nll(x: np.ndarray, t: np.ndarray, w: np.ndarray | None, ignore_index: 
         raise IndexError(f"Target {t.reshape(-1)[np.flatnonzero(bad)[0]]} is out of bounds.")
 
 
-def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray | None, ignore_index: int,
-         reduction: str) -> Tensor:
-    """NLL over checked arguments; ``logp_t`` (the graph's log-prob tensor) is None when no grad is wanted."""
-    nd = logp.ndim
-    if nd == 1:
-        x2, t2 = logp.reshape(1, -1), t.reshape(1)
-    else:
-        x2, t2 = logp, t
-    t2 = t2.astype(np.int64, copy=False)
+def _target_weights(x2: np.ndarray, t: np.ndarray, w: np.ndarray | None, ignore_index: int) -> tuple:
+    """Per target (``t``: a 1-d input's one target as a 1-d array): whether it is ignored, its class (0 where
+    ignored) and its weight (0 where ignored), in the log-probs ``x2``'s dtype."""
+    t2 = t.astype(np.int64, copy=False)
     ignored = t2 == ignore_index
     safe = np.where(ignored, 0, t2)
-    picked = np.take_along_axis(x2, safe[:, None], axis=1)[:, 0]
     wt = np.ones(t2.shape, dtype=x2.dtype) if w is None else w[safe]
-    wt = np.where(ignored, 0, wt).astype(x2.dtype, copy=False)
+    return ignored, safe, np.where(ignored, 0, wt).astype(x2.dtype, copy=False)
+
+
+def _coefficients(x2: np.ndarray, ignored, safe, wt, denom) -> np.ndarray:
+    """d loss / d log-probs: minus each target's weight (over the normaliser ``denom`` for the mean) at its class,
+    zero elsewhere and on ignored targets."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
+    coef = np.zeros_like(x2)
+    np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+    return coef
+
+
+def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray | None, ignore_index: int,
+         reduction: str, graph_args: tuple | None = None) -> Tensor:
+    """NLL over checked arguments; ``logp_t`` (the graph's log-prob tensor) is None when no grad is wanted;
+    ``graph_args`` the target and weight tensors as given (see NllLossBackward0)."""
+    nd = logp.ndim
+    x2, t2 = (logp.reshape(1, -1), t.reshape(1)) if nd == 1 else (logp, t)
+    ignored, safe, wt = _target_weights(x2, t2, w, ignore_index)
+    picked = np.take_along_axis(x2, safe[:, None], axis=1)[:, 0]
     losses = np.where(ignored, 0, -wt * picked).astype(x2.dtype, copy=False)
     denom = None
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -128,20 +155,47 @@ def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray |
         out = as_array(out.astype(x2.dtype, copy=False))
         if logp_t is None:
             return _make(out)  # nothing recorded: no coefficients to make
-        scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
-    coef = np.zeros_like(x2)
-    np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+    coef = _coefficients(x2, ignored, safe, wt, denom)
     cls = NllLoss2DBackward0 if nd > 2 else NllLossBackward0
+    extra = {} if graph_args is None else {"graph_args": graph_args}
     return record(out, cls, (logp_t,), (_make(coef.reshape(logp.shape)),),
                   unsqueeze_dim=1 if reduction == "none" and nd > 1 else None,
-                  shown=(logp_t, t, w, ignore_index, reduction, wt))
+                  shown=(logp_t, t, w, ignore_index, reduction, wt), **extra)
 
 
-def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool) -> Tensor:
+@aten_only("nll_loss_backward", recorded=True)
+def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                      ignore_index: int, total_weight: Tensor) -> Tensor:
+    """``torch.ops.aten.nll_loss_backward`` for 1-d and 2-d log-probs: ``grad_output`` times the coefficients
+    (``_coefficients``; the mean's normaliser is ``total_weight``)."""
+    x, t = self._data, target._data
+    x2, t2 = (x.reshape(1, -1), t.reshape(1)) if x.ndim == 1 else (x, t)
+    ignored, safe, wt = _target_weights(x2, t2, None if weight is None else weight._data, ignore_index)
+    coef = _make(_coefficients(x2, ignored, safe, wt, total_weight._data if reduction == 1 else None).reshape(x.shape))
+    if reduction == 0 and x.ndim > 1:
+        grad_output = grad_output.unsqueeze(1)
+    return coef * grad_output
+
+
+@aten_only("nll_loss_forward")
+def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int):
+    """``torch.ops.aten.nll_loss_forward``: the loss and its total weight (``_total_weight``)."""
+    out = _nll_loss(self, target, weight, ignore_index, ("none", "mean", "sum")[reduction])
+    node = out.grad_fn
+    if isinstance(node, NllLossBackward0):
+        return out, _total_weight(node)
+    x, t = self._data, target._data
+    _, _, wt = _target_weights(x, t.reshape(-1) if x.ndim == 1 else t, None if weight is None else weight._data,
+                               ignore_index)
+    return out, _make(np.asarray(0 if reduction == 0 else wt.sum(), dtype=x.dtype))
+
+
+def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool,
+            graph_args: tuple | None = None) -> Tensor:
     """PyTorch's nll_loss_nd: inputs of 3 or 5+ dims go through a 4-d view, as its graph shows."""
     x = logp_t._data
     if x.ndim <= 2 or x.ndim == 4:
-        return _nll(x, logp_t if need_grad else None, t, w, ignore_index, reduction)
+        return _nll(x, logp_t if need_grad else None, t, w, ignore_index, reduction, graph_args)
     n, c = x.shape[0], x.shape[1]
     view = logp_t.view(n, c, 1, -1) if need_grad else _make(x.reshape(n, c, 1, -1))
     out = _nll(view._data, view if need_grad else None, t.reshape(n, 1, -1), w, ignore_index, reduction)
@@ -155,7 +209,8 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignor
     w = _weight_array(weight, "nll_loss_forward")
     check_nll(input._data, target._data, w, ignore_index)
     need = _State.enabled and input._requires_grad
-    return _nll_nd(input, target._data, w, ignore_index, reduction, need)
+    graph_args = (target, weight) if need and input._data.ndim <= 2 else None
+    return _nll_nd(input, target._data, w, ignore_index, reduction, need, graph_args)
 
 
 def _cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,

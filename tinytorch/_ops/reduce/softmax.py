@@ -11,7 +11,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _wrap_dim
 from .._core.batching import logical_dims, unsupported
 from .._core.record import OUT, record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from ..._dtype import NARROW_NP, F8_NP, FLOATING_NP, FROM_NP, INEXACT_NP
@@ -64,13 +64,19 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
                   keepdim=keepdim, dim_arg=dim)
 
 
+@aten_only("_softmax_backward_data", recorded=True)
+def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    """``torch.ops.aten._softmax_backward_data``: softmax's gradient from its result, in PyTorch's kernel's order,
+    ``(g - sum(g * y)) * y``."""
+    return (grad_output - (grad_output * output).sum(dim=dim, keepdim=True)) * output
+
+
 class SoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
         (y,) = self._unpacked_saved
-        gy = g * y
-        return (gy - y * gy.sum(dim=self.dim, keepdim=True),)
+        return (_softmax_backward_data(g, y, self.dim, y.dtype),)
 
     def jvp(self, t):
         (y,) = self._unpacked_saved
@@ -91,12 +97,19 @@ def _sum_kept(t: Tensor, dim: int) -> Tensor:
     return t.sum(dim=dim, keepdim=True)
 
 
+@aten_only("_log_softmax_backward_data", recorded=True)
+def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    """``torch.ops.aten._log_softmax_backward_data``: log_softmax's gradient from its result (``_log_softmax_grad``
+    in tinytorch ops, so a graph of the gradient is recorded where one is wanted)."""
+    return _log_softmax_grad(grad_output, output, dim, Tensor.exp, _sum_kept)
+
+
 class LogSoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
         (y,) = self._unpacked_saved
-        return (_log_softmax_grad(g, y, self.dim, Tensor.exp, _sum_kept),)
+        return (_log_softmax_backward_data(g, y, self.dim, y.dtype),)
 
     def jvp(self, t):
         (y,) = self._unpacked_saved

@@ -21,9 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ops._core.arguments import signature as _signature
+from ..._ops._core.util import reduction_enum
+from ..._ops.nn._reduction import resolve as _resolve_reduction
+from ..._ops.nn.linear import _LinearAddmm
+from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
 from ..._ops.shape.conversions import contiguous_format
 from ..._ops._core.members import strided
-from ...tensor import Tensor
+from ...tensor import Tensor, _make
 
 __all__ = ["SCHEMAS", "RULES", "Args", "schema", "rule_for"]
 
@@ -53,6 +57,11 @@ _log_softmax.default(Tensor self, int dim, bool half_to_float)
 softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 t.default(Tensor self)
+threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
+_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
+_log_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
+nll_loss_forward.default(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index)
+nll_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight)
 mm.default(Tensor self, Tensor mat2)
 addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
 matmul.default(Tensor self, Tensor other)
@@ -256,6 +265,10 @@ def _linear(g, _, a, out):
         return g.call("linear.default", x, w, b)
     if x.dim() == 2:
         wt = g.call("t.default", w)
+        fn = getattr(out, "grad_fn", None)
+        if isinstance(fn, _LinearAddmm):  # W.t() as the backward's formula reads it
+            fn.graph_wt = _make(w._data.T)
+            g.bind(fn.graph_wt, wt)
         return g.call("mm.default", x, wt) if b is None else g.call("addmm.default", b, x, wt)
     # folded to 2-d: (..., in) viewed as (N, in); PyTorch takes the transpose first when there is no bias
     flat = [x.numel() // x.shape[-1], x.shape[-1]]
@@ -369,6 +382,40 @@ def _gelu(g, _, a, out):
     return g.call("gelu.default", a.self, **({"approximate": approximate} if approximate != "none" else {}))
 
 
+def _nll_loss(g, _, a, out):
+    """make_fx's nll_loss of 1-d or 2-d log-probs: ``aten.nll_loss_forward`` (the loss and the total weight its
+    backward divides by); export's (and any other) the call as made."""
+    if g.predispatch or a["input"].dim() > 2:
+        return default_rule(g, "nll_loss", a, out)
+    return _nll_forward(g, a["input"], a, out)
+
+
+def _nll_forward(g, logp, a, out):
+    reduction = _resolve_reduction(a.get("size_average"), a.get("reduce"), a.get("reduction", "mean"))
+    node = g.call("nll_loss_forward.default", logp, a["target"], a.get("weight"), reduction_enum(reduction),
+                  a.get("ignore_index", -100))
+    loss, total = g.items(node, 2)
+    fn = getattr(out, "grad_fn", None)
+    if isinstance(fn, NllLossBackward0) and fn.graph_args is not None:  # the tensor its backward is given
+        g.bind(_total_weight(fn), total)
+    return loss
+
+
+def _cross_entropy(g, _, a, out):
+    """make_fx's cross_entropy with class indices (1-d or 2-d logits, no label smoothing): PyTorch's
+    decomposition, ``_log_softmax`` then ``nll_loss_forward``; anything else as the call was made."""
+    x, t = a["input"], a["target"]
+    if g.predispatch or x.dim() > 2 or t._data.dtype.kind not in "iu" or a.get("label_smoothing", 0.0):
+        return default_rule(g, "cross_entropy", a, out)
+    logp_node = g.call("_log_softmax.default", x, 0 if x.dim() == 1 else 1, False)
+    fn = getattr(out, "grad_fn", None)
+    if isinstance(fn, NllLossBackward0):  # the log-probs tensor its backward is given, saved by log_softmax's node
+        logp = fn.shown[0]
+        g.bind(logp, logp_node)
+        g.saved_output(logp, logp_node)
+    return _nll_forward(g, logp_node, a, out)
+
+
 def _cat(g, _, a, out):
     return g.call("cat.default", list(a.self), a.get("dim", 0))
 
@@ -405,7 +452,7 @@ RULES = {
     "dropout": _dropout,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
-    "gelu": _gelu, "cat": _cat, "clone": _clone,
+    "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }

@@ -72,6 +72,18 @@ class _Thread(threading.local):
         return out
 
 
+    def aten(self, name: str, fn, args, kwargs):
+        """An ATen operator tinytorch declares for its graphs (``registry.aten_only(..., recorded=True)``, a
+        backward formula's own operator): one node ``aten.<name>.default``, the ops inside it unrecorded."""
+        hook, self.hook = self.hook, None
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            self.hook = hook
+        self.recording.record_aten(f"{name}.default", args, kwargs, out)
+        return out
+
+
 _THREAD = _Thread()
 _active = [0]           # captures running, in all threads
 _lock = threading.Lock()
@@ -167,6 +179,16 @@ class Recording:
         elif isinstance(out, Tensor):
             self.bind(out, node)
 
+    def record_aten(self, overload: str, args, kwargs, out) -> None:
+        """Write down a call of the ATen operator ``overload`` with the arguments it was given."""
+        node = self.call(overload, *args, **kwargs)
+        if isinstance(out, tuple):
+            for t, item in zip(out, self.items(node, len(out))):
+                if isinstance(t, Tensor):
+                    self.bind(t, item)
+        elif isinstance(out, Tensor):
+            self.bind(out, node)
+
     def record(self, decl, spelling: str | None, args, kwargs, out, stack: str | None) -> None:
         """Write down the call of ``decl`` (by the Tensor attribute ``spelling``; None: its public function) made
         with ``args`` and ``kwargs``, which returned ``out``."""
@@ -201,8 +223,13 @@ class Recording:
                 return
             self.bind(out, node)
             if not self.predispatch and _saves_own_output(out):
-                detach = self.graph.create_node("call_function", ops.aten.detach.default, (node,), name="detach")
-                self.saved_outputs[id(out._data)] = (out._data, detach)
+                self.saved_output(out, node)
+
+    def saved_output(self, out: Tensor, node) -> None:
+        """``out`` (the value of ``node``) is saved by its autograd node: PyTorch's tracer shows a ``detach`` of it,
+        and a backward that unpacks it a detach of that detach (``node`` above)."""
+        detach = self.graph.create_node("call_function", ops.aten.detach.default, (node,), name="detach")
+        self.saved_outputs[id(out._data)] = (out._data, detach)
 
 
 def _reference(decl):
