@@ -216,6 +216,12 @@ def cross_entropy_mlp(x, w, t):
     return torch.autograd.grad(F.cross_entropy(F.relu(x @ w.t()) @ w, t, reduction="sum"), w)
 def linear_layers(x, w, t):
     return torch.autograd.grad(F.cross_entropy(F.linear(F.relu(F.linear(x, w)), w), t), (x, w))
+def conv_weight(x, w):
+    return torch.autograd.grad(F.conv2d(x, w, stride=2, padding=1).sum(), w)
+def conv1d_both(x, w):
+    return torch.autograd.grad(F.conv1d(x, w, padding=2, dilation=2).sum(), (x, w))
+def cnn_step(x, w, b, t):
+    return torch.autograd.grad(F.cross_entropy(F.relu(F.conv2d(x, w, b)).flatten(1), t), (x, w, b))
 def quickstart_step(x, w, b, t):
     h = F.relu(F.linear(x, w, b))
     return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
@@ -227,6 +233,8 @@ BACKWARD_ARGS = {
     "softmax_weighted": [((4, 8), False), ((8, 8), True)], "log_softmax_nll": [((4, 8), False), ((8, 8), True), "t"],
     "cross_entropy_mlp": [((4, 8), False), ((8, 8), True), "t"], "linear_layers": [((4, 8), True), ((8, 8), True), "t"],
     "quickstart_step": [((4, 8), False), ((8, 8), True), ((8,), True), "t"],
+    "conv_weight": [((2, 3, 6, 6), False), ((2, 3, 3, 3), True)], "conv1d_both": [((2, 3, 9), True), ((4, 3, 3), True)],
+    "cnn_step": [((4, 3, 4, 4), True), ((2, 3, 3, 3), True), ((2,), True), "t"],
 }
 
 
@@ -242,7 +250,7 @@ def test_make_fx_of_a_backward_records_it(torch, program):
     """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
     formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
     ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
-    ``_log_softmax`` and ``nll_loss_forward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
+    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
     operand's layout), the sums of gradients; the traced module then computes the gradient at other inputs (a
     backward left out would replay the trace's numbers as constants)."""
     codes, traced = [], []

@@ -19,10 +19,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..._dtype import FROM_NP, cpp_name
 from ..._quiet_fp import silent
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.record import record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from ..pointwise.complex import view_as_real
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
@@ -127,6 +128,9 @@ def _note_conv_args(t: Tensor, bias, stride, padding, dilation, groups, output_p
     if fn is not None and type(fn).__name__ == "ConvolutionBackward0":
         fn.conv_args = ((0,) if bias is None else tuple(bias.shape), u64(tuple(dilation)), u64(groups),
                         u64(tuple(output_padding)), u64(tuple(padding)), u64(tuple(stride)), transposed)
+        if not transposed:  # aten.convolution_backward's arguments after the tensors, for a graph capture
+            fn.graph_args = ([0] if bias is None else list(bias.shape), list(stride), list(padding), list(dilation),
+                             False, list(output_padding), groups)
     return t
 
 
@@ -134,12 +138,28 @@ def _bias_grad(g: Tensor, geo: _Geometry) -> Tensor:
     return g.sum((0, 2) if geo.one_d else (0, 2, 3))
 
 
+@aten_only("convolution_backward", recorded=True)
+def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bias_sizes, stride, padding, dilation,
+                         transposed: bool, output_padding, groups: int, output_mask) -> tuple:
+    """``torch.ops.aten.convolution_backward`` of a 1-d or 2-d convolution: the input's, the weight's and the bias's
+    gradients where ``output_mask`` asks for them (None elsewhere), from conv's two other primitives."""
+    if transposed:
+        raise NotImplementedError("tinytorch's aten.convolution_backward takes convolutions, not transposed ones")
+    geo = _conv_geometry(input.shape, weight.shape, stride, padding, dilation, groups)
+    return (_conv_t(grad_output, weight, geo) if output_mask[0] else None,
+            _conv_w(input, grad_output, geo) if output_mask[1] else None,
+            _bias_grad(grad_output, geo) if output_mask[2] else None)
+
+
 class ConvolutionBackward0(Node):
     saved_fields = _CONV_FIELDS
     """y = conv(x, w) + b."""
+    graph_args = None  # convolution_backward's arguments after the tensors (see _note_conv_args)
 
     def backward(self, g):
         x, w = self._unpacked_saved
+        if self.graph_args is not None and not _State.array_backward:  # a graph capture: PyTorch's operator
+            return convolution_backward(g, x, w, *self.graph_args, list(self.need))
         gx = _conv_t(g, w, self.geo) if self.need[0] else None
         gw = _conv_w(x, g, self.geo) if self.need[1] else None
         return gx, gw, _bias_grad(g, self.geo) if self.need[2] else None
@@ -179,9 +199,8 @@ _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBa
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
     out = _conv_arrays(x._data, w._data, None if b is None else b._data, geo)
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
-    # each of x and w kept where the other needs a gradient
-    return record(out, ConvolutionBackward0, (x, w, b), (x if need[1] else None, w if need[0] else None), geo=geo,
-                  need=need)
+    # x and w both kept, as PyTorch's node keeps them (its one formula reads both)
+    return record(out, ConvolutionBackward0, (x, w, b), (x, w), geo=geo, need=need)
 
 
 def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
@@ -297,6 +316,14 @@ def _same_padding(w_shape, dilation, nd: int):
     return [(t // 2, t - t // 2) for t in total]
 
 
+def _conv_geometry(x_shape, w_shape, stride, padding, dilation, groups) -> _Geometry:
+    """A 1-d or 2-d convolution's geometry (a 1-d one as 2-d of height 1) from its arguments."""
+    one = len(w_shape) == 3
+    return _Geometry(((1,) if one else ()) + tuple(w_shape[2:]), ((1,) if one else ()) + tuple(stride),
+                     ((0,) if one else ()) + tuple(padding), ((1,) if one else ()) + tuple(dilation), groups,
+                     ((1,) if one else ()) + tuple(x_shape[2:]), one)
+
+
 def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups, nd: int) -> Tensor:
     name = f"conv{nd}d"
     if input.ndim not in (nd + 1, nd + 2):
@@ -321,10 +348,7 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     padding = _tuple(padding, nd, "padding")
     x, w = input._data, weight._data
     _check(x, w, None if bias is None else bias._data, stride, padding, dilation, groups, False, nd)
-    one = nd == 1
-    geo = _Geometry(((1,) if one else ()) + tuple(w.shape[2:]), ((1,) if one else ()) + stride,
-                    ((0,) if one else ()) + padding, ((1,) if one else ()) + dilation, groups,
-                    ((1,) if one else ()) + tuple(x.shape[2:]), one)
+    geo = _conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
     if x.dtype.kind == "c":
         return complex_conv(lambda xs, ws, bs: _conv(xs, ws, bs, geo), input, weight, bias)
     return _note_conv_args(_conv(input, weight, bias, geo), bias, stride, padding, dilation, groups, (0,) * nd, False)
