@@ -320,3 +320,35 @@ def test_training_batchnorm_counts_its_batches_in_the_graph(torch):
     _, model, ours = _export("tinytorch", "ConvBN", [(2, 3, 5, 5)], None, train=True)
     assert _without_files(str(ours)) == _without_files(str(theirs)), f"{theirs}\n---\n{ours}"
     assert "torch.ops.aten.add_.Tensor(b_bn_num_batches_tracked, 1)" in ours.graph_module.code
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_a_classifier_loss_exports_and_decomposes_as_pytorch(torch, reduction):
+    """cross_entropy and nll_loss in an exported program: export's aten.cross_entropy_loss / aten.nll_loss_nd (their
+    defaults left out), run_decompositions' core ATen (log_softmax, the targets' log-probs gathered, the ignored
+    ones zeroed, summed and divided by the count kept); both programs run."""
+    printed, values = [], []
+    for library in ("torch", "tinytorch"):
+        lib = torch if library == "torch" else __import__("tinytorch")
+        F = lib.nn.functional
+
+        class Loss(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = lib.nn.Linear(4, 3)
+
+            def forward(self, x, t):
+                z = self.fc(x)
+                return (F.cross_entropy(z, t, reduction=reduction),
+                        F.nll_loss(F.log_softmax(z, 1), t, ignore_index=1, reduction=reduction))
+
+        lib.manual_seed(0)
+        x, t = lib.tensor(_array(5, 4)), lib.tensor([0, 2, 1, 1, 2])
+        ep = lib.export.export(Loss(), (x, t))
+        core = ep.run_decompositions()
+        printed.append((_without_files(str(ep)), _without_files(str(core))))
+        values.append([[o.detach().numpy() for o in m(x, t)] for m in (ep.module(), core.module())])
+    assert printed[1] == printed[0], f"{printed[0]}\n---\n{printed[1]}"
+    for ours, theirs in zip(values[1], values[0]):
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

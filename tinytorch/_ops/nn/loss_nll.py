@@ -177,6 +177,21 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight:
     return coef * grad_output
 
 
+@aten_only("nll_loss_nd")
+def nll_loss_nd(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = 1,
+                ignore_index: int = -100) -> Tensor:
+    """``torch.ops.aten.nll_loss_nd``: nll_loss with ATen's reduction enum (what export records for it)."""
+    return nll_loss(self, target, weight, ignore_index=ignore_index, reduction=("none", "mean", "sum")[reduction])
+
+
+@aten_only("cross_entropy_loss")
+def cross_entropy_loss(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = 1,
+                       ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+    """``torch.ops.aten.cross_entropy_loss``: cross_entropy with ATen's reduction enum (export's record of it)."""
+    return cross_entropy(self, target, weight, ignore_index=ignore_index,
+                         reduction=("none", "mean", "sum")[reduction], label_smoothing=label_smoothing)
+
+
 @aten_only("nll_loss_forward")
 def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int):
     """``torch.ops.aten.nll_loss_forward``: the loss and its total weight (``_total_weight``)."""

@@ -58,6 +58,8 @@ softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 t.default(Tensor self)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
+cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
+nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
 convolution_backward.default(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask)
 _softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
 _log_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
@@ -109,7 +111,8 @@ def _parse(line: str) -> tuple:
             continue
         decl, eq, default = part.partition("=")
         name = decl.split()[-1]
-        value = _REQUIRED if not eq else _DEFAULTS[default] if default in _DEFAULTS else int(default)
+        value = (_REQUIRED if not eq else _DEFAULTS[default] if default in _DEFAULTS else
+                 float(default) if "." in default else int(default))
         params.append((name, value, kw_only))
     return head, params
 
@@ -385,15 +388,24 @@ def _gelu(g, _, a, out):
 
 def _nll_loss(g, _, a, out):
     """make_fx's nll_loss of 1-d or 2-d log-probs: ``aten.nll_loss_forward`` (the loss and the total weight its
-    backward divides by); export's (and any other) the call as made."""
-    if g.predispatch or a["input"].dim() > 2:
+    backward divides by); export's ``aten.nll_loss_nd``; other make_fx calls as made."""
+    if g.predispatch:
+        return g.call("nll_loss_nd.default", a["input"], a["target"], a.get("weight"), _loss_reduction(a),
+                      a.get("ignore_index", -100))
+    if a["input"].dim() > 2:
         return default_rule(g, "nll_loss", a, out)
     return _nll_forward(g, a["input"], a, out)
 
 
+def _loss_reduction(a) -> int:
+    """A loss call's reduction as ATen's enum (its legacy size_average/reduce resolved)."""
+    return reduction_enum(_resolve_reduction(a.get("size_average"), a.get("reduce"), a.get("reduction", "mean")))
+
+
 def _nll_forward(g, logp, a, out):
-    reduction = _resolve_reduction(a.get("size_average"), a.get("reduce"), a.get("reduction", "mean"))
-    node = g.call("nll_loss_forward.default", logp, a["target"], a.get("weight"), reduction_enum(reduction),
+    if g.core_aten and a.get("weight") is None and a["input"].dim() == 2:
+        return _nll_core_aten(g, logp, a["target"], _loss_reduction(a), a.get("ignore_index", -100), out)
+    node = g.call("nll_loss_forward.default", logp, a["target"], a.get("weight"), _loss_reduction(a),
                   a.get("ignore_index", -100))
     loss, total = g.items(node, 2)
     fn = getattr(out, "grad_fn", None)
@@ -402,11 +414,41 @@ def _nll_forward(g, logp, a, out):
     return loss
 
 
+def _nll_core_aten(g, logp, t, reduction: int, ignore_index: int, out):
+    """nll_loss_forward of 2-d log-probs without class weights in PyTorch's core ATen decomposition (export's
+    run_decompositions): each target's log-prob gathered (an ignored one read at class 0), negated, zeroed where
+    ignored, then summed, and for the mean divided by the count of targets not ignored."""
+    cpu = _device(t)
+    kept = g.call("ne.Scalar", t, ignore_index)
+    safe = g.call("where.self", kept, t, g.call("scalar_tensor.default", 0, dtype=t.dtype, layout=strided, device=cpu))
+    picked = g.call("squeeze.dims", g.call("gather.default", logp, 1, g.call("unsqueeze.default", safe, 1)), [1])
+    neg = g.call("neg.default", picked)
+    kept = g.call("ne.Scalar", t, ignore_index)
+    losses = g.call("where.self", kept, neg,
+                    g.call("scalar_tensor.default", 0, dtype=out.dtype, layout=strided, device=cpu))
+    if reduction == 0:
+        return losses
+    # the total weight, the count of targets kept (a sum's result does not use it: PyTorch's graph drops those
+    # nodes, their names taken)
+    kept = g.call("ne.Scalar", t, ignore_index)
+    total = g.call("sum.dim_IntList", kept, [])
+    count = g.call("_to_copy.default", total, dtype=out.dtype, device=cpu)
+    loss = g.call("sum.dim_IntList", losses, [])
+    if reduction == 2:
+        for node in (count, total, kept):
+            g.graph.erase_node(node)
+        return loss
+    return g.call("div.Tensor", loss, count)
+
+
 def _cross_entropy(g, _, a, out):
     """make_fx's cross_entropy with class indices (1-d or 2-d logits, no label smoothing): PyTorch's
     decomposition, ``_log_softmax`` then ``nll_loss_forward``; anything else as the call was made."""
     x, t = a["input"], a["target"]
-    if g.predispatch or x.dim() > 2 or t._data.dtype.kind not in "iu" or a.get("label_smoothing", 0.0):
+    if g.predispatch:  # export: the composite as PyTorch's Python API reaches it
+        return g.call("cross_entropy_loss.default", x, t, a.get("weight"), _loss_reduction(a), a.get("ignore_index", -100),
+                      float(a.get("label_smoothing", 0.0)))
+    if x.dim() > 2 or t._data.dtype.kind not in "iu" or a.get("label_smoothing", 0.0):
         return default_rule(g, "cross_entropy", a, out)
     logp_node = g.call("_log_softmax.default", x, 0 if x.dim() == 1 else 1, False)
     fn = getattr(out, "grad_fn", None)
