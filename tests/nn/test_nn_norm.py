@@ -263,3 +263,33 @@ def test_training_steps_with_norm_layers_match_torch(torch):
         assert abs(losses[0] - losses[1]) < 1e-5
     for k, v in theirs.state_dict().items():
         np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# -- float32 layer_norm: PyTorch's kernel, bit for bit ---------------------------------------------
+LAYER_NORM_ULPS = 4  # PyTorch's DEFAULT build rounds the kernel's multiply-adds twice (measured: 2 ulp; 4 at N=5000)
+
+
+@pytest.mark.bitexact
+@pytest.mark.parametrize("size", [1, 7, 8, 20, 32, 64, 100, 128, 136, 300, 1000, 4096, 5000])
+def test_layer_norm_float32_is_pytorchs_kernel(torch, size):
+    """Mean, rstd and output of native_layer_norm follow PyTorch's RowwiseMoments (8-lane Welford, chunks of
+    16 vectors in a cascade, the leftover elements, then the lanes) and its fused scale and shift: bit for bit
+    on PyTorch's FMA builds, with and without weight and bias, rows of one dim or several."""
+    import _paths
+
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal((24, size)) * rng.uniform(0.1, 4) + rng.uniform(-3, 3)).astype(np.float32)
+    w = (rng.standard_normal(size) * 0.2 + 1).astype(np.float32)
+    b = (rng.standard_normal(size) * 0.2).astype(np.float32)
+    for params in ((w, b), (None, None), (w, None), (None, b)):
+        ours, theirs = (lib.native_layer_norm(lib.from_numpy(x), [size],
+                                              *(None if p is None else lib.from_numpy(p) for p in params), 1e-5)
+                        for lib in (tt, torch))
+        for a, e, what in zip(ours, theirs, ("out", "mean", "rstd")):
+            _paths.assert_bits(a, e, ulps=LAYER_NORM_ULPS, scale="max",
+                               what=f"layer_norm {what} N={size} {[p is None for p in params]}")
+    if size % 4 == 0:  # the statistics over several trailing dims: rows of their product
+        x3 = x.reshape(6, 4, 4, size // 4)
+        ours, theirs = (lib.nn.functional.layer_norm(lib.from_numpy(x3), (4, size // 4),
+                                                     lib.from_numpy(w.reshape(4, -1))) for lib in (tt, torch))
+        _paths.assert_bits(ours, theirs, ulps=LAYER_NORM_ULPS, scale="max", what=f"layer_norm 2 dims N={size}")

@@ -1,7 +1,8 @@
-"""layer_norm's CPU paths: the forward and the backward without a graph of the gradient fused into compiled loops
-(``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads, and the
-backward reusing the forward's statistics instead of computing them again. Each gives the reference's floats:
-the same operations in the same order, each row's statistics the same reductions whatever the thread."""
+"""layer_norm's CPU paths: the float64 forward and the backward without a graph of the gradient fused into
+compiled loops (``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads
+(float32's forward, PyTorch's kernel steps, only so), and the backward reusing the forward's normalised input.
+Each gives the reference's floats: the same operations in the same order, each row's statistics the same
+reductions whatever the thread."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,6 +14,7 @@ from ..tensor import _make
 from .._ops._core import paths
 from .._ops._core.record import record
 from .._ops._kernels import compiled as _compiled, parallel
+from .._ops._kernels.rowwise_moments import layer_norm_rows
 from .._ops.nn.norm import NativeLayerNormBackward0, _grad_input, _layer_norm_grads, _mean_np, _moments, _rsqrt_np
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -49,22 +51,37 @@ _ref = paths.reference("layer_norm")
 
 
 @paths.forward("layer_norm", when="a C-contiguous float32/float64 input with parameters of its dtype: one normalised "
-               "dim of at most 8192 with numba installed (fused), or a large input with leading dims (runs of rows "
-               "across threads)", why="speed: one compiled pass per row, or the rows across threads; the "
+               "dim of at most 8192 with numba installed (fused; float64 only), or a large input with leading dims "
+               "(runs of rows across threads)", why="speed: one compiled pass per row, or the rows across threads; the "
                "normalised input kept for the backward")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     x = input._data
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(map(int, normalized_shape))
     k = len(shape)
-    fast = _compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) else None
+    pytorch_rows = x.dtype == np.float32  # the reference runs PyTorch's kernel's steps: rows across threads only
+    fast = (_compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) and not pytorch_rows
+            else None)
     if ((fast is None and not _rows_split(x, k)) or x.dtype not in _FLOATS or not x.size or not x.flags.c_contiguous
             or k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape or not _params_of(x, shape, weight, bias)):
         return _ref(input, normalized_shape, weight, bias, eps, cudnn_enable)  # (with its errors where it raises)
     axes = tuple(range(x.ndim - k, x.ndim))
     kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
     mean, invstd = np.empty(kept, x.dtype), np.empty(kept, x.dtype)
-    out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
-    if fast is not None:  # the reference's steps fused (the same floats)
+    out = np.empty(x.shape, x.dtype)
+    xhat = None if pytorch_rows else np.empty(x.shape, x.dtype)
+    if pytorch_rows:  # runs of rows across threads, each as the reference's kernel (each row on its own)
+        size = int(np.prod(shape))
+        wd = None if weight is None else weight._data.reshape(-1)
+        bd = None if bias is None else bias._data.reshape(-1)
+
+        def rows(a, b):
+            o, m, r = layer_norm_rows(x[a:b].reshape(-1, size), wd, bd, eps)
+            out[a:b] = o.reshape(out[a:b].shape)
+            mean[a:b] = m.reshape(mean[a:b].shape)
+            invstd[a:b] = r.reshape(invstd[a:b].shape)
+
+        parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
+    elif fast is not None:  # the reference's steps fused (the same floats)
         c, none = x.shape[-1], _EMPTY[x.dtype]
         rows, r_out, r_xhat = (a.reshape(-1, c) for a in (x, out, xhat))
         r_mean, r_inv = mean.reshape(-1), invstd.reshape(-1)
@@ -86,8 +103,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 
         parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
     params = (input, weight, bias)
+    extra = {} if xhat is None else {"xhat": xhat}
     return record(out, NativeLayerNormBackward0, params, params, axes=axes, eps=eps, normalized_shape=shape,
-                  stats=(mean, invstd), xhat=xhat)
+                  stats=(mean, invstd), **extra)
 
 
 def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:

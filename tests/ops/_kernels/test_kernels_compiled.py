@@ -142,10 +142,12 @@ def _batch_norm_module_case(seed):
     return run
 
 
-def _layer_norm_case(seed):
+def _layer_norm_case(seed, dt=None):
+    """A layer_norm forward and backward; float32 and float64 by turns unless ``dt`` is given (float32's
+    forward is PyTorch's kernel's steps, no compiled kernel: its backward's kernels still run)."""
     rng = np.random.default_rng(seed)
     shape = [(16, 32, 64), (5, 7), (3, 1, 130), (300, 2), (2, 3, 4, 9), (1, 1000)][seed % 6]
-    dt = [np.float32, np.float64][seed % 2]
+    dt = [np.float32, np.float64][seed % 2] if dt is None else dt
     c = shape[-1]
     x = _values(rng, shape, dt, seed % 3)
     g = rng.standard_normal(shape).astype(dt)
@@ -424,7 +426,9 @@ def _mersenne_twister_case(seed):
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
-    "layer_norm": (("layer_norm.forward_into", "layer_norm.input_grad_into"), _layer_norm_case, 12),
+    "layer_norm": (("layer_norm.forward_into", "layer_norm.input_grad_into"),
+                   lambda seed: _layer_norm_case(seed, np.float64), 12),
+    "layer_norm_float32": (("layer_norm.input_grad_into",), lambda seed: _layer_norm_case(seed, np.float32), 12),
     # (seeds 0, 4, 8 of the case above: a weight or bias with a gradient, which the kernel sums)
     "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
@@ -667,11 +671,14 @@ def test_read_only_inputs(calls):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((8, 6)).astype(np.float32)
     x.flags.writeable = False
+    x64 = x.astype(np.float64)  # (float32's layer_norm forward runs no compiled kernel)
+    x64.flags.writeable = False
 
     def run():
         X = tt.from_numpy(x)
         W = tt.from_numpy(x[0].copy())
-        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X, (6,), W, None),
+        X64 = tt.from_numpy(x64)
+        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X64, (6,), tt.from_numpy(x64[0].copy()), None),
                 tt.nn.functional.batch_norm(X, None, None, W, None, True)]
     got, want = _both(run)
     _assert_same(got, want, "read-only inputs")
