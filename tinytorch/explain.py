@@ -118,7 +118,8 @@ def explain(name: str, source: bool = True) -> str:
     for p in found:
         bound = ("the reference's floats" if p.ulps == 0 else "within float rounding of the reference"
                  if p.ulps is None else f"within {p.ulps} ulp of the reference"
-                 + (" (counted at its largest value)" if p.scale == "max" else ""))
+                 + {"max": " (counted at its largest value)",
+                    "program": " (counted at the largest value of its inputs and results)"}.get(p.scale, ""))
         lines.append(f"  {p.kind} {p.target} -> {p.where}\n    when: {p.when}\n    why: {p.why}\n    gives: {bound}")
     if not found and not REFERENCE:
         lines.append("  none: the reference runs")

@@ -5,8 +5,10 @@ reach it; each program runs twice on the same
 generated inputs, once as tinytorch runs (every path bound) and once with that one path off, and the two runs
 must agree on every output and every gradient: the same floats where the path says so (``ulps=0``), within
 its stated ulps (counted at each result's largest magnitude with ``scale="max"``: a sum made in another
-order), or within float rounding (``ulps=None``: a path that gives PyTorch's bits on its vectorised
-CPU kernels, where the reference rounds as PyTorch's DEFAULT path). A path registered without programs fails
+order; at the largest magnitude of the program's inputs and results with ``scale="program"``: statistics
+rounded otherwise, which a mean near zero or a cancelling gradient carries at the inputs' scale), or within
+float rounding (``ulps=None``: a path that gives PyTorch's bits on its vectorised CPU kernels, where the
+reference rounds as PyTorch's DEFAULT path). A path registered without programs fails
 ``test_every_path_has_programs``, so none goes untested. Under ``TINYTORCH_REFERENCE=1`` nothing is
 registered and the test checks that."""
 from __future__ import annotations
@@ -58,17 +60,24 @@ def _run(fn, arrays):
     return [o.detach().numpy() for o in outs] + [None if g is None else g.numpy() for g in grads]
 
 
-def _same(got, want, ulps, scale="") -> None:
+def _largest(arrays) -> float:
+    return max((float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in arrays if a is not None), default=0.0)
+
+
+def _same(got, want, ulps, scale="", arrays=()) -> None:
+    """``got`` against ``want`` within ``ulps`` counted as ``scale`` says (``arrays``: the program's inputs,
+    for ``scale="program"``)."""
     assert len(got) == len(want)
+    program = _largest(list(arrays) + list(want)) if scale == "program" else 0.0
     for g, w in zip(got, want):
         if g is None or w is None:
             assert g is None and w is None
             continue
         assert g.dtype == w.dtype and g.shape == w.shape
-        if scale == "max":  # ulps of the result's largest magnitude: a sum made in another order
+        if scale in ("max", "program"):  # ulps of the result's (or the program's) largest magnitude
             finite = np.isfinite(w)
             np.testing.assert_array_equal(np.isfinite(g), finite)
-            top = np.abs(w[finite]).max(initial=0.0)
+            top = max(np.abs(w[finite]).max(initial=0.0), np.asarray(program, w.dtype))
             np.testing.assert_array_less(np.abs(g[finite] - w[finite]), ulps * np.spacing(top) * (1 + 1e-9) + 1e-300)
         elif ulps == 0:
             np.testing.assert_array_equal(g.reshape(-1).view(np.uint8), w.reshape(-1).view(np.uint8))
@@ -104,7 +113,7 @@ def test_path_matches_what_it_replaces(target, index, dtype, shape):
             with paths.off(path):
                 want = _run(fn, arrays)
             try:
-                _same(got, want, path.ulps, path.scale)
+                _same(got, want, path.ulps, path.scale, arrays)
             except AssertionError as e:
                 raise AssertionError(f"{path.kind} path {target} ({path.where}), program {name!r}: {e}") from None
             ran += 1

@@ -1,8 +1,10 @@
 """layer_norm's CPU paths: the float64 forward and the backward without a graph of the gradient fused into
-compiled loops (``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads
-(float32's forward, PyTorch's kernel steps, only so), and the backward reusing the forward's normalised input.
-Each gives the reference's floats: the same operations in the same order, each row's statistics the same
-reductions whatever the thread."""
+compiled loops (``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads,
+and the backward reusing the forward's normalised input: each gives the reference's floats (the same operations
+in the same order, each row's statistics the same reductions whatever the thread). The float32 forward is
+PyTorch's kernel instead (``rowwise_moments.py``: ATen's RowwiseMoments and its fused scale and shift), its
+statistics returned by native_layer_norm and kept for the backward, which starts from them as PyTorch's does:
+PyTorch's bits on its AVX2 and AVX-512 CPU paths, within a few ulps of the reference's numpy steps."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,40 +50,47 @@ def _compiled_row_grain(c: int) -> int:
 
 
 _ref = paths.reference("layer_norm")
+_ref_native = paths.reference("native_layer_norm")
+_F32 = np.dtype(np.float32)
 
 
-@paths.forward("layer_norm", when="a C-contiguous float32/float64 input with parameters of its dtype: one normalised "
-               "dim of at most 8192 with numba installed (fused; float64 only), or a large input with leading dims "
-               "(runs of rows across threads)", why="speed: one compiled pass per row, or the rows across threads; the "
-               "normalised input kept for the backward")
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
-    x = input._data
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(map(int, normalized_shape))
+def _pytorch_float32(x: np.ndarray, shape: tuple, weight, bias, eps: float):
+    """(out, mean, rstd, None) of PyTorch's float32 LayerNorm kernel over rows of the ``shape`` trailing dims
+    of ``x`` (float32, C-contiguous), the statistics of shape (rows,): each row's moments by ATen's
+    RowwiseMoments and the output ``fma((x - mean) * rstd, weight, bias)`` (``rowwise_moments.py``), in
+    numpy passes over runs of rows across threads (each row on its own: the same floats on any thread).
+    No normalised input is kept: the backward makes it from the statistics."""
+    size = int(np.prod(shape))
+    rows = x.reshape(-1, size)
+    n = rows.shape[0]
+    wd = None if weight is None else weight._data.reshape(-1)
+    bd = None if bias is None else bias._data.reshape(-1)
+    out, mean, rstd = np.empty((n, size), _F32), np.empty(n, _F32), np.empty(n, _F32)
+
+    def part(a, b):
+        out[a:b], mean[a:b], rstd[a:b] = layer_norm_rows(rows[a:b], wd, bd, eps)
+
+    parallel.parallel_for(n, part, grain=max(1, parallel.GRAIN // size))
+    return out, mean, rstd, None
+
+
+def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
+    """(out, mean, invstd, xhat or None) of layer_norm over the ``shape`` trailing dims of ``x``, the
+    statistics of the kept shape, or None where no path applies (the reference runs)."""
     k = len(shape)
-    pytorch_rows = x.dtype == np.float32  # the reference runs PyTorch's kernel's steps: rows across threads only
-    fast = (_compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) and not pytorch_rows
-            else None)
-    if ((fast is None and not _rows_split(x, k)) or x.dtype not in _FLOATS or not x.size or not x.flags.c_contiguous
-            or k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape or not _params_of(x, shape, weight, bias)):
-        return _ref(input, normalized_shape, weight, bias, eps, cudnn_enable)  # (with its errors where it raises)
-    axes = tuple(range(x.ndim - k, x.ndim))
+    if (x.dtype not in _FLOATS or not x.size or k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape
+            or not _params_of(x, shape, weight, bias)):
+        return None
     kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
+    if x.dtype == _F32:  # PyTorch's kernel takes the input's rows contiguous (X.contiguous()): so here
+        out, mean, invstd, xhat = _pytorch_float32(np.ascontiguousarray(x), shape, weight, bias, eps)
+        return out.reshape(x.shape), mean.reshape(kept), invstd.reshape(kept), xhat
+    fast = _compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) else None
+    if (fast is None and not _rows_split(x, k)) or not x.flags.c_contiguous:
+        return None
     mean, invstd = np.empty(kept, x.dtype), np.empty(kept, x.dtype)
-    out = np.empty(x.shape, x.dtype)
-    xhat = None if pytorch_rows else np.empty(x.shape, x.dtype)
-    if pytorch_rows:  # runs of rows across threads, each as the reference's kernel (each row on its own)
-        size = int(np.prod(shape))
-        wd = None if weight is None else weight._data.reshape(-1)
-        bd = None if bias is None else bias._data.reshape(-1)
-
-        def rows(a, b):
-            o, m, r = layer_norm_rows(x[a:b].reshape(-1, size), wd, bd, eps)
-            out[a:b] = o.reshape(out[a:b].shape)
-            mean[a:b] = m.reshape(mean[a:b].shape)
-            invstd[a:b] = r.reshape(invstd[a:b].shape)
-
-        parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
-    elif fast is not None:  # the reference's steps fused (the same floats)
+    out, xhat = np.empty(x.shape, x.dtype), np.empty(x.shape, x.dtype)
+    if fast is not None:  # the reference's steps fused (the same floats)
         c, none = x.shape[-1], _EMPTY[x.dtype]
         rows, r_out, r_xhat = (a.reshape(-1, c) for a in (x, out, xhat))
         r_mean, r_inv = mean.reshape(-1), invstd.reshape(-1)
@@ -91,6 +100,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
             rows[a:b], wd, bd, float(eps), r_out[a:b], r_xhat[a:b], r_mean[a:b], r_inv[a:b]),
             grain=_compiled_row_grain(c))
     else:  # runs of rows across threads, each as the reference's whole-array steps
+        axes = tuple(range(x.ndim - k, x.ndim))
         wd = None if weight is None else weight._data
         bd = None if bias is None else bias._data
 
@@ -102,10 +112,58 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
             out[a:b] = o if bd is None else o + bd
 
         parallel.parallel_for(x.shape[0], rows, grain=_row_grain(x))
+    return out, mean, invstd, xhat
+
+
+def _record(input, shape: tuple, weight, bias, eps: float, out, mean, invstd, xhat):
     params = (input, weight, bias)
-    extra = {} if xhat is None else {"xhat": xhat}
+    axes = tuple(range(out.ndim - len(shape), out.ndim))
+    extra = {} if xhat is None else {"xhat": xhat.reshape(out.shape)}
     return record(out, NativeLayerNormBackward0, params, params, axes=axes, eps=eps, normalized_shape=shape,
                   stats=(mean, invstd), **extra)
+
+
+def _shape(normalized_shape) -> tuple:
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(map(int, normalized_shape))
+
+
+# PyTorch's float32 kernel (8-lane Welford, fused scale and shift) against the reference's numpy steps
+# (pairwise sums): outputs, statistics and the gradients that follow them lie within this many ulps of the
+# largest magnitude a program holds (its inputs and results: a mean near zero, or a gradient that cancels,
+# carries the inputs' rounding). Measured over 60 draws of tests/house/path_programs/norm.py: 10.
+_PYTORCH_ULPS = 32
+_WHEN_F32 = ("a float32 input with float32 parameters or none: PyTorch's float32 kernel (ATen's AVX2 LayerNorm, "
+             "which its AVX-512 build runs too: RowwiseMoments' 8-lane Welford statistics, fma((x - mean) * rstd, "
+             "weight, bias)), any layout (taken contiguous, as PyTorch's X.contiguous()), in numpy passes over runs "
+             "of rows across threads")
+_WHY_F32 = ("PyTorch's bits on its AVX2 and AVX-512 CPU paths (its DEFAULT build rounds the multiply-adds twice: "
+            "an ulp now and then); ")
+
+
+@paths.forward("layer_norm", ulps=_PYTORCH_ULPS, scale="program", when=_WHEN_F32 + "; a C-contiguous float64 input "
+               "with float64 parameters: one normalised dim of at most 8192 with numba installed (the reference's "
+               "steps fused), or a large input with leading dims (runs of rows across threads)",
+               why=_WHY_F32 + "speed: one compiled pass per row, or the rows across threads; the normalised input "
+               "kept for the backward")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    shape = _shape(normalized_shape)
+    done = _forward(input._data, shape, weight, bias, eps)
+    if done is None:
+        return _ref(input, normalized_shape, weight, bias, eps, cudnn_enable)  # (with its errors where it raises)
+    return _record(input, shape, weight, bias, eps, *done)
+
+
+@paths.forward("native_layer_norm", ulps=_PYTORCH_ULPS, scale="program",
+               when="where layer_norm's path runs: " + _WHEN_F32, why=_WHY_F32 + "layer_norm's output with the statistics its path computed, not computed again")
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    shape = _shape(normalized_shape)
+    x = input._data
+    done = _forward(x, shape, weight, bias, eps) if x.dtype == _F32 else None
+    if done is None:
+        return _ref_native(input, normalized_shape, weight, bias, eps)
+    out = _record(input, shape, weight, bias, eps, *done)
+    mean, invstd = done[1], done[2]
+    return out, _make(mean.copy()), _make(invstd.copy())  # (copies: the node keeps its own)
 
 
 def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:

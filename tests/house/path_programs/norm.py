@@ -1,6 +1,6 @@
-"""Programs that reach the paths of ``tinytorch/_cpu/norm.py`` (layer_norm's forward and its backward without a
-graph of the gradient): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]. ``shape`` gives the
-leading dims; the normalised ones are added here. Which branch of a path runs depends on numba (the fused
+"""Programs that reach the paths of ``tinytorch/_cpu/norm.py`` (layer_norm's and native_layer_norm's forwards and
+layer_norm's backward without a graph of the gradient): target -> [make(rng, dtype, shape) yielding (name, fn,
+arrays)]. ``shape`` gives the leading dims; the normalised ones are added here. Which branch of a path runs depends on numba (the fused
 kernels) and on the thread count (runs of rows across threads, for the large programs): each case is compared
 with the path off wherever it runs."""
 import numpy as np
@@ -57,6 +57,7 @@ def _layer_norm_large(rng, dtype, shape):
 
 PROGRAMS = {
     "layer_norm": [_layer_norm, _layer_norm_large],
+    "native_layer_norm": [_layer_norm, _layer_norm_large],
     "NativeLayerNormBackward0": [_layer_norm, _layer_norm_large],
 }
 

@@ -45,7 +45,9 @@ class Path:
     ulps: int | None = 0  # 0: the reference's floats; N: within N ulps of them; None: within float rounding
     why: str = ""        # what it is for: speed, PyTorch's bits on a path, or both
     # "max": the ulps counted at each result's largest magnitude, not at each value (a path that sums in
-    # another order: a cancelling sum's small results carry the rounding of its large terms)
+    # another order: a cancelling sum's small results carry the rounding of its large terms); "program": at
+    # the largest magnitude a program holds, its inputs and all its results (a path whose statistics round
+    # otherwise: a mean near zero, or a gradient that cancels, carries the rounding of the inputs' magnitude)
     scale: str = ""
     undo: object = field(default=None, repr=False)  # puts the reference back (``off``)
     redo: object = field(default=None, repr=False)  # binds the path again

@@ -7,10 +7,9 @@ statistics (``_moments``) and the input gradient (``_grad_input``) are written o
 tensors and numpy arrays share: the forward runs them on arrays; a backward runs them on the saved tensors
 when a graph of the gradient is wanted (the gradient is then a differentiable function of the input, so
 second derivatives come out right), and layer_norm's on their arrays otherwise (the same ufuncs: the same
-floats). layer_norm's float32 forward is PyTorch's kernel step by step instead (``_kernels/rowwise_moments.py``:
-its Welford statistics per row and its fused scale and shift); the backward starts from the forward's
-statistics, as PyTorch's does. layer_norm's CPU paths (a fused compiled kernel, rows across threads, the
-forward's normalised input reused by the backward) register onto it from ``tinytorch/_cpu/norm.py``."""
+floats); layer_norm's backward starts from the statistics its forward saved, as PyTorch's does. layer_norm's
+CPU paths (a fused compiled kernel, rows across threads, PyTorch's float32 kernel steps, the forward's
+normalised input reused by the backward) register onto it from ``tinytorch/_cpu/norm.py``."""
 from __future__ import annotations
 
 import math
@@ -25,7 +24,6 @@ from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import functional_spelling
 from .._core.record import record
-from .._kernels.rowwise_moments import layer_norm_rows, mean_rstd
 from ..shape.conversions import channels_last, channels_last_3d
 
 
@@ -110,7 +108,8 @@ class NativeLayerNormBackward0(Node):
         if _State.enabled:  # a graph of the gradient: the statistics recomputed in tinytorch ops, differentiable
             _, _, invstd, xhat = _moments(x, axes, self.eps)
             return _layer_norm_grads(g, w, xhat, invstd, axes, need)
-        # none: the same formulas on the arrays, from the forward's statistics
+        # none: the same formulas on the arrays, from the forward's statistics (as PyTorch's backward takes its
+        # saved mean and rstd; the reference's forward made them with _moments' steps: the same xhat)
         mean, invstd = self.stats
         xhat = (x._data - mean) * invstd
         grads = _layer_norm_grads(g._data, None if w is None else w._data, xhat, invstd, axes, need, _mean_np)
@@ -246,20 +245,11 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     x = input._data
     normalized_shape = _checked_shape(x, normalized_shape, weight, bias)
     axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-    if x.dtype == np.float32 and x.size and all(t is None or t._data.dtype == np.float32 for t in (weight, bias)):
-        # PyTorch's kernel step by step, over rows of the normalised dims
-        size = math.prod(normalized_shape)
-        out, mean, invstd = layer_norm_rows(np.ascontiguousarray(x).reshape(-1, size),
-                                            None if weight is None else weight._data.reshape(-1),
-                                            None if bias is None else bias._data.reshape(-1), eps)
-        kept = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
-        out, mean, invstd = out.reshape(x.shape), mean.reshape(kept), invstd.reshape(kept)
-    else:
-        mean, _, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
-        if weight is not None:
-            out = out * weight._data
-        if bias is not None:
-            out = out + bias._data
+    mean, _, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        out = out + bias._data
     params = (input, weight, bias)  # the node keeps the bias too, as PyTorch's
     return record(out.astype(x.dtype, copy=False), NativeLayerNormBackward0, params, params, axes=axes, eps=eps,
                   normalized_shape=normalized_shape, stats=(mean, invstd))
@@ -288,10 +278,6 @@ def native_layer_norm(input: Tensor, normalized_shape, weight: Tensor | None, bi
     out = layer_norm(input, normalized_shape, weight, bias, eps)
     x = input._data
     axes = tuple(range(x.ndim - len(_checked_shape(x, normalized_shape, weight, bias)), x.ndim))
-    if x.dtype == np.float32 and x.size:  # the statistics of PyTorch's kernel, as layer_norm's
-        kept = x.shape[:axes[0]] + (1,) * len(axes)
-        mean, rstd = mean_rstd(np.ascontiguousarray(x).reshape(-1, math.prod(x.shape[axes[0]:])), eps)
-        return out, _make(mean.reshape(kept)), _make(rstd.reshape(kept))
     mean, _, rstd, _ = silent(_moments)(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
     return out, _make(mean), _make(rstd)
 
