@@ -16,7 +16,7 @@ from ..tensor import _make
 from .._ops._core import paths
 from .._ops._core.record import record
 from .._ops._kernels import compiled as _compiled, parallel
-from .._ops._kernels.rowwise_moments import layer_norm_rows
+from .rowwise_moments import layer_norm_rows
 from .._ops.nn.norm import NativeLayerNormBackward0, _grad_input, _layer_norm_grads, _mean_np, _moments, _rsqrt_np
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

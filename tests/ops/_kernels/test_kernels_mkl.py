@@ -10,7 +10,7 @@ convolutions (float32 batches of more than one) and LSTMs.
 
 A char-level GPT (``examples/char_lm.py``'s Transformer: pre-norm TransformerEncoderLayers with GELU, AdamW)
 still drifts from PyTorch's losses from its second step. Its first forward is PyTorch's bits through the
-embeddings, the first LayerNorm (float32 layer_norm follows PyTorch's kernel: ``_kernels/rowwise_moments.py``)
+embeddings, the first LayerNorm (float32 layer_norm follows PyTorch's kernel: ``_cpu/rowwise_moments.py``)
 and the attention's in-projection; the first op that differs is ``scaled_dot_product_attention``, whose CPU
 flash kernel tinytorch approximates (numpy's exp where PyTorch's runs its ``exp_u20`` polynomial; OpenBLAS
 for the two products). Measured on identical inputs, these differ as well: GELU (oneDNN's AVX-512 erf

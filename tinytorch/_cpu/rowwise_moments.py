@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._quiet_fp import silent
-from .muladd import addcmul_into
+from .._quiet_fp import silent
+from .._ops._kernels.muladd import addcmul_into
 
 _F32 = np.float32
 LANES = 8  # float32 lanes of the 32-byte vector RowwiseMoments runs on
