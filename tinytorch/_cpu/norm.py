@@ -2,10 +2,13 @@
 compiled loops (``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads,
 and the backward reusing the forward's normalised input: each gives the reference's floats (the same operations
 in the same order, each row's statistics the same reductions whatever the thread). The float32 forward is
-PyTorch's kernel instead (``rowwise_moments.py``: ATen's RowwiseMoments and its fused scale and shift), its
-statistics returned by native_layer_norm and kept for the backward, which starts from them as PyTorch's does:
-PyTorch's bits on its AVX2 and AVX-512 CPU paths, within a few ulps of the reference's numpy steps."""
+PyTorch's kernel instead (ATen's RowwiseMoments and its fused scale and shift: ``rowwise_moments.py`` in numpy,
+``pytorch_forward_into`` of the compiled family, the same floats), its statistics returned by native_layer_norm
+and kept for the backward, which starts from them as PyTorch's does: PyTorch's bits on its AVX2 and AVX-512
+CPU paths, within a few ulps of the reference's numpy steps."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -54,21 +57,33 @@ _ref_native = paths.reference("native_layer_norm")
 _F32 = np.dtype(np.float32)
 
 
-def _pytorch_float32(x: np.ndarray, shape: tuple, weight, bias, eps: float):
-    """(out, mean, rstd, None) of PyTorch's float32 LayerNorm kernel over rows of the ``shape`` trailing dims
-    of ``x`` (float32, C-contiguous), the statistics of shape (rows,): each row's moments by ATen's
-    RowwiseMoments and the output ``fma((x - mean) * rstd, weight, bias)`` (``rowwise_moments.py``), in
-    numpy passes over runs of rows across threads (each row on its own: the same floats on any thread).
-    No normalised input is kept: the backward makes it from the statistics."""
-    size = int(np.prod(shape))
+def _pytorch_float32(x: np.ndarray, size: int, kept: tuple, weight, bias, eps: float):
+    """(out, mean, rstd, xhat or None) of PyTorch's float32 LayerNorm kernel over rows of the last ``size``
+    elements of ``x`` (float32, C-contiguous), the statistics of shape ``kept``: each row's moments by ATen's
+    RowwiseMoments and the output ``fma((x - mean) * rstd, weight, bias)``. With numba installed one compiled
+    pass per row (``compiled/layer_norm.py``'s ``pytorch_forward_into``), which also keeps the normalised
+    input for the backward; else ``rowwise_moments.py``'s numpy passes (the same floats), the backward making
+    the normalised input from the statistics. Runs of rows across threads either way (each row on its own:
+    the same floats on any thread)."""
     rows = x.reshape(-1, size)
     n = rows.shape[0]
-    wd = None if weight is None else weight._data.reshape(-1)
-    bd = None if bias is None else bias._data.reshape(-1)
-    out, mean, rstd = np.empty((n, size), _F32), np.empty(n, _F32), np.empty(n, _F32)
+    out, mean, rstd = np.empty(x.shape, _F32), np.empty(kept, _F32), np.empty(kept, _F32)
+    r_out, r_mean, r_rstd = out.reshape(n, size), mean.reshape(n), rstd.reshape(n)
+    fast = _compiled.family("layer_norm")
+    if fast is not None:
+        xhat, none = np.empty(x.shape, _F32), _EMPTY[_F32]
+        r_xhat = xhat.reshape(n, size)
+        wd = none if weight is None else weight._data.reshape(size)
+        bd = none if bias is None else bias._data.reshape(size)
+        parallel.parallel_for(n, lambda a, b: fast.pytorch_forward_into(
+            rows[a:b], wd, bd, float(eps), r_out[a:b], r_xhat[a:b], r_mean[a:b], r_rstd[a:b]),
+            grain=_compiled_row_grain(size))
+        return out, mean, rstd, xhat
+    wd = None if weight is None else weight._data.reshape(size)
+    bd = None if bias is None else bias._data.reshape(size)
 
     def part(a, b):
-        out[a:b], mean[a:b], rstd[a:b] = layer_norm_rows(rows[a:b], wd, bd, eps)
+        r_out[a:b], r_mean[a:b], r_rstd[a:b] = layer_norm_rows(rows[a:b], wd, bd, eps)
 
     parallel.parallel_for(n, part, grain=max(1, parallel.GRAIN // size))
     return out, mean, rstd, None
@@ -83,8 +98,8 @@ def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
         return None
     kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
     if x.dtype == _F32:  # PyTorch's kernel takes the input's rows contiguous (X.contiguous()): so here
-        out, mean, invstd, xhat = _pytorch_float32(np.ascontiguousarray(x), shape, weight, bias, eps)
-        return out.reshape(x.shape), mean.reshape(kept), invstd.reshape(kept), xhat
+        return _pytorch_float32(x if x.flags.c_contiguous else np.ascontiguousarray(x), math.prod(shape), kept,
+                                weight, bias, eps)
     fast = _compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) else None
     if (fast is None and not _rows_split(x, k)) or not x.flags.c_contiguous:
         return None
@@ -118,7 +133,7 @@ def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
 def _record(input, shape: tuple, weight, bias, eps: float, out, mean, invstd, xhat):
     params = (input, weight, bias)
     axes = tuple(range(out.ndim - len(shape), out.ndim))
-    extra = {} if xhat is None else {"xhat": xhat.reshape(out.shape)}
+    extra = {} if xhat is None else {"xhat": xhat}
     return record(out, NativeLayerNormBackward0, params, params, axes=axes, eps=eps, normalized_shape=shape,
                   stats=(mean, invstd), **extra)
 
@@ -134,8 +149,8 @@ def _shape(normalized_shape) -> tuple:
 _PYTORCH_ULPS = 32
 _WHEN_F32 = ("a float32 input with float32 parameters or none: PyTorch's float32 kernel (ATen's AVX2 LayerNorm, "
              "which its AVX-512 build runs too: RowwiseMoments' 8-lane Welford statistics, fma((x - mean) * rstd, "
-             "weight, bias)), any layout (taken contiguous, as PyTorch's X.contiguous()), in numpy passes over runs "
-             "of rows across threads")
+             "weight, bias)), any layout (taken contiguous, as PyTorch's X.contiguous()), one compiled pass per "
+             "row with numba installed (numpy passes without), runs of rows across threads")
 _WHY_F32 = ("PyTorch's bits on its AVX2 and AVX-512 CPU paths (its DEFAULT build rounds the multiply-adds twice: "
             "an ulp now and then); ")
 
@@ -154,7 +169,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 
 
 @paths.forward("native_layer_norm", ulps=_PYTORCH_ULPS, scale="program",
-               when="where layer_norm's path runs: " + _WHEN_F32, why=_WHY_F32 + "layer_norm's output with the statistics its path computed, not computed again")
+               when="where layer_norm's path runs: " + _WHEN_F32,
+               why=_WHY_F32 + "layer_norm's output with the statistics its path computed, not computed again")
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     shape = _shape(normalized_shape)
     x = input._data

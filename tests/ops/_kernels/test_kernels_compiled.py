@@ -45,7 +45,8 @@ def calls(monkeypatch):
         module = compiled.family(name)
         for attr in dir(module):
             fn = getattr(module, attr)
-            if type(fn).__name__ == "CPUDispatcher" and fn.__module__ == module.__name__:
+            # (a kernel's helpers, named _..., run only inside compiled code: no Python call to count)
+            if type(fn).__name__ == "CPUDispatcher" and fn.__module__ == module.__name__ and attr[0] != "_":
                 key = f"{name}.{attr}"
                 counts[key] = 0
 
@@ -142,11 +143,18 @@ def _batch_norm_module_case(seed):
     return run
 
 
-def _layer_norm_case(seed, dt=None):
+# rows of every length class of PyTorch's float32 kernel: no whole vector of 8, vectors and leftovers, one
+# chunk of 16 vectors and more, cascades of several levels
+_FLOAT32_ROWS = [(64, 7), (40, 8), (33, 15), (32, 16), (31, 17), (9, 3, 127), (20, 128), (17, 129), (6, 1000),
+                 (3, 2049), (2, 4100), (5, 255)]
+
+
+def _layer_norm_case(seed, dt=None, shapes=None):
     """A layer_norm forward and backward; float32 and float64 by turns unless ``dt`` is given (float32's
-    forward is PyTorch's kernel's steps, no compiled kernel: its backward's kernels still run)."""
+    forward is PyTorch's kernel: ``pytorch_forward_into``, against ``_cpu/rowwise_moments.py``'s numpy steps)."""
     rng = np.random.default_rng(seed)
-    shape = [(16, 32, 64), (5, 7), (3, 1, 130), (300, 2), (2, 3, 4, 9), (1, 1000)][seed % 6]
+    shapes = shapes or [(16, 32, 64), (5, 7), (3, 1, 130), (300, 2), (2, 3, 4, 9), (1, 1000)]
+    shape = shapes[seed % len(shapes)]
     dt = [np.float32, np.float64][seed % 2] if dt is None else dt
     c = shape[-1]
     x = _values(rng, shape, dt, seed % 3)
@@ -428,7 +436,8 @@ CASES = {
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
     "layer_norm": (("layer_norm.forward_into", "layer_norm.input_grad_into"),
                    lambda seed: _layer_norm_case(seed, np.float64), 12),
-    "layer_norm_float32": (("layer_norm.input_grad_into",), lambda seed: _layer_norm_case(seed, np.float32), 12),
+    "layer_norm_float32": (("layer_norm.pytorch_forward_into", "layer_norm.input_grad_into"),
+                           lambda seed: _layer_norm_case(seed, np.float32, _FLOAT32_ROWS), 12),
     # (seeds 0, 4, 8 of the case above: a weight or bias with a gradient, which the kernel sums)
     "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
@@ -671,16 +680,18 @@ def test_read_only_inputs(calls):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((8, 6)).astype(np.float32)
     x.flags.writeable = False
-    x64 = x.astype(np.float64)  # (float32's layer_norm forward runs no compiled kernel)
+    x64 = x.astype(np.float64)
     x64.flags.writeable = False
 
     def run():
         X = tt.from_numpy(x)
         W = tt.from_numpy(x[0].copy())
         X64 = tt.from_numpy(x64)
-        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X64, (6,), tt.from_numpy(x64[0].copy()), None),
+        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X, (6,), W, None),
+                tt.nn.functional.layer_norm(X64, (6,), tt.from_numpy(x64[0].copy()), None),
                 tt.nn.functional.batch_norm(X, None, None, W, None, True)]
     got, want = _both(run)
     _assert_same(got, want, "read-only inputs")
     assert calls["gelu.forward_into"]
-    assert REFERENCE or (calls["layer_norm.forward_into"] and calls["batch_norm.train_forward"])
+    assert REFERENCE or (calls["layer_norm.forward_into"] and calls["layer_norm.pytorch_forward_into"]
+                         and calls["batch_norm.train_forward"])
