@@ -1,14 +1,17 @@
-"""The steps of PyTorch's CPU LayerNorm forward on float32 rows, in the kernel's order, for ``layer_norm``
-(``_ops/nn/norm.py``): each row's mean and variance by ATen's ``RowwiseMoments``, then
-``(x - mean) * rstd`` scaled and shifted with one rounding.
+"""The steps of PyTorch's CPU LayerNorm forward on float32 rows, in the kernel's order, for layer_norm's
+float32 CPU path (``norm.py``): each row's mean and variance by ATen's ``RowwiseMoments``, then
+``(x - mean) * rstd`` scaled and shifted with one rounding. ``_ops/_kernels/compiled/layer_norm.py``'s
+``pytorch_forward_into`` runs the same steps one row at a time (numba, the same floats); this numpy form
+runs where numba does not.
 
 ``RowwiseMoments`` runs Welford's update on 8 float32 lanes (a 32-byte vector) over chunks of 16 vectors
 (``m1 = fma(1 / (j + 1), x - m1, m1)``, ``m2 = fma(x - m1_old, x - m1, m2)``), merges each chunk into a
 stack of partial moments that adds neighbours in a binary cascade (``m1 + c * delta``;
 ``fma(delta * m0, c * delta, m2 + m2_add)``), then the leftover elements one by one (``m1 += delta / k``,
-``m2 = fma(delta, x - m1, m2)``) and the 8 lanes into those in order (``m1 = fma(c, delta, m1)``,
-``m2 + fma(delta * delta * c, m0, m2_add)``); the variance is ``m2 / N``, ``rstd = 1 / sqrt(var + eps)``.
-The output is ``fma((x - mean) * rstd, weight, bias)``.
+``m2 += delta * (x - m1)``, rounded twice: fused, it misses PyTorch's bits on a share of rows) and the 8
+lanes into those in order (``m1 = fma(c, delta, m1)``, ``m2 + fma(delta * delta * c, m0, m2_add)``); the
+variance is ``m2 / N``, ``rstd = 1 / sqrt(var + eps)``. The output is ``fma((x - mean) * rstd, weight,
+bias)`` (no weight: ``fma(x - mean, rstd, bias)``).
 
 These are PyTorch's AVX2 build (its AVX-512 build registers no LayerNorm kernel and runs the AVX2 one),
 whose fused multiply-adds are emulated exactly (``muladd.addcmul_into``). PyTorch's DEFAULT build runs the
