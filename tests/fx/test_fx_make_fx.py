@@ -222,6 +222,8 @@ def conv1d_both(x, w):
     return torch.autograd.grad(F.conv1d(x, w, padding=2, dilation=2).sum(), (x, w))
 def cnn_step(x, w, b, t):
     return torch.autograd.grad(F.cross_entropy(F.relu(F.conv2d(x, w, b)).flatten(1), t), (x, w, b))
+def layer_norm_params(x, w, b):
+    return torch.autograd.grad((F.layer_norm(x, (8,), w, b) * x).sum(), (x, w, b))
 def quickstart_step(x, w, b, t):
     h = F.relu(F.linear(x, w, b))
     return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
@@ -235,6 +237,7 @@ BACKWARD_ARGS = {
     "quickstart_step": [((4, 8), False), ((8, 8), True), ((8,), True), "t"],
     "conv_weight": [((2, 3, 6, 6), False), ((2, 3, 3, 3), True)], "conv1d_both": [((2, 3, 9), True), ((4, 3, 3), True)],
     "cnn_step": [((4, 3, 4, 4), True), ((2, 3, 3, 3), True), ((2,), True), "t"],
+    "layer_norm_params": [((2, 3, 8), True), ((8,), True), ((8,), True)],
 }
 
 
@@ -250,7 +253,7 @@ def test_make_fx_of_a_backward_records_it(torch, program):
     """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
     formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
     ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
-    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
+    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
     operand's layout), the sums of gradients; the traced module then computes the gradient at other inputs (a
     backward left out would replay the trace's numbers as constants)."""
     codes, traced = [], []
@@ -277,7 +280,7 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     from tinytorch.fx.experimental.proxy_tensor import make_fx
 
     def ln(x, w):
-        return tinytorch.autograd.grad(F.layer_norm(x @ w, (5,)).sum(), w)
+        return tinytorch.autograd.grad(F.gelu(x @ w).sum(), w)
 
     rng = np.random.default_rng(4)
 

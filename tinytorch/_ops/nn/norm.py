@@ -21,7 +21,7 @@ from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
 from ..shape.conversions import channels_last, channels_last_3d
@@ -102,18 +102,33 @@ class NativeLayerNormBackward0(Node):
     saved_fields = (("input", 0), ("normalized_shape", "normalized_shape"), ("weight", 1), ("bias", 2),
                     ("result1", _saved_stat(0)), ("result2", _saved_stat(1)))
 
+    graph_stats = None  # the mean and rstd tensors a graph capture named (native_layer_norm's results 1 and 2)
+
     def backward(self, g):
         x, w = self._unpacked_saved[:2]
         axes, need = self.axes, tuple(e[0] is not None for e in self.next_functions)
         if _State.enabled:  # a graph of the gradient: the statistics recomputed in tinytorch ops, differentiable
             _, _, invstd, xhat = _moments(x, axes, self.eps)
             return _layer_norm_grads(g, w, xhat, invstd, axes, need)
-        # none: the same formulas on the arrays, from the forward's statistics (as PyTorch's backward takes its
-        # saved mean and rstd; the reference's forward made them with _moments' steps: the same xhat)
-        mean, invstd = self.stats
-        xhat = (x._data - mean) * invstd
-        grads = _layer_norm_grads(g._data, None if w is None else w._data, xhat, invstd, axes, need, _mean_np)
-        return tuple(None if a is None else _make(a) for a in grads)
+        # none: PyTorch's operator, the same formulas on the arrays from the forward's statistics (as PyTorch's
+        # backward takes its saved mean and rstd; the reference's forward made them with _moments' steps: the same
+        # xhat); a graph capture records it as one node, the statistics the tensors it named
+        stats = self.graph_stats or tuple(_make(a) for a in self.stats)
+        return native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
+                                          list(need))
+
+
+@aten_only("native_layer_norm_backward", recorded=True)
+def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape, mean: Tensor, rstd: Tensor,
+                               weight: Tensor | None, bias: Tensor | None, output_mask) -> tuple:
+    """``torch.ops.aten.native_layer_norm_backward``: the input's, weight's and bias's gradients (where
+    ``output_mask`` asks) from the forward's statistics, ``_layer_norm_grads`` on the arrays."""
+    x = input._data
+    axes = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
+    xhat = (x - mean._data) * rstd._data
+    grads = _layer_norm_grads(grad_out._data, None if weight is None else weight._data, xhat, rstd._data, axes,
+                              tuple(output_mask), _mean_np)
+    return tuple(None if a is None else _make(a) for a in grads)
 
 
 def _layer_norm_grads(g, w, xhat, invstd, axes: tuple, need: tuple, mean=_mean_kept):

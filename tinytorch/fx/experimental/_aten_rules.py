@@ -25,6 +25,7 @@ from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
+from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.shape.conversions import contiguous_format
 from ..._ops._core.members import strided
 from ...tensor import Tensor, _make
@@ -60,6 +61,8 @@ t.default(Tensor self)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
 nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
+native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
+native_layer_norm_backward.default(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask)
 convolution_backward.default(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask)
 _softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
 _log_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
@@ -459,6 +462,23 @@ def _cross_entropy(g, _, a, out):
     return _nll_forward(g, logp_node, a, out)
 
 
+def _layer_norm(g, _, a, out):
+    """make_fx's layer_norm: ``aten.native_layer_norm`` and its three results (the output, the mean and rstd its
+    backward reads); export's the call as made."""
+    if g.predispatch:
+        return default_rule(g, "layer_norm", a, out)
+    shape = a["normalized_shape"]
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    node = g.call("native_layer_norm.default", a["input"], shape, a.get("weight"), a.get("bias"), a.get("eps", 1e-5))
+    result, mean, rstd = g.items(node, 3)
+    fn = getattr(out, "grad_fn", None)
+    if isinstance(fn, NativeLayerNormBackward0):  # the statistics its backward is given
+        fn.graph_stats = tuple(_make(s) for s in fn.stats)
+        g.bind(fn.graph_stats[0], mean)
+        g.bind(fn.graph_stats[1], rstd)
+    return result
+
+
 def _cat(g, _, a, out):
     return g.call("cat.default", list(a.self), a.get("dim", 0))
 
@@ -496,6 +516,7 @@ RULES = {
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
+    "layer_norm": _layer_norm,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }
