@@ -93,9 +93,9 @@ def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
     """(out, mean, invstd, xhat or None) of layer_norm over the ``shape`` trailing dims of ``x``, the
     statistics of the kept shape, or None where no path applies (the reference runs)."""
     k = len(shape)
-    if (x.dtype not in _FLOATS or not x.size or k == 0 or x.ndim < k or x.shape[x.ndim - k:] != shape
-            or not _params_of(x, shape, weight, bias)):
-        return None
+    if (type(x) is not np.ndarray or x.dtype not in _FLOATS or not x.size or k == 0 or x.ndim < k
+            or x.shape[x.ndim - k:] != shape or not _params_of(x, shape, weight, bias)):
+        return None  # (a meta tensor's data-less storage included: the reference knows what to do with it)
     kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
     if x.dtype == _F32:  # PyTorch's kernel takes the input's rows contiguous (X.contiguous()): so here
         return _pytorch_float32(x if x.flags.c_contiguous else np.ascontiguousarray(x), math.prod(shape), kept,
@@ -185,7 +185,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:
     """Whether the weight and bias (either None) are of the normalised shape and the input's dtype."""
     for t in (weight, bias):
-        if t is not None and (t._data.shape != shape or t._data.dtype != x.dtype):
+        if t is not None and (type(t._data) is not np.ndarray or t._data.shape != shape or t._data.dtype != x.dtype):
             return False
     return True
 
