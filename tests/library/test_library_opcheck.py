@@ -26,13 +26,15 @@ def _results(mod, op, args, **kw):
 
 @pytest.fixture(params=[False, True], ids=["alias_warns", "alias_errors"])
 def alias_rule(request, monkeypatch):
-    """Both settings of the custom-op aliasing switch, in both libraries (PyTorch's default follows $CI)."""
+    """Both settings of the custom-op aliasing switch, in both libraries (PyTorch's default follows $CI). PyTorch's
+    is set with its config module's own ``patch``: a pytest whose monkeypatch deletes what it did not find in a
+    module's ``__dict__`` would hide the entry from PyTorch's config for the rest of the process."""
     import torch._functorch.config
 
     import tinytorch._functorch.config
-    for config in (torch._functorch.config, tinytorch._functorch.config):
-        monkeypatch.setattr(config, "error_on_custom_op_aliasing", request.param)
-    return request.param
+    monkeypatch.setattr(tinytorch._functorch.config, "error_on_custom_op_aliasing", request.param)
+    with torch._functorch.config.patch(error_on_custom_op_aliasing=request.param):
+        yield request.param
 
 
 def _ops(mod, ns):
