@@ -128,9 +128,6 @@ def _note_conv_args(t: Tensor, bias, stride, padding, dilation, groups, output_p
     if fn is not None and type(fn).__name__ == "ConvolutionBackward0":
         fn.conv_args = ((0,) if bias is None else tuple(bias.shape), u64(tuple(dilation)), u64(groups),
                         u64(tuple(output_padding)), u64(tuple(padding)), u64(tuple(stride)), transposed)
-        if not transposed:  # aten.convolution_backward's arguments after the tensors, for a graph capture
-            fn.graph_args = ([0] if bias is None else list(bias.shape), list(stride), list(padding), list(dilation),
-                             False, list(output_padding), groups)
     return t
 
 
@@ -154,12 +151,13 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bia
 class ConvolutionBackward0(Node):
     saved_fields = _CONV_FIELDS
     """y = conv(x, w) + b."""
-    graph_args = None  # convolution_backward's arguments after the tensors (see _note_conv_args)
-
     def backward(self, g):
         x, w = self._unpacked_saved
-        if self.graph_args is not None and not _State.array_backward:  # a graph capture: PyTorch's operator
-            return convolution_backward(g, x, w, *self.graph_args, list(self.need))
+        args = self.__dict__.get("conv_args")
+        if not _State.array_backward and args is not None and not args[6]:  # a graph capture: PyTorch's operator
+            bias_sizes, dilation, groups, output_padding, padding, stride, _ = args  # (non-negative: u64 keeps them)
+            return convolution_backward(g, x, w, list(bias_sizes), list(stride), list(padding), list(dilation), False,
+                                        list(output_padding), groups, list(self.need))
         gx = _conv_t(g, w, self.geo) if self.need[0] else None
         gw = _conv_w(x, g, self.geo) if self.need[1] else None
         return gx, gw, _bias_grad(g, self.geo) if self.need[2] else None
