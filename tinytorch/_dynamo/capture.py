@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
 import sys
 import threading
 import traceback
@@ -57,15 +56,11 @@ class _GraphBreak(Exception):
     """Raised through the program under ``fullgraph=True``: carries the ``Unsupported`` to raise."""
 
 
-# tinytorch's own files: those under the package's folder (a checkout's folder may be named tinytorch too)
-_PACKAGE = os.path.dirname(sys.modules["tinytorch"].__file__) + os.sep
-
-
 def user_frame() -> traceback.FrameSummary | None:
     """The innermost frame of the user's code (outside tinytorch's own files), with the columns of the
     expression running there, so that a traceback marks it (``^^^^``) as PyTorch's messages do."""
     f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+    while f is not None and f.f_code.co_filename.startswith(_proxy.PACKAGE):
         f = f.f_back
     if f is None:
         return None

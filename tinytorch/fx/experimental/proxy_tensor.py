@@ -61,13 +61,17 @@ class _Thread(threading.local):
     hook = None         # the recording function while this thread captures (None inside an op being recorded)
     recording = None    # this thread's Recording
 
-    def op(self, overload, args, kwargs):
-        """A ``torch.ops.<ns>.<op>`` operator (``tinytorch.library``) called while capturing: one node."""
+    def unhooked(self, fn, args, kwargs):
+        """``fn(*args, **kwargs)`` with this thread's recording off (the ops a recorded call runs are not its nodes)."""
         hook, self.hook = self.hook, None
         try:
-            out = overload(*args, **kwargs)
+            return fn(*args, **kwargs)
         finally:
             self.hook = hook
+
+    def op(self, overload, args, kwargs):
+        """A ``torch.ops.<ns>.<op>`` operator (``tinytorch.library``) called while capturing: one node."""
+        out = self.unhooked(overload, args, kwargs)
         self.recording.record_op(overload, args, kwargs, out)
         return out
 
@@ -75,11 +79,7 @@ class _Thread(threading.local):
     def aten(self, name: str, fn, args, kwargs):
         """An ATen operator tinytorch declares for its graphs (``registry.aten_only(..., recorded=True)``, a
         backward formula's own operator): one node ``aten.<name>.default``, the ops inside it unrecorded."""
-        hook, self.hook = self.hook, None
-        try:
-            out = fn(*args, **kwargs)
-        finally:
-            self.hook = hook
+        out = self.unhooked(fn, args, kwargs)
         self.recording.record_aten(f"{name}.default", args, kwargs, out)
         return out
 
@@ -172,17 +172,15 @@ class Recording:
         """Write down a call of a library operator (a custom op) as it was made."""
         node = self.graph.create_node("call_function", overload, self.node(args), self.node(kwargs),
                                       name=self.graph._target_to_str(overload._packet._name))
-        if isinstance(out, (tuple, list)):
-            for t, item in zip(out, self.items(node, len(out))):
-                if isinstance(t, Tensor):
-                    self.bind(t, item)
-        elif isinstance(out, Tensor):
-            self.bind(out, node)
+        self._bind_results(out, node)
 
     def record_aten(self, overload: str, args, kwargs, out) -> None:
         """Write down a call of the ATen operator ``overload`` with the arguments it was given."""
-        node = self.call(overload, *args, **kwargs)
-        if isinstance(out, tuple):
+        self._bind_results(out, self.call(overload, *args, **kwargs))
+
+    def _bind_results(self, out, node) -> None:
+        """``out``'s tensors as ``node``'s value, or as its getitems where it returned several."""
+        if isinstance(out, (tuple, list)):
             for t, item in zip(out, self.items(node, len(out))):
                 if isinstance(t, Tensor):
                     self.bind(t, item)
@@ -254,15 +252,15 @@ def _saves_own_output(out: Tensor) -> bool:
 
 # -- the hook --------------------------------------------------------------------------------------------
 # tinytorch's own files: those under the package's folder (a checkout's folder may be named tinytorch too)
-_PACKAGE = os.path.dirname(sys.modules["tinytorch"].__file__) + os.sep
-_PACKAGE_MODULES = os.path.join(_PACKAGE, "nn", "modules") + os.sep
+PACKAGE = os.path.dirname(sys.modules["tinytorch"].__file__) + os.sep
+_PACKAGE_MODULES = os.path.join(PACKAGE, "nn", "modules") + os.sep
 
 
 def _user_stack() -> str | None:
     """The stack where the op was called, outside tinytorch's own machinery (its nn modules count as the user's,
     as PyTorch's export names ``torch/nn/modules/linear.py`` for a Linear's op)."""
     frames = [f for f in traceback.extract_stack()[:-3]
-              if not f.filename.startswith(_PACKAGE) or f.filename.startswith(_PACKAGE_MODULES)]
+              if not f.filename.startswith(PACKAGE) or f.filename.startswith(_PACKAGE_MODULES)]
     if not frames:
         return None
     return "".join(traceback.format_list(frames[-1:]))
@@ -270,11 +268,7 @@ def _user_stack() -> str | None:
 
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
-    hook, _THREAD.hook = _THREAD.hook, None
-    try:
-        out = fn(*args, **kwargs)
-    finally:
-        _THREAD.hook = hook
+    out = _THREAD.unhooked(fn, args, kwargs)
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
 
