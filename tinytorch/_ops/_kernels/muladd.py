@@ -29,7 +29,7 @@ from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared wi
 from . import parallel
 from .openblas import openblas_library, openblas_routines
 
-__all__ = ["addcmul_into", "muladd", "muladd_into", "plus_scaled_into"]
+__all__ = ["addcmul_into", "fma32_into", "muladd", "muladd_into", "plus_scaled_into"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _INF = float("inf")
@@ -77,6 +77,42 @@ def _fix_midpoints(r: np.ndarray, a: np.ndarray, exact_product, tmp: np.ndarray)
     err = (aa - (s - bv)) + (prod - bv)
     inexact = err != 0
     r[idx[inexact]] = np.nextafter(s[inexact], np.where(err[inexact] > 0, np.inf, -np.inf))
+
+
+def _at(v, idx: np.ndarray, shape: tuple) -> np.ndarray:
+    """The elements at flat indices ``idx`` of ``v`` broadcast to ``shape``."""
+    if np.ndim(v) == 0:
+        return np.broadcast_to(v, idx.shape)
+    if v.shape == shape and v.flags.c_contiguous:
+        return v.reshape(-1)[idx]
+    return np.broadcast_to(v, shape)[np.unravel_index(idx, shape)]
+
+
+def fma32_into(out: np.ndarray, a, b, c, p: np.ndarray, bits: np.ndarray, exact_ties: bool = False) -> None:
+    """``out[...] = a * b + c`` rounded once, for float32 values (arrays, float32 scalars, or float64 arrays
+    holding float32 values) broadcast to ``out``, which may be one of them: the product exact in float64,
+    one float64 sum, double rounding undone as ``_fix_midpoints`` does (the same floats as
+    ``addcmul_into``). ``p``, ``bits``: C-contiguous float64 and int64 scratch of ``out``'s shape. For
+    callers that run many small multiply-adds: no checks, no allocations, numpy's warnings left to them.
+
+    ``exact_ties``: the caller knows that a float64 sum on a float32 halfway point is exact, so there is
+    nothing to undo: where ``c`` is 0 (the sum is the product), or where each ``a * b`` has no more than
+    float32's 24 significant bits (a power-of-two factor): a float64 sum of two such values that is not
+    exact has its addends more than 28 binades apart, so it lies less than a 16th of a float32 step from
+    the larger, a value on the float32 grid, whose nearest halfway points are a quarter step away or more."""
+    np.multiply(a, b, out=p, dtype=_F64)  # exact: 24-bit by 24-bit significands
+    np.add(p, c, out=p)
+    if exact_ties:
+        np.copyto(out, p, casting="same_kind")
+        return
+    np.left_shift(p.view(np.int64), 35, out=bits)
+    if p.size and bits.min() == _MIDPOINT:  # sums on a float32 halfway point: the fix on those alone
+        shape, idx = p.shape, np.flatnonzero(bits == _MIDPOINT)
+        a_at, b_at, c_at = (_at(v, idx, shape) for v in (a, b, c))
+        r = p.reshape(-1)[idx]
+        _fix_midpoints(r, c_at, lambda i: a_at[i].astype(np.float64) * b_at[i], np.empty_like(r))
+        p.reshape(-1)[idx] = r
+    np.copyto(out, p, casting="same_kind")
 
 
 def _addcmul_f32_blocked(of: np.ndarray, af: np.ndarray, bf: np.ndarray, cf: np.ndarray, value: float,
