@@ -14,6 +14,7 @@ from .._ops._core import paths
 from .._ops._core.record import OUT, record
 from .._ops._core.util import as_array, last_axis_max, row_starts
 from .._ops._kernels import parallel
+from .nll_sums import cascade
 from .._ops.nn.loss_nll import NllLossBackward0
 from .._ops.reduce import softmax as softmax_ops
 from .._ops.reduce.softmax import LogSoftmaxBackward0, _log_softmax_grad
@@ -73,6 +74,8 @@ def nll_loss_backward(self, g):
         if saved is not None and saved[0].dtype == gd.dtype:
             if self.unsqueeze_dim is not None:
                 gd = np.expand_dims(gd, self.unsqueeze_dim)
+            elif self.denom is not None:
+                gd = gd / self.denom
             return (_make(as_array(saved[0] * gd)),)
     return NllLossBackward0.formula(self, g)
 
@@ -110,10 +113,7 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
         else:  # only the targets' entries, each computed as above
             picked = logp.ravel().take(idx)
             picked -= lse.ravel()
-        total = np.add.reduce(picked)
-        # the log-probs are <= 0 (or NaN, which a non-finite max makes), so the sum of their negatives is
-        # exactly minus their sum, but for the sign of a zero sum: then the sum of the negatives itself
-        total = -total if total else np.add.reduce(np.negative(picked))
+        total = cascade(picked, None, n, np.subtract)  # the kernel's order (nll_sums.py)
     finally:
         loud(token)
     if not math.isfinite(total) and not np.isfinite(m).all():
@@ -126,8 +126,8 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
         return _make(out)  # nothing recorded: no log-softmax tensor, no coefficients
     logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=1)
     coef = np.zeros((n, c), x.dtype)
-    coef.ravel()[idx] = -1.0 / n if mean else -1.0  # float32: the same as -1f / n (checked to 2**24)
-    return record(out, NllLossBackward0, (logp_t,), (_make(coef),),
+    coef.ravel()[idx] = -1.0
+    return record(out, NllLossBackward0, (logp_t,), (_make(coef),), denom=x.dtype.type(n) if mean else None,
                   shown=(logp_t, target._data, None, -100, reduction, None), graph_args=(target, None))
 
 

@@ -31,41 +31,45 @@ from ._run_node import _run_node, _run_node_in_anomaly_mode
 
 
 # -- before the run: the roots' edges and gradients, the dependency counts ----------------------
+def _ones_seed(out):
+    """backward()'s implicit gradient of a scalar output: a one (a meta output's is a meta one)."""
+    seed = _make(np.ones(out._data.shape, dtype=out._data.dtype))
+    return mark_meta(seed) if out._meta else seed
+
+
 # While a graph capture runs (fx/experimental/proxy_tensor.py) it puts here a function that makes backward()'s
-# implicit seed as the recorded op ``ones_like(output)``, as PyTorch's graph shows it (None: plain ones).
-SEED = [None]
+# implicit seed as the recorded op ``ones_like(output)``, as PyTorch's graph shows it.
+SEED = [_ones_seed]
+
+
+def _grad_list(grad_tensors, n: int) -> list:
+    """The gradients given for ``n`` outputs, as a list: PyTorch ignores surplus ones and refuses missing ones."""
+    if grad_tensors is None:
+        return [None] * n
+    grads = [grad_tensors] if isinstance(grad_tensors, Tensor) else list(grad_tensors)
+    if len(grads) < n:
+        raise RuntimeError(f"got {n} tensors and {len(grads)} gradients")
+    return grads[:n]
 
 
 def _make_grads(outputs, grad_outputs):
+    """The gradient each output starts from: the caller's (shape checked) or, for a scalar, a one."""
     grads = []
-    for out, g in zip(outputs, grad_outputs):
-        if g is None:
-            if out._requires_grad and out._data.size != 1:
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None and out._requires_grad:
+            if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._data.dtype not in FLOATING_NP and out._requires_grad:
+            if out._data.dtype not in FLOATING_NP:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            seed = None
-            if out._requires_grad:
-                seed = SEED[0](out) if SEED[0] is not None else None  # a graph capture records it
-                if seed is None:
-                    seed = _make(np.ones(out._data.shape, dtype=out._data.dtype))
-            grads.append(mark_meta(seed) if seed is not None and out._meta else seed)  # a meta graph's: meta
-            continue
-        if not isinstance(g, Tensor):
-            g = _make(np.asarray(g, dtype=out._data.dtype))
-        if g._data.shape != out._data.shape:
-            i = len(grads)
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
-                               f"output[{i}] has a shape of {Size(out._data.shape)}.")
+            g = SEED[0](out)
+        elif g is not None:
+            if not isinstance(g, Tensor):
+                g = _make(np.asarray(g, dtype=out._data.dtype))
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} and "
+                                   f"output[{i}] has a shape of {Size(out._data.shape)}.")
         grads.append(g)
     return grads
-
-
-def _check_count(outputs: list, grads: list) -> list:
-    """PyTorch ignores surplus gradients and refuses missing ones."""
-    if len(grads) < len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-    return grads[:len(outputs)]
 
 
 def _root_edges(outputs):
@@ -353,48 +357,49 @@ def _step(node, grads, retain_graph: bool, needed, capture, captured) -> tuple:
 _warned_create_graph = False
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
-    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (or only into ``inputs``)."""
+def _warn_create_graph() -> None:
     global _warned_create_graph
-    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    if grad_tensors is None:
-        grad_tensors = grad_variables
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors] * len(outputs) if grad_tensors is None else [grad_tensors]
-    grad_tensors = _check_count(outputs, list(grad_tensors))
-    if retain_graph is None:
-        retain_graph = create_graph
-    if create_graph and not _warned_create_graph:
+    if not _warned_create_graph:
         _warned_create_graph = True
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
             "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
             "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
-            "to None after use to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+            "to None after use to break the cycle and avoid the leak.", UserWarning, stacklevel=4)
+
+
+def _backward_inputs(inputs) -> set:
+    """``backward(inputs=...)``: the nodes whose gradients are kept (a non-leaf input's gradient is retained)."""
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    restrict = set()
+    for t in inputs:
+        if not t._requires_grad:  # PyTorch retains the grad of every input, hence its wording
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if t.grad_fn is None:
+            restrict.add(accumulator_of(t))
+        else:
+            t.retain_grad()
+            restrict.add(t.grad_fn)
+    return restrict
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (or only into ``inputs``)."""
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    given = _grad_list(grad_variables if grad_tensors is None else grad_tensors, len(outputs))
+    if create_graph:
+        _warn_create_graph()
     edges = _root_edges(outputs)
-    grads = _make_grads(outputs, grad_tensors)
-    restrict = None
-    if inputs is not None:
-        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        restrict = set()
-        for t in inputs:
-            if not t._requires_grad:  # PyTorch retains the grad of every input, hence its wording
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-            if t.grad_fn is None:
-                restrict.add(accumulator_of(t))
-            else:
-                t.retain_grad()
-                restrict.add(t.grad_fn)
-    keep = [n for n, _ in edges]  # hold the leaves' accumulators alive for the run
+    grads = _make_grads(outputs, given)
+    restrict = None if inputs is None else _backward_inputs(inputs)
     try:
-        _execute(edges, grads, retain_graph, create_graph, restrict=restrict,
-                 user_grads=any(g is not None for g in grad_tensors))
+        _execute(edges, grads, create_graph if retain_graph is None else retain_graph, create_graph,
+                 restrict=restrict, user_grads=any(g is not None for g in given))
     except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
         reraise_as_runtime_error(e)
-    del keep
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
@@ -409,15 +414,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     single_out = isinstance(outputs, Tensor)
     outputs = [outputs] if single_out else list(outputs)
     inputs_t = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    grad_outputs = _check_count(outputs, list(grad_outputs))
+    grad_outputs = _grad_list(grad_outputs, len(outputs))
     edges = _root_edges(outputs)
     for t in inputs_t:
         if not t._requires_grad:

@@ -53,7 +53,28 @@ def _cross_entropies(rng, dtype, shape):
     yield "nll_loss, none", (lambda v: F.nll_loss(F.log_softmax(v, 1), ts, reduction="none")), [xs]
 
 
+def _nll_sums(rng, dtype, shape):
+    """Batches long enough for nll_loss's cascade to hand sums up two levels, with and without class weights
+    and ignored targets (the kernels of ``tinytorch/_cpu/nll_sums.py``)."""
+    n, c = 300 + 40 * len(shape), 4 + len(shape)
+    x = _logits(rng, dtype, (n, c))
+    t = rng.integers(0, c, n)
+    t[rng.random(n) < 0.2] = -100
+    t[::16] = -100 if len(shape) % 2 else t[::16]
+    t = tt.tensor(t)
+    w = np.asarray(rng.random(c) + 0.5, dtype=dtype)
+    for red in ("mean", "sum"):
+        yield f"nll_loss {red}, ignored", (lambda v, red=red: F.nll_loss(F.log_softmax(v, 1), t, reduction=red)), [x]
+        yield f"nll_loss {red}, weighted", (lambda v, w, red=red: F.nll_loss(F.log_softmax(v, 1), t, weight=w.detach(),
+                                                                           reduction=red)), [x, w]
+    xs = _logits(rng, dtype, (2, c, 9, 17))
+    ts = _targets(rng, 2, c, 9, 17)
+    yield "nll_loss2d, mean", (lambda v: F.nll_loss(F.log_softmax(v, 1), ts)), [xs]
+
+
 PROGRAMS = {
+    "loss_nll._loss_sum": [_cross_entropies, _nll_sums],
+    "loss_nll._weight_sum": [_cross_entropies, _nll_sums],
     "softmax._softmax_array": [_softmaxes],
     "softmax._log_softmax_array": [_softmaxes, _cross_entropies],
     "LogSoftmaxBackward0": [_softmaxes, _cross_entropies],

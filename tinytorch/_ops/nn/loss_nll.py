@@ -38,15 +38,17 @@ def _total_weight(node) -> Tensor:
     dt = logp_t._data.dtype
     if reduction == "none":
         made = _make(np.asarray(0, dtype=dt))
-    else:
-        made = _make(np.asarray((np.ones(len(t), dtype=dt) if wt is None else wt).sum(), dtype=dt))
+    elif node.weight_sum is not None:
+        made = _make(np.asarray(node.weight_sum, dtype=dt))
+    else:  # every target counted once (cross_entropy's one-pass CPU path keeps no weights)
+        made = _make(np.asarray(len(t), dtype=dt))
     node._total_weight_t = made
     return made
 
 
 class NllLossBackward0(Node):
-    """d loss / d log-probs: a constant (minus the target's weight over the normaliser at the target
-    class, zero elsewhere) times the upstream gradient. ``shown``: what PyTorch's node keeps, for its
+    """d loss / d log-probs: a constant (minus the target's weight at the target class, zero elsewhere) times
+    the upstream gradient (for the mean, divided by the total weight first). ``shown``: what PyTorch's node keeps, for its
     ``_saved_<name>`` values only, made when asked (log-probs, targets, class weights or None, ignore_index,
     reduction, each target's weight or None for ones)."""
     saved_fields = (("ignore_index", lambda n: u64(n.shown[3])), ("reduction", lambda n: reduction_enum(n.shown[4])),
@@ -55,6 +57,8 @@ class NllLossBackward0(Node):
                     ("weight", lambda n: None if n.shown[2] is None else _make(np.asarray(n.shown[2]))))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
+    weight_sum = None  # the targets' weights summed (``_weight_sum``), where the forward reduced them
+    denom = None  # the mean's divisor (the total weight, in the log-probs' dtype); None for 'sum' and 'none'
     graph_args = None  # (target, weight) tensors as given, where a graph capture can name them (1-d or 2-d inputs)
 
     def backward(self, g):
@@ -66,12 +70,16 @@ class NllLossBackward0(Node):
         (coef,) = self._unpacked_saved
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)
+        elif self.denom is not None:
+            g = g / _make(np.asarray(self.denom))
         return (coef * g,)
 
     def jvp(self, t):
         (coef,) = self._unpacked_saved
         prod = coef * t
-        return prod.sum() if self.unsqueeze_dim is None else prod.sum(self.unsqueeze_dim)
+        if self.unsqueeze_dim is not None:
+            return prod.sum(self.unsqueeze_dim)
+        return prod.sum() if self.denom is None else prod.sum() / _make(np.asarray(self.denom))
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -124,13 +132,28 @@ def _target_weights(x2: np.ndarray, t: np.ndarray, w: np.ndarray | None, ignore_
     return ignored, safe, np.where(ignored, 0, wt).astype(x2.dtype, copy=False)
 
 
-def _coefficients(x2: np.ndarray, ignored, safe, wt, denom) -> np.ndarray:
-    """d loss / d log-probs: minus each target's weight (over the normaliser ``denom`` for the mean) at its class,
-    zero elsewhere and on ignored targets."""
+def _loss_sum(picked: np.ndarray, wt: np.ndarray, ignored: np.ndarray, weighted: bool):
+    """The losses summed: minus each target's weight times its log-prob, nothing for an ignored target (the
+    arrays are per target, in the order of the target tensor's elements). numpy's order of additions here;
+    PyTorch's CPU kernel's own (a cascade of partial sums) registers from ``tinytorch/_cpu/nll_sums.py``."""
+    return np.where(ignored, 0, -wt * picked).astype(picked.dtype, copy=False).sum()
+
+
+def _weight_sum(wt: np.ndarray, ignored: np.ndarray, weighted: bool):
+    """PyTorch's total_weight: the targets' weights summed (``wt`` is 0 for an ignored target; each weight is 1
+    without class weights)."""
+    return wt.sum()
+
+
+def _coefficients(x2: np.ndarray, ignored, safe, wt, zero_total=None) -> np.ndarray:
+    """d loss / d log-probs before the mean's division: minus each target's weight at its class, zero elsewhere
+    and on ignored targets. The backward divides the upstream gradient by the total weight first, and then
+    multiplies, as PyTorch's kernel does (``weight * -(grad / total_weight)``); but a mean over a total weight of
+    0 (``zero_total``) is divided here, so that only the targets' entries become NaN, as PyTorch's do."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(ignored, 0, -wt / denom if denom is not None else -wt).astype(x2.dtype, copy=False)
+        scale = -wt if zero_total is None else -wt / zero_total
     coef = np.zeros_like(x2)
-    np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+    np.put_along_axis(coef, safe[:, None], np.where(ignored, 0, scale).astype(x2.dtype, copy=False)[:, None], axis=1)
     return coef
 
 
@@ -142,24 +165,28 @@ def _nll(logp: np.ndarray, logp_t: Tensor | None, t: np.ndarray, w: np.ndarray |
     x2, t2 = (logp.reshape(1, -1), t.reshape(1)) if nd == 1 else (logp, t)
     ignored, safe, wt = _target_weights(x2, t2, w, ignore_index)
     picked = np.take_along_axis(x2, safe[:, None], axis=1)[:, 0]
-    losses = np.where(ignored, 0, -wt * picked).astype(x2.dtype, copy=False)
-    denom = None
+    denom = total_weight = None
     with np.errstate(invalid="ignore", divide="ignore"):
         if reduction == "none":
+            losses = np.where(ignored, 0, -wt * picked).astype(x2.dtype, copy=False)
             out = losses.reshape(()) if nd == 1 else losses
-        elif reduction == "sum":
-            out = as_array(losses.sum())
         else:
-            denom = wt.sum()
-            out = as_array(losses.sum() / denom)
+            out = as_array(_loss_sum(picked, wt, ignored, w is not None))
+            total_weight = _weight_sum(wt, ignored, w is not None)
+            if reduction == "mean":
+                denom = total_weight
+                out = as_array(out / denom)
         out = as_array(out.astype(x2.dtype, copy=False))
         if logp_t is None:
             return _make(out)  # nothing recorded: no coefficients to make
-    coef = _coefficients(x2, ignored, safe, wt, denom)
+    if denom is not None and not denom:
+        coef, denom = _coefficients(x2, ignored, safe, wt, zero_total=denom), None
+    else:
+        coef = _coefficients(x2, ignored, safe, wt)
     cls = NllLoss2DBackward0 if nd > 2 else NllLossBackward0
     extra = {} if graph_args is None else {"graph_args": graph_args}
     return record(out, cls, (logp_t,), (_make(coef.reshape(logp.shape)),),
-                  unsqueeze_dim=1 if reduction == "none" and nd > 1 else None,
+                  unsqueeze_dim=1 if reduction == "none" and nd > 1 else None, weight_sum=total_weight, denom=denom,
                   shown=(logp_t, t, w, ignore_index, reduction, wt), **extra)
 
 
@@ -171,9 +198,12 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight:
     x, t = self._data, target._data
     x2, t2 = (x.reshape(1, -1), t.reshape(1)) if x.ndim == 1 else (x, t)
     ignored, safe, wt = _target_weights(x2, t2, None if weight is None else weight._data, ignore_index)
-    coef = _make(_coefficients(x2, ignored, safe, wt, total_weight._data if reduction == 1 else None).reshape(x.shape))
+    zero_total = total_weight._data if reduction == 1 and not total_weight._data else None
+    coef = _make(_coefficients(x2, ignored, safe, wt, zero_total).reshape(x.shape))
     if reduction == 0 and x.ndim > 1:
         grad_output = grad_output.unsqueeze(1)
+    elif reduction == 1 and zero_total is None:
+        grad_output = grad_output / total_weight
     return coef * grad_output
 
 
@@ -200,9 +230,10 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     if isinstance(node, NllLossBackward0):
         return out, _total_weight(node)
     x, t = self._data, target._data
-    _, _, wt = _target_weights(x, t.reshape(-1) if x.ndim == 1 else t, None if weight is None else weight._data,
-                               ignore_index)
-    return out, _make(np.asarray(0 if reduction == 0 else wt.sum(), dtype=x.dtype))
+    ignored, _, wt = _target_weights(x, t.reshape(-1) if x.ndim == 1 else t, None if weight is None else weight._data,
+                                     ignore_index)
+    total = 0 if reduction == 0 else _weight_sum(wt, ignored, weight is not None)
+    return out, _make(np.asarray(total, dtype=x.dtype))
 
 
 def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool,

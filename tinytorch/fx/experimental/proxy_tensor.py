@@ -44,6 +44,7 @@ from ..._ops._core import paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY
 from ..._subclasses.fake_tensor import FakeTensorMode
 from ...autograd import engine as _engine
+from ...autograd.engine import _ones_seed
 from ...autograd.grad_mode import _State
 from ...autograd.node import _SavedOutput
 from ...nn.parameter import Parameter
@@ -291,8 +292,11 @@ _methods = _registry.MethodSwap(_recording_method)  # the Tensor spellings, wrap
 
 
 def _recorded_seed(out):
-    """backward()'s implicit seed in the capturing thread: ``ones_like(out)``, recorded (None elsewhere)."""
-    return _factory.ones_like(out, memory_format=_preserve) if _THREAD.hook is not None else None
+    """backward()'s implicit seed in the capturing thread: ``ones_like(out)``, recorded (the engine's plain one
+    elsewhere)."""
+    if _THREAD.hook is None:
+        return _ones_seed(out)
+    return _factory.ones_like(out, memory_format=_preserve)
 
 
 _paused: list = []  # the backward paths (nodes' array backwards) set aside while captures run
@@ -363,7 +367,7 @@ def capturing(rec: Recording):
             _active[0] -= 1
             if not _active[0]:
                 _registry.CAPTURE[0] = None
-                _engine.SEED[0] = None
+                _engine.SEED[0] = _ones_seed
                 _backward_paths(off=False)
                 _methods.off()
 

@@ -1,0 +1,88 @@
+"""nll_loss's reduced loss, its total weight and its gradient against PyTorch, bit for bit: the sums follow
+PyTorch's CPU kernel (an 8-level cascade of partial sums, ``tinytorch/_cpu/nll_sums.py``) and the gradient its
+``weight * -(grad / total_weight)``. LossNLL.cpp is compiled once for every ATen capability, so the bits hold on
+PyTorch's DEFAULT, AVX2 and AVX512 paths alike; under ``TINYTORCH_REFERENCE=1`` (numpy's order of additions) the
+sums hold within a bound. The log-probs are given (PyTorch's log_softmax rounds its exp otherwise: that is
+log_softmax's matter, not nll_loss's)."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from tests._paths import assert_bits
+
+torch = pytest.importorskip("torch")
+
+ALL_PATHS = ("DEFAULT", "AVX2", "AVX512")
+# numpy's pairwise order against the kernel's cascade (TINYTORCH_REFERENCE=1), in ulps of the result: measured up
+# to 68 at 70,000 targets in float64. With every 16th target ignored the kernel never hands a sum up: one running
+# sum over all targets, whose rounding grows with their number (3,940 ulps at 70,000 in float64)
+_ULPS = 512
+SHAPES = [(1, 3), (7,), (15, 4), (16, 4), (17, 4), (33, 2), (64, 10), (257, 3), (300, 5), (4097, 2), (70000, 2),
+          (2, 3, 5, 6), (3, 4, 7), (2, 3, 4, 5, 6), (1, 2, 70, 70)]
+
+
+def _case(rng, shape, dtype, ignore: str, weighted: bool):
+    logp = np.log(rng.dirichlet(np.ones(shape[0] if len(shape) == 1 else shape[1]), size=None if len(shape) == 1
+                                else [shape[0], *shape[2:]]))
+    if len(shape) > 1:
+        logp = np.moveaxis(logp, -1, 1)
+    logp = np.ascontiguousarray(logp * rng.uniform(0.5, 3)).astype(dtype)
+    c = logp.shape[0] if logp.ndim == 1 else logp.shape[1]
+    t = rng.integers(0, c, () if logp.ndim == 1 else (logp.shape[0], *logp.shape[2:]))
+    flat = t.reshape(-1)
+    if ignore == "some":
+        flat[rng.random(flat.size) < 0.25] = -100
+    elif ignore == "every 16th":  # the positions where the cascade hands its sums up
+        flat[::16] = -100
+    elif ignore == "all":
+        flat[:] = -100
+    w = (rng.random(c) * 2).astype(dtype) if weighted else None
+    return logp, t, w
+
+
+def _both(fn, logp, t, w, **kw):
+    a = fn(torch, torch.from_numpy(logp), torch.from_numpy(t), None if w is None else torch.from_numpy(w), **kw)
+    b = fn(tt, tt.from_numpy(logp), tt.from_numpy(t), None if w is None else tt.from_numpy(w), **kw)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("ignore", ["none", "some", "every 16th", "all"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_reduced_loss_and_total_weight_are_pytorchs(dtype, shape, ignore, weighted):
+    rng = np.random.default_rng([len(shape), *shape, ["none", "some", "every 16th", "all"].index(ignore), weighted])
+    logp, t, w = _case(rng, shape, dtype, ignore, weighted)
+    ulps = max(_ULPS, t.size // 8) if ignore == "every 16th" else _ULPS
+    for reduction in ("sum", "mean"):
+        a, b = _both(lambda m, x, t, w: m.nn.functional.nll_loss(x, t, weight=w, reduction=reduction), logp, t, w)
+        assert_bits(b.numpy(), a.numpy(), ulps=ulps, scale="max", exact_on=ALL_PATHS, what=f"{reduction} loss")
+    if logp.ndim <= 2:
+        for reduction in (1, 2):
+            a, b = _both(lambda m, x, t, w: m.ops.aten.nll_loss_forward(x, t, w, reduction, -100), logp, t, w)
+            for i, what in enumerate(("output", "total_weight")):
+                assert_bits(b[i].numpy(), a[i].numpy(), ulps=ulps, scale="max", exact_on=ALL_PATHS, what=what)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(1, 3), (5,), (64, 10), (300, 5), (2, 3, 5, 6), (3, 4, 7)], ids=str)
+@pytest.mark.parametrize("ignore", ["none", "some", "all"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("scale", [1.0, 0.25, 1 / 3, 7.0])
+def test_gradient_divides_first_as_pytorch(dtype, shape, ignore, weighted, scale):
+    """The mean's gradient is ``weight * -(grad / total_weight)``; a loss scaled before backward (gradient
+    accumulation's ``loss / steps``) gives PyTorch's bits too, and a zero total weight (every target ignored)
+    leaves zeros."""
+    rng = np.random.default_rng([len(shape), *shape, ["none", "some", "all"].index(ignore), weighted, int(scale * 12)])
+    logp, t, w = _case(rng, shape, dtype, ignore, weighted)
+    grads, saved = [], []
+    for m in (torch, tt):
+        x = m.from_numpy(logp.copy()).requires_grad_()
+        loss = m.nn.functional.nll_loss(x, m.from_numpy(t), weight=None if w is None else m.from_numpy(w))
+        if logp.ndim <= 2:
+            saved.append(loss.grad_fn._saved_total_weight.numpy())
+        (loss * scale).backward()
+        grads.append(x.grad.numpy())
+    assert_bits(grads[1], grads[0], ulps=_ULPS, scale="max", exact_on=ALL_PATHS, what="gradient")
+    if saved:
+        assert_bits(saved[1], saved[0], ulps=_ULPS, scale="max", exact_on=ALL_PATHS, what="_saved_total_weight")
