@@ -11,6 +11,7 @@ import tinytorch as tt
 from tests._paths import assert_bits
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.bitexact
 
 ALL_PATHS = ("DEFAULT", "AVX2", "AVX512")
 # numpy's pairwise order against the kernel's cascade (TINYTORCH_REFERENCE=1), in ulps of the result: measured up
