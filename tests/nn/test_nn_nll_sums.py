@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tests._paths import assert_bits
+from _paths import assert_bits
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.bitexact

@@ -200,8 +200,12 @@ class Watch:
         self._thread.start()
 
     def _run(self) -> None:
+        # ``close`` (the main thread, maybe at exit) clears ``lines`` under the lock: read it under the lock too,
+        # and let a connection that went away meanwhile go. An exception escaping this daemon thread while the
+        # interpreter shuts down makes Python abort the process.
         while not self._closed:
-            socks = {ln.sock: r for r, ln in self.lines.items()}
+            with self._lock:
+                socks = {ln.sock: r for r, ln in self.lines.items()}
             if not socks:
                 return
             try:
@@ -210,13 +214,19 @@ class Watch:
                 return
             for s in readable:
                 peer = socks[s]
-                for msg in self.lines[peer].ready():
+                with self._lock:
+                    ln = self.lines.get(peer)
+                if ln is None or self._closed:
+                    continue
+                for msg in ln.ready():
                     self._on_message(peer, msg)
 
     def _on_message(self, peer: int, msg) -> None:
         with self._lock:
             if msg is None:  # the connection closed
-                ln = self.lines.pop(peer)
+                ln = self.lines.pop(peer, None)
+                if ln is None:  # closed here meanwhile
+                    return
                 ln.sock.close()
                 if peer not in self.said_bye and not self._closed:
                     if self.rank == 0:
