@@ -41,7 +41,10 @@ def _got(a, b, c, exact_ties=False):
 
 
 def _same(x, y):
-    return np.array_equal(x.view(np.uint32), y.view(np.uint32))
+    """The same bits, NaN for NaN: which operand's NaN a NaN-by-NaN product passes on (its sign and payload)
+    depends on numpy's loops for the dtypes (it differs under numpy 1.24), and neither function promises it."""
+    nan = np.isnan(x)
+    return np.array_equal(nan, np.isnan(y)) and np.array_equal(x[~nan].view(np.uint32), y[~nan].view(np.uint32))
 
 
 @pytest.mark.parametrize("seed", range(3))
