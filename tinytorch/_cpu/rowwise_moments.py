@@ -122,7 +122,7 @@ def _chunk_moments(x: np.ndarray, n: int, scratch: _Scratch) -> tuple:
         k = chunks if j < last or not last else full  # the chunks that have a vector j
         v, a1, a2, d, d2, d64 = by_position[j, :k], m1[:k], m2[:k], delta[:k], delta2[:k], wide[:k]
         np.copyto(d64, np.subtract(v, a1, out=d))
-        scratch.fma(_STEP[j], d64, a1, out=a1, exact_ties=j & (j + 1) == 0)
+        scratch.fma(_STEP[j], d64, a1, out=a1, exact_ties=(j & (j + 1)) == 0)
         scratch.fma(d64, np.subtract(v, a1, out=d2), a2, out=a2)
     return counts, m1, m2
 
