@@ -46,7 +46,11 @@ def mark_meta(t):
     """Flag tensor ``t`` as a meta tensor (in place), its values dropped: it keeps its shape and layout."""
     if not t._meta:
         if type(t._data) is not MetaArray:
-            t._data = MetaArray.like(t._data)
+            old = t._data
+            t._data = MetaArray.like(old)
+            for saved in getattr(t.grad_fn, "_saved", None) or ():
+                if getattr(saved, "data", None) is old and type(saved).__name__ == "_SavedOutput":
+                    saved.data = t._data  # the node saved this result (computed on zeros): it keeps the meta one
         t._meta = True
         hook = _hooks["first_meta"]
         if hook is not None:

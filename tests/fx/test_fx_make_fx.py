@@ -100,6 +100,28 @@ def f(x, w, b):
     return F.conv2d(x, w, b, padding=1)
 def inputs(t): return (t((2, 3, 5, 5)), t((4, 3, 3, 3)), t((4,)))
 """,
+    "basic_indexing": """
+def f(m):
+    return (m[:, :, :2, :2], m[0], m[..., 1:3], m[None, 1, ::2], m[:, -1], m[1:2, :, 0:100], m[:, 1:100],
+            m[:, -2:], m[:, :-1], m[:, 5:], m[None], m[..., None], m[:, None, 1], m[:, :, -5:], m[..., 0, :],
+            m[1, ..., None, 2])
+def inputs(t): return (t((2, 3, 4, 4)),)
+""",
+    "indexing_no_op": """
+def f(m):
+    return m[:, ::1] * 2
+def inputs(t): return (t((2, 3)),)
+""",
+    "indexing_by_tensors": """
+def f(m):
+    return m[m > 0], m[:, (m[0, :, 0, 0] > 0)], (m * 2)[1, :, 1:3][..., None]
+def inputs(t): return (t((2, 3, 4, 4)),)
+""",
+    "comparisons": """
+def f(x, y):
+    return x > 0, x < y, x >= 1.5, x <= y, x == y, x != 0
+def inputs(t): return (t((3, 4)), t((3, 4)))
+""",
     "dropout_eval": """
 def f(x):
     return F.dropout(x, training=False) * 2

@@ -16,6 +16,7 @@ from .._quiet_fp import loud, quiet
 from ..autograd.grad_mode import _Active, _State
 from ..tensor import _make
 from .._ops._core import paths
+from .._ops._core.registry import CAPTURE as _CAPTURE
 from .._ops._core.record import record
 from .._ops._kernels.parallel import matmul as _gemm
 from .._ops.linalg import matmul as matmul_ops, products as products_ops
@@ -120,14 +121,15 @@ _linear = linear_ops.linear  # the public function: its profiler row, subclass a
 
 
 @paths.forward("F.linear", when="a C-contiguous input of 3 or more dims (or 1-d with a bias), a last dim of at "
-               "least 1, a 2-d weight, a 1-d bias or none, no transform active",
+               "least 1, a 2-d weight, a 1-d bias or none, no transform active and no graph capture (which records "
+               "the reference's view of the rows)",
                why="speed: the input's rows and the result made by their view nodes directly, without view's "
                    "shape inference and transform dispatch (about 4 us a call)")
 def linear(input, weight, bias=None):
     x = input._data
     if ((x.ndim >= 3 or (x.ndim == 1 and bias is not None)) and x.flags.c_contiguous and x.shape[-1]
             and weight._data.ndim == 2 and (bias is None or bias._data.ndim == 1)
-            and not (_Active.transforms and _State.transforms)):
+            and not (_Active.transforms and _State.transforms) and _CAPTURE[0] is None):
         rows = _linear(record(x.reshape(-1, x.shape[-1]), ViewBackward0, (input,), view_of=input, in_shape=x.shape),
                        weight, bias)
         r = rows._data

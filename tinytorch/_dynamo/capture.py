@@ -200,7 +200,10 @@ class Program:
 
     def run(self, owner: Module | None, tensors: list):
         out = type(self.gm).forward(_Self(self.gm, owner, self.attrs), *tensors)
-        out = list(out) if isinstance(out, tuple) else [out]
+        return self.assemble(list(out) if isinstance(out, tuple) else [out])
+
+    def assemble(self, out: list):
+        """The program's result from the graph's output tensors: its structure, with its non-tensor leaves."""
         flat = [self.out_consts[i] if i in self.out_consts else out.pop(0)
                 for i in range(self.out_spec.num_leaves)]
         return pytree.tree_unflatten(flat, self.out_spec)

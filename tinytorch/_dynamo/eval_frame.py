@@ -22,7 +22,10 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import capture as _capture, config
-from .compiled_function import hide_graph
+from .. import _meta
+from .._functorch.aot_autograd import joint_graph, partition
+from .compiled_function import AOTPlans, hide_graph, run_planned
+from .replay import Plan
 from .guards import Guard
 
 __all__ = ["OptimizedModule", "compile", "compile_callable", "disable", "reset_caches"]
@@ -42,6 +45,39 @@ _LOCAL = _Local()
 class Entry:
     def __init__(self, guard: Guard, program):
         self.guard, self.program = guard, program
+        self.plans: dict = {}  # the input and state shapes -> AOTPlans (None: no joint graph, replay stage 1)
+
+    def planned(self, tensors: list, state: list):
+        """The forward and backward plans for these inputs' shapes, made at the first call that meets them."""
+        key = tuple(t.shape for t in tensors) + tuple(t.shape for t in state)
+        try:
+            return self.plans[key]
+        except KeyError:
+            pass
+        try:
+            plans = _make_plans(self.program, tensors, state)
+        except Exception as e:  # noqa: BLE001 - an op the joint trace cannot record (a backward computed on
+            # arrays only, an index with no ATen form): stage 1's replay through autograd gives the same results
+            log.debug("torch.compile replays this graph through autograd: %s: %s", type(e).__name__, e)
+            plans = None
+        self.plans[key] = plans
+        return plans
+
+
+def _make_plans(program, tensors: list, state: list) -> AOTPlans:
+    was_on = _meta._installed[0]
+    try:
+        gm, need, out_grad = joint_graph(program.gm.graph, tensors, program.constants, state)
+    finally:
+        if not was_on:
+            # the trace's fake tensors turned every op's meta check on; no meta tensor of the program's is left,
+            # so the ops go back to skipping it (eager calls after a compile cost what they cost before)
+            _meta.uninstall()
+    n_primals = len(tensors) + len(state)
+    part = partition(gm, n_primals, len(out_grad))
+    forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
+    backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)
+    return AOTPlans(forward, backward, need, out_grad, len(out_grad), n_primals)
 
 
 class Frame:
@@ -102,6 +138,10 @@ class Frame:
         if program is None:
             return self.fn(*args, **kwargs)
         tensors = [t for t in leaves if isinstance(t, Tensor)]
+        state = program.state(self.module)
+        plans = entry.planned(tensors, state)
+        if plans is not None:
+            return program.assemble(run_planned(plans, tensors + state))
         out = program.run(self.module, tensors)
         flat, out_spec = pytree.tree_flatten(out)
         hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))

@@ -25,6 +25,7 @@ from .._meta_array import MetaArray
 from .._size import device as _device
 from .._dtype import get_default_dtype
 from .._tensor.printing import _add_suffixes, _grad_fn_name
+from .._random.engine import default_generator as _default_generator
 from ..tensor import Tensor, _make
 
 __all__ = ["FakeTensor", "FakeTensorMode", "is_fake", "DataDependentOutputException", "DynamicOutputShapeException",
@@ -174,11 +175,15 @@ class FakeTensorMode:
         self._memo: dict = {}  # id(real tensor) -> (real tensor, its fake)
 
     def __enter__(self):
+        # random ops on fake tensors compute nothing, so they leave the default generator where it was (they
+        # draw on it here, for the draws' shapes and checks): a traced dropout does not shift the real stream
+        self.__dict__.setdefault("_rng_states", []).append(_default_generator.get_state())
         _meta_data.enter_fake(self)
         return self
 
     def __exit__(self, *exc):
         _meta_data.exit_fake()
+        _default_generator.set_state(self._rng_states.pop())
         return False
 
     def from_tensor(self, tensor: Tensor, *, static_shapes: bool | None = None, source=None, symbolic_context=None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
 from ... import _dtype_casts
 from .._core import narrow as _narrow, overlap
@@ -333,7 +334,7 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
             return getitem(getitem(input, basic), adv)
     try:
         out = x[key]
-        if type(out) is not np.ndarray and not advanced:
+        if type(out) is not np.ndarray and type(out) is not MetaArray and not advanced:
             out = x[key + (Ellipsis,)]  # an all-int key: a 0-d view, not a numpy scalar copy
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None

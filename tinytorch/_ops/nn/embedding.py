@@ -20,7 +20,7 @@ from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.batching import level_of
-from .._core.registry import op
+from .._core.registry import CAPTURE, aten_only, op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
 from .._core.record import record
@@ -35,7 +35,39 @@ class EmbeddingBackward0(Node):
                     ("weight_sym_argsize_0", lambda n: n.weight_shape[0]))
 
     def backward(self, g):
+        if CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+            # a graph capture: PyTorch's operator on the saved indices, recorded as one node
+            (indices,) = self._unpacked_saved
+            return (embedding_dense_backward(g, indices, self.weight_shape[0],
+                                             -1 if self.padding_idx is None else self.padding_idx, self.flags[0]),)
         return (_dense_backward(g, self.indices, self.weight_shape, self.row_scale, self.padding_idx),)
+
+
+@aten_only("embedding_dense_backward", recorded=True)
+def embedding_dense_backward(grad_output: Tensor, indices: Tensor, num_weights: int, padding_idx: int,
+                             scale_grad_by_freq: bool) -> Tensor:
+    """``torch.ops.aten.embedding_dense_backward``: the weight's gradient from the lookup's gradient and indices
+    (``padding_idx`` -1: none), as ``EmbeddingBackward0`` computes it."""
+    flat = indices._data.reshape(-1).astype(np.int64, copy=False)
+    padding = None if padding_idx == -1 else padding_idx
+    g = grad_output._data
+    dim = g.shape[-1] if g.ndim else 1
+    return _dense_backward(grad_output, flat, (num_weights, dim), _row_scale(flat, num_weights, g.dtype, padding,
+                                                                             scale_grad_by_freq), padding)
+
+
+def _row_scale(flat: np.ndarray, num: int, dtype, padding_idx, scale_grad_by_freq: bool):
+    """Each gradient row's scale (None: all 1): 1 / the index's count with ``scale_grad_by_freq``, 0 at the
+    padding row."""
+    if not (scale_grad_by_freq or padding_idx is not None):
+        return None
+    row_scale = np.ones(flat.shape, dtype=dtype)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num)
+        row_scale = row_scale / counts[flat].astype(dtype)
+    if padding_idx is not None:
+        row_scale[flat == padding_idx] = 0
+    return row_scale[:, None]
 
 
 class EmbeddingDenseBackwardBackward0(Node):
@@ -88,8 +120,10 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
-    if _Active.transforms and _State.transforms and max_norm is None and level_of((input, weight)) is not None:
-        # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches
+    if max_norm is None and (CAPTURE[0] is not None and CAPTURE[0].hook is not None or _Active.transforms
+                             and _State.transforms and level_of((input, weight)) is not None):
+        # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches;
+        # in a graph capture, the declared op is what is recorded (``aten.embedding``, as PyTorch's tracers show it)
         if padding_idx is not None and padding_idx < 0:
             padding_idx += weight.shape[0]
         return embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
@@ -122,15 +156,7 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
         return _make(out)  # nothing recorded: nothing of the node made
     if w.dtype.kind == "c":  # PyTorch's embedding has real gradients only (a complex table works without grad)
         raise complex_grad_error("embedding")
-    row_scale = None
-    if scale_grad_by_freq or padding_idx is not None:  # each gradient row's scale
-        row_scale = np.ones(flat.shape, dtype=w.dtype)
-        if scale_grad_by_freq:
-            counts = np.bincount(flat, minlength=num)
-            row_scale = row_scale / counts[flat].astype(w.dtype)
-        if padding_idx is not None:
-            row_scale[flat == padding_idx] = 0
-        row_scale = row_scale[:, None]
+    row_scale = _row_scale(flat, num, w.dtype, padding_idx, scale_grad_by_freq)
     # the node keeps the indices, as PyTorch's does
     return record(out, EmbeddingBackward0, (weight,), (input,), weight_shape=w.shape, indices=flat, row_scale=row_scale,
                   padding_idx=padding_idx, flags=(bool(scale_grad_by_freq), bool(sparse)))

@@ -24,7 +24,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
-from .._core.registry import aten_only, op
+from .._core.registry import CAPTURE, aten_only, op
 
 
 def _pair(v, name="kernel_size"):
@@ -205,7 +205,15 @@ class MaxPool2DWithIndicesBackward0(Node):
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
+    graph_indices = None  # the argmax positions as a graph capture names them (the forward's second result)
+
     def backward(self, g):
+        if self.graph_indices is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+            # a graph capture: PyTorch's operator, recorded as one node, on the positions' node
+            (x,) = self._unpacked_saved
+            k, s, p, d, ceil = self.args
+            return (max_pool2d_with_indices_backward(g, x, list(k), [] if s is None else list(s), list(p), list(d),
+                                                     ceil, self.graph_indices),)
         return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd),)
 
 
@@ -493,7 +501,7 @@ def _check_dim_sizes(t: np.ndarray, expected: tuple) -> None:
                                f"dimension {t.ndim} and tensor.size[{i}] = {got}")
 
 
-@aten_only("max_pool2d_with_indices_backward")
+@aten_only("max_pool2d_with_indices_backward", recorded=True)
 def max_pool2d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_size, stride, padding, dilation,
                                      ceil_mode: bool, indices: Tensor) -> Tensor:
     """``torch.ops.aten.max_pool2d_with_indices_backward``: ``grad_output`` scattered (summed) into the input's

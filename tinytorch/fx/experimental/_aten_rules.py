@@ -26,6 +26,7 @@ from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
 from ..._ops.nn.norm import NativeLayerNormBackward0
+from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.shape.conversions import contiguous_format
 from ..._ops._core.members import strided
 from ...tensor import Tensor, _make
@@ -58,6 +59,14 @@ _log_softmax.default(Tensor self, int dim, bool half_to_float)
 softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 t.default(Tensor self)
+slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
+select.int(Tensor self, int dim, SymInt index)
+index.Tensor(Tensor self, Tensor?[] indices)
+alias.default(Tensor self)
+bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
+div_.Scalar(Tensor self, Scalar other)
+max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)
+embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
 nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
@@ -101,7 +110,7 @@ full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Lay
 """
 
 _REQUIRED = object()
-_DEFAULTS = {"None": None, "True": True, "False": False, "'none'": "none", "contiguous_format": "contiguous_format"}
+_DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none", "contiguous_format": "contiguous_format"}
 
 
 def _parse(line: str) -> tuple:
@@ -228,6 +237,13 @@ def _binary(name):
     return rule
 
 
+def _comparison(name):
+    def rule(g, _, a, out):
+        other = a.arg(1)
+        return g.call(f"{name}.{'Tensor' if isinstance(other, Tensor) else 'Scalar'}", a.self, other)
+    return rule
+
+
 def _pow(g, _, a, out):
     exponent = a.arg(1)
     return g.call("pow.Tensor_Tensor" if isinstance(exponent, Tensor) else "pow.Tensor_Scalar", a.self, exponent)
@@ -281,11 +297,26 @@ def _linear(g, _, a, out):
     flat = [x.numel() // x.shape[-1], x.shape[-1]]
     if b is None:
         wt = g.call("t.default", w)
-        return g.call("_unsafe_view.default", g.call("mm.default", g.call("view.default", x, flat), wt),
-                      list(out.shape))
+        view = g.call("view.default", x, flat)
+        _bind_rows(g, out, view, wt, w)
+        return g.call("_unsafe_view.default", g.call("mm.default", view, wt), list(out.shape))
     view = g.call("view.default", x, flat)
     wt = g.call("t.default", w)
+    _bind_rows(g, out, view, wt, w)
     return g.call("view.default", g.call("addmm.default", b, view, wt), list(out.shape))
+
+
+def _bind_rows(g, out, rows, wt, w) -> None:
+    """A folded linear's inner node (behind the view of its result) reads the input's rows and W.t(): the
+    ``view`` and ``t`` nodes stand for them, so that a traced backward reads them from the graph."""
+    fn = getattr(out, "grad_fn", None)
+    inner = fn.next_functions[0][0] if fn is not None and fn.next_functions else None
+    if isinstance(inner, _LinearAddmm):
+        inner.graph_wt = _make(w._data.T)
+        g.bind(inner.graph_wt, wt)
+        x_rows = inner._unpacked_saved[0]
+        if isinstance(x_rows, Tensor):
+            g.bind(x_rows, rows)
 
 
 def _matmul(g, _, a, out):
@@ -349,11 +380,21 @@ def _transpose(g, _, a, out):
 
 
 def _dropout(g, _, a, out):
+    """Below autograd, PyTorch's CPU dropout is its composite: ``empty_like``, ``bernoulli_(1 - p)``,
+    ``div_(1 - p)`` and the product, whose saved mask is the ``div_`` (so a traced backward multiplies by it)."""
     if g.predispatch:
         return g.call("dropout.default", a["input"], a.get("p", 0.5), a.get("train", True))
-    if not a.get("train", True) or out is a["input"]:
-        return g.node(a["input"])  # no dropout: the input itself
-    return default_rule(g, "dropout", a, out)
+    x, p = a["input"], a.get("p", 0.5)
+    if not a.get("train", True) or out is x:
+        return g.node(x)  # no dropout: the input itself
+    if p == 1:
+        return default_rule(g, "dropout", a, out)
+    keep = g.call("div_.Scalar", g.call("bernoulli_.float", g.call("empty_like.default", x), 1 - p), 1 - p)
+    node = g.call("mul.Tensor", x, keep)
+    saved = getattr(out.grad_fn, "_unpacked_saved", None) if type(out.grad_fn).__name__ == "MulBackward0" else None
+    if saved is not None and isinstance(saved[1], Tensor):
+        g.bind(saved[1], keep)  # the mask the node's backward multiplies by
+    return node
 
 
 def _conv(nd):
@@ -365,6 +406,27 @@ def _conv(nd):
             return g.call(f"conv{nd}d.default", x, w, b, stride, padding, dilation, groups)
         return g.call("convolution.default", x, w, b, stride, padding, dilation, False, [0] * nd, groups)
     return rule
+
+
+def _max_pool2d(g, name, a, out):
+    """Below autograd PyTorch's max_pool2d is ``max_pool2d_with_indices`` (values, argmax positions); the node's
+    backward reads the positions from its second result."""
+    if g.predispatch:
+        return default_rule(g, name, a, out)
+    x = a["input"]
+    stride = a.get("stride")
+    shown = [_nd(a["kernel_size"], 2), [] if stride is None or stride == [] or stride == () else _nd(stride, 2),
+             _nd(a.get("padding", 0), 2), _nd(a.get("dilation", 1), 2), bool(a.get("ceil_mode", False))]
+    node = g.call("max_pool2d_with_indices.default", x, *shown)
+    values, indices = g.items(node, 2)
+    if a.get("return_indices", False):
+        return [values, indices]
+    fn = getattr(out, "grad_fn", None)
+    if type(fn) is MaxPool2DWithIndicesBackward0:
+        positions = _result1(fn)  # the positions as the node's backward passes them to its operator
+        fn.graph_indices = positions if g.fake_mode is None else g.fake_mode.from_tensor(positions)
+        g.bind(fn.graph_indices, indices)
+    return values
 
 
 def _nd(v, nd: int):
@@ -499,13 +561,64 @@ def _conversion(g, _, a, out):
     return g.call("_to_copy.default", x, dtype=out.dtype)
 
 
+_INT64_MAX = 9223372036854775807
+
+
+def _getitem(g, _, a, out):
+    """``x[index]`` as PyTorch's indexing hands it to the dispatcher: in the index's order, ``None`` an
+    ``unsqueeze``, an integer a ``select``, a slice a ``slice`` (left out where it keeps the whole dim:
+    start 0, step 1, end past the size), then the tensor indices as one ``index`` (``None`` for the dims
+    before them that no tensor indexes); an index that changes nothing is an ``alias``."""
+    x, index = a.self, a.arg(1)
+    items = list(index) if type(index) is tuple else [index]
+    if any(type(i) is bool for i in items):
+        raise NotImplementedError("make_fx: indexing with True/False is not recorded as ATen operators")
+    consumed = sum(_mask_dims(i) if isinstance(i, Tensor) else 0 if i is None or i is Ellipsis else 1
+                   for i in items)
+    node, dim, shape = g.node(x), 0, list(x.shape)
+    indices: list = []
+    recorded = False
+    for item in items:
+        if item is None:
+            node = g.call("unsqueeze.default", node, dim)
+            shape.insert(dim, 1)
+            dim, recorded = dim + 1, True
+        elif item is Ellipsis:
+            dim += x.dim() - consumed  # the dims the ellipsis stands for, kept whole
+        elif isinstance(item, slice):
+            start, stop, step = item.start, item.stop, item.step
+            step = 1 if step is None else step
+            if (start in (None, 0)) and step == 1 and (stop is None or stop >= shape[dim]):
+                dim += 1
+                continue
+            node = g.call("slice.Tensor", node, dim, 0 if start is None else start,
+                          _INT64_MAX if stop is None else stop, step)
+            recorded = True
+            dim += 1
+        elif isinstance(item, Tensor):
+            indices += [None] * (dim - len(indices)) + [item]
+            dim += _mask_dims(item)
+        else:
+            node = g.call("select.int", node, dim, int(item))
+            shape.pop(dim)
+            recorded = True
+    if indices:
+        return g.call("index.Tensor", node, indices)
+    return node if recorded else g.call("alias.default", node)
+
+
+def _mask_dims(index: Tensor) -> int:
+    """The dims a tensor index covers: a boolean mask its own count, an integer index one."""
+    return index.dim() if str(index.dtype) in ("torch.bool", "torch.uint8") else 1
+
+
 def _device(t):
     return t.device
 
 
 RULES = {
     "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
-    "pow": _pow,
+    "pow": _pow, **{name: _comparison(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "sum": _reduction("sum"), "mean": _reduction("mean"),
     "max": _extremum("max"), "min": _extremum("min"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
@@ -513,10 +626,10 @@ RULES = {
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout,
-    "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
+    "max_pool2d": _max_pool2d, "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
-    "layer_norm": _layer_norm,
+    "layer_norm": _layer_norm, "getitem": _getitem,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }

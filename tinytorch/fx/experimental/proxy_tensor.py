@@ -37,6 +37,7 @@ import sys
 import threading
 import traceback
 
+from ... import _meta
 from ..._ops.creation import factory as _factory
 from ..._ops.shape.conversions import preserve_format as _preserve
 from ..._op_namespace import ops
@@ -80,7 +81,11 @@ class _Thread(threading.local):
     def aten(self, name: str, fn, args, kwargs):
         """An ATen operator tinytorch declares for its graphs (``registry.aten_only(..., recorded=True)``, a
         backward formula's own operator): one node ``aten.<name>.default``, the ops inside it unrecorded."""
-        out = self.unhooked(fn, args, kwargs)
+        if _registry.META_ON[0]:  # fake or meta operands: run as the declared ops run on them (on zeros where the
+            # code reads values)
+            out = self.unhooked(_meta._meta_call, (fn, name, False, args, kwargs), {})
+        else:
+            out = self.unhooked(fn, args, kwargs)
         self.recording.record_aten(f"{name}.default", args, kwargs, out)
         return out
 
