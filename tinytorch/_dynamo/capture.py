@@ -41,6 +41,7 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import exc
+from .guards import resolve
 
 __all__ = ["Capture", "Program", "capture", "input_names", "CAPTURING"]
 
@@ -192,11 +193,17 @@ class Program:
         self.attrs = {p.split(".")[0] for p in used_paths}  # what the generated code reads from the module
         self.free = free              # the function's global and closure tensors the graph reads (guarded)
         self.constants = constants    # the graph's get_attr targets, in the order ``state`` gives them
+        used = set(used_paths)
+        self.from_owner = [(c, c in used) for c in constants]
         self.sizes_read = sizes_read
 
-    def state(self, owner: Module | None) -> list:
-        """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need)."""
-        return [_resolve(owner if c in self.used_paths else self.gm, c) for c in self.constants]
+    def state(self, owner: Module | None, found: list | None = None) -> list:
+        """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need);
+        ``found``: the module's ones as a guard just read them (in the order of ``used_paths``)."""
+        if found is None:
+            return [resolve(owner if c in self.used_paths else self.gm, c) for c in self.constants]
+        found = iter(found)
+        return [next(found) if used else resolve(self.gm, c) for c, used in self.from_owner]
 
     def run(self, owner: Module | None, tensors: list):
         out = type(self.gm).forward(_Self(self.gm, owner, self.attrs), *tensors)
@@ -310,12 +317,6 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     used = [c for c in rec.constants if c in paths.values()]
     free_used = {id(t): free[id(t)] for t in rec.constants.values() if id(t) in free}
     return out, Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes), cap
-
-
-def _resolve(obj, path: str):
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _identifier(name: str) -> str:

@@ -138,7 +138,7 @@ class Frame:
         if program is None:
             return self.fn(*args, **kwargs)
         tensors = [t for t in leaves if isinstance(t, Tensor)]
-        state = program.state(self.module)
+        state = program.state(self.module, entry.guard.found if self.module is not None else None)
         plans = entry.planned(tensors, state)
         if plans is not None:
             return program.assemble(run_planned(plans, tensors + state))

@@ -23,10 +23,26 @@ whatever ``dynamic`` says (tinytorch has no symbolic sizes)."""
 from __future__ import annotations
 
 from ..autograd.grad_mode import _State
+from .._dtype import to_np
+from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 
-__all__ = ["Guard"]
+__all__ = ["Guard", "resolve"]
+
+
+class _NpDtypes(dict):
+    def __missing__(self, dtype):
+        try:
+            np_dtype = to_np(dtype)
+        except (KeyError, TypeError, AttributeError, ImportError):
+            np_dtype = None
+        self[dtype] = np_dtype
+        return np_dtype
+
+
+_NP_DTYPE = _NpDtypes()  # tinytorch dtype -> its numpy dtype (the object a tensor's array carries)
+_PLAIN = (Tensor, Parameter)
 
 _SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -38,10 +54,20 @@ def _scalar_type(dtype) -> str:
     return _SCALAR_TYPES.get(name, name)
 
 
-def _resolve(module, path: str):
-    for part in path.split("."):
-        module = getattr(module, part)
-    return module
+def resolve(module, path):
+    """``module.<path>`` (``"blocks.0.weight"``, or its parts as a list), read through the modules' own tables
+    where it is found there (a ``getattr`` on a Module costs a ``__getattr__`` call per part)."""
+    obj = module
+    *parents, last = path.split(".") if type(path) is str else path
+    for part in parents:
+        children = obj.__dict__.get("_modules")
+        obj = children[part] if children is not None and part in children else getattr(obj, part)
+    own = obj.__dict__
+    for table in ("_parameters", "_buffers"):
+        entries = own.get(table)
+        if entries is not None and last in entries:
+            return entries[last]
+    return getattr(obj, last)
 
 
 def _facts(t: Tensor) -> tuple:
@@ -50,6 +76,9 @@ def _facts(t: Tensor) -> tuple:
 
 def _tensor_mismatch(name: str, t, rank, sizes, dtype, requires_grad) -> str | None:
     """How ``t`` differs from the tensor a graph was captured with, in PyTorch's words (None: it does not)."""
+    if type(t) in _PLAIN and t._requires_grad == requires_grad and t._data.dtype == _NP_DTYPE[dtype] and (
+            t._data.shape == sizes if sizes is not None else t._data.ndim == rank):
+        return None  # the common case, on the array (the properties cost more than the rest of a guard)
     if not isinstance(t, Tensor):
         return f"expected type of '{name}' to be a tensor type, ' but found {type(t)}"
     if t.dtype != dtype:
@@ -80,8 +109,10 @@ class Guard:
             else:
                 self.values.append((i, name, leaf))
         self.module = module
-        self.training = tuple(m.training for m in module.modules()) if module is not None else ()
-        self.attrs = [(p, *_facts(_resolve(module, p))) for p in used_paths] if module is not None else []
+        self.modules = list(module.modules()) if module is not None else []
+        self.training = tuple(m.training for m in self.modules)
+        self.attrs = [(p, p.split("."), *_facts(resolve(module, p))) for p in used_paths] if module is not None else []
+        self.found: list = []  # the module's tensors the last passing check read, in the order of used_paths
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
 
     def check(self, leaves: list, spec) -> str | None:
@@ -99,15 +130,18 @@ class Guard:
         if _State.enabled != self.grad_mode:
             return "___check_global_state() against grad_mode"
         if self.module is not None:
-            now = tuple(m.training for m in self.module.modules())
+            now = tuple(m.training for m in self.modules)
             if now != self.training:
                 return "a submodule's training flag changed (module.training == " \
                        f"{self.training[next(k for k, (a, b) in enumerate(zip(now, self.training)) if a != b)]})"
-            for path, rank, sizes, dtype, requires_grad in self.attrs:
-                reason = _tensor_mismatch(f"self.{path}", _resolve(self.module, path), rank, sizes, dtype,
-                                          requires_grad)
+            found = []
+            for path, parts, rank, sizes, dtype, requires_grad in self.attrs:
+                t = resolve(self.module, parts)
+                reason = _tensor_mismatch(f"self.{path}", t, rank, sizes, dtype, requires_grad)
                 if reason is not None:
                     return reason
+                found.append(t)
+            self.found = found
         for name, ident, read in self.free:
             if id(read()) != ident:
                 return f"___check_obj_id({name}, {ident})"

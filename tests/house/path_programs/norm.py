@@ -87,5 +87,26 @@ def _batch_norm(rng, dtype, shape):
         (train(x, w)[0] ** 2).sum(), x, create_graph=True)[0]), [x, w]
 
 
+def _batch_norm_backward_op(rng, dtype, shape):
+    """native_batch_norm_backward (what a compiled step's backward runs for a training batch norm), from
+    native_batch_norm's saved statistics, with every output mask and without a weight."""
+    n, c = 3 + 2 * len(shape), 5
+
+    def run(x, w, b, g, mask=(True, True, True)):
+        x, w, b, g = (None if t is None else t.detach() for t in (x, w, b, g))
+        rm, rv = tt.zeros(c, dtype=x.dtype), tt.ones(c, dtype=x.dtype)
+        _, mean, invstd = tt.native_batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5)
+        out = tt.ops.aten.native_batch_norm_backward(g, x, w, rm, rv, mean, invstd, True, 1e-5, list(mask))
+        return tuple(t for t in out if t is not None)
+
+    for dims in ((n, c), (n, c, 3)):
+        x, w, b, g = _arrays(rng, dtype, dims, (c,), (c,), dims)
+        yield f"all gradients {dims}", run, [x, w, b, g]
+        yield f"input only {dims}", (lambda x, w, b, g: run(x, w, b, g, (True, False, False))), [x, w, b, g]
+        yield f"no weight {dims}", (lambda x, b, g: run(x, None, b, g)), [x, b, g]
+        yield f"weight and bias only {dims}", (lambda x, w, b, g: run(x, w, b, g, (False, True, True))), [x, w, b, g]
+
+
 PROGRAMS["batch_norm._train_arrays"] = [_batch_norm]
+PROGRAMS["batch_norm._train_backward_arrays"] = [_batch_norm_backward_op]
 PROGRAMS["NativeBatchNormBackward0"] = [_batch_norm]

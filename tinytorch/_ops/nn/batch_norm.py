@@ -14,7 +14,7 @@ from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
-from .._core.registry import CAPTURE, op
+from .._core.registry import CAPTURE, aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
@@ -55,14 +55,17 @@ class NativeBatchNormBackward0(Node):
         if self.xc is None:
             grads = _eval_grads(gd, self.xhat, self.invstd, wd, shape, need, lambda a: a.sum(axis=axes, dtype=a.dtype))
             return tuple(None if t is None else _make(t) for t in grads)
-        xc, invstd = self.xc, self.invstd
-        grads = _centred_grads(gd, xc, invstd, wd, gd.size // invstd.size, shape, need,
-                               lambda a: np.add.reduce(a, axis=axes, keepdims=True))
-        # per-channel gradients as (C,) arrays of their own: the engine keeps such a gradient as .grad
-        # without a copy (a reshaped view would be copied)
-        return tuple(None if t is None else _make(t if t.base is None or t.ndim > 1 else t.copy()) for t in grads)
+        grads = _train_backward_arrays(gd, self.xc, self.invstd, wd, gd.size // self.invstd.size, shape, axes, need)
+        return tuple(None if t is None else _make(t) for t in grads)
+
+    graph_stats = None  # the batch's mean and invstd as a graph capture names them (native_batch_norm's results)
 
     def backward(self, g):
+        if self.graph_stats is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+            # a graph capture: PyTorch's operator, recorded as one node, on the statistics' nodes
+            x, w = self._unpacked_saved
+            need = [e[0] is not None for e in self.next_functions]
+            return native_batch_norm_backward(g, x, w, *self.running, *self.graph_stats, True, self.eps, need)
         kept = self.xhat if self.xc is None else self.xc
         if not _State.enabled and _State.array_backward and kept is not None and g._data.dtype == kept.dtype:
             saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
@@ -118,10 +121,13 @@ def _eval_grads(g, xhat, invstd, w, shape: tuple, need: tuple, total):
 
 @silent
 def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, weight, bias, momentum: float,
-                      eps: float, axes: tuple, shape: tuple, n: int) -> Tensor:
-    """Training batch_norm of a float32/float64 array (``_train_arrays``), recorded."""
+                      eps: float, axes: tuple, shape: tuple, n: int, stats_out: list | None = None) -> Tensor:
+    """Training batch_norm of a float32/float64 array (``_train_arrays``), recorded; ``stats_out`` (a list) gets
+    the batch's mean and invstd (dims kept), as native_batch_norm returns them."""
     w, b, rm, rv = (None if t is None else t._data for t in (weight, bias, running_mean, running_var))
     out, xc, invstd, mean = _train_arrays(x, w, b, rm, rv, momentum, eps, axes, shape, n)
+    if stats_out is not None:
+        stats_out += [mean, invstd]
     return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
                   eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
                   stats=(mean, invstd, x.dtype))
@@ -237,8 +243,9 @@ def _check_mixed_dtype(dt, *params) -> None:
 @silent  # a channel holding inf or NaN: NaN statistics, as PyTorch's, without numpy's warnings
 def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                 bias: Tensor | None = None, training: bool = False, momentum: float | None = 0.1,
-                eps: float = 1e-5) -> Tensor:
-    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval)."""
+                eps: float = 1e-5, stats_out: list | None = None) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or the running ones (eval); ``stats_out``:
+    see ``_batch_norm_train``."""
     x = input._data
     _float_only(x, "batch_norm")
     if x.size == 0:
@@ -275,7 +282,8 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         if x.ndim == 1:  # no channel dim: PyTorch's size(1) fails
             raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
         if x.dtype in _EXACT_MEAN:
-            return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n)
+            return _batch_norm_train(input, x, running_mean, running_var, weight, bias, momentum, eps, axes, shape, n,
+                                     stats_out)
         mean, var, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
         if running_mean is not None:
             rm = running_mean._data
@@ -344,10 +352,39 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple:
     """(batch_norm's output, the batch mean, its 1/sqrt(var + eps)) when training (the running statistics
     updated); in eval the two statistics are empty. The statistics carry no graph (PyTorch's)."""
-    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    stats: list = []
+    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, stats)
     if not training:
         empty = np.zeros(0, dtype=input._data.dtype)
         return out, _make(empty), _make(empty.copy())
+    if stats:  # the training kernel's own statistics (what its backward reads)
+        return out, _make(stats[0].reshape(-1)), _make(stats[1].reshape(-1))
     mean, invstd = _mean_invstd(input._data.astype(np.float64), eps)
     dt = input._data.dtype
     return out, _make(mean.astype(dt)), _make(invstd.astype(dt))
+
+
+@aten_only("native_batch_norm_backward", recorded=True)
+def native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor | None, running_mean, running_var,
+                               save_mean: Tensor, save_invstd: Tensor, train: bool, eps: float, output_mask) -> tuple:
+    """``torch.ops.aten.native_batch_norm_backward`` of a training batch norm on float32/float64 (what a graph
+    capture records for ``NativeBatchNormBackward0``): the centred input from the saved mean, then the kernel-order
+    formulas (``_train_backward_arrays``), as the node computes them."""
+    x, gd = input._data, grad_out._data
+    if not train or x.dtype not in _EXACT_MEAN or gd.dtype != x.dtype or save_mean._data.dtype != x.dtype:
+        raise NotImplementedError("native_batch_norm_backward: tinytorch computes it for training batch norm on "
+                                  "float32/float64 only")
+    axes, shape = _channel_axes(x.ndim, x.shape[1])
+    xc = x - save_mean._data.reshape(shape)
+    wd = None if weight is None else weight._data
+    grads = _train_backward_arrays(gd, xc, save_invstd._data.reshape(shape), wd, x.size // x.shape[1], shape, axes,
+                                   tuple(bool(m) for m in output_mask))
+    return tuple(None if t is None else _make(t) for t in grads)
+
+
+def _train_backward_arrays(gd: np.ndarray, xc: np.ndarray, invstd: np.ndarray, wd, n: int, shape: tuple, axes: tuple,
+                           need: tuple) -> tuple:
+    """The training backward on arrays: ``_centred_grads`` with numpy's per-channel sums; the per-channel
+    gradients as (C,) arrays of their own (the engine keeps such a gradient as .grad without a copy)."""
+    grads = _centred_grads(gd, xc, invstd, wd, n, shape, need, lambda a: np.add.reduce(a, axis=axes, keepdims=True))
+    return tuple(None if t is None else t if t.base is None or t.ndim > 1 else t.copy() for t in grads)

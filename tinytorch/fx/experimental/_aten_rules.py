@@ -25,6 +25,7 @@ from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
+from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.shape.conversions import contiguous_format
@@ -65,6 +66,7 @@ index.Tensor(Tensor self, Tensor?[] indices)
 alias.default(Tensor self)
 bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
 div_.Scalar(Tensor self, Scalar other)
+native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)
 max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
@@ -440,8 +442,17 @@ def _batch_norm(g, _, a, out):
     training, momentum, eps = a.get("training", False), a.get("momentum", 0.1), a.get("eps", 1e-5)
     if g.predispatch:
         return g.call("batch_norm.default", *args, training, momentum, eps, a.get("cudnn_enabled", False))
-    if training or args[3] is None:  # batch statistics: recorded whole (PyTorch's decomposition is not written here)
-        return g.call("batch_norm.default", *args, training, momentum, eps, a.get("cudnn_enabled", False))
+    if training or args[3] is None:
+        # batch statistics: native_batch_norm (the output, the batch's mean and invstd its backward reads)
+        node = g.call("native_batch_norm.default", *args, True, momentum, eps)
+        result, mean, invstd = g.items(node, 3)
+        fn = getattr(out, "grad_fn", None)
+        if isinstance(fn, NativeBatchNormBackward0) and fn.xc is not None:  # the training kernel's node
+            stats = (_stat(0)(fn), _stat(1)(fn))
+            fn.graph_stats = stats if g.fake_mode is None else tuple(g.fake_mode.from_tensor(t) for t in stats)
+            g.bind(fn.graph_stats[0], mean)
+            g.bind(fn.graph_stats[1], invstd)
+        return result
     node = g.call("_native_batch_norm_legit_no_training.default", *args, momentum, eps)
     return g.items(node, 3)[0]
 
