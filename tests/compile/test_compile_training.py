@@ -69,6 +69,8 @@ def _check(make, data):
         np.testing.assert_array_equal(p, q)
     frame = run.forward._tinytorch_frame
     assert len(frame.entries) == 1 and frame.entries[0].program is not None  # one graph, replayed 199 times
+    plans = list(frame.entries[0].plans.values())
+    assert plans and all(p is not None for p in plans)  # as a forward and a backward plan (stage 2)
 
 
 def test_mlp_200_steps_bit_for_bit():

@@ -246,6 +246,14 @@ def cnn_step(x, w, b, t):
     return torch.autograd.grad(F.cross_entropy(F.relu(F.conv2d(x, w, b)).flatten(1), t), (x, w, b))
 def layer_norm_params(x, w, b):
     return torch.autograd.grad((F.layer_norm(x, (8,), w, b) * x).sum(), (x, w, b))
+def gelu_layer(x, w):
+    return torch.autograd.grad((F.gelu(x @ w) * x).sum(), (x, w))
+def gelu_tanh(x):
+    return torch.autograd.grad(F.gelu(x, approximate="tanh").sum(), x)
+def max_pooled(x):
+    return torch.autograd.grad(F.max_pool2d(x, 2).sum() + F.max_pool2d(x * 2, 3, 1, 1).sum(), x)
+def embedding_rows(w, t):
+    return torch.autograd.grad((F.embedding(t, w) * 2).sum(), w)
 def quickstart_step(x, w, b, t):
     h = F.relu(F.linear(x, w, b))
     return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
@@ -260,6 +268,8 @@ BACKWARD_ARGS = {
     "conv_weight": [((2, 3, 6, 6), False), ((2, 3, 3, 3), True)], "conv1d_both": [((2, 3, 9), True), ((4, 3, 3), True)],
     "cnn_step": [((4, 3, 4, 4), True), ((2, 3, 3, 3), True), ((2,), True), "t"],
     "layer_norm_params": [((2, 3, 8), True), ((8,), True), ((8,), True)],
+    "gelu_layer": [((8, 8), True), ((8, 8), True)], "gelu_tanh": [((3, 5), True)],
+    "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
 }
 
 
@@ -275,7 +285,8 @@ def test_make_fx_of_a_backward_records_it(torch, program):
     """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
     formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
     ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
-    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
+    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``, ``gelu_backward``, ``max_pool2d_with_indices_backward``,
+    ``embedding_dense_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
     operand's layout), the sums of gradients; the traced module then computes the gradient at other inputs (a
     backward left out would replay the trace's numbers as constants)."""
     codes, traced = [], []
@@ -302,7 +313,7 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     from tinytorch.fx.experimental.proxy_tensor import make_fx
 
     def ln(x, w):
-        return tinytorch.autograd.grad(F.gelu(x @ w).sum(), w)
+        return tinytorch.autograd.grad(F.elu(x @ w).sum(), w)
 
     rng = np.random.default_rng(4)
 

@@ -74,6 +74,10 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             # so the ops go back to skipping it (eager calls after a compile cost what they cost before)
             _meta.uninstall()
     n_primals = len(tensors) + len(state)
+    for node in gm.graph.nodes:
+        if node.op == "get_attr" and getattr(getattr(gm, node.target, None), "_meta", False):
+            # a tensor the fake trace made below the recorded ops: the plans would compute on no data
+            raise NotImplementedError(f"the joint graph holds a fake constant ({node.target})")
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)

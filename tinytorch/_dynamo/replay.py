@@ -77,10 +77,10 @@ class Plan:
         def arg(value) -> str:
             if isinstance(value, FxNode):
                 return names[value]
-            if type(value) in (list, tuple):
+            if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):  # (fx's immutable lists too)
                 inner = ", ".join(arg(v) for v in value)
-                return f"[{inner}]" if type(value) is list else f"({inner}{',' if len(value) == 1 else ''})"
-            if type(value) is dict:
+                return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+            if isinstance(value, dict):
                 return "{" + ", ".join(f"{k!r}: {arg(v)}" for k, v in value.items()) + "}"
             return const(value)
 

@@ -44,10 +44,22 @@ def _interpret(graph, inputs: list, state: dict):
         elif node.op == "call_function":
             args = _load(node.args, env)
             kwargs = _load(node.kwargs, env)
-            env[node] = node.target(*args, **kwargs)
+            env[node] = _call(node.target, args, kwargs)
         elif node.op == "output":
             return list(_load(node.args[0], env))
     raise AssertionError("a graph without an output node")
+
+
+def _call(target, args, kwargs):
+    """A captured node's call, made the way the program made it: an ATen operator that is a Tensor method only
+    (``view``, ``contiguous``) through the method, which a running trace records (the operator's own function
+    is below the recording hook)."""
+    packet = getattr(target, "_packet", None)
+    if packet is not None and not hasattr(packet._fn, "_decl") and args and isinstance(args[0], Tensor):
+        method = getattr(args[0], packet._name, None)
+        if method is not None:
+            return method(*args[1:], **kwargs)
+    return target(*args, **kwargs)
 
 
 def _load(value, env):

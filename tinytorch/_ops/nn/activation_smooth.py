@@ -13,14 +13,14 @@ from ..._dtype import NARROW_NP
 from ..._quiet_fp import silent
 from .._core import narrow
 
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
 from .._kernels import parallel
 from .._core.batching import composite
-from .._core.registry import op
+from .._core.registry import CAPTURE, aten_only, op
 from .._core.util import complex_grad_error, opmath
 from .._core.record import record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
@@ -114,25 +114,72 @@ class GeluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
+        if CAPTURE[0] is not None and CAPTURE[0].hook is not None:  # a graph capture: PyTorch's operator, one node
+            return (gelu_backward(g, x) if self.approximate == "none" else
+                    gelu_backward(g, x, approximate=self.approximate),)
         if self.approximate == "tanh":
-            inner, d_inner = _gelu_tanh_parts(x)
-            th = inner.tanh()
-            return (g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner),)
+            return (_gelu_tanh_grad(g, x),)
         if not _State.enabled and _State.array_backward:  # no graph of the gradient: the formula on arrays
-            xd = x._data
-            if self.exp_half_sq is not None:  # the forward took oneDNN's float32 steps: so does this
-                gd = g._data
-                if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
-                    fast = _compiled.family("gelu")
-                    if fast is not None:  # the same steps, fused (the same floats)
-                        return (_make(_gelu_backward_compiled(fast, gd, xd, self.erf, self.exp_half_sq)),)
-                return (_make(_gelu_onednn.gelu_backward(gd, xd, self.erf, self.exp_half_sq)),)
-            if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
-                return (_make(_gelu_grad_numpy(g._data, xd, self.erf)),)
+            out = _gelu_grad_arrays(g, x, self.erf, self.exp_half_sq)
+            if out is not None:
+                return (out,)
         return (_gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _gelu_tanh_grad(g, x):
+    inner, d_inner = _gelu_tanh_parts(x)
+    th = inner.tanh()
+    return g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner)
+
+
+def _gelu_grad_arrays(g: Tensor, x: Tensor, erf, exp_half_sq) -> Tensor | None:
+    """The exact GELU's input gradient on the arrays, from the forward's erf(x / sqrt 2) (and exp(-x^2 / 2) where
+    it took oneDNN's float32 steps, which the backward then takes too); None where only the formula on tensors
+    applies."""
+    xd = x._data
+    if exp_half_sq is not None:
+        gd = g._data
+        if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
+            fast = _compiled.family("gelu")
+            if fast is not None:  # the same steps, fused (the same floats)
+                return _make(_gelu_backward_compiled(fast, gd, xd, erf, exp_half_sq))
+        return _make(_gelu_onednn.gelu_backward(gd, xd, erf, exp_half_sq))
+    if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
+        return _make(_gelu_grad_numpy(g._data, xd, erf))
+    return None
+
+
+def _gelu_arrays(storage: np.ndarray, approximate: str) -> tuple:
+    """(gelu, erf(x / sqrt 2) or None, exp(-x^2 / 2) or None) of an input array: oneDNN's float32 steps where
+    PyTorch runs that kernel, else the formulas (in float32 for half and bfloat16, whose erf is not kept)."""
+    if (approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and type(storage) is np.ndarray
+            and storage.flags.c_contiguous):
+        # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
+        fast = _compiled.family("gelu")
+        if fast is not None:  # the same steps, fused (the same floats)
+            return _gelu_forward_compiled(fast, storage)
+        return _gelu_onednn.gelu_forward(storage)
+    x = opmath(storage)
+    out, erf = _gelu_numpy(x, approximate)
+    return cast(out, storage), erf if x is storage else None, None
+
+
+@aten_only("gelu_backward", recorded=True)
+def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") -> Tensor:
+    """``torch.ops.aten.gelu_backward``: GELU's input gradient, the forward's steps run again for what its node
+    keeps (so the same floats as the node's backward)."""
+    if approximate == "tanh":
+        with no_grad():
+            return _gelu_tanh_grad(grad_output, self)
+    _, erf, exp_half_sq = _gelu_arrays(float_array(self, "GeluKernelImpl"), approximate)
+    out = _gelu_grad_arrays(grad_output, self, erf, exp_half_sq)
+    if out is None:
+        with no_grad():
+            out = _gelu_grad(grad_output, self, _erf(self / _SQRT_2), Tensor.exp)
+    return out
 
 
 @op(variants="functional", batch=elementwise)
@@ -140,21 +187,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    storage = float_array(input, "GeluKernelImpl")
-    x = opmath(storage)
-    if (approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and type(storage) is np.ndarray
-            and storage.flags.c_contiguous):
-        # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
-        fast = _compiled.family("gelu")
-        if fast is not None:  # the same steps, fused (the same floats)
-            out, erf, exp_half_sq = _gelu_forward_compiled(fast, storage)
-        else:
-            out, erf, exp_half_sq = _gelu_onednn.gelu_forward(storage)
-        return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
-    out, erf = _gelu_numpy(x, approximate)
-    # the node keeps erf(x / sqrt 2) for the backward's array path (not for half/bfloat16, widened here)
-    return record(cast(out, storage), GeluBackward0, (input,), (input,), approximate=approximate,
-                      erf=erf if x is storage else None)
+    out, erf, exp_half_sq = _gelu_arrays(float_array(input, "GeluKernelImpl"), approximate)
+    # the node keeps erf(x / sqrt 2) (and oneDNN's exp(-x^2 / 2)) for the backward's array path
+    return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
 
 
 # -- silu, mish, softplus --------------------------------------------------------------------------

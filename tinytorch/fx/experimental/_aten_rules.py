@@ -32,7 +32,11 @@ from ..._ops.shape.conversions import contiguous_format
 from ..._ops._core.members import strided
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "RULES", "Args", "schema", "rule_for"]
+__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "Args", "schema", "rule_for"]
+
+# ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
+# make_fx records their parts, not them
+DECOMPOSED = frozenset({"multi_head_attention_forward"})
 
 # name.overload(arguments): the ATen schemas of the operators the rules below emit (the return types left out)
 SCHEMAS = """
@@ -68,6 +72,7 @@ bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
 div_.Scalar(Tensor self, Scalar other)
 native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)
 max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)
+gelu_backward.default(Tensor grad_output, Tensor self, *, str approximate='none')
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)

@@ -274,6 +274,8 @@ def _user_stack() -> str | None:
 
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
+    if not rec.predispatch and decl.name in _aten_rules.DECOMPOSED:
+        return decl.impl(*args, **kwargs)  # below autograd it is its parts: the ops it calls record themselves
     out = _THREAD.unhooked(fn, args, kwargs)
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
