@@ -4,6 +4,8 @@
     python benchmarks/bench_small.py --only micrograd    # one row (micrograd, makemore, quickstart1,
                                                          #   quickstart8, index)
     python benchmarks/bench_small.py --profile micrograd # tinytorch's row under cProfile, top functions
+    python benchmarks/bench_small.py --compiled          # a column for tinytorch with torch.compile(model)
+                                                         #   (--torch-compiled: PyTorch's too, inductor)
 
 Rows, each written once as PyTorch code and run by both libraries:
 
@@ -15,6 +17,11 @@ Rows, each written once as PyTorch code and run by both libraries:
   SGD lr 0.1 (forward, zero_grad, backward, step).
 - quickstart1 / quickstart8: the quickstart MLP (784-512-512-10) training step at batch 1 and 8, SGD.
 - index: ``x[3]`` on a (8, 16) tensor, no graph.
+
+With ``--compiled`` the rows that train a module also run it as ``torch.compile(model)`` on tinytorch (the
+step's figure, and the first two calls' time: the capture, then the forward and backward plans); micrograd's
+scalar neurons are Python objects holding tensors, which a capture of this kind does not follow (it would run
+eagerly), so it has no compiled figure.
 
 Each measurement runs in a fresh one-thread process (OMP/OPENBLAS/MKL_NUM_THREADS=1 before numpy or
 torch is imported), PyTorch then tinytorch in every round; a figure is the median over rounds of a
@@ -48,12 +55,22 @@ def _lib(impl: str):
 
 
 def _timed(step, steps: int, warm: int = 3) -> dict:
+    """The median step CPU time past ``warm`` steps, and the first two steps' wall time (a compiler's work may
+    run in other processes)."""
     times = []
-    for _ in range(steps + warm):
+    wall = time.perf_counter()
+    for k in range(steps + warm):
         t0 = time.process_time()
         step()
         times.append(time.process_time() - t0)
-    return {"s": statistics.median(times[warm:])}
+        if k == 1:
+            wall = time.perf_counter() - wall
+    return {"s": statistics.median(times[warm:]), "first": wall}
+
+
+def _compiled(lib, model, impl: str):
+    """``model`` itself, or ``lib.compile(model)`` for the compiled columns (PyTorch's with inductor)."""
+    return lib.compile(model) if impl.endswith("-compiled") else model
 
 
 def make_micrograd(lib):
@@ -97,7 +114,7 @@ def make_micrograd(lib):
     return step
 
 
-def make_makemore(lib):
+def make_makemore(lib, impl="tinytorch"):
     import numpy as np
 
     nn = lib.nn
@@ -110,6 +127,7 @@ def make_makemore(lib):
     layers += [nn.Linear(100, 27, bias=False), nn.BatchNorm1d(27)]
     model = nn.Sequential(*layers)
     opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    run = _compiled(lib, model, impl)
     rng = np.random.default_rng(0)
     data = [(lib.from_numpy(rng.integers(0, 27, (32, 3))), lib.from_numpy(rng.integers(0, 27, 32)))
             for _ in range(8)]
@@ -118,7 +136,7 @@ def make_makemore(lib):
     def step():
         x, y = data[state[0] % len(data)]
         state[0] += 1
-        loss = nn.functional.cross_entropy(model(x), y)
+        loss = nn.functional.cross_entropy(run(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -126,7 +144,7 @@ def make_makemore(lib):
     return step
 
 
-def make_quickstart(lib, batch: int):
+def make_quickstart(lib, batch: int, impl="tinytorch"):
     import numpy as np
 
     import _common  # (benchmarks/ is on the path: this script's folder, or put there by bench_fast.py)
@@ -140,7 +158,7 @@ def make_quickstart(lib, batch: int):
     rng = np.random.default_rng(0)
     data = [(lib.from_numpy(rng.random((batch, 1, 28, 28), dtype=np.float32)),
              lib.from_numpy(rng.integers(0, 10, batch))) for _ in range(8)]
-    return _common.cycling_step(model, loss_fn, opt, data)
+    return _common.cycling_step(_compiled(lib, model, impl), loss_fn, opt, data)
 
 
 def make_index(lib):
@@ -155,14 +173,18 @@ def make_index(lib):
 ROWS = {  # name: (maker, steps per process, what the figure is)
     "micrograd": (make_micrograd, 30, "micrograd MLP 2-16-16-1 on 0-d tensors, 10 samples, step"),
     "makemore": (make_makemore, 300, "makemore part 3 MLP (Linear/BatchNorm1d/Tanh x6), batch 32, SGD step"),
-    "quickstart1": (lambda lib: make_quickstart(lib, 1), 300, "quickstart MLP step, batch 1, SGD"),
-    "quickstart8": (lambda lib: make_quickstart(lib, 8), 300, "quickstart MLP step, batch 8, SGD"),
+    "quickstart1": (lambda lib, impl="tinytorch": make_quickstart(lib, 1, impl), 300,
+                    "quickstart MLP step, batch 1, SGD"),
+    "quickstart8": (lambda lib, impl="tinytorch": make_quickstart(lib, 8, impl), 300,
+                    "quickstart MLP step, batch 8, SGD"),
     "index": (make_index, 30, "1000 x `x[3]` on (8, 16), no graph"),
 }
+COMPILED_ROWS = ("makemore", "quickstart1", "quickstart8")  # the rows that train a module
 
 
 def task(name: str, impl: str, steps: int) -> dict:
-    return _timed(ROWS[name][0](_lib(impl)), steps)
+    lib = _lib(impl.partition("-")[0])
+    return _timed(ROWS[name][0](lib, impl) if name in COMPILED_ROWS else ROWS[name][0](lib), steps)
 
 
 def _run(args: list) -> dict:
@@ -178,6 +200,8 @@ def main() -> None:
     p.add_argument("--only", help="comma-separated rows: " + ", ".join(ROWS))
     p.add_argument("--steps", type=float, default=1.0, help="scale the steps per process")
     p.add_argument("--profile", metavar="ROW", help="cProfile tinytorch's row in this process")
+    p.add_argument("--compiled", action="store_true", help="add tinytorch's torch.compile(model) column")
+    p.add_argument("--torch-compiled", action="store_true", help="and PyTorch's (inductor: a C compiler)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -194,17 +218,34 @@ def main() -> None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(30)
         return
     names = args.only.split(",") if args.only else list(ROWS)
-    results = {n: {"torch": [], "tinytorch": []} for n in names}
+    impls = ["torch", "tinytorch"] + (["tinytorch-compiled"] if args.compiled or args.torch_compiled else []) + (
+        ["torch-compiled"] if args.torch_compiled else [])
+    results = {n: {i: [] for i in impls} for n in names}
+    firsts = {n: {i: [] for i in impls} for n in names}
     for r in range(args.rounds):
         for n in names:
             print(f"round {r + 1}/{args.rounds}: {n}", file=sys.stderr, flush=True)
-            for impl in ("torch", "tinytorch"):
-                results[n][impl].append(_run([n, impl, max(3, int(ROWS[n][1] * args.steps))])["s"])
-    print("| row | PyTorch | tinytorch | ratio |")
-    print("|---|---|---|---|")
+            for impl in impls:
+                if impl.endswith("-compiled") and n not in COMPILED_ROWS:
+                    continue
+                got = _run([n, impl, max(3, int(ROWS[n][1] * args.steps))])
+                results[n][impl].append(got["s"])
+                firsts[n][impl].append(got["first"])
+    compiled = [i for i in impls if i.endswith("-compiled")]
+    head = "| row | PyTorch | tinytorch | ratio |" + "".join(
+        f" {'tinytorch' if i.startswith('tiny') else 'PyTorch'} compiled (first 2 calls) | ratio |" for i in compiled)
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
     for n in names:
         t, tt = statistics.median(results[n]["torch"]), statistics.median(results[n]["tinytorch"])
-        print(f"| {ROWS[n][2]} | {t * 1e3:.3g} ms | {tt * 1e3:.3g} ms | {tt / t:.2f}x |")
+        cells = ""
+        for i in compiled:
+            if results[n][i]:
+                c, first = statistics.median(results[n][i]), statistics.median(firsts[n][i])
+                cells += f" {c * 1e3:.3g} ms ({first:.2f} s) | {c / t:.2f}x |"
+            else:
+                cells += " — | — |"
+        print(f"| {ROWS[n][2]} | {t * 1e3:.3g} ms | {tt * 1e3:.3g} ms | {tt / t:.2f}x |{cells}")
     print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; {args.rounds} interleaved rounds.")
     from _machine import kernels_line  # the kernels these figures ran on
     print(f"Kernels: {kernels_line()}")

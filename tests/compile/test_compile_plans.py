@@ -52,10 +52,26 @@ def _embedding_bn():
                             tt.nn.BatchNorm1d(10))
 
 
+class _Encoder(tt.nn.Module):
+    """A pre-norm causal transformer layer (GELU feed-forward) over embeddings, as the GPT-style benchmark."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = tt.nn.Embedding(27, 16)
+        self.layer = tt.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, activation="gelu", batch_first=True,
+                                                   norm_first=True)
+        self.head = tt.nn.Linear(16, 10)
+        self.register_buffer("mask", tt.nn.Transformer.generate_square_subsequent_mask(6))
+
+    def forward(self, idx):
+        return self.head(self.layer(self.tok(idx), src_mask=self.mask, is_causal=True)).mean(1)
+
+
 MODELS = {
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),
+    "transformer_encoder": (_Encoder, lambda rng: tt.tensor(rng.integers(0, 27, (4, 6)))),
 }
 
 

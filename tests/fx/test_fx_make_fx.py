@@ -254,6 +254,8 @@ def max_pooled(x):
     return torch.autograd.grad(F.max_pool2d(x, 2).sum() + F.max_pool2d(x * 2, 3, 1, 1).sum(), x)
 def embedding_rows(w, t):
     return torch.autograd.grad((F.embedding(t, w) * 2).sum(), w)
+def indexed(x):
+    return torch.autograd.grad((x[1] * 2).sum() + x[:, 1:3].sum() + x[..., ::2].sum(), x)
 def quickstart_step(x, w, b, t):
     h = F.relu(F.linear(x, w, b))
     return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
@@ -270,6 +272,7 @@ BACKWARD_ARGS = {
     "layer_norm_params": [((2, 3, 8), True), ((8,), True), ((8,), True)],
     "gelu_layer": [((8, 8), True), ((8, 8), True)], "gelu_tanh": [((3, 5), True)],
     "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
+    "indexed": [((3, 4, 5), True)],
 }
 
 

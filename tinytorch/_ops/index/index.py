@@ -22,7 +22,7 @@ from ..pointwise.inplace import overlaps, writeable
 from ..shape.join import _note_dim
 from ..shape.shape import expand
 from .._core.record import inplace_node, record
-from .._core.registry import aten_only, op
+from .._core.registry import CAPTURE, aten_only, op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
@@ -112,6 +112,16 @@ class _IndexNode(Node):
     advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
 
     def backward(self, g):
+        if CAPTURE[0] is not None and CAPTURE[0].hook is not None and not self.advanced:
+            # a graph capture: a key of one step is PyTorch's select_backward or slice_backward, one node
+            steps = [k for k, full in _basic_steps(self.key, self.in_shape) if not full]
+            kind, dim, item, sizes = _last_step(self)
+            if len(steps) == 1 and sizes == tuple(self.in_shape) and kind in ("select", "slice"):
+                if kind == "select":
+                    return (select_backward(g, list(sizes), dim, int(item)),)
+                return (slice_backward(g, list(sizes), dim, 0 if item.start is None else int(item.start),
+                                       _INT64_MAX if item.stop is None else int(item.stop),
+                                       1 if item.step is None else int(item.step)),)
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
     def jvp(self, t):
@@ -119,6 +129,21 @@ class _IndexNode(Node):
 
 
 _INT64_MAX = (1 << 63) - 1
+
+
+@aten_only("select_backward", recorded=True)
+def select_backward(grad_output: Tensor, input_sizes, dim: int, index: int) -> Tensor:
+    """``torch.ops.aten.select_backward``: zeros of ``input_sizes`` with ``grad_output`` at ``index`` of ``dim``."""
+    key = (slice(None),) * _wrap_dim(dim, len(input_sizes)) + (index,)
+    return index_zeros_put(tuple(input_sizes), key, grad_output, False)
+
+
+@aten_only("slice_backward", recorded=True)
+def slice_backward(grad_output: Tensor, input_sizes, dim: int, start: int, end: int, step: int) -> Tensor:
+    """``torch.ops.aten.slice_backward``: zeros of ``input_sizes`` with ``grad_output`` at ``start:end:step`` of
+    ``dim``."""
+    key = (slice(None),) * _wrap_dim(dim, len(input_sizes)) + (slice(start, end, step),)
+    return index_zeros_put(tuple(input_sizes), key, grad_output, False)
 
 
 def _last_step(node):

@@ -22,12 +22,12 @@ from ..._dtype import cpp_name
 from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ..._random import draws as _draws
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _State, enable_grad
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.record import record
-from .._core.registry import aten_only, op
+from .._core.registry import CAPTURE, aten_only, op
 from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
@@ -112,8 +112,15 @@ def _fold_heads(g, rep: int, shape: tuple):
 class _AttentionBackward(Node):
     """d out / d (query, key, value, attn_mask) of out = dropout(softmax(s)) · V, s = Q Kᵀ · scale + mask."""
 
+    graph_call = None  # (output, log-sum-exp, is_causal, scale) as a graph capture names them: the flash operators
+
     def backward(self, g):
         q, k, v, mask = self._unpacked_saved
+        if self.graph_call is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+            out, lse, is_causal, scale = self.graph_call  # a graph capture: PyTorch's operator, one node
+            grads = _flash_attention_for_cpu_backward(g, q, k, v, out, lse, 0.0, is_causal, attn_mask=mask,
+                                                      scale=scale)
+            return (*grads, None) if len(self.next_functions) > 3 else grads
         need = [e[0] is not None for e in self.next_functions]
         if _State.enabled:
             return self._graph_backward(g, q, k, v, mask, need)
@@ -198,13 +205,20 @@ def _flash_eligible(q, k, v, mask, dropout_p: float, grad: bool) -> bool:
 
 
 @op(variants="functional", autocast="lower")
-@silent  # scores of inf and NaN (and a mask of -inf added to them) compute silently, as PyTorch's do
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(query keyᵀ · scale + attn_mask) · value; ``attn_mask`` bool (True = attend) or additive
     float, ``is_causal`` a lower-triangular mask, ``enable_gqa`` key/value heads shared by groups of
     query heads, ``dropout_p`` dropout on the attention weights (PyTorch's random stream)."""
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+@silent  # scores of inf and NaN (and a mask of -inf added to them) compute silently, as PyTorch's do
+def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: float, is_causal: bool, scale,
+               enable_gqa: bool, lse_out: list | None = None) -> Tensor:
+    """scaled_dot_product_attention; ``lse_out`` (a list) gets each row's log-sum-exp of the scores where the
+    flash path ran (what PyTorch's flash kernel returns beside the output)."""
     q, k, v = query._data, key._data, value._data
     _check(q, k, v, attn_mask)
     grad = _State.enabled and (query._requires_grad or key._requires_grad or value._requires_grad
@@ -268,6 +282,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             m = last_axis_max(s)
         if not masked or np.isfinite(m).all():  # the rows _safe_softmax normalises without its dead-row case
             out, exps, sums = flash_attention.softmax_matmul(s, m, vr, q)
+            if lse_out is not None:
+                lse_out.append((m + np.log(sums))[..., 0])
             if not grad:
                 return _make(out)
             return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, None, None, exps, sums)
@@ -304,6 +320,41 @@ def _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep,
     return record(out, cls, inputs, (query, key, value, float_mask), rep=rep, scale=scale, keep=keep, bias=bias,
                   probs=probs, sums=sums, out_shape=out.shape,
                   dead=np.broadcast_to(dead, probs.shape) if dead is not None and dead.any() else None)
+
+
+# -- the flash path as PyTorch's CPU operators (what a graph capture records) ------------------------------
+@aten_only("_scaled_dot_product_flash_attention_for_cpu")
+def _flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0.0,
+                             is_causal: bool = False, *, attn_mask: Tensor | None = None, scale=None) -> tuple:
+    """``torch.ops.aten._scaled_dot_product_flash_attention_for_cpu``: (the attention, each row's log-sum-exp of
+    the scores), where tinytorch's flash path runs (4-d float32/float64 inputs, no dropout, rows that attend to
+    something)."""
+    lse: list = []
+    out = _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, False, lse)
+    if not lse:
+        if type(out._data) is MetaArray:
+            return out, _make(MetaArray(tuple(query.shape[:-1]), query._data.dtype))
+        raise NotImplementedError("_scaled_dot_product_flash_attention_for_cpu: tinytorch computes it where its "
+                                  "flash path runs (4-d float inputs, no dropout, every row attending)")
+    return out, _make(np.ascontiguousarray(lse[0]))
+
+
+@aten_only("_scaled_dot_product_flash_attention_for_cpu_backward", recorded=True)
+def _flash_attention_for_cpu_backward(grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor,
+                                      logsumexp: Tensor, dropout_p: float, is_causal: bool, *,
+                                      attn_mask: Tensor | None = None, scale=None) -> tuple:
+    """``torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward``: the gradients of query, key and
+    value. The forward runs again (as PyTorch's kernel recomputes its weights) and its node's array backward
+    gives them, so the same floats as the forward's own node."""
+    leaves = [t.detach().requires_grad_() for t in (query, key, value)]
+    with enable_grad():
+        again = _attention(*leaves, attn_mask, dropout_p, is_causal, scale, False)
+    node = again.grad_fn
+    if type(node) is not ScaledDotProductFlashAttentionForCpuBackward0 or node.keep is not None or node.rep != 1:
+        raise NotImplementedError("_scaled_dot_product_flash_attention_for_cpu_backward: tinytorch computes it where "
+                                  "its flash path runs")
+    grads = node._array_backward(grad_out._data, query._data, key._data, value._data, attn_mask, [True] * 3)
+    return grads[:3]
 
 
 # -- PyTorch's CUDA attention kernels: ATen operators with no CPU kernel ------------------------------------

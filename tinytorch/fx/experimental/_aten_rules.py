@@ -21,10 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ops._core.arguments import signature as _signature
+from ..._ops._core.registry import CAPTURE
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
+from ..._ops.nn.attention import ScaledDotProductFlashAttentionForCpuBackward0, _flash_attention_for_cpu
 from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
@@ -73,6 +75,7 @@ div_.Scalar(Tensor self, Scalar other)
 native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)
 max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)
 gelu_backward.default(Tensor grad_output, Tensor self, *, str approximate='none')
+_scaled_dot_product_flash_attention_for_cpu.default(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
@@ -302,6 +305,17 @@ def _linear(g, _, a, out):
         return g.call("mm.default", x, wt) if b is None else g.call("addmm.default", b, x, wt)
     # folded to 2-d: (..., in) viewed as (N, in); PyTorch takes the transpose first when there is no bias
     flat = [x.numel() // x.shape[-1], x.shape[-1]]
+    if not x.is_contiguous() and x.dim() >= 3 and w.requires_grad:
+        # a strided input: matmul's copy into rows (clone, _unsafe_view), one mm, the bias added afterwards
+        wt = g.call("t.default", w)
+        rows = g.call("_unsafe_view.default", g.call("clone.default", x, memory_format=contiguous_format), flat)
+        fn = getattr(out, "grad_fn", None)
+        if b is not None and fn is not None and fn.next_functions:
+            fn = fn.next_functions[0][0]  # the sum's first operand: the product's view
+        folded = g.call("_unsafe_view.default", g.call("mm.default", rows, wt), list(out.shape))
+        if fn is not None:
+            _bind_rows(g, _Grad(fn), rows, wt, w)
+        return folded if b is None else g.call("add.Tensor", folded, b)
     if b is None:
         wt = g.call("t.default", w)
         view = g.call("view.default", x, flat)
@@ -311,6 +325,13 @@ def _linear(g, _, a, out):
     wt = g.call("t.default", w)
     _bind_rows(g, out, view, wt, w)
     return g.call("view.default", g.call("addmm.default", b, view, wt), list(out.shape))
+
+
+class _Grad:
+    """Stands for a result whose ``grad_fn`` is ``fn`` (what ``_bind_rows`` reads)."""
+
+    def __init__(self, fn):
+        self.grad_fn = fn
 
 
 def _bind_rows(g, out, rows, wt, w) -> None:
@@ -628,6 +649,35 @@ def _mask_dims(index: Tensor) -> int:
     return index.dim() if str(index.dtype) in ("torch.bool", "torch.uint8") else 1
 
 
+def _attention(g, name, a, out):
+    """Below autograd PyTorch's CPU attention is its flash operator where that kernel runs: the output and each
+    row's log-sum-exp, which its backward operator reads."""
+    fn = getattr(out, "grad_fn", None)
+    if (g.predispatch or type(fn) is not ScaledDotProductFlashAttentionForCpuBackward0 or fn.keep is not None
+            or fn.rep != 1 or a.get("dropout_p", 0.0) or a.get("enable_gqa", False)):
+        return default_rule(g, name, a, out)
+    q, k, v, mask = a["query"], a["key"], a["value"], a.get("attn_mask")
+    is_causal, scale = bool(a.get("is_causal", False)), a.get("scale")
+    node = g.call("_scaled_dot_product_flash_attention_for_cpu.default", q, k, v, 0.0, is_causal, attn_mask=mask,
+                  scale=scale)
+    result, lse_node = g.items(node, 2)
+    if g.fake_mode is not None:
+        lse = g.fake_mode.from_tensor(_make(np.zeros(tuple(q.shape[:-1]), q._data.dtype)))
+    else:
+        _, lse = _unhooked_flash(q.detach(), k.detach(), v.detach(), 0.0, is_causal, attn_mask=mask, scale=scale)
+    g.bind(lse, lse_node)
+    fn.graph_call = (out, lse, is_causal, scale)
+    return result
+
+
+def _unhooked_flash(*args, **kwargs):
+    hook, CAPTURE[0].hook = CAPTURE[0].hook, None
+    try:
+        return _flash_attention_for_cpu(*args, **kwargs)
+    finally:
+        CAPTURE[0].hook = hook
+
+
 def _device(t):
     return t.device
 
@@ -642,7 +692,7 @@ RULES = {
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout,
-    "max_pool2d": _max_pool2d, "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
+    "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention, "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
     "layer_norm": _layer_norm, "getitem": _getitem,
