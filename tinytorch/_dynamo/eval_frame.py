@@ -25,6 +25,7 @@ from . import capture as _capture, config
 from .. import _meta
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
+from .lowering import keep_forward_state
 from .replay import Plan
 from .guards import Guard
 
@@ -78,6 +79,7 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
         if node.op == "get_attr" and getattr(getattr(gm, node.target, None), "_meta", False):
             # a tensor the fake trace made below the recorded ops: the plans would compute on no data
             raise NotImplementedError(f"the joint graph holds a fake constant ({node.target})")
+    keep_forward_state(gm.graph)
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)
