@@ -116,7 +116,7 @@ def cnn_step(lib, p: dict) -> dict:
             "final_loss": float(loss.item()), "peak_rss_mib": common.peak_rss_mib()}
 
 
-def make_step(lib):
+def make_step(lib, compiled: bool = False):
     """One training step of the CNN as a closure, on 8 random (64 x 1 x 28 x 28, 64 labels) batches in turn:
     the step bench_threads and bench_fast time (no dataset needed)."""
     rng = np.random.default_rng(0)
@@ -127,4 +127,4 @@ def make_step(lib):
     net.train()
     loss_fn = lib.nn.NLLLoss()
     opt = lib.optim.SGD(net.parameters(), lr=CNN_LR, momentum=CNN_MOMENTUM)
-    return common.cycling_step(net, loss_fn, opt, batches)
+    return common.cycling_step(lib.compile(net) if compiled else net, loss_fn, opt, batches)

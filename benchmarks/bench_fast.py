@@ -4,6 +4,7 @@ tinytorch's numpy path, tinytorch with ``[fast]`` (numba), and PyTorch, interlea
     python benchmarks/bench_fast.py                        # every row, 3 rounds
     python benchmarks/bench_fast.py --only makemore,gpt --rounds 5
     python benchmarks/bench_fast.py --openblas unset       # only as on a user's machine
+    python benchmarks/bench_fast.py --compiled             # and tinytorch [fast] with torch.compile(model)
 
 Rows: ``makemore`` (bench_small's MLP with BatchNorm1d), ``lstm`` and ``char`` (bench_rnn's models),
 ``gpt`` and ``gpt-large`` (bench_transformer's small and large configurations), ``cnn`` (pytorch/examples' MNIST
@@ -23,7 +24,10 @@ every row in every variant before the next round, so a busy moment lands on all 
   compile itself), once per row in the first round;
 - its steady step: the median CPU time of the steps after 3 warm-up steps.
 
-Figures are medians over rounds, with the spread (min-max over rounds) of the steady steps."""
+Figures are medians over rounds, with the spread (min-max over rounds) of the steady steps. ``--compiled`` adds
+tinytorch ``[fast]`` running ``torch.compile(model)`` for the rows that train one module (not the LSTM rows, whose
+recurrent kernels' backward the capture cannot see); its "first step" is the first two calls (the capture, then
+the forward and backward plans)."""
 from __future__ import annotations
 
 import argparse
@@ -53,20 +57,24 @@ ROWS = {  # name: (steps per process, what it is)
 }
 
 
-def _make(row: str, lib):
+COMPILED_ROWS = ("makemore", "gpt", "gpt-large", "cnn", "quickstart64")
+
+
+def _make(row: str, lib, compiled: bool = False):
     sys.path.insert(0, HERE)
+    impl = "tinytorch-compiled" if compiled else "tinytorch"
     if row == "makemore":
         import bench_small
 
-        return bench_small.make_makemore(lib)
+        return bench_small.make_makemore(lib, impl)
     if row == "quickstart64":
         import bench_small
 
-        return bench_small.make_quickstart(lib, 64)
+        return bench_small.make_quickstart(lib, 64, impl)
     if row == "cnn":
         import _cnn
 
-        return _cnn.make_step(lib)
+        return _cnn.make_step(lib, compiled)
     if row in ("lstm", "char"):
         import bench_rnn
 
@@ -79,7 +87,8 @@ def _make(row: str, lib):
     rng = np.random.default_rng(0)
     batches = [(rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])), rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])))
                for _ in range(8)]
-    return _gpt.make_step(lib, *_gpt.build(lib, cfg), batches)
+    model, opt = _gpt.build(lib, cfg)
+    return _gpt.make_step(lib, lib.compile(model) if compiled else model, opt, batches)
 
 
 def worker(row: str, impl: str, steps: int) -> dict:
@@ -90,9 +99,12 @@ def worker(row: str, impl: str, steps: int) -> dict:
     else:
         sys.path.insert(0, REPO)
         import tinytorch as lib
-    step = _make(row, lib)
+    compiled = impl == "tinytorch-compiled"
+    step = _make(row, lib, compiled)
     c0, w0 = time.process_time(), time.perf_counter()
     step()
+    if compiled:
+        step()  # the capture, then the plans
     first_cpu, first_wall = time.process_time() - c0, time.perf_counter() - w0
     times = []
     for i in range(steps + 2):
@@ -125,7 +137,7 @@ def _env(impl: str, openblas: str, cache: str | None = None) -> dict:
 
 
 def run(row: str, impl: str, openblas: str, steps: int, cache: str | None = None) -> dict:
-    lib = "torch" if impl == "torch" else "tinytorch"
+    lib = "torch" if impl == "torch" else "tinytorch-compiled" if impl == "compiled" else "tinytorch"
     proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps([row, lib, steps])],
                           env=_env(impl, openblas, cache), capture_output=True, text=True, cwd=REPO)
     if proc.returncode:
@@ -147,6 +159,7 @@ def main() -> None:
     p.add_argument("--steps", type=float, default=1.0, help="scale the steps per process")
     p.add_argument("--openblas", choices=("both", "set", "unset"), default="both")
     p.add_argument("--json", help="write every measurement here")
+    p.add_argument("--compiled", action="store_true", help="add tinytorch [fast] with torch.compile(model)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -157,6 +170,8 @@ def main() -> None:
     impls = ["torch", "numpy"] + (["fast"] if _fast_available() else [])
     if "fast" not in impls:
         print("numba is not importable here: the [fast] columns are left out", file=sys.stderr)
+    if args.compiled:
+        impls.append("compiled")
     load = [os.getloadavg()[0]]
     results = {(r, i, b): [] for r in rows for i in impls for b in blas}
     cold = {}
@@ -165,6 +180,8 @@ def main() -> None:
             steps = max(3, int(ROWS[r][0] * args.steps))
             for b in blas:
                 for i in impls:
+                    if i == "compiled" and r not in COMPILED_ROWS:
+                        continue
                     print(f"round {rnd + 1}/{args.rounds}: {r} {i} OpenBLAS {b}", file=sys.stderr, flush=True)
                     results[(r, i, b)].append(run(r, i, b, steps))
             if rnd == 0 and "fast" in impls:
@@ -175,8 +192,8 @@ def main() -> None:
                     shutil.rmtree(folder, ignore_errors=True)
         load.append(os.getloadavg()[0])
     med = {k: {f: statistics.median(x[f] for x in v) for f in ("step", "first_cpu", "first_wall")}
-           for k, v in results.items()}
-    spread = {k: (min(x["step"] for x in v), max(x["step"] for x in v)) for k, v in results.items()}
+           for k, v in results.items() if v}
+    spread = {k: (min(x["step"] for x in v), max(x["step"] for x in v)) for k, v in results.items() if v}
 
     def ms(s):
         return f"{s * 1e3:.3g}"
@@ -184,13 +201,17 @@ def main() -> None:
     for b in blas:
         which = ", ".join(f"{k}={v}" for k, v in OPENBLAS_SET.items()) if b == "set" else "neither set"
         print(f"\nOpenBLAS variables {b} ({which}); steady step, ms (min-max over rounds):\n")
-        head = "| row | PyTorch | tinytorch numpy | ratio |" + (" tinytorch [fast] | ratio |" * ("fast" in impls))
+        head = "| row | PyTorch | tinytorch numpy | ratio |" + (" tinytorch [fast] | ratio |" * ("fast" in impls)) + (
+            " [fast], torch.compile | ratio |" * ("compiled" in impls))
         print(head)
         print("|" + "---|" * (head.count("|") - 1))
         for r in rows:
             cells = []
             t = med[(r, "torch", b)]["step"]
             for i in impls:
+                if (r, i, b) not in med:
+                    cells += ["—", "—"]
+                    continue
                 lo, hi = spread[(r, i, b)]
                 cells.append(f"{ms(med[(r, i, b)]['step'])} ({ms(lo)}-{ms(hi)})")
                 if i != "torch":
@@ -198,17 +219,21 @@ def main() -> None:
             print(f"| {ROWS[r][1]} | " + " | ".join(cells) + " |")
     print("\nFirst step (wall / CPU, s, medians over rounds: every first use included; for [fast] numba's import and "
           "the kernels loaded from its cache), and with an empty numba cache (the compile itself, one process):\n")
-    head = "| row | PyTorch | tinytorch numpy |" + (" tinytorch [fast] | [fast], empty cache |" * ("fast" in impls))
+    head = "| row | PyTorch | tinytorch numpy |" + (" tinytorch [fast] | [fast], empty cache |" * ("fast" in impls)) + (
+        " torch.compile (2 calls) |" * ("compiled" in impls))
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for r in rows:
         cells = []
-        for i in impls:
+        for i in [i for i in impls if i != "compiled"]:
             m = med[(r, i, blas[0])]
             cells.append(f"{m['first_wall']:.2f} / {m['first_cpu']:.2f}")
         if "fast" in impls:
             c = cold[r]
             cells.append(f"{c['first_wall']:.2f} / {c['first_cpu']:.2f}")
+        if "compiled" in impls:
+            m = med.get((r, "compiled", blas[0]))
+            cells.append("—" if m is None else f"{m['first_wall']:.2f} / {m['first_cpu']:.2f}")
         print(f"| {ROWS[r][1]} | " + " | ".join(cells) + " |")
     if "fast" in impls:
         loaded = {r: results[(r, "fast", blas[0])][0] for r in rows}

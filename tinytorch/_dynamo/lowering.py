@@ -10,7 +10,8 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.mm       matmul's _np_matmul(a, b)      (what mm runs)
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
-attention backward its weights), as PyTorch's kernels do. Eager tinytorch reuses the kept arrays instead, so a
+attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
+positions), as PyTorch's kernels do. Eager tinytorch reuses the kept arrays instead, so a
 plan does the same: ``keep_forward_state`` pairs each such backward node with its forward node in the joint graph
 and replaces both, the forward by one that also returns its node (``*_kept``), the backward by one that runs that
 node's array backward; the node becomes a saved value of the plans. The same steps as eager, nothing recomputed.
@@ -27,7 +28,7 @@ import numpy as np
 
 from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
-from .._ops.nn import activation as _activation, attention as _attention_ops, linear as _linear
+from .._ops.nn import activation as _activation, attention as _attention_ops, linear as _linear, pool as _pool_ops
 from ..autograd.grad_mode import enable_grad
 from ..tensor import _make, _view_of
 
@@ -127,12 +128,53 @@ def _flash_backward_kept(g, q, k, v, mask, node):
     return node._array_backward(g._data, q._data, k._data, v._data, mask, [True] * 3)[:3]
 
 
-# backward operator: (its forward operator, the forward that keeps its node, the backward from it, the forward
-# node's argument the backward also reads at the same position (the input(s) pairing them), result count)
+def _max_pool_kept(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, indices_used=True):
+    """max_pool2d's (values, argmax positions or None where only the backward read them) and its autograd node
+    (which keeps the positions in the whole input)."""
+    with enable_grad():
+        out = _MAX_POOL2D(x.detach().requires_grad_(), kernel_size, stride or None, padding, dilation, ceil_mode)
+    node = out.grad_fn
+    return out.detach(), _pool_ops._result1(node) if indices_used else None, node
+
+
+def _node_backward(g, node):
+    return node.backward(g)[0]
+
+
+def _args(node, n: int, defaults: tuple) -> list:
+    """A recorded call's first ``n`` positional arguments, the ones its printed form left out as defaults
+    filled in from ``defaults`` (for the positions past the given ones)."""
+    given = list(node.args[:n])
+    return given + list(defaults[len(given) - (n - len(defaults)):]) if len(given) < n else given
+
+
+class _Pair:
+    """A backward operator, the forward operator it differentiates, and how to rewrite both: ``match(fwd, bw)``
+    (the same inputs and options), ``kept`` (the forward that also returns its node, called with the forward's
+    arguments and ``extra(fwd, bw)``), ``backward`` (called with ``bw_args(bw)`` and the node)."""
+
+    def __init__(self, fwd: str, kept, backward, match, bw_args, results: int, extra=lambda fwd, bw: {}):
+        self.fwd, self.kept, self.backward, self.match, self.bw_args = fwd, kept, backward, match, bw_args
+        self.results, self.extra = results, extra
+
+
 _PAIRS = {
-    "aten.gelu_backward.default": ("aten.gelu.default", _gelu_kept, _gelu_backward_kept, (1,), 1),
-    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": (
-        "aten._scaled_dot_product_flash_attention_for_cpu.default", _flash_kept, _flash_backward_kept, (1, 2, 3), 2),
+    "aten.gelu_backward.default": _Pair(
+        "aten.gelu.default", _gelu_kept, _node_backward,
+        lambda f, b: f.args[0] is b.args[1] and f.kwargs.get("approximate", "none") == b.kwargs.get(
+            "approximate", "none"),
+        lambda b: (b.args[0],), 1),
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": _Pair(
+        "aten._scaled_dot_product_flash_attention_for_cpu.default", _flash_kept, _flash_backward_kept,
+        lambda f, b: list(f.args[:3]) == list(b.args[1:4]) and _args(f, 5, (0.0, False)) [3:] == list(b.args[6:8])
+        and f.kwargs.get("attn_mask") is b.kwargs.get("attn_mask") and f.kwargs.get("scale") == b.kwargs.get("scale"),
+        lambda b: (b.args[0], *b.args[1:4], b.kwargs.get("attn_mask")), 2),
+    "aten.max_pool2d_with_indices_backward.default": _Pair(
+        "aten.max_pool2d_with_indices.default", _max_pool_kept, _node_backward,
+        lambda f, b: f.args[0] is b.args[1] and _args(f, 6, ([], [0, 0], [1, 1], False))[1:] == [
+            list(v) if isinstance(v, (list, tuple)) else v for v in b.args[2:7]],
+        lambda b: (b.args[0],), 2,
+        lambda f, b: {"indices_used": any(u is not b for item in f.users for u in item.users)}),
 }
 
 
@@ -143,47 +185,40 @@ def keep_forward_state(graph) -> None:
         pair = _PAIRS.get(str(bw.target)) if bw.op == "call_function" else None
         if pair is None:
             continue
-        fwd_name, kept, backward, positions, n_results = pair
-        inputs = [bw.args[i] for i in positions]
-        fwd = next((n for n in inputs[0].users if n.op == "call_function" and str(n.target) == fwd_name
-                    and list(n.args[:len(inputs)]) == inputs and _same_options(n, bw, fwd_name)), None)
+        fwd = next((n for n in graph.nodes if n.op == "call_function" and str(n.target) == pair.fwd
+                    and pair.match(n, bw)), None)
         if fwd is None:
             continue
         with graph.inserting_after(fwd):
-            both = graph.call_function(kept, fwd.args, dict(fwd.kwargs))
+            both = graph.call_function(pair.kept, fwd.args, {**fwd.kwargs, **pair.extra(fwd, bw)})
         with graph.inserting_after(both):
-            results = [graph.call_function(_operator.getitem, (both, i)) for i in range(n_results + 1)]
-        node = results[-1]
-        if n_results == 1:
-            fwd.replace_all_uses_with(results[0])
-        else:
-            for user in list(fwd.users):  # the getitems of the forward's results
-                if user.op == "call_function" and user.target is _operator.getitem:
-                    user.replace_all_uses_with(results[user.args[1]])
-                    graph.erase_node(user)
-        graph.erase_node(fwd)
+            results = [graph.call_function(_operator.getitem, (both, i)) for i in range(pair.results + 1)]
+        _replace_results(graph, fwd, results[:-1])
         with graph.inserting_after(bw):
-            if fwd_name.startswith("aten.gelu"):
-                new = graph.call_function(backward, (bw.args[0], inputs[0], node))
-            else:
-                new = graph.call_function(backward, (bw.args[0], *inputs, bw.kwargs.get("attn_mask"), node))
-        if n_results == 1:
-            bw.replace_all_uses_with(new)
+            new = graph.call_function(pair.backward, (*pair.bw_args(bw), results[-1]))
+        if isinstance(bw.meta.get("val"), (list, tuple)) or any(
+                u.op == "call_function" and u.target is _operator.getitem for u in bw.users):
+            _replace_results(graph, bw, [None] * 3, new)
         else:
-            for user in list(bw.users):
-                if user.op == "call_function" and user.target is _operator.getitem:
-                    with graph.inserting_after(new):
-                        item = graph.call_function(_operator.getitem, (new, user.args[1]))
-                    user.replace_all_uses_with(item)
-                    graph.erase_node(user)
-        graph.erase_node(bw)
+            bw.replace_all_uses_with(new)
+            graph.erase_node(bw)
 
 
-def _same_options(fwd, bw, fwd_name: str) -> bool:
-    if fwd_name.startswith("aten.gelu"):
-        return fwd.kwargs.get("approximate", "none") == bw.kwargs.get("approximate", "none")
-    return (list(fwd.args[3:5]) == list(bw.args[6:8]) and fwd.kwargs.get("attn_mask") is bw.kwargs.get("attn_mask")
-            and fwd.kwargs.get("scale") == bw.kwargs.get("scale"))
+def _replace_results(graph, old, results: list, source=None) -> None:
+    """``old``'s uses by ``results`` (one result: itself; several: each of its getitems by the one of that
+    index, made from ``source`` where ``results`` holds None), then ``old`` erased."""
+    if len(results) == 1 and source is None:
+        old.replace_all_uses_with(results[0])
+    else:
+        for user in list(old.users):
+            if user.op == "call_function" and user.target is _operator.getitem:
+                item = results[user.args[1]]
+                if item is None:
+                    with graph.inserting_after(source):
+                        item = graph.call_function(_operator.getitem, (source, user.args[1]))
+                user.replace_all_uses_with(item)
+                graph.erase_node(user)
+    graph.erase_node(old)
 
 
 def _op(name: str):
@@ -194,3 +229,4 @@ def _op(name: str):
 _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU = (_op(n) for n in (
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
     "aten.gelu.default"))
+_MAX_POOL2D = _pool_ops.max_pool2d
