@@ -43,6 +43,11 @@ class AOTPlans:
         self.need, self.out_grad, self.n_out, self.n_primals = need, out_grad, n_out, n_primals
 
 
+def _refuse_double_backward() -> None:
+    if _State.enabled:  # a graph of the gradient asked for: PyTorch's compiled node refuses it
+        raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
+
+
 class _Planned(Function):
     @staticmethod
     def forward(ctx, plans: AOTPlans, *primals):
@@ -54,8 +59,7 @@ class _Planned(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        if _State.enabled:
-            raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
+        _refuse_double_backward()
         plans = ctx.plans
         tangents = [g for g, carries in zip(grads, plans.out_grad) if carries]
         got = plans.backward.run(*ctx.saved, *tangents)
@@ -95,8 +99,7 @@ class CompiledFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        if _State.enabled:
-            raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
+        _refuse_double_backward()
         inner = ctx.inner
         pairs = [(o, g) for o, g in zip(inner.outputs, grads)
                  if g is not None and isinstance(o, Tensor) and o.requires_grad]
