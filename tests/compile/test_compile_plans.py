@@ -200,3 +200,24 @@ def test_each_lowering_gives_its_ops_result(name):
         assert got.dtype == want.dtype and got.shape == want.shape, (name, k)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
         assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy())), (name, k)
+
+
+def test_a_second_backward_without_retain_graph_raises_as_pytorch(torch):
+    """The plans' saved values are freed with the graph: a second backward raises PyTorch's error (its compiled
+    node frees them too); with retain_graph=True the second one works and gives the same gradients."""
+    texts = []
+    for lib, kw in ((torch, {"backend": "aot_eager"}), (tt, {})):
+        torch._dynamo.reset()
+        lib.manual_seed(0)
+        model = lib.compile(lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.ReLU()), **kw)
+        x = lib.randn(2, 4)
+        for _ in range(2):
+            y = model(x).sum()
+        y.backward(retain_graph=True)
+        first = model._orig_mod[0].weight.grad.clone()
+        y.backward()
+        np.testing.assert_array_equal((model._orig_mod[0].weight.grad / 2).numpy(), first.numpy())
+        with pytest.raises(RuntimeError) as e:
+            y.backward()
+        texts.append(str(e.value))
+    assert texts[1] == texts[0]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..autograd.engine import grad as _grad
 from ..autograd.function import Function
+from ..autograd.node import _FREED_MSG
 from ..autograd.grad_mode import _State, no_grad
 from ..tensor import Tensor
 
@@ -60,6 +61,8 @@ class _Planned(Function):
     @staticmethod
     def backward(ctx, *grads):
         _refuse_double_backward()
+        if ctx.saved is None:  # freed by an earlier backward that did not retain the graph
+            raise RuntimeError(_FREED_MSG)
         plans = ctx.plans
         tangents = [g for g, carries in zip(grads, plans.out_grad) if carries]
         got = plans.backward.run(*ctx.saved, *tangents)
@@ -69,6 +72,11 @@ class _Planned(Function):
         return tuple(out)
 
 
+def _drop_saved(ctx) -> None:
+    ctx.saved = None  # the forward's values, freed with the graph (the engine calls this without retain_graph)
+
+
+_Planned._backward_cls._release_extra = _drop_saved
 _Planned.__name__ = _Planned.__qualname__ = "CompiledFunction"
 _Planned._backward_cls.__name__ = _Planned._backward_cls.__qualname__ = "CompiledFunctionBackward"
 
