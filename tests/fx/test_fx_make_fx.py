@@ -341,3 +341,24 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     others = (t(4, 3), t(3), t(3))
     for got, expected in zip(gm(*others), bn(*others)):
         np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+
+
+def test_training_dropout_is_pytorchs_cpu_composite(torch):
+    """Training dropout below autograd: PyTorch's CPU composite (empty_like, bernoulli_, div_, mul), forward and
+    backward (the gradient multiplies by the div_); the traced module draws eager's mask from the same seed."""
+    import tinytorch
+
+    codes = []
+    for lib in (torch, tinytorch):
+        make_fx = __import__(f"{lib.__name__}.fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
+        x = lib.ones(4, 4, requires_grad=True)
+        codes.append(make_fx(lambda x: lib.autograd.grad(lib.nn.functional.dropout(x, 0.25).sum(), x))(x).code)
+        codes.append(make_fx(lambda x: lib.nn.functional.dropout(x, 0.25))(x.detach()).code)
+    assert codes[2:] == codes[:2]
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+    x = tinytorch.randn(5, 6)
+    gm = make_fx(lambda x: tinytorch.nn.functional.dropout(x, 0.3))(x)
+    tinytorch.manual_seed(7)
+    want = tinytorch.nn.functional.dropout(x, 0.3)
+    tinytorch.manual_seed(7)
+    np.testing.assert_array_equal(gm(x).numpy(), want.numpy())
