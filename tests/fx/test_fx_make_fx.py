@@ -288,9 +288,10 @@ def test_make_fx_of_a_backward_records_it(torch, program):
     """A program that calls ``autograd.grad`` is traced with its backward: the seed as ``ones_like``, each node's
     formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
     ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
-    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``, ``gelu_backward``, ``max_pool2d_with_indices_backward``,
-    ``embedding_dense_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed
-    operand's layout), the sums of gradients; the traced module then computes the gradient at other inputs (a
+    ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``,
+    ``gelu_backward``, ``max_pool2d_with_indices_backward``, ``embedding_dense_backward``, ``select_backward``,
+    ``slice_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed operand's layout),
+    the sums of gradients; the traced module then computes the gradient at other inputs (a
     backward left out would replay the trace's numbers as constants)."""
     codes, traced = [], []
     for library in LIBRARIES:

@@ -108,7 +108,8 @@ class Plan:
             lines.append(f"    {names[n]} = {fns[key]}({args})")
         ret = ", ".join(arg(o) for o in outputs)
         params = ", ".join(names[n] for n in inputs)
-        self.source = f"def {title}({params}):\n" + "\n".join(lines) + f"\n    return ({ret}{',' if len(outputs) == 1 else ''})\n"
+        ret += "," if len(outputs) == 1 else ""
+        self.source = f"def {title}({params}):\n" + "\n".join(lines) + f"\n    return ({ret})\n"
         code = compile(self.source, f"<tinytorch compiled {title}>", "exec")
         exec(code, glob)  # noqa: S102 - the plan's own generated source
         self.run = glob[title]

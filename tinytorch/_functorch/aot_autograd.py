@@ -74,9 +74,11 @@ def _load(value, env):
 
 def joint_graph(graph, tensors: list, constants: list, state: list):
     """The joint graph of a captured ``graph`` at the given inputs and state (real tensors; traced on fakes
-    made like them; ``constants`` names the get_attr target each state tensor stands for). Returns ``(GraphModule, need, out_grad)``: ``need`` the positions (among inputs + state)
-    of the primals that require grad, ``out_grad`` which of the program's outputs carry a gradient (each of
-    those takes a tangent, in order)."""
+    made like them; ``constants`` names the get_attr target each state tensor stands for).
+
+    Returns ``(GraphModule, need, out_grad)``: ``need`` the positions (among inputs + state) of the primals that
+    require grad, ``out_grad`` which of the program's outputs carry a gradient (each of those takes a tangent,
+    in order)."""
     primals = list(tensors) + list(state)
     need = [i for i, t in enumerate(primals) if t.requires_grad]
     n_in = len(tensors)

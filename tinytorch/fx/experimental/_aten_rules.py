@@ -120,7 +120,8 @@ full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Lay
 """
 
 _REQUIRED = object()
-_DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none", "contiguous_format": "contiguous_format"}
+_DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none",
+             "contiguous_format": "contiguous_format"}
 
 
 def _parse(line: str) -> tuple:
@@ -692,7 +693,8 @@ RULES = {
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout,
-    "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention, "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
+    "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
+    "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
     "layer_norm": _layer_norm, "getitem": _getitem,
