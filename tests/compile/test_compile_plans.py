@@ -221,3 +221,29 @@ def test_a_second_backward_without_retain_graph_raises_as_pytorch(torch):
             y.backward()
         texts.append(str(e.value))
     assert texts[1] == texts[0]
+
+
+def test_attention_with_a_key_padding_mask_and_a_fully_padded_row():
+    """A padding mask reaches the flash operator as a tensor keyword (recorded as its node, not frozen); a row whose
+    keys are all padded takes the math path at replay, as eager does: outputs (NaN where eager's are) and the
+    parameters' gradients equal eager's."""
+    tt.manual_seed(0)
+    layer = tt.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True, norm_first=True)
+    compiled = tt.compile(layer)
+    x = tt.randn(2, 5, 16)
+    pad = tt.tensor([[False] * 5, [False, False, True, True, True]])
+    every_key = tt.tensor([[False] * 5, [True] * 5])
+    for mask in (pad, pad, every_key, pad):
+        grads = []
+        outs = []
+        for run in (layer, compiled):
+            layer.zero_grad()
+            y = run(x, src_key_padding_mask=mask)
+            y.nan_to_num().sum().backward()
+            outs.append(y.detach().numpy())
+            grads.append([p.grad.numpy().copy() for p in layer.parameters()])
+        np.testing.assert_array_equal(outs[1], outs[0])
+        for got, want in zip(grads[1], grads[0]):
+            np.testing.assert_array_equal(got, want)
+    entry, = compiled.forward._tinytorch_frame.entries
+    assert all(p is not None for p in entry.plans.values())

@@ -65,6 +65,10 @@ class Entry:
         return plans
 
 
+_FLASH = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
+          "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
+
+
 def _make_plans(program, tensors: list, state: list) -> AOTPlans:
     was_on = _meta._installed[0]
     try:
@@ -76,10 +80,15 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             _meta.uninstall()
     n_primals = len(tensors) + len(state)
     for node in gm.graph.nodes:
-        if node.op == "get_attr" and getattr(getattr(gm, node.target, None), "_meta", False):
+        held = [getattr(gm, node.target, None)] if node.op == "get_attr" else [*node.args, *node.kwargs.values()]
+        if any(isinstance(t, Tensor) and t._meta for t in pytree.tree_leaves(held)):
             # a tensor the fake trace made below the recorded ops: the plans would compute on no data
-            raise NotImplementedError(f"the joint graph holds a fake constant ({node.target})")
+            raise NotImplementedError(f"the joint graph holds a fake constant ({node.name})")
     keep_forward_state(gm.graph)
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and str(node.target) in _FLASH:
+            # the flash operators without their pair: their replay would depend on the data taking the flash path
+            raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)

@@ -121,7 +121,9 @@ def _flash_kept(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=None, scal
     lse: list = []
     with enable_grad():
         out = _attention_ops._attention(*leaves, attn_mask, dropout_p, is_causal, scale, False, lse)
-    return out.detach(), _make(lse[0]), out.grad_fn
+    # (a row every key of which is masked takes the math path, which computes no log-sum-exp: only the kept
+    # backward reads this value, and it reads the node)
+    return out.detach(), _make(lse[0]) if lse else None, out.grad_fn
 
 
 def _flash_backward_kept(g, q, k, v, mask, node):

@@ -167,7 +167,8 @@ class Recording:
         packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
         target = getattr(getattr(ops.aten, packet), name)
-        return self.graph.create_node("call_function", target, self.node(args), self.node(kwargs),
+        return self.graph.create_node("call_function", target, self.node(args),
+                                      {k: self.node(v) for k, v in kwargs.items()},
                                       name=self.graph._target_to_str(packet))
 
     def items(self, node, n: int) -> list:
@@ -176,7 +177,8 @@ class Recording:
 
     def record_op(self, overload, args, kwargs, out) -> None:
         """Write down a call of a library operator (a custom op) as it was made."""
-        node = self.graph.create_node("call_function", overload, self.node(args), self.node(kwargs),
+        node = self.graph.create_node("call_function", overload, self.node(args),
+                                      {k: self.node(v) for k, v in kwargs.items()},
                                       name=self.graph._target_to_str(overload._packet._name))
         self._bind_results(out, node)
 
