@@ -201,7 +201,7 @@ class Program:
         """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need);
         ``found``: the module's ones as a guard just read them (in the order of ``used_paths``)."""
         if found is None:
-            return [resolve(owner if c in self.used_paths else self.gm, c) for c in self.constants]
+            return [resolve(owner if used else self.gm, c) for c, used in self.from_owner]
         found = iter(found)
         return [next(found) if used else resolve(self.gm, c) for c, used in self.from_owner]
 

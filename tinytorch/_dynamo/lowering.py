@@ -48,10 +48,6 @@ def lowering(*names: str):
 _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _fallback(target):
-    return target._packet._fn
-
-
 @lowering("aten.t.default")
 def _t(x):
     a = x._data

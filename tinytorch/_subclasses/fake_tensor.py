@@ -173,11 +173,12 @@ class FakeTensorMode:
         self.static_shapes = True
         self.export = export
         self._memo: dict = {}  # id(real tensor) -> (real tensor, its fake)
+        self._rng_states: list = []  # the default generator's state at each enter, put back at its exit
 
     def __enter__(self):
         # random ops on fake tensors compute nothing, so they leave the default generator where it was (they
         # draw on it here, for the draws' shapes and checks): a traced dropout does not shift the real stream
-        self.__dict__.setdefault("_rng_states", []).append(_default_generator.get_state())
+        self._rng_states.append(_default_generator.get_state())
         _meta_data.enter_fake(self)
         return self
 

@@ -116,6 +116,13 @@ def bind_profiler(hook) -> None:
 CAPTURE = [None]
 
 
+def capturing() -> bool:
+    """Whether a graph capture records the ops called in this thread now (not inside an op it is recording):
+    where a node's backward or a spelling shows PyTorch's operator for its graph."""
+    capture = CAPTURE[0]
+    return capture is not None and capture.hook is not None
+
+
 def _takes_device(fn) -> bool:
     """Whether ``fn`` has a ``device`` parameter (a factory): read off its code object, as
     ``inspect.signature`` would find it but without its cost (~40 us an op at import)."""

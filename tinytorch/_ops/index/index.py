@@ -22,7 +22,7 @@ from ..pointwise.inplace import overlaps, writeable
 from ..shape.join import _note_dim
 from ..shape.shape import expand
 from .._core.record import inplace_node, record
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import aten_only, capturing, op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
@@ -112,7 +112,7 @@ class _IndexNode(Node):
     advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
 
     def backward(self, g):
-        if CAPTURE[0] is not None and CAPTURE[0].hook is not None and not self.advanced:
+        if capturing() and not self.advanced:
             # a graph capture: a key of one step is PyTorch's select_backward or slice_backward, one node
             steps = [k for k, full in _basic_steps(self.key, self.in_shape) if not full]
             kind, dim, item, sizes = _last_step(self)

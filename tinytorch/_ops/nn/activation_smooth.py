@@ -20,7 +20,7 @@ from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
 from .._kernels import parallel
 from .._core.batching import composite
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import aten_only, capturing, op
 from .._core.util import complex_grad_error, opmath
 from .._core.record import record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
@@ -114,7 +114,7 @@ class GeluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if CAPTURE[0] is not None and CAPTURE[0].hook is not None:  # a graph capture: PyTorch's operator, one node
+        if capturing():  # a graph capture: PyTorch's operator, one node
             return (gelu_backward(g, x) if self.approximate == "none" else
                     gelu_backward(g, x, approximate=self.approximate),)
         if self.approximate == "tanh":

@@ -27,7 +27,7 @@ from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.record import record
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import aten_only, capturing, op
 from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
@@ -116,7 +116,7 @@ class _AttentionBackward(Node):
 
     def backward(self, g):
         q, k, v, mask = self._unpacked_saved
-        if self.graph_call is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+        if self.graph_call is not None and capturing():
             out, lse, is_causal, scale = self.graph_call  # a graph capture: PyTorch's operator, one node
             grads = _flash_attention_for_cpu_backward(g, q, k, v, out, lse, 0.0, is_causal, attn_mask=mask,
                                                       scale=scale)

@@ -14,7 +14,7 @@ from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import CAPTURE, aten_only, capturing, op
 from .activation import functional_spelling
 from .._core.record import record
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
@@ -61,7 +61,7 @@ class NativeBatchNormBackward0(Node):
     graph_stats = None  # the batch's mean and invstd as a graph capture names them (native_batch_norm's results)
 
     def backward(self, g):
-        if self.graph_stats is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+        if self.graph_stats is not None and capturing():
             # a graph capture: PyTorch's operator, recorded as one node, on the statistics' nodes
             x, w = self._unpacked_saved
             need = [e[0] is not None for e in self.next_functions]

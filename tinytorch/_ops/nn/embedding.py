@@ -20,7 +20,7 @@ from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.batching import level_of
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import aten_only, capturing, op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
 from .._core.record import record
@@ -35,7 +35,7 @@ class EmbeddingBackward0(Node):
                     ("weight_sym_argsize_0", lambda n: n.weight_shape[0]))
 
     def backward(self, g):
-        if CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+        if capturing():
             # a graph capture: PyTorch's operator on the saved indices, recorded as one node
             (indices,) = self._unpacked_saved
             return (embedding_dense_backward(g, indices, self.weight_shape[0],
@@ -120,8 +120,8 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
-    if max_norm is None and (CAPTURE[0] is not None and CAPTURE[0].hook is not None or _Active.transforms
-                             and _State.transforms and level_of((input, weight)) is not None):
+    if max_norm is None and (capturing() or _Active.transforms and _State.transforms
+                             and level_of((input, weight)) is not None):
         # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches;
         # in a graph capture, the declared op is what is recorded (``aten.embedding``, as PyTorch's tracers show it)
         if padding_idx is not None and padding_idx < 0:

@@ -24,7 +24,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
-from .._core.registry import CAPTURE, aten_only, op
+from .._core.registry import aten_only, capturing, op
 
 
 def _pair(v, name="kernel_size"):
@@ -208,7 +208,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     graph_indices = None  # the argmax positions as a graph capture names them (the forward's second result)
 
     def backward(self, g):
-        if self.graph_indices is not None and CAPTURE[0] is not None and CAPTURE[0].hook is not None:
+        if self.graph_indices is not None and capturing():
             # a graph capture: PyTorch's operator, recorded as one node, on the positions' node
             (x,) = self._unpacked_saved
             k, s, p, d, ceil = self.args

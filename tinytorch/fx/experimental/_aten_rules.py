@@ -665,18 +665,11 @@ def _attention(g, name, a, out):
     if g.fake_mode is not None:
         lse = g.fake_mode.from_tensor(_make(np.zeros(tuple(q.shape[:-1]), q._data.dtype)))
     else:
-        _, lse = _unhooked_flash(q.detach(), k.detach(), v.detach(), 0.0, is_causal, attn_mask=mask, scale=scale)
+        _, lse = CAPTURE[0].unhooked(_flash_attention_for_cpu, (q.detach(), k.detach(), v.detach(), 0.0, is_causal),
+                                     {"attn_mask": mask, "scale": scale})
     g.bind(lse, lse_node)
     fn.graph_call = (out, lse, is_causal, scale)
     return result
-
-
-def _unhooked_flash(*args, **kwargs):
-    hook, CAPTURE[0].hook = CAPTURE[0].hook, None
-    try:
-        return _flash_attention_for_cpu(*args, **kwargs)
-    finally:
-        CAPTURE[0].hook = hook
 
 
 def _device(t):
