@@ -61,7 +61,8 @@ _addmm_ref = paths.reference_kernel(linear_ops, "_addmm")
 @paths.kernel(linear_ops, "_addmm", ulps=None,
               when=f"{_MKL}: addmm(b, x, W.t()), the bias added inside the GEMM; else OpenBLAS's GEMM through "
                    "parallel.matmul, 3 to 64 rows against a weight of at least 128 outputs as W @ x.T",
-              why="PyTorch's bits (MKL); speed (W @ x.T: 1.3-1.9x faster there, the same dot products)")
+              why="PyTorch's bits (MKL); speed (W @ x.T: 1.3-1.9x faster there; the same dot products, which "
+                  "OpenBLAS's Haswell kernels, picked on AMD Zen 5, sum in another order than x @ W.T's)")
 def addmm(x, w, b):
     if x.dtype in LOWP_NP:
         return _addmm_ref(x, w, b)
