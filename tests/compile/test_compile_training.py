@@ -103,3 +103,48 @@ def test_batchnorm_running_stats_and_counter_as_eager():
 
     for a, b in zip(run(True), run(False)):
         np.testing.assert_array_equal(a, b)
+
+
+# -- a compiled function that reads a module it was not given (PyTorch's compile tutorial's kind of step) --------
+_GLOBAL_MODEL = None
+
+
+def _loss_of_global(x, y):
+    return tt.nn.functional.cross_entropy(_GLOBAL_MODEL(x), y)
+
+
+def test_function_reading_a_global_module_200_steps_bit_for_bit():
+    """``torch.compile`` of a function that calls a module bound to a global name, with cross-entropy on class
+    indices inside the graph: the module's parameters are the graph's state (read at each call), the step runs
+    as plans, and losses and parameters equal eager's bit for bit."""
+    global _GLOBAL_MODEL
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((STEPS, 16, 12), dtype=np.float32)
+    ys = rng.integers(0, 5, (STEPS, 16))
+
+    def train(compiled):
+        global _GLOBAL_MODEL
+        tt.manual_seed(0)
+        _GLOBAL_MODEL = tt.nn.Sequential(tt.nn.Linear(12, 32), tt.nn.ReLU(), tt.nn.Dropout(0.2), tt.nn.Linear(32, 5))
+        step = tt.compile(_loss_of_global) if compiled else _loss_of_global
+        opt = tt.optim.SGD(_GLOBAL_MODEL.parameters(), lr=0.1, momentum=0.9)
+        losses = []
+        for i in range(STEPS):
+            opt.zero_grad()
+            loss = step(tt.tensor(xs[i]), tt.tensor(ys[i]))
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach().numpy().copy())
+        return np.array(losses), [p.detach().numpy().copy() for p in _GLOBAL_MODEL.parameters()], step
+
+    try:
+        eager_losses, eager_params, _ = train(False)
+        losses, params, step = train(True)
+    finally:
+        _GLOBAL_MODEL = None
+    np.testing.assert_array_equal(losses, eager_losses)
+    for p, q in zip(params, eager_params):
+        np.testing.assert_array_equal(p, q)
+    frame = step._tinytorch_frame
+    assert len(frame.entries) == 1 and frame.entries[0].program is not None
+    assert all(p is not None for p in frame.entries[0].plans.values()) and frame.entries[0].plans

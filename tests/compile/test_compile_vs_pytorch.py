@@ -377,3 +377,89 @@ def test_decorator_forms():
     assert a(x).tolist() == [2.0, 2.0] and b(x).tolist() == [3.0, 3.0] and a.__name__ == "a"
     with pytest.raises(RuntimeError, match="Either mode or options"):
         tt.compile(a, mode="default", options={})
+
+
+# -- modules the compiled function reaches without being given them ------------------------------------------------
+_MODEL = {}
+
+
+def _reads_global(x):
+    return _MODEL["m"](x).relu()
+
+
+def _global_module_guards(lib):
+    """Graphs captured as PyTorch 2.13 captures them for a function reading a module through a global name:
+    a training flag changed recompiles; a parameter assigned anew, or a new module of the same kind bound to the
+    name, is read at the next call without a recompile; a parameter's requires_grad changed recompiles."""
+    counter = Counter()
+    lib.manual_seed(0)
+    _MODEL["m"] = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Dropout(0.5))
+    holder = _MODEL
+    f = lib.compile(_reads_global, backend=counter, dynamic=False)
+    x = _tensor(lib, np.linspace(-1, 1, 6).reshape(2, 3))
+    seen, values = [], []
+
+    def call():
+        out = f(x)
+        seen.append(counter.graphs)
+        values.append(np.round(out.detach().numpy(), 5).tolist())
+
+    call()
+    call()
+    holder["m"].eval()
+    call()
+    holder["m"][0].weight = lib.nn.Parameter(_tensor(lib, np.linspace(0, 1, 9).reshape(3, 3)))
+    call()
+    new = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Dropout(0.5)).eval()
+    with lib.no_grad():
+        new[0].weight.copy_(_tensor(lib, np.eye(3)))
+        new[0].bias.fill_(0.25)
+    holder["m"] = new
+    call()
+    new[0].weight.requires_grad_(False)
+    call()
+    return seen, values[2:]
+
+
+def test_global_module_guards_as_pytorchs():
+    try:
+        assert _global_module_guards(tt) == _global_module_guards(torch)
+    finally:
+        _MODEL.clear()
+
+
+def _closure_and_argument_modules(lib):
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        lin.weight.copy_(_tensor(lib, np.linspace(-1, 1, 6).reshape(2, 3)))
+        lin.bias.copy_(_tensor(lib, [0.5, -0.5]))
+
+    def g(x):
+        return lin(x) * 2
+
+    x = _tensor(lib, np.linspace(0, 1, 6).reshape(2, 3))
+    backend = "aot_eager" if lib is torch else "inductor"
+    out = []
+    for _ in range(2):
+        y = lib.compile(g, backend=backend)(x)
+        y.sum().backward()
+        out.append((type(y.grad_fn).__name__, lin.weight.grad.numpy().tolist(), lin.bias.grad.numpy().tolist()))
+
+    def step(mod, data):
+        return mod(data).sum()
+
+    counter = Counter()
+    cs = lib.compile(step, backend=counter)
+    other = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        other.weight.fill_(1.0)
+        other.bias.fill_(0.0)
+    out.append([round(float(cs(m, x)), 5) for m in (lin, lin, other)] + [counter.graphs])
+    return out
+
+
+def test_closure_and_argument_modules_as_pytorchs():
+    """A module in a closure: the compiled call's result hangs from PyTorch's node and the gradients reach its
+    parameters; a module passed as an argument: another module of its kind is read without a recompile."""
+    assert _closure_and_argument_modules(tt) == _closure_and_argument_modules(torch)

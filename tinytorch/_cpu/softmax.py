@@ -85,13 +85,14 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
     """The training case in one pass over arrays: C-contiguous float32/float64 (N, C) logits, in-range int64
     targets, no weight, ignore_index never hit, mean or sum. The same numpy operations as the reference
     (log_softmax's ``_log_softmax_array``, then ``_nll``), so the same bits, and the same two nodes. None
-    for anything else, and for a row whose max is not finite (its log-probs are NaN, as PyTorch's; the
+    for anything else (a fake tensor's too: its log-probs must be a fake tensor the trace sees), and for a row
+    whose max is not finite (its log-probs are NaN, as PyTorch's; the
     reference's -w * logp keeps a NaN's sign bit where the negated sum here would flip it); such a row always
     makes the loss non-finite, so the row maxima are only looked at then. Each numpy call costs about a
     microsecond at these sizes, so the steps below are the fewest calls that give those bits."""
     x = input._data
     t = target._data
-    if (x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in _EXACT
+    if (input._meta or x.ndim != 2 or t.ndim != 1 or t.dtype != _INT64 or x.dtype not in _EXACT
             or (reduction != "mean" and reduction != "sum") or not x.flags.c_contiguous):
         return None
     n, c = x.shape

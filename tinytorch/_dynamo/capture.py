@@ -16,8 +16,9 @@ watches for what a graph cannot hold (``Capture.break_reason``):
   - grad mode switched inside the program (``with torch.no_grad():`` around ops on tensors that require grad,
     an optimizer's step): the graph replays all its ops under the caller's mode, so such a program runs eagerly;
   - a tensor that reached the ops from outside the recording (``x.data``, a path below the declared ops)
-    and is not a parameter, buffer or tensor attribute of the module, nor a global or closure tensor of the
-    function: its value would be frozen into the graph;
+    and is not a parameter, buffer or tensor attribute of the module or of another module the program reaches
+    (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a global or closure
+    tensor of the function: its value would be frozen into the graph;
   - a call of a function marked ``torch.compiler.disable``.
 
 With ``fullgraph=True`` the first break raises ``torch._dynamo.exc.Unsupported`` with PyTorch's text instead.
@@ -43,7 +44,7 @@ from ..utils import _pytree as pytree
 from . import exc
 from .guards import resolve
 
-__all__ = ["Capture", "Program", "capture", "input_names", "CAPTURING"]
+__all__ = ["Capture", "Program", "Root", "capture", "input_names", "module_roots", "CAPTURING"]
 
 
 class _Capturing(threading.local):
@@ -181,32 +182,98 @@ def _unsupported_text(kind: str, reason: str, frame, node) -> str:
     return f"{head}\n\nfrom user code:\n{where}\n{_VERBOSE}\n"
 
 
+class Root:
+    """A module the program reaches other than the compiled one, by the name PyTorch's guards give it:
+    ``G['model']`` (a global), ``model`` (a closure variable), ``L['self']`` (the compiled bound method's
+    object), ``L['mod']`` (an argument). ``read(leaves)`` gives the object now. As in PyTorch 2.13, whose graphs
+    take such modules' tensors as inputs, the replay reads their tensors through it at each call: a module bound
+    anew to the name, or a parameter assigned anew, is used without a recompile while its tensors keep their
+    kind (``guards.py``)."""
+
+    def __init__(self, name: str, read):
+        self.name, self.read = name, read
+
+
+def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> list:
+    """The modules ``fn`` reaches besides ``owner``: its global and closure names that hold one, its bound
+    ``self``, and the call's arguments that are one."""
+    roots = []
+
+    def add(name: str, value, read) -> None:
+        if isinstance(value, Module):
+            if value is not owner:
+                roots.append(Root(name, read))
+        elif type(value) in (dict, list, tuple):  # a container of modules, one level down
+            for key, item in (value.items() if type(value) is dict else enumerate(value)):
+                if isinstance(item, Module) and item is not owner:
+                    roots.append(Root(f"{name}[{key!r}]", lambda leaves, key=key: _item(read(leaves), key)))
+
+    bound = getattr(fn, "__self__", None)
+    add("L['self']", bound, lambda leaves, m=bound: m)
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        glob = getattr(fn, "__globals__", {})
+        for name in code.co_names:
+            add(f"G['{name}']", glob.get(name), lambda leaves, name=name: glob.get(name))
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            add(name, value, lambda leaves, cell=cell: cell.cell_contents)
+    for i, (leaf, name) in enumerate(zip(leaves, names)):
+        if isinstance(leaf, Module):
+            add(f"L['{name}']", leaf, lambda leaves, i=i: leaves[i])
+    return roots
+
+
+def _item(container, key):
+    """``container[key]``, or None where it holds no such item now (the guard then reports the change)."""
+    try:
+        return container[key]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
 class Program:
     """A captured graph and what replaying it needs: the GraphModule (its generated ``forward`` takes the input
     tensors; module state is read through ``self`` at each call), the output structure, the tensors the graph
     reads besides its inputs, and whether a size was read into Python."""
 
     def __init__(self, gm: GraphModule, out_spec, out_consts: dict, constants: list, used_paths: list, free: dict,
-                 sizes_read: bool):
+                 sizes_read: bool, roots: list = (), rooted: dict | None = None):
         self.gm, self.out_spec, self.out_consts = gm, out_spec, out_consts
         self.used_paths = used_paths  # the module's tensors the graph reads, by dotted path (``l.weight``)
         self.attrs = {p.split(".")[0] for p in used_paths}  # what the generated code reads from the module
         self.free = free              # the function's global and closure tensors the graph reads (guarded)
         self.constants = constants    # the graph's get_attr targets, in the order ``state`` gives them
+        self.roots = list(roots)      # the other modules the program reaches (``Root``)
+        # the graph's constants that are those modules' tensors: constant -> (root's position, path's parts)
+        self.rooted = rooted or {}
         used = set(used_paths)
-        self.from_owner = [(c, c in used) for c in constants]
+        self.from_owner = [(c, "owner" if c in used else "root" if c in self.rooted else "gm") for c in constants]
         self.sizes_read = sizes_read
 
-    def state(self, owner: Module | None, found: list | None = None) -> list:
+    def state(self, owner: Module | None, found: list | None = None, found_rooted: list | None = None) -> list:
         """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need);
-        ``found``: the module's ones as a guard just read them (in the order of ``used_paths``)."""
-        if found is None:
-            return [resolve(owner if used else self.gm, c) for c, used in self.from_owner]
-        found = iter(found)
-        return [next(found) if used else resolve(self.gm, c) for c, used in self.from_owner]
+        ``found``: the module's ones as a guard just read them (in the order of ``used_paths``);
+        ``found_rooted``: the other modules' ones (in the order of ``rooted``)."""
+        found = iter(found) if found is not None else None
+        rooted = iter(found_rooted) if found_rooted is not None else None
+        out = []
+        for c, where in self.from_owner:
+            if where == "owner":
+                out.append(next(found) if found is not None else resolve(owner, c))
+            elif where == "root" and rooted is not None:
+                out.append(next(rooted))
+            else:  # the GraphModule's own (at the capture, the rooted tensors themselves)
+                out.append(resolve(self.gm, c))
+        return out
 
-    def run(self, owner: Module | None, tensors: list):
-        out = type(self.gm).forward(_Self(self.gm, owner, self.attrs), *tensors)
+    def run(self, owner: Module | None, tensors: list, found_rooted: list | None = None):
+        extra = dict(zip(self.rooted, found_rooted)) if found_rooted is not None else {}
+        out = type(self.gm).forward(_Self(self.gm, owner, self.attrs, extra), *tensors)
         return self.assemble(list(out) if isinstance(out, tuple) else [out])
 
     def assemble(self, out: list):
@@ -220,12 +287,14 @@ class _Self:
     """``self`` of the generated code: the module's parameters and buffers read from the module now (so the
     guard on their identity, not a stale copy, decides), the capture's other constants from the GraphModule."""
 
-    def __init__(self, gm, owner, attrs):
-        self._gm, self._owner, self._attrs = gm, owner, attrs
+    def __init__(self, gm, owner, attrs, rooted: dict):
+        self._gm, self._owner, self._attrs, self._rooted = gm, owner, attrs, rooted
 
     def __getattr__(self, name):
         if self._owner is not None and name in self._attrs:
             return getattr(self._owner, name)
+        if name in self._rooted:  # another module's tensor, as the guard just read it
+            return self._rooted[name]
         return getattr(self._gm, name)
 
 
@@ -288,7 +357,13 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     paths = module_sources(module) if module is not None else {}
     free = free_tensors(getattr(module, "forward", fn) if module is not None else fn)
     rec.constant_name = lambda t: paths.get(id(t))
-    for leaf, name in zip(leaves, input_names(module.forward if module is not None else fn, args, kwargs)):
+    names = input_names(module.forward if module is not None else fn, args, kwargs)
+    roots = module_roots(getattr(module, "forward", fn) if module is not None else fn, leaves, names, module)
+    reached: dict = {}  # id -> (root's position, dotted path) of the other modules' tensors
+    for k, root in enumerate(roots):
+        for ident, path in module_sources(root.read(leaves)).items():
+            reached.setdefault(ident, (k, path))
+    for leaf, name in zip(leaves, names):
         if isinstance(leaf, Tensor):
             rec.bind(leaf, rec.graph.placeholder(_identifier(name)))
     outer, CAPTURING.capture = CAPTURING.capture, cap
@@ -301,8 +376,12 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         CAPTURING.capture = outer
     out_leaves, out_spec = pytree.tree_flatten(out)
     out_nodes = [rec.node(t) for t in out_leaves if isinstance(t, Tensor)]
+    rooted = {}
     for cname, t in rec.constants.items():
-        if cname not in paths.values() and id(t) not in free:
+        if cname not in paths.values() and id(t) not in free and id(t) in reached:
+            k, path = reached[id(t)]
+            rooted[cname] = (k, path.split("."))
+        elif cname not in paths.values() and id(t) not in free:
             cap.graph_break(f"a tensor reached the compiled program outside the recorded ops ({cname}): its value "
                             "would be frozen into the graph", "untraced")
     if not cap.breaks and not any(n.op == "call_function" for n in rec.graph.nodes):
@@ -316,7 +395,8 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     consts = {i: v for i, v in enumerate(out_leaves) if not isinstance(v, Tensor)}
     used = [c for c in rec.constants if c in paths.values()]
     free_used = {id(t): free[id(t)] for t in rec.constants.values() if id(t) in free}
-    return out, Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes), cap
+    return out, Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes, roots,
+                        rooted), cap
 
 
 def _identifier(name: str) -> str:

@@ -135,7 +135,8 @@ class Frame:
         dynamic = dynamic and program is not None and not program.sizes_read
         names = _capture.input_names(self.module.forward if self.module is not None else self.fn, args, kwargs)
         guard = Guard(names, leaves, spec, self.module, program.used_paths if program else [],
-                      program.free if program else {}, dynamic)
+                      program.free if program else {}, dynamic, program.roots if program else (),
+                      program.rooted if program else None)
         self.entries.append(Entry(guard, program))
         if program is None:
             return out
@@ -153,13 +154,14 @@ class Frame:
         if program is None:
             return self.fn(*args, **kwargs)
         tensors = [t for t in leaves if isinstance(t, Tensor)]
-        state = program.state(self.module, entry.guard.found if self.module is not None else None)
+        guard = entry.guard
+        state = program.state(self.module, guard.found if self.module is not None else None, guard.found_rooted)
         plans = entry.planned(tensors, state)
         if plans is not None:
             return program.assemble(run_planned(plans, tensors + state))
-        out = program.run(self.module, tensors)
+        out = program.run(self.module, tensors, guard.found_rooted)
         flat, out_spec = pytree.tree_flatten(out)
-        hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))
+        hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + state))
         return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
 
     def _warn_limit(self, reason) -> None:

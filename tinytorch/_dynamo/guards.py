@@ -10,7 +10,11 @@ PyTorch checks these facts before each replay, and so does ``Guard.check``:
   - the parameters and buffers the graph reads, as tensors (rank, sizes, dtype, ``requires_grad``): the replay
     reads them from the module at each call, so a reassigned parameter of the same kind is used without a
     recompile, as in PyTorch 2.13, whose graphs take them as inputs;
-  - the identity of the global and closure tensors the graph reads (the graph holds those themselves).
+  - the identity of the global and closure tensors the graph reads (the graph holds those themselves);
+  - for each other module the program reaches (a global, a closure variable, an argument: ``capture.Root``),
+    its type, its submodules' ``training`` flags and the tensors the graph reads from it, as for the compiled
+    module: read through the name at each call, so a module bound anew to the name is used without a
+    recompile while it matches, as in PyTorch 2.13.
 
 A failing guard names the first fact that changed, in PyTorch's words (``tensor 'x' size mismatch at index 0.
 expected 8, actual 9``): ``torch.compile`` then captures again (a recompile), and says that reason when it gives up
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import _State
 from .._dtype import to_np
+from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
@@ -96,16 +101,20 @@ def _tensor_mismatch(name: str, t, rank, sizes, dtype, requires_grad) -> str | N
 class Guard:
     """The facts one capture took as fixed (see the module's docstring)."""
 
-    def __init__(self, names: list, leaves: list, spec, module, used_paths, free: dict, dynamic: bool):
+    def __init__(self, names: list, leaves: list, spec, module, used_paths, free: dict, dynamic: bool,
+                 roots: list = (), rooted: dict | None = None):
         self.names = names
         self.spec = spec
         self.grad_mode = _State.enabled
         self.tensors = []   # (position, name, rank, sizes or None, dtype, requires_grad)
         self.values = []    # (position, name, value) for the other inputs
+        self.kinds = []     # (position, name, type) for the module inputs
         for i, (leaf, name) in enumerate(zip(leaves, names)):
             if isinstance(leaf, Tensor):
                 self.tensors.append((i, name, leaf.dim(), None if dynamic else tuple(leaf.shape), leaf.dtype,
                                      leaf.requires_grad))
+            elif isinstance(leaf, Module):
+                self.kinds.append((i, name, type(leaf)))  # a module argument: a Root, read at each call
             else:
                 self.values.append((i, name, leaf))
         self.module = module
@@ -114,6 +123,14 @@ class Guard:
         self.attrs = [(p, p.split("."), *_facts(resolve(module, p))) for p in used_paths] if module is not None else []
         self.found: list = []  # the module's tensors the last passing check read, in the order of used_paths
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
+        self.roots = []  # (root, type, [its modules], their training flags), one per capture.Root
+        for root in roots:
+            obj = root.read(leaves)
+            mods = list(obj.modules())
+            self.roots.append([root, type(obj), obj, mods, tuple(m.training for m in mods)])
+        self.rooted = [(k, parts, ".".join(parts), *_facts(resolve(self.roots[k][2], parts)))
+                       for k, parts in (rooted or {}).values()]
+        self.found_rooted: list = []  # the other modules' tensors the last passing check read, in rooted's order
 
     def check(self, leaves: list, spec) -> str | None:
         """None when a call with these input leaves may replay the graph, else the first changed fact."""
@@ -142,9 +159,44 @@ class Guard:
                     return reason
                 found.append(t)
             self.found = found
+        for i, name, kind in self.kinds:
+            if type(leaves[i]) is not kind:
+                return f"___check_type_id({name}, {id(kind)})"
         for name, ident, read in self.free:
             if id(read()) != ident:
                 return f"___check_obj_id({name}, {ident})"
+        if self.roots:
+            return self._check_roots(leaves)
+        return None
+
+    def _check_roots(self, leaves: list) -> str | None:
+        now = []
+        for entry in self.roots:
+            root, kind, seen, mods, training = entry
+            obj = root.read(leaves)
+            if type(obj) is not kind:
+                return f"___check_type_id({root.name}, {id(kind)})"
+            if obj is not seen:  # bound anew: its modules, walked once for this object
+                entry[2], entry[3] = obj, list(obj.modules())
+                mods = entry[3]
+                if len(mods) != len(training):
+                    return f"the structure of {root.name} changed"
+            flags = tuple(m.training for m in mods)
+            if flags != training:
+                k = next(k for k, (a, b) in enumerate(zip(flags, training)) if a != b)
+                return f"a submodule's training flag changed ({root.name}: module.training == {training[k]})"
+            now.append(obj)
+        found = []
+        for k, parts, path, rank, sizes, dtype, requires_grad in self.rooted:
+            try:
+                t = resolve(now[k], parts)
+            except AttributeError:
+                return f"{self.roots[k][0].name}.{path} is gone"
+            reason = _tensor_mismatch(f"{self.roots[k][0].name}.{path}", t, rank, sizes, dtype, requires_grad)
+            if reason is not None:
+                return reason
+            found.append(t)
+        self.found_rooted = found
         return None
 
     @staticmethod

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ... import _meta_data
 from ..._dtype import FLOATING_NP
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, u64
@@ -42,6 +43,8 @@ def _total_weight(node) -> Tensor:
         made = _make(np.asarray(node.weight_sum, dtype=dt))
     else:  # every target counted once (cross_entropy's one-pass CPU path keeps no weights)
         made = _make(np.asarray(len(t), dtype=dt))
+    if logp_t._meta:  # a fake trace's: the trace sees it as the fake log-probs' (nll_loss_forward's [1])
+        _meta_data.meta_result(made, logp_t)
     node._total_weight_t = made
     return made
 
