@@ -144,6 +144,12 @@ def test_output_code_prints_each_plan(monkeypatch, caplog):
             model(x).sum().backward()
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "def forward(" in text and "def backward(" in text and "aten_addmm(" in text
+    # the joint graph's detach nodes and transposes of transposes are gone from the plans (skip_renames): the
+    # weight gradients are the mm results themselves
+    assert "aten_detach(" not in text
+    backward = text[text.index("def backward("):]
+    returned = backward[backward.index("return ("):].split("\n")[0]
+    assert returned.count("mm") == 3 and "t_" not in returned, returned
 
 
 def test_fake_trace_leaves_the_generator_and_the_meta_checks_alone(torch):

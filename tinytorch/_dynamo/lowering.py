@@ -32,7 +32,7 @@ from .._ops.nn import activation as _activation, attention as _attention_ops, li
 from ..autograd.grad_mode import enable_grad
 from ..tensor import _make, _view_of
 
-__all__ = ["LOWERINGS", "lowering", "keep_forward_state"]
+__all__ = ["LOWERINGS", "lowering", "keep_forward_state", "skip_renames"]
 
 LOWERINGS: dict = {}  # "aten.<op>.<overload>" -> a function of the node's arguments
 
@@ -200,6 +200,31 @@ def keep_forward_state(graph) -> None:
         else:
             bw.replace_all_uses_with(new)
             graph.erase_node(bw)
+
+
+_RENAMES = ("aten.detach.default", "aten.t.default")
+
+
+def skip_renames(graph) -> None:
+    """Drop what only renames a value once autograd is off, as the plans run: ``detach(x)`` is ``x``'s data, and
+    ``t(t(x))`` is ``x`` (``t`` takes tensors of two dims or fewer). Their users read the value itself, and the
+    nodes left unused go. A value the graph hands out stays a tensor of its own: it is renamed only to a result
+    of the graph's own that is handed out nowhere else (a gradient ``t(t(mm))`` is ``mm``)."""
+    output = next(n for n in graph.nodes if n.op == "output")
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        name, src = str(node.target), node.args[0] if node.args else None
+        if name == "aten.t.default" and getattr(src, "op", None) == "call_function" and str(src.target) == name:
+            src = src.args[0]
+        elif name != "aten.detach.default":
+            continue
+        if output in node.users and (getattr(src, "op", None) != "call_function" or output in src.users):
+            continue
+        node.replace_all_uses_with(src)
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and str(node.target) in _RENAMES and not node.users:
+            graph.erase_node(node)
 
 
 def _replace_results(graph, old, results: list, source=None) -> None:
