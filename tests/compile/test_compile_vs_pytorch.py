@@ -463,3 +463,42 @@ def test_closure_and_argument_modules_as_pytorchs():
     """A module in a closure: the compiled call's result hangs from PyTorch's node and the gradients reach its
     parameters; a module passed as an argument: another module of its kind is read without a recompile."""
     assert _closure_and_argument_modules(tt) == _closure_and_argument_modules(torch)
+
+
+# -- backends ---------------------------------------------------------------------------------------------------
+def _relu_twice(x):
+    return (x * 2).relu()
+
+
+def _backends(lib):
+    """Each backend's result node, and what a callable backend's returned function did at the calls after the
+    first. (The first call differs by design: PyTorch compiles before running it, tinytorch's capture runs it
+    eagerly, so PyTorch runs the returned function at that call too.)"""
+    x = _tensor(lib, [-1.0, 0.5, 2.0], requires_grad=True)
+    runs = []
+
+    def scaled(gm, example_inputs):
+        runs.append(("given", len(example_inputs)))
+
+        def run(*args):
+            runs.append("run")
+            return tuple(o * 10 for o in gm.forward(*args))
+        return run
+
+    seen = []
+    for backend in ("eager", "aot_eager", "inductor", scaled):
+        lib._dynamo.reset()
+        cf = lib.compile(_relu_twice, backend=backend)
+        cf(x)
+        if backend is scaled:
+            runs.clear()
+        results = [cf(x) for _ in range(2)]
+        r = results[-1]
+        seen.append((type(r.grad_fn).__name__, r.detach().numpy().tolist()))
+    return seen, runs
+
+
+def test_backends_as_pytorchs():
+    """``backend="eager"`` and a callable backend run the graph as it is (each op's own node, ``ReluBackward0``),
+    a callable backend's returned function runs at each replay; aot_eager and inductor give the compiled node."""
+    assert _backends(tt) == _backends(torch)

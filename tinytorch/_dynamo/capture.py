@@ -271,6 +271,19 @@ class Program:
                 out.append(resolve(self.gm, c))
         return out
 
+    def rebind(self, state: list) -> None:
+        """Point the GraphModule's own attributes at ``state`` (``state()``'s tensors, in the order of
+        ``constants``), for a backend's callable that runs ``gm.forward`` itself."""
+        for c, t in zip(self.constants, state):
+            *parents, last = c.split(".")
+            owner = self.gm
+            for part in parents:
+                owner = getattr(owner, part)
+            tables = [d for d in (owner.__dict__.get("_parameters"), owner.__dict__.get("_buffers")) if d]
+            table = next((d for d in tables if last in d), owner.__dict__)
+            if table.get(last) is not t:
+                table[last] = t
+
     def run(self, owner: Module | None, tensors: list, found_rooted: list | None = None):
         extra = dict(zip(self.rooted, found_rooted)) if found_rooted is not None else {}
         out = type(self.gm).forward(_Self(self.gm, owner, self.attrs, extra), *tensors)

@@ -47,6 +47,7 @@ class Entry:
     def __init__(self, guard: Guard, program):
         self.guard, self.program = guard, program
         self.plans: dict = {}  # the input and state shapes -> AOTPlans (None: no joint graph, replay stage 1)
+        self.compiled = None   # what a callable backend returned for the graph (run at each replay)
 
     def planned(self, tensors: list, state: list):
         """The forward and backward plans for these inputs' shapes, made at the first call that meets them."""
@@ -102,6 +103,9 @@ class Frame:
     def __init__(self, fn, module: Module | None, fullgraph: bool, dynamic, backend="inductor"):
         self.fn, self.module, self.fullgraph, self.dynamic = fn, module, fullgraph, dynamic
         self.backend = backend  # a callable backend is shown each graph captured (see _capture)
+        # "eager" and a callable backend run the graph as it is, every op recording its own autograd node, as
+        # PyTorch's do; the others (inductor, aot_eager...) hand the results out through one compiled node
+        self.aot = not (callable(backend) or backend == "eager")
         self.entries: list = []
         self.id = None              # PyTorch's frame number in its logs, given at the first capture
         self.auto_dynamic = False   # a recompile caused by sizes: capture the next graph as dynamic
@@ -141,11 +145,13 @@ class Frame:
         self.entries.append(Entry(guard, program))
         if program is None:
             return out
-        if callable(self.backend):
-            # PyTorch hands a backend each graph and runs what it returns; stage 1 shows it the graph and the
-            # example inputs (enough to count or inspect graphs) and replays the graph itself
-            self.backend(program.gm, [t for t in leaves if isinstance(t, Tensor)])
         tensors = [t for t in leaves if isinstance(t, Tensor)]
+        if callable(self.backend):
+            # PyTorch hands a backend each graph and its example inputs, and runs what it returns at each call;
+            # here the first call was the capture's eager run, the later ones run what the backend returned
+            self.entries[-1].compiled = self.backend(program.gm, tensors)
+        if not self.aot:
+            return out
         flat, out_spec = pytree.tree_flatten(out)
         hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + program.state(self.module)))
         return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
@@ -157,6 +163,12 @@ class Frame:
         tensors = [t for t in leaves if isinstance(t, Tensor)]
         guard = entry.guard
         state = program.state(self.module, guard.found if self.module is not None else None, guard.found_rooted)
+        if entry.compiled is not None:
+            program.rebind(state)  # the graph's get_attr reads the tensors the guard just found
+            out = entry.compiled(*tensors)
+            return program.assemble(list(out) if isinstance(out, (tuple, list)) else [out])
+        if not self.aot:
+            return program.run(self.module, tensors, guard.found_rooted)
         plans = entry.planned(tensors, state)
         if plans is not None:
             return program.assemble(run_planned(plans, tensors + state))
