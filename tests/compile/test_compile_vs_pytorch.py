@@ -456,12 +456,30 @@ def _closure_and_argument_modules(lib):
         other.weight.fill_(1.0)
         other.bias.fill_(0.0)
     out.append([round(float(cs(m, x)), 5) for m in (lin, lin, other)] + [counter.graphs])
+
+    class Trainer:  # a plain object whose method uses its module and loss: a compiled bound method
+        def __init__(self):
+            self.model, self.loss = lin, lib.nn.MSELoss()
+
+        def step(self, data, target):
+            return self.loss(self.model(data), target)
+
+    trainer = Trainer()
+    cstep = lib.compile(trainer.step, backend=backend)
+    lin.weight.grad = None
+    for _ in range(2):
+        loss = cstep(x, x[:, :2])
+        loss.backward()
+    explained = lib._dynamo.explain(trainer.step)(x, x[:, :2])
+    out.append((type(loss.grad_fn).__name__, round(float(loss.detach()), 5), np.round(lin.weight.grad.numpy(), 4)
+                .tolist(), explained.graph_count, explained.graph_break_count))
     return out
 
 
 def test_closure_and_argument_modules_as_pytorchs():
     """A module in a closure: the compiled call's result hangs from PyTorch's node and the gradients reach its
-    parameters; a module passed as an argument: another module of its kind is read without a recompile."""
+    parameters; a module passed as an argument: another module of its kind is read without a recompile; a
+    compiled bound method of a plain object using its module attribute: one graph, no break."""
     assert _closure_and_argument_modules(tt) == _closure_and_argument_modules(torch)
 
 

@@ -196,17 +196,22 @@ class Root:
 
 def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> list:
     """The modules ``fn`` reaches besides ``owner``: its global and closure names that hold one, its bound
-    ``self``, and the call's arguments that are one."""
+    ``self``, and the call's arguments that are one; and, one level down, those held by a dict, list or tuple,
+    or as an attribute of another object (a trainer's ``self.model``)."""
     roots = []
 
-    def add(name: str, value, read) -> None:
+    def add(name: str, value, read, depth: int = 1) -> None:
         if isinstance(value, Module):
             if value is not owner:
                 roots.append(Root(name, read))
-        elif type(value) in (dict, list, tuple):  # a container of modules, one level down
+        elif depth <= 0:
+            return
+        elif type(value) in (dict, list, tuple):
             for key, item in (value.items() if type(value) is dict else enumerate(value)):
-                if isinstance(item, Module) and item is not owner:
-                    roots.append(Root(f"{name}[{key!r}]", lambda leaves, key=key: _item(read(leaves), key)))
+                add(f"{name}[{key!r}]", item, lambda leaves, key=key: _item(read(leaves), key), depth - 1)
+        elif _plain_object(value):
+            for attr, item in list(vars(value).items()):
+                add(f"{name}.{attr}", item, lambda leaves, attr=attr: getattr(read(leaves), attr, None), depth - 1)
 
     bound = getattr(fn, "__self__", None)
     add("L['self']", bound, lambda leaves, m=bound: m)
@@ -226,6 +231,13 @@ def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> 
         if isinstance(leaf, Module):
             add(f"L['{name}']", leaf, lambda leaves, i=i: leaves[i])
     return roots
+
+
+def _plain_object(value) -> bool:
+    """An instance of a user's class (not a function, class, module of Python's or a tensor): its attributes
+    may hold the modules a method uses."""
+    return (hasattr(value, "__dict__") and not isinstance(value, (type, Tensor)) and not callable(value)
+            and type(value).__module__ not in ("builtins", "types", "functools"))
 
 
 def _item(container, key):
