@@ -390,7 +390,8 @@ def _reads_global(x):
 def _global_module_guards(lib):
     """Graphs captured as PyTorch 2.13 captures them for a function reading a module through a global name:
     a training flag changed recompiles; a parameter assigned anew, or a new module of the same kind bound to the
-    name, is read at the next call without a recompile; a parameter's requires_grad changed recompiles."""
+    name, is read at the next call without a recompile; a parameter's requires_grad changed, or a module of the
+    same kind with other submodules bound to the name, recompiles."""
     counter = Counter()
     lib.manual_seed(0)
     _MODEL["m"] = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Dropout(0.5))
@@ -417,6 +418,9 @@ def _global_module_guards(lib):
     holder["m"] = new
     call()
     new[0].weight.requires_grad_(False)
+    call()
+    other = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Tanh())  # the same kind, other submodules: recompiles
+    holder["m"] = other
     call()
     return seen, values[2:]
 

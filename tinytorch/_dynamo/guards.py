@@ -123,11 +123,13 @@ class Guard:
         self.attrs = [(p, p.split("."), *_facts(resolve(module, p))) for p in used_paths] if module is not None else []
         self.found: list = []  # the module's tensors the last passing check read, in the order of used_paths
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
-        self.roots = []  # (root, type, [its modules], their training flags), one per capture.Root
+        # [root, its type, the object last read, its modules, their training flags, their types], per capture.Root
+        self.roots = []
         for root in roots:
             obj = root.read(leaves)
             mods = list(obj.modules())
-            self.roots.append([root, type(obj), obj, mods, tuple(m.training for m in mods)])
+            self.roots.append([root, type(obj), obj, mods, tuple(m.training for m in mods),
+                               tuple(type(m) for m in mods)])
         self.rooted = [(k, parts, ".".join(parts), *_facts(resolve(self.roots[k][2], parts)))
                        for k, parts in (rooted or {}).values()]
         self.found_rooted: list = []  # the other modules' tensors the last passing check read, in rooted's order
@@ -172,15 +174,15 @@ class Guard:
     def _check_roots(self, leaves: list) -> str | None:
         now = []
         for entry in self.roots:
-            root, kind, seen, mods, training = entry
+            root, kind, seen, mods, training, kinds = entry
             obj = root.read(leaves)
             if type(obj) is not kind:
                 return f"___check_type_id({root.name}, {id(kind)})"
-            if obj is not seen:  # bound anew: its modules, walked once for this object
-                entry[2], entry[3] = obj, list(obj.modules())
-                mods = entry[3]
-                if len(mods) != len(training):
-                    return f"the structure of {root.name} changed"
+            if obj is not seen:  # bound anew: the same kinds of submodules, in the same places?
+                mods = list(obj.modules())
+                if tuple(type(m) for m in mods) != kinds:
+                    return f"the submodules of {root.name} changed"
+                entry[2], entry[3] = obj, mods
             flags = tuple(m.training for m in mods)
             if flags != training:
                 k = next(k for k, (a, b) in enumerate(zip(flags, training)) if a != b)
