@@ -178,6 +178,24 @@ def test_module_guards_training_flag_and_parameter_identity():
     assert _module_guards(tt) == _module_guards(torch)
 
 
+def _submodule_assigned_anew(lib):
+    mod = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+    om = lib.compile(mod, backend="aot_eager" if lib is torch else "inductor")
+    x = _tensor(lib, [[-1.0, -2.0]])
+    for _ in range(3):
+        om(x)
+    seen = []
+    mod[1] = lib.nn.Tanh()  # the graph replayed ReLU's ops: a recompile
+    seen.append(np.round(om(x).detach().numpy(), 5).tolist() == np.round(mod(x).detach().numpy(), 5).tolist())
+    mod.extra = lib.nn.Linear(2, 2)  # a child forward never calls
+    seen.append(np.round(om(x).detach().numpy(), 5).tolist() == np.round(mod(x).detach().numpy(), 5).tolist())
+    return seen
+
+
+def test_a_submodule_assigned_anew_is_used_as_pytorchs():
+    assert _submodule_assigned_anew(tt) == _submodule_assigned_anew(torch) == [True, True]
+
+
 def test_replay_reads_a_reassigned_parameter():
     lin = tt.nn.Linear(3, 2)
     om = tt.compile(lin)

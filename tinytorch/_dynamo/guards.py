@@ -6,7 +6,8 @@ PyTorch checks these facts before each replay, and so does ``Guard.check``:
   - the inputs' structure, and for each input tensor its rank, sizes (unless the graph is dynamic), dtype and
     ``requires_grad``; for each other input (an int, a flag) its value;
   - grad mode (a graph captured with grad enabled records differently from one without);
-  - each submodule's ``training`` flag (dropout and batch norm act differently);
+  - each submodule's ``training`` flag (dropout and batch norm act differently), and each module's children
+    (a submodule assigned anew, ``model[1] = nn.Tanh()``, would replay the old one's ops);
   - the parameters and buffers the graph reads, as tensors (rank, sizes, dtype, ``requires_grad``): the replay
     reads them from the module at each call, so a reassigned parameter of the same kind is used without a
     recompile, as in PyTorch 2.13, whose graphs take them as inputs;
@@ -98,6 +99,20 @@ def _tensor_mismatch(name: str, t, rank, sizes, dtype, requires_grad) -> str | N
     return None
 
 
+def _children(modules: list) -> list:
+    """(module, its children's table, the children as captured) for each module of ``modules`` that has any."""
+    return [(m, m._modules, tuple(m._modules.values())) for m in modules if m._modules]
+
+
+def _reassigned(name: str, children: list) -> str | None:
+    """Whether a submodule was assigned anew since the capture (``model[1] = nn.Tanh()``): the graph would
+    replay the old one's ops."""
+    for m, table, kids in children:
+        if m._modules is not table or tuple(table.values()) != kids:
+            return f"a submodule of {name} was assigned anew ({type(m).__name__})"
+    return None
+
+
 class Guard:
     """The facts one capture took as fixed (see the module's docstring)."""
 
@@ -120,6 +135,7 @@ class Guard:
         self.module = module
         self.modules = list(module.modules()) if module is not None else []
         self.training = tuple(m.training for m in self.modules)
+        self.children = _children(self.modules)
         self.attrs = [(p, p.split("."), *_facts(resolve(module, p))) for p in used_paths] if module is not None else []
         self.found: list = []  # the module's tensors the last passing check read, in the order of used_paths
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
@@ -129,7 +145,7 @@ class Guard:
             obj = root.read(leaves)
             mods = list(obj.modules())
             self.roots.append([root, type(obj), obj, mods, tuple(m.training for m in mods),
-                               tuple(type(m) for m in mods)])
+                               tuple(type(m) for m in mods), _children(mods)])
         self.rooted = [(k, parts, ".".join(parts), *_facts(resolve(self.roots[k][2], parts)))
                        for k, parts in (rooted or {}).values()]
         self.found_rooted: list = []  # the other modules' tensors the last passing check read, in rooted's order
@@ -153,6 +169,9 @@ class Guard:
             if now != self.training:
                 return "a submodule's training flag changed (module.training == " \
                        f"{self.training[next(k for k, (a, b) in enumerate(zip(now, self.training)) if a != b)]})"
+            reason = _reassigned("self", self.children)
+            if reason is not None:
+                return reason
             found = []
             for path, parts, rank, sizes, dtype, requires_grad in self.attrs:
                 t = resolve(self.module, parts)
@@ -174,7 +193,7 @@ class Guard:
     def _check_roots(self, leaves: list) -> str | None:
         now = []
         for entry in self.roots:
-            root, kind, seen, mods, training, kinds = entry
+            root, kind, seen, mods, training, kinds, children = entry
             obj = root.read(leaves)
             if type(obj) is not kind:
                 return f"___check_type_id({root.name}, {id(kind)})"
@@ -182,11 +201,15 @@ class Guard:
                 mods = list(obj.modules())
                 if tuple(type(m) for m in mods) != kinds:
                     return f"the submodules of {root.name} changed"
-                entry[2], entry[3] = obj, mods
+                entry[2], entry[3], entry[6] = obj, mods, _children(mods)
+                children = entry[6]
             flags = tuple(m.training for m in mods)
             if flags != training:
                 k = next(k for k, (a, b) in enumerate(zip(flags, training)) if a != b)
                 return f"a submodule's training flag changed ({root.name}: module.training == {training[k]})"
+            reason = _reassigned(root.name, children)
+            if reason is not None:
+                return reason
             now.append(obj)
         found = []
         for k, parts, path, rank, sizes, dtype, requires_grad in self.rooted:
