@@ -542,3 +542,63 @@ def test_backends_as_pytorchs():
     """``backend="eager"`` and a callable backend run the graph as it is (each op's own node, ``ReluBackward0``),
     a callable backend's returned function runs at each replay; aot_eager and inductor give the compiled node."""
     assert _backends(tt) == _backends(torch)
+
+
+def _bad_arguments(lib):
+    def f(x):
+        return x + 1
+
+    out = []
+    for kw in ({"mode": "bogus"}, {"backend": "bogus"}, {"dynamic": "yes"}, {"mode": "default", "options": {}},
+               {"mode": "lite"}, {"mode": "max-autotune-no-cudagraphs", "backend": "eager"}):
+        try:
+            lib.compile(f, **kw)
+            out.append("accepted")
+        except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+            out.append((type(e).__name__, str(e)))
+    try:
+        lib.compile(3)
+    except AssertionError as e:
+        out.append(str(e))
+    return out
+
+
+def test_bad_arguments_refused_as_pytorch():
+    """An unknown mode or backend name, a non-bool ``dynamic``, mode with options, a non-callable: PyTorch's
+    error types and texts, raised by ``torch.compile`` itself."""
+    ours = _bad_arguments(tt)
+    assert ours == _bad_arguments(torch)
+    assert isinstance(ours[1], tuple) and ours[1][0] == "InvalidBackend"
+    assert issubclass(tt._dynamo.exc.InvalidBackend, RuntimeError)
+
+
+def _registered_backend(lib, suffix: str):
+    seen = []
+
+    def compiler(gm, example_inputs):
+        seen.append(len(example_inputs))
+        return gm.forward
+
+    lib._dynamo.register_backend(compiler, name=f"tinytorch_test_{suffix}")
+    lib._dynamo.register_backend(compiler, name=f"tinytorch_test_{suffix}_dbg", tags=("debug",))
+    listed = lib._dynamo.list_backends()
+    everything = lib._dynamo.list_backends(exclude_tags=())
+    f = lib.compile(_relu_twice, backend=f"tinytorch_test_{suffix}")
+    x = _tensor(lib, [1.0, -1.0], requires_grad=True)
+    names = [type(f(x).grad_fn).__name__ for _ in range(2)]
+    try:
+        lib._dynamo.register_backend(compiler, name=f"tinytorch_test_{suffix}")
+        dup = None
+    except AssertionError as e:
+        dup = str(e).replace(suffix, "")
+    return (f"tinytorch_test_{suffix}" in listed, f"tinytorch_test_{suffix}_dbg" in listed,
+            sorted(set(everything) - {n for n in everything if n.startswith("tinytorch_test_")}), names, seen, dup)
+
+
+def test_register_backend_as_pytorchs():
+    """A backend registered by name runs as a callable backend; list_backends shows it unless its tags are
+    excluded, and the full list is PyTorch's; a second registration of a name is refused."""
+    import uuid
+
+    suffix = uuid.uuid4().hex[:8]
+    assert _registered_backend(tt, suffix) == _registered_backend(torch, suffix)

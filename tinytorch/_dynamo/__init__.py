@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from . import config, eval_frame, exc, utils  # noqa: F401
 from .capture import CAPTURING as _CAPTURING
+from .backends import list_backends, register_backend  # noqa: F401
 from .debugging import explain  # noqa: F401
 from .eval_frame import OptimizedModule, disable  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph", "explain",
-           "graph_break", "is_compiling", "list_backends", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
+           "graph_break", "is_compiling", "list_backends", "register_backend", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
            "optimize", "reset", "OptimizedModule"]
 
 
@@ -71,8 +72,3 @@ def optimize(backend="inductor", *, nopython: bool = False, guard_export_fn=None
             return fn
         return eval_frame.compile(fn, fullgraph=nopython, dynamic=dynamic, backend=backend)
     return decorate
-
-
-def list_backends(exclude_tags=("debug", "experimental")) -> list:
-    """The compiler backends PyTorch lists; tinytorch's capture and replay serve every one of them."""
-    return ["cudagraphs", "inductor", "openxla", "tvm"]

@@ -21,7 +21,7 @@ import weakref
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
-from . import capture as _capture, config
+from . import backends, capture as _capture, config
 from .. import _meta
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
@@ -102,10 +102,10 @@ class Frame:
 
     def __init__(self, fn, module: Module | None, fullgraph: bool, dynamic, backend="inductor"):
         self.fn, self.module, self.fullgraph, self.dynamic = fn, module, fullgraph, dynamic
-        self.backend = backend  # a callable backend is shown each graph captured (see _capture)
+        self.backend = backends.lookup(backend)  # a callable is shown each graph captured (see _capture)
         # "eager" and a callable backend run the graph as it is, every op recording its own autograd node, as
         # PyTorch's do; the others (inductor, aot_eager...) hand the results out through one compiled node
-        self.aot = not (callable(backend) or backend == "eager")
+        self.aot = not (callable(self.backend) or self.backend in backends.EAGER)
         self.entries: list = []
         self.id = None              # PyTorch's frame number in its logs, given at the first capture
         self.auto_dynamic = False   # a recompile caused by sizes: capture the next graph as dynamic
@@ -307,6 +307,9 @@ class OptimizedModule(Module):
         self.__dict__ = state
 
 
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")  # PyTorch's, in its order
+
+
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
             options=None, disable: bool = False):
     """``torch.compile``: a Module becomes an ``OptimizedModule``, a function a compiled function, which capture
@@ -318,10 +321,15 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
                            disable=disable)
         return decorate
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
-    if not callable(model):
-        raise RuntimeError("model must be callable")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if dynamic is not None and not isinstance(dynamic, bool):
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
+    backends.lookup(backend)  # an unknown name: PyTorch's InvalidBackend, at once
     if disable:
         return model
     if isinstance(model, Module):

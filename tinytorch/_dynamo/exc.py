@@ -3,11 +3,15 @@ where the program cannot be captured as one graph (a graph break), with PyTorch'
 detects (``tinytorch/_dynamo/capture.py``)."""
 from __future__ import annotations
 
-__all__ = ["TorchDynamoException", "Unsupported", "RecompileLimitExceeded"]
+__all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported", "RecompileLimitExceeded"]
 
 
 class TorchDynamoException(RuntimeError):
     pass
+
+
+class InvalidBackend(TorchDynamoException):
+    """A backend name PyTorch does not know (``torch.compile(backend="bogus")``)."""
 
 
 class Unsupported(TorchDynamoException):
