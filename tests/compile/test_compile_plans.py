@@ -135,13 +135,21 @@ def test_inference_and_a_second_shape_run_their_own_plans():
     assert len(plans) == 2 and all(p is not None for p in plans)
 
 
-def test_output_code_prints_each_plan(monkeypatch, caplog):
-    monkeypatch.setenv("TORCH_LOGS", "output_code")
+@pytest.mark.parametrize("how", ["TORCH_LOGS", "set_logs"])
+def test_output_code_prints_each_plan(monkeypatch, caplog, how):
+    if how == "TORCH_LOGS":
+        monkeypatch.setenv("TORCH_LOGS", "output_code")
+    else:
+        monkeypatch.delenv("TORCH_LOGS", raising=False)
+        tt._logging.set_logs(output_code=True)
     model = tt.compile(_mlp())
     x = tt.randn(2, 3, 4, 4)
-    with caplog.at_level(logging.WARNING, logger="tinytorch._inductor.output_code"):
-        for _ in range(2):
-            model(x).sum().backward()
+    try:
+        with caplog.at_level(logging.WARNING, logger="tinytorch._inductor.output_code"):
+            for _ in range(2):
+                model(x).sum().backward()
+    finally:
+        tt._logging.set_logs()
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "def forward(" in text and "def backward(" in text and "aten_addmm(" in text
     # the joint graph's detach nodes and transposes of transposes are gone from the plans (skip_renames): the

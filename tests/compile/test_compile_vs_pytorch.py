@@ -602,3 +602,81 @@ def test_register_backend_as_pytorchs():
 
     suffix = uuid.uuid4().hex[:8]
     assert _registered_backend(tt, suffix) == _registered_backend(torch, suffix)
+
+
+# -- logs --------------------------------------------------------------------------------------------------------
+def _sine(x):
+    return x.sin() * 2
+
+
+def _recompile_log(lib):
+    """The records of set_logs(recompiles=True) for a function called at three shapes (no graph break)."""
+    logger = logging.getLogger(f"{lib.__name__}._dynamo.guards.__recompiles")
+    records = _Records()
+    records.setLevel(logging.DEBUG)
+    logger.addHandler(records)
+    lib._logging.set_logs(recompiles=True)
+    try:
+        f = lib.compile(_sine, backend="eager", dynamic=False)
+        for shape in ((3,), (4,), (4, 2), (4,)):
+            f(lib.ones(*shape))
+    finally:
+        lib._logging.set_logs()
+        logger.removeHandler(records)
+    return [m.replace(__file__, "<file>") for m in records.messages]
+
+
+def test_recompiles_log_as_pytorchs():
+    ours = _recompile_log(tt)
+    assert len(ours) == 2 and ours == _recompile_log(torch)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'recompile'"):
+        tt._logging.set_logs(recompile=True)
+
+
+def _compile_keywords(lib):
+    """torch.compile's newer keywords and torch.compiler's backend switches, as PyTorch 2.13 has them."""
+    out = []
+
+    def h(x):
+        return x * 2
+
+    f = lib.compile(h, backend="eager", dynamic=False, recompile_limit=2, name="h2", isolate_recompiles=True)
+    logger = logging.getLogger(f"{lib.__name__}._dynamo.convert_frame")
+    records = _Records()
+    logger.addHandler(records)
+    try:
+        for n in range(1, 5):
+            f(lib.ones(n))
+    finally:
+        logger.removeHandler(records)
+    out.append([m.split("\n")[0] for m in records.messages])
+    out.append(lib.compiler.get_default_backend())
+    lib.compiler.set_default_backend("eager")
+    try:
+        x = _tensor(lib, [1.0, -1.0], requires_grad=True)
+        g = lib.compile(_relu_twice)
+        out.append([type(g(x).grad_fn).__name__ for _ in range(2)])
+        out.append(lib.compiler.get_default_backend())
+    finally:
+        lib.compiler.set_default_backend(None)
+    out.append(lib.compiler.get_default_backend())
+    out.append(lib.compiler.list_backends() == lib._dynamo.list_backends())
+    lib.compiler.cudagraph_mark_step_begin()
+
+    class Probe(lib.nn.Module):
+        seen: list = []
+
+        def forward(self, x):
+            Probe.seen.append((lib.compiler.is_exporting(), lib.compiler.is_compiling()))
+            return x + 1
+
+    Probe.seen = []
+    lib.export.export(Probe(), (lib.ones(2),))
+    Probe()(lib.ones(2))
+    out.append(Probe.seen[0])
+    out.append(Probe.seen[-1])
+    return out
+
+
+def test_compile_keywords_and_default_backend_as_pytorchs():
+    assert _compile_keywords(tt) == _compile_keywords(torch)

@@ -11,7 +11,7 @@ import functools
 
 from .exc import InvalidBackend
 
-__all__ = ["BUILTIN", "EAGER", "list_backends", "lookup", "register_backend"]
+__all__ = ["BUILTIN", "EAGER", "default", "list_backends", "lookup", "register_backend", "set_default"]
 
 # PyTorch 2.13's registered backend names (torch._dynamo.list_backends(exclude_tags=()))
 BUILTIN = ("aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
@@ -25,6 +25,7 @@ _LISTED = ("cudagraphs", "inductor", "openxla", "tvm")
 # the names whose graphs run as captured, no AOTAutograd node
 EAGER = ("eager", "eager_debug", "eager_noexcept", "pre_dispatch_eager")
 
+_DEFAULT = ["inductor"]  # what torch.compile uses when given no backend (torch.compiler.set_default_backend)
 _REGISTERED: dict = {}  # name -> compiler function, from register_backend (its tags: its ``_tags``, as PyTorch's)
 
 
@@ -54,7 +55,9 @@ def list_backends(exclude_tags=("debug", "experimental")) -> list:
 
 def lookup(backend):
     """A callable backend as it is; a registered name's function; a built-in name as the name; any other name
-    refused with PyTorch's ``InvalidBackend``."""
+    refused with PyTorch's ``InvalidBackend``; None: the default backend."""
+    if backend is None:
+        backend = _DEFAULT[0]
     if not isinstance(backend, str):
         return backend
     if backend in _REGISTERED:
@@ -63,3 +66,11 @@ def lookup(backend):
         raise InvalidBackend(f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` for available "
                              "backends.")
     return backend
+
+
+def set_default(backend) -> None:
+    _DEFAULT[0] = "inductor" if backend is None else backend
+
+
+def default():
+    return _DEFAULT[0]

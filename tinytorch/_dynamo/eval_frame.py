@@ -22,7 +22,7 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import backends, capture as _capture, config
-from .. import _meta
+from .. import _logging, _meta
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
 from .lowering import keep_forward_state, skip_renames
@@ -32,6 +32,7 @@ from .guards import Guard
 __all__ = ["OptimizedModule", "compile", "compile_callable", "disable", "reset_caches"]
 
 log = logging.getLogger("tinytorch._dynamo.convert_frame")
+_RECOMPILES = _logging.getArtifactLogger("tinytorch._dynamo.guards", "recompiles")
 _FRAMES: "weakref.WeakSet" = weakref.WeakSet()   # every live cache, for reset()
 _frame_ids = [0]
 
@@ -111,6 +112,7 @@ class Frame:
         self.auto_dynamic = False   # a recompile caused by sizes: capture the next graph as dynamic
         self.gave_up = False
         self.names = None
+        self.limit = None  # torch.compile(recompile_limit=...): this callable's own limit
         _FRAMES.add(self)
 
     def __call__(self, *args, **kwargs):
@@ -118,17 +120,24 @@ class Frame:
             return self.fn(*args, **kwargs)  # a disabled region, or inside another capture: inlined there
         leaves, spec = pytree.tree_flatten((args, kwargs))
         reason = None
+        failed = []
         for entry in self.entries:
             reason = entry.guard.check(leaves, spec)
             if reason is None:
                 return self._run(entry, leaves, args, kwargs)
-        if len(self.entries) >= config.limit():
+            failed.append(reason)
+        if len(self.entries) >= (self.limit or config.limit()):
             if not self.gave_up:
                 self.gave_up = True
                 self._warn_limit(reason)
             return self.fn(*args, **kwargs)
         if reason is not None and ("size mismatch" in reason) and self.dynamic is None:
             self.auto_dynamic = True
+        if failed and _logging.enabled("recompiles"):
+            name, where = self._code()
+            _RECOMPILES.warning("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n%s",
+                                name, where, "\n".join(f"    - {self.id}/{k}: {r}" for k, r in reversed(
+                                    list(enumerate(failed)))))
         return self._capture(args, kwargs, leaves, spec)
 
     def _capture(self, args, kwargs, leaves, spec):
@@ -177,17 +186,25 @@ class Frame:
         hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + state))
         return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
 
-    def _warn_limit(self, reason) -> None:
+    def _code(self):
+        """The compiled code's name and ``file:line`` (the module's forward for a module), as PyTorch's logs
+        name a frame; ``(None, repr)`` where there is no code object."""
         fn = inspect.unwrap(self.fn)
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
         if code is None and self.module is not None:
             code = type(self.module).forward.__code__
-        where = f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})" if code is not None else repr(fn)
+        if code is None:
+            return None, repr(fn)
+        return code.co_name, f"{code.co_filename}:{code.co_firstlineno}"
+
+    def _warn_limit(self, reason) -> None:
+        name, place = self._code()
+        where = f"'{name}' ({place})" if name is not None else place
         log.warning("torch._dynamo hit config.recompile_limit (%s)\n   function: %s\n   last reason: %s/%s: %s\n"
                     "To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n"
                     "To diagnose recompilation issues, see https://docs.pytorch.org/docs/main/user_guide/"
                     "torch_compiler/compile/programming_model.recompilation.html",
-                    config.limit(), where, self.id, len(self.entries) - 1, reason)
+                    self.limit or config.limit(), where, self.id, len(self.entries) - 1, reason)
 
     def reset(self) -> None:
         self.entries.clear()
@@ -203,9 +220,10 @@ def reset_caches() -> None:
 
 
 def compile_callable(fn, *, fullgraph: bool = False, dynamic=None, module: Module | None = None,
-                     backend="inductor"):
+                     backend="inductor", recompile_limit=None):
     """The compiled form of a function (or of a module's ``__call__``, with the module whose state it reads)."""
     frame = Frame(fn, module, fullgraph, dynamic, backend)
+    frame.limit = recompile_limit
 
     @functools.wraps(fn)
     def compiled(*args, **kwargs):
@@ -257,7 +275,8 @@ class OptimizedModule(Module):
         options = dynamo_ctx or {}
         self.forward = compile_callable(mod.__call__, fullgraph=options.get("fullgraph", False),
                                         dynamic=options.get("dynamic"), module=mod,
-                                        backend=options.get("backend", "inductor"))
+                                        backend=options.get("backend", "inductor"),
+                                        recompile_limit=options.get("recompile_limit"))
 
     @property
     def training(self) -> bool:
@@ -310,17 +329,25 @@ class OptimizedModule(Module):
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")  # PyTorch's, in its order
 
 
-def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
-            options=None, disable: bool = False):
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, mode=None,  # noqa: A001
+            options=None, name=None, disable: bool = False, recompile_limit=None, isolate_recompiles: bool = False,
+            shapes_spec=None):
     """``torch.compile``: a Module becomes an ``OptimizedModule``, a function a compiled function, which capture
     the program as a graph at their first call and replay it (``tinytorch/_dynamo``). Used as
     ``@tinytorch.compile`` or ``@tinytorch.compile(mode=...)`` it decorates too; ``disable=True`` returns
-    ``model`` itself."""
+    ``model`` itself. ``backend=None``: the default backend (``torch.compiler.set_default_backend``);
+    ``recompile_limit``: this callable's own limit (``config.recompile_limit`` otherwise); ``name`` and
+    ``isolate_recompiles`` change nothing here (each compiled callable keeps its own cache)."""
     if model is None:
         def decorate(fn):
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
-                           disable=disable)
+                           name=name, disable=disable, recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
         return decorate
+    if shapes_spec is not None:
+        raise NotImplementedError("tinytorch's torch.compile takes no shapes_spec: its graphs have no symbolic "
+                                  "sizes (dynamic=True captures a graph for any sizes that read none)")
+    backend = backends.default() if backend is None else backend
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if mode is not None and options is not None:
@@ -336,5 +363,6 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         if isinstance(model, OptimizedModule):
             model = model._orig_mod
         return OptimizedModule(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
-                                       "mode": mode, "options": options})
-    return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
+                                       "mode": mode, "options": options, "recompile_limit": recompile_limit})
+    return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                            recompile_limit=recompile_limit)

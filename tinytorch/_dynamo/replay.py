@@ -13,15 +13,15 @@ generated code's globals, and writes the nodes out as straight-line Python::
 
 The ops run with autograd off (the caller runs a plan inside ``CompiledFunction``, whose forward and backward
 record nothing): no autograd node per op. Each op still computes with its own formula and CPU path, so a plan
-gives the floats the same ops give eagerly. ``TORCH_LOGS=output_code`` prints each plan's source as it is made,
-as PyTorch prints the code inductor writes."""
+gives the floats the same ops give eagerly. ``TORCH_LOGS=output_code`` (or ``set_logs(output_code=True)``) prints
+each plan's source as it is made, as PyTorch prints the code inductor writes."""
 from __future__ import annotations
 
 import keyword
 import logging
 import operator
-import os
 
+from .. import _logging
 from ..fx.node import Node as FxNode
 from .lowering import LOWERINGS
 
@@ -113,5 +113,5 @@ class Plan:
         code = compile(self.source, f"<tinytorch compiled {title}>", "exec")
         exec(code, glob)  # noqa: S102 - the plan's own generated source
         self.run = glob[title]
-        if "output_code" in os.environ.get("TORCH_LOGS", ""):
+        if _logging.enabled("output_code"):
             log.warning("Output code:\n%s", self.source)

@@ -8,12 +8,41 @@ from .. import _dynamo
 from .._dynamo.capture import CAPTURING as _CAPTURING
 from .._dynamo.eval_frame import compile  # noqa: F401
 
-__all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "reset", "allow_in_graph",
-           "assume_constant_result", "set_stance"]
+__all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting", "reset", "allow_in_graph",
+           "assume_constant_result", "set_stance", "list_backends", "set_default_backend", "get_default_backend",
+           "cudagraph_mark_step_begin"]
 
 def is_compiling() -> bool:
-    """True while a compiled program is being captured (its first call runs the program under capture)."""
-    return _CAPTURING.capture is not None
+    """True while a compiled program is being captured (its first call runs the program under capture), or
+    while torch.export runs one."""
+    return _CAPTURING.capture is not None or is_exporting()
+
+
+def is_exporting() -> bool:
+    """True while ``torch.export.export`` runs the program to record it."""
+    import sys
+
+    export = sys.modules.get(f"{__package__.rpartition('.')[0]}.export")
+    return export is not None and export.EXPORTING.depth > 0
+
+
+def list_backends(exclude_tags=("debug", "experimental")) -> list:
+    """The backend names ``torch.compile`` accepts (``torch._dynamo.list_backends``)."""
+    return _dynamo.list_backends(exclude_tags)
+
+
+def set_default_backend(backend) -> None:
+    """The backend ``torch.compile`` uses when given none (None: ``"inductor"`` again)."""
+    _dynamo.backends.set_default(backend)
+
+
+def get_default_backend():
+    """The backend ``torch.compile`` uses when given none (``"inductor"`` unless set)."""
+    return _dynamo.backends.default()
+
+
+def cudagraph_mark_step_begin() -> None:
+    """Marks the start of a step for CUDA graphs; tinytorch runs on the CPU, where nothing is recorded."""
 
 
 is_dynamo_compiling = is_compiling

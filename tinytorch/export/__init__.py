@@ -22,6 +22,7 @@ The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold
 from __future__ import annotations
 
 import inspect
+import threading
 
 from ..autograd.grad_mode import no_grad
 from ..fx.experimental.proxy_tensor import Recording, capturing
@@ -39,6 +40,13 @@ from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, Output
 
 __all__ = ["export", "load", "save", "ExportedProgram", "ExportGraphSignature", "Dim", "ShapesCollection",
            "default_decompositions", "CustomDecompTable"]
+
+
+class _Exporting(threading.local):
+    depth = 0  # > 0 while torch.export runs the program in this thread (torch.compiler.is_exporting())
+
+
+EXPORTING = _Exporting()
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False, preserve_module_call_signature=()):
@@ -87,8 +95,12 @@ def _capture(mod, args, kwargs) -> tuple:
         if isinstance(leaf, Tensor):
             rec.bind(leaf, node)
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
-    with capturing(rec):
-        out = mod(*args, **kwargs)
+    EXPORTING.depth += 1
+    try:
+        with capturing(rec):
+            out = mod(*args, **kwargs)
+    finally:
+        EXPORTING.depth -= 1
     out_leaves, out_spec = pytree.tree_flatten(out)
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
