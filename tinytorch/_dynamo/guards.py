@@ -99,6 +99,20 @@ def _tensor_mismatch(name: str, t, rank, sizes, dtype, requires_grad) -> str | N
     return None
 
 
+def _table(module, path: str) -> tuple:
+    """(the ``_parameters`` or ``_buffers`` dict holding ``module.<path>``, or None for another attribute, and
+    the name in it)."""
+    *parents, last = path.split(".")
+    obj = module
+    for part in parents:
+        obj = resolve(obj, part)
+    for name in ("_parameters", "_buffers"):
+        table = obj.__dict__.get(name)
+        if table is not None and last in table:
+            return table, last
+    return None, last
+
+
 def _children(modules: list) -> list:
     """(module, its children's table, the children as captured) for each module of ``modules`` that has any."""
     return [(m, m._modules, tuple(m._modules.values())) for m in modules if m._modules]
@@ -136,7 +150,9 @@ class Guard:
         self.modules = list(module.modules()) if module is not None else []
         self.training = tuple(m.training for m in self.modules)
         self.children = _children(self.modules)
-        self.attrs = [(p, p.split("."), *_facts(resolve(module, p))) for p in used_paths] if module is not None else []
+        # (path, its parts, the table its tensor was found in or None, the name there, the tensor's facts)
+        self.attrs = [(p, p.split("."), *_table(module, p), *_facts(resolve(module, p)))
+                      for p in used_paths] if module is not None else []
         self.found: list = []  # the module's tensors the last passing check read, in the order of used_paths
         self.free = [(name, ident, read) for ident, (name, read) in free.items()]
         # [root, its type, the object last read, its modules, their training flags, their types], per capture.Root
@@ -173,8 +189,12 @@ class Guard:
             if reason is not None:
                 return reason
             found = []
-            for path, parts, rank, sizes, dtype, requires_grad in self.attrs:
-                t = resolve(self.module, parts)
+            for path, parts, table, last, rank, sizes, dtype, requires_grad in self.attrs:
+                # the children checked above are the captured ones, so each tensor's module is too: read its
+                # table (a path the module's own tables do not hold is resolved again)
+                t = table.get(last) if table is not None else None
+                if t is None:
+                    t = resolve(self.module, parts)
                 reason = _tensor_mismatch(f"self.{path}", t, rank, sizes, dtype, requires_grad)
                 if reason is not None:
                     return reason
