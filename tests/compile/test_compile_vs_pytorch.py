@@ -680,3 +680,46 @@ def _compile_keywords(lib):
 
 def test_compile_keywords_and_default_backend_as_pytorchs():
     assert _compile_keywords(tt) == _compile_keywords(torch)
+
+
+# -- config -------------------------------------------------------------------------------------------------------
+def _configs(lib):
+    """error_on_recompile, the config modules' patch, unknown names, and inductor's settings as scripts set them."""
+    out = []
+    dc, ic = lib._dynamo.config, lib._inductor.config
+    with dc.patch(error_on_recompile=True):
+        f = lib.compile(_sine, backend="eager", dynamic=False)
+        f(lib.ones(2))
+        try:
+            f(lib.ones(3))
+        except lib._dynamo.exc.RecompileError as e:
+            out.append(str(e).replace(__file__, "<file>"))
+    out.append(dc.error_on_recompile)
+
+    @dc.patch(recompile_limit=3)
+    def limited():
+        return dc.recompile_limit
+    out.append((limited(), dc.recompile_limit, dc.inline_inbuilt_nn_modules))
+    for name in ("coordinate_descent_tuning", "fx_graph_cache", "max_autotune", "epilogue_fusion", "freezing",
+                 "conv_1x1_as_mm", "compile_threads", "cpp_wrapper"):
+        out.append((name, getattr(ic, name)))
+    out.append((ic.triton.unique_kernel_names, ic.triton.cudagraphs, ic.cpp.threads, ic.trace.enabled))
+    with ic.patch({"triton.cudagraphs": True, "coordinate_descent_tuning": True}), ic.patch("max_autotune", True):
+        out.append((ic.triton.cudagraphs, ic.coordinate_descent_tuning, ic.max_autotune))
+    out.append((ic.triton.cudagraphs, ic.coordinate_descent_tuning, ic.max_autotune))
+    try:
+        ic.patch({"max_autotune": True}, freezing=True)
+    except AssertionError as e:
+        out.append(str(e))
+    for read in (lambda: ic.no_such_setting, lambda: ic.triton.no_such_setting, lambda: dc.no_such_setting):
+        try:
+            read()
+        except AttributeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_config_modules_as_pytorchs():
+    """``error_on_recompile`` raises PyTorch's RecompileError with its text; ``patch`` as a context and a
+    decorator; inductor's settings with PyTorch's defaults; an unknown name read is PyTorch's AttributeError."""
+    assert _configs(tt) == _configs(torch)

@@ -21,7 +21,7 @@ import weakref
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
-from . import backends, capture as _capture, config
+from . import backends, capture as _capture, config, exc
 from .. import _logging, _meta
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
@@ -133,11 +133,13 @@ class Frame:
             return self.fn(*args, **kwargs)
         if reason is not None and ("size mismatch" in reason) and self.dynamic is None:
             self.auto_dynamic = True
-        if failed and _logging.enabled("recompiles"):
+        if failed and (config.error_on_recompile or _logging.enabled("recompiles")):
             name, where = self._code()
-            _RECOMPILES.warning("Recompiling function %s in %s\n    triggered by the following guard failure(s):\n%s",
-                                name, where, "\n".join(f"    - {self.id}/{k}: {r}" for k, r in reversed(
-                                    list(enumerate(failed)))))
+            text = (f"Recompiling function {name} in {where}\n    triggered by the following guard failure(s):\n"
+                    + "\n".join(f"    - {self.id}/{k}: {r}" for k, r in reversed(list(enumerate(failed)))))
+            if config.error_on_recompile:
+                raise exc.RecompileError(text)
+            _RECOMPILES.warning("%s", text)
         return self._capture(args, kwargs, leaves, spec)
 
     def _capture(self, args, kwargs, leaves, spec):

@@ -3,7 +3,7 @@ where the program cannot be captured as one graph (a graph break), with PyTorch'
 detects (``tinytorch/_dynamo/capture.py``)."""
 from __future__ import annotations
 
-__all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported", "RecompileLimitExceeded"]
+__all__ = ["TorchDynamoException", "InvalidBackend", "RecompileError", "Unsupported", "RecompileLimitExceeded"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -12,6 +12,10 @@ class TorchDynamoException(RuntimeError):
 
 class InvalidBackend(TorchDynamoException):
     """A backend name PyTorch does not know (``torch.compile(backend="bogus")``)."""
+
+
+class RecompileError(TorchDynamoException):
+    """A recompile where ``torch._dynamo.config.error_on_recompile`` asked for none."""
 
 
 class Unsupported(TorchDynamoException):
