@@ -1,8 +1,8 @@
 """``tinytorch._dynamo.config``: PyTorch's compiler settings with PyTorch's defaults. ``recompile_limit`` (how many
 graphs one compiled callable captures before it runs eagerly, ``eval_frame.py``) and ``error_on_recompile`` (a
 recompile raises ``RecompileError`` instead) are read; the others are accepted and kept (scripts set
-``suppress_errors``, ``verbose`` before compiling). An unknown name is an AttributeError, and ``patch`` changes
-settings for a block, as in PyTorch (``tinytorch/_config_module.py``)."""
+``suppress_errors``, ``verbose`` before compiling). Reading an unknown name is an AttributeError, and ``patch``
+changes settings for a block, as in PyTorch (``tinytorch/_config_module.py``)."""
 from __future__ import annotations
 
 from .._config_module import install
@@ -26,7 +26,6 @@ guard_nn_modules = True
 raise_on_ctx_manager_usage = True
 replay_record_enabled = False
 dynamic_shapes = True
-inline_inbuilt_nn_modules = True  # PyTorch's only behaviour now (the flag is deprecated there)
 
 
 def limit() -> int:
