@@ -19,8 +19,8 @@ from .debugging import explain  # noqa: F401
 from .eval_frame import OptimizedModule, disable  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "disallow_in_graph", "explain",
-           "graph_break", "is_compiling", "list_backends", "register_backend", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
-           "optimize", "reset", "OptimizedModule"]
+           "graph_break", "is_compiling", "list_backends", "register_backend", "mark_dynamic", "mark_static",
+           "maybe_mark_dynamic", "optimize", "reset", "OptimizedModule"]
 
 
 def reset() -> None:
