@@ -679,7 +679,19 @@ PATH_DEPENDENT = {'addbmm': {'complex64:0:fwd': {'differs on': ['PyTorch AVX2, o
                                               'reason': 'values differ: Tensor-likes are not close!'},
                           'complex64:26:fwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell'],
                                                'reason': 'values differ: Tensor-likes are not close!'}},
- 'nn.functional.conv3d': {'complex64:10:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
+ 'nn.functional.conv3d': {'complex64:8:bwd': {'differs on': ['AMD EPYC: PyTorch AVX512, oneDNN AVX512, MKL None, '
+                                                             'numpy AVX512, BLAS Haswell'],
+                                              'reason': "gradients differ: Tensor-likes are not close! (seen under "
+                                                        "TINYTORCH_REFERENCE=1 on an AMD EPYC Zen 5, whose OpenBLAS "
+                                                        "runs its Haswell kernels: the weight gradient's 1,320-term "
+                                                        "complex64 sums round otherwise, 7e-7 of the largest)"},
+                          'complex64:9:bwd': {'differs on': ['AMD EPYC: PyTorch AVX512, oneDNN AVX512, MKL None, '
+                                                             'numpy AVX512, BLAS Haswell'],
+                                              'reason': "gradients differ: Tensor-likes are not close! (seen under "
+                                                        "TINYTORCH_REFERENCE=1 on an AMD EPYC Zen 5, whose OpenBLAS "
+                                                        "runs its Haswell kernels: the weight gradient's 1,320-term "
+                                                        "complex64 sums round otherwise, 7e-7 of the largest)"},
+                          'complex64:10:bwd': {'differs on': ['PyTorch AVX2, oneDNN AVX2, numpy AVX2, BLAS Haswell',
                                                               'PyTorch AVX2, oneDNN AVX512, numpy AVX512, BLAS '
                                                               'SkylakeX',
                                                               'PyTorch AVX2, oneDNN REF, MKL AVX512, numpy AVX512, '
