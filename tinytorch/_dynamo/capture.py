@@ -215,18 +215,8 @@ def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> 
 
     bound = getattr(fn, "__self__", None)
     add("L['self']", bound, lambda leaves, m=bound: m)
-    fn = inspect.unwrap(getattr(fn, "__func__", fn))
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        glob = getattr(fn, "__globals__", {})
-        for name in code.co_names:
-            add(f"G['{name}']", glob.get(name), lambda leaves, name=name: glob.get(name))
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            add(name, value, lambda leaves, cell=cell: cell.cell_contents)
+    for name, value, read in _free_names(fn):
+        add(name, value, lambda leaves, read=read: read())
     for i, (leaf, name) in enumerate(zip(leaves, names)):
         if isinstance(leaf, Module):
             add(f"L['{name}']", leaf, lambda leaves, i=i: leaves[i])
@@ -351,26 +341,28 @@ def module_sources(module: Module) -> dict:
     return paths
 
 
-def free_tensors(fn) -> dict:
-    """id -> (name, reader) of the tensors a function reads from its globals or closure: the guards read them
-    again at each call and compare identities."""
+def _free_names(fn):
+    """(name as PyTorch's guards say it, value, reader of its value now) for each global name a function's code
+    uses (``G['model']``) and each of its closure variables (``model``)."""
     fn = inspect.unwrap(getattr(fn, "__func__", fn))
     code = getattr(fn, "__code__", None)
     if code is None:
-        return {}
-    found = {}
+        return
     glob = getattr(fn, "__globals__", {})
     for name in code.co_names:
-        if isinstance(glob.get(name), Tensor):
-            found[id(glob[name])] = (f"G['{name}']", lambda name=name: glob.get(name))
+        yield f"G['{name}']", glob.get(name), lambda name=name: glob.get(name)
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         try:
             value = cell.cell_contents
-        except ValueError:
+        except ValueError:  # a cell not yet filled
             continue
-        if isinstance(value, Tensor):
-            found[id(value)] = (name, lambda cell=cell: cell.cell_contents)
-    return found
+        yield name, value, lambda cell=cell: cell.cell_contents
+
+
+def free_tensors(fn) -> dict:
+    """id -> (name, reader) of the tensors a function reads from its globals or closure: the guards read them
+    again at each call and compare identities."""
+    return {id(value): (name, read) for name, value, read in _free_names(fn) if isinstance(value, Tensor)}
 
 
 def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: bool):
