@@ -118,9 +118,14 @@ def _children(modules: list) -> list:
     return [(m, m._modules, tuple(m._modules.values())) for m in modules if m._modules]
 
 
-def _reassigned(name: str, children: list) -> str | None:
-    """Whether a submodule was assigned anew since the capture (``model[1] = nn.Tanh()``): the graph would
-    replay the old one's ops."""
+def _tree_changed(name: str, prefix: str, modules: list, training: tuple, children: list) -> str | None:
+    """How a module tree differs from its capture, or None: a training flag (dropout and batch norm act
+    otherwise), or a submodule assigned anew (``model[1] = nn.Tanh()``: the graph would replay the old one's
+    ops)."""
+    now = tuple(m.training for m in modules)
+    if now != training:
+        k = next(k for k, (a, b) in enumerate(zip(now, training)) if a != b)
+        return f"a submodule's training flag changed ({prefix}module.training == {training[k]})"
     for m, table, kids in children:
         if m._modules is not table or tuple(table.values()) != kids:
             return f"a submodule of {name} was assigned anew ({type(m).__name__})"
@@ -181,11 +186,7 @@ class Guard:
         if _State.enabled != self.grad_mode:
             return "___check_global_state() against grad_mode"
         if self.module is not None:
-            now = tuple(m.training for m in self.modules)
-            if now != self.training:
-                return "a submodule's training flag changed (module.training == " \
-                       f"{self.training[next(k for k, (a, b) in enumerate(zip(now, self.training)) if a != b)]})"
-            reason = _reassigned("self", self.children)
+            reason = _tree_changed("self", "", self.modules, self.training, self.children)
             if reason is not None:
                 return reason
             found = []
@@ -223,11 +224,7 @@ class Guard:
                     return f"the submodules of {root.name} changed"
                 entry[2], entry[3], entry[6] = obj, mods, _children(mods)
                 children = entry[6]
-            flags = tuple(m.training for m in mods)
-            if flags != training:
-                k = next(k for k, (a, b) in enumerate(zip(flags, training)) if a != b)
-                return f"a submodule's training flag changed ({root.name}: module.training == {training[k]})"
-            reason = _reassigned(root.name, children)
+            reason = _tree_changed(root.name, f"{root.name}: ", mods, training, children)
             if reason is not None:
                 return reason
             now.append(obj)
