@@ -57,7 +57,7 @@ ROWS = {  # name: (steps per process, what it is)
 }
 
 
-COMPILED_ROWS = ("makemore", "gpt", "gpt-large", "cnn", "quickstart64")
+COMPILED_ROWS = ("makemore", "gpt", "gpt-large", "cnn", "quickstart64", "lstm", "char")
 
 
 def _make(row: str, lib, compiled: bool = False):
@@ -78,7 +78,7 @@ def _make(row: str, lib, compiled: bool = False):
     if row in ("lstm", "char"):
         import bench_rnn
 
-        return bench_rnn.make_step(lib, row == "char")
+        return bench_rnn.make_step(lib, row == "char", compiled)
     import numpy as np
 
     import _gpt

@@ -24,10 +24,11 @@ REPO = os.path.dirname(HERE)
 PREFIX = "BENCH_RNN "
 
 
-def make_step(lib, char: bool):
+def make_step(lib, char: bool, compiled: bool = False):
     """One training step of the benchmark's model in ``lib`` (torch or tinytorch), built from seed 0: the
     LSTM with a linear head and an MSE loss, SGD; or with ``char`` the character model (embedding, LSTM,
-    head, cross-entropy, Adam). Returns a function running one step."""
+    head, cross-entropy, Adam). ``compiled``: the model's forward (embedding, LSTM, head) through
+    ``torch.compile``. Returns a function running one step."""
     import numpy as np
 
     T, B, E, H, V = 32, 32, 64, 128, 65
@@ -44,13 +45,18 @@ def make_step(lib, char: bool):
         x = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
         y = lib.tensor(rng.standard_normal((T, B, E)).astype(np.float32))
 
+    def forward(x):
+        return head(lstm(emb(x) if char else x)[0])
+
+    model = lib.compile(forward) if compiled else forward
+
     def step():
         opt.zero_grad()
-        out, _ = lstm(emb(x) if char else x)
+        out = model(x)
         if char:
-            loss = lib.nn.functional.cross_entropy(head(out).reshape(-1, V), y)
+            loss = lib.nn.functional.cross_entropy(out.reshape(-1, V), y)
         else:
-            loss = lib.nn.functional.mse_loss(head(out), y)
+            loss = lib.nn.functional.mse_loss(out, y)
         loss.backward()
         opt.step()
         return loss

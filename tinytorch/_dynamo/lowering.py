@@ -139,6 +139,32 @@ def _node_backward(g, node):
     return node.backward(g)[0]
 
 
+def _lstm_kept(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse, batch_sizes, mode, hidden_size, num_layers,
+               has_biases, bidirectional, batch_first, train, needs=(True,) * 7):
+    """The oneDNN LSTM layer's (output, h_n, c_n, workspace) and its autograd node (which keeps the activated
+    gates), its inputs marked for the gradients the backward operator's users read (``needs``, in that
+    operator's order: input, w_ih, w_hh, b_ih, b_hh, hx, cx)."""
+    order = (input, w_ih, w_hh, b_ih, b_hh, hx, cx)
+    leaves = [t.detach().requires_grad_(bool(n)) for t, n in zip(order, needs)]
+    with enable_grad():
+        out = _MKLDNN_RNN_LAYER(leaves[0], *leaves[1:5], leaves[5], leaves[6], reverse, batch_sizes, mode,
+                                hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    node = out[0].grad_fn
+    return (*(t.detach() for t in out), node)
+
+
+def _lstm_backward_kept(g_out, g_h, g_c, node):
+    """The layer's gradients by its node's time loop, in the backward operator's order."""
+    g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, _ = node.array_backward(g_out, g_h, g_c)
+    return g_x, g_wih, g_whh, g_bih, g_bhh, g_h0, g_c0
+
+
+def _used_items(node, n: int) -> tuple:
+    """Which of a node's ``n`` results its users read (its getitems' indices)."""
+    used = {u.args[1] for u in node.users if u.target is _operator.getitem and u.users}
+    return tuple(i in used for i in range(n))
+
+
 def _args(node, n: int, defaults: tuple) -> list:
     """A recorded call's first ``n`` positional arguments, the ones its printed form left out as defaults
     filled in from ``defaults`` (for the positions past the given ones)."""
@@ -173,7 +199,17 @@ _PAIRS = {
             list(v) if isinstance(v, (list, tuple)) else v for v in b.args[2:7]],
         lambda b: (b.args[0],), 2,
         lambda f, b: {"indices_used": any(u is not b for item in f.users for u in item.users)}),
+    "aten.mkldnn_rnn_layer_backward.default": _Pair(
+        "aten.mkldnn_rnn_layer.default", _lstm_kept, _lstm_backward_kept,
+        lambda f, b: list(f.args[:7]) == list(b.args[:7]) and f.args[7] == b.args[13] and b.args[22] is _item(f, 3),
+        lambda b: tuple(b.args[10:13]), 4,
+        lambda f, b: {"needs": _used_items(b, 7)}),
 }
+
+
+def _item(node, i: int):
+    """``node[i]``'s getitem node, or None."""
+    return next((u for u in node.users if u.target is _operator.getitem and u.args[1] == i), None)
 
 
 def keep_forward_state(graph) -> None:
@@ -194,9 +230,9 @@ def keep_forward_state(graph) -> None:
         _replace_results(graph, fwd, results[:-1])
         with graph.inserting_after(bw):
             new = graph.call_function(pair.backward, (*pair.bw_args(bw), results[-1]))
-        if isinstance(bw.meta.get("val"), (list, tuple)) or any(
-                u.op == "call_function" and u.target is _operator.getitem for u in bw.users):
-            _replace_results(graph, bw, [None] * 3, new)
+        items = [u.args[1] for u in bw.users if u.op == "call_function" and u.target is _operator.getitem]
+        if isinstance(bw.meta.get("val"), (list, tuple)) or items:
+            _replace_results(graph, bw, [None] * (max(items, default=-1) + 1), new)
         else:
             bw.replace_all_uses_with(new)
             graph.erase_node(bw)
@@ -253,3 +289,4 @@ _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU = (_op(n) for n in (
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
     "aten.gelu.default"))
 _MAX_POOL2D = _pool_ops.max_pool2d
+_MKLDNN_RNN_LAYER = _op("aten.mkldnn_rnn_layer.default")

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import loud, quiet
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _State, enable_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import record
+from ..creation.factory import zeros
+from .._core.registry import CAPTURE, aten_only, capturing
 from .rnn_cells import layer_by_ops
 from .._kernels.lstm import lstm_backward, lstm_forward
 from .._kernels.rnn_gru import layer_backward, layer_forward
@@ -28,17 +31,36 @@ class _RnnLayerNode(Node):
     """One recurrent layer in one direction. Outputs: the sequence, the last h (and the last c)."""
 
     cache = None
+    graph_call = None  # a graph capture's ((output, h_n, c_n, workspace), (b_ih, b_hh as recorded), options)
 
     def backward(self, g_out, g_h=None, g_c=None):
+        if self.graph_call is not None and capturing():  # a graph capture: PyTorch's backward operator, one node
+            return self._recorded_backward(g_out, g_h, g_c)
         if not _State.enabled and _State.array_backward:
-            g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
-            if self.mode == "LSTM":
-                x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved)
-                grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
-            else:
-                grads = layer_backward(self.mode, self, g_out, g_h)
-            return tuple(None if g is None else _make(g) for g in grads)
+            return self.array_backward(g_out, g_h, g_c)
         return self._backward_by_ops(g_out, g_h, g_c)
+
+    def array_backward(self, g_out, g_h, g_c) -> tuple:
+        """The gradients of (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) by the time loop on arrays."""
+        g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
+        if self.mode == "LSTM":
+            x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved)
+            grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
+        else:
+            grads = layer_backward(self.mode, self, g_out, g_h)
+        return tuple(None if g is None else _make(g) for g in grads)
+
+    def _recorded_backward(self, g_out, g_h, g_c):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, _ = self._unpacked_saved
+        (out, h, c, workspace), (w2, w3), options = self.graph_call
+        # the outputs as the node's saved values unpack them (the capture shows a detach of their detach)
+        saved = [_make(t._data) for t in (out, h, c)]
+        grads = mkldnn_rnn_layer_backward(
+            x, w_ih, w_hh, w2 if b_ih is None else b_ih, w3 if b_hh is None else b_hh, h0, c0, *saved, g_out, g_h, g_c, self.reverse, 2, options["hidden_size"],
+            options["num_layers"], b_ih is not None, options["train"], options["bidirectional"], [],
+            options["batch_first"], workspace)
+        g_x, g_wih, g_whh, g_bih, g_bhh, g_h0, g_c0 = grads
+        return g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, None
 
     def _backward_by_ops(self, g_out, g_h, g_c):
         """Recompute the layer from tinytorch ops and differentiate it: a graph of the gradient."""
@@ -70,35 +92,125 @@ def _node_class(name: str):
 
 
 def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tensor, w_hh: Tensor, b_ih, b_hh,
-              w_hr, reverse: bool, node_name: str = "StackBackward0"):
+              w_hr, reverse: bool, node_name: str = "StackBackward0", options: dict | None = None):
     """One layer in one direction: (output, h_n, c_n) with c_n None unless LSTM.
 
     ``input`` is (T, B, I) with ``batch_sizes`` None, or packed data (N, I) with its batch sizes;
-    ``hx``/``cx`` are (B, Hr)/(B, H)."""
-    x = input._data
-    if batch_sizes is None:
-        bs = [x.shape[1]] * x.shape[0]
-        x2 = x.reshape(-1, x.shape[-1])
-    else:
-        bs = [int(b) for b in batch_sizes]
-        x2 = x
+    ``hx``/``cx`` are (B, Hr)/(B, H). ``options``: the module's (hidden_size, num_layers, bidirectional,
+    batch_first, train) where the layer is PyTorch's oneDNN LSTM layer, which a graph capture records as the
+    one operator ``aten.mkldnn_rnn_layer``."""
     tensors = (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
     need = tuple(t is not None and t._requires_grad for t in tensors)
     recording = _State.enabled and any(need)  # the forward then keeps what the backward reuses
-    arrays = [None if t is None else t._data for t in tensors]
-    token = quiet()  # 1 / (1 + exp(-a)): the exp may overflow to inf, whose reciprocal is the right 0
-    try:
-        if mode == "LSTM":
-            out2, h, c, cache = lstm_forward(x2, bs, *arrays[1:], reverse, recording,
-                                             w_hr is None and x.dtype == np.float32)
+    x = input._data
+    if type(x) is MetaArray:  # fake or meta inputs (a graph capture): the outputs' shapes, nothing computed
+        shapes = [tuple(x.shape[:-1]) + (hx.shape[-1],), tuple(hx.shape)] + ([tuple(cx.shape)] if mode == "LSTM" else [])
+        arrays, bs, cache = [MetaArray(s, x.dtype) for s in shapes], None, None
+    else:
+        if batch_sizes is None:
+            bs = [x.shape[1]] * x.shape[0]
+            x2 = x.reshape(-1, x.shape[-1])
         else:
-            _, h0, _, w_ih_a, w_hh_a, b_ih_a, b_hh_a, _ = arrays
-            out2, h, cache = layer_forward(mode, x2, bs, h0, w_ih_a, w_hh_a, b_ih_a, b_hh_a, reverse, recording)
-            c = None
-    finally:
-        loud(token)
-    out = out2.reshape(x.shape[:-1] + (out2.shape[-1],))
+            bs = [int(b) for b in batch_sizes]
+            x2 = x
+        token = quiet()  # 1 / (1 + exp(-a)): the exp may overflow to inf, whose reciprocal is the right 0
+        try:
+            if mode == "LSTM":
+                out2, h, c, cache = lstm_forward(x2, bs, *[None if t is None else t._data for t in tensors[1:]],
+                                                 reverse, recording, w_hr is None and x.dtype == np.float32)
+            else:
+                out2, h, cache = layer_forward(mode, x2, bs, hx._data, w_ih._data, w_hh._data,
+                                               None if b_ih is None else b_ih._data,
+                                               None if b_hh is None else b_hh._data, reverse, recording)
+                c = None
+        finally:
+            loud(token)
+        arrays = [out2.reshape(x.shape[:-1] + (out2.shape[-1],)), h] + ([c] if c is not None else [])
     # one node of the layer's outputs: the sequence, the last h (and the last c)
-    outs = record((out, h) if c is None else (out, h, c), _node_class(node_name), tensors, tensors, mode=mode, bs=bs,
-                  reverse=reverse, need=need, cache=cache)
-    return outs if c is not None else outs + (None,)
+    outs = record(tuple(arrays), _node_class(node_name), tensors, tensors, mode=mode, bs=bs, reverse=reverse, need=need,
+                  cache=cache)
+    if options is not None and capturing():
+        _record_layer(outs, tensors, reverse, options)
+    return outs if mode == "LSTM" else outs + (None,)
+
+
+# -- the oneDNN LSTM layer as PyTorch's CPU operators (what a graph capture records) -----------------------
+def _record_layer(outs, tensors, reverse: bool, options: dict) -> None:
+    """Write the layer down as ``aten.mkldnn_rnn_layer`` (its results: output, h_n, c_n and oneDNN's workspace,
+    here an empty byte tensor) and let its node's backward record ``aten.mkldnn_rnn_layer_backward``."""
+    rec = CAPTURE[0].recording
+    input, hx, cx, w_ih, w_hh, b_ih, b_hh, _ = tensors
+    has_biases = b_ih is not None
+    workspace = _workspace(input)
+    if has_biases:
+        w2, w3 = b_ih, b_hh
+    else:  # PyTorch's LSTM hands oneDNN zeros shaped as the weights (made where the layer is)
+        w2, w3 = options.get("no_bias") or _no_bias(w_ih, w_hh)
+    node = rec.call("mkldnn_rnn_layer.default", input, w_ih, w_hh, w2, w3, hx, cx, reverse, [], 2, options["hidden_size"],
+                    options["num_layers"], has_biases, options["bidirectional"], options["batch_first"],
+                    options["train"])
+    items = rec.items(node, 4)
+    for t, item in zip((*outs, workspace), items):
+        rec.bind(t, item)
+    fn = outs[0].grad_fn
+    if isinstance(fn, _RnnLayerNode):
+        for t, item in zip(outs, items):
+            rec.saved_output(t, item)
+        fn.graph_call = ((*outs, workspace), (w2, w3), options)
+
+
+def _no_bias(w_ih: Tensor, w_hh: Tensor) -> tuple:
+    """Zeros of the weights' shapes, made by the op a capture records (so fake under a fake trace)."""
+    z_hh = zeros(tuple(w_hh.shape), dtype=w_hh.dtype)
+    return zeros(tuple(w_ih.shape), dtype=w_ih.dtype), z_hh
+
+
+def _workspace(input: Tensor) -> Tensor:
+    """oneDNN's workspace (what its backward reads of the forward); tinytorch's node keeps that itself: empty."""
+    return _make(MetaArray((0,), np.dtype(np.uint8)) if type(input._data) is MetaArray else np.empty(0, np.uint8))
+
+
+def layer_options(hidden_size, num_layers, bidirectional, batch_first, train) -> dict:
+    return {"hidden_size": hidden_size, "num_layers": num_layers, "bidirectional": bidirectional,
+            "batch_first": batch_first, "train": train}
+
+
+@aten_only("mkldnn_rnn_layer")
+def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: Tensor, weight3: Tensor, hx_: Tensor,
+                     cx_: Tensor, reverse: bool, batch_sizes, mode: int, hidden_size: int, num_layers: int,
+                     has_biases: bool, bidirectional: bool, batch_first: bool, train: bool) -> tuple:
+    """``torch.ops.aten.mkldnn_rnn_layer``: one direction of one LSTM layer (``mode`` 2) on a sequence-first
+    (T, B, I) input, as PyTorch's CPU LSTM calls it: (output, h_n, c_n, workspace)."""
+    if mode != 2 or batch_sizes:
+        raise NotImplementedError("mkldnn_rnn_layer: tinytorch runs the LSTM mode (2) on padded input")
+    options = layer_options(hidden_size, num_layers, bidirectional, batch_first, train)
+    if not has_biases:
+        options["no_bias"] = (weight2, weight3)
+    out, h, c = rnn_layer("LSTM", input, None, hx_, cx_, weight0, weight1, weight2 if has_biases else None,
+                          weight3 if has_biases else None, None, reverse, "MkldnnRnnLayerBackward0", options)
+    return out, h, c, _workspace(input)
+
+
+@aten_only("mkldnn_rnn_layer_backward", recorded=True)
+def mkldnn_rnn_layer_backward(input: Tensor, weight1: Tensor, weight2: Tensor, weight3: Tensor, weight4: Tensor,
+                              hx_: Tensor, cx_tmp: Tensor, output: Tensor, hy_: Tensor, cy_: Tensor, grad_output,
+                              grad_hy, grad_cy, reverse: bool, mode: int, hidden_size: int, num_layers: int,
+                              has_biases: bool, train: bool, bidirectional: bool, batch_sizes, batch_first: bool,
+                              workspace: Tensor) -> tuple:
+    """``torch.ops.aten.mkldnn_rnn_layer_backward``: the gradients of (input, w_ih, w_hh, b_ih, b_hh, hx, cx).
+    The layer runs again (as the node that PyTorch's kernel reads its workspace from) and its time loop on arrays
+    gives them: the floats of the forward's own node."""
+    leaves = [t.detach().requires_grad_() for t in (input, hx_, cx_tmp, weight1, weight2)]
+    biases = [t.detach().requires_grad_() for t in (weight3, weight4)] if has_biases else [None, None]
+    with enable_grad():
+        out, _, _ = rnn_layer("LSTM", leaves[0], None, leaves[1], leaves[2], leaves[3], leaves[4], *biases, None,
+                              reverse, "MkldnnRnnLayerBackward0")
+    node = out.grad_fn
+    if node.cache is None:  # meta inputs: the gradients' shapes
+        g = [_make(MetaArray(tuple(t.shape), t._data.dtype)) for t in (input, hx_, cx_tmp, weight1, weight2)]
+        gb = [_make(MetaArray(tuple(t.shape), t._data.dtype)) for t in (weight3, weight4)]
+    else:
+        g = node.array_backward(grad_output, grad_hy, grad_cy)
+        gb = [g[5], g[6]] if has_biases else [_make(np.zeros_like(weight3._data)), _make(np.zeros_like(weight4._data))]
+        g = g[:5]
+    return g[0], g[3], g[4], gb[0], gb[1], g[1], g[2]

@@ -102,6 +102,7 @@ expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
 clone.default(Tensor self, *, MemoryFormat? memory_format=None)
 contiguous.default(Tensor self, *, MemoryFormat memory_format=contiguous_format)
 cat.default(Tensor[] tensors, int dim=0)
+stack.default(Tensor[] tensors, int dim=0)
 detach.default(Tensor self)
 dropout.default(Tensor input, float p, bool train)
 conv2d.default(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1)
@@ -672,6 +673,10 @@ def _attention(g, name, a, out):
     return result
 
 
+def _select(g, _, a, out):
+    return g.call("select.int", *a.positional())
+
+
 def _device(t):
     return t.device
 
@@ -690,7 +695,7 @@ RULES = {
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
-    "layer_norm": _layer_norm, "getitem": _getitem,
+    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }

@@ -12,7 +12,8 @@ import warnings
 from ... import _dtype
 from ..._ops.creation.factory import empty, zeros
 from ..._ops.shape.join import cat, stack
-from ..._ops.nn.rnn import rnn_layer
+from ..._ops._core.registry import capturing
+from ..._ops.nn.rnn import layer_options, rnn_layer
 from ..._ops.shape.shape import TransposeBackward1, _unary_result
 from .. import init
 from ..functional import dropout as _dropout
@@ -185,6 +186,12 @@ class RNNBase(Module):
         # else the Stack (padded) or Cat (packed) its composite path ends in
         onednn = self.mode == "LSTM" and not packed and self.proj_size == 0 and input.dtype == _dtype.float32
         node_name = "MkldnnRnnLayerBackward0" if onednn else ("CatBackward0" if packed else "StackBackward0")
+        options = None
+        if onednn:  # PyTorch's operator: a graph capture records each layer as one aten.mkldnn_rnn_layer
+            options = layer_options(self.hidden_size, self.num_layers, self.bidirectional, self.batch_first,
+                                    self.training)
+            if capturing():
+                input = input.contiguous()  # (oneDNN reads a sequence-first copy of batch-first input)
         weights = self._flat_weights
         per = len(weights) // (self.num_layers * directions)
         bs = None if batch_sizes is None else [int(b) for b in batch_sizes.tolist()]
@@ -200,15 +207,16 @@ class RNNBase(Module):
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
                 o, h, c = rnn_layer(self.mode, layer_in, bs, hx[k], None if cx is None else cx[k], w_ih, w_hh, b_ih,
-                                    b_hh, w_hr, d == 1, node_name)
+                                    b_hh, w_hr, d == 1, node_name, options)
                 outs.append(o)
                 hs.append(h)
                 cs.append(c)
             layer_in = outs[0] if directions == 1 else cat(outs, -1)
+        h_n, c_n = stack(hs, 0), (None if cx is None else stack(cs, 0))
         output = layer_in
         if self.batch_first and not packed:
             output = _batch_first_out(output, self.mode != "LSTM")
-        return output, stack(hs, 0), (None if cx is None else stack(cs, 0))
+        return output, h_n, c_n
 
     def _prepare(self, input, hx, name: str):
         """Unpack a PackedSequence, add the batch dim of unbatched input, check dims; PyTorch's order."""
