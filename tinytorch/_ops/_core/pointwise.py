@@ -18,7 +18,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
 from .record import OUT, record
-from .registry import op
+from .registry import aten_only, capturing, op
 from .util import as_array
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
@@ -30,6 +30,7 @@ class UnaryNode(Node):
     saves = None
     formula = None
     on_arrays = False  # the formula is plain arithmetic, which numpy computes as tinytorch's ops do
+    aten_backward = None  # PyTorch's backward operator of the op's output (``tanh_backward``): what a capture shows
 
     def _operands(self):
         saved = self._unpacked_saved
@@ -42,19 +43,26 @@ class UnaryNode(Node):
         return None, None
 
     def backward(self, g):
+        if self.aten_backward is not None and not _State.enabled and capturing():
+            return (self.aten_backward(g, self._operands()[1]),)  # a graph capture: PyTorch's operator, one node
         if self.on_arrays and not _State.enabled and _State.array_backward:
             out = self._backward_arrays(g._data)
             if out is not None:
                 return (_make(out),)
         x, y = self._operands()
+        return self.gradient(g, x, y)
+
+    @classmethod
+    def gradient(cls, g, x, y) -> tuple:
+        """The formula at ``g`` and the saved ``x``/``y``, in PyTorch's precision and complex convention."""
         if g._data.dtype.kind == "c":
             # a holomorphic f: PyTorch's gradient is g * conj(f'(z)) = conj(formula(conj(g)))
-            return (self.formula(g.conj_physical(), x, y).conj_physical(),)
+            return (cls.formula(g.conj_physical(), x, y).conj_physical(),)
         if g._data.dtype in LOWP_NP:
             # PyTorch's backward kernels (tanh_backward, ...) compute the formula in float and round once
-            wide = self.formula(g.float(), None if x is None else x.float(), None if y is None else y.float())
+            wide = cls.formula(g.float(), None if x is None else x.float(), None if y is None else y.float())
             return (wide.to(g.dtype) if wide.dtype is float32 else wide,)
-        return (self.formula(g, x, y),)
+        return (cls.formula(g, x, y),)
 
     def _backward_arrays(self, gd):
         """The formula applied to the arrays (float32/float64, one shape: the same floats as the
@@ -154,15 +162,33 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
     return unary_op
 
 
+def _backward_operator(name: str, node_cls):
+    """``torch.ops.aten.<name>(grad_output, output)``: the backward formula of an op that saves its result, as
+    its node computes it (on the arrays where the node would), declared as one recorded ATen operator."""
+    def backward_operator(grad_output: Tensor, output: Tensor) -> Tensor:
+        gd, yd = grad_output._data, output._data
+        if (node_cls.on_arrays and gd.dtype in _EXACT and yd.dtype == gd.dtype and yd.shape == gd.shape
+                and not (SCALARS_BY_VALUE and not gd.ndim)):
+            return _make(as_array(node_cls.formula(gd, None, yd)))
+        return node_cls.gradient(grad_output, None, output)[0]
+    backward_operator.__name__ = backward_operator.__qualname__ = name
+    return aten_only(name, recorded=True)(backward_operator)
+
+
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
-          floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, **spellings):
+          floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, aten_backward=None,
+          **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
     on_arrays   the derivative is arithmetic with Python numbers only (``g * (1 - y * y)``), so without
                 create_graph the backward applies that same formula to the float32/float64 arrays
                 (numpy's ufuncs are what the tinytorch ops call: the same floats).
-    node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``)."""
+    node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``).
+    aten_backward  PyTorch's operator for the derivative at the result (``tanh_backward``), which a graph capture
+                records in the formula's place."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
+    if aten_backward is not None:
+        node_cls.aten_backward = staticmethod(_backward_operator(aten_backward, node_cls))
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)
     return op(name, batch=batch, **spellings)(impl)

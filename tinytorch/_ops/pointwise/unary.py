@@ -77,12 +77,12 @@ atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH,
 sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
-             variants=_MATH + " functional")
+             variants=_MATH + " functional", aten_backward="tanh_backward")
 asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
 acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
 atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
 sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
-                variants=_MATH + " functional", extra=("special.expit",))
+                variants=_MATH + " functional", extra=("special.expit",), aten_backward="sigmoid_backward")
 
 # -- sign, magnitude, rounding: integers stay integers ---------------------------------------------
 _ZERO_GRAD = lambda g, x, y: g * 0  # noqa: E731  (step functions: a zero gradient, as PyTorch)

@@ -673,6 +673,13 @@ def _attention(g, name, a, out):
     return result
 
 
+def _rsub(g, _, a, out):
+    other, alpha = a.arg(1), a.get("alpha", 1)
+    if isinstance(other, Tensor):
+        return g.call("rsub.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
+    return g.call("rsub.Scalar", a.self, other, *([alpha] if alpha != 1 else []))
+
+
 def _select(g, _, a, out):
     return g.call("select.int", *a.positional())
 
@@ -695,7 +702,7 @@ RULES = {
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
-    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select,
+    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select, "rsub": _rsub,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }
