@@ -570,18 +570,29 @@ def _unsafe_view(self, size):
     return self.view(size)
 
 
+_PUBLIC: dict = {}  # (namespace, name) -> the public function: a namespace's table is built at each call
+
+
+def _public(which: str, name: str):
+    """``torch.<name>`` or ``torch.nn.functional.<name>``'s function (looked up once)."""
+    fn = _PUBLIC.get((which, name))
+    if fn is None:
+        fn = _PUBLIC[which, name] = _namespace(which)[name]
+    return fn
+
+
 @_aten_only("convolution")
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     nd = weight.dim() - 2
     if transposed:
-        fn = _namespace("nn.functional")[f"conv_transpose{nd}d"]
+        fn = _public("nn.functional", f"conv_transpose{nd}d")
         return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    return _namespace("nn.functional")[f"conv{nd}d"](input, weight, bias, stride, padding, dilation, groups)
+    return _public("nn.functional", f"conv{nd}d")(input, weight, bias, stride, padding, dilation, groups)
 
 
 @_aten_only("_native_batch_norm_legit_no_training")
 def _batch_norm_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
-    out = _namespace("torch")["batch_norm"](input, weight, bias, running_mean, running_var, False, momentum, eps, False)
+    out = _public("torch", "batch_norm")(input, weight, bias, running_mean, running_var, False, momentum, eps, False)
     return out, input.new_empty(0), input.new_empty(0)
 
 

@@ -1,6 +1,7 @@
 """The convolution's CPU path: ``_ops/nn/conv.py``'s three bilinear forwards (``_conv_arrays``,
-``_conv_t_arrays``, ``_conv_w_arrays``) as chunked im2col + BLAS, and ConvolutionBackward0's two gradients
-from one copy of the gradient's rows.
+``_conv_t_arrays``, ``_conv_w_arrays``) as chunked im2col + BLAS, and the two gradients together
+(``_conv_grads_arrays``, what ConvolutionBackward0 and aten.convolution_backward compute) from one copy of the
+gradient's rows.
 
 Columns are channel-major, (C*kh*kw, samples*Ho*row), so a convolution is one GEMM over a chunk
 of samples; chunks of a few samples keep the columns in cache between the copy that builds them
@@ -23,12 +24,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._quiet_fp import silent
-from ..autograd.grad_mode import _State
-from ..tensor import _make
 from .._ops._core import paths
 from .._ops._kernels import compiled, parallel
 from .._ops.nn import conv
-from .._ops.nn.conv import ConvolutionBackward0
 
 
 class _Layout:
@@ -491,15 +489,12 @@ def conv_w_arrays(x, y, geo):
     return _conv_w_fwd(x, y, _Layout(geo))
 
 
-@paths.backward(ConvolutionBackward0, when="no graph of the gradient wanted, and both the input's and the weight's "
-                "gradients", why="speed: both gradients read the gradient's channel-major rows, built once")
-def convolution_backward(self, g):
-    if _State.enabled or not (self.need[0] and self.need[1]):
-        return ConvolutionBackward0.formula(self, g)
-    x, w = self._unpacked_saved
-    geo = _Layout(self.geo)
-    rows = _rows_of(_as4(g._data, geo.one_d), geo)
-    gx = _make(_conv_t_fwd(g._data, w._data, geo, rows))
-    gw = _make(_conv_w_fwd(x._data, g._data, geo, rows))
+@paths.kernel(conv, "_conv_grads_arrays", ulps=64, scale="max", when=_ANY,
+              why="speed: both gradients read the gradient's channel-major rows, built once")
+def conv_grads_arrays(g, x, w, geo):
+    geo = _Layout(geo)
+    rows = _rows_of(_as4(g, geo.one_d), geo)
+    gx = _conv_t_fwd(g, w, geo, rows)
+    gw = _conv_w_fwd(x, g, geo, rows)
     put_rows(rows, geo)
-    return gx, gw, conv._bias_grad(g, self.geo) if self.need[2] else None
+    return gx, gw

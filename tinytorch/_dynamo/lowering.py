@@ -198,7 +198,7 @@ _PAIRS = {
         lambda f, b: f.args[0] is b.args[1] and _args(f, 6, ([], [0, 0], [1, 1], False))[1:] == [
             list(v) if isinstance(v, (list, tuple)) else v for v in b.args[2:7]],
         lambda b: (b.args[0],), 2,
-        lambda f, b: {"indices_used": any(u is not b for item in f.users for u in item.users)}),
+        lambda f, b: {"indices_used": any(u is not b for u in getattr(_item(f, 1), "users", ()))}),
     "aten.mkldnn_rnn_layer_backward.default": _Pair(
         "aten.mkldnn_rnn_layer.default", _lstm_kept, _lstm_backward_kept,
         lambda f, b: list(f.args[:7]) == list(b.args[:7]) and f.args[7] == b.args[13] and b.args[22] is _item(f, 3),

@@ -1,5 +1,5 @@
 """Programs that reach the paths of ``tinytorch/_cpu/conv.py`` (the convolution's chunked im2col kernels and
-ConvolutionBackward0's shared rows): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)].
+both gradients from shared rows): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)].
 
 ``shape`` picks the batch (its length plus one), so the four shapes give batches of 1 to 4 samples; the
 geometries cover the layouts the path chooses between: stride 1 (wide rows) and strided, padding,
@@ -58,5 +58,5 @@ PROGRAMS = {
     "conv._conv_arrays": _ALL,
     "conv._conv_t_arrays": _ALL,
     "conv._conv_w_arrays": _ALL,
-    "ConvolutionBackward0": [_conv2d, _conv1d],
+    "conv._conv_grads_arrays": [_conv2d, _conv1d],
 }

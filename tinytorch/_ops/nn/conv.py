@@ -21,7 +21,7 @@ from ..._dtype import FROM_NP, cpp_name
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
-from ...tensor import Tensor
+from ...tensor import Tensor, _make
 from .._core.record import record
 from .._core.registry import aten_only, op
 from ..pointwise.complex import view_as_real
@@ -110,6 +110,11 @@ def _conv_w_arrays(x, y, geo):
     return gw.reshape(gw.shape[:2] + ((geo.k[1],) if geo.one_d else geo.k))
 
 
+def _conv_grads_arrays(g, x, w, geo) -> tuple:
+    """Both of conv's gradients on arrays, the input's and the weight's (each from the gradient ``g``)."""
+    return _conv_t_arrays(g, w, geo), _conv_w_arrays(x, g, geo)
+
+
 # -- nodes ----------------------------------------------------------------------------------------
 def _conv_field(i: int):
     """One of PyTorch's saved convolution arguments, from what the public function noted (``conv_args``)."""
@@ -143,6 +148,9 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bia
     if transposed:
         raise NotImplementedError("tinytorch's aten.convolution_backward takes convolutions, not transposed ones")
     geo = _conv_geometry(input.shape, weight.shape, stride, padding, dilation, groups)
+    if output_mask[0] and output_mask[1] and not _State.enabled:  # as the node computes them
+        gx, gw = _conv_grads_arrays(grad_output._data, input._data, weight._data, geo)
+        return _make(gx), _make(gw), _bias_grad(grad_output, geo) if output_mask[2] else None
     return (_conv_t(grad_output, weight, geo) if output_mask[0] else None,
             _conv_w(input, grad_output, geo) if output_mask[1] else None,
             _bias_grad(grad_output, geo) if output_mask[2] else None)
@@ -158,8 +166,11 @@ class ConvolutionBackward0(Node):
             bias_sizes, dilation, groups, output_padding, padding, stride, _ = args  # (non-negative: u64 keeps them)
             return convolution_backward(g, x, w, list(bias_sizes), list(stride), list(padding), list(dilation), False,
                                         list(output_padding), groups, list(self.need))
-        gx = _conv_t(g, w, self.geo) if self.need[0] else None
-        gw = _conv_w(x, g, self.geo) if self.need[1] else None
+        if self.need[0] and self.need[1] and not _State.enabled:  # no graph of the gradient: on the arrays
+            gx, gw = (_make(a) for a in _conv_grads_arrays(g._data, x._data, w._data, self.geo))
+        else:
+            gx = _conv_t(g, w, self.geo) if self.need[0] else None
+            gw = _conv_w(x, g, self.geo) if self.need[1] else None
         return gx, gw, _bias_grad(g, self.geo) if self.need[2] else None
 
 
