@@ -20,6 +20,7 @@ from .._ops._core import paths
 from .._ops._core.record import record
 from .._ops._kernels import compiled as _compiled, parallel
 from .rowwise_moments import layer_norm_rows
+from .._ops.nn import norm
 from .._ops.nn.norm import NativeLayerNormBackward0, _grad_input, _layer_norm_grads, _mean_np, _moments, _rsqrt_np
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -210,18 +211,11 @@ def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, n
     return gx, gw if need_w else None, gb if need_b else None
 
 
-@paths.backward(NativeLayerNormBackward0, when="no graph of the gradient wanted", why="speed: the forward's "
-                "normalised input (or its statistics) reused; fused compiled loops over rows of one normalised dim "
-                "(numba); large gradients cut into runs of rows across threads")
-def layer_norm_backward(self, g):
-    if _State.enabled:
-        return NativeLayerNormBackward0.formula(self, g)
-    x, w = self._unpacked_saved[:2]
-    axes, need = self.axes, [e[0] is not None for e in self.next_functions]
-    gd, wd, invstd = g._data, None if w is None else w._data, self.stats[1]
-    xhat = getattr(self, "xhat", None)
-    if xhat is None:  # the reference's forward ran: its statistics give its normalised input again
-        xhat = (x._data - self.stats[0]) * invstd
+@paths.kernel(norm, "_layer_norm_grads_arrays", when="gradients of rows of one normalised dim (the fused loops) or "
+              "of a large input (runs of rows)", why="speed: fused compiled loops over rows of one normalised dim "
+              "(numba); large gradients cut into runs of rows across threads")
+def layer_norm_grads_arrays(gd, wd, xhat, invstd, axes, need):
+    need = list(need)
     grads = [None, None, None]
     if (len(axes) == 1 and gd.ndim > 1 and gd.shape == xhat.shape and 1 < gd.shape[-1]
             and _short_rows(gd.shape[-1]) and gd.dtype in _FLOATS and gd.dtype == xhat.dtype == invstd.dtype
@@ -251,6 +245,21 @@ def layer_norm_backward(self, g):
         grads[0] = gxd
         need[0] = False
     if any(need):
-        rest = _layer_norm_grads(gd, wd, xhat, invstd, axes, need, _mean_np)
+        rest = _layer_norm_grads(gd, wd, xhat, invstd, axes, tuple(need), _mean_np)
         grads = [r if n else a for a, r, n in zip(grads, rest, need)]
+    return tuple(grads)
+
+
+@paths.backward(NativeLayerNormBackward0, when="no graph of the gradient wanted", why="speed: the forward's "
+                "normalised input reused (the operator it calls recomputes it from the statistics)")
+def layer_norm_backward(self, g):
+    if _State.enabled:
+        return NativeLayerNormBackward0.formula(self, g)
+    x, w = self._unpacked_saved[:2]
+    invstd = self.stats[1]
+    xhat = getattr(self, "xhat", None)
+    if xhat is None:  # the reference's forward ran: its statistics give its normalised input again
+        xhat = (x._data - self.stats[0]) * invstd
+    grads = norm._layer_norm_grads_arrays(g._data, None if w is None else w._data, xhat, invstd, self.axes,
+                                          tuple(e[0] is not None for e in self.next_functions))
     return tuple(None if a is None else _make(a) for a in grads)

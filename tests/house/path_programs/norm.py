@@ -58,6 +58,7 @@ def _layer_norm_large(rng, dtype, shape):
 PROGRAMS = {
     "layer_norm": [_layer_norm, _layer_norm_large],
     "native_layer_norm": [_layer_norm, _layer_norm_large],
+    "norm._layer_norm_grads_arrays": [_layer_norm, _layer_norm_large],
     "NativeLayerNormBackward0": [_layer_norm, _layer_norm_large],
 }
 

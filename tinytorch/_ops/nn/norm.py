@@ -126,9 +126,15 @@ def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape
     x = input._data
     axes = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
     xhat = (x - mean._data) * rstd._data
-    grads = _layer_norm_grads(grad_out._data, None if weight is None else weight._data, xhat, rstd._data, axes,
-                              tuple(output_mask), _mean_np)
+    grads = _layer_norm_grads_arrays(grad_out._data, None if weight is None else weight._data, xhat, rstd._data,
+                                     axes, tuple(bool(m) for m in output_mask))
     return tuple(None if a is None else _make(a) for a in grads)
+
+
+def _layer_norm_grads_arrays(gd, wd, xhat, invstd, axes: tuple, need: tuple) -> tuple:
+    """``_layer_norm_grads`` on the arrays: the step the node (reusing the forward's normalised input) and the
+    ATen operator share."""
+    return _layer_norm_grads(gd, wd, xhat, invstd, axes, need, _mean_np)
 
 
 def _layer_norm_grads(g, w, xhat, invstd, axes: tuple, need: tuple, mean=_mean_kept):
