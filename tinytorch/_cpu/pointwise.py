@@ -20,7 +20,7 @@ from .._ops._kernels import parallel
 from .._ops._kernels.muladd import muladd
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._ops._kernels.times import times as _times
-from .._ops.pointwise import arith
+from .._ops.pointwise import arith, power
 from .._ops.pointwise.arith import AddBackward0, MulBackward0, RsubBackward1, SubBackward0
 
 # the operand dtypes fast_forward leaves to the general path (bool; float8 and complex32, numpy computing
@@ -108,6 +108,24 @@ _add_ref, _sub_ref, _mul_ref = paths.reference("add"), paths.reference("sub"), p
 _COMMON = ("two tensors of one shape and dtype (not bool), or a floating tensor and a Python number its dtype "
            "keeps, with alpha 1")
 _SPEED = "speed: no promotion, broadcasting or fitting; 0-d floats as Python floats; large arrays across threads"
+
+
+# -- pow's special exponents -----------------------------------------------------------------------
+_power_ref = paths.reference_kernel(power, "_power")
+# PyTorch's CPU pow of a float tensor to a Python number computes these exponents by their own formulas
+# (pow_tensor_scalar_kernel: sqrt, rsqrt; pow_tensor_scalar_optimized_kernel: the products), the others by pow
+_POW_FORMULAS = {3.0: lambda x: x * x * x, -2.0: lambda x: 1 / (x * x), 0.5: np.sqrt, -0.5: lambda x: 1 / np.sqrt(x)}
+
+
+@paths.kernel(power, "_power", ulps=2, when="a float32/float64 array to a Python int or float exponent 3, -2, 0.5 "
+              "or -0.5", why="PyTorch's bits: its CPU kernel computes those powers as x * x * x, 1 / (x * x), sqrt "
+              "and 1 / sqrt (numpy's power rounds once)")
+def power_formulas(ad, bd):
+    if (type(bd) is int or type(bd) is float) and type(ad) is np.ndarray and (ad.dtype is _F32 or ad.dtype is _F64):
+        formula = _POW_FORMULAS.get(float(bd))
+        if formula is not None:
+            return formula(ad)
+    return _power_ref(ad, bd)
 
 
 @paths.forward("add", when=_COMMON, why=_SPEED)

@@ -1,5 +1,5 @@
 """Programs that reach the paths of ``tinytorch/_cpu/pointwise.py`` and ``engine.py`` (add, sub, mul, the
-engine's sums and dependency count): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
+engine's sums and dependency count, pow's exponents PyTorch computes by formulas): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
 import numpy as np
 
 import tinytorch as tt
@@ -39,7 +39,15 @@ def _fan_in(rng, dtype, shape):
     yield "chain", (lambda x, y: ((x * y).sin() * y + x).exp().log1p() * (y - x)), [a, b]
 
 
+def _powers(rng, dtype, shape):
+    """A tensor to the exponents PyTorch computes by formulas (and one it does not), on positive values."""
+    a = np.abs(_arrays(rng, dtype, shape, 1)[0]) + np.asarray(0.1, dtype)
+    for e in (3, 3.0, -2, 0.5, -0.5, 2.5, 4):
+        yield f"x ** {e!r}", (lambda e: lambda x: x ** e)(e), [a]
+
+
 PROGRAMS = {
+    "power._power": [_powers],
     "add": [_binary(lambda x, y: x + y)],
     "sub": [_binary(lambda x, y: x - y)],
     "mul": [_binary(lambda x, y: x * y)],

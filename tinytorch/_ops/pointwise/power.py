@@ -25,12 +25,20 @@ class PowBackward0(Node):
         e = self.exponent
         if e == 0:
             return (g * 0,)
-        return (g * e * a ** (e - 1),)
+        return (g * _pow_slope(a, e),)
 
     def jvp(self, t):
         (a,) = self._unpacked_saved
         e = self.exponent
-        return t * 0 if e == 0 else t * e * a ** (e - 1)
+        return t * 0 if e == 0 else t * _pow_slope(a, e)
+
+
+def _pow_slope(a, e):
+    """d(a ** e)/da = e * a ** (e - 1), as PyTorch's pow_backward computes it: a real exponent as a double, the
+    slope first, then times the gradient."""
+    if not isinstance(e, complex):
+        e = float(e)
+    return e * a ** (e - 1)
 
 
 class PowBackward1(_BinaryNode):
@@ -84,7 +92,7 @@ def pow(a, b) -> Tensor:
         out = _int_pow_negative(a, ad, bd)
     else:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = as_array(np.power(ad, bd))
+            out = as_array(_power(ad, bd))
     if not needs_grad(ta, tb):
         return _make(out)
     if tb is None:  # the Python number exponent (binary_operands casts it on numpy 1.x)
@@ -94,6 +102,11 @@ def pow(a, b) -> Tensor:
     # PyTorch keeps its result either way
     return record(out, PowBackward1, (ta, tb), (ta, tb, OUT), a_meta=meta(ta, out), b_meta=meta(tb, out),
                   need_a=ta._requires_grad, need_b=tb._requires_grad)
+
+
+def _power(ad, bd):
+    """``ad ** bd`` elementwise: numpy's power of the operands (``bd`` an array or a Python number)."""
+    return np.power(ad, bd)
 
 
 def _int_pow_negative(a, ad, bd) -> np.ndarray:

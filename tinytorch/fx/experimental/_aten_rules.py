@@ -680,6 +680,10 @@ def _rsub(g, _, a, out):
     return g.call("rsub.Scalar", a.self, other, *([alpha] if alpha != 1 else []))
 
 
+def _square(g, _, a, out):
+    return g.call("pow.Tensor_Scalar", a.self, 2)  # (square is composite in PyTorch: its pow)
+
+
 def _select(g, _, a, out):
     return g.call("select.int", *a.positional())
 
@@ -702,7 +706,7 @@ RULES = {
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
-    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select, "rsub": _rsub,
+    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select, "rsub": _rsub, "square": _square,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }
