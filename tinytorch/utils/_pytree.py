@@ -216,21 +216,22 @@ _LEAF = LeafSpec()
 def tree_flatten(tree, is_leaf: Callable | None = None):
     """(leaves, spec): ``tree_unflatten(leaves, spec)`` rebuilds ``tree``."""
     leaves: list = []
+    return leaves, _flatten(tree, is_leaf, leaves)
 
-    def helper(node):
-        if is_leaf is not None and is_leaf(node):
-            leaves.append(node)
-            return _LEAF
-        node_type = _node_type(node)
-        impl = _get_node(node_type)
-        if impl is None:
-            leaves.append(node)
-            return _LEAF
-        children, context = impl.flatten_fn(node)
-        return TreeSpec(node_type, context, [helper(c) for c in children])
 
-    spec = helper(tree)
-    return leaves, spec
+# (module-level recursions: a nested function that calls itself is a reference cycle, left to the garbage
+# collector at every call, and a compiled step flattens its inputs at each call)
+def _flatten(node, is_leaf, leaves: list):
+    if is_leaf is not None and is_leaf(node):
+        leaves.append(node)
+        return _LEAF
+    node_type = _node_type(node)
+    impl = _get_node(node_type)
+    if impl is None:
+        leaves.append(node)
+        return _LEAF
+    children, context = impl.flatten_fn(node)
+    return TreeSpec(node_type, context, [_flatten(c, is_leaf, leaves) for c in children])
 
 
 def tree_unflatten(leaves, treespec: TreeSpec):
@@ -241,15 +242,14 @@ def tree_unflatten(leaves, treespec: TreeSpec):
     if len(leaves) != treespec.num_leaves:
         raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers to a "
                          f"pytree that holds {treespec.num_leaves} items ({treespec}).")
-    it = iter(leaves)
+    return _unflatten(treespec, iter(leaves))
 
-    def helper(spec):
-        if spec.is_leaf():
-            return next(it)
-        children = [helper(c) for c in spec.children_specs]
-        return _get_node(spec.type).unflatten_fn(children, spec.context)
 
-    return helper(treespec)
+def _unflatten(spec, leaves):
+    if spec.is_leaf():
+        return next(leaves)
+    children = [_unflatten(c, leaves) for c in spec.children_specs]
+    return _get_node(spec.type).unflatten_fn(children, spec.context)
 
 
 def tree_iter(tree, is_leaf: Callable | None = None):
