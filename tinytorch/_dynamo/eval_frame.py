@@ -49,9 +49,12 @@ class Entry:
         self.guard, self.program = guard, program
         self.plans: dict = {}  # the input and state shapes -> AOTPlans (None: no joint graph, replay stage 1)
         self.compiled = None   # what a callable backend returned for the graph (run at each replay)
+        self.last = None       # the plans made last
 
     def planned(self, tensors: list, state: list):
         """The forward and backward plans for these inputs' shapes, made at the first call that meets them."""
+        if self.guard.fixed_shapes and self.plans:  # the guard held every shape the plans depend on: one plan
+            return self.last
         key = tuple(t.shape for t in tensors) + tuple(t.shape for t in state)
         try:
             return self.plans[key]
@@ -63,7 +66,7 @@ class Entry:
             # arrays only, an index with no ATen form): stage 1's replay through autograd gives the same results
             log.debug("torch.compile replays this graph through autograd: %s: %s", type(e).__name__, e)
             plans = None
-        self.plans[key] = plans
+        self.plans[key] = self.last = plans
         return plans
 
 

@@ -170,6 +170,11 @@ class Guard:
         self.rooted = [(k, parts, ".".join(parts), *_facts(resolve(self.roots[k][2], parts)))
                        for k, parts in (rooted or {}).values()]
         self.found_rooted: list = []  # the other modules' tensors the last passing check read, in rooted's order
+        # every tensor the graph reads has its sizes guarded (a global one only by identity: not fixed)
+        self.fixed_shapes = not dynamic and not self.free
+        # the module's tensors as the common case compares them (plain tensors: no property read)
+        self.attr_facts = [(table, last, _NP_DTYPE[dtype], sizes, requires_grad)
+                           for _, _, table, last, _, sizes, dtype, requires_grad in self.attrs]
 
     def check(self, leaves: list, spec) -> str | None:
         """None when a call with these input leaves may replay the graph, else the first changed fact."""
@@ -190,17 +195,21 @@ class Guard:
             if reason is not None:
                 return reason
             found = []
-            for path, parts, table, last, rank, sizes, dtype, requires_grad in self.attrs:
+            for table, last, np_dtype, sizes, requires_grad in self.attr_facts:
                 # the children checked above are the captured ones, so each tensor's module is too: read its
-                # table (a path the module's own tables do not hold is resolved again)
+                # table (a path the module's own tables do not hold is resolved again below)
                 t = table.get(last) if table is not None else None
-                if t is None:
-                    t = resolve(self.module, parts)
-                reason = _tensor_mismatch(f"self.{path}", t, rank, sizes, dtype, requires_grad)
+                if (t is None or type(t) not in _PLAIN or t._requires_grad != requires_grad
+                        or t._data.dtype != np_dtype or t._data.shape != sizes):
+                    found = None
+                    break
+                found.append(t)
+            if found is not None:
+                self.found = found
+            else:
+                reason = self._attr_changed()
                 if reason is not None:
                     return reason
-                found.append(t)
-            self.found = found
         for i, name, kind in self.kinds:
             if type(leaves[i]) is not kind:
                 return f"___check_type_id({name}, {id(kind)})"
@@ -209,6 +218,21 @@ class Guard:
                 return f"___check_obj_id({name}, {ident})"
         if self.roots:
             return self._check_roots(leaves)
+        return None
+
+    def _attr_changed(self) -> str | None:
+        """The module's tensors, one of which the common case did not find as captured, checked fully: the first
+        mismatch in PyTorch's words, or None (a path held outside the tables, a tensor subclass that matches)."""
+        found = []
+        for path, parts, table, last, rank, sizes, dtype, requires_grad in self.attrs:
+            t = table.get(last) if table is not None else None
+            if t is None:
+                t = resolve(self.module, parts)
+            reason = _tensor_mismatch(f"self.{path}", t, rank, sizes, dtype, requires_grad)
+            if reason is not None:
+                return reason
+            found.append(t)
+        self.found = found
         return None
 
     def _check_roots(self, leaves: list) -> str | None:
