@@ -56,9 +56,9 @@ class _RnnLayerNode(Node):
         # the outputs as the node's saved values unpack them (the capture shows a detach of their detach)
         saved = [_make(t._data) for t in (out, h, c)]
         grads = mkldnn_rnn_layer_backward(
-            x, w_ih, w_hh, w2 if b_ih is None else b_ih, w3 if b_hh is None else b_hh, h0, c0, *saved, g_out, g_h, g_c, self.reverse, 2, options["hidden_size"],
-            options["num_layers"], b_ih is not None, options["train"], options["bidirectional"], [],
-            options["batch_first"], workspace)
+            x, w_ih, w_hh, w2 if b_ih is None else b_ih, w3 if b_hh is None else b_hh, h0, c0, *saved, g_out, g_h,
+            g_c, self.reverse, 2, options["hidden_size"], options["num_layers"], b_ih is not None, options["train"],
+            options["bidirectional"], [], options["batch_first"], workspace)
         g_x, g_wih, g_whh, g_bih, g_bhh, g_h0, g_c0 = grads
         return g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, None
 
@@ -104,7 +104,9 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     recording = _State.enabled and any(need)  # the forward then keeps what the backward reuses
     x = input._data
     if type(x) is MetaArray:  # fake or meta inputs (a graph capture): the outputs' shapes, nothing computed
-        shapes = [tuple(x.shape[:-1]) + (hx.shape[-1],), tuple(hx.shape)] + ([tuple(cx.shape)] if mode == "LSTM" else [])
+        shapes = [tuple(x.shape[:-1]) + (hx.shape[-1],), tuple(hx.shape)]
+        if mode == "LSTM":
+            shapes.append(tuple(cx.shape))
         arrays, bs, cache = [MetaArray(s, x.dtype) for s in shapes], None, None
     else:
         if batch_sizes is None:
@@ -146,9 +148,9 @@ def _record_layer(outs, tensors, reverse: bool, options: dict) -> None:
         w2, w3 = b_ih, b_hh
     else:  # PyTorch's LSTM hands oneDNN zeros shaped as the weights (made where the layer is)
         w2, w3 = options.get("no_bias") or _no_bias(w_ih, w_hh)
-    node = rec.call("mkldnn_rnn_layer.default", input, w_ih, w_hh, w2, w3, hx, cx, reverse, [], 2, options["hidden_size"],
-                    options["num_layers"], has_biases, options["bidirectional"], options["batch_first"],
-                    options["train"])
+    node = rec.call("mkldnn_rnn_layer.default", input, w_ih, w_hh, w2, w3, hx, cx, reverse, [], 2,
+                    options["hidden_size"], options["num_layers"], has_biases, options["bidirectional"],
+                    options["batch_first"], options["train"])
     items = rec.items(node, 4)
     for t, item in zip((*outs, workspace), items):
         rec.bind(t, item)
