@@ -114,14 +114,20 @@ _SPEED = "speed: no promotion, broadcasting or fitting; 0-d floats as Python flo
 _power_ref = paths.reference_kernel(power, "_power")
 # PyTorch's CPU pow of a float tensor to a Python number computes these exponents by their own formulas
 # (pow_tensor_scalar_kernel: sqrt, rsqrt; pow_tensor_scalar_optimized_kernel: the products), the others by pow
-_POW_FORMULAS = {3.0: lambda x: x * x * x, -2.0: lambda x: 1 / (x * x), 0.5: np.sqrt, -0.5: lambda x: 1 / np.sqrt(x)}
+# (the 1 in the array's dtype: numpy 1.x would widen a 0-d float32 divided from a Python number)
+_POW_FORMULAS = {0.0: np.ones_like, 1.0: np.copy, 2.0: lambda x: x * x, 3.0: lambda x: x * x * x,
+                 -1.0: lambda x: x.dtype.type(1) / x, -2.0: lambda x: x.dtype.type(1) / (x * x), 0.5: np.sqrt,
+                 -0.5: lambda x: x.dtype.type(1) / np.sqrt(x)}
+# a Python number exponent as pow's operands hold it (numpy 1.x: cast to a numpy scalar); a tensor's is an array
+_NUMBER = (int, float, np.float32, np.float64, np.int64)
 
 
-@paths.kernel(power, "_power", ulps=2, when="a float32/float64 array to a Python int or float exponent 3, -2, 0.5 "
-              "or -0.5", why="PyTorch's bits: its CPU kernel computes those powers as x * x * x, 1 / (x * x), sqrt "
-              "and 1 / sqrt (numpy's power rounds once)")
+@paths.kernel(power, "_power", ulps=2, when="a float32/float64 array to a Python int or float exponent 0, 1, 2, 3, -1, "
+              "-2, 0.5 or -0.5", why="PyTorch's bits: its CPU kernel computes those powers as 1, x, x * x, x * x * x, "
+              "1 / x, 1 / (x * x), sqrt and 1 / sqrt (numpy's power rounds once, or within a few ulps on numpy "
+              "1.x's SVML)")
 def power_formulas(ad, bd):
-    if (type(bd) is int or type(bd) is float) and type(ad) is np.ndarray and (ad.dtype is _F32 or ad.dtype is _F64):
+    if type(bd) in _NUMBER and type(ad) is np.ndarray and (ad.dtype is _F32 or ad.dtype is _F64):
         formula = _POW_FORMULAS.get(float(bd))
         if formula is not None:
             return formula(ad)

@@ -42,7 +42,7 @@ def _fan_in(rng, dtype, shape):
 def _powers(rng, dtype, shape):
     """A tensor to the exponents PyTorch computes by formulas (and one it does not), on positive values."""
     a = np.abs(_arrays(rng, dtype, shape, 1)[0]) + np.asarray(0.1, dtype)
-    for e in (3, 3.0, -2, 0.5, -0.5, 2.5, 4):
+    for e in (2, 3, 3.0, -1, -2, 0.5, -0.5, 2.5, 4):
         yield f"x ** {e!r}", (lambda e: lambda x: x ** e)(e), [a]
 
 
