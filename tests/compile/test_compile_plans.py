@@ -142,6 +142,34 @@ def test_a_compiled_step_leaves_no_reference_cycles():
         gc.enable()
 
 
+def test_a_plan_frees_each_intermediate_after_its_last_reader():
+    """A plan's intermediates go as soon as no later op reads them (a ``del`` in its source, as inductor's code
+    frees its buffers): a chain of ten ops on a 4 MB array peaks at a few arrays, not eleven. Held alive to the
+    end, every step's tensors also outlived the collector's first generation, which then ran at each step."""
+    import tracemalloc
+
+    def chain(x):
+        for k in range(10):
+            x = x * 1.5 if k % 2 else x + 1.0
+        return x
+
+    compiled = tt.compile(chain)
+    x = tt.ones(1 << 20)
+    with tt.no_grad():
+        want = chain(x)
+        compiled(x)  # the capture and the plan
+        tracemalloc.start()
+        try:
+            got = compiled(x)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert peak < 3.5 * x.numpy().nbytes, peak
+    plan = next(p for e in compiled._tinytorch_frame.entries for p in e.plans.values())
+    assert "    del " in plan.forward.source
+
+
 def test_inference_and_a_second_shape_run_their_own_plans():
     tt.manual_seed(0)
     eager = _mlp()

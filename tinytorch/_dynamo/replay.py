@@ -53,6 +53,35 @@ def _name(base: str, taken: set) -> str:
     return name
 
 
+def _uses(value, found: list) -> list:
+    """The fx nodes ``value`` (an argument: a node, a number, a list, tuple or dict of them) refers to."""
+    if isinstance(value, FxNode):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _uses(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _uses(v, found)
+    return found
+
+
+def _last_uses(nodes: list, outputs: list) -> dict:
+    """{position in ``nodes``: the values (inputs or earlier results) no later node reads}: what a plan can let
+    go of after that line. The plan's results are kept; a result nothing reads goes at once."""
+    last: dict = {}
+    for i, n in enumerate(nodes):
+        last[n] = i
+        for v in _uses((n.args, n.kwargs), []):
+            last[v] = i
+    keep = set(_uses(list(outputs), []))
+    freed: dict = {}
+    for v, i in last.items():
+        if v not in keep:
+            freed.setdefault(i, []).append(v)
+    return freed
+
+
 class Plan:
     """``inputs`` (fx nodes standing for the arguments, in order), ``nodes`` (the call_function/get_attr nodes to
     run, in order) and ``outputs`` (fx nodes or constants to return), written out as one function ``run``.
@@ -84,8 +113,11 @@ class Plan:
                 return "{" + ", ".join(f"{k!r}: {arg(v)}" for k, v in value.items()) + "}"
             return const(value)
 
+        last = _last_uses(nodes, outputs)
         fns: dict = {}
-        for n in nodes:
+        for i, n in enumerate(nodes):
+            if i:
+                self._free(lines, last.get(i - 1, ()), names)
             names[n] = _name(n.name, taken)
             if n.op == "get_attr":
                 glob_name = _name(f"attr_{n.target}", taken)
@@ -106,6 +138,8 @@ class Plan:
                 glob[fns[key]] = fn
             args = ", ".join([arg(a) for a in n.args] + [f"{k}={arg(v)}" for k, v in n.kwargs.items()])
             lines.append(f"    {names[n]} = {fns[key]}({args})")
+        if nodes:
+            self._free(lines, last.get(len(nodes) - 1, ()), names)
         ret = ", ".join(arg(o) for o in outputs)
         params = ", ".join(names[n] for n in inputs)
         ret += "," if len(outputs) == 1 else ""
@@ -115,3 +149,10 @@ class Plan:
         self.run = glob[title]
         if _logging.enabled("output_code"):
             log.warning("Output code:\n%s", self.source)
+
+    @staticmethod
+    def _free(lines: list, values, names: dict) -> None:
+        """A ``del`` of the values read for the last time: an intermediate array is freed once its last reader
+        has run (as inductor's code frees its buffers), not held until the plan returns."""
+        if values:
+            lines.append("    del " + ", ".join(names[v] for v in values))
