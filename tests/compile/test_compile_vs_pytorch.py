@@ -127,6 +127,51 @@ def test_optimized_module_as_pytorchs():
     assert _optimized(tt) == _optimized(torch)
 
 
+def _module_compile_in_place(lib):
+    """``mod.compile()`` (the compile tutorial's second form): the module stays itself and its calls are captured
+    once; the results hang from the compiled node, training and eval each get a graph, and the results are the
+    eager module's."""
+    counter = Counter()
+    lib.manual_seed(0)
+
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU(), lib.nn.Linear(3, 2))
+
+        def forward(self, x):
+            return self.net(x)
+
+    mod = Net()
+    x = _tensor(lib, np.arange(8).reshape(2, 4) / 8 - 0.3)
+    want = mod(x).detach().numpy().copy()
+    assert mod.compile(backend=counter) is None
+    out = mod(x)
+    mod(x)
+    with lib.no_grad():
+        mod.eval()
+        evaluated = mod(x)
+    seen = [type(mod).__name__, list(mod.state_dict()), type(out.grad_fn).__name__, counter.graphs,
+            bool(np.array_equal(out.detach().numpy(), want)), evaluated.grad_fn]
+    out.sum().backward()
+    seen.append(mod.net[0].weight.grad.shape == mod.net[0].weight.shape)
+    aot = Net()
+    aot.compile(backend="aot_eager")  # the compiled autograd node, as the default backend gives it
+    seen.append(type(aot(x).grad_fn).__name__)
+    # a module whose forward is torch.nn's own: PyTorch's dynamo skips that code, so nothing is captured
+    lib.manual_seed(0)
+    library = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU())
+    library.compile(backend=counter)
+    seen += [type(library(x).grad_fn).__name__, counter.graphs]
+    return seen
+
+
+def test_module_compile_in_place_as_pytorchs():
+    got = _module_compile_in_place(tt)
+    assert got == _module_compile_in_place(torch)
+    assert got[3] == 2 and got[-3:] == ["CompiledFunctionBackward", "ReluBackward0", 2]  # (a backend that runs the graph: its ops' nodes)
+
+
 # -- guards and recompiles --------------------------------------------------------------------------------------
 def _recompiles(lib, dynamic):
     counter = Counter()

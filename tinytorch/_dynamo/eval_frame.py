@@ -369,5 +369,11 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, 
             model = model._orig_mod
         return OptimizedModule(model, {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend,
                                        "mode": mode, "options": options, "recompile_limit": recompile_limit})
-    return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+    # Module.compile's bound _call_impl: the module's state is read as an OptimizedModule's is. PyTorch's dynamo
+    # skips frames of its own library code, so a module whose forward is torch.nn's (Linear, Sequential, ...)
+    # captures nothing that way and runs eagerly, where torch.compile(module) captures it
+    owner = getattr(model, "__self__", None) if getattr(model, "__func__", None) is Module._call_impl else None
+    if owner is not None and getattr(type(owner).forward, "__module__", "").startswith("tinytorch."):
+        return model
+    return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, module=owner,
                             recompile_limit=recompile_limit)

@@ -148,7 +148,23 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # -- calling ---------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    _compiled_call_impl = None  # set by compile(): the compiled form of _call_impl that calls go through
+
+    def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    __call__ = _wrapped_call_impl
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's calls in place (PyTorch's ``Module.compile``): from now on a call runs
+        ``torch.compile(self._call_impl, *args, **kwargs)``. Unlike ``torch.compile(module)`` the module stays
+        itself: no ``OptimizedModule`` wrapper, no ``_orig_mod.`` prefix in ``state_dict``."""
+        from ..._dynamo.eval_frame import compile as compile_
+        self._compiled_call_impl = compile_(self._call_impl, *args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
         try:
             if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
                 return self._call_with_hooks(args, kwargs)
