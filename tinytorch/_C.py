@@ -20,7 +20,7 @@ from ._op_namespace import _exclude
 from .nn import functional as _functional
 from ._ops._core.torch_function import dispatch as _dispatch
 from ._switches import get_default_device as _default_device
-from .autograd.grad_mode import _State
+from .autograd.grad_mode import _State, _set_mode
 from .linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 from .tensor import Tensor as _Tensor
@@ -29,7 +29,8 @@ from .nn.modules.module import parse_to as _parse_to
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",
            "DisableTorchFunction", "_disabled_torch_function_impl", "_get_privateuse1_backend_name",
-           "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "_nn", "_linalg", "_special", "_fft"]
+           "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "_nn", "_linalg", "_special", "_fft",
+           "_set_grad_enabled"]
 
 
 class DispatchKey(enum.Enum):
@@ -144,6 +145,13 @@ class _IncludeDispatchKeyGuard:
 
     def __exit__(self, *exc):
         return False
+
+
+def _set_grad_enabled(enabled: bool) -> None:
+    """Switch grad mode on or off, as ``torch.set_grad_enabled(enabled)`` does as a function. A compiled program
+    that switches it inside (``with torch.no_grad():``) is captured with these calls as nodes, as PyTorch's
+    dynamo writes them."""
+    _set_mode(bool(enabled))
 
 
 def _get_tracing_state():

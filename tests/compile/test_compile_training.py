@@ -86,6 +86,59 @@ def test_gpt_block_200_steps_bit_for_bit():
     _check(Block, lambda i: (tt.tensor(xs[i]), tt.tensor(ys[i])))
 
 
+class ScaledByNoGradStat(tt.nn.Module):
+    """A hidden layer divided by a statistic computed under ``torch.no_grad()`` (a constant to the backward)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = tt.nn.Linear(8, 16), tt.nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = tt.relu(self.a(x))
+        with tt.no_grad():
+            scale = h.abs().mean() + 1
+        return self.b(h / scale)
+
+
+def test_no_grad_block_inside_200_steps_bit_for_bit():
+    rng = np.random.default_rng(2)
+    xs, ys = rng.standard_normal((STEPS, 8, 8), dtype=np.float32), rng.standard_normal((STEPS, 8, 4), dtype=np.float32)
+    _check(ScaledByNoGradStat, lambda i: (tt.tensor(xs[i]), tt.tensor(ys[i])))
+
+
+def test_parameter_written_under_no_grad_inside_runs_eagerly():
+    """An in-place write to a parameter under ``torch.no_grad()`` inside the program (a weight decay by hand) is
+    a write behind autograd's back that one differentiated graph cannot hold: the call runs eagerly, with
+    eager's results; a buffer's update under no_grad (a running average) stays in the graph."""
+    class Decaying(tt.nn.Module):
+        def __init__(self, decay_weight):
+            super().__init__()
+            self.a, self.decay_weight = tt.nn.Linear(3, 3), decay_weight
+            self.register_buffer("ema", tt.zeros(3))
+
+        def forward(self, x):
+            h = self.a(x)
+            with tt.no_grad():
+                self.ema.mul_(0.9).add_(h.mean(0) * 0.1)
+                if self.decay_weight:
+                    self.a.weight.mul_(0.99)
+            return h.square().sum()
+
+    for decay_weight in (True, False):
+        seen = []
+        for compiled in (False, True):
+            tt.manual_seed(0)
+            net = Decaying(decay_weight)
+            run = tt.compile(net) if compiled else net
+            for _ in range(3):
+                run(tt.ones(2, 3)).backward()
+            seen.append([t.detach().numpy().copy() for t in (net.ema, net.a.weight, net.a.weight.grad)])
+        for a, b in zip(*seen):
+            np.testing.assert_array_equal(a, b)
+        entry = run.forward._tinytorch_frame.entries[0]
+        assert (entry.program is None) == decay_weight
+
+
 def test_batchnorm_running_stats_and_counter_as_eager():
     def run(compiled):
         tt.manual_seed(0)

@@ -326,6 +326,49 @@ def test_value_reads_run_eagerly():
         np.testing.assert_array_equal(a, b)
 
 
+def _no_grad_inside(lib):
+    """A forward that computes a statistic and a probe under ``torch.no_grad()``: PyTorch keeps one graph, with
+    ``torch._C._set_grad_enabled`` nodes around the block; the results under no_grad carry no gradient, the
+    others hang from the compiled node."""
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = lib.nn.Linear(4, 8), lib.nn.Linear(8, 3)
+
+        def forward(self, x):
+            h = lib.relu(self.a(x))
+            with lib.no_grad():
+                scale = h.abs().mean() + 1
+                probe = self.b(h)
+            return self.b(h / scale), probe
+
+    lib.manual_seed(0)
+    net = Net()
+    x = _tensor(lib, np.arange(12).reshape(3, 4) / 6 - 1)
+    explained = lib._dynamo.explain(net)(x)
+    lib._dynamo.reset()
+    counter = Counter()
+    with_counter = lib.compile(net, backend=counter)(x)
+    y, probe = lib.compile(net, backend="aot_eager")(x)
+    y.sum().backward()
+    grads = [p.grad.numpy().copy() for p in net.parameters()]
+    net.zero_grad()
+    want, want_probe = net(x)
+    want.sum().backward()
+    return [explained.graph_count, explained.graph_break_count,
+            sum("_set_grad_enabled" in str(op) for op in explained.ops_per_graph[0]), counter.graphs,
+            type(y.grad_fn).__name__, probe.requires_grad, with_counter[1].requires_grad,
+            bool(np.array_equal(y.detach().numpy(), want.detach().numpy())),
+            bool(np.array_equal(probe.numpy(), want_probe.numpy())),
+            all(np.array_equal(g, p.grad.numpy()) for g, p in zip(grads, net.parameters()))]
+
+
+def test_no_grad_block_inside_stays_in_the_graph_as_pytorchs():
+    got = _no_grad_inside(tt)
+    assert got == _no_grad_inside(torch)
+    assert got == [1, 0, 2, 1, "CompiledFunctionBackward", False, False, True, True, True]
+
+
 def _fullgraph_error(lib):
     f = lib.compile(branchy, fullgraph=True, backend="eager" if lib is torch else "inductor")
     with pytest.raises(Exception) as info:

@@ -13,8 +13,12 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     ``float(x)``): data-dependent control flow. PyTorch splits the function there into two graphs and runs the
     Python in between eagerly; stage 1 here runs the *whole* call eagerly instead (no subgraphs), for every
     later call that passes the same guards;
-  - grad mode switched inside the program (``with torch.no_grad():`` around ops on tensors that require grad,
-    an optimizer's step): the graph replays all its ops under the caller's mode, so such a program runs eagerly;
+  - an in-place op, under another grad mode than the caller's, on a tensor that requires grad (an update of
+    parameters under ``torch.no_grad()``, an optimizer's step): a graph that writes its own inputs behind
+    autograd's back cannot be differentiated as one; so is grad switched on inside a caller's ``no_grad``
+    (results with a graph, where the plans run for the caller's mode). Other ops under no_grad are kept: the graph
+    switches the mode where the program did (``torch._C._set_grad_enabled`` nodes, as PyTorch's dynamo
+    writes them), so ``with torch.no_grad(): stat = h.mean()`` stays in the graph and out of its backward;
   - a tensor that reached the ops from outside the recording (``x.data``, a path below the declared ops)
     and is not a parameter, buffer or tensor attribute of the module or of another module the program reaches
     (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a global or closure
@@ -81,18 +85,34 @@ class _Recording(_jit._Recording):
     def __init__(self, capture: "Capture"):
         super().__init__(predispatch=True)
         self.capture = capture
-        self.grad_mode = _State.enabled
+        self.grad_mode = _State.enabled  # the caller's
+        self.graph_mode = self.grad_mode  # the mode a replay is in at this point of the graph
         self.last = None  # the last node added: the computation a value read is about
         self.calls: list = []  # (op name, spelling) of each call recorded, for explain
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
-        if _State.enabled != self.grad_mode and _any_requires_grad(args, kwargs):
-            # replayed under the caller's mode, this op would record (or not) otherwise: an op on tensors that
-            # need no gradient (a BatchNorm's counter under no_grad) replays the same under either mode
-            self.capture.graph_break("grad mode changed inside the compiled program", "grad_mode")
+        # an op on tensors that need no gradient (a BatchNorm's counter under no_grad) replays the same under
+        # either mode; one on tensors that do runs under the mode the program ran it in
+        mode = _State.enabled
+        if (mode != self.grad_mode or mode != self.graph_mode) and _any_requires_grad(args, kwargs):
+            name = spelling or decl.name
+            # (grad switched on inside a caller's no_grad: results that carry a graph, which a replay of the
+            # plans, made for the caller's mode, would not give)
+            if mode != self.grad_mode and ("out" in kwargs or name in decl.idunders or not self.grad_mode
+                                           or (name.endswith("_") and not name.endswith("__"))):
+                self.capture.graph_break("grad mode changed inside the compiled program", "grad_mode")
+            if mode != self.graph_mode:
+                self.switch_mode(mode)
         super().record(decl, spelling, args, kwargs, out, stack)
         self.last = next(reversed(self.graph.nodes), None)
         self.calls.append((decl.name, spelling))
+
+    def switch_mode(self, mode: bool) -> None:
+        """A ``torch._C._set_grad_enabled(mode)`` node: from here on the graph replays under ``mode``."""
+        from .. import _C
+        self.graph.create_node("call_function", _C._set_grad_enabled, (mode,), name="_set_grad_enabled")
+        self.graph_mode = mode
+        self.calls.append(("_set_grad_enabled", None))
 
 
 def _any_requires_grad(args, kwargs) -> bool:
@@ -407,6 +427,8 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         return out, None, cap
     if cap.breaks:
         return out, None, cap
+    if rec.graph_mode != rec.grad_mode:  # the program switched back after its last op: so does the graph
+        rec.switch_mode(rec.grad_mode)
     rec.graph.output(tuple(out_nodes))
     gm = GraphModule(dict(rec.constants), rec.graph)
     consts = {i: v for i, v in enumerate(out_leaves) if not isinstance(v, Tensor)}
