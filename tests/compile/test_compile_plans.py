@@ -3,7 +3,8 @@ and written out as two Python functions that run each op with autograd off, unde
 node. What holds it to eager tinytorch:
 
   - training through the plans gives eager's losses, parameters and buffers bit for bit (an MLP, PyTorch's MNIST
-    CNN with its dropouts and max pooling, an embedding + BatchNorm MLP), and the plans are really used;
+    CNN with its dropouts and max pooling, an embedding + BatchNorm MLP, a transformer layer, a ResNet block with
+    in-place ReLUs), and the plans are really used;
   - each lowering (an ATen op's shortcut to its array step) gives its op's result exactly;
   - the fake trace behind the joint graph leaves the random stream where it was (as PyTorch's fake mode does) and
     the ops' meta checks off once it is done;
@@ -67,7 +68,28 @@ class _Encoder(tt.nn.Module):
         return self.head(self.layer(self.tok(idx), src_mask=self.mask, is_causal=True)).mean(1)
 
 
+class _ResidualBlock(tt.nn.Module):
+    """A ResNet basic block with a strided stem (torchvision's layout): in-place ReLUs, ``out += identity``,
+    BatchNorm2d, max pooling and adaptive average pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = tt.nn.Sequential(tt.nn.Conv2d(3, 4, 5, 2, 2, bias=False), tt.nn.BatchNorm2d(4),
+                                     tt.nn.ReLU(inplace=True), tt.nn.MaxPool2d(3, 2, 1))
+        self.conv1, self.bn1 = tt.nn.Conv2d(4, 4, 3, 1, 1, bias=False), tt.nn.BatchNorm2d(4)
+        self.conv2, self.bn2 = tt.nn.Conv2d(4, 4, 3, 1, 1, bias=False), tt.nn.BatchNorm2d(4)
+        self.relu = tt.nn.ReLU(inplace=True)
+        self.pool, self.fc = tt.nn.AdaptiveAvgPool2d((1, 1)), tt.nn.Linear(4, 10)
+
+    def forward(self, x):
+        identity = self.stem(x)
+        out = self.bn2(self.conv2(self.relu(self.bn1(self.conv1(identity)))))
+        out += identity
+        return self.fc(tt.flatten(self.pool(self.relu(out)), 1))
+
+
 MODELS = {
+    "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),

@@ -258,6 +258,8 @@ def indexed(x):
     return torch.autograd.grad((x[1] * 2).sum() + x[:, 1:3].sum() + x[..., ::2].sum(), x)
 def tanh_sigmoid(x):
     return torch.autograd.grad((torch.tanh(x) * 2).sum() + torch.sigmoid(x).sum() + (1 - x).sum(), x)
+def relu_in_place(x, w):
+    return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
     h = F.relu(F.linear(x, w, b))
     return torch.autograd.grad(F.cross_entropy(F.linear(h, w, b), t, ignore_index=2), (w, b))
@@ -275,6 +277,7 @@ BACKWARD_ARGS = {
     "gelu_layer": [((8, 8), True), ((8, 8), True)], "gelu_tanh": [((3, 5), True)],
     "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
+    "relu_in_place": [((3, 4), False), ((3, 4), True)],
 }
 
 
@@ -291,7 +294,7 @@ def test_make_fx_of_a_backward_records_it(torch, program):
     formula (not the array paths that compute gradients unseen) or PyTorch's operator for it (``threshold_backward``,
     ``_softmax_backward_data``, ``_log_softmax_backward_data``, ``nll_loss_backward``; cross_entropy as
     ``_log_softmax`` and ``nll_loss_forward``; ``convolution_backward``, ``native_layer_norm_backward``,
-    ``gelu_backward``, ``tanh_backward``, ``sigmoid_backward``, ``max_pool2d_with_indices_backward``, ``embedding_dense_backward``, ``select_backward``,
+    ``gelu_backward``, ``tanh_backward``, ``sigmoid_backward``, ``max_pool2d_with_indices_backward``, ``embedding_dense_backward``, ``select_backward``, relu_'s saved output,
     ``slice_backward``; a linear layer's ``t``/``addmm`` and mm's gradients in the transposed operand's layout),
     the sums of gradients; the traced module then computes the gradient at other inputs (a
     backward left out would replay the trace's numbers as constants)."""

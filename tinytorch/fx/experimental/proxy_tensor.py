@@ -226,6 +226,8 @@ class Recording:
             if inplace:  # the op wrote into its first argument: from here on it is this node's value
                 self.nodes[id(out)] = node
                 node.meta["val"] = out
+                if not self.predispatch and _saves_own_output(out):  # (relu_'s node saves the written tensor)
+                    self.saved_output(out, node)
                 return
             self.bind(out, node)
             if not self.predispatch and _saves_own_output(out):
