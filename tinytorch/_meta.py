@@ -65,12 +65,35 @@ def _is_like(fn) -> bool:
 
 
 _LIKE: dict = {}  # declaration -> whether it is a *_like (or new_*) factory, which follows its input's device
+_DEVICE_AT: dict = {}  # declaration -> (position of its positional ``device``, the names from there on) or None
+
+
+def _device_as_keyword(decl, args: tuple, kwargs: dict) -> tuple:
+    """``(args, kwargs)`` with a ``device`` given by position (and the arguments after it) moved to keywords: a
+    recorded graph writes a factory's arguments in order (``aten.tensor.default(data, None, None, False,
+    False)``), and the hook below sets the device by keyword."""
+    names = _DEVICE_AT.get(decl, False)
+    if names is False:
+        try:
+            params = list(inspect.signature(decl.impl).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        at = next((i for i, p in enumerate(params) if p.name == "device" and p.kind == p.POSITIONAL_OR_KEYWORD),
+                  None)
+        names = _DEVICE_AT[decl] = None if at is None else (at, [p.name for p in params[at:]
+                                                                  if p.kind == p.POSITIONAL_OR_KEYWORD])
+    if names is None or len(args) <= names[0]:
+        return args, kwargs
+    at, later = names
+    return args[:at], {**kwargs, **dict(zip(later, args[at:]))}
 
 
 def _factory_hook(decl, fn, args, kwargs):
     """A factory call (``torch.empty(..., device=...)``, ``zeros_like``, ``t.new_zeros``): on the meta device
     when ``device`` says so, or when it is left out and the default device (a ``*_like`` factory: its input)
     is the meta device; otherwise the factory itself."""
+    if "device" not in kwargs:
+        args, kwargs = _device_as_keyword(decl, args, kwargs)
     dev = kwargs.get("device")
     fake = _meta_data.FAKE_ON[0] and _meta_data.fake_mode() is not None  # a FakeTensorMode: every factory is fake
     if dev is None:

@@ -88,7 +88,21 @@ class _ResidualBlock(tt.nn.Module):
         return self.fc(tt.flatten(self.pool(self.relu(out)), 1))
 
 
+class _LiteralAndNoneIndex(tt.nn.Module):
+    """A tensor literal inside the forward (``aten.tensor`` in the graph) and views made by indexing with None."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin, self.bias = tt.nn.Linear(48, 10), tt.nn.Parameter(tt.zeros(10))
+
+    def forward(self, x):
+        h = self.lin(x.flatten(1))[:, None] + self.bias[None, None]
+        return (h * tt.tensor([0.5, 2.0, 1.0, 1.5, 1.0, 1.0, 0.25, 1.0, 1.0, 3.0])).sum(1)
+
+
 MODELS = {
+    "literal_and_none_index": (_LiteralAndNoneIndex,
+                               lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),

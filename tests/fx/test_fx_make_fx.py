@@ -15,6 +15,11 @@ def f(x):
     return x.double() + 1, x.to(torch.float64) * 2, x.float() + 3, x.to(dtype=torch.float16), x.half(), x.to(x.dtype)
 def inputs(t): return (t((3, 4)),)
 """,
+    "squeezes": """
+def f(x):
+    return x.squeeze(), x.squeeze(1).squeeze(-1), x.squeeze((1, 2)), torch.squeeze(x, -1).squeeze(1)
+def inputs(t): return (t((2, 1, 1)),)
+""",
     "pointwise": """
 def f(x, y):
     return x * y + 2
@@ -258,6 +263,8 @@ def indexed(x):
     return torch.autograd.grad((x[1] * 2).sum() + x[:, 1:3].sum() + x[..., ::2].sum(), x)
 def tanh_sigmoid(x):
     return torch.autograd.grad((torch.tanh(x) * 2).sum() + torch.sigmoid(x).sum() + (1 - x).sum(), x)
+def unsqueezed_by_none(x):
+    return torch.autograd.grad((x[None] * 2).sum() + (x[:, None] * 3).sum() + x[..., None, None].sum(), x)
 def relu_in_place(x, w):
     return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
@@ -277,7 +284,7 @@ BACKWARD_ARGS = {
     "gelu_layer": [((8, 8), True), ((8, 8), True)], "gelu_tanh": [((3, 5), True)],
     "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
-    "relu_in_place": [((3, 4), False), ((3, 4), True)],
+    "relu_in_place": [((3, 4), False), ((3, 4), True)], "unsqueezed_by_none": [((3, 4), True)],
 }
 
 

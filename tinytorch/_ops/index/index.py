@@ -108,10 +108,34 @@ def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
     return name
 
 
+def _inserted_dims(key, ndim: int):
+    """The result's dims that a key of Nones, full slices and an Ellipsis only (``x[None]``, ``x[:, None]``)
+    inserts, in order; None for any other key. PyTorch makes such a view by one ``unsqueeze`` per None."""
+    rest = ndim - sum(1 for k in key if k is not None and k is not Ellipsis)
+    dims, at = [], 0
+    for k in key:
+        if k is None:
+            dims.append(at)
+            at += 1
+        elif k is Ellipsis:
+            at += rest
+        elif isinstance(k, slice) and k.start in (None, 0) and k.step in (None, 1) and k.stop is None:
+            at += 1
+        else:
+            return None
+    return dims
+
+
 class _IndexNode(Node):
     advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
 
     def backward(self, g):
+        if capturing() and not self.advanced and type(self.key) is tuple:
+            dims = _inserted_dims(self.key, len(self.in_shape))
+            if dims:  # the unsqueezes' backward: a squeeze of each inserted dim, the last first
+                for d in reversed(dims):
+                    g = g.squeeze(d)
+                return (g,)
         if capturing() and not self.advanced:
             # a graph capture: a key of one step is PyTorch's select_backward or slice_backward, one node
             steps = [k for k, full in _basic_steps(self.key, self.in_shape) if not full]

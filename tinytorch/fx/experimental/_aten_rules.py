@@ -261,6 +261,16 @@ def _pow(g, _, a, out):
     return g.call("pow.Tensor_Tensor" if isinstance(exponent, Tensor) else "pow.Tensor_Scalar", a.self, exponent)
 
 
+def _squeeze(g, _, a, out):
+    """PyTorch's three overloads: every size-1 dim, one dim, or a list of dims."""
+    dim = a.get("dim")
+    if dim is None:
+        return g.call("squeeze.default", a.self)
+    if isinstance(dim, (list, tuple)):
+        return g.call("squeeze.dims", a.self, list(dim))
+    return g.call("squeeze.dim", a.self, dim)
+
+
 def _reduction(name):
     def rule(g, _, a, out):
         dim = a.get("dim")
@@ -701,7 +711,7 @@ RULES = {
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
-    "dropout": _dropout,
+    "dropout": _dropout, "squeeze": _squeeze,
     "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
