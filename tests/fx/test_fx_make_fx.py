@@ -265,6 +265,8 @@ def tanh_sigmoid(x):
     return torch.autograd.grad((torch.tanh(x) * 2).sum() + torch.sigmoid(x).sum() + (1 - x).sum(), x)
 def unsqueezed_by_none(x):
     return torch.autograd.grad((x[None] * 2).sum() + (x[:, None] * 3).sum() + x[..., None, None].sum(), x)
+def leaky_relus(x):
+    return torch.autograd.grad(F.leaky_relu(x, 0.2).sum() + F.leaky_relu(x * 2, inplace=True).sum(), x)
 def relu_in_place(x, w):
     return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
@@ -285,6 +287,7 @@ BACKWARD_ARGS = {
     "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
     "relu_in_place": [((3, 4), False), ((3, 4), True)], "unsqueezed_by_none": [((3, 4), True)],
+    "leaky_relus": [((3, 4), True)],
 }
 
 

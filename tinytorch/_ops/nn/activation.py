@@ -280,9 +280,7 @@ class LeakyReluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        xd = x._data
-        slope = np.where(xd > 0, xd.dtype.type(1), np.asarray(self.negative_slope, dtype=xd.dtype))
-        return (piecewise_grad(g, x, slope, LeakyReluBackwardBackward0),)
+        return (leaky_relu_backward(g, x, self.negative_slope, type(self) is LeakyReluBackward1),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
@@ -293,10 +291,21 @@ class LeakyReluBackward1(LeakyReluBackward0):
     pass
 
 
+@aten_only("leaky_relu_backward", recorded=True)
+def leaky_relu_backward(grad_output: Tensor, self: Tensor, negative_slope, self_is_result: bool) -> Tensor:
+    """``torch.ops.aten.leaky_relu_backward``: the gradient where ``self`` (the input, or the in-place form's
+    result: the same signs) is positive, times ``negative_slope`` elsewhere."""
+    xd = self._data
+    slope = np.where(xd > 0, xd.dtype.type(1), np.asarray(negative_slope, dtype=xd.dtype))
+    return piecewise_grad(grad_output, self, slope, LeakyReluBackwardBackward0)
+
+
 def _leaky_relu(input: Tensor, negative_slope: float = 0.01, _node=LeakyReluBackward0) -> Tensor:
     x = float_array(input, "leaky_relu_cpu")
     out = np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype))
-    return record(out, _node, (input,), (input,), negative_slope=negative_slope)
+    # the in-place form's node saves its result (the written tensor), as PyTorch's LeakyReluBackward1 does
+    saved = (OUT,) if _node is LeakyReluBackward1 else (input,)
+    return record(out, _node, (input,), saved, negative_slope=negative_slope)
 
 
 @op(variants="functional", batch=elementwise)

@@ -78,6 +78,8 @@ gelu_backward.default(Tensor grad_output, Tensor self, *, str approximate='none'
 _scaled_dot_product_flash_attention_for_cpu.default(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
+leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
+leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
 nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
 native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
@@ -259,6 +261,12 @@ def _comparison(name):
 def _pow(g, _, a, out):
     exponent = a.arg(1)
     return g.call("pow.Tensor_Tensor" if isinstance(exponent, Tensor) else "pow.Tensor_Scalar", a.self, exponent)
+
+
+def _leaky_relu(g, _, a, out):
+    """``F.leaky_relu(x, slope, inplace)``: PyTorch's ``leaky_relu`` or, in place, ``leaky_relu_``."""
+    name = "leaky_relu_.default" if a.get("inplace", False) else "leaky_relu.default"
+    return g.call(name, a.self, a.get("negative_slope", 0.01))
 
 
 def _squeeze(g, _, a, out):
@@ -711,7 +719,7 @@ RULES = {
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
-    "dropout": _dropout, "squeeze": _squeeze,
+    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu,
     "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
