@@ -100,7 +100,22 @@ class _LiteralAndNoneIndex(tt.nn.Module):
         return (h * tt.tensor([0.5, 2.0, 1.0, 1.5, 1.0, 1.0, 0.25, 1.0, 1.0, 3.0])).sum(1)
 
 
+class _PickedValues(tt.nn.Module):
+    """Values picked by index (a DQN's gather of Q-values, max, topk, sort) after a LeakyReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = tt.nn.Linear(48, 16)
+        self.register_buffer("actions", (tt.arange(10) * 7 % 16)[None])
+
+    def forward(self, x):
+        h = tt.nn.functional.leaky_relu(self.lin(x.flatten(1)), 0.1)
+        picked = h.gather(1, self.actions.expand(h.shape[0], -1))
+        return picked + h.max(1, keepdim=True)[0] + h.topk(2, 1)[0].sum(1, keepdim=True) + h.sort(1)[0][:, 3:13]
+
+
 MODELS = {
+    "picked_values": (_PickedValues, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "literal_and_none_index": (_LiteralAndNoneIndex,
                                lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),

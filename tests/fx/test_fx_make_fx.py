@@ -267,6 +267,9 @@ def unsqueezed_by_none(x):
     return torch.autograd.grad((x[None] * 2).sum() + (x[:, None] * 3).sum() + x[..., None, None].sum(), x)
 def leaky_relus(x):
     return torch.autograd.grad(F.leaky_relu(x, 0.2).sum() + F.leaky_relu(x * 2, inplace=True).sum(), x)
+def picked_values(x, i):
+    return torch.autograd.grad(x.gather(1, i).sum() + x.max(1)[0].sum() + x.topk(2, 1)[0].sum()
+                               + x.sort(1)[0][:, 0].sum(), x)
 def relu_in_place(x, w):
     return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
@@ -287,13 +290,13 @@ BACKWARD_ARGS = {
     "max_pooled": [((2, 3, 6, 6), True)], "embedding_rows": [((8, 5), True), "t"],
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
     "relu_in_place": [((3, 4), False), ((3, 4), True)], "unsqueezed_by_none": [((3, 4), True)],
-    "leaky_relus": [((3, 4), True)],
+    "leaky_relus": [((3, 4), True)], "picked_values": [((4, 8), True), "i"],
 }
 
 
 def _backward_args(lib, program, seed):
     rng = np.random.default_rng(seed)
-    return [lib.tensor(rng.integers(0, 8, 4)) if spec == "t" else
+    return [lib.tensor(rng.integers(0, 8, 4)) if spec == "t" else lib.tensor(rng.integers(0, 8, (4, 1))) if spec == "i" else
             lib.tensor(rng.standard_normal(spec[0]).astype(np.float32), requires_grad=spec[1])
             for spec in BACKWARD_ARGS[program]]
 

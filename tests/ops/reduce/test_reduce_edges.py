@@ -179,3 +179,19 @@ def test_empty_reductions_are_nan_without_numpy_warnings(i):
 
     fn = EMPTY_REDUCTIONS[i]
     assert outcome_and_warnings(fn, tinytorch) == outcome_and_warnings(fn, torch)
+
+
+@pytest.mark.parametrize("pick", ["max", "min", "sort", "topk", "kthvalue"])
+def test_picked_values_gradient_writes_a_negative_zero_as_pytorch(pick):
+    """The gradient of values picked by index is written into zeros (PyTorch's new_zeros + scatter), so a
+    gradient of -0.0 stays -0.0 at the picked places (an add into zeros would make it +0.0)."""
+    x = np.array([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]], np.float32)
+    got = []
+    for L in (torch, tinytorch):
+        t = L.tensor(x, requires_grad=True)
+        values = {"max": lambda: t.max(1)[0], "min": lambda: t.min(1)[0], "sort": lambda: t.sort(1)[0],
+                  "topk": lambda: t.topk(2, 1)[0], "kthvalue": lambda: t.kthvalue(2, 1)[0]}[pick]()
+        values.backward(L.full(tuple(values.shape), -0.0))
+        got.append(np.signbit(t.grad.numpy()))
+    np.testing.assert_array_equal(got[1], got[0])
+    assert got[0].any()

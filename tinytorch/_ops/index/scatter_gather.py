@@ -11,7 +11,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
 from .._core.record import NotImplementedBackward, record, wants_grad
-from .._core.registry import op
+from .._core.registry import capturing, op
 from .._core.util import as_array
 from ..shape._adjoint import index_zeros_put
 
@@ -31,6 +31,8 @@ class GatherBackward0(Node):
     # place afterwards makes backward raise, as in PyTorch
     def backward(self, g):
         idx, _ = self._unpacked_saved
+        if capturing():  # PyTorch's gather_backward, as its tracers show it: the same sums (zeros, then adds)
+            return (g.new_zeros(self.in_shape).scatter_add(self.dim, idx, g), None)
         return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
 
     def jvp(self, t, *_):
@@ -105,6 +107,19 @@ def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
     idx = _at_least_1d(index._data)
     if idx.size:
         np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
+    return record(out, ScatterAddBackward0, (src,), (index,), dim=dim, src_shape=src._data.shape)
+
+
+def picked_grad(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """The gradient of values picked at distinct ``index`` places along ``dim`` (max, sort, topk): zeros of
+    ``shape`` with ``src`` written at ``index``, PyTorch's value_selecting_reduction_backward (``new_zeros``,
+    then ``scatter``; a written -0.0 stays -0.0)."""
+    if capturing():
+        return src.new_zeros(shape).scatter(dim, index, src)
+    out = np.zeros(shape, dtype=src._data.dtype)
+    idx = _at_least_1d(index._data)
+    if idx.size:
+        np.put_along_axis(_at_least_1d(out), idx, src._data.reshape(idx.shape), dim)
     return record(out, ScatterAddBackward0, (src,), (index,), dim=dim, src_shape=src._data.shape)
 
 

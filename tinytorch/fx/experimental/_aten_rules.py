@@ -79,6 +79,8 @@ _scaled_dot_product_flash_attention_for_cpu.default(Tensor query, Tensor key, Te
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
+topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
+sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
 nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
@@ -267,6 +269,29 @@ def _leaky_relu(g, _, a, out):
     """``F.leaky_relu(x, slope, inplace)``: PyTorch's ``leaky_relu`` or, in place, ``leaky_relu_``."""
     name = "leaky_relu_.default" if a.get("inplace", False) else "leaky_relu.default"
     return g.call(name, a.self, a.get("negative_slope", 0.01))
+
+
+def _scatter(g, _, a, out):
+    """PyTorch's overloads: ``scatter.src`` (a tensor), ``scatter.value`` (a number), ``.reduce`` forms."""
+    src = a.get("src")
+    if src is None:
+        src = a.get("value")
+    reduce = a.get("reduce")
+    form = "src" if isinstance(src, Tensor) else "value"
+    if reduce is None:
+        return g.call(f"scatter.{form}", a.self, a.arg(1), a.arg(2), src)
+    return g.call(f"scatter.{form}_reduce" if form == "value" else "scatter.reduce", a.self, a.arg(1), a.arg(2),
+                  src, reduce=reduce)
+
+
+def _new_zeros(g, _, a, out):
+    """``x.new_zeros(size)`` as make_fx prints PyTorch's: the size as a list, and ``pin_memory = False`` from
+    Python (a backward formula's call, made in C++ in PyTorch, leaves it out)."""
+    size = a.arg(1)
+    kw = {"dtype": a["dtype"]} if a.get("dtype") is not None else {}
+    if not getattr(g, "in_backward", False):
+        kw["pin_memory"] = False
+    return g.call("new_zeros.default", a.self, list(size), **kw)
 
 
 def _squeeze(g, _, a, out):
@@ -719,7 +744,8 @@ RULES = {
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
-    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu,
+    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
+    "new_zeros": _new_zeros,
     "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
