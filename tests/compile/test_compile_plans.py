@@ -158,6 +158,29 @@ def test_training_through_plans_is_eager_bit_for_bit(name):
         p is not None for p in entry.plans.values()), "the steps after the first ran the plans"
 
 
+def test_a_backward_reading_a_saved_result_of_several_runs_in_the_plans():
+    """std_mean's node saves its own results (a pair); its backward unpacks them as new tensors over the same
+    arrays, which the joint trace maps back to the recorded results (it refused them as constants before, and
+    the step replayed op by op)."""
+    w = tt.randn(8, requires_grad=True)
+
+    def f(x):
+        std, mean = tt.std_mean(x * w, 1)
+        return (std * 2 + mean).sum()
+
+    compiled = tt.compile(f)
+    x = tt.randn(4, 8)
+    for _ in range(2):
+        w.grad = None
+        compiled(x).backward()
+    got = w.grad.numpy().copy()
+    w.grad = None
+    f(x).backward()
+    np.testing.assert_array_equal(got, w.grad.numpy())
+    plans = [p for e in compiled._tinytorch_frame.entries for p in e.plans.values()]
+    assert plans and all(p is not None for p in plans)
+
+
 def test_the_plans_result_hangs_from_one_compiled_node():
     tt.manual_seed(0)
     model = tt.compile(_mlp())

@@ -110,6 +110,7 @@ class Recording:
         # id(array) -> (array, its detach node), for the outputs a node saved: a backward run in the capture
         # unpacks them as new tensors over the same array, shown as PyTorch shows them (a detach of the detach)
         self.saved_outputs: dict = {}
+        self.by_storage: dict = {}  # id of a recorded tensor's array -> (the array, its node)
         self.in_backward = 0          # autograd's engine runs inside the captured program (autograd.grad, backward)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
@@ -117,6 +118,7 @@ class Recording:
     def bind(self, t: Tensor, node) -> None:
         self.nodes[id(t)] = node
         self.held.append(t)
+        self.by_storage[id(t._data)] = (t._data, node)
         if self.fake_mode is not None and not t._meta:  # a real tensor read by a fake trace: its fake
             node.meta["val"] = self.fake_mode.from_tensor(t)
         else:  # (a Parameter's value, as a plain tensor)
@@ -133,6 +135,14 @@ class Recording:
                                                   name="detach")
                     self.bind(value, node)
                     return node
+                held = self.by_storage.get(id(value._data)) if self.in_backward else None
+                if held is not None and held[0] is value._data:
+                    # in a backward, another Tensor object on a recorded tensor's very array: a saved value the
+                    # formula unpacked anew (PyTorch's proxy sits on the shared TensorImpl, so its tracer sees
+                    # one); outside a backward such a tensor (``x.data``) stays what it is: not x's node
+                    self.nodes[id(value)] = held[1]
+                    self.held.append(value)
+                    return held[1]
                 return self._constant(value)
             return node
         if isinstance(value, _graph.Node):
