@@ -20,6 +20,11 @@ def f(x):
     return x.squeeze(), x.squeeze(1).squeeze(-1), x.squeeze((1, 2)), torch.squeeze(x, -1).squeeze(1)
 def inputs(t): return (t((2, 1, 1)),)
 """,
+    "where_forms": """
+def f(x, y):
+    return torch.where(x > 0, x, y), torch.where(x > 0, x, 0.0), torch.where(x > 0, 1.0, y), x.clamp(min=0.5)
+def inputs(t): return (t((3, 4)), t((3, 4)))
+""",
     "pointwise": """
 def f(x, y):
     return x * y + 2
@@ -270,6 +275,9 @@ def leaky_relus(x):
 def picked_values(x, i):
     return torch.autograd.grad(x.gather(1, i).sum() + x.max(1)[0].sum() + x.topk(2, 1)[0].sum()
                                + x.sort(1)[0][:, 0].sum(), x)
+def clamped(x):
+    return torch.autograd.grad(x.clamp(-0.5, 0.5).sum() + x.clamp(min=0.1).sum() + x.clamp(max=0.2).sum()
+                               + torch.clamp(x, 0.0).sum(), x)
 def relu_in_place(x, w):
     return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
@@ -291,6 +299,7 @@ BACKWARD_ARGS = {
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
     "relu_in_place": [((3, 4), False), ((3, 4), True)], "unsqueezed_by_none": [((3, 4), True)],
     "leaky_relus": [((3, 4), True)], "picked_values": [((4, 8), True), "i"],
+    "clamped": [((3, 4), True)],
 }
 
 

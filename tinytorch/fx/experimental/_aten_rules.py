@@ -80,6 +80,7 @@ embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool sca
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
 topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
+clamp.default(Tensor self, Scalar? min=None, Scalar? max=None)
 sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
@@ -292,6 +293,24 @@ def _new_zeros(g, _, a, out):
     if not getattr(g, "in_backward", False):
         kw["pin_memory"] = False
     return g.call("new_zeros.default", a.self, list(size), **kw)
+
+
+def _where(g, _, a, out):
+    """``where(condition, input, other)`` as ``where.self``, a number operand as a ``scalar_tensor`` (one
+    argument: ``where.default``, the nonzero places)."""
+    if len(a.positional()) < 3:
+        return g.call("where.default", *a.positional())
+    cond, x, y = a.positional()[:3]
+    # PyTorch's Python binding wraps a number operand as a 0-d tensor of the result's dtype first
+    x, y = (v if isinstance(v, Tensor) else _scalar_tensor(g, None, Args(None, (v,), {}), out) for v in (x, y))
+    return g.call("where.self", cond, x, y)
+
+
+def _scalar_tensor(g, _, a, out):
+    """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``): its dtype, layout and
+    device spelled out, as PyTorch's tracer shows them."""
+    from ... import device, strided
+    return g.call("scalar_tensor.default", a.arg(0), dtype=out.dtype, layout=strided, device=device("cpu"))
 
 
 def _squeeze(g, _, a, out):
@@ -745,7 +764,7 @@ RULES = {
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
-    "new_zeros": _new_zeros,
+    "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
     "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
