@@ -114,7 +114,22 @@ class _PickedValues(tt.nn.Module):
         return picked + h.max(1, keepdim=True)[0] + h.topk(2, 1)[0].sum(1, keepdim=True) + h.sort(1)[0][:, 3:13]
 
 
+class _ClippedObjective(tt.nn.Module):
+    """PPO's clipped surrogate's ops: a ratio clamped to [0.8, 1.2], the minimum of the two terms, a maximum."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = tt.nn.Linear(48, 10)
+
+    def forward(self, x):
+        h = self.lin(x.flatten(1))
+        ratio = tt.exp(h - h.detach().mean())
+        return tt.minimum(ratio * 2, ratio.clamp(0.8, 1.2) * 3) + tt.maximum(h, h * -0.5) + h.clamp(min=0.1)
+
+
 MODELS = {
+    "clipped_objective": (_ClippedObjective,
+                          lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "picked_values": (_PickedValues, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "literal_and_none_index": (_LiteralAndNoneIndex,
                                lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),

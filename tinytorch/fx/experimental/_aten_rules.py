@@ -306,6 +306,12 @@ def _where(g, _, a, out):
     return g.call("where.self", cond, x, y)
 
 
+def _masked_fill(g, _, a, out):
+    """``masked_fill.Scalar`` or ``masked_fill.Tensor``, by the value."""
+    value = a.arg(2)
+    return g.call(f"masked_fill.{'Tensor' if isinstance(value, Tensor) else 'Scalar'}", a.self, a.arg(1), value)
+
+
 def _scalar_tensor(g, _, a, out):
     """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``): its dtype, layout and
     device spelled out, as PyTorch's tracer shows them."""
@@ -765,6 +771,7 @@ RULES = {
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
     "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
+    "masked_fill": _masked_fill,
     "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,

@@ -261,6 +261,8 @@ def _key(decl) -> str:
 
 
 def _inplace_overload(name: str, bound) -> str:
+    if name == "masked_fill":  # masked_fill_.Scalar or .Tensor, by the value
+        return "Tensor" if isinstance(bound.arg(2), Tensor) else "Scalar"
     return "Tensor" if name in ("add", "sub", "mul", "div") else "default"
 
 
