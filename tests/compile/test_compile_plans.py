@@ -127,7 +127,15 @@ class _ClippedObjective(tt.nn.Module):
         return tt.minimum(ratio * 2, ratio.clamp(0.8, 1.2) * 3) + tt.maximum(h, h * -0.5) + h.clamp(min=0.1)
 
 
+def _lenet():
+    """LeNet-5's layout: convolutions, tanh, average pooling."""
+    return tt.nn.Sequential(tt.nn.Conv2d(1, 4, 3, padding=1), tt.nn.Tanh(), tt.nn.AvgPool2d(2),
+                            tt.nn.Conv2d(4, 6, 3), tt.nn.Tanh(), tt.nn.AvgPool2d(2, 1), tt.nn.Flatten(),
+                            tt.nn.Linear(6 * 5 * 5, 10))
+
+
 MODELS = {
+    "lenet": (_lenet, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "clipped_objective": (_ClippedObjective,
                           lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "picked_values": (_PickedValues, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),

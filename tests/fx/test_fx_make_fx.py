@@ -278,6 +278,8 @@ def picked_values(x, i):
 def clamped(x):
     return torch.autograd.grad(x.clamp(-0.5, 0.5).sum() + x.clamp(min=0.1).sum() + x.clamp(max=0.2).sum()
                                + torch.clamp(x, 0.0).sum(), x)
+def avg_pooled(x):
+    return torch.autograd.grad(F.avg_pool2d(x, 2).sum() + F.avg_pool2d(x, 3, 1, 1, count_include_pad=False).sum(), x)
 def relu_in_place(x, w):
     return torch.autograd.grad((x * w).relu_().sum(), w)
 def quickstart_step(x, w, b, t):
@@ -299,7 +301,7 @@ BACKWARD_ARGS = {
     "indexed": [((3, 4, 5), True)], "tanh_sigmoid": [((3, 4), True)],
     "relu_in_place": [((3, 4), False), ((3, 4), True)], "unsqueezed_by_none": [((3, 4), True)],
     "leaky_relus": [((3, 4), True)], "picked_values": [((4, 8), True), "i"],
-    "clamped": [((3, 4), True)],
+    "clamped": [((3, 4), True)], "avg_pooled": [((1, 2, 4, 4), True)],
 }
 
 

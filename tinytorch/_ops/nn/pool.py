@@ -372,6 +372,10 @@ class AvgPool2DBackward0(Node):
                     ("stride", _arg(1)))
 
     def backward(self, g):
+        if capturing() and type(self) is AvgPool2DBackward0 and self.args is not None:  # PyTorch's operator
+            k, s, p, _, ceil_mode, count_include_pad, divisor_override = self.args
+            return (avg_pool2d_backward(g, self._unpacked_saved[0], list(k), [] if s is None else list(s), list(p),
+                                        ceil_mode, count_include_pad, divisor_override),)
         return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args),)
 
 
@@ -447,6 +451,14 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(x.ndim, 1)}, "
                          f"{max(x.ndim, 1) - 1}], but got -3)")
     _batch_mode(x.shape, 2)
+    cfg = _avg2d_cfg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    args = (cfg[0], None if _stride_omitted(stride) else cfg[1], cfg[2], None,
+            bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return _avg_pool(input, cfg, args)
+
+
+def _avg2d_cfg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) -> tuple:
+    """(kernel, stride, padding, output size, divisors) of a 2-d average pooling of the array ``x``, checked."""
     k = _pair(kernel_size)
     s = k if _stride_omitted(stride) else _pair(stride)
     p = _pair(padding)
@@ -461,9 +473,16 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
         dw = _divisor(w, k[1], s[1], p[1], out_hw[1], count_include_pad)
         div = (dh[:, None] * dw[None, :]).astype(x.dtype)
-    args = (k, None if _stride_omitted(stride) else s, p, None,
-            bool(ceil_mode), bool(count_include_pad), divisor_override)
-    return _avg_pool(input, (k, s, p, out_hw, div), args)
+    return k, s, p, out_hw, div
+
+
+@aten_only("avg_pool2d_backward", recorded=True)
+def avg_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size, stride, padding, ceil_mode: bool,
+                        count_include_pad: bool, divisor_override) -> Tensor:
+    """``torch.ops.aten.avg_pool2d_backward``: each output's gradient over its divisor, spread over its window
+    (the node's formula, from the forward's arguments)."""
+    cfg = _avg2d_cfg(self._data, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_spread(grad_output, cfg, self._data.shape)
 
 
 @op(variants="function functional")

@@ -80,6 +80,7 @@ embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool sca
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
 topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
+avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
 clamp.default(Tensor self, Scalar? min=None, Scalar? max=None)
 sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
@@ -527,6 +528,14 @@ def _max_pool2d(g, name, a, out):
     return values
 
 
+def _avg_pool2d(g, name, a, out):
+    """``avg_pool2d`` with its sizes as pairs, an omitted stride as ``[]`` (as PyTorch's binding parses them)."""
+    stride = a.get("stride")
+    return g.call("avg_pool2d.default", a.self, _nd(a["kernel_size"], 2),
+                  [] if stride is None or stride == [] or stride == () else _nd(stride, 2), _nd(a.get("padding", 0), 2),
+                  bool(a.get("ceil_mode", False)), bool(a.get("count_include_pad", True)), a.get("divisor_override"))
+
+
 def _nd(v, nd: int):
     if isinstance(v, str):
         return v
@@ -772,7 +781,7 @@ RULES = {
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
     "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
     "masked_fill": _masked_fill,
-    "max_pool2d": _max_pool2d, "scaled_dot_product_attention": _attention,
+    "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
