@@ -20,7 +20,7 @@ from ._op_namespace import _exclude
 from .nn import functional as _functional
 from ._ops._core.torch_function import dispatch as _dispatch
 from ._switches import get_default_device as _default_device
-from .autograd.grad_mode import _State, _set_mode
+from .autograd.grad_mode import _State, _set_grad_enabled  # noqa: F401  (PyTorch's name for it)
 from .linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
 from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
 from .tensor import Tensor as _Tensor
@@ -145,13 +145,6 @@ class _IncludeDispatchKeyGuard:
 
     def __exit__(self, *exc):
         return False
-
-
-def _set_grad_enabled(enabled: bool) -> None:
-    """Switch grad mode on or off, as ``torch.set_grad_enabled(enabled)`` does as a function. A compiled program
-    that switches it inside (``with torch.no_grad():``) is captured with these calls as nodes, as PyTorch's
-    dynamo writes them."""
-    _set_mode(bool(enabled))
 
 
 def _get_tracing_state():

@@ -38,7 +38,7 @@ import sys
 import threading
 import traceback
 
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _State, _set_grad_enabled
 from ..fx.experimental import proxy_tensor as _proxy
 from ..fx.graph_module import GraphModule
 from ..jit import _trace as _jit
@@ -109,8 +109,7 @@ class _Recording(_jit._Recording):
 
     def switch_mode(self, mode: bool) -> None:
         """A ``torch._C._set_grad_enabled(mode)`` node: from here on the graph replays under ``mode``."""
-        from .. import _C
-        self.graph.create_node("call_function", _C._set_grad_enabled, (mode,), name="_set_grad_enabled")
+        self.graph.create_node("call_function", _set_grad_enabled, (mode,), name="_set_grad_enabled")
         self.graph_mode = mode
         self.calls.append(("_set_grad_enabled", None))
 

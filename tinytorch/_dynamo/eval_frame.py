@@ -18,7 +18,7 @@ import logging
 import threading
 import weakref
 
-from ..nn.modules.module import Module
+from ..nn.modules.module import Module, _register_compile
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import backends, capture as _capture, config, exc
@@ -377,3 +377,6 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, 
         return model
     return compile_callable(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, module=owner,
                             recompile_limit=recompile_limit)
+
+
+_register_compile(compile)  # Module.compile() calls it

@@ -160,6 +160,16 @@ def _set_mode(mode: bool) -> None:
         _State.enabled = mode
 
 
+def _set_grad_enabled(enabled: bool) -> None:
+    """``torch._C._set_grad_enabled``: switch grad mode on or off, as ``torch.set_grad_enabled(enabled)`` does as
+    a function. A compiled program that switches it inside (``with torch.no_grad():``) is captured with these
+    calls as nodes, as PyTorch's dynamo writes them."""
+    _set_mode(bool(enabled))
+
+
+_set_grad_enabled.__module__ = "tinytorch._C"  # PyTorch's home of it (where graphs name it)
+
+
 class _recording:
     """Graph recording on, inference mode or not: for the function transforms (tinytorch.func), which
     differentiate inside inference mode as torch.func's own levels do."""

@@ -21,7 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ops._core.arguments import signature as _signature
+from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE
+from ..._size import device
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
@@ -316,7 +318,6 @@ def _masked_fill(g, _, a, out):
 def _scalar_tensor(g, _, a, out):
     """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``): its dtype, layout and
     device spelled out, as PyTorch's tracer shows them."""
-    from ... import device, strided
     return g.call("scalar_tensor.default", a.arg(0), dtype=out.dtype, layout=strided, device=device("cpu"))
 
 

@@ -125,6 +125,14 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+_TORCH_COMPILE = [None]  # torch.compile, which tinytorch/_dynamo (built on this file) registers as it loads
+
+
+def _register_compile(compile_fn) -> None:
+    """Name the ``torch.compile`` that ``Module.compile`` calls (``tinytorch/_dynamo/eval_frame.py`` does)."""
+    _TORCH_COMPILE[0] = compile_fn
+
+
 class Module:
     """Base class for all neural network modules; subclasses define ``forward``."""
 
@@ -161,8 +169,7 @@ class Module:
         """Compile this module's calls in place (PyTorch's ``Module.compile``): from now on a call runs
         ``torch.compile(self._call_impl, *args, **kwargs)``. Unlike ``torch.compile(module)`` the module stays
         itself: no ``OptimizedModule`` wrapper, no ``_orig_mod.`` prefix in ``state_dict``."""
-        from ..._dynamo.eval_frame import compile as compile_
-        self._compiled_call_impl = compile_(self._call_impl, *args, **kwargs)
+        self._compiled_call_impl = _TORCH_COMPILE[0](self._call_impl, *args, **kwargs)
 
     def _call_impl(self, *args, **kwargs):
         try:
