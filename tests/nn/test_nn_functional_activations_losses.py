@@ -216,6 +216,22 @@ def test_inplace_forms(call):
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
+def test_inplace_leaky_relu_with_a_negative_slope_refuses_its_backward_as_pytorch():
+    """The in-place form's node saves its result, whose signs are the input's only for a slope >= 0: PyTorch's
+    backward refuses a negative slope (a slope of 0 is fine)."""
+    for slope in (-0.1, 0.0):
+        a, b = tinytorch.tensor(X, requires_grad=True), torch.tensor(X, requires_grad=True)
+        ya, yb = F.leaky_relu(a * 1, slope, inplace=True), TF.leaky_relu(b * 1, slope, inplace=True)
+        errors = []
+        for y in (yb, ya):
+            try:
+                y.sum().backward()
+                errors.append(None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        assert errors[0] == errors[1] and (errors[0] is None) == (slope == 0.0)
+
+
 def test_gumbel_softmax():
     tinytorch.manual_seed(0)
     logits = tinytorch.tensor(_x(5, 7), requires_grad=True)

@@ -295,6 +295,12 @@ class LeakyReluBackward1(LeakyReluBackward0):
 def leaky_relu_backward(grad_output: Tensor, self: Tensor, negative_slope, self_is_result: bool) -> Tensor:
     """``torch.ops.aten.leaky_relu_backward``: the gradient where ``self`` (the input, or the in-place form's
     result: the same signs) is positive, times ``negative_slope`` elsewhere."""
+    if self_is_result and negative_slope < 0:  # the result's signs are not the input's: PyTorch refuses
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+            "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+            "in-place leakRelu backward calculation with negative slope")
     xd = self._data
     slope = np.where(xd > 0, xd.dtype.type(1), np.asarray(negative_slope, dtype=xd.dtype))
     return piecewise_grad(grad_output, self, slope, LeakyReluBackwardBackward0)

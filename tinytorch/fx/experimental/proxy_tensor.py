@@ -235,6 +235,7 @@ class Recording:
         if isinstance(out, Tensor):
             if inplace:  # the op wrote into its first argument: from here on it is this node's value
                 self.nodes[id(out)] = node
+                self.by_storage[id(out._data)] = (out._data, node)
                 node.meta["val"] = out
                 if not self.predispatch and _saves_own_output(out):  # (relu_'s node saves the written tensor)
                     self.saved_output(out, node)

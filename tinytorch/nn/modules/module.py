@@ -339,6 +339,11 @@ class Module:
                 + list(self._buffers))
         return sorted(k for k in keys if not k[0].isdigit())
 
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_compiled_call_impl", None)  # compile()'s compiled call is not pickled or copied, as in PyTorch
+        return state
+
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         for hooks in ("_state_dict_pre_hooks", "_load_state_dict_pre_hooks"):  # pickles from before they existed
