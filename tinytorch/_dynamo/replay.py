@@ -22,7 +22,7 @@ import logging
 import operator
 
 from .. import _logging
-from ..fx.node import Node as FxNode
+from ..fx.node import Node as FxNode, map_arg
 from .lowering import LOWERINGS
 
 __all__ = ["Plan"]
@@ -53,28 +53,16 @@ def _name(base: str, taken: set) -> str:
     return name
 
 
-def _uses(value, found: list) -> list:
-    """The fx nodes ``value`` (an argument: a node, a number, a list, tuple or dict of them) refers to."""
-    if isinstance(value, FxNode):
-        found.append(value)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _uses(v, found)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _uses(v, found)
-    return found
-
-
 def _last_uses(nodes: list, outputs: list) -> dict:
     """{position in ``nodes``: the values (inputs or earlier results) no later node reads}: what a plan can let
     go of after that line. The plan's results are kept; a result nothing reads goes at once."""
     last: dict = {}
     for i, n in enumerate(nodes):
         last[n] = i
-        for v in _uses((n.args, n.kwargs), []):
+        for v in n.all_input_nodes:
             last[v] = i
-    keep = set(_uses(list(outputs), []))
+    keep: set = set()
+    map_arg(list(outputs), keep.add)
     freed: dict = {}
     for v, i in last.items():
         if v not in keep:
