@@ -29,9 +29,16 @@ class ConvBN(nn.Module):
 
     def forward(self, x):
         return torch.relu(self.bn(self.conv(x)))
+
+
+class Overloads(nn.Module):
+    # where with number operands, clamp, masked_fill, squeeze and leaky_relu: PyTorch's overloads and arguments
+    def forward(self, x):
+        return (torch.where(x > 0, x, 0.0) + torch.where(x > 0, 1.0, x) + x.clamp(min=0.5)
+                + x.masked_fill(x > 1, 2.0) + x[None].squeeze(0) + nn.functional.leaky_relu(x, 0.2))
 """
 
-SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5)}
+SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4)}
 
 
 def _export(library: str, name: str):
@@ -47,7 +54,7 @@ def _without_files(text: str) -> str:
     return re.sub(r"# File: .*", "# File: ...", text)
 
 
-@pytest.mark.parametrize("name", ["MLP", "ConvBN"])
+@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)

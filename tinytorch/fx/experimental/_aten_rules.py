@@ -299,11 +299,16 @@ def _new_zeros(g, _, a, out):
 
 
 def _where(g, _, a, out):
-    """``where(condition, input, other)`` as ``where.self``, a number operand as a ``scalar_tensor`` (one
-    argument: ``where.default``, the nonzero places)."""
+    """``where(condition, input, other)``: export keeps PyTorch's overload by which operands are numbers
+    (``where.ScalarOther``...); below autograd those decompose to ``where.self`` with each number a
+    ``scalar_tensor`` (one argument: ``where.default``, the nonzero places)."""
     if len(a.positional()) < 3:
         return g.call("where.default", *a.positional())
     cond, x, y = a.positional()[:3]
+    if g.predispatch:
+        form = ("self" if isinstance(x, Tensor) and isinstance(y, Tensor) else "ScalarOther"
+                if isinstance(x, Tensor) else "ScalarSelf" if isinstance(y, Tensor) else "Scalar")
+        return g.call(f"where.{form}", cond, x, y)
     # PyTorch's Python binding wraps a number operand as a 0-d tensor of the result's dtype first
     x, y = (v if isinstance(v, Tensor) else _scalar_tensor(g, None, Args(None, (v,), {}), out) for v in (x, y))
     return g.call("where.self", cond, x, y)
