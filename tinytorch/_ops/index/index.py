@@ -130,13 +130,12 @@ class _IndexNode(Node):
     advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
 
     def backward(self, g):
-        if capturing() and not self.advanced and type(self.key) is tuple:
-            dims = _inserted_dims(self.key, len(self.in_shape))
+        if capturing() and not self.advanced:
+            dims = _inserted_dims(self.key, len(self.in_shape)) if type(self.key) is tuple else None
             if dims:  # the unsqueezes' backward: a squeeze of each inserted dim, the last first
                 for d in reversed(dims):
                     g = g.squeeze(d)
                 return (g,)
-        if capturing() and not self.advanced:
             # a graph capture: a key of one step is PyTorch's select_backward or slice_backward, one node
             steps = [k for k, full in _basic_steps(self.key, self.in_shape) if not full]
             kind, dim, item, sizes = _last_step(self)

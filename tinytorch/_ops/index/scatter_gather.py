@@ -31,8 +31,6 @@ class GatherBackward0(Node):
     # place afterwards makes backward raise, as in PyTorch
     def backward(self, g):
         idx, _ = self._unpacked_saved
-        if capturing():  # PyTorch's gather_backward, as its tracers show it: the same sums (zeros, then adds)
-            return (g.new_zeros(self.in_shape).scatter_add(self.dim, idx, g), None)
         return (zeros_scatter(self.in_shape, self.dim, idx, g), None)
 
     def jvp(self, t, *_):
@@ -101,25 +99,20 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return record(out, GatherBackward0, (input, None), (index, input), dim=d, dim_arg=dim, in_shape=input._data.shape)
 
 
-def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim`` (gather's adjoint)."""
-    out = np.zeros(shape, dtype=src._data.dtype)
-    idx = _at_least_1d(index._data)
-    if idx.size:
-        np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
-    return record(out, ScatterAddBackward0, (src,), (index,), dim=dim, src_shape=src._data.shape)
-
-
-def picked_grad(shape: tuple, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """The gradient of values picked at distinct ``index`` places along ``dim`` (max, sort, topk): zeros of
-    ``shape`` with ``src`` written at ``index``, PyTorch's value_selecting_reduction_backward (``new_zeros``,
-    then ``scatter``; a written -0.0 stays -0.0)."""
+def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor, distinct: bool = False) -> Tensor:
+    """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim``: gather's adjoint (PyTorch's
+    ``new_zeros`` then ``scatter_add``); with ``distinct`` indices (values picked by max, sort, topk: PyTorch's
+    value_selecting_reduction_backward) written instead, ``scatter``, so a -0.0 stays -0.0. Under a graph
+    capture those ops, as PyTorch's tracers show them."""
     if capturing():
-        return src.new_zeros(shape).scatter(dim, index, src)
+        zeros = src.new_zeros(shape)
+        return zeros.scatter(dim, index, src) if distinct else zeros.scatter_add(dim, index, src)
     out = np.zeros(shape, dtype=src._data.dtype)
     idx = _at_least_1d(index._data)
-    if idx.size:
+    if idx.size and distinct:
         np.put_along_axis(_at_least_1d(out), idx, src._data.reshape(idx.shape), dim)
+    elif idx.size:
+        np.add.at(_at_least_1d(out), _full_index(idx, dim), src._data.reshape(idx.shape))
     return record(out, ScatterAddBackward0, (src,), (index,), dim=dim, src_shape=src._data.shape)
 
 

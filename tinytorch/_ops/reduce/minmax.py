@@ -15,7 +15,7 @@ from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from ..pointwise.compare import maximum, minimum, where
-from ..index.scatter_gather import picked_grad
+from ..index.scatter_gather import zeros_scatter
 
 
 class _ReturnTypes(tuple):
@@ -79,7 +79,7 @@ class MaxBackward0(Node):
         if not self.keepdim:
             g = g.unsqueeze(self.dim)
             idx = idx.unsqueeze(self.dim)
-        return (picked_grad(self.in_shape, self.dim, idx, g),)
+        return (zeros_scatter(self.in_shape, self.dim, idx, g, distinct=True),)
 
     def jvp(self, t):
         (idx,) = self._unpacked_saved

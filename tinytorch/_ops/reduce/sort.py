@@ -19,7 +19,7 @@ from .._kernels.select import kth_indices, topk_indices
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
-from ..index.scatter_gather import picked_grad
+from ..index.scatter_gather import zeros_scatter
 from ..pointwise.compare import where
 
 _SORT = "function method out"
@@ -59,7 +59,7 @@ class _SelectBackward(Node):
             return (g.reshape(()),)
         if not self.keepdim:
             g, idx = g.unsqueeze(self.dim), idx.unsqueeze(self.dim)
-        return (picked_grad(self.in_shape, self.dim, idx, g),)
+        return (zeros_scatter(self.in_shape, self.dim, idx, g, distinct=True),)
 
 
 _SIZES = ("self_sym_sizes", lambda n: tuple(n.in_shape))

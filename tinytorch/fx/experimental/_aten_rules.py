@@ -310,7 +310,7 @@ def _where(g, _, a, out):
                 if isinstance(x, Tensor) else "ScalarSelf" if isinstance(y, Tensor) else "Scalar")
         return g.call(f"where.{form}", cond, x, y)
     # PyTorch's Python binding wraps a number operand as a 0-d tensor of the result's dtype first
-    x, y = (v if isinstance(v, Tensor) else _scalar_tensor(g, None, Args(None, (v,), {}), out) for v in (x, y))
+    x, y = (v if isinstance(v, Tensor) else _zero_d(g, v, out.dtype) for v in (x, y))
     return g.call("where.self", cond, x, y)
 
 
@@ -321,9 +321,13 @@ def _masked_fill(g, _, a, out):
 
 
 def _scalar_tensor(g, _, a, out):
-    """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``): its dtype, layout and
-    device spelled out, as PyTorch's tracer shows them."""
-    return g.call("scalar_tensor.default", a.arg(0), dtype=out.dtype, layout=strided, device=device("cpu"))
+    """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``)."""
+    return _zero_d(g, a.arg(0), out.dtype)
+
+
+def _zero_d(g, value, dtype):
+    """``scalar_tensor(value)`` with its dtype, layout and device spelled out, as PyTorch's tracer shows them."""
+    return g.call("scalar_tensor.default", value, dtype=dtype, layout=strided, device=device("cpu"))
 
 
 def _squeeze(g, _, a, out):
