@@ -77,7 +77,7 @@ def result_type(tensor1, tensor2) -> _dtype.dtype:
         return x._data if isinstance(x, Tensor) else x
 
     a, b = operand(tensor1), operand(tensor2)
-    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+    if not isinstance(tensor1, Tensor) and not isinstance(tensor2, Tensor):
         # two Python numbers: the higher category's default dtype (bool, int64, the default float)
         return max((_dtype.FROM_NP[_dtype._scalar_np(x)] for x in (a, b)), key=lambda d: d._category)
     return _dtype.FROM_NP[np.dtype(_dtype.result_np_dtype(a, b))]

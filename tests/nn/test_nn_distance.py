@@ -1,5 +1,5 @@
-"""torch.pdist / F.pdist and the triplet loss with a distance function, against PyTorch: values,
-gradients, grad_fn names, errors."""
+"""torch.pdist / F.pdist, the triplet loss with a distance function, cosine similarity and the gradients of
+division and vector norms, against PyTorch: values, gradients, grad_fn names, errors."""
 import numpy as np
 import pytest
 
@@ -85,3 +85,60 @@ def test_triplet_margin_with_distance_loss_errors():
                  lambda: Fb.triplet_margin_with_distance_loss(*tb, reduction="avg"))
     _raises_same(lambda: Fa.triplet_margin_with_distance_loss(ta[0], ta[1], ta[2][0]),
                  lambda: Fb.triplet_margin_with_distance_loss(tb[0], tb[1], tb[2][0]))
+
+
+def _chain(fn) -> list:
+    """The node names of a graph, depth first."""
+    out, stack = [], [fn]
+    while stack:
+        f = stack.pop()
+        if f is not None:
+            out.append(type(f).__name__)
+            stack.extend(n for n, _ in reversed(f.next_functions))
+    return out
+
+
+def test_cosine_similarity_is_pytorchs_composite_and_checks():
+    """Each input over its clamped norm (clones clamped in place under no_grad: CloneBackward0 in the graph),
+    its dtype rules and errors."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 8)).astype(np.float32), rng.standard_normal((1, 8)).astype(np.float32)
+    a[0] = 0  # a zero norm, clamped to eps
+    outs = []
+    for lib in (torch, tt):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        out = lib.nn.functional.cosine_similarity(x, y)
+        outs.append((_chain(out.grad_fn), out.dtype))
+        mixed = lib.nn.functional.cosine_similarity(lib.ones(2, 3, dtype=lib.long), lib.ones(2, 3))
+        outs.append((mixed.dtype, mixed.tolist()))
+    assert outs[2][0] == outs[0][0] and repr(outs[2][1]).replace("tinytorch", "torch") == repr(outs[0][1])
+    assert repr(outs[3][0]).replace("tinytorch", "torch") == repr(outs[1][0]) and outs[3][1] == outs[1][1]
+    for args, kwargs in [((lambda L: L.ones(2, 3, dtype=L.long), lambda L: L.ones(2, 3, dtype=L.long)), {}),
+                         ((lambda L: L.ones(2, 3), lambda L: L.ones(2, 3)), {"eps": -1.0}),
+                         ((lambda L: L.ones(2, 3), lambda L: L.ones(4, 3)), {})]:
+        _raises_same(lambda: torch.nn.functional.cosine_similarity(args[0](torch), args[1](torch), **kwargs),
+                     lambda: tt.nn.functional.cosine_similarity(args[0](tt), args[1](tt), **kwargs))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_division_and_norm_gradients_are_pytorchs_formulas_bit_for_bit(dtype):
+    """The divisor's gradient is -grad * ((self / other) / other) and the 2-norm's grad * (self / norm) with 0
+    where the norm is 0 (PyTorch's formulas, their roundings): the same bits as PyTorch's (on inputs whose norms
+    both compute exactly, so the forward values agree)."""
+    rng = np.random.default_rng(1)
+    num, den = rng.standard_normal((64, 33)).astype(dtype), rng.standard_normal((64, 33)).astype(dtype)
+    ints = rng.integers(-5, 6, (16, 33)).astype(dtype)
+    ints[3] = 0
+    g = rng.standard_normal((64, 33)).astype(dtype)
+    grads = []
+    for lib in (torch, tt):
+        a, b = lib.tensor(num, requires_grad=True), lib.tensor(den, requires_grad=True)
+        (a / b).backward(lib.tensor(g))
+        grads += [a.grad.numpy(), b.grad.numpy()]
+        for p, keep in [(2, False), (2, True), (1, False), (float("inf"), True)]:
+            x = lib.tensor(ints, requires_grad=True)
+            lib.linalg.vector_norm(x, p, 1, keep).backward(lib.tensor(g[:16, :1] if keep else g[:16, 0]))
+            grads.append(x.grad.numpy())
+    half = len(grads) // 2
+    for want, got in zip(grads[:half], grads[half:]):
+        np.testing.assert_array_equal(got, want)

@@ -141,8 +141,10 @@ def meta(t, out: ndarray):
     return (d.shape, d.dtype)
 
 
-def fit_grad(g: Tensor, m):
-    if m is None:
+def fit_grad(g: Tensor | None, m):
+    """``g`` summed back to a broadcast operand's shape and cast to its dtype (``m``: (shape, dtype), or None for
+    as it is); None stays None."""
+    if m is None or g is None:
         return g
     shape, dt = m
     if g._data.shape != shape:

@@ -14,7 +14,6 @@ from .._core.registry import op
 from .._core.util import normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
-from ..pointwise.compare import where
 from ..._dtype import NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
 from .._core import narrow
 
@@ -27,36 +26,48 @@ def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **k
 
 
 def _unsqueeze_reduced(t: Tensor, dims: tuple, keepdim: bool, ndim: int) -> Tensor:
-    """A reduced result with its reduced dims put back as size 1."""
+    """A reduced result with its reduced dims put back as size 1 (one unsqueeze per dim, in order)."""
     if keepdim or not dims:
         return t
-    it = iter(t._data.shape)
-    return t.reshape(tuple(1 if i in dims else next(it) for i in range(ndim)))
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
 
 
 def norm_backward(g: Tensor, x: Tensor, y: Tensor, p: float, dims: tuple, keepdim: bool):
     """The gradient of ``y = vector_norm(x, p, dims, keepdim)`` for the incoming ``g`` (PyTorch's
-    ``norm_backward``); None for the 0-"norm", whose gradient PyTorch leaves undefined."""
+    ``norm_backward``, operation for operation: the same roundings); None for the 0-"norm", whose gradient
+    PyTorch leaves undefined. The in-place steps write only temporaries of this formula."""
     n = x._data.ndim
     g = _unsqueeze_reduced(g, dims, keepdim, n)
     y = _unsqueeze_reduced(y, dims, keepdim, n)
     if p == 0:
         return None
     if p == 1:
-        return g * x.sign()
-    if math.isinf(p):
-        # PyTorch's formula, signed zeros included: sgn(x) * ((g / count) * mask), NaNs counted as hits
-        ax = x.abs()
-        hit = (ax == y) | ax.isnan()
-        count = hit.sum(dim=dims, keepdim=True) if dims else hit.sum()
-        return x.sgn() * ((g / count) * hit)
+        return x.sgn() * g
     if p == 2:
-        return where(y == 0, 0.0, g * x / y)
-    scale = where(y == 0, 0.0, g / y ** (p - 1))
-    # |x|^(p-2) is infinite at 0 for p < 2: PyTorch's subgradient there is 0 (not 0 * inf), masked before
-    # the product with the scale, as PyTorch's masked_fill_ does (so a double backward meets no 0 * inf
-    # outside the zero's own element)
-    return where(x == 0, 0.0, x * x.abs() ** (p - 2)) * scale
+        return g * (x / y).masked_fill_(y == 0, 0)
+    # (each product's right operand computed first, in the order PyTorch's compiled C++ formula runs them)
+    if math.isinf(p):
+        # signed zeros included: sgn(x) * ((g / count) * mask), NaNs counted as hits
+        ax = x.abs()
+        hit = (ax == y).logical_or(ax.isnan())
+        count = hit.sum(dim=dims, keepdim=True) if dims else hit.sum()
+        share = (g / count) * hit
+        return x.sgn() * share
+    if p < 1:  # |x|^(p-1) is infinite at 0: PyTorch's subgradient there is 0
+        power = x.abs().pow_(p - 1).masked_fill_(x == 0, 0)
+        scaled = x.sgn() * power
+        rest = y.pow(1 - p)
+        return scaled * g * rest
+    if p < 2:
+        power = x.abs().pow_(p - 1)
+        scaled = x.sgn() * power
+    else:
+        scaled = x * x.abs().pow_(p - 2)
+    scale = g / y.pow(p - 1)
+    scale.masked_fill_(y == 0, 0)
+    return scaled * scale
 
 
 def _dim_arg(dim):
@@ -70,6 +81,12 @@ class LinalgVectorNormBackward0(Node):
     def backward(self, g):
         x, y = self._unpacked_saved
         return (norm_backward(g, x, y, self.ord, self.dims, self.keepdim),)
+
+
+# at::norm's node (F.normalize, pairwise_distance and the margin losses call it with a wrapped dim and a float p)
+NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {"saved_fields": (
+    ("self", 0), ("p", lambda n: float(n.ord)), ("dim", lambda n: tuple(n.dims)), ("keepdim", "keepdim"),
+    ("result", 1))})
 
 
 @op("linalg.vector_norm", variants="function out", batch=_batch_vector_norm)

@@ -14,9 +14,11 @@ import warnings
 
 import numpy as np
 
+from ... import _dtype
 from ..._dtype import FLOATING_NP, LOWP_NP
+from ..._dtype_info import result_type
 from ...autograd.grad_mode import no_grad
-from ..creation.factory import ones_like, zeros_like
+from ..creation.factory import ones_like, scalar_tensor, zeros_like
 from ..._quiet_fp import silent
 from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -25,7 +27,7 @@ from .._core import deprecated as _deprecated
 from .._core.registry import op
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
-from .norms import LinalgVectorNormBackward0, norm_backward, vector_norm
+from .norms import NormBackward1, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from . import matmul as _mm  # (its _np_matmul through the module: a CPU path may stand in its place)
@@ -581,23 +583,29 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
 
 @op(variants="function functional")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along ``dim``."""
-    shape = broadcast_shapes(x1._data.shape, x2._data.shape)
-    a = x1.expand(shape) if x1._data.shape != shape else x1
-    b = x2.expand(shape) if x2._data.shape != shape else x2
-    n1 = vector_norm(a, 2, dim, True)
-    n2 = vector_norm(b, 2, dim, True)
-    # PyTorch clamps the norms in place under no_grad: the clamp is invisible to the gradient
-    with np.errstate(invalid="ignore"):  # (an infinite norm: inf - inf, NaN, silently, as in PyTorch)
-        n1 = n1 + _make(np.maximum(n1._data, eps) - n1._data)
-        n2 = n2 + _make(np.maximum(n2._data, eps) - n2._data)
-    return ((a / n1) * (b / n2)).sum(dim)
-
-
-# at::norm's node (pairwise_distance calls it with a wrapped dim and a float p)
-NormBackward1 = type("NormBackward1", (LinalgVectorNormBackward0,), {"saved_fields": (
-    ("self", 0), ("p", lambda n: float(n.ord)), ("dim", lambda n: tuple(n.dims)), ("keepdim", "keepdim"),
-    ("result", 1))})
+    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along ``dim``, as PyTorch computes it: each input
+    divided by its norm, the norms clamped in place (copies, unseen by autograd)."""
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common._scalar}")
+    if eps < 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
+    a = x1.to(common) if x1._data.dtype.kind in "biu" else x1  # integers and bools are taken, in that dtype
+    b = x2.to(common) if x2._data.dtype.kind in "biu" else x2
+    if a._data.shape != b._data.shape:  # PyTorch's expand_outplace: both expanded (the second first)
+        shape = broadcast_shapes(a._data.shape, b._data.shape)
+        b = b.expand(shape)
+        a = a.expand(shape)
+    n1 = vector_norm(a, 2, dim, True).clone()
+    n2 = vector_norm(b, 2, dim, True).clone()
+    # eps as a tensor of the common dtype (float32 beside half and bfloat16, where eps could overflow)
+    low = common in (_dtype.float16, _dtype.bfloat16)
+    eps_t = scalar_tensor(eps, dtype=_dtype.float32 if low else common, device=n1.device)
+    with no_grad():
+        n1.clamp_min_(eps_t)
+        n2.clamp_min_(eps_t)
+    right = b / n2  # (the product's right operand first, as PyTorch's compiled C++ runs it)
+    return ((a / n1) * right).sum(dim)
 
 
 @op(variants="function functional")

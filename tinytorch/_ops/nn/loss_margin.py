@@ -24,7 +24,8 @@ from .activation import functional_spelling
 from .activation_smooth import logsigmoid
 from ..pointwise.compare import where
 from .loss import _reduce, apply_reduction, check_reduction, reduction_name
-from .normalize import clamp_min, vector_norm
+from ..linalg.norms import NormBackward1, vector_norm
+from ..pointwise.clamp import clamp_min
 from ..linalg import products as _products
 
 
@@ -152,7 +153,7 @@ def _pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p along the last dimension."""
     ndim = max(x1.ndim, x2.ndim)
-    return vector_norm(x1 - x2 + eps, p, ndim - 1 if ndim else 0, keepdim) if ndim else \
+    return vector_norm(x1 - x2 + eps, p, ndim - 1 if ndim else 0, keepdim, _node=NormBackward1) if ndim else \
         (x1 - x2 + eps).abs()
 
 

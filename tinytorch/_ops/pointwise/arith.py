@@ -142,10 +142,11 @@ class MulBackward0(_BinaryNode, SavedPair):
     @holomorphic_backward
     def backward(self, g):
         a, b = self._unpacked_saved
-        # other's gradient first, as PyTorch's generated node computes them (a captured backward shows the order)
-        gb = fit_grad(g * (self.a_scalar if a is None else a), self.b_meta) if self.need_b else None
-        ga = fit_grad(g * (self.b_scalar if b is None else b), self.a_meta) if self.need_a else None
-        return ga, gb
+        # other's gradient first, as PyTorch's generated node computes them (a captured backward shows the order);
+        # then a broadcast operand's gradient summed back to its shape, self's first, as PyTorch's engine does
+        gb = g * (self.a_scalar if a is None else a) if self.need_b else None
+        ga = g * (self.b_scalar if b is None else b) if self.need_a else None
+        return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved

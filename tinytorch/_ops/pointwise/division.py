@@ -23,9 +23,12 @@ class DivBackward0(_BinaryNode):
     def backward(self, g):
         a, b = self._unpacked_saved
         bv = b if b is not None else self.b_scalar
-        ga = fit_grad(g / bv, self.a_meta) if self.need_a else None
-        gb = fit_grad(-g * a / (bv * bv), self.b_meta) if self.need_b else None
-        return ga, gb
+        gb = None
+        if self.need_b:  # PyTorch's div_tensor_other_backward, -grad * ((self / other) / other), first as its node
+            quotient = a / bv / bv  # (the right operand before -grad, the order PyTorch's compiled formula runs)
+            gb = -g * quotient
+        ga = g / bv if self.need_a else None
+        return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)  # (summed back after both, as mul's)
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved

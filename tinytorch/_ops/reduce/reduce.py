@@ -48,8 +48,8 @@ def _grad_back(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor
     """Broadcast a reduced gradient back over the reduced dims (differentiable). A gradient of every dim is
     0-d and expands as it is (PyTorch's ``sum()`` formula, ``grad.expand(self.sizes())``)."""
     if not keepdim and dims and len(dims) < len(in_shape):
-        kept = tuple(1 if i in dims else s for i, s in enumerate(in_shape))
-        g = g.reshape(kept)
+        for d in sorted(dims):  # PyTorch's unsqueeze_multiple
+            g = g.unsqueeze(d)
     return g.expand(in_shape)
 
 

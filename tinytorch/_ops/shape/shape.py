@@ -216,10 +216,25 @@ class SqueezeBackward0(Node):
     saved_fields = (("self_sym_sizes", lambda n: tuple(n.in_shape)),)
 
     def backward(self, g):
-        return (g.reshape(self.in_shape),)
+        # PyTorch's unsqueeze_to: each size-1 dim the squeeze removed, put back by an unsqueeze (in order)
+        shape = self.in_shape
+        dim = self.__dict__.get("dim_arg")
+        if dim is None:
+            dims = [i for i, s in enumerate(shape) if s == 1]
+        else:
+            n, given = len(shape), dim if isinstance(dim, (tuple, list)) else (dim,)
+            dims = sorted({d % n for d in given if n and shape[d % n] == 1})
+        for d in dims:
+            g = g.unsqueeze(d)
+        return (g,)
 
     def jvp(self, t):
         return t.reshape(_out_shape(self))
+
+
+class _UnsqueezeNode(SqueezeBackward0):
+    def backward(self, g):
+        return (g.squeeze(self.dim_arg),)  # PyTorch's grad.squeeze(dim)
 
 
 # 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
@@ -229,7 +244,8 @@ _SQUEEZE_FIELDS = {"SqueezeBackward1": (_DIM, _SIZES), "SqueezeBackward2": (_DIM
                    "SqueezeBackward4": (_DIM, _SIZES), "SqueezeBackward5": (_DIM, _SIZES),
                    "UnsqueezeBackward0": (_DIM,), "UnsqueezeBackward1": (_DIM,)}
 SqueezeBackward1, SqueezeBackward2, SqueezeBackward3, SqueezeBackward4, SqueezeBackward5, UnsqueezeBackward0, \
-    UnsqueezeBackward1 = (type(n, (SqueezeBackward0,), {"saved_fields": _SQUEEZE_FIELDS[n]}) for n in (
+    UnsqueezeBackward1 = (type(n, (_UnsqueezeNode if n.startswith("Un") else SqueezeBackward0,),
+                               {"saved_fields": _SQUEEZE_FIELDS[n]}) for n in (
         "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3", "SqueezeBackward4", "SqueezeBackward5",
         "UnsqueezeBackward0", "UnsqueezeBackward1"))
 
