@@ -521,6 +521,11 @@ def _aten_function(name: str):
     ``torch.ops.aten``, its torch-level function, its nn.functional one, or the Tensor method."""
     if name in _ATEN_ONLY:
         return _ATEN_ONLY[name]
+    space, _, rest = name.partition("_")
+    if space in ("linalg", "special", "fft") and rest:  # aten.linalg_vector_norm is torch.linalg.vector_norm
+        fn = _namespace(space).get(rest)
+        if fn is not None:
+            return fn
     base = name[1:] if name.startswith("_") and not name.startswith("__") else name
     for candidate in (name, base):
         for which in ("torch", "nn.functional"):
@@ -594,6 +599,69 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
 def _batch_norm_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
     out = _public("torch", "batch_norm")(input, weight, bias, running_mean, running_var, False, momentum, eps, False)
     return out, input.new_empty(0), input.new_empty(0)
+
+
+@_aten_only("log_sigmoid")
+def _log_sigmoid(self):
+    return _public("nn.functional", "logsigmoid")(self)
+
+
+@_aten_only("log_sigmoid_forward")
+def _log_sigmoid_forward(self):
+    """logsigmoid and PyTorch's buffer for its backward (tinytorch's node keeps what it needs: an empty one)."""
+    return _public("nn.functional", "logsigmoid")(self), self.new_empty(0)
+
+
+@_aten_only("feature_dropout")
+def _feature_dropout(input, p, train):
+    """Channel dropout of a batched input of 1, 2 or 3 spatial dims (one noise value per sample and channel)."""
+    return _public("nn.functional", f"dropout{input.dim() - 2}d")(input, p, train)
+
+
+def _upsample(mode: str, corners: bool):
+    """``upsample_<mode>`` in either overload: ``.default`` (input, output_size, [align_corners,] *scales) or
+    ``.vec`` (input, output_size, [align_corners,] scale_factors): F.interpolate with the scales where given
+    (they set the sampling positions), else the size."""
+    def run(input, output_size, *rest):
+        align = None
+        if corners:
+            align, rest = rest[0], rest[1:]
+        scales = rest[0] if len(rest) == 1 and (rest[0] is None or isinstance(rest[0], (list, tuple))) else rest
+        interpolate = _public("nn.functional", "interpolate")
+        if scales and all(s is not None for s in scales):
+            return interpolate(input, scale_factor=list(scales), mode=mode, align_corners=align)
+        return interpolate(input, size=list(output_size), mode=mode, align_corners=align)
+    return run
+
+
+for _nd in (1, 2, 3):
+    _aten_only(f"upsample_nearest{_nd}d")(_upsample("nearest", False))
+    _aten_only(f"_upsample_nearest_exact{_nd}d")(_upsample("nearest-exact", False))
+_aten_only("upsample_linear1d")(_upsample("linear", True))
+_aten_only("upsample_bilinear2d")(_upsample("bilinear", True))
+_aten_only("upsample_bicubic2d")(_upsample("bicubic", True))
+_aten_only("upsample_trilinear3d")(_upsample("trilinear", True))
+
+
+def _padding(mode: str):
+    def run(self, padding):
+        return _public("nn.functional", "pad")(self, padding, mode)
+    return run
+
+
+for _nd in (1, 2, 3):
+    _aten_only(f"reflection_pad{_nd}d")(_padding("reflect"))
+    _aten_only(f"replication_pad{_nd}d")(_padding("replicate"))
+
+
+@_aten_only("col2im")
+def _col2im(self, output_size, kernel_size, dilation, padding, stride):
+    return _public("nn.functional", "fold")(self, output_size, kernel_size, dilation, padding, stride)
+
+
+@_aten_only("affine_grid_generator")
+def _affine_grid_generator(theta, size, align_corners):
+    return _public("nn.functional", "affine_grid")(theta, size, align_corners)
 
 
 class _AtenOverload:

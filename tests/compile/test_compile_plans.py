@@ -127,6 +127,22 @@ class _ClippedObjective(tt.nn.Module):
         return tt.minimum(ratio * 2, ratio.clamp(0.8, 1.2) * 3) + tt.maximum(h, h * -0.5) + h.clamp(min=0.1)
 
 
+class _UpsampledEmbedding(tt.nn.Module):
+    """A decoder's and a contrastive head's functionals: channel dropout, nearest and bilinear upsampling, a
+    padding, L2-normalised features, cosine similarities, log-sigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = tt.nn.Conv2d(3, 4, 3)
+        self.lin = tt.nn.Linear(4 * 8 * 8, 10)
+
+    def forward(self, x):
+        h = F.dropout2d(self.conv(F.pad(x, (1, 1, 1, 1))), 0.25)
+        h = F.interpolate(h, scale_factor=2) + F.interpolate(h, size=(8, 8), mode="bilinear")
+        z = F.normalize(self.lin(h.flatten(1)), dim=1)
+        return z * 3 + F.cosine_similarity(z, z.flip(0))[:, None] + F.logsigmoid(z)
+
+
 def _lenet():
     """LeNet-5's layout: convolutions, tanh, average pooling."""
     return tt.nn.Sequential(tt.nn.Conv2d(1, 4, 3, padding=1), tt.nn.Tanh(), tt.nn.AvgPool2d(2),
@@ -136,6 +152,8 @@ def _lenet():
 
 MODELS = {
     "lenet": (_lenet, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
+    "upsampled_embedding": (_UpsampledEmbedding,
+                            lambda rng: tt.tensor(rng.standard_normal((4, 3, 4, 4), dtype=np.float32))),
     "clipped_objective": (_ClippedObjective,
                           lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "picked_values": (_PickedValues, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),

@@ -108,22 +108,29 @@ def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
     return name
 
 
-def _inserted_dims(key, ndim: int):
-    """The result's dims that a key of Nones, full slices and an Ellipsis only (``x[None]``, ``x[:, None]``)
-    inserts, in order; None for any other key. PyTorch makes such a view by one ``unsqueeze`` per None."""
-    rest = ndim - sum(1 for k in key if k is not None and k is not Ellipsis)
-    dims, at = [], 0
+def _view_steps(key, shape: tuple) -> list:
+    """PyTorch's view-making steps of a basic key (no tensor index), in order: (kind, dim, item, the sizes before
+    it), kind "unsqueeze" (a None), "select" (an int) or "slice"; full slices in a tuple key make no step."""
+    key = key if type(key) is tuple else (key,)
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    cur, dim, steps = list(shape), 0, []
     for k in key:
-        if k is None:
-            dims.append(at)
-            at += 1
-        elif k is Ellipsis:
-            at += rest
-        elif isinstance(k, slice) and k.start in (None, 0) and k.step in (None, 1) and k.stop is None:
-            at += 1
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif k is None:
+            steps.append(("unsqueeze", dim, None, tuple(cur)))
+            cur.insert(dim, 1)
+            dim += 1
+        elif isinstance(k, slice):
+            n = cur[dim] if dim < len(cur) else 0
+            if not (k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)) or len(key) == 1:
+                steps.append(("slice", dim, k, tuple(cur)))
+                cur[dim] = len(range(*k.indices(n)))
+            dim += 1
         else:
-            return None
-    return dims
+            steps.append(("select", dim, k, tuple(cur)))
+            del cur[dim]
+    return steps
 
 
 class _IndexNode(Node):
@@ -131,20 +138,18 @@ class _IndexNode(Node):
 
     def backward(self, g):
         if capturing() and not self.advanced:
-            dims = _inserted_dims(self.key, len(self.in_shape)) if type(self.key) is tuple else None
-            if dims:  # the unsqueezes' backward: a squeeze of each inserted dim, the last first
-                for d in reversed(dims):
-                    g = g.squeeze(d)
-                return (g,)
-            # a graph capture: a key of one step is PyTorch's select_backward or slice_backward, one node
-            steps = [k for k, full in _basic_steps(self.key, self.in_shape) if not full]
-            kind, dim, item, sizes = _last_step(self)
-            if len(steps) == 1 and sizes == tuple(self.in_shape) and kind in ("select", "slice"):
-                if kind == "select":
-                    return (select_backward(g, list(sizes), dim, int(item)),)
-                return (slice_backward(g, list(sizes), dim, 0 if item.start is None else int(item.start),
+            # a graph capture: PyTorch's view steps undone in reverse, each by its own backward (a squeeze for an
+            # unsqueeze, select_backward, slice_backward); full slices only make an alias, whose gradient is g
+            for kind, dim, item, sizes in reversed(_view_steps(self.key, self.in_shape)):
+                if kind == "unsqueeze":
+                    g = g.squeeze(dim)
+                elif kind == "select":
+                    g = select_backward(g, list(sizes), dim, int(item))
+                else:
+                    g = slice_backward(g, list(sizes), dim, 0 if item.start is None else int(item.start),
                                        _INT64_MAX if item.stop is None else int(item.stop),
-                                       1 if item.step is None else int(item.step)),)
+                                       1 if item.step is None else int(item.step))
+            return (g,)
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
     def jvp(self, t):

@@ -9,7 +9,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import record
 from .._core.registry import op
-from .pad import constant_pad_nd
+from .pad import pad
 from .pool import avg_pool2d
 from .pool3d import avg_pool3d
 
@@ -24,12 +24,12 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         return input
     div = input.mul(input)
     if dim == 3:
-        div = constant_pad_nd(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
         div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = tuple(input.shape)
         div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
-        div = constant_pad_nd(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div

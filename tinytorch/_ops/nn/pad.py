@@ -150,10 +150,10 @@ def info_field(name: str):
     return lambda node: (getattr(node, "info", None) or {}).get(name)
 
 
-def map_node(name: str, adjoint: str | None = None, fields=None):
+def map_node(name: str, adjoint: str | None = None, fields=None, base=None):
     """A node class named ``name`` whose double-backward node is PyTorch's ``...BackwardBackward0``;
-    ``fields``: its ``saved_fields``."""
-    fwd = type(name, (_AxisMapBackward,), {} if fields is None else {"saved_fields": fields})
+    ``fields``: its ``saved_fields``; ``base``: a subclass of ``_AxisMapBackward`` to build it on."""
+    fwd = type(name, (base or _AxisMapBackward,), {} if fields is None else {"saved_fields": fields})
     adjoint = adjoint or name.replace("Backward0", "BackwardBackward0")
     fwd.adjoint = type(adjoint, (_AxisMapBackward,), {"adjoint": fwd})
     return fwd

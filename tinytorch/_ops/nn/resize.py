@@ -14,12 +14,12 @@ import warnings
 import numpy as np
 
 from ...tensor import Tensor, _make
-from .._core.registry import op
+from .._core.registry import aten_only, capturing, op
 from .._kernels.resample_aa import resample_aa
 from ..._random.fpmath import fma32, fma64
 from .pool import _adaptive_empty, _bounds, _no_empty_dim, adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
-from .pad import Taps, _apply, axis_map, info_field, map_node
+from .pad import Taps, _AxisMapBackward, _apply, axis_map, info_field, map_node
 
 
 _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
@@ -36,14 +36,68 @@ def _fields(mode: str, k: int) -> tuple:
     return tuple((n, info_field(n)) for n in names)
 
 
+# the ATen operator of each mode (``{}``: the number of spatial dims); its backward adds ``_backward``
+_OPERATOR = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d",
+             "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
+             "trilinear": "upsample_trilinear3d"}
+
+
+class _UpsampleNode(_AxisMapBackward):
+    """An upsampling's node: its gradient is the adjoint maps; in a graph capture PyTorch's operator for it,
+    ``upsample_<mode>_backward(grad, output_size, input_size, [align_corners,] scales...)``, one node."""
+    mode, k = "nearest", 2
+
+    def backward(self, g):
+        info = getattr(self, "info", None)
+        if not capturing() or info is None or self.mode not in _OPERATOR:
+            return super().backward(g)
+        args = [g, list(info["output_size"]), list(info["self_sym_sizes"])]
+        if "nearest" not in self.mode:
+            args.append(info["align_corners"])
+        scales = [info[n] for n in _scale_names(self.k)]
+        if any(v is not None for v in scales):
+            args += scales
+        return (_BACKWARD_OPS[_OPERATOR[self.mode].format(self.k) + "_backward"](*args),)
+
+
+def _scale_names(k: int) -> tuple:
+    return ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
+
+
 def _node_for(mode: str, k: int):
     name = {"nearest": f"UpsampleNearest{k}DBackward0", "nearest-exact": f"UpsampleNearestExact{k}DBackward0",
             "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
             "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
             "area": "AdaptiveAvgPool3DBackward0"}[mode]
     if name not in _NODES:
-        _NODES[name] = map_node(name, fields=_fields(mode, k))
+        _NODES[name] = map_node(name, fields=_fields(mode, k), base=_UpsampleNode)
+        _NODES[name].mode, _NODES[name].k = mode, k
     return _NODES[name]
+
+
+def _upsample_backward(mode: str, k: int):
+    """``aten.upsample_<mode>_backward``: the gradient spread back through the adjoint of the forward's maps,
+    rebuilt from the sizes and scales (the node's own formula)."""
+    def run(grad_output, output_size, input_size, *rest):
+        align = None
+        if "nearest" not in mode:
+            align, rest = rest[0], rest[1:]
+        scales = list(rest) + [None] * (k - len(rest))
+        spatial, out_size = tuple(input_size[2:]), tuple(output_size)
+        maps, _ = _resize_maps(spatial, out_size, scales, mode, align, False, grad_output.dtype.np)
+        if mode == "bicubic" and spatial == out_size:
+            _, maps = _bicubic_same_size(maps)
+        node = _node_for(mode, k)
+        return axis_map(grad_output, maps[::-1], True, node.adjoint)
+    return run
+
+
+_BACKWARD_OPS = {}
+for _mode, _name in _OPERATOR.items():
+    for _k in ((1,) if _mode == "linear" else (2,) if _mode in ("bilinear", "bicubic") else
+               (3,) if _mode == "trilinear" else (1, 2, 3)):
+        _op_name = _name.format(_k) + "_backward"
+        _BACKWARD_OPS[_op_name] = aten_only(_op_name, recorded=True)(_upsample_backward(_mode, _k))
 
 
 def _nearest_index(n_in: int, n_out: int, scale, exact: bool, ft) -> np.ndarray:
@@ -195,6 +249,28 @@ def _area_taps(n_in: int, n_out: int, ft) -> Taps:
     return Taps(lo[:, None] + width, np.ones(len(width), ft) / size[:, None].astype(ft), n_in, size)
 
 
+def _resize_maps(spatial, out_size, scales, mode: str, align_corners, antialias: bool, dtype):
+    """Each spatial axis's map (axis, index or taps, input size) from ``spatial`` to ``out_size``, and the
+    antialiased modes' windows; positions and weights in float32 for float32 data, as PyTorch's kernels."""
+    ft = np.float64 if dtype == np.float64 else np.float32
+    maps, windows = [], []
+    for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
+        if antialias:
+            m = _aa_taps(n_in, n_out, s, align_corners, mode, ft)
+            if n_in != n_out:  # PyTorch's kernel leaves an axis of unchanged size alone
+                windows.append((2 + i, _aa_ranges(n_in, n_out, s, align_corners, mode, ft)))
+        elif mode.startswith("nearest"):
+            m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
+        elif mode == "bicubic":
+            m = _cubic_taps(n_in, n_out, s, align_corners, ft)
+        elif mode == "area":
+            m = _area_taps(n_in, n_out, ft)
+        else:
+            m = _linear_taps(n_in, n_out, s, align_corners, ft)
+        maps.append((2 + i, m, n_in))
+    return maps, windows
+
+
 @op(variants="functional")
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -258,22 +334,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     else:
         _float_only(x, f"upsample_{'nearest' if kind == 'nearest' else 'bilinear'}2d_channels_last" if k == 2
                     else f"compute_indices_weights_{kind}")
-    ft = np.float64 if x.dtype == np.float64 else np.float32
-    maps, windows = [], []
-    for i, (n_in, n_out, s) in enumerate(zip(spatial, out_size, scales)):
-        if antialias:
-            m = _aa_taps(n_in, n_out, s, align_corners, mode, ft)
-            if n_in != n_out:  # PyTorch's kernel leaves an axis of unchanged size alone
-                windows.append((2 + i, _aa_ranges(n_in, n_out, s, align_corners, mode, ft)))
-        elif mode.startswith("nearest"):
-            m = _nearest_index(n_in, n_out, s, mode == "nearest-exact", ft)
-        elif mode == "bicubic":
-            m = _cubic_taps(n_in, n_out, s, align_corners, ft)
-        elif mode == "area":
-            m = _area_taps(n_in, n_out, ft)
-        else:
-            m = _linear_taps(n_in, n_out, s, align_corners, ft)
-        maps.append((2 + i, m, n_in))
+    maps, windows = _resize_maps(spatial, out_size, scales, mode, align_corners, antialias, x.dtype)
     # PyTorch's kernels interpolate along the last dim first
     info = {"align_corners": bool(align_corners), "output_size": tuple(int(n) for n in out_size),
             "self_sym_sizes": tuple(x.shape)}

@@ -33,14 +33,21 @@ from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.shape.conversions import contiguous_format
-from ..._ops._core.members import strided
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "Args", "schema", "rule_for"]
+__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "PYTHON_LEVEL", "Args", "aten_name", "schema", "rule_for"]
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward"})
+DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot"})
+
+# functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
+# operator of their name exists, so both tracers, make_fx and export, record the ops they call
+PYTHON_LEVEL = frozenset({"normalize", "softsign", "tanhshrink", "softmin", "local_response_norm",
+                          "gaussian_nll_loss", "multilabel_soft_margin_loss", "lp_pool1d", "lp_pool2d", "lp_pool3d"})
+
+# the namespaces whose ops ATen names with their namespace in front (torch.special.entr is aten.special_entr)
+_PREFIXED = ("linalg", "special", "fft")
 
 # name.overload(arguments): the ATen schemas of the operators the rules below emit (the return types left out)
 SCHEMAS = """
@@ -57,6 +64,7 @@ pow.Tensor_Scalar(Tensor self, Scalar exponent)
 pow.Tensor_Tensor(Tensor self, Tensor exponent)
 sum.default(Tensor self, *, ScalarType? dtype=None)
 sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
+linalg_vector_norm.default(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
 mean.default(Tensor self, *, ScalarType? dtype=None)
 mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
 max.default(Tensor self)
@@ -83,6 +91,8 @@ threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
 topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
 avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
+avg_pool3d.default(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
+pad.default(Tensor self, SymInt[] pad, str mode='constant', float? value=None)
 clamp.default(Tensor self, Scalar? min=None, Scalar? max=None)
 sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
@@ -129,7 +139,7 @@ full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Lay
 """
 
 _REQUIRED = object()
-_DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none",
+_DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none", "'constant'": "constant",
              "contiguous_format": "contiguous_format"}
 
 
@@ -321,8 +331,10 @@ def _masked_fill(g, _, a, out):
 
 
 def _scalar_tensor(g, _, a, out):
-    """A backward formula's zero (PyTorch's ``at::scalar_tensor(0., grad.options())``)."""
-    return _zero_d(g, a.arg(0), out.dtype)
+    """``scalar_tensor`` with the options it was given: a backward formula's zero (``at::scalar_tensor(0.,
+    grad.options())``) shows its layout, cosine_similarity's eps (a dtype and a device) none."""
+    layout = {} if a.get("layout") is None else {"layout": strided}
+    return g.call("scalar_tensor.default", a.arg(0), dtype=out.dtype, **layout, device=device("cpu"))
 
 
 def _zero_d(g, value, dtype):
@@ -445,14 +457,15 @@ def _reshaping(name):
     """reshape / flatten: below autograd a ``view`` when the result is one, else a copy then ``_unsafe_view``."""
     def rule(g, _, a, out):
         x = a.self
+        given = _sizes_given(a, out) if name == "reshape" else list(out._data.shape)  # (a -1 kept as written)
         if g.predispatch:
             if name == "flatten":
                 return g.call("flatten.using_ints", x, a.get("start_dim", 0), a.get("end_dim", -1))
-            return g.call("reshape.default", x, list(out.shape))
+            return g.call("reshape.default", x, given)
         if tuple(out.shape) == tuple(x.shape) and name == "flatten":
             return g.node(x)
         if out._base is not None or out._data.base is not None and _shares(out, x):
-            return g.call("view.default", x, list(out.shape))
+            return g.call("view.default", x, given)
         copy = g.call("clone.default", x, memory_format=contiguous_format)
         return g.call("_unsafe_view.default", copy, list(out.shape))
     return rule
@@ -465,8 +478,18 @@ def _shares(out, x) -> bool:
         return x.is_contiguous()
 
 
+def _sizes_given(a, out) -> list:
+    """A reshape's or view's sizes as the call wrote them (``-1`` and all), else the result's."""
+    sizes = a.get("shape")
+    if isinstance(sizes, (list, tuple)) and len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = sizes[0]
+    if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
+        return list(sizes)
+    return list(out._data.shape)
+
+
 def _view(g, _, a, out):
-    return g.call("view.default", a.self, list(out.shape))
+    return g.call("view.default", a.self, _sizes_given(a, out))
 
 
 def _contiguous(g, _, a, out):
@@ -478,6 +501,13 @@ def _contiguous(g, _, a, out):
 
 def _expand(g, _, a, out):
     return g.call("expand.default", a.self, list(a.get("sizes")))
+
+
+def _expand_as(g, name, a, out):
+    """``expand_as`` is composite: below autograd an ``expand`` to the other tensor's sizes."""
+    if g.predispatch:
+        return default_rule(g, name, a, out)
+    return g.call("expand.default", a.self, list(out._data.shape))
 
 
 def _permute(g, _, a, out):
@@ -538,12 +568,34 @@ def _max_pool2d(g, name, a, out):
     return values
 
 
-def _avg_pool2d(g, name, a, out):
-    """``avg_pool2d`` with its sizes as pairs, an omitted stride as ``[]`` (as PyTorch's binding parses them)."""
-    stride = a.get("stride")
-    return g.call("avg_pool2d.default", a.self, _nd(a["kernel_size"], 2),
-                  [] if stride is None or stride == [] or stride == () else _nd(stride, 2), _nd(a.get("padding", 0), 2),
-                  bool(a.get("ceil_mode", False)), bool(a.get("count_include_pad", True)), a.get("divisor_override"))
+def _avg_pool(nd: int):
+    def rule(g, name, a, out):
+        """``avg_pool2d``/``3d`` with its sizes as lists, an omitted stride as ``[]`` (as PyTorch's binding parses
+        them)."""
+        stride = a.get("stride")
+        return g.call(f"avg_pool{nd}d.default", a.self, _nd(a["kernel_size"], nd),
+                      [] if stride is None or stride == [] or stride == () else _nd(stride, nd),
+                      _nd(a.get("padding", 0), nd), bool(a.get("ceil_mode", False)),
+                      bool(a.get("count_include_pad", True)), a.get("divisor_override"))
+    return rule
+
+
+_avg_pool2d = _avg_pool(2)
+
+
+def _constant_pad(g, name, a, out):
+    """``F.pad`` in constant mode (and ATen's ``constant_pad_nd``): the padding as a list, the value a float
+    (PyTorch's pad passes ``value or 0.0``)."""
+    mode, pad = a.get("mode", "constant"), list(a["pad"])
+    if g.predispatch and name == "pad":
+        return g.call("pad.default", a.self, pad, mode, a.get("value"))
+    if mode in ("reflect", "replicate"):  # below autograd the mode's own operator
+        return g.call(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{len(pad) // 2}d.default",
+                      a.self, pad)
+    if mode != "constant":
+        return default_rule(g, name, a, out)
+    value = a.get("value")
+    return g.call("constant_pad_nd.default", a.self, pad, 0.0 if value is None else value)
 
 
 def _nd(v, nd: int):
@@ -775,6 +827,122 @@ def _select(g, _, a, out):
     return g.call("select.int", *a.positional())
 
 
+def _vector_norm(g, _, a, out):
+    """``linalg_vector_norm`` with its dim as a list (PyTorch's int[1]? argument)."""
+    dim = a.get("dim")
+    dim = [dim] if isinstance(dim, int) else None if dim is None else list(dim)
+    return g.call("linalg_vector_norm.default", a.self, a.get("ord", 2), dim, a.get("keepdim", False),
+                  dtype=a.get("dtype"))
+
+
+def _logsigmoid(g, _, a, out):
+    """Below autograd PyTorch's logsigmoid is ``log_sigmoid_forward`` (the result and a buffer)."""
+    if g.predispatch:
+        return g.call("log_sigmoid.default", a.self)
+    return g.items(g.call("log_sigmoid_forward.default", a.self), 2)[0]
+
+
+# F.dropout1d/2d/3d: which inputs carry a batch dim
+_BATCHED_FROM = {"dropout1d": 3, "dropout2d": 3, "dropout3d": 5}
+
+
+def _feature_dropout(g, name, a, out):
+    """Channel dropout: PyTorch's Python ``F.dropoutNd`` calls ``feature_dropout`` (on a batch of one for an
+    unbatched input); below autograd that is ``dropout``'s composite with one noise value per channel:
+    ``new_empty([N, C, 1, ...])``, ``bernoulli_(1 - p)``, ``div_(1 - p)`` and the product."""
+    x, p, train, inplace = a["input"], a.get("p", 0.5), a.get("training", True), a.get("inplace", False)
+    if inplace:
+        raise NotImplementedError(f"make_fx: {name}(inplace=True) is not recorded as ATen operators")
+    batched = x.ndim >= _BATCHED_FROM[name]
+    node = g.node(x) if batched else g.call("unsqueeze.default", x, 0)
+    shape = ([] if batched else [1]) + list(x._data.shape)
+    if g.predispatch:
+        node = g.call("feature_dropout.default", node, p, train)
+    elif not train or p == 0:
+        return g.node(x)  # no dropout: the input itself
+    else:
+        noise = g.call("new_empty.default", node, shape[:2] + [1] * (len(shape) - 2))
+        keep = g.call("div_.Scalar", g.call("bernoulli_.float", noise, 1 - p), 1 - p)
+        node = g.call("mul.Tensor", node, keep)
+        fn = out.grad_fn
+        if fn is not None and not batched and fn.next_functions:  # (the squeeze's node, then the product's)
+            fn = fn.next_functions[0][0]
+        saved = getattr(fn, "_unpacked_saved", None) if type(fn).__name__ == "MulBackward0" else None
+        if saved is not None and isinstance(saved[1], Tensor):
+            g.bind(saved[1], keep)  # the mask the node's backward multiplies by
+    return node if batched else g.call("squeeze.dim", node, 0)
+
+
+# F.interpolate's modes: the ATen operator each runs ({} the number of spatial dims)
+_UPSAMPLE = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d",
+             "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
+             "trilinear": "upsample_trilinear3d"}
+
+
+def _interpolate(g, name, a, out):
+    """``F.interpolate`` (and the deprecated ``upsample*``) is Python in PyTorch: it calls the mode's
+    ``upsample_*.vec`` (the size or the scale factors as given: what export shows); below autograd that is the
+    ``.default`` overload with the output size worked out and one float scale per spatial dim."""
+    x = a["input"]
+    nd = x.ndim - 2
+    mode = {"upsample_nearest": "nearest", "upsample_bilinear": "bilinear"}.get(name, a.get("mode", "nearest"))
+    if mode not in _UPSAMPLE or a.get("antialias", False):
+        raise NotImplementedError(f"make_fx: interpolate(mode={mode!r}) is not recorded as ATen operators")
+    op = _UPSAMPLE[mode].format(nd)
+    corners = [] if "nearest" in mode else [True if name == "upsample_bilinear" else bool(a.get("align_corners"))]
+    size, scale = a.get("size"), a.get("scale_factor")
+    scales = None
+    if scale is not None and not a.get("recompute_scale_factor"):
+        scales = [float(s) for s in scale] if isinstance(scale, (list, tuple)) else [float(scale)] * nd
+    out_size = list(out._data.shape[2:])
+    if g.predispatch:
+        given = None
+        if size is not None:
+            given = [int(s) for s in size] if isinstance(size, (list, tuple)) else [int(size)] * nd
+        elif scales is None:  # recomputed scale factors: PyTorch passes the output size it worked out
+            given = out_size
+        return g.call(f"{op}.vec", x, given, *corners, scales)
+    return g.call(f"{op}.default", x, out_size, *corners, *(scales or []))
+
+
+def _pair_list(v, n: int = 2) -> list:
+    return [int(i) for i in v] if isinstance(v, (list, tuple)) else [int(v)] * n
+
+
+def _fold(g, _, a, out):
+    """``F.fold`` is ATen's ``col2im`` with every size as a pair."""
+    return g.call("col2im.default", a["input"], _pair_list(a["output_size"]), _pair_list(a["kernel_size"]),
+                  _pair_list(a.get("dilation", 1)), _pair_list(a.get("padding", 0)), _pair_list(a.get("stride", 1)))
+
+
+def _affine_grid(g, _, a, out):
+    """``F.affine_grid`` is ATen's ``affine_grid_generator`` (align_corners False where not given)."""
+    return g.call("affine_grid_generator.default", a["theta"], [int(s) for s in a["size"]],
+                  bool(a.get("align_corners")))
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def _grid_sample(g, _, a, out):
+    """``F.grid_sample`` is ATen's ``grid_sampler`` (export), below autograd ``grid_sampler_2d`` or ``_3d``, with
+    the mode and padding as PyTorch's enum numbers."""
+    x = a["input"]
+    args = (x, a["grid"], _GRID_MODES[a.get("mode", "bilinear")], _GRID_PADDING[a.get("padding_mode", "zeros")],
+            bool(a.get("align_corners")))
+    if g.predispatch:
+        return g.call("grid_sampler.default", *args)
+    return g.call(f"grid_sampler_{x.ndim - 2}d.default", *args)
+
+
+def _conj(g, name, a, out):
+    """``conj`` of a real tensor is the tensor itself (no operator runs)."""
+    if not a.self.dtype.is_complex:
+        return g.node(a.self)
+    return default_rule(g, name, a, out)
+
+
 def _device(t):
     return t.device
 
@@ -790,8 +958,12 @@ RULES = {
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
     "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
-    "masked_fill": _masked_fill,
-    "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d, "scaled_dot_product_attention": _attention,
+    "masked_fill": _masked_fill, "vector_norm": _vector_norm, "logsigmoid": _logsigmoid, "expand_as": _expand_as,
+    **{name: _feature_dropout for name in _BATCHED_FROM},
+    **{name: _interpolate for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
+    "fold": _fold, "affine_grid": _affine_grid, "grid_sample": _grid_sample,
+    "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d, "avg_pool3d": _avg_pool(3), "pad": _constant_pad,
+    "constant_pad_nd": _constant_pad, "conj": _conj, "scaled_dot_product_attention": _attention,
     "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
@@ -804,3 +976,9 @@ RULES = {
 def rule_for(name: str):
     """The rule of the op ``name``: its entry in ``RULES``, else ``default_rule``."""
     return RULES.get(name, default_rule)
+
+
+def aten_name(name: str, namespace: str) -> str:
+    """The ATen operator's name of tinytorch's op ``name`` declared in ``namespace`` (``torch.linalg.vector_norm``
+    is ``aten.linalg_vector_norm``)."""
+    return f"{namespace}_{name}" if namespace in _PREFIXED and name not in RULES else name

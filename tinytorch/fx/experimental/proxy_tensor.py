@@ -217,7 +217,7 @@ class Recording:
             bound = _aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs)
         except TypeError:
             bound = _aten_rules.Args(None, args, kwargs)
-        name = decl.name.rstrip("_") if inplace else decl.name
+        name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
         if inplace:
             node = self.call(f"{name}_.{_inplace_overload(name, bound)}", *bound.positional(), **bound.keywords())
         else:
@@ -261,9 +261,17 @@ def _key(decl) -> str:
     return next((k for k, d in REGISTRY.items() if d is decl), decl.name)
 
 
+# in-place ops whose ATen overload is .Tensor or .Scalar by the argument at this position (a number: .Scalar)
+_BY_SCALAR_ARG = {"masked_fill": 2, "lerp": 2, **{name: 1 for name in (
+    "pow", "fill", "eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
+    "bitwise_xor")}}
+
+
 def _inplace_overload(name: str, bound) -> str:
-    if name == "masked_fill":  # masked_fill_.Scalar or .Tensor, by the value
-        return "Tensor" if isinstance(bound.arg(2), Tensor) else "Scalar"
+    if name in _BY_SCALAR_ARG:  # masked_fill_.Scalar or .Tensor, by the value
+        return "Tensor" if isinstance(bound.arg(_BY_SCALAR_ARG[name]), Tensor) else "Scalar"
+    if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
+        return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
     return "Tensor" if name in ("add", "sub", "mul", "div") else "default"
 
 
@@ -291,8 +299,8 @@ def _user_stack() -> str | None:
 
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
-    if not rec.predispatch and decl.name in _aten_rules.DECOMPOSED:
-        return decl.impl(*args, **kwargs)  # below autograd it is its parts: the ops it calls record themselves
+    if decl.name in _aten_rules.PYTHON_LEVEL or (not rec.predispatch and decl.name in _aten_rules.DECOMPOSED):
+        return decl.impl(*args, **kwargs)  # it is its parts (below autograd, or always): the ops it calls record
     out = _THREAD.unhooked(fn, args, kwargs)
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
