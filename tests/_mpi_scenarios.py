@@ -2,6 +2,7 @@
 
 Each scenario checks its results on every rank against numpy (or against a one-process run computed
 on the spot) and writes ``OUT_DIR/NAME.RANK.json`` with the list of failures, which the test reads."""
+import faulthandler
 import json
 import os
 import sys
@@ -219,6 +220,8 @@ def returns(rank: int, world: int) -> list:
 
 if __name__ == "__main__":
     name, out_dir = sys.argv[1], sys.argv[2]
+    # a rank still running after 50 s (the tests kill it at 60) prints where each of its threads waits
+    faulthandler.dump_traceback_later(50, exit=False)
     dist.init_process_group(backend="mpi")
     rank, world = dist.get_rank(), dist.get_world_size()
     failures = globals()[name](rank, world)

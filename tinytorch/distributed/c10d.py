@@ -16,6 +16,7 @@ import datetime
 import enum
 import importlib.util
 import os
+import signal
 import sys
 import threading
 import time
@@ -387,7 +388,21 @@ def _leave(timeout_s: float) -> None:
         status = departures.exit_status
         departures.leave(timeout_s, wait=not _world.failing and status in (None, 0), watch=_world.watch)
     if _world.watch is not None:
+        if _world.failing or _world.watch.dead:
+            _bound_the_exit()
         _world.watch.close()
+
+
+_EXIT_GUARD_S = 15  # (_bound_the_exit) the time a failing rank's exit may take, MPI's finalize included
+
+
+def _bound_the_exit() -> None:
+    """A rank leaving after a failure (its own, or a peer that died) ends within ``_EXIT_GUARD_S`` seconds even
+    if MPI's finalize, which runs after Python's own exit and is collective over the connected processes, waits
+    for a peer that is gone: the alarm's default action ends the process (status -SIGALRM)."""
+    if hasattr(signal, "alarm") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # (a handler in Python would never run that late)
+        signal.alarm(_EXIT_GUARD_S)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
