@@ -435,3 +435,24 @@ def test_attention_with_a_key_padding_mask_and_a_fully_padded_row():
             np.testing.assert_array_equal(got, want)
     entry, = compiled.forward._tinytorch_frame.entries
     assert all(p is not None for p in entry.plans.values())
+
+
+@pytest.mark.parametrize("call", ["interpolate(h, scale_factor=0.5, mode='bilinear', antialias=True)",
+                                  "interpolate(h, size=(3, 3), mode='area')", "dropout2d(h, 0.3, inplace=True)",
+                                  "interpolate(h, scale_factor=0.5, mode='bilinear')"])
+def test_resampling_without_a_recorded_backward_keeps_eagers_gradient(call):
+    """The antialiased and area modes (and an in-place channel dropout) have no PyTorch operator recorded for
+    them here: their graphs replay op by op, never another mode's backward; the plain mode runs the plans."""
+    w = tt.randn(4, requires_grad=True)
+    fn = eval(f"lambda x: F.{call.replace('h,', '(x * w),')} * 2", {"F": F, "w": w})
+    compiled = tt.compile(fn)
+    x = tt.randn(2, 3, 8, 4)
+    for _ in range(3):
+        tt.manual_seed(1)
+        got = tt.autograd.grad(compiled(x).sum(), w)[0]
+        tt.manual_seed(1)
+        want = tt.autograd.grad(fn(x).sum(), w)[0]
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    entry, = compiled._tinytorch_frame.entries
+    assert all((p is not None) == ("antialias" not in call and "area" not in call and "inplace" not in call)
+               for p in entry.plans.values())

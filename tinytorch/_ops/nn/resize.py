@@ -49,7 +49,7 @@ class _UpsampleNode(_AxisMapBackward):
 
     def backward(self, g):
         info = getattr(self, "info", None)
-        if not capturing() or info is None or self.mode not in _OPERATOR:
+        if not capturing() or info is None or self.mode not in _OPERATOR or info.get("antialias"):
             return super().backward(g)
         args = [g, list(info["output_size"]), list(info["self_sym_sizes"])]
         if "nearest" not in self.mode:
@@ -337,7 +337,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     maps, windows = _resize_maps(spatial, out_size, scales, mode, align_corners, antialias, x.dtype)
     # PyTorch's kernels interpolate along the last dim first
     info = {"align_corners": bool(align_corners), "output_size": tuple(int(n) for n in out_size),
-            "self_sym_sizes": tuple(x.shape)}
+            "self_sym_sizes": tuple(x.shape), "antialias": antialias}
     names = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
     info.update((n, None if v is None else float(v)) for n, v in zip(names, scales))
     kernel = None

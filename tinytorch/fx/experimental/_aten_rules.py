@@ -851,8 +851,8 @@ def _feature_dropout(g, name, a, out):
     unbatched input); below autograd that is ``dropout``'s composite with one noise value per channel:
     ``new_empty([N, C, 1, ...])``, ``bernoulli_(1 - p)``, ``div_(1 - p)`` and the product."""
     x, p, train, inplace = a["input"], a.get("p", 0.5), a.get("training", True), a.get("inplace", False)
-    if inplace:
-        raise NotImplementedError(f"make_fx: {name}(inplace=True) is not recorded as ATen operators")
+    if inplace:  # (tinytorch's own call, as made)
+        return default_rule(g, name, a, out)
     batched = x.ndim >= _BATCHED_FROM[name]
     node = g.node(x) if batched else g.call("unsqueeze.default", x, 0)
     shape = ([] if batched else [1]) + list(x._data.shape)
@@ -886,8 +886,8 @@ def _interpolate(g, name, a, out):
     x = a["input"]
     nd = x.ndim - 2
     mode = {"upsample_nearest": "nearest", "upsample_bilinear": "bilinear"}.get(name, a.get("mode", "nearest"))
-    if mode not in _UPSAMPLE or a.get("antialias", False):
-        raise NotImplementedError(f"make_fx: interpolate(mode={mode!r}) is not recorded as ATen operators")
+    if mode not in _UPSAMPLE or a.get("antialias", False):  # (area, antialiased: tinytorch's own call, as made)
+        return default_rule(g, name, a, out)
     op = _UPSAMPLE[mode].format(nd)
     corners = [] if "nearest" in mode else [True if name == "upsample_bilinear" else bool(a.get("align_corners"))]
     size, scale = a.get("size"), a.get("scale_factor")

@@ -268,7 +268,7 @@ _BY_SCALAR_ARG = {"masked_fill": 2, "lerp": 2, **{name: 1 for name in (
 
 
 def _inplace_overload(name: str, bound) -> str:
-    if name in _BY_SCALAR_ARG:  # masked_fill_.Scalar or .Tensor, by the value
+    if name in _BY_SCALAR_ARG:  # e.g. masked_fill_.Scalar or .Tensor, by the value
         return "Tensor" if isinstance(bound.arg(_BY_SCALAR_ARG[name]), Tensor) else "Scalar"
     if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
         return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
