@@ -361,6 +361,10 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
                            lambda r: (_rand(r, (200,)), _rand(r, (16, 300)), _rand(r, (200, 300)).t()),
                            lambda r: (_rand(r, (5,)), _rand(r, (8, 7)), _rand(r, (7, 5))),
                            lambda r: (_rand(r, (8, 5)), _rand(r, (8, 7)), _rand(r, (5, 7)).t())],
+    "aten.unsqueeze.default": [lambda r: (_rand(r, (3, 5)), 1), lambda r: (_rand(r, (3, 5)).t(), -1),
+                               lambda r: (_rand(r, (3, 5))[:, ::2], 0), lambda r: (_rand(r, ()), 0)],
+    "aten.squeeze.dim": [lambda r: (_rand(r, (3, 1, 5)), 1), lambda r: (_rand(r, (3, 1, 5)), 0),
+                         lambda r: (_rand(r, (3, 5, 1)).transpose(0, 1), -1), lambda r: (_rand(r, ()), 0)],
     "aten.relu.default": [lambda r: (_rand(r, (3, 5)),), lambda r: (_rand(r, (70000,)),)],
     "aten.threshold_backward.default": [lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0),
                                         lambda r: (_rand(r, (70000,)), _rand(r, (70000,)), 0),
@@ -388,6 +392,7 @@ def test_each_lowering_gives_its_ops_result(name):
         assert got.dtype == want.dtype and got.shape == want.shape, (name, k)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
         assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy())), (name, k)
+        assert got.stride() == want.stride(), (name, k)
 
 
 def test_a_second_backward_without_retain_graph_raises_as_pytorch(torch):

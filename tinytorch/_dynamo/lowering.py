@@ -8,6 +8,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.t        a view of x._data.T            (a 2-d transpose; other ranks: the op)
     aten.addmm    linear's _addmm(x, W, b)       (what F.linear runs eagerly for x @ W.t() + b)
     aten.mm       matmul's _np_matmul(a, b)      (what mm runs)
+    aten.unsqueeze, aten.squeeze.dim   views of x._data with the op's strides
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -29,6 +30,7 @@ import numpy as np
 from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import activation as _activation, attention as _attention_ops, linear as _linear, pool as _pool_ops
+from .._ops.shape import shape as _shape
 from ..autograd.grad_mode import enable_grad
 from ..tensor import _make, _view_of
 
@@ -67,6 +69,23 @@ def _view(x, size):
     if a.flags.c_contiguous:  # a row-major array reshapes to any size of its count as a view
         return _view_of(x, a.reshape(size))
     return _VIEW(x, size)
+
+
+@lowering("aten.unsqueeze.default")
+def _unsqueeze(x, dim):
+    a = x._data
+    if -a.ndim - 1 <= dim <= a.ndim:
+        return _view_of(x, _shape.unsqueezed(a, dim + a.ndim + 1 if dim < 0 else dim))
+    return _UNSQUEEZE(x, dim)
+
+
+@lowering("aten.squeeze.dim")
+def _squeeze_dim(x, dim):
+    a = x._data
+    if a.ndim and -a.ndim <= dim < a.ndim:
+        d = dim % a.ndim
+        return _view_of(x, a.squeeze(d) if a.shape[d] == 1 else a.view())
+    return _SQUEEZE(x, dim)
 
 
 @lowering("aten.mm.default")
@@ -285,8 +304,8 @@ def _op(name: str):
     return getattr(getattr(ops.aten, packet), overload)._packet._fn
 
 
-_T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU = (_op(n) for n in (
+_T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU, _UNSQUEEZE, _SQUEEZE = (_op(n) for n in (
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
-    "aten.gelu.default"))
+    "aten.gelu.default", "aten.unsqueeze.default", "aten.squeeze.dim"))
 _MAX_POOL2D = _pool_ops.max_pool2d
 _MKLDNN_RNN_LAYER = _op("aten.mkldnn_rnn_layer.default")

@@ -300,11 +300,8 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return _inplace_view(self, unsqueeze, UnsqueezeBackward1, dim)
 
 
-@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze)
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    """Insert a size-1 dim at ``dim``."""
-    x = input._data
-    d = _wrap_dim(dim, x.ndim + 1)
+def unsqueezed(x: np.ndarray, d: int) -> np.ndarray:
+    """``x`` with a size-1 dim inserted at ``d`` (in range): a view with PyTorch's strides."""
     # np.expand_dims's reshape (a view), without its Python layers
     y = x.reshape(x.shape[:d] + (1,) + x.shape[d:])
     # PyTorch keeps every stride and gives the new dim the next dim's extent (size * stride), 1 at the
@@ -312,6 +309,14 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
     if y.strides != strides:
         y = strided(y, strides=strides, writeable=y.flags.writeable)
+    return y
+
+
+@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze)
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dim at ``dim``."""
+    x = input._data
+    y = unsqueezed(x, _wrap_dim(dim, x.ndim + 1))
     if _State.enabled and input._requires_grad:
         return record(y, UnsqueezeBackward0, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
     return _view_of(input, y)
