@@ -109,26 +109,31 @@ def _node_name(key, advanced: bool, shape: tuple, single: bool) -> str:
 
 
 def _view_steps(key, shape: tuple) -> list:
-    """PyTorch's view-making steps of a basic key (no tensor index), in order: (kind, dim, item, the sizes before
-    it), kind "unsqueeze" (a None), "select" (an int) or "slice"; full slices in a tuple key make no step."""
+    """PyTorch's view-making steps of ``key``'s basic items, in order: (kind, dim, item, the sizes before it,
+    whether it is a full slice of a tuple key, which makes no step), kind "unsqueeze" (a None), "select" (an
+    int) or "slice"; tensor indices only move the dim along."""
     key = key if type(key) is tuple else (key,)
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
     cur, dim, steps = list(shape), 0, []
     for k in key:
         if k is Ellipsis:
             dim += len(shape) - consumed
         elif k is None:
-            steps.append(("unsqueeze", dim, None, tuple(cur)))
+            steps.append(("unsqueeze", dim, None, tuple(cur), False))
             cur.insert(dim, 1)
             dim += 1
+        elif isinstance(k, np.ndarray):
+            dim += k.ndim if k.dtype == np.bool_ else 1
         elif isinstance(k, slice):
             n = cur[dim] if dim < len(cur) else 0
-            if not (k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)) or len(key) == 1:
-                steps.append(("slice", dim, k, tuple(cur)))
+            full = k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n) and len(key) > 1
+            steps.append(("slice", dim, k, tuple(cur), full))
+            if not full:
                 cur[dim] = len(range(*k.indices(n)))
             dim += 1
         else:
-            steps.append(("select", dim, k, tuple(cur)))
+            steps.append(("select", dim, k, tuple(cur), False))
             del cur[dim]
     return steps
 
@@ -140,7 +145,9 @@ class _IndexNode(Node):
         if capturing() and not self.advanced:
             # a graph capture: PyTorch's view steps undone in reverse, each by its own backward (a squeeze for an
             # unsqueeze, select_backward, slice_backward); full slices only make an alias, whose gradient is g
-            for kind, dim, item, sizes in reversed(_view_steps(self.key, self.in_shape)):
+            for kind, dim, item, sizes, full in reversed(_view_steps(self.key, self.in_shape)):
+                if full:
+                    continue
                 if kind == "unsqueeze":
                     g = g.squeeze(dim)
                 elif kind == "select":
@@ -176,32 +183,11 @@ def slice_backward(grad_output: Tensor, input_sizes, dim: int, start: int, end: 
 
 def _last_step(node):
     """PyTorch's last indexing step of ``node.key`` over ``node.in_shape``: (kind, dim, item, the sizes
-    before it), kind "select", "slice" or "unsqueeze" (full slices in a tuple key make no step)."""
-    key, shape = node.key, node.in_shape
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                   for k in key if k is not None and k is not Ellipsis)
-    cur, dim, last, first_slice = list(shape), 0, None, None
-    for k in key:
-        if k is Ellipsis:
-            dim += len(shape) - consumed
-        elif k is None:
-            last = ("unsqueeze", dim, None, tuple(cur))
-            cur.insert(dim, 1)
-            dim += 1
-        elif isinstance(k, np.ndarray):
-            dim += k.ndim if k.dtype == np.bool_ else 1
-        elif isinstance(k, slice):
-            step = ("slice", dim, k, tuple(cur))
-            first_slice = step
-            n = cur[dim] if dim < len(cur) else 0
-            if not (k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= n)) or len(key) == 1:
-                last = step
-                cur[dim] = len(range(*k.indices(n)))
-            dim += 1
-        else:
-            last = ("select", dim, k, tuple(cur))
-            del cur[dim]
-    return last or first_slice or ("alias", 0, None, tuple(shape))
+    before it), kind "select", "slice" or "unsqueeze"; full slices in a tuple key make no step (the last of
+    them stands for a key of full slices only)."""
+    steps = _view_steps(node.key, node.in_shape)
+    made = [s for s in steps if not s[4]] or steps
+    return made[-1][:4] if made else ("alias", 0, None, tuple(node.in_shape))
 
 
 def _slice_field(which: str):

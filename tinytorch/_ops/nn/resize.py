@@ -30,16 +30,15 @@ def _fields(mode: str, k: int) -> tuple:
     """PyTorch's ``_saved_<name>`` of the upsample node of ``mode`` over ``k`` spatial dims."""
     if mode == "area":
         return ()
-    scales = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
-    names = (() if mode.startswith("nearest") else ("align_corners",)) + ("output_size",) + scales + \
+    names = (() if mode.startswith("nearest") else ("align_corners",)) + ("output_size",) + _scale_names(k) + \
         ("self_sym_sizes",)
     return tuple((n, info_field(n)) for n in names)
 
 
 # the ATen operator of each mode (``{}``: the number of spatial dims); its backward adds ``_backward``
-_OPERATOR = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d",
-             "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
-             "trilinear": "upsample_trilinear3d"}
+UPSAMPLE_OPERATORS = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d",
+                      "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d",
+                      "bicubic": "upsample_bicubic2d", "trilinear": "upsample_trilinear3d"}
 
 
 class _UpsampleNode(_AxisMapBackward):
@@ -49,7 +48,7 @@ class _UpsampleNode(_AxisMapBackward):
 
     def backward(self, g):
         info = getattr(self, "info", None)
-        if not capturing() or info is None or self.mode not in _OPERATOR or info.get("antialias"):
+        if not capturing() or info is None or self.mode not in UPSAMPLE_OPERATORS or info.get("antialias"):
             return super().backward(g)
         args = [g, list(info["output_size"]), list(info["self_sym_sizes"])]
         if "nearest" not in self.mode:
@@ -57,7 +56,7 @@ class _UpsampleNode(_AxisMapBackward):
         scales = [info[n] for n in _scale_names(self.k)]
         if any(v is not None for v in scales):
             args += scales
-        return (_BACKWARD_OPS[_OPERATOR[self.mode].format(self.k) + "_backward"](*args),)
+        return (_BACKWARD_OPS[UPSAMPLE_OPERATORS[self.mode].format(self.k) + "_backward"](*args),)
 
 
 def _scale_names(k: int) -> tuple:
@@ -93,7 +92,7 @@ def _upsample_backward(mode: str, k: int):
 
 
 _BACKWARD_OPS = {}
-for _mode, _name in _OPERATOR.items():
+for _mode, _name in UPSAMPLE_OPERATORS.items():
     for _k in ((1,) if _mode == "linear" else (2,) if _mode in ("bilinear", "bicubic") else
                (3,) if _mode == "trilinear" else (1, 2, 3)):
         _op_name = _name.format(_k) + "_backward"
@@ -338,8 +337,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     # PyTorch's kernels interpolate along the last dim first
     info = {"align_corners": bool(align_corners), "output_size": tuple(int(n) for n in out_size),
             "self_sym_sizes": tuple(x.shape), "antialias": antialias}
-    names = ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
-    info.update((n, None if v is None else float(v)) for n, v in zip(names, scales))
+    info.update((n, None if v is None else float(v)) for n, v in zip(_scale_names(k), scales))
     kernel = None
     if antialias and x.dtype in (np.float32, np.float64):
         def kernel(data):  # the window sums in PyTorch's order, the last axis first (the formula: ``maps``)

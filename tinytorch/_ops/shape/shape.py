@@ -217,14 +217,7 @@ class SqueezeBackward0(Node):
 
     def backward(self, g):
         # PyTorch's unsqueeze_to: each size-1 dim the squeeze removed, put back by an unsqueeze (in order)
-        shape = self.in_shape
-        dim = self.__dict__.get("dim_arg")
-        if dim is None:
-            dims = [i for i, s in enumerate(shape) if s == 1]
-        else:
-            n, given = len(shape), dim if isinstance(dim, (tuple, list)) else (dim,)
-            dims = sorted({d % n for d in given if n and shape[d % n] == 1})
-        for d in dims:
+        for d in self.axes:
             g = g.unsqueeze(d)
         return (g,)
 
@@ -292,7 +285,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         cls = SqueezeBackward2 if listed else SqueezeBackward1
     out = x.squeeze(axes) if axes else x.view()
     if _State.enabled and input._requires_grad:
-        return record(out, cls, (input,), view_of=input, in_shape=x.shape, dim_arg=dim)
+        return record(out, cls, (input,), view_of=input, in_shape=x.shape, dim_arg=dim, axes=sorted(set(axes)))
     return _view_of(input, out)
 
 

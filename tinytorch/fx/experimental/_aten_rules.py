@@ -32,6 +32,7 @@ from ..._ops.nn.attention import ScaledDotProductFlashAttentionForCpuBackward0, 
 from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
+from ..._ops.nn.resize import UPSAMPLE_OPERATORS
 from ..._ops.shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
 
@@ -528,11 +529,17 @@ def _dropout(g, _, a, out):
         return g.node(x)  # no dropout: the input itself
     if p == 1:
         return default_rule(g, "dropout", a, out)
-    keep = g.call("div_.Scalar", g.call("bernoulli_.float", g.call("empty_like.default", x), 1 - p), 1 - p)
+    return _noise_product(g, x, g.call("empty_like.default", x), p, out.grad_fn)
+
+
+def _noise_product(g, x, noise, p: float, fn):
+    """Dropout's composite after its noise tensor: ``bernoulli_(1 - p)``, ``div_(1 - p)``, the product with ``x``;
+    the mask that ``fn`` (the product's node) saved is bound to the ``div_``, which its backward multiplies by."""
+    keep = g.call("div_.Scalar", g.call("bernoulli_.float", noise, 1 - p), 1 - p)
     node = g.call("mul.Tensor", x, keep)
-    saved = getattr(out.grad_fn, "_unpacked_saved", None) if type(out.grad_fn).__name__ == "MulBackward0" else None
+    saved = getattr(fn, "_unpacked_saved", None) if type(fn).__name__ == "MulBackward0" else None
     if saved is not None and isinstance(saved[1], Tensor):
-        g.bind(saved[1], keep)  # the mask the node's backward multiplies by
+        g.bind(saved[1], keep)
     return node
 
 
@@ -861,22 +868,12 @@ def _feature_dropout(g, name, a, out):
     elif not train or p == 0:
         return g.node(x)  # no dropout: the input itself
     else:
-        noise = g.call("new_empty.default", node, shape[:2] + [1] * (len(shape) - 2))
-        keep = g.call("div_.Scalar", g.call("bernoulli_.float", noise, 1 - p), 1 - p)
-        node = g.call("mul.Tensor", node, keep)
         fn = out.grad_fn
         if fn is not None and not batched and fn.next_functions:  # (the squeeze's node, then the product's)
             fn = fn.next_functions[0][0]
-        saved = getattr(fn, "_unpacked_saved", None) if type(fn).__name__ == "MulBackward0" else None
-        if saved is not None and isinstance(saved[1], Tensor):
-            g.bind(saved[1], keep)  # the mask the node's backward multiplies by
+        noise = g.call("new_empty.default", node, shape[:2] + [1] * (len(shape) - 2))
+        node = _noise_product(g, node, noise, p, fn)
     return node if batched else g.call("squeeze.dim", node, 0)
-
-
-# F.interpolate's modes: the ATen operator each runs ({} the number of spatial dims)
-_UPSAMPLE = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsample_nearest_exact{}d",
-             "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
-             "trilinear": "upsample_trilinear3d"}
 
 
 def _interpolate(g, name, a, out):
@@ -886,9 +883,9 @@ def _interpolate(g, name, a, out):
     x = a["input"]
     nd = x.ndim - 2
     mode = {"upsample_nearest": "nearest", "upsample_bilinear": "bilinear"}.get(name, a.get("mode", "nearest"))
-    if mode not in _UPSAMPLE or a.get("antialias", False):  # (area, antialiased: tinytorch's own call, as made)
+    if mode not in UPSAMPLE_OPERATORS or a.get("antialias", False):  # (area, antialiased: the call as made)
         return default_rule(g, name, a, out)
-    op = _UPSAMPLE[mode].format(nd)
+    op = UPSAMPLE_OPERATORS[mode].format(nd)
     corners = [] if "nearest" in mode else [True if name == "upsample_bilinear" else bool(a.get("align_corners"))]
     size, scale = a.get("size"), a.get("scale_factor")
     scales = None
@@ -905,14 +902,10 @@ def _interpolate(g, name, a, out):
     return g.call(f"{op}.default", x, out_size, *corners, *(scales or []))
 
 
-def _pair_list(v, n: int = 2) -> list:
-    return [int(i) for i in v] if isinstance(v, (list, tuple)) else [int(v)] * n
-
-
 def _fold(g, _, a, out):
     """``F.fold`` is ATen's ``col2im`` with every size as a pair."""
-    return g.call("col2im.default", a["input"], _pair_list(a["output_size"]), _pair_list(a["kernel_size"]),
-                  _pair_list(a.get("dilation", 1)), _pair_list(a.get("padding", 0)), _pair_list(a.get("stride", 1)))
+    return g.call("col2im.default", a["input"], *(_nd(v, 2) for v in (
+        a["output_size"], a["kernel_size"], a.get("dilation", 1), a.get("padding", 0), a.get("stride", 1))))
 
 
 def _affine_grid(g, _, a, out):
