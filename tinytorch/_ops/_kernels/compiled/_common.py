@@ -51,9 +51,10 @@ def like(typingctx, model, value):
     return model(model, value), codegen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _block(a, lo, n, stride):
-    """numpy's pairwise sum of at most 128 terms: plain below 8, else eight running sums."""
+    """numpy's pairwise sum of at most 128 terms: plain below 8, else eight running sums. Inlined into its
+    callers: a call of it costs more than a short row's sum."""
     if n < 8:
         res = like(a[lo], 0.0)
         for i in range(n):
@@ -125,10 +126,13 @@ def pairwise(a, lo, n, stride):
     return values[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def row_sum(a, lo, n, stride):
     """``np.add.reduce`` of a contiguous (or evenly strided) row: its pairwise sum added to the reduction's
-    start, +0.0 (so a row of negative zeros sums to +0.0, as in numpy)."""
+    start, +0.0 (so a row of negative zeros sums to +0.0, as in numpy). A row of at most 128 terms is one
+    block, summed inline (the tree's walk, a call with its scratch arrays, costs several times that)."""
+    if n <= 128:
+        return like(a[lo], 0.0) + _block(a, lo, n, stride)
     return like(a[lo], 0.0) + pairwise(a, lo, n, stride)
 
 
