@@ -601,6 +601,15 @@ def _batch_norm_no_training(input, weight, bias, running_mean, running_var, mome
     return out, input.new_empty(0), input.new_empty(0)
 
 
+@_aten_only("elu", recorded=True)
+def _elu(self, alpha=1, scale=1, input_scale=1):
+    """ELU with PyTorch's scale and input scale (``selu`` and ``celu`` are this operator in PyTorch's graphs):
+    scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    from ._ops.nn.activation_smooth import _elu as elu
+
+    return elu(self, alpha, scale, input_scale)
+
+
 @_aten_only("log_sigmoid")
 def _log_sigmoid(self):
     return _public("nn.functional", "logsigmoid")(self)

@@ -47,6 +47,13 @@ class _Net(tt.nn.Module):
         return F.log_softmax(self.fc2(self.dropout2(x)), dim=1)
 
 
+def _activations():
+    nn = tt.nn
+    return nn.Sequential(nn.Flatten(), nn.Linear(48, 32), nn.ELU(), nn.Linear(32, 32), nn.SELU(), nn.Linear(32, 32),
+                         nn.Hardswish(), nn.Linear(32, 24), nn.Hardsigmoid(), nn.Linear(24, 24), nn.SiLU(),
+                         nn.Linear(24, 16), nn.ELU(0.5), nn.Hardtanh(-0.5, 2.0), nn.ReLU6(), nn.Linear(16, 10))
+
+
 def _embedding_bn():
     return tt.nn.Sequential(tt.nn.Embedding(27, 6), tt.nn.Flatten(), tt.nn.Linear(18, 24, bias=False),
                             tt.nn.BatchNorm1d(24), tt.nn.Tanh(), tt.nn.Linear(24, 10, bias=False),
@@ -161,6 +168,7 @@ MODELS = {
                                lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
+    "activations": (_activations, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),
     "transformer_encoder": (_Encoder, lambda rng: tt.tensor(rng.integers(0, 27, (4, 6)))),

@@ -164,6 +164,14 @@ def f(x):
             torch.special.i1(x))
 def inputs(t): return (t((3, 4)),)
 """,
+    # activations whose functional form takes an inplace flag, or whose defaults PyTorch's printing leaves out
+    "activations": """
+def f(x):
+    return (F.silu(x), F.mish(x), F.hardsigmoid(x), F.hardswish(x), F.hardtanh(x), F.hardtanh(x, -2.0, 2.5),
+            F.relu6(x), F.elu(x), F.elu(x, 0.5), F.selu(x), F.celu(x), F.celu(x, 0.5), F.softplus(x),
+            F.softplus(x, beta=2.0), F.hardshrink(x), F.softshrink(x, 0.25), F.glu(x), F.glu(x, 0))
+def inputs(t): return (t((4, 6)),)
+""",
     "resampling": """
 def f(x, theta):
     return (F.interpolate(x, scale_factor=2), F.interpolate(x, size=(5, 7)), F.interpolate(x, scale_factor=1.5,
@@ -336,6 +344,13 @@ def resampled(x, w):
     z = z.sum() + F.interpolate(y, size=(5, 7)).sum() + F.interpolate(y, scale_factor=1.5, mode="bicubic",
                                                                         align_corners=True).sum()
     return torch.autograd.grad(z + F.interpolate(y[0], scale_factor=2, mode="linear").sum(), w)
+def elu_family(x, w):
+    y = x * w
+    return torch.autograd.grad(F.elu(y).sum() + F.elu(y, 0.5).sum() + F.selu(y).sum(), w)
+def hard_activations(x, w):
+    y = x * w
+    return torch.autograd.grad((F.hardswish(y) * 2).sum() + F.hardsigmoid(y).sum() + F.hardtanh(y, -0.5, 2.0).sum()
+                               + F.relu6(y * 4).sum(), w)
 def summed_rows(x):
     return torch.autograd.grad(x.sum(1).exp().sum(), x)
 def relu_in_place(x, w):
@@ -362,7 +377,8 @@ BACKWARD_ARGS = {
     "clamped": [((3, 4), True)], "avg_pooled": [((1, 2, 4, 4), True)],
     "normalized": [((4, 8), False), ((8,), True)], "cosine": [((4, 8), False), ((8,), True)],
     "divided_by_broadcast": [((4, 8), False), ((8,), True)], "summed_rows": [((3, 4), True)],
-    "indexed_steps": [((3, 4, 5), True)], "resampled": [((2, 3, 4, 4), False), ((4,), True)],
+    "indexed_steps": [((3, 4, 5), True)], "elu_family": [((4, 8), False), ((8,), True)],
+    "hard_activations": [((4, 8), False), ((8,), True)], "resampled": [((2, 3, 4, 4), False), ((4,), True)],
 }
 
 
@@ -407,7 +423,7 @@ def test_make_fx_of_a_backward_it_cannot_see_refuses():
     from tinytorch.fx.experimental.proxy_tensor import make_fx
 
     def ln(x, w):
-        return tinytorch.autograd.grad(F.elu(x @ w).sum(), w)
+        return tinytorch.autograd.grad(F.celu(x @ w).sum(), w)
 
     rng = np.random.default_rng(4)
 

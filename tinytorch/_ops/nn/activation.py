@@ -237,10 +237,17 @@ class HardtanhBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        return (piecewise_grad(g, x, (x._data > self.lo) & (x._data < self.hi), HardtanhBackwardBackward0),)
+        return (hardtanh_backward(g, x, self.lo, self.hi),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+@aten_only("hardtanh_backward", recorded=True)
+def hardtanh_backward(grad_output: Tensor, self: Tensor, min_val, max_val) -> Tensor:
+    """``torch.ops.aten.hardtanh_backward``: the gradient strictly inside (min_val, max_val), 0 elsewhere."""
+    xd = self._data
+    return piecewise_grad(grad_output, self, (xd > min_val) & (xd < max_val), HardtanhBackwardBackward0)
 
 
 def _hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -271,7 +278,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 @op(variants="functional", batch=elementwise)
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """x clamped to [0, 6] (a hardtanh, as in PyTorch)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)
 
 
 # -- leaky_relu ------------------------------------------------------------------------------------

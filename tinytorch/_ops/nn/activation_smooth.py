@@ -34,8 +34,8 @@ from ..special.erf_gamma import erf_np
 _SQRT_2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
 _SIXTH_F32 = float(np.float32(1.0 / 6.0))
 
 
@@ -270,7 +270,7 @@ def _softplus_array(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
 
 
 @op(variants="functional", batch=elementwise)
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
     x = float_array(input, "softplus_cpu")
     out = _softplus_array(x, beta, threshold)
@@ -284,11 +284,30 @@ class EluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        neg = g * ((x * self.input_scale).exp() * (self.alpha * self.scale * self.input_scale))
-        return (where(mask(x._data > 0), g * self.scale, neg),)
+        if capturing() and type(self) is EluBackward0:  # a graph capture: PyTorch's operator, one node
+            return (elu_backward(g, self.alpha, self.scale, self.input_scale, False, x),)
+        return (_elu_grad(g, x, self.alpha, self.scale, self.input_scale),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    neg = g * ((x * input_scale).exp() * (alpha * scale * input_scale))
+    return where(mask(x._data > 0), g * scale, neg)
+
+
+@aten_only("elu_backward", recorded=True)
+def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: float, is_result: bool,
+                 self_or_result: Tensor) -> Tensor:
+    """``torch.ops.aten.elu_backward``: ELU's input gradient from its input (the node's formula), or from its
+    result with ``is_result`` (``grad * input_scale * (result + alpha * scale)`` where the result is not
+    positive, as PyTorch's kernel)."""
+    with no_grad():
+        if not is_result:
+            return _elu_grad(grad_output, self_or_result, alpha, scale, input_scale)
+        y = self_or_result
+        return where(mask(y._data > 0), grad_output * scale, grad_output * input_scale * (y + alpha * scale))
 
 
 class EluBackward1(EluBackward0):
@@ -297,7 +316,7 @@ class EluBackward1(EluBackward0):
     pass
 
 
-def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
+def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1, input_scale: float = 1,
          _node=EluBackward0) -> Tensor:
     """scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
     x = float_array(input, "elu_cpu")
@@ -329,13 +348,13 @@ def _selu_functional(input: Tensor, inplace: bool = False) -> Tensor:
 @op(variants="function functional", functional=_selu_functional, batch=elementwise)
 def selu(input: Tensor) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return _elu(input, SELU_ALPHA, SELU_SCALE, 1)
 
 
 @op(variants="function functional", no_batch="an in-place op")
 def selu_(input: Tensor) -> Tensor:
     """In-place selu."""
-    return apply_inplace(input, _elu, _SELU_ALPHA, _SELU_SCALE, 1.0, _node=EluBackward1)
+    return apply_inplace(input, _elu, SELU_ALPHA, SELU_SCALE, 1, _node=EluBackward1)
 
 
 class CeluBackward0(Node):
@@ -459,12 +478,25 @@ class HardswishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        xd = x._data
-        inner = g * (x / 3.0 + 0.5)
-        # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
-        # NaN input gets the formula's NaN (its scalar loop, run only past the last whole block of 16
-        # elements, 32 on AVX-512, passes g there: a difference at NaN that tinytorch does not emulate)
-        return (where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner)),)
+        if capturing():  # a graph capture: PyTorch's operator, one node
+            return (hardswish_backward(g, x),)
+        return (_hardswish_grad(g, x),)
+
+
+def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
+    xd = x._data
+    inner = g * (x / 3.0 + 0.5)
+    # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
+    # NaN input gets the formula's NaN (its scalar loop, run only past the last whole block of 16
+    # elements, 32 on AVX-512, passes g there: a difference at NaN that tinytorch does not emulate)
+    return where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner))
+
+
+@aten_only("hardswish_backward", recorded=True)
+def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``torch.ops.aten.hardswish_backward``: hardswish's input gradient, the node's formula."""
+    with no_grad():
+        return _hardswish_grad(grad_output, self)
 
 
 @silent  # -inf * 0 is NaN, as in PyTorch's kernel, without numpy's warning
@@ -485,10 +517,22 @@ class HardsigmoidBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
-        out = where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
+        if capturing():  # a graph capture: PyTorch's operator, one node
+            return (hardsigmoid_backward(g, x),)
         # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
-        return (record(out._data, _HardsigmoidBackwardBackward, (g, x)),)
+        return (record(_hardsigmoid_grad(g, x)._data, _HardsigmoidBackwardBackward, (g, x)),)
+
+
+def _hardsigmoid_grad(g: Tensor, x: Tensor) -> Tensor:
+    # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
+    return where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
+
+
+@aten_only("hardsigmoid_backward", recorded=True)
+def hardsigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``torch.ops.aten.hardsigmoid_backward``: hardsigmoid's input gradient, the node's formula."""
+    with no_grad():
+        return _hardsigmoid_grad(grad_output, self)
 
 
 class _HardsigmoidBackwardBackward(Node):

@@ -28,6 +28,7 @@ from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
+from ..._ops.nn.activation_smooth import SELU_ALPHA, SELU_SCALE
 from ..._ops.nn.attention import ScaledDotProductFlashAttentionForCpuBackward0, _flash_attention_for_cpu
 from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
@@ -90,6 +91,12 @@ _scaled_dot_product_flash_attention_for_cpu.default(Tensor query, Tensor key, Te
 embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold)
 leaky_relu.default(Tensor self, Scalar negative_slope=0.01)
+elu.default(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)
+celu.default(Tensor self, Scalar alpha=1.0)
+hardshrink.default(Tensor self, Scalar lambd=0.5)
+softshrink.default(Tensor self, Scalar lambd=0.5)
+glu.default(Tensor self, int dim=-1)
+softplus.default(Tensor self, Scalar beta=1, Scalar threshold=20)
 topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
 avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
 avg_pool3d.default(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
@@ -284,6 +291,27 @@ def _leaky_relu(g, _, a, out):
     """``F.leaky_relu(x, slope, inplace)``: PyTorch's ``leaky_relu`` or, in place, ``leaky_relu_``."""
     name = "leaky_relu_.default" if a.get("inplace", False) else "leaky_relu.default"
     return g.call(name, a.self, a.get("negative_slope", 0.01))
+
+
+def _elu(g, name, a, out):
+    """``F.elu(x, alpha)`` is ATen's ``elu`` with its alpha; ``selu`` is PyTorch's composite of it, ``elu`` with the
+    self-normalising alpha and scale. An in-place call: as made."""
+    if a.get("inplace", False):
+        return default_rule(g, name, a, out)
+    if name == "selu":
+        return g.call("elu.default", a.self, SELU_ALPHA, SELU_SCALE)
+    return g.call("elu.default", a.self, a.get("alpha", 1.0))
+
+
+def _out_of_place(aten: str, *params, fixed: tuple = ()):
+    """``F.<op>(x, ..., inplace=False)``: ATen's ``aten`` with the parameters ``params`` (name, default) as given
+    and the ``fixed`` ones (``relu6`` is PyTorch's ``hardtanh(x, 0, 6)``), without the flag. An in-place call:
+    as made."""
+    def rule(g, name, a, out):
+        if a.get("inplace", False):
+            return default_rule(g, name, a, out)
+        return g.call(f"{aten}.default", a.self, *(a.get(p, d) for p, d in params), *fixed)
+    return rule
 
 
 def _scatter(g, _, a, out):
@@ -949,7 +977,11 @@ RULES = {
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
-    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "scatter": _scatter,
+    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "elu": _elu, "selu": _elu,
+    **{name: _out_of_place(name) for name in ("silu", "mish", "hardsigmoid", "hardswish")},
+    "hardtanh": _out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)),
+    "relu6": _out_of_place("hardtanh", fixed=(0, 6)),
+    "scatter": _scatter,
     "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
     "masked_fill": _masked_fill, "vector_norm": _vector_norm, "logsigmoid": _logsigmoid, "expand_as": _expand_as,
     **{name: _feature_dropout for name in _BATCHED_FROM},
