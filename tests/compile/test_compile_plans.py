@@ -54,6 +54,22 @@ def _activations():
                          nn.Linear(24, 16), nn.ELU(0.5), nn.Hardtanh(-0.5, 2.0), nn.ReLU6(), nn.Linear(16, 10))
 
 
+class _FrozenNorm(tt.nn.Module):
+    """A batch norm kept in eval mode under a trained layer (fine-tuning), picked columns, an L1 term."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc, self.bn, self.head = tt.nn.Linear(48, 24), tt.nn.BatchNorm1d(24), tt.nn.Linear(12, 10)
+        self.bn.running_mean.uniform_(-0.5, 0.5)
+        self.bn.running_var.uniform_(0.5, 2.0)
+        self.bn.eval()
+        self.register_buffer("picked", tt.arange(0, 24, 2))
+
+    def forward(self, x):
+        h = self.bn(self.fc(x.flatten(1))).index_select(1, self.picked)
+        return self.head(F.elu(h)) - F.l1_loss(h, h.detach() * 0.5)
+
+
 def _embedding_bn():
     return tt.nn.Sequential(tt.nn.Embedding(27, 6), tt.nn.Flatten(), tt.nn.Linear(18, 24, bias=False),
                             tt.nn.BatchNorm1d(24), tt.nn.Tanh(), tt.nn.Linear(24, 10, bias=False),
@@ -168,6 +184,7 @@ MODELS = {
                                lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
+    "frozen_norm": (_FrozenNorm, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "activations": (_activations, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),

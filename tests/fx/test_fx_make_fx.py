@@ -351,6 +351,14 @@ def hard_activations(x, w):
     y = x * w
     return torch.autograd.grad((F.hardswish(y) * 2).sum() + F.hardsigmoid(y).sum() + F.hardtanh(y, -0.5, 2.0).sum()
                                + F.relu6(y * 4).sum(), w)
+def l1_and_means(x, y):
+    return torch.autograd.grad(F.l1_loss(x, y) + F.l1_loss(x * 2, y, reduction="sum") + x.mean(0).sum(), x)
+def selected_columns(x, i):
+    return torch.autograd.grad((x.index_select(1, i) * 2).sum(), x)
+def batch_norm_eval(x, w, b, rm, rv):
+    return torch.autograd.grad((F.batch_norm(x, rm, rv.abs(), w, b, training=False) * x).sum(), (x, w, b))
+def batch_norm_eval_input_only(x, rm, rv):
+    return torch.autograd.grad((F.batch_norm(x, rm, rv.abs(), training=False) * x).sum(), x)
 def summed_rows(x):
     return torch.autograd.grad(x.sum(1).exp().sum(), x)
 def relu_in_place(x, w):
@@ -378,13 +386,17 @@ BACKWARD_ARGS = {
     "normalized": [((4, 8), False), ((8,), True)], "cosine": [((4, 8), False), ((8,), True)],
     "divided_by_broadcast": [((4, 8), False), ((8,), True)], "summed_rows": [((3, 4), True)],
     "indexed_steps": [((3, 4, 5), True)], "elu_family": [((4, 8), False), ((8,), True)],
-    "hard_activations": [((4, 8), False), ((8,), True)], "resampled": [((2, 3, 4, 4), False), ((4,), True)],
+    "hard_activations": [((4, 8), False), ((8,), True)], "l1_and_means": [((4, 8), True), ((4, 8), False)],
+    "selected_columns": [((4, 8), True), "i2"],
+    "batch_norm_eval": [((4, 3), True), ((3,), True), ((3,), True), ((3,), False), ((3,), False)],
+    "batch_norm_eval_input_only": [((4, 3, 2), True), ((3,), False), ((3,), False)], "resampled": [((2, 3, 4, 4), False), ((4,), True)],
 }
 
 
 def _backward_args(lib, program, seed):
     rng = np.random.default_rng(seed)
     return [lib.tensor(rng.integers(0, 8, 4)) if spec == "t" else lib.tensor(rng.integers(0, 8, (4, 1))) if spec == "i" else
+            lib.tensor([1, 3, 1]) if spec == "i2" else
             lib.tensor(rng.standard_normal(spec[0]).astype(np.float32), requires_grad=spec[1])
             for spec in BACKWARD_ARGS[program]]
 

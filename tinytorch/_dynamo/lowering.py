@@ -258,13 +258,15 @@ def keep_forward_state(graph) -> None:
 
 
 _RENAMES = ("aten.detach.default", "aten.t.default")
+_UNREAD = (*_RENAMES, "aten.empty.memory_format")
 
 
 def skip_renames(graph) -> None:
     """Drop what only renames a value once autograd is off, as the plans run: ``detach(x)`` is ``x``'s data, and
     ``t(t(x))`` is ``x`` (``t`` takes tensors of two dims or fewer). Their users read the value itself, and the
     nodes left unused go. A value the graph hands out stays a tensor of its own: it is renamed only to a result
-    of the graph's own that is handed out nowhere else (a gradient ``t(t(mm))`` is ``mm``)."""
+    of the graph's own that is handed out nowhere else (a gradient ``t(t(mm))`` is ``mm``). An allocation nothing
+    reads goes too (the reserve buffer PyTorch's graph shows before each batch norm)."""
     output = next(n for n in graph.nodes if n.op == "output")
     for node in list(graph.nodes):
         if node.op != "call_function":
@@ -278,7 +280,7 @@ def skip_renames(graph) -> None:
             continue
         node.replace_all_uses_with(src)
     for node in reversed(list(graph.nodes)):
-        if node.op == "call_function" and str(node.target) in _RENAMES and not node.users:
+        if node.op == "call_function" and str(node.target) in _UNREAD and not node.users:
             graph.erase_node(node)
 
 

@@ -166,8 +166,9 @@ class IndexSelectBackward0(Node):
 
     def backward(self, g):
         (idx,) = self._unpacked_saved
-        z = _make(np.zeros(self.in_shape, g._data.dtype))
-        return (z.index_add(self.dim, idx, g),)
+        # (public ops, which a graph capture records: PyTorch's new_zeros(sizes, grad.options()) and index_add)
+        zeros = g.new_zeros(self.in_shape, dtype=g.dtype, layout=g.layout, device=g.device)
+        return (zeros.index_add(self.dim, idx, g),)
 
 
 @op(variants="function method out")

@@ -65,7 +65,8 @@ class NativeBatchNormBackward0(Node):
             # a graph capture: PyTorch's operator, recorded as one node, on the statistics' nodes
             x, w = self._unpacked_saved
             need = [e[0] is not None for e in self.next_functions]
-            return native_batch_norm_backward(g, x, w, *self.running, *self.graph_stats, True, self.eps, need)
+            return native_batch_norm_backward(g, x, w, *self.running, *self.graph_stats, bool(self.use_batch_stats),
+                                              self.eps, need)
         kept = self.xhat if self.xc is None else self.xc
         if not _State.enabled and _State.array_backward and kept is not None and g._data.dtype == kept.dtype:
             saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
@@ -296,8 +297,7 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
             rv += (unbiased * momentum).astype(rv.dtype, copy=False)
         attrs = {"use_batch_stats": True, "stats": (mean, invstd, x.dtype)}
     else:
-        mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
-        invstd = (1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps)))
+        mean, invstd = _running_stats(x, running_mean, running_var, eps, shape)
         out = (x - mean) * invstd
         attrs = {"use_batch_stats": False, "mean": mean, "invstd": invstd,
                  "stats": (np.empty(0, x.dtype), np.empty(0, x.dtype), x.dtype)}
@@ -312,6 +312,12 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
     return record(out.astype(x.dtype, copy=False), NativeBatchNormBackward0, (input, weight, bias), (input, weight),
                   axes=axes, param_shape=shape, eps=eps, running=(running_mean, running_var), **attrs)
 
+
+
+def _running_stats(x: np.ndarray, running_mean: Tensor, running_var: Tensor, eps: float, shape: tuple) -> tuple:
+    """Eval's mean and 1 / sqrt(var + eps) from the running statistics, in the input's dtype, shaped to broadcast."""
+    mean = running_mean._data.reshape(shape).astype(x.dtype, copy=False)
+    return mean, 1 / np.sqrt(running_var._data.reshape(shape).astype(x.dtype, copy=False) + x.dtype.type(eps))
 
 
 @functional_spelling("batch_norm")
@@ -367,18 +373,31 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 @aten_only("native_batch_norm_backward", recorded=True)
 def native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor | None, running_mean, running_var,
                                save_mean: Tensor, save_invstd: Tensor, train: bool, eps: float, output_mask) -> tuple:
-    """``torch.ops.aten.native_batch_norm_backward`` of a training batch norm on float32/float64 (what a graph
-    capture records for ``NativeBatchNormBackward0``): the centred input from the saved mean, then the kernel-order
-    formulas (``_train_backward_arrays``), as the node computes them."""
+    """``torch.ops.aten.native_batch_norm_backward`` of a batch norm on float32/float64 (what a graph capture records
+    for ``NativeBatchNormBackward0``), as the node computes it: in training the centred input from the saved mean,
+    then the kernel-order formulas (``_train_backward_arrays``); in eval the normalised input from the running
+    statistics, as the forward made it, then ``_eval_grads``."""
     x, gd = input._data, grad_out._data
-    if not train or x.dtype not in _EXACT_MEAN or gd.dtype != x.dtype or save_mean._data.dtype != x.dtype:
-        raise NotImplementedError("native_batch_norm_backward: tinytorch computes it for training batch norm on "
+    if x.dtype not in _EXACT_MEAN or gd.dtype != x.dtype or (train and save_mean._data.dtype != x.dtype):
+        raise NotImplementedError("native_batch_norm_backward: tinytorch computes it for batch norm on "
                                   "float32/float64 only")
     axes, shape = _channel_axes(x.ndim, x.shape[1])
+    if not train:
+        return _eval_backward(gd, x, weight, running_mean, running_var, eps, axes, shape, output_mask)
     xc = x - save_mean._data.reshape(shape)
     wd = None if weight is None else weight._data
     grads = _train_backward_arrays(gd, xc, save_invstd._data.reshape(shape), wd, x.size // x.shape[1], shape, axes,
                                    tuple(bool(m) for m in output_mask))
+    return tuple(None if t is None else _make(t) for t in grads)
+
+
+@silent
+def _eval_backward(gd, x, weight, running_mean, running_var, eps: float, axes: tuple, shape: tuple, output_mask):
+    mean, invstd = _running_stats(x, running_mean, running_var, eps, shape)
+    if invstd.dtype != x.dtype:
+        raise NotImplementedError("native_batch_norm_backward: running statistics of another dtype than the input")
+    grads = _eval_grads(gd, (x - mean) * invstd, invstd, None if weight is None else weight._data, shape,
+                        tuple(bool(m) for m in output_mask), lambda a: a.sum(axis=axes, dtype=a.dtype))
     return tuple(None if t is None else _make(t) for t in grads)
 
 

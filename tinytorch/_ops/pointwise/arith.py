@@ -64,7 +64,9 @@ class SubBackward0(_BinaryNode, EdgePair):
     alpha = 1
 
     def backward(self, g):
-        gb = -g if self.alpha == 1 else g * (-self.alpha)
+        gb = None
+        if self._nb is not None:  # (other's gradient only where it is wanted, as PyTorch's node computes it)
+            gb = -g if self.alpha == 1 else g * (-self.alpha)
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype
 from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE
@@ -41,7 +42,7 @@ __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "PYTHON_LEVEL", "Args", "aten_name"
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot"})
+DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss"})
 
 # functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
 # operator of their name exists, so both tracers, make_fx and export, record the ops they call
@@ -96,6 +97,7 @@ celu.default(Tensor self, Scalar alpha=1.0)
 hardshrink.default(Tensor self, Scalar lambd=0.5)
 softshrink.default(Tensor self, Scalar lambd=0.5)
 glu.default(Tensor self, int dim=-1)
+index_add.default(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1)
 softplus.default(Tensor self, Scalar beta=1, Scalar threshold=20)
 topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)
 avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
@@ -271,6 +273,9 @@ def _binary(name):
         alpha = a.get("alpha", 1)
         if name == "div" and a.get("rounding_mode") is not None:
             return g.call("div.Tensor_mode", a.self, other, rounding_mode=a["rounding_mode"])
+        if name == "div" and getattr(g, "in_backward", 0) and not isinstance(other, Tensor) and alpha == 1:
+            # a backward formula's division by a number (mean's by its count) is C++'s Tensor / Scalar in PyTorch
+            return g.call("div.Scalar", a.self, other)
         return g.call(f"{name}.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
     return rule
 
@@ -331,7 +336,8 @@ def _new_zeros(g, _, a, out):
     """``x.new_zeros(size)`` as make_fx prints PyTorch's: the size as a list, and ``pin_memory = False`` from
     Python (a backward formula's call, made in C++ in PyTorch, leaves it out)."""
     size = a.arg(1)
-    kw = {"dtype": a["dtype"]} if a.get("dtype") is not None else {}
+    # (a backward formula's new_zeros(sizes, grad.options()): PyTorch prints the dtype, layout and device)
+    kw = {k: a[k] for k in ("dtype", "layout", "device") if a.get(k) is not None}
     if not getattr(g, "in_backward", False):
         kw["pin_memory"] = False
     return g.call("new_zeros.default", a.self, list(size), **kw)
@@ -644,19 +650,24 @@ def _batch_norm(g, _, a, out):
     training, momentum, eps = a.get("training", False), a.get("momentum", 0.1), a.get("eps", 1e-5)
     if g.predispatch:
         return g.call("batch_norm.default", *args, training, momentum, eps, a.get("cudnn_enabled", False))
-    if training or args[3] is None:
-        # batch statistics: native_batch_norm (the output, the batch's mean and invstd its backward reads)
-        node = g.call("native_batch_norm.default", *args, True, momentum, eps)
-        result, mean, invstd = g.items(node, 3)
-        fn = getattr(out, "grad_fn", None)
-        if isinstance(fn, NativeBatchNormBackward0) and fn.xc is not None:  # the training kernel's node
-            stats = (_stat(0)(fn), _stat(1)(fn))
-            fn.graph_stats = stats if g.fake_mode is None else tuple(g.fake_mode.from_tensor(t) for t in stats)
-            g.bind(fn.graph_stats[0], mean)
-            g.bind(fn.graph_stats[1], invstd)
-        return result
-    node = g.call("_native_batch_norm_legit_no_training.default", *args, momentum, eps)
-    return g.items(node, 3)[0]
+    batch_stats = bool(training or args[3] is None)
+    if g.core_aten and not batch_stats:  # export's decompositions: eval's own operator
+        node = g.call("_native_batch_norm_legit_no_training.default", *args, momentum, eps)
+        return g.items(node, 3)[0]
+    # below autograd PyTorch's CPU batch norm is native_batch_norm (the output and the batch's mean and invstd,
+    # empty in eval, its backward reads), in make_fx after an empty reserve buffer that nothing reads
+    if not g.core_aten:
+        g.call("empty.memory_format", [0], dtype=_dtype.uint8, layout=strided, device=_device(a["input"]))
+    node = g.call("native_batch_norm.default", *args, batch_stats, momentum, eps)
+    result, mean, invstd = g.items(node, 3)
+    fn = getattr(out, "grad_fn", None)
+    if isinstance(fn, NativeBatchNormBackward0) and (fn.xc if batch_stats else fn.xhat) is not None:
+        # the node whose backward native_batch_norm_backward computes (the training kernel's, or eval's on arrays)
+        stats = (_stat(0)(fn), _stat(1)(fn))
+        fn.graph_stats = stats if g.fake_mode is None else tuple(g.fake_mode.from_tensor(t) for t in stats)
+        g.bind(fn.graph_stats[0], mean)
+        g.bind(fn.graph_stats[1], invstd)
+    return result
 
 
 def _gelu(g, _, a, out):
