@@ -55,7 +55,8 @@ def _activations():
 
 
 class _FrozenNorm(tt.nn.Module):
-    """A batch norm kept in eval mode under a trained layer (fine-tuning), picked columns, an L1 term."""
+    """An instance norm, a batch norm kept in eval mode under a trained layer (fine-tuning), picked columns, an
+    L1 term."""
 
     def __init__(self):
         super().__init__()
@@ -66,6 +67,7 @@ class _FrozenNorm(tt.nn.Module):
         self.register_buffer("picked", tt.arange(0, 24, 2))
 
     def forward(self, x):
+        x = tt.nn.functional.instance_norm(x, eps=1e-3)
         h = self.bn(self.fc(x.flatten(1))).index_select(1, self.picked)
         return self.head(F.elu(h)) - F.l1_loss(h, h.detach() * 0.5)
 

@@ -359,6 +359,8 @@ def batch_norm_eval(x, w, b, rm, rv):
     return torch.autograd.grad((F.batch_norm(x, rm, rv.abs(), w, b, training=False) * x).sum(), (x, w, b))
 def batch_norm_eval_input_only(x, rm, rv):
     return torch.autograd.grad((F.batch_norm(x, rm, rv.abs(), training=False) * x).sum(), x)
+def instance_normed(x, w):
+    return torch.autograd.grad((F.instance_norm((x * w).reshape(2, 4, 8)) * x.reshape(2, 4, 8)).sum(), w)
 def summed_rows(x):
     return torch.autograd.grad(x.sum(1).exp().sum(), x)
 def relu_in_place(x, w):
@@ -387,7 +389,7 @@ BACKWARD_ARGS = {
     "divided_by_broadcast": [((4, 8), False), ((8,), True)], "summed_rows": [((3, 4), True)],
     "indexed_steps": [((3, 4, 5), True)], "elu_family": [((4, 8), False), ((8,), True)],
     "hard_activations": [((4, 8), False), ((8,), True)], "l1_and_means": [((4, 8), True), ((4, 8), False)],
-    "selected_columns": [((4, 8), True), "i2"],
+    "selected_columns": [((4, 8), True), "i2"], "instance_normed": [((8, 8), False), ((8,), True)],
     "batch_norm_eval": [((4, 3), True), ((3,), True), ((3,), True), ((3,), False), ((3,), False)],
     "batch_norm_eval_input_only": [((4, 3, 2), True), ((3,), False), ((3,), False)], "resampled": [((2, 3, 4, 4), False), ((4,), True)],
 }

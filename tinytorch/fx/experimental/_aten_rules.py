@@ -42,7 +42,8 @@ __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "PYTHON_LEVEL", "Args", "aten_name"
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss"})
+DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
+                        "instance_norm"})
 
 # functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
 # operator of their name exists, so both tracers, make_fx and export, record the ops they call
