@@ -38,6 +38,7 @@ from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, CAPTURE as _CAPTURE, a
     namespace as _namespace
 from .tensor import Tensor
 from . import sparse as _sparse
+from ._ops.nn import activation_smooth as _activation_smooth
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
 
@@ -603,11 +604,9 @@ def _batch_norm_no_training(input, weight, bias, running_mean, running_var, mome
 
 @_aten_only("elu", recorded=True)
 def _elu(self, alpha=1, scale=1, input_scale=1):
-    """ELU with PyTorch's scale and input scale (``selu`` and ``celu`` are this operator in PyTorch's graphs):
+    """ELU with PyTorch's scale and input scale (``selu`` is this operator in PyTorch's graphs):
     scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
-    from ._ops.nn.activation_smooth import _elu as elu
-
-    return elu(self, alpha, scale, input_scale)
+    return _activation_smooth._elu(self, alpha, scale, input_scale)
 
 
 @_aten_only("log_sigmoid")

@@ -258,15 +258,17 @@ def keep_forward_state(graph) -> None:
 
 
 _RENAMES = ("aten.detach.default", "aten.t.default")
-_UNREAD = (*_RENAMES, "aten.empty.memory_format")
+_UNREAD = frozenset((*_RENAMES, "aten.empty.memory_format", "aten.stack.default", "aten.cat.default",
+                     "aten.view.default", "aten._unsafe_view.default", "aten.select.int", "aten.unsqueeze.default"))
 
 
 def skip_renames(graph) -> None:
     """Drop what only renames a value once autograd is off, as the plans run: ``detach(x)`` is ``x``'s data, and
     ``t(t(x))`` is ``x`` (``t`` takes tensors of two dims or fewer). Their users read the value itself, and the
     nodes left unused go. A value the graph hands out stays a tensor of its own: it is renamed only to a result
-    of the graph's own that is handed out nowhere else (a gradient ``t(t(mm))`` is ``mm``). An allocation nothing
-    reads goes too (the reserve buffer PyTorch's graph shows before each batch norm)."""
+    of the graph's own that is handed out nowhere else (a gradient ``t(t(mm))`` is ``mm``). An allocation, a view
+    or a stack nothing reads goes too (the reserve buffer PyTorch's graph shows before each batch norm, an LSTM's
+    final states stacked for a caller that drops them): ops without effects, whose only work was their result."""
     output = next(n for n in graph.nodes if n.op == "output")
     for node in list(graph.nodes):
         if node.op != "call_function":
