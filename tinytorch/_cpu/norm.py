@@ -191,21 +191,30 @@ def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:
     return True
 
 
-def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool):
+def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool, x=None, mean=None):
     """(grad_input, grad_weight, grad_bias) of rows (R, C) by the compiled kernels (an array not asked for
     comes back None): a large one in one region whose parts each take a run of rows for the input
     gradient and the matching run of columns for the parameter gradients (each column summed down all
-    the rows, in order), so every float is the one-thread kernel's."""
+    the rows, in order), so every float is the one-thread kernel's. With ``xhat`` None, the normalised
+    rows are made on the way from the input rows ``x`` and their ``mean`` (the ``*_from_stats_into``
+    kernels)."""
     rows, c = gd.shape
     gx = np.empty((rows, c), gd.dtype) if need_x else None
     gw = np.empty(c, gd.dtype) if need_w else _EMPTY[gd.dtype]
     gb = np.empty(c, gd.dtype) if need_b else _EMPTY[gd.dtype]
 
     def part(a, b):
+        lo, hi = a * c // rows, b * c // rows  # the columns in the same proportion as the rows: parts cover 0..c
+        if xhat is None:
+            if need_x:
+                fast.input_grad_from_stats_into(gd[a:b], x[a:b], mean[a:b], invstd[a:b], wd, gx[a:b])
+            if need_w or need_b:
+                fast.param_grads_from_stats_into(gd, x, mean, invstd, gw, gb, lo, hi)
+            return
         if need_x:
             fast.input_grad_into(gd[a:b], xhat[a:b], invstd[a:b], wd, gx[a:b])
-        if need_w or need_b:  # the columns in the same proportion as the rows: parts cover 0..c once
-            fast.param_grads_into(gd, xhat, gw, gb, a * c // rows, b * c // rows)
+        if need_w or need_b:
+            fast.param_grads_into(gd, xhat, gw, gb, lo, hi)
 
     parallel.parallel_for(rows, part, grain=_compiled_row_grain(c))
     return gx, gw if need_w else None, gb if need_b else None
@@ -248,6 +257,24 @@ def layer_norm_grads_arrays(gd, wd, xhat, invstd, axes, need):
         rest = _layer_norm_grads(gd, wd, xhat, invstd, axes, tuple(need), _mean_np)
         grads = [r if n else a for a, r, n in zip(grads, rest, need)]
     return tuple(grads)
+
+
+@paths.kernel(norm, "_layer_norm_grads_from_stats", when="C-contiguous float32/float64 rows of one normalised dim "
+              "(at most 8192), the gradient's and the statistics' of the input's dtype", why="speed: the fused loops "
+              "make each row's normalised input on the way (native_layer_norm_backward, a compiled step's operator)")
+def layer_norm_grads_from_stats(gd, wd, x, mean, rstd, axes, need):
+    c = x.shape[-1] if x.ndim else 0
+    if (all(type(a) is np.ndarray for a in (gd, x, mean, rstd)) and len(axes) == 1 and x.ndim > 1
+            and gd.shape == x.shape and 1 < c and _short_rows(c) and x.dtype in _FLOATS
+            and gd.dtype == x.dtype == mean.dtype == rstd.dtype and gd.flags.c_contiguous and x.flags.c_contiguous
+            and mean.size == rstd.size == x.size // c and mean.flags.c_contiguous and rstd.flags.c_contiguous
+            and (wd is None or (wd.dtype == x.dtype and wd.flags.c_contiguous))):
+        fast = _compiled.family("layer_norm")
+        if fast is not None:  # the same operations, fused
+            grads = _backward_compiled(fast, gd.reshape(-1, c), None, rstd.reshape(-1), _EMPTY[gd.dtype] if wd is None
+                                       else wd.reshape(-1), *need, x=x.reshape(-1, c), mean=mean.reshape(-1))
+            return (None if grads[0] is None else grads[0].reshape(gd.shape), *grads[1:])
+    return norm._layer_norm_grads_arrays(gd, wd, (x - mean) * rstd, rstd, axes, need)
 
 
 @paths.backward(NativeLayerNormBackward0, when="no graph of the gradient wanted", why="speed: the forward's "

@@ -55,10 +55,37 @@ def _layer_norm_large(rng, dtype, shape):
     yield "large, saved statistics", (lambda x, w, b: _with_saved(F.layer_norm(x, (32, 40), w, b))), [x, w, b]
 
 
+def _layer_norm_backward_op(rng, dtype, shape):
+    """native_layer_norm_backward (what a compiled step's backward runs), from native_layer_norm's statistics: every
+    output mask, no weight, a permuted gradient, two normalised dims."""
+    c = 6
+
+    def run(x, w, g, mask=(True, True, True), dims=1, permute=False):
+        x, w, g = (None if t is None else t.detach() for t in (x, w, g))
+        shape = list(x.shape[x.dim() - dims:])
+        _, mean, rstd = tt.ops.aten.native_layer_norm(x, shape, w, None, 1e-5)
+        if permute:
+            g = g.transpose(0, 1).contiguous().transpose(0, 1)
+        out = tt.ops.aten.native_layer_norm_backward(g, x, shape, mean, rstd, w, None, list(mask))
+        return tuple(t for t in out if t is not None)
+
+    x, w, g = _arrays(rng, dtype, shape + (c,), (c,), shape + (c,))
+    yield "all gradients", run, [x, w, g]
+    yield "input only", (lambda x, w, g: run(x, w, g, (True, False, False))), [x, w, g]
+    yield "no weight", (lambda x, g: run(x, None, g)), [x, g]
+    yield "weight and bias only", (lambda x, w, g: run(x, w, g, (False, True, True))), [x, w, g]
+    if len(shape) >= 2:
+        yield "permuted gradient", (lambda x, w, g: run(x, w, g, permute=True)), [x, w, g]
+    if shape:
+        x2, w2, g2 = _arrays(rng, dtype, shape + (c,), shape[-1:] + (c,), shape + (c,))
+        yield "two dims", (lambda x, w, g: run(x, w, g, dims=2)), [x2, w2, g2]
+
+
 PROGRAMS = {
     "layer_norm": [_layer_norm, _layer_norm_large],
     "native_layer_norm": [_layer_norm, _layer_norm_large],
     "norm._layer_norm_grads_arrays": [_layer_norm, _layer_norm_large],
+    "norm._layer_norm_grads_from_stats": [_layer_norm_backward_op],
     "NativeLayerNormBackward0": [_layer_norm, _layer_norm_large],
 }
 

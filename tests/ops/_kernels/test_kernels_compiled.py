@@ -174,6 +174,29 @@ def _layer_norm_case(seed, dt=None, shapes=None):
     return run
 
 
+def _layer_norm_op_case(seed):
+    """``aten.native_layer_norm_backward`` (what a compiled step runs) from the forward's statistics: the fused
+    loops make the normalised rows on the way; float32 and float64, a weight or none, masks asking for the
+    input's gradient and a parameter's. (A permuted gradient takes the numpy path's steps, as in the cases
+    above.)"""
+    rng = np.random.default_rng(seed)
+    shape = [(16, 32, 64), (5, 7), (3, 1, 130), (300, 2), (2, 3, 9), (4, 1000)][seed % 6]
+    dt = [np.float32, np.float64][seed % 2]
+    c = shape[-1]
+    x = _values(rng, shape, dt, seed % 3)
+    g = rng.standard_normal(shape).astype(dt)
+    w, b = rng.uniform(-2, 2, c).astype(dt), rng.uniform(-1, 1, c).astype(dt)
+    mask = [[True, True, True], [True, False, True], [True, True, False]][seed % 3]
+
+    def run():
+        aten = tt.ops.aten
+        X, W, B = tt.tensor(x), tt.tensor(w) if seed % 4 else None, tt.tensor(b)
+        _, mean, rstd = aten.native_layer_norm.default(X, [c], W, B, 1e-5)
+        out = aten.native_layer_norm_backward.default(tt.tensor(g), X, [c], mean, rstd, W, B, mask)
+        return [mean, rstd, *[t for t in out if t is not None]]
+    return run
+
+
 def _gelu_case(seed):
     rng = np.random.default_rng(seed)
     scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
@@ -440,6 +463,8 @@ CASES = {
                            lambda seed: _layer_norm_case(seed, np.float32, _FLOAT32_ROWS), 12),
     # (seeds 0, 4, 8 of the case above: a weight or bias with a gradient, which the kernel sums)
     "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
+    "layer_norm_op": (("layer_norm.input_grad_from_stats_into", "layer_norm.param_grads_from_stats_into"),
+                      _layer_norm_op_case, 12),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),

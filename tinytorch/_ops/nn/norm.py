@@ -125,10 +125,15 @@ def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape
     ``output_mask`` asks) from the forward's statistics, ``_layer_norm_grads`` on the arrays."""
     x = input._data
     axes = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
-    xhat = (x - mean._data) * rstd._data
-    grads = _layer_norm_grads_arrays(grad_out._data, None if weight is None else weight._data, xhat, rstd._data,
-                                     axes, tuple(bool(m) for m in output_mask))
+    grads = _layer_norm_grads_from_stats(grad_out._data, None if weight is None else weight._data, x, mean._data,
+                                         rstd._data, axes, tuple(bool(m) for m in output_mask))
     return tuple(None if a is None else _make(a) for a in grads)
+
+
+def _layer_norm_grads_from_stats(gd, wd, x, mean, rstd, axes: tuple, need: tuple) -> tuple:
+    """``_layer_norm_grads_arrays`` from the forward's input and statistics: its normalised input made again,
+    ``(x - mean) * rstd`` (the forward's own steps, so its floats)."""
+    return _layer_norm_grads_arrays(gd, wd, (x - mean) * rstd, rstd, axes, need)
 
 
 def _layer_norm_grads_arrays(gd, wd, xhat, invstd, axes: tuple, need: tuple) -> tuple:

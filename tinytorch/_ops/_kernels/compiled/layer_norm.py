@@ -83,6 +83,63 @@ def input_grad_into(gd, xhat, invstd, w, gx):
             g_hat[j] = ((g_hat[j] - m0) - hr[j] * m1) * inv
 
 
+def _input_grad_stats_sig(t):
+    m, rm, rv = t[:, ::1], readonly(t, 2), readonly(t, 1)
+    return types.void(rm, rm, rv, rv, rv, m)
+
+
+@jit([_input_grad_stats_sig(float32), _input_grad_stats_sig(float64)])
+def input_grad_from_stats_into(gd, x, mean, invstd, w, gx):
+    """``input_grad_into`` with each row's normalised input made on the way from the input and the forward's
+    statistics, ``(x - mean) * invstd`` (numpy's two roundings), as ``native_layer_norm_backward`` receives
+    them: the array of normalised inputs is never written."""
+    rows, c = gd.shape
+    count = like(gd[0, 0], c)
+    prod = np.empty(c, gd.dtype)
+    h = np.empty(c, gd.dtype)
+    for r in range(rows):
+        g_hat, xr = gx[r], x[r]
+        m, inv = mean[r], invstd[r]
+        for j in range(c):
+            hj = (xr[j] - m) * inv
+            h[j] = hj
+            g = gd[r, j] * w[j] if w.size else gd[r, j]
+            g_hat[j] = g
+            prod[j] = g * hj
+        m1 = row_sum(prod, 0, c, 1) / count
+        m0 = row_sum(g_hat, 0, c, 1) / count
+        for j in range(c):
+            g_hat[j] = ((g_hat[j] - m0) - h[j] * m1) * inv
+
+
+def _param_grads_stats_sig(t):
+    v, rm, rv = t[::1], readonly(t, 2), readonly(t, 1)
+    return types.void(rm, rm, rv, rv, v, v, int64, int64)
+
+
+@jit([_param_grads_stats_sig(float32), _param_grads_stats_sig(float64)])
+def param_grads_from_stats_into(gd, x, mean, invstd, gw, gb, lo, hi):
+    """``param_grads_into`` with the normalised input made on the way, as ``input_grad_from_stats_into``."""
+    rows = gd.shape[0]
+    zero = like(gd[0, 0], 0.0)
+    need_w, need_b = gw.size > 0, gb.size > 0
+    n = hi - lo
+    gws, gbs = gw[lo:hi] if need_w else gw, gb[lo:hi] if need_b else gb
+    for j in range(gws.size):
+        gws[j] = zero
+    for j in range(gbs.size):
+        gbs[j] = zero
+    for r in range(rows):  # each column's sum runs down the rows in order
+        gr, xr = gd[r, lo:hi], x[r, lo:hi]
+        m, inv = mean[r], invstd[r]
+        if need_w:
+            for j in range(n):
+                gws[j] += gr[j] * ((xr[j] - m) * inv)
+        if need_b:
+            for j in range(n):
+                gbs[j] += gr[j]
+
+
 @jit([_param_grads_sig(float32), _param_grads_sig(float64)])
 def param_grads_into(gd, xhat, gw, gb, lo, hi):
     """Columns ``lo:hi`` of the weight and bias gradients (C,) of rows (R, C): each column summed down the
