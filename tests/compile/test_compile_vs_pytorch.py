@@ -17,11 +17,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(autouse=True)
-def _fresh():
-    tt._dynamo.reset()
-    torch._dynamo.reset()
+def _fresh_pytorch_caches():
+    torch._dynamo.reset()  # (tinytorch's: conftest.py)
     yield
-    tt._dynamo.reset()
     torch._dynamo.reset()
 
 

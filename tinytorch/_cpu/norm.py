@@ -196,25 +196,19 @@ def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, n
     comes back None): a large one in one region whose parts each take a run of rows for the input
     gradient and the matching run of columns for the parameter gradients (each column summed down all
     the rows, in order), so every float is the one-thread kernel's. With ``xhat`` None, the normalised
-    rows are made on the way from the input rows ``x`` and their ``mean`` (the ``*_from_stats_into``
-    kernels)."""
+    rows are made on the way from the input rows ``x`` and their ``mean``."""
     rows, c = gd.shape
     gx = np.empty((rows, c), gd.dtype) if need_x else None
     gw = np.empty(c, gd.dtype) if need_w else _EMPTY[gd.dtype]
     gb = np.empty(c, gd.dtype) if need_b else _EMPTY[gd.dtype]
 
+    rows_in, mean = (xhat, _EMPTY[gd.dtype]) if xhat is not None else (x, mean)
+
     def part(a, b):
-        lo, hi = a * c // rows, b * c // rows  # the columns in the same proportion as the rows: parts cover 0..c
-        if xhat is None:
-            if need_x:
-                fast.input_grad_from_stats_into(gd[a:b], x[a:b], mean[a:b], invstd[a:b], wd, gx[a:b])
-            if need_w or need_b:
-                fast.param_grads_from_stats_into(gd, x, mean, invstd, gw, gb, lo, hi)
-            return
         if need_x:
-            fast.input_grad_into(gd[a:b], xhat[a:b], invstd[a:b], wd, gx[a:b])
-        if need_w or need_b:
-            fast.param_grads_into(gd, xhat, gw, gb, lo, hi)
+            fast.input_grad_into(gd[a:b], rows_in[a:b], mean[a:b], invstd[a:b], wd, gx[a:b])
+        if need_w or need_b:  # the columns in the same proportion as the rows: parts cover 0..c once
+            fast.param_grads_into(gd, rows_in, mean, invstd, gw, gb, a * c // rows, b * c // rows)
 
     parallel.parallel_for(rows, part, grain=_compiled_row_grain(c))
     return gx, gw if need_w else None, gb if need_b else None

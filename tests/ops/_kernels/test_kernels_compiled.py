@@ -463,8 +463,8 @@ CASES = {
                            lambda seed: _layer_norm_case(seed, np.float32, _FLOAT32_ROWS), 12),
     # (seeds 0, 4, 8 of the case above: a weight or bias with a gradient, which the kernel sums)
     "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
-    "layer_norm_op": (("layer_norm.input_grad_from_stats_into", "layer_norm.param_grads_from_stats_into"),
-                      _layer_norm_op_case, 12),
+    # (the kernels making the normalised rows on the way from the statistics)
+    "layer_norm_op": (("layer_norm.input_grad_into", "layer_norm.param_grads_into"), _layer_norm_op_case, 12),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),

@@ -23,12 +23,12 @@ def _forward_sig(t):
 
 def _input_grad_sig(t):
     m, rm, rv = t[:, ::1], readonly(t, 2), readonly(t, 1)
-    return types.void(rm, rm, rv, rv, m)
+    return types.void(rm, rm, rv, rv, rv, m)
 
 
 def _param_grads_sig(t):
-    v, rm = t[::1], readonly(t, 2)
-    return types.void(rm, rm, v, v, int64, int64)
+    v, rm, rv = t[::1], readonly(t, 2), readonly(t, 1)
+    return types.void(rm, rm, rv, rv, v, v, int64, int64)
 
 
 @jit([_forward_sig(float64)])
@@ -64,44 +64,22 @@ def forward_into(x, w, b, eps, out, xhat, means, invstd):
 
 
 @jit([_input_grad_sig(float32), _input_grad_sig(float64)])
-def input_grad_into(gd, xhat, invstd, w, gx):
-    """The input gradient of rows (R, C), C >= 2, written into ``gx``; an empty ``w`` stands for None. Each
-    row on its own, as the forward."""
+def input_grad_into(gd, x, mean, invstd, w, gx):
+    """The input gradient of rows (R, C), C >= 2, written into ``gx``; an empty ``w`` stands for None. ``x``
+    holds the normalised rows, or with ``mean`` given (not empty) the input's rows, each normalised on the
+    way as ``(x - mean) * invstd`` (numpy's two roundings: native_layer_norm_backward's operands). Each row on
+    its own, as the forward."""
     rows, c = gd.shape
     count = like(gd[0, 0], c)
-    prod = np.empty(c, gd.dtype)
-    for r in range(rows):
-        g_hat, hr = gx[r], xhat[r]  # g_hat first, in the row of the result
-        for j in range(c):
-            g = gd[r, j] * w[j] if w.size else gd[r, j]
-            g_hat[j] = g
-            prod[j] = g * hr[j]
-        m1 = row_sum(prod, 0, c, 1) / count
-        m0 = row_sum(g_hat, 0, c, 1) / count
-        inv = invstd[r]
-        for j in range(c):
-            g_hat[j] = ((g_hat[j] - m0) - hr[j] * m1) * inv
-
-
-def _input_grad_stats_sig(t):
-    m, rm, rv = t[:, ::1], readonly(t, 2), readonly(t, 1)
-    return types.void(rm, rm, rv, rv, rv, m)
-
-
-@jit([_input_grad_stats_sig(float32), _input_grad_stats_sig(float64)])
-def input_grad_from_stats_into(gd, x, mean, invstd, w, gx):
-    """``input_grad_into`` with each row's normalised input made on the way from the input and the forward's
-    statistics, ``(x - mean) * invstd`` (numpy's two roundings), as ``native_layer_norm_backward`` receives
-    them: the array of normalised inputs is never written."""
-    rows, c = gd.shape
-    count = like(gd[0, 0], c)
+    made = mean.size > 0
     prod = np.empty(c, gd.dtype)
     h = np.empty(c, gd.dtype)
     for r in range(rows):
-        g_hat, xr = gx[r], x[r]
-        m, inv = mean[r], invstd[r]
+        g_hat, xr = gx[r], x[r]  # g_hat first, in the row of the result
+        inv = invstd[r]
+        m = mean[r] if made else inv
         for j in range(c):
-            hj = (xr[j] - m) * inv
+            hj = (xr[j] - m) * inv if made else xr[j]
             h[j] = hj
             g = gd[r, j] * w[j] if w.size else gd[r, j]
             g_hat[j] = g
@@ -112,39 +90,11 @@ def input_grad_from_stats_into(gd, x, mean, invstd, w, gx):
             g_hat[j] = ((g_hat[j] - m0) - h[j] * m1) * inv
 
 
-def _param_grads_stats_sig(t):
-    v, rm, rv = t[::1], readonly(t, 2), readonly(t, 1)
-    return types.void(rm, rm, rv, rv, v, v, int64, int64)
-
-
-@jit([_param_grads_stats_sig(float32), _param_grads_stats_sig(float64)])
-def param_grads_from_stats_into(gd, x, mean, invstd, gw, gb, lo, hi):
-    """``param_grads_into`` with the normalised input made on the way, as ``input_grad_from_stats_into``."""
-    rows = gd.shape[0]
-    zero = like(gd[0, 0], 0.0)
-    need_w, need_b = gw.size > 0, gb.size > 0
-    n = hi - lo
-    gws, gbs = gw[lo:hi] if need_w else gw, gb[lo:hi] if need_b else gb
-    for j in range(gws.size):
-        gws[j] = zero
-    for j in range(gbs.size):
-        gbs[j] = zero
-    for r in range(rows):  # each column's sum runs down the rows in order
-        gr, xr = gd[r, lo:hi], x[r, lo:hi]
-        m, inv = mean[r], invstd[r]
-        if need_w:
-            for j in range(n):
-                gws[j] += gr[j] * ((xr[j] - m) * inv)
-        if need_b:
-            for j in range(n):
-                gbs[j] += gr[j]
-
-
 @jit([_param_grads_sig(float32), _param_grads_sig(float64)])
-def param_grads_into(gd, xhat, gw, gb, lo, hi):
+def param_grads_into(gd, x, mean, invstd, gw, gb, lo, hi):
     """Columns ``lo:hi`` of the weight and bias gradients (C,) of rows (R, C): each column summed down the
     rows one after another, so a run of columns is summed alike on any thread. An empty ``gw`` or ``gb``
-    is not asked for."""
+    is not asked for; ``x``, ``mean`` and ``invstd`` as ``input_grad_into``'s."""
     rows = gd.shape[0]
     zero = like(gd[0, 0], 0.0)
     need_w, need_b = gw.size > 0, gb.size > 0
@@ -155,11 +105,14 @@ def param_grads_into(gd, xhat, gw, gb, lo, hi):
         gws[j] = zero
     for j in range(gbs.size):
         gbs[j] = zero
+    made = mean.size > 0
     for r in range(rows):  # each column's sum runs down the rows in order
-        gr, hr = gd[r, lo:hi], xhat[r, lo:hi]
+        gr, xr = gd[r, lo:hi], x[r, lo:hi]
         if need_w:
+            inv = invstd[r]
+            m = mean[r] if made else inv
             for j in range(n):
-                gws[j] += gr[j] * hr[j]
+                gws[j] += gr[j] * ((xr[j] - m) * inv if made else xr[j])
         if need_b:
             for j in range(n):
                 gbs[j] += gr[j]
