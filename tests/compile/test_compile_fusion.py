@@ -17,6 +17,13 @@ from tinytorch._dynamo.fusion import filled_slots
 aten = tt.ops.aten
 
 
+@pytest.fixture(autouse=True)
+def _fresh():
+    tt._dynamo.reset()
+    yield
+    tt._dynamo.reset()
+
+
 def _values(rng, shape, dtype):
     """Gradients with the values a sum treats apart: -0.0, +0.0, NaN, infinities."""
     a = rng.standard_normal(shape).astype(dtype)

@@ -25,6 +25,13 @@ CONFIGS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _fresh():
+    tt._dynamo.reset()
+    yield
+    tt._dynamo.reset()
+
+
 def _lstm(lib, config: dict):
     lib.manual_seed(0)
     return lib.nn.LSTM(4, 3, **{"batch_first": True, **config})

@@ -20,6 +20,13 @@ from tinytorch._dynamo.lowering import LOWERINGS
 F = tt.nn.functional
 
 
+@pytest.fixture(autouse=True)
+def _fresh():
+    tt._dynamo.reset()
+    yield
+    tt._dynamo.reset()
+
+
 def _mlp():
     return tt.nn.Sequential(tt.nn.Flatten(), tt.nn.Linear(48, 32), tt.nn.ReLU(), tt.nn.Linear(32, 32), tt.nn.ReLU(),
                             tt.nn.Linear(32, 10))

@@ -17,9 +17,11 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(autouse=True)
-def _fresh_pytorch_caches():
-    torch._dynamo.reset()  # (tinytorch's: conftest.py)
+def _fresh():
+    tt._dynamo.reset()
+    torch._dynamo.reset()
     yield
+    tt._dynamo.reset()
     torch._dynamo.reset()
 
 
