@@ -162,3 +162,28 @@ def test_slices_summed_with_another_gradient_keep_eagers_order():
     np.testing.assert_array_equal(_bits(got), _bits(want))
     source = _backward_source(run)
     assert "aten_add" in source, source
+
+
+def test_a_source_written_in_place_after_its_copy_keeps_the_copy():
+    """``view(clone(x))`` is read as ``x`` itself only where nothing writes into ``x`` between the clone and the
+    sum: here ``x.add_`` runs in between, so the fill reads the clone (the values before the write)."""
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+    from tinytorch._dynamo.fusion import fill_slots
+
+    def program(x, y, written):
+        copy = aten._unsafe_view.default(aten.clone.default(x.t(), memory_format=tt.contiguous_format), [4, 3])
+        padded = aten.select_backward.default(copy, [2, 4, 3], 0, 0)
+        if written:
+            x.add_(1.0)
+        return aten.add.Tensor(padded, aten.select_backward.default(y, [2, 4, 3], 0, 1))
+
+    for written in (False, True):
+        gm = make_fx(lambda x, y: program(x, y, written))(tt.randn(3, 4), tt.randn(4, 3))
+        fill_slots(gm.graph)
+        gm.recompile()
+        code = gm.code
+        assert "filled_slots" in code and "select_backward" not in code, code
+        assert ("clone" in code) == written, code
+        x, y = tt.randn(3, 4), tt.randn(4, 3)
+        want = program(x.clone(), y, written)
+        np.testing.assert_array_equal(gm(x, y).numpy(), want.numpy())

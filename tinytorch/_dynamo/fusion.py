@@ -13,10 +13,11 @@ sum is often moved around (``unsqueeze``, ``transpose``, ``squeeze``) and made c
 
 ``fill_slots`` makes this one node, ``filled_slots``: it allocates the result once, in the layout of the last
 clone where there is one, and writes each slice's gradient into its slot of it straight from the array the
-first clone read (one strided pass each). Every element of a slot is the value the sum gave it: its slice's
-gradient plus zeros, ``g + 0`` (which is ``g``, but for -0.0, which becomes +0.0); an element of a slot no
-slice filled is +0.0. Eager tinytorch fills MultiheadAttention's gradient the same way
-(``_PackedSelectBackward``), so eager and compiled steps keep giving the same floats."""
+first clone read (one strided pass each; a clone whose source an in-place op writes before the sum stays).
+Every element of a slot is the value the sum gave it: its slice's gradient plus zeros, ``g + 0`` (which is
+``g``, but for -0.0, which becomes +0.0); an element of a slot no slice filled is +0.0. Eager tinytorch fills
+MultiheadAttention's gradient the same way (``_PackedSelectBackward``), so eager and compiled steps keep giving
+the same floats."""
 from __future__ import annotations
 
 import math
@@ -71,13 +72,22 @@ def _dtype(node):
     return getattr(val, "dtype", None)
 
 
-def _source(part):
+def _writes(node) -> bool:
+    """Whether ``node`` writes into one of its inputs (an in-place ATen operator: ``add_``, ``copy_``...)."""
+    name = _target(node)
+    return name.startswith("aten.") and name.split(".")[1].endswith("_")
+
+
+def _source(part, order: dict, writes: list, until: int):
     """What a ``select_backward`` reads, and the nodes that only copied it there: ``view(clone(x))`` read once
-    each is ``x`` itself (the copy goes straight into the slot, row after row as the view reads it)."""
+    each is ``x`` itself (the copy goes straight into the slot, row after row as the view reads it), unless an
+    in-place op (positions ``writes``) runs between the clone and the fill (at ``until``), which could change
+    ``x`` in between."""
     src = part.args[0]
     if _target(src) in _VIEWS and _only_user(src) is part:
         copy = src.args[0]
-        if _target(copy) == _CLONE and _only_user(copy) is src and isinstance(copy.args[0], FxNode):
+        if (_target(copy) == _CLONE and _only_user(copy) is src and isinstance(copy.args[0], FxNode)
+                and not any(order[copy] < w < until for w in writes)):
             return copy.args[0], [src, copy]
     return src, []
 
@@ -122,6 +132,8 @@ def fill_slots(graph) -> None:
     """Rewrite each sum of zero-padded slice gradients (``select_backward`` nodes added up, each read only by
     that sum) into one ``filled_slots`` node; see the module's docstring."""
     gone: set = set()
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    writes = [i for n, i in order.items() if _writes(n)]
     for root in reversed(list(graph.nodes)):
         if root in gone or _target(root) != _ADD:
             continue
@@ -138,13 +150,13 @@ def fill_slots(graph) -> None:
         slots = [p.args[3] % sizes[dim] for p in parts]
         if len(set(slots)) != len(slots):
             continue
-        sources, copies = zip(*(_source(p) for p in parts))
+        sources, copies = zip(*(_source(p, order, writes, order[root]) for p in parts))
         moved = _moved_axes(root, len(sizes), sizes)
         replaced, kwargs, chain = root, {}, []
         if moved is not None:
             axes, replaced, chain = moved
             kwargs = {"axes": axes}
-        with graph.inserting_before(replaced):
+        with graph.inserting_before(root):  # (where the sum was: the sources read where it read them)
             fused = graph.call_function(filled_slots, (list(sources), slots, sizes, dim), kwargs)
         fused.meta["val"] = replaced.meta.get("val")
         replaced.replace_all_uses_with(fused)
