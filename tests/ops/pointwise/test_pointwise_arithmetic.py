@@ -103,7 +103,7 @@ def _bits(t):
 
 @pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
 def test_zero_dim_forward_bit_for_bit(dtype, op):
     vals = _values(dtype)
     rng = np.random.default_rng(2)

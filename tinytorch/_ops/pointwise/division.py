@@ -55,7 +55,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
         fdt = get_default_dtype().np
         ad = ad.astype(fdt) if isinstance(ad, (np.ndarray, np.generic)) else ad  # (numpy 1.x: binary_operands'
         bd = bd.astype(fdt) if isinstance(bd, (np.ndarray, np.generic)) else bd  # numpy scalars too)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # (PyTorch warns of no overflow, zero divisor or NaN)
         # binary_operands' float32 scalar beside half: a float32 quotient (numpy 1.x divided in half, by value)
         out = as_array(ad / bd if type(bd) is not np.float32 and type(ad) is not np.float32 else
                        np.true_divide(ad, bd, dtype=np.float32))
