@@ -21,8 +21,9 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     writes them), so ``with torch.no_grad(): stat = h.mean()`` stays in the graph and out of its backward;
   - a tensor that reached the ops from outside the recording (``x.data``, a path below the declared ops)
     and is not a parameter, buffer or tensor attribute of the module or of another module the program reaches
-    (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a global or closure
-    tensor of the function: its value would be frozen into the graph;
+    (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a tensor the function
+    reaches through its globals or closure, directly or in their lists, tuples, dicts and objects (micrograd's
+    neurons' weights: ``free_tensors``): its value would be frozen into the graph;
   - a call of a function marked ``torch.compiler.disable``.
 
 With ``fullgraph=True`` the first break raises ``torch._dynamo.exc.Unsupported`` with PyTorch's text instead.
@@ -33,10 +34,12 @@ that read none works for any sizes of the same rank (``dynamic``, see ``guards.p
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import sys
 import threading
 import traceback
+import types
 
 from ..autograd.grad_mode import _State, _set_grad_enabled
 from ..fx.experimental import proxy_tensor as _proxy
@@ -378,10 +381,53 @@ def _free_names(fn):
         yield name, value, lambda cell=cell: cell.cell_contents
 
 
+_FREE_DEPTH = 4        # containers and objects followed below a global or closure name
+_FREE_BUDGET = 100_000  # items looked at in all, at most (a global dataset list is not walked to its end)
+
+
 def free_tensors(fn) -> dict:
-    """id -> (name, reader) of the tensors a function reads from its globals or closure: the guards read them
-    again at each call and compare identities."""
-    return {id(value): (name, read) for name, value, read in _free_names(fn) if isinstance(value, Tensor)}
+    """id -> (name, reader) of the tensors a function reads from its globals or closure, directly or held by
+    the lists, tuples and dicts and user objects they name, up to four levels down (micrograd's
+    ``layers[0][3].w[1]``), each by the name PyTorch's guards give it (``G['layers'][0][3].w[1]``). As Dynamo
+    lifts such tensors into graph inputs, the replay reads them at each call through their readers (their
+    values are not frozen into the graph), and the guards compare their identities."""
+    found: dict = {}
+    seen: set = set()
+    budget = [_FREE_BUDGET]
+
+    def walk(name: str, value, read, depth: int) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        if isinstance(value, Tensor):
+            found.setdefault(id(value), (name, read))
+            return
+        if depth <= 0 or id(value) in seen or isinstance(value, Module):  # (a module's tensors: a Root's)
+            return
+        if type(value) in (list, tuple):
+            seen.add(id(value))
+            for k, item in enumerate(value):
+                walk(f"{name}[{k}]", item, lambda k=k, read=read: _item(read(), k), depth - 1)
+        elif type(value) is dict:
+            seen.add(id(value))
+            for key, item in list(value.items()):
+                walk(f"{name}[{key!r}]", item, lambda key=key, read=read: _item(read(), key), depth - 1)
+        elif _user_object(value):
+            seen.add(id(value))
+            for attr, item in list(vars(value).items()):
+                walk(f"{name}.{attr}", item, lambda attr=attr, read=read: getattr(read(), attr, None), depth - 1)
+
+    for name, value, read in _free_names(fn):
+        walk(name, value, read, _FREE_DEPTH)
+    return found
+
+
+def _user_object(value) -> bool:
+    """An instance of a user's class, callable or not (a micrograd ``Neuron``), whose attributes may hold tensors;
+    not a function, method, class, Python module or an object of Python's own or numpy's."""
+    return (hasattr(value, "__dict__") and not isinstance(value, (type, Tensor, types.FunctionType, types.MethodType,
+                                                                   types.ModuleType, functools.partial))
+            and type(value).__module__.split(".")[0] not in ("builtins", "types", "functools", "numpy", "tinytorch"))
 
 
 def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: bool):
