@@ -26,6 +26,7 @@ from .. import _logging, _meta
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
 from .fusion import fill_slots
+from .pointwise import fuse_pointwise
 from .lowering import keep_forward_state, skip_renames
 from .replay import Plan
 from .guards import Guard
@@ -97,6 +98,7 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
     skip_renames(gm.graph)
     fill_slots(gm.graph)
+    fuse_pointwise(gm.graph, n_primals)
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)

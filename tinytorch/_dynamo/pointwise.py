@@ -1,0 +1,254 @@
+"""Pointwise fusion: a run of elementwise ops of one shape and dtype becomes one generated function.
+
+A plan (``replay.py``) calls one op per node: on a small tensor the call costs far more than its arithmetic
+(micrograd's graph is thousands of additions and products of 0-d tensors, each a Python call, a dispatch and a
+numpy scalar op). ``fuse_pointwise`` finds the runs of consecutive nodes of the joint graph that are elementwise
+ops of the table below, all of one side (forward or backward), one shape and one floating dtype, with operands
+of that shape and dtype or Python numbers; each run of two or more becomes one node calling a generated function
+that computes every op of the run on scalars, one after the other::
+
+    def fused_mul_add_relu_0(in0, in1, in2):        # (TORCH_LOGS=output_code prints it)
+        x0 = in0._data[()]
+        x1 = in1._data[()]
+        x2 = in2._data[()]
+        v0 = x0 * x1           # mul
+        v1 = v0 + x2           # add
+        v2 = zero if v1 < zero else v1   # relu
+        return (v1, v2)
+
+The values a later node reads (or the plan returns) come out as tensors again. Two forms run the same lines:
+
+- **0-d tensors**: the lines run as they are, on numpy scalars of the dtype (float32 arithmetic in float32,
+  one rounding per op, as the ops round: the eager ops compute a 0-d float32 sum or product in double precision
+  and round it once to float32, which gives the same float, double rounding being harmless for +, -, * and /
+  of floats with half the bits or fewer). No compiler is needed.
+- **arrays** (``[fast]``: numba installed): the lines become the body of a loop over the elements, compiled by
+  numba (no fast-math, so nothing is contracted or reordered: each op rounds where it did). The generated
+  function takes this path when its inputs are C-contiguous, else it runs the run's ops one by one (an op's
+  result keeps its inputs' layout, which later reductions' order may depend on). Without numba, array runs
+  are left as they are.
+
+Only ops whose elementwise formula is exact IEEE arithmetic or a comparison are fused (no exp, tanh or erf:
+numpy's SIMD functions, PyTorch's and a compiler's libm give different floats), so a fused plan gives the floats
+the unfused plan gives, bit for bit, signed zeros and infinities included; a NaN stays a NaN, but its sign and
+payload may differ where numba's code and numpy's loops make it differently (an invalid operation, or two NaN
+operands: LLVM leaves a NaN's bits open). ``tests/compile/test_compile_pointwise.py`` holds them to that."""
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import operator
+import sys
+
+import numpy as np
+
+from .. import _logging
+from .._quiet_fp import loud, quiet
+from .._ops._kernels import compiled as _compiled
+from ..fx.node import Node as FxNode
+from ..tensor import _make
+from .guards import _NP_DTYPE
+from .replay import _resolve
+
+__all__ = ["fuse_pointwise"]
+
+log = logging.getLogger("tinytorch._inductor.output_code")
+
+# aten op -> (the line's formula over its operands {0}, {1}..., which operands may be Python numbers)
+_FORMULAS = {
+    "aten.add.Tensor": ("{0} + {1}", (1,)),
+    "aten.sub.Tensor": ("{0} - {1}", (1,)),
+    "aten.mul.Tensor": ("{0} * {1}", (1,)),
+    "aten.div.Tensor": ("{0} / {1}", ()),  # (a number divisor: PyTorch multiplies by its reciprocal)
+    "aten.rsub.Scalar": ("{1} - {0}", (1,)),
+    "aten.neg.default": ("-{0}", ()),
+    "aten.relu.default": ("zero if {0} < zero else {0}", ()),  # (keeps -0.0 and NaN, as relu does)
+    "aten.threshold_backward.default": ("zero if {1} <= zero else {0}", (2,)),  # threshold 0 only
+}
+_SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub"}
+_FLOATS = {np.dtype(np.float32): (np.float32, 2 ** 24, float(np.finfo(np.float32).max)),
+           np.dtype(np.float64): (np.float64, 2 ** 53, float(np.finfo(np.float64).max))}
+_names = itertools.count()
+_KERNELS: dict = {}  # generated loop source -> its numba-compiled function (identical runs compile once)
+
+
+def _val(node):
+    val = node.meta.get("val") if isinstance(node, FxNode) else None
+    return val if hasattr(val, "shape") and hasattr(val, "dtype") else None
+
+
+def _key(node):
+    """(shape, numpy dtype) of a node's result where it is a floating tensor, else None."""
+    val = _val(node)
+    if val is None:
+        return None
+    dt = _NP_DTYPE[val.dtype]
+    return (tuple(val.shape), dt) if dt in _FLOATS else None
+
+
+def _number_ok(value, dtype) -> bool:
+    """A Python number the op's eager path casts to ``dtype`` before the arithmetic, exactly as the fused line's
+    constant is made (finite, an int the dtype holds exactly, a float within its range)."""
+    _, ints, top = _FLOATS[dtype]
+    if type(value) is int:
+        return abs(value) <= ints
+    return type(value) is float and math.isfinite(value) and abs(value) <= top
+
+
+def _fusable(node, key) -> bool:
+    if node.op != "call_function" or node.kwargs or _key(node) != key:
+        return False
+    formula = _FORMULAS.get(str(node.target))
+    if formula is None:
+        return False
+    numbers = formula[1]
+    if str(node.target) == "aten.threshold_backward.default":
+        if len(node.args) != 3 or node.args[2] != 0:
+            return False
+    for i, a in enumerate(node.args):
+        if isinstance(a, FxNode):
+            if _key(a) != key:
+                return False
+        elif i not in numbers or not _number_ok(a, key[1]):
+            return False
+    return True
+
+
+def fuse_pointwise(graph, n_primals: int) -> None:
+    """Replace each run of two or more fusable nodes (see the module's docstring) by one node calling a generated
+    function, and a ``getitem`` of its result for each value read after the run. ``graph``: a joint graph whose
+    first ``n_primals`` placeholders are the primals, the rest tangents (a run never mixes the forward's nodes
+    with the backward's, those that read a tangent)."""
+    backward = set([n for n in graph.nodes if n.op == "placeholder"][n_primals:])
+    for node in graph.nodes:
+        if node.op == "call_function" and any(a in backward for a in node.all_input_nodes):
+            backward.add(node)
+    side = backward.__contains__
+    arrays = None  # whether numba compiles the array form (asked once, at the first array run)
+    run: list = []
+    runs: list = []
+    for node in list(graph.nodes):
+        key = _key(node)
+        if run and key == _key(run[0]) and side(node) == side(run[0]) and _fusable(node, key):
+            run.append(node)
+            continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [node] if key is not None and _fusable(node, key) else []
+    if len(run) > 1:
+        runs.append(run)
+    for run in runs:
+        shape, dtype = _key(run[0])
+        if shape != ():
+            if arrays is None:
+                arrays = _compiled.family("relu") is not None  # (numba importable, and switched on)
+            if not arrays:
+                continue
+        _replace(graph, run, shape, dtype)
+
+
+def _replace(graph, run: list, shape: tuple, dtype) -> None:
+    inside = set(run)
+    inputs: list = []
+    for node in run:
+        for a in node.args:
+            if isinstance(a, FxNode) and a not in inside and a not in inputs:
+                inputs.append(a)
+    outputs = [n for n in run if any(u not in inside for u in n.users)]
+    fn = _generate(run, inputs, outputs, shape, dtype)
+    if fn is None:
+        return
+    with graph.inserting_before(run[0]):
+        fused = graph.call_function(fn, tuple(inputs))
+        fused.meta["val"] = tuple(n.meta.get("val") for n in outputs)
+        items = []
+        for k, out in enumerate(outputs):
+            item = graph.call_function(operator.getitem, (fused, k))
+            item.meta["val"] = out.meta.get("val")
+            items.append(item)
+    for out, item in zip(outputs, items):
+        out.replace_all_uses_with(item)
+    for node in reversed(run):
+        graph.erase_node(node)
+
+
+def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
+    """The generated function of a run: its source, made into a function (numba-compiled for arrays)."""
+    scalar_type = _FLOATS[dtype][0]
+    tname = scalar_type.__name__
+    names = {n: f"x{k}" for k, n in enumerate(inputs)}
+    consts: dict = {}
+    lines = []
+    for k, node in enumerate(run):
+        ops = []
+        for a in node.args:
+            if isinstance(a, FxNode):
+                ops.append(names[a])
+            else:
+                c = consts.setdefault(repr(float(scalar_type(a))) if type(a) is float else repr(a), f"c{len(consts)}")
+                ops.append(c)
+        formula = _FORMULAS[str(node.target)][0]
+        names[node] = f"v{k}"
+        label = _SHORT.get(str(node.target), str(node.target).split(".")[1])
+        lines.append(f"v{k} = {formula.format(*ops)}  # {label}")
+    consts_lines = [f"{c} = np.{tname}({v})" for v, c in consts.items()] + [f"zero = np.{tname}(0)"]
+    ops = list(dict.fromkeys(_SHORT.get(str(n.target), str(n.target).split(".")[1]) for n in run))
+    title = f"fused_{'_'.join(ops[:4])}_{next(_names)}"
+    params = ", ".join(f"in{k}" for k in range(len(inputs)))
+    results = [names[n] for n in outputs]
+    if shape == ():
+        body = ([f"    {c}" for c in consts_lines] + [f"    x{k} = in{k}._data[()]" for k in range(len(inputs))]
+                + [f"    {line}" for line in lines])
+        src = (f"def {title}({params}):\n    token = quiet()\n    try:\n" + "\n".join("    " + b for b in body)
+               + f"\n    finally:\n        loud(token)\n    return ({''.join(f'out({r}), ' for r in results)})\n")
+        glob = {"np": np, "quiet": quiet, "loud": loud, "out": lambda v: _make(np.array(v))}
+        return _define(title, src, glob)
+    arrays = [f"a{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
+    loop = (f"def kernel({', '.join(arrays)}):\n"
+            + "".join(f"    {c}\n" for c in consts_lines)
+            + "    for i in range(o0.shape[0]):\n"
+            + "".join(f"        x{k} = a{k}[i]\n" for k in range(len(inputs)))
+            + "".join(f"        {line}\n" for line in lines)
+            + "".join(f"        o{k}[i] = {r}\n" for k, r in enumerate(results)))
+    kernel = _KERNELS.get(loop)
+    if kernel is None:
+        try:
+            numba = sys.modules["numba"]  # (imported: fuse_pointwise asked for a family of compiled kernels)
+            kernel = numba.njit(_define("kernel", loop, {"np": np}), cache=False, error_model="numpy")
+            kernel(*[np.empty(0, dtype) for _ in arrays])  # compiled now, for the arrays a call passes
+        except Exception:  # noqa: BLE001  (numba failing on it: the run stays op by op)
+            return None
+        _KERNELS[loop] = kernel
+    reads = ", ".join(f"in{k}._data" for k in range(len(inputs)))
+    src = (f"def {title}({params}):\n"
+           f"    arrays = ({reads},)\n"
+           f"    if not all(a.flags.c_contiguous for a in arrays):\n"
+           f"        return unfused({params})\n"
+           f"    outs = [np.empty({shape!r}, np.{tname}) for _ in range({len(outputs)})]\n"
+           f"    kernel(*[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in outs])\n"
+           f"    return tuple(make(o) for o in outs)\n")
+    glob = {"np": np, "kernel": kernel, "make": _make, "unfused": _unfused(run, inputs, outputs)}
+    if _logging.enabled("output_code"):
+        log.warning("Output code (kernel of %s):\n%s", title, loop)
+    return _define(title, src, glob)
+
+
+def _define(title: str, src: str, glob: dict):
+    if title != "kernel" and _logging.enabled("output_code"):
+        log.warning("Output code:\n%s", src)
+    code = compile(src, f"<tinytorch fused {title}>", "exec")
+    exec(code, glob)  # noqa: S102 - the run's own generated source
+    return glob[title]
+
+
+def _unfused(run: list, inputs: list, outputs: list):
+    """The run's ops one by one (for inputs the loop does not take): what the plan ran before the fusion."""
+    steps = [(n, _resolve(n.target), tuple(n.args)) for n in run]  # (the args as they are: erased nodes lose them)
+
+    def unfused(*tensors):
+        env = dict(zip(inputs, tensors))
+        for node, fn, args in steps:
+            env[node] = fn(*[env[a] if isinstance(a, FxNode) else a for a in args])
+        return tuple(env[n] for n in outputs)
+    return unfused
