@@ -86,6 +86,31 @@ def test_fused_runs_give_the_ops_floats(dtype, shape, kernels):
         _compiled.set_enabled(previous)
 
 
+def _scaled(x, w, s):
+    return ((x * w + s) * 0.5 - w).relu() / s + x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_broadcast_operands_fuse_with_the_ops_floats(dtype):
+    """A bias of the last axis and a column of the rows beside a (B, T, C) input: the loop reads them through
+    zero strides; results keep eager's layout."""
+    rng = np.random.default_rng(11)
+    shapes = [(3, 5, 8), (8,), (3, 5, 1)]
+    eager = [tt.tensor(_values(rng, s, dtype), requires_grad=True) for s in shapes]
+    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
+    compiled = tt.compile(_scaled)
+    for _ in range(3):
+        for t in eager + mine:
+            t.grad = None
+        want, got = _scaled(*eager), compiled(*mine)
+        g = tt.tensor(_values(rng, shapes[0], dtype))
+        want.backward(g)
+        got.backward(g)
+        assert want.stride() == got.stride() and _same(want, got)
+        assert all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
+    assert ("fused_mul_add" in _fused_sources(compiled)) == _compiled.available()
+
+
 def test_inputs_of_another_layout_run_the_ops_one_by_one():
     rng = np.random.default_rng(5)
     base = [_values(rng, (20, 33), np.float32) for _ in range(3)]

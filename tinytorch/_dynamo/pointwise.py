@@ -4,7 +4,8 @@ A plan (``replay.py``) calls one op per node: on a small tensor the call costs f
 (micrograd's graph is thousands of additions and products of 0-d tensors, each a Python call, a dispatch and a
 numpy scalar op). ``fuse_pointwise`` finds the runs of consecutive nodes of the joint graph that are elementwise
 ops of the table below, all of one side (forward or backward), one shape and one floating dtype, with operands
-of that shape and dtype or Python numbers; each run of two or more becomes one node calling a generated function
+of that dtype (of that shape, or broadcasting to it) or Python numbers; each run of two or more becomes one node
+calling a generated function
 that computes every op of the run on scalars, one after the other::
 
     def fused_mul_add_relu_0(in0, in1, in2):        # (TORCH_LOGS=output_code prints it)
@@ -22,8 +23,9 @@ The values a later node reads (or the plan returns) come out as tensors again. T
   one rounding per op, as the ops round: the eager ops compute a 0-d float32 sum or product in double precision
   and round it once to float32, which gives the same float, double rounding being harmless for +, -, * and /
   of floats with half the bits or fewer). No compiler is needed.
-- **arrays** (``[fast]``: numba installed): the lines become the body of a loop over the elements, compiled by
-  numba (no fast-math, so nothing is contracted or reordered: each op rounds where it did). The generated
+- **arrays** (``[fast]``: numba installed): the lines become the body of a loop over the elements (one flat loop,
+  or a loop per axis where an operand broadcasts: a bias, a column of row statistics, read through zero strides),
+  compiled by numba (no fast-math, so nothing is contracted or reordered: each op rounds where it did). The generated
   function takes this path when its inputs are C-contiguous, else it runs the run's ops one by one (an op's
   result keeps its inputs' layout, which later reductions' order may depend on). Without numba, array runs
   are left as they are.
@@ -64,7 +66,7 @@ _FORMULAS = {
     "aten.rsub.Scalar": ("{1} - {0}", (1,)),
     "aten.neg.default": ("-{0}", ()),
     "aten.relu.default": ("zero if {0} < zero else {0}", ()),  # (keeps -0.0 and NaN, as relu does)
-    "aten.threshold_backward.default": ("zero if {1} <= zero else {0}", (2,)),  # threshold 0 only
+    "aten.threshold_backward.default": ("zero if {1} <= {2} else {0}", (2,)),  # threshold 0 only
 }
 _SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub"}
 _FLOATS = {np.dtype(np.float32): (np.float32, 2 ** 24, float(np.finfo(np.float32).max)),
@@ -85,6 +87,14 @@ def _key(node):
         return None
     dt = _NP_DTYPE[val.dtype]
     return (tuple(val.shape), dt) if dt in _FLOATS else None
+
+
+def _broadcasts(shape: tuple, to: tuple) -> bool:
+    """Whether an operand of ``shape`` broadcasts to the run's ``to`` (fewer axes, or axes of size 1): an array
+    operand only (a 0-d tensor beside an array takes another path in the ops)."""
+    if shape == to:
+        return True
+    return bool(shape) and len(shape) <= len(to) and all(s in (1, t) for s, t in zip(shape[::-1], to[::-1]))
 
 
 def _number_ok(value, dtype) -> bool:
@@ -108,7 +118,8 @@ def _fusable(node, key) -> bool:
             return False
     for i, a in enumerate(node.args):
         if isinstance(a, FxNode):
-            if _key(a) != key:
+            other = _key(a)
+            if other is None or other[1] != key[1] or not _broadcasts(other[0], key[0]):
                 return False
         elif i not in numbers or not _number_ok(a, key[1]):
             return False
@@ -204,31 +215,44 @@ def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
                + f"\n    finally:\n        loud(token)\n    return ({''.join(f'out({r}), ' for r in results)})\n")
         glob = {"np": np, "quiet": quiet, "loud": loud, "out": lambda v: _make(np.array(v))}
         return _define(title, src, glob)
+    full = [tuple(_val(n).shape) == shape for n in inputs]  # the inputs of the run's shape (others broadcast)
     arrays = [f"a{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
+    if all(full):  # one flat loop over the elements, in memory order
+        loops, at = ["for i in range(o0.shape[0]):"], "i"
+    else:  # a loop per axis, the broadcast inputs read through their zero strides
+        loops = [f"{'    ' * d}for i{d} in range(o0.shape[{d}]):" for d in range(len(shape))]
+        at = ", ".join(f"i{d}" for d in range(len(shape)))
+    inner = "    " * (len(loops) + 1)
     loop = (f"def kernel({', '.join(arrays)}):\n"
             + "".join(f"    {c}\n" for c in consts_lines)
-            + "    for i in range(o0.shape[0]):\n"
-            + "".join(f"        x{k} = a{k}[i]\n" for k in range(len(inputs)))
-            + "".join(f"        {line}\n" for line in lines)
-            + "".join(f"        o{k}[i] = {r}\n" for k, r in enumerate(results)))
+            + "".join(f"    {line}\n" for line in loops)
+            + "".join(f"{inner}x{k} = a{k}[{at}]\n" for k in range(len(inputs)))
+            + "".join(f"{inner}{line}\n" for line in lines)
+            + "".join(f"{inner}o{k}[{at}] = {r}\n" for k, r in enumerate(results)))
     kernel = _KERNELS.get(loop)
     if kernel is None:
         try:
             numba = sys.modules["numba"]  # (imported: fuse_pointwise asked for a family of compiled kernels)
             kernel = numba.njit(_define("kernel", loop, {"np": np}), cache=False, error_model="numpy")
-            kernel(*[np.empty(0, dtype) for _ in arrays])  # compiled now, for the arrays a call passes
+            if all(full):
+                kernel(*[np.empty(0, dtype) for _ in arrays])  # compiled now, for the arrays a call passes
         except Exception:  # noqa: BLE001  (numba failing on it: the run stays op by op)
             return None
         _KERNELS[loop] = kernel
     reads = ", ".join(f"in{k}._data" for k in range(len(inputs)))
+    if all(full):
+        call = "kernel(*[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in outs])"
+    else:
+        call = f"kernel(*[a if a.shape == {shape!r} else broadcast(a, {shape!r}) for a in arrays], *outs)"
     src = (f"def {title}({params}):\n"
            f"    arrays = ({reads},)\n"
            f"    if not all(a.flags.c_contiguous for a in arrays):\n"
            f"        return unfused({params})\n"
            f"    outs = [np.empty({shape!r}, np.{tname}) for _ in range({len(outputs)})]\n"
-           f"    kernel(*[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in outs])\n"
+           f"    {call}\n"
            f"    return tuple(make(o) for o in outs)\n")
-    glob = {"np": np, "kernel": kernel, "make": _make, "unfused": _unfused(run, inputs, outputs)}
+    glob = {"np": np, "kernel": kernel, "make": _make, "unfused": _unfused(run, inputs, outputs),
+            "broadcast": np.broadcast_to}
     if _logging.enabled("output_code"):
         log.warning("Output code (kernel of %s):\n%s", title, loop)
     return _define(title, src, glob)
