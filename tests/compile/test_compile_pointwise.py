@@ -86,6 +86,38 @@ def test_fused_runs_give_the_ops_floats(dtype, shape, kernels):
         _compiled.set_enabled(previous)
 
 
+def _gated(x, w, b):
+    return tt.tanh(x * w + b) * tt.sigmoid(x) - w * 0.5
+
+
+@pytest.mark.parametrize("kernels", [True, False], ids=["numba", "numpy"])
+@pytest.mark.parametrize("shape", [(), (40, 9)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tanh_and_sigmoid_gradients_fuse_with_their_nodes_floats(dtype, shape, kernels):
+    """tanh and sigmoid themselves stay op by op (transcendental); their backward operators join the runs."""
+    rng = np.random.default_rng(21)
+    eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(3)]
+    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
+    previous = _compiled.set_enabled(kernels)
+    try:
+        compiled = tt.compile(_gated)
+        for _ in range(3):
+            for t in eager + mine:
+                t.grad = None
+            want, got = _gated(*eager), compiled(*mine)
+            g = tt.tensor(_values(rng, shape, dtype))
+            want.backward(g)
+            got.backward(g)
+            assert _same(want, got) and all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
+        src = _fused_sources(compiled)
+        fused = shape == () or (kernels and _compiled.available())
+        assert ("= fused_" in src) == fused, src
+        # fused: the backward operators are lines of a generated function, no call of their own in the plans
+        assert ("aten_tanh_backward(" in src or "aten_sigmoid_backward(" in src) != fused, src
+    finally:
+        _compiled.set_enabled(previous)
+
+
 def _scaled(x, w, s):
     return ((x * w + s) * 0.5 - w).relu() / s + x
 

@@ -41,6 +41,7 @@ import itertools
 import logging
 import math
 import operator
+import re
 import sys
 
 import numpy as np
@@ -67,8 +68,12 @@ _FORMULAS = {
     "aten.neg.default": ("-{0}", ()),
     "aten.relu.default": ("zero if {0} < zero else {0}", ()),  # (keeps -0.0 and NaN, as relu does)
     "aten.threshold_backward.default": ("zero if {1} <= {2} else {0}", (2,)),  # threshold 0 only
+    # the derivatives at the result, as tanh's and sigmoid's nodes compute them
+    "aten.tanh_backward.default": ("{0} * (one - {1} * {1})", ()),
+    "aten.sigmoid_backward.default": ("{0} * ({1} * (one - {1}))", ()),
 }
-_SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub"}
+_SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub",
+          "aten.tanh_backward.default": "tanh_backward", "aten.sigmoid_backward.default": "sigmoid_backward"}
 _FLOATS = {np.dtype(np.float32): (np.float32, 2 ** 24, float(np.finfo(np.float32).max)),
            np.dtype(np.float64): (np.float64, 2 ** 53, float(np.finfo(np.float64).max))}
 _names = itertools.count()
@@ -203,7 +208,9 @@ def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
         names[node] = f"v{k}"
         label = _SHORT.get(str(node.target), str(node.target).split(".")[1])
         lines.append(f"v{k} = {formula.format(*ops)}  # {label}")
-    consts_lines = [f"{c} = np.{tname}({v})" for v, c in consts.items()] + [f"zero = np.{tname}(0)"]
+    used = set(re.findall(r"\b(zero|one)\b", "\n".join(lines)))
+    consts_lines = ([f"{c} = np.{tname}({v})" for v, c in consts.items()]
+                    + [f"{name} = np.{tname}({value})" for name, value in (("zero", 0), ("one", 1)) if name in used])
     ops = list(dict.fromkeys(_SHORT.get(str(n.target), str(n.target).split(".")[1]) for n in run))
     title = f"fused_{'_'.join(ops[:4])}_{next(_names)}"
     params = ", ".join(f"in{k}" for k in range(len(inputs)))
