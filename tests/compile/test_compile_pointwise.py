@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
+from tinytorch._ops._core import paths
 from tinytorch._ops._kernels import compiled as _compiled
 
 
@@ -114,6 +115,39 @@ def test_tanh_and_sigmoid_gradients_fuse_with_their_nodes_floats(dtype, shape, k
         assert ("= fused_" in src) == fused, src
         # fused: the backward operators are lines of a generated function, no call of their own in the plans
         assert ("aten_tanh_backward(" in src or "aten_sigmoid_backward(" in src) != fused, src
+    finally:
+        _compiled.set_enabled(previous)
+
+
+def _powers(x, w):
+    h = x * w
+    return h.pow(2) + h ** 3 - tt.sqrt(h.abs() + 1) * x.pow(0.5) + w.pow(-1) - w.pow(-2) * x.pow(-0.5) + w.pow(1)
+
+
+@pytest.mark.parametrize("kernels", [True, False], ids=["numba", "numpy"])
+@pytest.mark.parametrize("shape", [(), (17, 6)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_powers_and_roots_fuse_with_the_ops_floats(dtype, shape, kernels):
+    """pow to 2, 3, 0.5, -1, -2, -0.5 and 1 (products and roots, as pow's CPU path computes them) and sqrt."""
+    rng = np.random.default_rng(31)
+    eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(2)]
+    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
+    previous = _compiled.set_enabled(kernels)
+    try:
+        compiled = tt.compile(_powers)
+        for _ in range(3):
+            for t in eager + mine:
+                t.grad = None
+            want, got = _powers(*eager), compiled(*mine)
+            g = tt.tensor(_values(rng, shape, dtype))
+            want.backward(g)
+            got.backward(g)
+            assert _same(want, got) and all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
+        src = _fused_sources(compiled)
+        fused = shape == () or (kernels and _compiled.available())
+        assert ("= fused_" in src) == fused, src
+        # the forward's powers are lines of the fused functions while pow's CPU path is bound
+        assert ("= fused_mul_pow_add_" in src) == (fused and not paths.REFERENCE), src
     finally:
         _compiled.set_enabled(previous)
 

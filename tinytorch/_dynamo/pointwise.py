@@ -48,7 +48,9 @@ import numpy as np
 
 from .. import _logging
 from .._quiet_fp import loud, quiet
+from .._ops._core import paths
 from .._ops._kernels import compiled as _compiled
+from .._ops.pointwise import power as _power
 from ..fx.node import Node as FxNode
 from ..tensor import _make
 from .guards import _NP_DTYPE
@@ -68,10 +70,18 @@ _FORMULAS = {
     "aten.neg.default": ("-{0}", ()),
     "aten.relu.default": ("zero if {0} < zero else {0}", ()),  # (keeps -0.0 and NaN, as relu does)
     "aten.threshold_backward.default": ("zero if {1} <= {2} else {0}", (2,)),  # threshold 0 only
+    "aten.sqrt.default": ("np.sqrt({0})", ()),  # (correctly rounded, in numpy and in numba)
+    "aten.abs.default": ("abs({0})", ()),
     # the derivatives at the result, as tanh's and sigmoid's nodes compute them
     "aten.tanh_backward.default": ("{0} * (one - {1} * {1})", ()),
     "aten.sigmoid_backward.default": ("{0} * ({1} * (one - {1}))", ()),
 }
+# pow of a tensor to a Python number: the exponents PyTorch's CPU kernel computes by products and roots, which
+# tinytorch's CPU path for pow computes the same way (``_cpu/pointwise.py``: power_formulas); the reference (numpy's
+# power, TINYTORCH_REFERENCE=1) rounds otherwise, so pow is fused only while that path is bound
+_POW = "aten.pow.Tensor_Scalar"
+_POWERS = {2.0: "{0} * {0}", 3.0: "{0} * {0} * {0}", 1.0: "{0}", -1.0: "one / {0}", -2.0: "one / ({0} * {0})",
+           0.5: "np.sqrt({0})", -0.5: "one / np.sqrt({0})"}
 _SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub",
           "aten.tanh_backward.default": "tanh_backward", "aten.sigmoid_backward.default": "sigmoid_backward"}
 _FLOATS = {np.dtype(np.float32): (np.float32, 2 ** 24, float(np.finfo(np.float32).max)),
@@ -111,10 +121,26 @@ def _number_ok(value, dtype) -> bool:
     return type(value) is float and math.isfinite(value) and abs(value) <= top
 
 
+def _formula(node):
+    """(formula, positions that may be Python numbers) of a node's line, or None where it has none."""
+    target = str(node.target)
+    if target == _POW:
+        exponent = node.args[1] if len(node.args) == 2 else None
+        if type(exponent) not in (int, float) or float(exponent) not in _POWERS or not _pow_by_formulas():
+            return None
+        return _POWERS[float(exponent)], (1,)
+    return _FORMULAS.get(target)
+
+
+def _pow_by_formulas() -> bool:
+    """Whether pow's CPU path that computes the special exponents by products and roots is bound."""
+    return _power._power is not paths.reference_kernel(_power, "_power")
+
+
 def _fusable(node, key) -> bool:
     if node.op != "call_function" or node.kwargs or _key(node) != key:
         return False
-    formula = _FORMULAS.get(str(node.target))
+    formula = _formula(node)
     if formula is None:
         return False
     numbers = formula[1]
@@ -204,12 +230,12 @@ def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
             else:
                 c = consts.setdefault(repr(float(scalar_type(a))) if type(a) is float else repr(a), f"c{len(consts)}")
                 ops.append(c)
-        formula = _FORMULAS[str(node.target)][0]
+        formula = _formula(node)[0]
         names[node] = f"v{k}"
         label = _SHORT.get(str(node.target), str(node.target).split(".")[1])
         lines.append(f"v{k} = {formula.format(*ops)}  # {label}")
-    used = set(re.findall(r"\b(zero|one)\b", "\n".join(lines)))
-    consts_lines = ([f"{c} = np.{tname}({v})" for v, c in consts.items()]
+    used = set(re.findall(r"\b(zero|one|c\d+)\b", "\n".join(lines)))  # (pow's exponent is in its line's formula)
+    consts_lines = ([f"{c} = np.{tname}({v})" for v, c in consts.items() if c in used]
                     + [f"{name} = np.{tname}({value})" for name, value in (("zero", 0), ("one", 1)) if name in used])
     ops = list(dict.fromkeys(_SHORT.get(str(n.target), str(n.target).split(".")[1]) for n in run))
     title = f"fused_{'_'.join(ops[:4])}_{next(_names)}"
