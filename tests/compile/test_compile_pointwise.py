@@ -121,14 +121,16 @@ def test_tanh_and_sigmoid_gradients_fuse_with_their_nodes_floats(dtype, shape, k
 
 def _powers(x, w):
     h = x * w
-    return h.pow(2) + h ** 3 - tt.sqrt(h.abs() + 1) * x.pow(0.5) + w.pow(-1) - w.pow(-2) * x.pow(-0.5) + w.pow(1)
+    out = h.pow(2) + h ** 3 - tt.sqrt(h.abs() + 1) * x.pow(0.5) + w.pow(-1) - w.pow(-2) * x.pow(-0.5) + w.pow(1)
+    return out * tt.rsqrt(h.abs() + 2) - w.reciprocal()
 
 
 @pytest.mark.parametrize("kernels", [True, False], ids=["numba", "numpy"])
 @pytest.mark.parametrize("shape", [(), (17, 6)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_powers_and_roots_fuse_with_the_ops_floats(dtype, shape, kernels):
-    """pow to 2, 3, 0.5, -1, -2, -0.5 and 1 (products and roots, as pow's CPU path computes them) and sqrt."""
+    """pow to 2, 3, 0.5, -1, -2, -0.5 and 1 (products and roots, as pow's CPU path computes them), sqrt, rsqrt,
+    reciprocal and abs."""
     rng = np.random.default_rng(31)
     eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(2)]
     mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]

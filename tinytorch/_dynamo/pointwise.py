@@ -72,6 +72,8 @@ _FORMULAS = {
     "aten.threshold_backward.default": ("zero if {1} <= {2} else {0}", (2,)),  # threshold 0 only
     "aten.sqrt.default": ("np.sqrt({0})", ()),  # (correctly rounded, in numpy and in numba)
     "aten.abs.default": ("abs({0})", ()),
+    "aten.rsqrt.default": ("one / np.sqrt({0})", ()),  # (as rsqrt's declaration computes it, and PyTorch's kernel)
+    "aten.reciprocal.default": ("one / {0}", ()),
     # the derivatives at the result, as tanh's and sigmoid's nodes compute them
     "aten.tanh_backward.default": ("{0} * (one - {1} * {1})", ()),
     "aten.sigmoid_backward.default": ("{0} * ({1} * (one - {1}))", ()),
