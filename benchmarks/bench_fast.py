@@ -8,8 +8,10 @@ tinytorch's numpy path, tinytorch with ``[fast]`` (numba), and PyTorch, interlea
 
 Rows: ``makemore`` (bench_small's MLP with BatchNorm1d), ``lstm`` and ``char`` (bench_rnn's models),
 ``gpt`` and ``gpt-large`` (bench_transformer's small and large configurations), ``cnn`` (pytorch/examples' MNIST
-network, ``_cnn.py``: its convolutions' passes around the GEMMs, relu's backward, 2x2 max pooling), and
-``quickstart64`` (the quickstart MLP's step at batch 64, which no compiled kernel touches: a control for the noise).
+network, ``_cnn.py``: its convolutions' passes around the GEMMs, relu's backward, 2x2 max pooling),
+``quickstart64`` (the quickstart MLP's step at batch 64, which no compiled kernel touches: a control for the noise),
+and ``handwritten`` (``_handwritten.py``: RMSNorm and minGPT's NewGELU written in tensor arithmetic, the runs of
+elementwise ops torch.compile's pointwise fusion makes one loop each).
 
 Each measurement runs in a fresh interpreter (this one, ``sys.executable``) with OMP/OPENBLAS/MKL_NUM_THREADS=1
 (and PyTorch's ``set_num_threads(1)``). "numpy" sets ``TINYTORCH_NO_NUMBA=1``; "[fast]" leaves the compiled
@@ -54,10 +56,11 @@ ROWS = {  # name: (steps per process, what it is)
     "gpt-large": (5, "GPT-style B16 T64 C128, dropout 0.2, AdamW"),
     "cnn": (10, "MNIST CNN step, batch 64, SGD momentum"),
     "quickstart64": (100, "quickstart MLP, batch 64, SGD (no compiled kernel: control)"),
+    "handwritten": (20, "hand-written blocks: RMSNorm, NewGELU MLP, residual; (16, 32, 64) x4, SGD"),
 }
 
 
-COMPILED_ROWS = ("makemore", "gpt", "gpt-large", "cnn", "quickstart64", "lstm", "char")
+COMPILED_ROWS = ("makemore", "gpt", "gpt-large", "cnn", "quickstart64", "lstm", "char", "handwritten")
 
 
 def _make(row: str, lib, compiled: bool = False):
@@ -75,6 +78,10 @@ def _make(row: str, lib, compiled: bool = False):
         import _cnn
 
         return _cnn.make_step(lib, compiled)
+    if row == "handwritten":
+        import _handwritten
+
+        return _handwritten.make_step(lib, compiled)
     if row in ("lstm", "char"):
         import bench_rnn
 
