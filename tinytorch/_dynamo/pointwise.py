@@ -9,20 +9,22 @@ calling a generated function
 that computes every op of the run on scalars, one after the other::
 
     def fused_mul_add_relu_0(in0, in1, in2):        # (TORCH_LOGS=output_code prints it)
-        x0 = in0._data[()]
-        x1 = in1._data[()]
-        x2 = in2._data[()]
-        v0 = x0 * x1           # mul
-        v1 = v0 + x2           # add
-        v2 = zero if v1 < zero else v1   # relu
-        return (v1, v2)
+        ...
+            x0 = in0._data[()]
+            x1 = in1._data[()]
+            x2 = in2._data[()]
+            v0 = x0 * x1  # mul
+            v1 = v0 + x2  # add
+            v2 = zero if v1 < zero else v1  # relu
+        ...
+        return (out(v1), out(v2), )
 
 The values a later node reads (or the plan returns) come out as tensors again. Two forms run the same lines:
 
 - **0-d tensors**: the lines run as they are, on numpy scalars of the dtype (float32 arithmetic in float32,
   one rounding per op, as the ops round: the eager ops compute a 0-d float32 sum or product in double precision
-  and round it once to float32, which gives the same float, double rounding being harmless for +, -, * and /
-  of floats with half the bits or fewer). No compiler is needed.
+  and round it once to float32, which gives the same float, double rounding being harmless for +, -, *, / and
+  sqrt of floats with half the bits or fewer). No compiler is needed.
 - **arrays** (``[fast]``: numba installed): the lines become the body of a loop over the elements (one flat loop,
   or a loop per axis where an operand broadcasts: a bias, a column of row statistics, read through zero strides),
   compiled by numba (no fast-math, so nothing is contracted or reordered: each op rounds where it did). The generated
@@ -269,8 +271,14 @@ def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
         try:
             numba = sys.modules["numba"]  # (imported: fuse_pointwise asked for a family of compiled kernels)
             kernel = numba.njit(_define("kernel", loop, {"np": np}), cache=False, error_model="numpy")
+            # compiled now, for the kinds of arrays a call passes (flat; or the run's shape, read-only broadcasts)
             if all(full):
-                kernel(*[np.empty(0, dtype) for _ in arrays])  # compiled now, for the arrays a call passes
+                kernel(*[np.empty(0, dtype) for _ in arrays])
+            else:
+                nd = len(shape)
+                spread = np.broadcast_to(np.empty((1,) * nd, dtype), (2,) * nd)  # (zero strides: not contiguous)
+                kernel(*[np.empty((0,) * nd, dtype) if f else spread for f in full],
+                       *[np.empty((0,) * nd, dtype) for _ in outputs])
         except Exception:  # noqa: BLE001  (numba failing on it: the run stays op by op)
             return None
         _KERNELS[loop] = kernel
