@@ -61,30 +61,41 @@ def _fused_sources(compiled) -> str:
     return "\n".join(pl.source for p in plans for pl in (p.forward, p.backward))
 
 
+def _compare(fn, shapes: list, dtype, kernels: bool = True, seed: int = 0):
+    """Three steps of ``fn`` eagerly and compiled (the compiled kernels on or off) on inputs of ``shapes``: outputs,
+    their layout and every input's gradient equal, bit for bit (NaN for NaN). Returns the compiled plans' source."""
+    rng = np.random.default_rng(seed)
+    eager = [tt.tensor(_values(rng, s, dtype), requires_grad=True) for s in shapes]
+    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
+    previous = _compiled.set_enabled(kernels)
+    try:
+        compiled = tt.compile(fn)
+        for _ in range(3):
+            for t in eager + mine:
+                t.grad = None
+            want, got = fn(*eager), compiled(*mine)
+            g = tt.tensor(_values(rng, tuple(want.shape), dtype))
+            want.backward(g)
+            got.backward(g)
+            assert type(got.grad_fn).__name__ == "CompiledFunctionBackward"
+            assert want.stride() == got.stride() and _same(want, got)
+            assert all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
+        return _fused_sources(compiled)
+    finally:
+        _compiled.set_enabled(previous)
+
+
+def _fusing(shape, kernels: bool) -> bool:
+    """Whether runs of this shape are fused: 0-d always, arrays with the compiled kernels."""
+    return shape == () or (kernels and _compiled.available())
+
+
 @pytest.mark.parametrize("kernels", [True, False], ids=["numba", "numpy"])
 @pytest.mark.parametrize("shape", [(), (7,), (33, 20)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_runs_give_the_ops_floats(dtype, shape, kernels):
-    rng = np.random.default_rng(abs(hash((shape, np.dtype(dtype).name))) % 1000)
-    eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(3)]
-    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
-    previous = _compiled.set_enabled(kernels)
-    try:
-        compiled = tt.compile(_chain)
-        for _ in range(3):
-            for t in eager + mine:
-                t.grad = None
-            want, got = _chain(*eager), compiled(*mine)
-            g = tt.tensor(_values(rng, shape, dtype))
-            want.backward(g)
-            got.backward(g)
-            assert type(got.grad_fn).__name__ == "CompiledFunctionBackward"
-            assert _same(want, got)
-            assert all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
-        fused = shape == () or (kernels and _compiled.available())
-        assert ("fused_mul_add_relu" in _fused_sources(compiled)) == fused
-    finally:
-        _compiled.set_enabled(previous)
+    src = _compare(_chain, [shape] * 3, dtype, kernels, seed=len(shape))
+    assert ("fused_mul_add_relu" in src) == _fusing(shape, kernels)
 
 
 def _gated(x, w, b):
@@ -96,27 +107,11 @@ def _gated(x, w, b):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tanh_and_sigmoid_gradients_fuse_with_their_nodes_floats(dtype, shape, kernels):
     """tanh and sigmoid themselves stay op by op (transcendental); their backward operators join the runs."""
-    rng = np.random.default_rng(21)
-    eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(3)]
-    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
-    previous = _compiled.set_enabled(kernels)
-    try:
-        compiled = tt.compile(_gated)
-        for _ in range(3):
-            for t in eager + mine:
-                t.grad = None
-            want, got = _gated(*eager), compiled(*mine)
-            g = tt.tensor(_values(rng, shape, dtype))
-            want.backward(g)
-            got.backward(g)
-            assert _same(want, got) and all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
-        src = _fused_sources(compiled)
-        fused = shape == () or (kernels and _compiled.available())
-        assert ("= fused_" in src) == fused, src
-        # fused: the backward operators are lines of a generated function, no call of their own in the plans
-        assert ("aten_tanh_backward(" in src or "aten_sigmoid_backward(" in src) != fused, src
-    finally:
-        _compiled.set_enabled(previous)
+    src = _compare(_gated, [shape] * 3, dtype, kernels, seed=21)
+    fused = _fusing(shape, kernels)
+    assert ("= fused_" in src) == fused, src
+    # fused: the backward operators are lines of a generated function, no call of their own in the plans
+    assert ("aten_tanh_backward(" in src or "aten_sigmoid_backward(" in src) != fused, src
 
 
 def _powers(x, w):
@@ -131,27 +126,11 @@ def _powers(x, w):
 def test_powers_and_roots_fuse_with_the_ops_floats(dtype, shape, kernels):
     """pow to 2, 3, 0.5, -1, -2, -0.5 and 1 (products and roots, as pow's CPU path computes them), sqrt, rsqrt,
     reciprocal and abs."""
-    rng = np.random.default_rng(31)
-    eager = [tt.tensor(_values(rng, shape, dtype), requires_grad=True) for _ in range(2)]
-    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
-    previous = _compiled.set_enabled(kernels)
-    try:
-        compiled = tt.compile(_powers)
-        for _ in range(3):
-            for t in eager + mine:
-                t.grad = None
-            want, got = _powers(*eager), compiled(*mine)
-            g = tt.tensor(_values(rng, shape, dtype))
-            want.backward(g)
-            got.backward(g)
-            assert _same(want, got) and all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
-        src = _fused_sources(compiled)
-        fused = shape == () or (kernels and _compiled.available())
-        assert ("= fused_" in src) == fused, src
-        # the forward's powers are lines of the fused functions while pow's CPU path is bound
-        assert ("= fused_mul_pow_add_" in src) == (fused and not paths.REFERENCE), src
-    finally:
-        _compiled.set_enabled(previous)
+    src = _compare(_powers, [shape] * 2, dtype, kernels, seed=31)
+    fused = _fusing(shape, kernels)
+    assert ("= fused_" in src) == fused, src
+    # the forward's powers are lines of the fused functions while pow's CPU path is bound
+    assert ("= fused_mul_pow_add_" in src) == (fused and not paths.REFERENCE), src
 
 
 def _scaled(x, w, s):
@@ -162,21 +141,8 @@ def _scaled(x, w, s):
 def test_broadcast_operands_fuse_with_the_ops_floats(dtype):
     """A bias of the last axis and a column of the rows beside a (B, T, C) input: the loop reads them through
     zero strides; results keep eager's layout."""
-    rng = np.random.default_rng(11)
-    shapes = [(3, 5, 8), (8,), (3, 5, 1)]
-    eager = [tt.tensor(_values(rng, s, dtype), requires_grad=True) for s in shapes]
-    mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
-    compiled = tt.compile(_scaled)
-    for _ in range(3):
-        for t in eager + mine:
-            t.grad = None
-        want, got = _scaled(*eager), compiled(*mine)
-        g = tt.tensor(_values(rng, shapes[0], dtype))
-        want.backward(g)
-        got.backward(g)
-        assert want.stride() == got.stride() and _same(want, got)
-        assert all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
-    assert ("fused_mul_add" in _fused_sources(compiled)) == _compiled.available()
+    src = _compare(_scaled, [(3, 5, 8), (8,), (3, 5, 1)], dtype, seed=11)
+    assert ("fused_mul_add" in src) == _compiled.available()
 
 
 def test_inputs_of_another_layout_run_the_ops_one_by_one():
