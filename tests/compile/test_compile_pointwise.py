@@ -241,6 +241,29 @@ def test_tensors_held_in_the_functions_globals_are_read_at_each_call():
     assert len(compiled._tinytorch_frame.entries) == 2
 
 
+def test_a_compiled_method_reads_its_objects_tensors():
+    """A method of a user's object (not a module) compiled: the tensors its ``self`` holds are inputs too."""
+    class Scalars:
+        def __init__(self):
+            self.params = [tt.tensor(v, requires_grad=True) for v in (0.5, -1.5, 2.0)]
+
+        def loss(self):
+            a, b, c = self.params
+            return (a * b + c).relu() * a - c * c
+
+    obj = Scalars()
+    compiled = tt.compile(obj.loss)
+    for _ in range(3):
+        want = obj.loss()
+        got = compiled()
+        assert got.item() == want.item() and type(got.grad_fn).__name__ == "CompiledFunctionBackward"
+        with tt.no_grad():
+            obj.params[0].add_(0.25)
+    names = {n for n, _, _ in compiled._tinytorch_frame.entries[0].guard.free}
+    assert names == {"L['self'].params[0]", "L['self'].params[1]", "L['self'].params[2]"}, names
+    assert len(compiled._tinytorch_frame.entries) == 1
+
+
 def test_output_code_prints_the_fused_function(caplog):
     tt._logging.set_logs(output_code=True)
     try:

@@ -386,9 +386,10 @@ _FREE_BUDGET = 100_000  # items looked at in all, at most (a global dataset list
 
 
 def free_tensors(fn) -> dict:
-    """id -> (name, reader) of the tensors a function reads from its globals or closure, directly or held by
-    the lists, tuples and dicts and user objects they name, up to four levels down (micrograd's
-    ``layers[0][3].w[1]``), each by the name PyTorch's guards give it (``G['layers'][0][3].w[1]``). As Dynamo
+    """id -> (name, reader) of the tensors a function reads from its globals or closure (or, for a bound method of
+    a user's object, from that object), directly or held by the lists, tuples and dicts and user objects they
+    name, up to four levels down (micrograd's ``layers[0][3].w[1]``), each by the name PyTorch's guards give it
+    (``G['layers'][0][3].w[1]``, ``L['self'].params[0]``). As Dynamo
     lifts such tensors into graph inputs, the replay reads them at each call through their readers (their
     values are not frozen into the graph), and the guards compare their identities."""
     found: dict = {}
@@ -417,6 +418,9 @@ def free_tensors(fn) -> dict:
             for attr, item in list(vars(value).items()):
                 walk(f"{name}.{attr}", item, lambda attr=attr, read=read: getattr(read(), attr, None), depth - 1)
 
+    bound = getattr(fn, "__self__", None)
+    if bound is not None and _user_object(bound):  # a compiled method of a user's object: its attributes too
+        walk("L['self']", bound, lambda: bound, _FREE_DEPTH)
     for name, value, read in _free_names(fn):
         walk(name, value, read, _FREE_DEPTH)
     return found
