@@ -63,7 +63,8 @@ def _fused_sources(compiled) -> str:
 
 def _compare(fn, shapes: list, dtype, kernels: bool = True, seed: int = 0):
     """Three steps of ``fn`` eagerly and compiled (the compiled kernels on or off) on inputs of ``shapes``: outputs,
-    their layout and every input's gradient equal, bit for bit (NaN for NaN). Returns the compiled plans' source."""
+    their layout and every input's gradient equal, bit for bit (NaN for NaN). Returns the compiled plans' source
+    and whether array runs were fused (the compiled kernels on, and numba there)."""
     rng = np.random.default_rng(seed)
     eager = [tt.tensor(_values(rng, s, dtype), requires_grad=True) for s in shapes]
     mine = [tt.tensor(t.detach().numpy().copy(), requires_grad=True) for t in eager]
@@ -80,22 +81,22 @@ def _compare(fn, shapes: list, dtype, kernels: bool = True, seed: int = 0):
             assert type(got.grad_fn).__name__ == "CompiledFunctionBackward"
             assert want.stride() == got.stride() and _same(want, got)
             assert all(_same(a.grad, b.grad) for a, b in zip(eager, mine))
-        return _fused_sources(compiled)
+        return _fused_sources(compiled), _compiled.available()
     finally:
         _compiled.set_enabled(previous)
 
 
-def _fusing(shape, kernels: bool) -> bool:
+def _fusing(shape, arrays: bool) -> bool:
     """Whether runs of this shape are fused: 0-d always, arrays with the compiled kernels."""
-    return shape == () or (kernels and _compiled.available())
+    return shape == () or arrays
 
 
 @pytest.mark.parametrize("kernels", [True, False], ids=["numba", "numpy"])
 @pytest.mark.parametrize("shape", [(), (7,), (33, 20)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_runs_give_the_ops_floats(dtype, shape, kernels):
-    src = _compare(_chain, [shape] * 3, dtype, kernels, seed=len(shape))
-    assert ("fused_mul_add_relu" in src) == _fusing(shape, kernels)
+    src, arrays = _compare(_chain, [shape] * 3, dtype, kernels, seed=len(shape))
+    assert ("fused_mul_add_relu" in src) == _fusing(shape, arrays)
 
 
 def _gated(x, w, b):
@@ -107,8 +108,8 @@ def _gated(x, w, b):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tanh_and_sigmoid_gradients_fuse_with_their_nodes_floats(dtype, shape, kernels):
     """tanh and sigmoid themselves stay op by op (transcendental); their backward operators join the runs."""
-    src = _compare(_gated, [shape] * 3, dtype, kernels, seed=21)
-    fused = _fusing(shape, kernels)
+    src, arrays = _compare(_gated, [shape] * 3, dtype, kernels, seed=21)
+    fused = _fusing(shape, arrays)
     assert ("= fused_" in src) == fused, src
     # fused: the backward operators are lines of a generated function, no call of their own in the plans
     assert ("aten_tanh_backward(" in src or "aten_sigmoid_backward(" in src) != fused, src
@@ -126,8 +127,8 @@ def _powers(x, w):
 def test_powers_and_roots_fuse_with_the_ops_floats(dtype, shape, kernels):
     """pow to 2, 3, 0.5, -1, -2, -0.5 and 1 (products and roots, as pow's CPU path computes them), sqrt, rsqrt,
     reciprocal and abs."""
-    src = _compare(_powers, [shape] * 2, dtype, kernels, seed=31)
-    fused = _fusing(shape, kernels)
+    src, arrays = _compare(_powers, [shape] * 2, dtype, kernels, seed=31)
+    fused = _fusing(shape, arrays)
     assert ("= fused_" in src) == fused, src
     # the forward's powers are lines of the fused functions while pow's CPU path is bound
     assert ("= fused_mul_pow_add_" in src) == (fused and not paths.REFERENCE), src
@@ -141,8 +142,8 @@ def _scaled(x, w, s):
 def test_broadcast_operands_fuse_with_the_ops_floats(dtype):
     """A bias of the last axis and a column of the rows beside a (B, T, C) input: the loop reads them through
     zero strides; results keep eager's layout."""
-    src = _compare(_scaled, [(3, 5, 8), (8,), (3, 5, 1)], dtype, seed=11)
-    assert ("fused_mul_add" in src) == _compiled.available()
+    src, arrays = _compare(_scaled, [(3, 5, 8), (8,), (3, 5, 1)], dtype, seed=11)
+    assert ("fused_mul_add" in src) == arrays
 
 
 def test_inputs_of_another_layout_run_the_ops_one_by_one():
