@@ -265,6 +265,32 @@ def test_a_compiled_method_reads_its_objects_tensors():
     assert len(compiled._tinytorch_frame.entries) == 1
 
 
+class _Guarded:
+    """An object that refuses to be looked into (its ``__dict__`` raises)."""
+
+    def __getattribute__(self, name):
+        if name == "__dict__":
+            raise RuntimeError("no looking inside")
+        return object.__getattribute__(self, name)
+
+
+_GUARDED = _Guarded()
+_WEIGHTS = [tt.tensor(1.5, requires_grad=True)]
+
+
+def _reads_globals(x):
+    assert _GUARDED is not None  # (a global the capture walks past)
+    return (x * _WEIGHTS[0]).relu() + x
+
+
+def test_an_object_that_refuses_to_be_looked_into_is_left_out():
+    compiled = tt.compile(_reads_globals)
+    x = tt.tensor(2.0, requires_grad=True)
+    for _ in range(2):
+        assert compiled(x).item() == _reads_globals(x).item()
+    assert {n for n, _, _ in compiled._tinytorch_frame.entries[0].guard.free} == {"G['_WEIGHTS'][0]"}
+
+
 def test_output_code_prints_the_fused_function(caplog):
     tt._logging.set_logs(output_code=True)
     try:

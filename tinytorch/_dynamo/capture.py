@@ -232,7 +232,11 @@ def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> 
             for key, item in (value.items() if type(value) is dict else enumerate(value)):
                 add(f"{name}[{key!r}]", item, lambda leaves, key=key: _item(read(leaves), key), depth - 1)
         elif _plain_object(value):
-            for attr, item in list(vars(value).items()):
+            try:
+                items = list(vars(value).items())
+            except Exception:  # noqa: BLE001  (an object whose attributes raise: not looked into)
+                return
+            for attr, item in items:
                 add(f"{name}.{attr}", item, lambda leaves, attr=attr: getattr(read(leaves), attr, None), depth - 1)
 
     bound = getattr(fn, "__self__", None)
@@ -248,8 +252,16 @@ def module_roots(fn, leaves: list, names: list, owner: Module | None = None) -> 
 def _plain_object(value) -> bool:
     """An instance of a user's class (not a function, class, module of Python's or a tensor): its attributes
     may hold the modules a method uses."""
-    return (hasattr(value, "__dict__") and not isinstance(value, (type, Tensor)) and not callable(value)
+    return (_has_dict(value) and not isinstance(value, (type, Tensor)) and not callable(value)
             and type(value).__module__ not in ("builtins", "types", "functools"))
+
+
+def _has_dict(value) -> bool:
+    """Whether ``value`` has a ``__dict__`` to look into (False where asking raises: a proxy that refuses)."""
+    try:
+        return hasattr(value, "__dict__")
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _item(container, key):
@@ -389,9 +401,10 @@ def free_tensors(fn) -> dict:
     """id -> (name, reader) of the tensors a function reads from its globals or closure (or, for a bound method of
     a user's object, from that object), directly or held by the lists, tuples and dicts and user objects they
     name, up to four levels down (micrograd's ``layers[0][3].w[1]``), each by the name PyTorch's guards give it
-    (``G['layers'][0][3].w[1]``, ``L['self'].params[0]``). As Dynamo
-    lifts such tensors into graph inputs, the replay reads them at each call through their readers (their
-    values are not frozen into the graph), and the guards compare their identities."""
+    (``G['layers'][0][3].w[1]``, ``L['self'].params[0]``). As Dynamo lifts such tensors into graph inputs, the
+    replay reads them at each call through their readers (their values are not frozen into the graph), and the
+    guards compare their identities. An object that fails to be looked into (an attribute access that raises) is
+    left out: a tensor only it holds breaks the graph as before."""
     found: dict = {}
     seen: set = set()
     budget = [_FREE_BUDGET]
@@ -419,17 +432,19 @@ def free_tensors(fn) -> dict:
                 walk(f"{name}.{attr}", item, lambda attr=attr, read=read: getattr(read(), attr, None), depth - 1)
 
     bound = getattr(fn, "__self__", None)
-    if bound is not None and _user_object(bound):  # a compiled method of a user's object: its attributes too
-        walk("L['self']", bound, lambda: bound, _FREE_DEPTH)
-    for name, value, read in _free_names(fn):
-        walk(name, value, read, _FREE_DEPTH)
+    roots = [("L['self']", bound, lambda: bound)] if bound is not None else []  # a compiled method's object
+    for name, value, read in roots + list(_free_names(fn)):
+        try:
+            walk(name, value, read, _FREE_DEPTH)
+        except Exception:  # noqa: BLE001  (a user's object whose attributes raise: not looked into)
+            continue
     return found
 
 
 def _user_object(value) -> bool:
     """An instance of a user's class, callable or not (a micrograd ``Neuron``), whose attributes may hold tensors;
     not a function, method, class, Python module or an object of Python's own or numpy's."""
-    return (hasattr(value, "__dict__") and not isinstance(value, (type, Tensor, types.FunctionType, types.MethodType,
+    return (_has_dict(value) and not isinstance(value, (type, Tensor, types.FunctionType, types.MethodType,
                                                                    types.ModuleType, functools.partial))
             and type(value).__module__.split(".")[0] not in ("builtins", "types", "functools", "numpy", "tinytorch"))
 
