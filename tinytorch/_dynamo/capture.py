@@ -327,6 +327,10 @@ class Program:
 
     def assemble(self, out: list):
         """The program's result from the graph's output tensors: its structure, with its non-tensor leaves."""
+        if not self.out_consts:
+            if self.out_spec.is_leaf():  # one tensor, a model's usual result
+                return out[0]
+            return pytree.tree_unflatten(out, self.out_spec)
         flat = [self.out_consts[i] if i in self.out_consts else out.pop(0)
                 for i in range(self.out_spec.num_leaves)]
         return pytree.tree_unflatten(flat, self.out_spec)

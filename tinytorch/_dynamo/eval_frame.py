@@ -120,12 +120,13 @@ class Frame:
         self.gave_up = False
         self.names = None
         self.limit = None  # torch.compile(recompile_limit=...): this callable's own limit
+        self.plain_specs: dict = {}  # the input structure of a call of n plain tensors, by n (see _flatten)
         _FRAMES.add(self)
 
     def __call__(self, *args, **kwargs):
         if _LOCAL.disabled or _capture.CAPTURING.capture is not None:
             return self.fn(*args, **kwargs)  # a disabled region, or inside another capture: inlined there
-        leaves, spec = pytree.tree_flatten((args, kwargs))
+        leaves, spec = self._flatten(args, kwargs)
         reason = None
         failed = []
         for entry in self.entries:
@@ -148,6 +149,17 @@ class Frame:
                 raise exc.RecompileError(text)
             _RECOMPILES.warning("%s", text)
         return self._capture(args, kwargs, leaves, spec)
+
+    def _flatten(self, args: tuple, kwargs: dict):
+        """``tree_flatten((args, kwargs))``; a call of plain tensors only (a model's usual call) skips the walk: its
+        leaves are the arguments, its structure the one kept for that count (the same object at every call, so
+        the guard's comparison of structures is an identity)."""
+        if not kwargs and all(type(a) is Tensor for a in args):
+            spec = self.plain_specs.get(len(args))
+            if spec is None:
+                spec = self.plain_specs[len(args)] = pytree.tree_flatten((args, kwargs))[1]
+            return list(args), spec
+        return pytree.tree_flatten((args, kwargs))
 
     def _capture(self, args, kwargs, leaves, spec):
         if self.id is None:

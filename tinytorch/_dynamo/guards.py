@@ -178,7 +178,7 @@ class Guard:
 
     def check(self, leaves: list, spec) -> str | None:
         """None when a call with these input leaves may replay the graph, else the first changed fact."""
-        if spec != self.spec:
+        if spec is not self.spec and spec != self.spec:
             return "the inputs' structure changed"
         for i, name, rank, sizes, dtype, requires_grad in self.tensors:
             reason = _tensor_mismatch(name, leaves[i], rank, sizes, dtype, requires_grad)

@@ -135,12 +135,13 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and, when any input requires grad, record one node for the outputs."""
 
+        # (list comprehensions, one pass each: a compiled step calls this with every parameter as an argument)
         is_tensor = [isinstance(a, Tensor) for a in args]
-        requires = tuple(t and a._requires_grad for a, t in zip(args, is_tensor))
-        record = _State.enabled and any(requires)
-        ctx = cls._backward_cls(tuple(a._edge() for a, t in zip(args, is_tensor) if t) if record else ())
-        if record and not all(is_tensor):
-            ctx._tensor_pos = tuple(i for i, t in enumerate(is_tensor) if t)
+        requires = tuple([t and a._requires_grad for a, t in zip(args, is_tensor)])
+        record = _State.enabled and True in requires
+        ctx = cls._backward_cls(tuple([a._edge() for a, t in zip(args, is_tensor) if t]) if record else ())
+        if record and False in is_tensor:
+            ctx._tensor_pos = tuple([i for i, t in enumerate(is_tensor) if t])
         ctx._needs_input_grad = requires
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
@@ -151,7 +152,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._in_meta = [(a._data.shape, a._data.dtype) if r else None for a, r in zip(args, requires)]
         ctx._n_outputs = len(outs)
         ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None) for o in outs]
-        inputs = {id(a) for a, t in zip(args, is_tensor) if t}
+        inputs = {id(a) for a in args}  # (a non-tensor argument returned is left as it is below)
         wrapped = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor) or id(o) in ctx._non_differentiable or o._data.dtype not in FLOATING_NP:
