@@ -191,12 +191,22 @@ def _params_of(x: np.ndarray, shape: tuple, weight, bias) -> bool:
     return True
 
 
-def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool, x=None, mean=None):
+def _swapped_rows(g: np.ndarray) -> bool:
+    """Whether ``g`` (3-d) is a C-contiguous array with its first two dims swapped, both longer than 1: the
+    gradient a batch_first=False transformer's layer_norm gets (its residual stream transposed). numpy (1.24
+    and 2.x alike) sums such a gradient over its leading dims row after row in memory order, and its product
+    with a C-contiguous array (a normalised input) is C-contiguous, summed in C order."""
+    return g.ndim == 3 and g.shape[0] > 1 and g.shape[1] > 1 and g.transpose(1, 0, 2).flags.c_contiguous
+
+
+def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, need_b: bool, x=None, mean=None,
+                       bias_rows=None):
     """(grad_input, grad_weight, grad_bias) of rows (R, C) by the compiled kernels (an array not asked for
     comes back None): a large one in one region whose parts each take a run of rows for the input
     gradient and the matching run of columns for the parameter gradients (each column summed down all
     the rows, in order), so every float is the one-thread kernel's. With ``xhat`` None, the normalised
-    rows are made on the way from the input rows ``x`` and their ``mean``."""
+    rows are made on the way from the input rows ``x`` and their ``mean``. ``bias_rows``: the rows the
+    bias gradient sums, in that order (the gradient's rows in memory order, where they are permuted)."""
     rows, c = gd.shape
     gx = np.empty((rows, c), gd.dtype) if need_x else None
     gw = np.empty(c, gd.dtype) if need_w else _EMPTY[gd.dtype]
@@ -207,8 +217,15 @@ def _backward_compiled(fast, gd, xhat, invstd, wd, need_x: bool, need_w: bool, n
     def part(a, b):
         if need_x:
             fast.input_grad_into(gd[a:b], rows_in[a:b], mean[a:b], invstd[a:b], wd, gx[a:b])
-        if need_w or need_b:  # the columns in the same proportion as the rows: parts cover 0..c once
-            fast.param_grads_into(gd, rows_in, mean, invstd, gw, gb, a * c // rows, b * c // rows)
+        lo, hi = a * c // rows, b * c // rows  # the columns in the same proportion as the rows: parts cover 0..c once
+        if bias_rows is None:
+            if need_w or need_b:
+                fast.param_grads_into(gd, rows_in, mean, invstd, gw, gb, lo, hi)
+            return
+        if need_w:
+            fast.param_grads_into(gd, rows_in, mean, invstd, gw, _EMPTY[gd.dtype], lo, hi)
+        if need_b:
+            fast.param_grads_into(bias_rows, bias_rows, _EMPTY[gd.dtype], invstd, _EMPTY[gd.dtype], gb, lo, hi)
 
     parallel.parallel_for(rows, part, grain=_compiled_row_grain(c))
     return gx, gw if need_w else None, gb if need_b else None
@@ -226,16 +243,19 @@ def layer_norm_grads_arrays(gd, wd, xhat, invstd, axes, need):
         fast = _compiled.family("layer_norm")
         if fast is not None:  # the formulas fused (the same floats)
             c, whole = gd.shape[-1], gd.flags.c_contiguous
-            # rows of another order (a permuted gradient): the per-row input gradient still, but numpy sums
-            # the parameter gradients' rows in memory order: those stay numpy's below
+            # rows of another order (a permuted gradient): the per-row input gradient still; numpy sums the
+            # parameter gradients' rows in an order the kernels take only for two swapped dims (_swapped_rows),
+            # else those stay numpy's below
+            swapped = not whole and _swapped_rows(gd) and xhat.flags.c_contiguous
             grads = list(_backward_compiled(
                 fast, np.ascontiguousarray(gd).reshape(-1, c), np.ascontiguousarray(xhat).reshape(-1, c),
                 invstd.reshape(-1), _EMPTY[gd.dtype] if wd is None else wd.reshape(-1), need[0],
-                need[1] and whole, need[2] and whole))
+                need[1] and (whole or swapped), need[2] and (whole or swapped),
+                bias_rows=gd.transpose(1, 0, 2).reshape(-1, c) if swapped else None))
             if need[0]:
                 grads[0] = grads[0].reshape(gd.shape)
             need[0] = False
-            if whole:
+            if whole or swapped:
                 need = [False, False, False]
     if need[0] and _rows_split(gd, len(axes)) and gd.shape == xhat.shape:
         gxd = np.empty(gd.shape, gd.dtype)
@@ -254,19 +274,25 @@ def layer_norm_grads_arrays(gd, wd, xhat, invstd, axes, need):
 
 
 @paths.kernel(norm, "_layer_norm_grads_from_stats", when="C-contiguous float32/float64 rows of one normalised dim "
-              "(at most 8192), the gradient's and the statistics' of the input's dtype", why="speed: the fused loops "
+              "(at most 8192), the gradient's and the statistics' of the input's dtype; the gradient C-contiguous "
+              "or with its two leading dims swapped (a batch_first=False transformer's)", why="speed: the fused loops "
               "make each row's normalised input on the way (native_layer_norm_backward, a compiled step's operator)")
 def layer_norm_grads_from_stats(gd, wd, x, mean, rstd, axes, need):
     c = x.shape[-1] if x.ndim else 0
     if (all(type(a) is np.ndarray for a in (gd, x, mean, rstd)) and len(axes) == 1 and x.ndim > 1
             and gd.shape == x.shape and 1 < c and _short_rows(c) and x.dtype in _FLOATS
-            and gd.dtype == x.dtype == mean.dtype == rstd.dtype and gd.flags.c_contiguous and x.flags.c_contiguous
+            and gd.dtype == x.dtype == mean.dtype == rstd.dtype and x.flags.c_contiguous
+            and (gd.flags.c_contiguous or _swapped_rows(gd))
             and mean.size == rstd.size == x.size // c and mean.flags.c_contiguous and rstd.flags.c_contiguous
             and (wd is None or (wd.dtype == x.dtype and wd.flags.c_contiguous))):
         fast = _compiled.family("layer_norm")
-        if fast is not None:  # the same operations, fused
-            grads = _backward_compiled(fast, gd.reshape(-1, c), None, rstd.reshape(-1), _EMPTY[gd.dtype] if wd is None
-                                       else wd.reshape(-1), *need, x=x.reshape(-1, c), mean=mean.reshape(-1))
+        if fast is not None:  # the same operations, fused (a gradient of two swapped dims: its bias gradient
+            # summed in memory order, as layer_norm_grads_arrays sums it)
+            swapped = not gd.flags.c_contiguous
+            grads = _backward_compiled(fast, np.ascontiguousarray(gd).reshape(-1, c), None, rstd.reshape(-1),
+                                       _EMPTY[gd.dtype] if wd is None else wd.reshape(-1), *need, x=x.reshape(-1, c),
+                                       mean=mean.reshape(-1),
+                                       bias_rows=gd.transpose(1, 0, 2).reshape(-1, c) if swapped else None)
             return (None if grads[0] is None else grads[0].reshape(gd.shape), *grads[1:])
     return norm._layer_norm_grads_arrays(gd, wd, (x - mean) * rstd, rstd, axes, need)
 

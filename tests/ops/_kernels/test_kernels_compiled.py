@@ -197,6 +197,34 @@ def _layer_norm_op_case(seed):
     return run
 
 
+def _layer_norm_swapped_case(seed):
+    """layer_norm's backward for a gradient whose two leading dims are swapped (a batch_first=False transformer's
+    residual stream): the node's backward and ``aten.native_layer_norm_backward`` alike, float32 and float64, a
+    weight and bias or not, the parameters' gradients summed by the kernels in numpy's orders (the bias's in the
+    gradient's memory order, the weight's in C order)."""
+    rng = np.random.default_rng(seed)
+    shape = [(16, 32, 64), (2, 3, 5), (7, 2, 130), (3, 40, 9)][seed % 4]
+    dt = [np.float32, np.float64][seed % 2]
+    c = shape[-1]
+    x = _values(rng, shape, dt, seed % 3)
+    g = np.ascontiguousarray(rng.standard_normal(shape).astype(dt).swapaxes(0, 1))
+    w, b = rng.uniform(-2, 2, c).astype(dt), rng.uniform(-1, 1, c).astype(dt)
+    affine = [(True, True), (True, False), (False, True)][seed % 3]  # (the parameters given)
+
+    def run():
+        aten = tt.ops.aten
+        G = tt.tensor(g).transpose(0, 1)
+        X = tt.tensor(x, requires_grad=True)
+        W = tt.tensor(w, requires_grad=True) if affine[0] else None
+        B = tt.tensor(b, requires_grad=True) if affine[1] else None
+        tt.nn.functional.layer_norm(X, (c,), W, B, 1e-5).backward(G)
+        with tt.no_grad():
+            _, mean, rstd = aten.native_layer_norm.default(X, [c], W, B, 1e-5)
+            op = aten.native_layer_norm_backward.default(G, X, [c], mean, rstd, W, B, [True, *affine])
+        return [*[t.grad for t in (X, W, B) if t is not None], *[t for t in op if t is not None]]
+    return run
+
+
 def _gelu_case(seed):
     rng = np.random.default_rng(seed)
     scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
@@ -465,6 +493,9 @@ CASES = {
     "layer_norm_params": (("layer_norm.param_grads_into",), lambda seed: _layer_norm_case(4 * seed), 3),
     # (the kernels making the normalised rows on the way from the statistics)
     "layer_norm_op": (("layer_norm.input_grad_into", "layer_norm.param_grads_into"), _layer_norm_op_case, 12),
+    # (a gradient of two swapped leading dims, whose parameter gradients the kernels sum in numpy's orders)
+    "layer_norm_swapped": (("layer_norm.input_grad_into", "layer_norm.param_grads_into"), _layer_norm_swapped_case,
+                           8),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
