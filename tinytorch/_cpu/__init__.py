@@ -6,4 +6,5 @@ reference its file declares."""
 from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
-    from . import batch_norm, conv, engine, nll_sums, norm, pointwise, pool, products, random, sgd, softmax  # noqa: F401
+    from . import (batch_norm, conv, engine, nll_sums, norm, pointwise, pool, products, random, reduce, sgd,  # noqa: F401
+                   softmax)

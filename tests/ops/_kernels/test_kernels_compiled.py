@@ -225,6 +225,29 @@ def _layer_norm_swapped_case(seed):
     return run
 
 
+def _sum_case(seed):
+    """Sums over leading dims (the public op, keepdim or not, one leading dim or two, and a linear layer's bias
+    gradient), float32 and float64 by turns, values over many magnitudes: the kernel adds each row in numpy's
+    axis-0 order."""
+    rng = np.random.default_rng(seed)
+    shape = [(512, 256), (3, 2), (5, 7, 9), (1000, 2), (2, 3, 64), (40, 130)][seed % 6]
+    dt = [np.float32, np.float64][seed % 2]
+    x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-4, 4, shape)).astype(dt)
+    n = shape[-1]
+    rows = x.reshape(-1, n)
+    w = rng.standard_normal((n, 2)).astype(dt)
+
+    def run():
+        X = tt.tensor(x)
+        lead = tuple(range(X.ndim - 1))
+        W = tt.tensor(w, requires_grad=True)
+        B = tt.tensor(np.zeros(n, dt), requires_grad=True)
+        y = tt.nn.functional.linear(tt.tensor(rows[:, :2].copy()), W, B)
+        y.backward(tt.tensor(rows))  # (the bias's gradient: the rows summed)
+        return [X.sum(0), X.sum(0, keepdim=True), X.sum(lead), tt.ops.aten.sum(X, list(lead), True), B.grad]
+    return run
+
+
 def _gelu_case(seed):
     rng = np.random.default_rng(seed)
     scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
@@ -497,6 +520,7 @@ CASES = {
     "layer_norm_swapped": (("layer_norm.input_grad_into", "layer_norm.param_grads_into"), _layer_norm_swapped_case,
                            8),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
+    "sum": (("reduce.leading_sum_into",), _sum_case, 6),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
     "lstm": (("rnn.lstm_bptt_factors",), _rnn_case, 14),
@@ -527,7 +551,7 @@ def _params(onednn_exp=False):
 
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
-_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool"}
+_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce"}
 
 
 @pytest.mark.bitexact

@@ -89,6 +89,11 @@ def _sum_dtype(x: np.ndarray, dtype):
     return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
 
 
+def _sum_array(x: np.ndarray, dims: tuple, keepdim: bool, sdt) -> np.ndarray:
+    """``x`` summed over ``dims`` in ``sdt`` by numpy (the step a CPU path registers onto)."""
+    return x.sum(axis=dims, keepdims=keepdim, dtype=sdt)
+
+
 @op(variants=_REDUCTION, batch=batch_reduction)
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Sum over ``dim`` (all dims when None); ints and bools sum to int64."""
@@ -106,7 +111,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
         elif sdt == x.dtype and x.size >= _SPLIT_FROM and dims:  # large: split over kept dims, same sums
             out = as_array(parallel.reduce(np.add.reduce, x, dims, keepdim))
         else:
-            out = as_array(x.sum(axis=dims, keepdims=keepdim, dtype=sdt))
+            out = as_array(_sum_array(x, dims, keepdim, sdt))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:

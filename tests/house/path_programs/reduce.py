@@ -1,0 +1,41 @@
+"""Programs that reach sum's path (``tinytorch/_cpu/reduce.py``: a sum over leading dims in one compiled pass):
+target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]. Sums of generated arrays over their leading
+dims, kept or not, one leading dim or several, a linear layer's bias gradient (its backward's ``sum``), and the
+cases the path hands to numpy (one element kept, a transposed input, trailing dims)."""
+import numpy as np
+
+import tinytorch as tt
+
+
+def _of_a_copy(fn):
+    """``fn`` of ``t * 1.0``: the input's gradient then comes back as an array of its own (a sum's backward hands
+    out a broadcast view, which the harness's bitwise comparison cannot view as bytes)."""
+    return lambda t: fn(t * 1.0)
+
+
+def _sums(rng, dtype, shape):
+    # the case's own shape behind a few rows (its elements the kept ones), and shapes of their own
+    shapes = [(3, *shape), (1, *shape), (7, 2, *shape), (513, 5), (64, 65), (9, 1), (2, 3, 4, 6)]
+    for s in shapes:
+        x = np.asarray(rng.standard_normal(s) * 10.0 ** rng.uniform(-3, 3, s), dtype=dtype)
+        yield f"{s}.sum(0)", _of_a_copy(lambda t: t.sum(0)), [x]
+        yield f"{s}.sum(0, keepdim)", _of_a_copy(lambda t: t.sum(0, keepdim=True)), [x]
+        if len(s) >= 3:
+            yield f"{s}.sum((1, 0))", _of_a_copy(lambda t: t.sum((1, 0))), [x]
+            yield f"{s}.sum([0, 1], keepdim)", _of_a_copy(lambda t: tt.ops.aten.sum(t, [0, 1], True)), [x]
+            yield f"{s}.sum(-1): not leading", _of_a_copy(lambda t: t.sum(-1)), [x]
+        if len(s) >= 2:
+            yield f"{s}.transpose(0, 1).sum(0): transposed", _of_a_copy(lambda t: t.transpose(0, 1).sum(0)), [x]
+
+
+def _bias_gradient(rng, dtype, shape):
+    n = int(np.prod(shape)) or 1
+    x = np.asarray(rng.standard_normal((17, 6)), dtype=dtype)
+    w = np.asarray(rng.standard_normal((n + 1, 6)), dtype=dtype)
+    b = np.asarray(rng.standard_normal(n + 1), dtype=dtype)
+    yield "linear's bias gradient", lambda x, w, b: tt.nn.functional.linear(x, w, b), [x, w, b]
+
+
+PROGRAMS = {
+    "reduce._sum_array": [_sums, _bias_gradient],
+}
