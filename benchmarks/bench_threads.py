@@ -4,6 +4,7 @@
                                                              #   variables as set and unset, 3 rounds
     python benchmarks/bench_threads.py --only cnn --rounds 5
     python benchmarks/bench_threads.py --threads 1,2 --blas-env unset
+    python benchmarks/bench_threads.py --compiled            # a column for tinytorch with torch.compile(model)
 
 Rows (each written once as PyTorch code and run by both libraries, on the same synthetic batches):
 
@@ -61,14 +62,14 @@ def _lib(impl: str, threads: int):
     return lib
 
 
-def _make_step(row: str, lib):
+def _make_step(row: str, lib, compiled: bool = False):
     import numpy as np
 
     sys.path.insert(0, HERE)
     if row == "cnn":
         import _cnn
 
-        return _cnn.make_step(lib)
+        return _cnn.make_step(lib, compiled)
     import _gpt
 
     rng = np.random.default_rng(0)
@@ -76,7 +77,7 @@ def _make_step(row: str, lib):
     model, opt = _gpt.build(lib, cfg)
     batches = [(rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])), rng.integers(0, _gpt.VOCAB, (_gpt.B, cfg[0])))
                for _ in range(8)]
-    return _gpt.make_step(lib, model, opt, batches)
+    return _gpt.make_step(lib, lib.compile(model) if compiled else model, opt, batches)
 
 
 def worker(row: str, impl: str, threads: int, steps: int) -> dict:
@@ -90,8 +91,8 @@ def worker(row: str, impl: str, threads: int, steps: int) -> dict:
         if serial:  # one core: the regions' parts in order, GEMMs on one BLAS thread (see parallel.stats)
             parallel._blas_set(1)
             parallel.stats(serial=True)
-    step = _make_step(row, lib)
-    for _ in range(3):  # allocations, BLAS warm-up, the pool's threads
+    step = _make_step(row, lib, impl == "tinytorch-compiled")
+    for _ in range(3):  # allocations, BLAS warm-up, the pool's threads (a compiled model: its capture and plans)
         step()
     walls, cpus, shares = [], [], []
     for _ in range(steps):
@@ -140,6 +141,7 @@ def main() -> None:
     p.add_argument("--blas-env", choices=("set", "unset", "both"), default="both")
     p.add_argument("--steps", type=float, default=1.0, help="scale the steps per process")
     p.add_argument("--skip-torch", action="store_true")
+    p.add_argument("--compiled", action="store_true", help="also tinytorch with torch.compile(model)")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--json", help="write the raw results here")
     p.add_argument("--worker", help=argparse.SUPPRESS)
@@ -152,6 +154,7 @@ def main() -> None:
     rows = args.only.split(",") if args.only else list(ROWS)
     envs = ("set", "unset") if args.blas_env == "both" else (args.blas_env,)
     impls = ("tinytorch",) if args.skip_torch else ("torch", "tinytorch")
+    impls += ("tinytorch-compiled",) if args.compiled else ()
     if not any(os.environ.get(v) for v in BLAS_VARS) and "set" in envs:
         print("note: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are not set here: 'set' and 'unset' are the same run",
               file=sys.stderr)
@@ -188,6 +191,18 @@ def main() -> None:
                     spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
                 print(f"| {ROWS[row][1]} | {env} | {n} | {t * 1e3:.1f} ms | {tt * 1e3:.1f} ms | {tt / t:.2f}x | {spread} |"
                       if t else f"| {ROWS[row][1]} | {env} | {n} | - | {tt * 1e3:.1f} ms | - | - |")
+    if args.compiled:
+        print("\n## torch.compile(model) on tinytorch (wall clock, medians as above)\n")
+        print("| row | OpenBLAS vars | threads | PyTorch | tinytorch | tinytorch compiled | compiled / PyTorch | "
+              "compiled / eager |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in rows:
+            for env in envs:
+                for n in counts:
+                    t, tt, tc = (med(row, env, n, impl) for impl in ("torch", "tinytorch", "tinytorch-compiled"))
+                    vs = f"{tc / t:.2f}x" if t else "-"
+                    print(f"| {ROWS[row][1]} | {env} | {n} | {f'{t * 1e3:.1f} ms' if t else '-'} | {tt * 1e3:.1f} ms | "
+                          f"{tc * 1e3:.1f} ms | {vs} | {tc / tt:.2f} |")
     print("\n## Scaling (speedup over the same library's one-thread step)\n")
     print("| row | OpenBLAS vars | threads | PyTorch | tinytorch |")
     print("|---|---|---|---|---|")
