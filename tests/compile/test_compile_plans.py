@@ -392,11 +392,24 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
                                lambda r: (_rand(r, (3, 5))[:, ::2], 0), lambda r: (_rand(r, ()), 0)],
     "aten.squeeze.dim": [lambda r: (_rand(r, (3, 1, 5)), 1), lambda r: (_rand(r, (3, 1, 5)), 0),
                          lambda r: (_rand(r, (3, 5, 1)).transpose(0, 1), -1), lambda r: (_rand(r, ()), 0)],
+    "aten.transpose.int": [lambda r: (_rand(r, (3, 4, 5)), 0, 2), lambda r: (_rand(r, (3, 4, 5)), -1, 1),
+                           lambda r: (_rand(r, (3, 4)).t(), 1, 1), lambda r: (_rand(r, ()), 0, -1)],
+    "aten.permute.default": [lambda r: (_rand(r, (3, 4, 5)), [2, 0, 1]), lambda r: (_rand(r, (3, 4, 5)), [-1, 0, -2]),
+                             lambda r: (_rand(r, (3, 4))[:, ::2], [1, 0]), lambda r: (_rand(r, ()), [])],
+    "aten.select.int": [lambda r: (_rand(r, (3, 4, 5)), 0, 2), lambda r: (_rand(r, (3, 4, 5)), -1, -5),
+                        lambda r: (_rand(r, (3, 4)).t(), 1, 0), lambda r: (_rand(r, (6,)), 0, 3)],
+    "aten.unflatten.int": [lambda r: (_rand(r, (3, 12)), -1, (3, 4)), lambda r: (_rand(r, (12, 5)), 0, [2, 1, 6]),
+                           lambda r: (_rand(r, (5, 12)).t(), 0, (4, 3)), lambda r: (_rand(r, (3, 12)), 1, (-1, 4)),
+                           lambda r: (_rand(r, (3, 0)), 1, (0, 5))],
     "aten.relu.default": [lambda r: (_rand(r, (3, 5)),), lambda r: (_rand(r, (70000,)),)],
     "aten.threshold_backward.default": [lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0),
                                         lambda r: (_rand(r, (70000,)), _rand(r, (70000,)), 0),
                                         lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0.5)],
 }
+
+
+_VIEWS = ("aten.t.default", "aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.transpose.int",
+          "aten.permute.default", "aten.select.int", "aten.unflatten.int")
 
 
 def _eager(name: str, args: tuple):
@@ -420,6 +433,8 @@ def test_each_lowering_gives_its_ops_result(name):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
         assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy())), (name, k)
         assert got.stride() == want.stride(), (name, k)
+        if name in _VIEWS:  # a view of its input where the op's result is one (the same storage, counted versions)
+            assert (got._base is not None) == (want._base is not None), (name, k)
 
 
 def test_a_second_backward_without_retain_graph_raises_as_pytorch(torch):

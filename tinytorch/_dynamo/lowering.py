@@ -9,6 +9,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.addmm    linear's _addmm(x, W, b)       (what F.linear runs eagerly for x @ W.t() + b)
     aten.mm       matmul's _np_matmul(a, b)      (what mm runs)
     aten.unsqueeze, aten.squeeze.dim   views of x._data with the op's strides
+    aten.transpose, aten.permute, aten.select, aten.unflatten   the same
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -86,6 +87,43 @@ def _squeeze_dim(x, dim):
         d = dim % a.ndim
         return _view_of(x, a.squeeze(d) if a.shape[d] == 1 else a.view())
     return _SQUEEZE(x, dim)
+
+
+@lowering("aten.transpose.int")
+def _transpose(x, dim0, dim1):
+    a = x._data
+    if a.ndim and -a.ndim <= dim0 < a.ndim and -a.ndim <= dim1 < a.ndim:
+        return _view_of(x, a.swapaxes(dim0, dim1))
+    return _TRANSPOSE(x, dim0, dim1)
+
+
+@lowering("aten.permute.default")
+def _permute(x, dims):
+    a = x._data
+    order = [d % a.ndim for d in dims] if a.ndim and all(-a.ndim <= d < a.ndim for d in dims) else None
+    if order is not None and len(order) == a.ndim and len(set(order)) == a.ndim:
+        return _view_of(x, a.transpose(order))
+    return _PERMUTE(x, dims)
+
+
+@lowering("aten.select.int")
+def _select(x, dim, index):
+    a = x._data
+    if a.ndim and -a.ndim <= dim < a.ndim and -a.shape[dim] <= index < a.shape[dim]:
+        return _view_of(x, a[(slice(None),) * (dim % a.ndim) + (index,)])
+    return _SELECT(x, dim, index)
+
+
+@lowering("aten.unflatten.int", "aten.unflatten.default")
+def _unflatten(x, dim, sizes):
+    a = x._data
+    if a.ndim and -a.ndim <= dim < a.ndim and all(s >= 0 for s in sizes):
+        d = dim % a.ndim
+        if np.prod(sizes, dtype=np.int64) == a.shape[d]:
+            out = a.reshape(a.shape[:d] + tuple(sizes) + a.shape[d + 1:])  # (a dim split: numpy makes a view)
+            if not out.flags.owndata:
+                return _view_of(x, out)
+    return _UNFLATTEN(x, dim, sizes)
 
 
 @lowering("aten.mm.default")
@@ -311,5 +349,7 @@ def _op(name: str):
 _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU, _UNSQUEEZE, _SQUEEZE = (_op(n) for n in (
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
     "aten.gelu.default", "aten.unsqueeze.default", "aten.squeeze.dim"))
+_TRANSPOSE, _PERMUTE, _SELECT, _UNFLATTEN = (_op(n) for n in (
+    "aten.transpose.int", "aten.permute.default", "aten.select.int", "aten.unflatten.int"))
 _MAX_POOL2D = _pool_ops.max_pool2d
 _MKLDNN_RNN_LAYER = _op("aten.mkldnn_rnn_layer.default")
