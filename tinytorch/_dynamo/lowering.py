@@ -24,6 +24,7 @@ in the eager op. Each lowering gives its op's floats bit for bit; ``tests/compil
 holds them to the ops on random inputs."""
 from __future__ import annotations
 
+import math
 import operator as _operator
 
 import numpy as np
@@ -119,7 +120,7 @@ def _unflatten(x, dim, sizes):
     a = x._data
     if a.ndim and -a.ndim <= dim < a.ndim and all(s >= 0 for s in sizes):
         d = dim % a.ndim
-        if np.prod(sizes, dtype=np.int64) == a.shape[d]:
+        if math.prod(sizes) == a.shape[d]:
             out = a.reshape(a.shape[:d] + tuple(sizes) + a.shape[d + 1:])  # (a dim split: numpy makes a view)
             if not out.flags.owndata:
                 return _view_of(x, out)
