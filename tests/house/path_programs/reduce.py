@@ -1,7 +1,9 @@
-"""Programs that reach sum's path (``tinytorch/_cpu/reduce.py``: a sum over leading dims in one compiled pass):
-target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]. Sums of generated arrays over their leading
-dims, kept or not, one leading dim or several, a linear layer's bias gradient (its backward's ``sum``), and the
-cases the path hands to numpy (one element kept, a transposed input, trailing dims)."""
+"""Programs that reach the paths of ``tinytorch/_cpu/reduce.py`` (a sum over leading dims, and rows added at
+indices, in one compiled pass each): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]. Sums of
+generated arrays over their leading dims, kept or not, one leading dim or several, a linear layer's bias gradient
+(its backward's ``sum``), and the cases the path hands to numpy (one element kept, a transposed input, trailing
+dims); embeddings' weight gradients and the gradients of ``t[idx]``, indices repeated (in and out of order),
+negative, or each once, tables of one row element or several."""
 import numpy as np
 
 import tinytorch as tt
@@ -36,6 +38,23 @@ def _bias_gradient(rng, dtype, shape):
     yield "linear's bias gradient", lambda x, w, b: tt.nn.functional.linear(x, w, b), [x, w, b]
 
 
+def _rows_at(rng, dtype, shape):
+    width = max(2, int(np.prod(shape)))
+    for n, rows in [(7, 40), (65, 512), (5, 3), (300, 20)]:
+        table = np.asarray(rng.standard_normal((n, width)), dtype=dtype)
+        idx = rng.integers(0, n, rows)
+        yield f"embedding {n}x{width}, {rows} lookups", lambda w, i=idx: tt.nn.functional.embedding(
+            tt.tensor(i), w), [table]
+        yield f"{n}x{width}[idx] with negative indices", lambda w, i=idx - n: w[tt.tensor(i)] * 1.0, [table]
+    table = np.asarray(rng.standard_normal((6, 3, width)), dtype=dtype)
+    once = rng.permutation(6)
+    yield "rows of two dims, each index once", lambda w: w[tt.tensor(once)] * 1.0, [table]
+    narrow = np.asarray(rng.standard_normal((9, 1)), dtype=dtype)
+    picks = rng.integers(0, 9, 30)
+    yield "rows of one element (numpy's)", lambda w: w[tt.tensor(picks)] * 1.0, [narrow]
+
+
 PROGRAMS = {
     "reduce._sum_array": [_sums, _bias_gradient],
+    "_adjoint._add_rows_at": [_rows_at],
 }

@@ -248,6 +248,26 @@ def _sum_case(seed):
     return run
 
 
+def _rows_at_case(seed):
+    """An embedding's weight gradient (the lookup's gradient rows added at their indices, repeats included) and
+    the gradient of ``t[idx]``, float32 and float64 by turns: the kernel adds each row in index order, as
+    ``np.add.at`` and the sort-and-pad reduction do."""
+    rng = np.random.default_rng(seed)
+    n, lookups, width = [(65, (16, 32), 64), (27, (32, 3), 10), (5, (2, 3), 2), (300, (4000,), 3)][seed % 4]
+    dt = [np.float32, np.float64][seed % 2]
+    w = rng.standard_normal((n, width)).astype(dt)
+    idx = rng.integers(0, n, lookups)
+    g = (rng.standard_normal(lookups + (width,)) * 10.0 ** rng.uniform(-3, 3, lookups + (width,))).astype(dt)
+
+    def run():
+        W = tt.tensor(w, requires_grad=True)
+        tt.nn.functional.embedding(tt.tensor(idx), W).backward(tt.tensor(g))
+        V = tt.tensor(w, requires_grad=True)
+        V[tt.tensor(idx.reshape(-1) - n)].backward(tt.tensor(g.reshape(-1, width)))
+        return [W.grad, V.grad]
+    return run
+
+
 def _gelu_case(seed):
     rng = np.random.default_rng(seed)
     scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
@@ -521,6 +541,7 @@ CASES = {
                            8),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "sum": (("reduce.leading_sum_into",), _sum_case, 6),
+    "rows_at": (("reduce.add_rows_at",), _rows_at_case, 8),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
     "lstm": (("rnn.lstm_bptt_factors",), _rnn_case, 14),

@@ -24,7 +24,8 @@ from .._core.registry import aten_only, capturing, op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
 from .._core.record import record
-from ..shape._adjoint import _add_rows_at, _is_row_index
+from ..shape import _adjoint
+from ..shape._adjoint import _is_row_index
 from ..shape.join import stack
 
 
@@ -90,7 +91,7 @@ def _dense_backward(g: Tensor, indices: np.ndarray, weight_shape: tuple, row_sca
     if row_scale is not None:
         rows = rows * row_scale
     out = np.zeros(weight_shape, dtype=rows.dtype)
-    if not (_is_row_index(indices, rows, weight_shape) and _add_rows_at(out, indices, rows)):
+    if not (_is_row_index(indices, rows, weight_shape) and _adjoint._add_rows_at(out, indices, rows)):
         np.add.at(out, (indices,), rows)
     return record(out, EmbeddingDenseBackwardBackward0, (g,), indices=indices, padding_idx=padding_idx,
                   grad_shape=g._data.shape)
