@@ -7,6 +7,13 @@ negative, or each once, tables of one row element or several."""
 import numpy as np
 
 import tinytorch as tt
+from tinytorch._ops._kernels import compiled
+
+
+def _kernels_in_use() -> None:
+    """The paths take their kernels only where numba is already in use (another family loaded): load theirs, so
+    that the programs below reach the kernels wherever numba is installed, whatever ran before in this process."""
+    compiled.family("reduce")
 
 
 def _of_a_copy(fn):
@@ -16,6 +23,7 @@ def _of_a_copy(fn):
 
 
 def _sums(rng, dtype, shape):
+    _kernels_in_use()
     # the case's own shape behind a few rows (its elements the kept ones), and shapes of their own
     shapes = [(3, *shape), (1, *shape), (7, 2, *shape), (513, 5), (64, 65), (9, 1), (2, 3, 4, 6)]
     for s in shapes:
@@ -31,6 +39,7 @@ def _sums(rng, dtype, shape):
 
 
 def _bias_gradient(rng, dtype, shape):
+    _kernels_in_use()
     n = int(np.prod(shape)) or 1
     x = np.asarray(rng.standard_normal((17, 6)), dtype=dtype)
     w = np.asarray(rng.standard_normal((n + 1, 6)), dtype=dtype)
@@ -39,6 +48,7 @@ def _bias_gradient(rng, dtype, shape):
 
 
 def _rows_at(rng, dtype, shape):
+    _kernels_in_use()
     width = max(2, int(np.prod(shape)))
     for n, rows in [(7, 40), (65, 512), (5, 3), (300, 20)]:
         table = np.asarray(rng.standard_normal((n, width)), dtype=dtype)
