@@ -405,14 +405,49 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
     "aten.threshold_backward.default": [lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0),
                                         lambda r: (_rand(r, (70000,)), _rand(r, (70000,)), 0),
                                         lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0.5)],
+    "aten.tanh.default": [lambda r: (_rand(r, (3, 5)),), lambda r: (_rand(r, (4, 2), np.float64).t(),),
+                          lambda r: (_rand(r, ()),), lambda r: (tt.arange(6).reshape(2, 3),)],
+    "aten.tanh_backward.default": [lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)).tanh()),
+                                   lambda r: (_rand(r, (4, 2), np.float64), _rand(r, (2, 4), np.float64).t()),
+                                   lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5), np.float64)),
+                                   lambda r: (_rand(r, (3, 5)), _rand(r, (5,)))],
+    "aten.add_.Tensor": [lambda r: (tt.tensor(int(r.integers(0, 1000))), 1),
+                         lambda r: (tt.tensor(2**63 - 1), 1),  # wraps round, as PyTorch's int64 does
+                         lambda r: (tt.tensor(7), 3, {"alpha": 2}),
+                         lambda r: (_rand(r, (3,)), 1),
+                         lambda r: (tt.tensor([4]), 1),
+                         lambda r: (tt.tensor(7), 2**40)],
+    "aten.native_batch_norm.default": [
+        lambda r: (_rand(r, (8, 5)) * 3 + 1, _rand(r, (5,)), _rand(r, (5,)), _rand(r, (5,)), _rand(r, (5,)).abs(),
+                   True, 0.1, 1e-5),
+        lambda r: (_rand(r, (6, 3), np.float64), None, None, None, None, True, 0.3, 1e-3),
+        lambda r: (_rand(r, (8, 5)), None, None, _rand(r, (5,)), _rand(r, (5,)).abs(), False, 0.1, 1e-5),
+        lambda r: (_rand(r, (4, 3, 2)), _rand(r, (3,)), None, _rand(r, (3,)), _rand(r, (3,)).abs(), True, 0.1, 1e-5),
+        lambda r: (_rand(r, (5, 8)).t(), _rand(r, (5,)), None, None, None, True, 0.1, 1e-5),
+        lambda r: (_rand(r, (1, 5)), None, None, _rand(r, (5,)), _rand(r, (5,)).abs(), True, 0.1, 1e-5)],
+    "aten.native_batch_norm_backward.default": [
+        lambda r: _bn_backward_args(r, (8, 5), True, [True, True, True]),
+        lambda r: _bn_backward_args(r, (6, 4), False, [True, False, True], np.float64),
+        lambda r: _bn_backward_args(r, (6, 4), True, [False, True, False]),
+        lambda r: _bn_backward_args(r, (4, 3, 2), True, [True, True, True])],
 }
+
+
+def _bn_backward_args(rng, shape, weighted: bool, mask: list, dtype=np.float32):
+    """native_batch_norm_backward's arguments after a training forward of that shape."""
+    x, g = _rand(rng, shape, dtype), _rand(rng, shape, dtype)
+    w = _rand(rng, shape[1:2], dtype) if weighted else None
+    rm, rv = _rand(rng, shape[1:2], dtype), _rand(rng, shape[1:2], dtype).abs()
+    with tt.no_grad():
+        _, mean, invstd = tt.ops.aten.native_batch_norm(x, w, None, rm, rv, True, 0.1, 1e-5)
+    return g, x, w, rm, rv, mean, invstd, True, 1e-5, mask
 
 
 _VIEWS = ("aten.t.default", "aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.transpose.int",
           "aten.permute.default", "aten.select.int", "aten.unflatten.int")
 
 
-def _eager(name: str, args: tuple):
+def _eager(name: str, args: tuple, kwargs=None):
     """What eager tinytorch computes where the graph holds ``name`` with ``args``: the op itself, except that an
     ``addmm`` of a 1-d bias and a transposed weight is how the joint graph writes ``F.linear``, whose kernel
     the lowering runs. (aten.addmm's own kernel, ``x @ W.t() + b``, may round otherwise than linear's: OpenBLAS's
@@ -420,21 +455,43 @@ def _eager(name: str, args: tuple):
     op = getattr(getattr(tt.ops.aten, name.split(".")[1]), name.split(".")[2])
     if name == "aten.addmm.default" and args[0].dim() == 1:
         return tt.nn.functional.linear(args[1], args[2].t(), args[0])
-    return op(*args)
+    return op(*args, **(kwargs or {}))
+
+
+def _assert_same(got, want, name, k) -> None:
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), (name, k)
+        for g, w in zip(got, want):
+            _assert_same(g, w, name, k)
+        return
+    if want is None:
+        assert got is None, (name, k)
+        return
+    assert got.dtype == want.dtype and got.shape == want.shape, (name, k)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy())), (name, k)
+    assert got.stride() == want.stride(), (name, k)
 
 
 @pytest.mark.parametrize("name", sorted(LOWERED))
 def test_each_lowering_gives_its_ops_result(name):
     for k, make in enumerate(LOWERED[name]):
-        args = make(np.random.default_rng(k))
+        # each side gets arguments of its own (drawn alike): an in-place op, or batch norm's running statistics,
+        # writes into them, and what it wrote (and the versions it counted) is compared too
+        args, own = make(np.random.default_rng(k)), make(np.random.default_rng(k))
+        kwargs = args[-1] if isinstance(args[-1], dict) else {}
+        args, own = (args[:-1], own[:-1]) if kwargs else (args, own)
         with tt.no_grad():
-            got, want = LOWERINGS[name](*args), _eager(name, args)
-        assert got.dtype == want.dtype and got.shape == want.shape, (name, k)
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
-        assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy())), (name, k)
-        assert got.stride() == want.stride(), (name, k)
+            got, want = LOWERINGS[name](*args, **kwargs), _eager(name, own, kwargs)
+        _assert_same(got, want, name, k)
         if name in _VIEWS:  # a view of its input where the op's result is one (the same storage, counted versions)
             assert (got._base is not None) == (want._base is not None), (name, k)
+        if name.split(".")[1].endswith("_"):  # an in-place op hands back its input
+            assert got is args[0] and want is own[0], (name, k)
+        for a, b in zip(args, own):
+            if isinstance(a, tt.Tensor):
+                _assert_same(a, b, name, k)
+                assert a._version == b._version, (name, k)
 
 
 def test_a_second_backward_without_retain_graph_raises_as_pytorch(torch):

@@ -10,6 +10,9 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.mm       matmul's _np_matmul(a, b)      (what mm runs)
     aten.unsqueeze, aten.squeeze.dim   views of x._data with the op's strides
     aten.transpose, aten.permute, aten.select, aten.unflatten   the same
+    aten.tanh, aten.tanh_backward   np.tanh, and the node's formula on the arrays (float32/float64)
+    aten.native_batch_norm(_backward)   batch_norm's _train_arrays / _train_backward_arrays (training, (N, C))
+    aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): numpy's add in place, version on
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -31,9 +34,11 @@ import numpy as np
 
 from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
-from .._ops.nn import activation as _activation, attention as _attention_ops, linear as _linear, pool as _pool_ops
+from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
+                      linear as _linear, pool as _pool_ops)
 from .._ops.shape import shape as _shape
-from ..autograd.grad_mode import enable_grad
+from .._quiet_fp import silent
+from ..autograd.grad_mode import NO_VERSION, enable_grad, version_counter
 from ..tensor import _make, _view_of
 
 __all__ = ["LOWERINGS", "lowering", "keep_forward_state", "skip_renames"]
@@ -50,6 +55,7 @@ def lowering(*names: str):
 
 
 _REAL = (np.dtype(np.float32), np.dtype(np.float64))
+_INT64 = np.dtype(np.int64)
 
 
 @lowering("aten.t.default")
@@ -155,6 +161,76 @@ def _threshold_backward(g, y, threshold):
     if threshold == 0 and gd.dtype in _REAL and yd.dtype == gd.dtype:
         return _make(_activation._threshold_backward_array(gd, yd))
     return _THRESHOLD_BACKWARD(g, y, threshold)
+
+
+@lowering("aten.tanh.default")
+def _tanh(x):
+    a = x._data
+    if a.ndim and a.dtype in _REAL:
+        return _make(np.tanh(a))
+    return _TANH(x)
+
+
+@lowering("aten.tanh_backward.default")
+def _tanh_backward(g, y):
+    gd, yd = g._data, y._data
+    if gd.ndim and gd.dtype in _REAL and yd.dtype == gd.dtype and yd.shape == gd.shape:
+        return _make(_TANH_NODE.formula(gd, None, yd))
+    return _TANH_BACKWARD(g, y)
+
+
+@lowering("aten.add_.Tensor")
+def _add_inplace(x, other, *, alpha=1):
+    """A counter's ``+= 1``: an int64 tensor of one element with no views and no history, a small int."""
+    a, vc = x._data, x._vc
+    if (type(other) is int and alpha == 1 and -(1 << 32) < other < 1 << 32 and a.dtype == _INT64 and a.ndim == 0
+            and a.flags.writeable and vc is not NO_VERSION and len(vc) == 1 and not x._requires_grad):
+        np.add(a, other, out=a)
+        version_counter(x)[0] += 1
+        return x
+    return _ADD_INPLACE(x, other, alpha=alpha)
+
+
+def _channel_params(a, tensors) -> list | None:
+    """The arrays of batch norm's weight, bias and running statistics (each None or an (C,) array of the input's
+    dtype), or None where one is otherwise."""
+    c = a.shape[1]
+    arrays = [None if t is None else t._data for t in tensors]
+    if all(d is None or (d.shape == (c,) and d.dtype == a.dtype) for d in arrays):
+        return arrays
+    return None
+
+
+@lowering("aten.native_batch_norm.default")
+@silent  # (as the op's: a channel of inf or NaN gives NaN statistics without numpy's warnings)
+def _native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    a = x._data
+    if training and a.ndim == 2 and a.dtype in _REAL and a.shape[0] > 1 and a.shape[1] and eps > 0 and (
+            type(momentum) is float):
+        arrays = _channel_params(a, (weight, bias, running_mean, running_var))
+        if arrays is not None:
+            c = a.shape[1]
+            out, _, invstd, mean = _batch_norm._train_arrays(a, *arrays, momentum, eps, (0,), (1, c), a.shape[0])
+            return _make(out), _make(mean.reshape(-1)), _make(invstd.reshape(-1))
+    return _NATIVE_BATCH_NORM(x, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+@lowering("aten.native_batch_norm_backward.default")
+@silent
+def _native_batch_norm_backward(g, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+                                output_mask):
+    gd, a = g._data, x._data
+    if (train and a.ndim == 2 and a.dtype in _REAL and gd.dtype == a.dtype and gd.shape == a.shape and a.shape[1]
+            and save_mean is not None and save_invstd is not None):
+        arrays = _channel_params(a, (weight, save_mean, save_invstd))
+        if arrays is not None:
+            c = a.shape[1]
+            grads = _batch_norm._train_backward_arrays(gd, a - arrays[1].reshape(1, c), arrays[2].reshape(1, c),
+                                                       arrays[0], a.shape[0], (1, c), (0,),
+                                                       tuple(bool(m) for m in output_mask))
+            return tuple(None if t is None else _make(t) for t in grads)
+    return _NATIVE_BATCH_NORM_BACKWARD(g, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+                                       output_mask)
 
 
 # -- forward state kept for the backward ------------------------------------------------------------------
@@ -352,5 +428,9 @@ _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU, _UNSQUEEZE, _SQUEEZE = (_op(
     "aten.gelu.default", "aten.unsqueeze.default", "aten.squeeze.dim"))
 _TRANSPOSE, _PERMUTE, _SELECT, _UNFLATTEN = (_op(n) for n in (
     "aten.transpose.int", "aten.permute.default", "aten.select.int", "aten.unflatten.int"))
+_TANH, _TANH_BACKWARD, _ADD_INPLACE, _NATIVE_BATCH_NORM, _NATIVE_BATCH_NORM_BACKWARD = (_op(n) for n in (
+    "aten.tanh.default", "aten.tanh_backward.default", "aten.add_.Tensor", "aten.native_batch_norm.default",
+    "aten.native_batch_norm_backward.default"))
+_TANH_NODE = _TANH_BACKWARD.node_cls
 _MAX_POOL2D = _pool_ops.max_pool2d
 _MKLDNN_RNN_LAYER = _op("aten.mkldnn_rnn_layer.default")

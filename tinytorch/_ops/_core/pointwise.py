@@ -172,6 +172,7 @@ def _backward_operator(name: str, node_cls):
             return _make(as_array(node_cls.formula(gd, None, yd)))
         return node_cls.gradient(grad_output, None, output)[0]
     backward_operator.__name__ = backward_operator.__qualname__ = name
+    backward_operator.node_cls = node_cls  # (the formula, for a compiled plan's lowering of this operator)
     return aten_only(name, recorded=True)(backward_operator)
 
 
