@@ -413,6 +413,7 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
                                    lambda r: (_rand(r, (3, 5)), _rand(r, (5,)))],
     "aten.add_.Tensor": [lambda r: (tt.tensor(int(r.integers(0, 1000))), 1),
                          lambda r: (tt.tensor(2**63 - 1), 1),  # wraps round, as PyTorch's int64 does
+                         lambda r: (tt.tensor(-2**63), -1),
                          lambda r: (tt.tensor(7), 3, {"alpha": 2}),
                          lambda r: (_rand(r, (3,)), 1),
                          lambda r: (tt.tensor([4]), 1),

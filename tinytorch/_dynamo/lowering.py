@@ -12,7 +12,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.transpose, aten.permute, aten.select, aten.unflatten   the same
     aten.tanh, aten.tanh_backward   np.tanh, and the node's formula on the arrays (float32/float64)
     aten.native_batch_norm(_backward)   batch_norm's _train_arrays / _train_backward_arrays (training, (N, C))
-    aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): numpy's add in place, version on
+    aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): the sum written, the version on
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -185,7 +185,8 @@ def _add_inplace(x, other, *, alpha=1):
     a, vc = x._data, x._vc
     if (type(other) is int and alpha == 1 and -(1 << 32) < other < 1 << 32 and a.dtype == _INT64 and a.ndim == 0
             and a.flags.writeable and vc is not NO_VERSION and len(vc) == 1 and not x._requires_grad):
-        np.add(a, other, out=a)
+        v = int(a) + other  # (a Python int: a 0-d ufunc call costs ten times more)
+        a[()] = v - (1 << 64) if v >= 1 << 63 else v + (1 << 64) if v < -(1 << 63) else v  # int64's wrap
         version_counter(x)[0] += 1
         return x
     return _ADD_INPLACE(x, other, alpha=alpha)
@@ -194,11 +195,14 @@ def _add_inplace(x, other, *, alpha=1):
 def _channel_params(a, tensors) -> list | None:
     """The arrays of batch norm's weight, bias and running statistics (each None or an (C,) array of the input's
     dtype), or None where one is otherwise."""
-    c = a.shape[1]
-    arrays = [None if t is None else t._data for t in tensors]
-    if all(d is None or (d.shape == (c,) and d.dtype == a.dtype) for d in arrays):
-        return arrays
-    return None
+    shape, dtype = a.shape[1:2], a.dtype
+    arrays = []
+    for t in tensors:
+        d = None if t is None else t._data
+        if d is not None and (d.shape != shape or d.dtype != dtype):
+            return None
+        arrays.append(d)
+    return arrays
 
 
 @lowering("aten.native_batch_norm.default")
