@@ -398,9 +398,6 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
                              lambda r: (_rand(r, (3, 4))[:, ::2], [1, 0]), lambda r: (_rand(r, ()), [])],
     "aten.select.int": [lambda r: (_rand(r, (3, 4, 5)), 0, 2), lambda r: (_rand(r, (3, 4, 5)), -1, -5),
                         lambda r: (_rand(r, (3, 4)).t(), 1, 0), lambda r: (_rand(r, (6,)), 0, 3)],
-    "aten.unflatten.int": [lambda r: (_rand(r, (3, 12)), -1, (3, 4)), lambda r: (_rand(r, (12, 5)), 0, [2, 1, 6]),
-                           lambda r: (_rand(r, (5, 12)).t(), 0, (4, 3)), lambda r: (_rand(r, (3, 12)), 1, (-1, 4)),
-                           lambda r: (_rand(r, (3, 0)), 1, (0, 5))],
     "aten.relu.default": [lambda r: (_rand(r, (3, 5)),), lambda r: (_rand(r, (70000,)),)],
     "aten.threshold_backward.default": [lambda r: (_rand(r, (3, 5)), _rand(r, (3, 5)), 0),
                                         lambda r: (_rand(r, (70000,)), _rand(r, (70000,)), 0),
@@ -445,7 +442,7 @@ def _bn_backward_args(rng, shape, weighted: bool, mask: list, dtype=np.float32):
 
 
 _VIEWS = ("aten.t.default", "aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.transpose.int",
-          "aten.permute.default", "aten.select.int", "aten.unflatten.int")
+          "aten.permute.default", "aten.select.int")
 
 
 def _eager(name: str, args: tuple, kwargs=None):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, __file__.rsplit("/tests/", 1)[0] + "/tests/fx")
-from _fx_compare import LIBRARIES, load  # noqa: E402
+from _fx_compare import load  # noqa: E402
 
 MODELS = """
 class MLP(nn.Module):
@@ -36,9 +36,22 @@ class Overloads(nn.Module):
     def forward(self, x):
         return (torch.where(x > 0, x, 0.0) + torch.where(x > 0, 1.0, x) + x.clamp(min=0.5)
                 + x.masked_fill(x > 1, 2.0) + x[None].squeeze(0) + nn.functional.leaky_relu(x, 0.2))
+
+
+class Unflatten(nn.Module):
+    # a composite PyTorch keeps in export's graph (aten.unflatten.int) and decomposes into a view
+    def forward(self, x):
+        return x.unflatten(-1, (2, 2)).sum(-1).sum(-1, keepdim=True) + torch.unflatten(x, 0, [3, 1]).squeeze(1)
+
+
+class Reductions(nn.Module):
+    # ops outside the core ATen opset (squeeze's dim and all-dims forms, sum of everything), and amax/prod's overloads
+    def forward(self, x):
+        return (x.squeeze(-1) + x.squeeze().sum() + torch.squeeze(x.unsqueeze(0)).sum() + x.squeeze(0).sum()
+                + x.amax() + x.prod() + x.amin(0) + x.t().sum() + x.unsqueeze(-1).squeeze(-1).sum(1).sum())
 """
 
-SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4)}
+SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1)}
 
 
 def _export(library: str, name: str):
@@ -54,7 +67,7 @@ def _without_files(text: str) -> str:
     return re.sub(r"# File: .*", "# File: ...", text)
 
 
-@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads"])
+@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)
@@ -65,6 +78,12 @@ def test_export_prints_pytorchs_program(torch, name):
         assert getattr(ours.graph_signature, attr) == getattr(theirs.graph_signature, attr)
     assert list(ours.state_dict) == list(theirs.state_dict)
     np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions"])
+def test_run_decompositions_prints_pytorchs_program(torch, name):
+    theirs, ours = _export("torch", name)[0], _export("tinytorch", name)[0]
+    assert ours.run_decompositions().graph_module.code == theirs.run_decompositions().graph_module.code
 
 
 def test_export_refuses_what_it_does_not_do():

@@ -25,6 +25,17 @@ def f(x, y):
     return torch.where(x > 0, x, y), torch.where(x > 0, x, 0.0), torch.where(x > 0, 1.0, y), x.clamp(min=0.5)
 def inputs(t): return (t((3, 4)), t((3, 4)))
 """,
+    "amax_prod": """
+def f(x):
+    return (x.amax(), x.prod(), x.amax(0), x.amin(), x.prod(1), torch.amax(x, (0, 1), True), x.prod(dtype=torch.float64),
+            x.amin(-1, keepdim=True), torch.prod(x, 0, True))
+def inputs(t): return (t((3, 2)),)
+""",
+    "unflatten": """
+def f(x):
+    return x.unflatten(-1, (3, 4)).sum(1), torch.unflatten(x.t(), 0, [2, 2, 3]), x.unflatten(0, (-1, 1)) * 2
+def inputs(t): return (t((2, 12)),)
+""",
     "pointwise": """
 def f(x, y):
     return x * y + 2

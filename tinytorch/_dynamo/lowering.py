@@ -9,7 +9,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.addmm    linear's _addmm(x, W, b)       (what F.linear runs eagerly for x @ W.t() + b)
     aten.mm       matmul's _np_matmul(a, b)      (what mm runs)
     aten.unsqueeze, aten.squeeze.dim   views of x._data with the op's strides
-    aten.transpose, aten.permute, aten.select, aten.unflatten   the same
+    aten.transpose, aten.permute, aten.select   the same
     aten.tanh, aten.tanh_backward   np.tanh, and the node's formula on the arrays (float32/float64)
     aten.native_batch_norm(_backward)   batch_norm's _train_arrays / _train_backward_arrays (training, (N, C))
     aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): the sum written, the version on
@@ -27,7 +27,6 @@ in the eager op. Each lowering gives its op's floats bit for bit; ``tests/compil
 holds them to the ops on random inputs."""
 from __future__ import annotations
 
-import math
 import operator as _operator
 
 import numpy as np
@@ -119,18 +118,6 @@ def _select(x, dim, index):
     if a.ndim and -a.ndim <= dim < a.ndim and -a.shape[dim] <= index < a.shape[dim]:
         return _view_of(x, a[(slice(None),) * (dim % a.ndim) + (index,)])
     return _SELECT(x, dim, index)
-
-
-@lowering("aten.unflatten.int", "aten.unflatten.default")
-def _unflatten(x, dim, sizes):
-    a = x._data
-    if a.ndim and -a.ndim <= dim < a.ndim and all(s >= 0 for s in sizes):
-        d = dim % a.ndim
-        if math.prod(sizes) == a.shape[d]:
-            out = a.reshape(a.shape[:d] + tuple(sizes) + a.shape[d + 1:])  # (a dim split: numpy makes a view)
-            if not out.flags.owndata:
-                return _view_of(x, out)
-    return _UNFLATTEN(x, dim, sizes)
 
 
 @lowering("aten.mm.default")
@@ -430,8 +417,7 @@ def _op(name: str):
 _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU, _UNSQUEEZE, _SQUEEZE = (_op(n) for n in (
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
     "aten.gelu.default", "aten.unsqueeze.default", "aten.squeeze.dim"))
-_TRANSPOSE, _PERMUTE, _SELECT, _UNFLATTEN = (_op(n) for n in (
-    "aten.transpose.int", "aten.permute.default", "aten.select.int", "aten.unflatten.int"))
+_TRANSPOSE, _PERMUTE, _SELECT = (_op(n) for n in ("aten.transpose.int", "aten.permute.default", "aten.select.int"))
 _TANH, _TANH_BACKWARD, _ADD_INPLACE, _NATIVE_BATCH_NORM, _NATIVE_BATCH_NORM_BACKWARD = (_op(n) for n in (
     "aten.tanh.default", "aten.tanh_backward.default", "aten.add_.Tensor", "aten.native_batch_norm.default",
     "aten.native_batch_norm_backward.default"))

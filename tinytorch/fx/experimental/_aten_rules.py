@@ -68,6 +68,10 @@ pow.Tensor_Scalar(Tensor self, Scalar exponent)
 pow.Tensor_Tensor(Tensor self, Tensor exponent)
 sum.default(Tensor self, *, ScalarType? dtype=None)
 sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
+amax.default(Tensor self, int[1] dim=[], bool keepdim=False)
+amin.default(Tensor self, int[1] dim=[], bool keepdim=False)
+prod.default(Tensor self, *, ScalarType? dtype=None)
+prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
 linalg_vector_norm.default(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
 mean.default(Tensor self, *, ScalarType? dtype=None)
 mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
@@ -126,6 +130,7 @@ reshape.default(Tensor self, SymInt[] shape)
 flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
 permute.default(Tensor self, int[] dims)
 transpose.int(Tensor self, int dim0, int dim1)
+unflatten.int(Tensor self, int dim, SymInt[] sizes)
 unsqueeze.default(Tensor self, int dim)
 expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
 clone.default(Tensor self, *, MemoryFormat? memory_format=None)
@@ -388,6 +393,14 @@ def _squeeze(g, _, a, out):
     return g.call("squeeze.dim", a.self, dim)
 
 
+def _unflatten(g, _, a, out):
+    """One dim split in several: ``aten.unflatten.int`` where the trace keeps composite ops (export's pre-dispatch
+    graph), else what it decomposes into, a view of the result's shape (make_fx, compile, run_decompositions)."""
+    if g.predispatch:
+        return g.call("unflatten.int", a.self, a["dim"], list(a["sizes"]))
+    return g.call("view.default", a.self, list(out._data.shape))
+
+
 def _reduction(name):
     def rule(g, _, a, out):
         dim = a.get("dim")
@@ -397,6 +410,25 @@ def _reduction(name):
         return g.call(f"{name}.{'dim_IntList' if name == 'sum' else 'dim'}", a.self, _listed(dim),
                       a.get("keepdim", False), **dtype)
     return rule
+
+
+def _keepdim(a) -> bool:
+    """keepdim, or its numpy spelling ``keepdims`` where given (which wins)."""
+    kept = a.get("keepdims")
+    return bool(a.get("keepdim", False) if kept is None else kept)
+
+
+def _amax(name):
+    def rule(g, _, a, out):
+        return g.call(f"{name}.default", a.self, _listed(a.get("dim", [])), _keepdim(a))
+    return rule
+
+
+def _prod(g, _, a, out):
+    dtype = {"dtype": a["dtype"]} if a.get("dtype") is not None else {}
+    if a.get("dim") is None:
+        return g.call("prod.default", a.self, **dtype)
+    return g.call("prod.dim_int", a.self, a["dim"], _keepdim(a), **dtype)
 
 
 def _extremum(name):
@@ -985,10 +1017,12 @@ RULES = {
     "pow": _pow, **{name: _comparison(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "sum": _reduction("sum"), "mean": _reduction("mean"),
     "max": _extremum("max"), "min": _extremum("min"),
+    "amax": _amax("amax"), "amin": _amax("amin"), "prod": _prod,
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
+    "unflatten": _unflatten,
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "elu": _elu, "selu": _elu,
     **{name: _out_of_place(name) for name in ("silu", "mish", "hardsigmoid", "hardswish")},
     "hardtanh": _out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)),

@@ -105,7 +105,9 @@ class Recording:
         self.held: list = []       # the tensors in ``nodes``, kept alive so that no other tensor takes their id
         self.constants: dict = {}  # attribute name -> tensor, for the get_attr nodes of unknown tensors
         self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
-        self.core_aten = False     # export's run_decompositions: ``t`` written as PyTorch's core ATen ``permute``
+        # export's run_decompositions: the ops outside PyTorch's core ATen opset written as its decompositions
+        # write them (``t`` as ``permute``, ``squeeze`` as ``squeeze.dims``, ``sum()`` as ``sum.dim_IntList``)
+        self.core_aten = False
         self.fake_mode = None      # make_fx's fake tracing: a real tensor's value shown as its fake
         # id(array) -> (array, its detach node), for the outputs a node saved: a backward run in the capture
         # unpacks them as new tensors over the same array, shown as PyTorch shows them (a detach of the detach)
@@ -172,8 +174,15 @@ class Recording:
     def call(self, overload: str, *args, **kwargs):
         """Add ``torch.ops.aten.<overload>(*args, **kwargs)`` (the arguments PyTorch shows, tensors as their
         nodes), named after the operator as make_fx names it."""
-        if self.core_aten and overload == "t.default":
-            overload, args = "permute.default", (args[0], [1, 0])
+        if self.core_aten:  # PyTorch's core ATen decompositions of the ops outside that opset
+            if overload == "t.default":
+                overload, args = "permute.default", (args[0], [1, 0])
+            elif overload == "squeeze.dim":
+                overload, args = "squeeze.dims", (args[0], [args[1]])
+            elif overload == "squeeze.default":
+                overload, args = "squeeze.dims", (args[0], list(range(args[0].dim())))
+            elif overload == "sum.default":
+                overload, args = "sum.dim_IntList", (args[0], [])
         packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
         target = getattr(getattr(ops.aten, packet), name)
