@@ -31,6 +31,48 @@ def f(x):
             x.amin(-1, keepdim=True), torch.prod(x, 0, True))
 def inputs(t): return (t((3, 2)),)
 """,
+    "index_reductions": """
+def f(x):
+    return (x.argmax(), torch.argmax(x, dim=-1), x.argmin(0, keepdim=True), x.logsumexp(1), torch.logsumexp(x, (0, 1), True),
+            x.nansum(), x.nansum(1), torch.nansum(x, (0, 1), keepdim=True), x.nansum(dtype=torch.float64),
+            x.median(), x.median(1), x.median(0, keepdim=True))
+def inputs(t): return (t((3, 4)),)
+""",
+    "all_any": """
+def f(x):
+    b = x > 0
+    return b.all(), b.any(1), b.all((0, 1)), torch.any(b, 0, keepdim=True), torch.all(b, dim=-1)
+def inputs(t): return (t((3, 4)),)
+""",
+    "scans_and_moves": """
+def f(x):
+    return (x.cumsum(0), x.cumsum(1, dtype=torch.float64), torch.cumprod(x, dim=-1), x.flip(0), x.flip((0, 1)),
+            torch.flip(x, [1]), x.flip(0, 1), x.roll(1, 0), x.roll((1, 2), (0, 1)), x.roll(2), x.tril(), x.tril(-1),
+            torch.triu(x, diagonal=2), x.diagonal(), x.diagonal(1), torch.diagonal(x, offset=-1, dim1=1, dim2=0))
+def inputs(t): return (t((3, 4)),)
+""",
+    "pieces": """
+def f(x):
+    return (x.chunk(2, 1), x.chunk(3, 1), torch.chunk(x, 2), x.split(1), x.split([1, 2], 0), torch.split(x, 3, dim=1),
+            x.split(split_size=2, dim=-1), x.narrow(1, 0, 2), x.narrow(-1, 1, 2), torch.narrow(x, 0, -2, 2),
+            x.view_as(x.reshape(4, 3)))
+def inputs(t): return (t((3, 4)),)
+""",
+    "round_lerp_addc": """
+def f(x):
+    return (x.round(), x.round(decimals=2), torch.round(x, decimals=0), torch.lerp(x, x * 2, 0.3), x.lerp(x * 2, x.sigmoid()),
+            torch.addcmul(x, x, x, value=0.5), torch.addcdiv(x, x, x + 3))
+def inputs(t): return (t((3, 4)),)
+""",
+    "losses": """
+def f(x, y):
+    return (F.mse_loss(x, y), F.mse_loss(x, y, reduction="sum"), nn.MSELoss(reduction="none")(x, y), F.huber_loss(x, y),
+            F.huber_loss(x, y, delta=0.5), F.smooth_l1_loss(x, y, beta=0.5, reduction="sum"), F.smooth_l1_loss(x, y),
+            F.binary_cross_entropy_with_logits(x, y.sigmoid()),
+            F.binary_cross_entropy_with_logits(x, y.sigmoid(), pos_weight=y[0].abs()),
+            F.binary_cross_entropy_with_logits(x, y.sigmoid(), weight=y.abs(), reduction="none"))
+def inputs(t): return (t((3, 4)), t((3, 4)))
+""",
     "unflatten": """
 def f(x):
     return x.unflatten(-1, (3, 4)).sum(1), torch.unflatten(x.t(), 0, [2, 2, 3]), x.unflatten(0, (-1, 1)) * 2

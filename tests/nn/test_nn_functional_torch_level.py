@@ -88,6 +88,13 @@ SIGN = np.where(RNG.standard_normal(3) > 0, 1.0, -1.0)
     ("cosine_embedding_loss", lambda T, a, b, y: T.cosine_embedding_loss(a, b, y, 0.1, 1), [X, POS, SIGN]),
     ("triplet_margin_loss", lambda T, a, p, n: T.triplet_margin_loss(a, p, n, 1.0, 2, 1e-6, True, 1),
      [X, POS, POS[::-1].copy()]),
+    # the ATen operators (what a graph shows and replays): the reduction as ATen's enum
+    ("aten.mse_loss", lambda T, x, y: T.ops.aten.mse_loss(x, y), [X, POS]),
+    ("aten.mse_loss_sum", lambda T, x, y: T.ops.aten.mse_loss.default(x, y, 2), [X, POS]),
+    ("aten.mse_loss_none", lambda T, x, y: T.ops.aten.mse_loss(x, y, 0), [X, POS]),
+    ("aten.smooth_l1_loss", lambda T, x, y: T.ops.aten.smooth_l1_loss.default(x, y, 2, 0.5), [X, POS]),
+    ("aten.huber_loss", lambda T, x, y: T.ops.aten.huber_loss.default(x, y, 0, 0.7), [X, POS]),
+    ("aten.huber_loss_mean", lambda T, x, y: T.ops.aten.huber_loss(x, y), [X, POS]),
 ])
 def test_torch_level_spellings(name, call, arrays):
     _check(call, *arrays)

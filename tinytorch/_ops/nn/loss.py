@@ -19,7 +19,7 @@ from ._reduction import legacy_get_string
 from ._reduction import resolve as _resolve_reduction
 from ...tensor import Size, Tensor, _make
 from .._core.batching import expanded, level_of, logical_ndim
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
 from .._core.util import (as_array, binary_operands, broadcast_shapes, fit_grad, lowp_round, meta, opmath,
@@ -442,6 +442,23 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if reduction not in _REDUCTIONS:
         raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
     return _reduce_errors(errors, reduction)
+
+
+# ``torch.ops.aten.<loss>``: ATen's signatures, the reduction as its enum (0 none, 1 mean, 2 sum), which a graph
+# shows and replays (``aten.mse_loss.default(x, y, 2)``); the functional spellings above take its name
+@aten_only("mse_loss")
+def _aten_mse_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+    return mse_loss(self, target, reduction=reduction_name(reduction))
+
+
+@aten_only("smooth_l1_loss")
+def _aten_smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = 1, beta: float = 1.0) -> Tensor:
+    return smooth_l1_loss(self, target, reduction=reduction_name(reduction), beta=beta)
+
+
+@aten_only("huber_loss")
+def _aten_huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 1.0) -> Tensor:
+    return huber_loss(self, target, reduction=reduction_name(reduction), delta=delta)
 
 
 def _xlogy(x: Tensor) -> Tensor:

@@ -171,7 +171,11 @@ def _multi_output(input: Tensor, arrays, node_cls, dim, **attrs):
     return outs
 
 
-@op(variants="function method", batch=rules.split)
+def _split_method(self, split_size, dim: int = 0):
+    return split(self, split_size, dim)  # (Tensor.split names its sizes split_size, as PyTorch's)
+
+
+@op(variants="function method", method=_split_method, batch=rules.split)
 def split(input: Tensor, split_size_or_sections, dim: int = 0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     x = input._data

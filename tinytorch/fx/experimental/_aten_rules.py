@@ -69,6 +69,37 @@ pow.Tensor_Tensor(Tensor self, Tensor exponent)
 sum.default(Tensor self, *, ScalarType? dtype=None)
 sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
 amax.default(Tensor self, int[1] dim=[], bool keepdim=False)
+argmax.default(Tensor self, int? dim=None, bool keepdim=False)
+argmin.default(Tensor self, int? dim=None, bool keepdim=False)
+logsumexp.default(Tensor self, int[1] dim, bool keepdim=False)
+nansum.default(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+cumsum.default(Tensor self, int dim, *, ScalarType? dtype=None)
+cumprod.default(Tensor self, int dim, *, ScalarType? dtype=None)
+all.default(Tensor self)
+all.dim(Tensor self, int dim, bool keepdim=False)
+all.dims(Tensor self, int[1]? dim=None, bool keepdim=False)
+any.default(Tensor self)
+any.dim(Tensor self, int dim, bool keepdim=False)
+any.dims(Tensor self, int[1]? dim=None, bool keepdim=False)
+median.default(Tensor self)
+median.dim(Tensor self, int dim, bool keepdim=False)
+flip.default(Tensor self, int[] dims)
+roll.default(Tensor self, SymInt[1] shifts, int[1] dims=[])
+tril.default(Tensor self, int diagonal=0)
+triu.default(Tensor self, int diagonal=0)
+diagonal.default(Tensor self, int offset=0, int dim1=0, int dim2=1)
+addcmul.default(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
+addcdiv.default(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)
+round.default(Tensor self)
+round.decimals(Tensor self, *, int decimals)
+lerp.Scalar(Tensor self, Tensor end, Scalar weight)
+lerp.Tensor(Tensor self, Tensor end, Tensor weight)
+split.Tensor(Tensor self, SymInt split_size, int dim=0)
+split_with_sizes.default(Tensor self, SymInt[] split_sizes, int dim=0)
+mse_loss.default(Tensor self, Tensor target, int reduction=1)
+smooth_l1_loss.default(Tensor self, Tensor target, int reduction=1, float beta=1.0)
+huber_loss.default(Tensor self, Tensor target, int reduction=1, float delta=1.0)
+binary_cross_entropy_with_logits.default(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1)
 amin.default(Tensor self, int[1] dim=[], bool keepdim=False)
 prod.default(Tensor self, *, ScalarType? dtype=None)
 prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
@@ -160,7 +191,8 @@ _DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "no
 
 
 def _parse(line: str) -> tuple:
-    """``("add.Tensor", [(name, default or _REQUIRED, keyword-only), ...])`` of one ``SCHEMAS`` line."""
+    """``("add.Tensor", [(name, default or _REQUIRED, keyword-only), ...])`` of one ``SCHEMAS`` line; the names of
+    its list arguments (``int[1] dim``) go into ``_LISTS``."""
     head, _, rest = line.partition("(")
     params, kw_only = [], False
     for part in rest.rstrip(")").split(", "):
@@ -169,12 +201,15 @@ def _parse(line: str) -> tuple:
             continue
         decl, eq, default = part.partition("=")
         name = decl.split()[-1]
+        if "[" in decl.split()[0]:
+            _LISTS.setdefault(head, set()).add(name)
         value = (_REQUIRED if not eq else _DEFAULTS[default] if default in _DEFAULTS else
                  float(default) if "." in default else int(default))
         params.append((name, value, kw_only))
     return head, params
 
 
+_LISTS: dict = {}  # overload -> the names of its list arguments
 _SCHEMAS = dict(_parse(line) for line in SCHEMAS.strip().splitlines())
 
 
@@ -223,8 +258,10 @@ class Args:
         if sig is None:
             self.values = {f"arg{i}": a for i, a in enumerate(args)}
             self.values.update(kwargs)
+            self.given = set(self.values)
             return
         bound = sig.bind(*args, **kwargs)
+        self.given = set(bound.arguments)  # the parameters the call gave (round(x, decimals=0) is not round(x))
         bound.apply_defaults()
         for name, p in sig.parameters.items():
             if name not in bound.arguments or name == "out" or name.startswith("_"):
@@ -429,6 +466,94 @@ def _prod(g, _, a, out):
     if a.get("dim") is None:
         return g.call("prod.default", a.self, **dtype)
     return g.call("prod.dim_int", a.self, a["dim"], _keepdim(a), **dtype)
+
+
+def _by_schema(overload: str):
+    """A rule writing ``overload`` with the call's arguments matched to its schema by name (an argument the call
+    names otherwise by its position; numpy's ``keepdims`` read as ``keepdim``), a list argument given as a number
+    or a tuple written as a list; ``shown`` leaves out the defaults."""
+    params, lists = _SCHEMAS[overload], _LISTS.get(overload, ())
+
+    def rule(g, _, a, out):
+        given = a.positional()
+        values, keywords = [a.self], {}
+        for i, (name, default, kw_only) in enumerate(params[1:], 1):
+            v = a.get(name, _REQUIRED)
+            if name == "keepdim" and a.get("keepdims") is not None:
+                v = a.get("keepdims")
+            if v is _REQUIRED or (v is None and default is _REQUIRED):  # (flip(x, 0): a *dims parameter)
+                v = given[i] if not kw_only and i < len(given) else default
+            elif v is None and default is not None:  # (roll(x, 2): dims None, ATen's [])
+                v = default
+            if name in lists and isinstance(v, (int, tuple)):
+                v = _listed(v)
+            if kw_only:
+                keywords[name] = v
+            else:
+                values.append(v)
+        return g.call(overload, *values, **keywords)
+    return rule
+
+
+def _by_dim(name: str, dims: str | None = None):
+    """``name.default(x)`` without a dim, ``name.dim`` with one (``name.dims`` with several, where it has one)."""
+    def rule(g, _, a, out):
+        dim = a.get("dim")
+        if dim is None:
+            return g.call(f"{name}.default", a.self)
+        if dims is not None and isinstance(dim, (list, tuple)):
+            return _by_schema(f"{name}.{dims}")(g, name, a, out)
+        return _by_schema(f"{name}.dim")(g, name, a, out)
+    return rule
+
+
+def _round(g, _, a, out):
+    if "decimals" not in a.given:
+        return g.call("round.default", a.self)
+    return g.call("round.decimals", a.self, decimals=a["decimals"])
+
+
+def _lerp(g, _, a, out):
+    weight = a.get("weight", a.arg(2))
+    return g.call(f"lerp.{'Tensor' if isinstance(weight, Tensor) else 'Scalar'}", a.self, a.arg(1), weight)
+
+
+def _split(g, _, a, out):
+    size, dim = a.arg(1), a.get("dim", 0)
+    if isinstance(size, (list, tuple)):
+        return g.call("split_with_sizes.default", a.self, list(size), dim)
+    return g.call("split.Tensor", a.self, size, dim)
+
+
+def _chunk(g, _, a, out):
+    """chunk is split into pieces of the ceiling of size / chunks (a composite of PyTorch's)."""
+    chunks, dim = a.arg(1), a.get("dim", 0)
+    size = a.self.shape[dim]
+    return g.call("split.Tensor", a.self, -(-size // chunks) if size else 1, dim)
+
+
+def _narrow(g, _, a, out):
+    dim, start, length = a.arg(1), a.arg(2), a.arg(3)
+    start = int(start) if isinstance(start, Tensor) else start
+    if start < 0:
+        start += a.self.shape[dim]
+    return g.call("slice.Tensor", a.self, dim, start, start + length)
+
+
+def _view_as(g, _, a, out):
+    return g.call("view.default", a.self, list(a.arg(1).shape))
+
+
+def _loss(overload: str):
+    """A loss whose reduction ATen takes as its enum (``mse_loss(x, y)``: reduction=1, left out)."""
+    params = _SCHEMAS[overload]
+
+    def rule(g, _, a, out):
+        values = [a.self, a.arg(1)]
+        for name, default, _kw in params[2:]:
+            values.append(_loss_reduction(a) if name == "reduction" else a.get(name, default))
+        return g.call(overload, *values)
+    return rule
 
 
 def _extremum(name):
@@ -1018,6 +1143,13 @@ RULES = {
     "sum": _reduction("sum"), "mean": _reduction("mean"),
     "max": _extremum("max"), "min": _extremum("min"),
     "amax": _amax("amax"), "amin": _amax("amin"), "prod": _prod,
+    **{name: _by_schema(f"{name}.default") for name in (
+        "argmax", "argmin", "logsumexp", "nansum", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "diagonal",
+        "addcmul", "addcdiv")},
+    "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
+    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as,
+    **{name: _loss(f"{name}.default") for name in (
+        "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "linear": _linear, "matmul": _matmul,
     "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
