@@ -244,7 +244,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
         detach_ as detach_, new_empty as new_empty, new_full as new_full, new_ones as new_ones,
         new_tensor as new_tensor, new_zeros as new_zeros, to as to, type_as as type_as)
     from tinytorch._ops.shape.copies import narrow_copy as narrow_copy
-    from tinytorch._ops.shape.join import (chunk as chunk, select as select, split as split,
+    from tinytorch._ops.shape.join import (chunk as chunk, select as select, _split_method as split,
         split_with_sizes as split_with_sizes, unbind as unbind)
     from tinytorch._ops.shape.rotate import rot90 as rot90
     from tinytorch._ops.shape.shape import (broadcast_to as broadcast_to, diagonal as diagonal, expand as expand,

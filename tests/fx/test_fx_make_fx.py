@@ -73,6 +73,17 @@ def f(x, y):
             F.binary_cross_entropy_with_logits(x, y.sigmoid(), weight=y.abs(), reduction="none"))
 def inputs(t): return (t((3, 4)), t((3, 4)))
 """,
+    "factories": """
+def f(x):
+    return (x + torch.ones(3, 4), x + torch.zeros(3, 4, dtype=torch.float32), x + torch.arange(4), x + torch.arange(1, 5),
+            x + torch.arange(0, 8, 2), x + torch.linspace(0, 1, 4), x + torch.full((3, 4), 2.0),
+            x + torch.empty(3, 4).fill_(1), x + torch.ones(4, dtype=torch.float64), torch.arange(4.0) + x,
+            x + torch.eye(4)[0], x + torch.arange(1, 5, 1), x + torch.eye(4, 4)[0], x + torch.ones(3, 4, layout=torch.strided),
+            x + torch.empty(3, 4, memory_format=torch.contiguous_format).fill_(0), x + torch.full([3, 4], 1),
+            torch.arange(4, dtype=torch.float32) + x, x + torch.linspace(0, 1, steps=4, dtype=torch.float64),
+            x + torch.arange(end=4), x + torch.arange(start=0, end=4, step=1), x + torch.zeros(4))
+def inputs(t): return (t((3, 4)),)
+""",
     "unflatten": """
 def f(x):
     return x.unflatten(-1, (3, 4)).sum(1), torch.unflatten(x.t(), 0, [2, 2, 3]), x.unflatten(0, (-1, 1)) * 2

@@ -195,6 +195,31 @@ def test_arange_and_linspace_bit_identical_to_torch(start, length, steps, dtype,
         _paths.assert_bits(ours, ref, ulps=1, scale=max(abs(start), abs(end)), what=f"{fn}{args}")
 
 
+ARANGE_CALLS = [
+    "T.arange(4)", "T.arange(end=4)", "T.arange(1, 5)", "T.arange(start=1, end=5)", "T.arange(0, 8, 2)",
+    "T.arange(1, 5, 1)", "T.arange(start=0, end=4, step=1)", "T.arange(0, 1, 0.25)", "T.arange(end=T.tensor(2))",
+    "T.arange(T.tensor(3))", "T.arange(4, dtype=T.float32, layout=T.strided, pin_memory=False)",
+    "T.arange(4, step=2)", "T.arange()", "T.arange(1.5, step=2, dtype=T.float32)", "T.arange(T.tensor(3), step=1)",
+]
+
+
+@pytest.mark.parametrize("call", ARANGE_CALLS)
+def test_arange_forms_and_refusals_as_pytorch(call, torch):
+    """arange's three forms (end; start, end; start, end, step), ``end=`` alone the first one's bound; anything else
+    PyTorch's TypeError, its text listing the forms."""
+    def run(T):
+        try:
+            return eval(call, {"T": T})  # noqa: S307 - the calls above
+        except TypeError as e:
+            return e
+    ours, theirs = run(tinytorch), run(torch)
+    if isinstance(theirs, Exception):
+        assert type(ours) is type(theirs) and str(ours) == str(theirs)
+    else:
+        assert ours.dtype == getattr(tinytorch, str(theirs.dtype).split(".")[-1])
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
 # -- special values, empty tensors and reductions: the exact values PyTorch gives ----------------
 SPECIAL = [
     "T.tensor([0.0, -1.0, 1.0]).log()", "T.tensor([-1.0, 0.0]).sqrt()", "T.tensor([1.0, -1.0, 0.0]) / 0",

@@ -15,7 +15,7 @@ from ..._meta_array import MetaArray
 from ... import _dtype_casts
 from ..._quiet_fp import cast, loud, quiet
 from ... import _dtype
-from ..._size import _require_cpu
+from ..._size import _require_cpu, device as _device_cls
 from ...autograd import engine as _engine, forward_ad as _forward_ad
 from ...autograd.grad_mode import version_counter
 from .._core.batching import first_only
@@ -438,14 +438,42 @@ _forward_ad.bind_zeros(zeros)  # the tangent rules' zeros
 _strided = np.lib.stride_tricks.as_strided
 
 
+_ARANGE_FORMS = "".join(f" * ({form}*, {opts}torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                        "None, bool pin_memory = False, bool requires_grad = False)\n" for form, opts in (
+                            ("Number end, ", "Tensor out = None, "), ("Number start, Number end, ", ""),
+                            ("Number start, Number end, Number step = 1, ", "Tensor out = None, ")))
+
+
+def _arange_refusal(positional: tuple, keywords: dict) -> TypeError:
+    """PyTorch's TypeError for arguments none of arange's three forms takes (``arange(4, step=2)``)."""
+    def kind(v) -> str:
+        if isinstance(v, Tensor):
+            return "Tensor"
+        if isinstance(v, (_dtype.dtype, _device_cls)):
+            return f"torch.{type(v).__name__}"
+        return type(v).__name__
+    got = [kind(v) for v in positional] + [f"{k}={kind(v)}" for k, v in sorted(keywords.items()) if v is not None]
+    return TypeError(f"arange() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                     f"one of:\n{_ARANGE_FORMS}")
+
+
 @op(variants="function out", own_out=True)
 @_with_out
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` up to (not including) ``end`` in steps of ``step``."""
+def arange(start=None, end=None, step=None, *, dtype=None, device=None, layout=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end`` in steps of ``step``: ``arange(end)``,
+    ``arange(start, end)`` or ``arange(start, end, step)`` (``end=`` alone names the first form's bound)."""
     if device is not None:
         _require_cpu(device)
-    if end is None:
+    _strided_only(layout, pin_memory)
+    if end is None or start is None:
+        if start is None and end is not None and step is None:  # arange(end=n)
+            start = end
+        elif start is None or step is not None:
+            raise _arange_refusal(() if start is None else (start,), {"step": step, "end": end, "dtype": dtype})
         start, end = 0, start
+    if step is None:
+        step = 1
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:

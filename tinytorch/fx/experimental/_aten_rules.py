@@ -183,6 +183,16 @@ empty_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, 
 rand_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
 randn_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
 full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+ones.default(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+zeros.default(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
+full.default(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+arange.default(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+linspace.default(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+eye.default(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
+eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)
 """
 
 _REQUIRED = object()
@@ -384,6 +394,53 @@ def _new_zeros(g, _, a, out):
     if not getattr(g, "in_backward", False):
         kw["pin_memory"] = False
     return g.call("new_zeros.default", a.self, list(size), **kw)
+
+
+def _factory_options(g, a, out) -> dict:
+    """A factory's keywords as PyTorch's Python binding passes them on: the dtype and layout where given, the
+    device always, pin_memory False from Python (left out in a backward formula's call, made in C++ in PyTorch)."""
+    kw = {k: a[k] for k in ("dtype", "layout") if a.get(k) is not None}
+    kw["device"] = out.device
+    if not getattr(g, "in_backward", False):
+        kw["pin_memory"] = bool(a.get("pin_memory", False))
+    return kw
+
+
+def _factory(name: str):
+    """``ones``/``zeros``/``empty`` (``empty.memory_format``, its format where given): the size as one list."""
+    overload = "empty.memory_format" if name == "empty" else f"{name}.default"
+
+    def rule(g, _, a, out):
+        kw = _factory_options(g, a, out)
+        if name == "empty" and a.get("memory_format") is not None:
+            kw["memory_format"] = a["memory_format"]
+        return g.call(overload, list(a.get("size", a.arg(0))), **kw)
+    return rule
+
+
+def _full(g, _, a, out):
+    return g.call("full.default", list(a.arg(0)), a.arg(1), **_factory_options(g, a, out))
+
+
+def _arange(g, _, a, out):
+    """arange(end), arange(start, end), arange(start, end, step): the overload by the arguments given."""
+    kw, start, end = _factory_options(g, a, out), a.get("start"), a.get("end")
+    if "step" in a.given:
+        return g.call("arange.start_step", start, end, a["step"], **kw)
+    if start is not None and end is not None:
+        return g.call("arange.start", start, end, **kw)
+    return g.call("arange.default", end if start is None else start, **kw)
+
+
+def _linspace(g, _, a, out):
+    return g.call("linspace.default", a["start"], a["end"], a["steps"], **_factory_options(g, a, out))
+
+
+def _eye(g, _, a, out):
+    kw = _factory_options(g, a, out)
+    if a.get("m") is None:
+        return g.call("eye.default", a["n"], **kw)
+    return g.call("eye.m", a["n"], a["m"], **kw)
 
 
 def _where(g, _, a, out):
@@ -1147,6 +1204,8 @@ RULES = {
         "argmax", "argmin", "logsumexp", "nansum", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "diagonal",
         "addcmul", "addcdiv")},
     "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
+    **{name: _factory(name) for name in ("ones", "zeros", "empty")},
+    "full": _full, "arange": _arange, "linspace": _linspace, "eye": _eye,
     "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as,
     **{name: _loss(f"{name}.default") for name in (
         "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},
