@@ -55,7 +55,7 @@ def inputs(t): return (t((3, 4)),)
 def f(x):
     return (x.chunk(2, 1), x.chunk(3, 1), torch.chunk(x, 2), x.split(1), x.split([1, 2], 0), torch.split(x, 3, dim=1),
             x.split(split_size=2, dim=-1), x.narrow(1, 0, 2), x.narrow(-1, 1, 2), torch.narrow(x, 0, -2, 2),
-            x.view_as(x.reshape(4, 3)))
+            x.view_as(x.reshape(4, 3)), x[:, :0].chunk(2, 1), x[:0].chunk(3))
 def inputs(t): return (t((3, 4)),)
 """,
     "round_lerp_addc": """

@@ -205,8 +205,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     n = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    size = max(1, -(-n // chunks))
-    return split(input, size, dim)
+    if n == 0:  # ``chunks`` empty pieces (PyTorch's split_with_sizes), where a split would give one
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 @op(variants="function method", batch=rules.unbind)

@@ -583,10 +583,13 @@ def _split(g, _, a, out):
 
 
 def _chunk(g, _, a, out):
-    """chunk is split into pieces of the ceiling of size / chunks (a composite of PyTorch's)."""
+    """chunk is split into pieces of the ceiling of size / chunks (a composite of PyTorch's); an empty dim into
+    ``chunks`` empty pieces by split_with_sizes."""
     chunks, dim = a.arg(1), a.get("dim", 0)
     size = a.self.shape[dim]
-    return g.call("split.Tensor", a.self, -(-size // chunks) if size else 1, dim)
+    if size == 0:
+        return g.call("split_with_sizes.default", a.self, [0] * chunks, dim)
+    return g.call("split.Tensor", a.self, -(-size // chunks), dim)
 
 
 def _narrow(g, _, a, out):
