@@ -512,12 +512,6 @@ def _keepdim(a) -> bool:
     return bool(a.get("keepdim", False) if kept is None else kept)
 
 
-def _amax(name):
-    def rule(g, _, a, out):
-        return g.call(f"{name}.default", a.self, _listed(a.get("dim", [])), _keepdim(a))
-    return rule
-
-
 def _prod(g, _, a, out):
     dtype = {"dtype": a["dtype"]} if a.get("dtype") is not None else {}
     if a.get("dim") is None:
@@ -1202,9 +1196,9 @@ RULES = {
     "pow": _pow, **{name: _comparison(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "sum": _reduction("sum"), "mean": _reduction("mean"),
     "max": _extremum("max"), "min": _extremum("min"),
-    "amax": _amax("amax"), "amin": _amax("amin"), "prod": _prod,
+    "prod": _prod,
     **{name: _by_schema(f"{name}.default") for name in (
-        "argmax", "argmin", "logsumexp", "nansum", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "diagonal",
+        "amax", "amin", "argmax", "argmin", "logsumexp", "nansum", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "diagonal",
         "addcmul", "addcdiv")},
     "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
     **{name: _factory(name) for name in ("ones", "zeros", "empty")},
