@@ -49,9 +49,20 @@ class Reductions(nn.Module):
     def forward(self, x):
         return (x.squeeze(-1) + x.squeeze().sum() + torch.squeeze(x.unsqueeze(0)).sum() + x.squeeze(0).sum()
                 + x.amax() + x.prod() + x.amin(0) + x.t().sum() + x.unsqueeze(-1).squeeze(-1).sum(1).sum())
+
+
+class Spreads(nn.Module):
+    # var/std by the overload each call chose (export's pre-dispatch graph), std as var's square root in core ATen;
+    # linalg's norms as called, then as linalg_vector_norm
+    def forward(self, x):
+        return (x.var(1) + x.std(0, False, True).sum() + x.var(unbiased=False) + x.var(dim=None, keepdim=True).sum()
+                + torch.std_mean(x)[0] + torch.var_mean(x, correction=2)[1] + x.std(1, keepdim=True).sum()
+                + x.norm() + torch.linalg.norm(x, dim=1) + torch.linalg.norm(x, "fro") + torch.linalg.norm(x, 3, 1)
+                + torch.linalg.matrix_norm(x) + torch.linalg.matrix_norm(x, "fro", (0, 1), True).sum() + x.var())
 """
 
-SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1)}
+SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1),
+          "Spreads": (3, 4)}
 
 
 def _export(library: str, name: str):
@@ -67,7 +78,7 @@ def _without_files(text: str) -> str:
     return re.sub(r"# File: .*", "# File: ...", text)
 
 
-@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions"])
+@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)
@@ -80,7 +91,7 @@ def test_export_prints_pytorchs_program(torch, name):
     np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions"])
+@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads"])
 def test_run_decompositions_prints_pytorchs_program(torch, name):
     theirs, ours = _export("torch", name)[0], _export("tinytorch", name)[0]
     assert ours.run_decompositions().graph_module.code == theirs.run_decompositions().graph_module.code

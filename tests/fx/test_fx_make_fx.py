@@ -84,6 +84,24 @@ def f(x):
             x + torch.arange(end=4), x + torch.arange(start=0, end=4, step=1), x + torch.zeros(4))
 def inputs(t): return (t((3, 4)),)
 """,
+    "variances": """
+def f(x):
+    return (x.var(), x.var(1), x.var(1, unbiased=False, keepdim=True), torch.var(x, dim=0, correction=2), x.std(),
+            x.std(dim=(0, 1)), x.std(0, False), torch.var_mean(x, 1), torch.std_mean(x), x.var(unbiased=False),
+            x.var(correction=1), x.var(dim=None, keepdim=True), x.var(1, correction=0.5), x.var([-1]), x.var(False),
+            torch.std_mean(x, dim=1, unbiased=False, keepdim=True), torch.var_mean(x, correction=0))
+def inputs(t): return (t((3, 4)),)
+""",
+    "norms": """
+def f(x):
+    return (x.norm(), x.norm(p=1, dim=1), torch.norm(x, dim=(0, 1)), x.norm(float("inf")), x.norm(2, 1, True),
+            x.norm(None), x.norm(3), torch.norm(x, dtype=torch.float64), x.norm("fro", 1), x.norm(0, dim=-1),
+            x.norm(float("-inf"), 0, True), torch.linalg.vector_norm(x, 3, dim=1), torch.linalg.norm(x),
+            torch.linalg.norm(x, dim=1), torch.linalg.norm(x, 3, 1), torch.linalg.norm(x, "fro"),
+            torch.linalg.norm(x, dim=(0, 1), keepdim=True), torch.linalg.norm(x[0]), torch.linalg.matrix_norm(x),
+            torch.linalg.matrix_norm(x, "fro", (1, 0), True))
+def inputs(t): return (t((3, 4)),)
+""",
     "unflatten": """
 def f(x):
     return x.unflatten(-1, (3, 4)).sum(1), torch.unflatten(x.t(), 0, [2, 2, 3]), x.unflatten(0, (-1, 1)) * 2

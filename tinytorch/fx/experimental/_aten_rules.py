@@ -104,6 +104,22 @@ amin.default(Tensor self, int[1] dim=[], bool keepdim=False)
 prod.default(Tensor self, *, ScalarType? dtype=None)
 prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None)
 linalg_vector_norm.default(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+var.default(Tensor self, bool unbiased=True)
+std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+std.default(Tensor self, bool unbiased=True)
+var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+var_mean.default(Tensor self, bool unbiased=True)
+std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)
+std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)
+std_mean.default(Tensor self, bool unbiased=True)
+linalg_norm.default(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+linalg_matrix_norm.default(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None)
+linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], bool keepdim=False, *, ScalarType? dtype=None)
 mean.default(Tensor self, *, ScalarType? dtype=None)
 mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)
 max.default(Tensor self)
@@ -197,7 +213,7 @@ eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device
 
 _REQUIRED = object()
 _DEFAULTS = {"[]": [], "None": None, "True": True, "False": False, "'none'": "none", "'constant'": "constant",
-             "contiguous_format": "contiguous_format"}
+             "contiguous_format": "contiguous_format", "'fro'": "fro", "[-2,-1]": [-2, -1]}
 
 
 def _parse(line: str) -> tuple:
@@ -1085,12 +1101,92 @@ def _select(g, _, a, out):
     return g.call("select.int", *a.positional())
 
 
+def _dims(dim):
+    """A dim argument as ATen's ``int[1]?``: a list, or None."""
+    return None if dim is None else _listed(dim)
+
+
 def _vector_norm(g, _, a, out):
     """``linalg_vector_norm`` with its dim as a list (PyTorch's int[1]? argument)."""
-    dim = a.get("dim")
-    dim = [dim] if isinstance(dim, int) else None if dim is None else list(dim)
-    return g.call("linalg_vector_norm.default", a.self, a.get("ord", 2), dim, a.get("keepdim", False),
+    return g.call("linalg_vector_norm.default", a.self, a.get("ord", 2), _dims(a.get("dim")), a.get("keepdim", False),
                   dtype=a.get("dtype"))
+
+
+def _norm(g, name, a, out):
+    """``torch.norm`` is Python in PyTorch: 'fro' over at most two dims is ``linalg_vector_norm`` of ord 2, a number
+    its own ord (None: 2.0); 'nuc', and 'fro' over more dims, are matrix norms (written as the call was made)."""
+    if "p" not in a.values:  # (masked.norm, of the same name)
+        return default_rule(g, name, a, out)
+    p, dims = a.get("p"), _dims(a.get("dim"))
+    if isinstance(p, str):
+        if p != "fro" or (dims is not None and len(dims) > 2):
+            return default_rule(g, name, a, out)
+        p = 2
+    return g.call("linalg_vector_norm.default", a.self, 2.0 if p is None else p, dims, _keepdim(a),
+                  dtype=a.get("dtype"))
+
+
+def _linalg_norm(g, name, a, out):
+    """``linalg.norm`` is composite in ATen: a vector norm (ord None: 2.0) unless an ord is given over two dims (or a
+    matrix without dims), which is ``linalg_matrix_norm``'s (``_matrix_norm``). Export's pre-dispatch graph keeps the
+    call (``.ord_str`` for an ord by name)."""
+    ord, dims = a.get("ord"), _dims(a.get("dim"))
+    if g.predispatch:
+        return g.call(f"linalg_norm.{'ord_str' if isinstance(ord, str) else 'default'}", a.self, ord, dims,
+                      _keepdim(a), dtype=a.get("dtype"))
+    if isinstance(ord, str) or (ord is not None and (len(dims) == 2 if dims is not None else a.self.ndim == 2)):
+        return _matrix_norm(g, name, a, out, "fro" if ord is None else ord, [-2, -1] if dims is None else dims)
+    return g.call("linalg_vector_norm.default", a.self, 2.0 if ord is None else ord, dims, _keepdim(a),
+                  dtype=a.get("dtype"))
+
+
+def _matrix_norm(g, name, a, out, ord=None, dims=None):
+    """``linalg_matrix_norm``'s Frobenius norm is ``linalg_vector_norm`` of ord 2 over its two dims (wrapped); the
+    other orders (singular values, maxima of sums) are written as the call was made."""
+    if ord is None and g.predispatch:  # (the call itself, as export's pre-dispatch graph keeps it)
+        ord = a.get("ord", "fro")
+        return g.call(f"linalg_matrix_norm.{'str_ord' if isinstance(ord, str) else 'default'}", a.self, ord,
+                      _listed(a.get("dim", (-2, -1))), _keepdim(a), dtype=a.get("dtype"))
+    ord = a.get("ord", "fro") if ord is None else ord
+    dims = _listed(a.get("dim", (-2, -1))) if dims is None else dims
+    if ord != "fro":
+        return default_rule(g, name, a, out)
+    n = a.self.ndim
+    return g.call("linalg_vector_norm.default", a.self, 2, [d % n if n else d for d in dims], _keepdim(a),
+                  dtype=a.get("dtype"))
+
+
+def _variance(name: str):
+    """var / std / var_mean / std_mean as PyTorch's Python binding dispatches them: ``x.var()`` alone is
+    ``.correction`` with nothing more; any other call goes through an overload (``.dim``, ``.default``) that hands
+    ``.correction`` its correction: the one given, else ``unbiased`` as 1 or 0, else 1."""
+    def rule(g, _, a, out):
+        given = a.given - {next(iter(a.values))}
+        unbiased, dim = a.get("unbiased") is not False, a.get("dim")
+        if isinstance(dim, bool):  # var(x, False): ATen's var.default, whose one argument is unbiased
+            given, unbiased, dim = given - {"dim"} | {"unbiased"}, dim, None
+        if g.predispatch and "correction" not in given and given:  # export keeps the overload the call chose
+            if given == {"unbiased"}:
+                return g.call(f"{name}.default", a.self, unbiased)
+            return g.call(f"{name}.dim", a.self, _dims(dim), unbiased, _keepdim(a))
+        if not given:
+            correction = None
+        elif "correction" in given:
+            correction = a.get("correction")
+        else:
+            correction = int(unbiased)
+        if g.core_aten and name.startswith("std"):  # PyTorch's decomposition: the variance's square root
+            correction = 1.0 if correction is None else float(correction)
+            node = g.call(f"var{name[3:]}.correction", a.self, _dims(dim), correction=correction,
+                          keepdim=_keepdim(a))
+            if name == "std":
+                return g.call("sqrt.default", node)
+            var, mean = g.items(node, 2)
+            return [g.call("sqrt.default", var), mean]
+        if not given:
+            return g.call(f"{name}.correction", a.self)
+        return g.call(f"{name}.correction", a.self, _dims(dim), correction=correction, keepdim=_keepdim(a))
+    return rule
 
 
 def _logsigmoid(g, _, a, out):
@@ -1217,7 +1313,9 @@ RULES = {
     "relu6": _out_of_place("hardtanh", fixed=(0, 6)),
     "scatter": _scatter,
     "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
-    "masked_fill": _masked_fill, "vector_norm": _vector_norm, "logsigmoid": _logsigmoid, "expand_as": _expand_as,
+    "masked_fill": _masked_fill, "vector_norm": _vector_norm, "norm": _norm, "linalg_norm": _linalg_norm,
+    "linalg_matrix_norm": _matrix_norm, **{name: _variance(name) for name in ("var", "std", "var_mean", "std_mean")},
+    "logsigmoid": _logsigmoid, "expand_as": _expand_as,
     **{name: _feature_dropout for name in _BATCHED_FROM},
     **{name: _interpolate for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
     "fold": _fold, "affine_grid": _affine_grid, "grid_sample": _grid_sample,
@@ -1240,4 +1338,5 @@ def rule_for(name: str):
 def aten_name(name: str, namespace: str) -> str:
     """The ATen operator's name of tinytorch's op ``name`` declared in ``namespace`` (``torch.linalg.vector_norm``
     is ``aten.linalg_vector_norm``)."""
-    return f"{namespace}_{name}" if namespace in _PREFIXED and name not in RULES else name
+    prefixed = f"{namespace}_{name}"
+    return prefixed if namespace in _PREFIXED and (name not in RULES or prefixed in RULES) else name
