@@ -102,6 +102,12 @@ def f(x):
             torch.linalg.matrix_norm(x, "fro", (1, 0), True))
 def inputs(t): return (t((3, 4)),)
 """,
+    "bmm_gradients": """
+def f(x, y):
+    out = torch.bmm(x, y)
+    return out, torch.autograd.grad((out * out).sum(), (x, y))
+def inputs(t): return (t((2, 3, 4)).requires_grad_(), t((2, 4, 5)).requires_grad_())
+""",
     "unflatten": """
 def f(x):
     return x.unflatten(-1, (3, 4)).sum(1), torch.unflatten(x.t(), 0, [2, 2, 3]), x.unflatten(0, (-1, 1)) * 2

@@ -117,7 +117,21 @@ def _named(name, fields):
 # PyTorch's saved values of the node its matmul ends with (the collapsed steps before it are not nodes here)
 DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)))
 MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)))
-BmmBackward0 = _named("BmmBackward0", (("mat2", 1), ("self", 0)))
+
+
+class BmmBackward0(_GeneralMatmul):
+    """``bmm``'s node: each gradient one batched product with the other operand transposed (mat2's first, as
+    PyTorch's node computes them)."""
+    saved_fields = (("mat2", 1), ("self", 0))
+
+    @holomorphic_backward
+    def backward(self, g):
+        a, b = self._unpacked_saved
+        gb = a.transpose(1, 2).bmm(g) if self.need_b else None
+        ga = g.bmm(b.transpose(1, 2)) if self.need_a else None
+        return ga, gb
+
+
 UnsafeViewBackward0 = _named("UnsafeViewBackward0", (("self_sym_sizes", lambda n: _folded_shape(n)),))
 SqueezeBackward4 = _named("SqueezeBackward4", (("dim", lambda n: 0),
                                                 ("self_sym_sizes", lambda n: (1,) + tuple(n.shapes[1][1:]))))
