@@ -4,7 +4,7 @@ node. What holds it to eager tinytorch:
 
   - training through the plans gives eager's losses, parameters and buffers bit for bit (an MLP, PyTorch's MNIST
     CNN with its dropouts and max pooling, an embedding + BatchNorm MLP, a transformer layer, a ResNet block with
-    in-place ReLUs), and the plans are really used;
+    in-place ReLUs, einsum attention), and the plans are really used;
   - each lowering (an ATen op's shortcut to its array step) gives its op's result exactly;
   - the fake trace behind the joint graph leaves the random stream where it was (as PyTorch's fake mode does) and
     the ops' meta checks off once it is done;
@@ -168,6 +168,22 @@ class _UpsampledEmbedding(tt.nn.Module):
         return z * 3 + F.cosine_similarity(z, z.flip(0))[:, None] + F.logsigmoid(z)
 
 
+class _EinsumAttention(tt.nn.Module):
+    """Attention written with einsum, as vit-pytorch and x-transformers write it (einsum is composite in ATen: the
+    plans run the permutes, views and bmm it is made of), its heads moved with movedim."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = tt.nn.Linear(8, 24)
+        self.out = tt.nn.Linear(6 * 8, 10)
+
+    def forward(self, x):
+        q, k, v = (t.view(x.shape[0], 6, 2, 4).movedim(2, 1) for t in self.qkv(x).chunk(3, -1))
+        attn = (tt.einsum("bhid,bhjd->bhij", q, k) * 0.5).softmax(-1)
+        h = tt.einsum("bhij,bhjd->bhid", attn, v).movedim(1, 2)
+        return self.out(h.reshape(x.shape[0], -1)) + tt.einsum("bi,i->b", x.flatten(1), x[0].flatten())[:, None]
+
+
 def _lenet():
     """LeNet-5's layout: convolutions, tanh, average pooling."""
     return tt.nn.Sequential(tt.nn.Conv2d(1, 4, 3, padding=1), tt.nn.Tanh(), tt.nn.AvgPool2d(2),
@@ -177,6 +193,7 @@ def _lenet():
 
 MODELS = {
     "lenet": (_lenet, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
+    "einsum_attention": (_EinsumAttention, lambda rng: tt.tensor(rng.standard_normal((4, 6, 8), dtype=np.float32))),
     "upsampled_embedding": (_UpsampledEmbedding,
                             lambda rng: tt.tensor(rng.standard_normal((4, 3, 4, 4), dtype=np.float32))),
     "clipped_objective": (_ClippedObjective,

@@ -102,11 +102,25 @@ def f(x):
             torch.linalg.matrix_norm(x, "fro", (1, 0), True))
 def inputs(t): return (t((3, 4)),)
 """,
+    "einsums": """
+def f(x, y):
+    return (torch.einsum("ij,jk->ik", x[0], y[0]), torch.einsum("bij,bjk->bik", x, y), torch.einsum("bij,bkj->bik", x, x),
+            torch.einsum("bhid,bhjd->bhij", x[None], y[None]), torch.einsum("bij->b", x), torch.einsum("ii", y[0]),
+            torch.einsum("i,j->ij", x[0, 0], y[0, 0]), torch.einsum("...ij,...jk->...ik", x, y),
+            torch.einsum("bij,bjk", [x, y]), torch.einsum("bij,bjk,bkl->bil", x, y, y))
+def inputs(t): return (t((2, 4, 4)), t((2, 4, 4)))
+""",
     "bmm_gradients": """
 def f(x, y):
     out = torch.bmm(x, y)
     return out, torch.autograd.grad((out * out).sum(), (x, y))
 def inputs(t): return (t((2, 3, 4)).requires_grad_(), t((2, 4, 5)).requires_grad_())
+""",
+    "movedims": """
+def f(x):
+    return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),
+            torch.movedim(x.sum(), (), ()))
+def inputs(t): return (t((2, 3, 4)),)
 """,
     "unflatten": """
 def f(x):

@@ -42,7 +42,7 @@ __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "PYTHON_LEVEL", "Args", "aten_name"
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
+DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss", "einsum",
                         "instance_norm"})
 
 # functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
@@ -95,6 +95,8 @@ round.decimals(Tensor self, *, int decimals)
 lerp.Scalar(Tensor self, Tensor end, Scalar weight)
 lerp.Tensor(Tensor self, Tensor end, Tensor weight)
 split.Tensor(Tensor self, SymInt split_size, int dim=0)
+movedim.int(Tensor self, int source, int destination)
+movedim.intlist(Tensor self, int[] source, int[] destination)
 split_with_sizes.default(Tensor self, SymInt[] split_sizes, int dim=0)
 mse_loss.default(Tensor self, Tensor target, int reduction=1)
 smooth_l1_loss.default(Tensor self, Tensor target, int reduction=1, float beta=1.0)
@@ -608,6 +610,21 @@ def _narrow(g, _, a, out):
     if start < 0:
         start += a.self.shape[dim]
     return g.call("slice.Tensor", a.self, dim, start, start + length)
+
+
+def _movedim(g, name, a, out):
+    """movedim is composite in ATen: below autograd the ``permute`` that moves ``source`` to ``destination`` (export's
+    pre-dispatch graph keeps ``movedim.int`` or ``.intlist``)."""
+    x, source, destination = a.positional()[:3]
+    if g.predispatch:
+        return g.call(f"movedim.{'int' if isinstance(source, int) else 'intlist'}", x,
+                      *[v if isinstance(v, int) else list(v) for v in (source, destination)])
+    n = x.ndim
+    if not n:  # (a 0-d tensor: its alias)
+        return g.call("alias.default", x)
+    moved = dict(zip([d % n for d in _listed(destination)], [d % n for d in _listed(source)]))
+    rest = iter(d for d in range(n) if d not in moved.values())
+    return g.call("permute.default", x, [moved[d] if d in moved else next(rest) for d in range(n)])
 
 
 def _view_as(g, _, a, out):
@@ -1299,7 +1316,7 @@ RULES = {
     "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
     **{name: _factory(name) for name in ("ones", "zeros", "empty")},
     "full": _full, "arange": _arange, "linspace": _linspace, "eye": _eye,
-    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as,
+    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as, "movedim": _movedim,
     **{name: _loss(f"{name}.default") for name in (
         "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
