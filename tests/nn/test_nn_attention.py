@@ -184,6 +184,16 @@ def test_rms_norm_matches_pytorch(torch, dtype, shape, norm, weight, eps):
     compare(torch, fn_f, arrays)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rms_norm_of_narrow_floats_computes_in_float(torch, dtype):
+    """Half and bfloat16 are normalised in float32 with float32's epsilon (PyTorch's opmath type), then rounded
+    back: small values, whose mean square is near the epsilon, show a wrong precision or epsilon."""
+    x = rand((3, 8), 1) * 0.01
+    got, want = (lib.nn.functional.rms_norm(lib.tensor(x).to(getattr(lib, dtype)), (8,)) for lib in (tt, torch))
+    assert str(got.dtype) == str(want.dtype).replace("torch", "tinytorch")
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=8e-3, atol=1e-3)
+
+
 def test_rms_norm_gradcheck_and_errors(torch):
     x = tt.tensor(rand((2, 3), 1), requires_grad=True)
     w = tt.tensor(rand((3,), 2), requires_grad=True)

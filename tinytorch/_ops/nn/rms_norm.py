@@ -8,7 +8,6 @@ import numbers
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP
 from ...tensor import Tensor
 from .._core.registry import op
 
@@ -32,10 +31,11 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         raise RuntimeError(f"Given normalized_shape={_dims(norm)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in norm)}], but got input of size{_dims(shape)}")
     x = input._data
-    if eps is None:
-        eps = float(np.finfo(x.dtype).eps) if x.dtype in FLOATING_NP else float(np.finfo(np.float32).eps)
+    if eps is None:  # the epsilon of the type it is computed in (PyTorch's opmath_t: float for half and bfloat16)
+        eps = float(np.finfo(np.float64 if x.dtype == np.float64 else np.float32).eps)
     dims = tuple(range(len(shape) - len(norm), len(shape)))
-    compute = input.float() if x.dtype in (np.float16,) else input  # half is computed in float, as PyTorch
+    # half and bfloat16 are computed in float, as PyTorch
+    compute = input.float() if x.dtype.name in ("float16", "bfloat16") else input
     out = compute * (compute.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
     out = out.type_as(input) if compute is not input else out
     return out * weight if weight is not None else out
