@@ -169,19 +169,21 @@ class _UpsampledEmbedding(tt.nn.Module):
 
 
 class _EinsumAttention(tt.nn.Module):
-    """Attention written with einsum, as vit-pytorch and x-transformers write it (einsum is composite in ATen: the
-    plans run the permutes, views and bmm it is made of), its heads moved with movedim."""
+    """Attention written with einsum, as vit-pytorch and x-transformers write it, and an RMSNorm (both composite in
+    ATen: the plans run the ops they are made of), its heads moved with movedim."""
 
     def __init__(self):
         super().__init__()
         self.qkv = tt.nn.Linear(8, 24)
+        self.norm = tt.nn.RMSNorm(6 * 8)
         self.out = tt.nn.Linear(6 * 8, 10)
 
     def forward(self, x):
         q, k, v = (t.view(x.shape[0], 6, 2, 4).movedim(2, 1) for t in self.qkv(x).chunk(3, -1))
         attn = (tt.einsum("bhid,bhjd->bhij", q, k) * 0.5).softmax(-1)
         h = tt.einsum("bhij,bhjd->bhid", attn, v).movedim(1, 2)
-        return self.out(h.reshape(x.shape[0], -1)) + tt.einsum("bi,i->b", x.flatten(1), x[0].flatten())[:, None]
+        skip = tt.einsum("bi,i->b", x.flatten(1), x[0].flatten())[:, None]
+        return self.out(self.norm(h.reshape(x.shape[0], -1))) + skip
 
 
 def _lenet():

@@ -116,6 +116,12 @@ def f(x, y):
     return out, torch.autograd.grad((out * out).sum(), (x, y))
 def inputs(t): return (t((2, 3, 4)).requires_grad_(), t((2, 4, 5)).requires_grad_())
 """,
+    "rms_norms": """
+def f(x, w):
+    return (F.rms_norm(x, (4,)), F.rms_norm(x, (4,), w, 1e-5), F.rms_norm(x.double(), [4]), F.rms_norm(x.half(), (4,)),
+            F.rms_norm(x, (3, 4), eps=0.1), x.type_as(w.double()), x.half().type_as(x))
+def inputs(t): return (t((2, 3, 4)), t((4,)))
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

@@ -33,9 +33,11 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     x = input._data
     if eps is None:  # the epsilon of the type it is computed in (PyTorch's opmath_t: float for half and bfloat16)
         eps = float(np.finfo(np.float64 if x.dtype == np.float64 else np.float32).eps)
-    dims = tuple(range(len(shape) - len(norm), len(shape)))
+    dims = tuple(range(len(shape) - 1, len(shape) - len(norm) - 1, -1))  # the last first, as PyTorch lists them
     # half and bfloat16 are computed in float, as PyTorch
     compute = input.float() if x.dtype.name in ("float16", "bfloat16") else input
-    out = compute * (compute.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if compute._data.dtype != np.float64:  # eps in the computation's own precision, as PyTorch's opmath_t
+        eps = float(np.float32(eps))
+    out = compute * compute.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
     out = out.type_as(input) if compute is not input else out
     return out * weight if weight is not None else out

@@ -38,12 +38,16 @@ from ..._ops.nn.resize import UPSAMPLE_OPERATORS
 from ..._ops.shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "PYTHON_LEVEL", "Args", "aten_name", "schema", "rule_for"]
+__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name", "schema",
+           "rule_for"]
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss", "einsum",
-                        "instance_norm"})
+DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
+                        "instance_norm", "einsum", "rms_norm"})
+# those of them written in C++ (multi_head_attention_forward is Python in PyTorch): a number they add or multiply by
+# is a C++ Scalar (``add_.Scalar``, ``mul.Scalar``), where Python's binding makes it a wrapped tensor (``.Tensor``)
+CPP_COMPOSITES = DECOMPOSED - {"multi_head_attention_forward"}
 
 # functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
 # operator of their name exists, so both tracers, make_fx and export, record the ops they call
@@ -344,9 +348,11 @@ def _binary(name):
         alpha = a.get("alpha", 1)
         if name == "div" and a.get("rounding_mode") is not None:
             return g.call("div.Tensor_mode", a.self, other, rounding_mode=a["rounding_mode"])
-        if name == "div" and getattr(g, "in_backward", 0) and not isinstance(other, Tensor) and alpha == 1:
-            # a backward formula's division by a number (mean's by its count) is C++'s Tensor / Scalar in PyTorch
-            return g.call("div.Scalar", a.self, other)
+        if (name == "div" and getattr(g, "in_backward", 0) or getattr(g, "in_composite", 0)) \
+                and not isinstance(other, Tensor) and alpha == 1:
+            # a backward formula's division by a number (mean's by its count), a C++ composite's number: C++'s
+            # Tensor op Scalar in PyTorch
+            return g.call(f"{name}.Scalar", a.self, other)
         return g.call(f"{name}.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
     return rule
 
@@ -1019,12 +1025,17 @@ def _clone(g, _, a, out):
     return g.call("clone.default", a.self, **({"memory_format": fmt} if fmt is not None else {}))
 
 
-def _conversion(g, _, a, out):
+def _conversion(g, name, a, out):
     """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: PyTorch hands ``x`` back when nothing changes (no node);
-    otherwise make_fx shows the copy ``_to_copy(x, dtype=...)`` and export the call ``to.dtype(x, dtype)``."""
+    otherwise make_fx shows the copy ``_to_copy(x, dtype=...)`` and export the call ``to.dtype(x, dtype)``.
+    ``type_as`` is ``to(y.options())``: its copy names the layout and device too, and export keeps the call."""
     x = a.self
     if out is x:
         return g.node(x)
+    if name == "type_as":
+        if g.predispatch:
+            return g.call("type_as.default", x, a.arg(1))
+        return g.call("_to_copy.default", x, dtype=out.dtype, layout=strided, device=_device(out))
     if g.predispatch:
         return g.call("to.dtype", x, out.dtype)
     return g.call("_to_copy.default", x, dtype=out.dtype)

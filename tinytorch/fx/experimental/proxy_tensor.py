@@ -114,6 +114,7 @@ class Recording:
         self.saved_outputs: dict = {}
         self.by_storage: dict = {}  # id of a recorded tensor's array -> (the array, its node)
         self.in_backward = 0          # autograd's engine runs inside the captured program (autograd.grad, backward)
+        self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.CPP_COMPOSITES)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
     # -- tensors and nodes --
@@ -228,7 +229,11 @@ class Recording:
             bound = _aten_rules.Args(None, args, kwargs)
         name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
         if inplace:
-            node = self.call(f"{name}_.{_inplace_overload(name, bound)}", *bound.positional(), **bound.keywords())
+            overload = _inplace_overload(name, bound, self.in_composite)
+            if overload == "Scalar" and name in _ARITHMETIC:
+                node = self.call(f"{name}_.Scalar", bound.self, bound.arg(1))
+            else:
+                node = self.call(f"{name}_.{overload}", *bound.positional(), **bound.keywords())
         else:
             node = _aten_rules.rule_for(name)(self, name, bound, out)
         if node is None:
@@ -276,12 +281,17 @@ _BY_SCALAR_ARG = {"masked_fill": 2, "lerp": 2, **{name: 1 for name in (
     "bitwise_xor")}}
 
 
-def _inplace_overload(name: str, bound) -> str:
+_ARITHMETIC = ("add", "sub", "mul", "div")
+
+
+def _inplace_overload(name: str, bound, in_composite: int = 0) -> str:
+    if in_composite and name in _ARITHMETIC and not isinstance(bound.arg(1), Tensor) and bound.get("alpha", 1) == 1:
+        return "Scalar"  # C++'s ``t.add_(eps)``: a Scalar overload (Python's binding wraps the number: .Tensor)
     if name in _BY_SCALAR_ARG:  # e.g. masked_fill_.Scalar or .Tensor, by the value
         return "Tensor" if isinstance(bound.arg(_BY_SCALAR_ARG[name]), Tensor) else "Scalar"
     if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
         return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
-    return "Tensor" if name in ("add", "sub", "mul", "div") else "default"
+    return "Tensor" if name in _ARITHMETIC else "default"
 
 
 def _saves_own_output(out: Tensor) -> bool:
@@ -308,8 +318,15 @@ def _user_stack() -> str | None:
 
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
-    if decl.name in _aten_rules.PYTHON_LEVEL or (not rec.predispatch and decl.name in _aten_rules.DECOMPOSED):
-        return decl.impl(*args, **kwargs)  # it is its parts (below autograd, or always): the ops it calls record
+    if decl.name in _aten_rules.PYTHON_LEVEL:
+        return decl.impl(*args, **kwargs)  # it is its parts: the ops it calls record
+    if not rec.predispatch and decl.name in _aten_rules.DECOMPOSED:  # its parts, below autograd
+        native = decl.name in _aten_rules.CPP_COMPOSITES
+        rec.in_composite += native  # (its numbers are C++ Scalars: add_.Scalar, mul.Scalar)
+        try:
+            return decl.impl(*args, **kwargs)
+        finally:
+            rec.in_composite -= native
     out = _THREAD.unhooked(fn, args, kwargs)
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
