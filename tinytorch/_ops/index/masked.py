@@ -53,6 +53,9 @@ class MaskedFillBackward0(Node):
         (mask,) = self._unpacked_saved
         return (_fit(g.masked_fill(mask, 0), self.in_shape),)
 
+    def jvp(self, t):
+        return t.masked_fill(self._unpacked_saved[0], 0)  # PyTorch's rule: the filled places are constant
+
 
 class MaskedFillBackward1(Node):
     saved_fields = (("mask", 0),)
