@@ -282,6 +282,37 @@ def test_the_plans_result_hangs_from_one_compiled_node():
         g.sum().backward()
 
 
+def test_a_label_smoothed_loss_inside_the_compiled_function_runs_in_the_plans():
+    """cross_entropy with label smoothing (and class weights, an ignored target) is ATen's composite of ops: compiled
+    with the model, it runs in the plans and gives eager's losses and gradients bit for bit."""
+    def losses(model, x, y, w):
+        out = model(x)
+        return (F.cross_entropy(out, y, label_smoothing=0.1)
+                + F.cross_entropy(out, y, weight=w, label_smoothing=0.3, reduction="sum") / 7)
+
+    rng = np.random.default_rng(0)
+    y = tt.tensor([0, 1, -100, 3, 2, 1])
+    w = tt.tensor(rng.random(4, dtype=np.float32))
+    results = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = tt.nn.Sequential(tt.nn.Linear(5, 8), tt.nn.Tanh(), tt.nn.Linear(8, 4))
+        step = tt.compile(losses) if compiled else losses
+        got = []
+        for _ in range(4):
+            loss = step(model, tt.tensor(rng.standard_normal((6, 5), dtype=np.float32)), y, w)
+            grads = tt.autograd.grad(loss, list(model.parameters()))
+            got.append([loss.detach().numpy().copy()] + [g.numpy().copy() for g in grads])
+        results.append(got)
+        rng = np.random.default_rng(0)
+        w = tt.tensor(rng.random(4, dtype=np.float32))
+    for eager, planned in zip(*results):
+        for a, b in zip(eager, planned):
+            np.testing.assert_array_equal(a, b)
+    plans = [p for e in step._tinytorch_frame.entries for p in e.plans.values()]
+    assert plans and all(p is not None for p in plans), "the calls after the first ran the plans"
+
+
 def test_a_compiled_step_leaves_no_reference_cycles():
     """What a compiled call makes is freed by reference counting: a cycle per call (a nested function that calls
     itself, in the inputs' flattening) held the call's node and tensors until the cycle collector's passes, whose

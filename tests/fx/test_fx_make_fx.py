@@ -122,6 +122,14 @@ def f(x, w):
             F.rms_norm(x, (3, 4), eps=0.1), x.type_as(w.double()), x.half().type_as(x))
 def inputs(t): return (t((2, 3, 4)), t((4,)))
 """,
+    "label_smoothing": """
+def f(x, y, w):
+    t = (y.abs() * 2).long().clamp(max=4)
+    return (F.cross_entropy(x, t, label_smoothing=0.1), F.cross_entropy(x, t, weight=w.abs(), label_smoothing=0.2),
+            F.cross_entropy(x, t, reduction="sum", label_smoothing=0.3), nn.CrossEntropyLoss(label_smoothing=0.1)(x, t),
+            F.cross_entropy(x, t, reduction="none", ignore_index=1, label_smoothing=0.5), F.cross_entropy(x, t))
+def inputs(t): return (t((6, 5)), t((6,)), t((5,)))
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

@@ -22,7 +22,6 @@ from .._core.batching import expanded, level_of, unsupported
 from .._core.record import record
 from .._core.registry import aten_only, op
 from .._core.util import as_array, reduction_enum
-from ..pointwise.compare import where as _where
 from .loss import _dims, _legacy, _weight_array, check_reduction
 from ..reduce.softmax import log_softmax as _log_softmax
 
@@ -327,27 +326,31 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight, reduction: str, 
 
 def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight, ignore_index: int, reduction: str,
                             label_smoothing: float):
+    """PyTorch's label-smoothed cross-entropy of class indices, made of ops as its C++ composite: the NLL, and the
+    mean log-probability over the classes (weighted), zero at ignored targets, reduced as the NLL is."""
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     logp = _log_softmax(input, class_dim)
-    nll = _nll_loss(logp, target, weight, ignore_index, reduction)
-    ignored = target._data == ignore_index
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if weight is not None:
         smooth = -(logp * weight.view(_class_shape(input.ndim, n_classes, class_dim))).sum(class_dim)
     else:
         smooth = -logp.sum(class_dim)
-    smooth = _where(_make(ignored), 0.0, smooth)
-    if reduction == "mean":
+    ignored = target == ignore_index
+    smooth.masked_fill_(ignored, 0.0)
+    if reduction == "mean":  # (the count first, as PyTorch's graph shows it)
         if weight is not None:
-            denom = np.asarray(weight._data[target._data[~ignored]].sum())
+            kept = weight.gather(0, target.masked_fill(ignored, 0).flatten())  # (an ignored target's weight: 0)
+            count = kept.masked_fill_(ignored.flatten(), 0).sum()
         else:
-            denom = np.asarray((~ignored).sum())
-        smoothed = smooth.sum() / _make(denom)
+            count = ignored.bitwise_not().sum()
+        smoothed = smooth.sum() / count
     elif reduction == "sum":
         smoothed = smooth.sum()
     else:
         smoothed = smooth
-    return (1 - label_smoothing) * nll + smoothed * (label_smoothing / n_classes)
+    smoothed = smoothed * (label_smoothing / n_classes)  # (its term first, as PyTorch's graph shows it)
+    return nll * (1 - label_smoothing) + smoothed
 
 
 @op(variants="functional", batch=_class_loss, autocast="fp32")

@@ -38,16 +38,27 @@ from ..._ops.nn.resize import UPSAMPLE_OPERATORS
 from ..._ops.shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name", "schema",
-           "rule_for"]
+__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name",
+           "schema", "rule_for"]
 
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
 DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
                         "instance_norm", "einsum", "rms_norm"})
-# those of them written in C++ (multi_head_attention_forward is Python in PyTorch): a number they add or multiply by
-# is a C++ Scalar (``add_.Scalar``, ``mul.Scalar``), where Python's binding makes it a wrapped tensor (``.Tensor``)
-CPP_COMPOSITES = DECOMPOSED - {"multi_head_attention_forward"}
+
+
+def _smoothed_cross_entropy(a) -> bool:
+    """cross_entropy of class indices with label smoothing (ATen's cross_entropy_loss_label_smoothing is made of
+    ops; without smoothing the rule writes PyTorch's decomposition, _log_softmax and nll_loss_forward)."""
+    return bool(a.get("label_smoothing", 0.0)) and a["input"].shape != a["target"].shape
+
+
+# ops decomposed as DECOMPOSED's are, for some calls: name -> a test of the call's arguments (``Args``)
+DECOMPOSED_WHEN = {"cross_entropy": _smoothed_cross_entropy}
+
+# those written in C++ (multi_head_attention_forward is Python in PyTorch): a number they add or multiply by is a
+# C++ Scalar (``add_.Scalar``, ``mul.Scalar``), where Python's binding makes it a wrapped tensor (``.Tensor``)
+CPP_COMPOSITES = (DECOMPOSED | set(DECOMPOSED_WHEN)) - {"multi_head_attention_forward"}
 
 # functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
 # operator of their name exists, so both tracers, make_fx and export, record the ops they call

@@ -320,7 +320,9 @@ def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
     if decl.name in _aten_rules.PYTHON_LEVEL:
         return decl.impl(*args, **kwargs)  # it is its parts: the ops it calls record
-    if not rec.predispatch and decl.name in _aten_rules.DECOMPOSED:  # its parts, below autograd
+    when = _aten_rules.DECOMPOSED_WHEN.get(decl.name)
+    if not rec.predispatch and (decl.name in _aten_rules.DECOMPOSED or when is not None and when(
+            _aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs))):  # its parts, below autograd
         native = decl.name in _aten_rules.CPP_COMPOSITES
         rec.in_composite += native  # (its numbers are C++ Scalars: add_.Scalar, mul.Scalar)
         try:
