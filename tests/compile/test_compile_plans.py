@@ -186,6 +186,13 @@ class _EinsumAttention(tt.nn.Module):
         return self.out(self.norm(h.reshape(x.shape[0], -1))) + skip
 
 
+def _conv1d_pool():
+    """A 1-d convolutional classifier: average pooling over time (avg_pool1d is avg_pool2d between views in ATen)."""
+    return tt.nn.Sequential(tt.nn.Conv1d(3, 4, 3, padding=1), tt.nn.ReLU(), tt.nn.AvgPool1d(2),
+                            tt.nn.Conv1d(4, 4, 3), tt.nn.AvgPool1d(3, 1, 1, count_include_pad=False), tt.nn.Flatten(),
+                            tt.nn.Linear(4 * 6, 10))
+
+
 def _lenet():
     """LeNet-5's layout: convolutions, tanh, average pooling."""
     return tt.nn.Sequential(tt.nn.Conv2d(1, 4, 3, padding=1), tt.nn.Tanh(), tt.nn.AvgPool2d(2),
@@ -195,6 +202,7 @@ def _lenet():
 
 MODELS = {
     "lenet": (_lenet, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
+    "conv1d_pool": (_conv1d_pool, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16), dtype=np.float32))),
     "einsum_attention": (_EinsumAttention, lambda rng: tt.tensor(rng.standard_normal((4, 6, 8), dtype=np.float32))),
     "upsampled_embedding": (_UpsampledEmbedding,
                             lambda rng: tt.tensor(rng.standard_normal((4, 3, 4, 4), dtype=np.float32))),

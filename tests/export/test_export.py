@@ -53,12 +53,13 @@ class Reductions(nn.Module):
 
 class Spreads(nn.Module):
     # var/std by the overload each call chose (export's pre-dispatch graph), std as var's square root in core ATen;
-    # linalg's norms as called, then as linalg_vector_norm
+    # linalg's norms as called, then as linalg_vector_norm; avg_pool1d as called, then as avg_pool2d between views
     def forward(self, x):
         return (x.var(1) + x.std(0, False, True).sum() + x.var(unbiased=False) + x.var(dim=None, keepdim=True).sum()
                 + torch.std_mean(x)[0] + torch.var_mean(x, correction=2)[1] + x.std(1, keepdim=True).sum()
                 + x.norm() + torch.linalg.norm(x, dim=1) + torch.linalg.norm(x, "fro") + torch.linalg.norm(x, 3, 1)
-                + torch.linalg.matrix_norm(x) + torch.linalg.matrix_norm(x, "fro", (0, 1), True).sum() + x.var())
+                + torch.linalg.matrix_norm(x) + torch.linalg.matrix_norm(x, "fro", (0, 1), True).sum() + x.var()
+                + nn.functional.avg_pool1d(x[None], 2, 1, 1, True, False)[0].sum(-1))
 """
 
 SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1),

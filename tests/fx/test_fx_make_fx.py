@@ -130,6 +130,12 @@ def f(x, y, w):
             F.cross_entropy(x, t, reduction="none", ignore_index=1, label_smoothing=0.5), F.cross_entropy(x, t))
 def inputs(t): return (t((6, 5)), t((6,)), t((5,)))
 """,
+    "avg_pool1d": """
+def f(x):
+    out = F.avg_pool1d(x, 2) + F.avg_pool1d(x, 3, 2, 1, True, False)[..., :4] + nn.AvgPool1d(3, 1, 1)(x)[..., ::2]
+    return out, torch.autograd.grad((out * out).sum(), x), F.avg_pool1d(x[0], 2)
+def inputs(t): return (t((2, 3, 8)).requires_grad_(),)
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

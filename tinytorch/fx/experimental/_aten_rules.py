@@ -44,7 +44,7 @@ __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES"
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
 DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
-                        "instance_norm", "einsum", "rms_norm"})
+                        "instance_norm", "einsum", "rms_norm", "avg_pool1d"})
 
 
 def _smoothed_cross_entropy(a) -> bool:
@@ -111,6 +111,7 @@ lerp.Scalar(Tensor self, Tensor end, Scalar weight)
 lerp.Tensor(Tensor self, Tensor end, Tensor weight)
 split.Tensor(Tensor self, SymInt split_size, int dim=0)
 movedim.int(Tensor self, int source, int destination)
+avg_pool1d.default(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)
 movedim.intlist(Tensor self, int[] source, int[] destination)
 split_with_sizes.default(Tensor self, SymInt[] split_sizes, int dim=0)
 mse_loss.default(Tensor self, Tensor target, int reduction=1)
@@ -1339,6 +1340,7 @@ RULES = {
     **{name: _factory(name) for name in ("ones", "zeros", "empty")},
     "full": _full, "arange": _arange, "linspace": _linspace, "eye": _eye,
     "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as, "movedim": _movedim,
+    "avg_pool1d": _by_schema("avg_pool1d.default"),  # (export's pre-dispatch graph; make_fx records its parts)
     **{name: _loss(f"{name}.default") for name in (
         "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
