@@ -111,8 +111,8 @@ lerp.Scalar(Tensor self, Tensor end, Scalar weight)
 lerp.Tensor(Tensor self, Tensor end, Tensor weight)
 split.Tensor(Tensor self, SymInt split_size, int dim=0)
 movedim.int(Tensor self, int source, int destination)
-avg_pool1d.default(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)
 movedim.intlist(Tensor self, int[] source, int[] destination)
+avg_pool1d.default(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)
 split_with_sizes.default(Tensor self, SymInt[] split_sizes, int dim=0)
 mse_loss.default(Tensor self, Tensor target, int reduction=1)
 smooth_l1_loss.default(Tensor self, Tensor target, int reduction=1, float beta=1.0)
@@ -360,7 +360,7 @@ def _binary(name):
         alpha = a.get("alpha", 1)
         if name == "div" and a.get("rounding_mode") is not None:
             return g.call("div.Tensor_mode", a.self, other, rounding_mode=a["rounding_mode"])
-        if (name == "div" and getattr(g, "in_backward", 0) or getattr(g, "in_composite", 0)) \
+        if ((name == "div" and getattr(g, "in_backward", 0)) or getattr(g, "in_composite", 0)) \
                 and not isinstance(other, Tensor) and alpha == 1:
             # a backward formula's division by a number (mean's by its count), a C++ composite's number: C++'s
             # Tensor op Scalar in PyTorch
@@ -1339,7 +1339,8 @@ RULES = {
     "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
     **{name: _factory(name) for name in ("ones", "zeros", "empty")},
     "full": _full, "arange": _arange, "linspace": _linspace, "eye": _eye,
-    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as, "movedim": _movedim,
+    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as,
+    "movedim": _movedim,
     "avg_pool1d": _by_schema("avg_pool1d.default"),  # (export's pre-dispatch graph; make_fx records its parts)
     **{name: _loss(f"{name}.default") for name in (
         "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},

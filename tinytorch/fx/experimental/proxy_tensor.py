@@ -316,13 +316,24 @@ def _user_stack() -> str | None:
     return "".join(traceback.format_list(frames[-1:]))
 
 
+def _decomposed_call(decl, fn, args, kwargs) -> bool:
+    """Whether this call of ``decl`` is one ATen decomposes (``_aten_rules.DECOMPOSED_WHEN``); arguments that do not
+    bind are left to the op, which names what is wrong."""
+    when = _aten_rules.DECOMPOSED_WHEN.get(decl.name)
+    if when is None:
+        return False
+    try:
+        return when(_aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs))
+    except TypeError:
+        return False
+
+
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
     if decl.name in _aten_rules.PYTHON_LEVEL:
         return decl.impl(*args, **kwargs)  # it is its parts: the ops it calls record
-    when = _aten_rules.DECOMPOSED_WHEN.get(decl.name)
-    if not rec.predispatch and (decl.name in _aten_rules.DECOMPOSED or when is not None and when(
-            _aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs))):  # its parts, below autograd
+    if not rec.predispatch and (decl.name in _aten_rules.DECOMPOSED or _decomposed_call(decl, fn, args, kwargs)):
+        # its parts, below autograd
         native = decl.name in _aten_rules.CPP_COMPOSITES
         rec.in_composite += native  # (its numbers are C++ Scalars: add_.Scalar, mul.Scalar)
         try:
