@@ -204,6 +204,7 @@ def test_multi_margin_loss(p, reduction, weighted):
     lambda f, x: f.threshold(x, 0.5, -1.0, inplace=True), lambda f, x: f.hardswish(x, inplace=True),
     lambda f, x: f.hardsigmoid(x, inplace=True), lambda f, x: f.mish(x, inplace=True),
     lambda f, x: f.rrelu(x, inplace=True), lambda f, x: f.elu_(x), lambda f, x: f.threshold_(x, 0.1, 2.0),
+    lambda f, x: f.celu_(x, 0.7), lambda f, x: f.elu(x, 0.7, inplace=True),
 ])
 def test_inplace_forms(call):
     a = tinytorch.tensor(X, requires_grad=True)
@@ -211,6 +212,12 @@ def test_inplace_forms(call):
     ya, yb = call(F, a * 1), call(TF, b * 1)
     np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=1e-12, atol=1e-12)
     assert _name(ya.grad_fn) == _name(yb.grad_fn)
+    # what the node saved: the result for most in-place forms, as PyTorch's (rrelu's noise is left unset there)
+    for attr in dir(yb.grad_fn):
+        if attr.startswith("_saved_") and attr != "_saved_noise" and isinstance(getattr(yb.grad_fn, attr),
+                                                                                torch.Tensor):
+            np.testing.assert_allclose(getattr(ya.grad_fn, attr).detach().numpy(),
+                                       getattr(yb.grad_fn, attr).detach().numpy(), rtol=1e-12, atol=1e-12)
     ya.sum().backward()
     yb.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12, atol=1e-12)

@@ -349,7 +349,7 @@ class ThresholdBackward0(Node):
 
 
 class ThresholdBackward1(ThresholdBackward0):
-    saved_fields = (("threshold", "threshold"), ("result", 0))
+    saved_fields = (("self", 0), ("threshold", "threshold"))  # the input as it was before the write, as PyTorch's
     pass
 
 
@@ -431,6 +431,8 @@ class RreluWithNoiseBackward0(Node):
 
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    # the in-place form saves its result (the noise is positive: its signs are the input's), as PyTorch's
+    saved_fields = (("result", 0), ("noise", 1), ("lower", "lower"), ("upper", "upper"), ("training", "training"))
     pass
 
 
@@ -448,8 +450,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     else:
         noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
     out = x * noise
-    return record(cast(out, x), _node, (input,), (input, _make(as_array(noise))), lower=lower, upper=upper,
-                  training=training)
+    saved = (OUT if _node is RreluWithNoiseBackward1 else input, _make(as_array(noise)))
+    return record(cast(out, x), _node, (input,), saved, lower=lower, upper=upper, training=training)
 
 
 @functional_spelling("rrelu")

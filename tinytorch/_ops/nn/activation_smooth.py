@@ -22,7 +22,7 @@ from .._kernels import parallel
 from .._core.batching import composite
 from .._core.registry import aten_only, capturing, op
 from .._core.util import complex_grad_error, opmath
-from .._core.record import record
+from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
@@ -283,18 +283,31 @@ class EluBackward0(Node):
                     ("scale", lambda n: _scalar(n.scale)), ("self", 0))
 
     def backward(self, g):
-        (x,) = self._unpacked_saved
-        if capturing() and type(self) is EluBackward0:  # a graph capture: PyTorch's operator, one node
-            return (elu_backward(g, self.alpha, self.scale, self.input_scale, False, x),)
-        return (_elu_grad(g, x, self.alpha, self.scale, self.input_scale),)
+        (saved,) = self._unpacked_saved
+        return (_elu_node_grad(g, saved, self.alpha, self.scale, self.input_scale, type(self) is EluBackward1),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
+def _elu_node_grad(g: Tensor, saved: Tensor, alpha: float, scale: float, input_scale: float,
+                   is_result: bool) -> Tensor:
+    """The gradient elu's and celu's nodes hand on: from the input, or from the in-place form's result."""
+    if capturing():  # a graph capture: PyTorch's operator, one node
+        return elu_backward(g, alpha, scale, input_scale, is_result, saved)
+    if is_result:
+        return _elu_grad_of_result(g, saved, alpha, scale, input_scale)
+    return _elu_grad(g, saved, alpha, scale, input_scale)
+
+
 def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     neg = g * ((x * input_scale).exp() * (alpha * scale * input_scale))
     return where(mask(x._data > 0), g * scale, neg)
+
+
+def _elu_grad_of_result(g: Tensor, y: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    """The same from the result ``y`` (its signs are the input's; exp(input_scale * x) is y / (alpha * scale) + 1)."""
+    return where(mask(y._data > 0), g * scale, g * input_scale * (y + alpha * scale))
 
 
 @aten_only("elu_backward", recorded=True)
@@ -306,8 +319,7 @@ def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: f
     with no_grad():
         if not is_result:
             return _elu_grad(grad_output, self_or_result, alpha, scale, input_scale)
-        y = self_or_result
-        return where(mask(y._data > 0), grad_output * scale, grad_output * input_scale * (y + alpha * scale))
+        return _elu_grad_of_result(grad_output, self_or_result, alpha, scale, input_scale)
 
 
 class EluBackward1(EluBackward0):
@@ -322,7 +334,9 @@ def _elu(input: Tensor, alpha: float = 1.0, scale: float = 1, input_scale: float
     x = float_array(input, "elu_cpu")
     neg = np.expm1(np.minimum(x, 0) * input_scale) * alpha
     out = np.where(x > 0, x, neg) * scale if scale != 1.0 else np.where(x > 0, x, neg)
-    return record(cast(out, x), _node, (input,), (input,), alpha=alpha, scale=scale, input_scale=input_scale)
+    # the in-place form's node saves its result (the written tensor), as PyTorch's EluBackward1 does
+    saved = (OUT,) if _node is EluBackward1 else (input,)
+    return record(cast(out, x), _node, (input,), saved, alpha=alpha, scale=scale, input_scale=input_scale)
 
 
 @op(variants="functional", batch=elementwise)
@@ -361,10 +375,13 @@ class CeluBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("self", 0))
 
     def backward(self, g):
-        (x,) = self._unpacked_saved
-        # PyTorch's derivative takes 1/alpha from alpha rounded to float
+        (saved,) = self._unpacked_saved
+        # PyTorch's derivative is elu's with input_scale 1/alpha, alpha rounded to float first
         s = 1.0 / float(np.float32(self.alpha))
-        return (where(mask(x._data > 0), g, g * (x * s).exp() * (self.alpha * s)),)
+        return (_elu_node_grad(g, saved, self.alpha, 1, s, type(self) is CeluBackward1),)
+
+    def jvp(self, t):
+        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
 
 
 class CeluBackward1(CeluBackward0):
@@ -377,7 +394,8 @@ def _celu(input: Tensor, alpha: float = 1.0, _node=CeluBackward0) -> Tensor:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     x = float_array(input, "elu_cpu")
     out = np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha)
-    return record(cast(out, x), _node, (input,), (input,), alpha=alpha)
+    saved = (OUT,) if _node is CeluBackward1 else (input,)
+    return record(cast(out, x), _node, (input,), saved, alpha=alpha)
 
 
 @functional_spelling("celu")
@@ -585,3 +603,28 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return _log_softmax(input if dtype is None else input.to(dtype), dim)
+
+
+# -- ATen's in-place operators of the activations that nn.functional writes with ``inplace=True`` only -----
+@aten_only("silu_")
+def _silu_(self: Tensor) -> Tensor:
+    """``torch.ops.aten.silu_``: ``F.silu(self, inplace=True)``."""
+    return silu(self, True)
+
+
+@aten_only("mish_")
+def _mish_(self: Tensor) -> Tensor:
+    """``torch.ops.aten.mish_``: ``F.mish(self, inplace=True)``."""
+    return mish(self, True)
+
+
+@aten_only("hardswish_")
+def _hardswish_(self: Tensor) -> Tensor:
+    """``torch.ops.aten.hardswish_``: ``F.hardswish(self, inplace=True)``."""
+    return hardswish(self, True)
+
+
+@aten_only("hardsigmoid_")
+def _hardsigmoid_(self: Tensor) -> Tensor:
+    """``torch.ops.aten.hardsigmoid_``: ``F.hardsigmoid(self, inplace=True)``."""
+    return hardsigmoid(self, True)
