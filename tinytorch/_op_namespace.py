@@ -39,6 +39,7 @@ from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, CAPTURE as _CAPTURE, a
 from .tensor import Tensor
 from . import sparse as _sparse
 from ._ops.nn import activation_smooth as _activation_smooth
+from ._ops.pointwise.inplace import apply_inplace as _apply_inplace
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket", "FunctionSchema", "parse_schema", "excluded_keys"]
 
@@ -607,6 +608,13 @@ def _elu(self, alpha=1, scale=1, input_scale=1):
     """ELU with PyTorch's scale and input scale (``selu`` is this operator in PyTorch's graphs):
     scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
     return _activation_smooth._elu(self, alpha, scale, input_scale)
+
+
+@_aten_only("elu_", recorded=True)
+def _elu_(self, alpha=1, scale=1, input_scale=1):
+    """``elu`` written into ``self`` (``F.elu_``, ``F.selu_``: ``EluBackward1``, which saves the result)."""
+    return _apply_inplace(self, _activation_smooth._elu, alpha, scale, input_scale,
+                          _node=_activation_smooth.EluBackward1)
 
 
 @_aten_only("log_sigmoid")

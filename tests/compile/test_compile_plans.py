@@ -54,6 +54,16 @@ def _activations():
                          nn.Linear(24, 16), nn.ELU(0.5), nn.Hardtanh(-0.5, 2.0), nn.ReLU6(), nn.Linear(16, 10))
 
 
+def _celu_and_in_place():
+    """CELU (its gradient is elu_backward's with input_scale 1/alpha) and in-place activations whose nodes save
+    their results (CeluBackward1, EluBackward1 for ELU and SELU, LeakyReluBackward1, ReLU's threshold_)."""
+    nn = tt.nn
+    return nn.Sequential(nn.Flatten(), nn.Linear(48, 32), nn.CELU(), nn.Linear(32, 32), nn.CELU(0.6, inplace=True),
+                         nn.Linear(32, 32), nn.ELU(0.7, inplace=True), nn.Linear(32, 24), nn.SELU(inplace=True),
+                         nn.Linear(24, 24), nn.LeakyReLU(0.1, inplace=True), nn.Linear(24, 16),
+                         nn.ReLU(inplace=True), nn.Linear(16, 10))
+
+
 class _FrozenNorm(tt.nn.Module):
     """An instance norm, a batch norm kept in eval mode under a trained layer (fine-tuning), picked columns, an
     L1 term."""
@@ -214,6 +224,8 @@ MODELS = {
     "resnet_block": (_ResidualBlock, lambda rng: tt.tensor(rng.standard_normal((4, 3, 16, 16), dtype=np.float32))),
     "mlp": (_mlp, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "frozen_norm": (_FrozenNorm, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
+    "celu_and_in_place": (_celu_and_in_place,
+                          lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
     "activations": (_activations, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),

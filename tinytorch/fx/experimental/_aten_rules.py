@@ -176,6 +176,9 @@ pad.default(Tensor self, SymInt[] pad, str mode='constant', float? value=None)
 clamp.default(Tensor self, Scalar? min=None, Scalar? max=None)
 sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
+elu_.default(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)
+celu_.default(Tensor self, Scalar alpha=1.0)
+hardtanh_.default(Tensor self, Scalar min_val=-1, Scalar max_val=1)
 cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)
 nll_loss_nd.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100)
 native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
@@ -389,23 +392,27 @@ def _leaky_relu(g, _, a, out):
 
 def _elu(g, name, a, out):
     """``F.elu(x, alpha)`` is ATen's ``elu`` with its alpha; ``selu`` is PyTorch's composite of it, ``elu`` with the
-    self-normalising alpha and scale. An in-place call: as made."""
-    if a.get("inplace", False):
-        return default_rule(g, name, a, out)
-    if name == "selu":
-        return g.call("elu.default", a.self, SELU_ALPHA, SELU_SCALE)
-    return g.call("elu.default", a.self, a.get("alpha", 1.0))
+    self-normalising alpha and scale; in place (``inplace=True``, ``selu_``), ``elu_`` with the same."""
+    aten = "elu_.default" if a.get("inplace", False) or name == "selu_" else "elu.default"
+    if name.startswith("selu"):
+        return g.call(aten, a.self, SELU_ALPHA, SELU_SCALE)
+    return g.call(aten, a.self, a.get("alpha", 1.0))
 
 
 def _out_of_place(aten: str, *params, fixed: tuple = ()):
     """``F.<op>(x, ..., inplace=False)``: ATen's ``aten`` with the parameters ``params`` (name, default) as given
-    and the ``fixed`` ones (``relu6`` is PyTorch's ``hardtanh(x, 0, 6)``), without the flag. An in-place call:
-    as made."""
+    and the ``fixed`` ones (``relu6`` is PyTorch's ``hardtanh(x, 0, 6)``), without the flag; ``inplace=True``
+    calls the in-place operator ``aten_`` with the same."""
     def rule(g, name, a, out):
-        if a.get("inplace", False):
-            return default_rule(g, name, a, out)
-        return g.call(f"{aten}.default", a.self, *(a.get(p, d) for p, d in params), *fixed)
+        overload = f"{aten}_.default" if a.get("inplace", False) else f"{aten}.default"
+        return g.call(overload, a.self, *(a.get(p, d) for p, d in params), *fixed)
     return rule
+
+
+def _as_given(g, name, a, out):
+    """An in-place binding called directly (``F.hardtanh_(x)``, ``F.celu_(x)``): the arguments the call gave, as
+    PyTorch's binding hands them on (a default left out is the schema's, which the recording then leaves out)."""
+    return g.call(f"{name}.default", a.self, *(v for k, v in list(a.values.items())[1:] if k in a.given))
 
 
 def _scatter(g, _, a, out):
@@ -1350,6 +1357,7 @@ RULES = {
     "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
     "unflatten": _unflatten,
     "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "elu": _elu, "selu": _elu,
+    "selu_": _elu, "elu_": _as_given, "hardtanh_": _as_given, "celu_": _as_given,
     **{name: _out_of_place(name) for name in ("silu", "mish", "hardsigmoid", "hardswish")},
     "hardtanh": _out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)),
     "relu6": _out_of_place("hardtanh", fixed=(0, 6)),

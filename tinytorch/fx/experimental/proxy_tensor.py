@@ -228,7 +228,9 @@ class Recording:
         except TypeError:
             bound = _aten_rules.Args(None, args, kwargs)
         name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
-        if inplace:
+        if inplace and f"{name}_" in _aten_rules.RULES:  # an in-place binding with a rule of its own (selu_)
+            node = _aten_rules.RULES[f"{name}_"](self, f"{name}_", bound, out)
+        elif inplace:
             overload = _inplace_overload(name, bound, self.in_composite)
             if overload == "Scalar" and name in _ARITHMETIC:
                 node = self.call(f"{name}_.Scalar", bound.self, bound.arg(1))
