@@ -149,6 +149,21 @@ class _PickedValues(tt.nn.Module):
         return picked + h.max(1, keepdim=True)[0] + h.topk(2, 1)[0].sum(1, keepdim=True) + h.sort(1)[0][:, 3:13]
 
 
+class _IndexedByTensors(tt.nn.Module):
+    """Rows and columns picked by index tensors, repeats included (a lookup table, a permutation of features): the
+    backward adds the gradient into zeros at the indices (index_put with accumulate, as PyTorch's)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = tt.nn.Linear(48, 16)
+        self.register_buffer("cols", tt.tensor([3, 0, 3, 15, 7, 7, 1, 2, 9, 3]))
+        self.register_buffer("rows", tt.tensor([5, 0, 0, 2, 3, 1]))
+
+    def forward(self, x):
+        h = self.lin(x.flatten(1))
+        return h[:, self.cols] + h[self.rows][:, :10] * 0.5 + h[self.rows[:, None], self.cols[None, :4]].sum(1)[:, None]
+
+
 class _ClippedObjective(tt.nn.Module):
     """PPO's clipped surrogate's ops: a ratio clamped to [0.8, 1.2], the minimum of the two terms, a maximum."""
 
@@ -218,6 +233,8 @@ MODELS = {
                             lambda rng: tt.tensor(rng.standard_normal((4, 3, 4, 4), dtype=np.float32))),
     "clipped_objective": (_ClippedObjective,
                           lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
+    "indexed_by_tensors": (_IndexedByTensors,
+                           lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "picked_values": (_PickedValues, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "literal_and_none_index": (_LiteralAndNoneIndex,
                                lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),

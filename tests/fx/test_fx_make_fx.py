@@ -157,6 +157,12 @@ def f(x):
             F.mish(x * 1, inplace=True), torch.ops.aten.silu_(x * 1))
 def inputs(t): return (t((2, 6)),)
 """,
+    "index_gradients": """
+def f(x, i):
+    out = x[i] * x[:, i] + x[i[:, None], i[None, :]]
+    return out, torch.autograd.grad((out * out).sum(), x)
+def inputs(t): return (t((3, 3)).requires_grad_(), (t((3,)).abs() * 2).long().clamp(max=2))
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

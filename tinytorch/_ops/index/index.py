@@ -157,6 +157,11 @@ class _IndexNode(Node):
                                        _INT64_MAX if item.stop is None else int(item.stop),
                                        1 if item.step is None else int(item.step))
             return (g,)
+        indices = _index_tensors(self.__dict__.get("given")) if capturing() else None
+        if indices is not None:
+            # a graph capture: PyTorch's index backward, the gradient added into zeros at the indices
+            zeros = g.new_zeros(self.in_shape, dtype=g.dtype, layout=g.layout, device=g.device)
+            return (zeros.index_put(indices, g, True),)
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
     def jvp(self, t):
@@ -164,6 +169,20 @@ class _IndexNode(Node):
 
 
 _INT64_MAX = (1 << 63) - 1
+
+
+def _index_tensors(given) -> list | None:
+    """The indices of a key made of integer index tensors and full slices only (PyTorch's one ``index`` call, no
+    view step), as ``index_put`` takes them (None for a full slice, the trailing ones left out); None for others."""
+    items = list(given) if type(given) is tuple else [given]
+    def integer_index(k) -> bool:
+        return isinstance(k, Tensor) and k._data.dtype.kind in "iu" and k._data.dtype != np.uint8 and k.ndim > 0
+
+    if given is None or not all(integer_index(k) or (isinstance(k, slice) and k == slice(None)) for k in items):
+        return None
+    while items and not isinstance(items[-1], Tensor):
+        items.pop()
+    return [None if isinstance(k, slice) else k for k in items] or None
 
 
 @aten_only("select_backward", recorded=True)
@@ -363,6 +382,7 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
                           key=(key,))
         return _view_of(input, out)
     single = not isinstance(key, tuple)
+    given = key  # (a graph capture's backward reads the index tensors themselves)
     key, advanced = _convert_key(key)
     _check_bounds(x, key)
     if advanced:
@@ -384,7 +404,8 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
         out = _index_layout(out, x, key)
     if _State.enabled and input._requires_grad:  # an advanced key's result is a copy, the others' a view
         return record(out, _INDEX_NODES[_node or _node_name(key, advanced, x.shape, single)], (input,),
-                      view_of=None if advanced else input, in_shape=x.shape, key=key, advanced=advanced)
+                      view_of=None if advanced else input, in_shape=x.shape, key=key, advanced=advanced,
+                      given=given)
     return _make(out) if advanced else _view_of(input, out)
 
 
