@@ -617,6 +617,12 @@ def _elu_(self, alpha=1, scale=1, input_scale=1):
                           _node=_activation_smooth.EluBackward1)
 
 
+@_aten_only("lift_fresh_copy")
+def _lift_fresh_copy(self):
+    """A copy of a tensor the program made from Python values (a graph's constant, such as a list index)."""
+    return self.clone()
+
+
 @_aten_only("log_sigmoid")
 def _log_sigmoid(self):
     return _public("nn.functional", "logsigmoid")(self)

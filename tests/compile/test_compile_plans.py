@@ -150,8 +150,8 @@ class _PickedValues(tt.nn.Module):
 
 
 class _IndexedByTensors(tt.nn.Module):
-    """Rows and columns picked by index tensors, repeats included (a lookup table, a permutation of features): the
-    backward adds the gradient into zeros at the indices (index_put with accumulate, as PyTorch's)."""
+    """Rows and columns picked by index tensors and a list, repeats included (a lookup table, a permutation of
+    features): the backward adds the gradient into zeros at the indices (index_put with accumulate, as PyTorch's)."""
 
     def __init__(self):
         super().__init__()
@@ -161,7 +161,8 @@ class _IndexedByTensors(tt.nn.Module):
 
     def forward(self, x):
         h = self.lin(x.flatten(1))
-        return h[:, self.cols] + h[self.rows][:, :10] * 0.5 + h[self.rows[:, None], self.cols[None, :4]].sum(1)[:, None]
+        pairs = h[self.rows[:, None], self.cols[None, :4]].sum(1)[:, None]
+        return h[:, self.cols] + h[self.rows][:, :10] * 0.5 + pairs + h[[1, 1, 4, 0, 2, 3]][:, 6:]
 
 
 class _ClippedObjective(tt.nn.Module):

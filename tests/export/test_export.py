@@ -60,10 +60,17 @@ class Spreads(nn.Module):
                 + x.norm() + torch.linalg.norm(x, dim=1) + torch.linalg.norm(x, "fro") + torch.linalg.norm(x, 3, 1)
                 + torch.linalg.matrix_norm(x) + torch.linalg.matrix_norm(x, "fro", (0, 1), True).sum() + x.var()
                 + nn.functional.avg_pool1d(x[None], 2, 1, 1, True, False)[0].sum(-1))
+
+
+class ListIndex(nn.Module):
+    # list and range indices: tensors the program makes, lifted into the program as constant inputs (a list of bools
+    # is left out: its result's size is data-dependent, an unbacked symbol in PyTorch's export)
+    def forward(self, x):
+        return x[[0, 2, 2]] * 2 + x[:, [1, 0, 0, 3]] + x[range(3)] + x[1:, [0, 1]].sum(1).sum()
 """
 
 SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1),
-          "Spreads": (3, 4)}
+          "Spreads": (3, 4), "ListIndex": (3, 4)}
 
 
 def _export(library: str, name: str):
@@ -79,20 +86,20 @@ def _without_files(text: str) -> str:
     return re.sub(r"# File: .*", "# File: ...", text)
 
 
-@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads"])
+@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads", "ListIndex"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)
     assert _without_files(str(ours)) == _without_files(str(theirs)), f"--- PyTorch\n{theirs}\n--- tinytorch\n{ours}"
     assert ours.graph_module.code == theirs.graph_module.code
     assert str(ours.graph_signature) == str(theirs.graph_signature)
-    for attr in ("user_inputs", "user_outputs", "parameters", "buffers"):
+    for attr in ("user_inputs", "user_outputs", "parameters", "buffers", "lifted_tensor_constants"):
         assert getattr(ours.graph_signature, attr) == getattr(theirs.graph_signature, attr)
     assert list(ours.state_dict) == list(theirs.state_dict)
     np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads"])
+@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads", "ListIndex"])
 def test_run_decompositions_prints_pytorchs_program(torch, name):
     theirs, ours = _export("torch", name)[0], _export("tinytorch", name)[0]
     assert ours.run_decompositions().graph_module.code == theirs.run_decompositions().graph_module.code

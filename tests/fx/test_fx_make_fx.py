@@ -163,6 +163,13 @@ def f(x, i):
     return out, torch.autograd.grad((out * out).sum(), x)
 def inputs(t): return (t((3, 3)).requires_grad_(), (t((3,)).abs() * 2).long().clamp(max=2))
 """,
+    "list_index": """
+def f(x):
+    out = x[[0, 2, 2]].sum(0) + x[:, [1, 3, 3, 0]].sum(0) + x[range(3)][0]
+    return (out, torch.autograd.grad((out * out).sum(), x), x[[True, False, True]], x[None, [1, 1]],
+            x[[0, 2], 1:], x[..., [3]])
+def inputs(t): return (t((3, 4)).requires_grad_(),)
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

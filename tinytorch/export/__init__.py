@@ -105,14 +105,41 @@ def _capture(mod, args, kwargs) -> tuple:
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
     constants, at = {}, sum(1 for s in specs if s.kind is not InputKind.USER_INPUT)
-    for node, (target, t) in lifted.items():  # the ones the program read, after the buffers
+    read = {}  # the constant inputs the program read: attributes, then the tensors it made (a list index)
+    for node, (target, t) in lifted.items():
         if node.users:
-            specs.insert(at, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), target))
-            constants[target] = t
-            at += 1
+            read[node] = (target, t)
         else:
             rec.graph.erase_node(node)
+    # the placeholders stay first, the constant inputs just before the user's
+    after = next((n for n in rec.graph.nodes if n.op != "placeholder" or n.name in names), None)
+    read.update(_lift_made_constants(rec, after))
+    order = {n: i for i, n in enumerate(rec.graph.nodes)}
+    for node in sorted(read, key=lambda n: min(order[u] for u in n.users)):  # PyTorch lifts them as first read
+        target, t = read[node]
+        if after is not None:
+            after.prepend(node)
+        specs.insert(at, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(node.name), target))
+        constants[target] = t
+        at += 1
     return rec, specs, state, constants, names, outputs, out_spec
+
+
+def _lift_made_constants(rec, before) -> dict:
+    """The tensors the program made from Python values (a list index), which the recording holds as constants
+    (``get_attr`` nodes), as inputs ``c_lifted_tensor_<n>`` (targets ``lifted_tensor_<n>``), as PyTorch's export
+    lifts them: {placeholder: (target, tensor)}."""
+    made = [n for n in rec.graph.nodes if n.op == "get_attr" and n.target.startswith("_tensor_constant")]
+    out = {}
+    for k, node in enumerate(made):
+        target = f"lifted_tensor_{k}"
+        with rec.graph.inserting_before(before):
+            placeholder = rec.graph.placeholder("c_" + target)
+        placeholder.meta.update(node.meta)
+        node.replace_all_uses_with(placeholder)
+        rec.graph.erase_node(node)
+        out[placeholder] = (target, rec.constants.pop(node.target))
+    return out
 
 
 def _tensor_attributes(mod) -> list:

@@ -89,6 +89,14 @@ class ExportGraphSignature:
     def inputs_to_buffers(self) -> dict:
         return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.BUFFER}
 
+    @property
+    def lifted_tensor_constants(self) -> tuple:
+        return tuple(s.target for s in self.input_specs if s.kind is InputKind.CONSTANT_TENSOR)
+
+    @property
+    def inputs_to_lifted_tensor_constants(self) -> dict:
+        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.CONSTANT_TENSOR}
+
     def __str__(self) -> str:
         inputs = "\n".join(map(str, self.input_specs))
         outputs = "\n".join(map(str, self.output_specs))

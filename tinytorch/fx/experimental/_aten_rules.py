@@ -36,6 +36,7 @@ from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.nn.resize import UPSAMPLE_OPERATORS
 from ..._ops.shape.conversions import contiguous_format
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
 __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name",
@@ -1072,14 +1073,17 @@ def _getitem(g, _, a, out):
     items = list(index) if type(index) is tuple else [index]
     if any(type(i) is bool for i in items):
         raise NotImplementedError("make_fx: indexing with True/False is not recorded as ATen operators")
-    consumed = sum(_mask_dims(i) if isinstance(i, Tensor) else 0 if i is None or i is Ellipsis else 1
-                   for i in items)
+    consumed = sum(_mask_dims(i) if isinstance(i, (Tensor, list, range, np.ndarray)) else
+                   0 if i is None or i is Ellipsis else 1 for i in items)
     node, dim, shape = g.node(x), 0, list(x.shape)
     indices: list = []
     recorded = False
-    for item in items:
+    lifted = list(items)  # the key with its list indices as the tensors the graph holds
+    value = x._data  # the current view step's value (its node's meta, which export's printed graph shows)
+    for n, item in enumerate(items):
         if item is None:
             node = g.call("unsqueeze.default", node, dim)
+            value = _step_value(g, node, value, (slice(None),) * dim + (None,))
             shape.insert(dim, 1)
             dim, recorded = dim + 1, True
         elif item is Ellipsis:
@@ -1092,22 +1096,58 @@ def _getitem(g, _, a, out):
                 continue
             node = g.call("slice.Tensor", node, dim, 0 if start is None else start,
                           _INT64_MAX if stop is None else stop, step)
+            value = _step_value(g, node, value, (slice(None),) * dim + (item,))
             recorded = True
             dim += 1
-        elif isinstance(item, Tensor):
+        elif isinstance(item, (Tensor, list, range, np.ndarray)):
+            if not isinstance(item, Tensor):  # a list (or range) index: a tensor the graph holds as a constant
+                item = lifted[n] = _listed_index(g, item)
             indices += [None] * (dim - len(indices)) + [item]
             dim += _mask_dims(item)
         else:
             node = g.call("select.int", node, dim, int(item))
+            value = _step_value(g, node, value, (slice(None),) * dim + (int(item), Ellipsis))
             shape.pop(dim)
             recorded = True
+    fn = getattr(out, "grad_fn", None)
+    if fn is not None and fn.__dict__.get("given") is index and any(t is not i for t, i in zip(lifted, items)):
+        fn.given = tuple(lifted) if type(index) is tuple else lifted[0]  # its backward reads the graph's tensors
     if indices:
         return g.call("index.Tensor", node, indices)
     return node if recorded else g.call("alias.default", node)
 
 
-def _mask_dims(index: Tensor) -> int:
-    """The dims a tensor index covers: a boolean mask its own count, an integer index one."""
+def _step_value(g, node, value, key: tuple):
+    """``value[key]`` (an array, or a fake tensor's meta array) as ``node``'s value; returned for the next step."""
+    out = value[key]
+    t = _make(out)
+    if isinstance(out, MetaArray):
+        t._meta = True
+    node.meta["val"] = g.fake_mode.from_tensor(t) if g.fake_mode is not None and not t._meta else t
+    return out
+
+
+def _listed_index(g, item) -> Tensor:
+    """The tensor PyTorch makes of a list index (int64, or bool for a list of bools), as ``lift_fresh_copy`` of the
+    graph's constant: the tensor returned stands for that node."""
+    values = np.asarray(item if not isinstance(item, list) else
+                        [v.item() if isinstance(v, Tensor) and v.dim() == 0 else v for v in item])
+    if values.dtype.kind not in "biu":
+        raise NotImplementedError("make_fx: this list index has no tensor form PyTorch records (ints or bools)")
+    constant = _make(values if values.dtype == np.bool_ else values.astype(np.int64))
+    lifted = _make(constant._data.copy())
+    node = g.call("lift_fresh_copy.default", g.node(constant))
+    if g.fake_mode is not None:
+        lifted = g.fake_mode.from_tensor(lifted)
+    g.bind(lifted, node)
+    return lifted
+
+
+def _mask_dims(index) -> int:
+    """The dims a tensor (or list) index covers: a boolean mask its own count, an integer index one."""
+    if not isinstance(index, Tensor):
+        values = np.asarray(index)
+        return values.ndim if values.dtype == np.bool_ else 1
     return index.dim() if str(index.dtype) in ("torch.bool", "torch.uint8") else 1
 
 

@@ -228,6 +228,7 @@ class Recording:
         except TypeError:
             bound = _aten_rules.Args(None, args, kwargs)
         name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
+        last = self.graph._root._prev  # (the graph's last node before this call's)
         if inplace and f"{name}_" in _aten_rules.RULES:  # an in-place binding with a rule of its own (selu_)
             node = _aten_rules.RULES[f"{name}_"](self, f"{name}_", bound, out)
         elif inplace:
@@ -240,8 +241,12 @@ class Recording:
             node = _aten_rules.rule_for(name)(self, name, bound, out)
         if node is None:
             return
-        if isinstance(node, _graph.Node) and stack is not None:
-            node.meta.setdefault("stack_trace", stack)
+        if stack is not None:  # every operator the call made comes from the user's line (an index's view steps)
+            made = last._next
+            while made is not self.graph._root:
+                if made.op == "call_function":
+                    made.meta.setdefault("stack_trace", stack)
+                made = made._next
         if isinstance(out, tuple):
             items = node if isinstance(node, (list, tuple)) else self.items(node, len(out))
             for t, item in zip(out, items):
