@@ -55,13 +55,16 @@ def _activations():
 
 
 def _celu_and_in_place():
-    """CELU (its gradient is elu_backward's with input_scale 1/alpha) and in-place activations whose nodes save
-    their results (CeluBackward1, EluBackward1 for ELU and SELU, LeakyReluBackward1, ReLU's threshold_)."""
+    """CELU (its gradient is elu_backward's with input_scale 1/alpha) and in-place activations: nodes that save
+    their results (CeluBackward1, EluBackward1 for ELU and SELU, LeakyReluBackward1, ReLU's threshold_) and nodes
+    that keep a copy of their input (SiLU, Mish, Hardtanh, Hardswish, Hardsigmoid: a clone in the graph)."""
     nn = tt.nn
     return nn.Sequential(nn.Flatten(), nn.Linear(48, 32), nn.CELU(), nn.Linear(32, 32), nn.CELU(0.6, inplace=True),
                          nn.Linear(32, 32), nn.ELU(0.7, inplace=True), nn.Linear(32, 24), nn.SELU(inplace=True),
-                         nn.Linear(24, 24), nn.LeakyReLU(0.1, inplace=True), nn.Linear(24, 16),
-                         nn.ReLU(inplace=True), nn.Linear(16, 10))
+                         nn.Linear(24, 24), nn.LeakyReLU(0.1, inplace=True), nn.Linear(24, 24), nn.SiLU(inplace=True),
+                         nn.Mish(inplace=True), nn.Linear(24, 16), nn.ReLU(inplace=True), nn.Linear(16, 16),
+                         nn.Hardtanh(-0.5, 2.0, inplace=True), nn.Hardswish(inplace=True), nn.Linear(16, 16),
+                         nn.Hardsigmoid(inplace=True), nn.Linear(16, 10))
 
 
 class _FrozenNorm(tt.nn.Module):

@@ -170,6 +170,18 @@ def f(x):
             x[[0, 2], 1:], x[..., [3]])
 def inputs(t): return (t((3, 4)).requires_grad_(),)
 """,
+    "inplace_gradients": """
+def f(x):
+    def grad_of(y):  # one branch each (the engines' orders between branches differ)
+        return torch.autograd.grad((y * y).sum(), x)
+    return (grad_of(F.silu(x * 2, inplace=True)), grad_of(F.mish(x * 2, inplace=True)), grad_of(F.silu(x)),
+            grad_of(F.mish(x)), grad_of(F.hardtanh(x * 2, -0.5, 0.5, inplace=True)), grad_of(F.relu6(x * 2, True)),
+            grad_of(F.hardswish(x * 2, inplace=True)), grad_of(F.hardsigmoid(x * 2, inplace=True)),
+            grad_of(F.threshold(x * 2, 0.1, 3.0, inplace=True)), grad_of(F.threshold(x, 0.1, 3.0)),
+            grad_of((x * 2).sigmoid_()), grad_of((x * 2).tanh_()), grad_of((x * 2).exp_()), grad_of((x * 2).sin_()),
+            grad_of((x * 2).clamp_(-1, 1)), grad_of((x * 2).mul_(x)))
+def inputs(t): return (t((2, 5)).requires_grad_(),)
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

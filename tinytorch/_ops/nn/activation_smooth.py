@@ -198,11 +198,24 @@ class SiluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        s = x.sigmoid()
-        return (g * s * (x * (1 - s) + 1),)
+        if capturing():  # a graph capture: PyTorch's operator, one node
+            return (silu_backward(g, x),)
+        return (_silu_grad(g, x),)
 
     def jvp(self, t):
         return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+
+
+def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
+    s = x.sigmoid()
+    return g * s * (x * (1 - s) + 1)
+
+
+@aten_only("silu_backward", recorded=True)
+def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``torch.ops.aten.silu_backward``: SiLU's input gradient, grad * s * (1 + x * (1 - s)) with s = sigmoid(x)."""
+    with no_grad():
+        return _silu_grad(grad_output, self)
 
 
 def _silu(input: Tensor) -> Tensor:
@@ -234,8 +247,22 @@ class MishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        t = _softplus_t(x).tanh()
-        return (g * (t + x * x.sigmoid() * (1 - t * t)),)
+        if capturing():  # a graph capture: PyTorch's operator, one node
+            return (mish_backward(g, x),)
+        return (_mish_grad(g, x),)
+
+
+def _mish_grad(g: Tensor, x: Tensor) -> Tensor:
+    t = _softplus_t(x).tanh()
+    return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+@aten_only("mish_backward", recorded=True)
+def mish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """``torch.ops.aten.mish_backward``: Mish's input gradient, grad * (t + x * sigmoid(x) * (1 - t^2)) with
+    t = tanh(softplus(x))."""
+    with no_grad():
+        return _mish_grad(grad_output, self)
 
 
 @silent  # softplus of a NaN, inf * tanh: PyTorch's values, without numpy's warnings

@@ -98,11 +98,15 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
     # autograd's refusals (and the other inputs' edges, taken as the op records) come before the
     # kernel's overlap check, as in PyTorch; nothing is written until all of them passed
     _views.check_inplace(self, True)
-    res = op(_snapshot(self), *args, **kwargs)
+    old = _snapshot(self)
+    res = op(old, *args, **kwargs)
     if args:
         _check_overlap(self, op, args)
-    _write(self, res._data, op)
     fn = res.grad_fn
+    capture = _registry.CAPTURE[0]
+    if capture is not None and fn is not None and any(s is old for s in fn._saved):
+        capture.saved_copy(self, old)  # a graph capture: the copy the node keeps is a clone in PyTorch's graph
+    _write(self, res._data, op)
     if fn is None:  # nothing differentiable after all (an integer result)
         if len(self._vc) > 1:
             _views.refresh(self._vc)

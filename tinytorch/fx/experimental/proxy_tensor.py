@@ -62,6 +62,7 @@ __all__ = ["make_fx", "get_proxy_mode", "Recording", "capturing"]
 class _Thread(threading.local):
     hook = None         # the recording function while this thread captures (None inside an op being recorded)
     recording = None    # this thread's Recording
+    first_arg = None    # the first argument of the op being recorded (an in-place op's tensor)
 
     def unhooked(self, fn, args, kwargs):
         """``fn(*args, **kwargs)`` with this thread's recording off (the ops a recorded call runs are not its nodes)."""
@@ -77,6 +78,13 @@ class _Thread(threading.local):
         self.recording.record_op(overload, args, kwargs, out)
         return out
 
+
+    def saved_copy(self, original: Tensor, copy: Tensor) -> None:
+        """An in-place op's node keeps ``copy``, ``original``'s value before the write: PyTorch's graph clones
+        the original self there (not in export's pre-dispatch graph, which records the in-place call only)."""
+        rec = self.recording
+        if rec is not None and not rec.predispatch and original is self.first_arg:  # (not an op's own helper)
+            rec.bind(copy, rec.call("clone.default", original))
 
     def aten(self, name: str, fn, args, kwargs):
         """An ATen operator tinytorch declares for its graphs (``registry.aten_only(..., recorded=True)``, a
@@ -347,7 +355,11 @@ def _run(fn, decl, spelling: str, args, kwargs):
             return decl.impl(*args, **kwargs)
         finally:
             rec.in_composite -= native
-    out = _THREAD.unhooked(fn, args, kwargs)
+    _THREAD.first_arg = args[0] if args else None
+    try:
+        out = _THREAD.unhooked(fn, args, kwargs)
+    finally:
+        _THREAD.first_arg = None
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
 
