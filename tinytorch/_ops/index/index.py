@@ -175,6 +175,7 @@ def _index_tensors(given) -> list | None:
     """The indices of a key made of integer index tensors and full slices only (PyTorch's one ``index`` call, no
     view step), as ``index_put`` takes them (None for a full slice, the trailing ones left out); None for others."""
     items = list(given) if type(given) is tuple else [given]
+
     def integer_index(k) -> bool:
         return isinstance(k, Tensor) and k._data.dtype.kind in "iu" and k._data.dtype != np.uint8 and k.ndim > 0
 

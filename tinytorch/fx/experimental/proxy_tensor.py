@@ -78,7 +78,6 @@ class _Thread(threading.local):
         self.recording.record_op(overload, args, kwargs, out)
         return out
 
-
     def saved_copy(self, original: Tensor, copy: Tensor) -> None:
         """An in-place op's node keeps ``copy``, ``original``'s value before the write: PyTorch's graph clones
         the original self there (not in export's pre-dispatch graph, which records the in-place call only)."""
