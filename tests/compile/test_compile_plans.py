@@ -67,6 +67,14 @@ def _celu_and_in_place():
                          nn.Hardsigmoid(inplace=True), nn.Linear(16, 10))
 
 
+def _prelu():
+    """PReLU per channel after a convolution and shared after a linear layer: the weight viewed to (1, C, 1, 1),
+    _prelu_kernel, and its backward's weight gradient summed to the view's shape (PyTorch's engine's sum_to)."""
+    nn = tt.nn
+    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.PReLU(4, init=0.3), nn.Flatten(), nn.Linear(16, 12), nn.PReLU(),
+                         nn.Linear(12, 10))
+
+
 class _FrozenNorm(tt.nn.Module):
     """An instance norm, a batch norm kept in eval mode under a trained layer (fine-tuning), picked columns, an
     L1 term."""
@@ -247,6 +255,7 @@ MODELS = {
     "frozen_norm": (_FrozenNorm, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "celu_and_in_place": (_celu_and_in_place,
                           lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
+    "prelu": (_prelu, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32))),
     "activations": (_activations, lambda rng: tt.tensor(rng.standard_normal((6, 3, 4, 4), dtype=np.float32) * 3)),
     "mnist_cnn": (_Net, lambda rng: tt.tensor(rng.standard_normal((4, 1, 16, 16), dtype=np.float32))),
     "embedding_batchnorm": (_embedding_bn, lambda rng: tt.tensor(rng.integers(0, 27, (8, 3)))),

@@ -67,10 +67,20 @@ class ListIndex(nn.Module):
     # is left out: its result's size is data-dependent, an unbacked symbol in PyTorch's export)
     def forward(self, x):
         return x[[0, 2, 2]] * 2 + x[:, [1, 0, 0, 3]] + x[range(3)] + x[1:, [0, 1]].sum(1).sum()
+
+
+class PReLU(nn.Module):
+    # prelu as called (pre-dispatch), then the weight's view and _prelu_kernel's formula (where, gt, mul)
+    def __init__(self):
+        super().__init__()
+        self.channels, self.shared = nn.PReLU(3, 0.2), nn.PReLU()
+
+    def forward(self, x):
+        return self.shared(self.channels(x))
 """
 
 SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1),
-          "Spreads": (3, 4), "ListIndex": (3, 4)}
+          "Spreads": (3, 4), "ListIndex": (3, 4), "PReLU": (2, 3, 4)}
 
 
 def _export(library: str, name: str):
@@ -86,7 +96,8 @@ def _without_files(text: str) -> str:
     return re.sub(r"# File: .*", "# File: ...", text)
 
 
-@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads", "ListIndex"])
+@pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads", "ListIndex",
+                                  "PReLU"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)
@@ -99,7 +110,7 @@ def test_export_prints_pytorchs_program(torch, name):
     np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads", "ListIndex"])
+@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads", "ListIndex", "PReLU"])
 def test_run_decompositions_prints_pytorchs_program(torch, name):
     theirs, ours = _export("torch", name)[0], _export("tinytorch", name)[0]
     assert ours.run_decompositions().graph_module.code == theirs.run_decompositions().graph_module.code

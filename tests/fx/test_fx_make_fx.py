@@ -182,6 +182,14 @@ def f(x):
             grad_of((x * 2).clamp_(-1, 1)), grad_of((x * 2).mul_(x)))
 def inputs(t): return (t((2, 5)).requires_grad_(),)
 """,
+    "prelu_gradients": """
+def f(x, w, v):
+    y = F.prelu(x, w)  # per channel: the weight viewed to (1, C, 1), its gradient summed back to that view
+    z = F.prelu(y, v)  # shared
+    return (F.prelu(x[0, 0], v), torch._prelu_kernel(x, w.view(1, 4, 1)),
+            torch.autograd.grad((z * z).sum(), (x, w, v), create_graph=True))
+def inputs(t): return (t((3, 4, 2)).requires_grad_(), t((4,)).abs().requires_grad_(), t((1,)).requires_grad_())
+""",
     "movedims": """
 def f(x):
     return (x.movedim(0, -1), torch.movedim(x, (0, 1), (2, 0)), x.moveaxis(-1, 0), torch.movedim(x, [1], [2]),

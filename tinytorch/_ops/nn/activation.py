@@ -14,7 +14,7 @@ import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
 from .._core import narrow
-from ...autograd.grad_mode import _State, no_grad
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
@@ -480,17 +480,20 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     return apply_inplace(input, _rrelu, lower, upper, training, _node=RreluWithNoiseBackward1)
 
 
-# -- prelu -----------------------------------------------------------------------------------------
+# -- prelu ----------------------------------------------------------------------------------------
 class PreluKernelBackward0(Node):
     saved_fields = (("self", 0), ("weight", 1))
 
     def backward(self, g):
         x, w = self._unpacked_saved
-        return prelu_kernel_backward(g, x, w)
+        gx, gw = _prelu_kernel_backward(g, x, w)
+        # the weight's gradient comes back at the input's shape; PyTorch's engine sums it to the weight's
+        # (validate_outputs' sum_to: a keepdim sum, the one a graph of it shows)
+        return gx, sum_to(gw, w.shape)
 
 
 class PreluKernelBackwardBackward0(Node):
-    """PyTorch's prelu_kernel_backward as one node of (grad, input, weight) with two outputs; its own
+    """PyTorch's _prelu_kernel_backward as one node of (grad, input, weight) with two outputs; its own
     backward is linear in the incoming gradients, with a real zero for the input when nothing
     reaches the weight's gradient."""
 
@@ -508,16 +511,26 @@ class PreluKernelBackwardBackward0(Node):
         return gg, gx, gw
 
 
-def prelu_kernel_backward(g: Tensor, x: Tensor, w: Tensor) -> tuple:
-    """PyTorch's prelu_kernel_backward, (grad_input, grad_weight) of prelu at ``x`` with the weight ``w``
-    (viewed to broadcast against ``x``): one primitive, recorded as one node of two outputs when a graph
-    of the gradient is wanted."""
-    xd, wd, gd = x._data, w._data, g._data
+@aten_only("_prelu_kernel_backward", recorded=True)
+def _prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor) -> tuple:
+    """``torch.ops.aten._prelu_kernel_backward``: (grad_input, grad_weight) of prelu at ``self`` with the weight
+    (viewed to broadcast against it), both at the broadcast shape: grad where x > 0, else weight * grad, and
+    0 where x > 0, else x * grad. One primitive, recorded as one node of two outputs when a graph of the
+    gradient is wanted."""
+    xd, wd, gd = self._data, weight._data, grad_output._data
     pos = xd > 0
     gx = np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False)
-    with no_grad():
-        gw = sum_to(_make(np.where(pos, 0, xd * gd).astype(gd.dtype, copy=False)), w.shape)._data
-    return record((gx, gw), PreluKernelBackwardBackward0, (g, x, w), (g, x, w))
+    gw = np.where(pos, gd.dtype.type(0), xd * gd).astype(gd.dtype, copy=False)
+    return record((gx, gw), PreluKernelBackwardBackward0, (grad_output, self, weight), (grad_output, self, weight))
+
+
+@op(variants="function")
+def _prelu_kernel(input: Tensor, weight: Tensor) -> Tensor:
+    """``torch._prelu_kernel``: x where x > 0, else weight * x, the weight broadcast against x (prelu's
+    computation, after its checks and the weight's view)."""
+    x, w = input._data, weight._data
+    out = np.where(x > 0, x, w * x)
+    return record(cast(out, x), PreluKernelBackward0, (input, weight), (input, weight))
 
 
 @op(variants="function method functional", autocast="lower")
@@ -544,6 +557,4 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         weight = weight.view(tuple(w.size if i == 1 else 1 for i in range(x.ndim)))
     elif x.ndim == 0 and w.ndim:
         weight = weight.view(())  # a 0-d input keeps its shape
-    w = weight._data
-    out = np.where(x > 0, x, w * x)
-    return record(cast(out, x), PreluKernelBackward0, (input, weight), (input, weight))
+    return _prelu_kernel(input, weight)

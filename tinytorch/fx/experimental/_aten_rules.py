@@ -45,7 +45,7 @@ __all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES"
 # ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
 # make_fx records their parts, not them
 DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
-                        "instance_norm", "einsum", "rms_norm", "avg_pool1d"})
+                        "instance_norm", "einsum", "rms_norm", "avg_pool1d", "prelu"})
 
 
 def _smoothed_cross_entropy(a) -> bool:
@@ -1184,6 +1184,14 @@ def _square(g, _, a, out):
     return g.call("pow.Tensor_Scalar", a.self, 2)  # (square is composite in PyTorch: its pow)
 
 
+def _prelu_kernel(g, name, a, out):
+    """``_prelu_kernel``; in export's core ATen decomposition its formula's ops: where(x > 0, x, weight * x)."""
+    if not g.core_aten:
+        return default_rule(g, name, a, out)
+    x = a.arg(0)
+    return g.call("where.self", g.call("gt.Scalar", x, 0), x, g.call("mul.Tensor", a.arg(1), x))
+
+
 def _select(g, _, a, out):
     return g.call("select.int", *a.positional())
 
@@ -1415,6 +1423,7 @@ RULES = {
     "batch_norm": _batch_norm,
     "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
     "layer_norm": _layer_norm, "getitem": _getitem, "select": _select, "rsub": _rsub, "square": _square,
+    "_prelu_kernel": _prelu_kernel,
     **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
                                        "char", "bool", "cfloat", "cdouble", "type_as")},
 }
