@@ -473,6 +473,30 @@ def _relu_case(seed):
     return run
 
 
+def _outer_case(seed):
+    """Products with an inner dimension of 1 (the weight gradients of a batch of one through two linear layers,
+    and a matmul of a column by a row, both operands strided views on odd seeds), with signed zeros,
+    infinities and NaNs in the operands: each element the one rounded product, as the numpy path's ?ger."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    x = _with_edges(rng.standard_normal((1, 300)).astype(dt), rng, 3)
+    x[0, 7] = np.nan
+    w1 = rng.standard_normal((260, 300)).astype(dt)
+    w2 = rng.standard_normal((5, 260)).astype(dt)
+    u = _with_edges(rng.standard_normal((2, 400)).astype(dt), rng)
+    v = _with_edges(rng.standard_normal((3, 290)).astype(dt), rng)
+
+    def run():
+        X = tt.tensor(x)
+        W1, W2 = tt.tensor(w1, requires_grad=True), tt.tensor(w2, requires_grad=True)
+        y = tt.nn.functional.linear(tt.nn.functional.linear(X, W1).tanh(), W2)
+        y.sum().backward()
+        col, row = (tt.tensor(u[1])[:, None], tt.tensor(v[2])[None]) if seed % 2 else (
+            tt.tensor(u)[1:, ::2].t(), tt.tensor(v)[:1])
+        return [y.detach(), W1.grad, W2.grad, col @ row]
+    return run
+
+
 def _max_pool_case(seed):
     """max_pool2d with 2x2 windows and stride 2 (the compiled kernel's): odd sizes, padding, ceil_mode, ties
     between signed zeros and between equal values, infinities, and on every fourth seed one NaN, at each tap
@@ -554,6 +578,7 @@ CASES = {
     # (the stride-1 geometries: chunks of one sample, whose input gradient takes the fused col2im)
     "conv_col2im": (("conv.product_into", "conv.col2im_one"), lambda seed: _conv_case(seed + seed // 4), 8),
     "relu": (("relu.threshold_backward",), _relu_case, 4),
+    "outer": (("outer.outer_into",), _outer_case, 4),
     "max_pool": (("pool.max_2x2",), _max_pool_case, 16),
     "mersenne_twister": (("mersenne_twister.words", "mersenne_twister.words64", "mersenne_twister.below53"), _mersenne_twister_case, 12),
 }
@@ -572,7 +597,7 @@ def _params(onednn_exp=False):
 
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
-_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce"}
+_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce", "outer"}
 
 
 @pytest.mark.bitexact

@@ -24,3 +24,19 @@ def test_outer_product_shapes_and_grads_vs_pytorch(torch, shape_a, shape_b):
     np.testing.assert_allclose(y0, y1, rtol=1e-13)
     np.testing.assert_allclose(ga0, ga1, rtol=1e-12)
     np.testing.assert_allclose(gb0, gb1, rtol=1e-12)
+
+
+@pytest.mark.parametrize("m,n", [(3, 4), (300, 260)])  # numpy's multiply, and the large outer product's path
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_outer_product_of_infinities_and_zeros_is_pytorchs_silently(torch, m, n, dtype):
+    """inf * 0 is NaN and -0.0 products keep their sign, as PyTorch's bits, with no numpy warning (the tests
+    turn warnings into errors)."""
+    rng = np.random.default_rng(m)
+    a, b = rng.standard_normal((m, 1)).astype(dtype), rng.standard_normal((1, n)).astype(dtype)
+    a[0, 0], a[1, 0], a[2, 0] = np.inf, -0.0, np.nan
+    b[0, 0], b[0, 1], b[0, 2] = 0.0, -np.inf, -0.0
+    got = (tinytorch.tensor(a) @ tinytorch.tensor(b)).numpy()
+    want = (torch.tensor(a) @ torch.tensor(b)).numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert np.array_equal(got[ok].view(f"u{got.itemsize}"), want[ok].view(f"u{want.itemsize}"))
