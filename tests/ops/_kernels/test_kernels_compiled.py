@@ -294,6 +294,7 @@ def _adam_case(seed):
     shapes = [(7, 5), (5,), (300,), ()]
     init = [rng.standard_normal(s).astype(dt) for s in shapes]
     grads = [[(rng.standard_normal(s) * 10.0 ** rng.uniform(-4, 2)).astype(dt) for s in shapes] for _ in range(5)]
+    grads[1][2][:3] = 0.0, -0.0, np.finfo(dt).smallest_subnormal  # zeros of both signs, a subnormal
 
     def run():
         params = [tt.tensor(a.copy(), requires_grad=True) for a in init]
