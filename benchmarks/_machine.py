@@ -10,12 +10,14 @@ _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "V
                 "NUMEXPR_NUM_THREADS")
 
 
-def kernels_line(threads: int | None = 1) -> str:
+def kernels_line(threads: int | None = 1, env_update: dict | None = None, env_drop=()) -> str:
     """The kernels a measurement ran on, read in a fresh process with the workers' thread settings: PyTorch's
     CPU path (``torch.backends.cpu.get_cpu_capability()``; ``ATEN_CPU_CAPABILITY`` changes it) and the numpy
     SIMD targets and BLAS kernel under tinytorch (``tinytorch.backends.cpu.describe()``). Floats and times
     both move between these paths, so every table names them."""
-    env = dict(os.environ)
+    env = dict(os.environ, **(env_update or {}))  # (``env_update``/``env_drop``: the workers' other settings)
+    for var in env_drop:
+        env.pop(var, None)
     if threads is not None:
         env.update({var: str(threads) for var in _THREAD_VARS})
     code = ("import tinytorch.backends.cpu as c\nline = 'tinytorch on ' + c.describe()\n"

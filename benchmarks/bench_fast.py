@@ -251,7 +251,10 @@ def main() -> None:
     sys.path.insert(0, HERE)
     from _machine import kernels_line
 
-    print(f"Kernels: {kernels_line()}")
+    for mode in blas:  # each OpenBLAS setting the workers ran under (the variables pick its kernel)
+        label = f" (OpenBLAS variables {mode})" if len(blas) > 1 else ""
+        print(f"Kernels{label}: " + (kernels_line(env_update=OPENBLAS_SET) if mode == "set" else
+                                     kernels_line(env_drop=OPENBLAS_SET)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"results": {"|".join(k): v for k, v in results.items()}, "cold": cold, "load": load}, f,
