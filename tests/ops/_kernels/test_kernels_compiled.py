@@ -476,7 +476,7 @@ def _relu_case(seed):
 
 def _outer_case(seed):
     """Products with an inner dimension of 1 (the weight gradients of a batch of one through two linear layers,
-    and a matmul of a column by a row, both operands strided views on odd seeds), with signed zeros,
+    and a matmul of a column by a row, both operands strided views on even seeds), with signed zeros,
     infinities and NaNs in the operands: each element the one rounded product, as the numpy path's ?ger."""
     rng = np.random.default_rng(seed)
     dt = [np.float32, np.float64][seed % 2]
