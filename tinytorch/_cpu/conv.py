@@ -200,8 +200,8 @@ def _col2im_add(buf: np.ndarray, col: np.ndarray, geo: _Layout) -> None:
 
 def _parts(chunks: list, work: int) -> list:
     """Contiguous runs of ``chunks`` (as index ranges), one per thread when the convolution's ``work``
-    (elements of its columns) is worth splitting; each run is computed as on one thread."""
-    if work < 2 * parallel.GRAIN:
+    (elements of its columns) is worth splitting on this machine; each run is computed as on one thread."""
+    if work < 2 * parallel.GRAIN or work < 2 * parallel.scaled(parallel.GRAIN):
         return [(0, len(chunks))]
     return parallel.ranges(len(chunks), 1)
 

@@ -242,6 +242,88 @@ def test_fork_child_starts_its_own_pool():
     os.waitpid(pid, 0)
 
 
+# -- the grains follow what a region costs on the machine ------------------------------------------------
+_COST_PROBE = """
+import sys
+sys.path.insert(0, {repo!r})
+from tinytorch._ops._kernels import parallel
+parallel.set_num_threads(1)
+one = (parallel.region_cost(), parallel.scale(), parallel.scaled(1000))
+parallel.set_num_threads(2)
+cost, factor = parallel.region_cost(), parallel.scale()
+print(repr((one, cost, factor, parallel.scaled(1000), parallel.scaled(1000) == int(1000 * factor))))
+"""
+
+
+@pytest.mark.parametrize("env", [None, "48", "3", "x"])
+def test_region_cost_measured_once_or_taken_from_the_environment(env):
+    """At one thread nothing is measured (no region runs); at two the pool's round trip is measured at the first
+    question (a cost in µs, finite and not negative) and the grains scale by it over REGION_US, never below 1;
+    TINYTORCH_REGION_US, a positive number, is taken instead (what the suite does), anything else is ignored."""
+    base = {k: v for k, v in os.environ.items() if k != "TINYTORCH_REGION_US"}
+    if env is not None:
+        base["TINYTORCH_REGION_US"] = env
+    out = subprocess.run([sys.executable, "-c", _COST_PROBE.format(repo=_repo.ROOT)], env=base, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    one, cost, factor, grain, consistent = eval(out.stdout)
+    assert one == (None, 1.0, 1000)
+    assert consistent and factor == max(1.0, cost / parallel.REGION_US)
+    if env == "48":
+        assert (cost, factor, grain) == (48.0, 4.0, 4000)
+    elif env == "3":
+        assert (cost, factor, grain) == (3.0, 1.0, 1000)
+    else:
+        assert 0.0 <= cost < 1e6 and factor >= 1.0
+
+
+@pytest.fixture
+def _pinned_cost():
+    """region_cost(us) pins a cost for the test; the costs known before come back after it."""
+    costs, scales = dict(parallel._costs), dict(parallel._scales)
+    yield parallel.region_cost
+    parallel._costs.clear(), parallel._scales.clear()
+    parallel._costs.update(costs), parallel._scales.update(scales)
+
+
+@pytest.mark.parametrize("op", ["elementwise", "parallel_for", "reduce", "sgd"])
+def test_work_is_split_only_where_a_region_pays_for_it(_pinned_cost, op):
+    """The same work split at the region cost the grains were written for, and left on one thread where a
+    region costs eight times that (as on a virtual machine whose threads sleep between regions): the same bits
+    either way. The SGD update is the quickstart's 784x512 weight, which cost twice its one-thread time when
+    cut in two on such a machine."""
+    n = 4 * parallel.ELEMENTWISE_GRAIN
+    x = _RNG.standard_normal(n).astype(np.float32)
+    g = _RNG.standard_normal((512, 784)).astype(np.float32)
+
+    def run():
+        if op == "elementwise":
+            return parallel.elementwise(np.exp, np.empty_like(x), x)
+        if op == "parallel_for":
+            out = np.empty_like(x)
+            parallel.parallel_for(n, lambda a, b: np.sqrt(np.abs(x[a:b]), out=out[a:b]),
+                                  grain=parallel.ELEMENTWISE_GRAIN)
+            return out
+        if op == "reduce":
+            return parallel.reduce(np.add.reduce, x.reshape(64, -1), 1)
+        w = tt.nn.Parameter(tt.from_numpy(np.ones((512, 784), np.float32)))
+        w.grad = tt.from_numpy(g.copy())
+        tt.optim.SGD([w], lr=0.01).step()
+        return w.detach().numpy()
+
+    results = {}
+    for cost in (parallel.REGION_US, 8 * parallel.REGION_US):
+        _pinned_cost(cost)
+        parallel.stats(reset=True, enable=True)
+        try:
+            results[cost] = _at(2, run)
+        finally:
+            results[cost, "regions"] = parallel.stats(reset=True, enable=False)["regions"]
+    assert results[8 * parallel.REGION_US, "regions"] == 0
+    assert results[parallel.REGION_US, "regions"] or (REFERENCE and op == "sgd")
+    _same_bits(results[parallel.REGION_US], results[8 * parallel.REGION_US])
+
+
 # -- the kernels: 1 thread and N threads give the same bits ---------------------------------------------
 _RNG = np.random.default_rng(1234)
 # ops whose threads are a CPU path of tinytorch/_cpu: under TINYTORCH_REFERENCE=1 nothing of theirs splits

@@ -54,7 +54,7 @@ def row_sums(e: np.ndarray) -> np.ndarray:
         np.matmul(flat[lo:hi], ones, out=out[lo:hi])
 
     blocks = -(-flat.shape[0] // ROW_BLOCK)
-    parallel.run(body, parallel.ranges(blocks, max(1, ROW_SUMS_GRAIN // (ROW_BLOCK * n))), blas=True)
+    parallel.run(body, parallel.ranges(blocks, max(1, parallel.scaled(ROW_SUMS_GRAIN) // (ROW_BLOCK * n))), blas=True)
     return out.reshape(e.shape[:-1] + (1,))
 
 

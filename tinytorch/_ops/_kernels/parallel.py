@@ -19,10 +19,11 @@ GEMMs themselves are never cut: OpenBLAS's sgemm rounds an element differently d
 of rows or columns it computes it in and on its own thread count, so only whole GEMM calls are
 distributed (a convolution's chunks of samples, a batch of attention products), each on one BLAS thread.
 
-Work below the grain stays on the calling thread, and so does every call made while the pool is busy
-(from inside a parallel region, or from a second user thread): parallel regions do not nest, as in
-PyTorch. Within a region BLAS calls run single-threaded (``blas=True`` asks for it), so the GEMM of each
-part does not also fan out over OpenBLAS's threads.
+Work below the grain (scaled to what a region costs on this machine: ``REGION_US``) stays on the calling
+thread, and so does every call made while the pool is busy (from inside a parallel region, or from a
+second user thread): parallel regions do not nest, as in PyTorch. Within a region BLAS calls run
+single-threaded (``blas=True`` asks for it), so the GEMM of each part does not also fan out over
+OpenBLAS's threads.
 
 Threads start on the first call that splits work (never at import); a fork (DataLoader workers) leaves
 the child without them, and it starts its own if it needs them."""
@@ -40,7 +41,8 @@ from .openblas import openblas_library
 
 __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads", "parallel_for", "run", "ranges", "elementwise",
-           "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads", "on_set_num_threads"]
+           "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads",
+           "on_set_num_threads", "REGION_US", "region_cost", "scale", "scaled"]
 
 # PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
 GRAIN = 32768
@@ -51,6 +53,15 @@ ELEMENTWISE_GRAIN = 1 << 17
 # what an op checks before calling a helper here: below this size nothing is split (one comparison on
 # the hot path of small tensors)
 SPLIT_FROM = 2 * ELEMENTWISE_GRAIN
+# The grains above are sized for a region costing about this much (a part of ELEMENTWISE_GRAIN elements of a
+# streaming ufunc takes about as long). What a region costs depends on the machine: on a virtual machine a
+# sleeping thread's wake-up (and the caller's, when the parts are done) goes through the hypervisor, and a
+# region of 2 threads costs 45-90 us beyond its work, so that a 400k-element SGD update cut in two took 76 us
+# against 44 on one thread. The pool measures that cost at its first split decision (``region_cost``) and
+# every split decision scales its grain by the measured cost over this one (never below 1): where regions
+# are slow, only work that pays for them is split. The floats do not depend on it: every split computes
+# each element as one thread does.
+REGION_US = 12.0
 
 _threads: int | None = None  # intra-op threads; None: not decided yet (read lazily: sysfs, environment)
 _interop: int | None = None
@@ -335,7 +346,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     products are (numpy warns of ``inf * 0``, and of whatever the BLAS kernel's floating-point flags say)."""
     if (type(a) is np.ndarray and a.ndim >= 3 and a.shape[0] >= 2 and a.shape[:-2] == b.shape[:-2]
             and a.size * b.shape[-1] >= _BATCH_SPLIT_FROM
-            and a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_THREADS_FROM and _can_split()):
+            and a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_THREADS_FROM and _can_split()
+            and a.size * b.shape[-1] >= scaled(_BATCH_SPLIT_FROM)):
         # a batch of GEMMs each too small for OpenBLAS's threads (so one-thread calls, the same floats
         # at any thread count): runs of the batch across threads, each GEMM the same call
         out = np.empty(a.shape[:-1] + b.shape[-1:], np.result_type(a.dtype, b.dtype))
@@ -375,6 +387,105 @@ def ranges(n: int, grain: int = GRAIN, threads: int | None = None) -> list:
 
 def _can_split() -> bool:
     return get_num_threads() > 1 and not getattr(_local, "worker", False)
+
+
+_costs: dict = {}  # thread count -> a region's measured cost there in µs; None -> a cost pinned for every count
+_scales: dict = {}  # the same keys -> the grains' factor: the cost over REGION_US, at least 1
+
+
+def _measure_region_us(threads: int) -> float | None:
+    """What a region on ``threads`` threads costs beyond its work, in µs: the median wall time of regions
+    whose parts each compute the same sines on their own small array, less the median time of one part
+    computed alone; None while the pool is busy (a region running in another thread). The regions are a
+    millisecond apart, the caller busy in between, as in a step: a worker idle that long has gone to sleep
+    (a hypervisor keeps an idle virtual CPU polling for a while, so back-to-back regions cost less). A worker
+    the system runs on the caller's own core shows as a cost of a whole part: nothing runs in parallel."""
+    pool = _pool
+    if not pool.lock.acquire(blocking=False):
+        return None
+    try:
+        if not _spin_tuned:  # OpenBLAS's idle threads spinning on the other cores would wake the workers early
+            tune_blas_spin()
+        pool.grow(threads - 1)
+        queues = pool.queues[:threads - 1]
+        xs = [np.linspace(0.0, 1.0, 4096) for _ in range(threads)]  # (32 KiB each: compute, not memory)
+        ys = [np.empty_like(x) for x in xs]
+
+        def part(k, _):
+            np.sin(xs[k], out=ys[k])
+
+        alone, together = [], []
+        for i in range(14):  # the first two (threads just started, caches cold) are not counted
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < 1e-3:
+                pass
+            t0 = time.perf_counter()
+            if i % 2:
+                part(0, 0)
+                alone.append(time.perf_counter() - t0)
+                continue
+            for k, q in enumerate(queues, 1):
+                q.put((part, k, 0, None))
+            part(0, 0)
+            for _ in queues:
+                pool.done.get()
+            together.append(time.perf_counter() - t0)
+        alone, together = sorted(alone[1:]), sorted(together[1:])
+        return max(0.0, together[len(together) // 2] - alone[len(alone) // 2]) * 1e6
+    finally:
+        pool.lock.release()
+
+
+def _env_cost() -> float | None:
+    try:
+        us = float(os.environ.get("TINYTORCH_REGION_US", ""))
+    except ValueError:
+        return None
+    return us if us > 0 else None
+
+
+def region_cost(us: float | None = None) -> float | None:
+    """What a parallel region costs here at the current thread count beyond its work, in µs: measured at the
+    first split decision (``_measure_region_us``; ``TINYTORCH_REGION_US``, a positive number, is taken
+    instead); None at one thread. With ``us``, that cost is taken for every thread count from now on
+    (``region_cost(REGION_US)``: the grains as written); ``region_cost(0)`` measures again."""
+    if us is not None:
+        _costs.clear()
+        _scales.clear()
+        if us > 0:
+            _costs[None], _scales[None] = float(us), max(1.0, float(us) / REGION_US)
+        return us or None
+    if None in _costs:
+        return _costs[None]
+    threads = get_num_threads()
+    if threads < 2:
+        return None
+    scale()
+    return _costs.get(threads)
+
+
+def scale() -> float:
+    """The factor every split decision multiplies its grain by (see REGION_US): 1 where a region costs what
+    the grains were sized for, more where it costs more; measured at the first call at a thread count."""
+    s = _scales.get(None)
+    if s is None:
+        t = get_num_threads()
+        s = _scales.get(t)
+        if s is None:
+            if t < 2:
+                return 1.0
+            us = _env_cost() or _measure_region_us(t)
+            if us is None:
+                return 1.0  # the pool is busy: measured at a later call
+            _costs[t] = us
+            s = _scales[t] = max(1.0, us / REGION_US)
+    return s
+
+
+def scaled(grain: int) -> int:
+    """``grain`` times this machine's factor (``scale``): the least work a part must have to be split off."""
+    s = scale()
+    return grain if s == 1.0 else int(grain * s)
 
 
 def run(body, parts: list, blas: bool = False) -> None:
@@ -461,8 +572,8 @@ def _serially(body, parts: list, blas: bool) -> None:
 
 def parallel_for(n: int, body, grain: int = GRAIN, blas: bool = False) -> None:
     """``body(start, stop)`` over ``range(n)`` in at most get_num_threads() contiguous parts of at least
-    ``grain`` (see ``run``)."""
-    if n < 2 * grain or not _can_split():
+    ``grain`` (scaled to this machine's region cost: ``scaled``; see ``run``)."""
+    if n < 2 * grain or not _can_split() or n < 2 * (grain := scaled(grain)):
         if n > 0:
             if blas:
                 _serially(body, [(0, n)], blas)
@@ -474,10 +585,10 @@ def parallel_for(n: int, body, grain: int = GRAIN, blas: bool = False) -> None:
 
 def split_axis(shape: tuple, size: int, grain: int, avoid=()) -> int | None:
     """The outermost axis of ``shape`` (not in ``avoid``) long enough to give every thread a part of at
-    least two entries, for an array of ``size`` elements; None when it should not be split (too small,
-    one thread, or no such axis)."""
+    least two entries, for an array of ``size`` elements; None when it should not be split (too small for
+    this machine's regions, one thread, or no such axis)."""
     t = get_num_threads()
-    if t < 2 or size < 2 * grain:
+    if t < 2 or size < 2 * grain or size < 2 * (grain := scaled(grain)):
         return None
     for axis, length in enumerate(shape):
         if axis not in avoid and length >= 2 * min(t, size // grain):
@@ -488,7 +599,7 @@ def split_axis(shape: tuple, size: int, grain: int, avoid=()) -> int | None:
 def _parts_along(length: int, size: int, grain: int) -> list:
     """Parts of an axis of ``length`` of an array of ``size`` elements: as many as threads and grain
     allow, at least two entries each."""
-    parts = max(1, min(get_num_threads(), size // grain, length // 2))
+    parts = max(1, min(get_num_threads(), size // scaled(grain), length // 2))
     return ranges(length, 1, parts)
 
 
