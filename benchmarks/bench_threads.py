@@ -1,4 +1,4 @@
-"""Threads: the MNIST CNN and the GPT-style training steps on 1..cores threads, tinytorch vs PyTorch.
+"""Threads: the MNIST CNN, GPT-style and small MLP training steps on 1..cores threads, tinytorch vs PyTorch.
 
     python benchmarks/bench_threads.py                       # every row, 1..cores threads, OpenBLAS
                                                              #   variables as set and unset, 3 rounds
@@ -11,6 +11,9 @@ Rows (each written once as PyTorch code and run by both libraries, on the same s
 - cnn: pytorch/examples' MNIST network (``_cnn.py``), batch 64, SGD lr 0.05 momentum 0.9, training mode.
 - gpt_small: the GPT-style stack of ``bench_transformer.py`` (``_gpt.py``): B16 T32 C64, 4 layers, AdamW.
 - gpt_large: the same at T64 C128 with dropout 0.2.
+- quickstart1, quickstart64, makemore: ``bench_small.py``'s rows of those names (the quickstart MLP at batch 1
+  and 64, the makemore MLP with BatchNorm1d): steps of a millisecond or less, where a parallel region's own
+  cost decides whether splitting pays.
 
 Every measurement is a fresh process of one library with ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
 ``MKL_NUM_THREADS`` set to the thread count before numpy or torch is imported, and ``set_num_threads``
@@ -49,6 +52,9 @@ ROWS = {
     "cnn": (20, "MNIST CNN step, batch 64, SGD momentum"),
     "gpt_small": (20, "GPT-style B16 T32 C64, 4 layers, AdamW"),
     "gpt_large": (12, "GPT-style B16 T64 C128, dropout 0.2, AdamW"),
+    "quickstart1": (300, "quickstart MLP, batch 1, SGD"),
+    "quickstart64": (60, "quickstart MLP, batch 64, SGD"),
+    "makemore": (200, "makemore MLP (Linear/BatchNorm1d/Tanh x6), batch 32, SGD"),
 }
 
 
@@ -70,6 +76,13 @@ def _make_step(row: str, lib, compiled: bool = False):
         import _cnn
 
         return _cnn.make_step(lib, compiled)
+    if row in ("quickstart1", "quickstart64", "makemore"):
+        import bench_small
+
+        impl = "tinytorch-compiled" if compiled else "library"
+        if row == "makemore":
+            return bench_small.make_makemore(lib, impl)
+        return bench_small.make_quickstart(lib, int(row[len("quickstart"):]), impl)
     import _gpt
 
     rng = np.random.default_rng(0)
@@ -123,6 +136,11 @@ def _run(args: list, threads: int, blas_env: str, timeout: float) -> dict:
     if proc.returncode:
         raise RuntimeError(f"worker {args} failed:\n{proc.stderr[-2000:]}")
     return json.loads(next(x for x in proc.stdout.splitlines() if x.startswith(RESULT))[len(RESULT):])
+
+
+def _ms(seconds: float) -> str:
+    """A step time in ms to three significant figures (the small rows' steps are a fraction of a ms)."""
+    return f"{seconds * 1e3:.3g} ms"
 
 
 def _amdahl_from_share(q: float, n: int) -> float:
@@ -189,8 +207,8 @@ def main() -> None:
                     ratios = [a["wall"] / b["wall"] for a, b in zip(results[(row, env, n, "tinytorch")],
                                                                      results[(row, env, n, "torch")])]
                     spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
-                print(f"| {ROWS[row][1]} | {env} | {n} | {t * 1e3:.1f} ms | {tt * 1e3:.1f} ms | {tt / t:.2f}x | {spread} |"
-                      if t else f"| {ROWS[row][1]} | {env} | {n} | - | {tt * 1e3:.1f} ms | - | - |")
+                print(f"| {ROWS[row][1]} | {env} | {n} | {_ms(t)} | {_ms(tt)} | {tt / t:.2f}x | {spread} |"
+                      if t else f"| {ROWS[row][1]} | {env} | {n} | - | {_ms(tt)} | - | - |")
     if args.compiled:
         print("\n## torch.compile(model) on tinytorch (wall clock, medians as above)\n")
         print("| row | OpenBLAS vars | threads | PyTorch | tinytorch | tinytorch compiled | compiled / PyTorch | "
@@ -201,8 +219,8 @@ def main() -> None:
                 for n in counts:
                     t, tt, tc = (med(row, env, n, impl) for impl in ("torch", "tinytorch", "tinytorch-compiled"))
                     vs = f"{tc / t:.2f}x" if t else "-"
-                    print(f"| {ROWS[row][1]} | {env} | {n} | {f'{t * 1e3:.1f} ms' if t else '-'} | {tt * 1e3:.1f} ms | "
-                          f"{tc * 1e3:.1f} ms | {vs} | {tc / tt:.2f} |")
+                    print(f"| {ROWS[row][1]} | {env} | {n} | {f'{_ms(t)}' if t else '-'} | {_ms(tt)} | "
+                          f"{_ms(tc)} | {vs} | {tc / tt:.2f} |")
     print("\n## Scaling (speedup over the same library's one-thread step)\n")
     print("| row | OpenBLAS vars | threads | PyTorch | tinytorch |")
     print("|---|---|---|---|---|")
