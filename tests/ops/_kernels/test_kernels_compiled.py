@@ -498,6 +498,48 @@ def _outer_case(seed):
     return run
 
 
+_CE_SHAPES = [(32, 27), (1, 10), (300, 7), (17, 200), (4097, 3), (3, 1000), (2, 129), (256, 9)]
+
+
+def _cross_entropy_case(seed):
+    """cross_entropy of (N, C) logits and class indices, mean and sum, with and without a gradient: rows of
+    one to a thousand classes (pairwise sums of one block and of a tree), batches past 16, 256 and 4096 (the
+    cascade's levels handing up), minus infinities in the logits, the targets a strided view on odd seeds; on
+    every third seed a row whose max is a zero of both signs (either order), and a row with a NaN or +inf,
+    which the kernels hand back to the numpy path for that call (its results still compared)."""
+    rng = np.random.default_rng(seed)
+    dt = [np.float32, np.float64][seed % 2]
+    n, c = _CE_SHAPES[seed % len(_CE_SHAPES)]
+    x = (rng.standard_normal((n, c)) * rng.uniform(0.1, 40) + rng.uniform(-30, 30)).astype(dt)
+    x.reshape(-1)[rng.choice(x.size, min(5, x.size - 1), replace=False)] = -np.inf
+    x[0, 0] = max(x[0].max(), 0) + 1  # a finite max in the first row, whatever the infinities
+    variants = [x]
+    if seed % 3 == 0:  # a row whose max is a zero of both signs, in turn; a row with a NaN or +inf
+        zeros, odd = x.copy(), x.copy()
+        r = n - 1
+        zeros[r] = np.where(zeros[r] > 0, -1.0, zeros[r])
+        zeros[r, ::2] = -0.0
+        zeros[r, 1::2] = 0.0
+        odd[r, -1] = [np.nan, np.inf][seed % 2]
+        variants += [zeros, zeros[:, ::-1].copy(), odd]
+    y = rng.integers(0, c, 2 * n)
+
+    def run():
+        out = []
+        for logits in variants:
+            for red in ("mean", "sum"):
+                X = tt.tensor(logits, requires_grad=red == "mean")
+                target = tt.tensor(y)[::2] if seed % 2 else tt.tensor(y[:n])
+                loss = tt.nn.functional.cross_entropy(X, target, reduction=red)
+                out.append(loss.detach())
+                if X.requires_grad:
+                    loss.backward()
+                    out.append(X.grad)
+        return out
+    run.any_nan = seed % 3 == 0
+    return run
+
+
 def _max_pool_case(seed):
     """max_pool2d with 2x2 windows and stride 2 (the compiled kernel's): odd sizes, padding, ceil_mode, ties
     between signed zeros and between equal values, infinities, and on every fourth seed one NaN, at each tap
@@ -580,6 +622,8 @@ CASES = {
     "conv_col2im": (("conv.product_into", "conv.col2im_one"), lambda seed: _conv_case(seed + seed // 4), 8),
     "relu": (("relu.threshold_backward",), _relu_case, 4),
     "outer": (("outer.outer_into",), _outer_case, 4),
+    "cross_entropy": (("cross_entropy.shift_rows", "cross_entropy.row_sums", "cross_entropy.finish"),
+                      _cross_entropy_case, 12),
     "max_pool": (("pool.max_2x2",), _max_pool_case, 16),
     "mersenne_twister": (("mersenne_twister.words", "mersenne_twister.words64", "mersenne_twister.below53"), _mersenne_twister_case, 12),
 }
@@ -598,7 +642,7 @@ def _params(onednn_exp=False):
 
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
-_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce", "outer"}
+_CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce", "outer", "cross_entropy"}
 
 
 @pytest.mark.bitexact
