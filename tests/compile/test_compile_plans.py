@@ -515,6 +515,16 @@ LOWERED = {  # op: argument makers (rng -> args), covering the guarded case and 
                          lambda r: (_rand(r, (3,)), 1),
                          lambda r: (tt.tensor([4]), 1),
                          lambda r: (tt.tensor(7), 2**40)],
+    "aten.sum.dim_IntList": [lambda r: (_rand(r, (8, 5)), [0], True),
+                             lambda r: (_rand(r, (1, 300)), [0], True),  # a batch of one's bias gradient
+                             lambda r: (_rand(r, (4, 3, 6), np.float64), [-1, 0]),
+                             lambda r: (_rand(r, (6, 4)).t(), [1], False),
+                             lambda r: (_rand(r, (700, 400)), [0], True),  # split across threads: the op
+                             lambda r: (_rand(r, (3, 5)), [0], False, {"dtype": tt.float64}),
+                             lambda r: (tt.arange(6).reshape(2, 3), [0]),
+                             lambda r: (_rand(r, ()), [0]),
+                             lambda r: (tt.tensor([[0.0, -0.0], [-0.0, -0.0]]), [0], True),
+                             lambda r: (tt.tensor([[np.inf, 1.0], [-np.inf, np.nan]]), [0, 1])],
     "aten.native_batch_norm.default": [
         lambda r: (_rand(r, (8, 5)) * 3 + 1, _rand(r, (5,)), _rand(r, (5,)), _rand(r, (5,)), _rand(r, (5,)).abs(),
                    True, 0.1, 1e-5),

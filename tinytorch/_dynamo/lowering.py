@@ -13,6 +13,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.tanh, aten.tanh_backward   np.tanh, and the node's formula on the arrays (float32/float64)
     aten.native_batch_norm(_backward)   batch_norm's _train_arrays / _train_backward_arrays (training, (N, C))
     aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): the sum written, the version on
+    aten.sum.dim_IntList   sum's _sum_array (float32/float64 in its own dtype, below the size split across threads)
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -35,7 +36,9 @@ from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
                       linear as _linear, pool as _pool_ops)
+from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
+from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._quiet_fp import silent
 from ..autograd.grad_mode import NO_VERSION, enable_grad, version_counter
 from ..tensor import _make, _view_of
@@ -135,6 +138,19 @@ def _addmm(bias, x, wt, *, beta=1, alpha=1):
             and w.dtype == xd.dtype == b.dtype and w.flags.c_contiguous):
         return _make(_linear._addmm(xd, w, b))
     return _ADDMM(bias, x, wt, beta=beta, alpha=alpha)
+
+
+@lowering("aten.sum.dim_IntList")
+@silent  # (as the op's: inf + -inf is NaN without numpy's warning)
+def _sum_dims(x, dim, keepdim=False, *, dtype=None):
+    """A float32/float64 sum over a list of dims in its own dtype, below the size the op splits across threads:
+    the array step the op computes with (a linear layer's bias gradient, ``sum(g, [0], True)``)."""
+    a = x._data
+    if (dtype is None and a.dtype in _REAL and a.size < _SPLIT_FROM and type(dim) is list and dim
+            and all(type(d) is int and -a.ndim <= d < a.ndim for d in dim) and len(set(d % a.ndim for d in dim))
+            == len(dim)):
+        return _make(np.asarray(_reduce._sum_array(a, tuple(d % a.ndim for d in dim), keepdim, a.dtype)))
+    return _SUM(x, dim, keepdim, dtype=dtype)
 
 
 @lowering("aten.relu.default")
@@ -418,6 +434,7 @@ _T, _VIEW, _MM, _ADDMM, _THRESHOLD_BACKWARD, _GELU, _UNSQUEEZE, _SQUEEZE = (_op(
     "aten.t.default", "aten.view.default", "aten.mm.default", "aten.addmm.default", "aten.threshold_backward.default",
     "aten.gelu.default", "aten.unsqueeze.default", "aten.squeeze.dim"))
 _TRANSPOSE, _PERMUTE, _SELECT = (_op(n) for n in ("aten.transpose.int", "aten.permute.default", "aten.select.int"))
+_SUM = _op("aten.sum.dim_IntList")
 _TANH, _TANH_BACKWARD, _ADD_INPLACE, _NATIVE_BATCH_NORM, _NATIVE_BATCH_NORM_BACKWARD = (_op(n) for n in (
     "aten.tanh.default", "aten.tanh_backward.default", "aten.add_.Tensor", "aten.native_batch_norm.default",
     "aten.native_batch_norm_backward.default"))
