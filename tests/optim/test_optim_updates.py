@@ -431,12 +431,12 @@ def test_sgd_large_weights_bits_in_this_process():
 @pytest.mark.bitexact
 @pytest.mark.parametrize("dtype", ("float32", "float64"))
 def test_sgd_many_small_parameters_bits(dtype):
-    """Plain SGD updates every parameter at once, the sub-block tails of all of them gathered into
-    shared padded BLAS calls (here more than one call's worth): PyTorch's bits, PyTorch's version
-    counts; a gradient that is a parameter's memory, a non-contiguous gradient and a float16 parameter
-    take the one-by-one path."""
+    """Plain SGD updates every parameter at once, the small ones and the sub-block tails of the large ones
+    (a 130x150 weight's last 44 elements) gathered into shared padded BLAS calls (here more than one call's
+    worth): PyTorch's bits, PyTorch's version counts; a gradient that is a parameter's memory, a
+    non-contiguous gradient and a float16 parameter take the one-by-one path."""
     rng = np.random.default_rng(6)
-    shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41), (5, 3)] * 5
+    shapes = [(1000,), (1023,), (3, 7), (), (2050,), (40, 41), (5, 3)] * 5 + [(130, 150), (16384,)]
     dtypes = [dtype] * len(shapes) + ["float16"]
     shapes = shapes + [(9,)]
     init = [rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes)]

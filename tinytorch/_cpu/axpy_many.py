@@ -24,41 +24,46 @@ def add_scaled_many(ys: list, xs: list, alpha: float, scratch: dict) -> list:
     if not (alpha != 0 and -_m._INF < alpha < _m._INF):
         return list(range(len(ys)))
     left, gathered = [], {}
+    unit, gather_below, blas_body = _m._BLAS_UNIT, _GATHER_BELOW, _m._blas_body
     for i, (y, x) in enumerate(zip(ys, xs)):
         dt = y.dtype
         fn = axpy.get(dt)
-        if (fn is None or x.dtype != dt or x.shape != y.shape or not y.flags.c_contiguous
-                or not x.flags.c_contiguous or not y.flags.writeable):
+        fy = y.flags  # (each ``.flags`` read makes an object: read once)
+        if (fn is None or x.dtype != dt or x.shape != y.shape or not fy.c_contiguous or not fy.writeable
+                or not x.flags.c_contiguous):
             left.append(i)
             continue
         n = y.size
-        m = n - n % _m._BLAS_UNIT if n >= _GATHER_BELOW else 0
-        if m:
-            _m._blas_body(y, x, alpha, fn)
-        if m < n:
-            if y.ndim != 1:
-                y, x = y.reshape(-1), x.reshape(-1)
+        if n < gather_below:  # whole into the gathered call (numpy flattens them there: no view made here)
             pairs = gathered.get(dt)
             if pairs is None:
                 pairs = gathered[dt] = ([], [])
-            pairs[0].append(y[m:] if m else y)
-            pairs[1].append(x[m:] if m else x)
+            pairs[0].append(y)
+            pairs[1].append(x)
+            continue
+        m = n - n % unit
+        blas_body(y, x, alpha, fn)
+        if m < n:
+            pairs = gathered.get(dt)
+            if pairs is None:
+                pairs = gathered[dt] = ([], [])
+            pairs[0].append(y.reshape(-1)[m:])
+            pairs[1].append(x.reshape(-1)[m:])
     for dt, (tys, txs) in gathered.items():
-        total = sum(y.size for y in tys)
-        size = total + (-total) % _m._BLAS_UNIT
+        total = sum([y.size for y in tys])
+        size = total + (-total) % unit
         key = ("muladd-gather", dt)
         bufs = scratch.get(key)
         if bufs is None or bufs[0].size < size:
             bufs = scratch[key] = (np.zeros(size, dt), np.zeros(size, dt))
         py, px = bufs[0][:size], bufs[1][:size]
-        np.concatenate(tys, out=py[:total])
-        np.concatenate(txs, out=px[:total])
+        np.concatenate(tys, axis=None, out=py[:total])
+        np.concatenate(txs, axis=None, out=px[:total])
         # past ``total``: earlier steps' values, updated by this call and never read back
-        _m._blas_body(py, px, alpha, axpy[dt])
+        blas_body(py, px, alpha, axpy[dt])
         at = 0
         for y in tys:
             k = y.size
-            np.copyto(y, py[at:at + k])
+            np.copyto(y.reshape(k) if y.ndim != 1 else y, py[at:at + k])
             at += k
     return left
-
