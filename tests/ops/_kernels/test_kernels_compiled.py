@@ -794,6 +794,17 @@ def test_large_draws_never_import_numba():
     assert _run(code).strip() == "False"
 
 
+def test_quickstart_steps_never_import_numba():
+    """The quickstart MLP's small batches (cross_entropy's compiled steps, the bias gradients' sums) use kernels
+    only where another family has imported numba: a step of such a model alone never imports it (its import
+    costs more than the microseconds those kernels save in a short program)."""
+    code = ("import sys, tinytorch as t\nm = t.nn.Sequential(t.nn.Flatten(), t.nn.Linear(784, 64), t.nn.ReLU(), "
+            "t.nn.Linear(64, 10))\nopt = t.optim.SGD(m.parameters(), lr=0.1)\nfor _ in range(2):\n"
+            "    t.nn.functional.cross_entropy(m(t.rand(8, 1, 28, 28)), t.randint(0, 10, (8,))).backward()\n"
+            "    opt.step(); opt.zero_grad()\nprint('numba' in sys.modules)")
+    assert _run(code).strip() == "False"
+
+
 def test_generator_state_is_read_in_place():
     """numpy's MT19937 (1.x and 2.x) keeps the state layout the kernels read in place: the draws never pay the
     ``state`` property's two conversions (the check once failed on a wrong expectation, and every draw went
