@@ -199,6 +199,18 @@ print(first, wait(), parallel.blas_threads(), os.environ.get("OPENBLAS_THREAD_TI
 """
 
 
+def _probe(code: str, var: str, value) -> str:
+    """What ``code`` (formatted with the repository's path) prints in a fresh process whose environment has
+    ``var`` set to ``value``, or unset for None."""
+    env = {k: v for k, v in os.environ.items() if k != var}
+    if value is not None:
+        env[var] = value
+    out = subprocess.run([sys.executable, "-c", code.format(repo=_repo.ROOT)], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 @pytest.mark.parametrize("env", [None, "10"])
 def test_openblas_idle_spin_shortened_when_the_pool_starts(env):
     """OpenBLAS's idle threads spin ~0.1 s after a threaded GEMM, on the cores the pool needs next: the pool's
@@ -206,15 +218,10 @@ def test_openblas_idle_spin_shortened_when_the_pool_starts(env):
     same products), leaves the process's environment as it was, and a wait the user chose alone."""
     if parallel.blas_threads() is None:
         pytest.skip("numpy has no OpenBLAS to steer here")
-    base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
-    if env is not None:
-        base["OPENBLAS_THREAD_TIMEOUT"] = env
-    out = subprocess.run([sys.executable, "-c", _SPIN_PROBE.format(repo=_repo.ROOT)], env=base, capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    if out.stdout.strip() == "skip":
+    out = _probe(_SPIN_PROBE, "OPENBLAS_THREAD_TIMEOUT", env)
+    if out.strip() == "skip":
         pytest.skip("this OpenBLAS does not export its thread wait")
-    first, after, threads, seen_env, same = out.stdout.split()
+    first, after, threads, seen_env, same = out.split()
     assert threads == "2" and same == "True"
     if env is None:
         assert (first, after, seen_env) == ("0", str(parallel.BLAS_SPIN_EXPONENT), "None")
@@ -260,13 +267,7 @@ def test_region_cost_measured_once_or_taken_from_the_environment(env):
     """At one thread nothing is measured (no region runs); at two the pool's round trip is measured at the first
     question (a cost in µs, finite and not negative) and the grains scale by it over REGION_US, never below 1;
     TINYTORCH_REGION_US, a positive number, is taken instead (what the suite does), anything else is ignored."""
-    base = {k: v for k, v in os.environ.items() if k != "TINYTORCH_REGION_US"}
-    if env is not None:
-        base["TINYTORCH_REGION_US"] = env
-    out = subprocess.run([sys.executable, "-c", _COST_PROBE.format(repo=_repo.ROOT)], env=base, capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    one, cost, factor, grain, consistent = eval(out.stdout)
+    one, cost, factor, grain, consistent = eval(_probe(_COST_PROBE, "TINYTORCH_REGION_US", env))
     assert one == (None, 1.0, 1000)
     assert consistent and factor == max(1.0, cost / parallel.REGION_US)
     if env == "48":
