@@ -27,8 +27,9 @@ if os.environ.get("CI"):
 
 # The thread pool splits work by grains scaled to what a parallel region costs on the machine, measured when
 # it first splits (tinytorch/_ops/_kernels/parallel.py, REGION_US); the suite runs the grains as written, so
-# that the split paths it checks are taken on every machine (the measurement has tests of its own).
-os.environ.setdefault("TINYTORCH_REGION_US", "12")
+# that the split paths it checks are taken on every machine (the measurement has tests of its own; one holds this
+# figure to REGION_US).
+os.environ["TINYTORCH_REGION_US"] = "12"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -13,7 +13,7 @@ itself computes with, behind a guard for the common case, and calls the op other
     aten.tanh, aten.tanh_backward   np.tanh, and the node's formula on the arrays (float32/float64)
     aten.native_batch_norm(_backward)   batch_norm's _train_arrays / _train_backward_arrays (training, (N, C))
     aten.add_.Tensor   a counter's ``add_(1)`` (BatchNorm's num_batches_tracked): the sum written, the version on
-    aten.sum.dim_IntList   sum's _sum_array (float32/float64 in its own dtype, below the size split across threads)
+    aten.sum.dim_IntList   sum's own steps for float32/float64 in its dtype below the size split across threads
 
 Some backward operators recompute what their forward's node keeps (``gelu_backward`` GELU's erf, the flash
 attention backward its weights) or read a result the eager node keeps in another form (max pooling's argmax
@@ -36,6 +36,7 @@ from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
                       linear as _linear, pool as _pool_ops)
+from .._ops._core.util import as_array, normalize_dims
 from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
@@ -143,13 +144,11 @@ def _addmm(bias, x, wt, *, beta=1, alpha=1):
 @lowering("aten.sum.dim_IntList")
 @silent  # (as the op's: inf + -inf is NaN without numpy's warning)
 def _sum_dims(x, dim, keepdim=False, *, dtype=None):
-    """A float32/float64 sum over a list of dims in its own dtype, below the size the op splits across threads:
-    the array step the op computes with (a linear layer's bias gradient, ``sum(g, [0], True)``)."""
+    """A float32/float64 sum in its own dtype below the size the op splits across threads: the op's own steps
+    for that case, its dims normalised and its array step (a linear layer's bias gradient, ``sum(g, [0], True)``)."""
     a = x._data
-    if (dtype is None and a.dtype in _REAL and a.size < _SPLIT_FROM and type(dim) is list and dim
-            and all(type(d) is int and -a.ndim <= d < a.ndim for d in dim) and len(set(d % a.ndim for d in dim))
-            == len(dim)):
-        return _make(np.asarray(_reduce._sum_array(a, tuple(d % a.ndim for d in dim), keepdim, a.dtype)))
+    if dtype is None and a.dtype in _REAL and a.size < _SPLIT_FROM:
+        return _make(as_array(_reduce._sum_array(a, normalize_dims(dim, a.ndim), keepdim, a.dtype)))
     return _SUM(x, dim, keepdim, dtype=dtype)
 
 

@@ -278,13 +278,25 @@ def test_region_cost_measured_once_or_taken_from_the_environment(env):
         assert 0.0 <= cost < 1e6 and factor >= 1.0
 
 
+def test_the_suite_runs_the_grains_as_written():
+    """conftest.py pins the region cost (for this process and the ones it starts) at the one the grains were
+    sized for: the split paths the other tests check are taken on every machine."""
+    assert float(os.environ["TINYTORCH_REGION_US"]) == parallel.REGION_US
+    before = tt.get_num_threads()
+    tt.set_num_threads(2)
+    try:
+        assert parallel.scale() == 1.0 and parallel.scaled(parallel.GRAIN) == parallel.GRAIN
+    finally:
+        tt.set_num_threads(before)
+
+
 @pytest.fixture
 def _pinned_cost():
     """region_cost(us) pins a cost for the test; the costs known before come back after it."""
-    costs, scales = dict(parallel._costs), dict(parallel._scales)
+    costs = dict(parallel._costs)
     yield parallel.region_cost
-    parallel._costs.clear(), parallel._scales.clear()
-    parallel._costs.update(costs), parallel._scales.update(scales)
+    parallel._costs.clear()
+    parallel._costs.update(costs)
 
 
 @pytest.mark.parametrize("op", ["elementwise", "parallel_for", "reduce", "sgd"])

@@ -389,8 +389,7 @@ def _can_split() -> bool:
     return get_num_threads() > 1 and not getattr(_local, "worker", False)
 
 
-_costs: dict = {}  # thread count -> a region's measured cost there in µs; None -> a cost pinned for every count
-_scales: dict = {}  # the same keys -> the grains' factor: the cost over REGION_US, at least 1
+_costs: dict = {}  # thread count -> a region's cost there in µs, measured or from the environment; None -> pinned
 
 
 def _measure_region_us(threads: int) -> float | None:
@@ -447,39 +446,32 @@ def _env_cost() -> float | None:
 def region_cost(us: float | None = None) -> float | None:
     """What a parallel region costs here at the current thread count beyond its work, in µs: measured at the
     first split decision (``_measure_region_us``; ``TINYTORCH_REGION_US``, a positive number, is taken
-    instead); None at one thread. With ``us``, that cost is taken for every thread count from now on
-    (``region_cost(REGION_US)``: the grains as written); ``region_cost(0)`` measures again."""
+    instead); None at one thread, and while the pool is busy before a measurement. With ``us``, that cost is
+    taken for every thread count from now on (``region_cost(REGION_US)``: the grains as written);
+    ``region_cost(0)`` measures again."""
     if us is not None:
         _costs.clear()
-        _scales.clear()
         if us > 0:
-            _costs[None], _scales[None] = float(us), max(1.0, float(us) / REGION_US)
+            _costs[None] = float(us)
         return us or None
-    if None in _costs:
-        return _costs[None]
-    threads = get_num_threads()
-    if threads < 2:
-        return None
-    scale()
-    return _costs.get(threads)
+    cost = _costs.get(None)
+    if cost is None:
+        t = get_num_threads()
+        if t < 2:
+            return None
+        cost = _costs.get(t)
+        if cost is None:
+            cost = _env_cost() or _measure_region_us(t)
+            if cost is not None:  # (None: the pool is busy; measured at a later call)
+                _costs[t] = cost
+    return cost
 
 
 def scale() -> float:
-    """The factor every split decision multiplies its grain by (see REGION_US): 1 where a region costs what
-    the grains were sized for, more where it costs more; measured at the first call at a thread count."""
-    s = _scales.get(None)
-    if s is None:
-        t = get_num_threads()
-        s = _scales.get(t)
-        if s is None:
-            if t < 2:
-                return 1.0
-            us = _env_cost() or _measure_region_us(t)
-            if us is None:
-                return 1.0  # the pool is busy: measured at a later call
-            _costs[t] = us
-            s = _scales[t] = max(1.0, us / REGION_US)
-    return s
+    """The factor every split decision multiplies its grain by (see REGION_US): the region's cost over the one
+    the grains were sized for, never below 1."""
+    cost = region_cost()
+    return 1.0 if cost is None or cost <= REGION_US else cost / REGION_US
 
 
 def scaled(grain: int) -> int:
