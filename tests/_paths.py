@@ -206,6 +206,16 @@ def reference_mode() -> bool:
     return REFERENCE
 
 
+def compiled(family: str) -> bool:
+    """Whether the compiled kernels of ``family`` (numba, the ``[fast]`` extra) run here. The emulations of
+    PyTorch's kernels that cost more than numpy's plain formula (float32 LayerNorm's Welford statistics) live
+    only there: without them the op takes its reference's steps, and its comparisons take the reference's
+    bound."""
+    from tinytorch._ops._kernels import compiled as kernels
+
+    return kernels.family(family) is not None
+
+
 def running(paths, path: str | None = None) -> bool:
     """Whether the oracle's path (PyTorch's ATen capability unless ``path`` names another) is one of
     ``paths`` and tinytorch emulates it: under ``TINYTORCH_REFERENCE=1`` tinytorch runs no CPU path of

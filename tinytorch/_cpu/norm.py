@@ -1,11 +1,13 @@
 """layer_norm's CPU paths: the float64 forward and the backward without a graph of the gradient fused into
 compiled loops (``_kernels/compiled/layer_norm.py``, numba), large arrays cut into runs of rows across threads,
 and the backward reusing the forward's normalised input: each gives the reference's floats (the same operations
-in the same order, each row's statistics the same reductions whatever the thread). The float32 forward is
-PyTorch's kernel instead (ATen's RowwiseMoments and its fused scale and shift: ``rowwise_moments.py`` in numpy,
-``pytorch_forward_into`` of the compiled family, the same floats), its statistics returned by native_layer_norm
-and kept for the backward, which starts from them as PyTorch's does: PyTorch's bits on its AVX2 and AVX-512
-CPU paths, within a few ulps of the reference's numpy steps."""
+in the same order, each row's statistics the same reductions whatever the thread). With numba installed
+(``[fast]``) the float32 forward is PyTorch's kernel instead (ATen's RowwiseMoments and its fused scale and
+shift: ``pytorch_forward_into`` of the compiled family), its statistics returned by native_layer_norm and kept
+for the backward, which starts from them as PyTorch's does: PyTorch's bits on its AVX2 and AVX-512 CPU paths.
+Without numba the float32 forward takes the reference's steps, as float64 does: emulating the kernel's 8-lane
+Welford steps in numpy passes cost 3.5-9x the plain formula, and the numpy path runs each op's reference
+formula at numpy's speed (within a few ulps of PyTorch's kernel)."""
 from __future__ import annotations
 
 import math
@@ -19,7 +21,6 @@ from ..tensor import _make
 from .._ops._core import paths
 from .._ops._core.record import record
 from .._ops._kernels import compiled as _compiled, parallel
-from .rowwise_moments import layer_norm_rows
 from .._ops.nn import norm
 from .._ops.nn.norm import NativeLayerNormBackward0, _grad_input, _layer_norm_grads, _mean_np, _moments, _rsqrt_np
 
@@ -58,36 +59,24 @@ _ref_native = paths.reference("native_layer_norm")
 _F32 = np.dtype(np.float32)
 
 
-def _pytorch_float32(x: np.ndarray, size: int, kept: tuple, weight, bias, eps: float):
-    """(out, mean, rstd, xhat or None) of PyTorch's float32 LayerNorm kernel over rows of the last ``size``
-    elements of ``x`` (float32, C-contiguous), the statistics of shape ``kept``: each row's moments by ATen's
-    RowwiseMoments and the output ``fma((x - mean) * rstd, weight, bias)``. With numba installed one compiled
-    pass per row (``compiled/layer_norm.py``'s ``pytorch_forward_into``), which also keeps the normalised
-    input for the backward; else ``rowwise_moments.py``'s numpy passes (the same floats), the backward making
-    the normalised input from the statistics. Runs of rows across threads either way (each row on its own:
-    the same floats on any thread)."""
+def _pytorch_float32(fast, x: np.ndarray, size: int, kept: tuple, weight, bias, eps: float):
+    """(out, mean, rstd, xhat) of PyTorch's float32 LayerNorm kernel over rows of the last ``size`` elements of
+    ``x`` (float32, C-contiguous), the statistics of shape ``kept``: each row's moments by ATen's
+    RowwiseMoments and the output ``fma((x - mean) * rstd, weight, bias)``, one compiled pass per row (the
+    compiled family ``fast``'s ``pytorch_forward_into``), which also keeps the normalised input for the
+    backward. Runs of rows across threads (each row on its own: the same floats on any thread)."""
     rows = x.reshape(-1, size)
     n = rows.shape[0]
     out, mean, rstd = np.empty(x.shape, _F32), np.empty(kept, _F32), np.empty(kept, _F32)
     r_out, r_mean, r_rstd = out.reshape(n, size), mean.reshape(n), rstd.reshape(n)
-    fast = _compiled.family("layer_norm")
-    if fast is not None:
-        xhat, none = np.empty(x.shape, _F32), _EMPTY[_F32]
-        r_xhat = xhat.reshape(n, size)
-        wd = none if weight is None else weight._data.reshape(size)
-        bd = none if bias is None else bias._data.reshape(size)
-        parallel.parallel_for(n, lambda a, b: fast.pytorch_forward_into(
-            rows[a:b], wd, bd, float(eps), r_out[a:b], r_xhat[a:b], r_mean[a:b], r_rstd[a:b]),
-            grain=_compiled_row_grain(size))
-        return out, mean, rstd, xhat
-    wd = None if weight is None else weight._data.reshape(size)
-    bd = None if bias is None else bias._data.reshape(size)
-
-    def part(a, b):
-        r_out[a:b], r_mean[a:b], r_rstd[a:b] = layer_norm_rows(rows[a:b], wd, bd, eps)
-
-    parallel.parallel_for(n, part, grain=max(1, parallel.GRAIN // size))
-    return out, mean, rstd, None
+    xhat, none = np.empty(x.shape, _F32), _EMPTY[_F32]
+    r_xhat = xhat.reshape(n, size)
+    wd = none if weight is None else weight._data.reshape(size)
+    bd = none if bias is None else bias._data.reshape(size)
+    parallel.parallel_for(n, lambda a, b: fast.pytorch_forward_into(
+        rows[a:b], wd, bd, float(eps), r_out[a:b], r_xhat[a:b], r_mean[a:b], r_rstd[a:b]),
+        grain=_compiled_row_grain(size))
+    return out, mean, rstd, xhat
 
 
 def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
@@ -98,10 +87,12 @@ def _forward(x: np.ndarray, shape: tuple, weight, bias, eps: float):
             or x.shape[x.ndim - k:] != shape or not _params_of(x, shape, weight, bias)):
         return None  # (a meta tensor's data-less storage included: the reference knows what to do with it)
     kept = x.shape[:x.ndim - k] + (1,) * k  # the statistics' shape
-    if x.dtype == _F32:  # PyTorch's kernel takes the input's rows contiguous (X.contiguous()): so here
-        return _pytorch_float32(x if x.flags.c_contiguous else np.ascontiguousarray(x), math.prod(shape), kept,
+    fast = _compiled.family("layer_norm")
+    if x.dtype == _F32 and fast is not None:  # PyTorch's kernel takes the rows contiguous (X.contiguous()): so here
+        return _pytorch_float32(fast, x if x.flags.c_contiguous else np.ascontiguousarray(x), math.prod(shape), kept,
                                 weight, bias, eps)
-    fast = _compiled.family("layer_norm") if k == 1 and x.ndim and _short_rows(x.shape[-1]) else None
+    if not (k == 1 and x.ndim and _short_rows(x.shape[-1])):
+        fast = None
     if (fast is None and not _rows_split(x, k)) or not x.flags.c_contiguous:
         return None
     mean, invstd = np.empty(kept, x.dtype), np.empty(kept, x.dtype)
@@ -148,17 +139,18 @@ def _shape(normalized_shape) -> tuple:
 # largest magnitude a program holds (its inputs and results: a mean near zero, or a gradient that cancels,
 # carries the inputs' rounding). Measured over 60 draws of tests/house/path_programs/norm.py: 10.
 _PYTORCH_ULPS = 32
-_WHEN_F32 = ("a float32 input with float32 parameters or none: PyTorch's float32 kernel (ATen's AVX2 LayerNorm, "
-             "which its AVX-512 build runs too: RowwiseMoments' 8-lane Welford statistics, fma((x - mean) * rstd, "
-             "weight, bias)), any layout (taken contiguous, as PyTorch's X.contiguous()), one compiled pass per "
-             "row with numba installed (numpy passes without), runs of rows across threads")
+_WHEN_F32 = ("with numba installed, a float32 input with float32 parameters or none: PyTorch's float32 kernel "
+             "(ATen's AVX2 LayerNorm, which its AVX-512 build runs too: RowwiseMoments' 8-lane Welford statistics, "
+             "fma((x - mean) * rstd, weight, bias)), any layout (taken contiguous, as PyTorch's X.contiguous()), "
+             "one compiled pass per row, runs of rows across threads")
 _WHY_F32 = ("PyTorch's bits on its AVX2 and AVX-512 CPU paths (its DEFAULT build rounds the multiply-adds twice: "
             "an ulp now and then); ")
 
 
-@paths.forward("layer_norm", ulps=_PYTORCH_ULPS, scale="program", when=_WHEN_F32 + "; a C-contiguous float64 input "
-               "with float64 parameters: one normalised dim of at most 8192 with numba installed (the reference's "
-               "steps fused), or a large input with leading dims (runs of rows across threads)",
+@paths.forward("layer_norm", ulps=_PYTORCH_ULPS, scale="program", when=_WHEN_F32 + "; a C-contiguous float64 "
+               "input with float64 parameters: one normalised dim of at most 8192 with numba installed (the "
+               "reference's steps fused); a large float32 (without numba) or float64 input with leading dims "
+               "(runs of rows across threads)",
                why=_WHY_F32 + "speed: one compiled pass per row, or the rows across threads; the normalised input "
                "kept for the backward")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):

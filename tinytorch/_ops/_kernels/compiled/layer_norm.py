@@ -6,8 +6,9 @@ axis), the parameter gradients sum the rows one after another (an axis-0 reducti
 array with two or more columns).
 
 ``pytorch_forward_into`` is the float32 forward of PyTorch's CPU kernel instead (ATen's AVX2 LayerNorm:
-``RowwiseMoments``, then the fused scale and shift), the steps of ``tinytorch/_cpu/rowwise_moments.py``
-(its numpy form, which runs where numba does not) one row at a time, each multiply-add ``llvm.fma``."""
+``RowwiseMoments``: Welford's update on 8 float32 lanes over chunks of 16 vectors, the chunks merged in a
+binary cascade, the leftover elements, then the lanes; then the fused scale and shift) one row at a time, each
+multiply-add ``llvm.fma``. It has no numpy twin: without numba float32 takes the reference's steps."""
 from __future__ import annotations
 
 import numpy as np
