@@ -172,7 +172,7 @@ class Frame:
         names = _capture.input_names(self.module.forward if self.module is not None else self.fn, args, kwargs)
         guard = Guard(names, leaves, spec, self.module, program.used_paths if program else [],
                       program.free if program else {}, dynamic, program.roots if program else (),
-                      program.rooted if program else None)
+                      program.rooted if program else None, program.python_reads if program else None)
         self.entries.append(Entry(guard, program))
         if program is None:
             return out
