@@ -388,3 +388,19 @@ def test_a_global_modules_attribute_is_guarded_as_pytorchs():
         assert run(tt) == run(torch)
     finally:
         globals()["_MODEL"] = None
+
+
+def test_an_object_bound_anew_to_a_global_is_read_as_pytorchs():
+    """A config object replaced by another (its attribute read through the global name, not the old object's)."""
+    def change(k):
+        globals()["CFG"] = [CFG, _Config(), _Config(), _Config()][k]
+        CFG.eps = [0.5, 0.5, 4.0, 0.5][k]
+    saved = CFG
+    try:
+        ours = _values(tt, _reads_config, change)[0]
+        globals()["CFG"] = saved
+        saved.eps = 0.5
+        assert ours == _values(torch, _reads_config, change)[0]
+    finally:
+        globals()["CFG"] = saved
+        saved.eps = 0.5

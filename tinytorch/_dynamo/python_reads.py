@@ -36,6 +36,7 @@ _SHORT = 32        # a container longer than this is not copied at each capture 
 _DEPTH = 3         # helper functions followed below the compiled one
 _COPIED = (list, dict, set)  # kept as a copy: compared by equality (the others by identity first)
 _MISSING = object()
+_EMPTY: dict = {}  # the attributes of an object no longer found
 _PACKAGE = __name__.split(".")[0]
 
 
@@ -99,11 +100,17 @@ class PythonReads:
             reads._object(owner, "L['self'].", _method_names(type(owner), fn))
         return reads
 
-    def _modules(self, root: Module, name: str) -> None:
-        """The attributes each module of ``root``'s tree reads in its forward, and those forwards' globals."""
+    def _modules(self, root: Module, name: str, reach=None) -> None:
+        """The attributes each module of ``root``'s tree reads in its forward, and those forwards' globals.
+        ``reach``: how to find ``root`` now (a module reached by a global name is read through it at each call)."""
         for path, m in root.named_modules():
             self._function(type(m).forward, _DEPTH)
-            self._object(m, f"{name}.{path}." if path else f"{name}.", _method_names(type(m), type(m).forward))
+            found = None
+            if reach is not None:
+                parts = path.split(".") if path else []
+                found = lambda parts=parts: _submodule(reach(), parts)  # noqa: E731
+            prefix = f"{name}.{path}." if path else f"{name}."
+            self._object(m, prefix, _method_names(type(m), type(m).forward), found)
 
     def _function(self, fn, depth: int) -> None:
         fn = getattr(fn, "__func__", fn)
@@ -124,29 +131,32 @@ class PythonReads:
             kept = _snapshot(value)
             if kept is not _MISSING:
                 self.cells.append((cell, kept, name))
-            self._follow(value, name, names, depth)
+            self._follow(value, name, names, depth, lambda cell=cell: _contents(cell))
 
     def _value(self, holder: dict, key: str, name: str, names: set, depth: int) -> None:
         value = holder[key]
         kept = _snapshot(value)
         if kept is not _MISSING:
             self.slots.append((holder, key, kept, name))
-        self._follow(value, name, names, depth)
+        self._follow(value, name, names, depth, lambda: holder.get(key))
 
-    def _follow(self, value, name: str, names: set, depth: int) -> None:
-        """A helper function's own reads, and the named attributes of an object or Python module."""
+    def _follow(self, value, name: str, names: set, depth: int, reach) -> None:
+        """A helper function's own reads, and the named attributes of an object or Python module, read through
+        ``reach`` (the object bound to the name now: one bound anew is then compared, not the old one)."""
         if type(value) is types.FunctionType:
             if depth > 0:
                 self._function(value, depth - 1)
         elif isinstance(value, Module):  # a module the program calls by a global or closure name
-            self._modules(value, name)
+            self._modules(value, name, reach)
         elif isinstance(value, types.ModuleType):
             if value.__name__.split(".")[0] not in (_PACKAGE, "numpy", "math", "builtins"):
-                self._object(value, f"{name}.", names)
+                self._object(value, f"{name}.", names, reach)
         elif not isinstance(value, (Module, type)) and not callable(value) and not _library(type(value)):
-            self._object(value, f"{name}.", names)
+            self._object(value, f"{name}.", names, reach)
 
-    def _object(self, obj, prefix: str, names: set) -> None:
+    def _object(self, obj, prefix: str, names: set, reach=None) -> None:
+        """The attributes of ``obj`` that ``names`` holds; ``reach``: how to find the object now, where it is
+        bound to a name (its attributes are then looked up in the object found at each call)."""
         if id(obj) in self._seen:
             return
         self._seen.add(id(obj))
@@ -158,7 +168,8 @@ class PythonReads:
             if key not in own:  # (a Module's own tables and training flag: guards.py's)
                 kept = _snapshot(attrs[key])
                 if kept is not _MISSING:
-                    self.slots.append((attrs, key, kept, prefix + key))
+                    holder = attrs if reach is None else (lambda reach=reach: attributes(reach()))
+                    self.slots.append((holder, key, kept, prefix + key))
 
     def check(self) -> str | None:
         """None while every value is as at the capture; else the first changed one, in PyTorch's words. The
@@ -176,7 +187,7 @@ class PythonReads:
         """Each value compared in full; where all are equal (a number bound anew to an equal one), the objects
         now there become the ones the fast test expects."""
         for k, (holder, key, kept, name) in enumerate(self.slots):
-            now = holder.get(key, _MISSING)
+            now = (holder if type(holder) is dict else holder() or _EMPTY).get(key, _MISSING)
             if now is not kept and not _same(now, kept):
                 return f"{name} == {kept!r}"
             if type(now) not in _COPIED:
@@ -196,11 +207,11 @@ class PythonReads:
     def _write_fast(self):
         """``lambda: h0.get('p', M) is k0 and ...``: one test per value, its identity (a copied container: its
         equality), with no loop around them."""
-        env = {"_M": _MISSING, "_same": _same}
+        env = {"_M": _MISSING, "_E": _EMPTY, "_same": _same}
         terms = ["True"]
         for k, (holder, key, kept, _) in enumerate(self.slots):
             env[f"h{k}"], env[f"k{k}"] = holder, kept
-            now = f"h{k}.get({key!r}, _M)"
+            now = f"h{k}.get({key!r}, _M)" if type(holder) is dict else f"(h{k}() or _E).get({key!r}, _M)"
             terms.append(f"_same({now}, k{k})" if type(kept) in _COPIED else f"{now} is k{k}")
         for k, (cell, kept, _) in enumerate(self.cells):
             env[f"c{k}"], env[f"v{k}"] = cell, kept
@@ -210,6 +221,23 @@ class PythonReads:
 
     def __bool__(self) -> bool:
         return bool(self.slots or self.cells)
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a cell emptied
+        return None
+
+
+def _submodule(module, parts: list):
+    """``module``'s submodule at ``parts`` (through the children's tables), or None where there is none now."""
+    for part in parts:
+        children = getattr(module, "__dict__", {}).get("_modules")
+        if not children or part not in children:
+            return None
+        module = children[part]
+    return module
 
 
 _OWN: list = []
