@@ -112,6 +112,10 @@ def _calls_helper(x):
     return _shift_helper(x) * 2
 
 
+def _comprehended(x):
+    return sum([x * SCALE for _ in range(2)])
+
+
 def _reads_config(x):
     return x + CFG.eps
 
@@ -137,6 +141,7 @@ def _set_global(name, values):
 @pytest.mark.parametrize("fn, name, values", [
     (_scaled, "SCALE", [2.0, 3.0, 3.0, -0.5]),
     (_calls_helper, "SHIFT", [1, 1, 4, 2]),
+    (_comprehended, "SCALE", [2.0, 2.0, 0.5, 1.0]),
 ])
 def test_a_changed_global_recompiles_as_pytorch(fn, name, values):
     saved = globals()[name]

@@ -83,7 +83,8 @@ class PythonReads:
     """The places a program reads Python values from, and the values there at the capture."""
 
     def __init__(self):
-        self.slots: list = []    # (dict, key, value kept, the name in guards' words)
+        # (the dict holding it, or a function giving the dict now; key; value kept; the name in guards' words)
+        self.slots: list = []
         self.cells: list = []    # (closure cell, value kept, name)
         self._seen: set = set()
         self._fast = None        # the generated test of the common case (``_write_fast``)
@@ -120,9 +121,8 @@ class PythonReads:
         self._seen.add(id(code))
         names = _names(code)
         glob = getattr(fn, "__globals__", {})
-        for name in code.co_names:
-            if name in glob:
-                self._value(glob, name, f"G['{name}']", names, depth)
+        for name in sorted(names & glob.keys()):  # (the nested code's too: a comprehension reads globals)
+            self._value(glob, name, f"G['{name}']", names, depth)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             try:
                 value = cell.cell_contents
