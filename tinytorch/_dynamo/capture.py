@@ -25,6 +25,11 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     reaches through its globals or closure, directly or in their lists, tuples, dicts and objects (micrograd's
     neurons' weights: ``free_tensors``): its value would be frozen into the graph;
   - a call of a function marked ``torch.compiler.disable``.
+  - a side effect a replay would skip (``side_effects.py``): ``print``, a container that outlives the call
+    mutated, a Python value the program reads written by it, an op's ``out=``, a draw from a ``torch.Generator``.
+
+The Python values the program reads (globals, closure variables, attributes: ``python_reads.py``) are listed
+before the run; the graph holds them as constants, so its guards compare them at each call.
 
 With ``fullgraph=True`` the first break raises ``torch._dynamo.exc.Unsupported`` with PyTorch's text instead.
 
@@ -48,8 +53,10 @@ from ..jit import _trace as _jit
 from ..nn.modules.module import Module
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
-from . import exc
+from . import exc, side_effects
 from .guards import resolve
+from .python_reads import PythonReads
+from .side_effects import op_side_effect
 
 __all__ = ["Capture", "Program", "Root", "capture", "input_names", "module_roots", "CAPTURING"]
 
@@ -94,6 +101,9 @@ class _Recording(_jit._Recording):
         self.calls: list = []  # (op name, spelling) of each call recorded, for explain
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        effect = op_side_effect(kwargs) if kwargs else None
+        if effect is not None:
+            self.capture.graph_break(*effect)
         # an op on tensors that need no gradient (a BatchNorm's counter under no_grad) replays the same under
         # either mode; one on tensors that do runs under the mode the program ran it in
         mode = _State.enabled
@@ -197,6 +207,8 @@ def _unsupported_text(kind: str, reason: str, frame, node) -> str:
             computed = (f"        # File \"{frame.filename}\", line {frame.lineno}, in {frame.name}, code: "
                         f"{frame.line}\n        {node.name} = {op}({args})\n")
         head = _BRANCH.format(computed=computed)
+    elif kind in side_effects.TEXTS:
+        head = f"{reason}\n{side_effects.TEXTS[kind]}"
     else:
         head = (f"{reason}\n  Explanation: tinytorch's torch.compile cannot hold this in a graph: the call runs "
                 "eagerly without fullgraph=True.")
@@ -290,6 +302,7 @@ class Program:
         used = set(used_paths)
         self.from_owner = [(c, "owner" if c in used else "root" if c in self.rooted else "gm") for c in constants]
         self.sizes_read = sizes_read
+        self.python_reads = None  # the Python values the graph holds as constants (``python_reads.py``)
 
     def state(self, owner: Module | None, found: list | None = None, found_rooted: list | None = None) -> list:
         """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need);
@@ -471,10 +484,17 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     for leaf, name in zip(leaves, names):
         if isinstance(leaf, Tensor):
             rec.bind(leaf, rec.graph.placeholder(_identifier(name)))
+    code = getattr(module, "forward", fn) if module is not None else fn
+    python_reads = PythonReads.of(fn, module)
+    outside = [v for _, v, _ in _free_names(code)] + [args, kwargs, getattr(fn, "__self__", None), module]
     outer, CAPTURING.capture = CAPTURING.capture, cap
     try:
-        with _proxy.capturing(rec), _jit._watching(cap.reads):
+        with _proxy.capturing(rec), _jit._watching(cap.reads), side_effects.Watch(cap, outside):
             out = fn(*args, **kwargs)
+        written = python_reads.check()
+        if written is not None:  # a value the program reads, written by it: a replay would not write it
+            cap.graph_break(f"a side effect: the program wrote a Python value it reads (expected {written})",
+                            "write")
     except _GraphBreak as e:
         raise e.args[0].with_traceback(None) from None
     finally:
@@ -502,8 +522,9 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     consts = {i: v for i, v in enumerate(out_leaves) if not isinstance(v, Tensor)}
     used = [c for c in rec.constants if c in paths.values()]
     free_used = {id(t): free[id(t)] for t in rec.constants.values() if id(t) in free}
-    return out, Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes, roots,
-                        rooted), cap
+    program = Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes, roots, rooted)
+    program.python_reads = python_reads if python_reads else None
+    return out, program, cap
 
 
 def _identifier(name: str) -> str:

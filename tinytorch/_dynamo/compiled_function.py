@@ -109,6 +109,8 @@ class CompiledFunction(Function):
     def backward(ctx, *grads):
         _refuse_double_backward()
         inner = ctx.inner
+        if inner is None:  # freed by an earlier backward that did not retain the graph
+            raise RuntimeError(_FREED_MSG)
         pairs = [(o, g) for o, g in zip(inner.outputs, grads)
                  if g is not None and isinstance(o, Tensor) and o.requires_grad]
         if not pairs:
@@ -116,6 +118,15 @@ class CompiledFunction(Function):
         got = _grad([o for o, _ in pairs], inner.inputs, [g for _, g in pairs], retain_graph=True,
                     allow_unused=True)
         return (None, *got)
+
+
+def _drop_inner(ctx) -> None:
+    # the inner graph is kept across the engine's call (retain_graph=True above) for a caller that retains the
+    # outer one; without that, it goes with the outer graph, so a second backward fails as it does eagerly
+    ctx.inner = None
+
+
+CompiledFunction._backward_cls._release_extra = _drop_inner
 
 
 def hide_graph(outputs: list, inputs: list) -> list:

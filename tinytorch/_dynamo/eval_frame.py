@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import backends, capture as _capture, config, exc
 from .. import _logging, _meta
+from .._inductor import config as _inductor_config
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
 from .fusion import fill_slots
@@ -171,7 +172,7 @@ class Frame:
         names = _capture.input_names(self.module.forward if self.module is not None else self.fn, args, kwargs)
         guard = Guard(names, leaves, spec, self.module, program.used_paths if program else [],
                       program.free if program else {}, dynamic, program.roots if program else (),
-                      program.rooted if program else None)
+                      program.rooted if program else None, program.python_reads if program else None)
         self.entries.append(Entry(guard, program))
         if program is None:
             return out
@@ -350,6 +351,20 @@ class OptimizedModule(Module):
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")  # PyTorch's, in its order
 
 
+def _check_options(options: dict) -> None:
+    """Refuse an ``options=`` key that is no inductor setting (a misspelling would otherwise change nothing
+    silently), as PyTorch's inductor backend does when ``torch.compile`` is called. The known names are
+    ``torch._inductor.config``'s, a section's as ``triton.cudagraphs``."""
+    section = type(_inductor_config.triton)
+    known = []
+    for name, value in _inductor_config.get_config_copy().items():
+        grouped = isinstance(getattr(_inductor_config, name), section)
+        known += [f"{name}.{k}" for k in value] if grouped else [name]
+    for key in options:
+        if key not in known:
+            raise RuntimeError(f"Unexpected optimization option {key}, known options are {known}")
+
+
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, mode=None,  # noqa: A001
             options=None, name=None, disable: bool = False, recompile_limit=None, isolate_recompiles: bool = False,
             shapes_spec=None):
@@ -378,6 +393,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, 
     if dynamic is not None and not isinstance(dynamic, bool):
         raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
     backends.lookup(backend)  # an unknown name: PyTorch's InvalidBackend, at once
+    if options and backend == "inductor":
+        _check_options(options)
     if disable:
         return model
     if isinstance(model, Module):

@@ -12,6 +12,8 @@ PyTorch checks these facts before each replay, and so does ``Guard.check``:
     reads them from the module at each call, so a reassigned parameter of the same kind is used without a
     recompile, as in PyTorch 2.13, whose graphs take them as inputs;
   - the identity of the global and closure tensors the graph reads (the graph holds those themselves);
+  - the other Python values the program read, which the graph holds as constants: globals, closure variables,
+    modules' and objects' attributes (``G['SCALE'] == 2.0``, ``python_reads.py``);
   - for each other module the program reaches (a global, a closure variable, an argument: ``capture.Root``),
     its type, its submodules' ``training`` flags and the tensors the graph reads from it, as for the compiled
     module: read through the name at each call, so a module bound anew to the name is used without a
@@ -136,8 +138,9 @@ class Guard:
     """The facts one capture took as fixed (see the module's docstring)."""
 
     def __init__(self, names: list, leaves: list, spec, module, used_paths, free: dict, dynamic: bool,
-                 roots: list = (), rooted: dict | None = None):
+                 roots: list = (), rooted: dict | None = None, python_reads=None):
         self.names = names
+        self.python_reads = python_reads  # the Python values the graph holds (``python_reads.PythonReads``)
         self.spec = spec
         self.grad_mode = _State.enabled
         self.tensors = []   # (position, name, rank, sizes or None, dtype, requires_grad)
@@ -216,6 +219,10 @@ class Guard:
         for name, ident, read in self.free:
             if id(read()) != ident:
                 return f"___check_obj_id({name}, {ident})"
+        if self.python_reads is not None:
+            reason = self.python_reads.check()
+            if reason is not None:
+                return reason
         if self.roots:
             return self._check_roots(leaves)
         return None

@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import inspect
 import threading
+import traceback
 
 from ..autograd.grad_mode import no_grad
+from .._dynamo.capture import user_frame
 from ..fx.experimental.proxy_tensor import Recording, capturing
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
+from ..jit._trace import _Reads, _watching
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
@@ -97,7 +101,7 @@ def _capture(mod, args, kwargs) -> tuple:
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
     EXPORTING.depth += 1
     try:
-        with capturing(rec):
+        with capturing(rec), _watching(_Branches()):
             out = mod(*args, **kwargs)
     finally:
         EXPORTING.depth -= 1
@@ -123,6 +127,27 @@ def _capture(mod, args, kwargs) -> tuple:
         constants[target] = t
         at += 1
     return rec, specs, state, constants, names, outputs, out_spec
+
+
+class _Branches(_Reads):
+    """The export's watch on value reads, which a graph of the example would freeze: a tensor read as a Python
+    bool (a branch on the data) is refused with PyTorch's ``GuardOnDataDependentSymNode``; another value read
+    (``.item()``, which PyTorch's export holds as an unbacked symbol) with a NotImplementedError."""
+
+    def read_value(self, what: str) -> bool:
+        if what != "boolean":
+            raise NotImplementedError(
+                f"tinytorch's torch.export cannot hold a tensor's value read into Python (a {what}): it has no "
+                "unbacked symbols, and the example's value would be frozen into the exported graph")
+        frame = user_frame()
+        where = "".join(traceback.format_list([frame])) if frame is not None else ""
+        raise GuardOnDataDependentSymNode(
+            "Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: "
+            "none)\n\nconsider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
+            "statically_known_true.\n\nThe following call raised this error:\n" + where + "\n\nThe error above "
+            "occurred when calling torch.export.export. If you would like to view some more information about this "
+            "error, and get a list of all other errors that may occur in your export call, you can replace your "
+            "`export()` call with `draft_export()`.")
 
 
 def _lift_made_constants(rec, before) -> dict:

@@ -1,0 +1,120 @@
+"""Side effects: what a compiled program does besides computing tensors, which a replay of its graph would skip.
+
+The capture runs the program once; a later call that passes the guards replays only the recorded ops. So
+whatever else the program does must happen at every call or the call must not be replayed. PyTorch's Dynamo
+replays some of it (list mutation, attribute writes) after the graph and breaks the graph at the rest (``print``);
+tinytorch breaks the graph at all of it, so such a call runs eagerly every time (``fullgraph=True``: PyTorch's
+``Unsupported`` where it has one). Met while capturing:
+
+  - ``print`` called by the user's code (``Watch``, which sees each call of a builtin through ``sys.setprofile``
+    while the capture runs: nothing is watched at the replays);
+  - a list, dict, set or deque mutated by the user's code through its methods (``append``, ``update``...) when it
+    was reachable before the call (from the program's globals, closure, arguments or modules), so outlives it;
+    a list the program makes and fills itself (``outs.append(y)``) is no side effect;
+  - a Python value the program reads and writes (``counter += 1``, ``self.steps += 1``, ``cfg[k] = v``):
+    ``python_reads.PythonReads`` finds it changed after the capture's run;
+  - an op writing through ``out=`` (the recording keeps the value computed, not the write) or drawing from an
+    explicit ``torch.Generator`` (its state belongs to no graph; PyTorch breaks there too): ``op_side_effect``."""
+from __future__ import annotations
+
+import collections
+import sys
+
+from .._random.engine import Generator
+from ..fx.experimental.proxy_tensor import PACKAGE
+from .python_reads import attributes
+
+__all__ = ["TEXTS", "Watch", "op_side_effect"]
+
+# PyTorch's Unsupported texts for these graph breaks (the lines after the first), where it has one
+TEXTS = {
+    "print": ("  Explanation: Dynamo does not know how to trace builtin operator `print`.\n"
+              "  Hint: If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+              "`torch._dynamo.config.reorderable_logging_functions`."),
+    "generator": ("  Explanation: Missing `as_proxy()` implementation for some arg/kwarg.\n\n\n"
+                  "  Developer debug context: call_function args: a torch.Generator"),
+}
+
+_MUTATORS = {
+    list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__",
+           "__delitem__", "__iadd__", "__imul__"},
+    dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__", "__ior__"},
+    set: {"add", "discard", "remove", "pop", "clear", "update", "difference_update", "intersection_update",
+          "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"},
+    collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear", "rotate",
+                        "remove", "insert", "__setitem__", "__delitem__", "__iadd__"},
+}
+_DEPTH = 4           # containers and objects followed from the program's names
+_BUDGET = 100_000    # items looked at, at most
+
+
+def op_side_effect(kwargs: dict) -> tuple | None:
+    """(reason, kind) where an op call's arguments make it a side effect a graph cannot replay, else None."""
+    if kwargs.get("out") is not None:
+        return "an op writing through out=", "out"
+    if isinstance(kwargs.get("generator"), Generator):
+        return "Failed to convert args/kwargs to proxy", "generator"
+    return None
+
+
+class Watch:
+    """``with Watch(capture, starts):`` while a capture runs: a ``print`` or a mutation of a container reachable
+    from ``starts`` (the program's globals, closure values, arguments, modules), called from the user's code, is
+    a graph break of ``capture``."""
+
+    def __init__(self, capture, starts):
+        self.capture, self.starts = capture, starts
+        self.outside = None  # ids of the containers reachable from starts (found at the first mutation seen)
+
+    def __enter__(self):
+        self.previous = sys.getprofile()
+        sys.setprofile(self._event)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self.previous)
+        return False
+
+    def _event(self, frame, event, arg) -> None:
+        if event != "c_call" or frame.f_code.co_filename.startswith(PACKAGE):
+            return
+        if arg is print:
+            self.capture.graph_break("Failed to trace builtin operator", "print")
+            return
+        owner = getattr(arg, "__self__", None)
+        names = _MUTATORS.get(type(owner))
+        if names is not None and arg.__name__ in names and id(owner) in self._outside():
+            self.capture.graph_break(f"a side effect: {type(owner).__name__}.{arg.__name__} on a container the "
+                                     "program did not make", "mutation")
+
+    def _outside(self) -> set:
+        if self.outside is None:
+            self.outside = _containers(self.starts)
+        return self.outside
+
+
+def _containers(starts) -> set:
+    """The ids of the lists, dicts, sets and deques reachable from ``starts``, through containers and the
+    attributes of objects, a few levels down."""
+    found: set = set()
+    seen: set = set()
+    budget = [_BUDGET]
+    todo = [(value, _DEPTH) for value in starts]
+    while todo and budget[0] > 0:
+        value, depth = todo.pop()
+        budget[0] -= 1
+        if id(value) in seen or depth < 0:
+            continue
+        seen.add(id(value))
+        kind = type(value)
+        if kind in _MUTATORS:
+            found.add(id(value))
+        if kind in (list, tuple, set, frozenset, collections.deque):
+            todo += [(v, depth - 1) for v in value]
+        elif kind is dict:
+            todo += [(v, depth - 1) for v in value.values()]
+        elif not isinstance(value, type) and not callable(value):
+            attrs = attributes(value)
+            if attrs is not None:
+                todo += [(v, depth - 1) for v in list(attrs.values())]
+    return found
