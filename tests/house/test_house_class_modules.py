@@ -23,9 +23,8 @@ NAMESPACES = ["", "nn", "nn.modules", "nn.parameter", "nn.utils", "nn.utils.rnn"
 
 # PyTorch's paths of the classes tinytorch still prints under another path
 NOT_YET = {
-    "torch.Event", "torch.Stream", "torch.PyTorchFileReader", "torch.PyTorchFileWriter", "torch.ScriptModule",
-    "torch.jit.torch.jit.ScriptFunction", "torch.SymBool", "torch.SymFloat", "torch.SymInt", "torch.finfo",
-    "torch.iinfo", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
+    "torch.PyTorchFileReader", "torch.PyTorchFileWriter", "torch.ScriptModule",
+    "torch.jit.torch.jit.ScriptFunction", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
     "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
     "torch.jit._script.RecursiveScriptModule", "torch.jit._script.ScriptModule",
     "torch.export.decomp_utils.CustomDecompTable", "torch.cuda.graphs.CUDAGraph", "torch.cuda.streams.Event",
