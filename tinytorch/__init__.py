@@ -138,3 +138,8 @@ from ._symbolic import (SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, 
                         sym_not, sym_sqrt, sym_sum)
 from .autograd import profiler as _autograd_profiler, variable as _autograd_variable  # noqa: E402,F401
 from . import _meta as _meta  # noqa: E402,F401  (the meta device: its factory and op wrappers; after every op is declared)
+
+# classes PyTorch defines in its top-level module print (and pickle) as torch.X, not by the file that holds ours
+for _cls in (finfo, iinfo, Event, Stream, SymBool, SymFloat, SymInt):
+    _cls.__module__ = __name__
+del _cls

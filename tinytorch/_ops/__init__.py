@@ -8,6 +8,7 @@ where one module's import-time declarations read another's (noted beside those l
 from .nn import attention, multihead_attention, rms_norm  # noqa: F401
 from .pointwise import arith, binary, clamp, compare, division, inplace, power, unary  # noqa: F401
 from .shape import conversions, join, shape  # noqa: F401
+from .creation import deprecated  # noqa: F401
 from .index import index  # noqa: F401
 from .linalg import matmul  # noqa: F401
 from .reduce import reduce  # noqa: F401

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import _dtype
 from .._ops._core.torch_function import dispatch as _dispatch
-from .._ops.sparse.tensor import not_implemented, warn_at_caller
+from .._ops._core.util import warn_at_caller
+from .._ops.sparse.tensor import not_implemented
 from .._ops._core.members import _prepare_subclass
 from .._tensor.printing import _add_suffixes, tensor_body
 from ..autograd.grad_mode import NO_VERSION, _State

@@ -253,9 +253,6 @@ class Generator:
         self._engine.set_state(raw)
         return self
 
-    def __repr__(self) -> str:
-        return f"<tinytorch.Generator object at {hex(id(self))}>"
-
 
 default_generator = Generator()
 

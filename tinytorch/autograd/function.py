@@ -23,6 +23,8 @@ class BackwardCFunction(Node):
     _non_differentiable = ()
     _dirty = ()
     _tensor_pos = None  # positions of the tensor arguments, when some arguments are not tensors
+    # a Python class in PyTorch too, printed with its module: <torch.autograd.function.XBackward object at ...>
+    __repr__ = object.__repr__
 
     def save_for_backward(self, *tensors) -> None:
         Node.save_for_backward(self, *tensors)

@@ -7,6 +7,7 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
 from .distributed import DistributedSampler
+from . import dataloader, dataset, distributed, sampler
 
 __all__ = [
     "DataLoader", "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
@@ -17,6 +18,14 @@ __all__ = [
     "DistributedSampler",
     "datasets", "transforms",
 ]
+
+# PyTorch's classes print and pickle by their torch.utils.data paths (<torch.utils.data.dataloader.DataLoader
+# object at ...>): ours name the modules of tinytorch.utils.data that hold the same objects
+for _module in (dataloader, dataset, distributed, sampler):
+    for _obj in vars(_module).values():
+        if isinstance(_obj, type) and _obj.__module__ == _module.__name__:
+            _obj.__module__ = "tinytorch.utils.data." + _module.__name__.rpartition(".")[2]
+del _module, _obj
 
 # Loaded on first use (PEP 562): downloads pull in http/ssl/email, workers pull in multiprocessing, and a
 # training step needs neither, so ``import tinytorch`` stays fast.

@@ -38,7 +38,7 @@ def signature(fn):
 
 
 def _parameters(impl) -> tuple | None:
-    """(names taken by keyword, the ``*name`` parameter or None, how many positional parameters come before it,
+    """(names taken by keyword, the ``*name`` parameter or None, the positional parameters' names before it,
     whether the implementation takes ``device=``, its names for PyTorch's ``input`` and ``other``); None when it
     takes ``**kwargs`` (it names no set)."""
     try:
@@ -58,7 +58,7 @@ def _parameters(impl) -> tuple | None:
     # PyTorch's input and other, where the implementation names its first two parameters otherwise (add's a, b)
     own = {"input": positional[0] if positional else None, "other": positional[1] if len(positional) > 1 else None}
     own = {k: (k if k in named else v) for k, v in own.items()}
-    return frozenset(named), star, len(positional), "device" in named, own
+    return frozenset(named), star, tuple(positional), "device" in named, own
 
 
 _CACHE: dict = {}
@@ -80,13 +80,14 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
         found = _CACHE[decl] = _parameters(decl.impl) or ()
     if not found:
         return None
-    named, star, before, factory, own = found
+    named, star, positional, factory, own = found
     args, kwargs, changed = list(args), dict(kwargs), False
+    given = positional[:len(args)]  # a parameter given by position takes no spelling of it (sum(x, 0, axis=0))
     for key in [k for k in kwargs if k not in named]:
         target = own.get(key) or own.get(_NUMPY_NAMES.get(key)) or _NUMPY_NAMES.get(key)
-        if target in named and target not in kwargs:
+        if target in named and target not in kwargs and target not in given:
             kwargs[target] = kwargs.pop(key)
-        elif key == star and len(args) == before:
+        elif key == star and len(args) == len(positional):
             value = kwargs.pop(key)
             args.append(tuple(value) if isinstance(value, list) else value)
         elif key in _FACTORY_OPTIONS and factory:

@@ -6,6 +6,9 @@ to the input's dtype when promotion changed it)."""
 from __future__ import annotations
 
 import functools
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -314,3 +317,14 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 def reduction_enum(reduction) -> int:
     """A loss's ``reduction`` as PyTorch's nodes save it: the enum 0 (none), 1 (mean), 2 (sum)."""
     return _REDUCTIONS.get(reduction, reduction)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tinytorch/
+
+
+def warn_at_caller(message: str) -> None:
+    """A UserWarning pointing at the first frame outside tinytorch (PyTorch's C++ warnings point there)."""
+    f, level = sys._getframe(0), 1
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f, level = f.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)

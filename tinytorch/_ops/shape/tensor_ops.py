@@ -1,4 +1,5 @@
-"""Tensor-level odds PyTorch declares as ops: ``is_nonzero``, ``Tensor.fill_diagonal_`` and ``poisson``."""
+"""Tensor-level odds PyTorch declares as ops: ``is_nonzero``, ``_assert_async``, ``Tensor.fill_diagonal_`` and
+``poisson``."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,20 @@ def is_nonzero(input: Tensor) -> bool:
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(input._data.reshape(()).item() != 0)
+
+
+@op(variants="function", no_batch="a data-dependent check")
+def _assert_async(input: Tensor, assert_msg: str | None = None) -> None:
+    """PyTorch's asynchronous assert (kornia's augmentations call it): on the CPU a check at once that the
+    one-element ``input`` is nonzero, with ``is_nonzero``'s errors for more or fewer elements."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_assert_async(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if assert_msg is not None and not isinstance(assert_msg, str):
+        raise TypeError("_assert_async(): argument 'assert_msg' (position 2) must be str, not "
+                        f"{type(assert_msg).__name__}")
+    if not is_nonzero(input):
+        raise RuntimeError(assert_msg if assert_msg is not None else
+                           "Expected Tensor with single nonzero value, but got zero")
 
 
 @op(variants="method", no_batch="an in-place fill of a strided slice")

@@ -15,7 +15,8 @@ from .._core.record import record, wants_grad
 from .._core.registry import op
 from .arrays import (_I64, _coalesced_parts, _coo_of, _layout_word, _lookup, _masked_like, _plain, coalesce_arrays,
                      grad_values_at)
-from .tensor import csr_rows, is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented, warn_at_caller
+from .tensor import csr_rows, is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented
+from .._core.util import warn_at_caller
 
 
 def _warn_invariants(check_invariants) -> None:

@@ -12,10 +12,6 @@ right, at the cost of the dense size. Its indices and values are tensors of thei
 graph of a sparse tensor is its own ``grad_fn``."""
 from __future__ import annotations
 
-import os
-import sys
-import warnings
-
 import numpy as np
 
 from ... import _dtype
@@ -25,6 +21,7 @@ from .._core.members import _prepare_subclass, sparse_coo, sparse_csr
 from ...autograd.grad_mode import NO_VERSION, _State
 from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
 from .._core.registry import write_out
+from .._core.util import warn_at_caller
 
 # autograd's accumulation asks every gradient and leaf whether it is sparse (a class attribute: one lookup)
 register_attribute("_sparse_layout", False)
@@ -56,17 +53,6 @@ def not_implemented(op: str, backend: str = "SparseCPU") -> NotImplementedError:
         "operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
         "using custom build). If you are a Facebook employee using PyTorch on mobile, please visit "
         "https://fburl.com/ptmfixes for possible resolutions.")
-
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def warn_at_caller(message: str) -> None:
-    """A UserWarning pointing at the first frame outside tinytorch (PyTorch's C++ warnings point there)."""
-    f, level = sys._getframe(0), 1
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
-        f, level = f.f_back, level + 1
-    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 _NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"

@@ -1,0 +1,137 @@
+"""Every public class tinytorch shares with PyTorch prints with PyTorch's module path and qualified name
+(``tinytorch`` in place of ``torch``): learners print objects to see what they are (``<torch.utils.data.dataloader.
+DataLoader object at ...>``), and pickle finds a class by that same path. The walk covers PyTorch's public
+namespaces as far as tinytorch has them; ``NOT_YET`` lists the classes still printed under another path, and a
+class fixed must leave it (the walk fails on a stale entry too)."""
+import importlib
+import inspect
+import pickle
+import re
+import warnings
+
+import pytest
+
+import tinytorch
+
+torch = pytest.importorskip("torch")
+
+NAMESPACES = ["", "nn", "nn.modules", "nn.parameter", "nn.utils", "nn.utils.rnn", "nn.utils.parametrize", "optim",
+              "optim.lr_scheduler", "utils", "utils.data", "utils.data.sampler", "utils.data.dataset",
+              "utils.data.dataloader", "utils.data.distributed", "autograd", "autograd.function", "distributions",
+              "amp", "func", "fx", "jit", "export", "testing", "serialization", "library", "linalg", "profiler",
+              "multiprocessing", "distributed", "quantization", "ao.quantization", "cuda"]
+
+# PyTorch's paths of the classes tinytorch still prints under another path
+NOT_YET = {
+    "torch.PyTorchFileReader", "torch.PyTorchFileWriter", "torch.ScriptModule",
+    "torch.jit.torch.jit.ScriptFunction", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
+    "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
+    "torch.jit._script.RecursiveScriptModule", "torch.jit._script.ScriptModule",
+    "torch.export.decomp_utils.CustomDecompTable", "torch.cuda.graphs.CUDAGraph", "torch.cuda.streams.Event",
+    "torch.cuda.streams.Stream", "torch.cuda.graphs.graph", "torch.serialization.safe_globals",
+    "torch._library.custom_ops.CustomOpDef", "torch._ops.OpOverload", "torch._C._LinAlgError",
+    "torch.ao.quantization.stubs.DeQuantStub", "torch.ao.quantization.stubs.QuantStub",
+    "torch.ao.quantization.stubs.QuantWrapper", "torch.profiler.profiler.ProfilerAction",
+    "torch._C._profiler.ProfilerActivity", "torch.profiler.profiler.profile", "torch.autograd.profiler.record_function",
+    "torch.multiprocessing.spawn.ProcessContext", "torch.multiprocessing.spawn.ProcessExitedException",
+    "torch.multiprocessing.spawn.ProcessRaisedException", "torch.distributed.distributed_c10d.Backend",
+    "torch.distributed.distributed_c10d.GroupMember", "torch.distributed.distributed_c10d.ProcessGroup",
+    "torch.distributed.distributed_c10d.ReduceOp", "torch.distributed.distributed_c10d.Work",
+    "torch.distributed.distributed_c10d.group",
+    # torch.distributions: tinytorch keeps related distributions and the transforms in shared files
+    "torch.distributions.transforms.AbsTransform", "torch.distributions.transforms.AffineTransform",
+    "torch.distributions.beta.Beta", "torch.distributions.transforms.CatTransform", "torch.distributions.chi2.Chi2",
+    "torch.distributions.transforms.ComposeTransform", "torch.distributions.transforms.CorrCholeskyTransform",
+    "torch.distributions.transforms.CumulativeDistributionTransform", "torch.distributions.transforms.ExpTransform",
+    "torch.distributions.geometric.Geometric", "torch.distributions.transforms.IndependentTransform",
+    "torch.distributions.transforms.LowerCholeskyTransform", "torch.distributions.multinomial.Multinomial",
+    "torch.distributions.one_hot_categorical.OneHotCategorical",
+    "torch.distributions.one_hot_categorical.OneHotCategoricalStraightThrough",
+    "torch.distributions.transforms.PositiveDefiniteTransform", "torch.distributions.transforms.PowerTransform",
+    "torch.distributions.transforms.ReshapeTransform", "torch.distributions.transforms.SigmoidTransform",
+    "torch.distributions.transforms.SoftmaxTransform", "torch.distributions.transforms.SoftplusTransform",
+    "torch.distributions.transforms.StackTransform", "torch.distributions.transforms.StickBreakingTransform",
+    "torch.distributions.transforms.TanhTransform", "torch.distributions.transforms.Transform",
+}
+
+
+def _path(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _shared_classes():
+    """{PyTorch's path: (PyTorch's class, tinytorch's class)} over NAMESPACES, once per PyTorch class."""
+    found = {}
+    for ns in NAMESPACES:
+        suffix = "." + ns if ns else ""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                theirs = importlib.import_module("torch" + suffix)
+                ours = importlib.import_module("tinytorch" + suffix)
+            except ImportError:
+                continue
+        for name in dir(theirs):
+            cls, mine = getattr(theirs, name, None), getattr(ours, name, None)
+            if not name.startswith("_") and inspect.isclass(cls) and inspect.isclass(mine) \
+                    and cls.__module__.startswith("torch"):
+                found.setdefault(_path(cls), (cls, mine))
+    return found
+
+
+SHARED = _shared_classes()
+
+
+def test_walk_reaches_the_namespaces_learners_print():
+    assert len(SHARED) > 300
+    for path in ("torch.utils.data.dataloader.DataLoader", "torch._C.Generator", "torch.autograd.function.Function",
+                 "torch.optim.sgd.SGD", "torch.nn.modules.linear.Linear"):
+        assert path in SHARED, path
+
+
+@pytest.mark.parametrize("path", sorted(SHARED))
+def test_class_prints_with_pytorchs_path(path):
+    theirs, ours = SHARED[path]
+    mine = _path(ours).replace("tinytorch", "torch", 1)
+    if path in NOT_YET:
+        assert mine != path, f"{path} now matches: take it off NOT_YET"
+        return
+    assert mine == path
+    # pickle finds the class by exactly this path
+    found = importlib.import_module(ours.__module__)
+    for part in ours.__qualname__.split("."):
+        found = getattr(found, part)
+    assert found is ours
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"0x[0-9a-f]+", "0x…", text).replace("tinytorch", "torch", 1)
+
+
+def _learner_objects(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    y = Double.apply(lib.ones(2, requires_grad=True))
+    ds = lib.utils.data.TensorDataset(lib.arange(4.0))
+    return [lib.manual_seed(0), lib.Generator(), y.grad_fn, lib.utils.data.DataLoader(ds, batch_size=2), ds,
+            lib.utils.data.RandomSampler(ds), lib.utils.data.BatchSampler(range(4), 2, False)]
+
+
+def test_what_learners_print_matches_pytorch():
+    ours = [_shape(repr(o)) for o in _learner_objects(tinytorch)]
+    theirs = [_shape(repr(o)) for o in _learner_objects(torch)]
+    assert ours == theirs
+
+
+def test_data_classes_pickle_by_their_printed_path():
+    ds = tinytorch.utils.data.TensorDataset(tinytorch.arange(3.0))
+    back = pickle.loads(pickle.dumps(ds))
+    assert type(back) is tinytorch.utils.data.TensorDataset and back.tensors[0].tolist() == [0.0, 1.0, 2.0]
+    assert type(ds).__module__ == "tinytorch.utils.data.dataset"
