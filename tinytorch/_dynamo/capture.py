@@ -24,7 +24,10 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a tensor the function
     reaches through its globals or closure, directly or in their lists, tuples, dicts and objects (micrograd's
     neurons' weights: ``free_tensors``): its value would be frozen into the graph;
-  - a call of a function marked ``torch.compiler.disable``.
+  - a call of a function marked ``torch.compiler.disable``;
+  - ``backward()`` (``Tensor.backward``, ``autograd.backward``): the gradients it accumulates into ``.grad`` are
+    written below the ops, so a replayed graph would not fill them (``autograd.grad``, whose results are
+    recorded ops, stays in the graph).
 
 With ``fullgraph=True`` the first break raises ``torch._dynamo.exc.Unsupported`` with PyTorch's text instead.
 
@@ -109,6 +112,11 @@ class _Recording(_jit._Recording):
         super().record(decl, spelling, args, kwargs, out, stack)
         self.last = next(reversed(self.graph.nodes), None)
         self.calls.append((decl.name, spelling))
+
+    def accumulating_backward(self) -> None:
+        # backward() fills .grad below the ops: a graph of the forward replayed alone would leave .grad as the
+        # first call left it (a training step that stops training). PyTorch's dynamo breaks the graph here too.
+        self.capture.graph_break("Unsupported Tensor.backward() call", "backward")
 
     def switch_mode(self, mode: bool) -> None:
         """A ``torch._C._set_grad_enabled(mode)`` node: from here on the graph replays under ``mode``."""

@@ -124,6 +124,14 @@ class Recording:
         self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.CPP_COMPOSITES)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
+    def accumulating_backward(self) -> None:
+        """``backward()`` ran inside the captured program: the gradients it accumulates into ``.grad`` are written
+        below the ops, so no graph holds them. make_fx refuses; torch.compile's capture breaks the graph there."""
+        if self.strict_backward:
+            raise NotImplementedError(
+                "make_fx cannot trace backward(): the gradients it accumulates into .grad are not recorded; "
+                "compute them with torch.autograd.grad inside the traced function")
+
     # -- tensors and nodes --
     def bind(self, t: Tensor, node) -> None:
         self.nodes[id(t)] = node
@@ -415,10 +423,8 @@ def _counting_backward(execute):
         rec = _THREAD.recording
         if rec is None:
             return execute(*args, **kwargs)
-        if rec.strict_backward and kwargs.get("accumulate", True):
-            raise NotImplementedError(
-                "make_fx cannot trace backward(): the gradients it accumulates into .grad are not recorded; "
-                "compute them with torch.autograd.grad inside the traced function")
+        if kwargs.get("accumulate", True):
+            rec.accumulating_backward()
         rec.in_backward += 1
         try:
             captured = execute(*args, **kwargs)
