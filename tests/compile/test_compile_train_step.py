@@ -76,11 +76,21 @@ def test_quickstart_step_200_steps_bit_for_bit(batch):
     compiled = _train(tt, _quickstart, _sgd, xs, ys, compiled=True)
     _assert_same(compiled, eager)
     assert not np.array_equal(compiled[1][1], _train(tt, _quickstart, _sgd, xs[:1], ys[:1], False)[1][1])
+    _assert_captured_once(compiled[2])
+
+
+def _assert_captured_once(step):
+    """One graph, captured at the first call and replayed at the others, as a forward and a backward plan."""
+    (entry,) = step._tinytorch_frame.entries
+    assert entry.program is not None and entry.program.step is not None
+    assert entry.plans and all(p is not None for p in entry.plans.values())
 
 
 def test_adam_step_200_steps_bit_for_bit():
     xs, ys = _data((4, 6), 3, STEPS, seed=3)
-    _assert_same(_train(tt, _small, _adam, xs, ys, compiled=True), _train(tt, _small, _adam, xs, ys, compiled=False))
+    compiled = _train(tt, _small, _adam, xs, ys, compiled=True)
+    _assert_same(compiled, _train(tt, _small, _adam, xs, ys, compiled=False))
+    _assert_captured_once(compiled[2])
 
 
 @pytest.mark.parametrize("set_to_none", [True, False])
@@ -186,3 +196,95 @@ def test_new_batch_sizes_recompile_within_the_limit():
         results.append((np.array(losses), [p.detach().numpy().copy() for p in model.parameters()]))
     _assert_same(results[1], results[0])
     assert len(step._tinytorch_frame.entries) == tt._dynamo.config.recompile_limit
+
+
+def _variant(kind):
+    """A step written another way: ``model.zero_grad()``, gradients set to None by hand, gradient clipping between
+    backward and step, an optimizer step with a closure."""
+    def make(model, opt, loss_fn):
+        def step(x, y):
+            if kind == "module_zero_grad":
+                model.zero_grad()
+            elif kind == "grad_to_none":
+                for p in model.parameters():
+                    p.grad = None
+            else:
+                opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            if kind == "clip":
+                tt.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            return loss
+        return step
+    return make
+
+
+@pytest.mark.parametrize("kind, replayed", [("module_zero_grad", True), ("grad_to_none", False), ("clip", False)])
+def test_step_variants_as_eager(kind, replayed):
+    """Each variant gives eager's floats: replayed where the step's calls below the ops are ones the replay
+    makes again, run eagerly (a graph break) where the program writes ``.grad`` itself or reads the gradients
+    after ``backward()``."""
+    xs, ys = _data((4, 6), 3, 20, seed=9)
+    results = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = _small(tt)
+        opt = tt.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        step = _variant(kind)(model, opt, tt.nn.CrossEntropyLoss())
+        step = tt.compile(step) if compiled else step
+        losses = [step(tt.tensor(x), tt.tensor(y)).detach().numpy().copy() for x, y in zip(xs, ys)]
+        results.append((np.array(losses), [p.detach().numpy().copy() for p in model.parameters()]))
+    _assert_same(results[1], results[0])
+    (entry,) = step._tinytorch_frame.entries
+    assert (entry.program is not None) == replayed
+
+
+_OPT = None
+
+
+def _step_of_global_opt(model, x, y):
+    _OPT.zero_grad()
+    loss = tt.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    _OPT.step()
+    return loss
+
+
+def test_optimizer_bound_anew_recompiles():
+    """The optimizer a step reaches through a global is guarded by identity: one bound anew to the name (a new
+    optimizer, its state fresh) makes the step capture again, and its updates are the new optimizer's, as
+    eagerly."""
+    global _OPT
+    xs, ys = _data((4, 6), 3, 12, seed=10)
+    results = []
+    try:
+        for compiled in (False, True):
+            tt.manual_seed(0)
+            model = _small(tt)
+            step = tt.compile(_step_of_global_opt) if compiled else _step_of_global_opt
+            losses = []
+            for i, (x, y) in enumerate(zip(xs, ys)):
+                if i % 6 == 0:
+                    _OPT = tt.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+                losses.append(step(model, tt.tensor(x), tt.tensor(y)).detach().numpy().copy())
+            results.append((np.array(losses), [p.detach().numpy().copy() for p in model.parameters()]))
+    finally:
+        _OPT = None
+    _assert_same(results[1], results[0])
+    assert len(step._tinytorch_frame.entries) == 2
+
+
+def test_returned_loss_after_a_replayed_step():
+    """The loss a replayed step returns carries its graph's node, already run backward: a second backward is
+    PyTorch's error, as after eager's ``loss.backward()``."""
+    tt.manual_seed(0)
+    model = _small(tt)
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    step = tt.compile(_make_step(model, opt, tt.nn.CrossEntropyLoss()))
+    x, y = tt.randn(4, 6), tt.tensor([0, 1, 2, 0])
+    for _ in range(3):
+        loss = step(x, y)
+    assert loss.requires_grad
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        loss.backward()
