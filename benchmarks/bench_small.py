@@ -2,7 +2,8 @@
 
     python benchmarks/bench_small.py                     # every row, 3 rounds
     python benchmarks/bench_small.py --only micrograd    # one row (micrograd, makemore, quickstart1,
-                                                         #   quickstart8, index)
+                                                         #   quickstart8, quickstart1-step, quickstart8-step,
+                                                         #   index)
     python benchmarks/bench_small.py --profile micrograd # tinytorch's row under cProfile, top functions
     python benchmarks/bench_small.py --compiled          # a column for tinytorch with torch.compile(model)
                                                          #   (--torch-compiled: PyTorch's too, inductor)
@@ -16,9 +17,12 @@ Rows, each written once as PyTorch code and run by both libraries:
   BatchNorm1d(100) → Tanh] x5 → Linear(100, 27, bias=False) → BatchNorm1d(27), cross-entropy, batch 32,
   SGD lr 0.1 (forward, zero_grad, backward, step).
 - quickstart1 / quickstart8: the quickstart MLP (784-512-512-10) training step at batch 1 and 8, SGD.
+- quickstart1-step / quickstart8-step: the same steps written as one function (forward, loss, backward, SGD step,
+  zero_grad), whose compiled column compiles that whole function (``torch.compile(train_step)``).
 - index: ``x[3]`` on a (8, 16) tensor, no graph.
 
-With ``--compiled`` the rows that train a module also run it as ``torch.compile(model)`` on tinytorch (the
+With ``--compiled`` the rows that train a module also run it as ``torch.compile(model)`` (the ``-step`` rows: the
+whole step as ``torch.compile(train_step)``) on tinytorch (the
 step's figure, and the first two calls' time: the capture, then the forward and backward plans); micrograd, whose
 neurons are Python objects holding 0-d tensors, compiles its loss function (``loss = torch.compile(loss)``: the
 tensors it reaches through its closure are the graph's inputs). ``--torch-compiled`` leaves micrograd out:
@@ -168,6 +172,38 @@ def make_quickstart(lib, batch: int, impl="tinytorch"):
     return _common.cycling_step(_compiled(lib, model, impl), loss_fn, opt, data)
 
 
+def make_quickstart_step(lib, batch: int, impl="tinytorch"):
+    """The quickstart step as one function of a batch, compiled whole in the compiled columns: forward, loss,
+    ``backward()``, ``opt.step()`` and ``zero_grad()`` in one compiled call."""
+    import numpy as np
+
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    loss_fn = nn.CrossEntropyLoss()
+    opt = lib.optim.SGD(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    data = [(lib.from_numpy(rng.random((batch, 1, 28, 28), dtype=np.float32)),
+             lib.from_numpy(rng.integers(0, 10, batch))) for _ in range(8)]
+
+    def train_step(x, y):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    run = _compiled(lib, train_step, impl)
+    state = [0]
+
+    def step():
+        x, y = data[state[0] % len(data)]
+        state[0] += 1
+        run(x, y)
+    return step
+
+
 def make_index(lib):
     x = lib.rand(8, 16)
 
@@ -184,9 +220,14 @@ ROWS = {  # name: (maker, steps per process, what the figure is)
                     "quickstart MLP step, batch 1, SGD"),
     "quickstart8": (lambda lib, impl="tinytorch": make_quickstart(lib, 8, impl), 300,
                     "quickstart MLP step, batch 8, SGD"),
+    "quickstart1-step": (lambda lib, impl="tinytorch": make_quickstart_step(lib, 1, impl), 300,
+                         "quickstart MLP step, batch 1, SGD; compiled: the whole step"),
+    "quickstart8-step": (lambda lib, impl="tinytorch": make_quickstart_step(lib, 8, impl), 300,
+                         "quickstart MLP step, batch 8, SGD; compiled: the whole step"),
     "index": (make_index, 30, "1000 x `x[3]` on (8, 16), no graph"),
 }
-COMPILED_ROWS = ("micrograd", "makemore", "quickstart1", "quickstart8")  # the rows with a compiled column
+# the rows with a compiled column
+COMPILED_ROWS = ("micrograd", "makemore", "quickstart1", "quickstart8", "quickstart1-step", "quickstart8-step")
 
 
 def task(name: str, impl: str, steps: int) -> dict:

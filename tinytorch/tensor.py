@@ -375,10 +375,14 @@ class Tensor(_TensorPlacement, _TensorConversion):
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")
+        if _State.step_watch is not None:  # a torch.compile capture in this thread (_dynamo/train_step.py)
+            _State.step_watch(self, "grad", None, ())
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
+        if _State.step_watch is not None:
+            _State.step_watch(self, "grad", None, ())
         self._grad = None
 
     @property

@@ -6,6 +6,8 @@
   - ``compiled_function.py``: the one ``CompiledFunctionBackward`` node a replayed call's results hang from;
   - ``eval_frame.py``: the compiled callable's cache of guarded graphs, recompiles and their limit, ``disable``
     and ``OptimizedModule``;
+  - ``train_step.py``: a whole training step compiled: ``backward()``, ``opt.step()`` and ``zero_grad()`` kept as
+    calls each replay makes again around the graph;
   - ``debugging.py``: ``explain``.
 
 Also the names scripts touch on their first lines (``torch._dynamo.config.suppress_errors = True``,

@@ -24,9 +24,14 @@ watches for what a graph cannot hold (``Capture.break_reason``):
     (a global, a closure variable, the bound method's ``self``, an argument: ``Root``), nor a tensor the function
     reaches through its globals or closure, directly or in their lists, tuples, dicts and objects (micrograd's
     neurons' weights: ``free_tensors``): its value would be frozen into the graph;
-  - a call of a function marked ``torch.compiler.disable``.
+  - a call of a function marked ``torch.compiler.disable``;
   - a side effect a replay would skip (``side_effects.py``): ``print``, a container that outlives the call
-    mutated, a Python value the program reads written by it, an op's ``out=``, a draw from a ``torch.Generator``.
+    mutated, a Python value the program reads written by it, an op's ``out=``, a draw from a ``torch.Generator``;
+  - ``backward()`` (``Tensor.backward``, ``autograd.backward``) other than a plain ``loss.backward()``, and an
+    op after a backward or an optimizer's step: the gradients backward() accumulates into ``.grad`` are written
+    below the ops, so a graph cannot hold them. A plain ``loss.backward()``, an optimizer's ``step()`` and
+    ``zero_grad()`` are kept as calls that each replay makes again (``train_step.py``: a whole training step
+    compiled); ``autograd.grad``, whose results are recorded ops, stays in the graph.
 
 The Python values the program reads (globals, closure variables, attributes: ``python_reads.py``) are listed
 before the run; the graph holds them as constants, so its guards compare them at each call.
@@ -51,12 +56,14 @@ from ..fx.experimental import proxy_tensor as _proxy
 from ..fx.graph_module import GraphModule
 from ..jit import _trace as _jit
 from ..nn.modules.module import Module
+from ..optim.optimizer import Optimizer
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import exc, side_effects
 from .guards import resolve
 from .python_reads import PythonReads
 from .side_effects import op_side_effect
+from .train_step import StepCalls, watching
 
 __all__ = ["Capture", "Program", "Root", "capture", "input_names", "module_roots", "CAPTURING"]
 
@@ -120,6 +127,12 @@ class _Recording(_jit._Recording):
         self.last = next(reversed(self.graph.nodes), None)
         self.calls.append((decl.name, spelling))
 
+    def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
+        # backward() fills .grad below the ops: a graph of the forward replayed alone would leave .grad as the
+        # first call left it (a training step that stops training). A plain loss.backward() is kept as a call the
+        # replay makes again (train_step.py); any other breaks the graph, as PyTorch's dynamo breaks it
+        return self.capture.steps.backward(args, kwargs)
+
     def switch_mode(self, mode: bool) -> None:
         """A ``torch._C._set_grad_enabled(mode)`` node: from here on the graph replays under ``mode``."""
         self.graph.create_node("call_function", _set_grad_enabled, (mode,), name="_set_grad_enabled")
@@ -164,6 +177,7 @@ class Capture:
         self.rec = _Recording(self)
         self.reads = _Reads(self)
         self.breaks: list = []
+        self.steps = None  # the backward(), step() and zero_grad() calls met (train_step.StepCalls)
 
     def graph_break(self, reason: str, kind: str, frame=None) -> None:
         frame = frame if frame is not None else user_frame()
@@ -303,6 +317,9 @@ class Program:
         self.from_owner = [(c, "owner" if c in used else "root" if c in self.rooted else "gm") for c in constants]
         self.sizes_read = sizes_read
         self.python_reads = None  # the Python values the graph holds as constants (``python_reads.py``)
+        # a training step's calls below the ops (train_step.py): (calls before the graph, calls after it, how many
+        # of the graph's outputs are the program's); None for a program of ops only
+        self.step = None
 
     def state(self, owner: Module | None, found: list | None = None, found_rooted: list | None = None) -> list:
         """The tensors the graph reads besides its inputs, as they are now (for the gradients they may need);
@@ -334,9 +351,13 @@ class Program:
                 table[last] = t
 
     def run(self, owner: Module | None, tensors: list, found_rooted: list | None = None):
+        return self.assemble(self.outputs(owner, tensors, found_rooted))
+
+    def outputs(self, owner: Module | None, tensors: list, found_rooted: list | None = None) -> list:
+        """The graph's output tensors, replayed op by op (autograd recording as eagerly)."""
         extra = dict(zip(self.rooted, found_rooted)) if found_rooted is not None else {}
         out = type(self.gm).forward(_Self(self.gm, owner, self.attrs, extra), *tensors)
-        return self.assemble(list(out) if isinstance(out, tuple) else [out])
+        return list(out) if isinstance(out, tuple) else [out]
 
     def assemble(self, out: list):
         """The program's result from the graph's output tensors: its structure, with its non-tensor leaves."""
@@ -466,6 +487,43 @@ def _user_object(value) -> bool:
             and type(value).__module__.split(".")[0] not in ("builtins", "types", "functools", "numpy", "tinytorch"))
 
 
+_FIND_DEPTH = 2
+
+
+def find_named(obj, fn):
+    """``(name, reader)`` of ``obj`` among ``fn``'s globals and closure variables (and its bound ``self``), or
+    their attributes, dict items and list items, two levels down (a trainer's ``self.opt``)."""
+    bound = getattr(fn, "__self__", None)
+    roots = ([("L['self']", bound, lambda: bound)] if bound is not None else []) + list(_free_names(fn))
+    seen: set = set()
+
+    def walk(name, value, read, depth):
+        if value is obj:
+            return name, read
+        if depth <= 0 or id(value) in seen or isinstance(value, (Module, Optimizer)):
+            return None
+        seen.add(id(value))
+        if type(value) in (list, tuple, dict):
+            items = value.items() if type(value) is dict else enumerate(value)
+            for key, item in list(items):
+                hit = walk(f"{name}[{key!r}]", item, lambda key=key, read=read: _item(read(), key), depth - 1)
+                if hit is not None:
+                    return hit
+        elif _user_object(value):
+            for attr, item in list(vars(value).items()):
+                hit = walk(f"{name}.{attr}", item, lambda attr=attr, read=read: getattr(read(), attr, None),
+                           depth - 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    for name, value, read in roots:
+        hit = walk(name, value, read, _FIND_DEPTH)
+        if hit is not None:
+            return hit
+    return None
+
+
 def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: bool):
     """Run ``fn(*args, **kwargs)`` once, eagerly, recording it. Returns ``(result, Program or None, capture)``:
     None where a graph break made the call one to run eagerly (``capture.breaks`` says why)."""
@@ -487,7 +545,10 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     code = getattr(module, "forward", fn) if module is not None else fn
     python_reads = PythonReads.of(fn, module)
     outside = [v for _, v, _ in _free_names(code)] + [args, kwargs, getattr(fn, "__self__", None), module]
+    cap.steps = StepCalls(cap, code, leaves, module, find_named)
     outer, CAPTURING.capture = CAPTURING.capture, cap
+    outer_steps = _State.step_watch
+    watching(cap.steps)
     try:
         with _proxy.capturing(rec), _jit._watching(cap.reads), side_effects.Watch(cap, outside):
             out = fn(*args, **kwargs)
@@ -499,6 +560,7 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         raise e.args[0].with_traceback(None) from None
     finally:
         CAPTURING.capture = outer
+        _State.step_watch = outer_steps
     out_leaves, out_spec = pytree.tree_flatten(out)
     out_nodes = [rec.node(t) for t in out_leaves if isinstance(t, Tensor)]
     rooted = {}
@@ -509,6 +571,7 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         elif cname not in paths.values() and id(t) not in free:
             cap.graph_break(f"a tensor reached the compiled program outside the recorded ops ({cname}): its value "
                             "would be frozen into the graph", "untraced")
+    split = cap.steps.split(len(rec.calls)) if cap.steps.calls else None
     if not cap.breaks and not any(n.op == "call_function" for n in rec.graph.nodes):
         # nothing recorded: the program computed nothing through the ops (an optimizer's step updates its
         # tensors on arrays, below them), so a replay would skip its work; it runs eagerly instead
@@ -517,14 +580,37 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
         return out, None, cap
     if rec.graph_mode != rec.grad_mode:  # the program switched back after its last op: so does the graph
         rec.switch_mode(rec.grad_mode)
+    n_out = len(out_nodes)
+    if split is not None:  # a training step: each backward's loss is an output of the graph too
+        out_nodes = _step_outputs(rec.graph, cap.steps, split[1], out_nodes)
     rec.graph.output(tuple(out_nodes))
     gm = GraphModule(dict(rec.constants), rec.graph)
     consts = {i: v for i, v in enumerate(out_leaves) if not isinstance(v, Tensor)}
     used = [c for c in rec.constants if c in paths.values()]
     free_used = {id(t): free[id(t)] for t in rec.constants.values() if id(t) in free}
+    free_used.update(cap.steps.guards)  # the optimizers a step reached through a name: guarded by identity
     program = Program(gm, out_spec, consts, list(rec.constants), used, free_used, cap.reads.sizes, roots, rooted)
     program.python_reads = python_reads if python_reads else None
+    if split is not None:
+        program.step = (split[0], split[1], n_out)
     return out, program, cap
+
+
+def _step_outputs(graph, steps: StepCalls, after: list, out_nodes: list) -> list:
+    """The graph's outputs with each backward's loss among them (``StepCall.output`` set to its place); the
+    seeds backward() recorded (``ones_like``), which no replay reads, taken out of the graph."""
+    out_nodes = list(out_nodes)
+    losses = {id(c): node for c, _, node in steps.calls}
+    for call in after:
+        if call.name == "backward":
+            node = losses[id(call)]
+            if node not in out_nodes:
+                out_nodes.append(node)
+            call.output = out_nodes.index(node)
+    for seed in steps.seeds:
+        if not seed.users:
+            graph.erase_node(seed)
+    return out_nodes
 
 
 def _identifier(name: str) -> str:

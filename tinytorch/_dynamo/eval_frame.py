@@ -191,22 +191,34 @@ class Frame:
         program = entry.program
         if program is None:
             return self.fn(*args, **kwargs)
+        if program.step is not None:  # a training step: its calls below the ops around the graph (train_step.py)
+            before, after, n_out = program.step
+            for call in before:
+                call.run(leaves, None)
+            flat = self._outputs(entry, leaves)
+            for call in after:
+                call.run(leaves, flat)
+            return program.assemble(flat[:n_out])
+        return program.assemble(self._outputs(entry, leaves))
+
+    def _outputs(self, entry: Entry, leaves) -> list:
+        """The graph's output tensors for this call: from a callable backend's result, the graph run op by op
+        (``backend="eager"``), the plans, or (no plans could be made) the graph run through autograd and handed
+        out through one compiled node."""
+        program = entry.program
         tensors = [t for t in leaves if isinstance(t, Tensor)]
         guard = entry.guard
         state = program.state(self.module, guard.found if self.module is not None else None, guard.found_rooted)
         if entry.compiled is not None:
             program.rebind(state)  # the graph's get_attr reads the tensors the guard just found
             out = entry.compiled(*tensors)
-            return program.assemble(list(out) if isinstance(out, (tuple, list)) else [out])
+            return list(out) if isinstance(out, (tuple, list)) else [out]
         if not self.aot:
-            return program.run(self.module, tensors, guard.found_rooted)
+            return program.outputs(self.module, tensors, guard.found_rooted)
         plans = entry.planned(tensors, state)
         if plans is not None:
-            return program.assemble(run_planned(plans, tensors + state))
-        out = program.run(self.module, tensors, guard.found_rooted)
-        flat, out_spec = pytree.tree_flatten(out)
-        hidden = iter(hide_graph([t for t in flat if isinstance(t, Tensor)], tensors + state))
-        return pytree.tree_unflatten([next(hidden) if isinstance(t, Tensor) else t for t in flat], out_spec)
+            return run_planned(plans, tensors + state)
+        return hide_graph(program.outputs(self.module, tensors, guard.found_rooted), tensors + state)
 
     def _code(self):
         """The compiled code's name and ``file:line`` (the module's forward for a module), as PyTorch's logs

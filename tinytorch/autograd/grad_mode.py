@@ -33,6 +33,11 @@ class _Modes(threading.local):
     # a backward with no graph of the gradient wanted may apply its formula to the arrays directly; False while
     # a graph capture runs in this thread (fx/experimental/proxy_tensor.py), which must see each op of it
     array_backward = True
+    # while torch.compile captures a program in this thread (_dynamo/train_step.py): the function through which an
+    # optimizer's step and zero_grad and a module's zero_grad run, ``watch(owner, name, run, args)`` (``run()``
+    # does the work), and which is told of a ``.grad`` assigned (``run`` None). They change tensors below the ops,
+    # so a captured training step calls them again at each replay instead of recording them
+    step_watch = None
 
 
 _State = _Modes()

@@ -90,16 +90,23 @@ def _step_without_grad(step: Callable) -> Callable:
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        if not _State.inference:
-            _refuse_inference_params(self)
-        prev = _State.enabled
-        _State.enabled = False
-        try:
-            return step(self, *args, **kwargs)
-        finally:
-            _State.enabled = prev
+        watch = _State.step_watch
+        if watch is not None:  # a capture in this thread (tinytorch/_dynamo/train_step.py)
+            return watch(self, "step", lambda: _graphless(step, self, args, kwargs), (*args, *kwargs.values()))
+        return _graphless(step, self, args, kwargs)
 
     return wrapper
+
+
+def _graphless(step: Callable, self, args: tuple, kwargs: dict):
+    if not _State.inference:
+        _refuse_inference_params(self)
+    prev = _State.enabled
+    _State.enabled = False
+    try:
+        return step(self, *args, **kwargs)
+    finally:
+        _State.enabled = prev
 
 
 class Optimizer:
@@ -196,6 +203,12 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: set them to None (default) or fill them with zeros."""
+        watch = _State.step_watch
+        if watch is not None:  # a capture in this thread (tinytorch/_dynamo/train_step.py)
+            return watch(self, "zero_grad", lambda: self._zero_grad(set_to_none), (set_to_none,))
+        return self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for group in self.param_groups:
             for p in group["params"]:
                 grad = p.grad

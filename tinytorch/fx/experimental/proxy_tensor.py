@@ -124,6 +124,17 @@ class Recording:
         self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.CPP_COMPOSITES)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
+    def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
+        """``backward()`` ran inside the captured program (the engine's ``_execute(*args, **kwargs)``): the
+        gradients it accumulates into ``.grad`` are written below the ops, so no graph holds them. make_fx
+        refuses; torch.compile's capture keeps it as a call to make again at each replay (True: its ops are not
+        recorded) or breaks the graph there."""
+        if self.strict_backward:
+            raise NotImplementedError(
+                "make_fx cannot trace backward(): the gradients it accumulates into .grad are not recorded; "
+                "compute them with torch.autograd.grad inside the traced function")
+        return False
+
     # -- tensors and nodes --
     def bind(self, t: Tensor, node) -> None:
         self.nodes[id(t)] = node
@@ -415,10 +426,9 @@ def _counting_backward(execute):
         rec = _THREAD.recording
         if rec is None:
             return execute(*args, **kwargs)
-        if rec.strict_backward and kwargs.get("accumulate", True):
-            raise NotImplementedError(
-                "make_fx cannot trace backward(): the gradients it accumulates into .grad are not recorded; "
-                "compute them with torch.autograd.grad inside the traced function")
+        if kwargs.get("accumulate", True) and rec.accumulating_backward(args, kwargs):
+            with paused():  # the recording keeps this backward as a call of its own: its ops unrecorded
+                return execute(*args, **kwargs)
         rec.in_backward += 1
         try:
             captured = execute(*args, **kwargs)
@@ -431,6 +441,19 @@ def _counting_backward(execute):
             rec.in_backward -= 1
     run.__wrapped__ = execute
     return run
+
+
+@contextlib.contextmanager
+def paused():
+    """The capture running in this thread records nothing while the block runs, nor watches the calls below the
+    ops (``_State.step_watch``): a call it keeps whole, to make again at each replay (a hook an optimizer's
+    step or a backward runs is part of that call)."""
+    rec, hook, watch = _THREAD.recording, _THREAD.hook, _State.step_watch
+    _THREAD.recording = _THREAD.hook = _State.step_watch = None
+    try:
+        yield
+    finally:
+        _THREAD.recording, _THREAD.hook, _State.step_watch = rec, hook, watch
 
 
 @contextlib.contextmanager

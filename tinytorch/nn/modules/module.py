@@ -489,6 +489,12 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the parameters' gradients: to None by default, else to zeros in place."""
+        watch = _State.step_watch
+        if watch is not None:  # a capture in this thread (tinytorch/_dynamo/train_step.py)
+            return watch(self, "zero_grad", lambda: self._zero_grad(set_to_none), (set_to_none,))
+        return self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for p in self.parameters():
             if p.grad is None:
                 continue
