@@ -78,3 +78,33 @@ def test_error_family_names():
         cls = getattr(dist, name)
         assert cls.__module__ == "tinytorch.distributed" and issubclass(cls, RuntimeError)
         assert name in dist.__all__
+
+
+WRONG_WORLD_SIZE = r'''
+import datetime, os, sys
+lib = sys.argv[1]
+if lib == "torch":
+    import torch.distributed as dist
+else:
+    import tinytorch.distributed as dist
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[2], WORLD_SIZE="2", RANK="0")
+try:
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=2))
+except Exception as err:
+    print("RESULT" + " ".join(c.__name__ for c in type(err).__mro__))
+'''
+
+
+@pytest.mark.skipif(not dist.is_available(), reason="MPI not installed: pip install mpi4py")
+def test_wrong_world_size_is_a_store_error():
+    """A WORLD_SIZE larger than the ranks started: the rendezvous times out with PyTorch's DistStoreError (the
+    words differ: tinytorch names the missing ranks)."""
+    torch = pytest.importorskip("torch")
+    if not torch.distributed.is_available():
+        pytest.skip("this PyTorch has no torch.distributed")
+    kinds = []
+    for lib in ("torch", "tinytorch"):
+        proc = subprocess.run([sys.executable, "-c", WRONG_WORLD_SIZE, lib, str(_free_port())], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        kinds.append([ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")])
+    assert kinds[0] == kinds[1] == ["RESULTDistStoreError DistError RuntimeError Exception BaseException object"]

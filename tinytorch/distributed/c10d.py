@@ -331,8 +331,9 @@ def _join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: floa
     guard.start()
     try:
         return _joining.join(MPI, rank, world_size, addr, port, timeout_s)
-    except _joining.JoinError as e:
-        raise RuntimeError(f"[Rank {rank}] init_process_group: {e}") from None
+    except _joining.JoinError as e:  # PyTorch's types: its store's errors, or the network's
+        error = DistNetworkError if isinstance(e, _joining.JoinNetworkError) else DistStoreError
+        raise error(f"[Rank {rank}] init_process_group: {e}") from None
     finally:
         guard.cancel()
 
