@@ -58,8 +58,8 @@ def _scenario(name, tmp_path, timeout=120):
 # -- without MPI ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("call", [
     lambda: dist.get_rank(), lambda: dist.get_world_size(), lambda: dist.all_reduce(tinytorch.ones(2)),
-    lambda: dist.broadcast(tinytorch.ones(2), 0), lambda: dist.barrier(), lambda: dist.destroy_process_group(),
-])
+    lambda: dist.broadcast(tinytorch.ones(2), 0), lambda: dist.barrier(),
+])  # (destroy_process_group raises PyTorch's AssertionError: test_distributed_names_and_self_send.py)
 def test_calls_before_init_raise_pytorchs_error(call):
     assert not dist.is_initialized()
     with pytest.raises(ValueError) as e:

@@ -272,7 +272,8 @@ def test_file_object_at_an_offset_and_unseekable_stream():
         def read(self, n=-1):
             return self._inner.read(n)
 
-    assert load(ReadOnly(buf.getvalue()[6:]))["x"]._data.tolist() == [0, 1, 2, 3]
+    with pytest.raises(AttributeError, match="You can only torch.load from a file that is seekable"):
+        load(ReadOnly(buf.getvalue()[6:]))  # PyTorch's refusal (test_serialization_unsafe_globals.py compares)
     buf = io.BytesIO(b"prefix")
     buf.seek(6)
     save({"x": T(np.arange(4))}, buf, format="safetensors")

@@ -9,11 +9,9 @@ The dynamically quantized LSTM uses them: a gate's output feeds the next step's 
 apart can flip a quantized value."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from ..backends.cpu import get_cpu_capability
+from .._ops._kernels.cpu_level import pytorch_level
 from .fbgemm import fma32
 
 _F = np.float32
@@ -69,8 +67,7 @@ def _block() -> int:
     """How many elements ATen's vectorised loop takes at a time (two vectors): 32 floats on its AVX512 path, 16 on
     AVX2, none on DEFAULT (every element through the scalar function). PyTorch takes the CPU's widest path unless
     ``ATEN_CPU_CAPABILITY`` names another; numpy's detection of the CPU stands in for PyTorch's."""
-    level = os.environ.get("ATEN_CPU_CAPABILITY", "").upper() or get_cpu_capability()
-    return {"AVX512": 32, "AVX2": 16}.get(level, 0)
+    return {"AVX512": 32, "AVX2": 16}.get(pytorch_level(), 0)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:

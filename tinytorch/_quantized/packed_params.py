@@ -5,6 +5,8 @@ float bias) and ``CellParamsBase`` (a recurrent layer's two of them). ``torch.sa
 model's state_dict is the same file (``weights_only`` loading refuses it in both libraries)."""
 from __future__ import annotations
 
+import copy
+
 from ..tensor import Tensor, _make
 from . import fbgemm as _fbgemm
 
@@ -21,6 +23,12 @@ class ScriptObject:
 
     def __repr__(self) -> str:
         return f"ScriptObject <{self.qualified_name}>"
+
+    def __deepcopy__(self, memo) -> ScriptObject:
+        # copy.deepcopy's default would hand the plain state to __setstate__, which takes an unpickled payload
+        twin = object.__new__(type(self))
+        twin._restore(copy.deepcopy(self.__getstate__(), memo))
+        return twin
 
     def __setstate__(self, payload) -> None:
         state, name = payload
@@ -55,6 +63,8 @@ class LinearPackedParamsBase(ScriptObject):
 
     def apply_dynamic(self, x: Tensor, reduce_range: bool, relu: bool = False) -> Tensor:
         """fbgemm's dynamic linear of a float32 tensor of 2 or more dimensions."""
+        if x.dtype.name != "float32":  # fbgemm reads float32 only (PyTorch's dispatch check)
+            raise RuntimeError(f"expected scalar type Float but found {x.dtype._scalar}")
         if x.dim() < 2:
             raise RuntimeError("The dimension of input tensor should be larger than or equal to 2")
         k = self.weight._data.shape[1]

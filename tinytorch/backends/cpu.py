@@ -15,31 +15,9 @@ import numpy as np
 
 from .._cpu import mkl_gemm
 from .._ops._kernels import compiled
+from .._ops._kernels.cpu_level import get_cpu_capability, numpy_targets as _numpy_targets
 
 __all__ = ["get_cpu_capability", "kernels", "describe"]
-
-
-def _numpy_targets() -> list:
-    """numpy's SIMD dispatch targets that run here: those it was built with, less those the CPU lacks or
-    ``NPY_DISABLE_CPU_FEATURES`` turned off."""
-    try:  # numpy 2
-        from numpy._core import _multiarray_umath as umath
-    except ImportError:  # numpy 1.x
-        from numpy.core import _multiarray_umath as umath
-    found = getattr(umath, "__cpu_features__", {})
-    return [t for t in getattr(umath, "__cpu_dispatch__", []) if found.get(t)]
-
-
-def get_cpu_capability() -> str:
-    """The widest x86 vector level numpy's own kernels run at here, in PyTorch's words: "AVX512", "AVX2" or
-    "DEFAULT" (other CPUs, or features disabled with ``NPY_DISABLE_CPU_FEATURES``). It tells which numpy
-    kernels tinytorch runs; PyTorch's own choice is ``torch.backends.cpu.get_cpu_capability()``."""
-    targets = _numpy_targets()
-    if any(t.startswith("AVX512") or t == "X86_V4" for t in targets):
-        return "AVX512"
-    if any(t in ("AVX2", "X86_V3") for t in targets):
-        return "AVX2"
-    return "DEFAULT"
 
 
 def _blas() -> str:

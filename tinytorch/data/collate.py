@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype
 from .._ops.shape.join import stack
+from ._worker import get_worker_info
 from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wrap
 
 __all__ = ["default_collate", "default_convert"]
@@ -58,10 +59,22 @@ for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "e
 
 
 def _stack_tensors(batch: list) -> Tensor:
+    if get_worker_info() is not None and any(t.dtype != batch[0].dtype for t in batch):
+        _check_worker_stack(batch)
+        return wrap(stack_arrays([t._data for t in batch]).astype(batch[0]._data.dtype))
     if any(t.requires_grad for t in batch):
         # only the core's stack records the graph
         return stack(batch, 0)
     return wrap(stack_arrays([t._data for t in batch]))
+
+
+def _check_worker_stack(batch: list) -> None:
+    """In a worker PyTorch stacks the samples into shared memory of the first sample's dtype (``out=``): the batch
+    takes that dtype, and a later sample of a higher kind (a float after an int) cannot be cast into it, its
+    TypeError, where the main process would have promoted the batch."""
+    first = batch[0].dtype
+    if any(t.dtype._category > first._category for t in batch[1:]):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {first._scalar}")
 
 
 def _numbers_tensor(batch: list) -> Tensor:

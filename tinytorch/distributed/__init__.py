@@ -2,15 +2,17 @@
 
 Launch with ``mpiexec -n N python script.py``; ``init_process_group("mpi")`` takes the rank and the
 world size from MPI. Nothing here imports mpi4py until ``init_process_group`` runs."""
-from .c10d import (Backend, GroupMember, ProcessGroup, ReduceOp, Work, destroy_process_group,  # noqa: F401
-                   get_backend, get_global_rank, get_group_rank, get_rank, get_world_size, group,
-                   init_process_group, is_available, is_initialized, is_mpi_available, new_group)
+from .c10d import (Backend, DistBackendError, DistError, DistNetworkError, DistStoreError,  # noqa: F401
+                   GroupMember, ProcessGroup, ReduceOp, Work, destroy_process_group, get_backend,
+                   get_global_rank, get_group_rank, get_rank, get_world_size, group, init_process_group,
+                   is_available, is_initialized, is_mpi_available, new_group, reduce_op)
 from .collectives import (all_gather, all_gather_into_tensor, all_gather_object, all_reduce,  # noqa: F401
                           barrier, broadcast, broadcast_object_list, gather, irecv, isend, recv, reduce,
                           scatter, send)
 
 __all__ = [
-    "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group",
+    "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group", "reduce_op",
+    "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
     "init_process_group", "destroy_process_group", "is_available", "is_mpi_available", "is_initialized",
     "get_backend", "get_rank", "get_world_size", "get_global_rank", "get_group_rank", "new_group",
     "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "all_gather_object",

@@ -28,7 +28,11 @@ _CONNECT_RETRY_S = 0.05
 
 
 class JoinError(RuntimeError):
-    pass
+    """The rendezvous failed (init_process_group raises it as PyTorch's DistStoreError)."""
+
+
+class JoinNetworkError(JoinError):
+    """The processes could not reach each other (PyTorch's DistNetworkError)."""
 
 
 def _send(sock: socket.socket, msg: dict) -> None:
@@ -80,8 +84,8 @@ def _listen(addr: str, port: int) -> socket.socket:
     try:
         server = socket.create_server((addr, port), reuse_port=False)
     except OSError as e:
-        raise JoinError(f"The server socket has failed to listen on {addr}:{port} (MASTER_ADDR:MASTER_PORT): "
-                        f"{e.strerror or e}") from None
+        raise JoinNetworkError(f"The server socket has failed to listen on {addr}:{port} (MASTER_ADDR:MASTER_PORT): "
+                               f"{e.strerror or e}") from None
     return server
 
 
@@ -93,8 +97,8 @@ def _connect(addr: str, port: int, deadline: float) -> socket.socket:
         except OSError as e:  # rank 0 may not listen yet
             last = e
             time.sleep(_CONNECT_RETRY_S)
-    raise JoinError(f"could not connect to rank 0 at {addr}:{port} (MASTER_ADDR:MASTER_PORT) before the "
-                    f"timeout: {last}")
+    raise JoinNetworkError(f"could not connect to rank 0 at {addr}:{port} (MASTER_ADDR:MASTER_PORT) before the "
+                           f"timeout: {last}")
 
 
 def join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: float):

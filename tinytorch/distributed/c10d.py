@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from urllib.parse import parse_qs, urlparse
 
 from . import _join as _joining
@@ -46,6 +47,44 @@ class ReduceOp(enum.Enum):
 
     def __str__(self) -> str:
         return f"RedOpType.{self.name}"
+
+
+class _reduce_op:
+    """The deprecated spelling ``torch.distributed.reduce_op``: ReduceOp's members as attributes (and
+    ``__members__``), each access warning as PyTorch's does."""
+
+    def __init__(self) -> None:
+        for op in ReduceOp:
+            setattr(self, op.name, op)
+        self.__members__ = dict(ReduceOp.__members__)
+
+    def __getattribute__(self, key):
+        warnings.warn("`torch.distributed.reduce_op` is deprecated, please use `torch.distributed.ReduceOp` "
+                      "instead", FutureWarning, stacklevel=2)
+        return object.__getattribute__(self, key)
+
+
+reduce_op = _reduce_op()
+
+
+class DistError(RuntimeError):
+    """An error of the distributed package (PyTorch's base of the three below)."""
+
+
+class DistBackendError(DistError):
+    """A collective's backend failed."""
+
+
+class DistNetworkError(DistError):
+    """The processes could not reach each other."""
+
+
+class DistStoreError(DistError):
+    """The rendezvous store failed (a rank that never joined, a wrong world size)."""
+
+
+for _cls in (DistError, DistBackendError, DistNetworkError, DistStoreError):
+    _cls.__module__ = "tinytorch.distributed"  # where PyTorch's live (torch.distributed.DistError)
 
 
 class Backend(str):
@@ -292,8 +331,9 @@ def _join(MPI, rank: int, world_size: int, addr: str, port: int, timeout_s: floa
     guard.start()
     try:
         return _joining.join(MPI, rank, world_size, addr, port, timeout_s)
-    except _joining.JoinError as e:
-        raise RuntimeError(f"[Rank {rank}] init_process_group: {e}") from None
+    except _joining.JoinError as e:  # PyTorch's types: its store's errors, or the network's
+        error = DistNetworkError if isinstance(e, _joining.JoinNetworkError) else DistStoreError
+        raise error(f"[Rank {rank}] init_process_group: {e}") from None
     finally:
         guard.cancel()
 
@@ -406,8 +446,12 @@ def _bound_the_exit() -> None:
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return
+    if group is None and _world.pg is None:  # never made, or destroyed already: PyTorch's words
+        raise AssertionError("Process group cannot be None")
     if _world.pg is None:
-        raise ValueError(_NOT_INITIALIZED)
+        raise ValueError("Invalid process group specified")
     if group is None or group is _world.pg:
         _world.pg = None
         GroupMember.WORLD = None

@@ -215,6 +215,10 @@ def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None):
 
 def send(tensor, dst=None, group=None, tag: int = 0, group_dst=None) -> None:
     """Send ``tensor`` to rank ``dst`` (blocks until MPI has taken the buffer)."""
+    pg = _group(group)
+    if pg is not None and _root(pg, dst, group_dst, "dst") == pg.rank():  # would wait for itself forever
+        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
+                         "current process.")
     work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()

@@ -17,6 +17,7 @@ for files from a source you trust. Every malformed file raises ``SerializationEr
 and memory proportional to the file."""
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -33,7 +34,8 @@ from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_global
 from ._safetensors import MAX_HEADER_BYTES, MAX_TENSORS, NotPlain
 
 __all__ = ["save", "load", "SerializationError", "MAX_HEADER_BYTES", "MAX_TENSORS",
-           "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
+           "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals",
+           "get_unsafe_globals_in_checkpoint"]
 
 FileLike = Union[str, os.PathLike, IO[bytes]]
 FILE_LIKE = FileLike
@@ -85,7 +87,7 @@ def save(obj: Any, f: FileLike, pickle_module: Any = pickle, pickle_protocol: in
             def fill(out):
                 out.write(blob)
         else:
-            from . import _torchzip  # imported on first use: keeps `import tinytorch` quick
+            _torchzip = _zip_format()
 
             # the archive's folder is the file's stem, as torch.save names it (the final name's, not the
             # temp file's); checked before anything is pickled or created, as PyTorch opens its writer first
@@ -130,7 +132,35 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
             return _load_stream(fh, unpickle, map_location)
     if mmap:
         raise ValueError("f must be a file path in order to use the mmap argument")
+    _check_file_object(f)
     return _load_stream(f, unpickle, map_location)
+
+
+def _check_file_object(f: Any) -> None:
+    """PyTorch's refusal of what is no file (bytes, a bytearray: it asks for a seekable file object)."""
+    for method in ("seek", "tell"):
+        if not hasattr(f, method):
+            raise AttributeError(f"{type(f).__name__!r} object has no attribute {method!r}. You can only torch.load "
+                                 "from a file that is seekable. Please pre-load the data into a buffer like "
+                                 "io.BytesIO and try to load from it instead.")
+
+
+def get_unsafe_globals_in_checkpoint(f: FileLike) -> list:
+    """The globals (``module.name``) a checkpoint's pickle names that a weights-only load would refuse: neither
+    tinytorch's allowlist nor the user's safe globals hold them. The pickle is read statically, never run."""
+    with (open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f)) as fh:
+        fh, size = _sized(fh)
+        start = fh.tell()
+        if fh.read(len(_ZIP_MAGIC)) != _ZIP_MAGIC:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        fh.seek(start)
+        return _zip_format().unsafe_globals(fh, size)
+
+
+def _zip_format():
+    """The PyTorch zip format's module, imported on first use: keeps `import tinytorch` quick."""
+    from . import _torchzip
+    return _torchzip
 
 
 def _check_map_location(map_location: Any) -> None:
@@ -155,8 +185,7 @@ def _load_stream(fh: IO[bytes], unpickle, map_location: Any) -> Any:
         fh.seek(start + 8)
         return _load_own_pickle(fh, size, unpickle)
     if head.startswith(_ZIP_MAGIC) or head[:8] == _LEGACY_MAGIC[:8]:
-        from . import _torchzip
-
+        _torchzip = _zip_format()
         fh.seek(start)
         if head.startswith(_ZIP_MAGIC):
             return _torchzip.read(fh, size, map_location, unpickle)

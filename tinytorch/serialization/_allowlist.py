@@ -268,6 +268,18 @@ def as_key(x):
     return x
 
 
+def is_allowed(module: str, name: str, user: dict) -> bool:
+    """Whether a weights-only load may build the global ``module.name`` (a storage of a dtype tinytorch
+    lacks counts as allowed: PyTorch allows it, tinytorch refuses it for another reason)."""
+    if module == "torch" and name in _OTHER_STORAGES:
+        return True
+    try:
+        resolve_global(module, name, user)
+    except SerializationError:
+        return False
+    return True
+
+
 def resolve_global(module: str, name: str, user: dict | None = None) -> Any:
     """What an allowlisted global stands for: a stand-in for PyTorch's own globals, the object
     itself for one in ``user`` (the safe globals, by full path); PyTorch's error for any other."""

@@ -9,10 +9,12 @@ never disturbed."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
 import secrets
+import stat
 import time
 
 try:
@@ -84,18 +86,58 @@ def remove_stale_temps(parent: str, base: str) -> list:
     return removed
 
 
+def _open_failed(err: OSError) -> RuntimeError:
+    """PyTorch's error where its archive writer cannot open the file (it opens the path for writing)."""
+    return RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with strerror: "
+                        f"{err.strerror or os.strerror(err.errno)}")
+
+
+def _writable(path: str) -> bool:
+    """Whether opening ``path`` for writing would succeed for this process (root may write a 0444 file)."""
+    if os.access in os.supports_effective_ids:  # open() checks the effective ids, access() the real ones
+        return os.access(path, os.W_OK, effective_ids=True)
+    return os.access(path, os.W_OK)
+
+
+def _write_in_place(target: str, fill) -> None:
+    """The file rewritten where it is, as PyTorch's open for writing does: where the folder takes no temp
+    file but the file itself may be written (not atomic, but what the user could do)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_BINARY", 0))
+    except OSError as err:
+        raise _open_failed(err) from None
+    with io.BufferedWriter(_FdWriter(fd), _WRITE_BUFFER) as out:
+        fill(out)
+        out.flush()
+        os.fsync(out.raw._fd)
+
+
 def atomic_write(path, fill) -> None:
-    """Temp file beside the target, fsync, rename over it, fsync the directory."""
+    """Temp file beside the target, fsync, rename over it, fsync the directory. The result keeps an existing
+    target's mode (and owner, where this process may set it), and a target the user could not open for
+    writing is refused untouched, as PyTorch's plain open would refuse it."""
     given_parent = os.path.dirname(os.fspath(path))
     if given_parent and not os.path.isdir(given_parent):
         raise RuntimeError(f"Parent directory {given_parent} does not exist.")
     target = os.path.realpath(path)  # write through a symlink, as open() would
     parent = os.path.dirname(target)
     base = os.path.basename(target)
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
+    if old is not None and not _writable(target):
+        raise _open_failed(PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
     remove_stale_temps(parent, base)
     tmp = os.path.join(parent, f".{base}.{secrets.token_hex(6)}.tmp")
     # mode 0o666 minus the umask, as open() would give; mkstemp's 0o600 would stick to the result
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except PermissionError as err:  # a folder closed to new files
+        if old is None:
+            raise _open_failed(err) from None
+        _write_in_place(target, fill)
+        return
     lock_fd = -1
     try:
         if fcntl is not None:
@@ -103,6 +145,11 @@ def atomic_write(path, fill) -> None:
             # the kernel drops it if this process dies, which marks the temp file as abandoned
             lock_fd = os.open(tmp, os.O_RDONLY)
             fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        if old is not None:  # an overwrite changes the contents only, as open() for writing would (set after
+            # the lock's open, which a write-only mode would deny)
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            with contextlib.suppress(OSError):  # only root may give the file to another user
+                os.chown(tmp, old.st_uid, old.st_gid)
         with io.BufferedWriter(_FdWriter(fd), _WRITE_BUFFER) as out:
             fd = -1  # the writer owns it now
             fill(out)

@@ -23,7 +23,8 @@ import numpy as np
 from ._errors import CUDA_MESSAGE, SerializationError, describe, not_a_checkpoint
 from . import _full_unpickler
 from ._pickler import dumps
-from ._allowlist import STORAGE_DTYPES, Storage
+from ._allowlist import STORAGE_DTYPES, Storage, is_allowed
+from ._safe_globals import allowed
 from ._unpickler import unpickle
 
 ARCHIVE = "archive"  # the top folder of a checkpoint written to a file object; any name loads
@@ -389,6 +390,19 @@ def read(fh: IO[bytes], size: int, map_location: Any = None, full_pickle=None) -
     if full_pickle is None:
         return unpickle(data, persistent_load)
     return _full_unpickler.unpickle(data, persistent_load, *full_pickle)
+
+
+def unsafe_globals(fh: IO[bytes], size: int) -> list:
+    """The globals ``data.pkl`` names (read statically) that a weights-only load would refuse."""
+    import pickletools  # only here: importing it takes longer than a small checkpoint's load
+
+    archive = _Archive(fh, size)
+    if "constants.pkl" in archive.records:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save but got a torchscript checkpoint")
+    named = {tuple(arg.split(" ", 1)) for opcode, arg, _ in pickletools.genops(bytes(archive.read("data.pkl")))
+             if opcode.name == "GLOBAL"}
+    user = allowed()
+    return [f"{module}.{name}" for module, name in named if not is_allowed(module, name, user)]
 
 
 def read_legacy(fh: IO[bytes], map_location: Any, full_pickle) -> Any:

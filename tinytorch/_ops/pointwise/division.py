@@ -76,15 +76,18 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     if np.asarray(ad).dtype == np.bool_:
         raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # over: the lowest integer // -1 wraps to itself, as in PyTorch (numpy would warn)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.asarray(ad).dtype in FLOATING_NP:
             # numpy's floor_divide is Python's (and PyTorch's) divmod rule: 1.0 // 0.1 is 9, not floor(10.000001)
             out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(ad / bd)
         else:
             if np.any(np.asarray(bd) == 0):
                 raise RuntimeError("ZeroDivisionError")
-            out = np.floor_divide(ad, bd) if mode == "floor" else np.trunc(np.true_divide(ad, bd)).astype(
-                np.result_type(ad, bd))
+            out = np.floor_divide(ad, bd)
+            if mode == "trunc":  # in integers: a float quotient would round int64s past 2**53
+                out = out + ((np.fmod(ad, bd) != 0) & ((np.asarray(ad) < 0) != (np.asarray(bd) < 0)))
+                out = out.astype(np.result_type(ad, bd), copy=False)
     out = as_array(out)
     if node_cls is not None:
         return record(out, node_cls, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
 
@@ -12,7 +13,13 @@ def _values(v):
     return (v._data, True) if isinstance(v, Tensor) else (np.asarray(v), False)
 
 
+def _has_nan(a: np.ndarray) -> bool:
+    return a.dtype in FLOATING_NP and bool(np.isnan(a).any())
+
+
 def _search(seq: np.ndarray, values: np.ndarray, right: bool, sorter) -> np.ndarray:
+    if _has_nan(seq) or _has_nan(values):
+        return _bisect_as_pytorch(seq, values, right, sorter)
     side = "right" if right else "left"
     if seq.ndim <= 1:
         return np.searchsorted(seq, values, side=side, sorter=sorter)
@@ -25,6 +32,31 @@ def _search(seq: np.ndarray, values: np.ndarray, right: bool, sorter) -> np.ndar
     rows = [np.searchsorted(s, v, side=side, sorter=None if flat_sorter is None else flat_sorter[i])
             for i, (s, v) in enumerate(zip(flat_seq, flat_val))]
     return np.stack(rows).reshape(values.shape)
+
+
+def _bisect_as_pytorch(seq: np.ndarray, values: np.ndarray, right: bool, sorter) -> np.ndarray:
+    """PyTorch's binary search, step for step, for every value at once. It moves right while the middle
+    boundary is not >= the value (not > with ``right``); a comparison with NaN is false, so a NaN boundary
+    sends every search right and a NaN value goes past every boundary. Where NaNs are in play numpy's
+    search (which sorts NaN last and bisects otherwise) lands elsewhere, so the steps are replayed."""
+    n = seq.shape[-1]
+    if n == 0 or values.size == 0:
+        return np.zeros(values.shape, np.int64)
+    lines = seq.reshape(-1, n)
+    order = None if sorter is None else sorter.reshape(-1, n)
+    line = np.zeros(values.shape, np.int64) if seq.ndim <= 1 else \
+        np.arange(lines.shape[0]).reshape(seq.shape[:-1] + (1,)) + np.zeros(values.shape, np.int64)
+    start = np.zeros(values.shape, np.int64)
+    end = np.full(values.shape, n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while (active := start < end).any():
+            mid = start + (end - start) // 2
+            at = np.minimum(mid, n - 1)  # finished searches may point one past the end
+            boundary = lines[line, at if order is None else order[line, at]]
+            go_right = ~(boundary > values) if right else ~(boundary >= values)
+            start = np.where(active & go_right, mid + 1, start)
+            end = np.where(active & ~go_right, mid, end)
+    return start
 
 
 @op(variants="function out")
@@ -55,7 +87,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     values, _ = _values(input)
-    out = np.searchsorted(boundaries._data, values, side="right" if right else "left")
+    out = _search(boundaries._data, values, right, None)
     return _make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 
 

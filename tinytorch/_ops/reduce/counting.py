@@ -2,6 +2,9 @@
 argwhere. Most have an output whose shape depends on the values, which vmap cannot batch."""
 from __future__ import annotations
 
+import builtins
+import functools
+
 import numpy as np
 
 from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
@@ -53,27 +56,91 @@ def _pack(values, inverse, counts, return_inverse, return_counts):
     return out[0] if len(out) == 1 else out
 
 
+def _refuse_complex(x: np.ndarray, kernel: str) -> None:
+    if x.dtype.kind == "c":  # PyTorch's CPU unique kernels have no complex instantiation
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{legacy_name(x.dtype)}'")
+
+
+def _has_nan(x: np.ndarray) -> bool:
+    return x.dtype in FLOATING_NP and bool(np.isnan(x).any())
+
+
 @op(variants="function method", no_batch=_DYNAMIC)
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
-    """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts."""
+    """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
+    equals nothing, so each NaN is a value of its own (after the numbers, in the input's order)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
         narrow.guard("unique", input._data.dtype)
     x = input._data
     if dim is None:
-        u, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
-        values = record(u, Unique2Backward0, (input,))
+        _refuse_complex(x, "unique")
+        # numpy sorts bfloat16 NaNs among the numbers: float32 holds every bfloat16 exactly
+        flat = x.reshape(-1).astype(np.float32) if x.dtype == BF16_NP else x.reshape(-1)
+        u, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        values = record(u.astype(x.dtype, copy=False), Unique2Backward0, (input,))
         return _pack(values, inv.reshape(x.shape), cnt, return_inverse, return_counts)
+    _refuse_complex(x, "unique_dim")
     d = _wrap_dim(dim, x.ndim)
-    u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True, axis=d)
+    if _has_nan(x):
+        u, inv, cnt = _unique_slices_with_nan(x, d)
+    else:
+        u, inv, cnt = np.unique(x, return_inverse=True, return_counts=True, axis=d)
     values = record(u, UniqueDimBackward0, (input,))
     return _pack(values, inv.reshape(-1), cnt, return_inverse, return_counts)
+
+
+def _unique_slices_with_nan(x: np.ndarray, d: int):
+    """unique along ``d`` where the slices hold NaNs, as PyTorch's CPU kernel does it: the slices sorted by a
+    lexicographic ``<`` (where a NaN is neither below nor above anything, so the next element decides), then
+    runs of equal slices merged (slices with a NaN equal nothing). PyTorch sorts with std::sort, an insertion
+    sort up to 16 slices, replayed here step for step; past that its tie order among NaN slices is not replayed
+    (a stable sort with the same comparison), so such slices may come in another order than PyTorch's."""
+    rows = np.moveaxis(x, d, 0).reshape(x.shape[d], -1)
+
+    def less(a, b):
+        for lhs, rhs in zip(rows[a], rows[b]):
+            if lhs < rhs:
+                return True
+            if lhs > rhs:
+                return False
+        return False
+
+    if rows.shape[0] <= 16:
+        order = _insertion_sort(list(range(rows.shape[0])), less)
+    else:
+        order = builtins.sorted(range(rows.shape[0]), key=functools.cmp_to_key(lambda a, b: -less(a, b) or less(b, a)))
+    ranked = rows[order]
+    new = np.ones(len(order), bool)
+    new[1:] = ~(ranked[1:] == ranked[:-1]).all(axis=1)  # NaN != NaN: a slice with one starts a run
+    inv = np.empty(len(order), np.int64)
+    inv[order] = np.cumsum(new) - 1
+    counts = np.diff(np.append(np.flatnonzero(new), len(order)))
+    return np.take(x, np.asarray(order)[new], axis=d), inv, counts
+
+
+def _insertion_sort(items: list, less) -> list:
+    """libstdc++'s std::__insertion_sort with the comparison ``less`` (the order it leaves matters where
+    ``less`` is not a strict weak order, as a comparison with NaNs is not)."""
+    for i in range(1, len(items)):
+        val = items[i]
+        if less(val, items[0]):
+            items[1:i + 1] = items[0:i]
+            items[0] = val
+            continue
+        j = i - 1
+        while less(val, items[j]):
+            items[j + 1] = items[j]
+            j -= 1
+        items[j + 1] = val
+    return items
 
 
 @op(variants="function method", no_batch=_DYNAMIC)
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive values (slices along ``dim``)."""
     x = input._data
+    _refuse_complex(x, "unique")
     if dim is None:
         flat = x.reshape(-1)
         new = np.ones(flat.shape[0], bool)

@@ -67,6 +67,22 @@ def _scan_dtype(x: np.ndarray, dtype) -> np.dtype:
     return np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
 
 
+def _accumulate(scan, x: np.ndarray, d: int, dt: np.dtype) -> np.ndarray:
+    """``scan`` (np.cumsum or np.cumprod) along ``d`` as PyTorch's CPU scans run it: in the result dtype's
+    accumulation type (float32 for float16/bfloat16, double for float32, complex128 for complex64), each
+    running value rounded once to ``dt``. Scanning in ``dt`` itself would stop a float16 count at 2048."""
+    if not x.ndim:
+        return x.astype(dt)
+    acc = _ACC.get(dt, dt)
+    fp = quiet()  # inf + -inf, inf * 0: NaN without a numpy warning, as PyTorch
+    try:
+        r = scan(x.astype(acc, copy=False), axis=d, dtype=acc)
+    finally:
+        loud(fp)
+    # numpy keeps a transposed input's layout; PyTorch's scans return contiguous results
+    return c_order(r.astype(dt, copy=False))
+
+
 def _flipcumsum(g: Tensor, d: int) -> Tensor:
     """sum over k >= i of g[k] (a reversed cumulative sum)."""
     return g.flip(d).cumsum(d).flip(d)
@@ -86,13 +102,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
         narrow.guard("cumsum", input._data.dtype)
     x = input._data
     d = _wrap_dim(dim, x.ndim)
-    dt = _scan_dtype(x, dtype)
-    fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
-    try:
-        # numpy keeps a transposed input's layout; PyTorch's scans return contiguous results
-        r = c_order(np.cumsum(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
-    finally:
-        loud(fp)
+    r = _accumulate(np.cumsum, x, d, _scan_dtype(x, dtype))
     return record(r, CumsumBackward0, (input,), dim=d, in_dtype=x.dtype, dim_arg=dim)
 
 
@@ -156,11 +166,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     dt = _scan_dtype(x, dtype)
-    fp = quiet()  # inf * 0: NaN without a numpy warning, as PyTorch
-    try:
-        r = c_order(np.cumprod(x, axis=d, dtype=dt)) if x.ndim else x.astype(dt)
-    finally:
-        loud(fp)
+    r = _accumulate(np.cumprod, x, d, dt)
     src = input if dt == x.dtype else input.to(_dtype.FROM_NP[dt])
     return record(r, CumprodBackward0, (input,), (src, OUT), dim=d, in_dtype=x.dtype, dim_arg=dim)
 

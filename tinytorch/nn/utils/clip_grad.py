@@ -2,12 +2,15 @@
 ``clip_grad_value_``. All of them modify ``.grad`` in place, under no_grad, with PyTorch's formulas."""
 from __future__ import annotations
 
+import math
 import types
+from fractions import Fraction
 import warnings
 
 import numpy as np
 
 from ...autograd.grad_mode import no_grad
+from ..._ops._kernels.cpu_level import pytorch_level
 from ...tensor import Tensor, _make
 
 
@@ -15,6 +18,46 @@ def _as_list(tensors) -> list:
     if isinstance(tensors, Tensor):
         return [tensors]
     return list(tensors)
+
+
+_LANE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _sum_of_squares_in_lanes(a: np.ndarray):
+    """sum(a * a) in the order of PyTorch's CPU 2-norm kernel (each gradient's norm in ``_foreach_norm`` is
+    ``linalg.vector_norm``'s), so that a clipped training follows PyTorch's floats: the elements in memory order
+    are squared into the lanes of a 32-byte vector (8 float32 or 4 float64), each lane summed sequentially,
+    the lanes then added one after another, the tail (fewer than a vector's worth) last. On PyTorch's AVX2 path
+    (which its AVX512 path runs for this kernel) the compiler fuses the tail's scalar multiply-add, each square
+    added with one rounding; its DEFAULT path does not. Held equal to PyTorch's bits on both paths
+    (tests/nn/test_nn_utils_clip_norm_order.py); as elsewhere, ``ATEN_CPU_CAPABILITY`` or numpy's detection of
+    the CPU tells which one PyTorch takes."""
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN as PyTorch gives them, without warnings
+        return _lane_sums(np.ravel(a, order="K"), pytorch_level() != "DEFAULT")
+
+
+def _lane_sums(flat: np.ndarray, fused: bool):
+    lanes = 32 // flat.itemsize
+    whole = flat.size - flat.size % lanes
+    acc = np.square(flat[:whole].reshape(-1, lanes)).sum(axis=0) if whole else np.zeros(lanes, flat.dtype)
+    total = acc[0]
+    for lane in acc[1:]:
+        total = total + lane
+    for x in flat[whole:]:
+        total = _add_square_fused(total, x) if fused else total + x * x
+    return total
+
+
+def _add_square_fused(total, x):
+    """total + x * x rounded once to their dtype (float32: the double in between is a second rounding, which
+    made no difference in the tests)."""
+    if not (np.isfinite(total) and np.isfinite(x)):
+        return total + x * x
+    try:
+        exact = float(Fraction(float(total)) + Fraction(float(x)) ** 2)
+    except OverflowError:
+        exact = math.inf
+    return total.dtype.type(exact)
 
 
 def _vector_norm(a: np.ndarray, p: float) -> np.ndarray:
@@ -29,7 +72,7 @@ def _vector_norm(a: np.ndarray, p: float) -> np.ndarray:
     elif p == 1:
         out = a.sum()
     elif p == 2:
-        out = np.sqrt(np.square(a).sum())
+        out = np.sqrt(_sum_of_squares_in_lanes(a)) if a.dtype in _LANE_DTYPES else np.sqrt(np.square(a).sum())
     else:
         t = a.dtype.type  # the exponents in a's dtype, as numpy 2 casts them (numpy 1.x: float64 for a 0-d a)
         out = np.power(np.power(a, t(p)).sum(), t(1.0 / p))

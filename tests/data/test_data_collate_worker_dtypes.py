@@ -1,0 +1,38 @@
+"""default_collate of samples of different dtypes, as PyTorch: the main process promotes the batch; a worker
+stacks into shared memory of the first sample's dtype, so the batch takes that dtype and a float after an int
+raises PyTorch's TypeError (re-raised by the loader as caught in the worker)."""
+import numpy as np
+import pytest
+
+import tinytorch
+
+torch = pytest.importorskip("torch")
+
+
+def _loader(lib, dtypes, num_workers):
+    class Samples(lib.utils.data.Dataset):
+        def __len__(self):
+            return len(dtypes)
+
+        def __getitem__(self, i):
+            return lib.tensor([3]).to(getattr(lib, dtypes[i]))
+
+    return lib.utils.data.DataLoader(Samples(), batch_size=len(dtypes), num_workers=num_workers)
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+@pytest.mark.parametrize("dtypes", [["int64", "float32"], ["float32", "int64"], ["int32", "int64"],
+                                    ["bool", "int64"], ["float64", "float32"]])
+def test_mixed_dtypes(dtypes, num_workers):
+    try:
+        want = [b.numpy() for b in _loader(torch, dtypes, num_workers)]
+    except TypeError as err:
+        with pytest.raises(TypeError) as got:
+            list(_loader(tinytorch, dtypes, num_workers))
+        assert str(got.value).splitlines()[0] == str(err).splitlines()[0]
+        assert str(got.value).strip().splitlines()[-1] == str(err).strip().splitlines()[-1]
+        return
+    got = [b.numpy() for b in _loader(tinytorch, dtypes, num_workers)]
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
