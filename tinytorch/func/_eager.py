@@ -124,13 +124,16 @@ def _reaches_outside(tensors, own) -> bool:
 
 
 def _finish(tensors, own):
-    """Detach results whose graph only leads back to this transform's own leaves."""
-    phys = [_physical(t) for t in tensors]
-    if _reaches_outside(phys, own):
-        return tensors
+    """Detach each result whose graph only leads back to this transform's own leaves (one that reaches a tensor
+    from outside keeps its graph: jvp's tangent of a tangent that requires grad, not its primal output)."""
     BT = _batched_cls()
-    return [t.detach() if isinstance(t, Tensor) else (BT(t._physical().detach(), t.batch_size)
-                                                        if isinstance(t, BT) else t) for t in tensors]
+    out = []
+    for t in tensors:
+        if not isinstance(t, (Tensor, BT)) or _reaches_outside([_physical(t)], own):
+            out.append(t)
+        else:
+            out.append(t.detach() if isinstance(t, Tensor) else BT(t._physical().detach(), t.batch_size))
+    return out
 
 
 def _grads(outputs, leaves, grad_outputs=None, retain_graph=True):
