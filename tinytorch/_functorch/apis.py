@@ -1,5 +1,6 @@
 """PyTorch's ``torch._functorch.apis``: the transforms' public entry points, with ``chunk_vmap``."""
 from ..func import grad, grad_and_value, vmap
+from .._ops.shape.join import cat
 from ..utils import _pytree as pytree
 
 __all__ = ["chunk_vmap", "grad", "grad_and_value", "vmap"]
@@ -8,8 +9,6 @@ __all__ = ["chunk_vmap", "grad", "grad_and_value", "vmap"]
 def chunk_vmap(func, in_dims=0, out_dims=0, randomness: str = "error", chunks: int = 2):
     """``vmap(func)`` run on ``chunks`` pieces of the batch in turn (less memory at once), the pieces' results
     joined along ``out_dims``."""
-    from .. import cat
-
     batched = vmap(func, in_dims, out_dims, randomness=randomness)
     if chunks == 1:
         return batched

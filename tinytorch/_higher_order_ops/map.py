@@ -1,6 +1,7 @@
 """``torch._higher_order_ops.map.map(f, xs, *args)``: ``f`` applied to each slice of ``xs`` along its first
 dimension (``xs`` a tensor or a pytree of them), the results stacked; and the pytree helpers the installed
 ``functorch.experimental.control_flow`` imports with it."""
+from .._ops.shape.join import stack
 from ..utils import _pytree as pytree
 
 __all__ = ["map"]
@@ -19,8 +20,6 @@ def _unstack_pytree(xs) -> list:
 
 def _stack_pytree(pytrees: list):
     """The pytrees (of one structure) as one, each leaf the stack of theirs."""
-    from .. import stack
-
     flat = [pytree.tree_flatten(p) for p in pytrees]
     spec = flat[0][1]
     return pytree.tree_unflatten([stack(list(column)) for column in zip(*(leaves for leaves, _ in flat))], spec)

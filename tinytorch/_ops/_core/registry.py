@@ -622,6 +622,7 @@ def _named(fn, name: str):
         copy.__kwdefaults__ = fn.__kwdefaults__
         copy.__dict__.update(fn.__dict__)
         copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, name
+        copy._spelling_of = fn  # (where the function is declared: tests/_tensor_stub.py names that one)
         _SPELLINGS[(fn, name)] = copy
     return copy
 
