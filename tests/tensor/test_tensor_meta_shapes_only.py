@@ -35,8 +35,11 @@ def _cases(lib):
         "sdpa": lambda: F.scaled_dot_product_attention(m(8, 32, 100000, 128), m(8, 32, 100000, 128),
                                                        m(8, 32, 100000, 128)),
         "embedding": lambda: F.embedding(m(64, 100000, dtype=lib.long), m(1000000, 8192)),
-        # still on zeros of their inputs' shapes (see the module's docstring)
         "max_pool2d": lambda: F.max_pool2d(m(64, 512, 1024, 1024), 2),
+        "max_pool2d_indices": lambda: F.max_pool2d(m(64, 512, 1024, 1024), 3, stride=2, padding=1,
+                                                   return_indices=True)[1],
+        "max_pool2d_module": lambda: lib.nn.MaxPool2d(2, ceil_mode=True)(m(64, 512, 1023, 1023)),
+        # still on zeros of their inputs' shapes (see the module's docstring)
         "avg_pool2d": lambda: F.avg_pool2d(m(64, 512, 1024, 1024), 3, stride=2),
         "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(m(64, 512, 1024, 1024), 7),
         "interpolate": lambda: F.interpolate(m(64, 512, 1024, 1024), scale_factor=2),
@@ -44,7 +47,7 @@ def _cases(lib):
     }
 
 
-STILL_ON_ZEROS = {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "cross_entropy"}
+STILL_ON_ZEROS = {"avg_pool2d", "adaptive_avg_pool2d", "interpolate", "cross_entropy"}
 
 
 def _meta(t) -> tuple:
