@@ -39,15 +39,19 @@ def _cases(lib):
         "max_pool2d_indices": lambda: F.max_pool2d(m(64, 512, 1024, 1024), 3, stride=2, padding=1,
                                                    return_indices=True)[1],
         "max_pool2d_module": lambda: lib.nn.MaxPool2d(2, ceil_mode=True)(m(64, 512, 1023, 1023)),
-        # still on zeros of their inputs' shapes (see the module's docstring)
         "avg_pool2d": lambda: F.avg_pool2d(m(64, 512, 1024, 1024), 3, stride=2),
+        "avg_pool2d_padding": lambda: F.avg_pool2d(m(64, 512, 1024, 1024), 3, stride=2, padding=1,
+                                                   ceil_mode=True, count_include_pad=False),
+        "avg_pool1d": lambda: F.avg_pool1d(m(64, 512, 10 ** 7), 4),
+        "avg_pool3d": lambda: F.avg_pool3d(m(4, 16, 512, 512, 512), 2),
+        # still on zeros of their inputs' shapes (see the module's docstring)
         "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(m(64, 512, 1024, 1024), 7),
         "interpolate": lambda: F.interpolate(m(64, 512, 1024, 1024), scale_factor=2),
         "cross_entropy": lambda: F.cross_entropy(m(100000, 1000000), m(100000, dtype=lib.long)),
     }
 
 
-STILL_ON_ZEROS = {"avg_pool2d", "adaptive_avg_pool2d", "interpolate", "cross_entropy"}
+STILL_ON_ZEROS = {"adaptive_avg_pool2d", "interpolate", "cross_entropy"}
 
 
 def _meta(t) -> tuple:

@@ -417,6 +417,10 @@ def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
     ``div`` (per output, or PyTorch's divisor_override)."""
     k, s, p, out, div = cfg
     x = input._data
+    if type(x) is MetaArray:  # a meta tensor: the result's shape only, no tap read
+        acc = MetaArray(x.shape[:-len(k)] + tuple(out), x.dtype)
+        return record(acc, _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (), cfg=cfg,
+                      in_shape=x.shape, args=args)
     xp = _padded(x, p, tuple((out[i] - 1) * s[i] + k[i] for i in range(len(k))), 0)
     acc = np.zeros(x.shape[:-len(k)] + tuple(out), x.dtype)
     for tap in _taps(cfg):
