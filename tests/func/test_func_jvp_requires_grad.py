@@ -1,6 +1,7 @@
 """``torch.func.jvp``'s outputs, against PyTorch 2.13: which of the primal output and the tangent output require
 grad and carry a grad_fn (the primal output only where it depends on a tensor from outside that requires grad,
-the tangent also where the tangent input does), their values, and the gradients that flow back through them."""
+then as an alias, AliasBackward0; the tangent also where the tangent input does), their values, and the gradients
+that flow back through them."""
 import pytest
 
 import tinytorch
@@ -21,7 +22,8 @@ def _run(lib, case):
     x, v = lib.tensor([0.1, 0.2, 0.3]), lib.tensor([1.0, -2.0, 0.5])
     xr, vr = x.clone().requires_grad_(True), v.clone().requires_grad_(True)
     out, tan = CASES[case](lib, p, x, v, xr, vr)
-    flags = [(t.requires_grad, t.grad_fn is not None) for t in (out, tan)]
+    # (the primal output's node by name: an alias of the inner result, as PyTorch unwraps it)
+    flags = [(t.requires_grad, t.grad_fn is not None) for t in (out, tan)] + [type(out.grad_fn).__name__]
     values = [t.detach().tolist() for t in (out, tan)]
     live = [t for t in (out, tan) if t.requires_grad]
     if live:

@@ -304,6 +304,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                  if inp.batch is None and isinstance(o, _batched_cls()) else inp.wrap for o in out_leaves]
         res = _finish([w(p) for w, p in zip(wraps, phys_out)] + [w(g) for w, g in zip(wraps, jv)], inp.leaves)
     n = len(phys_out)
+    # a primal output that keeps a graph (to a tensor from outside) comes out as an alias of the inner result, as
+    # PyTorch's unwrapping of the dual tensor gives it (grad_fn AliasBackward0)
+    res[:n] = [t.as_subclass(Tensor) if type(t) is Tensor and t.grad_fn is not None else t for t in res[:n]]
     primal_out = tree_unflatten(res[:n], out_spec)
     tangent_out = tree_unflatten(res[n:], out_spec)
     if has_aux:
