@@ -220,7 +220,8 @@ def _registered(own: set, renamed: dict) -> tuple:
             continue
         # the method itself where a module binds it (an adapter, an own in-place function), else its op's
         # public function (a derived in-place method, an operator)
-        found = _declared_at(value) if inspect.isfunction(value) else None
+        # (a method's other spelling is a copy of a declared function under another name: that function)
+        found = _declared_at(getattr(value, "_spelling_of", value)) if inspect.isfunction(value) else None
         if found is None and attr in _METHOD_OWNERS:
             found = _declared_at(_METHOD_OWNERS[attr].public)
         if found is not None:

@@ -91,12 +91,13 @@ globals().update(_registry.namespace("torch"))
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
-                              "__config__", "_subclasses", "jit", "compiler", "_logging", "_inductor"})
+                              "__config__", "_subclasses", "jit", "compiler", "_logging", "_inductor",
+                              "_higher_order_ops"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use
 _LAZY_ATTRIBUTES = {"quantized_lstm": "_quantized.rnn", "ScriptObject": "_quantized.packed_params",
-                    "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C",
+                    "cond": "_higher_order_ops.cond", "PyTorchFileReader": "_C", "PyTorchFileWriter": "_C",
                     "ScriptModule": "jit", "ScriptFunction": "jit", "compile": "compiler"}
 
 

@@ -12,9 +12,11 @@ and its conversion mixin check the flag), and it prints as ``tensor(..., device=
 Ops run tinytorch's own implementation on those arrays: once a meta tensor exists, every declared op
 (``_ops/_core/registry.py``) goes through a wrapper that, when an argument is a meta tensor, runs the op (its
 numpy code works out each result's shape, dtype and strides on ``MetaArray``s and computes nothing) and flags
-its results meta. Where the op's numpy code needs a value or takes a path ``MetaArray`` lacks, the wrapper runs
+its results meta. Ops whose numpy code builds working arrays of its own (the convolutions and their gradients,
+max and average pooling) look for a ``MetaArray`` and give the result's shape at once, so no size is too large.
+Where the op's numpy code needs a value or takes a path ``MetaArray`` lacks, the wrapper runs
 it once more on zeros of its meta inputs' shapes (calloc'd, dropped when it returns: memory in proportion to
-that op's sizes). Shape errors are PyTorch's, in the words of its meta kernels for the commonest ones
+that op's sizes; sizes that do not fit are refused with a NotImplementedError). Shape errors are PyTorch's, in the words of its meta kernels for the commonest ones
 (``_meta_error``). An in-place op on a meta tensor writes nothing (PyTorch's meta kernels only check), unless
 autograd records it. Ops whose result's shape depends on the values (``nonzero``, ``masked_select``,
 ``unique``, ...) refuse, and an op mixing a meta tensor with a CPU tensor of one or more dims raises PyTorch's

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import collections.abc
 import inspect
+import sys
 import types
 import typing
 import weakref
+
+import numpy as np
 
 from ._C import DispatchKeySet
 from ._dtype import dtype as _dtype_cls
@@ -398,10 +401,14 @@ class CustomOpDef:
         self._namespace, self._name = namespace, name
         self._schema = schema  # the text given or inferred, without the name (as PyTorch's CustomOpDef keeps it)
         self._init_fn = fn
-        self._lib = _fragment(namespace)
+        self._lib = _library_allowing_overwrite(namespace, name)
         self._lib.define(name + schema)
         self._opoverload = lookup(f"{namespace}::{name}")
-        self._opoverload.kernels["CompositeExplicitAutograd"] = fn
+        self._opoverload.kernels["CompositeExplicitAutograd"] = self._checked(fn)
+        # an earlier definition of this name (a notebook cell run again) calls this one from now on, as in PyTorch
+        for old in _CUSTOM_OPS.get(self._opoverload.name(), ()):
+            old._opoverload = self._opoverload
+        _CUSTOM_OPS.setdefault(self._opoverload.name(), weakref.WeakSet()).add(self)
         self._opoverload._custom = self
         # as PyTorch's custom ops: differentiable only through register_autograd; until then a node whose
         # backward refuses
@@ -412,6 +419,20 @@ class CustomOpDef:
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._namespace}::{self._name})>"
 
+    def _checked(self, kernel):
+        """``kernel`` refusing, with PyTorch's error, a result that is (or views) an input or another result: a
+        custom op's outputs are new tensors."""
+        def run(*args, **kwargs):
+            out = kernel(*args, **kwargs)
+            outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
+            if outs:
+                ins = [t for t in (*args, *kwargs.values()) if isinstance(t, Tensor)]
+                for i, t in enumerate(outs):
+                    if any(_aliases(t, u) for u in ins + outs[:i]):
+                        raise RuntimeError(_ALIASED_OUTPUT.format(self._name, _MODULE_TEXT))
+            return out
+        return run
+
     def __call__(self, *args, **kwargs):
         return self._opoverload(*args, **kwargs)
 
@@ -420,7 +441,7 @@ class CustomOpDef:
             keys = [device_types] if isinstance(device_types, str) or device_types is None else device_types
             for k in keys:
                 key = "CompositeExplicitAutograd" if k is None else {"cpu": "CPU"}.get(k, k.upper())
-                self._opoverload.kernels[key] = f
+                self._opoverload.kernels[key] = self._checked(f)
             return f
 
         return register if fn is None else register(fn)
@@ -449,6 +470,34 @@ class CustomOpDef:
         import contextlib
 
         return contextlib.nullcontext()
+
+
+_CUSTOM_OPS: dict = {}  # "ns::name" -> the CustomOpDefs made under that name (weakly held)
+_OP_LIBRARIES: dict = {}  # "ns::name" -> the Library that holds a custom op's definition
+_MODULE_TEXT = repr(sys.modules[__name__])
+_ALIASED_OUTPUT = (
+    "{} (with implementation in {}): The output of this custom operator (1) must not also be an input to this custom "
+    "operator and (2) may not alias any inputs to this custom operator or other returns. The most common way to "
+    "trigger this error is if we have y = custom_op(x) and y and x are the same Tensor. Please instead return a clone "
+    "of the offending output tensor(s) (e.g. return x.clone()) or refactor the custom operator to not return y.")
+
+
+def _aliases(a: Tensor, b: Tensor) -> bool:
+    if a is b:
+        return True
+    x, y = a._data, b._data
+    return isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and np.may_share_memory(x, y)
+
+
+def _library_allowing_overwrite(ns: str, name: str) -> Library:
+    """A custom op's own library: defining the name again (a notebook cell run twice) drops the earlier definition
+    with its kernels and fake implementation, as PyTorch does."""
+    qualname = f"{ns}::{name}"
+    old = _OP_LIBRARIES.pop(qualname, None)
+    if old is not None:
+        old._destroy()
+    lib = _OP_LIBRARIES[qualname] = Library(ns, "FRAGMENT")
+    return lib
 
 
 def custom_op(name: str, fn=None, /, *, mutates_args, device_types=None, schema: str | None = None, tags=None):

@@ -70,8 +70,10 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     gm = GraphModule(dict(rec.constants), rec.graph)
     signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
                                              for n in outputs])
-    return ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
-                           _dyn.guards(leaves, syms), constants)
+    ep = ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
+                         _dyn.guards(leaves, syms), constants)
+    ep._in_spec = pytree.tree_flatten((args, kwargs))[1]
+    return ep
 
 
 def _capture(mod, args, kwargs) -> tuple:

@@ -394,6 +394,7 @@ def _bisect(ok, good: int, bad: int) -> int:
 def check(prober: Prober, syms: list) -> None:
     """Narrow each symbol's range to the sizes that run the example's graph; refuse a ``Dim`` (or
     ``Dim.DYNAMIC``) that the program specialised, with PyTorch's message."""
+    _check_before_probing(prober, syms)
     _unify(prober, syms)
     for sym in syms:
         low, high = prober.interval(sym)
@@ -402,9 +403,7 @@ def check(prober: Prober, syms: list) -> None:
                 sym.static = True
                 continue
             name = sym.name
-            line = (f"You marked {name} as dynamic but your code specialized it to be a constant ({sym.value}). "
-                    "If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using "
-                    "Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.")
+            line = _SPECIALIZED.format(name, sym.value)
             fix = f"\nSuggested fixes:\n  {name} = {sym.value}" if isinstance(sym.spec, Dim) else ""
             raise UserError(_violation(name, line) + fix + _TAIL)
         if isinstance(sym.spec, Dim) and (low > max(sym.lo, 2) or high < sym.hi):
@@ -418,6 +417,46 @@ def check(prober: Prober, syms: list) -> None:
                             f"{Dim._readable(name, low, high)}" + _TAIL)
         if isinstance(sym.spec, _DimHint):
             sym.lo, sym.hi = low, high
+
+
+_SPECIALIZED = ("You marked {} as dynamic but your code specialized it to be a constant ({}). If you're using "
+                "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it "
+                "with either Dim.STATIC or Dim.AUTO.")
+
+
+def _check_before_probing(prober: Prober, syms: list) -> None:
+    """What PyTorch refuses before it looks at ranges, in one error: a ``Dim`` whose example size is 0 or 1 (PyTorch
+    specialises those sizes always, so the program cannot be exported with them dynamic: one line per size it
+    marks), a ``Dim.DYNAMIC`` likewise (a ``ValueError``), and two ``Dim`` objects the program requires equal (the later
+    one is to be written as the earlier)."""
+    for sym in syms:
+        if isinstance(sym.spec, _DimHint) and sym.spec.type is _DimHintType.DYNAMIC and sym.value in (0, 1):
+            where = sym.sources[0][2].replace("L[", "inputs[", 1).replace(".size()[", ".shape[")
+            raise ValueError("Found the following conflicts between user-specified ranges and inferred ranges from "
+                             f"model tracing:\n- Received user-specified dim hint Dim.DYNAMIC(min={sym.spec.min}, "
+                             f"max={sym.spec.max}), but export 0/1 "
+                             f"specialized due to hint of {sym.value} for dimension {where}.")
+    names, lines, fixes = [], [], []
+    dims = [s for s in syms if isinstance(s.spec, Dim)]
+    for k, sym in enumerate(dims):
+        if sym.value in (0, 1):
+            names.append(sym.name)
+            lines += [_SPECIALIZED.format(sym.name, sym.value)] * len(sym.sources)
+            fixes.append(f"{sym.name} = {sym.value}")
+            continue
+        moved = sym.value + 1 if sym.value + 1 <= sym.hi else sym.value - 1
+        if prober.same({sym: moved}):
+            continue
+        equal = next((e for e in dims[:k] if e.value == sym.value and prober.same({sym: moved, e: moved})), None)
+        if equal is not None:
+            names.append(sym.name)
+            lines.append(f"The values of {sym.name} = {sym.sources[0][2]} and {equal.name} = "
+                         f"{equal.sources[0][2]} must always be equal.")
+            fixes.append(f"{sym.name} = {equal.name}")
+    if names:
+        raise UserError(f'Constraints violated ({", ".join(names)})! For more information, run with '
+                        'TORCH_LOGS="+dynamic".\n' + "\n".join(f"  - {line}" for line in lines)
+                        + "\nSuggested fixes:\n" + "\n".join(f"  {fix}" for fix in fixes) + _TAIL)
 
 
 def _unify(prober: Prober, syms: list) -> None:

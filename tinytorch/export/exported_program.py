@@ -25,6 +25,7 @@ class ExportedProgram:
         self._out_spec = out_spec
         self._user_names = user_names
         self._guards = guards or []
+        self._in_spec = None  # the structure of the example's (args, kwargs), which calls must have (set by export)
 
     @property
     def graph(self):
@@ -59,6 +60,8 @@ class _Unlifted(Module):
 
     def forward(self, *args, **kwargs):
         ep = self._ep
+        if ep._in_spec is not None:
+            kwargs = _check_inputs(ep._in_spec, args, kwargs)
         if ep._guards:
             _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
         sig = ep.graph_signature
@@ -67,3 +70,19 @@ class _Unlifted(Module):
         leaves = pytree.tree_leaves((args, kwargs))
         out = ep.graph_module(*state, *leaves)
         return pytree.tree_unflatten(list(out), ep._out_spec)
+
+
+def _check_inputs(in_spec, args: tuple, kwargs: dict) -> dict:
+    """``kwargs`` in the example's order, or PyTorch's refusal of a call whose inputs are not structured as the
+    example's (other keywords, an extra argument)."""
+    expected = in_spec.children_specs[1].context
+    if set(kwargs) != set(expected):
+        raise ValueError(f"Ran into a kwarg keyword mismatch: Got the following keywords {list(kwargs)} but "
+                         f"expected {expected}")
+    kwargs = {k: kwargs[k] for k in expected}
+    spec = pytree.tree_flatten((args, kwargs))[1]
+    if spec != in_spec:
+        raise ValueError(f"Trying to flatten user inputs with exported input tree spec: \n{in_spec}\nbut actually "
+                         f"got inputs with tree spec of: \n{spec}.\nPlease check that the inputs have the same number "
+                         "and type of args and kwargs as the ones you used when tracing.")
+    return kwargs

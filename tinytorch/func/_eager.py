@@ -124,13 +124,16 @@ def _reaches_outside(tensors, own) -> bool:
 
 
 def _finish(tensors, own):
-    """Detach results whose graph only leads back to this transform's own leaves."""
-    phys = [_physical(t) for t in tensors]
-    if _reaches_outside(phys, own):
-        return tensors
+    """Detach each result whose graph only leads back to this transform's own leaves (one that reaches a tensor
+    from outside keeps its graph: jvp's tangent of a tangent that requires grad, not its primal output)."""
     BT = _batched_cls()
-    return [t.detach() if isinstance(t, Tensor) else (BT(t._physical().detach(), t.batch_size)
-                                                        if isinstance(t, BT) else t) for t in tensors]
+    out = []
+    for t in tensors:
+        if not isinstance(t, (Tensor, BT)) or _reaches_outside([_physical(t)], own):
+            out.append(t)
+        else:
+            out.append(t.detach() if isinstance(t, Tensor) else BT(t._physical().detach(), t.batch_size))
+    return out
 
 
 def _grads(outputs, leaves, grad_outputs=None, retain_graph=True):
@@ -301,6 +304,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                  if inp.batch is None and isinstance(o, _batched_cls()) else inp.wrap for o in out_leaves]
         res = _finish([w(p) for w, p in zip(wraps, phys_out)] + [w(g) for w, g in zip(wraps, jv)], inp.leaves)
     n = len(phys_out)
+    # a primal output that keeps a graph (to a tensor from outside) comes out as an alias of the inner result, as
+    # PyTorch's unwrapping of the dual tensor gives it (grad_fn AliasBackward0)
+    res[:n] = [t.as_subclass(Tensor) if type(t) is Tensor and t.grad_fn is not None else t for t in res[:n]]
     primal_out = tree_unflatten(res[:n], out_spec)
     tangent_out = tree_unflatten(res[n:], out_spec)
     if has_aux:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 import sys
 
 from .. import _dtype, device, layout, memory_format, serialization as _serialization
@@ -156,6 +157,11 @@ def save(m, f, _extra_files=None) -> None:
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False):
     """A traced module or function written by ``save``."""
+    if isinstance(f, (str, os.PathLike)):  # PyTorch checks a path before it opens it
+        if not os.path.exists(f):
+            raise ValueError(f"The provided filename {f} does not exist")
+        if os.path.isdir(f):
+            raise ValueError(f"The provided filename {f} is a directory")
     blob = _serialization.load(f, map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.get("format") != _FORMAT:
         raise RuntimeError("tinytorch.jit.load reads the files tinytorch.jit.save writes (PyTorch's TorchScript "

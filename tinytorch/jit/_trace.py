@@ -33,10 +33,12 @@ import textwrap
 import threading
 import warnings
 
+import numpy as np
+
 from ..fx.experimental import proxy_tensor as _capture
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
-from ..tensor import Tensor, register_attribute
+from ..tensor import Tensor, _make, register_attribute
 from ..utils import _pytree as pytree
 
 __all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
@@ -223,11 +225,45 @@ class _Self:
         return getattr(self._gm, name)
 
 
+# the factories that make a tensor from data (lists, numpy arrays): PyTorch's tracer holds their results as constants
+_DATA_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy"})
+_DATA_CONSTANT = ("torch.{} results are registered as constants in the trace. You can safely ignore this warning if "
+                  "you use this function to create tensors out of constant variables that would be the same every "
+                  "time you call this function. In any other case, this might cause the trace to be incorrect.")
+
+
+def _as_constants(x, made: set):
+    """``x`` (an op's arguments) with numpy values as the constants the generated code can hold: a numpy scalar as
+    the Python number, an array as a tensor (kept as a constant of the graph, its id added to ``made``; an array's
+    repr is no Python code)."""
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        t = _make(x.copy())  # (made here, not by an op: the capture records nothing for it)
+        made.add(id(t))
+        return t
+    if type(x) in (list, tuple):
+        return type(x)(_as_constants(v, made) for v in x)
+    if type(x) is dict:
+        return {k: _as_constants(v, made) for k, v in x.items()}
+    return x
+
+
 class _Recording(_capture.Recording):
     """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem``
-    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition."""
+    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition. A tensor
+    made from data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.data_constants: set = set()  # ids of the tensors made from data (told of already, or from an array)
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        if decl.name in _DATA_FACTORIES and spelling is None:
+            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
+            self.data_constants.add(id(out))
+            return
+        args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
         if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
             self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
         elif decl.name == "setitem" and not kwargs:
@@ -267,7 +303,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
                 f"tinytorch.jit.trace of {name}: a tensor computed during the trace (by {type(t.grad_fn).__name__})"
                 " reached the graph as a constant: it came from a path tinytorch's graph capture does not see, and "
                 "the traced program would return the example's values for every input")
-        if cname not in paths.values() and id(t) not in before:
+        if cname not in paths.values() and id(t) not in before and id(t) not in rec.data_constants:
             warnings.warn(f"tinytorch.jit.trace of {name}: a tensor made during the trace outside the ops the graph "
                           f"capture records (a constant, or a path below the ops) is kept as the constant {cname}: "
                           "the traced program will use these values for every input", TracerWarning, stacklevel=3)

@@ -187,8 +187,11 @@ class TreeSpec:
 
     def __repr__(self, indent: int = 0) -> str:
         name = "namedtuple" if self.type is collections.namedtuple else getattr(self.type, "__name__", str(self.type))
-        children = ", ".join(repr(c) for c in self.children_specs)
-        return f"TreeSpec({name}, {self.context}, [{children}])"
+        # PyTorch's layout: each child after the first on its own line, indented two more per level
+        inner = indent + 2
+        children = [c.__repr__(inner) for c in self.children_specs]
+        body = ",".join(children[:1] + [f"\n{' ' * inner}{c}" for c in children[1:]])
+        return f"TreeSpec({name}, {self.context}, [{body}])"
 
 
 class LeafSpec(TreeSpec):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import sys
 import inspect
+import types
 import warnings
 
 import numpy as np
@@ -505,9 +506,9 @@ def method_table(decl: OpDecl) -> dict:
     method = decl.method or impl
     for n, words in decl.variants.items():
         if "method" in words:
-            table[n] = method
+            table[n] = _named(method, n)
         if "inplace" in words or "torch_inplace" in words:
-            table[n + "_"] = decl.inplace or _inplace_of(impl, n)
+            table[n + "_"] = _named(decl.inplace, n + "_") if decl.inplace else _inplace_of(impl, n)
     for d in decl.dunders:
         table[d] = impl
     for d in decl.rdunders:
@@ -572,19 +573,58 @@ def namespace(which: str) -> dict:
         for n, words in decl.variants.items():
             if which == "nn.functional":
                 if "functional" in words:
-                    table[n] = decl.functional or decl.public
+                    table[n] = decl.functional or (decl.public if n == decl.name else _alias_public(decl, which, n))
             elif decl.namespace == which and "function" in words:
-                table[n] = decl.public
+                table[n] = decl.public if n == decl.name else _alias_public(decl, which, n)
+                if n == decl.name and which == "torch":
+                    decl.public.__name__ = n  # (the implementation's name may differ: _matrix_exp)
+                elif n == decl.name and which in _PREFIXED:
+                    decl.public.__name__ = f"{which}_{n}"
             if which == "torch" and "torch_inplace" in words:
                 table[n + "_"] = _torch_inplace(decl, n)
         for q in decl.extra:
             ns, _, n = q.rpartition(".")
             if ns == which:
-                table[n] = decl.public
+                table[n] = _alias_public(decl, which, n)
     home = "tinytorch" if which == "torch" else f"tinytorch.{which}"
     for n, fn in table.items():
         _findable(fn, home, n)
     return table
+
+
+# PyTorch's C++ submodules name their functions with the namespace first (torch.special.expit is special_expit)
+_PREFIXED = frozenset({"special", "linalg", "fft"})
+_ALIASES: dict = {}    # (decl, namespace, name) -> the public function of that other spelling
+_SPELLINGS: dict = {}  # (function, name) -> the same function under that name
+
+
+def _alias_public(decl: OpDecl, which: str, name: str):
+    """The public function of another spelling of ``decl`` (``torch.arctan`` of ``atan``, ``torch.special.expit``
+    of ``sigmoid``): in PyTorch each spelling is its own callable with its own ``__name__``, and fx names a call by
+    its callable. A public function of its own (the same code, so a call costs what the op's own spelling costs),
+    made once."""
+    key = (decl, which, name)
+    fn = _ALIASES.get(key)
+    if fn is None:
+        fn = _ALIASES[key] = _public_function(decl)
+        fn.__name__ = fn.__qualname__ = f"{which}_{name}" if which in _PREFIXED else name
+    return fn
+
+
+def _named(fn, name: str):
+    """``fn`` as a function object of its own named ``name`` (a method's other spelling: ``Tensor.arctan`` of
+    ``atan``), sharing its code, made once; ``fn`` itself where it has that name or is no plain function."""
+    if type(fn) is not types.FunctionType or fn.__name__ == name:
+        return fn
+    copy = _SPELLINGS.get((fn, name))
+    if copy is None:
+        copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        copy.__dict__.update(fn.__dict__)
+        copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, name
+        copy._spelling_of = fn  # (where the function is declared: tests/_tensor_stub.py names that one)
+        _SPELLINGS[(fn, name)] = copy
+    return copy
 
 
 def _findable(fn, home: str, name: str) -> None:

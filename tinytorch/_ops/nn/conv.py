@@ -17,7 +17,9 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ... import _meta_data
 from ..._dtype import FROM_NP, cpp_name
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
@@ -166,7 +168,8 @@ class ConvolutionBackward0(Node):
             bias_sizes, dilation, groups, output_padding, padding, stride, _ = args  # (non-negative: u64 keeps them)
             return convolution_backward(g, x, w, list(bias_sizes), list(stride), list(padding), list(dilation), False,
                                         list(output_padding), groups, list(self.need))
-        if self.need[0] and self.need[1] and not _State.enabled:  # no graph of the gradient: on the arrays
+        if self.need[0] and self.need[1] and not _State.enabled and type(g._data) is not MetaArray:
+            # no graph of the gradient: on the arrays (meta tensors take the shape-only path below)
             gx, gw = (_make(a) for a in _conv_grads_arrays(g._data, x._data, w._data, self.geo))
         else:
             gx = _conv_t(g, w, self.geo) if self.need[0] else None
@@ -205,24 +208,55 @@ class _ConvWeightBackward(_ConvWeightNode):
 _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBackwardBackward0"
 
 
+def _meta_result(x, w, shape4) -> MetaArray | None:
+    """On meta tensors (``x`` or ``w`` data-less) the result's array: its shape only (``shape4`` in the 2-d layout;
+    a 1-d convolution drops its height), so no size is too large to run."""
+    if type(x) is not MetaArray and type(w) is not MetaArray:
+        return None
+    dtype = np.result_type(x.dtype, w.dtype)
+    return MetaArray(shape4[:2] + shape4[3:] if len(shape4) == 4 and x.ndim == 3 else shape4, dtype)
+
+
+def _flagged(t: Tensor, inputs: tuple) -> Tensor:
+    """``t`` flagged a meta tensor where its array is data-less (a gradient made below the public ops), and a fake
+    one where its ``inputs`` are, as the meta path flags an op's results."""
+    if type(t._data) is MetaArray:
+        _meta_data.mark_meta(t)
+        fake = _meta_data.fake_hook()
+        if fake is not None:
+            fake[1]([t], list(inputs), None)
+    return t
+
+
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
-    out = _conv_arrays(x._data, w._data, None if b is None else b._data, geo)
+    xa, wa = x._data, w._data
+    out = _meta_result(xa, wa, (xa.shape[0], wa.shape[0]) + geo.out_hw)
+    if out is None:
+        out = _conv_arrays(xa, wa, None if b is None else b._data, geo)
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     # x and w both kept, as PyTorch's node keeps them (its one formula reads both)
     return record(out, ConvolutionBackward0, (x, w, b), (x, w), geo=geo, need=need)
 
 
 def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
-    out = _conv_t_arrays(y._data, w._data, geo)
-    if b is not None:
+    ya, wa = y._data, w._data
+    out = _meta_result(ya, wa, (ya.shape[0], wa.shape[1] * geo.groups) + geo.hw)
+    if out is None:
+        out = _conv_t_arrays(ya, wa, geo)
+    if b is not None and type(out) is not MetaArray:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
     need = (y._requires_grad, w._requires_grad, b is not None and b._requires_grad)
-    return record(out, cls, (y, w, b), (y if need[1] else None, w if need[0] else None), geo=geo, need=need)
+    return _flagged(record(out, cls, (y, w, b), (y if need[1] else None, w if need[0] else None), geo=geo,
+                           need=need), (y, w))
 
 
 def _conv_w(x: Tensor, y: Tensor, geo) -> Tensor:
-    return record(_conv_w_arrays(x._data, y._data, geo), _ConvWeightBackward, (x, y), (x, y), geo=geo,
-                  need=(x._requires_grad, y._requires_grad))
+    xa, ya = x._data, y._data
+    out = _meta_result(xa, ya, (ya.shape[1], xa.shape[1] // geo.groups) + geo.k)
+    if out is None:
+        out = _conv_w_arrays(xa, ya, geo)
+    return _flagged(record(out, _ConvWeightBackward, (x, y), (x, y), geo=geo,
+                           need=(x._requires_grad, y._requires_grad)), (x, y))
 
 
 # -- argument checks and the public functions ---------------------------------------------------

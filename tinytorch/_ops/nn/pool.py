@@ -19,6 +19,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._dtype import FLOATING_NP, FROM_NP, cpp_name
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -310,6 +311,10 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         empty = np.zeros(x4.shape[:2] + out_hw, np.int64)
         return _max_result(input, empty.astype(x.dtype), empty, s, p, MaxPool2DWithIndicesBackward0, True,
                            return_indices, (k, None if _stride_omitted(stride) else s, p, d, bool(ceil_mode)))
+    if type(x) is MetaArray:  # a meta tensor: the results' shapes only, no window read
+        vals, local = MetaArray(x4.shape[:2] + out_hw, x.dtype), MetaArray(x4.shape[:2] + out_hw, np.int64)
+        return _max_result(input, vals, local, s, p, MaxPool2DWithIndicesBackward0, True, return_indices,
+                           (k, None if _stride_omitted(stride) else s, p, d, bool(ceil_mode)))
     need = tuple((out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2))
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = _padded(x4, p, need, fill)
@@ -412,6 +417,10 @@ def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
     ``div`` (per output, or PyTorch's divisor_override)."""
     k, s, p, out, div = cfg
     x = input._data
+    if type(x) is MetaArray:  # a meta tensor: the result's shape only, no tap read
+        acc = MetaArray(x.shape[:-len(k)] + tuple(out), x.dtype)
+        return record(acc, _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (), cfg=cfg,
+                      in_shape=x.shape, args=args)
     xp = _padded(x, p, tuple((out[i] - 1) * s[i] + k[i] for i in range(len(k))), 0)
     acc = np.zeros(x.shape[:-len(k)] + tuple(out), x.dtype)
     for tap in _taps(cfg):
