@@ -38,8 +38,12 @@ def node_name(node) -> str:
 
 
 def saved_attributes(node) -> list:
-    """The names of the node's ``_saved_*`` attributes, as ``dir()`` lists them (alphabetically)."""
-    return [a for a in dir(node) if a.startswith("_saved_")]
+    """The names of the node's ``_saved_*`` attributes, as ``dir()`` lists them (alphabetically); a custom
+    Function's node is its ``ctx``, whose tensors are ``saved_tensors``."""
+    names = [a for a in dir(node) if a.startswith("_saved_")]
+    if not names and hasattr(type(node), "saved_tensors"):
+        names = ["saved_tensors"]
+    return names
 
 
 def read_saved(node, attr):

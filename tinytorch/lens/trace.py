@@ -40,6 +40,11 @@ class Step:
     text: str
 
 
+def _holds_tensors(value) -> bool:
+    """A saved tensor, or a tuple of them (a custom Function's ``saved_tensors``)."""
+    return describe.is_tensor(value) or (isinstance(value, tuple) and any(describe.is_tensor(v) for v in value))
+
+
 def _as_list(value) -> list:
     if value is None:
         return []
@@ -227,7 +232,7 @@ class Trace:
     def _post_hook(self, node, arriving, keep_graph):
         i = self._index[id(node)]
         saved = [a for a in saved_attributes(node) if read_saved(node, a)[1] is None
-                 and describe.is_tensor(read_saved(node, a)[0])]
+                 and _holds_tensors(read_saved(node, a)[0])]
 
         def lens_hook(grad_inputs, grad_outputs):
             self._note_releases()
