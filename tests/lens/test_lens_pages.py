@@ -85,3 +85,16 @@ def test_trace_costs_nothing_outside_its_block():
     t = tinytorch.tensor([1.0], requires_grad=True)
     (t * 2).sum().backward()  # no lens hook left on tinytorch's path either
     assert t.grad.tolist() == [2.0]
+
+
+@pytest.mark.parametrize("lib", [tinytorch, torch], ids=["tinytorch", "torch"])
+def test_trace_records_up_to_an_error_and_unwraps(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with lens.trace() as tr:
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.backward()
+    assert [s.kind for s in tr.steps][:2] == ["call", "run"]
+    assert lib.autograd.backward.__name__ == "backward" and not hasattr(lib.autograd.backward, "__wrapped__")
+    assert "<svg" in tr._repr_html_()

@@ -25,7 +25,7 @@ from . import describe
 from .. import autograd
 from ..tensor import bind_backward
 from .graph import Graph, node_name, read_saved, saved_attributes, walk
-from .html import trace_page
+from .html import trace_fragment, trace_page
 from .libraries import libraries
 
 
@@ -305,7 +305,9 @@ class Trace:
         return str(path)
 
     def _repr_html_(self) -> str:
-        return trace_page(self)
+        if self.graph is None:
+            self.graph = Graph(self._roots, self.params, nodes=self._nodes)
+        return trace_fragment(self)
 
 
 def trace(params: dict | None = None) -> Trace:
