@@ -91,7 +91,7 @@ globals().update(_registry.namespace("torch"))
 _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub", "export", "testing", "library", "_C",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
-                              "__config__", "_subclasses", "jit", "compiler", "_logging", "_inductor"})
+                              "__config__", "_subclasses", "jit", "compiler", "_logging", "_inductor", "lens"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use

@@ -411,6 +411,19 @@ class Tensor(_TensorPlacement, _TensorConversion):
         self._hooks[handle.id] = hook
         return handle
 
+    @property
+    def _backward_hooks(self):
+        """PyTorch's dict of the hooks ``register_hook`` added (None when there are none), which tools
+        such as tinytorch.lens read on both libraries."""
+        if self.grad_fn is not None:
+            return (self.grad_fn._tensor_pre_hooks or {}).get(self._output_nr)
+        return self._hooks
+
+    @property
+    def _post_accumulate_grad_hooks(self):
+        """PyTorch's dict of the hooks ``register_post_accumulate_grad_hook`` added (None when none)."""
+        return self._post_acc_hooks
+
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
         if not self._requires_grad:
