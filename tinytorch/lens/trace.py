@@ -1,9 +1,9 @@
 """``with trace() as tr: loss.backward()``: the engine's steps, in the order it takes them.
 
 PyTorch has no public "a backward begins" hook, and a node's hooks must be registered before the
-engine reaches it. So while the block runs, the lens wraps the three ways into the engine
-(``Tensor.backward``, ``autograd.backward``, ``autograd.grad``) of tinytorch, and of PyTorch when it is
-imported. Each wrapped call walks the graph from the tensors it was given, registers a pre-hook and a
+engine reaches it. So while the block runs, the lens wraps the two ways into the engine
+(``autograd.backward``, which ``Tensor.backward`` calls, and ``autograd.grad``) of tinytorch, and of
+PyTorch when it is imported. Each wrapped call walks the graph from the tensors it was given, registers a pre-hook and a
 hook on every node (``Node.register_prehook`` / ``Node.register_hook``, the public API), runs the real
 call, and removes them again. Outside the block nothing is wrapped and nothing is recorded.
 
@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 
 from . import describe
+from ..tensor import bind_backward
 from .graph import Graph, node_name, read_saved, saved_attributes, walk
 
 
@@ -62,28 +63,32 @@ class Trace:
         self._roots: list = []
         self._saved_wrappers: list = []
         self._thread = None
-        self._busy = False         # inside a wrapped call (Tensor.backward calls autograd.backward)
+        self._busy = False         # inside a wrapped call (a backward hook calling backward runs plain)
         self.graph = None
 
     # -- entering and leaving: wrap the engine's entry points -------------------------------------
     def __enter__(self) -> "Trace":
         self._thread = threading.get_ident()
         for lib in _libraries():
-            for owner, name in ((lib.Tensor, "backward"), (lib.autograd, "backward"), (lib.autograd, "grad")):
-                original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
-                self._saved_wrappers.append((owner, name, original))
-                setattr(owner, name, self._wrap(original, name, owner))
+            for name in ("backward", "grad"):
+                original = getattr(lib.autograd, name)
+                self._saved_wrappers.append((lib.autograd, name, original))
+                setattr(lib.autograd, name, self._wrap(original, name))
+        # PyTorch's Tensor.backward calls torch.autograd.backward; tinytorch's calls the function the
+        # engine registered with bind_backward (the same one), so the wrapper is registered there too
+        bind_backward(_libraries()[0].autograd.backward)
         return self
 
     def __exit__(self, *exc) -> None:
         for owner, name, original in reversed(self._saved_wrappers):
             setattr(owner, name, original)
         self._saved_wrappers.clear()
+        bind_backward(_libraries()[0].autograd.backward)
         self.graph = Graph(self._roots, self.params, nodes=self._nodes)
 
-    def _wrap(self, original, name, owner):
+    def _wrap(self, original, name):
         signature = inspect.signature(original)
-        kind = "Tensor.backward" if isinstance(owner, type) else f"autograd.{name}"
+        kind = f"autograd.{name}"
 
         def lens_entry(*args, **kwargs):
             if self._busy or threading.get_ident() != self._thread:
@@ -102,9 +107,7 @@ class Trace:
     # -- one call into the engine -------------------------------------------------------------------
     def _traced_call(self, original, kind, call):
         a = call.arguments
-        if kind == "Tensor.backward":
-            roots, seeds, inputs = [a["self"]], _as_list(a["gradient"]), _as_list(a["inputs"])
-        elif kind == "autograd.backward":
+        if kind == "autograd.backward":
             roots, seeds, inputs = _as_list(a["tensors"]), _as_list(a["grad_tensors"]), _as_list(a["inputs"])
         else:
             roots, seeds, inputs = _as_list(a["outputs"]), _as_list(a["grad_outputs"]), _as_list(a["inputs"])
@@ -150,7 +153,8 @@ class Trace:
         return text
 
     def _call_text(self, kind, roots, seeds, inputs, keep_graph, create_graph) -> str:
-        text = f"{kind} from {', '.join(self._name(t) for t in roots)}"
+        # Tensor.backward is autograd.backward on both libraries: one name for both
+        text = f"{'backward' if kind == 'autograd.backward' else kind} from {', '.join(self._name(t) for t in roots)}"
         if seeds:
             text += f" with gradient {', '.join(describe.values(g) for g in seeds)}"
         if inputs:
