@@ -11,8 +11,8 @@ its own (``playwright install`` downloads one; this project installs nothing fro
 registries). Without Playwright or Chromium the tests skip; CI sets ``TINYTORCH_REQUIRE_BROWSER=1``, and
 there they fail instead.
 
-The README's picture is this module's screenshot of the graph page:
-``python tests/lens/test_lens_browser.py docs/lens-graph.png`` makes it again."""
+The README's picture is this module's screenshot of the step-through page:
+``python tests/lens/test_lens_browser.py docs/lens-trace.png`` makes it again."""
 from __future__ import annotations
 
 import importlib.util
@@ -23,6 +23,7 @@ import shutil
 import sys
 
 import pytest
+from _repo import ROOT
 
 import tinytorch
 from tinytorch import lens
@@ -154,20 +155,35 @@ def test_step_through_page(browser, tmp_path):
     assert page.problems == []
 
 
-def _readme_picture(png: str) -> None:
-    """The README's picture: the example's graph page, screenshot in the same headless Chromium."""
+def test_readme_picture():
+    """The README shows the step-through page's picture, a small file (remade by this module's main)."""
+    root = pathlib.Path(ROOT)
+    picture = root / "docs" / "lens-trace.png"
+    assert "(docs/lens-trace.png)" in (root / "README.md").read_text()
+    assert picture.stat().st_size < 100_000
+    assert _not_blank(picture.read_bytes())
+
+
+def _readme_picture(png: str, steps: int = 5) -> None:
+    """The README's picture: the example's step-through page in the same headless Chromium, ``steps`` clicks on
+    (the multiplication's node highlighted), the top of the page: the current step and the graph."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
 
     loss, params = _example()
+    with lens.trace(params={"loss": loss, **params}) as tr:
+        loss.backward()
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        path = pathlib.Path(folder) / "graph.html"
-        lens.show(loss, params=params).save(str(path))
+        path = pathlib.Path(folder) / "trace.html"
+        tr.save(str(path))
         launched = playwright.chromium.launch(executable_path=_chromium())
-        page = _Page(launched, path, width=760, height=400)
-        page.screenshot(png)
+        page = _Page(launched, path, width=640, height=440)
+        for _ in range(steps):
+            page.page.click("#lens-next")
+        page.page.screenshot(path=png)
         launched.close()
+        assert page.problems == [], page.problems
 
 
 if __name__ == "__main__":

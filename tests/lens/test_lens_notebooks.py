@@ -8,6 +8,7 @@ nbclient, nbformat and ipykernel are the ``[learn]`` extra; without them the exe
 comparison with PyTorch does (a failure under ``TINYTORCH_REQUIRE_TORCH=1``)."""
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import json
 import os
@@ -19,6 +20,19 @@ from _repo import ROOT
 LEARN = pathlib.Path(ROOT) / "docs" / "learn"
 NOTEBOOKS = sorted(LEARN.glob("*.ipynb"))
 _REQUIRE = os.environ.get("TINYTORCH_REQUIRE_NOTEBOOKS") == "1"
+# Where a cell prints differently because tinytorch differs from PyTorch (tests/lens/test_lens_examples.py
+# names the same differences), the row says which: (notebook, code cell number counting the setup cell as 0).
+# The test then xfails, and fails where a listed cell prints the same on both libraries (delete its row) or
+# another cell differs.
+_POW_DOUBLE_BACKWARD = ("PowBackward0's double-backward graph: PyTorch multiplies by the exponent as a Python "
+                        "scalar (MulBackward1), tinytorch as a tensor (MulBackward0)")
+KNOWN = {
+    ("04-second-derivatives", 1): _POW_DOUBLE_BACKWARD,
+    ("04-second-derivatives", 4): _POW_DOUBLE_BACKWARD,
+    ("05-detach-no-grad-inference-mode", 2): "the in-place error's message names tinytorch's type "
+                                             "(tinytorch.FloatTensor) under install_as_torch, and lens.why quotes it",
+    ("06-training-step", 4): "engine order: tinytorch's ready stack vs PyTorch's sequence_nr priority queue",
+}
 # a kernel starts in seconds; a cell of these notebooks runs in well under a second (the training step's
 # 784x512 layers included): a minute per cell only catches a hang
 _CELL_TIMEOUT_S = 60
@@ -81,6 +95,14 @@ def _execute(path: pathlib.Path, as_tinytorch: bool) -> tuple[list, str]:
     return printed, _printed(code[-1])["stdout"].strip()
 
 
+def _diff(pytorch_shown: dict, tinytorch_shown: dict) -> str:
+    lines = []
+    for key in pytorch_shown:
+        lines += difflib.unified_diff(str(pytorch_shown[key]).splitlines(), str(tinytorch_shown[key]).splitlines(),
+                                      f"{key} on PyTorch", f"{key} on tinytorch", lineterm="")
+    return "\n".join(lines)
+
+
 def test_there_is_a_series():
     assert len(NOTEBOOKS) >= 6, [p.name for p in NOTEBOOKS]
 
@@ -107,6 +129,16 @@ def test_notebook_prints_the_same_on_tinytorch_and_pytorch(path):
     # each side ran the library it was meant to: this checkout's tinytorch, then PyTorch
     assert pathlib.Path(tinytorch_file).resolve() == (pathlib.Path(ROOT) / "tinytorch" / "__init__.py").resolve()
     assert pathlib.Path(pytorch_file).parent.name == "torch"
-    assert on_tinytorch == on_pytorch
+    assert [source for source, _ in on_tinytorch] == [source for source, _ in on_pytorch]
+    differing = {number: f"code cell {number} `{source}` shows:\n" + _diff(pytorch_shown, tinytorch_shown)
+                 for number, ((source, tinytorch_shown), (_, pytorch_shown)) in enumerate(zip(on_tinytorch, on_pytorch))
+                 if tinytorch_shown != pytorch_shown}
+    known = {number: reason for (stem, number), reason in KNOWN.items() if stem == path.stem}
+    unexplained = [text for number, text in differing.items() if number not in known]
+    assert unexplained == [], "\n\n".join(unexplained)
+    fixed = sorted(set(known) - set(differing))
+    assert fixed == [], f"code cells {fixed} print the same on both libraries now: delete their KNOWN rows"
     # the notebook did show something: a series that prints nothing would compare equal
     assert sum(len(shown["stdout"]) for _, shown in on_pytorch) > 200
+    if known:
+        pytest.xfail("; ".join(sorted(set(known.values()))))
