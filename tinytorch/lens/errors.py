@@ -11,11 +11,11 @@ they are."""
 from __future__ import annotations
 
 import functools
-import sys
 import warnings
 
 from . import describe
 from .graph import node_name, read_saved, saved_attributes, walk
+from .libraries import libraries
 
 # the start of each message (as PyTorch words it; tinytorch words it the same), and what to explain
 SECOND_BACKWARD = "Trying to backward through the graph a second time"
@@ -71,7 +71,8 @@ def _inplace_saved(msg, tensors) -> list:
              "refuses to compute a gradient from values that are no longer the ones of the forward pass."]
     start = msg.find("[")
     if start >= 0:
-        lines.append("PyTorch's words: " + msg[start:msg.find("instead.") + len("instead.")])
+        words = msg[start:msg.find("instead.") + len("instead.")]
+        lines.append("The message says: " + words.replace("[torch.", "[").replace("[tinytorch.", "["))
     changed = _graph_problems(tensors, "modified in place")
     if changed:
         lines.append("In this graph:")
@@ -175,6 +176,7 @@ def _first_tensors(args, kwargs) -> list:
 
 
 _ENTRY_POINTS = (("Tensor", "backward"), ("Tensor", "numpy"), ("autograd", "backward"), ("autograd", "grad"))
+_wrapped: list = []  # (owner, name, original, whether owner itself held it) while explain_errors is on
 _original_formatwarning = None
 
 
@@ -189,21 +191,28 @@ def explain_errors(on: bool = True) -> None:
     """Append the lens's explanation to these errors' messages (and the non-leaf ``.grad`` warning) in
     tinytorch, and in PyTorch when it is imported; ``explain_errors(False)`` restores the originals."""
     global _original_formatwarning
-    import tinytorch
-
-    libs = [tinytorch] + ([sys.modules["torch"]] if "torch" in sys.modules else [])
-    for lib in libs:
+    _restore()
+    if not on:
+        return
+    for lib in libraries():
         for owner_name, name in _ENTRY_POINTS:
             owner = getattr(lib, owner_name)
-            current = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
-            original = getattr(current, "__lens_original__", None)
-            if on and original is None:
-                setattr(owner, name, _explaining(current, _first_tensors))
-            elif not on and original is not None:
-                setattr(owner, name, original)
-    if on and _original_formatwarning is None:
-        _original_formatwarning = warnings.formatwarning
-        warnings.formatwarning = _formatwarning
-    elif not on and _original_formatwarning is not None:
+            original = getattr(owner, name)
+            _wrapped.append((owner, name, original, name in vars(owner)))
+            setattr(owner, name, _explaining(original, _first_tensors))
+    _original_formatwarning = warnings.formatwarning
+    warnings.formatwarning = _formatwarning
+
+
+def _restore() -> None:
+    """Put back every function ``explain_errors(True)`` wrapped."""
+    global _original_formatwarning
+    while _wrapped:
+        owner, name, original, owned = _wrapped.pop()
+        if owned:
+            setattr(owner, name, original)
+        else:  # PyTorch's Tensor.numpy lives on its C base class: drop the wrapper to uncover it
+            delattr(owner, name)
+    if _original_formatwarning is not None:
         warnings.formatwarning = _original_formatwarning
         _original_formatwarning = None

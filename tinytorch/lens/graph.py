@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import describe
+from .html import graph_fragment, graph_page, graph_svg, table_html
 
 _VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
 
@@ -37,8 +38,12 @@ def node_name(node) -> str:
 
 
 def saved_attributes(node) -> list:
-    """The names of the node's ``_saved_*`` attributes, as ``dir()`` lists them (alphabetically)."""
-    return [a for a in dir(node) if a.startswith("_saved_")]
+    """The names of the node's ``_saved_*`` attributes, as ``dir()`` lists them (alphabetically); a custom
+    Function's node is its ``ctx``, whose tensors are ``saved_tensors``."""
+    names = [a for a in dir(node) if a.startswith("_saved_")]
+    if not names and hasattr(type(node), "saved_tensors"):
+        names = ["saved_tensors"]
+    return names
 
 
 def read_saved(node, attr):
@@ -192,19 +197,13 @@ class Graph:
 
     # -- pictures -----------------------------------------------------------------------------------
     def svg(self, current: int | None = None) -> str:
-        from .html import graph_svg
-
         return graph_svg(self, current)
 
     def _repr_html_(self) -> str:
-        from .html import graph_fragment
-
         return graph_fragment(self)
 
     def save(self, path) -> str:
         """Write a self-contained HTML page of the graph (no external resources) and return its path."""
-        from .html import graph_page
-
         with open(path, "w", encoding="utf-8") as f:
             f.write(graph_page(self))
         return str(path)
@@ -236,8 +235,6 @@ class Table:
         return str(self)
 
     def _repr_html_(self) -> str:
-        from .html import table_html
-
         return table_html(self)
 
 

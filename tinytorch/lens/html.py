@@ -143,6 +143,12 @@ STEP_SCRIPT = """<script>
 """
 
 
+def trace_fragment(trace) -> str:
+    """What a notebook shows of a trace: the graph and the walk-through (the stepping page is ``save``'s)."""
+    return (f"<div class=\"lens\"><style>{STYLE}</style>{graph_svg(trace.graph)}"
+            f"<pre>{html.escape(str(trace))}</pre></div>")
+
+
 def trace_page(trace) -> str:
     """A page that steps through a trace: the graph with the current node highlighted, the step's text."""
     steps = [{"node": s.node, "text": s.text} for s in trace.steps] or [{"node": None, "text": "(no steps)"}]

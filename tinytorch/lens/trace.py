@@ -13,17 +13,20 @@ What each hook sees is what the engine hands it, so the record is the engine's o
 - its hook fires after the node ran, with what it sends along each of its edges (``next_functions``);
 - on an ``AccumulateGrad`` node the pre-hook sees ``.grad`` before, the hook ``.grad`` after, and the
   leaf's post-accumulate-grad hooks have fired in between;
-- after the node ran without ``retain_graph``, reading its ``_saved_*`` tensors says they were freed."""
+- once the node's hooks returned, without ``retain_graph``, reading its ``_saved_*`` tensors says they
+  were freed (seen when the next hook fires)."""
 from __future__ import annotations
 
 import inspect
-import sys
 import threading
 from dataclasses import dataclass
 
 from . import describe
+from .. import autograd
 from ..tensor import bind_backward
 from .graph import Graph, node_name, read_saved, saved_attributes, walk
+from .html import trace_fragment, trace_page
+from .libraries import libraries
 
 
 @dataclass
@@ -37,11 +40,9 @@ class Step:
     text: str
 
 
-def _libraries() -> list:
-    """tinytorch, and PyTorch when the program imported it (the lens never imports it itself)."""
-    import tinytorch
-
-    return [tinytorch] + ([sys.modules["torch"]] if "torch" in sys.modules else [])
+def _holds_tensors(value) -> bool:
+    """A saved tensor, or a tuple of them (a custom Function's ``saved_tensors``)."""
+    return describe.is_tensor(value) or (isinstance(value, tuple) and any(describe.is_tensor(v) for v in value))
 
 
 def _as_list(value) -> list:
@@ -61,6 +62,7 @@ class Trace:
         self._index: dict = {}     # id(node) -> index
         self._names: dict = {}     # id(tensor) -> name
         self._roots: list = []
+        self._unreleased: list = []  # (node, its saved tensor attributes) run and not yet seen freed
         self._saved_wrappers: list = []
         self._thread = None
         self._busy = False         # inside a wrapped call (a backward hook calling backward runs plain)
@@ -69,21 +71,21 @@ class Trace:
     # -- entering and leaving: wrap the engine's entry points -------------------------------------
     def __enter__(self) -> "Trace":
         self._thread = threading.get_ident()
-        for lib in _libraries():
+        for lib in libraries():
             for name in ("backward", "grad"):
                 original = getattr(lib.autograd, name)
                 self._saved_wrappers.append((lib.autograd, name, original))
                 setattr(lib.autograd, name, self._wrap(original, name))
         # PyTorch's Tensor.backward calls torch.autograd.backward; tinytorch's calls the function the
         # engine registered with bind_backward (the same one), so the wrapper is registered there too
-        bind_backward(_libraries()[0].autograd.backward)
+        bind_backward(autograd.backward)
         return self
 
     def __exit__(self, *exc) -> None:
         for owner, name, original in reversed(self._saved_wrappers):
             setattr(owner, name, original)
         self._saved_wrappers.clear()
-        bind_backward(_libraries()[0].autograd.backward)
+        bind_backward(autograd.backward)
         self.graph = Graph(self._roots, self.params, nodes=self._nodes)
 
     def _wrap(self, original, name):
@@ -121,6 +123,8 @@ class Trace:
         finally:
             for h in handles:
                 h.remove()
+            self._note_releases()
+            self._unreleased.clear()
         if kind == "autograd.grad":
             for t, g in zip(inputs, result):
                 self._record("result", None, f"autograd.grad returns for {self._name(t)}: {describe.values(g)}")
@@ -132,7 +136,7 @@ class Trace:
         """Give the new nodes their indices and the tensors their names (params first)."""
         for name, t in self.params.items():
             self._names.setdefault(id(t), name)
-        for k, t in enumerate(roots):
+        for t in roots:
             self._names.setdefault(id(t), "root" if len(roots) == 1 and not self._roots else f"root{len(self._roots)}")
             self._roots.append(t)
         for node in walk(roots):
@@ -207,6 +211,7 @@ class Trace:
         i = self._index[id(node)]
 
         def lens_pre_hook(grad_outputs):
+            self._note_releases()
             for k, g in enumerate(grad_outputs):
                 before = arriving.pop((i, k), None)
                 for t in made.get((i, k), ()):
@@ -227,9 +232,10 @@ class Trace:
     def _post_hook(self, node, arriving, keep_graph):
         i = self._index[id(node)]
         saved = [a for a in saved_attributes(node) if read_saved(node, a)[1] is None
-                 and describe.is_tensor(read_saved(node, a)[0])]
+                 and _holds_tensors(read_saved(node, a)[0])]
 
         def lens_hook(grad_inputs, grad_outputs):
+            self._note_releases()
             if hasattr(node, "variable"):
                 leaf = node.variable
                 self._record("accumulate", i, f"{self._label(node)}: {self._name(leaf)}.grad = "
@@ -247,11 +253,23 @@ class Trace:
                     arriving[key] = g.detach() if key not in arriving else arriving[key] + g.detach()
                 self._record("send", i, f"{self._label(node)} sends along edge {k} to {self._label(nxt)} "
                              f"input {nr}: {describe.values(g)}")
-            freed = [a for a in saved if read_saved(node, a)[1] == describe.FREED]
-            if freed and not keep_graph:
-                self._record("release", i, f"{self._label(node)} released its saved tensors: {', '.join(freed)}")
+            if saved and not keep_graph:
+                self._unreleased.append((node, saved))
 
         return lens_hook
+
+    def _note_releases(self) -> None:
+        """Record the nodes whose saved tensors are freed by now. The engine frees them once the node's
+        hooks have returned, so this runs when the next hook fires, and when the call returns."""
+        still = []
+        for node, saved in self._unreleased:
+            freed = [a for a in saved if read_saved(node, a)[1] == describe.FREED]
+            if freed:
+                self._record("release", self._index[id(node)],
+                             f"{self._label(node)} released its saved tensors: {', '.join(freed)}")
+            else:
+                still.append((node, saved))
+        self._unreleased = still
 
     def _record_built_graphs(self, kind, inputs, result) -> None:
         """With create_graph=True the gradients themselves have a graph: show each one."""
@@ -262,7 +280,8 @@ class Trace:
             pairs = [(t, t.grad) for t in leaves]
         for t, g in pairs:
             if g is not None and g.grad_fn is not None:
-                built = Graph([g], title=f"graph of the gradient of {self._name(t)} (built during backward):")
+                names = {**self.params, f"gradient of {self._name(t)}": g}
+                built = Graph([g], names, title=f"graph of the gradient of {self._name(t)} (built during backward):")
                 self._record("graph", None, str(built))
 
     # -- what a learner reads ---------------------------------------------------------------------
@@ -279,8 +298,6 @@ class Trace:
 
     def save(self, path) -> str:
         """Write the step-through page (self-contained HTML) and return its path."""
-        from .html import trace_page
-
         if self.graph is None:
             self.graph = Graph(self._roots, self.params, nodes=self._nodes)
         with open(path, "w", encoding="utf-8") as f:
@@ -288,9 +305,9 @@ class Trace:
         return str(path)
 
     def _repr_html_(self) -> str:
-        from .html import trace_page
-
-        return trace_page(self)
+        if self.graph is None:
+            self.graph = Graph(self._roots, self.params, nodes=self._nodes)
+        return trace_fragment(self)
 
 
 def trace(params: dict | None = None) -> Trace:
