@@ -29,8 +29,6 @@ _POW_DOUBLE_BACKWARD = ("PowBackward0's double-backward graph: PyTorch multiplie
 KNOWN = {
     ("04-second-derivatives", 1): _POW_DOUBLE_BACKWARD,
     ("04-second-derivatives", 4): _POW_DOUBLE_BACKWARD,
-    ("05-detach-no-grad-inference-mode", 2): "the in-place error's message names tinytorch's type "
-                                             "(tinytorch.FloatTensor) under install_as_torch, and lens.why quotes it",
     ("06-training-step", 4): "engine order: tinytorch's ready stack vs PyTorch's sequence_nr priority queue",
 }
 # a kernel starts in seconds; a cell of these notebooks runs in well under a second (the training step's
