@@ -369,3 +369,25 @@ def test_mul_saved_inputs_are_checked_hooked_and_released_as_pytorch(torch):
         out.append(w.grad.item())
         return out
     assert run(tinytorch) == run(torch)
+
+
+def _after_backward(lib):
+    """What each ``_saved_<name>`` of nll_loss's node reads after a backward that freed the graph: its value
+    as text, or "freed" (a saved tensor is released; sizes, ints and flags stay)."""
+    logp = lib.tensor([[-0.5, -1.0, -2.0], [-1.5, -0.25, -3.0]], requires_grad=True)
+    loss = lib.nn.functional.nll_loss(logp, lib.tensor([0, 2]))
+    node = loss.grad_fn
+    loss.backward()
+    out = {}
+    for name in (n for n in dir(node) if n.startswith("_saved_")):
+        try:
+            value = getattr(node, name)
+        except RuntimeError as e:
+            assert "backward through the graph a second time" in str(e)
+            value = "freed"
+        out[name] = value if isinstance(value, (int, str)) else type(value).__name__
+    return out
+
+
+def test_saved_tensors_computed_on_request_are_freed_like_pytorchs(torch):
+    assert _after_backward(tinytorch) == _after_backward(torch)

@@ -325,11 +325,18 @@ def scalar_tensor(v):
 
 def _value_property(source) -> property:
     if isinstance(source, str):
-        def get(self):
+        def value(self):
             return getattr(self, source, None)
     else:
-        def get(self):
-            return source(self)
+        value = source
+
+    def get(self):
+        v = value(self)
+        # a tensor PyTorch keeps is a SavedVariable, released by a backward that does not retain the graph
+        # (its sizes, dims and flags stay readable)
+        if self._freed and isinstance(v, _Tensor):
+            raise RuntimeError(_FREED_MSG)
+        return v
     return property(get, doc="A value this node saved for its backward (PyTorch's ``_saved_<name>``).")
 
 
