@@ -29,6 +29,7 @@ cleanup() {
     rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # stopped by .ci/run: the mounts still go
 bind() {  # the host's path $1, read-only, at the same path inside the chroot
     if [ -d "$1" ]; then mkdir -p "$root$1"; else mkdir -p "$(dirname "$root$1")"; touch "$root$1"; fi
     mount -o bind,ro "$1" "$root$1"
