@@ -344,6 +344,21 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+@functools.cache
+def cpu_vendor() -> str:
+    """"Intel", "AMD" or the CPU's own vendor string (/proc/cpuinfo), "unknown" where it says none: MKL's vector
+    math (vsTanh...) runs other code on each vendor, so a bound measured on one is stated with its vendor."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    vendor = line.split(":", 1)[1].strip()
+                    return {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}.get(vendor, vendor)
+    except OSError:
+        pass
+    return "unknown"
+
+
 def label() -> str:
     """This process's path in a few words, for the known-difference lists: the CPU, then each library's
     kernel path (a path walked on another CPU is another label, so walking here never rewrites what the

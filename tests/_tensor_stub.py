@@ -34,6 +34,15 @@ _LITERALS = (bool, int, float, str)
 _WIDTH = 120
 
 
+class _Plain:
+    pass
+
+
+# what the running interpreter puts in every class's namespace (__module__, __dict__, __doc__...; Python 3.13 adds
+# __firstlineno__ and __static_attributes__): no member of Tensor's, and nothing the stub declares
+CLASS_ATTRIBUTES = frozenset(vars(_Plain))
+
+
 class _Names(ast.NodeTransformer):
     """Annotations written in tensor.py's module scope, made to mean the same inside the stub's class, where
     ``Tensor``'s members (``bool``, ``float``, ``device``...) would shadow the builtins and imports."""
@@ -216,7 +225,7 @@ def _registered(own: set, renamed: dict) -> tuple:
 
     imports, declared = {}, []
     for attr, value in sorted(vars(Tensor).items(), key=lambda kv: (kv[0].strip("_").lower(), kv[0])):
-        if attr in own or attr in ("__dict__", "__weakref__", "__doc__", "__module__"):
+        if attr in own or attr in CLASS_ATTRIBUTES:
             continue
         # the method itself where a module binds it (an adapter, an own in-place function), else its op's
         # public function (a derived in-place method, an operator)

@@ -28,6 +28,14 @@ def _fbgemm_path() -> bool:
 
 exact = pytest.mark.skipif(not _fbgemm_path(), reason="PyTorch does not run fbgemm's AVX2 kernels here")
 
+# The LSTM's tanh is MKL's vsTanh in PyTorch, whose code MKL picks by CPU vendor: it parts from the correctly rounded
+# tanh (tinytorch's) by one ulp on 199-227 of test_gates_as_pytorchs' 200,000 values on an AMD EPYC (Zen 4) and on
+# 1,573 on an Intel Xeon (Sapphire Rapids). A state an ulp away can round the next step's int8 activation otherwise,
+# so the quantized LSTMs' outputs equal PyTorch's where they were measured: on the AMD EPYC.
+mkl_tanh_measured = pytest.mark.skipif(
+    _paths.cpu_vendor() != "AMD", reason="the quantized LSTM's outputs were measured equal to PyTorch's on an AMD "
+    f"CPU; MKL's vsTanh rounds more values otherwise on this {_paths.cpu_vendor()} CPU")
+
 
 def _bits(a) -> np.ndarray:
     a = np.ascontiguousarray(a.detach().numpy() if hasattr(a, "detach") else a)
@@ -121,11 +129,13 @@ def test_gates_as_pytorchs(n):
     if _paths.torch_path() in _paths.FMA_PATHS and os.environ.get("ATEN_CPU_CAPABILITY", "").upper() != "DEFAULT":
         assert _same_bits(aten_math.sigmoid(gates[:, n:2 * n]), theirs)
         assert _same_bits(aten_math.sigmoid(gates[:1]), torch.tensor(gates[:1]).sigmoid())
-    # tanh: MKL's vsTanh in PyTorch; correctly rounded here, an ulp apart only next to a rounding midpoint
+    # tanh: MKL's vsTanh in PyTorch; correctly rounded here, an ulp apart only next to a rounding midpoint. How many
+    # values part depends on the CPU's vendor (mkl_tanh_measured): at most 227 of the 200,000 on an AMD EPYC, 1,573
+    # on an Intel Xeon; the bound of 1% holds on both
     big = (rng.standard_normal(200000) * 3).astype(np.float32)
     a, b = aten_math.tanh(big), torch.tanh(torch.tensor(big)).numpy()
     assert np.max(np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32))) <= 1
-    assert np.count_nonzero(a != b) <= 0.002 * big.size
+    assert np.count_nonzero(a != b) <= 0.01 * big.size
 
 
 # -- quantize_dynamic -------------------------------------------------------------------------------------
@@ -181,6 +191,7 @@ def _lstm(T, i, h, layers=1, bi=False, bf=False, seq=7, batch=3):
 
 
 @exact
+@mkl_tanh_measured
 @pytest.mark.bitexact
 @pytest.mark.parametrize("config", [dict(i=8, h=8, seq=20, batch=1), dict(i=10, h=20, layers=2),
                                     dict(i=5, h=6, bi=True, seq=4, batch=2),
@@ -314,9 +325,12 @@ def test_quantized_state_dict_file_both_ways(tmp_path):
     assert np.array_equal(qt2(xt).numpy(), qt(xt).numpy())
 
 
-def test_quantized_lstm_file_is_pytorchs_script_object(tmp_path):
-    mt = tinytorch.ao.quantization.quantize_dynamic(tinytorch.nn.Sequential(tinytorch.nn.LSTM(8, 8)),
-                                                    {tinytorch.nn.LSTM}, dtype=tinytorch.qint8)
+def _lstm_files(tmp_path):
+    """tinytorch's quantized LSTM and PyTorch's, each with the state_dict read from the other's file."""
+    tinytorch.manual_seed(0)
+    mt, mt_back = (tinytorch.ao.quantization.quantize_dynamic(tinytorch.nn.Sequential(tinytorch.nn.LSTM(8, 8)),
+                                                              {tinytorch.nn.LSTM}, dtype=tinytorch.qint8)
+                   for _ in range(2))
     tinytorch.save(mt.state_dict(), tmp_path / "t.pt")
     for T in (torch, tinytorch):  # a TorchScript object is no weights-only content, in either library
         with pytest.raises(Exception, match="Weights only load failed"):
@@ -324,15 +338,25 @@ def test_quantized_lstm_file_is_pytorchs_script_object(tmp_path):
     mp = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(torch.nn.LSTM(8, 8)), {torch.nn.LSTM},
                                                 dtype=torch.qint8)
     mp.load_state_dict(torch.load(tmp_path / "t.pt", weights_only=False))  # PyTorch rebuilds tinytorch's objects
-    x = np.random.default_rng(0).standard_normal((5, 1, 8)).astype(np.float32)
-    theirs = mp(torch.tensor(x))[0]
-    ours = mt(tinytorch.tensor(x))[0]
-    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=0, atol=1e-6)
     torch.save(mp.state_dict(), tmp_path / "p.pt")
-    mt.load_state_dict(tinytorch.load(tmp_path / "p.pt", weights_only=False))
-    param = mt[0]._all_weight_values[0].param
+    mt_back.load_state_dict(tinytorch.load(tmp_path / "p.pt", weights_only=False))
+    return mt, mp, mt_back
+
+
+def test_quantized_lstm_file_is_pytorchs_script_object(tmp_path):
+    mt, _, mt_back = _lstm_files(tmp_path)
+    param = mt_back[0]._all_weight_values[0].param
     assert repr(param) == "ScriptObject <__torch__.torch.classes.rnn.CellParamsBase>" and param.reduce_range
-    assert np.array_equal(mt(tinytorch.tensor(x))[0].numpy(), _lstm_from(mp, x))
+    # PyTorch's file carries tinytorch's quantized weights as they went in (the same arithmetic on both sides)
+    x = tinytorch.tensor(np.random.default_rng(0).standard_normal((5, 1, 8)).astype(np.float32))
+    assert np.array_equal(mt_back(x)[0].numpy(), mt(x)[0].numpy())
+
+
+@mkl_tanh_measured
+def test_quantized_lstm_file_runs_in_pytorch_as_in_tinytorch(tmp_path):
+    mt, mp, _ = _lstm_files(tmp_path)
+    x = np.random.default_rng(0).standard_normal((5, 1, 8)).astype(np.float32)
+    np.testing.assert_allclose(mt(tinytorch.tensor(x))[0].numpy(), _lstm_from(mp, x), rtol=0, atol=1e-6)
 
 
 def _lstm_from(mp, x) -> np.ndarray:

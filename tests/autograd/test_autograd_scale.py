@@ -134,7 +134,16 @@ def test_retained_graph_dies_on_del_without_gc():
         gc.enable()
 
 
-def test_row22_memory_stays_flat_over_1000_training_steps():
+def test_row22_memory_stays_flat_over_1000_training_steps(monkeypatch):
+    # the saved-version tuples the nodes share (autograd/node.py) are a bounded cache, which a training loop
+    # grows by a few a step (a parameter updated in place is at version k at step k) until it is full: full
+    # from the start here, as the free lists below, so that only growth without a bound shows
+    from tinytorch.autograd import node
+
+    full = dict(node._SHARED_VERSIONS)
+    while len(full) < node._MAX_SHARED_VERSIONS:
+        full[(-1, len(full))] = (-1, len(full))
+    monkeypatch.setattr(node, "_SHARED_VERSIONS", full)
     rng = np.random.default_rng(3)
     params = _model(rng)
     x = tinytorch.tensor(rng.normal(size=(5, 8)).astype(np.float32))

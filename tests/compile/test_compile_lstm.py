@@ -9,12 +9,14 @@ record that as ``aten.mkldnn_rnn_layer`` (output, h_n, c_n, workspace) and, in a
     the traced graph computes eager tinytorch's gradients bit for bit at other inputs;
   - ``torch.compile`` of a model with an LSTM captures one graph (no graph break) and trains through the plans
     (the forward operator kept with its node, the backward operator running that node's time loop): eager
-    tinytorch's losses and parameters bit for bit, under one ``CompiledFunctionBackward``."""
+    tinytorch's losses and parameters bit for bit, under one ``CompiledFunctionBackward``.
+
+The comparison takes PyTorch from the ``torch`` fixture (it skips without it); the compiled training runs
+everywhere."""
 import copy
 
 import numpy as np
 import pytest
-import torch
 
 import tinytorch as tt
 
@@ -64,7 +66,7 @@ def _calls(gm) -> list:
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
-def test_make_fx_records_pytorchs_onednn_operators(config):
+def test_make_fx_records_pytorchs_onednn_operators(config, torch):
     from tinytorch.fx.experimental.proxy_tensor import make_fx as tt_make_fx
     from torch.fx.experimental.proxy_tensor import make_fx as pt_make_fx
     cfg = CONFIGS[config]

@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-import torch
 
 import tinytorch as tt
 
@@ -20,9 +19,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.fixture(autouse=True)
 def _fresh():
     tt._dynamo.reset()
-    torch._dynamo.reset()
     yield
     tt._dynamo.reset()
+
+
+@pytest.fixture
+def torch(torch):
+    """PyTorch (or a skip: tests/conftest.py's fixture), its captured graphs reset around the test as tinytorch's."""
+    torch._dynamo.reset()
+    yield torch
     torch._dynamo.reset()
 
 
@@ -50,7 +55,7 @@ def foo(x, y):
 
 def _tutorial(lib):
     out = io.StringIO()
-    backend = "aot_eager" if lib is torch else "inductor"
+    backend = "aot_eager" if lib is not tt else "inductor"
     opt_foo = lib.compile(foo, backend=backend)
     x = _tensor(lib, np.linspace(-1, 1, 10).reshape(2, 5), requires_grad=True)
     y = _tensor(lib, np.linspace(0, 2, 10).reshape(2, 5))
@@ -92,7 +97,7 @@ def _tutorial(lib):
     return out.getvalue()
 
 
-def test_tutorial_program_prints_pytorchs_output():
+def test_tutorial_program_prints_pytorchs_output(torch):
     assert _tutorial(tt) == _tutorial(torch)
 
 
@@ -114,7 +119,7 @@ def test_compiled_results_and_gradients_equal_eager():
 def _optimized(lib):
     lib.manual_seed(0)
     mod = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
-    om = lib.compile(mod, backend="eager" if lib is torch else "inductor")
+    om = lib.compile(mod, backend="eager" if lib is not tt else "inductor")
     keys = list(om.state_dict().keys())
     om.load_state_dict(om.state_dict())
     om.eval()
@@ -124,7 +129,7 @@ def _optimized(lib):
             isinstance(om, lib.nn.Module))
 
 
-def test_optimized_module_as_pytorchs():
+def test_optimized_module_as_pytorchs(torch):
     assert _optimized(tt) == _optimized(torch)
 
 
@@ -170,7 +175,7 @@ def _module_compile_in_place(lib):
     return seen
 
 
-def test_module_compile_in_place_as_pytorchs():
+def test_module_compile_in_place_as_pytorchs(torch):
     got = _module_compile_in_place(tt)
     assert got == _module_compile_in_place(torch)
     assert got[3] == 2 and got[-5:] == ["CompiledFunctionBackward", None, False, "ReluBackward0", 2]  # (a backend that runs the graph: its ops' nodes)
@@ -199,7 +204,7 @@ def _recompiles(lib, dynamic):
 
 
 @pytest.mark.parametrize("dynamic", [False, None])
-def test_guards_recompile_when_pytorchs_do(dynamic):
+def test_guards_recompile_when_pytorchs_do(dynamic, torch):
     assert _recompiles(tt, dynamic) == _recompiles(torch, dynamic)
 
 
@@ -223,13 +228,13 @@ def _module_guards(lib):
     return seen
 
 
-def test_module_guards_training_flag_and_parameter_identity():
+def test_module_guards_training_flag_and_parameter_identity(torch):
     assert _module_guards(tt) == _module_guards(torch)
 
 
 def _submodule_assigned_anew(lib):
     mod = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
-    om = lib.compile(mod, backend="aot_eager" if lib is torch else "inductor")
+    om = lib.compile(mod, backend="aot_eager" if lib is not tt else "inductor")
     x = _tensor(lib, [[-1.0, -2.0]])
     for _ in range(3):
         om(x)
@@ -241,7 +246,7 @@ def _submodule_assigned_anew(lib):
     return seen
 
 
-def test_a_submodule_assigned_anew_is_used_as_pytorchs():
+def test_a_submodule_assigned_anew_is_used_as_pytorchs(torch):
     assert _submodule_assigned_anew(tt) == _submodule_assigned_anew(torch) == [True, True]
 
 
@@ -279,7 +284,7 @@ def _limit(lib):
     return [m for m in records.messages if "recompile_limit" in m]
 
 
-def test_recompile_limit_warns_as_pytorch_then_runs_eagerly():
+def test_recompile_limit_warns_as_pytorch_then_runs_eagerly(torch):
     ours, theirs = _limit(tt), _limit(torch)
     assert len(theirs) == 1 and ours == theirs
     assert tt._dynamo.config.recompile_limit == torch._dynamo.config.recompile_limit == 8
@@ -298,11 +303,11 @@ def branchy(x):
     return y - 1
 
 
-def test_data_dependent_branch_runs_eagerly():
+def test_data_dependent_branch_runs_eagerly(torch):
     for a in (np.ones(3), -np.ones(3), np.ones(3)):
         outs = []
         for lib in (tt, torch):
-            f = lib.compile(branchy, backend="eager" if lib is torch else "inductor")
+            f = lib.compile(branchy, backend="eager" if lib is not tt else "inductor")
             x = _tensor(lib, a, requires_grad=True)
             r = f(x)
             r.sum().backward()
@@ -321,11 +326,11 @@ def _value_reads(lib):
     def uses_numpy(x):
         return x * float(x.numpy().max())
 
-    return [lib.compile(fn, backend="eager" if lib is torch else "inductor")(_tensor(lib, [1.0, -2.0, 3.0])).numpy()
+    return [lib.compile(fn, backend="eager" if lib is not tt else "inductor")(_tensor(lib, [1.0, -2.0, 3.0])).numpy()
             for fn in (uses_item, uses_tolist, uses_numpy) for _ in range(2)]
 
 
-def test_value_reads_run_eagerly():
+def test_value_reads_run_eagerly(torch):
     for a, b in zip(_value_reads(tt), _value_reads(torch)):
         np.testing.assert_array_equal(a, b)
 
@@ -367,21 +372,21 @@ def _no_grad_inside(lib):
             all(np.array_equal(g, p.grad.numpy()) for g, p in zip(grads, net.parameters()))]
 
 
-def test_no_grad_block_inside_stays_in_the_graph_as_pytorchs():
+def test_no_grad_block_inside_stays_in_the_graph_as_pytorchs(torch):
     got = _no_grad_inside(tt)
     assert got == _no_grad_inside(torch)
     assert got == [1, 0, 2, 1, "CompiledFunctionBackward", False, False, True, True, True]
 
 
 def _fullgraph_error(lib):
-    f = lib.compile(branchy, fullgraph=True, backend="eager" if lib is torch else "inductor")
+    f = lib.compile(branchy, fullgraph=True, backend="eager" if lib is not tt else "inductor")
     with pytest.raises(Exception) as info:
         f(_tensor(lib, [1.0, 2.0]))
     e = info.value
     return type(e).__module__.split(".", 1)[1], type(e).__name__, [c.__name__ for c in type(e).__mro__[1:]], str(e)
 
 
-def test_fullgraph_raises_pytorchs_unsupported():
+def test_fullgraph_raises_pytorchs_unsupported(torch):
     ours, theirs = _fullgraph_error(tt), _fullgraph_error(torch)
     assert ours[:3] == theirs[:3]
     # the same text, but for the carets under the condition: Dynamo's run one column past it (through the `:`)
@@ -398,7 +403,7 @@ def _explain(lib, fn, *args):
                                                                                        else 4])
 
 
-def test_explain_as_pytorchs():
+def test_explain_as_pytorchs(torch):
     args = {lib: (_tensor(lib, [1.0, 2.0]), _tensor(lib, [3.0, 4.0])) for lib in (tt, torch)}
     ours, theirs = _explain(tt, foo, *args[tt]), _explain(torch, foo, *args[torch])
     assert ours == theirs
@@ -432,7 +437,7 @@ def _reset_and_disable(lib):
     counter2 = Counter()
     r = lib.compile(calls_disabled, backend=counter2)(x)
     seen.append(np.round(r.numpy(), 5).tolist())
-    seen.append(lib.compile(calls_disabled, backend="eager" if lib is torch else "inductor",
+    seen.append(lib.compile(calls_disabled, backend="eager" if lib is not tt else "inductor",
                             disable=True) is calls_disabled)
     seen.append(lib._dynamo.explain(calls_disabled)(x).graph_break_count)
     seen.append(lib._dynamo.disable(foo)(x, x).numpy().tolist() == foo(x, x).numpy().tolist())
@@ -440,7 +445,7 @@ def _reset_and_disable(lib):
     return seen
 
 
-def test_reset_and_disable_as_pytorchs():
+def test_reset_and_disable_as_pytorchs(torch):
     assert _reset_and_disable(tt) == _reset_and_disable(torch)
 
 
@@ -533,7 +538,7 @@ def _global_module_guards(lib):
     return seen, values[2:]
 
 
-def test_global_module_guards_as_pytorchs():
+def test_global_module_guards_as_pytorchs(torch):
     try:
         assert _global_module_guards(tt) == _global_module_guards(torch)
     finally:
@@ -551,7 +556,7 @@ def _closure_and_argument_modules(lib):
         return lin(x) * 2
 
     x = _tensor(lib, np.linspace(0, 1, 6).reshape(2, 3))
-    backend = "aot_eager" if lib is torch else "inductor"
+    backend = "aot_eager" if lib is not tt else "inductor"
     out = []
     for _ in range(2):
         y = lib.compile(g, backend=backend)(x)
@@ -588,7 +593,7 @@ def _closure_and_argument_modules(lib):
     return out
 
 
-def test_closure_and_argument_modules_as_pytorchs():
+def test_closure_and_argument_modules_as_pytorchs(torch):
     """A module in a closure: the compiled call's result hangs from PyTorch's node and the gradients reach its
     parameters; a module passed as an argument: another module of its kind is read without a recompile; a
     compiled bound method of a plain object using its module attribute: one graph, no break."""
@@ -628,7 +633,7 @@ def _backends(lib):
     return seen, runs
 
 
-def test_backends_as_pytorchs():
+def test_backends_as_pytorchs(torch):
     """``backend="eager"`` and a callable backend run the graph as it is (each op's own node, ``ReluBackward0``),
     a callable backend's returned function runs at each replay; aot_eager and inductor give the compiled node."""
     assert _backends(tt) == _backends(torch)
@@ -653,7 +658,7 @@ def _bad_arguments(lib):
     return out
 
 
-def test_bad_arguments_refused_as_pytorch():
+def test_bad_arguments_refused_as_pytorch(torch):
     """An unknown mode or backend name, a non-bool ``dynamic``, mode with options, a non-callable: PyTorch's
     error types and texts, raised by ``torch.compile`` itself."""
     ours = _bad_arguments(tt)
@@ -685,7 +690,7 @@ def _registered_backend(lib, suffix: str):
             sorted(set(everything) - {n for n in everything if n.startswith("tinytorch_test_")}), names, seen, dup)
 
 
-def test_register_backend_as_pytorchs():
+def test_register_backend_as_pytorchs(torch):
     """A backend registered by name runs as a callable backend; list_backends shows it unless its tags are
     excluded, and the full list is PyTorch's; a second registration of a name is refused."""
     import uuid
@@ -716,7 +721,7 @@ def _recompile_log(lib):
     return [m.replace(__file__, "<file>") for m in records.messages]
 
 
-def test_recompiles_log_as_pytorchs():
+def test_recompiles_log_as_pytorchs(torch):
     ours = _recompile_log(tt)
     assert len(ours) == 2 and ours == _recompile_log(torch)
     with pytest.raises(TypeError, match="unexpected keyword argument 'recompile'"):
@@ -768,7 +773,7 @@ def _compile_keywords(lib):
     return out
 
 
-def test_compile_keywords_and_default_backend_as_pytorchs():
+def test_compile_keywords_and_default_backend_as_pytorchs(torch):
     assert _compile_keywords(tt) == _compile_keywords(torch)
 
 
@@ -809,7 +814,7 @@ def _configs(lib):
     return out
 
 
-def test_config_modules_as_pytorchs():
+def test_config_modules_as_pytorchs(torch):
     """``error_on_recompile`` raises PyTorch's RecompileError with its text; ``patch`` as a context and a
     decorator; inductor's settings with PyTorch's defaults; an unknown name read is PyTorch's AttributeError."""
     assert _configs(tt) == _configs(torch)

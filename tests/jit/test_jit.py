@@ -1,11 +1,11 @@
 """torch.jit.trace / script / save / load against PyTorch: the same numbers as eager, PyTorch's warnings and
-errors where tinytorch gives the same, tinytorch's own refusals where it cannot follow."""
+errors where tinytorch gives the same, tinytorch's own refusals where it cannot follow. The comparisons take
+PyTorch from the ``torch`` fixture (they skip without it); tinytorch's own checks run everywhere."""
 import io
 import warnings
 
 import numpy as np
 import pytest
-import torch
 
 import tinytorch as tt
 
@@ -28,15 +28,15 @@ def _model(lib):
     return M()
 
 
-def _pair(train: bool):
+def _pair(torch, train: bool):
     m, ref = _model(tt), _model(torch)
     ref.load_state_dict({k: torch.tensor(v.numpy()) for k, v in m.state_dict().items()})
     return (m.train(train), ref.train(train))
 
 
 @pytest.mark.parametrize("train", [False, True])
-def test_trace_module_runs_pytorchs_numbers(train):
-    m, ref = _pair(train)
+def test_trace_module_runs_pytorchs_numbers(train, torch):
+    m, ref = _pair(torch, train)
     x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
     traced = tt.jit.trace(m, tt.tensor(x))
     with warnings.catch_warnings():
@@ -74,13 +74,13 @@ def _warnings(lib, fn, *args, **kwargs):
 @pytest.mark.parametrize("body", [lambda x: x + x.sum().item(), lambda x: x + int(x.sum()),
                                   lambda x: x + float(x.sum()), lambda x: x + x.tolist()[0],
                                   lambda x: x + 1 if x.sum() > 0 else x - 1])
-def test_tracer_warning_as_pytorchs(body):
+def test_tracer_warning_as_pytorchs(body, torch):
     traced, ours = _warnings(tt, body, tt.ones(2))
     _, theirs = _warnings(torch, body, torch.ones(2), check_trace=False)
     assert ours == theirs and ours
 
 
-def test_data_dependent_trace_freezes_branch_like_pytorch():
+def test_data_dependent_trace_freezes_branch_like_pytorch(torch):
     def f(x):
         if x.sum() > 0:
             return x + 1
@@ -98,7 +98,7 @@ def test_data_dependent_trace_freezes_branch_like_pytorch():
             torch.jit.trace(f, torch.ones(2), check_inputs=[(-torch.ones(2),)])
 
 
-def test_errors_as_pytorchs():
+def test_errors_as_pytorchs(torch):
     def same(fn_tt, fn_torch):
         with pytest.raises(RuntimeError) as a:
             fn_tt()
@@ -132,7 +132,7 @@ def test_sizes_read_refuse_other_shapes():
     assert plain(tt.ones(4, 3, 2)).shape == (4, 6)
 
 
-def test_script_function_and_module():
+def test_script_function_and_module(torch):
     def g(x, n: int):
         return x * x.size(0) + n
     sg = tt.jit.script(g)
@@ -140,7 +140,7 @@ def test_script_function_and_module():
     for shape, n in (((3,), 1), ((5,), 2)):
         assert sg(tt.ones(shape), n).tolist() == rg(torch.ones(shape), n).tolist()
     assert "return x * x.size(0) + n" in sg.code and "placeholder" in str(sg.graph)
-    m, ref = _pair(False)
+    m, ref = _pair(torch, False)
     s = tt.jit.script(m)
     rs = torch.jit.script(ref)
     x = np.random.default_rng(2).standard_normal((3, 1, 4, 4)).astype(np.float32)
@@ -151,7 +151,7 @@ def test_script_function_and_module():
     assert m.training and s(tt.tensor(x))[0].shape == (3, 3)
 
 
-def test_script_refuses_data_dependent_flow():
+def test_script_refuses_data_dependent_flow(torch):
     def f(x):
         if x.sum() > 0:
             return x + 1
@@ -164,7 +164,7 @@ def test_script_refuses_data_dependent_flow():
 
 
 def test_save_load_round_trip(tmp_path):
-    m, _ = _pair(False)
+    m = _model(tt).eval()
     x = tt.randn(2, 1, 4, 4)
     traced = tt.jit.trace(m, x)
     tt.jit.save(traced, tmp_path / "m.pt")
@@ -195,8 +195,8 @@ def test_decorators_and_flags_keep_working():
     assert tt.jit.ignore(f) is f and tt.jit.unused(f) is f and tt.jit.export(f) is f
 
 
-def test_traced_module_backward_as_eager():
-    m, ref = _pair(True)
+def test_traced_module_backward_as_eager(torch):
+    m, ref = _pair(torch, True)
     x = np.random.default_rng(3).standard_normal((2, 1, 4, 4)).astype(np.float32)
     traced = tt.jit.trace(m, tt.tensor(x))
     with warnings.catch_warnings():

@@ -1,14 +1,21 @@
 """PyTorch's "Learn the Basics" code, run as a user would with ``import tinytorch as torch``.
 
 Each snippet is written once against a module ``T`` and run with PyTorch and with tinytorch; what it
-prints (reprs with ``tinytorch.`` spelt ``torch.``) must be the same."""
+prints (reprs with ``tinytorch.`` spelt ``torch.``) must be the same. What PyTorch printed is stored beside
+this file (``learn_the_basics_pytorch.json``, written by ``python tests/scripts/test_scripts_tutorials.py``), so
+the comparison runs where PyTorch is not installed too; with PyTorch, the stored text is checked to be its own."""
 import contextlib
 import io
+import json
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import tinytorch
+
+STORED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "learn_the_basics_pytorch.json")
 
 
 def _run(snippet, T):
@@ -118,9 +125,23 @@ def transforms_tutorial(T):
     print(target)
 
 
-@pytest.mark.parametrize("snippet", [tensors_tutorial, autograd_tutorial, model_tutorial, transforms_tutorial])
+SNIPPETS = [tensors_tutorial, autograd_tutorial, model_tutorial, transforms_tutorial]
+
+
+def _stored() -> dict:
+    with open(STORED, encoding="utf-8") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
 def test_learn_the_basics_prints_what_pytorch_prints(snippet, torch):
-    assert _run(snippet, tinytorch) == _run(snippet, torch)
+    assert _run(snippet, tinytorch) == _run(snippet, torch) == _stored()[snippet.__name__]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_learn_the_basics_prints_what_pytorch_printed(snippet):
+    # the stored text: the comparison for a machine without PyTorch
+    assert _run(snippet, tinytorch) == _stored()[snippet.__name__]
 
 
 def test_out_argument_refuses_autograd_and_resizes_like_pytorch(torch):
@@ -166,3 +187,13 @@ def test_scatter_first_and_second_derivatives_against_finite_differences():
 
     assert tinytorch.autograd.gradcheck(f, (x, src))
     assert tinytorch.autograd.gradgradcheck(f, (x, src))
+
+
+if __name__ == "__main__":
+    import torch
+
+    printed = {snippet.__name__: _run(snippet, torch) for snippet in SNIPPETS}
+    with open(STORED, "w", encoding="utf-8") as f:
+        json.dump(printed, f, indent=1)
+        f.write("\n")
+    print(f"wrote what PyTorch {torch.__version__} printed to {os.path.relpath(STORED)}", file=sys.stderr)

@@ -127,22 +127,44 @@ def _needed(roots, targets: set) -> set:
 _getrefcount = sys.getrefcount
 
 
+class _Held:
+    __slots__ = ("_data",)
+
+
+def _counts_in_callee(g) -> tuple:
+    d = g._data
+    return _getrefcount(g), _getrefcount(d)
+
+
+def _counts_when_held_once() -> tuple:
+    """What getrefcount reports inside a callee, in _steal_or_copy's pattern, for a tensor held only by its caller's
+    local and for its array held only by the tensor: 3 and 3 up to Python 3.13; 3.14 counts fewer, its stack
+    borrowing references without counting them. Measured once, so the thresholds follow the running interpreter."""
+    held = _Held()
+    held._data = np.empty(1)
+    return _counts_in_callee(held)
+
+
+_ONLY_G, _ONLY_D = _counts_when_held_once()
+
+
 def _steal_or_copy(g, like: np.ndarray):
     """A gradient safe to keep as ``.grad``: the array itself when nothing else can see its memory.
 
     Reference counts tell, as in PyTorch's AccumulateGrad (whose engine hands the gradient over and
     keeps none): g is held by accumulate_grad's local, our argument and getrefcount's; its array by
-    g._data, the local and the argument. A view qualifies when its base tensor is held by it alone.
+    g._data, the local and the argument (the counts the running Python reports for that: _ONLY_G, _ONLY_D).
+    A view qualifies when its base tensor is held by it alone.
     Only an array laid out like the leaf is kept (PyTorch's layout contract): a weight gradient
     arriving transposed is copied, or ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
     d = g._data
-    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= 3 and _getrefcount(d) <= 3:
+    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= _ONLY_G and _getrefcount(d) <= _ONLY_D:
         base = d.base
         if base is None:
             return _make(d)
         owner = g._base
         if (owner is not None and owner._data is base and base.base is None and type(base) is np.ndarray
-                and _getrefcount(owner) <= 3 and _getrefcount(base) <= 4):
+                and _getrefcount(owner) <= _ONLY_D and _getrefcount(base) <= _ONLY_D + 1):
             return _make(d)
     out = np.empty_like(like)
     np.copyto(out, d)
