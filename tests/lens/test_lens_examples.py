@@ -14,9 +14,6 @@ torch = pytest.importorskip("torch")
 
 SECTIONS = ("show", "trace", "show after", "table")
 
-# tinytorch runs the ready nodes last-in first-out; PyTorch's engine takes the one created last (its
-# sequence_nr), and every AccumulateGrad before any other node
-ENGINE_ORDER = "engine order: tinytorch's ready stack vs PyTorch's sequence_nr priority queue"
 # after a backward, PyTorch reads an input it never saved (a constant's partner in mul, mm) as None;
 # tinytorch raises "freed" for every slot
 RELEASED = "released nodes: an input never saved reads as freed (PyTorch: None)"
@@ -25,9 +22,6 @@ KNOWN = {
     ("shared_subexpression", "show after"): RELEASED,
     ("view_inplace", "show after"): RELEASED,
     ("mlp_step", "show after"): RELEASED,
-    ("hooks", "trace"): ENGINE_ORDER,
-    ("mlp_step", "trace"): ENGINE_ORDER,
-    ("cnn_step", "trace"): ENGINE_ORDER,
     ("double_backward", "trace"): "PowBackward0's double-backward graph: PyTorch multiplies by the exponent "
                                   "as a Python scalar (MulBackward1), tinytorch as a tensor (MulBackward0)",
     ("grad_with_inputs", "trace"): "autograd.grad(inputs=)/backward(inputs=): PyTorch computes no gradient "

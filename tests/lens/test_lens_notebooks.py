@@ -29,7 +29,6 @@ _POW_DOUBLE_BACKWARD = ("PowBackward0's double-backward graph: PyTorch multiplie
 KNOWN = {
     ("04-second-derivatives", 1): _POW_DOUBLE_BACKWARD,
     ("04-second-derivatives", 4): _POW_DOUBLE_BACKWARD,
-    ("06-training-step", 4): "engine order: tinytorch's ready stack vs PyTorch's sequence_nr priority queue",
 }
 # a kernel starts in seconds; a cell of these notebooks runs in well under a second (the training step's
 # 784x512 layers included): a minute per cell only catches a hang

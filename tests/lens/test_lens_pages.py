@@ -70,7 +70,6 @@ def test_trace_records_grad_results_built_graphs_and_releases():
     assert "release" not in kinds[calls[1]:calls[2]] and "release" in kinds[calls[2]:]
 
 
-@pytest.mark.xfail(strict=True, reason="engine order: tinytorch's ready stack vs PyTorch's sequence_nr priority queue")
 def test_trace_of_grad_and_retain_is_the_same_on_both_libraries():
     assert str(_grad_and_retain(tinytorch)) == str(_grad_and_retain(torch))
 

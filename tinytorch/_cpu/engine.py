@@ -4,11 +4,14 @@ their edge tuples, and two gradients of one shape and dtype summed on their arra
 engine's loop thousands of times over 0-d tensors, where these calls are most of the cost."""
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 import numpy as np
 
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT, F32, F32_MAX, F64, loud, quiet
 from ..autograd import engine
-from ..autograd.engine import _apart_from_leaf_grads, _needed, _capture, _step, accumulate_grad
+from ..autograd.engine import (_SINK_KEY, _Sink, _apart_from_leaf_grads, _capture, _entry, _first_ready, _needed,
+                               _step, accumulate_grad)
 from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
@@ -80,7 +83,8 @@ def execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capt
     """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad.
 
     PyTorch's engine in one loop: ``compute_dependencies`` (``_collect``: edges into each node), then
-    nodes taken from ``ready`` once their count falls to zero, each given its summed gradient from
+    nodes taken from ``ready`` (in PyTorch's order: autograd/engine.py's ``_entry``, inlined) once their count
+    falls to zero, each given its summed gradient from
     ``buffers`` (PyTorch's ``InputBuffer``: the tensor itself for a node with one output, a list of
     ``_n_outputs`` slots for the others), each result added into its next node's buffer. Leaves'
     ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above).
@@ -113,10 +117,10 @@ def execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capt
             buf[nr] = g if buf[nr] is None else buf[nr] + g
     prev = g = None
     captured = {}
-    ready = [n for n in dict.fromkeys(roots) if n is not None and deps.get(n, 0) == 0]
+    ready = _first_ready(roots, deps)
     # one per-run flag: autograd.grad's filter or anomaly mode sends every node through _step
     checked = needed is not None or _State.anomaly
-    pop, push, take, find = ready.pop, ready.append, buffers.pop, buffers.get
+    take, find = buffers.pop, buffers.get
     prev_mode = _State.enabled
     _State.enabled = create_graph
     # a profile recording this thread does not see the pass's ops: tinytorch's formulas (most run on arrays)
@@ -126,8 +130,16 @@ def execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capt
     # one switch per backward instead of one per formula
     fp_state = quiet()
     try:
-        while ready:
-            node = pop()
+        held = None  # the last node the previous one made ready, kept off the queue (see the loop's end)
+        while True:
+            if held is not None:
+                node, held = held, None
+            elif ready:
+                node = heappop(ready)[1]
+                if type(node) is _Sink:
+                    node = node.node
+            else:
+                break
             if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
                 if capture is not None and node in buffers:
                     _capture(node, [find(node)], capture, captured)
@@ -176,8 +188,16 @@ def execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capt
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    push(nxt)
+                    if held is not None:  # a second node made ready: the first one goes to the queue
+                        heappush(ready, _entry(held))
+                    held = nxt
             g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+            # the node made ready last runs next without the queue when it comes before every queued one (a push of
+            # a strict first then its pop leave the heap as it was): half the nodes of a micrograd step
+            if held is not None and ready:
+                if (_SINK_KEY if type(held) is AccumulateGrad else -held._seq) >= ready[0][0]:
+                    heappush(ready, _entry(held))
+                    held = None
     finally:
         loud(fp_state)
         _State.enabled = prev_mode

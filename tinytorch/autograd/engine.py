@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from heapq import heappop, heappush
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from .._quiet_fp import loud, quiet
 from .grad_mode import _State, version_counter
 from .. import tensor as _tensor
 from ..tensor import Size, Tensor, _make
-from .node import AccumulateGrad, accumulator_of
+from .node import ACCUMULATE_SEQUENCE_NR, AccumulateGrad, accumulator_of
 from ._run_node import _run_node, _run_node_in_anomaly_mode
 
 
@@ -275,13 +276,48 @@ def _apart_from_leaf_grads(root_grads: list, seen) -> list:
             for g in root_grads]
 
 
+# -- the ready queue: PyTorch's order ------------------------------------------------------------
+class _Sink:
+    """A ready AccumulateGrad in the queue. All of them share PyTorch's largest sequence number, so two of them
+    must compare neither less nor greater (a tie): ``heapq``'s algorithm is libstdc++'s ``priority_queue``'s
+    (sift up on push; on pop, the hole sunk to a leaf then the last entry sifted up), so ties then come out in
+    PyTorch's order. A node compared with a node raises; this wrapper never does."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node) -> None:
+        self.node = node
+
+    def __lt__(self, other) -> bool:
+        return False
+
+
+_SINK_KEY = -ACCUMULATE_SEQUENCE_NR
+
+
+def _entry(node) -> tuple:
+    """``node``'s entry in the ready queue, a min-heap: the node made last (largest ``_seq``) first, a leaf's
+    AccumulateGrad before every other node (PyTorch's ReadyQueue on its CPU thread)."""
+    return (_SINK_KEY, _Sink(node)) if type(node) is AccumulateGrad else (-node._seq, node)
+
+
+def _first_ready(roots: list, deps: dict) -> list:
+    """The queue at the start: the roots nothing else leads to, entered as PyTorch's GraphRoot enters them (a root
+    given twice at its last place, where its count from GraphRoot falls to zero)."""
+    ready = []
+    for n in reversed(dict.fromkeys(reversed(roots))):
+        if n is not None and deps[n] == 0:
+            heappush(ready, _entry(n))
+    return ready
+
+
 def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
              accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
     """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad.
 
     PyTorch's engine in one loop: ``compute_dependencies`` (``_collect``: edges into each node), then
-    nodes taken from ``ready`` once their count falls to zero, each given its summed gradient from
-    ``buffers`` (``_into_buffer``), each result added into its next node's buffer. Leaves'
+    nodes taken from ``ready`` (in PyTorch's order, see ``_entry``) once their count falls to zero, each given its
+    summed gradient from ``buffers`` (``_into_buffer``), each result added into its next node's buffer. Leaves'
     ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above). Gradients are never held
     in a local longer than needed, so that AccumulateGrad can take them over without a copy.
     (``tinytorch/_cpu/engine.py`` registers the same loop with its per-node costs cut.)"""
@@ -298,7 +334,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
             _into_buffer(buffers, node, nr, g)
     g = None
     captured = {}
-    ready = [n for n in dict.fromkeys(roots) if n is not None and deps[n] == 0]
+    ready = _first_ready(roots, deps)
     checked = needed is not None or _State.anomaly  # every node then goes through _step
     # backward formulas record a graph only with create_graph; a profile does not see them (they are not
     # PyTorch's backward kernels); numpy's inf/nan warnings stay off (PyTorch's formulas compute those silently)
@@ -306,8 +342,9 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     _State.enabled, _State.recorder = create_graph, None
     try:
         while ready:
-            node = ready.pop()
-            if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
+            node = heappop(ready)[1]
+            if type(node) is _Sink:  # a leaf's AccumulateGrad: no edges below it
+                node = node.node
                 if capture is not None and node in buffers:
                     _capture(node, [buffers[node]], capture, captured)
                 if accumulate and node in buffers and (restrict is None or node in restrict):
@@ -333,7 +370,7 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
                         _into_buffer(buffers, nxt, nr, g)
                     deps[nxt] -= 1
                     if deps[nxt] == 0:
-                        ready.append(nxt)
+                        heappush(ready, _entry(nxt))
             g = out = None  # drop our references, or the next AccumulateGrad would have to copy
     finally:
         loud(fp_state)

@@ -31,7 +31,21 @@ _FREED_MSG = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
 
+# creation order of nodes (PyTorch's ``sequence_nr``): the backward engine runs the ready node made last first
 _sequence = itertools.count()
+# PyTorch's sequence number of every AccumulateGrad (UINT64_MAX): the engine runs leaves' sinks before any other node
+ACCUMULATE_SEQUENCE_NR = (1 << 64) - 1
+
+
+class _LateSequenceNr:
+    """The class-level ``_seq`` of nodes: a node made without ``Node.__init__`` (``binary_node`` sets its own)
+    is numbered when first asked, so that every node the engine meets has a number of its own."""
+
+    def __get__(self, node, cls=None):
+        if node is None:
+            return self
+        seq = node.__dict__["_seq"] = next(_sequence)
+        return seq
 
 
 @functools.lru_cache(maxsize=256)
@@ -446,7 +460,8 @@ class Node:
     # forward made thousands (an attribute every instance sets as it is made needs no entry; each
     # entered name lengthens every instance's value array)
     _instance_attrs = ()
-    _NODE_ATTRS = ("_freed", "_packed")
+    _NODE_ATTRS = ("_seq", "_freed", "_packed")
+    _seq = _LateSequenceNr()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -459,6 +474,7 @@ class Node:
             install_saved_fields(cls, fields)
 
     def __init__(self, next_functions: tuple = ()):
+        self._seq = next(_sequence)
         self.next_functions = next_functions
         if _Active.anomaly and _State.anomaly:
             self._trace = "".join(traceback.format_stack()[:-2])
@@ -473,6 +489,10 @@ class Node:
         return [n for n in super().__dir__()
                 if ("saved" not in n or n in keep or ((n.startswith("_saved_") or n.startswith("_raw_saved_"))
                                                       and not _hidden(type(self), n)))]
+
+    def _sequence_nr(self) -> int:
+        """The node's place in creation order (PyTorch's): backward runs the ready node with the largest first."""
+        return self._seq
 
     def name(self) -> str:
         n = type(self).__name__
@@ -777,6 +797,7 @@ def binary_node(cls, a, b, save_a, save_b):
             node._save_inputs(save_a, save_b)
         return node
     node = _new(cls)
+    node._seq = next(_sequence)
     # each edge as Tensor._edge makes it; a leaf's live accumulator (the common case) read inline
     if a is not None:  # None: a number, no edge
         fn = a.grad_fn
@@ -820,6 +841,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.next_functions = ()
         self.variable = variable
+
+    def _sequence_nr(self) -> int:
+        return ACCUMULATE_SEQUENCE_NR
 
     def backward(self, grad):
         return ()
