@@ -183,3 +183,36 @@ def test_sequence_nr_follows_creation_order():
         acc = a.grad_fn.next_functions[0][0]
         assert a.grad_fn._sequence_nr() < b.grad_fn._sequence_nr() < c.grad_fn._sequence_nr()
         assert acc._sequence_nr() == 2 ** 64 - 1
+
+
+def _random_program(seed):
+    """A random graph of binary and unary ops over a few leaves (some used many times), its AccumulateGrads
+    often ready together: the heap's ties then depend on how many other nodes wait in it."""
+    import random
+
+    def program(r, lib):
+        rng = random.Random(seed)  # the same program on both libraries
+        n_leaves = rng.randint(2, 9)
+        values = [r.leaf(f"p{i}", 2) for i in range(n_leaves)]
+        for _ in range(rng.randint(3, 25)):
+            kind = rng.random()
+            a, b = rng.choice(values), rng.choice(values)
+            if kind < 0.4:
+                values.append(a * b)
+            elif kind < 0.7:
+                values.append(a + b)
+            elif kind < 0.85:
+                values.append(lib.stack(rng.sample(values, min(len(values), rng.randint(2, 6)))).sum(0))
+            else:
+                values.append(a.tanh())
+        picks = rng.sample(values, min(len(values), rng.randint(1, 5)))
+        out = sum(v.sum() for v in picks)
+        r.hook_graph(out)
+        out.backward()
+    return program
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_run_in_pytorchs_order(seed):
+    program = _random_program(seed)
+    assert _order(program, tinytorch) == _order(program, torch)
