@@ -136,6 +136,7 @@ CROSS_MISMATCHES = {
         [torch.zeros(2), torch.zeros(2)], torch.ones(2 if rank == 0 else 3)),
     "all_gather_into_tensor input numel": lambda torch, dist, rank: dist.all_gather_into_tensor(
         torch.zeros(4 if rank == 0 else 6), torch.ones(2 if rank == 0 else 3)),
+    "broadcast from different sources": lambda torch, dist, rank: dist.broadcast(torch.ones(2), src=rank),
     "gather without a list on the destination": lambda torch, dist, rank: dist.gather(torch.ones(2), None, dst=0),
     "scatter numel": lambda torch, dist, rank: dist.scatter(
         torch.zeros(2 if rank == 0 else 3), [torch.ones(2), torch.ones(2)] if rank == 0 else None, src=0),
@@ -159,7 +160,8 @@ def mismatches(rank: int, world: int) -> list:
     for name in CROSS_MISMATCHES:
         if errors[name][0] == "returned":
             fails.append(f"{name}: returned on rank {rank}")
-    for name in ("all_reduce numel", "all_reduce dtype", "reduce numel", "broadcast numel"):
+    for name in ("all_reduce numel", "all_reduce dtype", "reduce numel", "broadcast numel",
+                 "broadcast from different sources"):
         if errors[name][0] != "RuntimeError" or "Is there a distributed collective mismatch" not in errors[name][1]:
             fails.append(f"{name}: {errors[name]}")
     if "rank 0: 2 elements of tinytorch.float32, rank 1: 3 elements of tinytorch.float32" \

@@ -130,7 +130,8 @@ def test_collectives_match_numpy(tmp_path):
 # (garbage) and raise RuntimeError "Connection closed by peer" on rank 1; float32 against float64 aborts rank 0
 # (gloo's enforce "Received data size doesn't match expected size. Is there a distributed collective mismatch
 # in your code?") and raises RuntimeError on rank 1; broadcast of 2 into 3 elements returns on both ranks with
-# the third element stale. tinytorch raises a RuntimeError on every rank instead, its text ending in gloo's
+# the third element stale; a broadcast with src=rank on each rank raises RuntimeError on both ranks after the
+# group's timeout. tinytorch raises a RuntimeError on every rank at once instead, its text ending in gloo's
 # question. A rank whose own arguments are wrong raises gloo's own check's error there (below), and PyTorch's
 # other rank a RuntimeError ("Connection closed by peer"), as tinytorch's other rank does.
 _OWN_ERRORS = {  # (case, rank): PyTorch's error on the rank whose arguments are wrong

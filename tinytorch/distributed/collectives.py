@@ -48,27 +48,31 @@ _DTYPE_CODE = {d.np: i for i, d in enumerate(ALL)}
 _MISMATCH = "Is there a distributed collective mismatch in your code?"  # gloo's words for this fault
 
 
-def _agree(pg: ProcessGroup, name: str, data: np.ndarray, problem: Exception | None = None) -> None:
-    """Raise on every rank unless every rank's ``data`` has the same number of elements and dtype.
+def _agree(pg: ProcessGroup, name: str, data: np.ndarray, problem: Exception | None = None, root: int = -1) -> None:
+    """Raise on every rank unless every rank's ``data`` has the same number of elements and dtype, and every
+    rank names the same ``root`` (a group rank: the source or destination of a rooted collective).
 
-    One small allgather of (error flag, numel, dtype code), which every rank makes, even one whose own
+    One small allgather of (error flag, numel, dtype code, root), which every rank makes, even one whose own
     arguments are wrong (``problem``: the error it raises after the exchange), so no rank is left waiting
     in a collective the others never start. Shapes may differ, as in PyTorch, which moves bytes."""
-    mine = np.array([problem is not None, data.size, _DTYPE_CODE.get(data.dtype, -1)], dtype=np.int64)
-    every = np.empty((pg.size(), 3), dtype=np.int64)
+    mine = np.array([problem is not None, data.size, _DTYPE_CODE.get(data.dtype, -1), root], dtype=np.int64)
+    every = np.empty((pg.size(), 4), dtype=np.int64)
     _wait_all([pg._comm.Iallgather(mine, every)], pg, name)
     if problem is not None:
         raise problem
     rows = every.tolist()  # Python lists: a few rows compare faster than through numpy
     failed = [r for r, row in enumerate(rows) if row[0]]
+    where = f"[Rank {_world.rank}] {name}:"
     if failed:
-        raise RuntimeError(f"[Rank {_world.rank}] {name}: rank {pg.ranks[failed[0]]} of the group gave invalid "
-                           "arguments (its error says which) and left the collective")
-    if any(row[1:] != rows[0][1:] for row in rows):
+        raise RuntimeError(f"{where} rank {pg.ranks[failed[0]]} of the group gave invalid arguments (its error "
+                           "says which) and left the collective")
+    if any(row[1:3] != rows[0][1:3] for row in rows):
         tensors = ", ".join(f"rank {pg.ranks[r]}: {n} elements of {_dtype_name(code)}"
-                            for r, (_, n, code) in enumerate(rows))
-        raise RuntimeError(f"[Rank {_world.rank}] {name}: the ranks' tensors differ in size or dtype ({tensors}). "
-                           f"{_MISMATCH}")
+                            for r, (_, n, code, _) in enumerate(rows))
+        raise RuntimeError(f"{where} the ranks' tensors differ in size or dtype ({tensors}). {_MISMATCH}")
+    if any(row[3] != rows[0][3] for row in rows):
+        roots = ", ".join(f"rank {pg.ranks[r]}: {pg.ranks[row[3]]}" for r, row in enumerate(rows))
+        raise RuntimeError(f"{where} the ranks name different source or destination ranks ({roots}). {_MISMATCH}")
 
 
 def _dtype_name(code: int) -> str:
@@ -140,7 +144,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
         return None
     root = _root(pg, dst, group_dst, "dst")
     mpi_op = _mpi_op(op)
-    _agree(pg, "reduce", tensor._data)
+    _agree(pg, "reduce", tensor._data, root=root)
     buf, write_back = _buffer(tensor)
     if pg.rank() == root:
         req = pg._comm.Ireduce(_world.MPI.IN_PLACE, buf, op=mpi_op, root=root)
@@ -157,7 +161,7 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
     if pg is None:
         return None
     root = _root(pg, src, group_src, "src")
-    _agree(pg, "broadcast", tensor._data)
+    _agree(pg, "broadcast", tensor._data, root=root)
     return _broadcast(tensor, root, pg, async_op)
 
 
@@ -240,7 +244,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
         problem = ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     else:
         problem = None
-    _agree(pg, "gather", tensor._data, problem)
+    _agree(pg, "gather", tensor._data, problem, root=root)
     send = np.ascontiguousarray(tensor._data)
     if not is_root:
         return _run([pg._comm.Igather(send, None, root=root)], pg, "gather", None, async_op)
@@ -264,7 +268,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
         problem = ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     else:
         problem = None
-    _agree(pg, "scatter", tensor._data, problem)
+    _agree(pg, "scatter", tensor._data, problem, root=root)
     buf, write_back = _buffer(tensor)
     if is_root:
         stacked = np.ascontiguousarray(np.stack([t._data for t in scatter_list]), dtype=buf.dtype)
