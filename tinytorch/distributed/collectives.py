@@ -6,7 +6,9 @@ ranks, as in PyTorch; ``group_src``/``group_dst`` name a rank inside ``group``.
 
 Before its data moves, each tensor collective checks that the ranks agree (``_agree``): MPI given
 tensors of different sizes or dtypes on different ranks returns garbage or writes past a buffer,
-with no error anywhere, so a mismatch raises a RuntimeError on every rank instead."""
+with no error anywhere, so a mismatch raises a RuntimeError on every rank instead. The check waits
+for every rank to reach the call, ``async_op=True`` included (one more small round trip, about what a
+small all_reduce itself costs); only DDP's internal reductions, equal by construction, go without it."""
 from __future__ import annotations
 
 import numpy as np
