@@ -108,6 +108,80 @@ def collectives(rank: int, world: int) -> list:
     return fails
 
 
+# calls with mismatched or invalid arguments, by name; each takes (torch, dist, rank). The LOCAL ones are wrong
+# on both ranks alike, so PyTorch's gloo raises its own check's error on both before any data moves, and
+# tests/distributed/test_distributed.py runs them in PyTorch too to compare the errors
+LOCAL_MISMATCHES = {
+    "all_gather list too short": lambda torch, dist, rank: dist.all_gather([torch.zeros(2)], torch.ones(2)),
+    "all_gather list of another dtype": lambda torch, dist, rank: dist.all_gather(
+        [torch.zeros(2), torch.zeros(2, dtype=torch.float64)], torch.ones(2)),
+    "all_gather list entry of a wrong size": lambda torch, dist, rank: dist.all_gather(
+        [torch.zeros(2, 3), torch.zeros(3, 3)], torch.ones(2, 3)),
+    "recv from own rank": lambda torch, dist, rank: dist.recv(torch.zeros(2), src=rank),
+    "irecv from own rank": lambda torch, dist, rank: dist.irecv(torch.zeros(2), src=rank).wait(),
+}
+# wrong on one rank or different across ranks: PyTorch's gloo fails the job (a RuntimeError on one rank, the
+# other returning or aborting), and tinytorch must raise a RuntimeError on every rank
+CROSS_MISMATCHES = {
+    "all_reduce numel": lambda torch, dist, rank: dist.all_reduce(torch.ones(2 if rank == 0 else 3)),
+    "all_reduce dtype": lambda torch, dist, rank: dist.all_reduce(
+        torch.ones(3, dtype=torch.float32 if rank == 0 else torch.float64)),
+    "async all_reduce numel": lambda torch, dist, rank: dist.all_reduce(
+        torch.ones(2 if rank == 0 else 3), async_op=True).wait(),
+    "reduce numel": lambda torch, dist, rank: dist.reduce(torch.ones(2 if rank == 0 else 3), dst=0),
+    "broadcast numel": lambda torch, dist, rank: dist.broadcast(torch.ones(2 if rank == 0 else 3), src=0),
+    "all_gather wrong-size list on rank 0": lambda torch, dist, rank: dist.all_gather(
+        [torch.zeros(2), torch.zeros(3 if rank == 0 else 2)], torch.ones(2)),
+    "all_gather input numel": lambda torch, dist, rank: dist.all_gather(
+        [torch.zeros(2), torch.zeros(2)], torch.ones(2 if rank == 0 else 3)),
+    "all_gather_into_tensor input numel": lambda torch, dist, rank: dist.all_gather_into_tensor(
+        torch.zeros(4 if rank == 0 else 6), torch.ones(2 if rank == 0 else 3)),
+    "broadcast from different sources": lambda torch, dist, rank: dist.broadcast(torch.ones(2), src=rank),
+    "gather without a list on the destination": lambda torch, dist, rank: dist.gather(torch.ones(2), None, dst=0),
+    "scatter numel": lambda torch, dist, rank: dist.scatter(
+        torch.zeros(2 if rank == 0 else 3), [torch.ones(2), torch.ones(2)] if rank == 0 else None, src=0),
+}
+
+
+def _attempt(call) -> list:
+    try:
+        call()
+        return ["returned", ""]
+    except Exception as err:  # noqa: BLE001 - the error is what is recorded
+        return [type(err).__name__, str(err)]
+
+
+def mismatches(rank: int, world: int) -> list:
+    """Every mismatched call raises on every rank and leaves the group working; the errors go to
+    OUT_DIR/mismatches.RANK.errors.json for the test to compare with PyTorch's."""
+    fails = []
+    errors = {name: _attempt(lambda: call(torch, dist, rank)) for name, call in
+              {**LOCAL_MISMATCHES, **CROSS_MISMATCHES}.items()}
+    for name in CROSS_MISMATCHES:
+        if errors[name][0] == "returned":
+            fails.append(f"{name}: returned on rank {rank}")
+    for name in ("all_reduce numel", "all_reduce dtype", "reduce numel", "broadcast numel",
+                 "broadcast from different sources"):
+        if errors[name][0] != "RuntimeError" or "Is there a distributed collective mismatch" not in errors[name][1]:
+            fails.append(f"{name}: {errors[name]}")
+    if "rank 0: 2 elements of tinytorch.float32, rank 1: 3 elements of tinytorch.float32" \
+            not in errors["all_reduce numel"][1]:
+        fails.append(f"all_reduce numel does not name the ranks' tensors: {errors['all_reduce numel'][1]}")
+    # the same numel in other shapes is not a mismatch: PyTorch reduces the flat buffers
+    t = torch.ones(2, 3) if rank == 0 else torch.ones(3, 2) * 2
+    dist.all_reduce(t)
+    if not np.array_equal(t.numpy(), np.full((2, 3) if rank == 0 else (3, 2), 3.0, dtype=np.float32)):
+        fails.append(f"all_reduce of equal numels in other shapes: {t.numpy().tolist()}")
+    # after all of them the group still works: no rank was left inside a collective
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t)
+    if t.tolist() != [sum(range(1, world + 1))]:
+        fails.append(f"all_reduce after the mismatches: {t.tolist()}")
+    with open(os.path.join(sys.argv[2], f"mismatches.{rank}.errors.json"), "w") as f:
+        json.dump(errors, f)
+    return fails
+
+
 def _model():
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 3)).double()

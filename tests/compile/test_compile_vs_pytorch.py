@@ -449,12 +449,12 @@ def test_reset_and_disable_as_pytorchs(torch):
     assert _reset_and_disable(tt) == _reset_and_disable(torch)
 
 
-def test_is_compiling_inside_the_captured_program():
+def test_is_compiling_inside_the_captured_program(torch):
     def f(lib, x):
         return x + (1 if lib.compiler.is_compiling() else 2)
 
     def calls(lib):
-        cf = lib.compile(functools.partial(f, lib), backend="aot_eager" if lib is torch else "inductor")
+        cf = lib.compile(functools.partial(f, lib), backend="inductor" if lib is tt else "aot_eager")
         return [cf(lib.ones(2)).tolist() for _ in range(2)], lib.compiler.is_compiling()
 
     assert calls(tt) == calls(torch) == ([[2.0, 2.0], [2.0, 2.0]], False)  # the captured branch, replayed

@@ -125,6 +125,97 @@ def test_collectives_match_numpy(tmp_path):
     _scenario("collectives", tmp_path)
 
 
+# PyTorch 2.13's gloo with world_size 2 (torch.multiprocessing spawn), measured for the mismatched calls of
+# _mpi_scenarios.CROSS_MISMATCHES: all_reduce/reduce of 2 elements on rank 0 and 3 on rank 1 return on rank 0
+# (garbage) and raise RuntimeError "Connection closed by peer" on rank 1; float32 against float64 aborts rank 0
+# (gloo's enforce "Received data size doesn't match expected size. Is there a distributed collective mismatch
+# in your code?") and raises RuntimeError on rank 1; broadcast of 2 into 3 elements returns on both ranks with
+# the third element stale; a broadcast with src=rank on each rank raises RuntimeError on both ranks after the
+# group's timeout. tinytorch raises a RuntimeError on every rank at once instead, its text ending in gloo's
+# question. A rank whose own arguments are wrong raises gloo's own check's error there (below), and PyTorch's
+# other rank a RuntimeError ("Connection closed by peer"), as tinytorch's other rank does.
+_OWN_ERRORS = {  # (case, rank): PyTorch's error on the rank whose arguments are wrong
+    ("all_gather wrong-size list on rank 0", 0):
+        ["RuntimeError", "ProcessGroupGloo::allgather: invalid tensor size at index 1 (expected (2), got (3))"],
+    ("all_gather input numel", 1):
+        ["RuntimeError", "ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected (3), got (2))"],
+    ("gather without a list on the destination", 0):
+        ["ValueError", "Argument ``gather_list`` must be specified on destination rank."],
+}
+
+
+@pytest.fixture(scope="module")
+def mismatch_errors(tmp_path_factory):
+    """Each rank's errors of the mismatched calls of _mpi_scenarios (the scenario's own checks must pass)."""
+    out = tmp_path_factory.mktemp("mismatches")
+    _scenario("mismatches", out)
+    return [json.loads((out / f"mismatches.{rank}.errors.json").read_text()) for rank in range(2)]
+
+
+@needs_mpi
+def test_mismatched_collectives_raise_on_every_rank(mismatch_errors):
+    sys.path.insert(0, str(HERE))
+    from _mpi_scenarios import CROSS_MISMATCHES
+
+    for name in CROSS_MISMATCHES:
+        for rank, errors in enumerate(mismatch_errors):
+            kind, text = errors[name]
+            if (name, rank) in _OWN_ERRORS:
+                assert [kind, text] == _OWN_ERRORS[name, rank]
+            else:
+                assert kind == "RuntimeError", (name, rank, errors[name])
+                assert text.startswith(f"[Rank {rank}] "), (name, rank, text)
+
+
+_GLOO_RUN = r'''
+import datetime, json, os, sys
+import torch, torch.distributed as dist, torch.multiprocessing as mp
+sys.path.insert(0, sys.argv[1])
+from _mpi_scenarios import LOCAL_MISMATCHES, _attempt
+
+def rank_main(rank, port, out):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+    dist.init_process_group("gloo", rank=rank, world_size=2, timeout=datetime.timedelta(seconds=30))
+    errors = {name: _attempt(lambda: call(torch, dist, rank)) for name, call in LOCAL_MISMATCHES.items()}
+    with open(os.path.join(out, f"{rank}.json"), "w") as f:
+        json.dump(errors, f)
+    dist.barrier()
+    dist.destroy_process_group()
+
+if __name__ == "__main__":
+    mp.spawn(rank_main, args=(sys.argv[2], sys.argv[3]), nprocs=2)
+'''
+
+
+@needs_mpi
+def test_invalid_arguments_raise_as_pytorch_gloo(mismatch_errors, tmp_path):
+    """The calls wrong on both ranks alike, run in PyTorch's gloo too: the same errors (gloo's own check's words
+    for the all_gather lists; a RuntimeError for a receive from one's own rank, which gloo words as an enforce
+    on an unconnected pair and tinytorch in its ``send``'s words)."""
+    torch = pytest.importorskip("torch")
+    if not torch.distributed.is_available():
+        pytest.skip("this PyTorch has no torch.distributed")
+    import socket
+
+    from _messages import normalise
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    script = tmp_path / "gloo_run.py"  # a file: spawn's children import the script by its path
+    script.write_text(_GLOO_RUN)
+    proc = subprocess.run([sys.executable, str(script), str(HERE), port, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rank, errors in enumerate(mismatch_errors):
+        want = json.loads((tmp_path / f"{rank}.json").read_text())
+        for name, (kind, text) in want.items():
+            got_kind, got_text = errors[name]
+            assert got_kind == kind, (name, rank, errors[name], want[name])
+            if "recv" not in name:
+                assert normalise(got_text) == text, (name, rank)
+
+
 @needs_mpi
 def test_ddp_equals_one_process_on_the_same_global_batches(tmp_path):
     _scenario("ddp_equivalence", tmp_path)

@@ -97,7 +97,10 @@ def user_frame() -> traceback.FrameSummary | None:
 
 class _Recording(_jit._Recording):
     """jit's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op run under
-    another grad mode than the call's."""
+    another grad mode than the call's. A tensor made from data is a node of the graph (``aten.tensor``), as in
+    dynamo's graphs, not one of jit.trace's constants."""
+
+    data_as_constants = False
 
     def __init__(self, capture: "Capture"):
         super().__init__(predispatch=True)

@@ -23,6 +23,7 @@ itself wrote (``counter += 1``, ``self.steps += 1``, ``history.append(...)`` on 
 write them, so that call is a graph break (``side_effects.py``)."""
 from __future__ import annotations
 
+import sys
 import types
 
 from .._dtype import dtype
@@ -77,6 +78,13 @@ def _library(obj) -> bool:
     """Code or objects of tinytorch itself, Python's own or numpy's: their globals are no user's settings."""
     module = getattr(obj, "__module__", None) or ""
     return module.split(".")[0] in (_PACKAGE, "builtins", "numpy", "functools", "typing", "abc")
+
+
+def library_module(value) -> bool:
+    """A Python module of tinytorch's, numpy's or the standard library's: no user's setting or container lies
+    inside (and its attributes are not walked: some warn when read, as ``distributed.reduce_op``)."""
+    return isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in (
+        _PACKAGE, "numpy", "math", "builtins", *sys.stdlib_module_names)
 
 
 class PythonReads:
@@ -149,7 +157,7 @@ class PythonReads:
         elif isinstance(value, Module):  # a module the program calls by a global or closure name
             self._modules(value, name, reach)
         elif isinstance(value, types.ModuleType):
-            if value.__name__.split(".")[0] not in (_PACKAGE, "numpy", "math", "builtins"):
+            if not library_module(value):
                 self._object(value, f"{name}.", names, reach)
         elif not isinstance(value, (Module, type)) and not callable(value) and not _library(type(value)):
             self._object(value, f"{name}.", names, reach)

@@ -22,7 +22,7 @@ import sys
 
 from .._random.engine import Generator
 from ..fx.experimental.proxy_tensor import PACKAGE
-from .python_reads import attributes
+from .python_reads import attributes, library_module
 
 __all__ = ["TEXTS", "Watch", "op_side_effect"]
 
@@ -113,7 +113,7 @@ def _containers(starts) -> set:
             todo += [(v, depth - 1) for v in value]
         elif kind is dict:
             todo += [(v, depth - 1) for v in value.values()]
-        elif not isinstance(value, type) and not callable(value):
+        elif not isinstance(value, type) and not callable(value) and not library_module(value):
             attrs = attributes(value)
             if attrs is not None:
                 todo += [(v, depth - 1) for v in list(attrs.values())]

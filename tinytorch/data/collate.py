@@ -8,12 +8,12 @@ from __future__ import annotations
 import collections.abc
 import copy
 import re
+import sys
 
 import numpy as np
 
 from .. import _dtype
 from .._ops.shape.join import stack
-from ._worker import get_worker_info
 from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wrap
 
 __all__ = ["default_collate", "default_convert"]
@@ -58,8 +58,15 @@ for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "e
     setattr(_StackedSamples, _name, _dropping_batch(_name))
 
 
+def _in_worker() -> bool:
+    """Whether this process is a DataLoader worker: only a worker has loaded ``_worker`` (``import tinytorch``
+    leaves it out, and so does this module)."""
+    worker = sys.modules.get(f"{__package__}._worker")
+    return worker is not None and worker.get_worker_info() is not None
+
+
 def _stack_tensors(batch: list) -> Tensor:
-    if get_worker_info() is not None and any(t.dtype != batch[0].dtype for t in batch):
+    if _in_worker() and any(t.dtype != batch[0].dtype for t in batch):
         _check_worker_stack(batch)
         return wrap(stack_arrays([t._data for t in batch]).astype(batch[0]._data.dtype))
     if any(t.requires_grad for t in batch):

@@ -254,16 +254,20 @@ class _Recording(_capture.Recording):
     and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition. A tensor
     made from data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning."""
 
+    # jit.trace's rule; torch.compile's capture (a subclass) records ``aten.tensor`` as a node, as dynamo does
+    data_as_constants = True
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.data_constants: set = set()  # ids of the tensors made from data (told of already, or from an array)
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
-        if decl.name in _DATA_FACTORIES and spelling is None:
-            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
-            self.data_constants.add(id(out))
-            return
-        args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
+        if self.data_as_constants:
+            if decl.name in _DATA_FACTORIES and spelling is None:
+                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
+                self.data_constants.add(id(out))
+                return
+            args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
         if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
             self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
         elif decl.name == "setitem" and not kwargs:

@@ -796,14 +796,18 @@ def test_kernels_are_cached_under_their_fingerprint():
 
 
 # -- without numba --------------------------------------------------------------------------------------
+# (LayerNorm in float64: its float32 forward is PyTorch's kernel with the compiled kernels, the reference's steps
+# without, by design: test_float32_layer_norm_kernel_is_pytorchs)
 _STEP = ("import numpy as np, tinytorch as tt\n"
          "tt.manual_seed(0)\n"
-         "m = tt.nn.Sequential(tt.nn.Linear(5, 8), tt.nn.BatchNorm1d(8), tt.nn.LayerNorm(8), tt.nn.GELU())\n"
-         "opt = tt.optim.AdamW(m.parameters())\n"
+         "m = tt.nn.Sequential(tt.nn.Linear(5, 8), tt.nn.BatchNorm1d(8), tt.nn.GELU())\n"
+         "ln = tt.nn.LayerNorm(8, dtype=tt.float64)\n"
+         "opt = tt.optim.AdamW([*m.parameters(), *ln.parameters()])\n"
          "x = tt.randn(16, 5)\n"
+         "f = lambda: ln(m(x).double())\n"
          "for _ in range(3):\n"
-         "    opt.zero_grad(); m(x).pow(2).sum().backward(); opt.step()\n"
-         "print(float(m(x).sum()), *(float(p.sum()) for p in m.parameters()))\n")
+         "    opt.zero_grad(); f().pow(2).sum().backward(); opt.step()\n"
+         "print(float(f().sum()), *(float(p.sum()) for p in [*m.parameters(), *ln.parameters()]))\n")
 
 
 def _run(code: str, **env) -> str:
@@ -898,11 +902,14 @@ def test_read_only_inputs(calls):
         X = tt.from_numpy(x)
         W = tt.from_numpy(x[0].copy())
         X64 = tt.from_numpy(x64)
-        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X, (6,), W, None),
-                tt.nn.functional.layer_norm(X64, (6,), tt.from_numpy(x64[0].copy()), None),
+        return [tt.nn.functional.gelu(X), tt.nn.functional.layer_norm(X64, (6,), tt.from_numpy(x64[0].copy()), None),
                 tt.nn.functional.batch_norm(X, None, None, W, None, True)]
     got, want = _both(run)
     _assert_same(got, want, "read-only inputs")
+    # float32 layer_norm's kernel is PyTorch's (no numpy twin): the read-only input gives a writable copy's floats
+    w = tt.from_numpy(x[0].copy())
+    _assert_same([tt.nn.functional.layer_norm(tt.from_numpy(x), (6,), w, None).numpy()],
+                 [tt.nn.functional.layer_norm(tt.from_numpy(x.copy()), (6,), w, None).numpy()], "read-only float32")
     assert calls["gelu.forward_into"]
     assert REFERENCE or (calls["layer_norm.forward_into"] and calls["layer_norm.pytorch_forward_into"]
                          and calls["batch_norm.train_forward"])

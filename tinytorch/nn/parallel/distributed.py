@@ -116,7 +116,9 @@ class DistributedDataParallel(Module):
         bucket.pack()
         # divide before summing, as PyTorch does, so large world sizes do not overflow float16
         np.divide(bucket.buffer, self._world_size, out=bucket.buffer)
-        bucket.work = dist.all_reduce(_FlatView(bucket.buffer), group=self.process_group, async_op=True)
+        # unchecked: the buckets are the same sizes on every rank by construction (collectives._all_reduce)
+        bucket.work = dist.collectives._all_reduce(_FlatView(bucket.buffer), dist.ReduceOp.SUM,
+                                                   self.process_group, async_op=True)
         self._launched += 1
         if self._launched == len(self._buckets):
             self._finish()
@@ -160,8 +162,9 @@ class DistributedDataParallel(Module):
                     "`find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`.")
             self._reset_pending()
         if self.broadcast_buffers:
-            for b in self.module.buffers():
-                dist.broadcast(b, src=self._root, group=self.process_group)
+            root = self.process_group.ranks.index(self._root)
+            for b in self.module.buffers():  # checked once at construction (collectives._broadcast)
+                dist.collectives._broadcast(b, root, self.process_group, async_op=False)
         outputs = self.module(*inputs, **kwargs)
         if self.find_unused_parameters and self.require_backward_grad_sync and is_grad_enabled():
             self._mark_unused(outputs)
