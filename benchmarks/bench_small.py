@@ -155,10 +155,9 @@ def make_makemore(lib, impl="tinytorch"):
     return step
 
 
-def make_quickstart(lib, batch: int, impl="tinytorch"):
+def _quickstart_parts(lib, batch: int):
+    """The quickstart MLP, its loss, SGD and 8 batches of random data, seeded alike in both libraries."""
     import numpy as np
-
-    import _common  # (benchmarks/ is on the path: this script's folder, or put there by bench_fast.py)
 
     nn = lib.nn
     lib.manual_seed(0)
@@ -169,23 +168,20 @@ def make_quickstart(lib, batch: int, impl="tinytorch"):
     rng = np.random.default_rng(0)
     data = [(lib.from_numpy(rng.random((batch, 1, 28, 28), dtype=np.float32)),
              lib.from_numpy(rng.integers(0, 10, batch))) for _ in range(8)]
+    return model, loss_fn, opt, data
+
+
+def make_quickstart(lib, batch: int, impl="tinytorch"):
+    import _common  # (benchmarks/ is on the path: this script's folder, or put there by bench_fast.py)
+
+    model, loss_fn, opt, data = _quickstart_parts(lib, batch)
     return _common.cycling_step(_compiled(lib, model, impl), loss_fn, opt, data)
 
 
 def make_quickstart_step(lib, batch: int, impl="tinytorch"):
     """The quickstart step as one function of a batch, compiled whole in the compiled columns: forward, loss,
     ``backward()``, ``opt.step()`` and ``zero_grad()`` in one compiled call."""
-    import numpy as np
-
-    nn = lib.nn
-    lib.manual_seed(0)
-    model = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                          nn.Linear(512, 10))
-    loss_fn = nn.CrossEntropyLoss()
-    opt = lib.optim.SGD(model.parameters(), lr=1e-3)
-    rng = np.random.default_rng(0)
-    data = [(lib.from_numpy(rng.random((batch, 1, 28, 28), dtype=np.float32)),
-             lib.from_numpy(rng.integers(0, 10, batch))) for _ in range(8)]
+    model, loss_fn, opt, data = _quickstart_parts(lib, batch)
 
     def train_step(x, y):
         loss = loss_fn(model(x), y)
