@@ -16,6 +16,7 @@ from .._ops._core.torch_function import dispatch as _dispatch
 from .._ops._core.util import warn_at_caller
 from .._ops.sparse.tensor import not_implemented
 from .._ops._core.members import _prepare_subclass
+from .._ops._core.registry import own_name
 from .._tensor.printing import _add_suffixes, tensor_body
 from ..autograd.grad_mode import NO_VERSION, _State
 from ..tensor import Tensor, _make, _new, register_attribute
@@ -90,7 +91,7 @@ class QuantizedTensor(Tensor):
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, "__name__", str(func))
-        rule = _ON_INTEGERS.get(name)
+        rule = _ON_INTEGERS.get(name) or _ON_INTEGERS.get(own_name(func))
         if rule is None:
             raise not_implemented(name, cls._backend)
         return rule(func, args, kwargs)

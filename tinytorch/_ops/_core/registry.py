@@ -627,6 +627,18 @@ def _named(fn, name: str):
     return copy
 
 
+def own_name(func) -> str:
+    """The ``__name__`` of the op's own spelling for any of its spellings (``spmm`` for ``torch.dsmm``, ``atan``
+    for ``Tensor.arctan``): a table of ops keyed by name (a tensor subclass's kernels) finds every spelling."""
+    first = getattr(func, "_spelling_of", None)
+    if first is not None:
+        return first.__name__
+    decl = getattr(func, "_decl", None)
+    if decl is not None and getattr(decl, "public", None) is not None:
+        return decl.public.__name__
+    return getattr(func, "__name__", "") or ""
+
+
 def _findable(fn, home: str, name: str) -> None:
     """pickle saves a function as its module and qualified name, and refuses one not found there (a public
     function made by a factory, or a wrapper whose module holds the undecorated op): such a function takes

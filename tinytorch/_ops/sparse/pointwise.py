@@ -568,6 +568,8 @@ def _refusal(name):
 for _name in ("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "log10", "exp2", "cosh", "acos", "sinc",
               "logit", "exp_", "cos_", "log_", "sigmoid_"):
     register_handler(_name, _refusal(_name))
+# torch.special.round is aten's round.decimals, which neither sparse backend has (torch.round is round.default)
+register_handler("special_round", _refusal("round.decimals"))
 
 # the sparse ops declared above handle sparse inputs themselves
 for _fn in (to_sparse, to_sparse_coo, to_sparse_csr, to_dense, coalesce, is_coalesced, _coalesced_, indices, values,

@@ -20,7 +20,7 @@ from ..._tensor.printing import _add_suffixes, tensor_body
 from .._core.members import _prepare_subclass, sparse_coo, sparse_csr
 from ...autograd.grad_mode import NO_VERSION, _State
 from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
-from .._core.registry import write_out
+from .._core.registry import own_name, write_out
 from .._core.util import warn_at_caller
 
 # autograd's accumulation asks every gradient and leaf whether it is sparse (a class attribute: one lookup)
@@ -210,7 +210,7 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
     """Every Tensor method of a sparse tensor and every ``torch.X`` given one: its sparse kernel, or
     PyTorch's refusal."""
     name = getattr(func, "__name__", "") or ""
-    handler = HANDLERS.get(name)
+    handler = HANDLERS.get(name) or HANDLERS.get(own_name(func))
     if handler is None:
         backend = next((type(a)._backend for a in args if isinstance(a, _SPARSE_TYPES)), cls._backend)
         raise not_implemented(_ATEN_NAMES.get(name, name), backend)
