@@ -13,7 +13,7 @@ import re
 import sys
 
 import tinytorch  # noqa: F401  (declares every op and registers the paths)
-from tinytorch._ops._core.paths import PATHS, REFERENCE, reference
+from tinytorch._ops._core.paths import PATHS, REFERENCE, reference, reference_kernel
 from tinytorch._ops._core.registry import REGISTRY
 from tinytorch.autograd.node import Node
 
@@ -55,27 +55,69 @@ def _source(fn) -> str:
         return "    (no source)\n"
 
 
+_CALL = re.compile(r"\b(?:(\w+)\.)?(\w+)\(")
+
+
+def reached(fn, limit: int = 200) -> list:
+    """``fn`` and the functions of its own module it calls, however deep (each once, in the order met): the steps
+    a CPU path can be bound onto lie anywhere below the op's reference (conv2d's reference calls ``_convnd``,
+    which calls ``_conv``, which calls the step ``_conv_arrays`` that ``_cpu/conv.py`` replaces). Calls are read
+    from the source; a call into another module (a shared helper, ``matmul._np_matmul``) is a step of its own,
+    not followed (the helpers every op shares would otherwise bring every op's paths)."""
+    seen, order, todo = set(), [], [inspect.unwrap(fn)]
+    while todo and len(order) < limit:
+        f = todo.pop(0)
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        order.append(f)
+        scope = getattr(f, "__globals__", {})
+        for owner, name in _CALL.findall(_source(f)):
+            target = scope.get(name) if not owner else getattr(scope.get(owner), name, None)
+            if isinstance(target, type) and issubclass(target, Node):
+                target = target.__dict__.get("formula", target.backward)
+            if owner and inspect.ismodule(scope.get(owner)):
+                target = reference_kernel(scope[owner], name)  # a step a kernel is bound onto: its reference
+            elif not owner and f.__module__ in sys.modules:
+                target = reference_kernel(sys.modules[f.__module__], name) if hasattr(
+                    sys.modules[f.__module__], name) else target
+            target = inspect.unwrap(target) if callable(target) else None
+            # the same module, or the random engine's steps a sampling op calls into
+            if inspect.isfunction(target) and id(target) not in seen and (
+                    target.__module__ == f.__module__ or target.__module__.startswith("tinytorch._random.")):
+                todo.append(target)
+    return order
+
+
 def nodes_of(fn) -> list:
-    """The node classes the reference names (what it records), in the order it names them."""
-    module = sys.modules[fn.__module__]
+    """The node classes the reference records, however deep its calls go, in the order they are met."""
     found = []
-    for word in re.findall(r"\b([A-Z]\w*Backward\w*)\b", _source(fn)):
-        cls = getattr(module, word, None)
-        if isinstance(cls, type) and issubclass(cls, Node) and cls not in found:
-            found.append(cls)
+    for f in reached(fn):
+        module = sys.modules.get(f.__module__)
+        for word in re.findall(r"\b([A-Z]\w*Backward\w*)\b", _source(f)):
+            cls = getattr(module, word, None)
+            if isinstance(cls, type) and issubclass(cls, Node) and cls not in found:
+                found.append(cls)
     return found
 
 
 def paths_of(key: str, ref, nodes: list) -> list:
-    """The paths on the op itself, on the nodes it records, and on the steps its reference calls by name."""
+    """The paths on the op itself, on the nodes it records, and on every step its reference reaches by name
+    (the steps of its own calls and of its nodes' formulas, however deep)."""
     found = list(PATHS.get(key, ()))
     for cls in nodes:
         found += PATHS.get(cls.__name__, ())
-    short, text = ref.__module__.rpartition(".")[2], _source(ref)
+    calls = set()
+    for start in [ref] + [cls.__dict__.get("formula", cls.backward) for cls in nodes]:
+        for f in reached(start):
+            short = f.__module__.rpartition(".")[2]
+            for owner, name in _CALL.findall(_source(f)):
+                module = getattr(f, "__globals__", {}).get(owner) if owner else None
+                calls.add((getattr(module, "__name__", short).rpartition(".")[2] if owner else short, name))
     for target, ps in PATHS.items():
         module, _, step = target.partition(".")
-        if module == short and re.search(rf"\b{re.escape(step)}\(", text):
-            found += ps
+        if step and (module, step) in calls:
+            found += [p for p in ps if p not in found]
     return found
 
 

@@ -1,0 +1,47 @@
+"""``python -m tinytorch.explain OP`` names every CPU path bound below the op, however deep the reference's calls go:
+conv2d's reference reaches ``_conv_arrays`` through ``_convnd`` and ``_conv``, and its node's formula reaches
+``_conv_grads_arrays``; each of those steps is a kernel ``_cpu/conv.py`` binds. A path that no op's explanation names
+is a path a reader cannot find from the op: only the engine's and the optimizers' kernels (they sit below no op) may
+be unnamed."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tinytorch import explain
+from tinytorch._ops._core import paths
+from tinytorch._ops._core.registry import REGISTRY
+
+pytestmark = pytest.mark.skipif(paths.REFERENCE, reason="TINYTORCH_REFERENCE=1 binds no CPU path")
+
+# the modules whose kernels are below no op (the engine's loop, the optimizers' updates)
+_BELOW_NO_OP = ("engine", "sgd")
+
+
+def _listed(key: str) -> list:
+    ref = paths.reference(key)
+    return explain.paths_of(key, ref, explain.nodes_of(ref))
+
+
+def test_conv2d_names_the_convolution_kernels():
+    targets = {p.target for p in _listed(explain.find("conv2d"))}
+    assert {"conv._conv_arrays", "conv._conv_t_arrays", "conv._conv_w_arrays", "conv._conv_grads_arrays"} <= targets
+    text = subprocess.run([sys.executable, "-m", "tinytorch.explain", "--brief", "conv2d"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "none: the reference runs" not in text and "tinytorch._cpu.conv:" in text
+    assert "ConvolutionBackward0: backward formula at" in text
+
+
+def test_every_bound_path_is_named_by_some_op():
+    named = {(p.target, p.kind) for key in REGISTRY for p in _listed(key)}
+    unnamed = sorted(f"{p.kind} {p.target}" for ps in paths.PATHS.values() for p in ps
+                     if (p.target, p.kind) not in named and p.target.partition(".")[0] not in _BELOW_NO_OP)
+    assert not unnamed, f"no op's explanation reaches these paths: {unnamed}"
+
+
+def test_a_shared_helper_brings_no_other_ops_paths():
+    """relu's explanation names no kernel of the index machinery or the convolution (the walk follows the op's
+    own module only)."""
+    assert not [p.target for p in _listed(explain.find("relu")) if not p.target.startswith(("relu", "F.relu"))]
