@@ -6,7 +6,7 @@ import pytest
 
 def same(ours, theirs, rtol=0.0, atol=0.0):
     """Same dtype name, shape and values (within rtol/atol) for a tinytorch and a PyTorch tensor."""
-    import torch
+    torch = pytest.importorskip("torch")
 
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
     assert tuple(ours.shape) == tuple(theirs.shape)
@@ -18,7 +18,7 @@ def same(ours, theirs, rtol=0.0, atol=0.0):
 
 def raises_alike(fn):
     """``fn(torch)`` raises; ``fn(tinytorch)`` raises the same type with the same message."""
-    import torch
+    torch = pytest.importorskip("torch")
 
     import tinytorch
 

@@ -2,6 +2,7 @@
 (on PyTorch's FMA paths; within _paths.DRAW_ULPS elsewhere, and the forward then runs from PyTorch's),
 repr, state_dict keys, forward values and input/parameter gradients (float64 unless told)."""
 import numpy as np
+import pytest
 
 import tinytorch as tt
 
@@ -9,7 +10,7 @@ import _paths
 
 
 def to_tt(v):
-    import torch
+    torch = pytest.importorskip("torch")
     if isinstance(v, torch.Tensor):
         return tt.tensor(v.detach().numpy(), requires_grad=v.requires_grad)
     if isinstance(v, (tuple, list)):

@@ -37,6 +37,8 @@ import functools
 import os
 import tempfile
 
+import pytest
+
 import numpy as np
 
 # PyTorch's builds whose multiply-adds are fused (and whose float32 normal_ is the 16-lane AVX2 kernel,
@@ -50,7 +52,7 @@ ONEDNN_GELU_PATHS = ("AVX2",)
 def torch_path() -> str:
     """PyTorch's ATen capability, in three words: "DEFAULT", "AVX2" or "AVX512" (AVX512_VNNI, AMX... are
     AVX512's vector kernels; other CPUs keep PyTorch's name)."""
-    import torch
+    torch = pytest.importorskip("torch")
 
     cap = torch.backends.cpu.get_cpu_capability()
     if cap.startswith("AVX512") or cap == "AMX":
@@ -62,7 +64,7 @@ def torch_path() -> str:
 def onednn_path() -> str | None:
     """The ISA of the kernel oneDNN runs for a float32 gelu here ("AVX512", "AVX2", "SSE41", "REF", or
     None without oneDNN), read from oneDNN's verbose line for one small gelu."""
-    import torch
+    torch = pytest.importorskip("torch")
 
     if not torch.backends.mkldnn.is_available():
         return None
@@ -96,7 +98,7 @@ def mkl_path() -> str | None:
     "AVX512", "AVX2", ... as MKL's verbose header names it, or None without MKL or where the header names no
     ISA (MKL on an AMD CPU says only "Intel(R) Architecture processors"). MKL picks them by the
     CPU it finds (MKL_ENABLE_INSTRUCTIONS caps it), not by ATEN_CPU_CAPABILITY."""
-    import torch
+    torch = pytest.importorskip("torch")
 
     if not torch.backends.mkl.is_available():
         return None

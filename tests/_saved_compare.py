@@ -10,6 +10,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 
 import tinytorch as tt
 import _opinfo as O
@@ -279,7 +280,7 @@ def walk(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
 if __name__ == "__main__":
     import sys
 
-    import torch as _torch
+    _torch = pytest.importorskip("torch")
 
     if len(sys.argv) > 1 and sys.argv[1] == "orders":
         orders = walk_orders(_torch, int(sys.argv[2]) if len(sys.argv) > 2 else 3, only=sys.argv[3:] or None)

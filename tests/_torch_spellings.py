@@ -8,6 +8,8 @@ from __future__ import annotations
 import inspect
 import re
 
+import pytest
+
 _SIGNATURES = re.compile(r"\* \((.*)\)")
 
 
@@ -37,7 +39,7 @@ def accepts_out(fn, torch=None) -> bool:
     if sig is not None and not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
         return "out" in sig.parameters
     if torch is None:
-        import torch
+        torch = pytest.importorskip("torch")
     args = [torch.ones(2, 2)]
     for _ in range(8):
         try:
@@ -102,7 +104,7 @@ def spellings(torch, name: str, namespace: str = "torch") -> set:
 if __name__ == "__main__":
     import sys
 
-    import torch as _torch
+    _torch = pytest.importorskip("torch")
     for n in sys.argv[1:]:
         ns, _, short = n.rpartition(".")
         print(n, sorted(spellings(_torch, short, ns or "torch")))

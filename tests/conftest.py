@@ -44,6 +44,17 @@ def _meta_methods_undone():
 
 
 @pytest.fixture(autouse=True)
+def _default_dtype_kept():
+    """A test that sets tinytorch's default dtype and stops before it puts it back (a skip, a failure) leaves the
+    next tests of its worker on float64: put it back after each test."""
+    import tinytorch
+    before = tinytorch.get_default_dtype()
+    yield
+    if tinytorch.get_default_dtype() is not before:
+        tinytorch.set_default_dtype(before)
+
+
+@pytest.fixture(autouse=True)
 def _pytorch_distribution_validation_kept():
     """PyTorch's torch.compile turns its distributions' argument validation off for the rest of the process
     (``Distribution.set_default_validate_args(False)`` when dynamo first compiles): put it back after each test,

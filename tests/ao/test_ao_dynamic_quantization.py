@@ -15,7 +15,7 @@ import pytest
 import tinytorch
 from tinytorch._quantized import aten_math, fbgemm
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 import _paths  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore:torch.quantize_per_tensor")

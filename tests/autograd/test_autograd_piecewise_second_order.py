@@ -7,7 +7,7 @@ require grad and the second call raises; hardsigmoid's backward has no derivativ
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 import tinytorch as tt  # noqa: E402
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import tinytorch
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 NAMESPACES = ["", "nn", "nn.modules", "nn.parameter", "nn.utils", "nn.utils.rnn", "nn.utils.parametrize", "optim",
               "optim.lr_scheduler", "utils", "utils.data", "utils.data.sampler", "utils.data.dataset",
@@ -82,7 +82,7 @@ def _shared_classes():
 SHARED = _shared_classes()
 
 
-def test_walk_reaches_the_namespaces_learners_print():
+def test_walk_reaches_the_namespaces_learners_print(torch):
     assert len(SHARED) > 300
     for path in ("torch.utils.data.dataloader.DataLoader", "torch._C.Generator", "torch.autograd.function.Function",
                  "torch.optim.sgd.SGD", "torch.nn.modules.linear.Linear"):

@@ -11,7 +11,7 @@ import pytest
 import tinytorch as tt
 from tinytorch._ops.nn.multihead_attention import _split_packed
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 
 def _sdpa_both(seed: int, dtype=np.float32, mask: bool = False):

@@ -11,7 +11,7 @@ import tinytorch as tt
 
 import _paths
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 
 def _err(fn):
@@ -340,7 +340,7 @@ def test_chain_dataset():
     assert _err(lambda: len(bad_t)) == _err(lambda: len(bad_p))
 
 
-def test_interchange_and_shared_files():
+def test_interchange_and_shared_files(torch):
     x = tt.arange(4.)
     assert np.from_dlpack(x).tolist() == x.tolist() and tt.from_dlpack(np.arange(3.)).tolist() == [0.0, 1.0, 2.0]
     with tempfile.NamedTemporaryFile(suffix=".bin") as f:
@@ -379,7 +379,7 @@ print(float(x.detach()), complex(y.detach()))
 """
 
 
-def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(tmp_path):
+def test_float_of_a_tensor_requiring_grad_warns_once_as_pytorch(torch, tmp_path):
     """float() and complex() of a tensor that requires grad warn, once per process (PyTorch's TORCH_WARN_ONCE);
     int(), item() and format() do not: stderr and stdout as PyTorch's, in a fresh process each."""
     import subprocess

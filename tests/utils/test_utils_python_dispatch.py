@@ -12,7 +12,7 @@ import pytest
 
 import tinytorch
 
-torch = pytest.importorskip("torch")
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 
 def _wrapper_class(T):
@@ -91,8 +91,9 @@ def _printed(T) -> str:
     return out.getvalue().replace("tinytorch.", "torch.")
 
 
-def test_swap_tensors_recipe_prints_pytorchs():
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import tinytorch, test_utils_python_dispatch as t; "
+def test_swap_tensors_recipe_prints_pytorchs(torch):
+    code = ("import os, sys; sys.path[:0] = [sys.argv[1], os.path.dirname(sys.argv[1])]; "  # (and tests/: _oracle)
+            "import tinytorch, test_utils_python_dispatch as t; "
             "print(t._printed(tinytorch), end='')")
     ours = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__)], capture_output=True, text=True,
                           check=True).stdout

@@ -8,7 +8,6 @@ import pytest
 from _nonfinite_compare import INF, NAN, poisoned
 from _nonfinite_compare import check as _check
 
-torch = pytest.importorskip("torch")
 check = functools.partial(_check, rtol=1e-4)  # (products of several rows: float32 rounding a little wider)
 
 
