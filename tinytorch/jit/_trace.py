@@ -28,6 +28,7 @@ import difflib
 import gc
 import importlib
 import inspect
+import os
 import operator
 import textwrap
 import threading
@@ -40,6 +41,7 @@ from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor, _make, register_attribute
 from ..utils import _pytree as pytree
+from . import _ir
 
 __all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
            "ScriptFunction", "TracedModule", "TopLevelTracedModule", "RecursiveScriptModule"]
@@ -201,7 +203,10 @@ def _input_names(fn, args) -> list:
 
 class _Program:
     """One recorded graph: its GraphModule (the generated code and the constants it holds), the input and output
-    structures, and the input shapes it is bound to (None where no size was read)."""
+    structures, and the input shapes it is bound to (None where no size was read). ``local_names``: the names the
+    trace saw the tensors under (``_Recording.local_names``, for ``_ir.py``); None for a loaded program."""
+
+    local_names = None
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
         self.gm, self.in_spec, self.out_spec, self.shapes, self.params = gm, in_spec, out_spec, shapes, params
@@ -260,8 +265,25 @@ class _Recording(_capture.Recording):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.data_constants: set = set()  # ids of the tensors made from data (told of already, or from an array)
+        # (position of the op's first node, the fx node of a tensor it took, the local variable that held that
+        # tensor where the op was called): PyTorch's tracer names a value so when an op first takes it (_ir.py)
+        self.local_names: list = []
+
+    def _name_inputs(self, args, kwargs) -> None:
+        frame = _calling_frame()
+        if frame is None:
+            return
+        position = len(self.graph.nodes)
+        for t in pytree.tree_leaves((args, kwargs)):
+            node = self.nodes.get(id(t)) if isinstance(t, Tensor) else None
+            if node is None:
+                continue
+            name = next((k for k, v in frame.f_locals.items() if v is t), None)
+            if name is not None and name != "self":
+                self.local_names.append((position, node, name))
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        self._name_inputs(args, kwargs)
         if self.data_as_constants:
             if decl.name in _DATA_FACTORIES and spelling is None:
                 warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
@@ -274,6 +296,22 @@ class _Recording(_capture.Recording):
             self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
         else:
             super().record(decl, spelling, args, kwargs, out, stack)
+
+
+_OWN = _capture.PACKAGE
+_USER_SIDE = (_capture._PACKAGE_MODULES, _capture.PACKAGE + "nn" + os.sep + "functional.py")
+
+
+def _calling_frame():
+    """The frame that called the op being recorded: the first outside tinytorch's machinery (its nn modules and
+    functional count as the caller's, as PyTorch's are Python that calls the op)."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith(_OWN) or path.startswith(_USER_SIDE):
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool, name: str) -> _Program:
@@ -318,7 +356,9 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     gm = GraphModule(dict(rec.constants), rec.graph)
     shapes = tuple(tuple(t.shape) for t in leaves) if reads.sizes else None
     top = frozenset(target.split(".")[0] for target in paths.values())
-    return _Program(gm, in_spec, out_spec, shapes, top)
+    program = _Program(gm, in_spec, out_spec, shapes, top)
+    program.local_names = rec.local_names
+    return program
 
 
 def _containers(out):
@@ -358,15 +398,15 @@ class ScriptFunction:
 
     @property
     def graph(self):
-        return self._program.gm.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, None, self.name)[0])
 
     @property
     def inlined_graph(self):
-        return self.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, None, self.name)[1])
 
     @property
     def code(self) -> str:
-        return self._program.gm.code
+        return _ir.texts(self._program, None, self.name)[2]
 
     def __call__(self, *args):
         return _call(self._program, None, self.name, args)
@@ -426,24 +466,32 @@ class TracedModule(ScriptModule):
 
 
 class TopLevelTracedModule(TracedModule):
-    """``trace(module, ...)``: calling it runs the recorded graph of the module's forward."""
+    """``trace(module, ...)``: calling it runs the recorded graph of the module's forward; ``.graph``, ``.code``
+    print it as TorchScript (``_ir.py``)."""
 
     _program = None
+    _original = None
 
     def forward(self, *args):
         return _call(self._program, self, "forward", args)
 
     @property
     def graph(self):
-        return self._program.gm.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, self._module_printed())[0])
 
     @property
     def inlined_graph(self):
-        return self.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, self._module_printed())[1])
 
     @property
     def code(self) -> str:
-        return self._program.gm.code
+        return _ir.texts(self._program, self._module_printed())[2]
+
+    def _module_printed(self):
+        if self._original is None:
+            raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a loaded program "
+                                      "(tinytorch's file keeps the fx graph, not the module PyTorch's types name)")
+        return self._original
 
     def save(self, f, _extra_files=None):
         importlib.import_module("._serialization", __package__).save(self, f)
@@ -492,6 +540,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
             _check(func.forward, func, program, check_inputs, strict, type(func).__name__)
         traced = TracedModule._like(func, top=True)
         traced._program = program
+        object.__setattr__(traced, "_original", func)  # (its printed types and attribute count, _ir.py)
         return traced
     name = _script_name(func)
     program = _record(func, args, None, _Reads(), strict, name)
