@@ -4,8 +4,8 @@ Each program below is traced by both libraries from this same file and the texts
 normalisation: a node's source-location comment (``# /path/file.py:12:0``) is kept only as present or absent
 (PyTorch names its own library files, tinytorch its own, and PyTorch's Python-level ``F.leaky_relu`` is a frame
 tinytorch does not have); and PyTorch's ``___torch_mangle_<n>.`` in a module type, which counts the times a class
-was traced in the process, is dropped. Value numbers, names, types, constants and the ``.code`` lines are compared
-as printed. What tinytorch cannot print as PyTorch does it refuses (the last tests)."""
+was traced in the process, is dropped. Value numbers, names, types, constants, scopes and the ``.code`` lines are
+compared as printed. What tinytorch cannot print as PyTorch does it refuses (the last tests)."""
 import re
 import warnings
 
@@ -84,47 +84,112 @@ def _inputs(lib):
     return lib.rand(3, 4), lib.rand(3, 4)
 
 
-class _Gate:
+def _named(cls, name: str):
+    """A class made in a factory, named as if written at this module's top (PyTorch prints the qualified name)."""
+    cls.__module__, cls.__qualname__, cls.__name__ = __name__, name, name
+    return cls
+
+
+def _gate(lib):
     """The tutorial's ``MyDecisionGate`` (a leaf module: its trace keeps the branch the example took)."""
-
-    @staticmethod
-    def make(lib):
-        class MyDecisionGate(lib.nn.Module):
-            def forward(self, x):
-                if x.sum() > 0:
-                    return x
-                else:
-                    return -x
-        MyDecisionGate.__module__, MyDecisionGate.__qualname__ = __name__, "MyDecisionGate"
-        return MyDecisionGate()
+    class MyDecisionGate(lib.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x
+            else:
+                return -x
+    return _named(MyDecisionGate, "MyDecisionGate")()
 
 
-class _Scale:
-    @staticmethod
-    def make(lib):
-        class Scale(lib.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.weight = lib.nn.Parameter(lib.ones(4))
-                self.register_buffer("shift", lib.zeros(4))
+def _scale(lib):
+    class Scale(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = lib.nn.Parameter(lib.ones(4))
+            self.register_buffer("shift", lib.zeros(4))
 
-            def forward(self, x):
-                y = x * self.weight
-                return lib.exp(y + self.shift)
-        Scale.__module__, Scale.__qualname__ = __name__, "Scale"
-        return Scale()
+        def forward(self, x):
+            y = x * self.weight
+            return lib.exp(y + self.shift)
+    return _named(Scale, "Scale")()
+
+
+def _cell(lib):
+    """The tutorial's ``MyCell``: a Linear and tanh."""
+    class MyCell(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = lib.nn.Linear(4, 4)
+
+        def forward(self, x, h):
+            new_h = lib.tanh(self.linear(x) + h)
+            return new_h, new_h
+    return _named(MyCell, "MyCell")()
+
+
+def _outer(lib):
+    """Nested submodules (a Sequential inside), an op of its own between the calls, a tuple out."""
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.ReLU())
+            self.head = lib.nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = self.body(x) * 2
+            return self.head(y), y
+    return _named(Outer, "Outer")()
+
+
+def _two_inputs(lib):
+    """A submodule of two inputs, and a parameter the forward reads itself."""
+    class Two(lib.nn.Module):
+        def forward(self, a, b):
+            return a * b + a
+
+    class UsesTwo(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = lib.nn.Parameter(lib.ones(4))
+            self.two = _named(Two, "Two")()
+            self.lin = lib.nn.Linear(4, 4)
+
+        def forward(self, x, h):
+            z = x * self.scale
+            return self.lin(self.two(z, h))
+    return _named(UsesTwo, "UsesTwo")()
+
+
+def _one(lib):
+    return (lib.rand(3, 4),)
+
+
+def _image(lib):
+    return (lib.rand(1, 2, 6, 6),)
 
 
 MODULES = {
-    "linear": (lambda lib: lib.nn.Linear(4, 2), (3, 4)),
-    "linear_no_bias": (lambda lib: lib.nn.Linear(4, 2, bias=False), (3, 4)),
-    "relu": (lambda lib: lib.nn.ReLU(), (3, 4)),
-    "conv2d": (lambda lib: lib.nn.Conv2d(2, 3, 3), (1, 2, 5, 5)),
-    "conv2d_stride_padding": (lambda lib: lib.nn.Conv2d(2, 3, 3, stride=2, padding=1, bias=False), (1, 2, 6, 6)),
-    "gate_positive": (_Gate.make, (3, 4)),
-    "gate_negative": (_Gate.make, (3, 4)),
-    "scale": (_Scale.make, (3, 4)),
+    "linear": (lambda lib: lib.nn.Linear(4, 2), _one),
+    "linear_no_bias": (lambda lib: lib.nn.Linear(4, 2, bias=False), _one),
+    "relu": (lambda lib: lib.nn.ReLU(), _one),
+    "conv2d": (lambda lib: lib.nn.Conv2d(2, 3, 3), _image),
+    "conv2d_stride_padding": (lambda lib: lib.nn.Conv2d(2, 3, 3, stride=2, padding=1, bias=False), _image),
+    "gate_positive": (_gate, _one),
+    "gate_negative": (_gate, lambda lib: (lib.rand(3, 4) - 2,)),
+    "scale": (_scale, _one),
+    "my_cell": (_cell, _inputs),
+    "sequential": (lambda lib: lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU(), lib.nn.Linear(3, 2)), _one),
+    "conv_sequential": (lambda lib: lib.nn.Sequential(lib.nn.Conv2d(2, 2, 3), lib.nn.ReLU(), lib.nn.Flatten()),
+                        _image),
+    "outer": (_outer, _one),
+    "two_inputs": (_two_inputs, _inputs),
+    "cell_with_negating_gate": (lambda lib: _cell_with_gate(lib, -1.0), _inputs),
 }
+
+# the submodules whose .code PyTorch prints (the methods it made of their calls)
+SUBMODULES = {"my_cell": ["linear"], "sequential": ["0", "1", "2"], "conv_sequential": ["0", "1", "2"],
+              "outer": ["body", "body.0", "body.1", "head"], "two_inputs": ["two", "lin"],
+              "cell_with_negating_gate": ["dg", "linear"]}
 
 
 def _traced_function(lib, make):
@@ -134,13 +199,18 @@ def _traced_function(lib, make):
 
 
 def _traced_module(lib, key):
-    make, shape = MODULES[key]
+    make, inputs = MODULES[key]
     lib.manual_seed(0)
     m = make(lib)
-    x = lib.rand(*shape) - (2 if key == "gate_negative" else 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return lib.jit.trace(m, x)
+        return lib.jit.trace(m, inputs(lib))
+
+
+def _submodule(traced, path: str):
+    for part in path.split("."):
+        traced = getattr(traced, part)
+    return traced
 
 
 # -- the comparisons ----------------------------------------------------------------------------------------
@@ -158,6 +228,12 @@ def test_traced_module_prints_pytorchs_text(key, what, torch):
     assert _normalised(getattr(ours, what)) == _normalised(getattr(theirs, what))
 
 
+@pytest.mark.parametrize("key,path", [(k, p) for k, paths in SUBMODULES.items() for p in paths])
+def test_traced_submodule_code_is_pytorchs(key, path, torch):
+    ours, theirs = _traced_module(tt, key), _traced_module(torch, key)
+    assert _submodule(ours, path).code == _submodule(theirs, path).code
+
+
 def test_the_normalisation_keeps_what_it_compares(torch):
     """The comparison is not vacuous: the texts hold numbered values, types and source comments."""
     text = _normalised(_traced_function(torch, _constants).graph)
@@ -173,34 +249,58 @@ def test_graph_prints_as_text():
 
 
 # -- what tinytorch refuses to print --------------------------------------------------------------------
-class _Cell:
-    """The tutorial's ``MyCell``: a module that calls a submodule (PyTorch prints ``prim::CallMethod``)."""
+def _cell_with_gate(lib, sign: float = 1.0):
+    """The tutorial's second ``MyCell``, its Linear's parameters all ``sign * 0.1`` (so the gate's branch is
+    known: on positive inputs its input unchanged, where PyTorch's method for it returns None and the cell reads the
+    Linear's result; else ``-x``)."""
+    class MyCell(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dg = _gate(lib)
+            self.linear = lib.nn.Linear(4, 4)
 
-    @staticmethod
-    def make(lib):
-        class MyCell(lib.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.linear = lib.nn.Linear(4, 4)
-
-            def forward(self, x, h):
-                new_h = lib.tanh(self.linear(x) + h)
-                return new_h, new_h
-        return MyCell()
+        def forward(self, x, h):
+            new_h = lib.tanh(self.dg(self.linear(x)) + h)
+            return new_h, new_h
+    cell = _named(MyCell, "MyCell")()
+    with lib.no_grad():
+        cell.linear.weight.fill_(0.1 * sign)
+        cell.linear.bias.fill_(0.1 * sign)
+    return cell
 
 
+def _twice(lib):
+    class Twice(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin(self.lin(x))
+    return _named(Twice, "Twice")()
+
+
+@pytest.mark.parametrize("make,match", [(_cell_with_gate, "returns its input"), (_twice, "more than once")])
 @pytest.mark.parametrize("what", ["graph", "inlined_graph", "code"])
-def test_submodule_calls_are_refused(what, torch):
-    x, h = _inputs(tt)
-    traced = tt.jit.trace(_Cell.make(tt), (x, h))
-    rtraced = torch.jit.trace(_Cell.make(torch), _inputs(torch))
-    assert 'prim::CallMethod[name="forward"]' in str(rtraced.graph) or what != "graph"
-    with pytest.raises(NotImplementedError, match="calls submodules"):
+def test_submodule_calls_it_cannot_follow_are_refused(make, match, what, torch):
+    args = _inputs(tt) if make is _cell_with_gate else _one(tt)
+    module = make(tt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = tt.jit.trace(module, args)
+        rtraced = torch.jit.trace(make(torch), _inputs(torch) if make is _cell_with_gate else _one(torch))
+    assert "prim::CallMethod" in str(rtraced.graph)  # (PyTorch prints them)
+    with pytest.raises(NotImplementedError, match=match):
         getattr(traced, what)
-    assert traced(x, h)[0].shape == (3, 4)  # (it runs all the same)
-    seq = tt.jit.trace(tt.nn.Sequential(tt.nn.Linear(4, 3), tt.nn.ReLU()), x)
-    with pytest.raises(NotImplementedError, match="calls submodules"):
-        getattr(seq, what)
+    assert tt.equal(traced(*args)[0], module(*args)[0])  # (it runs all the same)
+
+
+def test_a_submodules_graph_is_refused():
+    traced = _traced_module(tt, "my_cell")
+    assert "aten::linear" in str(traced.inlined_graph) and "def forward" in traced.linear.code
+    for what in ("graph", "inlined_graph"):
+        with pytest.raises(NotImplementedError, match="a submodule's graph"):
+            getattr(traced.linear, what)
 
 
 def test_unknown_constructs_are_refused():

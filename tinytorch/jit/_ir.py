@@ -46,11 +46,10 @@ def _refuse(what: str):
 
 # -- the graph --------------------------------------------------------------------------------------------
 class Value:
-    def __init__(self, graph, unique: int, type_: str, node=None):
-        self.graph, self.unique, self.type, self.node = graph, unique, type_, node
+    def __init__(self, unique: int, type_: str, node=None):
+        self.unique, self.type, self.node = unique, type_, node
         self.name = None
         self.constant = None   # a constant's Python value (prim::Constant)
-        self.uses: list = []   # (node, position)
 
     def ref(self) -> str:
         return f"%{self.name if self.name is not None else self.unique}"
@@ -61,6 +60,14 @@ class Node:
         self.kind, self.inputs, self.attrs, self.source = kind, inputs, attrs, source
         self.outputs: list = []
         self.schema = None  # an op's parsed ATen schema (name, default, keyword-only), for .code
+        self.call = None    # the submodule call (``_trace._Call``) the op ran in; None: the traced forward itself
+        self.scope = None   # inlined_graph: ``__module.body/__module.body.0``
+
+    def with_inputs(self, inputs: list):
+        """The same node (its outputs, the same values) reading ``inputs``: the node as another graph holds it."""
+        node = Node(self.kind, inputs, self.attrs, self.source)
+        node.outputs, node.schema, node.call, node.scope = self.outputs, self.schema, self.call, self.scope
+        return node
 
 
 class Graph:
@@ -75,7 +82,7 @@ class Graph:
         self._suffixes: dict = {}
 
     def value(self, type_: str, node=None) -> Value:
-        v = Value(self, self._next, type_, node)
+        v = Value(self._next, type_, node)
         self._next += 1
         return v
 
@@ -85,7 +92,8 @@ class Graph:
 
     def set_name(self, v: Value, name: str) -> None:
         if v.name is not None:
-            del self._names[v.name]
+            if self._names.get(v.name) is v:
+                del self._names[v.name]
             v.name = None
         owner = self._names.get(name)
         if owner is not None:  # the older value moves to name.<n>
@@ -104,8 +112,6 @@ class Graph:
 
     def add(self, kind: str, inputs: list, out_type: str | None, attrs: str = "", source=None) -> Node:
         node = Node(kind, inputs, attrs, source)
-        for i, v in enumerate(inputs):
-            v.uses.append((node, i))
         if out_type is not None:
             node.outputs.append(self.value(out_type, node))
         self.nodes.append(node)
@@ -121,6 +127,16 @@ class Graph:
             node = self.add("prim::Constant", [], type_, f"[value={_ir_scalar(value)}]", source)
         node.outputs[0].constant = value
         return node.outputs[0]
+
+
+def _uses(g: Graph) -> dict:
+    """value -> [(user node, position)]; the return is the user None."""
+    uses: dict = {}
+    for node in g.nodes:
+        for i, v in enumerate(node.inputs):
+            uses.setdefault(v, []).append((node, i))
+    uses.setdefault(g.returned, []).append((None, 0))
+    return uses
 
 
 def _ir_scalar(value) -> str:
@@ -219,57 +235,283 @@ def _full_args(name: str, params: list, fx_node) -> list:
     return values
 
 
-def build(gm, names=(), module=None) -> Graph:
-    """The TorchScript graph of the recorded fx graph ``gm.graph``. ``names``: (position of the fx node whose op
-    looked its inputs up, the fx node named, the local variable's name), in the order the trace named them;
-    ``module``: the traced module (its graph starts with ``%self``)."""
-    g = Graph()
-    values: dict = {}  # fx node -> Value
-    attrs: list = []   # (Value, attribute name), in the order the program read them
-    if module is not None:
-        if any(True for _ in module.children()):
-            _refuse(f"the module {type(module).__name__} calls submodules (PyTorch prints prim::CallMethod and a "
-                    "graph for each submodule's method)")
-        self_value = g.value(f"__torch__.{_qualified(type(module))}")
-        g.set_name(self_value, "self")
-        g.inputs.append(self_value)
-        g.skip(_attribute_count(module))
-    naming = list(names)
-    fx_nodes = list(gm.graph.nodes)
-    for index, n in enumerate(fx_nodes):
-        while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
-            _, named, name = naming.pop(0)
-            if named in values and values[named].name is None:
-                g.set_name(values[named], name)
-        if n.op == "placeholder":
-            v = g.value(tensor_type(n.meta["val"]))
-            g.set_name(v, n.target)
-            g.inputs.append(v)
-            values[n] = v
-        elif n.op == "get_attr":
-            if module is None or "." in n.target or n.target not in dict(module.named_parameters()) and \
-                    n.target not in dict(module.named_buffers()):
-                _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
-            v = Value(g, -1, "Tensor")  # made after the trace, named: its number is never shown
-            values[n] = v
-            attrs.append((v, n.target))
-        elif n.op == "call_function":
-            values[n] = _op(g, n, values)
-        elif n.op == "output":
-            _output(g, n.args[0], values)
-        else:
-            _refuse(f"an fx node {n.op}")
-    # PyTorch puts each attribute read first, made in the order read, each new one before the others
-    for v, name in attrs:
-        node = Node("prim::GetAttr", [g.inputs[0]], f'[name="{name}"]')
-        self_uses = g.inputs[0].uses
-        self_uses.append((node, 0))
-        v.node = node
-        node.outputs.append(v)
-        g.set_name(v, name)
-        g.nodes.insert(0, node)
-    _eliminate_dead(g)
-    return g
+class Traced:
+    """A trace rewritten as PyTorch's tracer records it (its "raw" graph: every op of the forward and of the
+    submodules it called, in order), and the graphs PyTorch makes of it: ``top()`` (the forward, each
+    submodule call a ``prim::CallMethod``), ``inlined()``, ``method(call)`` (a submodule's forward)."""
+
+    def __init__(self, program, module=None):
+        names = getattr(program, "local_names", None)
+        if names is None:
+            _refuse("a loaded program (tinytorch's file keeps the fx graph, not the names PyTorch's tracer gave)")
+        self.module = module
+        self.calls = list(getattr(program, "calls", ()) or ())
+        _check_calls(self.calls)
+        self.raw = g = Graph()
+        self.attr_reads: list = []  # (Value, owner path, attribute name, the call it was read in)
+        values: dict = {}           # fx node -> Value
+        naming = list(names)
+        if module is not None:
+            self_value = g.value(f"__torch__.{_qualified(type(module))}")
+            g.set_name(self_value, "self")
+            g.inputs.append(self_value)
+            g.skip(_attribute_count(module))
+        fx_nodes = list(program.gm.graph.nodes)
+        for index, n in enumerate(fx_nodes):
+            while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
+                _, named, name = naming.pop(0)
+                if named in values and values[named].name is None:
+                    g.set_name(values[named], name)
+            call = self._innermost(index)
+            first = len(g.nodes)
+            if n.op == "placeholder":
+                v = g.value(tensor_type(n.meta["val"]))
+                g.set_name(v, n.target)
+                g.inputs.append(v)
+                values[n] = v
+            elif n.op == "get_attr":
+                values[n] = self._attribute(n, call)
+            elif n.op == "call_function":
+                values[n] = _op(g, n, values)
+            elif n.op == "output":
+                _output(g, n.args[0], values)
+            else:
+                _refuse(f"an fx node {n.op}")
+            for node in g.nodes[first:]:
+                node.call = call
+        for c in self.calls:
+            c.input_values = [values[x] for x in c.inputs]
+            c.output_value = values[c.output]
+            if c.output_value in c.input_values:
+                _refuse(f"the submodule {c.path} returns its input (PyTorch's method then returns None)")
+        _eliminate_dead(g)
+
+    def _innermost(self, index: int):
+        inside = [c for c in self.calls if c.start <= index < c.end]
+        return max(inside, key=lambda c: c.depth) if inside else None
+
+    def _attribute(self, n, call) -> Value:
+        owner_path, _, attr = n.target.rpartition(".")
+        if self.module is None or (owner_path or attr) and not _has_tensor(self.module, n.target):
+            _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
+        if owner_path != (call.path if call is not None else ""):
+            _refuse(f"{n.target} read outside its module's forward (PyTorch reads it through a chain of "
+                    "prim::GetAttr)")
+        v = Value(-1, "Tensor")  # made after the trace, named: its number is never shown
+        v.attr = attr
+        self.attr_reads.append((v, owner_path, attr, call))
+        return v
+
+    # -- the graphs PyTorch makes of the trace --
+    def _direct(self, call) -> list:
+        """The nodes of ``call`` (None: the forward) itself and its direct submodule calls, in order: a node, or
+        a call standing for everything that ran inside it."""
+        out, seen = [], set()
+        for node in self.raw.nodes:
+            owner = node.call
+            while owner is not None and owner.parent is not call:
+                owner = owner.parent
+            if node.call is call:
+                out.append(node)
+            elif owner is not None and owner.parent is call and owner not in seen:
+                seen.add(owner)
+                out.append(owner)
+        return out
+
+    def _getattrs(self, call, items: list, self_value: Value, g: Graph | None) -> list:
+        """The ``prim::GetAttr`` nodes ``call``'s method starts with: one for each attribute it read and each
+        submodule it called, the last first (each inserted before the others); their values named after the
+        attributes."""
+        reads = []
+        for item in items:
+            if isinstance(item, Node):
+                for v in item.inputs:
+                    if getattr(v, "attr", None) is not None and v not in [r[0] for r in reads]:
+                        reads.append((v, v.attr, "Tensor"))
+            else:
+                name = item.path.rpartition(".")[2]
+                reads.append((item, name, f"__torch__.{_qualified(type(item.module))}"))
+        nodes = []
+        for target, name, type_ in reversed(reads):
+            node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
+            value = target if isinstance(target, Value) else Value(-1, type_, node)
+            value.node = node
+            node.outputs.append(value)
+            ident = name if name.isidentifier() else f"_{name}"
+            if g is not None:
+                g.set_name(value, ident)
+            else:
+                value.name = ident
+            if not isinstance(target, Value):
+                target.module_value = value
+            nodes.append(node)
+        return nodes
+
+    def top(self) -> Graph:
+        """The forward's graph: ops of the forward itself, each submodule call it made a ``prim::CallMethod``
+        (numbered after the values PyTorch's lifting of the calls made and dropped: per call, two and one for each
+        input and each attribute read)."""
+        raw = self.raw
+        g = Graph()
+        g._names, g._suffixes = dict(raw._names), dict(raw._suffixes)
+        self_value = raw.inputs[0] if self.module is not None else None
+        if self_value is not None and self.calls:
+            g.set_name(self_value, "self.1")  # (the submodules' methods took the name self)
+        g.inputs = list(raw.inputs)
+        items = self._direct(None)
+        g.nodes = self._getattrs(None, items, self_value, g) if self_value is not None else []
+        g._next = raw._next + sum(2 + len(c.inputs) + len({r[0] for r in self.attr_reads if r[3] is c})
+                                  for c in self.calls)
+        replaced: dict = {}
+        self._cm_calls = {}
+        for item in items:
+            if isinstance(item, Node):
+                g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
+            else:
+                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
+                                                                      item.input_values], '[name="forward"]')
+                node.outputs.append(g.value("Tensor", node))
+                replaced[item.output_value] = node.outputs[0]
+                self._cm_calls[node] = item
+                g.nodes.append(node)
+        g.returned = replaced.get(raw.returned, raw.returned)
+        return g
+
+    def method(self, call) -> Graph:
+        """The graph of a submodule's forward as PyTorch lifts it (for its ``.code``: its names, not its
+        numbers): an input takes the caller's value's name where that value is named and no call's result,
+        else none (``argument_<i>`` in the code)."""
+        g = Graph()
+        own_self = Value(-1, f"__torch__.{_qualified(type(call.module))}")
+        own_self.name = "self"
+        g.inputs.append(own_self)
+        replaced: dict = {}
+        results = {c.output_value for c in self.calls}
+        for i, v in enumerate(call.input_values):
+            param = Value(-1, "Tensor")
+            if v.name is not None and v not in results:
+                param.name = v.name
+            replaced[v] = param
+            g.inputs.append(param)
+        items = self._direct(call)
+        g.nodes = self._getattrs(call, items, own_self, g)
+        for item in items:
+            if isinstance(item, Node):
+                g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
+            else:
+                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
+                                                                      item.input_values], '[name="forward"]')
+                node.outputs.append(Value(-1, "Tensor", node))
+                replaced[item.output_value] = node.outputs[0]
+                g.nodes.append(node)
+        g.returned = replaced.get(call.output_value, call.output_value)
+        return g
+
+    def inlined(self) -> Graph:
+        """``inlined_graph``: a copy of ``top()`` (its values numbered again in order), each ``prim::CallMethod``
+        replaced by the callee's optimized graph (its own calls inlined, its constants pooled at its start: one per
+        type and value, the last first), the inserted values numbered after, each op marked with its module's
+        scope."""
+        top = self.top()
+        g = Graph()
+        new: dict = {}       # top's value -> its copy
+        redirect: dict = {}  # a CallMethod's result (copy) -> the inlined callee's result
+
+        def copy(v: Value) -> Value:
+            c = g.value(v.type)
+            c.constant = v.constant
+            if v.name is not None:
+                g.set_name(c, v.name)
+            return c
+        for v in top.inputs:
+            new[v] = copy(v)
+            g.inputs.append(new[v])
+        for node in top.nodes:
+            for v in node.outputs:
+                new[v] = copy(v)
+
+        def read(v: Value) -> Value:
+            v = new[v]
+            while v in redirect:
+                v = redirect[v]
+            return v
+        for node in top.nodes:
+            if node.kind != "prim::CallMethod":
+                made = Node(node.kind, [read(v) for v in node.inputs], node.attrs, node.source)
+                made.outputs, made.schema = [new[v] for v in node.outputs], node.schema
+                g.nodes.append(made)
+                continue
+            call = self._cm_calls[node]
+            local = {v: read(a) for v, a in zip(call.input_values, node.inputs[1:])}
+            local[call.module_value] = read(node.inputs[0])
+            body, pooled = self._optimized(call, call.module_value)
+
+            def kept(v: Value) -> Value:
+                while v in pooled:
+                    v = pooled[v]
+                return v
+            for item in body:
+                made = Node(item.kind, [local[kept(v)] for v in item.inputs], item.attrs, item.source)
+                made.schema = item.schema
+                made.scope = None if item.kind == "prim::GetAttr" else _scope(item.call)
+                for o in item.outputs:
+                    local[o] = c = copy(o)
+                    made.outputs.append(c)
+                g.nodes.append(made)
+            redirect[new[node.outputs[0]]] = local[kept(call.output_value)]
+        g.returned = read(top.returned)
+        return g
+
+    def _optimized(self, call, self_value: Value) -> tuple:
+        """``call``'s method as ``optimized_graph`` gives it to the inliner: its nested calls inlined, then its
+        constants pooled (one node per type and value, moved to the start, the last first). Returns the nodes
+        and a map from each pooled-away constant value to the one kept."""
+        items = self._direct(call)
+        body = self._getattrs(call, items, self_value, None)
+        pooled: dict = {}
+        for item in items:
+            if isinstance(item, Node):
+                body.append(item)
+            else:
+                inner, inner_pooled = self._optimized(item, item.module_value)
+                body += inner
+                pooled.update(inner_pooled)
+        kept: dict = {}
+        constants = []
+        for node in body:
+            if node.kind == "prim::Constant":
+                key = (node.outputs[0].type, node.attrs)
+                if key in kept:
+                    pooled[node.outputs[0]] = kept[key]
+                else:
+                    kept[key] = node.outputs[0]
+                    constants.append(node)
+        rest = [n for n in body if n.kind != "prim::Constant"]
+        return list(reversed(constants)) + rest, pooled
+
+
+def _scope(call) -> str | None:
+    chain = []
+    while call is not None:
+        chain.append(f"__module.{call.path}")
+        call = call.parent
+    return "/".join(reversed(chain)) or None
+
+
+def _has_tensor(module, target: str) -> bool:
+    return target in dict(module.named_parameters()) or target in dict(module.named_buffers())
+
+
+def _check_calls(calls: list) -> None:
+    """The submodule calls PyTorch's lifting into methods is followed for here: each submodule called once, on
+    tensors, returning one tensor."""
+    seen = set()
+    for c in calls:
+        if c.path in seen:
+            _refuse(f"the submodule {c.path} is called more than once (PyTorch makes one method of its first call)")
+        seen.add(c.path)
+        if c.problem is not None:
+            _refuse(f"the submodule {c.path} {c.problem}")
 
 
 def _qualified(cls) -> str:
@@ -355,20 +597,16 @@ def _output(g: Graph, out, values: dict) -> None:
         g.returned = node.outputs[0]
     else:
         g.returned = values[out]
-    g.returned.uses.append((None, 0))
 
 
 def _eliminate_dead(g: Graph) -> None:
     """Drop the nodes whose results nothing uses (their values keep their numbers), as PyTorch's tracer does."""
-    changed = True
-    while changed:
-        changed = False
-        for node in list(g.nodes):
-            if node.outputs and not any(o.uses for o in node.outputs):
-                g.nodes.remove(node)
-                for v in node.inputs:
-                    v.uses = [u for u in v.uses if u[0] is not node]
-                changed = True
+    while True:
+        uses = _uses(g)
+        dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)]
+        if not dead:
+            return
+        g.nodes = [n for n in g.nodes if n not in dead]
 
 
 # -- printing the graph -----------------------------------------------------------------------------------
@@ -382,6 +620,8 @@ def print_graph(g: Graph, numbers: dict | None = None) -> str:
     for node in g.nodes:
         outs = ", ".join(f"{ref(v)} : {v.type}" for v in node.outputs)
         line = f"  {outs} = {node.kind}{node.attrs}({', '.join(ref(v) for v in node.inputs)})"
+        if node.scope is not None:
+            line += f", scope: {node.scope}"
         if node.source is not None:
             line += f" # {node.source}"
         lines.append(line)
@@ -398,11 +638,13 @@ class _Code:
         self.g = g
         self.inline: set = set()   # nodes written inside their user's expression
         self.exprs: dict = {}      # Value -> its expression
-        self.used: set = {"self"} if g.inputs and g.inputs[0].name == "self" else set()
+        self.used: set = set()
         self.next_id: dict = {}
         self.lines: list = []
         self.constants: list = []  # the tensor constants, CONSTANTS.c<i>
         self.split_uses: dict = {}
+        self.uses = _uses(g)
+        self.producer = {o: node for node in g.nodes for o in node.outputs}  # (a value's node in this graph)
 
     # which values are written inline
     def scan(self) -> None:
@@ -420,12 +662,12 @@ class _Code:
         return self.g.nodes[i] if i >= 0 else None
 
     def _can_inline(self, v: Value, returned: bool) -> bool:
-        if len(v.uses) != 1 or v.node is None or len(v.node.outputs) != 1:
+        if len(self.uses.get(v, ())) != 1 or self.producer.get(v) is None or len(self.producer[v].outputs) != 1:
             return False
         return v.name is None or returned
 
     def _scan_value(self, block_point, v: Value, returned: bool = False):
-        n = v.node
+        n = self.producer.get(v)
         if n is not None and n is block_point and self._can_inline(v, returned):
             block_point = self._scan_node(n)
             self.inline.add(n)
@@ -459,7 +701,7 @@ class _Code:
     def expr(self, v: Value) -> str:
         if v in self.exprs:
             return self.exprs[v]
-        if v.node is not None and v.node.kind == "prim::Constant":
+        if v in self.producer and self.producer[v].kind == "prim::Constant":
             return self._constant(v)
         raise AssertionError(f"value {v.ref()} used before it is written")
 
@@ -486,7 +728,10 @@ class _Code:
             return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
         if node.kind == "prim::GetAttr":
             attr = node.attrs[len('[name="'):-len('"]')]
-            return f"self.{attr}" if attr.isidentifier() else f'getattr(self, "{attr}")'
+            owner = self.expr(node.inputs[0])
+            return f"{owner}.{attr}" if attr.isidentifier() else f'getattr({owner}, "{attr}")'
+        if node.kind == "prim::CallMethod":  # (a trailing ", " after each argument, as PythonPrint writes)
+            return f"({self.expr(node.inputs[0])}).forward({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
         return self._call(node)
 
     def _call(self, node) -> str:
@@ -494,10 +739,10 @@ class _Code:
         shown = list(zip(params, node.inputs))
         # trailing positional arguments that hold their defaults are left out, keyword-only ones shown by name
         positional = [(p, v) for p, v in shown if not p[2]]
-        while positional and _holds_default(positional[-1][1], positional[-1][0][1]):
+        while positional and _holds_default(positional[-1][1], positional[-1][0][1], self.producer):
             positional.pop()
         parts = [self.expr(v) for _, v in positional]
-        parts += [f"{p[0]}={self.expr(v)}" for p, v in shown if p[2] and not _holds_default(v, p[1])]
+        parts += [f"{p[0]}={self.expr(v)}" for p, v in shown if p[2] and not _holds_default(v, p[1], self.producer)]
         return f"torch.{node.kind.partition('::')[2]}({', '.join(parts)})"
 
     def write(self) -> str:
@@ -520,7 +765,7 @@ class _Code:
         """A long inlined expression: it and the inlined arguments before it in its users get lines of their
         own (PyTorch's ``splitLongInlines``)."""
         to_split: list = []
-        user, offset = v.uses[0]
+        user, offset = self.uses[v][0]
         self._scan_long(user, offset, to_split)
         for value in reversed(to_split):
             name = self.name_for(value)
@@ -536,25 +781,27 @@ class _Code:
         low = self.split_uses[user] + 1 if present else 0
         for i in range(offset, low - 1, -1):
             arg = inputs[i]
-            if arg.node is not None and arg.node.kind != "prim::Constant" and arg.node in self.inline:
+            made = self.producer.get(arg)
+            if made is not None and made.kind != "prim::Constant" and made in self.inline:
                 to_split.append(arg)
         self.split_uses[user] = offset
         if not present and user is not None and user in self.inline:
-            u_user, u_offset = user.outputs[0].uses[0]
+            u_user, u_offset = self.uses[user.outputs[0]][0]
             self._scan_long(u_user, u_offset - 1, to_split)
 
 
-def _holds_default(v: Value, default) -> bool:
-    if default is _aten_rules._REQUIRED or v.node is None:
+def _holds_default(v: Value, default, producer: dict) -> bool:
+    node = producer.get(v)
+    if default is _aten_rules._REQUIRED or node is None:
         return False
-    if v.node.kind == "prim::Constant":
+    if node.kind == "prim::Constant":
         value = v.constant
         if isinstance(value, tuple):
             return False
         return type(value) is type(default) and value == default or (value is None and default is None)
-    if v.node.kind == "prim::ListConstruct" and isinstance(default, list):
-        items = [i.constant for i in v.inputs if i.node.kind == "prim::Constant"]
-        return len(items) == len(v.inputs) and items == default
+    if node.kind == "prim::ListConstruct" and isinstance(default, list):
+        items = [i.constant for i in node.inputs if producer[i].kind == "prim::Constant"]
+        return len(items) == len(node.inputs) and items == default
     return False
 
 
@@ -568,17 +815,25 @@ _RESERVED = frozenset({"_", "aten", "attribute", "CONSTANTS", "fork", "getattr",
 def _return_type(g: Graph) -> str:
     t = g.returned.type
     if t.startswith("("):
-        return f"Tuple[{', '.join('Tensor' for _ in g.returned.node.inputs)}]"
+        return f"Tuple[{', '.join('Tensor' for _ in range(t.count('device=')))}]"
     return "Tensor"
 
 
-def print_code(g: Graph, name: str) -> str:
+def print_code(g: Graph, name: str, method: bool) -> str:
+    """``.code``: ``def <name>(...)`` and the body; ``method``: the first input is ``self``. An input without a name
+    is ``argument_<i>``, as the method's schema names it."""
     code = _Code(g)
     params = []
-    for v in g.inputs:
-        ident = code.name_for(v) if v.name != "self" else "self"
+    for i, v in enumerate(g.inputs):
+        if method and i == 0:
+            ident = "self"
+            code.used.add("self")
+        elif v.name is None:
+            ident = code._gen(f"argument_{i}")
+        else:
+            ident = code.name_for(v)
         code.exprs[v] = ident
-        params.append(ident if ident == "self" else f"{ident}: Tensor")
+        params.append(ident if method and i == 0 else f"{ident}: Tensor")
     code.scan()
     body = code.write()
     joined = ",\n    ".join(params)
@@ -604,12 +859,17 @@ class TorchScriptGraph:
 
 
 def texts(program, module=None, name: str = "forward") -> tuple[str, str, str]:
-    """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program."""
-    names = getattr(program, "local_names", None)
-    if names is None:
-        _refuse("a loaded program (tinytorch's file keeps the fx graph, not the names PyTorch's tracer gave)")
-    g = build(program.gm, names, module)
-    graph = print_graph(g)
-    inlined = print_graph(g, numbers={v: i for i, v in enumerate(
-        list(g.inputs) + [v for node in g.nodes for v in node.outputs])})
-    return graph, inlined, print_code(g, name)
+    """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module."""
+    traced = Traced(program, module)
+    top = traced.top()
+    return print_graph(top), print_graph(traced.inlined()), print_code(top, name, module is not None)
+
+
+def submodule_code(program, module, path: str) -> str:
+    """``.code`` of the submodule at ``path`` of a traced module: the method PyTorch made of its call."""
+    traced = Traced(program, module)
+    call = next((c for c in traced.calls if c.path == path), None)
+    if call is None:
+        _refuse(f"the submodule {path}, which the traced forward did not call")
+    traced.top()  # (names the GetAttr values of the calls)
+    return print_code(traced.method(call), "forward", True)

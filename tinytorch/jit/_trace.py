@@ -207,6 +207,7 @@ class _Program:
     trace saw the tensors under (``_Recording.local_names``, for ``_ir.py``); None for a loaded program."""
 
     local_names = None
+    calls = ()
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
         self.gm, self.in_spec, self.out_spec, self.shapes, self.params = gm, in_spec, out_spec, shapes, params
@@ -268,6 +269,26 @@ class _Recording(_capture.Recording):
         # (position of the op's first node, the fx node of a tensor it took, the local variable that held that
         # tensor where the op was called): PyTorch's tracer names a value so when an op first takes it (_ir.py)
         self.local_names: list = []
+        self.calls: list = []       # the submodule calls, in the order made (_Call)
+        self._open: list = []       # the calls running now, innermost last
+
+    def enter_call(self, path: str, module, args, kwargs):
+        parent = self._open[-1] if self._open else None
+        call = _Call(path, module, parent, len(self.graph.nodes))
+        tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
+        call.inputs = [self.nodes.get(id(a)) for a in args] if tensors else []
+        if not tensors or None in call.inputs:
+            call.problem = "is called with arguments other than the program's tensors"
+        self.calls.append(call)
+        self._open.append(call)
+        return call
+
+    def exit_call(self, call, out) -> None:
+        self._open.pop()
+        call.end = len(self.graph.nodes)
+        call.output = self.nodes.get(id(out)) if isinstance(out, Tensor) else None
+        if call.output is None and call.problem is None:
+            call.problem = "returns something other than one tensor"
 
     def _name_inputs(self, args, kwargs) -> None:
         frame = _calling_frame()
@@ -314,6 +335,42 @@ def _calling_frame():
     return None
 
 
+class _Call:
+    """One call of a submodule during a trace: where its ops start and end among the recorded nodes, the nodes of
+    its inputs and output (``_ir.py`` makes PyTorch's ``prim::CallMethod`` of it)."""
+
+    def __init__(self, path: str, module, parent, start: int):
+        self.path, self.module, self.parent, self.start = path, module, parent, start
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.end = start
+        self.inputs: list = []
+        self.output = None
+        self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
+
+
+@contextlib.contextmanager
+def _watching_calls(module: Module, rec: _Recording):
+    """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
+    for that time (Module.__call__, the eager path, is left alone)."""
+    wrapped = []
+    for path, sub in module.named_modules():
+        if sub is module or "forward" in sub.__dict__:
+            continue
+
+        def forward(*args, _sub=sub, _path=path, **kwargs):
+            call = rec.enter_call(_path, _sub, args, kwargs)
+            out = type(_sub).forward(_sub, *args, **kwargs)
+            rec.exit_call(call, out)
+            return out
+        sub.__dict__["forward"] = forward
+        wrapped.append(sub)
+    try:
+        yield
+    finally:
+        for sub in wrapped:
+            sub.__dict__.pop("forward", None)
+
+
 def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool, name: str) -> _Program:
     leaves, in_spec = pytree.tree_flatten(args)
     rec = _Recording(predispatch=True)
@@ -326,7 +383,8 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         rec.bind(leaf, rec.graph.placeholder(pname))
     # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
     before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
-    with _capture.capturing(rec), _watching(reads):
+    calls = _watching_calls(module, rec) if module is not None else contextlib.nullcontext()
+    with _capture.capturing(rec), _watching(reads), calls:
         out = fn(*args)
     out_leaves, out_spec = pytree.tree_flatten(out)
     if not all(isinstance(t, Tensor) for t in out_leaves) or out is None:
@@ -357,7 +415,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     shapes = tuple(tuple(t.shape) for t in leaves) if reads.sizes else None
     top = frozenset(target.split(".")[0] for target in paths.values())
     program = _Program(gm, in_spec, out_spec, shapes, top)
-    program.local_names = rec.local_names
+    program.local_names, program.calls = rec.local_names, rec.calls
     return program
 
 
@@ -460,6 +518,24 @@ class TracedModule(ScriptModule):
     def extra_repr(self) -> str:
         return f"original_name={self._original_name}"
 
+    @property
+    def code(self) -> str:
+        """The method PyTorch makes of this submodule's call in the trace (``_ir.py``)."""
+        root, path = self.__dict__.get("_root"), self.__dict__.get("_path")
+        if root is None:
+            raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a submodule "
+                                      "of a loaded program")
+        return _ir.submodule_code(root._program, root._module_printed(), path)
+
+    @property
+    def graph(self):
+        raise NotImplementedError(
+            "tinytorch cannot print this traced program as TorchScript: a submodule's graph (PyTorch numbers its "
+            "values as its lifting of the call into a method left them, which tinytorch does not follow); its "
+            ".code and the traced module's inlined_graph are printed")
+
+    inlined_graph = graph
+
     def forward(self, *args, **kwargs):
         raise RuntimeError(f"tinytorch.jit.trace records the top-level forward only: the traced submodule "
                            f"{self._original_name} cannot be called on its own (trace it, or call the original)")
@@ -541,6 +617,10 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
         traced = TracedModule._like(func, top=True)
         traced._program = program
         object.__setattr__(traced, "_original", func)  # (its printed types and attribute count, _ir.py)
+        for path, sub in traced.named_modules():
+            if sub is not traced:  # (each submodule prints the method made of its call: _ir.py)
+                object.__setattr__(sub, "_root", traced)
+                object.__setattr__(sub, "_path", path)
         return traced
     name = _script_name(func)
     program = _record(func, args, None, _Reads(), strict, name)
