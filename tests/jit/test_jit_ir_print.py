@@ -76,7 +76,18 @@ def _reshapes(lib):
     return r
 
 
-FUNCTIONS = [_arith, _shapes, _constants, _dead_and_floats, _several_outputs, _identity, _reshapes]
+def _functionals(lib):
+    """torch.nn.functional's Python functions name a tensor after their parameter (``%input``) in PyTorch."""
+    F = lib.nn.functional
+
+    def fn(x, y):
+        a = F.softmax(x.t(), 0)
+        b = F.relu(y * 2)
+        return F.dropout(a * 2, 0.5, False), F.log_softmax(b + 1, 1)
+    return fn
+
+
+FUNCTIONS = [_arith, _shapes, _constants, _dead_and_floats, _several_outputs, _identity, _reshapes, _functionals]
 
 
 def _inputs(lib):
@@ -305,9 +316,14 @@ def test_a_submodules_graph_is_refused():
 
 def test_unknown_constructs_are_refused():
     x, y = _inputs(tt)
-    cases = [lambda x, y: x[0] + y,                     # indexing
-             lambda x, y: x.clone().add_(y),           # an in-place op
-             lambda x, y: x.max(dim=0)[0] + y]           # an op with several outputs
+    F = tt.nn.functional
+    cases = [lambda x, y: x[0] + y,                      # indexing
+             lambda x, y: x.clone().add_(y),            # an in-place op
+             lambda x, y: x.max(dim=0)[0] + y,          # an op with several outputs
+             lambda x, y: F.leaky_relu(x * 2) + y,      # a tensor PyTorch's Python F.leaky_relu names
+             lambda x, y: tt.zeros(3, 4) + x,           # a factory (PyTorch records the dtype it resolved)
+             lambda x, y: x.to(tt.float64) + y,         # a dtype argument (PyTorch records it as a number)
+             lambda x, y: F.batch_norm(x, y[0], y[1])]  # cudnn_enabled: False here, True in PyTorch
     for fn in cases:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -40,6 +40,10 @@ _DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
+# a tensor PyTorch's tracer may have named in a frame tinytorch does not have (torch.nn.functional's Python)
+UNKNOWN_NAME = object()
+
+
 def _refuse(what: str):
     raise NotImplementedError(_REFUSED.format(what))
 
@@ -261,6 +265,11 @@ class Traced:
             while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
                 _, named, name = naming.pop(0)
                 if named in values and values[named].name is None:
+                    if name is UNKNOWN_NAME:
+                        _refuse(f"a tensor no variable holds passed to torch.nn.functional.{n.target._packet._name}"
+                                " (PyTorch's function may be Python code, whose frame names the tensor after its "
+                                "parameter; tinytorch's is not)" if hasattr(n.target, "_packet") else
+                                "a tensor passed to torch.nn.functional unnamed")
                     g.set_name(values[named], name)
             call = self._innermost(index)
             first = len(g.nodes)
@@ -541,9 +550,17 @@ def _op(g: Graph, n, values: dict) -> Value:
         name, params, args = "_convolution", _CONVOLUTION, _conv_as_traced(args, {})
     source = _source(n)
     inputs = []
-    tensor_params = _tensor_params(f"{n.target._packet._name}.{n.target._overloadname}")
+    types = _param_types(f"{n.target._packet._name}.{n.target._overloadname}") if name != "_convolution" else {}
+    if name == "batch_norm":
+        _refuse("aten::batch_norm (tinytorch's F.batch_norm passes cudnn_enabled=False where PyTorch passes "
+                "torch.backends.cudnn.enabled)")
+    if any(t.startswith("Layout") for t in types.values()):
+        _refuse(f"aten::{name}, a factory (PyTorch's tracer records the dtype, layout and device it resolved)")
     for (pname, _, _), a in zip(params, args):
-        inputs.append(_argument(g, a, values, source, pname in tensor_params))
+        kind = types.get(pname, "")
+        if kind.rstrip("?") in ("ScalarType", "MemoryFormat", "Device", "Generator") and a is not None:
+            _refuse(f"aten::{name}'s argument {pname}={a} (PyTorch records a {kind.rstrip('?')} as a number)")
+        inputs.append(_argument(g, a, values, source, kind == "Tensor"))
     out = n.meta.get("val")
     if not isinstance(out, Tensor):
         _refuse(f"aten::{name}, whose result is not one tensor")
@@ -555,14 +572,15 @@ def _op(g: Graph, n, values: dict) -> Value:
     return node.outputs[0]
 
 
-def _tensor_params(overload: str) -> set:
-    """The arguments ``overload``'s schema types as ``Tensor`` (a number given there is a wrapped-number tensor)."""
+def _param_types(overload: str) -> dict:
+    """name -> type of each argument of ``overload``'s schema (a number given for a ``Tensor`` is a wrapped-number
+    tensor constant; ``ScalarType``, ``MemoryFormat``, ``Layout``: refused unless None)."""
     line = next((s for s in _aten_rules.SCHEMAS.strip().splitlines() if s.startswith(overload + "(")), "")
-    out = set()
+    out = {}
     for part in line.partition("(")[2].rstrip(")").split(", "):
         decl = part.partition("=")[0].split()
-        if len(decl) == 2 and decl[0] == "Tensor":
-            out.add(decl[1])
+        if len(decl) == 2:
+            out[decl[1]] = decl[0]
     return out
 
 
@@ -707,9 +725,11 @@ class _Code:
 
     def _constant(self, v: Value) -> str:
         value = v.constant
-        if isinstance(value, tuple) and value and value[0] == "tensor":
-            self.constants.append(value[1])
-            return f"CONSTANTS.c{len(self.constants) - 1}"
+        if isinstance(value, tuple) and value and value[0] == "tensor":  # one CONSTANTS entry per dtype and value
+            key = (v.type, value[1])
+            if key not in self.constants:
+                self.constants.append(key)
+            return f"CONSTANTS.c{self.constants.index(key)}"
         if value is None:
             return "None"
         if isinstance(value, bool):

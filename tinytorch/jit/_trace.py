@@ -29,6 +29,7 @@ import gc
 import importlib
 import inspect
 import os
+import sys
 import operator
 import textwrap
 import threading
@@ -42,6 +43,7 @@ from ..nn.modules.module import Module
 from ..tensor import Tensor, _make, register_attribute
 from ..utils import _pytree as pytree
 from . import _ir
+_tinytorch = sys.modules["tinytorch"]  # the namespace: whether an op is also torch.<name>
 
 __all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
            "ScriptFunction", "TracedModule", "TopLevelTracedModule", "RecursiveScriptModule"]
@@ -290,21 +292,33 @@ class _Recording(_capture.Recording):
         if call.output is None and call.problem is None:
             call.problem = "returns something other than one tensor"
 
-    def _name_inputs(self, args, kwargs) -> None:
+    def _name_inputs(self, args, kwargs, functional_only: bool) -> None:
+        """PyTorch's tracer names an op's unnamed input after the local variable holding it in the frame that
+        called the op (``_calling_frame``). An op of ``torch.nn.functional`` alone called from the program's own
+        code (``F.leaky_relu(x * 2)``) may be Python in PyTorch, whose frame would name the tensor after its
+        parameter, or C++, which names nothing: its unnamed inputs are noted as named by a frame tinytorch does
+        not have (``_ir.UNKNOWN_NAME``, which ``_ir`` refuses to print)."""
         frame = _calling_frame()
         if frame is None:
             return
+        unknown = functional_only and not frame.f_code.co_filename.startswith(_OWN)
         position = len(self.graph.nodes)
         for t in pytree.tree_leaves((args, kwargs)):
             node = self.nodes.get(id(t)) if isinstance(t, Tensor) else None
             if node is None:
                 continue
             name = next((k for k, v in frame.f_locals.items() if v is t), None)
-            if name is not None and name != "self":
+            if unknown:
+                self.local_names.append((position, node, _ir.UNKNOWN_NAME))
+            elif name is not None and name != "self":
                 self.local_names.append((position, node, name))
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
-        self._name_inputs(args, kwargs)
+        calling = self.calling
+        module = getattr(calling, "__module__", None) or ""
+        functional_only = (spelling is None and module.startswith("tinytorch._ops.nn.")
+                           and getattr(_tinytorch, getattr(calling, "__name__", ""), None) is not calling)
+        self._name_inputs(args, kwargs, functional_only)
         if self.data_as_constants:
             if decl.name in _DATA_FACTORIES and spelling is None:
                 warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
@@ -320,18 +334,23 @@ class _Recording(_capture.Recording):
 
 
 _OWN = _capture.PACKAGE
+_REGISTRY = os.path.join(_capture.PACKAGE, "_ops", "_core", "registry.py")
 _USER_SIDE = (_capture._PACKAGE_MODULES, _capture.PACKAGE + "nn" + os.sep + "functional.py")
 
 
 def _calling_frame():
-    """The frame that called the op being recorded: the first outside tinytorch's machinery (its nn modules and
-    functional count as the caller's, as PyTorch's are Python that calls the op)."""
-    frame = inspect.currentframe()
+    """The frame that called the op being recorded, as PyTorch's tracer finds it: the first outside tinytorch's
+    machinery (its nn modules count as the caller's), or a ``torch.nn.functional`` spelling's own function where
+    the op was called through one (PyTorch's are Python whose frame holds the tensors under their parameters'
+    names: ``input``)."""
+    frame, inner = inspect.currentframe(), None
     while frame is not None:
-        path = frame.f_code.co_filename
-        if not path.startswith(_OWN) or path.startswith(_USER_SIDE):
+        code = frame.f_code
+        if code.co_name == "spelling" and code.co_filename == _REGISTRY and inner is not None:
+            return inner
+        if not code.co_filename.startswith(_OWN) or code.co_filename.startswith(_USER_SIDE):
             return frame
-        frame = frame.f_back
+        inner, frame = frame, frame.f_back
     return None
 
 
