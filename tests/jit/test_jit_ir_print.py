@@ -340,3 +340,31 @@ def test_loaded_programs_are_refused(tmp_path):
     loaded = tt.jit.load(tmp_path / "m.pt")
     with pytest.raises(NotImplementedError, match="a loaded program"):
         loaded.code
+
+
+def test_structured_inputs_and_outputs_are_refused():
+    x, y = _inputs(tt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nested_in = tt.jit.trace(lambda pair: pair[0] * pair[1], ((x, y),))
+        list_out = tt.jit.trace(lambda x, y: [x * y, x], (x, y), strict=False)
+    with pytest.raises(NotImplementedError, match="an input that is a tuple"):
+        nested_in.code
+    with pytest.raises(NotImplementedError, match="an output other than"):
+        list_out.graph
+
+
+def test_a_submodule_under_two_names_is_refused():
+    class Shared(tt.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = tt.nn.Linear(4, 4)
+            self.b = self.a
+
+        def forward(self, x):
+            return self.b(x) * 2
+    x = tt.rand(3, 4)
+    traced = tt.jit.trace(Shared(), x)
+    with pytest.raises(NotImplementedError, match="held under several names"):
+        traced.code
+    assert traced(x).shape == (3, 4)

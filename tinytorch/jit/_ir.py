@@ -1,28 +1,35 @@
 """A traced program's TorchScript text: ``.graph`` (the IR), ``.inlined_graph`` and ``.code`` as PyTorch prints them.
 
-tinytorch has no TorchScript; ``trace`` records an fx graph (``_trace.py``). This module rewrites that recording as
-the graph PyTorch's tracer would have built, then prints it as PyTorch's printers do:
+tinytorch has no TorchScript; ``trace`` records an fx graph (``_trace.py``), with the names its tensors had in the
+program and the submodule calls it made. This module rewrites that recording as the graph PyTorch's tracer would
+have built (``Traced``), then prints it as PyTorch's printers do:
 
 - **Values.** PyTorch numbers a graph's values in the order they are made (``%4``) and prints a value's name where it
   has one (``%x``): the inputs take their parameters' names, a module's attributes their own (``%weight``), and a
-  tensor first used by an op is named after the local variable that held it in the calling frame (``a = x + y;
-  b = a * 2`` names ``%a``). A name taken already moves the older value to ``name.1`` (then ``.3``...), as
-  ``Value::setDebugName`` does. The numbers skip what PyTorch made and dropped: one value per attribute of the
-  traced module (``training`` and a hidden flag for each module, its parameters and buffers) before the inputs,
-  and the nodes of ops whose results were unused.
-- **Nodes.** An op shows its whole ATen schema: each argument that is not a tensor becomes a ``prim::Constant``
-  (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema takes a Tensor a
-  wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are a
-  ``prim::TupleConstruct``. A module's parameters are ``prim::GetAttr`` nodes on ``%self``, placed first, the
-  last read first. Tensors carry their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1],
-  requires_grad=0, device=cpu)``. A node records where the op was called: ``# file.py:12:0``.
+  tensor first used by an op is named after the local variable that held it in the frame calling the op (``a = x +
+  y; b = a * 2`` names ``%a``; inside ``F.relu`` it is ``input``). A name taken already moves the older value to
+  ``name.1`` (then ``.3``...), as ``Value::setDebugName`` does. The numbers skip what PyTorch made and dropped: one
+  value per attribute of the traced module (``training`` and a hidden flag for each module, its parameters,
+  buffers and submodules) before the inputs, the nodes of ops whose results were unused, and, per submodule call,
+  the values its lifting into a method made (two, and one per input and per attribute the call read).
+- **Nodes.** An op shows its whole ATen schema (``_aten_rules.SCHEMAS``): each argument that is not a tensor becomes
+  a ``prim::Constant`` (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema
+  takes a Tensor a wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are
+  a ``prim::TupleConstruct``. ``conv2d`` is ``aten::_convolution``, the op PyTorch's tracer records inside it.
+  Attributes are ``prim::GetAttr`` nodes placed first, the last read first; a submodule call is a
+  ``prim::CallMethod``. Tensors carry their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1],
+  requires_grad=0, device=cpu)``. A node records where its op was called: ``# file.py:12:0``.
+- **Inlined graph.** A copy of the graph (numbered again), each call replaced by the callee's method as PyTorch's
+  inliner takes it: its own calls inlined, its constants pooled (one per type and value, at its start, the last
+  first), each op marked ``, scope: __module.body/__module.body.0``.
 - **Code.** ``.code`` is PyTorch's ``PythonPrint``: a value used once, unnamed, made by the node just before its
   user, is written inside that user's expression; a line of 40 characters or more is split at its last inlined
-  argument; defaults at the end of a call are left out.
+  argument; defaults at the end of a call are left out; tensor constants are ``CONSTANTS.c<i>``.
 
-What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what): a module that
-calls submodules (PyTorch's ``prim::CallMethod`` and the method graphs it splits off), ops whose ATen schema
-tinytorch does not know, in-place ops, indexing, structured inputs or outputs. It never prints a guess."""
+What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
+a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
+factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
+called twice or returning its input, a submodule's own ``.graph`` (its numbering), a loaded program."""
 from __future__ import annotations
 
 import math
@@ -31,14 +38,9 @@ import operator
 from ..fx.experimental import _aten_rules
 from ..tensor import Tensor
 
-__all__ = ["build", "print_graph", "print_code"]
+__all__ = ["Traced", "TorchScriptGraph", "texts", "submodule_code"]
 
 _REFUSED = "tinytorch cannot print this traced program as TorchScript: {}"
-
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
 
 # a tensor PyTorch's tracer may have named in a frame tinytorch does not have (torch.nn.functional's Python)
 UNKNOWN_NAME = object()
@@ -161,9 +163,7 @@ def _float(value: float, integral_suffix: str) -> str:
 
 
 def tensor_type(t: Tensor) -> str:
-    dtype = _DTYPE_NAMES.get(str(t.dtype).rpartition(".")[2])
-    if dtype is None:
-        _refuse(f"a tensor of dtype {t.dtype}")
+    dtype = t.type().rpartition(".")[2][:-len("Tensor")]  # (FloatTensor: its ScalarType's name)
     sizes = ", ".join(str(s) for s in t.shape)
     strides = f"strides=[{', '.join(str(s) for s in t.stride())}], " if t.dim() else ""
     head = f"{sizes}, " if t.dim() else ""
@@ -248,6 +248,11 @@ class Traced:
         names = getattr(program, "local_names", None)
         if names is None:
             _refuse("a loaded program (tinytorch's file keeps the fx graph, not the names PyTorch's tracer gave)")
+        if any(not spec.is_leaf() for spec in program.in_spec.children_specs):
+            _refuse("an input that is a tuple, list or dict of tensors")
+        out = program.out_spec
+        if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
+            _refuse("an output other than a tensor or a tuple of tensors")
         self.module = module
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
@@ -628,11 +633,10 @@ def _eliminate_dead(g: Graph) -> None:
 
 
 # -- printing the graph -----------------------------------------------------------------------------------
-def print_graph(g: Graph, numbers: dict | None = None) -> str:
-    """The IR as ``Graph::toString`` writes it; ``numbers``: values numbered anew (a copy of the graph, as
-    ``inlined_graph`` is)."""
+def print_graph(g: Graph) -> str:
+    """The IR as ``Graph::toString`` writes it."""
     def ref(v: Value) -> str:
-        return v.ref() if numbers is None or v.name is not None else f"%{numbers[v]}"
+        return v.ref()
     head = ",\n      ".join(f"{ref(v)} : {v.type}" for v in g.inputs)
     lines = [f"graph({head}):"]
     for node in g.nodes:

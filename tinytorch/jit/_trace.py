@@ -2,11 +2,9 @@
 
 There is no TorchScript here. ``trace(fn_or_module, example_inputs)`` runs the program once under the same capture
 as ``torch.export`` (``tinytorch/fx/experimental/proxy_tensor.py``, one level up: ``aten.linear.default`` as the
-Python API called it) and keeps the fx graph it records. The result runs that graph:
-
-- ``.graph`` is the fx ``Graph`` (``print(traced.graph)`` prints fx's text, not TorchScript IR);
-- ``.code`` is the Python source fx generates from it (``def forward(self, x): ...`` calling
-  ``torch.ops.aten.<op>.<overload>``), where PyTorch prints TorchScript.
+Python API called it) and keeps the fx graph it records, with what PyTorch's TorchScript text shows beside it: the
+local variable each tensor was held in when an op first took it, and the submodule calls (``_Call``). The result
+runs that graph; ``.graph``, ``.inlined_graph`` and ``.code`` print it as TorchScript (``_ir.py``).
 
 A traced module (``TopLevelTracedModule``, its submodules ``TracedModule``) holds the original's parameters and
 buffers themselves, under the same names; the graph reads them by name at every call (``self.l.weight``), as
@@ -277,6 +275,8 @@ class _Recording(_capture.Recording):
     def enter_call(self, path: str, module, args, kwargs):
         parent = self._open[-1] if self._open else None
         call = _Call(path, module, parent, len(self.graph.nodes))
+        if " (also " in path:
+            call.problem = "is held under several names"
         tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
         call.inputs = [self.nodes.get(id(a)) for a in args] if tensors else []
         if not tensors or None in call.inputs:
@@ -372,11 +372,18 @@ def _watching_calls(module: Module, rec: _Recording):
     """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
     for that time (Module.__call__, the eager path, is left alone)."""
     wrapped = []
+    names: dict = {}
+    for path, sub in module.named_modules(remove_duplicate=False):
+        names.setdefault(id(sub), []).append(path)
     for path, sub in module.named_modules():
         if sub is module or "forward" in sub.__dict__:
             continue
+        if len(names[id(sub)]) > 1:  # (which attribute PyTorch's method call reads it by is not known here)
+            path = f"{path} (also {', '.join(names[id(sub)][1:])})"
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
+            if _capture._THREAD.recording is not rec:  # (another thread's call)
+                return type(_sub).forward(_sub, *args, **kwargs)
             call = rec.enter_call(_path, _sub, args, kwargs)
             out = type(_sub).forward(_sub, *args, **kwargs)
             rec.exit_call(call, out)
