@@ -171,6 +171,23 @@ def _two_inputs(lib):
     return _named(UsesTwo, "UsesTwo")()
 
 
+def _net(lib):
+    """F.relu on a submodule's result, Dropout (eval), a Sequential in a Sequential, two outputs."""
+    nn = lib.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 8)
+            self.drop = nn.Dropout(0.2)
+            self.out = nn.Sequential(nn.Sequential(nn.Linear(8, 3), nn.Tanh()), nn.Softmax(dim=1))
+
+        def forward(self, x):
+            h = nn.functional.relu(self.fc(x))
+            return self.out(self.drop(h)), lib.sigmoid(h)
+    return _named(Net, "Net")().eval()
+
+
 def _one(lib):
     return (lib.rand(3, 4),)
 
@@ -195,12 +212,18 @@ MODULES = {
     "outer": (_outer, _one),
     "two_inputs": (_two_inputs, _inputs),
     "cell_with_negating_gate": (lambda lib: _cell_with_gate(lib, -1.0), _inputs),
+    "net": (_net, _one),
+    "conv_pool_linear": (lambda lib: lib.nn.Sequential(lib.nn.Conv2d(2, 2, 3, padding=1), lib.nn.AvgPool2d(2),
+                                                       lib.nn.Flatten(), lib.nn.Linear(18, 2)), _image),
+    "flatten_sequential": (lambda lib: lib.nn.Sequential(lib.nn.Flatten(), lib.nn.Linear(12, 2), lib.nn.Sigmoid()),
+                           lambda lib: (lib.rand(2, 3, 4),)),
 }
 
 # the submodules whose .code PyTorch prints (the methods it made of their calls)
 SUBMODULES = {"my_cell": ["linear"], "sequential": ["0", "1", "2"], "conv_sequential": ["0", "1", "2"],
               "outer": ["body", "body.0", "body.1", "head"], "two_inputs": ["two", "lin"],
-              "cell_with_negating_gate": ["dg", "linear"]}
+              "cell_with_negating_gate": ["dg", "linear"], "net": ["fc", "drop", "out", "out.0", "out.0.1", "out.1"],
+              "flatten_sequential": ["0", "1", "2"], "conv_pool_linear": ["0", "1", "2", "3"]}
 
 
 def _traced_function(lib, make):

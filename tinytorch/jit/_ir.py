@@ -269,13 +269,15 @@ class Traced:
         for index, n in enumerate(fx_nodes):
             while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
                 _, named, name = naming.pop(0)
-                if named in values and values[named].name is None:
+                # a parameter's value named by a frame is PyTorch's TracedAttr of it, not the GetAttr made later
+                target = getattr(values.get(named), "traced", None) or values.get(named)
+                if target is not None and target.name is None:
                     if name is UNKNOWN_NAME:
                         _refuse(f"a tensor no variable holds passed to torch.nn.functional.{n.target._packet._name}"
                                 " (PyTorch's function may be Python code, whose frame names the tensor after its "
                                 "parameter; tinytorch's is not)" if hasattr(n.target, "_packet") else
                                 "a tensor passed to torch.nn.functional unnamed")
-                    g.set_name(values[named], name)
+                    g.set_name(target, name)
             call = self._innermost(index)
             first = len(g.nodes)
             if n.op == "placeholder":
@@ -296,9 +298,11 @@ class Traced:
         for c in self.calls:
             c.input_values = [values[x] for x in c.inputs]
             c.output_value = values[c.output]
+            c.module_value = Value(-1, f"__torch__.{_qualified(type(c.module))}")
             if c.output_value in c.input_values:
                 _refuse(f"the submodule {c.path} returns its input (PyTorch's method then returns None)")
         _eliminate_dead(g)
+        self._name_attributes()
 
     def _innermost(self, index: int):
         inside = [c for c in self.calls if c.start <= index < c.end]
@@ -313,6 +317,7 @@ class Traced:
                     "prim::GetAttr)")
         v = Value(-1, "Tensor")  # made after the trace, named: its number is never shown
         v.attr = attr
+        v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
         self.attr_reads.append((v, owner_path, attr, call))
         return v
 
@@ -332,32 +337,33 @@ class Traced:
                 out.append(owner)
         return out
 
-    def _getattrs(self, call, items: list, self_value: Value, g: Graph | None) -> list:
-        """The ``prim::GetAttr`` nodes ``call``'s method starts with: one for each attribute it read and each
-        submodule it called, the last first (each inserted before the others); their values named after the
-        attributes."""
-        reads = []
-        for item in items:
+    def _reads(self, call) -> list:
+        """(value, attribute name) of each attribute ``call`` (None: the forward) read itself and each submodule it
+        called, in the order first read."""
+        reads: list = []
+        for item in self._direct(call):
             if isinstance(item, Node):
-                for v in item.inputs:
-                    if getattr(v, "attr", None) is not None and v not in [r[0] for r in reads]:
-                        reads.append((v, v.attr, "Tensor"))
+                reads += [(v, v.attr) for v in item.inputs if getattr(v, "attr", None) is not None
+                          and v not in [r[0] for r in reads]]
             else:
-                name = item.path.rpartition(".")[2]
-                reads.append((item, name, f"__torch__.{_qualified(type(item.module))}"))
+                reads.append((item.module_value, item.path.rpartition(".")[2]))
+        return reads
+
+    def _name_attributes(self) -> None:
+        """Name the attribute values in the trace's graph as PyTorch's lifting of the calls does: block by block,
+        each call's after the calls inside it, the forward's last; a name taken moves the older value to
+        ``name.1`` (so a Sequential's first Linear reads ``%bias.1``)."""
+        for call in sorted(self.calls, key=lambda c: (c.end, -c.depth)) + [None]:
+            for value, name in self._reads(call):
+                self.raw.set_name(value, name if name.isidentifier() else f"_{name}")
+
+    def _getattrs(self, call, self_value: Value) -> list:
+        """The ``prim::GetAttr`` nodes ``call``'s method starts with, on ``self_value``: the last read first (each
+        inserted before the others)."""
         nodes = []
-        for target, name, type_ in reversed(reads):
+        for value, name in reversed(self._reads(call)):
             node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
-            value = target if isinstance(target, Value) else Value(-1, type_, node)
-            value.node = node
             node.outputs.append(value)
-            ident = name if name.isidentifier() else f"_{name}"
-            if g is not None:
-                g.set_name(value, ident)
-            else:
-                value.name = ident
-            if not isinstance(target, Value):
-                target.module_value = value
             nodes.append(node)
         return nodes
 
@@ -373,7 +379,7 @@ class Traced:
             g.set_name(self_value, "self.1")  # (the submodules' methods took the name self)
         g.inputs = list(raw.inputs)
         items = self._direct(None)
-        g.nodes = self._getattrs(None, items, self_value, g) if self_value is not None else []
+        g.nodes = self._getattrs(None, self_value) if self_value is not None else []
         g._next = raw._next + sum(2 + len(c.inputs) + len({r[0] for r in self.attr_reads if r[3] is c})
                                   for c in self.calls)
         replaced: dict = {}
@@ -408,7 +414,7 @@ class Traced:
             replaced[v] = param
             g.inputs.append(param)
         items = self._direct(call)
-        g.nodes = self._getattrs(call, items, own_self, g)
+        g.nodes = self._getattrs(call, own_self)
         for item in items:
             if isinstance(item, Node):
                 g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
@@ -481,7 +487,7 @@ class Traced:
         constants pooled (one node per type and value, moved to the start, the last first). Returns the nodes
         and a map from each pooled-away constant value to the one kept."""
         items = self._direct(call)
-        body = self._getattrs(call, items, self_value, None)
+        body = self._getattrs(call, self_value)
         pooled: dict = {}
         for item in items:
             if isinstance(item, Node):
@@ -563,6 +569,8 @@ def _op(g: Graph, n, values: dict) -> Value:
         _refuse(f"aten::{name}, a factory (PyTorch's tracer records the dtype, layout and device it resolved)")
     for (pname, _, _), a in zip(params, args):
         kind = types.get(pname, "")
+        if "[" in kind and kind[kind.index("[") + 1].isdigit() and isinstance(a, int) and not isinstance(a, bool):
+            a = [a] * int(kind[kind.index("[") + 1:kind.index("]")])  # int[2] padding=0: [0, 0], as ATen's binding
         if kind.rstrip("?") in ("ScalarType", "MemoryFormat", "Device", "Generator") and a is not None:
             _refuse(f"aten::{name}'s argument {pname}={a} (PyTorch records a {kind.rstrip('?')} as a number)")
         inputs.append(_argument(g, a, values, source, kind == "Tensor"))

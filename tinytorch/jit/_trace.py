@@ -292,36 +292,46 @@ class _Recording(_capture.Recording):
         if call.output is None and call.problem is None:
             call.problem = "returns something other than one tensor"
 
-    def _name_inputs(self, args, kwargs, functional_only: bool) -> None:
-        """PyTorch's tracer names an op's unnamed input after the local variable holding it in the frame that
-        called the op (``_calling_frame``). An op of ``torch.nn.functional`` alone called from the program's own
-        code (``F.leaky_relu(x * 2)``) may be Python in PyTorch, whose frame would name the tensor after its
-        parameter, or C++, which names nothing: its unnamed inputs are noted as named by a frame tinytorch does
-        not have (``_ir.UNKNOWN_NAME``, which ``_ir`` refuses to print)."""
+    def _local_names(self, args, kwargs, functional_only: bool) -> list:
+        """(tensor, the local variable's name) for an op's inputs. PyTorch's tracer names an op's unnamed input
+        after the local variable holding it in the frame that called the op (``_calling_frame``). An op of
+        ``torch.nn.functional`` alone called from the program's own code (``F.leaky_relu(x * 2)``) may be Python
+        in PyTorch, whose frame would name the tensor after its parameter, or C++, which names nothing: its inputs
+        are noted as named by a frame tinytorch does not have (``_ir.UNKNOWN_NAME``, which ``_ir`` refuses to
+        print where the value has no name yet)."""
         frame = _calling_frame()
         if frame is None:
-            return
+            return []
         unknown = functional_only and not frame.f_code.co_filename.startswith(_OWN)
-        position = len(self.graph.nodes)
+        found = []
         for t in pytree.tree_leaves((args, kwargs)):
-            node = self.nodes.get(id(t)) if isinstance(t, Tensor) else None
-            if node is None:
+            if not isinstance(t, Tensor):
                 continue
             name = next((k for k, v in frame.f_locals.items() if v is t), None)
             if unknown:
-                self.local_names.append((position, node, _ir.UNKNOWN_NAME))
+                found.append((t, _ir.UNKNOWN_NAME))
             elif name is not None and name != "self":
-                self.local_names.append((position, node, name))
+                found.append((t, name))
+        return found
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
         calling = self.calling
         module = getattr(calling, "__module__", None) or ""
         functional_only = (spelling is None and module.startswith("tinytorch._ops.nn.")
                            and getattr(_tinytorch, getattr(calling, "__name__", ""), None) is not calling)
-        self._name_inputs(args, kwargs, functional_only)
+        names = [(t, name, self.nodes.get(id(t))) for t, name in self._local_names(args, kwargs, functional_only)]
+        self._record_op(decl, spelling, args, kwargs, out, stack)
+        # (after the op's nodes, so that a parameter first read here has its node: the names apply before the op)
+        position = len(self.graph.nodes) - 1
+        for t, name, node in names:
+            node = node if node is not None else self.nodes.get(id(t))
+            if node is not None:
+                self.local_names.append((position, node, name))
+
+    def _record_op(self, decl, spelling, args, kwargs, out, stack) -> None:
         if self.data_as_constants:
             if decl.name in _DATA_FACTORIES and spelling is None:
-                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
+                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
                 self.data_constants.add(id(out))
                 return
             args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
