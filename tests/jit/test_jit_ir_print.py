@@ -391,3 +391,23 @@ def test_a_submodule_under_two_names_is_refused():
     with pytest.raises(NotImplementedError, match="held under several names"):
         traced.code
     assert traced(x).shape == (3, 4)
+
+
+def test_unused_submodule_results_and_local_classes_are_refused():
+    class Unused(tt.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = tt.nn.Linear(4, 4)
+
+        def forward(self, x):
+            self.lin(x)
+            return x * 2
+    x = tt.rand(3, 4)
+    with pytest.raises(NotImplementedError, match="does not use"):
+        tt.jit.trace(_named(Unused, "Unused")(), x).graph
+
+    class Local(tt.nn.Module):
+        def forward(self, x):
+            return x * 2
+    with pytest.raises(NotImplementedError, match="defined inside a function"):
+        tt.jit.trace(Local(), x).code

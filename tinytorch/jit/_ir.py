@@ -302,6 +302,10 @@ class Traced:
             if c.output_value in c.input_values:
                 _refuse(f"the submodule {c.path} returns its input (PyTorch's method then returns None)")
         _eliminate_dead(g)
+        made = {o for node in g.nodes for o in node.outputs}
+        for c in self.calls:
+            if c.output_value not in made:
+                _refuse(f"the submodule {c.path}, whose result the program does not use")
         self._name_attributes()
 
     def _innermost(self, index: int):
@@ -535,6 +539,8 @@ def _check_calls(calls: list) -> None:
 
 
 def _qualified(cls) -> str:
+    if "<locals>" in cls.__qualname__:
+        _refuse(f"the class {cls.__qualname__}, defined inside a function (PyTorch's name for it is not followed)")
     module = cls.__module__
     if module.startswith("tinytorch."):
         module = "torch." + module[len("tinytorch."):]
