@@ -362,7 +362,7 @@ def test_loaded_programs_are_refused(tmp_path):
     tt.jit.save(traced, tmp_path / "m.pt")
     loaded = tt.jit.load(tmp_path / "m.pt")
     with pytest.raises(NotImplementedError, match="a loaded program"):
-        loaded.code
+        _ = loaded.code
 
 
 def test_structured_inputs_and_outputs_are_refused():
@@ -372,9 +372,9 @@ def test_structured_inputs_and_outputs_are_refused():
         nested_in = tt.jit.trace(lambda pair: pair[0] * pair[1], ((x, y),))
         list_out = tt.jit.trace(lambda x, y: [x * y, x], (x, y), strict=False)
     with pytest.raises(NotImplementedError, match="an input that is a tuple"):
-        nested_in.code
+        _ = nested_in.code
     with pytest.raises(NotImplementedError, match="an output other than"):
-        list_out.graph
+        _ = list_out.graph
 
 
 def test_a_submodule_under_two_names_is_refused():
@@ -389,7 +389,7 @@ def test_a_submodule_under_two_names_is_refused():
     x = tt.rand(3, 4)
     traced = tt.jit.trace(Shared(), x)
     with pytest.raises(NotImplementedError, match="held under several names"):
-        traced.code
+        _ = traced.code
     assert traced(x).shape == (3, 4)
 
 
@@ -404,10 +404,10 @@ def test_unused_submodule_results_and_local_classes_are_refused():
             return x * 2
     x = tt.rand(3, 4)
     with pytest.raises(NotImplementedError, match="does not use"):
-        tt.jit.trace(_named(Unused, "Unused")(), x).graph
+        _ = tt.jit.trace(_named(Unused, "Unused")(), x).graph
 
     class Local(tt.nn.Module):
         def forward(self, x):
             return x * 2
     with pytest.raises(NotImplementedError, match="defined inside a function"):
-        tt.jit.trace(Local(), x).code
+        _ = tt.jit.trace(Local(), x).code

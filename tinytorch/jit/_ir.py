@@ -411,7 +411,7 @@ class Traced:
         g.inputs.append(own_self)
         replaced: dict = {}
         results = {c.output_value for c in self.calls}
-        for i, v in enumerate(call.input_values):
+        for v in call.input_values:
             param = Value(-1, "Tensor")
             if v.name is not None and v not in results:
                 param.name = v.name
@@ -469,20 +469,15 @@ class Traced:
             local = {v: read(a) for v, a in zip(call.input_values, node.inputs[1:])}
             local[call.module_value] = read(node.inputs[0])
             body, pooled = self._optimized(call, call.module_value)
-
-            def kept(v: Value) -> Value:
-                while v in pooled:
-                    v = pooled[v]
-                return v
             for item in body:
-                made = Node(item.kind, [local[kept(v)] for v in item.inputs], item.attrs, item.source)
+                made = Node(item.kind, [local[_kept(pooled, v)] for v in item.inputs], item.attrs, item.source)
                 made.schema = item.schema
                 made.scope = None if item.kind == "prim::GetAttr" else _scope(item.call)
                 for o in item.outputs:
                     local[o] = c = copy(o)
                     made.outputs.append(c)
                 g.nodes.append(made)
-            redirect[new[node.outputs[0]]] = local[kept(call.output_value)]
+            redirect[new[node.outputs[0]]] = local[_kept(pooled, call.output_value)]
         g.returned = read(top.returned)
         return g
 
@@ -512,6 +507,13 @@ class Traced:
                     constants.append(node)
         rest = [n for n in body if n.kind != "prim::Constant"]
         return list(reversed(constants)) + rest, pooled
+
+
+def _kept(pooled: dict, v: Value) -> Value:
+    """The constant kept for ``v`` by constant pooling (``v`` itself where it was kept or is no constant)."""
+    while v in pooled:
+        v = pooled[v]
+    return v
 
 
 def _scope(call) -> str | None:
