@@ -411,3 +411,22 @@ def test_unused_submodule_results_and_local_classes_are_refused():
             return x * 2
     with pytest.raises(NotImplementedError, match="defined inside a function"):
         _ = tt.jit.trace(Local(), x).code
+
+
+def test_a_direct_forward_call_is_no_method_call(torch):
+    """``self.lin.forward(x)`` is no scope to PyTorch's tracer: its ops are the caller's, its weight read through
+    a chain of GetAttr, which tinytorch refuses to print."""
+    def make(lib):
+        class Direct(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = lib.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.lin.forward(x) * 2
+        return _named(Direct, "Direct")()
+    rtraced = torch.jit.trace(make(torch), _one(torch))
+    assert "prim::CallMethod" not in str(rtraced.graph)
+    traced = tt.jit.trace(make(tt), _one(tt))
+    with pytest.raises(NotImplementedError, match="read outside its module's forward"):
+        _ = traced.graph

@@ -364,6 +364,9 @@ def _calling_frame():
     return None
 
 
+_CALL_PATHS = (Module._call_impl.__code__, Module._call_with_hooks.__code__)
+
+
 class _Call:
     """One call of a submodule during a trace: where its ops start and end among the recorded nodes, the nodes of
     its inputs and output (``_ir.py`` makes PyTorch's ``prim::CallMethod`` of it)."""
@@ -392,7 +395,9 @@ def _watching_calls(module: Module, rec: _Recording):
             path = f"{path} (also {', '.join(names[id(sub)][1:])})"
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
-            if _capture._THREAD.recording is not rec:  # (another thread's call)
+            # a call through Module.__call__ in the tracing thread (PyTorch's tracer makes a scope of those only;
+            # ``sub.forward(x)`` called directly runs in its caller's)
+            if _capture._THREAD.recording is not rec or sys._getframe(1).f_code not in _CALL_PATHS:
                 return type(_sub).forward(_sub, *args, **kwargs)
             call = rec.enter_call(_path, _sub, args, kwargs)
             out = type(_sub).forward(_sub, *args, **kwargs)
