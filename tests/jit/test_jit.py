@@ -51,15 +51,16 @@ def test_trace_module_runs_pytorchs_numbers(train, torch):
     assert isinstance(traced, tt.jit.ScriptModule) and type(traced).__name__ == type(rtraced).__name__
 
 
-def test_trace_graph_and_code_are_fx():
+def test_trace_graph_and_code_are_torchscript():
+    """(compared with PyTorch's text in test_jit_ir_print.py)"""
     traced = tt.jit.trace(tt.nn.Linear(3, 2), tt.ones(1, 3))
-    assert "torch.ops.aten.linear.default(input_1, weight, bias)" in traced.code
-    assert traced.code.strip().startswith("def forward(self, input):")
-    assert "call_function[target=torch.ops.aten.linear.default]" in str(traced.graph)
+    assert "return torch.linear(input, weight, bias)" in traced.code
+    assert traced.code.startswith("def forward(self,\n    input: Tensor) -> Tensor:")
+    assert "= aten::linear(%input, %weight, %bias)" in str(traced.graph)
     bound = tt.jit.trace(tt.nn.Linear(3, 2).forward, tt.ones(1, 3))
     assert type(bound).__name__ == "TopLevelTracedModule" and repr(bound) == "Linear(original_name=Linear)"
     fn = tt.jit.trace(lambda x: x * 2, tt.ones(2))
-    assert fn.name == "_lambda" and "torch.ops.aten.mul.Tensor(x, 2)" in fn.code
+    assert fn.name == "_lambda" and "torch.mul(x, CONSTANTS.c0)" in fn.code
 
 
 def _warnings(lib, fn, *args, **kwargs):
@@ -172,7 +173,8 @@ def test_save_load_round_trip(tmp_path):
     for a, b in zip(loaded(x), m(x)):
         assert a.tolist() == b.tolist()
     assert list(loaded.state_dict()) == list(m.state_dict()) and repr(loaded) == repr(traced)
-    assert loaded.code == traced.code
+    with pytest.raises(NotImplementedError, match="a loaded program"):
+        _ = loaded.code  # (tinytorch's file keeps no names to print TorchScript with)
     c = tt.tensor([1.0, 2.0])
     fn = tt.jit.trace(lambda x: (x * c, x.relu()), tt.ones(2))
     buf = io.BytesIO()

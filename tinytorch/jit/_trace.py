@@ -2,11 +2,9 @@
 
 There is no TorchScript here. ``trace(fn_or_module, example_inputs)`` runs the program once under the same capture
 as ``torch.export`` (``tinytorch/fx/experimental/proxy_tensor.py``, one level up: ``aten.linear.default`` as the
-Python API called it) and keeps the fx graph it records. The result runs that graph:
-
-- ``.graph`` is the fx ``Graph`` (``print(traced.graph)`` prints fx's text, not TorchScript IR);
-- ``.code`` is the Python source fx generates from it (``def forward(self, x): ...`` calling
-  ``torch.ops.aten.<op>.<overload>``), where PyTorch prints TorchScript.
+Python API called it) and keeps the fx graph it records, with what PyTorch's TorchScript text shows beside it: the
+local variable each tensor was held in when an op first took it, and the submodule calls (``_Call``). The result
+runs that graph; ``.graph``, ``.inlined_graph`` and ``.code`` print it as TorchScript (``_ir.py``).
 
 A traced module (``TopLevelTracedModule``, its submodules ``TracedModule``) holds the original's parameters and
 buffers themselves, under the same names; the graph reads them by name at every call (``self.l.weight``), as
@@ -28,6 +26,8 @@ import difflib
 import gc
 import importlib
 import inspect
+import os
+import sys
 import operator
 import textwrap
 import threading
@@ -40,6 +40,8 @@ from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor, _make, register_attribute
 from ..utils import _pytree as pytree
+from . import _ir
+_tinytorch = sys.modules["tinytorch"]  # the namespace: whether an op is also torch.<name>
 
 __all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
            "ScriptFunction", "TracedModule", "TopLevelTracedModule", "RecursiveScriptModule"]
@@ -201,7 +203,11 @@ def _input_names(fn, args) -> list:
 
 class _Program:
     """One recorded graph: its GraphModule (the generated code and the constants it holds), the input and output
-    structures, and the input shapes it is bound to (None where no size was read)."""
+    structures, and the input shapes it is bound to (None where no size was read). ``local_names``: the names the
+    trace saw the tensors under (``_Recording.local_names``, for ``_ir.py``); None for a loaded program."""
+
+    local_names = None
+    calls = ()
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
         self.gm, self.in_spec, self.out_spec, self.shapes, self.params = gm, in_spec, out_spec, shapes, params
@@ -260,11 +266,72 @@ class _Recording(_capture.Recording):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.data_constants: set = set()  # ids of the tensors made from data (told of already, or from an array)
+        # (position of the op's first node, the fx node of a tensor it took, the local variable that held that
+        # tensor where the op was called): PyTorch's tracer names a value so when an op first takes it (_ir.py)
+        self.local_names: list = []
+        self.calls: list = []       # the submodule calls, in the order made (_Call)
+        self._open: list = []       # the calls running now, innermost last
+
+    def enter_call(self, path: str, module, args, kwargs):
+        parent = self._open[-1] if self._open else None
+        call = _Call(path, module, parent, len(self.graph.nodes))
+        if " (also " in path:
+            call.problem = "is held under several names"
+        tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
+        call.inputs = [self.nodes.get(id(a)) for a in args] if tensors else []
+        if not tensors or None in call.inputs:
+            call.problem = "is called with arguments other than the program's tensors"
+        self.calls.append(call)
+        self._open.append(call)
+        return call
+
+    def exit_call(self, call, out) -> None:
+        self._open.pop()
+        call.end = len(self.graph.nodes)
+        call.output = self.nodes.get(id(out)) if isinstance(out, Tensor) else None
+        if call.output is None and call.problem is None:
+            call.problem = "returns something other than one tensor"
+
+    def _local_names(self, args, kwargs, functional_only: bool) -> list:
+        """(tensor, the local variable's name) for an op's inputs. PyTorch's tracer names an op's unnamed input
+        after the local variable holding it in the frame that called the op (``_calling_frame``). An op of
+        ``torch.nn.functional`` alone called from the program's own code (``F.leaky_relu(x * 2)``) may be Python
+        in PyTorch, whose frame would name the tensor after its parameter, or C++, which names nothing: its inputs
+        are noted as named by a frame tinytorch does not have (``_ir.UNKNOWN_NAME``, which ``_ir`` refuses to
+        print where the value has no name yet)."""
+        frame = _calling_frame()
+        if frame is None:
+            return []
+        unknown = functional_only and not frame.f_code.co_filename.startswith(_OWN)
+        found = []
+        for t in pytree.tree_leaves((args, kwargs)):
+            if not isinstance(t, Tensor):
+                continue
+            name = next((k for k, v in frame.f_locals.items() if v is t), None)
+            if unknown:
+                found.append((t, _ir.UNKNOWN_NAME))
+            elif name is not None and name != "self":
+                found.append((t, name))
+        return found
 
     def record(self, decl, spelling, args, kwargs, out, stack) -> None:
+        calling = self.calling
+        module = getattr(calling, "__module__", None) or ""
+        functional_only = (spelling is None and module.startswith("tinytorch._ops.nn.")
+                           and getattr(_tinytorch, getattr(calling, "__name__", ""), None) is not calling)
+        names = [(t, name, self.nodes.get(id(t))) for t, name in self._local_names(args, kwargs, functional_only)]
+        self._record_op(decl, spelling, args, kwargs, out, stack)
+        # (after the op's nodes, so that a parameter first read here has its node: the names apply before the op)
+        position = len(self.graph.nodes) - 1
+        for t, name, node in names:
+            node = node if node is not None else self.nodes.get(id(t))
+            if node is not None:
+                self.local_names.append((position, node, name))
+
+    def _record_op(self, decl, spelling, args, kwargs, out, stack) -> None:
         if self.data_as_constants:
             if decl.name in _DATA_FACTORIES and spelling is None:
-                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=4)
+                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
                 self.data_constants.add(id(out))
                 return
             args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
@@ -274,6 +341,75 @@ class _Recording(_capture.Recording):
             self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
         else:
             super().record(decl, spelling, args, kwargs, out, stack)
+
+
+_OWN = _capture.PACKAGE
+_REGISTRY = os.path.join(_capture.PACKAGE, "_ops", "_core", "registry.py")
+_USER_SIDE = (_capture._PACKAGE_MODULES, _capture.PACKAGE + "nn" + os.sep + "functional.py")
+
+
+def _calling_frame():
+    """The frame that called the op being recorded, as PyTorch's tracer finds it: the first outside tinytorch's
+    machinery (its nn modules count as the caller's), or a ``torch.nn.functional`` spelling's own function where
+    the op was called through one (PyTorch's are Python whose frame holds the tensors under their parameters'
+    names: ``input``)."""
+    frame, inner = inspect.currentframe(), None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "spelling" and code.co_filename == _REGISTRY and inner is not None:
+            return inner
+        if not code.co_filename.startswith(_OWN) or code.co_filename.startswith(_USER_SIDE):
+            return frame
+        inner, frame = frame, frame.f_back
+    return None
+
+
+_CALL_PATHS = (Module._call_impl.__code__, Module._call_with_hooks.__code__)
+
+
+class _Call:
+    """One call of a submodule during a trace: where its ops start and end among the recorded nodes, the nodes of
+    its inputs and output (``_ir.py`` makes PyTorch's ``prim::CallMethod`` of it)."""
+
+    def __init__(self, path: str, module, parent, start: int):
+        self.path, self.module, self.parent, self.start = path, module, parent, start
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.end = start
+        self.inputs: list = []
+        self.output = None
+        self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
+
+
+@contextlib.contextmanager
+def _watching_calls(module: Module, rec: _Recording):
+    """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
+    for that time (Module.__call__, the eager path, is left alone)."""
+    wrapped = []
+    names: dict = {}
+    for path, sub in module.named_modules(remove_duplicate=False):
+        names.setdefault(id(sub), []).append(path)
+    for path, sub in module.named_modules():
+        if sub is module or "forward" in sub.__dict__:
+            continue
+        if len(names[id(sub)]) > 1:  # (which attribute PyTorch's method call reads it by is not known here)
+            path = f"{path} (also {', '.join(names[id(sub)][1:])})"
+
+        def forward(*args, _sub=sub, _path=path, **kwargs):
+            # a call through Module.__call__ in the tracing thread (PyTorch's tracer makes a scope of those only;
+            # ``sub.forward(x)`` called directly runs in its caller's)
+            if _capture._THREAD.recording is not rec or sys._getframe(1).f_code not in _CALL_PATHS:
+                return type(_sub).forward(_sub, *args, **kwargs)
+            call = rec.enter_call(_path, _sub, args, kwargs)
+            out = type(_sub).forward(_sub, *args, **kwargs)
+            rec.exit_call(call, out)
+            return out
+        sub.__dict__["forward"] = forward
+        wrapped.append(sub)
+    try:
+        yield
+    finally:
+        for sub in wrapped:
+            sub.__dict__.pop("forward", None)
 
 
 def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool, name: str) -> _Program:
@@ -288,7 +424,8 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         rec.bind(leaf, rec.graph.placeholder(pname))
     # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
     before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
-    with _capture.capturing(rec), _watching(reads):
+    calls = _watching_calls(module, rec) if module is not None else contextlib.nullcontext()
+    with _capture.capturing(rec), _watching(reads), calls:
         out = fn(*args)
     out_leaves, out_spec = pytree.tree_flatten(out)
     if not all(isinstance(t, Tensor) for t in out_leaves) or out is None:
@@ -318,7 +455,9 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     gm = GraphModule(dict(rec.constants), rec.graph)
     shapes = tuple(tuple(t.shape) for t in leaves) if reads.sizes else None
     top = frozenset(target.split(".")[0] for target in paths.values())
-    return _Program(gm, in_spec, out_spec, shapes, top)
+    program = _Program(gm, in_spec, out_spec, shapes, top)
+    program.local_names, program.calls = rec.local_names, rec.calls
+    return program
 
 
 def _containers(out):
@@ -358,15 +497,15 @@ class ScriptFunction:
 
     @property
     def graph(self):
-        return self._program.gm.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, None, self.name)[0])
 
     @property
     def inlined_graph(self):
-        return self.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, None, self.name)[1])
 
     @property
     def code(self) -> str:
-        return self._program.gm.code
+        return _ir.texts(self._program, None, self.name)[2]
 
     def __call__(self, *args):
         return _call(self._program, None, self.name, args)
@@ -420,30 +559,56 @@ class TracedModule(ScriptModule):
     def extra_repr(self) -> str:
         return f"original_name={self._original_name}"
 
+    @property
+    def code(self) -> str:
+        """The method PyTorch makes of this submodule's call in the trace (``_ir.py``)."""
+        root, path = self.__dict__.get("_root"), self.__dict__.get("_path")
+        if root is None:
+            raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a submodule "
+                                      "of a loaded program")
+        return _ir.submodule_code(root._program, root._module_printed(), path)
+
+    @property
+    def graph(self):
+        raise NotImplementedError(
+            "tinytorch cannot print this traced program as TorchScript: a submodule's graph (PyTorch numbers its "
+            "values as its lifting of the call into a method left them, which tinytorch does not follow); its "
+            ".code and the traced module's inlined_graph are printed")
+
+    inlined_graph = graph
+
     def forward(self, *args, **kwargs):
         raise RuntimeError(f"tinytorch.jit.trace records the top-level forward only: the traced submodule "
                            f"{self._original_name} cannot be called on its own (trace it, or call the original)")
 
 
 class TopLevelTracedModule(TracedModule):
-    """``trace(module, ...)``: calling it runs the recorded graph of the module's forward."""
+    """``trace(module, ...)``: calling it runs the recorded graph of the module's forward; ``.graph``, ``.code``
+    print it as TorchScript (``_ir.py``)."""
 
     _program = None
+    _original = None
 
     def forward(self, *args):
         return _call(self._program, self, "forward", args)
 
     @property
     def graph(self):
-        return self._program.gm.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, self._module_printed())[0])
 
     @property
     def inlined_graph(self):
-        return self.graph
+        return _ir.TorchScriptGraph(_ir.texts(self._program, self._module_printed())[1])
 
     @property
     def code(self) -> str:
-        return self._program.gm.code
+        return _ir.texts(self._program, self._module_printed())[2]
+
+    def _module_printed(self):
+        if self._original is None:
+            raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a loaded program "
+                                      "(tinytorch's file keeps the fx graph, not the module PyTorch's types name)")
+        return self._original
 
     def save(self, f, _extra_files=None):
         importlib.import_module("._serialization", __package__).save(self, f)
@@ -492,6 +657,11 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
             _check(func.forward, func, program, check_inputs, strict, type(func).__name__)
         traced = TracedModule._like(func, top=True)
         traced._program = program
+        object.__setattr__(traced, "_original", func)  # (its printed types and attribute count, _ir.py)
+        for path, sub in traced.named_modules():
+            if sub is not traced:  # (each submodule prints the method made of its call: _ir.py)
+                object.__setattr__(sub, "_root", traced)
+                object.__setattr__(sub, "_path", path)
         return traced
     name = _script_name(func)
     program = _record(func, args, None, _Reads(), strict, name)

@@ -112,6 +112,7 @@ class Recording:
         self.held: list = []       # the tensors in ``nodes``, kept alive so that no other tensor takes their id
         self.constants: dict = {}  # attribute name -> tensor, for the get_attr nodes of unknown tensors
         self.constant_name = None  # export: names a module's parameters and buffers (see tinytorch/export)
+        self.calling = None        # the function or method the program called for the op being recorded
         # export's run_decompositions: the ops outside PyTorch's core ATen opset written as its decompositions
         # write them (``t`` as ``permute``, ``squeeze`` as ``squeeze.dims``, ``sum()`` as ``sum.dim_IntList``)
         self.core_aten = False
@@ -370,6 +371,7 @@ def _run(fn, decl, spelling: str, args, kwargs):
         out = _THREAD.unhooked(fn, args, kwargs)
     finally:
         _THREAD.first_arg = None
+    rec.calling = fn  # (the spelling called: jit's recording tells torch.nn.functional's apart)
     rec.record(decl, spelling, args, kwargs, out, _user_stack() if rec.predispatch else None)
     return out
 

@@ -1,0 +1,915 @@
+"""A traced program's TorchScript text: ``.graph`` (the IR), ``.inlined_graph`` and ``.code`` as PyTorch prints them.
+
+tinytorch has no TorchScript; ``trace`` records an fx graph (``_trace.py``), with the names its tensors had in the
+program and the submodule calls it made. This module rewrites that recording as the graph PyTorch's tracer would
+have built (``Traced``), then prints it as PyTorch's printers do:
+
+- **Values.** PyTorch numbers a graph's values in the order they are made (``%4``) and prints a value's name where it
+  has one (``%x``): the inputs take their parameters' names, a module's attributes their own (``%weight``), and a
+  tensor first used by an op is named after the local variable that held it in the frame calling the op (``a = x +
+  y; b = a * 2`` names ``%a``; inside ``F.relu`` it is ``input``). A name taken already moves the older value to
+  ``name.1`` (then ``.3``...), as ``Value::setDebugName`` does. The numbers skip what PyTorch made and dropped: one
+  value per attribute of the traced module (``training`` and a hidden flag for each module, its parameters,
+  buffers and submodules) before the inputs, the nodes of ops whose results were unused, and, per submodule call,
+  the values its lifting into a method made (two, and one per input and per attribute the call read).
+- **Nodes.** An op shows its whole ATen schema (``_aten_rules.SCHEMAS``): each argument that is not a tensor becomes
+  a ``prim::Constant`` (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema
+  takes a Tensor a wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are
+  a ``prim::TupleConstruct``. ``conv2d`` is ``aten::_convolution``, the op PyTorch's tracer records inside it.
+  Attributes are ``prim::GetAttr`` nodes placed first, the last read first; a submodule call is a
+  ``prim::CallMethod``. Tensors carry their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1],
+  requires_grad=0, device=cpu)``. A node records where its op was called: ``# file.py:12:0``.
+- **Inlined graph.** A copy of the graph (numbered again), each call replaced by the callee's method as PyTorch's
+  inliner takes it: its own calls inlined, its constants pooled (one per type and value, at its start, the last
+  first), each op marked ``, scope: __module.body/__module.body.0``.
+- **Code.** ``.code`` is PyTorch's ``PythonPrint``: a value used once, unnamed, made by the node just before its
+  user, is written inside that user's expression; a line of 40 characters or more is split at its last inlined
+  argument; defaults at the end of a call are left out; tensor constants are ``CONSTANTS.c<i>``.
+
+What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
+a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
+factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
+called twice or returning its input, a submodule's own ``.graph`` (its numbering), a loaded program."""
+from __future__ import annotations
+
+import math
+import operator
+
+from ..fx.experimental import _aten_rules
+from ..tensor import Tensor
+
+__all__ = ["Traced", "TorchScriptGraph", "texts", "submodule_code"]
+
+_REFUSED = "tinytorch cannot print this traced program as TorchScript: {}"
+
+# a tensor PyTorch's tracer may have named in a frame tinytorch does not have (torch.nn.functional's Python)
+UNKNOWN_NAME = object()
+
+
+def _refuse(what: str):
+    raise NotImplementedError(_REFUSED.format(what))
+
+
+# -- the graph --------------------------------------------------------------------------------------------
+class Value:
+    def __init__(self, unique: int, type_: str, node=None):
+        self.unique, self.type, self.node = unique, type_, node
+        self.name = None
+        self.constant = None   # a constant's Python value (prim::Constant)
+
+    def ref(self) -> str:
+        return f"%{self.name if self.name is not None else self.unique}"
+
+
+class Node:
+    def __init__(self, kind: str, inputs: list, attrs: str = "", source: str | None = None):
+        self.kind, self.inputs, self.attrs, self.source = kind, inputs, attrs, source
+        self.outputs: list = []
+        self.schema = None  # an op's parsed ATen schema (name, default, keyword-only), for .code
+        self.call = None    # the submodule call (``_trace._Call``) the op ran in; None: the traced forward itself
+        self.scope = None   # inlined_graph: ``__module.body/__module.body.0``
+
+    def with_inputs(self, inputs: list):
+        """The same node (its outputs, the same values) reading ``inputs``: the node as another graph holds it."""
+        node = Node(self.kind, inputs, self.attrs, self.source)
+        node.outputs, node.schema, node.call, node.scope = self.outputs, self.schema, self.call, self.scope
+        return node
+
+
+class Graph:
+    """Values numbered as they are made, names kept unique as ``Value::setDebugName`` keeps them."""
+
+    def __init__(self):
+        self.inputs: list = []
+        self.nodes: list = []
+        self.returned = None
+        self._next = 0
+        self._names: dict = {}
+        self._suffixes: dict = {}
+
+    def value(self, type_: str, node=None) -> Value:
+        v = Value(self._next, type_, node)
+        self._next += 1
+        return v
+
+    def skip(self, n: int) -> None:
+        """``n`` values PyTorch made here and later dropped: they took their numbers."""
+        self._next += n
+
+    def set_name(self, v: Value, name: str) -> None:
+        if v.name is not None:
+            if self._names.get(v.name) is v:
+                del self._names[v.name]
+            v.name = None
+        owner = self._names.get(name)
+        if owner is not None:  # the older value moves to name.<n>
+            base, suffix = name, 1
+            head, dot, tail = name.rpartition(".")
+            if dot and tail.isdigit():
+                base, suffix = head, int(tail)
+            if base in self._suffixes:
+                suffix = max(suffix, self._suffixes[base] + 1)
+            while f"{base}.{suffix}" in self._names:
+                suffix += 1
+            self._suffixes[base] = suffix + 1
+            self.set_name(owner, f"{base}.{suffix}")
+        self._names[name] = v
+        v.name = name
+
+    def add(self, kind: str, inputs: list, out_type: str | None, attrs: str = "", source=None) -> Node:
+        node = Node(kind, inputs, attrs, source)
+        if out_type is not None:
+            node.outputs.append(self.value(out_type, node))
+        self.nodes.append(node)
+        return node
+
+    def constant(self, value, source) -> Value:
+        if value is None:  # PyTorch's None constants carry no source location
+            node = self.add("prim::Constant", [], "NoneType")
+        else:
+            type_ = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value))
+            if type_ is None:
+                _refuse(f"an argument {value!r} of type {type(value).__name__}")
+            node = self.add("prim::Constant", [], type_, f"[value={_ir_scalar(value)}]", source)
+        node.outputs[0].constant = value
+        return node.outputs[0]
+
+
+def _uses(g: Graph) -> dict:
+    """value -> [(user node, position)]; the return is the user None."""
+    uses: dict = {}
+    for node in g.nodes:
+        for i, v in enumerate(node.inputs):
+            uses.setdefault(v, []).append((node, i))
+    uses.setdefault(g.returned, []).append((None, 0))
+    return uses
+
+
+def _ir_scalar(value) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float):
+        return _float(value, ".")
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def _float(value: float, integral_suffix: str) -> str:
+    """A double as PyTorch prints one: 17 significant digits, ``1.`` for a whole number."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+        return f"{int(value)}{integral_suffix}"
+    return f"{value:.17g}"
+
+
+def tensor_type(t: Tensor) -> str:
+    dtype = t.type().rpartition(".")[2][:-len("Tensor")]  # (FloatTensor: its ScalarType's name)
+    sizes = ", ".join(str(s) for s in t.shape)
+    strides = f"strides=[{', '.join(str(s) for s in t.stride())}], " if t.dim() else ""
+    head = f"{sizes}, " if t.dim() else ""
+    return f"{dtype}({head}{strides}requires_grad={int(t.requires_grad)}, device={t.device})"
+
+
+# -- from the recording -----------------------------------------------------------------------------------
+def _source(fx_node) -> str | None:
+    """``file:line:0`` of the call, from the recording's stack (``File "f.py", line 12, in fn``)."""
+    stack = fx_node.meta.get("stack_trace")
+    if not stack:
+        return None
+    first = stack.strip().splitlines()[0].strip()
+    if not first.startswith('File "'):
+        return None
+    path, _, rest = first[6:].partition('", line ')
+    return f"{path}:{rest.split(',')[0]}:0"
+
+
+def _schema_of(fx_node) -> tuple[str, list]:
+    target = fx_node.target
+    packet = getattr(target, "_packet", None)
+    if packet is None:
+        _refuse(f"the call {getattr(target, '__name__', target)} (not an ATen operator)")
+    overload = f"{packet._name}.{target._overloadname}"
+    if packet._name.endswith("_") and packet._name != "_":
+        _refuse(f"the in-place operator aten::{packet._name}")
+    params = _aten_rules.schema(overload)
+    if params is None:
+        _refuse(f"aten::{overload}, whose ATen schema tinytorch does not declare "
+                "(tinytorch/fx/experimental/_aten_rules.py SCHEMAS)")
+    return packet._name, params
+
+
+def _conv_as_traced(args: list, kwargs: dict) -> list:
+    """``conv2d``'s arguments as PyTorch's tracer records the op below it, ``aten::_convolution``."""
+    names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+    defaults = (None, None, None, 1, 0, 1, 1)
+    bound = dict(zip(names, defaults))
+    bound.update(zip(names, args))
+    bound.update(kwargs)
+    if isinstance(bound["padding"], str):
+        _refuse(f"conv2d with padding={bound['padding']!r}")
+    pair = lambda v: [v, v] if isinstance(v, int) else list(v)  # noqa: E731
+    return [bound["input"], bound["weight"], bound["bias"], pair(bound["stride"]), pair(bound["padding"]),
+            pair(bound["dilation"]), False, [0, 0], bound["groups"], False, False, True, True]
+
+
+_CONVOLUTION = [("input", None, False), ("weight", None, False), ("bias", None, False), ("stride", None, False),
+                ("padding", None, False), ("dilation", None, False), ("transposed", None, False),
+                ("output_padding", None, False), ("groups", None, False), ("benchmark", None, False),
+                ("deterministic", None, False), ("cudnn_enabled", None, False), ("allow_tf32", None, False)]
+
+
+def _full_args(name: str, params: list, fx_node) -> list:
+    """Every argument of the schema, in its order: the given ones, the defaults for the others."""
+    args, kwargs = list(fx_node.args), dict(fx_node.kwargs)
+    positional = [p for p in params if not p[2]]
+    if len(args) > len(positional):
+        _refuse(f"aten::{name} called with more arguments than its schema takes")
+    values = []
+    for i, (pname, default, kw_only) in enumerate(params):
+        if not kw_only and i < len(args):
+            values.append(args[i])
+        elif pname in kwargs:
+            values.append(kwargs.pop(pname))
+        elif default is _aten_rules._REQUIRED:
+            _refuse(f"aten::{name} without its argument {pname}")
+        else:
+            values.append(default)
+    if kwargs:
+        _refuse(f"aten::{name} with arguments {sorted(kwargs)} its schema lacks")
+    return values
+
+
+class Traced:
+    """A trace rewritten as PyTorch's tracer records it (its "raw" graph: every op of the forward and of the
+    submodules it called, in order), and the graphs PyTorch makes of it: ``top()`` (the forward, each
+    submodule call a ``prim::CallMethod``), ``inlined()``, ``method(call)`` (a submodule's forward)."""
+
+    def __init__(self, program, module=None):
+        names = getattr(program, "local_names", None)
+        if names is None:
+            _refuse("a loaded program (tinytorch's file keeps the fx graph, not the names PyTorch's tracer gave)")
+        if any(not spec.is_leaf() for spec in program.in_spec.children_specs):
+            _refuse("an input that is a tuple, list or dict of tensors")
+        out = program.out_spec
+        if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
+            _refuse("an output other than a tensor or a tuple of tensors")
+        self.module = module
+        self.calls = list(getattr(program, "calls", ()) or ())
+        _check_calls(self.calls)
+        self.raw = g = Graph()
+        self.attr_reads: list = []  # (Value, owner path, attribute name, the call it was read in)
+        values: dict = {}           # fx node -> Value
+        naming = list(names)
+        if module is not None:
+            self_value = g.value(f"__torch__.{_qualified(type(module))}")
+            g.set_name(self_value, "self")
+            g.inputs.append(self_value)
+            g.skip(_attribute_count(module))
+        fx_nodes = list(program.gm.graph.nodes)
+        for index, n in enumerate(fx_nodes):
+            while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
+                _, named, name = naming.pop(0)
+                # a parameter's value named by a frame is PyTorch's TracedAttr of it, not the GetAttr made later
+                target = getattr(values.get(named), "traced", None) or values.get(named)
+                if target is not None and target.name is None:
+                    if name is UNKNOWN_NAME:
+                        _refuse(f"a tensor no variable holds passed to torch.nn.functional.{n.target._packet._name}"
+                                " (PyTorch's function may be Python code, whose frame names the tensor after its "
+                                "parameter; tinytorch's is not)" if hasattr(n.target, "_packet") else
+                                "a tensor passed to torch.nn.functional unnamed")
+                    g.set_name(target, name)
+            call = self._innermost(index)
+            first = len(g.nodes)
+            if n.op == "placeholder":
+                v = g.value(tensor_type(n.meta["val"]))
+                g.set_name(v, n.target)
+                g.inputs.append(v)
+                values[n] = v
+            elif n.op == "get_attr":
+                values[n] = self._attribute(n, call)
+            elif n.op == "call_function":
+                values[n] = _op(g, n, values)
+            elif n.op == "output":
+                _output(g, n.args[0], values)
+            else:
+                _refuse(f"an fx node {n.op}")
+            for node in g.nodes[first:]:
+                node.call = call
+        for c in self.calls:
+            c.input_values = [values[x] for x in c.inputs]
+            c.output_value = values[c.output]
+            c.module_value = Value(-1, f"__torch__.{_qualified(type(c.module))}")
+            if c.output_value in c.input_values:
+                _refuse(f"the submodule {c.path} returns its input (PyTorch's method then returns None)")
+        _eliminate_dead(g)
+        made = {o for node in g.nodes for o in node.outputs}
+        for c in self.calls:
+            if c.output_value not in made:
+                _refuse(f"the submodule {c.path}, whose result the program does not use")
+        self._name_attributes()
+
+    def _innermost(self, index: int):
+        inside = [c for c in self.calls if c.start <= index < c.end]
+        return max(inside, key=lambda c: c.depth) if inside else None
+
+    def _attribute(self, n, call) -> Value:
+        owner_path, _, attr = n.target.rpartition(".")
+        if self.module is None or (owner_path or attr) and not _has_tensor(self.module, n.target):
+            _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
+        if owner_path != (call.path if call is not None else ""):
+            _refuse(f"{n.target} read outside its module's forward (PyTorch reads it through a chain of "
+                    "prim::GetAttr)")
+        v = Value(-1, "Tensor")  # made after the trace, named: its number is never shown
+        v.attr = attr
+        v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
+        self.attr_reads.append((v, owner_path, attr, call))
+        return v
+
+    # -- the graphs PyTorch makes of the trace --
+    def _direct(self, call) -> list:
+        """The nodes of ``call`` (None: the forward) itself and its direct submodule calls, in order: a node, or
+        a call standing for everything that ran inside it."""
+        out, seen = [], set()
+        for node in self.raw.nodes:
+            owner = node.call
+            while owner is not None and owner.parent is not call:
+                owner = owner.parent
+            if node.call is call:
+                out.append(node)
+            elif owner is not None and owner.parent is call and owner not in seen:
+                seen.add(owner)
+                out.append(owner)
+        return out
+
+    def _reads(self, call) -> list:
+        """(value, attribute name) of each attribute ``call`` (None: the forward) read itself and each submodule it
+        called, in the order first read."""
+        reads: list = []
+        for item in self._direct(call):
+            if isinstance(item, Node):
+                reads += [(v, v.attr) for v in item.inputs if getattr(v, "attr", None) is not None
+                          and v not in [r[0] for r in reads]]
+            else:
+                reads.append((item.module_value, item.path.rpartition(".")[2]))
+        return reads
+
+    def _name_attributes(self) -> None:
+        """Name the attribute values in the trace's graph as PyTorch's lifting of the calls does: block by block,
+        each call's after the calls inside it, the forward's last; a name taken moves the older value to
+        ``name.1`` (so a Sequential's first Linear reads ``%bias.1``)."""
+        for call in sorted(self.calls, key=lambda c: (c.end, -c.depth)) + [None]:
+            for value, name in self._reads(call):
+                self.raw.set_name(value, name if name.isidentifier() else f"_{name}")
+
+    def _getattrs(self, call, self_value: Value) -> list:
+        """The ``prim::GetAttr`` nodes ``call``'s method starts with, on ``self_value``: the last read first (each
+        inserted before the others)."""
+        nodes = []
+        for value, name in reversed(self._reads(call)):
+            node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
+            node.outputs.append(value)
+            nodes.append(node)
+        return nodes
+
+    def top(self) -> Graph:
+        """The forward's graph: ops of the forward itself, each submodule call it made a ``prim::CallMethod``
+        (numbered after the values PyTorch's lifting of the calls made and dropped: per call, two and one for each
+        input and each attribute read)."""
+        raw = self.raw
+        g = Graph()
+        g._names, g._suffixes = dict(raw._names), dict(raw._suffixes)
+        self_value = raw.inputs[0] if self.module is not None else None
+        if self_value is not None and self.calls:
+            g.set_name(self_value, "self.1")  # (the submodules' methods took the name self)
+        g.inputs = list(raw.inputs)
+        items = self._direct(None)
+        g.nodes = self._getattrs(None, self_value) if self_value is not None else []
+        g._next = raw._next + sum(2 + len(c.inputs) + len({r[0] for r in self.attr_reads if r[3] is c})
+                                  for c in self.calls)
+        replaced: dict = {}
+        self._cm_calls = {}
+        for item in items:
+            if isinstance(item, Node):
+                g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
+            else:
+                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
+                                                                      item.input_values], '[name="forward"]')
+                node.outputs.append(g.value("Tensor", node))
+                replaced[item.output_value] = node.outputs[0]
+                self._cm_calls[node] = item
+                g.nodes.append(node)
+        g.returned = replaced.get(raw.returned, raw.returned)
+        return g
+
+    def method(self, call) -> Graph:
+        """The graph of a submodule's forward as PyTorch lifts it (for its ``.code``: its names, not its
+        numbers): an input takes the caller's value's name where that value is named and no call's result,
+        else none (``argument_<i>`` in the code)."""
+        g = Graph()
+        own_self = Value(-1, f"__torch__.{_qualified(type(call.module))}")
+        own_self.name = "self"
+        g.inputs.append(own_self)
+        replaced: dict = {}
+        results = {c.output_value for c in self.calls}
+        for v in call.input_values:
+            param = Value(-1, "Tensor")
+            if v.name is not None and v not in results:
+                param.name = v.name
+            replaced[v] = param
+            g.inputs.append(param)
+        items = self._direct(call)
+        g.nodes = self._getattrs(call, own_self)
+        for item in items:
+            if isinstance(item, Node):
+                g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
+            else:
+                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
+                                                                      item.input_values], '[name="forward"]')
+                node.outputs.append(Value(-1, "Tensor", node))
+                replaced[item.output_value] = node.outputs[0]
+                g.nodes.append(node)
+        g.returned = replaced.get(call.output_value, call.output_value)
+        return g
+
+    def inlined(self) -> Graph:
+        """``inlined_graph``: a copy of ``top()`` (its values numbered again in order), each ``prim::CallMethod``
+        replaced by the callee's optimized graph (its own calls inlined, its constants pooled at its start: one per
+        type and value, the last first), the inserted values numbered after, each op marked with its module's
+        scope."""
+        top = self.top()
+        g = Graph()
+        new: dict = {}       # top's value -> its copy
+        redirect: dict = {}  # a CallMethod's result (copy) -> the inlined callee's result
+
+        def copy(v: Value) -> Value:
+            c = g.value(v.type)
+            c.constant = v.constant
+            if v.name is not None:
+                g.set_name(c, v.name)
+            return c
+        for v in top.inputs:
+            new[v] = copy(v)
+            g.inputs.append(new[v])
+        for node in top.nodes:
+            for v in node.outputs:
+                new[v] = copy(v)
+
+        def read(v: Value) -> Value:
+            v = new[v]
+            while v in redirect:
+                v = redirect[v]
+            return v
+        for node in top.nodes:
+            if node.kind != "prim::CallMethod":
+                made = Node(node.kind, [read(v) for v in node.inputs], node.attrs, node.source)
+                made.outputs, made.schema = [new[v] for v in node.outputs], node.schema
+                g.nodes.append(made)
+                continue
+            call = self._cm_calls[node]
+            local = {v: read(a) for v, a in zip(call.input_values, node.inputs[1:])}
+            local[call.module_value] = read(node.inputs[0])
+            body, pooled = self._optimized(call, call.module_value)
+            for item in body:
+                made = Node(item.kind, [local[_kept(pooled, v)] for v in item.inputs], item.attrs, item.source)
+                made.schema = item.schema
+                made.scope = None if item.kind == "prim::GetAttr" else _scope(item.call)
+                for o in item.outputs:
+                    local[o] = c = copy(o)
+                    made.outputs.append(c)
+                g.nodes.append(made)
+            redirect[new[node.outputs[0]]] = local[_kept(pooled, call.output_value)]
+        g.returned = read(top.returned)
+        return g
+
+    def _optimized(self, call, self_value: Value) -> tuple:
+        """``call``'s method as ``optimized_graph`` gives it to the inliner: its nested calls inlined, then its
+        constants pooled (one node per type and value, moved to the start, the last first). Returns the nodes
+        and a map from each pooled-away constant value to the one kept."""
+        items = self._direct(call)
+        body = self._getattrs(call, self_value)
+        pooled: dict = {}
+        for item in items:
+            if isinstance(item, Node):
+                body.append(item)
+            else:
+                inner, inner_pooled = self._optimized(item, item.module_value)
+                body += inner
+                pooled.update(inner_pooled)
+        kept: dict = {}
+        constants = []
+        for node in body:
+            if node.kind == "prim::Constant":
+                key = (node.outputs[0].type, node.attrs)
+                if key in kept:
+                    pooled[node.outputs[0]] = kept[key]
+                else:
+                    kept[key] = node.outputs[0]
+                    constants.append(node)
+        rest = [n for n in body if n.kind != "prim::Constant"]
+        return list(reversed(constants)) + rest, pooled
+
+
+def _kept(pooled: dict, v: Value) -> Value:
+    """The constant kept for ``v`` by constant pooling (``v`` itself where it was kept or is no constant)."""
+    while v in pooled:
+        v = pooled[v]
+    return v
+
+
+def _scope(call) -> str | None:
+    chain = []
+    while call is not None:
+        chain.append(f"__module.{call.path}")
+        call = call.parent
+    return "/".join(reversed(chain)) or None
+
+
+def _has_tensor(module, target: str) -> bool:
+    return target in dict(module.named_parameters()) or target in dict(module.named_buffers())
+
+
+def _check_calls(calls: list) -> None:
+    """The submodule calls PyTorch's lifting into methods is followed for here: each submodule called once, on
+    tensors, returning one tensor."""
+    seen = set()
+    for c in calls:
+        if c.path in seen:
+            _refuse(f"the submodule {c.path} is called more than once (PyTorch makes one method of its first call)")
+        seen.add(c.path)
+        if c.problem is not None:
+            _refuse(f"the submodule {c.path} {c.problem}")
+
+
+def _qualified(cls) -> str:
+    if "<locals>" in cls.__qualname__:
+        _refuse(f"the class {cls.__qualname__}, defined inside a function (PyTorch's name for it is not followed)")
+    module = cls.__module__
+    if module.startswith("tinytorch."):
+        module = "torch." + module[len("tinytorch."):]
+    return cls.__qualname__ if module == "__main__" else f"{module}.{cls.__qualname__}"
+
+
+def _attribute_count(module) -> int:
+    """The values PyTorch's tracer makes for a module's attributes (``training``, a hidden flag, parameters,
+    buffers, submodules and theirs) before the inputs."""
+    n = 2 + sum(p is not None for p in module._parameters.values())
+    n += sum(b is not None for b in module._buffers.values())
+    for child in module._modules.values():
+        if child is not None:
+            n += 1 + _attribute_count(child)
+    return n
+
+
+def _op(g: Graph, n, values: dict) -> Value:
+    if n.target is operator.getitem:
+        _refuse("indexing (x[...]) or an op with several outputs")
+    name, params = _schema_of(n)
+    args = _full_args(name, params, n)
+    if name == "conv2d":
+        name, params, args = "_convolution", _CONVOLUTION, _conv_as_traced(args, {})
+    source = _source(n)
+    inputs = []
+    types = _param_types(f"{n.target._packet._name}.{n.target._overloadname}") if name != "_convolution" else {}
+    if name == "batch_norm":
+        _refuse("aten::batch_norm (tinytorch's F.batch_norm passes cudnn_enabled=False where PyTorch passes "
+                "torch.backends.cudnn.enabled)")
+    if any(t.startswith("Layout") for t in types.values()):
+        _refuse(f"aten::{name}, a factory (PyTorch's tracer records the dtype, layout and device it resolved)")
+    for (pname, _, _), a in zip(params, args):
+        kind = types.get(pname, "")
+        if "[" in kind and kind[kind.index("[") + 1].isdigit() and isinstance(a, int) and not isinstance(a, bool):
+            a = [a] * int(kind[kind.index("[") + 1:kind.index("]")])  # int[2] padding=0: [0, 0], as ATen's binding
+        if kind.rstrip("?") in ("ScalarType", "MemoryFormat", "Device", "Generator") and a is not None:
+            _refuse(f"aten::{name}'s argument {pname}={a} (PyTorch records a {kind.rstrip('?')} as a number)")
+        inputs.append(_argument(g, a, values, source, kind == "Tensor"))
+    out = n.meta.get("val")
+    if not isinstance(out, Tensor):
+        _refuse(f"aten::{name}, whose result is not one tensor")
+    out_type = tensor_type(out)
+    if name == "_convolution":  # recorded inside conv2d, below autograd: PyTorch's type has requires_grad=0
+        out_type = out_type.replace("requires_grad=1", "requires_grad=0")
+    node = g.add(f"aten::{name}", inputs, out_type, source=source)
+    node.schema = params
+    return node.outputs[0]
+
+
+def _param_types(overload: str) -> dict:
+    """name -> type of each argument of ``overload``'s schema (a number given for a ``Tensor`` is a wrapped-number
+    tensor constant; ``ScalarType``, ``MemoryFormat``, ``Layout``: refused unless None)."""
+    line = next((s for s in _aten_rules.SCHEMAS.strip().splitlines() if s.startswith(overload + "(")), "")
+    out = {}
+    for part in line.partition("(")[2].rstrip(")").split(", "):
+        decl = part.partition("=")[0].split()
+        if len(decl) == 2:
+            out[decl[1]] = decl[0]
+    return out
+
+
+def _argument(g: Graph, a, values: dict, source, is_tensor: bool) -> Value:
+    if isinstance(a, (list, tuple)):
+        items = [_argument(g, v, values, source, False) for v in a]
+        kinds = {v.type for v in items}
+        if len(kinds) > 1:
+            _refuse(f"a list of mixed types {sorted(kinds)}")
+        item_type = kinds.pop() if kinds else "int"
+        list_type = "Tensor" if item_type not in ("int", "float", "bool") else item_type
+        return g.add("prim::ListConstruct", items, f"{list_type}[]").outputs[0]
+    if hasattr(a, "op") and a in values:
+        return values[a]
+    if is_tensor and isinstance(a, (bool, int, float)):
+        dtype = "Bool" if isinstance(a, bool) else "Long" if isinstance(a, int) else "Double"
+        text = str(int(a)) if isinstance(a, bool) else _float(a, "") if isinstance(a, float) else str(a)
+        node = g.add("prim::Constant", [], f"{dtype}(requires_grad=0, device=cpu)", f"[value={{{text}}}]", source)
+        node.outputs[0].constant = ("tensor", a)
+        return node.outputs[0]
+    if hasattr(a, "op"):
+        _refuse(f"a value {a} the recording does not know")
+    return g.constant(a, source)
+
+
+def _output(g: Graph, out, values: dict) -> None:
+    if isinstance(out, (tuple, list)):
+        if any(isinstance(o, (tuple, list)) for o in out):
+            _refuse("a nested output")
+        items = [values[o] for o in out]
+        node = g.add("prim::TupleConstruct", items, f"({', '.join(v.type for v in items)})")
+        g.returned = node.outputs[0]
+    else:
+        g.returned = values[out]
+
+
+def _eliminate_dead(g: Graph) -> None:
+    """Drop the nodes whose results nothing uses (their values keep their numbers), as PyTorch's tracer does."""
+    while True:
+        uses = _uses(g)
+        dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)]
+        if not dead:
+            return
+        g.nodes = [n for n in g.nodes if n not in dead]
+
+
+# -- printing the graph -----------------------------------------------------------------------------------
+def print_graph(g: Graph) -> str:
+    """The IR as ``Graph::toString`` writes it."""
+    def ref(v: Value) -> str:
+        return v.ref()
+    head = ",\n      ".join(f"{ref(v)} : {v.type}" for v in g.inputs)
+    lines = [f"graph({head}):"]
+    for node in g.nodes:
+        outs = ", ".join(f"{ref(v)} : {v.type}" for v in node.outputs)
+        line = f"  {outs} = {node.kind}{node.attrs}({', '.join(ref(v) for v in node.inputs)})"
+        if node.scope is not None:
+            line += f", scope: {node.scope}"
+        if node.source is not None:
+            line += f" # {node.source}"
+        lines.append(line)
+    lines.append(f"  return ({ref(g.returned)})")
+    return "\n".join(lines) + "\n"
+
+
+# -- printing the code (PyTorch's PythonPrint) ---------------------------------------------------------------
+_LONG = 40
+
+
+class _Code:
+    def __init__(self, g: Graph):
+        self.g = g
+        self.inline: set = set()   # nodes written inside their user's expression
+        self.exprs: dict = {}      # Value -> its expression
+        self.used: set = set()
+        self.next_id: dict = {}
+        self.lines: list = []
+        self.constants: list = []  # the tensor constants, CONSTANTS.c<i>
+        self.split_uses: dict = {}
+        self.uses = _uses(g)
+        self.producer = {o: node for node in g.nodes for o in node.outputs}  # (a value's node in this graph)
+
+    # which values are written inline
+    def scan(self) -> None:
+        """PyTorch's ``scanBlock``: the return, then each node from the last, its inputs from the last."""
+        self._scan_value(self._previous(None), self.g.returned, returned=True)
+        for node in reversed(self.g.nodes):
+            if node not in self.inline:
+                self._scan_node(node)
+
+    def _previous(self, node):
+        i = len(self.g.nodes) if node is None else self.g.nodes.index(node)
+        i -= 1
+        while i >= 0 and self.g.nodes[i].kind == "prim::Constant":
+            i -= 1
+        return self.g.nodes[i] if i >= 0 else None
+
+    def _can_inline(self, v: Value, returned: bool) -> bool:
+        if len(self.uses.get(v, ())) != 1 or self.producer.get(v) is None or len(self.producer[v].outputs) != 1:
+            return False
+        return v.name is None or returned
+
+    def _scan_value(self, block_point, v: Value, returned: bool = False):
+        n = self.producer.get(v)
+        if n is not None and n is block_point and self._can_inline(v, returned):
+            block_point = self._scan_node(n)
+            self.inline.add(n)
+        elif n is not None and n.kind == "prim::Constant":
+            self.inline.add(n)
+        return block_point
+
+    def _scan_node(self, node):
+        block_point = self._previous(node)
+        for v in reversed(node.inputs):
+            block_point = self._scan_value(block_point, v)
+        return block_point
+
+    # names
+    def _gen(self, candidate: str) -> str:
+        name = candidate
+        while name in self.used or name in _RESERVED:
+            name = f"{candidate}{self.next_id.get(candidate, 0)}"
+            self.next_id[candidate] = self.next_id.get(candidate, 0) + 1
+        self.used.add(name)
+        return name
+
+    def name_for(self, v: Value) -> str:
+        if v.name is None:
+            return self._gen("_")
+        base = v.name.rpartition(".")[0] if v.name.rpartition(".")[2].isdigit() else v.name
+        ident = "".join(c if c.isalnum() or c == "_" else "_" for c in base)
+        return self._gen("_" + ident if ident[:1].isdigit() else ident)
+
+    # expressions
+    def expr(self, v: Value) -> str:
+        if v in self.exprs:
+            return self.exprs[v]
+        if v in self.producer and self.producer[v].kind == "prim::Constant":
+            return self._constant(v)
+        raise AssertionError(f"value {v.ref()} used before it is written")
+
+    def _constant(self, v: Value) -> str:
+        value = v.constant
+        if isinstance(value, tuple) and value and value[0] == "tensor":  # one CONSTANTS entry per dtype and value
+            key = (v.type, value[1])
+            if key not in self.constants:
+                self.constants.append(key)
+            return f"CONSTANTS.c{self.constants.index(key)}"
+        if value is None:
+            return "None"
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, float):
+            return _float(value, ".")
+        if isinstance(value, str):
+            return f'"{value}"'
+        return str(value)
+
+    def rhs(self, node) -> str:
+        if node.kind == "prim::ListConstruct":
+            return f"[{', '.join(self.expr(v) for v in node.inputs)}]"
+        if node.kind == "prim::TupleConstruct":
+            items = [self.expr(v) for v in node.inputs]
+            return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+        if node.kind == "prim::GetAttr":
+            attr = node.attrs[len('[name="'):-len('"]')]
+            owner = self.expr(node.inputs[0])
+            return f"{owner}.{attr}" if attr.isidentifier() else f'getattr({owner}, "{attr}")'
+        if node.kind == "prim::CallMethod":  # (a trailing ", " after each argument, as PythonPrint writes)
+            return f"({self.expr(node.inputs[0])}).forward({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
+        return self._call(node)
+
+    def _call(self, node) -> str:
+        params = node.schema
+        shown = list(zip(params, node.inputs))
+        # trailing positional arguments that hold their defaults are left out, keyword-only ones shown by name
+        positional = [(p, v) for p, v in shown if not p[2]]
+        while positional and _holds_default(positional[-1][1], positional[-1][0][1], self.producer):
+            positional.pop()
+        parts = [self.expr(v) for _, v in positional]
+        parts += [f"{p[0]}={self.expr(v)}" for p, v in shown if p[2] and not _holds_default(v, p[1], self.producer)]
+        return f"torch.{node.kind.partition('::')[2]}({', '.join(parts)})"
+
+    def write(self) -> str:
+        for node in self.g.nodes:
+            if node.kind == "prim::Constant":
+                continue
+            text = self.rhs(node)
+            out = node.outputs[0]
+            if node not in self.inline:
+                self.exprs[out] = self.name_for(out)
+                self.lines.append(f"  {self.exprs[out]} = {text}")
+            else:
+                self.exprs[out] = text
+                if len(text) + 2 >= _LONG:
+                    self._split(out)
+        self.lines.append(f"  return {self.expr(self.g.returned)}")
+        return "\n".join(self.lines)
+
+    def _split(self, v: Value) -> None:
+        """A long inlined expression: it and the inlined arguments before it in its users get lines of their
+        own (PyTorch's ``splitLongInlines``)."""
+        to_split: list = []
+        user, offset = self.uses[v][0]
+        self._scan_long(user, offset, to_split)
+        for value in reversed(to_split):
+            name = self.name_for(value)
+            self.lines.append(f"  {name} = {self.exprs[value]}")
+            self.exprs[value] = name
+
+    def _scan_long(self, user, offset: int, to_split: list) -> None:
+        if user is None:  # the return
+            inputs = [self.g.returned]
+        else:
+            inputs = user.inputs
+        present = user in self.split_uses
+        low = self.split_uses[user] + 1 if present else 0
+        for i in range(offset, low - 1, -1):
+            arg = inputs[i]
+            made = self.producer.get(arg)
+            if made is not None and made.kind != "prim::Constant" and made in self.inline:
+                to_split.append(arg)
+        self.split_uses[user] = offset
+        if not present and user is not None and user in self.inline:
+            u_user, u_offset = self.uses[user.outputs[0]][0]
+            self._scan_long(u_user, u_offset - 1, to_split)
+
+
+def _holds_default(v: Value, default, producer: dict) -> bool:
+    node = producer.get(v)
+    if default is _aten_rules._REQUIRED or node is None:
+        return False
+    if node.kind == "prim::Constant":
+        value = v.constant
+        if isinstance(value, tuple):
+            return False
+        return type(value) is type(default) and value == default or (value is None and default is None)
+    if node.kind == "prim::ListConstruct" and isinstance(default, list):
+        items = [i.constant for i in node.inputs if producer[i].kind == "prim::Constant"]
+        return len(items) == len(node.inputs) and items == default
+    return False
+
+
+_RESERVED = frozenset({"_", "aten", "attribute", "CONSTANTS", "fork", "getattr", "inf", "nan", "infj", "nanj", "ops",
+                       "__torch__", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+                       "del", "elif", "else", "except", "False", "finally", "for", "from", "global", "if", "import",
+                       "in", "is", "lambda", "None", "nonlocal", "not", "or", "pass", "raise", "return", "True",
+                       "try", "while", "with", "yield", "uninitialized", "unchecked_cast"})
+
+
+def _return_type(g: Graph) -> str:
+    t = g.returned.type
+    if t.startswith("("):
+        return f"Tuple[{', '.join('Tensor' for _ in range(t.count('device=')))}]"
+    return "Tensor"
+
+
+def print_code(g: Graph, name: str, method: bool) -> str:
+    """``.code``: ``def <name>(...)`` and the body; ``method``: the first input is ``self``. An input without a name
+    is ``argument_<i>``, as the method's schema names it."""
+    code = _Code(g)
+    params = []
+    for i, v in enumerate(g.inputs):
+        if method and i == 0:
+            ident = "self"
+            code.used.add("self")
+        elif v.name is None:
+            ident = code._gen(f"argument_{i}")
+        else:
+            ident = code.name_for(v)
+        code.exprs[v] = ident
+        params.append(ident if method and i == 0 else f"{ident}: Tensor")
+    code.scan()
+    body = code.write()
+    joined = ",\n    ".join(params)
+    head = f"def {name}({joined}) -> {_return_type(g)}:"
+    return f"{head}\n{body}\n"
+
+
+class TorchScriptGraph:
+    """What ``traced.graph`` prints: the TorchScript IR text of a traced program (``str`` and ``repr``)."""
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TorchScriptGraph) and other._text == self._text
+
+    __hash__ = None
+
+
+def texts(program, module=None, name: str = "forward") -> tuple[str, str, str]:
+    """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module."""
+    traced = Traced(program, module)
+    top = traced.top()
+    return print_graph(top), print_graph(traced.inlined()), print_code(top, name, module is not None)
+
+
+def submodule_code(program, module, path: str) -> str:
+    """``.code`` of the submodule at ``path`` of a traced module: the method PyTorch made of its call."""
+    traced = Traced(program, module)
+    call = next((c for c in traced.calls if c.path == path), None)
+    if call is None:
+        _refuse(f"the submodule {path}, which the traced forward did not call")
+    traced.top()  # (names the GetAttr values of the calls)
+    return print_code(traced.method(call), "forward", True)
