@@ -27,8 +27,7 @@ NOT_YET = {
     "torch.jit.torch.jit.ScriptFunction", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
     "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
     "torch.jit._script.RecursiveScriptModule", "torch.jit._script.ScriptModule",
-    "torch.export.decomp_utils.CustomDecompTable", "torch.cuda.graphs.CUDAGraph", "torch.cuda.streams.Event",
-    "torch.cuda.streams.Stream", "torch.cuda.graphs.graph", "torch.serialization.safe_globals",
+    "torch.export.decomp_utils.CustomDecompTable", "torch.serialization.safe_globals",
     "torch._library.custom_ops.CustomOpDef", "torch._ops.OpOverload", "torch._C._LinAlgError",
     "torch.ao.quantization.stubs.DeQuantStub", "torch.ao.quantization.stubs.QuantStub",
     "torch.ao.quantization.stubs.QuantWrapper", "torch.profiler.profiler.ProfilerAction",
@@ -38,20 +37,6 @@ NOT_YET = {
     "torch.distributed.distributed_c10d.GroupMember", "torch.distributed.distributed_c10d.ProcessGroup",
     "torch.distributed.distributed_c10d.ReduceOp", "torch.distributed.distributed_c10d.Work",
     "torch.distributed.distributed_c10d.group",
-    # torch.distributions: tinytorch keeps related distributions and the transforms in shared files
-    "torch.distributions.transforms.AbsTransform", "torch.distributions.transforms.AffineTransform",
-    "torch.distributions.beta.Beta", "torch.distributions.transforms.CatTransform", "torch.distributions.chi2.Chi2",
-    "torch.distributions.transforms.ComposeTransform", "torch.distributions.transforms.CorrCholeskyTransform",
-    "torch.distributions.transforms.CumulativeDistributionTransform", "torch.distributions.transforms.ExpTransform",
-    "torch.distributions.geometric.Geometric", "torch.distributions.transforms.IndependentTransform",
-    "torch.distributions.transforms.LowerCholeskyTransform", "torch.distributions.multinomial.Multinomial",
-    "torch.distributions.one_hot_categorical.OneHotCategorical",
-    "torch.distributions.one_hot_categorical.OneHotCategoricalStraightThrough",
-    "torch.distributions.transforms.PositiveDefiniteTransform", "torch.distributions.transforms.PowerTransform",
-    "torch.distributions.transforms.ReshapeTransform", "torch.distributions.transforms.SigmoidTransform",
-    "torch.distributions.transforms.SoftmaxTransform", "torch.distributions.transforms.SoftplusTransform",
-    "torch.distributions.transforms.StackTransform", "torch.distributions.transforms.StickBreakingTransform",
-    "torch.distributions.transforms.TanhTransform", "torch.distributions.transforms.Transform",
 }
 
 
