@@ -24,14 +24,12 @@ NAMESPACES = ["", "nn", "nn.modules", "nn.parameter", "nn.utils", "nn.utils.rnn"
 # PyTorch's paths of the classes tinytorch still prints under another path
 NOT_YET = {
     "torch.PyTorchFileReader", "torch.PyTorchFileWriter", "torch.ScriptModule",
-    "torch.jit.torch.jit.ScriptFunction", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
-    "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
+    "torch.jit.torch.jit.ScriptFunction", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
     "torch.jit._script.RecursiveScriptModule", "torch.jit._script.ScriptModule",
     "torch.export.decomp_utils.CustomDecompTable", "torch.serialization.safe_globals",
-    "torch._library.custom_ops.CustomOpDef", "torch._ops.OpOverload", "torch._C._LinAlgError",
+    "torch._library.custom_ops.CustomOpDef", "torch._ops.OpOverload",
     "torch.ao.quantization.stubs.DeQuantStub", "torch.ao.quantization.stubs.QuantStub",
-    "torch.ao.quantization.stubs.QuantWrapper", "torch.profiler.profiler.ProfilerAction",
-    "torch._C._profiler.ProfilerActivity", "torch.profiler.profiler.profile", "torch.autograd.profiler.record_function",
+    "torch.ao.quantization.stubs.QuantWrapper",
     "torch.multiprocessing.spawn.ProcessContext", "torch.multiprocessing.spawn.ProcessExitedException",
     "torch.multiprocessing.spawn.ProcessRaisedException", "torch.distributed.distributed_c10d.Backend",
     "torch.distributed.distributed_c10d.GroupMember", "torch.distributed.distributed_c10d.ProcessGroup",
