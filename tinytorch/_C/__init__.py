@@ -264,3 +264,7 @@ class PyTorchFileReader(_ArchiveRecords):
 
 class PyTorchFileWriter(_ArchiveRecords):
     pass
+
+
+# PyTorch binds both in its top-level module (torch.PyTorchFileReader), where tinytorch finds ours on first use
+PyTorchFileReader.__module__ = PyTorchFileWriter.__module__ = "tinytorch"
