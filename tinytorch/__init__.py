@@ -24,7 +24,7 @@ from ._quantized.tensor import dequantize, quantize_per_tensor  # noqa: F401
 from ._dtype import (complex32, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,  # noqa: F401
                      float8_e8m0fnu)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from ._ops.creation import factory as _factory  # noqa: F401  (declares the factories)
 from ._ops.random import sampling as _random_ops  # noqa: F401  (declares the random functions)

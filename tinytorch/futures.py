@@ -19,6 +19,8 @@ S = TypeVar("S")
 class Future(Generic[T]):
     """A value (or an exception) that becomes available once, later."""
 
+    __module__ = "tinytorch.jit"  # PyTorch's C++ future prints as torch.jit.Future
+
     def __init__(self, *, devices=None) -> None:
         if devices:
             raise ValueError(f"tinytorch runs on the CPU only: a Future cannot be tied to devices {devices!r}")

@@ -472,6 +472,9 @@ class CustomOpDef:
         return contextlib.nullcontext()
 
 
+CustomOpDef.__module__ = "tinytorch._library.custom_ops"  # PyTorch's module, which re-exports it
+
+
 _CUSTOM_OPS: dict = {}  # "ns::name" -> the CustomOpDefs made under that name (weakly held)
 _OP_LIBRARIES: dict = {}  # "ns::name" -> the Library that holds a custom op's definition
 _MODULE_TEXT = repr(sys.modules[__name__])

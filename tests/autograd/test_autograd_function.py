@@ -389,3 +389,39 @@ def test_variable_is_the_tensor(torch):
         return x, x.grad, isinstance(x, var), isinstance(lib.ones(2), var), type(x).__name__
 
     assert_same(snippet, torch)
+
+
+_VARIABLE_CALLS = {
+    # a new leaf over the same data: the source keeps its flags, the graph behind it is cut
+    "source_untouched": lambda lib, v: (lambda t: (v(t, True), t, v(t, True).data_ptr() == t.data_ptr()))(lib.ones(2)),
+    "shares_writes": lambda lib, v: (lambda t: (v(t).add_(1), t))(lib.ones(2)),
+    "cuts_the_graph": lambda lib, v: v(lib.ones(2, requires_grad=True) * 2),
+    "parameter": lambda lib, v: type(v(lib.nn.Parameter(lib.ones(2)))).__name__,
+    "empty": lambda lib, v: v(),
+    "none": lambda lib, v: v(None, requires_grad=True),
+    "name": lambda lib, v: v(lib.ones(2), name="x").name,
+    "volatile": lambda lib, v: v(lib.ones(2), volatile=True),
+    "volatile_and_requires_grad": lambda lib, v: v(lib.ones(2), requires_grad=True, volatile=True),
+    "integer_requires_grad": lambda lib, v: v(lib.ones(2, dtype=lib.long), requires_grad=True),
+    "requires_grad_one": lambda lib, v: v(lib.ones(2), requires_grad=1),
+    "requires_grad_float": lambda lib, v: v(lib.ones(2), requires_grad=1.0),
+    "not_a_tensor": lambda lib, v: v([1.0, 2.0]),
+    "unknown_keyword": lambda lib, v: v(lib.ones(2), foo=1),
+    "six_arguments": lambda lib, v: v(lib.ones(2), True, False, None, None, 5),
+    "grad_fn": lambda lib, v: v(lib.ones(2), _grad_fn=3),
+    "name_not_str": lambda lib, v: v(lib.ones(2), name=3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_VARIABLE_CALLS))
+def test_variable_makes_what_pytorch_makes(torch, case):
+    assert_same(lambda lib: _VARIABLE_CALLS[case](lib, lib.autograd.Variable), torch)
+
+
+def test_variable_prints_and_pickles_by_pytorchs_path(torch):
+    import pickle
+
+    from tinytorch.autograd import Variable
+    assert pickle.loads(pickle.dumps(Variable)) is Variable
+    assert repr(Variable).replace("tinytorch", "torch") == repr(torch.autograd.Variable)
+    assert repr(type(Variable)).replace("tinytorch", "torch") == repr(type(torch.autograd.Variable))

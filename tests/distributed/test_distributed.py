@@ -79,6 +79,14 @@ def test_reduce_op_prints_as_pytorch(torch):
         assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
 
 
+def test_group_and_group_member_are_pytorchs_two_classes(torch):
+    # both answer WORLD (the default group: None before init_process_group), as two classes
+    theirs, ours = torch.distributed, tinytorch.distributed
+    assert (ours.group is ours.GroupMember) == (theirs.group is theirs.GroupMember)
+    assert (ours.group.WORLD, ours.GroupMember.WORLD) == (theirs.group.WORLD, theirs.GroupMember.WORLD) == (None, None)
+    assert repr(ours.group).replace("tinytorch", "torch") == repr(theirs.group)
+
+
 @pytest.mark.parametrize("size,replicas,shuffle,seed,drop_last,epoch", [
     (10, 3, False, 0, False, 0), (10, 3, False, 0, True, 0), (7, 4, True, 3, False, 1), (2, 5, False, 0, False, 0),
     (100, 4, True, 0, False, 0), (100, 3, True, 42, True, 5), (1, 2, True, 7, False, 2), (64, 8, True, 2**31, True, 3),

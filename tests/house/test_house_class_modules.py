@@ -19,39 +19,31 @@ NAMESPACES = ["", "nn", "nn.modules", "nn.parameter", "nn.utils", "nn.utils.rnn"
               "optim.lr_scheduler", "utils", "utils.data", "utils.data.sampler", "utils.data.dataset",
               "utils.data.dataloader", "utils.data.distributed", "autograd", "autograd.function", "distributions",
               "amp", "func", "fx", "jit", "export", "testing", "serialization", "library", "linalg", "profiler",
-              "multiprocessing", "distributed", "quantization", "ao.quantization", "cuda"]
+              "multiprocessing", "distributed", "quantization", "ao.quantization", "cuda", "nn.parallel", "nn.attention",
+              "nn.utils.prune", "nn.utils.spectral_norm", "nn.quantized", "nn.quantized.dynamic", "ao.nn.quantized",
+              "ao.nn.quantized.dynamic", "autograd.graph", "autograd.forward_ad", "autograd.profiler", "utils.checkpoint",
+              "utils.hooks", "utils.flop_counter", "utils.tensorboard", "optim.swa_utils", "distributions.constraints",
+              "distributions.constraint_registry", "fx.proxy", "export.graph_signature", "onnx", "cuda.amp",
+              "amp.grad_scaler", "futures", "types", "overrides", "sparse", "distributed.tensor", "distributed.rpc",
+              "distributed.device_mesh"]
 
 # PyTorch's paths of the classes tinytorch still prints under another path
 NOT_YET = {
-    "torch.PyTorchFileReader", "torch.PyTorchFileWriter", "torch.ScriptModule",
-    "torch.jit.torch.jit.ScriptFunction", "torch.autograd.variable.Variable", "torch.autograd.anomaly_mode.detect_anomaly",
-    "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.fx.graph.CodeGen", "torch.jit._script.Attribute",
-    "torch.jit._script.RecursiveScriptModule", "torch.jit._script.ScriptModule",
-    "torch.export.decomp_utils.CustomDecompTable", "torch.cuda.graphs.CUDAGraph", "torch.cuda.streams.Event",
-    "torch.cuda.streams.Stream", "torch.cuda.graphs.graph", "torch.serialization.safe_globals",
-    "torch._library.custom_ops.CustomOpDef", "torch._ops.OpOverload", "torch._C._LinAlgError",
-    "torch.ao.quantization.stubs.DeQuantStub", "torch.ao.quantization.stubs.QuantStub",
-    "torch.ao.quantization.stubs.QuantWrapper", "torch.profiler.profiler.ProfilerAction",
-    "torch._C._profiler.ProfilerActivity", "torch.profiler.profiler.profile", "torch.autograd.profiler.record_function",
-    "torch.multiprocessing.spawn.ProcessContext", "torch.multiprocessing.spawn.ProcessExitedException",
-    "torch.multiprocessing.spawn.ProcessRaisedException", "torch.distributed.distributed_c10d.Backend",
-    "torch.distributed.distributed_c10d.GroupMember", "torch.distributed.distributed_c10d.ProcessGroup",
-    "torch.distributed.distributed_c10d.ReduceOp", "torch.distributed.distributed_c10d.Work",
-    "torch.distributed.distributed_c10d.group",
-    # torch.distributions: tinytorch keeps related distributions and the transforms in shared files
-    "torch.distributions.transforms.AbsTransform", "torch.distributions.transforms.AffineTransform",
-    "torch.distributions.beta.Beta", "torch.distributions.transforms.CatTransform", "torch.distributions.chi2.Chi2",
-    "torch.distributions.transforms.ComposeTransform", "torch.distributions.transforms.CorrCholeskyTransform",
-    "torch.distributions.transforms.CumulativeDistributionTransform", "torch.distributions.transforms.ExpTransform",
-    "torch.distributions.geometric.Geometric", "torch.distributions.transforms.IndependentTransform",
-    "torch.distributions.transforms.LowerCholeskyTransform", "torch.distributions.multinomial.Multinomial",
-    "torch.distributions.one_hot_categorical.OneHotCategorical",
-    "torch.distributions.one_hot_categorical.OneHotCategoricalStraightThrough",
-    "torch.distributions.transforms.PositiveDefiniteTransform", "torch.distributions.transforms.PowerTransform",
-    "torch.distributions.transforms.ReshapeTransform", "torch.distributions.transforms.SigmoidTransform",
-    "torch.distributions.transforms.SoftmaxTransform", "torch.distributions.transforms.SoftplusTransform",
-    "torch.distributions.transforms.StackTransform", "torch.distributions.transforms.StickBreakingTransform",
-    "torch.distributions.transforms.TanhTransform", "torch.distributions.transforms.Transform",
+    # PyTorch's C++ ScriptModule (what a scripted module holds as ``_c``) is another class than the Python
+    # torch.jit.ScriptModule; tinytorch has the Python one only, and ``torch.ScriptModule`` names it
+    "torch.ScriptModule",
+    # pybind's qualified name repeats the module; ours prints as PyTorch's repr does: <class 'torch.jit.ScriptFunction'>
+    "torch.jit.torch.jit.ScriptFunction",
+    # tinytorch._ops is the package of the op families, which _op_namespace (torch.ops) itself builds on
+    "torch._ops.OpOverload",
+    # pybind's qualified name; the enum prints as PyTorch's does (<SDPBackend.MATH: 0>)
+    "torch.nn.attention._SDPBackend",
+    # tinytorch.cuda.amp is one module (amp.py) over tinytorch.amp, not PyTorch's package of two files
+    "torch.cuda.amp.autocast_mode.autocast", "torch.cuda.amp.grad_scaler.GradScaler",
+    # tinytorch.distributed.rpc is one module of names that refuse, not PyTorch's package
+    "torch.distributed.rpc.options.TensorPipeRpcBackendOptions",
+    # an annotation stand-in (object) in tinytorch, which has no storage protocol class
+    "torch.types.Storage",
 }
 
 

@@ -103,7 +103,8 @@ def test_public_files_are_pytorch_modules(package):
 def test_no_history_named_files():
     # files and packages alike, at every depth (the op families under _ops/ included)
     pattern = re.compile(r"(^|_)(extra|more|new|old|misc|other|rest|ext)$|\d$")
-    pytorch_names = re.compile(r"^symbolic_opset\d+$")  # torch.onnx.symbolic_opset9..18: PyTorch's own module names
+    # PyTorch's own module names: torch.onnx.symbolic_opset9..18, torch.distributions.chi2
+    pytorch_names = re.compile(r"^(symbolic_opset\d+|chi2)$")
     # (__pycache__ holds what Python and numba write, named by them: numba's kernel cache by a hash)
     found = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
              if pattern.search(p.stem) and not pytorch_names.match(p.stem) and "__pycache__" not in p.parts}

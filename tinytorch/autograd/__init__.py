@@ -1,32 +1,16 @@
 """tinytorch.autograd: the engine, grad modes, custom Functions and gradient checks."""
-from . import anomaly, engine, function, grad_mode  # noqa: F401
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from . import anomaly_mode, engine, function, grad_mode  # noqa: F401
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import Node
-from ..tensor import Tensor as _Tensor
+from .variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "Variable", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "Node"]
-
-
-class _VariableMeta(type):
-    def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Tensor)
-
-
-class Variable(metaclass=_VariableMeta):
-    """The legacy spelling: ``Variable(t, requires_grad=True)`` returns the tensor itself."""
-
-    def __new__(cls, data, requires_grad: bool = False, volatile: bool = False):
-        if not isinstance(data, _Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if requires_grad:
-            data.requires_grad_(True)
-        return data
 
 from . import graph  # noqa: F401,E402
 from . import forward_ad  # noqa: F401,E402

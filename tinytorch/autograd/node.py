@@ -108,6 +108,8 @@ class RemovableHandle:
     """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook (PyTorch's
     ``torch.utils.hooks.RemovableHandle``: ``extra_dict``'s tables, a dict or a list of them, lose the same key)."""
 
+    __module__ = "tinytorch.utils.hooks"  # PyTorch's module for it, which re-exports ours
+
     _ids = itertools.count()
 
     def __init__(self, hooks_dict: dict, *, extra_dict=None):
@@ -431,6 +433,8 @@ def install_saved_fields(cls, fields) -> None:
 
 class Node:
     """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
+
+    __module__ = "tinytorch.autograd.graph"  # PyTorch's module for it, which re-exports ours
 
     # class-level defaults keep node creation to the few attributes an op really sets
     _saved = ()

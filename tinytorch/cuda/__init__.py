@@ -2,7 +2,10 @@
 
 ``tinytorch.cuda.amp`` is the submodule ``amp.py``, PyTorch's deprecated spelling built on ``tinytorch.amp``
 (which asks ``tinytorch.accelerator``, not this package, whether CUDA is there); ``tinytorch/__init__``
-imports it."""
+imports it. Streams and events, and graph capture, are in ``streams.py`` and ``graphs.py``, named as PyTorch's
+files (their classes print and pickle as ``torch.cuda.streams.Stream``)."""
+from .graphs import CUDAGraph, graph  # noqa: F401
+from .streams import Event, Stream  # noqa: F401
 
 
 def is_available() -> bool:
@@ -65,22 +68,6 @@ def get_device_name(device=None) -> str:
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
-class Stream:
-    """``torch.cuda.Stream``: exists for annotations and isinstance checks; making one is refused, as PyTorch's CPU
-    build refuses it (in ``__new__``, with PyTorch's parameters)."""
-
-    def __new__(cls, device=None, priority: int = 0, **kwargs):
-        raise RuntimeError("torch.cuda.Stream requires CUDA support")
-
-
-class Event:
-    """``torch.cuda.Event``: see ``Stream``."""
-
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
-                external: bool = False):
-        raise RuntimeError("Tried to instantiate dummy base class Event")
-
-
 class StreamContext:
     """``with torch.cuda.stream(s)``: with no CUDA there is no stream to select, and the only stream a program can
     pass is None, which PyTorch's context also accepts as "leave the stream alone"."""
@@ -99,20 +86,6 @@ class StreamContext:
 
 def stream(stream) -> StreamContext:
     return StreamContext(stream)
-
-
-class CUDAGraph:
-    """``torch.cuda.CUDAGraph``: refused, as PyTorch's CPU build refuses it."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph")
-
-
-class graph:
-    """``torch.cuda.graph`` (capture into a CUDAGraph): refused, as PyTorch's CPU build refuses it (at its stream)."""
-
-    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode: str = "global") -> None:
-        raise RuntimeError("torch.cuda.Stream requires CUDA support")
 
 
 def get_device_capability(device=None) -> tuple:

@@ -2,7 +2,7 @@
 
 Launch with ``mpiexec -n N python script.py``; ``init_process_group("mpi")`` takes the rank and the
 world size from MPI. Nothing here imports mpi4py until ``init_process_group`` runs."""
-from .c10d import (Backend, DistBackendError, DistError, DistNetworkError, DistStoreError,  # noqa: F401
+from .distributed_c10d import (Backend, DistBackendError, DistError, DistNetworkError, DistStoreError,  # noqa: F401
                    GroupMember, ProcessGroup, ReduceOp, Work, destroy_process_group, get_backend,
                    get_global_rank, get_group_rank, get_rank, get_world_size, group, init_process_group,
                    is_available, is_initialized, is_mpi_available, new_group, reduce_op)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import ALL, FLOATING_NP
-from .c10d import GroupMember, ProcessGroup, ReduceOp, Work, _default_group, _wait_all, _world
+from .distributed_c10d import GroupMember, ProcessGroup, ReduceOp, Work, _default_group, _wait_all, _world
 
 # MPI has no float16 reductions; they run in float32 and are rounded back once
 _WIDER = {np.dtype(np.float16): np.float32}

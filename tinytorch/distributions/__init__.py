@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from . import constraints, transforms
-from .bernoulli import Bernoulli, Geometric
-from .binomial import Binomial, Multinomial
-from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from .bernoulli import Bernoulli
+from .binomial import Binomial
+from .categorical import Categorical
 from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Beta, Dirichlet
+from .beta import Beta
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
-from .gamma import Chi2, Gamma
+from .chi2 import Chi2
+from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
@@ -30,9 +33,11 @@ from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli

@@ -1,4 +1,4 @@
-"""The gamma distribution and its chi-squared special case."""
+"""The gamma distribution (Chi2, in chi2.py, is its special case)."""
 from __future__ import annotations
 
 from numbers import Number
@@ -11,7 +11,7 @@ from .distribution import _expanded
 from .exp_family import ExponentialFamily
 from .utils import _tiny, broadcast_all
 
-__all__ = ["Gamma", "Chi2"]
+__all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -72,19 +72,3 @@ class Gamma(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         return torch.lgamma(x + 1) + (x + 1) * torch.log(-y.reciprocal())
-
-
-class Chi2(Gamma):
-    """Chi2(df) = Gamma(df / 2, 1 / 2)."""
-
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df, validate_args=None):
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return super().expand(batch_shape, self._get_checked_instance(Chi2, _instance))
-
-    @property
-    def df(self):
-        return self.concentration * 2

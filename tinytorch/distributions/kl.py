@@ -10,16 +10,18 @@ from functools import total_ordering
 import tinytorch as torch
 import tinytorch.nn.functional as F
 
-from .bernoulli import Bernoulli, Geometric
+from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
-from .categorical import Categorical, OneHotCategorical
+from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Beta, Dirichlet
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel, euler_constant as _euler_gamma
 from .half_normal import HalfNormal
 from .independent import Independent
@@ -28,6 +30,7 @@ from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowr
                                           _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution

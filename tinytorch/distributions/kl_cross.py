@@ -9,7 +9,7 @@ import tinytorch as torch
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Beta
+from .beta import Beta
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel, euler_constant as _euler_gamma

@@ -6,7 +6,7 @@ import math
 import tinytorch as torch
 
 from . import constraints
-from .dirichlet import Beta
+from .beta import Beta
 from .distribution import Distribution
 from .utils import _tiny, broadcast_all
 

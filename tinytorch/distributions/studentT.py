@@ -7,7 +7,7 @@ import tinytorch as torch
 
 from . import constraints
 from .distribution import Distribution
-from .gamma import Chi2
+from .chi2 import Chi2
 from .utils import _standard_normal, broadcast_all
 
 __all__ = ["StudentT"]

@@ -10,7 +10,7 @@ import tinytorch as torch
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .gamma import Chi2
+from .chi2 import Chi2
 from .multivariate_normal import _precision_to_scale_tril
 from .utils import _eps, broadcast_shapes, lazy_property, vec_to_tril_matrix
 

@@ -34,6 +34,9 @@ class CustomDecompTable(dict):
     its lowering is its capture rules')."""
 
 
+CustomDecompTable.__module__ = "tinytorch.export.decomp_utils"  # PyTorch's module, which re-exports it
+
+
 def default_decompositions() -> CustomDecompTable:
     return CustomDecompTable()
 

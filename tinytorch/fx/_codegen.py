@@ -346,3 +346,7 @@ class CodeGen:
         code = "\n".join("    " + line for line in code.split("\n"))
         src = f"\n{wrap_stmts}\n\n{prologue}\n{code}"
         return PythonCode(src, globals_, _prologue_start=wrap_stmts.count("\n") + 4)
+
+
+# PyTorch defines both in torch.fx.graph, which re-exports ours: they print and pickle by that path
+PythonCode.__module__ = CodeGen.__module__ = "tinytorch.fx.graph"

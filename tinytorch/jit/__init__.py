@@ -20,7 +20,7 @@ import sys  # noqa: E402
 _LAZY = {**{name: "._trace" for name in ("RecursiveScriptModule", "ScriptFunction", "ScriptModule",
                                          "TopLevelTracedModule", "TracedModule", "TracerWarning",
                                          "TracingCheckError", "script", "trace", "trace_module")},
-         "save": "._serialization", "load": "._serialization"}
+         "save": "._serialization", "load": "._serialization", "Future": "..futures"}
 
 
 def __getattr__(name: str):
@@ -66,6 +66,8 @@ def annotate(the_type, the_value):
 
 
 class Attribute:
+    __module__ = "tinytorch.jit._script"  # PyTorch's module for it
+
     def __new__(cls, value, type=None):  # noqa: A002 - PyTorch's name
         return value
 

@@ -488,9 +488,14 @@ def _script_name(fn) -> str:
 class ScriptModule(Module):
     """What ``trace`` and ``script`` make of a module (``TracedModule``, ``RecursiveScriptModule``)."""
 
+    __module__ = "tinytorch.jit._script"  # PyTorch's module for it (and RecursiveScriptModule), which re-exports ours
+
 
 class ScriptFunction:
     """A traced function: calling it runs its graph. ``.graph`` (fx), ``.code`` (fx's Python), ``.name``."""
+
+    # PyTorch's is a C++ class that prints as torch.jit.ScriptFunction
+    __module__ = "tinytorch.jit"
 
     def __init__(self, program: _Program, name: str):
         self._program, self.name = program, name
@@ -777,6 +782,8 @@ _NO_SCRIPT_SAVE = ("tinytorch.jit.save saves traced programs: a scripted one is 
 class RecursiveScriptModule(ScriptModule):
     """``script(module)``: the module's parameters and buffers (the same tensors), its submodules scripted, its
     forward traced at each new input signature; other attributes and methods are the original's."""
+
+    __module__ = "tinytorch.jit._script"
 
     def __init__(self, orig: Module):
         super().__init__()

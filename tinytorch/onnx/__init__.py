@@ -52,6 +52,9 @@ def __getattr__(name):
 
 class TensorProtoDataType(enum.IntEnum):
     """ONNX's TensorProto.DataType numbers."""
+
+    __module__ = "tinytorch._C._onnx"  # PyTorch binds the enum in torch._C._onnx
+
     UNDEFINED = 0
     FLOAT = 1
     UINT8 = 2

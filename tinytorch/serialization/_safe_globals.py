@@ -48,6 +48,9 @@ class safe_globals:
         _marked = _marked - set(self.safe_globals)
 
 
+safe_globals.__module__ = "tinytorch.serialization"  # PyTorch's module: the package re-exports it
+
+
 def allowed() -> dict:
     """Full path -> object for every marked global, as PyTorch checks them (pairs are checked)."""
     out = {}

@@ -24,8 +24,9 @@ class LinAlgError(RuntimeError):
     """A matrix function failed on its input (singular, not positive-definite, ...)."""
 
 
-LinAlgError.__module__ = "tinytorch.linalg"
-LinAlgError.__name__ = LinAlgError.__qualname__ = "LinAlgError"
+# PyTorch's class is torch._C._LinAlgError (torch.linalg.LinAlgError names it), and a traceback prints that path
+LinAlgError.__module__ = "tinytorch._C"
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
 
 qr_result = _named("linalg_qr", ("Q", "R"))

@@ -1,13 +1,13 @@
 """``tinytorch.ao.quantization``: ``quantize_dynamic`` (``quantize.py``), its observers and qconfigs
-(``observer.py``, ``qconfig.py``); the stubs are identities, and what static quantization would need raises
-(see ``tinytorch/ao/__init__.py``)."""
+(``observer.py``, ``qconfig.py``); the stubs (``stubs.py``) are identities, and what static quantization would
+need raises (see ``tinytorch/ao/__init__.py``)."""
 from __future__ import annotations
 
-from ...nn.modules.module import Module
 from .observer import (MinMaxObserver, PlaceholderObserver, default_dynamic_quant_observer,  # noqa: F401
                        default_observer, default_weight_observer)
 from .qconfig import QConfig, default_dynamic_qconfig, default_qconfig  # noqa: F401
 from .quantize import propagate_qconfig_, quantize_dynamic, swap_module  # noqa: F401
+from .stubs import DeQuantStub, QuantStub, QuantWrapper
 
 __all__ = ["QuantStub", "DeQuantStub", "QuantWrapper", "QConfig", "prepare", "convert", "prepare_qat", "quantize",
            "quantize_dynamic", "fuse_modules", "fuse_modules_qat", "get_default_qconfig", "get_default_qat_qconfig",
@@ -17,42 +17,6 @@ __all__ = ["QuantStub", "DeQuantStub", "QuantWrapper", "QConfig", "prepare", "co
 
 _MISSING = ("tinytorch has no static quantization (only quantize_dynamic's layers): torch.ao.quantization.{} is not "
             "implemented")
-
-
-class QuantStub(Module):
-    """Where a converted model would quantize its input; until then (always, here) the identity, as in PyTorch."""
-
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
-
-    def forward(self, x):
-        return x
-
-
-class DeQuantStub(Module):
-    """Where a converted model would dequantize; the identity until then (always, here)."""
-
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
-
-    def forward(self, x):
-        return x
-
-
-class QuantWrapper(Module):
-    def __init__(self, module):
-        super().__init__()
-        qconfig = getattr(module, "qconfig", None)
-        self.add_module("quant", QuantStub(qconfig))
-        self.add_module("dequant", DeQuantStub(qconfig))
-        self.add_module("module", module)
-
-    def forward(self, x):
-        return self.dequant(self.module(self.quant(x)))
 
 
 class _Unavailable:

@@ -34,20 +34,22 @@ class DTensor(Tensor):
 class Placement:
     """How a DTensor's dimension lies on a mesh dimension: refused on construction, as DTensor."""
 
+    __module__ = "tinytorch.distributed.tensor.placement_types"  # PyTorch's module for the placements
+
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(_NO_DTENSOR.format(type(self).__name__))
 
 
 class Shard(Placement):
-    pass
+    __module__ = "tinytorch.distributed.tensor.placement_types"
 
 
 class Replicate(Placement):
-    pass
+    __module__ = "tinytorch.distributed.tensor.placement_types"
 
 
 class Partial(Placement):
-    pass
+    __module__ = "tinytorch.distributed.tensor.placement_types"
 
 
 distribute_tensor = _refuse("distribute_tensor")

@@ -51,6 +51,8 @@ def _pack(indices, values, size: int) -> tuple:
 class BackwardHook:
     """Calls a module's full backward (pre-)hooks once grad_output and grad_input are both known."""
 
+    __module__ = "tinytorch.utils.hooks"  # PyTorch's module for it, which re-exports ours
+
     def __init__(self, module, hooks: list, pre_hooks: list) -> None:
         self.module = module
         self.hooks = hooks

@@ -79,7 +79,7 @@ class DistributedDataParallel(Module):
         self.module = module
         self.process_group = process_group if process_group is not None else dist.group.WORLD
         if self.process_group is None:
-            raise ValueError(dist.c10d._NOT_INITIALIZED)
+            raise ValueError(dist.distributed_c10d._NOT_INITIALIZED)
         self.broadcast_buffers = True if broadcast_buffers is None else bool(broadcast_buffers)
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True

@@ -15,22 +15,23 @@ from __future__ import annotations
 import enum
 import types
 
-from . import fft as _fft_namespace, linalg as _linalg_namespace, special as _special_namespace
-from ._op_namespace import _exclude
-from .nn import functional as _functional
-from ._ops._core.torch_function import dispatch as _dispatch
-from ._switches import get_default_device as _default_device
-from .autograd.grad_mode import _State, _set_grad_enabled  # noqa: F401  (PyTorch's name for it)
-from .linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
-from .random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
-from .tensor import Tensor as _Tensor
-from .nn.modules.module import parse_to as _parse_to
+from .. import fft as _fft_namespace, linalg as _linalg_namespace, special as _special_namespace
+from .._op_namespace import _exclude
+from ..nn import functional as _functional
+from .._ops._core.torch_function import dispatch as _dispatch
+from .._switches import get_default_device as _default_device
+from ..autograd.grad_mode import _State, _set_grad_enabled  # noqa: F401  (PyTorch's name for it)
+from ..linalg import LinAlgError as _LinAlgError  # noqa: F401  (PyTorch's class lives here too)
+from . import _profiler  # noqa: F401  (a real submodule: import torch._C._profiler works)
+from ..random import Generator  # noqa: F401  (PyTorch's class lives here: torch._C.Generator)
+from ..tensor import Tensor as _Tensor
+from ..nn.modules.module import parse_to as _parse_to
 
 __all__ = ["DispatchKey", "DispatchKeySet", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
            "_get_tracing_state", "_log_api_usage_once", "_log_api_usage_metadata", "DisableTorchFunctionSubclass",
            "DisableTorchFunction", "_disabled_torch_function_impl", "_get_privateuse1_backend_name",
            "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "_nn", "_linalg", "_special", "_fft",
-           "_set_grad_enabled"]
+           "_set_grad_enabled", "_profiler"]
 
 
 class DispatchKey(enum.Enum):
@@ -263,3 +264,7 @@ class PyTorchFileReader(_ArchiveRecords):
 
 class PyTorchFileWriter(_ArchiveRecords):
     pass
+
+
+# PyTorch binds both in its top-level module (torch.PyTorchFileReader), where tinytorch finds ours on first use
+PyTorchFileReader.__module__ = PyTorchFileWriter.__module__ = "tinytorch"

@@ -129,12 +129,21 @@ class _NonGroupMember:
         return "GroupMember.NON_GROUP_MEMBER"
 
 
-class GroupMember:
-    WORLD = None  # set by init_process_group
+class _WorldMeta(type):
+    """``group.WORLD`` (and ``GroupMember.WORLD``): the default process group (None before
+    ``init_process_group`` and after ``destroy_process_group``)."""
+
+    @property
+    def WORLD(cls):
+        return _world.pg
+
+
+class group(metaclass=_WorldMeta):
+    pass
+
+
+class GroupMember(metaclass=_WorldMeta):
     NON_GROUP_MEMBER = _NonGroupMember()
-
-
-group = GroupMember  # PyTorch spells it ``dist.group.WORLD`` too
 
 
 class Work:
@@ -383,7 +392,6 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     _world.backend = name
     _world.watch = watch
     _world.pg = ProcessGroup(comm, list(range(comm.Get_size())), timeout)
-    GroupMember.WORLD = _world.pg
     if not getattr(sys.excepthook, "_tinytorch", False):
         sys.excepthook = _abort_on_uncaught(sys.excepthook)
         sys.excepthook._tinytorch = True
@@ -454,7 +462,6 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
         raise ValueError("Invalid process group specified")
     if group is None or group is _world.pg:
         _world.pg = None
-        GroupMember.WORLD = None
     elif group is not GroupMember.NON_GROUP_MEMBER:
         group._comm.Free()
 
