@@ -22,8 +22,6 @@ KNOWN = {
     ("shared_subexpression", "show after"): RELEASED,
     ("view_inplace", "show after"): RELEASED,
     ("mlp_step", "show after"): RELEASED,
-    ("double_backward", "trace"): "PowBackward0's double-backward graph: PyTorch multiplies by the exponent "
-                                  "as a Python scalar (MulBackward1), tinytorch as a tensor (MulBackward0)",
     ("grad_with_inputs", "trace"): "autograd.grad(inputs=)/backward(inputs=): PyTorch computes no gradient "
                                    "for an edge that leads to no input (its hook sees None); tinytorch does",
 }

@@ -19,6 +19,7 @@ from .._core.pointwise import node_class, unary, unary_function
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
+from .arith import add_scalar, mul_scalar
 from .complex import real_sign
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
@@ -47,18 +48,18 @@ def _neg(x):
 # -- exp, log, powers ------------------------------------------------------------------------------
 exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH)
 log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
-log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
-log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
-log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH,
+log2 = unary("log2", np.log2, lambda g, x, y: g / mul_scalar(x, math.log(2.0)), variants=_MATH)
+log10 = unary("log10", np.log10, lambda g, x, y: g / mul_scalar(x, math.log(10.0)), variants=_MATH)
+log1p = unary("log1p", np.log1p, lambda g, x, y: g / add_scalar(x, 1), node="Log1PBackward0", variants=_MATH,
               extra=("special.log1p",))
-expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH,
+expm1 = unary("expm1", np.expm1, lambda g, x, y: g * add_scalar(y, 1), saves="result", variants=_MATH,
               extra=("special.expm1",))
-exp2 = unary("exp2", np.exp2, lambda g, x, y: g * y * math.log(2.0), saves="result", variants=_MATH,
+exp2 = unary("exp2", np.exp2, lambda g, x, y: mul_scalar(g * y, math.log(2.0)), saves="result", variants=_MATH,
              extra=("special.exp2",))
-sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / (2 * y), saves="result", variants=_MATH)
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: g * -0.5 * y * y * y, saves="result",
+sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / mul_scalar(y, 2), saves="result", variants=_MATH)
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: mul_scalar(g, -0.5) * y ** 3, saves="result",
               variants=_MATH)
-reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: g * -(y * y), saves="result", variants=_MATH)
+reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: -g * (y * y), saves="result", variants=_MATH)
 
 
 @op(variants=_MATH, batch=pointwise)
@@ -70,10 +71,10 @@ def square(input: Tensor) -> Tensor:
 # -- trigonometric and hyperbolic ------------------------------------------------------------------
 sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH)
 cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH)
-tan = unary("tan", np.tan, lambda g, x, y: g * (1 + y * y), saves="result", variants=_MATH)
-asin = unary("asin", np.arcsin, lambda g, x, y: g * (1 - x * x).rsqrt(), variants=_MATH, aliases=("arcsin",))
-acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), variants=_MATH, aliases=("arccos",))
-atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
+tan = unary("tan", np.tan, lambda g, x, y: g * add_scalar(y ** 2, 1), saves="result", variants=_MATH)
+asin = unary("asin", np.arcsin, lambda g, x, y: g * add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arcsin",))
+acos = unary("acos", np.arccos, lambda g, x, y: g * -add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arccos",))
+atan = unary("atan", np.arctan, lambda g, x, y: g / add_scalar(x * x, 1), variants=_MATH, aliases=("arctan",))
 sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,

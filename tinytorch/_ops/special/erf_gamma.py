@@ -22,6 +22,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
 from .._core.pointwise import unary
+from ..pointwise.arith import mul_scalar
 from .._core.record import float_dtype, record
 from .._core.registry import op
 from ..pointwise.compare import where
@@ -325,7 +326,7 @@ def _in64(fn):
 
 
 # -- the ops ---------------------------------------------------------------------------------------
-erf = unary("erf", _in64(erf_np), lambda g, x, y: g * _TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
+erf = unary("erf", _in64(erf_np), lambda g, x, y: mul_scalar((-(x ** 2)).exp(), _TWO_OVER_SQRT_PI) * g, variants=_MATH,
             extra=("special.erf",))
 erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
              extra=("special.erfc",))
