@@ -230,3 +230,18 @@ def test_scalar_overload_node(torch, op):
         return (y.detach().numpy().tolist(), node.name(), len(node.next_functions), saved,
                 g.detach().numpy().tolist(), None if g.grad_fn is None else g.grad_fn.name())
     assert run(tinytorch, ours_fn) == run(torch, theirs_fn)
+
+
+def test_scalar_overload_after_subclass_and_meta_tensors():
+    # process-wide flags that some thread once used a subclass or a meta tensor do not turn the Scalar overload
+    # off in a thread using neither
+    class Sub(tinytorch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    tinytorch.ones(2).as_subclass(Sub) * 2
+    tinytorch.ones(2, device="meta") * 2
+    x = tinytorch.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = tinytorch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert g.grad_fn.next_functions[1][0].name() == "MulBackward1"

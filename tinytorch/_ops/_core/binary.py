@@ -11,7 +11,8 @@ from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .record import record
-from .registry import CAPTURE, META_ON
+from .registry import CAPTURE
+from .torch_function import subclass_among
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 
@@ -67,8 +68,10 @@ def scalar_overload(public, node_cls, t: Tensor, number, **attrs) -> Tensor:
     as PyTorch's does calls this, so that its double-backward graph shows PyTorch's nodes. The values are the
     public op's own: it computes them, unrecorded. Under a transform, a graph capture, the profiler, a
     subclass or meta tensors the public op runs as it is (its own node)."""
-    if (not (_State.enabled and t._requires_grad) or _Active.transforms or _Active.subclasses or _Active.profiler
-            or META_ON[0] or (CAPTURE[0] is not None and CAPTURE[0].hook is not None) or type(t._data) is not np.ndarray):
+    if (not (_State.enabled and t._requires_grad) or type(t._data) is not np.ndarray
+            or (CAPTURE[0] is not None and CAPTURE[0].hook is not None)
+            or (_Active.transforms and _State.transforms) or (_Active.profiler and _State.recorder is not None)
+            or (_Active.subclasses and subclass_among((t,)) is not None)):
         return public(t, number)
     _State.enabled = False
     try:
