@@ -245,3 +245,14 @@ def test_scalar_overload_after_subclass_and_meta_tensors():
     x = tinytorch.tensor([1.0, 2.0], requires_grad=True)
     (g,) = tinytorch.autograd.grad((x ** 3).sum(), x, create_graph=True)
     assert g.grad_fn.next_functions[1][0].name() == "MulBackward1"
+
+
+@pytest.mark.parametrize("op", ["floor", "ceil", "trunc", "sign", "round"])
+def test_step_function_gradient_is_zeros(torch, op):
+    # PyTorch's zeros_like(grad): +0 where the gradient is negative, inf or NaN (g * 0 gave -0 and NaN), no graph
+    def run(lib):
+        x = lib.tensor([0.3, -0.7, 1.9, 2.5], dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([-1.3, float("inf"), float("nan"), 2.0], dtype=lib.float64, requires_grad=True)
+        (gx,) = lib.autograd.grad(getattr(x, op)(), x, g, create_graph=True)
+        return gx.detach().numpy().tobytes(), gx.grad_fn
+    assert run(tinytorch) == run(torch)
