@@ -3,8 +3,9 @@ gradient's ``grad_fn`` walked through ``next_functions`` (node names, edge order
 prints the same on both libraries.
 
 PyTorch's derivative formulas are C++, where ``tensor * 2.0`` is ``mul.Scalar`` (MulBackward1, one edge) and
-``tensor + 1`` is ``add.Scalar`` (AddBackward1); tinytorch's formulas say so with ``mul_scalar``/``add_scalar``
-(``_ops/_core/binary.py: scalar_overload``) where PyTorch's multiply by a number. Where the graphs differ for
+``tensor + 1`` is ``add.Scalar`` (AddBackward1), and ``1 - tensor`` a wrapped-number tensor minus the tensor
+(SubBackward0); tinytorch's formulas say so with ``mul_scalar``/``add_scalar``/``number_sub``
+(``_ops/_core/binary.py: scalar_overload``) where PyTorch's do. Where the graphs differ for
 another reason (PyTorch's backward is one fused ATen op with a node of its own; a formula PyTorch writes
 another way), the row is a strict xfail in ``KNOWN`` saying which, so that fixing it turns it into a failure
 to delete."""
@@ -72,8 +73,12 @@ CASES = {
     "sinh": (lambda T, x: x.sinh(), [(3,)]),
     "cosh": (lambda T, x: x.cosh(), [(3,)]),
     "tanh": (lambda T, x: x.tanh(), [(3,)]),
+    "asinh": (lambda T, x: x.asinh(), [(3,)]),
+    "acosh": (lambda T, x: (x + 1).acosh(), [(3,)]),
+    "atanh": (lambda T, x: (x * 0.5).atanh(), [(3,)]),
     "sigmoid": (lambda T, x: x.sigmoid(), [(3,)]),
     "erf": (lambda T, x: x.erf(), [(3,)]),
+    "erfinv": (lambda T, x: (x * 0.5).erfinv(), [(3,)]),
     "relu": (lambda T, x: x.relu(), [(3,)]),
     "clamp": (lambda T, x: x.clamp(0.7, 1.2) ** 2, [(3,)]),
     "where": (lambda T, x, y: T.where(x > 1, x, y) ** 2, [(3,), (3,)]),
@@ -134,10 +139,8 @@ KNOWN = {
     "elu": _FUSED.format("EluBackwardBackward0"),
     "hardswish": _FUSED.format("HardswishBackwardBackward0"),
     "logsigmoid": _FUSED.format("LogSigmoidBackwardBackward0"),
-    "silu": "PyTorch's C++ `1 - sigmoid` is a wrapped-number tensor minus a tensor (SubBackward0 with a None "
-            "edge); tinytorch's `1 - s` records RsubBackward1",
     "mish": "tinytorch computes softplus stably (clamp + log1p(exp(-|x|))) where PyTorch's mish_backward takes "
-            "log1p(exp(x)); and `1 - t * t` as in silu",
+            "log1p(exp(x))",
     "matmul_vector": "2-D @ 1-D: PyTorch's matmul records mv (its gradient for the matrix an outer product by "
                      "mul, for the vector MvBackward0); tinytorch's records mm over unsqueezed views",
     "max": "PyTorch's max backward scatters with masked_fill (MaskedFillBackward1) where tinytorch's uses where",

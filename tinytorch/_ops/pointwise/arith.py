@@ -103,6 +103,12 @@ def sub_scalar(t: Tensor, number) -> Tensor:
     """``t - number`` recorded as PyTorch's derivative formulas record it: SubBackward1, one edge."""
     return scalar_overload(sub, SubBackward1, t, number)
 
+
+def number_sub(number, t: Tensor) -> Tensor:
+    """``number - t`` as PyTorch's C++ formulas write it (its ``operator-(Scalar, Tensor)``): the number wrapped
+    in a tensor, so SubBackward0 with no edge for it; Python's ``1 - t`` records RsubBackward1."""
+    return sub(_make(np.asarray(number, dtype=t._data.dtype)), t)
+
 class RsubBackward1(Node):
     def backward(self, g):
         return (-g,)

@@ -19,7 +19,7 @@ from .._core.pointwise import SparseValues, node_class, unary, unary_function, z
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
-from .arith import add_scalar, mul_scalar
+from .arith import add_scalar, mul_scalar, number_sub, sub_scalar
 from .complex import real_sign
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
@@ -85,10 +85,11 @@ sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH, spar
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
              variants=_MATH + " functional", aten_backward="tanh_backward", sparse=SparseValues("tanh_backward"))
-asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",),
-              sparse=SparseValues("add", csr=False))
-acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
-atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",),
+asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * add_scalar(x ** 2, 1).rsqrt(), variants=_MATH,
+              aliases=("arcsinh",), sparse=SparseValues("add", csr=False))
+acosh = unary("acosh", np.arccosh, lambda g, x, y: g * sub_scalar(x * x, 1).rsqrt(), variants=_MATH,
+              aliases=("arccosh",))
+atanh = unary("atanh", np.arctanh, lambda g, x, y: g / number_sub(1, x ** 2), variants=_MATH, aliases=("arctanh",),
               sparse=SparseValues("rsub", csr=False))
 sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
                 variants=_MATH + " functional", extra=("special.expit",), aten_backward="sigmoid_backward")

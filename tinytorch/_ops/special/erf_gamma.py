@@ -331,7 +331,7 @@ erf = unary("erf", _in64(erf_np), lambda g, x, y: mul_scalar((-(x ** 2)).exp(), 
 erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
              extra=("special.erfc",))
 # PyTorch saves the input and recomputes erfinv in the backward (ErfinvBackward0 has _saved_self)
-erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: (x.erfinv().pow(2).exp() * (_SQRT_PI / 2)) * g,
+erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: mul_scalar(x.erfinv().pow(2).exp(), _SQRT_PI / 2) * g,
                variants="function method inplace out", extra=("special.erfinv",), sparse=SparseValues("exp", csr=False))
 lgamma = unary("lgamma", _in64(lgamma_np), lambda g, x, y: g * x.digamma(), variants="function method inplace out",
                extra=("special.gammaln",))
