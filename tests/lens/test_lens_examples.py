@@ -22,15 +22,13 @@ KNOWN = {
     ("shared_subexpression", "show after"): RELEASED,
     ("view_inplace", "show after"): RELEASED,
     ("mlp_step", "show after"): RELEASED,
-    ("double_backward", "trace"): "PowBackward0's double-backward graph: PyTorch multiplies by the exponent "
-                                  "as a Python scalar (MulBackward1), tinytorch as a tensor (MulBackward0)",
     ("grad_with_inputs", "trace"): "autograd.grad(inputs=)/backward(inputs=): PyTorch computes no gradient "
                                    "for an edge that leads to no input (its hook sees None); tinytorch does",
 }
-# both record one MkldnnRnnLayerBackward0 per layer, but PyTorch's has 7 edges (input, the four weights, hx,
-# cx) and its _saved_* attributes; tinytorch's has 8 edges (the weights from edge 3 on) and shows none
-for _section in ("show", "trace", "show after"):
-    KNOWN[("lstm_step", _section)] = "nn.LSTM: MkldnnRnnLayerBackward0's edges and _saved_* attributes"
+# PyTorch's MkldnnRnnLayerBackward0 saves oneDNN's workspace as _saved_result3, a byte tensor whose size is
+# oneDNN's own layout (28672 bytes for this small layer); tinytorch's node keeps what its backward needs itself
+# and saves an empty one
+KNOWN[("lstm_step", "show")] = "nn.LSTM: _saved_result3 is oneDNN's workspace (its size oneDNN's layout)"
 
 
 def _sections(text: str) -> dict:

@@ -303,3 +303,51 @@ def test_forward_mode_tangent_matches_pytorch():
         want = [tfw.unpack_dual(t).tangent.detach().numpy() for t in (o, h, c)]
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, **TOL[np.float64])
+
+
+def _layer_nodes(lib, m, x, h0):
+    """The MkldnnRnnLayerBackward0 nodes of ``m(x, h0)``'s output, top layer first: (name, edges' node names,
+    {_saved_<name>: value}, the shapes pack hooks saw), oneDNN's workspace (_saved_result3) left out."""
+    packed = []
+
+    def pack(t):
+        packed.append(tuple(t.shape))
+        return t
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out, _ = m(x, h0)
+    rows, node = [], out.grad_fn
+    while node is not None and node.name() == "MkldnnRnnLayerBackward0":
+        saved = {}
+        for a in dir(node):
+            if a.startswith("_saved_") and a != "_saved_result3":
+                v = getattr(node, a)
+                saved[a] = v.detach().numpy().tolist() if hasattr(v, "shape") else v
+        rows.append((node.name(), [None if f is None else f.name() for f, _ in node.next_functions], saved))
+        node = node.next_functions[0][0]
+    return rows, [s for s in packed if s != tuple(out.grad_fn._saved_result3.shape)]
+
+
+@pytest.mark.parametrize("kw, hx", [(dict(num_layers=2), False), (dict(bias=False), False), ({}, True)])
+def test_lstm_layer_node_edges_and_saved_fields(kw, hx):
+    # PyTorch's oneDNN layer node: 7 edges (input, weight0..3, hx_, cx_), the operator's arguments and results
+    # saved under its names, packed hx_, cx_ first
+    m, tm = _pair("LSTM", input_size=3, hidden_size=4, **kw)
+    xs = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    layers = kw.get("num_layers", 1)
+    hs = np.random.default_rng(1).standard_normal((2, layers, 2, 4)).astype(np.float32)
+
+    def run(lib, module):
+        x = lib.tensor(xs, requires_grad=True)
+        h0 = tuple(lib.tensor(h, requires_grad=True) for h in hs) if hx else None
+        return _layer_nodes(lib, module, x, h0)
+    ours, theirs = run(tt, m), run(torch, tm)
+    assert len(ours[0]) == layers and all(len(edges) == 7 for _, edges, _ in ours[0])
+    for (name, edges, saved), (t_name, t_edges, t_saved) in zip(ours[0], theirs[0]):
+        assert (name, edges, sorted(saved)) == (t_name, t_edges, sorted(t_saved))
+        for key, value in saved.items():
+            if isinstance(value, list):  # a tensor: the layer's floats, within the LSTM's tolerance
+                np.testing.assert_allclose(value, t_saved[key], **TOL[np.float32], err_msg=key)
+            else:
+                assert value == t_saved[key], key
+    if kw.get("bias", True):  # (PyTorch packs the zeros it hands oneDNN for missing biases; tinytorch has none)
+        assert ours[1] == theirs[1]

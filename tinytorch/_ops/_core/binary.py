@@ -7,8 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import LOWP_NP
+from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ...tensor import Tensor
+from .record import record
+from .registry import CAPTURE
+from .torch_function import subclass_among
 
 _ARITH = "function method inplace out"  # the spellings of PyTorch's binary arithmetic
 
@@ -54,3 +58,24 @@ def alpha_in(bd, alpha):
     if isinstance(bd, np.generic) or (type(bd) is np.ndarray and not bd.ndim):
         return np.asarray(alpha).astype(bd.dtype)
     return alpha
+
+
+def scalar_overload(public, node_cls, t: Tensor, number, **attrs) -> Tensor:
+    """``public(t, number)`` recorded as PyTorch's ``.Scalar`` overload of the op records it: a ``node_cls``
+    node (``MulBackward1``...) with one edge, ``attrs`` set on it. PyTorch's derivative formulas are C++, where
+    ``tensor * 2.0`` calls ``mul.Scalar``; Python's ``tensor * 2.0`` wraps the number in a tensor and calls
+    ``mul.Tensor`` (``MulBackward0``, a second edge for the number). A formula that multiplies by a number
+    as PyTorch's does calls this, so that its double-backward graph shows PyTorch's nodes. The values are the
+    public op's own: it computes them, unrecorded. Under a transform, a graph capture, the profiler, a
+    subclass or meta tensors the public op runs as it is (its own node)."""
+    if (not (_State.enabled and t._requires_grad) or type(t._data) is not np.ndarray
+            or (CAPTURE[0] is not None and CAPTURE[0].hook is not None)
+            or (_Active.transforms and _State.transforms) or (_Active.profiler and _State.recorder is not None)
+            or (_Active.subclasses and subclass_among((t,)) is not None)):
+        return public(t, number)
+    _State.enabled = False
+    try:
+        out = public(t, number)
+    finally:
+        _State.enabled = True
+    return record(out._data, node_cls, (t,), **attrs)

@@ -9,6 +9,8 @@ formula; its forward-mode rule is the same formula applied to the tangent, becau
 op's Jacobian is diagonal), the function, and every spelling; vmap batches it pointwise."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..._dtype import INEXACT_NP, LOWP_NP, NARROW_NP, float32, get_default_dtype
@@ -22,6 +24,25 @@ from .registry import aten_only, capturing, op
 from .util import as_array
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast
+
+
+class SparseValues(NamedTuple):
+    """A unary op that PyTorch's sparse backend runs on the stored values (the op keeps zero at zero), given to
+    ``unary(sparse=...)``. Its backward multiplies the gradient's values by the declared formula's derivative,
+    unless ``backward_refused_at`` names the op PyTorch's formula calls that its sparse backend refuses (that
+    refusal is then the backward's error). ``csr``: whether the CSR backend runs it too."""
+    backward_refused_at: str | None = None
+    csr: bool = True
+
+
+# the unary ops PyTorch's sparse backend runs, as their declarations say: name -> node class (its ``sparse``)
+SPARSE_UNARY: dict = {}
+
+
+def zero_grad(g, x, y):
+    """The derivative of a step function (floor, sign...): zeros shaped as the gradient, as PyTorch's
+    zeros_like(grad) (not g * 0, which turns an inf gradient into NaN)."""
+    return g.new_zeros(tuple(g.shape))
 
 
 class UnaryNode(Node):
@@ -178,7 +199,7 @@ def _backward_operator(name: str, node_cls):
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
           floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, aten_backward=None,
-          **spellings):
+          sparse: SparseValues | None = None, **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
@@ -187,8 +208,13 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
                 (numpy's ufuncs are what the tinytorch ops call: the same floats).
     node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``).
     aten_backward  PyTorch's operator for the derivative at the result (``tanh_backward``), which a graph capture
-                records in the formula's place."""
+                records in the formula's place.
+    sparse      ``SparseValues``: PyTorch's sparse backend runs the op on a sparse tensor's values (``sparse/``
+                reads the formula from here)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
+    if sparse is not None:
+        node_cls.sparse = sparse
+        SPARSE_UNARY[name] = node_cls
     if aten_backward is not None:
         node_cls.aten_backward = staticmethod(_backward_operator(aten_backward, node_cls))
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)

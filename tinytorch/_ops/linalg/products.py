@@ -23,6 +23,7 @@ from ..._quiet_fp import silent
 from ...autograd.node import Node, elem_strides, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import OUT, legacy_name, record
+from ..pointwise.arith import mul_scalar
 from .._core import deprecated as _deprecated
 from .._core.registry import op
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
@@ -337,6 +338,11 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 
 # -- addmm, addmv, baddbmm ----------------------------------------------------------------------------
+def _times(t, number):
+    """PyTorch's maybe_multiply: ``t`` as it is for a factor of 1, else times the number (``mul.Scalar``)."""
+    return t if number == 1 else mul_scalar(t, number)
+
+
 class AddmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("mat2", 1), ("mat1", 0),
                     ("mat1_sym_sizes", lambda n: tuple(n.geoms[0][0])),
@@ -347,9 +353,9 @@ class AddmmBackward0(Node):
     @holomorphic_backward
     def backward(self, g):
         m1, m2 = self._unpacked_saved
-        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
-        g1 = g.mm(m2.t()) * self.alpha if self.need[1] else None
-        g2 = m1.t().mm(g) * self.alpha if self.need[2] else None
+        gi = _fit(_times(g, self.beta), self.in_shape) if self.need[0] else None
+        g1 = _times(g.mm(m2.t()), self.alpha) if self.need[1] else None
+        g2 = _times(m1.t().mm(g), self.alpha) if self.need[2] else None
         return gi, g1, g2
 
 
@@ -359,9 +365,9 @@ class AddmvBackward0(Node):
     @holomorphic_backward
     def backward(self, g):
         m, v = self._unpacked_saved
-        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
-        gm = g.unsqueeze(1) * v * self.alpha if self.need[1] else None
-        gv = m.t().matmul(g) * self.alpha if self.need[2] else None
+        gi = _fit(_times(g, self.beta), self.in_shape) if self.need[0] else None
+        gm = _times(g.unsqueeze(1) * v, self.alpha) if self.need[1] else None
+        gv = _times(m.t().matmul(g), self.alpha) if self.need[2] else None
         return gi, gm, gv
 
 
@@ -371,9 +377,9 @@ class BaddbmmBackward0(Node):
     @holomorphic_backward
     def backward(self, g):
         b1, b2 = self._unpacked_saved
-        gi = _fit(g * self.beta, self.in_shape) if self.need[0] else None
-        g1 = g.bmm(b2.transpose(1, 2)) * self.alpha if self.need[1] else None
-        g2 = b1.transpose(1, 2).bmm(g) * self.alpha if self.need[2] else None
+        gi = _fit(_times(g, self.beta), self.in_shape) if self.need[0] else None
+        g1 = _times(g.bmm(b2.transpose(1, 2)), self.alpha) if self.need[1] else None
+        g2 = _times(b1.transpose(1, 2).bmm(g), self.alpha) if self.need[2] else None
         return gi, g1, g2
 
 

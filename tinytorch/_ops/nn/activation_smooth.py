@@ -24,6 +24,7 @@ from .._core.registry import aten_only, capturing, op
 from .._core.util import complex_grad_error, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
+from ..pointwise.arith import add_scalar, number_sub
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
@@ -208,7 +209,7 @@ class SiluBackward0(Node):
 
 def _silu_grad(g: Tensor, x: Tensor) -> Tensor:
     s = x.sigmoid()
-    return g * s * (x * (1 - s) + 1)
+    return g * s * add_scalar(x * number_sub(1, s), 1)
 
 
 @aten_only("silu_backward", recorded=True)

@@ -18,7 +18,7 @@ from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State, enable_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.record import record
+from .._core.record import OUT, record
 from ..creation.factory import zeros
 from .._core.registry import CAPTURE, aten_only, capturing
 from .rnn_cells import layer_by_ops
@@ -44,14 +44,14 @@ class _RnnLayerNode(Node):
         """The gradients of (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) by the time loop on arrays."""
         g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
         if self.mode == "LSTM":
-            x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved)
+            x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved[:8])
             grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
         else:
             grads = layer_backward(self.mode, self, g_out, g_h)
         return tuple(None if g is None else _make(g) for g in grads)
 
     def _recorded_backward(self, g_out, g_h, g_c):
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, _ = self._unpacked_saved
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, _ = self._unpacked_saved[:8]
         (out, h, c, workspace), (w2, w3), options = self.graph_call
         # the outputs as the node's saved values unpack them (the capture shows a detach of their detach)
         saved = [_make(t._data) for t in (out, h, c)]
@@ -64,7 +64,7 @@ class _RnnLayerNode(Node):
 
     def _backward_by_ops(self, g_out, g_h, g_c):
         """Recompute the layer from tinytorch ops and differentiate it: a graph of the gradient."""
-        saved = self._unpacked_saved
+        saved = self._unpacked_saved[:8]
         outs = layer_by_ops(self.mode, saved[0], self.bs, *saved[1:], self.reverse)
         pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if o is not None and g is not None]
         wanted = [i for i, t in enumerate(saved) if t is not None and self.need[i]]
@@ -79,7 +79,46 @@ class _RnnLayerNode(Node):
         self.cache = None
 
 
-_NODE_CLASSES = {}
+def _layer_option(name: str):
+    """A saved argument of PyTorch's ``mkldnn_rnn_layer`` from the module's options (a layer the backward
+    operator reruns has none: one layer of one direction, as it runs)."""
+    defaults = {"hidden_size": None, "num_layers": 1, "bidirectional": False, "batch_first": False, "train": True}
+
+    def value(node):
+        options = node.options or {}
+        if name == "hidden_size" and name not in options:
+            return node._unpacked_saved[4].shape[1]  # w_hh: (4 * hidden, hidden)
+        return options.get(name, defaults[name])
+    return value
+
+
+def _zero_bias(weight_slot: int):
+    """PyTorch's LSTM without biases hands oneDNN zeros shaped as the weights (``weight2``, ``weight3``)."""
+    return lambda node: zeros(tuple(node._unpacked_saved[weight_slot].shape), dtype=node._unpacked_saved[3].dtype)
+
+
+class MkldnnRnnLayerBackward0(_RnnLayerNode):
+    """PyTorch's oneDNN LSTM layer (``aten.mkldnn_rnn_layer``): its edges in the operator's order (input, weight0
+    to weight3 = w_ih, w_hh, b_ih, b_hh, hx_, cx_) and its arguments and results saved under its names; oneDNN's
+    workspace (result3) is tinytorch's empty one. Saved in tinytorch's layer order: (input, hx, cx, w_ih, w_hh,
+    b_ih, b_hh, w_hr, output, h_n, c_n, workspace); pack hooks see them in PyTorch's (hx_ and cx_ first; no
+    zero biases where the layer has none)."""
+    saved_fields = (("hx_", 1), ("cx_", 2), ("input", 0), ("weight0", 3), ("weight1", 4),
+                    ("weight2", (5, _zero_bias(3))), ("weight3", (6, _zero_bias(4))), ("reverse", "reverse"),
+                    ("batch_sizes", lambda n: ()), ("mode", lambda n: 2),
+                    ("hidden_size", _layer_option("hidden_size")), ("num_layers", _layer_option("num_layers")),
+                    ("has_biases", lambda n: n.need_bias), ("bidirectional", _layer_option("bidirectional")),
+                    ("batch_first", _layer_option("batch_first")), ("train", _layer_option("train")),
+                    ("result0", 8), ("result1", 9), ("result2", 10), ("result3", 11))
+    _instance_attrs = ("options", "need_bias")
+    options = None
+
+    def backward(self, g_out, g_h=None, g_c=None):
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, _ = super().backward(g_out, g_h, g_c)
+        return x, w_ih, w_hh, b_ih, b_hh, h0, c0
+
+
+_NODE_CLASSES = {"MkldnnRnnLayerBackward0": MkldnnRnnLayerBackward0}
 
 
 def _node_class(name: str):
@@ -129,8 +168,14 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
             loud(token)
         arrays = [out2.reshape(x.shape[:-1] + (out2.shape[-1],)), h] + ([c] if c is not None else [])
     # one node of the layer's outputs: the sequence, the last h (and the last c)
-    outs = record(tuple(arrays), _node_class(node_name), tensors, tensors, mode=mode, bs=bs, reverse=reverse, need=need,
-                  cache=cache)
+    node_cls = _node_class(node_name)
+    if node_cls is MkldnnRnnLayerBackward0:  # PyTorch's operator: its order of edges, its results saved
+        outs = record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx),
+                      tensors + (OUT[0], OUT[1], OUT[2], _workspace(input)), mode=mode, bs=bs, reverse=reverse,
+                      need=need, cache=cache, options=options, need_bias=b_ih is not None)
+    else:
+        outs = record(tuple(arrays), node_cls, tensors, tensors, mode=mode, bs=bs, reverse=reverse, need=need,
+                      cache=cache)
     if options is not None and capturing():
         _record_layer(outs, tensors, reverse, options)
     return outs if mode == "LSTM" else outs + (None,)

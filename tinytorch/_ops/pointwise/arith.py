@@ -11,7 +11,7 @@ from ...autograd.node import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, alpha_in
+from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, alpha_in, scalar_overload
 from .._core import deprecated as _deprecated
 from .._core.record import record
 from .._core.registry import op
@@ -31,11 +31,11 @@ class AddBackward0(_BinaryNode, EdgePair):
     alpha = 1
 
     def backward(self, g):
-        gb = g if self.alpha == 1 else g * self.alpha
+        gb = g if self.alpha == 1 else mul_scalar(g, self.alpha)
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
-        return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else tb * self.alpha))
+        return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else mul_scalar(tb, self.alpha)))
 
 
 @op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
@@ -59,6 +59,21 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
     return _make(out)
 
 
+
+class AddBackward1(Node):
+    """tensor + number as PyTorch's formulas add it (``add.Scalar``; see ``scalar_overload``)."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return t
+
+
+def add_scalar(t: Tensor, number) -> Tensor:
+    """``t + number`` recorded as PyTorch's derivative formulas record it: AddBackward1, one edge."""
+    return scalar_overload(add, AddBackward1, t, number)
+
 class SubBackward0(_BinaryNode, EdgePair):
     saved_fields = (("alpha", "alpha"),)
     alpha = 1
@@ -66,12 +81,33 @@ class SubBackward0(_BinaryNode, EdgePair):
     def backward(self, g):
         gb = None
         if self._nb is not None:  # (other's gradient only where it is wanted, as PyTorch's node computes it)
-            gb = -g if self.alpha == 1 else g * (-self.alpha)
+            gb = -g if self.alpha == 1 else mul_scalar(-g, self.alpha)
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
-        return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else tb * (-self.alpha)))
+        return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else mul_scalar(-tb, self.alpha)))
 
+
+
+class SubBackward1(Node):
+    """tensor - number as PyTorch's formulas subtract it (``sub.Scalar``; see ``scalar_overload``)."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return t
+
+
+def sub_scalar(t: Tensor, number) -> Tensor:
+    """``t - number`` recorded as PyTorch's derivative formulas record it: SubBackward1, one edge."""
+    return scalar_overload(sub, SubBackward1, t, number)
+
+
+def number_sub(number, t: Tensor) -> Tensor:
+    """``number - t`` as PyTorch's C++ formulas write it (its ``operator-(Scalar, Tensor)``): the number wrapped
+    in a tensor, so SubBackward0 with no edge for it; Python's ``1 - t`` records RsubBackward1."""
+    return sub(_make(np.asarray(number, dtype=t._data.dtype)), t)
 
 class RsubBackward1(Node):
     def backward(self, g):
@@ -180,3 +216,22 @@ def mul(a, b) -> Tensor:
         return record(out, MulBackward0, (ta, tb), (ta if need_b else None, tb if need_a else None),
                       a_meta=meta(ta, out), b_meta=meta(tb, out), need_a=need_a, need_b=need_b, **scalars)
     return _make(out)
+
+
+class MulBackward1(Node):
+    """tensor * number as PyTorch's formulas multiply (``mul.Scalar``; see ``scalar_overload``): one edge, the
+    number saved as it is."""
+    saved_fields = (("other", "other"),)
+    _instance_attrs = ("other",)
+
+    def backward(self, g):
+        other = self.other
+        return (mul_scalar(g, other.conjugate() if type(other) is complex else other),)
+
+    def jvp(self, t):
+        return mul_scalar(t, self.other)
+
+
+def mul_scalar(t: Tensor, number) -> Tensor:
+    """``t * number`` recorded as PyTorch's derivative formulas record it: MulBackward1, one edge."""
+    return scalar_overload(mul, MulBackward1, t, number, other=number)

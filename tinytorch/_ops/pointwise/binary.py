@@ -16,6 +16,7 @@ from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
+from .arith import mul_scalar
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
 _BINARY = "function method inplace out"
@@ -248,7 +249,7 @@ class LerpBackward0(Node):
 
     @holomorphic_backward
     def backward(self, g):
-        return _pair(self, g * (1 - self.weight), g * self.weight)
+        return _pair(self, mul_scalar(g, 1 - self.weight), mul_scalar(g, self.weight))
 
 
 class LerpBackward1(Node):

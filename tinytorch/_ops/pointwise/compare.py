@@ -102,6 +102,7 @@ def invert(a) -> Tensor:
 
 # -- selection ------------------------------------------------------------------------------------
 class WhereBackward0(_BinaryNode):
+    """Two edges, input's and other's, as PyTorch's: the condition is saved, not differentiated."""
     saved_fields = (("condition", 0),)
 
     def backward(self, g):
@@ -109,9 +110,9 @@ class WhereBackward0(_BinaryNode):
         # a literal zero, not g * 0: an inf gradient must not turn the unselected side into NaN
         ga = fit_grad(where(cond, g, 0.0), self.a_meta) if self.need_a else None
         gb = fit_grad(where(cond, 0.0, g), self.b_meta) if self.need_b else None
-        return None, ga, gb
+        return ga, gb
 
-    def jvp(self, _, ta, tb):
+    def jvp(self, ta, tb):
         if ta is None and tb is None:
             return None
         (cond,) = self._unpacked_saved
@@ -134,7 +135,7 @@ def where(condition, input=None, other=None) -> Tensor:
     ta, tb, ad, bd = binary_operands(input, other)
     out = as_array(np.where(cd, ad, bd))
     if needs_grad(ta, tb):
-        return record(out, WhereBackward0, (None, ta, tb), (tc,), a_meta=meta(ta, out), b_meta=meta(tb, out),
+        return record(out, WhereBackward0, (ta, tb), (tc,), a_meta=meta(ta, out), b_meta=meta(tb, out),
                       need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
     return _make(out)
 

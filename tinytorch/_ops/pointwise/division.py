@@ -8,13 +8,13 @@ from ..._dtype import FLOATING_NP, get_default_dtype
 from .._core import narrow
 from .._core.narrow import NarrowArray
 from ..._quiet_fp import cast
-from ...autograd.node import scalar_tensor
+from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
-from .._core.binary import _ARITH, _BinaryNode, _lowp
+from .._core.binary import _ARITH, _BinaryNode, _lowp, scalar_overload
 
 class DivBackward0(_BinaryNode):
     saved_fields = (("other", (1, lambda n: scalar_tensor(getattr(n, "b_number", None)))), ("self", 0))
@@ -35,6 +35,25 @@ class DivBackward0(_BinaryNode):
         bv = b if b is not None else self.b_scalar
         return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
 
+
+
+class DivBackward1(Node):
+    """tensor / number as PyTorch's formulas divide (``div.Scalar``; see ``scalar_overload``): one edge, the
+    number saved as it is."""
+    saved_fields = (("other", "other"),)
+    _instance_attrs = ("other",)
+
+    def backward(self, g):
+        other = self.other
+        return (div_scalar(g, other.conjugate() if type(other) is complex else other),)
+
+    def jvp(self, t):
+        return div_scalar(t, self.other)
+
+
+def div_scalar(t: Tensor, number) -> Tensor:
+    """``t / number`` recorded as PyTorch's derivative formulas record it: DivBackward1, one edge."""
+    return scalar_overload(div, DivBackward1, t, number, other=number)
 
 @op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__", "__div__"),
     rdunders=("__rtruediv__", "__rdiv__"), idunders=("__itruediv__", "__idiv__"), batch=pointwise)

@@ -11,6 +11,7 @@ from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad, unpack
 from .._core.binary import _BinaryNode
+from .arith import mul_scalar, sub_scalar
 from .compare import where
 
 
@@ -35,10 +36,10 @@ class PowBackward0(Node):
 
 def _pow_slope(a, e):
     """d(a ** e)/da = e * a ** (e - 1), as PyTorch's pow_backward computes it: a real exponent as a double, the
-    slope first, then times the gradient."""
+    slope first, then times the gradient; the exponent multiplies as a number (``mul.Scalar``, MulBackward1)."""
     if not isinstance(e, complex):
         e = float(e)
-    return e * a ** (e - 1)
+    return mul_scalar(a ** (e - 1), e)
 
 
 class PowBackward1(_BinaryNode):
@@ -48,21 +49,27 @@ class PowBackward1(_BinaryNode):
     @holomorphic_backward
     def backward(self, g):
         a, b, out = self._unpacked_saved
-        ga = fit_grad(g * b * a ** (b - 1), self.a_meta) if self.need_a else None
-        gb = None
-        if self.need_b:
-            # d/db a^b = a^b log a; where a == 0 and b >= 0 PyTorch takes it as 0
-            loga = where(a == 0, 0.0, a).log() if a is not None else None
-            gb = fit_grad(g * where((a == 0) & (b.real >= 0), 0.0, out * loga), self.b_meta)
+        ga = fit_grad(where(b == 0.0, 0.0, g * _pow_slope_by(a, b)), self.a_meta) if self.need_a else None
+        gb = fit_grad(g * _pow_log_slope(a, b, out), self.b_meta) if self.need_b else None
         return ga, gb
 
     def jvp(self, ta, tb):
         a, b, out = self._unpacked_saved
-        right = None
-        if tb is not None:
-            loga = where(a == 0, 0.0, a).log()
-            right = tb * where((a == 0) & (b.real >= 0), 0.0, out * loga)
-        return add_terms(None if ta is None else ta * b * a ** (b - 1), right)
+        left = None if ta is None else where(b == 0.0, 0.0, ta * _pow_slope_by(a, b))
+        return add_terms(left, None if tb is None else tb * _pow_log_slope(a, b, out))
+
+
+def _pow_slope_by(a, b):
+    """d(a ** b)/da = b * a ** (b - 1) for a tensor exponent (PyTorch's pow_backward_self; the caller takes it as
+    0 where b == 0, where a ** (b - 1) may be inf)."""
+    return b * a ** sub_scalar(b, 1)
+
+
+def _pow_log_slope(a, b, out):
+    """d(a ** b)/db = a ** b * log a, taken as 0 where a == 0 and b >= 0 (PyTorch's pow_backward_exponent: the
+    logarithm in the result's dtype)."""
+    zero_limit = (a == 0) & ((b.real >= 0) & (b.imag == 0) if b.is_complex() else b >= 0)
+    return where(zero_limit, 0.0, out * a.to(out.dtype).log())
 
 
 class PowBackward2(Node):
@@ -71,16 +78,23 @@ class PowBackward2(Node):
 
     @holomorphic_backward  # a complex exponent: g * conj(base^b log base), as PyTorch
     def backward(self, g):
-        out = self._unpacked_saved[0]
-        base = self.base
-        if base == 0:
-            return (fit_grad(g * 0.0, self.b_meta),)
-        log_base = complex(np.log(complex(base))) if isinstance(base, complex) else float(np.log(base))
-        return (fit_grad(g * out * log_base, self.b_meta),)
+        out, b = self._unpacked_saved
+        return (fit_grad(g * _pow_log_slope_of_number(self.base, b, out), self.b_meta),)
 
     def jvp(self, t):
-        out = self._unpacked_saved[0]
-        return t * 0.0 if self.base == 0 else t * out * float(np.log(self.base))
+        out, b = self._unpacked_saved
+        return t * _pow_log_slope_of_number(self.base, b, out)
+
+
+def _pow_log_slope_of_number(base, b, out):
+    """d(base ** b)/db = base ** b * log(base) for a number base (PyTorch's pow_backward_exponent): the
+    logarithm a number, so a ``mul.Scalar``; for a zero base taken as 0 where b >= 0 (-inf below)."""
+    with np.errstate(divide="ignore"):
+        log_base = complex(np.log(complex(base))) if isinstance(base, complex) else float(np.log(base))
+    slope = mul_scalar(out, log_base)
+    if base == 0:
+        return where((b.real >= 0) & (b.imag == 0) if b.is_complex() else b >= 0, 0.0, slope)
+    return slope
 
 
 @op(variants="function method inplace out", dunders=("__pow__",), rdunders=("__rpow__",), idunders=("__ipow__",),

@@ -15,6 +15,7 @@ from .._core import deprecated as _deprecated
 from .._core.registry import op
 from ..._quiet_fp import cast
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
+from .arith import mul_scalar
 
 _FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # where PyTorch's CPU kernels fuse (FMA)
 
@@ -60,7 +61,8 @@ class AddcmulBackward0(_TernaryNode):
     def backward(self, g):
         t1, t2 = self._unpacked_saved
         v = self.value
-        return self._fit((g, g * t2 * v if self.needs[1] else None, g * t1 * v if self.needs[2] else None))
+        return self._fit((g, g * mul_scalar(t2, v) if self.needs[1] else None,
+                          g * mul_scalar(t1, v) if self.needs[2] else None))
 
 
 class AddcdivBackward0(_TernaryNode):

@@ -15,10 +15,11 @@ from .._core import narrow
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from .._core.pointwise import node_class, unary, unary_function
+from .._core.pointwise import SparseValues, node_class, unary, unary_function, zero_grad
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
+from .arith import add_scalar, mul_scalar, number_sub, sub_scalar
 from .complex import real_sign
 
 _MATH = "function method inplace torch_inplace out"  # the spellings of most of PyTorch's math functions
@@ -44,21 +45,24 @@ def _neg(x):
 
 
 
+# sparse=SparseValues(...): PyTorch's sparse backend runs the op on a sparse tensor's stored values, its backward
+# this formula there; SparseValues("cos"): its backward calls cos, which that backend refuses (the error it raises)
 # -- exp, log, powers ------------------------------------------------------------------------------
 exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH)
 log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
-log2 = unary("log2", np.log2, lambda g, x, y: g / (x * math.log(2.0)), variants=_MATH)
-log10 = unary("log10", np.log10, lambda g, x, y: g / (x * math.log(10.0)), variants=_MATH)
-log1p = unary("log1p", np.log1p, lambda g, x, y: g / (1 + x), node="Log1PBackward0", variants=_MATH,
-              extra=("special.log1p",))
-expm1 = unary("expm1", np.expm1, lambda g, x, y: g * (y + 1), saves="result", variants=_MATH,
-              extra=("special.expm1",))
-exp2 = unary("exp2", np.exp2, lambda g, x, y: g * y * math.log(2.0), saves="result", variants=_MATH,
+log2 = unary("log2", np.log2, lambda g, x, y: g / mul_scalar(x, math.log(2.0)), variants=_MATH)
+log10 = unary("log10", np.log10, lambda g, x, y: g / mul_scalar(x, math.log(10.0)), variants=_MATH)
+log1p = unary("log1p", np.log1p, lambda g, x, y: g / add_scalar(x, 1), node="Log1PBackward0", variants=_MATH,
+              extra=("special.log1p",), sparse=SparseValues(csr=False))
+expm1 = unary("expm1", np.expm1, lambda g, x, y: g * add_scalar(y, 1), saves="result", variants=_MATH,
+              extra=("special.expm1",), sparse=SparseValues("add", csr=False))
+exp2 = unary("exp2", np.exp2, lambda g, x, y: mul_scalar(g * y, math.log(2.0)), saves="result", variants=_MATH,
              extra=("special.exp2",))
-sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / (2 * y), saves="result", variants=_MATH)
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: g * -0.5 * y * y * y, saves="result",
+sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / mul_scalar(y, 2), saves="result", variants=_MATH,
+             sparse=SparseValues("div"))
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: mul_scalar(g, -0.5) * y ** 3, saves="result",
               variants=_MATH)
-reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: g * -(y * y), saves="result", variants=_MATH)
+reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: -g * (y * y), saves="result", variants=_MATH)
 
 
 @op(variants=_MATH, batch=pointwise)
@@ -68,29 +72,35 @@ def square(input: Tensor) -> Tensor:
 
 
 # -- trigonometric and hyperbolic ------------------------------------------------------------------
-sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH)
+sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH, sparse=SparseValues("cos"))
 cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH)
-tan = unary("tan", np.tan, lambda g, x, y: g * (1 + y * y), saves="result", variants=_MATH)
-asin = unary("asin", np.arcsin, lambda g, x, y: g * (1 - x * x).rsqrt(), variants=_MATH, aliases=("arcsin",))
-acos = unary("acos", np.arccos, lambda g, x, y: g * -(1 - x * x).rsqrt(), variants=_MATH, aliases=("arccos",))
-atan = unary("atan", np.arctan, lambda g, x, y: g / (1 + x * x), variants=_MATH, aliases=("arctan",))
-sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH)
+tan = unary("tan", np.tan, lambda g, x, y: g * add_scalar(y ** 2, 1), saves="result", variants=_MATH,
+            sparse=SparseValues("add", csr=False))
+asin = unary("asin", np.arcsin, lambda g, x, y: g * add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arcsin",),
+             sparse=SparseValues("add", csr=False))
+acos = unary("acos", np.arccos, lambda g, x, y: g * -add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arccos",))
+atan = unary("atan", np.arctan, lambda g, x, y: g / add_scalar(x * x, 1), variants=_MATH, aliases=("arctan",),
+             sparse=SparseValues("add", csr=False))
+sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH, sparse=SparseValues("cosh", csr=False))
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
-             variants=_MATH + " functional", aten_backward="tanh_backward")
-asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * (x * x + 1).rsqrt(), variants=_MATH, aliases=("arcsinh",))
-acosh = unary("acosh", np.arccosh, lambda g, x, y: g * (x * x - 1).rsqrt(), variants=_MATH, aliases=("arccosh",))
-atanh = unary("atanh", np.arctanh, lambda g, x, y: g / (1 - x * x), variants=_MATH, aliases=("arctanh",))
+             variants=_MATH + " functional", aten_backward="tanh_backward", sparse=SparseValues("tanh_backward"))
+asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * add_scalar(x ** 2, 1).rsqrt(), variants=_MATH,
+              aliases=("arcsinh",), sparse=SparseValues("add", csr=False))
+acosh = unary("acosh", np.arccosh, lambda g, x, y: g * sub_scalar(x * x, 1).rsqrt(), variants=_MATH,
+              aliases=("arccosh",))
+atanh = unary("atanh", np.arctanh, lambda g, x, y: g / number_sub(1, x ** 2), variants=_MATH, aliases=("arctanh",),
+              sparse=SparseValues("rsub", csr=False))
 sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
                 variants=_MATH + " functional", extra=("special.expit",), aten_backward="sigmoid_backward")
 
 # -- sign, magnitude, rounding: integers stay integers ---------------------------------------------
-_ZERO_GRAD = lambda g, x, y: g * 0  # noqa: E731  (step functions: a zero gradient, as PyTorch)
+_ZERO_GRAD = zero_grad  # (step functions: a zero gradient, as PyTorch)
 
 neg = unary("neg", _neg, lambda g, x, y: -g, saves=None, floating=False, quiet=True, variants=_MATH,
             aliases=("negative",), dunders=("__neg__",))
 abs = unary("abs", np.abs, lambda g, x, y: g * x.sgn(), floating=False, quiet=True, variants=_MATH,
-            aliases=("absolute: function method inplace out",), dunders=("__abs__",))
+            aliases=("absolute: function method inplace out",), dunders=("__abs__",), sparse=SparseValues())
 def _sign(x):
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, tinytorch.sign is not intended to support complex numbers. Please use "
@@ -99,17 +109,19 @@ def _sign(x):
 
 
 sign = unary("sign", _sign, _ZERO_GRAD, saves=None,
-             floating=False, variants="function method inplace out")
+             floating=False, variants="function method inplace out", sparse=SparseValues())
 def _integers_kept(fn):
     """``fn`` (floor, ceil, trunc) with integer and bool arrays returned as they are, as PyTorch and numpy 2
     do (numpy 1.x computed them in float64)."""
     return lambda x: x.copy() if x.dtype.kind in "biu" else fn(x)
 
 
-floor = unary("floor", _integers_kept(np.floor), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
-ceil = unary("ceil", _integers_kept(np.ceil), _ZERO_GRAD, saves=None, floating=False, variants=_MATH)
+floor = unary("floor", _integers_kept(np.floor), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
+              sparse=SparseValues())
+ceil = unary("ceil", _integers_kept(np.ceil), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
+             sparse=SparseValues())
 trunc = unary("trunc", _integers_kept(np.trunc), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
-              aliases=("fix",))
+              aliases=("fix",), sparse=SparseValues())
 _round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
                                   name="round")
 
@@ -138,7 +150,8 @@ def _frac(x: np.ndarray) -> np.ndarray:
     return x - np.trunc(x)
 
 
-frac = unary("frac", _frac, lambda g, x, y: g, saves=None, floating=False, variants=_MATH)
+frac = unary("frac", _frac, lambda g, x, y: g, saves=None, floating=False, variants=_MATH,
+             sparse=SparseValues(csr=False))
 
 
 def _legacy(dt: np.dtype) -> str:

@@ -19,6 +19,7 @@ from .._core import narrow
 from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
+from ..pointwise.division import div_scalar
 from .._kernels import parallel
 from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
@@ -125,10 +126,10 @@ class MeanBackward0(_ReduceNode):
     saved_fields = (_NUMEL, _SIZES)
 
     def backward(self, g):
-        return (_grad_back(g, self.in_shape, self.dims, self.keepdim) / self.count,)
+        return (div_scalar(_grad_back(g, self.in_shape, self.dims, self.keepdim), self.count),)
 
     def jvp(self, t):
-        return (t.sum(self.dims, keepdim=self.keepdim) if self.dims else t) / self.count
+        return div_scalar(t.sum(self.dims, keepdim=self.keepdim) if self.dims else t, self.count)
 
 
 class MeanBackward1(MeanBackward0):

@@ -16,7 +16,12 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape.conversions import _to_args
 from ..pointwise.arith import check_bool_sub
+from .._core.pointwise import SPARSE_UNARY, zero_grad
 from .._core.record import record
+from ..creation.factory import ones_like
+from ..pointwise import trig as _trig, unary as _unary_ops  # noqa: F401  (the declarations read below)
+from ..pointwise.power import _pow_slope
+from ..special import erf_gamma as _erf_gamma  # noqa: F401
 from .arrays import _I64, _coalesced_parts, _coo_of, _fma, _linear, _lookup, _masked_like, _plain, coalesce_arrays, \
     grad_values_at
 from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
@@ -300,44 +305,46 @@ def handle_pow(a, exponent):
         raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense")
     return _unary(a, lambda v: v.pow(e), _pow_node(e))
 
-def _pow_deriv(x, y, e):
-    return x.pow(e - 1) * e if e != 1 else None
+# the derivative PyTorch's sparse backward multiplies the gradient's values by: the declared formula at g = 1
+# (a step function's zero_grad: no derivative, zero values)
+def _declared_derivative(node_cls):
+    if node_cls.formula is zero_grad:
+        return lambda x, y: None
+    return lambda x, y: node_cls.formula(ones_like(y), x, y)
 
-# the pointwise ops PyTorch's sparse backend runs on the values of the coalesced tensor (zero stays zero):
-# name -> (derivative from input x and result y, tinytorch ops on the values tensors; None: zero)
-_UNARY = {
-    "abs": lambda x, y: x.sgn(), "sqrt": lambda x, y: 1 / (2 * y), "sin": lambda x, y: x.cos(),
-    "tan": lambda x, y: 1 + y * y, "tanh": lambda x, y: 1 - y * y, "asin": lambda x, y: (1 - x * x).rsqrt(),
-    "atan": lambda x, y: 1 / (1 + x * x), "sinh": lambda x, y: x.cosh(), "asinh": lambda x, y: (x * x + 1).rsqrt(),
-    "atanh": lambda x, y: 1 / (1 - x * x), "expm1": lambda x, y: y + 1, "log1p": lambda x, y: 1 / (x + 1),
-    "sign": None, "sgn": None, "floor": None, "ceil": None, "round": None, "trunc": None, "frac": lambda x, y: 1,
-    "erf": lambda x, y: 2.0 / np.sqrt(np.pi) * (-(x * x)).exp(),
-    "erfinv": lambda x, y: np.sqrt(np.pi) / 2 * (y * y).exp(),
-    "relu": lambda x, y: (y > 0).to(y.dtype), "deg2rad": lambda x, y: np.pi / 180, "rad2deg": lambda x, y: 180 / np.pi,
-    "nan_to_num": lambda x, y: x.isfinite().to(y.dtype),
-}
+
+def _pow_deriv(x, y, e):
+    return _pow_slope(x, e) if e != 1 else None
+
 
 _ADD_SPARSE_DENSE = "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
 
-# the derivatives PyTorch's sparse backend cannot compute: the error its backward raises
-_UNARY_FAILS = {
-    "sqrt": lambda size: RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
-                                      f"{list(size)} for divisor)"),
-    "sin": lambda size: not_implemented("cos"), "sinh": lambda size: not_implemented("cosh"),
-    "tanh": lambda size: not_implemented("tanh_backward"), "sgn": lambda size: not_implemented("_efficientzerotensor"),
-    "erf": lambda size: not_implemented("exp"), "erfinv": lambda size: not_implemented("exp"),
-    "nan_to_num": lambda size: not_implemented("ne.Scalar"),
-    "atanh": lambda size: RuntimeError("memory format option is only supported by strided tensors"),
-    **{n: (lambda size: RuntimeError(_ADD_SPARSE_DENSE)) for n in ("tan", "asin", "atan", "asinh", "expm1")},
-}
 
-_UNARY_NODES = {}
+def _refused_at(op: str):
+    """The error of PyTorch's sparse backward that calls ``op``, which its sparse backend refuses: ``size`` ->
+    the exception."""
+    if op == "div":  # by the dense values of the same shape
+        return lambda size: RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got "
+                                         f"shape {list(size)} for divisor)")
+    if op == "add":  # 1 + x: sparse plus a dense number tensor
+        return lambda size: RuntimeError(_ADD_SPARSE_DENSE)
+    if op == "rsub":
+        return lambda size: RuntimeError("memory format option is only supported by strided tensors")
+    return lambda size: not_implemented(op)
 
-for _n, _d in _UNARY.items():
-    _cls_name = {"log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0", "rad2deg": "Rad2DegBackward0",
-                 "nan_to_num": "NanToNumBackward0", "erfinv": "ErfinvBackward0"}.get(_n, _n.capitalize() + "Backward0")
-    _UNARY_NODES[_n] = _unary_node(_cls_name, (lambda d: (lambda x, y: None if d is None else d(x, y)))(_d),
-                                   _UNARY_FAILS.get(_n))
+
+# the ops PyTorch's sparse backend runs on the values of the coalesced tensor (zero stays zero): the declared unary
+# ops (``unary(sparse=SparseValues(...))``), and four declared otherwise: name -> node class
+_UNARY_NODES = {name: _unary_node(cls.__name__, _declared_derivative(cls),
+                                  None if cls.sparse.backward_refused_at is None
+                                  else _refused_at(cls.sparse.backward_refused_at))
+                for name, cls in SPARSE_UNARY.items()}
+_UNARY_NODES.update({
+    "sgn": _unary_node("SgnBackward0", lambda x, y: None, _refused_at("_efficientzerotensor")),
+    "round": _unary_node("RoundBackward0", lambda x, y: None),
+    "relu": _unary_node("ReluBackward0", lambda x, y: (y > 0).to(y.dtype)),
+    "nan_to_num": _unary_node("NanToNumBackward0", lambda x, y: None, _refused_at("ne.Scalar")),
+})
 
 def _unary(a, fn, node_cls=None):
     """``fn`` on the values of ``a`` coalesced (a coalesced result with ``a``'s pattern)."""
@@ -532,18 +539,17 @@ _HANDLER_FNS = {
     "positive": lambda a: a, "conj": lambda a: a, "resolve_conj": lambda a: a, "resolve_neg": lambda a: a,
 }
 
-for _n in _UNARY:
+for _n in _UNARY_NODES:
     _HANDLER_FNS[_n] = _unary_handler(_n)
-
-for _n in ("add", "sub", "mul", "div", "neg", "t", "transpose", "abs", "sqrt", "sin", "tanh", "relu", "pow", "square",
-           "floor", "ceil", "round", "trunc", "sign", "sgn", "frac", "asin", "atan", "sinh", "asinh", "tan", "atanh",
-           "expm1", "log1p", "erf", "erfinv", "deg2rad", "rad2deg", "nan_to_num", "true_divide", "negative"):
     _HANDLER_FNS[_n + "_"] = _inplace(_n)
 
-# ops PyTorch's CSR backend refuses with "unsupported tensor layout" (COO runs them)
+for _n in ("add", "sub", "mul", "div", "neg", "t", "transpose", "pow", "square", "true_divide", "negative"):
+    _HANDLER_FNS[_n + "_"] = _inplace(_n)
+
+# ops PyTorch's CSR backend refuses with "unsupported tensor layout" (COO runs them): the unary ones as declared
 _CSR_UNSUPPORTED = {"square", "pow", "div", "divide", "true_divide", "sub", "subtract", "div_", "sub_", "pow_",
-                    "square_", "asin", "atan", "asinh", "atanh", "erf", "erfinv", "expm1", "log1p", "tan", "frac",
-                    "deg2rad", "rad2deg", "nan_to_num", "sinh", "sgn"}
+                    "square_", "sgn", "nan_to_num"}
+_CSR_UNSUPPORTED.update(n for n, cls in SPARSE_UNARY.items() if not cls.sparse.csr)
 
 def _csr_refusing(name, fn):
     def handler(*args, **kwargs):

@@ -21,7 +21,8 @@ from ..._quiet_fp import cast, silent
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
-from .._core.pointwise import unary
+from .._core.pointwise import SparseValues, unary
+from ..pointwise.arith import mul_scalar
 from .._core.record import float_dtype, record
 from .._core.registry import op
 from ..pointwise.compare import where
@@ -325,13 +326,13 @@ def _in64(fn):
 
 
 # -- the ops ---------------------------------------------------------------------------------------
-erf = unary("erf", _in64(erf_np), lambda g, x, y: g * _TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
-            extra=("special.erf",))
+erf = unary("erf", _in64(erf_np), lambda g, x, y: mul_scalar((-(x ** 2)).exp(), _TWO_OVER_SQRT_PI) * g, variants=_MATH,
+            extra=("special.erf",), sparse=SparseValues("exp", csr=False))
 erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
              extra=("special.erfc",))
 # PyTorch saves the input and recomputes erfinv in the backward (ErfinvBackward0 has _saved_self)
-erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: (x.erfinv().pow(2).exp() * (_SQRT_PI / 2)) * g,
-               variants="function method inplace out", extra=("special.erfinv",))
+erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: mul_scalar(x.erfinv().pow(2).exp(), _SQRT_PI / 2) * g,
+               variants="function method inplace out", extra=("special.erfinv",), sparse=SparseValues("exp", csr=False))
 lgamma = unary("lgamma", _in64(lgamma_np), lambda g, x, y: g * x.digamma(), variants="function method inplace out",
                extra=("special.gammaln",))
 digamma = unary("digamma", _in64(digamma_np), lambda g, x, y: g * polygamma(1, x),
