@@ -28,7 +28,7 @@ from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
 from .fusion import fill_slots
 from .pointwise import fuse_pointwise
-from .lowering import keep_forward_state, skip_renames
+from .lowering import keep_cross_entropy, keep_forward_state, skip_renames
 from .replay import Plan
 from .guards import Guard
 
@@ -98,6 +98,7 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             # the flash operators without their pair: their replay would depend on the data taking the flash path
             raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
     skip_renames(gm.graph)
+    keep_cross_entropy(gm.graph)  # (once the renames between its operators are gone)
     fill_slots(gm.graph)
     fuse_pointwise(gm.graph, n_primals)
     part = partition(gm, n_primals, len(out_grad))

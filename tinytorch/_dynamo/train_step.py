@@ -26,6 +26,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import _State
 from ..fx.experimental import proxy_tensor as _proxy
 from ..nn.modules.module import Module
+from .step_plan import backward_inline
 
 __all__ = ["StepCall", "StepCalls", "watching"]
 
@@ -41,7 +42,9 @@ class StepCall:
 
     def run(self, leaves: list, outputs: list) -> None:
         if self.name == "backward":
-            outputs[self.output].backward(retain_graph=self.retain)
+            loss = outputs[self.output]
+            if not backward_inline(loss, self.retain):  # (step_plan.py: the engine's walk of this graph, inline)
+                loss.backward(retain_graph=self.retain)
         else:
             getattr(self.read(leaves), self.name)(*self.args)
 

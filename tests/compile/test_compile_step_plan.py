@@ -1,0 +1,245 @@
+"""A replayed training step's ``loss.backward()`` run inline (``_dynamo/step_plan.py``) and its cross-entropy run as
+eager's fused loss (``lowering.keep_cross_entropy``): every step bit for bit with eager tinytorch (the loss, every
+``.grad`` after the step, the parameters, the optimizer's state), in both orders of ``zero_grad``; the engine
+still runs the backward wherever a hook or ``retain_grad`` makes its walk observable."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from tinytorch._dynamo import train_step as _train_step
+
+STEPS = 200
+
+
+def _quickstart():
+    return tt.nn.Sequential(tt.nn.Flatten(), tt.nn.Linear(784, 512), tt.nn.ReLU(), tt.nn.Linear(512, 512),
+                            tt.nn.ReLU(), tt.nn.Linear(512, 10))
+
+
+def _small():
+    return tt.nn.Sequential(tt.nn.Linear(6, 16), tt.nn.ReLU(), tt.nn.Linear(16, 3))
+
+
+def _step(model, opt, loss_fn, zero_first: bool):
+    """The quickstart's step (``zero_grad`` last, as the benchmark writes it) or the tutorial's (first)."""
+    if zero_first:
+        def step(x, y):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+    else:
+        def step(x, y):
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+    return step
+
+
+def _state(model, opt) -> list:
+    """Every value a user can read after a step: parameters, their ``.grad`` (None or values), the optimizer's
+    state tensors and counters."""
+    out = []
+    for p in model.parameters():
+        out.append(p.detach().numpy().copy())
+        out.append(None if p.grad is None else p.grad.numpy().copy())
+        for key, value in sorted(opt.state[p].items()) if p in opt.state else ():
+            out.append((key, value.numpy().copy() if isinstance(value, tt.Tensor) else value))
+    return out
+
+
+def _assert_state_same(a: list, b: list, k: int) -> None:
+    assert len(a) == len(b), k
+    for u, v in zip(a, b):
+        if isinstance(u, tuple):
+            assert u[0] == v[0], k
+            u, v = u[1], v[1]
+        if u is None or v is None:
+            assert u is None and v is None, k
+        else:
+            np.testing.assert_array_equal(u, v, err_msg=f"step {k}")
+            assert np.array_equal(np.signbit(u), np.signbit(v)), k
+
+
+def _run_both(make_model, make_opt, shape, classes, steps, zero_first, seed, check=None):
+    """Eager and compiled steps side by side on the same data, compared after every step."""
+    rng = np.random.default_rng(seed)
+    xs = rng.standard_normal((steps, *shape), dtype=np.float32)
+    ys = rng.integers(0, classes, (steps, shape[0]))
+    runs = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = make_model()
+        opt = make_opt(model.parameters())
+        step = _step(model, opt, tt.nn.CrossEntropyLoss(), zero_first)
+        runs.append((model, opt, tt.compile(step) if compiled else step))
+    for k, (x, y) in enumerate(zip(xs, ys)):
+        got = [(step(tt.tensor(x), tt.tensor(y)), _state(model, opt)) for model, opt, step in runs]
+        (le, se), (lc, sc) = got
+        np.testing.assert_array_equal(lc.detach().numpy(), le.detach().numpy(), err_msg=f"loss {k}")
+        _assert_state_same(sc, se, k)
+        if check is not None:
+            check(lc)
+    return runs[1][2]
+
+
+_OPTIMIZERS = {
+    "sgd": lambda ps: tt.optim.SGD(ps, lr=1e-3),
+    "momentum": lambda ps: tt.optim.SGD(ps, lr=1e-2, momentum=0.9),
+    "nesterov_decay": lambda ps: tt.optim.SGD(ps, lr=1e-2, momentum=0.9, nesterov=True, weight_decay=1e-2),
+    "decay_dampening": lambda ps: tt.optim.SGD(ps, lr=1e-2, momentum=0.5, dampening=0.3, weight_decay=1e-3),
+    "adam": lambda ps: tt.optim.Adam(ps, lr=1e-3),
+}
+
+
+def _counting_inline(monkeypatch) -> list:
+    """A list that grows by one at each backward the step plan ran without the engine."""
+    runs = []
+    real = _train_step.backward_inline
+
+    def counted(loss, retain):
+        done = real(loss, retain)
+        runs.append(1) if done else None
+        return done
+    monkeypatch.setattr(_train_step, "backward_inline", counted)
+    return runs
+
+
+@pytest.mark.parametrize("batch", [1, 8])
+@pytest.mark.parametrize("zero_first", [False, True])
+def test_quickstart_200_steps_bit_for_bit_without_the_engine(batch, zero_first, monkeypatch):
+    runs = _counting_inline(monkeypatch)
+    step = _run_both(_quickstart, _OPTIMIZERS["sgd"], (batch, 1, 28, 28), 10, STEPS, zero_first, seed=batch)
+    assert len(runs) == STEPS - 1  # every replay's backward (the capture's was eager's)
+    (entry,) = step._tinytorch_frame.entries
+    assert entry.program.step is not None and entry.last is not None
+
+
+@pytest.mark.parametrize("name", sorted(_OPTIMIZERS))
+@pytest.mark.parametrize("zero_first", [False, True])
+def test_optimizers_bit_for_bit_after_every_step(name, zero_first):
+    _run_both(_small, _OPTIMIZERS[name], (8, 6), 3, STEPS, zero_first, seed=3)
+
+
+@pytest.mark.parametrize("batch", [1, 8])
+def test_quickstart_with_momentum_and_weight_decay_bit_for_bit(batch):
+    _run_both(_quickstart, _OPTIMIZERS["nesterov_decay"], (batch, 1, 28, 28), 10, 40, False, seed=5)
+
+
+def _hooked(kind):
+    """A model whose backward shows the engine's walk: a hook on a parameter's gradient, one run after its
+    accumulation, a hook on the AccumulateGrad node itself."""
+    def make():
+        model = _small()
+        w = model[0].weight
+        if kind == "tensor_hook":
+            w.register_hook(lambda g: g * 2)
+        elif kind == "post_accumulate":
+            w.register_post_accumulate_grad_hook(lambda p: p.grad.mul_(0.5))
+        else:
+            node = w.view_as(w).grad_fn.next_functions[0][0]
+            model._keep = node  # (a node held alive: the parameter's AccumulateGrad, shared by every graph)
+            node.register_prehook(lambda grads: (grads[0] * 3,))
+        return model
+    return make
+
+
+@pytest.mark.parametrize("kind", ["tensor_hook", "post_accumulate", "node_prehook"])
+def test_a_hook_sends_the_backward_through_the_engine(kind, monkeypatch):
+    runs = _counting_inline(monkeypatch)
+    step = _run_both(_hooked(kind), _OPTIMIZERS["momentum"], (4, 6), 3, 20, True, seed=6)
+    assert not runs and step._tinytorch_frame.entries[0].program.step is not None
+
+
+def test_retain_grad_on_the_loss_sends_the_backward_through_the_engine(monkeypatch):
+    runs = _counting_inline(monkeypatch)
+    tt.manual_seed(0)
+    model = _small()
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = tt.nn.functional.cross_entropy(model(x), y)
+        loss.retain_grad()
+        loss.backward()
+        seen.append(loss)
+        opt.step()
+        return loss
+    step = tt.compile(step)
+    x, y = tt.randn(4, 6), tt.tensor([0, 1, 2, 0])
+    step(x, y)
+    loss = step(x, y)
+    assert not runs
+    assert loss.grad is not None and float(loss.grad) == 1.0
+
+
+def test_a_gradient_already_there_is_summed_by_the_engine(monkeypatch):
+    """Without ``zero_grad`` each step's gradient adds to the last one's, as eagerly, through the engine."""
+    runs = _counting_inline(monkeypatch)
+    results = []
+    rng = np.random.default_rng(7)
+    data = [(rng.standard_normal((4, 6), dtype=np.float32), rng.integers(0, 3, 4)) for _ in range(6)]
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = _small()
+        opt = tt.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            loss = tt.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        step = tt.compile(step) if compiled else step
+        for x, y in data:
+            step(tt.tensor(x), tt.tensor(y))
+        results.append(_state(model, opt))
+    _assert_state_same(results[1], results[0], -1)
+    assert not runs
+
+
+def test_the_returned_loss_hangs_from_a_spent_compiled_node():
+    tt.manual_seed(0)
+    model = _small()
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    step = tt.compile(_step(model, opt, tt.nn.CrossEntropyLoss(), False))
+    x, y = tt.randn(4, 6), tt.tensor([0, 1, 2, 0])
+    for _ in range(3):
+        loss = step(x, y)
+    assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward" and loss.requires_grad
+    assert {type(n).__name__ for n, _ in loss.grad_fn.next_functions if n is not None} == {"AccumulateGrad"}
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        loss.backward()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_in_the_plans_is_eagers_fused_loss(reduction, weighted):
+    """The joint graph's cross-entropy (four operators) runs as eager's loss and its nodes: the plans hold no
+    nll_loss or log-softmax operator, and the loss and logits' gradient are eager's, bit for bit, with an
+    ignored target among the others."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((6, 5), dtype=np.float32)
+    y = np.array([0, 4, -100, 2, 1, 3])
+    w = tt.tensor(rng.random(5, dtype=np.float32)) if weighted else None
+    got = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        lin = tt.nn.Linear(5, 5)
+
+        def f(x, y):
+            out = tt.nn.functional.cross_entropy(lin(x), y, weight=w, reduction=reduction)
+            return out if reduction != "none" else out.sum()
+        f = tt.compile(f) if compiled else f
+        loss = f(tt.tensor(x), tt.tensor(y))
+        loss = f(tt.tensor(x), tt.tensor(y))
+        loss.backward()
+        got.append((loss.detach().numpy(), lin.weight.grad.numpy(), lin.bias.grad.numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+    (entry,) = f._tinytorch_frame.entries
+    source = entry.last.forward.source + entry.last.backward.source
+    assert "cross_entropy_kept" in source and "nll_loss" not in source and "log_softmax" not in source
