@@ -7,6 +7,7 @@ import pytest
 
 import tinytorch as tt
 from tinytorch._dynamo import train_step as _train_step
+from tinytorch._dynamo.step_plan import FusedSgd
 
 STEPS = 200
 
@@ -108,12 +109,26 @@ def _counting_inline(monkeypatch) -> list:
     return runs
 
 
+def _counting_fused(monkeypatch) -> list:
+    """A list that grows by one at each step run as one backward plan with SGD's update in it."""
+    runs = []
+    real = FusedSgd.run
+
+    def counted(self, leaves, outputs):
+        done = real(self, leaves, outputs)
+        runs.append(1) if done else None
+        return done
+    monkeypatch.setattr(FusedSgd, "run", counted)
+    return runs
+
+
 @pytest.mark.parametrize("batch", [1, 8])
 @pytest.mark.parametrize("zero_first", [False, True])
 def test_quickstart_200_steps_bit_for_bit_without_the_engine(batch, zero_first, monkeypatch):
-    runs = _counting_inline(monkeypatch)
+    inline, fused = _counting_inline(monkeypatch), _counting_fused(monkeypatch)
     step = _run_both(_quickstart, _OPTIMIZERS["sgd"], (batch, 1, 28, 28), 10, STEPS, zero_first, seed=batch)
-    assert len(runs) == STEPS - 1  # every replay's backward (the capture's was eager's)
+    # every replay's backward (the capture's was eager's): with zero_grad last, fused with SGD's update
+    assert (len(inline), len(fused)) == ((STEPS - 1, 0) if zero_first else (0, STEPS - 1))
     (entry,) = step._tinytorch_frame.entries
     assert entry.program.step is not None and entry.last is not None
 
@@ -148,10 +163,35 @@ def _hooked(kind):
 
 
 @pytest.mark.parametrize("kind", ["tensor_hook", "post_accumulate", "node_prehook"])
-def test_a_hook_sends_the_backward_through_the_engine(kind, monkeypatch):
-    runs = _counting_inline(monkeypatch)
-    step = _run_both(_hooked(kind), _OPTIMIZERS["momentum"], (4, 6), 3, 20, True, seed=6)
-    assert not runs and step._tinytorch_frame.entries[0].program.step is not None
+@pytest.mark.parametrize("zero_first", [False, True])
+def test_a_hook_sends_the_backward_through_the_engine(kind, zero_first, monkeypatch):
+    inline, fused = _counting_inline(monkeypatch), _counting_fused(monkeypatch)
+    step = _run_both(_hooked(kind), _OPTIMIZERS["sgd"], (1, 6), 3, 20, zero_first, seed=6)
+    assert not inline and not fused and step._tinytorch_frame.entries[0].program.step is not None
+
+
+def test_learning_rates_changed_and_per_group_in_the_fused_update(monkeypatch):
+    """Two parameter groups with their own learning rates, changed between calls (a scheduler's work): each
+    step's update uses the rates in ``param_groups`` then, bit for bit with eager."""
+    fused = _counting_fused(monkeypatch)
+    rng = np.random.default_rng(9)
+    data = [(rng.standard_normal((1, 6), dtype=np.float32), rng.integers(0, 3, 1)) for _ in range(30)]
+    results = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = _small()
+        opt = tt.optim.SGD([{"params": model[0].parameters()}, {"params": model[2].parameters(), "lr": 0.05}],
+                           lr=0.1)
+        step = _step(model, opt, tt.nn.CrossEntropyLoss(), False)
+        step = tt.compile(step) if compiled else step
+        for i, (x, y) in enumerate(data):
+            if i % 7 == 6:
+                opt.param_groups[i % 2]["lr"] *= 0.5
+            step(tt.tensor(x), tt.tensor(y))
+        results.append(_state(model, opt) + [p._version for p in model.parameters()])
+    _assert_state_same(results[1][:-4], results[0][:-4], -1)
+    assert results[1][-4:] == results[0][-4:]  # each update counted once, as eagerly
+    assert len(fused) == len(data) - 1
 
 
 def test_retain_grad_on_the_loss_sends_the_backward_through_the_engine(monkeypatch):
