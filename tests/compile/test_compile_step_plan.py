@@ -283,3 +283,35 @@ def test_cross_entropy_in_the_plans_is_eagers_fused_loss(reduction, weighted):
     (entry,) = f._tinytorch_frame.entries
     source = entry.last.forward.source + entry.last.backward.source
     assert "cross_entropy_kept" in source and "nll_loss" not in source and "log_softmax" not in source
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outer_fma_is_the_product_then_sgds_fused_add(dtype):
+    """``outer_fma_into`` gives what the plan's outer product and SGD's update give one after the other (the
+    products rounded once, then ``w.add_(g, alpha)`` rounded once), signed zeros, subnormals and infinities
+    included."""
+    from tinytorch._ops._kernels import compiled
+    from tinytorch._ops._kernels.muladd import plus_scaled_into
+
+    fam = compiled.family("outer")
+    if fam is None:
+        pytest.skip("numba's compiled kernels are off")
+    rng = np.random.default_rng(10)
+    tiny = np.finfo(dtype).tiny
+    special = np.array([0.0, -0.0, np.inf, -np.inf, tiny / 4, -tiny, 1e30, -3.0], dtype)
+    u = np.concatenate([rng.standard_normal(37).astype(dtype), special])
+    v = np.concatenate([rng.standard_normal(29).astype(dtype) * 1e-3, special])
+    w = np.concatenate([rng.standard_normal((u.size, v.size - 2)).astype(dtype),
+                        np.full((u.size, 2), -0.0, dtype)], axis=1)
+    w[3] = special[np.arange(w.shape[1]) % special.size]
+    for alpha in (-1e-3, -0.1, -1.0):
+        grad = np.empty((u.size, v.size), dtype)
+        with np.errstate(all="ignore"):
+            fam.outer_into(u, v, grad)
+            want = w.copy()
+            plus_scaled_into(want, want, grad, alpha, None)
+        got = w.copy()
+        fam.outer_fma_into(u, v, dtype(alpha), got)
+        same = (got.view(np.uint8) == want.view(np.uint8)).reshape(*got.shape, -1).all(-1) | (
+            np.isnan(got) & np.isnan(want))
+        assert same.all(), (alpha, np.argwhere(~same)[:3])

@@ -38,15 +38,15 @@ import sys
 import numpy as np
 
 from .._oom import reraise_as_runtime_error
+from .._ops._core import paths
 from .._ops._kernels import compiled as _compiled
-from ..autograd.grad_mode import NO_VERSION, version_counter
+from .._quiet_fp import loud, quiet
+from ..autograd import engine as _engine
+from ..autograd.grad_mode import NO_VERSION, _State, version_counter
+from ..autograd.node import AccumulateGrad
 from ..nn.modules.module import Module
 from ..optim import sgd as _sgd_ops
 from ..optim.sgd import SGD
-from .._quiet_fp import loud, quiet
-from ..autograd import engine as _engine
-from ..autograd.grad_mode import _State
-from ..autograd.node import AccumulateGrad
 from .compiled_function import _Planned
 from .replay import Plan
 
@@ -112,37 +112,30 @@ def backward_inline(loss, retain_graph) -> bool:
     return True
 
 
-class _OuterUpdate:
-    """Stands for a weight's gradient ``mm(a, b)`` of a column ``a`` and a row ``b`` in the backward plan: keeps
-    copies of the two vectors (the update comes after the plan, once nothing reads the weights) and gives no
-    gradient."""
-
-    __name__ = "sgd_outer_update"
-
-    def __init__(self):
-        self.u = self.v = None
-
-    def __call__(self, a, b):
-        self.u, self.v = a._data[:, 0].copy(), b._data[0].copy()
+def sgd_outer_vectors(a, b):
+    """What the backward plan gives in place of a weight's gradient ``mm(a, b)`` of a column ``a`` and a row
+    ``b``: copies of the two vectors, for the update made once the plan has run (when nothing reads the weights
+    any more, and a vector that is itself a weight's may be updated)."""
+    return a._data[:, 0].copy(), b._data[0].copy()
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _outer_products(part, need: list) -> dict:
-    """{backward output node: primal index} for each gradient that is a plain outer product:
-    ``mm`` of an (m, 1) column and a (1, n) row of float32/float64, read by nothing but the plan's output."""
+    """{backward output node: its dtype} for each gradient that is a plain outer product: ``mm`` of an (m, 1)
+    column and a (1, n) row of float32/float64, read by nothing but the plan's output."""
     found = {}
     for k, node in enumerate(part.bw_outputs):
         if (getattr(node, "op", None) != "call_function" or str(node.target) != "aten.mm.default" or node.kwargs
                 or len(node.users) != 1):
             continue
-        shapes = [getattr(getattr(a, "meta", {}).get("val"), "shape", None) for a in node.args]
-        dtypes = {getattr(getattr(a, "meta", {}).get("val"), "dtype", None) for a in node.args}
-        if (len(shapes) == 2 and all(s is not None and len(s) == 2 for s in shapes) and shapes[0][1] == 1
-                and shapes[1][0] == 1 and len(dtypes) == 1 and getattr(next(iter(dtypes)), "is_floating_point", 0)
-                and np.dtype(str(next(iter(dtypes))).split(".")[-1]) in _FLOATS):
-            found[node] = need[k]
+        vals = [getattr(a, "meta", {}).get("val") for a in node.args]
+        if len(vals) != 2 or any(getattr(v, "ndim", None) != 2 for v in vals):
+            continue
+        dtypes = {getattr(v._data, "dtype", None) for v in vals}
+        if vals[0].shape[1] == 1 and vals[1].shape[0] == 1 and len(dtypes) == 1 and dtypes <= set(_FLOATS):
+            found[node] = dtypes.pop()
     return found
 
 
@@ -153,7 +146,7 @@ class FusedSgd:
 
     def __init__(self, after: list):
         self.backward, self.step, self.zero = after
-        self.fused: dict = {}  # id(AOTPlans) -> (backward Plan, {output position: _OuterUpdate}) or None
+        self.fused: dict = {}  # id(AOTPlans) -> (them, backward Plan, {output position fused: dtype}) or None
 
     @classmethod
     def make(cls, program):
@@ -165,8 +158,8 @@ class FusedSgd:
         backward, step, zero = after
         if backward.retain or step.args or any(a is not True for a in zero.args):
             return None
-        if _compiled.family("outer") is None:
-            return None
+        if paths.REFERENCE or _compiled.family("outer") is None:
+            return None  # (the reference's update is the add op's, which need not round as an FMA does)
         return cls(after)
 
     def _planned(self, plans):
@@ -176,11 +169,11 @@ class FusedSgd:
             partition = getattr(plans, "partition", None)
             if partition is not None:
                 part, gm = partition
-                updates = {node: _OuterUpdate() for node in _outer_products(part, plans.need)}
+                outer = _outer_products(part, plans.need)
                 # (no outer product, a batch's GEMMs: the plan as it is, its gradients to SGD's update)
                 bw = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm,
-                          calls=updates) if updates else plans.backward
-                got = (plans, bw, {k: updates[n] for k, n in enumerate(part.bw_outputs) if n in updates})
+                          calls={n: sgd_outer_vectors for n in outer}) if outer else plans.backward
+                got = (plans, bw, {k: outer[n] for k, n in enumerate(part.bw_outputs) if n in outer})
             self.fused[id(plans)] = got
         return got
 
@@ -210,12 +203,17 @@ class FusedSgd:
         return found
 
     def _zeroed(self, obj, opt, primals: list, need: list) -> bool:
-        """Whether the ``zero_grad`` call drops the gradient of every parameter the backward reaches."""
+        """Whether the ``zero_grad`` call drops the gradient of every parameter the backward reaches, and has
+        no other gradient to drop."""
         if obj is opt:
             return True
         if not isinstance(obj, Module):
             return False
-        mine = {id(p) for p in obj.parameters()}
+        mine = set()
+        for p in obj.parameters():
+            if p._grad is not None:
+                return False
+            mine.add(id(p))
         return all(id(primals[i]) in mine for i in need)
 
     def run(self, leaves: list, outputs: list) -> bool:
@@ -234,7 +232,8 @@ class FusedSgd:
             return False
         opt = self.step.read(leaves)
         lrs = self._groups(opt, primals, plans.need)
-        if lrs is None or not self._zeroed(self.zero.read(leaves), opt, primals, plans.need):
+        if (lrs is None or not self._zeroed(self.zero.read(leaves), opt, primals, plans.need)
+                or any(primals[plans.need[k]]._data.dtype != dtype for k, dtype in at.items())):
             return False
         seed = _engine._make_grads([loss], [None])
         prev_mode, recorder, fp_state = _State.enabled, _State.recorder, quiet()
@@ -243,17 +242,17 @@ class FusedSgd:
             grads = bw.run(*node.saved, *seed)
             node._release()
             rest: dict = {}  # lr -> (parameters, gradients) for SGD's own update
+            kernel = _compiled.family("outer").outer_fma_into
             for k, i in enumerate(plans.need):
                 p = primals[i]
-                upd = at.get(k)
-                if upd is None:
+                if k not in at:
                     pair = rest.setdefault(lrs[i], ([], []))
                     pair[0].append(p)
                     pair[1].append(grads[k])
                     continue
+                u, v = grads[k]
                 w = p._data
-                _compiled.family("outer").outer_fma_into(upd.u, upd.v, w.dtype.type(-lrs[i]), w)
-                upd.u = upd.v = None
+                kernel(u, v, w.dtype.type(-lrs[i]), w)  # w.add_(u v^T, alpha=-lr)
                 version_counter(p)[0] += 1
             grads = None
             for lr, (params, gs) in rest.items():
