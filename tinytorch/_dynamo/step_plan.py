@@ -146,7 +146,8 @@ class FusedSgd:
 
     def __init__(self, after: list):
         self.backward, self.step, self.zero = after
-        self.fused: dict = {}  # id(AOTPlans) -> (them, backward Plan, {output position fused: dtype}) or None
+        # id(AOTPlans) -> (them, backward Plan, {output position fused: dtype}, outer_fma_into) or None
+        self.fused: dict = {}
 
     @classmethod
     def make(cls, program):
@@ -158,7 +159,7 @@ class FusedSgd:
         backward, step, zero = after
         if backward.retain or step.args or any(a is not True for a in zero.args):
             return None
-        if paths.REFERENCE or _compiled.family("outer") is None:
+        if paths.REFERENCE:
             return None  # (the reference's update is the add op's, which need not round as an FMA does)
         return cls(after)
 
@@ -170,10 +171,14 @@ class FusedSgd:
             if partition is not None:
                 part, gm = partition
                 outer = _outer_products(part, plans.need)
-                # (no outer product, a batch's GEMMs: the plan as it is, its gradients to SGD's update)
-                bw = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm,
-                          calls={n: sgd_outer_vectors for n in outer}) if outer else plans.backward
-                got = (plans, bw, {k: outer[n] for k, n in enumerate(part.bw_outputs) if n in outer})
+                kernels = _compiled.family("outer") if outer else None  # (numba's, loaded where it serves)
+                if kernels is None:  # (a batch's GEMMs, or no numba: the plan as it is, its gradients to SGD's)
+                    got = (plans, plans.backward, {}, None)
+                else:
+                    bw = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm,
+                              calls={n: sgd_outer_vectors for n in outer})
+                    at = {k: outer[n] for k, n in enumerate(part.bw_outputs) if n in outer}
+                    got = (plans, bw, at, kernels.outer_fma_into)
             self.fused[id(plans)] = got
         return got
 
@@ -224,7 +229,7 @@ class FusedSgd:
         got = self._planned(node.plans)
         if got is None:
             return False
-        plans, bw, at = got
+        plans, bw, at, kernel = got
         if plans is not node.plans:
             return False
         primals = [e[0].variable if e[0] is not None else None for e in node.next_functions]
@@ -242,7 +247,6 @@ class FusedSgd:
             grads = bw.run(*node.saved, *seed)
             node._release()
             rest: dict = {}  # lr -> (parameters, gradients) for SGD's own update
-            kernel = _compiled.family("outer").outer_fma_into
             for k, i in enumerate(plans.need):
                 p = primals[i]
                 if k not in at:
