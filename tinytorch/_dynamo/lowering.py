@@ -21,6 +21,8 @@ positions), as PyTorch's kernels do. Eager tinytorch reuses the kept arrays inst
 plan does the same: ``keep_forward_state`` pairs each such backward node with its forward node in the joint graph
 and replaces both, the forward by one that also returns its node (``*_kept``), the backward by one that runs that
 node's array backward; the node becomes a saved value of the plans. The same steps as eager, nothing recomputed.
+``keep_cross_entropy`` does the same for a cross-entropy, which the joint graph holds as four operators (log-softmax
+and nll_loss, forward and backward): eager's fused loss and its nodes run instead.
 
 The array steps are read from their modules at each call (``matmul._np_matmul``), so a CPU path registered
 onto them (``tinytorch/_cpu``), or the reference under ``TINYTORCH_REFERENCE=1``, is the one that runs, as
