@@ -318,3 +318,34 @@ def test_outer_fma_is_the_product_then_sgds_fused_add(dtype):
         same = (got.view(np.uint8) == want.view(np.uint8)).reshape(*got.shape, -1).all(-1) | (
             np.isnan(got) & np.isnan(want))
         assert same.all(), (alpha, np.argwhere(~same)[:3])
+
+
+@pytest.mark.parametrize("zero_first", [False, True])
+def test_a_parameter_passed_again_as_an_argument(zero_first):
+    """A weight that is both the model's and an argument of the step: its gradient (two terms summed) and its
+    update, the versions of the parameters and of their gradients as eagerly."""
+    rng = np.random.default_rng(11)
+    data = [(rng.standard_normal((1, 6), dtype=np.float32), rng.integers(0, 3, 1)) for _ in range(8)]
+    results = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        model = _small()
+        opt = tt.optim.SGD(model.parameters(), lr=0.1)
+        w = model[2].weight
+
+        def step(w, x, y):
+            if zero_first:
+                opt.zero_grad()
+            loss = tt.nn.functional.cross_entropy(model(x), y) + (w * w).sum()
+            loss.backward()
+            opt.step()
+            if not zero_first:
+                opt.zero_grad()
+            return loss
+        step = tt.compile(step) if compiled else step
+        for x, y in data:
+            step(w, tt.tensor(x), tt.tensor(y))
+        results.append(_state(model, opt) + [p.grad._version if p.grad is not None else None
+                                             for p in model.parameters()])
+    _assert_state_same(results[1][:-4], results[0][:-4], -1)
+    assert results[1][-4:] == results[0][-4:]

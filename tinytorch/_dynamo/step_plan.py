@@ -57,13 +57,15 @@ _tensor = sys.modules["tinytorch.tensor"]  # (the module: the package's ``tensor
 
 
 def _plain_leaf_edges(node) -> bool:
-    """Whether every edge of ``node`` ends in nothing or in a leaf's sink that only sums: no hooks anywhere on
-    the way, no gradient there yet."""
+    """Whether every edge of ``node`` ends in nothing or in a leaf's sink of its own that only sums: no hooks
+    anywhere on the way, no gradient there yet, no leaf reached twice (the engine sums such gradients first)."""
+    seen = set()
     for nxt, _ in node.next_functions:
         if nxt is None:
             continue
-        if type(nxt) is not AccumulateGrad or nxt._hooked:
+        if type(nxt) is not AccumulateGrad or nxt._hooked or id(nxt) in seen:
             return False
+        seen.add(id(nxt))
         var = nxt.variable
         if var._grad is not None or var._hooks or var._post_acc_hooks or var._sparse_layout or var._meta:
             return False
