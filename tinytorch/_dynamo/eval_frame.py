@@ -28,8 +28,9 @@ from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
 from .fusion import fill_slots
 from .pointwise import fuse_pointwise
-from .lowering import keep_forward_state, skip_renames
+from .lowering import keep_cross_entropy, keep_forward_state, skip_renames
 from .replay import Plan
+from .step_plan import FusedSgd
 from .guards import Guard
 
 __all__ = ["OptimizedModule", "compile", "compile_callable", "disable", "reset_caches"]
@@ -53,6 +54,7 @@ class Entry:
         self.plans: dict = {}  # the input and state shapes -> AOTPlans (None: no joint graph, replay stage 1)
         self.compiled = None   # what a callable backend returned for the graph (run at each replay)
         self.last = None       # the plans made last
+        self.sgd = False       # a training step's fused SGD (step_plan.FusedSgd), None where it has none
 
     def planned(self, tensors: list, state: list):
         """The forward and backward plans for these inputs' shapes, made at the first call that meets them."""
@@ -98,12 +100,15 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             # the flash operators without their pair: their replay would depend on the data taking the flash path
             raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
     skip_renames(gm.graph)
+    keep_cross_entropy(gm.graph)  # (once the renames between its operators are gone)
     fill_slots(gm.graph)
     fuse_pointwise(gm.graph, n_primals)
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)
-    return AOTPlans(forward, backward, need, out_grad, len(out_grad), n_primals)
+    plans = AOTPlans(forward, backward, need, out_grad, len(out_grad), n_primals)
+    plans.partition = (part, gm)  # (for a training step's backward planned again with its update: step_plan.py)
+    return plans
 
 
 class Frame:
@@ -196,8 +201,11 @@ class Frame:
             for call in before:
                 call.run(leaves, None)
             flat = self._outputs(entry, leaves)
-            for call in after:
-                call.run(leaves, flat)
+            if entry.sgd is False:
+                entry.sgd = FusedSgd.make(program) if self.aot and entry.compiled is None else None
+            if entry.sgd is None or not entry.sgd.run(leaves, flat):
+                for call in after:
+                    call.run(leaves, flat)
             return program.assemble(flat[:n_out])
         return program.assemble(self._outputs(entry, leaves))
 

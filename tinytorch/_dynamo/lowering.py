@@ -21,6 +21,8 @@ positions), as PyTorch's kernels do. Eager tinytorch reuses the kept arrays inst
 plan does the same: ``keep_forward_state`` pairs each such backward node with its forward node in the joint graph
 and replaces both, the forward by one that also returns its node (``*_kept``), the backward by one that runs that
 node's array backward; the node becomes a saved value of the plans. The same steps as eager, nothing recomputed.
+``keep_cross_entropy`` does the same for a cross-entropy, which the joint graph holds as four operators (log-softmax
+and nll_loss, forward and backward): eager's fused loss and its nodes run instead.
 
 The array steps are read from their modules at each call (``matmul._np_matmul``), so a CPU path registered
 onto them (``tinytorch/_cpu``), or the reference under ``TINYTORCH_REFERENCE=1``, is the one that runs, as
@@ -35,7 +37,7 @@ import numpy as np
 from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
-                      linear as _linear, pool as _pool_ops)
+                      linear as _linear, loss_nll as _loss_nll, pool as _pool_ops)
 from .._ops._core.util import as_array, normalize_dims
 from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
@@ -44,7 +46,7 @@ from .._quiet_fp import silent
 from ..autograd.grad_mode import NO_VERSION, enable_grad, version_counter
 from ..tensor import _make, _view_of
 
-__all__ = ["LOWERINGS", "lowering", "keep_forward_state", "skip_renames"]
+__all__ = ["LOWERINGS", "lowering", "keep_cross_entropy", "keep_forward_state", "skip_renames"]
 
 LOWERINGS: dict = {}  # "aten.<op>.<overload>" -> a function of the node's arguments
 
@@ -376,6 +378,61 @@ def keep_forward_state(graph) -> None:
         else:
             bw.replace_all_uses_with(new)
             graph.erase_node(bw)
+
+
+# -- cross-entropy: the eager loss and its two nodes, for the four operators of its decomposition ------------------
+def _cross_entropy_kept(x, target, weight, reduction, ignore_index):
+    """``cross_entropy(x, target)``'s loss and its autograd node (``NllLossBackward0``, whose one edge leads to
+    the ``LogSoftmaxBackward0`` node): the fused path eager tinytorch runs for ``nn.CrossEntropyLoss``."""
+    with enable_grad():
+        out = _loss_nll.cross_entropy(x.detach().requires_grad_(), target, weight, ignore_index=ignore_index,
+                                      reduction=("none", "mean", "sum")[reduction])
+    return out.detach(), out.grad_fn
+
+
+def _cross_entropy_backward_kept(g, node):
+    """The logits' gradient as the engine makes it from ``g``: the loss node's backward, then log-softmax's."""
+    return node.next_functions[0][0].backward(node.backward(g)[0])[0]
+
+
+def keep_cross_entropy(graph) -> None:
+    """Rewrite each cross-entropy the joint graph holds as its decomposition (``_log_softmax`` over the classes,
+    ``nll_loss_forward``; in the backward ``nll_loss_backward``, ``_log_softmax_backward_data``), where nothing
+    else reads the log-probabilities or the total weight, into eager's fused loss, keeping its node for the
+    backward: two calls instead of four, the same floats (those four operators are eager's cross-entropy, step
+    by step)."""
+    for lsm_bw in list(graph.nodes):
+        if lsm_bw.op != "call_function" or str(lsm_bw.target) != "aten._log_softmax_backward_data.default":
+            continue
+        nll_bw, lsm = lsm_bw.args[0], lsm_bw.args[1]
+        if (_target(nll_bw) != "aten.nll_loss_backward.default" or _target(lsm) != "aten._log_softmax.default"
+                or len(nll_bw.users) != 1 or nll_bw.args[1] is not lsm or lsm_bw.args[2] != 1
+                or list(lsm.args[1:]) != [1, False] or lsm.kwargs or nll_bw.kwargs
+                or getattr(lsm.meta.get("val"), "ndim", None) != 2):
+            continue
+        total = nll_bw.args[6]
+        fwd = total.args[0] if total.target is _operator.getitem and total.args[1] == 1 else None
+        if (_target(fwd) != "aten.nll_loss_forward.default" or fwd.args[0] is not lsm or fwd.kwargs
+                or list(fwd.args[1:5]) != list(nll_bw.args[2:6]) or set(total.users) != {nll_bw}
+                or set(lsm.users) != {fwd, nll_bw, lsm_bw}):
+            continue
+        with graph.inserting_after(fwd):
+            both = graph.call_function(_cross_entropy_kept, (lsm.args[0], *fwd.args[1:5]))
+        with graph.inserting_after(both):
+            loss, node = (graph.call_function(_operator.getitem, (both, i)) for i in range(2))
+        with graph.inserting_after(lsm_bw):
+            grad = graph.call_function(_cross_entropy_backward_kept, (nll_bw.args[0], node))
+        lsm_bw.replace_all_uses_with(grad)
+        for user in list(fwd.users):
+            if user is not total:
+                user.replace_all_uses_with(loss)
+                graph.erase_node(user)
+        for gone in (lsm_bw, nll_bw, total, fwd, lsm):
+            graph.erase_node(gone)
+
+
+def _target(node) -> str:
+    return str(node.target) if getattr(node, "op", None) == "call_function" else ""
 
 
 _RENAMES = ("aten.detach.default", "aten.t.default")

@@ -73,9 +73,10 @@ def _last_uses(nodes: list, outputs: list) -> dict:
 class Plan:
     """``inputs`` (fx nodes standing for the arguments, in order), ``nodes`` (the call_function/get_attr nodes to
     run, in order) and ``outputs`` (fx nodes or constants to return), written out as one function ``run``.
-    ``attrs``: the values of get_attr targets (a graph module's own tensors)."""
+    ``attrs``: the values of get_attr targets (a graph module's own tensors); ``calls``: nodes to run with another
+    function of the same arguments than their op (``step_plan.py``'s fused updates)."""
 
-    def __init__(self, title: str, inputs: list, nodes: list, outputs: list, attrs=None):
+    def __init__(self, title: str, inputs: list, nodes: list, outputs: list, attrs=None, calls=None):
         taken = set(keyword.kwlist) | {"None", "True", "False"}
         names: dict = {}
         glob: dict = {}
@@ -115,14 +116,15 @@ class Plan:
                 glob[glob_name] = value
                 lines.append(f"    {names[n]} = {glob_name}")
                 continue
-            fn = _resolve(n.target)
+            own = calls.get(n) if calls else None
+            fn = own if own is not None else _resolve(n.target)
             if fn is operator.getitem:
                 lines.append(f"    {names[n]} = {arg(n.args[0])}[{arg(n.args[1])}]")
                 continue
             key = id(fn)
             if key not in fns:
-                label = getattr(n.target, "__name__", "fn").split(".")[0]
-                fns[key] = _name(f"aten_{label}" if hasattr(n.target, "_packet") else label, taken)
+                label = getattr(own or n.target, "__name__", "fn").split(".")[0]
+                fns[key] = _name(f"aten_{label}" if own is None and hasattr(n.target, "_packet") else label, taken)
                 glob[fns[key]] = fn
             args = ", ".join([arg(a) for a in n.args] + [f"{k}={arg(v)}" for k, v in n.kwargs.items()])
             lines.append(f"    {names[n]} = {fns[key]}({args})")

@@ -9,8 +9,10 @@ at ``backward()`` and runs what follows as graphs of its own; here the capture k
      the forward does not read);
   2. the captured graph (replayed as any other, through the one ``CompiledFunctionBackward`` node), whose outputs
      include each ``backward()``'s loss;
-  3. the other calls, in order: ``loss.backward()`` on the replayed loss (the engine runs the backward plan and
-     accumulates into ``.grad`` as eagerly), ``opt.step()``, ``zero_grad()``.
+  3. the other calls, in order: ``loss.backward()`` on the replayed loss (the backward plan run and ``.grad``
+     accumulated as the engine does it, ``step_plan.py``), ``opt.step()``, ``zero_grad()``; a step ending
+     ``backward``, plain SGD's ``step``, ``zero_grad`` runs the three as one backward plan that updates the weights
+     (``step_plan.FusedSgd``).
 
 Each optimizer or module is found anew at each call through the name the program reached it by (a global, a
 closure variable, the compiled method's ``self``, an argument, or an attribute or item of one of those), guarded by
@@ -26,6 +28,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import _State
 from ..fx.experimental import proxy_tensor as _proxy
 from ..nn.modules.module import Module
+from .step_plan import backward_inline
 
 __all__ = ["StepCall", "StepCalls", "watching"]
 
@@ -41,7 +44,9 @@ class StepCall:
 
     def run(self, leaves: list, outputs: list) -> None:
         if self.name == "backward":
-            outputs[self.output].backward(retain_graph=self.retain)
+            loss = outputs[self.output]
+            if not backward_inline(loss, self.retain):  # (step_plan.py: the engine's walk of this graph, inline)
+                loss.backward(retain_graph=self.retain)
         else:
             getattr(self.read(leaves), self.name)(*self.args)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from numba import float32, float64, types
 
-from ._common import jit, readonly
+from ._common import fma, jit, readonly
 
 
 def _sig(t):
@@ -23,3 +23,20 @@ def outer_into(u, v, out):
         row = out[i]
         for j in range(n):
             row[j] = ui * v[j]
+
+
+def _fma_sig(t):
+    return types.void(readonly(t, 1), readonly(t, 1), t, t[:, ::1])
+
+
+@jit([_fma_sig(float32), _fma_sig(float64)])
+def outer_fma_into(u, v, alpha, w):
+    """w[i, j] = fma(alpha, u[i] * v[j], w[i, j]): the outer product's element, rounded once as ``outer_into``
+    writes it, then added to ``w`` scaled by ``alpha`` with one rounding, as PyTorch's fused
+    ``w.add_(grad, alpha=alpha)`` adds it (an SGD step), without the product ever stored."""
+    n = v.size
+    for i in range(u.size):
+        ui = u[i]
+        row = w[i]
+        for j in range(n):
+            row[j] = fma(alpha, ui * v[j], row[j])
