@@ -404,6 +404,8 @@ class MetaArray(NDArrayOperatorsMixin):
 
     # -- the numpy protocols ------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "at" and type(inputs[0]) is MetaArray:
+            return None  # written in place: a meta array is written nowhere
         out = kwargs.pop("out", None)
         outs = out if isinstance(out, tuple) else (out,)
         if any(isinstance(o, np.ndarray) for o in outs) or method not in ("__call__", "reduce", "accumulate",
