@@ -198,8 +198,8 @@ def _metaize_tree(out, keep, inputs=(), device=None):
     ``device`` for a factory."""
     results = _tensors(out, [])
     for t in results:
-        if not t._meta and not any(t is k for k in keep):
-            _meta_data.mark_meta(t)
+        if not any(t is k for k in keep):
+            _meta_data.mark_meta(t)  # (one made meta already, by ``_make``: the op wrappers installed all the same)
     fake = _meta_data.fake_hook()
     if fake is not None:
         fake[1](results, inputs, device)
