@@ -21,14 +21,14 @@ Where the op's numpy code needs a value that could size a result or an array fea
 wrapper runs it once more on zeros of its meta inputs' shapes (calloc'd, dropped when it returns: memory in
 proportion to that op's sizes; sizes that do not fit are refused with a NotImplementedError). The ops that still
 do, or that compute a result at full size, are listed with the reason in ``tests/tensor/test_tensor_meta_opinfo.py``,
-which runs PyTorch's op_db on huge meta tensors with the process's address space capped. Shape errors are PyTorch's, in the words of its meta kernels for the commonest ones
-(``_meta_error``). An in-place op on a meta tensor writes nothing (PyTorch's meta kernels only check), unless
-autograd records it. Ops whose result's shape depends on the values (``nonzero``, ``masked_select``,
-``unique``, ...) refuse, and an op mixing a meta tensor with a CPU tensor of one or more dims raises PyTorch's
-device error. The factories take ``device="meta"`` (or a meta default device:
-``torch.set_default_device("meta")``, ``with torch.device("meta"):``) through a wrapper installed when this
-module loads: the factory's one allocation (``factory._alloc``) gives a ``MetaArray``, and nothing is drawn
-(a random factory leaves the generator where it was, as PyTorch's meta kernels do).
+which runs PyTorch's op_db on huge meta tensors with the process's address space capped. Shape errors are
+PyTorch's, in the words of its meta kernels for the commonest ones (``_meta_error``). An in-place op on a meta
+tensor writes nothing (PyTorch's meta kernels only check), unless autograd records it. Ops whose result's shape
+depends on the values (``nonzero``, ``masked_select``, ``unique``, ...) refuse, and an op mixing a meta tensor
+with a CPU tensor of one or more dims raises PyTorch's device error. The factories take ``device="meta"`` (or a
+meta default device: ``torch.set_default_device("meta")``, ``with torch.device("meta"):``) through a wrapper
+installed when this module loads: the factory's one allocation (``factory._alloc``) gives a ``MetaArray``, and
+nothing is drawn (a random factory leaves the generator where it was, as PyTorch's meta kernels do).
 
 The wrappers stay installed once a meta tensor has existed: each op then pays one scan of its arguments.
 
