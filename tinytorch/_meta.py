@@ -12,18 +12,23 @@ and its conversion mixin check the flag), and it prints as ``tensor(..., device=
 Ops run tinytorch's own implementation on those arrays: once a meta tensor exists, every declared op
 (``_ops/_core/registry.py``) goes through a wrapper that, when an argument is a meta tensor, runs the op (its
 numpy code works out each result's shape, dtype and strides on ``MetaArray``s and computes nothing) and flags
-its results meta. Ops whose numpy code builds working arrays of its own (the convolutions and their gradients,
+its results meta. A ``MetaArray`` stands for an array holding one value throughout, worked out on one-element
+stand-ins, so numpy code that branches on values (``np.isfinite(x).all()``) or reads one element runs on as it
+would on such an array, and a numpy function ``MetaArray`` does not implement reads one element spread with zero
+strides. Ops whose numpy code builds working arrays of its own (the convolutions and their gradients,
 max and average pooling) look for a ``MetaArray`` and give the result's shape at once, so no size is too large.
-Where the op's numpy code needs a value or takes a path ``MetaArray`` lacks, the wrapper runs
-it once more on zeros of its meta inputs' shapes (calloc'd, dropped when it returns: memory in proportion to
-that op's sizes; sizes that do not fit are refused with a NotImplementedError). Shape errors are PyTorch's, in the words of its meta kernels for the commonest ones
-(``_meta_error``). An in-place op on a meta tensor writes nothing (PyTorch's meta kernels only check), unless
-autograd records it. Ops whose result's shape depends on the values (``nonzero``, ``masked_select``,
-``unique``, ...) refuse, and an op mixing a meta tensor with a CPU tensor of one or more dims raises PyTorch's
-device error. The factories take ``device="meta"`` (or a meta default device:
-``torch.set_default_device("meta")``, ``with torch.device("meta"):``) through a wrapper installed when this
-module loads: the factory's one allocation (``factory._alloc``) gives a ``MetaArray``, and nothing is drawn
-(a random factory leaves the generator where it was, as PyTorch's meta kernels do).
+Where the op's numpy code needs a value that could size a result or an array feature ``MetaArray`` lacks, the
+wrapper runs it once more on zeros of its meta inputs' shapes (calloc'd, dropped when it returns: memory in
+proportion to that op's sizes; sizes that do not fit are refused with a NotImplementedError). The ops that still
+do, or that compute a result at full size, are listed with the reason in ``tests/tensor/test_tensor_meta_opinfo.py``,
+which runs PyTorch's op_db on huge meta tensors with the process's address space capped. Shape errors are
+PyTorch's, in the words of its meta kernels for the commonest ones (``_meta_error``). An in-place op on a meta
+tensor writes nothing (PyTorch's meta kernels only check), unless autograd records it. Ops whose result's shape
+depends on the values (``nonzero``, ``masked_select``, ``unique``, ...) refuse, and an op mixing a meta tensor
+with a CPU tensor of one or more dims raises PyTorch's device error. The factories take ``device="meta"`` (or a
+meta default device: ``torch.set_default_device("meta")``, ``with torch.device("meta"):``) through a wrapper
+installed when this module loads: the factory's one allocation (``factory._alloc``) gives a ``MetaArray``, and
+nothing is drawn (a random factory leaves the generator where it was, as PyTorch's meta kernels do).
 
 The wrappers stay installed once a meta tensor has existed: each op then pays one scan of its arguments.
 
@@ -193,8 +198,8 @@ def _metaize_tree(out, keep, inputs=(), device=None):
     ``device`` for a factory."""
     results = _tensors(out, [])
     for t in results:
-        if not t._meta and not any(t is k for k in keep):
-            _meta_data.mark_meta(t)
+        if not any(t is k for k in keep):
+            _meta_data.mark_meta(t)  # (one made meta already, by ``_make``: the op wrappers installed all the same)
     fake = _meta_data.fake_hook()
     if fake is not None:
         fake[1](results, inputs, device)

@@ -8,11 +8,17 @@ The ops run their numpy code on it unchanged. numpy hands these arrays to ``__ar
 - a reduction or ``matmul`` takes its shape from numpy's rules;
 - reshapes, transposes and basic indexing are views. Their strides are computed as numpy computes them.
 
-A ``MetaArray`` of 10**13 elements costs a few hundred bytes. What it does not implement falls back on zeros:
-``__array__`` gives zeros of its shape, read by the function that asked for them (an untouched calloc'd
-page costs no memory). An attribute it lacks, or a read of one of its values (``float``, ``item``, ``bool``),
-raises ``NeedsData``. The meta op wrapper (``_meta.py``) catches that and runs the op once more on zeros of its
-meta inputs. A graph tracer would build its fake tensors on the same class. Numpy only: every layer can use it."""
+A ``MetaArray`` of 10**13 elements costs a few hundred bytes. It stands for an array whose elements all hold
+one value (``value``: zero for a meta tensor's own array), so the op's numpy code can read values too: every
+result is worked out on one-element stand-ins holding those values, which gives its dtype and its own value at
+once (``exp`` of a meta array holds one, a comparison ``True``). A branch on values (``if np.isfinite(x).all()``,
+``float(x)`` of one element) then takes the path it takes on such an array, a check of values passes as on
+zeros, and what numpy function ``MetaArray`` does not implement reads ``__array__``: the value broadcast to its
+shape with zero strides, one element in memory (that function's own result is still allocated: the ops' tests
+on huge meta tensors find them). An attribute it lacks, or a read of a value that could size a result (``int``,
+an index, ``tolist``), raises ``NeedsData``. The meta op wrapper (``_meta.py``) catches that and runs the op once
+more on zeros of its meta inputs. A graph tracer would build its fake tensors on the same class. Numpy only:
+every layer can use it."""
 from __future__ import annotations
 
 import math
@@ -61,11 +67,27 @@ def _contiguous(shape, strides, itemsize, order) -> bool:
 
 
 def _stand_in(x):
-    """A one-element array of ``x``'s dtype and rank for numpy to resolve a dtype on, or ``x`` itself when it is
-    a number or a 0-d array (whose value numpy 1.x's value-based casting reads)."""
-    if type(x) is MetaArray or (isinstance(x, np.ndarray) and x.ndim):
-        return np.zeros((1,) * x.ndim, x.dtype)
+    """A one-element array of ``x``'s dtype and rank holding its value (a real array's: its first element, or
+    zero when it has none) for numpy to resolve a dtype and a value on, or ``x`` itself when it is a number or a
+    0-d array (whose value numpy 1.x's value-based casting reads)."""
+    if type(x) is MetaArray:
+        return np.full((1,) * x.ndim, x.value, x.dtype)
+    if isinstance(x, np.ndarray) and x.ndim:
+        return x[(slice(0, 1),) * x.ndim] if x.size else np.zeros((1,) * x.ndim, x.dtype)
     return x
+
+
+def _read_through(a) -> bool:
+    """Whether ``a`` is laid out as a ``MetaArray``'s value given to numpy (``__array__``: one element, zero
+    strides), handed back by numpy code that took it for a fresh array (``np.asarray`` of a result): its
+    layout is then a new array's."""
+    return type(a) is np.ndarray and a.size > 1 and all(s == 0 or n == 1 for n, s in zip(a.shape, a.strides))
+
+
+def _one(res) -> np.ndarray:
+    """The 0-d value of a stand-in computation's result (a one-element array, or a scalar)."""
+    res = np.asarray(res)
+    return res[(0,) * res.ndim].copy() if res.size else np.zeros((), res.dtype)
 
 
 def _shape_of(x) -> tuple:
@@ -91,22 +113,33 @@ def _axes(axis, ndim: int) -> tuple:
 class MetaArray(NDArrayOperatorsMixin):
     """A data-less stand-in for a numpy array: a shape, a dtype and strides in bytes (see the module's docstring)."""
 
-    __slots__ = ("_shape", "dtype", "strides", "offset", "base")
+    __slots__ = ("_shape", "dtype", "strides", "offset", "base", "_value")
 
-    def __init__(self, shape, dtype, strides=None, offset: int = 0, base: "MetaArray | None" = None) -> None:
+    def __init__(self, shape, dtype, strides=None, offset: int = 0, base: "MetaArray | None" = None,
+                 value=None) -> None:
         self._shape = tuple(operator.index(n) for n in shape)
         self.dtype = np.dtype(dtype)
         self.strides = c_strides(self.shape, self.dtype.itemsize) if strides is None else tuple(strides)
         self.offset = offset
         self.base = base  # as numpy's: the array whose storage a view looks into (None: its own)
+        self._value = value  # what every element holds, a 0-d array (None: zero)
+
+    @property
+    def value(self) -> np.ndarray:
+        """The value every element is taken to hold: a 0-d array of its dtype."""
+        v = self._value
+        if v is None or v.dtype != self.dtype:
+            v = self._value = np.zeros((), self.dtype) if v is None else v.astype(self.dtype)
+        return v
 
     @classmethod
     def like(cls, a, dtype=None) -> "MetaArray":
         """A data-less array of ``a``'s shape and layout (``a``: a numpy array or a ``MetaArray``), of ``dtype``."""
         dt = a.dtype if dtype is None else np.dtype(dtype)
-        if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides):
-            return cls(a.shape, dt)
-        return cls(a.shape, dt, tuple(s // a.itemsize * dt.itemsize for s in a.strides))
+        value = a._value if type(a) is MetaArray else None
+        if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides) or _read_through(a):
+            return cls(a.shape, dt, value=value)
+        return cls(a.shape, dt, tuple(s // a.itemsize * dt.itemsize for s in a.strides), value=value)
 
     # -- what a numpy array says about itself ------------------------------------------------------
     @property
@@ -131,14 +164,14 @@ class MetaArray(NDArrayOperatorsMixin):
     def real(self) -> "MetaArray":
         if self.dtype.kind != "c":
             return self
-        return self._view(self.shape, self.strides, dtype=np.dtype(f"f{self.itemsize // 2}"))
+        return self._view(self.shape, self.strides, dtype=np.dtype(f"f{self.itemsize // 2}"), value=self.value.real)
 
     @property
     def imag(self) -> "MetaArray":
         if self.dtype.kind != "c":
             raise NeedsData("imag")  # numpy's zeros of a real array
         half = self.itemsize // 2
-        return self._view(self.shape, self.strides, self.offset + half, np.dtype(f"f{half}"))
+        return self._view(self.shape, self.strides, self.offset + half, np.dtype(f"f{half}"), self.value.imag)
 
     def __repr__(self) -> str:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
@@ -153,22 +186,42 @@ class MetaArray(NDArrayOperatorsMixin):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
+    def _uniform(self, dtype=None) -> np.ndarray:
+        """Its value spread over its shape with zero strides: a fresh element of its own (what numpy code writes
+        into it lands there), one element in memory whatever the shape."""
+        v = self.value.astype(self.dtype if dtype is None else dtype)  # a copy
+        return np.lib.stride_tricks.as_strided(v, self.shape, (0,) * self.ndim, writeable=True)
+
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        """Zeros of this shape: numpy's way into a function ``MetaArray`` does not implement."""
-        return np.zeros(self.shape, self.dtype if dtype is None else dtype)
+        """numpy's way into a function ``MetaArray`` does not implement: its value over its shape, zero strides
+        (``_uniform``)."""
+        return self._uniform(dtype)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
         raise NeedsData(name)
 
-    def _value(self, *_):
-        raise NeedsData("a value")
+    def _sized(self, *_):
+        raise NeedsData("a value that could size a result")
 
-    __bool__ = __float__ = __int__ = __index__ = __complex__ = item = tolist = tobytes = _value
+    __int__ = __index__ = tolist = tobytes = _sized
+
+    # numpy's answers for an array of this shape holding its value (one element: the value; more: numpy's error)
+    def __bool__(self) -> bool:
+        return bool(self._uniform())
+
+    def __float__(self) -> float:
+        return float(self._uniform())
+
+    def __complex__(self) -> complex:
+        return complex(self._uniform())
+
+    def item(self, *args):
+        return self._uniform().item(*args)
 
     def __copy__(self) -> "MetaArray":
-        return MetaArray(self.shape, self.dtype, self.strides, self.offset)
+        return MetaArray(self.shape, self.dtype, self.strides, self.offset, value=self._value)
 
     def __deepcopy__(self, memo) -> "MetaArray":
         return self.__copy__()
@@ -180,9 +233,10 @@ class MetaArray(NDArrayOperatorsMixin):
         pass
 
     # -- views ----------------------------------------------------------------------------------
-    def _view(self, shape, strides, offset=None, dtype=None) -> "MetaArray":
+    def _view(self, shape, strides, offset=None, dtype=None, value=None) -> "MetaArray":
         return MetaArray(shape, self.dtype if dtype is None else dtype, strides, self.offset if offset is None
-                         else offset, self if self.base is None else self.base)
+                         else offset, self if self.base is None else self.base,
+                         self._value if value is None else value)
 
     def transpose(self, *axes) -> "MetaArray":
         if len(axes) == 1 and not isinstance(axes[0], int):
@@ -208,14 +262,14 @@ class MetaArray(NDArrayOperatorsMixin):
         if strides is None:
             if copy is False:
                 raise ValueError("Unable to avoid creating a copy while reshaping.")
-            return MetaArray(new, self.dtype)  # a copy, C-ordered
+            return MetaArray(new, self.dtype, value=self._value)  # a copy, C-ordered
         return self._view(new, strides)
 
     def ravel(self, order: str = "C") -> "MetaArray":
         return self.reshape(-1, order=order)
 
     def flatten(self, order: str = "C") -> "MetaArray":
-        return MetaArray((self.size,), self.dtype)
+        return MetaArray((self.size,), self.dtype, value=self._value)
 
     def squeeze(self, axis=None) -> "MetaArray":
         axes = tuple(i for i, n in enumerate(self.shape) if n == 1) if axis is None else _axes(axis, self.ndim)
@@ -235,10 +289,10 @@ class MetaArray(NDArrayOperatorsMixin):
         dt = np.dtype(dtype)
         if dt == self.dtype and not copy:
             return self
-        return MetaArray.like(self, dt) if order in ("K", "A") else MetaArray(self.shape, dt)
+        return MetaArray.like(self, dt) if order in ("K", "A") else MetaArray(self.shape, dt, value=self._value)
 
     def copy(self, order: str = "C") -> "MetaArray":
-        return MetaArray.like(self) if order == "K" else MetaArray(self.shape, self.dtype)
+        return MetaArray.like(self) if order == "K" else MetaArray(self.shape, self.dtype, value=self._value)
 
     def conj(self) -> "MetaArray":
         return np.conjugate(self)
@@ -288,7 +342,7 @@ class MetaArray(NDArrayOperatorsMixin):
             raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
         proxy = np.broadcast_to(np.empty((), np.dtype([])), self.shape)
         key = tuple(np.broadcast_to(np.zeros((), np.intp), k.shape) if type(k) is MetaArray else k for k in key)
-        return MetaArray(proxy[key].shape, self.dtype)
+        return MetaArray(proxy[key].shape, self.dtype, value=self._value)
 
     # -- reductions and scans, as methods ---------------------------------------------------------
     def _reduce(self, fn, axis=None, dtype=None, out=None, keepdims=False, **kw):
@@ -301,9 +355,10 @@ class MetaArray(NDArrayOperatorsMixin):
                                                             np.amin):
             raise NeedsData("a reduction of an empty array")  # numpy's own error
         args = {"axis": axis} if axis is not None else {}
-        res = fn(np.zeros((1,) * self.ndim, self.dtype), dtype=dtype, **args, **kw) if dtype is not None else \
-            fn(np.zeros((1,) * self.ndim, self.dtype), **args, **kw)
-        result = MetaArray(shape, np.asarray(res).dtype)
+        with np.errstate(all="ignore"):
+            res = fn(_stand_in(self), dtype=dtype, **args, **kw) if dtype is not None else \
+                fn(_stand_in(self), **args, **kw)
+        result = MetaArray(shape, np.asarray(res).dtype, value=_one(res))
         if out is not None and out is not Ellipsis:
             return out
         return result
@@ -349,9 +404,12 @@ class MetaArray(NDArrayOperatorsMixin):
 
     # -- the numpy protocols ------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "at" and type(inputs[0]) is MetaArray:
+            return None  # written in place: a meta array is written nowhere
         out = kwargs.pop("out", None)
         outs = out if isinstance(out, tuple) else (out,)
-        if any(isinstance(o, np.ndarray) for o in outs) or method not in ("__call__", "reduce", "accumulate"):
+        if any(isinstance(o, np.ndarray) for o in outs) or method not in ("__call__", "reduce", "accumulate",
+                                                                           "reduceat", "outer"):
             # a real array to write into, or a rarer method: computed on zeros
             return getattr(ufunc, method)(*_real(inputs), **({"out": out} if out is not None else {}), **kwargs)
         if method == "__call__":
@@ -363,7 +421,22 @@ class MetaArray(NDArrayOperatorsMixin):
                 except ValueError:
                     return ufunc(*_real(inputs), **kwargs)  # numpy's own error
             kwargs.pop("where", None)
-            res = ufunc(*(_stand_in(x) for x in inputs), **kwargs)
+            with np.errstate(all="ignore"):
+                res = ufunc(*(_stand_in(x) for x in inputs), **kwargs)
+        elif method == "outer":  # every pair: the first operand's shape, then the second's
+            shape = tuple(_shape_of(inputs[0])) + tuple(_shape_of(inputs[1]))
+            with np.errstate(all="ignore"):
+                res = ufunc(*(np.asarray(_stand_in(x)).reshape(-1)[:1] for x in inputs[:2]), **kwargs)
+        elif method == "reduceat":  # one reduced segment per index, along the axis
+            a, indices = inputs[0], np.asarray(inputs[1])
+            axis = kwargs.pop("axis", 0)
+            n = a.shape[_axes(axis, a.ndim)[0]]
+            if indices.size and not (-n <= indices.min() and indices.max() < n):
+                return ufunc.reduceat(*_real(inputs), axis=axis, **kwargs)  # numpy's own error
+            shape = list(a.shape)
+            shape[_axes(axis, a.ndim)[0]] = len(indices)
+            with np.errstate(all="ignore"):
+                res = ufunc.reduce(_stand_in(a), axis=axis, keepdims=True, **kwargs)
         else:
             a = inputs[0]
             axis = kwargs.pop("axis", 0)
@@ -371,14 +444,15 @@ class MetaArray(NDArrayOperatorsMixin):
             kwargs.pop("where", None)
             if method == "accumulate":
                 kwargs.pop("initial", None)
-            res = getattr(ufunc, method)(_stand_in(a), axis=axis, **kwargs)
+            with np.errstate(all="ignore"):
+                res = getattr(ufunc, method)(_stand_in(a), axis=axis, **kwargs)
             if method == "accumulate":
                 shape = a.shape
             else:
                 axes = _axes(axis, a.ndim)
                 shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape) if keepdims or i not in axes)
         results = res if isinstance(res, tuple) else (res,)
-        made = tuple(MetaArray(shape, np.asarray(r).dtype) if o is None or o is Ellipsis else o
+        made = tuple(MetaArray(shape, np.asarray(r).dtype, value=_one(r)) if o is None or o is Ellipsis else o
                      for r, o in zip(results, outs * len(results) if len(outs) == 1 else outs))
         return made if isinstance(res, tuple) else made[0]
 
@@ -455,7 +529,7 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     shape = list(first)
     shape[ax] = sum(_shape_of(a)[ax] for a in arrays)
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*(_stand_in(a) for a in arrays))
-    return out if out is not None else MetaArray(shape, dt)
+    return out if out is not None else MetaArray(shape, dt, value=_one(_stand_in(arrays[0])).astype(dt))
 
 
 def _stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
@@ -466,14 +540,15 @@ def _stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     shape = list(arrays[0].shape)
     shape.insert(axis % (len(shape) + 1), len(arrays))
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*(_stand_in(a) for a in arrays))
-    return out if out is not None else MetaArray(shape, dt)
+    return out if out is not None else MetaArray(shape, dt, value=_one(_stand_in(arrays[0])).astype(dt))
 
 
 def _where(condition, x=None, y=None):
     if x is None and y is None:
         raise NeedsData("where(condition)")  # nonzero: its length is the data's
     shape = np.broadcast_shapes(_shape_of(condition), _shape_of(x), _shape_of(y))
-    return MetaArray(shape, np.where(True, _stand_in(x), _stand_in(y)).dtype)
+    res = np.where(_stand_in(condition), _stand_in(x), _stand_in(y))
+    return MetaArray(shape, res.dtype, value=_one(res))
 
 
 def _broadcast_to(array, shape, subok=False):
@@ -485,16 +560,20 @@ def _broadcast_to(array, shape, subok=False):
     return array._view(shape, strides)
 
 
-def _like(prototype, dtype=None, order="K", subok=True, shape=None, **kw):
+def _like(prototype, dtype=None, order="K", subok=True, shape=None, fill=0, **kw):
+    dt = np.dtype(prototype.dtype if dtype is None else dtype)
+    value = np.asarray(fill).astype(dt).reshape(())
     if shape is not None:
-        return MetaArray(shape if not isinstance(shape, int) else (shape,), prototype.dtype if dtype is None
-                         else dtype)
-    return MetaArray.like(prototype, dtype) if order in ("K", "A") else MetaArray(prototype.shape, dtype or
-                                                                                  prototype.dtype)
+        return MetaArray(shape if not isinstance(shape, int) else (shape,), dt, value=value)
+    if order in ("K", "A"):
+        made = MetaArray.like(prototype, dt)
+        made._value = value
+        return made
+    return MetaArray(prototype.shape, dt, value=value)
 
 
 def _full_like(prototype, fill_value, dtype=None, order="K", subok=True, shape=None, **kw):
-    return _like(prototype, dtype, order, subok, shape)
+    return _like(prototype, dtype, order, subok, shape, fill_value)
 
 
 def _method(name: str):
@@ -539,20 +618,98 @@ def _copyto(dst, src, casting="same_kind", where=True):
     return np.copyto(dst, _real(src), casting=casting, where=_real(where))
 
 
+def _split(ary, indices_or_sections, axis=0):
+    """numpy's split as views (``array_split`` the same: sections as even as numpy makes them)."""
+    if type(ary) is not MetaArray:
+        return np.array_split(_real(ary), _real(indices_or_sections), axis)
+    ax = _axes(axis, ary.ndim)[0]
+    n = ary.shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = operator.index(indices_or_sections)
+        if k <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, k)
+        sizes = [each + 1] * extra + [each] * (k - extra)
+        bounds = [sum(sizes[:i]) for i in range(k + 1)]
+    else:
+        bounds = [0] + [operator.index(i) for i in indices_or_sections] + [n]
+    lead = (slice(None),) * ax
+    return [ary[lead + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _split_even(ary, indices_or_sections, axis=0):
+    if isinstance(indices_or_sections, (int, np.integer)) and type(ary) is MetaArray and \
+            ary.shape[_axes(axis, ary.ndim)[0]] % indices_or_sections:
+        raise ValueError("array split does not result in an equal division")
+    return _split(ary, indices_or_sections, axis)
+
+
+def _take_along_axis(arr, indices, axis=-1):
+    if axis is None:
+        return MetaArray(_shape_of(indices), arr.dtype, value=_one(_stand_in(arr)))
+    a_shape, i_shape = _shape_of(arr), _shape_of(indices)
+    ax = _axes(axis, len(a_shape))[0]
+    shape = list(np.broadcast_shapes(a_shape[:ax] + (1,) + a_shape[ax + 1:], i_shape[:ax] + (1,) + i_shape[ax + 1:]))
+    shape[ax] = i_shape[ax]
+    return MetaArray(shape, arr.dtype, value=_one(_stand_in(arr)))
+
+
+def _put_along_axis(arr, indices, values, axis):
+    if type(arr) is not MetaArray:
+        return np.put_along_axis(arr, _real(indices), _real(values), axis)
+    return None  # a meta array is written nowhere
+
+
+def _same_shape(fn, dtype=None):
+    """numpy's ``fn`` whose result is a fresh array of its input's shape (``dtype``: its result's, where another)."""
+    def call(a, *args, **kwargs):
+        if type(a) is not MetaArray:
+            return fn(_real(a), *_real(args), **{k: _real(v) for k, v in kwargs.items()})
+        axis = kwargs.get("axis", args[0] if args else -1) if fn in (np.sort, np.argsort) else 0
+        if axis is None:  # sorted flat
+            return MetaArray((a.size,), a.dtype if dtype is None else dtype, value=a._value)
+        return MetaArray(a.shape, a.dtype if dtype is None else dtype, value=None if dtype else a._value)
+    return call
+
+
+def _flip(m, axis=None):
+    if type(m) is not MetaArray:
+        return np.flip(_real(m), axis)
+    axes = _axes(tuple(axis) if isinstance(axis, (list, tuple)) else axis, m.ndim)
+    return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
+
+
+def _searchsorted(a, v, side="left", sorter=None):
+    return MetaArray(_shape_of(v), np.intp)
+
+
+def _tile(A, reps):
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    shape = _shape_of(A)
+    n = max(len(shape), len(reps))
+    shape, reps = (1,) * (n - len(shape)) + tuple(shape), (1,) * (n - len(reps)) + reps
+    return MetaArray(tuple(a * r for a, r in zip(shape, reps)), A.dtype, value=A._value)
+
+
 def _take(a, indices, axis=None, out=None, mode="raise"):
     ishape = _shape_of(indices)
     if axis is None:
-        return MetaArray(ishape, a.dtype)
+        return MetaArray(ishape, a.dtype, value=_one(_stand_in(a)))
     ax = _axes(axis, a.ndim)[0]
-    return MetaArray(a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:], a.dtype)
+    return MetaArray(a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:], a.dtype, value=_one(_stand_in(a)))
 
 
 _FUNCTIONS = {
     np.concatenate: _concatenate, np.stack: _stack, np.where: _where, np.broadcast_to: _broadcast_to,
-    np.empty_like: _like, np.zeros_like: _like, np.ones_like: _like, np.full_like: _full_like,
+    np.empty_like: _like, np.zeros_like: _like, np.ones_like: lambda *a, **k: _like(*a, **k, fill=1),
+    np.full_like: _full_like,
     np.may_share_memory: lambda a, b, max_work=None: False, np.shares_memory: lambda a, b, max_work=None: False,
     np.result_type: lambda *xs: np.result_type(*(_stand_in(x) for x in xs)),
     np.copyto: _copyto, np.take: _take,
+    np.split: _split_even, np.array_split: _split, np.take_along_axis: _take_along_axis,
+    np.put_along_axis: _put_along_axis, np.sort: _same_shape(np.sort), np.argsort: _same_shape(np.argsort, np.intp),
+    np.roll: _same_shape(np.roll), np.triu: _same_shape(np.triu), np.tril: _same_shape(np.tril), np.flip: _flip,
+    np.searchsorted: _searchsorted, np.tile: _tile,
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
     np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
     np.copy: lambda a, order="K", subok=False: a.copy("K" if order == "K" else "C"),

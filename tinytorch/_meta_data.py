@@ -52,9 +52,9 @@ def mark_meta(t):
                 if getattr(saved, "data", None) is old and type(saved).__name__ == "_SavedOutput":
                     saved.data = t._data  # the node saved this result (computed on zeros): it keeps the meta one
         t._meta = True
-        hook = _hooks["first_meta"]
-        if hook is not None:
-            hook()
+    hook = _hooks["first_meta"]  # (also for a tensor made meta already, by ``_make`` from a MetaArray)
+    if hook is not None:
+        hook()
     return t
 
 

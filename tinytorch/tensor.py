@@ -54,6 +54,8 @@ def _make(data: np.ndarray, grad_fn=None) -> "Tensor":
     """Wrap a fresh result array; with ``grad_fn`` it is a non-leaf that requires grad."""
     t = _new(Tensor)
     t._data = data
+    if type(data) is MetaArray:  # a result of a meta tensor's: on the meta device, whatever code made it
+        t._meta = True
     # inference tensors count no versions (the class counter spares every other thread its own lookup);
     # others keep the class's FRESH_VERSION until version_counter gives them a list
     if _Active.inference and _State.inference:

@@ -64,8 +64,8 @@ def blas_outer(u: np.ndarray, v: np.ndarray) -> np.ndarray | None:
     """A new C-contiguous ``(len(u), len(v))`` array of the products ``u_i * v_j``, for 1-d float32 or
     float64 vectors of one dtype; None where there is no checked ``?ger`` for it (numpy then)."""
     dt = u.dtype
-    if (dt != _F32 and dt != _F64) or v.dtype != dt:
-        return None
+    if (dt != _F32 and dt != _F64) or v.dtype != dt or type(u) is not np.ndarray or type(v) is not np.ndarray:
+        return None  # (a meta array's: numpy's product gives its shape)
     fn = (_ger if _ger is not None else _checked_ger()).get(dt)
     if fn is None:
         return None

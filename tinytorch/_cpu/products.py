@@ -45,7 +45,8 @@ def np_matmul(a, b, a_requires_grad=False, b_requires_grad=False):
     if a.dtype in _LOWP_OR_NARROW:
         return _np_matmul_ref(a, b)  # (its float32 product comes back here)
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
-        if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM:
+        if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM and type(a) is np.ndarray \
+                and type(b) is np.ndarray:  # (a meta array's product: numpy's multiply gives its shape)
             # numpy's broadcast multiply runs its inner loop per row without SIMD: the compiled kernel writes
             # each product once (3.5x faster than the BLAS's rank-1 update on a -0.0 fill, which is 1.7x
             # faster than numpy; einsum, faster too, turns -0.0 products into +0.0)

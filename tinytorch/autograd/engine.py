@@ -511,6 +511,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                 g = _in_dtype_of(g, t)  # as PyTorch's validate_outputs: each input's gradient in its own dtype
             if not create_graph and g._requires_grad:
                 g = g.detach()
+            if t._meta and not g._meta:  # a meta input's gradient is a meta tensor, as .backward() leaves it
+                g = meta_result(g, t)
         result.append(g)
     return tuple(result)
 

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
-from ..._meta_array import MetaArray
+from ..._meta_array import MetaArray, NeedsData, _read_through, c_strides
 from . import narrow
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast, loud, quiet
@@ -259,7 +259,9 @@ def last_axis_max(x: ndarray) -> ndarray:
 def c_order(a: ndarray) -> ndarray:
     """``a`` laid out as PyTorch lays out a contiguous result: C order, and the strides of size-1 dims
     those of the C layout too (numpy calls an array C-contiguous whatever those are, PyTorch's
-    ``stride()`` shows them). Copies only an array that is not C-contiguous."""
+    ``stride()`` shows them). Copies only an array that is not C-contiguous (a ``MetaArray``: a new one)."""
+    if type(a) is MetaArray:
+        return a if a.strides == c_strides(a.shape, a.itemsize) else a.copy()
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     step, strides = a.itemsize, []
@@ -274,7 +276,12 @@ def c_order(a: ndarray) -> ndarray:
 
 def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> np.ndarray:
     """numpy's ``as_strided`` for every storage: ml_dtypes' float8_e5m2 reports a type string numpy cannot read
-    back, so its bytes are strided as a void type of the same size (only when numpy refuses: no cost else)."""
+    back, so its bytes are strided as a void type of the same size (only when numpy refuses: no cost else). A
+    ``MetaArray`` gets a view of the same sizes and strides (no storage to look into)."""
+    if type(x) is MetaArray:
+        return x._view(x.shape if shape is None else shape, x.strides if strides is None else strides)
+    if 0 in x.strides and strides is not None and any(strides) and _read_through(x):
+        raise NeedsData("strides into a meta array's one element")  # they would reach past it
     try:
         return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
     except TypeError:

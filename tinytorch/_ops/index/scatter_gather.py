@@ -107,7 +107,7 @@ def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor, distinct: 
     if capturing():
         zeros = src.new_zeros(shape)
         return zeros.scatter(dim, index, src) if distinct else zeros.scatter_add(dim, index, src)
-    out = np.zeros(shape, dtype=src._data.dtype)
+    out = np.zeros_like(src._data, shape=shape)  # (a meta src: a meta result)
     idx = _at_least_1d(index._data)
     if idx.size and distinct:
         np.put_along_axis(_at_least_1d(out), idx, src._data.reshape(idx.shape), dim)

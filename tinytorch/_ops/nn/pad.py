@@ -15,6 +15,7 @@ from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.record import record
+from .._core.util import c_order
 from .._core.registry import op
 
 
@@ -102,7 +103,7 @@ def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
         return _through_taps(x, maps, transpose)
     for axis, m, n_in in maps:
         x = _scatter_add(x, m, n_in, axis) if transpose else np.take(x, m, axis=axis)
-    return np.ascontiguousarray(x)
+    return c_order(x)
 
 
 def _through_taps(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
@@ -123,7 +124,7 @@ def _taps_each(x: np.ndarray, maps, transpose: bool, walk: bool) -> np.ndarray:
         else:
             mat = m.dense.astype(x.dtype, copy=False)
             x = np.moveaxis(np.moveaxis(x, axis, -1) @ (mat if transpose else mat.T), -1, axis)
-    return np.ascontiguousarray(x)
+    return c_order(x)
 
 
 class _AxisMapBackward(Node):

@@ -64,7 +64,7 @@ def _add_rows_at(out: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> bool:
 
 def index_zeros_put(shape: tuple, key: tuple, src: Tensor, accumulate: bool) -> Tensor:
     """Zeros of ``shape`` with ``src`` added at ``key`` (the adjoint of indexing)."""
-    out = np.zeros(shape, dtype=src._data.dtype)
+    out = np.zeros_like(src._data, shape=shape)  # (a meta src: a meta result)
     if accumulate:
         whole_rows = len(key) == 1 and _is_row_index(key[0], src._data, shape)
         if not (whole_rows and _add_rows_at(out, key[0], src._data)):

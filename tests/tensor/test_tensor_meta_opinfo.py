@@ -1,0 +1,624 @@
+"""Every op of PyTorch's op_db on meta tensors of sizes no memory holds, in both libraries: the results' (and the
+input gradients') shapes, strides, dtypes and devices, or the same kind of error, and nothing allocated.
+
+Each sample of an entry (the first few in float32) is made huge: every dim of 2 or more of every tensor argument
+is multiplied by one factor, so that the largest tensor holds 2**30 elements or more (4 GiB in float32), where
+PyTorch's meta kernels take the sample so enlarged as they take the original (same outcome); otherwise the
+sample keeps its sizes. tinytorch runs it with its address space allowed to grow by ``_HEADROOM`` only, so any
+array of an input's size (zeros to run the op on, a result computed at full size) fails to allocate, and with a
+deadline, so a loop over the elements is found too. An entry that still allocates, or whose meta results differ
+from PyTorch's, is listed below with the reason; a listed entry that stops doing so fails until its row is
+deleted. (The hand-picked cases of ``test_tensor_meta_shapes_only.py`` run alongside.)"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import math
+import os
+import resource
+import signal
+import sys
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")  # torch.testing._internal needs it
+from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+
+import _opinfo  # noqa: E402
+import numpy as np  # noqa: E402
+import tinytorch  # noqa: E402
+from tinytorch._ops._core import paths  # noqa: E402
+
+if not sys.platform.startswith("linux"):
+    pytest.skip("the allocation guard is the address-space limit, which Linux enforces", allow_module_level=True)
+_NUMBA = importlib.util.find_spec("numba") is not None and os.environ.get("TINYTORCH_NO_NUMBA", "") in ("", "0")
+if paths.REFERENCE or not _NUMBA or int(np.__version__.split(".")[0]) < 2:
+    # the rows below are what the default paths do under numpy 2 with the compiled kernels (those kernels and some
+    # numpy functions have no meta guard): another configuration allocates elsewhere, and would fail on stale rows
+    pytest.skip("the rows are the default paths' with numba and numpy 2", allow_module_level=True)
+
+SAMPLES = 2  # float32 samples per entry
+TARGET = 2 ** 30  # elements of the largest tensor once enlarged
+_HEADROOM = 512 << 20  # bytes the process may grow by while tinytorch runs a meta op (imports, Python objects)
+_DEADLINE_S = 5.0  # past it the op walks the elements; how far it gets first is the machine's
+
+# PyTorch's own meta kernel does not run: not compared
+TORCH_BREAKS = {
+    "linalg.ldl_solve": "PyTorch's meta kernel aborts the process (a double free)",
+}
+
+ENTRIES = [o for o in op_db if not o.name.startswith("_") and o.name not in TORCH_BREAKS]
+
+# entries that still allocate arrays of their inputs' sizes on meta tensors (or loop over their elements), each
+# with the reason as the walk finds it: "computes at full size at <function>" (numpy code that MetaArray cannot
+# follow builds the array: a numpy function it does not implement, np.zeros/np.empty of a shape, a compiled or
+# BLAS kernel), "runs on zeros (<what>) from <function>" (the op read a value that could size a result, or an
+# array feature MetaArray lacks, and ran again on zeros of its inputs), "ran past the deadline" (a loop over the
+# elements, or numpy walking a zero-strided stand-in of 2**30 elements: such a row may pass on a fast machine).
+# The walk fails for an entry that allocates and is not listed, or is listed and no longer does
+ALLOCATES: dict[str, str] = {
+    'abs': 'backward: ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'addcmul': 'computes at full size at _ops/pointwise/ternary.py:addcmul',
+    'argsort': 'computes at full size at _ops/reduce/sort.py:_picked',
+    'as_strided': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/strided.py:_storage',
+    'as_strided.partial_views': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/strided.py:_stora',
+    'as_strided_copy': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/strided.py:_storage',
+    'bernoulli': 'computes at full size at _ops/random/sampling.py:<lambda>',
+    'block_diag': 'computes at full size at _ops/shape/assemble.py:block_diag',
+    'cholesky': 'computes at full size at _ops/linalg/decompositions.py:cholesky',
+    'complex': 'computes at full size at _ops/pointwise/complex.py:_from_parts',
+    'constant_pad_nd': 'computes at full size at _ops/nn/pad.py:constant_pad_nd',
+    'cummax': 'computes at full size at _ops/reduce/scan.py:_cum_extreme',
+    'cummin': 'computes at full size at _ops/reduce/scan.py:_cum_extreme',
+    'cumprod': 'backward: computes at full size at _ops/reduce/scan.py:_cumprod_grad_at_zeros',
+    'diag': 'computes at full size at _ops/shape/tri.py:_embed; backward: computes at full size at _ops/shape/tri.py:_',
+    'diag_embed': 'computes at full size at _ops/shape/tri.py:_embed',
+    'diagflat': 'computes at full size at _ops/shape/tri.py:_embed',
+    'diagonal': 'backward: computes at full size at _ops/shape/shape.py:backward',
+    'diagonal_copy': 'backward: computes at full size at _ops/shape/shape.py:backward',
+    'diagonal_scatter': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/views.py:_addr',
+    'digamma': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:digamma_np',
+    'erfc': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:_erf_parts',
+    'erfinv': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:_erf_parts',
+    'fft.fft': 'ran past the deadline at _ops/fft/fft.py:_r2c_array; computes at full size at _ops/fft/fft.py:_r2c_array',
+    'fft.fft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at _',
+    'fft.fftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at _',
+    'fft.fftshift': 'computes at full size at _ops/shape/tri.py:roll',
+    'fft.hfft': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at _',
+    'fft.hfft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.hfftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.ifft': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at _',
+    'fft.ifft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.ifftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.ifftshift': 'computes at full size at _ops/shape/tri.py:roll',
+    'fft.ihfft': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.ihfft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at',
+    'fft.ihfftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at',
+    'fft.irfft': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.irfft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at',
+    'fft.irfftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at',
+    'fft.rfft': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at _',
+    'fft.rfft2': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'fft.rfftn': 'backward: computes at full size at _ops/shape/_adjoint.py:index_zeros_put; computes at full size at ',
+    'gather': 'ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'geqrf': 'computes at full size at _ops/linalg/matrix_functions.py:geqrf',
+    'i0': 'computes at full size at _ops/special/bessel.py:_i0_np',
+    'igamma': 'computes at full size at _ops/special/erf_gamma.py:gammainc_np',
+    'igammac': 'computes at full size at _ops/special/gamma.py:_scipy_binary',
+    'index_put': 'runs on zeros (IndexError: only integers, slices (`:`), ellipsis (`...`), Non) from _ops/index/index',
+    'isin': 'computes at full size at _ops/reduce/bucketize.py:isin',
+    'isneginf': 'computes at full size at _ops/pointwise/float_bits.py:isneginf',
+    'isposinf': 'computes at full size at _ops/pointwise/float_bits.py:isposinf',
+    'isreal': 'computes at full size at _ops/pointwise/float_bits.py:isreal',
+    'kron': 'computes at full size at _ops/linalg/products.py:kron',
+    'lerp': 'computes at full size at _ops/pointwise/binary.py:_lerp_fused',
+    'lgamma': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:lgamma_np',
+    'linalg.cholesky': 'computes at full size at _ops/linalg/decompositions.py:cholesky',
+    'linalg.cholesky_ex': 'computes at full size at _ops/linalg/triangular.py:cholesky_ex',
+    'linalg.cond': 'computes at full size at _ops/linalg/solve.py:svd_arrays',
+    'linalg.diagonal': 'backward: computes at full size at _ops/shape/shape.py:backward',
+    'linalg.eig': 'computes at full size at _ops/linalg/decompositions.py:_eig',
+    'linalg.eigh': 'computes at full size at _ops/linalg/decompositions.py:eigh',
+    'linalg.eigvals': 'computes at full size at _ops/linalg/decompositions.py:_eig',
+    'linalg.eigvalsh': 'computes at full size at _ops/linalg/decompositions.py:eigh',
+    'linalg.householder_product': 'computes at full size at _ops/linalg/matrix_functions.py:_householder_array',
+    'linalg.inv': 'computes at full size at _ops/linalg/solve.py:inv',
+    'linalg.inv_ex': 'ran past the deadline at _ops/linalg/solve.py:_getrf',
+    'linalg.ldl_factor': 'computes at full size at _ops/linalg/triangular.py:_ldl_factor',
+    'linalg.lstsq': 'computes at full size at _ops/linalg/triangular.py:lstsq',
+    'linalg.lstsq.grad_oriented': 'computes at full size at _ops/linalg/triangular.py:lstsq',
+    'linalg.lu_factor': 'ran past the deadline at _ops/linalg/solve.py:_getrf',
+    'linalg.lu_solve': 'ran past the deadline at _ops/linalg/triangular.py:_permutation',
+    'linalg.matrix_rank': 'computes at full size at _ops/linalg/matrix_functions.py:matrix_rank',
+    'linalg.matrix_rank.hermitian': 'computes at full size at _ops/linalg/matrix_functions.py:matrix_rank',
+    'linalg.pinv': 'computes at full size at _ops/linalg/solve.py:svd_arrays',
+    'linalg.pinv.hermitian': 'computes at full size at _ops/linalg/solve.py:pinv',
+    'linalg.pinv.singular': 'runs on zeros (ValueError: array is too big; `arr.size * arr.dtype.itemsize` ) from _ops/',
+    'linalg.qr': 'computes at full size at _ops/linalg/decompositions.py:qr',
+    'linalg.solve': 'computes at full size at _ops/linalg/solve.py:solve',
+    'linalg.solve_ex': 'computes at full size at _ops/linalg/solve.py:solve',
+    'linalg.solve_triangular': 'ran past the deadline at _ops/linalg/triangular.py:_tri_solve',
+    'linalg.svdvals': 'computes at full size at _ops/linalg/solve.py:svd_arrays',
+    'linalg.tensorinv': 'computes at full size at _ops/linalg/solve.py:inv',
+    'logit': 'computes at full size at _ops/special/erf_gamma.py:logit',
+    'lu_solve': 'ran past the deadline at _ops/linalg/triangular.py:_permutation',
+    'masked.std': 'computes at full size at _ops/masked/reductions.py:_count; backward: computes at full size at _ops/',
+    'masked.var': 'computes at full size at _ops/masked/reductions.py:_count; backward: computes at full size at _ops/',
+    'masked_scatter': 'runs on zeros (NeedsData: a value that could size a result) from _ops/index/masked.py:masked_sc',
+    'matrix_exp': 'computes at full size at _ops/linalg/matrix_functions.py:_expm',
+    'max_pool2d_with_indices_backward': 'computes at full size at _ops/nn/pool.py:_corner_index',
+    'mode': 'ran past the deadline at _ops/reduce/sort.py:mode',
+    'msort': 'computes at full size at _ops/reduce/sort.py:_picked',
+    'mvlgamma.mvlgamma_p_1': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:lgamma_np',
+    'mvlgamma.mvlgamma_p_3': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:lgamma_np',
+    'mvlgamma.mvlgamma_p_5': 'runs on zeros (NeedsData: a boolean mask) from _ops/special/erf_gamma.py:lgamma_np',
+    'nan_to_num': 'computes at full size at _ops/pointwise/unary.py:nan_to_num',
+    'nn.functional.adaptive_avg_pool1d': 'backward: computes at full size at _ops/nn/pool.py:_adaptive_spread',
+    'nn.functional.adaptive_avg_pool2d': 'backward: computes at full size at _ops/nn/pool.py:_adaptive_spread',
+    'nn.functional.adaptive_avg_pool3d': 'backward: ran past the deadline at _ops/nn/pool.py:_adaptive_spread',
+    'nn.functional.adaptive_max_pool1d': 'backward: computes at full size at _cpu/pool.py:scatter_unique; backward: co',
+    'nn.functional.adaptive_max_pool2d': 'backward: computes at full size at _ops/nn/pool.py:_scatter',
+    'nn.functional.adaptive_max_pool3d': 'computes at full size at _ops/nn/pool3d.py:adaptive_max_pool3d',
+    'nn.functional.avg_pool1d': 'backward: computes at full size at _ops/nn/pool.py:_avg_spread',
+    'nn.functional.avg_pool2d': 'backward: computes at full size at _ops/nn/pool.py:_avg_spread',
+    'nn.functional.avg_pool3d': 'backward: computes at full size at _ops/nn/pool.py:_avg_spread',
+    'nn.functional.conv_transpose3d': 'computes at full size at _ops/nn/conv3d.py:_spread_depth',
+    'nn.functional.embedding': 'backward: computes at full size at _ops/nn/embedding.py:_dense_backward',
+    'nn.functional.embedding_bag': 'computes at full size at _ops/nn/embedding.py:_bags (near the headroom)',
+    'nn.functional.fractional_max_pool2d': 'backward: computes at full size at _ops/nn/fractional_pool.py:backward',
+    'nn.functional.fractional_max_pool3d': 'backward: computes at full size at _ops/nn/fractional_pool.py:backward',
+    'nn.functional.gelu': 'computes at full size at _ops/special/erf_gamma.py:erf_np',
+    'nn.functional.hinge_embedding_loss': 'backward: ran past the deadline at _ops/pointwise/clamp.py:_inside; backward: comput',
+    'nn.functional.interpolate.area': 'backward: computes at full size at _ops/nn/pool.py:_adaptive_spread',
+    'nn.functional.local_response_norm': 'computes at full size at _ops/nn/pad.py:constant_pad_nd',
+    'nn.functional.max_pool1d': 'computes at full size at _ops/nn/pool.py:_corner_index',
+    'nn.functional.max_pool2d': 'computes at full size at _ops/nn/pool.py:_corner_index',
+    'nn.functional.max_pool3d': 'computes at full size at _ops/nn/pool3d.py:max_pool3d',
+    'nn.functional.max_unpool1d': 'computes at full size at _ops/nn/unpool.py:_unpool',
+    'nn.functional.max_unpool1d.grad': 'computes at full size at _ops/nn/unpool.py:_unpool',
+    'nn.functional.multilabel_margin_loss': 'computes at full size at _ops/nn/loss_margin.py:_targets',
+    'nn.functional.normalize': 'backward: ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'nn.functional.pad.constant': 'computes at full size at _ops/nn/pad.py:constant_pad_nd',
+    'nn.functional.pad.reflect': 'computes at full size at _ops/nn/pad.py:_index',
+    'nn.functional.pad.replicate': 'computes at full size at _ops/nn/pad.py:_index',
+    'nn.functional.poisson_nll_loss': 'backward: computes at full size at _ops/_kernels/times.py:times',
+    'nn.functional.relu': 'computes at full size at _ops/nn/activation.py:_relu',
+    'nn.functional.rrelu': 'runs on zeros (NeedsData: a value that could size a result) from _ops/nn/activation.py:_rr',
+    'nn.functional.scaled_dot_product_attention': 'backward: computes at full size at _ops/nn/attention.py:<genexpr>',
+    'nn.functional.smooth_l1_loss': 'backward: ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'nn.functional.softsign': 'backward: ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'norm.nuc': 'computes at full size at _ops/linalg/solve.py:svd_arrays',
+    'normal': 'computes at full size at _ops/random/sampling.py:<lambda>',
+    'ormqr': 'computes at full size at _ops/linalg/matrix_functions.py:_householder_array',
+    'permute_copy': 'runs on zeros (ValueError: The truth value of an array with more than one ele) from _ops/shape/co',
+    'pinverse': 'computes at full size at _ops/linalg/solve.py:svd_arrays',
+    'polar': 'computes at full size at _ops/pointwise/complex.py:_from_parts',
+    'polygamma.polygamma_n_0': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'polygamma.polygamma_n_1': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'polygamma.polygamma_n_2': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'polygamma.polygamma_n_3': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'polygamma.polygamma_n_4': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'prod': 'backward: computes at full size at _ops/reduce/scan.py:_prod_grad',
+    'put': 'backward: runs on zeros (IndexError: only integers, slices (`:`), ellipsis (`...`), Non) from _ops/index/i',
+    'qr': 'computes at full size at _ops/linalg/decompositions.py:qr',
+    'roll': 'computes at full size at _ops/shape/tri.py:roll',
+    'rot90': 'computes at full size at _ops/shape/rotate.py:rot90',
+    'round': 'computes at full size at _ops/_core/pointwise.py:unary_op',
+    'round.decimals_0': 'computes at full size at _ops/_core/pointwise.py:unary_op',
+    'scatter': 'backward: computes at full size at _ops/index/scatter_gather.py:backward',
+    'scatter_add': 'backward: ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'scatter_reduce.amax': 'backward: ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'scatter_reduce.amin': 'backward: ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'scatter_reduce.mean': 'computes at full size at _ops/index/scatter_reduce.py:_reduce_array',
+    'scatter_reduce.prod': 'backward: ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'scatter_reduce.sum': 'backward: ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'select_scatter': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/views.py:_addr',
+    'sgn': 'ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'sign': 'ran past the deadline at _ops/pointwise/complex.py:real_sign',
+    'sinc': 'computes at full size at _ops/special/xlogy.py:<lambda>',
+    'sort': 'computes at full size at _ops/reduce/sort.py:_picked',
+    'special.airy_ai': 'computes at full size at _ops/special/bessel.py:fn',
+    'special.bessel_j0': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.bessel_j1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.bessel_y0': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.bessel_y1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.chebyshev_polynomial_t': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.chebyshev_polynomial_u': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.chebyshev_polynomial_v': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.chebyshev_polynomial_w': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.erfcx': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.hermite_polynomial_h': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.hermite_polynomial_he': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.i0e': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.i1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.i1e': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.laguerre_polynomial_l': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.legendre_polynomial_p': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.log_ndtr': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.modified_bessel_i0': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.modified_bessel_i1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.modified_bessel_k0': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.modified_bessel_k1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.ndtr': 'backward: computes at full size at _ops/_kernels/times.py:times',
+    'special.ndtri': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.polygamma.special_polygamma_n_0': 'computes at full size at _ops/special/erf_gamma.py:trigamma_np',
+    'special.scaled_modified_bessel_k0': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.scaled_modified_bessel_k1': 'computes at full size at _ops/_core/lazy_scipy.py:run',
+    'special.shifted_chebyshev_polynomial_t': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.shifted_chebyshev_polynomial_u': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.shifted_chebyshev_polynomial_v': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.shifted_chebyshev_polynomial_w': 'computes at full size at _ops/special/polynomials.py:fn',
+    'special.spherical_bessel_j0': 'computes at full size at _ops/special/bessel.py:fn',
+    'special.xlog1py': 'computes at full size at _ops/special/xlogy.py:xlog1py',
+    'special.zeta': 'computes at full size at _ops/special/gamma.py:_scipy_binary',
+    'stft': 'computes at full size at _ops/nn/pad.py:_index',
+    'take': 'backward: computes at full size at _ops/index/masked.py:backward',
+    'take_along_dim': 'ran past the deadline at _ops/index/scatter_gather.py:gather',
+    'to_sparse': 'ran past the deadline at _ops/sparse/construct.py:_dense_to_coo; computes at full size at _ops/sparse/tensor.',
+    'topk': 'ran past the deadline at _ops/_kernels/select.py:<listcomp>',
+    'trace': 'backward: computes at full size at _ops/shape/tri.py:_embed',
+    'triangular_solve': 'ran past the deadline at _ops/linalg/triangular.py:_tri_solve',
+    'unfold': 'computes at full size at _ops/shape/strided.py:unfold',
+    'unfold_copy': 'computes at full size at _ops/shape/strided.py:unfold',
+    'xlogy': 'computes at full size at _ops/pointwise/binary.py:xlogy',
+}
+
+# entries whose meta results (or errors, or gradients) differ from PyTorch's, each with what differs. "Tensor on
+# device cpu is not on the expected device meta!": the op's numpy code turns a meta array into a real one
+# (np.asarray) and wraps it as a CPU tensor beside meta ones; "Tensor.item() cannot be called": the op reads a
+# value through a tensor; strides: numpy's layout of the op's result, not PyTorch's; PyTorch's NotImplementedError
+# (no meta kernel: masked_select, equal, unique, ...) where tinytorch computes the shape anyway
+DIFFERS: dict[str, str] = {
+    'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
+    'allclose': 'raises NotImplementedError, PyTorch RuntimeError',
+    'as_strided_scatter': "PyTorch ok ((1,), (1,), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor on device",
+    'block_diag': "PyTorch ok ((42306, 126915), (126915, 1), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor",
+    'chalf': "gradients ('raised', IndexError('too many indices for array: array is 0-dimensional, but 1 were indexed'",
+    'combinations': 'PyTorch raised NotImplementedError: aten::masked_select: attempted to run this operator with Meta',
+    'corrcoef': 'PyTorch raised NotImplementedError: aten::equal: attempted to run this operator with Meta tensors, bu',
+    'cov': 'PyTorch raised NotImplementedError: aten::equal: attempted to run this operator with Meta tensors, but the',
+    'cross': "((5, 3, 5), (15, 1, 3), 'float32', 'meta') where PyTorch gives ((5, 3, 5), (15, 5, 1), 'float32', 'meta'",
+    'diagonal_scatter': "PyTorch ok ((32770, 32770), (32770, 1), 'float32', 'meta'), tinytorch raised RuntimeError: ex",
+    'grid_sampler_2d': "((2, 3, 13, 10), (390, 1, 30, 3), 'float32', 'meta') where PyTorch gives ((2, 3, 13, 10), (390",
+    'grid_sampler_3d': "PyTorch ok ((1, 1, 1, 1, 1), (1, 1, 1, 1, 1), 'float32', 'meta'), tinytorch raised RuntimeErro",
+    'histc': "PyTorch ok ((100,), (1,), 'float32', 'meta'), tinytorch raised NotImplementedError: aten::histc: attempt",
+    'histogramdd': 'raises RuntimeError, PyTorch NotImplementedError',
+    'index_fill': "gradients ('ok', [((), (), 'float32', 'meta'), ((), (), 'float32', 'meta')]) where PyTorch gives ('",
+    'linalg.cross': "((5, 3, 5), (15, 1, 3), 'float32', 'meta') where PyTorch gives ((5, 3, 5), (15, 5, 1), 'float32',",
+    'linalg.det': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wher",
+    'linalg.eig': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wher",
+    'linalg.eigh': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) whe",
+    'linalg.eigvals': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) ",
+    'linalg.eigvalsh': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!'))",
+    'linalg.ldl_factor_ex': "[((5, 5), (5, 1), 'float32', 'meta'), ((5,), (1,), 'int32', 'meta'), ((), (), 'int32', 'm",
+    'linalg.lu': "[((3, 3), (1, 3), 'float32', 'meta'), ((3, 3), (3, 1), 'float32', 'meta'), ((3, 5), (5, 1), 'float32",
+    'linalg.lu_factor_ex': "[((3, 5), (5, 1), 'float32', 'meta'), ((3,), (1,), 'int32', 'meta'), ((), (), 'int32', 'me",
+    'linalg.pinv.hermitian': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device me",
+    'linalg.pinv.singular': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device met",
+    'linalg.slogdet': "gradients ('raised', LinAlgError('linalg.inv: The diagonal element 1 is zero, the inversion cou",
+    'linalg.svd': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wher",
+    'linalg.tensorinv': "PyTorch ok ((12, 1, 2, 2, 3), (1, 144, 72, 36, 12), 'float32', 'meta'), tinytorch raised LinA",
+    'linalg.tensorsolve': "PyTorch ok ((6,), (1,), 'float32', 'meta'), tinytorch raised LinAlgError: torch.linalg.solv",
+    'linspace.tensor_overload': "PyTorch ok ((0,), (1,), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor.ite",
+    'logdet': "gradients ('raised', LinAlgError('linalg.inv: The diagonal element 1 is zero, the inversion could not b",
+    'logspace.tensor_overload': "PyTorch ok ((0,), (1,), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor.ite",
+    'lu': "[((3, 5), (5, 1), 'float32', 'meta'), ((3,), (1,), 'int32', 'meta'), ((), (), 'int32', 'meta')] where PyTor",
+    'lu_unpack': "PyTorch ok [((3, 3), (3, 1), 'float32', 'meta'), ((3, 3), (3, 1), 'float32', 'meta'), ((3, 5), (5, 1",
+    'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
+    'max.binary': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wher",
+    'max.reduction_no_dim': "gradients ('raised', RuntimeError('Tensor.item() cannot be called on meta tensors')) wher",
+    'maximum': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) where P",
+    'min.binary': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wher",
+    'min.reduction_no_dim': "gradients ('raised', RuntimeError('Tensor.item() cannot be called on meta tensors')) wher",
+    'minimum': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) where P",
+    'multinomial': "PyTorch ok ((3,), (1,), 'int64', 'meta'), tinytorch raised RuntimeError: number of categories cann",
+    'nanquantile': "PyTorch ok ((), (), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor on device cpu is not",
+    'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
+    'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
+    'nn.functional.cosine_embedding_loss': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expe",
+    'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",
+    'nn.functional.embedding_bag': "PyTorch ok ((9270, 23175), (23175, 1), 'float32', 'meta'), tinytorch raised Runtim",
+    'nn.functional.feature_alpha_dropout.with_train': "PyTorch ok ((185, 185, 185, 185), (6331625, 34225, 185, 1), 'fl",
+    'nn.functional.gaussian_nll_loss': 'PyTorch raised RuntimeError: Tensor.item() cannot be called on meta tensors, t',
+    'nn.functional.grid_sample': "((2, 3, 5, 5), (75, 1, 15, 3), 'float32', 'meta') where PyTorch gives ((2, 3, 5, 5),",
+    'nn.functional.linear_cross_entropy': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 28380), (1,",
+    'nn.functional.linear_cross_entropy.chunked': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 283",
+    'nn.functional.linear_cross_entropy.chunked_none': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840",
+    'nn.functional.max_unpool1d': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected devi",
+    'nn.functional.max_unpool2d': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected devi",
+    'nn.functional.max_unpool2d.grad': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected",
+    'nn.functional.max_unpool3d': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected devi",
+    'nn.functional.max_unpool3d.grad': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected",
+    'nn.functional.multi_head_attention_forward': "PyTorch ok [((3, 2, 2), (4, 2, 1), 'float32', 'meta'), ((2, 3, 4), ",
+    'nn.functional.multi_margin_loss': 'gradients RuntimeError where PyTorch gives NotImplementedError',
+    'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
+    'nn.functional.rrelu': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta",
+    'nonzero_static': "PyTorch ok ((0, 0), (1, 0), 'int64', 'meta'), tinytorch raised NotImplementedError: The registe",
+    'pca_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
+    'pinverse': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) where ",
+    'quantile': "PyTorch ok ((), (), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor on device cpu is not on",
+    'renorm': "PyTorch ok ((1025, 1025, 1025), (1050625, 1025, 1), 'float32', 'meta'), tinytorch raised RuntimeError: ",
+    'repeat_interleave': "PyTorch ok ((2,), (1,), 'float32', 'meta'), tinytorch raised NotImplementedError: aten::repe",
+    'resize_': "((1025, 1025, 1025), (1050625, 1025, 1), 'float32', 'meta') where PyTorch gives ((25, 5), (5, 1), 'flo",
+    'slice_scatter': "PyTorch ok ((1040, 1040, 1040), (1081600, 1040, 1), 'float32', 'meta'), tinytorch raised Runtime",
+    'special.ndtr': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) wh",
+    'svd': "gradients ('raised', RuntimeError('Tensor on device cpu is not on the expected device meta!')) where PyTor",
+    'svd_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
+    'tensor_split': 'raises NotImplementedError, PyTorch RuntimeError',
+    'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
+    'transpose_copy': "((1, 40134, 26756), (1073825304, 1, 40134), 'float32', 'meta') where PyTorch gives ((1, 40134, ",
+}
+
+
+class _Slow(Exception):
+    """The op ran past the deadline: it walks the elements."""
+
+
+@contextlib.contextmanager
+def _deadline():
+    def late(signum, frame):
+        raise _Slow()
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, _DEADLINE_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _guarded():
+    """The address space limited to its size now plus ``_HEADROOM``, and a deadline; both restored after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        size = int(f.read().split()[0]) * resource.getpagesize()
+    limit = size + _HEADROOM
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        with _deadline():
+            yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+# -- samples on meta tensors --------------------------------------------------------------------------------
+def _torch_tensors(x, out: list) -> list:
+    if isinstance(x, torch.Tensor):
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _torch_tensors(v, out)
+    elif isinstance(x, dict):
+        for v in x.values():
+            _torch_tensors(v, out)
+    return out
+
+
+def _factor(tensors) -> int:
+    """The factor that makes the largest tensor hold ``TARGET`` elements or more (1: nothing to enlarge)."""
+    big = max(tensors, key=lambda t: t.numel(), default=None)
+    if big is None or big.numel() == 0:
+        return 1
+    dims = sum(n >= 2 for n in big.shape)
+    if not dims or big.numel() >= TARGET:
+        return 1
+    return math.ceil((TARGET / big.numel()) ** (1 / dims))
+
+
+def _on_meta(x, lib, k: int, made: dict):
+    """``x`` (a torch sample's value, or its tinytorch copy) with every tensor an empty meta tensor of its dtype,
+    every dim of 2 or more multiplied by ``k``; one tensor used twice stays one tensor."""
+    if isinstance(x, (torch.Tensor, tinytorch.Tensor)):
+        if id(x) not in made:
+            shape = tuple(n * k if n >= 2 else n for n in x.shape)
+            t = lib.empty(shape, dtype=x.dtype, device="meta")
+            made[id(x)] = (x, t.requires_grad_(True) if x.requires_grad else t)
+        return made[id(x)][1]
+    if isinstance(x, (list, tuple)):
+        items = [_on_meta(v, lib, k, made) for v in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    if isinstance(x, dict):
+        return {key: _on_meta(v, lib, k, made) for key, v in x.items()}
+    return x
+
+
+def _seen(x):
+    """A result as the comparison sees it: each tensor's shape, strides, dtype and device."""
+    if isinstance(x, (torch.Tensor, tinytorch.Tensor)):
+        if x.layout != (torch.strided if isinstance(x, torch.Tensor) else tinytorch.strided):
+            return ("layout", str(x.layout).split(".")[-1], tuple(x.shape))
+        return tuple(x.shape), tuple(x.stride()), str(x.dtype).split(".")[-1], x.device.type
+    if isinstance(x, (list, tuple)):
+        return [_seen(v) for v in x]
+    if isinstance(x, (torch.Size, tinytorch.Size)):
+        return tuple(x)
+    if isinstance(x, (torch.dtype, tinytorch.dtype)):
+        return str(x).split(".")[-1]
+    if isinstance(x, (bool, int, float, type(None))):
+        return x
+    return type(x).__name__
+
+
+def _run(fn, args, kwargs):
+    """("ok", result) or ("raised", exception)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the outcome is compared
+            return "raised", e
+
+
+def _grads(out, made: dict, lib):
+    """The input gradients' view for an all-meta cotangent, or None where nothing is differentiable."""
+    outs = [t for t in _flat(out, lib) if t.requires_grad and (t.is_floating_point() or t.is_complex())]
+    leaves = [pair[1] for pair in made.values() if pair[1].requires_grad]
+    if not outs or not leaves:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            cot = [lib.empty(t.shape, dtype=t.dtype, device="meta") for t in outs]
+            g = lib.autograd.grad(outs, leaves, cot, allow_unused=True)
+        except Exception as e:  # noqa: BLE001 - the outcome is compared
+            return "raised", e
+    return "ok", [_seen(v) for v in g]
+
+
+def _flat(x, lib) -> list:
+    if isinstance(x, lib.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _flat(v, lib)]
+    return []
+
+
+def _allocates(e: BaseException) -> str | None:
+    """How ``e`` says the op allocated (or walked the elements), and where; None when it says no such thing."""
+    if (isinstance(e, NotImplementedError) and "on meta tensors of these sizes" in str(e)) or \
+            isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and "DefaultCPUAllocator: can't allocate" in
+                                           str(e)):
+        first = e  # the first error of the chain: what sent the op to zeros, or its own allocation
+        while first.__context__ is not None:
+            first = first.__context__
+        if isinstance(first, MemoryError):
+            return f"computes at full size at {_site(first)}"
+        return f"runs on zeros ({type(first).__name__}: {str(first)[:50]}) from {_site(first)}"
+    if isinstance(e, _Slow):
+        return f"ran past the deadline at {_site(e)}"
+    return None
+
+
+def _site(e) -> str:
+    """The innermost frame of tinytorch's op code in ``e``'s traceback (the meta machinery's left out)."""
+    import traceback
+
+    if e is None:
+        return "?"
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/tinytorch/" in f.filename and
+              "_meta" not in f.filename and "_quiet_fp" not in f.filename and "/autograd/" not in f.filename]
+    if not frames:
+        return "?"
+    f = frames[-1]
+    return f"{f.filename.split('/tinytorch/')[-1]}:{f.name}"
+
+
+def _compare_sample(opinfo, tt_op, sample) -> tuple[str, str]:
+    """(kind, detail): kind "ok", "allocates", "differs" or "skip"."""
+    try:
+        leaves: dict = {}
+        tt_args = _opinfo.to_tt((sample.input,) + tuple(sample.args), torch, leaves)
+        tt_kwargs = _opinfo.to_tt(dict(sample.kwargs), torch, leaves)
+    except _opinfo.Unsupported:
+        return "skip", "a value tinytorch has no counterpart for"
+    t_args, t_kwargs = (sample.input,) + tuple(sample.args), dict(sample.kwargs)
+    tensors = _torch_tensors((t_args, t_kwargs), [])
+    if any(t.layout != torch.strided for t in tensors):
+        return "skip", "sparse arguments"
+    k = _factor(tensors)
+    small, _ = _torch_outcome(opinfo, t_args, t_kwargs, 1)
+    expected = small
+    if small[0] == "ok" and isinstance(small[1], (list, tuple)) and len(small[1]) > 2:
+        k = 1  # a sequence of results (unbind, split): their number may grow with the sizes
+    if k > 1:  # enlarged only where PyTorch takes it as it takes the sample as it is, in good time
+        try:
+            with _deadline():
+                big, _ = _torch_outcome(opinfo, t_args, t_kwargs, k)
+        except _Slow:
+            big = None
+        if big is not None and big[0] == small[0] and (small[0] == "ok" or type(small[1]) is type(big[1])):
+            expected = big
+        else:
+            k = 1
+    # tinytorch's arguments: its copies of the sample's tensors, keyed by the torch tensors they copy
+    made_tt: dict = {}
+    args, kwargs = _on_meta((tt_args, tt_kwargs), tinytorch, k, made_tt)
+    try:
+        with _guarded():
+            got = _run(tt_op, args, kwargs)
+            grads = _grads(got[1], made_tt, tinytorch) if got[0] == "ok" and expected[0] == "ok" else None
+    except (_Slow, MemoryError) as e:
+        return "allocates", _allocates(e) or type(e).__name__
+    if got[0] == "raised" and _allocates(got[1]):
+        return "allocates", f"{_allocates(got[1])} (x{k})"
+    if grads is not None and grads[0] == "raised" and _allocates(grads[1]):
+        return "allocates", f"backward: {_allocates(grads[1])} (x{k})"
+    if expected[0] != got[0]:
+        return "differs", f"PyTorch {expected[0]} {_brief(expected[1])}, tinytorch {got[0]} {_brief(got[1])}"
+    if expected[0] == "raised":
+        if type(expected[1]).__name__ != type(got[1]).__name__:
+            return "differs", f"raises {type(got[1]).__name__}, PyTorch {type(expected[1]).__name__}"
+        return "ok", ""
+    if _seen(expected[1]) != _seen(got[1]):
+        return "differs", f"{_seen(got[1])} where PyTorch gives {_seen(expected[1])}"[:300]
+    if grads is not None:
+        expected_grads = expected[2]
+        if expected_grads is not None and expected_grads[0] == grads[0] == "raised":
+            expected_grads, grads = type(expected_grads[1]).__name__, type(grads[1]).__name__
+        if expected_grads is not None and expected_grads != grads:
+            return "differs", f"gradients {grads} where PyTorch gives {expected_grads}"[:300]
+    return "ok", ""
+
+
+def _torch_outcome(opinfo, args, kwargs, k: int) -> tuple:
+    """(("ok", result, gradients) or ("raised", exception, None), the meta tensors made) for PyTorch."""
+    made: dict = {}
+    out = _run(opinfo.op, *_on_meta((args, kwargs), torch, k, made))
+    return out + (_grads(out[1], made, torch) if out[0] == "ok" else None,), made
+
+
+def _brief(x) -> str:
+    if isinstance(x, BaseException):
+        return f"{type(x).__name__}: {str(x)[:100]}"
+    return str(_seen(x))[:100]
+
+
+_CACHE: dict = {}
+
+
+def _walk(opinfo) -> dict | None:
+    """{"allocates": {index: detail}, "differs": {index: detail}}; None where tinytorch has no such op."""
+    key = _opinfo.entry_id(opinfo)
+    if key not in _CACHE:
+        tt_op = _opinfo.tinytorch_op(opinfo, torch)
+        if tt_op is None or opinfo.name in _opinfo.CPU_REFUSED:
+            _CACHE[key] = None
+            return None
+        found: dict = {"allocates": {}, "differs": {}}
+        torch.manual_seed(0)
+        for i, sample in enumerate(_opinfo.samples(opinfo, torch, "float32", SAMPLES)):
+            kind, detail = _compare_sample(opinfo, tt_op, sample)
+            if kind in found:
+                found[kind][i] = detail
+        _CACHE[key] = found
+    return _CACHE[key]
+
+
+@pytest.mark.parametrize("opinfo", ENTRIES, ids=_opinfo.entry_id)
+def test_op_on_huge_meta_tensors(opinfo):
+    key = _opinfo.entry_id(opinfo)
+    found = _walk(opinfo)
+    if found is None:
+        pytest.skip(f"tinytorch has no {key}")
+    # a walk over the elements that ends before the deadline on a fast machine, or an array about the headroom's
+    # size that fits in one process's address space and not in another's, is no change either way
+    either = any(w in ALLOCATES.get(key, "") for w in ("ran past the deadline", "near the headroom"))
+    if found["allocates"] and key not in ALLOCATES and all(
+            "ran past the deadline" in str(r) for r in found["allocates"].values()):
+        # how far a walk over 2**30 elements gets before the deadline is the machine's: never a failure on its own
+        pytest.xfail(f"{key} ran past the {_DEADLINE_S} s deadline on this machine: {found['allocates']}")
+    if found["allocates"]:
+        assert key in ALLOCATES, f"{key} allocates on meta tensors: {found['allocates']}"
+    elif not either:
+        assert key not in ALLOCATES, f"{key} no longer allocates on meta tensors: delete its row in ALLOCATES"
+    differs = {i: d for i, d in found["differs"].items() if i not in found["allocates"]}
+    if differs:
+        assert key in DIFFERS, f"{key} differs from PyTorch on meta tensors: {differs}"
+    elif not either:
+        assert key not in DIFFERS, f"{key} no longer differs from PyTorch on meta tensors: delete its row in DIFFERS"
