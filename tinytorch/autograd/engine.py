@@ -84,15 +84,42 @@ def _root_edges(outputs):
 
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
-    Roots start at 0, so the keys are every node reached."""
+    Roots start at 0, so the keys are every node reached.
+
+    An ``EdgePair``'s (add, sub, mul: most of a micrograd graph) two edges are read from its attributes and
+    counted one after the other, written out: a loop over them, even over a tuple of the two, costs this
+    function a third more on micrograd's graph."""
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
+    get, push = deps.get, stack.append
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        node = stack.pop()
+        if node._pair:
+            nxt = node._na
             if nxt is not None:
-                if nxt not in deps:
-                    stack.append(nxt)
-                deps[nxt] = deps.get(nxt, 0) + 1
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            nxt = node._nb
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
     return deps
 
 
@@ -320,7 +347,11 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     summed gradient from ``buffers`` (``_into_buffer``), each result added into its next node's buffer. Leaves'
     ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above). Gradients are never held
     in a local longer than needed, so that AccumulateGrad can take them over without a copy.
-    (``tinytorch/_cpu/engine.py`` registers the same loop with its per-node costs cut.)"""
+
+    A micrograd step runs this loop over thousands of 0-d nodes, where the loop's own costs are most of the
+    step, so it spends little per node: a node with nothing to check runs its formula inline (the others go
+    through ``_step``), an ``EdgePair``'s two edges are read from its attributes, ``_into_buffer`` is written
+    out in the loop, and the node made ready last skips the queue when it would come out of it next anyway."""
     roots = [n for n, _ in root_edges]
     deps = _collect(roots)
     if user_grads and accumulate:
@@ -336,42 +367,78 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     captured = {}
     ready = _first_ready(roots, deps)
     checked = needed is not None or _State.anomaly  # every node then goes through _step
+    take, find = buffers.pop, buffers.get
     # backward formulas record a graph only with create_graph; a profile does not see them (they are not
     # PyTorch's backward kernels); numpy's inf/nan warnings stay off (PyTorch's formulas compute those silently)
     prev_mode, recorder, fp_state = _State.enabled, _State.recorder, quiet()
     _State.enabled, _State.recorder = create_graph, None
     try:
-        while ready:
-            node = heappop(ready)[1]
-            if type(node) is _Sink:  # a leaf's AccumulateGrad: no edges below it
-                node = node.node
+        held = None  # the last node the previous one made ready, kept off the queue (see the loop's end)
+        while True:
+            if held is not None:
+                node, held = held, None
+            elif ready:
+                node = heappop(ready)[1]
+                if type(node) is _Sink:
+                    node = node.node
+            else:
+                break
+            if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
                 if capture is not None and node in buffers:
-                    _capture(node, [buffers[node]], capture, captured)
+                    _capture(node, [find(node)], capture, captured)
                 if accumulate and node in buffers and (restrict is None or node in restrict):
-                    accumulate_grad(node, buffers.pop(node), create_graph)  # handed over: no reference kept here
+                    accumulate_grad(node, take(node), create_graph)  # handed over: no reference kept here
                 else:
-                    buffers.pop(node, None)
+                    take(node, None)
                 continue
-            grads = buffers.pop(node, None)
+            grads = take(node, None)
             if grads is None:
                 out = ()
             elif checked or node._hooked or node._n_outputs != 1:
                 out = _step(node, grads, retain_graph, needed, capture, captured)
             else:  # nothing around the formula
                 out = node.backward(grads)
-                out = out if type(out) is tuple else (out,)
+                if type(out) is not tuple:
+                    out = (out,)
                 if not retain_graph:
                     node._release()
             grads = None
-            edges = node.next_functions
-            for (nxt, nr), g in zip(edges, tuple(out) + (None,) * len(edges)):  # a missing gradient is None
-                if nxt is not None:
-                    if g is not None:
-                        _into_buffer(buffers, nxt, nr, g)
-                    deps[nxt] -= 1
-                    if deps[nxt] == 0:
-                        heappush(ready, _entry(nxt))
+            edges = ((node._na, node._nra), (node._nb, node._nrb)) if node._pair else node.next_functions
+            if len(out) != len(edges):  # a missing gradient is None
+                out = (tuple(out) + (None,) * len(edges))[:len(edges)]
+            for (nxt, nr), g in zip(edges, out):
+                if nxt is None:
+                    continue
+                if g is not None:  # _into_buffer(buffers, nxt, nr, g), written out
+                    if nxt._n_outputs == 1:
+                        buf, prev = None, find(nxt)
+                    else:
+                        buf = find(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._n_outputs
+                        prev = buf[nr]
+                    if prev is not None:
+                        g = _sum_grads(prev, g)
+                        prev = None
+                    if buf is None:
+                        buffers[nxt] = g
+                    else:
+                        buf[nr] = g
+                        buf = None
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if held is not None:  # a second node made ready: the first one goes to the queue
+                        heappush(ready, _entry(held))
+                    held = nxt
             g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+            # The node made ready last runs next without the queue when it comes strictly before every queued
+            # one: pushing it then popping it would return it and leave the heap as it was (only AccumulateGrads
+            # tie, and a held one goes to the queue when one of them is at the top).
+            if held is not None and ready:
+                if (_SINK_KEY if type(held) is AccumulateGrad else -held._seq) >= ready[0][0]:
+                    heappush(ready, _entry(held))
+                    held = None
     finally:
         loud(fp_state)
         _State.enabled, _State.recorder = prev_mode, recorder
