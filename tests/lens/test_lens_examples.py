@@ -24,8 +24,6 @@ KNOWN = {
     ("mlp_step", "show after"): RELEASED,
     ("double_backward", "trace"): "PowBackward0's double-backward graph: PyTorch multiplies by the exponent "
                                   "as a Python scalar (MulBackward1), tinytorch as a tensor (MulBackward0)",
-    ("grad_with_inputs", "trace"): "autograd.grad(inputs=)/backward(inputs=): PyTorch computes no gradient "
-                                   "for an edge that leads to no input (its hook sees None); tinytorch does",
 }
 # both record one MkldnnRnnLayerBackward0 per layer, but PyTorch's has 7 edges (input, the four weights, hx,
 # cx) and its _saved_* attributes; tinytorch's has 8 edges (the weights from edge 3 on) and shows none

@@ -28,7 +28,7 @@ from .grad_mode import _State, version_counter
 from .. import tensor as _tensor
 from ..tensor import Size, Tensor, _make
 from .node import ACCUMULATE_SEQUENCE_NR, AccumulateGrad, accumulator_of
-from ._run_node import _run_node, _run_node_in_anomaly_mode
+from ._run_node import _run_node, _run_node_in_anomaly_mode, _tensor_pre_hooks
 
 
 # -- before the run: the roots' edges and gradients, the dependency counts ----------------------
@@ -221,6 +221,15 @@ def _in_dtype_of(g, t):
     return g.to(t.dtype)
 
 
+def _leaf_hooks(var, g):
+    """A leaf's tensor hooks (``register_hook``) on the gradient it receives, each given the last one's result."""
+    for hook in list(var._hooks.values()):
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
+
+
 def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
     """AccumulateGrad's apply: ``g`` into ``node.variable.grad``, with the leaf's tensor hooks, then the
     node's pre-hooks, the sum, the post-accumulate hooks and the node's hooks (PyTorch's order).
@@ -229,11 +238,7 @@ def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
     reference counts whether it may become ``.grad`` as it is."""
     var = node.variable
     if var._hooks:
-        for hook in list(var._hooks.values()):
-            new = hook(g)
-            if new is not None:
-                g = new
-        new = None
+        g = _leaf_hooks(var, g)
     if node._hooked and node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook((g,))
@@ -384,8 +389,10 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
             else:
                 break
             if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
-                if capture is not None and node in buffers:
-                    _capture(node, [find(node)], capture, captured)
+                if capture is not None and node in buffers:  # a wanted leaf: its hooks run, as it is its turn
+                    g = find(node)
+                    _capture(node, [_leaf_hooks(node.variable, g) if node.variable._hooks else g], capture, captured)
+                    g = None
                 if accumulate and node in buffers and (restrict is None or node in restrict):
                     accumulate_grad(node, take(node), create_graph)  # handed over: no reference kept here
                 else:
@@ -468,13 +475,16 @@ def _step(node, grads, retain_graph: bool, needed, capture, captured) -> tuple:
     ``autograd.grad``'s filter (``needed``, ``capture``) or anomaly mode."""
     grads = [grads] if node._n_outputs == 1 else grads
     if needed is not None:
-        if capture is not None:
-            _capture(node, grads, capture, captured)
         if node not in needed:
             return ()
-        if capture is not None and not any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
-            return ()  # a captured input's own node: nothing below it is wanted
-    out = _run_node_in_anomaly_mode(node, grads) if _State.anomaly else _run_node(node, grads)
+        if capture is not None:
+            if not any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+                # a wanted input's own node, nothing below it wanted: it does not run, but the hooks of its
+                # tensors do (and their retain_grad), before the capture sees the gradient (PyTorch's order)
+                _capture(node, _tensor_pre_hooks(node, grads), capture, captured)
+                return ()
+            _capture(node, grads, capture, captured)  # as it arrived: its tensor hooks run with the node
+    out = _run_node_in_anomaly_mode(node, grads, needed) if _State.anomaly else _run_node(node, grads, needed)
     if not retain_graph:
         node._release()
     return out
@@ -557,16 +567,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     except MemoryError as e:
         reraise_as_runtime_error(e)
     result = []
-    hooked = set()  # a leaf listed twice runs its hooks once
     for i, (t, e) in enumerate(zip(inputs_t, in_edges)):
         g = captured.get(e)
-        if g is not None and t.grad_fn is None and t._hooks and e not in hooked:
-            for hook in list(t._hooks.values()):
-                new = hook(g)
-                if new is not None:
-                    g = new
-            captured[e] = g
-            hooked.add(e)
         if g is None:
             if materialize_grads:
                 g = _make(np.zeros(t._data.shape, dtype=t._data.dtype))

@@ -449,6 +449,7 @@ class Node:
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
     _saves_pair = False        # a SavedPair node: its saved tensors are attributes (below)
+    _user_backward = False     # a custom Function's node: its backward is the user's code
     # PyTorch's ``_saved_<name>`` attributes of this node class (see install_saved_fields), and the order of
     # the saved tensors' indices in them: pack hooks see the tensors in that order, unpack hooks too
     _pt_saved = ()
