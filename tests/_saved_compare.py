@@ -2,7 +2,8 @@
 program: the graphs of op_db's samples are walked side by side (node for node while the names agree) and,
 for every node class tinytorch also has, the set of names and each value are compared (tensors by shape,
 dtype and values, None where PyTorch's is None; numbers, tuples, strings exactly). ``python
-tests/_saved_compare.py`` prints the differences per node class; ``tests/autograd/test_autograd_saved.py``
+tests/_saved_compare.py`` prints the differences per node class (``released``: after a backward that freed
+the graph, which read PyTorch's "freed" error, which None); ``tests/autograd/test_autograd_saved.py``
 holds them to ``saved_known.py``."""
 from __future__ import annotations
 
@@ -113,6 +114,93 @@ def compare_sample(opinfo, tt_op, sample, torch) -> list:
                 if not same_value(e, g):
                     problems.append((name, f"value {n}: PyTorch {_short(e)}, tinytorch {_short(g)}"))
     return problems
+
+
+def _released(node, name, lib):
+    """What ``_saved_<name>`` reads after a backward that did not retain the graph: "freed" (PyTorch's error),
+    None, another error, or the value (a tensor only as "tensor": PyTorch frees every tensor it saved)."""
+    try:
+        v = getattr(node, PREFIX + name)
+    except RuntimeError as e:
+        return "freed" if str(e).startswith("Trying to backward through the graph a second time") else (
+            "raises", str(e)[:60])
+    except Exception as e:  # noqa: BLE001 - reported as the value
+        return ("raises", type(e).__name__)
+    if isinstance(v, lib.Tensor) or (isinstance(v, (tuple, list)) and any(isinstance(t, lib.Tensor) for t in v)):
+        return "tensor"
+    return _value(v, lib)
+
+
+def _backward_all(outs, lib) -> bool:
+    """Backward from every output that requires grad, with ones, the graph not retained; False if it raised."""
+    outs = [o for o in outs if o.requires_grad]
+    if not outs:
+        return False
+    try:
+        lib.autograd.backward(outs, [lib.ones_like(o) for o in outs])
+    except Exception:  # noqa: BLE001 - a sample whose backward one library refuses: compared elsewhere
+        return False
+    return True
+
+
+def compare_released(opinfo, tt_op, sample, torch) -> list:
+    """[(node class, problem)] for one sample, after backward: which ``_saved_<name>`` raise PyTorch's "freed"
+    error, which read None, and the non-tensor values (still readable)."""
+    leaves = {}
+    try:
+        args = O.to_tt((sample.input,) + tuple(sample.args), torch, leaves)
+        kwargs = O.to_tt(dict(sample.kwargs), torch, leaves)
+    except O.Unsupported:
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            torch.manual_seed(1234)
+            expected = opinfo.op(sample.input, *sample.args, **sample.kwargs)
+            tt.manual_seed(1234)
+            got = tt_op(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - a sample one library refuses: the op_db walk compares that
+            return []
+        out_t = O._flat_tensors(expected, torch, torch.Tensor)
+        out_tt = O._flat_tensors(got, torch, tt.Tensor)
+        if len(out_t) != len(out_tt):
+            return []
+        pairs, seen = [], set()
+        for a, b in zip(out_t, out_tt):
+            _walk(a.grad_fn, b.grad_fn, pairs, seen)
+        if not _backward_all(out_t, torch) or not _backward_all(out_tt, tt):
+            return []
+    problems = []
+    for nt, ntt in pairs:
+        name = type(nt).__name__
+        if name != type(ntt).__name__ or name == "AccumulateGrad":
+            continue
+        want, have = saved_names(nt), saved_names(ntt)
+        if want != have:
+            continue  # the names are compared before backward (compare_sample)
+        for n in want:
+            e, g = _released(nt, n, torch), _released(ntt, n, tt)
+            if not same_value(e, g):
+                problems.append((name, f"after backward {n}: PyTorch {_short(e)}, tinytorch {_short(g)}"))
+    return problems
+
+
+def walk_released(torch, limit: int = 3, dtypes=("float64",), only=None) -> dict:
+    """{node class: {problem: first op_db entry showing it}} of ``compare_released`` over op_db's samples."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    found: dict = {}
+    for opinfo in op_db:
+        tt_op = O.tinytorch_op(opinfo, torch)
+        if tt_op is None or not opinfo.supports_autograd:
+            continue
+        if only and not any(w in O.entry_id(opinfo) for w in only):
+            continue
+        for dt in dtypes:
+            for sample in O.samples(opinfo, torch, dt, limit):
+                for cls, problem in compare_released(opinfo, tt_op, sample, torch):
+                    found.setdefault(cls, {}).setdefault(problem, O.entry_id(opinfo))
+    return found
 
 
 def _packed(lib, fn) -> tuple:
@@ -293,6 +381,13 @@ if __name__ == "__main__":
         print(len(packs), "op_db entries pack differently")
         for entry, diff in sorted(packs.items()):
             print(f"{entry}: {diff}")
+        raise SystemExit
+    if len(sys.argv) > 1 and sys.argv[1] == "released":
+        rel = walk_released(_torch, int(sys.argv[2]) if len(sys.argv) > 2 else 3, only=sys.argv[3:] or None)
+        print(len(rel), "node classes read otherwise after backward")
+        for cls in sorted(rel):
+            for problem, entry in rel[cls].items():
+                print(f"{cls}: {problem}   [{entry}]")
         raise SystemExit
     res = walk(_torch, int(sys.argv[1]) if len(sys.argv) > 1 else 3, only=sys.argv[2:] or None)
     print(len(res), "node classes differ")

@@ -65,6 +65,67 @@ def test_op_db_saved_names_and_values(torch):
     assert not unexpected, "\n".join(f"{cls}: {p}   [{e}]" for cls, ps in unexpected.items() for p, e in ps.items())
 
 
+def test_op_db_saved_after_backward(torch):
+    """After a backward that freed the graph, each ``_saved_<name>`` of every node reads as PyTorch's: its
+    "freed" error for a slot that held a tensor (a list of them too), None for one that never did, the value
+    for sizes, ints and flags."""
+    import _saved_compare as C
+    found = C.walk_released(torch, limit=2)
+    unexpected = {cls: {p: e for p, e in problems.items() if (cls, e) not in K.ENTRY_VALUES}
+                  for cls, problems in found.items() if cls not in K.VALUES}
+    unexpected = {cls: problems for cls, problems in unexpected.items() if problems}
+    assert not unexpected, "\n".join(f"{cls}: {p}   [{e}]" for cls, ps in unexpected.items() for p, e in ps.items())
+
+
+def _released_reads(lib):
+    """Each ``_saved_<name>`` of a few nodes after backward: "freed", None, or the value's type."""
+    x = lib.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+    c = lib.tensor([[0.5, 1.5], [2.0, 1.0]])
+    outs = {
+        "mul by a constant": x * c,          # self never saved (the constant needs no gradient)
+        "mul by a number": x * 2,            # other: a wrapped number, saved
+        "constant times x": c * x,
+        "mm with a constant": x.mm(c),       # mat2 never saved (it is self's partner)
+        "mm": x.mm(x),
+        "pow": x ** 3,
+        "div by a constant": x / c,
+        "atan2 with a constant": lib.atan2(x, c),
+        "matmul of vectors": x[0] @ c[1],
+        "index": x[lib.tensor([1, 0])],
+        "where": lib.where(c > 1, x, c),
+    }
+    loss = sum(o.sum() for o in outs.values())
+    nodes = {k: o.grad_fn for k, o in outs.items()}
+    loss.backward()
+    read = {}
+    for key, node in nodes.items():
+        for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
+            try:
+                v = getattr(node, name)
+                read[key, name] = None if v is None else type(v).__name__
+            except RuntimeError as e:
+                read[key, name] = "freed" if "backward through the graph a second time" in str(e) else str(e)
+        if key in ("mul by a number", "index"):
+            # before any backward already: tinytorch's _raw_saved_other of a number unpacks None (PyTorch's the
+            # wrapped number), and it lists no _raw_saved_indices
+            continue
+        for name in sorted(n for n in dir(node) if n.startswith("_raw_saved_")):
+            for what, call in (("unpack", lambda: getattr(node, name).unpack()),
+                               ("register_hooks", lambda: getattr(node, name).register_hooks(id, id))):
+                try:
+                    v = call()
+                    read[key, name, what] = None if v is None else type(v).__name__
+                except RuntimeError as e:
+                    read[key, name, what] = str(e)[:70]
+    return read
+
+
+def test_released_slots_read_as_pytorchs(torch):
+    want = _released_reads(torch)
+    assert want[("mul by a constant", "_saved_self")] is None and want[("mm with a constant", "_saved_self")] is None
+    assert _released_reads(tinytorch) == want
+
+
 def test_op_db_pack_order_is_pytorchs(torch):
     """Each node class's saved tensors reach the pack hook in PyTorch's order."""
     import _saved_compare as C

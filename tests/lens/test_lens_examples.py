@@ -14,16 +14,7 @@ from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 SECTIONS = ("show", "trace", "show after", "table")
 
-# after a backward, PyTorch reads an input it never saved (a constant's partner in mul, mm) as None;
-# tinytorch raises "freed" for every slot
-RELEASED = "released nodes: an input never saved reads as freed (PyTorch: None)"
 KNOWN = {
-    ("leaf_vs_nonleaf", "show after"): RELEASED,
-    ("shared_subexpression", "show after"): RELEASED,
-    ("view_inplace", "show after"): RELEASED,
-    ("mlp_step", "show after"): RELEASED,
-    ("grad_with_inputs", "trace"): "autograd.grad(inputs=)/backward(inputs=): PyTorch computes no gradient "
-                                   "for an edge that leads to no input (its hook sees None); tinytorch does",
 }
 # PyTorch's MkldnnRnnLayerBackward0 saves oneDNN's workspace as _saved_result3, a byte tensor whose size is
 # oneDNN's own layout (28672 bytes for this small layer); tinytorch's node keeps what its backward needs itself

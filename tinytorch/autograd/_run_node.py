@@ -14,8 +14,9 @@ from .grad_mode import _State
 from .node import Node
 
 
-def _run_node(node: Node, grads: list):
-    """Apply pre-hooks, then the node's backward; returns one gradient per next_functions edge."""
+def _tensor_pre_hooks(node: Node, grads: list) -> list:
+    """The hooks of the tensors this node made (``register_hook``), then their retained gradients
+    (``retain_grad``): PyTorch's ``call_tensor_pre_hooks``."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
@@ -33,6 +34,17 @@ def _run_node(node: Node, grads: list):
                     t._grad = g.clone() if g._requires_grad else _make_detached_copy(g)
                 else:
                     t._grad = t._grad + g
+    return grads
+
+
+def _run_node(node: Node, grads: list, needed=None):
+    """Apply pre-hooks, then the node's backward; returns one gradient per next_functions edge.
+
+    ``needed`` (``autograd.grad``, ``backward(inputs=...)``): the nodes that lead to a wanted input. A built-in
+    node then gives None along an edge into any other node, before its post-hooks see its gradients, as
+    PyTorch's nodes compute only the gradients its engine asks for; a custom Function's backward is the
+    user's, and its hooks see all it returned (PyTorch's engine then sends none of it along such an edge)."""
+    grads = _tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
@@ -44,6 +56,10 @@ def _run_node(node: Node, grads: list):
         out = node.backward(*grads)
     if type(out) is not tuple:
         out = (out,)
+    if needed is not None and not node._user_backward:
+        edges = node.next_functions
+        out = tuple([None if i < len(edges) and edges[i][0] is not None and edges[i][0] not in needed else g
+                     for i, g in enumerate(out)])
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             new = hook(out, tuple(grads))
@@ -58,10 +74,10 @@ def _make_detached_copy(g):
     return _make(g._data.copy())
 
 
-def _run_node_in_anomaly_mode(node: Node, grads: list):
+def _run_node_in_anomaly_mode(node: Node, grads: list, needed=None):
     """``_run_node`` plus the NaN check; any failure first warns with where the node was made."""
     try:
-        out = _run_node(node, grads)
+        out = _run_node(node, grads, needed)
         if _State.check_nan:
             for i, g in enumerate(out):
                 if g is not None and g._data.dtype in FLOATING_NP and np.isnan(g._data).any():

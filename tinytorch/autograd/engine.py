@@ -28,7 +28,7 @@ from .grad_mode import _State, version_counter
 from .. import tensor as _tensor
 from ..tensor import Size, Tensor, _make
 from .node import ACCUMULATE_SEQUENCE_NR, AccumulateGrad, accumulator_of
-from ._run_node import _run_node, _run_node_in_anomaly_mode
+from ._run_node import _run_node, _run_node_in_anomaly_mode, _tensor_pre_hooks
 
 
 # -- before the run: the roots' edges and gradients, the dependency counts ----------------------
@@ -84,15 +84,42 @@ def _root_edges(outputs):
 
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
-    Roots start at 0, so the keys are every node reached."""
+    Roots start at 0, so the keys are every node reached.
+
+    An ``EdgePair``'s (add, sub, mul: most of a micrograd graph) two edges are read from its attributes and
+    counted one after the other, written out: a loop over them, even over a tuple of the two, costs this
+    function a third more on micrograd's graph."""
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
+    get, push = deps.get, stack.append
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        node = stack.pop()
+        if node._pair:
+            nxt = node._na
             if nxt is not None:
-                if nxt not in deps:
-                    stack.append(nxt)
-                deps[nxt] = deps.get(nxt, 0) + 1
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            nxt = node._nb
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = c + 1
     return deps
 
 
@@ -194,6 +221,15 @@ def _in_dtype_of(g, t):
     return g.to(t.dtype)
 
 
+def _leaf_hooks(var, g):
+    """A leaf's tensor hooks (``register_hook``) on the gradient it receives, each given the last one's result."""
+    for hook in list(var._hooks.values()):
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
+
+
 def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
     """AccumulateGrad's apply: ``g`` into ``node.variable.grad``, with the leaf's tensor hooks, then the
     node's pre-hooks, the sum, the post-accumulate hooks and the node's hooks (PyTorch's order).
@@ -202,11 +238,7 @@ def accumulate_grad(node: AccumulateGrad, g, create_graph: bool) -> None:
     reference counts whether it may become ``.grad`` as it is."""
     var = node.variable
     if var._hooks:
-        for hook in list(var._hooks.values()):
-            new = hook(g)
-            if new is not None:
-                g = new
-        new = None
+        g = _leaf_hooks(var, g)
     if node._hooked and node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook((g,))
@@ -320,7 +352,11 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     summed gradient from ``buffers`` (``_into_buffer``), each result added into its next node's buffer. Leaves'
     ``AccumulateGrad`` nodes hand their gradient to ``accumulate_grad`` (above). Gradients are never held
     in a local longer than needed, so that AccumulateGrad can take them over without a copy.
-    (``tinytorch/_cpu/engine.py`` registers the same loop with its per-node costs cut.)"""
+
+    A micrograd step runs this loop over thousands of 0-d nodes, where the loop's own costs are most of the
+    step, so it spends little per node: a node with nothing to check runs its formula inline (the others go
+    through ``_step``), an ``EdgePair``'s two edges are read from its attributes, ``_into_buffer`` is written
+    out in the loop, and the node made ready last skips the queue when it would come out of it next anyway."""
     roots = [n for n, _ in root_edges]
     deps = _collect(roots)
     if user_grads and accumulate:
@@ -336,42 +372,80 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
     captured = {}
     ready = _first_ready(roots, deps)
     checked = needed is not None or _State.anomaly  # every node then goes through _step
+    take, find = buffers.pop, buffers.get
     # backward formulas record a graph only with create_graph; a profile does not see them (they are not
     # PyTorch's backward kernels); numpy's inf/nan warnings stay off (PyTorch's formulas compute those silently)
     prev_mode, recorder, fp_state = _State.enabled, _State.recorder, quiet()
     _State.enabled, _State.recorder = create_graph, None
     try:
-        while ready:
-            node = heappop(ready)[1]
-            if type(node) is _Sink:  # a leaf's AccumulateGrad: no edges below it
-                node = node.node
-                if capture is not None and node in buffers:
-                    _capture(node, [buffers[node]], capture, captured)
+        held = None  # the last node the previous one made ready, kept off the queue (see the loop's end)
+        while True:
+            if held is not None:
+                node, held = held, None
+            elif ready:
+                node = heappop(ready)[1]
+                if type(node) is _Sink:
+                    node = node.node
+            else:
+                break
+            if type(node) is AccumulateGrad:  # a leaf's sink: no edges below it
+                if capture is not None and node in buffers:  # a wanted leaf: its hooks run, as it is its turn
+                    g = find(node)
+                    _capture(node, [_leaf_hooks(node.variable, g) if node.variable._hooks else g], capture, captured)
+                    g = None
                 if accumulate and node in buffers and (restrict is None or node in restrict):
-                    accumulate_grad(node, buffers.pop(node), create_graph)  # handed over: no reference kept here
+                    accumulate_grad(node, take(node), create_graph)  # handed over: no reference kept here
                 else:
-                    buffers.pop(node, None)
+                    take(node, None)
                 continue
-            grads = buffers.pop(node, None)
+            grads = take(node, None)
             if grads is None:
                 out = ()
             elif checked or node._hooked or node._n_outputs != 1:
                 out = _step(node, grads, retain_graph, needed, capture, captured)
             else:  # nothing around the formula
                 out = node.backward(grads)
-                out = out if type(out) is tuple else (out,)
+                if type(out) is not tuple:
+                    out = (out,)
                 if not retain_graph:
                     node._release()
             grads = None
-            edges = node.next_functions
-            for (nxt, nr), g in zip(edges, tuple(out) + (None,) * len(edges)):  # a missing gradient is None
-                if nxt is not None:
-                    if g is not None:
-                        _into_buffer(buffers, nxt, nr, g)
-                    deps[nxt] -= 1
-                    if deps[nxt] == 0:
-                        heappush(ready, _entry(nxt))
+            edges = ((node._na, node._nra), (node._nb, node._nrb)) if node._pair else node.next_functions
+            if len(out) != len(edges):  # a missing gradient is None
+                out = (tuple(out) + (None,) * len(edges))[:len(edges)]
+            for (nxt, nr), g in zip(edges, out):
+                if nxt is None:
+                    continue
+                if g is not None:  # _into_buffer(buffers, nxt, nr, g), written out
+                    if nxt._n_outputs == 1:
+                        buf, prev = None, find(nxt)
+                    else:
+                        buf = find(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._n_outputs
+                        prev = buf[nr]
+                    if prev is not None:
+                        g = _sum_grads(prev, g)
+                        prev = None
+                    if buf is None:
+                        buffers[nxt] = g
+                    else:
+                        buf[nr] = g
+                        buf = None
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if held is not None:  # a second node made ready: the first one goes to the queue
+                        heappush(ready, _entry(held))
+                    held = nxt
             g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+            # The node made ready last runs next without the queue when it comes strictly before every queued
+            # one: pushing it then popping it would return it and leave the heap as it was (only AccumulateGrads
+            # tie, and a held one goes to the queue when one of them is at the top).
+            if held is not None and ready:
+                if (_SINK_KEY if type(held) is AccumulateGrad else -held._seq) >= ready[0][0]:
+                    heappush(ready, _entry(held))
+                    held = None
     finally:
         loud(fp_state)
         _State.enabled, _State.recorder = prev_mode, recorder
@@ -401,13 +475,16 @@ def _step(node, grads, retain_graph: bool, needed, capture, captured) -> tuple:
     ``autograd.grad``'s filter (``needed``, ``capture``) or anomaly mode."""
     grads = [grads] if node._n_outputs == 1 else grads
     if needed is not None:
-        if capture is not None:
-            _capture(node, grads, capture, captured)
         if node not in needed:
             return ()
-        if capture is not None and not any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
-            return ()  # a captured input's own node: nothing below it is wanted
-    out = _run_node_in_anomaly_mode(node, grads) if _State.anomaly else _run_node(node, grads)
+        if capture is not None:
+            if not any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+                # a wanted input's own node, nothing below it wanted: it does not run, but the hooks of its
+                # tensors do (and their retain_grad), before the capture sees the gradient (PyTorch's order)
+                _capture(node, _tensor_pre_hooks(node, grads), capture, captured)
+                return ()
+            _capture(node, grads, capture, captured)  # as it arrived: its tensor hooks run with the node
+    out = _run_node_in_anomaly_mode(node, grads, needed) if _State.anomaly else _run_node(node, grads, needed)
     if not retain_graph:
         node._release()
     return out
@@ -490,16 +567,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     except MemoryError as e:
         reraise_as_runtime_error(e)
     result = []
-    hooked = set()  # a leaf listed twice runs its hooks once
     for i, (t, e) in enumerate(zip(inputs_t, in_edges)):
         g = captured.get(e)
-        if g is not None and t.grad_fn is None and t._hooks and e not in hooked:
-            for hook in list(t._hooks.values()):
-                new = hook(g)
-                if new is not None:
-                    g = new
-            captured[e] = g
-            hooked.add(e)
         if g is None:
             if materialize_grads:
                 g = _make(np.zeros(t._data.shape, dtype=t._data.dtype))

@@ -18,6 +18,7 @@ class BackwardCFunction(Node):
     """The node of a custom Function; also the ``ctx`` its forward and backward receive."""
 
     _forward_cls = None
+    _user_backward = True
     _dir_keeps = frozenset({"saved_tensors"})  # a custom Function's node shows it, as PyTorch's does
     _materialize = True
     _non_differentiable = ()

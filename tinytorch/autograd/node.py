@@ -228,9 +228,9 @@ class SavedTensor:
                             + ", ".join([repr(self)] + [repr(a) for a in args]))
         pack_hook, unpack_hook = args
         node = self._node
-        if node._freed:
+        if node._freed and node._held_tensor(self._index):
             raise RuntimeError(_FREED_HOOKS_MSG)
-        slot = node._saved[self._index]
+        slot = node._saved[self._index] if not node._freed else None
         if slot is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if type(slot) is _Hooked:
@@ -296,7 +296,10 @@ def _slot_or_property(index: int, fallback, transform=None) -> property:
     def get(self):
         t = self._slot_value(index)
         if t is None:
-            return fallback(self)
+            v = fallback(self)
+            if v is not None and self._freed:  # released: PyTorch's slot held that number as a tensor
+                raise RuntimeError(_FREED_MSG)
+            return v
         return t if transform is None else transform(t)
     return property(get, doc="A tensor this node saved for its backward (PyTorch's ``_saved_<name>``).")
 
@@ -348,9 +351,10 @@ def _value_property(source) -> property:
 
     def get(self):
         v = value(self)
-        # a tensor PyTorch keeps is a SavedVariable, released by a backward that does not retain the graph
-        # (its sizes, dims and flags stay readable)
-        if self._freed and isinstance(v, _Tensor):
+        # a tensor PyTorch keeps is a SavedVariable, released by a backward that does not retain the graph,
+        # a list of them too (index's indices); its sizes, dims and flags stay readable
+        if self._freed and (isinstance(v, _Tensor) or (isinstance(v, (tuple, list))
+                                                       and any(isinstance(t, _Tensor) for t in v))):
             raise RuntimeError(_FREED_MSG)
         return v
     return property(get, doc="A value this node saved for its backward (PyTorch's ``_saved_<name>``).")
@@ -431,6 +435,13 @@ def install_saved_fields(cls, fields) -> None:
     cls._hook_order = tuple(order)
 
 
+# a released node's ``_freed``: per saved slot, whether it held a tensor (see ``Node._release``). One or two
+# slots take these shared tuples, indexed by those flags: a backward releases thousands of nodes, and a new
+# tuple per node costs more than the rest of the release
+_FREED_1 = ((False,), (True,))
+_FREED_2 = (((False, False), (False, True)), ((True, False), (True, True)))
+
+
 class Node:
     """Base of every ``grad_fn``. Subclasses define ``backward(self, grad)`` with Tensor ops only."""
 
@@ -453,6 +464,7 @@ class Node:
     _hooked = False
     _pair = False              # an EdgePair node: its two edges are attributes, not tuples
     _saves_pair = False        # a SavedPair node: its saved tensors are attributes (below)
+    _user_backward = False     # a custom Function's node: its backward is the user's code
     # PyTorch's ``_saved_<name>`` attributes of this node class (see install_saved_fields), and the order of
     # the saved tensors' indices in them: pack hooks see the tensors in that order, unpack hooks too
     _pt_saved = ()
@@ -597,7 +609,9 @@ class Node:
         """Saved tensor ``i`` as ``_saved_<name>`` gives it: unpacked (a saved output as a new tensor of this
         node's history, a hooked one through its unpack hook), its version checked; None if not saved."""
         if self._freed:
-            raise RuntimeError(_FREED_MSG)
+            if self._held_tensor(i):
+                raise RuntimeError(_FREED_MSG)
+            return None  # a slot that held no tensor reads None after the release too, as PyTorch's
         saved = self._saved
         t = saved[i] if i < len(saved) else None
         if t is None:
@@ -608,6 +622,11 @@ class Node:
         if v is not None and t._vc[0] != v:
             raise RuntimeError(_modified_msg(t, v, self))
         return t
+
+    def _held_tensor(self, i: int) -> bool:
+        """Whether saved slot ``i`` of this released node held a tensor (see ``_release``)."""
+        freed = self._freed
+        return freed is True or (i < len(freed) and freed[i])
 
     def _set_slot(self, i: int, value) -> None:
         """Replace saved tensor ``i`` by ``value`` (a ``_Hooked``): its version is then the hooks' business."""
@@ -657,9 +676,15 @@ class Node:
         return a
 
     def _release(self) -> None:
-        """Drop saved tensors after a backward that did not retain the graph."""
-        self._freed = True
-        self._saved = ()
+        """Drop saved tensors after a backward that did not retain the graph. ``_freed`` then says which slots
+        held a tensor: ``_slot_value`` raises for those, reads the others as None, as PyTorch's nodes do."""
+        saved = self._saved
+        if saved:
+            self._freed = (_FREED_1[saved[0] is not None] if len(saved) == 1 else
+                           tuple([t is not None for t in saved]))
+            self._saved = ()
+        elif not self._freed:  # (a second release keeps what the first one knew; nothing saved: no slot held)
+            self._freed = _FREED_1[False]
         if self._release_extra is not None:
             self._release_extra()
 
@@ -773,7 +798,8 @@ class SavedPair(EdgePair):
 
     def _release(self) -> None:
         """``Node._release`` with the attributes written directly (the property would cost a call)."""
-        self._freed = True
+        # (a second release, if any, finds both None: a backward that needed a held slot raised before it)
+        self._freed = _FREED_2[self._sa is not None][self._sb is not None]
         self._sa = self._sb = None
         if self._release_extra is not None:
             self._release_extra()

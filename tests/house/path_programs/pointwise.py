@@ -1,5 +1,5 @@
 """Programs that reach the paths of ``tinytorch/_cpu/pointwise.py`` and ``engine.py`` (add, sub, mul, the
-engine's sums and dependency count, pow's exponents PyTorch computes by formulas): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
+engine's sums, pow's exponents PyTorch computes by formulas): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
 import numpy as np
 
 import tinytorch as tt
@@ -54,8 +54,6 @@ PROGRAMS = {
     "MulBackward0": [_binary(lambda x, y: x * y), _fan_in],
     "arith._scaled_sum": [_alpha(tt.add), _alpha(tt.sub)],
     "engine._sum_grads": [_fan_in],
-    "engine._collect": [_fan_in, _binary(lambda x, y: x * y + y)],
-    "engine._execute": [_fan_in, _binary(lambda x, y: x * y + y)],
 }
 
 
