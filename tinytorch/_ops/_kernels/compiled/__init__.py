@@ -38,7 +38,7 @@ _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
 FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool", "mersenne_twister",
-            "reduce", "outer", "cross_entropy")
+            "reduce", "outer", "cross_entropy", "cascade_sum")
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes every kernel is compiled for
 NONE = {t: np.empty(0, t) for t in FLOATS}  # a kernel's "None" for an optional 1-d argument (a bias)
 
