@@ -111,15 +111,20 @@ def _store(v: np.ndarray, dt: np.dtype) -> np.ndarray:
     return (v.astype(dt).astype(_F32) + np.float32(0)).astype(dt)
 
 
-def _pytorch_sum(x: np.ndarray, dims: tuple):
-    """PyTorch's CPU sum of ``x`` over ``dims`` (not kept), in ``x``'s dtype, or None where this path does not
-    apply (no compiled kernels, another CPU, another layout or dtype)."""
-    if not (_X86 and type(x) is np.ndarray and x.dtype in _SUMMED and x.size and dims and x.flags.c_contiguous):
+def _pytorch_sum(fast, x: np.ndarray, dims: tuple):
+    """PyTorch's CPU sum of ``x`` over ``dims`` (not kept) in ``x``'s dtype by the compiled family ``fast``, or
+    None where this path does not apply (another layout or dtype, nothing to sum)."""
+    if not (type(x) is np.ndarray and x.dtype in _SUMMED and x.size and dims and x.flags.c_contiguous):
         return None
-    blocks = _blocks(x.shape, dims)
-    fast = _compiled.family("cascade_sum") if blocks is not None else None
-    if fast is None:
-        return None
+    nd = x.ndim
+    if len(dims) == nd:  # (the common cases first: every dim, the last one)
+        blocks = (1, x.size, 1)
+    elif dims == (nd - 1,):
+        blocks = (x.size // x.shape[-1], x.shape[-1], 1)
+    else:
+        blocks = _blocks(x.shape, dims)
+        if blocks is None:
+            return None
     low = x.dtype if x.dtype in _LOWP else None
     flat = x.reshape(-1) if low is None else x.reshape(-1).astype(_F32)  # (exact)
     threads = parallel.get_num_threads()
@@ -131,7 +136,13 @@ def _pytorch_sum(x: np.ndarray, dims: tuple):
     else:
         out = _columns(fast, flat, a, b, c, low, threads, x.itemsize)
     out = out if low is None else _store(out, low)
-    return out.reshape(tuple(n for i, n in enumerate(x.shape) if i not in dims))
+    return out.reshape(() if len(dims) == nd else tuple(n for i, n in enumerate(x.shape) if i not in dims))
+
+
+def _kernels(sdt):
+    """The compiled family of the cascade where it runs PyTorch's sum for dtype ``sdt``, else None (without numba,
+    or on a CPU whose PyTorch vectors are not x86's: then numpy sums, as the op's steps say)."""
+    return _compiled.family("cascade_sum") if _X86 and sdt in _SUMMED else None
 
 
 def _kept(out: np.ndarray, shape: tuple, dims: tuple) -> np.ndarray:
@@ -143,28 +154,35 @@ def _cast(x, sdt):
     a float), or None for what this path leaves to numpy."""
     if sdt == x.dtype:
         return x
-    if sdt in _SUMMED and (x.dtype in _SUMMED or x.dtype.kind in "biu") and type(x) is np.ndarray:
+    if type(x) is np.ndarray and (x.dtype in _SUMMED or x.dtype.kind in "biu"):
         return x.astype(sdt)
     return None
 
 
-@paths.kernel(_reduce, "_sum_array", ulps=4, scale="max",
+# (the bounds to numpy's sums: measured over tests/house/path_programs/reduce.py, values over six orders of
+# magnitude: 17 ulps of the program's largest magnitude for a float32 sum that cancels, 0.25 for a mean)
+@paths.kernel(_reduce, "_sum_array", ulps=32, scale="program",
               when="float32/float64/float16/bfloat16 (or an array summed with dtype= one of them: cast first), "
               "C-contiguous, over adjacent dims, on x86-64 with the compiled kernels ([fast])",
               why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads)")
 def sum_array(x, dims, keepdim, sdt):
-    y = _cast(x, sdt) if x.size >= 1 and dims else None
-    out = _pytorch_sum(y, dims) if y is not None else None
-    if out is None:
-        return _numpy_sum(x, dims, keepdim, sdt)
-    return _kept(out, x.shape, dims) if keepdim else out
+    fast = _kernels(sdt)
+    if fast is not None and dims:
+        y = _cast(x, sdt)
+        out = _pytorch_sum(fast, y, dims) if y is not None else None
+        if out is not None:
+            return _kept(out, x.shape, dims) if keepdim else out
+    return _numpy_sum(x, dims, keepdim, sdt)
 
 
-@paths.kernel(_reduce, "_mean_array", ulps=4, scale="max",
+@paths.kernel(_reduce, "_mean_array", ulps=4, scale="program",
               when="as the sum's path: float32/float64, or float16/bfloat16 summed in float32",
               why="PyTorch's bits: its CPU mean is the cascade sum divided by the count")
 def mean_array(x, dims, keepdim):
-    total = _pytorch_sum(x.astype(_F32) if x.dtype in _LOWP else x, dims) if x.size and dims else None
+    fast = _kernels(x.dtype)
+    total = None
+    if fast is not None and dims:
+        total = _pytorch_sum(fast, x.astype(_F32) if x.dtype in _LOWP else x, dims)
     if total is None:
         return _numpy_mean(x, dims, keepdim)
     count = math.prod(x.shape[d] for d in dims)
