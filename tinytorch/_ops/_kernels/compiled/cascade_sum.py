@@ -181,11 +181,16 @@ def columns_into(x, rows, cols, begin, end, w, load, out):
     zero = like(x[0], 0.0) if x.size else like(out[0], 0.0)
     j = begin
     if end - begin >= load:  # vectorized_outer_sum
-        while j + _ILP * w <= end:
-            _cascade(x, j, cols, w, w, rows, acc, res)
-            for m in range(_ILP * w):
-                out[j + m] = zero + res[m]
-            j += _ILP * w
+        # its groups of 4w columns, each one cascade down the rows, all on the same schedule: walked together, row
+        # after row through memory (the same additions, lane by lane)
+        wide = (end - begin) // (_ILP * w) * w
+        if wide:
+            many = np.empty((_LEVELS, _ILP * wide), x.dtype)
+            sums = np.empty(_ILP * wide, x.dtype)
+            _cascade(x, j, cols, wide, wide, rows, many, sums)
+            for m in range(_ILP * wide):
+                out[j + m] = zero + sums[m]
+            j += _ILP * wide
         while j + w <= end:
             _row_sum(x, j, cols, rows, w, acc, part, res)
             for m in range(w):
