@@ -9,8 +9,10 @@
   stored in the dtype, then those summed); a sum of columns is cut into runs of columns at multiples of 128
   bytes, each run summed as a whole. The vector width is 32 bytes on each of PyTorch's x86 paths: the sum kernel
   is registered for DEFAULT and AVX2 only (``REGISTER_DISPATCH``), so its AVX-512 path runs the AVX2 kernel.
-  Elsewhere (other layouts, other CPUs, without numba) the op's numpy steps run: numpy's pairwise sums, within a
-  few ulps of PyTorch's (emulating the cascade in numpy passes would cost several times the plain sum).
+  Sums smaller than the kernel pays for (``_MIN_ELEMENTS``, ``_MIN_ROW``, ``_MIN_COLUMN``: decided by the shape
+  alone, before numba is imported), other layouts, other CPUs, or no numba: the op's numpy steps run, numpy's
+  pairwise sums, within a few ulps of PyTorch's (emulating the cascade in numpy passes would cost several times
+  the plain sum).
   A mean is the sum divided by the count in the sum's dtype (float32 for half and bfloat16, then rounded), as
   PyTorch's CPU mean computes it.
 - rows added at indices (an embedding's weight gradient, the backward of ``t[idx]``): each table row 0 +
@@ -37,6 +39,13 @@ _SUMMED = frozenset(_FLOATS) | _LOWP
 # PyTorch's float sum kernel on x86-64 runs 32-byte vectors on every capability; on other CPUs its vectors differ
 _X86 = platform.machine().lower() in ("x86_64", "amd64")
 _GRAIN = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+# Where the kernel runs: below these sizes it is slower than numpy's sum (measured at one thread, float32: a
+# call costs ~0.6 us more than numpy's, and each row ~0.1-0.3 us, so 16 to 4096-element rows were 1.1-12x numpy's
+# time, full sums break even near 16384 elements, columns down 32 rows or fewer 1.2-2x), and numba's import
+# (~1.5 s) would be paid by a program's first small sum. Below them the sum is numpy's (the numpy path's bound).
+_MIN_ELEMENTS = 32768
+_MIN_ROW = 16384
+_MIN_COLUMN = 128
 _numpy_sum = paths.reference_kernel(_reduce, "_sum_array")
 _numpy_mean = paths.reference_kernel(_reduce, "_mean_array")
 _numpy_rows_at = paths.reference_kernel(_adjoint, "_add_rows_at")
@@ -111,27 +120,38 @@ def _store(v: np.ndarray, dt: np.dtype) -> np.ndarray:
     return (v.astype(dt).astype(_F32) + np.float32(0)).astype(dt)
 
 
-def _pytorch_sum(fast, x: np.ndarray, dims: tuple):
-    """PyTorch's CPU sum of ``x`` over ``dims`` (not kept) in ``x``'s dtype by the compiled family ``fast``, or
-    None where this path does not apply (another layout or dtype, nothing to sum)."""
-    if not (type(x) is np.ndarray and x.dtype in _SUMMED and x.size and dims and x.flags.c_contiguous):
-        return None
-    nd = x.ndim
+def _blocks_to_sum(shape: tuple, dims: tuple):
+    """(A, B, C) where the cascade kernel takes ``x.sum(dims)`` of this shape (``_blocks``), else None: adjacent
+    dims, and sizes where it is measured no slower than numpy's sum (its fixed cost per call and per row, against
+    numpy's, measured on float32 at one thread): ``_MIN_ELEMENTS`` elements or more, rows of ``_MIN_ROW`` or
+    more, columns of ``_MIN_COLUMN`` rows or more. Decided from the shape alone, before numba is imported: a
+    small sum (an accuracy count, a loss's mean) never imports it, and the same shape always sums the same way."""
+    nd = len(shape)
     if len(dims) == nd:  # (the common cases first: every dim, the last one)
-        blocks = (1, x.size, 1)
+        blocks = (1, math.prod(shape), 1)
     elif dims == (nd - 1,):
-        blocks = (x.size // x.shape[-1], x.shape[-1], 1)
+        blocks = (math.prod(shape[:-1]), shape[-1], 1)
     else:
-        blocks = _blocks(x.shape, dims)
+        blocks = _blocks(shape, dims)
         if blocks is None:
             return None
+    a, b, c = blocks
+    if a * b * c < _MIN_ELEMENTS or b < (_MIN_ROW if c == 1 else _MIN_COLUMN):
+        return None
+    return blocks
+
+
+def _pytorch_sum(fast, x: np.ndarray, blocks: tuple, dims: tuple):
+    """PyTorch's CPU sum of ``x`` over ``dims`` (not kept, seen as ``blocks``) in ``x``'s dtype by the compiled
+    family ``fast``, or None where this path does not apply (another layout or dtype)."""
+    if not (type(x) is np.ndarray and x.dtype in _SUMMED and x.flags.c_contiguous):
+        return None
+    nd = x.ndim
     low = x.dtype if x.dtype in _LOWP else None
     flat = x.reshape(-1) if low is None else x.reshape(-1).astype(_F32)  # (exact)
     threads = parallel.get_num_threads()
     a, b, c = blocks
-    if b == 1:  # nothing summed: 0 + each element
-        out = flat + flat.dtype.type(0)
-    elif c == 1:
+    if c == 1:
         out = _rows(fast, flat, a, b, low, threads)
     else:
         out = _columns(fast, flat, a, b, c, low, threads, x.itemsize)
@@ -163,26 +183,30 @@ def _cast(x, sdt):
 # magnitude: 17 ulps of the program's largest magnitude for a float32 sum that cancels, 0.25 for a mean)
 @paths.kernel(_reduce, "_sum_array", ulps=32, scale="program",
               when="float32/float64/float16/bfloat16 (or an array summed with dtype= one of them: cast first), "
-              "C-contiguous, over adjacent dims, on x86-64 with the compiled kernels ([fast])",
+              "C-contiguous, over adjacent dims, on x86-64 with the compiled kernels ([fast]), the array of "
+              f"{_MIN_ELEMENTS} elements or more and each sum of {_MIN_ROW} or more along a row, or of "
+              f"{_MIN_COLUMN} rows or more down columns (smaller sums: numpy's, without importing numba)",
               why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads)")
 def sum_array(x, dims, keepdim, sdt):
-    fast = _kernels(sdt)
-    if fast is not None and dims:
+    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim else None
+    fast = _kernels(sdt) if blocks is not None else None
+    if fast is not None:
         y = _cast(x, sdt)
-        out = _pytorch_sum(fast, y, dims) if y is not None else None
+        out = _pytorch_sum(fast, y, blocks, dims) if y is not None else None
         if out is not None:
             return _kept(out, x.shape, dims) if keepdim else out
     return _numpy_sum(x, dims, keepdim, sdt)
 
 
 @paths.kernel(_reduce, "_mean_array", ulps=4, scale="program",
-              when="as the sum's path: float32/float64, or float16/bfloat16 summed in float32",
+              when="as the sum's path (the same sizes): float32/float64, or float16/bfloat16 summed in float32",
               why="PyTorch's bits: its CPU mean is the cascade sum divided by the count")
 def mean_array(x, dims, keepdim):
-    fast = _kernels(x.dtype)
+    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim else None
+    fast = _kernels(x.dtype) if blocks is not None else None
     total = None
-    if fast is not None and dims:
-        total = _pytorch_sum(fast, x.astype(_F32) if x.dtype in _LOWP else x, dims)
+    if fast is not None:
+        total = _pytorch_sum(fast, x.astype(_F32) if x.dtype in _LOWP else x, blocks, dims)
     if total is None:
         return _numpy_mean(x, dims, keepdim)
     count = math.prod(x.shape[d] for d in dims)

@@ -820,6 +820,25 @@ def test_quickstart_steps_never_import_numba():
     assert _run(code).strip() == "False"
 
 
+def test_quickstart_epoch_and_evaluation_never_import_numba():
+    """The job's own ``train`` and ``test`` (``train_fashion_mnist.py``: the quickstart MLP, batches of 64, its
+    accuracy line ``(pred.argmax(1) == y).type(torch.float).sum().item()`` and the loss's mean) never import
+    numba: the sums there (64 elements, a bias gradient's 64 rows) are below the sizes the cascade sum's kernel
+    pays for, so numpy sums them without loading it."""
+    pytest.importorskip("tqdm")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    code = ("import sys\nsys.path.insert(0, %r)\nimport tinytorch as t\n"
+            "from tinytorch.data import DataLoader, TensorDataset\nimport train_fashion_mnist as job\n"
+            "t.manual_seed(0)\ndata = TensorDataset(t.rand(256, 1, 28, 28), t.randint(0, 10, (256,)))\n"
+            "model, loss_fn = job.NeuralNetwork(), job.make_loss('mlp')\n"
+            "opt = t.optim.SGD(model.parameters(), lr=1e-3)\n"
+            "job.train(DataLoader(data, batch_size=64, shuffle=True), model, loss_fn, opt, 0, job.StopFlag(), None)\n"
+            "job.test(DataLoader(data, batch_size=64), model, loss_fn, False)\n"
+            "t.rand(64).mean().item(); t.rand(4096).sum().item()\n"
+            "print('numba' in sys.modules)\n") % root
+    assert _run(code).strip().splitlines()[-1] == "False"
+
+
 def test_generator_state_is_read_in_place():
     """numpy's MT19937 (1.x and 2.x) keeps the state layout the kernels read in place: the draws never pay the
     ``state`` property's two conversions (the check once failed on a wrong expectation, and every draw went

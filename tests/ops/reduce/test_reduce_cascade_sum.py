@@ -10,9 +10,12 @@ summed over either dim, 3-d ones over a middle dim or two adjacent dims, float32
 values over six orders of magnitude (so that the order of the additions shows), and rows built so that the way a
 float16/bfloat16 load is folded into float32 lanes decides the result.
 
-Without the compiled kernels (the default install, numpy only) the sum is numpy's pairwise sum: held within the
-stated bound of PyTorch's (``NUMPY_ULPS`` ulps of the result's dtype at the sum of the magnitudes summed:
-numpy's pairwise order along a row, its running sums down columns)."""
+The kernel runs only on sums large enough to pay for it (the path's guard, restated here as ``_on_the_kernel``:
+32768 elements or more, rows of 16384 or more, columns of 128 rows or more); smaller sums, and every sum without
+the compiled kernels (the default install, numpy only), are numpy's pairwise sums: held within the stated bound
+of PyTorch's (``NUMPY_ULPS`` ulps of the result's dtype at the sum of the magnitudes summed: numpy's pairwise
+order along a row, its running sums down columns). The cases hold both kinds for each dtype, and the tests
+check that the kernel's cases cover full sums, rows and columns in each."""
 from __future__ import annotations
 
 import functools
@@ -48,12 +51,12 @@ def _values(rng, shape, dt):
     return x.astype(dt)
 
 
-def _folded_rows(dt) -> np.ndarray:
-    """Rows of one load (16 float16/bfloat16 elements) whose sum is x[1] + x[9] if the load is folded in halves
-    (lane l = x[l] + x[l + 8]), and 0 if neighbours were paired: a big value, its negation half a load later,
-    and small ones that vanish beside the big one in float32."""
+def _folded_rows(dt, n: int = 16) -> np.ndarray:
+    """Rows whose first load (16 float16/bfloat16 elements; zeros after it, to ``n``) sums to x[1] + x[9] if the
+    load is folded in halves (lane l = x[l] + x[l + 8]), and 0 if neighbours were paired: a big value, its
+    negation half a load later, and small ones that vanish beside the big one in float32."""
     big, small = (2.0 ** 14, 2.0 ** -11) if dt == np.float16 else (2.0 ** 30, 2.0 ** -1)
-    rows = np.zeros((4, 16))
+    rows = np.zeros((4, n))
     for r in range(4):
         rows[r, r], rows[r, r + 8] = big, -big
         rows[r, (r + 1) % 8], rows[r, (r + 1) % 8 + 8] = small * (r + 1), small
@@ -74,7 +77,8 @@ def _cases() -> list:
             for dt in (np.float32, np.float16):
                 out.append((f"{np.dtype(dt)}[{n}].mean()", _values(rng, (n,), dt), "mean", None, False))
     shapes = [(int(r), int(c)) for r, c in rng.integers(1, 3000, (6, 2))] + [(1000, 7), (7, 1000), (3, 37),
-                                                                             (100, 96), (33, 2049), (2, 40000)]
+                                                                             (100, 96), (33, 2049), (2, 40000),
+                                                                             (3, 16400), (130, 300)]
     for i, shape in enumerate(shapes):
         for dt in (np.float32, [np.float64, np.float16, _BF16_OR_HALF][i % 3]):
             x = _values(rng, shape, dt)
@@ -88,8 +92,46 @@ def _cases() -> list:
             for dims in (1, (1, 2), (0, 1)):
                 out.append((f"{np.dtype(dt)}{list(shape)}.sum({dims})", x, "sum", dims, False))
     for dt in (np.float16,) + ((BF16,) if BF16 is not None else ()):
-        out.append((f"{np.dtype(dt)} folded rows .sum(1)", _folded_rows(dt), "sum", 1, False))
+        for n in (16, 16384):  # (one load alone; rows long enough for the kernel)
+            out.append((f"{np.dtype(dt)} folded rows[{n}] .sum(1)", _folded_rows(dt, n), "sum", 1, False))
     return out
+
+
+def _on_the_kernel(shape: tuple, dims) -> bool:
+    """Whether the path's guard gives ``x.sum(dims)`` of this shape to the cascade kernel (its ``when=``, in this
+    test's own words): the dims adjacent, 32768 elements or more, and along a row (the dims last) 16384 or more
+    summed into each value, down columns (kept dims after them) 128 or more."""
+    nd = len(shape)
+    dims = tuple(range(nd)) if dims is None else tuple(sorted(d % nd for d in np.atleast_1d(dims)))
+    summed = int(np.prod([shape[d] for d in dims]))
+    along_rows = dims[-1] == nd - 1
+    return (dims == tuple(range(dims[0], dims[-1] + 1)) and int(np.prod(shape)) >= 32768
+            and summed >= (16384 if along_rows else 128))
+
+
+def _kind(shape: tuple, dims) -> str:
+    nd = len(shape)
+    if dims is None or len(np.atleast_1d(dims)) == nd:
+        return "full"
+    return "rows" if max(d % nd for d in np.atleast_1d(dims)) == nd - 1 else "columns"
+
+
+def _assert_numpy_bound(name, x, op, dims, keepdim, a, e):
+    magnitude = np.abs(x.astype(np.float64)).sum(axis=dims, keepdims=keepdim)
+    if op == "mean":
+        magnitude = magnitude / (x.size // max(1, e.size))
+    _paths.assert_bits(a, e, ulps=NUMPY_ULPS, exact_on=(), scale=np.asarray(magnitude), what=name)
+
+
+def test_the_cases_cover_both_sides_of_the_guard():
+    """Each dtype has full sums, rows and columns on the kernel, and sums below its sizes."""
+    on, off = set(), set()
+    for _, x, _, dims, _ in _cases():
+        (on if _on_the_kernel(x.shape, dims) else off).add((x.dtype, _kind(x.shape, dims)))
+    for dt in {np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), _BF16_OR_HALF}:
+        assert {(dt, k) for k in ("full", "rows", "columns")} <= on, dt
+        assert (dt, "full") in off, dt
+    assert (np.dtype(np.float32), "rows") in off and (np.dtype(np.float32), "columns") in off
 
 
 _CHILD = """
@@ -172,9 +214,12 @@ def test_sum_is_pytorchs_on_each_path(tmp_path, capability, threads):
     if _paths.torch_path() != want and not cap.startswith(want):
         pytest.skip(f"this CPU has no {want} path: PyTorch runs {cap} here")
     ours = _tinytorch(threads)
-    for (name, *_), a, e in zip(_cases(), ours, theirs):
-        _paths.assert_bits(a, e, ulps=0, exact_on=tuple(CAPABILITIES.values()), path=want,
-                           what=f"{name} on {threads} thread(s)")
+    for (name, x, op, dims, keepdim), a, e in zip(_cases(), ours, theirs):
+        if _on_the_kernel(x.shape, dims):
+            _paths.assert_bits(a, e, ulps=0, exact_on=tuple(CAPABILITIES.values()), path=want,
+                               what=f"{name} on {threads} thread(s)")
+        else:  # below the guard's sizes: numpy's sum
+            _assert_numpy_bound(f"{name} on {threads} thread(s)", x, op, dims, keepdim, a, e)
 
 
 def test_sum_is_pytorchs_at_the_default_thread_count(tmp_path):
@@ -183,8 +228,11 @@ def test_sum_is_pytorchs_at_the_default_thread_count(tmp_path):
         pytest.skip("tinytorch's sum is PyTorch's only with the compiled kernels ([fast]) on x86-64")
     cap, theirs = _pytorch(tmp_path, None, 0)
     ours = _tinytorch(0)
-    for (name, *_), a, e in zip(_cases(), ours, theirs):
-        _paths.assert_bits(a, e, ulps=0, exact_on=tuple(CAPABILITIES.values()), what=f"{name} at the default")
+    for (name, x, op, dims, keepdim), a, e in zip(_cases(), ours, theirs):
+        if _on_the_kernel(x.shape, dims):
+            _paths.assert_bits(a, e, ulps=0, exact_on=tuple(CAPABILITIES.values()), what=f"{name} at the default")
+        else:
+            _assert_numpy_bound(f"{name} at the default", x, op, dims, keepdim, a, e)
 
 
 def test_numpy_path_keeps_its_bound(torch):
@@ -197,14 +245,12 @@ def test_numpy_path_keeps_its_bound(torch):
         t = t.view(torch.bfloat16) if x.dtype == BF16 else t
         r = getattr(t, op)() if dims is None else getattr(t, op)(dims, keepdim=keepdim)
         e = r.view(torch.int16).numpy().view(BF16) if r.dtype == torch.bfloat16 else r.numpy()
-        magnitude = np.abs(x.astype(np.float64)).sum(axis=dims, keepdims=keepdim)
-        if op == "mean":
-            magnitude = magnitude / (x.size // max(1, e.size))
-        _paths.assert_bits(a, e, ulps=NUMPY_ULPS, exact_on=(), scale=np.asarray(magnitude), what=name)
+        _assert_numpy_bound(name, x, op, dims, keepdim, a, e)
 
 
 def test_the_kernels_ran_on_the_fast_path(monkeypatch):
-    """With ``[fast]`` a float32 sum, a float16 mean and a sum of columns run the compiled cascade."""
+    """With ``[fast]`` a float32 sum, a float16 mean and a sum of columns of the guard's sizes run the compiled
+    cascade; the same ops a size smaller do not."""
     if not _fast():
         pytest.skip("no compiled kernels here")
     fast = compiled.family("cascade_sum")
@@ -212,7 +258,15 @@ def test_the_kernels_ran_on_the_fast_path(monkeypatch):
     for name in ("rows_into", "columns_into"):
         real = getattr(fast, name)
         monkeypatch.setattr(fast, name, lambda *a, _r=real, _n=name: (seen.append(_n), _r(*a))[1])
-    tt.ones(100).sum()
-    tt.ones(3, 40, dtype=tt.float16).mean(1)
-    tt.ones(50, 9).sum(0)
-    assert seen.count("rows_into") == 2 and seen.count("columns_into") == 1
+    for run, kernel in [(lambda: tt.ones(32768).sum(), "rows_into"),
+                        (lambda: tt.ones(2, 16384, dtype=tt.float16).mean(1), "rows_into"),
+                        (lambda: tt.ones(128, 256).sum(0), "columns_into")]:
+        seen.clear()
+        run()
+        assert seen and set(seen) == {kernel}
+    seen.clear()
+    tt.ones(32767).sum()
+    tt.ones(4, 16383, dtype=tt.float16).mean(1)
+    tt.ones(127, 1000).sum(0)
+    tt.ones(1000, 30).sum(1)
+    assert seen == []
