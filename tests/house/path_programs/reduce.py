@@ -24,9 +24,17 @@ def _of_a_copy(fn):
 
 def _sums(rng, dtype, shape):
     # the case's own shape behind a few rows (its elements the kept ones), and shapes of their own
-    shapes = [(3, *shape), (1, *shape), (7, 2, *shape), (513, 5), (64, 65), (9, 1), (2, 3, 4, 6)]
+    # (256, 130) and (2, 17000): sizes the cascade's kernel takes (its columns, its rows, its full sum); the others
+    # are below them, numpy's. Their values are positive, within a factor of 2: two orders of thousands of
+    # additions differ by ulps of the sum of the magnitudes, which a sum that cancels would not show at the
+    # program's largest magnitude (the bound the path states)
+    shapes = [(3, *shape), (1, *shape), (7, 2, *shape), (513, 5), (64, 65), (9, 1), (2, 3, 4, 6), (256, 130),
+              (2, 17000)]
     for s in shapes:
-        x = np.asarray(rng.standard_normal(s) * 10.0 ** rng.uniform(-3, 3, s), dtype=dtype)
+        if np.prod(s) >= 32768:
+            x = np.asarray(rng.uniform(0.5, 1.0, s), dtype=dtype)
+        else:
+            x = np.asarray(rng.standard_normal(s) * 10.0 ** rng.uniform(-3, 3, s), dtype=dtype)
         yield f"{s}.sum(0)", _of_a_copy(lambda t: t.sum(0)), [x]
         yield f"{s}.sum(0, keepdim)", _of_a_copy(lambda t: t.sum(0, keepdim=True)), [x]
         if len(s) >= 3:
@@ -42,7 +50,7 @@ def _sums(rng, dtype, shape):
 
 
 def _means(rng, dtype, shape):
-    for s in [(3, *shape), (40, 33), (9, 1), (2, 3, 4, 6), (70000,)]:
+    for s in [(3, *shape), (40, 33), (9, 1), (2, 3, 4, 6), (70000,), (160, 210), (2, 16400)]:
         x = np.asarray(rng.standard_normal(s) * 10.0 ** rng.uniform(-3, 3, s), dtype=dtype)
         yield f"{s}.mean()", _of_a_copy(lambda t: t.mean()), [x]
         yield f"{s}.mean(0)", _of_a_copy(lambda t: t.mean(0)), [x]
