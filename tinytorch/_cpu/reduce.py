@@ -40,12 +40,13 @@ _SUMMED = frozenset(_FLOATS) | _LOWP
 _X86 = platform.machine().lower() in ("x86_64", "amd64")
 _GRAIN = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 # Where the kernel runs: below these sizes it is slower than numpy's sum (measured at one thread, float32: a
-# call costs ~0.6 us more than numpy's, and each row ~0.1-0.3 us, so 16 to 4096-element rows were 1.1-12x numpy's
-# time, full sums break even near 16384 elements, columns down 32 rows or fewer 1.2-2x), and numba's import
-# (~1.5 s) would be paid by a program's first small sum. Below them the sum is numpy's (the numpy path's bound).
+# call costs ~0.6 us more than numpy's and each row ~0.1-0.3 us, so rows of 8-1024 elements took 1.2-12x numpy's
+# time and rows of 4096 0.9x; a full sum 1.1x at 4096 elements, 0.97x at 16384, 0.85x at 32768; columns down 32,
+# 64, 128, 256 rows 1.4, 1.2, 1.08, 0.98x), and numba's import (~1.5 s) would be paid by a program's first small
+# sum. Below them the sum is numpy's (the numpy path's bound).
 _MIN_ELEMENTS = 32768
-_MIN_ROW = 16384
-_MIN_COLUMN = 128
+_MIN_ROW = 4096
+_MIN_COLUMN = 256
 _numpy_sum = paths.reference_kernel(_reduce, "_sum_array")
 _numpy_mean = paths.reference_kernel(_reduce, "_mean_array")
 _numpy_rows_at = paths.reference_kernel(_adjoint, "_add_rows_at")

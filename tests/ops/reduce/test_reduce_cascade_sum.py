@@ -11,7 +11,7 @@ values over six orders of magnitude (so that the order of the additions shows), 
 float16/bfloat16 load is folded into float32 lanes decides the result.
 
 The kernel runs only on sums large enough to pay for it (the path's guard, restated here as ``_on_the_kernel``:
-32768 elements or more, rows of 16384 or more, columns of 128 rows or more); smaller sums, and every sum without
+32768 elements or more, rows of 4096 or more, columns of 256 rows or more); smaller sums, and every sum without
 the compiled kernels (the default install, numpy only), are numpy's pairwise sums: held within the stated bound
 of PyTorch's (``NUMPY_ULPS`` ulps of the result's dtype at the sum of the magnitudes summed: numpy's pairwise
 order along a row, its running sums down columns). The cases hold both kinds for each dtype, and the tests
@@ -78,7 +78,7 @@ def _cases() -> list:
                 out.append((f"{np.dtype(dt)}[{n}].mean()", _values(rng, (n,), dt), "mean", None, False))
     shapes = [(int(r), int(c)) for r, c in rng.integers(1, 3000, (6, 2))] + [(1000, 7), (7, 1000), (3, 37),
                                                                              (100, 96), (33, 2049), (2, 40000),
-                                                                             (3, 16400), (130, 300)]
+                                                                             (3, 16400), (260, 300)]
     for i, shape in enumerate(shapes):
         for dt in (np.float32, [np.float64, np.float16, _BF16_OR_HALF][i % 3]):
             x = _values(rng, shape, dt)
@@ -92,21 +92,21 @@ def _cases() -> list:
             for dims in (1, (1, 2), (0, 1)):
                 out.append((f"{np.dtype(dt)}{list(shape)}.sum({dims})", x, "sum", dims, False))
     for dt in (np.float16,) + ((BF16,) if BF16 is not None else ()):
-        for n in (16, 16384):  # (one load alone; rows long enough for the kernel)
+        for n in (16, 8192):  # (one load alone; rows long enough for the kernel)
             out.append((f"{np.dtype(dt)} folded rows[{n}] .sum(1)", _folded_rows(dt, n), "sum", 1, False))
     return out
 
 
 def _on_the_kernel(shape: tuple, dims) -> bool:
     """Whether the path's guard gives ``x.sum(dims)`` of this shape to the cascade kernel (its ``when=``, in this
-    test's own words): the dims adjacent, 32768 elements or more, and along a row (the dims last) 16384 or more
-    summed into each value, down columns (kept dims after them) 128 or more."""
+    test's own words): the dims adjacent, 32768 elements or more, and along a row (the dims last) 4096 or more
+    summed into each value, down columns (kept dims after them) 256 or more."""
     nd = len(shape)
     dims = tuple(range(nd)) if dims is None else tuple(sorted(d % nd for d in np.atleast_1d(dims)))
     summed = int(np.prod([shape[d] for d in dims]))
     along_rows = dims[-1] == nd - 1
     return (dims == tuple(range(dims[0], dims[-1] + 1)) and int(np.prod(shape)) >= 32768
-            and summed >= (16384 if along_rows else 128))
+            and summed >= (4096 if along_rows else 256))
 
 
 def _kind(shape: tuple, dims) -> str:
@@ -259,14 +259,14 @@ def test_the_kernels_ran_on_the_fast_path(monkeypatch):
         real = getattr(fast, name)
         monkeypatch.setattr(fast, name, lambda *a, _r=real, _n=name: (seen.append(_n), _r(*a))[1])
     for run, kernel in [(lambda: tt.ones(32768).sum(), "rows_into"),
-                        (lambda: tt.ones(2, 16384, dtype=tt.float16).mean(1), "rows_into"),
-                        (lambda: tt.ones(128, 256).sum(0), "columns_into")]:
+                        (lambda: tt.ones(8, 4096, dtype=tt.float16).mean(1), "rows_into"),
+                        (lambda: tt.ones(256, 128).sum(0), "columns_into")]:
         seen.clear()
         run()
         assert seen and set(seen) == {kernel}
     seen.clear()
     tt.ones(32767).sum()
-    tt.ones(4, 16383, dtype=tt.float16).mean(1)
-    tt.ones(127, 1000).sum(0)
+    tt.ones(32, 4095, dtype=tt.float16).mean(1)
+    tt.ones(255, 1000).sum(0)
     tt.ones(1000, 30).sum(1)
     assert seen == []
