@@ -163,7 +163,7 @@ def _pytorch_sum(fast, x: np.ndarray, blocks: tuple, dims: tuple):
 def _kernels(sdt):
     """The compiled family of the cascade where it runs PyTorch's sum for dtype ``sdt``, else None (without numba,
     or on a CPU whose PyTorch vectors are not x86's: then numpy sums, as the op's steps say)."""
-    return _compiled.family("cascade_sum") if _X86 and sdt in _SUMMED else None
+    return _compiled.family("cascade_sum") if _X86 and sdt == _F32 else None
 
 
 def _kept(out: np.ndarray, shape: tuple, dims: tuple) -> np.ndarray:
@@ -183,7 +183,8 @@ def _cast(x, sdt):
 # (the bounds to numpy's sums: measured over tests/house/path_programs/reduce.py, values over six orders of
 # magnitude: 17 ulps of the program's largest magnitude for a float32 sum that cancels, 0.25 for a mean)
 @paths.kernel(_reduce, "_sum_array", ulps=32, scale="program",
-              when="float32/float64/float16/bfloat16 (or an array summed with dtype= one of them: cast first), "
+              when="float32 (or an array summed with dtype=float32: cast first; float64, float16 and bfloat16 sums "
+              "cost the kernel 1.1-1.5x numpy's there, so they stay numpy's), "
               "C-contiguous, over adjacent dims, on x86-64 with the compiled kernels ([fast]), the array of "
               f"{_MIN_ELEMENTS} elements or more and each sum of {_MIN_ROW} or more along a row, or of "
               f"{_MIN_COLUMN} rows or more down columns (smaller sums: numpy's, without importing numba)",
@@ -200,7 +201,7 @@ def sum_array(x, dims, keepdim, sdt):
 
 
 @paths.kernel(_reduce, "_mean_array", ulps=4, scale="program",
-              when="as the sum's path (the same sizes): float32/float64, or float16/bfloat16 summed in float32",
+              when="as the sum's path (the same sizes): float32",
               why="PyTorch's bits: its CPU mean is the cascade sum divided by the count")
 def mean_array(x, dims, keepdim):
     blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim else None
