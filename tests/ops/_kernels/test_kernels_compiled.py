@@ -233,29 +233,6 @@ def _layer_norm_swapped_case(seed):
     return run
 
 
-def _sum_case(seed):
-    """Sums over leading dims (the public op, keepdim or not, one leading dim or two, and a linear layer's bias
-    gradient), float32 and float64 by turns, values over many magnitudes: the kernel adds each row in numpy's
-    axis-0 order."""
-    rng = np.random.default_rng(seed)
-    shape = [(512, 256), (3, 2), (5, 7, 9), (1000, 2), (2, 3, 64), (40, 130)][seed % 6]
-    dt = [np.float32, np.float64][seed % 2]
-    x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-4, 4, shape)).astype(dt)
-    n = shape[-1]
-    rows = x.reshape(-1, n)
-    w = rng.standard_normal((n, 2)).astype(dt)
-
-    def run():
-        X = tt.tensor(x)
-        lead = tuple(range(X.ndim - 1))
-        W = tt.tensor(w, requires_grad=True)
-        B = tt.tensor(np.zeros(n, dt), requires_grad=True)
-        y = tt.nn.functional.linear(tt.tensor(rows[:, :2].copy()), W, B)
-        y.backward(tt.tensor(rows))  # (the bias's gradient: the rows summed)
-        return [X.sum(0), X.sum(0, keepdim=True), X.sum(lead), tt.ops.aten.sum(X, list(lead), True), B.grad]
-    return run
-
-
 def _rows_at_case(seed):
     """An embedding's weight gradient (the lookup's gradient rows added at their indices, repeats included) and
     the gradient of ``t[idx]``, float32 and float64 by turns: the kernel adds each row in index order, as
@@ -613,7 +590,6 @@ CASES = {
     "layer_norm_swapped": (("layer_norm.input_grad_into", "layer_norm.param_grads_into"), _layer_norm_swapped_case,
                            8),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
-    "sum": (("reduce.leading_sum_into",), _sum_case, 6),
     "rows_at": (("reduce.add_rows_at",), _rows_at_case, 8),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
@@ -714,6 +690,9 @@ def test_float32_layer_norm_kernel_is_pytorchs(calls, seed):
 def test_every_kernel_is_tested(calls):
     """Each compiled kernel has a case above that checks it ran."""
     tested = {k for kernels, _, _ in CASES.values() for k in kernels} | {"layer_norm.pytorch_forward_into"}
+    # (PyTorch's cascade sum, which the numpy path does not emulate: held to PyTorch's bits on each of its CPU
+    # paths by tests/ops/reduce/test_reduce_cascade_sum.py, which also checks that these ran)
+    tested |= {"cascade_sum.rows_into", "cascade_sum.columns_into"}
     assert set(calls) == tested
 
 
@@ -797,7 +776,9 @@ def test_kernels_are_cached_under_their_fingerprint():
 
 # -- without numba --------------------------------------------------------------------------------------
 # (LayerNorm in float64: its float32 forward is PyTorch's kernel with the compiled kernels, the reference's steps
-# without, by design: test_float32_layer_norm_kernel_is_pytorchs)
+# without, by design: test_float32_layer_norm_kernel_is_pytorchs; and the results printed as numpy's float64 sums
+# of their values: tinytorch's own sums are PyTorch's cascade with the compiled kernels, numpy's without, by
+# design too: tests/ops/reduce/test_reduce_cascade_sum.py)
 _STEP = ("import numpy as np, tinytorch as tt\n"
          "tt.manual_seed(0)\n"
          "m = tt.nn.Sequential(tt.nn.Linear(5, 8), tt.nn.BatchNorm1d(8), tt.nn.GELU())\n"
@@ -807,7 +788,8 @@ _STEP = ("import numpy as np, tinytorch as tt\n"
          "f = lambda: ln(m(x).double())\n"
          "for _ in range(3):\n"
          "    opt.zero_grad(); f().pow(2).sum().backward(); opt.step()\n"
-         "print(float(f().sum()), *(float(p.sum()) for p in [*m.parameters(), *ln.parameters()]))\n")
+         "total = lambda t: float(t.detach().numpy().astype(np.float64).sum())\n"
+         "print(total(f()), *(total(p) for p in [*m.parameters(), *ln.parameters()]))\n")
 
 
 def _run(code: str, **env) -> str:
@@ -836,6 +818,25 @@ def test_quickstart_steps_never_import_numba():
             "    t.nn.functional.cross_entropy(m(t.rand(8, 1, 28, 28)), t.randint(0, 10, (8,))).backward()\n"
             "    opt.step(); opt.zero_grad()\nprint('numba' in sys.modules)")
     assert _run(code).strip() == "False"
+
+
+def test_quickstart_epoch_and_evaluation_never_import_numba():
+    """The job's own ``train`` and ``test`` (``train_fashion_mnist.py``: the quickstart MLP, batches of 64, its
+    accuracy line ``(pred.argmax(1) == y).type(torch.float).sum().item()`` and the loss's mean) never import
+    numba: the sums there (64 elements, a bias gradient's 64 rows) are below the sizes the cascade sum's kernel
+    pays for, so numpy sums them without loading it."""
+    pytest.importorskip("tqdm")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    code = ("import sys\nsys.path.insert(0, %r)\nimport tinytorch as t\n"
+            "from tinytorch.data import DataLoader, TensorDataset\nimport train_fashion_mnist as job\n"
+            "t.manual_seed(0)\ndata = TensorDataset(t.rand(256, 1, 28, 28), t.randint(0, 10, (256,)))\n"
+            "model, loss_fn = job.NeuralNetwork(), job.make_loss('mlp')\n"
+            "opt = t.optim.SGD(model.parameters(), lr=1e-3)\n"
+            "job.train(DataLoader(data, batch_size=64, shuffle=True), model, loss_fn, opt, 0, job.StopFlag(), None)\n"
+            "job.test(DataLoader(data, batch_size=64), model, loss_fn, False)\n"
+            "t.rand(64).mean().item(); t.rand(4096).sum().item()\n"
+            "print('numba' in sys.modules)\n") % root
+    assert _run(code).strip().splitlines()[-1] == "False"
 
 
 def test_generator_state_is_read_in_place():

@@ -80,7 +80,6 @@ class SumBackward1(SumBackward0):
     pass
 
 
-_LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 _MEAN_DTYPES = INEXACT_NP - NARROW_NP
 
 
@@ -91,7 +90,13 @@ def _sum_dtype(x: np.ndarray, dtype):
 
 
 def _sum_array(x: np.ndarray, dims: tuple, keepdim: bool, sdt) -> np.ndarray:
-    """``x`` summed over ``dims`` in ``sdt`` by numpy (the step a CPU path registers onto)."""
+    """``x`` summed over ``dims`` in ``sdt`` by numpy (the step a CPU path registers onto): half and bfloat16 in
+    float32, rounded once; a large array cut over kept dims across threads (each output summed as on one)."""
+    if sdt == x.dtype:
+        if x.dtype in LOWP_NP:  # float32 accumulation, one rounding
+            return lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype)
+        if x.size >= _SPLIT_FROM and dims:
+            return parallel.reduce(np.add.reduce, x, dims, keepdim)
     return x.sum(axis=dims, keepdims=keepdim, dtype=sdt)
 
 
@@ -103,16 +108,11 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     x = input._data
     dims = normalize_dims(dim, x.ndim)
     sdt = _sum_dtype(x, dtype)
+    if x.dtype in NARROW_NP and sdt == x.dtype:
+        narrow.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
     fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
     try:
-        if x.dtype in _LOWP_OR_NARROW and (sdt is None or sdt == x.dtype):  # float32 accumulation, one rounding
-            if x.dtype in NARROW_NP:
-                narrow.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
-            out = as_array(lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype))
-        elif sdt == x.dtype and x.size >= _SPLIT_FROM and dims:  # large: split over kept dims, same sums
-            out = as_array(parallel.reduce(np.add.reduce, x, dims, keepdim))
-        else:
-            out = as_array(_sum_array(x, dims, keepdim, sdt))
+        out = as_array(_sum_array(x, dims, keepdim, sdt))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -169,7 +169,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
-        out = as_array(lowp_round(as_array(mean_of(opmath(x), dims, keepdim)), x.dtype))
+        out = as_array(_mean_array(x, dims, keepdim))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -181,6 +181,12 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         return record(out, MeanBackward1, (input,), in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=dim,
                       count=count)
     return _make(out)
+
+
+def _mean_array(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    """The mean of a floating ``x`` over ``dims`` (half and bfloat16 in float32, rounded once): the step a CPU
+    path registers onto."""
+    return lowp_round(as_array(mean_of(opmath(x), dims, keepdim)), x.dtype)
 
 
 def mean_of(x: np.ndarray, dims, keepdim: bool) -> np.ndarray:

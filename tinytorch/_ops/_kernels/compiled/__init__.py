@@ -10,9 +10,11 @@ them on generated inputs): the same operations in the same order and precision, 
 own transcendental functions where one is needed (numba's float32 exp/tanh/log are glibc's, which differ
 from numpy's SIMD ones, and from PyTorch's, in either direction: they are never used), with one exception,
 closer to PyTorch: the float32 LSTM's sigmoid gates take oneDNN's exp, whose floats PyTorch's LSTM gives
-(``compiled/rnn.py``); and one emulation of a PyTorch kernel that lives only here: float32 LayerNorm's forward
+(``compiled/rnn.py``); and two emulations of PyTorch's kernels that live only here: float32 LayerNorm's forward
 is PyTorch's kernel (``compiled/layer_norm.py``'s ``pytorch_forward_into``), the numpy path the reference's steps
-(the emulation in numpy passes cost 3.5-9x the plain formula); a fused multiply-add
+(the emulation in numpy passes cost 3.5-9x the plain formula), and a floating sum or mean is ATen's cascade sum
+(``compiled/cascade_sum.py``, held to PyTorch's bits by ``tests/ops/reduce/test_reduce_cascade_sum.py``), the
+numpy path numpy's pairwise sums; a fused multiply-add
 is LLVM's ``llvm.fma``, one rounding, as the numpy path's emulation and PyTorch's kernels compute it.
 
 ``TINYTORCH_NO_NUMBA=1`` in the environment keeps every op on numpy; ``set_enabled(False)`` (or
@@ -38,7 +40,7 @@ _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
 FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool", "mersenne_twister",
-            "reduce", "outer", "cross_entropy")
+            "reduce", "outer", "cross_entropy", "cascade_sum")
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes every kernel is compiled for
 NONE = {t: np.empty(0, t) for t in FLOATS}  # a kernel's "None" for an optional 1-d argument (a bias)
 
