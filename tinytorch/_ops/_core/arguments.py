@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _FACTORY_OPTIONS = frozenset({"layout", "pin_memory"})
@@ -37,10 +38,11 @@ def signature(fn):
         return None
 
 
+@functools.lru_cache(maxsize=None)
 def _parameters(impl) -> tuple | None:
     """(names taken by keyword, the ``*name`` parameter or None, the positional parameters' names before it,
     whether the implementation takes ``device=``, its names for PyTorch's ``input`` and ``other``); None when it
-    takes ``**kwargs`` (it names no set)."""
+    takes ``**kwargs`` (it names no set), or Python cannot read its signature."""
     try:
         params = inspect.signature(inspect.unwrap(impl)).parameters.values()
     except (TypeError, ValueError):
@@ -55,33 +57,18 @@ def _parameters(impl) -> tuple | None:
             named.add(p.name)
             if star is None and p.kind is not p.KEYWORD_ONLY:
                 positional.append(p.name)
-    # PyTorch's input and other, where the implementation names its first two parameters otherwise (add's a, b)
-    own = {"input": positional[0] if positional else None, "other": positional[1] if len(positional) > 1 else None}
+    # PyTorch's input and other, where the implementation names its first two parameters with a letter (add's a, b)
+    own = {"input": positional[0] if positional else None,
+           "other": positional[1] if len(positional) > 1 and len(positional[1]) == 1 else None}
     own = {k: (k if k in named else v) for k, v in own.items()}
     return frozenset(named), star, tuple(positional), "device" in named, own
 
 
-_CACHE: dict = {}
-
-
-def respell(decl, args: tuple, kwargs: dict, error: TypeError):
-    """``(args, kwargs)`` in the implementation's own names when PyTorch's parser would have taken the call,
-    or None when nothing here applies (the caller re-raises ``error``). An argument-type error is raised again
-    with PyTorch's ``name(): `` prefix."""
-    bare = getattr(error, "argument_error", None)
-    if bare is not None:
-        named = TypeError(f"{decl.name}(): {bare}")
-        named.argument_error = bare  # an enclosing public function names itself instead
-        raise named from None
-    if not kwargs or decl.namespace == "":  # nn.functional's ops are Python functions in PyTorch too
-        return None
-    found = _CACHE.get(decl)
-    if found is None:
-        found = _CACHE[decl] = _parameters(decl.impl) or ()
-    if not found:
-        return None
+def _placed(found: tuple, args: tuple, kwargs: dict):
+    """``(args, kwargs)`` with each keyword the implementation does not name moved where PyTorch's parser would
+    take it, and the first keyword that goes nowhere (None when every one found its place)."""
     named, star, positional, factory, own = found
-    args, kwargs, changed = list(args), dict(kwargs), False
+    args, kwargs = list(args), dict(kwargs)
     given = positional[:len(args)]  # a parameter given by position takes no spelling of it (sum(x, 0, axis=0))
     for key in [k for k in kwargs if k not in named]:
         target = own.get(key) or own.get(_NUMPY_NAMES.get(key)) or _NUMPY_NAMES.get(key)
@@ -94,6 +81,205 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
             value = kwargs.pop(key)
             strided_only(value if key == "layout" else None, value if key == "pin_memory" else False)
         else:
-            return None
-        changed = True
-    return (tuple(args), kwargs) if changed else None
+            return tuple(args), kwargs, key
+    return tuple(args), kwargs, None
+
+
+def named_argument_error(error: TypeError, name: str) -> TypeError:
+    """``error`` with PyTorch's ``name(): `` prefix where it is an argument-type error (``to_np``'s "argument
+    'dtype' must be torch.dtype, not str"), else ``error`` itself."""
+    bare = getattr(error, "argument_error", None)
+    if bare is None:
+        return error
+    named = TypeError(f"{name}(): {bare}")
+    named.argument_error = bare  # an enclosing public function names itself instead
+    return named
+
+
+def respell(decl, args: tuple, kwargs: dict, error: TypeError):
+    """``(args, kwargs)`` in the implementation's own names when PyTorch's parser would have taken the call,
+    or None when nothing here applies (the caller re-raises ``error``). An argument-type error is raised again
+    with PyTorch's ``name(): `` prefix."""
+    named = named_argument_error(error, decl.name)
+    if named is not error:
+        raise named from None
+    if not kwargs or decl.namespace == "":  # nn.functional's ops are Python functions in PyTorch too
+        return None
+    found = _parameters(decl.impl)
+    if found is None or all(k in found[0] for k in kwargs):
+        return None
+    args, kwargs, refused = _placed(found, args, kwargs)
+    return (args, kwargs) if refused is None else None
+
+
+# -- methods ---------------------------------------------------------------------------------------
+# PyTorch's parser reads a method's arguments as it reads the function's (``x.sum(axis=1)``, ``x.add(x2=y)``,
+# ``x.reshape(shape=(3, 2))``), but ``Tensor.X`` is the implementation itself, called with nothing between: a
+# call Python refuses never reaches it. So each method with parameters is a function with the implementation's
+# own parameters and defaults, plus ``**spellings`` to catch any other keyword. Given none, it hands the call on
+# as it came (a plain call: Python inlines it, ~0.1 us); given some, it places them as the function path does.
+
+
+class _Unset:
+    """The default a generated method gives a required parameter, so that a call leaving it out reaches
+    ``_placing`` (a spelling may name it: ``x.unsqueeze(axis=0)``)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<required>"
+
+
+_UNSET = _Unset()
+_METHODS: dict = {}  # (function, name) -> its method
+
+
+def parsed_method(fn, name: str):
+    """``Tensor.<name>`` calling ``fn(self, ...)``, as PyTorch's parser reads a method's arguments: with the other
+    spellings of its keywords taken, and its errors naming it ``name()``. ``fn`` itself (under that name) where no
+    keyword of it has another spelling, or it takes ``**kwargs`` (it reads every keyword itself); named
+    ``Tensor.<name>`` where it takes nothing beyond ``self`` (PyTorch: "Tensor.abs() takes no keyword arguments")."""
+    made = _METHODS.get((fn, name))
+    if made is None:
+        found = _parameters(fn)
+        if found is not None and _respellable(found):
+            made = _generate(fn, name, list(signature(inspect.unwrap(fn)).parameters.values())[1:])
+        elif found is not None and found[1] is None and len(found[0]) <= 1:
+            made = renamed(fn, f"Tensor.{name}")
+        else:
+            made = renamed(fn, name)
+        _METHODS[(fn, name)] = made
+    return made
+
+
+def _respellable(found: tuple) -> bool:
+    """Whether a call of a method with these parameters could name one of them otherwise: numpy's spelling of
+    ``dim``/``keepdim``/``other``, PyTorch's ``other`` where the implementation has a letter, a list parameter by
+    its name. (Numpy's spellings of ``input`` name ``self`` in a method: PyTorch refuses them.)"""
+    named, star, positional, _, own = found
+    self_name = positional[0] if positional else None
+    targets = {own.get(t) or t for t in _NUMPY_NAMES.values()} | {own["other"]}
+    return star is not None or any(t in named and t != self_name for t in targets if t)
+
+
+def renamed(fn, qualname: str):
+    """``fn`` as a function object of its own whose ``__qualname__`` (the name Python's argument errors give it) is
+    ``qualname``; ``fn`` itself where it has that name or is no plain function."""
+    if not isinstance(fn, types.FunctionType) or fn.__qualname__ == qualname:
+        return fn
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__dict__.update(fn.__dict__)
+    copy.__doc__, copy.__module__, copy.__qualname__ = fn.__doc__, fn.__module__, qualname
+    copy.__wrapped__ = fn
+    copy._spelling_of = getattr(fn, "_spelling_of", fn)
+    return copy
+
+
+def _generate(fn, name: str, params: list):
+    """The method's code, made from ``fn``'s signature: ``def name(self, <fn's parameters>, **spellings)``, which
+    calls ``fn`` as it was called, or hands a call with other spellings (or a required argument left out) to
+    ``_placing``."""
+    heads, positional, kwonly, required, star = ["self"], [], [], [], None
+    last_positional_only = max((i for i, p in enumerate(params) if p.kind is p.POSITIONAL_ONLY), default=None)
+    for i, p in enumerate(params):
+        if p.kind is p.VAR_POSITIONAL:
+            star = p.name
+            heads.append("*" + p.name)
+            continue
+        if p.kind is p.KEYWORD_ONLY:
+            if star is None and "*" not in heads:
+                heads.append("*")
+            kwonly.append(p.name)
+        else:
+            positional.append(p.name)
+        heads.append(p.name)
+        if i == last_positional_only:
+            heads.append("/")
+        if p.default is p.empty:
+            required.append(p.name)
+    heads.append("**spellings__")
+    given = ", ".join(["self"] + positional)
+    keywords = "".join(f", {k}={k}" for k in kwonly)
+    body = [f"def {name}({', '.join(heads)}):",
+            f"    if spellings__{''.join(f' or {r} is unset__' for r in required)}:",
+            f"        return placing__(how__, self, ({''.join(f'{v}, ' for v in positional)}), {star or '()'}, "
+            f"{{{', '.join(f'{k!r}: {k}' for k in kwonly)}}}, spellings__)",
+            "    try:"]
+    if star:  # (a star call costs more: made only when there is something to spread)
+        body += [f"        if {star}:", f"            return fn__({given}, *{star}{keywords})"]
+    body += [f"        return fn__({given}{keywords})",
+             "    except TypeError as error:",
+             "        if getattr(error, 'argument_error', None) is None:",
+             "            raise",
+             f"        raise named__(error, {name!r}) from None"]
+    scope = {"fn__": fn, "unset__": _UNSET, "placing__": _placing, "how__": (fn, name, tuple(params)),
+             "named__": named_argument_error}
+    exec("\n".join(body), scope)  # noqa: S102 (text made here from a signature, as dataclasses make their __init__)
+    method = scope[name]
+    method.__defaults__ = tuple(_UNSET if p.default is p.empty else p.default for p in params
+                                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)) or None
+    method.__kwdefaults__ = {p.name: (_UNSET if p.default is p.empty else p.default) for p in params
+                             if p.kind is p.KEYWORD_ONLY} or None
+    method.__doc__, method.__module__, method.__qualname__ = fn.__doc__, fn.__module__, name
+    method.__wrapped__ = fn  # (inspect.signature shows the implementation's parameters)
+    method._spelling_of = getattr(fn, "_spelling_of", fn)
+    return method
+
+
+def respell_method(fn, name: str, args: tuple, kwargs: dict, error: TypeError):
+    """For a method that takes ``*args, **kwargs`` and hands them to ``fn`` (the in-place ``X_`` made from the
+    op): the call in ``fn``'s names where PyTorch's parser would take it, None where no keyword needs placing
+    (the caller re-raises ``error``); PyTorch's TypeError for a keyword that spells nothing."""
+    named = named_argument_error(error, name)
+    if named is not error:
+        raise named from None
+    found = _parameters(fn)
+    if found is None or all(k in found[0] for k in kwargs):
+        return None
+    if found[1] is None and len(found[0]) <= 1:
+        raise TypeError(f"Tensor.{name}() takes no keyword arguments") from None
+    args, kwargs, refused = _placed(found, args, kwargs)
+    if refused is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{refused}'") from None
+    return args, kwargs
+
+
+def _placing(how, self, values: tuple, star: tuple, keywords: dict, spellings: dict):
+    """A method call that named a keyword the implementation does not, or left out a required argument: the call
+    in the implementation's names where PyTorch's parser would take it, else PyTorch's TypeError (a required
+    argument missing first, then the keyword that spells nothing)."""
+    fn, name, params = how
+    args, kwargs, gap = [self], {}, False
+    for p, value in zip(params, values):
+        if star:  # every one was given by position
+            args.append(value)
+        elif value is _UNSET or value is p.default:  # not given (or given as its default: the same call)
+            gap = True
+        elif gap:
+            kwargs[p.name] = value
+        else:
+            args.append(value)
+    args.extend(star)
+    defaults = {p.name: p.default for p in params}
+    kwargs.update((k, v) for k, v in keywords.items() if v is not _UNSET and v is not defaults[k])
+    kwargs.update(spellings)
+    args, kwargs, refused = _placed(_parameters(fn), tuple(args), kwargs)
+    missing = [_TORCH_NAMES.get(p.name, p.name) for i, p in enumerate(params, 1)
+               if p.default is p.empty and p.kind is not p.VAR_POSITIONAL and p.name not in kwargs
+               and (p.kind is p.KEYWORD_ONLY or i >= len(args))]
+    if missing:  # PyTorch's text, with its plural as it writes it
+        quoted = ", ".join('"' + m + '"' for m in missing)
+        raise TypeError(f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}"
+                        f": {quoted}")
+    if refused is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{refused}'")
+    try:
+        return fn(*args, **kwargs)
+    except TypeError as error:
+        named = named_argument_error(error, name)
+        if named is error:
+            raise
+        raise named from None
+
+
+_TORCH_NAMES = {"a": "input", "b": "other"}  # the implementations' letters for PyTorch's names
