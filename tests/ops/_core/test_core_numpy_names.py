@@ -96,3 +96,88 @@ def test_both_spellings_raise_pytorchs_type_error(fn, args, kwargs):
     assert ours[0] == theirs[0] == "TypeError"
     if "foo" not in kwargs:  # (an unknown keyword: PyTorch lists its signatures, a text of its own)
         assert ours == theirs
+
+
+# -- methods: PyTorch's parser reads x.X(...) as it reads torch.X(x, ...) ------------------------------------
+def _method_outcome(lib, fn, args, kwargs):
+    args = tuple(a(lib) if callable(a) else a for a in args)
+    try:
+        r = getattr(_input(lib), fn)(*args, **kwargs)
+    except TypeError as e:
+        return "TypeError", str(e)
+    return (r, "int") if isinstance(r, int) else _plain(r)
+
+
+def _other(lib):
+    return lib.tensor([[1.0, 2.0, -1.0], [0.5, 4.0, 2.0]])
+
+
+# (method, positional arguments, keywords): the numpy spellings, PyTorch's own names where the implementation
+# has others (add's other), a list parameter by its name, the in-place forms, and the hand-written size/stride
+METHOD_CALLS = [c for c in CALLS if c[0] not in ("var_mean", "std_mean")] + [
+    ("add", (), {"x2": _other}), ("add", (), {"other": _other}), ("mul", (), {"x2": _other}),
+    ("sub", (), {"x2": _other, "alpha": 2}), ("max", (), {"x2": _other}), ("eq", (), {"x2": _other}),
+    ("matmul", (), {"x2": lambda lib: _other(lib).T}), ("expand_as", (), {"x2": _other}),
+    ("where", (), {"condition": lambda lib: _other(lib) > 1, "x2": _other}),
+    ("sum", (), {"axis": 1, "dtype": "float64"}), ("std", (), {"axis": 0, "correction": 0}),
+    ("gather", (), {"axis": 1, "index": lambda lib: lib.tensor([[0, 2], [1, 0]])}),
+    ("index_select", (), {"axis": 1, "index": lambda lib: lib.tensor([2, 0])}),
+    ("reshape", (), {"shape": (3, 2)}), ("permute", (), {"dims": (1, 0)}), ("expand", (), {"size": (2, 2, 3)}),
+    ("repeat", (), {"repeats": (2, 1)}), ("tile", (), {"dims": (1, 2)}), ("flip", (), {"dims": (0,)}),
+    ("cumsum_", (), {"axis": 1}), ("add_", (), {"x2": _other}), ("mul_", (), {"other": _other}),
+    ("squeeze_", (), {"axis": 0}), ("unsqueeze_", (), {"axis": 0}), ("size", (), {"axis": 1}),
+    ("stride", (), {"axis": 0}),
+]
+
+
+def _arguments(lib, kwargs):
+    """The keywords for ``lib``: a callable makes its tensor, a dtype's name is ``lib``'s dtype."""
+    return {k: (v(lib) if callable(v) else getattr(lib, v) if k == "dtype" else v) for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("fn, args, kwargs", METHOD_CALLS, ids=[f"{c[0]}-{'-'.join(c[2])}" for c in METHOD_CALLS])
+def test_methods_take_the_spellings_their_functions_take(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+    theirs = _method_outcome(torch, fn, args, _arguments(torch, kwargs))
+    assert theirs[0] != "TypeError", theirs  # (each line is a call PyTorch takes)
+    _same(_method_outcome(tinytorch, fn, args, _arguments(tinytorch, kwargs)), theirs)
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    ("sum", (1,), {"axis": 1}), ("sum", (), {"dim": 1, "axis": 1}), ("argmax", (), {"dim": 0, "axis": 0}),
+    ("cumsum", (), {"dim": 0, "axis": 0}), ("softmax", (), {"dim": 0, "axis": 0}),
+    ("mean", (), {"dim": 0, "keepdim": True, "keepdims": True}), ("add", (), {"other": _other, "x2": _other}),
+    ("size", (), {"dim": 0, "axis": 0}),
+    # a keyword that spells nothing, named as PyTorch names the method: its own name for one its parser reads,
+    # Tensor.X for one it writes in Python (split, norm, unflatten...), a required argument missing first
+    ("argmax", (), {"foo": 1}), ("add", (_other,), {"foo": 1}), ("permute", (), {"dims": (1, 0), "foo": 1}),
+    ("size", (), {"foo": 0}), ("stride", (), {"foo": 0}), ("requires_grad_", (), {"foo": 0}),
+    ("is_contiguous", (), {"foo": 0}), ("add", (), {"foo": 1}), ("unsqueeze", (), {"foo": 1}),
+    ("split", (), {"split_size": 1, "axis": 0}), ("split", (), {"split_size": 1, "foo": 0}),
+    ("unflatten", (), {"axis": 0, "sizes": (1, 2)}), ("norm", (), {"axis": 0}), ("unique", (), {"axis": 0}),
+    ("unique_consecutive", (), {"axis": 0}), ("is_shared", (), {"foo": 1}), ("add_", (_other,), {"foo": 1}),
+    ("abs_", (), {"foo": 1}), ("cumsum_", (), {"dim": 0, "foo": 1}),
+    ("add", (), {"x1": _other}),  # (numpy's spellings of input would name self in a method: PyTorch refuses them)
+])
+def test_method_refusals_are_pytorchs(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+    ours = _method_outcome(tinytorch, fn, args, _arguments(tinytorch, kwargs))
+    theirs = _method_outcome(torch, fn, args, _arguments(torch, kwargs))
+    assert theirs[0] == "TypeError"
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("fn", ["abs", "exp", "numel", "dim", "item", "tolist", "retain_grad", "ndimension"])
+def test_a_method_without_arguments_is_named_as_pytorch_names_it(fn):
+    """PyTorch: "Tensor.abs() takes no keyword arguments"; Python's own text here, under the same name."""
+    torch = pytest.importorskip("torch")
+    ours = _method_outcome(tinytorch, fn, (), {"foo": 1})
+    theirs = _method_outcome(torch, fn, (), {"foo": 1})
+    assert theirs == ("TypeError", f"Tensor.{fn}() takes no keyword arguments")
+    assert ours == ("TypeError", f"Tensor.{fn}() got an unexpected keyword argument 'foo'")
+
+
+def test_a_method_keeps_its_implementations_signature():
+    import inspect
+    assert str(inspect.signature(tinytorch.Tensor.sum)) == str(inspect.signature(tinytorch.Tensor.sum.__wrapped__))
+    assert tinytorch.Tensor.sum.__name__ == "sum"
