@@ -176,7 +176,20 @@ def test_a_method_without_arguments_is_named_as_pytorch_names_it(fn):
     assert ours == ("TypeError", f"Tensor.{fn}() got an unexpected keyword argument 'foo'")
 
 
-def test_a_method_keeps_its_implementations_signature():
+@pytest.mark.parametrize("key", ["sum", "add", "unsqueeze", "std", "max"])
+def test_a_method_is_made_from_its_implementations_signature(key):
+    """The method made for other spellings has the implementation's parameters, kinds and defaults (the very
+    default objects: a call that names none passes the implementation what it would have used), plus
+    ``**spellings``; a required parameter gets a marker default, so that a spelling may name it."""
     import inspect
-    assert str(inspect.signature(tinytorch.Tensor.sum)) == str(inspect.signature(tinytorch.Tensor.sum.__wrapped__))
-    assert tinytorch.Tensor.sum.__name__ == "sum"
+    from tinytorch._ops._core.registry import REGISTRY, method_table
+    decl = REGISTRY[key]
+    method = method_table(decl)[key]
+    assert method.__name__ == method.__qualname__ == key
+    made = list(inspect.signature(method, follow_wrapped=False).parameters.values())
+    own = list(inspect.signature(decl.method or decl.impl).parameters.values())
+    assert made[-1].kind is inspect.Parameter.VAR_KEYWORD
+    assert len(made) == len(own) + 1
+    for m, o in zip(made[1:-1], own[1:]):
+        assert (m.name, m.kind) == (o.name, o.kind)
+        assert m.default is o.default or (o.default is o.empty and repr(m.default) == "<required>")

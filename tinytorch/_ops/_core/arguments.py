@@ -1,5 +1,6 @@
 """What PyTorch's Python argument parser accepts beyond an op's own parameter names, applied to a call of a
-public function (``torch.X``) that its implementation refused with a TypeError.
+public function (``torch.X``) that its implementation refused with a TypeError, and to a call of a method
+(``x.sum(axis=1)``: ``parsed_method`` below).
 
 PyTorch's parser (``python_arg_parser.cpp``) takes numpy's spellings of four parameters (``axis`` for
 ``dim``, ``keepdims`` for ``keepdim``, ``x``/``a``/``x1`` for ``input``, ``x2`` for ``other``), a list
@@ -114,10 +115,12 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
 
 # -- methods ---------------------------------------------------------------------------------------
 # PyTorch's parser reads a method's arguments as it reads the function's (``x.sum(axis=1)``, ``x.add(x2=y)``,
-# ``x.reshape(shape=(3, 2))``), but ``Tensor.X`` is the implementation itself, called with nothing between: a
-# call Python refuses never reaches it. So each method with parameters is a function with the implementation's
-# own parameters and defaults, plus ``**spellings`` to catch any other keyword. Given none, it hands the call on
-# as it came (a plain call: Python inlines it, ~0.1 us); given some, it places them as the function path does.
+# ``x.mean(0, keepdims=True)``), but ``Tensor.X`` is the implementation itself, called with nothing between: a
+# call Python refuses never reaches any code of ours, and no try/except can see it. So a method with a keyword
+# that has another spelling is a function made from the implementation's signature (its own parameters and
+# defaults) plus ``**spellings``: given none, it calls the implementation as it was called (one more plain call,
+# which Python inlines: ~60 ns measured); given some, it places them as the function path does (``_placing``).
+# Every other method stays the implementation itself, under the name PyTorch's errors give it.
 
 
 class _Unset:
