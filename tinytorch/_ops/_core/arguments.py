@@ -44,20 +44,30 @@ def _parameters(impl) -> tuple | None:
     """(names taken by keyword, the ``*name`` parameter or None, the positional parameters' names before it,
     whether the implementation takes ``device=``, its names for PyTorch's ``input`` and ``other``); None when it
     takes ``**kwargs`` (it names no set), or Python cannot read its signature."""
-    try:
-        params = inspect.signature(inspect.unwrap(impl)).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    named, star, positional = set(), None, []
-    for p in params:
-        if p.kind is p.VAR_KEYWORD:
+    fn = inspect.unwrap(impl)
+    code = getattr(fn, "__code__", None)
+    if code is not None and not hasattr(fn, "__signature__"):  # read off the code: inspect.signature costs ~40 us
+        if code.co_flags & inspect.CO_VARKEYWORDS:
             return None
-        if p.kind is p.VAR_POSITIONAL:
-            star = p.name
-        else:
-            named.add(p.name)
-            if star is None and p.kind is not p.KEYWORD_ONLY:
-                positional.append(p.name)
+        n, k = code.co_argcount, code.co_kwonlyargcount
+        positional = list(code.co_varnames[:n])
+        named = set(code.co_varnames[:n + k])
+        star = code.co_varnames[n + k] if code.co_flags & inspect.CO_VARARGS else None
+    else:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            return None
+        named, star, positional = set(), None, []
+        for p in params:
+            if p.kind is p.VAR_KEYWORD:
+                return None
+            if p.kind is p.VAR_POSITIONAL:
+                star = p.name
+            else:
+                named.add(p.name)
+                if star is None and p.kind is not p.KEYWORD_ONLY:
+                    positional.append(p.name)
     # PyTorch's input and other, where the implementation names its first two parameters with a letter (add's a, b)
     own = {"input": positional[0] if positional else None,
            "other": positional[1] if len(positional) > 1 and len(positional[1]) == 1 else None}
