@@ -12,8 +12,10 @@ happens before the implementation runs, so the call can be made again, and the c
 PyTorch's ``name(): `` prefix: the outermost public function's name, as PyTorch's parser sees only that call."""
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
+import threading
 import types
 
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
@@ -124,13 +126,21 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
 
 
 # -- methods ---------------------------------------------------------------------------------------
-# PyTorch's parser reads a method's arguments as it reads the function's (``x.sum(axis=1)``, ``x.add(x2=y)``,
+# PyTorch's parser reads a method's arguments as it reads the function's (``x.sum(axis=1)``,
 # ``x.mean(0, keepdims=True)``), but ``Tensor.X`` is the implementation itself, called with nothing between: a
-# call Python refuses never reaches any code of ours, and no try/except can see it. So a method with a keyword
-# that has another spelling is a function made from the implementation's signature (its own parameters and
-# defaults) plus ``**spellings``: given none, it calls the implementation as it was called (one more plain call,
-# which Python inlines: ~60 ns measured); given some, it places them as the function path does (``_placing``).
-# Every other method stays the implementation itself, under the name PyTorch's errors give it.
+# call Python refuses never reaches any code of ours, and no try/except can see it. So a method with a ``dim`` or
+# ``keepdim`` parameter is a function made from the implementation's signature (its own parameters and defaults)
+# plus ``**spellings``: given none, it calls the implementation as it was called (one more plain call, which
+# Python inlines: ~60 ns measured); given some, it places them as the function path does (``_placing``). Every
+# other method stays the implementation itself, under the name PyTorch's errors give it (``_respellable`` says why).
+#
+# A made method is written on its first call, not at import: compiling ~100 of them from their text costs
+# ``import tinytorch`` ~0.1 s, half its budget, for methods most programs never call with a numpy spelling.
+# Until then the function on Tensor runs ``_first_call``'s code, which writes the method's own code into that
+# same function object (``written``) and calls it. So Tensor holds one plain function per method from the start
+# (the modes that swap methods, the meta device, the stub find it in ``vars(Tensor)`` and compare it by
+# identity), with its name, docstring and ``__wrapped__`` (``inspect.signature`` shows the implementation's
+# parameters), and every call after the first runs the written code with nothing in between.
 
 
 class _Unset:
@@ -144,18 +154,20 @@ class _Unset:
 
 _UNSET = _Unset()
 _METHODS: dict = {}  # (function, name) -> its method
+_WRITING = threading.Lock()
 
 
 def parsed_method(fn, name: str):
-    """``Tensor.<name>`` calling ``fn(self, ...)``, as PyTorch's parser reads a method's arguments: with the other
-    spellings of its keywords taken, and its errors naming it ``name()``. ``fn`` itself (under that name) where no
-    keyword of it has another spelling, or it takes ``**kwargs`` (it reads every keyword itself); named
-    ``Tensor.<name>`` where it takes nothing beyond ``self`` (PyTorch: "Tensor.abs() takes no keyword arguments")."""
+    """``Tensor.<name>`` calling ``fn(self, ...)``, as PyTorch's parser reads a method's arguments: with numpy's
+    spellings of ``dim``/``keepdim`` taken, and its errors naming it ``name()``; written on its first call. ``fn``
+    itself (under that name) where it has neither parameter, or it takes ``**kwargs`` (it reads every keyword
+    itself); named ``Tensor.<name>`` where it takes nothing beyond ``self`` (PyTorch: "Tensor.abs() takes no
+    keyword arguments")."""
     made = _METHODS.get((fn, name))
     if made is None:
         found = _parameters(fn)
         if found is not None and _respellable(found):
-            made = _generate(fn, name, list(signature(inspect.unwrap(fn)).parameters.values())[1:])
+            made = _unwritten(fn, name)
         elif found is not None and found[1] is None and len(found[0]) <= 1:
             made = renamed(fn, f"Tensor.{name}")
         else:
@@ -165,15 +177,42 @@ def parsed_method(fn, name: str):
 
 
 def _respellable(found: tuple) -> bool:
-    """Whether a call of a method with these parameters could name one of them otherwise: numpy's spelling of
-    ``dim``/``keepdim``/``other``, or PyTorch's ``other`` where the implementation has a letter. (Numpy's spellings
-    of ``input`` would name ``self`` in a method: PyTorch refuses them. A list parameter by its name,
-    ``x.reshape(shape=(3, 2))``, is left to the function ``torch.reshape``: a method spreading ``*shape`` again
-    costs ~0.1-0.25 us a call, on the methods models call most: reshape, permute, expand.)"""
-    named, star, positional, _, own = found
-    self_name = positional[0] if positional else None
-    targets = {own.get(t) or t for t in _NUMPY_NAMES.values()} | {own["other"]}
-    return any(t in named and t != self_name for t in targets if t)
+    """Whether a method with these parameters gets a function around its implementation: where it has ``dim`` or
+    ``keepdim``, whose numpy spellings ``axis``/``keepdims`` the textbooks use. The other spellings PyTorch's
+    parser takes in a method are left out, as each would cost a call more on the methods models call most:
+    ``x2`` and ``other`` where the implementation names it with a letter (``x.add(x2=y)``, ``x.mul(other=y)``:
+    add, mul, sub, div run bare), and a list parameter by its name (``x.reshape(shape=(3, 2))``: spreading
+    ``*shape`` again costs ~0.1-0.25 us a call; ``torch.reshape(x, shape=...)`` takes it). Numpy's spellings of
+    ``input`` would name ``self`` in a method: PyTorch refuses them too."""
+    return "dim" in found[0] or "keepdim" in found[0]
+
+
+def _first_call(self, *args, **kwargs):
+    """The code of a made method until its first call (``_unwritten``): write the method's own, then run it."""
+    return write__(method__)(self, *args, **kwargs)  # noqa: F821 (the method's own globals: _unwritten)
+
+
+def _unwritten(fn, name: str):
+    """The function ``Tensor.<name>`` will be for good, running ``_first_call``'s code until its first call: its
+    globals hold what ``written`` needs to write its code."""
+    scope = {"__builtins__": builtins, "write__": written, "fn__": fn, "name__": name}
+    method = scope["method__"] = types.FunctionType(_first_call.__code__, scope, name)
+    method.__doc__, method.__module__, method.__qualname__ = fn.__doc__, fn.__module__, name
+    method.__wrapped__ = fn  # (inspect.signature shows the implementation's parameters)
+    method._spelling_of = getattr(fn, "_spelling_of", fn)
+    return method
+
+
+def written(method):
+    """``method`` (made by ``parsed_method``) with its own code written in place of ``_first_call``'s, once."""
+    with _WRITING:
+        if method.__code__ is _first_call.__code__:
+            scope = method.__globals__
+            fn = scope["fn__"]
+            made = _generate(fn, scope["name__"], list(signature(inspect.unwrap(fn)).parameters.values())[1:], scope)
+            method.__defaults__, method.__kwdefaults__ = made.__defaults__, made.__kwdefaults__
+            method.__code__ = made.__code__  # (last: a call meanwhile still runs _first_call, which waits here)
+    return method
 
 
 def renamed(fn, qualname: str):
@@ -190,10 +229,10 @@ def renamed(fn, qualname: str):
     return copy
 
 
-def _generate(fn, name: str, params: list):
-    """The method's code, made from ``fn``'s signature: ``def name(self, <fn's parameters>, **spellings)``, which
-    calls ``fn`` as it was called, or hands a call with other spellings (or a required argument left out) to
-    ``_placing``."""
+def _generate(fn, name: str, params: list, scope: dict):
+    """The method, made from ``fn``'s signature in the globals ``scope``: ``def name(self, <fn's parameters>,
+    **spellings)``, which calls ``fn`` as it was called, or hands a call with other spellings (or a required
+    argument left out) to ``_placing``."""
     heads, positional, kwonly, required, star = ["self"], [], [], [], None
     last_positional_only = max((i for i, p in enumerate(params) if p.kind is p.POSITIONAL_ONLY), default=None)
     for i, p in enumerate(params):
@@ -227,17 +266,14 @@ def _generate(fn, name: str, params: list):
              "        if getattr(error, 'argument_error', None) is None:",
              "            raise",
              f"        raise named__(error, {name!r}) from None"]
-    scope = {"fn__": fn, "unset__": _UNSET, "placing__": _placing, "how__": (fn, name, tuple(params)),
-             "named__": named_argument_error}
+    scope.update(fn__=fn, unset__=_UNSET, placing__=_placing, how__=(fn, name, tuple(params)),
+                 named__=named_argument_error)
     exec("\n".join(body), scope)  # noqa: S102 (text made here from a signature, as dataclasses make their __init__)
     method = scope[name]
     method.__defaults__ = tuple(_UNSET if p.default is p.empty else p.default for p in params
                                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)) or None
     method.__kwdefaults__ = {p.name: (_UNSET if p.default is p.empty else p.default) for p in params
                              if p.kind is p.KEYWORD_ONLY} or None
-    method.__doc__, method.__module__, method.__qualname__ = fn.__doc__, fn.__module__, name
-    method.__wrapped__ = fn  # (inspect.signature shows the implementation's parameters)
-    method._spelling_of = getattr(fn, "_spelling_of", fn)
     return method
 
 
