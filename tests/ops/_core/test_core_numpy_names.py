@@ -116,7 +116,8 @@ def _other(lib):
 # them: max), the in-place forms (those made from the op take x2 and other too: nothing runs before the call
 # fails), and the hand-written size/stride
 METHOD_CALLS = [c for c in CALLS if c[0] not in ("var_mean", "std_mean")] + [
-    ("max", (), {"x2": _other}), ("sum", (), {"axis": 1, "dtype": "float64"}), ("std", (), {"axis": 0, "correction": 0}),
+    ("max", (), {"x2": _other}), ("sum", (), {"axis": 1, "dtype": "float64"}),
+    ("std", (), {"axis": 0, "correction": 0}),
     ("gather", (), {"axis": 1, "index": lambda lib: lib.tensor([[0, 2], [1, 0]])}),
     ("index_select", (), {"axis": 1, "index": lambda lib: lib.tensor([2, 0])}),
     ("flip", (), {"dims": (0,)}),

@@ -320,8 +320,8 @@ def _placing(how, self, values: tuple, star: tuple, keywords: dict, spellings: d
                and (p.kind is p.KEYWORD_ONLY or i >= len(args))]
     if missing:  # PyTorch's text, with its plural as it writes it
         quoted = ", ".join('"' + m + '"' for m in missing)
-        raise TypeError(f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}"
-                        f": {quoted}")
+        plural = "s" if len(missing) == 1 else ""
+        raise TypeError(f"{name}() missing {len(missing)} required positional argument{plural}: {quoted}")
     if refused is not None:
         raise TypeError(f"{name}() got an unexpected keyword argument '{refused}'")
     try:

@@ -17,9 +17,10 @@ ONNX exporter's rule for the op is attached to the declaration too, by ``bind_ex
 per input and the forward-mode rule (``jvp``) live on the op's graph node class, beside the forward.
 
 What the declaration produces:
-  - ``Tensor.X``: the implementation itself (no wrapper: methods and operators are the hot path), or where
-    PyTorch's parser takes another spelling of one of its keywords (``x.sum(axis=1)``, ``x.add(x2=y)``) a
-    function made from its signature that calls it as it was called (``arguments.parsed_method``);
+  - ``Tensor.X``: the implementation itself (no wrapper: methods and operators are the hot path), or where it
+    has ``dim``/``keepdim``, which PyTorch's parser also takes as numpy's ``axis``/``keepdims``
+    (``x.sum(axis=1)``), a function made from its signature on its first call, that calls it as it was called
+    (``arguments.parsed_method``);
   - ``Tensor.X_`` (and ``torch.X_``): the out-of-place op written back into ``self`` by
     ``inplace.apply_inplace``, unless the declaration gives its own in-place function;
   - ``torch.X`` / ``torch.nn.functional.X`` / ``torch.<namespace>.X``: a thin public function that
