@@ -19,6 +19,7 @@ from .autograd.node import RemovableHandle, _HookDict, accumulator_of, note_outp
 from ._tensor.placement import _TensorPlacement
 from ._tensor.conversion import _TensorConversion
 from ._tensor.printing import tensor_repr
+from ._tensor import parsed
 
 # autograd/engine.py runs backward; it builds on this module, so it registers its entry point when it
 # loads (``bind_backward``); ``Tensor.backward`` calls it
@@ -212,6 +213,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def shape(self) -> Size:
         return Size(self._data.shape)
 
+    @parsed
     def size(self, dim: int | None = None):
         """The shape as a ``Size``, or one dimension's length."""
         if dim is None:
@@ -245,25 +247,30 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def ndim(self) -> int:
         return self._data.ndim
 
+    @parsed
     def dim(self) -> int:
         return self._data.ndim
 
     ndimension = dim
 
+    @parsed
     def numel(self) -> int:
         return self._data.size
 
     nelement = numel
 
+    @parsed
     def element_size(self) -> int:
         return self._data.itemsize
 
+    @parsed
     def stride(self, dim: int | None = None):
         """Strides in elements, like PyTorch's."""
         a = self._data
         st = _node.elem_strides(a.shape, a.strides, a.itemsize)
         return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
+    @parsed
     def is_contiguous(self, memory_format=None) -> bool:
         """Laid out row-major (``contiguous_format``, the default) or channels-last (``channels_last`` for 4-d,
         ``channels_last_3d`` for 5-d); as PyTorch, dims of size 1 do not count."""
@@ -284,15 +291,18 @@ class Tensor(_TensorPlacement, _TensorConversion):
                 expected *= n
         return True
 
+    @parsed
     def is_floating_point(self) -> bool:
         return self._data.dtype in FLOATING_NP
 
+    @parsed
     def data_ptr(self) -> int:
         """Address of the first element: equal for tensors that share storage (0 on the meta device)."""
         if self._meta:
             return 0
         return self._data.__array_interface__["data"][0]
 
+    @parsed
     def get_device(self) -> int:
         return -1
 
@@ -302,6 +312,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
+    @parsed
     def is_inference(self) -> bool:
         """True for a tensor made inside ``inference_mode`` (or a view of one)."""
         return self._vc is NO_VERSION
@@ -324,6 +335,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(flag)
 
+    @parsed
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set whether autograd records ops on this leaf; returns self."""
         requires_grad = bool(requires_grad)
@@ -391,6 +403,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def retains_grad(self) -> bool:
         return self._retains_grad
 
+    @parsed
     def retain_grad(self) -> None:
         """Keep this non-leaf's gradient in ``.grad`` during backward."""
         if not self._requires_grad:

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .._dtype import C32_NP
+from . import parsed
 from .._dtype_casts import c32_to_c64
 
 _META_ITEM = "Tensor.item() cannot be called on meta tensors"
@@ -28,6 +29,7 @@ _META_NUMPY = ("can't convert meta device type tensor to numpy. Use Tensor.cpu()
 
 class _TensorConversion:
     # -- leaving tinytorch ---------------------------------------------------------------------
+    @parsed
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The array itself (shared memory); refuses while the tensor requires grad."""
         if self._meta:
@@ -50,6 +52,7 @@ class _TensorConversion:
             return np.array(self._data, dtype=dtype, copy=True)
         return self._data
 
+    @parsed
     def item(self):
         """The single element as a Python number."""
         if self._meta:
@@ -59,6 +62,7 @@ class _TensorConversion:
         v = self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
         return v if type(v) is not tuple else complex(*v)  # a complex32 element: numpy's (real, imag) fields
 
+    @parsed
     def tolist(self):
         if self._meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from .. import _dtype
 from .._meta_data import dataless
+from . import parsed
 
 # the Tensor itself (its class inherits these methods): tensor.py imports this module, not the other way round
 _T = TypeVar("_T", bound="_TensorPlacement")
@@ -34,17 +35,21 @@ class _TensorPlacement:
         memo[id(self)] = new
         return new
 
+    @parsed
     def cpu(self: _T) -> _T:
         if self._meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
 
+    @parsed
     def cuda(self, *args, **kwargs):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
+    @parsed
     def pin_memory(self: _T, device=None) -> _T:
         raise RuntimeError("Cannot access accelerator device when none is available.")
 
+    @parsed
     def is_pinned(self, device=None) -> bool:
         return False
 
@@ -54,6 +59,7 @@ class _TensorPlacement:
     def is_shared(self) -> bool:
         return False
 
+    @parsed
     def type(self, dtype=None, non_blocking: bool = False):
         """With no argument the legacy type name (``'tinytorch.FloatTensor'``); else a cast."""
         if dtype is None:

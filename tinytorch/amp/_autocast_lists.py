@@ -86,8 +86,10 @@ def _install() -> list:
         cell.cell_contents = _casting(decl.impl, decl.autocast)
         for spelling in tuple(decl.variants) + decl.dunders + decl.rdunders:
             current = getattr(Tensor, spelling, None)
-            # the method itself, or the meta device's wrapper of it (tinytorch/_meta.py), which it casts for
-            if current is decl.impl or getattr(current, "_meta_wraps", None) is decl.impl:
+            # the method (the op itself, or the registry's function around it that reads other spellings of its
+            # keywords: arguments.parsed_method), or the meta device's wrapper of it (tinytorch/_meta.py)
+            inner = getattr(current, "_meta_wraps", current)
+            if inner is decl.impl or getattr(inner, "__wrapped__", None) is decl.impl:
                 saved.append((Tensor, spelling, current))
                 setattr(Tensor, spelling, _casting(current, decl.autocast))
     return saved

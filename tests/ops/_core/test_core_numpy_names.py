@@ -96,3 +96,154 @@ def test_both_spellings_raise_pytorchs_type_error(fn, args, kwargs):
     assert ours[0] == theirs[0] == "TypeError"
     if "foo" not in kwargs:  # (an unknown keyword: PyTorch lists its signatures, a text of its own)
         assert ours == theirs
+
+
+# -- methods: PyTorch's parser reads x.X(...) as it reads torch.X(x, ...) ------------------------------------
+def _method_outcome(lib, fn, args, kwargs):
+    args = tuple(a(lib) if callable(a) else a for a in args)
+    try:
+        r = getattr(_input(lib), fn)(*args, **kwargs)
+    except TypeError as e:
+        return "TypeError", str(e)
+    return (r, "int") if isinstance(r, int) else _plain(r)
+
+
+def _other(lib):
+    return lib.tensor([[1.0, 2.0, -1.0], [0.5, 4.0, 2.0]])
+
+
+# (method, positional arguments, keywords): the numpy spellings of the methods with dim/keepdim (and x2 in one of
+# them: max), the in-place forms (those made from the op take x2 and other too: nothing runs before the call
+# fails), and the hand-written size/stride
+METHOD_CALLS = [c for c in CALLS if c[0] not in ("var_mean", "std_mean")] + [
+    ("max", (), {"x2": _other}), ("sum", (), {"axis": 1, "dtype": "float64"}),
+    ("std", (), {"axis": 0, "correction": 0}),
+    ("gather", (), {"axis": 1, "index": lambda lib: lib.tensor([[0, 2], [1, 0]])}),
+    ("index_select", (), {"axis": 1, "index": lambda lib: lib.tensor([2, 0])}),
+    ("flip", (), {"dims": (0,)}),
+    ("cumsum_", (), {"axis": 1}), ("add_", (), {"x2": _other}), ("mul_", (), {"other": _other}),
+    ("squeeze_", (), {"axis": 0}), ("unsqueeze_", (), {"axis": 0}), ("size", (), {"axis": 1}),
+    ("stride", (), {"axis": 0}),
+]
+
+
+def _arguments(lib, kwargs):
+    """The keywords for ``lib``: a callable makes its tensor, a dtype's name is ``lib``'s dtype."""
+    return {k: (v(lib) if callable(v) else getattr(lib, v) if k == "dtype" else v) for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("fn, args, kwargs", METHOD_CALLS, ids=[f"{c[0]}-{'-'.join(c[2])}" for c in METHOD_CALLS])
+def test_methods_take_the_spellings_their_functions_take(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+    theirs = _method_outcome(torch, fn, args, _arguments(torch, kwargs))
+    assert theirs[0] != "TypeError", theirs  # (each line is a call PyTorch takes)
+    _same(_method_outcome(tinytorch, fn, args, _arguments(tinytorch, kwargs)), theirs)
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    ("sum", (1,), {"axis": 1}), ("sum", (), {"dim": 1, "axis": 1}), ("argmax", (), {"dim": 0, "axis": 0}),
+    ("cumsum", (), {"dim": 0, "axis": 0}), ("softmax", (), {"dim": 0, "axis": 0}),
+    ("mean", (), {"dim": 0, "keepdim": True, "keepdims": True}), ("size", (), {"dim": 0, "axis": 0}),
+    # a keyword that spells nothing, named as PyTorch names the method: its own name for one its parser reads,
+    # Tensor.X for one it writes in Python (split, norm, unflatten...), a required argument missing first
+    ("argmax", (), {"foo": 1}), ("add", (_other,), {"foo": 1}),
+    ("size", (), {"foo": 0}), ("stride", (), {"foo": 0}), ("requires_grad_", (), {"foo": 0}),
+    ("is_contiguous", (), {"foo": 0}), ("unsqueeze", (), {"foo": 1}),
+    ("split", (), {"split_size": 1, "axis": 0}), ("split", (), {"split_size": 1, "foo": 0}),
+    ("unflatten", (), {"axis": 0, "sizes": (1, 2)}), ("norm", (), {"axis": 0}), ("unique", (), {"axis": 0}),
+    ("unique_consecutive", (), {"axis": 0}), ("is_shared", (), {"foo": 1}), ("add_", (_other,), {"foo": 1}),
+    ("abs_", (), {"foo": 1}), ("cumsum_", (), {"dim": 0, "foo": 1}),
+    ("unsqueeze", (), {"x1": _other}),  # (numpy's spellings of input would name self in a method: PyTorch refuses)
+])
+def test_method_refusals_are_pytorchs(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+    ours = _method_outcome(tinytorch, fn, args, _arguments(tinytorch, kwargs))
+    theirs = _method_outcome(torch, fn, args, _arguments(torch, kwargs))
+    assert theirs[0] == "TypeError"
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("fn", ["abs", "exp", "numel", "dim", "item", "tolist", "retain_grad", "ndimension"])
+def test_a_method_without_arguments_is_named_as_pytorch_names_it(fn):
+    """PyTorch: "Tensor.abs() takes no keyword arguments"; Python's own text here, under the same name."""
+    torch = pytest.importorskip("torch")
+    ours = _method_outcome(tinytorch, fn, (), {"foo": 1})
+    theirs = _method_outcome(torch, fn, (), {"foo": 1})
+    assert theirs == ("TypeError", f"Tensor.{fn}() takes no keyword arguments")
+    assert ours == ("TypeError", f"Tensor.{fn}() got an unexpected keyword argument 'foo'")
+
+
+# -- known differences: a method without dim/keepdim is its implementation itself ----------------------------
+# PyTorch's parser takes numpy's x2 for other in every method, and other where our implementation names its
+# operands with letters (add's a, b). Those methods (add, mul, sub, div, eq, matmul...) are the ones models call
+# most: here each is its implementation, with no function around it to read a spelling (x.add(y) costs what it
+# did), so Python refuses the keyword it does not know: a TypeError, never a wrong value. The functions take
+# them (torch.add(x1=x, x2=y): test_numpy_spelling_of_other).
+BARE = [
+    ("add", {"x2": _other}, "x2"), ("add", {"other": _other}, "other"), ("mul", {"x2": _other}, "x2"),
+    ("sub", {"x2": _other, "alpha": 2}, "x2"), ("div", {"other": _other}, "other"), ("eq", {"x2": _other}, "x2"),
+    ("matmul", {"x2": lambda lib: _other(lib).T}, "x2"), ("expand_as", {"x2": _other}, "x2"),
+    ("where", {"condition": lambda lib: _other(lib) > 1, "x2": _other}, "x2"),
+]
+
+
+@pytest.mark.parametrize("fn, kwargs, refused", BARE, ids=[f"{c[0]}-{c[2]}" for c in BARE])
+def test_known_difference_methods_without_dim_refuse_x2_and_other(fn, kwargs, refused):
+    torch = pytest.importorskip("torch")
+    from tinytorch._ops._core.registry import REGISTRY, method_table
+    theirs = _method_outcome(torch, fn, (), _arguments(torch, kwargs))
+    assert theirs[0] != "TypeError", theirs
+    ours = _method_outcome(tinytorch, fn, (), _arguments(tinytorch, kwargs))
+    assert ours == ("TypeError", f"{fn}() got an unexpected keyword argument '{refused}'")
+    decl = REGISTRY.get(fn) or REGISTRY["Tensor." + fn]  # (a method-only op: Tensor.expand_as)
+    assert method_table(decl)[fn].__code__ is (decl.method or decl.impl).__code__  # the implementation's own code
+
+
+@pytest.mark.parametrize("key", ["sum", "cumsum", "unsqueeze", "std", "max"])
+def test_a_method_is_made_from_its_implementations_signature(key):
+    """The method made for other spellings has the implementation's parameters, kinds and defaults (the very
+    default objects: a call that names none passes the implementation what it would have used), plus
+    ``**spellings``; a required parameter gets a marker default, so that a spelling may name it."""
+    import inspect
+    from tinytorch._ops._core.arguments import written
+    from tinytorch._ops._core.registry import REGISTRY, method_table
+    decl = REGISTRY[key]
+    method = written(method_table(decl)[key])
+    assert method.__name__ == method.__qualname__ == key
+    made = list(inspect.signature(method, follow_wrapped=False).parameters.values())
+    own = list(inspect.signature(decl.method or decl.impl).parameters.values())
+    assert made[-1].kind is inspect.Parameter.VAR_KEYWORD
+    assert len(made) == len(own) + 1
+    for m, o in zip(made[1:-1], own[1:]):
+        assert (m.name, m.kind) == (o.name, o.kind)
+        assert m.default is o.default or (o.default is o.empty and repr(m.default) == "<required>")
+
+
+
+_FIRST_CALL = """
+import json, tinytorch
+from tinytorch._ops._core import arguments
+made = [m for m in arguments._METHODS.values() if getattr(m, "__globals__", {}).get("method__") is m]
+method, x = tinytorch.Tensor.sum, tinytorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+print(json.dumps({"made": len(made), "unwritten": sum(m.__code__ is arguments._first_call.__code__ for m in made),
+                  "by_axis": x.sum(axis=1).tolist(), "kept": x.sum(0, keepdims=True).tolist(),
+                  "same": tinytorch.Tensor.sum is method, "first": method.__code__ is arguments._first_call.__code__}))
+"""
+
+
+def test_a_made_method_is_written_on_its_first_call():
+    """``import tinytorch`` compiles none of the made methods (all of them cost the import ~0.1 s): each is one
+    function on Tensor from the start, running ``_first_call`` until a call writes its own code into it, and the
+    same function after."""
+    import json
+    import subprocess
+    import sys
+
+    from _repo import ROOT
+    torch = pytest.importorskip("torch")
+    run = subprocess.run([sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, cwd=ROOT, check=True)
+    got = json.loads(run.stdout)
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert got["made"] > 50 and got["unwritten"] == got["made"]
+    assert got["by_axis"] == x.sum(axis=1).tolist() and got["kept"] == x.sum(0, keepdims=True).tolist()
+    assert got["same"] and not got["first"]

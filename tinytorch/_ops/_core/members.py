@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import numbers
+import types
 
 from ... import storage as _storage
 from ...autograd.grad_mode import _Active
 from ...autograd.node import Node
+from .arguments import parsed_method, renamed
 from .record import record
 from .torch_function import add_routed, dispatch as _dispatch, subclass_among
 from ...tensor import Tensor, register_attribute
@@ -171,9 +173,9 @@ def _setstate(self: Tensor, state) -> None:
     self.requires_grad, _, _ = state
 
 
-register_attribute("storage_offset", _storage.storage_offset)
-register_attribute("storage", _storage.typed_storage)
-register_attribute("untyped_storage", _storage.untyped_storage)
+register_attribute("storage_offset", renamed(_storage.storage_offset, "Tensor.storage_offset"))
+register_attribute("storage", renamed(_storage.typed_storage, "Tensor.storage"))
+register_attribute("untyped_storage", renamed(_storage.untyped_storage, "Tensor.untyped_storage"))
 register_attribute("layout", property(lambda self: strided, doc="``tinytorch.strided`` (sparse tensors' classes say "
                                                                  "theirs)."))
 register_attribute("is_sparse_csr", False)
@@ -183,4 +185,24 @@ register_attribute("__contains__", _contains)
 register_attribute("as_subclass", as_subclass)
 register_attribute("__torch_function__", classmethod(_torch_function))
 register_attribute("__setstate__", _setstate)
-register_attribute("module_load", module_load)
+register_attribute("module_load", renamed(module_load, "Tensor.module_load"))
+
+
+def _hand_written_methods() -> None:
+    """The methods written by hand in tensor.py and its ``_tensor`` files, as PyTorch has them: one it writes in
+    C++ (marked ``@parsed``) reads its arguments as the ops' methods do (``x.size(axis=0)``, ``size()`` in its
+    errors); one it writes in Python is ``Tensor.X`` in Python's errors, whichever class of ours defines it."""
+    package = __name__.partition(".")[0]
+    for cls in Tensor.__mro__:
+        for name, fn in list(vars(cls).items()):
+            if not isinstance(fn, types.FunctionType) or getattr(Tensor, name) is not fn or name.startswith("_") \
+                    or not (fn.__module__ == package + ".tensor" or fn.__module__.startswith(package + "._tensor.")):
+                continue
+            made = parsed_method(fn, name) if getattr(fn, "parsed", False) else renamed(fn, f"Tensor.{name}")
+            if made.__code__ is fn.__code__ and name == fn.__name__:  # only its name changes: in place
+                fn.__qualname__ = made.__qualname__
+            elif made is not fn:  # (an alias: ``ndimension = dim`` has a name of its own)
+                register_attribute(name, made)
+
+
+_hand_written_methods()

@@ -17,7 +17,10 @@ ONNX exporter's rule for the op is attached to the declaration too, by ``bind_ex
 per input and the forward-mode rule (``jvp``) live on the op's graph node class, beside the forward.
 
 What the declaration produces:
-  - ``Tensor.X``: the implementation itself (no wrapper: methods and operators are the hot path);
+  - ``Tensor.X``: the implementation itself (no wrapper: methods and operators are the hot path), or where it
+    has ``dim``/``keepdim``, which PyTorch's parser also takes as numpy's ``axis``/``keepdims``
+    (``x.sum(axis=1)``), a function made from its signature on its first call, that calls it as it was called
+    (``arguments.parsed_method``);
   - ``Tensor.X_`` (and ``torch.X_``): the out-of-place op written back into ``self`` by
     ``inplace.apply_inplace``, unless the declaration gives its own in-place function;
   - ``torch.X`` / ``torch.nn.functional.X`` / ``torch.<namespace>.X``: a thin public function that
@@ -43,7 +46,7 @@ from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 from . import overlap
-from .arguments import respell
+from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
 __all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "AUTOCAST_POLICIES"]
@@ -178,7 +181,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "__weakref__")
+                 "torch_inplace", "python_method", "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra, autocast=None):
@@ -190,6 +193,7 @@ class OpDecl:
         self.onnx = None          # the ONNX exporter's rule, attached by ``bind_export``
         self.public = None
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
+        self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
 
     @property
     def qualname(self) -> str:
@@ -225,7 +229,8 @@ class OpDecl:
 
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
-       no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None):
+       no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
+       python_method: bool = False):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -248,7 +253,10 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     own_out     the function takes ``out=`` itself (factories, which resize ``out`` their own way).
     autocast    CPU autocast's policy for the op, as PyTorch's ``autocast_mode.cpp`` lists it: "lower"
                 (runs in the autocast dtype), "fp32" (runs in float32), "promote" (runs in the widest
-                floating type of its inputs); None: autocast leaves the op alone."""
+                floating type of its inputs); None: autocast leaves the op alone.
+    python_method  PyTorch writes ``Tensor.X`` in Python (``torch/_tensor.py``: split, norm, unique...): no
+                argument parser reads its keywords, so they have no other spellings, and Python's errors name
+                it ``Tensor.X``."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
 
@@ -267,6 +275,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         decl = OpDecl(short, namespace, fn, table, method, inplace, functional, tuple(dunders), tuple(rdunders),
                       tuple(idunders), batch, no_batch, tuple(extra), autocast)
         decl.own_out = own_out
+        decl.python_method = python_method
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:
             raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
@@ -477,7 +486,13 @@ def _copy_into(out: Tensor, data: np.ndarray) -> None:
 # -- methods ---------------------------------------------------------------------------------------
 def _inplace_of(impl, name: str):
     def method(self, *args, **kwargs):
-        return _apply_inplace(self, impl, *args, **kwargs)
+        try:
+            return _apply_inplace(self, impl, *args, **kwargs)
+        except TypeError as error:  # PyTorch's other spellings of a keyword (nothing was written yet)
+            again = respell_method(impl, name + "_", (self,) + args, kwargs, error)
+            if again is None:
+                raise
+            return _apply_inplace(self, impl, *again[0][1:], **again[1])
     method.__name__ = method.__qualname__ = name + "_"
     method.__doc__ = f"In-place version of :meth:`{name}`."
     return method
@@ -505,10 +520,13 @@ def method_table(decl: OpDecl) -> dict:
     impl = decl.impl
     method = decl.method or impl
     for n, words in decl.variants.items():
+        # a method takes the keywords' other spellings as PyTorch's parser does (arguments.parsed_method)
         if "method" in words:
-            table[n] = _named(method, n)
+            table[n] = renamed(_named(method, n), f"Tensor.{n}") if decl.python_method else \
+                parsed_method(_named(method, n), n)
         if "inplace" in words or "torch_inplace" in words:
-            table[n + "_"] = _named(decl.inplace, n + "_") if decl.inplace else _inplace_of(impl, n)
+            table[n + "_"] = parsed_method(_named(decl.inplace, n + "_"), n + "_") if decl.inplace else \
+                _inplace_of(impl, n)
     for d in decl.dunders:
         table[d] = impl
     for d in decl.rdunders:

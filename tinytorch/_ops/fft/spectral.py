@@ -35,7 +35,7 @@ def _frame_index(n_frames: int, n_fft: int, hop: int) -> Tensor:
     return _make(np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None])
 
 
-@op(variants="function method", batch=None, autocast="fp32")
+@op(variants="function method", batch=None, autocast="fp32", python_method=True)
 def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=None, center: bool = True,
          pad_mode: str = "reflect", normalized: bool = False, onesided=None, return_complex=None,
          align_to_window=None) -> Tensor:
@@ -98,7 +98,7 @@ def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=Non
     return spec
 
 
-@op(variants="function method", batch=None)
+@op(variants="function method", batch=None, python_method=True)
 def istft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=None, center: bool = True,
           normalized: bool = False, onesided=None, length=None, return_complex: bool = False) -> Tensor:
     """The inverse of ``stft``: overlap-add of the inverse transforms, divided by the summed squared window."""

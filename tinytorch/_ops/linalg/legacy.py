@@ -45,7 +45,7 @@ def qr(input: Tensor, some: bool = True):
     return qr_result(Q, R)
 
 
-@op(variants="function method", autocast="fp32")
+@op(variants="function method", autocast="fp32", python_method=True)
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """(LU, pivots) of the LU factorization with partial pivoting, and the info codes with
     ``get_infos``."""

@@ -202,7 +202,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, x.shape[:s] + (n,) + x.shape[e + 1:])
 
 
-@op(variants="function method", batch=rules.unflatten)
+@op(variants="function method", batch=rules.unflatten, python_method=True)
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     x = input._data
     d = _wrap_dim(dim, x.ndim)
@@ -438,10 +438,10 @@ class ExpandBackward0(Node):
 
 
 @op(variants="method", batch=rules.expand)
-def expand(input: Tensor, *sizes) -> Tensor:
-    """Broadcast to ``sizes`` without copying (-1 keeps a dim)."""
+def expand(input: Tensor, *size) -> Tensor:
+    """Broadcast to ``size`` without copying (-1 keeps a dim)."""
     x = input._data
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(size)
     lead = len(sizes) - x.ndim
     if lead < 0:
         raise RuntimeError(f"expand(tinytorch.{input.dtype._legacy}{{[{', '.join(map(str, x.shape))}]}}, "
@@ -519,10 +519,10 @@ class RepeatBackward0(Node):
 
 
 @op(variants="method", batch=rules.repeat)
-def repeat(input: Tensor, *sizes) -> Tensor:
-    """Tile the tensor ``sizes[i]`` times along each dim (new leading dims when there are more sizes)."""
+def repeat(input: Tensor, *repeats) -> Tensor:
+    """Tile the tensor ``repeats[i]`` times along each dim (new leading dims when there are more of them)."""
     x = input._data
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(repeats)
     if len(sizes) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     lifted = (1,) * (len(sizes) - x.ndim) + x.shape

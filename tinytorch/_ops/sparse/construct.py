@@ -222,7 +222,7 @@ def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, de
     return record(make_coo(_make(idx), _make(vals), a.shape, coalesced=True),
                   ToSparseBackward0 if sparse_dim is not None else ToSparseBackward1, (input,))
 
-@op(variants="method")
+@op(variants="method", python_method=True)
 def to_sparse_coo(input: Tensor) -> Tensor:
     """``to_sparse()``."""
     return to_sparse(input)

@@ -812,7 +812,7 @@ def _contiguous(g, _, a, out):
 
 
 def _expand(g, _, a, out):
-    return g.call("expand.default", a.self, list(a.get("sizes")))
+    return g.call("expand.default", a.self, list(a.get("size")))
 
 
 def _expand_as(g, name, a, out):
