@@ -1,7 +1,9 @@
 """PyTorch's CPU sum and mean of floating arrays with the compiled kernels (``[fast]``), and rows added at indices:
 
-- sum and mean: PyTorch's floats (ATen's cascade sum, ``_kernels/compiled/cascade_sum.py``) for float32, float64,
-  float16 and bfloat16 arrays, C-contiguous, summed over one block of adjacent dims: the whole array, its last
+- sum and mean: PyTorch's floats (ATen's cascade sum, ``_kernels/compiled/cascade_sum.py``) for float32 arrays
+  large enough that the kernel costs no more than numpy's sum (the other dtypes cost it 1.1-1.5x numpy's: numpy
+  sums them; the kernel's float16/bfloat16 load folding waits for the day it pays), C-contiguous, summed over one
+  block of adjacent dims: the whole array, its last
   dims (rows), its leading dims (columns) or dims between (columns of each slab). How PyTorch cuts such a sum
   across its threads changes the floats, so the cut is made here as PyTorch's TensorIterator makes it, for
   tinytorch's thread count (PyTorch's default, or what ``set_num_threads`` set): a sum to one value of 32768
