@@ -192,7 +192,8 @@ def _cast(x, sdt):
               f"{_MIN_COLUMN} rows or more down columns (smaller sums: numpy's, without importing numba)",
               why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads)")
 def sum_array(x, dims, keepdim, sdt):
-    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim else None
+    # (an array of its own: a meta tensor's stand-in has no elements to sum, and must not load the kernels)
+    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim and type(x) is np.ndarray else None
     fast = _kernels(sdt) if blocks is not None else None
     if fast is not None:
         y = _cast(x, sdt)
@@ -206,7 +207,7 @@ def sum_array(x, dims, keepdim, sdt):
               when="as the sum's path (the same sizes): float32",
               why="PyTorch's bits: its CPU mean is the cascade sum divided by the count")
 def mean_array(x, dims, keepdim):
-    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim else None
+    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim and type(x) is np.ndarray else None
     fast = _kernels(x.dtype) if blocks is not None else None
     total = None
     if fast is not None:

@@ -693,6 +693,9 @@ def test_every_kernel_is_tested(calls):
     # (PyTorch's cascade sum, which the numpy path does not emulate: held to PyTorch's bits on each of its CPU
     # paths by tests/ops/reduce/test_reduce_cascade_sum.py, which also checks that these ran)
     tested |= {"cascade_sum.rows_into", "cascade_sum.columns_into"}
+    # (the compiled whole step's fused SGD update: tests/compile/test_compile_step_plan.py holds it to the product
+    # and SGD's update one after the other, and its 200 steps to eager's)
+    tested |= {"outer.outer_fma_into"}
     assert set(calls) == tested
 
 

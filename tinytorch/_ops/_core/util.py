@@ -280,8 +280,10 @@ def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> 
     ``MetaArray`` gets a view of the same sizes and strides (no storage to look into)."""
     if type(x) is MetaArray:
         return x._view(x.shape if shape is None else shape, x.strides if strides is None else strides)
-    if 0 in x.strides and strides is not None and any(strides) and _read_through(x):
-        raise NeedsData("strides into a meta array's one element")  # they would reach past it
+    if 0 in x.strides and strides is not None and _read_through(x) and any(
+            st and n > 1 for st, n in zip(strides, x.shape if shape is None else shape)):
+        raise NeedsData("strides into a meta array's one element")  # they would reach past it (a size-1 dim's
+        # stride reads nothing: unsqueezing a broadcast scalar, a real gradient of a sum, is no such read)
     try:
         return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
     except TypeError:
