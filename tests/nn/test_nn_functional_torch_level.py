@@ -134,7 +134,11 @@ def test_inplace_activation_records_pytorchs_node():
 
 
 def test_functional_and_torch_spellings_are_one_op():
-    assert tinytorch.Tensor.relu is tinytorch.relu.__wrapped__  # the method is the implementation itself
+    # the method is the implementation itself: its own code object (a copy of the function named Tensor.relu, as
+    # Python's argument errors name PyTorch's method, wrapping it)
+    impl = tinytorch.relu.__wrapped__
+    method = tinytorch.Tensor.relu
+    assert method.__code__ is impl.__code__ and getattr(method, "__wrapped__", impl) is impl
     assert tinytorch.selu._decl is tinytorch._ops.nn.activation_smooth.selu._decl
     assert F.linear is tinytorch._ops.nn.linear.linear  # nn.Linear's import is the declared op
 
