@@ -13,16 +13,7 @@ import tinytorch
 torch = pytest.importorskip("torch")
 
 
-def _nodes(roots):
-    seen, out, stack = set(), [], [r for r in roots if r is not None]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        out.append(node)
-        stack.extend(n for n, _ in node.next_functions if n is not None)
-    return out
+from _graph_walk import graph_nodes as _nodes  # noqa: E402
 
 
 def _show(g):
