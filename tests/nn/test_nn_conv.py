@@ -34,11 +34,14 @@ def _pair(torch, fn_tt, fn_torch, arrays, dtype, grad_seed=9, tol=None):
     scale = max(1.0, float(np.abs(ty.detach().numpy()).max()))
     np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol * scale)
     assert y.grad_fn.name() == ty.grad_fn.name()
+    # strides too: a batch of one's size-1 dim has PyTorch's stride (the rest's size), not one numpy left
+    assert y.stride() == ty.stride()
     g = _r(tuple(ty.shape), grad_seed, dtype)
     grads = tt.autograd.grad(y, ours, tt.tensor(g), create_graph=True)
     tgrads = torch.autograd.grad(ty, theirs, torch.tensor(g), create_graph=True)
     for a, b in zip(grads, tgrads):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol * scale * 10)
+        assert a.stride() == b.stride()
     s = sum((a * a).sum() for a in grads if a.requires_grad)
     ts = sum((b * b).sum() for a, b in zip(grads, tgrads) if a.requires_grad)
     if isinstance(s, tt.Tensor):

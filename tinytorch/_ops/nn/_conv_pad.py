@@ -10,6 +10,7 @@ import numpy as np
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.record import record
+from .pad import constant_pad_nd
 
 _NP_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
@@ -64,19 +65,12 @@ def _named(name: str):
     return cls
 
 
-class ConstantPadNdBackward0(Node):
-    def backward(self, g):
-        return (g[self.index],)
-
-
 def pad_for_conv(input: Tensor, pad, mode: str) -> Tensor:
     """``input`` padded as F.pad(input, pad, mode) would (mode 'constant' pads zeros)."""
     x = input._data
     n = len(pad) // 2
-    if mode == "constant":
-        widths = [(0, 0)] * (x.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
-        index = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
-        return record(np.pad(x, widths), ConstantPadNdBackward0, (input,), index=index)
+    if mode == "constant":  # F.pad's own op, its gradient a crop by the same op (a new tensor, as PyTorch's)
+        return constant_pad_nd(input, pad, 0)
     dims = f"{n}D" if n in (1, 2, 3) else "Nd"
     name = {"reflect": f"ReflectionPad{dims}Backward0", "replicate": f"ReplicationPad{dims}Backward0",
             "circular": "CopySlices"}[mode]

@@ -80,7 +80,9 @@ def _conv_arrays(x, w, b, geo):
     """y (N, O, Ho, Wo) = w * x + b: each output the sum over its window of the input times the weights."""
     win, wg = _windows(_padded(_as4(x, geo.one_d), geo), geo), _grouped(_as4(w, geo.one_d), geo.groups, 0)
     y = np.concatenate([np.tensordot(wg[i], win[:, i], ((1, 2, 3), (1, 4, 5))) for i in range(geo.groups)])
-    y = np.ascontiguousarray(y.transpose(1, 0, 2, 3))  # (O, N, Ho, Wo) -> (N, O, Ho, Wo)
+    # (O, N, Ho, Wo) -> (N, O, Ho, Wo), copied even for one sample: numpy calls the transposed batch of one
+    # contiguous already, but its strides would not be PyTorch's (a size-1 dim's stride is the rest's size)
+    y = y.transpose(1, 0, 2, 3).copy()
     if b is not None:
         y += b[:, None, None]
     return _from4(y, geo.one_d)
