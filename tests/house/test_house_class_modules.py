@@ -38,10 +38,6 @@ NOT_YET = {
     "torch._ops.OpOverload",
     # pybind's qualified name; the enum prints as PyTorch's does (<SDPBackend.MATH: 0>)
     "torch.nn.attention._SDPBackend",
-    # tinytorch.cuda.amp is one module (amp.py) over tinytorch.amp, not PyTorch's package of two files
-    "torch.cuda.amp.autocast_mode.autocast", "torch.cuda.amp.grad_scaler.GradScaler",
-    # tinytorch.distributed.rpc is one module of names that refuse, not PyTorch's package
-    "torch.distributed.rpc.options.TensorPipeRpcBackendOptions",
     # an annotation stand-in (object) in tinytorch, which has no storage protocol class
     "torch.types.Storage",
 }

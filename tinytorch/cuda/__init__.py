@@ -1,6 +1,6 @@
 """``tinytorch.cuda``: there is no GPU backend, so device-selection code falls through to the CPU.
 
-``tinytorch.cuda.amp`` is the submodule ``amp.py``, PyTorch's deprecated spelling built on ``tinytorch.amp``
+``tinytorch.cuda.amp`` is the package of PyTorch's deprecated spellings (its two files), built on ``tinytorch.amp``
 (which asks ``tinytorch.accelerator``, not this package, whether CUDA is there); ``tinytorch/__init__``
 imports it. Streams and events, and graph capture, are in ``streams.py`` and ``graphs.py``, named as PyTorch's
 files (their classes print and pickle as ``torch.cuda.streams.Stream``)."""

@@ -27,7 +27,4 @@ rpc_async = _refuse("rpc_async")
 remote = _refuse("remote")
 get_worker_info = _refuse("get_worker_info")
 
-
-class TensorPipeRpcBackendOptions:
-    def __init__(self, *args, **kwargs):
-        raise RuntimeError(_NO_RPC.format("TensorPipeRpcBackendOptions"))
+from .options import TensorPipeRpcBackendOptions  # noqa: E402  (its file, as in PyTorch)

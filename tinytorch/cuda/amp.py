@@ -1,2 +1,0 @@
-"""``tinytorch.cuda.amp``: the deprecated CUDA spellings of ``GradScaler`` and ``autocast``."""
-from ..amp.legacy import CudaAutocast as autocast, CudaGradScaler as GradScaler  # noqa: F401
