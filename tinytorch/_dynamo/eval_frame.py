@@ -26,7 +26,7 @@ from .. import _logging, _meta
 from .._inductor import config as _inductor_config
 from .._functorch.aot_autograd import joint_graph, partition
 from .compiled_function import AOTPlans, hide_graph, run_planned
-from .fusion import fill_slots
+from .split_gradients import fill_slots
 from .pointwise import fuse_pointwise
 from .lowering import keep_cross_entropy, keep_forward_state, skip_renames
 from .replay import Plan

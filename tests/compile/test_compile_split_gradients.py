@@ -1,4 +1,4 @@
-"""The plans' graph rewrites (``tinytorch/_dynamo/fusion.py``) against the ops they replace, bit for bit.
+"""The plans' graph rewrites (``tinytorch/_dynamo/split_gradients.py``) against the ops they replace, bit for bit.
 
 ``fill_slots``: a sum of zero-padded slice gradients (``select_backward`` nodes added up), with the clones before
 it and the axis moves and clone after it, becomes one ``filled_slots`` node. Held to:
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch._dynamo.fusion import filled_slots
+from tinytorch._dynamo.split_gradients import filled_slots
 
 aten = tt.ops.aten
 
@@ -168,7 +168,7 @@ def test_a_source_written_in_place_after_its_copy_keeps_the_copy():
     """``view(clone(x))`` is read as ``x`` itself only where nothing writes into ``x`` between the clone and the
     sum: here ``x.add_`` runs in between, so the fill reads the clone (the values before the write)."""
     from tinytorch.fx.experimental.proxy_tensor import make_fx
-    from tinytorch._dynamo.fusion import fill_slots
+    from tinytorch._dynamo.split_gradients import fill_slots
 
     def program(x, y, written):
         copy = aten._unsafe_view.default(aten.clone.default(x.t(), memory_format=tt.contiguous_format), [4, 3])
