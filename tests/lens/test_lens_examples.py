@@ -14,10 +14,7 @@ from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
 
 SECTIONS = ("show", "trace", "show after", "table")
 
-# PyTorch's MkldnnRnnLayerBackward0 saves oneDNN's workspace as _saved_result3, a byte tensor whose size is
-# oneDNN's own layout (28672 bytes for this small layer); tinytorch's node keeps what its backward needs itself
-# and saves an empty one
-KNOWN = {("lstm_step", "show"): "nn.LSTM: _saved_result3 is oneDNN's workspace (its size oneDNN's layout)"}
+KNOWN: dict = {}  # (example, section): reason, while tinytorch's text differs from PyTorch's
 
 
 def _sections(text: str) -> dict:

@@ -307,7 +307,8 @@ def test_forward_mode_tangent_matches_pytorch():
 
 def _layer_nodes(lib, m, x, h0):
     """The MkldnnRnnLayerBackward0 nodes of ``m(x, h0)``'s output, top layer first: (name, edges' node names,
-    {_saved_<name>: value}, the shapes pack hooks saw), oneDNN's workspace (_saved_result3) left out."""
+    {_saved_<name>: value}, the shapes pack hooks saw), the values of oneDNN's workspace (_saved_result3) left
+    out (tinytorch's reads as zeros)."""
     packed = []
 
     def pack(t):
@@ -324,7 +325,7 @@ def _layer_nodes(lib, m, x, h0):
                 saved[a] = v.detach().numpy().tolist() if hasattr(v, "shape") else v
         rows.append((node.name(), [None if f is None else f.name() for f, _ in node.next_functions], saved))
         node = node.next_functions[0][0]
-    return rows, [s for s in packed if s != tuple(out.grad_fn._saved_result3.shape)]
+    return rows, packed
 
 
 @pytest.mark.parametrize("kw, hx", [(dict(num_layers=2), False), (dict(bias=False), False), ({}, True)])
@@ -351,3 +352,107 @@ def test_lstm_layer_node_edges_and_saved_fields(kw, hx):
                 assert value == t_saved[key], key
     if kw.get("bias", True):  # (PyTorch packs the zeros it hands oneDNN for missing biases; tinytorch has none)
         assert ours[1] == theirs[1]
+
+
+def _workspaces(lib, module, x):
+    """(shape, dtype, strides) of _saved_result3 of every MkldnnRnnLayerBackward0 under ``module(x)``'s
+    output, in the order a walk of the graph meets them."""
+    out, _ = module(x)
+    rows, seen, todo = [], set(), [out.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.name() == "MkldnnRnnLayerBackward0":
+            w = node._saved_result3
+            rows.append((tuple(w.shape), str(w.dtype).split(".")[-1], tuple(w.stride())))
+        todo.extend(f for f, _ in node.next_functions)
+    return rows
+
+
+def _workspace_grid():
+    """LSTM configurations: widths on oneDNN's padding edges (64-byte lines, 256-element rows, 4096-byte
+    pages) and a seeded random draw of sizes, layers, directions, layouts, biases and modes."""
+    edges = [(1, 1, 1, 1), (2, 1, 2, 3), (3, 2, 64, 64), (1, 3, 256, 63), (2, 2, 255, 65), (1, 1, 257, 256),
+             (4, 5, 16, 250), (1, 1, 1000, 3), (2, 1, 3, 300)]
+    grid = [dict(steps=t, batch=b, input_size=i, hidden_size=h) for t, b, i, h in edges]
+    rng = np.random.default_rng(78)
+    for _ in range(24):
+        grid.append(dict(steps=int(rng.integers(1, 7)), batch=int(rng.integers(1, 6)),
+                         input_size=int(rng.integers(1, 400)), hidden_size=int(rng.integers(1, 300)),
+                         num_layers=int(rng.integers(1, 4)), bidirectional=bool(rng.random() < .5),
+                         batch_first=bool(rng.random() < .5), bias=bool(rng.random() < .7),
+                         train=bool(rng.random() < .8)))
+    return grid
+
+
+@pytest.mark.parametrize("cfg", _workspace_grid(), ids=lambda c: "-".join(f"{k[:3]}{int(v)}" for k, v in c.items()))
+def test_lstm_workspace_shape_matches_pytorch(cfg):
+    # PyTorch's oneDNN layer saves its workspace (_saved_result3): a byte tensor sized by oneDNN's layout for
+    # that layer's (steps, batch, input width, hidden); tinytorch's has the same shape, dtype and strides
+    cfg = dict(cfg)
+    steps, batch, train = cfg.pop("steps"), cfg.pop("batch"), cfg.pop("train", True)
+    shape = (batch, steps, cfg["input_size"]) if cfg.get("batch_first") else (steps, batch, cfg["input_size"])
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    rows = []
+    for lib in (tt, torch):
+        lib.manual_seed(0)
+        module = lib.nn.LSTM(**cfg).train(train)
+        rows.append(_workspaces(lib, module, lib.tensor(x, requires_grad=True)))
+    layers = cfg.get("num_layers", 1) * (2 if cfg.get("bidirectional") else 1)
+    assert len(rows[1]) == layers and all(r[1] == "uint8" and r[0][0] > 0 for r in rows[1])
+    assert rows[0] == rows[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("steps, batch, inp, hidden", [(1, 1, 2, 3), (3, 2, 64, 64), (2, 3, 500, 7), (1, 2, 9, 256),
+                                                       (5, 1, 1000, 250), (2, 4, 31, 513)])
+def test_mkldnn_rnn_layer_workspace_matches_pytorch(dtype, steps, batch, inp, hidden):
+    # the operator itself, also in bfloat16 (whose states take two bytes, its gradients' blocks four)
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((steps, batch, inp), (4 * hidden, inp),
+              (4 * hidden, hidden), (4 * hidden,), (4 * hidden,), (batch, hidden), (batch, hidden))]
+    got = []
+    for lib in (tt, torch):
+        ts = [lib.tensor(a).to(getattr(lib, dtype)) for a in arrays]
+        for t in ts[1:5]:
+            t.requires_grad_()
+        try:
+            out = lib.ops.aten.mkldnn_rnn_layer(*ts, False, [], 2, hidden, 1, True, False, False, True)
+        except RuntimeError as e:  # a CPU without oneDNN's bfloat16 LSTM
+            pytest.skip(f"PyTorch's oneDNN LSTM in {dtype}: {e}")
+        got.append([(tuple(w.shape), str(w.dtype).split(".")[-1]) for w in (out[3], out[0].grad_fn._saved_result3)])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "int8", "int32"])
+def test_mkldnn_rnn_layer_refuses_dtypes_onednn_lacks(dtype):
+    # PyTorch's oneDNN LSTM runs float32 and bfloat16; other dtypes are its errors (float16 where the CPU
+    # has no float16 LSTM)
+    errors = []
+    for lib in (tt, torch):
+        ts = [lib.ones(s, dtype=getattr(lib, dtype)) for s in ((2, 1, 2), (12, 2), (12, 3), (12,), (12,), (1, 3),
+                                                               (1, 3))]
+        try:
+            lib.ops.aten.mkldnn_rnn_layer(*ts, False, [], 2, 3, 1, True, False, False, True)
+            errors.append(None)
+        except RuntimeError as e:
+            errors.append(str(e))
+    if errors[1] is None:
+        pytest.skip(f"PyTorch's oneDNN runs an LSTM in {dtype} on this CPU")
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("kw", [{}, dict(num_layers=2, bidirectional=True), dict(batch_first=True)])
+def test_lstm_on_an_empty_batch_takes_the_composite_path(kw):
+    # PyTorch's oneDNN path wants a non-empty input: an empty batch ends in the composite path's nodes
+    names = []
+    for lib in (tt, torch):
+        module = lib.nn.LSTM(3, 4, **kw)
+        x = lib.zeros((0, 5, 3) if kw.get("batch_first") else (5, 0, 3), requires_grad=True)
+        out, (h, c) = module(x)
+        names.append([_name(t) for t in (out, h, c)] + [tuple(out.shape), tuple(h.shape)])
+        (out.sum() + h.sum() + c.sum()).backward()
+        names[-1].append(tuple(module.weight_ih_l0.grad.shape))
+    assert names[0] == names[1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype
 from ..._meta_array import MetaArray
 from ..._quiet_fp import loud, quiet
 from ...autograd.grad_mode import _State, enable_grad
@@ -100,9 +101,9 @@ def _zero_bias(weight_slot: int):
 class MkldnnRnnLayerBackward0(_RnnLayerNode):
     """PyTorch's oneDNN LSTM layer (``aten.mkldnn_rnn_layer``): its edges in the operator's order (input, weight0
     to weight3 = w_ih, w_hh, b_ih, b_hh, hx_, cx_) and its arguments and results saved under its names; oneDNN's
-    workspace (result3) is tinytorch's empty one. Saved in tinytorch's layer order: (input, hx, cx, w_ih, w_hh,
-    b_ih, b_hh, w_hr, output, h_n, c_n, workspace); pack hooks see them in PyTorch's (hx_ and cx_ first; no
-    zero biases where the layer has none)."""
+    workspace (result3) has the size of PyTorch's and reads as zeros (``_workspace``). Saved in tinytorch's layer
+    order: (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, output, h_n, c_n, workspace); pack hooks see them in
+    PyTorch's (hx_ and cx_ first; no zero biases where the layer has none)."""
     saved_fields = (("hx_", 1), ("cx_", 2), ("input", 0), ("weight0", 3), ("weight1", 4),
                     ("weight2", (5, _zero_bias(3))), ("weight3", (6, _zero_bias(4))), ("reverse", "reverse"),
                     ("batch_sizes", lambda n: ()), ("mode", lambda n: 2),
@@ -170,9 +171,9 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     # one node of the layer's outputs: the sequence, the last h (and the last c)
     node_cls = _node_class(node_name)
     if node_cls is MkldnnRnnLayerBackward0:  # PyTorch's operator: its order of edges, its results saved
-        outs = record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx),
-                      tensors + (OUT[0], OUT[1], OUT[2], _workspace(input)), mode=mode, bs=bs, reverse=reverse,
-                      need=need, cache=cache, options=options, need_bias=b_ih is not None)
+        saved = tensors + (OUT[0], OUT[1], OUT[2], _workspace(input, w_hh.shape[1]))
+        outs = record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx), saved, mode=mode, bs=bs,
+                      reverse=reverse, need=need, cache=cache, options=options, need_bias=b_ih is not None)
     else:
         outs = record(tuple(arrays), node_cls, tensors, tensors, mode=mode, bs=bs, reverse=reverse, need=need,
                       cache=cache)
@@ -184,11 +185,12 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
 # -- the oneDNN LSTM layer as PyTorch's CPU operators (what a graph capture records) -----------------------
 def _record_layer(outs, tensors, reverse: bool, options: dict) -> None:
     """Write the layer down as ``aten.mkldnn_rnn_layer`` (its results: output, h_n, c_n and oneDNN's workspace,
-    here an empty byte tensor) and let its node's backward record ``aten.mkldnn_rnn_layer_backward``."""
+    empty under a fake or meta trace as from PyTorch's meta function) and let its node's backward record
+    ``aten.mkldnn_rnn_layer_backward``."""
     rec = CAPTURE[0].recording
     input, hx, cx, w_ih, w_hh, b_ih, b_hh, _ = tensors
     has_biases = b_ih is not None
-    workspace = _workspace(input)
+    workspace = _workspace(input, w_hh.shape[1])
     if has_biases:
         w2, w3 = b_ih, b_hh
     else:  # PyTorch's LSTM hands oneDNN zeros shaped as the weights (made where the layer is)
@@ -212,14 +214,63 @@ def _no_bias(w_ih: Tensor, w_hh: Tensor) -> tuple:
     return zeros(tuple(w_ih.shape), dtype=w_ih.dtype), z_hh
 
 
-def _workspace(input: Tensor) -> Tensor:
-    """oneDNN's workspace (what its backward reads of the forward); tinytorch's node keeps that itself: empty."""
-    return _make(MetaArray((0,), np.dtype(np.uint8)) if type(input._data) is MetaArray else np.empty(0, np.uint8))
+def _workspace(input: Tensor, hidden: int) -> Tensor:
+    """oneDNN's workspace (what its backward reads of the forward) for the layer on ``input`` (T, B, I): a byte
+    tensor of the size PyTorch's oneDNN makes, read as zeros. tinytorch's node keeps what its backward needs
+    itself (the activated gates), so nothing is written here; a large numpy zeros is pages the system maps
+    only when written, so the buffer costs next to no memory. Fake or meta inputs give PyTorch's meta result: empty."""
+    if type(input._data) is MetaArray:
+        return _make(MetaArray((0,), np.dtype(np.uint8)))
+    steps, batch, features = input.shape
+    return _make(np.zeros(onednn_workspace_nbytes(steps, batch, features, hidden, input.element_size()), np.uint8))
+
+
+def _onednn_ld(n: int, itemsize: int) -> int:
+    """oneDNN's leading dimension for rows of ``n`` elements: whole 64-byte lines, one line more where that
+    comes to a multiple of 256 elements (against 4K aliasing)."""
+    per_line = 64 // itemsize
+    ld = -(-n // per_line) * per_line
+    return ld + per_line if ld % 256 == 0 else ld
+
+
+def onednn_workspace_nbytes(steps: int, batch: int, input_size: int, hidden: int, itemsize: int) -> int:
+    """Bytes of oneDNN's training workspace for one LSTM layer in one direction (PyTorch 2.13's oneDNN 3.12,
+    as PyTorch runs each layer and direction apart), its elements ``itemsize`` bytes (float32 4, bfloat16 2).
+
+    Seven parts, each starting on a 4096-byte page: the gates of every step (T * B rows of 4H), the hidden
+    outputs (T * B rows of H), and five blocks of states, (T + 1) steps for two layers (the input's and this
+    one's), B rows each: h states (rows of max(I, H)), c states (rows of H), then for the backward, in
+    float32, the gradients of the layer and iteration states (rows of max(I, H)) and of c (rows of H).
+    Measured against PyTorch on grids of (T, B, I, H), layers, directions and dtypes: tests/nn/test_nn_rnn.py."""
+    rows, widest = 2 * (steps + 1) * batch, max(input_size, hidden)
+    parts = (steps * batch * _onednn_ld(4 * hidden, itemsize) * itemsize,
+             steps * batch * _onednn_ld(hidden, itemsize) * itemsize,
+             rows * _onednn_ld(widest, itemsize) * itemsize,
+             rows * hidden * itemsize,
+             rows * _onednn_ld(widest, 4) * 4,
+             rows * _onednn_ld(widest, 4) * 4,
+             rows * hidden * 4)
+    page = 4096
+    return sum(-(-part // page) * page for part in parts)
 
 
 def layer_options(hidden_size, num_layers, bidirectional, batch_first, train) -> dict:
     return {"hidden_size": hidden_size, "num_layers": num_layers, "bidirectional": bidirectional,
             "batch_first": batch_first, "train": train}
+
+
+def _check_onednn_dtype(dtype) -> None:
+    """PyTorch's oneDNN LSTM runs float32 and bfloat16 (this build's CPU has no float16 LSTM); other dtypes are
+    PyTorch's errors (the workspace's size is known for those two only)."""
+    if dtype in (_dtype.float32, _dtype.bfloat16):
+        return
+    if dtype == _dtype.float16:
+        raise RuntimeError("could not create a primitive descriptor for the LSTM forward propagation primitive. "
+                           "Run workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
+    if dtype in (_dtype.int8, _dtype.uint8):
+        raise RuntimeError("itensor_view_from_dense expects float, bfloat16 or half tensor input")
+    raise RuntimeError("get_mkldnn_dtype: unsupported data type")
 
 
 @aten_only("mkldnn_rnn_layer")
@@ -230,12 +281,14 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
     (T, B, I) input, as PyTorch's CPU LSTM calls it: (output, h_n, c_n, workspace)."""
     if mode != 2 or batch_sizes:
         raise NotImplementedError("mkldnn_rnn_layer: tinytorch runs the LSTM mode (2) on padded input")
+    if type(input._data) is not MetaArray:  # (PyTorch's meta function checks no dtype)
+        _check_onednn_dtype(input.dtype)
     options = layer_options(hidden_size, num_layers, bidirectional, batch_first, train)
     if not has_biases:
         options["no_bias"] = (weight2, weight3)
     out, h, c = rnn_layer("LSTM", input, None, hx_, cx_, weight0, weight1, weight2 if has_biases else None,
                           weight3 if has_biases else None, None, reverse, "MkldnnRnnLayerBackward0", options)
-    return out, h, c, _workspace(input)
+    return out, h, c, _workspace(input, weight1.shape[1])
 
 
 @aten_only("mkldnn_rnn_layer_backward", recorded=True)

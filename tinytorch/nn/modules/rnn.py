@@ -182,9 +182,10 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         if self.batch_first and not packed:
             input = input.transpose(0, 1)
-        # the node names PyTorch's CPU build shows: oneDNN's LSTM layer (float32, padded, no projection),
-        # else the Stack (padded) or Cat (packed) its composite path ends in
-        onednn = self.mode == "LSTM" and not packed and self.proj_size == 0 and input.dtype == _dtype.float32
+        # the node names PyTorch's CPU build shows: oneDNN's LSTM layer (float32, padded, not empty, no
+        # projection), else the Stack (padded) or Cat (packed) its composite path ends in
+        onednn = (self.mode == "LSTM" and not packed and self.proj_size == 0 and input.dtype == _dtype.float32
+                  and input.numel() != 0)
         node_name = "MkldnnRnnLayerBackward0" if onednn else ("CatBackward0" if packed else "StackBackward0")
         options = None
         if onednn:  # PyTorch's operator: a graph capture records each layer as one aten.mkldnn_rnn_layer
