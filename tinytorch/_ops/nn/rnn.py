@@ -11,6 +11,8 @@ activated gates. The node's backward runs the time loop in reverse on arrays (th
 Gate layouts are PyTorch's: LSTM (i, f, g, o), GRU (r, z, n), weights (gates * H, in)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import _dtype
@@ -171,7 +173,8 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
     # one node of the layer's outputs: the sequence, the last h (and the last c)
     node_cls = _node_class(node_name)
     if node_cls is MkldnnRnnLayerBackward0:  # PyTorch's operator: its order of edges, its results saved
-        saved = tensors + (OUT[0], OUT[1], OUT[2], _workspace(input, w_hh.shape[1]))
+        # (oneDNN's workspace is made only where the node is: a forward without a graph saves nothing)
+        saved = tensors + (OUT[0], OUT[1], OUT[2], _workspace(input, w_hh.shape[1])) if recording else ()
         outs = record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx), saved, mode=mode, bs=bs,
                       reverse=reverse, need=need, cache=cache, options=options, need_bias=b_ih is not None)
     else:
@@ -233,6 +236,7 @@ def _onednn_ld(n: int, itemsize: int) -> int:
     return ld + per_line if ld % 256 == 0 else ld
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of the layer's sizes, asked once per layer per forward
 def onednn_workspace_nbytes(steps: int, batch: int, input_size: int, hidden: int, itemsize: int) -> int:
     """Bytes of oneDNN's training workspace for one LSTM layer in one direction (PyTorch 2.13's oneDNN 3.12,
     as PyTorch runs each layer and direction apart), its elements ``itemsize`` bytes (float32 4, bfloat16 2).
