@@ -3,10 +3,11 @@ distributed package is collectives over MPI). ``is_available()`` is False, as on
 RPC, and the entry points refuse, so libraries that test ``is_available()`` take their local path."""
 from __future__ import annotations
 
+from .options import _NO_RPC, TensorPipeRpcBackendOptions  # (its file, as in PyTorch)
+
 __all__ = ["is_available", "init_rpc", "shutdown", "rpc_sync", "rpc_async", "remote", "get_worker_info",
            "TensorPipeRpcBackendOptions"]
 
-_NO_RPC = "tinytorch has no torch.distributed.rpc (its distributed package is collectives over MPI): {}"
 
 
 def is_available() -> bool:
@@ -26,5 +27,3 @@ rpc_sync = _refuse("rpc_sync")
 rpc_async = _refuse("rpc_async")
 remote = _refuse("remote")
 get_worker_info = _refuse("get_worker_info")
-
-from .options import TensorPipeRpcBackendOptions  # noqa: E402  (its file, as in PyTorch)

@@ -1,8 +1,9 @@
 """``torch.distributed.rpc.options``: the RPC backend's options, which refuse as the rest of the package does."""
 from __future__ import annotations
 
+_NO_RPC = "tinytorch has no torch.distributed.rpc (its distributed package is collectives over MPI): {}"
+
 
 class TensorPipeRpcBackendOptions:
     def __init__(self, *args, **kwargs):
-        from . import _NO_RPC
         raise RuntimeError(_NO_RPC.format("TensorPipeRpcBackendOptions"))
