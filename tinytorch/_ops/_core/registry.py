@@ -46,6 +46,7 @@ from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 from . import overlap
+from . import overlap as overlap_rules  # (``op``'s keyword is named ``overlap`` too)
 from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
@@ -181,7 +182,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "__weakref__")
+                 "torch_inplace", "python_method", "overlap", "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra, autocast=None):
@@ -194,6 +195,7 @@ class OpDecl:
         self.public = None
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
+        self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
 
     @property
     def qualname(self) -> str:
@@ -230,7 +232,7 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False):
+       python_method: bool = False, overlap=None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -256,9 +258,15 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 floating type of its inputs); None: autocast leaves the op alone.
     python_method  PyTorch writes ``Tensor.X`` in Python (``torch/_tensor.py``: split, norm, unique...): no
                 argument parser reads its keywords, so they have no other spellings, and Python's errors name
-                it ``Tensor.X``."""
+                it ``Tensor.X``.
+    overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
+                ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
+                check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise
+                op's out= and every in-place write, nothing for another op's out=."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
+    if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
+        raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
 
     def declare(fn):
         qual = name or fn.__name__
@@ -276,6 +284,9 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                       tuple(idunders), batch, no_batch, tuple(extra), autocast)
         decl.own_out = own_out
         decl.python_method = python_method
+        decl.overlap = overlap
+        if overlap is not None:
+            overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:
             raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
@@ -321,7 +332,7 @@ def _public_function(decl: OpDecl):
     # the call again; the common call pays nothing for it
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         # the check PyTorch makes between out= and the inputs (an elementwise op: the pointwise batching rule)
-        _OUT_OVERLAP[impl] = overlap.out_rule(decl.name, getattr(decl.batch, "__name__", None) == "pointwise")
+        _OUT_OVERLAP[impl] = overlap.out_rule(decl.overlap, getattr(decl.batch, "__name__", None) == "pointwise")
 
         def public(*args, out=None, **kwargs):
             try:

@@ -116,7 +116,7 @@ class ScatterReduceBackward0(Node):
         return g_self, g_src
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", overlap="any")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """A copy of ``input`` where ``src[i][j]`` is combined into ``out[i][index[i][j]]`` (along ``dim``)
@@ -136,7 +136,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                   reduce=reduce, include_self=include_self)
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", overlap="any")
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
     """A copy of ``input`` where slice ``source[..., j, ...]`` (along ``dim``) is combined into slice

@@ -163,7 +163,7 @@ def _batch_max_min(op, input, dim=None, keepdim=False, *, other=None, keepdims=N
     return _return_type(op.__name__)(input._wrap(values), input._wrap(indices))
 
 
-@op(variants=_REDUCTION, batch=_batch_max_min)
+@op(variants=_REDUCTION, batch=_batch_max_min, overlap="partial")
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=None):
     """Largest element, or ``(values, indices)`` along ``dim``; ``max(a, b)`` is ``maximum``."""
     if isinstance(dim, Tensor) or other is not None:
@@ -175,7 +175,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
     return _extreme(input, dim, keepdim, np.max, _nan_argmax, MaxBackward1, MaxBackward0, max_result)
 
 
-@op(variants=_REDUCTION, batch=_batch_max_min)
+@op(variants=_REDUCTION, batch=_batch_max_min, overlap="partial")
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=None):
     """Smallest element, or ``(values, indices)`` along ``dim``; ``min(a, b)`` is ``minimum``."""
     if isinstance(dim, Tensor) or other is not None:

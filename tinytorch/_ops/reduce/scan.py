@@ -95,7 +95,7 @@ class CumsumBackward0(Node):
         return (_flipcumsum(g, self.dim).to(self.in_dtype),)
 
 
-@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1), overlap="partial")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (ints and bools accumulate in int64)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
@@ -160,7 +160,7 @@ def _make_cat(a: Tensor, b: Tensor) -> Tensor:
     return cat([a, b], -1)
 
 
-@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1), overlap="partial")
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running product along ``dim``."""
     x = input._data
@@ -206,7 +206,7 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
 _logaddexp_scan = silent(np.logaddexp.accumulate)  # a NaN, or inf after -inf: PyTorch's NaN, no warning
 
 
-@op(variants=_SCAN, batch=batch_along_dim(1))
+@op(variants=_SCAN, batch=batch_along_dim(1), overlap="partial")
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
     x = input._data

@@ -88,7 +88,7 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
 
 
-@op(variants=_SORT, batch=batch_along_dim(1, -1))
+@op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
@@ -110,13 +110,13 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return sort(input.detach(), dim, descending)[1]
 
 
-@op(variants=_SORT, batch=composite)
+@op(variants=_SORT, batch=composite, overlap="partial")
 def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``."""
     return sort(input, 0)[0]
 
 
-@op(variants=_SORT, batch=batch_along_dim(2, -1))
+@op(variants=_SORT, batch=batch_along_dim(2, -1), overlap="partial")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
@@ -156,7 +156,7 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     return result(v, i)
 
 
-@op(variants=_SORT, batch=batch_along_dim(2, -1))
+@op(variants=_SORT, batch=batch_along_dim(2, -1), overlap="partial")
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     if keepdims is not None:
@@ -239,7 +239,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
                           "nanmedian")
 
 
-@op(variants=_SORT, batch=batch_along_dim(1, -1))
+@op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last index."""
     if keepdims is not None:
@@ -297,7 +297,7 @@ def _batch_aminmax(op, input, *, dim=None, keepdim=False, keepdims=None):
     return aminmax_result(input._wrap(lo.reshape(shape)), input._wrap(hi.reshape(shape)))
 
 
-@op(variants=_SORT, batch=_batch_aminmax)
+@op(variants=_SORT, batch=_batch_aminmax, overlap="partial")
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     """(amin, amax) in one call."""
     if keepdims is not None:

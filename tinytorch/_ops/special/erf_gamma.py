@@ -412,7 +412,8 @@ def _mvlgamma_(self, p):
     return apply_inplace(self, mvlgamma, p)
 
 
-@op(variants="function method inplace out", inplace=_mvlgamma_, batch=pointwise, extra=("special.multigammaln",))
+@op(variants="function method inplace out", inplace=_mvlgamma_, batch=pointwise,
+    extra=("special.multigammaln",), overlap="unchecked")
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """log of the multivariate gamma function: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
     # PyTorch's only checks (its old "All elements must be greater than (p-1)/2" is gone): outside that domain,
