@@ -70,7 +70,7 @@ class MaskedFillBackward1(Node):
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("masked_fill", input._data.dtype)
+        narrow.guard(input._data.dtype, "masked_fill", None)
     m = _mask_array(mask, "masked_fill_")
     x = input._data
     shape = broadcast_shapes(x.shape, m.shape)

@@ -77,7 +77,7 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and elements (NaN equals nothing)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("equal", input._data.dtype)
+        narrow.guard(input._data.dtype, "equal_notnan_cpu", "equal_notnan_cpu")
     a, b = input._data, other._data
     return bool(a.shape == b.shape and (a == b).all())
 

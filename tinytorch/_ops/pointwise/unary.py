@@ -185,7 +185,8 @@ isfinite = _predicate("isfinite", np.isfinite)
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (-0.0 included)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("signbit", input._data.dtype)
+        narrow.guard(input._data.dtype, "signbit_cpu",
+                     NotImplementedError("signbit is not implemented for complex tensors."))
     return _make(as_array(np.signbit(input._data)))
 
 
@@ -201,7 +202,7 @@ class NanToNumBackward0(Node):
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("nan_to_num", input._data.dtype)
+        narrow.guard(input._data.dtype, "nan_to_num", "nan_to_num")
     x = input._data
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())

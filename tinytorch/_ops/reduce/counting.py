@@ -71,7 +71,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
     equals nothing, so each NaN is a value of its own (after the numbers, in the input's order)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("unique", input._data.dtype)
+        narrow.guard(input._data.dtype, "unique", "unique")
     x = input._data
     if dim is None:
         _refuse_complex(x, "unique")
@@ -200,7 +200,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("nonzero", input._data.dtype)
+        narrow.guard(input._data.dtype, "nonzero_count_cpu", None)
     x = input._data
     if x.ndim == 0:
         n = int(x != 0)

@@ -92,7 +92,8 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("sort", input._data.dtype)
+        narrow.guard(input._data.dtype, "sorting_kernel_method_name",
+                     RuntimeError(" Sort does not support complex dtypes on CPU"))
     x = input._data
     if x.ndim == 0:
         _wrap_dim(dim, 0)
@@ -120,7 +121,7 @@ def msort(input: Tensor) -> Tensor:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("topk", input._data.dtype)
+        narrow.guard(input._data.dtype, "topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU"))
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
