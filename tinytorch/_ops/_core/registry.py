@@ -50,7 +50,8 @@ from . import overlap as overlap_rules  # (``op``'s keyword is named ``overlap``
 from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
-__all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "AUTOCAST_POLICIES"]
+__all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "bind_rule",
+           "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
@@ -166,6 +167,18 @@ def bind_export(key: str, rule) -> None:
     decl.onnx = rule
 
 
+def bind_rule(kind: str, key: str, rule) -> None:
+    """Attach a transformation's rule for the op ``key`` (a ``REGISTRY`` key) to its declaration, as
+    ``decl.rules[kind]``: a package above the ops (fx's ATen recorder: ``kind`` "aten") registers its rules as it
+    loads, as ``bind_export`` does ONNX's; an unknown key or a second rule of one kind for one op is an error."""
+    decl = REGISTRY.get(key)
+    if decl is None:
+        raise KeyError(f"no op {key!r} is declared, so it has no {kind} rule to take")
+    if decl.rules.get(kind, rule) is not rule:
+        raise RuntimeError(f"op {key!r} has a {kind} rule already ({decl.rules[kind]!r})")
+    decl.rules[kind] = rule
+
+
 _WORDS = frozenset({"function", "method", "inplace", "torch_inplace", "out", "functional"})
 
 
@@ -182,7 +195,8 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "overlap", "__weakref__")
+                 "torch_inplace", "python_method", "overlap", "rules",
+                 "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra, autocast=None):
@@ -196,6 +210,7 @@ class OpDecl:
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
         self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
+        self.rules = {}  # a transformation's rule for the op, by the transformation ("aten": fx's), ``bind_rule``
 
     @property
     def qualname(self) -> str:

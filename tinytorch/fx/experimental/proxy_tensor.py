@@ -248,8 +248,8 @@ class Recording:
             bound = _aten_rules.Args(None, args, kwargs)
         name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
         last = self.graph._root._prev  # (the graph's last node before this call's)
-        if inplace and f"{name}_" in _aten_rules.RULES:  # an in-place binding with a rule of its own (selu_)
-            node = _aten_rules.RULES[f"{name}_"](self, f"{name}_", bound, out)
+        if inplace and decl.name.endswith("_") and "aten" in decl.rules:  # an in-place op with a rule (selu_)
+            node = decl.rules["aten"](self, f"{name}_", bound, out)
         elif inplace:
             overload = _inplace_overload(name, bound, self.in_composite)
             if overload == "Scalar" and name in _ARITHMETIC:
@@ -257,7 +257,7 @@ class Recording:
             else:
                 node = self.call(f"{name}_.{overload}", *bound.positional(), **bound.keywords())
         else:
-            node = _aten_rules.rule_for(name)(self, name, bound, out)
+            node = _aten_rules.rule_for(decl)(self, name, bound, out)
         if node is None:
             return
         if stack is not None:  # every operator the call made comes from the user's line (an index's view steps)
