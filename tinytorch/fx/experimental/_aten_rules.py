@@ -17,6 +17,8 @@ recorded call shows: PyTorch's dispatcher leaves out the trailing positional arg
 that hold their defaults (``sum.dim_IntList(x, [0])``, not ``sum.dim_IntList(x, [0], False, dtype=None)``)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 
 import numpy as np
 
@@ -39,32 +41,13 @@ from ..._ops.shape.conversions import contiguous_format
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "aten_rule", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name",
-           "schema", "rule_for"]
-
-# ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
-# make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
-                        "instance_norm", "einsum", "rms_norm", "avg_pool1d", "prelu"})
-
+__all__ = ["SCHEMAS", "aten_rule", "recorded_as_parts", "Parts", "scalar_overload", "Args", "aten_name", "schema", "rule_for"]
 
 def _smoothed_cross_entropy(a) -> bool:
     """cross_entropy of class indices with label smoothing (ATen's cross_entropy_loss_label_smoothing is made of
     ops; without smoothing the rule writes PyTorch's decomposition, _log_softmax and nll_loss_forward)."""
     return bool(a.get("label_smoothing", 0.0)) and a["input"].shape != a["target"].shape
 
-
-# ops decomposed as DECOMPOSED's are, for some calls: name -> a test of the call's arguments (``Args``)
-DECOMPOSED_WHEN = {"cross_entropy": _smoothed_cross_entropy}
-
-# those written in C++ (multi_head_attention_forward is Python in PyTorch): a number they add or multiply by is a
-# C++ Scalar (``add_.Scalar``, ``mul.Scalar``), where Python's binding makes it a wrapped tensor (``.Tensor``)
-CPP_COMPOSITES = (DECOMPOSED | set(DECOMPOSED_WHEN)) - {"multi_head_attention_forward"}
-
-# functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
-# operator of their name exists, so both tracers, make_fx and export, record the ops they call
-PYTHON_LEVEL = frozenset({"normalize", "softsign", "tanhshrink", "softmin", "local_response_norm",
-                          "gaussian_nll_loss", "multilabel_soft_margin_loss", "lp_pool1d", "lp_pool2d", "lp_pool3d"})
 
 # the namespaces whose ops ATen names with their namespace in front (torch.special.entr is aten.special_entr)
 _PREFIXED = ("linalg", "special", "fft")
@@ -1521,6 +1504,45 @@ aten_rule("_prelu_kernel")(_prelu_kernel)
 aten_rule("Tensor.to", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bfloat16", "Tensor.long", "Tensor.int",
           "Tensor.short", "Tensor.byte", "Tensor.char", "Tensor.bool", "Tensor.cfloat", "Tensor.cdouble",
           "Tensor.type_as")(_conversion)
+
+
+class Parts(NamedTuple):
+    """How a tracer sees an op made of other ops (its ``decl.rules["parts"]``, put there by ``recorded_as_parts``)."""
+    python: bool   # PyTorch writes it in Python over other ops: no ATen operator of its name, both tracers see its parts
+    cpp: bool      # ATen's C++ composite: a number it adds or multiplies by is a C++ Scalar (``add_.Scalar``), where
+                   # Python's binding makes it a wrapped tensor (``.Tensor``)
+    when: object   # None, or a test of the call's arguments (``Args``): only the calls it passes are made of parts
+
+
+def recorded_as_parts(*keys: str, python: bool = False, cpp: bool = True, when=None) -> None:
+    """The ops ``keys`` (``REGISTRY`` keys) are recorded as the ops they call: ``python``, by both tracers (functions
+    PyTorch writes in Python: torch.nn.functional's normalize, softsign...); else by make_fx only (ATen's
+    CompositeImplicitAutograd ops: PyTorch's dispatcher shows their parts below autograd; export's pre-dispatch graph
+    keeps the call)."""
+    for key in keys:
+        bind_rule("parts", key, Parts(python, cpp and not python, when))
+
+
+recorded_as_parts("F.softsign", "F.tanhshrink", "F.softmin", "F.multilabel_soft_margin_loss", "F.gaussian_nll_loss",
+                  "F.normalize", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d", "F.local_response_norm", "masked.softmin",
+                  "masked.normalize", python=True)
+recorded_as_parts("prelu", "rms_norm", "einsum", "cosine_similarity", "F.l1_loss", "avg_pool1d", "instance_norm",
+                  "linalg.multi_dot", "linalg.vecdot")
+recorded_as_parts("F.multi_head_attention_forward", cpp=False)  # (Python in PyTorch, but below autograd only)
+# cross_entropy with label smoothing: ATen's cross_entropy_loss_label_smoothing is made of ops
+recorded_as_parts("F.cross_entropy", when=_smoothed_cross_entropy)
+
+
+def scalar_overload(at: int, *keys: str) -> None:
+    """The in-place ops ``keys`` (``REGISTRY`` keys) have the ATen overloads ``.Tensor`` and ``.Scalar``, told apart
+    by their argument at position ``at``: a number picks ``.Scalar`` (``masked_fill_.Scalar``, ``eq_.Tensor``)."""
+    for key in keys:
+        bind_rule("scalar_at", key, at)
+
+
+scalar_overload(1, "pow", "fill_", "eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
+                "bitwise_xor")
+scalar_overload(2, "masked_fill", "lerp")
 
 
 def rule_for(decl):
