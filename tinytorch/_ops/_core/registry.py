@@ -195,7 +195,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "overlap", "rules",
+                 "torch_inplace", "python_method", "overlap", "rules", "functional_apart",
                  "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
@@ -210,6 +210,7 @@ class OpDecl:
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
         self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
+        self.functional_apart = False  # PyTorch's nn.functional.X is a Python function of its own, not torch.X
         self.rules = {}  # a transformation's rule for the op, by the transformation ("aten": fx's), ``bind_rule``
 
     @property
@@ -247,7 +248,7 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False, overlap=None):
+       python_method: bool = False, overlap=None, functional_apart: bool = False):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -274,6 +275,9 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     python_method  PyTorch writes ``Tensor.X`` in Python (``torch/_tensor.py``: split, norm, unique...): no
                 argument parser reads its keywords, so they have no other spellings, and Python's errors name
                 it ``Tensor.X``.
+    functional_apart  PyTorch writes ``nn.functional.X`` in Python, apart from ``torch.X`` (``F.max_pool2d`` is not
+                ``torch.max_pool2d``, and torch.fx records a call of it by that function): ``nn.functional`` gives it
+                a spelling of its own (``spelling_of``).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
                 check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise
@@ -300,6 +304,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         decl.own_out = own_out
         decl.python_method = python_method
         decl.overlap = overlap
+        decl.functional_apart = functional_apart
         if overlap is not None:
             overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
