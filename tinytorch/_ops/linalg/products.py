@@ -415,7 +415,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     """beta * input + alpha * (mat1 @ mat2)."""
     if legacy or not isinstance(input, Tensor):  # addmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw)
+        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw, ("mat1", "mat2"), True)
         return addmm(*args, **kw)
     a, b = mat1._data, mat2._data
     if a.ndim != 2 or b.ndim != 2:
@@ -432,7 +432,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> 
     """beta * input + alpha * (mat @ vec)."""
     if legacy or not isinstance(input, Tensor):  # addmv(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw)
+        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw, ("mat", "vec"))
         return addmv(*args, **kw)
     a, v = mat._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
@@ -448,7 +448,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alph
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     if legacy or not isinstance(input, Tensor):  # baddbmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw)
+        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw, ("batch1", "batch2"), True)
         return baddbmm(*args, **kw)
     a, b = batch1._data, batch2._data
     if a.ndim != 3 or b.ndim != 3:
@@ -711,7 +711,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *legacy, beta=1, alpha=1) ->
     """beta * input + alpha * (the outer product of vec1 and vec2)."""
     if legacy or not isinstance(input, Tensor):  # addr(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw)
+        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw, ("vec1", "vec2"))
         return addr(*args, **kw)
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
@@ -730,7 +730,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
     if legacy or not isinstance(input, Tensor):  # addbmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw)
+        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw, ("batch1", "batch2"))
         return addbmm(*args, **kw)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
