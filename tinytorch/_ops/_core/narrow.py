@@ -17,8 +17,8 @@ E8M0 = _dtype.float8_e8m0fnu.np
 # the kernel names PyTorch's messages give for the unary ops that refuse ("exp_vml_cpu" not implemented ...)
 _VML = frozenset("exp log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh "
                  "atanh erf erfc erfinv lgamma digamma ceil floor trunc".split())
-_UNARY_KERNELS = {"reciprocal": "reciprocal_cpu", "neg": "neg_cpu", "abs": "abs_cpu", "sign": "sign_cpu",
-                  "sgn": "sign_cpu", "frac": "frac_cpu", "sigmoid": "sigmoid_cpu", "exp2": "exp2"}
+# the other unary ops' kernels are "<name>_cpu" (neg_cpu, reciprocal_cpu, sigmoid_cpu), but for these two
+_UNARY_KERNELS = {"sgn": "sign_cpu", "exp2": "exp2"}
 
 
 def scalar_name(npd: np.dtype) -> str:

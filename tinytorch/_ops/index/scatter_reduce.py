@@ -19,8 +19,8 @@ from .._core.registry import op
 from ..shape._adjoint import index_zeros_put
 from .scatter_gather import _at_least_1d, _check_index, _full_index, _index_array, gather, scatter, scatter_add
 
-_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.fmax, "amin": np.fmin}
-_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+# scatter_reduce's reduce= values (PyTorch's strings, not ops) -> the ufunc that combines into the output
+_UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.fmax, "amin": np.fmin}
 
 
 def _identity(reduce: str, dtype: np.dtype):
@@ -121,7 +121,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """A copy of ``input`` where ``src[i][j]`` is combined into ``out[i][index[i][j]]`` (along ``dim``)
     by ``reduce``: "sum", "prod", "mean", "amax" or "amin"."""
-    if reduce not in _REDUCES:
+    if reduce not in _UFUNC:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     x = input._data
     d = _wrap_dim(dim, max(x.ndim, 1))
