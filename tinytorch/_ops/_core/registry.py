@@ -153,6 +153,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
+META_RULES = (None, "random", "data_dependent", "cpu_args")
 
 
 def bind_export(key: str, rule) -> None:
@@ -195,7 +196,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "overlap", "rules", "functional_apart",
+                 "torch_inplace", "python_method", "overlap", "rules", "functional_apart", "meta",
                  "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
@@ -211,6 +212,7 @@ class OpDecl:
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
         self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
         self.functional_apart = False  # PyTorch's nn.functional.X is a Python function of its own, not torch.X
+        self.meta = None  # how it runs on the meta device, where that differs (``META_RULES``)
         self.rules = {}  # a transformation's rule for the op, by the transformation ("aten": fx's), ``bind_rule``
 
     @property
@@ -248,7 +250,7 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False, overlap=None, functional_apart: bool = False):
+       python_method: bool = False, overlap=None, functional_apart: bool = False, meta: str | None = None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -278,12 +280,18 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     functional_apart  PyTorch writes ``nn.functional.X`` in Python, apart from ``torch.X`` (``F.max_pool2d`` is not
                 ``torch.max_pool2d``, and torch.fx records a call of it by that function): ``nn.functional`` gives it
                 a spelling of its own (``spelling_of``).
+    meta        how the op runs on meta tensors where that is not by its inputs' shapes alone (``tinytorch/_meta.py``):
+                "random" (a random factory: on the meta device it draws nothing, the generator stays where it was),
+                "data_dependent" (its result's shape depends on the values: PyTorch's meta kernels refuse it),
+                "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
                 check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise
                 op's out= and every in-place write, nothing for another op's out=."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
+    if meta not in META_RULES:
+        raise ValueError(f"unknown meta rule {meta!r}; known: {META_RULES}")
     if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
         raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
 
@@ -305,6 +313,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         decl.python_method = python_method
         decl.overlap = overlap
         decl.functional_apart = functional_apart
+        decl.meta = meta
         if overlap is not None:
             overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short

@@ -31,7 +31,7 @@ def _index_put_overlap(self: Tensor, args) -> None:
     overlap.check(self._data, self._vc, args, True)
 
 
-@op(variants="function method inplace torch_inplace", overlap=_index_put_overlap)
+@op(variants="function method inplace torch_inplace", overlap=_index_put_overlap, meta="cpu_args")
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` written (or, with ``accumulate``, added) at ``indices``, a
     tuple of index tensors as ``input[indices]`` reads them."""
@@ -52,7 +52,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     return input + index_zeros_put(input._data.shape, np_key, values.expand(shape), True)
 
 
-@op(variants="function method inplace", overlap="any")
+@op(variants="function method inplace", overlap="any", meta="cpu_args")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions
     ``index`` (negative positions count from the end)."""

@@ -83,7 +83,7 @@ def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
             raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {d} with size {x.shape[d]}")
 
 
-@op(variants="function method out", batch=rules.gather, overlap="any")
+@op(variants="function method out", batch=rules.gather, overlap="any", meta="cpu_args")
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
@@ -143,7 +143,7 @@ class ScatterBackward1(ScatterBackward0):
 _REDUCE = {"add": np.add, "multiply": np.multiply}
 
 
-@op(variants="function method inplace out", batch=rules.scatter, overlap="any")
+@op(variants="function method inplace out", batch=rules.scatter, overlap="any", meta="cpu_args")
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
     ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
@@ -189,7 +189,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
                   src_shape=None if src is None else src._data.shape)
 
 
-@op(variants="function method inplace out", batch=rules.scatter, overlap="any")
+@op(variants="function method inplace out", batch=rules.scatter, overlap="any", meta="cpu_args")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src``'s elements added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data

@@ -245,7 +245,7 @@ class FillBackward3(CopyBackwards):
     """fill_ with a 0-d tensor: its gradient is the sum of the incoming one."""
 
 
-@op(variants="method", no_batch=_WRITES)
+@op(variants="method", no_batch=_WRITES, meta="cpu_args")
 def copy_(self, src, non_blocking: bool = False):
     """Copy ``src``'s values into this tensor (broadcast and cast as needed); gradients flow to ``src``."""
     return _copy(self, src, CopyBackwards)

@@ -280,7 +280,7 @@ def tile(input: Tensor, *dims) -> Tensor:
     return input.repeat(dims)
 
 
-@op(variants="function method")
+@op(variants="function method", meta="data_dependent")
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (or slice along ``dim``) ``repeats`` times in place."""
     if repeats is None:  # torch.repeat_interleave(counts): indices repeated by counts
