@@ -685,6 +685,18 @@ def _named(fn, name: str):
     return copy
 
 
+def declaration_of(func):
+    """The declaration ``func`` is a spelling of (a tensor subclass's ``__torch_function__`` finds its rule there): a
+    public function's or spelling's ``_decl``, else the declaration owning the Tensor method of its name (``getitem``:
+    ``__getitem__``'s), unless it is that op's in-place form; None for anything else."""
+    name = getattr(func, "__name__", None) or ""
+    decl = getattr(func, "_decl", None) or _METHOD_OWNERS.get(name) or _METHOD_OWNERS.get(f"__{name}__")
+    if decl is None or (name.endswith("_") and not name.endswith("__") and not decl.name.endswith("_")) \
+            or f"__{name}__" in decl.idunders:
+        return None
+    return decl
+
+
 def own_name(func) -> str:
     """The ``__name__`` of the op's own spelling for any of its spellings (``spmm`` for ``torch.dsmm``, ``atan``
     for ``Tensor.arctan``): a table of ops keyed by name (a tensor subclass's kernels) finds every spelling."""
