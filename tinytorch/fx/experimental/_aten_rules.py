@@ -8,9 +8,10 @@ the same call to its tracers as ATen operators, at one of two levels:
   - ``torch.export`` (pre-dispatch, ``predispatch``): the op as the Python API called it
     (``aten.linear.default``, ``aten.conv2d.default``, ``aten.batch_norm.default``).
 ``aten_rule`` puts a rule on the declaration of each tinytorch op whose ATen form is not simply
-``aten.<name>.<overload>`` with the call's own arguments; every other op is recorded that way (``default_rule``). A rule gets the recorder ``g`` (its ``call``
-adds one ATen node), the call's arguments bound by name (``Args``) and the op's result; it returns the node(s)
-standing for the result.
+``aten.<name>.<overload>`` with the call's own arguments; every other op is recorded that way (``default_rule``).
+A rule gets the recorder ``g`` (its ``call`` adds one ATen node), the call's arguments bound by name (``Args``) and
+the op's result; it returns the node(s) standing for the result. ``recorded_as_parts`` marks the ops a tracer sees
+as the ops they are made of, ``scalar_overload`` the in-place ops whose ATen overload a number argument picks.
 
 The ATen operators' argument lists (``SCHEMAS``, as ``native_functions.yaml`` writes them) tell which arguments a
 recorded call shows: PyTorch's dispatcher leaves out the trailing positional arguments and the keyword-only ones
@@ -41,7 +42,8 @@ from ..._ops.shape.conversions import contiguous_format
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "aten_rule", "recorded_as_parts", "Parts", "scalar_overload", "Args", "aten_name", "schema", "rule_for"]
+__all__ = ["SCHEMAS", "aten_rule", "recorded_as_parts", "Parts", "scalar_overload", "Args", "aten_name", "schema",
+           "rule_for"]
 
 def _smoothed_cross_entropy(a) -> bool:
     """cross_entropy of class indices with label smoothing (ATen's cross_entropy_loss_label_smoothing is made of
@@ -1508,10 +1510,10 @@ aten_rule("Tensor.to", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.b
 
 class Parts(NamedTuple):
     """How a tracer sees an op made of other ops (its ``decl.rules["parts"]``, put there by ``recorded_as_parts``)."""
-    python: bool   # PyTorch writes it in Python over other ops: no ATen operator of its name, both tracers see its parts
-    cpp: bool      # ATen's C++ composite: a number it adds or multiplies by is a C++ Scalar (``add_.Scalar``), where
-                   # Python's binding makes it a wrapped tensor (``.Tensor``)
-    when: object   # None, or a test of the call's arguments (``Args``): only the calls it passes are made of parts
+    python: bool  # PyTorch writes it in Python over other ops: no ATen operator of its name, both tracers see its parts
+    cpp: bool     # ATen's C++ composite: a number it adds or multiplies by is a C++ Scalar (``add_.Scalar``), where
+    #               Python's binding makes it a wrapped tensor (``.Tensor``)
+    when: object  # None, or a test of the call's arguments (``Args``): only the calls it passes are made of parts
 
 
 def recorded_as_parts(*keys: str, python: bool = False, cpp: bool = True, when=None) -> None:
