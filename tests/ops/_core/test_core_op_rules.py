@@ -75,23 +75,15 @@ ALLOWED_TABLES = {
     ("_ops/index/scatter_reduce.py", ("sum", "prod", "mean")): "scatter_reduce's reduce= strings and their ufuncs",
     ("_ops/_core/narrow.py", ("add", "maximum", "minimum")): "numpy ufunc names -> PyTorch's float8 kernel names",
 }
-# tables of op names not yet moved onto the declarations (issue 79): this list only shrinks
-PENDING_TABLES = [
-    ("_ops/sparse/pointwise.py", ("add", "sub", "mul")),         # sparse kernels by op name
-    ("_ops/sparse/pointwise.py", ("add", "sub", "mul")),         # their in-place forms
-    ("_ops/sparse/pointwise.py", ("square", "pow", "div")),      # ops PyTorch's CSR backend refuses by layout
-    ("_ops/sparse/pointwise.py", ("exp", "cos", "log")),         # ops neither sparse backend has
-    ("_ops/sparse/tensor.py", ("reshape", "exp", "fill_")),      # sparse refusals' ATen names
-]
 
 
 def test_no_op_name_tables_in_the_package():
     assert len(ALLOWED_TABLES) <= 5
     found = collections.Counter((path.relative_to(PACKAGE).as_posix(), tuple(keys[:3]))
                                 for path in sorted(PACKAGE.rglob("*.py")) for _, _, keys in _name_tables(path, 5))
-    known = collections.Counter(list(ALLOWED_TABLES)) + collections.Counter(PENDING_TABLES)
+    known = collections.Counter(list(ALLOWED_TABLES))
     assert not found - known, f"tables of op names (put the rule on the declaration instead): {found - known}"
-    assert not known - found, f"tables gone: take them off ALLOWED_TABLES / PENDING_TABLES: {known - found}"
+    assert not known - found, f"an allowed table is gone: take it off ALLOWED_TABLES: {known - found}"
 
 
 def test_name_table_scan_sees_tables(tmp_path):
