@@ -14,13 +14,6 @@ C32 = _dtype.C32_NP
 F8 = _dtype.F8_NP
 E8M0 = _dtype.float8_e8m0fnu.np
 
-# the kernel names PyTorch's messages give for the unary ops that refuse ("exp_vml_cpu" not implemented ...)
-_VML = frozenset("exp log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh "
-                 "atanh erf erfc erfinv lgamma digamma ceil floor trunc".split())
-# the other unary ops' kernels are "<name>_cpu" (neg_cpu, reciprocal_cpu, sigmoid_cpu), but for these two
-_UNARY_KERNELS = {"sgn": "sign_cpu", "exp2": "exp2"}
-
-
 def scalar_name(npd: np.dtype) -> str:
     """PyTorch's ScalarType name of a dtype (Float8_e4m3fn, ComplexHalf)."""
     return _dtype.FROM_NP[npd]._scalar
@@ -34,8 +27,9 @@ def _wide(x: np.ndarray) -> np.ndarray:
     return _dtype_casts.convert(x, _C64 if x.dtype == C32 else _F32)
 
 
-def unary(name: str, x: np.ndarray) -> np.ndarray:
-    """``name`` (an elementwise op of one tensor) on a float8 or complex32 array, or PyTorch's refusal."""
+def unary(name: str, x: np.ndarray, kernel: str | None = None) -> np.ndarray:
+    """``name`` (an elementwise op of one tensor) on a float8 or complex32 array, or PyTorch's refusal naming its
+    ``kernel`` (declared with the op: ``unary(narrow_kernel=...)``; default ``<name>_cpu``)."""
     npd = x.dtype
     if name == "abs" and npd != E8M0:
         if npd == C32:  # the magnitude in float, rounded to half
@@ -60,7 +54,7 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
     if name == "sign" and npd == C32:
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
                                   "torch.sgn instead.")
-    refuse(f"{name}_vml_cpu" if name in _VML else _UNARY_KERNELS.get(name, f"{name}_cpu"), npd)
+    refuse(kernel or f"{name}_cpu", npd)
 
 
 def binary(name: str, ad, bd, npd: np.dtype, alpha=1) -> np.ndarray:

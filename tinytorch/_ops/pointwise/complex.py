@@ -348,7 +348,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
     x = input._data
-    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x))
+    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x, "sign_cpu"))
     return record(out, SgnBackward0, (input,), (input, OUT))
 
 
