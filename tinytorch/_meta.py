@@ -55,10 +55,6 @@ from .tensor import Tensor, register_attribute
 __all__ = ["install"]
 
 # -- factories ---------------------------------------------------------------------------------------------
-# the random factories: on the meta device they draw nothing (the generator stays where it was)
-_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal"})
-
-
 def _meta_arg(args) -> bool:
     return any(isinstance(a, Tensor) and a._meta for a in args)
 
@@ -112,7 +108,7 @@ def _factory_hook(decl, fn, args, kwargs):
     elif not (fake or _meta_data.is_meta_device(dev)):
         return fn(*args, **kwargs)
     kwargs["device"] = None
-    state = default_generator.get_state() if decl.name in _RANDOM else None
+    state = default_generator.get_state() if decl.meta == "random" else None
     prev = _factory.LAZY.on
     _factory.LAZY.on = True
     try:
@@ -135,11 +131,6 @@ def _factory_method(decl, fn):
 
 
 # -- every other op, once a meta tensor exists ----------------------------------------------------------------
-# ops whose result's shape depends on the values: PyTorch's meta kernels cannot run them
-_DATA_DEPENDENT = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "bincount",
-                             "repeat_interleave", "histc", "histogram", "equal", "allclose", "is_nonzero"})
-
-
 def _data_dependent(name: str) -> str:
     if name in ("nonzero", "argwhere"):
         return ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
@@ -212,13 +203,10 @@ class _Nesting(threading.local):
 
 _nesting = _Nesting()
 _MIXED = "Tensor on device cpu is not on the expected device meta!"
-# arguments PyTorch lets stay on the CPU beside meta tensors: indices, masks, 0-d values, a copy's source
-_CPU_ARGS_OK = frozenset({"copy", "getitem", "setitem", "index_select", "gather", "scatter", "scatter_add", "take",
-                          "index_put", "index_add", "index_copy", "index_fill", "masked_fill", "embedding",
-                          "nll_loss", "cross_entropy", "one_hot", "put", "take_along_dim"})
 
 
-def _meta_call(fn, name: str, inplace: bool, args, kwargs):
+def _meta_call(fn, name: str, inplace: bool, args, kwargs, rule: str | None = None):
+    """``fn`` called on meta tensors; ``rule``: the op's declared meta rule (``op(meta=...)``)."""
     if not _has_meta(args, kwargs):
         if not (_meta_data.FAKE_ON[0] and _meta_data.fake_mode() is not None and _tensors((args, kwargs), [])):
             return fn(*args, **kwargs)
@@ -227,10 +215,10 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs):
         args, kwargs = fake[0](name, args, kwargs, _nesting.depth > 0)
         if not _has_meta(args, kwargs):
             return fn(*args, **kwargs)
-    if name in _DATA_DEPENDENT:
+    if rule == "data_dependent":
         raise NotImplementedError(_data_dependent(name))
     ts = _tensors((args, kwargs), [])
-    if name not in _CPU_ARGS_OK and any(not _is_meta(t) and t._data.ndim and t._data.dtype.kind in "fc" for t in ts):
+    if rule != "cpu_args" and any(not _is_meta(t) and t._data.ndim and t._data.dtype.kind in "fc" for t in ts):
         raise RuntimeError(_MIXED)
     if inplace:
         self = args[0] if args and isinstance(args[0], Tensor) else None
@@ -309,12 +297,12 @@ def _on_zeros(fn, args, kwargs, metas: list):
 
 def _op_hook(decl, fn, args, kwargs):
     """A public op (``torch.X``) once a meta tensor exists."""
-    return _meta_call(fn, decl.name, decl.name.endswith("_"), args, kwargs)
+    return _meta_call(fn, decl.name, decl.name.endswith("_"), args, kwargs, decl.meta)
 
 
-def _op_method(fn, name: str, inplace: bool):
+def _op_method(fn, name: str, inplace: bool, rule: str | None):
     def method(*args, **kwargs):
-        return _meta_call(fn, name, inplace, args, kwargs)
+        return _meta_call(fn, name, inplace, args, kwargs, rule)
     method.__name__ = getattr(fn, "__name__", name)
     method.__qualname__ = getattr(fn, "__qualname__", name)
     method.__doc__ = getattr(fn, "__doc__", None)
@@ -345,7 +333,7 @@ def install() -> None:
                 dunder = attr.startswith("__") and attr.endswith("__")
                 inplace = (attr in decl.idunders or attr == "__setitem__") if dunder else attr.endswith("_")
                 name = attr.strip("_") if dunder else attr.rstrip("_") if inplace else attr
-                register_attribute(attr, _op_method(current, name, inplace))
+                register_attribute(attr, _op_method(current, name, inplace, decl.meta))
 
 
 def uninstall() -> None:

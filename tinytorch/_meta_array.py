@@ -713,9 +713,9 @@ _FUNCTIONS = {
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
     np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
     np.copy: lambda a, order="K", subok=False: a.copy("K" if order == "K" else "C"),
-    **{getattr(np, name): _method(name) for name in (
-        "reshape", "transpose", "swapaxes", "squeeze", "ravel", "sum", "prod", "mean", "var", "std", "max", "min",
-        "amax", "amin", "any", "all", "argmax", "argmin") if hasattr(np, name)},
+    **{f: _method(f.__name__) for f in (
+        np.reshape, np.transpose, np.swapaxes, np.squeeze, np.ravel, np.sum, np.prod, np.mean, np.var, np.std, np.max,
+        np.min, np.amax, np.amin, np.any, np.all, np.argmax, np.argmin)},
 }
 _FUNCTIONS[np.amax] = lambda a, *args, **kw: a.max(*args, **kw) if type(a) is MetaArray else np.amax(_real(a), *args,
                                                                                                          **kw)

@@ -448,6 +448,9 @@ ERRORS = [
     lambda lib: lib.mm(coo(lib), lib.ones(2, 2)),
     lambda lib: coo(lib, rg=True).sum(0).to_dense().sum().backward(),
     lambda lib: lib.full_like(coo(lib), 2.0),
+    lambda lib: coo(lib).ne(coo(lib)),
+    lambda lib: coo(lib).not_equal(coo(lib)),  # (the alias: aten::ne.Tensor in the refusal)
+    lambda lib: lib.not_equal(coo(lib), coo(lib)),
 ]
 
 

@@ -16,7 +16,7 @@ from .._ops._core.torch_function import dispatch as _dispatch
 from .._ops._core.util import warn_at_caller
 from .._ops.sparse.tensor import not_implemented
 from .._ops._core.members import _prepare_subclass
-from .._ops._core.registry import own_name
+from .._ops._core.registry import bind_rule, declaration_of
 from .._tensor.printing import _add_suffixes, tensor_body
 from ..autograd.grad_mode import NO_VERSION, _State
 from ..tensor import Tensor, _make, _new, register_attribute
@@ -91,7 +91,7 @@ class QuantizedTensor(Tensor):
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, "__name__", str(func))
-        rule = _ON_INTEGERS.get(name) or _ON_INTEGERS.get(own_name(func))
+        rule = _rule_of(func, name)
         if rule is None:
             raise not_implemented(name, cls._backend)
         return rule(func, args, kwargs)
@@ -168,11 +168,30 @@ def _equal(func, args, kwargs):
             and (a._scale, a._zero_point) == (b._scale, b._zero_point) and np.array_equal(a._data, b._data))
 
 
-_ON_INTEGERS = {name: _keep_quantizer for name in (
-    "t", "transpose", "view", "reshape", "view_as", "reshape_as", "permute", "squeeze", "unsqueeze", "flatten",
-    "getitem", "__getitem__", "select", "narrow", "expand", "contiguous", "clone", "detach", "chunk", "split",
-    "unbind", "T", "mT", "data")}
-_ON_INTEGERS.update(cat=_cat, concat=_cat, concatenate=_cat, relu=_relu, equal=_equal)
+def _on_integers(rule, *keys: str) -> None:
+    """``rule(func, args, kwargs)`` runs the ops ``keys`` (``REGISTRY`` keys) on quantized tensors: kept on their
+    declarations (``decl.rules["quantized"]``), where ``__torch_function__`` finds it for every spelling."""
+    for key in keys:
+        bind_rule("quantized", key, rule)
+
+
+_on_integers(_keep_quantizer, "t", "transpose", "Tensor.view", "reshape", "Tensor.view_as", "Tensor.reshape_as",
+             "permute", "squeeze", "unsqueeze", "flatten", "Tensor.getitem", "select", "narrow", "Tensor.expand",
+             "Tensor.contiguous", "clone", "detach", "chunk", "split", "unbind")
+_on_integers(_cat, "cat")
+_on_integers(_relu, "relu")
+_on_integers(_equal, "equal")
+# the Tensor properties that reach __torch_function__ (no op declares them)
+_ON_ATTRIBUTES = {"T": _keep_quantizer, "mT": _keep_quantizer, "data": _keep_quantizer}
+
+
+def _rule_of(func, name: str):
+    """The quantized rule of ``func`` (called as ``name``), or None."""
+    rule = _ON_ATTRIBUTES.get(name)
+    if rule is None:
+        decl = declaration_of(func)
+        rule = None if decl is None else decl.rules.get("quantized")
+    return rule
 
 
 def quantize_per_tensor(input, scale, zero_point, dtype) -> QuantizedTensor:

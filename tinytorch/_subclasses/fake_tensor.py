@@ -20,6 +20,7 @@ Reading values refuses as PyTorch does: ``item``, ``tolist``, ``bool``, ``float`
 tensor prints as ``FakeTensor(..., size=(2, 3))``. There are no symbolic sizes (``shape_env``, dynamic shapes)."""
 from __future__ import annotations
 
+from .._ops._core.registry import REGISTRY, bind_rule
 from .. import _meta_data
 from .._meta_array import MetaArray
 from .._size import device as _device
@@ -242,7 +243,8 @@ def _inputs(name: str, args, kwargs, nested: bool = False):
         return args, kwargs
     if not (mode.allow_non_fake_inputs or nested):
         shown = ", ".join(repr(a) if not isinstance(a, Tensor) or not _is_real(a) else _elided(a) for a in args)
-        overload = "Tensor" if name in _TENSOR_OVERLOADS else "default"
+        decl = REGISTRY.get(name)  # (the torch op of that name)
+        overload = "Tensor" if decl is not None and "tensor_overload" in decl.rules else "default"
         raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode with "
                              f"'allow_non_fake_inputs'. Found in aten.{name}.{overload}({shown})")
 
@@ -256,9 +258,15 @@ def _inputs(name: str, args, kwargs, nested: bool = False):
     return tuple(convert(a) for a in args), {k: convert(v) for k, v in kwargs.items()}
 
 
-# the ops whose ATen overload for a tensor (or a Python number, which PyTorch wraps) is ``.Tensor``
-_TENSOR_OVERLOADS = frozenset({"add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "remainder",
-                               "fmod", "bitwise_and", "bitwise_or", "bitwise_xor", "maximum", "minimum"})
+def _tensor_overload(*keys: str) -> None:
+    """The ops ``keys`` (``REGISTRY`` keys), whose ATen overload for a tensor (or a Python number, which PyTorch wraps)
+    is ``.Tensor``: kept on their declarations (``decl.rules["tensor_overload"]``), which the error below reads."""
+    for key in keys:
+        bind_rule("tensor_overload", key, True)
+
+
+_tensor_overload("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and",
+                 "bitwise_or", "bitwise_xor", "maximum", "minimum")
 
 
 def _elided(t: Tensor) -> str:

@@ -17,12 +17,12 @@ from .._ops._core import registry as _registry  # noqa: E402
 
 globals().update(_registry.namespace("nn.functional"))
 
-# PyTorch writes these in torch.nn.functional's own Python, apart from torch.X: there F.max_pool2d is not
-# torch.max_pool2d, and torch.fx records a call of F.max_pool2d by that function. Each gets a spelling of
-# its own here (it routes __torch_function__ as the declared ones do, and runs the same op).
-for _name in ("adaptive_max_pool1d", "ctc_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
-              "rms_norm"):
-    globals()[_name] = _registry.spelling_of(globals()[_name])
+# the ops declared functional_apart: PyTorch writes them in torch.nn.functional's own Python, apart from
+# torch.X (F.max_pool2d is not torch.max_pool2d, and torch.fx records a call of F.max_pool2d by that function).
+# Each gets a spelling of its own here (it routes __torch_function__ as the declared ones do, and runs the same op).
+for _decl in list(_registry.REGISTRY.values()):
+    if _decl.functional_apart:  # (declared with op(functional_apart=True))
+        globals()[_decl.name] = _registry.spelling_of(globals()[_decl.name])
 
 
 def sigmoid(input: Tensor) -> Tensor:

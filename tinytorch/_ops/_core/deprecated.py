@@ -14,7 +14,7 @@ import warnings
 
 from ...tensor import Tensor
 
-# op -> (spelling -> (deprecated signature, current signatures)); "method" is Tensor.X, "inplace" Tensor.X_,
+# an op's rows: spelling -> (deprecated signature, current signatures); "method" is Tensor.X, "inplace" Tensor.X_,
 # "function" torch.X
 _OUT_DTYPE = "{0}(Tensor input, Tensor {1}, Tensor {2}, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, " \
              "Tensor out = None)"
@@ -60,11 +60,6 @@ def _value(name: str) -> dict:
     }
 
 
-SIGNATURES = {"add": _alpha("add"), "sub": _alpha("sub"), "addcmul": _value("addcmul"), "addcdiv": _value("addcdiv"),
-              "addmm": _scaled("addmm", "mat1", "mat2", out_dtype=True), "addmv": _scaled("addmv", "mat", "vec"),
-              "addr": _scaled("addr", "vec1", "vec2"), "addbmm": _scaled("addbmm", "batch1", "batch2"),
-              "baddbmm": _scaled("baddbmm", "batch1", "batch2", out_dtype=True)}
-
 _warned = [False]  # TORCH_WARN_ONCE: one warning per process, for whichever deprecated overload comes first
 
 
@@ -99,11 +94,12 @@ def _number(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
-def modern(name: str, args: tuple, kwargs: dict) -> tuple:
+def modern(name: str, args: tuple, kwargs: dict, operands: tuple = (), out_dtype: bool = False) -> tuple:
     """``(args, kwargs)`` of the current signature for a call of op ``name`` with the deprecated
-    positional ``args`` (``kwargs``: the keywords it was given, ``out=`` aside); warns once per process."""
+    positional ``args`` (``kwargs``: the keywords it was given, ``out=`` aside); warns once per process.
+    An ``input + alpha * a @ b`` op (addmm...) names its operands ``a`` and ``b`` (``operands``) and whether it
+    has an ``out_dtype`` overload, which its warning shows."""
     how, level = _spelling()
-    rows = SIGNATURES[name]
     if name in ("add", "sub"):
         # method/inplace (self, alpha, other); function (input, alpha, other)
         if len(args) != 3 or not _number(args[1]) or not isinstance(args[2], Tensor) or kwargs:
@@ -131,6 +127,8 @@ def modern(name: str, args: tuple, kwargs: dict) -> tuple:
             key, new = how + "3", ((args[0], args[3], args[4]), {"beta": args[1], "alpha": args[2]})
     if not _warned[0]:
         _warned[0] = True
+        rows = _alpha(name) if name in ("add", "sub") else _value(name) if name in ("addcmul", "addcdiv") else \
+            _scaled(name, *operands, out_dtype=out_dtype)
         old, current = rows[key]
         warnings.warn(f"This overload of {old.split('(')[0]} is deprecated:\n\t{old}\nConsider using one of the "
                       "following signatures instead:\n\t" + "\n\t".join(current), UserWarning, stacklevel=level)

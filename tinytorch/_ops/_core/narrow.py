@@ -14,13 +14,6 @@ C32 = _dtype.C32_NP
 F8 = _dtype.F8_NP
 E8M0 = _dtype.float8_e8m0fnu.np
 
-# the kernel names PyTorch's messages give for the unary ops that refuse ("exp_vml_cpu" not implemented ...)
-_VML = frozenset("exp log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh "
-                 "atanh erf erfc erfinv lgamma digamma ceil floor trunc".split())
-_UNARY_KERNELS = {"reciprocal": "reciprocal_cpu", "neg": "neg_cpu", "abs": "abs_cpu", "sign": "sign_cpu",
-                  "sgn": "sign_cpu", "frac": "frac_cpu", "sigmoid": "sigmoid_cpu", "exp2": "exp2"}
-
-
 def scalar_name(npd: np.dtype) -> str:
     """PyTorch's ScalarType name of a dtype (Float8_e4m3fn, ComplexHalf)."""
     return _dtype.FROM_NP[npd]._scalar
@@ -34,8 +27,9 @@ def _wide(x: np.ndarray) -> np.ndarray:
     return _dtype_casts.convert(x, _C64 if x.dtype == C32 else _F32)
 
 
-def unary(name: str, x: np.ndarray) -> np.ndarray:
-    """``name`` (an elementwise op of one tensor) on a float8 or complex32 array, or PyTorch's refusal."""
+def unary(name: str, x: np.ndarray, kernel: str | None = None) -> np.ndarray:
+    """``name`` (an elementwise op of one tensor) on a float8 or complex32 array, or PyTorch's refusal naming its
+    ``kernel`` (declared with the op: ``unary(narrow_kernel=...)``; default ``<name>_cpu``)."""
     npd = x.dtype
     if name == "abs" and npd != E8M0:
         if npd == C32:  # the magnitude in float, rounded to half
@@ -58,8 +52,9 @@ def unary(name: str, x: np.ndarray) -> np.ndarray:
     if name == "sigmoid" and npd in F8:
         refuse("sigmoid_cpu_reduced_float", npd)
     if name == "sign" and npd == C32:
-        guard("sign", npd)
-    refuse(f"{name}_vml_cpu" if name in _VML else _UNARY_KERNELS.get(name, f"{name}_cpu"), npd)
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
+    refuse(kernel or f"{name}_cpu", npd)
 
 
 def binary(name: str, ad, bd, npd: np.dtype, alpha=1) -> np.ndarray:
@@ -151,57 +146,19 @@ def matmul(a: np.ndarray, b: np.ndarray, float_matmul) -> np.ndarray:
     return _dtype_casts.convert(out, npd)
 
 
-# -- the other ops PyTorch's CPU build refuses for them: (float8, complex32), each a kernel name for PyTorch's
-# "not implemented for" error, an exception to raise as it is, or None where it runs the op
-_NO_COMPLEX_CLAMP = NotImplementedError("clamp is not supported for complex types")
-_GUARDS = {
-    "flip": ("flip_cpu", "flip_cpu"),
-    "sort": ("sorting_kernel_method_name", RuntimeError(" Sort does not support complex dtypes on CPU")),
-    "topk": ("topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU")),
-    "prod": ("prod_out_cpu", "prod_out_cpu"),
-    "cumsum": ("cumsum_out_cpu", "cumsum_out_cpu"),
-    "cummax": ("cummax_cpu", "cummax_cpu"),
-    "gather": ("gather_expanded_index", "scatter_gather_tensor_cpu"),
-    "masked_fill": ("masked_fill", None),
-    "nonzero": ("nonzero_count_cpu", None),
-    "equal": ("equal_notnan_cpu", "equal_notnan_cpu"),
-    "arange": ("arange_cpu", "arange_cpu"),
-    "signbit": ("signbit_cpu", NotImplementedError("signbit is not implemented for complex tensors.")),
-    "isinf": ("isinf", None),
-    "isfinite": ("isfinite", None),
-    "max": ("max_all", "max_all"),
-    "min": ("min_all", "min_all"),
-    "max_dim": ("max_cpu", RuntimeError("max(): does not support complex input")),
-    "min_dim": ("min_cpu", RuntimeError("min(): does not support complex input")),
-    "amax": ("max_values_cpu", "max_values_cpu"),
-    "amin": ("min_values_cpu", "min_values_cpu"),
-    "argmax": ("argmax_cpu", RuntimeError("argmax(): does not support complex input")),
-    "argmin": ("argmin_cpu", RuntimeError("argmin(): does not support complex input")),
-    "clamp": ("clamp_scalar_cpu", _NO_COMPLEX_CLAMP),
-    "relu": ("clamp_min_scalar_cpu", _NO_COMPLEX_CLAMP),
-    "unique": ("unique", "unique"),
-    "tril": ("tril", None),
-    "triu": ("triu", None),
-    "nan_to_num": ("nan_to_num", "nan_to_num"),
-    "angle": ("angle_cpu", "angle_cpu"),
-    "softmax": ("softmax_lastdim_kernel_impl", "softmax_lastdim_kernel_impl"),
-    "dot": ("dot", "dot"),
-    "std_var": (None, None),  # float8: std_var_all's own message (guard_std_var)
-    "logsumexp": ("max_values_cpu", "exp_vml_cpu"),
-    "scatter": ("scatter_gather_tensor_cpu", "scatter_gather_tensor_cpu"),
-    "norm": ("norm_cpu", None),
-    "sign": ("sign_cpu", NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
-                                             "Please use torch.sgn instead.")),
-}
+# -- the other ops PyTorch's CPU build refuses for them: each op's own code names, for float8 and for complex32, the
+# kernel in PyTorch's "not implemented for" error, an exception to raise as it is, or None where it runs the op
+NO_COMPLEX_CLAMP = "clamp is not supported for complex types"
 
 
-def guard(name: str, npd: np.dtype) -> None:
-    """Raise PyTorch's refusal of op ``name`` for the float8 / complex32 dtype ``npd``; return where it runs."""
-    found = _GUARDS[name][1 if npd == C32 else 0]
+def guard(npd: np.dtype, float8, complex32) -> None:
+    """Raise PyTorch's refusal of an op for the float8 / complex32 dtype ``npd`` (``float8`` or ``complex32``: a
+    kernel name, or an exception to raise as it is); return where that argument is None (the op runs)."""
+    found = complex32 if npd == C32 else float8
     if found is None:
         return
     if isinstance(found, Exception):
-        raise type(found)(*found.args)
+        raise found
     refuse(found, npd)
 
 

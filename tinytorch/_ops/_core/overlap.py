@@ -16,25 +16,23 @@ from ...tensor import Tensor
 MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
            "memory location. Please clone() the tensor before performing the operation.")
 
-# out=: the ops that refuse even the input itself as ``out`` (their kernels read while they write)...
-NO_OVERLAP_OUT = frozenset({"cat", "stack", "hstack", "vstack", "dstack", "column_stack", "index_select", "gather",
-                            "take", "take_along_dim", "masked_select", "scatter", "scatter_add", "scatter_reduce",
-                            "index_add", "index_copy", "index_reduce", "linalg.cross", "cross"})
-# ...the other ops that refuse a partial overlap: every elementwise one (PyTorch's TensorIterator checks) but two
-# composites, and these (reductions, products and most of the rest check nothing)
-PARTIAL_OVERLAP_OUT = frozenset({"cumsum", "cumprod", "logcumsumexp", "sort", "msort", "topk", "max", "min",
-                                 "kthvalue", "mode", "aminmax", "addmm", "addmv", "addbmm", "baddbmm", "addr", "outer",
-                                 "diff", "kron", "renorm"})
-_UNCHECKED_ELEMENTWISE = frozenset({"mvlgamma", "special.ndtr"})
+# what an op's writes refuse, as its declaration says (``op(overlap=...)``): "any" overlap with an input (index
+# writes and joins: their kernels read while they write, so even the input itself as ``out``), a "partial" one
+# only (TensorIterator's check: every elementwise op's out= and every in-place op by default), or nothing
+RULES = ("any", "partial", "unchecked")
+# an in-place op's rule where its declaration gives one: the op's function name -> a word of RULES, or
+# ``rule(self, args)`` of its own; apply_inplace reads it by the name of the function it runs, which may be
+# the declared implementation or the public function made from it
+INPLACE: dict = {}
 
 
-def out_rule(name: str, elementwise: bool) -> bool | None:
-    """How op ``name``'s out= is checked: True (any overlap refused), False (a partial one), None (none)."""
-    if name in NO_OVERLAP_OUT:
-        return True
-    if name in PARTIAL_OVERLAP_OUT or (elementwise and name not in _UNCHECKED_ELEMENTWISE):
-        return False
-    return None
+def out_rule(declared, elementwise: bool) -> bool | None:
+    """How an op's out= is checked, from its declared rule: True (any overlap refused), False (a partial one),
+    None (none). Undeclared: an elementwise op's is partial, another op's unchecked (reductions, products and
+    most of the rest check nothing)."""
+    if declared is None:
+        return False if elementwise else None
+    return {"any": True, "partial": False}.get(declared) if isinstance(declared, str) else None
 
 
 def dense(a: np.ndarray) -> bool:

@@ -143,7 +143,8 @@ def _saved(saves: str | None, input: Tensor) -> tuple:
     return (input, OUT) if saves == "both" else ()
 
 
-def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None):
+def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, name: str | None = None,
+                   narrow_kernel: str | None = None):
     """``op(input)``: forward ``fn`` on the array, recording a ``node_cls`` node when grad is needed.
 
     floating: integer and bool inputs compute in the default float dtype (exp, sin, ...), as PyTorch.
@@ -158,7 +159,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         storage = x.dtype
         if storage in _WIDENED:
             if storage in NARROW_NP:  # float8, complex32: PyTorch's few kernels for them, or its refusal
-                return record(narrow.unary(uname, x), node_cls, (input,), _saved(saves, input))
+                return record(narrow.unary(uname, x, narrow_kernel), node_cls, (input,), _saved(saves, input))
             x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
         one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
         if one:
@@ -199,7 +200,7 @@ def _backward_operator(name: str, node_cls):
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
           floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, aten_backward=None,
-          sparse: SparseValues | None = None, **spellings):
+          sparse: SparseValues | None = None, narrow_kernel: str | None = None, **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
@@ -210,12 +211,14 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
     aten_backward  PyTorch's operator for the derivative at the result (``tanh_backward``), which a graph capture
                 records in the formula's place.
     sparse      ``SparseValues``: PyTorch's sparse backend runs the op on a sparse tensor's values (``sparse/``
-                reads the formula from here)."""
+                reads the formula from here).
+    narrow_kernel  the CPU kernel PyTorch's refusal of a float8 / complex32 input names (``exp_vml_cpu``), where
+                it is not ``<name>_cpu`` (``_core/narrow.py``)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     if sparse is not None:
         node_cls.sparse = sparse
         SPARSE_UNARY[name] = node_cls
     if aten_backward is not None:
         node_cls.aten_backward = staticmethod(_backward_operator(aten_backward, node_cls))
-    impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name)
+    impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name, narrow_kernel=narrow_kernel)
     return op(name, batch=batch, **spellings)(impl)

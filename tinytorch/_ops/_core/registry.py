@@ -46,10 +46,12 @@ from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
 from . import overlap
+from . import overlap as overlap_rules  # (``op``'s keyword is named ``overlap`` too)
 from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
-__all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "AUTOCAST_POLICIES"]
+__all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "bind_rule",
+           "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
@@ -151,6 +153,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
+META_RULES = (None, "random", "data_dependent", "cpu_args")
 
 
 def bind_export(key: str, rule) -> None:
@@ -163,6 +166,18 @@ def bind_export(key: str, rule) -> None:
     if decl.onnx is not None and decl.onnx is not rule:
         raise RuntimeError(f"op {key!r} has an ONNX rule already ({decl.onnx!r})")
     decl.onnx = rule
+
+
+def bind_rule(kind: str, key: str, rule) -> None:
+    """Attach a transformation's rule for the op ``key`` (a ``REGISTRY`` key) to its declaration, as
+    ``decl.rules[kind]``: a package above the ops (fx's ATen recorder: ``kind`` "aten") registers its rules as it
+    loads, as ``bind_export`` does ONNX's; an unknown key or a second rule of one kind for one op is an error."""
+    decl = REGISTRY.get(key)
+    if decl is None:
+        raise KeyError(f"no op {key!r} is declared, so it has no {kind} rule to take")
+    if decl.rules.get(kind, rule) is not rule:
+        raise RuntimeError(f"op {key!r} has a {kind} rule already ({decl.rules[kind]!r})")
+    decl.rules[kind] = rule
 
 
 _WORDS = frozenset({"function", "method", "inplace", "torch_inplace", "out", "functional"})
@@ -181,7 +196,8 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "__weakref__")
+                 "torch_inplace", "python_method", "overlap", "rules", "functional_apart", "meta",
+                 "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
                  batch, no_batch, extra, autocast=None):
@@ -194,6 +210,10 @@ class OpDecl:
         self.public = None
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
+        self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
+        self.functional_apart = False  # PyTorch's nn.functional.X is a Python function of its own, not torch.X
+        self.meta = None  # how it runs on the meta device, where that differs (``META_RULES``)
+        self.rules = {}  # a transformation's rule for the op, by the transformation ("aten": fx's), ``bind_rule``
 
     @property
     def qualname(self) -> str:
@@ -230,7 +250,7 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False):
+       python_method: bool = False, overlap=None, functional_apart: bool = False, meta: str | None = None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -256,9 +276,24 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 floating type of its inputs); None: autocast leaves the op alone.
     python_method  PyTorch writes ``Tensor.X`` in Python (``torch/_tensor.py``: split, norm, unique...): no
                 argument parser reads its keywords, so they have no other spellings, and Python's errors name
-                it ``Tensor.X``."""
+                it ``Tensor.X``.
+    functional_apart  PyTorch writes ``nn.functional.X`` in Python, apart from ``torch.X`` (``F.max_pool2d`` is not
+                ``torch.max_pool2d``, and torch.fx records a call of it by that function): ``nn.functional`` gives it
+                a spelling of its own (``spelling_of``).
+    meta        how the op runs on meta tensors where that is not by its inputs' shapes alone (``tinytorch/_meta.py``):
+                "random" (a random factory: on the meta device it draws nothing, the generator stays where it was),
+                "data_dependent" (its result's shape depends on the values: PyTorch's meta kernels refuse it),
+                "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors).
+    overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
+                ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
+                check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise
+                op's out= and every in-place write, nothing for another op's out=."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
+    if meta not in META_RULES:
+        raise ValueError(f"unknown meta rule {meta!r}; known: {META_RULES}")
+    if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
+        raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
 
     def declare(fn):
         qual = name or fn.__name__
@@ -276,6 +311,11 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                       tuple(idunders), batch, no_batch, tuple(extra), autocast)
         decl.own_out = own_out
         decl.python_method = python_method
+        decl.overlap = overlap
+        decl.functional_apart = functional_apart
+        decl.meta = meta
+        if overlap is not None:
+            overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short
         if key in REGISTRY:
             raise RuntimeError(f"op {key!r} is declared twice ({REGISTRY[key].impl.__module__} and "
@@ -321,7 +361,7 @@ def _public_function(decl: OpDecl):
     # the call again; the common call pays nothing for it
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         # the check PyTorch makes between out= and the inputs (an elementwise op: the pointwise batching rule)
-        _OUT_OVERLAP[impl] = overlap.out_rule(decl.name, getattr(decl.batch, "__name__", None) == "pointwise")
+        _OUT_OVERLAP[impl] = overlap.out_rule(decl.overlap, getattr(decl.batch, "__name__", None) == "pointwise")
 
         def public(*args, out=None, **kwargs):
             try:
@@ -643,6 +683,18 @@ def _named(fn, name: str):
         copy._spelling_of = fn  # (where the function is declared: tests/_tensor_stub.py names that one)
         _SPELLINGS[(fn, name)] = copy
     return copy
+
+
+def declaration_of(func):
+    """The declaration ``func`` is a spelling of (a tensor subclass's ``__torch_function__`` finds its rule there): a
+    public function's or spelling's ``_decl``, else the declaration owning the Tensor method of its name (``getitem``:
+    ``__getitem__``'s), unless it is that op's in-place form; None for anything else."""
+    name = getattr(func, "__name__", None) or ""
+    decl = getattr(func, "_decl", None) or _METHOD_OWNERS.get(name) or _METHOD_OWNERS.get(f"__{name}__")
+    if decl is None or (name.endswith("_") and not name.endswith("__") and not decl.name.endswith("_")) \
+            or f"__{name}__" in decl.idunders:
+        return None
+    return decl
 
 
 def own_name(func) -> str:

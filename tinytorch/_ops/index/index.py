@@ -361,7 +361,7 @@ def _iterator_order(shape: tuple, x: np.ndarray, items: list, arrays: list) -> l
     return perm
 
 
-@op(variants="", dunders=("__getitem__",), batch=rules.getitem)
+@op(variants="", dunders=("__getitem__",), batch=rules.getitem, meta="cpu_args")
 def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
     x = input._data
@@ -539,7 +539,7 @@ def _check_overlap(dst: np.ndarray, key: tuple, advanced: bool, tv: Tensor) -> N
         overlap.refuse(dst, src, False)
 
 
-@op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place")
+@op(variants="", dunders=("__setitem__",), no_batch="it writes into its argument in place", meta="cpu_args")
 def setitem(input: Tensor, key, value) -> None:
     """``input[key] = value`` in place. As PyTorch: the basic part of the key makes a view, then the
     value is copied (or filled, or index-put) into it, so autograd records CopySlices on the base."""

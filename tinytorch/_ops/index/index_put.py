@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...tensor import Tensor, _make
+from .._core import overlap
 from .._core.record import legacy_name
 from .._core.registry import op
 from .index import _check_bounds, _convert_key
@@ -19,7 +20,18 @@ def _key(indices) -> tuple:
     return tuple(slice(None) if i is None else i for i in indices)
 
 
-@op(variants="function method inplace torch_inplace")
+def _index_put_overlap(self: Tensor, args) -> None:
+    """index_put_'s check of its index and values against ``self``: any overlap refused, but for one boolean mask
+    and a one-element value, which PyTorch hands to masked_fill_ (it reads the value as a number)."""
+    indices, values = args[0], args[1] if len(args) > 1 else None
+    given = [i for i in indices if i is not None] if isinstance(indices, (tuple, list)) else []
+    if (isinstance(values, Tensor) and values._data.size == 1 and len(given) == 1 and isinstance(given[0], Tensor)
+            and given[0]._data.dtype in (np.bool_, np.uint8)):
+        return
+    overlap.check(self._data, self._vc, args, True)
+
+
+@op(variants="function method inplace torch_inplace", overlap=_index_put_overlap, meta="cpu_args")
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` written (or, with ``accumulate``, added) at ``indices``, a
     tuple of index tensors as ``input[indices]`` reads them."""
@@ -40,7 +52,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     return input + index_zeros_put(input._data.shape, np_key, values.expand(shape), True)
 
 
-@op(variants="function method inplace")
+@op(variants="function method inplace", overlap="any", meta="cpu_args")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions
     ``index`` (negative positions count from the end)."""

@@ -66,11 +66,11 @@ class MaskedFillBackward1(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gv
 
 
-@op(variants="function method inplace")
+@op(variants="function method inplace", overlap="unchecked", meta="cpu_args")
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("masked_fill", input._data.dtype)
+        narrow.guard(input._data.dtype, "masked_fill", None)
     m = _mask_array(mask, "masked_fill_")
     x = input._data
     shape = broadcast_shapes(x.shape, m.shape)
@@ -97,7 +97,7 @@ class MaskedSelectBackward0(Node):
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="any", meta="data_dependent")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast with ``input``) is True, as a 1-d tensor."""
     m = _mask_array(mask, "masked_select")
@@ -123,7 +123,7 @@ class MaskedScatterBackward0(Node):
         return _fit(g.masked_fill(mask, 0), self.in_shape), gs
 
 
-@op(variants="function method inplace")
+@op(variants="function method inplace", overlap="unchecked")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` whose masked places take ``source``'s elements in order."""
     m = _mask_array(mask, "masked_scatter_")
@@ -174,7 +174,7 @@ class IndexSelectBackward0(Node):
         return (zeros.index_add(self.dim, idx, g),)
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="any", meta="cpu_args")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices at ``index`` along ``dim``."""
     x = input._data
@@ -217,7 +217,7 @@ def _source_slices(src: np.ndarray, x: np.ndarray, d: int, n: int) -> np.ndarray
     return np.moveaxis(src.reshape(tuple(n if k == d else s for k, s in enumerate(x.shape))), d, 0)
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", overlap="any", meta="cpu_args")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of ``input`` with ``alpha * source``'s slices added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data
@@ -247,7 +247,7 @@ class IndexCopyBackward0(Node):
         return g.index_fill(self.dim, idx, 0), None, gs
 
 
-@op(variants="function method inplace out", autocast="promote")
+@op(variants="function method inplace out", autocast="promote", overlap="any", meta="cpu_args")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with ``source``'s slices written at ``index`` along ``dim``."""
     x = input._data
@@ -286,7 +286,7 @@ class IndexFillBackward1(Node):
         return g.index_fill(self.dim, idx, 0), None, gv
 
 
-@op(variants="function method inplace")
+@op(variants="function method inplace", overlap="unchecked", meta="cpu_args")
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
     x = input._data
@@ -319,7 +319,7 @@ class TakeBackward0(Node):
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="any", meta="cpu_args")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-d at ``index`` (the result has ``index``'s shape)."""
     x = input._data
@@ -342,7 +342,7 @@ def _wrapped(indices: Tensor, size: int) -> Tensor:
     return indices
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="any", meta="cpu_args")
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """``gather`` with the two tensors broadcast against each other outside ``dim`` (flattened when None)."""
     if indices._data.dtype != np.int64:

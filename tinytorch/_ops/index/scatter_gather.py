@@ -83,11 +83,11 @@ def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
             raise RuntimeError(f"index {idx[bad].flat[0]} is out of bounds for dimension {d} with size {x.shape[d]}")
 
 
-@op(variants="function method out", batch=rules.gather)
+@op(variants="function method out", batch=rules.gather, overlap="any", meta="cpu_args")
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("gather", input._data.dtype)
+        narrow.guard(input._data.dtype, "gather_expanded_index", "scatter_gather_tensor_cpu")
     x = _at_least_1d(input._data)
     d = _wrap_dim(dim, x.ndim)
     idx = _index_array(index, "gather")
@@ -143,12 +143,12 @@ class ScatterBackward1(ScatterBackward0):
 _REDUCE = {"add": np.add, "multiply": np.multiply}
 
 
-@op(variants="function method inplace out", batch=rules.scatter)
+@op(variants="function method inplace out", batch=rules.scatter, overlap="any", meta="cpu_args")
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
     ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("scatter", input._data.dtype)
+        narrow.guard(input._data.dtype, "scatter_gather_tensor_cpu", "scatter_gather_tensor_cpu")
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
     if (src is None) == (value is None):
@@ -189,7 +189,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
                   src_shape=None if src is None else src._data.shape)
 
 
-@op(variants="function method inplace out", batch=rules.scatter)
+@op(variants="function method inplace out", batch=rules.scatter, overlap="any", meta="cpu_args")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src``'s elements added at ``index`` along ``dim`` (repeats add up)."""
     x = input._data

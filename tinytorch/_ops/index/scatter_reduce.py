@@ -19,8 +19,8 @@ from .._core.registry import op
 from ..shape._adjoint import index_zeros_put
 from .scatter_gather import _at_least_1d, _check_index, _full_index, _index_array, gather, scatter, scatter_add
 
-_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.fmax, "amin": np.fmin}
-_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+# scatter_reduce's reduce= values (PyTorch's strings, not ops) -> the ufunc that combines into the output
+_UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.fmax, "amin": np.fmin}
 
 
 def _identity(reduce: str, dtype: np.dtype):
@@ -116,12 +116,12 @@ class ScatterReduceBackward0(Node):
         return g_self, g_src
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", overlap="any")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """A copy of ``input`` where ``src[i][j]`` is combined into ``out[i][index[i][j]]`` (along ``dim``)
     by ``reduce``: "sum", "prod", "mean", "amax" or "amin"."""
-    if reduce not in _REDUCES:
+    if reduce not in _UFUNC:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     x = input._data
     d = _wrap_dim(dim, max(x.ndim, 1))
@@ -136,7 +136,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                   reduce=reduce, include_self=include_self)
 
 
-@op(variants="function method inplace out")
+@op(variants="function method inplace out", overlap="any")
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
     """A copy of ``input`` where slice ``source[..., j, ...]`` (along ``dim``) is combined into slice

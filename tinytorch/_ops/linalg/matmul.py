@@ -336,7 +336,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-d tensors."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("dot", input._data.dtype)
+        narrow.guard(input._data.dtype, "dot", "dot")
     _dot_check(input._data.ndim, tensor._data.ndim)
     return _matmul(input, tensor, None)
 

@@ -208,7 +208,7 @@ def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keep
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
     """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("norm", input._data.dtype)
+        narrow.guard(input._data.dtype, "norm_cpu", None)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "norm")
     if isinstance(dim, int):

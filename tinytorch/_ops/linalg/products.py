@@ -258,7 +258,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
 
 
 # -- outer, kron -------------------------------------------------------------------------------------
-@op(variants="function method out", aliases=("ger",))
+@op(variants="function method out", aliases=("ger",), overlap="partial")
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """input[i] * vec2[j] (1-d tensors)."""
     if input._data.ndim != 1 or vec2._data.ndim != 1:
@@ -271,7 +271,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="partial")
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole ``other``."""
     n = max(input._data.ndim, other._data.ndim)
@@ -319,13 +319,13 @@ def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
                   b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
 
 
-@op("linalg.cross", variants="function out")
+@op("linalg.cross", variants="function out", overlap="any")
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The 3-vector cross product along ``dim``."""
     return _cross(input, other, dim)
 
 
-@op(variants="function method out")
+@op(variants="function method out", overlap="any")
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """torch.cross: along ``dim``, or (deprecated) the first dim of size 3 when ``dim`` is None."""
     if dim is None:
@@ -410,12 +410,12 @@ def _addmul_arrays(x: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha) -> 
     return np.asarray(base + (prod * alpha if alpha != 1 else prod)).astype(dt, copy=False)
 
 
-@op(variants="function method inplace out", autocast="lower")
+@op(variants="function method inplace out", autocast="lower", overlap="partial")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
     if legacy or not isinstance(input, Tensor):  # addmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw)
+        args, kw = _deprecated.modern("addmm", (input, mat1, mat2) + legacy, kw, ("mat1", "mat2"), True)
         return addmm(*args, **kw)
     a, b = mat1._data, mat2._data
     if a.ndim != 2 or b.ndim != 2:
@@ -427,12 +427,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     return _addmul(AddmmBackward0, input, mat1, mat2, beta, alpha)
 
 
-@op(variants="function method inplace torch_inplace out")
+@op(variants="function method inplace torch_inplace out", overlap="partial")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
     if legacy or not isinstance(input, Tensor):  # addmv(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw)
+        args, kw = _deprecated.modern("addmv", (input, mat, vec) + legacy, kw, ("mat", "vec"))
         return addmv(*args, **kw)
     a, v = mat._data, vec._data
     if a.ndim != 2 or v.ndim != 1:
@@ -443,12 +443,12 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> 
     return _addmul(AddmvBackward0, input, mat, vec, beta, alpha)
 
 
-@op(variants="function method inplace out", autocast="lower")
+@op(variants="function method inplace out", autocast="lower", overlap="partial")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     if legacy or not isinstance(input, Tensor):  # baddbmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw)
+        args, kw = _deprecated.modern("baddbmm", (input, batch1, batch2) + legacy, kw, ("batch1", "batch2"), True)
         return baddbmm(*args, **kw)
     a, b = batch1._data, batch2._data
     if a.ndim != 3 or b.ndim != 3:
@@ -706,12 +706,12 @@ def _broadcast(a: Tensor, b: Tensor) -> tuple:
     return broadcast_shapes(tuple(a.shape), tuple(b.shape))
 
 
-@op(variants="function method inplace out", batch=composite)
+@op(variants="function method inplace out", batch=composite, overlap="partial")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the outer product of vec1 and vec2)."""
     if legacy or not isinstance(input, Tensor):  # addr(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw)
+        args, kw = _deprecated.modern("addr", (input, vec1, vec2) + legacy, kw, ("vec1", "vec2"))
         return addr(*args, **kw)
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
@@ -725,12 +725,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *legacy, beta=1, alpha=1) ->
     return _scaled_sum(input, outer, beta, alpha)
 
 
-@op(variants="function method inplace out", batch=composite, autocast="lower")
+@op(variants="function method inplace out", batch=composite, autocast="lower", overlap="partial")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
     if legacy or not isinstance(input, Tensor):  # addbmm(Number beta, ...), deprecated
         kw = {k: v for k, v in (("beta", beta), ("alpha", alpha)) if v != 1}
-        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw)
+        args, kw = _deprecated.modern("addbmm", (input, batch1, batch2) + legacy, kw, ("batch1", "batch2"))
         return addbmm(*args, **kw)
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
@@ -775,7 +775,7 @@ class DistBackward0(Node):
         return gx, go
 
 
-@op(variants="function method inplace out", batch=composite)
+@op(variants="function method inplace out", batch=composite, overlap="partial")
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to it."""
     if input.dim() <= 1:

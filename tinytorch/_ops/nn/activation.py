@@ -70,7 +70,7 @@ def _relu(x):
     zero = _ZERO.get(x.dtype)
     if zero is None:  # a dtype not seen yet (float8 and complex32 are never cached: PyTorch refuses them)
         if x.dtype in NARROW_NP:
-            narrow.guard("relu", x.dtype)
+            narrow.guard(x.dtype, "clamp_min_scalar_cpu", NotImplementedError(narrow.NO_COMPLEX_CLAMP))
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it

@@ -140,7 +140,7 @@ def _lengths(v) -> np.ndarray:
     return np.asarray(v._data if isinstance(v, Tensor) else v, np.int64).reshape(-1)
 
 
-@op(variants="function functional", autocast="fp32")
+@op(variants="function functional", autocast="fp32", functional_apart=True)
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """The CTC loss of log_probs (T, N, C) or (T, C) against targets (N, S) padded or concatenated."""

@@ -163,7 +163,7 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
                   padding_idx=padding_idx, flags=(bool(scale_grad_by_freq), bool(sparse)))
 
 
-@op(variants="function functional", functional=_embedding_functional)
+@op(variants="function functional", functional=_embedding_functional, meta="cpu_args")
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``indices`` (ATen's order; -1: no padding row)."""
@@ -171,7 +171,7 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
                                  scale_grad_by_freq, sparse)
 
 
-@op(variants="functional")
+@op(variants="functional", meta="cpu_args")
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (inferred when -1)."""
     t = tensor._data

@@ -295,7 +295,7 @@ def _class_loss(op, input, target, weight=None, size_average=None, ignore_index=
 
 
 # -- classification losses ------------------------------------------------------------------------
-@op(variants="functional", batch=_class_loss, autocast="fp32")
+@op(variants="functional", batch=_class_loss, autocast="fp32", meta="cpu_args")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices under log-probabilities ``input`` (classes on dim 1)."""
@@ -353,7 +353,7 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight, ignore_index:
     return nll * (1 - label_smoothing) + smoothed
 
 
-@op(variants="functional", batch=_class_loss, autocast="fp32")
+@op(variants="functional", batch=_class_loss, autocast="fp32", meta="cpu_args")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:

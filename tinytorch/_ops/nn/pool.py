@@ -292,7 +292,7 @@ def _window_max(xp: np.ndarray, k, s, d, out_hw, w: int):
     return vals, (a // k[1]) * (d[0] * w) + (a % k[1]) * d[1]
 
 
-@op(variants="function functional")
+@op(variants="function functional", functional_apart=True)
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over (kh, kw) windows of (N, C, H, W) or (C, H, W); with the argmax positions on request."""
@@ -338,7 +338,7 @@ def _first_inside(out_hw, s, p, d, w: int) -> np.ndarray:
     return rows[:, None] * w + cols
 
 
-@op(variants="function functional")
+@op(variants="function functional", functional_apart=True)
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over windows of the last dim of (N, C, L) or (C, L)."""
@@ -506,7 +506,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return avg_pool2d(x, one(kernel_size), s, (0, one(padding)[1]), ceil_mode, count_include_pad).squeeze(-2)
 
 
-@op(variants="function functional")
+@op(variants="function functional", functional_apart=True)
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                             return_indices: bool = True):
     """max_pool1d that also returns the argmax positions."""

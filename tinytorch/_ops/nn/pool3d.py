@@ -51,7 +51,7 @@ def _check3(x, k, s, p, d, out):
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
 
 
-@op(variants="function functional", autocast="fp32")
+@op(variants="function functional", autocast="fp32", functional_apart=True)
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
@@ -189,7 +189,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
     return adaptive_max_pool3d(input, output_size, True)
 
 
-@op(variants="function functional")
+@op(variants="function functional", functional_apart=True)
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """Max over the windows that split L into ``output_size`` cells as evenly as possible."""
     _dims_between(input, 2, 3, "adaptive_max_pool1d")

@@ -16,7 +16,7 @@ def _dims(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-@op(variants="function functional")
+@op(variants="function functional", functional_apart=True)
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims by their root mean square; ``eps`` defaults to
     the machine epsilon of the input's dtype."""

@@ -67,17 +67,17 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _make(np.asarray(close))
 
 
-@op(variants="function method", no_batch="it returns a Python bool, not a tensor")
+@op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="data_dependent")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """True when every pair of elements is close (``isclose``)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
-@op(variants="function method", no_batch="it returns a Python bool, not a tensor")
+@op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="data_dependent")
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and elements (NaN equals nothing)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("equal", input._data.dtype)
+        narrow.guard(input._data.dtype, "equal_notnan_cpu", "equal_notnan_cpu")
     a, b = input._data, other._data
     return bool(a.shape == b.shape and (a == b).all())
 

@@ -135,7 +135,7 @@ def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) ->
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Limit values to [min, max]; the gradient passes where the input was inside the range."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("clamp", input._data.dtype)
+        narrow.guard(input._data.dtype, "clamp_scalar_cpu", NotImplementedError(narrow.NO_COMPLEX_CLAMP))
     if min is None and max is None:
         raise RuntimeError("tinytorch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):

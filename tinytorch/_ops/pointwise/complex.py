@@ -309,7 +309,7 @@ def _angle(x: np.ndarray) -> np.ndarray:
 def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("angle", input._data.dtype)
+        narrow.guard(input._data.dtype, "angle_cpu", "angle_cpu")
     return record(as_array(_angle(input._data)), AngleBackward0, (input,), (input,))
 
 
@@ -348,7 +348,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
     x = input._data
-    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x))
+    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x, "sign_cpu"))
     return record(out, SgnBackward0, (input,), (input, OUT))
 
 

@@ -50,32 +50,13 @@ def _snapshot(self: Tensor) -> Tensor:
 
 def _check_overlap(self: Tensor, op, args) -> None:
     """PyTorch's check of an in-place op's tensor arguments against ``self`` (``_ops/_core/overlap.py``)."""
-    rule = _OVERLAP_RULES.get(getattr(op, "__name__", None))
-    if rule is None:
+    rule = overlap.INPLACE.get(getattr(op, "__name__", None))
+    if rule is None or rule == "partial":
         overlap.check(self._data, self._vc, args, False)
-    else:
+    elif rule == "any":
+        overlap.check(self._data, self._vc, args, True)
+    elif rule != "unchecked":
         rule(self, args)
-
-
-def _no_overlap(self: Tensor, args) -> None:
-    overlap.check(self._data, self._vc, args, True)
-
-
-def _index_put_overlap(self: Tensor, args) -> None:
-    indices, values = args[0], args[1] if len(args) > 1 else None
-    given = [i for i in indices if i is not None] if isinstance(indices, (tuple, list)) else []
-    if (isinstance(values, Tensor) and values._data.size == 1 and len(given) == 1 and isinstance(given[0], Tensor)
-            and given[0]._data.dtype in (np.bool_, np.uint8)):
-        return  # PyTorch hands this one to masked_fill_, which reads the value as a number
-    _no_overlap(self, args)
-
-
-# index writes refuse any overlap with their source (and index); masked_fill_/index_fill_ read a tensor value as a
-# number first, masked_scatter_ checks nothing; every other in-place op refuses a partial overlap only
-_OVERLAP_RULES = {**dict.fromkeys(("index_add", "index_copy", "index_reduce", "put", "scatter", "scatter_add",
-                                   "scatter_reduce"), _no_overlap),
-                  "index_put": _index_put_overlap,
-                  **dict.fromkeys(("masked_fill", "index_fill", "masked_scatter"), lambda self, args: None)}
 
 
 # PyTorch writes these into an expanded tensor with a deprecation warning instead of refusing
@@ -264,7 +245,7 @@ class FillBackward3(CopyBackwards):
     """fill_ with a 0-d tensor: its gradient is the sum of the incoming one."""
 
 
-@op(variants="method", no_batch=_WRITES)
+@op(variants="method", no_batch=_WRITES, meta="cpu_args")
 def copy_(self, src, non_blocking: bool = False):
     """Copy ``src``'s values into this tensor (broadcast and cast as needed); gradients flow to ``src``."""
     return _copy(self, src, CopyBackwards)

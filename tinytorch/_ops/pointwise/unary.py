@@ -48,20 +48,23 @@ def _neg(x):
 # sparse=SparseValues(...): PyTorch's sparse backend runs the op on a sparse tensor's stored values, its backward
 # this formula there; SparseValues("cos"): its backward calls cos, which that backend refuses (the error it raises)
 # -- exp, log, powers ------------------------------------------------------------------------------
-exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH)
-log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH)
-log2 = unary("log2", np.log2, lambda g, x, y: g / mul_scalar(x, math.log(2.0)), variants=_MATH)
-log10 = unary("log10", np.log10, lambda g, x, y: g / mul_scalar(x, math.log(10.0)), variants=_MATH)
+exp = unary("exp", np.exp, lambda g, x, y: g * y, saves="result", on_arrays=True, variants=_MATH,
+            narrow_kernel="exp_vml_cpu")
+log = unary("log", np.log, lambda g, x, y: g / x, variants=_MATH, narrow_kernel="log_vml_cpu")
+log2 = unary("log2", np.log2, lambda g, x, y: g / mul_scalar(x, math.log(2.0)), variants=_MATH,
+             narrow_kernel="log2_vml_cpu")
+log10 = unary("log10", np.log10, lambda g, x, y: g / mul_scalar(x, math.log(10.0)), variants=_MATH,
+              narrow_kernel="log10_vml_cpu")
 log1p = unary("log1p", np.log1p, lambda g, x, y: g / add_scalar(x, 1), node="Log1PBackward0", variants=_MATH,
-              extra=("special.log1p",), sparse=SparseValues(csr=False))
+              extra=("special.log1p",), sparse=SparseValues(csr=False), narrow_kernel="log1p_vml_cpu")
 expm1 = unary("expm1", np.expm1, lambda g, x, y: g * add_scalar(y, 1), saves="result", variants=_MATH,
-              extra=("special.expm1",), sparse=SparseValues("add", csr=False))
+              extra=("special.expm1",), sparse=SparseValues("add", csr=False), narrow_kernel="expm1_vml_cpu")
 exp2 = unary("exp2", np.exp2, lambda g, x, y: mul_scalar(g * y, math.log(2.0)), saves="result", variants=_MATH,
-             extra=("special.exp2",))
+             extra=("special.exp2",), narrow_kernel="exp2")
 sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / mul_scalar(y, 2), saves="result", variants=_MATH,
-             sparse=SparseValues("div"))
+             sparse=SparseValues("div"), narrow_kernel="sqrt_vml_cpu")
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: mul_scalar(g, -0.5) * y ** 3, saves="result",
-              variants=_MATH)
+              variants=_MATH, narrow_kernel="rsqrt_vml_cpu")
 reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: -g * (y * y), saves="result", variants=_MATH)
 
 
@@ -72,25 +75,29 @@ def square(input: Tensor) -> Tensor:
 
 
 # -- trigonometric and hyperbolic ------------------------------------------------------------------
-sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH, sparse=SparseValues("cos"))
-cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH)
+sin = unary("sin", np.sin, lambda g, x, y: g * x.cos(), variants=_MATH, sparse=SparseValues("cos"),
+            narrow_kernel="sin_vml_cpu")
+cos = unary("cos", np.cos, lambda g, x, y: g * -x.sin(), variants=_MATH, narrow_kernel="cos_vml_cpu")
 tan = unary("tan", np.tan, lambda g, x, y: g * add_scalar(y ** 2, 1), saves="result", variants=_MATH,
-            sparse=SparseValues("add", csr=False))
+            sparse=SparseValues("add", csr=False), narrow_kernel="tan_vml_cpu")
 asin = unary("asin", np.arcsin, lambda g, x, y: g * add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arcsin",),
-             sparse=SparseValues("add", csr=False))
-acos = unary("acos", np.arccos, lambda g, x, y: g * -add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arccos",))
+             sparse=SparseValues("add", csr=False), narrow_kernel="asin_vml_cpu")
+acos = unary("acos", np.arccos, lambda g, x, y: g * -add_scalar(-x * x, 1).rsqrt(), variants=_MATH, aliases=("arccos",),
+             narrow_kernel="acos_vml_cpu")
 atan = unary("atan", np.arctan, lambda g, x, y: g / add_scalar(x * x, 1), variants=_MATH, aliases=("arctan",),
-             sparse=SparseValues("add", csr=False))
-sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH, sparse=SparseValues("cosh", csr=False))
-cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH)
+             sparse=SparseValues("add", csr=False), narrow_kernel="atan_vml_cpu")
+sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH, sparse=SparseValues("cosh", csr=False),
+             narrow_kernel="sinh_vml_cpu")
+cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH, narrow_kernel="cosh_vml_cpu")
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
-             variants=_MATH + " functional", aten_backward="tanh_backward", sparse=SparseValues("tanh_backward"))
+             variants=_MATH + " functional", aten_backward="tanh_backward", sparse=SparseValues("tanh_backward"),
+             narrow_kernel="tanh_vml_cpu")
 asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * add_scalar(x ** 2, 1).rsqrt(), variants=_MATH,
-              aliases=("arcsinh",), sparse=SparseValues("add", csr=False))
+              aliases=("arcsinh",), sparse=SparseValues("add", csr=False), narrow_kernel="asinh_vml_cpu")
 acosh = unary("acosh", np.arccosh, lambda g, x, y: g * sub_scalar(x * x, 1).rsqrt(), variants=_MATH,
-              aliases=("arccosh",))
+              aliases=("arccosh",), narrow_kernel="acosh_vml_cpu")
 atanh = unary("atanh", np.arctanh, lambda g, x, y: g / number_sub(1, x ** 2), variants=_MATH, aliases=("arctanh",),
-              sparse=SparseValues("rsub", csr=False))
+              sparse=SparseValues("rsub", csr=False), narrow_kernel="atanh_vml_cpu")
 sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
                 variants=_MATH + " functional", extra=("special.expit",), aten_backward="sigmoid_backward")
 
@@ -117,11 +124,11 @@ def _integers_kept(fn):
 
 
 floor = unary("floor", _integers_kept(np.floor), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
-              sparse=SparseValues())
+              sparse=SparseValues(), narrow_kernel="floor_vml_cpu")
 ceil = unary("ceil", _integers_kept(np.ceil), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
-             sparse=SparseValues())
+             sparse=SparseValues(), narrow_kernel="ceil_vml_cpu")
 trunc = unary("trunc", _integers_kept(np.trunc), _ZERO_GRAD, saves=None, floating=False, variants=_MATH,
-              aliases=("fix",), sparse=SparseValues())
+              aliases=("fix",), sparse=SparseValues(), narrow_kernel="trunc_vml_cpu")
 _round_half_even = unary_function(node_class("RoundBackward0", _ZERO_GRAD, None), np.round, floating=False,
                                   name="round")
 
@@ -185,7 +192,8 @@ isfinite = _predicate("isfinite", np.isfinite)
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (-0.0 included)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("signbit", input._data.dtype)
+        narrow.guard(input._data.dtype, "signbit_cpu",
+                     NotImplementedError("signbit is not implemented for complex tensors."))
     return _make(as_array(np.signbit(input._data)))
 
 
@@ -201,7 +209,7 @@ class NanToNumBackward0(Node):
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("nan_to_num", input._data.dtype)
+        narrow.guard(input._data.dtype, "nan_to_num", "nan_to_num")
     x = input._data
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())

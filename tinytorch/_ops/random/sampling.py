@@ -293,7 +293,7 @@ def _shape_dtype(size, dtype, default=None):
 
 
 
-@op(variants="function out", own_out=True, no_batch=_RANDOM)
+@op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
           pin_memory: bool = False) -> Tensor:
     """Uniform samples on [0, 1)."""
@@ -304,7 +304,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
     return into_out(res, out)
 
 
-@op(variants="function out", own_out=True, no_batch=_RANDOM)
+@op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
           pin_memory: bool = False) -> Tensor:
     """Standard normal samples."""
@@ -315,7 +315,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
     return into_out(res, out)
 
 
-@op(variants="function out", own_out=True, no_batch=_RANDOM)
+@op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad: bool = False, out=None, layout=None, pin_memory: bool = False) -> Tensor:
     """Integers uniformly from [low, high)."""
@@ -330,7 +330,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     return into_out(_grad(random_(t, int(low), int(high), generator=generator), requires_grad), out)
 
 
-@op(variants="function out", own_out=True, no_batch=_RANDOM)
+@op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None,
              pin_memory: bool = False) -> Tensor:
     """A random permutation of 0..n-1 (PyTorch's Fisher-Yates)."""
@@ -351,7 +351,7 @@ def _like(input: Tensor, dtype):
     return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
 
 
-@op(no_batch=_RANDOM)
+@op(no_batch=_RANDOM, meta="random")
 def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
               memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -359,7 +359,7 @@ def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool 
     return _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
 
 
-@op(no_batch=_RANDOM)
+@op(no_batch=_RANDOM, meta="random")
 def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
                memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -367,7 +367,7 @@ def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool
     return _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
 
 
-@op(no_batch=_RANDOM)
+@op(no_batch=_RANDOM, meta="random")
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False,
                  device=None, memory_format=None) -> Tensor:
     _on_cpu(device)
@@ -377,7 +377,7 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
     return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
 
 
-@op(variants="function out", own_out=True, no_batch=_RANDOM)
+@op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
            requires_grad: bool = False, out=None) -> Tensor:
     """``normal(mean, std, size)`` with floats, or with tensor mean and/or std (PyTorch's compositions:

@@ -65,13 +65,13 @@ def _has_nan(x: np.ndarray) -> bool:
     return x.dtype in FLOATING_NP and bool(np.isnan(x).any())
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True)
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True, meta="data_dependent")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
     equals nothing, so each NaN is a value of its own (after the numbers, in the input's order)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("unique", input._data.dtype)
+        narrow.guard(input._data.dtype, "unique", "unique")
     x = input._data
     if dim is None:
         _refuse_complex(x, "unique")
@@ -136,7 +136,7 @@ def _insertion_sort(items: list, less) -> list:
     return items
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True)
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True, meta="data_dependent")
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive values (slices along ``dim``)."""
     x = input._data
@@ -161,7 +161,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _pack(record(values, UniqueConsecutiveBackward0, (input,)), inv, counts, return_inverse, return_counts)
 
 
-@op(variants="function method", no_batch=_DYNAMIC)
+@op(variants="function method", no_batch=_DYNAMIC, meta="data_dependent")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs (weighted sums with ``weights``)."""
     x = input._data
@@ -176,7 +176,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
 
 
-@op(variants="function method out")
+@op(variants="function method out", meta="data_dependent")
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
     x = input._data
@@ -196,11 +196,11 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return _make(h.astype(x.dtype))
 
 
-@op(variants="function method out", no_batch=_DYNAMIC)
+@op(variants="function method out", no_batch=_DYNAMIC, meta="data_dependent")
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("nonzero", input._data.dtype)
+        narrow.guard(input._data.dtype, "nonzero_count_cpu", None)
     x = input._data
     if x.ndim == 0:
         n = int(x != 0)
@@ -223,7 +223,7 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return _make(np.concatenate([found, pad]) if pad.size or not found.size else found.copy())
 
 
-@op(variants="function method", no_batch=_DYNAMIC)
+@op(variants="function method", no_batch=_DYNAMIC, meta="data_dependent")
 def argwhere(input: Tensor) -> Tensor:
     """``nonzero(input)``."""
     return nonzero(input)

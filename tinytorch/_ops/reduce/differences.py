@@ -8,7 +8,7 @@ from .._core.registry import op
 from ..shape.join import cat
 
 
-@op(variants="function method out", batch=composite)
+@op(variants="function method out", batch=composite, overlap="partial")
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None) -> Tensor:
     """out[i] = input[i + 1] - input[i] along ``dim``, applied ``n`` times (``!=`` for bool tensors)."""

@@ -91,7 +91,7 @@ def _check(input: Tensor, weight, fn: str) -> None:
         raise RuntimeError(f"{fn}: if weight tensor is provided it should have the same dtype as the input tensor")
 
 
-@op(variants="function method out", no_batch="the bin edges depend on the data")
+@op(variants="function method out", no_batch="the bin edges depend on the data", meta="data_dependent")
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):
     """(hist, bin_edges): the histogram of all elements of ``input`` over ``bins``."""
     _check(input, weight, "histogram_cpu")

@@ -163,7 +163,7 @@ def _batch_max_min(op, input, dim=None, keepdim=False, *, other=None, keepdims=N
     return _return_type(op.__name__)(input._wrap(values), input._wrap(indices))
 
 
-@op(variants=_REDUCTION, batch=_batch_max_min)
+@op(variants=_REDUCTION, batch=_batch_max_min, overlap="partial")
 def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=None):
     """Largest element, or ``(values, indices)`` along ``dim``; ``max(a, b)`` is ``maximum``."""
     if isinstance(dim, Tensor) or other is not None:
@@ -171,11 +171,13 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "max")
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("max" if dim is None else "max_dim", input._data.dtype)
+        if dim is None:
+            narrow.guard(input._data.dtype, "max_all", "max_all")
+        narrow.guard(input._data.dtype, "max_cpu", RuntimeError("max(): does not support complex input"))
     return _extreme(input, dim, keepdim, np.max, _nan_argmax, MaxBackward1, MaxBackward0, max_result)
 
 
-@op(variants=_REDUCTION, batch=_batch_max_min)
+@op(variants=_REDUCTION, batch=_batch_max_min, overlap="partial")
 def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=None):
     """Smallest element, or ``(values, indices)`` along ``dim``; ``min(a, b)`` is ``minimum``."""
     if isinstance(dim, Tensor) or other is not None:
@@ -183,7 +185,9 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "min")
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("min" if dim is None else "min_dim", input._data.dtype)
+        if dim is None:
+            narrow.guard(input._data.dtype, "min_all", "min_all")
+        narrow.guard(input._data.dtype, "min_cpu", RuntimeError("min(): does not support complex input"))
     return _extreme(input, dim, keepdim, np.min, _nan_argmin, MinBackward1, MinBackward0, min_result)
 
 
@@ -223,7 +227,7 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("amax", input._data.dtype)
+        narrow.guard(input._data.dtype, "max_values_cpu", "max_values_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amax")
     return _amax_amin(input, dim, keepdim, np.max, AmaxBackward0, "amax")
@@ -233,7 +237,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tens
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("amin", input._data.dtype)
+        narrow.guard(input._data.dtype, "min_values_cpu", "min_values_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amin")
     return _amax_amin(input, dim, keepdim, np.min, AminBackward0, "amin")
@@ -251,7 +255,7 @@ def _batch_arg_extreme(op, input, dim=None, keepdim=False, *, keepdims=None):
 def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("argmax", input._data.dtype)
+        narrow.guard(input._data.dtype, "argmax_cpu", RuntimeError("argmax(): does not support complex input"))
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmax")
     return _arg_extreme(input, dim, keepdim, _nan_argmax, "argmax")
@@ -261,7 +265,7 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> 
 def argmin(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("argmin", input._data.dtype)
+        narrow.guard(input._data.dtype, "argmin_cpu", RuntimeError("argmin(): does not support complex input"))
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmin")
     return _arg_extreme(input, dim, keepdim, _nan_argmin, "argmin")

@@ -95,11 +95,11 @@ class CumsumBackward0(Node):
         return (_flipcumsum(g, self.dim).to(self.in_dtype),)
 
 
-@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1), overlap="partial")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (ints and bools accumulate in int64)."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("cumsum", input._data.dtype)
+        narrow.guard(input._data.dtype, "cumsum_out_cpu", "cumsum_out_cpu")
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     r = _accumulate(np.cumsum, x, d, _scan_dtype(x, dtype))
@@ -160,7 +160,7 @@ def _make_cat(a: Tensor, b: Tensor) -> Tensor:
     return cat([a, b], -1)
 
 
-@op(variants=_SCAN + " inplace", batch=batch_along_dim(1))
+@op(variants=_SCAN + " inplace", batch=batch_along_dim(1), overlap="partial")
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running product along ``dim``."""
     x = input._data
@@ -206,7 +206,7 @@ def _lcse_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
 _logaddexp_scan = silent(np.logaddexp.accumulate)  # a NaN, or inf after -inf: PyTorch's NaN, no warning
 
 
-@op(variants=_SCAN, batch=batch_along_dim(1))
+@op(variants=_SCAN, batch=batch_along_dim(1), overlap="partial")
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, computed stably."""
     x = input._data
@@ -265,7 +265,7 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
 def cummax(input: Tensor, dim: int):
     """Running maximum and where it was found."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("cummax", input._data.dtype)
+        narrow.guard(input._data.dtype, "cummax_cpu", "cummax_cpu")
     return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
 
 
@@ -336,7 +336,7 @@ def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("prod", input._data.dtype)
+        narrow.guard(input._data.dtype, "prod_out_cpu", "prod_out_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "prod")
     x = input._data

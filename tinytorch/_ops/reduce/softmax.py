@@ -50,7 +50,7 @@ def _batch_logsumexp(op, input, dim, keepdim=False, *, keepdims=None):
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """log(sum(exp(x))) along ``dim``, computed without overflow."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("logsumexp", input._data.dtype)
+        narrow.guard(input._data.dtype, "max_values_cpu", "exp_vml_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "logsumexp")
     x = input._data

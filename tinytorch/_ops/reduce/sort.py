@@ -88,11 +88,12 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
 
 
-@op(variants=_SORT, batch=batch_along_dim(1, -1))
+@op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("sort", input._data.dtype)
+        narrow.guard(input._data.dtype, "sorting_kernel_method_name",
+                     RuntimeError(" Sort does not support complex dtypes on CPU"))
     x = input._data
     if x.ndim == 0:
         _wrap_dim(dim, 0)
@@ -110,17 +111,17 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return sort(input.detach(), dim, descending)[1]
 
 
-@op(variants=_SORT, batch=composite)
+@op(variants=_SORT, batch=composite, overlap="partial")
 def msort(input: Tensor) -> Tensor:
     """``sort(input, dim=0).values``."""
     return sort(input, 0)[0]
 
 
-@op(variants=_SORT, batch=batch_along_dim(2, -1))
+@op(variants=_SORT, batch=batch_along_dim(2, -1), overlap="partial")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("topk", input._data.dtype)
+        narrow.guard(input._data.dtype, "topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU"))
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
@@ -156,7 +157,7 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     return result(v, i)
 
 
-@op(variants=_SORT, batch=batch_along_dim(2, -1))
+@op(variants=_SORT, batch=batch_along_dim(2, -1), overlap="partial")
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
     if keepdims is not None:
@@ -239,7 +240,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None):
                           "nanmedian")
 
 
-@op(variants=_SORT, batch=batch_along_dim(1, -1))
+@op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last index."""
     if keepdims is not None:
@@ -297,7 +298,7 @@ def _batch_aminmax(op, input, *, dim=None, keepdim=False, keepdims=None):
     return aminmax_result(input._wrap(lo.reshape(shape)), input._wrap(hi.reshape(shape)))
 
 
-@op(variants=_SORT, batch=_batch_aminmax)
+@op(variants=_SORT, batch=_batch_aminmax, overlap="partial")
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     """(amin, amax) in one call."""
     if keepdims is not None:

@@ -66,7 +66,7 @@ def _legacy_empty(a: np.ndarray) -> bool:
     return a.ndim == 1 and a.shape[0] == 0
 
 
-@op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join, autocast="promote")
+@op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join, autocast="promote", overlap="any")
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (dtypes promoted)."""
     tensors = _as_tensors(tensors, "cat")
@@ -107,7 +107,7 @@ class StackBackward0(Node):
         return stack([ref * 0 if t is None else t for t in ts], self.dim)
 
 
-@op(variants="function out", batch=rules.join, autocast="promote")
+@op(variants="function out", batch=rules.join, autocast="promote", overlap="any")
 def stack(tensors, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim."""
     tensors = _as_tensors(tensors, "stack")

@@ -53,7 +53,7 @@ def _check_sequence(name: str, tensors):
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
 
-@op(variants="function out", batch=composite)
+@op(variants="function out", batch=composite, overlap="any")
 def hstack(tensors) -> Tensor:
     """Concatenate column-wise: along dim 1, or dim 0 when the inputs are 1-d."""
     _check_sequence("hstack", tensors)
@@ -61,21 +61,21 @@ def hstack(tensors) -> Tensor:
     return cat(ts, 0 if ts[0].dim() == 1 else 1)
 
 
-@op(variants="function out", batch=composite)
+@op(variants="function out", batch=composite, overlap="any")
 def vstack(tensors) -> Tensor:
     """Concatenate row-wise (dim 0) after raising each input to at least 2-d."""
     _check_sequence("vstack", tensors)
     return cat(atleast_2d(tuple(tensors)), 0)
 
 
-@op(variants="function out", batch=composite)
+@op(variants="function out", batch=composite, overlap="any")
 def dstack(tensors) -> Tensor:
     """Concatenate depth-wise (dim 2) after raising each input to at least 3-d."""
     _check_sequence("dstack", tensors)
     return cat(atleast_3d(tuple(tensors)), 2)
 
 
-@op(variants="function out", batch=composite)
+@op(variants="function out", batch=composite, overlap="any")
 def column_stack(tensors) -> Tensor:
     """Columns side by side: 0-d and 1-d inputs become columns (n, 1), then ``hstack``."""
     _check_sequence("column_stack", tensors)

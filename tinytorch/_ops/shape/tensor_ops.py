@@ -12,7 +12,7 @@ from .._core.record import record
 from .._core.registry import op
 
 
-@op(variants="function method")
+@op(variants="function method", meta="data_dependent")
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor (PyTorch's errors for more or fewer elements)."""
     if not isinstance(input, Tensor):

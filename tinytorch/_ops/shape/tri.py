@@ -46,7 +46,7 @@ class TriuBackward0(Node):
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("tril", input._data.dtype)
+        narrow.guard(input._data.dtype, "tril", None)
     x = input._data
     _need_matrix(x, "tril")
     return record(c_order(np.tril(x, diagonal)), TrilBackward0, (input,), k=diagonal)
@@ -56,7 +56,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("triu", input._data.dtype)
+        narrow.guard(input._data.dtype, "triu", None)
     x = input._data
     _need_matrix(x, "triu")
     return record(c_order(np.triu(x, diagonal)), TriuBackward0, (input,), k=diagonal)
@@ -186,7 +186,7 @@ class FlipBackward0(Node):
 def flip(input: Tensor, *args, dims=None) -> Tensor:
     """Reverse the order along ``dims`` (a copy); ``x.flip(0, 1)``, ``flip(x, (0, 1))``, ``flip(x, dims=0)``."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard("flip", input._data.dtype)
+        narrow.guard(input._data.dtype, "flip_cpu", "flip_cpu")
     if dims is None:
         dims = args
     elif args:
@@ -280,7 +280,7 @@ def tile(input: Tensor, *dims) -> Tensor:
     return input.repeat(dims)
 
 
-@op(variants="function method")
+@op(variants="function method", meta="data_dependent")
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (or slice along ``dim``) ``repeats`` times in place."""
     if repeats is None:  # torch.repeat_interleave(counts): indices repeated by counts

@@ -30,6 +30,7 @@ from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coale
 from .products import handle_addmm, handle_matmul, handle_mm, sampled_addmm, smm, sparse_addmm, sparse_mm
 from .reduce import handle_sum, sparse_sum
 from .tensor import is_coo, is_csr, is_sparse_tensor, make_coo, make_csr, not_implemented, register_handler
+from .._core.registry import REGISTRY, bind_rule
 
 
 class CloneBackward0(Node):
@@ -477,15 +478,16 @@ def handle_zeros_like(a, *, dtype=None, layout=None, device=None, pin_memory=Fal
         out.requires_grad_(True)
     return out
 
-def _inplace(fn_name):
-    """``a.X_(...)``: the out-of-place result moved into ``a`` (its history when it records one)."""
+def _inplace(fn_name, kernel):
+    """``a.X_(...)``: the out-of-place result of ``kernel`` (op ``fn_name``'s sparse kernel) moved into ``a`` (its
+    history when it records one)."""
     def handler(a, *args, **kwargs):
         if _State.enabled and a._requires_grad and a.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         sparse_other = any(is_sparse_tensor(x) for x in args)
         if fn_name in ("add", "sub") and sparse_other:  # the output's dtype is checked before the kernel runs
             _into_dtype(fn_name, a, _dtype.FROM_NP[_dtype.PROMOTE[a._vt._data.dtype, args[0]._vt._data.dtype]], True)
-        res = _HANDLER_FNS[fn_name](a, *args, **kwargs)
+        res = kernel(a, *args, **kwargs)
         if is_sparse_tensor(res) and res.dtype is not a.dtype:
             res = res.to(_into_dtype(fn_name, a, res.dtype, sparse_other))
         if is_sparse_tensor(res) and type(res) is type(a):
@@ -522,34 +524,14 @@ def handle_norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     _, cv = _coalesced_parts(a) if is_coo(a) else (None, a._vt._data)
     return _make(cv).norm(2 if p == "fro" or p is None else p)
 
-_HANDLER_FNS = {
-    "add": handle_add, "sub": handle_sub, "subtract": handle_sub, "mul": handle_mul, "multiply": handle_mul,
-    "div": handle_div, "divide": handle_div, "true_divide": handle_div, "neg": handle_neg, "negative": handle_neg,
-    "pow": handle_pow, "square": handle_square, "mm": handle_mm, "matmul": handle_matmul, "addmm": handle_addmm,
-    "spmm": handle_mm, "smm": smm, "sum": handle_sum, "ones_like": _refuse_fill, "full_like": _refuse_fill,
-    "t": handle_t, "transpose": handle_transpose,
-    "swapaxes": handle_transpose, "swapdims": handle_transpose, "clone": handle_clone, "detach": handle_detach,
-    "detach_": handle_detach_, "to": handle_to, "cpu": handle_cpu, "contiguous": handle_contiguous,
-    "zero_": handle_zero_, "zeros_like": handle_zeros_like, "norm": handle_norm,
-    "float": _cast_handler(_dtype.float32), "double": _cast_handler(_dtype.float64),
-    "half": _cast_handler(_dtype.float16), "long": _cast_handler(_dtype.int64), "int": _cast_handler(_dtype.int32),
-    "bool": _cast_handler(_dtype.bool_), "short": _cast_handler(_dtype.int16), "char": _cast_handler(_dtype.int8),
-    "byte": _cast_handler(_dtype.uint8),
-    "isnan": _bool_unary("isnan"), "isinf": _bool_unary("isinf"), "signbit": _bool_unary("signbit"),
-    "positive": lambda a: a, "conj": lambda a: a, "resolve_conj": lambda a: a, "resolve_neg": lambda a: a,
-}
+def sparse_kernel(handler, *keys: str, inplace: bool = False, csr: bool = True) -> None:
+    """``handler`` is the sparse kernel of the ops ``keys`` (``REGISTRY`` keys; ``inplace``: of their in-place
+    ``Tensor.X_``), kept on their declarations (``decl.rules["sparse"]`` / ``["sparse_"]``); ``csr=False``: PyTorch's
+    CSR backend refuses them with "unsupported tensor layout" (COO runs them)."""
+    for key in keys:
+        rule = handler if csr else _csr_refusing(REGISTRY[key].name + ("_" if inplace else ""), handler)
+        bind_rule("sparse_" if inplace else "sparse", key, rule)
 
-for _n in _UNARY_NODES:
-    _HANDLER_FNS[_n] = _unary_handler(_n)
-    _HANDLER_FNS[_n + "_"] = _inplace(_n)
-
-for _n in ("add", "sub", "mul", "div", "neg", "t", "transpose", "pow", "square", "true_divide", "negative"):
-    _HANDLER_FNS[_n + "_"] = _inplace(_n)
-
-# ops PyTorch's CSR backend refuses with "unsupported tensor layout" (COO runs them): the unary ones as declared
-_CSR_UNSUPPORTED = {"square", "pow", "div", "divide", "true_divide", "sub", "subtract", "div_", "sub_", "pow_",
-                    "square_", "sgn", "nan_to_num"}
-_CSR_UNSUPPORTED.update(n for n, cls in SPARSE_UNARY.items() if not cls.sparse.csr)
 
 def _csr_refusing(name, fn):
     def handler(*args, **kwargs):
@@ -559,8 +541,6 @@ def _csr_refusing(name, fn):
     handler.__name__ = name
     return handler
 
-for _name, _fn in _HANDLER_FNS.items():
-    register_handler(_name, _csr_refusing(_name, _fn) if _name in _CSR_UNSUPPORTED else _fn)
 
 def _refusal(name):
     """An op neither sparse backend has: PyTorch's CSR and COO refusals."""
@@ -571,11 +551,88 @@ def _refusal(name):
     handler.__name__ = name
     return handler
 
-for _name in ("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "log10", "exp2", "cosh", "acos", "sinc",
-              "logit", "exp_", "cos_", "log_", "sigmoid_"):
-    register_handler(_name, _refusal(_name))
+
+def sparse_refused(*keys: str, inplace: bool = False) -> None:
+    """The ops ``keys`` (``REGISTRY`` keys; ``inplace``: their ``Tensor.X_``) that neither sparse backend has, where
+    PyTorch's CSR refusal is its layout's (COO: "Could not run 'aten::X'")."""
+    for key in keys:
+        name = REGISTRY[key].name + ("_" if inplace else "")
+        bind_rule("sparse_" if inplace else "sparse", key, _refusal(name))
+
+
+register_handler("cpu", handle_cpu)  # (no op: Tensor.cpu)
+sparse_kernel(handle_add, "add")
+sparse_kernel(handle_sub, "sub", csr=False)
+sparse_kernel(handle_mul, "mul")
+sparse_kernel(handle_div, "div", csr=False)
+sparse_kernel(handle_neg, "neg")
+sparse_kernel(handle_pow, "pow", csr=False)
+sparse_kernel(handle_square, "square", csr=False)
+sparse_kernel(handle_mm, "mm")
+sparse_kernel(handle_matmul, "matmul")
+sparse_kernel(handle_addmm, "addmm")
+sparse_kernel(handle_mm, "spmm")
+sparse_kernel(smm, "smm")
+sparse_kernel(handle_sum, "sum")
+sparse_kernel(_refuse_fill, "ones_like", "full_like")
+sparse_kernel(handle_t, "t")
+sparse_kernel(handle_transpose, "transpose")
+sparse_kernel(handle_clone, "clone")
+sparse_kernel(handle_detach, "detach")
+sparse_kernel(handle_detach_, "detach", inplace=True)
+sparse_kernel(handle_to, "Tensor.to")
+sparse_kernel(handle_contiguous, "Tensor.contiguous")
+sparse_kernel(handle_zero_, "zero_")
+sparse_kernel(handle_zeros_like, "zeros_like")
+sparse_kernel(handle_norm, "norm")
+sparse_kernel(_cast_handler(_dtype.float32), "Tensor.float")
+sparse_kernel(_cast_handler(_dtype.float64), "Tensor.double")
+sparse_kernel(_cast_handler(_dtype.float16), "Tensor.half")
+sparse_kernel(_cast_handler(_dtype.int64), "Tensor.long")
+sparse_kernel(_cast_handler(_dtype.int32), "Tensor.int")
+sparse_kernel(_cast_handler(_dtype.bool_), "Tensor.bool")
+sparse_kernel(_cast_handler(_dtype.int16), "Tensor.short")
+sparse_kernel(_cast_handler(_dtype.int8), "Tensor.char")
+sparse_kernel(_cast_handler(_dtype.uint8), "Tensor.byte")
+sparse_kernel(_bool_unary("isnan"), "isnan")
+sparse_kernel(_bool_unary("isinf"), "isinf")
+sparse_kernel(_bool_unary("signbit"), "signbit")
+sparse_kernel(lambda a: a, "positive", "conj", "resolve_conj", "resolve_neg")
+# the declared unary ops the sparse backends run on the values (``unary(sparse=SparseValues(...))``), and four more
+for _n, _cls in SPARSE_UNARY.items():
+    sparse_kernel(_unary_handler(_n), _n, csr=_cls.sparse.csr)
+    sparse_kernel(_inplace(_n, _unary_handler(_n)), _n, inplace=True)
+sparse_kernel(_unary_handler("sgn"), "sgn", csr=False)
+sparse_kernel(_inplace("sgn", _unary_handler("sgn")), "sgn", inplace=True)
+sparse_kernel(_unary_handler("round"), "round")
+sparse_kernel(_inplace("round", _unary_handler("round")), "round", inplace=True)
+sparse_kernel(_unary_handler("relu"), "relu")
+sparse_kernel(_inplace("relu", _unary_handler("relu")), "relu_")
+sparse_kernel(_unary_handler("nan_to_num"), "nan_to_num", csr=False)
+sparse_kernel(_inplace("nan_to_num", _unary_handler("nan_to_num")), "nan_to_num", inplace=True)
+sparse_kernel(_inplace("add", handle_add), "add", inplace=True)
+sparse_kernel(_inplace("sub", handle_sub), "sub", inplace=True, csr=False)
+sparse_kernel(_inplace("mul", handle_mul), "mul", inplace=True)
+sparse_kernel(_inplace("div", handle_div), "div", inplace=True, csr=False)
+sparse_kernel(_inplace("neg", handle_neg), "neg", inplace=True)
+sparse_kernel(_inplace("t", handle_t), "t", inplace=True)
+sparse_kernel(_inplace("transpose", handle_transpose), "transpose", inplace=True)
+sparse_kernel(_inplace("pow", handle_pow), "pow", inplace=True, csr=False)
+sparse_kernel(_inplace("square", handle_square), "square", inplace=True, csr=False)
+sparse_refused("exp", "cos", "log", "sigmoid", "rsqrt", "reciprocal", "log2", "log10", "exp2", "cosh", "acos", "sinc",
+               "logit")
+sparse_refused("exp", "cos", "log", "sigmoid", inplace=True)
+# two aliases' in-place spellings, which own_name does not lead back to their op's
+register_handler("true_divide_", _inplace("true_divide", handle_div))
+register_handler("negative_", _inplace("negative", handle_neg))
 # torch.special.round is aten's round.decimals, which neither sparse backend has (torch.round is round.default)
 register_handler("special_round", _refusal("round.decimals"))
+
+# the index by name that __torch_function__ reads: every declaration's sparse kernels, under its own name
+for _decl in list(REGISTRY.values()):
+    for _kind, _suffix in (("sparse", ""), ("sparse_", "_")):
+        if _kind in _decl.rules:
+            register_handler(_decl.name + _suffix, _decl.rules[_kind])
 
 # the sparse ops declared above handle sparse inputs themselves
 for _fn in (to_sparse, to_sparse_coo, to_sparse_csr, to_dense, coalesce, is_coalesced, _coalesced_, indices, values,

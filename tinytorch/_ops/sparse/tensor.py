@@ -20,7 +20,7 @@ from ..._tensor.printing import _add_suffixes, tensor_body
 from .._core.members import _prepare_subclass, sparse_coo, sparse_csr
 from ...autograd.grad_mode import NO_VERSION, _State
 from ...tensor import Tensor, _make, _new, _wrap_dim, register_attribute
-from .._core.registry import own_name, write_out
+from .._core.registry import bind_rule, declaration_of, own_name, write_out
 from .._core.util import warn_at_caller
 
 # autograd's accumulation asks every gradient and leaf whether it is sparse (a class attribute: one lookup)
@@ -213,13 +213,29 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
     handler = HANDLERS.get(name) or HANDLERS.get(own_name(func))
     if handler is None:
         backend = next((type(a)._backend for a in args if isinstance(a, _SPARSE_TYPES)), cls._backend)
-        raise not_implemented(_ATEN_NAMES.get(name, name), backend)
+        raise not_implemented(_aten_name(func, name), backend)
     return handler(*args, **(kwargs or {}))
 
 
-# a few ops whose aten name is not the Python one
-_ATEN_NAMES = {"view": "view", "reshape": "view", "__getitem__": "index.Tensor", "exp": "exp", "fill_": "fill_.Scalar",
-               "eq": "eq.Tensor", "ne": "ne.Tensor", "index_put_": "index_put_"}
+def refused_as(aten: str, *keys: str) -> None:
+    """The ops ``keys`` (``REGISTRY`` keys), whose ATen operator in the sparse backends' refusal is ``aten``, not their
+    Python name: kept on their declarations (``decl.rules["sparse_aten"]``)."""
+    for key in keys:
+        bind_rule("sparse_aten", key, aten)
+
+
+refused_as("view", "reshape")
+refused_as("fill_.Scalar", "fill_")
+refused_as("eq.Tensor", "eq")
+refused_as("ne.Tensor", "ne")
+
+
+def _aten_name(func, name: str) -> str:
+    """The ATen operator a sparse backend's refusal of ``func`` (called as ``name``) names."""
+    if name == "__getitem__":
+        return "index.Tensor"
+    decl = declaration_of(func)
+    return decl.rules.get("sparse_aten", name) if decl is not None else name
 _LAYOUT_WORD = {sparse_coo: "Sparse", sparse_csr: "CSR"}
 
 

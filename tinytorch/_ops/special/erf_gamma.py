@@ -327,16 +327,18 @@ def _in64(fn):
 
 # -- the ops ---------------------------------------------------------------------------------------
 erf = unary("erf", _in64(erf_np), lambda g, x, y: mul_scalar((-(x ** 2)).exp(), _TWO_OVER_SQRT_PI) * g, variants=_MATH,
-            extra=("special.erf",), sparse=SparseValues("exp", csr=False))
+            extra=("special.erf",), sparse=SparseValues("exp", csr=False), narrow_kernel="erf_vml_cpu")
 erfc = unary("erfc", _in64(erfc_np), lambda g, x, y: g * -_TWO_OVER_SQRT_PI * (-(x * x)).exp(), variants=_MATH,
-             extra=("special.erfc",))
+             extra=("special.erfc",), narrow_kernel="erfc_vml_cpu")
 # PyTorch saves the input and recomputes erfinv in the backward (ErfinvBackward0 has _saved_self)
 erfinv = unary("erfinv", _in64(erfinv_np), lambda g, x, y: mul_scalar(x.erfinv().pow(2).exp(), _SQRT_PI / 2) * g,
-               variants="function method inplace out", extra=("special.erfinv",), sparse=SparseValues("exp", csr=False))
+               variants="function method inplace out", extra=("special.erfinv",), sparse=SparseValues("exp", csr=False),
+               narrow_kernel="erfinv_vml_cpu")
 lgamma = unary("lgamma", _in64(lgamma_np), lambda g, x, y: g * x.digamma(), variants="function method inplace out",
-               extra=("special.gammaln",))
+               extra=("special.gammaln",), narrow_kernel="lgamma_vml_cpu")
 digamma = unary("digamma", _in64(digamma_np), lambda g, x, y: g * polygamma(1, x),
-                variants="function method inplace out", extra=("special.digamma", "special.psi"))
+                variants="function method inplace out", extra=("special.digamma", "special.psi"),
+                narrow_kernel="digamma_vml_cpu")
 
 
 class PolygammaBackward0(Node):
@@ -412,7 +414,8 @@ def _mvlgamma_(self, p):
     return apply_inplace(self, mvlgamma, p)
 
 
-@op(variants="function method inplace out", inplace=_mvlgamma_, batch=pointwise, extra=("special.multigammaln",))
+@op(variants="function method inplace out", inplace=_mvlgamma_, batch=pointwise,
+    extra=("special.multigammaln",), overlap="unchecked")
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """log of the multivariate gamma function: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
     # PyTorch's only checks (its old "All elements must be greater than (p-1)/2" is gone): outside that domain,

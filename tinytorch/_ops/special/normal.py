@@ -44,7 +44,7 @@ log_ndtr = unary("special.log_ndtr", _log_ndtr,
                  node="SpecialLogNdtrBackward0", variants=_SPECIAL)
 
 
-@op("special.ndtr", variants=_SPECIAL, batch=pointwise)
+@op("special.ndtr", variants=_SPECIAL, batch=pointwise, overlap="unchecked")
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal CDF, as PyTorch composes it from erf."""
     x = input if input._data.dtype in FLOATING_NP else input.to(_default_float())

@@ -54,4 +54,9 @@ class Partial(Placement):
 
 distribute_tensor = _refuse("distribute_tensor")
 distribute_module = _refuse("distribute_module")
-ones, empty, full, rand, randn, zeros = (_refuse(n) for n in ("ones", "empty", "full", "rand", "randn", "zeros"))
+ones = _refuse("ones")
+empty = _refuse("empty")
+full = _refuse("full")
+rand = _refuse("rand")
+randn = _refuse("randn")
+zeros = _refuse("zeros")

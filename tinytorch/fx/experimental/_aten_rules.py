@@ -7,15 +7,18 @@ the same call to its tracers as ATen operators, at one of two levels:
     ``conv2d`` is ``aten.convolution.default``, ``reshape`` a ``view``...
   - ``torch.export`` (pre-dispatch, ``predispatch``): the op as the Python API called it
     (``aten.linear.default``, ``aten.conv2d.default``, ``aten.batch_norm.default``).
-``RULES`` holds one rule per tinytorch op whose ATen form is not simply ``aten.<name>.<overload>`` with the call's
-own arguments; every other op is recorded that way (``default_rule``). A rule gets the recorder ``g`` (its ``call``
-adds one ATen node), the call's arguments bound by name (``Args``) and the op's result; it returns the node(s)
-standing for the result.
+``aten_rule`` puts a rule on the declaration of each tinytorch op whose ATen form is not simply
+``aten.<name>.<overload>`` with the call's own arguments; every other op is recorded that way (``default_rule``).
+A rule gets the recorder ``g`` (its ``call`` adds one ATen node), the call's arguments bound by name (``Args``) and
+the op's result; it returns the node(s) standing for the result. ``recorded_as_parts`` marks the ops a tracer sees
+as the ops they are made of, ``scalar_overload`` the in-place ops whose ATen overload a number argument picks.
 
 The ATen operators' argument lists (``SCHEMAS``, as ``native_functions.yaml`` writes them) tell which arguments a
 recorded call shows: PyTorch's dispatcher leaves out the trailing positional arguments and the keyword-only ones
 that hold their defaults (``sum.dim_IntList(x, [0])``, not ``sum.dim_IntList(x, [0], False, dtype=None)``)."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 
 import numpy as np
@@ -23,7 +26,7 @@ import numpy as np
 from ... import _dtype
 from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
-from ..._ops._core.registry import CAPTURE
+from ..._ops._core.registry import CAPTURE, bind_rule
 from ..._size import device
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
@@ -39,32 +42,14 @@ from ..._ops.shape.conversions import contiguous_format
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
-__all__ = ["SCHEMAS", "RULES", "DECOMPOSED", "DECOMPOSED_WHEN", "CPP_COMPOSITES", "PYTHON_LEVEL", "Args", "aten_name",
-           "schema", "rule_for"]
-
-# ops that PyTorch's dispatcher shows below autograd as the ops they are made of (CompositeImplicitAutograd):
-# make_fx records their parts, not them
-DECOMPOSED = frozenset({"multi_head_attention_forward", "cosine_similarity", "vecdot", "multi_dot", "l1_loss",
-                        "instance_norm", "einsum", "rms_norm", "avg_pool1d", "prelu"})
-
+__all__ = ["SCHEMAS", "aten_rule", "recorded_as_parts", "Parts", "scalar_overload", "Args", "aten_name", "schema",
+           "rule_for"]
 
 def _smoothed_cross_entropy(a) -> bool:
     """cross_entropy of class indices with label smoothing (ATen's cross_entropy_loss_label_smoothing is made of
     ops; without smoothing the rule writes PyTorch's decomposition, _log_softmax and nll_loss_forward)."""
     return bool(a.get("label_smoothing", 0.0)) and a["input"].shape != a["target"].shape
 
-
-# ops decomposed as DECOMPOSED's are, for some calls: name -> a test of the call's arguments (``Args``)
-DECOMPOSED_WHEN = {"cross_entropy": _smoothed_cross_entropy}
-
-# those written in C++ (multi_head_attention_forward is Python in PyTorch): a number they add or multiply by is a
-# C++ Scalar (``add_.Scalar``, ``mul.Scalar``), where Python's binding makes it a wrapped tensor (``.Tensor``)
-CPP_COMPOSITES = (DECOMPOSED | set(DECOMPOSED_WHEN)) - {"multi_head_attention_forward"}
-
-# functions that PyTorch writes in Python over other ops (torch.nn.functional's normalize, softsign...): no ATen
-# operator of their name exists, so both tracers, make_fx and export, record the ops they call
-PYTHON_LEVEL = frozenset({"normalize", "softsign", "tanhshrink", "softmin", "local_response_norm",
-                          "gaussian_nll_loss", "multilabel_soft_margin_loss", "lp_pool1d", "lp_pool2d", "lp_pool3d"})
 
 # the namespaces whose ops ATen names with their namespace in front (torch.special.entr is aten.special_entr)
 _PREFIXED = ("linalg", "special", "fft")
@@ -1388,60 +1373,186 @@ def _device(t):
     return t.device
 
 
-RULES = {
-    "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
-    "pow": _pow, **{name: _comparison(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
-    "sum": _reduction("sum"), "mean": _reduction("mean"),
-    "max": _extremum("max"), "min": _extremum("min"),
-    "prod": _prod,
-    **{name: _by_schema(f"{name}.default") for name in (
-        "amax", "amin", "argmax", "argmin", "logsumexp", "nansum", "cumsum", "cumprod", "flip", "roll", "tril", "triu", "diagonal",
-        "addcmul", "addcdiv")},
-    "all": _by_dim("all", "dims"), "any": _by_dim("any", "dims"), "median": _by_dim("median"),
-    **{name: _factory(name) for name in ("ones", "zeros", "empty")},
-    "full": _full, "arange": _arange, "linspace": _linspace, "eye": _eye,
-    "round": _round, "lerp": _lerp, "split": _split, "chunk": _chunk, "narrow": _narrow, "view_as": _view_as,
-    "movedim": _movedim,
-    "avg_pool1d": _by_schema("avg_pool1d.default"),  # (export's pre-dispatch graph; make_fx records its parts)
-    **{name: _loss(f"{name}.default") for name in (
-        "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")},
-    "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
-    "linear": _linear, "matmul": _matmul,
-    "reshape": _reshaping("reshape"), "flatten": _reshaping("flatten"), "view": _view,
-    "contiguous": _contiguous, "expand": _expand, "permute": _permute, "transpose": _transpose,
-    "unflatten": _unflatten,
-    "dropout": _dropout, "squeeze": _squeeze, "leaky_relu": _leaky_relu, "elu": _elu, "selu": _elu,
-    "selu_": _elu, "elu_": _as_given, "hardtanh_": _as_given, "celu_": _as_given,
-    **{name: _out_of_place(name) for name in ("silu", "mish", "hardsigmoid", "hardswish")},
-    "hardtanh": _out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)),
-    "relu6": _out_of_place("hardtanh", fixed=(0, 6)),
-    "scatter": _scatter,
-    "new_zeros": _new_zeros, "scalar_tensor": _scalar_tensor, "where": _where,
-    "masked_fill": _masked_fill, "vector_norm": _vector_norm, "norm": _norm, "linalg_norm": _linalg_norm,
-    "linalg_matrix_norm": _matrix_norm, **{name: _variance(name) for name in ("var", "std", "var_mean", "std_mean")},
-    "logsigmoid": _logsigmoid, "expand_as": _expand_as,
-    **{name: _feature_dropout for name in _BATCHED_FROM},
-    **{name: _interpolate for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
-    "fold": _fold, "affine_grid": _affine_grid, "grid_sample": _grid_sample,
-    "max_pool2d": _max_pool2d, "avg_pool2d": _avg_pool2d, "avg_pool3d": _avg_pool(3), "pad": _constant_pad,
-    "constant_pad_nd": _constant_pad, "conj": _conj, "scaled_dot_product_attention": _attention,
-    "conv1d": _conv(1), "conv2d": _conv(2), "conv3d": _conv(3),
-    "batch_norm": _batch_norm,
-    "gelu": _gelu, "cat": _cat, "clone": _clone, "nll_loss": _nll_loss, "cross_entropy": _cross_entropy,
-    "layer_norm": _layer_norm, "getitem": _getitem, "select": _select, "rsub": _rsub, "square": _square,
-    "_prelu_kernel": _prelu_kernel,
-    **{name: _conversion for name in ("to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
-                                       "char", "bool", "cfloat", "cdouble", "type_as")},
-}
+def aten_rule(*keys: str):
+    """Decorator: ``rule`` records the ops ``keys`` (``REGISTRY`` keys: ``"mul"``, ``"F.linear"``, ``"Tensor.view"``),
+    kept on their declarations (``decl.rules["aten"]``, through ``registry.bind_rule``), where the recorder finds it.
+    Returns the rule unchanged."""
+    def attach(rule):
+        for key in keys:
+            bind_rule("aten", key, rule)
+        return rule
+    return attach
 
 
-def rule_for(name: str):
-    """The rule of the op ``name``: its entry in ``RULES``, else ``default_rule``."""
-    return RULES.get(name, default_rule)
+# the ops whose ATen form is not simply ``aten.<name>.<overload>`` with the call's own arguments (``default_rule``)
+# (a masked or sparse op of a torch op's name records as that op: masked.sum as sum)
+aten_rule("add")(_binary("add"))
+aten_rule("sub")(_binary("sub"))
+aten_rule("mul")(_binary("mul"))
+aten_rule("div")(_binary("div"))
+aten_rule("pow")(_pow)
+aten_rule("eq")(_comparison("eq"))
+aten_rule("ne")(_comparison("ne"))
+aten_rule("lt")(_comparison("lt"))
+aten_rule("le")(_comparison("le"))
+aten_rule("gt")(_comparison("gt"))
+aten_rule("ge")(_comparison("ge"))
+aten_rule("sum", "sparse.sum", "masked.sum")(_reduction("sum"))
+aten_rule("mean", "masked.mean")(_reduction("mean"))
+aten_rule("max")(_extremum("max"))
+aten_rule("min")(_extremum("min"))
+aten_rule("prod", "masked.prod")(_prod)
+aten_rule("amax", "masked.amax")(_by_schema("amax.default"))
+aten_rule("amin", "masked.amin")(_by_schema("amin.default"))
+aten_rule("argmax", "masked.argmax")(_by_schema("argmax.default"))
+aten_rule("argmin", "masked.argmin")(_by_schema("argmin.default"))
+aten_rule("logsumexp", "special.logsumexp", "masked.logsumexp")(_by_schema("logsumexp.default"))
+aten_rule("nansum")(_by_schema("nansum.default"))
+aten_rule("cumsum", "masked.cumsum")(_by_schema("cumsum.default"))
+aten_rule("cumprod", "masked.cumprod")(_by_schema("cumprod.default"))
+aten_rule("flip")(_by_schema("flip.default"))
+aten_rule("roll")(_by_schema("roll.default"))
+aten_rule("tril")(_by_schema("tril.default"))
+aten_rule("triu")(_by_schema("triu.default"))
+aten_rule("diagonal", "linalg.diagonal")(_by_schema("diagonal.default"))
+aten_rule("addcmul")(_by_schema("addcmul.default"))
+aten_rule("addcdiv")(_by_schema("addcdiv.default"))
+aten_rule("all")(_by_dim("all", "dims"))
+aten_rule("any")(_by_dim("any", "dims"))
+aten_rule("median", "masked.median")(_by_dim("median"))
+aten_rule("ones")(_factory("ones"))
+aten_rule("zeros")(_factory("zeros"))
+aten_rule("empty")(_factory("empty"))
+aten_rule("full")(_full)
+aten_rule("arange")(_arange)
+aten_rule("linspace")(_linspace)
+aten_rule("eye")(_eye)
+aten_rule("round")(_round)
+aten_rule("lerp")(_lerp)
+aten_rule("split")(_split)
+aten_rule("chunk")(_chunk)
+aten_rule("narrow")(_narrow)
+aten_rule("Tensor.view_as")(_view_as)
+aten_rule("movedim")(_movedim)
+aten_rule("avg_pool1d")(_by_schema("avg_pool1d.default"))
+aten_rule("F.mse_loss")(_loss("mse_loss.default"))
+aten_rule("F.smooth_l1_loss")(_loss("smooth_l1_loss.default"))
+aten_rule("F.huber_loss")(_loss("huber_loss.default"))
+aten_rule("binary_cross_entropy_with_logits")(_loss("binary_cross_entropy_with_logits.default"))
+aten_rule("softmax", "special.softmax", "masked.softmax")(_softmax("softmax"))
+aten_rule("log_softmax", "special.log_softmax", "masked.log_softmax")(_softmax("log_softmax"))
+aten_rule("F.linear")(_linear)
+aten_rule("matmul")(_matmul)
+aten_rule("reshape")(_reshaping("reshape"))
+aten_rule("flatten")(_reshaping("flatten"))
+aten_rule("Tensor.view")(_view)
+aten_rule("Tensor.contiguous")(_contiguous)
+aten_rule("Tensor.expand")(_expand)
+aten_rule("permute")(_permute)
+aten_rule("transpose")(_transpose)
+aten_rule("unflatten")(_unflatten)
+aten_rule("dropout")(_dropout)
+aten_rule("squeeze")(_squeeze)
+aten_rule("F.leaky_relu")(_leaky_relu)
+aten_rule("F.elu", "selu", "selu_")(_elu)
+aten_rule("F.elu_", "F.hardtanh_", "celu_")(_as_given)
+aten_rule("F.silu")(_out_of_place("silu"))
+aten_rule("F.mish")(_out_of_place("mish"))
+aten_rule("F.hardsigmoid")(_out_of_place("hardsigmoid"))
+aten_rule("F.hardswish")(_out_of_place("hardswish"))
+aten_rule("F.hardtanh")(_out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)))
+aten_rule("F.relu6")(_out_of_place("hardtanh", fixed=(0, 6)))
+aten_rule("scatter")(_scatter)
+aten_rule("Tensor.new_zeros")(_new_zeros)
+aten_rule("scalar_tensor")(_scalar_tensor)
+aten_rule("where")(_where)
+aten_rule("masked_fill")(_masked_fill)
+aten_rule("linalg.vector_norm")(_vector_norm)
+aten_rule("norm", "masked.norm")(_norm)
+aten_rule("linalg.norm")(_linalg_norm)
+aten_rule("linalg.matrix_norm")(_matrix_norm)
+aten_rule("var", "masked.var")(_variance("var"))
+aten_rule("std", "masked.std")(_variance("std"))
+aten_rule("var_mean")(_variance("var_mean"))
+aten_rule("std_mean")(_variance("std_mean"))
+aten_rule("F.logsigmoid")(_logsigmoid)
+aten_rule("Tensor.expand_as")(_expand_as)
+aten_rule("F.dropout1d", "F.dropout2d", "F.dropout3d")(_feature_dropout)
+aten_rule("F.interpolate", "F.upsample", "F.upsample_nearest", "F.upsample_bilinear")(_interpolate)
+aten_rule("F.fold")(_fold)
+aten_rule("F.affine_grid")(_affine_grid)
+aten_rule("F.grid_sample")(_grid_sample)
+aten_rule("max_pool2d")(_max_pool2d)
+aten_rule("F.avg_pool2d")(_avg_pool2d)
+aten_rule("F.avg_pool3d")(_avg_pool(3))
+aten_rule("F.pad", "constant_pad_nd")(_constant_pad)
+aten_rule("conj")(_conj)
+aten_rule("F.scaled_dot_product_attention")(_attention)
+aten_rule("conv1d")(_conv(1))
+aten_rule("conv2d")(_conv(2))
+aten_rule("conv3d")(_conv(3))
+aten_rule("batch_norm")(_batch_norm)
+aten_rule("F.gelu")(_gelu)
+aten_rule("cat")(_cat)
+aten_rule("clone")(_clone)
+aten_rule("F.nll_loss")(_nll_loss)
+aten_rule("F.cross_entropy")(_cross_entropy)
+aten_rule("layer_norm")(_layer_norm)
+aten_rule("Tensor.getitem")(_getitem)
+aten_rule("select")(_select)
+aten_rule("rsub")(_rsub)
+aten_rule("square")(_square)
+aten_rule("_prelu_kernel")(_prelu_kernel)
+aten_rule("Tensor.to", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.bfloat16", "Tensor.long", "Tensor.int",
+          "Tensor.short", "Tensor.byte", "Tensor.char", "Tensor.bool", "Tensor.cfloat", "Tensor.cdouble",
+          "Tensor.type_as")(_conversion)
+
+
+class Parts(NamedTuple):
+    """How a tracer sees an op made of other ops (its ``decl.rules["parts"]``, put there by ``recorded_as_parts``)."""
+    python: bool  # PyTorch writes it in Python over other ops: no ATen operator of its name, both tracers see its parts
+    cpp: bool     # ATen's C++ composite: a number it adds or multiplies by is a C++ Scalar (``add_.Scalar``), where
+    #               Python's binding makes it a wrapped tensor (``.Tensor``)
+    when: object  # None, or a test of the call's arguments (``Args``): only the calls it passes are made of parts
+
+
+def recorded_as_parts(*keys: str, python: bool = False, cpp: bool = True, when=None) -> None:
+    """The ops ``keys`` (``REGISTRY`` keys) are recorded as the ops they call: ``python``, by both tracers (functions
+    PyTorch writes in Python: torch.nn.functional's normalize, softsign...); else by make_fx only (ATen's
+    CompositeImplicitAutograd ops: PyTorch's dispatcher shows their parts below autograd; export's pre-dispatch graph
+    keeps the call)."""
+    for key in keys:
+        bind_rule("parts", key, Parts(python, cpp and not python, when))
+
+
+recorded_as_parts("F.softsign", "F.tanhshrink", "F.softmin", "F.multilabel_soft_margin_loss", "F.gaussian_nll_loss",
+                  "F.normalize", "F.lp_pool1d", "F.lp_pool2d", "F.lp_pool3d", "F.local_response_norm", "masked.softmin",
+                  "masked.normalize", python=True)
+recorded_as_parts("prelu", "rms_norm", "einsum", "cosine_similarity", "F.l1_loss", "avg_pool1d", "instance_norm",
+                  "linalg.multi_dot", "linalg.vecdot")
+recorded_as_parts("F.multi_head_attention_forward", cpp=False)  # (Python in PyTorch, but below autograd only)
+# cross_entropy with label smoothing: ATen's cross_entropy_loss_label_smoothing is made of ops
+recorded_as_parts("F.cross_entropy", when=_smoothed_cross_entropy)
+
+
+def scalar_overload(at: int, *keys: str) -> None:
+    """The in-place ops ``keys`` (``REGISTRY`` keys) have the ATen overloads ``.Tensor`` and ``.Scalar``, told apart
+    by their argument at position ``at``: a number picks ``.Scalar`` (``masked_fill_.Scalar``, ``eq_.Tensor``)."""
+    for key in keys:
+        bind_rule("scalar_at", key, at)
+
+
+scalar_overload(1, "pow", "fill_", "eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
+                "bitwise_xor")
+scalar_overload(2, "masked_fill", "lerp")
+
+
+def rule_for(decl):
+    """The rule of the op ``decl``: the one ``aten_rule`` put on its declaration, else ``default_rule``."""
+    return decl.rules.get("aten", default_rule)
 
 
 def aten_name(name: str, namespace: str) -> str:
     """The ATen operator's name of tinytorch's op ``name`` declared in ``namespace`` (``torch.linalg.vector_norm``
     is ``aten.linalg_vector_norm``)."""
-    prefixed = f"{namespace}_{name}"
-    return prefixed if namespace in _PREFIXED and (name not in RULES or prefixed in RULES) else name
+    return f"{namespace}_{name}" if namespace in _PREFIXED else name

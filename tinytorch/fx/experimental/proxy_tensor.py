@@ -122,7 +122,7 @@ class Recording:
         self.saved_outputs: dict = {}
         self.by_storage: dict = {}  # id of a recorded tensor's array -> (the array, its node)
         self.in_backward = 0          # autograd's engine runs inside the captured program (autograd.grad, backward)
-        self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.CPP_COMPOSITES)
+        self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.Parts.cpp)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
 
     def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
@@ -248,16 +248,16 @@ class Recording:
             bound = _aten_rules.Args(None, args, kwargs)
         name = _aten_rules.aten_name(decl.name.rstrip("_") if inplace else decl.name, decl.namespace)
         last = self.graph._root._prev  # (the graph's last node before this call's)
-        if inplace and f"{name}_" in _aten_rules.RULES:  # an in-place binding with a rule of its own (selu_)
-            node = _aten_rules.RULES[f"{name}_"](self, f"{name}_", bound, out)
+        if inplace and decl.name.endswith("_") and "aten" in decl.rules:  # an in-place op with a rule (selu_)
+            node = decl.rules["aten"](self, f"{name}_", bound, out)
         elif inplace:
-            overload = _inplace_overload(name, bound, self.in_composite)
+            overload = _inplace_overload(name, decl, bound, self.in_composite)
             if overload == "Scalar" and name in _ARITHMETIC:
                 node = self.call(f"{name}_.Scalar", bound.self, bound.arg(1))
             else:
                 node = self.call(f"{name}_.{overload}", *bound.positional(), **bound.keywords())
         else:
-            node = _aten_rules.rule_for(name)(self, name, bound, out)
+            node = _aten_rules.rule_for(decl)(self, name, bound, out)
         if node is None:
             return
         if stack is not None:  # every operator the call made comes from the user's line (an index's view steps)
@@ -301,20 +301,15 @@ def _key(decl) -> str:
     return next((k for k, d in REGISTRY.items() if d is decl), decl.name)
 
 
-# in-place ops whose ATen overload is .Tensor or .Scalar by the argument at this position (a number: .Scalar)
-_BY_SCALAR_ARG = {"masked_fill": 2, "lerp": 2, **{name: 1 for name in (
-    "pow", "fill", "eq", "ne", "lt", "le", "gt", "ge", "remainder", "fmod", "bitwise_and", "bitwise_or",
-    "bitwise_xor")}}
-
-
 _ARITHMETIC = ("add", "sub", "mul", "div")
 
 
-def _inplace_overload(name: str, bound, in_composite: int = 0) -> str:
+def _inplace_overload(name: str, decl, bound, in_composite: int = 0) -> str:
     if in_composite and name in _ARITHMETIC and not isinstance(bound.arg(1), Tensor) and bound.get("alpha", 1) == 1:
         return "Scalar"  # C++'s ``t.add_(eps)``: a Scalar overload (Python's binding wraps the number: .Tensor)
-    if name in _BY_SCALAR_ARG:  # e.g. masked_fill_.Scalar or .Tensor, by the value
-        return "Tensor" if isinstance(bound.arg(_BY_SCALAR_ARG[name]), Tensor) else "Scalar"
+    at = decl.rules.get("scalar_at")  # (_aten_rules.scalar_overload) e.g. masked_fill_.Scalar or .Tensor, by the value
+    if at is not None:
+        return "Tensor" if isinstance(bound.arg(at), Tensor) else "Scalar"
     if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
         return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
     return "Tensor" if name in _ARITHMETIC else "default"
@@ -342,12 +337,9 @@ def _user_stack() -> str | None:
     return "".join(traceback.format_list(frames[-1:]))
 
 
-def _decomposed_call(decl, fn, args, kwargs) -> bool:
-    """Whether this call of ``decl`` is one ATen decomposes (``_aten_rules.DECOMPOSED_WHEN``); arguments that do not
-    bind are left to the op, which names what is wrong."""
-    when = _aten_rules.DECOMPOSED_WHEN.get(decl.name)
-    if when is None:
-        return False
+def _decomposed_call(when, fn, args, kwargs) -> bool:
+    """Whether this call is one ATen decomposes (``_aten_rules.Parts.when``); arguments that do not bind are left to
+    the op, which names what is wrong."""
     try:
         return when(_aten_rules.Args(getattr(fn, "__wrapped__", fn), args, kwargs))
     except TypeError:
@@ -356,16 +348,17 @@ def _decomposed_call(decl, fn, args, kwargs) -> bool:
 
 def _run(fn, decl, spelling: str, args, kwargs):
     rec = _THREAD.recording
-    if decl.name in _aten_rules.PYTHON_LEVEL:
-        return decl.impl(*args, **kwargs)  # it is its parts: the ops it calls record
-    if not rec.predispatch and (decl.name in _aten_rules.DECOMPOSED or _decomposed_call(decl, fn, args, kwargs)):
-        # its parts, below autograd
-        native = decl.name in _aten_rules.CPP_COMPOSITES
-        rec.in_composite += native  # (its numbers are C++ Scalars: add_.Scalar, mul.Scalar)
-        try:
-            return decl.impl(*args, **kwargs)
-        finally:
-            rec.in_composite -= native
+    parts = decl.rules.get("parts")
+    if parts is not None:
+        if parts.python:
+            return decl.impl(*args, **kwargs)  # it is its parts: the ops it calls record
+        if not rec.predispatch and (parts.when is None or _decomposed_call(parts.when, fn, args, kwargs)):
+            # its parts, below autograd
+            rec.in_composite += parts.cpp  # (its numbers are C++ Scalars: add_.Scalar, mul.Scalar)
+            try:
+                return decl.impl(*args, **kwargs)
+            finally:
+                rec.in_composite -= parts.cpp
     _THREAD.first_arg = args[0] if args else None
     try:
         out = _THREAD.unhooked(fn, args, kwargs)
