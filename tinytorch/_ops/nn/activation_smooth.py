@@ -20,7 +20,7 @@ from .._kernels import compiled as _compiled
 from .._kernels import gelu_onednn as _gelu_onednn
 from .._kernels import parallel
 from .._core.batching import composite
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._core.util import complex_grad_error, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
@@ -115,9 +115,6 @@ class GeluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (gelu_backward(g, x) if self.approximate == "none" else
-                    gelu_backward(g, x, approximate=self.approximate),)
         if self.approximate == "tanh":
             return (_gelu_tanh_grad(g, x),)
         if not _State.enabled and _State.array_backward:  # no graph of the gradient: the formula on arrays
@@ -199,8 +196,6 @@ class SiluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (silu_backward(g, x),)
         return (_silu_grad(g, x),)
 
     def jvp(self, t):
@@ -248,8 +243,6 @@ class MishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (mish_backward(g, x),)
         return (_mish_grad(g, x),)
 
 
@@ -321,8 +314,6 @@ class EluBackward0(Node):
 def _elu_node_grad(g: Tensor, saved: Tensor, alpha: float, scale: float, input_scale: float,
                    is_result: bool) -> Tensor:
     """The gradient elu's and celu's nodes hand on: from the input, or from the in-place form's result."""
-    if capturing():  # a graph capture: PyTorch's operator, one node
-        return elu_backward(g, alpha, scale, input_scale, is_result, saved)
     if is_result:
         return _elu_grad_of_result(g, saved, alpha, scale, input_scale)
     return _elu_grad(g, saved, alpha, scale, input_scale)
@@ -524,8 +515,6 @@ class HardswishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (hardswish_backward(g, x),)
         return (_hardswish_grad(g, x),)
 
 
@@ -563,8 +552,6 @@ class HardsigmoidBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (hardsigmoid_backward(g, x),)
         # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
         return (record(_hardsigmoid_grad(g, x)._data, _HardsigmoidBackwardBackward, (g, x)),)
 
