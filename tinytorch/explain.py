@@ -61,7 +61,8 @@ _CALL = re.compile(r"\b(?:(\w+)\.)?(\w+)\(")
 def reached(fn, limit: int = 200) -> list:
     """``fn`` and the functions of its own module it calls, however deep (each once, in the order met): the steps
     a CPU path can be bound onto lie anywhere below the op's reference (conv2d's reference calls ``_convnd``,
-    which calls ``_conv``, which calls the step ``_conv_arrays`` that ``_cpu/conv.py`` replaces). Calls are read
+    which calls ``_conv``, which calls the step ``_conv_arrays`` that ``_cpu/conv.py`` replaces), and below a node's
+    formula through its own methods (``self._backward_arrays``). Calls are read
     from the source; a call into another module (a shared helper, ``matmul._np_matmul``) is a step of its own,
     not followed (the helpers every op shares would otherwise bring every op's paths)."""
     seen, order, todo = set(), [], [inspect.unwrap(fn)]
@@ -74,6 +75,8 @@ def reached(fn, limit: int = 200) -> list:
         scope = getattr(f, "__globals__", {})
         for owner, name in _CALL.findall(_source(f)):
             target = scope.get(name) if not owner else getattr(scope.get(owner), name, None)
+            if owner == "self" and "." in f.__qualname__:  # a method of the node's own class (its array steps)
+                target = getattr(scope.get(f.__qualname__.partition(".")[0]), name, None)
             if isinstance(target, type) and issubclass(target, Node):
                 target = target.__dict__.get("formula", target.backward)
             if owner and inspect.ismodule(scope.get(owner)):

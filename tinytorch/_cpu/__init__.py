@@ -6,5 +6,5 @@ reference its file declares."""
 from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
-    from . import (batch_norm, conv, engine, nll_sums, norm, pointwise, pool, products, random, reduce, sgd,  # noqa: F401
-                   softmax)
+    from . import (batch_norm, conv, dropout, engine, gelu, nll_sums, norm, pointwise, pool, products,  # noqa: F401
+                   random, reduce, sgd, softmax)

@@ -17,7 +17,7 @@ from .._ops._core.binary import alpha_in
 from .._ops._core.record import record, record_pair
 from .._ops._core.util import as_array
 from .._ops._kernels import parallel
-from .._ops._kernels.muladd import muladd
+from .._ops._kernels.muladd import addcmul_into, muladd
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._ops._kernels.times import times as _times
 from .._ops.pointwise import arith, power
@@ -228,3 +228,10 @@ def scaled_sum(ad, bd, alpha):
             out = np.asarray(ad, dtype=_F32) + np.asarray(bd, dtype=_F32) * al
             return out.astype(dt)
     return ad + bd * alpha_in(bd, alpha)
+
+
+@paths.kernel(arith, "_muladd_into", ulps=4, scale="program", when="float32/float64 arrays of out's dtype (value * b "
+              "rounded, then one fused multiply-add, as PyTorch's FMA builds: AVX2, AVX512); others as the reference",
+              why="PyTorch's bits on its vectorised CPU paths (addcmul, lerp)")
+def muladd_into(out, a, b, c, value):
+    addcmul_into(out, a, b, c, value)

@@ -49,7 +49,7 @@ _GRAIN = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thr
 _MIN_ELEMENTS = 32768
 _MIN_ROW = 4096
 _MIN_COLUMN = 256
-_numpy_sum = paths.reference_kernel(_reduce, "_sum_array")
+_reference_sum = paths.reference_kernel(_reduce, "_sum_array")
 _numpy_mean = paths.reference_kernel(_reduce, "_mean_array")
 _numpy_rows_at = paths.reference_kernel(_adjoint, "_add_rows_at")
 
@@ -182,6 +182,14 @@ def _cast(x, sdt):
     return None
 
 
+def _numpy_sum(x, dims, keepdim, sdt):
+    """numpy's sum (the reference's), a large array of another dtype than half and bfloat16 summed in its own cut
+    over kept dims across threads (each output summed as on one thread)."""
+    if sdt == x.dtype and x.dtype not in _LOWP and x.size >= parallel.SPLIT_FROM and dims:
+        return parallel.reduce(np.add.reduce, x, dims, keepdim)
+    return _reference_sum(x, dims, keepdim, sdt)
+
+
 # (the bounds to numpy's sums: measured over tests/house/path_programs/reduce.py, values over six orders of
 # magnitude: 17 ulps of the program's largest magnitude for a float32 sum that cancels, 0.25 for a mean)
 @paths.kernel(_reduce, "_sum_array", ulps=32, scale="program",
@@ -189,8 +197,9 @@ def _cast(x, sdt):
               "cost the kernel 1.1-1.5x numpy's there, so they stay numpy's), "
               "C-contiguous, over adjacent dims, on x86-64 with the compiled kernels ([fast]), the array of "
               f"{_MIN_ELEMENTS} elements or more and each sum of {_MIN_ROW} or more along a row, or of "
-              f"{_MIN_COLUMN} rows or more down columns (smaller sums: numpy's, without importing numba)",
-              why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads)")
+              f"{_MIN_COLUMN} rows or more down columns (smaller sums: numpy's, without importing numba); numpy's "
+              f"sums of {parallel.SPLIT_FROM} elements or more cut over kept dims across threads",
+              why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads); speed")
 def sum_array(x, dims, keepdim, sdt):
     # (an array of its own: a meta tensor's stand-in has no elements to sum, and must not load the kernels)
     blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim and type(x) is np.ndarray else None

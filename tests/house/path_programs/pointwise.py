@@ -1,5 +1,5 @@
 """Programs that reach the paths of ``tinytorch/_cpu/pointwise.py`` and ``engine.py`` (add, sub, mul, the
-engine's sums, pow's exponents PyTorch computes by formulas): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
+engine's sums, pow's exponents PyTorch computes by formulas, addcmul's and lerp's fused multiply-adds): target -> [make(rng, dtype, shape) yielding (name, fn, arrays)]."""
 import numpy as np
 
 import tinytorch as tt
@@ -46,6 +46,17 @@ def _powers(rng, dtype, shape):
         yield f"x ** {e!r}", (lambda e: lambda x: x ** e)(e), [a]
 
 
+def _muladds(rng, dtype, shape):
+    """addcmul (value * b rounded, then the product and the sum) and lerp's two forms either side of |weight| 0.5."""
+    a, b, c = _arrays(rng, dtype, shape, 3)
+    yield "addcmul", (lambda x, y, z: tt.addcmul(x, y, z, value=0.3)), [a, b, c]
+    yield "addcmul broadcast", (lambda x, y, z: tt.addcmul(x, y[..., :1] if y.ndim else y, z)), [a, b, c]
+    w = np.asarray(rng.uniform(-1, 2, shape), dtype=dtype)
+    yield "lerp tensor weight", (lambda x, y, z: tt.lerp(x, y, z)), [a, b, w]
+    yield "lerp small weight", (lambda x, y: tt.lerp(x, y, 0.3)), [a, b]
+    yield "lerp large weight", (lambda x, y: tt.lerp(x, y, 0.8)), [a, b]
+
+
 PROGRAMS = {
     "power._power": [_powers],
     "add": [_binary(lambda x, y: x + y)],
@@ -53,6 +64,7 @@ PROGRAMS = {
     "mul": [_binary(lambda x, y: x * y)],
     "MulBackward0": [_binary(lambda x, y: x * y), _fan_in],
     "arith._scaled_sum": [_alpha(tt.add), _alpha(tt.sub)],
+    "arith._muladd_into": [_muladds],
     "engine._sum_grads": [_fan_in],
 }
 

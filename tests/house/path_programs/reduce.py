@@ -47,6 +47,10 @@ def _sums(rng, dtype, shape):
             yield f"{s}.sum((0, 2)): not adjacent", _of_a_copy(lambda t: t.sum((0, 2))), [x]
         yield f"{s}.sum()", _of_a_copy(lambda t: t.sum()), [x]
         yield f"{s}.sum(-1)", _of_a_copy(lambda t: t.sum(-1)), [x]
+    # past parallel.SPLIT_FROM: numpy's sums (float64, or sums the cascade leaves) cut over kept dims across threads
+    big = np.asarray(rng.uniform(0.5, 1.0, (300, 1000)), dtype=dtype)
+    yield "(300, 1000).sum(-1): across threads", _of_a_copy(lambda t: t.sum(-1)), [big]
+    yield "(300, 1000).t().sum(0): transposed", _of_a_copy(lambda t: t.t().sum(0)), [big]
 
 
 def _means(rng, dtype, shape):

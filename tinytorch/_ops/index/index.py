@@ -22,7 +22,7 @@ from ..pointwise.inplace import overlaps, writeable
 from ..shape.join import _note_dim
 from ..shape.shape import expand
 from .._core.record import inplace_node, record
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._core.util import as_array, unpack
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
@@ -142,26 +142,6 @@ class _IndexNode(Node):
     advanced = False  # an int or slice key's (getitem's fast path sets in_shape and key only)
 
     def backward(self, g):
-        if capturing() and not self.advanced:
-            # a graph capture: PyTorch's view steps undone in reverse, each by its own backward (a squeeze for an
-            # unsqueeze, select_backward, slice_backward); full slices only make an alias, whose gradient is g
-            for kind, dim, item, sizes, full in reversed(_view_steps(self.key, self.in_shape)):
-                if full:
-                    continue
-                if kind == "unsqueeze":
-                    g = g.squeeze(dim)
-                elif kind == "select":
-                    g = select_backward(g, list(sizes), dim, int(item))
-                else:
-                    g = slice_backward(g, list(sizes), dim, 0 if item.start is None else int(item.start),
-                                       _INT64_MAX if item.stop is None else int(item.stop),
-                                       1 if item.step is None else int(item.step))
-            return (g,)
-        indices = _index_tensors(self.__dict__.get("given")) if capturing() else None
-        if indices is not None:
-            # a graph capture: PyTorch's index backward, the gradient added into zeros at the indices
-            zeros = g.new_zeros(self.in_shape, dtype=g.dtype, layout=g.layout, device=g.device)
-            return (zeros.index_put(indices, g, True),)
         return (index_zeros_put(self.in_shape, self.key, g, self.advanced),)
 
     def jvp(self, t):
@@ -169,21 +149,6 @@ class _IndexNode(Node):
 
 
 _INT64_MAX = (1 << 63) - 1
-
-
-def _index_tensors(given) -> list | None:
-    """The indices of a key made of integer index tensors and full slices only (PyTorch's one ``index`` call, no
-    view step), as ``index_put`` takes them (None for a full slice, the trailing ones left out); None for others."""
-    items = list(given) if type(given) is tuple else [given]
-
-    def integer_index(k) -> bool:
-        return isinstance(k, Tensor) and k._data.dtype.kind in "iu" and k._data.dtype != np.uint8 and k.ndim > 0
-
-    if given is None or not all(integer_index(k) or (isinstance(k, slice) and k == slice(None)) for k in items):
-        return None
-    while items and not isinstance(items[-1], Tensor):
-        items.pop()
-    return [None if isinstance(k, slice) else k for k in items] or None
 
 
 @aten_only("select_backward", recorded=True)

@@ -11,7 +11,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
 from .._core.record import NotImplementedBackward, record, wants_grad
-from .._core.registry import capturing, op
+from .._core.registry import op
 from .._core.util import as_array
 from ..shape._adjoint import index_zeros_put
 
@@ -102,11 +102,13 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 def zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor, distinct: bool = False) -> Tensor:
     """A zero tensor of ``shape`` with ``src`` added at ``index`` along ``dim``: gather's adjoint (PyTorch's
     ``new_zeros`` then ``scatter_add``); with ``distinct`` indices (values picked by max, sort, topk: PyTorch's
-    value_selecting_reduction_backward) written instead, ``scatter``, so a -0.0 stays -0.0. Under a graph
-    capture those ops, as PyTorch's tracers show them."""
-    if capturing():
-        zeros = src.new_zeros(shape)
-        return zeros.scatter(dim, index, src) if distinct else zeros.scatter_add(dim, index, src)
+    value_selecting_reduction_backward) written instead, ``scatter``, so a -0.0 stays -0.0."""
+    return _zeros_scatter(shape, dim, index, src, distinct)
+
+
+def _zeros_scatter(shape: tuple, dim: int, index: Tensor, src: Tensor, distinct: bool) -> Tensor:
+    """``zeros_scatter``'s step, by its module-level name: a graph capture shows PyTorch's ops there
+    (``fx/experimental/_graph_steps.py``)."""
     out = np.zeros_like(src._data, shape=shape)  # (a meta src: a meta result)
     idx = _at_least_1d(index._data)
     if idx.size and distinct:

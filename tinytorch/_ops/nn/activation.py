@@ -19,7 +19,7 @@ from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
@@ -341,8 +341,6 @@ class ThresholdBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (threshold_backward(g, x, self.threshold),)
         return (piecewise_grad(g, x, ~(x._data <= self.threshold), ThresholdBackwardBackward1),)
 
     def jvp(self, t):

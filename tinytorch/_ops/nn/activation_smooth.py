@@ -16,11 +16,8 @@ from .._core import narrow
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
-from .._kernels import compiled as _compiled
-from .._kernels import gelu_onednn as _gelu_onednn
-from .._kernels import parallel
 from .._core.batching import composite
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._core.util import complex_grad_error, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
@@ -93,21 +90,6 @@ def _scalar(v):
     return 1 if v == 1 else v
 
 
-def _gelu_forward_compiled(fast, x: np.ndarray):
-    """(gelu, erf(x / sqrt 2), exp(-x^2 / 2)) of a C-contiguous float32 array by the compiled kernel, a large
-    one in runs of elements across threads (each element the same steps: the same floats)."""
-    out, erf, q = (np.empty(x.shape, np.float32) for _ in range(3))
-    parallel.flat_runs(fast.forward_into, x, out, erf, q)
-    return out, erf, q
-
-
-def _gelu_backward_compiled(fast, g: np.ndarray, x: np.ndarray, erf: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """GELU's input gradient by the compiled kernel (float32 arrays of one shape), split as the forward."""
-    d = np.empty(x.shape, np.float32)
-    parallel.flat_runs(fast.backward_into, g, x, erf, q, d)
-    return d
-
-
 class GeluBackward0(Node):
     saved_fields = (("approximate", "approximate"), ("self", 0))
     erf = None  # erf(x / sqrt 2) from the forward, when it computed one
@@ -115,9 +97,6 @@ class GeluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (gelu_backward(g, x) if self.approximate == "none" else
-                    gelu_backward(g, x, approximate=self.approximate),)
         if self.approximate == "tanh":
             return (_gelu_tanh_grad(g, x),)
         if not _State.enabled and _State.array_backward:  # no graph of the gradient: the formula on arrays
@@ -137,32 +116,19 @@ def _gelu_tanh_grad(g, x):
 
 
 def _gelu_grad_arrays(g: Tensor, x: Tensor, erf, exp_half_sq) -> Tensor | None:
-    """The exact GELU's input gradient on the arrays, from the forward's erf(x / sqrt 2) (and exp(-x^2 / 2) where
-    it took oneDNN's float32 steps, which the backward then takes too); None where only the formula on tensors
-    applies."""
+    """The exact GELU's input gradient on the arrays, from the forward's erf(x / sqrt 2) (``exp_half_sq``,
+    exp(-x^2 / 2), is kept by oneDNN's float32 steps, registered from ``tinytorch/_cpu/gelu.py`` with their
+    backward); None where only the formula on tensors applies."""
     xd = x._data
-    if exp_half_sq is not None:
-        gd = g._data
-        if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
-            fast = _compiled.family("gelu")
-            if fast is not None:  # the same steps, fused (the same floats)
-                return _make(_gelu_backward_compiled(fast, gd, xd, erf, exp_half_sq))
-        return _make(_gelu_onednn.gelu_backward(gd, xd, erf, exp_half_sq))
     if xd.ndim and g._data.dtype == xd.dtype:  # (0-d arrays: numpy 1.x widens them by Python floats)
         return _make(_gelu_grad_numpy(g._data, xd, erf))
     return None
 
 
 def _gelu_arrays(storage: np.ndarray, approximate: str) -> tuple:
-    """(gelu, erf(x / sqrt 2) or None, exp(-x^2 / 2) or None) of an input array: oneDNN's float32 steps where
-    PyTorch runs that kernel, else the formulas (in float32 for half and bfloat16, whose erf is not kept)."""
-    if (approximate != "tanh" and storage.dtype == np.float32 and storage.size > 1 and type(storage) is np.ndarray
-            and storage.flags.c_contiguous):
-        # where PyTorch runs oneDNN's float32 kernel: its steps (cheaper than the float64 erf, and closer)
-        fast = _compiled.family("gelu")
-        if fast is not None:  # the same steps, fused (the same floats)
-            return _gelu_forward_compiled(fast, storage)
-        return _gelu_onednn.gelu_forward(storage)
+    """(gelu, erf(x / sqrt 2) or None, exp(-x^2 / 2) or None) of an input array by the formulas (in float32 for
+    half and bfloat16, whose erf is not kept). Where PyTorch runs oneDNN's float32 kernel, its steps (and the
+    exp(-x^2 / 2) they keep) register from ``tinytorch/_cpu/gelu.py``."""
     x = opmath(storage)
     out, erf = _gelu_numpy(x, approximate)
     return cast(out, storage), erf if x is storage else None, None
@@ -199,8 +165,6 @@ class SiluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (silu_backward(g, x),)
         return (_silu_grad(g, x),)
 
     def jvp(self, t):
@@ -248,8 +212,6 @@ class MishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (mish_backward(g, x),)
         return (_mish_grad(g, x),)
 
 
@@ -321,8 +283,6 @@ class EluBackward0(Node):
 def _elu_node_grad(g: Tensor, saved: Tensor, alpha: float, scale: float, input_scale: float,
                    is_result: bool) -> Tensor:
     """The gradient elu's and celu's nodes hand on: from the input, or from the in-place form's result."""
-    if capturing():  # a graph capture: PyTorch's operator, one node
-        return elu_backward(g, alpha, scale, input_scale, is_result, saved)
     if is_result:
         return _elu_grad_of_result(g, saved, alpha, scale, input_scale)
     return _elu_grad(g, saved, alpha, scale, input_scale)
@@ -524,8 +484,6 @@ class HardswishBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (hardswish_backward(g, x),)
         return (_hardswish_grad(g, x),)
 
 
@@ -563,8 +521,6 @@ class HardsigmoidBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # a graph capture: PyTorch's operator, one node
-            return (hardsigmoid_backward(g, x),)
         # PyTorch has no derivative for hardsigmoid_backward: the graph says so when it is used
         return (record(_hardsigmoid_grad(g, x)._data, _HardsigmoidBackwardBackward, (g, x)),)
 

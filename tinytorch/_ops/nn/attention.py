@@ -27,7 +27,7 @@ from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
 from .._core.record import record
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
@@ -112,15 +112,8 @@ def _fold_heads(g, rep: int, shape: tuple):
 class _AttentionBackward(Node):
     """d out / d (query, key, value, attn_mask) of out = dropout(softmax(s)) · V, s = Q Kᵀ · scale + mask."""
 
-    graph_call = None  # (output, log-sum-exp, is_causal, scale) as a graph capture names them: the flash operators
-
     def backward(self, g):
         q, k, v, mask = self._unpacked_saved
-        if self.graph_call is not None and capturing():
-            out, lse, is_causal, scale = self.graph_call  # a graph capture: PyTorch's operator, one node
-            grads = _flash_attention_for_cpu_backward(g, q, k, v, out, lse, 0.0, is_causal, attn_mask=mask,
-                                                      scale=scale)
-            return (*grads, None) if len(self.next_functions) > 3 else grads
         need = [e[0] is not None for e in self.next_functions]
         if _State.enabled:
             return self._graph_backward(g, q, k, v, mask, need)

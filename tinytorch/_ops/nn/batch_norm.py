@@ -14,7 +14,7 @@ from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
 from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
-from .._core.registry import CAPTURE, aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
 from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
@@ -58,15 +58,7 @@ class NativeBatchNormBackward0(Node):
         grads = _train_backward_arrays(gd, self.xc, self.invstd, wd, gd.size // self.invstd.size, shape, axes, need)
         return tuple(None if t is None else _make(t) for t in grads)
 
-    graph_stats = None  # the batch's mean and invstd as a graph capture names them (native_batch_norm's results)
-
     def backward(self, g):
-        if self.graph_stats is not None and capturing():
-            # a graph capture: PyTorch's operator, recorded as one node, on the statistics' nodes
-            x, w = self._unpacked_saved
-            need = [e[0] is not None for e in self.next_functions]
-            return native_batch_norm_backward(g, x, w, *self.running, *self.graph_stats, bool(self.use_batch_stats),
-                                              self.eps, need)
         kept = self.xhat if self.xc is None else self.xc
         if not _State.enabled and _State.array_backward and kept is not None and g._data.dtype == kept.dtype:
             saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack runs below
@@ -195,9 +187,9 @@ def batch_norm_training(input: Tensor, running_mean: Tensor, running_var: Tensor
     value per channel, running statistics and the parameters given as that dtype's tensors of its
     channel count, no transform on. Everything F.batch_norm would check is then known to pass, and its
     three layers of calls (a third of a small BatchNorm's forward) are skipped. None for anything else:
-    the caller then goes through F.batch_norm, as it does while a graph capture runs (which records the ops
-    F.batch_norm declares)."""
-    if type(input) is not Tensor or _Active.transforms or input._meta or CAPTURE[0] is not None:
+    the caller then goes through F.batch_norm (as a BatchNorm layer does while a graph capture runs, which records
+    the ops F.batch_norm declares)."""
+    if type(input) is not Tensor or _Active.transforms or input._meta:
         return None
     x = input._data
     dt = x.dtype

@@ -19,7 +19,6 @@ from .._core.batching import unsupported
 from .._core.record import record
 from .._core.registry import aten_only, op
 from .._core.util import fit_grad
-from .._kernels import parallel
 from .activation import functional_spelling
 from ..reduce.softmax import softmax
 
@@ -50,19 +49,15 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
         order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
         if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
             keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
-        if keep.size >= parallel.SPLIT_FROM:
-            keep_scaled = parallel.elementwise(_scaled, np.empty(x.shape, x.dtype), keep.reshape(x.shape),
-                                               scale=x.dtype.type(1 - p))
-        else:
-            keep_scaled = keep.reshape(x.shape).astype(x.dtype)
-            keep_scaled /= x.dtype.type(1 - p)
+        keep_scaled = _keep_scaled(keep, x.shape, x.dtype, x.dtype.type(1 - p))
     return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
 
 
-def _scaled(keep: np.ndarray, out: np.ndarray, scale) -> None:
-    """keep.astype(out.dtype) / scale, into ``out`` (one part of a split)."""
-    np.copyto(out, keep, casting="unsafe")
-    np.divide(out, scale, out=out)
+def _keep_scaled(keep: np.ndarray, shape: tuple, dtype: np.dtype, scale) -> np.ndarray:
+    """The drawn mask (ones and zeros) as ``dtype``, divided by ``scale`` (1 - p in that dtype)."""
+    out = keep.reshape(shape).astype(dtype)
+    out /= scale
+    return out
 
 
 def _batch_dropout(op, input, p=0.5, training=True, inplace=False, train=None):

@@ -20,7 +20,7 @@ from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.batching import level_of
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.util import complex_grad_error
 from .._core.record import record
@@ -36,11 +36,6 @@ class EmbeddingBackward0(Node):
                     ("weight_sym_argsize_0", lambda n: n.weight_shape[0]))
 
     def backward(self, g):
-        if capturing():
-            # a graph capture: PyTorch's operator on the saved indices, recorded as one node
-            (indices,) = self._unpacked_saved
-            return (embedding_dense_backward(g, indices, self.weight_shape[0],
-                                             -1 if self.padding_idx is None else self.padding_idx, self.flags[0]),)
         return (_dense_backward(g, self.indices, self.weight_shape, self.row_scale, self.padding_idx),)
 
 
@@ -116,15 +111,18 @@ def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float)
     version_counter(weight)[0] += 1
 
 
+def _by_declaration(input: Tensor, weight: Tensor) -> bool:
+    """Whether F.embedding goes through the declared op: under vmap (an ensemble's stacked tables), which the
+    transform dispatches (a graph capture too, which records it: ``fx/experimental/_graph_steps.py``)."""
+    return bool(_Active.transforms and _State.transforms and level_of((input, weight)) is not None)
+
+
 @functional_spelling("embedding")
 def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None = None,
                           max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                           sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer ``input``; shape ``input.shape + (embedding_dim,)``."""
-    if max_norm is None and (capturing() or _Active.transforms and _State.transforms
-                             and level_of((input, weight)) is not None):
-        # under vmap (an ensemble's stacked tables): through the declared op, which the transform dispatches;
-        # in a graph capture, the declared op is what is recorded (``aten.embedding``, as PyTorch's tracers show it)
+    if max_norm is None and _by_declaration(input, weight):
         if padding_idx is not None and padding_idx < 0:
             padding_idx += weight.shape[0]
         return embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)

@@ -17,7 +17,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make
-from .._core.registry import capturing, op
+from .._core.registry import op
 from ..creation.factory import zeros
 from ..index.index import _SELECT
 from ..shape.join import cat
@@ -127,8 +127,7 @@ _PackedSelectBackward.__name__ = _PackedSelectBackward.__qualname__ = "SelectBac
 def _split_packed(proj):
     """proj[0], proj[1], proj[2], their nodes sharing one gradient array (see _PackedSelectBackward)."""
     parts = proj[0], proj[1], proj[2]
-    # (a graph capture records the selects' own backward, which the shared array would hide)
-    if all(type(t.grad_fn) is _SELECT for t in parts) and proj._data.shape[0] == 3 and not capturing():
+    if all(type(t.grad_fn) is _SELECT for t in parts) and proj._data.shape[0] == 3:
         split = _PackedSplit()
         for t in parts:
             t.grad_fn.__class__ = _PackedSelectBackward

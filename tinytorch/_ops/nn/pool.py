@@ -25,7 +25,7 @@ from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 
 
 def _pair(v, name="kernel_size"):
@@ -206,15 +206,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
-    graph_indices = None  # the argmax positions as a graph capture names them (the forward's second result)
-
     def backward(self, g):
-        if self.graph_indices is not None and capturing():
-            # a graph capture: PyTorch's operator, recorded as one node, on the positions' node
-            (x,) = self._unpacked_saved
-            k, s, p, d, ceil = self.args
-            return (max_pool2d_with_indices_backward(g, x, list(k), [] if s is None else list(s), list(p), list(d),
-                                                     ceil, self.graph_indices),)
         return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd),)
 
 
@@ -377,10 +369,6 @@ class AvgPool2DBackward0(Node):
                     ("stride", _arg(1)))
 
     def backward(self, g):
-        if capturing() and type(self) is AvgPool2DBackward0 and self.args is not None:  # PyTorch's operator
-            k, s, p, _, ceil_mode, count_include_pad, divisor_override = self.args
-            return (avg_pool2d_backward(g, self._unpacked_saved[0], list(k), [] if s is None else list(s), list(p),
-                                        ceil_mode, count_include_pad, divisor_override),)
         return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args),)
 
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ...tensor import Tensor, _make
-from .._core.registry import aten_only, capturing, op
+from .._core.registry import aten_only, op
 from .._kernels.resample_aa import resample_aa
 from ..._random.fpmath import fma32, fma64
 from .pool import _adaptive_empty, _bounds, _no_empty_dim, adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -42,21 +42,9 @@ UPSAMPLE_OPERATORS = {"nearest": "upsample_nearest{}d", "nearest-exact": "_upsam
 
 
 class _UpsampleNode(_AxisMapBackward):
-    """An upsampling's node: its gradient is the adjoint maps; in a graph capture PyTorch's operator for it,
-    ``upsample_<mode>_backward(grad, output_size, input_size, [align_corners,] scales...)``, one node."""
+    """An upsampling's node: its gradient is the adjoint maps (a graph capture shows PyTorch's operator for it,
+    ``upsample_<mode>_backward``, one node: ``fx/experimental/_graph_steps.py``)."""
     mode, k = "nearest", 2
-
-    def backward(self, g):
-        info = getattr(self, "info", None)
-        if not capturing() or info is None or self.mode not in UPSAMPLE_OPERATORS or info.get("antialias"):
-            return super().backward(g)
-        args = [g, list(info["output_size"]), list(info["self_sym_sizes"])]
-        if "nearest" not in self.mode:
-            args.append(info["align_corners"])
-        scales = [info[n] for n in _scale_names(self.k)]
-        if any(v is not None for v in scales):
-            args += scales
-        return (_BACKWARD_OPS[UPSAMPLE_OPERATORS[self.mode].format(self.k) + "_backward"](*args),)
 
 
 def _scale_names(k: int) -> tuple:

@@ -23,7 +23,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import OUT, record
 from ..creation.factory import zeros
-from .._core.registry import CAPTURE, aten_only, capturing
+from .._core.registry import aten_only
 from .rnn_cells import layer_by_ops
 from .._kernels.lstm import lstm_backward, lstm_forward
 from .._kernels.rnn_gru import layer_backward, layer_forward
@@ -34,11 +34,8 @@ class _RnnLayerNode(Node):
     """One recurrent layer in one direction. Outputs: the sequence, the last h (and the last c)."""
 
     cache = None
-    graph_call = None  # a graph capture's ((output, h_n, c_n, workspace), (b_ih, b_hh as recorded), options)
 
     def backward(self, g_out, g_h=None, g_c=None):
-        if self.graph_call is not None and capturing():  # a graph capture: PyTorch's backward operator, one node
-            return self._recorded_backward(g_out, g_h, g_c)
         if not _State.enabled and _State.array_backward:
             return self.array_backward(g_out, g_h, g_c)
         return self._backward_by_ops(g_out, g_h, g_c)
@@ -52,18 +49,6 @@ class _RnnLayerNode(Node):
         else:
             grads = layer_backward(self.mode, self, g_out, g_h)
         return tuple(None if g is None else _make(g) for g in grads)
-
-    def _recorded_backward(self, g_out, g_h, g_c):
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, _ = self._unpacked_saved[:8]
-        (out, h, c, workspace), (w2, w3), options = self.graph_call
-        # the outputs as the node's saved values unpack them (the capture shows a detach of their detach)
-        saved = [_make(t._data) for t in (out, h, c)]
-        grads = mkldnn_rnn_layer_backward(
-            x, w_ih, w_hh, w2 if b_ih is None else b_ih, w3 if b_hh is None else b_hh, h0, c0, *saved, g_out, g_h,
-            g_c, self.reverse, 2, options["hidden_size"], options["num_layers"], b_ih is not None, options["train"],
-            options["bidirectional"], [], options["batch_first"], workspace)
-        g_x, g_wih, g_whh, g_bih, g_bhh, g_h0, g_c0 = grads
-        return g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, None
 
     def _backward_by_ops(self, g_out, g_h, g_c):
         """Recompute the layer from tinytorch ops and differentiate it: a graph of the gradient."""
@@ -170,51 +155,23 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
         finally:
             loud(token)
         arrays = [out2.reshape(x.shape[:-1] + (out2.shape[-1],)), h] + ([c] if c is not None else [])
-    # one node of the layer's outputs: the sequence, the last h (and the last c)
-    node_cls = _node_class(node_name)
-    if node_cls is MkldnnRnnLayerBackward0:  # PyTorch's operator: its order of edges, its results saved
-        # (oneDNN's workspace is made only where the node is: a forward without a graph saves nothing)
-        saved = tensors + (OUT[0], OUT[1], OUT[2], _workspace(input, w_hh.shape[1])) if recording else ()
-        outs = record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx), saved, mode=mode, bs=bs,
-                      reverse=reverse, need=need, cache=cache, options=options, need_bias=b_ih is not None)
-    else:
-        outs = record(tuple(arrays), node_cls, tensors, tensors, mode=mode, bs=bs, reverse=reverse, need=need,
-                      cache=cache)
-    if options is not None and capturing():
-        _record_layer(outs, tensors, reverse, options)
+    outs = _layer_node(node_name, arrays, tensors, options, mode=mode, bs=bs, reverse=reverse, need=need, cache=cache)
     return outs if mode == "LSTM" else outs + (None,)
 
 
-# -- the oneDNN LSTM layer as PyTorch's CPU operators (what a graph capture records) -----------------------
-def _record_layer(outs, tensors, reverse: bool, options: dict) -> None:
-    """Write the layer down as ``aten.mkldnn_rnn_layer`` (its results: output, h_n, c_n and oneDNN's workspace,
-    empty under a fake or meta trace as from PyTorch's meta function) and let its node's backward record
-    ``aten.mkldnn_rnn_layer_backward``."""
-    rec = CAPTURE[0].recording
+def _layer_node(node_name: str, arrays: list, tensors: tuple, options: dict | None, **fields) -> tuple:
+    """One node of the layer's outputs: the sequence, the last h (and the last c). A step by its module-level
+    name: a graph capture writes a oneDNN layer down as ``aten.mkldnn_rnn_layer`` there
+    (``fx/experimental/_graph_steps.py``)."""
     input, hx, cx, w_ih, w_hh, b_ih, b_hh, _ = tensors
-    has_biases = b_ih is not None
-    workspace = _workspace(input, w_hh.shape[1])
-    if has_biases:
-        w2, w3 = b_ih, b_hh
-    else:  # PyTorch's LSTM hands oneDNN zeros shaped as the weights (made where the layer is)
-        w2, w3 = options.get("no_bias") or _no_bias(w_ih, w_hh)
-    node = rec.call("mkldnn_rnn_layer.default", input, w_ih, w_hh, w2, w3, hx, cx, reverse, [], 2,
-                    options["hidden_size"], options["num_layers"], has_biases, options["bidirectional"],
-                    options["batch_first"], options["train"])
-    items = rec.items(node, 4)
-    for t, item in zip((*outs, workspace), items):
-        rec.bind(t, item)
-    fn = outs[0].grad_fn
-    if isinstance(fn, _RnnLayerNode):
-        for t, item in zip(outs, items):
-            rec.saved_output(t, item)
-        fn.graph_call = ((*outs, workspace), (w2, w3), options)
-
-
-def _no_bias(w_ih: Tensor, w_hh: Tensor) -> tuple:
-    """Zeros of the weights' shapes, made by the op a capture records (so fake under a fake trace)."""
-    z_hh = zeros(tuple(w_hh.shape), dtype=w_hh.dtype)
-    return zeros(tuple(w_ih.shape), dtype=w_ih.dtype), z_hh
+    node_cls = _node_class(node_name)
+    if node_cls is MkldnnRnnLayerBackward0:  # PyTorch's operator: its order of edges, its results saved
+        # (oneDNN's workspace is made only where the node is: a forward without a graph saves nothing)
+        recording = _State.enabled and any(fields["need"])
+        saved = tensors + (OUT[0], OUT[1], OUT[2], _workspace(input, w_hh.shape[1])) if recording else ()
+        return record(tuple(arrays), node_cls, (input, w_ih, w_hh, b_ih, b_hh, hx, cx), saved, options=options,
+                      need_bias=b_ih is not None, **fields)
+    return record(tuple(arrays), node_cls, tensors, tensors, **fields)
 
 
 def _workspace(input: Tensor, hidden: int) -> Tensor:

@@ -25,6 +25,16 @@ def _scaled_sum(ad, bd, alpha):
     return np.asarray(ad + bd * alpha_in(bd, alpha)).astype(np.result_type(ad, bd), copy=False)
 
 
+def _muladd_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, value) -> None:
+    """``out[...] = a + (value * b) * c`` for arrays broadcast to ``out``, in its dtype (addcmul, and lerp's two
+    forms), as PyTorch's DEFAULT CPU path rounds it: ``value * b``, its product with ``c``, then the sum, each
+    rounded. (Its vectorised paths fuse the product and the sum into one rounding: ``tinytorch/_cpu``.)"""
+    with np.errstate(all="ignore"):
+        t = np.multiply(b, value, out=np.empty(out.shape, out.dtype))
+        np.multiply(t, c, out=t)
+        np.add(a, t, out=out)
+
+
 # -- add / sub ------------------------------------------------------------------------------------
 class AddBackward0(_BinaryNode, EdgePair):
     saved_fields = (("alpha", "alpha"),)

@@ -13,7 +13,7 @@ from ..._quiet_fp import silent
 from .._core import narrow
 from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
-from .._kernels.muladd import addcmul_into
+from . import arith
 from .._core.registry import op
 from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .arith import mul_scalar
@@ -36,13 +36,13 @@ def _lerp_fused(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
         out = np.empty(shape, a.dtype)
         if w.ndim == 0:
             if small:
-                addcmul_into(out, a, diff, w, 1)
+                arith._muladd_into(out, a, diff, w, 1)
             else:
-                addcmul_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w), dtype=a.dtype), 1)
+                arith._muladd_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w), dtype=a.dtype), 1)
             return out
         low = np.empty(shape, a.dtype)
-        addcmul_into(low, a, diff, w, 1)
-        addcmul_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w)), 1)
+        arith._muladd_into(low, a, diff, w, 1)
+        arith._muladd_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w)), 1)
         np.copyto(out, low, where=small)
     return out
 

@@ -11,11 +11,9 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.record import record, wants_grad
-from .._core.registry import capturing, op
+from .._core.registry import op
 from .._core.util import as_array, binary_operands, fit_grad, meta
 from .compare import where
-from ..creation.factory import scalar_tensor
-from .._core.members import strided
 
 _CLAMP = "function method inplace torch_inplace out"
 
@@ -38,12 +36,6 @@ class ClampBackward1(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        if capturing():  # PyTorch's clamp_backward as its tracers show it: the same select, in tensor ops
-            zero = scalar_tensor(0.0, dtype=g.dtype, layout=strided, device=g.device)  # (grad.options())
-            keep = None if self.lo is None else x >= self.lo
-            if self.hi is not None:
-                keep = x <= self.hi if keep is None else keep.logical_and_(x <= self.hi)
-            return (where(keep, g, zero),)
         return (where(_inside(self, x), g, 0.0),)
 
     def jvp(self, t):

@@ -8,7 +8,7 @@ from ..._dtype import FLOATING_NP, FROM_NP
 from ...tensor import Tensor, _make, register_attribute
 from .._core.batching import pointwise
 from .._core.record import record
-from .._core.registry import capturing, op
+from .._core.registry import op
 from .._core.util import as_array, binary_operands, fit_grad, meta, needs_grad, require_tensors, unpack
 from .._core.binary import _BinaryNode
 
@@ -146,15 +146,6 @@ class MaximumBackward0(_BinaryNode):
 
     def backward(self, g):
         a, b = self._unpacked_saved
-        if capturing():  # PyTorch's formula as its tracers show it: the same halves and zeros, in tensor ops
-            # other's first, as PyTorch's generated node computes them; each comparison of self with other
-            grads = [None, None]
-            for i, lose in ((1, self.wins_op), (0, self.loses_op)):
-                if self.next_functions[i][0] is not None:
-                    half = g / 2
-                    grads[i] = fit_grad(where(a == b, half, g).masked_fill_(getattr(a, lose)(b), 0),
-                                        (self.a_meta, self.b_meta)[i])
-            return tuple(grads)
         ad, bd = a._data, b._data
         # PyTorch's rule: ties split the gradient, the losing side gets exactly 0 (a NaN gradient
         # too), and a NaN input makes neither side lose; asarray because 0-d numpy gives scalars

@@ -9,7 +9,7 @@ from ..._dtype_casts import OVERFLOW_NAMES
 from ...autograd.node import Node
 from ...tensor import Tensor
 from .._core.batching import pointwise
-from .._kernels.muladd import addcmul_into
+from . import arith
 from .._core.record import record
 from .._core import deprecated as _deprecated
 from .._core.registry import op
@@ -89,12 +89,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -
     if a.dtype in _FMA_DTYPES and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # PyTorch's kernel: (value * tensor1) rounded, then times tensor2 plus input in one FMA
         out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), a.dtype)
-        addcmul_into(out, a, b, c, value)
+        arith._muladd_into(out, a, b, c, value)
         return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     if a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # half/bfloat16: the float32 kernel's roundings on the widened operands, rounded once to the dtype
         out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), np.float32)
-        addcmul_into(out, a.astype(np.float32), b.astype(np.float32), c.astype(np.float32), value)
+        arith._muladd_into(out, a.astype(np.float32), b.astype(np.float32), c.astype(np.float32), value)
         out = out.astype(a.dtype)
         return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     with np.errstate(all="ignore"):

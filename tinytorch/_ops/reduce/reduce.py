@@ -20,8 +20,6 @@ from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
 from ..pointwise.division import div_scalar
-from .._kernels import parallel
-from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 
 _REDUCTION = "function method out"
 
@@ -91,12 +89,9 @@ def _sum_dtype(x: np.ndarray, dtype):
 
 def _sum_array(x: np.ndarray, dims: tuple, keepdim: bool, sdt) -> np.ndarray:
     """``x`` summed over ``dims`` in ``sdt`` by numpy (the step a CPU path registers onto): half and bfloat16 in
-    float32, rounded once; a large array cut over kept dims across threads (each output summed as on one)."""
-    if sdt == x.dtype:
-        if x.dtype in LOWP_NP:  # float32 accumulation, one rounding
-            return lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype)
-        if x.size >= _SPLIT_FROM and dims:
-            return parallel.reduce(np.add.reduce, x, dims, keepdim)
+    float32, rounded once."""
+    if sdt == x.dtype and x.dtype in LOWP_NP:  # float32 accumulation, one rounding
+        return lowp_round(np.asarray(x.astype(np.float32).sum(axis=dims, keepdims=keepdim)), x.dtype)
     return x.sum(axis=dims, keepdims=keepdim, dtype=sdt)
 
 

@@ -41,7 +41,7 @@ from ... import _meta
 from ..._ops.creation import factory as _factory
 from ..._ops.shape.conversions import preserve_format as _preserve
 from ..._op_namespace import ops
-from ..._ops._core import paths as _paths, registry as _registry
+from ..._ops._core import graph_steps as _graph_steps, paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY
 from ..._subclasses.fake_tensor import FakeTensorMode
 from ...autograd import engine as _engine
@@ -54,7 +54,7 @@ from ...utils import _pytree as pytree
 from .. import graph as _graph
 from ..graph import Graph
 from ..graph_module import GraphModule
-from . import _aten_rules
+from . import _aten_rules, _graph_steps as _capture_steps  # noqa: F401 (registers the capture's steps)
 
 __all__ = ["make_fx", "get_proxy_mode", "Recording", "capturing"]
 
@@ -462,6 +462,7 @@ def capturing(rec: Recording):
             _registry.CAPTURE[0] = _THREAD
             _engine.SEED[0] = _recorded_seed
             _backward_paths(off=True)
+            _graph_steps.bind()  # the ops' steps as the capture shows them (_graph_steps.py)
         _active[0] += 1
     _THREAD.recording, _THREAD.hook = rec, _public_hook
     _State.array_backward = False
@@ -475,6 +476,7 @@ def capturing(rec: Recording):
             if not _active[0]:
                 _registry.CAPTURE[0] = None
                 _engine.SEED[0] = _ones_seed
+                _graph_steps.unbind()
                 _backward_paths(off=False)
                 _methods.off()
 

@@ -106,7 +106,7 @@ def _plain_batch_norm(*tensors) -> bool:
     """F.batch_norm is the one imported and none of ``tensors`` is a Tensor subclass whose
     ``__torch_function__`` must see the call: then the layer may skip it."""
     return F.batch_norm is _F_BATCH_NORM and not (_Active.subclasses and subclass_among(tensors) is not None) \
-        and not _Active.profiler  # a profile records the op
+        and not _Active.profiler and CAPTURE[0] is None  # a profile, a graph capture records the op
 
 
 _STATE = ("num_batches_tracked", "running_mean", "running_var", "weight", "bias")
