@@ -10,6 +10,7 @@ forward and backward on inputs of a working size, timed with the path bound and 
     python benchmarks/bench_emulations.py                    # the numpy path (TINYTORCH_NO_NUMBA=1), 1 thread
     python benchmarks/bench_emulations.py --fast             # with the compiled kernels ([fast]) as installed
     python benchmarks/bench_emulations.py --shape 256,512 --repeats 7
+    python benchmarks/bench_emulations.py --only loss_nll --only _scaled_sum   # the paths whose target says so
 
 The process sets its thread variables to 1 before numpy loads. A ratio above 1.2 on the numpy path is a decision to
 revisit (move the emulation to the ``[fast]`` kernels); the figure names this machine's CPU."""
@@ -70,6 +71,8 @@ def main(argv=None) -> None:
     ap.add_argument("--fast", action="store_true", help="keep the compiled kernels ([fast]) on")
     ap.add_argument("--shape", default="128,512", help="the inputs' shape (default 128,512)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="only the paths whose target holds TEXT (repeatable)")
     args = ap.parse_args(argv)
     _setup(args.fast)
     import numpy as np
@@ -81,6 +84,8 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---|---|")
     worst = 0.0
     for path in _emulations(paths):
+        if args.only and not any(text in path.target for text in args.only):
+            continue
         for maker in _programs(path.target):
             rng = np.random.default_rng(0)
             try:

@@ -9,40 +9,29 @@ the other. An ignored target adds nothing and moves nothing. At the end the 8 le
 step rounds in the dtype; no multiply-add is fused (the file is compiled for the baseline CPU). The total weight
 without class weights is the count of targets not ignored, in the dtype.
 
-numpy follows that order level by level: the values arriving at a level, in order, split into runs that end
-at each position where the level hands its sum up; each run is summed in order from 0 (``ufunc.accumulate``
-along the rows of a padded grid, which adds in sequence), and the sums of the closed runs arrive at the next
-level at their closing positions. What stays at a level is the sum of its last, open run."""
+Where every target counts (none ignored: the training case), numpy follows that order at the cost of its plain sum:
+the value at position 0 reaches the top alone, and after it level j holds the runs between multiples of
+16**(j + 1), each one in-order sum along the rows of a reshape. Ignored targets move every later hand-up, and
+following that in numpy passes (runs of uneven lengths, level by level) cost 1.3-2x the plain formula: there, and
+for a sum that comes out NaN (whose sign bit follows the kernel's own steps), the compiled kernel
+(``_kernels/compiled/cross_entropy.py``'s ``cascade_kept``, the ``[fast]`` extra) walks the targets as PyTorch's
+kernel does, and without it numpy's sum runs (the reference's, within a bound of PyTorch's:
+``tests/nn/test_nn_nll_sums.py``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .._ops._core import paths
+from .._ops._kernels import compiled as _compiled
 from .._ops.nn import loss_nll
 
 _LEVELS = 8  # the kernel's cascade_sum_num_levels
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
-_PAD = {np.subtract: 0.0, np.add: -0.0}  # what leaves a running value unchanged, -0 and +0 included
 
 
 def _level_bits(n: int) -> int:
     """log2 of the level step: max(4, ceil(log2 n) // 8)."""
     return max(4, (n - 1).bit_length() // _LEVELS if n > 1 else 0)
-
-
-def _runs(values: np.ndarray, closes: np.ndarray, op) -> tuple:
-    """(the in-order sums of the runs of ``values`` that end where ``closes`` is set, the sum of the open run
-    after the last of them), each run's sum starting from +0 and taking its values with ``op`` (np.subtract:
-    the loss's ``-=``; np.add: ``+=``)."""
-    ends = np.flatnonzero(closes)
-    starts = np.concatenate(([0], ends + 1))
-    lengths = np.diff(starts, append=len(values))
-    grid = np.full((len(starts), int(lengths.max()) + 1), _PAD[op], values.dtype)
-    grid[:, 0] = 0.0
-    run = np.repeat(np.arange(len(starts)), lengths)
-    grid[run, np.arange(len(values)) - starts[run] + 1] = values
-    sums = op.accumulate(grid, axis=1)[:, -1]
-    return sums[:-1], sums[-1]
 
 
 def _every_position(values: np.ndarray, bits: int) -> list:
@@ -63,63 +52,62 @@ def _every_position(values: np.ndarray, bits: int) -> list:
     return levels + [np.add.accumulate(np.concatenate((values[:1], rest)))[-1]]  # the top level never hands up
 
 
-def cascade(values: np.ndarray, positions: np.ndarray | None, n: int, op) -> np.ndarray:
-    """The kernel's sum of ``values`` (taken into level 0 with ``op``) arriving at target ``positions``
-    (ascending; None: every position 0..n-1) out of ``n``, as a 0-d array of the values' dtype."""
-    bits = _level_bits(n)
+def cascade(values: np.ndarray, op):
+    """The kernel's sum of ``values``, one arriving at every position (no target ignored), each taken into level 0
+    with ``op`` (np.subtract: the loss's ``-=``; np.add: ``+=``), as a 0-d array of the values' dtype; None where
+    the sum is NaN (the caller takes the kernel's own steps, or numpy's sum)."""
     dt = values.dtype.type
-    if positions is None and len(values):
-        levels = _every_position(values, bits)
-        if op is np.subtract:  # 0 - a - b ... is -(a + b + ...), but for a NaN's sign: then the steps themselves
-            levels = [-v for v in levels]
-        total = dt(0)
-        for v in levels:
-            total = total + v
-        if total == total:
-            return np.asarray(total)
-        positions = np.arange(n)
-    if positions is None:
-        positions = np.arange(n)
-    levels = np.zeros(_LEVELS + 1, values.dtype)  # the +0 the final sum starts from, then the levels
-    for j in range(_LEVELS):
-        if not len(values):
-            break
-        closes = ((positions & ((1 << (bits * (j + 1))) - 1)) == 0 if j + 1 < _LEVELS
-                  else np.zeros(len(values), bool))
-        if closes.all():  # each value is a run of its own: 0 op value, handed up at once
-            values, levels[j + 1] = op(dt(0), values), 0.0
-        else:
-            values, levels[j + 1] = _runs(values, closes, op)
-            positions = positions[closes]
-        op = np.add  # a level above 0 adds what arrives
-    return np.add.accumulate(levels)[-1:].reshape(())
+    if not len(values):
+        return np.asarray(dt(0))
+    levels = _every_position(values, _level_bits(len(values)))
+    if op is np.subtract:  # 0 - a - b ... is -(a + b + ...), but for a NaN's sign (then None)
+        levels = [-v for v in levels]
+    total = dt(0)
+    for v in levels:
+        total = total + v
+    return np.asarray(total) if total == total else None
+
+
+def _kept(values: np.ndarray, ignored: np.ndarray, subtract: bool, reference):
+    """The kernel's sum of ``values`` skipping the ``ignored`` ones, by the compiled kernel (``[fast]``); without it
+    ``reference()``, numpy's sum."""
+    fast = _compiled.family("cross_entropy")
+    if fast is None:
+        return reference()
+    return np.asarray(fast.cascade_kept(values, ignored, _level_bits(values.size), subtract), values.dtype)
 
 
 _loss_sum_ref = paths.reference_kernel(loss_nll, "_loss_sum")
 _weight_sum_ref = paths.reference_kernel(loss_nll, "_weight_sum")
 
 
-@paths.kernel(loss_nll, "_loss_sum", ulps=64, scale="max", when="float32 or float64 log-probs",
+@paths.kernel(loss_nll, "_loss_sum", ulps=64, scale="max", when="float32 or float64 log-probs; with an ignored "
+              "target, or a NaN sum, only with the compiled kernels ([fast])",
               why="PyTorch's bits: its kernel's cascade of partial sums")
 def loss_sum(picked, wt, ignored, weighted):
     if picked.dtype not in _EXACT:
         return _loss_sum_ref(picked, wt, ignored, weighted)
-    flat, ignored = picked.reshape(-1), ignored.reshape(-1)
-    every = not ignored.any()
-    data = flat if every else flat[~ignored]
-    if weighted:
-        data = data * (wt.reshape(-1) if every else wt.reshape(-1)[~ignored])
-    return cascade(data, None if every else np.flatnonzero(~ignored), flat.size, np.subtract)
+    flat, skip = picked.reshape(-1), ignored.reshape(-1)
+    values = flat * wt.reshape(-1) if weighted else flat  # (PyTorch's input * weight, then -=)
+    if not skip.any():
+        total = cascade(values, np.subtract)
+        if total is not None:
+            return total
+    return _kept(values, skip, True, lambda: _loss_sum_ref(picked, wt, ignored, weighted))
 
 
-@paths.kernel(loss_nll, "_weight_sum", ulps=64, scale="max", when="float32 or float64 log-probs",
+@paths.kernel(loss_nll, "_weight_sum", ulps=64, scale="max", when="float32 or float64 log-probs; class weights with "
+              "an ignored target only with the compiled kernels ([fast])",
               why="PyTorch's bits: the count of targets, or its kernel's cascade of the weights")
 def weight_sum(wt, ignored, weighted):
     if wt.dtype not in _EXACT:
         return _weight_sum_ref(wt, ignored, weighted)
-    ignored = ignored.reshape(-1)
+    skip = ignored.reshape(-1)
     if not weighted:
-        return np.asarray(ignored.size - np.count_nonzero(ignored), wt.dtype)
-    if not ignored.any():
-        return cascade(wt.reshape(-1), None, ignored.size, np.add)
-    return cascade(wt.reshape(-1)[~ignored], np.flatnonzero(~ignored), ignored.size, np.add)
+        return np.asarray(skip.size - np.count_nonzero(skip), wt.dtype)
+    flat = wt.reshape(-1)
+    if not skip.any():
+        total = cascade(flat, np.add)
+        if total is not None:
+            return total
+    return _kept(flat, skip, False, lambda: _weight_sum_ref(wt, ignored, weighted))

@@ -123,10 +123,10 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
         else:  # only the targets' entries, each computed as above
             picked = logp.ravel().take(idx)
             picked -= lse.ravel()
-        total = cascade(picked, None, n, np.subtract)  # the kernel's order (nll_sums.py)
+        total = cascade(picked, np.subtract)  # the kernel's order (nll_sums.py); None: NaN
     finally:
         loud(token)
-    if not math.isfinite(total) and not np.isfinite(m).all():
+    if total is None or (not math.isfinite(total) and not np.isfinite(m).all()):
         return None
     coef = None
     if need:

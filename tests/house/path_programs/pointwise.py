@@ -29,6 +29,8 @@ def _alpha(op):
         yield "alpha", (lambda x, y: op(x, y, alpha=0.3)), [a, b]
         yield "alpha int", (lambda x, y: op(x, y, alpha=3)), [a, b]
         yield "alpha broadcast", (lambda x, y: op(x, y[..., :1] if y.ndim else y, alpha=-2.5)), [a, b]
+        yield "alpha broadcast rows", (lambda x, y: op(x, y[:1] if y.ndim else y, alpha=0.3)), [a, b]
+        yield "alpha broadcast first", (lambda x, y: op(x[..., :1] if x.ndim else x, y, alpha=-2.5)), [a, b]
     return programs
 
 

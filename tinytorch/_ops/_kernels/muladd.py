@@ -20,7 +20,8 @@ Both take several numpy passes per element. Where numpy ships OpenBLAS, its ``sa
 only after a self-check against the numpy computation above passes, only on stretches of whole
 1024-element blocks, and at most 8192 elements a call (OpenBLAS splits longer vectors between threads,
 each part with its own tail; one call when OpenBLAS runs one thread); the rest of each array goes
-through numpy."""
+through numpy. A broadcast ``b`` is first copied out to the result's shape (one pass of numpy's, where the
+emulation would take several in float64), so that it takes the BLAS too."""
 from __future__ import annotations
 
 import numpy as np
@@ -250,9 +251,10 @@ def _blas_padded(y: np.ndarray, x: np.ndarray, alpha: float, fn, scratch: dict |
     BLAS's own tail would round twice)."""
     key = ("muladd-pad", y.dtype)
     pads = scratch.get(key) if scratch is not None else None
-    if pads is None:
-        py, px = np.zeros(_BLAS_UNIT, y.dtype), np.zeros(_BLAS_UNIT, y.dtype)
-        pads = (py, px, py.ctypes.data, px.ctypes.data)
+    if pads is None:  # (one buffer for both: an allocation and an address lookup are most of a small call's cost)
+        both = np.zeros(2 * _BLAS_UNIT, y.dtype)
+        ptr = _address(both)
+        pads = (both[:_BLAS_UNIT], both[_BLAS_UNIT:], ptr, ptr + _BLAS_UNIT * both.itemsize)
         if scratch is not None:
             scratch[key] = pads
     py, px, ptr_y, ptr_x = pads
@@ -306,12 +308,18 @@ def muladd_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float,
     whole = (a.shape == out.shape and b.shape == out.shape and out.flags.c_contiguous
              and a.flags.c_contiguous and b.flags.c_contiguous)
     # the BLAS skips alpha == 0, which must still give a + 0 * b (nan for an infinite b)
-    if whole and alpha != 0 and -_INF < alpha < _INF:
+    if out.flags.c_contiguous and alpha != 0 and -_INF < alpha < _INF:
         fn = (_axpy if _axpy is not None else _checked_axpy()).get(dt)
-        if fn is not None and (out is a or not np.may_share_memory(out, b)):
+        if fn is not None:
+            x = b
+            if not (b.shape == out.shape and b.flags.c_contiguous) or (out is not a and np.may_share_memory(out, b)):
+                # a broadcast or strided b (or one that out overlaps) laid out as out first: one copy, a pass of
+                # numpy's, where its emulation below would take several in float64
+                x = _scratch(out.size, dt, scratch, 7).reshape(out.shape)
+                np.copyto(x, b)
             if out is not a:
-                np.copyto(out, a)
-            _blas_axpy(out.reshape(-1), b.reshape(-1), alpha, fn, scratch)
+                np.copyto(out, a)  # (a broadcast a too)
+            _blas_axpy(out.reshape(-1), x.reshape(-1), alpha, fn, scratch)
             return True
     with np.errstate(all="ignore"):
         if whole:
@@ -368,7 +376,7 @@ def muladd(a, b, alpha: float, dtype: np.dtype):
         return None
     a = np.asarray(a, dtype)
     b = np.asarray(b, dtype)
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype)
+    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape), dtype)
     muladd_into(out, a, b, alpha)
     return out
 

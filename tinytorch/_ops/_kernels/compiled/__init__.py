@@ -10,7 +10,10 @@ them on generated inputs): the same operations in the same order and precision, 
 own transcendental functions where one is needed (numba's float32 exp/tanh/log are glibc's, which differ
 from numpy's SIMD ones, and from PyTorch's, in either direction: they are never used), with one exception,
 closer to PyTorch: the float32 LSTM's sigmoid gates take oneDNN's exp, whose floats PyTorch's LSTM gives
-(``compiled/rnn.py``); and two emulations of PyTorch's kernels that live only here: float32 LayerNorm's forward
+(``compiled/rnn.py``); and three emulations of PyTorch's kernels that live only here: nll_loss's cascade of partial
+sums over targets some of which are ignored (``compiled/cross_entropy.py``'s ``cascade_kept``; the numpy path
+follows it only where every target counts, and takes numpy's sum otherwise: its emulation cost 1.3-2x), float32
+LayerNorm's forward
 is PyTorch's kernel (``compiled/layer_norm.py``'s ``pytorch_forward_into``), the numpy path the reference's steps
 (the emulation in numpy passes cost 3.5-9x the plain formula), and a floating sum or mean is ATen's cascade sum
 (``compiled/cascade_sum.py``, held to PyTorch's bits by ``tests/ops/reduce/test_reduce_cascade_sum.py``), the

@@ -8,7 +8,12 @@ about a microsecond on a batch's logits.
                  partial sums (``_cpu/nll_sums.py``); the gradient's coefficients (-1 at each target)
 
 A row whose max is not finite is handed back to the numpy path, as is a target out of range (the reference
-raises PyTorch's error)."""
+raises PyTorch's error).
+
+    cascade_kept nll_loss's two sums (the loss, the total weight) in the same cascade where some targets are
+                 ignored: they add nothing and hand nothing up, which moves every later hand-up (the numpy
+                 path follows the cascade only where every target counts, and takes numpy's sum otherwise:
+                 its emulation cost 1.3-2x the plain formula)"""
 from __future__ import annotations
 
 import numpy as np
@@ -83,6 +88,35 @@ def finish(shifted, lse, target, whole, coef, bits):
         else:
             v = shifted[i, t] - lo
         levels[0] = levels[0] - v
+        k = 0
+        while k < _LEVELS - 1 and (i & ((1 << (bits * (k + 1))) - 1)) == 0:
+            levels[k + 1] = levels[k + 1] + levels[k]
+            levels[k] = 0.0
+            k += 1
+    total = like(levels[0], 0.0)
+    for k in range(_LEVELS):
+        total = total + levels[k]
+    return total
+
+
+def _kept_sig(t):
+    return t(readonly(t, 1, "A"), readonly(boolean, 1, "A"), int64, boolean)
+
+
+@jit([_kept_sig(float32), _kept_sig(float64)])
+def cascade_kept(values, ignored, bits, subtract):
+    """nll_loss's sum of ``values`` (one per target, in the order of the target tensor's elements) as its kernel
+    takes it: where ``ignored`` is set nothing; else the value into level 0 (``-=`` where ``subtract``: the loss;
+    ``+=``: the total weight), then, while the target's position is a multiple of 2**(bits * (j + 1)), level j
+    added into level j + 1 and cleared; at the end the levels added from 0 up."""
+    levels = np.zeros(_LEVELS, values.dtype)
+    for i in range(values.size):
+        if ignored[i]:
+            continue
+        if subtract:
+            levels[0] = levels[0] - values[i]
+        else:
+            levels[0] = levels[0] + values[i]
         k = 0
         while k < _LEVELS - 1 and (i & ((1 << (bits * (k + 1))) - 1)) == 0:
             levels[k + 1] = levels[k + 1] + levels[k]
