@@ -80,3 +80,61 @@ def test_meta_conv_backward_shapes():
         gx, gw = lib.autograd.grad(y, (x, w), lib.empty(y.shape, device="meta"))
         shapes.append((_meta(y), _meta(gx), _meta(gw)))
     assert shapes[0] == shapes[1]
+
+
+def _decomposition_cases(lib):
+    """numpy.linalg and numpy.fft on meta arrays: sizes worked out from small stand-ins (``_meta_array.py``)."""
+    def m(*s, dtype=None):
+        return lib.empty(*s, device="meta", dtype=dtype)
+    L, FF = lib.linalg, lib.fft
+    return {
+        "svd_wide_batched": lambda: L.svd(m(3, 40000, 100000)),
+        "svd_tall_reduced": lambda: L.svd(m(100000, 40000), full_matrices=False),
+        "svdvals": lambda: L.svdvals(m(100000, 40000)),
+        "eigh": lambda: L.eigh(m(8, 50000, 50000)),
+        "eig": lambda: L.eig(m(50000, 50000)),
+        "qr_complete": lambda: L.qr(m(100000, 40000), mode="complete"),
+        "solve_broadcast": lambda: L.solve(m(4, 1, 50000, 50000), m(3, 50000, 7)),
+        "slogdet_float64": lambda: L.slogdet(m(6, 50000, 50000, dtype=lib.float64)),
+        "pinv": lambda: L.pinv(m(100000, 40000)),
+        "matrix_rank": lambda: L.matrix_rank(m(5, 100000, 40000)),
+        "rfft": lambda: FF.rfft(m(4, 10 ** 9)),
+        "irfft_odd_n": lambda: FF.irfft(m(4, 10 ** 9, dtype=lib.complex64), n=7),
+        "irfft": lambda: FF.irfft(m(4, 10 ** 9, dtype=lib.complex64)),
+        "hfft_dim0": lambda: FF.hfft(m(10 ** 9, 3, dtype=lib.complex64), dim=0),
+        "ihfft_float64": lambda: FF.ihfft(m(10 ** 9, 3, dtype=lib.float64), dim=0),
+        "fftn_s": lambda: FF.fftn(m(1000, 1000, 1000), s=(5, 2000)),
+        "irfftn_dims": lambda: FF.irfftn(m(1000, 1000, 1000, dtype=lib.complex128), dim=(0, 2)),
+    }
+
+
+def _shapes(x):
+    if isinstance(x, (tuple, list)):
+        return [_shapes(v) for v in x]
+    return tuple(x.shape), str(x.dtype).split(".")[-1], x.device.type
+
+
+@pytest.mark.parametrize("case", sorted(_decomposition_cases(tinytorch)))
+def test_meta_decompositions_and_ffts_shapes(case):
+    """Shapes, dtypes and devices as PyTorch's meta results (not strides: tinytorch's LAPACK and FFT results are
+    C-ordered on every device, as ``test_tensor_meta_opinfo.py``'s DIFFERS rows say)."""
+    torch = pytest.importorskip("torch")
+    assert _shapes(_decomposition_cases(tinytorch)[case]()) == _shapes(_decomposition_cases(torch)[case]())
+
+
+def test_meta_linalg_size_rule_it_cannot_follow_raises():
+    """A result size that is not one of the arguments' sizes (here one more than a size), or a stand-in the function
+    refuses (tensorinv's product of sizes), is never guessed: ``NeedsData``, which sends the op to zeros of its
+    inputs (refused at sizes no memory holds)."""
+    import numpy as np
+
+    from tinytorch._meta_array import MetaArray, NeedsData, _linalg
+
+    def one_more(a):
+        return np.zeros(a.shape[-1] + 1, a.dtype)
+    with pytest.raises(NeedsData):
+        _linalg(one_more, (MetaArray((7, 5), np.float32),), {})
+    with pytest.raises(NeedsData):
+        np.linalg.tensorinv(MetaArray((2, 3, 6), np.float32), ind=2)
+    u, s, vh = np.linalg.svd(MetaArray((2, 7, 5), np.float64))
+    assert (u.shape, s.shape, vh.shape, s.dtype) == ((2, 7, 7), (2, 5), (2, 5, 5), np.float64)

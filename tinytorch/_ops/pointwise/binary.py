@@ -15,7 +15,7 @@ from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
 from .._kernels.muladd import addcmul_into
 from .._core.registry import op
-from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
+from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .arith import mul_scalar
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
@@ -235,12 +235,12 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
     dt = (ad if isinstance(ad, np.ndarray) else bd).dtype
     if dt not in FLOATING_NP:  # integers and bools compute in the default float dtype
         dt = float_dtype(np.zeros(0, dt)).dtype
-    ad, bd = np.asarray(ad, dtype=dt), np.asarray(bd, dtype=dt)
+    ad, bd = as_array(ad, dtype=dt), as_array(bd, dtype=dt)
     with np.errstate(all="ignore"):
         out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
     # a Python number operand is saved as a tensor: both formulas need both values
     node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
-    out = np.asarray(out, dtype=ad.dtype)
+    out = as_array(out, dtype=ad.dtype)
     return record(out, node, **_binary_args(input, other, out))
 
 
@@ -303,12 +303,12 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     if not isinstance(weight, Tensor):
         w = weight if isinstance(weight, complex) else float(weight)
         if ad.dtype in _FMA_DTYPES and bd.dtype == ad.dtype and type(w) is float:
-            r = _lerp_fused(ad, bd, np.asarray(w, ad.dtype))
+            r = _lerp_fused(ad, bd, as_array(w, ad.dtype))
         elif ad.dtype in LOWP_NP and bd.dtype == ad.dtype and type(w) is float:
-            r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), np.asarray(w, _F32)).astype(ad.dtype)
+            r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), as_array(w, _F32)).astype(ad.dtype)
         else:
             r = ad + w * (bd - ad)
-        r = np.asarray(r, dtype=ad.dtype)
+        r = as_array(r, dtype=ad.dtype)
         return record(r, LerpBackward0, (input, end), weight=w, a_meta=meta(input, r), b_meta=meta(end, r),
                       need_a=input._requires_grad, need_b=end._requires_grad)
     wd = weight._data.astype(ad.dtype)
@@ -318,7 +318,7 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
         # half/bfloat16: PyTorch's kernel computes in float32 (its two formulas) and rounds once
         r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), wd.astype(_F32)).astype(ad.dtype)
     else:
-        r = np.asarray(ad + wd * (bd - ad))
+        r = as_array(ad + wd * (bd - ad))
     return record(r, LerpBackward1, (input, end, weight), (input, end, weight), a_meta=meta(input, r),
                   b_meta=meta(end, r), w_meta=meta(weight, r), need_a=input._requires_grad,
                   need_b=end._requires_grad, need_w=weight._requires_grad)

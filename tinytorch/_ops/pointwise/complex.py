@@ -330,7 +330,7 @@ def real_sign(x: np.ndarray) -> np.ndarray:
     elu's gradients go through it: PyTorch's are 0 there)."""
     if x.dtype == np.bool_:
         return x.copy()
-    out = np.asarray(np.sign(x))  # a 0-d array, not numpy's scalar, for copyto
+    out = as_array(np.sign(x))  # a 0-d array, not numpy's scalar, for copyto
     if x.dtype.kind == "f":
         np.copyto(out, 0, where=np.isnan(x))
     return out

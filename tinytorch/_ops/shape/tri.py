@@ -104,7 +104,7 @@ DiagEmbedBackward0 = type("DiagEmbedBackward0", (_EmbedNode,), {"saved_fields": 
 
 def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -> Tensor:
     """Zeros of ``shape`` with ``src`` on the diagonal (offset, d1, d2)."""
-    out = np.zeros(shape, src._data.dtype)
+    out = np.zeros_like(src._data, shape=shape, order="C")  # (a meta src: a meta result)
     _diag_view(out, offset, d1, d2)[...] = src._data
     return record(out, node_cls, (src,), offset=offset, d1=d1, d2=d2)
 
