@@ -819,6 +819,28 @@ def _fft(func, args, kwargs):
     return p["out"] if p.get("out") is not None else made
 
 
+def _elementwise(fn):
+    """numpy's ``fn`` that works element by element, as a ufunc does (its result of its arrays' broadcast shape):
+    on one-element stand-ins, as ``__array_ufunc__`` computes a ufunc."""
+    def call(*args, **kwargs):
+        out = kwargs.pop("out", None)
+        if isinstance(out, np.ndarray):  # a real array to write into: computed on zeros
+            return fn(*_real(args), out=out, **{k: _real(v) for k, v in kwargs.items()})
+        shape = np.broadcast_shapes(*(np.shape(a) for a in _leaves((args, kwargs))
+                                      if type(a) is MetaArray or isinstance(a, np.ndarray)))
+        with np.errstate(all="ignore"):
+            res = fn(*_map_arrays(args, _stand_in), **_map_arrays(kwargs, _stand_in))
+        if isinstance(res, tuple):
+            return tuple(MetaArray(shape, np.asarray(r).dtype, value=_one(r)) for r in res)
+        return out if out is not None else MetaArray(shape, np.asarray(res).dtype, value=_one(res))
+    return call
+
+
+def _broadcast_arrays(*args, subok=False):
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    return tuple(_broadcast_to(a, shape) if type(a) is MetaArray else np.broadcast_to(a, shape) for a in args)
+
+
 def _leaves(x):
     if type(x) in (list, tuple):
         for v in x:
@@ -843,6 +865,9 @@ _FUNCTIONS = {
     np.searchsorted: _searchsorted, np.tile: _tile,
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
     np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
+    np.broadcast_arrays: _broadcast_arrays,
+    **{fn: _elementwise(fn) for fn in (np.nan_to_num, np.clip, np.round, np.around, np.sinc, np.i0, np.isposinf,
+                                       np.isneginf, np.isclose, np.fix) if fn is not None},
     np.copy: lambda a, order="K", subok=False: a.copy("K" if order == "K" else "C"),
     **{getattr(np, name): _method(name) for name in (
         "reshape", "transpose", "swapaxes", "squeeze", "ravel", "sum", "prod", "mean", "var", "std", "max", "min",

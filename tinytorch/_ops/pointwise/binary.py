@@ -31,16 +31,16 @@ def _lerp_fused(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
     below and ``b - (b - a) * (1 - w)`` from there, ``b - a`` and ``1 - w`` rounded in the dtype."""
     shape = np.broadcast_shapes(a.shape, b.shape, w.shape)
     with np.errstate(all="ignore"):
-        diff = np.subtract(b, a, out=np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype))
+        diff = np.subtract(b, a, out=np.empty_like(a, shape=np.broadcast_shapes(a.shape, b.shape), order="C"))
         small = np.abs(w) < 0.5
-        out = np.empty(shape, a.dtype)
+        out = np.empty_like(a, shape=shape, order="C")  # (a meta a: meta arrays throughout)
         if w.ndim == 0:
             if small:
                 addcmul_into(out, a, diff, w, 1)
             else:
                 addcmul_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w), dtype=a.dtype), 1)
             return out
-        low = np.empty(shape, a.dtype)
+        low = np.empty_like(a, shape=shape, order="C")
         addcmul_into(low, a, diff, w, 1)
         addcmul_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w)), 1)
         np.copyto(out, low, where=small)
