@@ -344,6 +344,21 @@ class MetaArray(NDArrayOperatorsMixin):
         if any(isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ for k in key):
             raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
         proxy = np.broadcast_to(np.empty((), np.dtype([])), self.shape)
+        key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+        arrays = [k for k in key if isinstance(k, (np.ndarray, MetaArray)) and k.ndim]
+        if arrays and all(k.size and k.dtype.kind in "iu" for k in arrays) and \
+                not any(isinstance(k, (bool, np.bool_)) for k in key):
+            # numpy walks every element of the result, itemsize 0 or not: the index arrays are run as stand-ins
+            # of one, then two, elements along each of their dims (holding their least and largest values, so
+            # that numpy checks their bounds); the dims that change are the broadcast index arrays' block
+            block = np.broadcast_shapes(*(k.shape for k in arrays))
+            runs = [proxy[tuple(_index_stand_in(k, n) for k in key)].shape for n in (1, 2)]
+            at = [i for i, (a, b) in enumerate(zip(*runs)) if a != b]
+            if len(at) == len(block):
+                shape = list(runs[0])
+                for i, n in zip(at, block):
+                    shape[i] = n
+                return MetaArray(shape, self.dtype, value=self._value)
         key = tuple(np.broadcast_to(np.zeros((), np.intp), k.shape) if type(k) is MetaArray else k for k in key)
         return MetaArray(proxy[key].shape, self.dtype, value=self._value)
 
@@ -469,6 +484,18 @@ class MetaArray(NDArrayOperatorsMixin):
         if module == "numpy.fft" and "fft" in func.__name__:
             return _fft(func, args, kwargs)
         return func(*_real(args), **{k: _real(v) for k, v in kwargs.items()})  # on zeros
+
+
+def _index_stand_in(k, n: int):
+    """An index array ``k`` as ``n`` elements along each of its dims (one of them its least value, the others its
+    largest; a meta index's: zeros); anything else in an index as it is."""
+    if not isinstance(k, (np.ndarray, MetaArray)) or not k.ndim:
+        return k
+    if type(k) is MetaArray:
+        return np.zeros((n,) * k.ndim, np.intp)
+    small = np.full((n,) * k.ndim, k.max(), k.dtype)
+    small.flat[0] = k.min()
+    return small
 
 
 def _advanced(k) -> bool:

@@ -48,6 +48,17 @@ def _cases(lib):
         "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(m(64, 512, 1024, 1024), 7),
         "interpolate": lambda: F.interpolate(m(64, 512, 1024, 1024), scale_factor=2),
         "cross_entropy": lambda: F.cross_entropy(m(100000, 1000000), m(100000, dtype=lib.long)),
+        # index arrays as large as the input: their result's shape without numpy walking the elements
+        "gather": lambda: lib.gather(m(40000, 40000), 1, m(40000, 30000, dtype=lib.long)),
+        "take_along_dim": lambda: lib.take_along_dim(m(40000, 40000), m(40000, 1, dtype=lib.long), 0),
+        "scatter_add": lambda: m(40000, 40000).scatter_add(0, m(30000, 40000, dtype=lib.long), m(30000, 40000)),
+        # element-by-element numpy functions and fused kernels with an output buffer
+        "nan_to_num": lambda: lib.nan_to_num(m(64, 100000, 100000), posinf=1.0),
+        "round_decimals": lambda: lib.round(m(64, 100000, 100000), decimals=2),
+        "lerp": lambda: lib.lerp(m(64, 100000, 100000), m(100000), m(64, 1, 100000)),
+        "addcmul": lambda: lib.addcmul(m(64, 100000, 100000), m(100000), m(64, 1, 100000), value=0.5),
+        "relu_large": lambda: F.relu(m(64, 100000, 100000)),
+        "bessel_j0": lambda: lib.special.bessel_j0(m(64, 100000, 100000)),
     }
 
 
@@ -138,3 +149,33 @@ def test_meta_linalg_size_rule_it_cannot_follow_raises():
         np.linalg.tensorinv(MetaArray((2, 3, 6), np.float32), ind=2)
     u, s, vh = np.linalg.svd(MetaArray((2, 7, 5), np.float64))
     assert (u.shape, s.shape, vh.shape, s.dtype) == ((2, 7, 7), (2, 5), (2, 5, 5), np.float64)
+
+
+def _gradient_cases(lib):
+    """Backward formulas whose helper arrays (a weight of halves, a mask of kept places, an identity) are built
+    alike their gradient: meta where it is (once CPU tensors beside meta ones: PyTorch's device error)."""
+    F = lib.nn.functional
+    return {
+        "maximum": lambda x, y: lib.maximum(x, y),
+        "scatter": lambda x, y: x.scatter(1, lib.zeros(300, 2, dtype=lib.long, device="meta"), y[:, :2]),
+        "irfft2": lambda x, y: lib.fft.irfft2(x.to(lib.complex64)).real,
+        "max_unpool2d": lambda x, y: F.max_unpool2d(x.reshape(1, 3, 100, 400), lib.zeros(1, 3, 100, 400,
+                                                                                          dtype=lib.long,
+                                                                                          device="meta"), 2),
+        "linalg_eigh": lambda x, y: lib.linalg.eigh(x[:, :300])[1],
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_gradient_cases(tinytorch)))
+def test_meta_backward_formulas_stay_meta(case):
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (tinytorch, torch):
+        x = lib.empty(300, 400, device="meta", requires_grad=True)
+        y = lib.empty(300, 400, device="meta", requires_grad=True)
+        out = _gradient_cases(lib)[case](x, y)
+        grads = lib.autograd.grad(out, (x, y), lib.empty(out.shape, dtype=out.dtype, device="meta"),
+                                  allow_unused=True)
+        seen.append([None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1], g.device.type)
+                     for g in grads])
+    assert seen[0] == seen[1]

@@ -55,7 +55,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{legacy_name(a.dtype)} did not match {legacy_name(b.dtype)}")
     with np.errstate(all="ignore"):
         if a.dtype.kind == "b":
-            return _make(np.asarray(a == b))
+            return _make(as_array(a == b))
         if a.dtype not in INEXACT_NP:
             close = np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
         else:
@@ -64,7 +64,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
                                 (np.abs(a - b) <= real(atol) + real(rtol) * np.abs(b)))
             if equal_nan:
                 close |= np.isnan(a) & np.isnan(b)
-    return _make(np.asarray(close))
+    return _make(as_array(close))
 
 
 @op(variants="function method", no_batch="it returns a Python bool, not a tensor")
@@ -112,7 +112,7 @@ def _pair(self, ga, gb):
 
 
 def _t(v, like: Tensor):
-    return v if isinstance(v, Tensor) else _make(np.asarray(v, dtype=like._data.dtype))
+    return v if isinstance(v, Tensor) else _make(as_array(v, dtype=like._data.dtype))
 
 
 class Atan2Backward0(Node):
@@ -334,7 +334,7 @@ def _int_only(x: np.ndarray, name: str) -> None:
 def bitwise_not(input: Tensor) -> Tensor:
     """~input for integer and bool tensors."""
     _int_only(input._data, "bitwise_not_cpu")
-    return _make(np.asarray(~input._data))
+    return _make(as_array(~input._data))
 
 
 @op(variants=_BINARY, dunders=("__lshift__",), rdunders=("__rlshift__",), idunders=("__ilshift__",),
@@ -343,7 +343,7 @@ def bitwise_left_shift(input, other) -> Tensor:
     """input << other for integer tensors."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "lshift_cpu")
-    return _make(np.asarray(np.left_shift(a, b)))
+    return _make(as_array(np.left_shift(a, b)))
 
 
 @op(variants=_BINARY, dunders=("__rshift__",), rdunders=("__rrshift__",), idunders=("__irshift__",),
@@ -352,4 +352,4 @@ def bitwise_right_shift(input, other) -> Tensor:
     """input >> other for integer tensors (arithmetic shift)."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "rshift_cpu")
-    return _make(np.asarray(np.right_shift(a, b)))
+    return _make(as_array(np.right_shift(a, b)))
