@@ -176,6 +176,14 @@ class MetaArray(NDArrayOperatorsMixin):
         half = self.itemsize // 2
         return self._view(self.shape, self.strides, self.offset + half, np.dtype(f"f{half}"), self.value.imag)
 
+    @real.setter
+    def real(self, value) -> None:
+        pass  # written nowhere, as ``__setitem__``
+
+    @imag.setter
+    def imag(self, value) -> None:
+        pass
+
     def __repr__(self) -> str:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
 

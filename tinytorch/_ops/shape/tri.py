@@ -239,7 +239,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     ds = tuple(_wrap_dim(d, x.ndim) for d in dims)
     # PyTorch's roll is contiguous whatever the input's layout (numpy's keeps it)
-    out = np.ascontiguousarray(np.roll(x, shifts, ds)) if x.ndim else x.copy()
+    out = c_order(np.roll(x, shifts, ds)) if x.ndim else x.copy()
     return record(out, RollBackward0, (input,), shifts=shifts, dims=ds, dims_arg=dims)
 
 
