@@ -15,12 +15,15 @@ once (``exp`` of a meta array holds one, a comparison ``True``). A branch on val
 ``float(x)`` of one element) then takes the path it takes on such an array, a check of values passes as on
 zeros, and what numpy function ``MetaArray`` does not implement reads ``__array__``: the value broadcast to its
 shape with zero strides, one element in memory (that function's own result is still allocated: the ops' tests
-on huge meta tensors find them). An attribute it lacks, or a read of a value that could size a result (``int``,
-an index, ``tolist``), raises ``NeedsData``. The meta op wrapper (``_meta.py``) catches that and runs the op once
-more on zeros of its meta inputs. A graph tracer would build its fake tensors on the same class. Numpy only:
-every layer can use it."""
+on huge meta tensors find them). numpy.linalg's and numpy.fft's functions are the exception: their results'
+shapes are worked out from small stand-ins (``_linalg``, ``_fft``). (``np.asarray`` of a meta array reads it too:
+the ops' numpy code takes ``_ops/_core/util.py``'s ``as_array`` instead.) An attribute it lacks, or a read of a
+value that could size a result (``int``, an index, ``tolist``), raises ``NeedsData``. The meta op wrapper
+(``_meta.py``) catches that and runs the op once more on zeros of its meta inputs. A graph tracer would build its
+fake tensors on the same class. Numpy only: every layer can use it."""
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 
@@ -172,6 +175,14 @@ class MetaArray(NDArrayOperatorsMixin):
             raise NeedsData("imag")  # numpy's zeros of a real array
         half = self.itemsize // 2
         return self._view(self.shape, self.strides, self.offset + half, np.dtype(f"f{half}"), self.value.imag)
+
+    @real.setter
+    def real(self, value) -> None:
+        pass  # written nowhere, as ``__setitem__``
+
+    @imag.setter
+    def imag(self, value) -> None:
+        pass
 
     def __repr__(self) -> str:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
@@ -341,6 +352,21 @@ class MetaArray(NDArrayOperatorsMixin):
         if any(isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ for k in key):
             raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
         proxy = np.broadcast_to(np.empty((), np.dtype([])), self.shape)
+        key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+        arrays = [k for k in key if isinstance(k, (np.ndarray, MetaArray)) and k.ndim]
+        if arrays and all(k.size and k.dtype.kind in "iu" for k in arrays) and \
+                not any(isinstance(k, (bool, np.bool_)) for k in key):
+            # numpy walks every element of the result, itemsize 0 or not: the index arrays are run as stand-ins
+            # of one, then two, elements along each of their dims (holding their least and largest values, so
+            # that numpy checks their bounds); the dims that change are the broadcast index arrays' block
+            block = np.broadcast_shapes(*(k.shape for k in arrays))
+            runs = [proxy[tuple(_index_stand_in(k, n) for k in key)].shape for n in (1, 2)]
+            at = [i for i, (a, b) in enumerate(zip(*runs)) if a != b]
+            if len(at) == len(block):
+                shape = list(runs[0])
+                for i, n in zip(at, block):
+                    shape[i] = n
+                return MetaArray(shape, self.dtype, value=self._value)
         key = tuple(np.broadcast_to(np.zeros((), np.intp), k.shape) if type(k) is MetaArray else k for k in key)
         return MetaArray(proxy[key].shape, self.dtype, value=self._value)
 
@@ -460,7 +486,24 @@ class MetaArray(NDArrayOperatorsMixin):
         handler = _FUNCTIONS.get(func)
         if handler is not None:
             return handler(*args, **kwargs)
+        module = getattr(func, "__module__", None)
+        if module == "numpy.linalg":
+            return _linalg(func, args, kwargs)
+        if module == "numpy.fft" and "fft" in func.__name__:
+            return _fft(func, args, kwargs)
         return func(*_real(args), **{k: _real(v) for k, v in kwargs.items()})  # on zeros
+
+
+def _index_stand_in(k, n: int):
+    """An index array ``k`` as ``n`` elements along each of its dims (one of them its least value, the others its
+    largest; a meta index's: zeros); anything else in an index as it is."""
+    if not isinstance(k, (np.ndarray, MetaArray)) or not k.ndim:
+        return k
+    if type(k) is MetaArray:
+        return np.zeros((n,) * k.ndim, np.intp)
+    small = np.full((n,) * k.ndim, k.max(), k.dtype)
+    small.flat[0] = k.min()
+    return small
 
 
 def _advanced(k) -> bool:
@@ -699,6 +742,151 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     return MetaArray(a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:], a.dtype, value=_one(_stand_in(a)))
 
 
+def _map_arrays(x, fn):
+    """``x`` with ``fn`` applied to every array of one or more dims in it (lists, tuples and dicts looked into)."""
+    if type(x) is MetaArray or (isinstance(x, np.ndarray) and x.ndim):
+        return fn(x)
+    if type(x) in (list, tuple):
+        return type(x)(_map_arrays(v, fn) for v in x)
+    if type(x) is dict:
+        return {k: _map_arrays(v, fn) for k, v in x.items()}
+    return x
+
+
+def _probe_matrix(shape: tuple, dtype) -> np.ndarray:
+    """A small array of ``shape`` for a linear-algebra function to run on without failing on its values: identity
+    matrices in its last two dims (invertible, positive definite, of full rank), ones along a vector."""
+    if len(shape) < 2:
+        return np.ones(shape, dtype)
+    return np.broadcast_to(np.eye(shape[-2], shape[-1], dtype=dtype), shape).copy()
+
+
+def _linalg(func, args, kwargs):
+    """A numpy.linalg function of meta arrays. Its results' sizes are taken from each size of its arguments, or
+    the smaller or larger of two, or 0 or 1 (a matrix's rows, ``min(m, n)`` singular values, a batch): such a
+    rule keeps the order of the sizes, so the function is run twice on small stand-ins whose sizes keep that
+    order (the k-th smallest size of the arguments is ``2 + k`` in the first, ``3 + 2k`` in the second). A
+    result's size found as the k-th size in both runs is the k-th size of the arguments; one that is not (a rule
+    of another kind: a product of sizes) raises ``NeedsData``, as does a run that fails (a shape error a product
+    of sizes decides): the zeros of the meta inputs then give numpy's own answer."""
+    sizes = sorted({n for a in _leaves((args, kwargs)) if type(a) is MetaArray or isinstance(a, np.ndarray)
+                    for n in np.shape(a) if n > 1})
+    runs = []
+    for first, step in ((2, 1), (3, 2)):
+        small = {n: first + step * k for k, n in enumerate(sizes)}
+
+        def stand_in(a, small=small):
+            return _probe_matrix(tuple(small.get(n, n) for n in a.shape), a.dtype)
+        try:
+            with np.errstate(all="ignore"):
+                runs.append(func(*_map_arrays(args, stand_in), **_map_arrays(kwargs, stand_in)))
+        except Exception:  # noqa: BLE001 - decided on the zeros of the meta inputs
+            raise NeedsData(f"numpy.linalg.{func.__name__} refused its stand-ins") from None
+
+    def size(a: int, b: int) -> int:
+        if a == b and a in (0, 1):
+            return a
+        k = a - 2
+        if 0 <= k < len(sizes) and b == 3 + 2 * k:
+            return sizes[k]
+        raise NeedsData(f"a size of numpy.linalg.{func.__name__}'s result")
+
+    def result(r1, r2):
+        if isinstance(r1, tuple):
+            made = [result(x, y) for x, y in zip(r1, r2)]
+            return type(r1)(*made) if hasattr(r1, "_fields") else type(r1)(made)
+        if not isinstance(r1, (np.ndarray, np.generic)) or np.ndim(r1) != np.ndim(r2) or r1.dtype != r2.dtype:
+            raise NeedsData(f"a result of numpy.linalg.{func.__name__}")  # a Python number: a value
+        return MetaArray(tuple(size(a, b) for a, b in zip(np.shape(r1), np.shape(r2))), r1.dtype, value=_one(r1))
+    return result(*runs)
+
+
+def _fft(func, args, kwargs):
+    """A numpy.fft transform of a meta array. Its result has the input's shape, but along the transformed axes
+    (the given lengths, else the input's), of which the last holds ``n // 2 + 1`` bins for a transform from real
+    values (``rfft*``, ``ihfft``) and ``n`` (given) or ``2 * (m - 1)`` values for one to real values (``irfft*``,
+    ``hfft``); the dtype, and numpy's errors, come from the same transform on a stand-in of at most two elements
+    along each transformed axis and one along the others, whose sizes the same rule must give."""
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    p = bound.arguments
+    a = p["a"]
+    if type(a) is not MetaArray:
+        return func(*_real(args), **{k: _real(v) for k, v in kwargs.items()})
+    if "axis" in p:
+        axes, lengths = (p["axis"],), None if p["n"] is None else (p["n"],)
+    else:
+        lengths = None if p["s"] is None else tuple(p["s"])
+        axes = p["axes"]
+        if axes is None:
+            axes = tuple(range(a.ndim)) if lengths is None else tuple(range(a.ndim - len(lengths), a.ndim))
+    axes = tuple(axes)
+    name = func.__name__
+    kind = "r2c" if name.startswith("rfft") or name == "ihfft" else \
+        "c2r" if name.startswith("irfft") or name == "hfft" else "c2c"
+
+    def rule(shape, lengths):
+        out = list(shape)
+        for i, ax in enumerate(axes):
+            given = None if lengths is None else lengths[i]
+            n = shape[ax] if given is None else given
+            if i == len(axes) - 1 and kind == "r2c":
+                n = n // 2 + 1
+            elif i == len(axes) - 1 and kind == "c2r" and given is None:
+                n = 2 * (shape[ax] - 1)
+            out[ax] = n
+        return tuple(out)
+
+    small = [1] * a.ndim
+    try:
+        for ax in axes:
+            small[ax] = min(a.shape[ax], 2)
+    except IndexError:
+        return func(np.zeros(small, a.dtype), **{k: v for k, v in p.items() if k != "a"})  # numpy's own error
+    small_lengths = None if lengths is None else tuple(n if n is None or n < 1 else min(n, 2) for n in lengths)
+    with np.errstate(all="ignore"):
+        res = func(np.full(small, a.value, a.dtype), **{**{k: v for k, v in p.items() if k not in ("a", "out")},
+                                                         **({"n": small_lengths[0]} if "n" in p and lengths else {}),
+                                                         **({"s": small_lengths} if "s" in p and lengths else {})})
+    if res.shape != rule(tuple(small), small_lengths):
+        raise NeedsData(f"the shape of numpy.fft.{name}'s result")
+    made = MetaArray(rule(a.shape, lengths), res.dtype)
+    return p["out"] if p.get("out") is not None else made
+
+
+def _elementwise(fn):
+    """numpy's ``fn`` that works element by element, as a ufunc does (its result of its arrays' broadcast shape):
+    on one-element stand-ins, as ``__array_ufunc__`` computes a ufunc."""
+    def call(*args, **kwargs):
+        out = kwargs.pop("out", None)
+        if isinstance(out, np.ndarray):  # a real array to write into: computed on zeros
+            return fn(*_real(args), out=out, **{k: _real(v) for k, v in kwargs.items()})
+        shape = np.broadcast_shapes(*(np.shape(a) for a in _leaves((args, kwargs))
+                                      if type(a) is MetaArray or isinstance(a, np.ndarray)))
+        with np.errstate(all="ignore"):
+            res = fn(*_map_arrays(args, _stand_in), **_map_arrays(kwargs, _stand_in))
+        if isinstance(res, tuple):
+            return tuple(MetaArray(shape, np.asarray(r).dtype, value=_one(r)) for r in res)
+        return out if out is not None else MetaArray(shape, np.asarray(res).dtype, value=_one(res))
+    return call
+
+
+def _broadcast_arrays(*args, subok=False):
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    return tuple(_broadcast_to(a, shape) if type(a) is MetaArray else np.broadcast_to(a, shape) for a in args)
+
+
+def _leaves(x):
+    if type(x) in (list, tuple):
+        for v in x:
+            yield from _leaves(v)
+    elif type(x) is dict:
+        for v in x.values():
+            yield from _leaves(v)
+    else:
+        yield x
+
+
 _FUNCTIONS = {
     np.concatenate: _concatenate, np.stack: _stack, np.where: _where, np.broadcast_to: _broadcast_to,
     np.empty_like: _like, np.zeros_like: _like, np.ones_like: lambda *a, **k: _like(*a, **k, fill=1),
@@ -712,6 +900,9 @@ _FUNCTIONS = {
     np.searchsorted: _searchsorted, np.tile: _tile,
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
     np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
+    np.broadcast_arrays: _broadcast_arrays,
+    **{fn: _elementwise(fn) for fn in (np.nan_to_num, np.clip, np.round, np.around, np.sinc, np.i0, np.isposinf,
+                                       np.isneginf, np.isclose, np.fix) if fn is not None},
     np.copy: lambda a, order="K", subok=False: a.copy("K" if order == "K" else "C"),
     **{f: _method(f.__name__) for f in (
         np.reshape, np.transpose, np.swapaxes, np.squeeze, np.ravel, np.sum, np.prod, np.mean, np.var, np.std, np.max,

@@ -48,6 +48,17 @@ def _cases(lib):
         "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(m(64, 512, 1024, 1024), 7),
         "interpolate": lambda: F.interpolate(m(64, 512, 1024, 1024), scale_factor=2),
         "cross_entropy": lambda: F.cross_entropy(m(100000, 1000000), m(100000, dtype=lib.long)),
+        # index arrays as large as the input: their result's shape without numpy walking the elements
+        "gather": lambda: lib.gather(m(40000, 40000), 1, m(40000, 30000, dtype=lib.long)),
+        "take_along_dim": lambda: lib.take_along_dim(m(40000, 40000), m(40000, 1, dtype=lib.long), 0),
+        "scatter_add": lambda: m(40000, 40000).scatter_add(0, m(30000, 40000, dtype=lib.long), m(30000, 40000)),
+        # element-by-element numpy functions and fused kernels with an output buffer
+        "nan_to_num": lambda: lib.nan_to_num(m(64, 100000, 100000), posinf=1.0),
+        "round_decimals": lambda: lib.round(m(64, 100000, 100000), decimals=2),
+        "lerp": lambda: lib.lerp(m(64, 100000, 100000), m(100000), m(64, 1, 100000)),
+        "addcmul": lambda: lib.addcmul(m(64, 100000, 100000), m(100000), m(64, 1, 100000), value=0.5),
+        "relu_large": lambda: F.relu(m(64, 100000, 100000)),
+        "bessel_j0": lambda: lib.special.bessel_j0(m(64, 100000, 100000)),
     }
 
 
@@ -80,3 +91,91 @@ def test_meta_conv_backward_shapes():
         gx, gw = lib.autograd.grad(y, (x, w), lib.empty(y.shape, device="meta"))
         shapes.append((_meta(y), _meta(gx), _meta(gw)))
     assert shapes[0] == shapes[1]
+
+
+def _decomposition_cases(lib):
+    """numpy.linalg and numpy.fft on meta arrays: sizes worked out from small stand-ins (``_meta_array.py``)."""
+    def m(*s, dtype=None):
+        return lib.empty(*s, device="meta", dtype=dtype)
+    L, FF = lib.linalg, lib.fft
+    return {
+        "svd_wide_batched": lambda: L.svd(m(3, 40000, 100000)),
+        "svd_tall_reduced": lambda: L.svd(m(100000, 40000), full_matrices=False),
+        "svdvals": lambda: L.svdvals(m(100000, 40000)),
+        "eigh": lambda: L.eigh(m(8, 50000, 50000)),
+        "eig": lambda: L.eig(m(50000, 50000)),
+        "qr_complete": lambda: L.qr(m(100000, 40000), mode="complete"),
+        "solve_broadcast": lambda: L.solve(m(4, 1, 50000, 50000), m(3, 50000, 7)),
+        "slogdet_float64": lambda: L.slogdet(m(6, 50000, 50000, dtype=lib.float64)),
+        "pinv": lambda: L.pinv(m(100000, 40000)),
+        "matrix_rank": lambda: L.matrix_rank(m(5, 100000, 40000)),
+        "rfft": lambda: FF.rfft(m(4, 10 ** 9)),
+        "irfft_odd_n": lambda: FF.irfft(m(4, 10 ** 9, dtype=lib.complex64), n=7),
+        "irfft": lambda: FF.irfft(m(4, 10 ** 9, dtype=lib.complex64)),
+        "hfft_dim0": lambda: FF.hfft(m(10 ** 9, 3, dtype=lib.complex64), dim=0),
+        "ihfft_float64": lambda: FF.ihfft(m(10 ** 9, 3, dtype=lib.float64), dim=0),
+        "fftn_s": lambda: FF.fftn(m(1000, 1000, 1000), s=(5, 2000)),
+        "irfftn_dims": lambda: FF.irfftn(m(1000, 1000, 1000, dtype=lib.complex128), dim=(0, 2)),
+    }
+
+
+def _shapes(x):
+    if isinstance(x, (tuple, list)):
+        return [_shapes(v) for v in x]
+    return tuple(x.shape), str(x.dtype).split(".")[-1], x.device.type
+
+
+@pytest.mark.parametrize("case", sorted(_decomposition_cases(tinytorch)))
+def test_meta_decompositions_and_ffts_shapes(case):
+    """Shapes, dtypes and devices as PyTorch's meta results (not strides: tinytorch's LAPACK and FFT results are
+    C-ordered on every device, as ``test_tensor_meta_opinfo.py``'s DIFFERS rows say)."""
+    torch = pytest.importorskip("torch")
+    assert _shapes(_decomposition_cases(tinytorch)[case]()) == _shapes(_decomposition_cases(torch)[case]())
+
+
+def test_meta_linalg_size_rule_it_cannot_follow_raises():
+    """A result size that is not one of the arguments' sizes (here one more than a size), or a stand-in the function
+    refuses (tensorinv's product of sizes), is never guessed: ``NeedsData``, which sends the op to zeros of its
+    inputs (refused at sizes no memory holds)."""
+    import numpy as np
+
+    from tinytorch._meta_array import MetaArray, NeedsData, _linalg
+
+    def one_more(a):
+        return np.zeros(a.shape[-1] + 1, a.dtype)
+    with pytest.raises(NeedsData):
+        _linalg(one_more, (MetaArray((7, 5), np.float32),), {})
+    with pytest.raises(NeedsData):
+        np.linalg.tensorinv(MetaArray((2, 3, 6), np.float32), ind=2)
+    u, s, vh = np.linalg.svd(MetaArray((2, 7, 5), np.float64))
+    assert (u.shape, s.shape, vh.shape, s.dtype) == ((2, 7, 7), (2, 5), (2, 5, 5), np.float64)
+
+
+def _gradient_cases(lib):
+    """Backward formulas whose helper arrays (a weight of halves, a mask of kept places, an identity) are built
+    alike their gradient: meta where it is (once CPU tensors beside meta ones: PyTorch's device error)."""
+    F = lib.nn.functional
+    return {
+        "maximum": lambda x, y: lib.maximum(x, y),
+        "scatter": lambda x, y: x.scatter(1, lib.zeros(300, 2, dtype=lib.long, device="meta"), y[:, :2]),
+        "irfft2": lambda x, y: lib.fft.irfft2(x.to(lib.complex64)).real,
+        "max_unpool2d": lambda x, y: F.max_unpool2d(x.reshape(1, 3, 100, 400), lib.zeros(1, 3, 100, 400,
+                                                                                          dtype=lib.long,
+                                                                                          device="meta"), 2),
+        "linalg_eigh": lambda x, y: lib.linalg.eigh(x[:, :300])[1],
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_gradient_cases(tinytorch)))
+def test_meta_backward_formulas_stay_meta(case):
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (tinytorch, torch):
+        x = lib.empty(300, 400, device="meta", requires_grad=True)
+        y = lib.empty(300, 400, device="meta", requires_grad=True)
+        out = _gradient_cases(lib)[case](x, y)
+        grads = lib.autograd.grad(out, (x, y), lib.empty(out.shape, dtype=out.dtype, device="meta"),
+                                  allow_unused=True)
+        seen.append([None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1], g.device.type)
+                     for g in grads])
+    assert seen[0] == seen[1]

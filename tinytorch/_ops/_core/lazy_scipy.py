@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .util import as_array
+
 _HINT = 'pip install scipy (or pip install "tinytorch-numpy[special]")'
 
 
@@ -33,6 +35,6 @@ def special_kernel(fname: str, *const):
     (the closest float32 to the true value, which PyTorch's float32 kernels approach)."""
     def run(x: np.ndarray) -> np.ndarray:
         fn = getattr(scipy_special(), fname)
-        return np.asarray(fn(*const, x.astype(np.float64))).astype(x.dtype)
+        return as_array(fn(*const, x.astype(np.float64))).astype(x.dtype)
     run.__name__ = fname
     return run

@@ -200,8 +200,12 @@ def lowp_round(out: ndarray, storage: np.dtype) -> ndarray:
 _ARRAYS = (ndarray, MetaArray)  # what an operand's data can be (a meta tensor's: data-less)
 
 
-def as_array(x) -> ndarray:
-    return x if type(x) is ndarray or type(x) is MetaArray else np.asarray(x)  # (a meta tensor's stays data-less)
+def as_array(x, dtype=None) -> ndarray:
+    """``np.asarray(x, dtype)``, but a meta tensor's array stays data-less: numpy's own spreads its value over its
+    shape with zero strides, and the numpy code that goes on with that array computes at full size."""
+    if dtype is None:
+        return x if type(x) is ndarray or type(x) is MetaArray else np.asarray(x)
+    return x.astype(dtype, copy=False) if type(x) is MetaArray else np.asarray(x, dtype)
 
 
 def normalize_dims(dim, ndim: int) -> tuple:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
 from . import parallel
 from .openblas import openblas_library, openblas_routines
@@ -141,7 +142,9 @@ def addcmul_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, v
                  scratch: dict | None = None) -> None:
     """``out[...] = a + (value * b) * c`` as PyTorch's CPU ``addcmul`` (``value * b`` rounded in the
     dtype, then one fused rounding), for float32 or float64 arrays broadcast to ``out``; other dtypes
-    round each step."""
+    round each step. A meta ``out`` (``np.empty_like`` of a meta operand) is written nowhere: nothing to compute."""
+    if type(out) is MetaArray:
+        return
     dt = out.dtype
     if (dt != _F32 and dt != _F64) or a.dtype != dt or b.dtype != dt or c.dtype != dt:
         t = np.multiply(b, value, out=np.empty(out.shape, out.dtype))

@@ -36,6 +36,7 @@ from _queue import SimpleQueue  # queue.SimpleQueue itself, without importing qu
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from .openblas import openblas_library
 
@@ -624,7 +625,10 @@ def flat_runs(kernel, *arrays, grain: int = ELEMENTWISE_GRAIN, blas: bool = Fals
     """``kernel(*arrays)`` for a kernel that works element by element on arrays of one size, seen flat (a
     compiled kernel with its outputs among its arguments): on runs of their elements across threads when
     large, each run of every array handed to one call. The arrays a kernel writes must be C-contiguous (a
-    flat view of them, not a copy); None passes through as None."""
+    flat view of them, not a copy); None passes through as None. On a meta tensor's data-less arrays (the
+    outputs made alike, ``np.empty_like``) there is nothing to compute: the kernel is not called."""
+    if any(type(a) is MetaArray for a in arrays):
+        return
     flats = [None if a is None else a.reshape(-1) for a in arrays]
     parallel_for(flats[0].size, lambda lo, hi: kernel(*(None if f is None else f[lo:hi] for f in flats)),
                  grain=grain, blas=blas)

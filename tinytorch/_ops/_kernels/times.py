@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import ARRAY_OUT, F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
 from . import parallel
 
@@ -36,5 +37,5 @@ def times(gd: np.ndarray, v):
     elif gd.size < parallel.SPLIT_FROM:
         out = gd * v
     else:
-        out = parallel.elementwise(_multiply, np.empty(gd.shape, gd.dtype), gd, v)
-    return out if type(out) is np.ndarray else np.asarray(out)
+        out = parallel.elementwise(_multiply, np.empty_like(gd, order="C"), gd, v)  # (a meta gd: a meta out)
+    return out if type(out) is np.ndarray or type(out) is MetaArray else np.asarray(out)

@@ -20,6 +20,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
+from .._core.util import as_array
 from ..shape.join import cat
 
 _FN = "function out"
@@ -72,9 +73,9 @@ class FftC2RBackward0(Node):
         last = self.dims[-1]
         doubled = g._data.shape[last] - gi._data.shape[last]
         if doubled > 0:  # the bins standing for their mirrored twins count twice
-            w = np.ones(gi._data.shape[last], dtype=g._data.dtype)
+            w = g.new_ones(gi._data.shape[last])  # (on g's device: a meta g, a meta w)
             w[1:1 + doubled] = 2
-            gi = gi * _make(w.reshape((-1,) + (1,) * (gi._data.ndim - 1 - last)))
+            gi = gi * w.reshape((-1,) + (1,) * (gi._data.ndim - 1 - last))
         return (gi,)
 
 
@@ -83,13 +84,13 @@ class FftC2RBackward0(Node):
 @silent
 def _c2c_array(a: np.ndarray, dims: tuple, scaling: str, forward: bool) -> np.ndarray:
     out = np.fft.fftn(a, axes=dims) if forward else np.fft.ifftn(a, axes=dims, norm="forward")
-    return _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
+    return _scale(as_array(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
 
 
 @silent
 def _r2c_array(a: np.ndarray, dims: tuple, scaling: str, onesided: bool) -> np.ndarray:
     out = np.fft.rfftn(a, axes=dims) if onesided else np.fft.fftn(a, axes=dims)
-    return _scale(np.asarray(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
+    return _scale(as_array(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
 
 
 @silent
@@ -98,7 +99,7 @@ def _c2r_array(a: np.ndarray, dims: tuple, scaling: str, last_size: int) -> np.n
     shape[-1] = last_size
     out = np.fft.irfftn(a, s=shape, axes=dims, norm="forward")
     count = _count(a.shape, dims[:-1]) * last_size
-    return _scale(np.asarray(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
+    return _scale(as_array(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
 
 
 def _c2c(x: Tensor, dims: tuple, scaling: str, forward: bool) -> Tensor:

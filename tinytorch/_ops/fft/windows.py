@@ -14,6 +14,7 @@ from ... import _dtype
 from ..._dtype import cpp_name
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._core.util import as_array
 from ..creation.factory import ones
 from ..creation.factory import arange, linspace
 
@@ -177,7 +178,7 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=N
     short = _short(M, dtype, requires_grad)
     if short is not None:
         return short
-    b = _make(np.asarray(beta, (dtype or _dtype.get_default_dtype()).np))
+    b = _make(as_array(beta, (dtype or _dtype.get_default_dtype()).np))
     constant = 2.0 * beta / _span(M, sym)
     end = min(beta, -beta + (M - 1) * constant)
     k = linspace(-beta, end, M, dtype=dtype)
@@ -213,7 +214,7 @@ def general_cosine(M: int, *, a, sym: bool = True, dtype=None, layout=None, devi
     constant = 2 * math.pi / _span(M, sym)
     k = linspace(0, (M - 1) * constant, M, dtype=dtype)
     dt = (dtype or _dtype.get_default_dtype()).np
-    coef = _make(np.asarray([(-1) ** i * w for i, w in enumerate(a)], dtype=dt))
+    coef = _make(as_array([(-1) ** i * w for i, w in enumerate(a)], dtype=dt))
     i = arange(len(a), dtype=dtype)
     return _finish((coef.unsqueeze(-1) * (i.unsqueeze(-1) * k).cos()).sum(0), requires_grad)
 

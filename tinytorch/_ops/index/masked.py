@@ -93,7 +93,7 @@ class MaskedSelectBackward0(Node):
 
     def backward(self, g):
         mask = self._unpacked_saved[0]
-        z = _make(np.zeros(self.shape, g._data.dtype))
+        z = g.new_zeros(self.shape)
         return (_fit(z.masked_scatter(mask, g), self.in_shape),)
 
 
@@ -315,7 +315,7 @@ class TakeBackward0(Node):
 
     def backward(self, g):
         idx = self._unpacked_saved[0]
-        z = _make(np.zeros(self.numel, g._data.dtype))
+        z = g.new_zeros(self.numel)
         return (z.index_add(0, idx.reshape(-1), g.reshape(-1)).reshape(self.in_shape),)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP
+from ..._meta_array import MetaArray
 from .._core import narrow
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -60,8 +61,14 @@ class ScatterAddBackward0(Node):
 
 
 def _full_index(idx: np.ndarray, dim: int) -> tuple:
-    grids = np.indices(idx.shape, sparse=True)
-    return tuple(idx if k == dim else grids[k] for k in range(idx.ndim))
+    """``idx`` along ``dim`` and each other dim's positions (np.indices' sparse grids, the one along ``dim``,
+    which ``idx`` replaces, never made: it would be as long as that dim; a meta ``idx``'s data-less too)."""
+    meta = type(idx) is MetaArray
+
+    def grid(k: int, n: int):
+        shape = [n if j == k else 1 for j in range(idx.ndim)]
+        return MetaArray(shape, np.intp) if meta else np.arange(n).reshape(shape)
+    return tuple(idx if k == dim else grid(k, n) for k, n in enumerate(idx.shape))
 
 
 def _at_least_1d(a: np.ndarray) -> np.ndarray:
@@ -125,7 +132,7 @@ class ScatterBackward0(Node):
 
     def backward(self, g):
         (idx,) = self._unpacked_saved
-        keep = np.ones(g._data.shape, dtype=g._data.dtype)
+        keep = np.ones_like(g._data, order="C")  # (a meta g: a meta keep, written nowhere)
         _at_least_1d(keep)[_full_index(idx._data, self.dim)] = 0
         g_src = None
         if self.need_src:

@@ -24,7 +24,7 @@ from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
 from .._core.registry import op
-from .._core.util import holomorphic_backward
+from .._core.util import as_array, holomorphic_backward
 from .._core.return_types import _named
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
@@ -203,7 +203,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     else:
         rt = rtol._data if isinstance(rtol, Tensor) else rtol
     tol_ = np.maximum(at, rt * smax)
-    return _make(np.asarray((s > np.asarray(tol_)[..., None]).sum(-1), dtype=np.int64))
+    return _make(as_array((s > np.asarray(tol_)[..., None]).sum(-1), dtype=np.int64))
 
 
 @op("linalg.cond", variants="function out", autocast="fp32")
@@ -409,7 +409,7 @@ class LinalgDetBackward0(Node):
             return ((g * conj(d)).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A)),)
         # a singular matrix has no inverse but still an adjugate: adj(A)^T = det(U) det(Vh) U diag(prod_{j!=i} s_j) Vh
         U, S, Vh = svd(A, full_matrices=False)
-        sign = _make(np.asarray(np.conj(np.linalg.det(U._data) * np.linalg.det(Vh._data)), dtype=a.dtype))
+        sign = _make(as_array(np.conj(np.linalg.det(U._data) * np.linalg.det(Vh._data)), dtype=a.dtype))
         adj_t = (U * _others_product(S, -1).unsqueeze(-2)).matmul(Vh) * sign.unsqueeze(-1).unsqueeze(-1)
         return (g.unsqueeze(-1).unsqueeze(-1) * adj_t,)
 

@@ -26,7 +26,7 @@ from .._core.record import OUT, legacy_name, record
 from ..pointwise.arith import mul_scalar
 from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward
+from .._core.util import as_array, broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
 from .norms import NormBackward1, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
@@ -631,7 +631,7 @@ class PdistBackward0(Node):
 
     def backward(self, g):
         x, d = self._unpacked_saved
-        rows, cols = (_make(np.asarray(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
+        rows, cols = (_make(as_array(ix, dtype=np.int64)) for ix in np.triu_indices(x._data.shape[0], 1))
         t = _pair_grad(x[rows] - x[cols], g.unsqueeze(-1), d.unsqueeze(-1), self.p)
         return zeros_like(x).index_add(0, rows, t).index_add(0, cols, -t)
 

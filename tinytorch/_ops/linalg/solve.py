@@ -65,7 +65,9 @@ def _mH(t: Tensor) -> Tensor:
 
 
 def _eye_like(n: int, t: Tensor) -> Tensor:
-    return _make(np.eye(n, dtype=t._data.dtype))
+    """The n x n identity of ``t``'s dtype, on its device (a meta ``t``: a meta identity)."""
+    from ..creation.factory import eye
+    return eye(n, dtype=t.dtype, device=t.device)
 
 
 # -- LU factors, inverse, solve --------------------------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._core.util import as_array
 from ..pointwise.compare import where
 from ..linalg.norms import vector_norm
 
@@ -63,7 +64,7 @@ def _identity(kind: str, input: Tensor, ord=None):
 def _filled(input: Tensor, mask, kind: str, ord=None) -> Tensor:
     if mask is None:
         return input
-    fill = _make(np.asarray(_identity(kind, input, ord), dtype=input._data.dtype))
+    fill = _make(as_array(_identity(kind, input, ord), dtype=input._data.dtype))
     return where(_mask_of(input, mask), input, fill)
 
 

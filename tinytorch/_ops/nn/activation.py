@@ -80,8 +80,8 @@ def _relu(x):
         _ZERO[x.dtype] = zero
     if x.size >= _SPLIT_FROM:  # large: cut across threads, element by element the same
         if x.dtype is _F32 and _clip is not None:
-            return parallel.elementwise(_clip, np.empty(x.shape, x.dtype), x, zero, _F32_INF)
-        return parallel.elementwise(np.maximum, np.empty(x.shape, x.dtype), zero, x)
+            return parallel.elementwise(_clip, np.empty_like(x, order="C"), x, zero, _F32_INF)
+        return parallel.elementwise(np.maximum, np.empty_like(x, order="C"), zero, x)  # (meta x: meta out)
     if x.dtype is _F32 and _clip is not None:
         return _clip(x, zero, _F32_INF)  # the same bits as the maximum below, about 3x faster on float32
     return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
@@ -164,7 +164,7 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.zeros((), g.dtype) if y <= 0 else g.copy()
     same_ints = _SAME_SIZE_INT.get(g.dtype)
     if same_ints is not None and g.shape == y.shape and g.size >= _SPLIT_FROM:
-        out = np.empty(g.shape, g.dtype)
+        out = np.empty_like(g, order="C")  # (a meta g: a meta out)
         if y.dtype == g.dtype and g.flags.c_contiguous and y.flags.c_contiguous:
             fast = _compiled.family("relu")
             if fast is not None:  # the same select in one pass (``compiled/relu.py``)

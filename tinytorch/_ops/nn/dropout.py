@@ -18,7 +18,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import unsupported
 from .._core.record import record
 from .._core.registry import aten_only, op
-from .._core.util import fit_grad
+from .._core.util import as_array, fit_grad
 from .activation import functional_spelling
 from ..reduce.softmax import softmax
 
@@ -202,7 +202,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     x = logits._data
     # PyTorch: -empty_like(logits).exponential_().log()
     exp = _draws.exponential_values(_engine(None), x.size, 1.0).astype(x.dtype).reshape(x.shape)
-    gumbels = -_make(np.asarray(exp)).log()
+    gumbels = -_make(as_array(exp)).log()
     gumbels = (logits + gumbels) / tau
     y_soft = softmax(gumbels, dim)
     if not hard:

@@ -463,7 +463,7 @@ def _aten_huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: fl
 
 def _xlogy(x: Tensor) -> Tensor:
     """x * log(x), 0 where x == 0."""
-    zero = _make(np.asarray(x._data == 0))
+    zero = _make(as_array(x._data == 0))
     return _where(zero, 0.0, x * _where(zero, 1.0, x).log())
 
 
@@ -518,5 +518,5 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
         loss = input - target * (input + eps).log()
     if full:
         stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
-        loss = loss + _where(_make(np.asarray(target._data <= 1)), 0.0, stirling)
+        loss = loss + _where(_make(as_array(target._data <= 1)), 0.0, stirling)
     return apply_reduction(loss, reduction)

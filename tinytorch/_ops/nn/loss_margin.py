@@ -18,7 +18,7 @@ from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
 from .._core.registry import op
-from .._core.util import reduction_enum
+from .._core.util import as_array, reduction_enum
 from .._core.record import record
 from .activation import functional_spelling
 from .activation_smooth import logsigmoid
@@ -144,8 +144,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, red
     zeros = _make(np.zeros_like(input._data))
     margin_clamp = clamp_min(margin - input, 0)
     t = target._data
-    out_margin = where(_make(np.asarray(t != 1)), margin_clamp, zeros)
-    out_self = where(_make(np.asarray(t != -1)), input, zeros)
+    out_margin = where(_make(as_array(t != 1)), margin_clamp, zeros)
+    out_self = where(_make(as_array(t != -1)), input, zeros)
     return apply_reduction(out_margin + out_self, reduction)
 
 
@@ -221,7 +221,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     pos = 1 - cos
     neg = clamp_min(cos - margin, 0)
     t = target._data
-    out = where(_make(np.asarray(t == 1)), pos, zeros) + where(_make(np.asarray(t == -1)), neg,
+    out = where(_make(as_array(t == 1)), pos, zeros) + where(_make(as_array(t == -1)), neg,
                                                                  zeros)
     return apply_reduction(out, reduction)
 

@@ -37,11 +37,11 @@ def _total_weight(node) -> Tensor:
     logp_t, t, _, _, reduction, wt = node.shown
     dt = logp_t._data.dtype
     if reduction == "none":
-        made = _make(np.asarray(0, dtype=dt))
+        made = _make(as_array(0, dtype=dt))
     elif node.weight_sum is not None:
-        made = _make(np.asarray(node.weight_sum, dtype=dt))
+        made = _make(as_array(node.weight_sum, dtype=dt))
     else:  # every target counted once (cross_entropy's one-pass CPU path keeps no weights)
-        made = _make(np.asarray(len(t), dtype=dt))
+        made = _make(as_array(len(t), dtype=dt))
     if logp_t._meta:  # a fake trace's: the trace sees it as the fake log-probs' (nll_loss_forward's [1])
         _meta_data.meta_result(made, logp_t)
     node._total_weight_t = made
@@ -54,9 +54,9 @@ class NllLossBackward0(Node):
     ``_saved_<name>`` values only, made when asked (log-probs, targets, class weights or None, ignore_index,
     reduction, each target's weight or None for ones)."""
     saved_fields = (("ignore_index", lambda n: u64(n.shown[3])), ("reduction", lambda n: reduction_enum(n.shown[4])),
-                    ("self", lambda n: n.shown[0]), ("target", lambda n: _make(np.asarray(n.shown[1]))),
+                    ("self", lambda n: n.shown[0]), ("target", lambda n: _make(as_array(n.shown[1]))),
                     ("total_weight", _total_weight),
-                    ("weight", lambda n: None if n.shown[2] is None else _make(np.asarray(n.shown[2]))))
+                    ("weight", lambda n: None if n.shown[2] is None else _make(as_array(n.shown[2]))))
 
     unsqueeze_dim = None  # the dim a reduction='none' gradient is unsqueezed along (None: reduced)
     weight_sum = None  # the targets' weights summed (``_weight_sum``), where the forward reduced them
@@ -73,7 +73,7 @@ class NllLossBackward0(Node):
         if self.unsqueeze_dim is not None:
             g = g.unsqueeze(self.unsqueeze_dim)
         elif self.denom is not None:
-            g = g / _make(np.asarray(self.denom))
+            g = g / _make(as_array(self.denom))
         return (coef * g,)
 
     def jvp(self, t):
@@ -81,7 +81,7 @@ class NllLossBackward0(Node):
         prod = coef * t
         if self.unsqueeze_dim is not None:
             return prod.sum(self.unsqueeze_dim)
-        return prod.sum() if self.denom is None else prod.sum() / _make(np.asarray(self.denom))
+        return prod.sum() if self.denom is None else prod.sum() / _make(as_array(self.denom))
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -235,7 +235,7 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     ignored, _, wt = _target_weights(x, t.reshape(-1) if x.ndim == 1 else t, None if weight is None else weight._data,
                                      ignore_index)
     total = 0 if reduction == 0 else _weight_sum(wt, ignored, weight is not None)
-    return out, _make(np.asarray(total, dtype=x.dtype))
+    return out, _make(as_array(total, dtype=x.dtype))
 
 
 def _nll_nd(logp_t: Tensor, t: np.ndarray, w, ignore_index: int, reduction: str, need_grad: bool,

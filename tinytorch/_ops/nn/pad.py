@@ -201,7 +201,8 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
         shape[axis] = new
         src[axis] = slice(max(-before, 0), n - max(-after, 0))
         dst[axis] = slice(max(before, 0), new - max(after, 0))
-    out = np.full(shape, value, dtype=x.dtype) if x.dtype != np.bool_ else np.full(shape, bool(value))
+    # (full_like: a meta x gives a meta out, written nowhere)
+    out = np.full_like(x, value if x.dtype != np.bool_ else bool(value), shape=shape, order="C")
     out[tuple(dst)] = x[tuple(src)]
     return record(out, ConstantPadNdBackward0, (input,), pad=tuple(pad))
 

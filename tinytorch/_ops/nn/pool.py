@@ -26,6 +26,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import Edge, record
 from .._core.registry import aten_only, op
+from .._core.util import c_order
 
 
 def _pair(v, name="kernel_size"):
@@ -430,11 +431,11 @@ def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None) -> Tensor:
     n = len(k)
     gd = g._data / div
     size = in_shape[-n:]
-    acc = np.zeros(gd.shape[:-n] + tuple(max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i]) for i in range(n)),
-                   gd.dtype)
+    acc = np.zeros_like(gd, shape=gd.shape[:-n] + tuple(max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + k[i])
+                                                        for i in range(n)), order="C")  # (a meta gd: meta)
     for tap in _taps(cfg):
         acc[tap] += gd
-    res = np.ascontiguousarray(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
+    res = c_order(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
     return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape),
                   args=args)
 
@@ -629,7 +630,8 @@ def _adaptive_spread(g: Tensor, in_shape, n: int) -> Tensor:
     cur = gd / _window_areas(bounds)
     for i, (starts, ends) in enumerate(bounds):
         axis = gd.ndim - n + i
-        spread = np.zeros(cur.shape[:axis] + (in_shape[len(in_shape) - n + i],) + cur.shape[axis + 1:])
+        spread = np.zeros_like(cur, shape=cur.shape[:axis] + (in_shape[len(in_shape) - n + i],) + cur.shape[axis + 1:],
+                               dtype=np.float64, order="C")  # (a meta gradient: meta)
         lead = (slice(None),) * axis
         for j in range(len(starts)):
             spread[lead + (slice(starts[j], ends[j]),)] += cur[lead + (slice(j, j + 1),)]

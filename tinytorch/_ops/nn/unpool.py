@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
 from .._core.registry import op
 from .pool import _no_empty_dim
 
@@ -67,7 +67,7 @@ def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output
         shown = list(size) + ([1] if nd == 1 else [])
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, shown))})")
-    out = _make(np.zeros((n, c, total), x._data.dtype)).scatter(2, flat_idx, x.reshape(flat_idx.shape))
+    out = x.new_zeros((n, c, total)).scatter(2, flat_idx, x.reshape(flat_idx.shape))
     out = out.reshape(n, c, *size)
     return out if batched else out.squeeze(0)
 

@@ -117,7 +117,7 @@ def sub_scalar(t: Tensor, number) -> Tensor:
 def number_sub(number, t: Tensor) -> Tensor:
     """``number - t`` as PyTorch's C++ formulas write it (its ``operator-(Scalar, Tensor)``): the number wrapped
     in a tensor, so SubBackward0 with no edge for it; Python's ``1 - t`` records RsubBackward1."""
-    return sub(_make(np.asarray(number, dtype=t._data.dtype)), t)
+    return sub(_make(as_array(number, dtype=t._data.dtype)), t)
 
 class RsubBackward1(Node):
     def backward(self, g):

@@ -15,7 +15,7 @@ from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
 from . import arith
 from .._core.registry import op
-from .._core.util import binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
+from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .arith import mul_scalar
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
 
@@ -31,16 +31,16 @@ def _lerp_fused(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
     below and ``b - (b - a) * (1 - w)`` from there, ``b - a`` and ``1 - w`` rounded in the dtype."""
     shape = np.broadcast_shapes(a.shape, b.shape, w.shape)
     with np.errstate(all="ignore"):
-        diff = np.subtract(b, a, out=np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype))
+        diff = np.subtract(b, a, out=np.empty_like(a, shape=np.broadcast_shapes(a.shape, b.shape), order="C"))
         small = np.abs(w) < 0.5
-        out = np.empty(shape, a.dtype)
+        out = np.empty_like(a, shape=shape, order="C")  # (a meta a: meta arrays throughout)
         if w.ndim == 0:
             if small:
                 arith._muladd_into(out, a, diff, w, 1)
             else:
                 arith._muladd_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w), dtype=a.dtype), 1)
             return out
-        low = np.empty(shape, a.dtype)
+        low = np.empty_like(a, shape=shape, order="C")
         arith._muladd_into(low, a, diff, w, 1)
         arith._muladd_into(out, b, diff, np.negative(np.subtract(w.dtype.type(1), w)), 1)
         np.copyto(out, low, where=small)
@@ -55,7 +55,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{legacy_name(a.dtype)} did not match {legacy_name(b.dtype)}")
     with np.errstate(all="ignore"):
         if a.dtype.kind == "b":
-            return _make(np.asarray(a == b))
+            return _make(as_array(a == b))
         if a.dtype not in INEXACT_NP:
             close = np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
         else:
@@ -64,7 +64,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
                                 (np.abs(a - b) <= real(atol) + real(rtol) * np.abs(b)))
             if equal_nan:
                 close |= np.isnan(a) & np.isnan(b)
-    return _make(np.asarray(close))
+    return _make(as_array(close))
 
 
 @op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="data_dependent")
@@ -112,7 +112,7 @@ def _pair(self, ga, gb):
 
 
 def _t(v, like: Tensor):
-    return v if isinstance(v, Tensor) else _make(np.asarray(v, dtype=like._data.dtype))
+    return v if isinstance(v, Tensor) else _make(as_array(v, dtype=like._data.dtype))
 
 
 class Atan2Backward0(Node):
@@ -235,12 +235,12 @@ def xlogy(input: Tensor, other: Tensor) -> Tensor:
     dt = (ad if isinstance(ad, np.ndarray) else bd).dtype
     if dt not in FLOATING_NP:  # integers and bools compute in the default float dtype
         dt = float_dtype(np.zeros(0, dt)).dtype
-    ad, bd = np.asarray(ad, dtype=dt), np.asarray(bd, dtype=dt)
+    ad, bd = as_array(ad, dtype=dt), as_array(bd, dtype=dt)
     with np.errstate(all="ignore"):
         out = np.where((ad == 0) & ~np.isnan(bd), ad.dtype.type(0), ad * np.log(bd))
     # a Python number operand is saved as a tensor: both formulas need both values
     node = XlogyBackward1 if ta is None else XlogyBackward2 if tb is None else XlogyBackward0
-    out = np.asarray(out, dtype=ad.dtype)
+    out = as_array(out, dtype=ad.dtype)
     return record(out, node, **_binary_args(input, other, out))
 
 
@@ -303,12 +303,12 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
     if not isinstance(weight, Tensor):
         w = weight if isinstance(weight, complex) else float(weight)
         if ad.dtype in _FMA_DTYPES and bd.dtype == ad.dtype and type(w) is float:
-            r = _lerp_fused(ad, bd, np.asarray(w, ad.dtype))
+            r = _lerp_fused(ad, bd, as_array(w, ad.dtype))
         elif ad.dtype in LOWP_NP and bd.dtype == ad.dtype and type(w) is float:
-            r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), np.asarray(w, _F32)).astype(ad.dtype)
+            r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), as_array(w, _F32)).astype(ad.dtype)
         else:
             r = ad + w * (bd - ad)
-        r = np.asarray(r, dtype=ad.dtype)
+        r = as_array(r, dtype=ad.dtype)
         return record(r, LerpBackward0, (input, end), weight=w, a_meta=meta(input, r), b_meta=meta(end, r),
                       need_a=input._requires_grad, need_b=end._requires_grad)
     wd = weight._data.astype(ad.dtype)
@@ -318,7 +318,7 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
         # half/bfloat16: PyTorch's kernel computes in float32 (its two formulas) and rounds once
         r = _lerp_fused(ad.astype(_F32), bd.astype(_F32), wd.astype(_F32)).astype(ad.dtype)
     else:
-        r = np.asarray(ad + wd * (bd - ad))
+        r = as_array(ad + wd * (bd - ad))
     return record(r, LerpBackward1, (input, end, weight), (input, end, weight), a_meta=meta(input, r),
                   b_meta=meta(end, r), w_meta=meta(weight, r), need_a=input._requires_grad,
                   need_b=end._requires_grad, need_w=weight._requires_grad)
@@ -334,7 +334,7 @@ def _int_only(x: np.ndarray, name: str) -> None:
 def bitwise_not(input: Tensor) -> Tensor:
     """~input for integer and bool tensors."""
     _int_only(input._data, "bitwise_not_cpu")
-    return _make(np.asarray(~input._data))
+    return _make(as_array(~input._data))
 
 
 @op(variants=_BINARY, dunders=("__lshift__",), rdunders=("__rlshift__",), idunders=("__ilshift__",),
@@ -343,7 +343,7 @@ def bitwise_left_shift(input, other) -> Tensor:
     """input << other for integer tensors."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "lshift_cpu")
-    return _make(np.asarray(np.left_shift(a, b)))
+    return _make(as_array(np.left_shift(a, b)))
 
 
 @op(variants=_BINARY, dunders=("__rshift__",), rdunders=("__rrshift__",), idunders=("__irshift__",),
@@ -352,4 +352,4 @@ def bitwise_right_shift(input, other) -> Tensor:
     """input >> other for integer tensors (arithmetic shift)."""
     _, _, a, b = binary_operands(input, other)
     _int_only(a, "rshift_cpu")
-    return _make(np.asarray(np.right_shift(a, b)))
+    return _make(as_array(np.right_shift(a, b)))

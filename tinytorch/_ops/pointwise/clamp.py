@@ -102,7 +102,7 @@ def _number_bounds(input: Tensor, lo, hi, node_cls) -> Tensor:
 
 def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) -> Tensor:
     """``slots``: which of (input, min, max) are inputs of the node (clamp_min has no max)."""
-    lo_t, hi_t = (None if b is None else b if isinstance(b, Tensor) else _make(np.asarray(b)) for b in (lo, hi))
+    lo_t, hi_t = (None if b is None else b if isinstance(b, Tensor) else _make(as_array(b)) for b in (lo, hi))
     x = input
     for b in (lo_t, hi_t):
         if b is not None:

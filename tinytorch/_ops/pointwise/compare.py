@@ -149,16 +149,16 @@ class MaximumBackward0(_BinaryNode):
         ad, bd = a._data, b._data
         # PyTorch's rule: ties split the gradient, the losing side gets exactly 0 (a NaN gradient
         # too), and a NaN input makes neither side lose; asarray because 0-d numpy gives scalars
-        half = g * _make(np.asarray(np.where(ad == bd, 0.5, 1.0), dtype=g._data.dtype))
-        ga = where(_make(np.asarray(self.loses(ad, bd))), 0.0, half)
-        gb = where(_make(np.asarray(self.loses(bd, ad))), 0.0, half)
+        half = g * _make(as_array(np.where(ad == bd, 0.5, 1.0), dtype=g._data.dtype))
+        ga = where(_make(as_array(self.loses(ad, bd))), 0.0, half)
+        gb = where(_make(as_array(self.loses(bd, ad))), 0.0, half)
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
         # PyTorch's forward rule: tb + w (ta - tb), w = 1 where a wins, 0 where it loses, 1/2 at ties
         a, b = self._unpacked_saved
         ad, bd = a._data, b._data
-        w = _make(np.asarray(np.where(ad == bd, 0.5, self.loses(bd, ad)),
+        w = _make(as_array(np.where(ad == bd, 0.5, self.loses(bd, ad)),
                              dtype=ad.dtype if ad.dtype in FLOATING_NP else np.float64))
         if tb is None:
             return w * ta

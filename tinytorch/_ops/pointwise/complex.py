@@ -254,7 +254,8 @@ def _parts(a: Tensor, b: Tensor) -> dict:
 def _from_parts(re: np.ndarray, im: np.ndarray, real_dtype: np.dtype) -> np.ndarray:
     """The complex array with these (broadcast) parts, set directly: ``re + 1j * im`` would turn an
     infinite imaginary part into a NaN real part (1j * inf = nan + inf j)."""
-    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _dtype.TO_COMPLEX[real_dtype])
+    out = np.empty_like(re, shape=np.broadcast_shapes(re.shape, im.shape), dtype=_dtype.TO_COMPLEX[real_dtype],
+                        order="C")  # (a meta re: a meta out, whose parts are written nowhere)
     if out.dtype == _C32:  # complex32 from two halves: its fields
         out["real"], out["imag"] = re, im
     else:
@@ -330,7 +331,7 @@ def real_sign(x: np.ndarray) -> np.ndarray:
     elu's gradients go through it: PyTorch's are 0 there)."""
     if x.dtype == np.bool_:
         return x.copy()
-    out = np.asarray(np.sign(x))  # a 0-d array, not numpy's scalar, for copyto
+    out = as_array(np.sign(x))  # a 0-d array, not numpy's scalar, for copyto
     if x.dtype.kind == "f":
         np.copyto(out, 0, where=np.isnan(x))
     return out

@@ -14,7 +14,7 @@ from .._core.batching import composite, pointwise
 from .._core.return_types import _named
 from .._core.record import legacy_name, record
 from .._core.registry import op
-from .._core.util import binary_operands, fit_grad, meta, require_tensors
+from .._core.util import as_array, binary_operands, fit_grad, meta, require_tensors
 from .._core.record import NotImplementedBackward
 
 
@@ -33,7 +33,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     _, _, x, v = binary_operands(input, values)
-    out = np.asarray(np.where(x == 0, v, (x > 0).astype(x.dtype)), dtype=x.dtype)
+    out = as_array(np.where(x == 0, v, (x > 0).astype(x.dtype)), dtype=x.dtype)
     return record(out, NotImplementedBackward, (input, values), op="heaviside")
 
 
@@ -51,7 +51,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     require_tensors("nextafter", input, other)
     _, _, x, y = binary_operands(input, other)
     _not_for(x, "biu", "nextafter_cpu")
-    out = np.asarray(np.nextafter(x, y))
+    out = as_array(np.nextafter(x, y))
     return record(out, NextafterBackward0, (input, other), (input, other), a_meta=meta(input, out),
                   b_meta=meta(other, out))  # both kept, as PyTorch's node keeps them
 
@@ -81,7 +81,7 @@ def _integer_binary(name: str, ufunc, input, other):
     require_tensors(name, input, other)
     _, _, a, b = binary_operands(input, other)
     _not_for(a, "fb", f"{name}_cpu")
-    return _make(np.asarray(ufunc(a, b), dtype=a.dtype))
+    return _make(as_array(ufunc(a, b), dtype=a.dtype))
 
 
 @op(variants="function method inplace torch_inplace out", batch=pointwise)
@@ -112,4 +112,4 @@ def isneginf(input: Tensor) -> Tensor:
 def isreal(input: Tensor) -> Tensor:
     """True where the imaginary part is 0 (everywhere for a real tensor)."""
     x = input._data
-    return _make(np.asarray(x.imag == 0) if x.dtype.kind == "c" else np.ones(x.shape, np.bool_))
+    return _make(as_array(x.imag == 0) if x.dtype.kind == "c" else np.ones_like(x, dtype=np.bool_))

@@ -12,11 +12,11 @@ from .._core.batching import composite, pointwise
 from .power import pow as _pow
 from .._core.record import OUT, record, wants_grad
 from .._core.registry import op
-from .._core.util import binary_operands, fit_grad, meta, require_tensors
+from .._core.util import as_array, binary_operands, fit_grad, meta, require_tensors
 
 
 def _as_tensor(v, like: np.ndarray) -> Tensor:
-    return v if isinstance(v, Tensor) else _make(np.asarray(v, dtype=like.dtype))
+    return v if isinstance(v, Tensor) else _make(as_array(v, dtype=like.dtype))
 
 
 def _binary_args(input, other, out: np.ndarray, ad, *result) -> dict:

@@ -88,7 +88,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -
     value = _real_value(value, a.dtype)
     if a.dtype in _FMA_DTYPES and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # PyTorch's kernel: (value * tensor1) rounded, then times tensor2 plus input in one FMA
-        out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), a.dtype)
+        out = np.empty_like(a, shape=np.broadcast_shapes(a.shape, b.shape, c.shape), order="C")  # (meta a: meta)
         arith._muladd_into(out, a, b, c, value)
         return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     if a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):

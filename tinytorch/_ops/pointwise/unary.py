@@ -214,7 +214,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())
     fi = np.finfo(x.dtype)
-    out = np.asarray(np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
+    out = as_array(np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
                                    neginf=fi.min if neginf is None else neginf))  # numpy 1.x: a scalar for 0-d x
     return record(out, NanToNumBackward0, (input,), (input,))
 

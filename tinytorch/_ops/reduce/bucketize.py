@@ -7,6 +7,7 @@ import numpy as np
 from ..._dtype import FLOATING_NP
 from ...tensor import Tensor, _make
 from .._core.registry import op
+from .._core.util import as_array
 
 
 def _values(v):
@@ -78,7 +79,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
             f"and input value tensor {list(values.shape)}")
     order = None if sorter is None else sorter._data
     out = _search(seq, values, right or side == "right", order)
-    return _make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+    return _make(as_array(out, dtype=np.int32 if out_int32 else np.int64))
 
 
 @op(variants="function out")
@@ -88,7 +89,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     values, _ = _values(input)
     out = _search(boundaries._data, values, right, None)
-    return _make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+    return _make(as_array(out, dtype=np.int32 if out_int32 else np.int64))
 
 
 @op(variants="function out")
@@ -96,4 +97,4 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     """Whether each element of ``elements`` occurs in ``test_elements`` (negated with ``invert``)."""
     a, _ = _values(elements)
     b, _ = _values(test_elements)
-    return _make(np.asarray(np.isin(a, b, invert=invert)))
+    return _make(as_array(np.isin(a, b, invert=invert)))

@@ -14,7 +14,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.record import legacy_name, record
 from .._core.registry import op
-from .._core.util import normalize_dims
+from .._core.util import as_array, normalize_dims
 
 _DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
 
@@ -29,7 +29,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements are not zero (int64)."""
     x = input._data
     dims = normalize_dims(dim, x.ndim)
-    return _make(np.asarray((x != 0).sum(axis=dims), dtype=np.int64))
+    return _make(as_array((x != 0).sum(axis=dims), dtype=np.int64))
 
 
 class Unique2Backward0(Node):
@@ -50,9 +50,9 @@ class UniqueConsecutiveBackward0(Node):
 def _pack(values, inverse, counts, return_inverse, return_counts):
     out = (values,)
     if return_inverse:
-        out += (_make(np.asarray(inverse, dtype=np.int64)),)
+        out += (_make(as_array(inverse, dtype=np.int64)),)
     if return_counts:
-        out += (_make(np.asarray(counts, dtype=np.int64)),)
+        out += (_make(as_array(counts, dtype=np.int64)),)
     return out[0] if len(out) == 1 else out
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ...tensor import Tensor, _make
 from .._core.record import legacy_name
 from .._core.registry import op
-from .._core.util import normalize_dims
+from .._core.util import as_array, normalize_dims
 
 # the element types PyTorch's xor_sum kernel has no loop for
 _NO_XOR = frozenset(np.dtype(t) for t in (np.complex64, np.complex128, np.uint16, np.uint32, np.uint64))
@@ -37,4 +37,4 @@ def hash_tensor(input: Tensor, dim=None, keepdim: bool = False, *, mode: int = 0
         wide = x.astype(np.int64)
     bits = wide.view(np.uint64)
     out = np.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim) if dims else bits.copy()
-    return _make(np.asarray(out, dtype=np.uint64))
+    return _make(as_array(out, dtype=np.uint64))

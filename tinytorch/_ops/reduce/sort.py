@@ -72,8 +72,8 @@ _NODES = {n: type(n, (_SelectBackward,), {"saved_fields": (_DIM, ("indices", 0),
 
 
 def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str, raw=None):
-    it = _make(np.array(idx, dtype=np.int64, order="C"))
-    v = record(np.array(vals, order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
+    it = _make(idx.astype(np.int64, order="C"))  # fresh C-ordered copies (of a meta array: meta)
+    v = record(vals.copy(order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
                in_shape=input._data.shape, dim_arg=dim if raw is None else raw)
     return v, it
 

@@ -474,7 +474,7 @@ class DiagonalBackward0(Node):
                     ("offset", lambda n: u64(n.offset)), ("self_sym_sizes", lambda n: tuple(n.in_shape)))
 
     def backward(self, g):
-        out = np.zeros(self.in_shape, dtype=g._data.dtype)
+        out = np.zeros_like(g._data, shape=self.in_shape, order="C")  # (a meta g: a meta result)
         diagonal(_make(out), self.offset, self.dim1, self.dim2)._data[...] = g._data
         return (record(out, DiagonalBackwardBackward0, (g,), offset=self.offset, dim1=self.dim1, dim2=self.dim2),)
 

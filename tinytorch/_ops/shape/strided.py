@@ -13,7 +13,7 @@ import numpy as np
 from ... import storage as storage_mod
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, u64
-from ...tensor import Tensor, _make, _wrap_dim
+from ...tensor import Tensor, _wrap_dim
 from . import views as _views
 from ..._dtype import cpp_name
 from .._core.record import inplace_node, legacy_name, record
@@ -32,7 +32,7 @@ class _ReadsPositions(Node):
     def backward(self, g):
         if type(self) is AsStridedBackward0 and self.pos.size == 0:
             # an empty view reads nothing: PyTorch's formula returns fresh zeros, outside the graph
-            return (_make(np.zeros(self.shape, dtype=g._data.dtype)),)
+            return (g.new_zeros(self.shape),)
         flat = index_zeros_put((self.numel + 1,), (self.pos.reshape(-1),), g.reshape(-1), True)
         return (flat[:self.numel].reshape(self.shape),)
 

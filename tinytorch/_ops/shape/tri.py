@@ -104,7 +104,7 @@ DiagEmbedBackward0 = type("DiagEmbedBackward0", (_EmbedNode,), {"saved_fields": 
 
 def _embed(src: Tensor, shape: tuple, offset: int, d1: int, d2: int, node_cls) -> Tensor:
     """Zeros of ``shape`` with ``src`` on the diagonal (offset, d1, d2)."""
-    out = np.zeros(shape, src._data.dtype)
+    out = np.zeros_like(src._data, shape=shape, order="C")  # (a meta src: a meta result)
     _diag_view(out, offset, d1, d2)[...] = src._data
     return record(out, node_cls, (src,), offset=offset, d1=d1, d2=d2)
 
@@ -239,7 +239,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     ds = tuple(_wrap_dim(d, x.ndim) for d in dims)
     # PyTorch's roll is contiguous whatever the input's layout (numpy's keeps it)
-    out = np.ascontiguousarray(np.roll(x, shifts, ds)) if x.ndim else x.copy()
+    out = c_order(np.roll(x, shifts, ds)) if x.ndim else x.copy()
     return record(out, RollBackward0, (input,), shifts=shifts, dims=ds, dims_arg=dims)
 
 

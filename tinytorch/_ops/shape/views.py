@@ -129,7 +129,7 @@ class AsStridedBackward0(_Geometric):
         base_shape = self.geom[0]
         if 0 in self.geom[3]:
             # an empty view reads nothing: PyTorch's formula returns fresh zeros, outside the graph
-            return (_make(np.zeros(base_shape, dtype=g._data.dtype)),)
+            return (g.new_zeros(base_shape),)
         n = int(np.prod(base_shape, dtype=np.int64))
         # accumulate: an expanded view reads one base element several times
         return (index_zeros_put((n,), (self._positions(),), g, True).reshape(base_shape),)

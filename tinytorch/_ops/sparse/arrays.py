@@ -10,6 +10,7 @@ from ... import _dtype
 from ..._random.fpmath import fma32, fma64
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make
+from .._core.util import as_array
 from .tensor import csr_rows, is_coo, is_csr, is_sparse_tensor, make_coo, make_csr
 
 _I64 = np.int64
@@ -25,7 +26,7 @@ def _needs_grad(*ts) -> bool:
     return _State.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in ts)
 
 def _plain(a: np.ndarray) -> Tensor:
-    return _make(np.asarray(a))
+    return _make(as_array(a))
 
 def coalesce_arrays(idx: np.ndarray, vals: np.ndarray):
     """Indices sorted (lexicographically) and unique, the values of duplicates summed in storage order."""

@@ -10,6 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import record
 from .._core.registry import op
+from .._core.util import as_array
 from .arrays import (_I64, _check_mm, _coo_of, _layout_word, _masked_like, _needs_grad, _plain, _transpose_coo,
                      coalesce_arrays, grad_values_at, sparse_dense_mm)
 from .construct import _coo_to_csr
@@ -27,7 +28,7 @@ class SparseAddmmBackward0(Node):
             if tuple(gt.shape) != t_shape:
                 gt = gt.sum_to_size(t_shape)
         if self.need[1]:
-            full = _make(np.asarray(g._data @ d._data.T * np.asarray(self.alpha, g._data.dtype), dtype=g._data.dtype))
+            full = _make(as_array(g._data @ d._data.T * np.asarray(self.alpha, g._data.dtype), dtype=g._data.dtype))
             gs = _masked_like(s, full)
         if self.need[2]:
             gd = _make(sparse_dense_mm(_transpose_coo(s), g._data, alpha=self.alpha))
@@ -60,7 +61,7 @@ class AddmmBackward0(Node):
             if tuple(gt.shape) != self.t_shape:
                 gt = gt.sum_to_size(self.t_shape)
         if self.need[1]:
-            gs = _make(np.asarray(g._data @ d._data.T * np.asarray(self.alpha, g._data.dtype), dtype=g._data.dtype))
+            gs = _make(as_array(g._data @ d._data.T * np.asarray(self.alpha, g._data.dtype), dtype=g._data.dtype))
         if self.need[2]:
             gd = _make(sparse_dense_mm(_transpose_coo(s), g._data, alpha=self.alpha))
         return gt, gs, gd
@@ -271,7 +272,7 @@ class SparseSampledAddmmBackward0(Node):
         dense = np.zeros(s._sz, dtype=gv.dtype)
         np.add.at(dense, (rows, cols), gv * alpha)
         if a._requires_grad:
-            ga = _make(np.asarray(dense @ b._data.conj().T, dtype=a._data.dtype))
+            ga = _make(as_array(dense @ b._data.conj().T, dtype=a._data.dtype))
         if b._requires_grad:
-            gb = _make(np.asarray(a._data.conj().T @ dense, dtype=b._data.dtype))
+            gb = _make(as_array(a._data.conj().T @ dense, dtype=b._data.dtype))
         return gs, ga, gb

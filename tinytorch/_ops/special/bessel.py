@@ -16,6 +16,7 @@ from .._core.registry import op
 from .._core.lazy_scipy import special_kernel
 from ..pointwise.compare import where
 from .._core.lazy_scipy import scipy_special
+from .._core.util import as_array
 
 _SPECIAL = "function out"
 
@@ -68,7 +69,7 @@ def _non_differentiable(name: str, kernel):
     def fn(input: Tensor) -> Tensor:
         x = float_dtype(input._data)
         with np.errstate(all="ignore"):
-            out = np.asarray(kernel(x.astype(np.float64))).astype(x.dtype)
+            out = as_array(kernel(x.astype(np.float64))).astype(x.dtype)
         return _make(out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.special.{name} (not differentiable, as in PyTorch)."

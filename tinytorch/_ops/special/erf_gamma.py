@@ -25,6 +25,7 @@ from .._core.pointwise import SparseValues, unary
 from ..pointwise.arith import mul_scalar
 from .._core.record import float_dtype, record
 from .._core.registry import op
+from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 
@@ -229,7 +230,7 @@ def trigamma_np(x: np.ndarray) -> np.ndarray:
     float32): the reflection pi^2 / sin^2(pi x) below 1/2, six steps of the recurrence, then three
     terms of the asymptotic series. digamma's gradient is this function, so its float32 rounding
     (large near the poles) is PyTorch's."""
-    x = np.array(x, copy=True)
+    x = as_array(x).copy()
     dt = x.dtype.type
     pi = dt(math.pi)
     with np.errstate(all="ignore"):
@@ -427,4 +428,4 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     x = float_dtype(input._data)
     x64 = x.astype(np.float64)
     out = sum(lgamma_np(x64 - 0.5 * i) for i in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
-    return record(np.asarray(out).astype(x.dtype), MvlgammaBackward0, (input,), (input,), p=int(p))
+    return record(as_array(out).astype(x.dtype), MvlgammaBackward0, (input,), (input,), p=int(p))

@@ -15,7 +15,7 @@ from ...tensor import Tensor
 from .._core.batching import pointwise
 from .._core.registry import op
 from .._core.lazy_scipy import scipy_special
-from .._core.util import fit_grad, require_tensors
+from .._core.util import as_array, fit_grad, require_tensors
 from .erf_gamma import gammainc_np
 from .xlogy import _binary_args, _float_pair, _suffix
 from ..pointwise.binary import _binary_args as _pair_args, _float_binary
@@ -66,7 +66,7 @@ def _scipy_binary(fname, classes, input, other, int_error=None):
     fn = getattr(scipy_special(), fname)
     dt = np.result_type(a, b)
     with np.errstate(all="ignore"):
-        out = np.asarray(fn(a.astype(np.float64), b.astype(np.float64))).astype(dt)
+        out = as_array(fn(a.astype(np.float64), b.astype(np.float64))).astype(dt)
     return record(out, classes[_suffix(ta, tb)], **_binary_args(out, ta, tb, a, b))
 
 

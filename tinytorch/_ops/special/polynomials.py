@@ -15,6 +15,7 @@ import numpy as np
 from ...tensor import _make
 from .._core.batching import pointwise
 from .._core.registry import op
+from .._core.util import as_array
 from .xlogy import _float_pair
 
 
@@ -105,7 +106,7 @@ def _polynomial(name: str, kind: str, shifted: bool = False):
         x = x.astype(dt)
         if shifted:
             x = 2 * x - 1
-        return _make(np.asarray(_evaluate(kind, x, nn.astype(np.float64))).astype(dt))
+        return _make(as_array(_evaluate(kind, x, nn.astype(np.float64))).astype(dt))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.special.{name}(x, n) (not differentiable, as in PyTorch)."
     return op(f"special.{name}", variants="function out", batch=pointwise)(fn)

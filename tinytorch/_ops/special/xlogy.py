@@ -16,7 +16,7 @@ from .._core.batching import pointwise
 from .._core.pointwise import unary
 from .._core.record import record, wants_grad
 from .._core.registry import op
-from .._core.util import binary_operands, fit_grad, meta
+from .._core.util import as_array, binary_operands, fit_grad, meta
 from ..pointwise.compare import where
 from ..reduce.softmax import log_softmax as _log_softmax, logsumexp as _logsumexp, softmax as _softmax
 from ..._dtype import FLOATING_NP, get_default_dtype
@@ -47,7 +47,7 @@ sinc = unary("sinc", lambda x: np.sinc(x).astype(x.dtype), _sinc_grad, variants=
 def _float_pair(input, other):
     ta, tb, a, b = binary_operands(input, other)
     dt = (a if isinstance(a, np.ndarray) else b).dtype
-    a, b = np.asarray(a, dtype=dt), np.asarray(b, dtype=dt)
+    a, b = as_array(a, dtype=dt), as_array(b, dtype=dt)
     if a.dtype not in FLOATING_NP:
         a, b = a.astype(get_default_dtype().np), b.astype(get_default_dtype().np)
     return ta, tb, a, b
@@ -65,7 +65,7 @@ def _grads(self, ga_fn, gb_fn):
 
 
 def _saved(t, v, dt):
-    return t if t is not None else _make(np.asarray(v, dtype=dt))
+    return t if t is not None else _make(as_array(v, dtype=dt))
 
 
 def _binary_args(out, ta, tb, a, b) -> dict:
