@@ -1,7 +1,8 @@
 """The fused adds against PyTorch's CPU kernels: ``add``/``sub`` with alpha (in place too, special values,
 half types), ``addcmul``/``addcdiv`` and ``lerp`` round as PyTorch's kernels do: ``a + alpha * b`` once
 (its FMA) on PyTorch's FMA builds (ATen's AVX2 and AVX512 paths), which tinytorch follows, bit for bit
-there, but for the few elements of a 0-d or broadcast ``other`` that the kernel's scalar tail rounds twice. PyTorch's DEFAULT build (``ATEN_CPU_CAPABILITY=default``) has no FMA: it rounds the product
+there, but for the few elements of a 0-d or broadcast ``other`` that the kernel's scalar tail rounds twice
+(tinytorch too). PyTorch's DEFAULT build (``ATEN_CPU_CAPABILITY=default``) has no FMA: it rounds the product
 (alpha * b, w * (end - input), value * t1 * t2) before the add, so there the results must lie within
 ``FUSED_ULPS`` ulp of the largest magnitude in the array (``_same``), and a product that overflows only
 when rounded first (inf - inf = NaN there) is compared on the FMA paths only."""
