@@ -17,7 +17,7 @@ from .._ops._core.binary import alpha_in
 from .._ops._core.record import record, record_pair
 from .._ops._core.util import as_array
 from .._ops._kernels import parallel
-from .._ops._kernels.muladd import addcmul_into, muladd
+from .._ops._kernels.muladd import addcmul_into, muladd, round_twice_at, twice_rounded
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._ops._kernels.times import times as _times
 from .._ops.pointwise import arith, power
@@ -214,13 +214,19 @@ def mul_backward(self, g):
 
 
 @paths.kernel(arith, "_scaled_sum", ulps=None, when="alpha a Python number; float32/float64 (one rounding, as PyTorch's FMA "
-              "builds: AVX2, AVX512) and half/bfloat16 (computed in float32, rounded once)",
+              "builds, AVX2 and AVX512, round all but the elements of a stride-0 other that their loop's scalar "
+              "tail rounds twice) and half/bfloat16 (computed in float32, rounded once)",
               why="PyTorch's bits on its vectorised CPU paths")
 def scaled_sum(ad, bd, alpha):
     if type(alpha) is float or type(alpha) is int:
         dt = ad.dtype if type(ad) is np.ndarray else getattr(bd, "dtype", None)
         if dt is not None and (dt == _F32 or dt == _F64):
-            return muladd(ad, bd, alpha, dt)
+            out = muladd(ad, bd, alpha, dt)
+            if np.size(bd) != out.size:  # other broadcast: the loop's tail may round some elements twice
+                idx = twice_rounded(out.shape, ad, bd, dt.itemsize, parallel.get_num_threads())
+                if idx is not None:
+                    round_twice_at(out, ad, bd, alpha, idx)
+            return out
         if dt is not None and dt in LOWP_NP:
             # half/bfloat16: PyTorch's vector kernel rounds alpha to the dtype, computes in float32
             # (the product of two such values is exact there) and rounds the sum to the dtype once

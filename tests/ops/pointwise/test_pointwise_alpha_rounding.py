@@ -1,7 +1,8 @@
 """The fused adds against PyTorch's CPU kernels: ``add``/``sub`` with alpha (in place too, special values,
 half types), ``addcmul``/``addcdiv`` and ``lerp`` round as PyTorch's kernels do: ``a + alpha * b`` once
 (its FMA) on PyTorch's FMA builds (ATen's AVX2 and AVX512 paths), which tinytorch follows, bit for bit
-there. PyTorch's DEFAULT build (``ATEN_CPU_CAPABILITY=default``) has no FMA: it rounds the product
+there, but for the few elements of a 0-d or broadcast ``other`` that the kernel's scalar tail rounds twice
+(tinytorch too). PyTorch's DEFAULT build (``ATEN_CPU_CAPABILITY=default``) has no FMA: it rounds the product
 (alpha * b, w * (end - input), value * t1 * t2) before the add, so there the results must lie within
 ``FUSED_ULPS`` ulp of the largest magnitude in the array (``_same``), and a product that overflows only
 when rounded first (inf - inf = NaN there) is compared on the FMA paths only."""
@@ -48,6 +49,67 @@ def test_add_sub_alpha_bits(dtype, shapes):
         got = getattr(tt, fn)(tt.tensor(a), tt.tensor(b), alpha=alpha).numpy()
         assert got.dtype == want.dtype and got.shape == want.shape
         _same(got, want, f"{fn} alpha={alpha}")
+
+
+def _broadcast_grid():
+    """(a's shape, b's shape, layout) rows: inner lengths 1..70 and a few hundred; ``other`` 0-d, broadcast
+    along the inner dims (PyTorch's scalar tail rounds part of those twice) or along outer ones; ``self``
+    0-d or broadcast; "T": ``a`` laid out transposed (TensorIterator walks it in memory order)."""
+    rows = []
+    for n in list(range(1, 71)) + [100, 255, 300, 513]:
+        rows += [((n,), (), ""), ((), (n,), ""), ((3, n), (3, 1), ""), ((3, n), (n,), ""), ((3, 1), (3, n), ""),
+                 ((2, 3, n), (3, 1), ""), ((2, 3, n), (2, 1, 1), ""), ((n, 2), (1, 2), ""), ((2, n), (2, 1), "T"),
+                 ((n, 3), (1, 3), "T"), ((2, 1, n), (1, 3, 1), "")]
+    return rows
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_add_sub_alpha_broadcast_grid_bits(dtype):
+    """add/sub with alpha where an operand is broadcast or 0-d: PyTorch's FMA builds fuse every element but
+    the scalar tail's vector parts of a loop whose ``other`` is constant (``muladd.twice_rounded``)."""
+    rng = np.random.default_rng(17)
+    alphas = (1, -1, 0.5, 0.3, -1.7, 3)
+    for i, (sa, sb, layout) in enumerate(_broadcast_grid()):
+        a = np.asarray(rng.standard_normal(sa), dtype)
+        b = np.asarray(rng.standard_normal(sb) * 3, dtype)
+        if layout == "T":
+            a = np.ascontiguousarray(a.T).T
+        alpha, fn = alphas[i % len(alphas)], ("add", "sub")[i % 2]
+        want = getattr(torch, fn)(torch.from_numpy(a), torch.from_numpy(b), alpha=alpha).numpy()
+        got = getattr(tt, fn)(tt.from_numpy(a), tt.from_numpy(b), alpha=alpha).numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        _same(got, want, f"{fn} {sa} {sb} {layout} alpha={alpha}")
+        if np.broadcast_shapes(a.shape, b.shape) == a.shape:  # in place, and a Python number as other
+            t = torch.from_numpy(a.copy(order="K"))
+            t.add_(torch.from_numpy(b), alpha=-1.7)
+            x = tt.from_numpy(a.copy(order="K"))
+            x.add_(tt.from_numpy(b), alpha=-1.7)
+            _same(x.numpy(), t.numpy(), f"add_ {sa} {sb} {layout}")
+            number = float(b.reshape(-1)[0]) if b.size else 0.1
+            want = torch.from_numpy(a).add(number, alpha=0.3).numpy()
+            _same(tt.from_numpy(a).add(number, alpha=0.3).numpy(), want, f"add number {sa}")
+
+
+@pytest.mark.parametrize("threads", (1, 2))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_add_alpha_broadcast_thread_parts_bits(dtype, threads):
+    """Above 32768 elements PyTorch cuts the walk between its threads; a part ending inside a row makes its own
+    scalar tail there. (Both libraries set to the same thread count.)"""
+    rng = np.random.default_rng(23)
+    before = tt.get_num_threads(), torch.get_num_threads()
+    tt.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    try:
+        for sa, sb in (((70010,), ()), ((65543,), ()), ((300, 301), (300, 1)), ((7, 11, 997), (7, 1, 1)),
+                       ((3, 40001), (3, 1))):
+            a = np.asarray(rng.standard_normal(sa), dtype)
+            b = np.asarray(rng.standard_normal(sb), dtype)
+            want = torch.add(torch.from_numpy(a), torch.from_numpy(b), alpha=-1.7).numpy()
+            got = tt.add(tt.from_numpy(a), tt.from_numpy(b), alpha=-1.7).numpy()
+            _same(got, want, f"{sa} {sb}")
+    finally:
+        tt.set_num_threads(before[0])
+        torch.set_num_threads(before[1])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

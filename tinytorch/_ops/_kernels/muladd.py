@@ -21,7 +21,11 @@ only after a self-check against the numpy computation above passes, only on stre
 1024-element blocks, and at most 8192 elements a call (OpenBLAS splits longer vectors between threads,
 each part with its own tail; one call when OpenBLAS runs one thread); the rest of each array goes
 through numpy. A broadcast ``b`` is first copied out to the result's shape (one pass of numpy's, where the
-emulation would take several in float64), so that it takes the BLAS too."""
+emulation would take several in float64), so that it takes the BLAS too.
+
+Not every element of PyTorch's result is fused, though: where ``other`` is constant along the inner loop (a
+0-d tensor, a Python number, or broadcast along the last dims), the scalar tail of each call of its loop
+rounds the product first at some places (``twice_rounded``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,9 +33,10 @@ import numpy as np
 from ..._meta_array import MetaArray
 from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
 from . import parallel
+from .._core.tensor_iterator import dim_order, inner_loop, row_calls
 from .openblas import openblas_library, openblas_routines
 
-__all__ = ["addcmul_into", "fma32_into", "muladd", "muladd_into", "plus_scaled_into"]
+__all__ = ["addcmul_into", "fma32_into", "muladd", "muladd_into", "plus_scaled_into", "round_twice_at", "twice_rounded"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _INF = float("inf")
@@ -391,3 +396,77 @@ def plus_scaled_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float
     if not muladd_into(out, a, b, alpha, scratch):
         np.add(a, np.multiply(b, alpha, out=np.empty_like(b)), out=out)
     return out
+
+
+# -- where PyTorch's add rounds twice ------------------------------------------------------------------
+def _tail_lanes(m: int, itemsize: int) -> tuple:
+    """``(lo, hi)``: the elements of one call of ``m`` elements that PyTorch's add kernel rounds twice when
+    ``other`` is its stride-0 operand. ``vectorized_loop`` takes two vectors a step with ``fmadd`` (one
+    rounding); the last ``m mod 2 vectors`` go to the scalar ``self + alpha * other``, a loop GCC compiled
+    with FMA contraction and vectorised itself. Its vector parts hoist the loop-invariant ``alpha * other``
+    (rounded) out of the loop; its scalar ones fuse. Measured, the AVX2 and AVX512 builds alike: whole
+    64-byte blocks fused; of the rest, the first element fused, then as many 16-byte vectors as fit after it
+    rounded twice, the last few fused. (Two vectors are 64 or 128 bytes, so the rest is ``m mod 64 bytes``.)"""
+    rest = m % (64 // itemsize)
+    lane = 16 // itemsize
+    start = m - rest + 1
+    return start, start + (rest - 1) // lane * lane if rest else start
+
+
+def _spread_strides(x, shape: tuple, itemsize: int) -> list:
+    """The strides (in elements) of ``x`` (an array or a number) broadcast to ``shape``: 0 where broadcast."""
+    if type(x) is not np.ndarray or not x.ndim:
+        return [0] * len(shape)
+    lead = len(shape) - x.ndim
+    return [0] * lead + [0 if n == 1 and shape[lead + i] != 1 else st // itemsize
+                         for i, (n, st) in enumerate(zip(x.shape, x.strides))]
+
+
+def twice_rounded(shape: tuple, a, b, itemsize: int, threads: int):
+    """The flat (C-order) indices into ``a + alpha * b``'s result (``a``, ``b`` arrays or numbers broadcast to
+    ``shape``) that PyTorch's ``add``/``sub`` kernel on its AVX2/AVX512 builds rounds twice, ``alpha * b``
+    first; None where it fuses every element. That happens only where TensorIterator's inner loop
+    (``tensor_iterator``) finds ``a`` contiguous and ``b`` of stride 0 there (the vector loop with ``other``
+    as its scalar: ``_tail_lanes``); a stride-0 ``a``, contiguous operands and strided ones (the scalar loop
+    throughout, ``b`` read each time) are fused everywhere. ``threads``: PyTorch's thread count."""
+    if not shape:
+        return None
+    strides = [_spread_strides(a, shape, itemsize), _spread_strides(b, shape, itemsize)]
+    perm = dim_order(shape, strides)
+    size, (sa, sb) = inner_loop(shape, perm, strides)
+    if sa != 1 or sb != 0:
+        return None
+    numel = 1
+    for n in shape:
+        numel *= n
+    found = []
+    for start, length, count in row_calls(numel, size, threads):
+        lo, hi = _tail_lanes(length, itemsize)
+        if hi > lo:
+            lanes = np.arange(start + lo, start + hi)
+            found.append(lanes if count == 1 else (np.arange(0, count * length, length)[:, None] + lanes).ravel())
+    if not found:
+        return None
+    walk = found[0] if len(found) == 1 else np.concatenate(found)
+    slow_first = perm[::-1]
+    if slow_first == sorted(slow_first):  # the walk is the result's C order
+        return walk
+    index = [0] * len(shape)
+    for d, i in zip(slow_first, np.unravel_index(walk, [shape[d] for d in slow_first])):
+        index[d] = i
+    return np.ravel_multi_index(index, shape)
+
+
+def round_twice_at(out: np.ndarray, a, b, alpha, idx: np.ndarray) -> None:
+    """``out.flat[idx] = a + alpha * b`` there, the product rounded first (``a``, ``b``: arrays of ``out``'s
+    dtype or numbers, broadcast to its shape; ``out`` C-contiguous)."""
+    dt = out.dtype
+
+    def at(x):
+        if type(x) is not np.ndarray or not x.ndim:
+            return dt.type(x)
+        if x.shape == out.shape and x.flags.c_contiguous:
+            return x.reshape(-1)[idx]
+        return np.broadcast_to(x, out.shape)[np.unravel_index(idx, out.shape)]
+
+    out.reshape(-1)[idx] = at(a) + at(b) * dt.type(alpha)

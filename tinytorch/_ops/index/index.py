@@ -24,6 +24,7 @@ from ..shape.shape import expand
 from .._core.record import inplace_node, record
 from .._core.registry import aten_only, op
 from .._core.util import as_array, unpack
+from .._core.tensor_iterator import dim_order
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
 from ..shape._adjoint import index_zeros_put
@@ -288,8 +289,7 @@ def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
 def _iterator_order(shape: tuple, x: np.ndarray, items: list, arrays: list) -> list:
     """PyTorch's TensorIterator dim order (fastest first) for indexing ``x`` by ``items``: the operands are the
     input restrided (the indexed dims, moved to the front where they are not adjacent, replaced by the index's
-    of stride 0) and the index arrays broadcast over the result's dims; dims are insertion-sorted by the first
-    operand whose strides tell them apart (stride 0 tells nothing; equal strides put the smaller dim first)."""
+    of stride 0) and the index arrays broadcast over the result's dims, ordered as ``tensor_iterator.dim_order``."""
     pos = [d for d, a in enumerate(items) if a is not None]
     src = list(elem_strides(x.shape, x.strides, x.itemsize))
     if pos != list(range(pos[0], pos[-1] + 1)):  # PyTorch's transposeToFront
@@ -301,29 +301,7 @@ def _iterator_order(shape: tuple, x: np.ndarray, items: list, arrays: list) -> l
     for a in arrays:
         spread = np.broadcast_to(a, b)
         operands.append([0] * before + [st // a.itemsize for st in spread.strides] + [0] * after)
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in operands:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
+    return dim_order(shape, operands)
 
 
 @op(variants="", dunders=("__getitem__",), batch=rules.getitem, meta="cpu_args")

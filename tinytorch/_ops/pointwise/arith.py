@@ -21,7 +21,10 @@ from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomor
 def _scaled_sum(ad, bd, alpha):
     """``ad + alpha * bd`` (operands already in the result dtype), as PyTorch's DEFAULT CPU path rounds it:
     the product, then the sum. (Its vectorised paths fuse the two into one rounding: ``tinytorch/_cpu``.)
-    The result keeps the operands' dtype (numpy takes a bfloat16 array times a Python float to float32)."""
+    The result keeps the operands' dtype (numpy takes a bfloat16 array times a Python float to float32). A
+    Python number ``bd`` is a 0-d tensor to PyTorch, first cast to the floating tensor's dtype (``ad``'s)."""
+    if (type(bd) is float or type(bd) is int) and type(ad) is np.ndarray and ad.dtype.kind == "f":
+        bd = ad.dtype.type(bd)
     return np.asarray(ad + bd * alpha_in(bd, alpha)).astype(np.result_type(ad, bd), copy=False)
 
 
