@@ -6,5 +6,5 @@ reference its file declares."""
 from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
-    from . import (batch_norm, conv, dropout, engine, gelu, nll_sums, norm, pointwise, pool, products,  # noqa: F401
-                   random, reduce, sgd, softmax)
+    from . import (batch_norm, conv, creation, dropout, engine, gelu, nll_sums, norm, pointwise,  # noqa: F401
+                   pool, products, random, reduce, resize, sgd, softmax, sparse)

@@ -22,7 +22,6 @@ from .._core.batching import first_only
 from .._core.arguments import strided_only as _strided_only
 from .._core.registry import op
 from ...tensor import Size, Tensor, _make
-from ..._random.fpmath import fma64 as _fma, libm_pow
 
 _F16 = np.dtype(np.float16)
 
@@ -522,10 +521,23 @@ def _integer_arange_count(start: float, end: float, step: float, npd: np.dtype) 
     return max(n, 0)
 
 
+# the kernels' arithmetic, each step a kernel path of tinytorch/_cpu/creation.py: PyTorch's FMA builds round
+# ``a * b + c`` once, and its logspace calls glibc's pow
+def _fma(a, b, c):
+    """``a * b + c`` in float64, rounded twice."""
+    with np.errstate(all="ignore"):
+        return np.asarray(a, np.float64) * b + c
+
+
+def _pow(base: float, x: np.ndarray) -> np.ndarray:
+    """``base ** x`` elementwise in float64."""
+    return np.power(base, x)
+
+
 def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np.ndarray:
     """PyTorch's CPU kernel, value for value: in blocks of two 32-byte vectors, each vector starts at
     start + step * i (rounded to the dtype) and adds j * step; the leftover tail is start + step * i;
-    every product-and-sum is one fused multiply-add in double. Past 32768 elements PyTorch splits the
+    every product-and-sum is one multiply-add in double (``_fma``). Past 32768 elements PyTorch splits the
     range between threads, which moves the blocks; this matches its single-threaded result."""
     vec = 32 // npd.itemsize
     i = np.arange(n, dtype=np.float64)
@@ -558,7 +570,7 @@ def _linspace_values(start, end, steps: int, npd: np.dtype) -> np.ndarray:
         arr = np.array([start], dtype=np.float64)
     else:
         # PyTorch's kernel: the first half counted from start, the second back from end, each value one
-        # fused multiply-add (emulated exactly below, so results are bit-identical); floating outputs
+        # multiply-add (``_fma``: one rounding on PyTorch's FMA builds); floating outputs
         # round the step to their own dtype first, integer ones keep it in double
         s, e = float(start), float(end)
         if npd in LOWP_NP:
@@ -615,7 +627,7 @@ def _logspace_values(start, end, steps: int, base, npd: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):
         if steps == 1:  # PyTorch: base ** start in double (complex double), before any cast
             arr = np.full(1, _complex_power(float(base), complex(start)) if npd.kind == "c" else
-                          libm_pow(float(base), np.array([float(start)]))[0])
+                          _pow(float(base), np.array([float(start)]))[0])
         elif npd.kind == "c":
             # PyTorch's complex kernel works in the output dtype throughout: the step, each exponent
             # (counted up from start for the first half, down from end for the second) and the power
@@ -630,7 +642,7 @@ def _logspace_values(start, end, steps: int, base, npd: np.dtype) -> np.ndarray:
             s, e = np.array([start, end]).astype(npd) if npd in FLOATING_NP else \
                 np.array([int(start), int(end)]).astype(npd)
             step = float(npd.type(e - s)) / (steps - 1)
-            arr = libm_pow(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
+            arr = _pow(float(base), np.where(first, float(s) + step * i, float(e) - step * (steps - 1 - i)))
             if npd in LOWP_NP:
                 arr = arr.astype(np.float32)
     return arr.astype(npd)

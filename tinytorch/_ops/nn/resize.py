@@ -15,8 +15,6 @@ import numpy as np
 
 from ...tensor import Tensor, _make
 from .._core.registry import aten_only, op
-from .._kernels.resample_aa import resample_aa
-from ..._random.fpmath import fma32, fma64
 from .pool import _adaptive_empty, _bounds, _no_empty_dim, adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
 from .pad import Taps, _AxisMapBackward, _apply, axis_map, info_field, map_node
@@ -147,16 +145,46 @@ def _cubic_taps(n_in: int, n_out: int, scale, align_corners: bool, ft) -> Taps:
     return Taps(index, coeffs, n_in)
 
 
+# the antialiased modes' arithmetic, each a kernel path of tinytorch/_cpu/resize.py: the cubic filter's
+# multiply-adds (one rounding each on PyTorch's FMA builds) and the forward's window walk
+def _fma(a, b, c):
+    """``a * b + c`` in the dtype of the array ``b``, rounded twice."""
+    return a * b + c
+
+
+def _antialias_kernel(windows):
+    """The forward of an antialiased float resize over ``windows`` ((axis, (xmin, w, xsize)) per axis): PyTorch's
+    order, the last axis first, each output the sum over its window taken in the window's order (a product and a
+    sum per step, as its DEFAULT build rounds them; only the window's inputs reach it, so a NaN or inf spreads
+    exactly as far as PyTorch's)."""
+    def forward(data):
+        for axis, (xmin, w, xsize) in windows[::-1]:
+            data = _window_sums(data, axis, xmin, w, xsize)
+        return np.ascontiguousarray(data) if windows else data.copy()  # never the input's own array
+    return forward
+
+
+def _window_sums(x: np.ndarray, axis: int, xmin: np.ndarray, w: np.ndarray, xsize: np.ndarray) -> np.ndarray:
+    """Output ``o`` along ``axis``: ``x[xmin[o]] * w[o, 0] + x[xmin[o] + 1] * w[o, 1] + ...`` for the window's
+    ``xsize[o]`` inputs, left to right (``w``: (n_out, width) in ``x``'s dtype)."""
+    x = np.moveaxis(x, axis, -1)
+    last = x.shape[-1] - 1
+    with np.errstate(all="ignore"):
+        out = x[..., xmin] * w[:, 0]
+        for j in range(1, w.shape[1]):
+            out = np.where(j < xsize, out + x[..., np.minimum(xmin + j, last)] * w[:, j], out)
+    return np.moveaxis(out, -1, axis)
+
+
 def _aa_filter(mode: str):
     if mode == "bilinear":
         return lambda x: np.where(np.abs(x) < 1, 1 - np.abs(x), 0)
 
-    def cubic(x):  # Keys' kernel with a = -0.5 (PIL's; PyTorch's _upsample_bicubic2d_aa), as its FMA builds round it
+    def cubic(x):  # Keys' kernel with a = -0.5 (PIL's; PyTorch's _upsample_bicubic2d_aa)
         t = x.dtype.type
-        fma = fma32 if x.dtype == np.float32 else fma64
         a, x = t(-0.5), np.abs(x)
-        near = fma(fma(a + t(2), x, -(a + t(3))) * x, x, t(1))      # ((a + 2) x - (a + 3)) x x + 1
-        far = fma(fma(fma(a, x, t(-5) * a), x, t(8) * a), x, t(-4) * a)  # ((a x - 5a) x + 8a) x - 4a
+        near = _fma(_fma(a + t(2), x, -(a + t(3))) * x, x, t(1))      # ((a + 2) x - (a + 3)) x x + 1
+        far = _fma(_fma(_fma(a, x, t(-5) * a), x, t(8) * a), x, t(-4) * a)  # ((a x - 5a) x + 8a) x - 4a
         return np.where(x < 1, near, np.where(x < 2, far, t(0)))
 
     return cubic
@@ -328,10 +356,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     info.update((n, None if v is None else float(v)) for n, v in zip(_scale_names(k), scales))
     kernel = None
     if antialias and x.dtype in (np.float32, np.float64):
-        def kernel(data):  # the window sums in PyTorch's order, the last axis first (the formula: ``maps``)
-            for axis, (xmin, w, xsize) in windows[::-1]:
-                data = resample_aa(data, axis, xmin, w, xsize)
-            return np.ascontiguousarray(data) if windows else data.copy()  # never the input's own array
+        kernel = _antialias_kernel(windows)
     elif mode == "bicubic" and tuple(spatial) == tuple(out_size):
         kernel, maps = _bicubic_same_size(maps)
     return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel)

@@ -23,7 +23,6 @@ from .._core.registry import op
 from ..._random.engine import _engine
 from ...tensor import Tensor, _make
 from ..._random import draws
-from ..._random.fpmath import fma64, libm_exp, libm_tan
 from ..._random.normal import normal_values, scalar_normals
 
 _RANDOM = "randomness"  # why vmap refuses these (PyTorch's randomness="error" default)
@@ -239,6 +238,15 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     return _fill(self, draws.geometric_values(_engine(generator), self._data.size, p).astype(self._data.dtype))
 
 
+# cauchy_'s and log_normal_'s arithmetic, each step a kernel path of tinytorch/_cpu/random.py (glibc's tan and
+# exp, and PyTorch's FMA builds' one rounding of the multiply-add)
+_tan, _exp = np.tan, np.exp
+
+
+def _scaled(t, scale, shift):
+    """``t * scale + shift`` in float64, rounded twice."""
+    return t * scale + shift
+
 
 @op(variants="method", no_batch=_RANDOM)
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
@@ -250,8 +258,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     u = _engine(generator).float64_uniform(self._data.size)
-    # PyTorch's compiler contracts median + sigma * t into one fused multiply-add: the same rounding here
-    return _fill(self, fma64(sigma, libm_tan(math.pi * (u - 0.5)), median).astype(npd))
+    return _fill(self, _scaled(_tan(math.pi * (u - 0.5)), sigma, median).astype(npd))
 
 
 @op(variants="method", no_batch=_RANDOM)
@@ -262,7 +269,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     z = scalar_normals(_engine(generator), self._data.size)
-    return _fill(self, libm_exp(fma64(z, std, mean)).astype(npd))  # z * std + mean fused, as PyTorch's
+    return _fill(self, _exp(_scaled(z, std, mean)).astype(npd))
 
 # -- factories ---------------------------------------------------------------------------------------
 def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:

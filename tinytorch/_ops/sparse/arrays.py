@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
-from ..._random.fpmath import fma32, fma64
 from ...autograd.grad_mode import _State
 from ...tensor import Tensor, _make
 from .._core.util import as_array
@@ -108,11 +107,8 @@ def _masked_like(t, g):
     return make_coo(_plain(ci), _plain(vals), t._sz, coalesced=t._coal)
 
 def _fma(a, b, c, dtype):
-    """a*b + c with one rounding (float32/float64), else two."""
-    if dtype == np.float32:
-        return fma32(a, b, c)
-    if dtype == np.float64:
-        return fma64(a, b, c)
+    """a*b + c in ``dtype``, rounded twice (PyTorch's FMA builds round float32 and float64 once: the kernel path
+    of tinytorch/_cpu/sparse.py)."""
     return (np.asarray(a) * b + c).astype(dtype, copy=False)
 
 def spmm_into(out: np.ndarray, rows: np.ndarray, cols: np.ndarray, coef: np.ndarray, dense: np.ndarray) -> None:

@@ -22,7 +22,8 @@ from ..creation.factory import ones_like
 from ..pointwise import trig as _trig, unary as _unary_ops  # noqa: F401  (the declarations read below)
 from ..pointwise.power import _pow_slope
 from ..special import erf_gamma as _erf_gamma  # noqa: F401
-from .arrays import _I64, _coalesced_parts, _coo_of, _fma, _linear, _lookup, _masked_like, _plain, coalesce_arrays, \
+from . import arrays as _arrays
+from .arrays import _I64, _coalesced_parts, _coo_of, _linear, _lookup, _masked_like, _plain, coalesce_arrays, \
     grad_values_at
 from .construct import (_coalesced_, _coo_to_csr, _indices, _nnz, _values, coalesce, col_indices, crow_indices,
                         dense_dim, indices, is_coalesced, sparse_dim, sparse_mask, to_dense, to_sparse, to_sparse_coo,
@@ -234,7 +235,7 @@ def _add_sparse(a, b, alpha):
     vals = np.zeros((n,) + av.shape[1:], dtype=dt)
     vals[has_a] = av[ta[has_a]]
     if has_b.any():
-        vals[has_b] = _fma(scale, bv[tb[has_b]].astype(dt), vals[has_b], dt)
+        vals[has_b] = _arrays._fma(scale, bv[tb[has_b]].astype(dt), vals[has_b], dt)  # read through arrays: its path
     return make_coo(_plain(idx), _plain(vals), size, a._coal and b._coal)
 
 def _alpha_in(alpha, dt: np.dtype) -> np.ndarray:
