@@ -94,7 +94,7 @@ FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e
 
 # complex32 (PyTorch's experimental ComplexHalf): numpy has no complex type of two halves, so its storage is a
 # structured dtype of two float16 fields, four bytes an element as PyTorch's; numpy computes nothing on it,
-# so the conversions (_dtype_casts.py) and the few ops PyTorch runs on it (_ops/_core/narrow.py) go through
+# so the conversions (_dtype_casts.py) and the few ops PyTorch runs on it (_ops/_core/narrow_dtypes.py) go through
 # complex64 and round each part to half
 C32_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
 complex32 = dtype("complex32", C32_NP, 3, "ComplexHalfTensor", 4)

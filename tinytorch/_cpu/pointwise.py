@@ -19,7 +19,7 @@ from .._ops._core.util import as_array
 from .._ops._kernels import parallel
 from .._ops._kernels.muladd import addcmul_into, muladd, round_twice_at, twice_rounded
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
-from .._ops._kernels.times import times as _times
+from .._ops._kernels.mul_arrays import times as _times
 from .._ops.pointwise import arith, power
 from .._ops.pointwise.arith import AddBackward0, MulBackward0, RsubBackward1, SubBackward0
 

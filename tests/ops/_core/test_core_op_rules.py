@@ -73,7 +73,7 @@ ALLOWED_TABLES = {
     ("fx/_codegen.py", ("eq", "ne", "lt")): "torch.fx.graph.magic_methods: operator module names",
     ("nn/init.py", ("conv1d", "conv2d", "conv3d")): "nn.init.calculate_gain's nonlinearity strings",
     ("_ops/index/scatter_reduce.py", ("sum", "prod", "mean")): "scatter_reduce's reduce= strings and their ufuncs",
-    ("_ops/_core/narrow.py", ("add", "maximum", "minimum")): "numpy ufunc names -> PyTorch's float8 kernel names",
+    ("_ops/_core/narrow_dtypes.py", ("add", "maximum", "minimum")): "numpy ufunc names -> PyTorch's float8 kernel names",
 }
 
 

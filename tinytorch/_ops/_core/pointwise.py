@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._dtype import INEXACT_NP, LOWP_NP, NARROW_NP, float32, get_default_dtype
-from . import narrow
+from . import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -130,7 +130,7 @@ def node_class(name: str, formula, saves: str | None, base=UnaryNode, on_arrays=
 
 
 # the storages a unary op does not compute on directly: half and bfloat16 (widened to float32), float8 and
-# complex32 (narrow.unary): one lookup on the common path
+# complex32 (narrow_dtypes.unary): one lookup on the common path
 _WIDENED = LOWP_NP | NARROW_NP
 
 
@@ -159,7 +159,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         storage = x.dtype
         if storage in _WIDENED:
             if storage in NARROW_NP:  # float8, complex32: PyTorch's few kernels for them, or its refusal
-                return record(narrow.unary(uname, x, narrow_kernel), node_cls, (input,), _saved(saves, input))
+                return record(narrow_dtypes.unary(uname, x, narrow_kernel), node_cls, (input,), _saved(saves, input))
             x = x.astype(np.float32)  # computed in float and rounded once, as PyTorch's CPU kernels
         one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
         if one:
@@ -213,7 +213,7 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
     sparse      ``SparseValues``: PyTorch's sparse backend runs the op on a sparse tensor's values (``sparse/``
                 reads the formula from here).
     narrow_kernel  the CPU kernel PyTorch's refusal of a float8 / complex32 input names (``exp_vml_cpu``), where
-                it is not ``<name>_cpu`` (``_core/narrow.py``)."""
+                it is not ``<name>_cpu`` (``_core/narrow_dtypes.py``)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     if sparse is not None:
         node_cls.sparse = sparse

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
 from ..._meta_array import MetaArray, NeedsData, _read_through, c_strides
-from . import narrow
+from . import narrow_dtypes
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast, loud, quiet
 from ...autograd.grad_mode import _State
@@ -74,9 +74,9 @@ def binary_operands(a, b, scalar_in_float: bool = False):
     if type(ad) in _ARRAYS and type(bd) in _ARRAYS and ad.shape != bd.shape:
         broadcast_shapes(ad.shape, bd.shape)
     dt = result_np_dtype(ad, bd)
-    if dt in _INT_OR_NARROW:  # one lookup: integers wrap Python ints; float8 / complex32 go to narrow.py
+    if dt in _INT_OR_NARROW:  # one lookup: integers wrap Python ints; float8 / complex32 go to narrow_dtypes.py
         if dt in NARROW_NP:
-            ad, bd = narrow.operands(ad, bd, dt)
+            ad, bd = narrow_dtypes.operands(ad, bd, dt)
             return ta, tb, ad, bd
         # a Python int out of the integer dtype's range wraps into it, as PyTorch's scalar cast does
         # (uint8 & -32, uint8 + 300), where numpy 2 raises OverflowError

@@ -10,7 +10,7 @@ import numpy as np
 from ..._meta_array import MetaArray
 from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
 from ... import _dtype_casts
-from .._core import narrow as _narrow, overlap
+from .._core import narrow_dtypes, overlap
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node, elem_strides, install_saved_fields, u64
 from ...tensor import Tensor, _make, _view_of, _wrap_dim
@@ -505,8 +505,8 @@ def setitem(input: Tensor, key, value) -> None:
         _check_overlap(x if basic is None else x[basic + (Ellipsis,)], key, adv is not None, tv)
     if not grad_needed:
         if x.dtype in NARROW_NP:
-            if advanced and x.dtype == _narrow.E8M0:
-                _narrow.refuse("index_put", x.dtype)
+            if advanced and x.dtype == narrow_dtypes.E8M0:
+                narrow_dtypes.refuse("index_put", x.dtype)
             if np.asarray(vd).dtype != x.dtype:  # rounded as PyTorch's casts round
                 vd = _dtype_casts.convert(np.asarray(vd), x.dtype)
         if type(value) is float and value != value and (x.dtype == np.float16 or x.dtype == _dtype_casts.C32):

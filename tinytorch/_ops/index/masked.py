@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import NARROW_NP, cpp_name
 from ..._dtype_casts import check_number
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import legacy_name, record
@@ -69,8 +69,8 @@ class MaskedFillBackward1(Node):
 @op(variants="function method inplace", overlap="unchecked", meta="cpu_args")
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is True (a number or a 0-d tensor)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "masked_fill", None)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "masked_fill", None)
     m = _mask_array(mask, "masked_fill_")
     x = input._data
     shape = broadcast_shapes(x.shape, m.shape)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._dtype import NARROW_NP
 from ..._meta_array import MetaArray
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
@@ -93,8 +93,8 @@ def _check_index(idx: np.ndarray, x: np.ndarray, d: int) -> None:
 @op(variants="function method out", batch=rules.gather, overlap="any", meta="cpu_args")
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """out[i][j] = input[i][index[i][j]] along ``dim`` (0-d tensors read as 1-d)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "gather_expanded_index", "scatter_gather_tensor_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "gather_expanded_index", "scatter_gather_tensor_cpu")
     x = _at_least_1d(input._data)
     d = _wrap_dim(dim, x.ndim)
     idx = _index_array(index, "gather")
@@ -156,8 +156,8 @@ _REDUCE = {"add": np.add, "multiply": np.multiply}
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``; with
     ``reduce="add"``/``"multiply"`` combined with what is there instead (repeated indices all count)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "scatter_gather_tensor_cpu", "scatter_gather_tensor_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "scatter_gather_tensor_cpu", "scatter_gather_tensor_cpu")
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src  # scatter(dim, index, 1.5): a number in src's place is a value
     if (src is None) == (value is None):

@@ -8,7 +8,7 @@ import numpy as np
 from ..._dtype import F8_NP as _F8_NP, FROM_NP, LOWP_NP, NARROW_NP, cpp_name, to_np
 from ... import _dtype_casts
 from ..._quiet_fp import loud, quiet
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
@@ -175,7 +175,7 @@ def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_re
     its values: a CPU path that calls PyTorch's own BLAS follows it; ``tinytorch/_cpu/products.py``)."""
     if a.dtype in _LOWP_OR_NARROW:
         if a.dtype in NARROW_NP:
-            return narrow.matmul(a, b, _np_matmul)
+            return narrow_dtypes.matmul(a, b, _np_matmul)
         return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
     return np.matmul(a, b)
 
@@ -335,8 +335,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 @op(variants=_PRODUCT, batch=_batch_checked(_dot_check))
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The inner product of two 1-d tensors."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "dot", "dot")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "dot", "dot")
     _dot_check(input._data.ndim, tensor._data.ndim)
     return _matmul(input, tensor, None)
 

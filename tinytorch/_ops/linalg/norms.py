@@ -15,7 +15,7 @@ from .._core.util import normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
 from ..._dtype import NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
-from .._core import narrow
+from .._core import narrow_dtypes
 
 
 def _batch_vector_norm(op, x, ord=2, dim=None, keepdim=False, *, dtype=None, **kwargs):
@@ -207,8 +207,8 @@ def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keep
 @op(variants="function method out", batch=_batch_norm, python_method=True)
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
     """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "norm_cpu", None)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "norm_cpu", None)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "norm")
     if isinstance(dim, int):

@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
@@ -70,7 +70,7 @@ def _relu(x):
     zero = _ZERO.get(x.dtype)
     if zero is None:  # a dtype not seen yet (float8 and complex32 are never cached: PyTorch refuses them)
         if x.dtype in NARROW_NP:
-            narrow.guard(x.dtype, "clamp_min_scalar_cpu", NotImplementedError(narrow.NO_COMPLEX_CLAMP))
+            narrow_dtypes.guard(x.dtype, "clamp_min_scalar_cpu", NotImplementedError(narrow_dtypes.NO_COMPLEX_CLAMP))
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it

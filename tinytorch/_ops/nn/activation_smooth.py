@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._dtype import NARROW_NP
 from ..._quiet_fp import silent
-from .._core import narrow
+from .._core import narrow_dtypes
 
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, raw_dim, u64
@@ -575,8 +575,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim`` (nn.functional's spelling of the reduction-family op)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "softmax_lastdim_kernel_impl", "softmax_lastdim_kernel_impl")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "softmax_lastdim_kernel_impl", "softmax_lastdim_kernel_impl")
     if dim is None:
         dim = _implicit_dim("softmax", input.ndim, _stacklevel)
     return _softmax(input if dtype is None else input.to(dtype), dim)  # the cast recorded, as PyTorch's graph

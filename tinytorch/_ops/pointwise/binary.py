@@ -10,7 +10,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ..._dtype import NARROW_NP, cpp_name
 from ..._quiet_fp import silent
-from .._core import narrow
+from .._core import narrow_dtypes
 from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
 from . import arith
@@ -76,8 +76,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 @op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="data_dependent")
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and elements (NaN equals nothing)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "equal_notnan_cpu", "equal_notnan_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "equal_notnan_cpu", "equal_notnan_cpu")
     a, b = input._data, other._data
     return bool(a.shape == b.shape and (a == b).all())
 

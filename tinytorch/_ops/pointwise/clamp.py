@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP, get_default_dtype
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
@@ -126,8 +126,8 @@ def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) ->
 @op(variants=_CLAMP, aliases=("clip",), batch=pointwise)
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Limit values to [min, max]; the gradient passes where the input was inside the range."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "clamp_scalar_cpu", NotImplementedError(narrow.NO_COMPLEX_CLAMP))
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "clamp_scalar_cpu", NotImplementedError(narrow_dtypes.NO_COMPLEX_CLAMP))
     if min is None and max is None:
         raise RuntimeError("tinytorch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):

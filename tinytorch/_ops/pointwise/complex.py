@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 
 from ... import _dtype
 from ...autograd.node import Node
@@ -309,8 +309,8 @@ def _angle(x: np.ndarray) -> np.ndarray:
 @op(variants="function method out", batch=pointwise)
 def angle(input: Tensor) -> Tensor:
     """The argument of each element (atan2(imag, real)); for real numbers pi or 0."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "angle_cpu", "angle_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "angle_cpu", "angle_cpu")
     return record(as_array(_angle(input._data)), AngleBackward0, (input,), (input,))
 
 
@@ -349,7 +349,7 @@ def _sgn(x: np.ndarray) -> np.ndarray:
 def sgn(input: Tensor) -> Tensor:
     """z / |z| (0 at 0); the sign for real numbers."""
     x = input._data
-    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow.unary("sgn", x, "sign_cpu"))
+    out = as_array(_sgn(x) if x.dtype not in NARROW_NP else narrow_dtypes.unary("sgn", x, "sign_cpu"))
     return record(out, SgnBackward0, (input,), (input, OUT))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, get_default_dtype
-from .._core import narrow
-from .._core.narrow import NarrowArray
+from .._core import narrow_dtypes
+from .._core.narrow_dtypes import NarrowArray
 from ..._quiet_fp import cast
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
@@ -70,7 +70,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
     kind = "f" if lowp is not None else ad.dtype.kind if type(ad) is np.ndarray else np.asarray(bd).dtype.kind
     if kind not in "fc":  # (float8 / complex32 too, numpy kind "V"; e5m2's "f" reaches NarrowArray's ufunc)
         if type(ad) is NarrowArray or type(bd) is NarrowArray:  # no division kernel for them
-            narrow.binary("div", ad, bd, (ad if type(ad) is NarrowArray else bd).dtype)
+            narrow_dtypes.binary("div", ad, bd, (ad if type(ad) is NarrowArray else bd).dtype)
         fdt = get_default_dtype().np
         ad = ad.astype(fdt) if isinstance(ad, (np.ndarray, np.generic)) else ad  # (numpy 1.x: binary_operands'
         bd = bd.astype(fdt) if isinstance(bd, (np.ndarray, np.generic)) else bd  # numpy scalars too)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._dtype import C32_NP, NARROW_NP, FLOATING_NP, INEXACT_NP, FROM_NP, get_default_dtype
 from ... import _dtype_casts
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
@@ -172,8 +172,8 @@ _WIDE_OF = {False: np.dtype(np.float32), True: np.dtype(np.complex64)}
 def _predicate(name: str, fn):
     def predicate(input: Tensor) -> Tensor:
         x = input._data
-        if x.dtype in NARROW_NP:  # float8: PyTorch's few kernels (narrow.predicate); complex32: through complex64
-            found = narrow.predicate(name, x)
+        if x.dtype in NARROW_NP:  # float8: its few kernels (narrow_dtypes.predicate); complex32: through complex64
+            found = narrow_dtypes.predicate(name, x)
             if found is not None:
                 return _make(found)
             x = _dtype_casts.convert(x, _WIDE_OF[x.dtype == C32_NP])
@@ -191,8 +191,8 @@ isfinite = _predicate("isfinite", np.isfinite)
 @op(variants="function method out", batch=pointwise)
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (-0.0 included)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "signbit_cpu",
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "signbit_cpu",
                      NotImplementedError("signbit is not implemented for complex tensors."))
     return _make(as_array(np.signbit(input._data)))
 
@@ -208,8 +208,8 @@ class NanToNumBackward0(Node):
 @op(variants=_MATH, batch=pointwise)
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "nan_to_num", "nan_to_num")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "nan_to_num", "nan_to_num")
     x = input._data
     if x.dtype not in FLOATING_NP:
         return _make(x.copy())

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
@@ -70,8 +70,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
     equals nothing, so each NaN is a value of its own (after the numbers, in the input's order)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "unique", "unique")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "unique", "unique")
     x = input._data
     if dim is None:
         _refuse_complex(x, "unique")
@@ -199,8 +199,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 @op(variants="function method out", no_batch=_DYNAMIC, meta="data_dependent")
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one index tensor per dim."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "nonzero_count_cpu", None)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "nonzero_count_cpu", None)
     x = input._data
     if x.ndim == 0:
         n = int(x != 0)

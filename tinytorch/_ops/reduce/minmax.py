@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import pointwise
@@ -170,10 +170,10 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
         return maximum(input, dim if other is None else other)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "max")
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
         if dim is None:
-            narrow.guard(input._data.dtype, "max_all", "max_all")
-        narrow.guard(input._data.dtype, "max_cpu", RuntimeError("max(): does not support complex input"))
+            narrow_dtypes.guard(input._data.dtype, "max_all", "max_all")
+        narrow_dtypes.guard(input._data.dtype, "max_cpu", RuntimeError("max(): does not support complex input"))
     return _extreme(input, dim, keepdim, np.max, _nan_argmax, MaxBackward1, MaxBackward0, max_result)
 
 
@@ -184,10 +184,10 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, keepdims=
         return minimum(input, dim if other is None else other)
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "min")
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
         if dim is None:
-            narrow.guard(input._data.dtype, "min_all", "min_all")
-        narrow.guard(input._data.dtype, "min_cpu", RuntimeError("min(): does not support complex input"))
+            narrow_dtypes.guard(input._data.dtype, "min_all", "min_all")
+        narrow_dtypes.guard(input._data.dtype, "min_cpu", RuntimeError("min(): does not support complex input"))
     return _extreme(input, dim, keepdim, np.min, _nan_argmin, MinBackward1, MinBackward0, min_result)
 
 
@@ -226,8 +226,8 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "max_values_cpu", "max_values_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "max_values_cpu", "max_values_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amax")
     return _amax_amin(input, dim, keepdim, np.max, AmaxBackward0, "amax")
@@ -236,8 +236,8 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tens
 @op(variants=_REDUCTION, batch=batch_reduction)
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "min_values_cpu", "min_values_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "min_values_cpu", "min_values_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "amin")
     return _amax_amin(input, dim, keepdim, np.min, AminBackward0, "amin")
@@ -254,8 +254,8 @@ def _batch_arg_extreme(op, input, dim=None, keepdim=False, *, keepdims=None):
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the largest element (flattened when ``dim`` is None)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "argmax_cpu", RuntimeError("argmax(): does not support complex input"))
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "argmax_cpu", RuntimeError("argmax(): does not support complex input"))
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmax")
     return _arg_extreme(input, dim, keepdim, _nan_argmax, "argmax")
@@ -264,8 +264,8 @@ def argmax(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> 
 @op(variants=_REDUCTION, batch=_batch_arg_extreme)
 def argmin(input: Tensor, dim=None, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """Index of the smallest element (flattened when ``dim`` is None)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "argmin_cpu", RuntimeError("argmin(): does not support complex input"))
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "argmin_cpu", RuntimeError("argmin(): does not support complex input"))
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "argmin")
     return _arg_extreme(input, dim, keepdim, _nan_argmin, "argmin")

@@ -15,7 +15,7 @@ from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
-from .._core import narrow
+from .._core import narrow_dtypes
 from ... import _dtype
 from ..._quiet_fp import loud, quiet
 from ..pointwise.compare import where
@@ -104,7 +104,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
     dims = normalize_dims(dim, x.ndim)
     sdt = _sum_dtype(x, dtype)
     if x.dtype in NARROW_NP and sdt == x.dtype:
-        narrow.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
+        narrow_dtypes.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
     fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
     try:
         out = as_array(_sum_array(x, dims, keepdim, sdt))
@@ -159,7 +159,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
         x = x.astype(_sum_dtype(x, dtype))
     if x.dtype not in _MEAN_DTYPES:  # one lookup: float8 / complex32 refused as PyTorch's sum kernel refuses
         if x.dtype in NARROW_NP:
-            narrow.refuse("sum_cpu", x.dtype)
+            narrow_dtypes.refuse("sum_cpu", x.dtype)
         _require_float(x, "mean")
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()

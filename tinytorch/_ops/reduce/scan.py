@@ -20,7 +20,7 @@ from ..pointwise.binary import _complex_logaddexp
 from ..shape.join import cat
 from ..index.scatter_gather import zeros_scatter
 from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ..._dtype_info import finfo
 from ..._quiet_fp import loud, quiet, silent
 
@@ -98,8 +98,8 @@ class CumsumBackward0(Node):
 @op(variants=_SCAN + " inplace", batch=batch_along_dim(1), overlap="partial")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sum along ``dim`` (ints and bools accumulate in int64)."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "cumsum_out_cpu", "cumsum_out_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "cumsum_out_cpu", "cumsum_out_cpu")
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     r = _accumulate(np.cumsum, x, d, _scan_dtype(x, dtype))
@@ -264,8 +264,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
 @op(variants=_SCAN, batch=batch_along_dim(1))
 def cummax(input: Tensor, dim: int):
     """Running maximum and where it was found."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "cummax_cpu", "cummax_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "cummax_cpu", "cummax_cpu")
     return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
 
 
@@ -335,8 +335,8 @@ def _batch_prod(op, input, dim=None, keepdim=False, *, dtype=None, keepdims=None
 @op(variants=_SCAN, batch=_batch_prod, autocast="fp32")
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Product of all elements, or along ``dim``; ints and bools multiply in int64."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "prod_out_cpu", "prod_out_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "prod_out_cpu", "prod_out_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "prod")
     x = input._data

@@ -15,7 +15,7 @@ from .._core.registry import aten_only, op
 from .._core.util import as_array, c_order, holomorphic_backward, lowp_round, normalize_dims, opmath, saved_dims
 from .reduce import _ReduceNode, _grad_back, _keepdim
 from ..._dtype import NARROW_NP, F8_NP, FLOATING_NP, FROM_NP, INEXACT_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ..._quiet_fp import loud, quiet
 
 
@@ -49,8 +49,8 @@ def _batch_logsumexp(op, input, dim, keepdim=False, *, keepdims=None):
 @op(variants="function method out", batch=_batch_logsumexp)
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Tensor:
     """log(sum(exp(x))) along ``dim``, computed without overflow."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "max_values_cpu", "exp_vml_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "max_values_cpu", "exp_vml_cpu")
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "logsumexp")
     x = input._data

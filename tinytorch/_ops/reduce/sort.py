@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import composite
@@ -91,8 +91,8 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
 @op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "sorting_kernel_method_name",
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "sorting_kernel_method_name",
                      RuntimeError(" Sort does not support complex dtypes on CPU"))
     x = input._data
     if x.ndim == 0:
@@ -120,8 +120,8 @@ def msort(input: Tensor) -> Tensor:
 @op(variants=_SORT, batch=batch_along_dim(2, -1), overlap="partial")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU"))
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "topk_cpu", RuntimeError(" topk does not support complex dtypes on CPU"))
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1

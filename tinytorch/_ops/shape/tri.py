@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._quiet_fp import silent
 from ..._dtype import NARROW_NP
-from .._core import narrow
+from .._core import narrow_dtypes
 from .._core.util import strided
 
 from ...autograd.node import Node, u64
@@ -45,8 +45,8 @@ class TriuBackward0(Node):
 @op(variants="function method inplace out", batch=rules.last_two)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (elements with column - row <= ``diagonal``) of the last two dims; the rest 0."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "tril", None)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "tril", None)
     x = input._data
     _need_matrix(x, "tril")
     return record(c_order(np.tril(x, diagonal)), TrilBackward0, (input,), k=diagonal)
@@ -55,8 +55,8 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 @op(variants="function method inplace out", batch=rules.last_two)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (column - row >= ``diagonal``) of the last two dims; the rest 0."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "triu", None)
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "triu", None)
     x = input._data
     _need_matrix(x, "triu")
     return record(c_order(np.triu(x, diagonal)), TriuBackward0, (input,), k=diagonal)
@@ -185,8 +185,8 @@ class FlipBackward0(Node):
 @op(variants="function method", batch=rules.flip)
 def flip(input: Tensor, *args, dims=None) -> Tensor:
     """Reverse the order along ``dims`` (a copy); ``x.flip(0, 1)``, ``flip(x, (0, 1))``, ``flip(x, dims=0)``."""
-    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow.py)
-        narrow.guard(input._data.dtype, "flip_cpu", "flip_cpu")
+    if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
+        narrow_dtypes.guard(input._data.dtype, "flip_cpu", "flip_cpu")
     if dims is None:
         dims = args
     elif args:
