@@ -33,7 +33,7 @@ def _muladd_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, v
     forms), as PyTorch's DEFAULT CPU path rounds it: ``value * b``, its product with ``c``, then the sum, each
     rounded. (Its vectorised paths fuse the product and the sum into one rounding: ``tinytorch/_cpu``.)"""
     with np.errstate(all="ignore"):
-        t = np.multiply(b, value, out=np.empty(out.shape, out.dtype))
+        t = np.multiply(b, value, out=np.empty_like(out))  # (a meta out: a meta one)
         np.multiply(t, c, out=t)
         np.add(a, t, out=out)
 
