@@ -268,3 +268,11 @@ def test_pinv_hermitian_reads_the_lower_triangle(dtype):
     _close(o1, o2, dtype)
     if dtype == "float64":
         _same(lambda m, A: m.linalg.pinv(A, hermitian=True), a, dtype=dtype)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 5, 5), (5, 3)), ((4, 1, 5, 5), (3, 5, 7)), ((2, 1, 4, 4), (4,)),
+                                              ((2, 5, 5), (2, 5)), ((3, 4, 4), (1, 4, 2))])
+def test_solve_broadcasts_b_with_fewer_batch_dims(a_shape, b_shape):
+    """B with fewer batch dims than A broadcasts as PyTorch's does (numpy 1.x alone would read a B of one dim fewer
+    than A as a batch of vectors and refuse it), values and gradients."""
+    _same(lambda m, A, B: m.linalg.solve(A, B), _mat(a_shape, "float64"), _mat(b_shape, "float64"), dtype="float64")

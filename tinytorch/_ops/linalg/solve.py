@@ -157,7 +157,9 @@ class LinalgSolveExBackward0(Node):
             gA = sum_to(gA, A._data.shape)
         if self.vector:
             gB = gB.squeeze(-1)
-        return gA, (gB if self.need_b else None)
+        if not self.need_b:
+            return gA, None
+        return gA, (gB if gB._data.shape == self.b_shape else sum_to(gB, self.b_shape))  # a broadcast B's sum
 
 
 @op("linalg.solve", variants="function out", autocast="fp32")
@@ -172,6 +174,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
                            f"{legacy_name(a.dtype)} and B of type {legacy_name(b.dtype)} instead")
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     bb = b[..., None] if vector else b
+    if bb.ndim < a.ndim:  # B's batch dims as many as A's: numpy 1.x reads a B of one dim fewer as vectors
+        bb = bb.reshape((1,) * (a.ndim - bb.ndim) + bb.shape)
     try:
         r = np.linalg.solve(a, bb)
     except np.linalg.LinAlgError:
@@ -179,7 +183,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if vector:
         r = r[..., 0]
     return record(r.astype(a.dtype), LinalgSolveExBackward0, (A, B), (A, OUT), vector=vector,
-                  need_a=A._requires_grad, need_b=B._requires_grad)
+                  need_a=A._requires_grad, need_b=B._requires_grad, b_shape=b.shape)
 
 
 # -- pseudo-inverse ---------------------------------------------------------------------------------
