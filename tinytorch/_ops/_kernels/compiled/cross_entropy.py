@@ -17,11 +17,31 @@ raises PyTorch's error).
 from __future__ import annotations
 
 import numpy as np
-from numba import boolean, float32, float64, int64, types
+from numba import boolean, float32, float64, int64, njit, types
 
 from ._common import jit, like, readonly, row_sum
 
 _LEVELS = 8  # PyTorch's cascade_sum_num_levels
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _carry(levels, i, bits):
+    """After the ``i``-th value went into level 0: while ``i`` is a multiple of 2**(bits * (k + 1)), level k is
+    added into level k + 1 and cleared (PyTorch's cascade of partial sums)."""
+    k = 0
+    while k < _LEVELS - 1 and (i & ((1 << (bits * (k + 1))) - 1)) == 0:
+        levels[k + 1] = levels[k + 1] + levels[k]
+        levels[k] = 0.0
+        k += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _total(levels):
+    """The cascade's result: its levels added from 0 up."""
+    total = like(levels[0], 0.0)
+    for k in range(_LEVELS):
+        total = total + levels[k]
+    return total
 
 
 def _shift_sig(t):
@@ -88,15 +108,8 @@ def finish(shifted, lse, target, whole, coef, bits):
         else:
             v = shifted[i, t] - lo
         levels[0] = levels[0] - v
-        k = 0
-        while k < _LEVELS - 1 and (i & ((1 << (bits * (k + 1))) - 1)) == 0:
-            levels[k + 1] = levels[k + 1] + levels[k]
-            levels[k] = 0.0
-            k += 1
-    total = like(levels[0], 0.0)
-    for k in range(_LEVELS):
-        total = total + levels[k]
-    return total
+        _carry(levels, i, bits)
+    return _total(levels)
 
 
 def _kept_sig(t):
@@ -117,12 +130,5 @@ def cascade_kept(values, ignored, bits, subtract):
             levels[0] = levels[0] - values[i]
         else:
             levels[0] = levels[0] + values[i]
-        k = 0
-        while k < _LEVELS - 1 and (i & ((1 << (bits * (k + 1))) - 1)) == 0:
-            levels[k + 1] = levels[k + 1] + levels[k]
-            levels[k] = 0.0
-            k += 1
-    total = like(levels[0], 0.0)
-    for k in range(_LEVELS):
-        total = total + levels[k]
-    return total
+        _carry(levels, i, bits)
+    return _total(levels)
