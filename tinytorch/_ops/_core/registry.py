@@ -45,8 +45,7 @@ from ..._dtype import FROM_NP
 from ..._oom import reraise_as_runtime_error
 from ...autograd.grad_mode import _Active, _State, no_grad, version_counter
 from ...tensor import Tensor, register_attribute
-from . import overlap
-from . import overlap as overlap_rules  # (``op``'s keyword is named ``overlap`` too)
+from . import overlap as overlap_rules  # (``op``'s keyword is named ``overlap``)
 from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
@@ -361,7 +360,8 @@ def _public_function(decl: OpDecl):
     # the call again; the common call pays nothing for it
     if any("out" in words for words in decl.variants.values()) and not decl.own_out:
         # the check PyTorch makes between out= and the inputs (an elementwise op: the pointwise batching rule)
-        _OUT_OVERLAP[impl] = overlap.out_rule(decl.overlap, getattr(decl.batch, "__name__", None) == "pointwise")
+        elementwise = getattr(decl.batch, "__name__", None) == "pointwise"
+        _OUT_OVERLAP[impl] = overlap_rules.out_rule(decl.overlap, elementwise)
 
         def public(*args, out=None, **kwargs):
             try:
@@ -465,7 +465,7 @@ def _any_requires_grad(args) -> bool:
     return False
 
 
-_OUT_OVERLAP: dict = {}  # an op's impl -> its out= overlap rule (overlap.out_rule)
+_OUT_OVERLAP: dict = {}  # an op's impl -> its out= overlap rule (overlap_rules.out_rule)
 
 
 def write_out(impl, out, args, kwargs):
@@ -478,7 +478,7 @@ def write_out(impl, out, args, kwargs):
                            "differentiation, but one of the arguments requires grad.")
     rule = _OUT_OVERLAP.get(impl)
     if rule is not None and isinstance(out, Tensor):
-        overlap.check_out(rule, out, args, kwargs)
+        overlap_rules.check_out(rule, out, args, kwargs)
     with no_grad():
         res = impl(*args, **kwargs)
     _copy_into(out, res._data)
@@ -493,7 +493,7 @@ def _write_many(impl, outs, args, kwargs):
     rule = _OUT_OVERLAP.get(impl)
     for o in outs:
         if rule is not None and isinstance(o, Tensor):
-            overlap.check_out(rule, o, args, kwargs)
+            overlap_rules.check_out(rule, o, args, kwargs)
     with no_grad():
         res = impl(*args, **kwargs)
     for o, r in zip(outs, res):
