@@ -40,7 +40,7 @@ _LOWP = frozenset(d for d in (np.dtype(np.float16), BF16_NP and np.dtype(BF16_NP
 _SUMMED = frozenset(_FLOATS) | _LOWP
 # PyTorch's float sum kernel on x86-64 runs 32-byte vectors on every capability; on other CPUs its vectors differ
 _X86 = platform.machine().lower() in ("x86_64", "amd64")
-_GRAIN = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+_GRAIN = parallel.GRAIN  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 # Where the kernel runs: below these sizes it is slower than numpy's sum (measured at one thread, float32: a
 # call costs ~0.6 us more than numpy's and each row ~0.1-0.3 us, so rows of 8-1024 elements took 1.2-12x numpy's
 # time and rows of 4096 0.9x; a full sum 1.1x at 4096 elements, 0.97x at 16384, 0.85x at 32768; columns down 32,

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
+from .._core.tensor_iterator import GRAIN  # at::internal::GRAIN_SIZE: below it an op runs on one thread
 from .openblas import openblas_library
 
 __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_num_threads",
@@ -45,8 +46,6 @@ __all__ = ["GRAIN", "ELEMENTWISE_GRAIN", "SPLIT_FROM", "get_num_threads", "set_n
            "copyto", "flat_runs", "slices", "split_axis", "reduce", "stats", "matmul", "blas_threads",
            "on_set_num_threads", "REGION_US", "region_cost", "scale", "scaled"]
 
-# PyTorch's at::internal::GRAIN_SIZE: below this many elements an op runs on one thread
-GRAIN = 32768
 # A region costs the pool about 10-30 us here (a wake-up per thread and the GIL handed over), as much as
 # numpy spends on ~100k float32 elements of a simple ufunc, copy or sum: such streaming work is split
 # in parts of at least this many elements
