@@ -2,7 +2,7 @@
 
 PyTorch's Dynamo reads a function's bytecode and builds an fx graph of its tensor operations without running
 it. tinytorch captures by running instead, with the op-level recording that ``make_fx``, ``torch.export`` and
-``torch.jit.trace`` share (``tinytorch/fx/experimental/proxy_tensor.py``): every declared op the program calls
+``torch.jit.trace`` share (``tinytorch/fx/experimental/_capture.py``): every declared op the program calls
 is written down as an ATen node at the level the Python API called it (``aten.linear.default``), so replaying
 the graph calls the very same ops with the same arguments and gives the same floats as eager, bit for bit.
 
@@ -52,7 +52,7 @@ import traceback
 import types
 
 from ..autograd.grad_mode import _State, _set_grad_enabled
-from ..fx.experimental import proxy_tensor as _proxy
+from ..fx.experimental import _capture as _fx_capture
 from ..fx.graph_module import GraphModule
 from ..jit import _trace as _jit
 from ..nn.modules.module import Module
@@ -83,7 +83,7 @@ def user_frame() -> traceback.FrameSummary | None:
     """The innermost frame of the user's code (outside tinytorch's own files), with the columns of the
     expression running there, so that a traceback marks it (``^^^^``) as PyTorch's messages do."""
     f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_proxy.PACKAGE):
+    while f is not None and f.f_code.co_filename.startswith(_fx_capture.PACKAGE):
         f = f.f_back
     if f is None:
         return None
@@ -553,7 +553,7 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     outer_steps = _State.step_watch
     watching(cap.steps)
     try:
-        with _proxy.capturing(rec), _jit._watching(cap.reads), side_effects.Watch(cap, outside):
+        with _fx_capture.capturing(rec), _fx_capture.watching(cap.reads), side_effects.Watch(cap, outside):
             out = fn(*args, **kwargs)
         written = python_reads.check()
         if written is not None:  # a value the program reads, written by it: a replay would not write it

@@ -21,7 +21,7 @@ import collections
 import sys
 
 from .._random.engine import Generator
-from ..fx.experimental.proxy_tensor import PACKAGE
+from ..fx.experimental._capture import PACKAGE
 from .python_reads import attributes, library_module
 
 __all__ = ["TEXTS", "Watch", "op_side_effect"]

@@ -38,7 +38,7 @@ def _ones_seed(out):
     return mark_meta(seed) if out._meta else seed
 
 
-# While a graph capture runs (fx/experimental/proxy_tensor.py) it puts here a function that makes backward()'s
+# While a graph capture runs (fx/experimental/_capture.py) it puts here a function that makes backward()'s
 # implicit seed as the recorded op ``ones_like(output)``, as PyTorch's graph shows it.
 SEED = [_ones_seed]
 
