@@ -54,7 +54,6 @@ import types
 from ..autograd.grad_mode import _State, _set_grad_enabled
 from ..fx.experimental import _capture as _fx_capture
 from ..fx.graph_module import GraphModule
-from ..jit import _trace as _jit
 from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor
@@ -95,12 +94,12 @@ def user_frame() -> traceback.FrameSummary | None:
                                   end_lineno=end_lineno, colno=colno, end_colno=end_colno)
 
 
-class _Recording(_jit._Recording):
-    """jit's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op run under
-    another grad mode than the call's. A tensor made from data is a node of the graph (``aten.tensor``), as in
-    dynamo's graphs, not one of jit.trace's constants."""
+class _Recording(_fx_capture.Recording):
+    """The capture's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op
+    run under another grad mode than the call's and an op's side effect. A tensor made from data is a node of the
+    graph (``aten.tensor``), as in dynamo's graphs."""
 
-    data_as_constants = False
+    python_indexing = True
 
     def __init__(self, capture: "Capture"):
         super().__init__(predispatch=True)
@@ -147,16 +146,15 @@ def _any_requires_grad(args, kwargs) -> bool:
     return any(isinstance(t, Tensor) and t.requires_grad for t in pytree.tree_leaves((args, kwargs)))
 
 
-class _Reads(_jit._Reads):
-    """What the program read from its tensors: a value read is a graph break, not a TracerWarning."""
+class _Reads(_fx_capture.Reads):
+    """What the program read from its tensors: a value read is a graph break; a size read pins the shapes."""
 
     def __init__(self, capture: "Capture"):
         super().__init__()
         self.capture = capture
 
-    def read_value(self, what: str) -> bool:
+    def read_value(self, what: str) -> None:
         self.capture.value_read(what)
-        return True
 
 
 _GENERIC_JUMP = "generic_jump TensorVariable()"

@@ -28,7 +28,6 @@ import importlib
 import inspect
 import os
 import sys
-import operator
 import textwrap
 import warnings
 
@@ -187,12 +186,12 @@ def _as_constants(x, made: set):
 
 
 class _Recording(_capture.Recording):
-    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem``
-    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition. A tensor
-    made from data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning."""
+    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value``. A tensor made from
+    data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning (where
+    torch.compile's capture records ``aten.tensor`` as a node, as dynamo does). Beside the graph it notes what
+    TorchScript's text shows: the local names of the tensors and the submodule calls (``_ir.py``)."""
 
-    # jit.trace's rule; torch.compile's capture (a subclass) records ``aten.tensor`` as a node, as dynamo does
-    data_as_constants = True
+    python_indexing = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -260,18 +259,12 @@ class _Recording(_capture.Recording):
                 self.local_names.append((position, node, name))
 
     def _record_op(self, decl, spelling, args, kwargs, out, stack) -> None:
-        if self.data_as_constants:
-            if decl.name in _DATA_FACTORIES and spelling is None:
-                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
-                self.data_constants.add(id(out))
-                return
-            args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
-        if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
-            self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
-        elif decl.name == "setitem" and not kwargs:
-            self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
-        else:
-            super().record(decl, spelling, args, kwargs, out, stack)
+        if decl.name in _DATA_FACTORIES and spelling is None:
+            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
+            self.data_constants.add(id(out))
+            return
+        args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
+        super().record(decl, spelling, args, kwargs, out, stack)
 
 
 _OWN = _capture.PACKAGE

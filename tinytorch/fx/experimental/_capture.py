@@ -101,7 +101,12 @@ _lock = threading.Lock()
 
 
 class Recording:
-    """One capture: the graph being built and the tensor -> node map that connects its nodes."""
+    """One capture: the graph being built and the tensor -> node map that connects its nodes. make_fx and export
+    record with it as it is; jit and torch.compile each build their own on it (``python_indexing``)."""
+
+    # indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem`` and ``setitem`` nodes
+    # running tinytorch's indexing again), where the ATen rules have no decomposition: jit's and torch.compile's
+    python_indexing = False
 
     def __init__(self, predispatch: bool = False):
         self.graph = Graph()
@@ -235,6 +240,13 @@ class Recording:
     def record(self, decl, spelling: str | None, args, kwargs, out, stack: str | None) -> None:
         """Write down the call of ``decl`` (by the Tensor attribute ``spelling``; None: its public function) made
         with ``args`` and ``kwargs``, which returned ``out``."""
+        if self.python_indexing and not kwargs:
+            if decl.name == "getitem" and isinstance(out, Tensor):
+                self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
+                return
+            if decl.name == "setitem":
+                self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
+                return
         fn = decl.method if decl.method is not None and spelling in decl.variants else _reference(decl)
         spelling = spelling or decl.name
         inplace = spelling in decl.idunders or (spelling.endswith("_") and not spelling.endswith("__"))
