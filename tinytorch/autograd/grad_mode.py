@@ -38,6 +38,12 @@ class _Modes(threading.local):
     # does the work), and which is told of a ``.grad`` assigned (``run`` None). They change tensors below the ops,
     # so a captured training step calls them again at each replay instead of recording them
     step_watch = None
+    # while a graph capture runs in this thread (fx/experimental/_capture.py): the function backward() and
+    # autograd.grad run the engine through, ``watch(*args, **kwargs)`` for the engine's ``_execute(*args, **kwargs)``,
+    # and the one that makes backward()'s implicit seed (the recorded op ``ones_like(output)``, as PyTorch's graph
+    # shows it)
+    backward_watch = None
+    backward_seed = None
 
 
 _State = _Modes()

@@ -94,7 +94,7 @@ class _Reads(_capture.Reads):
                 "tinytorch's script, which traces the program for each input signature, cannot follow. Call "
                 "it without torch.jit.script, or use torch.jit.trace where the flow does not depend on the "
                 "data")
-        warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=3)
+        warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=3)  # (the line that read it)
 
 
 # -- one trace --------------------------------------------------------------------------------------------

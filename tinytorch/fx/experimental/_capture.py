@@ -417,35 +417,31 @@ def _backward_paths(off: bool) -> None:
                       if p.kind == "backward" or p.target.startswith("engine.")]
         for p in _paused:
             p.undo()
-        _engine._execute = _counting_backward(_engine._execute)
     else:
-        _engine._execute = _engine._execute.__wrapped__
         for p in reversed(_paused):
             p.redo()
         _paused.clear()
 
 
-def _counting_backward(execute):
-    """The engine's run, noting in the capturing thread's recording that a backward is running."""
-    def run(*args, **kwargs):
-        rec = _THREAD.recording
-        if rec is None:
-            return execute(*args, **kwargs)
-        if kwargs.get("accumulate", True) and rec.accumulating_backward(args, kwargs):
-            with paused():  # the recording keeps this backward as a call of its own: its ops unrecorded
-                return execute(*args, **kwargs)
-        rec.in_backward += 1
-        try:
-            captured = execute(*args, **kwargs)
-            if rec.strict_backward and captured:  # autograd.grad's results: each made by a recorded op
-                for g in captured.values():
-                    if isinstance(g, Tensor) and id(g) not in rec.nodes:
-                        rec._constant(g)  # refuses (in_backward)
-            return captured
-        finally:
-            rec.in_backward -= 1
-    run.__wrapped__ = execute
-    return run
+def _watched_backward(*args, **kwargs):
+    """The engine's run (``_execute``) while this thread captures (``_State.backward_watch``): noted in the
+    recording, which may keep it whole as a call of its own (a ``loss.backward()`` in torch.compile's capture)."""
+    rec = _THREAD.recording
+    if rec is None:  # (paused: a call kept whole)
+        return _engine._execute(*args, **kwargs)
+    if kwargs.get("accumulate", True) and rec.accumulating_backward(args, kwargs):
+        with paused():  # the recording keeps this backward as a call of its own: its ops unrecorded
+            return _engine._execute(*args, **kwargs)
+    rec.in_backward += 1
+    try:
+        captured = _engine._execute(*args, **kwargs)
+        if rec.strict_backward and captured:  # autograd.grad's results: each made by a recorded op
+            for g in captured.values():
+                if isinstance(g, Tensor) and id(g) not in rec.nodes:
+                    rec._constant(g)  # refuses (in_backward)
+        return captured
+    finally:
+        rec.in_backward -= 1
 
 
 @contextlib.contextmanager
@@ -470,22 +466,20 @@ def capturing(rec: Recording):
         if not _active[0]:
             _methods.on()
             _registry.CAPTURE[0] = _THREAD
-            _engine.SEED[0] = _recorded_seed
             _backward_paths(off=True)
             _graph_steps.bind()  # the ops' steps as the capture shows them (_graph_steps.py)
         _active[0] += 1
     _THREAD.recording, _THREAD.hook = rec, _public_hook
-    _State.array_backward = False
+    _State.array_backward, _State.backward_watch, _State.backward_seed = False, _watched_backward, _recorded_seed
     try:
         yield rec
     finally:
         _THREAD.recording = _THREAD.hook = None
-        _State.array_backward = True
+        _State.array_backward, _State.backward_watch, _State.backward_seed = True, None, None
         with _lock:
             _active[0] -= 1
             if not _active[0]:
                 _registry.CAPTURE[0] = None
-                _engine.SEED[0] = _ones_seed
                 _graph_steps.unbind()
                 _backward_paths(off=False)
                 _methods.off()
@@ -495,8 +489,11 @@ def capturing(rec: Recording):
 
 # -- what the program reads from its tensors --------------------------------------------------------------
 # Tensor's conversions to Python values (PyTorch's word for each in jit's warning) and its size reads. They are
-# wrapped while a watch runs; the wrappers act only in the watching thread and only in the program's own code
-# (an op reading its operands' values is the op's business: the capture's hook is off inside ops).
+# wrapped while a watch runs in some thread; the wrappers act only in the watching thread (``_THREAD.reads``) and
+# only in the program's own code (an op reading its operands' values is the op's business: the capture's hook is
+# off inside ops). Why wrappers swapped in, not a thread-local asked inside each method: that test (a hook
+# slot) costs 7-13 ns a call on every eager read (``x.shape`` 5%, ``x.numel()`` 17%, ``x.item()`` 6%), more than
+# the eager hot path allows; the wrappers cost nothing while no capture runs.
 _VALUES = {"__bool__": "boolean", "__float__": "float", "__int__": "integer", "__index__": "index",
            "item": "number", "tolist": "list", "numpy": "NumPy array"}
 _SIZES = ("size", "__len__", "numel", "shape", "__iter__")  # iterating unbinds the first dim's size
@@ -555,11 +552,11 @@ def watching(reads: Reads):
                 else:
                     register_attribute(name, _size_read(_originals[name]))
         _watchers[0] += 1
-    _THREAD.reads = reads
+    outer, _THREAD.reads = _THREAD.reads, reads
     try:
         yield reads
     finally:
-        _THREAD.reads = None
+        _THREAD.reads = outer
         with _lock:
             _watchers[0] -= 1
             if not _watchers[0]:
