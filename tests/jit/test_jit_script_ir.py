@@ -1,0 +1,210 @@
+"""``scripted.graph`` and ``.code`` print PyTorch's compiled TorchScript (``tinytorch/jit/_script_ir.py``).
+
+Each program is written to a file twice, once importing ``torch`` and once ``tinytorch as torch``, under the same
+module name in two folders; both libraries script it and the texts are compared whole after one normalisation: the
+folder in the source comments (``# <folder>/prog.py:4:16``) and PyTorch's ``___torch_mangle_<n>.`` (it counts the
+classes scripted in the process). Most programs come from a generator of random straight-line programs; the rest
+are rows it found or that show a rule (a literal made once per value, a negated one folded, parentheses)."""
+import importlib.util
+import random
+import re
+import warnings
+
+import pytest
+
+import tinytorch as tt
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _load(folder, lib_import: str, source: str):
+    folder.mkdir(exist_ok=True)
+    path = folder / "prog.py"
+    path.write_text(f"{lib_import}\n\n\n{source}")
+    spec = importlib.util.spec_from_file_location("prog", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _texts(lib, obj) -> tuple:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scripted = lib.jit.script(obj)
+    return str(scripted.graph), scripted.code
+
+
+def _compare(torch, tmp_path, source: str, name: str, module: bool = False) -> None:
+    ref = _load(tmp_path / "ref", "import torch", source)
+    ours = _load(tmp_path / "ours", "import tinytorch as torch", source)
+    make = (lambda m: getattr(m, name)()) if module else (lambda m: getattr(m, name))
+    want = _texts(torch, make(ref))
+    got = _texts(tt, make(ours))
+    normalised = tuple(re.sub(r"___torch_mangle_\d+\.", "", t).replace(str(tmp_path / "ref"), str(tmp_path / "ours"))
+                       for t in want)
+    assert got == normalised, f"{source}\n--- PyTorch:\n{normalised[0]}{normalised[1]}\n--- tinytorch:\n{got[0]}{got[1]}"
+
+
+# -- rows ----------------------------------------------------------------------------------------------
+_ROWS = {
+    "issue": """\
+def f(x, y):
+    z = x * y + 1
+    return z.relu()
+""",
+    "literal_once_per_value": """\
+def f(x):
+    a = x * 2
+    b = x + 2
+    return x * 3 + a + b
+""",
+    "negated_literals": """\
+def f(x):
+    a = x.view(-1)
+    b = a * -1
+    return b - -2.5, x * 2 + x.view(-1)
+""",
+    "parentheses_and_dead_code": """\
+def f(x, y):
+    u = x - x
+    v = (x + y) * 2
+    return (v)
+""",
+    "defaults_and_lists": """\
+def f(x):
+    return torch.softmax(x, 1), x.t(), x.mean(), torch.sum(x, 0), x.sum(1), x ** 2, x @ x
+""",
+    "reassigned_and_aliased": """\
+def f(x: torch.Tensor, y):
+    \"\"\"a docstring\"\"\"
+    a = x
+    a = a * 2.0
+    a = a / y
+    b = a
+    return b, a, -x
+""",
+    "unused_parameter_and_long_lines": """\
+def f(x, y, zzz):
+    return torch.matmul(x, y).tanh() + x
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ROWS))
+def test_script_function_rows(torch, tmp_path, name):
+    _compare(torch, tmp_path, _ROWS[name], "f")
+
+
+# -- random straight-line programs ------------------------------------------------------------------
+def _program(seed: int) -> str:
+    """A function of 1-3 tensors: a few assignments (some reassigning, some unused) of random expressions, then a
+    return of one or several variables or expressions."""
+    rng = random.Random(seed)
+    params = ["x", "y", "w"][:rng.randint(1, 3)]
+    names = list(params)
+    numbers = ["1", "2", "0", "3", "2.5", "1.0", "0.5", "-1", "-2.0"]
+
+    def tensor(depth: int) -> str:
+        if depth <= 0 or rng.random() < 0.3:
+            return rng.choice(names)
+        kind = rng.randrange(9)
+        a = operand(depth - 1)
+        if kind == 0:
+            return f"{a} {rng.choice('+-*/')} {operand(depth - 1)}"
+        if kind == 1:
+            return f"{a} {rng.choice('+-*/')} {rng.choice(numbers)}"
+        if kind == 2:
+            return f"torch.{rng.choice(['relu', 'tanh', 'sigmoid', 'exp', 'neg'])}({a})"
+        if kind == 3:
+            return f"({a}).{rng.choice(['relu', 'tanh', 'sigmoid', 't'])}()"
+        if kind == 4:
+            return f"({a}).sum({rng.choice(['', '0', '1', '-1'])})"
+        if kind == 5:
+            return f"torch.softmax({a}, {rng.choice(['0', '1', '-1'])})"
+        if kind == 6:
+            return f"torch.matmul({a}, {tensor(depth - 1)})"
+        if kind == 7:
+            return f"({a}) ** {rng.choice(['2', '0.5', '3'])}"
+        return f"-({a})"
+    def operand(depth: int) -> str:  # (parenthesised unless one token: no number ends up on an operator's left)
+        text = tensor(depth)
+        return f"({text})" if " " in text else text
+    lines = []
+    for _ in range(rng.randint(0, 4)):
+        target = rng.choice(names + ["a", "b", "c"]) if rng.random() < 0.4 else rng.choice(["a", "b", "c", "h"])
+        lines.append(f"    {target} = {tensor(rng.randint(1, 3))}")
+        if target not in names:
+            names.append(target)
+    outs = [rng.choice(names) if rng.random() < 0.5 else tensor(2) for _ in range(rng.randint(1, 3))]
+    lines.append(f"    return {', '.join(outs)}")
+    return f"def f({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_script_random_programs(torch, tmp_path, seed):
+    _compare(torch, tmp_path, _program(seed), "f")
+
+
+# -- modules --------------------------------------------------------------------------------------------
+_MODULES = """\
+class M(torch.nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.l = torch.nn.Linear(3, 2)
+
+    def forward(s, x):
+        return torch.tanh(s.l(x))
+
+
+class N(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(3, 3)
+        self.w = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        y = x * 2
+        z = self.l(y) + self.l(x)
+        return z * self.w, y
+
+
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = M()
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        a = self.fc(x)
+        return self.m(a) / 2.0
+"""
+
+
+@pytest.mark.parametrize("name", ["M", "N", "Outer"])
+def test_script_module(torch, tmp_path, name):
+    _compare(torch, tmp_path, _MODULES, name, module=True)
+
+
+# -- refusals -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("body, what", [
+    ("    if x.sum() > 0:\n        x = x + 1\n    return x", "the statement If"),
+    ("    for i in range(2):\n        x = x + 1\n    return x", "the statement For"),
+    ("    return 2 * x", "a number on the left of 2 \\* x"),
+    ("    return x.sum(dim=0)", "keyword arguments"),
+    ("    return torch.max(x, 0)", "torch.max"),
+    ("    return [y for y in (x, x)][0]", "the expression"),
+    ("    n = 2\n    return x * n", "not a tensor"),
+    ("    return x.view(2, 3)", "torch.view with these arguments"),
+])
+def test_script_outside_the_subset_refused(tmp_path, body, what):
+    program = _load(tmp_path, "import tinytorch as torch", f"def f(x):\n{body}\n")
+    scripted = tt.jit.script(program.f)
+    for attr in ("graph", "code"):
+        with pytest.raises(NotImplementedError, match=what):
+            getattr(scripted, attr)
+
+
+def test_script_without_source_refused():
+    scripted = tt.jit.script(eval("lambda x: x + 1"))  # noqa: S307 - no source to compile
+    with pytest.raises(NotImplementedError, match="source"):
+        _ = scripted.graph
