@@ -13,6 +13,7 @@ import warnings
 import pytest
 
 import tinytorch as tt
+from tinytorch.jit import _script_ir
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -95,6 +96,53 @@ def test_script_function_rows(torch, tmp_path, name):
     _compare(torch, tmp_path, _ROWS[name], "f")
 
 
+# one program for each overload _script_ir follows (its VERIFIED): positional, keyword, list and varargs forms
+_VERIFIED_PROGRAMS = {
+    "add.Tensor": "def f(x, y):\n    return x + y, x + 1, x + 2.5, torch.add(x, y)\n",
+    "sub.Tensor": "def f(x, y):\n    return x - y, x - -1, torch.sub(x, y)\n",
+    "mul.Tensor": "def f(x, y):\n    return x * y, x * 0.5, torch.mul(x, y)\n",
+    "div.Tensor": "def f(x, y):\n    return x / y, x / 3, torch.div(x, y)\n",
+    "pow.Tensor_Scalar": "def f(x):\n    return x ** 2, x.pow(0.5), torch.pow(x, -1)\n",
+    "pow.Tensor_Tensor": "def f(x, y):\n    return x ** y, x.pow(y)\n",
+    "matmul.default": "def f(x, y):\n    return x @ y, torch.matmul(x, y), x.matmul(y)\n",
+    "neg.default": "def f(x):\n    return -x, torch.neg(x), x.neg()\n",
+    "relu.default": "def f(x):\n    return torch.relu(x), x.relu()\n",
+    "tanh.default": "def f(x):\n    return torch.tanh(x), x.tanh()\n",
+    "sigmoid.default": "def f(x):\n    return torch.sigmoid(x), x.sigmoid()\n",
+    "exp.default": "def f(x):\n    return torch.exp(x), x.exp()\n",
+    "t.default": "def f(x):\n    return x.t(), torch.t(x)\n",
+    "sum.default": "def f(x):\n    return x.sum(), torch.sum(x)\n",
+    "sum.dim_IntList": "def f(x):\n    return x.sum(1), x.sum(dim=0), x.sum(0, keepdim=True), x.sum(keepdim=True, dim=1),"
+                       " x.sum([0, 1]), torch.sum(x, -1, True)\n",
+    "mean.default": "def f(x):\n    return x.mean(), torch.mean(x)\n",
+    "softmax.int": "def f(x):\n    return torch.softmax(x, 1), x.softmax(-1), torch.softmax(x, dim=0)\n",
+    "log_softmax.int": "def f(x):\n    return torch.log_softmax(x, 1), x.log_softmax(dim=-1)\n",
+    "view.default": "def f(x):\n    return x.view(-1), x.view(2, 3), x.view([2, -1]), x.view(2, -1, 1)\n",
+    "reshape.default": "def f(x):\n    return x.reshape(-1), x.reshape(3, 2), torch.reshape(x, [6])\n",
+    "permute.default": "def f(x):\n    return x.permute(1, 0), x.permute([1, 0]), torch.permute(x, [0, 1])\n",
+    "transpose.int": "def f(x):\n    return x.transpose(0, 1), torch.transpose(x, -1, -2)\n",
+    "flatten.using_ints": "def f(x):\n    return x.flatten(), x.flatten(1), torch.flatten(x, 0, -1)\n",
+    "unsqueeze.default": "def f(x):\n    return x.unsqueeze(0), torch.unsqueeze(x, -1)\n",
+    "expand.default": "def f(x):\n    return x.expand(2, 3), x.expand([4, 2, 3])\n",
+    "cat.default": "def f(x, y):\n    return torch.cat([x, y]), torch.cat([x, y, x], 1), torch.cat([y], dim=-1)\n",
+    "stack.default": "def f(x, y):\n    return torch.stack([x, y]), torch.stack([x, y], 1)\n",
+    "cumsum.default": "def f(x):\n    return x.cumsum(1), torch.cumsum(x, 0)\n",
+    "logsumexp.default": "def f(x):\n    return x.logsumexp(1), torch.logsumexp(x, [0, 1], True)\n",
+    "amax.default": "def f(x):\n    return torch.amax(x, 1), x.amax(1, True), x.amax()\n",
+    "mm.default": "def f(x, y):\n    return torch.mm(x, y), x.mm(y)\n",
+    "addmm.default": "def f(x, y):\n    return torch.addmm(x, x, y), x.addmm(y, y)\n",
+    "flip.default": "def f(x):\n    return torch.flip(x, [0]), x.flip(0, 1)\n",
+    "tril.default": "def f(x):\n    return torch.tril(x), x.tril(1), torch.tril(x, -1)\n",
+    "triu.default": "def f(x):\n    return torch.triu(x), x.triu(1)\n",
+    "roll.default": "def f(x):\n    return torch.roll(x, 1, 0), x.roll(1), x.roll([1, 2], [0, 1])\n",
+}
+
+
+@pytest.mark.parametrize("overload", sorted(_script_ir.VERIFIED))
+def test_script_verified_overloads(torch, tmp_path, overload):
+    _compare(torch, tmp_path, _VERIFIED_PROGRAMS[overload], "f")
+
+
 # -- random straight-line programs ------------------------------------------------------------------
 def _program(seed: int) -> str:
     """A function of 1-3 tensors: a few assignments (some reassigning, some unused) of random expressions, then a
@@ -107,7 +155,7 @@ def _program(seed: int) -> str:
     def tensor(depth: int) -> str:
         if depth <= 0 or rng.random() < 0.3:
             return rng.choice(names)
-        kind = rng.randrange(9)
+        kind = rng.randrange(13)
         a = operand(depth - 1)
         if kind == 0:
             return f"{a} {rng.choice('+-*/')} {operand(depth - 1)}"
@@ -125,7 +173,16 @@ def _program(seed: int) -> str:
             return f"torch.matmul({a}, {tensor(depth - 1)})"
         if kind == 7:
             return f"({a}) ** {rng.choice(['2', '0.5', '3'])}"
-        return f"-({a})"
+        if kind == 8:
+            return f"-({a})"
+        dim = rng.choice(['0', '1', '-1'])
+        if kind == 9:
+            return f"torch.{rng.choice(['cat', 'stack'])}([{a}, {operand(depth - 1)}], {dim})"
+        if kind == 10:
+            return f"({a}).{rng.choice(['view', 'reshape'])}({rng.choice(['-1', '2, -1', '[3, 2]', '-1, 1, 2'])})"
+        if kind == 11:
+            return f"({a}).sum({rng.choice([dim + ', True', 'dim=' + dim, dim + ', keepdim=False', '[0, 1]'])})"
+        return f"torch.{rng.choice(['transpose', 'flatten'])}({a}, 0, {dim})"
     def operand(depth: int) -> str:  # (parenthesised unless one token: no number ends up on an operator's left)
         text = tensor(depth)
         return f"({text})" if " " in text else text
@@ -190,11 +247,13 @@ def test_script_module(torch, tmp_path, name):
     ("    if x.sum() > 0:\n        x = x + 1\n    return x", "the statement If"),
     ("    for i in range(2):\n        x = x + 1\n    return x", "the statement For"),
     ("    return 2 * x", "a number on the left of 2 \\* x"),
-    ("    return x.sum(dim=0)", "keyword arguments"),
+    ("    return x.sum(axis=0)", "torch.sum with these arguments"),
+    ("    return x.mean(1)", "aten::mean.dim, which tinytorch has not compared"),
     ("    return torch.max(x, 0)", "torch.max"),
     ("    return [y for y in (x, x)][0]", "the expression"),
     ("    n = 2\n    return x * n", "not a tensor"),
-    ("    return x.view(2, 3)", "torch.view with these arguments"),
+    ("    return x.view(2, 3.0)", "torch.view with these arguments"),
+    ("    return x.sum(0) if True else x", "the expression IfExp"),
 ])
 def test_script_outside_the_subset_refused(tmp_path, body, what):
     program = _load(tmp_path, "import tinytorch as torch", f"def f(x):\n{body}\n")

@@ -31,7 +31,7 @@ import textwrap
 from . import _ir
 from ..fx.experimental import _aten_rules
 
-__all__ = ["compile_graph", "graph_text", "code_text"]
+__all__ = ["VERIFIED", "compile_graph", "graph_text", "code_text"]
 
 _REFUSED = "tinytorch cannot print this scripted program as TorchScript: {} (line {} of {})"
 
@@ -39,7 +39,19 @@ _REFUSED = "tinytorch cannot print this scripted program as TorchScript: {} (lin
 # the Tensor overload's (``add.Scalar(Tensor self, Scalar other, Scalar alpha=1)``)
 _BINARY = {ast.Add: "add.Tensor", ast.Sub: "sub.Tensor", ast.Mult: "mul.Tensor", ast.Div: "div.Tensor",
            ast.MatMult: "matmul.default"}
-_SCALAR_TYPES = {int: "int", float: "float"}
+_SCALAR_TYPES = {int: "int", float: "float", bool: "bool"}
+
+# The overloads whose compilation this module follows, each compared with PyTorch's by a program in
+# tests/jit/test_jit_script_ir.py (``_VERIFIED_PROGRAMS``, which must hold one for each). Others are refused: what
+# PyTorch prints depends on overloads SCHEMAS does not list (``mean(x, 1)`` tries one that takes a value number
+# before ``mean.dim``; ``std(x, 1)`` picks ``std.dim``), which only a comparison shows.
+VERIFIED = frozenset("""
+add.Tensor sub.Tensor mul.Tensor div.Tensor pow.Tensor_Scalar pow.Tensor_Tensor matmul.default neg.default
+relu.default tanh.default sigmoid.default exp.default t.default sum.default sum.dim_IntList mean.default
+softmax.int log_softmax.int view.default reshape.default permute.default transpose.int flatten.using_ints
+unsqueeze.default expand.default cat.default stack.default cumsum.default logsumexp.default amax.default mm.default
+addmm.default flip.default tril.default triu.default roll.default
+""".split())
 
 
 class _Refused(Exception):
@@ -62,6 +74,14 @@ class _Number:
 
     def __init__(self, value, node, negated: bool = False):
         self.value, self.node, self.negated = value, node, negated
+        self.const = None  # its constant, once made
+
+
+class _List:
+    """A list literal argument made into a ``prim::ListConstruct`` (``kind``: ``int[]`` or ``Tensor[]``)."""
+
+    def __init__(self, kind: str, value):
+        self.kind, self.value = kind, value
 
 
 class _Compiler:
@@ -100,6 +120,8 @@ class _Compiler:
     def _constant(self, value, source=None, front: bool = False):
         if value is None:
             v = self._new("prim::Constant", [], "NoneType", front=front)
+        elif value == []:  # an int list's default (``dim=[]``)
+            v = self._new("prim::Constant", [], "int[]", "[value=annotate(List[int], [])]", front=front)
         else:
             type_ = "bool" if isinstance(value, bool) else _SCALAR_TYPES[type(value)]
             v = self._new("prim::Constant", [], type_, f"[value={_ir._ir_scalar(value)}]", source, front)
@@ -109,15 +131,22 @@ class _Compiler:
     def _materialize(self, number: _Number):
         """A number argument as PyTorch's emitter makes it: a literal's constant (once per value, at the start), a
         negated one then its ``aten::neg`` (dropped later) and the folded constant where it stands."""
+        if number.const is not None:
+            return number.const
+        if type(number.value) is bool:  # True/False: a constant where it stands, made each time
+            number.const = self._constant(number.value, self._source(number.node))
+            return number.const
         literal = -number.value if number.negated else number.value
         key = (type(literal), literal)
         if key not in self.literals:
             operand = number.node.operand if number.negated else number.node
             self.literals[key] = self._constant(literal, self._source(operand), front=True)
         if not number.negated:
-            return self.literals[key]
-        self._new("aten::neg", [self.literals[key]], _SCALAR_TYPES[type(literal)])
-        return self._constant(number.value, self._source(number.node))
+            number.const = self.literals[key]
+        else:
+            self._new("aten::neg", [self.literals[key]], _SCALAR_TYPES[type(literal)])
+            number.const = self._constant(number.value, self._source(number.node))
+        return number.const
 
     def _store(self, name: str, value, node) -> None:
         if not _meaningful(name):
@@ -250,59 +279,88 @@ class _Compiler:
         right = self._materialize(right) if isinstance(right, _Number) else self._tensor(right, node.right)
         return _Tensor(self._op(overload, [left, right], node))
 
-    def _op(self, overload: str, given: list, node):
-        """An ``aten::`` node: the given values, then the schema's defaults for the rest."""
+    def _op(self, overload: str, given, node):
+        """An ``aten::`` node: its schema's arguments in order, ``given`` (a list: the first ones; a dict: by name)
+        where given, the others' defaults made as constants where they stand."""
         params = _aten_rules.schema(overload)
-        inputs = list(given)
-        for name, default, _ in params[len(given):]:
+        if isinstance(given, list):
+            given = {p[0]: v for p, v in zip(params, given)}
+        inputs = []
+        for name, default, _ in params:
+            if name in given:
+                inputs.append(given[name])
+                continue
             if default is _aten_rules._REQUIRED:
                 raise _Refused(f"aten::{overload} without its argument {name}", node)
-            if isinstance(default, (list, str)):
+            if isinstance(default, str) or isinstance(default, list) and default:
                 raise _Refused(f"aten::{overload}'s default {name}={default!r}", node)
             inputs.append(self._constant(default))
         out = self._new(f"aten::{overload.partition('.')[0]}", inputs, "Tensor", source=self._source(node))
         out.node.schema = params
         return out
 
+    def _arg(self, node):
+        """A call's argument, emitted where it stands: a number's constant made now, a list literal's
+        ``prim::ListConstruct`` after its items."""
+        if isinstance(node, ast.List):
+            items = [self._arg(e) for e in node.elts]
+            if items and all(isinstance(i, _Number) and type(i.value) is int for i in items):
+                return _List("int[]", self._new("prim::ListConstruct", [i.const for i in items], "int[]"))
+            if items and all(isinstance(i, _Tensor) and i.value.type == "Tensor" for i in items):
+                return _List("Tensor[]", self._new("prim::ListConstruct", [i.value for i in items], "Tensor[]"))
+            raise _Refused(f"the list {ast.unparse(node)} (neither ints nor tensors)", node)
+        result = self._expr(node)
+        if isinstance(result, _Number):
+            if type(result.value) is bool and result.negated:
+                raise _Refused(f"the negated bool {ast.unparse(node)}", node)
+            self._materialize(result)
+        return result
+
     def _call(self, node):
-        if node.keywords:
-            raise _Refused(f"keyword arguments in {ast.unparse(node)}", node)
         func = node.func
         if not isinstance(func, ast.Attribute):
             raise _Refused(f"the call {ast.unparse(node)} (only torch.<op>, tensor.<op> and submodules)", node)
         if self._is_self(func.value):
+            if node.keywords:
+                raise _Refused(f"keyword arguments in {ast.unparse(node)}", node)
             return _Tensor(self._submodule_call(node))
         if isinstance(func.value, ast.Name) and func.value.id not in self.slots and self._is_torch(func.value.id):
-            args = [self._expr(a) for a in node.args]
+            args = [self._arg(a) for a in node.args]
         else:
-            args = [self._expr(func.value)] + [self._expr(a) for a in node.args]
+            args = [self._expr(func.value)] + [self._arg(a) for a in node.args]
             self._tensor(args[0], func.value)
-        return _Tensor(self._aten_call(func.attr, args, node))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None or k.arg in kwargs:
+                raise _Refused(f"the keyword arguments of {ast.unparse(node)}", node)
+            kwargs[k.arg] = self._arg(k.value)
+        return _Tensor(self._aten_call(func.attr, args, kwargs, node))
 
-    def _aten_call(self, name: str, args: list, node):
-        """``torch.<name>(*args)``: the first ATen overload of that name whose arguments take these (as PyTorch's
-        matching does without conversions); refused unless tinytorch's function says it returns one Tensor."""
+    def _aten_call(self, name: str, args: list, kwargs: dict, node):
+        """``torch.<name>(*args, **kwargs)``: the first ATen overload of that name whose arguments take these (as
+        PyTorch's matching does without conversions); refused unless tinytorch's function says it returns one
+        Tensor."""
         if not _returns_one_tensor(name):
             raise _Refused(f"torch.{name} (not an operator returning one tensor)", node)
         for overload in _overloads(name):
-            types = _ir._param_types(overload)
-            params = _aten_rules.schema(overload)
-            positional = [p for p in params if not p[2]]
-            if len(args) <= len(positional) and all(_accepts(types.get(p[0], ""), a)
-                                                     for p, a in zip(positional, args)):
+            bound = _bind(overload, args, kwargs)
+            if bound is not None:
                 break
         else:
             raise _Refused(f"torch.{name} with these arguments (no ATen overload tinytorch declares takes them)",
                            node)
-        given = []
-        for (pname, _, _), a in zip(positional, args):
-            kind = types[pname]
-            if isinstance(a, _Tensor):
-                given.append(a.value)
-            elif "[" in kind:  # one int for an int list: a list of it
-                given.append(self._new("prim::ListConstruct", [self._materialize(a)], "int[]"))
-            else:
-                given.append(self._materialize(a))
+        if overload not in VERIFIED:
+            raise _Refused(f"aten::{overload}, which tinytorch has not compared with PyTorch's compiler (PyTorch "
+                           "may try other overloads first, which takes value numbers)", node)
+        types = _ir._param_types(overload)
+        given = {}
+        for pname, _, _ in _aten_rules.schema(overload):  # (lists of numbers made in the schema's order)
+            if pname not in bound:
+                continue
+            a = bound[pname]
+            if isinstance(a, list):  # ints for an int list: varargs (view(2, 3)) or one int (sum(x, 1))
+                a = _List("int[]", self._new("prim::ListConstruct", [n.const for n in a], "int[]"))
+            given[pname] = a.const if isinstance(a, _Number) else a.value
         return self._op(overload, given, node)
 
     def _is_self(self, node) -> bool:
@@ -378,13 +436,52 @@ def _accepts(kind: str, arg) -> bool:
     """Whether an argument of schema type ``kind`` takes ``arg`` as PyTorch's matching does without conversions."""
     if isinstance(arg, _Tensor):
         return kind in ("Tensor", "Tensor?") and arg.value.type == "Tensor"
+    if isinstance(arg, _List):
+        return kind == "Tensor[]" if arg.kind == "Tensor[]" else _int_list(kind)
+    if isinstance(arg, list):  # ints packed into a list
+        return _int_list(kind) and all(isinstance(n, _Number) and type(n.value) is int for n in arg)
+    if type(arg.value) is bool:
+        return kind in ("bool", "bool?")
     if kind == "Scalar":
         return True
-    if kind in ("int", "int?", "SymInt", "SymInt?") or kind.startswith(("int[", "SymInt[")):
-        return isinstance(arg.value, int) and not isinstance(arg.value, bool)
-    if kind in ("float", "float?"):
-        return isinstance(arg.value, float)
-    return False
+    if kind in ("int", "int?", "SymInt", "SymInt?"):
+        return type(arg.value) is int
+    return kind in ("float", "float?") and type(arg.value) is float
+
+
+def _int_list(kind: str) -> bool:
+    """``int[]``, ``SymInt[]``, ``int[1]?``: a list of ints a single int may stand for (not ``int[2]``, which
+    PyTorch repeats)."""
+    base = kind.rstrip("?")
+    return base.startswith(("int[", "SymInt[")) and base.partition("[")[2] in ("]", "1]")
+
+
+def _bind(overload: str, args: list, kwargs: dict):
+    """``{parameter: argument}`` of a call to ``overload``, or None where its schema does not take the arguments;
+    an int (or several, at the end: ``view(2, 3)``) given for an int list becomes a list of the ints."""
+    params = _aten_rules.schema(overload)
+    types = _ir._param_types(overload)
+    positional = [p[0] for p in params if not p[2]]
+    bound = {}
+    for i, a in enumerate(args):
+        if i >= len(positional):
+            return None
+        name = positional[i]
+        if isinstance(a, _Number) and _int_list(types.get(name, "")):
+            last = i == len(positional) - 1
+            if len(args) > i + 1 and not last:
+                bound[name] = [a]
+                continue
+            bound[name] = list(args[i:]) if last else [a]
+            break
+        bound[name] = a
+    for name, a in kwargs.items():
+        if name in bound or name not in {p[0] for p in params}:
+            return None
+        bound[name] = [a] if isinstance(a, _Number) and _int_list(types.get(name, "")) else a
+    if any(default is _aten_rules._REQUIRED and name not in bound for name, default, _ in params):
+        return None
+    return bound if all(_accepts(types.get(n, ""), a) for n, a in bound.items()) else None
 
 
 def _check_returns_tensor(sub, node) -> None:
