@@ -242,6 +242,43 @@ def test_script_module(torch, tmp_path, name):
     _compare(torch, tmp_path, _MODULES, name, module=True)
 
 
+def _module_program(seed: int) -> str:
+    """A module with a few submodules and a parameter whose forward mixes their calls with tensor arithmetic."""
+    rng = random.Random(seed)
+    subs = [(f"l{i}", rng.choice(["torch.nn.Linear(4, 4)", "torch.nn.ReLU()", "torch.nn.Tanh()"]))
+            for i in range(rng.randint(1, 3))]
+    me = rng.choice(["self", "s"])
+    init = "".join(f"        {me}.{n} = {m}\n" for n, m in subs)
+    names = ["x"]
+    lines = []
+
+    def expr(depth: int) -> str:
+        kind = rng.randrange(5) if depth > 0 else 0
+        if kind == 0:
+            return rng.choice(names)
+        if kind == 1:
+            return f"{me}.{rng.choice(subs)[0]}({expr(depth - 1)})"
+        if kind == 2:
+            return f"({expr(depth - 1)}) * {me}.w"
+        if kind == 3:
+            return f"({expr(depth - 1)}) {rng.choice('+-')} ({expr(depth - 1)})"
+        return f"torch.relu({expr(depth - 1)})"
+    for _ in range(rng.randint(0, 3)):
+        target = rng.choice(["a", "b", "x"])
+        lines.append(f"        {target} = {expr(2)}")
+        names.append(target)
+    outs = [expr(2) for _ in range(rng.randint(1, 2))]
+    lines.append(f"        return {', '.join(outs)}")
+    return (f"class M(torch.nn.Module):\n    def __init__({me}):\n        super().__init__()\n{init}"
+            f"        {me}.w = torch.nn.Parameter(torch.ones(4))\n\n    def forward({me}, x):\n" + "\n".join(lines)
+            + "\n")
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_script_random_modules(torch, tmp_path, seed):
+    _compare(torch, tmp_path, _module_program(seed), "M", module=True)
+
+
 # -- refusals -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("body, what", [
     ("    if x.sum() > 0:\n        x = x + 1\n    return x", "the statement If"),

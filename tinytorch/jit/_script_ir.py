@@ -198,7 +198,7 @@ class _Compiler:
             self._statement(stmt)
         self._return(body[-1])
         self._to_ssa()
-        _ir._eliminate_dead(self.g)
+        _eliminate_dead(self.g)
         _pool_constants(self.g)
         return self.g
 
@@ -497,6 +497,18 @@ def _check_returns_tensor(sub, node) -> None:
     g = compile_graph(forward, sub)
     if g.returned.type != "Tensor":
         raise _Refused(f"the call of {type(sub).__name__}, whose forward returns {g.returned.type}", node)
+
+
+def _eliminate_dead(g) -> None:
+    """PyTorch's ``EliminateDeadCode``: nodes whose results nothing uses are dropped, except method calls (they may
+    have effects), which keep what they read alive."""
+    live = {g.returned}
+    kept = []
+    for node in reversed(g.nodes):
+        if node.kind == "prim::CallMethod" or any(o in live for o in node.outputs):
+            kept.append(node)
+            live.update(node.inputs)
+    g.nodes = kept[::-1]
 
 
 def _pool_constants(g) -> None:
