@@ -291,6 +291,7 @@ def test_script_random_modules(torch, tmp_path, seed):
     ("    n = 2\n    return x * n", "not a tensor"),
     ("    return x.view(2, 3.0)", "torch.view with these arguments"),
     ("    return x.sum(0) if True else x", "the expression IfExp"),
+    ("    return x + True", "the number True"),
 ])
 def test_script_outside_the_subset_refused(tmp_path, body, what):
     program = _load(tmp_path, "import tinytorch as torch", f"def f(x):\n{body}\n")
@@ -298,6 +299,14 @@ def test_script_outside_the_subset_refused(tmp_path, body, what):
     for attr in ("graph", "code"):
         with pytest.raises(NotImplementedError, match=what):
             getattr(scripted, attr)
+
+
+def test_script_return_annotation(torch, tmp_path):
+    _compare(torch, tmp_path, "def f(x) -> torch.Tensor:\n    return x.relu()\n", "f")
+    program = _load(tmp_path / "optional", "import tinytorch as torch\nfrom typing import Optional",
+                    "def f(x) -> Optional[torch.Tensor]:\n    return x.relu()\n")
+    with pytest.raises(NotImplementedError, match=r"the return annotation Optional\[torch.Tensor\]"):
+        _ = tt.jit.script(program.f).code
 
 
 def test_script_without_source_refused():

@@ -25,11 +25,13 @@ Anything else raises ``NotImplementedError`` naming the construct: never a text 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import textwrap
 
 from . import _ir
 from ..fx.experimental import _aten_rules
+from ..tensor import Tensor
 
 __all__ = ["VERIFIED", "compile_graph", "graph_text", "code_text"]
 
@@ -62,7 +64,7 @@ class _Refused(Exception):
         self.what, self.node = what, node
 
 
-class _Tensor:
+class _Value:
     """An expression's result that is a graph value (a tensor, or a submodule)."""
 
     def __init__(self, value):
@@ -104,8 +106,8 @@ class _Compiler:
         while isinstance(node, (ast.BinOp, ast.Call, ast.Attribute)):
             node = node.left if isinstance(node, ast.BinOp) else node.func if isinstance(node, ast.Call) \
                 else node.value
-        col = node.col_offset + (self.indent if node.lineno >= 1 else 0)
-        return f"{self.path}:{self.first_line + node.lineno - 1}:{col}"
+        # (columns in the file: the dedented source's plus the indentation taken off)
+        return f"{self.path}:{self.first_line + node.lineno - 1}:{node.col_offset + self.indent}"
 
     # -- values -----------------------------------------------------------------------------------------
     def _new(self, kind: str, inputs: list, type_: str, attrs: str = "", source=None, front: bool = False):
@@ -151,7 +153,7 @@ class _Compiler:
     def _store(self, name: str, value, node) -> None:
         if not _meaningful(name):
             raise _Refused(f"the variable name {name!r}", node)
-        if value.name is None and value.node is not None:
+        if value.name is None:
             self.g.set_name(value, name)
         self.slots[name] = value
 
@@ -164,13 +166,15 @@ class _Compiler:
     # -- statements -------------------------------------------------------------------------------------
     def compile(self):
         fn = self.tree
-        if not isinstance(fn, ast.FunctionDef) or isinstance(fn, ast.AsyncFunctionDef):
+        if not isinstance(fn, ast.FunctionDef):
             raise _Refused("a definition other than a plain function", fn)
         args = fn.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
             raise _Refused("parameters with defaults, *args, **kwargs or keyword-only ones", fn)
         params = list(args.args)
         if self.module is not None:
+            if not params:
+                raise _Refused("a method without its self parameter", fn)
             self_param = params.pop(0)
             s = self.g.value(f"__torch__.{_ir._qualified(type(self.module))}")
             self.g.set_name(s, self_param.arg)
@@ -185,8 +189,6 @@ class _Compiler:
             self.g.set_name(v, p.arg)
             self.g.inputs.append(v)
             self.slots[p.arg] = v
-        if fn.returns is not None and not _names_tensor(fn.returns) and not isinstance(fn.returns, ast.Subscript):
-            raise _Refused(f"the return annotation {ast.unparse(fn.returns)}", fn)
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
@@ -197,6 +199,8 @@ class _Compiler:
         for stmt in body[:-1]:
             self._statement(stmt)
         self._return(body[-1])
+        if fn.returns is not None and ast.unparse(fn.returns) not in ("torch.Tensor", _ir._return_type(self.g)):
+            raise _Refused(f"the return annotation {ast.unparse(fn.returns)} (PyTorch types the result by it)", fn)
         self._to_ssa()
         _eliminate_dead(self.g)
         _pool_constants(self.g)
@@ -205,7 +209,7 @@ class _Compiler:
     def _statement(self, stmt) -> None:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             result = self._expr(stmt.value)
-            if not isinstance(result, _Tensor) or result.value.type != "Tensor":
+            if not isinstance(result, _Value) or result.value.type != "Tensor":
                 raise _Refused("an assignment of a value that is not a tensor", stmt)
             self._store(stmt.targets[0].id, result.value, stmt)
             return
@@ -238,33 +242,35 @@ class _Compiler:
 
     # -- expressions ------------------------------------------------------------------------------------
     def _tensor(self, result, node):
-        if isinstance(result, _Tensor) and result.value.type == "Tensor":
+        if isinstance(result, _Value) and result.value.type == "Tensor":
             return result.value
         raise _Refused(f"{ast.unparse(node)} where a tensor is needed", node)
 
     def _expr(self, node):
         if isinstance(node, ast.Name):
             if node.id in self.slots:
-                return _Tensor(self._load(node.id))
+                return _Value(self._load(node.id))
             raise _Refused(f"the name {node.id} (not a local tensor variable or parameter)", node)
         if isinstance(node, ast.Constant) and type(node.value) in _SCALAR_TYPES:
             return _Number(node.value, node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             if isinstance(node.operand, ast.Constant) and type(node.operand.value) in _SCALAR_TYPES:
+                if type(node.operand.value) is bool:
+                    raise _Refused(f"the negated bool {ast.unparse(node)}", node)
                 return _Number(-node.operand.value, node, negated=True)
             x = self._tensor(self._expr(node.operand), node.operand)
-            return _Tensor(self._op("neg.default", [x], node))
+            return _Value(self._op("neg.default", [x], node))
         if isinstance(node, ast.BinOp):
             return self._binary(node)
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Attribute) and self._is_self(node.value):
-            return _Tensor(self._attribute(node))
+            return _Value(self._attribute(node))
         raise _Refused(f"the expression {type(node).__name__} ({ast.unparse(node)})", node)
 
     def _binary(self, node):
         left = self._expr(node.left)
-        if not isinstance(left, _Tensor):
+        if not isinstance(left, _Value):
             raise _Refused(f"a number on the left of {ast.unparse(node)} (PyTorch calls a builtin function)", node)
         left = self._tensor(left, node.left)
         right = self._expr(node.right)
@@ -274,10 +280,10 @@ class _Compiler:
             overload = _BINARY[type(node.op)]
         else:
             raise _Refused(f"the operator {type(node.op).__name__}", node)
-        if overload == "matmul.default" and isinstance(right, _Number):
-            raise _Refused("a number in a matrix product", node)
+        if isinstance(right, _Number) and (overload == "matmul.default" or type(right.value) is bool):
+            raise _Refused(f"the number {ast.unparse(node.right)} in {ast.unparse(node)}", node)
         right = self._materialize(right) if isinstance(right, _Number) else self._tensor(right, node.right)
-        return _Tensor(self._op(overload, [left, right], node))
+        return _Value(self._op(overload, [left, right], node))
 
     def _op(self, overload: str, given, node):
         """An ``aten::`` node: its schema's arguments in order, ``given`` (a list: the first ones; a dict: by name)
@@ -306,13 +312,11 @@ class _Compiler:
             items = [self._arg(e) for e in node.elts]
             if items and all(isinstance(i, _Number) and type(i.value) is int for i in items):
                 return _List("int[]", self._new("prim::ListConstruct", [i.const for i in items], "int[]"))
-            if items and all(isinstance(i, _Tensor) and i.value.type == "Tensor" for i in items):
+            if items and all(isinstance(i, _Value) and i.value.type == "Tensor" for i in items):
                 return _List("Tensor[]", self._new("prim::ListConstruct", [i.value for i in items], "Tensor[]"))
             raise _Refused(f"the list {ast.unparse(node)} (neither ints nor tensors)", node)
         result = self._expr(node)
         if isinstance(result, _Number):
-            if type(result.value) is bool and result.negated:
-                raise _Refused(f"the negated bool {ast.unparse(node)}", node)
             self._materialize(result)
         return result
 
@@ -323,7 +327,7 @@ class _Compiler:
         if self._is_self(func.value):
             if node.keywords:
                 raise _Refused(f"keyword arguments in {ast.unparse(node)}", node)
-            return _Tensor(self._submodule_call(node))
+            return _Value(self._submodule_call(node))
         if isinstance(func.value, ast.Name) and func.value.id not in self.slots and self._is_torch(func.value.id):
             args = [self._arg(a) for a in node.args]
         else:
@@ -334,7 +338,7 @@ class _Compiler:
             if k.arg is None or k.arg in kwargs:
                 raise _Refused(f"the keyword arguments of {ast.unparse(node)}", node)
             kwargs[k.arg] = self._arg(k.value)
-        return _Tensor(self._aten_call(func.attr, args, kwargs, node))
+        return _Value(self._aten_call(func.attr, args, kwargs, node))
 
     def _aten_call(self, name: str, args: list, kwargs: dict, node):
         """``torch.<name>(*args, **kwargs)``: the first ATen overload of that name whose arguments take these (as
@@ -352,7 +356,6 @@ class _Compiler:
         if overload not in VERIFIED:
             raise _Refused(f"aten::{overload}, which tinytorch has not compared with PyTorch's compiler (PyTorch "
                            "may try other overloads first, which takes value numbers)", node)
-        types = _ir._param_types(overload)
         given = {}
         for pname, _, _ in _aten_rules.schema(overload):  # (lists of numbers made in the schema's order)
             if pname not in bound:
@@ -420,9 +423,7 @@ def _overloads(name: str) -> list:
 def _returns_one_tensor(name: str) -> bool:
     """What tinytorch's ``torch.<name>`` declares it returns (``-> Tensor``): a tuple-returning overload (``max``
     with a dim, ``sort``) is never printed as one tensor."""
-    from .. import Tensor
-    import tinytorch
-    fn = getattr(tinytorch, name, None)
+    fn = getattr(importlib.import_module("..", __package__), name, None)
     if fn is None:
         fn = getattr(Tensor, name, None)
     try:
@@ -434,7 +435,7 @@ def _returns_one_tensor(name: str) -> bool:
 
 def _accepts(kind: str, arg) -> bool:
     """Whether an argument of schema type ``kind`` takes ``arg`` as PyTorch's matching does without conversions."""
-    if isinstance(arg, _Tensor):
+    if isinstance(arg, _Value):
         return kind in ("Tensor", "Tensor?") and arg.value.type == "Tensor"
     if isinstance(arg, _List):
         return kind == "Tensor[]" if arg.kind == "Tensor[]" else _int_list(kind)
@@ -486,7 +487,6 @@ def _bind(overload: str, args: list, kwargs: dict):
 
 def _check_returns_tensor(sub, node) -> None:
     """A submodule's call is a ``Tensor`` when its ``forward`` says so (``-> Tensor``), or compiles to one."""
-    from .. import Tensor
     forward = type(sub).forward
     returned = inspect.signature(forward).return_annotation
     if returned in ("Tensor", "torch.Tensor", Tensor):
@@ -542,7 +542,7 @@ def compile_graph(fn, module=None):
     fn = inspect.unwrap(fn)
     try:
         compiler = _Compiler(fn, module)
-    except (OSError, TypeError) as e:
+    except (OSError, TypeError, SyntaxError) as e:  # (a lambda's source line may not parse alone)
         raise NotImplementedError(f"tinytorch cannot print this scripted program as TorchScript: its source is not "
                                   f"available ({e})") from None
     try:
