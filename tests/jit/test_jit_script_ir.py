@@ -84,6 +84,14 @@ def f(x: torch.Tensor, y):
     b = a
     return b, a, -x
 """,
+    "expressions_over_lines": """\
+def f(x, y):
+    z = torch.matmul(x,
+                     y) + (x *
+                           2)
+    return (z,
+            -z)
+""",
     "unused_parameter_and_long_lines": """\
 def f(x, y, zzz):
     return torch.matmul(x, y).tanh() + x
@@ -234,10 +242,35 @@ class Outer(torch.nn.Module):
     def forward(self, x):
         a = self.fc(x)
         return self.m(a) / 2.0
+
+
+class NeuralNetwork(torch.nn.Module):  # PyTorch's quickstart
+    def __init__(self):
+        super().__init__()
+        self.flatten = torch.nn.Flatten()
+        self.linear_relu_stack = torch.nn.Sequential(
+            torch.nn.Linear(28*28, 512),
+            torch.nn.ReLU(),
+            torch.nn.Linear(512, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+class Stack(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(M(), torch.nn.Tanh())
+
+    def forward(self, x):
+        return self.body(x)
 """
 
 
-@pytest.mark.parametrize("name", ["M", "N", "Outer"])
+@pytest.mark.parametrize("name", ["M", "N", "Outer", "NeuralNetwork", "Stack"])
 def test_script_module(torch, tmp_path, name):
     _compare(torch, tmp_path, _MODULES, name, module=True)
 

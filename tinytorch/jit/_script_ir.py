@@ -31,6 +31,7 @@ import textwrap
 
 from . import _ir
 from ..fx.experimental import _aten_rules
+from ..nn.modules.container import Sequential
 from ..tensor import Tensor
 
 __all__ = ["VERIFIED", "compile_graph", "graph_text", "code_text"]
@@ -487,6 +488,10 @@ def _bind(overload: str, args: list, kwargs: dict):
 
 def _check_returns_tensor(sub, node) -> None:
     """A submodule's call is a ``Tensor`` when its ``forward`` says so (``-> Tensor``), or compiles to one."""
+    if isinstance(sub, Sequential) and len(sub):  # (PyTorch infers its type: the last module's, each fed a tensor)
+        for child in sub:
+            _check_returns_tensor(child, node)
+        return
     forward = type(sub).forward
     returned = inspect.signature(forward).return_annotation
     if returned in ("Tensor", "torch.Tensor", Tensor):
