@@ -325,9 +325,11 @@ def test_script_random_modules(torch, tmp_path, seed):
     ("    return x.view(2, 3.0)", "torch.view with these arguments"),
     ("    return x.sum(0) if True else x", "the expression IfExp"),
     ("    return x + True", "the number True"),
+    ("    return torch.nn.functional.relu(x)", "the expression Attribute"),
+    ("    return F.relu(x)", "the call F.relu\\(x\\) \\(a Python function"),
 ])
 def test_script_outside_the_subset_refused(tmp_path, body, what):
-    program = _load(tmp_path, "import tinytorch as torch", f"def f(x):\n{body}\n")
+    program = _load(tmp_path, "import tinytorch as torch\nimport tinytorch.nn.functional as F", f"def f(x):\n{body}\n")
     scripted = tt.jit.script(program.f)
     for attr in ("graph", "code"):
         with pytest.raises(NotImplementedError, match=what):

@@ -17,11 +17,12 @@ steps whose traces show in the printed text:
   kept one moved to the graph's start as it is visited, so they end up in reverse order of visit.
 - **Printing**: ``_ir.print_graph`` and ``_ir.print_code`` (PyTorch's ``PythonPrint``), shared with traced programs.
 
-The subset: straight-line code of tensor arithmetic (``+ - * / ** @``, unary ``-``), calls of ``torch.<op>(...)``
-and ``tensor.<op>(...)`` whose ATen schema tinytorch declares (``_aten_rules.SCHEMAS``) and which return one tensor,
-with tensor, int, float, and negated number arguments given by position, assignments to plain names, a module's
-submodule calls (``self.l(x)``) and parameter reads, and a final ``return`` of a tensor or a tuple of tensors.
-Anything else raises ``NotImplementedError`` naming the construct: never a text that PyTorch would not print."""
+The subset: straight-line code of tensor arithmetic (``+ - * / ** @``, unary ``-``; a number only on the right),
+calls of ``torch.<op>(...)`` and ``tensor.<op>(...)`` whose ATen overload is one of ``VERIFIED`` (its schema read
+from ``_aten_rules.SCHEMAS``), with tensor, number, bool, list-literal and keyword arguments, assignments to plain
+names, a module's submodule calls (``self.l(x)``: a module whose ``forward`` returns a Tensor, by annotation, by
+compiling it, or a ``Sequential`` of such) and parameter reads, and a final ``return`` of a tensor or a tuple of
+tensors. Anything else raises ``NotImplementedError`` naming the construct: never a text PyTorch would not print."""
 from __future__ import annotations
 
 import ast
@@ -329,7 +330,10 @@ class _Compiler:
             if node.keywords:
                 raise _Refused(f"keyword arguments in {ast.unparse(node)}", node)
             return _Value(self._submodule_call(node))
-        if isinstance(func.value, ast.Name) and func.value.id not in self.slots and self._is_torch(func.value.id):
+        if isinstance(func.value, ast.Name) and func.value.id not in self.slots:
+            if not self._is_torch(func.value.id):
+                raise _Refused(f"the call {ast.unparse(node)} (a Python function, which PyTorch compiles and calls "
+                               "with prim::CallFunction)", node)
             args = [self._arg(a) for a in node.args]
         else:
             args = [self._expr(func.value)] + [self._arg(a) for a in node.args]
