@@ -49,6 +49,7 @@ def _compare(torch, tmp_path, source: str, name: str, module: bool = False) -> N
 # -- rows ----------------------------------------------------------------------------------------------
 _ROWS = {
     "issue": """\
+@torch.jit.script
 def f(x, y):
     z = x * y + 1
     return z.relu()
@@ -106,10 +107,12 @@ def test_script_function_rows(torch, tmp_path, name):
 
 # one program for each overload _script_ir follows (its VERIFIED): positional, keyword, list and varargs forms
 _VERIFIED_PROGRAMS = {
-    "add.Tensor": "def f(x, y):\n    return x + y, x + 1, x + 2.5, torch.add(x, y)\n",
-    "sub.Tensor": "def f(x, y):\n    return x - y, x - -1, torch.sub(x, y)\n",
-    "mul.Tensor": "def f(x, y):\n    return x * y, x * 0.5, torch.mul(x, y)\n",
-    "div.Tensor": "def f(x, y):\n    return x / y, x / 3, torch.div(x, y)\n",
+    "add.Tensor": "def f(x, y):\n    return x + y, x + 1, x + 2.5, torch.add(x, y), x.add(y, alpha=2), torch.add(x, 1),"
+                  " x.add(1.5, alpha=-1)\n",
+    "sub.Tensor": "def f(x, y):\n    return x - y, x - -1, torch.sub(x, y), torch.sub(x, y, alpha=-1.5),"
+                  " x.sub(2, alpha=3)\n",
+    "mul.Tensor": "def f(x, y):\n    return x * y, x * 0.5, torch.mul(x, y), torch.mul(x, -1), x.mul(y)\n",
+    "div.Tensor": "def f(x, y):\n    return x / y, x / 3, torch.div(x, y), x.div(2.0)\n",
     "pow.Tensor_Scalar": "def f(x):\n    return x ** 2, x.pow(0.5), torch.pow(x, -1)\n",
     "pow.Tensor_Tensor": "def f(x, y):\n    return x ** y, x.pow(y)\n",
     "matmul.default": "def f(x, y):\n    return x @ y, torch.matmul(x, y), x.matmul(y)\n",
@@ -163,7 +166,7 @@ def _program(seed: int) -> str:
     def tensor(depth: int) -> str:
         if depth <= 0 or rng.random() < 0.3:
             return rng.choice(names)
-        kind = rng.randrange(13)
+        kind = rng.randrange(14)
         a = operand(depth - 1)
         if kind == 0:
             return f"{a} {rng.choice('+-*/')} {operand(depth - 1)}"
@@ -188,6 +191,11 @@ def _program(seed: int) -> str:
             return f"torch.{rng.choice(['cat', 'stack'])}([{a}, {operand(depth - 1)}], {dim})"
         if kind == 10:
             return f"({a}).{rng.choice(['view', 'reshape'])}({rng.choice(['-1', '2, -1', '[3, 2]', '-1, 1, 2'])})"
+        if kind == 12:
+            other = rng.choice([operand(depth - 1), rng.choice(numbers)])
+            alpha = rng.choice(["", "", ", alpha=2", ", alpha=-0.5"])
+            op = rng.choice(["add", "sub"] if alpha else ["add", "sub", "mul", "div"])
+            return f"({a}).{op}({other}{alpha})" if rng.random() < 0.5 else f"torch.{op}({a}, {other}{alpha})"
         if kind == 11:
             return f"({a}).sum({rng.choice([dim + ', True', 'dim=' + dim, dim + ', keepdim=False', '[0, 1]'])})"
         return f"torch.{rng.choice(['transpose', 'flatten'])}({a}, 0, {dim})"

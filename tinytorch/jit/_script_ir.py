@@ -284,13 +284,17 @@ class _Compiler:
             raise _Refused(f"the operator {type(node.op).__name__}", node)
         if isinstance(right, _Number) and (overload == "matmul.default" or type(right.value) is bool):
             raise _Refused(f"the number {ast.unparse(node.right)} in {ast.unparse(node)}", node)
-        right = self._materialize(right) if isinstance(right, _Number) else self._tensor(right, node.right)
-        return _Value(self._op(overload, [left, right], node))
+        scalar = isinstance(right, _Number)
+        right = self._materialize(right) if scalar else self._tensor(right, node.right)
+        return _Value(self._op(overload, [left, right], node, scalar=scalar and overload in _BINARY.values()))
 
-    def _op(self, overload: str, given, node):
+    def _op(self, overload: str, given, node, scalar: bool = False):
         """An ``aten::`` node: its schema's arguments in order, ``given`` (a list: the first ones; a dict: by name)
-        where given, the others' defaults made as constants where they stand."""
+        where given, the others' defaults made as constants where they stand. ``scalar``: a binary operator's
+        Scalar overload (``add.Scalar(Tensor self, Scalar other, Scalar alpha=1)``: alpha by position)."""
         params = _aten_rules.schema(overload)
+        if scalar:
+            params = [(name, default, False) for name, default, _ in params]
         if isinstance(given, list):
             given = {p[0]: v for p, v in zip(params, given)}
         inputs = []
@@ -369,7 +373,8 @@ class _Compiler:
             if isinstance(a, list):  # ints for an int list: varargs (view(2, 3)) or one int (sum(x, 1))
                 a = _List("int[]", self._new("prim::ListConstruct", [n.const for n in a], "int[]"))
             given[pname] = a.const if isinstance(a, _Number) else a.value
-        return self._op(overload, given, node)
+        scalar = overload in _BINARY.values() and isinstance(bound.get("other"), _Number)
+        return self._op(overload, given, node, scalar=scalar)
 
     def _is_self(self, node) -> bool:
         return self.module is not None and isinstance(node, ast.Name) and node.id == self.self_name
@@ -487,6 +492,8 @@ def _bind(overload: str, args: list, kwargs: dict):
         bound[name] = [a] if isinstance(a, _Number) and _int_list(types.get(name, "")) else a
     if any(default is _aten_rules._REQUIRED and name not in bound for name, default, _ in params):
         return None
+    if overload in _BINARY.values() and isinstance(bound.get("other"), _Number):
+        types["other"] = "Scalar"  # (its Scalar overload: the same arguments, a number for other)
     return bound if all(_accepts(types.get(n, ""), a) for n, a in bound.items()) else None
 
 
