@@ -28,6 +28,7 @@ from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE, bind_rule
 from ..._size import device
+from ..._symbolic import SymInt, has_symbols
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
@@ -258,7 +259,7 @@ def schema(overload: str):
 
 
 def _is_default(value, default) -> bool:
-    if default is _REQUIRED or isinstance(value, Tensor):
+    if default is _REQUIRED or isinstance(value, Tensor) or has_symbols(value):  # (an export's u0: never a default)
         return False
     if default == "contiguous_format":  # a memory format's default, by its name
         return getattr(value, "__name__", str(value)).endswith("contiguous_format")
@@ -780,8 +781,8 @@ def _sizes_given(a, out) -> list:
     sizes = a.get("shape")
     if isinstance(sizes, (list, tuple)) and len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
         sizes = sizes[0]
-    if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
-        return list(sizes)
+    if isinstance(sizes, (list, tuple)) and all(isinstance(s, (int, SymInt)) for s in sizes):
+        return list(sizes)  # (an export's unbacked u0 among them: its node)
     return list(out._data.shape)
 
 
