@@ -7,8 +7,9 @@ error, and ``run_decompositions``'s ``aten._local_scalar_dense``. What PyTorch r
 ``GuardOnDataDependentSymNode`` and text: a branch on the data, ``int(x)``/``float(x)``, ``if n > 0``.
 
 Where tinytorch differs (each checked below): it refuses, never freezing the example's value, a program that reads
-the sizes of a tensor made from the symbol (``torch.zeros(n).shape``, where PyTorch hands back ``u0``), slices with
-it (``x[:n]``, which PyTorch prints ``f32[Min(5, u0)]``) or calls ``tolist()``; ``torch._check(n >= 0)`` names its
+the sizes of a tensor made from the symbol (``torch.zeros(n).shape``, where PyTorch hands back ``u0``) or calls
+``tolist()``; a slice by it (``x[1:n]``) has no ``sym_size`` check of its size (PyTorch's ``u1``), and its size
+prints ``u0`` where PyTorch's is ``Min(5, u0)``; ``torch._check(n >= 0)`` names its
 node ``ge`` (PyTorch ``ge_1``, after a node it dropped); ``view(n, -1)`` gets only the ``u0 >= 0`` check (PyTorch
 adds ``Ne(u0, 0)`` and the divisibility; the view itself refuses a bad size at run time); ``run_decompositions``
 keeps ``aten.zeros`` (PyTorch ``aten.full``) and numbers the ``ge`` node afresh."""
@@ -136,6 +137,13 @@ def _same_tensor_twice(lib):
     return Twice()
 
 
+def _alpha(lib):
+    class Alpha(lib.nn.Module):
+        def forward(self, x):
+            return lib.add(x, 1, alpha=x.sum().item())
+    return Alpha()
+
+
 _f32 = np.float32
 PRINTED = {  # case: (module maker, example inputs, other inputs), as numpy arrays
     "scaled": (_scaled, [np.array([1, 2], _f32), np.ones(3, _f32)], [np.array([3, 4], _f32), np.ones(3, _f32)]),
@@ -148,6 +156,7 @@ PRINTED = {  # case: (module maker, example inputs, other inputs), as numpy arra
     "two_items": (_two_items, [np.arange(3, dtype=_f32), np.array([3, 4])],
                   [np.arange(3, dtype=_f32), np.array([5, -6])]),
     "returned": (_returned, [np.array([1, 2], _f32)], [np.array([3, 4.5], _f32)]),
+    "alpha": (_alpha, [np.arange(3, dtype=_f32)], [np.ones(3, _f32)]),
     "same_tensor_twice": (_same_tensor_twice, [np.arange(3, dtype=_f32), np.array(2)],
                           [np.arange(3, dtype=_f32), np.array(7)]),
 }
@@ -278,13 +287,6 @@ def _size_of_made(lib):
     return SizeOfMade()
 
 
-def _sliced(lib):
-    class Sliced(lib.nn.Module):
-        def forward(self, x, k):
-            return x[:k.item()]
-    return Sliced()
-
-
 def _listed(lib):
     class Listed(lib.nn.Module):
         def forward(self, x):
@@ -293,12 +295,11 @@ def _listed(lib):
 
 
 @pytest.mark.parametrize("make, inputs", [(_size_of_made, (np.arange(3, dtype=_f32), np.array(3))),
-                                          (_sliced, (np.arange(5, dtype=_f32), np.array(2))),
                                           (_listed, (np.arange(3, dtype=_f32),))],
-                         ids=["size_of_made", "sliced", "tolist"])
+                         ids=["size_of_made", "tolist"])
 def test_what_tinytorch_cannot_hold_is_refused_where_pytorch_exports(make, inputs):
-    """PyTorch exports these (``u0`` for the size, ``Min(5, u0)`` for the slice, a symbol per listed element);
-    the exported program must follow a new input, so tinytorch refuses rather than keep the example's number."""
+    """PyTorch exports these (``u0`` for the size, a symbol per listed element); the exported program must follow
+    a new input, so tinytorch refuses rather than keep the example's number."""
     theirs = torch.export.export(make(torch), tuple(torch.tensor(a) for a in inputs))
     assert theirs.module() is not None
     with pytest.raises((NotImplementedError, RuntimeError)):
@@ -338,6 +339,24 @@ def test_checks_and_views_follow_new_inputs(make, example, others):
     for lib, ep in ((tt, ours), (torch, theirs)):
         with pytest.raises(RuntimeError):
             ep.module()(lib.tensor(example[0]), lib.tensor(-1))
+
+
+def _indexed(lib):
+    class Indexed(lib.nn.Module):
+        def forward(self, x, k):
+            return x[k.item(), None] + x[1:k.item()].sum()
+    return Indexed()
+
+
+def test_an_index_by_an_item_as_pytorchs():
+    """``select.int(x, 0, item)`` and ``slice.Tensor(x, 0, 1, item)`` as PyTorch writes them; PyTorch also
+    checks the slice's size (a ``sym_size`` node, ``u1``), tinytorch does not (the module docstring)."""
+    ours, theirs = (lib.export.export(_indexed(lib), (lib.arange(5.0), lib.tensor(3))) for lib in (tt, torch))
+    for line in ("select = torch.ops.aten.select.int(x, 0, item)", "torch.ops.aten.slice.Tensor(x, 0, 1, item)"):
+        assert line in ours.graph_module.code and line in theirs.graph_module.code
+    for k in (-1, 2, 4):
+        np.testing.assert_array_equal(ours.module()(tt.arange(5.0), tt.tensor(k)).numpy(),
+                                      theirs.module()(torch.arange(5.0), torch.tensor(k)).numpy())
 
 
 def test_symbols_are_pytorchs_classes():
@@ -391,8 +410,10 @@ _FOLLOWS = {  # programs of x (4 floats) and n = k.item(): exported at k=2, run 
     "size_tuple": lambda x, n: tt.ones((n, 2)) + tt.zeros(tt.Size([n, 1])),
     "neg_abs": lambda x, n: x * -n + abs(n),
     "python_sum": lambda x, n: x * sum([n, 1]),
+    "slice_end": lambda x, n: x[:n] + x[1:n].sum(),
+    "slice_start": lambda x, n: x[n:],
+    "select": lambda x, n: x[n] * x[-n],
     # refused (as PyTorch refuses them; the last because tinytorch has no symbolic sizes)
-    "index": lambda x, n: x[n],
     "branch": lambda x, n: x * (n if n > 0 else 0),
     "math": lambda x, n: x * __import__("math").sqrt(n),
     "dict_key": lambda x, n: x * {2: 1.0, 3: 5.0}.get(n, 0.0),
@@ -401,7 +422,7 @@ _FOLLOWS = {  # programs of x (4 floats) and n = k.item(): exported at k=2, run 
 }
 
 
-_REFUSED_HERE = ("index", "branch", "math", "dict_key", "python_list", "shape_returned")
+_REFUSED_HERE = ("branch", "math", "dict_key", "python_list", "shape_returned")
 
 
 @pytest.mark.parametrize("case", sorted(_FOLLOWS))

@@ -16,10 +16,13 @@ PyTorch's export cannot know such a value and names it: ``u0`` (an integer), ``z
     whose sizes move with it (``torch.zeros(n)``, ``x.view(n, -1)``) gets PyTorch's runtime check
     ``ge = item >= 0`` + ``aten._assert_scalar`` before that op, and the range ``VR[0, int_oo]``.
 
-Not as PyTorch: a symbol used as a size elsewhere than in a size list (``torch.arange(n)``, ``x[:n]``) gets no
-``ge`` check (the op itself refuses a bad value at run time); ``view``'s further checks (``Ne(u0, 0)``, the
-divisibility) are not written; ``tolist()`` is refused; the ``Size-like symbols:`` part of the error always says
-``none``; printed expressions are written for the common forms only (``2*u0 + 1``, ``u0 - 3``, ``Eq(u0, 2)``)."""
+Not as PyTorch: a symbol used as a size elsewhere than in a size list (``torch.arange(n)``) gets no ``ge`` check
+(the op itself refuses a bad value at run time); a slice by it (``x[1:n]``) has no check of its size (PyTorch's
+``sym_size`` node and ``u1``), and the sizes that move with ``u0`` print as a sum of its multiples (a slice's
+``Min(5, u0)`` prints ``u0``); ``view``'s further checks (``Ne(u0, 0)``, the divisibility) are not written;
+``tolist()`` is refused; the ``Size-like symbols:`` part of the error always says ``none``; printed expressions
+are written for the common forms only (``2*u0 + 1``, ``u0 - 3``, ``Eq(u0, 2)``), and an expression PyTorch's
+graph writes anew (``full((2*u0 + 1,))``: ``2 * item`` then ``1 + mul_1``) keeps the program's own nodes."""
 from __future__ import annotations
 
 import operator
