@@ -137,6 +137,15 @@ def _same_tensor_twice(lib):
     return Twice()
 
 
+def _unused(lib):
+    class Unused(lib.nn.Module):
+        def forward(self, x, k):
+            n = k.item()  # noqa: F841 - dropped, as the arithmetic below: PyTorch's graph leaves both out
+            m = k.sum().item() * 2  # noqa: F841
+            return x * 2
+    return Unused()
+
+
 def _alpha(lib):
     class Alpha(lib.nn.Module):
         def forward(self, x):
@@ -156,6 +165,7 @@ PRINTED = {  # case: (module maker, example inputs, other inputs), as numpy arra
     "two_items": (_two_items, [np.arange(3, dtype=_f32), np.array([3, 4])],
                   [np.arange(3, dtype=_f32), np.array([5, -6])]),
     "returned": (_returned, [np.array([1, 2], _f32)], [np.array([3, 4.5], _f32)]),
+    "unused": (_unused, [np.ones(2, _f32), np.array(3)], [np.ones(2, _f32), np.array(-4)]),
     "alpha": (_alpha, [np.arange(3, dtype=_f32)], [np.ones(3, _f32)]),
     "same_tensor_twice": (_same_tensor_twice, [np.arange(3, dtype=_f32), np.array(2)],
                           [np.arange(3, dtype=_f32), np.array(7)]),

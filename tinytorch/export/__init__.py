@@ -73,6 +73,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     if rec.unbacked.ints:
         with _state_kept(mod):
             _unbacked.sized(rec, lambda shifts: _capture(mod, args, kwargs, shifts)[0])
+    _unbacked.drop_unused(rec.graph)
     gm = GraphModule(dict(rec.constants), rec.graph)
     signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
                                              for n in outputs])

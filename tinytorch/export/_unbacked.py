@@ -35,7 +35,7 @@ from ..fx.experimental.proxy_tensor import _user_stack
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from .dynamic_shapes import Symbol, ValueRanges, _expression as _sum, _shapes, _signature, int_oo
 
-__all__ = ["Unbacked", "sized"]
+__all__ = ["Unbacked", "sized", "drop_unused"]
 
 _TAIL = ("\n\nThe error above occurred when calling torch.export.export. If you would like to view some more "
          "information about this error, and get a list of all other errors that may occur in your export call, you "
@@ -258,3 +258,11 @@ def sized(rec, trace) -> None:
                 rest = shape[d] - sum(a * sym._value for sym, a in terms)
                 sym_shape[d] = _sum(sorted((sym._expr, a) for sym, a in terms), rest)
             node.meta["sym_shape"] = sym_shape
+
+
+def drop_unused(graph) -> None:
+    """The symbol nodes nobody reads (an ``item`` whose value the program dropped, the arithmetic on it) left out,
+    as PyTorch's export leaves them out (its tensor ops stay; the symbols keep their ranges)."""
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and isinstance(node.meta.get("val"), _Symbolic) and not node.users:
+            graph.erase_node(node)
