@@ -2,17 +2,19 @@
 
 ``x.sum().item()`` is an unbacked symbol (``u0``, ``zuf0``; ``tinytorch/export/_unbacked.py``): the printed program
 (``aten.item.default``, ``Sym(u0)`` annotations, the ``ge`` + ``aten._assert_scalar`` check of a size, the
-``f32[u0]`` shapes, the range constraints), the values ``ep.module()`` computes on other inputs, the runtime check's
-error, and ``run_decompositions``'s ``aten._local_scalar_dense``. What PyTorch refuses is refused with its
-``GuardOnDataDependentSymNode`` and text: a branch on the data, ``int(x)``/``float(x)``, ``if n > 0``.
+``f32[u0]`` shapes, the range constraints, ``tolist()``'s ``unbind`` and one symbol per element), the values
+``ep.module()`` computes on other inputs, the runtime check's error, and ``run_decompositions``'s
+``aten._local_scalar_dense``. What PyTorch refuses is refused with its ``GuardOnDataDependentSymNode`` and text:
+a branch on the data, ``int(x)``/``float(x)``, ``if n > 0``.
 
 Where tinytorch differs (each checked below): it refuses, never freezing the example's value, a program that reads
-the sizes of a tensor made from the symbol (``torch.zeros(n).shape``, where PyTorch hands back ``u0``) or calls
-``tolist()``; a slice by it (``x[1:n]``) has no ``sym_size`` check of its size (PyTorch's ``u1``), and its size
-prints ``u0`` where PyTorch's is ``Min(5, u0)``; ``torch._check(n >= 0)`` names its
-node ``ge`` (PyTorch ``ge_1``, after a node it dropped); ``view(n, -1)`` gets only the ``u0 >= 0`` check (PyTorch
-adds ``Ne(u0, 0)`` and the divisibility; the view itself refuses a bad size at run time); ``run_decompositions``
-keeps ``aten.zeros`` (PyTorch ``aten.full``) and numbers the ``ge`` node afresh."""
+the sizes of a tensor made from the symbol (``torch.zeros(n).shape``, where PyTorch hands back ``u0``); a slice by
+it (``x[1:n]``) has no ``sym_size`` check of its size (PyTorch's ``u1``), and its size prints ``u0`` where
+PyTorch's is ``Min(5, u0)``; ``torch._check(n >= 0)`` names its node ``ge`` (PyTorch ``ge_1``, after a node it
+dropped); ``view(n, -1)`` gets only the ``u0 >= 0`` check (PyTorch adds ``Ne(u0, 0)`` and the divisibility; the
+view itself refuses a bad size at run time); ``run_decompositions`` keeps ``aten.zeros`` (PyTorch ``aten.full``)
+and numbers the ``ge`` node afresh; a size expression (``2*u0 + 1``) keeps the program's nodes where PyTorch's
+graph writes it anew."""
 import re
 
 import numpy as np
@@ -146,6 +148,23 @@ def _unused(lib):
     return Unused()
 
 
+def _listed(lib):
+    class Listed(lib.nn.Module):
+        def forward(self, x, k):
+            a, b = k.tolist()[1]
+            return x * x.tolist()[0] * a + b
+    return Listed()
+
+
+def _unbound(lib):
+    class Unbound(lib.nn.Module):
+        def forward(self, x):
+            a, b = x.unbind(0)
+            c, d = x.unbind(1)
+            return a + b + c
+    return Unbound()
+
+
 def _alpha(lib):
     class Alpha(lib.nn.Module):
         def forward(self, x):
@@ -166,6 +185,9 @@ PRINTED = {  # case: (module maker, example inputs, other inputs), as numpy arra
                   [np.arange(3, dtype=_f32), np.array([5, -6])]),
     "returned": (_returned, [np.array([1, 2], _f32)], [np.array([3, 4.5], _f32)]),
     "unused": (_unused, [np.ones(2, _f32), np.array(3)], [np.ones(2, _f32), np.array(-4)]),
+    "tolist": (_listed, [np.arange(3, dtype=_f32), np.array([[1, 2], [3, 4]])],
+               [np.array([2, 3, 4], _f32), np.array([[1, 2], [5, 7]])]),
+    "unbind": (_unbound, [np.ones((2, 2), _f32)], [np.arange(4, dtype=_f32).reshape(2, 2)]),
     "alpha": (_alpha, [np.arange(3, dtype=_f32)], [np.ones(3, _f32)]),
     "same_tensor_twice": (_same_tensor_twice, [np.arange(3, dtype=_f32), np.array(2)],
                           [np.arange(3, dtype=_f32), np.array(7)]),
@@ -297,19 +319,11 @@ def _size_of_made(lib):
     return SizeOfMade()
 
 
-def _listed(lib):
-    class Listed(lib.nn.Module):
-        def forward(self, x):
-            return x * x.tolist()[0]
-    return Listed()
-
-
-@pytest.mark.parametrize("make, inputs", [(_size_of_made, (np.arange(3, dtype=_f32), np.array(3))),
-                                          (_listed, (np.arange(3, dtype=_f32),))],
-                         ids=["size_of_made", "tolist"])
+@pytest.mark.parametrize("make, inputs", [(_size_of_made, (np.arange(3, dtype=_f32), np.array(3)))],
+                         ids=["size_of_made"])
 def test_what_tinytorch_cannot_hold_is_refused_where_pytorch_exports(make, inputs):
-    """PyTorch exports these (``u0`` for the size, a symbol per listed element); the exported program must follow
-    a new input, so tinytorch refuses rather than keep the example's number."""
+    """PyTorch exports this (``u0`` for the size); the exported program must follow a new input, so tinytorch
+    refuses rather than keep the example's number."""
     theirs = torch.export.export(make(torch), tuple(torch.tensor(a) for a in inputs))
     assert theirs.module() is not None
     with pytest.raises((NotImplementedError, RuntimeError)):

@@ -142,10 +142,9 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
 
 class _Branches(_Reads):
     """The export's watch on value reads, which a graph of the example would freeze: ``.item()`` is an unbacked
-    symbol (``_unbacked.py``), and ``int(x)``/``float(x)`` are refused by it as PyTorch refuses them; a tensor read
-    as a Python bool (a branch on the data) is refused with PyTorch's ``GuardOnDataDependentSymNode``; ``numpy()``
-    with PyTorch's error; ``tolist()`` (which PyTorch's export holds as one symbol per element) with a
-    NotImplementedError."""
+    symbol (``_unbacked.py``), ``tolist()`` one per element, and ``int(x)``/``float(x)`` are refused by it as
+    PyTorch refuses them; a tensor read as a Python bool (a branch on the data) is refused with PyTorch's
+    ``GuardOnDataDependentSymNode``; ``numpy()`` with PyTorch's error."""
 
     def __init__(self, unbacked):
         super().__init__()
@@ -156,6 +155,8 @@ class _Branches(_Reads):
         self.unbacked.size_read(t)
 
     def made_value(self, t, what: str):
+        if what == "list":  # one symbol per element, read from its row of unbind(0), as PyTorch's tolist
+            return self.unbacked.item(t) if t.dim() == 0 else [self.made_value(r, what) for r in t.unbind(0)]
         if t._data.size != 1 and what != "NumPy array":
             return None  # the conversion refuses it with its own error
         if what == "number":
@@ -170,9 +171,8 @@ class _Branches(_Reads):
     def read_value(self, what: str) -> bool:
         if what != "boolean":
             raise NotImplementedError(
-                f"tinytorch's torch.export cannot hold a tensor's value read into Python (a {what}): PyTorch "
-                "holds each element as an unbacked symbol, tinytorch only .item()'s, and the example's value "
-                "would be frozen into the exported graph")
+                f"tinytorch's torch.export cannot hold a tensor's value read into Python (a {what}): the "
+                "example's value would be frozen into the exported graph")
         frame = user_frame()
         where = "".join(traceback.format_list([frame])) if frame is not None else ""
         raise GuardOnDataDependentSymNode(

@@ -20,7 +20,7 @@ Not as PyTorch: a symbol used as a size elsewhere than in a size list (``torch.a
 (the op itself refuses a bad value at run time); a slice by it (``x[1:n]``) has no check of its size (PyTorch's
 ``sym_size`` node and ``u1``), and the sizes that move with ``u0`` print as a sum of its multiples (a slice's
 ``Min(5, u0)`` prints ``u0``); ``view``'s further checks (``Ne(u0, 0)``, the divisibility) are not written;
-``tolist()`` is refused; the ``Size-like symbols:`` part of the error always says ``none``; printed expressions
+the ``Size-like symbols:`` part of the error always says ``none``; printed expressions
 are written for the common forms only (``2*u0 + 1``, ``u0 - 3``, ``Eq(u0, 2)``), and an expression PyTorch's
 graph writes anew (``full((2*u0 + 1,))``: ``2 * item`` then ``1 + mul_1``) keeps the program's own nodes."""
 from __future__ import annotations

@@ -273,6 +273,8 @@ class Recording:
             for t, item in zip(out, items):
                 if isinstance(t, Tensor):
                     self.bind(t, item)
+                if stack is not None and isinstance(item, _graph.Node):  # (the results' getitems: the call's line)
+                    item.meta.setdefault("stack_trace", stack)
             return
         if isinstance(out, Tensor):
             if inplace:  # the op wrote into its first argument: from here on it is this node's value
