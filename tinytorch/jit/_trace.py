@@ -117,6 +117,15 @@ class _Reads:
                 "data")
         return False
 
+    def size_read(self, t) -> None:
+        """The program read ``t``'s sizes."""
+        self.sizes = True
+
+    def made_value(self, t, what: str):
+        """The value the program gets for ``t``'s conversion to a Python ``what``, made here (``torch.export``'s
+        unbacked symbols); None: the conversion runs as it is."""
+        return None
+
 
 def _in_program() -> bool:
     return _WATCH.state is not None and _capture._THREAD.hook is not None
@@ -124,8 +133,12 @@ def _in_program() -> bool:
 
 def _value_read(fn, what: str):
     def read(self, *args, **kwargs):
-        if _in_program() and not _WATCH.state.read_value(what):
-            warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=2)
+        if _in_program():
+            made = _WATCH.state.made_value(self, what)
+            if made is not None:
+                return made
+            if not _WATCH.state.read_value(what):
+                warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=2)
         return fn(self, *args, **kwargs)
     read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     return read
@@ -134,7 +147,7 @@ def _value_read(fn, what: str):
 def _size_read(fn):
     def read(self, *args, **kwargs):
         if _in_program():
-            _WATCH.state.sizes = True
+            _WATCH.state.size_read(self)
         return fn(self, *args, **kwargs)
     read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     return read
