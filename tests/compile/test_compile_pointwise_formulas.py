@@ -37,6 +37,17 @@ def test_the_fused_ops_are_the_declared_ones():
     assert set(_declared()) == want | (set() if paths.REFERENCE else {"pow"})
 
 
+@pytest.mark.parametrize("name", sorted(_declared()))
+def test_in_place_forms_are_never_fused(name):
+    """``neg_`` writes its input: a fused line would compute its value and drop the write."""
+    if not hasattr(tt.ops.aten, name + "_"):
+        pytest.skip(f"no {name}_")
+    kinds = ("t",) + (2,) * (_arity(scalar_formula(_declared()[name])) - 1)
+    assert _generated(name, kinds, (), np.float32) is not None
+    assert scalar_formula(getattr(tt.ops.aten, name + "_").default._packet._fn) is None
+    assert _generated(name + "_", kinds, (), np.float32) is None
+
+
 def _values(rng, n: int, dtype) -> np.ndarray:
     a = np.asarray(rng.standard_normal(n) * 3, dtype=dtype)
     tiny = np.finfo(dtype).tiny / 4  # (a subnormal)

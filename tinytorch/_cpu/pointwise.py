@@ -136,8 +136,9 @@ def power_formulas(ad, bd):
 
 
 def power_scalar(x, exponent):
-    """pow's formula on one element while this path is bound (a fused loop's line, ``registry.scalar_formula``): the
-    formula of a special exponent, else None (the reference's power rounds as no compiler's pow need)."""
+    """pow's formula on one element (``registry.scalar_formula``: a fused loop's line) while this path is bound:
+    the formula of a special exponent; None for another exponent, which numpy's power computes, whose floats a
+    compiler's pow need not give."""
     if type(exponent) in (int, float) and power._power is power_formulas:
         formula = _POW_FORMULAS.get(float(exponent))
         if formula is not None:

@@ -87,9 +87,12 @@ def aten_only(name: str, recorded: bool = False, scalar=None):
 
 def scalar_formula(fn):
     """The formula on one element declared for the op ``fn`` runs (``op(scalar=)``, ``aten_only(scalar=)``), or
-    None where it declares none."""
-    decl = getattr(fn, "_decl", None)
-    return decl.rules.get("scalar") if decl is not None else getattr(fn, "scalar", None)
+    None where it declares none. An in-place spelling (``neg_``) has none: it writes its input, which no formula
+    says."""
+    if getattr(fn, "_decl", None) is None:
+        return getattr(fn, "scalar", None)
+    decl = declaration_of(fn)
+    return None if decl is None else decl.rules.get("scalar")
 
 # registered by _batching.py, which needs this module (``bind_transform``): what a call with an active
 # transform goes to, and how a new declaration's methods reach BatchedTensor
