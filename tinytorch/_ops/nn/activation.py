@@ -74,11 +74,16 @@ def _relu(x):
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
-            return np.where(x < 0, np.float16(0), x)
+            return _relu_formula(x)
         zero = np.zeros((), x.dtype)
         zero.flags.writeable = False
         _ZERO[x.dtype] = zero
     return np.maximum(zero, x)  # this order keeps -0.0 (and a NaN's payload), as PyTorch's relu does
+
+
+def _relu_formula(x):
+    """relu of one element or an array, as PyTorch computes it: 0 below 0, else x itself (-0.0 and NaN kept)."""
+    return np.where(x < 0, 0, x)
 
 
 class ReluBackward0(Node):
@@ -149,7 +154,8 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     return as_array(np.where(y <= 0, g.dtype.type(0) if zero is None else zero, g))
 
 
-@aten_only("threshold_backward", recorded=True)
+@aten_only("threshold_backward", recorded=True,
+           scalar=lambda grad_output, self, threshold=0: np.where(self <= threshold, 0, grad_output))
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold=0) -> Tensor:
     """Exactly 0 where ``self <= threshold``, else ``grad_output``: ReLU's backward as one primitive (``self`` its
     result, ``threshold`` 0), and F.threshold's (its input and threshold)."""
@@ -165,7 +171,7 @@ def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
     return relu_(input) if inplace else relu(input)
 
 
-@op(variants="function method functional", functional=_relu_functional, batch=pointwise)
+@op(variants="function method functional", functional=_relu_functional, batch=pointwise, scalar=_relu_formula)
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise."""
     return record(_relu(input._data), ReluBackward0, (input,), (OUT,))
