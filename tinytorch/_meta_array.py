@@ -17,8 +17,9 @@ zeros, and what numpy function ``MetaArray`` does not implement reads ``__array_
 shape with zero strides, one element in memory (that function's own result is still allocated: the ops' tests
 on huge meta tensors find them). numpy.linalg's and numpy.fft's functions are the exception: their results'
 shapes are worked out from small stand-ins (``_linalg``, ``_fft``). (``np.asarray`` of a meta array reads it too:
-the ops' numpy code takes ``_ops/_core/util.py``'s ``as_array`` instead.) An attribute it lacks, or a read of a
-value that could size a result (``int``, an index, ``tolist``), raises ``NeedsData``. The meta op wrapper
+the ops' numpy code takes ``_ops/_core/util.py``'s ``as_array`` instead.) A boolean mask of its own selects all
+the elements it covers or none, as on such an array. An attribute it lacks, or a read of a value that could size a
+result (``int``, an index, ``tolist``, a real array's mask), raises ``NeedsData``. The meta op wrapper
 (``_meta.py``) catches that and runs the op once more on zeros of its meta inputs. A graph tracer would build its
 fake tensors on the same class. Numpy only: every layer can use it."""
 from __future__ import annotations
