@@ -164,7 +164,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
-META_RULES = (None, "random", "data_dependent", "cpu_args")
+META_RULES = (None, "random", "data_dependent", "reads_value", "cpu_args")
 
 
 def bind_export(key: str, rule) -> None:
@@ -295,6 +295,9 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     meta        how the op runs on meta tensors where that is not by its inputs' shapes alone (``tinytorch/_meta.py``):
                 "random" (a random factory: on the meta device it draws nothing, the generator stays where it was),
                 "data_dependent" (its result's shape depends on the values: PyTorch's meta kernels refuse it),
+                "data_dependent:<aten op>" (the same, where PyTorch's composite first reaches that op, which its
+                error names: ``cov`` reaches ``equal``), "reads_value" (its result is a value read from the tensors,
+                which PyTorch's composite reads with ``item()``: meta tensors refuse that),
                 "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
@@ -307,7 +310,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 ops computed by libm (exp, tanh) declare none: compilers' and numpy's floats differ there."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
-    if meta not in META_RULES:
+    if (meta.partition(":")[0] if meta else meta) not in META_RULES:
         raise ValueError(f"unknown meta rule {meta!r}; known: {META_RULES}")
     if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
         raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
